@@ -1,0 +1,1 @@
+//! Figures printed by `crucible bench`.

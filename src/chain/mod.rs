@@ -1,0 +1,1 @@
+//! The chain: Anvil lifecycle, universe, gate.

@@ -1,0 +1,6 @@
+//! Subcommand arguments and their handlers, one file per area. Handlers parse, call the core and
+//! print; they hold no logic of their own.
+
+mod chain;
+
+pub use chain::{bench, sandbox, universe, BenchCmd, SandboxArgs, UniverseCmd};

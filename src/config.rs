@@ -1,0 +1,281 @@
+//! One [`Config`] for the whole core: where data lives, where the external tools (Anvil, Deno,
+//! bubblewrap) are, which ports and seeds to use. Resolved once, in [`Config::load`], from the
+//! config file, then the environment, then explicit overrides; nothing else reads env vars.
+//!
+//! Tool discovery order is fixed: explicit path → `PATH` → the project's `node_modules`. A missing
+//! tool is an error whose message says how to install it.
+
+use std::path::{Path, PathBuf};
+
+use serde::{Deserialize, Serialize};
+
+/// Errors from resolving the configuration or discovering a tool.
+#[derive(Debug, thiserror::Error)]
+pub enum ConfigError {
+    /// A required external program was not found anywhere we look.
+    #[error("{tool} not found (looked at: {looked}); {hint}")]
+    ToolMissing {
+        /// The program's name.
+        tool: &'static str,
+        /// Where we looked, in order.
+        looked: String,
+        /// How to install it.
+        hint: &'static str,
+    },
+    /// The config file exists but cannot be read or parsed.
+    #[error("config file {path}: {message}")]
+    File {
+        /// The config file.
+        path: PathBuf,
+        /// What went wrong.
+        message: String,
+    },
+}
+
+/// The resolved configuration. `Config::test()` is where every test starts.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct Config {
+    /// Where runs, caches and per-run chain state live.
+    pub data_dir: PathBuf,
+    /// The project checkout (holds `assets/`, `tasks/` and `node_modules/`).
+    pub project_dir: PathBuf,
+    /// Explicit path to the `anvil` binary.
+    pub anvil_path: Option<PathBuf>,
+    /// Explicit path to the `deno` binary.
+    pub deno_path: Option<PathBuf>,
+    /// Explicit path to the `bwrap` (bubblewrap) binary.
+    pub bwrap_path: Option<PathBuf>,
+    /// Port for Anvil; 0 picks a free loopback port.
+    pub anvil_port: u16,
+    /// Memory cap for each Anvil process, in MiB (address-space limit).
+    pub anvil_memory_mib: u64,
+    /// Seed for everything random that a run does not seed itself.
+    pub seed: u64,
+}
+
+impl Default for Config {
+    fn default() -> Self {
+        let data_dir = dirs::data_dir()
+            .unwrap_or_else(std::env::temp_dir)
+            .join("crucible");
+        Self {
+            data_dir,
+            project_dir: default_project_dir(),
+            anvil_path: None,
+            deno_path: None,
+            bwrap_path: None,
+            anvil_port: 0,
+            anvil_memory_mib: 4096,
+            seed: 0,
+        }
+    }
+}
+
+/// The compiled-in checkout if it still exists, else the current directory.
+fn default_project_dir() -> PathBuf {
+    let built = PathBuf::from(env!("CARGO_MANIFEST_DIR"));
+    if built.join("assets").is_dir() {
+        built
+    } else {
+        std::env::current_dir().unwrap_or_else(|_| PathBuf::from("."))
+    }
+}
+
+const ANVIL_HINT: &str = "install it with `npm ci` in the project directory (package \
+@foundry-rs/anvil-linux-amd64), or set `anvil_path` in the config / CRUCIBLE_ANVIL";
+const DENO_HINT: &str = "install it with `npm ci` in the project directory (package deno), \
+or set `deno_path` in the config / CRUCIBLE_DENO";
+const BWRAP_HINT: &str = "install it with `apt-get install bubblewrap`, or set `bwrap_path` \
+in the config / CRUCIBLE_BWRAP";
+
+impl Config {
+    /// The config file's default location.
+    pub fn default_file() -> PathBuf {
+        dirs::config_dir()
+            .unwrap_or_else(std::env::temp_dir)
+            .join("crucible")
+            .join("config.json")
+    }
+
+    /// Resolves file → environment. A missing file means defaults; a broken one is an error.
+    pub fn load(file: Option<&Path>) -> Result<Self, ConfigError> {
+        let path = file.map(Path::to_path_buf).unwrap_or_else(Self::default_file);
+        let mut cfg = match std::fs::read_to_string(&path) {
+            Ok(text) => serde_json::from_str(&text).map_err(|e| ConfigError::File {
+                path: path.clone(),
+                message: e.to_string(),
+            })?,
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound && file.is_none() => Self::default(),
+            Err(e) => {
+                return Err(ConfigError::File {
+                    path,
+                    message: e.to_string(),
+                })
+            }
+        };
+        cfg.apply_env(|k| std::env::var_os(k));
+        Ok(cfg)
+    }
+
+    /// Applies `CRUCIBLE_*` variables; `get` is injected so tests need not touch the process env.
+    pub fn apply_env(&mut self, get: impl Fn(&str) -> Option<std::ffi::OsString>) {
+        if let Some(v) = get("CRUCIBLE_DATA_DIR") {
+            self.data_dir = v.into();
+        }
+        if let Some(v) = get("CRUCIBLE_PROJECT_DIR") {
+            self.project_dir = v.into();
+        }
+        if let Some(v) = get("CRUCIBLE_ANVIL") {
+            self.anvil_path = Some(v.into());
+        }
+        if let Some(v) = get("CRUCIBLE_DENO") {
+            self.deno_path = Some(v.into());
+        }
+        if let Some(v) = get("CRUCIBLE_BWRAP") {
+            self.bwrap_path = Some(v.into());
+        }
+        if let Some(seed) = get("CRUCIBLE_SEED").and_then(|v| v.to_str()?.parse().ok()) {
+            self.seed = seed;
+        }
+    }
+
+    /// A configuration for tests: a fresh temp data dir, port 0, seed 7, the checkout's tools.
+    pub fn test() -> Self {
+        let dir = std::env::temp_dir().join(format!(
+            "crucible-test-{}-{}",
+            std::process::id(),
+            TEST_DIRS.fetch_add(1, std::sync::atomic::Ordering::Relaxed)
+        ));
+        Self {
+            data_dir: dir,
+            project_dir: PathBuf::from(env!("CARGO_MANIFEST_DIR")),
+            seed: 7,
+            ..Self::default()
+        }
+    }
+
+    /// The project's `assets/` directory.
+    pub fn assets_dir(&self) -> PathBuf {
+        self.project_dir.join("assets")
+    }
+
+    /// The project's `node_modules/` directory (Anvil, Deno and the sandbox's ethers live here).
+    pub fn node_modules(&self) -> PathBuf {
+        self.project_dir.join("node_modules")
+    }
+
+    /// Finds Anvil: explicit → PATH → node_modules.
+    pub fn anvil(&self) -> Result<PathBuf, ConfigError> {
+        let nm = self.node_modules().join("@foundry-rs/anvil-linux-amd64/bin/anvil");
+        discover("anvil", self.anvil_path.as_deref(), &[nm], ANVIL_HINT)
+    }
+
+    /// Finds Deno: explicit → PATH → node_modules.
+    pub fn deno(&self) -> Result<PathBuf, ConfigError> {
+        let nm = self.node_modules().join("deno/deno");
+        discover("deno", self.deno_path.as_deref(), &[nm], DENO_HINT)
+    }
+
+    /// Finds bubblewrap: explicit → PATH.
+    pub fn bwrap(&self) -> Result<PathBuf, ConfigError> {
+        discover("bwrap", self.bwrap_path.as_deref(), &[], BWRAP_HINT)
+    }
+}
+
+static TEST_DIRS: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
+
+fn discover(
+    tool: &'static str,
+    explicit: Option<&Path>,
+    fallbacks: &[PathBuf],
+    hint: &'static str,
+) -> Result<PathBuf, ConfigError> {
+    let mut looked = Vec::new();
+    if let Some(p) = explicit {
+        if is_executable(p) {
+            return Ok(p.to_path_buf());
+        }
+        // An explicit path that is wrong must not silently fall back to another binary.
+        return Err(ConfigError::ToolMissing {
+            tool,
+            looked: format!("configured path {}", p.display()),
+            hint,
+        });
+    }
+    match which::which(tool) {
+        Ok(p) => return Ok(p),
+        Err(_) => looked.push("PATH".to_string()),
+    }
+    for p in fallbacks {
+        if is_executable(p) {
+            return Ok(p.clone());
+        }
+        looked.push(p.display().to_string());
+    }
+    Err(ConfigError::ToolMissing {
+        tool,
+        looked: looked.join(", "),
+        hint,
+    })
+}
+
+fn is_executable(p: &Path) -> bool {
+    use std::os::unix::fs::PermissionsExt;
+    std::fs::metadata(p)
+        .map(|m| m.is_file() && m.permissions().mode() & 0o111 != 0)
+        .unwrap_or(false)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn explicit_missing_tool_names_the_path_and_how_to_install() {
+        let cfg = Config {
+            anvil_path: Some("/nonexistent/anvil".into()),
+            ..Config::test()
+        };
+        let err = cfg.anvil().unwrap_err().to_string();
+        assert!(err.contains("/nonexistent/anvil"), "{err}");
+        assert!(err.contains("npm ci"), "{err}");
+    }
+
+    #[test]
+    fn missing_everywhere_lists_where_it_looked() {
+        let cfg = Config {
+            project_dir: "/nonexistent-project".into(),
+            ..Config::test()
+        };
+        // bwrap has no node_modules fallback; with an empty PATH-less lookup it must say apt.
+        let err = discover("definitely-not-a-tool-xyz", None, &[cfg.node_modules()], BWRAP_HINT)
+            .unwrap_err()
+            .to_string();
+        assert!(err.contains("PATH"), "{err}");
+        assert!(err.contains("/nonexistent-project/node_modules"), "{err}");
+        assert!(err.contains("apt-get install bubblewrap"), "{err}");
+    }
+
+    #[test]
+    fn env_overrides_file_values() {
+        let mut cfg = Config::test();
+        cfg.apply_env(|k| match k {
+            "CRUCIBLE_SEED" => Some("42".into()),
+            "CRUCIBLE_DENO" => Some("/opt/deno".into()),
+            _ => None,
+        });
+        assert_eq!(cfg.seed, 42);
+        assert_eq!(cfg.deno_path.as_deref(), Some(Path::new("/opt/deno")));
+    }
+
+    #[test]
+    fn broken_config_file_is_an_error_naming_the_file() {
+        let dir = tempfile::tempdir().unwrap();
+        let f = dir.path().join("config.json");
+        std::fs::write(&f, "{\"anvil_port\": \"nope\"}").unwrap();
+        let err = Config::load(Some(&f)).unwrap_err().to_string();
+        assert!(err.contains("config.json"), "{err}");
+        assert!(err.contains("anvil_port"), "{err}");
+    }
+}

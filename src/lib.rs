@@ -1,0 +1,21 @@
+//! Crucible's core: execution-grounded evaluation of LLM agents on EVM-QuestBench, Intent2Tx and
+//! PILOT-Bench, offline by default.
+//!
+//! The public surface, module by module:
+//! - [`config`] — one [`Config`] (data dir, tool discovery, ports, seeds) resolved in one place.
+//! - [`chain`] — Anvil lifecycle, the offline universe (bsc and eth profiles), snapshots, signing,
+//!   state reads, and the RPC gate the sandbox talks to.
+//! - [`quest`] — EVM-QuestBench; today its TypeScript sandbox runner.
+//! - [`bench`] — the figures printed by `crucible bench …`.
+//!
+//! The core has no Tauri dependency; `src-tauri/` is glue over this crate.
+
+pub mod bench;
+pub mod chain;
+pub mod config;
+pub mod quest;
+
+pub use config::{Config, ConfigError};
+
+/// Crucible's version, as stored with every run.
+pub const VERSION: &str = env!("CARGO_PKG_VERSION");

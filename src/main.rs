@@ -1,0 +1,51 @@
+//! The `crucible` command line. Parsing and printing only; the work is in the core library.
+
+use std::path::PathBuf;
+
+use anyhow::Result;
+use clap::{Parser, Subcommand};
+
+mod cli;
+
+/// Execution-grounded evaluation of LLM agents (EVM-QuestBench, Intent2Tx, PILOT-Bench).
+#[derive(Debug, Parser)]
+#[command(name = "crucible", version, about)]
+struct Cli {
+    /// Config file (default: the user's config dir, crucible/config.json).
+    #[arg(long, global = true)]
+    config: Option<PathBuf>,
+    #[command(subcommand)]
+    command: Command,
+}
+
+#[derive(Debug, Subcommand)]
+enum Command {
+    /// Build or check the offline chain universe.
+    #[command(subcommand)]
+    Universe(cli::UniverseCmd),
+    /// Print measured figures for the chain or the sandbox.
+    #[command(subcommand)]
+    Bench(cli::BenchCmd),
+    /// Run one TypeScript module in the sandbox against a fresh universe and print its result.
+    Sandbox(cli::SandboxArgs),
+}
+
+fn main() -> Result<()> {
+    tracing_subscriber::fmt()
+        .with_env_filter(
+            tracing_subscriber::EnvFilter::try_from_env("CRUCIBLE_LOG")
+                .unwrap_or_else(|_| "warn".into()),
+        )
+        .with_writer(std::io::stderr)
+        .init();
+    let cli = Cli::parse();
+    let config = crucible::Config::load(cli.config.as_deref())?;
+    let rt = tokio::runtime::Runtime::new()?;
+    rt.block_on(async move {
+        match cli.command {
+            Command::Universe(cmd) => cli::universe(&config, cmd).await,
+            Command::Bench(cmd) => cli::bench(&config, cmd).await,
+            Command::Sandbox(args) => cli::sandbox(&config, args).await,
+        }
+    })
+}
