@@ -1,1 +1,7 @@
-//! Integration tests: one binary, one module per area.
+//! Integration tests of the core, one binary, one module per area. They run the real things: a
+//! real Anvil, a real Deno inside bubblewrap, real HTTP. A missing tool fails the test with the
+//! install hint; nothing is skipped silently.
+
+mod chain;
+mod sandbox;
+mod support;
