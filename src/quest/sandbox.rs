@@ -173,7 +173,7 @@ impl Sandbox {
         write(
             work.path(),
             "package.json",
-            r#"{"name":"crucible-agent","private":true,"type":"module"}"#,
+            r#"{"name":"crucible-agent","private":true,"type":"module","dependencies":{"ethers":"6.17.0"}}"#,
         )?;
         std::fs::create_dir_all(&self.deno_dir).map_err(|e| SandboxError::Io(e.to_string()))?;
         let mut cmd = self.command(work.path(), port, call);
@@ -184,27 +184,28 @@ impl Sandbox {
         let mut stdout = child.stdout.take().expect("piped");
         let mut stderr = child.stderr.take().expect("piped");
         let cap = self.limits.output_bytes + 64 * 1024;
-        let read_out = async {
-            let mut buf = Vec::new();
-            let _ = (&mut stdout).take(cap as u64 + 1).read_to_end(&mut buf).await;
-            buf
-        };
-        let read_err = async {
+        let read_err = tokio::spawn(async move {
             let mut buf = Vec::new();
             let _ = (&mut stderr).take(256 * 1024).read_to_end(&mut buf).await;
             buf
-        };
+        });
         let waited = tokio::time::timeout(self.limits.timeout, async {
-            let (out, err) = tokio::join!(read_out, read_err);
+            let mut out = Vec::new();
+            let _ = (&mut stdout).take(cap as u64 + 1).read_to_end(&mut out).await;
+            if out.len() > cap {
+                // Stop a module that floods its output instead of letting it block on the pipe.
+                let _ = child.start_kill();
+            }
             let status = child.wait().await;
-            (out, err, status)
+            (out, status)
         })
         .await;
         let elapsed = started.elapsed();
-        let (out, err, status) = match waited {
+        let (out, status) = match waited {
             Ok(v) => v,
             Err(_) => {
                 let _ = child.kill().await;
+                read_err.abort();
                 return Ok(SandboxRun {
                     outcome: Err(Failure {
                         kind: FailureKind::Timeout,
@@ -215,6 +216,7 @@ impl Sandbox {
                 });
             }
         };
+        let err = read_err.await.unwrap_or_default();
         let status = status.map_err(|e| SandboxError::Io(e.to_string()))?;
         let (outcome, logs) = classify(&out, &err, status.code(), cap, self.limits.output_bytes);
         Ok(SandboxRun {
@@ -253,7 +255,7 @@ impl Sandbox {
             "--setenv", "NO_COLOR", "1",
             "--setenv", "DENO_NO_UPDATE_CHECK", "1",
             "--chdir", "/sandbox",
-            "/opt/deno", "run", "--quiet", "--no-prompt", "--no-lock", "--no-remote", "--no-config",
+            "/opt/deno", "run", "--quiet", "--no-prompt", "--no-lock", "--no-remote",
         ]);
         cmd.arg(format!("--allow-net=127.0.0.1:{port}"))
             .arg("--allow-env=WS_NO_BUFFER_UTIL,WS_NO_UTF_8_VALIDATE")
