@@ -1,1 +1,179 @@
-//! Figures printed by `crucible bench`.
+//! The figures printed by `crucible bench chain|sandbox`: medians and 90th percentiles measured on
+//! the real components. Performance targets are checked by reading these, never by timed tests.
+
+use std::time::{Duration, Instant};
+
+use alloy::primitives::{Address, U256};
+use alloy::signers::local::PrivateKeySigner;
+use serde::Serialize;
+use serde_json::json;
+
+use crate::chain::gate::Gate;
+use crate::chain::universe::{self, Manifest, Profile};
+use crate::chain::TxRequest;
+use crate::quest::sandbox::{Call, Sandbox};
+use crate::Config;
+
+/// Median and 90th percentile of a sample, in milliseconds.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize)]
+pub struct Figure {
+    /// Number of measurements.
+    pub n: usize,
+    /// Median (ms).
+    pub median_ms: f64,
+    /// 90th percentile, nearest rank (ms).
+    pub p90_ms: f64,
+    /// Minimum (ms).
+    pub min_ms: f64,
+}
+
+impl Figure {
+    /// Summarises durations.
+    pub fn of(samples: &[Duration]) -> Self {
+        let mut ms: Vec<f64> = samples.iter().map(|d| d.as_secs_f64() * 1e3).collect();
+        ms.sort_by(f64::total_cmp);
+        let n = ms.len();
+        let at = |q: f64| if n == 0 { f64::NAN } else { ms[((q * n as f64).ceil() as usize).clamp(1, n) - 1] };
+        let median = if n == 0 {
+            f64::NAN
+        } else if n % 2 == 1 {
+            ms[n / 2]
+        } else {
+            (ms[n / 2 - 1] + ms[n / 2]) / 2.0
+        };
+        Self { n, median_ms: median, p90_ms: at(0.9), min_ms: ms.first().copied().unwrap_or(f64::NAN) }
+    }
+}
+
+/// `crucible bench chain`.
+#[derive(Debug, Clone, Serialize)]
+pub struct ChainBench {
+    /// Universe profile measured.
+    pub profile: Profile,
+    /// Process start → first RPC answer, booting the stored universe.
+    pub boot: Figure,
+    /// `evm_snapshot` + `evm_revert` after one mined transfer.
+    pub snapshot_revert: Figure,
+    /// One signed transfer: sign, send, receipt.
+    pub signed_transfer: Figure,
+    /// Sequential signed transfers per second (each waits for its receipt).
+    pub signed_transfers_per_s: f64,
+}
+
+/// Measures the chain on the bsc universe.
+pub async fn chain(config: &Config) -> anyhow::Result<ChainBench> {
+    let profile = Profile::Bsc;
+    let mut boots = Vec::new();
+    for _ in 0..15 {
+        let (c, _) = universe::boot(config, profile).await?;
+        boots.push(c.anvil().boot);
+    }
+    let (c, m) = universe::boot(config, profile).await?;
+    let key: PrivateKeySigner = m.account("agent")?.key.parse()?;
+    let to = Address::with_last_byte(0xaa);
+    let transfer = TxRequest { to: Some(to), value: U256::from(1u64), gas: Some(21_000), ..Default::default() };
+    let mut snaps = Vec::new();
+    for _ in 0..200 {
+        let s = c.snapshot().await?;
+        c.send_signed(&key, &transfer).await?;
+        let t = Instant::now();
+        c.revert(&s).await?;
+        let s2 = c.snapshot().await?;
+        snaps.push(t.elapsed());
+        c.revert(&s2).await?;
+    }
+    let mut sends = Vec::new();
+    let all = Instant::now();
+    for _ in 0..500 {
+        let t = Instant::now();
+        let r = c.send_signed(&key, &transfer).await?;
+        anyhow::ensure!(r.success, "transfer reverted");
+        sends.push(t.elapsed());
+    }
+    let per_s = 500.0 / all.elapsed().as_secs_f64();
+    Ok(ChainBench {
+        profile,
+        boot: Figure::of(&boots),
+        snapshot_revert: Figure::of(&snaps),
+        signed_transfer: Figure::of(&sends),
+        signed_transfers_per_s: per_s,
+    })
+}
+
+/// `crucible bench sandbox`.
+#[derive(Debug, Clone, Serialize)]
+pub struct SandboxBench {
+    /// Process start → result for a module that reads the chain and builds an ERC-20 transfer.
+    pub start_to_result: Figure,
+    /// The first (cold cache) run, ms.
+    pub first_run_ms: f64,
+}
+
+/// The module the sandbox bench runs: what a typical atomic answer does.
+pub const BENCH_MODULE: &str = r#"import { ethers } from "ethers";
+export async function executeSkill(providerUrl: string, agentAddress: string, deployedContracts: Record<string, string>) {
+  const provider = new ethers.JsonRpcProvider(providerUrl, undefined, { staticNetwork: true });
+  const usdt = new ethers.Contract(deployedContracts.USDT, ["function decimals() view returns (uint8)", "function transfer(address,uint256) returns (bool)"], provider);
+  const decimals = await usdt.decimals();
+  const data = usdt.interface.encodeFunctionData("transfer", ["0x000000000000000000000000000000000000dEaD", ethers.parseUnits("12.5", decimals)]);
+  return { to: deployedContracts.USDT, data, value: "0" };
+}
+"#;
+
+/// Measures the sandbox on the bsc universe.
+pub async fn sandbox(config: &Config, runs: usize) -> anyhow::Result<SandboxBench> {
+    let (c, m) = universe::boot(config, Profile::Bsc).await?;
+    let gate = Gate::start(&c.url()).await?;
+    let sb = Sandbox::new(config)?;
+    let call = call_for(&gate, &m)?;
+    let mut times = Vec::new();
+    let mut first = None;
+    for _ in 0..runs.max(1) + 1 {
+        let run = sb.run(BENCH_MODULE, &call).await?;
+        anyhow::ensure!(run.outcome.is_ok(), "bench module failed: {:?}", run.outcome);
+        if first.is_none() {
+            first = Some(run.elapsed);
+        } else {
+            times.push(run.elapsed);
+        }
+    }
+    Ok(SandboxBench {
+        start_to_result: Figure::of(&times),
+        first_run_ms: first.unwrap_or_default().as_secs_f64() * 1e3,
+    })
+}
+
+fn call_for(gate: &Gate, m: &Manifest) -> anyhow::Result<Call> {
+    Ok(Call {
+        provider_url: gate.url(),
+        agent_address: m.account("agent")?.address.to_string(),
+        deployed_contracts: json!(m.address_book()),
+    })
+}
+
+/// Runs one module against a fresh boot of `profile` (for `crucible sandbox FILE`).
+pub async fn run_module(config: &Config, profile: Profile, code: &str) -> anyhow::Result<crate::quest::sandbox::SandboxRun> {
+    let (c, m) = universe::boot(config, profile).await?;
+    let gate = Gate::start(&c.url()).await?;
+    let sb = Sandbox::new(config)?;
+    Ok(sb.run(code, &call_for(&gate, &m)?).await?)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn figure_median_and_p90_by_hand() {
+        let d = |ms: u64| Duration::from_millis(ms);
+        let f = Figure::of(&[d(5), d(1), d(3), d(2), d(4), d(10), d(6), d(7), d(8), d(9)]);
+        assert_eq!(f.n, 10);
+        assert_eq!(f.median_ms, 5.5);
+        assert_eq!(f.p90_ms, 9.0);
+        assert_eq!(f.min_ms, 1.0);
+        let g = Figure::of(&[d(3), d(1), d(2)]);
+        assert_eq!(g.median_ms, 2.0);
+        assert_eq!(g.p90_ms, 3.0);
+        assert!(Figure::of(&[]).median_ms.is_nan());
+    }
+}

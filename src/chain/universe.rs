@@ -17,7 +17,7 @@ use super::{AnvilSpec, Chain, ChainError, StateSource};
 use crate::Config;
 
 mod build;
-pub use build::{build, BuildReport};
+pub use build::{build, build_into, BuildReport};
 
 /// A universe profile.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
@@ -249,4 +249,136 @@ fn check_genesis(path: &Path, m: &Manifest) -> Result<(), ChainError> {
 pub fn sha256_hex(bytes: &[u8]) -> String {
     use sha2::Digest;
     alloy::primitives::hex::encode(sha2::Sha256::digest(bytes))
+}
+
+/// One contract's presence in a booted universe.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ContractCheck {
+    /// Manifest name.
+    pub name: String,
+    /// Address.
+    pub address: Address,
+    /// Whether code is deployed there.
+    pub has_code: bool,
+}
+
+/// A real wrap and a real swap through the canonical router, with balances before and after.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Smoke {
+    /// The account that signed.
+    pub account: Address,
+    /// Wrapped-native token (WBNB / WETH).
+    pub wrapped: String,
+    /// Wrapped balance before and after wrapping 1 native coin (wei, decimal).
+    pub wrap_before: String,
+    /// After.
+    pub wrap_after: String,
+    /// Token bought with 1 native coin through the canonical router.
+    pub swap_token: String,
+    /// Router used.
+    pub router: Address,
+    /// The router's quote (`getAmountsOut`).
+    pub swap_quote: String,
+    /// Token balance before the swap.
+    pub swap_before: String,
+    /// After.
+    pub swap_after: String,
+    /// True when the wrap added exactly 1 coin and the swap delivered exactly the quote.
+    pub ok: bool,
+}
+
+/// What `crucible universe check` prints.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct CheckReport {
+    /// Profile.
+    pub profile: Profile,
+    /// Chain id reported by the node.
+    pub chain_id: u64,
+    /// Boot time until the first RPC answer.
+    pub boot_ms: f64,
+    /// Every manifest contract and pair.
+    pub contracts: Vec<ContractCheck>,
+    /// The smoke transactions.
+    pub smoke: Smoke,
+}
+
+alloy::sol! {
+    interface IRouter {
+        function getAmountsOut(uint256 amountIn, address[] path) external view returns (uint256[] amounts);
+        function swapExactETHForTokens(uint256 amountOutMin, address[] path, address to, uint256 deadline) external payable returns (uint256[] amounts);
+    }
+    interface IWrapped {
+        function deposit() external payable;
+    }
+}
+
+/// Boots `profile`, checks every contract has code, and runs the smoke transactions.
+pub async fn check(config: &Config, profile: Profile) -> Result<CheckReport, ChainError> {
+    use alloy::primitives::U256;
+    use alloy::sol_types::SolCall;
+    let (chain, m) = boot(config, profile).await?;
+    let boot_ms = chain.anvil().boot.as_secs_f64() * 1e3;
+    let mut contracts = Vec::new();
+    for (name, address) in m.address_book() {
+        let has_code = !chain.code(address).await?.is_empty();
+        contracts.push(ContractCheck { name, address, has_code });
+    }
+    let (wrapped, router, token) = match profile {
+        Profile::Bsc => ("WBNB", "PancakeRouter", "USDT"),
+        Profile::Eth => ("WETH", "UniswapV2Router02", "USDC"),
+    };
+    let (w, r, t) = (m.contract(wrapped)?, m.contract(router)?, m.contract(token)?);
+    let key: alloy::signers::local::PrivateKeySigner = m
+        .account("agent")?
+        .key
+        .parse()
+        .map_err(|e| ChainError::Universe(format!("agent key: {e}")))?;
+    let me = key.address();
+    let one = U256::from(10u64).pow(U256::from(18u64));
+    let wrap_before = chain.erc20_balance(w, me).await?;
+    let wrapped_ok = chain
+        .send_signed(&key, &super::TxRequest::call(w, IWrapped::depositCall {}.abi_encode()).with_value(one))
+        .await?
+        .success;
+    let wrap_after = chain.erc20_balance(w, me).await?;
+    let path = vec![w, t];
+    let quote_raw = chain
+        .view(r, IRouter::getAmountsOutCall { amountIn: one, path: path.clone() }.abi_encode())
+        .await?;
+    let quote = IRouter::getAmountsOutCall::abi_decode_returns(&quote_raw)
+        .map_err(|e| ChainError::Universe(format!("getAmountsOut: {e}")))?
+        .last()
+        .copied()
+        .unwrap_or_default();
+    let swap_before = chain.erc20_balance(t, me).await?;
+    let deadline = U256::from(chain.timestamp().await? + 3600);
+    let swap = IRouter::swapExactETHForTokensCall { amountOutMin: quote, path, to: me, deadline };
+    let swapped_ok = chain
+        .send_signed(&key, &super::TxRequest::call(r, swap.abi_encode()).with_value(one))
+        .await?
+        .success;
+    let swap_after = chain.erc20_balance(t, me).await?;
+    let ok = wrapped_ok
+        && swapped_ok
+        && wrap_after == wrap_before + one
+        && swap_after == swap_before + quote
+        && contracts.iter().all(|c| c.has_code);
+    Ok(CheckReport {
+        profile,
+        chain_id: chain.chain_id(),
+        boot_ms,
+        contracts,
+        smoke: Smoke {
+            account: me,
+            wrapped: wrapped.into(),
+            wrap_before: wrap_before.to_string(),
+            wrap_after: wrap_after.to_string(),
+            swap_token: token.into(),
+            router: r,
+            swap_quote: quote.to_string(),
+            swap_before: swap_before.to_string(),
+            swap_after: swap_after.to_string(),
+            ok,
+        },
+    })
 }

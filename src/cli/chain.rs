@@ -1,37 +1,119 @@
-//! `crucible universe …`, `crucible bench …`, `crucible sandbox …`.
+//! `crucible universe …`, `crucible bench chain|sandbox`, `crucible sandbox`.
 
-use anyhow::Result;
+use std::path::PathBuf;
+
+use anyhow::{Context, Result};
 use clap::{Args, Subcommand};
+use crucible::chain::universe::{self, Profile};
 use crucible::Config;
 
 /// `crucible universe`.
 #[derive(Debug, Subcommand)]
 pub enum UniverseCmd {
-    /// Rebuild a universe profile from the sources and artifacts in assets/.
+    /// Rebuild a profile from the sources and artifacts in assets/ (writes assets/universe/<profile>/).
     Build {
         /// bsc or eth.
         #[arg(long)]
         profile: String,
+    },
+    /// Boot a profile, check every contract has code, and run a real wrap and swap.
+    Check {
+        /// bsc or eth.
+        #[arg(long)]
+        profile: String,
+        /// Print JSON.
+        #[arg(long)]
+        json: bool,
     },
 }
 
 /// `crucible bench`.
 #[derive(Debug, Subcommand)]
 pub enum BenchCmd {
-    /// Chain figures.
-    Chain,
+    /// Boot, snapshot+revert and signed-transfer figures on the bsc universe.
+    Chain {
+        /// Print JSON.
+        #[arg(long)]
+        json: bool,
+    },
+    /// Sandbox start→result for a module that builds an ERC-20 transfer with ethers.
+    Sandbox {
+        /// Print JSON.
+        #[arg(long)]
+        json: bool,
+        /// Runs to measure.
+        #[arg(long, default_value_t = 20)]
+        runs: usize,
+    },
 }
 
 /// `crucible sandbox`.
 #[derive(Debug, Args)]
-pub struct SandboxArgs {}
+pub struct SandboxArgs {
+    /// The TypeScript module (exports executeSkill).
+    pub file: PathBuf,
+    /// Universe to run against.
+    #[arg(long, default_value = "bsc")]
+    pub profile: String,
+}
 
-pub async fn universe(_config: &Config, _cmd: UniverseCmd) -> Result<()> {
-    anyhow::bail!("not yet")
+/// Runs `crucible universe …`.
+pub async fn universe(config: &Config, cmd: UniverseCmd) -> Result<()> {
+    match cmd {
+        UniverseCmd::Build { profile } => {
+            let profile: Profile = profile.parse()?;
+            let report = universe::build(config, profile).await?;
+            println!(
+                "built {} universe in {:.0} ms: {} contracts, {} pairs, genesis {} bytes -> {}",
+                profile,
+                report.build_ms,
+                report.manifest.contracts.len(),
+                report.manifest.pairs.len(),
+                report.genesis_bytes,
+                report.dir.display()
+            );
+        }
+        UniverseCmd::Check { profile, json } => {
+            let profile: Profile = profile.parse()?;
+            let report = universe::check(config, profile).await?;
+            if json {
+                println!("{}", serde_json::to_string_pretty(&report)?);
+            } else {
+                println!("{} (chain id {}) booted in {:.1} ms", report.profile, report.chain_id, report.boot_ms);
+                for c in &report.contracts {
+                    println!("  {:<24} {} {}", c.name, c.address, if c.has_code { "code" } else { "NO CODE" });
+                }
+                let s = &report.smoke;
+                println!("  wrap 1 {}: {} -> {}", s.wrapped, s.wrap_before, s.wrap_after);
+                println!("  swap 1 native -> {}: quote {}, {} -> {}", s.swap_token, s.swap_quote, s.swap_before, s.swap_after);
+            }
+            if !report.smoke.ok {
+                anyhow::bail!("universe check failed for {profile}");
+            }
+        }
+    }
+    Ok(())
 }
-pub async fn bench(_config: &Config, _cmd: BenchCmd) -> Result<()> {
-    anyhow::bail!("not yet")
+
+/// Runs `crucible bench …`.
+pub async fn bench(config: &Config, cmd: BenchCmd) -> Result<()> {
+    let (report, json) = match cmd {
+        BenchCmd::Chain { json } => (serde_json::to_value(crucible::bench::chain(config).await?)?, json),
+        BenchCmd::Sandbox { json, runs } => (serde_json::to_value(crucible::bench::sandbox(config, runs).await?)?, json),
+    };
+    if json {
+        println!("{}", serde_json::to_string_pretty(&report)?);
+    } else {
+        println!("{report:#}");
+    }
+    Ok(())
 }
-pub async fn sandbox(_config: &Config, _args: SandboxArgs) -> Result<()> {
-    anyhow::bail!("not yet")
+
+/// Runs `crucible sandbox FILE`.
+pub async fn sandbox(config: &Config, args: SandboxArgs) -> Result<()> {
+    let code = std::fs::read_to_string(&args.file).with_context(|| format!("reading {}", args.file.display()))?;
+    let profile: Profile = args.profile.parse()?;
+    let run = crucible::bench::run_module(config, profile, &code).await?;
+    println!("{}", serde_json::to_string_pretty(&run)?);
+    Ok(())
 }
