@@ -5,3 +5,4 @@
 mod chain;
 mod sandbox;
 mod support;
+mod universe;
