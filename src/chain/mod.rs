@@ -231,6 +231,8 @@ pub struct Chain {
     chain_id: u64,
     /// Gas headroom multiplier (percent) applied to estimates; see notes/chain-spike.md §6.1.
     gas_headroom_pct: u64,
+    /// Makes every signed transaction unique (see `send_signed`).
+    sends: std::sync::atomic::AtomicU64,
 }
 
 const RECEIPT_TIMEOUT: Duration = Duration::from_secs(15);
@@ -249,6 +251,7 @@ impl Chain {
             rpc,
             chain_id,
             gas_headroom_pct: 130,
+            sends: std::sync::atomic::AtomicU64::new(0),
         })
     }
 
@@ -408,11 +411,16 @@ impl Chain {
             .await?;
         let base_fee = self.base_fee().await?;
         let priority = 1_000_000_000u128;
+        // Replaying byte-identical content after `evm_revert` (re-executing a stored answer on the
+        // same snapshot) sometimes never gets mined: Anvil still knows the hash. A few wei more
+        // in the fee cap make every send unique without changing what it costs (the price paid
+        // is base fee + tip, below the cap).
+        let salt = self.sends.fetch_add(1, std::sync::atomic::Ordering::Relaxed) as u128 % 1_000_000;
         let unsigned = TxEip1559 {
             chain_id: self.chain_id,
             nonce: parse_quantity("eth_getTransactionCount", &nonce)?,
             gas_limit,
-            max_fee_per_gas: base_fee * 2 + priority,
+            max_fee_per_gas: base_fee * 2 + priority + salt,
             max_priority_fee_per_gas: priority,
             to: tx.to.map_or(TxKind::Create, TxKind::Call),
             value: tx.value,

@@ -184,3 +184,26 @@ async fn no_anvil_outlives_the_tests_that_made_it() {
     let _ = pids_matching("crucible-anvil-");
 }
 
+
+#[tokio::test]
+async fn the_same_transaction_replayed_after_a_revert_is_mined_again() {
+    // Re-executing a stored answer on the same snapshot signs byte-identical content; Anvil
+    // remembers the hash across `evm_revert`, so the harness must still get a receipt.
+    let chain = empty_chain(56).await;
+    let signer = PrivateKeySigner::from_str(DEV_KEY).unwrap();
+    let to = address!("00000000000000000000000000000000000000ab");
+    let tx = TxRequest { to: Some(to), value: U256::from(3u64), gas: Some(21_000), ..Default::default() };
+    for _ in 0..200 {
+        let snap = chain.snapshot().await.unwrap();
+        let r = chain.send_signed(&signer, &tx).await.unwrap();
+        assert!(r.success);
+        assert_eq!(chain.balance(to).await.unwrap(), U256::from(3u64));
+        chain.revert(&snap).await.unwrap();
+        // An empty snapshot taken and reverted right away (what per-question isolation does).
+        let empty = chain.snapshot().await.unwrap();
+        chain.revert(&empty).await.unwrap();
+    }
+    for _ in 0..5 {
+        assert!(chain.send_signed(&signer, &tx).await.unwrap().success);
+    }
+}
