@@ -280,6 +280,10 @@ async function behaviour() {
     await send(as(weth, alice), "withdraw", [parseEther("1")]);
     eq(await weth.balanceOf(A), parseEther("49"), "balance after withdraw");
     eq(await weth.name(), "Wrapped Ether", "name");
+    // Slot 0/1 hold name/symbol as Solidity short strings (data left-aligned, last byte = 2 * length): the builder
+    // rewrites them to "Wrapped BNB"/"WBNB" for the BSC profile.
+    eq(await slotValue(weth.target, 0), BigInt(ethers.hexlify(ethers.toUtf8Bytes("Wrapped Ether")).padEnd(64, "0").slice(0, 64) + "1a"), "slot 0 = name short string");
+    eq(await slotValue(weth.target, 2), 18n, "slot 2 = decimals");
   });
 
   await test("UniswapV2Factory/UniswapV2Pair/UniswapV2Router02", async () => {
@@ -300,6 +304,18 @@ async function behaviour() {
     const pair = new Contract(pairAddr, artifact("UniswapV2Pair").abi, alice);
     ctx.lp = pair;
     check((await pair.balanceOf(A)) > 0n, "LP minted to the provider");
+    // Storage facts the universe builder relies on (README "Uniswap V2 storage").
+    eq(await slotValue(factory.target, 1), BigInt(deployer.address), "factory slot 1 = feeToSetter");
+    eq(await slotValue(factory.target, 3), 1n, "factory slot 3 = allPairs.length");
+    eq(await slotValue(pairAddr, 0), await pair.totalSupply(), "pair slot 0 = totalSupply");
+    eq(await slotValue(pairAddr, mapSlot(A, 1)), await pair.balanceOf(A), "pair slot 1 = balanceOf mapping");
+    eq(await slotValue(pairAddr, 3), BigInt(await pair.DOMAIN_SEPARATOR()), "pair slot 3 = DOMAIN_SEPARATOR");
+    eq(await slotValue(pairAddr, 5), BigInt(factory.target), "pair slot 5 = factory");
+    eq(await slotValue(pairAddr, 6), BigInt(t0), "pair slot 6 = token0");
+    eq(await slotValue(pairAddr, 7), BigInt(t1), "pair slot 7 = token1");
+    const [r0, r1, ts] = await pair.getReserves();
+    eq(await slotValue(pairAddr, 8), (BigInt(ts) << 224n) | (BigInt(r1) << 112n) | BigInt(r0), "pair slot 8 = reserve0|reserve1|blockTimestampLast");
+    eq(await slotValue(pairAddr, 12), 1n, "pair slot 12 = unlocked");
     const amountIn = 100n * E18;
     const [, quoted] = await router.getAmountsOut(amountIn, [ctx.usdt.target, ctx.busd.target]);
     // 0.30 % Uniswap V2 fee.
@@ -752,6 +768,9 @@ async function main() {
     failures.push(`anvil: ${e.message}`);
   }
   if (anvil) {
+    const killAnvil = () => anvil.child.kill("SIGKILL");
+    process.on("exit", killAnvil);
+    for (const sig of ["SIGINT", "SIGTERM"]) process.on(sig, () => process.exit(130));
     provider = new JsonRpcProvider(anvil.url, undefined, { staticNetwork: true, cacheTimeout: -1, pollingInterval: 20 });
     try {
       await behaviour();
