@@ -423,6 +423,7 @@ async function behaviour() {
     eq(await mock.lastOperator(), B, "hook saw operator");
     // Burn-by-transfer to the zero address is allowed (reference behaviour).
     await send(as(t, alice), "transfer", [ZeroAddress, 1n]);
+    eq(await t.balanceOf(ZeroAddress), 1n, "transfer to the zero address moves the balance");
     // EIP-2612 permit; the domain separator follows the current chain id and address.
     const domain = { name: "ERC1363", version: "1", chainId: 31337, verifyingContract: t.target };
     eq(await t.DOMAIN_SEPARATOR(), ethers.TypedDataEncoder.hashDomain(domain), "DOMAIN_SEPARATOR");
@@ -441,6 +442,7 @@ async function behaviour() {
 
   await test("FlashLoanReceiver", async () => {
     const fl = await deploy("FlashLoanReceiver", [ctx.usdt.target], deployer);
+    eq(fl.interface.getFunction("executeFlashLoan").selector, "0x6065c245", "executeFlashLoan selector (QuestBench)");
     await send(as(ctx.usdt, alice), "transfer", [fl.target, 10_000n * E18]);
     eq(await fl.poolBalance(), 10_000n * E18, "poolBalance");
     await reverts(as(fl, alice), "executeFlashLoan", [ctx.usdt.target, 1000n * E18], "ERC20InsufficientAllowance");
