@@ -137,7 +137,21 @@ async function deploy(name, args, signer) {
   const code = await provider.getCode(r.contractAddress);
   check(a.deployedBytecode.length > 2, `${name}: no deployed bytecode in artifact`);
   check(code.length > 2, `${name}: no code at ${r.contractAddress}`);
-  return new Contract(r.contractAddress, a.abi, signer);
+  const c = new Contract(r.contractAddress, a.abi, signer);
+  c.deployTxHash = r.transactionHash;
+  return c;
+}
+
+/** Moves a deployed contract to `target` the way the universe builder does (chain spike §2.1): runtime code from
+ * eth_getCode (immutables included) plus every slot its constructor wrote (prestateTracer diff). */
+async function transplant(contract, target) {
+  const diff = await provider.send("debug_traceTransaction", [contract.deployTxHash, { tracer: "prestateTracer", tracerConfig: { diffMode: true } }]);
+  const post = Object.entries(diff.post).find(([k]) => k.toLowerCase() === String(contract.target).toLowerCase())?.[1];
+  check(post, "prestateTracer diff has no post-state for the deployed contract");
+  await provider.send("anvil_setCode", [target, await provider.getCode(contract.target)]);
+  for (const [k, v] of Object.entries(post.storage ?? {})) await provider.send("anvil_setStorageAt", [target, k, v]);
+  await provider.send("anvil_setNonce", [target, "0x1"]);
+  return new Contract(target, contract.interface, contract.runner);
 }
 
 let allErrors;
@@ -438,6 +452,38 @@ async function behaviour() {
     eq(await t.allowance(A, B), 555n, "allowance after permit");
     eq(await t.nonces(A), 1n, "nonce after permit");
     await reverts(as(t, bob), "permit", [A, B, 555n, msg.deadline, sig.v, sig.r, sig.s], "invalid permit signature");
+  });
+
+  await test("transplant (CanonToken/ERC1363Token/BEP20Token moved to canonical addresses)", async () => {
+    const permitTypes = { Permit: [
+      { name: "owner", type: "address" }, { name: "spender", type: "address" }, { name: "value", type: "uint256" },
+      { name: "nonce", type: "uint256" }, { name: "deadline", type: "uint256" },
+    ] };
+    const checkPermit = async (token, name, what) => {
+      const domain = { name, version: "1", chainId: 31337, verifyingContract: token.target };
+      const nonce = await token.nonces(A);
+      const sig = ethers.Signature.from(await alice.signTypedData(domain, permitTypes, { owner: A, spender: carol.address, value: 77n, nonce, deadline: 4_000_000_000n }));
+      await send(as(token, bob), "permit", [A, carol.address, 77n, 4_000_000_000n, sig.v, sig.r, sig.s]);
+      eq(await token.allowance(A, carol.address), 77n, `${what}: permit signed for the new address`);
+    };
+    const usdc = await deploy("CanonToken", ["USD Coin", "USDC", 6, 5_000_000n, A], deployer);
+    const moved = await transplant(usdc, "0xA0b86991c6218b36c1d19D4a2e9Eb0cE3606eB48");
+    eq(await moved.decimals(), 6, "CanonToken: decimals immutable survives");
+    eq(await moved.name(), "USD Coin", "CanonToken: name");
+    eq(await moved.balanceOf(A), 5_000_000n, "CanonToken: holder balance");
+    eq(await moved.owner(), deployer.address, "CanonToken: owner");
+    await checkPermit(moved, "USD Coin", "CanonToken");
+    const e1363 = await deploy("ERC1363Token", [A], deployer);
+    const moved1363 = await transplant(e1363, "0x00000000000000000000000000000000000c1363");
+    eq(await moved1363.balanceOf(A), 1_000_000n * E18, "ERC1363Token: holder balance");
+    await checkPermit(moved1363, "ERC1363", "ERC1363Token");
+    const cake = await deploy("BEP20Token", ["PancakeSwap Token", "Cake", 18, 9n * E18, A], deployer);
+    const movedCake = await transplant(cake, "0x0E09FaBB73Bd3Ade0a17ECC321fD13a19e81cE82");
+    eq(await movedCake.symbol(), "Cake", "BEP20Token: symbol");
+    await send(as(movedCake, alice), "transfer", [B, 4n * E18]);
+    eq(await movedCake.balanceOf(B), 4n * E18, "BEP20Token: transfer at the new address");
+    await send(movedCake, "mint", [B, 1n]);
+    eq(await movedCake.totalSupply(), 9n * E18 + 1n, "BEP20Token: owner can mint at the new address");
   });
 
   await test("FlashLoanReceiver", async () => {
