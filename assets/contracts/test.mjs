@@ -348,6 +348,9 @@ async function behaviour() {
     eq(await ps.ownerOf(20), A, "ownerOf(20)");
     await reverts(ps, "ownerOf", [21], "ERC721NonexistentToken");
     eq(await ps.tokenURI(7), "ipfs://QmPancakeSquad/7", "tokenURI");
+    eq(await ps.totalSupply(), 20, "totalSupply");
+    eq(await ps.tokenOfOwnerByIndex(A, 0), 1, "tokenOfOwnerByIndex(holder, 0)");
+    eq(await ps.tokenByIndex(19), 20, "tokenByIndex(19)");
     await send(as(ps, alice), "approve", [B, 1]);
     eq(await ps.getApproved(1), B, "getApproved");
     await send(as(ps, bob), "safeTransferFrom(address,address,uint256)", [A, B, 1]);
@@ -356,6 +359,7 @@ async function behaviour() {
     eq(await ps.isApprovedForAll(A, B), true, "isApprovedForAll");
     await send(as(ps, bob), "safeTransferFrom(address,address,uint256,bytes)", [A, B, 2, "0x1234"]);
     eq(await ps.ownerOf(2), B, "owner after 4-arg safeTransferFrom");
+    eq(await ps.tokenOfOwnerByIndex(B, 1), 2, "enumeration follows transfers");
     // Receiver check: a contract without onERC721Received is refused by safeTransferFrom, accepted by transferFrom.
     await reverts(as(ps, alice), "safeTransferFrom(address,address,uint256)", [A, ctx.usdt.target, 3], "ERC721InvalidReceiver");
     await send(as(ps, alice), "transferFrom", [A, ctx.usdt.target, 3]);
