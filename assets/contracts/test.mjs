@@ -6,7 +6,7 @@
 //    assets/contracts/README.md and exercises its key functions (and the documented storage slots).
 // Exits non-zero on any failure; every failure line starts with the contract's name.
 //   flags: --skip-compile-check   skip step 1 (for quick iteration)
-import { spawn, spawnSync } from "node:child_process";
+import { spawn } from "node:child_process";
 import { readFileSync, readdirSync } from "node:fs";
 import { dirname, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -40,13 +40,23 @@ function eq(actual, expected, what) {
 
 // ---------------------------------------------------------------- compile reproducibility
 
+/** Runs `compile.mjs --check` in a child process (in parallel with the Anvil tests) and records the outcome. */
 function compileCheck() {
-  const r = spawnSync(process.execPath, [join(here, "compile.mjs"), "--check"], { encoding: "utf8" });
-  if (r.status !== 0) {
-    failures.push(`compile: ${(r.stderr || r.stdout).trim()}`);
-  } else {
-    passes.push("compile: artifacts reproducible");
-  }
+  return new Promise((resolvePromise) => {
+    const child = spawn(process.execPath, [join(here, "compile.mjs"), "--check"], { stdio: ["ignore", "pipe", "pipe"] });
+    let out = "";
+    child.stdout.on("data", (d) => (out += d));
+    child.stderr.on("data", (d) => (out += d));
+    child.on("error", (e) => {
+      failures.push(`compile: cannot run compile.mjs --check: ${e.message}`);
+      resolvePromise();
+    });
+    child.on("close", (code) => {
+      if (code === 0) passes.push("compile: artifacts reproducible (compile.mjs --check)");
+      else failures.push(`compile: ${out.trim()}`);
+      resolvePromise();
+    });
+  });
 }
 
 // ---------------------------------------------------------------- anvil
@@ -812,7 +822,7 @@ async function behaviour() {
 
 async function main() {
   const skipCompile = process.argv.includes("--skip-compile-check");
-  if (!skipCompile) compileCheck();
+  const compiled = skipCompile ? Promise.resolve() : compileCheck();
   let anvil;
   try {
     anvil = await startAnvil();
@@ -833,6 +843,7 @@ async function main() {
       anvil.child.kill("SIGKILL");
     }
   }
+  await compiled;
   for (const p of passes) console.log(`ok   ${p}`);
   for (const f of failures) console.log(`FAIL ${f}`);
   console.log(`test-contracts: ${passes.length} passed, ${failures.length} failed in ${((Date.now() - started) / 1000).toFixed(1)} s`);
