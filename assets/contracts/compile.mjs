@@ -95,7 +95,7 @@ function compileOwn(solc) {
   for (const w of out.errors ?? []) {
     if (w.severity === "warning" && w.sourceLocation?.file?.startsWith("assets/")) console.error(w.formattedMessage);
   }
-  const version = solc.version();
+  const version = solc.version().replace(/\.Emscripten\.clang$/, ""); // same spelling as native solc
   const artifacts = {};
   const layouts = {};
   for (const file of Object.keys(out.contracts ?? {}).sort()) {

@@ -2,22 +2,19 @@
 pragma solidity ^0.8.24;
 
 import {ERC721} from "@openzeppelin/contracts/token/ERC721/ERC721.sol";
+import {ERC721Enumerable} from "@openzeppelin/contracts/token/ERC721/extensions/ERC721Enumerable.sol";
 import {ERC1155} from "@openzeppelin/contracts/token/ERC1155/ERC1155.sol";
 
 /// @title PancakeSquad
 /// @notice BSC profile stand-in for the PancakeSquad ERC-721 at 0x0a8901b0E25DEb55A87524f0cC164E9644020EBA:
-/// "Pancake Squad"/"PS", ids 1..=20 minted to `holder`. Full ERC-721 (OpenZeppelin): both `safeTransferFrom`
-/// overloads call `onERC721Received` on contract recipients.
-contract PancakeSquad is ERC721 {
+/// "Pancake Squad"/"PS", enumerable like the original (`totalSupply`, `tokenByIndex`, `tokenOfOwnerByIndex`), ids
+/// 1..=20 minted to `holder`. Full ERC-721 (OpenZeppelin): both `safeTransferFrom` overloads call
+/// `onERC721Received` on contract recipients.
+contract PancakeSquad is ERC721Enumerable {
     constructor(address holder) ERC721("Pancake Squad", "PS") {
         for (uint256 id = 1; id <= 20; id++) {
             _mint(holder, id);
         }
-    }
-
-    /// Total number of squad members minted here (20).
-    function totalSupply() external pure returns (uint256) {
-        return 20;
     }
 
     function _baseURI() internal pure override returns (string memory) {
