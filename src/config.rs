@@ -84,7 +84,7 @@ fn default_project_dir() -> PathBuf {
 
 const ANVIL_HINT: &str = "install it with `npm ci` in the project directory (package \
 @foundry-rs/anvil-linux-amd64), or set `anvil_path` in the config / CRUCIBLE_ANVIL";
-const DENO_HINT: &str = "install it with `npm ci` in the project directory (package deno), \
+const DENO_HINT: &str = "install it with `npm ci` in the project directory (package @deno/linux-x64-glibc), \
 or set `deno_path` in the config / CRUCIBLE_DENO";
 const BWRAP_HINT: &str = "install it with `apt-get install bubblewrap`, or set `bwrap_path` \
 in the config / CRUCIBLE_BWRAP";
@@ -173,7 +173,7 @@ impl Config {
 
     /// Finds Deno: explicit → PATH → node_modules.
     pub fn deno(&self) -> Result<PathBuf, ConfigError> {
-        let nm = self.node_modules().join("deno/deno");
+        let nm = self.node_modules().join("@deno/linux-x64-glibc/deno");
         discover("deno", self.deno_path.as_deref(), &[nm], DENO_HINT)
     }
 
