@@ -33,7 +33,13 @@ impl Figure {
         let mut ms: Vec<f64> = samples.iter().map(|d| d.as_secs_f64() * 1e3).collect();
         ms.sort_by(f64::total_cmp);
         let n = ms.len();
-        let at = |q: f64| if n == 0 { f64::NAN } else { ms[((q * n as f64).ceil() as usize).clamp(1, n) - 1] };
+        let at = |q: f64| {
+            if n == 0 {
+                f64::NAN
+            } else {
+                ms[((q * n as f64).ceil() as usize).clamp(1, n) - 1]
+            }
+        };
         let median = if n == 0 {
             f64::NAN
         } else if n % 2 == 1 {
@@ -41,7 +47,12 @@ impl Figure {
         } else {
             (ms[n / 2 - 1] + ms[n / 2]) / 2.0
         };
-        Self { n, median_ms: median, p90_ms: at(0.9), min_ms: ms.first().copied().unwrap_or(f64::NAN) }
+        Self {
+            n,
+            median_ms: median,
+            p90_ms: at(0.9),
+            min_ms: ms.first().copied().unwrap_or(f64::NAN),
+        }
     }
 }
 
@@ -71,7 +82,12 @@ pub async fn chain(config: &Config) -> anyhow::Result<ChainBench> {
     let (c, m) = universe::boot(config, profile).await?;
     let key: PrivateKeySigner = m.account("agent")?.key.parse()?;
     let to = Address::with_last_byte(0xaa);
-    let transfer = TxRequest { to: Some(to), value: U256::from(1u64), gas: Some(21_000), ..Default::default() };
+    let transfer = TxRequest {
+        to: Some(to),
+        value: U256::from(1u64),
+        gas: Some(21_000),
+        ..Default::default()
+    };
     let mut snaps = Vec::new();
     for _ in 0..200 {
         let s = c.snapshot().await?;
@@ -130,7 +146,11 @@ pub async fn sandbox(config: &Config, runs: usize) -> anyhow::Result<SandboxBenc
     let mut first = None;
     for _ in 0..runs.max(1) + 1 {
         let run = sb.run(BENCH_MODULE, &call).await?;
-        anyhow::ensure!(run.outcome.is_ok(), "bench module failed: {:?}", run.outcome);
+        anyhow::ensure!(
+            run.outcome.is_ok(),
+            "bench module failed: {:?}",
+            run.outcome
+        );
         if first.is_none() {
             first = Some(run.elapsed);
         } else {
@@ -152,7 +172,11 @@ fn call_for(gate: &Gate, m: &Manifest) -> anyhow::Result<Call> {
 }
 
 /// Runs one module against a fresh boot of `profile` (for `crucible sandbox FILE`).
-pub async fn run_module(config: &Config, profile: Profile, code: &str) -> anyhow::Result<crate::quest::sandbox::SandboxRun> {
+pub async fn run_module(
+    config: &Config,
+    profile: Profile,
+    code: &str,
+) -> anyhow::Result<crate::quest::sandbox::SandboxRun> {
     let (c, m) = universe::boot(config, profile).await?;
     let gate = Gate::start(&c.url()).await?;
     let sb = Sandbox::new(config)?;

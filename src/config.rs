@@ -84,7 +84,8 @@ fn default_project_dir() -> PathBuf {
 
 const ANVIL_HINT: &str = "install it with `npm ci` in the project directory (package \
 @foundry-rs/anvil-linux-amd64), or set `anvil_path` in the config / CRUCIBLE_ANVIL";
-const DENO_HINT: &str = "install it with `npm ci` in the project directory (package @deno/linux-x64-glibc), \
+const DENO_HINT: &str =
+    "install it with `npm ci` in the project directory (package @deno/linux-x64-glibc), \
 or set `deno_path` in the config / CRUCIBLE_DENO";
 const BWRAP_HINT: &str = "install it with `apt-get install bubblewrap`, or set `bwrap_path` \
 in the config / CRUCIBLE_BWRAP";
@@ -100,7 +101,9 @@ impl Config {
 
     /// Resolves file → environment. A missing file means defaults; a broken one is an error.
     pub fn load(file: Option<&Path>) -> Result<Self, ConfigError> {
-        let path = file.map(Path::to_path_buf).unwrap_or_else(Self::default_file);
+        let path = file
+            .map(Path::to_path_buf)
+            .unwrap_or_else(Self::default_file);
         let mut cfg = match std::fs::read_to_string(&path) {
             Ok(text) => serde_json::from_str(&text).map_err(|e| ConfigError::File {
                 path: path.clone(),
@@ -167,7 +170,9 @@ impl Config {
 
     /// Finds Anvil: explicit → PATH → node_modules.
     pub fn anvil(&self) -> Result<PathBuf, ConfigError> {
-        let nm = self.node_modules().join("@foundry-rs/anvil-linux-amd64/bin/anvil");
+        let nm = self
+            .node_modules()
+            .join("@foundry-rs/anvil-linux-amd64/bin/anvil");
         discover("anvil", self.anvil_path.as_deref(), &[nm], ANVIL_HINT)
     }
 
@@ -249,9 +254,14 @@ mod tests {
             ..Config::test()
         };
         // bwrap has no node_modules fallback; with an empty PATH-less lookup it must say apt.
-        let err = discover("definitely-not-a-tool-xyz", None, &[cfg.node_modules()], BWRAP_HINT)
-            .unwrap_err()
-            .to_string();
+        let err = discover(
+            "definitely-not-a-tool-xyz",
+            None,
+            &[cfg.node_modules()],
+            BWRAP_HINT,
+        )
+        .unwrap_err()
+        .to_string();
         assert!(err.contains("PATH"), "{err}");
         assert!(err.contains("/nonexistent-project/node_modules"), "{err}");
         assert!(err.contains("apt-get install bubblewrap"), "{err}");

@@ -113,7 +113,11 @@ impl Anvil {
     }
 
     async fn try_spawn(spec: AnvilSpec) -> Result<Self, ChainError> {
-        let port = if spec.port == 0 { free_port()? } else { spec.port };
+        let port = if spec.port == 0 {
+            free_port()?
+        } else {
+            spec.port
+        };
         let cache = tempfile::Builder::new()
             .prefix("crucible-anvil-")
             .tempdir()
@@ -139,7 +143,11 @@ impl Anvil {
         let probe = self.rpc.with_timeout(Duration::from_millis(500));
         let want = format!("0x{:x}", self.spec.chain_id);
         loop {
-            if let Some(status) = self.child.try_wait().map_err(|e| ChainError::Spawn(e.to_string()))? {
+            if let Some(status) = self
+                .child
+                .try_wait()
+                .map_err(|e| ChainError::Spawn(e.to_string()))?
+            {
                 return Err(ChainError::NodeExited {
                     status: status.to_string(),
                     log: self.tail(),
@@ -304,8 +312,14 @@ fn start_process(
         .spawn()
         .map_err(|e| ChainError::Spawn(format!("{}: {e}", spec.program.display())))?;
     for stream in [
-        child.stdout.take().map(|s| Box::new(s) as Box<dyn std::io::Read + Send>),
-        child.stderr.take().map(|s| Box::new(s) as Box<dyn std::io::Read + Send>),
+        child
+            .stdout
+            .take()
+            .map(|s| Box::new(s) as Box<dyn std::io::Read + Send>),
+        child
+            .stderr
+            .take()
+            .map(|s| Box::new(s) as Box<dyn std::io::Read + Send>),
     ]
     .into_iter()
     .flatten()
@@ -329,5 +343,7 @@ fn start_process(
 pub fn free_port() -> Result<u16, ChainError> {
     let l = std::net::TcpListener::bind("127.0.0.1:0")
         .map_err(|e| ChainError::Spawn(format!("no free port: {e}")))?;
-    Ok(l.local_addr().map_err(|e| ChainError::Spawn(e.to_string()))?.port())
+    Ok(l.local_addr()
+        .map_err(|e| ChainError::Spawn(e.to_string()))?
+        .port())
 }

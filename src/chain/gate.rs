@@ -158,7 +158,13 @@ async fn handle(State(up): State<Upstream>, body: Bytes) -> Response {
                         .iter()
                         .find(|r| r.get("id") == id)
                         .cloned()
-                        .or_else(|| Some(refusal(id.unwrap_or(&Value::Null), -32603, "no answer".into())));
+                        .or_else(|| {
+                            Some(refusal(
+                                id.unwrap_or(&Value::Null),
+                                -32603,
+                                "no answer".into(),
+                            ))
+                        });
                 }
             }
             json_response(Value::Array(answers.into_iter().flatten().collect()))
@@ -216,6 +222,9 @@ mod tests {
                 assert!(r["error"]["message"].as_str().unwrap().contains(method));
             }
         }
-        assert!(screen(&json!({"id": 1})).is_some(), "a request without a method is refused");
+        assert!(
+            screen(&json!({"id": 1})).is_some(),
+            "a request without a method is refused"
+        );
     }
 }

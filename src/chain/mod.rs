@@ -301,19 +301,25 @@ impl Chain {
 
     /// Mines `n` empty blocks.
     pub async fn mine(&self, n: u64) -> Result<(), ChainError> {
-        self.rpc.call_value("anvil_mine", json!([format!("0x{n:x}")])).await?;
+        self.rpc
+            .call_value("anvil_mine", json!([format!("0x{n:x}")]))
+            .await?;
         Ok(())
     }
 
     /// Moves time forward by `secs` (takes effect at the next block).
     pub async fn increase_time(&self, secs: u64) -> Result<(), ChainError> {
-        self.rpc.call_value("evm_increaseTime", json!([secs])).await?;
+        self.rpc
+            .call_value("evm_increaseTime", json!([secs]))
+            .await?;
         Ok(())
     }
 
     /// Fixes the next block's timestamp.
     pub async fn set_next_timestamp(&self, ts: u64) -> Result<(), ChainError> {
-        self.rpc.call_value("evm_setNextBlockTimestamp", json!([ts])).await?;
+        self.rpc
+            .call_value("evm_setNextBlockTimestamp", json!([ts]))
+            .await?;
         Ok(())
     }
 
@@ -352,7 +358,12 @@ impl Chain {
     }
 
     /// Setup cheat: writes one storage slot.
-    pub async fn set_storage(&self, who: Address, slot: B256, value: B256) -> Result<(), ChainError> {
+    pub async fn set_storage(
+        &self,
+        who: Address,
+        slot: B256,
+        value: B256,
+    ) -> Result<(), ChainError> {
         self.rpc
             .call_value("anvil_setStorageAt", json!([who, slot, value]))
             .await?;
@@ -361,7 +372,9 @@ impl Chain {
 
     /// Setup cheat: sets an account's code.
     pub async fn set_code(&self, who: Address, code: &Bytes) -> Result<(), ChainError> {
-        self.rpc.call_value("anvil_setCode", json!([who, code])).await?;
+        self.rpc
+            .call_value("anvil_setCode", json!([who, code]))
+            .await?;
         Ok(())
     }
 
@@ -380,7 +393,10 @@ impl Chain {
             .await?;
         let mut body = tx.to_json(from);
         if tx.gas.is_none() {
-            body["gas"] = json!(format!("0x{:x}", self.estimate_gas(from, tx).await.unwrap_or(FALLBACK_GAS)));
+            body["gas"] = json!(format!(
+                "0x{:x}",
+                self.estimate_gas(from, tx).await.unwrap_or(FALLBACK_GAS)
+            ));
         }
         let sent: Result<B256, _> = self.rpc.call("eth_sendTransaction", json!([body])).await;
         let _ = self
@@ -394,7 +410,11 @@ impl Chain {
     /// Signs `tx` with `signer` (EIP-1559, this chain's id, pending nonce), sends it and waits for
     /// the receipt. A transaction that reverts is still mined and returned with `success: false`
     /// and the reason; only infrastructure problems are errors.
-    pub async fn send_signed(&self, signer: &PrivateKeySigner, tx: &TxRequest) -> Result<Receipt, ChainError> {
+    pub async fn send_signed(
+        &self,
+        signer: &PrivateKeySigner,
+        tx: &TxRequest,
+    ) -> Result<Receipt, ChainError> {
         let from = signer.address();
         // Simulate first: with pruned history this is the only moment the revert data exists.
         let simulated = self.call_from(from, tx).await;
@@ -415,7 +435,10 @@ impl Chain {
         // same snapshot) sometimes never gets mined: Anvil still knows the hash. A few wei more
         // in the fee cap make every send unique without changing what it costs (the price paid
         // is base fee + tip, below the cap).
-        let salt = self.sends.fetch_add(1, std::sync::atomic::Ordering::Relaxed) as u128 % 1_000_000;
+        let salt = self
+            .sends
+            .fetch_add(1, std::sync::atomic::Ordering::Relaxed) as u128
+            % 1_000_000;
         let unsigned = TxEip1559 {
             chain_id: self.chain_id,
             nonce: parse_quantity("eth_getTransactionCount", &nonce)?,
@@ -492,15 +515,22 @@ impl Chain {
 
     /// `eth_call` of `tx` from `from` on the latest state.
     pub async fn call_from(&self, from: Address, tx: &TxRequest) -> Result<Bytes, ChainError> {
-        self.rpc.call("eth_call", json!([tx.to_json(from), "latest"])).await
+        self.rpc
+            .call("eth_call", json!([tx.to_json(from), "latest"]))
+            .await
     }
 
     /// `eth_call` of a view function.
     pub async fn view(&self, to: Address, data: impl Into<Bytes>) -> Result<Bytes, ChainError> {
-        self.call_from(Address::ZERO, &TxRequest::call(to, data)).await
+        self.call_from(Address::ZERO, &TxRequest::call(to, data))
+            .await
     }
 
-    async fn view_decoded<C: SolCall>(&self, to: Address, call: C) -> Result<C::Return, ChainError> {
+    async fn view_decoded<C: SolCall>(
+        &self,
+        to: Address,
+        call: C,
+    ) -> Result<C::Return, ChainError> {
         let out = self.view(to, call.abi_encode()).await?;
         C::abi_decode_returns(&out).map_err(|e| ChainError::Decode {
             method: format!("eth_call {to}"),
@@ -510,7 +540,9 @@ impl Chain {
 
     /// Native balance in wei.
     pub async fn balance(&self, who: Address) -> Result<U256, ChainError> {
-        self.rpc.call("eth_getBalance", json!([who, "latest"])).await
+        self.rpc
+            .call("eth_getBalance", json!([who, "latest"]))
+            .await
     }
 
     /// Account nonce.
@@ -536,11 +568,17 @@ impl Chain {
 
     /// ERC-20 balance.
     pub async fn erc20_balance(&self, token: Address, owner: Address) -> Result<U256, ChainError> {
-        self.view_decoded(token, IErc20::balanceOfCall { owner }).await
+        self.view_decoded(token, IErc20::balanceOfCall { owner })
+            .await
     }
 
     /// ERC-20 allowance.
-    pub async fn erc20_allowance(&self, token: Address, owner: Address, spender: Address) -> Result<U256, ChainError> {
+    pub async fn erc20_allowance(
+        &self,
+        token: Address,
+        owner: Address,
+        spender: Address,
+    ) -> Result<U256, ChainError> {
         self.view_decoded(token, IErc20::allowanceCall { owner, spender })
             .await
     }
@@ -552,17 +590,28 @@ impl Chain {
 
     /// ERC-721 single-token approval of `id`.
     pub async fn erc721_approved(&self, token: Address, id: U256) -> Result<Address, ChainError> {
-        self.view_decoded(token, IErc721::getApprovedCall { id }).await
+        self.view_decoded(token, IErc721::getApprovedCall { id })
+            .await
     }
 
     /// ERC-721/1155 operator approval.
-    pub async fn approved_for_all(&self, token: Address, owner: Address, operator: Address) -> Result<bool, ChainError> {
+    pub async fn approved_for_all(
+        &self,
+        token: Address,
+        owner: Address,
+        operator: Address,
+    ) -> Result<bool, ChainError> {
         self.view_decoded(token, IErc721::isApprovedForAllCall { owner, operator })
             .await
     }
 
     /// ERC-1155 balance.
-    pub async fn erc1155_balance(&self, token: Address, owner: Address, id: U256) -> Result<U256, ChainError> {
+    pub async fn erc1155_balance(
+        &self,
+        token: Address,
+        owner: Address,
+        id: U256,
+    ) -> Result<U256, ChainError> {
         self.view_decoded(token, IErc1155::balanceOfCall { owner, id })
             .await
     }
@@ -570,17 +619,18 @@ impl Chain {
     /// The whole state as Anvil dumps it (decompressed JSON: `accounts`, `blocks`, …).
     pub async fn dump_state(&self) -> Result<Value, ChainError> {
         let hex: String = self.rpc.call("anvil_dumpState", json!([])).await?;
-        let gz = alloy::primitives::hex::decode(hex.trim_start_matches("0x")).map_err(|e| ChainError::Decode {
-            method: "anvil_dumpState".into(),
-            message: e.to_string(),
-        })?;
-        let mut text = String::new();
-        std::io::Read::read_to_string(&mut flate2::read::GzDecoder::new(&gz[..]), &mut text).map_err(|e| {
+        let gz = alloy::primitives::hex::decode(hex.trim_start_matches("0x")).map_err(|e| {
             ChainError::Decode {
                 method: "anvil_dumpState".into(),
-                message: format!("gunzip: {e}"),
+                message: e.to_string(),
             }
         })?;
+        let mut text = String::new();
+        std::io::Read::read_to_string(&mut flate2::read::GzDecoder::new(&gz[..]), &mut text)
+            .map_err(|e| ChainError::Decode {
+                method: "anvil_dumpState".into(),
+                message: format!("gunzip: {e}"),
+            })?;
         serde_json::from_str(&text).map_err(|e| ChainError::Decode {
             method: "anvil_dumpState".into(),
             message: e.to_string(),

@@ -47,7 +47,11 @@ impl Rpc {
     }
 
     /// Calls `method` and decodes its result.
-    pub async fn call<T: DeserializeOwned>(&self, method: &str, params: Value) -> Result<T, ChainError> {
+    pub async fn call<T: DeserializeOwned>(
+        &self,
+        method: &str,
+        params: Value,
+    ) -> Result<T, ChainError> {
         let value = self.call_value(method, params).await?;
         serde_json::from_value(value.clone()).map_err(|e| ChainError::Decode {
             method: method.to_string(),

@@ -171,15 +171,24 @@ impl Manifest {
             .find(|c| c.name == name)
             .map(|c| c.address)
             .ok_or_else(|| {
-                ChainError::Universe(format!("no contract {name:?} in the {} universe", self.profile))
+                ChainError::Universe(format!(
+                    "no contract {name:?} in the {} universe",
+                    self.profile
+                ))
             })
     }
 
     /// An account by role.
     pub fn account(&self, name: &str) -> Result<&AccountEntry, ChainError> {
-        self.accounts.iter().find(|a| a.name == name).ok_or_else(|| {
-            ChainError::Universe(format!("no account {name:?} in the {} universe", self.profile))
-        })
+        self.accounts
+            .iter()
+            .find(|a| a.name == name)
+            .ok_or_else(|| {
+                ChainError::Universe(format!(
+                    "no account {name:?} in the {} universe",
+                    self.profile
+                ))
+            })
     }
 
     /// A pair by `A/B` name (either order).
@@ -188,7 +197,9 @@ impl Manifest {
         self.pairs
             .iter()
             .find(|p| p.name == ab || p.name == ba)
-            .ok_or_else(|| ChainError::Universe(format!("no pair {ab} in the {} universe", self.profile)))
+            .ok_or_else(|| {
+                ChainError::Universe(format!("no pair {ab} in the {} universe", self.profile))
+            })
     }
 
     /// Name → address of every contract and pair (what `deployedContracts` is built from).
@@ -196,7 +207,11 @@ impl Manifest {
         self.contracts
             .iter()
             .map(|c| (c.name.clone(), c.address))
-            .chain(self.pairs.iter().map(|p| (format!("pair:{}", p.name), p.address)))
+            .chain(
+                self.pairs
+                    .iter()
+                    .map(|p| (format!("pair:{}", p.name), p.address)),
+            )
             .collect()
     }
 }
@@ -216,12 +231,18 @@ pub async fn boot(config: &Config, profile: Profile) -> Result<(Chain, Manifest)
 
 /// Boots a node forking `url` at `block` instead of the stored universe (fork mode). The
 /// manifest still names the contracts; the upstream must hold them at the same addresses.
-pub async fn boot_fork(config: &Config, profile: Profile, url: &str, block: u64) -> Result<(Chain, Manifest), ChainError> {
+pub async fn boot_fork(
+    config: &Config,
+    profile: Profile,
+    url: &str,
+    block: u64,
+) -> Result<(Chain, Manifest), ChainError> {
     let manifest = Manifest::load(config, profile)?;
-    let mut spec = AnvilSpec::new(config.anvil()?, manifest.chain_id).with_state(StateSource::Fork {
-        url: url.to_string(),
-        block,
-    });
+    let mut spec =
+        AnvilSpec::new(config.anvil()?, manifest.chain_id).with_state(StateSource::Fork {
+            url: url.to_string(),
+            block,
+        });
     spec.memory_mib = config.anvil_memory_mib;
     Ok((Chain::start(spec).await?, manifest))
 }
@@ -321,13 +342,21 @@ pub async fn check(config: &Config, profile: Profile) -> Result<CheckReport, Cha
     let mut contracts = Vec::new();
     for (name, address) in m.address_book() {
         let has_code = !chain.code(address).await?.is_empty();
-        contracts.push(ContractCheck { name, address, has_code });
+        contracts.push(ContractCheck {
+            name,
+            address,
+            has_code,
+        });
     }
     let (wrapped, router, token) = match profile {
         Profile::Bsc => ("WBNB", "PancakeRouter", "USDT"),
         Profile::Eth => ("WETH", "UniswapV2Router02", "USDC"),
     };
-    let (w, r, t) = (m.contract(wrapped)?, m.contract(router)?, m.contract(token)?);
+    let (w, r, t) = (
+        m.contract(wrapped)?,
+        m.contract(router)?,
+        m.contract(token)?,
+    );
     let key: alloy::signers::local::PrivateKeySigner = m
         .account("agent")?
         .key
@@ -337,13 +366,23 @@ pub async fn check(config: &Config, profile: Profile) -> Result<CheckReport, Cha
     let one = U256::from(10u64).pow(U256::from(18u64));
     let wrap_before = chain.erc20_balance(w, me).await?;
     let wrapped_ok = chain
-        .send_signed(&key, &super::TxRequest::call(w, IWrapped::depositCall {}.abi_encode()).with_value(one))
+        .send_signed(
+            &key,
+            &super::TxRequest::call(w, IWrapped::depositCall {}.abi_encode()).with_value(one),
+        )
         .await?
         .success;
     let wrap_after = chain.erc20_balance(w, me).await?;
     let path = vec![w, t];
     let quote_raw = chain
-        .view(r, IRouter::getAmountsOutCall { amountIn: one, path: path.clone() }.abi_encode())
+        .view(
+            r,
+            IRouter::getAmountsOutCall {
+                amountIn: one,
+                path: path.clone(),
+            }
+            .abi_encode(),
+        )
         .await?;
     let quote = IRouter::getAmountsOutCall::abi_decode_returns(&quote_raw)
         .map_err(|e| ChainError::Universe(format!("getAmountsOut: {e}")))?
@@ -352,9 +391,17 @@ pub async fn check(config: &Config, profile: Profile) -> Result<CheckReport, Cha
         .unwrap_or_default();
     let swap_before = chain.erc20_balance(t, me).await?;
     let deadline = U256::from(chain.timestamp().await? + 3600);
-    let swap = IRouter::swapExactETHForTokensCall { amountOutMin: quote, path, to: me, deadline };
+    let swap = IRouter::swapExactETHForTokensCall {
+        amountOutMin: quote,
+        path,
+        to: me,
+        deadline,
+    };
     let swapped_ok = chain
-        .send_signed(&key, &super::TxRequest::call(r, swap.abi_encode()).with_value(one))
+        .send_signed(
+            &key,
+            &super::TxRequest::call(r, swap.abi_encode()).with_value(one),
+        )
         .await?
         .success;
     let swap_after = chain.erc20_balance(t, me).await?;

@@ -79,13 +79,27 @@ pub async fn universe(config: &Config, cmd: UniverseCmd) -> Result<()> {
             if json {
                 println!("{}", serde_json::to_string_pretty(&report)?);
             } else {
-                println!("{} (chain id {}) booted in {:.1} ms", report.profile, report.chain_id, report.boot_ms);
+                println!(
+                    "{} (chain id {}) booted in {:.1} ms",
+                    report.profile, report.chain_id, report.boot_ms
+                );
                 for c in &report.contracts {
-                    println!("  {:<24} {} {}", c.name, c.address, if c.has_code { "code" } else { "NO CODE" });
+                    println!(
+                        "  {:<24} {} {}",
+                        c.name,
+                        c.address,
+                        if c.has_code { "code" } else { "NO CODE" }
+                    );
                 }
                 let s = &report.smoke;
-                println!("  wrap 1 {}: {} -> {}", s.wrapped, s.wrap_before, s.wrap_after);
-                println!("  swap 1 native -> {}: quote {}, {} -> {}", s.swap_token, s.swap_quote, s.swap_before, s.swap_after);
+                println!(
+                    "  wrap 1 {}: {} -> {}",
+                    s.wrapped, s.wrap_before, s.wrap_after
+                );
+                println!(
+                    "  swap 1 native -> {}: quote {}, {} -> {}",
+                    s.swap_token, s.swap_quote, s.swap_before, s.swap_after
+                );
             }
             if !report.smoke.ok {
                 anyhow::bail!("universe check failed for {profile}");
@@ -98,8 +112,14 @@ pub async fn universe(config: &Config, cmd: UniverseCmd) -> Result<()> {
 /// Runs `crucible bench …`.
 pub async fn bench(config: &Config, cmd: BenchCmd) -> Result<()> {
     let (report, json) = match cmd {
-        BenchCmd::Chain { json } => (serde_json::to_value(crucible::bench::chain(config).await?)?, json),
-        BenchCmd::Sandbox { json, runs } => (serde_json::to_value(crucible::bench::sandbox(config, runs).await?)?, json),
+        BenchCmd::Chain { json } => (
+            serde_json::to_value(crucible::bench::chain(config).await?)?,
+            json,
+        ),
+        BenchCmd::Sandbox { json, runs } => (
+            serde_json::to_value(crucible::bench::sandbox(config, runs).await?)?,
+            json,
+        ),
     };
     if json {
         println!("{}", serde_json::to_string_pretty(&report)?);
@@ -111,7 +131,8 @@ pub async fn bench(config: &Config, cmd: BenchCmd) -> Result<()> {
 
 /// Runs `crucible sandbox FILE`.
 pub async fn sandbox(config: &Config, args: SandboxArgs) -> Result<()> {
-    let code = std::fs::read_to_string(&args.file).with_context(|| format!("reading {}", args.file.display()))?;
+    let code = std::fs::read_to_string(&args.file)
+        .with_context(|| format!("reading {}", args.file.display()))?;
     let profile: Profile = args.profile.parse()?;
     let run = crucible::bench::run_module(config, profile, &code).await?;
     println!("{}", serde_json::to_string_pretty(&run)?);

@@ -191,7 +191,10 @@ impl Sandbox {
         });
         let waited = tokio::time::timeout(self.limits.timeout, async {
             let mut out = Vec::new();
-            let _ = (&mut stdout).take(cap as u64 + 1).read_to_end(&mut out).await;
+            let _ = (&mut stdout)
+                .take(cap as u64 + 1)
+                .read_to_end(&mut out)
+                .await;
             if out.len() > cap {
                 // Stop a module that floods its output instead of letting it block on the pipe.
                 let _ = child.start_kill();
@@ -235,9 +238,19 @@ impl Sandbox {
         let bind_ro = |cmd: &mut tokio::process::Command, from: &Path, to: &str| {
             cmd.arg("--ro-bind").arg(from).arg(to);
         };
-        cmd.args(["--unshare-all", "--share-net", "--die-with-parent", "--new-session", "--clearenv"]);
+        cmd.args([
+            "--unshare-all",
+            "--share-net",
+            "--die-with-parent",
+            "--new-session",
+            "--clearenv",
+        ]);
         cmd.args(["--ro-bind", "/usr", "/usr"]);
-        for (link, target) in [("/lib", "usr/lib"), ("/lib64", "usr/lib64"), ("/bin", "usr/bin")] {
+        for (link, target) in [
+            ("/lib", "usr/lib"),
+            ("/lib64", "usr/lib64"),
+            ("/bin", "usr/bin"),
+        ] {
             if Path::new(link).exists() {
                 cmd.args(["--symlink", target, link]);
             }
@@ -245,21 +258,40 @@ impl Sandbox {
         // Name resolution is not needed (the gate is an IP literal); /etc stays empty.
         cmd.args(["--proc", "/proc", "--dev", "/dev", "--tmpfs", "/tmp"]);
         bind_ro(&mut cmd, &self.node_modules, "/sandbox/node_modules");
-        bind_ro(&mut cmd, &work.join("package.json"), "/sandbox/package.json");
+        bind_ro(
+            &mut cmd,
+            &work.join("package.json"),
+            "/sandbox/package.json",
+        );
         bind_ro(&mut cmd, &work.join("agent.ts"), "/sandbox/agent.ts");
         bind_ro(&mut cmd, &work.join("runner.ts"), "/sandbox/runner.ts");
         bind_ro(&mut cmd, &self.deno, "/opt/deno");
         cmd.arg("--bind").arg(&self.deno_dir).arg("/denocache");
         cmd.args([
-            "--setenv", "DENO_DIR", "/denocache",
-            "--setenv", "NO_COLOR", "1",
-            "--setenv", "DENO_NO_UPDATE_CHECK", "1",
-            "--chdir", "/sandbox",
-            "/opt/deno", "run", "--quiet", "--no-prompt", "--no-lock", "--no-remote",
+            "--setenv",
+            "DENO_DIR",
+            "/denocache",
+            "--setenv",
+            "NO_COLOR",
+            "1",
+            "--setenv",
+            "DENO_NO_UPDATE_CHECK",
+            "1",
+            "--chdir",
+            "/sandbox",
+            "/opt/deno",
+            "run",
+            "--quiet",
+            "--no-prompt",
+            "--no-lock",
+            "--no-remote",
         ]);
         cmd.arg(format!("--allow-net=127.0.0.1:{port}"))
             .arg("--allow-env=WS_NO_BUFFER_UTIL,WS_NO_UTF_8_VALIDATE")
-            .arg(format!("--v8-flags=--max-old-space-size={}", self.limits.heap_mib))
+            .arg(format!(
+                "--v8-flags=--max-old-space-size={}",
+                self.limits.heap_mib
+            ))
             .arg("/sandbox/runner.ts")
             .arg(&call.provider_url)
             .arg(&call.agent_address)
@@ -286,11 +318,20 @@ fn gate_port(url: &str) -> Result<u16, SandboxError> {
 }
 
 /// Turns the process's output into an outcome. Pure, so every branch is unit-tested.
-fn classify(out: &[u8], err: &[u8], code: Option<i32>, cap: usize, result_cap: usize) -> (Result<Value, Failure>, String) {
+fn classify(
+    out: &[u8],
+    err: &[u8],
+    code: Option<i32>,
+    cap: usize,
+    result_cap: usize,
+) -> (Result<Value, Failure>, String) {
     let stdout = String::from_utf8_lossy(out);
     let stderr = String::from_utf8_lossy(err);
     let (logs, result) = match stdout.rfind(MARKER) {
-        Some(i) => (stdout[..i].to_string(), Some(stdout[i + MARKER.len()..].trim().to_string())),
+        Some(i) => (
+            stdout[..i].to_string(),
+            Some(stdout[i + MARKER.len()..].trim().to_string()),
+        ),
         None => (stdout.to_string(), None),
     };
     let logs = truncate(&logs, LOG_KEEP);
@@ -298,7 +339,12 @@ fn classify(out: &[u8], err: &[u8], code: Option<i32>, cap: usize, result_cap: u
     if let Some(line) = result {
         let parsed: Value = match serde_json::from_str(&line) {
             Ok(v) => v,
-            Err(e) => return (fail(FailureKind::Crashed, format!("unreadable result line: {e}")), logs),
+            Err(e) => {
+                return (
+                    fail(FailureKind::Crashed, format!("unreadable result line: {e}")),
+                    logs,
+                )
+            }
         };
         let message = parsed
             .get("message")
@@ -307,27 +353,48 @@ fn classify(out: &[u8], err: &[u8], code: Option<i32>, cap: usize, result_cap: u
             .to_string();
         let outcome = match parsed.get("kind").and_then(Value::as_str) {
             Some("ok") => Ok(parsed.get("value").cloned().unwrap_or(Value::Null)),
-            Some("no_export") => fail(FailureKind::NoExport, "the module does not export executeSkill".into()),
+            Some("no_export") => fail(
+                FailureKind::NoExport,
+                "the module does not export executeSkill".into(),
+            ),
             Some("wrong_signature") => fail(FailureKind::WrongSignature, message),
-            Some("load_error") => fail(classify_error_text(&message, FailureKind::LoadError), message),
+            Some("load_error") => fail(
+                classify_error_text(&message, FailureKind::LoadError),
+                message,
+            ),
             Some("threw") => fail(classify_error_text(&message, FailureKind::Threw), message),
             Some("output_too_large") => fail(FailureKind::OutputTooLarge, message),
-            other => fail(FailureKind::Crashed, format!("unknown result kind {other:?}")),
+            other => fail(
+                FailureKind::Crashed,
+                format!("unknown result kind {other:?}"),
+            ),
         };
         return (outcome, logs);
     }
     if out.len() > cap {
         return (
-            fail(FailureKind::OutputTooLarge, format!("the module wrote more than {result_cap} bytes")),
+            fail(
+                FailureKind::OutputTooLarge,
+                format!("the module wrote more than {result_cap} bytes"),
+            ),
             logs,
         );
     }
     let tail = truncate(stderr.trim(), 4000);
-    if stderr.contains("out of memory") || stderr.contains("heap limit") || stderr.contains("Array buffer allocation failed") {
-        return (fail(FailureKind::Memory, "memory limit reached".into()), logs);
+    if stderr.contains("out of memory")
+        || stderr.contains("heap limit")
+        || stderr.contains("Array buffer allocation failed")
+    {
+        return (
+            fail(FailureKind::Memory, "memory limit reached".into()),
+            logs,
+        );
     }
     if code == Some(133) || code == Some(134) {
-        return (fail(FailureKind::Memory, format!("runtime aborted: {tail}")), logs);
+        return (
+            fail(FailureKind::Memory, format!("runtime aborted: {tail}")),
+            logs,
+        );
     }
     let kind = classify_error_text(&tail, FailureKind::Crashed);
     let kind = if kind == FailureKind::Crashed && stderr.contains("Uncaught") {
@@ -339,9 +406,14 @@ fn classify(out: &[u8], err: &[u8], code: Option<i32>, cap: usize, result_cap: u
 }
 
 fn classify_error_text(text: &str, default: FailureKind) -> FailureKind {
-    if text.contains("NotCapable") || text.contains("Requires ") && text.contains(" access") || text.contains("PermissionDenied") {
+    if text.contains("NotCapable")
+        || text.contains("Requires ") && text.contains(" access")
+        || text.contains("PermissionDenied")
+    {
         FailureKind::PermissionDenied
-    } else if text.contains("Array buffer allocation failed") || text.contains("Invalid array buffer length") {
+    } else if text.contains("Array buffer allocation failed")
+        || text.contains("Invalid array buffer length")
+    {
         FailureKind::Memory
     } else if text.contains("Module not found") || text.contains("remote specifier") {
         // Importing anything outside the sandbox's module graph.
@@ -374,18 +446,82 @@ mod tests {
     fn classify_table() {
         let cap = 1000;
         let cases: Vec<(Vec<u8>, &str, Option<i32>, Result<&str, FailureKind>)> = vec![
-            (line(r#"{"kind":"ok","value":{"to":"0x1"}}"#), "", Some(0), Ok(r#"{"to":"0x1"}"#)),
-            (line(r#"{"kind":"no_export"}"#), "", Some(0), Err(FailureKind::NoExport)),
-            (line(r#"{"kind":"wrong_signature","message":"x"}"#), "", Some(0), Err(FailureKind::WrongSignature)),
-            (line(r#"{"kind":"threw","message":"boom"}"#), "", Some(0), Err(FailureKind::Threw)),
-            (line(r#"{"kind":"threw","message":"NotCapable: Requires read access to \"/etc\""}"#), "", Some(0), Err(FailureKind::PermissionDenied)),
-            (line(r#"{"kind":"threw","message":"RangeError: Array buffer allocation failed"}"#), "", Some(0), Err(FailureKind::Memory)),
-            (line(r#"{"kind":"load_error","message":"SyntaxError: bad"}"#), "", Some(0), Err(FailureKind::LoadError)),
-            (line(r#"{"kind":"load_error","message":"Module not found \"file:///etc/passwd\""}"#), "", Some(0), Err(FailureKind::PermissionDenied)),
-            (line(r#"{"kind":"output_too_large","message":"big"}"#), "", Some(0), Err(FailureKind::OutputTooLarge)),
-            (b"x".repeat(cap + 1), "", Some(0), Err(FailureKind::OutputTooLarge)),
-            (vec![], "Fatal JavaScript out of memory: Reached heap limit", Some(133), Err(FailureKind::Memory)),
-            (vec![], "error: Uncaught (in promise) Error: late", Some(1), Err(FailureKind::Threw)),
+            (
+                line(r#"{"kind":"ok","value":{"to":"0x1"}}"#),
+                "",
+                Some(0),
+                Ok(r#"{"to":"0x1"}"#),
+            ),
+            (
+                line(r#"{"kind":"no_export"}"#),
+                "",
+                Some(0),
+                Err(FailureKind::NoExport),
+            ),
+            (
+                line(r#"{"kind":"wrong_signature","message":"x"}"#),
+                "",
+                Some(0),
+                Err(FailureKind::WrongSignature),
+            ),
+            (
+                line(r#"{"kind":"threw","message":"boom"}"#),
+                "",
+                Some(0),
+                Err(FailureKind::Threw),
+            ),
+            (
+                line(
+                    r#"{"kind":"threw","message":"NotCapable: Requires read access to \"/etc\""}"#,
+                ),
+                "",
+                Some(0),
+                Err(FailureKind::PermissionDenied),
+            ),
+            (
+                line(r#"{"kind":"threw","message":"RangeError: Array buffer allocation failed"}"#),
+                "",
+                Some(0),
+                Err(FailureKind::Memory),
+            ),
+            (
+                line(r#"{"kind":"load_error","message":"SyntaxError: bad"}"#),
+                "",
+                Some(0),
+                Err(FailureKind::LoadError),
+            ),
+            (
+                line(
+                    r#"{"kind":"load_error","message":"Module not found \"file:///etc/passwd\""}"#,
+                ),
+                "",
+                Some(0),
+                Err(FailureKind::PermissionDenied),
+            ),
+            (
+                line(r#"{"kind":"output_too_large","message":"big"}"#),
+                "",
+                Some(0),
+                Err(FailureKind::OutputTooLarge),
+            ),
+            (
+                b"x".repeat(cap + 1),
+                "",
+                Some(0),
+                Err(FailureKind::OutputTooLarge),
+            ),
+            (
+                vec![],
+                "Fatal JavaScript out of memory: Reached heap limit",
+                Some(133),
+                Err(FailureKind::Memory),
+            ),
+            (
+                vec![],
+                "error: Uncaught (in promise) Error: late",
+                Some(1),
+                Err(FailureKind::Threw),
+            ),
             (vec![], "segfault", Some(139), Err(FailureKind::Crashed)),
             (line("not json"), "", Some(0), Err(FailureKind::Crashed)),
         ];

@@ -35,17 +35,28 @@ async fn anvil_boots_with_chain_id_and_dies_with_its_handle() {
 async fn a_crashed_node_is_detected_and_restarted() {
     let mut chain = empty_chain(1).await;
     let before = chain.anvil().pid();
-    std::process::Command::new("kill").args(["-9", &before.to_string()]).status().unwrap();
+    std::process::Command::new("kill")
+        .args(["-9", &before.to_string()])
+        .status()
+        .unwrap();
     tokio::time::sleep(Duration::from_millis(50)).await;
-    assert!(chain.ensure_alive().await.unwrap(), "a killed node must be restarted");
+    assert!(
+        chain.ensure_alive().await.unwrap(),
+        "a killed node must be restarted"
+    );
     assert_ne!(chain.anvil().pid(), before);
     assert_eq!(chain.block_number().await.unwrap(), 0);
-    assert!(!chain.ensure_alive().await.unwrap(), "a healthy node is left alone");
+    assert!(
+        !chain.ensure_alive().await.unwrap(),
+        "a healthy node is left alone"
+    );
 }
 
 #[tokio::test]
 async fn missing_anvil_binary_is_a_clear_spawn_error() {
-    let err = Chain::start(AnvilSpec::new("/nonexistent/anvil".into(), 1)).await.unwrap_err();
+    let err = Chain::start(AnvilSpec::new("/nonexistent/anvil".into(), 1))
+        .await
+        .unwrap_err();
     let msg = err.to_string();
     assert!(msg.contains("anvil"), "{msg}");
 }
@@ -57,7 +68,14 @@ async fn snapshot_revert_restores_balances_and_nonces_and_is_single_use() {
     let to = address!("00000000000000000000000000000000000000aa");
     let snap = chain.snapshot().await.unwrap();
     let r = chain
-        .send_signed(&signer, &TxRequest { to: Some(to), value: U256::from(12345u64), ..Default::default() })
+        .send_signed(
+            &signer,
+            &TxRequest {
+                to: Some(to),
+                value: U256::from(12345u64),
+                ..Default::default()
+            },
+        )
         .await
         .unwrap();
     assert!(r.success);
@@ -70,7 +88,14 @@ async fn snapshot_revert_restores_balances_and_nonces_and_is_single_use() {
     assert!(again.is_err(), "a used snapshot must not revert twice");
     // After a revert the next signed send re-reads the nonce and goes through.
     let r = chain
-        .send_signed(&signer, &TxRequest { to: Some(to), value: U256::from(1u64), ..Default::default() })
+        .send_signed(
+            &signer,
+            &TxRequest {
+                to: Some(to),
+                value: U256::from(1u64),
+                ..Default::default()
+            },
+        )
         .await
         .unwrap();
     assert!(r.success);
@@ -94,15 +119,31 @@ async fn time_and_mining_are_controllable() {
 async fn setup_cheats_set_balance_storage_code_and_impersonate() {
     let chain = empty_chain(56).await;
     let who = address!("00000000000000000000000000000000000000bb");
-    chain.set_balance(who, U256::from(10u64).pow(U256::from(18u64))).await.unwrap();
-    assert_eq!(chain.balance(who).await.unwrap(), U256::from(10u64).pow(U256::from(18u64)));
+    chain
+        .set_balance(who, U256::from(10u64).pow(U256::from(18u64)))
+        .await
+        .unwrap();
+    assert_eq!(
+        chain.balance(who).await.unwrap(),
+        U256::from(10u64).pow(U256::from(18u64))
+    );
     let slot = alloy::primitives::B256::with_last_byte(3);
     let val = alloy::primitives::B256::with_last_byte(42);
     chain.set_storage(who, slot, val).await.unwrap();
     assert_eq!(chain.storage(who, slot).await.unwrap(), val);
     // Impersonated send from an account whose key nobody has.
     let to = address!("00000000000000000000000000000000000000cc");
-    let r = chain.send_as(who, &TxRequest { to: Some(to), value: U256::from(7u64), ..Default::default() }).await.unwrap();
+    let r = chain
+        .send_as(
+            who,
+            &TxRequest {
+                to: Some(to),
+                value: U256::from(7u64),
+                ..Default::default()
+            },
+        )
+        .await
+        .unwrap();
     assert!(r.success);
     assert_eq!(chain.balance(to).await.unwrap(), U256::from(7u64));
 }
@@ -118,14 +159,21 @@ async fn the_gate_forwards_reads_and_refuses_cheats_and_sends() {
     for (method, params) in [
         ("anvil_setBalance", json!([victim, "0xffff"])),
         ("evm_snapshot", json!([])),
-        ("eth_sendTransaction", json!([{"from": victim, "to": victim}])),
+        (
+            "eth_sendTransaction",
+            json!([{"from": victim, "to": victim}]),
+        ),
         ("eth_accounts", json!([])),
         ("debug_traceTransaction", json!(["0x00"])),
     ] {
         let err = rpc.call_value(method, params).await.unwrap_err();
         assert!(err.to_string().contains("not allowed"), "{method}: {err}");
     }
-    assert_eq!(chain.balance(victim).await.unwrap(), U256::ZERO, "a refused cheat changed nothing");
+    assert_eq!(
+        chain.balance(victim).await.unwrap(),
+        U256::ZERO,
+        "a refused cheat changed nothing"
+    );
     // A batch mixing allowed and refused calls gets one answer per request, in order.
     let client = reqwest::Client::new();
     let answers: Value = client
@@ -135,14 +183,30 @@ async fn the_gate_forwards_reads_and_refuses_cheats_and_sends() {
             {"jsonrpc":"2.0","id":2,"method":"anvil_setBalance","params":[victim,"0x1"]},
             {"jsonrpc":"2.0","id":3,"method":"eth_chainId","params":[]}
         ]))
-        .send().await.unwrap().json().await.unwrap();
+        .send()
+        .await
+        .unwrap()
+        .json()
+        .await
+        .unwrap();
     let answers = answers.as_array().unwrap();
     assert_eq!(answers.len(), 3);
     assert_eq!(answers[0]["result"], "0x0");
-    assert!(answers[1]["error"]["message"].as_str().unwrap().contains("not allowed"));
+    assert!(answers[1]["error"]["message"]
+        .as_str()
+        .unwrap()
+        .contains("not allowed"));
     assert_eq!(answers[2]["result"], "0x38");
     // Garbage is a JSON-RPC parse error, not a crash.
-    let bad: Value = client.post(gate.url()).body("{not json").send().await.unwrap().json().await.unwrap();
+    let bad: Value = client
+        .post(gate.url())
+        .body("{not json")
+        .send()
+        .await
+        .unwrap()
+        .json()
+        .await
+        .unwrap();
     assert_eq!(bad["error"]["code"], -32700);
 }
 
@@ -158,10 +222,16 @@ async fn fork_mode_reads_the_upstream_at_the_pinned_block() {
     let pinned = upstream.block_number().await.unwrap();
     // A transaction after the pinned block must not be visible in the fork.
     let signer = PrivateKeySigner::from_str(DEV_KEY).unwrap();
-    let tx = TxRequest { to: Some(who), value: U256::from(994u64), ..Default::default() };
+    let tx = TxRequest {
+        to: Some(who),
+        value: U256::from(994u64),
+        ..Default::default()
+    };
     assert!(upstream.send_signed(&signer, &tx).await.unwrap().success);
-    let spec = AnvilSpec::new(config().anvil().unwrap(), 1)
-        .with_state(StateSource::Fork { url: upstream.url(), block: pinned });
+    let spec = AnvilSpec::new(config().anvil().unwrap(), 1).with_state(StateSource::Fork {
+        url: upstream.url(),
+        block: pinned,
+    });
     let fork = Chain::start(spec).await.unwrap();
     assert_eq!(fork.block_number().await.unwrap(), pinned);
     assert_eq!(fork.balance(who).await.unwrap(), U256::from(5u64));
@@ -184,7 +254,6 @@ async fn no_anvil_outlives_the_tests_that_made_it() {
     let _ = pids_matching("crucible-anvil-");
 }
 
-
 #[tokio::test]
 async fn the_same_transaction_replayed_after_a_revert_is_mined_again() {
     // Re-executing a stored answer on the same snapshot signs byte-identical content; Anvil
@@ -192,7 +261,12 @@ async fn the_same_transaction_replayed_after_a_revert_is_mined_again() {
     let chain = empty_chain(56).await;
     let signer = PrivateKeySigner::from_str(DEV_KEY).unwrap();
     let to = address!("00000000000000000000000000000000000000ab");
-    let tx = TxRequest { to: Some(to), value: U256::from(3u64), gas: Some(21_000), ..Default::default() };
+    let tx = TxRequest {
+        to: Some(to),
+        value: U256::from(3u64),
+        gas: Some(21_000),
+        ..Default::default()
+    };
     for _ in 0..200 {
         let snap = chain.snapshot().await.unwrap();
         let r = chain.send_signed(&signer, &tx).await.unwrap();

@@ -21,7 +21,11 @@ async fn rig() -> Rig {
     let chain = empty_chain(56).await;
     let gate = Gate::start(&chain.url()).await.unwrap();
     let sandbox = Sandbox::new(&config()).unwrap_or_else(|e| panic!("{e}"));
-    Rig { chain, gate, sandbox }
+    Rig {
+        chain,
+        gate,
+        sandbox,
+    }
 }
 
 /// Not one of Anvil's dev accounts, so it starts with nothing.
@@ -38,7 +42,10 @@ impl Rig {
             agent_address: AGENT.into(),
             deployed_contracts: json!({"erc20_token": "0x55d398326f99059fF775485246999027B3197955"}),
         };
-        sandbox.run(code, &call).await.unwrap_or_else(|e| panic!("{e}"))
+        sandbox
+            .run(code, &call)
+            .await
+            .unwrap_or_else(|e| panic!("{e}"))
     }
 
     async fn failure(&self, code: &str) -> (FailureKind, String) {
@@ -59,7 +66,13 @@ fn module(body: &str) -> String {
 #[tokio::test]
 async fn an_erc20_transfer_module_returns_its_transaction() {
     let rig = rig().await;
-    rig.chain.set_balance(AGENT.parse().unwrap(), U256::from(10u64).pow(U256::from(18u64))).await.unwrap();
+    rig.chain
+        .set_balance(
+            AGENT.parse().unwrap(),
+            U256::from(10u64).pow(U256::from(18u64)),
+        )
+        .await
+        .unwrap();
     let code = module(
         r#"const provider = new ethers.JsonRpcProvider(providerUrl, undefined, { staticNetwork: true });
   const net = await provider.getNetwork();
@@ -69,9 +82,14 @@ async fn an_erc20_transfer_module_returns_its_transaction() {
   return { to: deployedContracts.erc20_token, data, value: "0", chainId: net.chainId, balance: bal };"#,
     );
     let run = rig.run(&code).await;
-    let v: Value = run.outcome.unwrap_or_else(|f| panic!("{f:?}\nlogs: {}", run.logs));
+    let v: Value = run
+        .outcome
+        .unwrap_or_else(|f| panic!("{f:?}\nlogs: {}", run.logs));
     assert_eq!(v["to"], "0x55d398326f99059fF775485246999027B3197955");
-    assert_eq!(v["chainId"], "56", "bigints are serialised as decimal strings");
+    assert_eq!(
+        v["chainId"], "56",
+        "bigints are serialised as decimal strings"
+    );
     assert_eq!(v["balance"], "1000000000000000000");
     assert!(v["data"].as_str().unwrap().starts_with("0xa9059cbb"));
 }
@@ -79,7 +97,9 @@ async fn an_erc20_transfer_module_returns_its_transaction() {
 #[tokio::test]
 async fn reading_files_is_denied() {
     let rig = rig().await;
-    let (kind, msg) = rig.failure(&module(r#"return await Deno.readTextFile("/etc/passwd");"#)).await;
+    let (kind, msg) = rig
+        .failure(&module(r#"return await Deno.readTextFile("/etc/passwd");"#))
+        .await;
     assert_eq!(kind, FailureKind::PermissionDenied, "{msg}");
     let (kind, msg) = rig
         .failure(&module(r#"const fs = await import("node:fs"); return fs.readFileSync("/etc/hostname", "utf8");"#))
@@ -100,17 +120,26 @@ async fn literal_imports_of_outside_files_find_nothing() {
     let run = rig.run(&code).await;
     std::fs::remove_file(&secret).unwrap();
     let f = run.outcome.expect_err("the import must fail");
-    assert!(!f.message.contains("s3cret") && !run.logs.contains("s3cret"), "secret leaked: {f:?}");
+    assert!(
+        !f.message.contains("s3cret") && !run.logs.contains("s3cret"),
+        "secret leaked: {f:?}"
+    );
     assert_eq!(f.kind, FailureKind::PermissionDenied, "{}", f.message);
     let run = rig.run("import \"/etc/passwd\";\nexport function executeSkill(a: string, b: string, c: unknown) { return 1; }\n").await;
     let f = run.outcome.expect_err("the import must fail");
-    assert!(!f.message.contains("root:x:0:0"), "passwd leaked: {}", f.message);
+    assert!(
+        !f.message.contains("root:x:0:0"),
+        "passwd leaked: {}",
+        f.message
+    );
 }
 
 #[tokio::test]
 async fn reading_env_is_denied() {
     let rig = rig().await;
-    let (kind, msg) = rig.failure(&module(r#"return Deno.env.get("HOME");"#)).await;
+    let (kind, msg) = rig
+        .failure(&module(r#"return Deno.env.get("HOME");"#))
+        .await;
     assert_eq!(kind, FailureKind::PermissionDenied, "{msg}");
     let (kind, msg) = rig.failure(&module(r#"return Deno.env.toObject();"#)).await;
     assert_eq!(kind, FailureKind::PermissionDenied, "{msg}");
@@ -127,11 +156,21 @@ async fn only_the_gate_port_is_reachable() {
         )))
         .await;
     assert_eq!(kind, FailureKind::PermissionDenied, "{msg}");
-    let (kind, msg) = rig.failure(&module(r#"const c = await Deno.connect({ hostname: "127.0.0.1", port: 22 }); return 1;"#)).await;
+    let (kind, msg) = rig
+        .failure(&module(
+            r#"const c = await Deno.connect({ hostname: "127.0.0.1", port: 22 }); return 1;"#,
+        ))
+        .await;
     assert_eq!(kind, FailureKind::PermissionDenied, "{msg}");
-    let (kind, msg) = rig.failure(&module(r#"await fetch("http://example.com/"); return 1;"#)).await;
+    let (kind, msg) = rig
+        .failure(&module(r#"await fetch("http://example.com/"); return 1;"#))
+        .await;
     assert_eq!(kind, FailureKind::PermissionDenied, "{msg}");
-    let (kind, msg) = rig.failure(&module(r#"await import("https://esm.sh/left-pad"); return 1;"#)).await;
+    let (kind, msg) = rig
+        .failure(&module(
+            r#"await import("https://esm.sh/left-pad"); return 1;"#,
+        ))
+        .await;
     assert_eq!(kind, FailureKind::PermissionDenied, "{msg}");
     // Cheats through the allowed port are refused by the gate: the module sees an RPC error.
     let run = rig
@@ -142,7 +181,10 @@ async fn only_the_gate_port_is_reachable() {
         .await;
     let v = run.outcome.unwrap();
     assert!(v.as_str().unwrap().contains("not allowed"), "{v}");
-    assert_eq!(rig.chain.balance(AGENT.parse().unwrap()).await.unwrap(), U256::ZERO);
+    assert_eq!(
+        rig.chain.balance(AGENT.parse().unwrap()).await.unwrap(),
+        U256::ZERO
+    );
 }
 
 #[tokio::test]
@@ -159,16 +201,27 @@ async fn spawning_processes_is_denied() {
 #[tokio::test]
 async fn an_infinite_loop_hits_the_wall_clock_limit() {
     let rig = rig().await;
-    let sandbox = rig.sandbox.clone().with_limits(Limits { timeout: Duration::from_secs(3), ..Limits::default() });
+    let sandbox = rig.sandbox.clone().with_limits(Limits {
+        timeout: Duration::from_secs(3),
+        ..Limits::default()
+    });
     let run = rig.run_with(&sandbox, &module("while (true) {}")).await;
     assert_eq!(run.outcome.unwrap_err().kind, FailureKind::Timeout);
-    assert!(run.elapsed < Duration::from_secs(6), "killed promptly, took {:?}", run.elapsed);
+    assert!(
+        run.elapsed < Duration::from_secs(6),
+        "killed promptly, took {:?}",
+        run.elapsed
+    );
 }
 
 #[tokio::test]
 async fn unbounded_allocation_hits_the_memory_cap() {
     let rig = rig().await;
-    let heap = rig.failure(&module("const a: number[][] = []; while (true) { a.push(new Array(1e6).fill(1.5)); }")).await;
+    let heap = rig
+        .failure(&module(
+            "const a: number[][] = []; while (true) { a.push(new Array(1e6).fill(1.5)); }",
+        ))
+        .await;
     assert_eq!(heap.0, FailureKind::Memory, "{}", heap.1);
     let buffers = rig
         .failure(&module("const a: Uint8Array[] = []; while (true) { const b = new Uint8Array(64 * 1024 * 1024); b.fill(1); a.push(b); }"))
@@ -179,18 +232,35 @@ async fn unbounded_allocation_hits_the_memory_cap() {
 #[tokio::test]
 async fn shape_errors_are_classified() {
     let rig = rig().await;
-    assert_eq!(rig.failure("export const x = 1;").await.0, FailureKind::NoExport);
-    assert_eq!(rig.failure("export const executeSkill = 42;").await.0, FailureKind::WrongSignature);
+    assert_eq!(
+        rig.failure("export const x = 1;").await.0,
+        FailureKind::NoExport
+    );
+    assert_eq!(
+        rig.failure("export const executeSkill = 42;").await.0,
+        FailureKind::WrongSignature
+    );
     assert_eq!(
         rig.failure("export function executeSkill(a: string, b: string, c: unknown, d: unknown) { return 1; }").await.0,
         FailureKind::WrongSignature
     );
-    let (kind, msg) = rig.failure(&module(r#"throw new Error("insufficient liquidity");"#)).await;
+    let (kind, msg) = rig
+        .failure(&module(r#"throw new Error("insufficient liquidity");"#))
+        .await;
     assert_eq!(kind, FailureKind::Threw);
     assert!(msg.contains("insufficient liquidity"), "{msg}");
-    assert_eq!(rig.failure("export function executeSkill( {{{ ").await.0, FailureKind::LoadError);
-    let (kind, _) = rig.failure(&module(r#"return "x".repeat(5 * 1024 * 1024);"#)).await;
+    assert_eq!(
+        rig.failure("export function executeSkill( {{{ ").await.0,
+        FailureKind::LoadError
+    );
+    let (kind, _) = rig
+        .failure(&module(r#"return "x".repeat(5 * 1024 * 1024);"#))
+        .await;
     assert_eq!(kind, FailureKind::OutputTooLarge);
-    let (kind, _) = rig.failure(&module(r#"for (let i = 0; i < 100000; i++) console.log("y".repeat(100)); return 1;"#)).await;
+    let (kind, _) = rig
+        .failure(&module(
+            r#"for (let i = 0; i < 100000; i++) console.log("y".repeat(100)); return 1;"#,
+        ))
+        .await;
     assert_eq!(kind, FailureKind::OutputTooLarge);
 }

@@ -24,14 +24,21 @@ pub const DEV_KEY: &str = "0xac0974bec39a17e36ba4a6b4d238ff944bacb478cbed5efcae7
 pub fn pids_matching(needle: &str) -> Vec<u32> {
     let mut out = Vec::new();
     for entry in std::fs::read_dir("/proc").unwrap().flatten() {
-        let Ok(pid) = entry.file_name().to_string_lossy().parse::<u32>() else { continue };
-        let Ok(cmd) = std::fs::read(entry.path().join("cmdline")) else { continue };
+        let Ok(pid) = entry.file_name().to_string_lossy().parse::<u32>() else {
+            continue;
+        };
+        let Ok(cmd) = std::fs::read(entry.path().join("cmdline")) else {
+            continue;
+        };
         let stat = std::fs::read_to_string(entry.path().join("stat")).unwrap_or_default();
         // Zombies (state Z) are dead already; the sandbox's PID 1 may not reap them.
         if stat.split_whitespace().nth(2) == Some("Z") {
             continue;
         }
-        if String::from_utf8_lossy(&cmd).replace('\0', " ").contains(needle) {
+        if String::from_utf8_lossy(&cmd)
+            .replace('\0', " ")
+            .contains(needle)
+        {
             out.push(pid);
         }
     }
