@@ -132,6 +132,7 @@ pub struct Sandbox {
 
 const MARKER: &str = "\u{1e}CRUCIBLE-RESULT\u{1e}";
 const RUNNER: &str = include_str!("sandbox_runner.ts");
+const READY: &str = "\u{1e}CRUCIBLE-READY\u{1e}";
 const LOG_KEEP: usize = 16 * 1024;
 
 impl Sandbox {
@@ -162,13 +163,27 @@ impl Sandbox {
     }
 
     /// Runs `code` and classifies what happened. Only harness problems are errors.
+    /// `elapsed` counts from process start (a cold start).
     pub async fn run(&self, code: &str, call: &Call) -> Result<SandboxRun, SandboxError> {
-        let port = gate_port(&call.provider_url)?;
+        let started = Instant::now();
+        let prepared = self.prepare(&call.provider_url).await?;
+        let mut run = prepared.run(code, call).await?;
+        run.elapsed = started.elapsed();
+        Ok(run)
+    }
+
+    /// Starts a sandbox process for the gate at `provider_url` and waits until it has loaded
+    /// ethers; [`Prepared::run`] then hands it one module. A prepared process serves exactly one
+    /// module, so isolation between modules is the same as with a cold start; preparing the next
+    /// process while the current one runs takes the runtime's start-up off the critical path.
+    pub async fn prepare(&self, provider_url: &str) -> Result<Prepared, SandboxError> {
+        let port = gate_port(provider_url)?;
         let work = tempfile::Builder::new()
             .prefix("crucible-sbx-")
             .tempdir()
             .map_err(|e| SandboxError::Io(e.to_string()))?;
-        write(work.path(), "agent.ts", code)?;
+        let agent_dir = work.path().join("work");
+        std::fs::create_dir_all(&agent_dir).map_err(|e| SandboxError::Io(e.to_string()))?;
         write(work.path(), "runner.ts", RUNNER)?;
         write(
             work.path(),
@@ -176,60 +191,48 @@ impl Sandbox {
             r#"{"name":"crucible-agent","private":true,"type":"module","dependencies":{"ethers":"6.17.0"}}"#,
         )?;
         std::fs::create_dir_all(&self.deno_dir).map_err(|e| SandboxError::Io(e.to_string()))?;
-        let mut cmd = self.command(work.path(), port, call);
-        let started = Instant::now();
-        let mut child = cmd
+        let mut child = self
+            .command(work.path(), port)
             .spawn()
             .map_err(|e| SandboxError::Io(format!("spawn {}: {e}", self.bwrap.display())))?;
-        let mut stdout = child.stdout.take().expect("piped");
+        let mut stdout = tokio::io::BufReader::new(child.stdout.take().expect("piped"));
         let mut stderr = child.stderr.take().expect("piped");
-        let cap = self.limits.output_bytes + 64 * 1024;
-        let read_err = tokio::spawn(async move {
+        let stderr = tokio::spawn(async move {
             let mut buf = Vec::new();
             let _ = (&mut stderr).take(256 * 1024).read_to_end(&mut buf).await;
             buf
         });
-        let waited = tokio::time::timeout(self.limits.timeout, async {
-            let mut out = Vec::new();
-            let _ = (&mut stdout)
-                .take(cap as u64 + 1)
-                .read_to_end(&mut out)
-                .await;
-            if out.len() > cap {
-                // Stop a module that floods its output instead of letting it block on the pipe.
-                let _ = child.start_kill();
+        let mut line = String::new();
+        let ready = tokio::time::timeout(self.limits.timeout, async {
+            use tokio::io::AsyncBufReadExt;
+            loop {
+                line.clear();
+                match stdout.read_line(&mut line).await {
+                    Ok(0) | Err(_) => return false,
+                    Ok(_) if line.trim_end() == READY => return true,
+                    Ok(_) => {}
+                }
             }
-            let status = child.wait().await;
-            (out, status)
         })
         .await;
-        let elapsed = started.elapsed();
-        let (out, status) = match waited {
-            Ok(v) => v,
-            Err(_) => {
-                let _ = child.kill().await;
-                read_err.abort();
-                return Ok(SandboxRun {
-                    outcome: Err(Failure {
-                        kind: FailureKind::Timeout,
-                        message: format!("no result within {:?}", self.limits.timeout),
-                    }),
-                    elapsed,
-                    logs: String::new(),
-                });
-            }
-        };
-        let err = read_err.await.unwrap_or_default();
-        let status = status.map_err(|e| SandboxError::Io(e.to_string()))?;
-        let (outcome, logs) = classify(&out, &err, status.code(), cap, self.limits.output_bytes);
-        Ok(SandboxRun {
-            outcome,
-            elapsed,
-            logs,
+        if ready != Ok(true) {
+            let _ = child.kill().await;
+            let err = String::from_utf8_lossy(&stderr.await.unwrap_or_default()).to_string();
+            return Err(SandboxError::Io(format!(
+                "the sandbox runtime did not start: {}",
+                truncate(err.trim(), 2000)
+            )));
+        }
+        Ok(Prepared {
+            work,
+            child,
+            stdout,
+            stderr,
+            limits: self.limits,
         })
     }
 
-    fn command(&self, work: &Path, port: u16, call: &Call) -> tokio::process::Command {
+    fn command(&self, work: &Path, port: u16) -> tokio::process::Command {
         let mut cmd = tokio::process::Command::new("/bin/sh");
         let data_kib = self.limits.data_mib * 1024;
         cmd.arg("-c")
@@ -263,8 +266,9 @@ impl Sandbox {
             &work.join("package.json"),
             "/sandbox/package.json",
         );
-        bind_ro(&mut cmd, &work.join("agent.ts"), "/sandbox/agent.ts");
         bind_ro(&mut cmd, &work.join("runner.ts"), "/sandbox/runner.ts");
+        // The module is written here after start-up; the directory is read-only inside.
+        bind_ro(&mut cmd, &work.join("work"), "/sandbox/work");
         bind_ro(&mut cmd, &self.deno, "/opt/deno");
         cmd.arg("--bind").arg(&self.deno_dir).arg("/denocache");
         cmd.args([
@@ -287,23 +291,90 @@ impl Sandbox {
             "--no-remote",
         ]);
         cmd.arg(format!("--allow-net=127.0.0.1:{port}"))
+            // Only its own file: the runner imports it by a computed specifier.
+            .arg("--allow-read=/sandbox/work/agent.ts")
             .arg("--allow-env=WS_NO_BUFFER_UTIL,WS_NO_UTF_8_VALIDATE")
             .arg(format!(
                 "--v8-flags=--max-old-space-size={}",
                 self.limits.heap_mib
             ))
-            .arg("/sandbox/runner.ts")
-            .arg(&call.provider_url)
-            .arg(&call.agent_address)
-            .arg(call.deployed_contracts.to_string())
-            .arg(self.limits.output_bytes.to_string());
+            .arg("/sandbox/runner.ts");
         cmd.env_clear()
             .env("PATH", "/usr/bin:/bin")
-            .stdin(Stdio::null())
+            .stdin(Stdio::piped())
             .stdout(Stdio::piped())
             .stderr(Stdio::piped())
             .kill_on_drop(true);
         cmd
+    }
+}
+
+/// A started sandbox process with ethers loaded, waiting for one module.
+#[derive(Debug)]
+pub struct Prepared {
+    work: tempfile::TempDir,
+    child: tokio::process::Child,
+    stdout: tokio::io::BufReader<tokio::process::ChildStdout>,
+    stderr: tokio::task::JoinHandle<Vec<u8>>,
+    limits: Limits,
+}
+
+impl Prepared {
+    /// Runs `code`; `elapsed` counts from handing over the module.
+    pub async fn run(mut self, code: &str, call: &Call) -> Result<SandboxRun, SandboxError> {
+        use tokio::io::AsyncWriteExt;
+        write(&self.work.path().join("work"), "agent.ts", code)?;
+        let started = Instant::now();
+        let request = serde_json::json!({
+            "providerUrl": call.provider_url,
+            "agentAddress": call.agent_address,
+            "deployedContracts": call.deployed_contracts,
+            "cap": self.limits.output_bytes,
+        });
+        let mut stdin = self.child.stdin.take().expect("piped");
+        stdin
+            .write_all(format!("{request}\n").as_bytes())
+            .await
+            .map_err(|e| SandboxError::Io(format!("sandbox stdin: {e}")))?;
+        drop(stdin);
+        let cap = self.limits.output_bytes + 64 * 1024;
+        let child = &mut self.child;
+        let stdout = &mut self.stdout;
+        let waited = tokio::time::timeout(self.limits.timeout, async {
+            let mut out = Vec::new();
+            let _ = stdout.take(cap as u64 + 1).read_to_end(&mut out).await;
+            if out.len() > cap {
+                // Stop a module that floods its output instead of letting it block on the pipe.
+                let _ = child.start_kill();
+            }
+            let status = child.wait().await;
+            (out, status)
+        })
+        .await;
+        let elapsed = started.elapsed();
+        let (out, status) = match waited {
+            Ok(v) => v,
+            Err(_) => {
+                let _ = self.child.kill().await;
+                self.stderr.abort();
+                return Ok(SandboxRun {
+                    outcome: Err(Failure {
+                        kind: FailureKind::Timeout,
+                        message: format!("no result within {:?}", self.limits.timeout),
+                    }),
+                    elapsed,
+                    logs: String::new(),
+                });
+            }
+        };
+        let err = (&mut self.stderr).await.unwrap_or_default();
+        let status = status.map_err(|e| SandboxError::Io(e.to_string()))?;
+        let (outcome, logs) = classify(&out, &err, status.code(), cap, self.limits.output_bytes);
+        Ok(SandboxRun {
+            outcome,
+            elapsed,
+            logs,
+        })
     }
 }
 

@@ -1,9 +1,11 @@
-// Crucible sandbox runner: loads the agent module, calls executeSkill once, prints one result line
-// after a marker and exits (ethers keeps timers alive otherwise). The agent controls its own return
-// value anyway, so nothing here is secret from it.
+// Crucible sandbox runner. Loads ethers, says READY, reads one request line from stdin, imports the
+// agent module (written after start-up), calls executeSkill once, prints one result line after a
+// marker and exits (ethers keeps timers alive otherwise). The agent controls its own return value
+// anyway, so nothing here is secret from it.
+import "ethers";
+
 const MARKER = "\u001eCRUCIBLE-RESULT\u001e";
-const [providerUrl, agentAddress, contractsJson, capText] = Deno.args;
-const cap = Number(capText);
+const READY = "\u001eCRUCIBLE-READY\u001e";
 const enc = new TextEncoder();
 
 function emit(o: Record<string, unknown>): never {
@@ -23,9 +25,27 @@ function describe(e: unknown): string {
   }
 }
 
+async function readRequest(): Promise<Record<string, unknown>> {
+  const dec = new TextDecoder();
+  let text = "";
+  for await (const chunk of Deno.stdin.readable) {
+    text += dec.decode(chunk, { stream: true });
+    if (text.includes("\n")) break;
+  }
+  return JSON.parse(text.split("\n")[0]);
+}
+
+Deno.stdout.writeSync(enc.encode(READY + "\n"));
+const request = await readRequest();
+const providerUrl = request.providerUrl as string;
+const agentAddress = request.agentAddress as string;
+const cap = Number(request.cap);
+
 let mod: Record<string, unknown>;
 try {
-  mod = await import("./agent.ts");
+  // A computed specifier: the module does not exist when this runner starts.
+  const specifier = ["./work", "agent.ts"].join("/");
+  mod = await import(specifier);
 } catch (e) {
   emit({ kind: "load_error", message: describe(e) });
 }
@@ -36,10 +56,11 @@ if (f === undefined) emit({ kind: "no_export" });
 if (typeof f !== "function") {
   emit({ kind: "wrong_signature", message: `executeSkill is a ${typeof f}, not a function` });
 }
-if ((f as (...a: unknown[]) => unknown).length > 3) {
+const arity = (f as (...a: unknown[]) => unknown).length;
+if (arity > 3) {
   emit({
     kind: "wrong_signature",
-    message: `executeSkill takes ${(f as (...a: unknown[]) => unknown).length} parameters; expected (providerUrl, agentAddress, deployedContracts)`,
+    message: `executeSkill takes ${arity} parameters; expected (providerUrl, agentAddress, deployedContracts)`,
   });
 }
 
@@ -48,7 +69,7 @@ try {
   value = await (f as (a: string, b: string, c: unknown) => unknown)(
     providerUrl,
     agentAddress,
-    JSON.parse(contractsJson),
+    request.deployedContracts,
   );
 } catch (e) {
   emit({ kind: "threw", message: describe(e) });
