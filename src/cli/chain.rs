@@ -20,6 +20,8 @@ pub enum UniverseCmd {
 pub enum BenchCmd {
     /// Chain figures.
     Chain,
+    /// PILOT-Bench figures: simulator calls/s, full-suite time, exact-solve time.
+    Pilot(super::pilot::PilotBenchArgs),
 }
 
 /// `crucible sandbox`.

@@ -294,29 +294,47 @@ fn stage_verbs(description: &str) -> Vec<&'static str> {
     found.into_iter().map(|(_, v)| v).collect()
 }
 
-/// The top tool of each search block in a search feedback text.
-fn search_picks(text: &str) -> Vec<String> {
-    let mut picks: Vec<String> = Vec::new();
-    let mut block: Vec<String> = Vec::new();
-    let flush = |block: &mut Vec<String>, picks: &mut Vec<String>| {
-        if let Some(t) = block.iter().find(|t| !picks.contains(t)) {
+/// The top unused tool of each search block in a search feedback text, with the dependencies
+/// its spec (the JSON line after the result line) declares.
+fn search_picks(text: &str) -> Vec<(String, Vec<String>)> {
+    let mut picks: Vec<(String, Vec<String>)> = Vec::new();
+    let mut block: Vec<(String, Vec<String>)> = Vec::new();
+    let flush = |block: &mut Vec<(String, Vec<String>)>, picks: &mut Vec<(String, Vec<String>)>| {
+        if let Some(t) = block.iter().find(|t| !picks.iter().any(|p| p.0 == t.0)) {
             picks.push(t.clone());
         }
         block.clear();
     };
-    for line in text.lines() {
+    let lines: Vec<&str> = text.lines().collect();
+    for (i, line) in lines.iter().enumerate() {
         if line.starts_with("Search results for") {
             flush(&mut block, &mut picks);
         } else if let Some((num, rest)) = line.split_once(". ") {
-            if num.chars().all(|c| c.is_ascii_digit()) && !num.is_empty() {
+            if !num.is_empty() && num.chars().all(|c| c.is_ascii_digit()) {
                 if let Some((name, _)) = rest.split_once(" (relevance") {
-                    block.push(name.to_string());
+                    let deps = lines
+                        .get(i + 1)
+                        .and_then(|l| serde_json::from_str::<serde_json::Value>(l).ok())
+                        .and_then(|v| v.get("dependencies").cloned())
+                        .and_then(|d| serde_json::from_value::<Vec<String>>(d).ok())
+                        .unwrap_or_default();
+                    block.push((name.to_string(), deps));
                 }
             }
         }
     }
     flush(&mut block, &mut picks);
     picks
+}
+
+/// Orders picked tools so that each comes after the picked tools it depends on (stable).
+fn order_by_dependencies(mut left: Vec<(String, Vec<String>)>) -> Vec<String> {
+    let mut out: Vec<String> = Vec::new();
+    while !left.is_empty() {
+        let pos = left.iter().position(|(_, deps)| !deps.iter().any(|d| left.iter().any(|(n, _)| n == d))).unwrap_or(0);
+        out.push(left.remove(pos).0);
+    }
+    out
 }
 
 impl Agent for FollowsPlanAgent {
@@ -333,7 +351,7 @@ impl Agent for FollowsPlanAgent {
                 let searches: String = verbs.iter().take(MAX_SEARCHES_PER_TURN).map(|v| format!("<tool_search>{}</tool_search>", operation_synonyms(v).iter().take(2).copied().collect::<Vec<_>>().join(" "))).collect();
                 return Some(format!("{prefix}{searches}"));
             }
-            plan = search_picks(&conversation[2].text);
+            plan = order_by_dependencies(search_picks(&conversation[2].text));
         }
         let mut idx = 0usize;
         let mut tries = 0u32;
@@ -417,8 +435,11 @@ mod tests {
 
     #[test]
     fn search_picks_take_top_unused_per_block() {
-        let text = "Search results for \"a\" (top 2):\n1. x_tool (relevance 3.00)\n{}\n2. y_tool (relevance 1.00)\n{}\nSearch results for \"b\" (top 2):\n1. x_tool (relevance 2.00)\n{}\n2. z_tool (relevance 1.00)\n{}\n";
-        assert_eq!(search_picks(text), ["x_tool", "z_tool"]);
+        let text = "Search results for \"a\" (top 2):\n1. x_tool (relevance 3.00)\n{}\n2. y_tool (relevance 1.00)\n{}\nSearch results for \"b\" (top 2):\n1. x_tool (relevance 2.00)\n{}\n2. z_tool (relevance 1.00)\n{\"dependencies\":[\"x_tool\"]}\n";
+        let picks = search_picks(text);
+        assert_eq!(picks, [("x_tool".to_string(), vec![]), ("z_tool".to_string(), vec!["x_tool".to_string()])]);
+        let swapped = vec![picks[1].clone(), picks[0].clone()];
+        assert_eq!(order_by_dependencies(swapped), ["x_tool", "z_tool"]);
     }
 
     #[test]

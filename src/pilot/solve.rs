@@ -89,7 +89,6 @@ pub struct Solver {
     required: u32,
     deps: Vec<u32>,
     req_prereq: Vec<u32>,
-    useful_for: Vec<u32>,
     memo: HashMap<u64, (f64, u8), BuildHasherDefault<KeyHasher>>,
 }
 
@@ -122,10 +121,7 @@ impl Solver {
         let deps: Vec<u32> = tools.iter().map(|&t| local(reg.deps_mask(t))).collect();
         let closures: Vec<u32> = tools.iter().map(|&t| local(reg.closure_mask(t))).collect();
         let req_prereq: Vec<u32> = closures.iter().map(|c| c & required_mask).collect();
-        let useful_for: Vec<u32> = (0..tools.len())
-            .map(|i| (0..tools.len()).filter(|&j| required_mask & (1 << j) != 0 && closures[j] & (1 << i) != 0).fold(0, |m, j| m | (1 << j)))
-            .collect();
-        Ok(Self { tools, required: required_mask, deps, req_prereq, useful_for, memo: HashMap::default() })
+        Ok(Self { tools, required: required_mask, deps, req_prereq, memo: HashMap::default() })
     }
 
     /// The relevant tools, in the solver's local order.
@@ -158,14 +154,56 @@ impl Solver {
             | (s.turns_left as u64) << 50
     }
 
+    /// The tools worth calling in `s`: pending required tools plus, transitively, the
+    /// unsucceeded prerequisites of tools worth calling. Re-running a succeeded tool can only
+    /// cost a turn or add a failure, so succeeded tools are never worth calling.
+    fn callable(&self, succ: u32) -> u32 {
+        let mut c = self.required & !succ;
+        loop {
+            let mut deps = 0;
+            for i in 0..self.tools.len() {
+                if c & (1 << i) != 0 {
+                    deps |= self.deps[i];
+                }
+            }
+            let next = c | (deps & !succ);
+            if next == c {
+                return c;
+            }
+            c = next;
+        }
+    }
+
+    /// Drops state facts that cannot influence the future: statuses of tools that neither are
+    /// required nor feed a callable tool, and the last-call streak once that tool cannot be
+    /// called again. States equal after this have equal values.
+    fn canonical(&self, s: State) -> (State, u32) {
+        let callable = self.callable(s.succ);
+        let mut feeds = 0;
+        for i in 0..self.tools.len() {
+            if callable & (1 << i) != 0 {
+                feeds |= self.deps[i];
+            }
+        }
+        let succ = s.succ & (self.required | feeds);
+        let called = (s.called & feeds) | succ;
+        let (last, streak) = match s.last {
+            Some(a) if callable & (1 << a) != 0 => (Some(a), s.streak),
+            _ => (None, 0),
+        };
+        (State { succ, called, last, streak, ..s }, callable)
+    }
+
     /// Probability of full success from `s` under optimal play, and the optimal action.
     pub fn value(&mut self, s: State) -> (f64, Option<u8>) {
         if s.succ & self.required == self.required {
             return (if s.turns_left >= 1 { 1.0 } else { 0.0 }, None);
         }
-        if s.turns_left <= 1 {
+        // Each pending required tool needs a call, and the completion signal needs a turn.
+        if (self.required & !s.succ).count_ones() + 1 > s.turns_left {
             return (0.0, None);
         }
+        let (s, callable) = self.canonical(s);
         let key = Self::key(&s);
         if let Some(&(v, a)) = self.memo.get(&key) {
             return (v, (a != NONE).then_some(a));
@@ -174,13 +212,10 @@ impl Solver {
         let mut best_a = NONE;
         for a in 0..self.tools.len() as u8 {
             let bit = 1u32 << a;
-            if s.succ & bit != 0 {
-                continue; // re-running a succeeded tool can only cost a turn or add a failure
+            if callable & bit == 0 {
+                continue;
             }
             let is_required = self.required & bit != 0;
-            if !is_required && self.useful_for[a as usize] & self.required & !s.succ == 0 {
-                continue; // a prerequisite no pending required tool needs
-            }
             let streak = if s.last == Some(a) { s.streak + 1 } else { 1 };
             if streak >= LOOP_LIMIT {
                 continue; // the protocol ends the episode as a loop
