@@ -275,13 +275,13 @@ impl Agent for ReferenceAgent<'_> {
 #[derive(Debug)]
 pub struct FollowsPlanAgent {
     retries: u32,
-    cot: bool,
+    plan: Option<Vec<String>>,
 }
 
 impl FollowsPlanAgent {
     /// `retries` retries per failed step (0 = the no-retry agent).
     pub fn new(retries: u32) -> Self {
-        Self { retries, cot: false }
+        Self { retries, plan: None }
     }
 }
 
@@ -340,19 +340,24 @@ fn order_by_dependencies(mut left: Vec<(String, Vec<String>)>) -> Vec<String> {
 impl Agent for FollowsPlanAgent {
     fn respond(&mut self, conversation: &[Message]) -> Option<String> {
         let prompt = &conversation.first()?.text;
-        let mut plan = plan_tools(prompt);
-        self.cot = prompt.contains("Begin your reply with 'Reasoning:'");
-        let prefix = if self.cot { "Reasoning: I follow the stages of the task in order, one tool per stage.\n" } else { "" };
-        if plan.is_empty() {
-            // No plan: the first turn searches, the plan is what the searches found.
-            if conversation.len() == 1 {
+        let cot = prompt.contains("Begin your reply with 'Reasoning:'");
+        let prefix = if cot { "Reasoning: I follow the stages of the task in order, one tool per stage.\n" } else { "" };
+        if self.plan.is_none() {
+            let shown = plan_tools(prompt);
+            if !shown.is_empty() {
+                self.plan = Some(shown);
+            } else if conversation.len() == 1 {
+                // No plan: the first turn searches once per stage verb of the description.
                 let desc = prompt.lines().find_map(|l| l.strip_prefix("Task: ")).unwrap_or(prompt);
                 let verbs = stage_verbs(desc);
                 let searches: String = verbs.iter().take(MAX_SEARCHES_PER_TURN).map(|v| format!("<tool_search>{}</tool_search>", operation_synonyms(v).iter().take(2).copied().collect::<Vec<_>>().join(" "))).collect();
                 return Some(format!("{prefix}{searches}"));
+            } else {
+                // The plan is what the searches found, ordered by the dependencies their specs declare.
+                self.plan = Some(order_by_dependencies(search_picks(&conversation[2].text)));
             }
-            plan = order_by_dependencies(search_picks(&conversation[2].text));
         }
+        let plan = self.plan.as_deref().unwrap_or_default();
         let mut idx = 0usize;
         let mut tries = 0u32;
         for (name, ok) in history(conversation) {
