@@ -49,7 +49,9 @@ impl Plan {
 
 fn step_for(reg: &Registry, task: &ResolvedTask, tool: ToolId, reason: String, alternatives: Vec<String>, confidence: f64) -> PlanStep {
     let t = reg.tool(tool);
-    let fmt = task.task.inputs.options.get("format").and_then(|v| v.as_str()).unwrap_or("json").to_string();
+    // The input format is the source's file extension (JSON for API sources); the output format
+    // is the one the task expects.
+    let fmt = task.task.inputs.source.rsplit_once('.').map(|(_, e)| e).filter(|e| ["json", "csv", "xml", "yaml"].contains(e)).unwrap_or("json").to_string();
     let out_fmt = task.task.expected_outputs.metadata.get("output_format").and_then(|v| v.as_str()).unwrap_or("json").to_string();
     let parameters = t
         .parameters
@@ -86,7 +88,7 @@ pub fn optimal_plan(reg: &Registry, task: &ResolvedTask, sol: &Solution) -> Plan
     for (i, w) in sol.workflow.iter().enumerate() {
         let id = reg.id(&w.tool).expect("solver names registry tools");
         let reason = if w.required {
-            let stage = task.task.required_tools.iter().position(|r| *r == w.tool).and_then(|k| task.task.operations.get(k)).cloned().unwrap_or_default();
+            let stage = task.task.operation_tools.iter().position(|r| *r == w.tool).and_then(|k| task.task.operations.get(k)).cloned().unwrap_or_default();
             format!("required step of the task ({stage} stage)")
         } else {
             let users: Vec<&str> = sol.workflow[i + 1..].iter().filter(|l| reg.tool(reg.id(&l.tool).expect("known")).dependencies.contains(&w.tool)).map(|l| l.tool.as_str()).collect();
@@ -406,8 +408,11 @@ pub fn inject(reg: &Registry, task: &ResolvedTask, plan: &Plan, method: FlawMeth
                 return None;
             }
             let i = rng.random_range(1..n);
-            let fmt = task.task.inputs.options.get("format").and_then(|v| v.as_str()).unwrap_or("json");
-            let wrong = ["json", "csv", "xml", "yaml"].into_iter().find(|f| *f != fmt).unwrap_or("xml").to_string();
+            // the format the previous step hands over: the task's output format once a
+            // transformation has run, else the source's format
+            let fmt = task.task.expected_outputs.metadata.get("output_format").and_then(|v| v.as_str()).unwrap_or("json");
+            let src_fmt = task.task.inputs.source.rsplit_once('.').map(|(_, e)| e).unwrap_or("json");
+            let wrong = ["json", "csv", "xml", "yaml"].into_iter().find(|f| *f != fmt && *f != src_fmt).unwrap_or("xml").to_string();
             let prev = out.steps[i].parameters.iter().find(|(n, _)| n == "input_format").map(|(_, v)| v.clone());
             out.steps[i].parameters.retain(|(n, _)| n != "input_format");
             out.steps[i].parameters.push(("input_format".into(), wrong.clone()));

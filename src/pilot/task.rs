@@ -300,6 +300,8 @@ pub struct Task {
     pub expected_outputs: ExpectedOutputs,
     /// The type's operation sequence, one verb per stage.
     pub operations: Vec<String>,
+    /// The tool the semantic matcher chose for each operation (same order as `operations`).
+    pub operation_tools: Vec<String>,
     /// One tool per operation, sorted by dependencies.
     pub required_tools: Vec<String>,
     /// Limits.
@@ -383,6 +385,7 @@ fn make_task(reg: &Registry, ty: TaskType, index: usize, seed: u64, rng: &mut Ch
         inputs: Inputs { source, options: json!({"encoding": "utf-8", "format": fmt, "batch_size": 100 * rng.random_range(1..=10u32)}) },
         expected_outputs: ExpectedOutputs { success: true, metadata: json!({"output_format": fmt, "stages": ops.len()}) },
         operations: ops.iter().map(|o| o.to_string()).collect(),
+        operation_tools: chosen.iter().map(|t| reg.tool(*t).name.clone()).collect(),
         required_tools: sorted.iter().map(|t| reg.tool(*t).name.clone()).collect(),
         constraints: Constraints { timeout: 300, max_retries: 3 },
         complexity: ty.complexity(),
@@ -455,6 +458,13 @@ impl TaskLibrary {
                     return Err(bad(format!("task {}: tool `{name}` listed twice", task.instance_id)));
                 }
                 required.push(id);
+            }
+            let mut a = task.operation_tools.clone();
+            let mut b = task.required_tools.clone();
+            a.sort();
+            b.sort();
+            if a != b || task.operations.len() != task.operation_tools.len() {
+                return Err(bad(format!("task {}: operation_tools must pair one tool with each operation and hold the same tools as required_tools", task.instance_id)));
             }
             if index.insert(task.instance_id.clone(), i).is_some() {
                 return Err(bad(format!("duplicate instance_id `{}`", task.instance_id)));
@@ -594,8 +604,8 @@ mod tests {
         let p = dir.path().join(TASKS_FILE);
         let text = std::fs::read_to_string(&p).unwrap();
         let mut lines: Vec<String> = text.lines().map(String::from).collect();
-        lines[2] = lines[2].replacen("file_operations_reader", "file_operations_teleporter", 1);
-        lines[2] = lines[2].replacen("network_fetcher", "file_operations_teleporter", 1);
+        lines[2] = lines[2].replace("file_operations_reader", "file_operations_teleporter");
+        lines[2] = lines[2].replace("network_fetcher", "file_operations_teleporter");
         std::fs::write(&p, lines.join("\n")).unwrap();
         let err = TaskLibrary::load(dir.path()).unwrap_err().to_string();
         assert!(err.contains("line 3") && err.contains("file_operations_teleporter"), "{err}");
