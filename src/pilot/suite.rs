@@ -384,6 +384,21 @@ mod tests {
     }
 
     #[test]
+    fn every_flaw_method_occurs_in_the_default_library() {
+        let engine = Engine::new(TaskLibrary::generate(crate::pilot::DEFAULT_SEED));
+        let mut seen = std::collections::BTreeMap::new();
+        for t in engine.lib.tasks.iter().step_by(3) {
+            let r = engine.render(&t.task.instance_id).unwrap();
+            let f = r.flaw.expect("every task has a flaw");
+            assert_eq!(f.edit.after, r.flawed_plan.tools());
+            *seen.entry(f.method).or_insert(0usize) += 1;
+        }
+        for m in crate::pilot::flaw::FlawMethod::ALL {
+            assert!(seen.get(&m).copied().unwrap_or(0) >= 20, "{m:?} occurs {:?} times", seen.get(&m));
+        }
+    }
+
+    #[test]
     fn loop_and_consecutive_failures_terminate_as_failure() {
         let engine = Engine::new(TaskLibrary::generate(1));
         let id = engine.lib.tasks[0].task.instance_id.clone();
