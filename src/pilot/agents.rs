@@ -9,8 +9,7 @@
 //! learn tool outcomes from the feedback text like a model would. The general run seam will
 //! wrap [`Agent`] later; nothing here knows about runs or stores.
 
-use std::cell::RefCell;
-use std::rc::Rc;
+use std::sync::{Arc, Mutex};
 
 use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
@@ -215,13 +214,13 @@ impl AgentKind {
 #[derive(Debug)]
 pub struct ReferenceAgent<'r> {
     reg: &'r Registry,
-    solver: Rc<RefCell<Solver>>,
+    solver: Arc<Mutex<Solver>>,
     required: Vec<ToolId>,
 }
 
 impl<'r> ReferenceAgent<'r> {
     /// A reference agent for a task, sharing a solver (and its memo) with other episodes.
-    pub fn new(reg: &'r Registry, task: &ResolvedTask, solver: Rc<RefCell<Solver>>) -> Self {
+    pub fn new(reg: &'r Registry, task: &ResolvedTask, solver: Arc<Mutex<Solver>>) -> Self {
         Self { reg, solver, required: task.required.clone() }
     }
 }
@@ -248,7 +247,7 @@ impl Agent for ReferenceAgent<'_> {
         if succ & req_mask == req_mask {
             return Some("All required tools have succeeded. Task completed.".into());
         }
-        let mut solver = self.solver.borrow_mut();
+        let mut solver = self.solver.lock().unwrap_or_else(|e| e.into_inner());
         let local_last = last.and_then(|t| solver.local_index(t));
         let state = State {
             succ: solver.to_local(succ),

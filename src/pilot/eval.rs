@@ -146,7 +146,8 @@ mod tests {
         let with_failures: Vec<CallRecord> = names.iter().flat_map(|n| [rec(n, false), rec(n, true)]).collect();
         let done_t = Termination::Completed;
         // (calls, completion, termination, outcome, coverage, sequence_ok, output_ok)
-        let table: Vec<(Vec<CallRecord>, bool, Termination, Outcome, f64, bool, bool)> = vec![
+        type Row = (Vec<CallRecord>, bool, Termination, Outcome, f64, bool, bool);
+        let table: Vec<Row> = vec![
             (all.clone(), true, done_t, Outcome::FullSuccess, 1.0, true, true),
             (with_failures, true, done_t, Outcome::FullSuccess, 1.0, true, true),
             (all.clone(), false, Termination::TurnLimit, Outcome::PartialSuccess, 1.0, true, true),

@@ -373,8 +373,15 @@ impl Registry {
         if tools.len() > 32 {
             return Err(PilotError::Invalid { what: "registry", message: format!("{} tools; at most 32 supported", tools.len()) });
         }
-        let by_name: BTreeMap<String, ToolId> =
-            tools.iter().enumerate().map(|(i, t)| (t.name.clone(), ToolId(i as u8))).collect();
+        let mut by_name: BTreeMap<String, ToolId> = BTreeMap::new();
+        for (i, t) in tools.iter().enumerate() {
+            if by_name.insert(t.name.clone(), ToolId(i as u8)).is_some() {
+                return Err(PilotError::Invalid { what: "registry", message: format!("tool `{}` defined twice", t.name) });
+            }
+            if t.errors.is_empty() {
+                return Err(PilotError::Invalid { what: "registry", message: format!("tool `{}` has no errors to draw from", t.name) });
+            }
+        }
         let mut deps = Vec::with_capacity(tools.len());
         for t in &tools {
             let mut mask = 0u32;
@@ -610,6 +617,18 @@ mod tests {
         tools[0].dependencies.push("nope_tool".into());
         let err = Registry::from_tools(tools).unwrap_err();
         assert_eq!(err.to_string(), "unknown tool `nope_tool`");
+    }
+
+    #[test]
+    fn duplicate_names_and_empty_error_lists_are_rejected() {
+        let mut tools = Registry::generate().tools().to_vec();
+        tools[3].errors.clear();
+        let err = Registry::from_tools(tools).unwrap_err().to_string();
+        assert!(err.contains("data_processing_aggregator") && err.contains("no errors"), "{err}");
+        let mut tools = Registry::generate().tools().to_vec();
+        tools[1].name = tools[0].name.clone();
+        let err = Registry::from_tools(tools).unwrap_err().to_string();
+        assert!(err.contains("defined twice"), "{err}");
     }
 
     #[test]

@@ -5,9 +5,8 @@
 //!
 //! Logic is seeded and clock-free; only [`bench`] reads a monotonic clock, to measure.
 
-use std::cell::RefCell;
 use std::collections::{BTreeMap, HashMap};
-use std::rc::Rc;
+use std::sync::{Arc, Mutex};
 
 use serde::Serialize;
 
@@ -29,35 +28,37 @@ pub struct Engine {
     pub lib: TaskLibrary,
     /// Tool-search index.
     pub index: SearchIndex,
-    solvers: RefCell<HashMap<Vec<ToolId>, Rc<RefCell<Solver>>>>,
-    solutions: RefCell<HashMap<Vec<ToolId>, Rc<Solution>>>,
+    solvers: Mutex<HashMap<Vec<ToolId>, Arc<Mutex<Solver>>>>,
+    solutions: Mutex<HashMap<Vec<ToolId>, Arc<Solution>>>,
 }
 
 impl Engine {
     /// Wraps a library.
     pub fn new(lib: TaskLibrary) -> Self {
         let index = SearchIndex::new(&lib.registry);
-        Self { lib, index, solvers: RefCell::default(), solutions: RefCell::default() }
+        Self { lib, index, solvers: Mutex::default(), solutions: Mutex::default() }
     }
 
     /// The shared solver of a task's required tool set.
-    pub fn solver(&self, task: &ResolvedTask) -> Result<Rc<RefCell<Solver>>, PilotError> {
-        if let Some(s) = self.solvers.borrow().get(&task.required) {
+    pub fn solver(&self, task: &ResolvedTask) -> Result<Arc<Mutex<Solver>>, PilotError> {
+        let mut map = self.solvers.lock().unwrap_or_else(|e| e.into_inner());
+        if let Some(s) = map.get(&task.required) {
             return Ok(s.clone());
         }
-        let s = Rc::new(RefCell::new(Solver::new(&self.lib.registry, &task.required)?));
-        self.solvers.borrow_mut().insert(task.required.clone(), s.clone());
+        let s = Arc::new(Mutex::new(Solver::new(&self.lib.registry, &task.required)?));
+        map.insert(task.required.clone(), s.clone());
         Ok(s)
     }
 
     /// The exact solution of a task (cached per required tool set).
-    pub fn solution(&self, task: &ResolvedTask) -> Result<Rc<Solution>, PilotError> {
-        if let Some(s) = self.solutions.borrow().get(&task.required) {
+    pub fn solution(&self, task: &ResolvedTask) -> Result<Arc<Solution>, PilotError> {
+        if let Some(s) = self.solutions.lock().unwrap_or_else(|e| e.into_inner()).get(&task.required) {
             return Ok(s.clone());
         }
         let solver = self.solver(task)?;
-        let sol = Rc::new(solver.borrow_mut().solve(&self.lib.registry));
-        self.solutions.borrow_mut().insert(task.required.clone(), sol.clone());
+        let sol = Arc::new(solver.lock().unwrap_or_else(|e| e.into_inner()).solve(&self.lib.registry));
+        tracing::debug!(target: "pilot::solve", task = %task.task.instance_id, p_full_success = sol.p_full_success, states = sol.states, "solved");
+        self.solutions.lock().unwrap_or_else(|e| e.into_inner()).insert(task.required.clone(), sol.clone());
         Ok(sol)
     }
 
@@ -390,6 +391,10 @@ mod tests {
         for t in engine.lib.tasks.iter().step_by(3) {
             let r = engine.render(&t.task.instance_id).unwrap();
             let f = r.flaw.expect("every task has a flaw");
+            // every task is solvable: positive ceiling, and the workflow covers the required tools
+            let sol = engine.solution(t).unwrap();
+            assert!(sol.p_full_success > 0.1, "{}: ceiling {}", t.task.instance_id, sol.p_full_success);
+            assert!(t.task.required_tools.iter().all(|n| sol.workflow.iter().any(|w| &w.tool == n)));
             assert_eq!(f.edit.after, r.flawed_plan.tools());
             *seen.entry(f.method).or_insert(0usize) += 1;
         }
