@@ -6,6 +6,8 @@
 //! - [`chain`] — Anvil lifecycle, the offline universe (bsc and eth profiles), snapshots, signing,
 //!   state reads, and the RPC gate the sandbox talks to.
 //! - [`quest`] — EVM-QuestBench; today its TypeScript sandbox runner.
+//! - [`pilot`] — PILOT-Bench: tool registry, task generator, prompts and flaws, simulator,
+//!   protocol, evaluator, exact optimal-policy solver, built-in agents.
 //! - [`bench`] — the figures printed by `crucible bench …`.
 //!
 //! The core has no Tauri dependency; `src-tauri/` is glue over this crate.
@@ -13,6 +15,7 @@
 pub mod bench;
 pub mod chain;
 pub mod config;
+pub mod pilot;
 pub mod quest;
 
 pub use config::{Config, ConfigError};

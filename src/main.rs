@@ -28,6 +28,14 @@ enum Command {
     Bench(cli::BenchCmd),
     /// Run one TypeScript module in the sandbox against a fresh universe and print its result.
     Sandbox(cli::SandboxArgs),
+    /// PILOT-Bench: generate the library, solve a task exactly, audit the simulator, run the suite.
+    #[command(subcommand)]
+    Pilot(cli::pilot::PilotCmd),
+    /// List or preview a benchmark's tasks.
+    #[command(subcommand)]
+    Tasks(cli::pilot::TasksCmd),
+    /// Run one task once, with an answer file or a built-in agent, and print the verdict.
+    Try(cli::pilot::TryArgs),
 }
 
 fn main() -> Result<()> {
@@ -44,8 +52,12 @@ fn main() -> Result<()> {
     rt.block_on(async move {
         match cli.command {
             Command::Universe(cmd) => cli::universe(&config, cmd).await,
+            Command::Bench(cli::BenchCmd::Pilot(args)) => cli::pilot::bench(&config, args),
             Command::Bench(cmd) => cli::bench(&config, cmd).await,
             Command::Sandbox(args) => cli::sandbox(&config, args).await,
+            Command::Pilot(cmd) => cli::pilot::pilot(&config, cmd),
+            Command::Tasks(cmd) => cli::pilot::tasks(&config, cmd),
+            Command::Try(args) => cli::pilot::try_task(&config, args),
         }
     })
 }

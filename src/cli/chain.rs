@@ -45,6 +45,8 @@ pub enum BenchCmd {
         #[arg(long, default_value_t = 20)]
         runs: usize,
     },
+    /// PILOT-Bench figures: simulator calls/s, full-suite time, exact-solve time.
+    Pilot(super::pilot::PilotBenchArgs),
 }
 
 /// `crucible sandbox`.
@@ -120,6 +122,7 @@ pub async fn bench(config: &Config, cmd: BenchCmd) -> Result<()> {
             serde_json::to_value(crucible::bench::sandbox(config, runs).await?)?,
             json,
         ),
+        BenchCmd::Pilot(args) => return super::pilot::bench(config, args),
     };
     if json {
         println!("{}", serde_json::to_string_pretty(&report)?);

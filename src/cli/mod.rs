@@ -2,5 +2,6 @@
 //! print; they hold no logic of their own.
 
 mod chain;
+pub mod pilot;
 
 pub use chain::{bench, sandbox, universe, BenchCmd, SandboxArgs, UniverseCmd};

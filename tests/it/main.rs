@@ -3,6 +3,7 @@
 //! install hint; nothing is skipped silently.
 
 mod chain;
+mod pilot;
 mod sandbox;
 mod support;
 mod universe;

@@ -1,0 +1,458 @@
+//! `crucible pilot …`, `crucible tasks … --bench pilot`, `crucible try --bench pilot`,
+//! `crucible bench pilot`: parse, call `crucible::pilot`, print.
+
+use std::path::{Path, PathBuf};
+
+use anyhow::{bail, Context, Result};
+use clap::{Args, Subcommand};
+use crucible::pilot::suite::Engine;
+use crucible::pilot::{self, AgentKind, PilotError, PromptType, TaskLibrary};
+use crucible::Config;
+use serde_json::{json, Value};
+
+/// `crucible pilot`.
+#[derive(Debug, Subcommand)]
+pub enum PilotCmd {
+    /// Regenerate the registry and the 5,040 tasks (tasks/pilot/ by default) from a seed.
+    Generate {
+        /// Generation seed.
+        #[arg(long, default_value_t = pilot::DEFAULT_SEED)]
+        seed: u64,
+        /// Output directory (default: the project's tasks/pilot).
+        #[arg(long)]
+        out: Option<PathBuf>,
+        /// Print JSON.
+        #[arg(long)]
+        json: bool,
+    },
+    /// Exact optimal workflow and maximum full-success probability of a task.
+    Solve {
+        /// Task id.
+        #[arg(long)]
+        task: String,
+        /// Task library directory (default: the project's tasks/pilot).
+        #[arg(long)]
+        tasks_dir: Option<PathBuf>,
+        /// Print JSON.
+        #[arg(long)]
+        json: bool,
+    },
+    /// Simulator fidelity audit: observed vs configured success rates with confidence intervals.
+    Audit {
+        /// Episodes of 10 calls.
+        #[arg(long, default_value_t = 20_000)]
+        episodes: u64,
+        /// Seed.
+        #[arg(long, default_value_t = 0)]
+        seed: u64,
+        /// Task library directory (default: the project's tasks/pilot).
+        #[arg(long)]
+        tasks_dir: Option<PathBuf>,
+        /// Print JSON.
+        #[arg(long)]
+        json: bool,
+    },
+    /// Every task under all four prompts with a built-in agent: the paper's tables in form.
+    Suite {
+        /// reference, follows-plan, no-retry or random.
+        #[arg(long, default_value = "follows-plan")]
+        agent: String,
+        /// Run seed.
+        #[arg(long, default_value_t = 0)]
+        seed: u64,
+        /// Task library directory (default: the project's tasks/pilot).
+        #[arg(long)]
+        tasks_dir: Option<PathBuf>,
+        /// Print JSON.
+        #[arg(long)]
+        json: bool,
+    },
+}
+
+/// `crucible tasks`.
+#[derive(Debug, Subcommand)]
+pub enum TasksCmd {
+    /// List the tasks of a benchmark.
+    List {
+        /// Benchmark (today: pilot).
+        #[arg(long)]
+        bench: String,
+        /// Task library directory (default: the project's tasks/<bench>).
+        #[arg(long)]
+        tasks_dir: Option<PathBuf>,
+        /// Print JSON.
+        #[arg(long)]
+        json: bool,
+    },
+    /// Show one task with its tools, prompts and flaw.
+    Preview {
+        /// Benchmark (today: pilot).
+        #[arg(long)]
+        bench: String,
+        /// Task id.
+        #[arg(long)]
+        task: String,
+        /// Task library directory (default: the project's tasks/<bench>).
+        #[arg(long)]
+        tasks_dir: Option<PathBuf>,
+        /// Print JSON.
+        #[arg(long)]
+        json: bool,
+    },
+}
+
+/// `crucible try`.
+#[derive(Debug, Args)]
+pub struct TryArgs {
+    /// Benchmark (today: pilot).
+    #[arg(long)]
+    bench: String,
+    /// Task id.
+    #[arg(long)]
+    task: String,
+    /// baseline, cot, optimal or flawed.
+    #[arg(long, default_value = "baseline")]
+    prompt_type: String,
+    /// Simulator seed.
+    #[arg(long, default_value_t = 0)]
+    seed: u64,
+    /// JSON array of assistant turns to replay.
+    #[arg(long, conflicts_with = "agent")]
+    answer: Option<PathBuf>,
+    /// A built-in agent instead of an answer file.
+    #[arg(long)]
+    agent: Option<String>,
+    /// Task library directory (default: the project's tasks/<bench>).
+    #[arg(long)]
+    tasks_dir: Option<PathBuf>,
+    /// Include the transcript in the output.
+    #[arg(long)]
+    transcript: bool,
+    /// Print JSON.
+    #[arg(long)]
+    json: bool,
+}
+
+/// `crucible bench pilot`.
+#[derive(Debug, Args)]
+pub struct PilotBenchArgs {
+    /// Seed.
+    #[arg(long, default_value_t = 0)]
+    seed: u64,
+    /// Task library directory (default: the project's tasks/pilot).
+    #[arg(long)]
+    tasks_dir: Option<PathBuf>,
+    /// Print JSON.
+    #[arg(long)]
+    json: bool,
+}
+
+/// Fails unless `bench` names a benchmark this command supports.
+fn require_pilot(bench: &str) -> Result<()> {
+    match bench {
+        "pilot" => Ok(()),
+        "questbench" | "intent2tx" => {
+            bail!("bench `{bench}` is not supported by this command yet (supported: pilot)")
+        }
+        other => bail!("unknown bench `{other}`; expected one of: pilot, questbench, intent2tx"),
+    }
+}
+
+fn library_dir(config: &Config, dir: Option<PathBuf>) -> PathBuf {
+    dir.unwrap_or_else(|| config.project_dir.join("tasks").join("pilot"))
+}
+
+fn load(config: &Config, dir: Option<PathBuf>) -> Result<TaskLibrary> {
+    let dir = library_dir(config, dir);
+    TaskLibrary::load(&dir).with_context(|| format!("loading the PILOT-Bench library from {} (regenerate it with `crucible pilot generate`)", dir.display()))
+}
+
+fn print(value: &Value, json_out: bool, text: impl FnOnce() -> String) {
+    if json_out {
+        println!("{}", serde_json::to_string_pretty(value).expect("json"));
+    } else {
+        println!("{}", text());
+    }
+}
+
+/// Handles `crucible pilot …`.
+pub fn pilot(config: &Config, cmd: PilotCmd) -> Result<()> {
+    match cmd {
+        PilotCmd::Generate { seed, out, json: j } => {
+            let dir = library_dir(config, out);
+            let lib = TaskLibrary::generate(seed);
+            lib.save(&dir)?;
+            let (reg, tasks) = lib.render_files();
+            let v = json!({"dir": dir, "seed": seed, "tools": lib.registry.len(), "tasks": lib.tasks.len(), "bytes": reg.len() + tasks.len()});
+            print(&v, j, || {
+                format!(
+                    "wrote {} tools and {} tasks to {} (seed {seed})",
+                    lib.registry.len(),
+                    lib.tasks.len(),
+                    dir.display()
+                )
+            });
+        }
+        PilotCmd::Solve {
+            task,
+            tasks_dir,
+            json: j,
+        } => {
+            let engine = Engine::new(load(config, tasks_dir)?);
+            let t = engine.lib.get(&task)?.clone();
+            let sol = engine.solution(&t)?;
+            let v = json!({"task": task, "workflow": sol.workflow, "p_full_success": sol.p_full_success, "states": sol.states});
+            print(&v, j, || {
+                let steps: Vec<String> = sol
+                    .workflow
+                    .iter()
+                    .map(|s| format!("{} (p={:.2})", s.tool, s.p_success))
+                    .collect();
+                format!(
+                    "{task}: p_full_success = {:.6}\nworkflow: {}",
+                    sol.p_full_success,
+                    steps.join(" → ")
+                )
+            });
+        }
+        PilotCmd::Audit {
+            episodes,
+            seed,
+            tasks_dir,
+            json: j,
+        } => {
+            if episodes == 0 {
+                bail!("--episodes must be at least 1");
+            }
+            let lib = load(config, tasks_dir)?;
+            let tools: Vec<_> = lib.tasks.iter().map(|t| t.required.clone()).collect();
+            let rep = pilot::sim::audit(&lib.registry, &tools, episodes, seed);
+            let v = serde_json::to_value(&rep)?;
+            print(&v, j, || {
+                format!("{} calls in {} cells; configured rate inside the interval in {:.1}% of cells; all inside: {}", rep.calls, rep.cells.len(), 100.0 * rep.inside_share, rep.all_inside)
+            });
+        }
+        PilotCmd::Suite {
+            agent,
+            seed,
+            tasks_dir,
+            json: j,
+        } => {
+            let kind = AgentKind::parse(&agent)?;
+            let engine = Engine::new(load(config, tasks_dir)?);
+            let rep = engine.suite(kind, seed)?;
+            let v = serde_json::to_value(&rep)?;
+            print(&v, j, || {
+                let rows: Vec<String> = rep
+                    .by_prompt
+                    .iter()
+                    .map(|r| {
+                        format!(
+                            "{:9} full {:5.1}  partial {:5.1}  fail {:5.1}",
+                            r.prompt, r.full, r.partial, r.failure
+                        )
+                    })
+                    .collect();
+                format!(
+                    "agent {} over {} tasks (mean ceiling {:.3})\n{}",
+                    rep.agent,
+                    rep.tasks,
+                    rep.mean_ceiling,
+                    rows.join("\n")
+                )
+            });
+        }
+    }
+    Ok(())
+}
+
+/// Handles `crucible tasks …`.
+pub fn tasks(config: &Config, cmd: TasksCmd) -> Result<()> {
+    match cmd {
+        TasksCmd::List {
+            bench,
+            tasks_dir,
+            json: j,
+        } => {
+            require_pilot(&bench)?;
+            let lib = load(config, tasks_dir)?;
+            let rows: Vec<Value> = lib
+                .tasks
+                .iter()
+                .map(|t| json!({"id": t.task.instance_id, "task_type": t.task.task_type, "complexity": t.task.complexity, "required_tools": t.task.required_tools}))
+                .collect();
+            print(&Value::Array(rows), j, || {
+                lib.tasks
+                    .iter()
+                    .map(|t| {
+                        format!(
+                            "{}\t{}",
+                            t.task.instance_id,
+                            t.task.required_tools.join(",")
+                        )
+                    })
+                    .collect::<Vec<_>>()
+                    .join("\n")
+            });
+        }
+        TasksCmd::Preview {
+            bench,
+            task,
+            tasks_dir,
+            json: j,
+        } => {
+            require_pilot(&bench)?;
+            let engine = Engine::new(load(config, tasks_dir)?);
+            let t = engine.lib.get(&task)?.clone();
+            let rendered = engine.render(&task)?;
+            let sol = engine.solution(&t)?;
+            let mut names: Vec<String> = t.task.required_tools.clone();
+            for n in rendered
+                .optimal_plan
+                .tools()
+                .into_iter()
+                .chain(rendered.flawed_plan.tools())
+            {
+                if !names.contains(&n) {
+                    names.push(n);
+                }
+            }
+            let mut tools = serde_json::Map::new();
+            for n in &names {
+                let id = engine.lib.registry.require(n)?;
+                tools.insert(
+                    n.clone(),
+                    serde_json::to_value(engine.lib.registry.tool(id))?,
+                );
+            }
+            let v = json!({
+                "id": t.task.instance_id,
+                "task_type": t.task.task_type,
+                "category": t.task.category,
+                "complexity": t.task.complexity,
+                "description": t.task.description,
+                "required_tools": t.task.required_tools,
+                "tools": tools,
+                "prompts": rendered.prompts,
+                "flaw": rendered.flaw,
+                "optimal_plan": rendered.optimal_plan,
+                "flawed_plan": rendered.flawed_plan,
+                "p_full_success": sol.p_full_success,
+                "task": t.task,
+            });
+            print(&v, j, || {
+                format!(
+                    "{} ({} / {:?}, ceiling {:.3})\n\n{}\nflaw: {}",
+                    t.task.instance_id,
+                    t.task.task_type.as_str(),
+                    t.task.complexity,
+                    sol.p_full_success,
+                    rendered.prompts.flawed,
+                    rendered
+                        .flaw
+                        .as_ref()
+                        .map(|f| f.edit.description.clone())
+                        .unwrap_or_default()
+                )
+            });
+        }
+    }
+    Ok(())
+}
+
+fn read_answer(path: &Path) -> Result<Vec<String>, PilotError> {
+    let bad = |message: String| PilotError::Answer {
+        path: path.to_path_buf(),
+        message,
+    };
+    let text = std::fs::read_to_string(path).map_err(|e| bad(e.to_string()))?;
+    let v: Value = serde_json::from_str(&text).map_err(|e| bad(format!("not JSON: {e}")))?;
+    let Value::Array(items) = v else {
+        return Err(bad(
+            "expected a JSON array of assistant turns (strings)".into()
+        ));
+    };
+    items
+        .into_iter()
+        .enumerate()
+        .map(|(i, x)| match x {
+            Value::String(s) => Ok(s),
+            other => Err(bad(format!(
+                "turn {i} is {}, expected a string",
+                type_name(&other)
+            ))),
+        })
+        .collect()
+}
+
+fn type_name(v: &Value) -> &'static str {
+    match v {
+        Value::Null => "null",
+        Value::Bool(_) => "a boolean",
+        Value::Number(_) => "a number",
+        Value::String(_) => "a string",
+        Value::Array(_) => "an array",
+        Value::Object(_) => "an object",
+    }
+}
+
+/// Handles `crucible try`.
+pub fn try_task(config: &Config, args: TryArgs) -> Result<()> {
+    require_pilot(&args.bench)?;
+    let prompt_type = PromptType::parse(&args.prompt_type)?;
+    let engine = Engine::new(load(config, args.tasks_dir)?);
+    engine.lib.get(&args.task)?;
+    let ep = match (&args.answer, &args.agent) {
+        (Some(file), _) => {
+            engine.try_answers(&args.task, prompt_type, args.seed, read_answer(file)?)?
+        }
+        (None, Some(name)) => {
+            let mut agent = engine.agent(AgentKind::parse(name)?, &args.task, args.seed, 0)?;
+            engine.episode(&args.task, prompt_type, agent.as_mut(), args.seed, 0)?
+        }
+        (None, None) => {
+            bail!("give --answer FILE (a JSON array of assistant turns) or --agent NAME")
+        }
+    };
+    let e = &ep.evaluation;
+    let mut v = json!({
+        "outcome": e.outcome,
+        "coverage": e.coverage,
+        "sequence_ok": e.sequence_ok,
+        "output_ok": e.output_ok,
+        "completion_signal": e.completion_signal,
+        "turns": e.turns,
+        "termination": e.termination,
+        "calls": ep.calls.iter().map(|c| json!({"tool": c.tool, "success": c.success, "error": c.error})).collect::<Vec<_>>(),
+    });
+    if args.transcript {
+        v["transcript"] = serde_json::to_value(&ep.messages)?;
+    }
+    print(&v, args.json, || {
+        format!(
+            "{:?}: coverage {:.2}, sequence_ok {}, output_ok {}, completion {}, {} turns\ncalls: {}",
+            e.outcome,
+            e.coverage,
+            e.sequence_ok,
+            e.output_ok,
+            e.completion_signal,
+            e.turns,
+            ep.calls.iter().map(|c| format!("{}{}", c.tool, if c.success { "✓".to_string() } else { format!("✗{}", c.error.clone().unwrap_or_default()) })).collect::<Vec<_>>().join(" ")
+        )
+    });
+    Ok(())
+}
+
+/// Handles `crucible bench pilot`.
+pub fn bench(config: &Config, args: PilotBenchArgs) -> Result<()> {
+    let lib = load(config, args.tasks_dir)?;
+    let figs = pilot::suite::bench(lib, args.seed)?;
+    let v = serde_json::to_value(&figs)?;
+    print(&v, args.json, || {
+        format!(
+            "simulator: {:.0} calls/s\nsuite: {} episodes in {:.2} s\nexact solve: median {:.3} ms, p95 {:.3} ms over {} tasks",
+            figs.simulator_calls_per_sec, figs.suite_episodes, figs.suite_seconds, figs.solve_median_ms, figs.solve_p95_ms, figs.solve_tasks
+        )
+    });
+    Ok(())
+}

@@ -1,0 +1,477 @@
+//! The exact optimal policy for a PILOT-Bench task: dynamic programming over (tool statuses,
+//! failures so far, consecutive failures, last call and its streak, turns left) under the
+//! simulator's law and the protocol's termination rules. It yields the optimal next action for
+//! any state, the workflow the optimal prompt shows, and the exact maximum probability of
+//! full_success within the turn budget (the task's ceiling).
+//!
+//! The solver knows the law and the rules; it does not run the simulator or render text.
+
+use std::collections::HashMap;
+use std::hash::{BuildHasherDefault, Hasher};
+
+use serde::Serialize;
+
+use super::protocol::{LOOP_LIMIT, MAX_CONSECUTIVE_FAILURES, MAX_TURNS};
+use super::registry::{Registry, ToolId};
+use super::sim::success_probability;
+use super::PilotError;
+
+/// A tiny multiplicative hasher for the packed u64 state keys.
+#[derive(Debug, Default, Clone, Copy)]
+struct KeyHasher(u64);
+
+impl Hasher for KeyHasher {
+    fn finish(&self) -> u64 {
+        self.0
+    }
+    fn write(&mut self, bytes: &[u8]) {
+        for b in bytes {
+            self.0 = (self.0.rotate_left(5) ^ *b as u64).wrapping_mul(0x51_7c_c1_b7_27_22_0a_95);
+        }
+    }
+    fn write_u64(&mut self, v: u64) {
+        self.0 = (v ^ (v >> 29)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
+        self.0 ^= self.0 >> 32;
+    }
+}
+
+const NONE: u8 = 31;
+
+/// A decision state, in the solver's local tool indices.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct State {
+    /// Tools that succeeded at least once (local bitmask).
+    pub succ: u32,
+    /// Tools called at least once (local bitmask).
+    pub called: u32,
+    /// Failed executions so far.
+    pub nh: u32,
+    /// Consecutive failed calls just before now.
+    pub consec: u32,
+    /// Last tool called (local index), if any.
+    pub last: Option<u8>,
+    /// How many consecutive calls the last tool has had.
+    pub streak: u32,
+    /// Assistant turns left, this one included.
+    pub turns_left: u32,
+}
+
+/// One step of the optimal workflow (the path the policy takes while every call succeeds).
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct WorkflowStep {
+    /// Tool to execute.
+    pub tool: String,
+    /// Whether the task requires it (false: a prerequisite called to raise later odds).
+    pub required: bool,
+    /// Success probability of this call under the law at this point.
+    pub p_success: f64,
+    /// What the optimal policy does next if this call fails (a tool name), if anything helps.
+    pub on_failure: Option<String>,
+    /// Probability of full success from this point on, before the call.
+    pub value: f64,
+}
+
+/// The solver's answer for a task.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Solution {
+    /// The optimal workflow.
+    pub workflow: Vec<WorkflowStep>,
+    /// Exact maximum probability of full_success within the turn budget.
+    pub p_full_success: f64,
+    /// Decision states evaluated.
+    pub states: usize,
+}
+
+/// The exact solver for one task.
+#[derive(Debug, Clone)]
+pub struct Solver {
+    tools: Vec<ToolId>,
+    required: u32,
+    deps: Vec<u32>,
+    req_prereq: Vec<u32>,
+    memo: HashMap<u64, (f64, u8), BuildHasherDefault<KeyHasher>>,
+}
+
+impl Solver {
+    /// Prepares the solver for a task's required tools (in dependency order). The relevant set
+    /// is the required tools plus all their transitive prerequisites (at most 16 tools).
+    pub fn new(reg: &Registry, required: &[ToolId]) -> Result<Self, PilotError> {
+        let mut tools: Vec<ToolId> = Vec::new();
+        fn add(reg: &Registry, t: ToolId, tools: &mut Vec<ToolId>) {
+            if tools.contains(&t) {
+                return;
+            }
+            let mut deps: Vec<ToolId> = reg.dep_ids(t).collect();
+            deps.sort_by_key(|d| reg.tool(*d).dependency_metadata.execution_order);
+            for d in deps {
+                add(reg, d, tools);
+            }
+            tools.push(t);
+        }
+        for &r in required {
+            add(reg, r, &mut tools);
+        }
+        if tools.len() > 16 {
+            return Err(PilotError::TooManyTools(tools.len()));
+        }
+        let local = |g: u32| -> u32 {
+            tools
+                .iter()
+                .enumerate()
+                .filter(|(_, t)| g & (1 << t.0) != 0)
+                .fold(0, |m, (i, _)| m | (1 << i))
+        };
+        let required_mask = local(required.iter().fold(0, |m, t| m | (1 << t.0)));
+        let deps: Vec<u32> = tools.iter().map(|&t| local(reg.deps_mask(t))).collect();
+        let closures: Vec<u32> = tools.iter().map(|&t| local(reg.closure_mask(t))).collect();
+        let req_prereq: Vec<u32> = closures.iter().map(|c| c & required_mask).collect();
+        Ok(Self {
+            tools,
+            required: required_mask,
+            deps,
+            req_prereq,
+            memo: HashMap::default(),
+        })
+    }
+
+    /// The relevant tools, in the solver's local order.
+    pub fn tools(&self) -> &[ToolId] {
+        &self.tools
+    }
+
+    /// Converts a registry-wide bitmask to a local one (tools outside the relevant set dropped).
+    pub fn to_local(&self, global: u32) -> u32 {
+        self.tools
+            .iter()
+            .enumerate()
+            .filter(|(_, t)| global & (1 << t.0) != 0)
+            .fold(0, |m, (i, _)| m | (1 << i))
+    }
+
+    /// Local index of a tool, if relevant.
+    pub fn local_index(&self, t: ToolId) -> Option<u8> {
+        self.tools.iter().position(|&x| x == t).map(|i| i as u8)
+    }
+
+    /// The initial state with a full turn budget.
+    pub fn initial(&self) -> State {
+        State {
+            succ: 0,
+            called: 0,
+            nh: 0,
+            consec: 0,
+            last: None,
+            streak: 0,
+            turns_left: MAX_TURNS,
+        }
+    }
+
+    fn key(s: &State) -> u64 {
+        (s.succ as u64)
+            | (s.called as u64) << 16
+            | (s.nh.min(31) as u64) << 32
+            | (s.consec as u64) << 37
+            | (s.last.unwrap_or(NONE) as u64) << 41
+            | (s.streak as u64) << 46
+            | (s.turns_left as u64) << 50
+    }
+
+    /// The tools worth calling in `s`: pending required tools plus, transitively, the
+    /// unsucceeded prerequisites of tools worth calling. Re-running a succeeded tool can only
+    /// cost a turn or add a failure, so succeeded tools are never worth calling.
+    fn callable(&self, succ: u32) -> u32 {
+        let mut c = self.required & !succ;
+        loop {
+            let mut deps = 0;
+            for i in 0..self.tools.len() {
+                if c & (1 << i) != 0 {
+                    deps |= self.deps[i];
+                }
+            }
+            let next = c | (deps & !succ);
+            if next == c {
+                return c;
+            }
+            c = next;
+        }
+    }
+
+    /// Drops state facts that cannot influence the future: statuses of tools that neither are
+    /// required nor feed a callable tool, and the last-call streak once that tool cannot be
+    /// called again. States equal after this have equal values.
+    fn canonical(&self, s: State) -> (State, u32) {
+        let callable = self.callable(s.succ);
+        let mut feeds = 0;
+        for i in 0..self.tools.len() {
+            if callable & (1 << i) != 0 {
+                feeds |= self.deps[i];
+            }
+        }
+        let succ = s.succ & (self.required | feeds);
+        let called = (s.called & feeds) | succ;
+        let (last, streak) = match s.last {
+            Some(a) if callable & (1 << a) != 0 => (Some(a), s.streak),
+            _ => (None, 0),
+        };
+        (
+            State {
+                succ,
+                called,
+                last,
+                streak,
+                ..s
+            },
+            callable,
+        )
+    }
+
+    /// Probability of full success from `s` under optimal play, and the optimal action.
+    pub fn value(&mut self, s: State) -> (f64, Option<u8>) {
+        if s.succ & self.required == self.required {
+            return (if s.turns_left >= 1 { 1.0 } else { 0.0 }, None);
+        }
+        // Each pending required tool needs a call, and the completion signal needs a turn.
+        if (self.required & !s.succ).count_ones() + 1 > s.turns_left {
+            return (0.0, None);
+        }
+        let (s, callable) = self.canonical(s);
+        let key = Self::key(&s);
+        if let Some(&(v, a)) = self.memo.get(&key) {
+            return (v, (a != NONE).then_some(a));
+        }
+        let mut best = 0.0f64;
+        let mut best_a = NONE;
+        for a in 0..self.tools.len() as u8 {
+            let bit = 1u32 << a;
+            if callable & bit == 0 {
+                continue;
+            }
+            let is_required = self.required & bit != 0;
+            let streak = if s.last == Some(a) { s.streak + 1 } else { 1 };
+            if streak >= LOOP_LIMIT {
+                continue; // the protocol ends the episode as a loop
+            }
+            let d = self.deps[a as usize];
+            let nu = (d & !s.called).count_ones();
+            let nf = (d & s.called & !s.succ).count_ones();
+            let p = success_probability(nu, nf, s.nh);
+            let vs = if is_required && self.req_prereq[a as usize] & !s.succ != 0 {
+                0.0 // success now would break the dependency order
+            } else {
+                self.value(State {
+                    succ: s.succ | bit,
+                    called: s.called | bit,
+                    nh: s.nh,
+                    consec: 0,
+                    last: Some(a),
+                    streak,
+                    turns_left: s.turns_left - 1,
+                })
+                .0
+            };
+            let vf = if s.consec + 1 >= MAX_CONSECUTIVE_FAILURES {
+                0.0
+            } else {
+                self.value(State {
+                    succ: s.succ,
+                    called: s.called | bit,
+                    nh: s.nh + 1,
+                    consec: s.consec + 1,
+                    last: Some(a),
+                    streak,
+                    turns_left: s.turns_left - 1,
+                })
+                .0
+            };
+            let v = p * vs + (1.0 - p) * vf;
+            if v > best + 1e-12 {
+                best = v;
+                best_a = a;
+            }
+        }
+        self.memo.insert(key, (best, best_a));
+        (best, (best_a != NONE).then_some(best_a))
+    }
+
+    /// Success probability of calling local tool `a` in state `s`.
+    pub fn p_call(&self, s: &State, a: u8) -> f64 {
+        let d = self.deps[a as usize];
+        success_probability(
+            (d & !s.called).count_ones(),
+            (d & s.called & !s.succ).count_ones(),
+            s.nh,
+        )
+    }
+
+    /// Solves from the initial state and extracts the optimal workflow.
+    pub fn solve(&mut self, reg: &Registry) -> Solution {
+        let mut s = self.initial();
+        let (p_full, _) = self.value(s);
+        let mut workflow = Vec::new();
+        while let (v, Some(a)) = self.value(s) {
+            let bit = 1u32 << a;
+            let p = self.p_call(&s, a);
+            let streak = if s.last == Some(a) { s.streak + 1 } else { 1 };
+            let fail = State {
+                succ: s.succ,
+                called: s.called | bit,
+                nh: s.nh + 1,
+                consec: s.consec + 1,
+                last: Some(a),
+                streak,
+                turns_left: s.turns_left - 1,
+            };
+            let on_failure = if fail.consec < MAX_CONSECUTIVE_FAILURES {
+                self.value(fail)
+                    .1
+                    .map(|b| reg.tool(self.tools[b as usize]).name.clone())
+            } else {
+                None
+            };
+            workflow.push(WorkflowStep {
+                tool: reg.tool(self.tools[a as usize]).name.clone(),
+                required: self.required & bit != 0,
+                p_success: p,
+                on_failure,
+                value: v,
+            });
+            s = State {
+                succ: s.succ | bit,
+                called: s.called | bit,
+                nh: s.nh,
+                consec: 0,
+                last: Some(a),
+                streak,
+                turns_left: s.turns_left - 1,
+            };
+        }
+        Solution {
+            workflow,
+            p_full_success: p_full,
+            states: self.memo.len(),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn ids(reg: &Registry, names: &[&str]) -> Vec<ToolId> {
+        names.iter().map(|n| reg.id(n).unwrap()).collect()
+    }
+
+    #[test]
+    fn single_tool_without_deps_is_geometric_with_history_and_loop_limit() {
+        // One tool, no deps: the policy calls it until it succeeds; the loop limit allows three
+        // consecutive calls, so p_full = 1 - Π(1 - 0.8·0.9^k) for k = 0..2.
+        let reg = Registry::generate();
+        let mut s = Solver::new(&reg, &ids(&reg, &["file_operations_reader"])).unwrap();
+        let sol = s.solve(&reg);
+        let q: f64 = (0..(LOOP_LIMIT - 1) as i32)
+            .map(|k| 1.0 - 0.8 * 0.9f64.powi(k))
+            .product();
+        assert!(
+            (sol.p_full_success - (1.0 - q)).abs() < 1e-12,
+            "{}",
+            sol.p_full_success
+        );
+        assert_eq!(sol.workflow.len(), 1);
+    }
+
+    #[test]
+    fn two_independent_tools_closed_form() {
+        // reader and fetcher (no deps): with many turns the value is
+        // P(both succeed within the loop limit each); checked by enumerating failure counts.
+        let reg = Registry::generate();
+        let mut s = Solver::new(
+            &reg,
+            &ids(&reg, &["file_operations_reader", "network_fetcher"]),
+        )
+        .unwrap();
+        let v = s.solve(&reg).p_full_success;
+        // Lower bound: the "call each until success, at most 3 tries" policy.
+        let mut lb = 0.0;
+        for f1 in 0..3 {
+            for f2 in 0..3 {
+                let mut p = 1.0;
+                let mut h = 0;
+                for _ in 0..f1 {
+                    p *= 1.0 - 0.8 * 0.9f64.powi(h);
+                    h += 1;
+                }
+                p *= 0.8 * 0.9f64.powi(h);
+                for _ in 0..f2 {
+                    p *= 1.0 - 0.8 * 0.9f64.powi(h);
+                    h += 1;
+                }
+                p *= 0.8 * 0.9f64.powi(h);
+                lb += p;
+            }
+        }
+        assert!(v >= lb - 1e-12 && v <= 1.0, "{v} vs {lb}");
+    }
+
+    #[test]
+    fn calling_an_unrequired_prerequisite_is_chosen_when_it_pays() {
+        // transformer needs parser and reader; with only transformer required the optimal
+        // policy still calls its prerequisites first (0.8 vs 0.2 per try).
+        let reg = Registry::generate();
+        let mut s = Solver::new(&reg, &ids(&reg, &["data_processing_transformer"])).unwrap();
+        let sol = s.solve(&reg);
+        let tools: Vec<&str> = sol.workflow.iter().map(|w| w.tool.as_str()).collect();
+        assert_eq!(
+            tools,
+            [
+                "file_operations_reader",
+                "data_processing_parser",
+                "data_processing_transformer"
+            ]
+        );
+        assert!(!sol.workflow[0].required && sol.workflow[2].required);
+        assert!(sol.p_full_success > 0.6 && sol.p_full_success < 1.0);
+    }
+
+    #[test]
+    fn value_is_monotone_in_turns() {
+        let reg = Registry::generate();
+        let req = ids(
+            &reg,
+            &[
+                "file_operations_reader",
+                "data_processing_parser",
+                "data_processing_transformer",
+                "data_processing_aggregator",
+                "file_operations_writer",
+            ],
+        );
+        let mut s = Solver::new(&reg, &req).unwrap();
+        let mut prev = 0.0;
+        for t in 0..=10 {
+            let v = s
+                .value(State {
+                    turns_left: t,
+                    ..s.initial()
+                })
+                .0;
+            assert!(v >= prev - 1e-15);
+            prev = v;
+        }
+        assert_eq!(
+            s.value(State {
+                turns_left: 5,
+                ..s.initial()
+            })
+            .0,
+            0.0,
+            "5 calls need 6 turns"
+        );
+        assert!(
+            s.value(State {
+                turns_left: 6,
+                ..s.initial()
+            })
+            .0 > 0.0
+        );
+    }
+}
