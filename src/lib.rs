@@ -13,6 +13,7 @@
 pub mod bench;
 pub mod chain;
 pub mod config;
+pub mod intent;
 pub mod quest;
 
 pub use config::{Config, ConfigError};

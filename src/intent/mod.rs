@@ -1,0 +1,30 @@
+//! Intent2Tx: turning a goal-level natural-language intent into one structured contract call or an
+//! ordered sequence of them, and grading the answer.
+//!
+//! This module owns everything of the benchmark that does not execute transactions: the address
+//! book as data ([`book`]), the instance and call schema ([`schema`]), typed parameter values and
+//! their semantic comparison ([`value`]), tolerant parsing of what models emit ([`parse`]), the
+//! paper's field metrics ([`metrics`]), the direct and retrieval-augmented prompt settings
+//! ([`retrieve`]), calldata encoding with alloy dyn-abi ([`encode`]), dataset import ([`import`]),
+//! the seeded template generator ([`generate`]), the built-in agents ([`agents`]) and the static
+//! throughput figure ([`bench`]).
+//!
+//! It must not talk to a chain, read the clock in logic, or depend on the run orchestration: the
+//! differential execution (Exec / StateEq) and the generator's "drop instances that revert" step are
+//! added by the chain-aware layer through [`generate::InstanceFilter`] and [`encode::encode_call`].
+
+pub mod book;
+pub mod encode;
+pub mod metrics;
+pub mod parse;
+pub mod schema;
+pub mod value;
+
+mod error;
+
+pub use book::{AddressBook, BookEntry};
+pub use encode::{encode_call, EncodedCall};
+pub use error::IntentError;
+pub use metrics::{score, score_text, Scores, StepScores};
+pub use parse::{parse_prediction, Parsed, Repair};
+pub use schema::{Call, Instance, Metadata, Param, Truth};
