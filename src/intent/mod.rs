@@ -15,6 +15,7 @@
 
 pub mod book;
 pub mod encode;
+pub mod generate;
 pub mod metrics;
 pub mod parse;
 pub mod schema;
@@ -24,6 +25,7 @@ mod error;
 
 pub use book::{AddressBook, BookEntry};
 pub use encode::{encode_call, EncodedCall};
+pub use generate::{generate, Generated, GenerateOptions, InstanceFilter};
 pub use error::IntentError;
 pub use metrics::{score, score_text, Scores, StepScores};
 pub use parse::{parse_prediction, Parsed, Repair};
