@@ -16,6 +16,7 @@
 pub mod book;
 pub mod encode;
 pub mod generate;
+pub mod import;
 pub mod metrics;
 pub mod parse;
 pub mod schema;
@@ -26,6 +27,7 @@ mod error;
 pub use book::{AddressBook, BookEntry};
 pub use encode::{encode_call, EncodedCall};
 pub use generate::{generate, Generated, GenerateOptions, InstanceFilter};
+pub use import::{import_file, import_str, ImportReport, RowError};
 pub use error::IntentError;
 pub use metrics::{score, score_text, Scores, StepScores};
 pub use parse::{parse_prediction, Parsed, Repair};
