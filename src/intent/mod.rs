@@ -13,6 +13,7 @@
 //! differential execution (Exec / StateEq) and the generator's "drop instances that revert" step are
 //! added by the chain-aware layer through [`generate::InstanceFilter`] and [`encode::encode_call`].
 
+pub mod agents;
 pub mod book;
 pub mod encode;
 pub mod generate;
@@ -24,6 +25,7 @@ pub mod value;
 
 mod error;
 
+pub use agents::BuiltinAgent;
 pub use book::{AddressBook, BookEntry};
 pub use encode::{encode_call, EncodedCall};
 pub use generate::{generate, Generated, GenerateOptions, InstanceFilter};
