@@ -20,6 +20,7 @@ pub mod generate;
 pub mod import;
 pub mod metrics;
 pub mod parse;
+pub mod retrieve;
 pub mod schema;
 pub mod value;
 
@@ -33,4 +34,5 @@ pub use import::{import_file, import_str, ImportReport, RowError};
 pub use error::IntentError;
 pub use metrics::{score, score_text, Scores, StepScores};
 pub use parse::{parse_prediction, Parsed, Repair};
+pub use retrieve::{build_prompt, Prompt, Retriever, Setting};
 pub use schema::{Call, Instance, Metadata, Param, Truth};
