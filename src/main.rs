@@ -28,6 +28,9 @@ enum Command {
     Bench(cli::BenchCmd),
     /// Run one TypeScript module in the sandbox against a fresh universe and print its result.
     Sandbox(cli::SandboxArgs),
+    /// Intent2Tx datasets: import, generate, score.
+    #[command(subcommand)]
+    Intent2tx(cli::Intent2txCmd),
 }
 
 fn main() -> Result<()> {
@@ -46,6 +49,7 @@ fn main() -> Result<()> {
             Command::Universe(cmd) => cli::universe(&config, cmd).await,
             Command::Bench(cmd) => cli::bench(&config, cmd).await,
             Command::Sandbox(args) => cli::sandbox(&config, args).await,
+            Command::Intent2tx(cmd) => cli::intent2tx(cmd),
         }
     })
 }

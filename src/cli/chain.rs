@@ -20,6 +20,8 @@ pub enum UniverseCmd {
 pub enum BenchCmd {
     /// Chain figures.
     Chain,
+    /// Intent2Tx static-metric throughput.
+    Intent2tx(super::BenchIntentArgs),
 }
 
 /// `crucible sandbox`.
@@ -29,8 +31,11 @@ pub struct SandboxArgs {}
 pub async fn universe(_config: &Config, _cmd: UniverseCmd) -> Result<()> {
     anyhow::bail!("not yet")
 }
-pub async fn bench(_config: &Config, _cmd: BenchCmd) -> Result<()> {
-    anyhow::bail!("not yet")
+pub async fn bench(_config: &Config, cmd: BenchCmd) -> Result<()> {
+    match cmd {
+        BenchCmd::Intent2tx(args) => super::intent::bench(args),
+        BenchCmd::Chain => anyhow::bail!("not yet"),
+    }
 }
 pub async fn sandbox(_config: &Config, _args: SandboxArgs) -> Result<()> {
     anyhow::bail!("not yet")

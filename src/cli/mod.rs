@@ -2,5 +2,7 @@
 //! print; they hold no logic of their own.
 
 mod chain;
+mod intent;
 
 pub use chain::{bench, sandbox, universe, BenchCmd, SandboxArgs, UniverseCmd};
+pub use intent::{intent2tx, BenchIntentArgs, Intent2txCmd};

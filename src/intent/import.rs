@@ -300,6 +300,12 @@ pub fn write_jsonl(path: &Path, instances: &[Instance]) -> Result<(), IntentErro
         tmp.write_all(b"\n").map_err(io)?;
     }
     tmp.flush().map_err(io)?;
+    #[cfg(unix)]
+    {
+        // NamedTempFile is created 0600; a dataset is an ordinary file.
+        use std::os::unix::fs::PermissionsExt;
+        tmp.as_file().set_permissions(std::fs::Permissions::from_mode(0o644)).map_err(io)?;
+    }
     tmp.persist(path).map_err(|e| io(e.error))?;
     Ok(())
 }

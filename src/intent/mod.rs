@@ -14,6 +14,7 @@
 //! added by the chain-aware layer through [`generate::InstanceFilter`] and [`encode::encode_call`].
 
 pub mod agents;
+pub mod bench;
 pub mod book;
 pub mod encode;
 pub mod generate;

@@ -183,6 +183,9 @@ pub fn parse_address(v: &Value) -> Option<Address> {
 /// Canonical spelling of a Solidity type (`uint` → `uint256`, spaces removed); the trimmed,
 /// lower-cased input when it is not a type alloy can parse.
 pub fn canonical_type(ty: &str) -> String {
+    if let Some(t) = common_type(ty) {
+        return t.sol_type_name().into_owned();
+    }
     let compact: String = ty.chars().filter(|c| !c.is_whitespace()).collect();
     match DynSolType::parse(&compact) {
         Ok(t) => t.sol_type_name().into_owned(),
@@ -190,8 +193,30 @@ pub fn canonical_type(ty: &str) -> String {
     }
 }
 
+/// The types the dataset uses most, without going through the type parser (the hot path of the
+/// metrics); `None` for anything else.
+fn common_type(ty: &str) -> Option<DynSolType> {
+    Some(match ty {
+        "uint256" | "uint" => DynSolType::Uint(256),
+        "uint8" => DynSolType::Uint(8),
+        "uint16" => DynSolType::Uint(16),
+        "address" => DynSolType::Address,
+        "bool" => DynSolType::Bool,
+        "bytes" => DynSolType::Bytes,
+        "bytes32" => DynSolType::FixedBytes(32),
+        "string" => DynSolType::String,
+        "address[]" => DynSolType::Array(Box::new(DynSolType::Address)),
+        "uint256[]" => DynSolType::Array(Box::new(DynSolType::Uint(256))),
+        "bytes[]" => DynSolType::Array(Box::new(DynSolType::Bytes)),
+        _ => return None,
+    })
+}
+
 /// Parses a Solidity type, with a message naming the problem.
 pub fn parse_type(ty: &str) -> Result<DynSolType, String> {
+    if let Some(t) = common_type(ty) {
+        return Ok(t);
+    }
     let compact: String = ty.chars().filter(|c| !c.is_whitespace()).collect();
     DynSolType::parse(&compact).map_err(|_| format!("unknown solidity type {ty:?}"))
 }
@@ -422,6 +447,14 @@ mod tests {
         assert_eq!(canonical_type(" address [ ] "), "address[]");
         assert_eq!(canonical_type("(address, uint)"), "(address,uint256)");
         assert_eq!(canonical_type("Garbage"), "garbage");
+    }
+
+    #[test]
+    fn fast_path_types_agree_with_the_parser() {
+        for t in ["uint256", "uint", "uint8", "uint16", "address", "bool", "bytes", "bytes32", "string", "address[]", "uint256[]", "bytes[]"] {
+            assert_eq!(common_type(t), Some(DynSolType::parse(t).unwrap()), "{t}");
+        }
+        assert_eq!(common_type("uint24"), None);
     }
 
     #[test]

@@ -1,1 +1,3 @@
 //! Integration tests: one binary, one module per area.
+
+mod intent;
