@@ -194,7 +194,7 @@ fn score_step(g: &Call, p: &Value, fmt: f64) -> StepScores {
             None => (false, false, false),
             Some(entry) => {
                 let (ty, val) = pred_param(entry);
-                let type_ok = ty.map(|t| canonical_type(t) == canonical_type(&gp.ty)).unwrap_or(false);
+                let type_ok = ty.map(|t| t == gp.ty || canonical_type(t) == canonical_type(&gp.ty)).unwrap_or(false);
                 let value_ok = val.map(|v| values_match(&gp.ty, &gp.val, v)).unwrap_or(false);
                 (true, type_ok, value_ok)
             }

@@ -49,11 +49,18 @@ pub struct Parsed {
 
 /// Parses a model answer for an instance whose ground truth is an array (`multi`) or an object.
 pub fn parse_prediction(text: &str, multi: bool) -> Parsed {
-    let strict = match serde_json::from_str::<Value>(text.trim()) {
-        Ok(Value::Object(_)) => !multi,
-        Ok(Value::Array(_)) => multi,
+    let direct = serde_json::from_str::<Value>(text.trim()).ok();
+    let strict = match &direct {
+        Some(Value::Object(_)) => !multi,
+        Some(Value::Array(_)) => multi,
         _ => false,
     };
+    // Valid JSON without inexact long numbers needs no second pass.
+    if let Some(v) = direct {
+        if !has_inexact_number(&v) {
+            return shape(v, multi, strict, Vec::new());
+        }
+    }
     let mut repairs = Vec::new();
     let mut work = text.to_string();
 
@@ -100,6 +107,21 @@ pub fn parse_prediction(text: &str, multi: bool) -> Parsed {
         Ok(v) => v,
         Err(e) => return Parsed { strict, steps: vec![], repairs, error: Some(format!("invalid JSON: {e}")) },
     };
+    shape(value, multi, strict, repairs)
+}
+
+/// Whether a parsed value holds a number serde_json could only read as an inexact double.
+fn has_inexact_number(v: &Value) -> bool {
+    match v {
+        Value::Number(n) => n.as_f64().is_some_and(|f| f.abs() >= 1e15) && !n.is_u64() && !n.is_i64(),
+        Value::Array(a) => a.iter().any(has_inexact_number),
+        Value::Object(o) => o.values().any(has_inexact_number),
+        _ => false,
+    }
+}
+
+/// Fits a parsed value to the expected shape, recording the repair.
+fn shape(value: Value, multi: bool, strict: bool, mut repairs: Vec<Repair>) -> Parsed {
     let steps = match (value, multi) {
         (Value::Array(items), true) => items,
         (obj @ Value::Object(_), true) => {

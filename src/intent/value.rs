@@ -106,6 +106,14 @@ fn number_text(v: &Value) -> Option<String> {
 
 /// Reads an unsigned integer (see the module rules), `None` if the value is not one.
 pub fn parse_uint(v: &Value) -> Option<U256> {
+    // Fast paths for what datasets hold: plain decimal strings and small JSON integers.
+    match v {
+        Value::String(s) if !s.is_empty() && s.len() <= 77 && s.bytes().all(|b| b.is_ascii_digit()) => {
+            return U256::from_str_radix(s, 10).ok();
+        }
+        Value::Number(n) if n.is_u64() => return n.as_u64().map(U256::from),
+        _ => {}
+    }
     let text = number_text(v)?;
     if let Some(hex) = text.strip_prefix("0x").or_else(|| text.strip_prefix("0X")) {
         if hex.is_empty() || hex.len() > 64 {
