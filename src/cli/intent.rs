@@ -42,6 +42,15 @@ pub enum Intent2txCmd {
         #[arg(long)]
         json: bool,
     },
+    /// Score every built-in agent (reference and fault-injecting) on a dataset, statically.
+    Agents {
+        /// The dataset (JSON or JSONL).
+        #[arg(long, default_value = "tasks/intent2tx/default/instances.jsonl")]
+        dataset: PathBuf,
+        /// Print JSON.
+        #[arg(long)]
+        json: bool,
+    },
     /// Score an answer against one instance.
     Score {
         /// A file holding one instance (JSON) or a dataset with --id.
@@ -142,6 +151,20 @@ pub fn intent2tx(cmd: Intent2txCmd) -> Result<()> {
                 emit(&lines)?;
             } else {
                 println!("wrote {} instances to {}", g.instances.len(), written[0].display());
+            }
+        }
+        Intent2txCmd::Agents { dataset, json } => {
+            let instances = load_clean(&dataset)?;
+            let figures = crucible::intent::bench::agent_figures(&instances, &book);
+            if json {
+                println!("{}", serde_json::to_string_pretty(&json!({ "dataset": dataset, "agents": figures }))?);
+            } else {
+                for f in &figures {
+                    println!(
+                        "{:<20} applied {:>4}/{:<4} final {:.3} (on applied {:.3})",
+                        f.agent, f.applied, f.instances, f.means.final_score, f.means_applied.final_score
+                    );
+                }
             }
         }
         Intent2txCmd::Score { instance, id, answer, json: _ } => {

@@ -106,3 +106,56 @@ pub fn static_throughput(count: usize, seed: u64, book: &AddressBook) -> Result<
         means,
     })
 }
+
+/// Static scores of one built-in agent over a dataset.
+#[derive(Debug, Clone, Serialize)]
+pub struct AgentFigures {
+    /// Agent name.
+    pub agent: &'static str,
+    /// Instances scored.
+    pub instances: usize,
+    /// Instances the agent's fault changes.
+    pub applied: usize,
+    /// Means over every instance.
+    pub means: Means,
+    /// Means over the instances the fault applies to (equal to `means` for `reference`).
+    pub means_applied: Means,
+}
+
+/// Scores every built-in agent over `instances`, without a chain.
+pub fn agent_figures(instances: &[super::Instance], book: &AddressBook) -> Vec<AgentFigures> {
+    BuiltinAgent::ALL
+        .into_iter()
+        .map(|agent| {
+            let mut all = Means::default();
+            let mut hit = Means::default();
+            let mut applied = 0usize;
+            for inst in instances {
+                let s = score_text(inst, &agent.answer(inst, book));
+                let add = |m: &mut Means| {
+                    m.fmt += s.fmt;
+                    m.logic += s.logic;
+                    m.param += s.param;
+                    m.pass += s.pass;
+                    m.final_score += s.final_score;
+                };
+                add(&mut all);
+                if agent == BuiltinAgent::Reference || agent.applies(inst, book) {
+                    applied += 1;
+                    add(&mut hit);
+                }
+            }
+            let div = |m: Means, n: usize| {
+                let n = n.max(1) as f64;
+                Means { fmt: m.fmt / n, logic: m.logic / n, param: m.param / n, pass: m.pass / n, final_score: m.final_score / n }
+            };
+            AgentFigures {
+                agent: agent.name(),
+                instances: instances.len(),
+                applied,
+                means: div(all, instances.len()),
+                means_applied: div(hit, applied),
+            }
+        })
+        .collect()
+}

@@ -226,3 +226,17 @@ fn walk(dir: &Path) -> Vec<PathBuf> {
     out.sort();
     out
 }
+
+#[test]
+fn agents_cli_scores_every_builtin_agent_on_the_shipped_dataset() {
+    let r = json_out(&["intent2tx", "agents", "--dataset", root().join("tasks/intent2tx/default/instances.jsonl").to_str().unwrap(), "--json"]);
+    let agents = r["agents"].as_array().unwrap();
+    assert_eq!(agents.len(), 7);
+    assert_eq!(agents[0]["agent"], "reference");
+    assert_eq!(agents[0]["means"]["final"], 1.0);
+    for a in &agents[1..] {
+        assert!(a["applied"].as_u64().unwrap() > 0, "{a}");
+        assert!(a["means_applied"]["final"].as_f64().unwrap() < 1.0, "{a}");
+        assert_eq!(a["means_applied"]["fmt"], 1.0, "{a}");
+    }
+}
