@@ -104,17 +104,37 @@ pub fn intent2tx(cmd: Intent2txCmd) -> Result<()> {
             if json {
                 println!("{}", serde_json::to_string_pretty(&summary)?);
             } else {
-                println!("{}: {} rows, {} imported, {} rejected", file.display(), report.rows, report.instances.len(), report.errors.len());
+                println!(
+                    "{}: {} rows, {} imported, {} rejected",
+                    file.display(),
+                    report.rows,
+                    report.instances.len(),
+                    report.errors.len()
+                );
                 for e in &report.errors {
                     println!("  row {} (line {}): {}", e.row, e.line, e.message);
                 }
             }
         }
-        Intent2txCmd::Generate { seed, count, multi_fraction, out, json } => {
-            let g = generate(GenerateOptions { seed, count, multi_fraction }, &book)?;
+        Intent2txCmd::Generate {
+            seed,
+            count,
+            multi_fraction,
+            out,
+            json,
+        } => {
+            let g = generate(
+                GenerateOptions {
+                    seed,
+                    count,
+                    multi_fraction,
+                },
+                &book,
+            )?;
             let mut written = Vec::new();
             if let Some(dir) = &out {
-                std::fs::create_dir_all(dir).with_context(|| format!("create {}", dir.display()))?;
+                std::fs::create_dir_all(dir)
+                    .with_context(|| format!("create {}", dir.display()))?;
                 let data = dir.join("instances.jsonl");
                 write_jsonl(&data, &g.instances)?;
                 let manifest = json!({
@@ -150,35 +170,60 @@ pub fn intent2tx(cmd: Intent2txCmd) -> Result<()> {
                 }
                 emit(&lines)?;
             } else {
-                println!("wrote {} instances to {}", g.instances.len(), written[0].display());
+                println!(
+                    "wrote {} instances to {}",
+                    g.instances.len(),
+                    written[0].display()
+                );
             }
         }
         Intent2txCmd::Agents { dataset, json } => {
             let instances = load_clean(&dataset)?;
             let figures = crucible::intent::bench::agent_figures(&instances, &book);
             if json {
-                println!("{}", serde_json::to_string_pretty(&json!({ "dataset": dataset, "agents": figures }))?);
+                println!(
+                    "{}",
+                    serde_json::to_string_pretty(
+                        &json!({ "dataset": dataset, "agents": figures })
+                    )?
+                );
             } else {
                 for f in &figures {
                     println!(
                         "{:<20} applied {:>4}/{:<4} final {:.3} (on applied {:.3})",
-                        f.agent, f.applied, f.instances, f.means.final_score, f.means_applied.final_score
+                        f.agent,
+                        f.applied,
+                        f.instances,
+                        f.means.final_score,
+                        f.means_applied.final_score
                     );
                 }
             }
         }
-        Intent2txCmd::Score { instance, id, answer, json: _ } => {
+        Intent2txCmd::Score {
+            instance,
+            id,
+            answer,
+            json: _,
+        } => {
             let instances = load_clean(&instance)?;
             let inst = match &id {
-                Some(id) => instances
-                    .iter()
-                    .find(|i| &i.id == id)
-                    .with_context(|| format!("no instance with id {id:?} in {}", instance.display()))?,
+                Some(id) => instances.iter().find(|i| &i.id == id).with_context(|| {
+                    format!("no instance with id {id:?} in {}", instance.display())
+                })?,
                 None if instances.len() == 1 => &instances[0],
-                None => anyhow::bail!("{} holds {} instances; pass --id", instance.display(), instances.len()),
+                None => anyhow::bail!(
+                    "{} holds {} instances; pass --id",
+                    instance.display(),
+                    instances.len()
+                ),
             };
-            let text = std::fs::read_to_string(&answer).with_context(|| format!("read {}", answer.display()))?;
-            println!("{}", serde_json::to_string_pretty(&score_text(inst, &text))?);
+            let text = std::fs::read_to_string(&answer)
+                .with_context(|| format!("read {}", answer.display()))?;
+            println!(
+                "{}",
+                serde_json::to_string_pretty(&score_text(inst, &text))?
+            );
         }
     }
     Ok(())

@@ -72,7 +72,9 @@ impl BuiltinAgent {
     pub fn lowers(self) -> &'static [&'static str] {
         match self {
             BuiltinAgent::Reference => &[],
-            BuiltinAgent::LogicReversal | BuiltinAgent::WrongContract => &["logic", "pass", "final"],
+            BuiltinAgent::LogicReversal | BuiltinAgent::WrongContract => {
+                &["logic", "pass", "final"]
+            }
             BuiltinAgent::UnconvertedFloat
             | BuiltinAgent::PlaceholderAddress
             | BuiltinAgent::WrongDecimals
@@ -105,13 +107,17 @@ impl BuiltinAgent {
             }
             BuiltinAgent::UnconvertedFloat => {
                 for c in steps.iter_mut() {
-                    map_amounts(c, book, |raw, dec| (dec > 0).then(|| Value::String(format_units(raw, dec))));
+                    map_amounts(c, book, |raw, dec| {
+                        (dec > 0).then(|| Value::String(format_units(raw, dec)))
+                    });
                 }
             }
             BuiltinAgent::WrongDecimals => {
                 for c in steps.iter_mut() {
                     map_amounts(c, book, |raw, dec| {
-                        let wrong = if dec == 18 { raw / U256::from(10u64).pow(U256::from(12)) } else {
+                        let wrong = if dec == 18 {
+                            raw / U256::from(10u64).pow(U256::from(12))
+                        } else {
                             raw.checked_mul(U256::from(10u64).pow(U256::from(18 - dec.min(18))))?
                         };
                         Some(json!(wrong.to_string()))
@@ -122,8 +128,13 @@ impl BuiltinAgent {
                 if steps.len() > 1 {
                     for (t, c) in steps.iter_mut().enumerate().skip(1) {
                         map_amounts(c, book, |raw, _| {
-                            let drifted = raw * U256::from(1000 - 3 * t.min(300) as u64) / U256::from(1000u64);
-                            let drifted = if drifted == raw { raw - U256::from(1) } else { drifted };
+                            let drifted = raw * U256::from(1000 - 3 * t.min(300) as u64)
+                                / U256::from(1000u64);
+                            let drifted = if drifted == raw {
+                                raw - U256::from(1)
+                            } else {
+                                drifted
+                            };
                             Some(json!(drifted.to_string()))
                         });
                     }
@@ -188,9 +199,15 @@ pub fn reverse(function: &str) -> Option<&'static str> {
 
 /// Rewrites every non-zero amount parameter of `c` whose decimals are known.
 fn map_amounts(c: &mut Call, book: &AddressBook, f: impl Fn(U256, u8) -> Option<Value>) {
-    let decimals: Vec<Option<u8>> = c.params.iter().map(|(n, _)| amount_decimals(c, n, book)).collect();
+    let decimals: Vec<Option<u8>> = c
+        .params
+        .iter()
+        .map(|(n, _)| amount_decimals(c, n, book))
+        .collect();
     for ((_, p), dec) in c.params.iter_mut().zip(decimals) {
-        let (Some(dec), Some(raw)) = (dec, parse_uint(&p.val)) else { continue };
+        let (Some(dec), Some(raw)) = (dec, parse_uint(&p.val)) else {
+            continue;
+        };
         if raw.is_zero() {
             continue;
         }
@@ -236,7 +253,9 @@ fn sibling(book: &AddressBook, c: &Call) -> Option<(String, String)> {
     let entries = book.entries();
     let pos = entries.iter().position(|e| e.address == me.address)?;
     let n = entries.len();
-    let same = (1..n).map(|k| &entries[(pos + k) % n]).find(|e| e.category == me.category);
+    let same = (1..n)
+        .map(|k| &entries[(pos + k) % n])
+        .find(|e| e.category == me.category);
     let other = same.unwrap_or(&entries[(pos + 1) % n]);
     Some((other.name.clone(), other.address.to_checksum(None)))
 }
@@ -267,7 +286,13 @@ mod tests {
             for inst in &g.instances {
                 let s = score_text(inst, &agent.answer(inst, &book));
                 if !agent.applies(inst, &book) {
-                    assert_eq!(s.final_score, 1.0, "{} on {} (not applicable) must be perfect", agent.name(), inst.id);
+                    assert_eq!(
+                        s.final_score,
+                        1.0,
+                        "{} on {} (not applicable) must be perfect",
+                        agent.name(),
+                        inst.id
+                    );
                     continue;
                 }
                 applied += 1;
@@ -276,16 +301,34 @@ mod tests {
                     if agent.lowers().contains(&m) {
                         assert!(v < 1.0, "{} should lower {m} on {}", agent.name(), inst.id);
                     } else {
-                        assert_eq!(v, 1.0, "{} should keep {m} at 1 on {}", agent.name(), inst.id);
+                        assert_eq!(
+                            v,
+                            1.0,
+                            "{} should keep {m} at 1 on {}",
+                            agent.name(),
+                            inst.id
+                        );
                     }
                 }
                 if agent == BuiltinAgent::NumericDrift {
                     let first = &s.steps[0];
-                    assert_eq!(first.final_score, 1.0, "drift must leave step 1 exact on {}", inst.id);
+                    assert_eq!(
+                        first.final_score, 1.0,
+                        "drift must leave step 1 exact on {}",
+                        inst.id
+                    );
                 }
             }
-            let min = if agent == BuiltinAgent::Reference { 0 } else { 40 };
-            assert!(applied >= min, "{} applied to only {applied} instances", agent.name());
+            let min = if agent == BuiltinAgent::Reference {
+                0
+            } else {
+                40
+            };
+            assert!(
+                applied >= min,
+                "{} applied to only {applied} instances",
+                agent.name()
+            );
         }
     }
 
@@ -293,21 +336,36 @@ mod tests {
     fn fault_examples() {
         let book = AddressBook::builtin();
         let g = generate(GenerateOptions::new(42, 300), &book).unwrap();
-        let find = |f: &str| g.instances.iter().find(|i| i.ground_truth.steps()[0].function == f && !i.ground_truth.is_multi()).unwrap();
+        let find = |f: &str| {
+            g.instances
+                .iter()
+                .find(|i| i.ground_truth.steps()[0].function == f && !i.ground_truth.is_multi())
+                .unwrap()
+        };
         let t = find("transfer");
         let truth = &t.ground_truth.steps()[0];
-        let dec = book.by_address(parse_address(&json!(truth.contract_address)).unwrap()).unwrap().decimals.unwrap();
+        let dec = book
+            .by_address(parse_address(&json!(truth.contract_address)).unwrap())
+            .unwrap()
+            .decimals
+            .unwrap();
         let raw = parse_uint(&truth.param_value_for_test()).unwrap();
         let f = BuiltinAgent::UnconvertedFloat.faulted(t, &book);
         assert_eq!(f.steps()[0].params[1].1.val, json!(format_units(raw, dec)));
         let p = BuiltinAgent::PlaceholderAddress.faulted(t, &book);
-        assert_eq!(p.steps()[0].params[0].1.val, json!("0x0000000000000000000000000000000000000000"));
+        assert_eq!(
+            p.steps()[0].params[0].1.val,
+            json!("0x0000000000000000000000000000000000000000")
+        );
         let w = BuiltinAgent::WrongContract.faulted(t, &book);
         assert_ne!(w.steps()[0].contract, truth.contract);
         assert_eq!(reverse("deposit"), Some("withdraw"));
         assert_eq!(reverse("withdraw"), Some("deposit"));
         assert_eq!(reverse("transfer"), None);
-        assert_eq!(BuiltinAgent::from_name("numeric-drift"), Some(BuiltinAgent::NumericDrift));
+        assert_eq!(
+            BuiltinAgent::from_name("numeric-drift"),
+            Some(BuiltinAgent::NumericDrift)
+        );
         assert_eq!(BuiltinAgent::from_name("nope"), None);
     }
 

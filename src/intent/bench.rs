@@ -54,7 +54,11 @@ pub struct StaticFigures {
 }
 
 /// Generates `count` instances with `seed`, answers them and times the scoring.
-pub fn static_throughput(count: usize, seed: u64, book: &AddressBook) -> Result<StaticFigures, IntentError> {
+pub fn static_throughput(
+    count: usize,
+    seed: u64,
+    book: &AddressBook,
+) -> Result<StaticFigures, IntentError> {
     let t0 = Instant::now();
     let generated = generate(GenerateOptions::new(seed, count), book)?;
     let generate_seconds = t0.elapsed().as_secs_f64();
@@ -147,7 +151,13 @@ pub fn agent_figures(instances: &[super::Instance], book: &AddressBook) -> Vec<A
             }
             let div = |m: Means, n: usize| {
                 let n = n.max(1) as f64;
-                Means { fmt: m.fmt / n, logic: m.logic / n, param: m.param / n, pass: m.pass / n, final_score: m.final_score / n }
+                Means {
+                    fmt: m.fmt / n,
+                    logic: m.logic / n,
+                    param: m.param / n,
+                    pass: m.pass / n,
+                    final_score: m.final_score / n,
+                }
             };
             AgentFigures {
                 agent: agent.name(),

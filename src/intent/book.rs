@@ -88,44 +88,62 @@ impl AddressBook {
 
     /// Loads a book file.
     pub fn load(path: &Path) -> Result<Self, IntentError> {
-        let text = std::fs::read_to_string(path)
-            .map_err(|source| IntentError::Io { path: path.to_path_buf(), source })?;
+        let text = std::fs::read_to_string(path).map_err(|source| IntentError::Io {
+            path: path.to_path_buf(),
+            source,
+        })?;
         Self::from_json(&text)
     }
 
     /// Parses and validates a book; errors name the contract and field.
     pub fn from_json(text: &str) -> Result<Self, IntentError> {
-        let spec: BookSpec = serde_json::from_str(text).map_err(|e| IntentError::Book(e.to_string()))?;
+        let spec: BookSpec =
+            serde_json::from_str(text).map_err(|e| IntentError::Book(e.to_string()))?;
         if spec.version != 1 {
-            return Err(IntentError::Book(format!("unsupported version {}", spec.version)));
+            return Err(IntentError::Book(format!(
+                "unsupported version {}",
+                spec.version
+            )));
         }
         let mut abis: BTreeMap<String, Vec<Function>> = BTreeMap::new();
         for (group, sigs) in &spec.abis {
             let fs = sigs
                 .iter()
                 .map(|s| {
-                    Function::parse(s)
-                        .map_err(|e| IntentError::Book(format!("abis.{group}: cannot parse {s:?}: {e}")))
+                    Function::parse(s).map_err(|e| {
+                        IntentError::Book(format!("abis.{group}: cannot parse {s:?}: {e}"))
+                    })
                 })
                 .collect::<Result<Vec<_>, _>>()?;
             abis.insert(group.clone(), fs);
         }
         let mut entries = Vec::with_capacity(spec.contracts.len());
         for c in spec.contracts {
-            let address = super::value::parse_address(&serde_json::Value::String(c.address.clone()))
-                .ok_or_else(|| IntentError::Book(format!("{}: bad address {:?}", c.name, c.address)))?;
+            let address =
+                super::value::parse_address(&serde_json::Value::String(c.address.clone()))
+                    .ok_or_else(|| {
+                        IntentError::Book(format!("{}: bad address {:?}", c.name, c.address))
+                    })?;
             let functions = match &c.abi {
-                Some(g) => abis
-                    .get(g)
-                    .cloned()
-                    .ok_or_else(|| IntentError::Book(format!("{}: unknown abi group {g:?}", c.name)))?,
+                Some(g) => abis.get(g).cloned().ok_or_else(|| {
+                    IntentError::Book(format!("{}: unknown abi group {g:?}", c.name))
+                })?,
                 None => Vec::new(),
             };
             if c.implemented && functions.is_empty() {
-                return Err(IntentError::Book(format!("{}: implemented but has no abi", c.name)));
+                return Err(IntentError::Book(format!(
+                    "{}: implemented but has no abi",
+                    c.name
+                )));
             }
-            if entries.iter().any(|e: &BookEntry| e.name == c.name || e.address == address) {
-                return Err(IntentError::Book(format!("{}: duplicate name or address", c.name)));
+            if entries
+                .iter()
+                .any(|e: &BookEntry| e.name == c.name || e.address == address)
+            {
+                return Err(IntentError::Book(format!(
+                    "{}: duplicate name or address",
+                    c.name
+                )));
             }
             entries.push(BookEntry {
                 name: c.name,
@@ -165,7 +183,8 @@ impl AddressBook {
 
     /// The entry named `name`; panics if absent (for the generator's fixed names, tested).
     pub fn expect(&self, name: &str) -> &BookEntry {
-        self.by_name(name).unwrap_or_else(|| panic!("address book has no {name}"))
+        self.by_name(name)
+            .unwrap_or_else(|| panic!("address book has no {name}"))
     }
 
     /// Renders the book for a prompt: one line per contract with address, category and decimals.
@@ -184,7 +203,10 @@ impl AddressBook {
 
 /// Name comparison key: lower case, separators removed.
 pub fn loose(name: &str) -> String {
-    name.chars().filter(|c| c.is_ascii_alphanumeric()).collect::<String>().to_lowercase()
+    name.chars()
+        .filter(|c| c.is_ascii_alphanumeric())
+        .collect::<String>()
+        .to_lowercase()
 }
 
 #[cfg(test)]
@@ -195,21 +217,81 @@ mod tests {
     fn builtin_book_has_the_spec_contracts_at_their_addresses() {
         let b = AddressBook::builtin();
         let cases = [
-            ("USDT", "0xdac17f958d2ee523a2206206994597c13d831ec7", Some(6)),
-            ("USDC", "0xa0b86991c6218b36c1d19d4a2e9eb0ce3606eb48", Some(6)),
-            ("DAI", "0x6b175474e89094c44da98b954eedeac495271d0f", Some(18)),
-            ("WBTC", "0x2260fac5e5542a773aa44fbcfedf7c193bc2c599", Some(8)),
-            ("WETH", "0xc02aaa39b223fe8d0a0e5c4f27ead9083c756cc2", Some(18)),
-            ("LINK", "0x514910771af9ca656af840dff83e8264ecf986ca", Some(18)),
-            ("UNI", "0x1f9840a85d5af5bf1d1762f925bdaddc4201f984", Some(18)),
-            ("AAVE", "0x7fc66500c84a76ad7e9c93437bfc5ac33e2ddae9", Some(18)),
-            ("Uniswap_V2_Router", "0x7a250d5630b4cf539739df2c5dacb4c659f2488d", None),
-            ("Uniswap_V2_Factory", "0x5c69bee701ef814a2b6a3edd4b1652cb9cc5aa6f", None),
-            ("SushiSwap_Router", "0xd9e1ce17f2641f24ae83637ab66a2cca9c378b9f", None),
-            ("Aave_V3_Lending_Pool", "0x87870bca3f3fd6335c3f4ce8392d69350b4fa4e2", None),
-            ("Lido_stETH", "0xae7ab96520de3a18e5e111b5eaab095312d7fe84", Some(18)),
-            ("Compound_V3_USDC_Market", "0xc3d688b66703497daa19211eedff47f25384cdc3", None),
-            ("CryptoPunks", "0xb47e3cd837ddf8e4c57f05d70ab865de6e193bbb", None),
+            (
+                "USDT",
+                "0xdac17f958d2ee523a2206206994597c13d831ec7",
+                Some(6),
+            ),
+            (
+                "USDC",
+                "0xa0b86991c6218b36c1d19d4a2e9eb0ce3606eb48",
+                Some(6),
+            ),
+            (
+                "DAI",
+                "0x6b175474e89094c44da98b954eedeac495271d0f",
+                Some(18),
+            ),
+            (
+                "WBTC",
+                "0x2260fac5e5542a773aa44fbcfedf7c193bc2c599",
+                Some(8),
+            ),
+            (
+                "WETH",
+                "0xc02aaa39b223fe8d0a0e5c4f27ead9083c756cc2",
+                Some(18),
+            ),
+            (
+                "LINK",
+                "0x514910771af9ca656af840dff83e8264ecf986ca",
+                Some(18),
+            ),
+            (
+                "UNI",
+                "0x1f9840a85d5af5bf1d1762f925bdaddc4201f984",
+                Some(18),
+            ),
+            (
+                "AAVE",
+                "0x7fc66500c84a76ad7e9c93437bfc5ac33e2ddae9",
+                Some(18),
+            ),
+            (
+                "Uniswap_V2_Router",
+                "0x7a250d5630b4cf539739df2c5dacb4c659f2488d",
+                None,
+            ),
+            (
+                "Uniswap_V2_Factory",
+                "0x5c69bee701ef814a2b6a3edd4b1652cb9cc5aa6f",
+                None,
+            ),
+            (
+                "SushiSwap_Router",
+                "0xd9e1ce17f2641f24ae83637ab66a2cca9c378b9f",
+                None,
+            ),
+            (
+                "Aave_V3_Lending_Pool",
+                "0x87870bca3f3fd6335c3f4ce8392d69350b4fa4e2",
+                None,
+            ),
+            (
+                "Lido_stETH",
+                "0xae7ab96520de3a18e5e111b5eaab095312d7fe84",
+                Some(18),
+            ),
+            (
+                "Compound_V3_USDC_Market",
+                "0xc3d688b66703497daa19211eedff47f25384cdc3",
+                None,
+            ),
+            (
+                "CryptoPunks",
+                "0xb47e3cd837ddf8e4c57f05d70ab865de6e193bbb",
+                None,
+            ),
         ];
         for (name, addr, dec) in cases {
             let e = b.expect(name);
@@ -218,9 +300,17 @@ mod tests {
             assert!(e.implemented, "{name}");
             assert!(!e.functions.is_empty(), "{name}");
         }
-        let bridges = b.entries().iter().filter(|e| e.category == "Bridge").count();
+        let bridges = b
+            .entries()
+            .iter()
+            .filter(|e| e.category == "Bridge")
+            .count();
         assert_eq!(bridges, 8);
-        assert!(b.entries().iter().filter(|e| !e.implemented).all(|e| e.functions.is_empty()));
+        assert!(b
+            .entries()
+            .iter()
+            .filter(|e| !e.implemented)
+            .all(|e| e.functions.is_empty()));
         assert!(b.by_loose_name("uniswap v2 router").is_some());
     }
 
@@ -236,8 +326,14 @@ mod tests {
     #[test]
     fn bad_books_are_rejected_with_the_field_named() {
         let cases = [
-            (r#"{"version":2,"abis":{},"contracts":[]}"#, "unsupported version 2"),
-            (r#"{"version":1,"abis":{"X":["function f(uint256"]},"contracts":[]}"#, "abis.X"),
+            (
+                r#"{"version":2,"abis":{},"contracts":[]}"#,
+                "unsupported version 2",
+            ),
+            (
+                r#"{"version":1,"abis":{"X":["function f(uint256"]},"contracts":[]}"#,
+                "abis.X",
+            ),
             (
                 r#"{"version":1,"abis":{},"contracts":[{"name":"A","address":"0x12","category":"Token","implemented":false,"origin":"mainnet"}]}"#,
                 "A: bad address",

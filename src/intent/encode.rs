@@ -37,33 +37,58 @@ pub fn encode_call(book: &AddressBook, call: &Call) -> Result<EncodedCall, Inten
     let entry = book
         .by_address(to)
         .filter(|e| !e.functions.is_empty())
-        .ok_or_else(|| IntentError::UnknownContract(format!("{} at {}", call.contract, call.contract_address)))?;
+        .ok_or_else(|| {
+            IntentError::UnknownContract(format!("{} at {}", call.contract, call.contract_address))
+        })?;
     let (function, args) = resolve(entry, &call.function, &call.params)?;
     let values = function
         .inputs
         .iter()
         .zip(args)
         .map(|(input, p)| {
-            let ty = input
-                .resolve()
-                .map_err(|e| IntentError::BadValue { param: input.name.clone(), message: e.to_string() })?;
-            json_to_sol(&ty, &p.val).map_err(|message| IntentError::BadValue { param: input.name.clone(), message })
+            let ty = input.resolve().map_err(|e| IntentError::BadValue {
+                param: input.name.clone(),
+                message: e.to_string(),
+            })?;
+            json_to_sol(&ty, &p.val).map_err(|message| IntentError::BadValue {
+                param: input.name.clone(),
+                message,
+            })
         })
         .collect::<Result<Vec<DynSolValue>, _>>()?;
     let data = function
         .abi_encode_input(&values)
-        .map_err(|e| IntentError::BadValue { param: function.name.clone(), message: e.to_string() })?;
+        .map_err(|e| IntentError::BadValue {
+            param: function.name.clone(),
+            message: e.to_string(),
+        })?;
     let value = parse_eth_wei(&call.value).ok_or_else(|| IntentError::BadValue {
         param: "value".into(),
-        message: format!("expected a non-negative ETH amount with at most 18 decimals, got {}", call.value),
+        message: format!(
+            "expected a non-negative ETH amount with at most 18 decimals, got {}",
+            call.value
+        ),
     })?;
-    if !value.is_zero() && !function.state_mutability.eq(&alloy::json_abi::StateMutability::Payable) {
+    if !value.is_zero()
+        && !function
+            .state_mutability
+            .eq(&alloy::json_abi::StateMutability::Payable)
+    {
         return Err(IntentError::BadValue {
             param: "value".into(),
-            message: format!("{} is not payable but {} ETH is sent", function.signature(), call.value),
+            message: format!(
+                "{} is not payable but {} ETH is sent",
+                function.signature(),
+                call.value
+            ),
         });
     }
-    Ok(EncodedCall { to, data: Bytes::from(data), value, signature: function.signature() })
+    Ok(EncodedCall {
+        to,
+        data: Bytes::from(data),
+        value,
+        signature: function.signature(),
+    })
 }
 
 /// Finds the function and orders the given params to match its inputs.
@@ -84,7 +109,11 @@ pub fn resolve<'a>(
     }
     let given: Vec<String> = params.iter().map(|(_, p)| canonical_type(&p.ty)).collect();
     for f in &candidates {
-        let types: Vec<String> = f.inputs.iter().map(|i| canonical_type(&i.selector_type())).collect();
+        let types: Vec<String> = f
+            .inputs
+            .iter()
+            .map(|i| canonical_type(&i.selector_type()))
+            .collect();
         if types == given {
             return Ok((f, params.iter().map(|(_, p)| p).collect()));
         }
@@ -105,7 +134,11 @@ pub fn resolve<'a>(
     Err(IntentError::NoOverload {
         function: name.to_string(),
         given: given.join(","),
-        candidates: candidates.iter().map(|f| f.signature()).collect::<Vec<_>>().join("; "),
+        candidates: candidates
+            .iter()
+            .map(|f| f.signature())
+            .collect::<Vec<_>>()
+            .join("; "),
     })
 }
 
@@ -117,13 +150,21 @@ mod tests {
     const ALICE: &str = "0xf39Fd6e51aad88F6F4ce6aB8827279cffFb92266";
     const BOB: &str = "0x70997970C51812dc3A010C7d01b50e0d17dc79C8";
 
-    fn call(contract: &str, function: &str, params: Vec<(&str, &str, Value)>, value: Value) -> Call {
+    fn call(
+        contract: &str,
+        function: &str,
+        params: Vec<(&str, &str, Value)>,
+        value: Value,
+    ) -> Call {
         let book = AddressBook::builtin();
         Call {
             contract: contract.into(),
             contract_address: format!("{:?}", book.expect(contract).address),
             function: function.into(),
-            params: params.into_iter().map(|(n, t, v)| (n.to_string(), Param::new(t, v))).collect(),
+            params: params
+                .into_iter()
+                .map(|(n, t, v)| (n.to_string(), Param::new(t, v)))
+                .collect(),
             value,
         }
     }
@@ -189,31 +230,112 @@ mod tests {
             assert_eq!(e.signature, sig);
             assert_eq!(format!("{}", e.data), data, "{sig}");
         }
-        let swap = encode_call(&book, &call("Uniswap_V2_Router", "swapExactETHForTokens", vec![
-            ("amountOutMin", "uint256", json!("1")), ("path", "address[]", json!([ALICE])), ("to", "address", json!(ALICE)), ("deadline", "uint256", json!(1)),
-        ], json!(1.5))).unwrap();
+        let swap = encode_call(
+            &book,
+            &call(
+                "Uniswap_V2_Router",
+                "swapExactETHForTokens",
+                vec![
+                    ("amountOutMin", "uint256", json!("1")),
+                    ("path", "address[]", json!([ALICE])),
+                    ("to", "address", json!(ALICE)),
+                    ("deadline", "uint256", json!(1)),
+                ],
+                json!(1.5),
+            ),
+        )
+        .unwrap();
         assert_eq!(swap.value, U256::from(1_500_000_000_000_000_000u128));
     }
 
     #[test]
     fn params_given_out_of_order_are_matched_by_name() {
         let book = AddressBook::builtin();
-        let a = call("USDC", "transfer", vec![("value", "uint256", json!("5")), ("to", "address", json!(BOB))], json!(0));
-        let b = call("USDC", "transfer", vec![("to", "address", json!(BOB)), ("value", "uint256", json!("5"))], json!(0));
-        assert_eq!(encode_call(&book, &a).unwrap(), encode_call(&book, &b).unwrap());
+        let a = call(
+            "USDC",
+            "transfer",
+            vec![
+                ("value", "uint256", json!("5")),
+                ("to", "address", json!(BOB)),
+            ],
+            json!(0),
+        );
+        let b = call(
+            "USDC",
+            "transfer",
+            vec![
+                ("to", "address", json!(BOB)),
+                ("value", "uint256", json!("5")),
+            ],
+            json!(0),
+        );
+        assert_eq!(
+            encode_call(&book, &a).unwrap(),
+            encode_call(&book, &b).unwrap()
+        );
     }
 
     #[test]
     fn errors_name_the_problem() {
         let book = AddressBook::builtin();
         let cases: Vec<(Call, &str)> = vec![
-            (call("USDC", "mint", vec![], json!(0)), "unknown function mint on USDC; known functions: transfer, approve, transferFrom"),
-            (call("USDC", "transfer", vec![("to", "address", json!(BOB))], json!(0)), "no overload of transfer takes (address)"),
-            (call("USDC", "transfer", vec![("to", "address", json!(BOB)), ("value", "uint256", json!("-3"))], json!(0)), "parameter value: expected a non-negative integer"),
-            (call("USDC", "transfer", vec![("to", "address", json!("0xnope")), ("value", "uint256", json!("3"))], json!(0)), "parameter to: expected a 20-byte hex address"),
-            (call("USDC", "transfer", vec![("to", "address", json!(BOB)), ("value", "uint256", json!("3"))], json!(1)), "is not payable"),
-            (call("WETH", "deposit", vec![], json!("lots")), "parameter value: expected a non-negative ETH amount"),
-            (call("Uniswap_V3_Router", "exactInputSingle", vec![], json!(0)), "unknown contract"),
+            (
+                call("USDC", "mint", vec![], json!(0)),
+                "unknown function mint on USDC; known functions: transfer, approve, transferFrom",
+            ),
+            (
+                call(
+                    "USDC",
+                    "transfer",
+                    vec![("to", "address", json!(BOB))],
+                    json!(0),
+                ),
+                "no overload of transfer takes (address)",
+            ),
+            (
+                call(
+                    "USDC",
+                    "transfer",
+                    vec![
+                        ("to", "address", json!(BOB)),
+                        ("value", "uint256", json!("-3")),
+                    ],
+                    json!(0),
+                ),
+                "parameter value: expected a non-negative integer",
+            ),
+            (
+                call(
+                    "USDC",
+                    "transfer",
+                    vec![
+                        ("to", "address", json!("0xnope")),
+                        ("value", "uint256", json!("3")),
+                    ],
+                    json!(0),
+                ),
+                "parameter to: expected a 20-byte hex address",
+            ),
+            (
+                call(
+                    "USDC",
+                    "transfer",
+                    vec![
+                        ("to", "address", json!(BOB)),
+                        ("value", "uint256", json!("3")),
+                    ],
+                    json!(1),
+                ),
+                "is not payable",
+            ),
+            (
+                call("WETH", "deposit", vec![], json!("lots")),
+                "parameter value: expected a non-negative ETH amount",
+            ),
+            (
+                call("Uniswap_V3_Router", "exactInputSingle", vec![], json!(0)),
+                "unknown contract",
+            ),
         ];
         for (c, want) in cases {
             let e = encode_call(&book, &c).unwrap_err().to_string();
@@ -221,6 +343,9 @@ mod tests {
         }
         let mut bad = call("USDC", "transfer", vec![], json!(0));
         bad.contract_address = "0x1234".into();
-        assert!(encode_call(&book, &bad).unwrap_err().to_string().contains("bad address \"0x1234\""));
+        assert!(encode_call(&book, &bad)
+            .unwrap_err()
+            .to_string()
+            .contains("bad address \"0x1234\""));
     }
 }

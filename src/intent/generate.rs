@@ -16,8 +16,8 @@
 use std::collections::BTreeMap;
 
 use alloy::dyn_abi::DynSolValue;
-use alloy::json_abi::Function;
 use alloy::dyn_abi::JsonAbiExt;
+use alloy::json_abi::Function;
 use alloy::primitives::{keccak256, Address, U256};
 use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
@@ -77,7 +77,11 @@ pub struct GenerateOptions {
 impl GenerateOptions {
     /// Options with the default multi-step fraction (0.2).
     pub fn new(seed: u64, count: usize) -> Self {
-        Self { seed, count, multi_fraction: 0.2 }
+        Self {
+            seed,
+            count,
+            multi_fraction: 0.2,
+        }
     }
 }
 
@@ -159,10 +163,16 @@ pub fn generate_filtered(
     filter: &mut dyn InstanceFilter,
 ) -> Result<Generated, IntentError> {
     if !(0.0..=1.0).contains(&opts.multi_fraction) {
-        return Err(IntentError::InvalidOption(format!("multi_fraction {} is not in [0, 1]", opts.multi_fraction)));
+        return Err(IntentError::InvalidOption(format!(
+            "multi_fraction {} is not in [0, 1]",
+            opts.multi_fraction
+        )));
     }
     check_book(book)?;
-    let mut g = Gen { book, rng: ChaCha8Rng::seed_from_u64(opts.seed) };
+    let mut g = Gen {
+        book,
+        rng: ChaCha8Rng::seed_from_u64(opts.seed),
+    };
     let mut instances = Vec::with_capacity(opts.count);
     let mut rejected = 0;
     let max = opts.count.saturating_mul(20).saturating_add(100);
@@ -186,7 +196,11 @@ pub fn generate_filtered(
     }
     let distribution = Distribution::of(&instances);
     tracing::debug!(target: "intent::generate", seed = opts.seed, count = opts.count, rejected, "generated");
-    Ok(Generated { instances, distribution, rejected })
+    Ok(Generated {
+        instances,
+        distribution,
+        rejected,
+    })
 }
 
 /// The contracts and functions the templates use; a book without them cannot generate.
@@ -194,31 +208,52 @@ fn check_book(book: &AddressBook) -> Result<(), IntentError> {
     let needed: &[(&str, &[&str])] = &[
         ("USDC", &["transfer", "approve"]),
         ("WETH", &["deposit", "withdraw", "transfer", "approve"]),
-        ("Uniswap_V2_Router", &["swapExactETHForTokens", "addLiquidityETH", "removeLiquidity"]),
+        (
+            "Uniswap_V2_Router",
+            &[
+                "swapExactETHForTokens",
+                "addLiquidityETH",
+                "removeLiquidity",
+            ],
+        ),
         ("SushiSwap_Router", &["swapExactTokensForTokens"]),
-        ("Aave_V3_Lending_Pool", &["supply", "withdraw", "borrow", "repay"]),
+        (
+            "Aave_V3_Lending_Pool",
+            &["supply", "withdraw", "borrow", "repay"],
+        ),
         ("Lido_stETH", &["submit", "transfer"]),
         ("Compound_V3_USDC_Market", &["supply", "withdraw"]),
         ("Crucible_DAI_Vault", &["deposit", "withdraw", "redeem"]),
         ("Crucible_USDC_Vault", &["deposit"]),
         ("Crucible_Governor", &["propose", "castVote", "execute"]),
-        ("CryptoPunks", &["transferPunk", "offerPunkForSale", "buyPunk"]),
-        ("Crucible_Collectibles", &["safeTransferFrom", "setApprovalForAll"]),
+        (
+            "CryptoPunks",
+            &["transferPunk", "offerPunkForSale", "buyPunk"],
+        ),
+        (
+            "Crucible_Collectibles",
+            &["safeTransferFrom", "setApprovalForAll"],
+        ),
         ("Crucible_Items", &["safeTransferFrom", "setApprovalForAll"]),
     ];
     for (name, fns) in needed {
-        let e = book
-            .by_name(name)
-            .ok_or_else(|| IntentError::Book(format!("the generator needs {name}, which the book lacks")))?;
+        let e = book.by_name(name).ok_or_else(|| {
+            IntentError::Book(format!("the generator needs {name}, which the book lacks"))
+        })?;
         for f in *fns {
             if !e.has_function(f) {
-                return Err(IntentError::Book(format!("the generator needs {name}.{f}, which the book lacks")));
+                return Err(IntentError::Book(format!(
+                    "the generator needs {name}.{f}, which the book lacks"
+                )));
             }
         }
     }
     for t in TOKENS {
         if book.by_name(t.0).and_then(|e| e.decimals).is_none() {
-            return Err(IntentError::Book(format!("the generator needs token {} with decimals", t.0)));
+            return Err(IntentError::Book(format!(
+                "the generator needs token {} with decimals",
+                t.0
+            )));
         }
     }
     Ok(())
@@ -240,22 +275,40 @@ const UNI_WETH_PAIRS: &[&str] = &["USDT", "USDC", "DAI", "WBTC", "LINK", "UNI", 
 const SUSHI_WETH_PAIRS: &[&str] = &["USDC", "DAI", "WBTC"];
 
 fn price(token: &str) -> f64 {
-    TOKENS.iter().find(|t| t.0 == token).map(|t| t.1).unwrap_or(1.0)
+    TOKENS
+        .iter()
+        .find(|t| t.0 == token)
+        .map(|t| t.1)
+        .unwrap_or(1.0)
 }
 
 fn amounts(token: &str) -> &'static [&'static str] {
-    TOKENS.iter().find(|t| t.0 == token).map(|t| t.2).unwrap_or(&["1"])
+    TOKENS
+        .iter()
+        .find(|t| t.0 == token)
+        .map(|t| t.2)
+        .unwrap_or(&["1"])
 }
 
 /// The fixture proposals the universe creates: `(id number, targets, values, calldatas, description)`.
 /// Ids 1–3 are Active, 101–103 have Succeeded. Each targets one dev account with no call data.
 pub fn fixture_proposal(n: u64) -> (Vec<String>, Vec<String>, Vec<String>, String) {
     let target = RECIPIENTS[(n as usize) % RECIPIENTS.len()].to_string();
-    (vec![target], vec!["0".into()], vec!["0x".into()], format!("Crucible fixture proposal #{n}"))
+    (
+        vec![target],
+        vec!["0".into()],
+        vec!["0x".into()],
+        format!("Crucible fixture proposal #{n}"),
+    )
 }
 
 /// OpenZeppelin Governor's `hashProposal(targets, values, calldatas, keccak256(description))`.
-pub fn proposal_id(targets: &[String], values: &[String], calldatas: &[String], description: &str) -> U256 {
+pub fn proposal_id(
+    targets: &[String],
+    values: &[String],
+    calldatas: &[String],
+    description: &str,
+) -> U256 {
     let t = targets
         .iter()
         .map(|a| DynSolValue::Address(parse_address(&json!(a)).unwrap_or(Address::ZERO)))
@@ -269,8 +322,13 @@ pub fn proposal_id(targets: &[String], values: &[String], calldatas: &[String], 
         .map(|h| DynSolValue::Bytes(hex::decode(h.trim_start_matches("0x")).unwrap_or_default()))
         .collect();
     let d = DynSolValue::FixedBytes(keccak256(description.as_bytes()), 32);
-    let enc = DynSolValue::Tuple(vec![DynSolValue::Array(t), DynSolValue::Array(v), DynSolValue::Array(c), d])
-        .abi_encode_params();
+    let enc = DynSolValue::Tuple(vec![
+        DynSolValue::Array(t),
+        DynSolValue::Array(v),
+        DynSolValue::Array(c),
+        d,
+    ])
+    .abi_encode_params();
     U256::from_be_bytes(keccak256(enc).0)
 }
 
@@ -383,7 +441,9 @@ impl Gen<'_> {
     }
 
     fn units(&self, token: &str, human: &str) -> String {
-        parse_units(human, self.decimals(token)).map(|u| u.to_string()).unwrap_or_else(|| "0".into())
+        parse_units(human, self.decimals(token))
+            .map(|u| u.to_string())
+            .unwrap_or_else(|| "0".into())
     }
 
     fn function(&self, contract: &str, function: &str, arity: usize) -> Function {
@@ -393,7 +453,9 @@ impl Gen<'_> {
             .iter()
             .find(|f| f.name == function && f.inputs.len() == arity)
             .cloned()
-            .unwrap_or_else(|| panic!("{contract}.{function}/{arity} is in the book (checked by check_book)"))
+            .unwrap_or_else(|| {
+                panic!("{contract}.{function}/{arity} is in the book (checked by check_book)")
+            })
     }
 
     /// A call whose parameter names and types come from the book's ABI.
@@ -423,7 +485,10 @@ impl Gen<'_> {
             1 => format!("transfer {human} {token} to {to}"),
             _ => format!("pay {to} {human} {token}"),
         };
-        Step { call: self.call(token, "transfer", vec![json!(to), json!(raw)], "0"), clause }
+        Step {
+            call: self.call(token, "transfer", vec![json!(to), json!(raw)], "0"),
+            clause,
+        }
     }
 
     fn approve(&mut self, token: &str, human: &str, spender: &str) -> Step {
@@ -432,7 +497,15 @@ impl Gen<'_> {
             0 => format!("let {} spend up to {human} of my {token}", pretty(spender)),
             _ => format!("approve {} to use {human} {token}", pretty(spender)),
         };
-        Step { call: self.call(token, "approve", vec![json!(self.addr(spender)), json!(raw)], "0"), clause }
+        Step {
+            call: self.call(
+                token,
+                "approve",
+                vec![json!(self.addr(spender)), json!(raw)],
+                "0",
+            ),
+            clause,
+        }
     }
 
     fn wrap(&mut self, human: &str) -> Step {
@@ -440,12 +513,18 @@ impl Gen<'_> {
             0 => format!("wrap {human} ETH into WETH"),
             _ => format!("turn {human} of my ETH into WETH"),
         };
-        Step { call: self.call("WETH", "deposit", vec![], human), clause }
+        Step {
+            call: self.call("WETH", "deposit", vec![], human),
+            clause,
+        }
     }
 
     fn unwrap(&mut self, human: &str) -> Step {
         let raw = self.units("WETH", human);
-        Step { call: self.call("WETH", "withdraw", vec![json!(raw)], "0"), clause: format!("unwrap {human} WETH back to ETH") }
+        Step {
+            call: self.call("WETH", "withdraw", vec![json!(raw)], "0"),
+            clause: format!("unwrap {human} WETH back to ETH"),
+        }
     }
 
     fn path(&self, tokens: &[&str]) -> Value {
@@ -462,12 +541,20 @@ impl Gen<'_> {
     }
 
     fn swap_exact_eth(&mut self, dex: &str, human: &str, token: &str, to: &str) -> Step {
-        let min = round_amount(0.5 * Self::quote("WETH", human.parse().unwrap_or(0.0), token), self.decimals(token));
+        let min = round_amount(
+            0.5 * Self::quote("WETH", human.parse().unwrap_or(0.0), token),
+            self.decimals(token),
+        );
         let p = ["WETH", token];
         let call = self.call(
             dex,
             "swapExactETHForTokens",
-            vec![json!(self.units(token, &min)), self.path(&p), json!(to), json!(DEADLINE.to_string())],
+            vec![
+                json!(self.units(token, &min)),
+                self.path(&p),
+                json!(to),
+                json!(DEADLINE.to_string()),
+            ],
             human,
         );
         let clause = format!(
@@ -479,12 +566,21 @@ impl Gen<'_> {
     }
 
     fn swap_exact_tokens_for_eth(&mut self, dex: &str, token: &str, human: &str, to: &str) -> Step {
-        let min = round_amount(0.5 * Self::quote(token, human.parse().unwrap_or(0.0), "WETH"), 18);
+        let min = round_amount(
+            0.5 * Self::quote(token, human.parse().unwrap_or(0.0), "WETH"),
+            18,
+        );
         let p = [token, "WETH"];
         let call = self.call(
             dex,
             "swapExactTokensForETH",
-            vec![json!(self.units(token, human)), json!(self.units("WETH", &min)), self.path(&p), json!(to), json!(DEADLINE.to_string())],
+            vec![
+                json!(self.units(token, human)),
+                json!(self.units("WETH", &min)),
+                self.path(&p),
+                json!(to),
+                json!(DEADLINE.to_string()),
+            ],
             "0",
         );
         let clause = format!(
@@ -497,11 +593,20 @@ impl Gen<'_> {
 
     fn swap_exact_tokens(&mut self, dex: &str, path: &[&str], human: &str, to: &str) -> Step {
         let (a, b) = (path[0], path[path.len() - 1]);
-        let min = round_amount(0.5 * Self::quote(a, human.parse().unwrap_or(0.0), b), self.decimals(b));
+        let min = round_amount(
+            0.5 * Self::quote(a, human.parse().unwrap_or(0.0), b),
+            self.decimals(b),
+        );
         let call = self.call(
             dex,
             "swapExactTokensForTokens",
-            vec![json!(self.units(a, human)), json!(self.units(b, &min)), self.path(path), json!(to), json!(DEADLINE.to_string())],
+            vec![
+                json!(self.units(a, human)),
+                json!(self.units(b, &min)),
+                self.path(path),
+                json!(to),
+                json!(DEADLINE.to_string()),
+            ],
             "0",
         );
         let clause = format!(
@@ -513,12 +618,20 @@ impl Gen<'_> {
     }
 
     fn swap_eth_for_exact(&mut self, dex: &str, token: &str, human_out: &str, to: &str) -> Step {
-        let max_in = round_amount(2.0 * Self::quote(token, human_out.parse().unwrap_or(0.0), "WETH"), 18);
+        let max_in = round_amount(
+            2.0 * Self::quote(token, human_out.parse().unwrap_or(0.0), "WETH"),
+            18,
+        );
         let p = ["WETH", token];
         let call = self.call(
             dex,
             "swapETHForExactTokens",
-            vec![json!(self.units(token, human_out)), self.path(&p), json!(to), json!(DEADLINE.to_string())],
+            vec![
+                json!(self.units(token, human_out)),
+                self.path(&p),
+                json!(to),
+                json!(DEADLINE.to_string()),
+            ],
             &max_in,
         );
         let clause = format!(
@@ -529,13 +642,28 @@ impl Gen<'_> {
         Step { call, clause }
     }
 
-    fn swap_tokens_for_exact_eth(&mut self, dex: &str, token: &str, human_out: &str, to: &str) -> Step {
-        let max_in = round_amount(2.0 * Self::quote("WETH", human_out.parse().unwrap_or(0.0), token), self.decimals(token));
+    fn swap_tokens_for_exact_eth(
+        &mut self,
+        dex: &str,
+        token: &str,
+        human_out: &str,
+        to: &str,
+    ) -> Step {
+        let max_in = round_amount(
+            2.0 * Self::quote("WETH", human_out.parse().unwrap_or(0.0), token),
+            self.decimals(token),
+        );
         let p = [token, "WETH"];
         let call = self.call(
             dex,
             "swapTokensForExactETH",
-            vec![json!(self.units("WETH", human_out)), json!(self.units(token, &max_in)), self.path(&p), json!(to), json!(DEADLINE.to_string())],
+            vec![
+                json!(self.units("WETH", human_out)),
+                json!(self.units(token, &max_in)),
+                self.path(&p),
+                json!(to),
+                json!(DEADLINE.to_string()),
+            ],
             "0",
         );
         let clause = format!(
@@ -546,13 +674,28 @@ impl Gen<'_> {
         Step { call, clause }
     }
 
-    fn swap_tokens_for_exact(&mut self, dex: &str, path: &[&str], human_out: &str, to: &str) -> Step {
+    fn swap_tokens_for_exact(
+        &mut self,
+        dex: &str,
+        path: &[&str],
+        human_out: &str,
+        to: &str,
+    ) -> Step {
         let (a, b) = (path[0], path[path.len() - 1]);
-        let max_in = round_amount(2.0 * Self::quote(b, human_out.parse().unwrap_or(0.0), a), self.decimals(a));
+        let max_in = round_amount(
+            2.0 * Self::quote(b, human_out.parse().unwrap_or(0.0), a),
+            self.decimals(a),
+        );
         let call = self.call(
             dex,
             "swapTokensForExactTokens",
-            vec![json!(self.units(b, human_out)), json!(self.units(a, &max_in)), self.path(path), json!(to), json!(DEADLINE.to_string())],
+            vec![
+                json!(self.units(b, human_out)),
+                json!(self.units(a, &max_in)),
+                self.path(path),
+                json!(to),
+                json!(DEADLINE.to_string()),
+            ],
             "0",
         );
         let clause = format!(
@@ -565,11 +708,21 @@ impl Gen<'_> {
 
     fn add_liquidity_eth(&mut self, token: &str) -> Step {
         let eth = self.pick(&["0.1", "0.25", "0.5"]);
-        let tok = round_amount(Self::quote("WETH", eth.parse().unwrap_or(0.0), token), self.decimals(token));
+        let tok = round_amount(
+            Self::quote("WETH", eth.parse().unwrap_or(0.0), token),
+            self.decimals(token),
+        );
         let call = self.call(
             "Uniswap_V2_Router",
             "addLiquidityETH",
-            vec![json!(self.addr(token)), json!(self.units(token, &tok)), json!("0"), json!("0"), json!(SENDER), json!(DEADLINE.to_string())],
+            vec![
+                json!(self.addr(token)),
+                json!(self.units(token, &tok)),
+                json!("0"),
+                json!("0"),
+                json!(SENDER),
+                json!(DEADLINE.to_string()),
+            ],
             eth,
         );
         let clause = format!(
@@ -580,7 +733,10 @@ impl Gen<'_> {
 
     fn add_liquidity(&mut self, a: &str, b: &str) -> Step {
         let ha = self.pick(amounts(a));
-        let hb = round_amount(Self::quote(a, ha.parse().unwrap_or(0.0), b), self.decimals(b));
+        let hb = round_amount(
+            Self::quote(a, ha.parse().unwrap_or(0.0), b),
+            self.decimals(b),
+        );
         let call = self.call(
             "Uniswap_V2_Router",
             "addLiquidity",
@@ -603,11 +759,22 @@ impl Gen<'_> {
     }
 
     fn remove_liquidity_eth(&mut self, token: &str) -> Step {
-        let lp = self.pick(&["1000000000000000", "10000000000000000", "100000000000000000"]);
+        let lp = self.pick(&[
+            "1000000000000000",
+            "10000000000000000",
+            "100000000000000000",
+        ]);
         let call = self.call(
             "Uniswap_V2_Router",
             "removeLiquidityETH",
-            vec![json!(self.addr(token)), json!(lp), json!("0"), json!("0"), json!(SENDER), json!(DEADLINE.to_string())],
+            vec![
+                json!(self.addr(token)),
+                json!(lp),
+                json!("0"),
+                json!("0"),
+                json!(SENDER),
+                json!(DEADLINE.to_string()),
+            ],
             "0",
         );
         let clause = format!(
@@ -617,11 +784,23 @@ impl Gen<'_> {
     }
 
     fn remove_liquidity(&mut self, a: &str, b: &str) -> Step {
-        let lp = self.pick(&["1000000000000000", "10000000000000000", "100000000000000000"]);
+        let lp = self.pick(&[
+            "1000000000000000",
+            "10000000000000000",
+            "100000000000000000",
+        ]);
         let call = self.call(
             "Uniswap_V2_Router",
             "removeLiquidity",
-            vec![json!(self.addr(a)), json!(self.addr(b)), json!(lp), json!("0"), json!("0"), json!(SENDER), json!(DEADLINE.to_string())],
+            vec![
+                json!(self.addr(a)),
+                json!(self.addr(b)),
+                json!(lp),
+                json!("0"),
+                json!("0"),
+                json!(SENDER),
+                json!(DEADLINE.to_string()),
+            ],
             "0",
         );
         let clause = format!(
@@ -651,7 +830,10 @@ impl Gen<'_> {
                 format!("repay {human} {token} of my variable-rate (mode 2) Aave V3 debt"),
             ),
         };
-        Step { call: self.call("Aave_V3_Lending_Pool", action, vals, "0"), clause }
+        Step {
+            call: self.call("Aave_V3_Lending_Pool", action, vals, "0"),
+            clause,
+        }
     }
 
     fn comet(&mut self, action: &str, token: &str, human: &str) -> Step {
@@ -662,7 +844,12 @@ impl Gen<'_> {
             format!("withdraw {human} {token} from the Compound V3 USDC market")
         };
         Step {
-            call: self.call("Compound_V3_USDC_Market", action, vec![json!(self.addr(token)), json!(raw)], "0"),
+            call: self.call(
+                "Compound_V3_USDC_Market",
+                action,
+                vec![json!(self.addr(token)), json!(raw)],
+                "0",
+            ),
             clause,
         }
     }
@@ -670,18 +857,36 @@ impl Gen<'_> {
     fn stake(&mut self, human: &str) -> Step {
         let clause = match self.rng.random_range(0..2) {
             0 => format!("stake {human} ETH with Lido, no referral (zero address)"),
-            _ => format!("deposit {human} ETH into Lido for stETH with the zero address as referral"),
+            _ => {
+                format!("deposit {human} ETH into Lido for stETH with the zero address as referral")
+            }
         };
-        Step { call: self.call("Lido_stETH", "submit", vec![json!(Address::ZERO.to_checksum(None))], human), clause }
+        Step {
+            call: self.call(
+                "Lido_stETH",
+                "submit",
+                vec![json!(Address::ZERO.to_checksum(None))],
+                human,
+            ),
+            clause,
+        }
     }
 
     fn steth_transfer(&mut self, human: &str, to: &str) -> Step {
         let raw = self.units("Lido_stETH", human);
-        Step { call: self.call("Lido_stETH", "transfer", vec![json!(to), json!(raw)], "0"), clause: format!("send {human} stETH to {to}") }
+        Step {
+            call: self.call("Lido_stETH", "transfer", vec![json!(to), json!(raw)], "0"),
+            clause: format!("send {human} stETH to {to}"),
+        }
     }
 
     fn vault(&mut self, action: &str, vault: &str, human: &str, to: &str) -> Step {
-        let token = self.book.expect(vault).underlying.clone().unwrap_or_else(|| "DAI".into());
+        let token = self
+            .book
+            .expect(vault)
+            .underlying
+            .clone()
+            .unwrap_or_else(|| "DAI".into());
         let raw = self.units(vault, human);
         let (vals, clause) = match action {
             "deposit" => (
@@ -697,7 +902,10 @@ impl Gen<'_> {
                 format!("redeem {human} of my {vault} ({}) shares, assets to {to}", self.addr(vault)),
             ),
         };
-        Step { call: self.call(vault, action, vals, "0"), clause }
+        Step {
+            call: self.call(vault, action, vals, "0"),
+            clause,
+        }
     }
 
     fn propose(&mut self, n: usize) -> Step {
@@ -717,7 +925,12 @@ impl Gen<'_> {
         let call = self.call(
             "Crucible_Governor",
             "propose",
-            vec![json!([usdc]), json!(["0"]), json!([calldata]), json!(description)],
+            vec![
+                json!([usdc]),
+                json!(["0"]),
+                json!([calldata]),
+                json!(description),
+            ],
             "0",
         );
         let clause = format!(
@@ -732,7 +945,12 @@ impl Gen<'_> {
         let (t, v, c, d) = fixture_proposal(n);
         let id = proposal_id(&t, &v, &c, &d);
         let (support, word) = self.pick(&[(1u8, "for"), (0, "against"), (2, "abstain")]);
-        let call = self.call("Crucible_Governor", "castVote", vec![json!(id.to_string()), json!(support.to_string())], "0");
+        let call = self.call(
+            "Crucible_Governor",
+            "castVote",
+            vec![json!(id.to_string()), json!(support.to_string())],
+            "0",
+        );
         let clause = format!(
             "cast a vote {word} (support = {support}) on proposal {id} in Crucible_Governor at {}",
             self.addr("Crucible_Governor")
@@ -765,7 +983,12 @@ impl Gen<'_> {
                 let id = self.rng.random_range(0..50u32);
                 let to = self.recipient();
                 Step {
-                    call: self.call("CryptoPunks", "transferPunk", vec![json!(to), json!(id.to_string())], "0"),
+                    call: self.call(
+                        "CryptoPunks",
+                        "transferPunk",
+                        vec![json!(to), json!(id.to_string())],
+                        "0",
+                    ),
                     clause: format!("transfer CryptoPunk #{id} (contract {punks}) to {to}"),
                 }
             }
@@ -834,14 +1057,44 @@ impl Gen<'_> {
 
     fn single(&mut self) -> Draft {
         const T: &[(&str, u32)] = &[
-            ("transfer", 6), ("weth_transfer", 2), ("steth_transfer", 1), ("approve", 4), ("revoke", 2),
-            ("nft_approval", 1), ("wrap", 2), ("unwrap", 2), ("swap_eth", 2), ("swap_to_eth", 2),
-            ("swap_tokens", 2), ("swap_multihop", 2), ("swap_eth_exact", 1), ("swap_exact_eth_out", 1),
-            ("swap_exact_out", 1), ("add_liquidity_eth", 1), ("add_liquidity", 1), ("remove_liquidity_eth", 1),
-            ("remove_liquidity", 1), ("aave_supply", 1), ("aave_withdraw", 1), ("aave_borrow", 1), ("aave_repay", 1),
-            ("comet_supply", 1), ("comet_withdraw", 1), ("lido", 2), ("vault_deposit", 1), ("vault_withdraw", 1),
-            ("vault_redeem", 1), ("gov_propose", 1), ("gov_vote", 1), ("gov_execute", 1), ("punk_transfer", 1),
-            ("punk_offer", 1), ("punk_buy", 1), ("erc721", 1), ("erc721_data", 1), ("erc1155", 1),
+            ("transfer", 6),
+            ("weth_transfer", 2),
+            ("steth_transfer", 1),
+            ("approve", 4),
+            ("revoke", 2),
+            ("nft_approval", 1),
+            ("wrap", 2),
+            ("unwrap", 2),
+            ("swap_eth", 2),
+            ("swap_to_eth", 2),
+            ("swap_tokens", 2),
+            ("swap_multihop", 2),
+            ("swap_eth_exact", 1),
+            ("swap_exact_eth_out", 1),
+            ("swap_exact_out", 1),
+            ("add_liquidity_eth", 1),
+            ("add_liquidity", 1),
+            ("remove_liquidity_eth", 1),
+            ("remove_liquidity", 1),
+            ("aave_supply", 1),
+            ("aave_withdraw", 1),
+            ("aave_borrow", 1),
+            ("aave_repay", 1),
+            ("comet_supply", 1),
+            ("comet_withdraw", 1),
+            ("lido", 2),
+            ("vault_deposit", 1),
+            ("vault_withdraw", 1),
+            ("vault_redeem", 1),
+            ("gov_propose", 1),
+            ("gov_vote", 1),
+            ("gov_execute", 1),
+            ("punk_transfer", 1),
+            ("punk_offer", 1),
+            ("punk_buy", 1),
+            ("erc721", 1),
+            ("erc721_data", 1),
+            ("erc1155", 1),
         ];
         let total: u32 = T.iter().map(|t| t.1).sum();
         let mut r = self.rng.random_range(0..total);
@@ -866,51 +1119,111 @@ impl Gen<'_> {
                 let (t, _, am) = self.pick(TOKENS);
                 let h = self.pick(am);
                 let to = self.recipient();
-                (self.transfer(t, h, to), "Transfer", "TokenTransfer", "colloquial")
+                (
+                    self.transfer(t, h, to),
+                    "Transfer",
+                    "TokenTransfer",
+                    "colloquial",
+                )
             }
             "weth_transfer" => {
                 let h = self.pick(amounts("WETH"));
                 let to = self.recipient();
-                (self.transfer("WETH", h, to), "Transfer", "TokenTransfer", "colloquial")
+                (
+                    self.transfer("WETH", h, to),
+                    "Transfer",
+                    "TokenTransfer",
+                    "colloquial",
+                )
             }
             "steth_transfer" => {
                 let h = self.pick(&["0.1", "0.5", "1"]);
                 let to = self.recipient();
-                (self.steth_transfer(h, to), "Transfer", "TokenTransfer", "colloquial")
+                (
+                    self.steth_transfer(h, to),
+                    "Transfer",
+                    "TokenTransfer",
+                    "colloquial",
+                )
             }
             "approve" | "revoke" => {
                 let (t, _, am) = self.pick(TOKENS);
-                let spender = self.pick(&["Uniswap_V2_Router", "SushiSwap_Router", "Aave_V3_Lending_Pool", "Compound_V3_USDC_Market"]);
+                let spender = self.pick(&[
+                    "Uniswap_V2_Router",
+                    "SushiSwap_Router",
+                    "Aave_V3_Lending_Pool",
+                    "Compound_V3_USDC_Market",
+                ]);
                 if name == "approve" {
                     let h = self.pick(am);
-                    (self.approve(t, h, spender), "TokenLifecycle", "Approval", "colloquial")
+                    (
+                        self.approve(t, h, spender),
+                        "TokenLifecycle",
+                        "Approval",
+                        "colloquial",
+                    )
                 } else {
                     let mut s = self.approve(t, "0", spender);
-                    s.clause = format!("revoke {}'s allowance on my {t} (set it to 0)", pretty(spender));
+                    s.clause = format!(
+                        "revoke {}'s allowance on my {t} (set it to 0)",
+                        pretty(spender)
+                    );
                     (s, "TokenLifecycle", "RevokeApproval", "colloquial")
                 }
             }
-            "nft_approval" => (self.nft("approval"), "TokenLifecycle", "NFTApproval", "explicit"),
+            "nft_approval" => (
+                self.nft("approval"),
+                "TokenLifecycle",
+                "NFTApproval",
+                "explicit",
+            ),
             "wrap" => {
                 let h = self.pick(ETH_AMOUNTS);
                 (self.wrap(h), "AssetTransformation", "Wrap", "colloquial")
             }
             "unwrap" => {
                 let h = self.pick(amounts("WETH"));
-                (self.unwrap(h), "AssetTransformation", "Unwrap", "colloquial")
+                (
+                    self.unwrap(h),
+                    "AssetTransformation",
+                    "Unwrap",
+                    "colloquial",
+                )
             }
             "swap_eth" => {
                 let dex = self.pick(&["Uniswap_V2_Router", "SushiSwap_Router"]);
-                let t = self.pick(if dex == "SushiSwap_Router" { SUSHI_WETH_PAIRS } else { UNI_WETH_PAIRS });
+                let t = self.pick(if dex == "SushiSwap_Router" {
+                    SUSHI_WETH_PAIRS
+                } else {
+                    UNI_WETH_PAIRS
+                });
                 let h = self.pick(ETH_AMOUNTS);
-                let to = if self.rng.random_bool(0.6) { SENDER } else { self.recipient() };
-                (self.swap_exact_eth(dex, h, t, to), "Swap", "ETHForTokens", "precise")
+                let to = if self.rng.random_bool(0.6) {
+                    SENDER
+                } else {
+                    self.recipient()
+                };
+                (
+                    self.swap_exact_eth(dex, h, t, to),
+                    "Swap",
+                    "ETHForTokens",
+                    "precise",
+                )
             }
             "swap_to_eth" => {
                 let dex = self.pick(&["Uniswap_V2_Router", "SushiSwap_Router"]);
-                let t = self.pick(if dex == "SushiSwap_Router" { SUSHI_WETH_PAIRS } else { UNI_WETH_PAIRS });
+                let t = self.pick(if dex == "SushiSwap_Router" {
+                    SUSHI_WETH_PAIRS
+                } else {
+                    UNI_WETH_PAIRS
+                });
                 let h = self.pick(amounts(t));
-                (self.swap_exact_tokens_for_eth(dex, t, h, SENDER), "Swap", "TokensForETH", "precise")
+                (
+                    self.swap_exact_tokens_for_eth(dex, t, h, SENDER),
+                    "Swap",
+                    "TokensForETH",
+                    "precise",
+                )
             }
             "swap_tokens" => {
                 let t = self.pick(UNI_WETH_PAIRS);
@@ -919,7 +1232,12 @@ impl Gen<'_> {
                 } else {
                     (vec!["WETH", t], self.pick(amounts("WETH")))
                 };
-                (self.swap_exact_tokens("Uniswap_V2_Router", &path, h, SENDER), "Swap", "TokenSwap", "precise")
+                (
+                    self.swap_exact_tokens("Uniswap_V2_Router", &path, h, SENDER),
+                    "Swap",
+                    "TokenSwap",
+                    "precise",
+                )
             }
             "swap_multihop" => {
                 let a = self.pick(UNI_WETH_PAIRS);
@@ -928,38 +1246,78 @@ impl Gen<'_> {
                     b = if a == "DAI" { "USDC" } else { "DAI" };
                 }
                 let h = self.pick(amounts(a));
-                (self.swap_exact_tokens("Uniswap_V2_Router", &[a, "WETH", b], h, SENDER), "Swap", "MultiHopSwap", "precise")
+                (
+                    self.swap_exact_tokens("Uniswap_V2_Router", &[a, "WETH", b], h, SENDER),
+                    "Swap",
+                    "MultiHopSwap",
+                    "precise",
+                )
             }
             "swap_eth_exact" => {
                 let t = self.pick(UNI_WETH_PAIRS);
                 let h = self.pick(amounts(t));
-                (self.swap_eth_for_exact("Uniswap_V2_Router", t, h, SENDER), "Swap", "ExactOutput", "precise")
+                (
+                    self.swap_eth_for_exact("Uniswap_V2_Router", t, h, SENDER),
+                    "Swap",
+                    "ExactOutput",
+                    "precise",
+                )
             }
             "swap_exact_eth_out" => {
                 let t = self.pick(UNI_WETH_PAIRS);
                 let h = self.pick(&["0.05", "0.1", "0.25"]);
-                (self.swap_tokens_for_exact_eth("Uniswap_V2_Router", t, h, SENDER), "Swap", "ExactOutput", "precise")
+                (
+                    self.swap_tokens_for_exact_eth("Uniswap_V2_Router", t, h, SENDER),
+                    "Swap",
+                    "ExactOutput",
+                    "precise",
+                )
             }
             "swap_exact_out" => {
                 let t = self.pick(UNI_WETH_PAIRS);
                 let h = self.pick(&["0.05", "0.1", "0.25"]);
-                (self.swap_tokens_for_exact("Uniswap_V2_Router", &[t, "WETH"], h, SENDER), "Swap", "ExactOutput", "precise")
+                (
+                    self.swap_tokens_for_exact("Uniswap_V2_Router", &[t, "WETH"], h, SENDER),
+                    "Swap",
+                    "ExactOutput",
+                    "precise",
+                )
             }
             "add_liquidity_eth" => {
                 let t = self.pick(UNI_WETH_PAIRS);
-                (self.add_liquidity_eth(t), "Liquidity", "AddLiquidity", "precise")
+                (
+                    self.add_liquidity_eth(t),
+                    "Liquidity",
+                    "AddLiquidity",
+                    "precise",
+                )
             }
             "add_liquidity" => {
                 let b = self.pick(&["DAI", "USDT"]);
-                (self.add_liquidity("USDC", b), "Liquidity", "AddLiquidity", "precise")
+                (
+                    self.add_liquidity("USDC", b),
+                    "Liquidity",
+                    "AddLiquidity",
+                    "precise",
+                )
             }
             "remove_liquidity_eth" => {
                 let t = self.pick(UNI_WETH_PAIRS);
-                (self.remove_liquidity_eth(t), "Liquidity", "RemoveLiquidity", "precise")
+                (
+                    self.remove_liquidity_eth(t),
+                    "Liquidity",
+                    "RemoveLiquidity",
+                    "precise",
+                )
             }
             "remove_liquidity" => {
                 let b = self.pick(&["DAI", "USDT"]);
-                (self.remove_liquidity("USDC", b), "Liquidity", "RemoveLiquidity", "precise")
+                (
+                    self.remove_liquidity("USDC", b),
+                    "Liquidity",
+                    "RemoveLiquidity",
+                    "precise",
+                )
             }
             "aave_supply" | "aave_withdraw" | "aave_borrow" | "aave_repay" => {
                 let action = &name[5..];
@@ -983,8 +1341,21 @@ impl Gen<'_> {
             "comet_supply" | "comet_withdraw" => {
                 let action = &name[6..];
                 let t = self.pick(&["USDC", "WETH"]);
-                let h = if t == "WETH" { self.pick(&["0.1", "0.5", "1"]) } else { self.pick(amounts("USDC")) };
-                (self.comet(action, t, h), "Lending", if action == "supply" { "Supply" } else { "Withdraw" }, "precise")
+                let h = if t == "WETH" {
+                    self.pick(&["0.1", "0.5", "1"])
+                } else {
+                    self.pick(amounts("USDC"))
+                };
+                (
+                    self.comet(action, t, h),
+                    "Lending",
+                    if action == "supply" {
+                        "Supply"
+                    } else {
+                        "Withdraw"
+                    },
+                    "precise",
+                )
             }
             "lido" => {
                 let h = self.pick(ETH_AMOUNTS);
@@ -994,7 +1365,11 @@ impl Gen<'_> {
                 let action = &name[6..];
                 let v = self.pick(&["Crucible_DAI_Vault", "Crucible_USDC_Vault"]);
                 let h = self.pick(&["100", "250", "500", "1000"]);
-                let to = if self.rng.random_bool(0.7) { SENDER } else { self.recipient() };
+                let to = if self.rng.random_bool(0.7) {
+                    SENDER
+                } else {
+                    self.recipient()
+                };
                 let sub = match action {
                     "deposit" => "VaultDeposit",
                     "withdraw" => "VaultWithdraw",
@@ -1009,24 +1384,47 @@ impl Gen<'_> {
             "gov_vote" => (self.cast_vote(), "Governance", "Vote", "explicit"),
             "gov_execute" => (self.execute(), "Governance", "ExecuteProposal", "explicit"),
             "punk_transfer" => (self.punk("transferPunk"), "NFT", "NFTTransfer", "explicit"),
-            "punk_offer" => (self.punk("offerPunkForSale"), "NFT", "NFTListing", "explicit"),
+            "punk_offer" => (
+                self.punk("offerPunkForSale"),
+                "NFT",
+                "NFTListing",
+                "explicit",
+            ),
             "punk_buy" => (self.punk("buyPunk"), "NFT", "NFTPurchase", "explicit"),
             "erc721" => (self.nft("erc721"), "NFT", "NFTTransfer", "explicit"),
             "erc721_data" => (self.nft("erc721data"), "NFT", "NFTTransfer", "explicit"),
             _ => (self.nft("erc1155"), "NFT", "MultiTokenTransfer", "explicit"),
         };
         let frame = frame(self, style);
-        Draft { steps: vec![step], category, sub_category: sub, style, template: name, frame, joiners: vec![] }
+        Draft {
+            steps: vec![step],
+            category,
+            sub_category: sub,
+            style,
+            template: name,
+            frame,
+            joiners: vec![],
+        }
     }
 
     fn join(&mut self, n: usize) -> Vec<&'static str> {
-        (0..n).map(|_| self.pick(&[", then ", " and then ", " and ", ", and "])).collect()
+        (0..n)
+            .map(|_| self.pick(&[", then ", " and then ", " and ", ", and "]))
+            .collect()
     }
 
     fn multi(&mut self) -> Draft {
         const M: &[&str] = &[
-            "approve_swap", "wrap_transfer", "approve_supply", "approve_vault", "swap_transfer",
-            "stake_transfer", "wrap_approve_supply", "approve_comet", "withdraw_transfer", "borrow_swap",
+            "approve_swap",
+            "wrap_transfer",
+            "approve_supply",
+            "approve_vault",
+            "swap_transfer",
+            "stake_transfer",
+            "wrap_approve_supply",
+            "approve_comet",
+            "withdraw_transfer",
+            "borrow_swap",
         ];
         let name = self.pick(M);
         let (steps, category, sub, style): (Vec<Step>, &str, &str, &str) = match name {
@@ -1049,7 +1447,12 @@ impl Gen<'_> {
                 let w = self.wrap(h);
                 let mut t = self.transfer("WETH", h, to);
                 t.clause = format!("send that {h} WETH to {to}");
-                (vec![w, t], "AssetTransformation", "WrapAndTransfer", "colloquial")
+                (
+                    vec![w, t],
+                    "AssetTransformation",
+                    "WrapAndTransfer",
+                    "colloquial",
+                )
             }
             "approve_supply" => {
                 let t = self.pick(&["USDC", "DAI", "WBTC", "LINK"]);
@@ -1060,7 +1463,12 @@ impl Gen<'_> {
             }
             "approve_vault" => {
                 let v = self.pick(&["Crucible_DAI_Vault", "Crucible_USDC_Vault"]);
-                let token = self.book.expect(v).underlying.clone().unwrap_or_else(|| "DAI".into());
+                let token = self
+                    .book
+                    .expect(v)
+                    .underlying
+                    .clone()
+                    .unwrap_or_else(|| "DAI".into());
                 let h = self.pick(&["100", "250", "500", "1000"]);
                 let a = self.approve(&token, h, v);
                 let d = self.vault("deposit", v, h, SENDER);
@@ -1114,7 +1522,15 @@ impl Gen<'_> {
             }
         };
         let joiners = self.join(steps.len() - 1);
-        Draft { steps, category, sub_category: sub, style, template: name, frame: "{}.", joiners }
+        Draft {
+            steps,
+            category,
+            sub_category: sub,
+            style,
+            template: name,
+            frame: "{}.",
+            joiners,
+        }
     }
 }
 
@@ -1162,27 +1578,63 @@ mod tests {
         let g = generate(GenerateOptions::new(1, 1500), &book).unwrap();
         for inst in &g.instances {
             for call in inst.ground_truth.steps() {
-                encode_call(&book, call).unwrap_or_else(|e| panic!("{}: {e}\n{}", inst.id, inst.intent));
+                encode_call(&book, call)
+                    .unwrap_or_else(|e| panic!("{}: {e}\n{}", inst.id, inst.intent));
             }
         }
-        let cats: Vec<&str> = g.distribution.categories.keys().map(|s| s.as_str()).collect();
+        let cats: Vec<&str> = g
+            .distribution
+            .categories
+            .keys()
+            .map(|s| s.as_str())
+            .collect();
         assert_eq!(
             cats,
-            ["AssetTransformation", "Governance", "Lending", "Liquidity", "NFT", "Staking", "Swap", "TokenLifecycle", "Transfer", "Vault"]
+            [
+                "AssetTransformation",
+                "Governance",
+                "Lending",
+                "Liquidity",
+                "NFT",
+                "Staking",
+                "Swap",
+                "TokenLifecycle",
+                "Transfer",
+                "Vault"
+            ]
         );
-        assert!(g.distribution.multi_step > 200 && g.distribution.single_step > 1000, "{:?}", g.distribution);
+        assert!(
+            g.distribution.multi_step > 200 && g.distribution.single_step > 1000,
+            "{:?}",
+            g.distribution
+        );
         assert_eq!(g.distribution.styles.len(), 3);
         assert!(g.distribution.sub_categories.contains_key("MultiHopSwap"));
-        assert!(g.distribution.sub_categories.contains_key("ExecuteProposal"));
+        assert!(g
+            .distribution
+            .sub_categories
+            .contains_key("ExecuteProposal"));
     }
 
     #[test]
     fn multi_step_intents_are_joined_with_then_or_and() {
         let book = AddressBook::builtin();
-        let g = generate(GenerateOptions { seed: 3, count: 50, multi_fraction: 1.0 }, &book).unwrap();
+        let g = generate(
+            GenerateOptions {
+                seed: 3,
+                count: 50,
+                multi_fraction: 1.0,
+            },
+            &book,
+        )
+        .unwrap();
         for inst in &g.instances {
             assert!(inst.ground_truth.steps().len() >= 2);
-            assert!(inst.intent.contains(" then ") || inst.intent.contains(" and "), "{}", inst.intent);
+            assert!(
+                inst.intent.contains(" then ") || inst.intent.contains(" and "),
+                "{}",
+                inst.intent
+            );
         }
     }
 
@@ -1204,9 +1656,16 @@ mod tests {
                         let a = parse_address(v).unwrap();
                         let known = a == Address::ZERO
                             || book.by_address(a).is_some()
-                            || inst.intent.to_lowercase().contains(&format!("{a:?}").to_lowercase())
+                            || inst
+                                .intent
+                                .to_lowercase()
+                                .contains(&format!("{a:?}").to_lowercase())
                             || format!("{a:?}").eq_ignore_ascii_case(SENDER);
-                        assert!(known, "{}: {name} = {v} not derivable from {:?}", inst.id, inst.intent);
+                        assert!(
+                            known,
+                            "{}: {name} = {v} not derivable from {:?}",
+                            inst.id, inst.intent
+                        );
                     }
                 }
             }
@@ -1217,7 +1676,10 @@ mod tests {
     fn proposal_id_matches_ethers() {
         // ethers v6: keccak256(AbiCoder.encode(["address[]","uint256[]","bytes[]","bytes32"], …)).
         let (t, v, c, d) = fixture_proposal(1);
-        assert_eq!(t, vec!["0x3C44CdDdB6a900fa2b585dd299e03d12FA4293BC".to_string()]);
+        assert_eq!(
+            t,
+            vec!["0x3C44CdDdB6a900fa2b585dd299e03d12FA4293BC".to_string()]
+        );
         let t = vec![RECIPIENTS[0].to_string()];
         assert_eq!(
             proposal_id(&t, &v, &c, &d).to_string(),
@@ -1227,7 +1689,13 @@ mod tests {
 
     #[test]
     fn amounts_round_to_two_significant_digits() {
-        let cases = [(1234.5, 6, "1200"), (0.0004166, 8, "0.00041"), (0.5, 18, "0.5"), (0.0, 6, "0"), (99.9, 6, "99")];
+        let cases = [
+            (1234.5, 6, "1200"),
+            (0.0004166, 8, "0.00041"),
+            (0.5, 18, "0.5"),
+            (0.0, 6, "0"),
+            (99.9, 6, "99"),
+        ];
         for (x, d, want) in cases {
             assert_eq!(round_amount(x, d), want, "{x}");
         }
@@ -1236,7 +1704,15 @@ mod tests {
     #[test]
     fn bad_options_are_rejected() {
         let book = AddressBook::builtin();
-        let e = generate(GenerateOptions { seed: 1, count: 1, multi_fraction: 1.5 }, &book).unwrap_err();
+        let e = generate(
+            GenerateOptions {
+                seed: 1,
+                count: 1,
+                multi_fraction: 1.5,
+            },
+            &book,
+        )
+        .unwrap_err();
         assert!(e.to_string().contains("multi_fraction 1.5"));
         struct RejectAll;
         impl InstanceFilter for RejectAll {

@@ -53,7 +53,10 @@ impl ImportReport {
 
 /// Reads and imports a file; only an unreadable file is an error.
 pub fn import_file(path: &Path) -> Result<ImportReport, IntentError> {
-    let bytes = std::fs::read(path).map_err(|source| IntentError::Io { path: path.to_path_buf(), source })?;
+    let bytes = std::fs::read(path).map_err(|source| IntentError::Io {
+        path: path.to_path_buf(),
+        source,
+    })?;
     let text = String::from_utf8_lossy(&bytes);
     Ok(import_str(&text))
 }
@@ -72,7 +75,10 @@ pub fn import_str(text: &str) -> ImportReport {
         format = "json";
         match o.get("instances") {
             Some(Value::Array(items)) if o.len() == 1 => {
-                rows = items.iter().map(|v| (offset_lines + 1, Ok(v.clone()))).collect();
+                rows = items
+                    .iter()
+                    .map(|v| (offset_lines + 1, Ok(v.clone())))
+                    .collect();
             }
             _ => rows.push((offset_lines + 1, Ok(Value::Object(o)))),
         }
@@ -82,7 +88,8 @@ pub fn import_str(text: &str) -> ImportReport {
             if line.trim().is_empty() {
                 continue;
             }
-            let parsed = serde_json::from_str::<Value>(line).map_err(|e| format!("invalid JSON: {e}"));
+            let parsed =
+                serde_json::from_str::<Value>(line).map_err(|e| format!("invalid JSON: {e}"));
             rows.push((i + 1, parsed));
         }
     }
@@ -92,20 +99,28 @@ pub fn import_str(text: &str) -> ImportReport {
     let n = rows.len();
     for (idx, (line, parsed)) in rows.into_iter().enumerate() {
         let row = idx + 1;
-        let result = parsed.and_then(|v| validate_row(&v, row)).and_then(|inst| match ids.get(&inst.id) {
-            Some(first) => Err(format!("id: {:?} duplicates row {first}", inst.id)),
-            None => {
-                ids.insert(inst.id.clone(), row);
-                Ok(inst)
-            }
-        });
+        let result =
+            parsed
+                .and_then(|v| validate_row(&v, row))
+                .and_then(|inst| match ids.get(&inst.id) {
+                    Some(first) => Err(format!("id: {:?} duplicates row {first}", inst.id)),
+                    None => {
+                        ids.insert(inst.id.clone(), row);
+                        Ok(inst)
+                    }
+                });
         match result {
             Ok(inst) => instances.push(inst),
             Err(message) => errors.push(RowError { row, line, message }),
         }
     }
     tracing::debug!(target: "intent::import", rows = n, imported = instances.len(), rejected = errors.len(), "imported");
-    ImportReport { format, rows: n, instances, errors }
+    ImportReport {
+        format,
+        rows: n,
+        instances,
+        errors,
+    }
 }
 
 /// Splits a JSON array into its top-level elements (with their start lines) and parses each.
@@ -119,7 +134,11 @@ fn split_array(text: &str, first_line: usize) -> Vec<(usize, Result<Value, Strin
     let mut start_line = first_line;
     let mut closed = false;
     let mut i = 1usize;
-    let push = |out: &mut Vec<(usize, Result<Value, String>)>, s: usize, e: usize, l: usize, last: bool| {
+    let push = |out: &mut Vec<(usize, Result<Value, String>)>,
+                s: usize,
+                e: usize,
+                l: usize,
+                last: bool| {
         let elem = &text[s..e];
         if elem.trim().is_empty() {
             if !last {
@@ -127,7 +146,10 @@ fn split_array(text: &str, first_line: usize) -> Vec<(usize, Result<Value, Strin
             }
             return;
         }
-        out.push((l, serde_json::from_str::<Value>(elem.trim()).map_err(|e| format!("invalid JSON: {e}"))));
+        out.push((
+            l,
+            serde_json::from_str::<Value>(elem.trim()).map_err(|e| format!("invalid JSON: {e}")),
+        ));
     };
     while i < b.len() {
         let c = b[i];
@@ -157,14 +179,25 @@ fn split_array(text: &str, first_line: usize) -> Vec<(usize, Result<Value, Strin
             b',' if depth == 0 => {
                 push(&mut out, start, i, start_line, false);
                 start = i + 1;
-                start_line = line + text[start..].chars().take_while(|c| c.is_whitespace()).filter(|c| *c == '\n').count();
+                start_line = line
+                    + text[start..]
+                        .chars()
+                        .take_while(|c| c.is_whitespace())
+                        .filter(|c| *c == '\n')
+                        .count();
             }
             _ => {}
         }
         i += 1;
     }
     if !closed {
-        push(&mut out, start.min(text.len()), text.len(), start_line, true);
+        push(
+            &mut out,
+            start.min(text.len()),
+            text.len(),
+            start_line,
+            true,
+        );
         out.push((line, Err("array is not closed with ]".to_string())));
     }
     out
@@ -175,7 +208,10 @@ fn field_str<'a>(o: &'a Map<String, Value>, key: &str, path: &str) -> Result<&'a
         None | Some(Value::Null) => Err(format!("{path}{key}: missing")),
         Some(Value::String(s)) if !s.trim().is_empty() => Ok(s),
         Some(Value::String(_)) => Err(format!("{path}{key}: empty")),
-        Some(other) => Err(format!("{path}{key}: expected a string, got {}", short(other))),
+        Some(other) => Err(format!(
+            "{path}{key}: expected a string, got {}",
+            short(other)
+        )),
     }
 }
 
@@ -190,7 +226,13 @@ fn short(v: &Value) -> String {
 
 /// Validates one call; `path` is the field prefix used in messages, e.g. `ground_truth[1].`.
 pub fn validate_call(v: &Value, path: &str) -> Result<Call, String> {
-    let o = v.as_object().ok_or_else(|| format!("{}: expected an object, got {}", path.trim_end_matches('.'), short(v)))?;
+    let o = v.as_object().ok_or_else(|| {
+        format!(
+            "{}: expected an object, got {}",
+            path.trim_end_matches('.'),
+            short(v)
+        )
+    })?;
     let contract = field_str(o, "contract", path)?.to_string();
     let address = field_str(o, "contract_address", path)?;
     parse_address(&Value::String(address.to_string()))
@@ -202,7 +244,9 @@ pub fn validate_call(v: &Value, path: &str) -> Result<Call, String> {
             .iter()
             .map(|(name, entry)| {
                 let at = format!("{path}params.{name}");
-                let e = entry.as_object().ok_or_else(|| format!("{at}: expected {{type, val}}, got {}", short(entry)))?;
+                let e = entry
+                    .as_object()
+                    .ok_or_else(|| format!("{at}: expected {{type, val}}, got {}", short(entry)))?;
                 let ty = match e.get("type") {
                     Some(Value::String(t)) => t.clone(),
                     _ => return Err(format!("{at}.type: missing or not a string")),
@@ -210,13 +254,26 @@ pub fn validate_call(v: &Value, path: &str) -> Result<Call, String> {
                 let val = e.get("val").ok_or_else(|| format!("{at}.val: missing"))?;
                 let parsed = parse_type(&ty).map_err(|m| format!("{at}.type: {m}"))?;
                 json_to_sol(&parsed, val).map_err(|m| format!("{at}.val: {m}"))?;
-                Ok((name.clone(), Param { ty, val: val.clone() }))
+                Ok((
+                    name.clone(),
+                    Param {
+                        ty,
+                        val: val.clone(),
+                    },
+                ))
             })
             .collect::<Result<Vec<_>, String>>()?,
-        Some(other) => return Err(format!("{path}params: expected an object, got {}", short(other))),
+        Some(other) => {
+            return Err(format!(
+                "{path}params: expected an object, got {}",
+                short(other)
+            ))
+        }
     };
     let value = match o.get("value") {
-        None | Some(Value::Null) => return Err(format!("{path}value: missing (ETH amount; 0 for none)")),
+        None | Some(Value::Null) => {
+            return Err(format!("{path}value: missing (ETH amount; 0 for none)"))
+        }
         Some(v) => {
             parse_eth_wei(v).ok_or_else(|| {
                 format!("{path}value: expected a non-negative ETH amount with at most 18 decimals, got {}", short(v))
@@ -230,12 +287,20 @@ pub fn validate_call(v: &Value, path: &str) -> Result<Call, String> {
             }
         }
     };
-    Ok(Call { contract, contract_address: address.to_string(), function, params, value })
+    Ok(Call {
+        contract,
+        contract_address: address.to_string(),
+        function,
+        params,
+        value,
+    })
 }
 
 /// Validates one row into an instance.
 pub fn validate_row(v: &Value, row: usize) -> Result<Instance, String> {
-    let o = v.as_object().ok_or_else(|| format!("row: expected a JSON object, got {}", short(v)))?;
+    let o = v
+        .as_object()
+        .ok_or_else(|| format!("row: expected a JSON object, got {}", short(v)))?;
     let intent = field_str(o, "intent", "")?.to_string();
     let ground_truth = match o.get("ground_truth") {
         None | Some(Value::Null) => return Err("ground_truth: missing".into()),
@@ -248,47 +313,92 @@ pub fn validate_row(v: &Value, row: usize) -> Result<Instance, String> {
                 .collect::<Result<Vec<_>, _>>()?,
         ),
         Some(other) => {
-            return Err(format!("ground_truth: expected an object or a non-empty array of calls, got {}", short(other)))
+            return Err(format!(
+                "ground_truth: expected an object or a non-empty array of calls, got {}",
+                short(other)
+            ))
         }
     };
     let metadata = match o.get("metadata") {
-        None | Some(Value::Null) => Metadata { category: "Other".into(), ..Default::default() },
+        None | Some(Value::Null) => Metadata {
+            category: "Other".into(),
+            ..Default::default()
+        },
         Some(Value::Object(m)) => {
             let mut extra = m.clone();
             let category = match extra.remove("category") {
                 None | Some(Value::Null) => "Other".to_string(),
                 Some(Value::String(s)) if !s.trim().is_empty() => s,
-                Some(other) => return Err(format!("metadata.category: expected a string, got {}", short(&other))),
+                Some(other) => {
+                    return Err(format!(
+                        "metadata.category: expected a string, got {}",
+                        short(&other)
+                    ))
+                }
             };
             let sub_category = match extra.remove("sub_category") {
                 None | Some(Value::Null) => None,
                 Some(Value::String(s)) => Some(s),
-                Some(other) => return Err(format!("metadata.sub_category: expected a string, got {}", short(&other))),
+                Some(other) => {
+                    return Err(format!(
+                        "metadata.sub_category: expected a string, got {}",
+                        short(&other)
+                    ))
+                }
             };
             let sender = match extra.remove("sender") {
                 None | Some(Value::Null) => None,
                 Some(Value::String(s)) => {
-                    parse_address(&Value::String(s.clone())).ok_or_else(|| format!("metadata.sender: bad address {s:?}"))?;
+                    parse_address(&Value::String(s.clone()))
+                        .ok_or_else(|| format!("metadata.sender: bad address {s:?}"))?;
                     Some(s)
                 }
-                Some(other) => return Err(format!("metadata.sender: expected an address string, got {}", short(&other))),
+                Some(other) => {
+                    return Err(format!(
+                        "metadata.sender: expected an address string, got {}",
+                        short(&other)
+                    ))
+                }
             };
-            Metadata { category, sub_category, sender, extra }
+            Metadata {
+                category,
+                sub_category,
+                sender,
+                extra,
+            }
         }
-        Some(other) => return Err(format!("metadata: expected an object, got {}", short(other))),
+        Some(other) => {
+            return Err(format!(
+                "metadata: expected an object, got {}",
+                short(other)
+            ))
+        }
     };
     let id = match o.get("id") {
         None | Some(Value::Null) => format!("row-{row}"),
         Some(Value::String(s)) if !s.trim().is_empty() => s.clone(),
         Some(Value::Number(n)) => n.to_string(),
-        Some(other) => return Err(format!("id: expected a string or number, got {}", short(other))),
+        Some(other) => {
+            return Err(format!(
+                "id: expected a string or number, got {}",
+                short(other)
+            ))
+        }
     };
-    Ok(Instance { id, intent, ground_truth, metadata })
+    Ok(Instance {
+        id,
+        intent,
+        ground_truth,
+        metadata,
+    })
 }
 
 /// Writes instances as JSON Lines, atomically: all or nothing.
 pub fn write_jsonl(path: &Path, instances: &[Instance]) -> Result<(), IntentError> {
-    let io = |source| IntentError::Io { path: path.to_path_buf(), source };
+    let io = |source| IntentError::Io {
+        path: path.to_path_buf(),
+        source,
+    };
     let dir = match path.parent() {
         Some(p) if !p.as_os_str().is_empty() => p.to_path_buf(),
         _ => std::path::PathBuf::from("."),
@@ -304,7 +414,9 @@ pub fn write_jsonl(path: &Path, instances: &[Instance]) -> Result<(), IntentErro
     {
         // NamedTempFile is created 0600; a dataset is an ordinary file.
         use std::os::unix::fs::PermissionsExt;
-        tmp.as_file().set_permissions(std::fs::Permissions::from_mode(0o644)).map_err(io)?;
+        tmp.as_file()
+            .set_permissions(std::fs::Permissions::from_mode(0o644))
+            .map_err(io)?;
     }
     tmp.persist(path).map_err(|e| io(e.error))?;
     Ok(())
@@ -366,10 +478,16 @@ mod tests {
         cases.push((r, "ground_truth.contract_address: bad address \"0x12\""));
         let mut r = good_row("a");
         r["ground_truth"]["params"]["value"]["type"] = json!("uint257");
-        cases.push((r, "ground_truth.params.value.type: unknown solidity type \"uint257\""));
+        cases.push((
+            r,
+            "ground_truth.params.value.type: unknown solidity type \"uint257\"",
+        ));
         let mut r = good_row("a");
         r["ground_truth"]["params"]["value"]["val"] = json!("1.5");
-        cases.push((r, "ground_truth.params.value.val: expected a non-negative integer"));
+        cases.push((
+            r,
+            "ground_truth.params.value.val: expected a non-negative integer",
+        ));
         let mut r = good_row("a");
         r["ground_truth"]["params"]["to"] = json!("0x70997970C51812dc3A010C7d01b50e0d17dc79C8");
         cases.push((r, "ground_truth.params.to: expected {type, val}"));
@@ -415,9 +533,19 @@ mod tests {
         let jsonl = format!("{a}\n\n{b}\n{a}\n");
         let r = import_str(&jsonl);
         assert_eq!((r.format, r.rows, r.instances.len()), ("jsonl", 3, 2));
-        assert_eq!(r.errors, vec![RowError { row: 3, line: 4, message: "id: \"a\" duplicates row 1".into() }]);
+        assert_eq!(
+            r.errors,
+            vec![RowError {
+                row: 3,
+                line: 4,
+                message: "id: \"a\" duplicates row 1".into()
+            }]
+        );
         let r = import_str(&format!("[{a},\n{b}]"));
-        assert_eq!((r.format, r.rows, r.instances.len(), r.errors.len()), ("json", 2, 2, 0));
+        assert_eq!(
+            (r.format, r.rows, r.instances.len(), r.errors.len()),
+            ("json", 2, 2, 0)
+        );
         let r = import_str(&format!("{{\"instances\": [{a}, {b}]}}"));
         assert_eq!((r.rows, r.instances.len()), (2, 2));
         let r = import_str(&a);
@@ -429,7 +557,10 @@ mod tests {
         assert!(r.errors[0].message.starts_with("invalid JSON"));
         let r = import_str(&format!("[{a},\n{b}"));
         assert_eq!(r.instances.len(), 2);
-        assert_eq!(r.errors.last().unwrap().message, "array is not closed with ]");
+        assert_eq!(
+            r.errors.last().unwrap().message,
+            "array is not closed with ]"
+        );
         let r = import_str("");
         assert_eq!((r.rows, r.instances.len()), (0, 0));
     }

@@ -121,9 +121,23 @@ fn missing_step(g: &Call) -> StepScores {
     let mut keys: Vec<KeyScore> = g
         .params
         .iter()
-        .map(|(k, _)| KeyScore { key: k.clone(), in_truth: true, exists: false, type_ok: false, value_ok: false, score: 0.0 })
+        .map(|(k, _)| KeyScore {
+            key: k.clone(),
+            in_truth: true,
+            exists: false,
+            type_ok: false,
+            value_ok: false,
+            score: 0.0,
+        })
         .collect();
-    keys.push(KeyScore { key: VALUE_ETH.into(), in_truth: true, exists: false, type_ok: false, value_ok: false, score: 0.0 });
+    keys.push(KeyScore {
+        key: VALUE_ETH.into(),
+        in_truth: true,
+        exists: false,
+        type_ok: false,
+        value_ok: false,
+        score: 0.0,
+    });
     StepScores {
         present: false,
         address_ok: false,
@@ -187,24 +201,45 @@ fn score_step(g: &Call, p: &Value, fmt: f64) -> StepScores {
         .unwrap_or(false);
     let logic_tenths = 4 * address_ok as u32 + 4 * function_ok as u32 + 2 * contract_ok as u32;
 
-    let pred_params = obj.get("params").and_then(Value::as_object).unwrap_or(&empty);
+    let pred_params = obj
+        .get("params")
+        .and_then(Value::as_object)
+        .unwrap_or(&empty);
     let mut keys = Vec::new();
     for (k, gp) in &g.params {
         let (exists, type_ok, value_ok) = match pred_params.get(k) {
             None => (false, false, false),
             Some(entry) => {
                 let (ty, val) = pred_param(entry);
-                let type_ok = ty.map(|t| t == gp.ty || canonical_type(t) == canonical_type(&gp.ty)).unwrap_or(false);
-                let value_ok = val.map(|v| values_match(&gp.ty, &gp.val, v)).unwrap_or(false);
+                let type_ok = ty
+                    .map(|t| t == gp.ty || canonical_type(t) == canonical_type(&gp.ty))
+                    .unwrap_or(false);
+                let value_ok = val
+                    .map(|v| values_match(&gp.ty, &gp.val, v))
+                    .unwrap_or(false);
                 (true, type_ok, value_ok)
             }
         };
         let s = key_score(exists, type_ok, value_ok);
-        keys.push(KeyScore { key: k.clone(), in_truth: true, exists, type_ok, value_ok, score: s as f64 / 10.0 });
+        keys.push(KeyScore {
+            key: k.clone(),
+            in_truth: true,
+            exists,
+            type_ok,
+            value_ok,
+            score: s as f64 / 10.0,
+        });
     }
     for k in pred_params.keys() {
         if g.param(k).is_none() {
-            keys.push(KeyScore { key: k.clone(), in_truth: false, exists: true, type_ok: false, value_ok: false, score: 0.0 });
+            keys.push(KeyScore {
+                key: k.clone(),
+                in_truth: false,
+                exists: true,
+                type_ok: false,
+                value_ok: false,
+                score: 0.0,
+            });
         }
     }
     let (exists, type_ok, value_ok) = match obj.get("value") {
@@ -223,7 +258,14 @@ fn score_step(g: &Call, p: &Value, fmt: f64) -> StepScores {
         }
     };
     let s = key_score(exists, type_ok, value_ok);
-    keys.push(KeyScore { key: VALUE_ETH.into(), in_truth: true, exists, type_ok, value_ok, score: s as f64 / 10.0 });
+    keys.push(KeyScore {
+        key: VALUE_ETH.into(),
+        in_truth: true,
+        exists,
+        type_ok,
+        value_ok,
+        score: s as f64 / 10.0,
+    });
 
     let total_tenths: u32 = keys.iter().map(|k| (k.score * 10.0).round() as u32).sum();
     let n = keys.len() as u32;
@@ -272,7 +314,12 @@ mod tests {
     }
 
     fn instance(truth: Truth) -> Instance {
-        Instance { id: "t".into(), intent: "x".into(), ground_truth: truth, metadata: Metadata::default() }
+        Instance {
+            id: "t".into(),
+            intent: "x".into(),
+            ground_truth: truth,
+            metadata: Metadata::default(),
+        }
     }
 
     fn pred(f: impl FnOnce(&mut Value)) -> String {
@@ -295,37 +342,219 @@ mod tests {
         // (name, answer, fmt, logic, param, pass, final) — every figure computed by hand.
         let cases: Vec<(&str, String, f64, f64, f64, f64, f64)> = vec![
             ("exact", pred(|_| {}), 1.0, 1.0, 1.0, 1.0, 1.0),
-            ("address lower case", pred(|v| v["contract_address"] = json!(USDC.to_lowercase())), 1.0, 1.0, 1.0, 1.0, 1.0),
-            ("amount as hex", pred(|v| v["params"]["value"]["val"] = json!("0xee6b280")), 1.0, 1.0, 1.0, 1.0, 1.0),
-            ("amount as number", pred(|v| v["params"]["value"]["val"] = json!(250000000)), 1.0, 1.0, 1.0, 1.0, 1.0),
-            ("uint spelled uint", pred(|v| v["params"]["value"]["type"] = json!("uint")), 1.0, 1.0, 1.0, 1.0, 1.0),
-            ("value as string", pred(|v| v["value"] = json!("0")), 1.0, 1.0, 1.0, 1.0, 1.0),
-            ("signature as function", pred(|v| v["function"] = json!("transfer(address,uint256)")), 1.0, 1.0, 1.0, 1.0, 1.0),
+            (
+                "address lower case",
+                pred(|v| v["contract_address"] = json!(USDC.to_lowercase())),
+                1.0,
+                1.0,
+                1.0,
+                1.0,
+                1.0,
+            ),
+            (
+                "amount as hex",
+                pred(|v| v["params"]["value"]["val"] = json!("0xee6b280")),
+                1.0,
+                1.0,
+                1.0,
+                1.0,
+                1.0,
+            ),
+            (
+                "amount as number",
+                pred(|v| v["params"]["value"]["val"] = json!(250000000)),
+                1.0,
+                1.0,
+                1.0,
+                1.0,
+                1.0,
+            ),
+            (
+                "uint spelled uint",
+                pred(|v| v["params"]["value"]["type"] = json!("uint")),
+                1.0,
+                1.0,
+                1.0,
+                1.0,
+                1.0,
+            ),
+            (
+                "value as string",
+                pred(|v| v["value"] = json!("0")),
+                1.0,
+                1.0,
+                1.0,
+                1.0,
+                1.0,
+            ),
+            (
+                "signature as function",
+                pred(|v| v["function"] = json!("transfer(address,uint256)")),
+                1.0,
+                1.0,
+                1.0,
+                1.0,
+                1.0,
+            ),
             // function wrong: logic 0.8-0.4 = 0.6 → no pass; final = 0.1 + 0.18 + 0.2 = 0.48
-            ("wrong function", pred(|v| v["function"] = json!("approve")), 1.0, 0.6, 1.0, 0.0, 0.48),
-            ("wrong address", pred(|v| v["contract_address"] = json!("0xdAC17F958D2ee523a2206206994597C13D831ec7")), 1.0, 0.6, 1.0, 0.0, 0.48),
+            (
+                "wrong function",
+                pred(|v| v["function"] = json!("approve")),
+                1.0,
+                0.6,
+                1.0,
+                0.0,
+                0.48,
+            ),
+            (
+                "wrong address",
+                pred(|v| {
+                    v["contract_address"] = json!("0xdAC17F958D2ee523a2206206994597C13D831ec7")
+                }),
+                1.0,
+                0.6,
+                1.0,
+                0.0,
+                0.48,
+            ),
             // only the name wrong: logic 0.8 still passes; final = 0.1 + 0.24 + 0.2 + 0.4 = 0.94
-            ("wrong name", pred(|v| v["contract"] = json!("USD Coin")), 1.0, 0.8, 1.0, 1.0, 0.94),
-            ("name case and separators", pred(|v| v["contract"] = json!("usdc")), 1.0, 1.0, 1.0, 1.0, 1.0),
+            (
+                "wrong name",
+                pred(|v| v["contract"] = json!("USD Coin")),
+                1.0,
+                0.8,
+                1.0,
+                1.0,
+                0.94,
+            ),
+            (
+                "name case and separators",
+                pred(|v| v["contract"] = json!("usdc")),
+                1.0,
+                1.0,
+                1.0,
+                1.0,
+                1.0,
+            ),
             // K_all = {to, value, value_eth}: (1 + 0.7 + 1)/3 = 0.9; final = 0.1 + 0.3 + 0.18 = 0.58
-            ("wrong amount", pred(|v| v["params"]["value"]["val"] = json!("250")), 1.0, 1.0, 0.9, 0.0, 0.58),
-            ("wrong type", pred(|v| v["params"]["value"]["type"] = json!("int256")), 1.0, 1.0, 0.9, 0.0, 0.58),
-            ("bare value", pred(|v| v["params"]["to"] = json!(BOB)), 1.0, 1.0, 0.9, 0.0, 0.58),
+            (
+                "wrong amount",
+                pred(|v| v["params"]["value"]["val"] = json!("250")),
+                1.0,
+                1.0,
+                0.9,
+                0.0,
+                0.58,
+            ),
+            (
+                "wrong type",
+                pred(|v| v["params"]["value"]["type"] = json!("int256")),
+                1.0,
+                1.0,
+                0.9,
+                0.0,
+                0.58,
+            ),
+            (
+                "bare value",
+                pred(|v| v["params"]["to"] = json!(BOB)),
+                1.0,
+                1.0,
+                0.9,
+                0.0,
+                0.58,
+            ),
             // extra key: K_all has 4 keys, (1+1+0+1)/4 = 0.75; final = 0.1 + 0.3 + 0.15 = 0.55
-            ("extra key", pred(|v| v["params"]["deadline"] = json!({"type": "uint256", "val": "1"})), 1.0, 1.0, 0.75, 0.0, 0.55),
+            (
+                "extra key",
+                pred(|v| v["params"]["deadline"] = json!({"type": "uint256", "val": "1"})),
+                1.0,
+                1.0,
+                0.75,
+                0.0,
+                0.55,
+            ),
             // missing key: (0 + 1 + 1)/3; final = 0.1 + 0.3 + 0.2·2/3
-            ("missing key", pred(|v| { v["params"].as_object_mut().unwrap().remove("to"); }), 1.0, 1.0, 2.0 / 3.0, 0.0, 0.4 + 0.4 / 3.0),
-            ("missing value", pred(|v| { v.as_object_mut().unwrap().remove("value"); }), 1.0, 1.0, 2.0 / 3.0, 0.0, 0.4 + 0.4 / 3.0),
+            (
+                "missing key",
+                pred(|v| {
+                    v["params"].as_object_mut().unwrap().remove("to");
+                }),
+                1.0,
+                1.0,
+                2.0 / 3.0,
+                0.0,
+                0.4 + 0.4 / 3.0,
+            ),
+            (
+                "missing value",
+                pred(|v| {
+                    v.as_object_mut().unwrap().remove("value");
+                }),
+                1.0,
+                1.0,
+                2.0 / 3.0,
+                0.0,
+                0.4 + 0.4 / 3.0,
+            ),
             // value "0 ETH": exists, wrong type, value unreadable: (1 + 1 + 0.4)/3 = 0.8
-            ("value wrong type", pred(|v| v["value"] = json!("0 ETH")), 1.0, 1.0, 0.8, 0.0, 0.1 + 0.3 + 0.16),
-            ("wei as value", pred(|v| v["value"] = json!(1)), 1.0, 1.0, 0.9, 0.0, 0.58),
+            (
+                "value wrong type",
+                pred(|v| v["value"] = json!("0 ETH")),
+                1.0,
+                1.0,
+                0.8,
+                0.0,
+                0.1 + 0.3 + 0.16,
+            ),
+            (
+                "wei as value",
+                pred(|v| v["value"] = json!(1)),
+                1.0,
+                1.0,
+                0.9,
+                0.0,
+                0.58,
+            ),
             // fenced: S_fmt 0 but everything read: final = 0.3 + 0.2 + 0.4 = 0.9
-            ("fenced", format!("```json\n{}\n```", pred(|_| {})), 0.0, 1.0, 1.0, 1.0, 0.9),
-            ("array for object", format!("[{}]", pred(|_| {})), 0.0, 1.0, 1.0, 1.0, 0.9),
-            ("not json", "I would call transfer".into(), 0.0, 0.0, 0.0, 0.0, 0.0),
+            (
+                "fenced",
+                format!("```json\n{}\n```", pred(|_| {})),
+                0.0,
+                1.0,
+                1.0,
+                1.0,
+                0.9,
+            ),
+            (
+                "array for object",
+                format!("[{}]", pred(|_| {})),
+                0.0,
+                1.0,
+                1.0,
+                1.0,
+                0.9,
+            ),
+            (
+                "not json",
+                "I would call transfer".into(),
+                0.0,
+                0.0,
+                0.0,
+                0.0,
+                0.0,
+            ),
             ("not an object", "[1]".into(), 0.0, 0.0, 0.0, 0.0, 0.0),
             // params not an object: every key missing except value_eth → 1/3; logic 1 → final 0.1+0.3+0.2/3
-            ("params as list", pred(|v| v["params"] = json!([BOB, "250000000"])), 1.0, 1.0, 1.0 / 3.0, 0.0, 0.4 + 0.2 / 3.0),
+            (
+                "params as list",
+                pred(|v| v["params"] = json!([BOB, "250000000"])),
+                1.0,
+                1.0,
+                1.0 / 3.0,
+                0.0,
+                0.4 + 0.2 / 3.0,
+            ),
         ];
         for (name, text, fmt, logic, param, pass, fin) in cases {
             let s = score_text(&inst, &text);
@@ -353,17 +582,37 @@ mod tests {
             p.insert("value".into(), amount);
         });
         let cases: Vec<(&str, String, [f64; 5])> = vec![
-            ("both", format!("[{step1},{step2}]"), [1.0, 1.0, 1.0, 1.0, 1.0]),
-            ("extra step ignored", format!("[{step1},{step2},{step1}]"), [1.0, 1.0, 1.0, 1.0, 1.0]),
+            (
+                "both",
+                format!("[{step1},{step2}]"),
+                [1.0, 1.0, 1.0, 1.0, 1.0],
+            ),
+            (
+                "extra step ignored",
+                format!("[{step1},{step2},{step1}]"),
+                [1.0, 1.0, 1.0, 1.0, 1.0],
+            ),
             // second missing: every metric is (1 + 0)/2
-            ("missing second", format!("[{step1}]"), [0.5, 0.5, 0.5, 0.5, 0.5]),
+            (
+                "missing second",
+                format!("[{step1}]"),
+                [0.5, 0.5, 0.5, 0.5, 0.5],
+            ),
             // swapped: step 1 scored against approve: function wrong, key `to` only in prediction and
             // `spender` missing → logic 0.6, param (0 + 1 + 1 + 0)/4 = 0.5 over {spender, value, value_eth, to};
             // both steps symmetric. final = 0.1 + 0.18 + 0.1 = 0.38
-            ("swapped", format!("[{step2},{step1}]"), [1.0, 0.6, 0.5, 0.0, 0.38]),
+            (
+                "swapped",
+                format!("[{step2},{step1}]"),
+                [1.0, 0.6, 0.5, 0.0, 0.38],
+            ),
             // object for array: S_fmt 0 for the present step, the missing step 0 → fmt 0;
             // logic (1+0)/2, param (1+0)/2, pass (1+0)/2, final (0.9+0)/2
-            ("object for array", step1.clone(), [0.0, 0.5, 0.5, 0.5, 0.45]),
+            (
+                "object for array",
+                step1.clone(),
+                [0.0, 0.5, 0.5, 0.5, 0.45],
+            ),
         ];
         for (name, text, [fmt, logic, param, pass, fin]) in cases {
             let s = score_text(&inst, &text);

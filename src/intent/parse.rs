@@ -71,7 +71,12 @@ pub fn parse_prediction(text: &str, multi: bool) -> Parsed {
     let start = match work.find(['{', '[']) {
         Some(i) => i,
         None => {
-            return Parsed { strict, steps: vec![], repairs, error: Some("no JSON object or array found".into()) }
+            return Parsed {
+                strict,
+                steps: vec![],
+                repairs,
+                error: Some("no JSON object or array found".into()),
+            }
         }
     };
     if !work[..start].trim().is_empty() {
@@ -105,7 +110,14 @@ pub fn parse_prediction(text: &str, multi: bool) -> Parsed {
     let work = quote_long_integers(&work);
     let value = match serde_json::from_str::<Value>(&work) {
         Ok(v) => v,
-        Err(e) => return Parsed { strict, steps: vec![], repairs, error: Some(format!("invalid JSON: {e}")) },
+        Err(e) => {
+            return Parsed {
+                strict,
+                steps: vec![],
+                repairs,
+                error: Some(format!("invalid JSON: {e}")),
+            }
+        }
     };
     shape(value, multi, strict, repairs)
 }
@@ -113,7 +125,9 @@ pub fn parse_prediction(text: &str, multi: bool) -> Parsed {
 /// Whether a parsed value holds a number serde_json could only read as an inexact double.
 fn has_inexact_number(v: &Value) -> bool {
     match v {
-        Value::Number(n) => n.as_f64().is_some_and(|f| f.abs() >= 1e15) && !n.is_u64() && !n.is_i64(),
+        Value::Number(n) => {
+            n.as_f64().is_some_and(|f| f.abs() >= 1e15) && !n.is_u64() && !n.is_i64()
+        }
         Value::Array(a) => a.iter().any(has_inexact_number),
         Value::Object(o) => o.values().any(has_inexact_number),
         _ => false,
@@ -138,11 +152,19 @@ fn shape(value: Value, multi: bool, strict: bool, mut repairs: Vec<Repair>) -> P
                 strict,
                 steps: vec![],
                 repairs,
-                error: Some(format!("expected a JSON object or array, got {}", kind(&other))),
+                error: Some(format!(
+                    "expected a JSON object or array, got {}",
+                    kind(&other)
+                )),
             }
         }
     };
-    Parsed { strict, steps, repairs, error: None }
+    Parsed {
+        strict,
+        steps,
+        repairs,
+        error: None,
+    }
 }
 
 fn kind(v: &Value) -> &'static str {
@@ -298,7 +320,10 @@ fn strip_comments(text: &str) -> (String, bool) {
         out.push(c);
         i += 1;
     }
-    (String::from_utf8(out).unwrap_or_else(|_| text.to_string()), changed)
+    (
+        String::from_utf8(out).unwrap_or_else(|_| text.to_string()),
+        changed,
+    )
 }
 
 fn strip_trailing_commas(text: &str) -> (String, bool) {
@@ -323,8 +348,16 @@ fn strip_trailing_commas(text: &str) -> (String, bool) {
     if drop.is_empty() {
         return (text.to_string(), false);
     }
-    let out: Vec<u8> = b.iter().enumerate().filter(|(i, _)| !drop.contains(i)).map(|(_, c)| *c).collect();
-    (String::from_utf8(out).unwrap_or_else(|_| text.to_string()), true)
+    let out: Vec<u8> = b
+        .iter()
+        .enumerate()
+        .filter(|(i, _)| !drop.contains(i))
+        .map(|(_, c)| *c)
+        .collect();
+    (
+        String::from_utf8(out).unwrap_or_else(|_| text.to_string()),
+        true,
+    )
 }
 
 /// Quotes integer literals of more than 15 digits so they are read exactly.
@@ -360,7 +393,9 @@ fn quote_long_integers(text: &str) -> String {
         if c == b'-' || c.is_ascii_digit() {
             let start = i;
             let mut j = i + 1;
-            while j < b.len() && (b[j].is_ascii_digit() || matches!(b[j], b'.' | b'e' | b'E' | b'+' | b'-')) {
+            while j < b.len()
+                && (b[j].is_ascii_digit() || matches!(b[j], b'.' | b'e' | b'E' | b'+' | b'-'))
+            {
                 j += 1;
             }
             let tok = &text[start..j];
@@ -396,14 +431,56 @@ mod tests {
             // (text, multi, strict, steps, repairs)
             (obj, false, true, 1, vec![]),
             ("  \n{\"a\":1}\n ", false, true, 1, vec![]),
-            ("```json\n{\"a\":1}\n```", false, false, 1, vec![StrippedCodeFence]),
-            ("Here is the tx:\n{\"a\":1}", false, false, 1, vec![DroppedLeadingText]),
-            ("{\"a\":1}\nHope this helps!", false, false, 1, vec![DroppedTrailingText]),
-            ("{\"a\":1, // amount\n \"b\":2}", false, false, 1, vec![RemovedComments]),
-            ("{\"a\":1, /* x */ \"b\":2}", false, false, 1, vec![RemovedComments]),
-            ("{\"a\":[1,2,],}", false, false, 1, vec![RemovedTrailingCommas]),
+            (
+                "```json\n{\"a\":1}\n```",
+                false,
+                false,
+                1,
+                vec![StrippedCodeFence],
+            ),
+            (
+                "Here is the tx:\n{\"a\":1}",
+                false,
+                false,
+                1,
+                vec![DroppedLeadingText],
+            ),
+            (
+                "{\"a\":1}\nHope this helps!",
+                false,
+                false,
+                1,
+                vec![DroppedTrailingText],
+            ),
+            (
+                "{\"a\":1, // amount\n \"b\":2}",
+                false,
+                false,
+                1,
+                vec![RemovedComments],
+            ),
+            (
+                "{\"a\":1, /* x */ \"b\":2}",
+                false,
+                false,
+                1,
+                vec![RemovedComments],
+            ),
+            (
+                "{\"a\":[1,2,],}",
+                false,
+                false,
+                1,
+                vec![RemovedTrailingCommas],
+            ),
             ("{\"a\":1}", true, false, 1, vec![WrappedObjectInArray]),
-            ("[{\"a\":1},{\"b\":2}]", false, false, 1, vec![TookFirstOfArray]),
+            (
+                "[{\"a\":1},{\"b\":2}]",
+                false,
+                false,
+                1,
+                vec![TookFirstOfArray],
+            ),
             ("[{\"a\":1},{\"b\":2}]", true, true, 2, vec![]),
             ("[{\"a\":1},{\"b\":2", true, false, 2, vec![ClosedBrackets]),
             ("{\"url\": \"http://x\"}", false, true, 1, vec![]),
@@ -423,16 +500,23 @@ mod tests {
 
     #[test]
     fn everything_at_once() {
-        let text = "Sure! Here's the call:\n```json\n[\n  {\"a\": 1,}, // first\n]\n```\nLet me know.";
+        let text =
+            "Sure! Here's the call:\n```json\n[\n  {\"a\": 1,}, // first\n]\n```\nLet me know.";
         let p = parse_prediction(text, true);
         assert!(!p.strict);
         assert_eq!(p.steps, vec![json!({"a": 1})]);
-        assert_eq!(p.repairs, vec![StrippedCodeFence, RemovedComments, RemovedTrailingCommas]);
+        assert_eq!(
+            p.repairs,
+            vec![StrippedCodeFence, RemovedComments, RemovedTrailingCommas]
+        );
     }
 
     #[test]
     fn long_integers_are_read_exactly() {
-        let p = parse_prediction(r#"{"v": 1000000000000000000001, "w": -12, "x": 1.5e18, "s": "123456789012345678"}"#, false);
+        let p = parse_prediction(
+            r#"{"v": 1000000000000000000001, "w": -12, "x": 1.5e18, "s": "123456789012345678"}"#,
+            false,
+        );
         assert!(p.strict);
         assert_eq!(p.steps[0]["v"], json!("1000000000000000000001"));
         assert_eq!(p.steps[0]["w"], json!(-12));
@@ -442,7 +526,22 @@ mod tests {
 
     #[test]
     fn hostile_input_never_panics() {
-        for text in ["{", "[[[[", "\"", "{\"a\":\"\\", "```", "``` \n", "/*", "{/*", "ü{ü:1}", "{\"é\":\"ü\"}", "-", "[-]", "{\"a\":\"\\é\"}", "[\"\\ü"] {
+        for text in [
+            "{",
+            "[[[[",
+            "\"",
+            "{\"a\":\"\\",
+            "```",
+            "``` \n",
+            "/*",
+            "{/*",
+            "ü{ü:1}",
+            "{\"é\":\"ü\"}",
+            "-",
+            "[-]",
+            "{\"a\":\"\\é\"}",
+            "[\"\\ü",
+        ] {
             let _ = parse_prediction(text, false);
             let _ = parse_prediction(text, true);
         }

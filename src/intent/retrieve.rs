@@ -65,20 +65,49 @@ pub struct Retriever {
 
 /// Verbs and the functions they suggest.
 const LEXICON: &[(&[&str], &[&str])] = &[
-    (&["send", "transfer", "pay", "forward", "give"], &["transfer", "transferPunk", "safeTransferFrom"]),
-    (&["approve", "allow", "spend", "allowance", "revoke", "operator"], &["approve", "setApprovalForAll"]),
+    (
+        &["send", "transfer", "pay", "forward", "give"],
+        &["transfer", "transferPunk", "safeTransferFrom"],
+    ),
+    (
+        &[
+            "approve",
+            "allow",
+            "spend",
+            "allowance",
+            "revoke",
+            "operator",
+        ],
+        &["approve", "setApprovalForAll"],
+    ),
     (&["wrap"], &["deposit"]),
     (&["unwrap"], &["withdraw"]),
     (
         &["swap", "sell", "buy", "trade", "exchange", "get"],
         &[
-            "swapExactTokensForTokens", "swapTokensForExactTokens", "swapExactETHForTokens",
-            "swapTokensForExactETH", "swapExactTokensForETH", "swapETHForExactTokens", "buyPunk",
+            "swapExactTokensForTokens",
+            "swapTokensForExactTokens",
+            "swapExactETHForTokens",
+            "swapTokensForExactETH",
+            "swapExactTokensForETH",
+            "swapETHForExactTokens",
+            "buyPunk",
         ],
     ),
-    (&["liquidity", "provide", "lp"], &["addLiquidity", "addLiquidityETH", "removeLiquidity", "removeLiquidityETH"]),
+    (
+        &["liquidity", "provide", "lp"],
+        &[
+            "addLiquidity",
+            "addLiquidityETH",
+            "removeLiquidity",
+            "removeLiquidityETH",
+        ],
+    ),
     (&["supply", "lend"], &["supply"]),
-    (&["withdraw"], &["withdraw", "removeLiquidity", "removeLiquidityETH"]),
+    (
+        &["withdraw"],
+        &["withdraw", "removeLiquidity", "removeLiquidityETH"],
+    ),
     (&["remove"], &["removeLiquidity", "removeLiquidityETH"]),
     (&["add"], &["addLiquidity", "addLiquidityETH"]),
     (&["borrow"], &["borrow"]),
@@ -123,9 +152,17 @@ fn jaccard<T: Ord>(a: &BTreeSet<T>, b: &BTreeSet<T>) -> f64 {
 impl Retriever {
     /// A retriever over `pool` (labelled instances disjoint from the ones it will be asked about).
     pub fn new(pool: Vec<Instance>, book: &AddressBook) -> Self {
-        let pairs = pool.iter().map(|i| i.pairs().into_iter().collect()).collect();
+        let pairs = pool
+            .iter()
+            .map(|i| i.pairs().into_iter().collect())
+            .collect();
         let words = pool.iter().map(|i| words(&i.intent)).collect();
-        Self { pool, pairs, words, book: book.clone() }
+        Self {
+            pool,
+            pairs,
+            words,
+            book: book.clone(),
+        }
     }
 
     /// The pool.
@@ -137,14 +174,20 @@ impl Retriever {
     pub fn predict_pairs(&self, intent: &str) -> BTreeSet<Pair> {
         let ws = words(intent);
         let mut contracts: BTreeSet<String> = BTreeSet::new();
-        for e in self.book.entries().iter().filter(|e| !e.functions.is_empty()) {
+        for e in self
+            .book
+            .entries()
+            .iter()
+            .filter(|e| !e.functions.is_empty())
+        {
             let name_words: Vec<String> = e.name.split('_').map(|w| w.to_lowercase()).collect();
             // Token symbols and single-word names match whole words; multi-word names match when
             // all their words appear (e.g. "Aave V3 … Pool").
             let named = ws.contains(&loose(&e.name))
                 || (name_words.len() > 1 && name_words.iter().take(2).all(|w| ws.contains(w)));
             let addressed = ws.iter().any(|w| {
-                w.starts_with("0x") && parse_address(&serde_json::Value::String(w.clone())) == Some(e.address)
+                w.starts_with("0x")
+                    && parse_address(&serde_json::Value::String(w.clone())) == Some(e.address)
             });
             if named || addressed {
                 contracts.insert(e.name.clone());
@@ -234,7 +277,12 @@ decimal strings in base units, arrays for address[] and uint256[],\n\
 
 /// Renders the prompt of an instance in a setting; `retriever` is required for
 /// [`Setting::Retrieval`] (without one the prompt has no demonstrations).
-pub fn build_prompt(setting: Setting, instance: &Instance, book: &AddressBook, retriever: Option<&Retriever>) -> Prompt {
+pub fn build_prompt(
+    setting: Setting,
+    instance: &Instance,
+    book: &AddressBook,
+    retriever: Option<&Retriever>,
+) -> Prompt {
     let mut system = String::from(SYSTEM_RULES);
     if let Some(sender) = &instance.metadata.sender {
         system.push_str(&format!("The transactions are sent from {sender}.\n"));
@@ -247,12 +295,19 @@ pub fn build_prompt(setting: Setting, instance: &Instance, book: &AddressBook, r
         for hit in r.top_k(instance, 3) {
             let demo = &r.pool()[hit.index];
             let answer = serde_json::to_string(&demo.ground_truth).unwrap_or_default();
-            user.push_str(&format!("Example intent: {}\nExample answer: {answer}\n\n", demo.intent));
+            user.push_str(&format!(
+                "Example intent: {}\nExample answer: {answer}\n\n",
+                demo.intent
+            ));
             demonstrations.push(demo.id.clone());
         }
     }
     user.push_str(&format!("Intent: {}\n", instance.intent));
-    Prompt { system, user, demonstrations }
+    Prompt {
+        system,
+        user,
+        demonstrations,
+    }
 }
 
 #[cfg(test)]
@@ -262,8 +317,12 @@ mod tests {
 
     fn setup() -> (AddressBook, Retriever, Vec<Instance>) {
         let book = AddressBook::builtin();
-        let pool = generate(GenerateOptions::new(1001, 400), &book).unwrap().instances;
-        let queries = generate(GenerateOptions::new(2002, 200), &book).unwrap().instances;
+        let pool = generate(GenerateOptions::new(1001, 400), &book)
+            .unwrap()
+            .instances;
+        let queries = generate(GenerateOptions::new(2002, 200), &book)
+            .unwrap()
+            .instances;
         (book.clone(), Retriever::new(pool, &book), queries)
     }
 
@@ -271,15 +330,27 @@ mod tests {
     fn predicted_pairs_table() {
         let (_, r, _) = setup();
         let cases: Vec<(&str, Vec<(&str, &str)>)> = vec![
-            ("Send 5 USDC to 0x70997970C51812dc3A010C7d01b50e0d17dc79C8", vec![("usdc", "transfer")]),
+            (
+                "Send 5 USDC to 0x70997970C51812dc3A010C7d01b50e0d17dc79C8",
+                vec![("usdc", "transfer")],
+            ),
             ("Stake 1 ETH with Lido", vec![("lido_steth", "submit")]),
             ("Wrap 0.5 ETH into WETH", vec![("weth", "deposit")]),
-            ("Borrow 100 DAI from Aave V3 at the variable rate", vec![("aave_v3_lending_pool", "borrow")]),
-            ("Cast a vote on proposal 1 in Crucible_Governor", vec![("crucible_governor", "castVote")]),
+            (
+                "Borrow 100 DAI from Aave V3 at the variable rate",
+                vec![("aave_v3_lending_pool", "borrow")],
+            ),
+            (
+                "Cast a vote on proposal 1 in Crucible_Governor",
+                vec![("crucible_governor", "castVote")],
+            ),
         ];
         for (intent, want) in cases {
             let got = r.predict_pairs(intent);
-            let want: BTreeSet<Pair> = want.into_iter().map(|(a, b)| (a.to_string(), b.to_string())).collect();
+            let want: BTreeSet<Pair> = want
+                .into_iter()
+                .map(|(a, b)| (a.to_string(), b.to_string()))
+                .collect();
             assert_eq!(got, want, "{intent}");
         }
     }
@@ -308,7 +379,11 @@ mod tests {
             }
         }
         // Most queries get a top demonstration sharing a <contract, function> pair with their truth.
-        assert!(top1_overlap * 10 >= queries.len() * 8, "only {top1_overlap}/{}", queries.len());
+        assert!(
+            top1_overlap * 10 >= queries.len() * 8,
+            "only {top1_overlap}/{}",
+            queries.len()
+        );
         // The oracle variant can only do at least as well on pair overlap.
         let q = &queries[0];
         assert!(r.top_k_oracle(q, 1)[0].pair_jaccard >= 0.0);
@@ -325,10 +400,18 @@ mod tests {
         if predicted.is_empty() {
             assert!(hits.iter().all(|h| h.pair_jaccard == 0.0));
         }
-        let nothing = Instance { intent: "qqq rrr".into(), ..q.clone() };
+        let nothing = Instance {
+            intent: "qqq rrr".into(),
+            ..q.clone()
+        };
         let hits = r.top_k(&nothing, 3);
-        assert!(hits.iter().all(|h| h.pair_jaccard == 0.0 && h.text_jaccard == 0.0));
-        assert_eq!(hits.iter().map(|h| h.index).collect::<Vec<_>>(), vec![0, 1, 2]);
+        assert!(hits
+            .iter()
+            .all(|h| h.pair_jaccard == 0.0 && h.text_jaccard == 0.0));
+        assert_eq!(
+            hits.iter().map(|h| h.index).collect::<Vec<_>>(),
+            vec![0, 1, 2]
+        );
         let _ = book;
     }
 
@@ -338,7 +421,9 @@ mod tests {
         let q = &queries[0];
         let d = build_prompt(Setting::Direct, q, &book, Some(&r));
         assert!(d.demonstrations.is_empty());
-        assert!(d.system.contains("0x7a250d5630B4cF539739dF2C5dAcb4c659F2488D"));
+        assert!(d
+            .system
+            .contains("0x7a250d5630B4cF539739dF2C5dAcb4c659F2488D"));
         assert!(d.system.contains(q.metadata.sender.as_deref().unwrap()));
         assert!(d.user.ends_with(&format!("Intent: {}\n", q.intent)));
         let p = build_prompt(Setting::Retrieval, q, &book, Some(&r));

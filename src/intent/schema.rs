@@ -19,7 +19,10 @@ pub struct Param {
 impl Param {
     /// A parameter from a type and a value.
     pub fn new(ty: &str, val: Value) -> Self {
-        Self { ty: ty.to_string(), val }
+        Self {
+            ty: ty.to_string(),
+            val,
+        }
     }
 }
 
@@ -47,7 +50,10 @@ impl Call {
 
     /// Looks a parameter up by name, mutably.
     pub fn param_mut(&mut self, name: &str) -> Option<&mut Param> {
-        self.params.iter_mut().find(|(n, _)| n == name).map(|(_, p)| p)
+        self.params
+            .iter_mut()
+            .find(|(n, _)| n == name)
+            .map(|(_, p)| p)
     }
 }
 

@@ -43,14 +43,20 @@ fn parse_decimal(text: &str) -> Option<Decimal> {
     if int_part.is_empty() && frac_part.is_empty() {
         return None;
     }
-    if !int_part.bytes().all(|b| b.is_ascii_digit()) || !frac_part.bytes().all(|b| b.is_ascii_digit()) {
+    if !int_part.bytes().all(|b| b.is_ascii_digit())
+        || !frac_part.bytes().all(|b| b.is_ascii_digit())
+    {
         return None;
     }
     if exp.abs() > 200 {
         return None;
     }
     let digits = format!("{int_part}{frac_part}");
-    Some(Decimal { negative, digits, exp: exp - frac_part.len() as i64 })
+    Some(Decimal {
+        negative,
+        digits,
+        exp: exp - frac_part.len() as i64,
+    })
 }
 
 /// The magnitude `|d| × 10^scale` as an integer, if it is one and fits 256 bits.
@@ -108,7 +114,9 @@ fn number_text(v: &Value) -> Option<String> {
 pub fn parse_uint(v: &Value) -> Option<U256> {
     // Fast paths for what datasets hold: plain decimal strings and small JSON integers.
     match v {
-        Value::String(s) if !s.is_empty() && s.len() <= 77 && s.bytes().all(|b| b.is_ascii_digit()) => {
+        Value::String(s)
+            if !s.is_empty() && s.len() <= 77 && s.bytes().all(|b| b.is_ascii_digit()) =>
+        {
             return U256::from_str_radix(s, 10).ok();
         }
         Value::Number(n) if n.is_u64() => return n.as_u64().map(U256::from),
@@ -181,7 +189,10 @@ pub fn parse_units(text: &str, decimals: u8) -> Option<U256> {
 /// Reads an address, any case, with or without `0x`.
 pub fn parse_address(v: &Value) -> Option<Address> {
     let s = v.as_str()?.trim();
-    let hex = s.strip_prefix("0x").or_else(|| s.strip_prefix("0X")).unwrap_or(s);
+    let hex = s
+        .strip_prefix("0x")
+        .or_else(|| s.strip_prefix("0X"))
+        .unwrap_or(s);
     if hex.len() != 40 {
         return None;
     }
@@ -232,7 +243,10 @@ pub fn parse_type(ty: &str) -> Result<DynSolType, String> {
 fn describe(v: &Value) -> String {
     let s = v.to_string();
     if s.len() > 60 {
-        format!("{}…", &s[..s.char_indices().nth(57).map(|(i, _)| i).unwrap_or(s.len())])
+        format!(
+            "{}…",
+            &s[..s.char_indices().nth(57).map(|(i, _)| i).unwrap_or(s.len())]
+        )
     } else {
         s
     }
@@ -258,16 +272,17 @@ pub fn json_to_sol(ty: &DynSolType, v: &Value) -> Result<DynSolValue, String> {
         DynSolType::Int(bits) => {
             let i = parse_int(v).ok_or_else(|| bad("an integer"))?;
             if *bits < 256 {
-                let limit = I256::try_from(U256::from(1) << (*bits - 1)).map_err(|e| e.to_string())?;
+                let limit =
+                    I256::try_from(U256::from(1) << (*bits - 1)).map_err(|e| e.to_string())?;
                 if i >= limit || i < -limit {
                     return Err(format!("value {i} does not fit {ty}"));
                 }
             }
             Ok(DynSolValue::Int(i, *bits))
         }
-        DynSolType::Address => {
-            parse_address(v).map(DynSolValue::Address).ok_or_else(|| bad("a 20-byte hex address"))
-        }
+        DynSolType::Address => parse_address(v)
+            .map(DynSolValue::Address)
+            .ok_or_else(|| bad("a 20-byte hex address")),
         DynSolType::Bytes => {
             let b = hex_bytes(v).ok_or_else(|| bad("0x hex bytes"))?;
             Ok(DynSolValue::Bytes(b))
@@ -297,7 +312,10 @@ pub fn json_to_sol(ty: &DynSolType, v: &Value) -> Result<DynSolValue, String> {
         DynSolType::FixedArray(inner, n) => {
             let items = v.as_array().ok_or_else(|| bad("an array"))?;
             if items.len() != *n {
-                return Err(format!("expected {n} elements for type {ty}, got {}", items.len()));
+                return Err(format!(
+                    "expected {n} elements for type {ty}, got {}",
+                    items.len()
+                ));
             }
             let vals = items
                 .iter()
@@ -422,22 +440,52 @@ mod tests {
     fn semantic_matching_table() {
         let a = "0x7a250d5630B4cF539739dF2C5dAcb4c659F2488D";
         let cases: Vec<(&str, Value, Value, bool)> = vec![
-            ("uint256", json!("1000000000000000000"), json!("0x0de0b6b3a7640000"), true),
+            (
+                "uint256",
+                json!("1000000000000000000"),
+                json!("0x0de0b6b3a7640000"),
+                true,
+            ),
             ("uint256", json!("1000000000000000000"), json!(1e18), true),
             ("uint256", json!("1000000000000000000"), json!("1e18"), true),
             ("uint256", json!("1000000000000000000"), json!("1.0"), false),
             ("uint", json!("5"), json!(5), true),
             ("address", json!(a), json!(a.to_lowercase()), true),
-            ("address", json!(a), json!(a.to_uppercase().replacen("0X", "0x", 1)), true),
-            ("address", json!(a), json!("0x0000000000000000000000000000000000000000"), false),
-            ("address[]", json!([a, a]), json!([a.to_lowercase(), a]), true),
+            (
+                "address",
+                json!(a),
+                json!(a.to_uppercase().replacen("0X", "0x", 1)),
+                true,
+            ),
+            (
+                "address",
+                json!(a),
+                json!("0x0000000000000000000000000000000000000000"),
+                false,
+            ),
+            (
+                "address[]",
+                json!([a, a]),
+                json!([a.to_lowercase(), a]),
+                true,
+            ),
             ("address[]", json!([a, a]), json!([a]), false),
             ("uint256[]", json!(["1", "2"]), json!([1, "0x2"]), true),
-            ("(address,uint256)", json!([a, "7"]), json!({"to": a, "amount": 7}), true),
+            (
+                "(address,uint256)",
+                json!([a, "7"]),
+                json!({"to": a, "amount": 7}),
+                true,
+            ),
             ("(address,uint256)", json!([a, "7"]), json!([a, 8]), false),
             ("bool", json!(true), json!("true"), true),
             ("bytes", json!("0xABCD"), json!("0xabcd"), true),
-            ("bytes32", json!(format!("0x{}", "11".repeat(32))), json!(format!("0x{}", "11".repeat(32))), true),
+            (
+                "bytes32",
+                json!(format!("0x{}", "11".repeat(32))),
+                json!(format!("0x{}", "11".repeat(32))),
+                true,
+            ),
             ("string", json!("Hello"), json!("hello"), false),
             ("uint8", json!("1"), json!(1), true),
             ("uint8", json!("1"), json!(256), false),
@@ -459,7 +507,20 @@ mod tests {
 
     #[test]
     fn fast_path_types_agree_with_the_parser() {
-        for t in ["uint256", "uint", "uint8", "uint16", "address", "bool", "bytes", "bytes32", "string", "address[]", "uint256[]", "bytes[]"] {
+        for t in [
+            "uint256",
+            "uint",
+            "uint8",
+            "uint16",
+            "address",
+            "bool",
+            "bytes",
+            "bytes32",
+            "string",
+            "address[]",
+            "uint256[]",
+            "bytes[]",
+        ] {
             assert_eq!(common_type(t), Some(DynSolType::parse(t).unwrap()), "{t}");
         }
         assert_eq!(common_type("uint24"), None);
@@ -469,7 +530,10 @@ mod tests {
     fn coercion_errors_name_the_problem() {
         let t = parse_type("uint256").unwrap();
         let e = json_to_sol(&t, &json!("abc")).unwrap_err();
-        assert!(e.contains("non-negative integer") && e.contains("abc"), "{e}");
+        assert!(
+            e.contains("non-negative integer") && e.contains("abc"),
+            "{e}"
+        );
         let t = parse_type("address[]").unwrap();
         let e = json_to_sol(&t, &json!(["0x12"])).unwrap_err();
         assert!(e.starts_with("[0]:"), "{e}");

@@ -22,19 +22,35 @@ fn crucible(args: &[&str]) -> Output {
 
 fn json_out(args: &[&str]) -> Value {
     let out = crucible(args);
-    assert!(out.status.success(), "crucible {args:?} failed: {}", String::from_utf8_lossy(&out.stderr));
-    serde_json::from_slice(&out.stdout).unwrap_or_else(|e| panic!("{args:?}: {e}\n{}", String::from_utf8_lossy(&out.stdout)))
+    assert!(
+        out.status.success(),
+        "crucible {args:?} failed: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    serde_json::from_slice(&out.stdout)
+        .unwrap_or_else(|e| panic!("{args:?}: {e}\n{}", String::from_utf8_lossy(&out.stdout)))
 }
 
 fn fixture(name: &str) -> String {
-    root().join("tests/fixtures/intent2tx").join(name).display().to_string()
+    root()
+        .join("tests/fixtures/intent2tx")
+        .join(name)
+        .display()
+        .to_string()
 }
 
 #[test]
 fn import_reports_every_bad_row_of_the_malformed_jsonl_corpus() {
     let dir = tempfile::tempdir().unwrap();
     let out = dir.path().join("clean.jsonl");
-    let r = json_out(&["intent2tx", "import", &fixture("malformed.jsonl"), "--out", out.to_str().unwrap(), "--json"]);
+    let r = json_out(&[
+        "intent2tx",
+        "import",
+        &fixture("malformed.jsonl"),
+        "--out",
+        out.to_str().unwrap(),
+        "--json",
+    ]);
     assert_eq!(r["format"], "jsonl");
     assert_eq!(r["rows"], 21);
     assert_eq!(r["imported"], 4);
@@ -42,16 +58,36 @@ fn import_reports_every_bad_row_of_the_malformed_jsonl_corpus() {
     let want: &[(u64, u64, &str)] = &[
         (2, 2, "invalid JSON"),
         (3, 3, "intent: missing"),
-        (4, 4, "ground_truth: expected an object or a non-empty array"),
+        (
+            4,
+            4,
+            "ground_truth: expected an object or a non-empty array",
+        ),
         (5, 5, "ground_truth.contract_address: bad address"),
-        (6, 6, "ground_truth.params.value.type: unknown solidity type \"uint257\""),
-        (7, 7, "ground_truth.params.value.val: expected a non-negative integer"),
-        (8, 8, "ground_truth.value: expected a non-negative ETH amount"),
+        (
+            6,
+            6,
+            "ground_truth.params.value.type: unknown solidity type \"uint257\"",
+        ),
+        (
+            7,
+            7,
+            "ground_truth.params.value.val: expected a non-negative integer",
+        ),
+        (
+            8,
+            8,
+            "ground_truth.value: expected a non-negative ETH amount",
+        ),
         (9, 9, "ground_truth.params: expected an object"),
         (10, 10, "metadata: expected an object"),
         (11, 11, "id: \"good-1\" duplicates row 1"),
         (13, 14, "row: expected a JSON object"),
-        (14, 15, "ground_truth: expected an object or a non-empty array"),
+        (
+            14,
+            15,
+            "ground_truth: expected an object or a non-empty array",
+        ),
         (15, 16, "invalid JSON"),
         (17, 18, "invalid JSON"),
         (19, 20, "row: expected a JSON object, got null"),
@@ -63,13 +99,19 @@ fn import_reports_every_bad_row_of_the_malformed_jsonl_corpus() {
     for (e, (row, line, prefix)) in errors.iter().zip(want) {
         assert_eq!(e["row"], *row, "{e}");
         assert_eq!(e["line"], *line, "{e}");
-        assert!(e["message"].as_str().unwrap().starts_with(prefix), "{e} should start with {prefix}");
+        assert!(
+            e["message"].as_str().unwrap().starts_with(prefix),
+            "{e} should start with {prefix}"
+        );
     }
     let written = load_clean(&out).unwrap();
     let ids: Vec<&str> = written.iter().map(|i| i.id.as_str()).collect();
     assert_eq!(ids, ["good-1", "good-2", "good-3", "good-4"]);
     assert!(written[1].ground_truth.is_multi());
-    assert_eq!(written[2].ground_truth.steps()[0].value, serde_json::json!(0.25));
+    assert_eq!(
+        written[2].ground_truth.steps()[0].value,
+        serde_json::json!(0.25)
+    );
     assert_eq!(r["distribution"]["categories"]["Transfer"], 4);
 }
 
@@ -77,11 +119,23 @@ fn import_reports_every_bad_row_of_the_malformed_jsonl_corpus() {
 fn import_recovers_the_good_elements_of_a_broken_json_array() {
     let r = json_out(&["intent2tx", "import", &fixture("malformed.json"), "--json"]);
     assert_eq!(r["format"], "json");
-    assert_eq!((r["rows"].as_u64(), r["imported"].as_u64()), (Some(4), Some(2)));
+    assert_eq!(
+        (r["rows"].as_u64(), r["imported"].as_u64()),
+        (Some(4), Some(2))
+    );
     let e = r["errors"].as_array().unwrap();
-    assert_eq!((e[0]["row"].as_u64(), e[0]["line"].as_u64()), (Some(2), Some(3)));
-    assert!(e[0]["message"].as_str().unwrap().starts_with("invalid JSON"));
-    assert_eq!(e[1]["message"], "ground_truth.contract_address: bad address \"nope\"");
+    assert_eq!(
+        (e[0]["row"].as_u64(), e[0]["line"].as_u64()),
+        (Some(2), Some(3))
+    );
+    assert!(e[0]["message"]
+        .as_str()
+        .unwrap()
+        .starts_with("invalid JSON"));
+    assert_eq!(
+        e[1]["message"],
+        "ground_truth.contract_address: bad address \"nope\""
+    );
 }
 
 #[test]
@@ -91,14 +145,26 @@ fn import_failures_name_the_file_and_write_nothing() {
     assert!(String::from_utf8_lossy(&out.stderr).contains("/no/such/file.jsonl"));
     let dir = tempfile::tempdir().unwrap();
     let target = dir.path().join("missing/dir/out.jsonl");
-    let out = crucible(&["intent2tx", "import", &fixture("malformed.jsonl"), "--out", target.to_str().unwrap()]);
+    let out = crucible(&[
+        "intent2tx",
+        "import",
+        &fixture("malformed.jsonl"),
+        "--out",
+        target.to_str().unwrap(),
+    ]);
     assert!(!out.status.success());
     assert!(!target.exists());
     assert_eq!(std::fs::read_dir(dir.path()).unwrap().count(), 0);
 }
 
 fn manifest(dir: &str) -> Value {
-    let text = std::fs::read_to_string(root().join("tasks/intent2tx").join(dir).join("manifest.json")).unwrap();
+    let text = std::fs::read_to_string(
+        root()
+            .join("tasks/intent2tx")
+            .join(dir)
+            .join("manifest.json"),
+    )
+    .unwrap();
     serde_json::from_str(&text).unwrap()
 }
 
@@ -107,16 +173,36 @@ fn shipped_datasets_regenerate_byte_for_byte() {
     for name in ["default", "pool"] {
         let m = manifest(name);
         let tmp = tempfile::tempdir().unwrap();
-        let (seed, count, frac) = (m["seed"].to_string(), m["count"].to_string(), m["multi_fraction"].to_string());
+        let (seed, count, frac) = (
+            m["seed"].to_string(),
+            m["count"].to_string(),
+            m["multi_fraction"].to_string(),
+        );
         let out = crucible(&[
-            "intent2tx", "generate", "--seed", &seed, "--count", &count, "--multi-fraction", &frac, "--out",
+            "intent2tx",
+            "generate",
+            "--seed",
+            &seed,
+            "--count",
+            &count,
+            "--multi-fraction",
+            &frac,
+            "--out",
             tmp.path().to_str().unwrap(),
         ]);
-        assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+        assert!(
+            out.status.success(),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
         for file in ["instances.jsonl", "manifest.json"] {
-            let shipped = std::fs::read(root().join("tasks/intent2tx").join(name).join(file)).unwrap();
+            let shipped =
+                std::fs::read(root().join("tasks/intent2tx").join(name).join(file)).unwrap();
             let fresh = std::fs::read(tmp.path().join(file)).unwrap();
-            assert!(shipped == fresh, "tasks/intent2tx/{name}/{file} differs from a fresh generation; regenerate it");
+            assert!(
+                shipped == fresh,
+                "tasks/intent2tx/{name}/{file} differs from a fresh generation; regenerate it"
+            );
         }
     }
 }
@@ -127,8 +213,22 @@ fn shipped_dataset_covers_every_supported_category_with_single_and_multi_step() 
     let d = &m["distribution"];
     assert!(d["single_step"].as_u64().unwrap() > 0 && d["multi_step"].as_u64().unwrap() > 0);
     let cats: Vec<&String> = d["categories"].as_object().unwrap().keys().collect();
-    for c in ["Transfer", "Swap", "TokenLifecycle", "Lending", "Staking", "Governance", "Liquidity", "NFT", "Vault", "AssetTransformation"] {
-        assert!(cats.iter().any(|k| *k == c), "no {c} in the shipped dataset");
+    for c in [
+        "Transfer",
+        "Swap",
+        "TokenLifecycle",
+        "Lending",
+        "Staking",
+        "Governance",
+        "Liquidity",
+        "NFT",
+        "Vault",
+        "AssetTransformation",
+    ] {
+        assert!(
+            cats.iter().any(|k| *k == c),
+            "no {c} in the shipped dataset"
+        );
     }
 }
 
@@ -139,15 +239,28 @@ fn reference_agent_scores_one_and_faults_score_less_on_the_shipped_dataset() {
     assert!(instances.len() >= 300);
     for inst in &instances {
         let s = score_text(inst, &BuiltinAgent::Reference.answer(inst, &book));
-        assert_eq!((s.fmt, s.logic, s.param, s.pass, s.final_score), (1.0, 1.0, 1.0, 1.0, 1.0), "{}", inst.id);
+        assert_eq!(
+            (s.fmt, s.logic, s.param, s.pass, s.final_score),
+            (1.0, 1.0, 1.0, 1.0, 1.0),
+            "{}",
+            inst.id
+        );
         for call in inst.ground_truth.steps() {
-            crucible::intent::encode_call(&book, call).unwrap_or_else(|e| panic!("{}: {e}", inst.id));
+            crucible::intent::encode_call(&book, call)
+                .unwrap_or_else(|e| panic!("{}: {e}", inst.id));
         }
     }
     for agent in BuiltinAgent::ALL.into_iter().skip(1) {
-        let applied: Vec<_> = instances.iter().filter(|i| agent.applies(i, &book)).collect();
+        let applied: Vec<_> = instances
+            .iter()
+            .filter(|i| agent.applies(i, &book))
+            .collect();
         assert!(!applied.is_empty(), "{} never applies", agent.name());
-        let mean = applied.iter().map(|i| score_text(i, &agent.answer(i, &book)).final_score).sum::<f64>() / applied.len() as f64;
+        let mean = applied
+            .iter()
+            .map(|i| score_text(i, &agent.answer(i, &book)).final_score)
+            .sum::<f64>()
+            / applied.len() as f64;
         assert!(mean < 1.0, "{} mean final {mean}", agent.name());
     }
 }
@@ -156,20 +269,44 @@ fn reference_agent_scores_one_and_faults_score_less_on_the_shipped_dataset() {
 fn score_cli_reads_a_fenced_answer_and_reports_the_repair() {
     let book = AddressBook::builtin();
     let instances = load_clean(&root().join("tasks/intent2tx/default/instances.jsonl")).unwrap();
-    let inst = instances.iter().find(|i| !i.ground_truth.is_multi()).unwrap();
+    let inst = instances
+        .iter()
+        .find(|i| !i.ground_truth.is_multi())
+        .unwrap();
     let dir = tempfile::tempdir().unwrap();
     let answer = dir.path().join("answer.txt");
-    std::fs::write(&answer, format!("Sure:\n```json\n{}\n```", BuiltinAgent::Reference.answer(inst, &book))).unwrap();
+    std::fs::write(
+        &answer,
+        format!(
+            "Sure:\n```json\n{}\n```",
+            BuiltinAgent::Reference.answer(inst, &book)
+        ),
+    )
+    .unwrap();
     let path = root().join("tasks/intent2tx/default/instances.jsonl");
     let s = json_out(&[
-        "intent2tx", "score", "--instance", path.to_str().unwrap(), "--id", &inst.id, "--answer", answer.to_str().unwrap(),
+        "intent2tx",
+        "score",
+        "--instance",
+        path.to_str().unwrap(),
+        "--id",
+        &inst.id,
+        "--answer",
+        answer.to_str().unwrap(),
     ]);
     assert_eq!(s["fmt"], 0.0);
     assert_eq!(s["logic"], 1.0);
     assert_eq!(s["pass"], 1.0);
     assert!((s["final"].as_f64().unwrap() - 0.9).abs() < 1e-12);
     assert_eq!(s["repairs"], serde_json::json!(["stripped_code_fence"]));
-    let out = crucible(&["intent2tx", "score", "--instance", path.to_str().unwrap(), "--answer", answer.to_str().unwrap()]);
+    let out = crucible(&[
+        "intent2tx",
+        "score",
+        "--instance",
+        path.to_str().unwrap(),
+        "--answer",
+        answer.to_str().unwrap(),
+    ]);
     assert!(!out.status.success());
     assert!(String::from_utf8_lossy(&out.stderr).contains("pass --id"));
 }
@@ -181,9 +318,26 @@ fn generate_is_seeded_and_rejects_bad_options() {
     assert!(a.status.success());
     assert_eq!(a.stdout, b.stdout);
     assert_eq!(String::from_utf8_lossy(&a.stdout).lines().count(), 25);
-    let s = json_out(&["intent2tx", "generate", "--seed", "9", "--count", "25", "--json"]);
+    let s = json_out(&[
+        "intent2tx",
+        "generate",
+        "--seed",
+        "9",
+        "--count",
+        "25",
+        "--json",
+    ]);
     assert_eq!(s["count"], 25);
-    let bad = crucible(&["intent2tx", "generate", "--seed", "9", "--count", "5", "--multi-fraction", "2"]);
+    let bad = crucible(&[
+        "intent2tx",
+        "generate",
+        "--seed",
+        "9",
+        "--count",
+        "5",
+        "--multi-fraction",
+        "2",
+    ]);
     assert!(!bad.status.success());
     assert!(String::from_utf8_lossy(&bad.stderr).contains("multi_fraction 2 is not in [0, 1]"));
 }
@@ -229,7 +383,16 @@ fn walk(dir: &Path) -> Vec<PathBuf> {
 
 #[test]
 fn agents_cli_scores_every_builtin_agent_on_the_shipped_dataset() {
-    let r = json_out(&["intent2tx", "agents", "--dataset", root().join("tasks/intent2tx/default/instances.jsonl").to_str().unwrap(), "--json"]);
+    let r = json_out(&[
+        "intent2tx",
+        "agents",
+        "--dataset",
+        root()
+            .join("tasks/intent2tx/default/instances.jsonl")
+            .to_str()
+            .unwrap(),
+        "--json",
+    ]);
     let agents = r["agents"].as_array().unwrap();
     assert_eq!(agents.len(), 7);
     assert_eq!(agents[0]["agent"], "reference");
