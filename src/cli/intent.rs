@@ -6,7 +6,7 @@ use anyhow::{Context, Result};
 use clap::{Args, Subcommand};
 use crucible::intent::generate::{generate, GenerateOptions, FUNDING};
 use crucible::intent::import::{import_file, load_clean, write_jsonl};
-use crucible::intent::{score_text, AddressBook};
+use crucible::intent::{build_prompt, score_text, AddressBook, Retriever, Setting};
 use serde_json::json;
 
 /// `crucible intent2tx`.
@@ -50,6 +50,21 @@ pub enum Intent2txCmd {
         /// Print JSON.
         #[arg(long)]
         json: bool,
+    },
+    /// Print the prompt of one instance in the direct or retrieval-augmented setting.
+    Prompt {
+        /// The dataset holding the instance.
+        #[arg(long, default_value = "tasks/intent2tx/default/instances.jsonl")]
+        dataset: PathBuf,
+        /// Instance id.
+        #[arg(long)]
+        id: String,
+        /// direct or retrieval.
+        #[arg(long, default_value = "direct")]
+        setting: String,
+        /// The demonstration pool (retrieval setting).
+        #[arg(long, default_value = "tasks/intent2tx/pool/instances.jsonl")]
+        pool: PathBuf,
     },
     /// Score an answer against one instance.
     Score {
@@ -199,6 +214,27 @@ pub fn intent2tx(cmd: Intent2txCmd) -> Result<()> {
                     );
                 }
             }
+        }
+        Intent2txCmd::Prompt {
+            dataset,
+            id,
+            setting,
+            pool,
+        } => {
+            let instances = load_clean(&dataset)?;
+            let inst = instances
+                .iter()
+                .find(|i| i.id == id)
+                .with_context(|| format!("no instance with id {id:?} in {}", dataset.display()))?;
+            let prompt = match setting.as_str() {
+                "direct" => build_prompt(Setting::Direct, inst, &book, None),
+                "retrieval" => {
+                    let retriever = Retriever::new(load_clean(&pool)?, &book);
+                    build_prompt(Setting::Retrieval, inst, &book, Some(&retriever))
+                }
+                other => anyhow::bail!("unknown setting {other:?}: expected direct or retrieval"),
+            };
+            println!("{}", serde_json::to_string_pretty(&prompt)?);
         }
         Intent2txCmd::Score {
             instance,

@@ -80,8 +80,12 @@ pub fn static_throughput(
         .collect();
     let answer_seconds = t1.elapsed().as_secs_f64();
     // Scoring is embarrassingly parallel: one chunk per core (2 on the reference machine).
-    let threads = std::thread::available_parallelism().map(|n| n.get()).unwrap_or(1).clamp(1, 16);
-    let pairs: Vec<(&super::Instance, &String)> = generated.instances.iter().zip(&answers).collect();
+    let threads = std::thread::available_parallelism()
+        .map(|n| n.get())
+        .unwrap_or(1)
+        .clamp(1, 16);
+    let pairs: Vec<(&super::Instance, &String)> =
+        generated.instances.iter().zip(&answers).collect();
     let chunk = pairs.len().div_ceil(threads).max(1);
     let t2 = Instant::now();
     let partials: Vec<Vec<[f64; 5]>> = std::thread::scope(|scope| {
@@ -98,7 +102,10 @@ pub fn static_throughput(
                 })
             })
             .collect();
-        handles.into_iter().map(|h| h.join().unwrap_or_default()).collect()
+        handles
+            .into_iter()
+            .map(|h| h.join().unwrap_or_default())
+            .collect()
     });
     // Summed in instance order, so the means do not depend on the thread count.
     let mut m = Means::default();

@@ -634,3 +634,49 @@ mod tests {
         assert_eq!(s.steps[0].keys.last().unwrap().key, VALUE_ETH);
     }
 }
+
+#[cfg(test)]
+mod robustness {
+    use super::*;
+    use crate::intent::agents::BuiltinAgent;
+    use crate::intent::book::AddressBook;
+    use crate::intent::generate::{generate, GenerateOptions};
+    use rand::{Rng, SeedableRng};
+    use rand_chacha::ChaCha8Rng;
+
+    /// Mangled answers (bytes deleted, duplicated, replaced) never panic and never score above a
+    /// perfect answer.
+    #[test]
+    fn mangled_answers_never_panic() {
+        let book = AddressBook::builtin();
+        let g = generate(GenerateOptions::new(77, 60), &book).unwrap();
+        let mut rng = ChaCha8Rng::seed_from_u64(77);
+        let junk = [
+            '{', '}', '[', ']', '"', ',', ':', '\\', '/', '*', 'é', '0', 'x', '\n', '`',
+        ];
+        for inst in &g.instances {
+            let answer = BuiltinAgent::Reference.answer(inst, &book);
+            for _ in 0..40 {
+                let mut chars: Vec<char> = answer.chars().collect();
+                for _ in 0..rng.random_range(1..6) {
+                    let i = rng.random_range(0..chars.len());
+                    match rng.random_range(0..3) {
+                        0 => {
+                            chars.remove(i);
+                        }
+                        1 => chars.insert(i, junk[rng.random_range(0..junk.len())]),
+                        _ => chars[i] = junk[rng.random_range(0..junk.len())],
+                    }
+                    if chars.is_empty() {
+                        break;
+                    }
+                }
+                let text: String = chars.into_iter().collect();
+                let s = score_text(inst, &text);
+                for v in [s.fmt, s.logic, s.param, s.pass, s.final_score] {
+                    assert!((0.0..=1.0).contains(&v), "{v} for {text}");
+                }
+            }
+        }
+    }
+}

@@ -403,3 +403,30 @@ fn agents_cli_scores_every_builtin_agent_on_the_shipped_dataset() {
         assert_eq!(a["means_applied"]["fmt"], 1.0, "{a}");
     }
 }
+
+#[test]
+fn prompt_cli_renders_both_settings() {
+    let instances = load_clean(&root().join("tasks/intent2tx/default/instances.jsonl")).unwrap();
+    let id = &instances[3].id;
+    let d = json_out(&["intent2tx", "prompt", "--id", id, "--setting", "direct"]);
+    assert_eq!(d["demonstrations"].as_array().unwrap().len(), 0);
+    assert!(d["system"].as_str().unwrap().contains("Address book:"));
+    assert!(d["user"].as_str().unwrap().contains(&instances[3].intent));
+    let r = json_out(&["intent2tx", "prompt", "--id", id, "--setting", "retrieval"]);
+    let demos = r["demonstrations"].as_array().unwrap();
+    assert_eq!(demos.len(), 3);
+    let pool = load_clean(&root().join("tasks/intent2tx/pool/instances.jsonl")).unwrap();
+    for d in demos {
+        assert!(
+            pool.iter().any(|p| p.id == *d),
+            "{d} is not a pool instance"
+        );
+        assert!(
+            !instances.iter().any(|i| i.id == *d),
+            "{d} leaks from the test set"
+        );
+    }
+    let bad = crucible(&["intent2tx", "prompt", "--id", id, "--setting", "fewshot"]);
+    assert!(!bad.status.success());
+    assert!(String::from_utf8_lossy(&bad.stderr).contains("unknown setting \"fewshot\""));
+}
