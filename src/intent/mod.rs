@@ -6,12 +6,13 @@
 //! their semantic comparison ([`value`]), tolerant parsing of what models emit ([`parse`]), the
 //! paper's field metrics ([`metrics`]), the direct and retrieval-augmented prompt settings
 //! ([`retrieve`]), calldata encoding with alloy dyn-abi ([`encode`]), dataset import ([`import`]),
-//! the seeded template generator ([`generate`]), the built-in agents ([`agents`]) and the static
-//! throughput figure ([`bench`]).
+//! the seeded template generator ([`generate`]), the built-in agents ([`agents`]), the StateEq rule
+//! over balance deltas ([`state`]) and the static throughput figure ([`bench`]).
 //!
 //! It must not talk to a chain, read the clock in logic, or depend on the run orchestration: the
-//! differential execution (Exec / StateEq) and the generator's "drop instances that revert" step are
-//! added by the chain-aware layer through [`generate::InstanceFilter`] and [`encode::encode_call`].
+//! differential execution (running G and P, reading balances) and the generator's "drop instances
+//! that revert" step are added by the chain-aware layer through [`encode::encode_call`],
+//! [`state::Deltas`] / [`state::state_eq`] and [`generate::InstanceFilter`].
 
 pub mod agents;
 pub mod bench;
@@ -23,6 +24,7 @@ pub mod metrics;
 pub mod parse;
 pub mod retrieve;
 pub mod schema;
+pub mod state;
 pub mod value;
 
 mod error;
