@@ -153,6 +153,7 @@ pub fn intent2tx(cmd: Intent2txCmd) -> Result<()> {
                 let data = dir.join("instances.jsonl");
                 write_jsonl(&data, &g.instances)?;
                 let manifest = json!({
+                    "version": 1,
                     "benchmark": "intent2tx",
                     "generator": "crucible-templates-v1",
                     "seed": seed,

@@ -6,8 +6,8 @@
 //! their semantic comparison ([`value`]), tolerant parsing of what models emit ([`parse`]), the
 //! paper's field metrics ([`metrics`]), the direct and retrieval-augmented prompt settings
 //! ([`retrieve`]), calldata encoding with alloy dyn-abi ([`encode`]), dataset import ([`import`]),
-//! the seeded template generator ([`generate`]), the built-in agents ([`agents`]), the StateEq rule
-//! over balance deltas ([`state`]) and the static throughput figure ([`bench`]).
+//! the seeded template generator ([`generate`](mod@generate)), the built-in agents ([`agents`]), the StateEq rule
+//! over balance deltas ([`state`]) and the static throughput figure ([`bench`](mod@bench)).
 //!
 //! It must not talk to a chain, read the clock in logic, or depend on the run orchestration: the
 //! differential execution (running G and P, reading balances) and the generator's "drop instances
