@@ -6,6 +6,8 @@
 //! - [`chain`] — Anvil lifecycle, the offline universe (bsc and eth profiles), snapshots, signing,
 //!   state reads, and the RPC gate the sandbox talks to.
 //! - [`quest`] — EVM-QuestBench; today its TypeScript sandbox runner.
+//! - [`intent`] — Intent2Tx: address book, schema, tolerant parsing, metrics, retrieval, ABI
+//!   encoding, import, the seeded generator, built-in agents, the StateEq rule.
 //! - [`bench`] — the figures printed by `crucible bench …`.
 //!
 //! The core has no Tauri dependency; `src-tauri/` is glue over this crate.
