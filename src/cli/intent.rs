@@ -47,6 +47,9 @@ pub enum Intent2txCmd {
         /// The dataset (JSON or JSONL).
         #[arg(long, default_value = "tasks/intent2tx/default/instances.jsonl")]
         dataset: PathBuf,
+        /// The retrieval pool, for the retrieval figures.
+        #[arg(long, default_value = "tasks/intent2tx/pool/instances.jsonl")]
+        pool: PathBuf,
         /// Print JSON.
         #[arg(long)]
         json: bool,
@@ -193,14 +196,20 @@ pub fn intent2tx(cmd: Intent2txCmd) -> Result<()> {
                 );
             }
         }
-        Intent2txCmd::Agents { dataset, json } => {
+        Intent2txCmd::Agents {
+            dataset,
+            pool,
+            json,
+        } => {
             let instances = load_clean(&dataset)?;
             let figures = crucible::intent::bench::agent_figures(&instances, &book);
+            let retrieval =
+                crucible::intent::bench::retrieval_figures(&instances, load_clean(&pool)?, &book);
             if json {
                 println!(
                     "{}",
                     serde_json::to_string_pretty(
-                        &json!({ "dataset": dataset, "agents": figures })
+                        &json!({ "dataset": dataset, "agents": figures, "retrieval": retrieval })
                     )?
                 );
             } else {
@@ -214,6 +223,12 @@ pub fn intent2tx(cmd: Intent2txCmd) -> Result<()> {
                         f.means_applied.final_score
                     );
                 }
+                println!(
+                    "retrieval: top-1 shares a pair {:.3} (oracle {:.3}), top-3 any {:.3}",
+                    retrieval.top1_shares_pair,
+                    retrieval.oracle_top1_shares_pair,
+                    retrieval.top3_any_shares_pair
+                );
             }
         }
         Intent2txCmd::Prompt {

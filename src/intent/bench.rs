@@ -199,3 +199,58 @@ pub fn agent_figures(instances: &[super::Instance], book: &AddressBook) -> Vec<A
         })
         .collect()
 }
+
+/// How well the query-time retriever finds demonstrations sharing a `<contract, function>` pair
+/// with the query's (hidden) ground truth, next to the paper's oracle retriever.
+#[derive(Debug, Clone, Serialize)]
+pub struct RetrievalFigures {
+    /// Queries.
+    pub queries: usize,
+    /// Pool size.
+    pub pool: usize,
+    /// Share of queries whose top demonstration shares a pair with the truth (query-time signals).
+    pub top1_shares_pair: f64,
+    /// Share of queries with at least one of the top 3 sharing a pair (query-time signals).
+    pub top3_any_shares_pair: f64,
+    /// The same top-1 share for the oracle retriever (uses the query's ground truth).
+    pub oracle_top1_shares_pair: f64,
+}
+
+/// Measures the retriever over `queries` against `pool`.
+pub fn retrieval_figures(
+    queries: &[super::Instance],
+    pool: Vec<super::Instance>,
+    book: &AddressBook,
+) -> RetrievalFigures {
+    use std::collections::BTreeSet;
+    let pool_len = pool.len();
+    let r = super::Retriever::new(pool, book);
+    let shares = |q: &super::Instance, idx: usize| {
+        let a: BTreeSet<_> = q.pairs().into_iter().collect();
+        r.pool()[idx].pairs().into_iter().any(|p| a.contains(&p))
+    };
+    let (mut t1, mut t3, mut o1) = (0usize, 0usize, 0usize);
+    for q in queries {
+        let hits = r.top_k(q, 3);
+        if hits.first().is_some_and(|h| shares(q, h.index)) {
+            t1 += 1;
+        }
+        if hits.iter().any(|h| shares(q, h.index)) {
+            t3 += 1;
+        }
+        if r.top_k_oracle(q, 1)
+            .first()
+            .is_some_and(|h| shares(q, h.index))
+        {
+            o1 += 1;
+        }
+    }
+    let n = queries.len().max(1) as f64;
+    RetrievalFigures {
+        queries: queries.len(),
+        pool: pool_len,
+        top1_shares_pair: t1 as f64 / n,
+        top3_any_shares_pair: t3 as f64 / n,
+        oracle_top1_shares_pair: o1 as f64 / n,
+    }
+}

@@ -16,7 +16,7 @@ use std::collections::BTreeSet;
 
 use serde::Serialize;
 
-use super::book::{loose, AddressBook};
+use super::book::AddressBook;
 use super::schema::Instance;
 use super::value::parse_address;
 
@@ -135,7 +135,7 @@ const ALIASES: &[(&str, &str)] = &[
 ];
 
 fn words(text: &str) -> BTreeSet<String> {
-    text.split(|c: char| !c.is_ascii_alphanumeric() && c != '_')
+    text.split(|c: char| !c.is_ascii_alphanumeric())
         .filter(|w| !w.is_empty())
         .map(|w| w.to_lowercase())
         .collect()
@@ -181,10 +181,13 @@ impl Retriever {
             .filter(|e| !e.functions.is_empty())
         {
             let name_words: Vec<String> = e.name.split('_').map(|w| w.to_lowercase()).collect();
-            // Token symbols and single-word names match whole words; multi-word names match when
-            // all their words appear (e.g. "Aave V3 … Pool").
-            let named = ws.contains(&loose(&e.name))
-                || (name_words.len() > 1 && name_words.iter().take(2).all(|w| ws.contains(w)));
+            // Token symbols and one-word names match a whole word; multi-word names
+            // (`Crucible_DAI_Vault`) match when all their words appear.
+            let named = if name_words.len() == 1 {
+                ws.contains(&name_words[0])
+            } else {
+                name_words.iter().all(|w| ws.contains(w))
+            };
             let addressed = ws.iter().any(|w| {
                 w.starts_with("0x")
                     && parse_address(&serde_json::Value::String(w.clone())) == Some(e.address)
@@ -344,6 +347,15 @@ mod tests {
                 "Cast a vote on proposal 1 in Crucible_Governor",
                 vec![("crucible_governor", "castVote")],
             ),
+            (
+                "Redeem 5 of my Crucible_DAI_Vault shares",
+                vec![("crucible_dai_vault", "redeem")],
+            ),
+            (
+                "Send 3 of Crucible_Items id 4 to 0x70997970C51812dc3A010C7d01b50e0d17dc79C8",
+                vec![("crucible_items", "safeTransferFrom")],
+            ),
+            ("Do something nice", vec![]),
         ];
         for (intent, want) in cases {
             let got = r.predict_pairs(intent);
