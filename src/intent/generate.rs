@@ -92,6 +92,16 @@ pub trait InstanceFilter {
     fn keep(&mut self, instance: &Instance) -> bool;
 }
 
+/// Any `FnMut(&Instance) -> bool` is a filter.
+impl<F: FnMut(&Instance) -> bool> InstanceFilter for F {
+    fn keep(&mut self, instance: &Instance) -> bool {
+        self(instance)
+    }
+}
+
+/// Most instances one call may generate (keeps a typo in `--count` from exhausting memory).
+pub const MAX_COUNT: usize = 10_000_000;
+
 /// Keeps every candidate (the static generator).
 #[derive(Debug, Clone, Copy, Default)]
 pub struct KeepAll;
@@ -168,12 +178,18 @@ pub fn generate_filtered(
             opts.multi_fraction
         )));
     }
+    if opts.count > MAX_COUNT {
+        return Err(IntentError::InvalidOption(format!(
+            "count {} is above the maximum {MAX_COUNT}",
+            opts.count
+        )));
+    }
     check_book(book)?;
     let mut g = Gen {
         book,
         rng: ChaCha8Rng::seed_from_u64(opts.seed),
     };
-    let mut instances = Vec::with_capacity(opts.count);
+    let mut instances = Vec::with_capacity(opts.count.min(1 << 16));
     let mut rejected = 0;
     let max = opts.count.saturating_mul(20).saturating_add(100);
     let mut index = 0usize;
@@ -1720,6 +1736,18 @@ mod tests {
                 false
             }
         }
+        let e = generate(GenerateOptions::new(1, MAX_COUNT + 1), &book).unwrap_err();
+        assert!(e.to_string().contains("above the maximum"));
+        // A closure is a filter: keep only single-step transfers.
+        let mut only_transfers = |i: &Instance| {
+            i.ground_truth
+                .steps()
+                .iter()
+                .all(|c| c.function == "transfer")
+        };
+        let g = generate_filtered(GenerateOptions::new(5, 20), &book, &mut only_transfers).unwrap();
+        assert_eq!(g.instances.len(), 20);
+        assert!(g.rejected > 0);
         let e = generate_filtered(GenerateOptions::new(1, 2), &book, &mut RejectAll).unwrap_err();
         assert!(e.to_string().contains("rejected 140 of 140"), "{e}");
     }
