@@ -9,6 +9,13 @@ use crucible::intent::import::{import_file, load_clean, write_jsonl};
 use crucible::intent::{build_prompt, score_text, AddressBook, Retriever, Setting};
 use serde_json::json;
 
+/// `println!` that ends quietly when stdout is a closed pipe (`| head`) instead of panicking.
+macro_rules! out {
+    ($($t:tt)*) => {
+        emit(&format!("{}\n", format_args!($($t)*)))?
+    };
+}
+
 /// `crucible intent2tx`.
 #[derive(Debug, Subcommand)]
 pub enum Intent2txCmd {
@@ -120,9 +127,9 @@ pub fn intent2tx(cmd: Intent2txCmd) -> Result<()> {
                 "written": out,
             });
             if json {
-                println!("{}", serde_json::to_string_pretty(&summary)?);
+                out!("{}", serde_json::to_string_pretty(&summary)?);
             } else {
-                println!(
+                out!(
                     "{}: {} rows, {} imported, {} rejected",
                     file.display(),
                     report.rows,
@@ -130,7 +137,7 @@ pub fn intent2tx(cmd: Intent2txCmd) -> Result<()> {
                     report.errors.len()
                 );
                 for e in &report.errors {
-                    println!("  row {} (line {}): {}", e.row, e.line, e.message);
+                    out!("  row {} (line {}): {}", e.row, e.line, e.message);
                 }
             }
         }
@@ -180,7 +187,7 @@ pub fn intent2tx(cmd: Intent2txCmd) -> Result<()> {
                     "distribution": g.distribution,
                     "written": written,
                 });
-                println!("{}", serde_json::to_string_pretty(&summary)?);
+                out!("{}", serde_json::to_string_pretty(&summary)?);
             } else if out.is_none() {
                 let mut lines = String::new();
                 for i in &g.instances {
@@ -189,7 +196,7 @@ pub fn intent2tx(cmd: Intent2txCmd) -> Result<()> {
                 }
                 emit(&lines)?;
             } else {
-                println!(
+                out!(
                     "wrote {} instances to {}",
                     g.instances.len(),
                     written[0].display()
@@ -206,7 +213,7 @@ pub fn intent2tx(cmd: Intent2txCmd) -> Result<()> {
             let retrieval =
                 crucible::intent::bench::retrieval_figures(&instances, load_clean(&pool)?, &book);
             if json {
-                println!(
+                out!(
                     "{}",
                     serde_json::to_string_pretty(
                         &json!({ "dataset": dataset, "agents": figures, "retrieval": retrieval })
@@ -214,7 +221,7 @@ pub fn intent2tx(cmd: Intent2txCmd) -> Result<()> {
                 );
             } else {
                 for f in &figures {
-                    println!(
+                    out!(
                         "{:<20} applied {:>4}/{:<4} final {:.3} (on applied {:.3})",
                         f.agent,
                         f.applied,
@@ -223,7 +230,7 @@ pub fn intent2tx(cmd: Intent2txCmd) -> Result<()> {
                         f.means_applied.final_score
                     );
                 }
-                println!(
+                out!(
                     "retrieval: top-1 shares a pair {:.3} (oracle {:.3}), top-3 any {:.3}",
                     retrieval.top1_shares_pair,
                     retrieval.oracle_top1_shares_pair,
@@ -250,7 +257,7 @@ pub fn intent2tx(cmd: Intent2txCmd) -> Result<()> {
                 }
                 other => anyhow::bail!("unknown setting {other:?}: expected direct or retrieval"),
             };
-            println!("{}", serde_json::to_string_pretty(&prompt)?);
+            out!("{}", serde_json::to_string_pretty(&prompt)?);
         }
         Intent2txCmd::Score {
             instance,
@@ -272,7 +279,7 @@ pub fn intent2tx(cmd: Intent2txCmd) -> Result<()> {
             };
             let text = std::fs::read_to_string(&answer)
                 .with_context(|| format!("read {}", answer.display()))?;
-            println!(
+            out!(
                 "{}",
                 serde_json::to_string_pretty(&score_text(inst, &text))?
             );
@@ -296,9 +303,9 @@ pub fn bench(args: BenchIntentArgs) -> Result<()> {
     let book = AddressBook::builtin();
     let f = crucible::intent::bench::static_throughput(args.count, args.seed, &book)?;
     if args.json {
-        println!("{}", serde_json::to_string_pretty(&f)?);
+        out!("{}", serde_json::to_string_pretty(&f)?);
     } else {
-        println!(
+        out!(
             "scored {} instances in {:.3} s ({:.0}/s); target 30000 in ≤ 1 s: {}",
             f.instances,
             f.score_seconds,
