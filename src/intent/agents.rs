@@ -349,7 +349,7 @@ mod tests {
             .unwrap()
             .decimals
             .unwrap();
-        let raw = parse_uint(&truth.param_value_for_test()).unwrap();
+        let raw = parse_uint(&truth.params[1].1.val).unwrap();
         let f = BuiltinAgent::UnconvertedFloat.faulted(t, &book);
         assert_eq!(f.steps()[0].params[1].1.val, json!(format_units(raw, dec)));
         let p = BuiltinAgent::PlaceholderAddress.faulted(t, &book);
@@ -367,14 +367,5 @@ mod tests {
             Some(BuiltinAgent::NumericDrift)
         );
         assert_eq!(BuiltinAgent::from_name("nope"), None);
-    }
-
-    trait ForTest {
-        fn param_value_for_test(&self) -> Value;
-    }
-    impl ForTest for Call {
-        fn param_value_for_test(&self) -> Value {
-            self.params[1].1.val.clone()
-        }
     }
 }

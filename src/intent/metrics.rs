@@ -184,7 +184,7 @@ fn score_step(g: &Call, p: &Value, fmt: f64) -> StepScores {
     let obj = p.as_object().unwrap_or(&empty);
     let address_ok = match (
         parse_address(&Value::String(g.contract_address.clone())),
-        obj.get("contract_address").and_then(parse_address_value),
+        obj.get("contract_address").and_then(parse_address),
     ) {
         (Some(a), Some(b)) => a == b,
         _ => false,
@@ -285,10 +285,6 @@ fn score_step(g: &Call, p: &Value, fmt: f64) -> StepScores {
         final_score: 0.1 * fmt + 0.3 * logic + 0.2 * param + 0.4 * pass_f,
         keys,
     }
-}
-
-fn parse_address_value(v: &Value) -> Option<alloy::primitives::Address> {
-    parse_address(v)
 }
 
 #[cfg(test)]

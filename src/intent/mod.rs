@@ -14,6 +14,8 @@
 //! that revert" step are added by the chain-aware layer through [`encode::encode_call`],
 //! [`state::Deltas`] / [`state::state_eq`] and [`generate::InstanceFilter`].
 
+#![warn(missing_docs)]
+
 pub mod agents;
 pub mod bench;
 pub mod book;
