@@ -52,6 +52,7 @@ pub const DEADLINE: u64 = 1_900_000_000;
 /// drops any instance that still reverts.
 pub const FUNDING: &[&str] = &[
     "sender (Anvil dev account 0) holds 100 ETH, 100000 USDT, 100000 USDC, 100000 DAI, 10 WBTC, 50 WETH, 5000 LINK, 5000 UNI, 500 AAVE",
+    "dev account 1 has approved the sender for 1000 USDC and 1000 DAI (transferFrom)",
     "sender has standing max allowances on every token for both V2 routers, the Aave V3 pool, the Comet market and both vaults",
     "Uniswap V2 has WETH pairs with USDT, USDC, DAI, WBTC, LINK, UNI and AAVE plus USDC/DAI and USDC/USDT; SushiSwap has WETH pairs with USDC, DAI and WBTC; prices near ETH 3000, WBTC 60000, LINK 15, UNI 8, AAVE 150, stablecoins 1",
     "sender holds 1 LP token of every Uniswap V2 pair above (approved to the router)",
@@ -1074,6 +1075,7 @@ impl Gen<'_> {
     fn single(&mut self) -> Draft {
         const T: &[(&str, u32)] = &[
             ("transfer", 6),
+            ("transfer_from", 1),
             ("weth_transfer", 2),
             ("steth_transfer", 1),
             ("approve", 4),
@@ -1139,6 +1141,26 @@ impl Gen<'_> {
                     self.transfer(t, h, to),
                     "Transfer",
                     "TokenTransfer",
+                    "colloquial",
+                )
+            }
+            "transfer_from" => {
+                let t = self.pick(&["USDC", "DAI"]);
+                let h = self.pick(&["50", "100", "250"]);
+                let from = RECIPIENTS[0];
+                let to = self.pick(&RECIPIENTS[1..]);
+                let raw = self.units(t, h);
+                let clause = format!("move {h} {t} from {from}, who has approved me, to {to}");
+                let call = self.call(
+                    t,
+                    "transferFrom",
+                    vec![json!(from), json!(to), json!(raw)],
+                    "0",
+                );
+                (
+                    Step { call, clause },
+                    "Transfer",
+                    "DelegatedTransfer",
                     "colloquial",
                 )
             }
