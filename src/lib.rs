@@ -6,6 +6,8 @@
 //! - [`chain`] — Anvil lifecycle, the offline universe (bsc and eth profiles), snapshots, signing,
 //!   state reads, and the RPC gate the sandbox talks to.
 //! - [`quest`] — EVM-QuestBench; today its TypeScript sandbox runner.
+//! - [`intent`] — Intent2Tx: address book, schema, tolerant parsing, metrics, retrieval, ABI
+//!   encoding, import, the seeded generator, built-in agents, the StateEq rule.
 //! - [`pilot`] — PILOT-Bench: tool registry, task generator, prompts and flaws, simulator,
 //!   protocol, evaluator, exact optimal-policy solver, built-in agents.
 //! - [`bench`] — the figures printed by `crucible bench …`.
@@ -15,6 +17,7 @@
 pub mod bench;
 pub mod chain;
 pub mod config;
+pub mod intent;
 pub mod pilot;
 pub mod quest;
 

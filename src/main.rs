@@ -28,6 +28,9 @@ enum Command {
     Bench(cli::BenchCmd),
     /// Run one TypeScript module in the sandbox against a fresh universe and print its result.
     Sandbox(cli::SandboxArgs),
+    /// Intent2Tx datasets: import, generate, score.
+    #[command(subcommand)]
+    Intent2tx(cli::Intent2txCmd),
     /// PILOT-Bench: generate the library, solve a task exactly, audit the simulator, run the suite.
     #[command(subcommand)]
     Pilot(cli::pilot::PilotCmd),
@@ -55,6 +58,7 @@ fn main() -> Result<()> {
             Command::Bench(cli::BenchCmd::Pilot(args)) => cli::pilot::bench(&config, args),
             Command::Bench(cmd) => cli::bench(&config, cmd).await,
             Command::Sandbox(args) => cli::sandbox(&config, args).await,
+            Command::Intent2tx(cmd) => cli::intent2tx(cmd),
             Command::Pilot(cmd) => cli::pilot::pilot(&config, cmd),
             Command::Tasks(cmd) => cli::pilot::tasks(&config, cmd),
             Command::Try(args) => cli::pilot::try_task(&config, args),

@@ -2,6 +2,8 @@
 //! print; they hold no logic of their own.
 
 mod chain;
+mod intent;
 pub mod pilot;
 
 pub use chain::{bench, sandbox, universe, BenchCmd, SandboxArgs, UniverseCmd};
+pub use intent::{intent2tx, BenchIntentArgs, Intent2txCmd};

@@ -3,6 +3,7 @@
 //! install hint; nothing is skipped silently.
 
 mod chain;
+mod intent;
 mod pilot;
 mod sandbox;
 mod support;

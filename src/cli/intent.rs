@@ -1,0 +1,317 @@
+//! `crucible intent2tx …` and `crucible bench intent2tx`.
+
+use std::path::PathBuf;
+
+use anyhow::{Context, Result};
+use clap::{Args, Subcommand};
+use crucible::intent::generate::{generate, GenerateOptions, FUNDING};
+use crucible::intent::import::{import_file, load_clean, write_jsonl};
+use crucible::intent::{build_prompt, score_text, AddressBook, Retriever, Setting};
+use serde_json::json;
+
+/// `println!` that ends quietly when stdout is a closed pipe (`| head`) instead of panicking.
+macro_rules! out {
+    ($($t:tt)*) => {
+        emit(&format!("{}\n", format_args!($($t)*)))?
+    };
+}
+
+/// `crucible intent2tx`.
+#[derive(Debug, Subcommand)]
+pub enum Intent2txCmd {
+    /// Import a dataset in the paper's format (JSON or JSONL); bad rows are reported, never fatal.
+    Import {
+        /// The file to import.
+        file: PathBuf,
+        /// Write the valid rows here as JSONL (atomically).
+        #[arg(long)]
+        out: Option<PathBuf>,
+        /// Print a JSON report.
+        #[arg(long)]
+        json: bool,
+    },
+    /// Generate an offline dataset from templates (the static part: no chain execution).
+    Generate {
+        /// RNG seed.
+        #[arg(long)]
+        seed: u64,
+        /// Number of instances.
+        #[arg(long)]
+        count: usize,
+        /// Probability that an instance is multi-step.
+        #[arg(long, default_value_t = 0.2)]
+        multi_fraction: f64,
+        /// Directory to write instances.jsonl and manifest.json into; without it the instances
+        /// are printed as JSONL (or, with --json, only the summary).
+        #[arg(long)]
+        out: Option<PathBuf>,
+        /// Print a JSON summary.
+        #[arg(long)]
+        json: bool,
+    },
+    /// Score every built-in agent (reference and fault-injecting) on a dataset, statically.
+    Agents {
+        /// The dataset (JSON or JSONL).
+        #[arg(long, default_value = "tasks/intent2tx/default/instances.jsonl")]
+        dataset: PathBuf,
+        /// The retrieval pool, for the retrieval figures.
+        #[arg(long, default_value = "tasks/intent2tx/pool/instances.jsonl")]
+        pool: PathBuf,
+        /// Print JSON.
+        #[arg(long)]
+        json: bool,
+    },
+    /// Print the prompt of one instance in the direct or retrieval-augmented setting.
+    Prompt {
+        /// The dataset holding the instance.
+        #[arg(long, default_value = "tasks/intent2tx/default/instances.jsonl")]
+        dataset: PathBuf,
+        /// Instance id.
+        #[arg(long)]
+        id: String,
+        /// direct or retrieval.
+        #[arg(long, default_value = "direct")]
+        setting: String,
+        /// The demonstration pool (retrieval setting).
+        #[arg(long, default_value = "tasks/intent2tx/pool/instances.jsonl")]
+        pool: PathBuf,
+    },
+    /// Score an answer against one instance.
+    Score {
+        /// A file holding one instance (JSON) or a dataset with --id.
+        #[arg(long)]
+        instance: PathBuf,
+        /// Instance id, when the file holds several.
+        #[arg(long)]
+        id: Option<String>,
+        /// The answer text file.
+        #[arg(long)]
+        answer: PathBuf,
+        /// Print JSON (the default output is JSON too; kept for symmetry).
+        #[arg(long)]
+        json: bool,
+    },
+}
+
+/// `crucible bench intent2tx`.
+#[derive(Debug, Args)]
+pub struct BenchIntentArgs {
+    /// Instances to score.
+    #[arg(long, default_value_t = 30_000)]
+    pub count: usize,
+    /// Dataset seed.
+    #[arg(long, default_value_t = 1)]
+    pub seed: u64,
+    /// Print JSON.
+    #[arg(long)]
+    pub json: bool,
+}
+
+/// Runs `crucible intent2tx …`.
+pub fn intent2tx(cmd: Intent2txCmd) -> Result<()> {
+    let book = AddressBook::builtin();
+    match cmd {
+        Intent2txCmd::Import { file, out, json } => {
+            let report = import_file(&file)?;
+            if let Some(out) = &out {
+                write_jsonl(out, &report.instances)?;
+            }
+            let summary = json!({
+                "file": file,
+                "format": report.format,
+                "rows": report.rows,
+                "imported": report.instances.len(),
+                "rejected": report.errors.len(),
+                "errors": report.errors,
+                "distribution": report.distribution(),
+                "written": out,
+            });
+            if json {
+                out!("{}", serde_json::to_string_pretty(&summary)?);
+            } else {
+                out!(
+                    "{}: {} rows, {} imported, {} rejected",
+                    file.display(),
+                    report.rows,
+                    report.instances.len(),
+                    report.errors.len()
+                );
+                for e in &report.errors {
+                    out!("  row {} (line {}): {}", e.row, e.line, e.message);
+                }
+            }
+        }
+        Intent2txCmd::Generate {
+            seed,
+            count,
+            multi_fraction,
+            out,
+            json,
+        } => {
+            let g = generate(
+                GenerateOptions {
+                    seed,
+                    count,
+                    multi_fraction,
+                },
+                &book,
+            )?;
+            let mut written = Vec::new();
+            if let Some(dir) = &out {
+                std::fs::create_dir_all(dir)
+                    .with_context(|| format!("create {}", dir.display()))?;
+                let data = dir.join("instances.jsonl");
+                write_jsonl(&data, &g.instances)?;
+                let manifest = json!({
+                    "version": 1,
+                    "benchmark": "intent2tx",
+                    "generator": "crucible-templates-v1",
+                    "seed": seed,
+                    "count": count,
+                    "multi_fraction": multi_fraction,
+                    "executed_on_chain": false,
+                    "funding_assumptions": FUNDING,
+                    "distribution": g.distribution,
+                });
+                let mpath = dir.join("manifest.json");
+                std::fs::write(&mpath, serde_json::to_string_pretty(&manifest)? + "\n")
+                    .with_context(|| format!("write {}", mpath.display()))?;
+                written.push(data);
+                written.push(mpath);
+            }
+            if json {
+                let summary = json!({
+                    "seed": seed,
+                    "count": g.instances.len(),
+                    "multi_fraction": multi_fraction,
+                    "distribution": g.distribution,
+                    "written": written,
+                });
+                out!("{}", serde_json::to_string_pretty(&summary)?);
+            } else if out.is_none() {
+                let mut lines = String::new();
+                for i in &g.instances {
+                    lines.push_str(&serde_json::to_string(i)?);
+                    lines.push('\n');
+                }
+                emit(&lines)?;
+            } else {
+                out!(
+                    "wrote {} instances to {}",
+                    g.instances.len(),
+                    written[0].display()
+                );
+            }
+        }
+        Intent2txCmd::Agents {
+            dataset,
+            pool,
+            json,
+        } => {
+            let instances = load_clean(&dataset)?;
+            let figures = crucible::intent::bench::agent_figures(&instances, &book);
+            let retrieval =
+                crucible::intent::bench::retrieval_figures(&instances, load_clean(&pool)?, &book);
+            if json {
+                out!(
+                    "{}",
+                    serde_json::to_string_pretty(
+                        &json!({ "dataset": dataset, "agents": figures, "retrieval": retrieval })
+                    )?
+                );
+            } else {
+                for f in &figures {
+                    out!(
+                        "{:<20} applied {:>4}/{:<4} final {:.3} (on applied {:.3})",
+                        f.agent,
+                        f.applied,
+                        f.instances,
+                        f.means.final_score,
+                        f.means_applied.final_score
+                    );
+                }
+                out!(
+                    "retrieval: top-1 shares a pair {:.3} (oracle {:.3}), top-3 any {:.3}",
+                    retrieval.top1_shares_pair,
+                    retrieval.oracle_top1_shares_pair,
+                    retrieval.top3_any_shares_pair
+                );
+            }
+        }
+        Intent2txCmd::Prompt {
+            dataset,
+            id,
+            setting,
+            pool,
+        } => {
+            let instances = load_clean(&dataset)?;
+            let inst = instances
+                .iter()
+                .find(|i| i.id == id)
+                .with_context(|| format!("no instance with id {id:?} in {}", dataset.display()))?;
+            let prompt = match setting.as_str() {
+                "direct" => build_prompt(Setting::Direct, inst, &book, None),
+                "retrieval" => {
+                    let retriever = Retriever::new(load_clean(&pool)?, &book);
+                    build_prompt(Setting::Retrieval, inst, &book, Some(&retriever))
+                }
+                other => anyhow::bail!("unknown setting {other:?}: expected direct or retrieval"),
+            };
+            out!("{}", serde_json::to_string_pretty(&prompt)?);
+        }
+        Intent2txCmd::Score {
+            instance,
+            id,
+            answer,
+            json: _,
+        } => {
+            let instances = load_clean(&instance)?;
+            let inst = match &id {
+                Some(id) => instances.iter().find(|i| &i.id == id).with_context(|| {
+                    format!("no instance with id {id:?} in {}", instance.display())
+                })?,
+                None if instances.len() == 1 => &instances[0],
+                None => anyhow::bail!(
+                    "{} holds {} instances; pass --id",
+                    instance.display(),
+                    instances.len()
+                ),
+            };
+            let text = std::fs::read_to_string(&answer)
+                .with_context(|| format!("read {}", answer.display()))?;
+            out!(
+                "{}",
+                serde_json::to_string_pretty(&score_text(inst, &text))?
+            );
+        }
+    }
+    Ok(())
+}
+
+/// Writes to stdout; a closed pipe (`| head`) ends the output quietly instead of panicking.
+fn emit(text: &str) -> Result<()> {
+    use std::io::Write;
+    let mut out = std::io::stdout().lock();
+    match out.write_all(text.as_bytes()).and_then(|_| out.flush()) {
+        Err(e) if e.kind() == std::io::ErrorKind::BrokenPipe => Ok(()),
+        other => Ok(other?),
+    }
+}
+
+/// Runs `crucible bench intent2tx`.
+pub fn bench(args: BenchIntentArgs) -> Result<()> {
+    let book = AddressBook::builtin();
+    let f = crucible::intent::bench::static_throughput(args.count, args.seed, &book)?;
+    if args.json {
+        out!("{}", serde_json::to_string_pretty(&f)?);
+    } else {
+        out!(
+            "scored {} instances in {:.3} s ({:.0}/s); target 30000 in ≤ 1 s: {}",
+            f.instances,
+            f.score_seconds,
+            f.instances_per_second,
+            if f.meets_target { "met" } else { "NOT met" }
+        );
+    }
+    Ok(())
+}

@@ -1,0 +1,43 @@
+//! Intent2Tx: turning a goal-level natural-language intent into one structured contract call or an
+//! ordered sequence of them, and grading the answer.
+//!
+//! This module owns everything of the benchmark that does not execute transactions: the address
+//! book as data ([`book`]), the instance and call schema ([`schema`]), typed parameter values and
+//! their semantic comparison ([`value`]), tolerant parsing of what models emit ([`parse`]), the
+//! paper's field metrics ([`metrics`]), the direct and retrieval-augmented prompt settings
+//! ([`retrieve`]), calldata encoding with alloy dyn-abi ([`encode`]), dataset import ([`import`]),
+//! the seeded template generator ([`generate`](mod@generate)), the built-in agents ([`agents`]), the StateEq rule
+//! over balance deltas ([`state`]) and the static throughput figure ([`bench`](mod@bench)).
+//!
+//! It must not talk to a chain, read the clock in logic, or depend on the run orchestration: the
+//! differential execution (running G and P, reading balances) and the generator's "drop instances
+//! that revert" step are added by the chain-aware layer through [`encode::encode_call`],
+//! [`state::Deltas`] / [`state::state_eq`] and [`generate::InstanceFilter`].
+
+#![warn(missing_docs)]
+
+pub mod agents;
+pub mod bench;
+pub mod book;
+pub mod encode;
+pub mod generate;
+pub mod import;
+pub mod metrics;
+pub mod parse;
+pub mod retrieve;
+pub mod schema;
+pub mod state;
+pub mod value;
+
+mod error;
+
+pub use agents::BuiltinAgent;
+pub use book::{AddressBook, BookEntry};
+pub use encode::{encode_call, EncodedCall};
+pub use error::IntentError;
+pub use generate::{generate, GenerateOptions, Generated, InstanceFilter};
+pub use import::{import_file, import_str, ImportReport, RowError};
+pub use metrics::{score, score_text, Scores, StepScores};
+pub use parse::{parse_prediction, Parsed, Repair};
+pub use retrieve::{build_prompt, Prompt, Retriever, Setting};
+pub use schema::{Call, Instance, Metadata, Param, Truth};
