@@ -105,10 +105,13 @@ impl Config {
             .map(Path::to_path_buf)
             .unwrap_or_else(Self::default_file);
         let mut cfg = match std::fs::read_to_string(&path) {
-            Ok(text) => serde_json::from_str(&text).map_err(|e| ConfigError::File {
-                path: path.clone(),
-                message: e.to_string(),
-            })?,
+            Ok(text) => {
+                let de = &mut serde_json::Deserializer::from_str(&text);
+                serde_path_to_error::deserialize(de).map_err(|e| ConfigError::File {
+                    path: path.clone(),
+                    message: format!("field `{}`: {}", e.path(), e.inner()),
+                })?
+            }
             Err(e) if e.kind() == std::io::ErrorKind::NotFound && file.is_none() => Self::default(),
             Err(e) => {
                 return Err(ConfigError::File {
