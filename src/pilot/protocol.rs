@@ -243,7 +243,7 @@ pub fn failure_line(name: &str, code: &str) -> String {
 pub fn call_feedback(reg: &Registry, out: &CallOutcome, executed_successfully: usize) -> String {
     let tool = reg.tool(out.tool);
     if out.success {
-        let fields: Vec<String> = tool.returns.iter().filter(|r| r.name != "success" && r.name != "metadata").map(|r| format!("\"{}\": <{}>", r.name, r.ty)).collect();
+        let fields: Vec<String> = tool.returns.iter().filter(|r| r.name != "success" && r.name != "metadata").map(|r| format!("\"{}\": \"<{}>\"", r.name, r.ty)).collect();
         format!(
             "{}\nOutput: {{\"success\": true, \"metadata\": {{\"tool\": \"{}\"}}{}{}}}\nCurrent progress: {} tools executed.\n",
             success_line(&tool.name),
@@ -361,6 +361,10 @@ mod tests {
         let ok = CallOutcome { tool: t, success: true, p: 0.8, error: None, uncalled: 0, failed: 0, history: 0 };
         let text = call_feedback(&reg, &ok, 3);
         assert!(text.contains("Current progress: 3 tools executed."));
+        let output = text.lines().find_map(|l| l.strip_prefix("Output: ")).unwrap();
+        let v: serde_json::Value = serde_json::from_str(output).expect("the output object is JSON");
+        assert_eq!(v["success"], true);
+        assert!(v.get("parsed").is_some());
         assert_eq!(parse_feedback(&text), Some(("data_processing_parser".into(), true)));
         let reader = reg.id("file_operations_reader").unwrap();
         let bad = CallOutcome { tool: t, success: false, p: 0.4, error: Some(1), uncalled: 1 << reader.0, failed: 0, history: 0 };
