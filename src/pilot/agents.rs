@@ -321,17 +321,21 @@ impl Agent for ReferenceAgent<'_> {
             streak: if local_last.is_some() { streak } else { 0 },
             turns_left: MAX_TURNS.saturating_sub(assistant_turns(conversation)),
         };
-        let action = solver
-            .value(state)
-            .1
-            .map(|a| solver.tools()[a as usize])
+        let decision = solver.value(state).1;
+        let action = decision
+            .map(|a| solver.tools()[a.tool as usize])
             .or_else(|| {
                 // Full success is out of reach: keep collecting required tools for a partial.
                 self.required.iter().copied().find(|t| {
                     succ & (1 << t.0) == 0 && !(last == Some(*t) && streak + 1 >= LOOP_LIMIT)
                 })
             });
+        let complete = decision.is_some_and(|a| a.complete);
         Some(match action {
+            Some(t) if complete => format!(
+                "<tool_call>{}</tool_call>\nThis was the last step. Task completed.",
+                self.reg.tool(t).name
+            ),
             Some(t) => format!("<tool_call>{}</tool_call>", self.reg.tool(t).name),
             None => "No further step can help. Task completed.".into(),
         })

@@ -151,6 +151,11 @@ pub fn optimal_plan(reg: &Registry, task: &ResolvedTask, sol: &Solution) -> Plan
             Some(t) => vec![format!("if it fails, execute {t} next")],
             None => vec!["if it fails, no alternative improves the odds".to_string()],
         };
+        let reason = if w.with_completion {
+            format!("{reason}; no turn will be left, so say \"Task completed\" in the same reply")
+        } else {
+            reason
+        };
         steps.push(step_for(reg, task, id, reason, alternatives, w.p_success));
     }
     let critical = task

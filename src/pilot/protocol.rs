@@ -311,7 +311,7 @@ pub fn call_feedback(reg: &Registry, out: &CallOutcome, executed_successfully: u
             .returns
             .iter()
             .filter(|r| r.name != "success" && r.name != "metadata")
-            .map(|r| format!("\"{}\": <{}>", r.name, r.ty))
+            .map(|r| format!("\"{}\": \"<{}>\"", r.name, r.ty))
             .collect();
         format!(
             "{}\nOutput: {{\"success\": true, \"metadata\": {{\"tool\": \"{}\"}}{}{}}}\nCurrent progress: {} tools executed.\n",
@@ -477,6 +477,13 @@ mod tests {
         };
         let text = call_feedback(&reg, &ok, 3);
         assert!(text.contains("Current progress: 3 tools executed."));
+        let output = text
+            .lines()
+            .find_map(|l| l.strip_prefix("Output: "))
+            .unwrap();
+        let v: serde_json::Value = serde_json::from_str(output).expect("the output object is JSON");
+        assert_eq!(v["success"], true);
+        assert!(v.get("parsed").is_some());
         assert_eq!(
             parse_feedback(&text),
             Some(("data_processing_parser".into(), true))

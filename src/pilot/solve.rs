@@ -36,6 +36,25 @@ impl Hasher for KeyHasher {
 }
 
 const NONE: u8 = 31;
+/// Flag bit in a memoised action: call the tool and give the completion signal in the same turn.
+const COMPLETE: u8 = 0x40;
+
+/// The optimal action in a state.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Action {
+    /// Local index of the tool to call.
+    pub tool: u8,
+    /// Also give the completion signal in the same turn (only worth it on the last turn, when
+    /// this call is the last pending one).
+    pub complete: bool,
+}
+
+fn decode(a: u8) -> Option<Action> {
+    (a != NONE).then_some(Action {
+        tool: a & !COMPLETE,
+        complete: a & COMPLETE != 0,
+    })
+}
 
 /// A decision state, in the solver's local tool indices.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -69,6 +88,8 @@ pub struct WorkflowStep {
     pub on_failure: Option<String>,
     /// Probability of full success from this point on, before the call.
     pub value: f64,
+    /// Give the completion signal in the same turn as this call (last turn only).
+    pub with_completion: bool,
 }
 
 /// The solver's answer for a task.
@@ -226,18 +247,19 @@ impl Solver {
     }
 
     /// Probability of full success from `s` under optimal play, and the optimal action.
-    pub fn value(&mut self, s: State) -> (f64, Option<u8>) {
+    pub fn value(&mut self, s: State) -> (f64, Option<Action>) {
         if s.succ & self.required == self.required {
             return (if s.turns_left >= 1 { 1.0 } else { 0.0 }, None);
         }
-        // Each pending required tool needs a call, and the completion signal needs a turn.
-        if (self.required & !s.succ).count_ones() + 1 > s.turns_left {
+        // Each pending required tool needs a call (the last one may carry the completion signal).
+        let pending = self.required & !s.succ;
+        if pending.count_ones() > s.turns_left {
             return (0.0, None);
         }
         let (s, callable) = self.canonical(s);
         let key = Self::key(&s);
         if let Some(&(v, a)) = self.memo.get(&key) {
-            return (v, (a != NONE).then_some(a));
+            return (v, decode(a));
         }
         let mut best = 0.0f64;
         let mut best_a = NONE;
@@ -288,9 +310,15 @@ impl Solver {
                 best = v;
                 best_a = a;
             }
+            // Calling the last pending tool and declaring completion in the same turn wins
+            // exactly p; it beats the separate completion turn only when no turn would be left.
+            if pending == bit && self.req_prereq[a as usize] & !s.succ == 0 && p > best + 1e-12 {
+                best = p;
+                best_a = a | COMPLETE;
+            }
         }
         self.memo.insert(key, (best, best_a));
-        (best, (best_a != NONE).then_some(best_a))
+        (best, decode(best_a))
     }
 
     /// Success probability of calling local tool `a` in state `s`.
@@ -308,7 +336,7 @@ impl Solver {
         let mut s = self.initial();
         let (p_full, _) = self.value(s);
         let mut workflow = Vec::new();
-        while let (v, Some(a)) = self.value(s) {
+        while let (v, Some(Action { tool: a, complete })) = self.value(s) {
             let bit = 1u32 << a;
             let p = self.p_call(&s, a);
             let streak = if s.last == Some(a) { s.streak + 1 } else { 1 };
@@ -324,7 +352,7 @@ impl Solver {
             let on_failure = if fail.consec < MAX_CONSECUTIVE_FAILURES {
                 self.value(fail)
                     .1
-                    .map(|b| reg.tool(self.tools[b as usize]).name.clone())
+                    .map(|b| reg.tool(self.tools[b.tool as usize]).name.clone())
             } else {
                 None
             };
@@ -334,7 +362,11 @@ impl Solver {
                 p_success: p,
                 on_failure,
                 value: v,
+                with_completion: complete,
             });
+            if complete {
+                break;
+            }
             s = State {
                 succ: s.succ | bit,
                 called: s.called | bit,
@@ -459,19 +491,59 @@ mod tests {
         }
         assert_eq!(
             s.value(State {
-                turns_left: 5,
+                turns_left: 4,
                 ..s.initial()
             })
             .0,
             0.0,
-            "5 calls need 6 turns"
+            "5 calls need 5 turns"
         );
         assert!(
             s.value(State {
-                turns_left: 6,
+                turns_left: 5,
                 ..s.initial()
             })
             .0 > 0.0
+        );
+    }
+
+    #[test]
+    fn last_turn_combines_the_last_call_with_the_completion_signal() {
+        let reg = Registry::generate();
+        let req = ids(&reg, &["file_operations_reader", "network_fetcher"]);
+        let mut s = Solver::new(&reg, &req).unwrap();
+        // reader done, fetcher pending, two failures so far, one turn left
+        let st = State {
+            succ: 1,
+            called: 1,
+            nh: 2,
+            consec: 0,
+            last: Some(0),
+            streak: 1,
+            turns_left: 1,
+        };
+        let (v, a) = s.value(st);
+        assert!((v - 0.8 * 0.81).abs() < 1e-12, "{v}");
+        assert_eq!(
+            a,
+            Some(Action {
+                tool: 1,
+                complete: true
+            })
+        );
+        // with two turns left: call, then complete on success or retry-and-complete on failure
+        let (v2, a2) = s.value(State {
+            turns_left: 2,
+            ..st
+        });
+        let p = 0.8 * 0.81;
+        assert!((v2 - (p + (1.0 - p) * 0.8 * 0.729)).abs() < 1e-12, "{v2}");
+        assert_eq!(
+            a2,
+            Some(Action {
+                tool: 1,
+                complete: false
+            })
         );
     }
 }

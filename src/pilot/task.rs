@@ -319,9 +319,15 @@ pub struct TaskMetadata {
     pub seed: u64,
 }
 
+/// Version of the task format written by this code.
+pub const TASK_FORMAT_VERSION: u32 = 1;
+
 /// One task, exactly as stored (one JSON object per line of `tasks.jsonl`).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
 pub struct Task {
+    /// Task format version ([`TASK_FORMAT_VERSION`]).
+    pub version: u32,
     /// Unique id, `{task_type}_{nnnn}`.
     pub instance_id: String,
     /// The paper's type name.
@@ -446,6 +452,7 @@ fn make_task(reg: &Registry, ty: TaskType, index: usize, seed: u64, rng: &mut Ch
     let description =
         format!("{body} The task is complete when every step has succeeded and the result exists.");
     Task {
+        version: TASK_FORMAT_VERSION,
         instance_id: format!("{}_{:04}", ty.as_str(), index),
         task_type: ty,
         category: ty.release_name().into(),
@@ -539,6 +546,12 @@ impl TaskLibrary {
                 line: i + 1,
                 message,
             };
+            if task.version != TASK_FORMAT_VERSION {
+                return Err(bad(format!(
+                    "task {}: version {} is not supported (expected {TASK_FORMAT_VERSION})",
+                    task.instance_id, task.version
+                )));
+            }
             if task.required_tools.is_empty() {
                 return Err(bad(format!(
                     "task {}: required_tools is empty",
@@ -777,6 +790,14 @@ mod tests {
             err.contains("line 3") && err.contains("file_operations_teleporter"),
             "{err}"
         );
+        let v2 = text
+            .lines()
+            .next()
+            .unwrap()
+            .replacen("\"version\":1", "\"version\":2", 1);
+        std::fs::write(&p, v2).unwrap();
+        let err = TaskLibrary::load(dir.path()).unwrap_err().to_string();
+        assert!(err.contains("line 1") && err.contains("version 2"), "{err}");
         std::fs::write(&p, "{not json").unwrap();
         let err = TaskLibrary::load(dir.path()).unwrap_err().to_string();
         assert!(

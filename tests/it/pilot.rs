@@ -378,3 +378,37 @@ fn bench_pilot_prints_figures() {
         .collect();
     assert_eq!(prompts, ["baseline", "cot", "optimal", "flawed"]);
 }
+
+#[test]
+fn transcript_snapshot_of_a_flawed_episode_is_stable() {
+    // Guards the protocol's texts (prompt, feedback, reminders) and the simulator's streams.
+    // After an intended change, regenerate with:
+    // crucible try --bench pilot --task complex_validation_pipeline_0003 --prompt-type flawed \
+    //   --agent follows-plan --seed 1 --transcript --json > tests/fixtures/pilot/try_follows_plan_flawed_seed1.json
+    let v = run_json(&[
+        "try",
+        "--bench",
+        "pilot",
+        "--task",
+        "complex_validation_pipeline_0003",
+        "--prompt-type",
+        "flawed",
+        "--agent",
+        "follows-plan",
+        "--seed",
+        "1",
+        "--transcript",
+        "--json",
+    ]);
+    let fixture: Value = serde_json::from_str(
+        &std::fs::read_to_string(
+            project().join("tests/fixtures/pilot/try_follows_plan_flawed_seed1.json"),
+        )
+        .unwrap(),
+    )
+    .unwrap();
+    assert_eq!(
+        v, fixture,
+        "transcript changed; see the comment above to regenerate"
+    );
+}
