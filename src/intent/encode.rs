@@ -91,6 +91,19 @@ pub fn encode_call(book: &AddressBook, call: &Call) -> Result<EncodedCall, Inten
     })
 }
 
+/// Encodes every step of a ground truth (or a parsed prediction converted to calls), in order;
+/// the first step that cannot be encoded is the error, with its index.
+pub fn encode_steps(
+    book: &AddressBook,
+    calls: &[Call],
+) -> Result<Vec<EncodedCall>, (usize, IntentError)> {
+    calls
+        .iter()
+        .enumerate()
+        .map(|(i, c)| encode_call(book, c).map_err(|e| (i, e)))
+        .collect()
+}
+
 /// Finds the function and orders the given params to match its inputs.
 pub fn resolve<'a>(
     entry: &'a BookEntry,
@@ -246,6 +259,17 @@ mod tests {
         )
         .unwrap();
         assert_eq!(swap.value, U256::from(1_500_000_000_000_000_000u128));
+    }
+
+    #[test]
+    fn encode_steps_names_the_failing_step() {
+        let book = AddressBook::builtin();
+        let ok = call("WETH", "deposit", vec![], json!(1));
+        let bad = call("WETH", "mint", vec![], json!(0));
+        assert_eq!(encode_steps(&book, &[ok.clone(), ok.clone()]).unwrap().len(), 2);
+        let (i, e) = encode_steps(&book, &[ok, bad]).unwrap_err();
+        assert_eq!(i, 1);
+        assert!(e.to_string().starts_with("unknown function mint on WETH"));
     }
 
     #[test]

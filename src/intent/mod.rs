@@ -33,7 +33,7 @@ mod error;
 
 pub use agents::BuiltinAgent;
 pub use book::{AddressBook, BookEntry};
-pub use encode::{encode_call, EncodedCall};
+pub use encode::{encode_call, encode_steps, EncodedCall};
 pub use error::IntentError;
 pub use generate::{generate, GenerateOptions, Generated, InstanceFilter};
 pub use import::{import_file, import_str, ImportReport, RowError};

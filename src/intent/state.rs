@@ -58,6 +58,55 @@ impl Deltas {
     }
 }
 
+/// The balances to read before and after executing G and P: for the sender, every address
+/// parameter (recipients, tokens, path entries) and every called contract of either, the native
+/// balance and the balance of every implemented token of the book (decimals known). Liquidity-pool
+/// pair contracts are not listed: their reserve changes follow from the users' deltas. A prestate
+/// diff trace, when available, is a superset.
+pub fn watch_list(
+    book: &super::AddressBook,
+    sender: Address,
+    calls: &[&super::Call],
+) -> Vec<(Address, Asset)> {
+    use super::value::parse_address;
+    use serde_json::Value;
+    let mut accounts: BTreeSet<Address> = BTreeSet::new();
+    accounts.insert(sender);
+    for c in calls {
+        if let Some(a) = parse_address(&Value::String(c.contract_address.clone())) {
+            accounts.insert(a);
+        }
+        for (_, p) in &c.params {
+            let vals: Vec<&Value> = match &p.val {
+                Value::Array(items) => items.iter().collect(),
+                v => vec![v],
+            };
+            for v in vals {
+                if p.ty.starts_with("address") {
+                    if let Some(a) = parse_address(v) {
+                        accounts.insert(a);
+                    }
+                }
+            }
+        }
+    }
+    accounts.remove(&Address::ZERO);
+    let tokens: Vec<Address> = book
+        .entries()
+        .iter()
+        .filter(|e| e.implemented && e.decimals.is_some())
+        .map(|e| e.address)
+        .collect();
+    let mut out = Vec::new();
+    for a in accounts {
+        out.push((a, Asset::Native));
+        for t in &tokens {
+            out.push((a, Asset::Token(*t)));
+        }
+    }
+    out
+}
+
 /// One balance where P differs from G by more than the tolerance.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 pub struct Mismatch {
@@ -248,6 +297,32 @@ mod tests {
             &big,
             &Deltas::new().with(a(1), Asset::Native, I256::MIN)
         ));
+    }
+
+    #[test]
+    fn watch_list_covers_sender_params_and_contracts() {
+        use crate::intent::book::AddressBook;
+        use crate::intent::generate::{generate, GenerateOptions, SENDER};
+        use crate::intent::value::parse_address;
+        let book = AddressBook::builtin();
+        let g = generate(GenerateOptions::new(3, 50), &book).unwrap();
+        let sender = parse_address(&serde_json::json!(SENDER)).unwrap();
+        let tokens = book
+            .entries()
+            .iter()
+            .filter(|e| e.implemented && e.decimals.is_some())
+            .count();
+        for inst in &g.instances {
+            let calls: Vec<_> = inst.ground_truth.steps().iter().collect();
+            let w = watch_list(&book, sender, &calls);
+            assert!(w.contains(&(sender, Asset::Native)));
+            assert_eq!(w.len() % (tokens + 1), 0);
+            for c in &calls {
+                let to = parse_address(&serde_json::json!(c.contract_address)).unwrap();
+                assert!(w.contains(&(to, Asset::Native)), "{}", inst.id);
+            }
+            assert!(!w.iter().any(|(a, _)| a.is_zero()));
+        }
     }
 
     #[test]
