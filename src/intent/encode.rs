@@ -266,7 +266,12 @@ mod tests {
         let book = AddressBook::builtin();
         let ok = call("WETH", "deposit", vec![], json!(1));
         let bad = call("WETH", "mint", vec![], json!(0));
-        assert_eq!(encode_steps(&book, &[ok.clone(), ok.clone()]).unwrap().len(), 2);
+        assert_eq!(
+            encode_steps(&book, &[ok.clone(), ok.clone()])
+                .unwrap()
+                .len(),
+            2
+        );
         let (i, e) = encode_steps(&book, &[ok, bad]).unwrap_err();
         assert_eq!(i, 1);
         assert!(e.to_string().starts_with("unknown function mint on WETH"));
