@@ -10,6 +10,7 @@
 //!   encoding, import, the seeded generator, built-in agents, the StateEq rule.
 //! - [`pilot`] — PILOT-Bench: tool registry, task generator, prompts and flaws, simulator,
 //!   protocol, evaluator, exact optimal-policy solver, built-in agents.
+//! - [`run`] — the seam: the `Agent` and `Benchmark` traits, messages, events, sample records.
 //! - [`bench`] — the figures printed by `crucible bench …`.
 //!
 //! The core has no Tauri dependency; `src-tauri/` is glue over this crate.
@@ -20,6 +21,7 @@ pub mod config;
 pub mod intent;
 pub mod pilot;
 pub mod quest;
+pub mod run;
 
 pub use config::{Config, ConfigError};
 

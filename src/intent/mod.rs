@@ -26,6 +26,7 @@ pub mod metrics;
 pub mod parse;
 pub mod retrieve;
 pub mod schema;
+pub mod seam;
 pub mod state;
 pub mod value;
 

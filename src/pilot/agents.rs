@@ -75,80 +75,139 @@ pub fn run_episode(
     agent: &mut dyn Agent,
     sim: &mut Simulator<'_>,
 ) -> Episode {
-    let mut messages = vec![Message {
-        role: Role::User,
-        text: prompt.to_string(),
-    }];
-    let mut calls: Vec<CallRecord> = Vec::new();
-    let mut turns = 0u32;
-    let mut completion = false;
-    let mut termination = Termination::TurnLimit;
-    let mut consec = 0u32;
-    let mut last: Option<String> = None;
-    let mut streak = 0u32;
-    let mut successes = 0usize;
-    while turns < MAX_TURNS {
-        let Some(text) = agent.respond(&messages) else {
-            termination = Termination::TurnLimit;
-            break;
+    let mut run = EpisodeRun::new(reg, index, task, prompt, sim);
+    while !run.is_done() {
+        let reply = agent.respond(run.conversation());
+        run.step(reply);
+    }
+    run.finish()
+}
+
+/// An episode in progress, driven one assistant turn at a time, so that synchronous built-in
+/// agents ([`run_episode`]) and asynchronous model calls (the run seam) share one protocol.
+#[derive(Debug)]
+pub struct EpisodeRun<'s, 'r, 'x> {
+    reg: &'r Registry,
+    index: &'r SearchIndex,
+    task: &'r ResolvedTask,
+    sim: &'s mut Simulator<'x>,
+    messages: Vec<Message>,
+    calls: Vec<CallRecord>,
+    turns: u32,
+    completion: bool,
+    termination: Termination,
+    consec: u32,
+    last: Option<String>,
+    streak: u32,
+    successes: usize,
+    done: bool,
+}
+
+impl<'s, 'r, 'x> EpisodeRun<'s, 'r, 'x> {
+    /// Starts an episode with the prompt as the first message.
+    pub fn new(
+        reg: &'r Registry,
+        index: &'r SearchIndex,
+        task: &'r ResolvedTask,
+        prompt: &str,
+        sim: &'s mut Simulator<'x>,
+    ) -> Self {
+        Self {
+            reg,
+            index,
+            task,
+            sim,
+            messages: vec![Message {
+                role: Role::User,
+                text: prompt.to_string(),
+            }],
+            calls: Vec::new(),
+            turns: 0,
+            completion: false,
+            termination: Termination::TurnLimit,
+            consec: 0,
+            last: None,
+            streak: 0,
+            successes: 0,
+            done: false,
+        }
+    }
+
+    /// The conversation so far; when not done, it ends with what the agent must answer.
+    pub fn conversation(&self) -> &[Message] {
+        &self.messages
+    }
+
+    /// True when the episode has ended.
+    pub fn is_done(&self) -> bool {
+        self.done || self.turns >= MAX_TURNS
+    }
+
+    /// Feeds the agent's next turn (`None`: it has nothing more to say).
+    pub fn step(&mut self, reply: Option<String>) {
+        if self.is_done() {
+            return;
+        }
+        let Some(text) = reply else {
+            self.termination = Termination::TurnLimit;
+            self.done = true;
+            return;
         };
-        turns += 1;
+        let reg = self.reg;
+        self.turns += 1;
         let cmds = parse_turn(&text);
-        messages.push(Message {
+        self.messages.push(Message {
             role: Role::Assistant,
             text,
         });
         let mut fb = String::new();
         for q in cmds.searches.iter().take(MAX_SEARCHES_PER_TURN) {
-            fb.push_str(&index.feedback(reg, q));
+            fb.push_str(&self.index.feedback(reg, q));
         }
         for name in &cmds.infos {
             fb.push_str(&protocol::info_feedback(reg, name));
         }
         if let Some(name) = cmds.calls.first() {
-            streak = if last.as_deref() == Some(name.as_str()) {
-                streak + 1
+            self.streak = if self.last.as_deref() == Some(name.as_str()) {
+                self.streak + 1
             } else {
                 1
             };
-            last = Some(name.clone());
-            if streak >= LOOP_LIMIT {
+            self.last = Some(name.clone());
+            if self.streak >= LOOP_LIMIT {
                 fb.push_str(&format!(
-                    "Loop detected: `{name}` called {streak} times in a row. The episode ends.\n"
+                    "Loop detected: `{name}` called {} times in a row. The episode ends.\n",
+                    self.streak
                 ));
-                messages.push(Message {
-                    role: Role::User,
-                    text: fb,
-                });
-                termination = Termination::Loop;
-                break;
+                self.end(fb, Termination::Loop);
+                return;
             }
             match reg.id(name) {
                 Some(id) => {
-                    let out = sim.call(id);
+                    let out = self.sim.call(id);
                     if out.success {
-                        successes += 1;
-                        consec = 0;
+                        self.successes += 1;
+                        self.consec = 0;
                     } else {
-                        consec += 1;
+                        self.consec += 1;
                     }
-                    fb.push_str(&protocol::call_feedback(reg, &out, successes));
-                    calls.push(CallRecord {
+                    fb.push_str(&protocol::call_feedback(reg, &out, self.successes));
+                    self.calls.push(CallRecord {
                         tool: name.clone(),
                         success: out.success,
                         error: out.error.map(|e| reg.tool(id).errors[e].code.clone()),
-                        turn: turns,
+                        turn: self.turns,
                         p: Some(out.p),
                     });
                 }
                 None => {
-                    consec += 1;
+                    self.consec += 1;
                     fb.push_str(&protocol::unknown_tool_feedback(name));
-                    calls.push(CallRecord {
+                    self.calls.push(CallRecord {
                         tool: name.clone(),
                         success: false,
                         error: Some("UNKNOWN_TOOL".into()),
-                        turn: turns,
+                        turn: self.turns,
                         p: None,
                     });
                 }
@@ -156,42 +215,60 @@ pub fn run_episode(
             if cmds.calls.len() > 1 {
                 fb.push_str(&protocol::extra_calls_note(cmds.calls.len() - 1));
             }
-            if consec >= MAX_CONSECUTIVE_FAILURES {
+            if self.consec >= MAX_CONSECUTIVE_FAILURES {
                 fb.push_str(&format!(
-                    "{consec} consecutive failures. The episode ends.\n"
+                    "{} consecutive failures. The episode ends.\n",
+                    self.consec
                 ));
-                messages.push(Message {
-                    role: Role::User,
-                    text: fb,
-                });
-                termination = Termination::ConsecutiveFailures;
-                break;
+                self.end(fb, Termination::ConsecutiveFailures);
+                return;
             }
         }
         if cmds.completion {
-            completion = true;
-            termination = Termination::Completed;
+            self.completion = true;
+            self.termination = Termination::Completed;
+            self.done = true;
             if !fb.is_empty() {
-                messages.push(Message {
+                self.messages.push(Message {
                     role: Role::User,
                     text: fb,
                 });
             }
-            break;
+            return;
         }
         if cmds.is_empty() {
             fb.push_str(protocol::FORMAT_REMINDER);
         }
-        messages.push(Message {
+        self.messages.push(Message {
             role: Role::User,
             text: fb,
         });
     }
-    let evaluation = evaluate(reg, task, &calls, completion, termination, turns);
-    Episode {
-        messages,
-        calls,
-        evaluation,
+
+    fn end(&mut self, feedback: String, why: Termination) {
+        self.messages.push(Message {
+            role: Role::User,
+            text: feedback,
+        });
+        self.termination = why;
+        self.done = true;
+    }
+
+    /// Evaluates the episode.
+    pub fn finish(self) -> Episode {
+        let evaluation = evaluate(
+            self.reg,
+            self.task,
+            &self.calls,
+            self.completion,
+            self.termination,
+            self.turns,
+        );
+        Episode {
+            messages: self.messages,
+            calls: self.calls,
+            evaluation,
+        }
     }
 }
 

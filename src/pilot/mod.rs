@@ -16,6 +16,7 @@ pub mod flaw;
 pub mod prompt;
 pub mod protocol;
 pub mod registry;
+pub mod seam;
 pub mod sim;
 pub mod solve;
 pub mod suite;

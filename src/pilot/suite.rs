@@ -150,7 +150,7 @@ impl Engine {
         task_id: &str,
         seed: u64,
         episode: u64,
-    ) -> Result<Box<dyn Agent + '_>, PilotError> {
+    ) -> Result<Box<dyn Agent + Send + '_>, PilotError> {
         let pos = self.lib.position(task_id)?;
         let task = &self.lib.tasks[pos];
         Ok(match kind {

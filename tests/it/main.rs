@@ -6,5 +6,6 @@ mod chain;
 mod intent;
 mod pilot;
 mod sandbox;
+mod seam;
 mod support;
 mod universe;

@@ -1,0 +1,174 @@
+//! Intent2Tx behind the run seam ([`crate::run::Benchmark`]): static field metrics of one
+//! answer per instance. An instance is `<instance id>#direct` or `<instance id>#retrieval`.
+//! (Execution-based Exec/StateEq is computed by the chain layer over the same answers.)
+
+use std::collections::BTreeMap;
+
+use serde_json::json;
+
+use super::agents::BuiltinAgent;
+use super::book::AddressBook;
+use super::metrics::score_text;
+use super::retrieve::{build_prompt, Retriever, Setting};
+use super::schema::Instance;
+use crate::run::{
+    Agent, AgentError, Benchmark, BoxFuture, Event, Message, Role, RunError, SampleRecord,
+};
+
+/// Intent2Tx as a [`Benchmark`] over a dataset, with a disjoint retrieval pool.
+#[derive(Debug)]
+pub struct IntentBench {
+    instances: BTreeMap<String, Instance>,
+    order: Vec<String>,
+    book: AddressBook,
+    retriever: Retriever,
+}
+
+impl IntentBench {
+    /// A benchmark over `dataset`, retrieving demonstrations from `pool`.
+    pub fn new(dataset: Vec<Instance>, pool: Vec<Instance>, book: AddressBook) -> Self {
+        let order = dataset.iter().map(|i| i.id.clone()).collect();
+        let retriever = Retriever::new(pool, &book);
+        Self {
+            instances: dataset.into_iter().map(|i| (i.id.clone(), i)).collect(),
+            order,
+            book,
+            retriever,
+        }
+    }
+
+    fn lookup(&self, instance: &str) -> Result<(&Instance, Setting), RunError> {
+        let (id, setting) = instance.rsplit_once('#').ok_or_else(|| {
+            RunError::UnknownInstance(format!(
+                "{instance} (expected <id>#direct or <id>#retrieval)"
+            ))
+        })?;
+        let setting = match setting {
+            "direct" => Setting::Direct,
+            "retrieval" => Setting::Retrieval,
+            other => {
+                return Err(RunError::UnknownInstance(format!(
+                    "{instance}: unknown setting {other:?}"
+                )))
+            }
+        };
+        let inst = self
+            .instances
+            .get(id)
+            .ok_or_else(|| RunError::UnknownInstance(instance.to_string()))?;
+        Ok((inst, setting))
+    }
+}
+
+/// A built-in Intent2Tx agent: answers one instance with a fixed text.
+#[derive(Debug)]
+struct Fixed {
+    name: &'static str,
+    answer: String,
+}
+
+impl Agent for Fixed {
+    fn name(&self) -> &str {
+        self.name
+    }
+    fn respond<'a>(&'a mut self, _: &'a [Message]) -> BoxFuture<'a, Result<String, AgentError>> {
+        let a = self.answer.clone();
+        Box::pin(async move { Ok(a) })
+    }
+}
+
+impl Benchmark for IntentBench {
+    fn name(&self) -> &'static str {
+        "intent2tx"
+    }
+
+    fn instances(&self) -> Vec<String> {
+        self.order
+            .iter()
+            .flat_map(|id| [format!("{id}#direct"), format!("{id}#retrieval")])
+            .collect()
+    }
+
+    fn builtin_agents(&self) -> Vec<&'static str> {
+        BuiltinAgent::ALL.iter().map(|a| a.name()).collect()
+    }
+
+    fn builtin_agent(
+        &self,
+        name: &str,
+        instance: &str,
+        _seed: u64,
+    ) -> Result<Box<dyn Agent + '_>, RunError> {
+        let kind = BuiltinAgent::from_name(name).ok_or_else(|| RunError::UnknownAgent {
+            name: name.to_string(),
+            available: self.builtin_agents().join(", "),
+        })?;
+        let (inst, _) = self.lookup(instance)?;
+        Ok(Box::new(Fixed {
+            name: kind.name(),
+            answer: kind.answer(inst, &self.book),
+        }))
+    }
+
+    fn run<'a>(
+        &'a self,
+        instance: &'a str,
+        agent: &'a mut dyn Agent,
+        seed: u64,
+        events: &'a mut (dyn FnMut(Event) + Send),
+    ) -> BoxFuture<'a, Result<SampleRecord, RunError>> {
+        Box::pin(async move {
+            let (inst, setting) = self.lookup(instance)?;
+            events(Event::SampleStarted {
+                benchmark: self.name().into(),
+                instance: instance.into(),
+                agent: agent.name().into(),
+                seed,
+            });
+            let prompt = build_prompt(setting, inst, &self.book, Some(&self.retriever));
+            let mut transcript = vec![
+                Message::new(Role::System, prompt.system),
+                Message::new(Role::User, prompt.user),
+            ];
+            for m in &transcript {
+                events(Event::Turn { message: m.clone() });
+            }
+            let (answer, agent_error) = match agent.respond(&transcript).await {
+                Ok(a) => (a, None),
+                Err(e) => (String::new(), Some(e.to_string())),
+            };
+            let reply = Message::new(Role::Assistant, answer);
+            events(Event::Turn {
+                message: reply.clone(),
+            });
+            let scores = score_text(inst, &reply.content);
+            transcript.push(reply);
+            let outcome = if scores.fmt == 0.0 {
+                "format_error"
+            } else if scores.pass == 1.0 {
+                "pass"
+            } else {
+                "fail"
+            };
+            events(Event::SampleFinished {
+                outcome: outcome.into(),
+                score: scores.final_score,
+            });
+            Ok(SampleRecord {
+                benchmark: self.name().into(),
+                instance: instance.into(),
+                agent: agent.name().into(),
+                seed,
+                outcome: outcome.into(),
+                score: scores.final_score,
+                passed: scores.pass == 1.0,
+                transcript,
+                details: json!({
+                    "scores": scores,
+                    "demonstrations": prompt.demonstrations,
+                    "agent_error": agent_error,
+                }),
+            })
+        })
+    }
+}
