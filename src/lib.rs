@@ -7,6 +7,7 @@
 //!   state reads, and the RPC gate the sandbox talks to.
 //! - [`quest`] — EVM-QuestBench; today its TypeScript sandbox runner.
 //! - [`bench`] — the figures printed by `crucible bench …`.
+//! - [`status`] — a read-only snapshot of versions, tools and built universes (the app's System page).
 //!
 //! The core has no Tauri dependency; `src-tauri/` is glue over this crate.
 
@@ -14,6 +15,7 @@ pub mod bench;
 pub mod chain;
 pub mod config;
 pub mod quest;
+pub mod status;
 
 pub use config::{Config, ConfigError};
 
