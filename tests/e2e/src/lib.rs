@@ -186,7 +186,14 @@ impl App {
     }
 
     /// Saves a screenshot of the window to `target/e2e-screenshots/<name>.png`; returns the path.
+    /// Waits for two animation frames first: WebKit's WebDriver screenshot shows the last painted
+    /// frame, which can predate DOM changes the test has already seen.
     pub async fn screenshot(&self, name: &str) -> Result<PathBuf> {
+        let settle = "const done = arguments[arguments.length - 1]; \
+                      requestAnimationFrame(() => requestAnimationFrame(() => done(true)));";
+        tokio::time::timeout(SCREENSHOT_TIMEOUT, self.client()?.execute_async(settle, vec![]))
+            .await
+            .context("waiting for the page to paint")??;
         let png = tokio::time::timeout(SCREENSHOT_TIMEOUT, self.client()?.screenshot())
             .await
             .with_context(|| {
