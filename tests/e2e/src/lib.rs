@@ -170,6 +170,18 @@ impl App {
         Ok(el.text().await?.trim().to_string())
     }
 
+    /// Waits for `css` to match and returns its attribute `name` (empty if absent).
+    pub async fn attr(&self, css: &str, name: &str) -> Result<String> {
+        let el = self
+            .client()?
+            .wait()
+            .at_most(WAIT)
+            .for_element(Locator::Css(css))
+            .await
+            .with_context(|| format!("waiting for `{css}`"))?;
+        Ok(el.attr(name).await?.unwrap_or_default())
+    }
+
     /// Waits for `css` to match and clicks it.
     pub async fn click(&self, css: &str) -> Result<()> {
         let el = self
@@ -191,9 +203,12 @@ impl App {
     pub async fn screenshot(&self, name: &str) -> Result<PathBuf> {
         let settle = "const done = arguments[arguments.length - 1]; \
                       requestAnimationFrame(() => requestAnimationFrame(() => done(true)));";
-        tokio::time::timeout(SCREENSHOT_TIMEOUT, self.client()?.execute_async(settle, vec![]))
-            .await
-            .context("waiting for the page to paint")??;
+        tokio::time::timeout(
+            SCREENSHOT_TIMEOUT,
+            self.client()?.execute_async(settle, vec![]),
+        )
+        .await
+        .context("waiting for the page to paint")??;
         let png = tokio::time::timeout(SCREENSHOT_TIMEOUT, self.client()?.screenshot())
             .await
             .with_context(|| {

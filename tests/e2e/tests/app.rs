@@ -187,3 +187,38 @@ async fn found_missing_and_built_states_render() {
         ]
     );
 }
+
+#[tokio::test]
+#[ignore = "needs the built app, tauri-driver, WebKitWebDriver and an X display; run .ci/e2e"]
+async fn broken_config_file_shows_a_config_error_not_a_crash() {
+    // dirs::config_dir() follows XDG_CONFIG_HOME, so this is the file the app reads at start.
+    let (xdg, data) = (tempfile::tempdir().unwrap(), tempfile::tempdir().unwrap());
+    let file = xdg.path().join("crucible/config.json");
+    std::fs::create_dir_all(file.parent().unwrap()).unwrap();
+    std::fs::write(&file, "{\"anvil_port\": \"not a port\"}").unwrap();
+    let mut env = base_env(&workspace_root(), data.path());
+    env.insert("XDG_CONFIG_HOME".into(), xdg.path().display().to_string());
+
+    let app = App::launch(&env).await.expect("app launches");
+    let seen = async {
+        let home = (
+            app.attr("#status-error", "data-kind").await?,
+            app.text("#status-error").await?,
+        );
+        app.screenshot("config-error-home").await?;
+        app.click("#nav-settings").await?;
+        let settings = app.attr("#status-error", "data-kind").await?;
+        anyhow::Ok((home, settings))
+    }
+    .await;
+    app.close().await;
+    let ((kind, text), settings_kind) = seen.expect("the error box renders");
+
+    assert_eq!(kind, "config");
+    assert_eq!(settings_kind, "config");
+    assert!(
+        text.contains(&file.display().to_string()),
+        "names the file: {text}"
+    );
+    assert!(text.contains("expected u16"), "says what is wrong: {text}");
+}
