@@ -36,7 +36,8 @@ pub fn run() {
                 .unwrap_or_else(|_| "warn".into()),
         )
         .with_writer(std::io::stderr)
-        .init();
+        .try_init()
+        .ok();
     let result = tauri::Builder::default()
         .manage(AppState::load())
         .invoke_handler(tauri::generate_handler![

@@ -39,7 +39,11 @@ function show(): void {
   void pages[route](page);
 }
 
-window.addEventListener("hashchange", show);
+window.addEventListener("hashchange", () => {
+  show();
+  // Keyboard and screen-reader users land on the new page, not back at the top of the nav.
+  document.getElementById("page")!.focus({ preventScroll: true });
+});
 show();
 
 // The version in the nav foot; failures show on the pages that need the status, not here.

@@ -54,6 +54,8 @@ struct Seen {
     universes: Vec<Row>,
     guide: String,
     data_dir: String,
+    /// (nav link id, the page's heading after clicking it)
+    headings: Vec<(String, String)>,
 }
 
 /// Drives Home → Settings, reading the status as rendered, and takes screenshots named `<prefix>-…`.
@@ -88,6 +90,11 @@ async fn walk(app: &App, status: &SystemStatus, prefix: &str) -> Result<Seen> {
     }
     seen.data_dir = app.text("#sys-data-dir").await?;
     app.screenshot(&format!("{prefix}-system")).await?;
+    for nav in ["runs", "results", "tasks", "home"] {
+        app.click(&format!("#nav-{nav}")).await?;
+        let heading = app.text(&format!("#page[data-route={nav}] h1")).await?;
+        seen.headings.push((nav.to_string(), heading));
+    }
     Ok(seen)
 }
 
@@ -134,6 +141,21 @@ async fn system_page_shows_what_the_core_reports() {
         .collect();
     assert_eq!(universes, expected_universe_badges(&status));
     assert_eq!(seen.data_dir, data.path().display().to_string());
+    let headings: Vec<(&str, &str)> = seen
+        .headings
+        .iter()
+        .map(|(n, h)| (n.as_str(), h.as_str()))
+        .collect();
+    assert_eq!(
+        headings,
+        [
+            ("runs", "Runs"),
+            ("results", "Results"),
+            ("tasks", "Tasks"),
+            ("home", "Welcome to Crucible")
+        ],
+        "every nav entry opens its page"
+    );
     assert!(
         seen.guide.contains("Add a real model"),
         "first-start guide: {}",
