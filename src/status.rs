@@ -217,10 +217,13 @@ mod tests {
         p
     }
 
+    /// (profile, manifest body) pairs written under `assets/universe/`.
+    type Manifests<'a> = Vec<(&'a str, &'a str)>;
+
     #[test]
     fn universe_states_from_disk() {
         // (manifests on disk, expected (profile, state) in order)
-        let cases: Vec<(Vec<(&str, &str)>, Vec<(&str, UniverseState)>)> = vec![
+        let cases: Vec<(Manifests, Vec<(&str, UniverseState)>)> = vec![
             (
                 vec![],
                 vec![

@@ -30,11 +30,14 @@ pub fn workspace_root() -> PathBuf {
         .unwrap_or_else(|_| here.join("../.."))
 }
 
-/// The app binary: `$CRUCIBLE_APP`, else `target/debug/crucible-app`.
+/// The app binary: `$CRUCIBLE_APP`, else `debug/crucible-app` in `$CARGO_TARGET_DIR` or `target/`.
 pub fn app_binary() -> Result<PathBuf> {
+    let target = std::env::var_os("CARGO_TARGET_DIR")
+        .map(|t| workspace_root().join(t)) // a relative dir is relative to where cargo ran: the root
+        .unwrap_or_else(|| workspace_root().join("target"));
     let path = std::env::var_os("CRUCIBLE_APP")
         .map(PathBuf::from)
-        .unwrap_or_else(|| workspace_root().join("target/debug/crucible-app"));
+        .unwrap_or_else(|| target.join("debug/crucible-app"));
     if !path.is_file() {
         bail!(
             "app binary {} not found; build it with `cargo build -p crucible-app --features custom-protocol` \
