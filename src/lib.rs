@@ -12,6 +12,7 @@
 //!   protocol, evaluator, exact optimal-policy solver, built-in agents.
 //! - [`run`] — the seam: the `Agent` and `Benchmark` traits, messages, events, sample records.
 //! - [`bench`] — the figures printed by `crucible bench …`.
+//! - [`status`] — a read-only snapshot of versions, tools and built universes (the app's System page).
 //!
 //! The core has no Tauri dependency; `src-tauri/` is glue over this crate.
 
@@ -22,6 +23,7 @@ pub mod intent;
 pub mod pilot;
 pub mod quest;
 pub mod run;
+pub mod status;
 
 pub use config::{Config, ConfigError};
 

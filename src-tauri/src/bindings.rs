@@ -1,0 +1,87 @@
+//! The TypeScript types of everything that crosses the IPC boundary, generated from the Rust
+//! types with ts-rs into one committed file, `ui/src/bindings.ts`. A type a command takes or
+//! returns must be listed in [`typescript`]; the test below fails when the file is stale.
+//!
+//! Regenerate: `CRUCIBLE_UPDATE_BINDINGS=1 cargo test -p crucible-app --features custom-protocol --lib bindings`.
+
+use ts_rs::TS;
+
+/// Where the generated file lives, relative to the workspace root.
+pub const BINDINGS_PATH: &str = "ui/src/bindings.ts";
+
+/// One declaration with its doc comment, `export`ed.
+fn decl<T: TS>(out: &mut String) {
+    let cfg = ts_rs::Config::new();
+    out.push('\n');
+    if let Some(docs) = T::docs() {
+        out.push_str(&docs);
+    }
+    out.push_str("export ");
+    out.push_str(&T::decl(&cfg));
+    out.push('\n');
+}
+
+/// The whole contents of `ui/src/bindings.ts`.
+pub fn typescript() -> String {
+    use crucible::status::{SystemStatus, ToolLocation, ToolStatus, UniverseState, UniverseStatus};
+    let mut out = String::from(
+        "// Generated from the Rust types by src-tauri/src/bindings.rs (ts-rs). Do not edit.\n\
+         // Regenerate: CRUCIBLE_UPDATE_BINDINGS=1 cargo test -p crucible-app --features custom-protocol --lib bindings\n",
+    );
+    decl::<crate::CommandError>(&mut out);
+    decl::<crate::ErrorKind>(&mut out);
+    decl::<SystemStatus>(&mut out);
+    decl::<ToolStatus>(&mut out);
+    decl::<ToolLocation>(&mut out);
+    decl::<UniverseStatus>(&mut out);
+    decl::<UniverseState>(&mut out);
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn bindings_file_is_current() {
+        let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+            .join("..")
+            .join(BINDINGS_PATH);
+        let want = typescript();
+        if std::env::var_os("CRUCIBLE_UPDATE_BINDINGS").is_some() {
+            std::fs::write(&path, &want).unwrap();
+            return;
+        }
+        let have = std::fs::read_to_string(&path).unwrap_or_default();
+        assert!(
+            have == want,
+            "{} is stale; regenerate it with \
+             `CRUCIBLE_UPDATE_BINDINGS=1 cargo test -p crucible-app --features custom-protocol --lib bindings` \
+             and commit it",
+            path.display()
+        );
+    }
+
+    #[test]
+    fn bindings_name_every_command_type() {
+        let ts = typescript();
+        for name in [
+            "CommandError",
+            "ErrorKind",
+            "SystemStatus",
+            "ToolStatus",
+            "ToolLocation",
+            "UniverseStatus",
+            "UniverseState",
+        ] {
+            assert!(
+                ts.contains(&format!("export type {name} ")),
+                "{name} missing from bindings:\n{ts}"
+            );
+        }
+        assert!(
+            !ts.contains("bigint"),
+            "JSON numbers must not be typed as bigint:\n{ts}"
+        );
+    }
+}

@@ -1,0 +1,3 @@
+//! The IPC commands, one file per area of the UI. Each is a thin async fn over the core.
+
+pub mod system;

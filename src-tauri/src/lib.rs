@@ -1,0 +1,51 @@
+//! Crucible's desktop shell: glue between the Tauri window and the `crucible` core. It owns the
+//! app state (the resolved [`crucible::Config`]), the IPC commands (`commands/<area>.rs`, thin
+//! async fns that delegate to the core) and the errors the UI receives ([`CommandError`]). No
+//! evaluation logic lives here.
+
+pub mod bindings;
+mod commands;
+mod error;
+
+pub use error::{CommandError, ErrorKind};
+
+/// What every command can read: the configuration, or why it could not be loaded. A broken config
+/// file must not stop the window from opening; the UI shows the error instead.
+#[derive(Debug)]
+pub struct AppState {
+    /// The resolved configuration, or the load error as the UI will see it.
+    pub config: Result<crucible::Config, CommandError>,
+}
+
+impl AppState {
+    /// Resolves the configuration once (file → environment), as the CLI does.
+    pub fn load() -> Self {
+        let config = crucible::Config::load(None).map_err(CommandError::from);
+        if let Err(e) = &config {
+            tracing::warn!(target: "app", error = %e.message, "configuration not loaded");
+        }
+        Self { config }
+    }
+}
+
+/// Builds and runs the app; returns when the last window closes.
+pub fn run() {
+    tracing_subscriber::fmt()
+        .with_env_filter(
+            tracing_subscriber::EnvFilter::try_from_env("CRUCIBLE_LOG")
+                .unwrap_or_else(|_| "warn".into()),
+        )
+        .with_writer(std::io::stderr)
+        .try_init()
+        .ok();
+    let result = tauri::Builder::default()
+        .manage(AppState::load())
+        .invoke_handler(tauri::generate_handler![
+            commands::system::get_system_status
+        ])
+        .run(tauri::generate_context!());
+    if let Err(e) = result {
+        tracing::error!(target: "app", error = %e, "the app failed to start");
+        std::process::exit(1);
+    }
+}

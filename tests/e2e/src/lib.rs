@@ -1,0 +1,234 @@
+//! The E2E harness for the real desktop app: it starts `tauri-driver` (which drives Debian's
+//! `WebKitWebDriver`) on free loopback ports, opens a WebDriver session that launches
+//! `target/debug/crucible-app`, and tears everything down in an order that leaves no orphans:
+//! close the session first (that ends the app), then SIGTERM tauri-driver (SIGKILL would orphan
+//! WebKitWebDriver). Tests run under `xvfb-run -a`, so a hung app dies with its display.
+//!
+//! It owns no assertions: tests collect what they saw, call [`App::close`], then assert.
+
+use std::collections::BTreeMap;
+use std::net::{TcpListener, TcpStream};
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command, Stdio};
+use std::time::{Duration, Instant};
+
+use anyhow::{bail, Context, Result};
+use fantoccini::{Client, ClientBuilder, Locator};
+
+/// How long an element may take to appear (the app's cold start included).
+pub const WAIT: Duration = Duration::from_secs(20);
+/// Upper bound for one WebDriver screenshot; WebKit can hang on them (tauri-spike pitfall 7).
+const SCREENSHOT_TIMEOUT: Duration = Duration::from_secs(15);
+/// Upper bound for closing the session.
+const CLOSE_TIMEOUT: Duration = Duration::from_secs(10);
+
+/// The workspace root (two levels above this crate).
+pub fn workspace_root() -> PathBuf {
+    let here = Path::new(env!("CARGO_MANIFEST_DIR"));
+    here.join("../..")
+        .canonicalize()
+        .unwrap_or_else(|_| here.join("../.."))
+}
+
+/// The app binary: `$CRUCIBLE_APP`, else `debug/crucible-app` in `$CARGO_TARGET_DIR` or `target/`.
+pub fn app_binary() -> Result<PathBuf> {
+    let target = std::env::var_os("CARGO_TARGET_DIR")
+        .map(|t| workspace_root().join(t)) // a relative dir is relative to where cargo ran: the root
+        .unwrap_or_else(|| workspace_root().join("target"));
+    let path = std::env::var_os("CRUCIBLE_APP")
+        .map(PathBuf::from)
+        .unwrap_or_else(|| target.join("debug/crucible-app"));
+    if !path.is_file() {
+        bail!(
+            "app binary {} not found; build it with `cargo build -p crucible-app --features custom-protocol` \
+             (without custom-protocol the window loads http://localhost:1420 and shows nothing)",
+            path.display()
+        );
+    }
+    Ok(path)
+}
+
+/// tauri-driver: `$TAURI_DRIVER`, else `.tools/bin/tauri-driver`, else `PATH`.
+pub fn tauri_driver() -> Result<PathBuf> {
+    if let Some(p) = std::env::var_os("TAURI_DRIVER") {
+        return Ok(p.into());
+    }
+    let local = workspace_root().join(".tools/bin/tauri-driver");
+    if local.is_file() {
+        return Ok(local);
+    }
+    let on_path = std::env::var_os("PATH")
+        .map(|p| {
+            std::env::split_paths(&p)
+                .map(|d| d.join("tauri-driver"))
+                .find(|p| p.is_file())
+        })
+        .unwrap_or_default();
+    on_path.context(
+        "tauri-driver not found (looked at $TAURI_DRIVER, .tools/bin, PATH); install it with \
+         `cargo install tauri-driver --locked --root .tools` (and `apt-get install webkit2gtk-driver`)",
+    )
+}
+
+/// Where screenshots go: `target/e2e-screenshots/`.
+pub fn screenshot_dir() -> PathBuf {
+    workspace_root().join("target/e2e-screenshots")
+}
+
+fn free_port() -> Result<u16> {
+    Ok(TcpListener::bind("127.0.0.1:0")?.local_addr()?.port())
+}
+
+/// A running tauri-driver; dropping it sends SIGTERM so it also stops WebKitWebDriver.
+#[derive(Debug)]
+struct Driver {
+    child: Child,
+}
+
+impl Drop for Driver {
+    fn drop(&mut self) {
+        let _ = Command::new("kill")
+            .arg("-TERM")
+            .arg(self.child.id().to_string())
+            .status();
+        let deadline = Instant::now() + Duration::from_secs(5);
+        while Instant::now() < deadline {
+            if let Ok(Some(_)) = self.child.try_wait() {
+                return;
+            }
+            std::thread::sleep(Duration::from_millis(50));
+        }
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+/// The app under test, driven through one WebDriver session.
+#[derive(Debug)]
+pub struct App {
+    client: Option<Client>,
+    driver: Driver,
+}
+
+impl App {
+    /// Starts tauri-driver with `env` added to its environment (the app inherits it) and opens a
+    /// session, which launches the app.
+    pub async fn launch(env: &BTreeMap<String, String>) -> Result<Self> {
+        let app = app_binary()?;
+        let driver_bin = tauri_driver()?;
+        let (port, native_port) = (free_port()?, free_port()?);
+        let mut cmd = Command::new(&driver_bin);
+        cmd.args([
+            "--port",
+            &port.to_string(),
+            "--native-port",
+            &native_port.to_string(),
+        ])
+        .envs(env)
+        .stdin(Stdio::null())
+        .stdout(Stdio::null());
+        let mut driver = Driver {
+            child: cmd
+                .spawn()
+                .with_context(|| format!("starting {}", driver_bin.display()))?,
+        };
+        let deadline = Instant::now() + WAIT;
+        while TcpStream::connect(("127.0.0.1", port)).is_err() {
+            if let Some(status) = driver.child.try_wait()? {
+                bail!("tauri-driver exited ({status}) before listening on port {port}");
+            }
+            if Instant::now() > deadline {
+                bail!("tauri-driver did not listen on port {port} within {WAIT:?}");
+            }
+            tokio::time::sleep(Duration::from_millis(50)).await;
+        }
+        let caps = serde_json::json!({ "tauri:options": { "application": app } });
+        let caps = caps.as_object().cloned().unwrap_or_default();
+        let client = ClientBuilder::native()
+            .capabilities(caps)
+            .connect(&format!("http://127.0.0.1:{port}"))
+            .await
+            .context(
+                "opening a WebDriver session (is webkit2gtk-driver installed and DISPLAY set?)",
+            )?;
+        Ok(Self {
+            client: Some(client),
+            driver,
+        })
+    }
+
+    fn client(&self) -> Result<&Client> {
+        self.client.as_ref().context("session already closed")
+    }
+
+    /// Waits for `css` to match and returns the element's rendered text.
+    pub async fn text(&self, css: &str) -> Result<String> {
+        let el = self
+            .client()?
+            .wait()
+            .at_most(WAIT)
+            .for_element(Locator::Css(css))
+            .await
+            .with_context(|| format!("waiting for `{css}`"))?;
+        Ok(el.text().await?.trim().to_string())
+    }
+
+    /// Waits for `css` to match and returns its attribute `name` (empty if absent).
+    pub async fn attr(&self, css: &str, name: &str) -> Result<String> {
+        let el = self
+            .client()?
+            .wait()
+            .at_most(WAIT)
+            .for_element(Locator::Css(css))
+            .await
+            .with_context(|| format!("waiting for `{css}`"))?;
+        Ok(el.attr(name).await?.unwrap_or_default())
+    }
+
+    /// Waits for `css` to match and clicks it.
+    pub async fn click(&self, css: &str) -> Result<()> {
+        let el = self
+            .client()?
+            .wait()
+            .at_most(WAIT)
+            .for_element(Locator::Css(css))
+            .await
+            .with_context(|| format!("waiting for `{css}`"))?;
+        el.click()
+            .await
+            .with_context(|| format!("clicking `{css}`"))?;
+        Ok(())
+    }
+
+    /// Saves a screenshot of the window to `target/e2e-screenshots/<name>.png`; returns the path.
+    /// Waits for two animation frames first: WebKit's WebDriver screenshot shows the last painted
+    /// frame, which can predate DOM changes the test has already seen.
+    pub async fn screenshot(&self, name: &str) -> Result<PathBuf> {
+        let settle = "const done = arguments[arguments.length - 1]; \
+                      requestAnimationFrame(() => requestAnimationFrame(() => done(true)));";
+        tokio::time::timeout(
+            SCREENSHOT_TIMEOUT,
+            self.client()?.execute_async(settle, vec![]),
+        )
+        .await
+        .context("waiting for the page to paint")??;
+        let png = tokio::time::timeout(SCREENSHOT_TIMEOUT, self.client()?.screenshot())
+            .await
+            .with_context(|| {
+                format!("screenshot `{name}` took longer than {SCREENSHOT_TIMEOUT:?}")
+            })??;
+        let dir = screenshot_dir();
+        std::fs::create_dir_all(&dir)?;
+        let path = dir.join(format!("{name}.png"));
+        std::fs::write(&path, png)?;
+        Ok(path)
+    }
+
+    /// Ends the session (the app exits) and stops tauri-driver. Call before asserting.
+    pub async fn close(mut self) {
+        if let Some(client) = self.client.take() {
+            let _ = tokio::time::timeout(CLOSE_TIMEOUT, client.close()).await;
+        }
+        drop(self.driver);
+    }
+}

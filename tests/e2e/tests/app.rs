@@ -1,0 +1,246 @@
+//! E2E tests of the real desktop app. `#[ignore]`d so plain `cargo test` skips them; `.ci/e2e`
+//! runs them under Xvfb with `cargo test -p crucible-e2e -- --ignored --test-threads=1`.
+
+use std::collections::BTreeMap;
+use std::path::Path;
+
+use anyhow::Result;
+use crucible::status::{system_status, SystemStatus, ToolLocation, UniverseState};
+use crucible_e2e::{workspace_root, App};
+
+/// What the System page showed for one row: (name, badge text, detail text).
+type Row = (String, String, String);
+
+/// The status the core reports for the environment the app was started with.
+fn core_status(env: &BTreeMap<String, String>) -> SystemStatus {
+    let mut config = crucible::Config::load(None).expect("config loads");
+    config.apply_env(|k| env.get(k).map(Into::into));
+    system_status(&config)
+}
+
+fn expected_tools(status: &SystemStatus) -> Vec<Row> {
+    status
+        .tools
+        .iter()
+        .map(|t| match &t.location {
+            ToolLocation::Found { path } => (t.name.clone(), "found".into(), path.clone()),
+            ToolLocation::Missing { message } => {
+                (t.name.clone(), "missing".into(), message.clone())
+            }
+        })
+        .collect()
+}
+
+fn expected_universe_badges(status: &SystemStatus) -> Vec<(String, String)> {
+    status
+        .universes
+        .iter()
+        .map(|u| {
+            let badge = match u.state {
+                UniverseState::Built { .. } => "built",
+                UniverseState::NotBuilt => "not built",
+                UniverseState::Unreadable { .. } => "unreadable",
+            };
+            (u.profile.clone(), badge.to_string())
+        })
+        .collect()
+}
+
+/// Everything the tests look at, collected before the session closes.
+#[derive(Debug, Default)]
+struct Seen {
+    home_tools: Vec<(String, String)>,
+    tools: Vec<Row>,
+    universes: Vec<Row>,
+    guide: String,
+    data_dir: String,
+    /// (nav link id, the page's heading after clicking it)
+    headings: Vec<(String, String)>,
+}
+
+/// Drives Home → Settings, reading the status as rendered, and takes screenshots named `<prefix>-…`.
+async fn walk(app: &App, status: &SystemStatus, prefix: &str) -> Result<Seen> {
+    let mut seen = Seen {
+        guide: app.text("#first-start").await?,
+        ..Seen::default()
+    };
+    for t in &status.tools {
+        let state = app
+            .text(&format!("#home-tool-{} [data-field=state]", t.name))
+            .await?;
+        seen.home_tools.push((t.name.clone(), state));
+    }
+    app.screenshot(&format!("{prefix}-home")).await?;
+    app.click("#nav-settings").await?;
+    for t in &status.tools {
+        let row = format!("#tool-{}", t.name);
+        seen.tools.push((
+            t.name.clone(),
+            app.text(&format!("{row} [data-field=state]")).await?,
+            app.text(&format!("{row} [data-field=detail]")).await?,
+        ));
+    }
+    for u in &status.universes {
+        let row = format!("#universe-{}", u.profile);
+        seen.universes.push((
+            u.profile.clone(),
+            app.text(&format!("{row} [data-field=state]")).await?,
+            app.text(&format!("{row} [data-field=detail]")).await?,
+        ));
+    }
+    seen.data_dir = app.text("#sys-data-dir").await?;
+    app.screenshot(&format!("{prefix}-system")).await?;
+    for nav in ["runs", "results", "tasks", "home"] {
+        app.click(&format!("#nav-{nav}")).await?;
+        let heading = app.text(&format!("#page[data-route={nav}] h1")).await?;
+        seen.headings.push((nav.to_string(), heading));
+    }
+    Ok(seen)
+}
+
+/// Launches the app with `env`, walks it, closes it, and only then returns what it saw.
+async fn observe(env: &BTreeMap<String, String>, prefix: &str) -> (SystemStatus, Seen) {
+    let status = core_status(env);
+    let app = App::launch(env).await.expect("app launches");
+    let seen = walk(&app, &status, prefix).await;
+    app.close().await;
+    (status, seen.expect("the app renders the system status"))
+}
+
+fn base_env(project: &Path, data: &Path) -> BTreeMap<String, String> {
+    BTreeMap::from([
+        (
+            "CRUCIBLE_PROJECT_DIR".to_string(),
+            project.display().to_string(),
+        ),
+        ("CRUCIBLE_DATA_DIR".to_string(), data.display().to_string()),
+    ])
+}
+
+#[tokio::test]
+#[ignore = "needs the built app, tauri-driver, WebKitWebDriver and an X display; run .ci/e2e"]
+async fn system_page_shows_what_the_core_reports() {
+    let data = tempfile::tempdir().unwrap();
+    let env = base_env(&workspace_root(), data.path());
+    let (status, seen) = observe(&env, "status").await;
+
+    assert_eq!(
+        seen.tools,
+        expected_tools(&status),
+        "Settings → System tool rows"
+    );
+    let home: Vec<(String, String)> = expected_tools(&status)
+        .into_iter()
+        .map(|(n, s, _)| (n, s))
+        .collect();
+    assert_eq!(seen.home_tools, home, "home page tool badges");
+    let universes: Vec<(String, String)> = seen
+        .universes
+        .iter()
+        .map(|(p, s, _)| (p.clone(), s.clone()))
+        .collect();
+    assert_eq!(universes, expected_universe_badges(&status));
+    assert_eq!(seen.data_dir, data.path().display().to_string());
+    let headings: Vec<(&str, &str)> = seen
+        .headings
+        .iter()
+        .map(|(n, h)| (n.as_str(), h.as_str()))
+        .collect();
+    assert_eq!(
+        headings,
+        [
+            ("runs", "Runs"),
+            ("results", "Results"),
+            ("tasks", "Tasks"),
+            ("home", "Welcome to Crucible")
+        ],
+        "every nav entry opens its page"
+    );
+    assert!(
+        seen.guide.contains("Add a real model"),
+        "first-start guide: {}",
+        seen.guide
+    );
+}
+
+#[tokio::test]
+#[ignore = "needs the built app, tauri-driver, WebKitWebDriver and an X display; run .ci/e2e"]
+async fn found_missing_and_built_states_render() {
+    // A project with a built bsc universe, a fake Anvil that exists and a Deno that does not.
+    let (project_dir, data) = (tempfile::tempdir().unwrap(), tempfile::tempdir().unwrap());
+    let project = project_dir.path();
+    let bsc = project.join("assets/universe/bsc");
+    std::fs::create_dir_all(&bsc).unwrap();
+    std::fs::write(
+        bsc.join("manifest.json"),
+        r#"{"chain_id":56,"contracts":{"WBNB":"0x1","CAKE":"0x2"}}"#,
+    )
+    .unwrap();
+    let anvil = project.join("anvil");
+    std::fs::write(&anvil, "#!/bin/sh\n").unwrap();
+    use std::os::unix::fs::PermissionsExt;
+    std::fs::set_permissions(&anvil, std::fs::Permissions::from_mode(0o755)).unwrap();
+    let mut env = base_env(project, data.path());
+    env.insert("CRUCIBLE_ANVIL".into(), anvil.display().to_string());
+    env.insert("CRUCIBLE_DENO".into(), "/nonexistent/deno".into());
+
+    let (status, seen) = observe(&env, "states").await;
+
+    assert_eq!(seen.tools, expected_tools(&status));
+    assert_eq!(
+        seen.tools[0],
+        ("anvil".into(), "found".into(), anvil.display().to_string())
+    );
+    let (_, deno_state, deno_detail) = &seen.tools[1];
+    assert_eq!(deno_state, "missing");
+    assert!(
+        deno_detail.contains("/nonexistent/deno") && deno_detail.contains("npm ci"),
+        "{deno_detail}"
+    );
+    assert_eq!(
+        seen.universes,
+        vec![
+            ("bsc".into(), "built".into(), "chain 56, 2 contracts".into()),
+            (
+                "eth".into(),
+                "not built".into(),
+                "crucible universe build --profile eth".into()
+            ),
+        ]
+    );
+}
+
+#[tokio::test]
+#[ignore = "needs the built app, tauri-driver, WebKitWebDriver and an X display; run .ci/e2e"]
+async fn broken_config_file_shows_a_config_error_not_a_crash() {
+    // dirs::config_dir() follows XDG_CONFIG_HOME, so this is the file the app reads at start.
+    let (xdg, data) = (tempfile::tempdir().unwrap(), tempfile::tempdir().unwrap());
+    let file = xdg.path().join("crucible/config.json");
+    std::fs::create_dir_all(file.parent().unwrap()).unwrap();
+    std::fs::write(&file, "{\"anvil_port\": \"not a port\"}").unwrap();
+    let mut env = base_env(&workspace_root(), data.path());
+    env.insert("XDG_CONFIG_HOME".into(), xdg.path().display().to_string());
+
+    let app = App::launch(&env).await.expect("app launches");
+    let seen = async {
+        let home = (
+            app.attr("#status-error", "data-kind").await?,
+            app.text("#status-error").await?,
+        );
+        app.screenshot("config-error-home").await?;
+        app.click("#nav-settings").await?;
+        let settings = app.attr("#status-error", "data-kind").await?;
+        anyhow::Ok((home, settings))
+    }
+    .await;
+    app.close().await;
+    let ((kind, text), settings_kind) = seen.expect("the error box renders");
+
+    assert_eq!(kind, "config");
+    assert_eq!(settings_kind, "config");
+    assert!(
+        text.contains(&file.display().to_string()),
+        "names the file: {text}"
+    );
+    assert!(text.contains("expected u16"), "says what is wrong: {text}");
+}

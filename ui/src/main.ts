@@ -1,0 +1,52 @@
+// Entry point: a hash router over the left nav. Each page renders into #page.
+import "./style.css";
+import { getSystemStatus } from "./ipc";
+import { renderEmpty } from "./pages/empty";
+import { renderHome } from "./pages/home";
+import { renderSettings } from "./pages/settings";
+
+type Route = "home" | "runs" | "results" | "tasks" | "settings";
+
+const pages: Record<Route, (root: HTMLElement) => void | Promise<void>> = {
+  home: renderHome,
+  runs: (root) =>
+    renderEmpty(root, "Runs", "No runs yet. Runs you launch will be listed here with their progress, cost and status.",
+      "Launching runs from the app is not available yet; the crucible command line is the way for now."),
+  results: (root) =>
+    renderEmpty(root, "Results", "Leaderboards, quadrant plots and per-sample traces of finished runs will appear here.",
+      "There are no finished runs to show."),
+  tasks: (root) =>
+    renderEmpty(root, "Tasks", "Browse the benchmark tasks and preview them with sampled parameters.",
+      "Task files live in the project's tasks/ directory."),
+  settings: renderSettings,
+};
+
+function routeOf(hash: string): Route {
+  const name = hash.replace(/^#\/?/, "").split("/")[0];
+  return name in pages && name !== "" ? (name as Route) : "home";
+}
+
+function show(): void {
+  const route = routeOf(window.location.hash);
+  for (const a of document.querySelectorAll<HTMLAnchorElement>("nav a[data-route]")) {
+    if (a.dataset.route === route) a.setAttribute("aria-current", "page");
+    else a.removeAttribute("aria-current");
+  }
+  const page = document.getElementById("page")!;
+  page.dataset.route = route;
+  // Pages mount their skeleton synchronously and fill it in when data arrives; a late answer
+  // for a page the user already left lands in detached elements and is dropped.
+  void pages[route](page);
+}
+
+window.addEventListener("hashchange", () => {
+  show();
+  // Keyboard and screen-reader users land on the new page, not back at the top of the nav.
+  document.getElementById("page")!.focus({ preventScroll: true });
+});
+show();
+
+// The version in the nav foot; failures show on the pages that need the status, not here.
+void getSystemStatus().then((r) => {
+  if (r.ok) document.getElementById("nav-version")!.textContent = `v${r.value.version}`;
+});

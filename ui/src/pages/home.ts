@@ -1,0 +1,40 @@
+// Home: the first-start guide and a short tool status, so a new user sees at once what works.
+import { h, mount } from "../dom";
+import { getSystemStatus } from "../ipc";
+import { errorBox, toolSummary } from "../status-view";
+
+export async function renderHome(root: HTMLElement): Promise<void> {
+  const statusBox = h("div", { id: "home-status", "aria-live": "polite" }, h("p", { class: "muted" }, "Checking tools…"));
+  mount(
+    root,
+    h("header", { class: "page-head" }, h("h1", {}, "Welcome to Crucible"),
+      h("p", { class: "lede" },
+        "Execution-grounded evaluation of LLM agents on EVM-QuestBench, Intent2Tx and PILOT-Bench. ",
+        "Everything runs offline on a local chain and a seeded tool simulator; a real model is optional."),
+    ),
+    h("section", { class: "card", id: "first-start" },
+      h("h2", {}, "Getting started"),
+      h("ol", { class: "steps" },
+        h("li", {}, h("strong", {}, "Check the tools. "),
+          "Anvil (local chain) and Deno (TypeScript sandbox) come with the project's npm packages: run ",
+          h("code", {}, "npm ci"), " in the project directory. The status below updates when you reopen this page."),
+        h("li", {}, h("strong", {}, "Build the offline universes. "),
+          h("code", {}, "crucible universe build --profile bsc"), " and ",
+          h("code", {}, "--profile eth"), " deploy the canonical contracts once; runs then start from the saved state."),
+        h("li", {}, h("strong", {}, "Try the built-in agents. "),
+          "Reference solvers and fault-injecting variants need no key and no network; they fill every leaderboard and chart."),
+        h("li", {}, h("strong", {}, "Add a real model. "),
+          "A model needs a provider: an OpenAI-compatible base URL (OpenAI, OpenRouter, a local Ollama at ",
+          h("code", {}, "http://localhost:11434/v1"), " or vLLM), Anthropic or Gemini, plus a key where the provider needs one. ",
+          "Keys are read from the OS keychain or from environment variables and are never stored in results or exports. ",
+          "Provider settings will live under Settings → Providers."),
+      ),
+    ),
+    h("section", { class: "card" },
+      h("div", { class: "card-head" }, h("h2", {}, "Status"), h("a", { href: "#/settings", class: "small" }, "Details in Settings → System")),
+      statusBox,
+    ),
+  );
+  const result = await getSystemStatus();
+  mount(statusBox, result.ok ? toolSummary(result.value) : errorBox(result.error));
+}

@@ -1,0 +1,185 @@
+// Frontend-only tests: the built UI (vite preview of ui/dist) in headless Chromium, with the Tauri
+// IPC replaced by @tauri-apps/api/mocks. They cover what the real E2E (tests/e2e) cannot easily
+// reach: every rendering of a status, error kinds, a non-{kind,message} rejection, and that
+// text from the file system is never interpreted as HTML. Run: npm --prefix ui test (after build).
+import { test, before, after } from "node:test";
+import assert from "node:assert/strict";
+import { spawn } from "node:child_process";
+import { existsSync, mkdirSync, readFileSync } from "node:fs";
+import { createServer } from "node:net";
+import { dirname, join } from "node:path";
+import { fileURLToPath } from "node:url";
+import { chromium } from "playwright-core";
+
+const uiDir = join(dirname(fileURLToPath(import.meta.url)), "..");
+const chromiumPath = process.env.CHROMIUM ?? "/usr/bin/chromium";
+const shots = join(uiDir, "..", "target", "e2e-screenshots");
+
+let preview;
+let browser;
+let baseUrl;
+
+function freePort() {
+  return new Promise((resolve, reject) => {
+    const srv = createServer();
+    srv.once("error", reject);
+    srv.listen(0, "127.0.0.1", () => {
+      const { port } = srv.address();
+      srv.close(() => resolve(port));
+    });
+  });
+}
+
+async function waitForHttp(url, ms) {
+  const deadline = Date.now() + ms;
+  for (;;) {
+    try {
+      if ((await fetch(url)).ok) return;
+    } catch {
+      // not listening yet
+    }
+    if (Date.now() > deadline) throw new Error(`vite preview did not answer at ${url} within ${ms} ms`);
+    await new Promise((r) => setTimeout(r, 100));
+  }
+}
+
+// The mocks module has no imports; turn its ESM export into a global for an init script.
+const mocksSource = readFileSync(fileURLToPath(import.meta.resolve("@tauri-apps/api/mocks")), "utf8")
+  .replace(/export\s*\{([^}]*)\};?/, "window.__TAURI_MOCKS__ = {$1};");
+
+before(async () => {
+  if (!existsSync(join(uiDir, "dist", "index.html"))) {
+    throw new Error("ui/dist is missing; run `npm --prefix ui run build` first");
+  }
+  if (!existsSync(chromiumPath)) {
+    throw new Error(`${chromiumPath} not found; install it with \`apt-get install chromium\` or set CHROMIUM`);
+  }
+  const port = await freePort();
+  baseUrl = `http://127.0.0.1:${port}`;
+  // Spawn node on vite's bin directly: killing an `npx` wrapper would orphan vite.
+  preview = spawn(process.execPath, [join(uiDir, "node_modules/vite/bin/vite.js"), "preview",
+    "--host", "127.0.0.1", "--port", String(port), "--strictPort"], { cwd: uiDir, stdio: "ignore" });
+  await waitForHttp(baseUrl, 15000);
+  browser = await chromium.launch({
+    executablePath: chromiumPath,
+    args: ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
+      "--disable-background-networking", "--disable-component-update", "--disable-sync"],
+  });
+});
+
+after(async () => {
+  await browser?.close();
+  preview?.kill("SIGTERM");
+});
+
+/**
+ * Opens `hash` with the IPC mocked by `handler(cmd, args)`, which returns `{ ok: value }` to
+ * resolve or `{ reject: value }` to reject. Returns the page and the list of calls made.
+ */
+async function open(hash, handler) {
+  const page = await browser.newPage({ viewport: { width: 1200, height: 760 } });
+  const calls = [];
+  await page.exposeFunction("__ipc", (cmd, args) => {
+    calls.push(cmd);
+    return handler(cmd, args);
+  });
+  await page.addInitScript({
+    content: `${mocksSource}
+      window.__TAURI_MOCKS__.mockIPC(async (cmd, args) => {
+        const r = await window.__ipc(cmd, args);
+        if ("reject" in r) throw r.reject;
+        return r.ok;
+      });`,
+  });
+  await page.goto(`${baseUrl}/${hash}`);
+  return { page, calls };
+}
+
+const STATUS = {
+  version: "0.1.0",
+  data_dir: "/data/crucible",
+  project_dir: "/src/crucible",
+  tools: [
+    { name: "anvil", purpose: "local EVM chain", location: { kind: "found", path: "/opt/anvil" } },
+    { name: "deno", purpose: "sandbox", location: { kind: "missing", message: "deno not found; install it with `npm ci`" } },
+    // Paths come from the file system: this one must render as text, not as an element.
+    { name: "bwrap", purpose: "isolation", location: { kind: "found", path: "/tmp/<img src=x onerror=alert(1)>/bwrap" } },
+  ],
+  universes: [
+    { profile: "bsc", manifest: "/src/crucible/assets/universe/bsc/manifest.json", state: { kind: "built", chain_id: 56, contracts: 40 } },
+    { profile: "eth", manifest: "/src/crucible/assets/universe/eth/manifest.json", state: { kind: "not_built" } },
+    { profile: "zz", manifest: "/src/crucible/assets/universe/zz/manifest.json", state: { kind: "unreadable", message: "manifest zz: not valid JSON" } },
+  ],
+};
+
+const rowText = (page, css) => page.locator(css).innerText();
+
+test("settings renders every tool and universe state", async () => {
+  const { page, calls } = await open("#/settings", () => ({ ok: STATUS }));
+  await page.locator("#tool-anvil").waitFor();
+  const cell = (row, field) => rowText(page, `${row} [data-field=${field}]`);
+  assert.deepEqual(
+    [await cell("#tool-anvil", "state"), await cell("#tool-anvil", "detail")],
+    ["found", "/opt/anvil"],
+  );
+  assert.deepEqual(
+    [await cell("#tool-deno", "state"), await cell("#tool-deno", "detail")],
+    ["missing", "deno not found; install it with `npm ci`"],
+  );
+  assert.equal(await cell("#tool-bwrap", "detail"), "/tmp/<img src=x onerror=alert(1)>/bwrap");
+  assert.equal(await page.locator("#tool-bwrap img").count(), 0, "file-system text is never parsed as HTML");
+  assert.deepEqual(
+    [await cell("#universe-bsc", "state"), await cell("#universe-bsc", "detail")],
+    ["built", "chain 56, 40 contracts"],
+  );
+  assert.deepEqual(
+    [await cell("#universe-eth", "state"), await cell("#universe-eth", "detail")],
+    ["not built", "crucible universe build --profile eth"],
+  );
+  assert.deepEqual(
+    [await cell("#universe-zz", "state"), await cell("#universe-zz", "detail")],
+    ["unreadable", "manifest zz: not valid JSON"],
+  );
+  assert.equal(await rowText(page, "#sys-data-dir"), "/data/crucible");
+  assert.equal(await rowText(page, "#nav-version"), "v0.1.0");
+  // Refresh asks again.
+  const before = calls.length;
+  await page.click("#refresh-status");
+  await page.waitForFunction(() => !document.querySelector("#refresh-status")?.hasAttribute("disabled"));
+  assert.equal(calls.length, before + 1);
+  assert.ok(calls.every((c) => c === "get_system_status"), `only get_system_status: ${calls}`);
+  mkdirSync(shots, { recursive: true });
+  await page.screenshot({ path: join(shots, "mock-settings.png"), timeout: 15000 });
+  await page.close();
+});
+
+test("a {kind, message} rejection shows an error box that switches on kind", async () => {
+  for (const [kind, advice] of [["config", "Fix or remove the config file"], ["internal", "bug in Crucible"]]) {
+    const { page } = await open("#/", () => ({ reject: { kind, message: `the ${kind} message` } }));
+    const box = page.locator("#status-error");
+    await box.waitFor();
+    assert.equal(await box.getAttribute("data-kind"), kind);
+    const text = await box.innerText();
+    assert.ok(text.includes(advice) && text.includes(`the ${kind} message`), text);
+    await page.close();
+  }
+});
+
+test("any other rejection is shown as kind internal with its text", async () => {
+  const { page } = await open("#/settings", () => ({ reject: "command get_system_status not found" }));
+  const box = page.locator("#status-error");
+  await box.waitFor();
+  assert.equal(await box.getAttribute("data-kind"), "internal");
+  assert.ok((await box.innerText()).includes("command get_system_status not found"));
+  await page.close();
+});
+
+test("unknown routes fall back to Home and the nav marks the current page", async () => {
+  const { page } = await open("#/no-such-page", () => ({ ok: STATUS }));
+  await page.locator("#first-start").waitFor();
+  assert.equal(await page.locator("nav a[aria-current=page]").getAttribute("id"), "nav-home");
+  await page.click("#nav-tasks");
+  assert.equal(await rowText(page, "#page h1"), "Tasks");
+  assert.equal(await page.locator("nav a[aria-current=page]").getAttribute("id"), "nav-tasks");
+  await page.close();
+});
