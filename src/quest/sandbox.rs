@@ -127,6 +127,7 @@ pub struct Sandbox {
     bwrap: PathBuf,
     node_modules: PathBuf,
     deno_dir: PathBuf,
+    ethers_bundle: PathBuf,
     limits: Limits,
 }
 
@@ -139,14 +140,26 @@ impl Sandbox {
     /// Resolves Deno, bubblewrap and the vendored node_modules from `config`.
     pub fn new(config: &Config) -> Result<Self, SandboxError> {
         let node_modules = config.node_modules();
-        if !node_modules.join("ethers/package.json").is_file() {
-            return Err(SandboxError::NoEthers(node_modules.join("ethers")));
+        let manifest = node_modules.join("ethers/package.json");
+        let version = std::fs::read_to_string(&manifest)
+            .ok()
+            .and_then(|t| serde_json::from_str::<Value>(&t).ok())
+            .and_then(|v| v.get("version")?.as_str().map(str::to_string))
+            .ok_or_else(|| SandboxError::NoEthers(node_modules.join("ethers")))?;
+        let deno = config.deno()?;
+        let ethers_bundle = config
+            .data_dir
+            .join("sandbox")
+            .join(format!("ethers-{version}.js"));
+        if !ethers_bundle.is_file() {
+            bundle_ethers(&deno, &node_modules, &version, &ethers_bundle)?;
         }
         Ok(Self {
-            deno: config.deno()?,
+            deno,
             bwrap: config.bwrap()?,
             node_modules,
             deno_dir: config.data_dir.join("deno-cache"),
+            ethers_bundle,
             limits: Limits::default(),
         })
     }
@@ -185,6 +198,13 @@ impl Sandbox {
         let agent_dir = work.path().join("work");
         std::fs::create_dir_all(&agent_dir).map_err(|e| SandboxError::Io(e.to_string()))?;
         write(work.path(), "runner.ts", RUNNER)?;
+        // `ethers` resolves to one pre-bundled file (one module to load instead of ~170);
+        // anything else from node_modules still resolves through package.json.
+        write(
+            work.path(),
+            "deno.json",
+            r#"{"imports":{"ethers":"./vendor/ethers.js"}}"#,
+        )?;
         write(
             work.path(),
             "package.json",
@@ -266,6 +286,8 @@ impl Sandbox {
             &work.join("package.json"),
             "/sandbox/package.json",
         );
+        bind_ro(&mut cmd, &work.join("deno.json"), "/sandbox/deno.json");
+        bind_ro(&mut cmd, &self.ethers_bundle, "/sandbox/vendor/ethers.js");
         bind_ro(&mut cmd, &work.join("runner.ts"), "/sandbox/runner.ts");
         // The module is written here after start-up; the directory is read-only inside.
         bind_ro(&mut cmd, &work.join("work"), "/sandbox/work");
@@ -376,6 +398,46 @@ impl Prepared {
             logs,
         })
     }
+}
+
+/// Bundles the vendored ethers into one ES module with `deno bundle` (offline: it resolves from
+/// the project's node_modules), written atomically so concurrent first uses are safe.
+fn bundle_ethers(
+    deno: &Path,
+    node_modules: &Path,
+    version: &str,
+    out: &Path,
+) -> Result<(), SandboxError> {
+    let io = |e: std::io::Error| SandboxError::Io(format!("bundling ethers: {e}"));
+    let dir = tempfile::tempdir().map_err(io)?;
+    std::os::unix::fs::symlink(node_modules, dir.path().join("node_modules")).map_err(io)?;
+    write(
+        dir.path(),
+        "package.json",
+        &format!(r#"{{"private":true,"type":"module","dependencies":{{"ethers":"{version}"}}}}"#),
+    )?;
+    write(dir.path(), "entry.ts", "export * from \"ethers\";\n")?;
+    let target = dir.path().join("ethers.js");
+    let status = std::process::Command::new(deno)
+        .current_dir(dir.path())
+        .env("DENO_NO_UPDATE_CHECK", "1")
+        .env("NO_COLOR", "1")
+        .args(["bundle", "--quiet", "--no-lock", "--platform", "deno", "-o"])
+        .arg(&target)
+        .arg("entry.ts")
+        .output()
+        .map_err(io)?;
+    if !status.status.success() || !target.is_file() {
+        return Err(SandboxError::Io(format!(
+            "bundling ethers failed: {}",
+            String::from_utf8_lossy(&status.stderr).trim()
+        )));
+    }
+    let parent = out.parent().expect("bundle path has a parent");
+    std::fs::create_dir_all(parent).map_err(io)?;
+    let tmp = parent.join(format!(".ethers-{}.tmp", std::process::id()));
+    std::fs::copy(&target, &tmp).map_err(io)?;
+    std::fs::rename(&tmp, out).map_err(io)
 }
 
 fn write(dir: &Path, name: &str, text: &str) -> Result<(), SandboxError> {
