@@ -71,11 +71,14 @@ pub struct ChainBench {
     pub signed_transfers_per_s: f64,
 }
 
-/// Measures the chain on the bsc universe.
-pub async fn chain(config: &Config) -> anyhow::Result<ChainBench> {
+/// Measures the chain on the bsc universe with `boots_n` boots; the default scale (15) also does
+/// 200 snapshot/revert pairs and 500 signed transfers (both scale with `boots_n`).
+pub async fn chain(config: &Config, boots_n: usize) -> anyhow::Result<ChainBench> {
     let profile = Profile::Bsc;
+    let boots_n = boots_n.max(1);
+    let (snaps_n, sends_n) = (boots_n * 40 / 3, boots_n * 100 / 3);
     let mut boots = Vec::new();
-    for _ in 0..15 {
+    for _ in 0..boots_n {
         let (c, _) = universe::boot(config, profile).await?;
         boots.push(c.anvil().boot);
     }
@@ -89,7 +92,7 @@ pub async fn chain(config: &Config) -> anyhow::Result<ChainBench> {
         ..Default::default()
     };
     let mut snaps = Vec::new();
-    for _ in 0..200 {
+    for _ in 0..snaps_n.max(1) {
         let s = c.snapshot().await?;
         c.send_signed(&key, &transfer).await?;
         let t = Instant::now();
@@ -100,13 +103,13 @@ pub async fn chain(config: &Config) -> anyhow::Result<ChainBench> {
     }
     let mut sends = Vec::new();
     let all = Instant::now();
-    for _ in 0..500 {
+    for _ in 0..sends_n.max(1) {
         let t = Instant::now();
         let r = c.send_signed(&key, &transfer).await?;
         anyhow::ensure!(r.success, "transfer reverted");
         sends.push(t.elapsed());
     }
-    let per_s = 500.0 / all.elapsed().as_secs_f64();
+    let per_s = sends.len() as f64 / all.elapsed().as_secs_f64();
     Ok(ChainBench {
         profile,
         boot: Figure::of(&boots),

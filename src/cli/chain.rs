@@ -35,6 +35,9 @@ pub enum BenchCmd {
         /// Print JSON.
         #[arg(long)]
         json: bool,
+        /// Boots to measure (snapshot/revert pairs and transfers scale with it).
+        #[arg(long, default_value_t = 15)]
+        runs: usize,
     },
     /// Sandbox start→result for a module that builds an ERC-20 transfer with ethers.
     Sandbox {
@@ -116,8 +119,8 @@ pub async fn universe(config: &Config, cmd: UniverseCmd) -> Result<()> {
 /// Runs `crucible bench …`.
 pub async fn bench(config: &Config, cmd: BenchCmd) -> Result<()> {
     let (report, json) = match cmd {
-        BenchCmd::Chain { json } => (
-            serde_json::to_value(crucible::bench::chain(config).await?)?,
+        BenchCmd::Chain { json, runs } => (
+            serde_json::to_value(crucible::bench::chain(config, runs).await?)?,
             json,
         ),
         BenchCmd::Sandbox { json, runs } => (

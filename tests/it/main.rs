@@ -3,6 +3,7 @@
 //! install hint; nothing is skipped silently.
 
 mod chain;
+mod cli;
 mod intent;
 mod pilot;
 mod sandbox;

@@ -469,3 +469,66 @@ async fn a_missing_universe_says_how_to_build_it() {
         .to_string()
         .contains("expected bsc or eth"));
 }
+
+sol! {
+    interface INft {
+        function approve(address to, uint256 id) external;
+        function setApprovalForAll(address operator, bool approved) external;
+    }
+}
+
+#[tokio::test]
+async fn nft_approval_reads_follow_real_approvals() {
+    let cfg = config();
+    let (chain, m) = universe::boot(&cfg, Profile::Bsc).await.unwrap();
+    let key = agent(&m);
+    let (squad, nft) = (
+        m.contract("PancakeSquad").unwrap(),
+        m.contract("erc721_token").unwrap(),
+    );
+    let spender = Address::with_last_byte(0x51);
+    assert_eq!(
+        chain
+            .erc721_approved(squad, U256::from(1u64))
+            .await
+            .unwrap(),
+        Address::ZERO
+    );
+    let approve = INft::approveCall {
+        to: spender,
+        id: U256::from(1u64),
+    };
+    assert!(
+        chain
+            .send_signed(&key, &TxRequest::call(squad, approve.abi_encode()))
+            .await
+            .unwrap()
+            .success
+    );
+    assert_eq!(
+        chain
+            .erc721_approved(squad, U256::from(1u64))
+            .await
+            .unwrap(),
+        spender
+    );
+    assert!(!chain
+        .approved_for_all(nft, key.address(), spender)
+        .await
+        .unwrap());
+    let all = INft::setApprovalForAllCall {
+        operator: spender,
+        approved: true,
+    };
+    assert!(
+        chain
+            .send_signed(&key, &TxRequest::call(nft, all.abi_encode()))
+            .await
+            .unwrap()
+            .success
+    );
+    assert!(chain
+        .approved_for_all(nft, key.address(), spender)
+        .await
+        .unwrap());
+}

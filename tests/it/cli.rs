@@ -1,0 +1,101 @@
+//! The foundation's CLI surface through the real binary: the exact JSON names later issues and
+//! external scripts rely on, and clear errors for bad arguments.
+
+use std::process::Command;
+
+use serde_json::Value;
+
+fn crucible(args: &[&str]) -> (bool, Value, String) {
+    let out = Command::new(env!("CARGO_BIN_EXE_crucible"))
+        .args(args)
+        .env_remove("RUST_BACKTRACE")
+        .env(
+            "CRUCIBLE_DATA_DIR",
+            std::env::temp_dir().join(format!("crucible-cli-{}", std::process::id())),
+        )
+        .output()
+        .unwrap();
+    let stdout = String::from_utf8_lossy(&out.stdout).to_string();
+    let json = serde_json::from_str(&stdout).unwrap_or(Value::Null);
+    (
+        out.status.success(),
+        json,
+        String::from_utf8_lossy(&out.stderr).to_string(),
+    )
+}
+
+fn keys(v: &Value) -> Vec<&str> {
+    let mut k: Vec<&str> = v.as_object().unwrap().keys().map(String::as_str).collect();
+    k.sort();
+    k
+}
+
+#[test]
+fn universe_check_json_has_the_documented_shape() {
+    for profile in ["bsc", "eth"] {
+        let (ok, v, err) = crucible(&["universe", "check", "--profile", profile, "--json"]);
+        assert!(ok, "{err}");
+        assert_eq!(
+            keys(&v),
+            ["boot_ms", "chain_id", "contracts", "profile", "smoke"]
+        );
+        assert_eq!(v["profile"], profile);
+        let c = &v["contracts"][0];
+        assert_eq!(keys(c), ["address", "has_code", "name"]);
+        assert!(v["contracts"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .all(|c| c["has_code"] == true));
+        assert_eq!(v["smoke"]["ok"], true);
+        for k in [
+            "wrap_before",
+            "wrap_after",
+            "swap_before",
+            "swap_after",
+            "swap_quote",
+        ] {
+            assert!(v["smoke"][k].is_string(), "{k}");
+        }
+    }
+}
+
+#[test]
+fn bench_commands_print_median_and_p90_figures() {
+    let (ok, v, err) = crucible(&["bench", "chain", "--json", "--runs", "3"]);
+    assert!(ok, "{err}");
+    for k in ["boot", "snapshot_revert", "signed_transfer"] {
+        assert_eq!(keys(&v[k]), ["median_ms", "min_ms", "n", "p90_ms"], "{k}");
+        assert!(v[k]["median_ms"].as_f64().unwrap() > 0.0);
+    }
+    assert!(v["signed_transfers_per_s"].as_f64().unwrap() > 0.0);
+    let (ok, v, err) = crucible(&["bench", "sandbox", "--json", "--runs", "2"]);
+    assert!(ok, "{err}");
+    assert_eq!(v["start_to_result"]["n"], 2);
+    assert_eq!(v["prepared_to_result"]["n"], 2);
+}
+
+#[test]
+fn a_bad_profile_is_a_clear_error() {
+    let (ok, _, err) = crucible(&["universe", "check", "--profile", "polygon"]);
+    assert!(!ok);
+    assert!(
+        err.contains("unknown profile \"polygon\"") && err.contains("bsc or eth"),
+        "{err}"
+    );
+}
+
+#[test]
+fn the_sandbox_command_runs_a_module_file() {
+    let dir = tempfile::tempdir().unwrap();
+    let f = dir.path().join("agent.ts");
+    std::fs::write(&f, "export async function executeSkill(url: string, me: string, c: Record<string, string>) { return { to: c.WBNB, value: \"1\", me }; }\n").unwrap();
+    let (ok, v, err) = crucible(&["sandbox", f.to_str().unwrap()]);
+    assert!(ok, "{err}");
+    assert_eq!(
+        v["outcome"]["Ok"]["to"].as_str().unwrap().to_lowercase(),
+        "0xbb4cdb9cbd36b01bd1cbaebf2de08d9173bc095c"
+    );
+    let (ok, _, err) = crucible(&["sandbox", "/nonexistent/agent.ts"]);
+    assert!(!ok && err.contains("/nonexistent/agent.ts"), "{err}");
+}
