@@ -70,7 +70,7 @@ pub async fn universe(config: &Config, cmd: UniverseCmd) -> Result<()> {
         UniverseCmd::Build { profile } => {
             let profile: Profile = profile.parse()?;
             let report = universe::build(config, profile).await?;
-            println!(
+            out!(
                 "built {} universe in {:.0} ms: {} contracts, {} pairs, genesis {} bytes -> {}",
                 profile,
                 report.build_ms,
@@ -84,14 +84,16 @@ pub async fn universe(config: &Config, cmd: UniverseCmd) -> Result<()> {
             let profile: Profile = profile.parse()?;
             let report = universe::check(config, profile).await?;
             if json {
-                println!("{}", serde_json::to_string_pretty(&report)?);
+                out!("{}", serde_json::to_string_pretty(&report)?);
             } else {
-                println!(
+                out!(
                     "{} (chain id {}) booted in {:.1} ms",
-                    report.profile, report.chain_id, report.boot_ms
+                    report.profile,
+                    report.chain_id,
+                    report.boot_ms
                 );
                 for c in &report.contracts {
-                    println!(
+                    out!(
                         "  {:<24} {} {}",
                         c.name,
                         c.address,
@@ -99,13 +101,18 @@ pub async fn universe(config: &Config, cmd: UniverseCmd) -> Result<()> {
                     );
                 }
                 let s = &report.smoke;
-                println!(
+                out!(
                     "  wrap 1 {}: {} -> {}",
-                    s.wrapped, s.wrap_before, s.wrap_after
+                    s.wrapped,
+                    s.wrap_before,
+                    s.wrap_after
                 );
-                println!(
+                out!(
                     "  swap 1 native -> {}: quote {}, {} -> {}",
-                    s.swap_token, s.swap_quote, s.swap_before, s.swap_after
+                    s.swap_token,
+                    s.swap_quote,
+                    s.swap_before,
+                    s.swap_after
                 );
             }
             if !report.smoke.ok {
@@ -131,9 +138,9 @@ pub async fn bench(config: &Config, cmd: BenchCmd) -> Result<()> {
         BenchCmd::Intent2tx(args) => return super::intent::bench(args),
     };
     if json {
-        println!("{}", serde_json::to_string_pretty(&report)?);
+        out!("{}", serde_json::to_string_pretty(&report)?);
     } else {
-        println!("{report:#}");
+        out!("{report:#}");
     }
     Ok(())
 }
@@ -144,6 +151,6 @@ pub async fn sandbox(config: &Config, args: SandboxArgs) -> Result<()> {
         .with_context(|| format!("reading {}", args.file.display()))?;
     let profile: Profile = args.profile.parse()?;
     let run = crucible::bench::run_module(config, profile, &code).await?;
-    println!("{}", serde_json::to_string_pretty(&run)?);
+    out!("{}", serde_json::to_string_pretty(&run)?);
     Ok(())
 }

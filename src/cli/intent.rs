@@ -3,18 +3,13 @@
 use std::path::PathBuf;
 
 use anyhow::{Context, Result};
+
+use super::emit;
 use clap::{Args, Subcommand};
 use crucible::intent::generate::{generate, GenerateOptions, FUNDING};
 use crucible::intent::import::{import_file, load_clean, write_jsonl};
 use crucible::intent::{build_prompt, score_text, AddressBook, Retriever, Setting};
 use serde_json::json;
-
-/// `println!` that ends quietly when stdout is a closed pipe (`| head`) instead of panicking.
-macro_rules! out {
-    ($($t:tt)*) => {
-        emit(&format!("{}\n", format_args!($($t)*)))?
-    };
-}
 
 /// `crucible intent2tx`.
 #[derive(Debug, Subcommand)]
@@ -286,16 +281,6 @@ pub fn intent2tx(cmd: Intent2txCmd) -> Result<()> {
         }
     }
     Ok(())
-}
-
-/// Writes to stdout; a closed pipe (`| head`) ends the output quietly instead of panicking.
-fn emit(text: &str) -> Result<()> {
-    use std::io::Write;
-    let mut out = std::io::stdout().lock();
-    match out.write_all(text.as_bytes()).and_then(|_| out.flush()) {
-        Err(e) if e.kind() == std::io::ErrorKind::BrokenPipe => Ok(()),
-        other => Ok(other?),
-    }
 }
 
 /// Runs `crucible bench intent2tx`.

@@ -168,10 +168,14 @@ fn load(config: &Config, dir: Option<PathBuf>) -> Result<TaskLibrary> {
 }
 
 fn print(value: &Value, json_out: bool, text: impl FnOnce() -> String) {
-    if json_out {
-        println!("{}", serde_json::to_string_pretty(value).expect("json"));
+    let text = if json_out {
+        serde_json::to_string_pretty(value).expect("a serde_json::Value always serialises")
     } else {
-        println!("{}", text());
+        text()
+    };
+    // Only a closed pipe is swallowed; anything else is a real failure worth a message.
+    if let Err(e) = super::emit(&format!("{text}\n")) {
+        eprintln!("error: {e}");
     }
 }
 
