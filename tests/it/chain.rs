@@ -281,3 +281,19 @@ async fn the_same_transaction_replayed_after_a_revert_is_mined_again() {
         assert!(chain.send_signed(&signer, &tx).await.unwrap().success);
     }
 }
+
+#[tokio::test]
+async fn anvil_runs_under_the_configured_address_space_cap() {
+    let mut spec = AnvilSpec::new(config().anvil().unwrap(), 1);
+    spec.memory_mib = 3000;
+    let chain = Chain::start(spec).await.unwrap();
+    let limits = std::fs::read_to_string(format!("/proc/{}/limits", chain.anvil().pid())).unwrap();
+    let line = limits
+        .lines()
+        .find(|l| l.starts_with("Max address space"))
+        .unwrap();
+    assert!(
+        line.contains(&(3000u64 * 1024 * 1024).to_string()),
+        "{line}"
+    );
+}
