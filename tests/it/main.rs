@@ -4,6 +4,7 @@
 
 mod chain;
 mod intent;
+mod llm;
 mod pilot;
 mod sandbox;
 mod seam;
