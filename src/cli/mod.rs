@@ -3,7 +3,9 @@
 
 mod chain;
 mod intent;
+mod models;
 pub mod pilot;
 
 pub use chain::{bench, sandbox, universe, BenchCmd, SandboxArgs, UniverseCmd};
 pub use intent::{intent2tx, BenchIntentArgs, Intent2txCmd};
+pub use models::{models, ModelsCmd};

@@ -10,12 +10,14 @@ mod agent;
 mod cache;
 mod limiter;
 mod price;
+mod probe;
 mod provider;
 mod retry;
 
 pub use agent::{CallRecord, ModelAgent, ModelSpec};
 pub use cache::{CacheKey, ResponseCache};
 pub use limiter::{AdaptiveLimiter, Aimd, Permit};
+pub use probe::{probe, ProbeReport, PROBE_PROMPT};
 pub use price::{Budget, ModelPrice, PriceTable, DEFAULT_PRICES};
 pub use provider::{
     decode, encode, error_message, ApiKey, Completion, DecodeError, ModelSettings, Provider,

@@ -672,6 +672,12 @@ async fn a_model_agent_runs_real_pilot_and_intent_samples_through_the_seam() {
             "{instance}: one HTTP call per assistant turn"
         );
         assert_eq!(model.calls().len(), turns);
+        if bench.name() == "pilot" {
+            assert!(
+                turns >= 2,
+                "{instance}: a multi-turn tool episode, {turns} turns"
+            );
+        }
         assert!(model.total_cost() > 0.0);
         let stream =
             serde_json::to_string(&events).unwrap() + &serde_json::to_string(&rec).unwrap();
@@ -698,5 +704,103 @@ async fn a_model_agent_runs_real_pilot_and_intent_samples_through_the_seam() {
     assert!(
         why.contains("gave up after 4 attempts") && why.contains("HTTP 503: overloaded"),
         "{why}"
+    );
+}
+
+async fn crucible_models_test(args: &[&str], env: &[(&str, &str)]) -> (i32, Value, String) {
+    let mut cmd = tokio::process::Command::new(env!("CARGO_BIN_EXE_crucible"));
+    cmd.args(["models", "test"]).args(args).arg("--json");
+    for var in [
+        "OPENAI_API_KEY",
+        "CRUCIBLE_API_KEY",
+        "ANTHROPIC_API_KEY",
+        "GEMINI_API_KEY",
+    ] {
+        cmd.env_remove(var);
+    }
+    cmd.envs(env.iter().copied());
+    let out = cmd.output().await.unwrap();
+    let stdout = String::from_utf8_lossy(&out.stdout).to_string();
+    let stderr = String::from_utf8_lossy(&out.stderr).to_string();
+    let v: Value = serde_json::from_str(&stdout)
+        .unwrap_or_else(|e| panic!("not JSON ({e}): {stdout} / {stderr}"));
+    (out.status.code().unwrap_or(-1), v, stdout + &stderr)
+}
+
+#[tokio::test]
+async fn crucible_models_test_makes_one_call_and_reports_json() {
+    let server = Server::scripted(vec![openai_ok("ok")]).await;
+    let base = format!("{}/v1", server.url);
+    let (code, v, all) = crucible_models_test(
+        &[
+            "--provider",
+            "openai",
+            "--base-url",
+            &base,
+            "--model",
+            "gpt-4o-mini",
+            "--key-env",
+            "MY_TEST_KEY",
+        ],
+        &[("MY_TEST_KEY", SECRET)],
+    )
+    .await;
+    assert_eq!(code, 0, "{all}");
+    assert_eq!(v["ok"], json!(true));
+    assert_eq!(
+        v["usage"],
+        json!({"input_tokens": 1200, "output_tokens": 300})
+    );
+    assert_eq!(v["error"], Value::Null);
+    assert!(v["latency_ms"].is_u64());
+    let req = &server.requests()[0];
+    assert_eq!(
+        req.header("authorization"),
+        Some(format!("Bearer {SECRET}").as_str())
+    );
+    assert_eq!(req.body["max_tokens"], json!(16));
+    assert!(!all.contains(SECRET), "the key is never printed");
+
+    let server = Server::scripted(vec![reply(
+        401,
+        json!({"error": {"message": "invalid x-api-key"}}),
+    )])
+    .await;
+    let (code, v, _) = crucible_models_test(
+        &[
+            "--provider",
+            "anthropic",
+            "--base-url",
+            &server.url,
+            "--model",
+            "claude-3-5-haiku",
+        ],
+        &[("ANTHROPIC_API_KEY", SECRET)],
+    )
+    .await;
+    assert_eq!(code, 1);
+    assert_eq!(v["ok"], json!(false));
+    assert_eq!(
+        v["error"],
+        json!("anthropic model claude-3-5-haiku: HTTP 401: invalid x-api-key")
+    );
+
+    let (code, v, _) = crucible_models_test(
+        &["--provider", "gemini", "--model", "gemini-2.0-flash"],
+        &[],
+    )
+    .await;
+    assert_eq!(code, 1);
+    assert_eq!(
+        v["error"],
+        json!("no API key for gemini: set GEMINI_API_KEY or CRUCIBLE_API_KEY")
+    );
+    let (_, v, _) = crucible_models_test(&["--provider", "acme", "--model", "m"], &[]).await;
+    assert!(
+        v["error"]
+            .as_str()
+            .unwrap()
+            .contains("unknown provider \"acme\""),
+        "{v}"
     );
 }
