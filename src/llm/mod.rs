@@ -17,8 +17,8 @@ mod retry;
 pub use agent::{CallRecord, ModelAgent, ModelSpec};
 pub use cache::{CacheKey, ResponseCache};
 pub use limiter::{AdaptiveLimiter, Aimd, Permit};
-pub use probe::{probe, ProbeReport, PROBE_PROMPT};
 pub use price::{Budget, ModelPrice, PriceTable, DEFAULT_PRICES};
+pub use probe::{probe, ProbeReport, PROBE_PROMPT};
 pub use provider::{
     decode, encode, error_message, ApiKey, Completion, DecodeError, ModelSettings, Provider,
     SystemPrompt, Usage, Wire, WireRequest, ANTHROPIC_DEFAULT_MAX_TOKENS, ANTHROPIC_VERSION,

@@ -42,9 +42,11 @@ pub async fn probe(spec: ModelSpec, key: Option<ApiKey>) -> ProbeReport {
         ..RetryPolicy::default()
     };
     let result = match ModelAgent::new(spec, key).and_then(|a| a.with_policy(policy)) {
-        Ok(mut agent) => agent
-            .complete(&[Message::new(Role::User, PROBE_PROMPT)])
-            .await,
+        Ok(mut agent) => {
+            agent
+                .complete(&[Message::new(Role::User, PROBE_PROMPT)])
+                .await
+        }
         Err(e) => Err(e),
     };
     let latency_ms = started.elapsed().as_millis() as u64;
