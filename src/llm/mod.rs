@@ -9,6 +9,7 @@
 mod agent;
 mod cache;
 mod limiter;
+mod loopback;
 mod price;
 mod probe;
 mod provider;
@@ -17,6 +18,7 @@ mod retry;
 pub use agent::{CallRecord, ModelAgent, ModelSpec};
 pub use cache::{CacheKey, ResponseCache};
 pub use limiter::{AdaptiveLimiter, Aimd, Permit};
+pub use loopback::Loopback;
 pub use price::{Budget, ModelPrice, PriceTable, DEFAULT_PRICES};
 pub use probe::{probe, ProbeReport, PROBE_PROMPT};
 pub use provider::{

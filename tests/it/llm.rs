@@ -804,3 +804,36 @@ async fn crucible_models_test_makes_one_call_and_reports_json() {
         "{v}"
     );
 }
+
+#[tokio::test]
+async fn agents_sharing_a_provider_limiter_never_exceed_its_permits() {
+    use crucible::llm::Loopback;
+    let server = Loopback::start(Duration::from_millis(40)).await.unwrap();
+    let limiter = AdaptiveLimiter::new(Aimd::new(3, 3, 1_000));
+    let mut tasks = Vec::new();
+    for i in 0..8u64 {
+        let spec = ModelSpec::parse("openai-compatible:local", Some(&server.base_url())).unwrap();
+        let mut a = ModelAgent::new(spec, None)
+            .unwrap()
+            .with_limiter(Arc::clone(&limiter))
+            .with_sample(i);
+        tasks.push(tokio::spawn(async move {
+            for _ in 0..3 {
+                a.complete(&conversation()).await.unwrap();
+            }
+        }));
+    }
+    for t in tasks {
+        t.await.unwrap();
+    }
+    assert_eq!(server.requests(), 24);
+    assert_eq!(server.max_in_flight(), 3, "eight agents, three permits");
+    assert_eq!(limiter.in_flight(), 0);
+
+    let figures = crucible::bench::llm(5, 20, 4, 2).await.unwrap();
+    assert_eq!(
+        (figures.calls, figures.raw_http.n, figures.agent_call.n),
+        (8, 5, 5)
+    );
+    assert!(figures.calls_per_s > 0.0 && figures.ideal_calls_per_s == 200.0);
+}
