@@ -157,6 +157,19 @@ impl ModelAgent {
         })
     }
 
+    /// An agent for a `PROVIDER:MODEL` spec, its key read by `get` from the provider's usual
+    /// variable (or `key_env`), then `CRUCIBLE_API_KEY`.
+    pub fn from_spec(
+        spec: &str,
+        base_url: Option<&str>,
+        key_env: Option<&str>,
+        get: impl Fn(&str) -> Option<String>,
+    ) -> Result<Self, LlmError> {
+        let spec = ModelSpec::parse(spec, base_url)?;
+        let key = ApiKey::resolve(spec.provider, key_env, get)?;
+        Self::new(spec, key)
+    }
+
     /// Uses `policy` (timeouts and retries).
     pub fn with_policy(mut self, policy: RetryPolicy) -> Result<Self, LlmError> {
         self.http = client(&policy)?;
@@ -464,5 +477,14 @@ mod tests {
         let spec = ModelSpec::parse("ollama:llama3", None).unwrap();
         let a = ModelAgent::new(spec, None).unwrap();
         assert_eq!(a.name(), "ollama:llama3");
+        let env = |k: &str| (k == "GEMINI_API_KEY").then(|| "g-key".to_string());
+        let a = ModelAgent::from_spec("gemini:gemini-2.0-flash", None, None, env).unwrap();
+        assert_eq!(a.name(), "gemini:gemini-2.0-flash");
+        assert!(
+            !format!("{a:?}").contains("g-key"),
+            "debug output hides the key"
+        );
+        let e = ModelAgent::from_spec("openai:gpt-4o", None, None, env).unwrap_err();
+        assert!(e.to_string().contains("OPENAI_API_KEY"), "{e}");
     }
 }

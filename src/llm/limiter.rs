@@ -2,6 +2,7 @@
 //! healthy calls, stay within `[1, max]`), [`AdaptiveLimiter`] hands out permits under it. Share one
 //! limiter (in an `Arc`) between all agents that call the same provider.
 
+use std::collections::BTreeMap;
 use std::sync::{Arc, Mutex};
 
 use tokio::sync::Notify;
@@ -133,6 +134,41 @@ impl AdaptiveLimiter {
     }
 }
 
+/// One [`AdaptiveLimiter`] per provider endpoint (provider name + base URL), created on first use:
+/// what a scheduler hands to every agent of a run so that all calls to one server share permits.
+#[derive(Debug)]
+pub struct ProviderLimits {
+    start: usize,
+    max: usize,
+    ramp_after: u32,
+    limiters: Mutex<BTreeMap<String, Arc<AdaptiveLimiter>>>,
+}
+
+impl ProviderLimits {
+    /// Limiters that start at `start` permits and grow to at most `max`, one step per
+    /// `ramp_after` healthy calls.
+    pub fn new(start: usize, max: usize, ramp_after: u32) -> Self {
+        Self {
+            start,
+            max,
+            ramp_after,
+            limiters: Mutex::default(),
+        }
+    }
+
+    /// The limiter shared by every call to `provider` at `base_url`.
+    pub fn limiter(&self, provider: &str, base_url: &str) -> Arc<AdaptiveLimiter> {
+        let key = format!("{provider} {}", base_url.trim_end_matches('/'));
+        let mut map = match self.limiters.lock() {
+            Ok(m) => m,
+            Err(p) => p.into_inner(),
+        };
+        Arc::clone(map.entry(key).or_insert_with(|| {
+            AdaptiveLimiter::new(Aimd::new(self.start, self.max, self.ramp_after))
+        }))
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -190,5 +226,17 @@ mod tests {
         drop(_b);
         waiting.await.unwrap();
         assert_eq!(l.in_flight(), 0);
+    }
+
+    #[test]
+    fn one_limiter_per_provider_endpoint() {
+        let limits = ProviderLimits::new(4, 8, 2);
+        let a = limits.limiter("openai", "https://api.openai.com/v1");
+        let b = limits.limiter("openai", "https://api.openai.com/v1/");
+        let c = limits.limiter("openai-compatible", "http://127.0.0.1:8000/v1");
+        assert!(Arc::ptr_eq(&a, &b));
+        assert!(!Arc::ptr_eq(&a, &c));
+        a.on_throttle();
+        assert_eq!((b.limit(), c.limit()), (2, 4));
     }
 }

@@ -17,7 +17,7 @@ mod retry;
 
 pub use agent::{CallRecord, ModelAgent, ModelSpec};
 pub use cache::{CacheKey, ResponseCache};
-pub use limiter::{AdaptiveLimiter, Aimd, Permit};
+pub use limiter::{AdaptiveLimiter, Aimd, Permit, ProviderLimits};
 pub use loopback::Loopback;
 pub use price::{Budget, ModelPrice, PriceTable, DEFAULT_PRICES};
 pub use probe::{probe, ProbeReport, PROBE_PROMPT};

@@ -837,3 +837,81 @@ async fn agents_sharing_a_provider_limiter_never_exceed_its_permits() {
     );
     assert!(figures.calls_per_s > 0.0 && figures.ideal_calls_per_s == 200.0);
 }
+
+#[tokio::test]
+async fn a_storm_of_429s_500s_and_garbage_ends_with_bounded_retries() {
+    use rand::{Rng, SeedableRng};
+    let rng = Arc::new(Mutex::new(rand_chacha::ChaCha8Rng::seed_from_u64(2024)));
+    let server = Server::start(Arc::new(move |_req| {
+        let roll: f64 = rng.lock().unwrap().random();
+        let act = if roll < 0.4 {
+            with_header(
+                reply(429, json!({"error": {"message": "slow down"}})),
+                "retry-after",
+                "0",
+            )
+        } else if roll < 0.65 {
+            reply(500, json!({"error": {"message": "boom"}}))
+        } else if roll < 0.7 {
+            raw(200, "{\"choices\": [")
+        } else {
+            openai_ok("fine")
+        };
+        Box::pin(async move { act })
+    }))
+    .await;
+    let limiter = AdaptiveLimiter::new(Aimd::new(16, 16, 1_000));
+    let clock = RecordingClock::new(fixed_now());
+    let mut tasks = Vec::new();
+    for i in 0..16u64 {
+        let mut a = agent(&server, "openai:gpt-4o", &clock)
+            .with_limiter(Arc::clone(&limiter))
+            .with_seed(i);
+        tasks.push(tokio::spawn(async move {
+            let mut results = Vec::new();
+            for _ in 0..4 {
+                results.push(a.complete(&conversation()).await.map(|_| ()));
+            }
+            (
+                results,
+                a.calls().iter().map(|c| c.attempts as usize).sum::<usize>(),
+            )
+        }));
+    }
+    let (mut ok, mut exhausted, mut malformed, mut ok_attempts) = (0, 0, 0, 0);
+    for t in tasks {
+        let (results, attempts) = t.await.unwrap();
+        ok_attempts += attempts;
+        for r in results {
+            match r {
+                Ok(()) => ok += 1,
+                Err(e) if e.is_retryable() => {
+                    assert!(e.to_string().contains("gave up after 4 attempts"), "{e}");
+                    exhausted += 1;
+                }
+                Err(e) => {
+                    assert!(e.to_string().contains("malformed response"), "{e}");
+                    malformed += 1;
+                }
+            }
+        }
+    }
+    assert_eq!(ok + exhausted + malformed, 64);
+    assert!(
+        ok > 0 && exhausted + malformed > 0,
+        "{ok} {exhausted} {malformed}"
+    );
+    let total = server.count();
+    let others = total - ok_attempts - 4 * exhausted;
+    assert!(
+        (malformed..=4 * malformed).contains(&others),
+        "every failed call made between 1 and max_retries + 1 requests: {total} requests"
+    );
+    assert!(total <= 64 * 4, "bounded: {total}");
+    assert!(
+        limiter.limit() < 16,
+        "429s shrank the permits to {}",
+        limiter.limit()
+    );
+    assert_eq!(limiter.in_flight(), 0);
+}
