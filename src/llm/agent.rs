@@ -358,6 +358,16 @@ impl ModelAgent {
         Ok(completion)
     }
 
+    /// Removes the key from text that came from the server (some echo it back in errors).
+    fn scrub(&self, text: String) -> String {
+        match &self.key {
+            Some(k) if !k.expose().is_empty() && text.contains(k.expose()) => {
+                text.replace(k.expose(), "<redacted>")
+            }
+            _ => text,
+        }
+    }
+
     async fn attempt(&self, req: &WireRequest) -> Result<Completion, Failure> {
         let mut rb = self.http.post(&req.url).json(&req.body);
         for (name, value) in &req.headers {
@@ -365,7 +375,7 @@ impl ModelAgent {
         }
         let transport = |e: reqwest::Error| Failure {
             status: None,
-            message: describe(&e, self.policy.request_timeout),
+            message: self.scrub(describe(&e, self.policy.request_timeout)),
             retryable: true,
             retry_after: None,
             malformed: None,
@@ -381,7 +391,7 @@ impl ModelAgent {
         if !(200..300).contains(&status) {
             return Err(Failure {
                 status: Some(status),
-                message: provider::error_message(&body),
+                message: self.scrub(provider::error_message(&body)),
                 retryable: is_retryable_status(status),
                 retry_after,
                 malformed: None,
@@ -389,10 +399,10 @@ impl ModelAgent {
         }
         let malformed = |detail: String| Failure {
             status: Some(status),
-            message: detail,
+            message: self.scrub(detail),
             retryable: false,
             retry_after: None,
-            malformed: Some(provider::snippet(&body)),
+            malformed: Some(self.scrub(provider::snippet(&body))),
         };
         let value: Value = serde_json::from_str(&body)
             .map_err(|e| malformed(format!("the body is not JSON ({e})")))?;

@@ -419,7 +419,7 @@ async fn retries_are_bounded_and_the_error_names_provider_model_status_and_messa
 
 #[tokio::test]
 async fn malformed_json_and_client_errors_are_not_retried() {
-    let cases: [(Act, &[&str], Option<u16>); 4] = [
+    let cases: [(Act, &[&str], Option<u16>); 6] = [
         (
             raw(200, "<html>oops, a proxy page</html>"),
             &["malformed", "not JSON", "<html>oops, a proxy page"],
@@ -442,6 +442,19 @@ async fn malformed_json_and_client_errors_are_not_retried() {
             raw(400, "bad request, plain text"),
             &["HTTP 400", "bad request, plain text"],
             Some(400),
+        ),
+        (
+            reply(
+                403,
+                json!({"error": {"message": format!("key {SECRET} is disabled")}}),
+            ),
+            &["HTTP 403", "key <redacted> is disabled"],
+            Some(403),
+        ),
+        (
+            raw(200, &format!("<html>proxy saw {SECRET}</html>")),
+            &["malformed", "proxy saw <redacted>"],
+            None,
         ),
     ];
     for (act, needles, status) in cases {
