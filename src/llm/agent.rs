@@ -73,6 +73,10 @@ impl ModelSpec {
     }
 }
 
+/// Largest response body read; a bigger one is a malformed response (a model answer is far
+/// smaller, so this only stops a broken or hostile server from filling memory).
+pub const MAX_BODY_BYTES: usize = 32 << 20;
+
 /// What one call cost and how it went.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct CallRecord {
@@ -297,7 +301,7 @@ impl ModelAgent {
             if f.status == Some(429) {
                 self.limiter.on_throttle();
             }
-            tracing::warn!(
+            tracing::info!(
                 target: "llm::http",
                 provider = %self.spec.provider,
                 model = %self.spec.model,
@@ -387,7 +391,23 @@ impl ModelAgent {
             .get("retry-after")
             .and_then(|v| v.to_str().ok())
             .and_then(|v| parse_retry_after(v, self.clock.now()));
-        let body = resp.text().await.map_err(transport)?;
+        let mut resp = resp;
+        let mut bytes: Vec<u8> = Vec::new();
+        while let Some(chunk) = resp.chunk().await.map_err(transport)? {
+            if bytes.len() + chunk.len() > MAX_BODY_BYTES {
+                return Err(Failure {
+                    status: Some(status),
+                    message: format!("the response body exceeds {} MiB", MAX_BODY_BYTES >> 20),
+                    retryable: false,
+                    retry_after: None,
+                    malformed: Some(
+                        self.scrub(provider::snippet(&String::from_utf8_lossy(&bytes))),
+                    ),
+                });
+            }
+            bytes.extend_from_slice(&chunk);
+        }
+        let body = String::from_utf8_lossy(&bytes).into_owned();
         if !(200..300).contains(&status) {
             return Err(Failure {
                 status: Some(status),

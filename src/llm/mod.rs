@@ -15,7 +15,7 @@ mod probe;
 mod provider;
 mod retry;
 
-pub use agent::{CallRecord, ModelAgent, ModelSpec};
+pub use agent::{CallRecord, ModelAgent, ModelSpec, MAX_BODY_BYTES};
 pub use cache::{CacheKey, ResponseCache};
 pub use limiter::{AdaptiveLimiter, Aimd, Permit, ProviderLimits};
 pub use loopback::Loopback;

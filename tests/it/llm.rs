@@ -419,7 +419,7 @@ async fn retries_are_bounded_and_the_error_names_provider_model_status_and_messa
 
 #[tokio::test]
 async fn malformed_json_and_client_errors_are_not_retried() {
-    let cases: [(Act, &[&str], Option<u16>); 6] = [
+    let cases: [(Act, &[&str], Option<u16>); 7] = [
         (
             raw(200, "<html>oops, a proxy page</html>"),
             &["malformed", "not JSON", "<html>oops, a proxy page"],
@@ -454,6 +454,11 @@ async fn malformed_json_and_client_errors_are_not_retried() {
         (
             raw(200, &format!("<html>proxy saw {SECRET}</html>")),
             &["malformed", "proxy saw <redacted>"],
+            None,
+        ),
+        (
+            raw(200, &"x".repeat(33 << 20)),
+            &["malformed", "exceeds 32 MiB", "xxxx"],
             None,
         ),
     ];
