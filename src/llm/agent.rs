@@ -386,11 +386,13 @@ impl ModelAgent {
         };
         let resp = rb.send().await.map_err(transport)?;
         let status = resp.status().as_u16();
-        let retry_after = resp
-            .headers()
-            .get("retry-after")
-            .and_then(|v| v.to_str().ok())
-            .and_then(|v| parse_retry_after(v, self.clock.now()));
+        // `retry-after-ms` (OpenAI, Azure) is the precise form; `retry-after` the standard one.
+        let header = |name: &str| resp.headers().get(name).and_then(|v| v.to_str().ok());
+        let retry_after = header("retry-after-ms")
+            .and_then(|v| v.trim().parse::<f64>().ok())
+            .filter(|ms| ms.is_finite() && *ms >= 0.0)
+            .map(|ms| Duration::from_secs_f64(ms.min(1e12) / 1000.0))
+            .or_else(|| header("retry-after").and_then(|v| parse_retry_after(v, self.clock.now())));
         let mut resp = resp;
         let mut bytes: Vec<u8> = Vec::new();
         while let Some(chunk) = resp.chunk().await.map_err(transport)? {

@@ -365,6 +365,7 @@ async fn a_429_is_retried_after_the_delay_the_server_asked_for_and_halves_concur
     let server = Server::scripted(vec![
         limited("7"),
         limited("Wed, 01 Jan 2025 00:00:30 GMT"),
+        with_header(limited("9"), "retry-after-ms", "1250"),
         openai_ok("finally"),
     ])
     .await;
@@ -373,14 +374,18 @@ async fn a_429_is_retried_after_the_delay_the_server_asked_for_and_halves_concur
     let mut a = agent(&server, "openai:gpt-4o", &clock).with_limiter(Arc::clone(&limiter));
     let c = a.complete(&conversation()).await.unwrap();
     assert_eq!(c.text, "finally");
-    assert_eq!(server.count(), 3);
+    assert_eq!(server.count(), 4);
     assert_eq!(
         clock.sleeps(),
-        vec![Duration::from_secs(7), Duration::from_secs(30)],
-        "seconds and HTTP-date forms are both honoured"
+        vec![
+            Duration::from_secs(7),
+            Duration::from_secs(30),
+            Duration::from_millis(1250)
+        ],
+        "seconds, HTTP-date and retry-after-ms forms are all honoured"
     );
-    assert_eq!(a.calls()[0].attempts, 3);
-    assert_eq!(limiter.limit(), 2, "two 429s halve 8 to 2");
+    assert_eq!(a.calls()[0].attempts, 4);
+    assert_eq!(limiter.limit(), 1, "three 429s halve 8 to 4, 2, 1");
 }
 
 #[tokio::test]
@@ -932,4 +937,39 @@ async fn a_storm_of_429s_500s_and_garbage_ends_with_bounded_retries() {
         limiter.limit()
     );
     assert_eq!(limiter.in_flight(), 0);
+}
+
+#[tokio::test]
+async fn a_repeated_pilot_sample_with_the_cache_makes_no_http_call_and_matches() {
+    let pilot: &'static PilotBench = Box::leak(Box::new(PilotBench::new(Engine::new(
+        TaskLibrary::load(&root().join("tasks/pilot")).unwrap(),
+    ))));
+    let instance = pilot.instances()[7].clone();
+    let dir = tempfile::tempdir().unwrap();
+    let cache = ResponseCache::in_data_dir(dir.path());
+    let server = agent_server(pilot.builtin_agent("reference", &instance, 3).unwrap()).await;
+    let clock = RecordingClock::new(fixed_now());
+    let mut records = Vec::new();
+    for _ in 0..2 {
+        let mut model =
+            agent(&server, "openai:gpt-4o-mini", &clock).with_cache(Some(cache.clone()));
+        let rec = pilot
+            .run(&instance, &mut model, 3, &mut |_| {})
+            .await
+            .unwrap();
+        records.push((rec, model.calls().to_vec()));
+    }
+    let (first, second) = (&records[0], &records[1]);
+    assert_eq!(first.0, second.0, "same sample, same record");
+    let turns = first.1.len();
+    assert!(turns >= 2);
+    assert_eq!(server.count(), turns, "the second run made zero HTTP calls");
+    assert!(second
+        .1
+        .iter()
+        .all(|c| c.cached && c.attempts == 0 && c.cost_usd == Some(0.0)));
+    assert!(first
+        .1
+        .iter()
+        .all(|c| !c.cached && c.cost_usd.unwrap() > 0.0));
 }
