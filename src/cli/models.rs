@@ -12,7 +12,7 @@ use serde_json::json;
 pub enum ModelsCmd {
     /// Make one cheap real call and print `{ok, latency_ms, usage, error}`.
     Test(TestArgs),
-    /// Print the price table in use (`assets/prices.json` unless --prices is given).
+    /// Print the price table in use: --prices, else `<data dir>/prices.json`, else the shipped one.
     Prices {
         /// Another price table (same JSON shape).
         #[arg(long)]
@@ -93,7 +93,7 @@ pub async fn models(config: &Config, cmd: ModelsCmd) -> Result<()> {
         ModelsCmd::Prices { prices, json } => {
             let table = match prices {
                 Some(p) => PriceTable::load(&p)?,
-                None => PriceTable::builtin(),
+                None => PriceTable::resolve(&config.data_dir)?,
             };
             if json {
                 println!("{}", serde_json::to_string_pretty(&table)?);

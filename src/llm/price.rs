@@ -87,6 +87,22 @@ impl PriceTable {
         Self::parse(&text, &path.display().to_string())
     }
 
+    /// The user's table `<data_dir>/prices.json` when it exists (an invalid one is an error that
+    /// names the file), else the shipped one.
+    pub fn resolve(data_dir: &Path) -> Result<Self, LlmError> {
+        let path = Self::user_file(data_dir);
+        if path.exists() {
+            Self::load(&path)
+        } else {
+            Ok(Self::builtin())
+        }
+    }
+
+    /// Where the user's own table lives: `<data_dir>/prices.json`.
+    pub fn user_file(data_dir: &Path) -> std::path::PathBuf {
+        data_dir.join("prices.json")
+    }
+
     /// The price of `model`: exact name, else the part after the last `/` (OpenRouter's
     /// `openai/gpt-4o`), else the longest listed name that prefixes it (dated snapshots such as
     /// `gpt-4o-2024-08-06`).
@@ -231,6 +247,26 @@ mod tests {
                 .to_string();
             assert!(e.contains(needle) && e.contains("prices.json"), "{e}");
         }
+    }
+
+    #[test]
+    fn a_user_table_in_the_data_dir_replaces_the_shipped_one() {
+        let dir = tempfile::tempdir().unwrap();
+        assert_eq!(
+            PriceTable::resolve(dir.path()).unwrap(),
+            PriceTable::builtin()
+        );
+        let file = PriceTable::user_file(dir.path());
+        std::fs::write(
+            &file,
+            r#"{"as_of":"2026-01-01","currency":"USD","models":{"mine":{"input_per_mtok":1,"output_per_mtok":2}}}"#,
+        )
+        .unwrap();
+        let t = PriceTable::resolve(dir.path()).unwrap();
+        assert_eq!(t.models.keys().collect::<Vec<_>>(), ["mine"]);
+        std::fs::write(&file, "{").unwrap();
+        let e = PriceTable::resolve(dir.path()).unwrap_err().to_string();
+        assert!(e.contains("prices.json"), "{e}");
     }
 
     #[test]
