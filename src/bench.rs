@@ -269,7 +269,10 @@ pub async fn llm(
         None,
         &conv,
     );
+    // Interleaved, so that load from elsewhere on the machine hits both series alike.
+    let mut agent = ModelAgent::new(spec, None)?;
     let mut raw = Vec::with_capacity(sequential_calls);
+    let mut through = Vec::with_capacity(sequential_calls);
     for _ in 0..sequential_calls {
         let t = Instant::now();
         let v: serde_json::Value = http
@@ -282,10 +285,6 @@ pub async fn llm(
         crate::llm::decode(Provider::OpenAiCompatible.wire(), &v)
             .map_err(|e| anyhow::anyhow!(e.0))?;
         raw.push(t.elapsed());
-    }
-    let mut agent = ModelAgent::new(spec, None)?;
-    let mut through = Vec::with_capacity(sequential_calls);
-    for _ in 0..sequential_calls {
         let t = Instant::now();
         agent.complete(&conv).await?;
         through.push(t.elapsed());
