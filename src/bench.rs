@@ -1,6 +1,7 @@
 //! The figures printed by `crucible bench chain|sandbox`: medians and 90th percentiles measured on
 //! the real components. Performance targets are checked by reading these, never by timed tests.
 
+use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use alloy::primitives::{Address, U256};
@@ -217,4 +218,116 @@ mod tests {
         assert_eq!(g.p90_ms, 3.0);
         assert!(Figure::of(&[]).median_ms.is_nan());
     }
+}
+
+/// Figures of `crucible bench llm`: the model-call layer against the loopback provider.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct LlmBench {
+    /// Sequential calls measured for each of the two overhead figures.
+    pub sequential_calls: usize,
+    /// A bare reqwest POST to the zero-latency loopback server.
+    pub raw_http: Figure,
+    /// The same call through `ModelAgent::complete` (encode, limiter, retry loop, decode, cost).
+    pub agent_call: Figure,
+    /// `agent_call.median_ms - raw_http.median_ms`: what the layer adds per call.
+    pub overhead_per_call_ms: f64,
+    /// Server-side latency of the throughput run (ms).
+    pub latency_ms: u64,
+    /// Concurrent agents sharing one provider limiter.
+    pub concurrency: usize,
+    /// Calls made in the throughput run.
+    pub calls: usize,
+    /// Wall time of the throughput run (s).
+    pub seconds: f64,
+    /// Calls per second.
+    pub calls_per_s: f64,
+    /// The ideal: `concurrency / latency`.
+    pub ideal_calls_per_s: f64,
+}
+
+/// Measures the model-call layer: per-call overhead over bare HTTP (sequential, zero latency) and
+/// throughput of `concurrency` agents at `latency_ms` server latency.
+pub async fn llm(
+    sequential_calls: usize,
+    latency_ms: u64,
+    concurrency: usize,
+    calls_per_agent: usize,
+) -> anyhow::Result<LlmBench> {
+    use crate::llm::{AdaptiveLimiter, Aimd, Loopback, ModelAgent, ModelSpec, Provider};
+    use crate::run::{Message, Role};
+
+    let conv = [Message::new(Role::User, "Reply with the single word: ok")];
+    let fast = Loopback::start(Duration::ZERO).await?;
+    let spec = ModelSpec::new(
+        Provider::OpenAiCompatible,
+        "loopback",
+        Some(&fast.base_url()),
+    )?;
+    let http = reqwest::Client::new();
+    let body = crate::llm::encode(
+        Provider::OpenAiCompatible.wire(),
+        &fast.base_url(),
+        "loopback",
+        &spec.settings,
+        None,
+        &conv,
+    );
+    // Interleaved, so that load from elsewhere on the machine hits both series alike.
+    let mut agent = ModelAgent::new(spec, None)?;
+    let mut raw = Vec::with_capacity(sequential_calls);
+    let mut through = Vec::with_capacity(sequential_calls);
+    for _ in 0..sequential_calls {
+        let t = Instant::now();
+        let v: serde_json::Value = http
+            .post(&body.url)
+            .json(&body.body)
+            .send()
+            .await?
+            .json()
+            .await?;
+        crate::llm::decode(Provider::OpenAiCompatible.wire(), &v)
+            .map_err(|e| anyhow::anyhow!(e.0))?;
+        raw.push(t.elapsed());
+        let t = Instant::now();
+        agent.complete(&conv).await?;
+        through.push(t.elapsed());
+    }
+    let (raw_http, agent_call) = (Figure::of(&raw), Figure::of(&through));
+
+    let slow = Loopback::start(Duration::from_millis(latency_ms)).await?;
+    let limiter = AdaptiveLimiter::new(Aimd::new(concurrency, concurrency, 8));
+    let started = Instant::now();
+    let mut workers = Vec::new();
+    for _ in 0..concurrency {
+        let spec = ModelSpec::new(
+            Provider::OpenAiCompatible,
+            "loopback",
+            Some(&slow.base_url()),
+        )?;
+        let mut a = ModelAgent::new(spec, None)?.with_limiter(Arc::clone(&limiter));
+        let conv = conv.clone();
+        workers.push(tokio::spawn(async move {
+            for _ in 0..calls_per_agent {
+                a.complete(&conv).await?;
+            }
+            Ok::<_, crate::llm::LlmError>(())
+        }));
+    }
+    for w in workers {
+        w.await??;
+    }
+    let seconds = started.elapsed().as_secs_f64();
+    let calls = concurrency * calls_per_agent;
+    Ok(LlmBench {
+        sequential_calls,
+        overhead_per_call_ms: agent_call.median_ms - raw_http.median_ms,
+        raw_http,
+        agent_call,
+        latency_ms,
+        concurrency,
+        calls,
+        seconds,
+        calls_per_s: calls as f64 / seconds,
+        ideal_calls_per_s: concurrency as f64 * 1000.0 / latency_ms.max(1) as f64,
+    })
 }

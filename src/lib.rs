@@ -20,6 +20,7 @@ pub mod bench;
 pub mod chain;
 pub mod config;
 pub mod intent;
+pub mod llm;
 pub mod pilot;
 pub mod quest;
 pub mod run;

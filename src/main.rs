@@ -39,6 +39,9 @@ enum Command {
     Tasks(cli::pilot::TasksCmd),
     /// Run one task once, with an answer file or a built-in agent, and print the verdict.
     Try(cli::pilot::TryArgs),
+    /// Model providers: test a connection, show prices, clear the response cache.
+    #[command(subcommand)]
+    Models(cli::ModelsCmd),
 }
 
 fn main() -> Result<()> {
@@ -62,6 +65,7 @@ fn main() -> Result<()> {
             Command::Pilot(cmd) => cli::pilot::pilot(&config, cmd),
             Command::Tasks(cmd) => cli::pilot::tasks(&config, cmd),
             Command::Try(args) => cli::pilot::try_task(&config, args),
+            Command::Models(cmd) => cli::models(&config, cmd).await,
         }
     })
 }

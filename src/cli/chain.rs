@@ -52,6 +52,24 @@ pub enum BenchCmd {
     Pilot(super::pilot::PilotBenchArgs),
     /// Intent2Tx static-metric throughput.
     Intent2tx(super::BenchIntentArgs),
+    /// Model-call layer: overhead per call over bare HTTP, throughput against the loopback provider.
+    Llm {
+        /// Print JSON.
+        #[arg(long)]
+        json: bool,
+        /// Sequential calls for the overhead figures.
+        #[arg(long, default_value_t = 300)]
+        calls: usize,
+        /// Server latency of the throughput run, ms.
+        #[arg(long, default_value_t = 200)]
+        latency_ms: u64,
+        /// Concurrent agents in the throughput run.
+        #[arg(long, default_value_t = 32)]
+        concurrency: usize,
+        /// Calls per agent in the throughput run.
+        #[arg(long, default_value_t = 10)]
+        calls_per_agent: usize,
+    },
 }
 
 /// `crucible sandbox`.
@@ -136,6 +154,18 @@ pub async fn bench(config: &Config, cmd: BenchCmd) -> Result<()> {
         ),
         BenchCmd::Pilot(args) => return super::pilot::bench(config, args),
         BenchCmd::Intent2tx(args) => return super::intent::bench(args),
+        BenchCmd::Llm {
+            json,
+            calls,
+            latency_ms,
+            concurrency,
+            calls_per_agent,
+        } => (
+            serde_json::to_value(
+                crucible::bench::llm(calls, latency_ms, concurrency, calls_per_agent).await?,
+            )?,
+            json,
+        ),
     };
     if json {
         out!("{}", serde_json::to_string_pretty(&report)?);

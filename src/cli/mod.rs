@@ -10,10 +10,12 @@ macro_rules! out {
 
 mod chain;
 mod intent;
+mod models;
 pub mod pilot;
 
 pub use chain::{bench, sandbox, universe, BenchCmd, SandboxArgs, UniverseCmd};
 pub use intent::{intent2tx, BenchIntentArgs, Intent2txCmd};
+pub use models::{models, ModelsCmd};
 
 /// Writes to stdout; a closed pipe (`| head`) ends the output quietly instead of panicking.
 pub fn emit(text: &str) -> anyhow::Result<()> {

@@ -5,6 +5,7 @@
 mod chain;
 mod cli;
 mod intent;
+mod llm;
 mod pilot;
 mod sandbox;
 mod seam;

@@ -1,0 +1,111 @@
+//! A loopback model server speaking the OpenAI chat-completions wire format with a fixed latency:
+//! the stand-in provider for `crucible bench llm` and for offline demos of the HTTP path. It
+//! answers every request with `ok` and a usage derived from the request size (deterministic).
+
+use std::net::SocketAddr;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::Arc;
+use std::time::Duration;
+
+use axum::extract::State;
+use axum::routing::post;
+use axum::{Json, Router};
+use serde_json::{json, Value};
+use tokio::sync::oneshot;
+
+#[derive(Debug)]
+struct Shared {
+    latency: Duration,
+    requests: AtomicU64,
+    in_flight: AtomicU64,
+    max_in_flight: AtomicU64,
+}
+
+/// A running loopback server; dropping it stops the server.
+#[derive(Debug)]
+pub struct Loopback {
+    addr: SocketAddr,
+    shared: Arc<Shared>,
+    stop: Option<oneshot::Sender<()>>,
+}
+
+async fn chat(State(s): State<Arc<Shared>>, Json(body): Json<Value>) -> Json<Value> {
+    s.requests.fetch_add(1, Ordering::Relaxed);
+    let now = s.in_flight.fetch_add(1, Ordering::SeqCst) + 1;
+    s.max_in_flight.fetch_max(now, Ordering::SeqCst);
+    if !s.latency.is_zero() {
+        tokio::time::sleep(s.latency).await;
+    }
+    s.in_flight.fetch_sub(1, Ordering::SeqCst);
+    let prompt_chars: usize = body["messages"]
+        .as_array()
+        .map(|ms| {
+            ms.iter()
+                .map(|m| m["content"].as_str().map_or(0, str::len))
+                .sum()
+        })
+        .unwrap_or(0);
+    Json(json!({
+        "id": "loopback",
+        "object": "chat.completion",
+        "model": body["model"],
+        "choices": [{"index": 0, "message": {"role": "assistant", "content": "ok"}, "finish_reason": "stop"}],
+        "usage": {"prompt_tokens": prompt_chars.div_ceil(4), "completion_tokens": 1},
+    }))
+}
+
+impl Loopback {
+    /// Starts a server on a free 127.0.0.1 port that waits `latency` before each answer.
+    pub async fn start(latency: Duration) -> std::io::Result<Self> {
+        let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await?;
+        let addr = listener.local_addr()?;
+        let shared = Arc::new(Shared {
+            latency,
+            requests: AtomicU64::new(0),
+            in_flight: AtomicU64::new(0),
+            max_in_flight: AtomicU64::new(0),
+        });
+        let app = Router::new()
+            .route("/v1/chat/completions", post(chat))
+            .with_state(Arc::clone(&shared));
+        let (tx, rx) = oneshot::channel::<()>();
+        tokio::spawn(async move {
+            let served = axum::serve(listener, app)
+                .with_graceful_shutdown(async {
+                    let _ = rx.await;
+                })
+                .await;
+            if let Err(e) = served {
+                tracing::warn!(target: "llm::loopback", error = %e, "loopback server stopped");
+            }
+        });
+        Ok(Self {
+            addr,
+            shared,
+            stop: Some(tx),
+        })
+    }
+
+    /// The base URL to give an `openai-compatible` model (`http://127.0.0.1:PORT/v1`).
+    pub fn base_url(&self) -> String {
+        format!("http://{}/v1", self.addr)
+    }
+
+    /// Requests served so far.
+    pub fn requests(&self) -> u64 {
+        self.shared.requests.load(Ordering::Relaxed)
+    }
+
+    /// The most requests that were ever being answered at once.
+    pub fn max_in_flight(&self) -> u64 {
+        self.shared.max_in_flight.load(Ordering::SeqCst)
+    }
+}
+
+impl Drop for Loopback {
+    fn drop(&mut self) {
+        if let Some(tx) = self.stop.take() {
+            let _ = tx.send(());
+        }
+    }
+}
