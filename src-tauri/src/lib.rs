@@ -28,7 +28,9 @@ impl AppState {
     }
 }
 
-/// Builds and runs the app; returns when the last window closes.
+/// Builds and runs the app; returns when the last window closes. With `--print-status` it prints
+/// [`crucible::status::system_status`] as JSON on stdout and exits without opening a window
+/// (what the E2E tests compare the UI against; also handy in bug reports).
 pub fn run() {
     tracing_subscriber::fmt()
         .with_env_filter(
@@ -38,6 +40,9 @@ pub fn run() {
         .with_writer(std::io::stderr)
         .try_init()
         .ok();
+    if std::env::args().skip(1).any(|a| a == "--print-status") {
+        std::process::exit(print_status());
+    }
     let result = tauri::Builder::default()
         .manage(AppState::load())
         .invoke_handler(tauri::generate_handler![
@@ -47,5 +52,33 @@ pub fn run() {
     if let Err(e) = result {
         tracing::error!(target: "app", error = %e, "the app failed to start");
         std::process::exit(1);
+    }
+}
+
+/// `--print-status`: the status (exit 0) or the config error as `{ kind, message }` (exit 1).
+fn print_status() -> i32 {
+    use std::io::Write;
+    let state = AppState::load();
+    let (json, code) = match &state.config {
+        Ok(config) => (
+            serde_json::to_string(&crucible::status::system_status(config)),
+            0,
+        ),
+        Err(e) => (serde_json::to_string(e), 1),
+    };
+    match json {
+        // A closed pipe (`… | head`) is the reader's choice, not a failure worth a panic.
+        Ok(json) => match writeln!(std::io::stdout().lock(), "{json}") {
+            Ok(()) => code,
+            Err(e) if e.kind() == std::io::ErrorKind::BrokenPipe => code,
+            Err(e) => {
+                eprintln!("error: cannot write the status: {e}");
+                2
+            }
+        },
+        Err(e) => {
+            eprintln!("error: cannot serialise the status: {e}");
+            2
+        }
     }
 }

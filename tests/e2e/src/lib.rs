@@ -70,13 +70,39 @@ pub fn tauri_driver() -> Result<PathBuf> {
     )
 }
 
+/// The status the core reports for `env`, from `crucible-app --print-status` (which calls
+/// `crucible::status::system_status` directly, without the webview).
+pub fn reported_status(env: &BTreeMap<String, String>) -> Result<serde_json::Value> {
+    let app = app_binary()?;
+    let out = Command::new(&app)
+        .arg("--print-status")
+        .envs(env)
+        .stdin(Stdio::null())
+        .output()
+        .with_context(|| format!("running {} --print-status", app.display()))?;
+    if !out.status.success() {
+        bail!(
+            "{} --print-status failed ({}): {}{}",
+            app.display(),
+            out.status,
+            String::from_utf8_lossy(&out.stdout),
+            String::from_utf8_lossy(&out.stderr)
+        );
+    }
+    serde_json::from_slice(&out.stdout).context("--print-status printed invalid JSON")
+}
+
 /// Where screenshots go: `target/e2e-screenshots/`.
 pub fn screenshot_dir() -> PathBuf {
     workspace_root().join("target/e2e-screenshots")
 }
 
-fn free_port() -> Result<u16> {
-    Ok(TcpListener::bind("127.0.0.1:0")?.local_addr()?.port())
+/// Two distinct free loopback ports. Both listeners are held until both ports are known, so the
+/// OS cannot hand out the same port twice (which made WebKitWebDriver fail to start).
+fn free_ports() -> Result<(u16, u16)> {
+    let a = TcpListener::bind("127.0.0.1:0")?;
+    let b = TcpListener::bind("127.0.0.1:0")?;
+    Ok((a.local_addr()?.port(), b.local_addr()?.port()))
 }
 
 /// A running tauri-driver; dropping it sends SIGTERM so it also stops WebKitWebDriver.
@@ -112,11 +138,24 @@ pub struct App {
 
 impl App {
     /// Starts tauri-driver with `env` added to its environment (the app inherits it) and opens a
-    /// session, which launches the app.
+    /// session, which launches the app. One retry with fresh ports: other processes on a busy
+    /// machine can take a port between our probe and tauri-driver's bind.
     pub async fn launch(env: &BTreeMap<String, String>) -> Result<Self> {
+        match Self::try_launch(env).await {
+            Ok(app) => Ok(app),
+            Err(first) => {
+                eprintln!("e2e: first launch failed, retrying once: {first:#}");
+                Self::try_launch(env)
+                    .await
+                    .with_context(|| format!("second attempt (the first failed with: {first:#})"))
+            }
+        }
+    }
+
+    async fn try_launch(env: &BTreeMap<String, String>) -> Result<Self> {
         let app = app_binary()?;
         let driver_bin = tauri_driver()?;
-        let (port, native_port) = (free_port()?, free_port()?);
+        let (port, native_port) = free_ports()?;
         let mut cmd = Command::new(&driver_bin);
         cmd.args([
             "--port",

@@ -5,45 +5,51 @@ use std::collections::BTreeMap;
 use std::path::Path;
 
 use anyhow::Result;
-use crucible::status::{system_status, SystemStatus, ToolLocation, UniverseState};
-use crucible_e2e::{workspace_root, App};
+use crucible_e2e::{reported_status, workspace_root, App};
+use serde_json::Value;
 
 /// What the System page showed for one row: (name, badge text, detail text).
 type Row = (String, String, String);
 
-/// The status the core reports for the environment the app was started with.
-fn core_status(env: &BTreeMap<String, String>) -> SystemStatus {
-    let mut config = crucible::Config::load(None).expect("config loads");
-    config.apply_env(|k| env.get(k).map(Into::into));
-    system_status(&config)
+fn str_of(v: &Value) -> String {
+    v.as_str().unwrap_or_default().to_string()
 }
 
-fn expected_tools(status: &SystemStatus) -> Vec<Row> {
-    status
-        .tools
+/// The tool rows the UI must show for a status: badge "found" + path, or "missing" + message.
+fn expected_tools(status: &Value) -> Vec<Row> {
+    let tools = status["tools"].as_array().cloned().unwrap_or_default();
+    tools
         .iter()
-        .map(|t| match &t.location {
-            ToolLocation::Found { path } => (t.name.clone(), "found".into(), path.clone()),
-            ToolLocation::Missing { message } => {
-                (t.name.clone(), "missing".into(), message.clone())
-            }
+        .map(|t| {
+            let loc = &t["location"];
+            let (badge, detail) = match loc["kind"].as_str() {
+                Some("found") => ("found", &loc["path"]),
+                _ => ("missing", &loc["message"]),
+            };
+            (str_of(&t["name"]), badge.to_string(), str_of(detail))
         })
         .collect()
 }
 
-fn expected_universe_badges(status: &SystemStatus) -> Vec<(String, String)> {
-    status
-        .universes
+/// (profile, badge) for each universe in a status.
+fn expected_universe_badges(status: &Value) -> Vec<(String, String)> {
+    let universes = status["universes"].as_array().cloned().unwrap_or_default();
+    universes
         .iter()
         .map(|u| {
-            let badge = match u.state {
-                UniverseState::Built { .. } => "built",
-                UniverseState::NotBuilt => "not built",
-                UniverseState::Unreadable { .. } => "unreadable",
+            let badge = match u["state"]["kind"].as_str() {
+                Some("built") => "built",
+                Some("not_built") => "not built",
+                _ => "unreadable",
             };
-            (u.profile.clone(), badge.to_string())
+            (str_of(&u["profile"]), badge.to_string())
         })
         .collect()
+}
+
+fn names(status: &Value, list: &str, key: &str) -> Vec<String> {
+    let items = status[list].as_array().cloned().unwrap_or_default();
+    items.iter().map(|i| str_of(&i[key])).collect()
 }
 
 /// Everything the tests look at, collected before the session closes.
@@ -59,31 +65,31 @@ struct Seen {
 }
 
 /// Drives Home → Settings, reading the status as rendered, and takes screenshots named `<prefix>-…`.
-async fn walk(app: &App, status: &SystemStatus, prefix: &str) -> Result<Seen> {
+async fn walk(app: &App, status: &Value, prefix: &str) -> Result<Seen> {
     let mut seen = Seen {
         guide: app.text("#first-start").await?,
         ..Seen::default()
     };
-    for t in &status.tools {
+    for name in names(status, "tools", "name") {
         let state = app
-            .text(&format!("#home-tool-{} [data-field=state]", t.name))
+            .text(&format!("#home-tool-{name} [data-field=state]"))
             .await?;
-        seen.home_tools.push((t.name.clone(), state));
+        seen.home_tools.push((name, state));
     }
     app.screenshot(&format!("{prefix}-home")).await?;
     app.click("#nav-settings").await?;
-    for t in &status.tools {
-        let row = format!("#tool-{}", t.name);
+    for name in names(status, "tools", "name") {
+        let row = format!("#tool-{name}");
         seen.tools.push((
-            t.name.clone(),
+            name,
             app.text(&format!("{row} [data-field=state]")).await?,
             app.text(&format!("{row} [data-field=detail]")).await?,
         ));
     }
-    for u in &status.universes {
-        let row = format!("#universe-{}", u.profile);
+    for profile in names(status, "universes", "profile") {
+        let row = format!("#universe-{profile}");
         seen.universes.push((
-            u.profile.clone(),
+            profile,
             app.text(&format!("{row} [data-field=state]")).await?,
             app.text(&format!("{row} [data-field=detail]")).await?,
         ));
@@ -99,8 +105,13 @@ async fn walk(app: &App, status: &SystemStatus, prefix: &str) -> Result<Seen> {
 }
 
 /// Launches the app with `env`, walks it, closes it, and only then returns what it saw.
-async fn observe(env: &BTreeMap<String, String>, prefix: &str) -> (SystemStatus, Seen) {
-    let status = core_status(env);
+async fn observe(env: &BTreeMap<String, String>, prefix: &str) -> (Value, Seen) {
+    let status = reported_status(env).expect("crucible-app --print-status");
+    assert_eq!(
+        names(&status, "tools", "name"),
+        ["anvil", "deno", "bwrap"],
+        "{status}"
+    );
     let app = App::launch(env).await.expect("app launches");
     let seen = walk(&app, &status, prefix).await;
     app.close().await;
