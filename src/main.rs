@@ -39,6 +39,9 @@ enum Command {
     Tasks(cli::pilot::TasksCmd),
     /// Run one task once, with an answer file or a built-in agent, and print the verdict.
     Try(cli::pilot::TryArgs),
+    /// EVM-QuestBench: list, preview, try an answer, self-test the catalogue.
+    #[command(subcommand)]
+    Quest(cli::QuestCmd),
 }
 
 fn main() -> Result<()> {
@@ -62,6 +65,7 @@ fn main() -> Result<()> {
             Command::Pilot(cmd) => cli::pilot::pilot(&config, cmd),
             Command::Tasks(cmd) => cli::pilot::tasks(&config, cmd),
             Command::Try(args) => cli::pilot::try_task(&config, args),
+            Command::Quest(cmd) => cli::quest(&config, cmd).await,
         }
     })
 }

@@ -4,6 +4,8 @@
 mod chain;
 mod intent;
 pub mod pilot;
+mod quest;
 
 pub use chain::{bench, sandbox, universe, BenchCmd, SandboxArgs, UniverseCmd};
 pub use intent::{intent2tx, BenchIntentArgs, Intent2txCmd};
+pub use quest::{quest, QuestCmd};

@@ -1,0 +1,322 @@
+//! Seeded instances: a [`Task`] with its template chosen and every parameter sampled from a
+//! ChaCha8 stream keyed by (task id, seed), plus the agent key derived from the seed. The same
+//! seed gives the same instance byte for byte; the key never appears in the prompt.
+
+use alloy::primitives::{keccak256, Address, U256};
+use alloy::signers::local::PrivateKeySigner;
+use rand::{Rng, SeedableRng};
+use rand_chacha::ChaCha8Rng;
+use serde::Serialize;
+
+use super::task::{ParamType, Sample, Task};
+use super::QuestError;
+use crate::chain::universe::Manifest;
+
+/// A sampled parameter value.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[serde(untagged)]
+pub enum ParamValue {
+    /// Decimal text with the rule's number of decimals (never a float).
+    Decimal(String),
+    /// Whole number.
+    Integer(i64),
+    /// Address (checksummed when serialised).
+    Address(Address),
+    /// Text.
+    Text(String),
+    /// Flag.
+    Bool(bool),
+}
+
+impl ParamValue {
+    /// How the value appears in a template.
+    pub fn render(&self) -> String {
+        match self {
+            ParamValue::Decimal(s) | ParamValue::Text(s) => s.clone(),
+            ParamValue::Integer(i) => i.to_string(),
+            ParamValue::Address(a) => a.to_checksum(None),
+            ParamValue::Bool(b) => b.to_string(),
+        }
+    }
+}
+
+/// One sampled task instance.
+#[derive(Debug, Clone)]
+pub struct Instance {
+    /// Task id.
+    pub task_id: String,
+    /// Seed.
+    pub seed: u64,
+    /// Index of the chosen template.
+    pub template_index: usize,
+    /// The filled template (the task text of the prompt).
+    pub text: String,
+    /// Sampled parameters in declaration order.
+    pub params: Vec<(String, ParamValue)>,
+    /// The agent's address (the harness signs for it; the key stays here).
+    pub agent: Address,
+    key: PrivateKeySigner,
+}
+
+impl Instance {
+    /// Samples `task` for `seed`; manifest names resolve against `manifest`.
+    pub fn new(task: &Task, seed: u64, manifest: &Manifest) -> Result<Self, QuestError> {
+        let key = agent_key(seed);
+        let agent = key.address();
+        let mut material = b"crucible/quest/instance/".to_vec();
+        material.extend_from_slice(task.id().as_bytes());
+        material.push(0);
+        material.extend_from_slice(&seed.to_le_bytes());
+        let mut rng = ChaCha8Rng::from_seed(keccak256(&material).0);
+        let spec = &task.spec;
+        let template_index = rng.random_range(0..spec.templates.len());
+        let mut params = Vec::new();
+        for p in &spec.parameters {
+            let v = sample(&p.sample, p.ty, &mut rng, manifest, agent)
+                .map_err(|m| QuestError::Instance {
+                    task: task.id().into(),
+                    message: format!("parameter {}: {m}", p.name),
+                })?;
+            params.push((p.name.clone(), v));
+        }
+        let mut text = spec.templates[template_index].clone();
+        for (name, v) in &params {
+            text = text.replace(&format!("{{{name}}}"), &v.render());
+        }
+        Ok(Self {
+            task_id: task.id().into(),
+            seed,
+            template_index,
+            text,
+            params,
+            agent,
+            key,
+        })
+    }
+
+    /// The key the harness signs with.
+    pub fn signer(&self) -> &PrivateKeySigner {
+        &self.key
+    }
+
+    /// A parameter by name.
+    pub fn param(&self, name: &str) -> Option<&ParamValue> {
+        self.params.iter().find(|(n, _)| n == name).map(|(_, v)| v)
+    }
+
+    /// Parameters as a JSON object (declaration order).
+    pub fn params_json(&self) -> serde_json::Value {
+        let mut m = serde_json::Map::new();
+        for (n, v) in &self.params {
+            m.insert(n.clone(), serde_json::to_value(v).unwrap_or_default());
+        }
+        serde_json::Value::Object(m)
+    }
+
+    /// Resolves an address reference: `agent`, `$param`, or a manifest name.
+    pub fn resolve(&self, r: &str, manifest: &Manifest) -> Result<Address, QuestError> {
+        if let Some(p) = r.strip_prefix('$') {
+            return match self.param(p) {
+                Some(ParamValue::Address(a)) => Ok(*a),
+                _ => Err(QuestError::Instance {
+                    task: self.task_id.clone(),
+                    message: format!("${p} is not an address parameter"),
+                }),
+            };
+        }
+        manifest_address(r, manifest, self.agent).map_err(|m| QuestError::Instance {
+            task: self.task_id.clone(),
+            message: m,
+        })
+    }
+}
+
+/// The agent key of a seed: `keccak256("crucible/quest/agent/" ‖ seed)`, re-hashed in the
+/// (negligible) case it is not a valid secp256k1 scalar.
+pub fn agent_key(seed: u64) -> PrivateKeySigner {
+    let mut material = b"crucible/quest/agent/".to_vec();
+    material.extend_from_slice(&seed.to_le_bytes());
+    let mut h = keccak256(&material);
+    loop {
+        if let Ok(k) = PrivateKeySigner::from_bytes(&h) {
+            return k;
+        }
+        h = keccak256(h);
+    }
+}
+
+fn manifest_address(name: &str, manifest: &Manifest, agent: Address) -> Result<Address, String> {
+    if name == "agent" {
+        return Ok(agent);
+    }
+    if name == "zero" {
+        return Ok(Address::ZERO);
+    }
+    if let Some(acc) = name.strip_prefix("account:") {
+        return manifest
+            .account(acc)
+            .map(|a| a.address)
+            .map_err(|_| format!("{acc:?} is not an account of the universe"));
+    }
+    if let Some(a) = manifest.address_book().get(name) {
+        return Ok(*a);
+    }
+    match name {
+        "deployer" | "second" => manifest
+            .account(name)
+            .map(|a| a.address)
+            .map_err(|_| format!("{name:?} is not an account of the universe")),
+        _ => Err(format!(
+            "{name:?} is not a contract or pair of the universe (accounts are account:NAME)"
+        )),
+    }
+}
+
+fn sample(
+    s: &Sample,
+    ty: ParamType,
+    rng: &mut ChaCha8Rng,
+    manifest: &Manifest,
+    agent: Address,
+) -> Result<ParamValue, String> {
+    Ok(match s {
+        Sample::Range { min, max, decimals } => {
+            let lo = decimal_units(min, *decimals)?;
+            let hi = decimal_units(max, *decimals)?;
+            let lo: u128 = lo.try_into().map_err(|_| "range too large".to_string())?;
+            let hi: u128 = hi.try_into().map_err(|_| "range too large".to_string())?;
+            let v = rng.random_range(lo..=hi);
+            ParamValue::Decimal(format_units(U256::from(v), *decimals))
+        }
+        Sample::IntRange { min, max, step } => {
+            let n = (max - min) / step;
+            let k = rng.random_range(0..=n);
+            ParamValue::Integer(min + k * step)
+        }
+        Sample::List { values } => {
+            let v = &values[rng.random_range(0..values.len())];
+            literal(ty, v, manifest, agent)?
+        }
+        Sample::Fixed { value } => literal(ty, value, manifest, agent)?,
+        Sample::Manifest { name } => ParamValue::Address(manifest_address(name, manifest, agent)?),
+        Sample::Derived => {
+            let mut b = [0u8; 20];
+            rng.fill(&mut b);
+            ParamValue::Address(Address::from(b))
+        }
+        Sample::Text { length, charset } => {
+            const ALNUM: &[u8] = b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789";
+            let mut set = ALNUM.to_vec();
+            if charset == "alphanumeric_space" {
+                set.push(b' ');
+            }
+            let mut out: Vec<u8> = (0..*length)
+                .map(|_| set[rng.random_range(0..set.len())])
+                .collect();
+            // No leading/trailing blanks: a template would hide them.
+            for i in [0, out.len() - 1] {
+                if out[i] == b' ' {
+                    out[i] = b'x';
+                }
+            }
+            ParamValue::Text(String::from_utf8_lossy(&out).into_owned())
+        }
+    })
+}
+
+fn literal(
+    ty: ParamType,
+    v: &serde_json::Value,
+    manifest: &Manifest,
+    agent: Address,
+) -> Result<ParamValue, String> {
+    let bad = || format!("{v} is not a {ty:?}");
+    Ok(match ty {
+        ParamType::Decimal => ParamValue::Decimal(v.as_str().ok_or_else(bad)?.to_string()),
+        ParamType::Integer => ParamValue::Integer(v.as_i64().ok_or_else(bad)?),
+        ParamType::Address => {
+            let s = v.as_str().ok_or_else(bad)?;
+            ParamValue::Address(match s.parse() {
+                Ok(a) => a,
+                Err(_) => manifest_address(s, manifest, agent)?,
+            })
+        }
+        ParamType::String => ParamValue::Text(v.as_str().ok_or_else(bad)?.to_string()),
+        ParamType::Bool => ParamValue::Bool(v.as_bool().ok_or_else(bad)?),
+    })
+}
+
+/// Exact decimal text → integer base units (`"1.5"`, 18 → 1.5e18). More fractional digits than
+/// `decimals` is an error, never a silent rounding.
+pub fn decimal_units(s: &str, decimals: u32) -> Result<U256, String> {
+    let s = s.trim();
+    let (int, frac) = s.split_once('.').unwrap_or((s, ""));
+    if int.is_empty() && frac.is_empty()
+        || !int.chars().all(|c| c.is_ascii_digit())
+        || !frac.chars().all(|c| c.is_ascii_digit())
+    {
+        return Err(format!("{s:?} is not a non-negative decimal number"));
+    }
+    let frac = frac.trim_end_matches('0');
+    if frac.len() > decimals as usize {
+        return Err(format!("{s:?} has more than {decimals} decimals"));
+    }
+    let digits = format!("{int}{frac}{}", "0".repeat(decimals as usize - frac.len()));
+    let digits = digits.trim_start_matches('0');
+    if digits.is_empty() {
+        return Ok(U256::ZERO);
+    }
+    U256::from_str_radix(digits, 10).map_err(|_| format!("{s:?} is too large"))
+}
+
+/// Base units → decimal text with exactly `decimals` digits after the point (none for 0).
+pub fn format_units(v: U256, decimals: u32) -> String {
+    let s = v.to_string();
+    if decimals == 0 {
+        return s;
+    }
+    let d = decimals as usize;
+    let padded = format!("{s:0>width$}", width = d + 1);
+    let (i, f) = padded.split_at(padded.len() - d);
+    format!("{i}.{f}")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn decimal_units_is_exact() {
+        let cases = [
+            ("1.5", 18, Ok("1500000000000000000")),
+            ("0.001", 3, Ok("1")),
+            ("12", 0, Ok("12")),
+            ("0.10", 1, Ok("1")),
+            ("0", 18, Ok("0")),
+            ("0.0001", 3, Err("more than 3 decimals")),
+            ("-1", 3, Err("not a non-negative")),
+            ("1e3", 3, Err("not a non-negative")),
+            ("", 3, Err("not a non-negative")),
+        ];
+        for (s, d, want) in cases {
+            match (decimal_units(s, d), want) {
+                (Ok(v), Ok(w)) => assert_eq!(v.to_string(), w, "{s}"),
+                (Err(e), Err(w)) => assert!(e.contains(w), "{s}: {e}"),
+                (got, w) => panic!("{s}: got {got:?}, want {w:?}"),
+            }
+        }
+    }
+
+    #[test]
+    fn format_units_pads() {
+        assert_eq!(format_units(U256::from(42u64), 3), "0.042");
+        assert_eq!(format_units(U256::from(1234u64), 2), "12.34");
+        assert_eq!(format_units(U256::from(7u64), 0), "7");
+    }
+
+    #[test]
+    fn the_agent_key_depends_only_on_the_seed() {
+        assert_eq!(agent_key(5).address(), agent_key(5).address());
+        assert_ne!(agent_key(5).address(), agent_key(6).address());
+    }
+}
