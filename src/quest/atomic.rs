@@ -688,12 +688,16 @@ pub async fn selftest(
         let mut ref_ok = true;
         for seed in 0..seeds {
             let inst = harness.instance(task, seed)?;
-            let v = harness.run_answer(task, &inst, &as_answer(&reference)).await?;
+            let v = harness
+                .run_answer(task, &inst, &as_answer(&inst.render_solution(&reference)))
+                .await?;
             ref_ok &= v.score == 100;
             let reference = score_of(&task.spec.solutions.reference, "", &v);
             let mut wrong = Vec::new();
             for (file, mistake, code) in &wrongs {
-                let v = harness.run_answer(task, &inst, &as_answer(code)).await?;
+                let v = harness
+                    .run_answer(task, &inst, &as_answer(&inst.render_solution(code)))
+                    .await?;
                 wrong_total += 1;
                 if v.score < PASS_THRESHOLD {
                     wrong_rejected += 1;

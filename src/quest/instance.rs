@@ -104,6 +104,16 @@ impl Instance {
         self.params.iter().find(|(n, _)| n == name).map(|(_, v)| v)
     }
 
+    /// Fills a solution file: every `{{name}}` becomes the rendered parameter value, as a model
+    /// writes the task's values into its code.
+    pub fn render_solution(&self, source: &str) -> String {
+        let mut out = source.to_string();
+        for (name, v) in &self.params {
+            out = out.replace(&format!("{{{{{name}}}}}"), &v.render());
+        }
+        out
+    }
+
     /// Parameters as a JSON object (declaration order).
     pub fn params_json(&self) -> serde_json::Value {
         let mut m = serde_json::Map::new();

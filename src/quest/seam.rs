@@ -91,9 +91,10 @@ impl Benchmark for QuestBench {
                 })
             }
         };
+        let inst = self.harness.instance(task, seed).map_err(bench)?;
         Ok(Box::new(Fixed {
             name,
-            answer: as_answer(&code),
+            answer: as_answer(&inst.render_solution(&code)),
         }))
     }
 

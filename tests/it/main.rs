@@ -5,6 +5,7 @@
 mod chain;
 mod intent;
 mod pilot;
+mod quest;
 mod sandbox;
 mod seam;
 mod support;
