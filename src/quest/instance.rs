@@ -56,6 +56,7 @@ pub struct Instance {
     /// The agent's address (the harness signs for it; the key stays here).
     pub agent: Address,
     key: PrivateKeySigner,
+    signers: Vec<(String, PrivateKeySigner)>,
 }
 
 impl Instance {
@@ -70,13 +71,61 @@ impl Instance {
         let mut rng = ChaCha8Rng::from_seed(keccak256(&material).0);
         let spec = &task.spec;
         let template_index = rng.random_range(0..spec.templates.len());
-        let mut params = Vec::new();
+        let mut params: Vec<(String, ParamValue)> = Vec::new();
+        let mut signers: Vec<(String, PrivateKeySigner)> = Vec::new();
         for p in &spec.parameters {
-            let v = sample(&p.sample, p.ty, &mut rng, manifest, agent)
-                .map_err(|m| QuestError::Instance {
-                    task: task.id().into(),
-                    message: format!("parameter {}: {m}", p.name),
-                })?;
+            let err = |m: String| QuestError::Instance {
+                task: task.id().into(),
+                message: format!("parameter {}: {m}", p.name),
+            };
+            let v = match &p.sample {
+                Sample::Signer => {
+                    let mut b = [0u8; 32];
+                    rng.fill(&mut b);
+                    let k = key_from(keccak256(b));
+                    let a = k.address();
+                    signers.push((p.name.clone(), k));
+                    ParamValue::Address(a)
+                }
+                Sample::Permit {
+                    token,
+                    name,
+                    version,
+                    owner,
+                    spender,
+                    value,
+                    decimals,
+                    deadline,
+                } => {
+                    let get = |n: &str| params.iter().find(|(k, _)| k == n).map(|(_, v)| v);
+                    let addr = |n: &str| match get(n) {
+                        Some(ParamValue::Address(a)) => Ok(*a),
+                        _ => Err(err(format!("{n} is not an earlier address parameter"))),
+                    };
+                    let key = signers
+                        .iter()
+                        .find(|(n, _)| n == owner)
+                        .map(|(_, k)| k)
+                        .ok_or_else(|| err(format!("{owner} is not an earlier signer parameter")))?;
+                    let amount = match get(value) {
+                        Some(ParamValue::Decimal(s)) => decimal_units(s, *decimals).map_err(err)?,
+                        _ => return Err(err(format!("{value} is not an earlier decimal parameter"))),
+                    };
+                    let deadline = match get(deadline) {
+                        Some(ParamValue::Integer(i)) if *i >= 0 => U256::from(*i as u64),
+                        _ => return Err(err(format!("{deadline} is not an earlier integer parameter"))),
+                    };
+                    let sig = permit_signature(
+                        key,
+                        (name, version, manifest.chain_id, addr(token)?),
+                        addr(spender)?,
+                        amount,
+                        deadline,
+                    );
+                    ParamValue::Text(sig)
+                }
+                other => sample(other, p.ty, &mut rng, manifest, agent).map_err(err)?,
+            };
             params.push((p.name.clone(), v));
         }
         let mut text = spec.templates[template_index].clone();
@@ -91,7 +140,13 @@ impl Instance {
             params,
             agent,
             key,
+            signers,
         })
+    }
+
+    /// The harness-held key of a `signer` parameter.
+    pub fn signer_param(&self, name: &str) -> Option<&PrivateKeySigner> {
+        self.signers.iter().find(|(n, _)| n == name).map(|(_, k)| k)
     }
 
     /// The key the harness signs with.
@@ -146,12 +201,65 @@ impl Instance {
 pub fn agent_key(seed: u64) -> PrivateKeySigner {
     let mut material = b"crucible/quest/agent/".to_vec();
     material.extend_from_slice(&seed.to_le_bytes());
-    let mut h = keccak256(&material);
+    key_from(keccak256(&material))
+}
+
+fn key_from(mut h: alloy::primitives::B256) -> PrivateKeySigner {
     loop {
         if let Ok(k) = PrivateKeySigner::from_bytes(&h) {
             return k;
         }
         h = keccak256(h);
+    }
+}
+
+/// EIP-2612 permit signature (nonce 0) as 0x r‖s‖v, v ∈ {27, 28}.
+fn permit_signature(
+    key: &PrivateKeySigner,
+    (name, version, chain_id, token): (&str, &str, u64, Address),
+    spender: Address,
+    value: U256,
+    deadline: U256,
+) -> String {
+    use alloy::signers::SignerSync;
+    let word = |a: Address| {
+        let mut w = [0u8; 32];
+        w[12..].copy_from_slice(a.as_slice());
+        w
+    };
+    let mut dom = keccak256(
+        "EIP712Domain(string name,string version,uint256 chainId,address verifyingContract)",
+    )
+    .to_vec();
+    dom.extend_from_slice(keccak256(name).as_slice());
+    dom.extend_from_slice(keccak256(version).as_slice());
+    dom.extend_from_slice(&U256::from(chain_id).to_be_bytes::<32>());
+    dom.extend_from_slice(&word(token));
+    let domain = keccak256(&dom);
+    let mut st = keccak256(
+        "Permit(address owner,address spender,uint256 value,uint256 nonce,uint256 deadline)",
+    )
+    .to_vec();
+    st.extend_from_slice(&word(key.address()));
+    st.extend_from_slice(&word(spender));
+    st.extend_from_slice(&value.to_be_bytes::<32>());
+    st.extend_from_slice(&U256::ZERO.to_be_bytes::<32>());
+    st.extend_from_slice(&deadline.to_be_bytes::<32>());
+    let mut msg = vec![0x19, 0x01];
+    msg.extend_from_slice(domain.as_slice());
+    msg.extend_from_slice(keccak256(&st).as_slice());
+    let digest = keccak256(&msg);
+    match key.sign_hash_sync(&digest) {
+        Ok(sig) => {
+            let mut out = Vec::with_capacity(65);
+            out.extend_from_slice(&sig.r().to_be_bytes::<32>());
+            out.extend_from_slice(&sig.s().to_be_bytes::<32>());
+            out.push(27 + u8::from(sig.v()));
+            format!("0x{}", hex::encode(out))
+        }
+        // Signing a 32-byte digest with a valid key does not fail; an empty signature would make
+        // the task unsolvable and the self-test would say so.
+        Err(_) => String::new(),
     }
 }
 
@@ -209,6 +317,9 @@ fn sample(
         }
         Sample::Fixed { value } => literal(ty, value, manifest, agent)?,
         Sample::Manifest { name } => ParamValue::Address(manifest_address(name, manifest, agent)?),
+        Sample::Signer | Sample::Permit { .. } => {
+            return Err("signer/permit parameters are sampled by the instance".into())
+        }
         Sample::Derived => {
             let mut b = [0u8; 20];
             rng.fill(&mut b);

@@ -153,6 +153,29 @@ pub enum Sample {
     },
     /// A fresh address derived from the seed (nobody holds its key).
     Derived,
+    /// A fresh address whose key is derived from the seed and held by the harness (it can sign
+    /// EIP-712 messages such as permits; never shown to the model).
+    Signer,
+    /// An EIP-2612 permit signature (0x r‖s‖v) by an earlier `signer` parameter, for a token
+    /// whose EIP-712 domain is (name, version, chain id, token address); nonce 0.
+    Permit {
+        /// Token: an earlier address parameter (without `$`).
+        token: String,
+        /// Domain name.
+        name: String,
+        /// Domain version.
+        version: String,
+        /// Owner: an earlier `signer` parameter.
+        owner: String,
+        /// Spender: an earlier address parameter.
+        spender: String,
+        /// Value: an earlier decimal parameter, scaled by `decimals`.
+        value: String,
+        /// Token decimals.
+        decimals: u32,
+        /// Deadline: an earlier integer parameter.
+        deadline: String,
+    },
     /// Random text of `length` characters from a charset.
     Text {
         /// Number of characters.
@@ -834,7 +857,8 @@ fn validate_sample(p: &ParamSpec) -> Result<(), String> {
                 Ok(())
             }
         }
-        (Sample::Derived, T::Address) => Ok(()),
+        (Sample::Derived | Sample::Signer, T::Address) => Ok(()),
+        (Sample::Permit { .. }, T::String) => Ok(()),
         (Sample::Text { length, charset }, T::String) => {
             if *length == 0 {
                 return Err("length must be ≥ 1".into());
