@@ -12,9 +12,8 @@ use super::task::{ParamType, Sample, Task};
 use super::QuestError;
 use crate::chain::universe::Manifest;
 
-/// A sampled parameter value.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
-#[serde(untagged)]
+/// A sampled parameter value (serialised as JSON text/number/bool; addresses checksummed).
+#[derive(Debug, Clone, PartialEq, Eq)]
 pub enum ParamValue {
     /// Decimal text with the rule's number of decimals (never a float).
     Decimal(String),
@@ -26,6 +25,16 @@ pub enum ParamValue {
     Text(String),
     /// Flag.
     Bool(bool),
+}
+
+impl Serialize for ParamValue {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        match self {
+            ParamValue::Integer(i) => s.serialize_i64(*i),
+            ParamValue::Bool(b) => s.serialize_bool(*b),
+            other => s.serialize_str(&other.render()),
+        }
+    }
 }
 
 impl ParamValue {

@@ -617,12 +617,23 @@ impl Task {
             .chain(task.spec.solutions.wrong.iter().map(|w| &w.file))
         {
             let p = path.parent().unwrap_or(Path::new(".")).join(rel);
-            if !p.is_file() {
-                return Err(QuestError::Load {
-                    file: path.display().to_string(),
-                    field: "solutions".into(),
-                    message: format!("solution file {rel} does not exist"),
-                });
+            let load_err = |message: String| QuestError::Load {
+                file: path.display().to_string(),
+                field: "solutions".into(),
+                message,
+            };
+            let src = std::fs::read_to_string(&p)
+                .map_err(|_| load_err(format!("solution file {rel} does not exist")))?;
+            // `{{name}}` placeholders are filled from the instance; a typo would ship a broken
+            // reference, so every one must be a parameter.
+            for ph in placeholders(&src) {
+                if let Some(name) = ph.strip_prefix('{') {
+                    if !task.spec.parameters.iter().any(|q| q.name == name) {
+                        return Err(load_err(format!(
+                            "{rel}: placeholder {{{{{name}}}}} is not a parameter"
+                        )));
+                    }
+                }
             }
         }
         Ok(task)
