@@ -48,6 +48,15 @@ pub enum QuestCmd {
     },
     /// Print the task-file JSON Schema (committed as tasks/questbench/task.schema.json).
     Schema,
+    /// Time the reference agent over every task (one seed): wall time and per-stage medians.
+    Bench {
+        /// Seed.
+        #[arg(long, default_value_t = 0)]
+        seed: u64,
+        /// Print JSON (the only format).
+        #[arg(long)]
+        json: bool,
+    },
 }
 
 fn tasks(config: &Config) -> Result<Vec<Task>> {
@@ -65,6 +74,10 @@ fn one(tasks: Vec<Task>, id: &str) -> Result<Task> {
 pub async fn quest(config: &Config, cmd: QuestCmd) -> Result<()> {
     match cmd {
         QuestCmd::Schema => print!("{}", task::schema_json()),
+        QuestCmd::Bench { seed, json: _ } => {
+            let f = crucible::bench::questbench(config, seed).await?;
+            println!("{}", serde_json::to_string_pretty(&f)?);
+        }
         QuestCmd::List => {
             let list: Vec<_> = tasks(config)?
                 .iter()
