@@ -12,7 +12,7 @@ use tokio::sync::Mutex;
 
 use super::check::{CheckResult, Evidence, Probe, SentTx};
 use super::instance::Instance;
-use super::sandbox::{Call, FailureKind, Sandbox};
+use super::sandbox::{Call, FailureKind, Prepared, Sandbox, SandboxError};
 use super::task::{SetupStep, Task};
 use super::QuestError;
 use crate::chain::gate::Gate;
@@ -125,6 +125,8 @@ pub struct Harness {
     sandbox: Sandbox,
     base: Mutex<SnapshotId>,
     genesis_time: u64,
+    /// The next sandbox process, started while the current sample runs.
+    next: Mutex<Option<tokio::task::JoinHandle<Result<Prepared, SandboxError>>>>,
 }
 
 impl Harness {
@@ -136,14 +138,38 @@ impl Harness {
         chain.set_block_interval(1).await?;
         let genesis_time = chain.timestamp().await?;
         let base = chain.snapshot().await?;
-        Ok(Self {
+        let h = Self {
             chain,
             manifest,
             gate,
             sandbox,
             base: Mutex::new(base),
             genesis_time,
-        })
+            next: Mutex::new(None),
+        };
+        *h.next.lock().await = Some(h.spawn_prepare());
+        Ok(h)
+    }
+
+    fn spawn_prepare(&self) -> tokio::task::JoinHandle<Result<Prepared, SandboxError>> {
+        let sandbox = self.sandbox.clone();
+        let url = self.gate.url();
+        tokio::spawn(async move { sandbox.prepare(&url).await })
+    }
+
+    /// A ready sandbox process (the one prepared in the background, or a fresh one), and the
+    /// next one started in the background.
+    async fn take_prepared(&self) -> Result<Prepared, QuestError> {
+        let mut next = self.next.lock().await;
+        let prepared = match next.take() {
+            Some(h) => match h.await {
+                Ok(p) => p,
+                Err(e) => Err(SandboxError::Io(format!("prepare task failed: {e}"))),
+            },
+            None => self.sandbox.prepare(&self.gate.url()).await,
+        };
+        *next = Some(self.spawn_prepare());
+        Ok(prepared?)
     }
 
     /// The universe manifest.
@@ -200,7 +226,7 @@ impl Harness {
             agent_address: inst.agent.to_checksum(None),
             deployed_contracts: self.deployed_contracts(),
         };
-        let run = self.sandbox.run(&code, &call).await?;
+        let run = self.take_prepared().await?.run(&code, &call).await?;
         stages.sandbox_ms = ms(t2.elapsed());
         let logs = run.logs.clone();
         let value = match run.outcome {
