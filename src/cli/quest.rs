@@ -60,7 +60,9 @@ pub enum QuestCmd {
 }
 
 fn tasks(config: &Config) -> Result<Vec<Task>> {
-    Ok(task::load_dir(&config.project_dir.join("tasks/questbench"))?)
+    Ok(task::load_dir(
+        &config.project_dir.join("tasks/questbench"),
+    )?)
 }
 
 fn one(tasks: Vec<Task>, id: &str) -> Result<Task> {

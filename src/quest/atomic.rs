@@ -199,7 +199,9 @@ impl Harness {
         let t0 = Instant::now();
         self.chain.revert(&base).await?;
         *base = self.chain.snapshot().await?;
-        self.chain.set_next_timestamp(self.genesis_time + 60).await?;
+        self.chain
+            .set_next_timestamp(self.genesis_time + 60)
+            .await?;
         self.apply_setup(task, inst).await?;
         stages.revert_setup_ms = ms(t0.elapsed());
 
@@ -274,7 +276,12 @@ impl Harness {
                 Ok(r) => r,
                 Err(reason) => {
                     stages.checks_ms = ms(checks_time);
-                    return Ok(Verdict::failed(Outcome::SchemaInvalid, reason, stages, logs));
+                    return Ok(Verdict::failed(
+                        Outcome::SchemaInvalid,
+                        reason,
+                        stages,
+                        logs,
+                    ));
                 }
             };
             let t3 = Instant::now();
@@ -338,7 +345,10 @@ impl Harness {
                 .filter(|c| !c.passed)
                 .map(|c| c.name.as_str())
                 .collect();
-            (Outcome::Other, format!("failed checks: {}", failed.join(", ")))
+            (
+                Outcome::Other,
+                format!("failed checks: {}", failed.join(", ")),
+            )
         };
         Ok(Verdict {
             score,
@@ -368,7 +378,8 @@ impl Harness {
 
     async fn apply_setup(&self, task: &Task, inst: &Instance) -> Result<(), QuestError> {
         let c = &self.chain;
-        c.set_balance(inst.agent, U256::from(AGENT_START_WEI)).await?;
+        c.set_balance(inst.agent, U256::from(AGENT_START_WEI))
+            .await?;
         let probe = Probe {
             chain: c,
             manifest: &self.manifest,
@@ -412,7 +423,8 @@ impl Harness {
                         c.set_balance(owner, one_coin).await?;
                     }
                     let data = encode_addr_uint("approve(address,uint256)", spender, amount);
-                    self.setup_send(task, owner, token, data, "allowance").await?;
+                    self.setup_send(task, owner, token, data, "allowance")
+                        .await?;
                 }
                 SetupStep::TimeAdvance { seconds } => {
                     c.increase_time(*seconds).await?;
@@ -431,10 +443,7 @@ impl Harness {
         data: Vec<u8>,
         what: &str,
     ) -> Result<(), QuestError> {
-        let r = self
-            .chain
-            .send_as(from, &TxRequest::call(to, data))
-            .await?;
+        let r = self.chain.send_as(from, &TxRequest::call(to, data)).await?;
         if !r.success {
             return Err(QuestError::Instance {
                 task: task.id().into(),
@@ -585,7 +594,10 @@ pub fn validate_tx(v: &Value) -> Result<TxRequest, String> {
             let h = s
                 .strip_prefix("0x")
                 .ok_or_else(|| format!("`data` is not 0x-hex: {}", short(&json!(s))))?;
-            Bytes::from(hex::decode(h).map_err(|_| format!("`data` is not valid hex: {}", short(&json!(s))))?)
+            Bytes::from(
+                hex::decode(h)
+                    .map_err(|_| format!("`data` is not valid hex: {}", short(&json!(s))))?,
+            )
         }
         Some(other) => return Err(format!("`data` is not 0x-hex: {}", short(other))),
     };
@@ -707,7 +719,13 @@ pub async fn selftest(
             .solutions
             .wrong
             .iter()
-            .map(|w| Ok((w.file.clone(), w.mistake.clone(), task.read_relative(&w.file)?)))
+            .map(|w| {
+                Ok((
+                    w.file.clone(),
+                    w.mistake.clone(),
+                    task.read_relative(&w.file)?,
+                ))
+            })
             .collect::<Result<_, QuestError>>()?;
         let mut per_seed = Vec::new();
         let mut ok = true;
@@ -825,10 +843,19 @@ mod tests {
             (json!({"type": "QUERY_RESULT", "data": {}}), "no `to`"),
             (json!("0xabc"), "not a transaction object"),
             (json!({"to": "alice"}), "`to` is not an address"),
-            (json!({"to": to, "data": "a9059cbb"}), "`data` is not 0x-hex"),
+            (
+                json!({"to": to, "data": "a9059cbb"}),
+                "`data` is not 0x-hex",
+            ),
             (json!({"to": to, "data": "0xzz"}), "not valid hex"),
-            (json!({"to": to, "value": "1.5"}), "`value` is not a wei amount"),
-            (json!({"to": to, "value": -1}), "`value` is not a wei amount"),
+            (
+                json!({"to": to, "value": "1.5"}),
+                "`value` is not a wei amount",
+            ),
+            (
+                json!({"to": to, "value": -1}),
+                "`value` is not a wei amount",
+            ),
             (json!({"to": to, "gasLimit": 10}), "outside"),
         ];
         for (v, needle) in bad {

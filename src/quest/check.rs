@@ -90,9 +90,7 @@ impl<'a> Probe<'a> {
                     let text = match this.instance.param(param) {
                         Some(ParamValue::Decimal(s)) => s.clone(),
                         Some(ParamValue::Integer(i)) if *i >= 0 => i.to_string(),
-                        _ => {
-                            return Err(this.err(format!("{param} is not a non-negative number")))
-                        }
+                        _ => return Err(this.err(format!("{param} is not a non-negative number"))),
                     };
                     decimal_units(&text, *decimals).map_err(|m| this.err(m))?
                 }
@@ -150,7 +148,10 @@ impl<'a> Probe<'a> {
             .view(target, selector(signature).to_vec())
             .await?;
         if out.len() < 32 {
-            return Err(self.err(format!("{signature} on {target} returned {} bytes", out.len())));
+            return Err(self.err(format!(
+                "{signature} on {target} returned {} bytes",
+                out.len()
+            )));
         }
         Ok(U256::from_be_slice(&out[..32]))
     }
@@ -306,13 +307,15 @@ impl<'a> Probe<'a> {
                 None => no_tx(),
             },
             Check::CalldataContains { param } => {
-                let text = self.instance.param(param).map(|v| v.render()).unwrap_or_default();
+                let text = self
+                    .instance
+                    .param(param)
+                    .map(|v| v.render())
+                    .unwrap_or_default();
                 match tx {
                     Some(t) => {
                         let ok = !text.is_empty()
-                            && t.data
-                                .windows(text.len())
-                                .any(|w| w == text.as_bytes());
+                            && t.data.windows(text.len()).any(|w| w == text.as_bytes());
                         Verdict::text(
                             format!("calldata containing {text:?}"),
                             String::from_utf8_lossy(&t.data).into_owned(),
@@ -422,11 +425,7 @@ impl<'a> Probe<'a> {
             } => {
                 let got = self
                     .chain
-                    .approved_for_all(
-                        self.addr(token)?,
-                        self.addr(owner)?,
-                        self.addr(operator)?,
-                    )
+                    .approved_for_all(self.addr(token)?, self.addr(owner)?, self.addr(operator)?)
                     .await?;
                 Verdict::text(approved.to_string(), got.to_string(), got == *approved)
             }
@@ -453,7 +452,9 @@ impl<'a> Probe<'a> {
                         format!("not an integer: {}", got.cloned().unwrap_or_default()),
                         false,
                     ),
-                    None => Verdict::text(want.to_string(), format!("field {field} missing"), false),
+                    None => {
+                        Verdict::text(want.to_string(), format!("field {field} missing"), false)
+                    }
                 }
             }
         })
@@ -526,7 +527,11 @@ impl Verdict {
     fn amount(expected: U256, actual: Signed, tol: &Tolerance) -> Self {
         let (passed, exact, shown) = match actual {
             Signed::Pos(a) => {
-                let diff = if a > expected { a - expected } else { expected - a };
+                let diff = if a > expected {
+                    a - expected
+                } else {
+                    expected - a
+                };
                 (within(expected, diff, tol), diff.is_zero(), a.to_string())
             }
             Signed::Neg(a) => (false, false, format!("-{a} (wrong direction)")),
@@ -600,9 +605,18 @@ mod tests {
 
     #[test]
     fn selectors_match_known_values() {
-        assert_eq!(hex::encode(selector("transfer(address,uint256)")), "a9059cbb");
-        assert_eq!(hex::encode(selector("approve(address,uint256)")), "095ea7b3");
-        assert_eq!(hex::encode(selector("transferAndCall(address,uint256,bytes)")), "4000aea0");
+        assert_eq!(
+            hex::encode(selector("transfer(address,uint256)")),
+            "a9059cbb"
+        );
+        assert_eq!(
+            hex::encode(selector("approve(address,uint256)")),
+            "095ea7b3"
+        );
+        assert_eq!(
+            hex::encode(selector("transferAndCall(address,uint256,bytes)")),
+            "4000aea0"
+        );
     }
 
     #[test]

@@ -115,14 +115,22 @@ impl Instance {
                         .iter()
                         .find(|(n, _)| n == owner)
                         .map(|(_, k)| k)
-                        .ok_or_else(|| err(format!("{owner} is not an earlier signer parameter")))?;
+                        .ok_or_else(|| {
+                            err(format!("{owner} is not an earlier signer parameter"))
+                        })?;
                     let amount = match get(value) {
                         Some(ParamValue::Decimal(s)) => decimal_units(s, *decimals).map_err(err)?,
-                        _ => return Err(err(format!("{value} is not an earlier decimal parameter"))),
+                        _ => {
+                            return Err(err(format!("{value} is not an earlier decimal parameter")))
+                        }
                     };
                     let deadline = match get(deadline) {
                         Some(ParamValue::Integer(i)) if *i >= 0 => U256::from(*i as u64),
-                        _ => return Err(err(format!("{deadline} is not an earlier integer parameter"))),
+                        _ => {
+                            return Err(err(format!(
+                                "{deadline} is not an earlier integer parameter"
+                            )))
+                        }
                     };
                     let sig = permit_signature(
                         key,

@@ -82,7 +82,10 @@ impl Benchmark for QuestBench {
             "known-wrong" => {
                 let w = &task.spec.solutions.wrong;
                 let pick = &w[(seed % w.len() as u64) as usize];
-                ("known-wrong", task.read_relative(&pick.file).map_err(bench)?)
+                (
+                    "known-wrong",
+                    task.read_relative(&pick.file).map_err(bench)?,
+                )
             }
             other => {
                 return Err(RunError::UnknownAgent {

@@ -590,11 +590,12 @@ impl Task {
     /// Parses and validates task JSON text; `path` is used in error messages and to resolve files.
     pub fn from_json(text: &str, path: &Path) -> Result<Self, QuestError> {
         let de = &mut serde_json::Deserializer::from_str(text);
-        let spec: TaskSpec = serde_path_to_error::deserialize(de).map_err(|e| QuestError::Load {
-            file: path.display().to_string(),
-            field: e.path().to_string(),
-            message: e.inner().to_string(),
-        })?;
+        let spec: TaskSpec =
+            serde_path_to_error::deserialize(de).map_err(|e| QuestError::Load {
+                file: path.display().to_string(),
+                field: e.path().to_string(),
+                message: e.inner().to_string(),
+            })?;
         validate(&spec).map_err(|(field, message)| QuestError::Load {
             file: path.display().to_string(),
             field,
@@ -706,13 +707,21 @@ fn validate(spec: &TaskSpec) -> Result<(), Invalid> {
             ),
         ));
     }
-    if spec.id.is_empty() || !spec.id.chars().all(|c| c.is_ascii_alphanumeric() || c == '_') {
+    if spec.id.is_empty()
+        || !spec
+            .id
+            .chars()
+            .all(|c| c.is_ascii_alphanumeric() || c == '_')
+    {
         return Err(bad("id", "id must be non-empty [A-Za-z0-9_]"));
     }
     if spec.templates.len() < 3 {
         return Err(bad(
             "templates",
-            format!("at least 3 templates required, found {}", spec.templates.len()),
+            format!(
+                "at least 3 templates required, found {}",
+                spec.templates.len()
+            ),
         ));
     }
     let mut names = BTreeSet::new();
@@ -839,10 +848,10 @@ fn validate_sample(p: &ParamSpec) -> Result<(), String> {
     use ParamType as T;
     match (&p.sample, p.ty) {
         (Sample::Range { min, max, decimals }, T::Decimal) => {
-            let lo = super::instance::decimal_units(min, *decimals)
-                .map_err(|e| format!("min: {e}"))?;
-            let hi = super::instance::decimal_units(max, *decimals)
-                .map_err(|e| format!("max: {e}"))?;
+            let lo =
+                super::instance::decimal_units(min, *decimals).map_err(|e| format!("min: {e}"))?;
+            let hi =
+                super::instance::decimal_units(max, *decimals).map_err(|e| format!("max: {e}"))?;
             if lo > hi {
                 return Err(format!("min {min} is above max {max}"));
             }
@@ -903,7 +912,9 @@ fn literal_ok(ty: ParamType, v: &serde_json::Value) -> Result<(), String> {
     if ok {
         Ok(())
     } else {
-        Err(format!("value {v} is not a valid {ty:?} (decimals are text)"))
+        Err(format!(
+            "value {v} is not a valid {ty:?} (decimals are text)"
+        ))
     }
 }
 
@@ -982,7 +993,9 @@ fn check_signature(s: &str) -> Result<(), String> {
     if ok {
         Ok(())
     } else {
-        Err(format!("{s:?} is not a function signature like name(type,…)"))
+        Err(format!(
+            "{s:?} is not a function signature like name(type,…)"
+        ))
     }
 }
 
@@ -1136,7 +1149,9 @@ fn check_check(
         } => {
             tol(tolerance)?;
             if !answer.is_some_and(|a| a.fields.contains_key(field)) {
-                return Err(format!("answer field {field:?} is not in the answer schema"));
+                return Err(format!(
+                    "answer field {field:?} is not in the answer schema"
+                ));
             }
             check_expr(expected, params)
         }
@@ -1180,17 +1195,46 @@ mod tests {
         type Edit = fn(&mut serde_json::Value);
         let cases: Vec<(Edit, &str)> = vec![
             (|v| v["format"] = 2.into(), "format"),
-            (|v| v["templates"].as_array_mut().unwrap().truncate(2), "templates"),
-            (|v| v["checks"][0]["weight"] = 30.into(), "weights sum to 90"),
-            (|v| v["templates"][0] = "Send {amt}".into(), "{amt} is not a parameter"),
-            (|v| v["parameters"][1]["sample"]["min"] = "1.5".into(), "above max"),
-            (|v| v["parameters"][1]["sample"]["min"] = "abc".into(), "parameters[1].sample"),
-            (|v| v["checks"][1]["check"]["target"] = "$amount".into(), "not an address"),
-            (|v| v["checks"][1]["check"]["target"] = "$nope".into(), "checks[1].check"),
-            (|v| v["solutions"]["wrong"][0]["families"] = serde_json::json!(["tx_success"]), "covers the check family \"tx_to\""),
+            (
+                |v| v["templates"].as_array_mut().unwrap().truncate(2),
+                "templates",
+            ),
+            (
+                |v| v["checks"][0]["weight"] = 30.into(),
+                "weights sum to 90",
+            ),
+            (
+                |v| v["templates"][0] = "Send {amt}".into(),
+                "{amt} is not a parameter",
+            ),
+            (
+                |v| v["parameters"][1]["sample"]["min"] = "1.5".into(),
+                "above max",
+            ),
+            (
+                |v| v["parameters"][1]["sample"]["min"] = "abc".into(),
+                "parameters[1].sample",
+            ),
+            (
+                |v| v["checks"][1]["check"]["target"] = "$amount".into(),
+                "not an address",
+            ),
+            (
+                |v| v["checks"][1]["check"]["target"] = "$nope".into(),
+                "checks[1].check",
+            ),
+            (
+                |v| v["solutions"]["wrong"][0]["families"] = serde_json::json!(["tx_success"]),
+                "covers the check family \"tx_to\"",
+            ),
             (|v| v["difficulty"] = "trivial".into(), "difficulty"),
             (|v| v["extra"] = 1.into(), "unknown field"),
-            (|v| v["parameters"][0]["sample"] = serde_json::json!({"method": "range", "min": "1", "max": "2", "decimals": 0}), "does not fit type Address"),
+            (
+                |v| {
+                    v["parameters"][0]["sample"] = serde_json::json!({"method": "range", "min": "1", "max": "2", "decimals": 0})
+                },
+                "does not fit type Address",
+            ),
         ];
         for (edit, needle) in cases {
             let mut v = base();

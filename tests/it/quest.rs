@@ -23,8 +23,16 @@ fn catalogue() -> Vec<Task> {
 fn every_task_file_loads_and_the_slice_is_complete() {
     let tasks = catalogue();
     let count = |sub: &str| tasks.iter().filter(|t| t.spec.subcategory == sub).count();
-    assert!(count("native_transfer") >= 7, "native transfer tasks: {}", count("native_transfer"));
-    assert!(count("erc20_operations") >= 11, "erc20 tasks: {}", count("erc20_operations"));
+    assert!(
+        count("native_transfer") >= 7,
+        "native transfer tasks: {}",
+        count("native_transfer")
+    );
+    assert!(
+        count("erc20_operations") >= 11,
+        "erc20 tasks: {}",
+        count("erc20_operations")
+    );
     for t in &tasks {
         assert!(t.spec.templates.len() >= 3, "{}", t.id());
         t.reference_source().unwrap();
@@ -56,19 +64,37 @@ fn instances_and_prompts_are_byte_identical_for_a_seed() {
         let pa = atomic::preview(&t, &a, &m).to_string();
         assert_eq!(pa, atomic::preview(&t, &b, &m).to_string(), "{}", t.id());
         let c = Instance::new(&t, 8, &m).unwrap();
-        assert_ne!(pa, atomic::preview(&t, &c, &m).to_string(), "{}: seed ignored", t.id());
+        assert_ne!(
+            pa,
+            atomic::preview(&t, &c, &m).to_string(),
+            "{}: seed ignored",
+            t.id()
+        );
         // The key never reaches the prompt; every placeholder was filled.
         let prompt = atomic::prompt(&t, &a, &m);
-        assert!(!prompt.contains(&hex::encode(a.signer().to_bytes())), "{}", t.id());
-        assert!(!a.text.contains('{'), "{}: unfilled placeholder in {:?}", t.id(), a.text);
+        assert!(
+            !prompt.contains(&hex::encode(a.signer().to_bytes())),
+            "{}",
+            t.id()
+        );
+        assert!(
+            !a.text.contains('{'),
+            "{}: unfilled placeholder in {:?}",
+            t.id(),
+            a.text
+        );
     }
 }
 
 #[tokio::test]
 async fn selftest_passes_on_the_slice_with_two_seeds() {
-    let h = Harness::start(&config()).await.unwrap_or_else(|e| panic!("{e}"));
+    let h = Harness::start(&config())
+        .await
+        .unwrap_or_else(|e| panic!("{e}"));
     let tasks = catalogue();
-    let report = atomic::selftest(&h, &tasks, 2).await.unwrap_or_else(|e| panic!("{e}"));
+    let report = atomic::selftest(&h, &tasks, 2)
+        .await
+        .unwrap_or_else(|e| panic!("{e}"));
     let bad: Vec<String> = report
         .tasks
         .iter()
@@ -83,7 +109,9 @@ async fn selftest_passes_on_the_slice_with_two_seeds() {
 /// The reference runner's loopholes (fact sheet §5.2) must not score on a transaction task.
 #[tokio::test]
 async fn reference_runner_loopholes_score_zero() {
-    let h = Harness::start(&config()).await.unwrap_or_else(|e| panic!("{e}"));
+    let h = Harness::start(&config())
+        .await
+        .unwrap_or_else(|e| panic!("{e}"));
     let t = catalogue()
         .into_iter()
         .find(|t| t.id() == "erc20_approve")
@@ -115,9 +143,16 @@ async fn reference_runner_loopholes_score_zero() {
         assert_eq!(v.outcome, want, "{ret}: {}", v.reason);
     }
     // No code block at all.
-    let v = h.run_answer(&t, &inst, "I would approve the router.").await.unwrap();
+    let v = h
+        .run_answer(&t, &inst, "I would approve the router.")
+        .await
+        .unwrap();
     assert_eq!((v.score, v.outcome), (0, Outcome::SchemaInvalid));
-    assert!(v.reason.contains("no TypeScript code block"), "{}", v.reason);
+    assert!(
+        v.reason.contains("no TypeScript code block"),
+        "{}",
+        v.reason
+    );
 }
 
 /// The reference runner accepted any allowance and pre-granted approvals; here an approve task
@@ -125,7 +160,9 @@ async fn reference_runner_loopholes_score_zero() {
 /// isolation: the first run's approval does not leak into the second).
 #[tokio::test]
 async fn samples_are_isolated_by_the_snapshot() {
-    let h = Harness::start(&config()).await.unwrap_or_else(|e| panic!("{e}"));
+    let h = Harness::start(&config())
+        .await
+        .unwrap_or_else(|e| panic!("{e}"));
     let t = catalogue()
         .into_iter()
         .find(|t| t.id() == "erc20_increase_allowance")
@@ -139,4 +176,42 @@ async fn samples_are_isolated_by_the_snapshot() {
         serde_json::to_string(&a.checks).unwrap(),
         serde_json::to_string(&b.checks).unwrap()
     );
+}
+
+/// QuestBench behind the run seam: the built-in reference agent passes, the known-wrong agent
+/// fails, and the events tell the story.
+#[tokio::test]
+async fn the_seam_runs_builtin_agents() {
+    use crucible::quest::seam::QuestBench;
+    use crucible::run::{run_builtin, Benchmark, Event};
+    let h = Harness::start(&config())
+        .await
+        .unwrap_or_else(|e| panic!("{e}"));
+    let bench = QuestBench::new(catalogue(), h);
+    assert!(bench
+        .instances()
+        .contains(&"bnb_transfer_basic".to_string()));
+    let mut events = Vec::new();
+    let mut sink = |e: Event| events.push(e);
+    let good = run_builtin(&bench, "reference", "wbnb_deposit", 4, &mut sink)
+        .await
+        .unwrap();
+    assert!(good.passed, "{}", good.details);
+    assert_eq!((good.score, good.outcome.as_str()), (1.0, "exact"));
+    let bad = run_builtin(&bench, "known-wrong", "wbnb_deposit", 4, &mut sink)
+        .await
+        .unwrap();
+    assert!(!bad.passed && bad.score < 0.6, "{}", bad.details);
+    assert!(matches!(events.first(), Some(Event::SampleStarted { .. })));
+    assert!(events
+        .iter()
+        .any(|e| matches!(e, Event::Note { kind, .. } if kind == "tx")));
+    let err = run_builtin(&bench, "oracle", "wbnb_deposit", 4, &mut |_| {})
+        .await
+        .unwrap_err();
+    assert!(err.to_string().contains("reference, known-wrong"), "{err}");
+    let err = run_builtin(&bench, "reference", "no_such_task", 4, &mut |_| {})
+        .await
+        .unwrap_err();
+    assert!(err.to_string().contains("no_such_task"), "{err}");
 }
