@@ -426,6 +426,52 @@ impl Harness {
                     self.setup_send(task, owner, token, data, "allowance")
                         .await?;
                 }
+                SetupStep::Erc721 {
+                    from,
+                    token,
+                    to,
+                    id,
+                } => {
+                    let from = inst.resolve(from, &self.manifest)?;
+                    let token = inst.resolve(token, &self.manifest)?;
+                    let to = inst.resolve(to, &self.manifest)?;
+                    let id = probe.eval(id).await?;
+                    if c.balance(from).await? < one_coin {
+                        c.set_balance(from, one_coin).await?;
+                    }
+                    let mut data = super::check::selector("transferFrom(address,address,uint256)").to_vec();
+                    data.extend_from_slice(&word(from));
+                    data.extend_from_slice(&word(to));
+                    data.extend_from_slice(&id.to_be_bytes::<32>());
+                    self.setup_send(task, from, token, data, "erc721 transfer").await?;
+                }
+                SetupStep::Erc1155 {
+                    from,
+                    token,
+                    to,
+                    id,
+                    amount,
+                } => {
+                    let from = inst.resolve(from, &self.manifest)?;
+                    let token = inst.resolve(token, &self.manifest)?;
+                    let to = inst.resolve(to, &self.manifest)?;
+                    let id = probe.eval(id).await?;
+                    let amount = probe.eval(amount).await?;
+                    if c.balance(from).await? < one_coin {
+                        c.set_balance(from, one_coin).await?;
+                    }
+                    let mut data = super::check::selector(
+                        "safeTransferFrom(address,address,uint256,uint256,bytes)",
+                    )
+                    .to_vec();
+                    data.extend_from_slice(&word(from));
+                    data.extend_from_slice(&word(to));
+                    data.extend_from_slice(&id.to_be_bytes::<32>());
+                    data.extend_from_slice(&amount.to_be_bytes::<32>());
+                    data.extend_from_slice(&U256::from(0xa0u64).to_be_bytes::<32>());
+                    data.extend_from_slice(&[0u8; 32]);
+                    self.setup_send(task, from, token, data, "erc1155 transfer").await?;
+                }
                 SetupStep::TimeAdvance { seconds } => {
                     c.increase_time(*seconds).await?;
                     c.mine(1).await?;
@@ -468,6 +514,12 @@ fn short(v: &Value) -> String {
     } else {
         s
     }
+}
+
+fn word(a: Address) -> [u8; 32] {
+    let mut w = [0u8; 32];
+    w[12..].copy_from_slice(a.as_slice());
+    w
 }
 
 fn encode_addr_uint(sig: &str, a: Address, v: U256) -> Vec<u8> {

@@ -307,6 +307,32 @@ pub enum SetupStep {
         /// Allowance in base units.
         amount: Expr,
     },
+    /// An account transfers an ERC-721 token (by impersonation; default sender the deployer).
+    Erc721 {
+        /// Sender (default `deployer`).
+        #[serde(default = "deployer")]
+        from: AddrRef,
+        /// Collection.
+        token: AddrRef,
+        /// Recipient.
+        to: AddrRef,
+        /// Token id.
+        id: Expr,
+    },
+    /// An account transfers ERC-1155 tokens (by impersonation; default sender the deployer).
+    Erc1155 {
+        /// Sender (default `deployer`).
+        #[serde(default = "deployer")]
+        from: AddrRef,
+        /// Collection.
+        token: AddrRef,
+        /// Recipient.
+        to: AddrRef,
+        /// Token id.
+        id: Expr,
+        /// Amount.
+        amount: Expr,
+    },
     /// Advances block time.
     TimeAdvance {
         /// Seconds.
@@ -1025,6 +1051,30 @@ fn check_setup(s: &SetupStep, params: &BTreeMap<&str, ParamType>) -> Result<(), 
             check_ref(token, params)?;
             check_ref(owner, params)?;
             check_ref(spender, params)?;
+            check_expr(amount, params)
+        }
+        SetupStep::Erc721 {
+            from,
+            token,
+            to,
+            id,
+        } => {
+            check_ref(from, params)?;
+            check_ref(token, params)?;
+            check_ref(to, params)?;
+            check_expr(id, params)
+        }
+        SetupStep::Erc1155 {
+            from,
+            token,
+            to,
+            id,
+            amount,
+        } => {
+            check_ref(from, params)?;
+            check_ref(token, params)?;
+            check_ref(to, params)?;
+            check_expr(id, params)?;
             check_expr(amount, params)
         }
         SetupStep::TimeAdvance { .. } => Ok(()),
