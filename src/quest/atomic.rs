@@ -439,11 +439,13 @@ impl Harness {
                     if c.balance(from).await? < one_coin {
                         c.set_balance(from, one_coin).await?;
                     }
-                    let mut data = super::check::selector("transferFrom(address,address,uint256)").to_vec();
+                    let mut data =
+                        super::check::selector("transferFrom(address,address,uint256)").to_vec();
                     data.extend_from_slice(&word(from));
                     data.extend_from_slice(&word(to));
                     data.extend_from_slice(&id.to_be_bytes::<32>());
-                    self.setup_send(task, from, token, data, "erc721 transfer").await?;
+                    self.setup_send(task, from, token, data, "erc721 transfer")
+                        .await?;
                 }
                 SetupStep::Erc1155 {
                     from,
@@ -470,7 +472,8 @@ impl Harness {
                     data.extend_from_slice(&amount.to_be_bytes::<32>());
                     data.extend_from_slice(&U256::from(0xa0u64).to_be_bytes::<32>());
                     data.extend_from_slice(&[0u8; 32]);
-                    self.setup_send(task, from, token, data, "erc1155 transfer").await?;
+                    self.setup_send(task, from, token, data, "erc1155 transfer")
+                        .await?;
                 }
                 SetupStep::TimeAdvance { seconds } => {
                     c.increase_time(*seconds).await?;

@@ -43,10 +43,16 @@ pub enum QuestError {
     /// No task with this id.
     #[error("unknown questbench task {0:?}")]
     UnknownTask(String),
-    /// The chain failed (infrastructure, not the agent).
+    /// The chain failed (infrastructure, not the agent); boxed, the chain error is large.
     #[error("chain: {0}")]
-    Chain(#[from] crate::chain::ChainError),
+    Chain(Box<crate::chain::ChainError>),
     /// The sandbox failed to start (infrastructure, not the agent).
     #[error("sandbox: {0}")]
     Sandbox(#[from] sandbox::SandboxError),
+}
+
+impl From<crate::chain::ChainError> for QuestError {
+    fn from(e: crate::chain::ChainError) -> Self {
+        Self::Chain(Box::new(e))
+    }
 }

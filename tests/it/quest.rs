@@ -29,10 +29,33 @@ fn every_task_file_loads_and_the_slice_is_complete() {
         count("native_transfer")
     );
     assert!(
-        count("erc20_operations") >= 11,
+        count("erc20_operations") >= 12,
         "erc20 tasks: {}",
         count("erc20_operations")
     );
+    // Every check family is used by at least one task, so the self-test exercises each of them.
+    let used: std::collections::BTreeSet<&str> = tasks
+        .iter()
+        .flat_map(|t| t.spec.checks.iter().map(|c| c.check.family()))
+        .collect();
+    for f in [
+        "tx_success",
+        "tx_to",
+        "selector",
+        "calldata_contains",
+        "tx_value",
+        "native_delta",
+        "erc20_delta",
+        "allowance_equals",
+        "nft_owner",
+        "nft_approved",
+        "nft_operator",
+        "erc1155_delta",
+        "view_equals",
+        "answer_equals",
+    ] {
+        assert!(used.contains(f), "no task uses {f}");
+    }
     for t in &tasks {
         assert!(t.spec.templates.len() >= 3, "{}", t.id());
         t.reference_source().unwrap();
