@@ -165,6 +165,28 @@ async fn reference_runner_loopholes_score_zero() {
         assert!(v.score < PASS_THRESHOLD, "{ret}: scored {}", v.score);
         assert_eq!(v.outcome, want, "{ret}: {}", v.reason);
     }
+    // A query task: an answer object without the schema's field, or a transaction, is
+    // schema_invalid; the right field with a wrong value scores 0 (no partial credit for format).
+    let q = catalogue()
+        .into_iter()
+        .find(|t| t.id() == "query_bnb_balance")
+        .unwrap();
+    let qi = h.instance(&q, 1).unwrap();
+    for (ret, want, score) in [
+        ("{ balance: '1' }", Outcome::SchemaInvalid, 0),
+        (
+            "{ to: agentAddress, value: '1' }",
+            Outcome::SchemaInvalid,
+            0,
+        ),
+        ("{ balance_wei: '12345' }", Outcome::Other, 0),
+    ] {
+        let v = h
+            .run_answer(&q, &qi, &as_answer(&module(ret)))
+            .await
+            .unwrap();
+        assert_eq!((v.outcome, v.score), (want, score), "{ret}: {}", v.reason);
+    }
     // No code block at all.
     let v = h
         .run_answer(&t, &inst, "I would approve the router.")
