@@ -331,3 +331,59 @@ pub async fn llm(
         ideal_calls_per_s: concurrency as f64 * 1000.0 / latency_ms.max(1) as f64,
     })
 }
+
+/// `crucible bench questbench`: the reference agent over every atomic task, one seed.
+#[derive(Debug, Clone, Serialize)]
+pub struct QuestFigures {
+    /// Tasks run.
+    pub tasks: usize,
+    /// Tasks whose reference scored 100.
+    pub reference_perfect: usize,
+    /// Universe boot + gate + sandbox setup (ms).
+    pub boot_ms: f64,
+    /// Wall time of all samples after boot (ms).
+    pub wall_ms: f64,
+    /// Revert to the snapshot + agent funding + task setup, per sample.
+    pub revert_setup: Figure,
+    /// Sandbox start to result, per sample.
+    pub sandbox: Figure,
+    /// Sign, send and receipt, per sample.
+    pub send_receipt: Figure,
+    /// Check reads (before and after), per sample.
+    pub checks: Figure,
+}
+
+/// Runs every task's reference solution once (seed `seed`) and times each stage.
+pub async fn questbench(config: &Config, seed: u64) -> anyhow::Result<QuestFigures> {
+    use crate::quest::atomic::{as_answer, Harness};
+    let tasks = crate::quest::task::load_dir(&config.project_dir.join("tasks/questbench"))?;
+    let t0 = Instant::now();
+    let h = Harness::start(config).await?;
+    let boot = t0.elapsed();
+    let t1 = Instant::now();
+    let (mut rs, mut sb, mut sd, mut ck) = (vec![], vec![], vec![], vec![]);
+    let mut perfect = 0;
+    let d = |ms: f64| Duration::from_secs_f64(ms / 1e3);
+    for t in &tasks {
+        let inst = h.instance(t, seed)?;
+        let code = inst.render_solution(&t.reference_source()?);
+        let v = h.run_answer(t, &inst, &as_answer(&code)).await?;
+        if v.score == 100 {
+            perfect += 1;
+        }
+        rs.push(d(v.stages.revert_setup_ms));
+        sb.push(d(v.stages.sandbox_ms));
+        sd.push(d(v.stages.send_ms));
+        ck.push(d(v.stages.checks_ms));
+    }
+    Ok(QuestFigures {
+        tasks: tasks.len(),
+        reference_perfect: perfect,
+        boot_ms: boot.as_secs_f64() * 1e3,
+        wall_ms: t1.elapsed().as_secs_f64() * 1e3,
+        revert_setup: Figure::of(&rs),
+        sandbox: Figure::of(&sb),
+        send_receipt: Figure::of(&sd),
+        checks: Figure::of(&ck),
+    })
+}

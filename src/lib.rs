@@ -5,7 +5,8 @@
 //! - [`config`] — one [`Config`] (data dir, tool discovery, ports, seeds) resolved in one place.
 //! - [`chain`] — Anvil lifecycle, the offline universe (bsc and eth profiles), snapshots, signing,
 //!   state reads, and the RPC gate the sandbox talks to.
-//! - [`quest`] — EVM-QuestBench; today its TypeScript sandbox runner.
+//! - [`quest`] — EVM-QuestBench: task format, seeded instances, declarative checks, the atomic
+//!   protocol and self-test, the run-seam implementation, and the TypeScript sandbox.
 //! - [`intent`] — Intent2Tx: address book, schema, tolerant parsing, metrics, retrieval, ABI
 //!   encoding, import, the seeded generator, built-in agents, the StateEq rule.
 //! - [`pilot`] — PILOT-Bench: tool registry, task generator, prompts and flaws, simulator,

@@ -42,6 +42,9 @@ enum Command {
     /// Model providers: test a connection, show prices, clear the response cache.
     #[command(subcommand)]
     Models(cli::ModelsCmd),
+    /// EVM-QuestBench: list, preview, try an answer, self-test the catalogue.
+    #[command(subcommand)]
+    Quest(cli::QuestCmd),
 }
 
 fn main() -> Result<()> {
@@ -66,6 +69,7 @@ fn main() -> Result<()> {
             Command::Tasks(cmd) => cli::pilot::tasks(&config, cmd),
             Command::Try(args) => cli::pilot::try_task(&config, args),
             Command::Models(cmd) => cli::models(&config, cmd).await,
+            Command::Quest(cmd) => cli::quest(&config, cmd).await,
         }
     })
 }

@@ -12,6 +12,7 @@ mod chain;
 mod intent;
 mod models;
 pub mod pilot;
+mod quest;
 
 pub use chain::{bench, sandbox, universe, BenchCmd, SandboxArgs, UniverseCmd};
 pub use intent::{intent2tx, BenchIntentArgs, Intent2txCmd};
@@ -26,3 +27,4 @@ pub fn emit(text: &str) -> anyhow::Result<()> {
         other => Ok(other?),
     }
 }
+pub use quest::{quest, QuestCmd};

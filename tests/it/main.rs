@@ -7,6 +7,7 @@ mod cli;
 mod intent;
 mod llm;
 mod pilot;
+mod quest;
 mod sandbox;
 mod seam;
 mod support;

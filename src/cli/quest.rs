@@ -1,0 +1,182 @@
+//! `crucible quest …`: EVM-QuestBench task listing, preview, one-answer try and the self-test.
+
+use std::path::PathBuf;
+
+use anyhow::{Context, Result};
+use clap::Subcommand;
+use crucible::quest::atomic::{self, Harness};
+use crucible::quest::task::{self, Task};
+use crucible::Config;
+
+/// `crucible quest`.
+#[derive(Debug, Subcommand)]
+pub enum QuestCmd {
+    /// List the tasks as JSON.
+    List,
+    /// Print an instance: prompt, params, checks, deployedContracts, agent address.
+    Preview {
+        /// Task id.
+        #[arg(long)]
+        task: String,
+        /// Seed.
+        #[arg(long, default_value_t = 0)]
+        seed: u64,
+    },
+    /// Score one answer file (a .ts module, or a full model reply with a code block).
+    Try {
+        /// Task id.
+        #[arg(long)]
+        task: String,
+        /// Seed.
+        #[arg(long, default_value_t = 0)]
+        seed: u64,
+        /// The answer file.
+        #[arg(long)]
+        answer: PathBuf,
+    },
+    /// Run every task's reference (must score 100) and known-wrong answers (must score < 60).
+    Selftest {
+        /// Only this task.
+        #[arg(long)]
+        task: Option<String>,
+        /// Seeds 0..N.
+        #[arg(long, default_value_t = 1)]
+        seeds: u64,
+        /// Print the full JSON report (otherwise one line per task).
+        #[arg(long)]
+        json: bool,
+    },
+    /// Print the task-file JSON Schema (committed as tasks/questbench/task.schema.json).
+    Schema,
+    /// Time the reference agent over every task (one seed): wall time and per-stage medians.
+    Bench {
+        /// Seed.
+        #[arg(long, default_value_t = 0)]
+        seed: u64,
+        /// Print JSON (the only format).
+        #[arg(long)]
+        json: bool,
+    },
+}
+
+fn tasks(config: &Config) -> Result<Vec<Task>> {
+    Ok(task::load_dir(
+        &config.project_dir.join("tasks/questbench"),
+    )?)
+}
+
+fn one(tasks: Vec<Task>, id: &str) -> Result<Task> {
+    tasks
+        .into_iter()
+        .find(|t| t.id() == id)
+        .ok_or_else(|| crucible::quest::QuestError::UnknownTask(id.into()).into())
+}
+
+/// Runs `crucible quest …`.
+pub async fn quest(config: &Config, cmd: QuestCmd) -> Result<()> {
+    match cmd {
+        QuestCmd::Schema => print!("{}", task::schema_json()),
+        QuestCmd::Bench { seed, json: _ } => {
+            let f = crucible::bench::questbench(config, seed).await?;
+            out!("{}", serde_json::to_string_pretty(&f)?);
+        }
+        QuestCmd::List => {
+            let list: Vec<_> = tasks(config)?
+                .iter()
+                .map(|t| {
+                    serde_json::json!({
+                        "id": t.id(),
+                        "kind": t.spec.kind,
+                        "category": t.spec.category,
+                        "subcategory": t.spec.subcategory,
+                        "difficulty": t.spec.difficulty,
+                        "templates": t.spec.templates.len(),
+                        "optimal_steps": t.spec.composite.as_ref().map_or(1, |c| c.optimal_steps),
+                    })
+                })
+                .collect();
+            out!("{}", serde_json::to_string_pretty(&list)?);
+        }
+        QuestCmd::Preview { task, seed } => {
+            let t = one(tasks(config)?, &task)?;
+            let m = crucible::chain::universe::Manifest::load(
+                config,
+                crucible::chain::universe::Profile::Bsc,
+            )?;
+            let inst = crucible::quest::instance::Instance::new(&t, seed, &m)?;
+            out!(
+                "{}",
+                serde_json::to_string_pretty(&atomic::preview(&t, &inst, &m))?
+            );
+        }
+        QuestCmd::Try { task, seed, answer } => {
+            let t = one(tasks(config)?, &task)?;
+            let text = std::fs::read_to_string(&answer)
+                .with_context(|| format!("reading {}", answer.display()))?;
+            let text = if text.contains("```") {
+                text
+            } else {
+                atomic::as_answer(&text)
+            };
+            let h = Harness::start(config).await?;
+            let inst = h.instance(&t, seed)?;
+            let v = h.run_answer(&t, &inst, &text).await?;
+            out!(
+                "{}",
+                serde_json::to_string_pretty(&serde_json::json!({
+                    "score": v.score,
+                    "passed": v.passed,
+                    "outcome": v.outcome,
+                    "reason": v.reason,
+                    "checks": v.checks,
+                    "tx": v.tx,
+                    "k_act": 1,
+                    "k_opt": 1,
+                }))?
+            );
+        }
+        QuestCmd::Selftest { task, seeds, json } => {
+            let mut all = tasks(config)?;
+            if let Some(id) = task {
+                all = vec![one(all, &id)?];
+            }
+            let h = Harness::start(config).await?;
+            let report = atomic::selftest(&h, &all, seeds).await?;
+            if json {
+                out!("{}", serde_json::to_string_pretty(&report)?);
+            } else {
+                for t in &report.tasks {
+                    let line: Vec<String> = t
+                        .seeds
+                        .iter()
+                        .map(|s| {
+                            format!(
+                                "seed {}: ref {} ({:?}) wrong [{}]",
+                                s.seed,
+                                s.reference.score,
+                                s.reference.outcome,
+                                s.wrong
+                                    .iter()
+                                    .map(|w| w.score.to_string())
+                                    .collect::<Vec<_>>()
+                                    .join(",")
+                            )
+                        })
+                        .collect();
+                    out!(
+                        "{} {}: {}",
+                        if t.ok { "ok  " } else { "FAIL" },
+                        t.id,
+                        line.join("; ")
+                    );
+                }
+                out!("{}", serde_json::to_string(&report.summary)?);
+            }
+            let bad = report.tasks.iter().filter(|t| !t.ok).count();
+            if bad > 0 {
+                anyhow::bail!("{bad} task(s) failed the self-test");
+            }
+        }
+    }
+    Ok(())
+}

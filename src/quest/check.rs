@@ -1,0 +1,631 @@
+//! The declarative check library: evaluates a task's [`Check`]s against the chain, the SAMPLED
+//! parameters, the pre-state and the sent transaction (or a query answer). Expected values are
+//! computed before the transaction (so `percent_of` and pre-state reads see the state the agent
+//! saw); actual values after it. Every check records expected vs actual.
+
+use alloy::primitives::{keccak256, Address, Bytes, U256};
+use serde::Serialize;
+use serde_json::Value;
+
+use super::instance::{decimal_units, Instance, ParamValue};
+use super::task::{Check, CheckSpec, Direction, Expr, Read, Tolerance};
+use super::QuestError;
+use crate::chain::universe::Manifest;
+use crate::chain::{Chain, Receipt};
+use crate::run::BoxFuture;
+
+/// What the checks look at besides the chain.
+#[derive(Debug, Clone)]
+pub enum Evidence {
+    /// A transaction the harness signed and sent.
+    Tx(SentTx),
+    /// A query task's answer object.
+    Answer(Value),
+}
+
+/// The transaction as sent, with its receipt.
+#[derive(Debug, Clone)]
+pub struct SentTx {
+    /// Target.
+    pub to: Address,
+    /// Calldata.
+    pub data: Bytes,
+    /// Value in wei.
+    pub value: U256,
+    /// Receipt.
+    pub receipt: Receipt,
+    /// Fee the agent paid (gas used × effective gas price).
+    pub fee: U256,
+}
+
+/// The verdict of one check.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct CheckResult {
+    /// Check name.
+    pub name: String,
+    /// Family.
+    pub family: String,
+    /// Points.
+    pub weight: u32,
+    /// Expected value, as text.
+    pub expected: String,
+    /// Actual value, as text.
+    pub actual: String,
+    /// Whether it passed.
+    pub passed: bool,
+    /// Whether actual equals expected exactly (false when it passed only within tolerance).
+    pub exact: bool,
+}
+
+/// Values a check needs from before the transaction.
+#[derive(Debug, Clone, Default)]
+pub struct Pre {
+    expected: Option<U256>,
+    before: Option<U256>,
+    id: Option<U256>,
+}
+
+/// Reads chain state for one instance.
+#[derive(Debug, Clone, Copy)]
+pub struct Probe<'a> {
+    /// The node.
+    pub chain: &'a Chain,
+    /// The universe.
+    pub manifest: &'a Manifest,
+    /// The instance (parameters, agent).
+    pub instance: &'a Instance,
+}
+
+impl<'a> Probe<'a> {
+    fn addr(&self, r: &str) -> Result<Address, QuestError> {
+        self.instance.resolve(r, self.manifest)
+    }
+
+    /// Evaluates an expression now.
+    pub fn eval(&self, e: &'a Expr) -> BoxFuture<'a, Result<U256, QuestError>> {
+        let this = *self;
+        Box::pin(async move {
+            Ok(match e {
+                Expr::Units { param, decimals } => {
+                    let text = match this.instance.param(param) {
+                        Some(ParamValue::Decimal(s)) => s.clone(),
+                        Some(ParamValue::Integer(i)) if *i >= 0 => i.to_string(),
+                        _ => return Err(this.err(format!("{param} is not a non-negative number"))),
+                    };
+                    decimal_units(&text, *decimals).map_err(|m| this.err(m))?
+                }
+                Expr::Literal(s) => decimal_units(s, 0).map_err(|m| this.err(m))?,
+                Expr::Read(r) => this.read(r).await?,
+                Expr::PercentOf { percent, of } => {
+                    let pct = match this.instance.param(percent) {
+                        Some(ParamValue::Integer(i)) if *i >= 0 => U256::from(*i as u64),
+                        _ => return Err(this.err(format!("{percent} is not a percentage"))),
+                    };
+                    this.read(of).await? * pct / U256::from(100u64)
+                }
+                Expr::Sum(parts) => {
+                    let mut t = U256::ZERO;
+                    for p in parts {
+                        t = t.saturating_add(this.eval(p).await?);
+                    }
+                    t
+                }
+                Expr::Sub(a, b) => this.eval(a).await?.saturating_sub(this.eval(b).await?),
+            })
+        })
+    }
+
+    /// Reads a chain quantity now.
+    pub async fn read(&self, r: &'a Read) -> Result<U256, QuestError> {
+        let c = self.chain;
+        Ok(match r {
+            Read::NativeBalance { of } => c.balance(self.addr(of)?).await?,
+            Read::Erc20Balance { token, of } => {
+                c.erc20_balance(self.addr(token)?, self.addr(of)?).await?
+            }
+            Read::Erc20Allowance {
+                token,
+                owner,
+                spender,
+            } => {
+                c.erc20_allowance(self.addr(token)?, self.addr(owner)?, self.addr(spender)?)
+                    .await?
+            }
+            Read::Erc1155Balance { token, of, id } => {
+                let id = self.eval(id).await?;
+                c.erc1155_balance(self.addr(token)?, self.addr(of)?, id)
+                    .await?
+            }
+            Read::ViewUint { target, signature } => {
+                self.view_uint(self.addr(target)?, signature).await?
+            }
+        })
+    }
+
+    async fn view_uint(&self, target: Address, signature: &str) -> Result<U256, QuestError> {
+        let out = self
+            .chain
+            .view(target, selector(signature).to_vec())
+            .await?;
+        if out.len() < 32 {
+            return Err(self.err(format!(
+                "{signature} on {target} returned {} bytes",
+                out.len()
+            )));
+        }
+        Ok(U256::from_be_slice(&out[..32]))
+    }
+
+    fn err(&self, message: String) -> QuestError {
+        QuestError::Instance {
+            task: self.instance.task_id.clone(),
+            message,
+        }
+    }
+
+    /// Phase 1, before the transaction: expected values and "before" quantities of every check.
+    pub async fn before(&self, checks: &'a [CheckSpec]) -> Result<Vec<Pre>, QuestError> {
+        let mut out = Vec::with_capacity(checks.len());
+        for c in checks {
+            let mut pre = Pre::default();
+            match &c.check {
+                Check::TxValue { expected, .. }
+                | Check::AllowanceEquals { expected, .. }
+                | Check::ViewEquals { expected, .. } => {
+                    pre.expected = Some(self.eval(expected).await?);
+                }
+                Check::NativeDelta {
+                    account, expected, ..
+                } => {
+                    pre.expected = Some(self.eval(expected).await?);
+                    pre.before = Some(self.chain.balance(self.addr(account)?).await?);
+                }
+                Check::Erc20Delta {
+                    token,
+                    account,
+                    expected,
+                    ..
+                } => {
+                    pre.expected = Some(self.eval(expected).await?);
+                    pre.before = Some(
+                        self.chain
+                            .erc20_balance(self.addr(token)?, self.addr(account)?)
+                            .await?,
+                    );
+                }
+                Check::Erc1155Delta {
+                    token,
+                    account,
+                    id,
+                    expected,
+                    ..
+                } => {
+                    let id = self.eval(id).await?;
+                    pre.expected = Some(self.eval(expected).await?);
+                    pre.before = Some(
+                        self.chain
+                            .erc1155_balance(self.addr(token)?, self.addr(account)?, id)
+                            .await?,
+                    );
+                    pre.id = Some(id);
+                }
+                Check::NftOwner { id, .. } | Check::NftApproved { id, .. } => {
+                    pre.id = Some(self.eval(id).await?);
+                }
+                // Query answers are compared with the chain at validation time.
+                Check::AnswerEquals { .. }
+                | Check::TxSuccess
+                | Check::TxTo { .. }
+                | Check::Selector { .. }
+                | Check::EmptyCalldata
+                | Check::CalldataContains { .. }
+                | Check::NftOperator { .. } => {}
+            }
+            out.push(pre);
+        }
+        Ok(out)
+    }
+
+    /// Phase 2, after the transaction (or the answer): one result per check.
+    pub async fn after(
+        &self,
+        checks: &'a [CheckSpec],
+        pre: &[Pre],
+        evidence: &Evidence,
+    ) -> Result<Vec<CheckResult>, QuestError> {
+        let mut out = Vec::with_capacity(checks.len());
+        for (c, pre) in checks.iter().zip(pre) {
+            let v = self.evaluate(&c.check, pre, evidence).await?;
+            out.push(CheckResult {
+                name: c.name.clone(),
+                family: c.check.family().into(),
+                weight: c.weight,
+                expected: v.expected,
+                actual: v.actual,
+                passed: v.passed,
+                exact: v.exact,
+            });
+        }
+        Ok(out)
+    }
+
+    async fn evaluate(
+        &self,
+        check: &'a Check,
+        pre: &Pre,
+        evidence: &Evidence,
+    ) -> Result<Verdict, QuestError> {
+        let tx = match evidence {
+            Evidence::Tx(t) => Some(t),
+            Evidence::Answer(_) => None,
+        };
+        let no_tx = || Verdict::text("a transaction", "no transaction", false);
+        let exp = pre.expected.unwrap_or_default();
+        Ok(match check {
+            Check::TxSuccess => match tx {
+                Some(t) => Verdict::text(
+                    "status 1",
+                    if t.receipt.success {
+                        "status 1".to_string()
+                    } else {
+                        format!(
+                            "reverted: {}",
+                            t.receipt.revert_reason.clone().unwrap_or_default()
+                        )
+                    },
+                    t.receipt.success,
+                ),
+                None => no_tx(),
+            },
+            Check::TxTo { target } => {
+                let want = self.addr(target)?;
+                match tx {
+                    Some(t) => Verdict::text(want.to_string(), t.to.to_string(), t.to == want),
+                    None => no_tx(),
+                }
+            }
+            Check::Selector { accepted } => match tx {
+                Some(t) => {
+                    let got = t.data.get(..4).map(hex::encode).unwrap_or_default();
+                    let ok = accepted
+                        .iter()
+                        .any(|s| t.data.len() >= 4 && t.data[..4] == selector(s));
+                    Verdict::text(
+                        accepted
+                            .iter()
+                            .map(|s| format!("{s} 0x{}", hex::encode(selector(s))))
+                            .collect::<Vec<_>>()
+                            .join(" | "),
+                        format!("0x{got}"),
+                        ok,
+                    )
+                }
+                None => no_tx(),
+            },
+            Check::EmptyCalldata => match tx {
+                Some(t) => Verdict::text("0x", format!("{}", t.data), t.data.is_empty()),
+                None => no_tx(),
+            },
+            Check::CalldataContains { param } => {
+                let text = self
+                    .instance
+                    .param(param)
+                    .map(|v| v.render())
+                    .unwrap_or_default();
+                match tx {
+                    Some(t) => {
+                        let ok = !text.is_empty()
+                            && t.data.windows(text.len()).any(|w| w == text.as_bytes());
+                        Verdict::text(
+                            format!("calldata containing {text:?}"),
+                            String::from_utf8_lossy(&t.data).into_owned(),
+                            ok,
+                        )
+                    }
+                    None => no_tx(),
+                }
+            }
+            Check::TxValue { tolerance, .. } => match tx {
+                Some(t) => Verdict::amount(exp, Signed::Pos(t.value), tolerance),
+                None => no_tx(),
+            },
+            Check::NativeDelta {
+                account,
+                direction,
+                exclude_gas,
+                tolerance,
+                ..
+            } => {
+                let who = self.addr(account)?;
+                let after = self.chain.balance(who).await?;
+                let mut before = pre.before.unwrap_or_default();
+                if *exclude_gas && who == self.instance.agent {
+                    if let Some(t) = tx {
+                        before = before.saturating_sub(t.fee);
+                    }
+                }
+                Verdict::amount(exp, delta(before, after, *direction), tolerance)
+            }
+            Check::Erc20Delta {
+                token,
+                account,
+                direction,
+                tolerance,
+                ..
+            } => {
+                let after = self
+                    .chain
+                    .erc20_balance(self.addr(token)?, self.addr(account)?)
+                    .await?;
+                Verdict::amount(
+                    exp,
+                    delta(pre.before.unwrap_or_default(), after, *direction),
+                    tolerance,
+                )
+            }
+            Check::Erc1155Delta {
+                token,
+                account,
+                direction,
+                ..
+            } => {
+                let after = self
+                    .chain
+                    .erc1155_balance(
+                        self.addr(token)?,
+                        self.addr(account)?,
+                        pre.id.unwrap_or_default(),
+                    )
+                    .await?;
+                Verdict::amount(
+                    exp,
+                    delta(pre.before.unwrap_or_default(), after, *direction),
+                    &Tolerance::default(),
+                )
+            }
+            Check::AllowanceEquals {
+                token,
+                owner,
+                spender,
+                tolerance,
+                ..
+            } => {
+                let got = self
+                    .chain
+                    .erc20_allowance(self.addr(token)?, self.addr(owner)?, self.addr(spender)?)
+                    .await?;
+                Verdict::amount(exp, Signed::Pos(got), tolerance)
+            }
+            Check::NftOwner { token, owner, .. } => {
+                let want = self.addr(owner)?;
+                let got = self
+                    .chain
+                    .erc721_owner(self.addr(token)?, pre.id.unwrap_or_default())
+                    .await;
+                match got {
+                    Ok(a) => Verdict::text(want.to_string(), a.to_string(), a == want),
+                    Err(e) => Verdict::text(want.to_string(), format!("error: {e}"), false),
+                }
+            }
+            Check::NftApproved {
+                token, approved, ..
+            } => {
+                let want = self.addr(approved)?;
+                let got = self
+                    .chain
+                    .erc721_approved(self.addr(token)?, pre.id.unwrap_or_default())
+                    .await?;
+                Verdict::text(want.to_string(), got.to_string(), got == want)
+            }
+            Check::NftOperator {
+                token,
+                owner,
+                operator,
+                approved,
+            } => {
+                let got = self
+                    .chain
+                    .approved_for_all(self.addr(token)?, self.addr(owner)?, self.addr(operator)?)
+                    .await?;
+                Verdict::text(approved.to_string(), got.to_string(), got == *approved)
+            }
+            Check::ViewEquals {
+                target, signature, ..
+            } => {
+                let got = self.view_uint(self.addr(target)?, signature).await?;
+                Verdict::amount(exp, Signed::Pos(got), &Tolerance::default())
+            }
+            Check::AnswerEquals {
+                field,
+                expected,
+                tolerance,
+            } => {
+                let want = self.eval(expected).await?;
+                let got = match evidence {
+                    Evidence::Answer(v) => v.get(field),
+                    Evidence::Tx(_) => None,
+                };
+                match got.map(parse_answer_uint) {
+                    Some(Some(v)) => Verdict::amount(want, Signed::Pos(v), tolerance),
+                    Some(None) => Verdict::text(
+                        want.to_string(),
+                        format!("not an integer: {}", got.cloned().unwrap_or_default()),
+                        false,
+                    ),
+                    None => {
+                        Verdict::text(want.to_string(), format!("field {field} missing"), false)
+                    }
+                }
+            }
+        })
+    }
+}
+
+/// The 4-byte selector of a signature.
+pub fn selector(signature: &str) -> [u8; 4] {
+    let h = keccak256(signature.as_bytes());
+    [h[0], h[1], h[2], h[3]]
+}
+
+/// An integer answer: a JSON number, decimal text or 0x-hex text.
+fn parse_answer_uint(v: &Value) -> Option<U256> {
+    match v {
+        Value::Number(n) => n.as_u64().map(U256::from),
+        Value::String(s) => {
+            let s = s.trim();
+            match s.strip_prefix("0x") {
+                Some(h) => U256::from_str_radix(h, 16).ok(),
+                None if !s.is_empty() && s.bytes().all(|b| b.is_ascii_digit()) => {
+                    U256::from_str_radix(s, 10).ok()
+                }
+                None => None,
+            }
+        }
+        _ => None,
+    }
+}
+
+/// A balance change in the expected direction (Pos) or against it (Neg).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Signed {
+    Pos(U256),
+    Neg(U256),
+}
+
+fn delta(before: U256, after: U256, dir: Direction) -> Signed {
+    let (up, down) = if after >= before {
+        (after - before, U256::ZERO)
+    } else {
+        (U256::ZERO, before - after)
+    };
+    match dir {
+        Direction::Increase if down.is_zero() => Signed::Pos(up),
+        Direction::Increase => Signed::Neg(down),
+        Direction::Decrease if up.is_zero() => Signed::Pos(down),
+        Direction::Decrease => Signed::Neg(up),
+    }
+}
+
+#[derive(Debug)]
+struct Verdict {
+    expected: String,
+    actual: String,
+    passed: bool,
+    exact: bool,
+}
+
+impl Verdict {
+    fn text(expected: impl Into<String>, actual: impl Into<String>, passed: bool) -> Self {
+        Self {
+            expected: expected.into(),
+            actual: actual.into(),
+            passed,
+            exact: passed,
+        }
+    }
+
+    fn amount(expected: U256, actual: Signed, tol: &Tolerance) -> Self {
+        let (passed, exact, shown) = match actual {
+            Signed::Pos(a) => {
+                let diff = if a > expected {
+                    a - expected
+                } else {
+                    expected - a
+                };
+                (within(expected, diff, tol), diff.is_zero(), a.to_string())
+            }
+            Signed::Neg(a) => (false, false, format!("-{a} (wrong direction)")),
+        };
+        let mut exp = expected.to_string();
+        if tol.rel_bps > 0 || tol.abs.is_some() {
+            exp.push_str(&format!(
+                " (±{} bps{})",
+                tol.rel_bps,
+                tol.abs
+                    .as_ref()
+                    .map(|a| format!(" or {a}"))
+                    .unwrap_or_default()
+            ));
+        }
+        Self {
+            expected: exp,
+            actual: shown,
+            passed,
+            exact,
+        }
+    }
+}
+
+/// |actual − expected| ≤ max(expected × rel_bps / 10 000, abs).
+fn within(expected: U256, diff: U256, tol: &Tolerance) -> bool {
+    let rel = expected.saturating_mul(U256::from(tol.rel_bps)) / U256::from(10_000u64);
+    let abs = tol
+        .abs
+        .as_deref()
+        .and_then(|a| decimal_units(a, 0).ok())
+        .unwrap_or_default();
+    diff <= rel.max(abs)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn u(n: u64) -> U256 {
+        U256::from(n)
+    }
+
+    #[test]
+    fn tolerance_and_direction() {
+        let t = |rel_bps, abs: Option<&str>| Tolerance {
+            rel_bps,
+            abs: abs.map(str::to_string),
+        };
+        let cases = [
+            (u(1000), Signed::Pos(u(1000)), t(0, None), true, true),
+            (u(1000), Signed::Pos(u(1001)), t(0, None), false, false),
+            (u(1000), Signed::Pos(u(1010)), t(100, None), true, false),
+            (u(1000), Signed::Pos(u(1011)), t(100, None), false, false),
+            (u(1000), Signed::Pos(u(990)), t(0, Some("10")), true, false),
+            (u(1000), Signed::Neg(u(1000)), t(10_000, None), false, false),
+        ];
+        for (exp, act, tol, pass, exact) in cases {
+            let v = Verdict::amount(exp, act, &tol);
+            assert_eq!((v.passed, v.exact), (pass, exact), "{exp} {act:?} {tol:?}");
+        }
+    }
+
+    #[test]
+    fn deltas_follow_the_direction() {
+        assert_eq!(delta(u(10), u(15), Direction::Increase), Signed::Pos(u(5)));
+        assert_eq!(delta(u(10), u(5), Direction::Increase), Signed::Neg(u(5)));
+        assert_eq!(delta(u(10), u(5), Direction::Decrease), Signed::Pos(u(5)));
+        assert_eq!(delta(u(10), u(10), Direction::Decrease), Signed::Pos(u(0)));
+    }
+
+    #[test]
+    fn selectors_match_known_values() {
+        assert_eq!(
+            hex::encode(selector("transfer(address,uint256)")),
+            "a9059cbb"
+        );
+        assert_eq!(
+            hex::encode(selector("approve(address,uint256)")),
+            "095ea7b3"
+        );
+        assert_eq!(
+            hex::encode(selector("transferAndCall(address,uint256,bytes)")),
+            "4000aea0"
+        );
+    }
+
+    #[test]
+    fn answers_parse_as_integers() {
+        use serde_json::json;
+        assert_eq!(parse_answer_uint(&json!("123")), Some(u(123)));
+        assert_eq!(parse_answer_uint(&json!("0x10")), Some(u(16)));
+        assert_eq!(parse_answer_uint(&json!(7)), Some(u(7)));
+        assert_eq!(parse_answer_uint(&json!("1.5")), None);
+        assert_eq!(parse_answer_uint(&json!(null)), None);
+    }
+}

@@ -1,0 +1,6 @@
+import { ethers } from "ethers";
+
+export async function executeSkill(providerUrl: string, agentAddress: string, deployedContracts: Record<string, string>) {
+  const impl = new ethers.Interface(["function setValue(uint256 newValue)"]);
+  return { to: "{{proxy}}", data: impl.encodeFunctionData("setValue", [{{value}}n]) };
+}

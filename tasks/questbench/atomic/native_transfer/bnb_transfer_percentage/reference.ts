@@ -1,0 +1,7 @@
+import { ethers } from "ethers";
+
+export async function executeSkill(providerUrl: string, agentAddress: string, deployedContracts: Record<string, string>) {
+  const provider = new ethers.JsonRpcProvider(providerUrl, undefined, { staticNetwork: true });
+  const balance = await provider.getBalance(agentAddress);
+  return { to: "{{to_address}}", value: (balance * {{percentage}}n / 100n).toString() };
+}
