@@ -2,7 +2,7 @@
 //! print; they hold no logic of their own.
 
 mod chain;
-mod intent;
+pub mod intent;
 pub mod pilot;
 
 pub use chain::{bench, sandbox, universe, BenchCmd, SandboxArgs, UniverseCmd};

@@ -55,6 +55,13 @@ pub enum IntentError {
     /// A generator or CLI option is out of range.
     #[error("invalid option: {0}")]
     InvalidOption(String),
+    /// The chain failed (node gone, RPC transport, timeout): an infrastructure failure, not a
+    /// verdict on an answer.
+    #[error("chain: {0}")]
+    Chain(#[from] crate::chain::ChainError),
+    /// The execution fixture could not be applied to the universe.
+    #[error("execution fixture: {0}")]
+    Fixture(String),
     /// An instance could not be serialised.
     #[error("serialise: {0}")]
     Serialise(#[from] serde_json::Error),
