@@ -66,6 +66,9 @@ pub enum Intent2txCmd {
         /// The retrieval pool, for the retrieval figures.
         #[arg(long, default_value = "tasks/intent2tx/pool/instances.jsonl")]
         pool: PathBuf,
+        /// Also execute every agent's answers on the eth universe (Exec, StateEq per agent).
+        #[arg(long)]
+        execute: bool,
         /// Print JSON.
         #[arg(long)]
         json: bool,
@@ -111,6 +114,12 @@ pub struct BenchIntentArgs {
     /// Dataset seed.
     #[arg(long, default_value_t = 1)]
     pub seed: u64,
+    /// Skip the execution throughput (no chain).
+    #[arg(long)]
+    pub no_execute: bool,
+    /// The dataset whose reference answers are executed for the execution throughput.
+    #[arg(long, default_value = "tasks/intent2tx/default/instances.jsonl")]
+    pub dataset: PathBuf,
     /// Print JSON.
     #[arg(long)]
     pub json: bool,
@@ -225,20 +234,39 @@ pub fn intent2tx(config: &Config, cmd: Intent2txCmd) -> Result<()> {
         Intent2txCmd::Agents {
             dataset,
             pool,
+            execute,
             json,
         } => {
             let instances = load_clean(&dataset)?;
             let figures = crucible::intent::bench::agent_figures(&instances, &book);
             let retrieval =
                 crucible::intent::bench::retrieval_figures(&instances, load_clean(&pool)?, &book);
-            if json {
-                out!(
-                    "{}",
-                    serde_json::to_string_pretty(
-                        &json!({ "dataset": dataset, "agents": figures, "retrieval": retrieval })
-                    )?
-                );
+            let execution = if execute {
+                Some(block_on(async {
+                    let mut ex = Executor::boot(config, book.clone()).await?;
+                    crucible::intent::execute::agent_exec_figures(&mut ex, &instances, &book).await
+                })?)
             } else {
+                None
+            };
+            if json {
+                let mut v = json!({ "dataset": dataset, "agents": figures, "retrieval": retrieval });
+                if let Some(e) = &execution {
+                    v["execution"] = serde_json::to_value(e)?;
+                }
+                out!("{}", serde_json::to_string_pretty(&v)?);
+            } else {
+                for e in execution.iter().flatten() {
+                    out!(
+                        "{:<20} exec {:.3} state_eq {:.3} over {} (not executed {}, state differs {})",
+                        e.agent,
+                        e.figures.exec,
+                        e.figures.state_eq,
+                        e.figures.truth_executes,
+                        e.not_executed,
+                        e.state_differs
+                    );
+                }
                 for f in &figures {
                     out!(
                         "{:<20} applied {:>4}/{:<4} final {:.3} (on applied {:.3})",
@@ -318,12 +346,34 @@ fn emit(text: &str) -> Result<()> {
 }
 
 /// Runs `crucible bench intent2tx`.
-pub fn bench(args: BenchIntentArgs) -> Result<()> {
+pub async fn bench(config: &Config, args: BenchIntentArgs) -> Result<()> {
     let book = AddressBook::builtin();
     let f = crucible::intent::bench::static_throughput(args.count, args.seed, &book)?;
-    if args.json {
-        out!("{}", serde_json::to_string_pretty(&f)?);
+    let execution = if args.no_execute {
+        None
     } else {
+        let instances = load_clean(&args.dataset)?;
+        Some(crucible::intent::execute::exec_throughput(config, &instances, &book).await?)
+    };
+    if args.json {
+        let mut v = serde_json::to_value(&f)?;
+        if let Some(e) = &execution {
+            v["execution"] = serde_json::to_value(e)?;
+        }
+        out!("{}", serde_json::to_string_pretty(&v)?);
+    } else {
+        if let Some(e) = &execution {
+            out!(
+                "executed {} instances ({} steps) in {:.3} s ({:.0}/s; target ≥ 100/s: {}); exec {:.3} state_eq {:.3}",
+                e.instances,
+                e.steps,
+                e.execute_seconds,
+                e.instances_per_second,
+                if e.meets_target { "met" } else { "NOT met" },
+                e.figures.exec,
+                e.figures.state_eq
+            );
+        }
         out!(
             "scored {} instances in {:.3} s ({:.0}/s); target 30000 in ≤ 1 s: {}",
             f.instances,

@@ -48,6 +48,7 @@ mod abi {
         function transferFrom(address from, address to, uint256 id);
         function safeTransferFrom(address from, address to, uint256 id, uint256 amount, bytes data);
         function deposit();
+        function submit(address referral) returns (uint256);
         function balanceOf(address owner) returns (uint256);
         function ownerOf(uint256 id) returns (address);
         function supply(address asset, uint256 amount, address onBehalfOf, uint16 referralCode);
@@ -143,6 +144,9 @@ pub async fn prepare(chain: &Chain, manifest: &Manifest, book: &AddressBook) -> 
         must(chain, d, e.address, data.into(), U256::ZERO, &format!("funding {t}")).await?;
     }
     must(chain, s, weth, abi::depositCall {}.abi_encode().into(), wei(75, 18), "wrapping 75 ETH").await?;
+    let lido = addr("Lido_stETH")?;
+    let data = abi::submitCall { referral: Address::ZERO }.abi_encode();
+    must(chain, s, lido, data.into(), wei(10, 18), "staking 10 ETH with Lido").await?;
     for t in ["USDC", "DAI"] {
         let e = book.expect(t);
         let amount = wei(5_000, e.decimals.unwrap_or(18));
@@ -699,4 +703,107 @@ pub async fn generate_on_chain(
         return Err(e);
     }
     generated
+}
+
+/// Exec and StateEq of one built-in agent over the instances its fault applies to.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct AgentExecFigures {
+    /// Agent name.
+    pub agent: String,
+    /// The paper's aggregation over those instances.
+    pub figures: state::ExecFigures,
+    /// Instances (whose G executes) where P did not execute.
+    pub not_executed: usize,
+    /// Instances where P executed but StateEq failed.
+    pub state_differs: usize,
+}
+
+/// Executes every built-in agent's answers (reference on every instance, each fault agent where
+/// its fault applies) and aggregates Exec and StateEq.
+pub async fn agent_exec_figures(
+    executor: &mut Executor,
+    instances: &[Instance],
+    book: &AddressBook,
+) -> Result<Vec<AgentExecFigures>, IntentError> {
+    use super::agents::BuiltinAgent;
+    use super::parse::parse_prediction;
+    let mut out = Vec::new();
+    for agent in BuiltinAgent::ALL {
+        let mut outcomes = Vec::new();
+        for inst in instances {
+            if agent != BuiltinAgent::Reference && !agent.applies(inst, book) {
+                continue;
+            }
+            let text = agent.answer(inst, book);
+            let parsed = parse_prediction(&text, inst.ground_truth.is_multi());
+            let report = executor.evaluate(inst, prediction_calls(&parsed)).await?;
+            outcomes.push(report.outcome());
+        }
+        out.push(AgentExecFigures {
+            agent: agent.name().to_string(),
+            not_executed: outcomes.iter().filter(|o| o.truth_executes && !o.prediction_executes).count(),
+            state_differs: outcomes
+                .iter()
+                .filter(|o| o.truth_executes && o.prediction_executes && !o.state_eq)
+                .count(),
+            figures: state::exec_figures(&outcomes),
+        });
+    }
+    Ok(out)
+}
+
+/// Execution throughput of the reference agent over a dataset.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct ExecThroughput {
+    /// Instances evaluated (each: G and P executed from the snapshot, balances read).
+    pub instances: usize,
+    /// Steps of G executed (P has as many).
+    pub steps: usize,
+    /// Seconds to boot the universe and apply the fixture (not counted in the rate).
+    pub boot_seconds: f64,
+    /// Seconds of evaluation.
+    pub execute_seconds: f64,
+    /// Instances per second.
+    pub instances_per_second: f64,
+    /// The Exec / StateEq figures of that run (1.0 / 1.0 expected).
+    pub figures: state::ExecFigures,
+    /// Target ≥ 100 instances/s.
+    pub meets_target: bool,
+}
+
+/// Measures [`ExecThroughput`]: boots, prepares, then evaluates the reference answer of every
+/// instance. Wall-clock time is measured here only to report it, never to decide anything.
+pub async fn exec_throughput(
+    config: &Config,
+    instances: &[Instance],
+    book: &AddressBook,
+) -> Result<ExecThroughput, IntentError> {
+    use super::agents::BuiltinAgent;
+    use super::parse::parse_prediction;
+    let started = std::time::Instant::now();
+    let mut ex = Executor::boot(config, book.clone()).await?;
+    let boot_seconds = started.elapsed().as_secs_f64();
+    let answers: Vec<Result<Vec<Call>, String>> = instances
+        .iter()
+        .map(|i| {
+            let text = BuiltinAgent::Reference.answer(i, book);
+            prediction_calls(&parse_prediction(&text, i.ground_truth.is_multi()))
+        })
+        .collect();
+    let started = std::time::Instant::now();
+    let mut outcomes = Vec::with_capacity(instances.len());
+    for (inst, answer) in instances.iter().zip(answers) {
+        outcomes.push(ex.evaluate(inst, answer).await?.outcome());
+    }
+    let execute_seconds = started.elapsed().as_secs_f64();
+    let rate = instances.len() as f64 / execute_seconds.max(1e-9);
+    Ok(ExecThroughput {
+        instances: instances.len(),
+        steps: instances.iter().map(|i| i.ground_truth.steps().len()).sum(),
+        boot_seconds,
+        execute_seconds,
+        instances_per_second: rate,
+        figures: state::exec_figures(&outcomes),
+        meets_target: rate >= 100.0,
+    })
 }

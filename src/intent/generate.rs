@@ -52,6 +52,7 @@ pub const DEADLINE: u64 = 1_900_000_000;
 /// drops any instance that still reverts.
 pub const FUNDING: &[&str] = &[
     "sender (Anvil dev account 0) holds 100 ETH, 100000 USDT, 100000 USDC, 100000 DAI, 10 WBTC, 50 WETH, 5000 LINK, 5000 UNI, 500 AAVE",
+    "sender holds 10 stETH (staked with Lido by the fixture)",
     "dev account 1 has approved the sender for 1000 USDC and 1000 DAI (transferFrom)",
     "sender has standing max allowances on every token for both V2 routers, the Aave V3 pool, the Comet market and both vaults",
     "Uniswap V2 has WETH pairs with USDT, USDC, DAI, WBTC, LINK, UNI and AAVE plus USDC/DAI and USDC/USDT; SushiSwap has WETH pairs with USDC, DAI and WBTC; prices near ETH 3000, WBTC 60000, LINK 15, UNI 8, AAVE 150, stablecoins 1",
