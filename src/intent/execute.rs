@@ -436,10 +436,18 @@ impl Executor {
             Err(e) => return Err(e.into()),
         };
         let started = std::time::Instant::now();
+        let mut nudged = false;
         let receipt = loop {
             let r = rpc.call_value("eth_getTransactionReceipt", json!([hash])).await?;
             if !r.is_null() {
                 break r;
+            }
+            // Automine occasionally leaves a transaction pending (seen after many reverts under
+            // load); mining one block explicitly picks it up.
+            if !nudged && started.elapsed() > Duration::from_secs(2) {
+                tracing::debug!(target: "intent::execute", %hash, "receipt late; mining a block");
+                self.chain.mine(1).await?;
+                nudged = true;
             }
             if started.elapsed() > Duration::from_secs(15) {
                 return Err(ChainError::ReceiptTimeout(hash, Duration::from_secs(15)).into());

@@ -55,8 +55,8 @@ pub const FUNDING: &[&str] = &[
     "sender holds 10 stETH (staked with Lido by the fixture)",
     "dev account 1 has approved the sender for 1000 USDC and 1000 DAI (transferFrom)",
     "sender has standing max allowances on every token for both V2 routers, the Aave V3 pool, the Comet market and both vaults",
-    "Uniswap V2 has WETH pairs with USDT, USDC, DAI, WBTC, LINK, UNI and AAVE plus USDC/DAI and USDC/USDT; SushiSwap has WETH pairs with USDC, DAI and WBTC; prices near ETH 3000, WBTC 60000, LINK 15, UNI 8, AAVE 150, stablecoins 1",
-    "sender holds 1 LP token of every Uniswap V2 pair above (approved to the router)",
+    "Uniswap V2 has WETH pairs with USDT, USDC, DAI, WBTC, LINK, UNI and AAVE plus USDC/DAI and USDC/USDT; SushiSwap has WETH pairs with USDC, DAI and WBTC; prices near ETH 3000, WBTC 90000, LINK 15, UNI 8, AAVE 200, stablecoins 1 (the universe's pools)",
+    "sender holds LP tokens of every Uniswap V2 pair above (half the deployer's, at most 1e18; approved to the router)",
     "Aave V3: sender has supplied 20 WETH and 50000 USDC and owes 5000 DAI and 5000 USDT at the variable rate",
     "Compound V3 USDC: sender has supplied 10000 USDC and 5 WETH",
     "sender holds 10000 shares of Crucible_DAI_Vault and of Crucible_USDC_Vault (share price 1)",
@@ -291,11 +291,11 @@ const TOKENS: &[(&str, f64, &[&str])] = &[
     ("USDT", 1.0, &["50", "100", "250", "500", "1000", "2500"]),
     ("USDC", 1.0, &["50", "100", "250", "500", "1000", "2500"]),
     ("DAI", 1.0, &["50", "100", "250", "500", "1000", "2500"]),
-    ("WBTC", 60000.0, &["0.01", "0.02", "0.05", "0.1"]),
+    ("WBTC", 90000.0, &["0.01", "0.02", "0.05", "0.1"]),
     ("WETH", 3000.0, &["0.05", "0.1", "0.25", "0.5", "1"]),
     ("LINK", 15.0, &["10", "25", "50", "100"]),
     ("UNI", 8.0, &["10", "25", "50", "100"]),
-    ("AAVE", 150.0, &["1", "2", "5"]),
+    ("AAVE", 200.0, &["1", "2", "5"]),
 ];
 const ETH_AMOUNTS: &[&str] = &["0.05", "0.1", "0.25", "0.5", "1", "2"];
 const UNI_WETH_PAIRS: &[&str] = &["USDT", "USDC", "DAI", "WBTC", "LINK", "UNI", "AAVE"];

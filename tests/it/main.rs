@@ -4,6 +4,7 @@
 
 mod chain;
 mod intent;
+mod intent_exec;
 mod pilot;
 mod sandbox;
 mod support;
