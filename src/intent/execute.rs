@@ -339,6 +339,8 @@ struct Run {
     steps: Vec<StepRun>,
     fees: U256,
     touched: BTreeSet<Address>,
+    /// Contracts that emitted one of those logs (the tokens whose balances moved).
+    emitters: BTreeSet<Address>,
 }
 
 /// Log topics whose indexed addresses are balance holders worth reading.
@@ -365,6 +367,10 @@ pub struct Executor {
     tokens: Vec<Address>,
     impersonated: HashSet<Address>,
     sends: u64,
+    /// Each sender's nonce at the base snapshot (read once).
+    base_nonces: std::collections::HashMap<Address, u64>,
+    /// Each sender's next nonce since the last revert.
+    nonces: std::collections::HashMap<Address, u64>,
 }
 
 impl Executor {
@@ -391,6 +397,8 @@ impl Executor {
             tokens,
             impersonated: HashSet::new(),
             sends: 0,
+            base_nonces: Default::default(),
+            nonces: Default::default(),
         })
     }
 
@@ -404,8 +412,34 @@ impl Executor {
         if let Some(id) = self.base.take() {
             self.chain.revert(&id).await?;
         }
+        // A transaction Anvil left pending (it happens under load) survives evm_revert in the
+        // pool and would block or be mined into the next execution: drop it.
+        self.chain
+            .rpc()
+            .call_value("anvil_dropAllTransactions", json!([]))
+            .await?;
         self.base = Some(self.chain.snapshot().await?);
+        self.nonces.clear();
         Ok(())
+    }
+
+    /// The next nonce of `from`. Explicit nonces matter: after `evm_revert` Anvil's own choice
+    /// for `eth_sendTransaction` can run ahead of the reverted account and leave the
+    /// transaction pending forever.
+    async fn next_nonce(&mut self, from: Address) -> Result<u64, IntentError> {
+        if let Some(n) = self.nonces.get(&from) {
+            return Ok(*n);
+        }
+        let base = match self.base_nonces.get(&from) {
+            Some(n) => *n,
+            None => {
+                let n = self.chain.nonce(from).await?;
+                self.base_nonces.insert(from, n);
+                n
+            }
+        };
+        self.nonces.insert(from, base);
+        Ok(base)
     }
 
     /// Sends one call as `from`; returns the step, the fee paid and the receipt's logs.
@@ -414,7 +448,9 @@ impl Executor {
         // A distinct gas limit per send keeps replays after a revert from colliding with a hash
         // Anvil has already seen; the fee is added back, so deltas do not depend on it.
         let gas = 8_000_000 + self.sends % 100_000;
+        let nonce = self.next_nonce(from).await?;
         let body = json!({
+            "nonce": format!("0x{nonce:x}"),
             "from": from,
             "to": call.to,
             "data": call.data,
@@ -423,7 +459,10 @@ impl Executor {
         });
         let rpc = self.chain.rpc();
         let hash: B256 = match rpc.call("eth_sendTransaction", json!([body])).await {
-            Ok(h) => h,
+            Ok(h) => {
+                self.nonces.insert(from, nonce + 1);
+                h
+            }
             Err(e @ ChainError::Rpc { .. }) => {
                 let step = StepRun {
                     signature: call.signature.clone(),
@@ -444,13 +483,13 @@ impl Executor {
             }
             // Automine occasionally leaves a transaction pending (seen after many reverts under
             // load); mining one block explicitly picks it up.
-            if !nudged && started.elapsed() > Duration::from_secs(2) {
+            if !nudged && started.elapsed() > Duration::from_millis(300) {
                 tracing::debug!(target: "intent::execute", %hash, "receipt late; mining a block");
                 self.chain.mine(1).await?;
                 nudged = true;
             }
-            if started.elapsed() > Duration::from_secs(15) {
-                return Err(ChainError::ReceiptTimeout(hash, Duration::from_secs(15)).into());
+            if started.elapsed() > STUCK_AFTER {
+                return Err(ChainError::ReceiptTimeout(hash, STUCK_AFTER).into());
             }
             tokio::time::sleep(Duration::from_millis(1)).await;
         };
@@ -494,6 +533,7 @@ impl Executor {
             steps: Vec::new(),
             fees: U256::ZERO,
             touched: BTreeSet::new(),
+            emitters: BTreeSet::new(),
         };
         for (i, c) in calls.iter().enumerate() {
             let (step, fee, logs) = self.send(from, c).await?;
@@ -505,6 +545,9 @@ impl Executor {
                     .map(|a| a.iter().filter_map(|t| t.as_str()?.parse().ok()).collect())
                     .unwrap_or_default();
                 if ts.first().is_some_and(|t0| topics.contains(t0)) {
+                    if let Some(a) = log.get("address").and_then(|a| a.as_str()?.parse().ok()) {
+                        run.emitters.insert(a);
+                    }
                     for t in &ts[1..] {
                         if t[..12].iter().all(|b| *b == 0) {
                             run.touched.insert(Address::from_slice(&t[12..]));
@@ -531,34 +574,60 @@ impl Executor {
         Ok(run)
     }
 
-    /// Reads the native and token balances of `accounts` in one batch.
-    async fn balances(&self, accounts: &BTreeSet<Address>) -> Result<Vec<((Address, Asset), U256)>, IntentError> {
-        let mut keys = Vec::new();
-        let mut calls: Vec<(&str, Value)> = Vec::new();
-        for a in accounts {
-            keys.push((*a, Asset::Native));
-            calls.push(("eth_getBalance", json!([a, "latest"])));
-            for t in &self.tokens {
-                keys.push((*a, Asset::Token(*t)));
-                let data = Bytes::from(abi::balanceOfCall { owner: *a }.abi_encode());
-                calls.push(("eth_call", json!([{"to": t, "data": data}, "latest"])));
-            }
-        }
+    /// Reads the given balances in one batch.
+    async fn balances(&self, keys: &BTreeSet<(Address, Asset)>) -> Result<Vec<((Address, Asset), U256)>, IntentError> {
+        let calls: Vec<(&str, Value)> = keys
+            .iter()
+            .map(|(a, asset)| match asset {
+                Asset::Native => ("eth_getBalance", json!([a, "latest"])),
+                Asset::Token(t) => {
+                    let data = Bytes::from(abi::balanceOfCall { owner: *a }.abi_encode());
+                    ("eth_call", json!([{"to": t, "data": data}, "latest"]))
+                }
+            })
+            .collect();
         let results = self.chain.rpc().call_batch(&calls).await?;
         Ok(keys
-            .into_iter()
+            .iter()
+            .copied()
             .zip(results)
             .map(|(k, r)| {
-                // A token call that fails (no such holder logic) reads as zero on both sides.
+                // A token call that fails reads as zero on both sides.
                 let v = r.map(|v| quantity(&v)).unwrap_or_default();
                 (k, v)
             })
             .collect())
     }
 
+    /// The balances to read: native for every account, and the given tokens (those of the book).
+    fn keys(&self, accounts: &BTreeSet<Address>, tokens: &BTreeSet<Address>) -> BTreeSet<(Address, Asset)> {
+        let tokens: Vec<Address> = tokens.iter().filter(|t| self.tokens.contains(t)).copied().collect();
+        let mut out = BTreeSet::new();
+        for a in accounts {
+            out.insert((*a, Asset::Native));
+            for t in &tokens {
+                out.insert((*a, Asset::Token(*t)));
+            }
+        }
+        out
+    }
+
     /// Executes the ground truth alone from the base snapshot: `Ok(None)` when it executes, or
     /// the reason it does not. The generator's chain filter.
     pub async fn truth_reason(&mut self, instance: &Instance) -> Result<Option<String>, IntentError> {
+        let mut attempt = 0;
+        loop {
+            match self.truth_reason_once(instance).await {
+                Err(e) if is_stuck(&e) && attempt < RETRIES => {
+                    tracing::debug!(target: "intent::execute", id = %instance.id, "stuck transaction; retrying from the snapshot");
+                    attempt += 1;
+                }
+                other => return other,
+            }
+        }
+    }
+
+    async fn truth_reason_once(&mut self, instance: &Instance) -> Result<Option<String>, IntentError> {
         let from = instance_sender(instance);
         let encoded = match encode_steps(&self.book, instance.ground_truth.steps()) {
             Ok(e) => e,
@@ -576,6 +645,23 @@ impl Executor {
         instance: &Instance,
         prediction: Result<Vec<Call>, String>,
     ) -> Result<ExecReport, IntentError> {
+        let mut attempt = 0;
+        loop {
+            match self.evaluate_once(instance, prediction.clone()).await {
+                Err(e) if is_stuck(&e) && attempt < RETRIES => {
+                    tracing::debug!(target: "intent::execute", id = %instance.id, "stuck transaction; retrying from the snapshot");
+                    attempt += 1;
+                }
+                other => return other,
+            }
+        }
+    }
+
+    async fn evaluate_once(
+        &mut self,
+        instance: &Instance,
+        prediction: Result<Vec<Call>, String>,
+    ) -> Result<ExecReport, IntentError> {
         let from = instance_sender(instance);
         let truth_calls = instance.ground_truth.steps();
         let g = encode_steps(&self.book, truth_calls).map_err(|(i, e)| format!("step {}: {e}", i + 1));
@@ -584,37 +670,50 @@ impl Executor {
             encode_steps(&self.book, &calls).map_err(|(i, e)| format!("step {} not encodable: {e}", i + 1))
         });
         let all: Vec<&Call> = truth_calls.iter().chain(p_calls.iter()).collect();
-        let mut watched: BTreeSet<Address> = state::watch_list(&self.book, from, &all)
-            .into_iter()
-            .map(|(a, _)| a)
-            .collect();
+        // Accounts: the watch list. Tokens: those the calls name (called contracts, address
+        // parameters) plus those that emitted a balance log; a compliant token whose balances
+        // move always emits one, so reading the others would only add zeros.
+        let mut accounts: BTreeSet<Address> = BTreeSet::new();
+        let mut tokens: BTreeSet<Address> = BTreeSet::new();
+        for (a, asset) in state::watch_list(&self.book, from, &all) {
+            accounts.insert(a);
+            if asset == Asset::Native && self.tokens.contains(&a) {
+                tokens.insert(a);
+            }
+        }
         // G, from the snapshot.
         let mut g_after = Vec::new();
         let (truth_executes, truth_reason, g_fees) = match &g {
             Ok(enc) => {
                 self.fresh().await?;
                 let run = self.run(from, enc).await?;
-                watched.extend(run.touched.iter().copied());
-                g_after = self.balances(&watched).await?;
+                accounts.extend(run.touched.iter().copied());
+                tokens.extend(run.emitters.iter().copied());
+                g_after = self.balances(&self.keys(&accounts, &tokens)).await?;
                 (run.ok, run.reason, run.fees)
             }
             Err(e) => (false, Some(e.clone()), U256::ZERO),
         };
-        let g_watched = watched.clone();
+        if !truth_executes {
+            tracing::debug!(target: "intent::execute", id = %instance.id, reason = ?truth_reason, "ground truth does not execute");
+        }
+        let g_keys = self.keys(&accounts, &tokens);
         // P, from the same snapshot.
         self.fresh().await?;
-        let mut before = self.balances(&watched).await?;
+        let mut before = self.balances(&g_keys).await?;
         let (exec, reason, steps, p_fees, p_after) = match &p {
             Ok(enc) => {
                 let run = self.run(from, enc).await?;
-                watched.extend(run.touched.iter().copied());
-                let after = self.balances(&watched).await?;
+                accounts.extend(run.touched.iter().copied());
+                tokens.extend(run.emitters.iter().copied());
+                let after = self.balances(&self.keys(&accounts, &tokens)).await?;
                 (run.ok, run.reason, run.steps, run.fees, after)
             }
             Err(e) => (false, Some(e.clone()), Vec::new(), U256::ZERO, Vec::new()),
         };
-        // Accounts only P's logs named: their before-values, and G's effect on them.
-        let extra: BTreeSet<Address> = watched.difference(&g_watched).copied().collect();
+        // Balances only P's execution brought in: their before-values, and G's effect on them.
+        let extra: BTreeSet<(Address, Asset)> =
+            self.keys(&accounts, &tokens).difference(&g_keys).copied().collect();
         if !extra.is_empty() {
             self.fresh().await?;
             before.extend(self.balances(&extra).await?);
@@ -623,10 +722,11 @@ impl Executor {
                 g_after.extend(self.balances(&extra).await?);
             }
         }
+        let before: std::collections::BTreeMap<(Address, Asset), U256> = before.into_iter().collect();
         let deltas = |after: &[((Address, Asset), U256)], fees: U256| {
             let mut d = Deltas::new();
             for (k, v) in after {
-                let b = before.iter().find(|(bk, _)| bk == k).map(|(_, v)| *v).unwrap_or_default();
+                let b = before.get(k).copied().unwrap_or_default();
                 d.add(k.0, k.1, signed(*v) .saturating_sub(signed(b)));
             }
             d.add(from, Asset::Native, signed(fees));
@@ -649,6 +749,16 @@ impl Executor {
             steps,
         })
     }
+}
+
+/// How long a sent transaction may stay without a receipt before the execution is retried.
+const STUCK_AFTER: Duration = Duration::from_secs(1);
+/// Retries of one instance after a stuck transaction (each from the base snapshot, with the
+/// pool emptied, so the result is the same as a first attempt's).
+const RETRIES: usize = 3;
+
+fn is_stuck(e: &IntentError) -> bool {
+    matches!(e, IntentError::Chain(ChainError::ReceiptTimeout(..)))
 }
 
 fn signed(x: U256) -> I256 {
@@ -745,6 +855,9 @@ pub async fn agent_exec_figures(
             let text = agent.answer(inst, book);
             let parsed = parse_prediction(&text, inst.ground_truth.is_multi());
             let report = executor.evaluate(inst, prediction_calls(&parsed)).await?;
+            if !report.state_eq {
+                tracing::debug!(target: "intent::execute", agent = agent.name(), id = %inst.id, reason = ?report.reason, mismatches = ?report.mismatches, "state differs");
+            }
             outcomes.push(report.outcome());
         }
         out.push(AgentExecFigures {
