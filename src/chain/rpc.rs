@@ -87,7 +87,8 @@ impl Rpc {
             .await
             .map_err(transport)?;
         let items: Vec<Value> = resp.json().await.map_err(transport)?;
-        let mut out: Vec<Option<Result<Value, ChainError>>> = (0..calls.len()).map(|_| None).collect();
+        let mut out: Vec<Option<Result<Value, ChainError>>> =
+            (0..calls.len()).map(|_| None).collect();
         for mut item in items {
             let Some(i) = item.get("id").and_then(Value::as_u64).map(|i| i as usize) else {
                 continue;
@@ -107,7 +108,10 @@ impl Rpc {
                         .to_string(),
                     data: err.get("data").cloned(),
                 }),
-                None => Ok(item.get_mut("result").map(Value::take).unwrap_or(Value::Null)),
+                None => Ok(item
+                    .get_mut("result")
+                    .map(Value::take)
+                    .unwrap_or(Value::Null)),
             });
         }
         out.into_iter()

@@ -4,12 +4,12 @@ use std::path::PathBuf;
 
 use anyhow::{Context, Result};
 use clap::{Args, Subcommand};
+use crucible::intent::execute::{generate_on_chain, prediction_calls, Executor};
 use crucible::intent::generate::{generate, GenerateOptions, FUNDING};
 use crucible::intent::import::{import_file, load_clean, write_jsonl};
-use crucible::intent::{build_prompt, score_text, AddressBook, Retriever, Setting};
-use crucible::intent::execute::{generate_on_chain, prediction_calls, Executor};
 use crucible::intent::parse_prediction;
 use crucible::intent::Instance;
+use crucible::intent::{build_prompt, score_text, AddressBook, Retriever, Setting};
 use crucible::Config;
 use serde_json::{json, Value};
 
@@ -250,7 +250,8 @@ pub fn intent2tx(config: &Config, cmd: Intent2txCmd) -> Result<()> {
                 None
             };
             if json {
-                let mut v = json!({ "dataset": dataset, "agents": figures, "retrieval": retrieval });
+                let mut v =
+                    json!({ "dataset": dataset, "agents": figures, "retrieval": retrieval });
                 if let Some(e) = &execution {
                     v["execution"] = serde_json::to_value(e)?;
                 }
@@ -462,7 +463,8 @@ fn dataset_path(dir: Option<&std::path::Path>) -> PathBuf {
     match dir {
         Some(d) if d.is_dir() => d.join("instances.jsonl"),
         Some(f) => f.to_path_buf(),
-        None => PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tasks/intent2tx/default/instances.jsonl"),
+        None => PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+            .join("tasks/intent2tx/default/instances.jsonl"),
     }
 }
 
@@ -477,7 +479,12 @@ pub fn tasks_list(dir: Option<&std::path::Path>, json_out: bool) -> Result<()> {
         out!("{}", serde_json::to_string_pretty(&rows)?);
     } else {
         for i in &instances {
-            out!("{}\t{}\t{}", i.id, i.metadata.category, i.ground_truth.steps().len());
+            out!(
+                "{}\t{}\t{}",
+                i.id,
+                i.metadata.category,
+                i.ground_truth.steps().len()
+            );
         }
     }
     Ok(())
@@ -489,7 +496,8 @@ pub fn tasks_preview(dir: Option<&std::path::Path>, id: &str, json_out: bool) ->
     let book = AddressBook::builtin();
     let path = dataset_path(dir);
     let inst = pick_instance(&path, Some(id))?;
-    let pool = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tasks/intent2tx/pool/instances.jsonl");
+    let pool =
+        PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tasks/intent2tx/pool/instances.jsonl");
     let retriever = Retriever::new(load_clean(&pool)?, &book);
     let v = json!({
         "id": inst.id,

@@ -433,9 +433,7 @@ pub fn try_task(config: &Config, args: TryArgs) -> Result<()> {
     let engine = Engine::new(load(config, args.tasks_dir)?);
     engine.lib.get(&task)?;
     let ep = match (&args.answer, &args.agent) {
-        (Some(file), _) => {
-            engine.try_answers(&task, prompt_type, args.seed, read_answer(file)?)?
-        }
+        (Some(file), _) => engine.try_answers(&task, prompt_type, args.seed, read_answer(file)?)?,
         (None, Some(name)) => {
             let mut agent = engine.agent(AgentKind::parse(name)?, &task, args.seed, 0)?;
             engine.episode(&task, prompt_type, agent.as_mut(), args.seed, 0)?

@@ -86,8 +86,17 @@ fn dev1() -> Address {
 }
 
 /// A fixture step that must succeed.
-async fn must(chain: &Chain, from: Address, to: Address, data: Bytes, value: U256, what: &str) -> Result<(), IntentError> {
-    let tx = TxRequest::call(to, data).with_value(value).with_gas(3_000_000);
+async fn must(
+    chain: &Chain,
+    from: Address,
+    to: Address,
+    data: Bytes,
+    value: U256,
+    what: &str,
+) -> Result<(), IntentError> {
+    let tx = TxRequest::call(to, data)
+        .with_value(value)
+        .with_gas(3_000_000);
     let r = chain.send_as(from, &tx).await?;
     if !r.success {
         return Err(IntentError::Fixture(format!(
@@ -102,7 +111,11 @@ async fn must(chain: &Chain, from: Address, to: Address, data: Bytes, value: U25
 /// describes, on a freshly booted eth universe, by impersonated transactions from the deployer,
 /// the agent, dev account 1 and the sender. Idempotent: a chain that already has it (the sender
 /// owns Crucible_Collectibles #1) is left alone.
-pub async fn prepare(chain: &Chain, manifest: &Manifest, book: &AddressBook) -> Result<(), IntentError> {
+pub async fn prepare(
+    chain: &Chain,
+    manifest: &Manifest,
+    book: &AddressBook,
+) -> Result<(), IntentError> {
     let addr = |name: &str| -> Result<Address, IntentError> {
         book.by_name(name)
             .map(|e| e.address)
@@ -141,18 +154,66 @@ pub async fn prepare(chain: &Chain, manifest: &Manifest, book: &AddressBook) -> 
         let e = book.expect(t);
         let amount = wei(n, e.decimals.unwrap_or(18));
         let data = abi::transferCall { to: s, amount }.abi_encode();
-        must(chain, d, e.address, data.into(), U256::ZERO, &format!("funding {t}")).await?;
+        must(
+            chain,
+            d,
+            e.address,
+            data.into(),
+            U256::ZERO,
+            &format!("funding {t}"),
+        )
+        .await?;
     }
-    must(chain, s, weth, abi::depositCall {}.abi_encode().into(), wei(75, 18), "wrapping 75 ETH").await?;
+    must(
+        chain,
+        s,
+        weth,
+        abi::depositCall {}.abi_encode().into(),
+        wei(75, 18),
+        "wrapping 75 ETH",
+    )
+    .await?;
     let lido = addr("Lido_stETH")?;
-    let data = abi::submitCall { referral: Address::ZERO }.abi_encode();
-    must(chain, s, lido, data.into(), wei(10, 18), "staking 10 ETH with Lido").await?;
+    let data = abi::submitCall {
+        referral: Address::ZERO,
+    }
+    .abi_encode();
+    must(
+        chain,
+        s,
+        lido,
+        data.into(),
+        wei(10, 18),
+        "staking 10 ETH with Lido",
+    )
+    .await?;
     for t in ["USDC", "DAI"] {
         let e = book.expect(t);
         let amount = wei(5_000, e.decimals.unwrap_or(18));
-        must(chain, d, e.address, abi::transferCall { to: one, amount }.abi_encode().into(), U256::ZERO, "funding dev account 1").await?;
+        must(
+            chain,
+            d,
+            e.address,
+            abi::transferCall { to: one, amount }.abi_encode().into(),
+            U256::ZERO,
+            "funding dev account 1",
+        )
+        .await?;
         let allowance = wei(1_000, e.decimals.unwrap_or(18));
-        must(chain, one, e.address, abi::approveCall { spender: s, amount: allowance }.abi_encode().into(), U256::ZERO, "dev account 1's approval").await?;
+        must(
+            chain,
+            one,
+            e.address,
+            abi::approveCall {
+                spender: s,
+                amount: allowance,
+            }
+            .abi_encode()
+            .into(),
+            U256::ZERO,
+            "dev account 1's approval",
+        )
+        .await?;
     }
     // Standing max allowances.
     let spenders = [
@@ -165,54 +226,171 @@ pub async fn prepare(chain: &Chain, manifest: &Manifest, book: &AddressBook) -> 
     ];
     for t in ["USDT", "USDC", "DAI", "WBTC", "WETH", "LINK", "UNI", "AAVE"] {
         for sp in spenders {
-            let data = abi::approveCall { spender: addr(sp)?, amount: MAX }.abi_encode();
-            must(chain, s, addr(t)?, data.into(), U256::ZERO, &format!("approving {t} to {sp}")).await?;
+            let data = abi::approveCall {
+                spender: addr(sp)?,
+                amount: MAX,
+            }
+            .abi_encode();
+            must(
+                chain,
+                s,
+                addr(t)?,
+                data.into(),
+                U256::ZERO,
+                &format!("approving {t} to {sp}"),
+            )
+            .await?;
         }
     }
     // LP tokens of every Uniswap V2 pair (half the deployer's, at most 1e18), approved to the
     // router. Pools of 6-decimal tokens have small LP supplies; removals the sender cannot afford
     // are dropped by the generator's chain filter.
     let router = addr("Uniswap_V2_Router")?;
-    for p in manifest.pairs.iter().filter(|p| p.factory == "UniswapV2Factory") {
+    for p in manifest
+        .pairs
+        .iter()
+        .filter(|p| p.factory == "UniswapV2Factory")
+    {
         let held = chain.erc20_balance(p.address, d).await?;
         let amount = (held / U256::from(2u64)).min(wei(1, 18));
-        must(chain, d, p.address, abi::transferCall { to: s, amount }.abi_encode().into(), U256::ZERO, &format!("LP of {}", p.name)).await?;
-        must(chain, s, p.address, abi::approveCall { spender: router, amount: MAX }.abi_encode().into(), U256::ZERO, "LP approval").await?;
+        must(
+            chain,
+            d,
+            p.address,
+            abi::transferCall { to: s, amount }.abi_encode().into(),
+            U256::ZERO,
+            &format!("LP of {}", p.name),
+        )
+        .await?;
+        must(
+            chain,
+            s,
+            p.address,
+            abi::approveCall {
+                spender: router,
+                amount: MAX,
+            }
+            .abi_encode()
+            .into(),
+            U256::ZERO,
+            "LP approval",
+        )
+        .await?;
     }
     // Aave V3 and Compound V3 positions.
     let aave = addr("Aave_V3_Lending_Pool")?;
     let usdc = addr("USDC")?;
     for (asset, amount) in [(weth, wei(20, 18)), (usdc, wei(50_000, 6))] {
-        let data = abi::supplyCall { asset, amount, onBehalfOf: s, referralCode: 0 }.abi_encode();
+        let data = abi::supplyCall {
+            asset,
+            amount,
+            onBehalfOf: s,
+            referralCode: 0,
+        }
+        .abi_encode();
         must(chain, s, aave, data.into(), U256::ZERO, "Aave supply").await?;
     }
-    for (asset, amount) in [(addr("DAI")?, wei(5_000, 18)), (addr("USDT")?, wei(5_000, 6))] {
-        let data = abi::borrowCall { asset, amount, interestRateMode: U256::from(2u64), referralCode: 0, onBehalfOf: s }.abi_encode();
+    for (asset, amount) in [
+        (addr("DAI")?, wei(5_000, 18)),
+        (addr("USDT")?, wei(5_000, 6)),
+    ] {
+        let data = abi::borrowCall {
+            asset,
+            amount,
+            interestRateMode: U256::from(2u64),
+            referralCode: 0,
+            onBehalfOf: s,
+        }
+        .abi_encode();
         must(chain, s, aave, data.into(), U256::ZERO, "Aave borrow").await?;
     }
     let comet = addr("Compound_V3_USDC_Market")?;
     for (asset, amount) in [(usdc, wei(10_000, 6)), (weth, wei(5, 18))] {
         let args = abi::cometSupplyCall { asset, amount }.abi_encode()[4..].to_vec();
-        must(chain, s, comet, selector_call("supply(address,uint256)", args), U256::ZERO, "Comet supply").await?;
+        must(
+            chain,
+            s,
+            comet,
+            selector_call("supply(address,uint256)", args),
+            U256::ZERO,
+            "Comet supply",
+        )
+        .await?;
     }
     for (vault, dec) in [("Crucible_DAI_Vault", 18u8), ("Crucible_USDC_Vault", 6)] {
-        let args = abi::vaultDepositCall { assets: wei(10_000, dec), receiver: s }.abi_encode()[4..].to_vec();
-        must(chain, s, addr(vault)?, selector_call("deposit(uint256,address)", args), U256::ZERO, "vault deposit").await?;
+        let args = abi::vaultDepositCall {
+            assets: wei(10_000, dec),
+            receiver: s,
+        }
+        .abi_encode()[4..]
+            .to_vec();
+        must(
+            chain,
+            s,
+            addr(vault)?,
+            selector_call("deposit(uint256,address)", args),
+            U256::ZERO,
+            "vault deposit",
+        )
+        .await?;
     }
     // Governance: votes for the sender, proposals 101-103 Succeeded, then 1-3 Active.
     let votes = manifest.contract("CrucibleVotes")?;
     let governor = addr("Crucible_Governor")?;
-    must(chain, agent, votes, abi::transferCall { to: s, amount: wei(500_000, 18) }.abi_encode().into(), U256::ZERO, "moving votes").await?;
-    must(chain, s, votes, abi::delegateCall { delegatee: s }.abi_encode().into(), U256::ZERO, "delegating").await?;
+    must(
+        chain,
+        agent,
+        votes,
+        abi::transferCall {
+            to: s,
+            amount: wei(500_000, 18),
+        }
+        .abi_encode()
+        .into(),
+        U256::ZERO,
+        "moving votes",
+    )
+    .await?;
+    must(
+        chain,
+        s,
+        votes,
+        abi::delegateCall { delegatee: s }.abi_encode().into(),
+        U256::ZERO,
+        "delegating",
+    )
+    .await?;
     chain.increase_time(2).await?;
     chain.mine(1).await?;
     let propose = |n: u64| -> Result<(Bytes, U256), IntentError> {
         let (t, v, c, desc) = fixture_proposal(n);
-        let targets = t.iter().map(|a| a.parse::<Address>().map_err(|e| IntentError::Fixture(e.to_string()))).collect::<Result<Vec<_>, _>>()?;
-        let values = v.iter().map(|x| x.parse::<U256>().unwrap_or_default()).collect();
-        let calldatas = c.iter().map(|x| x.parse::<Bytes>().unwrap_or_default()).collect();
+        let targets = t
+            .iter()
+            .map(|a| {
+                a.parse::<Address>()
+                    .map_err(|e| IntentError::Fixture(e.to_string()))
+            })
+            .collect::<Result<Vec<_>, _>>()?;
+        let values = v
+            .iter()
+            .map(|x| x.parse::<U256>().unwrap_or_default())
+            .collect();
+        let calldatas = c
+            .iter()
+            .map(|x| x.parse::<Bytes>().unwrap_or_default())
+            .collect();
         let id = super::generate::proposal_id(&t, &v, &c, &desc);
-        Ok((abi::proposeCall { targets, values, calldatas, description: desc }.abi_encode().into(), id))
+        Ok((
+            abi::proposeCall {
+                targets,
+                values,
+                calldatas,
+                description: desc,
+            }
+            .abi_encode()
+            .into(),
+            id,
+        ))
     };
     let mut succeeded = Vec::new();
     for n in 101..=103u64 {
@@ -223,9 +401,24 @@ pub async fn prepare(chain: &Chain, manifest: &Manifest, book: &AddressBook) -> 
     chain.increase_time(2).await?;
     chain.mine(1).await?;
     for id in succeeded {
-        must(chain, s, governor, abi::castVoteCall { proposalId: id, support: 1 }.abi_encode().into(), U256::ZERO, "fixture vote").await?;
+        must(
+            chain,
+            s,
+            governor,
+            abi::castVoteCall {
+                proposalId: id,
+                support: 1,
+            }
+            .abi_encode()
+            .into(),
+            U256::ZERO,
+            "fixture vote",
+        )
+        .await?;
     }
-    chain.increase_time(universe::INTENT_VOTING_PERIOD + 10).await?;
+    chain
+        .increase_time(universe::INTENT_VOTING_PERIOD + 10)
+        .await?;
     chain.mine(1).await?;
     for n in 1..=3u64 {
         let (data, _) = propose(n)?;
@@ -236,21 +429,63 @@ pub async fn prepare(chain: &Chain, manifest: &Manifest, book: &AddressBook) -> 
     // CryptoPunks: owned by the sender, offered by dev account 1.
     let punks = addr("CryptoPunks")?;
     for id in PUNKS_OWNED {
-        must(chain, d, punks, abi::transferPunkCall { to: s, punkIndex: U256::from(id) }.abi_encode().into(), U256::ZERO, "punk").await?;
+        must(
+            chain,
+            d,
+            punks,
+            abi::transferPunkCall {
+                to: s,
+                punkIndex: U256::from(id),
+            }
+            .abi_encode()
+            .into(),
+            U256::ZERO,
+            "punk",
+        )
+        .await?;
     }
     for id in PUNKS_OFFERED {
-        must(chain, d, punks, abi::transferPunkCall { to: one, punkIndex: U256::from(id) }.abi_encode().into(), U256::ZERO, "punk").await?;
-        let data = abi::offerPunkForSaleCall { punkIndex: U256::from(id), minSalePriceInWei: wei(2, 18) }.abi_encode();
+        must(
+            chain,
+            d,
+            punks,
+            abi::transferPunkCall {
+                to: one,
+                punkIndex: U256::from(id),
+            }
+            .abi_encode()
+            .into(),
+            U256::ZERO,
+            "punk",
+        )
+        .await?;
+        let data = abi::offerPunkForSaleCall {
+            punkIndex: U256::from(id),
+            minSalePriceInWei: wei(2, 18),
+        }
+        .abi_encode();
         must(chain, one, punks, data.into(), U256::ZERO, "punk offer").await?;
     }
     // ERC-721 and ERC-1155 holdings.
     for id in NFT_IDS {
-        let data = abi::transferFromCall { from: d, to: s, id: U256::from(id) }.abi_encode();
+        let data = abi::transferFromCall {
+            from: d,
+            to: s,
+            id: U256::from(id),
+        }
+        .abi_encode();
         must(chain, d, collectibles, data.into(), U256::ZERO, "ERC-721").await?;
     }
     let items = addr("Crucible_Items")?;
     for (id, amount) in ITEM_IDS.zip([1_000u64, 500, 100]) {
-        let data = abi::safeTransferFromCall { from: d, to: s, id: U256::from(id), amount: U256::from(amount), data: Bytes::new() }.abi_encode();
+        let data = abi::safeTransferFromCall {
+            from: d,
+            to: s,
+            id: U256::from(id),
+            amount: U256::from(amount),
+            data: Bytes::new(),
+        }
+        .abi_encode();
         must(chain, d, items, data.into(), U256::ZERO, "ERC-1155").await?;
     }
     chain.set_balance(s, wei(100, 18)).await?;
@@ -381,7 +616,11 @@ impl Executor {
     }
 
     /// Applies the fixture to an already booted eth universe and takes the base snapshot.
-    pub async fn on_chain(chain: Chain, manifest: &Manifest, book: AddressBook) -> Result<Self, IntentError> {
+    pub async fn on_chain(
+        chain: Chain,
+        manifest: &Manifest,
+        book: AddressBook,
+    ) -> Result<Self, IntentError> {
         prepare(&chain, manifest, &book).await?;
         let tokens = book
             .entries()
@@ -443,7 +682,11 @@ impl Executor {
     }
 
     /// Sends one call as `from`; returns the step, the fee paid and the receipt's logs.
-    async fn send(&mut self, from: Address, call: &EncodedCall) -> Result<(StepRun, U256, Value), IntentError> {
+    async fn send(
+        &mut self,
+        from: Address,
+        call: &EncodedCall,
+    ) -> Result<(StepRun, U256, Value), IntentError> {
         self.sends += 1;
         // A distinct gas limit per send keeps replays after a revert from colliding with a hash
         // Anvil has already seen; the fee is added back, so deltas do not depend on it.
@@ -477,7 +720,9 @@ impl Executor {
         let started = std::time::Instant::now();
         let mut nudged = false;
         let receipt = loop {
-            let r = rpc.call_value("eth_getTransactionReceipt", json!([hash])).await?;
+            let r = rpc
+                .call_value("eth_getTransactionReceipt", json!([hash]))
+                .await?;
             if !r.is_null() {
                 break r;
             }
@@ -575,7 +820,10 @@ impl Executor {
     }
 
     /// Reads the given balances in one batch.
-    async fn balances(&self, keys: &BTreeSet<(Address, Asset)>) -> Result<Vec<((Address, Asset), U256)>, IntentError> {
+    async fn balances(
+        &self,
+        keys: &BTreeSet<(Address, Asset)>,
+    ) -> Result<Vec<((Address, Asset), U256)>, IntentError> {
         let calls: Vec<(&str, Value)> = keys
             .iter()
             .map(|(a, asset)| match asset {
@@ -600,8 +848,16 @@ impl Executor {
     }
 
     /// The balances to read: native for every account, and the given tokens (those of the book).
-    fn keys(&self, accounts: &BTreeSet<Address>, tokens: &BTreeSet<Address>) -> BTreeSet<(Address, Asset)> {
-        let tokens: Vec<Address> = tokens.iter().filter(|t| self.tokens.contains(t)).copied().collect();
+    fn keys(
+        &self,
+        accounts: &BTreeSet<Address>,
+        tokens: &BTreeSet<Address>,
+    ) -> BTreeSet<(Address, Asset)> {
+        let tokens: Vec<Address> = tokens
+            .iter()
+            .filter(|t| self.tokens.contains(t))
+            .copied()
+            .collect();
         let mut out = BTreeSet::new();
         for a in accounts {
             out.insert((*a, Asset::Native));
@@ -614,7 +870,10 @@ impl Executor {
 
     /// Executes the ground truth alone from the base snapshot: `Ok(None)` when it executes, or
     /// the reason it does not. The generator's chain filter.
-    pub async fn truth_reason(&mut self, instance: &Instance) -> Result<Option<String>, IntentError> {
+    pub async fn truth_reason(
+        &mut self,
+        instance: &Instance,
+    ) -> Result<Option<String>, IntentError> {
         let mut attempt = 0;
         loop {
             match self.truth_reason_once(instance).await {
@@ -627,7 +886,10 @@ impl Executor {
         }
     }
 
-    async fn truth_reason_once(&mut self, instance: &Instance) -> Result<Option<String>, IntentError> {
+    async fn truth_reason_once(
+        &mut self,
+        instance: &Instance,
+    ) -> Result<Option<String>, IntentError> {
         let from = instance_sender(instance);
         let encoded = match encode_steps(&self.book, instance.ground_truth.steps()) {
             Ok(e) => e,
@@ -664,10 +926,12 @@ impl Executor {
     ) -> Result<ExecReport, IntentError> {
         let from = instance_sender(instance);
         let truth_calls = instance.ground_truth.steps();
-        let g = encode_steps(&self.book, truth_calls).map_err(|(i, e)| format!("step {}: {e}", i + 1));
+        let g =
+            encode_steps(&self.book, truth_calls).map_err(|(i, e)| format!("step {}: {e}", i + 1));
         let p_calls = prediction.clone().unwrap_or_default();
         let p = prediction.and_then(|calls| {
-            encode_steps(&self.book, &calls).map_err(|(i, e)| format!("step {} not encodable: {e}", i + 1))
+            encode_steps(&self.book, &calls)
+                .map_err(|(i, e)| format!("step {} not encodable: {e}", i + 1))
         });
         let all: Vec<&Call> = truth_calls.iter().chain(p_calls.iter()).collect();
         // Accounts: the watch list. Tokens: those the calls name (called contracts, address
@@ -712,8 +976,11 @@ impl Executor {
             Err(e) => (false, Some(e.clone()), Vec::new(), U256::ZERO, Vec::new()),
         };
         // Balances only P's execution brought in: their before-values, and G's effect on them.
-        let extra: BTreeSet<(Address, Asset)> =
-            self.keys(&accounts, &tokens).difference(&g_keys).copied().collect();
+        let extra: BTreeSet<(Address, Asset)> = self
+            .keys(&accounts, &tokens)
+            .difference(&g_keys)
+            .copied()
+            .collect();
         if !extra.is_empty() {
             self.fresh().await?;
             before.extend(self.balances(&extra).await?);
@@ -722,12 +989,13 @@ impl Executor {
                 g_after.extend(self.balances(&extra).await?);
             }
         }
-        let before: std::collections::BTreeMap<(Address, Asset), U256> = before.into_iter().collect();
+        let before: std::collections::BTreeMap<(Address, Asset), U256> =
+            before.into_iter().collect();
         let deltas = |after: &[((Address, Asset), U256)], fees: U256| {
             let mut d = Deltas::new();
             for (k, v) in after {
                 let b = before.get(k).copied().unwrap_or_default();
-                d.add(k.0, k.1, signed(*v) .saturating_sub(signed(b)));
+                d.add(k.0, k.1, signed(*v).saturating_sub(signed(b)));
             }
             d.add(from, Asset::Native, signed(fees));
             d
@@ -758,7 +1026,7 @@ const STUCK_AFTER: Duration = Duration::from_secs(1);
 const RETRIES: usize = 3;
 
 fn is_stuck(e: &IntentError) -> bool {
-    matches!(e, IntentError::Chain(ChainError::ReceiptTimeout(..)))
+    matches!(e, IntentError::Chain(c) if matches!(**c, ChainError::ReceiptTimeout(..)))
 }
 
 fn signed(x: U256) -> I256 {
@@ -862,7 +1130,10 @@ pub async fn agent_exec_figures(
         }
         out.push(AgentExecFigures {
             agent: agent.name().to_string(),
-            not_executed: outcomes.iter().filter(|o| o.truth_executes && !o.prediction_executes).count(),
+            not_executed: outcomes
+                .iter()
+                .filter(|o| o.truth_executes && !o.prediction_executes)
+                .count(),
             state_differs: outcomes
                 .iter()
                 .filter(|o| o.truth_executes && o.prediction_executes && !o.state_eq)

@@ -347,7 +347,14 @@ fn generate_is_seeded_and_rejects_bad_options() {
 
 #[test]
 fn bench_prints_static_throughput_figures() {
-    let f = json_out(&["bench", "intent2tx", "--count", "300", "--no-execute", "--json"]);
+    let f = json_out(&[
+        "bench",
+        "intent2tx",
+        "--count",
+        "300",
+        "--no-execute",
+        "--json",
+    ]);
     assert!(f.get("execution").is_none());
     assert_eq!(f["instances"], 300);
     assert!(f["score_seconds"].as_f64().unwrap() > 0.0);
@@ -403,7 +410,10 @@ fn agents_cli_scores_every_builtin_agent_on_the_shipped_dataset() {
         retrieval["top1_shares_pair"].as_f64().unwrap() >= 0.8,
         "{retrieval}"
     );
-    assert!(retrieval["oracle_top1_shares_pair"].as_f64().unwrap() >= 0.99, "{retrieval}");
+    assert!(
+        retrieval["oracle_top1_shares_pair"].as_f64().unwrap() >= 0.99,
+        "{retrieval}"
+    );
     let agents = r["agents"].as_array().unwrap();
     assert_eq!(agents.len(), 7);
     assert_eq!(agents[0]["agent"], "reference");
