@@ -1199,3 +1199,52 @@ pub async fn exec_throughput(
         meets_target: rate >= 100.0,
     })
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::intent::parse::parse_prediction;
+
+    #[test]
+    fn prediction_calls_reads_calls_and_names_what_is_not_one() {
+        let call = r#"{"contract": "WETH", "contract_address": "0xC02aaA39b223FE8D0A0e5C4F27eAD9083C756Cc2", "function": "deposit", "params": {}}"#;
+        let cases: Vec<(String, bool, Result<usize, &str>)> = vec![
+            (call.to_string(), false, Ok(1)),
+            (format!("[{call}, {call}]"), true, Ok(2)),
+            ("not json at all".into(), false, Err("no JSON object or array found")),
+            (r#"{"contract": "WETH"}"#.into(), false, Err("step 1 is not a call in the schema")),
+            (format!(r#"[{call}, 7]"#), true, Err("step 2 is not a call in the schema")),
+            (r#"{"contract": "WETH", "contract_address": "0x", "function": "deposit", "params": [1]}"#.into(), false, Err("step 1 is not a call")),
+        ];
+        for (text, multi, want) in cases {
+            let got = prediction_calls(&parse_prediction(&text, multi));
+            match (got, want) {
+                (Ok(calls), Ok(n)) => {
+                    assert_eq!(calls.len(), n, "{text}");
+                    // A missing `value` is 0 ETH.
+                    assert!(calls.iter().all(|c| c.value == json!(0)), "{text}");
+                }
+                (Err(e), Err(w)) => assert!(e.contains(w), "{text}: {e:?} should contain {w:?}"),
+                (got, want) => panic!("{text}: got {got:?}, want {want:?}"),
+            }
+        }
+    }
+
+    #[test]
+    fn only_receipt_timeouts_are_retried() {
+        let stuck = IntentError::from(ChainError::ReceiptTimeout(B256::ZERO, STUCK_AFTER));
+        assert!(is_stuck(&stuck));
+        assert!(!is_stuck(&IntentError::Fixture("x".into())));
+        assert!(!is_stuck(&IntentError::from(ChainError::Universe(
+            "x".into()
+        ))));
+    }
+
+    #[test]
+    fn the_universe_places_the_book_contracts_where_the_book_says() {
+        let book = AddressBook::builtin();
+        for e in book.entries().iter().filter(|e| e.origin == "crucible") {
+            assert_eq!(universe::book_address(&e.name), e.address, "{}", e.name);
+        }
+    }
+}

@@ -187,6 +187,15 @@ async fn the_fixture_is_idempotent_and_gives_the_sender_what_funding_says() {
     let cfg = config();
     let book = AddressBook::builtin();
     let (chain, manifest) = universe::boot(&cfg, Profile::Eth).await.unwrap();
+    // The book's Crucible-local contracts are in the universe at the book's addresses.
+    for e in book.entries().iter().filter(|e| e.origin == "crucible") {
+        assert_eq!(manifest.contract(&e.name).unwrap(), e.address, "{}", e.name);
+        assert!(
+            !chain.code(e.address).await.unwrap().is_empty(),
+            "{} has no code",
+            e.name
+        );
+    }
     prepare(&chain, &manifest, &book).await.unwrap();
     let sender = SENDER.parse().unwrap();
     let usdc = book.expect("USDC").address;
