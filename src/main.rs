@@ -64,7 +64,7 @@ fn main() -> Result<()> {
             Command::Bench(cli::BenchCmd::Pilot(args)) => cli::pilot::bench(&config, args),
             Command::Bench(cmd) => cli::bench(&config, cmd).await,
             Command::Sandbox(args) => cli::sandbox(&config, args).await,
-            Command::Intent2tx(cmd) => cli::intent2tx(cmd),
+            Command::Intent2tx(cmd) => cli::intent2tx(&config, cmd),
             Command::Pilot(cmd) => cli::pilot::pilot(&config, cmd),
             Command::Tasks(cmd) => cli::pilot::tasks(&config, cmd),
             Command::Try(args) => cli::pilot::try_task(&config, args),

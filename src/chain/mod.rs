@@ -292,11 +292,15 @@ impl Chain {
     /// Restores a snapshot (consuming it).
     pub async fn revert(&self, id: &SnapshotId) -> Result<(), ChainError> {
         let ok: bool = self.rpc.call("evm_revert", json!([id.0])).await?;
-        if ok {
-            Ok(())
-        } else {
-            Err(ChainError::Revert(id.0.clone()))
+        if !ok {
+            return Err(ChainError::Revert(id.0.clone()));
         }
+        // Under load Anvil can keep a transaction pending across a revert; it would then block
+        // or corrupt the next sample. Nothing pending survives an isolation boundary.
+        self.rpc
+            .call_value("anvil_dropAllTransactions", json!([]))
+            .await?;
+        Ok(())
     }
 
     /// Mines `n` empty blocks.
@@ -425,9 +429,11 @@ impl Chain {
                 Err(_) => FALLBACK_GAS,
             },
         };
+        // Every send waits for its receipt, so the mined nonce is the next one; "pending" could
+        // count a transaction stuck in the pool.
         let nonce: String = self
             .rpc
-            .call("eth_getTransactionCount", json!([from, "pending"]))
+            .call("eth_getTransactionCount", json!([from, "latest"]))
             .await?;
         let base_fee = self.base_fee().await?;
         let priority = 1_000_000_000u128;

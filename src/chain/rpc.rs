@@ -59,6 +59,72 @@ impl Rpc {
         })
     }
 
+    /// Sends several calls in one JSON-RPC batch request; each element is that call's result or
+    /// its own RPC error (a failed element does not fail the batch; transport problems do).
+    pub async fn call_batch(
+        &self,
+        calls: &[(&str, Value)],
+    ) -> Result<Vec<Result<Value, ChainError>>, ChainError> {
+        if calls.is_empty() {
+            return Ok(Vec::new());
+        }
+        let body: Vec<Value> = calls
+            .iter()
+            .enumerate()
+            .map(|(i, (m, p))| json!({"jsonrpc": "2.0", "id": i, "method": m, "params": p}))
+            .collect();
+        let transport = |e: reqwest::Error| ChainError::Transport {
+            method: "batch".to_string(),
+            message: e.to_string(),
+            timeout: e.is_timeout(),
+        };
+        let resp = self
+            .client
+            .post(&self.url)
+            .timeout(self.timeout)
+            .json(&body)
+            .send()
+            .await
+            .map_err(transport)?;
+        let items: Vec<Value> = resp.json().await.map_err(transport)?;
+        let mut out: Vec<Option<Result<Value, ChainError>>> =
+            (0..calls.len()).map(|_| None).collect();
+        for mut item in items {
+            let Some(i) = item.get("id").and_then(Value::as_u64).map(|i| i as usize) else {
+                continue;
+            };
+            if i >= out.len() {
+                continue;
+            }
+            let method = calls[i].0.to_string();
+            out[i] = Some(match item.get("error") {
+                Some(err) => Err(ChainError::Rpc {
+                    method,
+                    code: err.get("code").and_then(Value::as_i64).unwrap_or(0),
+                    message: err
+                        .get("message")
+                        .and_then(Value::as_str)
+                        .unwrap_or("")
+                        .to_string(),
+                    data: err.get("data").cloned(),
+                }),
+                None => Ok(item
+                    .get_mut("result")
+                    .map(Value::take)
+                    .unwrap_or(Value::Null)),
+            });
+        }
+        out.into_iter()
+            .enumerate()
+            .map(|(i, r)| {
+                r.ok_or_else(|| ChainError::Decode {
+                    method: calls[i].0.to_string(),
+                    message: "the batch response has no answer for this call".into(),
+                })
+            })
+            .collect()
+    }
+
     /// Calls `method` and returns its raw result.
     pub async fn call_value(&self, method: &str, params: Value) -> Result<Value, ChainError> {
         let body = json!({"jsonrpc": "2.0", "id": 1, "method": method, "params": params});

@@ -17,7 +17,7 @@ use super::{AnvilSpec, Chain, ChainError, StateSource};
 use crate::Config;
 
 mod build;
-pub use build::{build, build_into, BuildReport};
+pub use build::{book_address, build, build_into, BuildReport, INTENT_VOTING_PERIOD};
 
 /// A universe profile.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]

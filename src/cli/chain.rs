@@ -50,7 +50,7 @@ pub enum BenchCmd {
     },
     /// PILOT-Bench figures: simulator calls/s, full-suite time, exact-solve time.
     Pilot(super::pilot::PilotBenchArgs),
-    /// Intent2Tx static-metric throughput.
+    /// Intent2Tx static-metric and execution throughput.
     Intent2tx(super::BenchIntentArgs),
     /// Model-call layer: overhead per call over bare HTTP, throughput against the loopback provider.
     Llm {
@@ -153,7 +153,7 @@ pub async fn bench(config: &Config, cmd: BenchCmd) -> Result<()> {
             json,
         ),
         BenchCmd::Pilot(args) => return super::pilot::bench(config, args),
-        BenchCmd::Intent2tx(args) => return super::intent::bench(args),
+        BenchCmd::Intent2tx(args) => return super::intent::bench(config, args).await,
         BenchCmd::Llm {
             json,
             calls,

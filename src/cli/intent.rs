@@ -6,10 +6,14 @@ use anyhow::{Context, Result};
 
 use super::emit;
 use clap::{Args, Subcommand};
+use crucible::intent::execute::{generate_on_chain, prediction_calls, Executor};
 use crucible::intent::generate::{generate, GenerateOptions, FUNDING};
 use crucible::intent::import::{import_file, load_clean, write_jsonl};
+use crucible::intent::parse_prediction;
+use crucible::intent::Instance;
 use crucible::intent::{build_prompt, score_text, AddressBook, Retriever, Setting};
-use serde_json::json;
+use crucible::Config;
+use serde_json::{json, Value};
 
 /// `crucible intent2tx`.
 #[derive(Debug, Subcommand)]
@@ -25,7 +29,8 @@ pub enum Intent2txCmd {
         #[arg(long)]
         json: bool,
     },
-    /// Generate an offline dataset from templates (the static part: no chain execution).
+    /// Generate an offline dataset from templates; with --execute only candidates whose ground
+    /// truth executes on the eth universe are kept.
     Generate {
         /// RNG seed.
         #[arg(long)]
@@ -40,6 +45,10 @@ pub enum Intent2txCmd {
         /// are printed as JSONL (or, with --json, only the summary).
         #[arg(long)]
         out: Option<PathBuf>,
+        /// Execute every candidate's ground truth on the eth universe (with the execution
+        /// fixture) and drop the ones that revert.
+        #[arg(long)]
+        execute: bool,
         /// Print a JSON summary.
         #[arg(long)]
         json: bool,
@@ -52,6 +61,9 @@ pub enum Intent2txCmd {
         /// The retrieval pool, for the retrieval figures.
         #[arg(long, default_value = "tasks/intent2tx/pool/instances.jsonl")]
         pool: PathBuf,
+        /// Also execute every agent's answers on the eth universe (Exec, StateEq per agent).
+        #[arg(long)]
+        execute: bool,
         /// Print JSON.
         #[arg(long)]
         json: bool,
@@ -97,13 +109,19 @@ pub struct BenchIntentArgs {
     /// Dataset seed.
     #[arg(long, default_value_t = 1)]
     pub seed: u64,
+    /// Skip the execution throughput (no chain).
+    #[arg(long)]
+    pub no_execute: bool,
+    /// The dataset whose reference answers are executed for the execution throughput.
+    #[arg(long, default_value = "tasks/intent2tx/default/instances.jsonl")]
+    pub dataset: PathBuf,
     /// Print JSON.
     #[arg(long)]
     pub json: bool,
 }
 
 /// Runs `crucible intent2tx …`.
-pub fn intent2tx(cmd: Intent2txCmd) -> Result<()> {
+pub fn intent2tx(config: &Config, cmd: Intent2txCmd) -> Result<()> {
     let book = AddressBook::builtin();
     match cmd {
         Intent2txCmd::Import { file, out, json } => {
@@ -141,16 +159,22 @@ pub fn intent2tx(cmd: Intent2txCmd) -> Result<()> {
             count,
             multi_fraction,
             out,
+            execute,
             json,
         } => {
-            let g = generate(
-                GenerateOptions {
-                    seed,
-                    count,
-                    multi_fraction,
-                },
-                &book,
-            )?;
+            let opts = GenerateOptions {
+                seed,
+                count,
+                multi_fraction,
+            };
+            let g = if execute {
+                block_on(async {
+                    let mut ex = Executor::boot(config, book.clone()).await?;
+                    generate_on_chain(opts, &book, &mut ex).await
+                })?
+            } else {
+                generate(opts, &book)?
+            };
             let mut written = Vec::new();
             if let Some(dir) = &out {
                 std::fs::create_dir_all(dir)
@@ -164,7 +188,9 @@ pub fn intent2tx(cmd: Intent2txCmd) -> Result<()> {
                     "seed": seed,
                     "count": count,
                     "multi_fraction": multi_fraction,
-                    "executed_on_chain": false,
+                    "executed_on_chain": execute,
+                    "candidates": g.instances.len() + g.rejected,
+                    "dropped_reverting": g.rejected,
                     "funding_assumptions": FUNDING,
                     "distribution": g.distribution,
                 });
@@ -179,6 +205,8 @@ pub fn intent2tx(cmd: Intent2txCmd) -> Result<()> {
                     "seed": seed,
                     "count": g.instances.len(),
                     "multi_fraction": multi_fraction,
+                    "executed_on_chain": execute,
+                    "dropped_reverting": g.rejected,
                     "distribution": g.distribution,
                     "written": written,
                 });
@@ -201,20 +229,40 @@ pub fn intent2tx(cmd: Intent2txCmd) -> Result<()> {
         Intent2txCmd::Agents {
             dataset,
             pool,
+            execute,
             json,
         } => {
             let instances = load_clean(&dataset)?;
             let figures = crucible::intent::bench::agent_figures(&instances, &book);
             let retrieval =
                 crucible::intent::bench::retrieval_figures(&instances, load_clean(&pool)?, &book);
-            if json {
-                out!(
-                    "{}",
-                    serde_json::to_string_pretty(
-                        &json!({ "dataset": dataset, "agents": figures, "retrieval": retrieval })
-                    )?
-                );
+            let execution = if execute {
+                Some(block_on(async {
+                    let mut ex = Executor::boot(config, book.clone()).await?;
+                    crucible::intent::execute::agent_exec_figures(&mut ex, &instances, &book).await
+                })?)
             } else {
+                None
+            };
+            if json {
+                let mut v =
+                    json!({ "dataset": dataset, "agents": figures, "retrieval": retrieval });
+                if let Some(e) = &execution {
+                    v["execution"] = serde_json::to_value(e)?;
+                }
+                out!("{}", serde_json::to_string_pretty(&v)?);
+            } else {
+                for e in execution.iter().flatten() {
+                    out!(
+                        "{:<20} exec {:.3} state_eq {:.3} over {} (not executed {}, state differs {})",
+                        e.agent,
+                        e.figures.exec,
+                        e.figures.state_eq,
+                        e.figures.truth_executes,
+                        e.not_executed,
+                        e.state_differs
+                    );
+                }
                 for f in &figures {
                     out!(
                         "{:<20} applied {:>4}/{:<4} final {:.3} (on applied {:.3})",
@@ -284,12 +332,34 @@ pub fn intent2tx(cmd: Intent2txCmd) -> Result<()> {
 }
 
 /// Runs `crucible bench intent2tx`.
-pub fn bench(args: BenchIntentArgs) -> Result<()> {
+pub async fn bench(config: &Config, args: BenchIntentArgs) -> Result<()> {
     let book = AddressBook::builtin();
     let f = crucible::intent::bench::static_throughput(args.count, args.seed, &book)?;
-    if args.json {
-        out!("{}", serde_json::to_string_pretty(&f)?);
+    let execution = if args.no_execute {
+        None
     } else {
+        let instances = load_clean(&args.dataset)?;
+        Some(crucible::intent::execute::exec_throughput(config, &instances, &book).await?)
+    };
+    if args.json {
+        let mut v = serde_json::to_value(&f)?;
+        if let Some(e) = &execution {
+            v["execution"] = serde_json::to_value(e)?;
+        }
+        out!("{}", serde_json::to_string_pretty(&v)?);
+    } else {
+        if let Some(e) = &execution {
+            out!(
+                "executed {} instances ({} steps) in {:.3} s ({:.0}/s; target ≥ 100/s: {}); exec {:.3} state_eq {:.3}",
+                e.instances,
+                e.steps,
+                e.execute_seconds,
+                e.instances_per_second,
+                if e.meets_target { "met" } else { "NOT met" },
+                e.figures.exec,
+                e.figures.state_eq
+            );
+        }
         out!(
             "scored {} instances in {:.3} s ({:.0}/s); target 30000 in ≤ 1 s: {}",
             f.instances,
@@ -297,6 +367,137 @@ pub fn bench(args: BenchIntentArgs) -> Result<()> {
             f.instances_per_second,
             if f.meets_target { "met" } else { "NOT met" }
         );
+    }
+    Ok(())
+}
+
+/// Runs a future to completion from the synchronous CLI handlers (the CLI runs on a
+/// multi-threaded runtime).
+fn block_on<F: std::future::Future>(f: F) -> F::Output {
+    tokio::task::block_in_place(|| tokio::runtime::Handle::current().block_on(f))
+}
+
+/// Picks one instance of a file: by id, or the only one.
+fn pick_instance(file: &std::path::Path, id: Option<&str>) -> Result<Instance> {
+    let mut instances = load_clean(file)?;
+    match id {
+        Some(id) => {
+            let i = instances
+                .iter()
+                .position(|i| i.id == id)
+                .with_context(|| format!("no instance with id {id:?} in {}", file.display()))?;
+            Ok(instances.swap_remove(i))
+        }
+        None if instances.len() == 1 => Ok(instances.remove(0)),
+        None => anyhow::bail!(
+            "{} holds {} instances; pass --id",
+            file.display(),
+            instances.len()
+        ),
+    }
+}
+
+/// `crucible try --bench intent2tx --instance FILE [--id ID] --answer FILE [--execute]`:
+/// `{fmt, logic, param, pass, final, steps, repairs}` plus, with `execute`, `exec`, `state_eq`
+/// and the execution details under `execution`.
+pub fn try_intent(
+    config: &Config,
+    instance: &std::path::Path,
+    id: Option<&str>,
+    answer: &std::path::Path,
+    execute: bool,
+    json_out: bool,
+) -> Result<()> {
+    let book = AddressBook::builtin();
+    let inst = pick_instance(instance, id)?;
+    let text =
+        std::fs::read_to_string(answer).with_context(|| format!("read {}", answer.display()))?;
+    let scores = score_text(&inst, &text);
+    let mut v = serde_json::to_value(&scores)?;
+    if execute {
+        let parsed = parse_prediction(&text, inst.ground_truth.is_multi());
+        let report = block_on(async {
+            let mut ex = Executor::boot(config, book.clone()).await?;
+            ex.evaluate(&inst, prediction_calls(&parsed)).await
+        })?;
+        v["exec"] = json!(report.exec);
+        v["state_eq"] = json!(report.state_eq);
+        v["execution"] = serde_json::to_value(&report)?;
+    }
+    if json_out {
+        out!("{}", serde_json::to_string_pretty(&v)?);
+    } else {
+        out!(
+            "{}: fmt {} logic {} param {} pass {} final {}{}",
+            inst.id,
+            scores.fmt,
+            scores.logic,
+            scores.param,
+            scores.pass,
+            scores.final_score,
+            match (v.get("exec"), v.get("state_eq")) {
+                (Some(e), Some(s)) => format!(" exec {e} state_eq {s}"),
+                _ => String::new(),
+            }
+        );
+    }
+    Ok(())
+}
+
+fn dataset_path(dir: Option<&std::path::Path>) -> PathBuf {
+    match dir {
+        Some(d) if d.is_dir() => d.join("instances.jsonl"),
+        Some(f) => f.to_path_buf(),
+        None => PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+            .join("tasks/intent2tx/default/instances.jsonl"),
+    }
+}
+
+/// `crucible tasks list --bench intent2tx`: `[{id, category, sub_category, steps}]`.
+pub fn tasks_list(dir: Option<&std::path::Path>, json_out: bool) -> Result<()> {
+    let instances = load_clean(&dataset_path(dir))?;
+    let rows: Vec<Value> = instances
+        .iter()
+        .map(|i| json!({"id": i.id, "category": i.metadata.category, "sub_category": i.metadata.sub_category, "steps": i.ground_truth.steps().len()}))
+        .collect();
+    if json_out {
+        out!("{}", serde_json::to_string_pretty(&rows)?);
+    } else {
+        for i in &instances {
+            out!(
+                "{}\t{}\t{}",
+                i.id,
+                i.metadata.category,
+                i.ground_truth.steps().len()
+            );
+        }
+    }
+    Ok(())
+}
+
+/// `crucible tasks preview --bench intent2tx --task ID`:
+/// `{id, intent, ground_truth, metadata, prompt: {direct, retrieval}}`.
+pub fn tasks_preview(dir: Option<&std::path::Path>, id: &str, json_out: bool) -> Result<()> {
+    let book = AddressBook::builtin();
+    let path = dataset_path(dir);
+    let inst = pick_instance(&path, Some(id))?;
+    let pool =
+        PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tasks/intent2tx/pool/instances.jsonl");
+    let retriever = Retriever::new(load_clean(&pool)?, &book);
+    let v = json!({
+        "id": inst.id,
+        "intent": inst.intent,
+        "ground_truth": inst.ground_truth,
+        "metadata": inst.metadata,
+        "prompt": {
+            "direct": build_prompt(Setting::Direct, &inst, &book, None),
+            "retrieval": build_prompt(Setting::Retrieval, &inst, &book, Some(&retriever)),
+        },
+    });
+    if json_out {
+        out!("{}", serde_json::to_string_pretty(&v)?);
+    } else {
+        out!("{}: {}", inst.id, inst.intent);
     }
     Ok(())
 }

@@ -9,7 +9,7 @@ macro_rules! out {
 }
 
 mod chain;
-mod intent;
+pub mod intent;
 mod models;
 pub mod pilot;
 mod quest;

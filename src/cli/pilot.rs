@@ -107,9 +107,18 @@ pub struct TryArgs {
     /// Benchmark (today: pilot).
     #[arg(long)]
     bench: String,
-    /// Task id.
+    /// Task id (intent2tx: the instance id, same as --id).
     #[arg(long)]
-    task: String,
+    task: Option<String>,
+    /// intent2tx: a file holding one instance, or a dataset (then give --id).
+    #[arg(long)]
+    instance: Option<PathBuf>,
+    /// intent2tx: the instance id within --instance.
+    #[arg(long)]
+    id: Option<String>,
+    /// intent2tx: also execute ground truth and answer on the eth universe (Exec, StateEq).
+    #[arg(long)]
+    execute: bool,
     /// baseline, cot, optimal or flawed.
     #[arg(long, default_value = "baseline")]
     prompt_type: String,
@@ -278,6 +287,9 @@ pub fn tasks(config: &Config, cmd: TasksCmd) -> Result<()> {
             tasks_dir,
             json: j,
         } => {
+            if bench == "intent2tx" {
+                return super::intent::tasks_list(tasks_dir.as_deref(), j);
+            }
             require_pilot(&bench)?;
             let lib = load(config, tasks_dir)?;
             let rows: Vec<Value> = lib
@@ -305,6 +317,9 @@ pub fn tasks(config: &Config, cmd: TasksCmd) -> Result<()> {
             tasks_dir,
             json: j,
         } => {
+            if bench == "intent2tx" {
+                return super::intent::tasks_preview(tasks_dir.as_deref(), &task, j);
+            }
             require_pilot(&bench)?;
             let engine = Engine::new(load(config, tasks_dir)?);
             let t = engine.lib.get(&task)?.clone();
@@ -402,17 +417,30 @@ fn type_name(v: &Value) -> &'static str {
 
 /// Handles `crucible try`.
 pub fn try_task(config: &Config, args: TryArgs) -> Result<()> {
+    if args.bench == "intent2tx" {
+        let instance = args
+            .instance
+            .as_deref()
+            .context("intent2tx needs --instance FILE (one instance, or a dataset with --id)")?;
+        let answer = args
+            .answer
+            .as_deref()
+            .context("intent2tx needs --answer FILE (the model's answer text)")?;
+        let id = args.id.as_deref().or(args.task.as_deref());
+        return super::intent::try_intent(config, instance, id, answer, args.execute, args.json);
+    }
     require_pilot(&args.bench)?;
+    let Some(task) = args.task.clone() else {
+        bail!("give --task ID");
+    };
     let prompt_type = PromptType::parse(&args.prompt_type)?;
     let engine = Engine::new(load(config, args.tasks_dir)?);
-    engine.lib.get(&args.task)?;
+    engine.lib.get(&task)?;
     let ep = match (&args.answer, &args.agent) {
-        (Some(file), _) => {
-            engine.try_answers(&args.task, prompt_type, args.seed, read_answer(file)?)?
-        }
+        (Some(file), _) => engine.try_answers(&task, prompt_type, args.seed, read_answer(file)?)?,
         (None, Some(name)) => {
-            let mut agent = engine.agent(AgentKind::parse(name)?, &args.task, args.seed, 0)?;
-            engine.episode(&args.task, prompt_type, agent.as_mut(), args.seed, 0)?
+            let mut agent = engine.agent(AgentKind::parse(name)?, &task, args.seed, 0)?;
+            engine.episode(&task, prompt_type, agent.as_mut(), args.seed, 0)?
         }
         (None, None) => {
             bail!("give --answer FILE (a JSON array of assistant turns) or --agent NAME")

@@ -55,7 +55,21 @@ pub enum IntentError {
     /// A generator or CLI option is out of range.
     #[error("invalid option: {0}")]
     InvalidOption(String),
+    /// The chain failed (node gone, RPC transport, timeout): an infrastructure failure, not a
+    /// verdict on an answer.
+    #[error("chain: {0}")]
+    Chain(#[source] Box<crate::chain::ChainError>),
+    /// The execution fixture could not be applied to the universe.
+    #[error("execution fixture: {0}")]
+    Fixture(String),
     /// An instance could not be serialised.
     #[error("serialise: {0}")]
     Serialise(#[from] serde_json::Error),
+}
+
+impl From<crate::chain::ChainError> for IntentError {
+    fn from(e: crate::chain::ChainError) -> Self {
+        // Boxed: the chain error is large and would make every `Result<_, IntentError>` large.
+        Self::Chain(Box::new(e))
+    }
 }

@@ -52,17 +52,27 @@ pub const DEADLINE: u64 = 1_900_000_000;
 /// drops any instance that still reverts.
 pub const FUNDING: &[&str] = &[
     "sender (Anvil dev account 0) holds 100 ETH, 100000 USDT, 100000 USDC, 100000 DAI, 10 WBTC, 50 WETH, 5000 LINK, 5000 UNI, 500 AAVE",
+    "sender holds 10 stETH (staked with Lido by the fixture)",
     "dev account 1 has approved the sender for 1000 USDC and 1000 DAI (transferFrom)",
     "sender has standing max allowances on every token for both V2 routers, the Aave V3 pool, the Comet market and both vaults",
-    "Uniswap V2 has WETH pairs with USDT, USDC, DAI, WBTC, LINK, UNI and AAVE plus USDC/DAI and USDC/USDT; SushiSwap has WETH pairs with USDC, DAI and WBTC; prices near ETH 3000, WBTC 60000, LINK 15, UNI 8, AAVE 150, stablecoins 1",
-    "sender holds 1 LP token of every Uniswap V2 pair above (approved to the router)",
+    "Uniswap V2 has WETH pairs with USDT, USDC, DAI, WBTC, LINK, UNI and AAVE plus USDC/DAI and USDC/USDT; SushiSwap has WETH pairs with USDC, DAI and WBTC; prices near ETH 3000, WBTC 90000, LINK 15, UNI 8, AAVE 200, stablecoins 1 (the universe's pools)",
+    "sender holds LP tokens of every Uniswap V2 pair above (half the deployer's, at most 1e18; approved to the router)",
     "Aave V3: sender has supplied 20 WETH and 50000 USDC and owes 5000 DAI and 5000 USDT at the variable rate",
     "Compound V3 USDC: sender has supplied 10000 USDC and 5 WETH",
     "sender holds 10000 shares of Crucible_DAI_Vault and of Crucible_USDC_Vault (share price 1)",
     "Crucible_Governor: sender has enough delegated votes to propose; fixture proposals 1-3 are Active and 101-103 have Succeeded (see fixture_proposal)",
-    "CryptoPunks: sender owns punks 0-49; punks 9000-9004 are offered to anyone by dev account 1 for 2 ETH each",
-    "Crucible_Collectibles (ERC-721): sender owns token ids 1-50; Crucible_Items (ERC-1155): sender holds 1000 of ids 1-5",
+    "CryptoPunks: sender owns punks 5-49; punks 50-54 are offered to anyone by dev account 1 for 2 ETH each (the market has punks 0-99 only)",
+    "Crucible_Collectibles (ERC-721): sender owns token ids 1-20; Crucible_Items (ERC-1155): sender holds 1000, 500 and 100 of ids 1, 2 and 3",
 ];
+
+/// CryptoPunks the sender owns (the fixture moves them from the deployer).
+pub const PUNKS_OWNED: std::ops::Range<u32> = 5..50;
+/// CryptoPunks dev account 1 offers for 2 ETH each.
+pub const PUNKS_OFFERED: std::ops::Range<u32> = 50..55;
+/// Crucible_Collectibles (ERC-721) token ids the sender owns.
+pub const NFT_IDS: std::ops::RangeInclusive<u32> = 1..=20;
+/// Crucible_Items (ERC-1155) ids the sender holds at least 100 of.
+pub const ITEM_IDS: std::ops::RangeInclusive<u32> = 1..=3;
 
 /// Options of one generation.
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -281,11 +291,11 @@ const TOKENS: &[(&str, f64, &[&str])] = &[
     ("USDT", 1.0, &["50", "100", "250", "500", "1000", "2500"]),
     ("USDC", 1.0, &["50", "100", "250", "500", "1000", "2500"]),
     ("DAI", 1.0, &["50", "100", "250", "500", "1000", "2500"]),
-    ("WBTC", 60000.0, &["0.01", "0.02", "0.05", "0.1"]),
+    ("WBTC", 90000.0, &["0.01", "0.02", "0.05", "0.1"]),
     ("WETH", 3000.0, &["0.05", "0.1", "0.25", "0.5", "1"]),
     ("LINK", 15.0, &["10", "25", "50", "100"]),
     ("UNI", 8.0, &["10", "25", "50", "100"]),
-    ("AAVE", 150.0, &["1", "2", "5"]),
+    ("AAVE", 200.0, &["1", "2", "5"]),
 ];
 const ETH_AMOUNTS: &[&str] = &["0.05", "0.1", "0.25", "0.5", "1", "2"];
 const UNI_WETH_PAIRS: &[&str] = &["USDT", "USDC", "DAI", "WBTC", "LINK", "UNI", "AAVE"];
@@ -997,7 +1007,7 @@ impl Gen<'_> {
         let punks = self.addr("CryptoPunks");
         match action {
             "transferPunk" => {
-                let id = self.rng.random_range(0..50u32);
+                let id = self.rng.random_range(PUNKS_OWNED);
                 let to = self.recipient();
                 Step {
                     call: self.call(
@@ -1010,7 +1020,7 @@ impl Gen<'_> {
                 }
             }
             "offerPunkForSale" => {
-                let id = self.rng.random_range(0..50u32);
+                let id = self.rng.random_range(PUNKS_OWNED);
                 let eth = self.pick(&["5", "10", "42.5", "80"]);
                 let wei = parse_units(eth, 18).unwrap_or_default();
                 Step {
@@ -1019,7 +1029,7 @@ impl Gen<'_> {
                 }
             }
             _ => {
-                let id = self.rng.random_range(9000..9005u32);
+                let id = self.rng.random_range(PUNKS_OFFERED);
                 Step {
                     call: self.call("CryptoPunks", "buyPunk", vec![json!(id.to_string())], "2"),
                     clause: format!("buy CryptoPunk #{id} from the CryptoPunks market ({punks}), paying its 2 ETH asking price"),
@@ -1032,7 +1042,7 @@ impl Gen<'_> {
         let to = self.recipient();
         match action {
             "erc721" => {
-                let id = self.rng.random_range(1..=50u32);
+                let id = self.rng.random_range(NFT_IDS);
                 let c = self.addr("Crucible_Collectibles");
                 Step {
                     call: self.call("Crucible_Collectibles", "safeTransferFrom", vec![json!(SENDER), json!(to), json!(id.to_string())], "0"),
@@ -1040,7 +1050,7 @@ impl Gen<'_> {
                 }
             }
             "erc721data" => {
-                let id = self.rng.random_range(1..=50u32);
+                let id = self.rng.random_range(NFT_IDS);
                 let c = self.addr("Crucible_Collectibles");
                 let data = format!("0x{:08x}", self.rng.random::<u32>());
                 Step {
@@ -1049,7 +1059,7 @@ impl Gen<'_> {
                 }
             }
             "erc1155" => {
-                let id = self.rng.random_range(1..=5u32);
+                let id = self.rng.random_range(ITEM_IDS);
                 let n = self.rng.random_range(1..=20u32);
                 let c = self.addr("Crucible_Items");
                 Step {

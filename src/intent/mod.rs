@@ -9,10 +9,9 @@
 //! the seeded template generator ([`generate`](mod@generate)), the built-in agents ([`agents`]), the StateEq rule
 //! over balance deltas ([`state`]) and the static throughput figure ([`bench`](mod@bench)).
 //!
-//! It must not talk to a chain, read the clock in logic, or depend on the run orchestration: the
-//! differential execution (running G and P, reading balances) and the generator's "drop instances
-//! that revert" step are added by the chain-aware layer through [`encode::encode_call`],
-//! [`state::Deltas`] / [`state::state_eq`] and [`generate::InstanceFilter`].
+//! Only [`execute`] talks to a chain: the execution fixture, the differential execution of G and
+//! P (balance deltas, Exec, StateEq) and the generator's "drop instances whose ground truth
+//! reverts" filter. Nothing here reads the clock in logic or depends on the run orchestration.
 
 #![warn(missing_docs)]
 
@@ -20,6 +19,7 @@ pub mod agents;
 pub mod bench;
 pub mod book;
 pub mod encode;
+pub mod execute;
 pub mod generate;
 pub mod import;
 pub mod metrics;

@@ -178,6 +178,8 @@ fn shipped_datasets_regenerate_byte_for_byte() {
             m["count"].to_string(),
             m["multi_fraction"].to_string(),
         );
+        // The shipped datasets keep only candidates whose ground truth executes on the universe.
+        assert_eq!(m["executed_on_chain"], true, "{name}");
         let out = crucible(&[
             "intent2tx",
             "generate",
@@ -187,6 +189,7 @@ fn shipped_datasets_regenerate_byte_for_byte() {
             &count,
             "--multi-fraction",
             &frac,
+            "--execute",
             "--out",
             tmp.path().to_str().unwrap(),
         ]);
@@ -344,7 +347,15 @@ fn generate_is_seeded_and_rejects_bad_options() {
 
 #[test]
 fn bench_prints_static_throughput_figures() {
-    let f = json_out(&["bench", "intent2tx", "--count", "300", "--json"]);
+    let f = json_out(&[
+        "bench",
+        "intent2tx",
+        "--count",
+        "300",
+        "--no-execute",
+        "--json",
+    ]);
+    assert!(f.get("execution").is_none());
     assert_eq!(f["instances"], 300);
     assert!(f["score_seconds"].as_f64().unwrap() > 0.0);
     assert!(f["instances_per_second"].as_f64().unwrap() > 0.0);
@@ -399,7 +410,10 @@ fn agents_cli_scores_every_builtin_agent_on_the_shipped_dataset() {
         retrieval["top1_shares_pair"].as_f64().unwrap() >= 0.8,
         "{retrieval}"
     );
-    assert_eq!(retrieval["oracle_top1_shares_pair"], 1.0);
+    assert!(
+        retrieval["oracle_top1_shares_pair"].as_f64().unwrap() >= 0.99,
+        "{retrieval}"
+    );
     let agents = r["agents"].as_array().unwrap();
     assert_eq!(agents.len(), 7);
     assert_eq!(agents[0]["agent"], "reference");

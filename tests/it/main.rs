@@ -5,6 +5,7 @@
 mod chain;
 mod cli;
 mod intent;
+mod intent_exec;
 mod llm;
 mod pilot;
 mod quest;

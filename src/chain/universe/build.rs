@@ -858,6 +858,15 @@ async fn build_bsc(
     ])
 }
 
+/// Voting period (seconds) of the Intent2Tx book's `Crucible_Governor`.
+pub const INTENT_VOTING_PERIOD: u64 = 30 * 24 * 3600;
+
+/// Where the Intent2Tx address book puts a Crucible-local contract: the last 20 bytes of
+/// `keccak256("crucible:" + name)`.
+pub fn book_address(name: &str) -> Address {
+    Address::from_slice(&alloy::primitives::keccak256(format!("crucible:{name}"))[12..])
+}
+
 async fn build_eth(
     b: &mut Builder,
     agent: Address,
@@ -1198,6 +1207,55 @@ async fn build_eth(
         .await?;
     b.deploy_named("CrucibleItems", "CrucibleItems", &[addr(agent)], LOCAL)
         .await?;
+    // The Intent2Tx address book's Crucible-local contracts, at the book's addresses (last 20
+    // bytes of keccak256("crucible:" + name)). Their holdings start with the deployer; the
+    // Intent2Tx fixture (`intent::execute::prepare`) hands the dataset's sender what it assumes.
+    b.place(
+        "Crucible_DAI_Vault",
+        "CrucibleVault",
+        &[addr(addr_of["DAI"])],
+        book_address("Crucible_DAI_Vault"),
+        LOCAL,
+    )
+    .await?;
+    b.place(
+        "Crucible_USDC_Vault",
+        "CrucibleVault",
+        &[addr(addr_of["USDC"])],
+        book_address("Crucible_USDC_Vault"),
+        LOCAL,
+    )
+    .await?;
+    // A voting period of 30 days keeps the fixture's Active proposals open through any evaluation.
+    b.place(
+        "Crucible_Governor",
+        "CrucibleGovernor",
+        &[
+            addr(votes),
+            small(1, 48),
+            small(INTENT_VOTING_PERIOD, 32),
+            uint(U256::from(4u64)),
+        ],
+        book_address("Crucible_Governor"),
+        LOCAL,
+    )
+    .await?;
+    b.place(
+        "Crucible_Collectibles",
+        "CrucibleNFT",
+        &[addr(d)],
+        book_address("Crucible_Collectibles"),
+        LOCAL,
+    )
+    .await?;
+    b.place(
+        "Crucible_Items",
+        "CrucibleItems",
+        &[addr(d)],
+        book_address("Crucible_Items"),
+        LOCAL,
+    )
+    .await?;
 
     // The agent's holdings (Intent2Tx ground truths are executed from this account).
     for (t, n) in [
