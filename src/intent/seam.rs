@@ -1,6 +1,6 @@
-//! Intent2Tx behind the run seam ([`crate::run::Benchmark`]): static field metrics of one
-//! answer per instance. An instance is `<instance id>#direct` or `<instance id>#retrieval`.
-//! (Execution-based Exec/StateEq is computed by the chain layer over the same answers.)
+//! Intent2Tx behind the run seam ([`crate::run::Benchmark`]): the field metrics of one answer
+//! per instance and, with an [`Executor`] attached, Exec/StateEq on the eth universe. An instance
+//! is `<instance id>#direct` or `<instance id>#retrieval`.
 
 use std::collections::BTreeMap;
 
@@ -8,7 +8,9 @@ use serde_json::json;
 
 use super::agents::BuiltinAgent;
 use super::book::AddressBook;
+use super::execute::{prediction_calls, Executor};
 use super::metrics::score_text;
+use super::parse::parse_prediction;
 use super::retrieve::{build_prompt, Retriever, Setting};
 use super::schema::Instance;
 use crate::run::{
@@ -22,9 +24,17 @@ pub struct IntentBench {
     order: Vec<String>,
     book: AddressBook,
     retriever: Retriever,
+    /// One chain per benchmark; executions take turns on it (each from the base snapshot).
+    executor: Option<tokio::sync::Mutex<Executor>>,
 }
 
 impl IntentBench {
+    /// With execution-based evaluation (Exec/StateEq) on `executor`'s chain.
+    pub fn with_executor(mut self, executor: Executor) -> Self {
+        self.executor = Some(tokio::sync::Mutex::new(executor));
+        self
+    }
+
     /// A benchmark over `dataset`, retrieving demonstrations from `pool`.
     pub fn new(dataset: Vec<Instance>, pool: Vec<Instance>, book: AddressBook) -> Self {
         let order = dataset.iter().map(|i| i.id.clone()).collect();
@@ -34,6 +44,7 @@ impl IntentBench {
             order,
             book,
             retriever,
+            executor: None,
         }
     }
 
@@ -142,6 +153,25 @@ impl Benchmark for IntentBench {
                 message: reply.clone(),
             });
             let scores = score_text(inst, &reply.content);
+            let execution = match &self.executor {
+                Some(ex) => {
+                    let parsed = parse_prediction(&reply.content, inst.ground_truth.is_multi());
+                    let report = ex
+                        .lock()
+                        .await
+                        .evaluate(inst, prediction_calls(&parsed))
+                        .await
+                        .map_err(|e| RunError::Benchmark(e.to_string()))?;
+                    for step in &report.steps {
+                        events(Event::Note {
+                            kind: "tx".into(),
+                            detail: serde_json::to_value(step).unwrap_or_default(),
+                        });
+                    }
+                    Some(report)
+                }
+                None => None,
+            };
             transcript.push(reply);
             let outcome = if scores.fmt == 0.0 {
                 "format_error"
@@ -165,6 +195,7 @@ impl Benchmark for IntentBench {
                 transcript,
                 details: json!({
                     "scores": scores,
+                    "execution": execution,
                     "demonstrations": prompt.demonstrations,
                     "agent_error": agent_error,
                 }),

@@ -197,3 +197,46 @@ async fn a_provider_failure_or_garbage_is_a_recorded_sample_not_a_crash() {
         "system, user, and the (empty) assistant answer"
     );
 }
+
+#[tokio::test]
+async fn intent_samples_carry_exec_and_state_eq_when_an_executor_is_attached() {
+    let executor = crucible::intent::execute::Executor::boot(
+        &crate::support::config(),
+        AddressBook::builtin(),
+    )
+    .await
+    .unwrap();
+    let bench = intent().with_executor(executor);
+    let direct: Vec<String> = bench
+        .instances()
+        .into_iter()
+        .filter(|i| i.ends_with("#direct"))
+        .take(25)
+        .collect();
+    let mut reversed_differs = 0;
+    for instance in &direct {
+        let mut txs = 0;
+        let rec = run_builtin(&bench, "reference", instance, 0, &mut |e| {
+            if matches!(e, Event::Note { kind, .. } if kind == "tx") {
+                txs += 1;
+            }
+        })
+        .await
+        .unwrap();
+        let ex = &rec.details["execution"];
+        assert_eq!(ex["truth_executes"], true, "{instance}");
+        assert_eq!(ex["exec"], true, "{instance}");
+        assert_eq!(ex["state_eq"], true, "{instance}: {ex}");
+        assert!(txs >= 1, "the executed steps are streamed");
+        let rec = run_builtin(&bench, "logic-reversal", instance, 0, &mut |_| {})
+            .await
+            .unwrap();
+        if rec.details["execution"]["state_eq"] == false {
+            reversed_differs += 1;
+        }
+    }
+    assert!(
+        reversed_differs >= 10,
+        "logic reversal changes effects: {reversed_differs}/25"
+    );
+}
