@@ -60,8 +60,8 @@ pub enum ChainError {
         code: i64,
         /// Error message.
         message: String,
-        /// Error data (revert data for calls).
-        data: Option<Value>,
+        /// Error data (revert data for calls); boxed to keep the error small.
+        data: Option<Box<Value>>,
     },
     /// The answer did not have the expected shape.
     #[error("rpc {method}: unexpected answer: {message}")]

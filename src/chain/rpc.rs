@@ -106,7 +106,7 @@ impl Rpc {
                         .and_then(Value::as_str)
                         .unwrap_or("")
                         .to_string(),
-                    data: err.get("data").cloned(),
+                    data: err.get("data").cloned().map(Box::new),
                 }),
                 None => Ok(item
                     .get_mut("result")
@@ -154,7 +154,7 @@ impl Rpc {
                     .and_then(Value::as_str)
                     .unwrap_or("")
                     .to_string(),
-                data: err.get("data").cloned(),
+                data: err.get("data").cloned().map(Box::new),
             });
         }
         Ok(v.get_mut("result").map(Value::take).unwrap_or(Value::Null))

@@ -575,10 +575,17 @@ mod tests {
         format!("log line\n{MARKER}{v}\n").into_bytes()
     }
 
+    type Case = (
+        Vec<u8>,
+        &'static str,
+        Option<i32>,
+        Result<&'static str, FailureKind>,
+    );
+
     #[test]
     fn classify_table() {
         let cap = 1000;
-        let cases: Vec<(Vec<u8>, &str, Option<i32>, Result<&str, FailureKind>)> = vec![
+        let cases: Vec<Case> = vec![
             (
                 line(r#"{"kind":"ok","value":{"to":"0x1"}}"#),
                 "",
