@@ -101,6 +101,45 @@ pub enum TasksCmd {
     },
 }
 
+impl TasksCmd {
+    /// The benchmark asked for.
+    pub fn bench(&self) -> &str {
+        match self {
+            Self::List { bench, .. } | Self::Preview { bench, .. } => bench,
+        }
+    }
+
+    /// The EVM-QuestBench command this maps to (`preview` shows seed 0).
+    pub fn to_quest(&self) -> super::QuestCmd {
+        match self {
+            Self::List { .. } => super::QuestCmd::List,
+            Self::Preview { task, .. } => super::QuestCmd::Preview {
+                task: task.clone(),
+                seed: 0,
+            },
+        }
+    }
+}
+
+impl TryArgs {
+    /// The benchmark asked for.
+    pub fn bench(&self) -> &str {
+        &self.bench
+    }
+
+    /// The EVM-QuestBench `try` this maps to; needs --task and --answer.
+    pub fn to_quest(&self) -> Result<super::QuestCmd> {
+        Ok(super::QuestCmd::Try {
+            task: self.task.clone().context("questbench needs --task ID")?,
+            seed: self.seed,
+            answer: self
+                .answer
+                .clone()
+                .context("questbench needs --answer FILE (a .ts module or a model reply)")?,
+        })
+    }
+}
+
 /// `crucible try`.
 #[derive(Debug, Args)]
 pub struct TryArgs {
@@ -161,7 +200,7 @@ fn require_pilot(bench: &str) -> Result<()> {
     match bench {
         "pilot" => Ok(()),
         "questbench" | "intent2tx" => {
-            bail!("bench `{bench}` is not supported by this command yet (supported: pilot)")
+            bail!("bench `{bench}` is handled before this point (internal error)")
         }
         other => bail!("unknown bench `{other}`; expected one of: pilot, questbench, intent2tx"),
     }

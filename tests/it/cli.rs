@@ -99,3 +99,69 @@ fn the_sandbox_command_runs_a_module_file() {
     let (ok, _, err) = crucible(&["sandbox", "/nonexistent/agent.ts"]);
     assert!(!ok && err.contains("/nonexistent/agent.ts"), "{err}");
 }
+
+#[test]
+fn questbench_answers_the_shared_tasks_and_try_commands() {
+    let (ok, list, err) = crucible(&["tasks", "list", "--bench", "questbench"]);
+    assert!(ok, "{err}");
+    let ids: Vec<&str> = list
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|t| t["id"].as_str().unwrap())
+        .collect();
+    assert!(
+        ids.len() >= 32 && ids.contains(&"bnb_transfer_basic"),
+        "{ids:?}"
+    );
+    let (ok, p, err) = crucible(&[
+        "tasks",
+        "preview",
+        "--bench",
+        "questbench",
+        "--task",
+        "bnb_transfer_basic",
+    ]);
+    assert!(ok, "{err}");
+    let (to, amount) = (
+        p["params"]["to_address"].as_str().unwrap(),
+        p["params"]["amount"].as_str().unwrap(),
+    );
+    assert!(p["prompt"].as_str().unwrap().contains(amount));
+    // A model-style reply written from the preview scores 100 through `try`; a wrong amount fails.
+    let dir = tempfile::tempdir().unwrap();
+    let answer = |value: &str| {
+        let f = dir.path().join(format!("a{}.md", value.len()));
+        std::fs::write(&f, format!("Here is the module:\n```typescript\nimport {{ ethers }} from \"ethers\";\nexport async function executeSkill(u: string, a: string, c: Record<string, string>) {{\n  return {{ to: \"{to}\", value: ethers.parseEther(\"{value}\") }};\n}}\n```\n")).unwrap();
+        f
+    };
+    let good = answer(amount);
+    let (ok, v, err) = crucible(&[
+        "try",
+        "--bench",
+        "questbench",
+        "--task",
+        "bnb_transfer_basic",
+        "--seed",
+        "0",
+        "--answer",
+        good.to_str().unwrap(),
+    ]);
+    assert!(ok, "{err}");
+    assert_eq!(v["score"], 100, "{v}");
+    let bad = answer("12345");
+    let (_, v, _) = crucible(&[
+        "try",
+        "--bench",
+        "questbench",
+        "--task",
+        "bnb_transfer_basic",
+        "--seed",
+        "0",
+        "--answer",
+        bad.to_str().unwrap(),
+    ]);
+    assert!(v["score"].as_u64().unwrap() < 60, "{v}");
+    let (ok, _, err) = crucible(&["try", "--bench", "questbench", "--seed", "0"]);
+    assert!(!ok && err.contains("--task"), "{err}");
+}
