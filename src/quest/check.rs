@@ -136,17 +136,24 @@ impl<'a> Probe<'a> {
                 c.erc1155_balance(self.addr(token)?, self.addr(of)?, id)
                     .await?
             }
-            Read::ViewUint { target, signature } => {
-                self.view_uint(self.addr(target)?, signature).await?
+            Read::ViewUint {
+                target,
+                signature,
+                of,
+            } => {
+                let of = of.as_ref().map(|a| self.addr(a)).transpose()?;
+                self.view_uint(self.addr(target)?, signature, of).await?
             }
         })
     }
 
-    async fn view_uint(&self, target: Address, signature: &str) -> Result<U256, QuestError> {
-        let out = self
-            .chain
-            .view(target, selector(signature).to_vec())
-            .await?;
+    async fn view_uint(
+        &self,
+        target: Address,
+        signature: &str,
+        of: Option<Address>,
+    ) -> Result<U256, QuestError> {
+        let out = self.chain.view(target, view_calldata(signature, of)).await?;
         if out.len() < 32 {
             return Err(self.err(format!(
                 "{signature} on {target} returned {} bytes",
@@ -430,9 +437,13 @@ impl<'a> Probe<'a> {
                 Verdict::text(approved.to_string(), got.to_string(), got == *approved)
             }
             Check::ViewEquals {
-                target, signature, ..
+                target,
+                signature,
+                of,
+                ..
             } => {
-                let got = self.view_uint(self.addr(target)?, signature).await?;
+                let of = of.as_ref().map(|a| self.addr(a)).transpose()?;
+                let got = self.view_uint(self.addr(target)?, signature, of).await?;
                 Verdict::amount(exp, Signed::Pos(got), &Tolerance::default())
             }
             Check::AnswerEquals {
@@ -465,6 +476,16 @@ impl<'a> Probe<'a> {
 pub fn selector(signature: &str) -> [u8; 4] {
     let h = keccak256(signature.as_bytes());
     [h[0], h[1], h[2], h[3]]
+}
+
+/// Calldata of a view call: the selector, then the optional address argument as one ABI word.
+fn view_calldata(signature: &str, of: Option<Address>) -> Vec<u8> {
+    let mut data = selector(signature).to_vec();
+    if let Some(a) = of {
+        data.extend_from_slice(&[0u8; 12]);
+        data.extend_from_slice(a.as_slice());
+    }
+    data
 }
 
 /// An integer answer: a JSON number, decimal text or 0x-hex text.
@@ -617,6 +638,22 @@ mod tests {
             hex::encode(selector("transferAndCall(address,uint256,bytes)")),
             "4000aea0"
         );
+    }
+
+    #[test]
+    fn view_calldata_encodes_the_address_argument() {
+        let a: Address = "0x00000000000000000000000000000000000000aa".parse().unwrap();
+        let cases = [
+            ("totalStaked()", None, "817b1cd2".to_string()),
+            (
+                "userInfo(address)",
+                Some(a),
+                format!("1959a002{}aa", "0".repeat(62)),
+            ),
+        ];
+        for (sig, of, want) in cases {
+            assert_eq!(hex::encode(view_calldata(sig, of)), want, "{sig}");
+        }
     }
 
     #[test]

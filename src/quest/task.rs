@@ -267,8 +267,12 @@ pub enum Read {
     ViewUint {
         /// Contract.
         target: AddrRef,
-        /// Signature, e.g. `counter()`.
+        /// Signature, e.g. `counter()` (or `userInfo(address)` with `of`).
         signature: String,
+        /// The single address argument of the view, if it takes one (e.g. a staker for
+        /// `userInfo(address)`); the first returned word is read.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        of: Option<AddrRef>,
     },
 }
 
@@ -502,10 +506,14 @@ pub enum Check {
     ViewEquals {
         /// Contract.
         target: AddrRef,
-        /// Signature, e.g. `counter()`.
+        /// Signature, e.g. `counter()` (or `userInfo(address)` with `of`).
         signature: String,
         /// Expected value (pre-state reads are taken before the transaction).
         expected: Expr,
+        /// The single address argument of the view, if it takes one; the first returned word is
+        /// compared.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        of: Option<AddrRef>,
     },
     /// A field of a query answer equals a value read from the chain at validation time.
     AnswerEquals {
@@ -1005,8 +1013,15 @@ fn check_read(r: &Read, params: &BTreeMap<&str, ParamType>) -> Result<(), String
             check_ref(of, params)?;
             check_expr(id, params)
         }
-        Read::ViewUint { target, signature } => {
+        Read::ViewUint {
+            target,
+            signature,
+            of,
+        } => {
             check_ref(target, params)?;
+            if let Some(of) = of {
+                check_ref(of, params)?;
+            }
             check_signature(signature)
         }
     }
@@ -1187,8 +1202,12 @@ fn check_check(
             target,
             signature,
             expected,
+            of,
         } => {
             check_ref(target, params)?;
+            if let Some(of) = of {
+                check_ref(of, params)?;
+            }
             check_signature(signature)?;
             check_expr(expected, params)
         }
