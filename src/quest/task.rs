@@ -342,6 +342,23 @@ pub enum SetupStep {
         /// Seconds.
         seconds: u64,
     },
+    /// `account` (impersonated) approves `pool` for `amount` of `token` and calls
+    /// `deposit(amount)` on it: a stake that exists before the agent acts.
+    Stake {
+        /// Staker (default the seeded agent).
+        #[serde(default = "agent_ref")]
+        account: AddrRef,
+        /// Staking contract with `deposit(uint256)`.
+        pool: AddrRef,
+        /// Token the pool pulls.
+        token: AddrRef,
+        /// Amount in base units.
+        amount: Expr,
+    },
+}
+
+fn agent_ref() -> AddrRef {
+    "agent".into()
 }
 
 /// The answer object a query task must return.
@@ -1093,6 +1110,17 @@ fn check_setup(s: &SetupStep, params: &BTreeMap<&str, ParamType>) -> Result<(), 
             check_expr(amount, params)
         }
         SetupStep::TimeAdvance { .. } => Ok(()),
+        SetupStep::Stake {
+            account,
+            pool,
+            token,
+            amount,
+        } => {
+            check_ref(account, params)?;
+            check_ref(pool, params)?;
+            check_ref(token, params)?;
+            check_expr(amount, params)
+        }
     }
 }
 
