@@ -140,10 +140,18 @@ impl<'a> Probe<'a> {
                 target,
                 signature,
                 of,
+                id,
             } => {
                 let of = of.as_ref().map(|a| self.addr(a)).transpose()?;
-                self.view_uint(self.addr(target)?, signature, of).await?
+                let id = match id {
+                    Some(e) => Some(self.eval(e).await?),
+                    None => None,
+                };
+                self.view_uint(self.addr(target)?, signature, of, id)
+                    .await?
             }
+            Read::BlockNumber => U256::from(c.block_number().await?),
+            Read::Nonce { of } => U256::from(c.nonce(self.addr(of)?).await?),
         })
     }
 
@@ -152,8 +160,12 @@ impl<'a> Probe<'a> {
         target: Address,
         signature: &str,
         of: Option<Address>,
+        id: Option<U256>,
     ) -> Result<U256, QuestError> {
-        let out = self.chain.view(target, view_calldata(signature, of)).await?;
+        let out = self
+            .chain
+            .view(target, view_calldata(signature, of, id))
+            .await?;
         if out.len() < 32 {
             return Err(self.err(format!(
                 "{signature} on {target} returned {} bytes",
@@ -221,6 +233,7 @@ impl<'a> Probe<'a> {
                 }
                 // Query answers are compared with the chain at validation time.
                 Check::AnswerEquals { .. }
+                | Check::AnswerTextEquals { .. }
                 | Check::TxSuccess
                 | Check::TxTo { .. }
                 | Check::Selector { .. }
@@ -443,7 +456,9 @@ impl<'a> Probe<'a> {
                 ..
             } => {
                 let of = of.as_ref().map(|a| self.addr(a)).transpose()?;
-                let got = self.view_uint(self.addr(target)?, signature, of).await?;
+                let got = self
+                    .view_uint(self.addr(target)?, signature, of, None)
+                    .await?;
                 Verdict::amount(exp, Signed::Pos(got), &Tolerance::default())
             }
             Check::AnswerEquals {
@@ -468,6 +483,36 @@ impl<'a> Probe<'a> {
                     }
                 }
             }
+            Check::AnswerTextEquals {
+                field,
+                target,
+                signature,
+                id,
+            } => {
+                let id = match id {
+                    Some(e) => Some(self.eval(e).await?),
+                    None => None,
+                };
+                let out = self
+                    .chain
+                    .view(self.addr(target)?, view_calldata(signature, None, id))
+                    .await?;
+                let want = decode_abi_string(&out).ok_or_else(|| {
+                    self.err(format!("{signature} did not return an ABI string"))
+                })?;
+                let got = match evidence {
+                    Evidence::Answer(v) => v.get(field),
+                    Evidence::Tx(_) => None,
+                };
+                match got {
+                    Some(Value::String(g)) => {
+                        let ok = g.trim() == want;
+                        Verdict::text(want, g.clone(), ok)
+                    }
+                    Some(other) => Verdict::text(want, format!("not a string: {other}"), false),
+                    None => Verdict::text(want, format!("field {field} missing"), false),
+                }
+            }
         })
     }
 }
@@ -478,14 +523,33 @@ pub fn selector(signature: &str) -> [u8; 4] {
     [h[0], h[1], h[2], h[3]]
 }
 
-/// Calldata of a view call: the selector, then the optional address argument as one ABI word.
-fn view_calldata(signature: &str, of: Option<Address>) -> Vec<u8> {
+/// Calldata of a view call: the selector, then the optional address argument and the optional
+/// uint argument, one ABI word each.
+fn view_calldata(signature: &str, of: Option<Address>, id: Option<U256>) -> Vec<u8> {
     let mut data = selector(signature).to_vec();
     if let Some(a) = of {
         data.extend_from_slice(&[0u8; 12]);
         data.extend_from_slice(a.as_slice());
     }
+    if let Some(id) = id {
+        data.extend_from_slice(&id.to_be_bytes::<32>());
+    }
     data
+}
+
+/// Decodes the return data of a view returning one `string` (offset, length, bytes); `None`
+/// when it is malformed or not UTF-8.
+fn decode_abi_string(out: &[u8]) -> Option<String> {
+    let word = |at: usize| -> Option<usize> {
+        let w = out.get(at..at.checked_add(32)?)?;
+        let v = U256::from_be_slice(w);
+        usize::try_from(v).ok()
+    };
+    let off = word(0)?;
+    let len = word(off)?;
+    let start = off.checked_add(32)?;
+    let bytes = out.get(start..start.checked_add(len)?)?;
+    String::from_utf8(bytes.to_vec()).ok()
 }
 
 /// An integer answer: a JSON number, decimal text or 0x-hex text.
@@ -644,15 +708,43 @@ mod tests {
     fn view_calldata_encodes_the_address_argument() {
         let a: Address = "0x00000000000000000000000000000000000000aa".parse().unwrap();
         let cases = [
-            ("totalStaked()", None, "817b1cd2".to_string()),
+            ("totalStaked()", None, None, "817b1cd2".to_string()),
             (
                 "userInfo(address)",
                 Some(a),
+                None,
                 format!("1959a002{}aa", "0".repeat(62)),
             ),
+            (
+                "ownerOf(uint256)",
+                None,
+                Some(u(7)),
+                format!("6352211e{}07", "0".repeat(62)),
+            ),
         ];
-        for (sig, of, want) in cases {
-            assert_eq!(hex::encode(view_calldata(sig, of)), want, "{sig}");
+        for (sig, of, id, want) in cases {
+            assert_eq!(hex::encode(view_calldata(sig, of, id)), want, "{sig}");
+        }
+    }
+
+    #[test]
+    fn abi_strings_decode_and_malformed_data_is_rejected() {
+        let mut ok = Vec::new();
+        ok.extend_from_slice(&u(32).to_be_bytes::<32>());
+        ok.extend_from_slice(&u(3).to_be_bytes::<32>());
+        let mut tail = b"USD".to_vec();
+        tail.resize(32, 0);
+        ok.extend_from_slice(&tail);
+        let mut huge = ok.clone();
+        huge[32..64].copy_from_slice(&U256::MAX.to_be_bytes::<32>());
+        let cases: [(&[u8], Option<&str>); 4] = [
+            (&ok, Some("USD")),
+            (&ok[..40], None),
+            (&huge, None),
+            (&[], None),
+        ];
+        for (data, want) in cases {
+            assert_eq!(decode_abi_string(data).as_deref(), want);
         }
     }
 

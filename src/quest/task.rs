@@ -273,6 +273,17 @@ pub enum Read {
         /// `userInfo(address)`); the first returned word is read.
         #[serde(default, skip_serializing_if = "Option::is_none")]
         of: Option<AddrRef>,
+        /// A uint argument after `of`, if the view takes one (e.g. a token id for
+        /// `ownerOf(uint256)`).
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        id: Option<Box<Expr>>,
+    },
+    /// The latest block number.
+    BlockNumber,
+    /// An account's transaction count (nonce of the latest block).
+    Nonce {
+        /// Whose.
+        of: AddrRef,
     },
 }
 
@@ -542,6 +553,19 @@ pub enum Check {
         #[serde(default)]
         tolerance: Tolerance,
     },
+    /// A text field of a query answer equals the string a view returns at validation time
+    /// (exact, after trimming surrounding whitespace).
+    AnswerTextEquals {
+        /// Answer field.
+        field: String,
+        /// Contract.
+        target: AddrRef,
+        /// Signature of a view returning `string`, e.g. `name()` or `tokenURI(uint256)`.
+        signature: String,
+        /// A uint argument, if the view takes one (e.g. the token id of `tokenURI(uint256)`).
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        id: Option<Expr>,
+    },
 }
 
 impl Check {
@@ -563,6 +587,7 @@ impl Check {
             Check::Erc1155Delta { .. } => "erc1155_delta",
             Check::ViewEquals { .. } => "view_equals",
             Check::AnswerEquals { .. } => "answer_equals",
+            Check::AnswerTextEquals { .. } => "answer_text_equals",
         }
     }
 }
@@ -822,14 +847,17 @@ fn validate(spec: &TaskSpec) -> Result<(), Invalid> {
         families.insert(c.check.family());
         check_check(&c.check, &params, spec.answer.as_ref())
             .map_err(|m| bad(format!("checks[{i}].check"), m))?;
-        let is_answer = matches!(c.check, Check::AnswerEquals { .. });
+        let is_answer = matches!(
+            c.check,
+            Check::AnswerEquals { .. } | Check::AnswerTextEquals { .. }
+        );
         if is_answer != spec.answer.is_some() {
             return Err(bad(
                 format!("checks[{i}].check"),
                 if is_answer {
-                    "answer_equals needs an answer schema"
+                    "answer checks need an answer schema"
                 } else {
-                    "a query task is scored by answer_equals checks only"
+                    "a query task is scored by answer_equals / answer_text_equals checks only"
                 },
             ));
         }
@@ -1034,13 +1062,19 @@ fn check_read(r: &Read, params: &BTreeMap<&str, ParamType>) -> Result<(), String
             target,
             signature,
             of,
+            id,
         } => {
             check_ref(target, params)?;
             if let Some(of) = of {
                 check_ref(of, params)?;
             }
+            if let Some(id) = id {
+                check_expr(id, params)?;
+            }
             check_signature(signature)
         }
+        Read::BlockNumber => Ok(()),
+        Read::Nonce { of } => check_ref(of, params),
     }
 }
 
@@ -1251,6 +1285,24 @@ fn check_check(
                 ));
             }
             check_expr(expected, params)
+        }
+        Check::AnswerTextEquals {
+            field,
+            target,
+            signature,
+            id,
+        } => {
+            if !answer.is_some_and(|a| a.fields.contains_key(field)) {
+                return Err(format!(
+                    "answer field {field:?} is not in the answer schema"
+                ));
+            }
+            check_ref(target, params)?;
+            check_signature(signature)?;
+            match id {
+                Some(id) => check_expr(id, params),
+                None => Ok(()),
+            }
         }
     }
 }
