@@ -152,6 +152,20 @@ impl<'a> Probe<'a> {
             }
             Read::BlockNumber => U256::from(c.block_number().await?),
             Read::Nonce { of } => U256::from(c.nonce(self.addr(of)?).await?),
+            Read::BaseFee => {
+                let b: Value = c
+                    .rpc()
+                    .call("eth_getBlockByNumber", serde_json::json!(["latest", false]))
+                    .await?;
+                let fee = b.get("baseFeePerGas").and_then(Value::as_str);
+                fee.and_then(|h| parse_answer_uint(&Value::String(h.to_string())))
+                    .ok_or_else(|| self.err("latest block has no baseFeePerGas".into()))?
+            }
+            Read::GasPrice => {
+                let p: String = c.rpc().call("eth_gasPrice", serde_json::json!([])).await?;
+                parse_answer_uint(&Value::String(p.clone()))
+                    .ok_or_else(|| self.err(format!("eth_gasPrice returned {p:?}")))?
+            }
         })
     }
 

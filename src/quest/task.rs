@@ -285,6 +285,10 @@ pub enum Read {
         /// Whose.
         of: AddrRef,
     },
+    /// `baseFeePerGas` of the latest block (wei).
+    BaseFee,
+    /// The node's `eth_gasPrice` (wei).
+    GasPrice,
 }
 
 /// A precondition step (applied in order after the snapshot revert).
@@ -1075,6 +1079,7 @@ fn check_read(r: &Read, params: &BTreeMap<&str, ParamType>) -> Result<(), String
         }
         Read::BlockNumber => Ok(()),
         Read::Nonce { of } => check_ref(of, params),
+        Read::BaseFee | Read::GasPrice => Ok(()),
     }
 }
 
