@@ -511,9 +511,8 @@ impl<'a> Probe<'a> {
                     .chain
                     .view(self.addr(target)?, view_calldata(signature, None, id))
                     .await?;
-                let want = decode_abi_string(&out).ok_or_else(|| {
-                    self.err(format!("{signature} did not return an ABI string"))
-                })?;
+                let want = decode_abi_string(&out)
+                    .ok_or_else(|| self.err(format!("{signature} did not return an ABI string")))?;
                 let got = match evidence {
                     Evidence::Answer(v) => v.get(field),
                     Evidence::Tx(_) => None,
@@ -720,7 +719,9 @@ mod tests {
 
     #[test]
     fn view_calldata_encodes_the_address_argument() {
-        let a: Address = "0x00000000000000000000000000000000000000aa".parse().unwrap();
+        let a: Address = "0x00000000000000000000000000000000000000aa"
+            .parse()
+            .unwrap();
         let cases = [
             ("totalStaked()", None, None, "817b1cd2".to_string()),
             (
