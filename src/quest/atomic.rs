@@ -476,8 +476,32 @@ impl Harness {
                         .await?;
                 }
                 SetupStep::TimeAdvance { seconds } => {
-                    c.increase_time(*seconds).await?;
+                    // The block interval is pinned to 1 s, which overrides `evm_increaseTime`:
+                    // fix the next block's timestamp instead (deterministic).
+                    let now = c.timestamp().await?;
+                    c.set_next_timestamp(now.saturating_add(*seconds)).await?;
                     c.mine(1).await?;
+                }
+                SetupStep::Stake {
+                    account,
+                    pool,
+                    token,
+                    amount,
+                } => {
+                    let account = inst.resolve(account, &self.manifest)?;
+                    let pool = inst.resolve(pool, &self.manifest)?;
+                    let token = inst.resolve(token, &self.manifest)?;
+                    let amount = probe.eval(amount).await?;
+                    if c.balance(account).await? < one_coin {
+                        c.set_balance(account, one_coin).await?;
+                    }
+                    let data = encode_addr_uint("approve(address,uint256)", pool, amount);
+                    self.setup_send(task, account, token, data, "stake approval")
+                        .await?;
+                    let mut data = super::check::selector("deposit(uint256)").to_vec();
+                    data.extend_from_slice(&amount.to_be_bytes::<32>());
+                    self.setup_send(task, account, pool, data, "stake deposit")
+                        .await?;
                 }
             }
         }

@@ -136,16 +136,49 @@ impl<'a> Probe<'a> {
                 c.erc1155_balance(self.addr(token)?, self.addr(of)?, id)
                     .await?
             }
-            Read::ViewUint { target, signature } => {
-                self.view_uint(self.addr(target)?, signature).await?
+            Read::ViewUint {
+                target,
+                signature,
+                of,
+                id,
+            } => {
+                let of = of.as_ref().map(|a| self.addr(a)).transpose()?;
+                let id = match id {
+                    Some(e) => Some(self.eval(e).await?),
+                    None => None,
+                };
+                self.view_uint(self.addr(target)?, signature, of, id)
+                    .await?
+            }
+            Read::BlockNumber => U256::from(c.block_number().await?),
+            Read::Nonce { of } => U256::from(c.nonce(self.addr(of)?).await?),
+            Read::BaseFee => {
+                let b: Value = c
+                    .rpc()
+                    .call("eth_getBlockByNumber", serde_json::json!(["latest", false]))
+                    .await?;
+                let fee = b.get("baseFeePerGas").and_then(Value::as_str);
+                fee.and_then(|h| parse_answer_uint(&Value::String(h.to_string())))
+                    .ok_or_else(|| self.err("latest block has no baseFeePerGas".into()))?
+            }
+            Read::GasPrice => {
+                let p: String = c.rpc().call("eth_gasPrice", serde_json::json!([])).await?;
+                parse_answer_uint(&Value::String(p.clone()))
+                    .ok_or_else(|| self.err(format!("eth_gasPrice returned {p:?}")))?
             }
         })
     }
 
-    async fn view_uint(&self, target: Address, signature: &str) -> Result<U256, QuestError> {
+    async fn view_uint(
+        &self,
+        target: Address,
+        signature: &str,
+        of: Option<Address>,
+        id: Option<U256>,
+    ) -> Result<U256, QuestError> {
         let out = self
             .chain
-            .view(target, selector(signature).to_vec())
+            .view(target, view_calldata(signature, of, id))
             .await?;
         if out.len() < 32 {
             return Err(self.err(format!(
@@ -214,6 +247,7 @@ impl<'a> Probe<'a> {
                 }
                 // Query answers are compared with the chain at validation time.
                 Check::AnswerEquals { .. }
+                | Check::AnswerTextEquals { .. }
                 | Check::TxSuccess
                 | Check::TxTo { .. }
                 | Check::Selector { .. }
@@ -430,9 +464,15 @@ impl<'a> Probe<'a> {
                 Verdict::text(approved.to_string(), got.to_string(), got == *approved)
             }
             Check::ViewEquals {
-                target, signature, ..
+                target,
+                signature,
+                of,
+                ..
             } => {
-                let got = self.view_uint(self.addr(target)?, signature).await?;
+                let of = of.as_ref().map(|a| self.addr(a)).transpose()?;
+                let got = self
+                    .view_uint(self.addr(target)?, signature, of, None)
+                    .await?;
                 Verdict::amount(exp, Signed::Pos(got), &Tolerance::default())
             }
             Check::AnswerEquals {
@@ -457,6 +497,35 @@ impl<'a> Probe<'a> {
                     }
                 }
             }
+            Check::AnswerTextEquals {
+                field,
+                target,
+                signature,
+                id,
+            } => {
+                let id = match id {
+                    Some(e) => Some(self.eval(e).await?),
+                    None => None,
+                };
+                let out = self
+                    .chain
+                    .view(self.addr(target)?, view_calldata(signature, None, id))
+                    .await?;
+                let want = decode_abi_string(&out)
+                    .ok_or_else(|| self.err(format!("{signature} did not return an ABI string")))?;
+                let got = match evidence {
+                    Evidence::Answer(v) => v.get(field),
+                    Evidence::Tx(_) => None,
+                };
+                match got {
+                    Some(Value::String(g)) => {
+                        let ok = g.trim() == want;
+                        Verdict::text(want, g.clone(), ok)
+                    }
+                    Some(other) => Verdict::text(want, format!("not a string: {other}"), false),
+                    None => Verdict::text(want, format!("field {field} missing"), false),
+                }
+            }
         })
     }
 }
@@ -465,6 +534,35 @@ impl<'a> Probe<'a> {
 pub fn selector(signature: &str) -> [u8; 4] {
     let h = keccak256(signature.as_bytes());
     [h[0], h[1], h[2], h[3]]
+}
+
+/// Calldata of a view call: the selector, then the optional address argument and the optional
+/// uint argument, one ABI word each.
+fn view_calldata(signature: &str, of: Option<Address>, id: Option<U256>) -> Vec<u8> {
+    let mut data = selector(signature).to_vec();
+    if let Some(a) = of {
+        data.extend_from_slice(&[0u8; 12]);
+        data.extend_from_slice(a.as_slice());
+    }
+    if let Some(id) = id {
+        data.extend_from_slice(&id.to_be_bytes::<32>());
+    }
+    data
+}
+
+/// Decodes the return data of a view returning one `string` (offset, length, bytes); `None`
+/// when it is malformed or not UTF-8.
+fn decode_abi_string(out: &[u8]) -> Option<String> {
+    let word = |at: usize| -> Option<usize> {
+        let w = out.get(at..at.checked_add(32)?)?;
+        let v = U256::from_be_slice(w);
+        usize::try_from(v).ok()
+    };
+    let off = word(0)?;
+    let len = word(off)?;
+    let start = off.checked_add(32)?;
+    let bytes = out.get(start..start.checked_add(len)?)?;
+    String::from_utf8(bytes.to_vec()).ok()
 }
 
 /// An integer answer: a JSON number, decimal text or 0x-hex text.
@@ -617,6 +715,52 @@ mod tests {
             hex::encode(selector("transferAndCall(address,uint256,bytes)")),
             "4000aea0"
         );
+    }
+
+    #[test]
+    fn view_calldata_encodes_the_address_argument() {
+        let a: Address = "0x00000000000000000000000000000000000000aa"
+            .parse()
+            .unwrap();
+        let cases = [
+            ("totalStaked()", None, None, "817b1cd2".to_string()),
+            (
+                "userInfo(address)",
+                Some(a),
+                None,
+                format!("1959a002{}aa", "0".repeat(62)),
+            ),
+            (
+                "ownerOf(uint256)",
+                None,
+                Some(u(7)),
+                format!("6352211e{}07", "0".repeat(62)),
+            ),
+        ];
+        for (sig, of, id, want) in cases {
+            assert_eq!(hex::encode(view_calldata(sig, of, id)), want, "{sig}");
+        }
+    }
+
+    #[test]
+    fn abi_strings_decode_and_malformed_data_is_rejected() {
+        let mut ok = Vec::new();
+        ok.extend_from_slice(&u(32).to_be_bytes::<32>());
+        ok.extend_from_slice(&u(3).to_be_bytes::<32>());
+        let mut tail = b"USD".to_vec();
+        tail.resize(32, 0);
+        ok.extend_from_slice(&tail);
+        let mut huge = ok.clone();
+        huge[32..64].copy_from_slice(&U256::MAX.to_be_bytes::<32>());
+        let cases: [(&[u8], Option<&str>); 4] = [
+            (&ok, Some("USD")),
+            (&ok[..40], None),
+            (&huge, None),
+            (&[], None),
+        ];
+        for (data, want) in cases {
+            assert_eq!(decode_abi_string(data).as_deref(), want);
+        }
     }
 
     #[test]

@@ -267,9 +267,28 @@ pub enum Read {
     ViewUint {
         /// Contract.
         target: AddrRef,
-        /// Signature, e.g. `counter()`.
+        /// Signature, e.g. `counter()` (or `userInfo(address)` with `of`).
         signature: String,
+        /// The single address argument of the view, if it takes one (e.g. a staker for
+        /// `userInfo(address)`); the first returned word is read.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        of: Option<AddrRef>,
+        /// A uint argument after `of`, if the view takes one (e.g. a token id for
+        /// `ownerOf(uint256)`).
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        id: Option<Box<Expr>>,
     },
+    /// The latest block number.
+    BlockNumber,
+    /// An account's transaction count (nonce of the latest block).
+    Nonce {
+        /// Whose.
+        of: AddrRef,
+    },
+    /// `baseFeePerGas` of the latest block (wei).
+    BaseFee,
+    /// The node's `eth_gasPrice` (wei).
+    GasPrice,
 }
 
 /// A precondition step (applied in order after the snapshot revert).
@@ -338,6 +357,23 @@ pub enum SetupStep {
         /// Seconds.
         seconds: u64,
     },
+    /// `account` (impersonated) approves `pool` for `amount` of `token` and calls
+    /// `deposit(amount)` on it: a stake that exists before the agent acts.
+    Stake {
+        /// Staker (default the seeded agent).
+        #[serde(default = "agent_ref")]
+        account: AddrRef,
+        /// Staking contract with `deposit(uint256)`.
+        pool: AddrRef,
+        /// Token the pool pulls.
+        token: AddrRef,
+        /// Amount in base units.
+        amount: Expr,
+    },
+}
+
+fn agent_ref() -> AddrRef {
+    "agent".into()
 }
 
 /// The answer object a query task must return.
@@ -502,10 +538,14 @@ pub enum Check {
     ViewEquals {
         /// Contract.
         target: AddrRef,
-        /// Signature, e.g. `counter()`.
+        /// Signature, e.g. `counter()` (or `userInfo(address)` with `of`).
         signature: String,
         /// Expected value (pre-state reads are taken before the transaction).
         expected: Expr,
+        /// The single address argument of the view, if it takes one; the first returned word is
+        /// compared.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        of: Option<AddrRef>,
     },
     /// A field of a query answer equals a value read from the chain at validation time.
     AnswerEquals {
@@ -516,6 +556,19 @@ pub enum Check {
         /// Tolerance.
         #[serde(default)]
         tolerance: Tolerance,
+    },
+    /// A text field of a query answer equals the string a view returns at validation time
+    /// (exact, after trimming surrounding whitespace).
+    AnswerTextEquals {
+        /// Answer field.
+        field: String,
+        /// Contract.
+        target: AddrRef,
+        /// Signature of a view returning `string`, e.g. `name()` or `tokenURI(uint256)`.
+        signature: String,
+        /// A uint argument, if the view takes one (e.g. the token id of `tokenURI(uint256)`).
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        id: Option<Expr>,
     },
 }
 
@@ -538,6 +591,7 @@ impl Check {
             Check::Erc1155Delta { .. } => "erc1155_delta",
             Check::ViewEquals { .. } => "view_equals",
             Check::AnswerEquals { .. } => "answer_equals",
+            Check::AnswerTextEquals { .. } => "answer_text_equals",
         }
     }
 }
@@ -797,14 +851,17 @@ fn validate(spec: &TaskSpec) -> Result<(), Invalid> {
         families.insert(c.check.family());
         check_check(&c.check, &params, spec.answer.as_ref())
             .map_err(|m| bad(format!("checks[{i}].check"), m))?;
-        let is_answer = matches!(c.check, Check::AnswerEquals { .. });
+        let is_answer = matches!(
+            c.check,
+            Check::AnswerEquals { .. } | Check::AnswerTextEquals { .. }
+        );
         if is_answer != spec.answer.is_some() {
             return Err(bad(
                 format!("checks[{i}].check"),
                 if is_answer {
-                    "answer_equals needs an answer schema"
+                    "answer checks need an answer schema"
                 } else {
-                    "a query task is scored by answer_equals checks only"
+                    "a query task is scored by answer_equals / answer_text_equals checks only"
                 },
             ));
         }
@@ -1005,10 +1062,24 @@ fn check_read(r: &Read, params: &BTreeMap<&str, ParamType>) -> Result<(), String
             check_ref(of, params)?;
             check_expr(id, params)
         }
-        Read::ViewUint { target, signature } => {
+        Read::ViewUint {
+            target,
+            signature,
+            of,
+            id,
+        } => {
             check_ref(target, params)?;
+            if let Some(of) = of {
+                check_ref(of, params)?;
+            }
+            if let Some(id) = id {
+                check_expr(id, params)?;
+            }
             check_signature(signature)
         }
+        Read::BlockNumber => Ok(()),
+        Read::Nonce { of } => check_ref(of, params),
+        Read::BaseFee | Read::GasPrice => Ok(()),
     }
 }
 
@@ -1078,6 +1149,17 @@ fn check_setup(s: &SetupStep, params: &BTreeMap<&str, ParamType>) -> Result<(), 
             check_expr(amount, params)
         }
         SetupStep::TimeAdvance { .. } => Ok(()),
+        SetupStep::Stake {
+            account,
+            pool,
+            token,
+            amount,
+        } => {
+            check_ref(account, params)?;
+            check_ref(pool, params)?;
+            check_ref(token, params)?;
+            check_expr(amount, params)
+        }
     }
 }
 
@@ -1187,8 +1269,12 @@ fn check_check(
             target,
             signature,
             expected,
+            of,
         } => {
             check_ref(target, params)?;
+            if let Some(of) = of {
+                check_ref(of, params)?;
+            }
             check_signature(signature)?;
             check_expr(expected, params)
         }
@@ -1204,6 +1290,24 @@ fn check_check(
                 ));
             }
             check_expr(expected, params)
+        }
+        Check::AnswerTextEquals {
+            field,
+            target,
+            signature,
+            id,
+        } => {
+            if !answer.is_some_and(|a| a.fields.contains_key(field)) {
+                return Err(format!(
+                    "answer field {field:?} is not in the answer schema"
+                ));
+            }
+            check_ref(target, params)?;
+            check_signature(signature)?;
+            match id {
+                Some(id) => check_expr(id, params),
+                None => Ok(()),
+            }
         }
     }
 }

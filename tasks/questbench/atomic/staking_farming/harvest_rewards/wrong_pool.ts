@@ -1,0 +1,6 @@
+import { ethers } from "ethers";
+
+export async function executeSkill(providerUrl: string, agentAddress: string, deployedContracts: Record<string, string>) {
+  const pool = new ethers.Interface(["function deposit(uint256 amount)", "function withdraw(uint256 amount)", "function harvest()", "function emergencyWithdraw()", "function userInfo(address user) view returns (uint256, uint256, uint256)"]);
+  return { to: deployedContracts["simple_staking"], data: pool.encodeFunctionData("harvest", []) };
+}
