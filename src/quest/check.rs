@@ -8,7 +8,7 @@ use serde::Serialize;
 use serde_json::Value;
 
 use super::instance::{decimal_units, Instance, ParamValue};
-use super::task::{Check, CheckSpec, Direction, Expr, Read, Tolerance};
+use super::task::{Check, CheckSpec, Direction, Expr, QuoteSide, Read, Tolerance};
 use super::QuestError;
 use crate::chain::universe::Manifest;
 use crate::chain::{Chain, Receipt};
@@ -139,7 +139,57 @@ impl<'a> Probe<'a> {
             Read::ViewUint { target, signature } => {
                 self.view_uint(self.addr(target)?, signature).await?
             }
+            Read::ViewWord {
+                target,
+                signature,
+                word,
+            } => self.view_word(self.addr(target)?, signature, *word).await?,
+            Read::Quote {
+                router,
+                side,
+                amount,
+                path,
+            } => {
+                let amount = self.eval(amount).await?;
+                let mut tokens = Vec::with_capacity(path.len());
+                for t in path {
+                    tokens.push(self.addr(t)?);
+                }
+                let router = self.addr(router)?;
+                let out = self
+                    .chain
+                    .view(router, quote_calldata(*side, amount, &tokens))
+                    .await?;
+                let amounts = decode_uint_array(&out).ok_or_else(|| {
+                    self.err(format!("router {router} returned a malformed quote"))
+                })?;
+                let pick = match side {
+                    QuoteSide::Out => amounts.last(),
+                    QuoteSide::In => amounts.first(),
+                };
+                *pick.ok_or_else(|| self.err(format!("router {router} returned no amounts")))?
+            }
         })
+    }
+
+    async fn view_word(
+        &self,
+        target: Address,
+        signature: &str,
+        word: u8,
+    ) -> Result<U256, QuestError> {
+        let out = self
+            .chain
+            .view(target, selector(signature).to_vec())
+            .await?;
+        let at = usize::from(word) * 32;
+        match out.get(at..at + 32) {
+            Some(w) => Ok(U256::from_be_slice(w)),
+            None => Err(self.err(format!(
+                "{signature} on {target} returned {} bytes, no word {word}",
+                out.len()
+            ))),
+        }
     }
 
     async fn view_uint(&self, target: Address, signature: &str) -> Result<U256, QuestError> {
@@ -467,6 +517,34 @@ pub fn selector(signature: &str) -> [u8; 4] {
     [h[0], h[1], h[2], h[3]]
 }
 
+/// ABI calldata of `getAmountsOut(uint256,address[])` / `getAmountsIn(uint256,address[])`.
+fn quote_calldata(side: QuoteSide, amount: U256, path: &[Address]) -> Vec<u8> {
+    let sig = match side {
+        QuoteSide::Out => "getAmountsOut(uint256,address[])",
+        QuoteSide::In => "getAmountsIn(uint256,address[])",
+    };
+    let mut d = selector(sig).to_vec();
+    d.extend_from_slice(&amount.to_be_bytes::<32>());
+    d.extend_from_slice(&U256::from(64u64).to_be_bytes::<32>());
+    d.extend_from_slice(&U256::from(path.len()).to_be_bytes::<32>());
+    for a in path {
+        d.extend_from_slice(&[0u8; 12]);
+        d.extend_from_slice(a.as_slice());
+    }
+    d
+}
+
+/// Decodes a return value that is a single dynamic `uint256[]`; `None` when malformed.
+fn decode_uint_array(out: &[u8]) -> Option<Vec<U256>> {
+    let word = |i: usize| out.get(i..i + 32).map(U256::from_be_slice);
+    let off = usize::try_from(word(0)?).ok()?;
+    let len = usize::try_from(word(off)?).ok()?;
+    if len > 64 {
+        return None;
+    }
+    (0..len).map(|k| word(off + 32 + 32 * k)).collect()
+}
+
 /// An integer answer: a JSON number, decimal text or 0x-hex text.
 fn parse_answer_uint(v: &Value) -> Option<U256> {
     match v {
@@ -617,6 +695,36 @@ mod tests {
             hex::encode(selector("transferAndCall(address,uint256,bytes)")),
             "4000aea0"
         );
+    }
+
+    #[test]
+    fn quote_calldata_and_array_decoding() {
+        let a = Address::repeat_byte(0x11);
+        let b = Address::repeat_byte(0x22);
+        let d = quote_calldata(QuoteSide::Out, u(5), &[a, b]);
+        assert_eq!(hex::encode(&d[..4]), "d06ca61f");
+        assert_eq!(d.len(), 4 + 32 * 5);
+        assert_eq!(&d[4 + 32 * 3 + 12..4 + 32 * 4], a.as_slice());
+        let d = quote_calldata(QuoteSide::In, u(5), &[a, b]);
+        assert_eq!(hex::encode(&d[..4]), "1f00ca74");
+        let enc = |words: &[u64]| -> Vec<u8> {
+            words
+                .iter()
+                .flat_map(|w| U256::from(*w).to_be_bytes::<32>())
+                .collect()
+        };
+        let cases: [(Vec<u8>, Option<Vec<U256>>); 4] = [
+            (enc(&[32, 2, 7, 9]), Some(vec![u(7), u(9)])),
+            (enc(&[32, 0]), Some(vec![])),
+            (enc(&[32, 3, 7, 9]), None),
+            (vec![1, 2, 3], None),
+        ];
+        for (bytes, want) in cases {
+            assert_eq!(decode_uint_array(&bytes), want);
+        }
+        let mut huge = enc(&[32]);
+        huge.extend_from_slice(&[0xff; 32]);
+        assert_eq!(decode_uint_array(&huge), None);
     }
 
     #[test]

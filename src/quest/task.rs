@@ -270,6 +270,38 @@ pub enum Read {
         /// Signature, e.g. `counter()`.
         signature: String,
     },
+    /// One 32-byte word of a no-argument view's return data (e.g. word 1 of a pair's
+    /// `getReserves()` is `reserve1`).
+    ViewWord {
+        /// Contract.
+        target: AddrRef,
+        /// Signature, e.g. `getReserves()`.
+        signature: String,
+        /// Zero-based word index.
+        word: u8,
+    },
+    /// A Uniswap-V2-style router quote: `getAmountsOut(amount, path)` → the last element
+    /// (`side: out`) or `getAmountsIn(amount, path)` → the first element (`side: in`).
+    Quote {
+        /// Router.
+        router: AddrRef,
+        /// Which quote.
+        side: QuoteSide,
+        /// Amount in (for `out`) or wanted out (for `in`), base units.
+        amount: Box<Expr>,
+        /// Token path, at least 2 entries.
+        path: Vec<AddrRef>,
+    },
+}
+
+/// Which router quote a [`Read::Quote`] asks for.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum QuoteSide {
+    /// `getAmountsOut`: what `amount` in buys at the end of the path.
+    Out,
+    /// `getAmountsIn`: what must go in for `amount` out.
+    In,
 }
 
 /// A precondition step (applied in order after the snapshot revert).
@@ -1005,9 +1037,22 @@ fn check_read(r: &Read, params: &BTreeMap<&str, ParamType>) -> Result<(), String
             check_ref(of, params)?;
             check_expr(id, params)
         }
-        Read::ViewUint { target, signature } => {
+        Read::ViewUint { target, signature } | Read::ViewWord { target, signature, .. } => {
             check_ref(target, params)?;
             check_signature(signature)
+        }
+        Read::Quote {
+            router,
+            amount,
+            path,
+            ..
+        } => {
+            check_ref(router, params)?;
+            check_expr(amount, params)?;
+            if path.len() < 2 {
+                return Err("a quote path needs at least 2 tokens".into());
+            }
+            path.iter().try_for_each(|t| check_ref(t, params))
         }
     }
 }
