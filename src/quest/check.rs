@@ -8,7 +8,9 @@ use serde::Serialize;
 use serde_json::Value;
 
 use super::instance::{decimal_units, Instance, ParamValue};
-use super::task::{Check, CheckSpec, Direction, Expr, QuoteSide, Read, Tolerance};
+use super::task::{
+    Check, CheckSpec, Direction, Expr, LiquidityYield, QuoteSide, Read, Tolerance,
+};
 use super::QuestError;
 use crate::chain::universe::Manifest;
 use crate::chain::{Chain, Receipt};
@@ -168,6 +170,47 @@ impl<'a> Probe<'a> {
                     QuoteSide::In => amounts.first(),
                 };
                 *pick.ok_or_else(|| self.err(format!("router {router} returned no amounts")))?
+            }
+            Read::LiquidityAdd {
+                pair,
+                token_a,
+                amount_a,
+                amount_b,
+                yields,
+            } => {
+                let pair = self.addr(pair)?;
+                let token_a = self.addr(token_a)?;
+                let (desired_a, desired_b) = (self.eval(amount_a).await?, self.eval(amount_b).await?);
+                let r0 = self.view_word(pair, "getReserves()", 0).await?;
+                let r1 = self.view_word(pair, "getReserves()", 1).await?;
+                let token0 = self.view_word(pair, "token0()", 0).await?;
+                let (ra, rb) = if token0 == U256::from_be_slice(token_a.as_slice()) {
+                    (r0, r1)
+                } else {
+                    (r1, r0)
+                };
+                let supply = self.view_word(pair, "totalSupply()", 0).await?;
+                let (a, b, lp) = add_liquidity_math(desired_a, desired_b, ra, rb, supply)
+                    .ok_or_else(|| self.err(format!("pair {pair} has no reserves")))?;
+                match yields {
+                    LiquidityYield::Lp => lp,
+                    LiquidityYield::UsedA => a,
+                    LiquidityYield::UsedB => b,
+                }
+            }
+            Read::LiquidityRemove {
+                pair,
+                token,
+                liquidity,
+            } => {
+                let pair = self.addr(pair)?;
+                let liquidity = self.eval(liquidity).await?;
+                let held = self.chain.erc20_balance(self.addr(token)?, pair).await?;
+                let supply = self.view_word(pair, "totalSupply()", 0).await?;
+                if supply.is_zero() {
+                    return Err(self.err(format!("pair {pair} has no LP supply")));
+                }
+                liquidity.saturating_mul(held) / supply
             }
         })
     }
@@ -534,6 +577,28 @@ fn quote_calldata(side: QuoteSide, amount: U256, path: &[Address]) -> Vec<u8> {
     d
 }
 
+/// Router02 `_addLiquidity` + pair `mint` arithmetic: `(used_a, used_b, lp)`; `None` for an
+/// empty pool (no reserves or supply).
+fn add_liquidity_math(
+    desired_a: U256,
+    desired_b: U256,
+    ra: U256,
+    rb: U256,
+    supply: U256,
+) -> Option<(U256, U256, U256)> {
+    if ra.is_zero() || rb.is_zero() || supply.is_zero() {
+        return None;
+    }
+    let b_optimal = desired_a.saturating_mul(rb) / ra;
+    let (a, b) = if b_optimal <= desired_b {
+        (desired_a, b_optimal)
+    } else {
+        (desired_b.saturating_mul(ra) / rb, desired_b)
+    };
+    let lp = (a.saturating_mul(supply) / ra).min(b.saturating_mul(supply) / rb);
+    Some((a, b, lp))
+}
+
 /// Decodes a return value that is a single dynamic `uint256[]`; `None` when malformed.
 fn decode_uint_array(out: &[u8]) -> Option<Vec<U256>> {
     let word = |i: usize| out.get(i..i + 32).map(U256::from_be_slice);
@@ -725,6 +790,22 @@ mod tests {
         let mut huge = enc(&[32]);
         huge.extend_from_slice(&[0xff; 32]);
         assert_eq!(decode_uint_array(&huge), None);
+    }
+
+    #[test]
+    fn add_liquidity_takes_the_pool_ratio() {
+        // (desired a, desired b, reserve a, reserve b, supply) -> (used a, used b, lp)
+        let cases = [
+            ((100, 100, 1000, 1000, 1000), Some((100, 100, 100))),
+            ((100, 500, 1000, 2000, 500), Some((100, 200, 50))),
+            ((100, 50, 1000, 2000, 500), Some((25, 50, 12))),
+            ((100, 100, 0, 1000, 1000), None),
+            ((100, 100, 1000, 1000, 0), None),
+        ];
+        for ((da, db, ra, rb, ts), want) in cases {
+            let got = add_liquidity_math(u(da), u(db), u(ra), u(rb), u(ts));
+            assert_eq!(got, want.map(|(a, b, l)| (u(a), u(b), u(l))), "{da} {db} {ra} {rb} {ts}");
+        }
     }
 
     #[test]

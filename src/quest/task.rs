@@ -292,6 +292,43 @@ pub enum Read {
         /// Token path, at least 2 entries.
         path: Vec<AddrRef>,
     },
+    /// Uniswap-V2 `addLiquidity` arithmetic on a pair's current state: the router takes the
+    /// desired amounts at the pool ratio (`quote`), the pair mints
+    /// `min(usedA × supply / reserveA, usedB × supply / reserveB)`.
+    LiquidityAdd {
+        /// Pair (LP token).
+        pair: AddrRef,
+        /// Token A (the other pair token is B).
+        token_a: AddrRef,
+        /// Desired amount of A, base units.
+        amount_a: Box<Expr>,
+        /// Desired amount of B, base units.
+        amount_b: Box<Expr>,
+        /// Which figure.
+        yields: LiquidityYield,
+    },
+    /// Uniswap-V2 `burn` arithmetic: what burning `liquidity` LP returns of `token`
+    /// (`liquidity × balanceOf(pair) / totalSupply`).
+    LiquidityRemove {
+        /// Pair (LP token).
+        pair: AddrRef,
+        /// One of the pair's tokens.
+        token: AddrRef,
+        /// LP amount burned, base units.
+        liquidity: Box<Expr>,
+    },
+}
+
+/// What a [`Read::LiquidityAdd`] yields.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum LiquidityYield {
+    /// LP tokens minted.
+    Lp,
+    /// Amount of token A the router takes.
+    UsedA,
+    /// Amount of token B the router takes.
+    UsedB,
 }
 
 /// Which router quote a [`Read::Quote`] asks for.
@@ -1053,6 +1090,27 @@ fn check_read(r: &Read, params: &BTreeMap<&str, ParamType>) -> Result<(), String
                 return Err("a quote path needs at least 2 tokens".into());
             }
             path.iter().try_for_each(|t| check_ref(t, params))
+        }
+        Read::LiquidityAdd {
+            pair,
+            token_a,
+            amount_a,
+            amount_b,
+            ..
+        } => {
+            check_ref(pair, params)?;
+            check_ref(token_a, params)?;
+            check_expr(amount_a, params)?;
+            check_expr(amount_b, params)
+        }
+        Read::LiquidityRemove {
+            pair,
+            token,
+            liquidity,
+        } => {
+            check_ref(pair, params)?;
+            check_ref(token, params)?;
+            check_expr(liquidity, params)
         }
     }
 }
