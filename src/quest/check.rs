@@ -8,9 +8,7 @@ use serde::Serialize;
 use serde_json::Value;
 
 use super::instance::{decimal_units, Instance, ParamValue};
-use super::task::{
-    Check, CheckSpec, Direction, Expr, LiquidityYield, QuoteSide, Read, Tolerance,
-};
+use super::task::{Check, CheckSpec, Direction, Expr, LiquidityYield, QuoteSide, Read, Tolerance};
 use super::QuestError;
 use crate::chain::universe::Manifest;
 use crate::chain::{Chain, Receipt};
@@ -180,7 +178,8 @@ impl<'a> Probe<'a> {
             } => {
                 let pair = self.addr(pair)?;
                 let token_a = self.addr(token_a)?;
-                let (desired_a, desired_b) = (self.eval(amount_a).await?, self.eval(amount_b).await?);
+                let (desired_a, desired_b) =
+                    (self.eval(amount_a).await?, self.eval(amount_b).await?);
                 let r0 = self.view_word(pair, "getReserves()", 0).await?;
                 let r1 = self.view_word(pair, "getReserves()", 1).await?;
                 let token0 = self.view_word(pair, "token0()", 0).await?;
@@ -804,7 +803,11 @@ mod tests {
         ];
         for ((da, db, ra, rb, ts), want) in cases {
             let got = add_liquidity_math(u(da), u(db), u(ra), u(rb), u(ts));
-            assert_eq!(got, want.map(|(a, b, l)| (u(a), u(b), u(l))), "{da} {db} {ra} {rb} {ts}");
+            assert_eq!(
+                got,
+                want.map(|(a, b, l)| (u(a), u(b), u(l))),
+                "{da} {db} {ra} {rb} {ts}"
+            );
         }
     }
 

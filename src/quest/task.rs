@@ -1074,7 +1074,10 @@ fn check_read(r: &Read, params: &BTreeMap<&str, ParamType>) -> Result<(), String
             check_ref(of, params)?;
             check_expr(id, params)
         }
-        Read::ViewUint { target, signature } | Read::ViewWord { target, signature, .. } => {
+        Read::ViewUint { target, signature }
+        | Read::ViewWord {
+            target, signature, ..
+        } => {
             check_ref(target, params)?;
             check_signature(signature)
         }
