@@ -8,7 +8,7 @@ use serde::Serialize;
 use serde_json::Value;
 
 use super::instance::{decimal_units, Instance, ParamValue};
-use super::task::{Check, CheckSpec, Direction, Expr, Read, Tolerance};
+use super::task::{Check, CheckSpec, Direction, Expr, LiquidityYield, QuoteSide, Read, Tolerance};
 use super::QuestError;
 use crate::chain::universe::Manifest;
 use crate::chain::{Chain, Receipt};
@@ -166,8 +166,101 @@ impl<'a> Probe<'a> {
                 parse_answer_uint(&Value::String(p.clone()))
                     .ok_or_else(|| self.err(format!("eth_gasPrice returned {p:?}")))?
             }
+            Read::ViewWord {
+                target,
+                signature,
+                word,
+            } => self.view_word(self.addr(target)?, signature, *word).await?,
+            Read::Quote {
+                router,
+                side,
+                amount,
+                path,
+            } => {
+                let amount = self.eval(amount).await?;
+                let mut tokens = Vec::with_capacity(path.len());
+                for t in path {
+                    tokens.push(self.addr(t)?);
+                }
+                let router = self.addr(router)?;
+                let out = self
+                    .chain
+                    .view(router, quote_calldata(*side, amount, &tokens))
+                    .await?;
+                let amounts = decode_uint_array(&out).ok_or_else(|| {
+                    self.err(format!("router {router} returned a malformed quote"))
+                })?;
+                let pick = match side {
+                    QuoteSide::Out => amounts.last(),
+                    QuoteSide::In => amounts.first(),
+                };
+                *pick.ok_or_else(|| self.err(format!("router {router} returned no amounts")))?
+            }
+            Read::LiquidityAdd {
+                pair,
+                token_a,
+                amount_a,
+                amount_b,
+                yields,
+            } => {
+                let pair = self.addr(pair)?;
+                let token_a = self.addr(token_a)?;
+                let (desired_a, desired_b) =
+                    (self.eval(amount_a).await?, self.eval(amount_b).await?);
+                let r0 = self.view_word(pair, "getReserves()", 0).await?;
+                let r1 = self.view_word(pair, "getReserves()", 1).await?;
+                let token0 = self.view_word(pair, "token0()", 0).await?;
+                let (ra, rb) = if token0 == U256::from_be_slice(token_a.as_slice()) {
+                    (r0, r1)
+                } else {
+                    (r1, r0)
+                };
+                let supply = self.view_word(pair, "totalSupply()", 0).await?;
+                let (a, b, lp) = add_liquidity_math(desired_a, desired_b, ra, rb, supply)
+                    .ok_or_else(|| self.err(format!("pair {pair} has no reserves")))?;
+                match yields {
+                    LiquidityYield::Lp => lp,
+                    LiquidityYield::UsedA => a,
+                    LiquidityYield::UsedB => b,
+                }
+            }
+            Read::LiquidityRemove {
+                pair,
+                token,
+                liquidity,
+            } => {
+                let pair = self.addr(pair)?;
+                let liquidity = self.eval(liquidity).await?;
+                let held = self.chain.erc20_balance(self.addr(token)?, pair).await?;
+                let supply = self.view_word(pair, "totalSupply()", 0).await?;
+                if supply.is_zero() {
+                    return Err(self.err(format!("pair {pair} has no LP supply")));
+                }
+                liquidity.saturating_mul(held) / supply
+            }
         })
     }
+
+    async fn view_word(
+        &self,
+        target: Address,
+        signature: &str,
+        word: u8,
+    ) -> Result<U256, QuestError> {
+        let out = self
+            .chain
+            .view(target, selector(signature).to_vec())
+            .await?;
+        let at = usize::from(word) * 32;
+        match out.get(at..at + 32) {
+            Some(w) => Ok(U256::from_be_slice(w)),
+            None => Err(self.err(format!(
+                "{signature} on {target} returned {} bytes, no word {word}",
+                out.len()
+            ))),
+        }
+    }
+
 
     async fn view_uint(
         &self,
@@ -565,6 +658,56 @@ fn decode_abi_string(out: &[u8]) -> Option<String> {
     String::from_utf8(bytes.to_vec()).ok()
 }
 
+/// ABI calldata of `getAmountsOut(uint256,address[])` / `getAmountsIn(uint256,address[])`.
+fn quote_calldata(side: QuoteSide, amount: U256, path: &[Address]) -> Vec<u8> {
+    let sig = match side {
+        QuoteSide::Out => "getAmountsOut(uint256,address[])",
+        QuoteSide::In => "getAmountsIn(uint256,address[])",
+    };
+    let mut d = selector(sig).to_vec();
+    d.extend_from_slice(&amount.to_be_bytes::<32>());
+    d.extend_from_slice(&U256::from(64u64).to_be_bytes::<32>());
+    d.extend_from_slice(&U256::from(path.len()).to_be_bytes::<32>());
+    for a in path {
+        d.extend_from_slice(&[0u8; 12]);
+        d.extend_from_slice(a.as_slice());
+    }
+    d
+}
+
+/// Router02 `_addLiquidity` + pair `mint` arithmetic: `(used_a, used_b, lp)`; `None` for an
+/// empty pool (no reserves or supply).
+fn add_liquidity_math(
+    desired_a: U256,
+    desired_b: U256,
+    ra: U256,
+    rb: U256,
+    supply: U256,
+) -> Option<(U256, U256, U256)> {
+    if ra.is_zero() || rb.is_zero() || supply.is_zero() {
+        return None;
+    }
+    let b_optimal = desired_a.saturating_mul(rb) / ra;
+    let (a, b) = if b_optimal <= desired_b {
+        (desired_a, b_optimal)
+    } else {
+        (desired_b.saturating_mul(ra) / rb, desired_b)
+    };
+    let lp = (a.saturating_mul(supply) / ra).min(b.saturating_mul(supply) / rb);
+    Some((a, b, lp))
+}
+
+/// Decodes a return value that is a single dynamic `uint256[]`; `None` when malformed.
+fn decode_uint_array(out: &[u8]) -> Option<Vec<U256>> {
+    let word = |i: usize| out.get(i..i + 32).map(U256::from_be_slice);
+    let off = usize::try_from(word(0)?).ok()?;
+    let len = usize::try_from(word(off)?).ok()?;
+    if len > 64 {
+        return None;
+    }
+    (0..len).map(|k| word(off + 32 + 32 * k)).collect()
+}
+
 /// An integer answer: a JSON number, decimal text or 0x-hex text.
 fn parse_answer_uint(v: &Value) -> Option<U256> {
     match v {
@@ -760,6 +903,56 @@ mod tests {
         ];
         for (data, want) in cases {
             assert_eq!(decode_abi_string(data).as_deref(), want);
+        }
+    }
+
+    #[test]
+    fn quote_calldata_and_array_decoding() {
+        let a = Address::repeat_byte(0x11);
+        let b = Address::repeat_byte(0x22);
+        let d = quote_calldata(QuoteSide::Out, u(5), &[a, b]);
+        assert_eq!(hex::encode(&d[..4]), "d06ca61f");
+        assert_eq!(d.len(), 4 + 32 * 5);
+        assert_eq!(&d[4 + 32 * 3 + 12..4 + 32 * 4], a.as_slice());
+        let d = quote_calldata(QuoteSide::In, u(5), &[a, b]);
+        assert_eq!(hex::encode(&d[..4]), "1f00ca74");
+        let enc = |words: &[u64]| -> Vec<u8> {
+            words
+                .iter()
+                .flat_map(|w| U256::from(*w).to_be_bytes::<32>())
+                .collect()
+        };
+        let cases: [(Vec<u8>, Option<Vec<U256>>); 4] = [
+            (enc(&[32, 2, 7, 9]), Some(vec![u(7), u(9)])),
+            (enc(&[32, 0]), Some(vec![])),
+            (enc(&[32, 3, 7, 9]), None),
+            (vec![1, 2, 3], None),
+        ];
+        for (bytes, want) in cases {
+            assert_eq!(decode_uint_array(&bytes), want);
+        }
+        let mut huge = enc(&[32]);
+        huge.extend_from_slice(&[0xff; 32]);
+        assert_eq!(decode_uint_array(&huge), None);
+    }
+
+    #[test]
+    fn add_liquidity_takes_the_pool_ratio() {
+        // (desired a, desired b, reserve a, reserve b, supply) -> (used a, used b, lp)
+        let cases = [
+            ((100, 100, 1000, 1000, 1000), Some((100, 100, 100))),
+            ((100, 500, 1000, 2000, 500), Some((100, 200, 50))),
+            ((100, 50, 1000, 2000, 500), Some((25, 50, 12))),
+            ((100, 100, 0, 1000, 1000), None),
+            ((100, 100, 1000, 1000, 0), None),
+        ];
+        for ((da, db, ra, rb, ts), want) in cases {
+            let got = add_liquidity_math(u(da), u(db), u(ra), u(rb), u(ts));
+            assert_eq!(
+                got,
+                want.map(|(a, b, l)| (u(a), u(b), u(l))),
+                "{da} {db} {ra} {rb} {ts}"
+            );
         }
     }
 

@@ -289,6 +289,75 @@ pub enum Read {
     BaseFee,
     /// The node's `eth_gasPrice` (wei).
     GasPrice,
+    /// One 32-byte word of a no-argument view's return data (e.g. word 1 of a pair's
+    /// `getReserves()` is `reserve1`).
+    ViewWord {
+        /// Contract.
+        target: AddrRef,
+        /// Signature, e.g. `getReserves()`.
+        signature: String,
+        /// Zero-based word index.
+        word: u8,
+    },
+    /// A Uniswap-V2-style router quote: `getAmountsOut(amount, path)` → the last element
+    /// (`side: out`) or `getAmountsIn(amount, path)` → the first element (`side: in`).
+    Quote {
+        /// Router.
+        router: AddrRef,
+        /// Which quote.
+        side: QuoteSide,
+        /// Amount in (for `out`) or wanted out (for `in`), base units.
+        amount: Box<Expr>,
+        /// Token path, at least 2 entries.
+        path: Vec<AddrRef>,
+    },
+    /// Uniswap-V2 `addLiquidity` arithmetic on a pair's current state: the router takes the
+    /// desired amounts at the pool ratio (`quote`), the pair mints
+    /// `min(usedA × supply / reserveA, usedB × supply / reserveB)`.
+    LiquidityAdd {
+        /// Pair (LP token).
+        pair: AddrRef,
+        /// Token A (the other pair token is B).
+        token_a: AddrRef,
+        /// Desired amount of A, base units.
+        amount_a: Box<Expr>,
+        /// Desired amount of B, base units.
+        amount_b: Box<Expr>,
+        /// Which figure.
+        yields: LiquidityYield,
+    },
+    /// Uniswap-V2 `burn` arithmetic: what burning `liquidity` LP returns of `token`
+    /// (`liquidity × balanceOf(pair) / totalSupply`).
+    LiquidityRemove {
+        /// Pair (LP token).
+        pair: AddrRef,
+        /// One of the pair's tokens.
+        token: AddrRef,
+        /// LP amount burned, base units.
+        liquidity: Box<Expr>,
+    },
+}
+
+/// What a [`Read::LiquidityAdd`] yields.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum LiquidityYield {
+    /// LP tokens minted.
+    Lp,
+    /// Amount of token A the router takes.
+    UsedA,
+    /// Amount of token B the router takes.
+    UsedB,
+}
+
+/// Which router quote a [`Read::Quote`] asks for.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum QuoteSide {
+    /// `getAmountsOut`: what `amount` in buys at the end of the path.
+    Out,
+    /// `getAmountsIn`: what must go in for `amount` out.
+    In,
 }
 
 /// A precondition step (applied in order after the snapshot revert).
@@ -1080,6 +1149,46 @@ fn check_read(r: &Read, params: &BTreeMap<&str, ParamType>) -> Result<(), String
         Read::BlockNumber => Ok(()),
         Read::Nonce { of } => check_ref(of, params),
         Read::BaseFee | Read::GasPrice => Ok(()),
+        Read::ViewWord {
+            target, signature, ..
+        } => {
+            check_ref(target, params)?;
+            check_signature(signature)
+        }
+        Read::Quote {
+            router,
+            amount,
+            path,
+            ..
+        } => {
+            check_ref(router, params)?;
+            check_expr(amount, params)?;
+            if path.len() < 2 {
+                return Err("a quote path needs at least 2 tokens".into());
+            }
+            path.iter().try_for_each(|t| check_ref(t, params))
+        }
+        Read::LiquidityAdd {
+            pair,
+            token_a,
+            amount_a,
+            amount_b,
+            ..
+        } => {
+            check_ref(pair, params)?;
+            check_ref(token_a, params)?;
+            check_expr(amount_a, params)?;
+            check_expr(amount_b, params)
+        }
+        Read::LiquidityRemove {
+            pair,
+            token,
+            liquidity,
+        } => {
+            check_ref(pair, params)?;
+            check_ref(token, params)?;
+            check_expr(liquidity, params)
+        }
     }
 }
 
