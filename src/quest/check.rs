@@ -261,7 +261,6 @@ impl<'a> Probe<'a> {
         }
     }
 
-
     async fn view_uint(
         &self,
         target: Address,
