@@ -273,8 +273,8 @@ fn try_rejects_bad_input_with_clear_errors() {
     );
     let err = run_err(&["try", "--bench", "nosuch", "--task", t, "--answer", &ok]);
     assert!(err.contains("unknown bench `nosuch`"), "{err}");
-    let err = run_err(&["tasks", "list", "--bench", "questbench"]);
-    assert!(err.contains("not supported"), "{err}");
+    let err = run_err(&["tasks", "list", "--bench", "nosuch"]);
+    assert!(err.contains("unknown bench `nosuch`"), "{err}");
     // hostile model output never panics: odd tags, unknown tools, huge text
     let hostile = serde_json::to_string(&vec![
         "<tool_call></tool_call>".to_string(),
