@@ -14,7 +14,7 @@ use super::parse::parse_prediction;
 use super::retrieve::{build_prompt, Retriever, Setting};
 use super::schema::Instance;
 use crate::run::{
-    Agent, AgentError, Benchmark, BoxFuture, Event, Message, Role, RunError, SampleRecord,
+    Agent, Benchmark, BoxFuture, Event, FixedAgent, Message, Role, RunError, SampleRecord,
 };
 
 /// Intent2Tx as a [`Benchmark`] over a dataset, with a disjoint retrieval pool.
@@ -71,23 +71,6 @@ impl IntentBench {
     }
 }
 
-/// A built-in Intent2Tx agent: answers one instance with a fixed text.
-#[derive(Debug)]
-struct Fixed {
-    name: &'static str,
-    answer: String,
-}
-
-impl Agent for Fixed {
-    fn name(&self) -> &str {
-        self.name
-    }
-    fn respond<'a>(&'a mut self, _: &'a [Message]) -> BoxFuture<'a, Result<String, AgentError>> {
-        let a = self.answer.clone();
-        Box::pin(async move { Ok(a) })
-    }
-}
-
 impl Benchmark for IntentBench {
     fn name(&self) -> &'static str {
         "intent2tx"
@@ -115,10 +98,10 @@ impl Benchmark for IntentBench {
             available: self.builtin_agents().join(", "),
         })?;
         let (inst, _) = self.lookup(instance)?;
-        Ok(Box::new(Fixed {
-            name: kind.name(),
-            answer: kind.answer(inst, &self.book),
-        }))
+        Ok(Box::new(FixedAgent::new(
+            kind.name(),
+            kind.answer(inst, &self.book),
+        )))
     }
 
     fn run<'a>(

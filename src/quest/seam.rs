@@ -7,7 +7,7 @@ use serde_json::json;
 use super::atomic::{as_answer, prompt, Harness};
 use super::task::{Kind, Task};
 use crate::run::{
-    Agent, AgentError, Benchmark, BoxFuture, Event, Message, Role, RunError, SampleRecord,
+    Agent, Benchmark, BoxFuture, Event, FixedAgent, Message, Role, RunError, SampleRecord,
 };
 
 /// QuestBench over a loaded catalogue and a booted harness.
@@ -34,23 +34,6 @@ impl QuestBench {
             .iter()
             .find(|t| t.id() == id)
             .ok_or_else(|| RunError::UnknownInstance(id.to_string()))
-    }
-}
-
-/// A built-in agent answering with one fixed module.
-#[derive(Debug)]
-struct Fixed {
-    name: &'static str,
-    answer: String,
-}
-
-impl Agent for Fixed {
-    fn name(&self) -> &str {
-        self.name
-    }
-    fn respond<'a>(&'a mut self, _: &'a [Message]) -> BoxFuture<'a, Result<String, AgentError>> {
-        let a = self.answer.clone();
-        Box::pin(async move { Ok(a) })
     }
 }
 
@@ -95,10 +78,10 @@ impl Benchmark for QuestBench {
             }
         };
         let inst = self.harness.instance(task, seed).map_err(bench)?;
-        Ok(Box::new(Fixed {
+        Ok(Box::new(FixedAgent::new(
             name,
-            answer: as_answer(&inst.render_solution(&code)),
-        }))
+            as_answer(&inst.render_solution(&code)),
+        )))
     }
 
     fn run<'a>(

@@ -215,6 +215,34 @@ impl Agent for ScriptedAgent {
     }
 }
 
+/// An agent that gives the same answer to every request (single-turn built-in agents whose answer
+/// is computed from the instance, e.g. a reference solution).
+#[derive(Debug, Clone)]
+pub struct FixedAgent {
+    name: String,
+    answer: String,
+}
+
+impl FixedAgent {
+    /// An agent named `name` that always answers `answer`.
+    pub fn new(name: impl Into<String>, answer: impl Into<String>) -> Self {
+        Self {
+            name: name.into(),
+            answer: answer.into(),
+        }
+    }
+}
+
+impl Agent for FixedAgent {
+    fn name(&self) -> &str {
+        &self.name
+    }
+    fn respond<'a>(&'a mut self, _: &'a [Message]) -> BoxFuture<'a, Result<String, AgentError>> {
+        let a = self.answer.clone();
+        Box::pin(async move { Ok(a) })
+    }
+}
+
 /// Runs one sample of a built-in agent (what the offline default and `try` use).
 pub async fn run_builtin(
     bench: &dyn Benchmark,
