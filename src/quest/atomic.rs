@@ -447,6 +447,23 @@ impl Harness {
                     self.setup_send(task, from, token, data, "erc721 transfer")
                         .await?;
                 }
+                SetupStep::Erc721Approve {
+                    owner,
+                    token,
+                    id,
+                    approved,
+                } => {
+                    let owner = inst.resolve(owner, &self.manifest)?;
+                    let token = inst.resolve(token, &self.manifest)?;
+                    let approved = inst.resolve(approved, &self.manifest)?;
+                    let id = probe.eval(id).await?;
+                    if c.balance(owner).await? < one_coin {
+                        c.set_balance(owner, one_coin).await?;
+                    }
+                    let data = encode_addr_uint("approve(address,uint256)", approved, id);
+                    self.setup_send(task, owner, token, data, "erc721 approval")
+                        .await?;
+                }
                 SetupStep::Erc1155 {
                     from,
                     token,

@@ -421,6 +421,17 @@ pub enum SetupStep {
         /// Amount.
         amount: Expr,
     },
+    /// The owner of an ERC-721 token (impersonated) approves `approved` for it (`approve`).
+    Erc721Approve {
+        /// Token owner (impersonated; given 1 native coin for gas when it has less).
+        owner: AddrRef,
+        /// Collection.
+        token: AddrRef,
+        /// Token id.
+        id: Expr,
+        /// The approved address.
+        approved: AddrRef,
+    },
     /// Advances block time.
     TimeAdvance {
         /// Seconds.
@@ -1256,6 +1267,17 @@ fn check_setup(s: &SetupStep, params: &BTreeMap<&str, ParamType>) -> Result<(), 
             check_ref(to, params)?;
             check_expr(id, params)?;
             check_expr(amount, params)
+        }
+        SetupStep::Erc721Approve {
+            owner,
+            token,
+            id,
+            approved,
+        } => {
+            check_ref(owner, params)?;
+            check_ref(token, params)?;
+            check_ref(approved, params)?;
+            check_expr(id, params)
         }
         SetupStep::TimeAdvance { .. } => Ok(()),
         SetupStep::Stake {
