@@ -119,12 +119,12 @@ impl Verdict {
 /// A booted universe with its gate and sandbox, and the snapshot every sample starts from.
 #[derive(Debug)]
 pub struct Harness {
-    chain: Chain,
-    manifest: Manifest,
-    gate: Gate,
+    pub(super) chain: Chain,
+    pub(super) manifest: Manifest,
+    pub(super) gate: Gate,
     sandbox: Sandbox,
-    base: Mutex<SnapshotId>,
-    genesis_time: u64,
+    pub(super) base: Mutex<SnapshotId>,
+    pub(super) genesis_time: u64,
     /// The next sandbox process, started while the current sample runs.
     next: Mutex<Option<tokio::task::JoinHandle<Result<Prepared, SandboxError>>>>,
 }
@@ -159,7 +159,7 @@ impl Harness {
 
     /// A ready sandbox process (the one prepared in the background, or a fresh one), and the
     /// next one started in the background.
-    async fn take_prepared(&self) -> Result<Prepared, QuestError> {
+    pub(super) async fn take_prepared(&self) -> Result<Prepared, QuestError> {
         let mut next = self.next.lock().await;
         let prepared = match next.take() {
             Some(h) => match h.await {
@@ -234,18 +234,7 @@ impl Harness {
         let value = match run.outcome {
             Ok(v) => v,
             Err(f) => {
-                let outcome = match f.kind {
-                    FailureKind::NoExport | FailureKind::WrongSignature => Outcome::SchemaInvalid,
-                    FailureKind::Timeout => Outcome::Timeout,
-                    FailureKind::PermissionDenied
-                    | FailureKind::Memory
-                    | FailureKind::OutputTooLarge => Outcome::SandboxViolation,
-                    FailureKind::LoadError | FailureKind::Threw | FailureKind::Crashed => {
-                        Outcome::ExecutionFailure
-                    }
-                };
-                let kind = serde_json::to_value(f.kind).unwrap_or_default();
-                let reason = format!("{}: {}", kind.as_str().unwrap_or("failure"), f.message);
+                let (outcome, reason) = classify_failure(&f);
                 stages.checks_ms = ms(checks_time);
                 return Ok(Verdict::failed(outcome, reason, stages, logs));
             }
@@ -332,7 +321,7 @@ impl Harness {
         let (outcome, reason) = if reverted {
             let r = match &evidence {
                 Evidence::Tx(t) => t.receipt.revert_reason.clone().unwrap_or_default(),
-                Evidence::Answer(_) => String::new(),
+                Evidence::Answer(_) | Evidence::Episode { .. } => String::new(),
             };
             (Outcome::Revert, r)
         } else if score == 100 && checks.iter().all(|c| c.exact) {
@@ -362,7 +351,7 @@ impl Harness {
         })
     }
 
-    async fn fee_paid(&self, r: &crate::chain::Receipt) -> Result<U256, QuestError> {
+    pub(super) async fn fee_paid(&self, r: &crate::chain::Receipt) -> Result<U256, QuestError> {
         let v = self
             .chain
             .rpc()
@@ -376,7 +365,7 @@ impl Harness {
         Ok(price * U256::from(r.gas_used))
     }
 
-    async fn apply_setup(&self, task: &Task, inst: &Instance) -> Result<(), QuestError> {
+    pub(super) async fn apply_setup(&self, task: &Task, inst: &Instance) -> Result<(), QuestError> {
         let c = &self.chain;
         c.set_balance(inst.agent, U256::from(AGENT_START_WEI))
             .await?;
@@ -547,11 +536,28 @@ impl Harness {
     }
 }
 
-fn ms(d: Duration) -> f64 {
+/// The outcome class and reason text of a sandbox failure.
+pub(super) fn classify_failure(f: &super::sandbox::Failure) -> (Outcome, String) {
+    let outcome = match f.kind {
+        FailureKind::NoExport | FailureKind::WrongSignature => Outcome::SchemaInvalid,
+        FailureKind::Timeout => Outcome::Timeout,
+        FailureKind::PermissionDenied | FailureKind::Memory | FailureKind::OutputTooLarge => {
+            Outcome::SandboxViolation
+        }
+        FailureKind::LoadError | FailureKind::Threw | FailureKind::Crashed => {
+            Outcome::ExecutionFailure
+        }
+    };
+    let kind = serde_json::to_value(f.kind).unwrap_or_default();
+    let reason = format!("{}: {}", kind.as_str().unwrap_or("failure"), f.message);
+    (outcome, reason)
+}
+
+pub(super) fn ms(d: Duration) -> f64 {
     d.as_secs_f64() * 1000.0
 }
 
-fn short(v: &Value) -> String {
+pub(super) fn short(v: &Value) -> String {
     let s = v.to_string();
     if s.len() > 200 {
         format!("{}…", &s[..s.floor_char_boundary(200)])
@@ -583,6 +589,35 @@ const CANONICAL: [(&str, &str); 6] = [
     ("PancakeRouter", "PancakeSwap V2 Router"),
     ("PancakeFactory", "PancakeSwap V2 Factory"),
 ];
+
+/// The environment section of the composite prompt: chain id, signing rule, canonical contracts
+/// and the `deployedContracts` keys.
+pub fn environment(manifest: &Manifest) -> String {
+    let mut p = String::from("## Environment\n");
+    p.push_str(&format!(
+        "- A local BNB Smart Chain node, chain id {}. TypeScript with ethers v6 (`import {{ ethers }} from \"ethers\"`). \
+         In modules, `providerUrl` is a read-only JSON-RPC endpoint and `agentAddress` is your account.\n",
+        manifest.chain_id
+    ));
+    p.push_str(
+        "- The platform ignores `from`, fills nonce and chain id, signs with your key and \
+         sends an EIP-1559 transaction with maxPriorityFeePerGas = 1 gwei and \
+         maxFeePerGas ≤ 2 × the latest block's baseFeePerGas + 1.001 gwei; it uses your \
+         `gasLimit` if you give one, otherwise an estimate.\n",
+    );
+    p.push_str("- Canonical contracts:\n");
+    for (name, label) in CANONICAL {
+        if let Ok(a) = manifest.contract(name) {
+            p.push_str(&format!("  - {label}: {}\n", a.to_checksum(None)));
+        }
+    }
+    let keys: Vec<String> = manifest.address_book().keys().cloned().collect();
+    p.push_str(&format!(
+        "- `deployedContracts` keys: {}\n",
+        keys.join(", ")
+    ));
+    p
+}
 
 /// The exact prompt the model receives for an instance.
 pub fn prompt(task: &Task, inst: &Instance, manifest: &Manifest) -> String {
@@ -770,10 +805,10 @@ pub struct SelftestScore {
     pub file: String,
     /// The mistake it makes (empty for the reference).
     pub mistake: String,
-    /// Score.
+    /// Score (composites: base × decay, rounded down).
     pub score: u32,
-    /// Outcome class.
-    pub outcome: Outcome,
+    /// Outcome class (atomic or composite names).
+    pub outcome: String,
     /// Reason (failed checks, revert reason, …).
     pub reason: String,
 }
@@ -809,6 +844,23 @@ pub async fn selftest(
     let mut out = Vec::new();
     let (mut perfect, mut wrong_total, mut wrong_rejected) = (0, 0, 0);
     for task in tasks {
+        if task.spec.kind == super::task::Kind::Composite {
+            let t = super::composite::selftest_task(harness, task, seeds).await?;
+            let ref_ok = t.seeds.iter().all(|s| s.reference.score == 100);
+            for s in &t.seeds {
+                for w in &s.wrong {
+                    wrong_total += 1;
+                    if w.score < PASS_THRESHOLD {
+                        wrong_rejected += 1;
+                    }
+                }
+            }
+            if ref_ok {
+                perfect += 1;
+            }
+            out.push(t);
+            continue;
+        }
         let reference = task.reference_source()?;
         let wrongs: Vec<(String, String, String)> = task
             .spec
@@ -877,7 +929,7 @@ fn score_of(file: &str, mistake: &str, v: &Verdict) -> SelftestScore {
         file: file.into(),
         mistake: mistake.into(),
         score: v.score,
-        outcome: v.outcome,
+        outcome: v.outcome.as_str().into(),
         reason: v.reason.clone(),
     }
 }

@@ -21,6 +21,14 @@ pub enum Evidence {
     Tx(SentTx),
     /// A query task's answer object.
     Answer(Value),
+    /// A composite episode's end state: the fees the agent paid over every round and the answer
+    /// object of its submit message (`null` when none).
+    Episode {
+        /// Total fee paid by the agent in the episode.
+        fee: U256,
+        /// The submitted answer object.
+        answer: Value,
+    },
 }
 
 /// The transaction as sent, with its receipt.
@@ -383,6 +391,11 @@ impl<'a> Probe<'a> {
     ) -> Result<Verdict, QuestError> {
         let tx = match evidence {
             Evidence::Tx(t) => Some(t),
+            Evidence::Answer(_) | Evidence::Episode { .. } => None,
+        };
+        let fee = match evidence {
+            Evidence::Tx(t) => Some(t.fee),
+            Evidence::Episode { fee, .. } => Some(*fee),
             Evidence::Answer(_) => None,
         };
         let no_tx = || Verdict::text("a transaction", "no transaction", false);
@@ -466,8 +479,8 @@ impl<'a> Probe<'a> {
                 let after = self.chain.balance(who).await?;
                 let mut before = pre.before.unwrap_or_default();
                 if *exclude_gas && who == self.instance.agent {
-                    if let Some(t) = tx {
-                        before = before.saturating_sub(t.fee);
+                    if let Some(f) = fee {
+                        before = before.saturating_sub(f);
                     }
                 }
                 Verdict::amount(exp, delta(before, after, *direction), tolerance)
@@ -574,7 +587,7 @@ impl<'a> Probe<'a> {
             } => {
                 let want = self.eval(expected).await?;
                 let got = match evidence {
-                    Evidence::Answer(v) => v.get(field),
+                    Evidence::Answer(v) | Evidence::Episode { answer: v, .. } => v.get(field),
                     Evidence::Tx(_) => None,
                 };
                 match got.map(parse_answer_uint) {
@@ -606,7 +619,7 @@ impl<'a> Probe<'a> {
                 let want = decode_abi_string(&out)
                     .ok_or_else(|| self.err(format!("{signature} did not return an ABI string")))?;
                 let got = match evidence {
-                    Evidence::Answer(v) => v.get(field),
+                    Evidence::Answer(v) | Evidence::Episode { answer: v, .. } => v.get(field),
                     Evidence::Tx(_) => None,
                 };
                 match got {

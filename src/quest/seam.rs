@@ -1,13 +1,23 @@
-//! QuestBench atomic tasks behind the run seam ([`crate::run::Benchmark`]). Built-in agents:
-//! `reference` answers with the task's reference solution; `known-wrong` answers with one of its
-//! known-wrong solutions (chosen by the seed).
+//! QuestBench atomic and composite tasks behind the run seam ([`crate::run::Benchmark`]).
+//! Built-in agents: `reference` answers with the task's reference solution (composites: its
+//! scripted rounds); `known-wrong` answers with one of its known-wrong solutions (chosen by the
+//! seed); `faulty-<rate>` (e.g. `faulty-0.2`) answers like `reference` but, with probability
+//! `rate` per answer (seeded), makes a characteristic mistake instead: a known-wrong module on
+//! atomic tasks; on composites a prose reply without code, a malformed control JSON or a
+//! redundant balance query (each costs a round, then the script resumes).
 
+use std::collections::VecDeque;
+
+use rand::{Rng, SeedableRng};
+use rand_chacha::ChaCha8Rng;
 use serde_json::json;
 
 use super::atomic::{as_answer, prompt, Harness};
+use super::composite;
 use super::task::{Kind, Task};
 use crate::run::{
-    Agent, Benchmark, BoxFuture, Event, FixedAgent, Message, Role, RunError, SampleRecord,
+    Agent, AgentError, Benchmark, BoxFuture, Event, FixedAgent, Message, Role, RunError,
+    SampleRecord, ScriptedAgent,
 };
 
 /// QuestBench over a loaded catalogue and a booted harness.
@@ -18,15 +28,9 @@ pub struct QuestBench {
 }
 
 impl QuestBench {
-    /// A benchmark over `tasks` (composite tasks are listed nowhere until their protocol exists).
+    /// A benchmark over `tasks` (atomic and composite).
     pub fn new(tasks: Vec<Task>, harness: Harness) -> Self {
-        Self {
-            tasks: tasks
-                .into_iter()
-                .filter(|t| t.spec.kind == Kind::Atomic)
-                .collect(),
-            harness,
-        }
+        Self { tasks, harness }
     }
 
     fn task(&self, id: &str) -> Result<&Task, RunError> {
@@ -37,7 +41,62 @@ impl QuestBench {
     }
 }
 
-const AGENTS: [&str; 2] = ["reference", "known-wrong"];
+const AGENTS: [&str; 4] = ["reference", "known-wrong", "faulty-0.1", "faulty-0.3"];
+
+/// The fault rate of a `faulty-<rate>` agent name.
+pub fn fault_rate(name: &str) -> Option<f64> {
+    let r: f64 = name.strip_prefix("faulty-")?.parse().ok()?;
+    (0.0..=1.0).contains(&r).then_some(r)
+}
+
+/// A seeded RNG for one (task, seed) pair.
+fn rng_for(task: &str, seed: u64) -> ChaCha8Rng {
+    let mut material = b"crucible/quest/faulty/".to_vec();
+    material.extend_from_slice(task.as_bytes());
+    material.extend_from_slice(&seed.to_le_bytes());
+    ChaCha8Rng::from_seed(alloy::primitives::keccak256(&material).0)
+}
+
+/// The reference agent with seeded faults (see the module doc).
+#[derive(Debug)]
+pub struct FaultyAgent {
+    name: String,
+    rate: f64,
+    rng: ChaCha8Rng,
+    /// Composite: the scripted replies still to give (planning first).
+    turns: VecDeque<String>,
+    /// Atomic: the reference answer and the known-wrong answers.
+    atomic: Option<(String, Vec<String>)>,
+    planned: bool,
+}
+
+const COMPOSITE_FAULTS: [&str; 3] = [
+    "I will now perform the next step of the plan as described.",
+    "```json\n{\"action\": \"query\", \"query\": \"native_balance\"\n```",
+    "```json\n{\"action\": \"query\", \"query\": \"native_balance\"}\n```",
+];
+
+impl Agent for FaultyAgent {
+    fn name(&self) -> &str {
+        &self.name
+    }
+    fn respond<'a>(&'a mut self, _: &'a [Message]) -> BoxFuture<'a, Result<String, AgentError>> {
+        let fault = self.rng.random::<f64>() < self.rate;
+        let out = if let Some((reference, wrong)) = &self.atomic {
+            if fault && !wrong.is_empty() {
+                Ok(wrong[self.rng.random_range(0..wrong.len())].clone())
+            } else {
+                Ok(reference.clone())
+            }
+        } else if fault && self.planned {
+            Ok(COMPOSITE_FAULTS[self.rng.random_range(0..COMPOSITE_FAULTS.len())].to_string())
+        } else {
+            self.planned = true;
+            self.turns.pop_front().ok_or(AgentError::Exhausted)
+        };
+        Box::pin(async move { out })
+    }
+}
 
 impl Benchmark for QuestBench {
     fn name(&self) -> &'static str {
@@ -60,28 +119,60 @@ impl Benchmark for QuestBench {
     ) -> Result<Box<dyn Agent + '_>, RunError> {
         let task = self.task(instance)?;
         let bench = |e: super::QuestError| RunError::Benchmark(e.to_string());
-        let (name, code) = match name {
-            "reference" => ("reference", task.reference_source().map_err(bench)?),
-            "known-wrong" => {
-                let w = &task.spec.solutions.wrong;
-                let pick = &w[(seed % w.len() as u64) as usize];
-                (
-                    "known-wrong",
-                    task.read_relative(&pick.file).map_err(bench)?,
-                )
-            }
-            other => {
-                return Err(RunError::UnknownAgent {
-                    name: other.to_string(),
-                    available: AGENTS.join(", "),
-                })
+        let inst = self.harness.instance(task, seed).map_err(bench)?;
+        let wrong = &task.spec.solutions.wrong;
+        let composite = task.spec.kind == Kind::Composite;
+        let answer = |rel: &str| -> Result<Vec<String>, RunError> {
+            if composite {
+                composite::render_script(task, rel, &inst).map_err(bench)
+            } else {
+                let code = task.read_relative(rel).map_err(bench)?;
+                Ok(vec![as_answer(&inst.render_solution(&code))])
             }
         };
-        let inst = self.harness.instance(task, seed).map_err(bench)?;
-        Ok(Box::new(FixedAgent::new(
-            name,
-            as_answer(&inst.render_solution(&code)),
-        )))
+        let scripted = |agent: &str, mut turns: Vec<String>| -> Box<dyn Agent + '_> {
+            if composite {
+                Box::new(ScriptedAgent::new(agent, turns))
+            } else {
+                Box::new(FixedAgent::new(agent, turns.remove(0)))
+            }
+        };
+        match name {
+            "reference" => Ok(scripted(
+                "reference",
+                answer(&task.spec.solutions.reference)?,
+            )),
+            "known-wrong" => {
+                let pick = &wrong[(seed % wrong.len() as u64) as usize];
+                Ok(scripted("known-wrong", answer(&pick.file)?))
+            }
+            other => {
+                let Some(rate) = fault_rate(other) else {
+                    return Err(RunError::UnknownAgent {
+                        name: other.to_string(),
+                        available: format!("{}, faulty-<rate in 0..1>", AGENTS.join(", ")),
+                    });
+                };
+                let reference = answer(&task.spec.solutions.reference)?;
+                let (turns, atomic) = if composite {
+                    (reference.into(), None)
+                } else {
+                    let wrongs = wrong
+                        .iter()
+                        .map(|w| answer(&w.file).map(|mut v| v.remove(0)))
+                        .collect::<Result<Vec<_>, _>>()?;
+                    (VecDeque::new(), Some((reference[0].clone(), wrongs)))
+                };
+                Ok(Box::new(FaultyAgent {
+                    name: other.to_string(),
+                    rate,
+                    rng: rng_for(instance, seed),
+                    turns,
+                    atomic,
+                    planned: false,
+                }))
+            }
+        }
     }
 
     fn run<'a>(
@@ -101,6 +192,36 @@ impl Benchmark for QuestBench {
                 agent: agent.name().into(),
                 seed,
             });
+            if task.spec.kind == Kind::Composite {
+                let (verdict, transcript) =
+                    composite::run_episode(&self.harness, task, &inst, agent, events)
+                        .await
+                        .map_err(bench)?;
+                let score = verdict.score / 100.0;
+                events(Event::SampleFinished {
+                    outcome: verdict.outcome.as_str().into(),
+                    score,
+                });
+                return Ok(SampleRecord {
+                    benchmark: self.name().into(),
+                    instance: instance.into(),
+                    agent: agent.name().into(),
+                    seed,
+                    outcome: verdict.outcome.as_str().into(),
+                    score,
+                    passed: verdict.passed,
+                    transcript,
+                    details: json!({
+                        "kind": "composite",
+                        "k_act": verdict.k_act,
+                        "k_opt": verdict.k_opt,
+                        "verdict": verdict,
+                        "params": inst.params_json(),
+                        "template_index": inst.template_index,
+                        "agent_error": verdict.agent_error,
+                    }),
+                });
+            }
             let mut transcript = vec![Message::new(
                 Role::User,
                 prompt(task, &inst, self.harness.manifest()),
@@ -143,6 +264,9 @@ impl Benchmark for QuestBench {
                 passed: verdict.passed,
                 transcript,
                 details: json!({
+                    "kind": "atomic",
+                    "k_act": 1,
+                    "k_opt": 1,
                     "verdict": verdict,
                     "params": inst.params_json(),
                     "template_index": inst.template_index,

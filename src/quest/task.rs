@@ -3,8 +3,8 @@
 //!
 //! A task names its templates, typed parameters with seeded sampling rules, an optional setup
 //! block applied after the snapshot revert, an answer schema for query tasks, and declarative
-//! checks whose weights sum to 100. Composite fields are part of the format even though the
-//! composite protocol is not run yet. Loading names the file and the field that is wrong.
+//! checks whose weights sum to 100, and for composites the workflow, K_opt and the round budget.
+//! Loading names the file and the field that is wrong.
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
@@ -23,7 +23,7 @@ pub const FORMAT_VERSION: u32 = 1;
 pub enum Kind {
     /// One model call, one transaction or query answer.
     Atomic,
-    /// Planning plus rounds (format only; the protocol is not built yet).
+    /// A planning call plus rounds (see [`super::composite`]).
     Composite,
 }
 
@@ -699,7 +699,7 @@ pub struct WrongSpec {
     pub families: Vec<String>,
 }
 
-/// Composite-only fields (format only for now).
+/// Composite-only fields (run by [`super::composite`]).
 #[derive(Debug, Clone, Serialize, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct CompositeSpec {
@@ -711,6 +711,10 @@ pub struct CompositeSpec {
     pub max_rounds_multiplier: u32,
     /// The atomic operation(s) whose end state is scored.
     pub key_operations: Vec<String>,
+    /// Names of checks that must all pass for the episode to pass (the key operations' end
+    /// state): when one fails, the base score is capped at 50.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub required: Vec<String>,
 }
 
 /// A validated task, with its solution files resolved.
@@ -774,6 +778,18 @@ impl Task {
             source: e,
         })?;
         let task = Self::from_json(&text, path)?;
+        if task.spec.kind == Kind::Composite {
+            for rel in std::iter::once(&task.spec.solutions.reference)
+                .chain(task.spec.solutions.wrong.iter().map(|w| &w.file))
+            {
+                super::composite::check_script(&task, rel).map_err(|message| QuestError::Load {
+                    file: path.display().to_string(),
+                    field: "solutions".into(),
+                    message: format!("{rel}: {message}"),
+                })?;
+            }
+            return Ok(task);
+        }
         for rel in std::iter::once(&task.spec.solutions.reference)
             .chain(task.spec.solutions.wrong.iter().map(|w| &w.file))
         {
@@ -801,7 +817,8 @@ impl Task {
     }
 }
 
-/// Loads every `*.json` task under `dir` (recursively), sorted by id; ids must be unique.
+/// Loads every `*.json` task under `dir` (recursively; composite scripts `*.rounds.json` are
+/// solutions, not tasks), sorted by id; ids must be unique.
 pub fn load_dir(dir: &Path) -> Result<Vec<Task>, QuestError> {
     let mut files = Vec::new();
     collect_json(dir, &mut files)?;
@@ -835,7 +852,9 @@ fn collect_json(dir: &Path, out: &mut Vec<PathBuf>) -> Result<(), QuestError> {
     for p in entries {
         if p.is_dir() {
             collect_json(&p, out)?;
-        } else if p.extension().and_then(|e| e.to_str()) == Some("json") {
+        } else if p.extension().and_then(|e| e.to_str()) == Some("json")
+            && !p.to_string_lossy().ends_with(".rounds.json")
+        {
             out.push(p);
         }
     }
@@ -935,7 +954,31 @@ fn validate(spec: &TaskSpec) -> Result<(), Invalid> {
             c.check,
             Check::AnswerEquals { .. } | Check::AnswerTextEquals { .. }
         );
-        if is_answer != spec.answer.is_some() {
+        if spec.kind == Kind::Composite {
+            if is_answer && spec.answer.is_none() {
+                return Err(bad(
+                    format!("checks[{i}].check"),
+                    "answer checks need an answer schema",
+                ));
+            }
+            if matches!(
+                c.check,
+                Check::TxSuccess
+                    | Check::TxTo { .. }
+                    | Check::Selector { .. }
+                    | Check::EmptyCalldata
+                    | Check::CalldataContains { .. }
+                    | Check::TxValue { .. }
+            ) {
+                return Err(bad(
+                    format!("checks[{i}].check"),
+                    format!(
+                        "a composite is scored on its end state; {} looks at one transaction",
+                        c.check.family()
+                    ),
+                ));
+            }
+        } else if is_answer != spec.answer.is_some() {
             return Err(bad(
                 format!("checks[{i}].check"),
                 if is_answer {
@@ -976,6 +1019,16 @@ fn validate(spec: &TaskSpec) -> Result<(), Invalid> {
                 return Err(bad(
                     "composite",
                     "optimal_steps and max_rounds_multiplier must be ≥ 1",
+                ));
+            }
+            if let Some(r) = c
+                .required
+                .iter()
+                .find(|r| !spec.checks.iter().any(|k| &k.name == *r))
+            {
+                return Err(bad(
+                    "composite.required",
+                    format!("{r:?} is not the name of a check"),
                 ));
             }
             if c.key_operations.iter().any(|k| !c.workflow.contains(k)) {
