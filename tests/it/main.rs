@@ -4,6 +4,7 @@
 
 mod chain;
 mod cli;
+mod composite;
 mod intent;
 mod intent_exec;
 mod llm;
