@@ -332,11 +332,14 @@ pub async fn llm(
     })
 }
 
-/// `crucible bench questbench`: the reference agent over every atomic task, one seed.
+/// `crucible bench questbench`: the reference agent over every task (atomic and composite), one
+/// seed; per-sample stage figures (a composite sample sums its rounds).
 #[derive(Debug, Clone, Serialize)]
 pub struct QuestFigures {
     /// Tasks run.
     pub tasks: usize,
+    /// Execution rounds run (atomic tasks: 1 each; composites: K_act of the reference).
+    pub rounds: u32,
     /// Tasks whose reference scored 100.
     pub reference_perfect: usize,
     /// Universe boot + gate + sandbox setup (ms).
@@ -364,20 +367,34 @@ pub async fn questbench(config: &Config, seed: u64) -> anyhow::Result<QuestFigur
     let (mut rs, mut sb, mut sd, mut ck) = (vec![], vec![], vec![], vec![]);
     let mut perfect = 0;
     let d = |ms: f64| Duration::from_secs_f64(ms / 1e3);
+    let mut rounds = 0u32;
     for t in &tasks {
         let inst = h.instance(t, seed)?;
-        let code = inst.render_solution(&t.reference_source()?);
-        let v = h.run_answer(t, &inst, &as_answer(&code)).await?;
-        if v.score == 100 {
+        let (score_ok, stages) = if t.spec.kind == crate::quest::task::Kind::Composite {
+            let turns =
+                crate::quest::composite::render_script(t, &t.spec.solutions.reference, &inst)?;
+            let mut agent = crate::run::ScriptedAgent::new("reference", turns);
+            let (v, _) =
+                crate::quest::composite::run_episode(&h, t, &inst, &mut agent, &mut |_| {}).await?;
+            rounds += v.k_act;
+            (v.score == 100.0, v.stages)
+        } else {
+            let code = inst.render_solution(&t.reference_source()?);
+            let v = h.run_answer(t, &inst, &as_answer(&code)).await?;
+            rounds += 1;
+            (v.score == 100, v.stages)
+        };
+        if score_ok {
             perfect += 1;
         }
-        rs.push(d(v.stages.revert_setup_ms));
-        sb.push(d(v.stages.sandbox_ms));
-        sd.push(d(v.stages.send_ms));
-        ck.push(d(v.stages.checks_ms));
+        rs.push(d(stages.revert_setup_ms));
+        sb.push(d(stages.sandbox_ms));
+        sd.push(d(stages.send_ms));
+        ck.push(d(stages.checks_ms));
     }
     Ok(QuestFigures {
         tasks: tasks.len(),
+        rounds,
         reference_perfect: perfect,
         boot_ms: boot.as_secs_f64() * 1e3,
         wall_ms: t1.elapsed().as_secs_f64() * 1e3,

@@ -45,6 +45,8 @@ enum Command {
     /// EVM-QuestBench: list, preview, try an answer, self-test the catalogue.
     #[command(subcommand)]
     Quest(cli::QuestCmd),
+    /// Self-test a benchmark's catalogue (questbench: references 100, known-wrong < 60).
+    Selftest(cli::SelftestArgs),
 }
 
 fn main() -> Result<()> {
@@ -76,6 +78,7 @@ fn main() -> Result<()> {
             Command::Try(args) => cli::pilot::try_task(&config, args),
             Command::Models(cmd) => cli::models(&config, cmd).await,
             Command::Quest(cmd) => cli::quest(&config, cmd).await,
+            Command::Selftest(args) => cli::quest(&config, args.to_quest()?).await,
         }
     })
 }

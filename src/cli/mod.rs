@@ -27,4 +27,4 @@ pub fn emit(text: &str) -> anyhow::Result<()> {
         other => Ok(other?),
     }
 }
-pub use quest::{quest, QuestCmd};
+pub use quest::{quest, QuestCmd, SelftestArgs};

@@ -92,6 +92,9 @@ pub enum TasksCmd {
         /// Task id.
         #[arg(long)]
         task: String,
+        /// Instance seed (questbench; pilot tasks are not seeded).
+        #[arg(long, default_value_t = 0)]
+        seed: u64,
         /// Task library directory (default: the project's tasks/<bench>).
         #[arg(long)]
         tasks_dir: Option<PathBuf>,
@@ -109,13 +112,13 @@ impl TasksCmd {
         }
     }
 
-    /// The EVM-QuestBench command this maps to (`preview` shows seed 0).
+    /// The EVM-QuestBench command this maps to.
     pub fn to_quest(&self) -> super::QuestCmd {
         match self {
             Self::List { .. } => super::QuestCmd::List,
-            Self::Preview { task, .. } => super::QuestCmd::Preview {
+            Self::Preview { task, seed, .. } => super::QuestCmd::Preview {
                 task: task.clone(),
-                seed: 0,
+                seed: *seed,
             },
         }
     }
@@ -355,6 +358,7 @@ pub fn tasks(config: &Config, cmd: TasksCmd) -> Result<()> {
             task,
             tasks_dir,
             json: j,
+            ..
         } => {
             if bench == "intent2tx" {
                 return super::intent::tasks_preview(tasks_dir.as_deref(), &task, j);

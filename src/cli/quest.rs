@@ -5,6 +5,7 @@ use std::path::PathBuf;
 use anyhow::{Context, Result};
 use clap::Subcommand;
 use crucible::quest::atomic::{self, Harness};
+use crucible::quest::composite;
 use crucible::quest::task::{self, Task};
 use crucible::Config;
 
@@ -22,7 +23,8 @@ pub enum QuestCmd {
         #[arg(long, default_value_t = 0)]
         seed: u64,
     },
-    /// Score one answer file (a .ts module, or a full model reply with a code block).
+    /// Score one answer file (atomic: a .ts module or a full model reply with a code block;
+    /// composite: a JSON array of raw round replies, planning reply first).
     Try {
         /// Task id.
         #[arg(long)]
@@ -72,6 +74,39 @@ fn one(tasks: Vec<Task>, id: &str) -> Result<Task> {
         .ok_or_else(|| crucible::quest::QuestError::UnknownTask(id.into()).into())
 }
 
+/// `crucible selftest --bench questbench`: the same as `crucible quest selftest`.
+#[derive(Debug, clap::Args)]
+pub struct SelftestArgs {
+    /// Benchmark (today: questbench).
+    #[arg(long)]
+    bench: String,
+    /// Only this task.
+    #[arg(long)]
+    task: Option<String>,
+    /// Seeds 0..N.
+    #[arg(long, default_value_t = 1)]
+    seeds: u64,
+    /// Print the full JSON report.
+    #[arg(long)]
+    json: bool,
+}
+
+impl SelftestArgs {
+    /// The `quest selftest` this maps to; only questbench has a self-test.
+    pub fn to_quest(&self) -> Result<QuestCmd> {
+        anyhow::ensure!(
+            self.bench == "questbench",
+            "no self-test for bench {:?} (available: questbench)",
+            self.bench
+        );
+        Ok(QuestCmd::Selftest {
+            task: self.task.clone(),
+            seeds: self.seeds,
+            json: self.json,
+        })
+    }
+}
+
 /// Runs `crucible quest …`.
 pub async fn quest(config: &Config, cmd: QuestCmd) -> Result<()> {
     match cmd {
@@ -113,6 +148,35 @@ pub async fn quest(config: &Config, cmd: QuestCmd) -> Result<()> {
             let t = one(tasks(config)?, &task)?;
             let text = std::fs::read_to_string(&answer)
                 .with_context(|| format!("reading {}", answer.display()))?;
+            if t.spec.kind == task::Kind::Composite {
+                let turns: Vec<String> = serde_json::from_str(&text).with_context(|| {
+                    format!(
+                        "{}: a composite answer is a JSON array of raw round replies (planning reply first)",
+                        answer.display()
+                    )
+                })?;
+                let h = Harness::start(config).await?;
+                let inst = h.instance(&t, seed)?;
+                let mut agent = crucible::run::ScriptedAgent::new("answer-file", turns);
+                let (v, _) = composite::run_episode(&h, &t, &inst, &mut agent, &mut |_| {}).await?;
+                out!(
+                    "{}",
+                    serde_json::to_string_pretty(&serde_json::json!({
+                        "score": v.score,
+                        "passed": v.passed,
+                        "outcome": v.outcome,
+                        "reason": v.reason,
+                        "checks": v.checks,
+                        "k_act": v.k_act,
+                        "k_opt": v.k_opt,
+                        "base": v.base,
+                        "decay": v.decay,
+                        "max_rounds": v.max_rounds,
+                        "rounds": v.rounds,
+                    }))?
+                );
+                return Ok(());
+            }
             let text = if text.contains("```") {
                 text
             } else {

@@ -934,13 +934,20 @@ fn score_of(file: &str, mistake: &str, v: &Verdict) -> SelftestScore {
     }
 }
 
-/// The preview of an instance (`tasks preview`): everything but the key.
+/// The preview of an instance (`tasks preview`): everything but the key (composites: the
+/// planning prompt, the first message the model gets).
 pub fn preview(task: &Task, inst: &Instance, manifest: &Manifest) -> Value {
     json!({
         "id": task.id(),
         "seed": inst.seed,
         "template_index": inst.template_index,
-        "prompt": prompt(task, inst, manifest),
+        "kind": task.spec.kind,
+        "prompt": if task.spec.kind == super::task::Kind::Composite {
+            super::composite::prompt(task, inst, manifest)
+        } else {
+            prompt(task, inst, manifest)
+        },
+        "optimal_steps": task.spec.composite.as_ref().map_or(1, |c| c.optimal_steps),
         "params": inst.params_json(),
         "checks": task.spec.checks,
         "deployed_contracts": manifest.address_book(),

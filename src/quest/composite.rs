@@ -14,7 +14,7 @@ use alloy::primitives::{Address, Bytes, U256};
 use serde::Serialize;
 use serde_json::{json, Map, Value};
 
-use super::atomic::{as_answer, classify_failure, ms, validate_tx, Harness, Outcome, Stages};
+use super::atomic::{as_answer, classify_failure, ms, validate_tx, Harness, Stages};
 use super::check::{selector, CheckResult, Evidence, Probe};
 use super::instance::{format_units, Instance};
 use super::sandbox::Call;
@@ -908,17 +908,6 @@ pub async fn run_episode(
         },
         transcript,
     ))
-}
-
-/// Maps a composite outcome onto the atomic outcome classes where they coincide (for reports
-/// that aggregate both kinds).
-pub fn as_atomic_outcome(o: CompositeOutcome) -> Option<Outcome> {
-    match o {
-        CompositeOutcome::Exact => Some(Outcome::Exact),
-        CompositeOutcome::ToleranceDeviation => Some(Outcome::ToleranceDeviation),
-        CompositeOutcome::Other => Some(Outcome::Other),
-        _ => None,
-    }
 }
 
 /// Reads a scripted solution (a JSON array of round replies, planning reply first) and renders it

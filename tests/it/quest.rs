@@ -22,6 +22,9 @@ fn catalogue() -> Vec<Task> {
 #[test]
 fn every_task_file_loads_and_the_slice_is_complete() {
     let tasks = catalogue();
+    use crucible::quest::task::Kind;
+    let kind = |k: Kind| tasks.iter().filter(|t| t.spec.kind == k).count();
+    assert_eq!((kind(Kind::Atomic), kind(Kind::Composite)), (62, 45));
     let count = |sub: &str| tasks.iter().filter(|t| t.spec.subcategory == sub).count();
     assert!(
         count("native_transfer") >= 7,
