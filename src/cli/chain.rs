@@ -52,6 +52,16 @@ pub enum BenchCmd {
     Pilot(super::pilot::PilotBenchArgs),
     /// Intent2Tx static-metric and execution throughput.
     Intent2tx(super::BenchIntentArgs),
+    /// EVM-QuestBench: the reference agent over all 107 tasks, one seed; wall time and per-stage
+    /// medians (same as `crucible quest bench`).
+    Questbench {
+        /// Seed.
+        #[arg(long, default_value_t = 0)]
+        seed: u64,
+        /// Print JSON.
+        #[arg(long)]
+        json: bool,
+    },
     /// Model-call layer: overhead per call over bare HTTP, throughput against the loopback provider.
     Llm {
         /// Print JSON.
@@ -154,6 +164,10 @@ pub async fn bench(config: &Config, cmd: BenchCmd) -> Result<()> {
         ),
         BenchCmd::Pilot(args) => return super::pilot::bench(config, args),
         BenchCmd::Intent2tx(args) => return super::intent::bench(config, args).await,
+        BenchCmd::Questbench { seed, json } => (
+            serde_json::to_value(crucible::bench::questbench(config, seed).await?)?,
+            json,
+        ),
         BenchCmd::Llm {
             json,
             calls,
