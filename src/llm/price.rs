@@ -14,7 +14,7 @@ use super::LlmError;
 pub const DEFAULT_PRICES: &str = include_str!("../../assets/prices.json");
 
 /// The price of one model, USD per million tokens.
-#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize, ts_rs::TS)]
 #[serde(deny_unknown_fields)]
 pub struct ModelPrice {
     /// USD per 1M prompt tokens.

@@ -8,6 +8,7 @@ mod intent;
 mod intent_exec;
 mod llm;
 mod pilot;
+mod providers;
 mod quest;
 mod sandbox;
 mod seam;
