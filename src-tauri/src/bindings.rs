@@ -35,6 +35,24 @@ pub fn typescript() -> String {
     decl::<ToolLocation>(&mut out);
     decl::<UniverseStatus>(&mut out);
     decl::<UniverseState>(&mut out);
+    // Run console: providers and models.
+    {
+        use crucible::llm::{
+            ConnectionTest, KeySource, ModelEntry, ModelPrice, ModelSettings, Provider,
+            ProviderEntry, SystemPrompt,
+        };
+        decl::<crate::ProvidersView>(&mut out);
+        decl::<crate::ProviderView>(&mut out);
+        decl::<crate::BuiltinAgentView>(&mut out);
+        decl::<ProviderEntry>(&mut out);
+        decl::<ModelEntry>(&mut out);
+        decl::<ModelSettings>(&mut out);
+        decl::<SystemPrompt>(&mut out);
+        decl::<ModelPrice>(&mut out);
+        decl::<Provider>(&mut out);
+        decl::<KeySource>(&mut out);
+        decl::<ConnectionTest>(&mut out);
+    }
     out
 }
 
@@ -73,6 +91,10 @@ mod tests {
             "ToolLocation",
             "UniverseStatus",
             "UniverseState",
+            "ProvidersView",
+            "ProviderEntry",
+            "KeySource",
+            "ConnectionTest",
         ] {
             assert!(
                 ts.contains(&format!("export type {name} ")),

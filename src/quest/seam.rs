@@ -37,7 +37,8 @@ impl QuestBench {
     }
 }
 
-const AGENTS: [&str; 2] = ["reference", "known-wrong"];
+/// The built-in agents of EVM-QuestBench.
+pub const AGENTS: [&str; 2] = ["reference", "known-wrong"];
 
 impl Benchmark for QuestBench {
     fn name(&self) -> &'static str {

@@ -17,7 +17,7 @@ message: string, };
 /**
  * What went wrong, coarsely, so the UI can choose what to advise.
  */
-export type ErrorKind = "config" | "internal";
+export type ErrorKind = "config" | "internal" | "invalid" | "keychain" | "not_found";
 
 /**
  * Everything the "System" page shows, as one serialisable value.
@@ -107,3 +107,175 @@ contracts: number | null, } | { "kind": "not_built" } | { "kind": "unreadable",
  * What went wrong, naming the file.
  */
 message: string, };
+
+/**
+ * Everything on the page.
+ */
+export type ProvidersView = { 
+/**
+ * The registry file.
+ */
+file: string, 
+/**
+ * The keychain backend in use (`secret-service`, `keyutils`, …).
+ */
+keychain: string, 
+/**
+ * Saved providers, in order.
+ */
+providers: Array<ProviderView>, 
+/**
+ * Built-in agents of every benchmark.
+ */
+builtin_agents: Array<BuiltinAgentView>, };
+
+/**
+ * A saved provider as the page shows it.
+ */
+export type ProviderView = { 
+/**
+ * The saved entry (no key in it).
+ */
+entry: ProviderEntry, 
+/**
+ * Where its key would come from right now.
+ */
+key_source: KeySource, 
+/**
+ * The env vars looked at after the keychain, in order.
+ */
+env_vars: Array<string>, };
+
+/**
+ * A built-in agent (always available, no key, no network).
+ */
+export type BuiltinAgentView = { 
+/**
+ * `questbench`, `intent2tx` or `pilot`.
+ */
+benchmark: string, 
+/**
+ * The agent's name; in runs it is `builtin:<name>`.
+ */
+name: string, };
+
+/**
+ * A saved provider: a kind (wire format and defaults), where it is, and its models.
+ */
+export type ProviderEntry = { 
+/**
+ * Unique id (`[a-z0-9][a-z0-9_-]*`, at most 40 chars): the keychain account of its key and
+ * the prefix of its models in runs (`<id>:<model>`).
+ */
+id: string, 
+/**
+ * Which provider kind (wire format, default URL, usual key variable).
+ */
+kind: Provider, 
+/**
+ * Server URL; `None`: the kind's default (required for `openai-compatible`).
+ */
+base_url: string | null, 
+/**
+ * Env var to read the key from when the keychain has none (default: the kind's usual one,
+ * then `CRUCIBLE_API_KEY`).
+ */
+key_env: string | null, 
+/**
+ * The models saved for it.
+ */
+models: Array<ModelEntry>, };
+
+/**
+ * One model on a saved provider.
+ */
+export type ModelEntry = { 
+/**
+ * The model name as the provider knows it (`gpt-4o`, `openai/gpt-4o`, `llama3.1:8b`).
+ */
+name: string, 
+/**
+ * Sampling settings.
+ */
+settings: ModelSettings, 
+/**
+ * USD per million tokens; `None`: the shipped price table's entry, if any.
+ */
+price: ModelPrice | null, };
+
+/**
+ * Per-model sampling settings; part of the cache key.
+ */
+export type ModelSettings = { 
+/**
+ * Sampling temperature (0.7 as in the papers).
+ */
+temperature: number, 
+/**
+ * Cap on generated tokens (`None`: the provider's default; Anthropic requires one, 4096).
+ */
+max_tokens: number | null, 
+/**
+ * Sampling seed, sent where the wire supports it (OpenAI, Gemini).
+ */
+seed: number | null, 
+/**
+ * How system messages are sent.
+ */
+system_prompt: SystemPrompt, };
+
+/**
+ * How system messages reach the model.
+ */
+export type SystemPrompt = "native" | "fold_into_user";
+
+/**
+ * The price of one model, USD per million tokens.
+ */
+export type ModelPrice = { 
+/**
+ * USD per 1M prompt tokens.
+ */
+input_per_mtok: number, 
+/**
+ * USD per 1M generated tokens.
+ */
+output_per_mtok: number, };
+
+/**
+ * A named provider: a wire format, a default base URL and the env var that holds its key.
+ *
+ * Serialised as in model specs (`openai`, `openrouter`, …, `openai-compatible`), the same names
+ * [`Provider::as_str`] gives.
+ */
+export type Provider = "openai" | "openrouter" | "ollama" | "openai-compatible" | "anthropic" | "gemini";
+
+/**
+ * Where the key a provider will use comes from.
+ */
+export type KeySource = { "kind": "keychain", "detail": string } | { "kind": "env", "detail": string } | { "kind": "none" };
+
+/**
+ * What "test connection" found: the probe's result plus where the key came from.
+ */
+export type ConnectionTest = { 
+/**
+ * The call returned an answer.
+ */
+ok: boolean, 
+/**
+ * Time of the call in ms.
+ */
+latency_ms: number, 
+/**
+ * The model's answer when it worked.
+ */
+answer: string | null, 
+/**
+ * The exact error (the provider's own message for a refused key) when it failed.
+ */
+error: string | null, 
+/**
+ * Where the key used came from.
+ */
+key_source: KeySource, };
