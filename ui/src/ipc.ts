@@ -2,7 +2,7 @@
 // the Rust commands reject with `{ kind, message }` (bindings.ts `CommandError`), and anything
 // else (no Tauri runtime, a serialisation bug) is folded into kind "internal".
 import { invoke } from "@tauri-apps/api/core";
-import type { CommandError, SystemStatus } from "./bindings";
+import type { CommandError, ConnectionTest, ProviderEntry, ProvidersView, SystemStatus } from "./bindings";
 
 export type Result<T> = { ok: true; value: T } | { ok: false; error: CommandError };
 
@@ -27,3 +27,24 @@ async function call<T>(cmd: string, args?: Record<string, unknown>): Promise<Res
 /** Versions, data dir, external tools and built universes (Rust: `get_system_status`). */
 export const getSystemStatus = (): Promise<Result<SystemStatus>> =>
   call<SystemStatus>("get_system_status");
+
+// --- Run console: providers and models (Rust: commands/providers.rs) ---
+
+/** Saved providers with their key sources, and the built-in agents. */
+export const listProviders = (): Promise<Result<ProvidersView>> => call<ProvidersView>("list_providers");
+
+/** Adds or edits a provider; a non-empty `key` goes to the OS keychain and is never returned. */
+export const saveProvider = (
+  entry: ProviderEntry,
+  previousId: string | null,
+  key: string | null,
+): Promise<Result<ProvidersView>> =>
+  call<ProvidersView>("save_provider", { entry, previousId, key });
+
+/** Removes a provider and its stored key. */
+export const removeProvider = (id: string): Promise<Result<ProvidersView>> =>
+  call<ProvidersView>("remove_provider", { id });
+
+/** One cheap real call to a saved model; the report carries the exact error. */
+export const testConnection = (id: string, model: string): Promise<Result<ConnectionTest>> =>
+  call<ConnectionTest>("test_connection", { id, model });
