@@ -5,6 +5,7 @@
 //! providers implement [`Agent`] and never know which benchmark asks. Planning, scheduling, the
 //! store and resume build on these two traits; this module owns no orchestration itself yet.
 
+use std::collections::BTreeMap;
 use std::future::Future;
 use std::pin::Pin;
 
@@ -142,6 +143,40 @@ pub struct SampleRecord {
     pub transcript: Vec<Message>,
     /// Benchmark-specific verdict (every criterion / metric).
     pub details: Value,
+    /// Named numeric metrics (the store contract lists them per benchmark).
+    #[serde(default)]
+    pub metrics: BTreeMap<String, f64>,
+    /// QuestBench composite: rounds used (`None` for single-round samples).
+    #[serde(default)]
+    pub k_act: Option<u32>,
+    /// QuestBench composite: optimal rounds (`None` for single-round samples).
+    #[serde(default)]
+    pub k_opt: Option<u32>,
+}
+
+/// What a sample is about, for grouping in reports (the store contract fixes the conventions).
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct InstanceMeta {
+    /// The task id (the instance without `#…`).
+    pub task: String,
+    /// `""` (questbench), `direct`/`retrieval` (intent2tx), `baseline`/`cot`/`optimal`/`flawed` (pilot).
+    pub prompt_type: String,
+    /// questbench: atomic|composite; intent2tx: single|multi; pilot: the task type.
+    pub kind: String,
+    /// questbench: category; intent2tx: metadata category; pilot: flaw category when flawed.
+    pub category: String,
+    /// questbench: subcategory; intent2tx: ""; pilot: flaw method when flawed.
+    pub subcategory: String,
+    /// questbench: difficulty; intent2tx: ""; pilot: complexity.
+    pub difficulty: String,
+}
+
+/// The serde name of a unit enum variant (`"snake_case"`), or `""` for anything else.
+pub fn serde_name<T: Serialize>(v: &T) -> String {
+    match serde_json::to_value(v) {
+        Ok(Value::String(s)) => s,
+        _ => String::new(),
+    }
 }
 
 /// Errors that stop a sample from being run at all (not a failed sample: those are records).
@@ -169,6 +204,8 @@ pub trait Benchmark: Send + Sync {
     fn name(&self) -> &'static str;
     /// Every instance id, in a stable order.
     fn instances(&self) -> Vec<String>;
+    /// Grouping data of one instance.
+    fn meta(&self, instance: &str) -> Result<InstanceMeta, RunError>;
     /// Names of the built-in agents.
     fn builtin_agents(&self) -> Vec<&'static str>;
     /// A built-in agent for one instance (some, like a reference solver, are per instance).
