@@ -2,8 +2,21 @@
 //! the conversation [`Message`], the [`Event`] stream and the finished [`SampleRecord`].
 //!
 //! Benchmarks implement [`Benchmark`] and never know which agent answers; built-in agents and HTTP
-//! providers implement [`Agent`] and never know which benchmark asks. Planning, scheduling, the
-//! store and resume build on these two traits; this module owns no orchestration itself yet.
+//! providers implement [`Agent`] and never know which benchmark asks.
+//!
+//! On top of the seam this module owns orchestration: [`RunSpec`] and planning into jobs
+//! ([`spec`]), loading and booting the benchmarks ([`catalog`]), and the scheduler with its
+//! progress events, cancellation, budget stop, infrastructure retries, resume and re-score
+//! ([`scheduler`]). It stores through [`crate::store`] and never writes SQL itself.
+
+pub mod bench;
+pub mod catalog;
+pub mod scheduler;
+pub mod spec;
+
+pub use catalog::{resolve_key, Catalog, ModelRef};
+pub use scheduler::{rescore, resume, start, Progress, RunContext, RunReport};
+pub use spec::{plan, sample_seed, Job, RunSpec, BENCHMARKS};
 
 use std::collections::BTreeMap;
 use std::future::Future;
@@ -196,6 +209,23 @@ pub enum RunError {
     /// The benchmark's own infrastructure failed.
     #[error("{0}")]
     Benchmark(String),
+    /// A run spec is unusable (unknown benchmark, bad model spec, no rounds, …).
+    #[error("{0}")]
+    Spec(String),
+    /// A model could not be set up (missing key, bad base URL).
+    #[error(transparent)]
+    Model(#[from] crate::llm::LlmError),
+    /// The store failed.
+    #[error(transparent)]
+    Store(#[from] crate::store::StoreError),
+}
+
+impl RunError {
+    /// True when the failure is the benchmark's infrastructure (a dead Anvil, a sandbox that
+    /// would not start): restarting the worker and retrying the sample may help.
+    pub fn is_infrastructure(&self) -> bool {
+        matches!(self, Self::Benchmark(_))
+    }
 }
 
 /// A benchmark as orchestration sees it.

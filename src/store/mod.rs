@@ -21,6 +21,7 @@ use sqlx::sqlite::{
 };
 use sqlx::{FromRow, Row};
 
+pub mod bench;
 mod time;
 
 pub use time::{rfc3339, run_id};
