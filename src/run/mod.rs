@@ -15,7 +15,7 @@ pub mod scheduler;
 pub mod spec;
 
 pub use catalog::{resolve_key, Catalog, ModelRef};
-pub use scheduler::{rescore, resume, start, Progress, RunContext, RunReport};
+pub use scheduler::{check_models, rescore, resume, start, Progress, RunContext, RunReport};
 pub use spec::{plan, sample_seed, Job, RunSpec, BENCHMARKS};
 
 use std::collections::BTreeMap;

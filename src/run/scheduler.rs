@@ -152,11 +152,12 @@ struct Prepared {
     versions: serde_json::Value,
 }
 
-async fn prepare(
-    ctx: &RunContext,
+/// Parses every model of `spec` and, when `need_keys`, checks that each provider model has its
+/// key — before anything is loaded or stored.
+pub fn check_models(
     spec: &RunSpec,
     need_keys: bool,
-) -> Result<(Prepared, Vec<Job>), RunError> {
+) -> Result<BTreeMap<String, ModelRef>, RunError> {
     let mut models = BTreeMap::new();
     for m in &spec.models {
         let r = ModelRef::parse(m, spec.base_url.as_deref())?;
@@ -171,6 +172,15 @@ async fn prepare(
         };
         models.insert(name, r);
     }
+    Ok(models)
+}
+
+async fn prepare(
+    ctx: &RunContext,
+    spec: &RunSpec,
+    need_keys: bool,
+) -> Result<(Prepared, Vec<Job>), RunError> {
+    let models = check_models(spec, need_keys)?;
     let config = ctx.config.clone();
     let benches = spec.benchmarks.clone();
     let exec = spec.intent_execute;
