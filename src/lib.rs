@@ -26,6 +26,7 @@ pub mod pilot;
 pub mod quest;
 pub mod run;
 pub mod status;
+pub mod store;
 
 pub use config::{Config, ConfigError};
 

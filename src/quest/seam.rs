@@ -7,7 +7,8 @@ use serde_json::json;
 use super::atomic::{as_answer, prompt, Harness};
 use super::task::{Kind, Task};
 use crate::run::{
-    Agent, Benchmark, BoxFuture, Event, FixedAgent, Message, Role, RunError, SampleRecord,
+    serde_name, Agent, Benchmark, BoxFuture, Event, FixedAgent, InstanceMeta, Message, Role,
+    RunError, SampleRecord,
 };
 
 /// QuestBench over a loaded catalogue and a booted harness.
@@ -47,6 +48,18 @@ impl Benchmark for QuestBench {
 
     fn instances(&self) -> Vec<String> {
         self.tasks.iter().map(|t| t.id().to_string()).collect()
+    }
+
+    fn meta(&self, instance: &str) -> Result<InstanceMeta, RunError> {
+        let t = &self.task(instance)?.spec;
+        Ok(InstanceMeta {
+            task: instance.to_string(),
+            prompt_type: String::new(),
+            kind: serde_name(&t.kind),
+            category: serde_name(&t.category),
+            subcategory: serde_name(&t.subcategory),
+            difficulty: serde_name(&t.difficulty),
+        })
     }
 
     fn builtin_agents(&self) -> Vec<&'static str> {
@@ -149,6 +162,13 @@ impl Benchmark for QuestBench {
                     "template_index": inst.template_index,
                     "agent_error": agent_error,
                 }),
+                metrics: [
+                    ("score_100".to_string(), f64::from(verdict.score)),
+                    ("rounds".to_string(), 1.0),
+                ]
+                .into(),
+                k_act: None,
+                k_opt: None,
             })
         })
     }
