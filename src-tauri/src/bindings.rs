@@ -53,6 +53,23 @@ pub fn typescript() -> String {
         decl::<KeySource>(&mut out);
         decl::<ConnectionTest>(&mut out);
     }
+    // Run console: runs.
+    {
+        use crucible::console::{
+            BenchPlan, FailureView, FormError, LiveStatus, ModelProgress, RunForm, RunListItem,
+            RunPlan,
+        };
+        decl::<RunForm>(&mut out);
+        decl::<crate::PlanResult>(&mut out);
+        decl::<RunPlan>(&mut out);
+        decl::<BenchPlan>(&mut out);
+        decl::<FormError>(&mut out);
+        decl::<crate::RunsView>(&mut out);
+        decl::<RunListItem>(&mut out);
+        decl::<LiveStatus>(&mut out);
+        decl::<ModelProgress>(&mut out);
+        decl::<FailureView>(&mut out);
+    }
     out
 }
 
@@ -95,6 +112,10 @@ mod tests {
             "ProviderEntry",
             "KeySource",
             "ConnectionTest",
+            "RunForm",
+            "PlanResult",
+            "RunsView",
+            "LiveStatus",
         ] {
             assert!(
                 ts.contains(&format!("export type {name} ")),

@@ -50,6 +50,52 @@ impl CommandError {
     }
 }
 
+impl CommandError {
+    /// A form problem; the message starts with the field.
+    pub fn invalid(e: crucible::console::FormError) -> Self {
+        Self {
+            kind: ErrorKind::Invalid,
+            message: e.to_string(),
+        }
+    }
+
+    /// Invalid input, described.
+    pub fn invalid_msg(message: impl Into<String>) -> Self {
+        Self {
+            kind: ErrorKind::Invalid,
+            message: message.into(),
+        }
+    }
+}
+
+impl From<crucible::store::StoreError> for CommandError {
+    fn from(e: crucible::store::StoreError) -> Self {
+        let kind = match e {
+            crucible::store::StoreError::UnknownRun(_) => ErrorKind::NotFound,
+            _ => ErrorKind::Internal,
+        };
+        // Store messages name the database and the run, never a key (keys are never stored).
+        Self {
+            kind,
+            message: e.to_string(),
+        }
+    }
+}
+
+impl From<crucible::run::RunError> for CommandError {
+    fn from(e: crucible::run::RunError) -> Self {
+        let kind = if e.is_infrastructure() {
+            ErrorKind::Internal
+        } else {
+            ErrorKind::Invalid
+        };
+        Self {
+            kind,
+            message: e.to_string(),
+        }
+    }
+}
+
 impl From<crucible::llm::LlmError> for CommandError {
     fn from(e: crucible::llm::LlmError) -> Self {
         use crucible::llm::LlmError as E;

@@ -6,10 +6,13 @@
 pub mod bindings;
 mod commands;
 mod error;
+mod live;
 mod providers_view;
+mod runs_view;
 
 pub use error::{CommandError, ErrorKind};
 pub use providers_view::{BuiltinAgentView, ProviderView, ProvidersView};
+pub use runs_view::{PlanResult, RunsView};
 
 /// What every command can read: the configuration, or why it could not be loaded. A broken config
 /// file must not stop the window from opening; the UI shows the error instead.
@@ -19,6 +22,8 @@ pub struct AppState {
     pub config: Result<crucible::Config, CommandError>,
     /// Where API keys are kept: the OS keychain (see `crucible::llm::OsKeychain`).
     pub keychain: std::sync::Arc<dyn crucible::llm::SecretStore>,
+    /// Runs going on in this app (cancel tokens, live progress).
+    pub runs: std::sync::Arc<live::ActiveRuns>,
 }
 
 impl AppState {
@@ -31,6 +36,7 @@ impl AppState {
         Self {
             config,
             keychain: std::sync::Arc::new(crucible::llm::OsKeychain::default()),
+            runs: std::sync::Arc::default(),
         }
     }
 }
@@ -59,6 +65,12 @@ pub fn run() {
             commands::providers::save_provider,
             commands::providers::remove_provider,
             commands::providers::test_connection,
+            commands::runs::plan_run,
+            commands::runs::start_run,
+            commands::runs::resume_run,
+            commands::runs::cancel_run,
+            commands::runs::list_runs_view,
+            commands::runs::get_live,
         ])
         .run(tauri::generate_context!());
     if let Err(e) = result {

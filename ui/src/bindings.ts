@@ -279,3 +279,296 @@ error: string | null,
  * Where the key used came from.
  */
 key_source: KeySource, };
+
+/**
+ * The new-run form as the UI sends it.
+ */
+export type RunForm = { 
+/**
+ * `questbench`, `intent2tx`, `pilot`.
+ */
+benchmarks: Array<string>, 
+/**
+ * `builtin:NAME` or `PROVIDER:MODEL`.
+ */
+models: Array<string>, 
+/**
+ * The provider URL for the run's provider models (a saved provider's URL).
+ */
+base_url: string | null, 
+/**
+ * First N tasks of each benchmark (`None`: all).
+ */
+limit: number | null, 
+/**
+ * Rounds (avg@k).
+ */
+rounds: number, 
+/**
+ * Run seed.
+ */
+seed: number, 
+/**
+ * Prompt types to keep (empty: all).
+ */
+prompt_types: Array<string>, 
+/**
+ * Samples in flight.
+ */
+concurrency: number, 
+/**
+ * USD budget (`None`: unlimited).
+ */
+budget_usd: number | null, 
+/**
+ * Intent2Tx executes answers on the chain.
+ */
+intent_execute: boolean, };
+
+/**
+ * The new-run form's preview: a plan, or the first problem with its field.
+ */
+export type PlanResult = { 
+/**
+ * What Start would do.
+ */
+plan: RunPlan | null, 
+/**
+ * What must be fixed first.
+ */
+problem: FormError | null, };
+
+/**
+ * What pressing Start would do.
+ */
+export type RunPlan = { 
+/**
+ * Samples in total.
+ */
+samples: number, 
+/**
+ * Per benchmark.
+ */
+benchmarks: Array<BenchPlan>, 
+/**
+ * Estimated USD from previous runs' per-sample cost (`None`: no history for some model).
+ */
+est_cost_usd: number | null, 
+/**
+ * Estimated wall time in seconds from previous runs' per-sample latency and the
+ * concurrency (`None`: no history).
+ */
+est_seconds: number | null, 
+/**
+ * How the estimates were made, for people.
+ */
+basis: string, };
+
+/**
+ * Samples of one benchmark in a plan.
+ */
+export type BenchPlan = { 
+/**
+ * Benchmark.
+ */
+benchmark: string, 
+/**
+ * Instances selected (tasks × kept prompt types).
+ */
+instances: number, 
+/**
+ * Models that run on it (built-in agents only where they exist).
+ */
+models: Array<string>, 
+/**
+ * instances × models × rounds.
+ */
+samples: number, };
+
+/**
+ * A field-named problem with the new-run form.
+ */
+export type FormError = { 
+/**
+ * The form field (`benchmarks`, `models`, `rounds`, `seed`, `limit`, `concurrency`,
+ * `budget_usd`, `prompt_types`, `base_url`).
+ */
+field: string, 
+/**
+ * What is wrong, for people.
+ */
+message: string, };
+
+/**
+ * The runs list.
+ */
+export type RunsView = { 
+/**
+ * The database file.
+ */
+db: string, 
+/**
+ * Runs, newest first.
+ */
+runs: Array<RunListItem>, 
+/**
+ * Ids of the runs going on in this app right now (a stored `running` run not in here was
+ * interrupted: the app was closed or killed, and it can be resumed).
+ */
+live: Array<string>, };
+
+/**
+ * A run in the runs list.
+ */
+export type RunListItem = { 
+/**
+ * Run id.
+ */
+run_id: string, 
+/**
+ * As stored: running | finished | cancelled | interrupted | failed.
+ */
+status: string, 
+/**
+ * Benchmarks.
+ */
+benchmarks: Array<string>, 
+/**
+ * Models.
+ */
+models: Array<string>, 
+/**
+ * RFC 3339.
+ */
+started: string, 
+/**
+ * RFC 3339, when it stopped.
+ */
+finished_at: string | null, 
+/**
+ * Samples planned / stored / failed / passed.
+ */
+planned: number, 
+/**
+ * Stored.
+ */
+finished: number, 
+/**
+ * `agent_error` samples.
+ */
+failed: number, 
+/**
+ * Passed samples.
+ */
+passed: number, 
+/**
+ * USD of its stored samples.
+ */
+cost_usd: number, };
+
+/**
+ * The live state of a run, as sent to the UI a few times a second.
+ */
+export type LiveStatus = { 
+/**
+ * Run id.
+ */
+run_id: string, 
+/**
+ * `starting`, `running`, or the final status (`finished`, `cancelled`, `failed`).
+ */
+status: string, 
+/**
+ * Samples planned for the whole run.
+ */
+planned: number, 
+/**
+ * Samples already stored when this session started (a resumed run).
+ */
+already_done: number, 
+/**
+ * Samples this session runs.
+ */
+pending: number, 
+/**
+ * Finished in this session.
+ */
+done: number, 
+/**
+ * Failed in this session.
+ */
+failed: number, 
+/**
+ * Per model.
+ */
+models: Array<ModelProgress>, 
+/**
+ * Throughput over the session.
+ */
+samples_per_min: number, 
+/**
+ * Seconds left at that throughput (`None` until a sample finished).
+ */
+eta_seconds: number | null, 
+/**
+ * USD spent by the run so far (`None` until known).
+ */
+cost_usd: number | null, 
+/**
+ * The latest failures, newest first (at most 8).
+ */
+failures: Array<FailureView>, 
+/**
+ * The last notice (budget reached, worker restarted, run error).
+ */
+notice: string | null, };
+
+/**
+ * Progress of one model.
+ */
+export type ModelProgress = { 
+/**
+ * Model.
+ */
+model: string, 
+/**
+ * Samples finished in this session.
+ */
+done: number, 
+/**
+ * Samples planned for it in this session.
+ */
+planned: number, 
+/**
+ * Of those, failed (`agent_error` or not run).
+ */
+failed: number, };
+
+/**
+ * One failed sample, as the live view lists it.
+ */
+export type FailureView = { 
+/**
+ * Benchmark.
+ */
+benchmark: string, 
+/**
+ * Model.
+ */
+model: string, 
+/**
+ * Instance.
+ */
+instance: string, 
+/**
+ * Round.
+ */
+round: number, 
+/**
+ * Outcome class, or `not_run` for an infrastructure failure.
+ */
+outcome: string, 
+/**
+ * The error when there is one.
+ */
+error: string | null, };
