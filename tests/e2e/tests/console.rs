@@ -25,6 +25,20 @@ struct LoopbackServer {
 
 impl LoopbackServer {
     fn start(key: &str) -> Result<Self> {
+        Self::spawn(&["models", "loopback", "--key", key])
+    }
+
+    /// A server that accepts any request (no key) and waits `latency_ms` before each answer.
+    fn start_slow(latency_ms: u64) -> Result<Self> {
+        Self::spawn(&[
+            "models",
+            "loopback",
+            "--latency-ms",
+            &latency_ms.to_string(),
+        ])
+    }
+
+    fn spawn(args: &[&str]) -> Result<Self> {
         let cli: PathBuf = app_binary()?
             .parent()
             .context("app binary has no directory")?
@@ -36,7 +50,7 @@ impl LoopbackServer {
             );
         }
         let mut child = Command::new(&cli)
-            .args(["models", "loopback", "--key", key])
+            .args(args)
             .stdin(Stdio::piped())
             .stdout(Stdio::piped())
             .stderr(Stdio::inherit())
@@ -274,5 +288,242 @@ async fn providers_add_test_connection_wrong_key_edit_remove() {
             .unwrap_or_default()
             .contains(&id),
         "the removed provider is gone from the file"
+    );
+}
+
+/// A saved provider pointing at `base_url` (written as the registry file the app reads).
+fn write_provider(data: &Path, id: &str, base_url: &str) {
+    let registry = serde_json::json!({
+        "version": 1,
+        "providers": [{
+            "id": id, "kind": "openai-compatible", "base_url": base_url,
+            "models": [{"name": "loop-1", "settings": {"temperature": 0.0, "max_tokens": null, "seed": null, "system_prompt": "native"}, "price": {"input_per_mtok": 1.0, "output_per_mtok": 2.0}}]
+        }]
+    });
+    std::fs::create_dir_all(data).unwrap();
+    std::fs::write(
+        data.join("providers.json"),
+        serde_json::to_string_pretty(&registry).unwrap(),
+    )
+    .unwrap();
+}
+
+/// Presses Tab until `id` has focus (at most `max` presses); returns the ids passed on the way.
+async fn tab_to(app: &App, id: &str, max: usize) -> Result<Vec<String>> {
+    let mut path = Vec::new();
+    for _ in 0..max {
+        let now = app.focused_id().await?;
+        path.push(now.clone());
+        if now == id {
+            return Ok(path);
+        }
+        app.keys("\u{E004}").await?;
+    }
+    bail!("Tab never reached #{id}; focus went through {path:?}")
+}
+
+/// The first row of the runs table: (run id, stored status).
+async fn newest_run(app: &App) -> Result<(String, String)> {
+    let id = app.attr("#runs-table tbody tr", "id").await?;
+    let status = app.attr("#runs-table tbody tr", "data-status").await?;
+    Ok((id.trim_start_matches("run-").to_string(), status))
+}
+
+#[derive(Debug, Default)]
+struct RunSeen {
+    empty: String,
+    keyboard_path: Vec<String>,
+    planned: String,
+    first_status: String,
+    first_samples: String,
+    first_models: String,
+    live_seen: bool,
+    second_cancelled_status: String,
+    second_cancelled_samples: String,
+    second_final_status: String,
+    second_final_samples: String,
+    bad_form_problem: String,
+}
+
+async fn run_flow(app: &App) -> Result<RunSeen> {
+    let mut seen = RunSeen::default();
+    app.click("#nav-runs").await?;
+    seen.empty = app.text("#runs-empty").await?;
+    app.screenshot("console-runs-empty").await?;
+
+    // Keyboard only: New run, tick the loopback model, Start.
+    app.click("#nav-runs").await?;
+    app.eval("document.getElementById('new-run').focus(); return true")
+        .await?;
+    app.keys("\u{E007}").await?; // Enter follows the link
+    app.text("#run-form").await?;
+    app.fill("#rf-limit", "1").await?;
+    app.eval("document.getElementById('rf-bench-questbench').focus(); return true")
+        .await?;
+    let mut path = tab_to(app, "rf-model-lab-loop-1", 30).await?;
+    app.keys(" ").await?; // Space ticks the checkbox
+    seen.planned = app
+        .wait_text(
+            "#rf-plan [data-field=planned]",
+            Duration::from_secs(20),
+            |t| t.ends_with("samples"),
+        )
+        .await?;
+    app.screenshot("console-new-run").await?;
+    path.extend(tab_to(app, "rf-start", 40).await?);
+    seen.keyboard_path = path;
+    app.keys("\u{E007}").await?; // Enter presses Start
+
+    // Watch it finish.
+    app.text("#runs-table").await?;
+    seen.live_seen = app.exists(".live").await?;
+    app.wait_text(
+        "#runs-table tbody tr:first-child [data-field=status]",
+        Duration::from_secs(120),
+        |t| t == "finished",
+    )
+    .await?;
+    let (_, status) = newest_run(app).await?;
+    seen.first_status = status;
+    seen.first_samples = app
+        .text("#runs-table tbody tr:first-child [data-field=samples]")
+        .await?;
+    seen.first_models = app
+        .text("#runs-table tbody tr:first-child td:nth-child(3)")
+        .await?;
+    app.screenshot("console-run-finished").await?;
+
+    // A bad form gets an inline problem, not a crash.
+    app.click("#new-run").await?;
+    app.text("#run-form").await?;
+    app.fill("#rf-rounds", "0").await?;
+    seen.bad_form_problem = app
+        .wait_text("#rf-problem", Duration::from_secs(10), |t| !t.is_empty())
+        .await?;
+    app.screenshot("console-new-run-invalid").await?;
+
+    // Another run, slower: cancel it mid-way, then resume it.
+    app.fill("#rf-rounds", "4").await?;
+    app.fill("#rf-seed", "11").await?;
+    app.fill("#rf-concurrency", "1").await?;
+    app.fill("#rf-limit", "1").await?;
+    app.click("#rf-model-builtin-reference").await?; // untick: only the model
+    app.click("#rf-model-lab-loop-1").await?;
+    app.wait_text(
+        "#rf-plan [data-field=planned]",
+        Duration::from_secs(20),
+        |t| t.ends_with("samples"),
+    )
+    .await?;
+    app.click("#rf-start").await?;
+    app.wait_text(
+        ".live [data-field=live-count]",
+        Duration::from_secs(60),
+        |t| !t.starts_with("0 /"),
+    )
+    .await?;
+    app.screenshot("console-run-live").await?;
+    app.click(".live .cancel-run").await?;
+    seen.second_cancelled_status = app
+        .wait_text(
+            "#runs-table tbody tr:first-child [data-field=status]",
+            Duration::from_secs(60),
+            |t| t.starts_with("cancelled"),
+        )
+        .await?;
+    seen.second_cancelled_samples = app
+        .text("#runs-table tbody tr:first-child [data-field=samples]")
+        .await?;
+    app.screenshot("console-run-cancelled").await?;
+    app.click("#runs-table tbody tr:first-child .resume-run")
+        .await?;
+    seen.second_final_status = app
+        .wait_text(
+            "#runs-table tbody tr:first-child [data-field=status]",
+            Duration::from_secs(120),
+            |t| t == "finished",
+        )
+        .await?;
+    seen.second_final_samples = app
+        .text("#runs-table tbody tr:first-child [data-field=samples]")
+        .await?;
+    app.screenshot("console-run-resumed").await?;
+    Ok(seen)
+}
+
+fn counts(samples: &str) -> (u32, u32) {
+    let (a, b) = samples.split_once('/').unwrap_or(("x", "y"));
+    let b = b.split_whitespace().next().unwrap_or("y");
+    (a.trim().parse().unwrap_or(u32::MAX), b.parse().unwrap_or(0))
+}
+
+#[tokio::test]
+#[ignore = "needs the built app and CLI, tauri-driver, WebKitWebDriver and an X display; run .ci/e2e"]
+async fn runs_start_watch_cancel_resume_by_keyboard() {
+    // A slow loopback (the run with the saved provider must be cancellable mid-way); no key.
+    let server = LoopbackServer::start_slow(250).expect("loopback server");
+    let data = tempfile::tempdir().unwrap();
+    let config = tempfile::tempdir().unwrap();
+    write_provider(data.path(), "lab", &server.base_url);
+    let env = env_for(data.path(), config.path());
+    let app = App::launch(&env).await.expect("app launches");
+    let seen = run_flow(&app).await;
+    app.close().await;
+    let seen = seen.expect("the runs page works");
+
+    assert!(seen.empty.contains("No runs yet"), "{}", seen.empty);
+    assert_eq!(
+        seen.keyboard_path.last().map(String::as_str),
+        Some("rf-start")
+    );
+    assert!(
+        seen.keyboard_path
+            .contains(&"rf-model-lab-loop-1".to_string()),
+        "{:?}",
+        seen.keyboard_path
+    );
+    let planned: u32 = seen
+        .planned
+        .split_whitespace()
+        .next()
+        .and_then(|n| n.parse().ok())
+        .unwrap_or(0);
+    assert!(planned >= 2, "{}", seen.planned);
+    assert_eq!(seen.first_status, "finished");
+    assert_eq!(
+        counts(&seen.first_samples),
+        (planned, planned),
+        "the plan preview's count is what ran: {}",
+        seen.first_samples
+    );
+    assert!(
+        seen.first_models.contains("builtin:reference")
+            && seen.first_models.contains("openai-compatible:loop-1"),
+        "{}",
+        seen.first_models
+    );
+    assert!(seen.live_seen, "a live progress card appeared");
+    assert!(
+        seen.bad_form_problem.to_lowercase().contains("round"),
+        "{}",
+        seen.bad_form_problem
+    );
+    let (done, total) = counts(&seen.second_cancelled_samples);
+    assert!(
+        done < total,
+        "cancelled part-way: {}",
+        seen.second_cancelled_samples
+    );
+    assert!(
+        seen.second_cancelled_status.contains("resumable"),
+        "{}",
+        seen.second_cancelled_status
+    );
+    assert_eq!(seen.second_final_status, "finished");
+    let (done, total2) = counts(&seen.second_final_samples);
+    assert_eq!(
+        (done, total2),
+        (total, total),
+        "resume finished exactly the missing samples"
     );
 }
