@@ -246,3 +246,24 @@ async fn test_connection_against_a_real_loopback_server() {
     let t = reg.test_connection("nope", "m", &kc, env(&[])).await;
     assert!(t.error.unwrap().contains("no saved provider \"nope\""));
 }
+
+#[test]
+fn saved_model_prices_join_the_resolved_price_table() {
+    let dir = tempfile::tempdir().unwrap();
+    assert!(PriceTable::resolve(dir.path())
+        .unwrap()
+        .price("loop-1")
+        .is_none());
+    let mut reg = Registry::default();
+    reg.upsert(local("lab", "http://127.0.0.1:8000/v1"), None, "p")
+        .unwrap();
+    reg.save(dir.path()).unwrap();
+    let p = PriceTable::resolve(dir.path())
+        .unwrap()
+        .price("loop-1")
+        .unwrap();
+    assert_eq!((p.input_per_mtok, p.output_per_mtok), (1.5, 2.0));
+    // A broken providers file does not stop runs from pricing with the table.
+    std::fs::write(Registry::file(dir.path()), "{").unwrap();
+    assert!(PriceTable::resolve(dir.path()).is_ok());
+}

@@ -527,3 +527,73 @@ async fn runs_start_watch_cancel_resume_by_keyboard() {
         "resume finished exactly the missing samples"
     );
 }
+
+/// Starts a slow run of the loopback model only and waits until a sample is stored.
+async fn start_slow_run(app: &App) -> Result<()> {
+    app.click("#nav-runs").await?;
+    app.click("#new-run").await?;
+    app.text("#run-form").await?;
+    app.fill("#rf-rounds", "4").await?;
+    app.fill("#rf-concurrency", "1").await?;
+    app.fill("#rf-limit", "1").await?;
+    app.click("#rf-model-builtin-reference").await?;
+    app.click("#rf-model-lab-loop-1").await?;
+    app.wait_text(
+        "#rf-plan [data-field=planned]",
+        Duration::from_secs(20),
+        |t| t.ends_with("samples"),
+    )
+    .await?;
+    app.click("#rf-start").await?;
+    app.wait_text(
+        ".live [data-field=live-count]",
+        Duration::from_secs(60),
+        |t| !t.starts_with("0 /"),
+    )
+    .await?;
+    Ok(())
+}
+
+/// After the app restarts: (status shown, samples) of the newest run, then the same once resumed.
+async fn resume_after_restart(app: &App) -> Result<(String, String, String, String)> {
+    app.click("#nav-runs").await?;
+    let row = "#runs-table tbody tr:first-child";
+    let before = app.text(&format!("{row} [data-field=status]")).await?;
+    let before_samples = app.text(&format!("{row} [data-field=samples]")).await?;
+    app.screenshot("console-run-interrupted").await?;
+    app.click(&format!("{row} .resume-run")).await?;
+    let after = app
+        .wait_text(
+            &format!("{row} [data-field=status]"),
+            Duration::from_secs(120),
+            |t| t == "finished",
+        )
+        .await?;
+    let after_samples = app.text(&format!("{row} [data-field=samples]")).await?;
+    Ok((before, before_samples, after, after_samples))
+}
+
+#[tokio::test]
+#[ignore = "needs the built app and CLI, tauri-driver, WebKitWebDriver and an X display; run .ci/e2e"]
+async fn a_run_interrupted_by_closing_the_app_is_resumable_after_restart() {
+    let server = LoopbackServer::start_slow(400).expect("loopback server");
+    let data = tempfile::tempdir().unwrap();
+    let config = tempfile::tempdir().unwrap();
+    write_provider(data.path(), "lab", &server.base_url);
+    let env = env_for(data.path(), config.path());
+
+    let app = App::launch(&env).await.expect("app launches");
+    let started = start_slow_run(&app).await;
+    app.close().await; // the app exits with the run in flight
+    started.expect("a slow run starts");
+
+    let app = App::launch(&env).await.expect("app relaunches");
+    let seen = resume_after_restart(&app).await;
+    app.close().await;
+    let (before, before_samples, after, after_samples) = seen.expect("resume after restart");
+    assert_eq!(before, "interrupted (resumable)");
+    let (done, total) = counts(&before_samples);
+    assert!(done >= 1 && done < total, "{before_samples}");
+    assert_eq!(after, "finished");
+    assert_eq!(counts(&after_samples), (total, total), "{after_samples}");
+}

@@ -64,7 +64,7 @@ function liveCard(s: LiveStatus, onCancel: () => void): HTMLElement {
         s.already_done > 0 ? ` (+${s.already_done} stored before resuming)` : "")),
     h("dl", { class: "facts live-facts" },
       h("dt", {}, "Throughput"), h("dd", { "data-field": "rate" }, `${s.samples_per_min.toFixed(1)} samples/min`),
-      h("dt", {}, "ETA"), h("dd", { "data-field": "eta" }, s.eta_seconds === null ? "estimating…" : fmtDuration(s.eta_seconds)),
+      h("dt", {}, "ETA"), h("dd", { "data-field": "eta" }, !running ? "–" : s.eta_seconds === null ? "estimating…" : fmtDuration(s.eta_seconds)),
       h("dt", {}, "Cost so far"), h("dd", { "data-field": "cost" }, fmtUsd(s.cost_usd)),
       h("dt", {}, "Failed"), h("dd", { "data-field": "failed" }, String(s.failed)),
     ),
@@ -100,7 +100,7 @@ function runsTable(view: RunsView, onResume: (id: string) => void): HTMLElement 
       const resume = h("button", { type: "button", class: "secondary resume-run" }, "Resume");
       resume.addEventListener("click", () => onResume(r.run_id));
       return h("tr", { id: `run-${r.run_id}`, "data-status": r.status },
-        h("td", { class: "mono small" }, r.run_id),
+        h("td", { class: "mono small run-id" }, r.run_id),
         h("td", {}, h("span", { class: `badge ${st.cls}`, "data-field": "status" }, st.label)),
         h("td", { class: "small" }, r.models.join(", ")),
         h("td", { class: "small" }, r.benchmarks.join(", ")),
