@@ -13,6 +13,8 @@
 //!   protocol, evaluator, exact optimal-policy solver, built-in agents.
 //! - [`run`] — the seam: the `Agent` and `Benchmark` traits, messages, events, sample records.
 //! - [`bench`] — the figures printed by `crucible bench …`.
+//! - [`console`] — the run console's view of runs: the new-run form, plan estimates, live
+//!   progress folded from run events, the runs list (what the desktop app shows).
 //! - [`status`] — a read-only snapshot of versions, tools and built universes (the app's System page).
 //!
 //! The core has no Tauri dependency; `src-tauri/` is glue over this crate.
@@ -20,12 +22,14 @@
 pub mod bench;
 pub mod chain;
 pub mod config;
+pub mod console;
 pub mod intent;
 pub mod llm;
 pub mod pilot;
 pub mod quest;
 pub mod run;
 pub mod status;
+pub mod store;
 
 pub use config::{Config, ConfigError};
 

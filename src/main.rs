@@ -47,6 +47,18 @@ enum Command {
     Quest(cli::QuestCmd),
     /// Self-test a benchmark's catalogue (questbench: references 100, known-wrong < 60).
     Selftest(cli::SelftestArgs),
+    /// Run benchmarks × models × tasks × rounds into the database, or resume a run.
+    Run(cli::runs::RunArgs),
+    /// Re-score a stored run with the current validators (no model is called).
+    Rescore(cli::runs::RescoreArgs),
+    /// List stored runs or show one.
+    #[command(subcommand)]
+    Runs(cli::runs::RunsCmd),
+    /// Built-in agents.
+    #[command(subcommand)]
+    Agents(cli::runs::AgentsCmd),
+    /// Make a small demo run of every benchmark with built-in agents.
+    Demo(cli::runs::DemoArgs),
 }
 
 fn main() -> Result<()> {
@@ -79,6 +91,11 @@ fn main() -> Result<()> {
             Command::Models(cmd) => cli::models(&config, cmd).await,
             Command::Quest(cmd) => cli::quest(&config, cmd).await,
             Command::Selftest(args) => cli::quest(&config, args.to_quest()?).await,
+            Command::Run(args) => cli::runs::run_cmd(&config, args).await,
+            Command::Rescore(args) => cli::runs::rescore(&config, args).await,
+            Command::Runs(cmd) => cli::runs::runs(&config, cmd).await,
+            Command::Agents(cmd) => cli::runs::agents(&config, cmd).await,
+            Command::Demo(args) => cli::runs::demo(&config, args).await,
         }
     })
 }

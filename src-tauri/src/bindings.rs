@@ -35,6 +35,41 @@ pub fn typescript() -> String {
     decl::<ToolLocation>(&mut out);
     decl::<UniverseStatus>(&mut out);
     decl::<UniverseState>(&mut out);
+    // Run console: providers and models.
+    {
+        use crucible::llm::{
+            ConnectionTest, KeySource, ModelEntry, ModelPrice, ModelSettings, Provider,
+            ProviderEntry, SystemPrompt,
+        };
+        decl::<crate::ProvidersView>(&mut out);
+        decl::<crate::ProviderView>(&mut out);
+        decl::<crate::BuiltinAgentView>(&mut out);
+        decl::<ProviderEntry>(&mut out);
+        decl::<ModelEntry>(&mut out);
+        decl::<ModelSettings>(&mut out);
+        decl::<SystemPrompt>(&mut out);
+        decl::<ModelPrice>(&mut out);
+        decl::<Provider>(&mut out);
+        decl::<KeySource>(&mut out);
+        decl::<ConnectionTest>(&mut out);
+    }
+    // Run console: runs.
+    {
+        use crucible::console::{
+            BenchPlan, FailureView, FormError, LiveStatus, ModelProgress, RunForm, RunListItem,
+            RunPlan,
+        };
+        decl::<RunForm>(&mut out);
+        decl::<crate::PlanResult>(&mut out);
+        decl::<RunPlan>(&mut out);
+        decl::<BenchPlan>(&mut out);
+        decl::<FormError>(&mut out);
+        decl::<crate::RunsView>(&mut out);
+        decl::<RunListItem>(&mut out);
+        decl::<LiveStatus>(&mut out);
+        decl::<ModelProgress>(&mut out);
+        decl::<FailureView>(&mut out);
+    }
     out
 }
 
@@ -73,6 +108,14 @@ mod tests {
             "ToolLocation",
             "UniverseStatus",
             "UniverseState",
+            "ProvidersView",
+            "ProviderEntry",
+            "KeySource",
+            "ConnectionTest",
+            "RunForm",
+            "PlanResult",
+            "RunsView",
+            "LiveStatus",
         ] {
             assert!(
                 ts.contains(&format!("export type {name} ")),

@@ -12,6 +12,12 @@ pub enum ErrorKind {
     Config,
     /// A bug or an unexpected failure inside the app.
     Internal,
+    /// The user's input (or a saved file) is invalid; the message names the field.
+    Invalid,
+    /// The OS keychain refused to store or read a key.
+    Keychain,
+    /// The thing asked for (a provider, a run) does not exist.
+    NotFound,
 }
 
 /// A command's failure as the UI receives it.
@@ -30,6 +36,82 @@ impl CommandError {
         Self {
             kind: ErrorKind::Internal,
             message: message.into(),
+        }
+    }
+}
+
+impl CommandError {
+    /// The thing asked for does not exist.
+    pub fn not_found(message: impl Into<String>) -> Self {
+        Self {
+            kind: ErrorKind::NotFound,
+            message: message.into(),
+        }
+    }
+}
+
+impl CommandError {
+    /// A form problem; the message starts with the field.
+    pub fn invalid(e: crucible::console::FormError) -> Self {
+        Self {
+            kind: ErrorKind::Invalid,
+            message: e.to_string(),
+        }
+    }
+
+    /// Invalid input, described.
+    pub fn invalid_msg(message: impl Into<String>) -> Self {
+        Self {
+            kind: ErrorKind::Invalid,
+            message: message.into(),
+        }
+    }
+}
+
+impl From<crucible::store::StoreError> for CommandError {
+    fn from(e: crucible::store::StoreError) -> Self {
+        let kind = match e {
+            crucible::store::StoreError::UnknownRun(_) => ErrorKind::NotFound,
+            _ => ErrorKind::Internal,
+        };
+        // Store messages name the database and the run, never a key (keys are never stored).
+        Self {
+            kind,
+            message: e.to_string(),
+        }
+    }
+}
+
+impl From<crucible::run::RunError> for CommandError {
+    fn from(e: crucible::run::RunError) -> Self {
+        let kind = if e.is_infrastructure() {
+            ErrorKind::Internal
+        } else {
+            ErrorKind::Invalid
+        };
+        Self {
+            kind,
+            message: e.to_string(),
+        }
+    }
+}
+
+impl From<crucible::llm::LlmError> for CommandError {
+    fn from(e: crucible::llm::LlmError) -> Self {
+        use crucible::llm::LlmError as E;
+        let kind = match e {
+            E::Registry { .. }
+            | E::BadSpec(_)
+            | E::UnknownProvider { .. }
+            | E::NoBaseUrl { .. }
+            | E::Prices { .. } => ErrorKind::Invalid,
+            E::Keychain { .. } => ErrorKind::Keychain,
+            _ => ErrorKind::Internal,
+        };
+        // LlmError messages never contain keys (see crucible::llm).
+        Self {
+            kind,
+            message: e.to_string(),
         }
     }
 }

@@ -6,8 +6,13 @@
 pub mod bindings;
 mod commands;
 mod error;
+mod live;
+mod providers_view;
+mod runs_view;
 
 pub use error::{CommandError, ErrorKind};
+pub use providers_view::{BuiltinAgentView, ProviderView, ProvidersView};
+pub use runs_view::{PlanResult, RunsView};
 
 /// What every command can read: the configuration, or why it could not be loaded. A broken config
 /// file must not stop the window from opening; the UI shows the error instead.
@@ -15,6 +20,10 @@ pub use error::{CommandError, ErrorKind};
 pub struct AppState {
     /// The resolved configuration, or the load error as the UI will see it.
     pub config: Result<crucible::Config, CommandError>,
+    /// Where API keys are kept: the OS keychain (see `crucible::llm::OsKeychain`).
+    pub keychain: std::sync::Arc<dyn crucible::llm::SecretStore>,
+    /// Runs going on in this app (cancel tokens, live progress).
+    pub runs: std::sync::Arc<live::ActiveRuns>,
 }
 
 impl AppState {
@@ -24,7 +33,11 @@ impl AppState {
         if let Err(e) = &config {
             tracing::warn!(target: "app", error = %e.message, "configuration not loaded");
         }
-        Self { config }
+        Self {
+            config,
+            keychain: std::sync::Arc::new(crucible::llm::OsKeychain::default()),
+            runs: std::sync::Arc::default(),
+        }
     }
 }
 
@@ -46,7 +59,18 @@ pub fn run() {
     let result = tauri::Builder::default()
         .manage(AppState::load())
         .invoke_handler(tauri::generate_handler![
-            commands::system::get_system_status
+            commands::system::get_system_status,
+            // Run console (Settings → Providers & models; Runs)
+            commands::providers::list_providers,
+            commands::providers::save_provider,
+            commands::providers::remove_provider,
+            commands::providers::test_connection,
+            commands::runs::plan_run,
+            commands::runs::start_run,
+            commands::runs::resume_run,
+            commands::runs::cancel_run,
+            commands::runs::list_runs_view,
+            commands::runs::get_live,
         ])
         .run(tauri::generate_context!());
     if let Err(e) = result {

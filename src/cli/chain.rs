@@ -30,6 +30,27 @@ pub enum UniverseCmd {
 /// `crucible bench`.
 #[derive(Debug, Subcommand)]
 pub enum BenchCmd {
+    /// Scheduler overhead per model call and throughput against the loopback provider.
+    Orchestrator {
+        /// Print JSON.
+        #[arg(long)]
+        json: bool,
+        /// Sequential samples of the overhead run.
+        #[arg(long, default_value_t = 200)]
+        samples: usize,
+    },
+    /// Store write speed: bulk sample rows and one commit per sample.
+    Store {
+        /// Print JSON.
+        #[arg(long)]
+        json: bool,
+        /// Rows of the bulk write.
+        #[arg(long, default_value_t = 100_000)]
+        rows: usize,
+        /// Directory for the database (default: a temp dir).
+        #[arg(long)]
+        dir: Option<PathBuf>,
+    },
     /// Boot, snapshot+revert and signed-transfer figures on the bsc universe.
     Chain {
         /// Print JSON.
@@ -163,6 +184,12 @@ pub async fn bench(config: &Config, cmd: BenchCmd) -> Result<()> {
             json,
         ),
         BenchCmd::Pilot(args) => return super::pilot::bench(config, args),
+        BenchCmd::Orchestrator { json, samples } => {
+            return super::runs::bench_orchestrator(config, json, samples).await
+        }
+        BenchCmd::Store { json, rows, dir } => {
+            return super::runs::bench_store(json, rows, dir.as_deref()).await
+        }
         BenchCmd::Intent2tx(args) => return super::intent::bench(config, args).await,
         BenchCmd::Questbench { seed, json } => (
             serde_json::to_value(crucible::bench::questbench(config, seed).await?)?,

@@ -3,7 +3,7 @@
 
 use anyhow::Result;
 use clap::{Args, Subcommand};
-use crucible::llm::{probe, ApiKey, PriceTable, ProbeReport, Provider, ResponseCache};
+use crucible::llm::{probe, resolve_key_from_os, PriceTable, ProbeReport, Provider, ResponseCache};
 use crucible::Config;
 use serde_json::json;
 
@@ -20,6 +20,16 @@ pub enum ModelsCmd {
         /// Print JSON.
         #[arg(long)]
         json: bool,
+    },
+    /// Serve the loopback model server (OpenAI wire, answers `ok`) until stdin closes; prints
+    /// `{"base_url": …}` first. For demos and the app's E2E tests.
+    Loopback {
+        /// Only this bearer key is accepted (others get a 401 with an OpenAI-style message).
+        #[arg(long)]
+        key: Option<String>,
+        /// Delay before each answer, in ms.
+        #[arg(long, default_value_t = 0)]
+        latency_ms: u64,
     },
     /// Delete every cached model answer under the data dir.
     ClearCache {
@@ -41,7 +51,8 @@ pub struct TestArgs {
     /// Model name as the provider knows it.
     #[arg(long)]
     model: String,
-    /// Env var holding the key (default: the provider's usual one, then CRUCIBLE_API_KEY).
+    /// Env var holding the key (default: the OS keychain entry `crucible/<provider>`, then the
+    /// provider's usual variable, then CRUCIBLE_API_KEY).
     #[arg(long)]
     key_env: Option<String>,
     /// Print JSON.
@@ -64,7 +75,7 @@ pub async fn models(config: &Config, cmd: ModelsCmd) -> Result<()> {
     match cmd {
         ModelsCmd::Test(a) => {
             let report = match Provider::parse(&a.provider).and_then(|p| {
-                let key = ApiKey::resolve(p, a.key_env.as_deref(), |v| std::env::var(v).ok())?;
+                let (key, _source) = resolve_key_from_os(p, None, a.key_env.as_deref())?;
                 let spec = crucible::llm::ModelSpec::new(p, &a.model, a.base_url.as_deref())?;
                 Ok((spec, key))
             }) {
@@ -106,6 +117,19 @@ pub async fn models(config: &Config, cmd: ModelsCmd) -> Result<()> {
                     out!("{m:30} {:>8} / {:>8}", p.input_per_mtok, p.output_per_mtok);
                 }
             }
+            Ok(())
+        }
+        ModelsCmd::Loopback { key, latency_ms } => {
+            let server = crucible::llm::Loopback::start_with_key(
+                std::time::Duration::from_millis(latency_ms),
+                key,
+            )
+            .await?;
+            out!("{}", json!({"base_url": server.base_url()}));
+            // Serve until whoever started us closes our stdin (or kills us).
+            let mut sink = Vec::new();
+            let _ = tokio::io::AsyncReadExt::read_to_end(&mut tokio::io::stdin(), &mut sink).await;
+            drop(server);
             Ok(())
         }
         ModelsCmd::ClearCache { json } => {

@@ -14,7 +14,8 @@ use super::parse::parse_prediction;
 use super::retrieve::{build_prompt, Retriever, Setting};
 use super::schema::Instance;
 use crate::run::{
-    Agent, Benchmark, BoxFuture, Event, FixedAgent, Message, Role, RunError, SampleRecord,
+    Agent, Benchmark, BoxFuture, Event, FixedAgent, InstanceMeta, Message, Role, RunError,
+    SampleRecord,
 };
 
 /// Intent2Tx as a [`Benchmark`] over a dataset, with a disjoint retrieval pool.
@@ -81,6 +82,27 @@ impl Benchmark for IntentBench {
             .iter()
             .flat_map(|id| [format!("{id}#direct"), format!("{id}#retrieval")])
             .collect()
+    }
+
+    fn meta(&self, instance: &str) -> Result<InstanceMeta, RunError> {
+        let (inst, setting) = self.lookup(instance)?;
+        Ok(InstanceMeta {
+            task: inst.id.clone(),
+            prompt_type: match setting {
+                Setting::Direct => "direct",
+                Setting::Retrieval => "retrieval",
+            }
+            .into(),
+            kind: if inst.ground_truth.is_multi() {
+                "multi"
+            } else {
+                "single"
+            }
+            .into(),
+            category: inst.metadata.category.clone(),
+            subcategory: String::new(),
+            difficulty: String::new(),
+        })
     }
 
     fn builtin_agents(&self) -> Vec<&'static str> {
@@ -167,6 +189,20 @@ impl Benchmark for IntentBench {
                 outcome: outcome.into(),
                 score: scores.final_score,
             });
+            let mut metrics: std::collections::BTreeMap<String, f64> = [
+                ("format", scores.fmt),
+                ("logic", scores.logic),
+                ("param", scores.param),
+                ("pass", scores.pass),
+                ("final", scores.final_score),
+            ]
+            .into_iter()
+            .map(|(k, v)| (k.to_string(), v))
+            .collect();
+            if let Some(r) = &execution {
+                metrics.insert("exec".into(), f64::from(u8::from(r.exec)));
+                metrics.insert("state_eq".into(), f64::from(u8::from(r.state_eq)));
+            }
             Ok(SampleRecord {
                 benchmark: self.name().into(),
                 instance: instance.into(),
@@ -182,6 +218,9 @@ impl Benchmark for IntentBench {
                     "demonstrations": prompt.demonstrations,
                     "agent_error": agent_error,
                 }),
+                metrics,
+                k_act: None,
+                k_opt: None,
             })
         })
     }

@@ -1,6 +1,8 @@
 //! A loopback model server speaking the OpenAI chat-completions wire format with a fixed latency:
 //! the stand-in provider for `crucible bench llm` and for offline demos of the HTTP path. It
 //! answers every request with `ok` and a usage derived from the request size (deterministic).
+//! Started with a key ([`Loopback::start_with_key`]) it refuses any other bearer token with a 401
+//! in OpenAI's error format, so "wrong key" paths (the app's test-connection button) are real.
 
 use std::net::SocketAddr;
 use std::sync::atomic::{AtomicU64, Ordering};
@@ -16,6 +18,7 @@ use tokio::sync::oneshot;
 #[derive(Debug)]
 struct Shared {
     latency: Duration,
+    key: Option<String>,
     requests: AtomicU64,
     in_flight: AtomicU64,
     max_in_flight: AtomicU64,
@@ -29,8 +32,27 @@ pub struct Loopback {
     stop: Option<oneshot::Sender<()>>,
 }
 
-async fn chat(State(s): State<Arc<Shared>>, Json(body): Json<Value>) -> Json<Value> {
+/// The message a wrong key gets (modelled on OpenAI's; the key itself is never echoed).
+pub const LOOPBACK_BAD_KEY: &str =
+    "Incorrect API key provided. You can find your API key in the loopback server's settings.";
+
+async fn chat(
+    State(s): State<Arc<Shared>>,
+    headers: axum::http::HeaderMap,
+    Json(body): Json<Value>,
+) -> (axum::http::StatusCode, Json<Value>) {
     s.requests.fetch_add(1, Ordering::Relaxed);
+    if let Some(want) = &s.key {
+        let got = headers
+            .get(axum::http::header::AUTHORIZATION)
+            .and_then(|v| v.to_str().ok())
+            .and_then(|v| v.strip_prefix("Bearer "));
+        if got != Some(want.as_str()) {
+            let err = json!({"error": {"message": LOOPBACK_BAD_KEY,
+                "type": "invalid_request_error", "code": "invalid_api_key"}});
+            return (axum::http::StatusCode::UNAUTHORIZED, Json(err));
+        }
+    }
     let now = s.in_flight.fetch_add(1, Ordering::SeqCst) + 1;
     s.max_in_flight.fetch_max(now, Ordering::SeqCst);
     if !s.latency.is_zero() {
@@ -45,22 +67,30 @@ async fn chat(State(s): State<Arc<Shared>>, Json(body): Json<Value>) -> Json<Val
                 .sum()
         })
         .unwrap_or(0);
-    Json(json!({
+    let answer = json!({
         "id": "loopback",
         "object": "chat.completion",
         "model": body["model"],
         "choices": [{"index": 0, "message": {"role": "assistant", "content": "ok"}, "finish_reason": "stop"}],
         "usage": {"prompt_tokens": prompt_chars.div_ceil(4), "completion_tokens": 1},
-    }))
+    });
+    (axum::http::StatusCode::OK, Json(answer))
 }
 
 impl Loopback {
     /// Starts a server on a free 127.0.0.1 port that waits `latency` before each answer.
     pub async fn start(latency: Duration) -> std::io::Result<Self> {
+        Self::start_with_key(latency, None).await
+    }
+
+    /// Like [`Loopback::start`], but only `Authorization: Bearer <key>` is answered; anything
+    /// else gets a 401 whose message is [`LOOPBACK_BAD_KEY`].
+    pub async fn start_with_key(latency: Duration, key: Option<String>) -> std::io::Result<Self> {
         let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await?;
         let addr = listener.local_addr()?;
         let shared = Arc::new(Shared {
             latency,
+            key,
             requests: AtomicU64::new(0),
             in_flight: AtomicU64::new(0),
             max_in_flight: AtomicU64::new(0),

@@ -4,7 +4,8 @@
 //!
 //! This module owns talking to model servers and nothing else: it never knows which benchmark
 //! asks, never stores runs (that is `store`), and never schedules samples (that is `run`). API
-//! keys live only in [`ApiKey`] values and request headers: never in logs, cache keys or files.
+//! keys live only in [`ApiKey`] values, request headers and the OS keychain ([`OsKeychain`]): never
+//! in logs, cache keys or files. Saved providers and models are in [`Registry`].
 
 mod agent;
 mod cache;
@@ -13,20 +14,29 @@ mod loopback;
 mod price;
 mod probe;
 mod provider;
+mod registry;
 mod retry;
+mod secrets;
 
 pub use agent::{CallRecord, ModelAgent, ModelSpec, MAX_BODY_BYTES};
 pub use cache::{CacheKey, ResponseCache};
 pub use limiter::{AdaptiveLimiter, Aimd, Permit, ProviderLimits};
-pub use loopback::Loopback;
+pub use loopback::{Loopback, LOOPBACK_BAD_KEY};
 pub use price::{Budget, ModelPrice, PriceTable, DEFAULT_PRICES};
 pub use probe::{probe, ProbeReport, PROBE_PROMPT};
 pub use provider::{
     decode, encode, error_message, ApiKey, Completion, DecodeError, ModelSettings, Provider,
     SystemPrompt, Usage, Wire, WireRequest, ANTHROPIC_DEFAULT_MAX_TOKENS, ANTHROPIC_VERSION,
 };
+pub use registry::{
+    ConnectionTest, ModelEntry, ProviderEntry, Registry, REGISTRY_FILE, REGISTRY_VERSION,
+};
 pub use retry::{
     is_retryable_status, parse_retry_after, Clock, RecordingClock, RetryPolicy, SystemClock,
+};
+pub use secrets::{
+    resolve_key, resolve_key_from_os, KeySource, MemoryKeychain, OsKeychain, SecretStore,
+    KEYCHAIN_SERVICE,
 };
 
 /// Everything that can go wrong calling a model.
@@ -124,6 +134,24 @@ pub enum LlmError {
     /// The HTTP client could not be built.
     #[error("http client: {0}")]
     Client(String),
+    /// The OS keychain refused an operation (the message never contains a key).
+    #[error("keychain ({backend}): {message}")]
+    Keychain {
+        /// The backend (`secret-service`, `keyutils`, `memory`, …).
+        backend: String,
+        /// What went wrong.
+        message: String,
+    },
+    /// The saved providers file (or an edit to it) is invalid.
+    #[error("providers file {path}: `{field}`: {message}")]
+    Registry {
+        /// The file.
+        path: String,
+        /// The field at fault (`providers[0].models[1].name`).
+        field: String,
+        /// What is wrong with it.
+        message: String,
+    },
 }
 
 impl LlmError {

@@ -14,7 +14,7 @@ use super::LlmError;
 pub const DEFAULT_PRICES: &str = include_str!("../../assets/prices.json");
 
 /// The price of one model, USD per million tokens.
-#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize, ts_rs::TS)]
 #[serde(deny_unknown_fields)]
 pub struct ModelPrice {
     /// USD per 1M prompt tokens.
@@ -89,13 +89,24 @@ impl PriceTable {
 
     /// The user's table `<data_dir>/prices.json` when it exists (an invalid one is an error that
     /// names the file), else the shipped one.
+    ///
+    /// The prices of models saved in `<data_dir>/providers.json` (Settings → Providers & models)
+    /// are added on top and win; an unreadable providers file is logged and ignored here (the
+    /// providers page reports it with the field at fault).
     pub fn resolve(data_dir: &Path) -> Result<Self, LlmError> {
         let path = Self::user_file(data_dir);
-        if path.exists() {
-            Self::load(&path)
+        let table = if path.exists() {
+            Self::load(&path)?
         } else {
-            Ok(Self::builtin())
-        }
+            Self::builtin()
+        };
+        Ok(match super::registry::Registry::load(data_dir) {
+            Ok(reg) => reg.price_table(table),
+            Err(e) => {
+                tracing::warn!(target: "llm::price", error = %e, "saved model prices not used");
+                table
+            }
+        })
     }
 
     /// Where the user's own table lives: `<data_dir>/prices.json`.

@@ -23,16 +23,22 @@ pub enum Wire {
 }
 
 /// A named provider: a wire format, a default base URL and the env var that holds its key.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+///
+/// Serialised as in model specs (`openai`, `openrouter`, …, `openai-compatible`), the same names
+/// [`Provider::as_str`] gives.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize, ts_rs::TS)]
 #[serde(rename_all = "kebab-case")]
 pub enum Provider {
     /// api.openai.com.
+    #[serde(rename = "openai")]
     OpenAi,
     /// openrouter.ai (OpenAI wire).
+    #[serde(rename = "openrouter")]
     OpenRouter,
     /// A local Ollama server (OpenAI wire, no key).
     Ollama,
     /// Any OpenAI-compatible server (vLLM, llama.cpp server, …); needs `--base-url`.
+    #[serde(rename = "openai-compatible")]
     OpenAiCompatible,
     /// api.anthropic.com.
     Anthropic,
@@ -174,7 +180,7 @@ impl fmt::Debug for ApiKey {
 }
 
 /// How system messages reach the model.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default, Serialize, Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default, Serialize, Deserialize, ts_rs::TS)]
 #[serde(rename_all = "snake_case")]
 pub enum SystemPrompt {
     /// The provider's own place for it (`system` role, `system` field, `systemInstruction`).
@@ -185,13 +191,14 @@ pub enum SystemPrompt {
 }
 
 /// Per-model sampling settings; part of the cache key.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, ts_rs::TS)]
 pub struct ModelSettings {
     /// Sampling temperature (0.7 as in the papers).
     pub temperature: f64,
     /// Cap on generated tokens (`None`: the provider's default; Anthropic requires one, 4096).
     pub max_tokens: Option<u32>,
     /// Sampling seed, sent where the wire supports it (OpenAI, Gemini).
+    #[ts(type = "number | null")]
     pub seed: Option<u64>,
     /// How system messages are sent.
     pub system_prompt: SystemPrompt,

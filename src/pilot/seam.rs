@@ -11,7 +11,8 @@ use super::sim::Simulator;
 use super::suite::Engine;
 use super::PilotError;
 use crate::run::{
-    Agent, AgentError, Benchmark, BoxFuture, Event, Message, Role, RunError, SampleRecord,
+    serde_name, Agent, AgentError, Benchmark, BoxFuture, Event, InstanceMeta, Message, Role,
+    RunError, SampleRecord,
 };
 
 const PROMPT_TYPES: [PromptType; 4] = [
@@ -111,6 +112,28 @@ impl Benchmark for PilotBench {
                     .map(move |p| format!("{}#{}", t.task.instance_id, p.as_str()))
             })
             .collect()
+    }
+
+    fn meta(&self, instance: &str) -> Result<InstanceMeta, RunError> {
+        let (task_id, prompt_type) = parse_instance(instance)?;
+        let pos = self.engine.lib.position(task_id).map_err(pilot_err)?;
+        let task = &self.engine.lib.tasks[pos].task;
+        let (category, subcategory) = if prompt_type == PromptType::Flawed {
+            match self.engine.render(task_id).map_err(pilot_err)?.flaw {
+                Some(f) => (serde_name(&f.category), serde_name(&f.method)),
+                None => (String::new(), String::new()),
+            }
+        } else {
+            (String::new(), String::new())
+        };
+        Ok(InstanceMeta {
+            task: task_id.to_string(),
+            prompt_type: prompt_type.as_str().into(),
+            kind: serde_name(&task.task_type),
+            category,
+            subcategory,
+            difficulty: serde_name(&task.complexity),
+        })
     }
 
     fn builtin_agents(&self) -> Vec<&'static str> {
@@ -219,6 +242,21 @@ impl Benchmark for PilotBench {
                     "prompt_type": prompt_type.as_str(),
                     "agent_error": agent_error,
                 }),
+                metrics: [
+                    ("coverage", ev.coverage),
+                    ("sequence_ok", f64::from(u8::from(ev.sequence_ok))),
+                    ("output_ok", f64::from(u8::from(ev.output_ok))),
+                    (
+                        "completion_signal",
+                        f64::from(u8::from(ev.completion_signal)),
+                    ),
+                    ("turns", f64::from(ev.turns)),
+                ]
+                .into_iter()
+                .map(|(k, v)| (k.to_string(), v))
+                .collect(),
+                k_act: None,
+                k_opt: None,
             })
         })
     }

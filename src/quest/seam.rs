@@ -16,8 +16,8 @@ use super::atomic::{as_answer, prompt, Harness};
 use super::composite;
 use super::task::{Kind, Task};
 use crate::run::{
-    Agent, AgentError, Benchmark, BoxFuture, Event, FixedAgent, Message, Role, RunError,
-    SampleRecord, ScriptedAgent,
+    serde_name, Agent, AgentError, Benchmark, BoxFuture, Event, FixedAgent, InstanceMeta, Message,
+    Role, RunError, SampleRecord, ScriptedAgent,
 };
 
 /// QuestBench over a loaded catalogue and a booted harness.
@@ -41,7 +41,8 @@ impl QuestBench {
     }
 }
 
-const AGENTS: [&str; 4] = ["reference", "known-wrong", "faulty-0.1", "faulty-0.3"];
+/// The built-in agents of EVM-QuestBench.
+pub const AGENTS: [&str; 4] = ["reference", "known-wrong", "faulty-0.1", "faulty-0.3"];
 
 /// The fault rate of a `faulty-<rate>` agent name.
 pub fn fault_rate(name: &str) -> Option<f64> {
@@ -105,6 +106,18 @@ impl Benchmark for QuestBench {
 
     fn instances(&self) -> Vec<String> {
         self.tasks.iter().map(|t| t.id().to_string()).collect()
+    }
+
+    fn meta(&self, instance: &str) -> Result<InstanceMeta, RunError> {
+        let t = &self.task(instance)?.spec;
+        Ok(InstanceMeta {
+            task: instance.to_string(),
+            prompt_type: String::new(),
+            kind: serde_name(&t.kind),
+            category: serde_name(&t.category),
+            subcategory: serde_name(&t.subcategory),
+            difficulty: serde_name(&t.difficulty),
+        })
     }
 
     fn builtin_agents(&self) -> Vec<&'static str> {
@@ -220,6 +233,13 @@ impl Benchmark for QuestBench {
                         "template_index": inst.template_index,
                         "agent_error": verdict.agent_error,
                     }),
+                    metrics: [
+                        ("score_100".to_string(), verdict.score),
+                        ("rounds".to_string(), f64::from(verdict.k_act)),
+                    ]
+                    .into(),
+                    k_act: Some(verdict.k_act),
+                    k_opt: Some(verdict.k_opt),
                 });
             }
             let mut transcript = vec![Message::new(
@@ -272,6 +292,13 @@ impl Benchmark for QuestBench {
                     "template_index": inst.template_index,
                     "agent_error": agent_error,
                 }),
+                metrics: [
+                    ("score_100".to_string(), f64::from(verdict.score)),
+                    ("rounds".to_string(), 1.0),
+                ]
+                .into(),
+                k_act: None,
+                k_opt: None,
             })
         })
     }

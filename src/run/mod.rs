@@ -2,9 +2,23 @@
 //! the conversation [`Message`], the [`Event`] stream and the finished [`SampleRecord`].
 //!
 //! Benchmarks implement [`Benchmark`] and never know which agent answers; built-in agents and HTTP
-//! providers implement [`Agent`] and never know which benchmark asks. Planning, scheduling, the
-//! store and resume build on these two traits; this module owns no orchestration itself yet.
+//! providers implement [`Agent`] and never know which benchmark asks.
+//!
+//! On top of the seam this module owns orchestration: [`RunSpec`] and planning into jobs
+//! ([`spec`]), loading and booting the benchmarks ([`catalog`]), and the scheduler with its
+//! progress events, cancellation, budget stop, infrastructure retries, resume and re-score
+//! ([`scheduler`]). It stores through [`crate::store`] and never writes SQL itself.
 
+pub mod bench;
+pub mod catalog;
+pub mod scheduler;
+pub mod spec;
+
+pub use catalog::{resolve_key, Catalog, ModelRef};
+pub use scheduler::{check_models, rescore, resume, start, Progress, RunContext, RunReport};
+pub use spec::{plan, sample_seed, Job, RunSpec, BENCHMARKS};
+
+use std::collections::BTreeMap;
 use std::future::Future;
 use std::pin::Pin;
 
@@ -142,6 +156,40 @@ pub struct SampleRecord {
     pub transcript: Vec<Message>,
     /// Benchmark-specific verdict (every criterion / metric).
     pub details: Value,
+    /// Named numeric metrics (the store contract lists them per benchmark).
+    #[serde(default)]
+    pub metrics: BTreeMap<String, f64>,
+    /// QuestBench composite: rounds used (`None` for single-round samples).
+    #[serde(default)]
+    pub k_act: Option<u32>,
+    /// QuestBench composite: optimal rounds (`None` for single-round samples).
+    #[serde(default)]
+    pub k_opt: Option<u32>,
+}
+
+/// What a sample is about, for grouping in reports (the store contract fixes the conventions).
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct InstanceMeta {
+    /// The task id (the instance without `#…`).
+    pub task: String,
+    /// `""` (questbench), `direct`/`retrieval` (intent2tx), `baseline`/`cot`/`optimal`/`flawed` (pilot).
+    pub prompt_type: String,
+    /// questbench: atomic|composite; intent2tx: single|multi; pilot: the task type.
+    pub kind: String,
+    /// questbench: category; intent2tx: metadata category; pilot: flaw category when flawed.
+    pub category: String,
+    /// questbench: subcategory; intent2tx: ""; pilot: flaw method when flawed.
+    pub subcategory: String,
+    /// questbench: difficulty; intent2tx: ""; pilot: complexity.
+    pub difficulty: String,
+}
+
+/// The serde name of a unit enum variant (`"snake_case"`), or `""` for anything else.
+pub fn serde_name<T: Serialize>(v: &T) -> String {
+    match serde_json::to_value(v) {
+        Ok(Value::String(s)) => s,
+        _ => String::new(),
+    }
 }
 
 /// Errors that stop a sample from being run at all (not a failed sample: those are records).
@@ -161,6 +209,23 @@ pub enum RunError {
     /// The benchmark's own infrastructure failed.
     #[error("{0}")]
     Benchmark(String),
+    /// A run spec is unusable (unknown benchmark, bad model spec, no rounds, …).
+    #[error("{0}")]
+    Spec(String),
+    /// A model could not be set up (missing key, bad base URL).
+    #[error(transparent)]
+    Model(#[from] crate::llm::LlmError),
+    /// The store failed.
+    #[error(transparent)]
+    Store(#[from] crate::store::StoreError),
+}
+
+impl RunError {
+    /// True when the failure is the benchmark's infrastructure (a dead Anvil, a sandbox that
+    /// would not start): restarting the worker and retrying the sample may help.
+    pub fn is_infrastructure(&self) -> bool {
+        matches!(self, Self::Benchmark(_))
+    }
 }
 
 /// A benchmark as orchestration sees it.
@@ -169,6 +234,8 @@ pub trait Benchmark: Send + Sync {
     fn name(&self) -> &'static str;
     /// Every instance id, in a stable order.
     fn instances(&self) -> Vec<String>;
+    /// Grouping data of one instance.
+    fn meta(&self, instance: &str) -> Result<InstanceMeta, RunError>;
     /// Names of the built-in agents.
     fn builtin_agents(&self) -> Vec<&'static str>;
     /// A built-in agent for one instance (some, like a reference solver, are per instance).

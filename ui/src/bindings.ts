@@ -17,7 +17,7 @@ message: string, };
 /**
  * What went wrong, coarsely, so the UI can choose what to advise.
  */
-export type ErrorKind = "config" | "internal";
+export type ErrorKind = "config" | "internal" | "invalid" | "keychain" | "not_found";
 
 /**
  * Everything the "System" page shows, as one serialisable value.
@@ -107,3 +107,468 @@ contracts: number | null, } | { "kind": "not_built" } | { "kind": "unreadable",
  * What went wrong, naming the file.
  */
 message: string, };
+
+/**
+ * Everything on the page.
+ */
+export type ProvidersView = { 
+/**
+ * The registry file.
+ */
+file: string, 
+/**
+ * The keychain backend in use (`secret-service`, `keyutils`, …).
+ */
+keychain: string, 
+/**
+ * Saved providers, in order.
+ */
+providers: Array<ProviderView>, 
+/**
+ * Built-in agents of every benchmark.
+ */
+builtin_agents: Array<BuiltinAgentView>, };
+
+/**
+ * A saved provider as the page shows it.
+ */
+export type ProviderView = { 
+/**
+ * The saved entry (no key in it).
+ */
+entry: ProviderEntry, 
+/**
+ * Where its key would come from right now.
+ */
+key_source: KeySource, 
+/**
+ * The env vars looked at after the keychain, in order.
+ */
+env_vars: Array<string>, };
+
+/**
+ * A built-in agent (always available, no key, no network).
+ */
+export type BuiltinAgentView = { 
+/**
+ * `questbench`, `intent2tx` or `pilot`.
+ */
+benchmark: string, 
+/**
+ * The agent's name; in runs it is `builtin:<name>`.
+ */
+name: string, };
+
+/**
+ * A saved provider: a kind (wire format and defaults), where it is, and its models.
+ */
+export type ProviderEntry = { 
+/**
+ * Unique id (`[a-z0-9][a-z0-9_-]*`, at most 40 chars): the keychain account of its key and
+ * the prefix of its models in runs (`<id>:<model>`).
+ */
+id: string, 
+/**
+ * Which provider kind (wire format, default URL, usual key variable).
+ */
+kind: Provider, 
+/**
+ * Server URL; `None`: the kind's default (required for `openai-compatible`).
+ */
+base_url: string | null, 
+/**
+ * Env var to read the key from when the keychain has none (default: the kind's usual one,
+ * then `CRUCIBLE_API_KEY`).
+ */
+key_env: string | null, 
+/**
+ * The models saved for it.
+ */
+models: Array<ModelEntry>, };
+
+/**
+ * One model on a saved provider.
+ */
+export type ModelEntry = { 
+/**
+ * The model name as the provider knows it (`gpt-4o`, `openai/gpt-4o`, `llama3.1:8b`).
+ */
+name: string, 
+/**
+ * Sampling settings.
+ */
+settings: ModelSettings, 
+/**
+ * USD per million tokens; `None`: the shipped price table's entry, if any.
+ */
+price: ModelPrice | null, };
+
+/**
+ * Per-model sampling settings; part of the cache key.
+ */
+export type ModelSettings = { 
+/**
+ * Sampling temperature (0.7 as in the papers).
+ */
+temperature: number, 
+/**
+ * Cap on generated tokens (`None`: the provider's default; Anthropic requires one, 4096).
+ */
+max_tokens: number | null, 
+/**
+ * Sampling seed, sent where the wire supports it (OpenAI, Gemini).
+ */
+seed: number | null, 
+/**
+ * How system messages are sent.
+ */
+system_prompt: SystemPrompt, };
+
+/**
+ * How system messages reach the model.
+ */
+export type SystemPrompt = "native" | "fold_into_user";
+
+/**
+ * The price of one model, USD per million tokens.
+ */
+export type ModelPrice = { 
+/**
+ * USD per 1M prompt tokens.
+ */
+input_per_mtok: number, 
+/**
+ * USD per 1M generated tokens.
+ */
+output_per_mtok: number, };
+
+/**
+ * A named provider: a wire format, a default base URL and the env var that holds its key.
+ *
+ * Serialised as in model specs (`openai`, `openrouter`, …, `openai-compatible`), the same names
+ * [`Provider::as_str`] gives.
+ */
+export type Provider = "openai" | "openrouter" | "ollama" | "openai-compatible" | "anthropic" | "gemini";
+
+/**
+ * Where the key a provider will use comes from.
+ */
+export type KeySource = { "kind": "keychain", "detail": string } | { "kind": "env", "detail": string } | { "kind": "none" };
+
+/**
+ * What "test connection" found: the probe's result plus where the key came from.
+ */
+export type ConnectionTest = { 
+/**
+ * The call returned an answer.
+ */
+ok: boolean, 
+/**
+ * Time of the call in ms.
+ */
+latency_ms: number, 
+/**
+ * The model's answer when it worked.
+ */
+answer: string | null, 
+/**
+ * The exact error (the provider's own message for a refused key) when it failed.
+ */
+error: string | null, 
+/**
+ * Where the key used came from.
+ */
+key_source: KeySource, };
+
+/**
+ * The new-run form as the UI sends it.
+ */
+export type RunForm = { 
+/**
+ * `questbench`, `intent2tx`, `pilot`.
+ */
+benchmarks: Array<string>, 
+/**
+ * `builtin:NAME` or `PROVIDER:MODEL`.
+ */
+models: Array<string>, 
+/**
+ * The provider URL for the run's provider models (a saved provider's URL).
+ */
+base_url: string | null, 
+/**
+ * First N tasks of each benchmark (`None`: all).
+ */
+limit: number | null, 
+/**
+ * Rounds (avg@k).
+ */
+rounds: number, 
+/**
+ * Run seed.
+ */
+seed: number, 
+/**
+ * Prompt types to keep (empty: all).
+ */
+prompt_types: Array<string>, 
+/**
+ * Samples in flight.
+ */
+concurrency: number, 
+/**
+ * USD budget (`None`: unlimited).
+ */
+budget_usd: number | null, 
+/**
+ * Intent2Tx executes answers on the chain.
+ */
+intent_execute: boolean, };
+
+/**
+ * The new-run form's preview: a plan, or the first problem with its field.
+ */
+export type PlanResult = { 
+/**
+ * What Start would do.
+ */
+plan: RunPlan | null, 
+/**
+ * What must be fixed first.
+ */
+problem: FormError | null, };
+
+/**
+ * What pressing Start would do.
+ */
+export type RunPlan = { 
+/**
+ * Samples in total.
+ */
+samples: number, 
+/**
+ * Per benchmark.
+ */
+benchmarks: Array<BenchPlan>, 
+/**
+ * Estimated USD from previous runs' per-sample cost (`None`: no history for some model).
+ */
+est_cost_usd: number | null, 
+/**
+ * Estimated wall time in seconds from previous runs' per-sample latency and the
+ * concurrency (`None`: no history).
+ */
+est_seconds: number | null, 
+/**
+ * How the estimates were made, for people.
+ */
+basis: string, };
+
+/**
+ * Samples of one benchmark in a plan.
+ */
+export type BenchPlan = { 
+/**
+ * Benchmark.
+ */
+benchmark: string, 
+/**
+ * Instances selected (tasks × kept prompt types).
+ */
+instances: number, 
+/**
+ * Models that run on it (built-in agents only where they exist).
+ */
+models: Array<string>, 
+/**
+ * instances × models × rounds.
+ */
+samples: number, };
+
+/**
+ * A field-named problem with the new-run form.
+ */
+export type FormError = { 
+/**
+ * The form field (`benchmarks`, `models`, `rounds`, `seed`, `limit`, `concurrency`,
+ * `budget_usd`, `prompt_types`, `base_url`).
+ */
+field: string, 
+/**
+ * What is wrong, for people.
+ */
+message: string, };
+
+/**
+ * The runs list.
+ */
+export type RunsView = { 
+/**
+ * The database file.
+ */
+db: string, 
+/**
+ * Runs, newest first.
+ */
+runs: Array<RunListItem>, 
+/**
+ * Ids of the runs going on in this app right now (a stored `running` run not in here was
+ * interrupted: the app was closed or killed, and it can be resumed).
+ */
+live: Array<string>, };
+
+/**
+ * A run in the runs list.
+ */
+export type RunListItem = { 
+/**
+ * Run id.
+ */
+run_id: string, 
+/**
+ * As stored: running | finished | cancelled | interrupted | failed.
+ */
+status: string, 
+/**
+ * Benchmarks.
+ */
+benchmarks: Array<string>, 
+/**
+ * Models.
+ */
+models: Array<string>, 
+/**
+ * RFC 3339.
+ */
+started: string, 
+/**
+ * RFC 3339, when it stopped.
+ */
+finished_at: string | null, 
+/**
+ * Samples planned / stored / failed / passed.
+ */
+planned: number, 
+/**
+ * Stored.
+ */
+finished: number, 
+/**
+ * `agent_error` samples.
+ */
+failed: number, 
+/**
+ * Passed samples.
+ */
+passed: number, 
+/**
+ * USD of its stored samples.
+ */
+cost_usd: number, };
+
+/**
+ * The live state of a run, as sent to the UI a few times a second.
+ */
+export type LiveStatus = { 
+/**
+ * Run id.
+ */
+run_id: string, 
+/**
+ * `starting`, `running`, or the final status (`finished`, `cancelled`, `failed`).
+ */
+status: string, 
+/**
+ * Samples planned for the whole run.
+ */
+planned: number, 
+/**
+ * Samples already stored when this session started (a resumed run).
+ */
+already_done: number, 
+/**
+ * Samples this session runs.
+ */
+pending: number, 
+/**
+ * Finished in this session.
+ */
+done: number, 
+/**
+ * Failed in this session.
+ */
+failed: number, 
+/**
+ * Per model.
+ */
+models: Array<ModelProgress>, 
+/**
+ * Throughput over the session.
+ */
+samples_per_min: number, 
+/**
+ * Seconds left at that throughput (`None` until a sample finished).
+ */
+eta_seconds: number | null, 
+/**
+ * USD spent by the run so far (`None` until known).
+ */
+cost_usd: number | null, 
+/**
+ * The latest failures, newest first (at most 8).
+ */
+failures: Array<FailureView>, 
+/**
+ * The last notice (budget reached, worker restarted, run error).
+ */
+notice: string | null, };
+
+/**
+ * Progress of one model.
+ */
+export type ModelProgress = { 
+/**
+ * Model.
+ */
+model: string, 
+/**
+ * Samples finished in this session.
+ */
+done: number, 
+/**
+ * Samples planned for it in this session.
+ */
+planned: number, 
+/**
+ * Of those, failed (`agent_error` or not run).
+ */
+failed: number, };
+
+/**
+ * One failed sample, as the live view lists it.
+ */
+export type FailureView = { 
+/**
+ * Benchmark.
+ */
+benchmark: string, 
+/**
+ * Model.
+ */
+model: string, 
+/**
+ * Instance.
+ */
+instance: string, 
+/**
+ * Round.
+ */
+round: number, 
+/**
+ * Outcome class, or `not_run` for an infrastructure failure.
+ */
+outcome: string, 
+/**
+ * The error when there is one.
+ */
+error: string | null, };

@@ -2,7 +2,11 @@
 // the Rust commands reject with `{ kind, message }` (bindings.ts `CommandError`), and anything
 // else (no Tauri runtime, a serialisation bug) is folded into kind "internal".
 import { invoke } from "@tauri-apps/api/core";
-import type { CommandError, SystemStatus } from "./bindings";
+import { listen } from "@tauri-apps/api/event";
+import type {
+  CommandError, ConnectionTest, LiveStatus, PlanResult, ProviderEntry, ProvidersView, RunForm, RunsView,
+  SystemStatus,
+} from "./bindings";
 
 export type Result<T> = { ok: true; value: T } | { ok: false; error: CommandError };
 
@@ -27,3 +31,54 @@ async function call<T>(cmd: string, args?: Record<string, unknown>): Promise<Res
 /** Versions, data dir, external tools and built universes (Rust: `get_system_status`). */
 export const getSystemStatus = (): Promise<Result<SystemStatus>> =>
   call<SystemStatus>("get_system_status");
+
+// --- Run console: providers and models (Rust: commands/providers.rs) ---
+
+/** Saved providers with their key sources, and the built-in agents. */
+export const listProviders = (): Promise<Result<ProvidersView>> => call<ProvidersView>("list_providers");
+
+/** Adds or edits a provider; a non-empty `key` goes to the OS keychain and is never returned. */
+export const saveProvider = (
+  entry: ProviderEntry,
+  previousId: string | null,
+  key: string | null,
+): Promise<Result<ProvidersView>> =>
+  call<ProvidersView>("save_provider", { entry, previousId, key });
+
+/** Removes a provider and its stored key. */
+export const removeProvider = (id: string): Promise<Result<ProvidersView>> =>
+  call<ProvidersView>("remove_provider", { id });
+
+/** One cheap real call to a saved model; the report carries the exact error. */
+export const testConnection = (id: string, model: string): Promise<Result<ConnectionTest>> =>
+  call<ConnectionTest>("test_connection", { id, model });
+
+// --- Run console: runs (Rust: commands/runs.rs, live.rs) ---
+
+/** The plan preview of the new-run form, or its first problem with the field named. */
+export const planRun = (form: RunForm): Promise<Result<PlanResult>> => call<PlanResult>("plan_run", { form });
+
+/** Starts a run; resolves to its id once it exists in the database. */
+export const startRun = (form: RunForm): Promise<Result<string>> => call<string>("start_run", { form });
+
+/** Finishes the missing samples of a stored run. */
+export const resumeRun = (runId: string): Promise<Result<string>> => call<string>("resume_run", { runId });
+
+/** Cancels a run going on in this app. */
+export const cancelRun = (runId: string): Promise<Result<null>> => call<null>("cancel_run", { runId });
+
+/** Every stored run, newest first, and the ids running in this app. */
+export const listRuns = (): Promise<Result<RunsView>> => call<RunsView>("list_runs_view");
+
+/** The live status of a run going on in this app (null: not running here). */
+export const getLive = (runId: string): Promise<Result<LiveStatus | null>> =>
+  call<LiveStatus | null>("get_live", { runId });
+
+/** Subscribes to `run:progress` (a few updates a second per running run); returns the unsubscribe. */
+export async function onRunProgress(cb: (s: LiveStatus) => void): Promise<() => void> {
+  try {
+    return await listen<LiveStatus>("run:progress", (e) => cb(e.payload));
+  } catch {
+    return () => {};
+  }
+}

@@ -3,15 +3,14 @@ import "./style.css";
 import { getSystemStatus } from "./ipc";
 import { renderEmpty } from "./pages/empty";
 import { renderHome } from "./pages/home";
+import { renderRuns } from "./pages/runs";
 import { renderSettings } from "./pages/settings";
 
 type Route = "home" | "runs" | "results" | "tasks" | "settings";
 
 const pages: Record<Route, (root: HTMLElement) => void | Promise<void>> = {
   home: renderHome,
-  runs: (root) =>
-    renderEmpty(root, "Runs", "No runs yet. Runs you launch will be listed here with their progress, cost and status.",
-      "Launching runs from the app is not available yet; the crucible command line is the way for now."),
+  runs: renderRuns,
   results: (root) =>
     renderEmpty(root, "Results", "Leaderboards, quadrant plots and per-sample traces of finished runs will appear here.",
       "There are no finished runs to show."),

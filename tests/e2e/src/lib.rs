@@ -239,6 +239,92 @@ impl App {
         Ok(())
     }
 
+    async fn element(&self, css: &str) -> Result<fantoccini::elements::Element> {
+        self.client()?
+            .wait()
+            .at_most(WAIT)
+            .for_element(Locator::Css(css))
+            .await
+            .with_context(|| format!("waiting for `{css}`"))
+    }
+
+    /// Waits for the input `css`, clears it and types `text`.
+    pub async fn fill(&self, css: &str, text: &str) -> Result<()> {
+        let el = self.element(css).await?;
+        el.clear()
+            .await
+            .with_context(|| format!("clearing `{css}`"))?;
+        el.send_keys(text)
+            .await
+            .with_context(|| format!("typing into `{css}`"))?;
+        Ok(())
+    }
+
+    /// Waits for the `<select>` `css` and picks the option with `value`.
+    pub async fn select(&self, css: &str, value: &str) -> Result<()> {
+        self.element(css)
+            .await?
+            .select_by_value(value)
+            .await
+            .with_context(|| format!("selecting {value:?} in `{css}`"))?;
+        Ok(())
+    }
+
+    /// Polls until the text of `css` satisfies `ok` (at most `within`); returns the last text.
+    pub async fn wait_text(
+        &self,
+        css: &str,
+        within: Duration,
+        ok: impl Fn(&str) -> bool,
+    ) -> Result<String> {
+        let deadline = Instant::now() + within;
+        let mut last = String::new();
+        loop {
+            if let Ok(el) = self.client()?.find(Locator::Css(css)).await {
+                if let Ok(t) = el.text().await {
+                    last = t.trim().to_string();
+                    if ok(&last) {
+                        return Ok(last);
+                    }
+                }
+            }
+            if Instant::now() > deadline {
+                bail!("`{css}` did not reach the expected text within {within:?}; last: {last:?}");
+            }
+            tokio::time::sleep(Duration::from_millis(100)).await;
+        }
+    }
+
+    /// Whether `css` matches anything right now (no waiting).
+    pub async fn exists(&self, css: &str) -> Result<bool> {
+        Ok(self.client()?.find(Locator::Css(css)).await.is_ok())
+    }
+
+    /// The page's current HTML.
+    pub async fn source(&self) -> Result<String> {
+        Ok(self.client()?.source().await?)
+    }
+
+    /// Sends keys to whatever has focus (keyboard-only flows: Tab, Enter, text).
+    pub async fn keys(&self, keys: &str) -> Result<()> {
+        let el = self.client()?.active_element().await?;
+        el.send_keys(keys)
+            .await
+            .context("sending keys to the focused element")?;
+        Ok(())
+    }
+
+    /// The id of the focused element ("" when it has none).
+    pub async fn focused_id(&self) -> Result<String> {
+        let el = self.client()?.active_element().await?;
+        Ok(el.attr("id").await?.unwrap_or_default())
+    }
+
+    /// Runs a script in the page and returns its value.
+    pub async fn eval(&self, script: &str) -> Result<serde_json::Value> {
+        Ok(self.client()?.execute(script, vec![]).await?)
+    }
+
     /// Saves a screenshot of the window to `target/e2e-screenshots/<name>.png`; returns the path.
     /// Waits for two animation frames first: WebKit's WebDriver screenshot shows the last painted
     /// frame, which can predate DOM changes the test has already seen.

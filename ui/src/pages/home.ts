@@ -27,7 +27,7 @@ export async function renderHome(root: HTMLElement): Promise<void> {
           "A model needs a provider: an OpenAI-compatible base URL (OpenAI, OpenRouter, a local Ollama at ",
           h("code", {}, "http://localhost:11434/v1"), " or vLLM), Anthropic or Gemini, plus a key where the provider needs one. ",
           "Keys are read from the OS keychain or from environment variables and are never stored in results or exports. ",
-          "Provider settings will live under Settings → Providers."),
+          "Set one up in ", h("a", { href: "#/settings/providers", id: "home-add-model" }, "Settings → Providers & models"), "."),
       ),
     ),
     h("section", { class: "card" },

@@ -1,9 +1,26 @@
-// Settings. Today one section, System (versions, paths, tools, universes); Providers and models
-// join it later, which is why the section list is a list.
+// Settings: System (versions, paths, tools, universes) and Providers & models (#/settings/providers).
 import { h, mount } from "../dom";
 import { getSystemStatus } from "../ipc";
 import { errorBox, toolsTable, universesTable } from "../status-view";
 import type { SystemStatus } from "../bindings";
+import { renderProviders } from "./providers";
+
+type Tab = "system" | "providers";
+
+function tabOf(hash: string): Tab {
+  return hash.replace(/^#\/?/, "").split("/")[1] === "providers" ? "providers" : "system";
+}
+
+function tabs(active: Tab): HTMLElement {
+  const tab = (t: Tab, label: string) => {
+    const b = h("button", { type: "button", role: "tab", class: `tab${t === active ? " active" : ""}`,
+      "aria-selected": t === active ? "true" : "false", "aria-controls": `panel-${t}`, id: `tab-${t}` }, label);
+    b.addEventListener("click", () => { window.location.hash = t === "system" ? "#/settings" : "#/settings/providers"; });
+    return b;
+  };
+  return h("div", { class: "tabs", role: "tablist", "aria-label": "Settings sections" },
+    tab("system", "System"), tab("providers", "Providers & models"));
+}
 
 function systemDetails(s: SystemStatus): HTMLElement {
   return h("div", { id: "system" },
@@ -20,6 +37,13 @@ function systemDetails(s: SystemStatus): HTMLElement {
 }
 
 export async function renderSettings(root: HTMLElement): Promise<void> {
+  const active = tabOf(window.location.hash);
+  if (active === "providers") {
+    const panel = h("section", { role: "tabpanel", id: "panel-providers", "aria-labelledby": "tab-providers" });
+    mount(root, h("header", { class: "page-head" }, h("h1", {}, "Settings")), tabs(active), panel);
+    await renderProviders(panel);
+    return;
+  }
   const body = h("div", { "aria-live": "polite" }, h("p", { class: "muted" }, "Loading system status…"));
   const refresh = h("button", { type: "button", id: "refresh-status" }, "Refresh");
   const load = async () => {
@@ -32,11 +56,8 @@ export async function renderSettings(root: HTMLElement): Promise<void> {
   mount(
     root,
     h("header", { class: "page-head" }, h("h1", {}, "Settings")),
-    h("div", { class: "tabs", role: "tablist" },
-      h("button", { type: "button", role: "tab", class: "tab active", "aria-selected": "true", id: "tab-system" }, "System"),
-      h("button", { type: "button", role: "tab", class: "tab", "aria-selected": "false", disabled: true, title: "Not available yet" }, "Providers"),
-    ),
-    h("section", { class: "card", role: "tabpanel", "aria-labelledby": "tab-system" },
+    tabs(active),
+    h("section", { class: "card", role: "tabpanel", id: "panel-system", "aria-labelledby": "tab-system" },
       h("div", { class: "card-head" }, h("h2", {}, "System"), refresh),
       body,
     ),

@@ -1,0 +1,60 @@
+//! Commands behind Settings → Providers & models: the saved providers with where each key comes
+//! from, add/edit/remove (keys go to the OS keychain and are never sent back), test connection,
+//! and the built-in agents that are always available.
+
+use crucible::llm::{ConnectionTest, ProviderEntry, Registry};
+
+use crate::providers_view::{providers_view, ProvidersView};
+use crate::{AppState, CommandError};
+
+/// The saved providers, each with its key source, and the built-in agents.
+#[tauri::command]
+pub async fn list_providers(
+    state: tauri::State<'_, AppState>,
+) -> Result<ProvidersView, CommandError> {
+    let config = state.config.clone()?;
+    let registry = Registry::load(&config.data_dir)?;
+    Ok(providers_view(&config, &registry, state.keychain.as_ref()))
+}
+
+/// Adds or edits a provider (`previous_id`: the id it had before an edit). A non-empty `key` is
+/// stored in the keychain under the provider's id; an empty or absent one leaves the stored key.
+#[tauri::command]
+pub async fn save_provider(
+    state: tauri::State<'_, AppState>,
+    entry: ProviderEntry,
+    previous_id: Option<String>,
+    key: Option<String>,
+) -> Result<ProvidersView, CommandError> {
+    let config = state.config.clone()?;
+    let kc = state.keychain.as_ref();
+    let registry = crate::providers_view::save(&config, kc, entry, previous_id.as_deref(), key)?;
+    Ok(providers_view(&config, &registry, kc))
+}
+
+/// Removes a provider and its stored key.
+#[tauri::command]
+pub async fn remove_provider(
+    state: tauri::State<'_, AppState>,
+    id: String,
+) -> Result<ProvidersView, CommandError> {
+    let config = state.config.clone()?;
+    let kc = state.keychain.as_ref();
+    let registry = crate::providers_view::remove(&config, kc, &id)?;
+    Ok(providers_view(&config, &registry, kc))
+}
+
+/// One cheap real call to `model` of provider `id`; the report holds the exact error.
+#[tauri::command]
+pub async fn test_connection(
+    state: tauri::State<'_, AppState>,
+    id: String,
+    model: String,
+) -> Result<ConnectionTest, CommandError> {
+    let config = state.config.clone()?;
+    let registry = Registry::load(&config.data_dir)?;
+    let kc = state.keychain.clone();
+    Ok(registry
+        .test_connection(&id, &model, kc.as_ref(), |v| std::env::var(v).ok())
+        .await)
+}

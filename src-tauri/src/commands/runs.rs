@@ -1,0 +1,110 @@
+//! Commands behind the Runs page: plan preview, start, cancel, resume, the runs list and a run's
+//! live status. Progress arrives as `run:progress` events (see `live.rs`).
+
+use std::sync::Arc;
+
+use crucible::console::{estimate, list_runs, History, LiveStatus, RunForm};
+use crucible::store::Store;
+
+use crate::live::{launch, Launch};
+use crate::runs_view::{PlanResult, RunsView};
+use crate::{AppState, CommandError};
+
+async fn open_store(state: &AppState) -> Result<(crucible::Config, Store), CommandError> {
+    let config = state.config.clone()?;
+    std::fs::create_dir_all(&config.data_dir).map_err(|e| {
+        CommandError::internal(format!("creating {}: {e}", config.data_dir.display()))
+    })?;
+    let store = Store::open(&config.data_dir.join("crucible.db")).await?;
+    Ok((config, store))
+}
+
+/// What Start would do, or the first form problem (with its field) — never an exception.
+#[tauri::command]
+pub async fn plan_run(
+    state: tauri::State<'_, AppState>,
+    form: RunForm,
+) -> Result<PlanResult, CommandError> {
+    let spec = match form.to_spec() {
+        Ok(s) => s,
+        Err(problem) => return Ok(PlanResult::problem(problem)),
+    };
+    let (config, store) = open_store(&state).await?;
+    let history = History::from_store(&store, 20).await?;
+    let plan = tauri::async_runtime::spawn_blocking(move || estimate(&config, &spec, &history))
+        .await
+        .map_err(|e| CommandError::internal(format!("planning failed: {e}")))?;
+    Ok(PlanResult::from(plan))
+}
+
+/// Starts a run; returns its id once it exists in the database.
+#[tauri::command]
+pub async fn start_run(
+    app: tauri::AppHandle,
+    state: tauri::State<'_, AppState>,
+    form: RunForm,
+) -> Result<String, CommandError> {
+    let spec = form.to_spec().map_err(CommandError::invalid)?;
+    let (config, store) = open_store(&state).await?;
+    let per_model = crate::runs_view::per_model(&config, &spec, &store).await?;
+    let what = Launch::Start(spec, per_model);
+    launch(app, Arc::clone(&state.runs), config, store, what).await
+}
+
+/// Finishes the missing samples of a stored run (also one interrupted by closing the app).
+#[tauri::command]
+pub async fn resume_run(
+    app: tauri::AppHandle,
+    state: tauri::State<'_, AppState>,
+    run_id: String,
+) -> Result<String, CommandError> {
+    if state.runs.ids().contains(&run_id) {
+        return Err(CommandError::invalid_msg(format!(
+            "run {run_id} is already running"
+        )));
+    }
+    let (config, store) = open_store(&state).await?;
+    launch(
+        app,
+        Arc::clone(&state.runs),
+        config,
+        store,
+        Launch::Resume(run_id),
+    )
+    .await
+}
+
+/// Cancels a run going on in this app; samples in flight are dropped (resumable later).
+#[tauri::command]
+pub async fn cancel_run(
+    state: tauri::State<'_, AppState>,
+    run_id: String,
+) -> Result<(), CommandError> {
+    if state.runs.cancel(&run_id) {
+        Ok(())
+    } else {
+        Err(CommandError::not_found(format!(
+            "run {run_id} is not running in this app"
+        )))
+    }
+}
+
+/// Every run in the database, newest first, and which are going on in this app.
+#[tauri::command]
+pub async fn list_runs_view(state: tauri::State<'_, AppState>) -> Result<RunsView, CommandError> {
+    let (_, store) = open_store(&state).await?;
+    Ok(RunsView {
+        db: store.path().display().to_string(),
+        runs: list_runs(&store).await?,
+        live: state.runs.ids(),
+    })
+}
+
+/// The live status of a run going on in this app (`None`: not running here).
+#[tauri::command]
+pub async fn get_live(
+    state: tauri::State<'_, AppState>,
+    run_id: String,
+) -> Result<Option<LiveStatus>, CommandError> {
+    Ok(state.runs.live(&run_id))
+}

@@ -1,0 +1,216 @@
+//! Runs started from the app: the registry of runs in flight (cancel tokens and live trackers),
+//! and the task that folds the orchestrator's progress events into a
+//! [`crucible::console::LiveStatus`] and emits it to the window as the `run:progress` event at
+//! most [`EMIT_EVERY`] (a few updates a second, whatever the run's speed). Runs keep their state
+//! in the database; closing the app stops them and leaves them resumable.
+
+use std::collections::BTreeMap;
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
+
+use crucible::console::{run_cost, LiveStatus, Tracker};
+use crucible::run::{self, Progress, RunContext, RunSpec};
+use crucible::store::Store;
+use tauri::Emitter;
+use tokio::sync::{mpsc, oneshot};
+use tokio_util::sync::CancellationToken;
+
+use crate::CommandError;
+
+/// The event the window listens to; its payload is a `LiveStatus`.
+pub const PROGRESS_EVENT: &str = "run:progress";
+/// The longest a window waits for news of a running run.
+pub const EMIT_EVERY: Duration = Duration::from_millis(250);
+/// How often the running cost is re-read from the database.
+const COST_EVERY: Duration = Duration::from_secs(2);
+
+struct Active {
+    cancel: CancellationToken,
+    tracker: Arc<Mutex<Tracker>>,
+    started: Instant,
+}
+
+/// Runs in flight in this process, by run id.
+#[derive(Default)]
+pub struct ActiveRuns {
+    runs: Mutex<BTreeMap<String, Active>>,
+}
+
+impl std::fmt::Debug for ActiveRuns {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let ids: Vec<String> = self
+            .runs
+            .lock()
+            .map(|r| r.keys().cloned().collect())
+            .unwrap_or_default();
+        f.debug_struct("ActiveRuns").field("runs", &ids).finish()
+    }
+}
+
+impl ActiveRuns {
+    /// Ids of the runs going on in this process.
+    pub fn ids(&self) -> Vec<String> {
+        self.runs
+            .lock()
+            .map(|r| r.keys().cloned().collect())
+            .unwrap_or_default()
+    }
+
+    /// The live status of a run in flight.
+    pub fn live(&self, run_id: &str) -> Option<LiveStatus> {
+        let runs = self.runs.lock().ok()?;
+        let a = runs.get(run_id)?;
+        let t = a.tracker.lock().ok()?;
+        Some(t.snapshot(a.started.elapsed().as_secs_f64()))
+    }
+
+    /// Cancels a run in flight; `false` when it is not running here.
+    pub fn cancel(&self, run_id: &str) -> bool {
+        match self
+            .runs
+            .lock()
+            .ok()
+            .and_then(|r| r.get(run_id).map(|a| a.cancel.clone()))
+        {
+            Some(c) => {
+                c.cancel();
+                true
+            }
+            None => false,
+        }
+    }
+}
+
+/// What to launch.
+#[derive(Debug)]
+pub enum Launch {
+    /// A new run of this spec, with the planned samples per model (from the plan preview).
+    Start(RunSpec, Vec<(String, u32)>),
+    /// The missing samples of a stored run.
+    Resume(String),
+}
+
+type IdSender = Arc<Mutex<Option<oneshot::Sender<Result<String, CommandError>>>>>;
+
+fn answer(tx: &IdSender, r: Result<String, CommandError>) {
+    if let Some(tx) = tx.lock().ok().and_then(|mut t| t.take()) {
+        let _ = tx.send(r);
+    }
+}
+
+/// Starts or resumes a run in the background; returns its id once the orchestrator has created
+/// (or reopened) it, or the error that stopped it before.
+pub async fn launch(
+    app: tauri::AppHandle,
+    active: Arc<ActiveRuns>,
+    config: crucible::Config,
+    store: Store,
+    what: Launch,
+) -> Result<String, CommandError> {
+    let (tx, rx) = mpsc::unbounded_channel();
+    let mut ctx = RunContext::new(config, store.clone());
+    ctx.progress = Some(tx);
+    let cancel = ctx.cancel.clone();
+    let per_model = match &what {
+        Launch::Start(_, m) => m.clone(),
+        Launch::Resume(_) => Vec::new(),
+    };
+    let tracker = Arc::new(Mutex::new(Tracker::new(&per_model)));
+    let (id_tx, id_rx) = oneshot::channel();
+    let id_tx: IdSender = Arc::new(Mutex::new(Some(id_tx)));
+
+    let run_tracker = Arc::clone(&tracker);
+    let run_id_tx = Arc::clone(&id_tx);
+    tokio::spawn(async move {
+        let result = match what {
+            Launch::Start(spec, _) => run::start(&ctx, spec).await,
+            Launch::Resume(id) => run::resume(&ctx, &id).await,
+        };
+        if let Err(e) = result {
+            tracing::warn!(target: "app::runs", error = %e, "run stopped with an error");
+            if let Ok(mut t) = run_tracker.lock() {
+                t.stopped("failed", Some(e.to_string()));
+            }
+            answer(&run_id_tx, Err(CommandError::from(e)));
+        }
+        // Dropping ctx closes the progress channel: the forwarder sends the last update.
+    });
+
+    tokio::spawn(forward(app, active, store, tracker, cancel, rx, id_tx));
+    id_rx
+        .await
+        .map_err(|_| CommandError::internal("the run ended before it started"))?
+}
+
+async fn forward(
+    app: tauri::AppHandle,
+    active: Arc<ActiveRuns>,
+    store: Store,
+    tracker: Arc<Mutex<Tracker>>,
+    cancel: CancellationToken,
+    mut rx: mpsc::UnboundedReceiver<Progress>,
+    id_tx: IdSender,
+) {
+    let started = Instant::now();
+    let mut tick = tokio::time::interval(EMIT_EVERY);
+    let mut dirty = false;
+    let mut last_cost: Option<Instant> = None;
+    let mut run_id = String::new();
+    let snapshot = |t: &Arc<Mutex<Tracker>>| {
+        t.lock()
+            .ok()
+            .map(|t| t.snapshot(started.elapsed().as_secs_f64()))
+    };
+    loop {
+        tokio::select! {
+            p = rx.recv() => {
+                let Some(p) = p else { break };
+                if let Progress::RunStarted { run_id: id, .. } = &p {
+                    run_id = id.clone();
+                    if let Ok(mut runs) = active.runs.lock() {
+                        runs.insert(id.clone(), Active {
+                            cancel: cancel.clone(),
+                            tracker: Arc::clone(&tracker),
+                            started,
+                        });
+                    }
+                    answer(&id_tx, Ok(id.clone()));
+                }
+                if let Ok(mut t) = tracker.lock() {
+                    t.apply(&p);
+                }
+                dirty = true;
+            }
+            _ = tick.tick() => {
+                if !dirty || run_id.is_empty() {
+                    continue;
+                }
+                if last_cost.is_none_or(|t| t.elapsed() >= COST_EVERY) {
+                    last_cost = Some(Instant::now());
+                    if let Ok(c) = run_cost(&store, &run_id).await {
+                        if let Ok(mut t) = tracker.lock() { t.set_cost(c); }
+                    }
+                }
+                if let Some(s) = snapshot(&tracker) {
+                    let _ = app.emit(PROGRESS_EVENT, s);
+                }
+                dirty = false;
+            }
+        }
+    }
+    if !run_id.is_empty() {
+        if let Ok(c) = run_cost(&store, &run_id).await {
+            if let Ok(mut t) = tracker.lock() {
+                t.set_cost(c);
+            }
+        }
+    }
+    if let Some(s) = snapshot(&tracker) {
+        if !s.run_id.is_empty() {
+            let _ = app.emit(PROGRESS_EVENT, s);
+        }
+    }
+    if let Ok(mut runs) = active.runs.lock() {
+        runs.remove(&run_id);
+    }
+}

@@ -1,0 +1,79 @@
+//! Shapes the Runs page receives that are app-specific: the plan-or-problem answer of the
+//! new-run form, and the runs list with the ids running in this process.
+
+use crucible::console::{estimate, FormError, History, RunListItem, RunPlan};
+use crucible::run::RunSpec;
+use crucible::store::Store;
+use serde::Serialize;
+use ts_rs::TS;
+
+use crate::CommandError;
+
+/// The new-run form's preview: a plan, or the first problem with its field.
+#[derive(Debug, Clone, Serialize, TS)]
+pub struct PlanResult {
+    /// What Start would do.
+    pub plan: Option<RunPlan>,
+    /// What must be fixed first.
+    pub problem: Option<FormError>,
+}
+
+impl PlanResult {
+    /// A problem answer.
+    pub fn problem(p: FormError) -> Self {
+        Self {
+            plan: None,
+            problem: Some(p),
+        }
+    }
+}
+
+impl From<Result<RunPlan, FormError>> for PlanResult {
+    fn from(r: Result<RunPlan, FormError>) -> Self {
+        match r {
+            Ok(p) => Self {
+                plan: Some(p),
+                problem: None,
+            },
+            Err(e) => Self::problem(e),
+        }
+    }
+}
+
+/// The runs list.
+#[derive(Debug, Clone, Serialize, TS)]
+pub struct RunsView {
+    /// The database file.
+    pub db: String,
+    /// Runs, newest first.
+    pub runs: Vec<RunListItem>,
+    /// Ids of the runs going on in this app right now (a stored `running` run not in here was
+    /// interrupted: the app was closed or killed, and it can be resumed).
+    pub live: Vec<String>,
+}
+
+/// Planned samples per model, for the live bars (from the same plan the preview shows).
+pub async fn per_model(
+    config: &crucible::Config,
+    spec: &RunSpec,
+    _store: &Store,
+) -> Result<Vec<(String, u32)>, CommandError> {
+    let (config, spec2) = (config.clone(), spec.clone());
+    let plan = tauri::async_runtime::spawn_blocking(move || {
+        estimate(&config, &spec2, &History::default())
+    })
+    .await
+    .map_err(|e| CommandError::internal(format!("planning failed: {e}")))?
+    .map_err(CommandError::invalid)?;
+    let mut out: Vec<(String, u32)> = Vec::new();
+    for b in &plan.benchmarks {
+        let each = b.instances * spec.rounds;
+        for m in &b.models {
+            match out.iter_mut().find(|(n, _)| n == m) {
+                Some((_, n)) => *n += each,
+                None => out.push((m.clone(), each)),
+            }
+        }
+    }
+    Ok(out)
+}

@@ -1,0 +1,440 @@
+//! `crucible run`, `run --resume`, `rescore`, `runs list|show`, `agents list`, `demo`, and
+//! `bench orchestrator|store`: parse, call `crucible::run` / `crucible::store`, print. A progress
+//! bar goes to stderr on a TTY only; results go to stdout.
+
+use std::io::IsTerminal;
+use std::path::{Path, PathBuf};
+
+use anyhow::{bail, Context, Result};
+use clap::{Args, Subcommand};
+use crucible::run::{self, Progress, RunContext, RunReport, RunSpec};
+use crucible::store::Store;
+use crucible::Config;
+use serde_json::json;
+use tokio::sync::mpsc;
+
+/// `crucible run`.
+#[derive(Debug, Args)]
+pub struct RunArgs {
+    /// questbench, intent2tx, pilot or all (repeatable).
+    #[arg(long = "bench")]
+    benches: Vec<String>,
+    /// The first N tasks of each benchmark, in catalogue order.
+    #[arg(long)]
+    limit: Option<usize>,
+    /// `builtin:NAME` or `PROVIDER:MODEL` (repeatable; see `crucible agents list`).
+    #[arg(long = "model")]
+    models: Vec<String>,
+    /// Repetitions of each instance (avg@k).
+    #[arg(long, default_value_t = 1)]
+    rounds: u32,
+    /// Run seed.
+    #[arg(long, default_value_t = 0)]
+    seed: u64,
+    /// The database (default: `<data dir>/crucible.db`).
+    #[arg(long)]
+    db: Option<PathBuf>,
+    /// Samples in flight at once (and the per-provider concurrency ceiling).
+    #[arg(long, default_value_t = 4)]
+    concurrency: usize,
+    /// Chain workers, each with its own Anvil (QuestBench, executed Intent2Tx).
+    #[arg(long, default_value_t = 1)]
+    chain_workers: usize,
+    /// Stop making model calls after this many USD.
+    #[arg(long)]
+    budget: Option<f64>,
+    /// Overrides the provider's URL for every provider model.
+    #[arg(long)]
+    base_url: Option<String>,
+    /// Keep only these prompt types (repeatable: direct, retrieval, baseline, cot, optimal, flawed).
+    #[arg(long = "prompt-type")]
+    prompt_types: Vec<String>,
+    /// Intent2Tx: score fields only, do not execute answers on the chain.
+    #[arg(long)]
+    no_execute: bool,
+    /// Neither read nor write the response cache.
+    #[arg(long)]
+    no_cache: bool,
+    /// Finish the missing samples of this run instead of starting one.
+    #[arg(long)]
+    resume: Option<String>,
+    /// Print JSON.
+    #[arg(long)]
+    json: bool,
+}
+
+/// `crucible rescore`.
+#[derive(Debug, Args)]
+pub struct RescoreArgs {
+    /// The run to re-score.
+    run_id: String,
+    /// The database (default: `<data dir>/crucible.db`).
+    #[arg(long)]
+    db: Option<PathBuf>,
+    /// Print JSON.
+    #[arg(long)]
+    json: bool,
+}
+
+/// `crucible runs`.
+#[derive(Debug, Subcommand)]
+pub enum RunsCmd {
+    /// Every run, newest first, with counts.
+    List {
+        /// The database (default: `<data dir>/crucible.db`).
+        #[arg(long)]
+        db: Option<PathBuf>,
+        /// Print JSON.
+        #[arg(long)]
+        json: bool,
+    },
+    /// One run with its samples.
+    Show {
+        /// Run id.
+        run_id: String,
+        /// The database (default: `<data dir>/crucible.db`).
+        #[arg(long)]
+        db: Option<PathBuf>,
+        /// Print JSON.
+        #[arg(long)]
+        json: bool,
+    },
+}
+
+/// `crucible agents`.
+#[derive(Debug, Subcommand)]
+pub enum AgentsCmd {
+    /// The built-in agents of every benchmark (usable as `--model builtin:NAME`).
+    List {
+        /// Print JSON.
+        #[arg(long)]
+        json: bool,
+    },
+}
+
+/// `crucible demo`.
+#[derive(Debug, Args)]
+pub struct DemoArgs {
+    /// The database (default: `<data dir>/crucible.db`).
+    #[arg(long)]
+    db: Option<PathBuf>,
+    /// Tasks per benchmark.
+    #[arg(long, default_value_t = 3)]
+    limit: usize,
+    /// Rounds.
+    #[arg(long, default_value_t = 2)]
+    rounds: u32,
+    /// Print JSON.
+    #[arg(long)]
+    json: bool,
+}
+
+/// The models of the demo run: each benchmark's reference and two of its fault-injecting agents.
+pub const DEMO_MODELS: [&str; 7] = [
+    "builtin:reference",
+    "builtin:known-wrong",
+    "builtin:wrong-contract",
+    "builtin:numeric-drift",
+    "builtin:follows-plan",
+    "builtin:no-retry",
+    "builtin:random",
+];
+
+fn db_path(config: &Config, db: Option<PathBuf>) -> Result<PathBuf> {
+    Ok(match db {
+        Some(p) => p,
+        None => {
+            std::fs::create_dir_all(&config.data_dir)
+                .with_context(|| format!("creating {}", config.data_dir.display()))?;
+            config.data_dir.join("crucible.db")
+        }
+    })
+}
+
+async fn open_existing(config: &Config, db: Option<PathBuf>) -> Result<Store> {
+    Ok(Store::open_existing(&db_path(config, db)?).await?)
+}
+
+/// Drains progress into a bar on stderr when it is a terminal.
+fn progress_bar() -> (
+    Option<mpsc::UnboundedSender<Progress>>,
+    Option<tokio::task::JoinHandle<()>>,
+) {
+    if !std::io::stderr().is_terminal() {
+        return (None, None);
+    }
+    let (tx, mut rx) = mpsc::unbounded_channel();
+    let h = tokio::spawn(async move {
+        use std::io::Write;
+        while let Some(p) = rx.recv().await {
+            let line = match p {
+                Progress::SampleFinished { done, pending, .. } => {
+                    let width = 30;
+                    let filled = (done * width).checked_div(pending).unwrap_or(width) as usize;
+                    format!(
+                        "\r[{}{}] {done}/{pending} samples",
+                        "#".repeat(filled),
+                        " ".repeat(width as usize - filled.min(width as usize))
+                    )
+                }
+                Progress::WorkerRestarted { worker, error } => {
+                    format!("\rworker {worker} restarted: {error}\n")
+                }
+                Progress::SampleFailed {
+                    instance, error, ..
+                } => format!("\r{instance}: {error}\n"),
+                Progress::BudgetReached { spent_usd, .. } => {
+                    format!("\rbudget reached (${spent_usd:.4}); stopping\n")
+                }
+                Progress::RunFinished { .. } => "\n".into(),
+                Progress::RunStarted { .. } => continue,
+            };
+            let mut e = std::io::stderr().lock();
+            let _ = e.write_all(line.as_bytes());
+            let _ = e.flush();
+        }
+    });
+    (Some(tx), Some(h))
+}
+
+fn print_report(r: &RunReport, json_out: bool) -> Result<()> {
+    if json_out {
+        out!("{}", serde_json::to_string_pretty(r)?);
+    } else {
+        out!(
+            "{} {}: {}/{} samples stored, {} failed",
+            r.run_id,
+            r.status,
+            r.finished,
+            r.samples,
+            r.failed
+        );
+    }
+    if r.status == "failed" {
+        bail!(
+            "run {} did not finish: {} of {} samples stored (resume it with `crucible run --resume {}`)",
+            r.run_id,
+            r.finished,
+            r.samples,
+            r.run_id
+        );
+    }
+    Ok(())
+}
+
+async fn with_context<F, Fut>(config: &Config, store: Store, f: F) -> Result<RunReport>
+where
+    F: FnOnce(RunContext) -> Fut,
+    Fut: std::future::Future<Output = Result<RunReport, run::RunError>>,
+{
+    let (tx, bar) = progress_bar();
+    let mut ctx = RunContext::new(config.clone(), store.clone());
+    ctx.progress = tx;
+    let cancel = ctx.cancel.clone();
+    let ctrl_c = tokio::spawn(async move {
+        if tokio::signal::ctrl_c().await.is_ok() {
+            cancel.cancel();
+        }
+    });
+    let r = f(ctx).await;
+    ctrl_c.abort();
+    if let Some(b) = bar {
+        let _ = b.await;
+    }
+    store.close().await;
+    Ok(r?)
+}
+
+/// `crucible run …`.
+pub async fn run_cmd(config: &Config, a: RunArgs) -> Result<()> {
+    let path = db_path(config, a.db)?;
+    if let Some(id) = a.resume {
+        let store = Store::open_existing(&path).await?;
+        let r = with_context(
+            config,
+            store,
+            |ctx| async move { run::resume(&ctx, &id).await },
+        )
+        .await?;
+        return print_report(&r, a.json);
+    }
+    let mut spec = RunSpec::new(a.benches, a.models);
+    spec.limit = a.limit;
+    spec.rounds = a.rounds;
+    spec.seed = a.seed;
+    spec.concurrency = a.concurrency;
+    spec.chain_workers = a.chain_workers;
+    spec.budget_usd = a.budget;
+    spec.base_url = a.base_url;
+    spec.prompt_types = a.prompt_types;
+    spec.intent_execute = !a.no_execute;
+    spec.cache = !a.no_cache;
+    // Bad specs fail before the database is touched.
+    let spec = spec.validate()?;
+    run::check_models(&spec, true)?;
+    let store = Store::open(&path).await?;
+    let r = with_context(
+        config,
+        store,
+        |ctx| async move { run::start(&ctx, spec).await },
+    )
+    .await?;
+    print_report(&r, a.json)
+}
+
+/// `crucible rescore RUN_ID`.
+pub async fn rescore(config: &Config, a: RescoreArgs) -> Result<()> {
+    let store = open_existing(config, a.db).await?;
+    let id = a.run_id;
+    let r = with_context(
+        config,
+        store,
+        |ctx| async move { run::rescore(&ctx, &id).await },
+    )
+    .await?;
+    print_report(&r, a.json)
+}
+
+/// `crucible demo`: a small run of every benchmark with built-in agents.
+pub async fn demo(config: &Config, a: DemoArgs) -> Result<()> {
+    let mut spec = RunSpec::new(
+        vec!["all".into()],
+        DEMO_MODELS.iter().map(|m| m.to_string()).collect(),
+    );
+    spec.limit = Some(a.limit);
+    spec.rounds = a.rounds;
+    spec.concurrency = 2;
+    spec.prompt_types = vec![];
+    let spec = spec.validate()?;
+    let store = Store::open(&db_path(config, a.db)?).await?;
+    let r = with_context(
+        config,
+        store,
+        |ctx| async move { run::start(&ctx, spec).await },
+    )
+    .await?;
+    print_report(&r, a.json)
+}
+
+/// `crucible runs …`.
+pub async fn runs(config: &Config, cmd: RunsCmd) -> Result<()> {
+    match cmd {
+        RunsCmd::List { db, json } => {
+            let store = open_existing(config, db).await?;
+            let list = store.runs().await?;
+            if json {
+                let v: Vec<_> = list
+                    .iter()
+                    .map(|r| {
+                        json!({"run_id": r.run_id, "status": r.status, "created_at": r.created_at,
+                               "finished_at": r.finished_at, "samples": r.planned,
+                               "finished": r.finished, "failed": r.failed, "passed": r.passed})
+                    })
+                    .collect();
+                out!("{}", serde_json::to_string_pretty(&v)?);
+            } else {
+                for r in &list {
+                    out!(
+                        "{}  {:<10} {}/{} samples, {} passed, {} failed",
+                        r.run_id,
+                        r.status,
+                        r.finished,
+                        r.planned,
+                        r.passed,
+                        r.failed
+                    );
+                }
+            }
+        }
+        RunsCmd::Show { run_id, db, json } => {
+            let store = open_existing(config, db).await?;
+            let run = store.run(&run_id).await?;
+            let samples: Vec<_> = store
+                .samples(&run_id)
+                .await?
+                .into_iter()
+                .map(|(_, s)| {
+                    json!({"benchmark": s.benchmark, "task": s.task, "instance": s.instance,
+                           "model": s.model, "round": s.round, "prompt_type": s.prompt_type,
+                           "score": s.score, "outcome": s.outcome})
+                })
+                .collect();
+            let v = json!({"run_id": run.id, "status": run.status, "created_at": run.created_at,
+                           "finished_at": run.finished_at, "seed": run.seed as u64,
+                           "planned": run.planned, "samples": samples});
+            if json {
+                out!("{}", serde_json::to_string_pretty(&v)?);
+            } else {
+                out!("{} {} ({} samples)", run.id, run.status, samples.len());
+                for s in &samples {
+                    out!(
+                        "{:<10} {:<22} {:<40} r{} {:<16} {:.3}",
+                        s["benchmark"].as_str().unwrap_or(""),
+                        s["model"].as_str().unwrap_or(""),
+                        s["instance"].as_str().unwrap_or(""),
+                        s["round"],
+                        s["outcome"].as_str().unwrap_or(""),
+                        s["score"].as_f64().unwrap_or(0.0)
+                    );
+                }
+            }
+        }
+    }
+    Ok(())
+}
+
+/// `crucible agents list`.
+pub async fn agents(config: &Config, cmd: AgentsCmd) -> Result<()> {
+    let AgentsCmd::List { json } = cmd;
+    let benches: Vec<String> = run::BENCHMARKS.iter().map(|s| s.to_string()).collect();
+    let cfg = config.clone();
+    let catalog =
+        tokio::task::spawn_blocking(move || run::Catalog::load(&cfg, &benches, false)).await??;
+    let chain = catalog.boot_chain().await?;
+    let mut rows = Vec::new();
+    for b in run::BENCHMARKS {
+        let names = match catalog.shared(b) {
+            Some(x) => x.builtin_agents(),
+            None => chain.get(b).map(|x| x.builtin_agents()).unwrap_or_default(),
+        };
+        for n in names {
+            rows.push(json!({"benchmark": b, "agent": n, "model": format!("builtin:{n}")}));
+        }
+    }
+    if json {
+        out!("{}", serde_json::to_string_pretty(&rows)?);
+    } else {
+        for r in &rows {
+            out!(
+                "{:<10} {}",
+                r["benchmark"].as_str().unwrap_or(""),
+                r["model"].as_str().unwrap_or("")
+            );
+        }
+    }
+    Ok(())
+}
+
+/// `crucible bench orchestrator`.
+pub async fn bench_orchestrator(config: &Config, json_out: bool, samples: usize) -> Result<()> {
+    let f = crucible::run::bench::orchestrator(config, samples).await?;
+    let v = serde_json::to_value(&f)?;
+    if json_out {
+        out!("{}", serde_json::to_string_pretty(&v)?);
+    } else {
+        out!("{v:#}");
+    }
+    Ok(())
+}
+
+/// `crucible bench store`.
+pub async fn bench_store(json_out: bool, rows: usize, dir: Option<&Path>) -> Result<()> {
+    let f = crucible::store::bench::write_figures(rows, dir).await?;
+    let v = serde_json::to_value(&f)?;
+    if json_out {
+        out!("{}", serde_json::to_string_pretty(&v)?);
+    } else {
+        out!("{v:#}");
+    }
+    Ok(())
+}

@@ -1,0 +1,515 @@
+//! Saved providers and models: which servers the user has set up (kind, base URL, the env var
+//! that may hold the key) and which models on them (settings, prices), kept as one JSON file,
+//! `<data dir>/providers.json`. Every load and every edit is validated; errors name the file and
+//! the field (`providers[1].models[0].settings.temperature`).
+//!
+//! This module owns that file and nothing else: keys are never in it (they are in the keychain,
+//! see `secrets`, filed under the provider's id), and it makes no calls except through
+//! [`Registry::test_connection`], which delegates to the core probe.
+
+use std::path::{Path, PathBuf};
+
+use serde::{Deserialize, Serialize};
+use ts_rs::TS;
+
+use super::agent::ModelSpec;
+use super::price::{ModelPrice, PriceTable};
+use super::probe::probe;
+use super::provider::{ModelSettings, Provider};
+use super::secrets::{resolve_key, KeySource, SecretStore};
+use super::LlmError;
+
+/// The registry file's name inside the data dir.
+pub const REGISTRY_FILE: &str = "providers.json";
+/// The format version written into the file.
+pub const REGISTRY_VERSION: u32 = 1;
+
+/// One model on a saved provider.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, TS)]
+#[serde(deny_unknown_fields)]
+pub struct ModelEntry {
+    /// The model name as the provider knows it (`gpt-4o`, `openai/gpt-4o`, `llama3.1:8b`).
+    pub name: String,
+    /// Sampling settings.
+    #[serde(default)]
+    pub settings: ModelSettings,
+    /// USD per million tokens; `None`: the shipped price table's entry, if any.
+    #[serde(default)]
+    pub price: Option<ModelPrice>,
+}
+
+/// A saved provider: a kind (wire format and defaults), where it is, and its models.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, TS)]
+#[serde(deny_unknown_fields)]
+pub struct ProviderEntry {
+    /// Unique id (`[a-z0-9][a-z0-9_-]*`, at most 40 chars): the keychain account of its key and
+    /// the prefix of its models in runs (`<id>:<model>`).
+    pub id: String,
+    /// Which provider kind (wire format, default URL, usual key variable).
+    pub kind: Provider,
+    /// Server URL; `None`: the kind's default (required for `openai-compatible`).
+    #[serde(default)]
+    pub base_url: Option<String>,
+    /// Env var to read the key from when the keychain has none (default: the kind's usual one,
+    /// then `CRUCIBLE_API_KEY`).
+    #[serde(default)]
+    pub key_env: Option<String>,
+    /// The models saved for it.
+    #[serde(default)]
+    pub models: Vec<ModelEntry>,
+}
+
+/// The whole file.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, TS)]
+#[serde(deny_unknown_fields)]
+pub struct Registry {
+    /// Format version ([`REGISTRY_VERSION`]).
+    pub version: u32,
+    /// Saved providers, in the order the user added them.
+    pub providers: Vec<ProviderEntry>,
+}
+
+impl Default for Registry {
+    fn default() -> Self {
+        Self {
+            version: REGISTRY_VERSION,
+            providers: Vec::new(),
+        }
+    }
+}
+
+/// What "test connection" found: the probe's result plus where the key came from.
+#[derive(Debug, Clone, PartialEq, Serialize, TS)]
+pub struct ConnectionTest {
+    /// The call returned an answer.
+    pub ok: bool,
+    /// Time of the call in ms.
+    #[ts(type = "number")]
+    pub latency_ms: u64,
+    /// The model's answer when it worked.
+    pub answer: Option<String>,
+    /// The exact error (the provider's own message for a refused key) when it failed.
+    pub error: Option<String>,
+    /// Where the key used came from.
+    pub key_source: KeySource,
+}
+
+fn bad(path: &str, field: impl Into<String>, message: impl Into<String>) -> LlmError {
+    LlmError::Registry {
+        path: path.to_string(),
+        field: field.into(),
+        message: message.into(),
+    }
+}
+
+fn valid_id(id: &str) -> bool {
+    let mut chars = id.chars();
+    matches!(chars.next(), Some(c) if c.is_ascii_lowercase() || c.is_ascii_digit())
+        && chars.all(|c| c.is_ascii_lowercase() || c.is_ascii_digit() || c == '-' || c == '_')
+        && id.len() <= 40
+}
+
+fn valid_env_name(name: &str) -> bool {
+    let mut chars = name.chars();
+    matches!(chars.next(), Some(c) if c.is_ascii_uppercase() || c == '_')
+        && chars.all(|c| c.is_ascii_uppercase() || c.is_ascii_digit() || c == '_')
+}
+
+impl ProviderEntry {
+    /// Checks one provider; `at` is its field path (`providers[2]`) and `path` the file.
+    pub fn validate(&self, path: &str, at: &str) -> Result<(), LlmError> {
+        if !valid_id(&self.id) {
+            return Err(bad(path, format!("{at}.id"), format!(
+                "{:?} is not a valid id: use 1-40 lowercase letters, digits, '-' or '_', starting with a letter or digit",
+                self.id
+            )));
+        }
+        match (&self.base_url, self.kind.default_base_url()) {
+            (None, None) => {
+                return Err(bad(
+                    path,
+                    format!("{at}.base_url"),
+                    format!("{} needs a base URL", self.kind),
+                ))
+            }
+            (Some(u), _) => {
+                let u = u.trim();
+                let rest = u
+                    .strip_prefix("http://")
+                    .or_else(|| u.strip_prefix("https://"));
+                if rest.is_none_or(|r| r.is_empty() || r.starts_with('/')) {
+                    return Err(bad(
+                        path,
+                        format!("{at}.base_url"),
+                        format!("{u:?} must be an http:// or https:// URL with a host"),
+                    ));
+                }
+            }
+            (None, Some(_)) => {}
+        }
+        if let Some(var) = &self.key_env {
+            if !valid_env_name(var) {
+                return Err(bad(
+                    path,
+                    format!("{at}.key_env"),
+                    format!("{var:?} is not an environment variable name (A-Z, 0-9, _)"),
+                ));
+            }
+        }
+        for (i, m) in self.models.iter().enumerate() {
+            let mat = format!("{at}.models[{i}]");
+            if m.name.trim().is_empty() {
+                return Err(bad(path, format!("{mat}.name"), "must not be empty"));
+            }
+            if self.models[..i].iter().any(|o| o.name == m.name) {
+                return Err(bad(
+                    path,
+                    format!("{mat}.name"),
+                    format!("{:?} is listed twice", m.name),
+                ));
+            }
+            let t = m.settings.temperature;
+            if !(t.is_finite() && (0.0..=2.0).contains(&t)) {
+                return Err(bad(
+                    path,
+                    format!("{mat}.settings.temperature"),
+                    format!("{t} is not between 0 and 2"),
+                ));
+            }
+            if m.settings.max_tokens == Some(0) {
+                return Err(bad(
+                    path,
+                    format!("{mat}.settings.max_tokens"),
+                    "must be at least 1",
+                ));
+            }
+            if let Some(p) = m.price {
+                for (name, x) in [
+                    ("input_per_mtok", p.input_per_mtok),
+                    ("output_per_mtok", p.output_per_mtok),
+                ] {
+                    if !(x.is_finite() && x >= 0.0) {
+                        return Err(bad(
+                            path,
+                            format!("{mat}.price.{name}"),
+                            format!("{x} is not a non-negative number"),
+                        ));
+                    }
+                }
+            }
+        }
+        Ok(())
+    }
+
+    /// The spec of one of its models (its base URL or the kind's default, the model's settings).
+    pub fn model_spec(&self, model: &str) -> Result<ModelSpec, LlmError> {
+        let entry = self.models.iter().find(|m| m.name == model);
+        let spec = ModelSpec::new(self.kind, model, self.base_url.as_deref())?;
+        Ok(match entry {
+            Some(m) => spec.with_settings(m.settings.clone()),
+            None => spec,
+        })
+    }
+
+    /// The key this provider will use and where it comes from: the keychain under its id, else
+    /// its `key_env`, else the kind's usual variable, else `CRUCIBLE_API_KEY`.
+    pub fn key_source(
+        &self,
+        keychain: &dyn SecretStore,
+        get_env: impl Fn(&str) -> Option<String>,
+    ) -> KeySource {
+        match self.resolve_key(keychain, get_env) {
+            Ok((_, source)) => source,
+            Err(_) => KeySource::None,
+        }
+    }
+
+    /// The key itself (see [`ProviderEntry::key_source`] for the order).
+    pub fn resolve_key(
+        &self,
+        keychain: &dyn SecretStore,
+        get_env: impl Fn(&str) -> Option<String>,
+    ) -> Result<(Option<super::provider::ApiKey>, KeySource), LlmError> {
+        // A custom key_env is a fallback here, not an override: the keychain comes first.
+        if let Ok(Some(k)) = keychain.get(&self.id) {
+            return Ok((Some(k), KeySource::Keychain(keychain.backend())));
+        }
+        if let Some(var) = &self.key_env {
+            if let Some(k) = get_env(var).filter(|v| !v.trim().is_empty()) {
+                return Ok((
+                    Some(super::provider::ApiKey::new(k.trim())),
+                    KeySource::Env(var.clone()),
+                ));
+            }
+        }
+        resolve_key(self.kind, Some(&self.id), None, keychain, get_env)
+    }
+}
+
+impl Registry {
+    /// Where the file lives: `<data_dir>/providers.json`.
+    pub fn file(data_dir: &Path) -> PathBuf {
+        data_dir.join(REGISTRY_FILE)
+    }
+
+    /// Parses and validates a file's text; `source` names it in errors.
+    pub fn parse(text: &str, source: &str) -> Result<Self, LlmError> {
+        let de = &mut serde_json::Deserializer::from_str(text);
+        let reg: Self = serde_path_to_error::deserialize(de).map_err(|e| {
+            let field = e.path().to_string();
+            bad(source, field, e.inner().to_string())
+        })?;
+        reg.validate(source)?;
+        Ok(reg)
+    }
+
+    /// Checks every provider, and that ids are unique and the version known.
+    pub fn validate(&self, path: &str) -> Result<(), LlmError> {
+        if self.version != REGISTRY_VERSION {
+            return Err(bad(
+                path,
+                "version",
+                format!(
+                    "version {} is not supported (this Crucible reads {REGISTRY_VERSION})",
+                    self.version
+                ),
+            ));
+        }
+        for (i, p) in self.providers.iter().enumerate() {
+            let at = format!("providers[{i}]");
+            p.validate(path, &at)?;
+            if self.providers[..i].iter().any(|o| o.id == p.id) {
+                return Err(bad(
+                    path,
+                    format!("{at}.id"),
+                    format!("{:?} is used by another provider", p.id),
+                ));
+            }
+        }
+        Ok(())
+    }
+
+    /// The saved registry of `data_dir`: an empty one when the file does not exist, an error
+    /// naming the file and field when it is invalid.
+    pub fn load(data_dir: &Path) -> Result<Self, LlmError> {
+        let path = Self::file(data_dir);
+        match std::fs::read_to_string(&path) {
+            Ok(text) => Self::parse(&text, &path.display().to_string()),
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(Self::default()),
+            Err(e) => Err(bad(&path.display().to_string(), "", e.to_string())),
+        }
+    }
+
+    /// Validates and writes the file (to a temp file, then renamed, so a crash never leaves half
+    /// a file). Creates the data dir if needed.
+    pub fn save(&self, data_dir: &Path) -> Result<(), LlmError> {
+        let path = Self::file(data_dir);
+        let shown = path.display().to_string();
+        self.validate(&shown)?;
+        let io = |e: std::io::Error| bad(&shown, "", e.to_string());
+        std::fs::create_dir_all(data_dir).map_err(io)?;
+        let mut text =
+            serde_json::to_string_pretty(self).map_err(|e| bad(&shown, "", e.to_string()))?;
+        text.push('\n');
+        let tmp = data_dir.join(format!(".{REGISTRY_FILE}.tmp"));
+        std::fs::write(&tmp, text).map_err(io)?;
+        std::fs::rename(&tmp, &path).map_err(io)?;
+        Ok(())
+    }
+
+    /// The provider with `id`.
+    pub fn provider(&self, id: &str) -> Option<&ProviderEntry> {
+        self.providers.iter().find(|p| p.id == id)
+    }
+
+    /// Adds `entry`, or replaces the provider with the same id (or with `previous_id`, when an
+    /// edit renames it). Validates the result; on error nothing changes.
+    pub fn upsert(
+        &mut self,
+        entry: ProviderEntry,
+        previous_id: Option<&str>,
+        path: &str,
+    ) -> Result<(), LlmError> {
+        let mut next = self.clone();
+        let old = previous_id.unwrap_or(&entry.id).to_string();
+        match next.providers.iter().position(|p| p.id == old) {
+            Some(i) => next.providers[i] = entry,
+            None => next.providers.push(entry),
+        }
+        next.validate(path)?;
+        *self = next;
+        Ok(())
+    }
+
+    /// Removes the provider `id`; `false` when there was none.
+    pub fn remove(&mut self, id: &str) -> bool {
+        let before = self.providers.len();
+        self.providers.retain(|p| p.id != id);
+        self.providers.len() != before
+    }
+
+    /// Resolves `<provider id>:<model>` (the name a saved model has in runs) to its spec.
+    pub fn spec(&self, name: &str) -> Result<ModelSpec, LlmError> {
+        let (id, model) = name
+            .split_once(':')
+            .ok_or_else(|| LlmError::BadSpec(format!("{name:?} is not <provider id>:<model>")))?;
+        let p = self
+            .provider(id)
+            .ok_or_else(|| LlmError::BadSpec(format!("no saved provider {id:?} (in {name:?})")))?;
+        p.model_spec(model)
+    }
+
+    /// `base` with every saved model's own price added (a saved price wins over the table's).
+    pub fn price_table(&self, base: PriceTable) -> PriceTable {
+        let mut table = base;
+        for p in &self.providers {
+            for m in &p.models {
+                if let Some(price) = m.price {
+                    table.models.insert(m.name.clone(), price);
+                }
+            }
+        }
+        table
+    }
+
+    /// "Test connection": one cheap real call to `model` of provider `id` with its resolved key.
+    /// Never fails: a bad setup or a refused key is in the returned report.
+    pub async fn test_connection(
+        &self,
+        id: &str,
+        model: &str,
+        keychain: &dyn SecretStore,
+        get_env: impl Fn(&str) -> Option<String>,
+    ) -> ConnectionTest {
+        let failed = |e: LlmError, source: KeySource| ConnectionTest {
+            ok: false,
+            latency_ms: 0,
+            answer: None,
+            error: Some(e.to_string()),
+            key_source: source,
+        };
+        let Some(p) = self.provider(id) else {
+            return failed(
+                LlmError::BadSpec(format!("no saved provider {id:?}")),
+                KeySource::None,
+            );
+        };
+        let (key, source) = match p.resolve_key(keychain, get_env) {
+            Ok(k) => k,
+            Err(e) => return failed(e, KeySource::None),
+        };
+        let spec = match p.model_spec(model) {
+            Ok(s) => s,
+            Err(e) => return failed(e, source),
+        };
+        let report = probe(spec, key).await;
+        ConnectionTest {
+            ok: report.ok,
+            latency_ms: report.latency_ms,
+            answer: report.answer,
+            error: report.error,
+            key_source: source,
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn entry(id: &str, kind: Provider, base: Option<&str>) -> ProviderEntry {
+        ProviderEntry {
+            id: id.into(),
+            kind,
+            base_url: base.map(str::to_string),
+            key_env: None,
+            models: vec![ModelEntry {
+                name: "m".into(),
+                settings: ModelSettings::default(),
+                price: None,
+            }],
+        }
+    }
+
+    #[test]
+    fn invalid_entries_name_the_field() {
+        let mut temp = entry("ok", Provider::OpenAi, None);
+        temp.models[0].settings.temperature = 3.0;
+        let mut dup = entry("ok", Provider::OpenAi, None);
+        dup.models.push(dup.models[0].clone());
+        let mut price = entry("ok", Provider::OpenAi, None);
+        price.models[0].price = Some(ModelPrice {
+            input_per_mtok: -1.0,
+            output_per_mtok: 1.0,
+        });
+        let mut env = entry("ok", Provider::OpenAi, None);
+        env.key_env = Some("lower-case".into());
+        let cases = [
+            (entry("Bad Id", Provider::OpenAi, None), "providers[0].id"),
+            (
+                entry("x", Provider::OpenAiCompatible, None),
+                "providers[0].base_url",
+            ),
+            (
+                entry("x", Provider::Ollama, Some("ftp://h")),
+                "providers[0].base_url",
+            ),
+            (
+                entry("x", Provider::Ollama, Some("http://")),
+                "providers[0].base_url",
+            ),
+            (temp, "providers[0].models[0].settings.temperature"),
+            (dup, "providers[0].models[1].name"),
+            (price, "providers[0].models[0].price.input_per_mtok"),
+            (env, "providers[0].key_env"),
+        ];
+        for (e, field) in cases {
+            let mut reg = Registry::default();
+            let err = reg.upsert(e, None, "p.json").unwrap_err();
+            match &err {
+                LlmError::Registry { field: f, .. } => assert_eq!(f, field, "{err}"),
+                other => panic!("{other}"),
+            }
+            assert!(reg.providers.is_empty(), "a failed edit changes nothing");
+        }
+    }
+
+    #[test]
+    fn upsert_renames_and_rejects_duplicate_ids() {
+        let mut reg = Registry::default();
+        reg.upsert(entry("a", Provider::OpenAi, None), None, "p")
+            .unwrap();
+        reg.upsert(entry("b", Provider::Anthropic, None), None, "p")
+            .unwrap();
+        let err = reg
+            .upsert(entry("b", Provider::Gemini, None), Some("a"), "p")
+            .unwrap_err();
+        assert!(
+            err.to_string().contains("used by another provider"),
+            "{err}"
+        );
+        reg.upsert(entry("c", Provider::Gemini, None), Some("a"), "p")
+            .unwrap();
+        let ids: Vec<&str> = reg.providers.iter().map(|p| p.id.as_str()).collect();
+        assert_eq!(ids, ["c", "b"]);
+        assert!(reg.remove("c"));
+        assert!(!reg.remove("c"));
+    }
+
+    #[test]
+    fn spec_uses_saved_settings_and_url() {
+        let mut reg = Registry::default();
+        let mut e = entry(
+            "local",
+            Provider::OpenAiCompatible,
+            Some("http://127.0.0.1:9/v1/"),
+        );
+        e.models[0].settings.temperature = 0.1;
+        reg.upsert(e, None, "p").unwrap();
+        let s = reg.spec("local:m").unwrap();
+        assert_eq!(s.base_url, "http://127.0.0.1:9/v1");
+        assert_eq!(s.settings.temperature, 0.1);
+        assert!(reg.spec("nope:m").unwrap_err().to_string().contains("nope"));
+        assert!(reg.spec("local").is_err());
+    }
+}

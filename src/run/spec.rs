@@ -1,0 +1,297 @@
+//! What a run is ([`RunSpec`]) and how it becomes jobs ([`plan`]): benchmark × model × instance ×
+//! round, each with a sample seed derived from the run seed, the benchmark, the instance and the
+//! round only — so a resumed run, a re-run and every model see the same instances and faults.
+
+use std::collections::BTreeSet;
+
+use serde::{Deserialize, Serialize};
+use sha2::{Digest, Sha256};
+
+use super::{Benchmark, InstanceMeta, RunError};
+
+/// The benchmarks a run can name, in the order `all` runs them.
+pub const BENCHMARKS: [&str; 3] = ["questbench", "intent2tx", "pilot"];
+
+fn yes() -> bool {
+    true
+}
+
+fn one() -> usize {
+    1
+}
+
+/// A run as the user asked for it. Stored as JSON with the run; holds no API key.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct RunSpec {
+    /// Benchmarks, in run order (`questbench`, `intent2tx`, `pilot`).
+    pub benchmarks: Vec<String>,
+    /// Models: `builtin:NAME` or `PROVIDER:MODEL`.
+    pub models: Vec<String>,
+    /// Overrides the provider's base URL for every provider model.
+    #[serde(default)]
+    pub base_url: Option<String>,
+    /// The first N tasks of each benchmark in catalogue order (all when `None`).
+    #[serde(default)]
+    pub limit: Option<usize>,
+    /// Repetitions of each instance (avg@k).
+    pub rounds: u32,
+    /// The run seed.
+    pub seed: u64,
+    /// Prompt types to keep (`direct`, `retrieval`, `baseline`, `cot`, `optimal`, `flawed`);
+    /// empty keeps every one.
+    #[serde(default)]
+    pub prompt_types: Vec<String>,
+    /// Samples in flight at once (and the per-provider concurrency ceiling).
+    pub concurrency: usize,
+    /// Chain workers (each owns its Anvil) for QuestBench and executed Intent2Tx samples.
+    #[serde(default = "one")]
+    pub chain_workers: usize,
+    /// USD after which no new model call is made.
+    #[serde(default)]
+    pub budget_usd: Option<f64>,
+    /// Intent2Tx also executes answers on the eth universe (Exec, StateEq).
+    #[serde(default = "yes")]
+    pub intent_execute: bool,
+    /// Read and write the response cache (a repeated or resumed run never pays twice).
+    #[serde(default = "yes")]
+    pub cache: bool,
+    /// Set on a re-score run: the run whose stored answers it replays.
+    #[serde(default)]
+    pub rescore_of: Option<String>,
+}
+
+impl RunSpec {
+    /// A spec with the defaults: one round, seed 0, concurrency 4, one chain worker, execution
+    /// on, cache on.
+    pub fn new(benchmarks: Vec<String>, models: Vec<String>) -> Self {
+        Self {
+            benchmarks,
+            models,
+            base_url: None,
+            limit: None,
+            rounds: 1,
+            seed: 0,
+            prompt_types: Vec::new(),
+            concurrency: 4,
+            chain_workers: 1,
+            budget_usd: None,
+            intent_execute: true,
+            cache: true,
+            rescore_of: None,
+        }
+    }
+
+    /// Expands `all` and checks names, rounds and concurrency; errors name the bad value.
+    pub fn validate(mut self) -> Result<Self, RunError> {
+        let mut benches = Vec::new();
+        for b in &self.benchmarks {
+            let b = b.trim();
+            if b == "all" {
+                benches.extend(BENCHMARKS.iter().map(|s| s.to_string()));
+            } else if BENCHMARKS.contains(&b) {
+                benches.push(b.to_string());
+            } else {
+                return Err(RunError::Spec(format!(
+                    "unknown benchmark {b:?}; expected one of: questbench, intent2tx, pilot, all"
+                )));
+            }
+        }
+        let mut seen = BTreeSet::new();
+        benches.retain(|b| seen.insert(b.clone()));
+        if benches.is_empty() {
+            return Err(RunError::Spec("no benchmark given (--bench)".into()));
+        }
+        self.benchmarks = benches;
+        let mut seen = BTreeSet::new();
+        self.models.retain(|m| seen.insert(m.clone()));
+        if self.models.is_empty() {
+            return Err(RunError::Spec("no model given (--model)".into()));
+        }
+        if self.rounds == 0 {
+            return Err(RunError::Spec("--rounds must be at least 1".into()));
+        }
+        if self.concurrency == 0 || self.chain_workers == 0 {
+            return Err(RunError::Spec(
+                "--concurrency and chain workers must be at least 1".into(),
+            ));
+        }
+        if self.budget_usd.is_some_and(|b| !(b >= 0.0)) {
+            return Err(RunError::Spec(
+                "--budget must be a non-negative number".into(),
+            ));
+        }
+        const PROMPTS: [&str; 6] = [
+            "direct",
+            "retrieval",
+            "baseline",
+            "cot",
+            "optimal",
+            "flawed",
+        ];
+        if let Some(p) = self
+            .prompt_types
+            .iter()
+            .find(|p| !PROMPTS.contains(&p.as_str()))
+        {
+            return Err(RunError::Spec(format!(
+                "unknown prompt type {p:?}; expected one of: {}",
+                PROMPTS.join(", ")
+            )));
+        }
+        Ok(self)
+    }
+}
+
+/// One sample to run.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Job {
+    /// Benchmark name.
+    pub benchmark: String,
+    /// Model display name (`builtin:reference`, `openai:gpt-4o`).
+    pub model: String,
+    /// Instance id.
+    pub instance: String,
+    /// 0-based round.
+    pub round: u32,
+    /// The sample seed.
+    pub seed: u64,
+    /// Grouping data.
+    pub meta: InstanceMeta,
+    /// Assistant turns to replay instead of asking the model (re-score).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub replay: Option<Vec<String>>,
+    /// Re-score: the original sample's agent error (copied, since there is no answer to score).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub replay_error: Option<String>,
+}
+
+impl Job {
+    /// The identity the store keys samples by.
+    pub fn key(&self) -> crate::store::SampleKey {
+        (
+            self.benchmark.clone(),
+            self.model.clone(),
+            self.instance.clone(),
+            i64::from(self.round),
+        )
+    }
+}
+
+/// The sample seed: the first 8 bytes of SHA-256 over the run seed, benchmark, instance and round.
+/// The model is deliberately not an input, so models are compared on identical samples.
+pub fn sample_seed(run_seed: u64, benchmark: &str, instance: &str, round: u32) -> u64 {
+    let mut h = Sha256::new();
+    h.update(run_seed.to_le_bytes());
+    h.update(benchmark.as_bytes());
+    h.update([0]);
+    h.update(instance.as_bytes());
+    h.update([0]);
+    h.update(round.to_le_bytes());
+    let d = h.finalize();
+    u64::from_le_bytes(d[..8].try_into().unwrap_or_default())
+}
+
+/// The instances of `bench` a spec selects: the first `limit` tasks in catalogue order, then every
+/// kept prompt type of those tasks.
+pub fn select(
+    bench: &dyn Benchmark,
+    spec: &RunSpec,
+) -> Result<Vec<(String, InstanceMeta)>, RunError> {
+    let mut tasks = BTreeSet::new();
+    let mut out = Vec::new();
+    for instance in bench.instances() {
+        // The task is the instance without `#…` (the store contract's convention).
+        let task = instance.split('#').next().unwrap_or_default().to_string();
+        if !tasks.contains(&task) {
+            if spec.limit.is_some_and(|l| tasks.len() >= l) {
+                continue;
+            }
+            tasks.insert(task);
+        }
+        let meta = bench.meta(&instance)?;
+        if !meta.prompt_type.is_empty()
+            && !spec.prompt_types.is_empty()
+            && !spec.prompt_types.contains(&meta.prompt_type)
+        {
+            continue;
+        }
+        out.push((instance, meta));
+    }
+    Ok(out)
+}
+
+/// Every job of a run, in order benchmark × model × instance × round. `models_for` says which of
+/// the spec's models run on a benchmark (a built-in agent only runs where it exists).
+pub fn plan<'b>(
+    spec: &RunSpec,
+    bench_of: impl Fn(&str) -> Option<&'b dyn Benchmark>,
+    models_for: impl Fn(&str) -> Vec<String>,
+) -> Result<Vec<Job>, RunError> {
+    let mut jobs = Vec::new();
+    for b in &spec.benchmarks {
+        let bench =
+            bench_of(b).ok_or_else(|| RunError::Spec(format!("benchmark {b:?} is not loaded")))?;
+        let selected = select(bench, spec)?;
+        for model in models_for(b) {
+            for (instance, meta) in &selected {
+                for round in 0..spec.rounds {
+                    jobs.push(Job {
+                        benchmark: b.clone(),
+                        model: model.clone(),
+                        instance: instance.clone(),
+                        round,
+                        seed: sample_seed(spec.seed, b, instance, round),
+                        meta: meta.clone(),
+                        replay: None,
+                        replay_error: None,
+                    });
+                }
+            }
+        }
+    }
+    Ok(jobs)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn seeds_depend_on_every_input_but_the_model() {
+        let base = sample_seed(7, "pilot", "t#cot", 0);
+        assert_eq!(base, sample_seed(7, "pilot", "t#cot", 0));
+        let others = [
+            sample_seed(8, "pilot", "t#cot", 0),
+            sample_seed(7, "intent2tx", "t#cot", 0),
+            sample_seed(7, "pilot", "t#optimal", 0),
+            sample_seed(7, "pilot", "t#cot", 1),
+        ];
+        for o in others {
+            assert_ne!(o, base);
+        }
+    }
+
+    #[test]
+    fn validation_names_the_bad_value() {
+        let ok = RunSpec::new(vec!["all".into()], vec!["builtin:reference".into()])
+            .validate()
+            .unwrap();
+        assert_eq!(ok.benchmarks, BENCHMARKS.map(String::from).to_vec());
+        let cases: [(&str, &str, u32, &str); 4] = [
+            ("swebench", "builtin:reference", 1, "swebench"),
+            ("pilot", "builtin:reference", 0, "--rounds"),
+            ("", "builtin:reference", 1, "unknown benchmark"),
+            ("pilot", "", 1, "no model"),
+        ];
+        for (b, m, rounds, needle) in cases {
+            let models = if m.is_empty() { vec![] } else { vec![m.into()] };
+            let mut s = RunSpec::new(vec![b.into()], models);
+            s.rounds = rounds;
+            let e = s.validate().unwrap_err().to_string();
+            assert!(e.contains(needle), "{b}/{m}: {e}");
+        }
+        let mut s = RunSpec::new(vec!["pilot".into()], vec!["builtin:reference".into()]);
+        s.prompt_types = vec!["sideways".into()];
+        assert!(s.validate().unwrap_err().to_string().contains("sideways"));
+    }
+}

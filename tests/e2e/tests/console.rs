@@ -1,0 +1,599 @@
+//! E2E tests of the run console in the real app: Settings → Providers & models against the core's
+//! loopback model server (started as `crucible models loopback`, which serves `llm::Loopback`),
+//! with the real OS keychain. `#[ignore]`d like the other E2E tests; `.ci/e2e` runs them.
+
+use std::collections::BTreeMap;
+use std::io::{BufRead, BufReader};
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command, Stdio};
+use std::time::Duration;
+
+use anyhow::{bail, Context, Result};
+use crucible_e2e::{app_binary, workspace_root, App};
+
+/// The key the loopback server accepts; it must never appear on screen or in the data dir.
+const SECRET: &str = "sk-e2e-console-SECRET-5150";
+/// The loopback server's message for any other key (`crucible::llm::LOOPBACK_BAD_KEY`).
+const BAD_KEY_MESSAGE: &str = "Incorrect API key provided";
+
+/// `crucible models loopback`: a real OpenAI-wire server on 127.0.0.1 that accepts one key. It
+/// serves until its stdin closes, which dropping this does.
+struct LoopbackServer {
+    child: Child,
+    base_url: String,
+}
+
+impl LoopbackServer {
+    fn start(key: &str) -> Result<Self> {
+        Self::spawn(&["models", "loopback", "--key", key])
+    }
+
+    /// A server that accepts any request (no key) and waits `latency_ms` before each answer.
+    fn start_slow(latency_ms: u64) -> Result<Self> {
+        Self::spawn(&[
+            "models",
+            "loopback",
+            "--latency-ms",
+            &latency_ms.to_string(),
+        ])
+    }
+
+    fn spawn(args: &[&str]) -> Result<Self> {
+        let cli: PathBuf = app_binary()?
+            .parent()
+            .context("app binary has no directory")?
+            .join("crucible");
+        if !cli.is_file() {
+            bail!(
+                "{} not found; build it with `cargo build -p crucible -p crucible-app --features crucible-app/custom-protocol`",
+                cli.display()
+            );
+        }
+        let mut child = Command::new(&cli)
+            .args(args)
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::inherit())
+            .spawn()
+            .with_context(|| format!("starting {}", cli.display()))?;
+        let mut line = String::new();
+        BufReader::new(child.stdout.take().context("no stdout")?)
+            .read_line(&mut line)
+            .context("reading the loopback server's address")?;
+        let v: serde_json::Value = serde_json::from_str(line.trim())
+            .with_context(|| format!("loopback printed {line:?}"))?;
+        let base_url = v["base_url"]
+            .as_str()
+            .context("no base_url in the loopback's first line")?
+            .to_string();
+        Ok(Self { child, base_url })
+    }
+}
+
+impl Drop for LoopbackServer {
+    fn drop(&mut self) {
+        drop(self.child.stdin.take());
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+fn env_for(data: &Path, config: &Path) -> BTreeMap<String, String> {
+    BTreeMap::from([
+        (
+            "CRUCIBLE_PROJECT_DIR".to_string(),
+            workspace_root().display().to_string(),
+        ),
+        ("CRUCIBLE_DATA_DIR".to_string(), data.display().to_string()),
+        // No user config file leaks in; no env key either, so the keychain is what is tested.
+        ("XDG_CONFIG_HOME".to_string(), config.display().to_string()),
+        ("CRUCIBLE_API_KEY".to_string(), String::new()),
+    ])
+}
+
+/// Everything the provider flow saw, collected before the session closes.
+#[derive(Debug, Default)]
+struct Seen {
+    empty_state: String,
+    builtin_pilot: String,
+    invalid_message: String,
+    invalid_marked: String,
+    key_source_after_add: String,
+    wrong_key_ok: String,
+    wrong_key_error: String,
+    right_key_ok: String,
+    right_key_text: String,
+    key_field_after_edit: String,
+    page_has_secret: bool,
+    removed_empty: bool,
+    keyboard_focus: Vec<String>,
+}
+
+async fn provider_flow(app: &App, base_url: &str, id: &str) -> Result<Seen> {
+    let mut seen = Seen::default();
+    let card = format!("#provider-{id}");
+    app.click("#nav-settings").await?;
+    app.click("#tab-providers").await?;
+    seen.empty_state = app.text("#providers-empty").await?;
+    seen.builtin_pilot = app.text("#builtin-agents dd[data-benchmark=pilot]").await?;
+    app.screenshot("console-providers-empty").await?;
+
+    // Inline validation: a base URL without a scheme is refused before anything is saved.
+    app.click("#add-provider").await?;
+    app.fill("#pf-id", id).await?;
+    app.select("#pf-kind", "openai-compatible").await?;
+    app.fill("#pf-base-url", "localhost:1234").await?;
+    app.fill("#pf-model-0-name", "loop-1").await?;
+    app.click("#pf-save").await?;
+    seen.invalid_message = app.text("#pf-error").await?;
+    seen.invalid_marked = app.attr("#pf-base-url", "aria-invalid").await?;
+    app.screenshot("console-provider-invalid").await?;
+
+    // Add it properly, with a wrong key.
+    app.fill("#pf-base-url", base_url).await?;
+    app.fill("#pf-key", "sk-wrong-key").await?;
+    app.screenshot("console-provider-form").await?;
+    app.click("#pf-save").await?;
+    seen.key_source_after_add = app.text(&format!("{card} [data-field=key-source]")).await?;
+
+    // Test connection with the wrong key: the server's own message is shown.
+    app.click(&format!("{card} .test-connection")).await?;
+    app.wait_text(
+        &format!("{card} [data-field=test-result]"),
+        Duration::from_secs(30),
+        |t| !t.is_empty(),
+    )
+    .await?;
+    seen.wrong_key_ok = app
+        .attr(&format!("{card} [data-field=test-result]"), "data-ok")
+        .await?;
+    seen.wrong_key_error = app.text(&format!("{card} [data-field=test-error]")).await?;
+    app.screenshot("console-provider-wrong-key").await?;
+
+    // Edit: the key field starts empty (the stored key is never shown); type the right one.
+    app.click(&format!("{card} .edit-provider")).await?;
+    seen.key_field_after_edit = app
+        .eval("return document.getElementById('pf-key').value")
+        .await?
+        .as_str()
+        .unwrap_or("?")
+        .to_string();
+    app.fill("#pf-key", SECRET).await?;
+    app.click("#pf-save").await?;
+    app.wait_text(
+        &format!("{card} [data-field=key-source]"),
+        Duration::from_secs(10),
+        |t| t.contains("keychain"),
+    )
+    .await?;
+    app.click(&format!("{card} .test-connection")).await?;
+    seen.right_key_text = app
+        .wait_text(
+            &format!("{card} [data-field=test-result]"),
+            Duration::from_secs(30),
+            |t| !t.is_empty(),
+        )
+        .await?;
+    seen.right_key_ok = app
+        .attr(&format!("{card} [data-field=test-result]"), "data-ok")
+        .await?;
+    seen.page_has_secret = app.source().await?.contains(SECRET);
+    app.screenshot("console-provider-connected").await?;
+
+    // Keyboard only: from the Add button, Tab walks the form in reading order.
+    app.click("#add-provider").await?;
+    for _ in 0..4 {
+        seen.keyboard_focus.push(app.focused_id().await?);
+        app.keys("\u{E004}").await?; // Tab
+    }
+    app.click("#pf-cancel").await?;
+
+    // Remove, with confirmation.
+    app.click(&format!("{card} .remove-provider")).await?;
+    app.screenshot("console-provider-remove-confirm").await?;
+    app.click(&format!("{card} .confirm-remove")).await?;
+    seen.removed_empty = app.text("#providers-empty").await.is_ok();
+    Ok(seen)
+}
+
+fn files_containing(dir: &Path, needle: &str) -> Vec<PathBuf> {
+    let mut hits = Vec::new();
+    let Ok(entries) = std::fs::read_dir(dir) else {
+        return hits;
+    };
+    for e in entries.flatten() {
+        let p = e.path();
+        if p.is_dir() {
+            hits.extend(files_containing(&p, needle));
+        } else if std::fs::read(&p)
+            .map(|b| String::from_utf8_lossy(&b).contains(needle))
+            .unwrap_or(false)
+        {
+            hits.push(p);
+        }
+    }
+    hits
+}
+
+#[tokio::test]
+#[ignore = "needs the built app and CLI, tauri-driver, WebKitWebDriver and an X display; run .ci/e2e"]
+async fn providers_add_test_connection_wrong_key_edit_remove() {
+    let server = LoopbackServer::start(SECRET).expect("loopback server");
+    let data = tempfile::tempdir().unwrap();
+    let config = tempfile::tempdir().unwrap();
+    let env = env_for(data.path(), config.path());
+    // A provider id of its own: the keychain is the real, machine-wide one.
+    let id = format!("e2e-loop-{}", std::process::id());
+    let app = App::launch(&env).await.expect("app launches");
+    let seen = provider_flow(&app, &server.base_url, &id).await;
+    app.close().await;
+    let seen = seen.expect("the providers page works");
+
+    assert!(
+        seen.empty_state.contains("No providers yet"),
+        "{}",
+        seen.empty_state
+    );
+    assert!(
+        seen.builtin_pilot.contains("reference"),
+        "built-in agents are always listed: {}",
+        seen.builtin_pilot
+    );
+    assert!(
+        seen.invalid_message.contains("Base URL"),
+        "{}",
+        seen.invalid_message
+    );
+    assert_eq!(seen.invalid_marked, "true", "the bad field is marked");
+    assert!(
+        seen.key_source_after_add.starts_with("OS keychain"),
+        "{}",
+        seen.key_source_after_add
+    );
+    assert_eq!(seen.wrong_key_ok, "false");
+    assert!(
+        seen.wrong_key_error.contains("HTTP 401") && seen.wrong_key_error.contains(BAD_KEY_MESSAGE),
+        "the provider's own message: {}",
+        seen.wrong_key_error
+    );
+    assert!(
+        !seen.wrong_key_error.contains("sk-wrong-key"),
+        "{}",
+        seen.wrong_key_error
+    );
+    assert_eq!(
+        seen.key_field_after_edit, "",
+        "a stored key is never shown again"
+    );
+    assert_eq!(seen.right_key_ok, "true", "{}", seen.right_key_text);
+    assert!(
+        seen.right_key_text.contains("answered \"ok\""),
+        "{}",
+        seen.right_key_text
+    );
+    assert!(!seen.page_has_secret, "the key never reaches the page");
+    assert_eq!(
+        seen.keyboard_focus,
+        ["pf-id", "pf-kind", "pf-base-url", "pf-key"],
+        "focus order follows the form"
+    );
+    assert!(
+        seen.removed_empty,
+        "removing the only provider shows the empty state"
+    );
+    let leaks = files_containing(data.path(), SECRET);
+    assert!(leaks.is_empty(), "the key was written to {leaks:?}");
+    assert!(
+        !std::fs::read_to_string(data.path().join("providers.json"))
+            .unwrap_or_default()
+            .contains(&id),
+        "the removed provider is gone from the file"
+    );
+}
+
+/// A saved provider pointing at `base_url` (written as the registry file the app reads).
+fn write_provider(data: &Path, id: &str, base_url: &str) {
+    let registry = serde_json::json!({
+        "version": 1,
+        "providers": [{
+            "id": id, "kind": "openai-compatible", "base_url": base_url,
+            "models": [{"name": "loop-1", "settings": {"temperature": 0.0, "max_tokens": null, "seed": null, "system_prompt": "native"}, "price": {"input_per_mtok": 1.0, "output_per_mtok": 2.0}}]
+        }]
+    });
+    std::fs::create_dir_all(data).unwrap();
+    std::fs::write(
+        data.join("providers.json"),
+        serde_json::to_string_pretty(&registry).unwrap(),
+    )
+    .unwrap();
+}
+
+/// Presses Tab until `id` has focus (at most `max` presses); returns the ids passed on the way.
+async fn tab_to(app: &App, id: &str, max: usize) -> Result<Vec<String>> {
+    let mut path = Vec::new();
+    for _ in 0..max {
+        let now = app.focused_id().await?;
+        path.push(now.clone());
+        if now == id {
+            return Ok(path);
+        }
+        app.keys("\u{E004}").await?;
+    }
+    bail!("Tab never reached #{id}; focus went through {path:?}")
+}
+
+/// The first row of the runs table: (run id, stored status).
+async fn newest_run(app: &App) -> Result<(String, String)> {
+    let id = app.attr("#runs-table tbody tr", "id").await?;
+    let status = app.attr("#runs-table tbody tr", "data-status").await?;
+    Ok((id.trim_start_matches("run-").to_string(), status))
+}
+
+#[derive(Debug, Default)]
+struct RunSeen {
+    empty: String,
+    keyboard_path: Vec<String>,
+    planned: String,
+    first_status: String,
+    first_samples: String,
+    first_models: String,
+    live_seen: bool,
+    second_cancelled_status: String,
+    second_cancelled_samples: String,
+    second_final_status: String,
+    second_final_samples: String,
+    bad_form_problem: String,
+}
+
+async fn run_flow(app: &App) -> Result<RunSeen> {
+    let mut seen = RunSeen::default();
+    app.click("#nav-runs").await?;
+    seen.empty = app.text("#runs-empty").await?;
+    app.screenshot("console-runs-empty").await?;
+
+    // Keyboard only: New run, tick the loopback model, Start.
+    app.click("#nav-runs").await?;
+    app.eval("document.getElementById('new-run').focus(); return true")
+        .await?;
+    app.keys("\u{E007}").await?; // Enter follows the link
+    app.text("#run-form").await?;
+    app.fill("#rf-limit", "1").await?;
+    app.eval("document.getElementById('rf-bench-questbench').focus(); return true")
+        .await?;
+    let mut path = tab_to(app, "rf-model-lab-loop-1", 30).await?;
+    app.keys(" ").await?; // Space ticks the checkbox
+    seen.planned = app
+        .wait_text(
+            "#rf-plan [data-field=planned]",
+            Duration::from_secs(20),
+            |t| t.ends_with("samples"),
+        )
+        .await?;
+    app.screenshot("console-new-run").await?;
+    path.extend(tab_to(app, "rf-start", 40).await?);
+    seen.keyboard_path = path;
+    app.keys("\u{E007}").await?; // Enter presses Start
+
+    // Watch it finish.
+    app.text("#runs-table").await?;
+    seen.live_seen = app.exists(".live").await?;
+    app.wait_text(
+        "#runs-table tbody tr:first-child [data-field=status]",
+        Duration::from_secs(120),
+        |t| t == "finished",
+    )
+    .await?;
+    let (_, status) = newest_run(app).await?;
+    seen.first_status = status;
+    seen.first_samples = app
+        .text("#runs-table tbody tr:first-child [data-field=samples]")
+        .await?;
+    seen.first_models = app
+        .text("#runs-table tbody tr:first-child td:nth-child(3)")
+        .await?;
+    app.screenshot("console-run-finished").await?;
+
+    // A bad form gets an inline problem, not a crash.
+    app.click("#new-run").await?;
+    app.text("#run-form").await?;
+    app.fill("#rf-rounds", "0").await?;
+    seen.bad_form_problem = app
+        .wait_text("#rf-problem", Duration::from_secs(10), |t| !t.is_empty())
+        .await?;
+    app.screenshot("console-new-run-invalid").await?;
+
+    // Another run, slower: cancel it mid-way, then resume it.
+    app.fill("#rf-rounds", "4").await?;
+    app.fill("#rf-seed", "11").await?;
+    app.fill("#rf-concurrency", "1").await?;
+    app.fill("#rf-limit", "1").await?;
+    app.click("#rf-model-builtin-reference").await?; // untick: only the model
+    app.click("#rf-model-lab-loop-1").await?;
+    app.wait_text(
+        "#rf-plan [data-field=planned]",
+        Duration::from_secs(20),
+        |t| t.ends_with("samples"),
+    )
+    .await?;
+    app.click("#rf-start").await?;
+    app.wait_text(
+        ".live [data-field=live-count]",
+        Duration::from_secs(60),
+        |t| !t.starts_with("0 /"),
+    )
+    .await?;
+    app.screenshot("console-run-live").await?;
+    app.click(".live .cancel-run").await?;
+    seen.second_cancelled_status = app
+        .wait_text(
+            "#runs-table tbody tr:first-child [data-field=status]",
+            Duration::from_secs(60),
+            |t| t.starts_with("cancelled"),
+        )
+        .await?;
+    seen.second_cancelled_samples = app
+        .text("#runs-table tbody tr:first-child [data-field=samples]")
+        .await?;
+    app.screenshot("console-run-cancelled").await?;
+    app.click("#runs-table tbody tr:first-child .resume-run")
+        .await?;
+    seen.second_final_status = app
+        .wait_text(
+            "#runs-table tbody tr:first-child [data-field=status]",
+            Duration::from_secs(120),
+            |t| t == "finished",
+        )
+        .await?;
+    seen.second_final_samples = app
+        .text("#runs-table tbody tr:first-child [data-field=samples]")
+        .await?;
+    app.screenshot("console-run-resumed").await?;
+    Ok(seen)
+}
+
+fn counts(samples: &str) -> (u32, u32) {
+    let (a, b) = samples.split_once('/').unwrap_or(("x", "y"));
+    let b = b.split_whitespace().next().unwrap_or("y");
+    (a.trim().parse().unwrap_or(u32::MAX), b.parse().unwrap_or(0))
+}
+
+#[tokio::test]
+#[ignore = "needs the built app and CLI, tauri-driver, WebKitWebDriver and an X display; run .ci/e2e"]
+async fn runs_start_watch_cancel_resume_by_keyboard() {
+    // A slow loopback (the run with the saved provider must be cancellable mid-way); no key.
+    let server = LoopbackServer::start_slow(250).expect("loopback server");
+    let data = tempfile::tempdir().unwrap();
+    let config = tempfile::tempdir().unwrap();
+    write_provider(data.path(), "lab", &server.base_url);
+    let env = env_for(data.path(), config.path());
+    let app = App::launch(&env).await.expect("app launches");
+    let seen = run_flow(&app).await;
+    app.close().await;
+    let seen = seen.expect("the runs page works");
+
+    assert!(seen.empty.contains("No runs yet"), "{}", seen.empty);
+    assert_eq!(
+        seen.keyboard_path.last().map(String::as_str),
+        Some("rf-start")
+    );
+    assert!(
+        seen.keyboard_path
+            .contains(&"rf-model-lab-loop-1".to_string()),
+        "{:?}",
+        seen.keyboard_path
+    );
+    let planned: u32 = seen
+        .planned
+        .split_whitespace()
+        .next()
+        .and_then(|n| n.parse().ok())
+        .unwrap_or(0);
+    assert!(planned >= 2, "{}", seen.planned);
+    assert_eq!(seen.first_status, "finished");
+    assert_eq!(
+        counts(&seen.first_samples),
+        (planned, planned),
+        "the plan preview's count is what ran: {}",
+        seen.first_samples
+    );
+    assert!(
+        seen.first_models.contains("builtin:reference")
+            && seen.first_models.contains("openai-compatible:loop-1"),
+        "{}",
+        seen.first_models
+    );
+    assert!(seen.live_seen, "a live progress card appeared");
+    assert!(
+        seen.bad_form_problem.to_lowercase().contains("round"),
+        "{}",
+        seen.bad_form_problem
+    );
+    let (done, total) = counts(&seen.second_cancelled_samples);
+    assert!(
+        done < total,
+        "cancelled part-way: {}",
+        seen.second_cancelled_samples
+    );
+    assert!(
+        seen.second_cancelled_status.contains("resumable"),
+        "{}",
+        seen.second_cancelled_status
+    );
+    assert_eq!(seen.second_final_status, "finished");
+    let (done, total2) = counts(&seen.second_final_samples);
+    assert_eq!(
+        (done, total2),
+        (total, total),
+        "resume finished exactly the missing samples"
+    );
+}
+
+/// Starts a slow run of the loopback model only and waits until a sample is stored.
+async fn start_slow_run(app: &App) -> Result<()> {
+    app.click("#nav-runs").await?;
+    app.click("#new-run").await?;
+    app.text("#run-form").await?;
+    app.fill("#rf-rounds", "4").await?;
+    app.fill("#rf-concurrency", "1").await?;
+    app.fill("#rf-limit", "1").await?;
+    app.click("#rf-model-builtin-reference").await?;
+    app.click("#rf-model-lab-loop-1").await?;
+    app.wait_text(
+        "#rf-plan [data-field=planned]",
+        Duration::from_secs(20),
+        |t| t.ends_with("samples"),
+    )
+    .await?;
+    app.click("#rf-start").await?;
+    app.wait_text(
+        ".live [data-field=live-count]",
+        Duration::from_secs(60),
+        |t| !t.starts_with("0 /"),
+    )
+    .await?;
+    Ok(())
+}
+
+/// After the app restarts: (status shown, samples) of the newest run, then the same once resumed.
+async fn resume_after_restart(app: &App) -> Result<(String, String, String, String)> {
+    app.click("#nav-runs").await?;
+    let row = "#runs-table tbody tr:first-child";
+    let before = app.text(&format!("{row} [data-field=status]")).await?;
+    let before_samples = app.text(&format!("{row} [data-field=samples]")).await?;
+    app.screenshot("console-run-interrupted").await?;
+    app.click(&format!("{row} .resume-run")).await?;
+    let after = app
+        .wait_text(
+            &format!("{row} [data-field=status]"),
+            Duration::from_secs(120),
+            |t| t == "finished",
+        )
+        .await?;
+    let after_samples = app.text(&format!("{row} [data-field=samples]")).await?;
+    Ok((before, before_samples, after, after_samples))
+}
+
+#[tokio::test]
+#[ignore = "needs the built app and CLI, tauri-driver, WebKitWebDriver and an X display; run .ci/e2e"]
+async fn a_run_interrupted_by_closing_the_app_is_resumable_after_restart() {
+    let server = LoopbackServer::start_slow(400).expect("loopback server");
+    let data = tempfile::tempdir().unwrap();
+    let config = tempfile::tempdir().unwrap();
+    write_provider(data.path(), "lab", &server.base_url);
+    let env = env_for(data.path(), config.path());
+
+    let app = App::launch(&env).await.expect("app launches");
+    let started = start_slow_run(&app).await;
+    app.close().await; // the app exits with the run in flight
+    started.expect("a slow run starts");
+
+    let app = App::launch(&env).await.expect("app relaunches");
+    let seen = resume_after_restart(&app).await;
+    app.close().await;
+    let (before, before_samples, after, after_samples) = seen.expect("resume after restart");
+    assert_eq!(before, "interrupted (resumable)");
+    let (done, total) = counts(&before_samples);
+    assert!(done >= 1 && done < total, "{before_samples}");
+    assert_eq!(after, "finished");
+    assert_eq!(counts(&after_samples), (total, total), "{after_samples}");
+}

@@ -1,0 +1,269 @@
+//! Saved providers and keys: the registry file in a real data dir (round trip, broken files named
+//! with their field), key resolution through a keychain with the env fallback reported, the real
+//! OS keychain, and "test connection" against the loopback server over real HTTP (right key, wrong
+//! key with the server's own message, no server at all).
+
+use std::collections::BTreeMap;
+use std::time::Duration;
+
+use crucible::llm::{
+    resolve_key, ApiKey, KeySource, LlmError, Loopback, MemoryKeychain, ModelEntry, ModelSettings,
+    OsKeychain, PriceTable, Provider, ProviderEntry, Registry, SecretStore, LOOPBACK_BAD_KEY,
+};
+
+const SECRET: &str = "sk-loopback-SECRET-7311";
+
+fn env(pairs: &[(&str, &str)]) -> impl Fn(&str) -> Option<String> + Clone {
+    let map: BTreeMap<String, String> = pairs
+        .iter()
+        .map(|(k, v)| (k.to_string(), v.to_string()))
+        .collect();
+    move |k| map.get(k).cloned()
+}
+
+fn local(id: &str, base_url: &str) -> ProviderEntry {
+    ProviderEntry {
+        id: id.into(),
+        kind: Provider::OpenAiCompatible,
+        base_url: Some(base_url.into()),
+        key_env: None,
+        models: vec![ModelEntry {
+            name: "loop-1".into(),
+            settings: ModelSettings::default(),
+            price: Some(crucible::llm::ModelPrice {
+                input_per_mtok: 1.5,
+                output_per_mtok: 2.0,
+            }),
+        }],
+    }
+}
+
+#[test]
+fn registry_round_trips_through_the_data_dir_without_keys() {
+    let dir = tempfile::tempdir().unwrap();
+    assert_eq!(
+        Registry::load(dir.path()).unwrap(),
+        Registry::default(),
+        "no file = no providers"
+    );
+    let mut reg = Registry::default();
+    let path = Registry::file(dir.path()).display().to_string();
+    reg.upsert(local("lab", "http://127.0.0.1:8000/v1"), None, &path)
+        .unwrap();
+    reg.upsert(
+        ProviderEntry {
+            id: "router".into(),
+            kind: Provider::OpenRouter,
+            base_url: None,
+            key_env: Some("MY_ROUTER_KEY".into()),
+            models: vec![],
+        },
+        None,
+        &path,
+    )
+    .unwrap();
+    reg.save(dir.path()).unwrap();
+    let kc = MemoryKeychain::new();
+    kc.set("lab", &ApiKey::new(SECRET)).unwrap();
+    let back = Registry::load(dir.path()).unwrap();
+    assert_eq!(back, reg);
+    let text = std::fs::read_to_string(Registry::file(dir.path())).unwrap();
+    assert!(!text.contains(SECRET), "keys never go into the file");
+    assert!(
+        text.contains("\"kind\": \"openai-compatible\""),
+        "kinds are written as in model specs: {text}"
+    );
+    // Saved prices join the price table; the spec carries the saved URL.
+    let table = back.price_table(PriceTable::builtin());
+    assert_eq!(table.price("loop-1").unwrap().input_per_mtok, 1.5);
+    assert_eq!(
+        back.spec("lab:loop-1").unwrap().base_url,
+        "http://127.0.0.1:8000/v1"
+    );
+}
+
+#[test]
+fn broken_registry_files_name_file_and_field() {
+    let cases = [
+        (
+            r#"{"version": 1, "providers": [{"id": "x", "kind": "openai-compatible"}]}"#,
+            "providers[0].base_url",
+        ),
+        (
+            r#"{"version": 1, "providers": [{"id": "x", "kind": "bogus"}]}"#,
+            "providers[0].kind",
+        ),
+        (
+            r#"{"version": 1, "providers": [{"id": "x", "kind": "openai", "models": [{"name": "m", "settings": {"temperature": "hot"}}]}]}"#,
+            "providers[0].models[0].settings.temperature",
+        ),
+        (
+            r#"{"version": 1, "providers": [{"id": "x", "kind": "openai"}, {"id": "x", "kind": "gemini"}]}"#,
+            "providers[1].id",
+        ),
+        (r#"{"version": 9, "providers": []}"#, "version"),
+        (r#"{"version": 1, "providers": [], "api_key": "x"}"#, ""),
+    ];
+    for (text, field) in cases {
+        let dir = tempfile::tempdir().unwrap();
+        std::fs::write(Registry::file(dir.path()), text).unwrap();
+        let err = Registry::load(dir.path()).unwrap_err();
+        let msg = err.to_string();
+        assert!(msg.contains("providers.json"), "names the file: {msg}");
+        match err {
+            LlmError::Registry { field: f, .. } if !field.is_empty() => {
+                assert_eq!(f, field, "{msg}")
+            }
+            LlmError::Registry { message, .. } => {
+                assert!(message.contains("api_key"), "unknown field named: {msg}")
+            }
+            other => panic!("{other}"),
+        }
+    }
+}
+
+#[test]
+fn key_source_reports_keychain_then_env_fallback() {
+    let kc = MemoryKeychain::new();
+    let mut p = local("lab", "http://127.0.0.1:1/v1");
+    p.kind = Provider::OpenAi;
+    p.key_env = Some("LAB_KEY".into());
+    assert_eq!(
+        p.key_source(&kc, env(&[("LAB_KEY", "k")])),
+        KeySource::Env("LAB_KEY".into())
+    );
+    assert_eq!(
+        p.key_source(&kc, env(&[("OPENAI_API_KEY", "k")])),
+        KeySource::Env("OPENAI_API_KEY".into())
+    );
+    assert_eq!(p.key_source(&kc, env(&[])), KeySource::None);
+    kc.set("lab", &ApiKey::new(SECRET)).unwrap();
+    assert_eq!(
+        p.key_source(&kc, env(&[("LAB_KEY", "k")])),
+        KeySource::Keychain("memory".into()),
+        "the keychain wins over env vars"
+    );
+    let (key, _) = p.resolve_key(&kc, env(&[])).unwrap();
+    assert_eq!(key, Some(ApiKey::new(SECRET)));
+    assert!(
+        !format!("{key:?}").contains(SECRET),
+        "Debug never shows a key"
+    );
+}
+
+#[test]
+fn os_keychain_round_trip() {
+    // The real OS store (Secret Service, or kernel keyutils when no desktop keyring runs), under
+    // a service name of its own so the user's entries are never touched.
+    let kc = OsKeychain::new(&format!("crucible-test-{}", std::process::id()));
+    let account = "round-trip";
+    let backend = kc.backend();
+    assert!(
+        [
+            "secret-service",
+            "keyutils",
+            "macos-keychain",
+            "windows-credential-manager"
+        ]
+        .contains(&backend.as_str()),
+        "{backend}"
+    );
+    kc.set(account, &ApiKey::new(SECRET))
+        .unwrap_or_else(|e| panic!("keychain {backend} refused a write: {e}"));
+    assert_eq!(kc.get(account).unwrap(), Some(ApiKey::new(SECRET)));
+    let (key, source) = resolve_key(Provider::OpenAi, Some(account), None, &kc, env(&[])).unwrap();
+    assert_eq!(key, Some(ApiKey::new(SECRET)));
+    assert_eq!(source, KeySource::Keychain(backend.clone()));
+    kc.set(account, &ApiKey::new("sk-second")).unwrap();
+    assert_eq!(kc.get(account).unwrap(), Some(ApiKey::new("sk-second")));
+    assert!(kc.delete(account).unwrap());
+    assert!(
+        !kc.delete(account).unwrap(),
+        "a second delete finds nothing"
+    );
+}
+
+#[tokio::test]
+async fn test_connection_against_a_real_loopback_server() {
+    let server = Loopback::start_with_key(Duration::ZERO, Some(SECRET.into()))
+        .await
+        .unwrap();
+    let mut reg = Registry::default();
+    reg.upsert(local("lab", &server.base_url()), None, "p")
+        .unwrap();
+    reg.upsert(local("down", "http://127.0.0.1:9/v1"), None, "p")
+        .unwrap();
+    let kc = MemoryKeychain::new();
+
+    // No key at all: openai-compatible sends none and the server refuses with its own message.
+    let t = reg.test_connection("lab", "loop-1", &kc, env(&[])).await;
+    assert!(!t.ok);
+    assert_eq!(t.key_source, KeySource::None);
+    let err = t.error.unwrap();
+    assert!(
+        err.contains("HTTP 401") && err.contains(LOOPBACK_BAD_KEY),
+        "{err}"
+    );
+
+    // A wrong key from the env fallback: the same refusal, and the source says env.
+    let t = reg
+        .test_connection(
+            "lab",
+            "loop-1",
+            &kc,
+            env(&[("CRUCIBLE_API_KEY", "sk-wrong")]),
+        )
+        .await;
+    assert!(!t.ok);
+    assert_eq!(t.key_source, KeySource::Env("CRUCIBLE_API_KEY".into()));
+    let err = t.error.unwrap();
+    assert!(err.contains(LOOPBACK_BAD_KEY), "{err}");
+    assert!(!err.contains("sk-wrong"), "the key is never echoed: {err}");
+
+    // The right key in the keychain: one call, answered.
+    kc.set("lab", &ApiKey::new(SECRET)).unwrap();
+    let before = server.requests();
+    let t = reg
+        .test_connection(
+            "lab",
+            "loop-1",
+            &kc,
+            env(&[("CRUCIBLE_API_KEY", "sk-wrong")]),
+        )
+        .await;
+    assert!(t.ok, "{:?}", t.error);
+    assert_eq!(t.answer.as_deref(), Some("ok"));
+    assert_eq!(t.key_source, KeySource::Keychain("memory".into()));
+    assert_eq!(server.requests() - before, 1, "exactly one real call");
+
+    // Nobody listening: the error says so instead of hanging or panicking.
+    let t = reg.test_connection("down", "loop-1", &kc, env(&[])).await;
+    assert!(!t.ok);
+    let err = t.error.unwrap();
+    assert!(err.contains("gave up") && err.contains("loop-1"), "{err}");
+
+    // Unknown provider: a clear error, no call.
+    let t = reg.test_connection("nope", "m", &kc, env(&[])).await;
+    assert!(t.error.unwrap().contains("no saved provider \"nope\""));
+}
+
+#[test]
+fn saved_model_prices_join_the_resolved_price_table() {
+    let dir = tempfile::tempdir().unwrap();
+    assert!(PriceTable::resolve(dir.path())
+        .unwrap()
+        .price("loop-1")
+        .is_none());
+    let mut reg = Registry::default();
+    reg.upsert(local("lab", "http://127.0.0.1:8000/v1"), None, "p")
+        .unwrap();
+    reg.save(dir.path()).unwrap();
+    let p = PriceTable::resolve(dir.path())
+        .unwrap()
+        .price("loop-1")
+        .unwrap();
+    assert_eq!((p.input_per_mtok, p.output_per_mtok), (1.5, 2.0));
+    // A broken providers file does not stop runs from pricing with the table.
+    std::fs::write(Registry::file(dir.path()), "{").unwrap();
+    assert!(PriceTable::resolve(dir.path()).is_ok());
+}

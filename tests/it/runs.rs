@@ -1,0 +1,588 @@
+//! Runs end to end: a multi-benchmark run of built-in agents (stored, deterministic, re-scored to
+//! the same results), a run against the loopback provider, a 429/500/garbage storm, a real
+//! `kill -9` of `crucible run` followed by `--resume`, secrets kept out of every output, and bad
+//! input rejected with errors that name the problem.
+
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Stdio};
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+use axum::extract::State;
+use axum::http::StatusCode;
+use axum::response::{IntoResponse, Response};
+use axum::routing::post;
+use axum::Router;
+use crucible::llm::Loopback;
+use crucible::run::{self, Progress, RunContext, RunSpec};
+use crucible::store::Store;
+use serde_json::{json, Value};
+
+fn bin() -> &'static str {
+    env!("CARGO_BIN_EXE_crucible")
+}
+
+/// Per-sample results that must not depend on scheduling, timing or process restarts.
+type Results = BTreeMap<(String, String, String, i64), (String, f64, i64, String, String)>;
+
+async fn results(store: &Store, run_id: &str) -> Results {
+    store
+        .samples(run_id)
+        .await
+        .unwrap()
+        .into_iter()
+        .map(|(_, s)| {
+            (
+                (s.benchmark, s.model, s.instance, s.round),
+                (s.outcome, s.score, s.seed, s.raw_answer, s.metrics),
+            )
+        })
+        .collect()
+}
+
+fn spec(benches: &[&str], models: &[&str]) -> RunSpec {
+    RunSpec::new(
+        benches.iter().map(|s| s.to_string()).collect(),
+        models.iter().map(|s| s.to_string()).collect(),
+    )
+}
+
+async fn temp_store() -> (tempfile::TempDir, Store) {
+    let dir = tempfile::tempdir().unwrap();
+    let store = Store::open(&dir.path().join("c.db")).await.unwrap();
+    (dir, store)
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_multi_benchmark_run_of_builtin_agents_is_stored_reproducible_and_rescores_equal() {
+    let (_dir, store) = temp_store().await;
+    let mut ctx = RunContext::new(crucible::Config::test(), store.clone());
+    let (tx, mut rx) = tokio::sync::mpsc::unbounded_channel();
+    ctx.progress = Some(tx);
+    let mut s = spec(
+        &["all"],
+        &[
+            "builtin:reference",
+            "builtin:known-wrong",
+            "builtin:no-retry",
+        ],
+    );
+    s.limit = Some(2);
+    s.rounds = 2;
+    s.seed = 11;
+    s.concurrency = 2;
+    let report = run::start(&ctx, s.clone()).await.unwrap();
+    // questbench: 2 tasks × 2 agents; intent2tx: 2 × 2 prompts × 1; pilot: 2 × 4 prompts × 2; × 2 rounds
+    assert_eq!(report.samples, (4 + 4 + 16) * 2);
+    assert_eq!(
+        (report.finished, report.failed, report.status.as_str()),
+        (report.samples, 0, "finished")
+    );
+    drop(ctx);
+    let mut progress = Vec::new();
+    while let Some(p) = rx.recv().await {
+        progress.push(p);
+    }
+    assert!(matches!(
+        progress.first(),
+        Some(Progress::RunStarted { .. })
+    ));
+    assert!(matches!(
+        progress.last(),
+        Some(Progress::RunFinished { .. })
+    ));
+    let streamed = progress
+        .iter()
+        .filter(|p| matches!(p, Progress::SampleFinished { .. }))
+        .count();
+    assert_eq!(streamed as u64, report.samples);
+
+    let samples = store.samples(&report.run_id).await.unwrap();
+    for (id, s) in &samples {
+        let metrics: BTreeMap<String, f64> = serde_json::from_str(&s.metrics).unwrap();
+        let want: &[&str] = match s.benchmark.as_str() {
+            "questbench" => &["score_100", "rounds"],
+            "intent2tx" => &[
+                "format", "logic", "param", "pass", "final", "exec", "state_eq",
+            ],
+            _ => &[
+                "coverage",
+                "sequence_ok",
+                "output_ok",
+                "completion_signal",
+                "turns",
+            ],
+        };
+        for m in want {
+            assert!(metrics.contains_key(*m), "{} lacks metric {m}", s.instance);
+        }
+        if s.model == "builtin:reference" && s.benchmark != "pilot" {
+            assert_eq!(s.score, 1.0, "{} reference", s.instance);
+        }
+        assert!(
+            !s.prompt.is_empty() && !s.raw_answer.is_empty(),
+            "{}",
+            s.instance
+        );
+        assert!(!store.events(*id).await.unwrap().is_empty());
+        if s.benchmark == "questbench" && s.model == "builtin:reference" {
+            let arts = store.artefacts(*id).await.unwrap();
+            assert!(
+                arts.iter().any(|(k, _)| k == "tx"),
+                "{}: no tx artefact",
+                s.instance
+            );
+        }
+        if s.benchmark == "pilot" && s.prompt_type == "flawed" {
+            assert!(!s.category.is_empty(), "{}: flaw category", s.instance);
+        }
+        assert_eq!(s.kind.is_empty(), false);
+    }
+    assert!(
+        samples
+            .iter()
+            .any(|(_, s)| s.model == "builtin:known-wrong" && s.score < 1.0),
+        "the fault-injecting agent scores less somewhere"
+    );
+    let original = results(&store, &report.run_id).await;
+
+    // Same seed → same results, sample for sample.
+    let ctx = RunContext::new(crucible::Config::test(), store.clone());
+    let again = run::start(&ctx, s).await.unwrap();
+    assert_eq!(results(&store, &again.run_id).await, original);
+
+    // Re-score replays the stored answers (re-executing questbench code on a fresh snapshot).
+    let rescored = run::rescore(&ctx, &report.run_id).await.unwrap();
+    assert_eq!(rescored.changed, Some(0));
+    assert_eq!(rescored.finished, report.samples);
+    assert_eq!(results(&store, &rescored.run_id).await, original);
+    let list = store.runs().await.unwrap();
+    assert_eq!(list.len(), 3);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_run_against_the_loopback_provider_records_usage_per_sample() {
+    let server = Loopback::start(Duration::from_millis(5)).await.unwrap();
+    let (dir, store) = temp_store().await;
+    let mut config = crucible::Config::test();
+    config.data_dir = dir.path().join("data");
+    let ctx = RunContext::new(config, store.clone());
+    let mut s = spec(&["intent2tx", "pilot"], &["openai-compatible:loopback"]);
+    s.base_url = Some(server.base_url());
+    s.limit = Some(3);
+    s.rounds = 2;
+    s.intent_execute = false;
+    s.concurrency = 8;
+    let report = run::start(&ctx, s).await.unwrap();
+    assert_eq!(report.samples, (3 * 2 + 3 * 4) * 2);
+    assert_eq!(report.finished, report.samples);
+    let samples = store.samples(&report.run_id).await.unwrap();
+    for (_, s) in &samples {
+        assert_eq!(s.raw_answer, "ok", "{}", s.instance);
+        assert!(s.tokens_in > 0 && s.tokens_out > 0, "{}", s.instance);
+        assert_eq!(s.model, "openai-compatible:loopback");
+    }
+    let calls = server.requests();
+    assert!(calls >= samples.len() as u64, "{calls} calls");
+    // A repeated run is answered from the response cache: the server sees no new call.
+    let ctx2 = RunContext::new(ctx.config.clone(), store.clone());
+    let mut s2 = spec(&["intent2tx"], &["openai-compatible:loopback"]);
+    s2.base_url = Some(server.base_url());
+    s2.limit = Some(3);
+    s2.rounds = 2;
+    s2.intent_execute = false;
+    let before = server.requests();
+    run::start(&ctx2, s2).await.unwrap();
+    assert_eq!(
+        server.requests(),
+        before,
+        "cached answers are not paid twice"
+    );
+}
+
+/// A server whose answers cycle through 429 (retry-after 0), 500, garbage, a good answer, 503.
+async fn storm() -> (String, Arc<AtomicU64>) {
+    async fn chat(State(n): State<Arc<AtomicU64>>) -> Response {
+        match n.fetch_add(1, Ordering::SeqCst) % 5 {
+            0 => (
+                StatusCode::TOO_MANY_REQUESTS,
+                [("retry-after", "0")],
+                "slow down",
+            )
+                .into_response(),
+            1 => (StatusCode::INTERNAL_SERVER_ERROR, "boom").into_response(),
+            2 => (StatusCode::OK, "<<<this is not json").into_response(),
+            3 => axum::Json(json!({
+                "choices": [{"index": 0, "message": {"role": "assistant", "content": "ok"}}],
+                "usage": {"prompt_tokens": 10, "completion_tokens": 1}
+            }))
+            .into_response(),
+            _ => (StatusCode::SERVICE_UNAVAILABLE, "later").into_response(),
+        }
+    }
+    let n = Arc::new(AtomicU64::new(0));
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let addr = listener.local_addr().unwrap();
+    let app = Router::new()
+        .route("/v1/chat/completions", post(chat))
+        .with_state(Arc::clone(&n));
+    tokio::spawn(async move { axum::serve(listener, app).await });
+    (format!("http://{addr}/v1"), n)
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_429_500_garbage_storm_completes_with_bounded_retries_and_recorded_failures() {
+    let (url, requests) = storm().await;
+    let (dir, store) = temp_store().await;
+    let mut config = crucible::Config::test();
+    config.data_dir = dir.path().join("data");
+    let ctx = RunContext::new(config, store.clone());
+    let mut s = spec(&["intent2tx"], &["openai-compatible:storm"]);
+    s.base_url = Some(url);
+    s.limit = Some(6);
+    s.prompt_types = vec!["direct".into()];
+    s.intent_execute = false;
+    s.concurrency = 1;
+    s.cache = false;
+    let report = run::start(&ctx, s).await.unwrap();
+    assert_eq!(report.samples, 6);
+    assert_eq!(report.finished, 6, "every sample is recorded");
+    assert_eq!(report.status, "finished");
+    let samples = store.samples(&report.run_id).await.unwrap();
+    let errors: Vec<&str> = samples
+        .iter()
+        .filter_map(|(_, s)| s.error.as_deref())
+        .collect();
+    assert!(!errors.is_empty() && errors.len() < 6, "{errors:?}");
+    assert!(errors.iter().all(|e| e.contains("malformed")), "{errors:?}");
+    assert!(samples
+        .iter()
+        .all(|(_, s)| (s.outcome == "agent_error") == s.error.is_some()));
+    assert_eq!(report.failed, errors.len() as u64);
+    let n = requests.load(Ordering::SeqCst);
+    assert!(
+        n <= 6 * 5,
+        "retries are bounded: {n} requests for 6 samples"
+    );
+}
+
+fn stored_count(db: &Path) -> i64 {
+    let out = Command::new(bin())
+        .args(["runs", "list", "--json", "--db"])
+        .arg(db)
+        .output()
+        .unwrap();
+    let v: Value = serde_json::from_slice(&out.stdout).unwrap_or(json!([]));
+    v[0]["finished"].as_i64().unwrap_or(0)
+}
+
+fn crucible(data: &Path) -> Command {
+    let mut c = Command::new(bin());
+    c.env("CRUCIBLE_DATA_DIR", data)
+        .env("CRUCIBLE_PROJECT_DIR", env!("CARGO_MANIFEST_DIR"));
+    c
+}
+
+fn json_of(out: &std::process::Output) -> Value {
+    assert!(
+        out.status.success(),
+        "stderr: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    serde_json::from_slice(&out.stdout).unwrap()
+}
+
+const RUN_ARGS: [&str; 14] = [
+    "run",
+    "--bench",
+    "pilot",
+    "--bench",
+    "intent2tx",
+    "--no-execute",
+    "--model",
+    "builtin:reference",
+    "--limit",
+    "60",
+    "--rounds",
+    "2",
+    "--concurrency",
+    "1",
+];
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_run_killed_with_sigkill_resumes_to_the_results_of_an_uninterrupted_run() {
+    let dir = tempfile::tempdir().unwrap();
+    let data = dir.path().join("data");
+    let killed_db = dir.path().join("killed.db");
+    let mut child = crucible(&data)
+        .args(RUN_ARGS)
+        .args(["--seed", "5", "--json", "--db"])
+        .arg(&killed_db)
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap();
+    let deadline = Instant::now() + Duration::from_secs(120);
+    let at_kill = loop {
+        let n = if killed_db.exists() {
+            stored_count(&killed_db)
+        } else {
+            0
+        };
+        if n >= 60 {
+            break n;
+        }
+        assert!(
+            Instant::now() < deadline,
+            "the run stored only {n} samples in 120 s"
+        );
+        assert!(
+            child.try_wait().unwrap().is_none(),
+            "the run ended before the kill"
+        );
+        std::thread::sleep(Duration::from_millis(20));
+    };
+    // A real SIGKILL: no destructor, no status update, possibly a transaction in flight.
+    child.kill().unwrap();
+    child.wait().unwrap();
+    let store = Store::open_existing(&killed_db).await.unwrap();
+    let run = store.runs().await.unwrap().remove(0);
+    assert_eq!(run.status, "running", "a killed run is left as it was");
+    assert!(
+        run.finished >= at_kill && run.finished < run.planned,
+        "{run:?}"
+    );
+    store.close().await;
+
+    let resumed = json_of(
+        &crucible(&data)
+            .args(["run", "--json", "--resume", &run.run_id, "--db"])
+            .arg(&killed_db)
+            .output()
+            .unwrap(),
+    );
+    assert_eq!(resumed["status"], "finished");
+    assert_eq!(resumed["finished"], resumed["samples"]);
+
+    let full_db = dir.path().join("full.db");
+    let full = json_of(
+        &crucible(&data)
+            .args(RUN_ARGS)
+            .args(["--seed", "5", "--json", "--db"])
+            .arg(&full_db)
+            .output()
+            .unwrap(),
+    );
+    let a = Store::open_existing(&killed_db).await.unwrap();
+    let b = Store::open_existing(&full_db).await.unwrap();
+    let ra = results(&a, &run.run_id).await;
+    let rb = results(&b, full["run_id"].as_str().unwrap()).await;
+    assert_eq!(ra.len() as i64, run.planned);
+    assert_eq!(ra, rb, "resumed results equal the uninterrupted run's");
+}
+
+const SECRET: &str = "sk-test-LEAKCHECK-90210";
+
+fn contains(hay: &[u8], needle: &str) -> bool {
+    hay.windows(needle.len()).any(|w| w == needle.as_bytes())
+}
+
+fn files_under(dir: &Path) -> Vec<PathBuf> {
+    let mut out = Vec::new();
+    for e in std::fs::read_dir(dir).into_iter().flatten().flatten() {
+        let p = e.path();
+        if p.is_dir() {
+            out.extend(files_under(&p));
+        } else {
+            out.push(p);
+        }
+    }
+    out
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_known_api_key_appears_in_no_file_and_no_output() {
+    let server = Loopback::start(Duration::ZERO).await.unwrap();
+    let dir = tempfile::tempdir().unwrap();
+    let data = dir.path().join("data");
+    let db = dir.path().join("c.db");
+    let mut outputs = Vec::new();
+    let run = crucible(&data)
+        .env("OPENAI_API_KEY", SECRET)
+        .env("CRUCIBLE_LOG", "debug")
+        .args([
+            "run",
+            "--bench",
+            "pilot",
+            "--model",
+            "openai:gpt-4o",
+            "--limit",
+            "2",
+        ])
+        .args(["--base-url", &server.base_url(), "--json", "--db"])
+        .arg(&db)
+        .output()
+        .unwrap();
+    let report = json_of(&run);
+    assert_eq!(report["finished"], report["samples"]);
+    assert!(server.requests() > 0, "the model was called");
+    let id = report["run_id"].as_str().unwrap().to_string();
+    outputs.push(run);
+    for args in [
+        vec!["runs", "list", "--json"],
+        vec!["runs", "show", id.as_str(), "--json"],
+        vec!["rescore", id.as_str(), "--json"],
+    ] {
+        outputs.push(
+            crucible(&data)
+                .env("OPENAI_API_KEY", SECRET)
+                .env("CRUCIBLE_LOG", "debug")
+                .args(&args)
+                .arg("--db")
+                .arg(&db)
+                .output()
+                .unwrap(),
+        );
+    }
+    for o in &outputs {
+        assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+        assert!(!contains(&o.stdout, SECRET) && !contains(&o.stderr, SECRET));
+    }
+    let mut files = files_under(dir.path());
+    assert!(
+        files.iter().any(|f| f.starts_with(&data)),
+        "the response cache was written"
+    );
+    files.sort();
+    for f in files {
+        let bytes = std::fs::read(&f).unwrap();
+        assert!(!contains(&bytes, SECRET), "{} holds the key", f.display());
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn bad_input_gets_errors_that_name_the_problem_and_loses_nothing_stored() {
+    let dir = tempfile::tempdir().unwrap();
+    let data = dir.path().join("data");
+    let db = dir.path().join("c.db");
+    json_of(
+        &crucible(&data)
+            .args([
+                "run",
+                "--bench",
+                "pilot",
+                "--model",
+                "builtin:reference",
+                "--limit",
+                "1",
+            ])
+            .args(["--json", "--db"])
+            .arg(&db)
+            .output()
+            .unwrap(),
+    );
+    let before = std::process::Command::new(bin())
+        .args(["runs", "list", "--json", "--db"])
+        .arg(&db)
+        .output()
+        .unwrap()
+        .stdout;
+    let missing_dir = dir.path().join("no-such-dir/c.db");
+    let absent = dir.path().join("absent.db");
+    let db_s = db.to_str().unwrap();
+    let cases: Vec<(Vec<&str>, &str)> = vec![
+        (
+            vec![
+                "run",
+                "--bench",
+                "swebench",
+                "--model",
+                "builtin:reference",
+                "--db",
+                db_s,
+            ],
+            "swebench",
+        ),
+        (
+            vec!["run", "--bench", "pilot", "--model", "gpt-4o", "--db", db_s],
+            "PROVIDER:MODEL",
+        ),
+        (
+            vec![
+                "run", "--bench", "pilot", "--model", "acme:m1", "--db", db_s,
+            ],
+            "acme",
+        ),
+        (
+            vec![
+                "run",
+                "--bench",
+                "pilot",
+                "--model",
+                "builtin:oracle",
+                "--db",
+                db_s,
+            ],
+            "oracle",
+        ),
+        (
+            vec![
+                "run",
+                "--bench",
+                "pilot",
+                "--model",
+                "anthropic:claude",
+                "--db",
+                db_s,
+            ],
+            "ANTHROPIC_API_KEY",
+        ),
+        (
+            vec![
+                "run",
+                "--bench",
+                "pilot",
+                "--model",
+                "builtin:reference",
+                "--db",
+                missing_dir.to_str().unwrap(),
+            ],
+            "no-such-dir",
+        ),
+        (
+            vec!["run", "--resume", "run-nope", "--db", db_s],
+            "run-nope",
+        ),
+        (vec!["rescore", "run-nope", "--db", db_s], "run-nope"),
+        (vec!["runs", "show", "run-nope", "--db", db_s], "run-nope"),
+        (
+            vec!["runs", "list", "--db", absent.to_str().unwrap()],
+            "absent.db",
+        ),
+    ];
+    for (args, needle) in cases {
+        let out = crucible(&data)
+            .env_remove("ANTHROPIC_API_KEY")
+            .env_remove("CRUCIBLE_API_KEY")
+            .args(&args)
+            .output()
+            .unwrap();
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert!(!out.status.success(), "{args:?} succeeded");
+        assert!(err.contains(needle), "{args:?}: {err}");
+        assert!(!err.contains("panicked"), "{args:?}: {err}");
+    }
+    assert!(
+        !missing_dir.parent().unwrap().exists(),
+        "no directory is created"
+    );
+    let after = std::process::Command::new(bin())
+        .args(["runs", "list", "--json", "--db"])
+        .arg(&db)
+        .output()
+        .unwrap()
+        .stdout;
+    assert_eq!(before, after, "nothing stored was lost or changed");
+}

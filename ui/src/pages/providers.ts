@@ -1,0 +1,294 @@
+// Settings → Providers & models: saved providers (where each key comes from, never the key),
+// add/edit/remove, "test connection" (one real call, the exact error on failure), and the
+// built-in agents that are always there. Element ids and data-fields are what the E2E tests use.
+import type { ConnectionTest, KeySource, ModelEntry, Provider, ProviderEntry, ProvidersView } from "../bindings";
+import { h, mount } from "../dom";
+import { listProviders, removeProvider, saveProvider, testConnection } from "../ipc";
+import { errorBox } from "../status-view";
+
+const KINDS: { kind: Provider; label: string; url: string | null; keyVar: string | null }[] = [
+  { kind: "openai", label: "OpenAI", url: "https://api.openai.com/v1", keyVar: "OPENAI_API_KEY" },
+  { kind: "openrouter", label: "OpenRouter", url: "https://openrouter.ai/api/v1", keyVar: "OPENROUTER_API_KEY" },
+  { kind: "ollama", label: "Ollama (local)", url: "http://127.0.0.1:11434/v1", keyVar: null },
+  { kind: "openai-compatible", label: "OpenAI-compatible (vLLM, llama.cpp, …)", url: null, keyVar: null },
+  { kind: "anthropic", label: "Anthropic", url: "https://api.anthropic.com", keyVar: "ANTHROPIC_API_KEY" },
+  { kind: "gemini", label: "Google Gemini", url: "https://generativelanguage.googleapis.com", keyVar: "GEMINI_API_KEY" },
+];
+
+const kindInfo = (k: Provider) => KINDS.find((x) => x.kind === k)!;
+
+export function keySourceText(s: KeySource): string {
+  switch (s.kind) {
+    case "keychain":
+      return `OS keychain (${s.detail})`;
+    case "env":
+      return `environment variable ${s.detail}`;
+    case "none":
+      return "no key";
+  }
+}
+
+function keyBadge(s: KeySource): HTMLElement {
+  const cls = s.kind === "keychain" ? "ok" : s.kind === "env" ? "info" : "warn";
+  return h("span", { class: `badge ${cls}`, "data-field": "key-source" }, keySourceText(s));
+}
+
+/** Client-side checks; the core validates again and its message names the field. */
+function validate(e: ProviderEntry): { field: string; message: string } | null {
+  if (!/^[a-z0-9][a-z0-9_-]{0,39}$/.test(e.id))
+    return { field: "pf-id", message: "Name: 1-40 lowercase letters, digits, '-' or '_'." };
+  if (e.base_url === null && kindInfo(e.kind).url === null)
+    return { field: "pf-base-url", message: "This provider kind needs a base URL, e.g. http://localhost:8000/v1." };
+  if (e.base_url !== null && !/^https?:\/\/[^/\s]+/.test(e.base_url))
+    return { field: "pf-base-url", message: "Base URL must start with http:// or https:// and name a host." };
+  if (e.key_env !== null && !/^[A-Z_][A-Z0-9_]*$/.test(e.key_env))
+    return { field: "pf-key-env", message: "Key variable: capital letters, digits and _ only." };
+  if (e.models.length === 0) return { field: "pf-add-model", message: "Add at least one model." };
+  for (const [i, m] of e.models.entries()) {
+    if (m.name.trim() === "") return { field: `pf-model-${i}-name`, message: `Model ${i + 1}: the name is empty.` };
+    const t = m.settings.temperature;
+    if (!Number.isFinite(t) || t < 0 || t > 2)
+      return { field: `pf-model-${i}-temp`, message: `Model ${i + 1}: temperature must be between 0 and 2.` };
+    if (m.settings.max_tokens !== null && (!Number.isInteger(m.settings.max_tokens) || m.settings.max_tokens < 1))
+      return { field: `pf-model-${i}-max`, message: `Model ${i + 1}: max tokens must be a whole number ≥ 1.` };
+    if (m.price && (!(m.price.input_per_mtok >= 0) || !(m.price.output_per_mtok >= 0)))
+      return { field: `pf-model-${i}-pin`, message: `Model ${i + 1}: prices must be non-negative numbers.` };
+  }
+  return null;
+}
+
+function field(label: string, input: HTMLElement, hint?: string): HTMLElement {
+  return h("label", { class: "field" }, h("span", { class: "field-label" }, label), input,
+    hint ? h("span", { class: "field-hint" }, hint) : null);
+}
+
+function numberOrNull(v: string): number | null {
+  return v.trim() === "" ? null : Number(v);
+}
+
+/** The add/edit form. `onDone` gets the new view after a successful save. */
+function providerForm(existing: ProviderEntry | null, onDone: (v: ProvidersView | null) => void): HTMLElement {
+  const id = h("input", { id: "pf-id", required: true, autocomplete: "off", spellcheck: "false", value: existing?.id ?? "" });
+  const kind = h("select", { id: "pf-kind" },
+    ...KINDS.map((k) => h("option", { value: k.kind, selected: (existing?.kind ?? "openai-compatible") === k.kind }, k.label)));
+  const baseUrl = h("input", { id: "pf-base-url", autocomplete: "off", spellcheck: "false", value: existing?.base_url ?? "" });
+  const key = h("input", { id: "pf-key", type: "password", autocomplete: "off",
+    placeholder: existing ? "leave empty to keep the stored key" : "stored in the OS keychain, never shown again" });
+  const keyEnv = h("input", { id: "pf-key-env", autocomplete: "off", spellcheck: "false", value: existing?.key_env ?? "" });
+  const models = h("div", { id: "pf-models", class: "model-rows" });
+  const error = h("div", { id: "pf-error", role: "alert", "aria-live": "assertive" });
+  const syncKind = () => {
+    const k = kindInfo(kind.value as Provider);
+    baseUrl.setAttribute("placeholder", k.url ?? "required, e.g. http://localhost:8000/v1");
+    keyEnv.setAttribute("placeholder", k.keyVar ? `${k.keyVar}, then CRUCIBLE_API_KEY` : "CRUCIBLE_API_KEY");
+  };
+  kind.addEventListener("change", syncKind);
+  syncKind();
+
+  const addModelRow = (m: ModelEntry | null) => {
+    const i = models.children.length;
+    const name = h("input", { id: `pf-model-${i}-name`, class: "m-name", autocomplete: "off", spellcheck: "false", value: m?.name ?? "" });
+    const temp = h("input", { id: `pf-model-${i}-temp`, class: "m-temp", type: "number", step: "0.1", min: "0", max: "2",
+      value: String(m?.settings.temperature ?? 0.7) });
+    const max = h("input", { id: `pf-model-${i}-max`, class: "m-max", type: "number", min: "1", step: "1",
+      value: m?.settings.max_tokens != null ? String(m.settings.max_tokens) : "", placeholder: "default" });
+    const pin = h("input", { id: `pf-model-${i}-pin`, class: "m-pin", type: "number", min: "0", step: "0.01",
+      value: m?.price ? String(m.price.input_per_mtok) : "", placeholder: "table" });
+    const pout = h("input", { id: `pf-model-${i}-pout`, class: "m-pout", type: "number", min: "0", step: "0.01",
+      value: m?.price ? String(m.price.output_per_mtok) : "", placeholder: "table" });
+    const del = h("button", { type: "button", class: "link-button", "aria-label": `Remove model ${i + 1}` }, "Remove");
+    const row = h("fieldset", { class: "model-row", "data-system-prompt": m?.settings.system_prompt ?? "native",
+      "data-seed": m?.settings.seed != null ? String(m.settings.seed) : "" },
+      h("legend", { class: "sr-only" }, `Model ${i + 1}`),
+      field("Model name", name), field("Temperature", temp), field("Max tokens", max),
+      field("$ / 1M in", pin), field("$ / 1M out", pout), del);
+    del.addEventListener("click", () => row.remove());
+    models.append(row);
+    return name;
+  };
+  for (const m of existing?.models ?? []) addModelRow(m);
+  if (!existing) addModelRow(null);
+  const addModel = h("button", { type: "button", id: "pf-add-model", class: "secondary" }, "Add model");
+  addModel.addEventListener("click", () => addModelRow(null).focus());
+
+  const read = (): ProviderEntry => ({
+    id: id.value.trim(),
+    kind: kind.value as Provider,
+    base_url: baseUrl.value.trim() === "" ? null : baseUrl.value.trim(),
+    key_env: keyEnv.value.trim() === "" ? null : keyEnv.value.trim(),
+    models: [...models.querySelectorAll<HTMLFieldSetElement>(".model-row")].map((row) => {
+      const val = (c: string) => row.querySelector<HTMLInputElement>(c)!.value;
+      const pin = numberOrNull(val(".m-pin"));
+      const pout = numberOrNull(val(".m-pout"));
+      return {
+        name: val(".m-name").trim(),
+        settings: {
+          temperature: Number(val(".m-temp")),
+          max_tokens: numberOrNull(val(".m-max")),
+          seed: row.dataset.seed ? Number(row.dataset.seed) : null,
+          system_prompt: row.dataset.systemPrompt === "fold_into_user" ? "fold_into_user" : "native",
+        },
+        price: pin === null && pout === null ? null : { input_per_mtok: pin ?? 0, output_per_mtok: pout ?? 0 },
+      };
+    }),
+  });
+
+  const save = h("button", { type: "submit", id: "pf-save", class: "primary" }, existing ? "Save changes" : "Add provider");
+  const cancel = h("button", { type: "button", id: "pf-cancel", class: "secondary" }, "Cancel");
+  cancel.addEventListener("click", () => onDone(null));
+  const form = h("form", { id: "provider-form", class: "card form", "aria-labelledby": "pf-title", novalidate: true },
+    h("h2", { id: "pf-title" }, existing ? `Edit provider ${existing.id}` : "Add a provider"),
+    h("div", { class: "form-grid" },
+      field("Name", id, "Lowercase id; models appear in runs as name:model."),
+      field("Kind", kind),
+      field("Base URL", baseUrl, "Empty: the kind's default."),
+      field("API key", key, existing ? "Stored in the OS keychain. Type a new one to replace it." : "Stored in the OS keychain; never shown again. Leave empty to use an environment variable."),
+      field("Key variable (fallback)", keyEnv, "Read when the keychain has no key."),
+    ),
+    h("h3", {}, "Models"),
+    models,
+    h("div", { class: "form-actions" }, addModel),
+    error,
+    h("div", { class: "form-actions" }, save, cancel),
+  );
+  form.addEventListener("submit", async (ev) => {
+    ev.preventDefault();
+    for (const el of form.querySelectorAll("[aria-invalid]")) el.removeAttribute("aria-invalid");
+    const entry = read();
+    const problem = validate(entry);
+    if (problem) {
+      mount(error, h("p", { class: "error", "data-kind": "invalid" }, problem.message));
+      const el = document.getElementById(problem.field);
+      el?.setAttribute("aria-invalid", "true");
+      el?.focus();
+      return;
+    }
+    save.setAttribute("disabled", "");
+    const r = await saveProvider(entry, existing?.id ?? null, key.value === "" ? null : key.value);
+    save.removeAttribute("disabled");
+    key.value = "";
+    if (r.ok) onDone(r.value);
+    else mount(error, errorBox(r.error));
+  });
+  return form;
+}
+
+function testResult(t: ConnectionTest): HTMLElement {
+  return t.ok
+    ? h("p", { class: "test-result ok", "data-field": "test-result", "data-ok": "true" },
+      `Connected in ${t.latency_ms} ms; the model answered "${t.answer ?? ""}". Key: ${keySourceText(t.key_source)}.`)
+    : h("div", { class: "test-result error", "data-field": "test-result", "data-ok": "false", role: "alert" },
+      h("strong", {}, "Connection failed. "), `Key: ${keySourceText(t.key_source)}.`,
+      h("pre", { "data-field": "test-error" }, t.error ?? "unknown error"));
+}
+
+function providerCard(view: ProvidersView, i: number, rerender: (v: ProvidersView) => void,
+  edit: (e: ProviderEntry) => void): HTMLElement {
+  const p = view.providers[i];
+  const e = p.entry;
+  const modelSel = h("select", { "aria-label": `Model to test on ${e.id}`, class: "test-model" },
+    ...e.models.map((m) => h("option", { value: m.name }, m.name)));
+  const test = h("button", { type: "button", class: "secondary test-connection" }, "Test connection");
+  const result = h("div", { "aria-live": "polite", class: "test-slot" });
+  test.addEventListener("click", async () => {
+    test.setAttribute("disabled", "");
+    mount(result, h("p", { class: "muted" }, "Calling the model…"));
+    const r = await testConnection(e.id, modelSel.value);
+    test.removeAttribute("disabled");
+    mount(result, r.ok ? testResult(r.value) : errorBox(r.error));
+  });
+  const editBtn = h("button", { type: "button", class: "secondary edit-provider" }, "Edit");
+  editBtn.addEventListener("click", () => edit(e));
+  const removeBtn = h("button", { type: "button", class: "danger remove-provider" }, "Remove");
+  const confirmSlot = h("div", { class: "confirm-slot" });
+  removeBtn.addEventListener("click", () => {
+    const yes = h("button", { type: "button", class: "danger confirm-remove" }, `Remove ${e.id} and its key`);
+    const no = h("button", { type: "button", class: "secondary" }, "Keep it");
+    no.addEventListener("click", () => { mount(confirmSlot); removeBtn.focus(); });
+    yes.addEventListener("click", async () => {
+      const r = await removeProvider(e.id);
+      if (r.ok) rerender(r.value);
+      else mount(confirmSlot, errorBox(r.error));
+    });
+    mount(confirmSlot, h("div", { class: "confirm", role: "alertdialog", "aria-label": `Remove ${e.id}?` },
+      h("p", {}, `Remove provider ${e.id}, its ${e.models.length} model(s) and its stored key? Runs that used it keep their results.`),
+      yes, no));
+    yes.focus();
+  });
+  const url = e.base_url ?? kindInfo(e.kind).url ?? "";
+  return h("section", { class: "card provider", id: `provider-${e.id}`, "aria-label": `Provider ${e.id}` },
+    h("div", { class: "card-head" },
+      h("h2", {}, e.id, " ", h("span", { class: "muted small" }, kindInfo(e.kind).label)),
+      h("div", { class: "row-actions" }, editBtn, removeBtn)),
+    h("dl", { class: "facts" },
+      h("dt", {}, "Base URL"), h("dd", { class: "mono", "data-field": "base-url" }, url),
+      h("dt", {}, "Key"), h("dd", {}, keyBadge(p.key_source),
+        p.key_source.kind === "none"
+          ? h("span", { class: "muted small" }, ` Add one with Edit, or set ${p.env_vars.join(" or ")}.`)
+          : p.key_source.kind === "env"
+            ? h("span", { class: "muted small" }, " (fallback: no key in the keychain)")
+            : null),
+      h("dt", {}, "Models"), h("dd", { "data-field": "models" },
+        e.models.map((m) => `${m.name} (T=${m.settings.temperature}${m.price ? `, $${m.price.input_per_mtok}/$${m.price.output_per_mtok} per 1M` : ""})`).join(", ")),
+    ),
+    confirmSlot,
+    h("div", { class: "test-row" }, modelSel, test),
+    result,
+  );
+}
+
+function builtins(view: ProvidersView): HTMLElement {
+  const by = new Map<string, string[]>();
+  for (const a of view.builtin_agents) by.set(a.benchmark, [...(by.get(a.benchmark) ?? []), a.name]);
+  return h("section", { class: "card", id: "builtin-agents" },
+    h("h2", {}, "Built-in agents"),
+    h("p", { class: "muted" }, "Always available: no key, no network. Use them in runs as builtin:NAME."),
+    h("dl", { class: "facts" }, ...[...by.entries()].flatMap(([b, names]) => [
+      h("dt", {}, b), h("dd", { "data-benchmark": b }, names.join(", ")),
+    ])));
+}
+
+/** Renders the providers tab into `root`. */
+export async function renderProviders(root: HTMLElement): Promise<void> {
+  mount(root, h("p", { class: "muted" }, "Loading providers…"));
+  const r = await listProviders();
+  if (!r.ok) {
+    mount(root, errorBox(r.error));
+    return;
+  }
+  const formSlot = h("div", { id: "provider-form-slot" });
+  const list = h("div", { id: "provider-list" });
+  const addBtn = h("button", { type: "button", id: "add-provider", class: "primary" }, "Add provider");
+  let view = r.value;
+  const draw = () => {
+    mount(list,
+      ...(view.providers.length === 0
+        ? [h("section", { class: "card empty", id: "providers-empty" },
+          h("p", {}, h("strong", {}, "No providers yet. "), "The built-in agents below work offline. To evaluate a real model, add a provider: "),
+          h("ul", {},
+            h("li", {}, "a local server needs only its URL (Ollama: ", h("code", {}, "http://127.0.0.1:11434/v1"), "; vLLM: ", h("code", {}, "http://localhost:8000/v1"), ");"),
+            h("li", {}, "a hosted one (OpenAI, OpenRouter, Anthropic, Gemini) also needs a key, which goes to the OS keychain."),
+          ))]
+        : view.providers.map((_, i) => providerCard(view, i, (v) => { view = v; draw(); }, (e) => openForm(e)))),
+      builtins(view));
+  };
+  const openForm = (e: ProviderEntry | null) => {
+    addBtn.setAttribute("disabled", "");
+    mount(formSlot, providerForm(e, (v) => {
+      mount(formSlot);
+      addBtn.removeAttribute("disabled");
+      if (v) { view = v; draw(); }
+      addBtn.focus();
+    }));
+    formSlot.querySelector<HTMLInputElement>("#pf-id")?.focus();
+  };
+  addBtn.addEventListener("click", () => openForm(null));
+  mount(root,
+    h("div", { class: "card-head" },
+      h("p", { class: "muted small", id: "providers-intro" },
+        `Keys live in the OS keychain (${view.keychain}), never in files, results or exports; environment variables are the fallback. Saved in `,
+        h("span", { class: "mono" }, view.file), "."),
+      addBtn),
+    formSlot, list);
+  draw();
+}

@@ -1,0 +1,315 @@
+// Runs: the list of stored runs (status, models, benchmarks, started, duration, cost), live
+// progress of the runs going on in this app (fed by `run:progress` events), cancel and resume,
+// and the new-run form (#/runs/new) with its plan preview and inline problems.
+import type { LiveStatus, ProvidersView, RunForm, RunListItem, RunsView } from "../bindings";
+import { h, mount } from "../dom";
+import { cancelRun, getLive, listProviders, listRuns, onRunProgress, planRun, resumeRun, startRun } from "../ipc";
+import { errorBox } from "../status-view";
+
+let unlisten: (() => void) | null = null;
+
+const BENCHES: { id: string; label: string; prompts: string[] }[] = [
+  { id: "questbench", label: "EVM-QuestBench (TypeScript, ethers v6; needs Anvil)", prompts: [] },
+  { id: "intent2tx", label: "Intent2Tx (JSON calls)", prompts: ["direct", "retrieval"] },
+  { id: "pilot", label: "PILOT-Bench (tool workflows)", prompts: ["baseline", "cot", "optimal", "flawed"] },
+];
+
+function fmtDuration(secs: number): string {
+  if (!Number.isFinite(secs)) return "–";
+  if (secs < 60) return `${Math.round(secs)} s`;
+  const m = Math.floor(secs / 60);
+  if (m < 60) return `${m} min ${Math.round(secs % 60)} s`;
+  return `${Math.floor(m / 60)} h ${m % 60} min`;
+}
+
+function fmtUsd(x: number | null): string {
+  return x === null ? "unknown" : `$${x.toFixed(x < 1 ? 4 : 2)}`;
+}
+
+function fmtTime(rfc: string): string {
+  const d = new Date(rfc);
+  return Number.isNaN(d.getTime()) ? rfc : d.toLocaleString();
+}
+
+function duration(r: RunListItem): string {
+  if (!r.finished_at) return "–";
+  return fmtDuration((new Date(r.finished_at).getTime() - new Date(r.started).getTime()) / 1000);
+}
+
+/** What the list says about a run's state, taking "running here" into account. */
+function shownStatus(r: RunListItem, live: boolean): { label: string; cls: string; resumable: boolean } {
+  const incomplete = r.finished < r.planned;
+  if (r.status === "running" && live) return { label: "running", cls: "info", resumable: false };
+  if (r.status === "running") return { label: "interrupted (resumable)", cls: "warn", resumable: true };
+  if (r.status === "finished") return { label: "finished", cls: "ok", resumable: false };
+  return { label: incomplete ? `${r.status} (resumable)` : r.status, cls: "warn", resumable: incomplete };
+}
+
+function bar(done: number, total: number, label: string): HTMLElement {
+  return h("progress", { max: String(Math.max(total, 1)), value: String(Math.min(done, total)), "aria-label": label });
+}
+
+function liveCard(s: LiveStatus, onCancel: () => void): HTMLElement {
+  const total = s.pending;
+  const cancel = h("button", { type: "button", class: "danger cancel-run" }, "Cancel run");
+  cancel.addEventListener("click", onCancel);
+  const running = s.status === "running" || s.status === "starting";
+  return h("section", { class: "card live", id: `live-${s.run_id}`, "data-status": s.status, "aria-label": `Run ${s.run_id} progress` },
+    h("div", { class: "card-head" },
+      h("h2", {}, `Run ${s.run_id} `, h("span", { class: `badge ${s.status === "finished" ? "ok" : running ? "info" : "warn"}`, "data-field": "live-status" }, s.status)),
+      running ? cancel : null),
+    h("div", { class: "live-main" },
+      bar(s.done, total, `Run ${s.run_id}: ${s.done} of ${total} samples`),
+      h("span", { "data-field": "live-count" }, `${s.done} / ${total} samples`,
+        s.already_done > 0 ? ` (+${s.already_done} stored before resuming)` : "")),
+    h("dl", { class: "facts live-facts" },
+      h("dt", {}, "Throughput"), h("dd", { "data-field": "rate" }, `${s.samples_per_min.toFixed(1)} samples/min`),
+      h("dt", {}, "ETA"), h("dd", { "data-field": "eta" }, !running ? "–" : s.eta_seconds === null ? "estimating…" : fmtDuration(s.eta_seconds)),
+      h("dt", {}, "Cost so far"), h("dd", { "data-field": "cost" }, fmtUsd(s.cost_usd)),
+      h("dt", {}, "Failed"), h("dd", { "data-field": "failed" }, String(s.failed)),
+    ),
+    s.notice ? h("p", { class: "notice", role: "status" }, s.notice) : null,
+    h("div", { class: "model-bars" }, ...s.models.map((m) =>
+      h("div", { class: "model-bar", "data-model": m.model },
+        h("span", { class: "mono small" }, m.model),
+        bar(m.done, m.planned, `${m.model}: ${m.done} of ${m.planned}`),
+        h("span", { class: "small" }, `${m.done}/${m.planned}${m.failed ? `, ${m.failed} failed` : ""}`)))),
+    s.failures.length
+      ? h("div", { class: "failures" }, h("h3", {}, "Latest failures"),
+        h("ul", {}, ...s.failures.map((f) => h("li", { class: "small" },
+          h("span", { class: "mono" }, `${f.benchmark} · ${f.model} · ${f.instance} · round ${f.round}`), " ",
+          h("span", { class: "badge warn" }, f.outcome), f.error ? ` ${f.error}` : ""))))
+      : null,
+  );
+}
+
+function runsTable(view: RunsView, onResume: (id: string) => void): HTMLElement {
+  if (view.runs.length === 0) {
+    return h("section", { class: "card empty", id: "runs-empty" },
+      h("p", {}, h("strong", {}, "No runs yet. "), "Press ", h("a", { href: "#/runs/new" }, "New run"),
+        ": the built-in agents need no key and no network, so a first run works offline."),
+      h("p", { class: "muted" }, "To evaluate a real model, add it in ",
+        h("a", { href: "#/settings/providers" }, "Settings → Providers & models"), " first. ",
+        "From a terminal, ", h("code", {}, "crucible demo"), " fills this database with a demo run."));
+  }
+  const live = new Set(view.live);
+  return h("table", { class: "runs", id: "runs-table" },
+    h("thead", {}, h("tr", {}, ...["Run", "Status", "Models", "Benchmarks", "Started", "Duration", "Samples", "Cost", ""].map((c) => h("th", { scope: "col" }, c)))),
+    h("tbody", {}, ...view.runs.map((r) => {
+      const st = shownStatus(r, live.has(r.run_id));
+      const resume = h("button", { type: "button", class: "secondary resume-run" }, "Resume");
+      resume.addEventListener("click", () => onResume(r.run_id));
+      return h("tr", { id: `run-${r.run_id}`, "data-status": r.status },
+        h("td", { class: "mono small run-id" }, r.run_id),
+        h("td", {}, h("span", { class: `badge ${st.cls}`, "data-field": "status" }, st.label)),
+        h("td", { class: "small" }, r.models.join(", ")),
+        h("td", { class: "small" }, r.benchmarks.join(", ")),
+        h("td", { class: "small" }, fmtTime(r.started)),
+        h("td", { class: "small" }, duration(r)),
+        h("td", { class: "small", "data-field": "samples" }, `${r.finished}/${r.planned}${r.failed ? ` (${r.failed} failed)` : ""}`),
+        h("td", { class: "small" }, fmtUsd(r.cost_usd)),
+        h("td", {}, st.resumable ? resume : null));
+    })));
+}
+
+async function renderList(root: HTMLElement): Promise<void> {
+  const liveSlot = h("div", { id: "live-runs" });
+  const listSlot = h("div", { id: "runs-list", "aria-live": "polite" }, h("p", { class: "muted" }, "Loading runs…"));
+  const problem = h("div", { id: "runs-problem", role: "alert" });
+  mount(root,
+    h("header", { class: "page-head card-head" }, h("h1", {}, "Runs"),
+      h("a", { href: "#/runs/new", id: "new-run", class: "button primary" }, "New run")),
+    problem, liveSlot, listSlot);
+  const cards = new Map<string, LiveStatus>();
+  const drawLive = () => mount(liveSlot, ...[...cards.values()].map((s) => liveCard(s, async () => {
+    const r = await cancelRun(s.run_id);
+    if (!r.ok) mount(problem, errorBox(r.error));
+  })));
+  const refresh = async () => {
+    const r = await listRuns();
+    if (!r.ok) {
+      mount(listSlot, errorBox(r.error));
+      return;
+    }
+    mount(listSlot, runsTable(r.value, async (id) => {
+      mount(problem);
+      const started = await resumeRun(id);
+      if (!started.ok) mount(problem, errorBox(started.error));
+      else void refresh();
+    }));
+    for (const id of r.value.live) {
+      if (!cards.has(id)) {
+        const s = await getLive(id);
+        if (s.ok && s.value) cards.set(id, s.value);
+      }
+    }
+    drawLive();
+  };
+  unlisten?.();
+  unlisten = await onRunProgress((s) => {
+    if (!root.isConnected || root.dataset.route !== "runs") return;
+    const before = cards.get(s.run_id)?.status;
+    cards.set(s.run_id, s);
+    drawLive();
+    if (before !== s.status) void refresh();
+  });
+  await refresh();
+}
+
+function check(name: string, value: string, label: string, checked: boolean, extra: Record<string, string> = {}): HTMLElement {
+  return h("label", { class: "check" },
+    h("input", { type: "checkbox", name, value, checked, ...extra }), " ", label);
+}
+
+async function renderNew(root: HTMLElement): Promise<void> {
+  mount(root, h("p", { class: "muted" }, "Loading models…"));
+  const providers = await listProviders();
+  const pv: ProvidersView | null = providers.ok ? providers.value : null;
+  const builtinNames = [...new Set((pv?.builtin_agents ?? []).map((a) => a.name))];
+  const where = (n: string) => (pv?.builtin_agents ?? []).filter((a) => a.name === n).map((a) => a.benchmark).join(", ");
+  const plan = h("div", { id: "rf-plan", "aria-live": "polite" }, h("p", { class: "muted" }, "Choose benchmarks and models."));
+  const problem = h("div", { id: "rf-problem", role: "alert" });
+  const num = (id: string, value: string, attrs: Record<string, string> = {}) =>
+    h("input", { id, type: "number", value, ...attrs });
+  const limit = num("rf-limit", "2", { min: "1", placeholder: "all" });
+  const rounds = num("rf-rounds", "1", { min: "1", max: "100" });
+  const seed = num("rf-seed", "0", { min: "0" });
+  const conc = num("rf-concurrency", "4", { min: "1", max: "256" });
+  const budget = num("rf-budget", "", { min: "0", step: "0.01", placeholder: "no limit" });
+  const execute = h("input", { type: "checkbox", id: "rf-execute", checked: true });
+  const start = h("button", { type: "submit", id: "rf-start", class: "primary" }, "Start run");
+
+  const form = h("form", { id: "run-form", class: "card form", "aria-labelledby": "rf-title", novalidate: true },
+    h("h2", { id: "rf-title" }, "New run"),
+    h("fieldset", { id: "rf-benchmarks", class: "group" }, h("legend", {}, "Benchmarks"),
+      ...BENCHES.map((b) => check("bench", b.id, b.label, b.id === "pilot", { id: `rf-bench-${b.id}` }))),
+    h("fieldset", { id: "rf-models", class: "group" }, h("legend", {}, "Models"),
+      h("p", { class: "muted small" }, "Built-in agents (offline, free; each runs only on the benchmarks that have it):"),
+      ...builtinNames.map((n) => check("model", `builtin:${n}`, `builtin:${n} — ${where(n)}`, n === "reference", { id: `rf-model-builtin-${n}` })),
+      (pv?.providers.length ?? 0) > 0
+        ? h("p", { class: "muted small" }, "Saved providers:")
+        : h("p", { class: "muted small" }, "No saved providers: add one in ", h("a", { href: "#/settings/providers" }, "Settings → Providers & models"), "."),
+      ...(pv?.providers ?? []).flatMap((p) => p.entry.models.map((m) =>
+        check("model", `${p.entry.kind}:${m.name}`, `${p.entry.id}: ${m.name}`, false,
+          { id: `rf-model-${p.entry.id}-${m.name.replace(/[^a-zA-Z0-9_-]/g, "_")}`, "data-base-url": p.entry.base_url ?? "" })))),
+    h("div", { class: "form-grid" },
+      h("label", { class: "field" }, h("span", { class: "field-label" }, "Tasks per benchmark"), limit, h("span", { class: "field-hint" }, "The first N tasks in catalogue order; empty: all.")),
+      h("label", { class: "field" }, h("span", { class: "field-label" }, "Rounds (avg@k)"), rounds),
+      h("label", { class: "field" }, h("span", { class: "field-label" }, "Seed"), seed),
+      h("label", { class: "field" }, h("span", { class: "field-label" }, "Concurrency"), conc),
+      h("label", { class: "field" }, h("span", { class: "field-label" }, "Budget (USD)"), budget, h("span", { class: "field-hint" }, "No new model calls once spent.")),
+    ),
+    h("fieldset", { id: "rf-prompts", class: "group" }, h("legend", {}, "Prompt settings"),
+      h("p", { class: "muted small" }, "QuestBench uses its default prompt (ethers v6). Unticked: every prompt type runs."),
+      ...BENCHES.flatMap((b) => b.prompts.map((p) => check("prompt", p, `${b.id}: ${p}`, false, { id: `rf-prompt-${p}` }))),
+      h("label", { class: "check" }, execute, " Intent2Tx: execute answers on the local chain (Exec, StateEq)")),
+    plan, problem,
+    h("div", { class: "form-actions" }, start, h("a", { href: "#/runs", class: "button secondary" }, "Back to runs")));
+
+  const read = (): { form: RunForm; localProblem: { field: string; message: string } | null } => {
+    const checked = (name: string) => [...form.querySelectorAll<HTMLInputElement>(`input[name=${name}]:checked`)];
+    const models = checked("model");
+    const urls = [...new Set(models.map((m) => m.dataset.baseUrl).filter((u) => u !== undefined && u !== ""))];
+    const numOr = (el: HTMLInputElement) => (el.value.trim() === "" ? null : Number(el.value));
+    const f: RunForm = {
+      benchmarks: checked("bench").map((c) => c.value),
+      models: models.map((c) => c.value),
+      base_url: urls.length === 1 ? urls[0]! : null,
+      limit: numOr(limit),
+      rounds: Number(rounds.value),
+      seed: Number(seed.value),
+      prompt_types: checked("prompt").map((c) => c.value),
+      concurrency: Number(conc.value),
+      budget_usd: numOr(budget),
+      intent_execute: execute.checked,
+    };
+    let localProblem = null;
+    const whole = (x: number | null) => x === null || (Number.isInteger(x) && x >= 0);
+    if (urls.length > 1) localProblem = { field: "models", message: "Models: one run can use one provider with its own URL; pick models of a single saved provider (built-in agents can be added freely)." };
+    else if (!whole(f.limit) || f.limit === 0) localProblem = { field: "limit", message: "Tasks per benchmark must be a whole number ≥ 1, or empty for all." };
+    else if (!whole(f.rounds)) localProblem = { field: "rounds", message: "Rounds must be a whole number." };
+    else if (!whole(f.seed) || f.seed > Number.MAX_SAFE_INTEGER) localProblem = { field: "seed", message: "Seed must be a whole number ≥ 0." };
+    else if (!whole(f.concurrency)) localProblem = { field: "concurrency", message: "Concurrency must be a whole number." };
+    else if (f.budget_usd !== null && !(f.budget_usd >= 0)) localProblem = { field: "budget_usd", message: "Budget must be a non-negative number." };
+    return { form: f, localProblem };
+  };
+  const fieldEl: Record<string, string> = {
+    benchmarks: "rf-benchmarks", models: "rf-models", limit: "rf-limit", rounds: "rf-rounds", seed: "rf-seed",
+    concurrency: "rf-concurrency", budget_usd: "rf-budget", prompt_types: "rf-prompts", base_url: "rf-models",
+  };
+  const showProblem = (p: { field: string; message: string } | null) => {
+    for (const el of form.querySelectorAll("[aria-invalid]")) el.removeAttribute("aria-invalid");
+    if (!p) {
+      mount(problem);
+      return false;
+    }
+    mount(problem, h("p", { class: "error", "data-field": p.field }, p.message));
+    document.getElementById(fieldEl[p.field] ?? "")?.setAttribute("aria-invalid", "true");
+    return true;
+  };
+  let seq = 0;
+  const preview = async () => {
+    const mine = ++seq;
+    const { form: f, localProblem } = read();
+    if (showProblem(localProblem)) {
+      mount(plan);
+      start.setAttribute("disabled", "");
+      return;
+    }
+    const r = await planRun(f);
+    if (mine !== seq) return; // a newer edit is being previewed
+    if (!r.ok) {
+      mount(plan, errorBox(r.error));
+      return;
+    }
+    if (showProblem(r.value.problem)) {
+      mount(plan);
+      start.setAttribute("disabled", "");
+      return;
+    }
+    start.removeAttribute("disabled");
+    const p = r.value.plan!;
+    mount(plan, h("div", { class: "plan" },
+      h("p", {}, h("strong", { "data-field": "planned" }, `${p.samples} samples`), " · estimated cost ",
+        h("strong", { "data-field": "est-cost" }, fmtUsd(p.est_cost_usd)), " · estimated duration ",
+        h("strong", { "data-field": "est-duration" }, p.est_seconds === null ? "unknown" : fmtDuration(p.est_seconds))),
+      h("ul", { class: "small" }, ...p.benchmarks.map((b) =>
+        h("li", {}, `${b.benchmark}: ${b.instances} instances × ${b.models.length} model(s) × ${f.rounds} round(s) = ${b.samples}`,
+          b.models.length === 0 ? " (no chosen model runs here)" : ""))),
+      h("p", { class: "muted small" }, p.basis)));
+  };
+  let timer: number | undefined;
+  form.addEventListener("input", () => {
+    window.clearTimeout(timer);
+    timer = window.setTimeout(() => void preview(), 150);
+  });
+  form.addEventListener("change", () => {
+    window.clearTimeout(timer);
+    timer = window.setTimeout(() => void preview(), 150);
+  });
+  form.addEventListener("submit", async (ev) => {
+    ev.preventDefault();
+    const { form: f, localProblem } = read();
+    if (showProblem(localProblem)) return;
+    start.setAttribute("disabled", "");
+    mount(plan, h("p", { class: "muted" }, "Starting… (loading tasks, booting chains when needed)"));
+    const r = await startRun(f);
+    if (r.ok) {
+      window.location.hash = "#/runs";
+    } else {
+      start.removeAttribute("disabled");
+      mount(problem, errorBox(r.error));
+    }
+  });
+  mount(root, h("header", { class: "page-head" }, h("h1", {}, "Runs"),
+    h("p", { class: "lede" }, "Choose what to evaluate. The plan below updates as you change the form.")),
+    providers.ok ? null : errorBox(providers.error), form);
+  (form.querySelector("input") as HTMLInputElement | null)?.focus();
+  await preview();
+}
+
+export async function renderRuns(root: HTMLElement): Promise<void> {
+  const sub = window.location.hash.replace(/^#\/?/, "").split("/")[1];
+  if (sub === "new") await renderNew(root);
+  else await renderList(root);
+}
