@@ -45,6 +45,10 @@ enum Command {
     /// EVM-QuestBench: list, preview, try an answer, self-test the catalogue.
     #[command(subcommand)]
     Quest(cli::QuestCmd),
+    /// Every report table (JSON), CSV/JSONL/LaTeX exports and charts from a run store.
+    Report(cli::report::ReportArgs),
+    /// Paired comparison of two runs on the same instances.
+    Compare(cli::report::CompareArgs),
 }
 
 fn main() -> Result<()> {
@@ -76,6 +80,8 @@ fn main() -> Result<()> {
             Command::Try(args) => cli::pilot::try_task(&config, args),
             Command::Models(cmd) => cli::models(&config, cmd).await,
             Command::Quest(cmd) => cli::quest(&config, cmd).await,
+            Command::Report(args) => cli::report::report(&config, args).await,
+            Command::Compare(args) => cli::report::compare(args).await,
         }
     })
 }

@@ -52,6 +52,8 @@ pub enum BenchCmd {
     Pilot(super::pilot::PilotBenchArgs),
     /// Intent2Tx static-metric and execution throughput.
     Intent2tx(super::BenchIntentArgs),
+    /// Report tables and charts on a seeded synthetic store (20 models × 5 rounds × all tasks).
+    Report(super::report::BenchReportArgs),
     /// Model-call layer: overhead per call over bare HTTP, throughput against the loopback provider.
     Llm {
         /// Print JSON.
@@ -153,6 +155,7 @@ pub async fn bench(config: &Config, cmd: BenchCmd) -> Result<()> {
             json,
         ),
         BenchCmd::Pilot(args) => return super::pilot::bench(config, args),
+        BenchCmd::Report(args) => return super::report::bench(args),
         BenchCmd::Intent2tx(args) => return super::intent::bench(config, args).await,
         BenchCmd::Llm {
             json,

@@ -13,6 +13,7 @@ pub mod intent;
 mod models;
 pub mod pilot;
 mod quest;
+pub mod report;
 
 pub use chain::{bench, sandbox, universe, BenchCmd, SandboxArgs, UniverseCmd};
 pub use intent::{intent2tx, BenchIntentArgs, Intent2txCmd};
