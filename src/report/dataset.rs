@@ -99,25 +99,25 @@ impl Interner {
 }
 
 /// Metric value absent from a sample's `metrics` JSON.
-pub const MISSING: f32 = f32::NAN;
+pub const MISSING: f64 = f64::NAN;
 
 /// Per-sample numeric metrics the tables use (NaN = absent).
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct Metrics {
     /// Intent2Tx S_fmt.
-    pub format: f32,
+    pub format: f64,
     /// Intent2Tx S_log.
-    pub logic: f32,
+    pub logic: f64,
     /// Intent2Tx S_prm.
-    pub param: f32,
+    pub param: f64,
     /// Intent2Tx S_pass.
-    pub pass: f32,
+    pub pass: f64,
     /// Intent2Tx S_final.
-    pub final_: f32,
+    pub final_: f64,
     /// Intent2Tx Exec (present only when executed).
-    pub exec: f32,
+    pub exec: f64,
     /// Intent2Tx StateEq (present only when executed).
-    pub state_eq: f32,
+    pub state_eq: f64,
 }
 
 impl Default for Metrics {
@@ -144,7 +144,7 @@ impl Metrics {
         let get = |k: &str| {
             o.get(k)
                 .and_then(Value::as_f64)
-                .map_or(MISSING, |v| v as f32)
+                .map_or(MISSING, |v| v as f64)
         };
         m.format = get("format");
         m.logic = get("logic");
@@ -185,7 +185,7 @@ pub struct Sample {
     /// Outcome class.
     pub outcome: u32,
     /// Score in [0, 1].
-    pub score: f32,
+    pub score: f64,
     /// Passed the benchmark's threshold.
     pub passed: bool,
     /// Numeric metrics.
@@ -195,7 +195,7 @@ pub struct Sample {
     /// QuestBench composite optimal rounds.
     pub k_opt: Option<u16>,
     /// Cost in USD.
-    pub cost_usd: f32,
+    pub cost_usd: f64,
 }
 
 impl Sample {
@@ -301,7 +301,7 @@ impl Dataset {
                     difficulty: id(text(9)?),
                     outcome: id(text(10)?),
                     score: if score.is_finite() {
-                        score.clamp(0.0, 1.0) as f32
+                        score.clamp(0.0, 1.0) as f64
                     } else {
                         0.0
                     },
@@ -313,7 +313,7 @@ impl Dataset {
                     k_opt: row
                         .try_get::<Option<i64>, _>(15)?
                         .map(|v| v.clamp(0, u16::MAX as i64) as u16),
-                    cost_usd: row.try_get::<f64, _>(16)? as f32,
+                    cost_usd: row.try_get::<f64, _>(16)? as f64,
                 };
                 ds.samples.push(sample);
             }

@@ -194,7 +194,7 @@ pub fn samples_csv(ds: &Dataset) -> String {
     );
     let cell = |s: &str| csv_cell(&Value::String(s.to_string()));
     let opt = |v: Option<u16>| v.map_or(String::new(), |x| x.to_string());
-    let m = |v: f32| {
+    let m = |v: f64| {
         if v.is_nan() {
             String::new()
         } else {

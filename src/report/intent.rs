@@ -97,7 +97,7 @@ pub struct IntentTables {
     pub form_vs_effect: Vec<FormEffectRow>,
 }
 
-fn mean_of(v: &[&Sample], f: impl Fn(&Sample) -> f32) -> Option<f64> {
+fn mean_of(v: &[&Sample], f: impl Fn(&Sample) -> f64) -> Option<f64> {
     let xs: Vec<f64> = v
         .iter()
         .map(|s| f(s))

@@ -354,6 +354,16 @@ mod tests {
     }
 
     #[test]
+    fn bootstrap_ci_agrees_with_the_normal_approximation() {
+        // d = 0..99: mean 49.5, sd 29.011; normal 95 % CI = 49.5 ± 1.96·29.011/10 = [43.81, 55.19].
+        let a: Vec<f64> = (0..100).map(f64::from).collect();
+        let b = vec![0.0; 100];
+        let c = paired_bootstrap(&a, &b, 4000, 11).unwrap();
+        assert_eq!(c.diff, 49.5);
+        assert!(close(c.lo, 43.81, 0.6) && close(c.hi, 55.19, 0.6), "{c:?}");
+    }
+
+    #[test]
     fn percentiles_and_median() {
         let xs = [1.0, 2.0, 3.0, 4.0, 5.0, 6.0, 7.0, 8.0, 9.0, 10.0];
         assert_eq!(percentile_nearest_rank(&xs, 90.0), Some(9.0));

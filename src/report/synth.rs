@@ -121,12 +121,12 @@ impl Builder {
             subcategory: n.id(labels[2]),
             difficulty: n.id(labels[3]),
             outcome: n.id(outcome),
-            score: score as f32,
+            score: score as f64,
             passed,
             metrics,
             k_act: k.0,
             k_opt: k.1,
-            cost_usd: cost as f32,
+            cost_usd: cost as f64,
         };
         self.ds.samples.push(s);
     }
@@ -282,13 +282,13 @@ pub fn generate(spec: &SynthSpec) -> Dataset {
                         0.0
                     };
                     let metrics = Metrics {
-                        format: format as f32,
-                        logic: logic as f32,
-                        param: param as f32,
-                        pass: pass as f32,
-                        final_: fin as f32,
-                        exec: exec as f32,
-                        state_eq: eq as f32,
+                        format: format as f64,
+                        logic: logic as f64,
+                        param: param as f64,
+                        pass: pass as f64,
+                        final_: fin as f64,
+                        exec: exec as f64,
+                        state_eq: eq as f64,
                     };
                     let outcome = if format == 0.0 {
                         "format_error"

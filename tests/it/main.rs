@@ -9,6 +9,7 @@ mod intent_exec;
 mod llm;
 mod pilot;
 mod quest;
+mod report;
 mod sandbox;
 mod seam;
 mod support;
