@@ -139,12 +139,14 @@ pub async fn report(config: &Config, args: ReportArgs) -> Result<()> {
     }
     let pool = open(&args.db).await?;
     let ds = Dataset::load(&pool, &args.runs, sel).await?;
-    let ceilings = if args.no_ceiling {
-        HashMap::new()
-    } else {
-        pilot_ceilings(config, &ds)
-    };
+    let no_ceiling = args.no_ceiling;
+    let config = config.clone();
     let r = tokio::task::spawn_blocking(move || {
+        let ceilings = if no_ceiling {
+            HashMap::new()
+        } else {
+            pilot_ceilings(&config, &ds)
+        };
         let r = report::build(&ds, sel, &ceilings);
         (ds, r)
     })

@@ -861,7 +861,7 @@ pub fn draw<DB: DrawingBackend>(spec: &Spec, root: &DrawingArea<DB, Shift>) -> D
                 .disable_x_mesh()
                 .light_line_style(TRANSPARENT)
                 .bold_line_style(RGBColor(225, 225, 225))
-                .x_labels((hi - lo + 2) as usize)
+                .x_labels(((hi - lo + 2) as usize).min(24))
                 .x_label_formatter(&xfmt)
                 .y_label_formatter(&|y: &f64| format!("{y:.0}"))
                 .x_desc(x_desc.as_str())

@@ -893,3 +893,46 @@ fn exports_write_csv_jsonl_and_latex() {
         "{tex}"
     );
 }
+
+#[tokio::test]
+async fn cli_report_fills_the_pilot_ceiling_from_the_exact_solver() {
+    let mut ds = Dataset {
+        runs: vec!["run-p".into()],
+        ..Default::default()
+    };
+    let plain = ["basic_file_processing", "", "", "easy"];
+    let none = Metrics::default();
+    push(
+        &mut ds,
+        0,
+        Bench::Pilot,
+        "A",
+        "basic_file_processing_0000#optimal",
+        "optimal",
+        0,
+        plain,
+        "full_success",
+        1.0,
+        true,
+        none,
+        None,
+    );
+    let dir = tempfile::tempdir().unwrap();
+    let db = dir.path().join("p.db");
+    store(&db, Some(&ds)).await.close().await;
+    let (ok, v, err) = crucible(&[
+        "report",
+        "--db",
+        db.to_str().unwrap(),
+        "--bench",
+        "pilot",
+        "--json",
+    ]);
+    assert!(ok, "{err}");
+    let c = &v["pilot"]["ceiling"][0];
+    let ceiling = c["ceiling_full_pct"]
+        .as_f64()
+        .unwrap_or_else(|| panic!("no ceiling: {c}"));
+    assert!(ceiling > 0.0 && ceiling <= 100.0, "{c}");
+    assert_eq!(c["achieved_full_pct"], 100.0);
+}
