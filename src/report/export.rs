@@ -244,6 +244,7 @@ pub fn tables(r: &Report) -> Vec<(&'static str, Vec<Value>)> {
     }
     let mut out = Vec::new();
     if let Some(q) = &r.questbench {
+        out.push(("questbench_summary", rows(&q.summary)));
         out.push(("questbench_leaderboard", rows(&q.leaderboard)));
         out.push(("questbench_composite", rows(&q.composite)));
         out.push(("questbench_quadrants", rows(&q.quadrants)));

@@ -8,7 +8,7 @@ use serde::Serialize;
 
 use super::dataset::{Bench, Dataset, Sample};
 use super::stats;
-use super::summary::{by_model, by_round, summaries};
+use super::summary::{by_model, by_round, summaries, ModelSummary};
 
 /// Below this CompositeAvg (points out of 100) a model is "Atomic-Only" whatever its medians say.
 pub const ATOMIC_ONLY_BELOW: f64 = 5.0;
@@ -135,6 +135,9 @@ pub struct DeltaBin {
 /// Every QuestBench table.
 #[derive(Debug, Clone, Serialize, PartialEq)]
 pub struct QuestTables {
+    /// Per-model statistics over rounds (per-round total points), with every round pair's
+    /// Spearman ρ and p-value.
+    pub summary: Vec<ModelSummary>,
     /// Table 1.
     pub leaderboard: Vec<LeaderRow>,
     /// Table 2.
@@ -199,8 +202,10 @@ pub fn tables(ds: &Dataset) -> Option<QuestTables> {
         .iter()
         .map(|(m, v)| (ds.name(*m).to_string(), v))
         .collect();
-    let leaderboard: Vec<LeaderRow> = summaries(ds, b)
-        .into_iter()
+    let summary = summaries(ds, b);
+    let leaderboard: Vec<LeaderRow> = summary
+        .iter()
+        .cloned()
         .map(|s| {
             let rounds = by_round(by_name[&s.model]);
             let sums = |k: &str| -> f64 {
@@ -331,6 +336,7 @@ pub fn tables(ds: &Dataset) -> Option<QuestTables> {
         q.quadrant = quadrant(q.atomic_avg, q.composite_avg, med_a, med_c).to_string();
     }
     Some(QuestTables {
+        summary,
         leaderboard,
         composite,
         quadrants,
