@@ -12,6 +12,8 @@
 //! - [`pilot`] — PILOT-Bench: tool registry, task generator, prompts and flaws, simulator,
 //!   protocol, evaluator, exact optimal-policy solver, built-in agents.
 //! - [`run`] — the seam: the `Agent` and `Benchmark` traits, messages, events, sample records.
+//! - [`report`] — statistics, leaderboards, quadrants, charts (SVG/PNG) and CSV/JSONL/LaTeX exports
+//!   computed from the store.
 //! - [`bench`] — the figures printed by `crucible bench …`.
 //! - [`console`] — the run console's view of runs: the new-run form, plan estimates, live
 //!   progress folded from run events, the runs list (what the desktop app shows).
@@ -27,6 +29,7 @@ pub mod intent;
 pub mod llm;
 pub mod pilot;
 pub mod quest;
+pub mod report;
 pub mod run;
 pub mod status;
 pub mod store;

@@ -59,6 +59,10 @@ enum Command {
     Agents(cli::runs::AgentsCmd),
     /// Make a small demo run of every benchmark with built-in agents.
     Demo(cli::runs::DemoArgs),
+    /// Every report table (JSON), CSV/JSONL/LaTeX exports and charts from a run store.
+    Report(cli::report::ReportArgs),
+    /// Paired comparison of two runs on the same instances.
+    Compare(cli::report::CompareArgs),
 }
 
 fn main() -> Result<()> {
@@ -96,6 +100,8 @@ fn main() -> Result<()> {
             Command::Runs(cmd) => cli::runs::runs(&config, cmd).await,
             Command::Agents(cmd) => cli::runs::agents(&config, cmd).await,
             Command::Demo(args) => cli::runs::demo(&config, args).await,
+            Command::Report(args) => cli::report::report(&config, args).await,
+            Command::Compare(args) => cli::report::compare(args).await,
         }
     })
 }

@@ -83,6 +83,8 @@ pub enum BenchCmd {
         #[arg(long)]
         json: bool,
     },
+    /// Report tables and charts on a seeded synthetic store (20 models × 5 rounds × all tasks).
+    Report(super::report::BenchReportArgs),
     /// Model-call layer: overhead per call over bare HTTP, throughput against the loopback provider.
     Llm {
         /// Print JSON.
@@ -190,6 +192,7 @@ pub async fn bench(config: &Config, cmd: BenchCmd) -> Result<()> {
         BenchCmd::Store { json, rows, dir } => {
             return super::runs::bench_store(json, rows, dir.as_deref()).await
         }
+        BenchCmd::Report(args) => return super::report::bench(args),
         BenchCmd::Intent2tx(args) => return super::intent::bench(config, args).await,
         BenchCmd::Questbench { seed, json } => (
             serde_json::to_value(crucible::bench::questbench(config, seed).await?)?,

@@ -14,6 +14,7 @@ mod models;
 pub mod pilot;
 mod quest;
 pub mod runs;
+pub mod report;
 
 pub use chain::{bench, sandbox, universe, BenchCmd, SandboxArgs, UniverseCmd};
 pub use intent::{intent2tx, BenchIntentArgs, Intent2txCmd};

@@ -12,6 +12,7 @@ mod pilot;
 mod providers;
 mod quest;
 mod runs;
+mod report;
 mod sandbox;
 mod seam;
 mod store;

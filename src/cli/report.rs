@@ -1,0 +1,353 @@
+//! `crucible report`, `crucible compare` and `crucible bench report`: open the store read-only,
+//! call `crucible::report`, print or write files.
+
+use std::collections::HashMap;
+use std::path::{Path, PathBuf};
+use std::time::Instant;
+
+use anyhow::{bail, Context, Result};
+use clap::Args;
+use crucible::pilot::suite::Engine;
+use crucible::pilot::TaskLibrary;
+use crucible::report::{self, chart, export, synth, Bench, BenchSelection, Dataset, ReportError};
+use crucible::Config;
+use serde_json::{json, Value};
+use sqlx::sqlite::{SqliteConnectOptions, SqlitePoolOptions};
+use sqlx::SqlitePool;
+
+/// `crucible report`.
+#[derive(Debug, Args)]
+pub struct ReportArgs {
+    /// The SQLite store.
+    #[arg(long)]
+    db: PathBuf,
+    /// Runs to report on (repeatable; default: every run in the store).
+    #[arg(long = "run")]
+    runs: Vec<String>,
+    /// questbench, intent2tx, pilot or all.
+    #[arg(long, default_value = "all")]
+    bench: String,
+    /// Print every table as JSON.
+    #[arg(long)]
+    json: bool,
+    /// Export format for --out: csv (CSV + JSONL) or latex.
+    #[arg(long)]
+    format: Option<String>,
+    /// Directory for the --format export.
+    #[arg(long)]
+    out: Option<PathBuf>,
+    /// Directory for the charts (SVG + PNG, one pair per chart).
+    #[arg(long)]
+    charts: Option<PathBuf>,
+    /// Skip the exact PILOT optimal-policy ceiling (solved per task from tasks/pilot).
+    #[arg(long)]
+    no_ceiling: bool,
+}
+
+/// `crucible compare`.
+#[derive(Debug, Args)]
+pub struct CompareArgs {
+    /// The SQLite store.
+    #[arg(long)]
+    db: PathBuf,
+    /// Run A.
+    run_a: String,
+    /// Run B.
+    run_b: String,
+    /// Bootstrap seed.
+    #[arg(long, default_value_t = 0)]
+    seed: u64,
+    /// Print JSON.
+    #[arg(long)]
+    json: bool,
+}
+
+/// `crucible bench report`.
+#[derive(Debug, Args)]
+pub struct BenchReportArgs {
+    /// Models in the synthetic store.
+    #[arg(long, default_value_t = 20)]
+    models: usize,
+    /// Rounds per model.
+    #[arg(long, default_value_t = 5)]
+    rounds: usize,
+    /// Generation seed.
+    #[arg(long, default_value_t = 7)]
+    seed: u64,
+    /// Print JSON.
+    #[arg(long)]
+    json: bool,
+    /// Keep the rendered charts (SVG + PNG) in this directory.
+    #[arg(long)]
+    charts: Option<PathBuf>,
+}
+
+async fn open(db: &Path) -> Result<SqlitePool> {
+    if !db.is_file() {
+        bail!("no store at {}: the file does not exist", db.display());
+    }
+    let opts = SqliteConnectOptions::new().filename(db).read_only(true);
+    SqlitePoolOptions::new()
+        .max_connections(2)
+        .connect_with(opts)
+        .await
+        .with_context(|| format!("opening the store {}", db.display()))
+}
+
+/// Exact optimal full-success probability of every PILOT task in the dataset that the project's
+/// library knows (tasks it does not know get no ceiling).
+fn pilot_ceilings(config: &Config, ds: &Dataset) -> HashMap<String, f64> {
+    let mut out = HashMap::new();
+    let tasks: std::collections::BTreeSet<&str> =
+        ds.of(Bench::Pilot).map(|s| ds.name(s.task)).collect();
+    if tasks.is_empty() {
+        return out;
+    }
+    let dir = config.project_dir.join("tasks").join("pilot");
+    let Ok(lib) = TaskLibrary::load(&dir) else {
+        tracing::warn!(target: "report", dir = %dir.display(), "no PILOT library; ceiling left empty");
+        return out;
+    };
+    let engine = Engine::new(lib);
+    for t in tasks {
+        let Ok(task) = engine.lib.get(t).cloned() else {
+            continue;
+        };
+        if let Ok(sol) = engine.solution(&task) {
+            out.insert(t.to_string(), sol.p_full_success);
+        }
+    }
+    out
+}
+
+fn pretty(v: &impl serde::Serialize) -> Result<String> {
+    Ok(serde_json::to_string_pretty(v)?)
+}
+
+/// `crucible report`.
+pub async fn report(config: &Config, args: ReportArgs) -> Result<()> {
+    let sel = BenchSelection::parse(&args.bench)?;
+    let format = match args.format.as_deref() {
+        None => None,
+        Some(f) => Some(
+            export::Format::parse(f)
+                .with_context(|| format!("unknown --format {f:?}; expected csv or latex"))?,
+        ),
+    };
+    if format.is_some() != args.out.is_some() {
+        bail!("--format and --out go together (e.g. --format csv --out DIR)");
+    }
+    let pool = open(&args.db).await?;
+    let ds = Dataset::load(&pool, &args.runs, sel).await?;
+    let no_ceiling = args.no_ceiling;
+    let config = config.clone();
+    let r = tokio::task::spawn_blocking(move || {
+        let ceilings = if no_ceiling {
+            HashMap::new()
+        } else {
+            pilot_ceilings(&config, &ds)
+        };
+        let r = report::build(&ds, sel, &ceilings);
+        (ds, r)
+    })
+    .await?;
+    let (ds, r) = r;
+    let mut files = Vec::new();
+    if let (Some(f), Some(dir)) = (format, &args.out) {
+        files.extend(
+            export::write_all(&r, &ds, f, dir)?
+                .into_iter()
+                .map(|n| dir.join(n)),
+        );
+    }
+    if let Some(dir) = &args.charts {
+        for n in chart::write_all(&r, dir)? {
+            files.push(dir.join(format!("{n}.svg")));
+            files.push(dir.join(format!("{n}.png")));
+        }
+    }
+    if args.json {
+        out!("{}", pretty(&r)?);
+    } else {
+        out!("{}", text(&r));
+        for f in &files {
+            out!("wrote {}", f.display());
+        }
+    }
+    Ok(())
+}
+
+fn opt(v: Option<f64>, d: usize) -> String {
+    v.map_or("-".into(), |x| format!("{x:.d$}"))
+}
+
+fn text(r: &report::Report) -> String {
+    let mut s = format!("runs: {} · samples: {}\n", r.runs.join(", "), r.samples);
+    if let Some(q) = &r.questbench {
+        s += "\nEVM-QuestBench leaderboard\n  grp model                              atomic  composite    total      sd   cv%  95% CI\n";
+        for x in &q.leaderboard {
+            s += &format!(
+                "  {:>3} {:<32} {:>8.1} {:>10.1} {:>8.1} {:>7} {:>5}  {}\n",
+                x.group,
+                x.model,
+                x.atomic,
+                x.composite,
+                x.total,
+                opt(x.sd, 1),
+                opt(x.cv_pct, 1),
+                x.ci95
+                    .map_or("-".into(), |[l, h]| format!("[{l:.1}, {h:.1}]"))
+            );
+        }
+    }
+    if let Some(i) = &r.intent2tx {
+        s += "\nIntent2Tx Table 1\n  model                            setting    steps      F     L     P     A  Final\n";
+        for x in &i.table1 {
+            s += &format!(
+                "  {:<32} {:<10} {:<6} {:>5} {:>5} {:>5} {:>5} {:>6}\n",
+                x.model,
+                x.setting,
+                x.steps,
+                opt(x.format, 2),
+                opt(x.logic, 2),
+                opt(x.param, 2),
+                opt(x.pass, 2),
+                opt(x.final_score, 2)
+            );
+        }
+    }
+    if let Some(p) = &r.pilot {
+        s += "\nPILOT-Bench Table 2 (full / partial / fail %)\n";
+        for x in &p.table2 {
+            s += &format!(
+                "  {:<32} {:<9} {:>5.1} {:>5.1} {:>5.1}\n",
+                x.model, x.prompt_type, x.shares.full_pct, x.shares.partial_pct, x.shares.fail_pct
+            );
+        }
+    }
+    s
+}
+
+/// `crucible compare`.
+pub async fn compare(args: CompareArgs) -> Result<()> {
+    let pool = open(&args.db).await?;
+    let runs = vec![args.run_a.clone(), args.run_b.clone()];
+    if args.run_a == args.run_b {
+        bail!(
+            "compare needs two different runs (got {:?} twice)",
+            args.run_a
+        );
+    }
+    let ds = Dataset::load(&pool, &runs, BenchSelection(None)).await?;
+    let cmp = report::compare_runs(&ds, 0, 1, args.seed);
+    if cmp.is_empty() {
+        return Err(ReportError::Empty(format!(
+            "runs {} and {} share no benchmark instances to pair",
+            args.run_a, args.run_b
+        ))
+        .into());
+    }
+    let v =
+        json!({"run_a": args.run_a, "run_b": args.run_b, "seed": args.seed, "comparisons": cmp});
+    if args.json {
+        out!("{}", pretty(&v)?);
+    } else {
+        for c in &cmp {
+            out!(
+                "{} {} vs {}: {} pairs, A {:.2} B {:.2}, diff {:+.2} [{:.2}, {:.2}], sign p={:.4}, McNemar p={:.4}{}",
+                c.benchmark, c.model_a, c.model_b, c.n_pairs, c.mean_a, c.mean_b, c.diff.diff, c.diff.lo, c.diff.hi,
+                c.sign_p, c.mcnemar_p, if c.separable { " (separable)" } else { "" }
+            );
+        }
+    }
+    Ok(())
+}
+
+fn ms(t: Instant) -> f64 {
+    (t.elapsed().as_secs_f64() * 1e6).round() / 1e3
+}
+
+/// `crucible bench report`: a seeded synthetic dataset, every table and chart timed.
+pub fn bench(args: BenchReportArgs) -> Result<()> {
+    let spec = synth::SynthSpec {
+        models: args.models,
+        rounds: args.rounds,
+        seed: args.seed,
+        ..Default::default()
+    };
+    let t = Instant::now();
+    let ds = synth::generate(&spec);
+    let generate_ms = ms(t);
+    let no_ceil = HashMap::new();
+    let t_all = Instant::now();
+    let t = Instant::now();
+    let q = report::quest::tables(&ds);
+    let quest_ms = ms(t);
+    let t = Instant::now();
+    let i = report::intent::tables(&ds);
+    let intent_ms = ms(t);
+    let t = Instant::now();
+    let p = report::pilot::tables(&ds, &no_ceil);
+    let pilot_ms = ms(t);
+    let t = Instant::now();
+    let profile = report::profile(&ds);
+    let cost = report::cost(&ds);
+    let profile_ms = ms(t);
+    let tables_ms = ms(t_all);
+    let r = report::Report {
+        runs: ds.runs.clone(),
+        samples: ds.samples.len(),
+        questbench: q,
+        intent2tx: i,
+        pilot: p,
+        profile,
+        cost,
+    };
+    let tmp = tempfile::tempdir()?;
+    let dir = match &args.charts {
+        Some(d) => {
+            std::fs::create_dir_all(d)?;
+            d.clone()
+        }
+        None => tmp.path().to_path_buf(),
+    };
+    let mut charts = serde_json::Map::new();
+    let mut max_chart = 0.0f64;
+    for name in chart::CHART_NAMES {
+        let t = Instant::now();
+        let s = chart::spec(&r, name).with_context(|| format!("no data for chart {name}"))?;
+        let svg = chart::to_svg(&s).map_err(|m| anyhow::anyhow!("chart {name}: {m}"))?;
+        if args.charts.is_some() {
+            std::fs::write(dir.join(format!("{name}.svg")), svg)?;
+        }
+        chart::to_png(&s, &dir.join(format!("{name}.png")))
+            .map_err(|m| anyhow::anyhow!("chart {name}: {m}"))?;
+        let m = ms(t);
+        max_chart = max_chart.max(m);
+        charts.insert(name.into(), json!(m));
+    }
+    let t = Instant::now();
+    let csv = export::write_all(&r, &ds, export::Format::Csv, tmp.path())?;
+    let export_ms = ms(t);
+    let v: Value = json!({
+        "samples": ds.samples.len(),
+        "models": args.models,
+        "rounds": args.rounds,
+        "seed": args.seed,
+        "build": if cfg!(debug_assertions) { "debug" } else { "release" },
+        "generate_ms": generate_ms,
+        "tables_ms": {"questbench": quest_ms, "intent2tx": intent_ms, "pilot": pilot_ms, "profile_cost": profile_ms, "total": tables_ms},
+        "charts_ms": charts,
+        "max_chart_ms": max_chart,
+        "export_csv_ms": export_ms,
+        "export_files": csv.len(),
+        "targets": {"tables_total_ms": 2000, "chart_ms": 1000},
+        "meets_targets": tables_ms <= 2000.0 && max_chart <= 1000.0,
+    });
+    if args.json {
+        out!("{}", pretty(&v)?);
+    } else {
+        out!("{} samples: tables {tables_ms:.0} ms (target ≤ 2000), slowest chart {max_chart:.0} ms (target ≤ 1000)", ds.samples.len());
+    }
+    Ok(())
+}

@@ -1,0 +1,938 @@
+//! Charts: every figure of the report drawn with plotters to SVG (shown by the UI, snapshot-tested)
+//! and PNG (for papers). Each chart is first reduced to a small [`Spec`] (pure data from a
+//! [`Report`]), then drawn by one generic function per chart shape, so SVG and PNG come from the
+//! same code. Text uses the DejaVu Sans font shipped in `assets/fonts/`, registered with plotters'
+//! `ab_glyph` backend, so nothing depends on fontconfig or system fonts.
+
+use std::path::Path;
+use std::sync::Once;
+
+use plotters::coord::Shift;
+use plotters::prelude::*;
+
+use super::{Report, ReportError};
+
+/// Chart file stems, in the order.
+pub const CHART_NAMES: [&str; 10] = [
+    "ranking",
+    "quadrant",
+    "composite_patterns",
+    "step_overhead",
+    "atomic_subcategories",
+    "outcomes",
+    "intent2tx_metrics",
+    "pilot_prompts",
+    "pilot_flaws",
+    "cost_frontier",
+];
+
+/// Series shown at most in grouped-by-category charts (the best models of the leaderboard).
+pub const MAX_SERIES: usize = 6;
+
+const FONT: &str = "sans-serif";
+const FONT_BYTES: &[u8] = include_bytes!("../../assets/fonts/DejaVuSans.ttf");
+const WIDTH: u32 = 760;
+
+/// Okabe–Ito colour-blind-safe palette (plus two greys).
+const PALETTE: [RGBColor; 10] = [
+    RGBColor(0, 114, 178),
+    RGBColor(230, 159, 0),
+    RGBColor(0, 158, 115),
+    RGBColor(204, 121, 167),
+    RGBColor(86, 180, 233),
+    RGBColor(213, 94, 0),
+    RGBColor(240, 228, 66),
+    RGBColor(0, 0, 0),
+    RGBColor(120, 120, 120),
+    RGBColor(180, 180, 180),
+];
+
+fn color(i: usize) -> RGBColor {
+    PALETTE[i % PALETTE.len()]
+}
+
+fn register_font() {
+    static ONCE: Once = Once::new();
+    ONCE.call_once(|| {
+        if plotters::style::register_font(FONT, FontStyle::Normal, FONT_BYTES).is_err() {
+            tracing::warn!(target: "report", "the bundled chart font could not be registered");
+        }
+    });
+}
+
+/// A chart reduced to the data it draws.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Spec {
+    /// Horizontal bars, best first, with optional CI whiskers.
+    Bars {
+        /// Title.
+        title: String,
+        /// Value axis label.
+        x_desc: String,
+        /// (label, value, whisker).
+        items: Vec<(String, f64, Option<[f64; 2]>)>,
+    },
+    /// Horizontal grouped bars: one group per category, one bar per series.
+    Grouped {
+        /// Title.
+        title: String,
+        /// Value axis label.
+        x_desc: String,
+        /// Category labels (top to bottom).
+        cats: Vec<String>,
+        /// Series names (legend).
+        series: Vec<String>,
+        /// values[cat][series] (`None` = no data).
+        values: Vec<Vec<Option<f64>>>,
+        /// Upper end of the value axis.
+        x_max: f64,
+    },
+    /// Horizontal stacked bars of shares (percent).
+    Stacked {
+        /// Title.
+        title: String,
+        /// Value axis label.
+        x_desc: String,
+        /// Category labels.
+        cats: Vec<String>,
+        /// Segment names (legend).
+        segs: Vec<String>,
+        /// values[cat][seg] in percent.
+        values: Vec<Vec<f64>>,
+    },
+    /// Labelled scatter, optional median lines and per-group frontier lines.
+    Scatter {
+        /// Title.
+        title: String,
+        /// X label.
+        x_desc: String,
+        /// Y label.
+        y_desc: String,
+        /// (label, x, y, group, labelled/on frontier).
+        points: Vec<(String, f64, f64, usize, bool)>,
+        /// Group names (legend; empty = no legend).
+        groups: Vec<String>,
+        /// Median lines [x, y].
+        medians: Option<[f64; 2]>,
+        /// Connect the flagged points of each group (a frontier).
+        frontier: bool,
+    },
+    /// Vertical histogram over integer bins.
+    Histogram {
+        /// Title.
+        title: String,
+        /// X label.
+        x_desc: String,
+        /// Y label.
+        y_desc: String,
+        /// (bin, count).
+        bins: Vec<(i64, usize)>,
+    },
+}
+
+fn top_models(r: &Report) -> Vec<String> {
+    if let Some(q) = &r.questbench {
+        return q.leaderboard.iter().map(|x| x.model.clone()).collect();
+    }
+    if let Some(i) = &r.intent2tx {
+        return i.summary.iter().map(|x| x.model.clone()).collect();
+    }
+    if let Some(p) = &r.pilot {
+        return p.summary.iter().map(|x| x.model.clone()).collect();
+    }
+    Vec::new()
+}
+
+fn grouped_by_model(
+    title: &str,
+    x_desc: &str,
+    cells: &[(String, String, f64)],
+    models: &[String],
+) -> Option<Spec> {
+    let series: Vec<String> = models
+        .iter()
+        .filter(|m| cells.iter().any(|c| &c.0 == *m))
+        .take(MAX_SERIES)
+        .cloned()
+        .collect();
+    let mut cats: Vec<String> = cells.iter().map(|c| c.1.clone()).collect();
+    cats.sort();
+    cats.dedup();
+    if cats.is_empty() || series.is_empty() {
+        return None;
+    }
+    let values = cats
+        .iter()
+        .map(|k| {
+            series
+                .iter()
+                .map(|m| cells.iter().find(|c| &c.0 == m && &c.1 == k).map(|c| c.2))
+                .collect()
+        })
+        .collect();
+    Some(Spec::Grouped {
+        title: title.into(),
+        x_desc: x_desc.into(),
+        cats,
+        series,
+        values,
+        x_max: 100.0,
+    })
+}
+
+/// The spec of one chart, or `None` when the report lacks its data.
+pub fn spec(r: &Report, name: &str) -> Option<Spec> {
+    let models = top_models(r);
+    match name {
+        "ranking" => {
+            let (title, x_desc, items): (&str, &str, Vec<_>) = if let Some(q) = &r.questbench {
+                (
+                    "EVM-QuestBench leaderboard",
+                    "Total score (mean over rounds, 95 % CI)",
+                    q.leaderboard
+                        .iter()
+                        .map(|x| (x.model.clone(), x.total, x.ci95))
+                        .collect(),
+                )
+            } else if let Some(i) = &r.intent2tx {
+                (
+                    "Intent2Tx ranking",
+                    "Mean S_final × 100 (95 % CI)",
+                    i.summary
+                        .iter()
+                        .map(|x| (x.model.clone(), x.mean, x.ci95))
+                        .collect(),
+                )
+            } else {
+                let p = r.pilot.as_ref()?;
+                (
+                    "PILOT-Bench ranking",
+                    "Mean score × 100 (95 % CI)",
+                    p.summary
+                        .iter()
+                        .map(|x| (x.model.clone(), x.mean, x.ci95))
+                        .collect(),
+                )
+            };
+            (!items.is_empty()).then(|| Spec::Bars {
+                title: title.into(),
+                x_desc: x_desc.into(),
+                items,
+            })
+        }
+        "quadrant" => {
+            let q = r.questbench.as_ref()?;
+            Some(Spec::Scatter {
+                title: "Atomic vs composite (medians dashed)".into(),
+                x_desc: "AtomicAvg (points per task)".into(),
+                y_desc: "CompositeAvg (points per task)".into(),
+                points: q
+                    .quadrants
+                    .iter()
+                    .map(|x| (x.model.clone(), x.atomic_avg, x.composite_avg, 0, true))
+                    .collect(),
+                groups: Vec::new(),
+                medians: Some(q.quadrant_medians),
+                frontier: false,
+            })
+        }
+        "composite_patterns" => {
+            let q = r.questbench.as_ref()?;
+            let cells: Vec<_> = q
+                .composite_patterns
+                .iter()
+                .map(|x| (x.model.clone(), x.group.clone(), x.pass_rate_pct))
+                .collect();
+            grouped_by_model(
+                "Composite pattern pass rates",
+                "Pass rate (%)",
+                &cells,
+                &models,
+            )
+        }
+        "atomic_subcategories" => {
+            let q = r.questbench.as_ref()?;
+            let cells: Vec<_> = q
+                .atomic_subcategories
+                .iter()
+                .map(|x| (x.model.clone(), x.group.clone(), x.pass_rate_pct))
+                .collect();
+            grouped_by_model(
+                "Atomic sub-category pass rates",
+                "Pass rate (%)",
+                &cells,
+                &models,
+            )
+        }
+        "step_overhead" => {
+            let q = r.questbench.as_ref()?;
+            (!q.step_overhead_hist.is_empty()).then(|| Spec::Histogram {
+                title: "Step overhead of composite episodes (all models)".into(),
+                x_desc: "Δ = K_act − K_opt".into(),
+                y_desc: "Episodes".into(),
+                bins: q
+                    .step_overhead_hist
+                    .iter()
+                    .map(|b| (b.delta, b.count))
+                    .collect(),
+            })
+        }
+        "outcomes" => {
+            let q = r.questbench.as_ref()?;
+            let order: Vec<usize> = models
+                .iter()
+                .filter_map(|m| q.outcomes.iter().position(|o| &o.model == m))
+                .collect();
+            let pct = |k: usize, n: usize| k as f64 / n.max(1) as f64 * 100.0;
+            Some(Spec::Stacked {
+                title: "Outcome distribution".into(),
+                x_desc: "Share of samples (%)".into(),
+                cats: order.iter().map(|&i| q.outcomes[i].model.clone()).collect(),
+                segs: [
+                    "exact",
+                    "tolerance-only",
+                    "revert",
+                    "execution/schema",
+                    "other",
+                ]
+                .map(String::from)
+                .to_vec(),
+                values: order
+                    .iter()
+                    .map(|&i| {
+                        let o = &q.outcomes[i];
+                        vec![
+                            pct(o.exact, o.n),
+                            pct(o.tolerance, o.n),
+                            pct(o.revert, o.n),
+                            pct(o.execution_schema, o.n),
+                            pct(o.other, o.n),
+                        ]
+                    })
+                    .collect(),
+            })
+        }
+        "intent2tx_metrics" => {
+            let i = r.intent2tx.as_ref()?;
+            let mut settings: Vec<String> = i.table1.iter().map(|x| x.setting.clone()).collect();
+            settings.sort();
+            settings.dedup();
+            let cats = ["F", "L", "P", "A", "Final", "Exec", "StateEq"];
+            let wmean = |it: Vec<(f64, usize)>| {
+                let n: usize = it.iter().map(|x| x.1).sum();
+                (n > 0).then(|| it.iter().map(|x| x.0 * x.1 as f64).sum::<f64>() / n as f64 * 100.0)
+            };
+            let values = cats
+                .iter()
+                .map(|c| {
+                    settings
+                        .iter()
+                        .map(|s| {
+                            if *c == "Exec" || *c == "StateEq" {
+                                wmean(
+                                    i.table2
+                                        .iter()
+                                        .filter(|x| &x.setting == s)
+                                        .filter_map(|x| {
+                                            Some((
+                                                if *c == "Exec" { x.exec? } else { x.state_eq? },
+                                                x.n_executed,
+                                            ))
+                                        })
+                                        .collect(),
+                                )
+                            } else {
+                                wmean(
+                                    i.table1
+                                        .iter()
+                                        .filter(|x| &x.setting == s)
+                                        .filter_map(|x| {
+                                            let v = match *c {
+                                                "F" => x.format,
+                                                "L" => x.logic,
+                                                "P" => x.param,
+                                                "A" => x.pass,
+                                                _ => x.final_score,
+                                            };
+                                            Some((v?, x.n))
+                                        })
+                                        .collect(),
+                                )
+                            }
+                        })
+                        .collect()
+                })
+                .collect();
+            Some(Spec::Grouped {
+                title: "Intent2Tx metrics, direct vs retrieval (all models)".into(),
+                x_desc: "Mean metric × 100".into(),
+                cats: cats.map(String::from).to_vec(),
+                series: settings,
+                values,
+                x_max: 100.0,
+            })
+        }
+        "pilot_prompts" => {
+            let p = r.pilot.as_ref()?;
+            let prompts = ["baseline", "cot", "optimal", "flawed"];
+            let cats: Vec<String> = models
+                .iter()
+                .filter(|m| p.table2.iter().any(|x| &x.model == *m))
+                .cloned()
+                .collect();
+            let series: Vec<String> = prompts
+                .iter()
+                .filter(|pt| p.table2.iter().any(|x| x.prompt_type == **pt))
+                .map(|s| s.to_string())
+                .collect();
+            let values = cats
+                .iter()
+                .map(|m| {
+                    series
+                        .iter()
+                        .map(|pt| {
+                            p.table2
+                                .iter()
+                                .find(|x| &x.model == m && &x.prompt_type == pt)
+                                .map(|x| x.shares.full_pct)
+                        })
+                        .collect()
+                })
+                .collect();
+            Some(Spec::Grouped {
+                title: "PILOT-Bench full success by prompt type".into(),
+                x_desc: "Full success (%)".into(),
+                cats,
+                series,
+                values,
+                x_max: 100.0,
+            })
+        }
+        "pilot_flaws" => {
+            let p = r.pilot.as_ref()?;
+            let cells: Vec<_> = p
+                .by_flaw_category
+                .iter()
+                .map(|x| (x.model.clone(), x.key.clone(), x.shares.full_pct))
+                .collect();
+            grouped_by_model(
+                "PILOT-Bench robustness by flaw category",
+                "Full success with a flawed plan (%)",
+                &cells,
+                &models,
+            )
+        }
+        "cost_frontier" => {
+            if r.cost.is_empty() {
+                return None;
+            }
+            let mut groups: Vec<String> = r.cost.iter().map(|c| c.benchmark.clone()).collect();
+            groups.dedup();
+            Some(Spec::Scatter {
+                title: "Cost vs score (frontier points labelled)".into(),
+                x_desc: "Total cost (USD)".into(),
+                y_desc: "Mean score × 100".into(),
+                points: r
+                    .cost
+                    .iter()
+                    .map(|c| {
+                        (
+                            c.model.clone(),
+                            c.cost_usd,
+                            c.score,
+                            groups.iter().position(|g| g == &c.benchmark).unwrap_or(0),
+                            c.frontier,
+                        )
+                    })
+                    .collect(),
+                groups,
+                medians: None,
+                frontier: true,
+            })
+        }
+        _ => None,
+    }
+}
+
+type DrawResult = Result<(), String>;
+
+fn e<E: std::fmt::Debug>(x: E) -> String {
+    format!("{x:?}")
+}
+
+fn text_width<DB: DrawingBackend>(area: &DrawingArea<DB, Shift>, s: &str, size: u32) -> u32 {
+    area.estimate_text_size(s, &(FONT, size).into_text_style(area))
+        .map(|x| x.0)
+        .unwrap_or(8 * s.len() as u32)
+}
+
+/// Draws a legend strip: coloured squares and names, wrapped over lines.
+fn legend<DB: DrawingBackend>(
+    area: &DrawingArea<DB, Shift>,
+    names: &[String],
+    colors: &[RGBColor],
+) -> DrawResult {
+    let (w, _) = area.dim_in_pixel();
+    let (mut x, mut y) = (70i32, 6i32);
+    for (i, n) in names.iter().enumerate() {
+        let tw = text_width(area, n, 14) as i32 + 34;
+        if x + tw > w as i32 - 10 && x > 70 {
+            x = 70;
+            y += 22;
+        }
+        area.draw(&Rectangle::new(
+            [(x, y + 2), (x + 14, y + 16)],
+            colors[i].filled(),
+        ))
+        .map_err(e)?;
+        area.draw(&Text::new(
+            n.clone(),
+            (x + 20, y + 1),
+            (FONT, 14).into_font().color(&BLACK),
+        ))
+        .map_err(e)?;
+        x += tw;
+    }
+    Ok(())
+}
+
+fn legend_height<DB: DrawingBackend>(area: &DrawingArea<DB, Shift>, names: &[String]) -> u32 {
+    let (w, _) = area.dim_in_pixel();
+    let mut x = 70u32;
+    let mut lines = 1;
+    for n in names {
+        let tw = text_width(area, n, 14) + 34;
+        if x + tw > w - 10 && x > 70 {
+            lines += 1;
+            x = 70;
+        }
+        x += tw;
+    }
+    lines * 22 + 10
+}
+
+/// Height in pixels a spec needs at [`WIDTH`].
+pub fn height(spec: &Spec) -> u32 {
+    match spec {
+        Spec::Bars { items, .. } => 110 + 26 * items.len() as u32,
+        Spec::Grouped { cats, series, .. } => {
+            150 + cats.len() as u32 * (10 + 12 * series.len() as u32)
+                + 22 * (series.len() as u32 / 4)
+        }
+        Spec::Stacked { cats, .. } => 160 + 26 * cats.len() as u32,
+        Spec::Scatter { .. } => 560,
+        Spec::Histogram { .. } => 420,
+    }
+}
+
+/// Axis tick text: whole numbers without decimals, small ranges with two.
+fn tick(v: &f64) -> String {
+    if (v - v.round()).abs() < 1e-9 {
+        format!("{}", v.round() as i64)
+    } else if v.abs() >= 10.0 {
+        format!("{v:.0}")
+    } else {
+        format!("{v:.2}")
+    }
+}
+
+fn cat_formatter(cats: &[String]) -> impl Fn(&f64) -> String + '_ {
+    // Categories are drawn top-down: index 0 at the top (y = n − 1).
+    move |y: &f64| {
+        let r = y.round();
+        if (y - r).abs() > 1e-6 || r < 0.0 || r as usize >= cats.len() {
+            return String::new();
+        }
+        cats[cats.len() - 1 - r as usize].clone()
+    }
+}
+
+fn label_area<DB: DrawingBackend>(area: &DrawingArea<DB, Shift>, cats: &[String]) -> u32 {
+    cats.iter()
+        .map(|c| text_width(area, c, 14))
+        .max()
+        .unwrap_or(40)
+        + 16
+}
+
+/// Draws `spec` on `root` (any plotters backend).
+pub fn draw<DB: DrawingBackend>(spec: &Spec, root: &DrawingArea<DB, Shift>) -> DrawResult {
+    register_font();
+    root.fill(&WHITE).map_err(e)?;
+    let label = (FONT, 14).into_font();
+    let desc = (FONT, 15).into_font();
+    let cap = (FONT, 17).into_font();
+    match spec {
+        Spec::Bars {
+            title,
+            x_desc,
+            items,
+        } => {
+            let n = items.len();
+            let cats: Vec<String> = items.iter().map(|i| i.0.clone()).collect();
+            let hi = items
+                .iter()
+                .map(|i| i.2.map_or(i.1, |w| w[1]).max(i.1))
+                .fold(0.0, f64::max)
+                .max(1e-9)
+                * 1.08;
+            let fmt = cat_formatter(&cats);
+            let mut chart = ChartBuilder::on(root)
+                .caption(title, cap)
+                .margin(12)
+                .margin_right(28)
+                .x_label_area_size(46)
+                .y_label_area_size(label_area(root, &cats))
+                .build_cartesian_2d(0f64..hi, -0.5f64..(n as f64 - 0.5))
+                .map_err(e)?;
+            chart
+                .configure_mesh()
+                .disable_y_mesh()
+                .light_line_style(TRANSPARENT)
+                .bold_line_style(RGBColor(225, 225, 225))
+                .y_labels(n + 1)
+                .y_label_formatter(&fmt)
+                .x_label_formatter(&tick)
+                .x_desc(x_desc.as_str())
+                .label_style(label.clone())
+                .axis_desc_style(desc.clone())
+                .draw()
+                .map_err(e)?;
+            chart
+                .draw_series(items.iter().enumerate().map(|(i, it)| {
+                    let y = (n - 1 - i) as f64;
+                    Rectangle::new(
+                        [(0.0, y - 0.35), (it.1, y + 0.35)],
+                        color(0).mix(0.85).filled(),
+                    )
+                }))
+                .map_err(e)?;
+            for (i, it) in items.iter().enumerate() {
+                if let Some([lo, hi]) = it.2 {
+                    let y = (n - 1 - i) as f64;
+                    let st = BLACK.stroke_width(2);
+                    chart
+                        .draw_series(std::iter::once(PathElement::new(
+                            vec![(lo.max(0.0), y), (hi, y)],
+                            st,
+                        )))
+                        .map_err(e)?;
+                    for x in [lo.max(0.0), hi] {
+                        chart
+                            .draw_series(std::iter::once(PathElement::new(
+                                vec![(x, y - 0.2), (x, y + 0.2)],
+                                st,
+                            )))
+                            .map_err(e)?;
+                    }
+                }
+            }
+        }
+        Spec::Grouped {
+            title,
+            x_desc,
+            cats,
+            series,
+            values,
+            x_max,
+        } => {
+            let lh = legend_height(root, series);
+            let (top, bottom) = root.split_vertically(root.dim_in_pixel().1 - lh);
+            let n = cats.len();
+            let fmt = cat_formatter(cats);
+            let mut chart = ChartBuilder::on(&top)
+                .caption(title, cap)
+                .margin(12)
+                .margin_right(28)
+                .x_label_area_size(46)
+                .y_label_area_size(label_area(root, cats))
+                .build_cartesian_2d(0f64..*x_max, -0.5f64..(n as f64 - 0.5))
+                .map_err(e)?;
+            chart
+                .configure_mesh()
+                .disable_y_mesh()
+                .light_line_style(TRANSPARENT)
+                .bold_line_style(RGBColor(225, 225, 225))
+                .y_labels(n + 1)
+                .y_label_formatter(&fmt)
+                .x_label_formatter(&tick)
+                .x_desc(x_desc.as_str())
+                .label_style(label.clone())
+                .axis_desc_style(desc.clone())
+                .draw()
+                .map_err(e)?;
+            let k = series.len().max(1) as f64;
+            let band = 0.8 / k;
+            for (si, _) in series.iter().enumerate() {
+                chart
+                    .draw_series(values.iter().enumerate().filter_map(|(ci, row)| {
+                        let v = row.get(si).copied().flatten()?;
+                        let y0 = (n - 1 - ci) as f64 + 0.4 - band * (si as f64 + 1.0);
+                        Some(Rectangle::new(
+                            [(0.0, y0 + band * 0.08), (v.min(*x_max), y0 + band * 0.92)],
+                            color(si).filled(),
+                        ))
+                    }))
+                    .map_err(e)?;
+            }
+            let colors: Vec<RGBColor> = (0..series.len()).map(color).collect();
+            legend(&bottom, series, &colors)?;
+        }
+        Spec::Stacked {
+            title,
+            x_desc,
+            cats,
+            segs,
+            values,
+        } => {
+            let lh = legend_height(root, segs);
+            let (top, bottom) = root.split_vertically(root.dim_in_pixel().1 - lh);
+            let n = cats.len();
+            let fmt = cat_formatter(cats);
+            let mut chart = ChartBuilder::on(&top)
+                .caption(title, cap)
+                .margin(12)
+                .margin_right(28)
+                .x_label_area_size(46)
+                .y_label_area_size(label_area(root, cats))
+                .build_cartesian_2d(0f64..100.0, -0.5f64..(n as f64 - 0.5))
+                .map_err(e)?;
+            chart
+                .configure_mesh()
+                .disable_y_mesh()
+                .light_line_style(TRANSPARENT)
+                .bold_line_style(RGBColor(225, 225, 225))
+                .y_labels(n + 1)
+                .y_label_formatter(&fmt)
+                .x_label_formatter(&tick)
+                .x_desc(x_desc.as_str())
+                .label_style(label.clone())
+                .axis_desc_style(desc.clone())
+                .draw()
+                .map_err(e)?;
+            let seg_colors = [color(2), color(4), color(5), color(1), color(8)];
+            for (ci, row) in values.iter().enumerate() {
+                let y = (n - 1 - ci) as f64;
+                let mut x0 = 0.0;
+                for (si, v) in row.iter().enumerate() {
+                    chart
+                        .draw_series(std::iter::once(Rectangle::new(
+                            [(x0, y - 0.38), ((x0 + v).min(100.0), y + 0.38)],
+                            seg_colors[si % seg_colors.len()].filled(),
+                        )))
+                        .map_err(e)?;
+                    x0 += v;
+                }
+            }
+            legend(
+                &bottom,
+                segs,
+                &seg_colors[..segs.len().min(seg_colors.len())],
+            )?;
+        }
+        Spec::Scatter {
+            title,
+            x_desc,
+            y_desc,
+            points,
+            groups,
+            medians,
+            frontier,
+        } => {
+            let lh = if groups.is_empty() {
+                0
+            } else {
+                legend_height(root, groups)
+            };
+            let (top, bottom) = root.split_vertically(root.dim_in_pixel().1 - lh);
+            let xmax = points.iter().map(|p| p.1).fold(0.0, f64::max).max(1e-9) * 1.1;
+            let ymax = points.iter().map(|p| p.2).fold(0.0, f64::max).max(1e-9) * 1.1;
+            let mut chart = ChartBuilder::on(&top)
+                .caption(title, cap)
+                .margin(14)
+                .x_label_area_size(46)
+                .y_label_area_size(60)
+                .build_cartesian_2d(0f64..xmax, 0f64..ymax)
+                .map_err(e)?;
+            chart
+                .configure_mesh()
+                .x_desc(x_desc.as_str())
+                .y_desc(y_desc.as_str())
+                .label_style(label.clone())
+                .axis_desc_style(desc.clone())
+                .light_line_style(TRANSPARENT)
+                .bold_line_style(RGBColor(225, 225, 225))
+                .x_label_formatter(&tick)
+                .y_label_formatter(&tick)
+                .draw()
+                .map_err(e)?;
+            if let Some([mx, my]) = medians {
+                let st = BLACK.mix(0.6).stroke_width(1);
+                chart
+                    .draw_series(DashedLineSeries::new(
+                        vec![(*mx, 0.0), (*mx, ymax)],
+                        6,
+                        4,
+                        st,
+                    ))
+                    .map_err(e)?;
+                chart
+                    .draw_series(DashedLineSeries::new(
+                        vec![(0.0, *my), (xmax, *my)],
+                        6,
+                        4,
+                        st,
+                    ))
+                    .map_err(e)?;
+            }
+            if *frontier {
+                for g in 0..groups.len().max(1) {
+                    let mut f: Vec<(f64, f64)> = points
+                        .iter()
+                        .filter(|p| p.3 == g && p.4)
+                        .map(|p| (p.1, p.2))
+                        .collect();
+                    f.sort_by(|a, b| a.0.total_cmp(&b.0));
+                    chart
+                        .draw_series(LineSeries::new(f, color(g).stroke_width(2)))
+                        .map_err(e)?;
+                }
+            }
+            if medians.is_some() {
+                let grey = (FONT, 13).into_font().color(&RGBColor(110, 110, 110));
+                for (txt, x, y) in [
+                    ("High-High", xmax, ymax),
+                    ("Low-High", 0.0, ymax),
+                    ("High-Low", xmax, 0.0),
+                    ("Low-Low", 0.0, 0.0),
+                ] {
+                    let (dx, dy) = (if x > 0.0 { -75 } else { 6 }, if y > 0.0 { 4 } else { -20 });
+                    chart
+                        .draw_series(std::iter::once(
+                            EmptyElement::at((x, y)) + Text::new(txt, (dx, dy), grey.clone()),
+                        ))
+                        .map_err(e)?;
+                }
+            }
+            chart
+                .draw_series(
+                    points
+                        .iter()
+                        .map(|p| Circle::new((p.1, p.2), 5, color(p.3).filled())),
+                )
+                .map_err(e)?;
+            let lab = (FONT, 12).into_font().color(&BLACK);
+            chart
+                .draw_series(points.iter().filter(|p| p.4).map(|p| {
+                    let short = p.0.rsplit(':').next().unwrap_or(&p.0).to_string();
+                    EmptyElement::at((p.1, p.2)) + Text::new(short, (7, -14), lab.clone())
+                }))
+                .map_err(e)?;
+            if !groups.is_empty() {
+                let colors: Vec<RGBColor> = (0..groups.len()).map(color).collect();
+                legend(&bottom, groups, &colors)?;
+            }
+        }
+        Spec::Histogram {
+            title,
+            x_desc,
+            y_desc,
+            bins,
+        } => {
+            let lo = bins.iter().map(|b| b.0).min().unwrap_or(0).min(0);
+            let hi = bins.iter().map(|b| b.0).max().unwrap_or(0).max(lo + 1);
+            let ymax = bins.iter().map(|b| b.1).max().unwrap_or(1).max(1) as f64 * 1.1;
+            let mut chart = ChartBuilder::on(root)
+                .caption(title, cap)
+                .margin(14)
+                .x_label_area_size(46)
+                .y_label_area_size(70)
+                .build_cartesian_2d(lo as f64 - 0.5..hi as f64 + 0.5, 0f64..ymax)
+                .map_err(e)?;
+            let xfmt = |x: &f64| {
+                if (x - x.round()).abs() < 1e-6 {
+                    format!("{}", x.round() as i64)
+                } else {
+                    String::new()
+                }
+            };
+            chart
+                .configure_mesh()
+                .disable_x_mesh()
+                .light_line_style(TRANSPARENT)
+                .bold_line_style(RGBColor(225, 225, 225))
+                .x_labels(((hi - lo + 2) as usize).min(24))
+                .x_label_formatter(&xfmt)
+                .y_label_formatter(&|y: &f64| format!("{y:.0}"))
+                .x_desc(x_desc.as_str())
+                .y_desc(y_desc.as_str())
+                .label_style(label.clone())
+                .axis_desc_style(desc.clone())
+                .draw()
+                .map_err(e)?;
+            chart
+                .draw_series(bins.iter().map(|(b, c)| {
+                    Rectangle::new(
+                        [(*b as f64 - 0.4, 0.0), (*b as f64 + 0.4, *c as f64)],
+                        color(0).filled(),
+                    )
+                }))
+                .map_err(e)?;
+        }
+    }
+    root.present().map_err(e)?;
+    Ok(())
+}
+
+/// Renders a spec to SVG text.
+pub fn to_svg(spec: &Spec) -> Result<String, String> {
+    let mut s = String::new();
+    {
+        let root = SVGBackend::with_string(&mut s, (WIDTH, height(spec))).into_drawing_area();
+        draw(spec, &root)?;
+    }
+    Ok(s)
+}
+
+/// Renders a spec to a PNG file.
+pub fn to_png(spec: &Spec, path: &Path) -> Result<(), String> {
+    let root = BitMapBackend::new(path, (WIDTH, height(spec))).into_drawing_area();
+    draw(spec, &root)
+}
+
+/// Renders one chart by name to SVG text; `None` when the report lacks its data.
+pub fn svg(r: &Report, name: &str) -> Result<Option<String>, ReportError> {
+    let Some(s) = spec(r, name) else {
+        return Ok(None);
+    };
+    to_svg(&s).map(Some).map_err(|message| ReportError::Chart {
+        name: name.into(),
+        message,
+    })
+}
+
+/// Writes `<name>.svg` and `<name>.png` for every chart the report has data for; returns the
+/// names written.
+pub fn write_all(r: &Report, dir: &Path) -> Result<Vec<String>, ReportError> {
+    std::fs::create_dir_all(dir).map_err(|source| ReportError::Io {
+        path: dir.display().to_string(),
+        source,
+    })?;
+    let mut written = Vec::new();
+    for name in CHART_NAMES {
+        let Some(s) = spec(r, name) else { continue };
+        let chart_err = |message| ReportError::Chart {
+            name: name.into(),
+            message,
+        };
+        let svg = to_svg(&s).map_err(chart_err)?;
+        let p = dir.join(format!("{name}.svg"));
+        std::fs::write(&p, svg).map_err(|source| ReportError::Io {
+            path: p.display().to_string(),
+            source,
+        })?;
+        to_png(&s, &dir.join(format!("{name}.png"))).map_err(chart_err)?;
+        written.push(name.to_string());
+    }
+    Ok(written)
+}

@@ -1,0 +1,357 @@
+//! The in-memory dataset every report is computed from: one compact row per stored sample, with
+//! strings interned. Loading reads ONLY the store contract's `runs` and `samples` columns
+//! (plain `sqlx::query`, no compile-time macros), so the report does not depend on the store's
+//! implementation.
+
+use std::collections::HashMap;
+use std::fmt;
+
+use serde_json::Value;
+use sqlx::{Row, SqlitePool};
+
+use super::ReportError;
+
+/// The three benchmarks a sample can belong to.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum Bench {
+    /// EVM-QuestBench.
+    Questbench,
+    /// Intent2Tx.
+    Intent2tx,
+    /// PILOT-Bench.
+    Pilot,
+}
+
+impl Bench {
+    /// Every benchmark, in report order.
+    pub const ALL: [Bench; 3] = [Bench::Questbench, Bench::Intent2tx, Bench::Pilot];
+
+    /// The name stored in `samples.benchmark`.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Bench::Questbench => "questbench",
+            Bench::Intent2tx => "intent2tx",
+            Bench::Pilot => "pilot",
+        }
+    }
+
+    /// Parses a stored benchmark name.
+    pub fn parse(s: &str) -> Option<Bench> {
+        Bench::ALL.into_iter().find(|b| b.as_str() == s)
+    }
+}
+
+impl fmt::Display for Bench {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+/// Which benchmarks a report covers (`--bench questbench|intent2tx|pilot|all`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct BenchSelection(pub Option<Bench>);
+
+impl BenchSelection {
+    /// Parses `--bench`; an unknown name is an error that names it.
+    pub fn parse(s: &str) -> Result<Self, ReportError> {
+        if s == "all" {
+            return Ok(Self(None));
+        }
+        Bench::parse(s)
+            .map(|b| Self(Some(b)))
+            .ok_or_else(|| ReportError::UnknownBench(s.to_string()))
+    }
+
+    /// Whether `b` is covered.
+    pub fn includes(self, b: Bench) -> bool {
+        self.0.is_none_or(|x| x == b)
+    }
+}
+
+/// String interning: every repeated label (model, task, category, …) is stored once.
+#[derive(Debug, Default, Clone)]
+pub struct Interner {
+    names: Vec<String>,
+    index: HashMap<String, u32>,
+}
+
+impl Interner {
+    /// The id of `s`, adding it if new.
+    pub fn id(&mut self, s: &str) -> u32 {
+        if let Some(&i) = self.index.get(s) {
+            return i;
+        }
+        let i = self.names.len() as u32;
+        self.names.push(s.to_string());
+        self.index.insert(s.to_string(), i);
+        i
+    }
+
+    /// The string of an id.
+    pub fn name(&self, id: u32) -> &str {
+        &self.names[id as usize]
+    }
+
+    /// The id of `s` if it was interned.
+    pub fn get(&self, s: &str) -> Option<u32> {
+        self.index.get(s).copied()
+    }
+}
+
+/// Metric value absent from a sample's `metrics` JSON.
+pub const MISSING: f64 = f64::NAN;
+
+/// Per-sample numeric metrics the tables use (NaN = absent).
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Metrics {
+    /// Intent2Tx S_fmt.
+    pub format: f64,
+    /// Intent2Tx S_log.
+    pub logic: f64,
+    /// Intent2Tx S_prm.
+    pub param: f64,
+    /// Intent2Tx S_pass.
+    pub pass: f64,
+    /// Intent2Tx S_final.
+    pub final_: f64,
+    /// Intent2Tx Exec (present only when executed).
+    pub exec: f64,
+    /// Intent2Tx StateEq (present only when executed).
+    pub state_eq: f64,
+}
+
+impl Default for Metrics {
+    fn default() -> Self {
+        Self {
+            format: MISSING,
+            logic: MISSING,
+            param: MISSING,
+            pass: MISSING,
+            final_: MISSING,
+            exec: MISSING,
+            state_eq: MISSING,
+        }
+    }
+}
+
+impl Metrics {
+    /// Reads the known keys of a `metrics` JSON object; anything else (or bad JSON) is ignored.
+    pub fn from_json(text: &str) -> Self {
+        let mut m = Metrics::default();
+        let Ok(Value::Object(o)) = serde_json::from_str::<Value>(text) else {
+            return m;
+        };
+        let get = |k: &str| {
+            o.get(k)
+                .and_then(Value::as_f64)
+                .map_or(MISSING, |v| v as f64)
+        };
+        m.format = get("format");
+        m.logic = get("logic");
+        m.param = get("param");
+        m.pass = get("pass");
+        m.final_ = get("final");
+        m.exec = get("exec");
+        m.state_eq = get("state_eq");
+        m
+    }
+}
+
+/// One stored sample, compact. String fields are ids into [`Dataset::names`].
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Sample {
+    /// Benchmark.
+    pub bench: Bench,
+    /// Index into [`Dataset::runs`].
+    pub run: u32,
+    /// Model name id.
+    pub model: u32,
+    /// Instance id (name id).
+    pub instance: u32,
+    /// Task id (name id).
+    pub task: u32,
+    /// Prompt type (name id; "" for questbench).
+    pub prompt_type: u32,
+    /// Round within its run (rounds of different runs are kept apart by `run`).
+    pub round: u32,
+    /// Kind (atomic/composite, single/multi, pilot task type).
+    pub kind: u32,
+    /// Category (questbench category, intent2tx category, pilot flaw category).
+    pub category: u32,
+    /// Subcategory (questbench subcategory, pilot flaw method).
+    pub subcategory: u32,
+    /// Difficulty / complexity.
+    pub difficulty: u32,
+    /// Outcome class.
+    pub outcome: u32,
+    /// Score in [0, 1].
+    pub score: f64,
+    /// Passed the benchmark's threshold.
+    pub passed: bool,
+    /// Numeric metrics.
+    pub metrics: Metrics,
+    /// QuestBench composite rounds used.
+    pub k_act: Option<u16>,
+    /// QuestBench composite optimal rounds.
+    pub k_opt: Option<u16>,
+    /// Cost in USD.
+    pub cost_usd: f64,
+}
+
+impl Sample {
+    /// The (run, round) pair that identifies one repetition.
+    pub fn round_key(&self) -> u64 {
+        ((self.run as u64) << 32) | self.round as u64
+    }
+}
+
+/// Every sample of the selected runs, plus the interned names.
+#[derive(Debug, Default, Clone)]
+pub struct Dataset {
+    /// Run ids, indexed by [`Sample::run`].
+    pub runs: Vec<String>,
+    /// Interned strings.
+    pub names: Interner,
+    /// The samples.
+    pub samples: Vec<Sample>,
+}
+
+impl Dataset {
+    /// The string of an interned id.
+    pub fn name(&self, id: u32) -> &str {
+        self.names.name(id)
+    }
+
+    /// Samples of one benchmark.
+    pub fn of(&self, b: Bench) -> impl Iterator<Item = &Sample> + '_ {
+        self.samples.iter().filter(move |s| s.bench == b)
+    }
+
+    /// Model names present for a benchmark, sorted by name.
+    pub fn models(&self, b: Bench) -> Vec<u32> {
+        let mut ids: Vec<u32> = self.of(b).map(|s| s.model).collect();
+        ids.sort_unstable();
+        ids.dedup();
+        ids.sort_by(|x, y| self.name(*x).cmp(self.name(*y)));
+        ids
+    }
+
+    /// Loads the samples of `runs` (every run in the store when empty) from a store that follows
+    /// the contract. Unknown run ids are an error that names them; so is an empty selection.
+    pub async fn load(
+        pool: &SqlitePool,
+        runs: &[String],
+        bench: BenchSelection,
+    ) -> Result<Dataset, ReportError> {
+        let all: Vec<String> = sqlx::query("SELECT id FROM runs ORDER BY created_at, id")
+            .fetch_all(pool)
+            .await?
+            .iter()
+            .map(|r| r.try_get::<String, _>(0))
+            .collect::<Result<_, _>>()?;
+        let selected: Vec<String> = if runs.is_empty() {
+            all.clone()
+        } else {
+            for r in runs {
+                if !all.contains(r) {
+                    return Err(ReportError::UnknownRun(r.clone()));
+                }
+            }
+            runs.to_vec()
+        };
+        if selected.is_empty() {
+            return Err(ReportError::Empty("the store has no runs".into()));
+        }
+        let mut ds = Dataset {
+            runs: selected.clone(),
+            ..Default::default()
+        };
+        for (ri, run) in selected.iter().enumerate() {
+            let rows = sqlx::query(
+                "SELECT benchmark, model, instance, task, prompt_type, round, kind, category, \
+                 subcategory, difficulty, outcome, score, passed, metrics, k_act, k_opt, cost_usd \
+                 FROM samples WHERE run_id = ? ORDER BY id",
+            )
+            .bind(run)
+            .fetch_all(pool)
+            .await?;
+            for row in rows {
+                let bench_name: String = row.try_get(0)?;
+                let Some(b) = Bench::parse(&bench_name) else {
+                    tracing::warn!(target: "report", run, bench_name, "skipping sample of unknown benchmark");
+                    continue;
+                };
+                if !bench.includes(b) {
+                    continue;
+                }
+                let text = |i: usize| row.try_get::<String, _>(i);
+                let mut id = |s: String| ds.names.id(&s);
+                let score: f64 = row.try_get(11)?;
+                let sample = Sample {
+                    bench: b,
+                    run: ri as u32,
+                    model: id(text(1)?),
+                    instance: id(text(2)?),
+                    task: id(text(3)?),
+                    prompt_type: id(text(4)?),
+                    round: row.try_get::<i64, _>(5)?.clamp(0, u32::MAX as i64) as u32,
+                    kind: id(text(6)?),
+                    category: id(text(7)?),
+                    subcategory: id(text(8)?),
+                    difficulty: id(text(9)?),
+                    outcome: id(text(10)?),
+                    score: if score.is_finite() {
+                        score.clamp(0.0, 1.0) as f64
+                    } else {
+                        0.0
+                    },
+                    passed: row.try_get::<i64, _>(12)? != 0,
+                    metrics: Metrics::from_json(&text(13)?),
+                    k_act: row
+                        .try_get::<Option<i64>, _>(14)?
+                        .map(|v| v.clamp(0, u16::MAX as i64) as u16),
+                    k_opt: row
+                        .try_get::<Option<i64>, _>(15)?
+                        .map(|v| v.clamp(0, u16::MAX as i64) as u16),
+                    cost_usd: row.try_get::<f64, _>(16)? as f64,
+                };
+                ds.samples.push(sample);
+            }
+        }
+        if ds.samples.is_empty() {
+            let what = match bench.0 {
+                Some(b) => format!("no {b} samples in runs {}", selected.join(", ")),
+                None => format!("no samples in runs {}", selected.join(", ")),
+            };
+            return Err(ReportError::Empty(what));
+        }
+        Ok(ds)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn metrics_read_known_keys_and_ignore_garbage() {
+        let m = Metrics::from_json(r#"{"format":1,"logic":0.6,"exec":0,"junk":"x"}"#);
+        assert_eq!((m.format, m.logic, m.exec), (1.0, 0.6, 0.0));
+        assert!(m.state_eq.is_nan() && m.final_.is_nan());
+        assert!(Metrics::from_json("not json").format.is_nan());
+        assert!(Metrics::from_json("[1,2]").format.is_nan());
+    }
+
+    #[test]
+    fn bench_selection_names_the_unknown_bench() {
+        assert_eq!(BenchSelection::parse("all").unwrap(), BenchSelection(None));
+        assert!(BenchSelection::parse("pilot")
+            .unwrap()
+            .includes(Bench::Pilot));
+        assert!(!BenchSelection::parse("pilot")
+            .unwrap()
+            .includes(Bench::Intent2tx));
+        let e = BenchSelection::parse("swebench").unwrap_err().to_string();
+        assert!(e.contains("swebench"), "{e}");
+    }
+}

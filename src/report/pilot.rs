@@ -1,0 +1,230 @@
+//! PILOT-Bench tables: Table 2 (Full/Partial/Fail per prompt type), Table 3 (optimal vs flawed),
+//! success by flaw category and method, by task type and complexity, and the optimal-policy
+//! ceiling against the achieved full-success rate.
+
+use std::collections::{BTreeMap, HashMap};
+
+use serde::Serialize;
+
+use super::dataset::{Bench, Dataset, Sample};
+use super::summary::{summaries, ModelSummary};
+
+/// Full/partial/fail shares of one cell, in percent.
+#[derive(Debug, Clone, Serialize, PartialEq)]
+pub struct OutcomeShares {
+    /// Samples.
+    pub n: usize,
+    /// full_success %.
+    pub full_pct: f64,
+    /// partial_success %.
+    pub partial_pct: f64,
+    /// failure % (anything not full or partial, including agent errors).
+    pub fail_pct: f64,
+}
+
+impl OutcomeShares {
+    fn of(ds: &Dataset, v: &[&Sample]) -> Self {
+        let n = v.len();
+        let count = |o: &str| match ds.names.get(o) {
+            Some(id) => v.iter().filter(|s| s.outcome == id).count(),
+            None => 0,
+        };
+        let (full, partial) = (count("full_success"), count("partial_success"));
+        let pct = |k: usize| {
+            if n == 0 {
+                0.0
+            } else {
+                k as f64 / n as f64 * 100.0
+            }
+        };
+        Self {
+            n,
+            full_pct: pct(full),
+            partial_pct: pct(partial),
+            fail_pct: pct(n - full - partial),
+        }
+    }
+}
+
+/// Table 2 row.
+#[derive(Debug, Clone, Serialize, PartialEq)]
+pub struct PromptRow {
+    /// Model name.
+    pub model: String,
+    /// baseline | cot | optimal | flawed.
+    pub prompt_type: String,
+    /// Shares.
+    #[serde(flatten)]
+    pub shares: OutcomeShares,
+}
+
+/// Table 3 row.
+#[derive(Debug, Clone, Serialize, PartialEq)]
+pub struct FlawedRow {
+    /// Model name.
+    pub model: String,
+    /// Full success % with the optimal plan.
+    pub optimal_full_pct: Option<f64>,
+    /// Full success % with a flawed plan.
+    pub flawed_full_pct: Option<f64>,
+    /// optimal − flawed, percentage points.
+    pub drop_pp: Option<f64>,
+}
+
+/// A cell keyed by two labels.
+#[derive(Debug, Clone, Serialize, PartialEq)]
+pub struct CellRow {
+    /// Model name.
+    pub model: String,
+    /// First key (flaw category; task type).
+    pub key: String,
+    /// Second key (flaw method; complexity).
+    pub sub: String,
+    /// Shares.
+    #[serde(flatten)]
+    pub shares: OutcomeShares,
+}
+
+/// Optimal-policy ceiling vs achieved, on the optimal-plan prompts.
+#[derive(Debug, Clone, Serialize, PartialEq)]
+pub struct CeilingRow {
+    /// Model name.
+    pub model: String,
+    /// Optimal-prompt samples.
+    pub n: usize,
+    /// Achieved full success %.
+    pub achieved_full_pct: f64,
+    /// Mean exact maximum full-success probability of the same tasks, % (`null` when no ceiling
+    /// was supplied for them).
+    pub ceiling_full_pct: Option<f64>,
+    /// Ceiling − achieved, pp.
+    pub gap_pp: Option<f64>,
+}
+
+/// Every PILOT table.
+#[derive(Debug, Clone, Serialize, PartialEq)]
+pub struct PilotTables {
+    /// Per-model statistics over rounds (per-round mean score × 100; full = 1, partial = 0.5).
+    pub summary: Vec<ModelSummary>,
+    /// Table 2.
+    pub table2: Vec<PromptRow>,
+    /// Table 3.
+    pub table3: Vec<FlawedRow>,
+    /// By flaw category (`key`) and method (`sub`), flawed prompts only.
+    pub by_flaw: Vec<CellRow>,
+    /// By flaw category only.
+    pub by_flaw_category: Vec<CellRow>,
+    /// By task type (`key`) and complexity (`sub`), all prompts.
+    pub by_task: Vec<CellRow>,
+    /// Ceiling vs achieved.
+    pub ceiling: Vec<CeilingRow>,
+}
+
+fn cells(
+    ds: &Dataset,
+    keep: impl Fn(&Sample) -> bool,
+    key: impl Fn(&Sample) -> (u32, Option<u32>),
+) -> Vec<CellRow> {
+    let mut m: HashMap<(u32, u32, Option<u32>), Vec<&Sample>> = HashMap::new();
+    for s in ds.of(Bench::Pilot).filter(|s| keep(s)) {
+        let (k, sub) = key(s);
+        m.entry((s.model, k, sub)).or_default().push(s);
+    }
+    let mut rows: Vec<CellRow> = m
+        .into_iter()
+        .map(|((model, key, sub), v)| CellRow {
+            model: ds.name(model).to_string(),
+            key: ds.name(key).to_string(),
+            sub: sub.map(|x| ds.name(x).to_string()).unwrap_or_default(),
+            shares: OutcomeShares::of(ds, &v),
+        })
+        .collect();
+    rows.sort_by(|a, b| (&a.model, &a.key, &a.sub).cmp(&(&b.model, &b.key, &b.sub)));
+    rows
+}
+
+/// Computes every PILOT table; `None` without pilot samples. `ceilings` maps a task id to its
+/// exact maximum full-success probability (from `pilot::solve`), when the caller has them.
+pub fn tables(ds: &Dataset, ceilings: &HashMap<String, f64>) -> Option<PilotTables> {
+    let b = Bench::Pilot;
+    let mut by_id: HashMap<(u32, u32), Vec<&Sample>> = HashMap::new();
+    for s in ds.of(b) {
+        by_id.entry((s.model, s.prompt_type)).or_default().push(s);
+    }
+    let by_prompt: BTreeMap<(String, String), Vec<&Sample>> = by_id
+        .into_iter()
+        .map(|((m, p), v)| ((ds.name(m).to_string(), ds.name(p).to_string()), v))
+        .collect();
+    if by_prompt.is_empty() {
+        return None;
+    }
+    let order = |p: &str| {
+        ["baseline", "cot", "optimal", "flawed"]
+            .iter()
+            .position(|x| *x == p)
+            .unwrap_or(9)
+    };
+    let mut table2: Vec<PromptRow> = by_prompt
+        .iter()
+        .map(|((model, pt), v)| PromptRow {
+            model: model.clone(),
+            prompt_type: pt.clone(),
+            shares: OutcomeShares::of(ds, v),
+        })
+        .collect();
+    table2.sort_by(|a, b| {
+        a.model
+            .cmp(&b.model)
+            .then(order(&a.prompt_type).cmp(&order(&b.prompt_type)))
+    });
+    let mut models: Vec<String> = by_prompt.keys().map(|k| k.0.clone()).collect();
+    models.dedup();
+    let full = |m: &str, p: &str| {
+        by_prompt
+            .get(&(m.to_string(), p.to_string()))
+            .map(|v| OutcomeShares::of(ds, v).full_pct)
+    };
+    let table3 = models
+        .iter()
+        .map(|m| {
+            let (o, f) = (full(m, "optimal"), full(m, "flawed"));
+            FlawedRow {
+                model: m.clone(),
+                optimal_full_pct: o,
+                flawed_full_pct: f,
+                drop_pp: o.zip(f).map(|(o, f)| o - f),
+            }
+        })
+        .collect();
+    let ceiling = models
+        .iter()
+        .filter_map(|m| {
+            let v = by_prompt.get(&(m.clone(), "optimal".to_string()))?;
+            let achieved = OutcomeShares::of(ds, v).full_pct;
+            let cs: Vec<f64> = v
+                .iter()
+                .filter_map(|s| ceilings.get(ds.name(s.task)).copied())
+                .collect();
+            let ceiling =
+                (cs.len() == v.len()).then(|| super::stats::mean(&cs).unwrap_or(0.0) * 100.0);
+            Some(CeilingRow {
+                model: m.clone(),
+                n: v.len(),
+                achieved_full_pct: achieved,
+                ceiling_full_pct: ceiling,
+                gap_pp: ceiling.map(|c| c - achieved),
+            })
+        })
+        .collect();
+    let flawed_id = ds.names.get("flawed");
+    let flawed = |s: &Sample| Some(s.prompt_type) == flawed_id;
+    Some(PilotTables {
+        summary: summaries(ds, b),
+        table2,
+        table3,
+        by_flaw: cells(ds, flawed, |s| (s.category, Some(s.subcategory))),
+        by_flaw_category: cells(ds, flawed, |s| (s.category, None)),
+        by_task: cells(ds, |_| true, |s| (s.kind, Some(s.difficulty))),
+        ceiling,
+    })
+}

@@ -1,0 +1,383 @@
+//! Statistics used by every report table: location and spread over rounds, Student-t confidence
+//! intervals, Spearman rank correlation with tie handling, exact binomial tests (sign test and
+//! McNemar), the seeded paired bootstrap, Welch's t-test and leaderboard tie groups.
+//!
+//! Pure functions over slices; no I/O, no clock. Randomness (the bootstrap) takes a seed.
+
+use rand::{Rng, SeedableRng};
+use rand_chacha::ChaCha8Rng;
+use serde::Serialize;
+use statrs::distribution::{Binomial, ContinuousCDF, DiscreteCDF, StudentsT};
+
+/// The significance level used for tie groups and the "separable" verdicts.
+pub const ALPHA: f64 = 0.05;
+
+/// Arithmetic mean; `None` for an empty slice.
+pub fn mean(xs: &[f64]) -> Option<f64> {
+    if xs.is_empty() {
+        return None;
+    }
+    Some(xs.iter().sum::<f64>() / xs.len() as f64)
+}
+
+/// Sample standard deviation (divisor n − 1); `None` below two values.
+pub fn sd(xs: &[f64]) -> Option<f64> {
+    if xs.len() < 2 {
+        return None;
+    }
+    let m = mean(xs)?;
+    let ss: f64 = xs.iter().map(|x| (x - m) * (x - m)).sum();
+    Some((ss / (xs.len() - 1) as f64).sqrt())
+}
+
+/// Coefficient of variation in percent (SD / mean · 100); `None` when undefined (mean 0 or n < 2).
+pub fn cv_pct(xs: &[f64]) -> Option<f64> {
+    let m = mean(xs)?;
+    let s = sd(xs)?;
+    if m.abs() < f64::EPSILON {
+        return None;
+    }
+    Some(s / m * 100.0)
+}
+
+/// Two-sided Student-t quantile t(1 − α/2, df).
+pub fn t_quantile(alpha: f64, df: f64) -> Option<f64> {
+    let t = StudentsT::new(0.0, 1.0, df).ok()?;
+    Some(t.inverse_cdf(1.0 - alpha / 2.0))
+}
+
+/// 95 % confidence interval of the mean: mean ± t(0.025, n−1) · SD/√n; `None` below two values.
+pub fn ci95(xs: &[f64]) -> Option<[f64; 2]> {
+    let n = xs.len();
+    let m = mean(xs)?;
+    let s = sd(xs)?;
+    let t = t_quantile(0.05, (n - 1) as f64)?;
+    let half = t * s / (n as f64).sqrt();
+    Some([m - half, m + half])
+}
+
+/// Ranks 1..=n with ties sharing the average of the ranks they span.
+pub fn average_ranks(xs: &[f64]) -> Vec<f64> {
+    let mut idx: Vec<usize> = (0..xs.len()).collect();
+    idx.sort_by(|&a, &b| xs[a].total_cmp(&xs[b]));
+    let mut ranks = vec![0.0; xs.len()];
+    let mut i = 0;
+    while i < idx.len() {
+        let mut j = i;
+        while j + 1 < idx.len() && xs[idx[j + 1]] == xs[idx[i]] {
+            j += 1;
+        }
+        let r = (i + j) as f64 / 2.0 + 1.0;
+        for &k in &idx[i..=j] {
+            ranks[k] = r;
+        }
+        i = j + 1;
+    }
+    ranks
+}
+
+/// Pearson correlation; `None` when either side has zero variance or n < 2.
+pub fn pearson(x: &[f64], y: &[f64]) -> Option<f64> {
+    if x.len() != y.len() || x.len() < 2 {
+        return None;
+    }
+    let mx = mean(x)?;
+    let my = mean(y)?;
+    let (mut sxy, mut sxx, mut syy) = (0.0, 0.0, 0.0);
+    for (a, b) in x.iter().zip(y) {
+        sxy += (a - mx) * (b - my);
+        sxx += (a - mx) * (a - mx);
+        syy += (b - my) * (b - my);
+    }
+    if sxx <= 0.0 || syy <= 0.0 {
+        return None;
+    }
+    Some((sxy / (sxx * syy).sqrt()).clamp(-1.0, 1.0))
+}
+
+/// A correlation coefficient with its two-sided p-value.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize)]
+pub struct Correlation {
+    /// Spearman's ρ.
+    pub rho: f64,
+    /// Two-sided p-value (t approximation with n − 2 degrees of freedom, as scipy's `spearmanr`).
+    pub p: f64,
+    /// Number of pairs.
+    pub n: usize,
+}
+
+/// Spearman rank correlation (Pearson on average ranks, so ties are handled); `None` when n < 3
+/// or one side is constant.
+pub fn spearman(x: &[f64], y: &[f64]) -> Option<Correlation> {
+    let n = x.len();
+    if n < 3 || y.len() != n {
+        return None;
+    }
+    let rho = pearson(&average_ranks(x), &average_ranks(y))?;
+    let df = (n - 2) as f64;
+    let p = if (1.0 - rho.abs()) < 1e-12 {
+        0.0
+    } else {
+        let t = rho * (df / ((1.0 + rho) * (1.0 - rho))).sqrt();
+        let dist = StudentsT::new(0.0, 1.0, df).ok()?;
+        (2.0 * (1.0 - dist.cdf(t.abs()))).clamp(0.0, 1.0)
+    };
+    Some(Correlation { rho, p, n })
+}
+
+/// Exact two-sided binomial test of k successes in n trials against p = 0.5 (the sign test;
+/// McNemar's exact test on the discordant pairs is the same test). p = min(1, 2·P(X ≤ min(k, n−k))).
+pub fn binomial_two_sided(k: u64, n: u64) -> f64 {
+    if n == 0 {
+        return 1.0;
+    }
+    let lo = k.min(n - k);
+    let Ok(b) = Binomial::new(0.5, n) else {
+        return 1.0;
+    };
+    (2.0 * b.cdf(lo)).min(1.0)
+}
+
+/// McNemar's exact test: `a_only` pairs where only A passed, `b_only` where only B passed.
+pub fn mcnemar_exact(a_only: u64, b_only: u64) -> f64 {
+    binomial_two_sided(a_only, a_only + b_only)
+}
+
+/// Welch's two-sample t-test, two-sided p-value; `None` when either side has fewer than two values.
+/// Two constant samples give p = 1 when equal, 0 when different.
+pub fn welch_p(a: &[f64], b: &[f64]) -> Option<f64> {
+    let (ma, mb) = (mean(a)?, mean(b)?);
+    let (sa, sb) = (sd(a)?, sd(b)?);
+    let (na, nb) = (a.len() as f64, b.len() as f64);
+    let (va, vb) = (sa * sa / na, sb * sb / nb);
+    let se2 = va + vb;
+    if se2 <= 0.0 {
+        return Some(if (ma - mb).abs() < 1e-12 { 1.0 } else { 0.0 });
+    }
+    let t = (ma - mb) / se2.sqrt();
+    let df = se2 * se2 / (va * va / (na - 1.0) + vb * vb / (nb - 1.0));
+    let dist = StudentsT::new(0.0, 1.0, df).ok()?;
+    Some((2.0 * (1.0 - dist.cdf(t.abs()))).clamp(0.0, 1.0))
+}
+
+/// A paired bootstrap confidence interval of mean(a − b).
+#[derive(Debug, Clone, Copy, PartialEq, Serialize)]
+pub struct BootstrapCi {
+    /// The observed mean difference mean(a − b).
+    pub diff: f64,
+    /// 2.5th percentile of the resampled differences.
+    pub lo: f64,
+    /// 97.5th percentile of the resampled differences.
+    pub hi: f64,
+    /// Resamples drawn.
+    pub resamples: usize,
+}
+
+/// Paired percentile bootstrap of mean(a − b): resample the pairs with replacement `resamples`
+/// times from a ChaCha8 RNG seeded with `seed`; lo/hi are the sorted resample means at indices
+/// ⌊0.025·B⌋ and ⌈0.975·B⌉ − 1. `None` when the slices are empty or differ in length.
+pub fn paired_bootstrap(a: &[f64], b: &[f64], resamples: usize, seed: u64) -> Option<BootstrapCi> {
+    if a.is_empty() || a.len() != b.len() || resamples == 0 {
+        return None;
+    }
+    let d: Vec<f64> = a.iter().zip(b).map(|(x, y)| x - y).collect();
+    let diff = mean(&d)?;
+    let mut rng = ChaCha8Rng::seed_from_u64(seed);
+    let n = d.len();
+    let mut means: Vec<f64> = (0..resamples)
+        .map(|_| {
+            let mut s = 0.0;
+            for _ in 0..n {
+                s += d[rng.random_range(0..n)];
+            }
+            s / n as f64
+        })
+        .collect();
+    means.sort_by(f64::total_cmp);
+    let lo_i = (0.025 * resamples as f64).floor() as usize;
+    let hi_i = ((0.975 * resamples as f64).ceil() as usize).saturating_sub(1);
+    Some(BootstrapCi {
+        diff,
+        lo: means[lo_i.min(resamples - 1)],
+        hi: means[hi_i.min(resamples - 1)],
+        resamples,
+    })
+}
+
+/// The p-th percentile by the nearest-rank method (p in (0, 100]); `None` for an empty slice.
+pub fn percentile_nearest_rank(xs: &[f64], p: f64) -> Option<f64> {
+    if xs.is_empty() {
+        return None;
+    }
+    let mut v = xs.to_vec();
+    v.sort_by(f64::total_cmp);
+    let rank = ((p / 100.0) * v.len() as f64).ceil().max(1.0) as usize;
+    Some(v[rank.min(v.len()) - 1])
+}
+
+/// Median (mean of the two middle values for even n); `None` for an empty slice.
+pub fn median(xs: &[f64]) -> Option<f64> {
+    if xs.is_empty() {
+        return None;
+    }
+    let mut v = xs.to_vec();
+    v.sort_by(f64::total_cmp);
+    let n = v.len();
+    Some(if n % 2 == 1 {
+        v[n / 2]
+    } else {
+        (v[n / 2 - 1] + v[n / 2]) / 2.0
+    })
+}
+
+/// Tie groups on a leaderboard. `entries` must be sorted best first; `separable(i, j)` says whether
+/// entries i and j differ significantly at [`ALPHA`].
+///
+/// Rule: walk the board top-down; the best entry not yet grouped opens a new group (numbered from
+/// 1), and every later ungrouped entry that is NOT separable from that group's leader joins it.
+/// So each group is "the leader and everything statistically indistinguishable from it".
+pub fn tie_groups(n: usize, mut separable: impl FnMut(usize, usize) -> bool) -> Vec<usize> {
+    let mut group = vec![0usize; n];
+    let mut next = 1;
+    for leader in 0..n {
+        if group[leader] != 0 {
+            continue;
+        }
+        group[leader] = next;
+        for j in leader + 1..n {
+            if group[j] == 0 && !separable(leader, j) {
+                group[j] = next;
+            }
+        }
+        next += 1;
+    }
+    group
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn close(a: f64, b: f64, tol: f64) -> bool {
+        (a - b).abs() <= tol
+    }
+
+    #[test]
+    fn location_and_spread_match_hand_values() {
+        // 2,4,4,4,5,5,7,9: mean 5, sample variance 32/7.
+        let xs = [2.0, 4.0, 4.0, 4.0, 5.0, 5.0, 7.0, 9.0];
+        assert_eq!(mean(&xs), Some(5.0));
+        assert!(close(sd(&xs).unwrap(), (32.0f64 / 7.0).sqrt(), 1e-12));
+        assert!(close(
+            cv_pct(&xs).unwrap(),
+            (32.0f64 / 7.0).sqrt() / 5.0 * 100.0,
+            1e-9
+        ));
+        assert_eq!(mean(&[]), None);
+        assert_eq!(sd(&[1.0]), None);
+        assert_eq!(cv_pct(&[0.0, 0.0]), None);
+    }
+
+    #[test]
+    fn ci95_uses_student_t() {
+        // t(0.975, 4) = 2.7764451051977987 (scipy.stats.t.ppf: 2.7764451051977934).
+        assert!(close(
+            t_quantile(0.05, 4.0).unwrap(),
+            2.776_445_105_197_799,
+            1e-9
+        ));
+        let xs = [10.0, 12.0, 11.0, 13.0, 9.0]; // mean 11, sd sqrt(2.5)
+        let [lo, hi] = ci95(&xs).unwrap();
+        let half = 2.776_445_105_197_799 * 2.5f64.sqrt() / 5f64.sqrt();
+        assert!(close(lo, 11.0 - half, 1e-9) && close(hi, 11.0 + half, 1e-9));
+        assert_eq!(ci95(&[3.0]), None);
+    }
+
+    #[test]
+    fn ranks_average_ties() {
+        assert_eq!(
+            average_ranks(&[10.0, 20.0, 20.0, 5.0]),
+            vec![2.0, 3.5, 3.5, 1.0]
+        );
+    }
+
+    #[test]
+    fn spearman_matches_scipy() {
+        // scipy.stats.spearmanr([1,2,3,4,5],[5,6,7,8,7]) -> (0.8207826816681233, 0.08858700531354381)
+        let c = spearman(&[1.0, 2.0, 3.0, 4.0, 5.0], &[5.0, 6.0, 7.0, 8.0, 7.0]).unwrap();
+        assert!(close(c.rho, 0.820_782_681_668_123_3, 1e-12), "{c:?}");
+        assert!(close(c.p, 0.088_587_005_313_543_81, 1e-9), "{c:?}");
+        // Perfect monotone: rho 1, p 0; constant side: undefined.
+        let c = spearman(&[1.0, 2.0, 3.0], &[10.0, 20.0, 30.0]).unwrap();
+        assert_eq!((c.rho, c.p), (1.0, 0.0));
+        assert_eq!(spearman(&[1.0, 2.0, 3.0], &[1.0, 1.0, 1.0]), None);
+        assert_eq!(spearman(&[1.0, 2.0], &[1.0, 2.0]), None);
+    }
+
+    #[test]
+    fn exact_binomial_tests() {
+        // table: (k, n, p) from scipy.stats.binomtest(k, n).pvalue
+        for (k, n, p) in [
+            (0u64, 5u64, 0.0625),
+            (1, 10, 0.021_484_375),
+            (5, 10, 1.0),
+            (2, 12, 0.038_574_218_75),
+            (0, 0, 1.0),
+        ] {
+            assert!(close(binomial_two_sided(k, n), p, 1e-12), "k={k} n={n}");
+        }
+        assert!(close(mcnemar_exact(9, 1), 0.021_484_375, 1e-12));
+    }
+
+    #[test]
+    fn welch_matches_scipy() {
+        // scipy.stats.ttest_ind([1,2,3,4],[3,4,5,6,7], equal_var=False).pvalue = 0.03493878235996401
+        let p = welch_p(&[1.0, 2.0, 3.0, 4.0], &[3.0, 4.0, 5.0, 6.0, 7.0]).unwrap();
+        assert!(close(p, WELCH_REF, 1e-6), "{p}");
+        assert_eq!(welch_p(&[1.0, 1.0], &[1.0, 1.0]), Some(1.0));
+        assert_eq!(welch_p(&[1.0], &[1.0, 2.0]), None);
+    }
+    const WELCH_REF: f64 = 0.034_938_782_359_964_01;
+
+    #[test]
+    fn bootstrap_is_seeded_and_brackets_the_difference() {
+        let a: Vec<f64> = (0..50).map(|i| (i % 7) as f64).collect();
+        let b: Vec<f64> = (0..50).map(|i| (i % 5) as f64).collect();
+        let x = paired_bootstrap(&a, &b, 2000, 7).unwrap();
+        let y = paired_bootstrap(&a, &b, 2000, 7).unwrap();
+        assert_eq!(x, y);
+        assert!(x.lo <= x.diff && x.diff <= x.hi, "{x:?}");
+        // A constant difference has a degenerate interval.
+        let c = paired_bootstrap(&[3.0, 4.0], &[1.0, 2.0], 100, 1).unwrap();
+        assert_eq!((c.diff, c.lo, c.hi), (2.0, 2.0, 2.0));
+        assert_eq!(paired_bootstrap(&[1.0], &[], 10, 1), None);
+    }
+
+    #[test]
+    fn bootstrap_ci_agrees_with_the_normal_approximation() {
+        // d = 0..99: mean 49.5, sd 29.011; normal 95 % CI = 49.5 ± 1.96·29.011/10 = [43.81, 55.19].
+        let a: Vec<f64> = (0..100).map(f64::from).collect();
+        let b = vec![0.0; 100];
+        let c = paired_bootstrap(&a, &b, 4000, 11).unwrap();
+        assert_eq!(c.diff, 49.5);
+        assert!(close(c.lo, 43.81, 0.6) && close(c.hi, 55.19, 0.6), "{c:?}");
+    }
+
+    #[test]
+    fn percentiles_and_median() {
+        let xs = [1.0, 2.0, 3.0, 4.0, 5.0, 6.0, 7.0, 8.0, 9.0, 10.0];
+        assert_eq!(percentile_nearest_rank(&xs, 90.0), Some(9.0));
+        assert_eq!(percentile_nearest_rank(&[4.0], 90.0), Some(4.0));
+        assert_eq!(median(&xs), Some(5.5));
+        assert_eq!(median(&[3.0, 1.0, 2.0]), Some(2.0));
+    }
+
+    #[test]
+    fn tie_groups_follow_the_leader_rule() {
+        // scores 10, 9.9, 9.8, 5, 4.9: neighbours within 0.25 are inseparable.
+        let s = [10.0, 9.9, 9.8, 5.0, 4.9];
+        let g = tie_groups(5, |i, j| (s[i] - s[j]) > 0.15);
+        assert_eq!(g, vec![1, 1, 2, 3, 3]);
+        assert_eq!(tie_groups(0, |_, _| true), Vec::<usize>::new());
+    }
+}

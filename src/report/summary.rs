@@ -1,0 +1,200 @@
+//! Per-model statistics over rounds, shared by every benchmark's leaderboard: mean, SD, CV %,
+//! 95 % CI, pass counts, round-to-round Spearman stability and tie groups.
+
+use std::collections::{BTreeMap, HashMap};
+
+use serde::Serialize;
+
+use super::dataset::{Bench, Dataset, Sample};
+use super::stats::{self, Correlation, ALPHA};
+
+/// Spearman correlation of one model's per-instance scores between two rounds.
+#[derive(Debug, Clone, Serialize, PartialEq)]
+pub struct RoundPair {
+    /// First round (0-based position among the model's rounds).
+    pub a: usize,
+    /// Second round.
+    pub b: usize,
+    /// ρ, p and n (instances present in both rounds); `null` when undefined (constant scores).
+    pub spearman: Option<Correlation>,
+}
+
+/// Stability of a model's per-instance scores across rounds.
+#[derive(Debug, Clone, Serialize, PartialEq)]
+pub struct Stability {
+    /// Mean ρ over the defined round pairs.
+    pub mean: Option<f64>,
+    /// Smallest ρ.
+    pub min: Option<f64>,
+    /// Largest ρ.
+    pub max: Option<f64>,
+    /// Every pair of rounds.
+    pub pairs: Vec<RoundPair>,
+}
+
+/// One model's figures for one benchmark.
+#[derive(Debug, Clone, Serialize, PartialEq)]
+pub struct ModelSummary {
+    /// Model name.
+    pub model: String,
+    /// Number of rounds (repetitions) found.
+    pub rounds: usize,
+    /// The per-round figure (questbench: sum of task points; others: mean score × 100).
+    pub per_round: Vec<f64>,
+    /// Mean of `per_round`.
+    pub mean: f64,
+    /// Sample SD of `per_round` (`null` below two rounds).
+    pub sd: Option<f64>,
+    /// CV % of `per_round`.
+    pub cv_pct: Option<f64>,
+    /// 95 % CI of the mean (Student t, n − 1 df).
+    pub ci95: Option<[f64; 2]>,
+    /// Mean number of passed samples per round.
+    pub pass_count: f64,
+    /// Round-to-round rank stability.
+    pub spearman: Stability,
+    /// Tie group (1 = top group); models in one group are not separable at α = 0.05.
+    pub group: usize,
+}
+
+/// Buckets samples by model id (model ids in name order).
+pub fn by_model<'a>(ds: &'a Dataset, b: Bench) -> Vec<(u32, Vec<&'a Sample>)> {
+    let mut m: HashMap<u32, Vec<&Sample>> = HashMap::new();
+    for s in ds.of(b) {
+        m.entry(s.model).or_default().push(s);
+    }
+    let mut v: Vec<_> = m.into_iter().collect();
+    v.sort_by(|x, y| ds.name(x.0).cmp(ds.name(y.0)));
+    v
+}
+
+/// The per-round figure of a bucket of samples.
+pub fn round_value(b: Bench, samples: &[&Sample]) -> f64 {
+    let sum: f64 = samples.iter().map(|s| s.score as f64 * 100.0).sum();
+    match b {
+        Bench::Questbench => sum,
+        _ if samples.is_empty() => 0.0,
+        _ => sum / samples.len() as f64,
+    }
+}
+
+/// Groups samples by round key, in round order.
+pub fn by_round<'a>(samples: &[&'a Sample]) -> BTreeMap<u64, Vec<&'a Sample>> {
+    let mut m: BTreeMap<u64, Vec<&Sample>> = BTreeMap::new();
+    for s in samples {
+        m.entry(s.round_key()).or_default().push(s);
+    }
+    m
+}
+
+fn stability(rounds: &BTreeMap<u64, Vec<&Sample>>) -> Stability {
+    let maps: Vec<HashMap<u32, f64>> = rounds
+        .values()
+        .map(|v| v.iter().map(|s| (s.instance, s.score as f64)).collect())
+        .collect();
+    let mut pairs = Vec::new();
+    for a in 0..maps.len() {
+        for b in a + 1..maps.len() {
+            let mut keys: Vec<u32> = maps[a]
+                .keys()
+                .filter(|k| maps[b].contains_key(k))
+                .copied()
+                .collect();
+            keys.sort_unstable();
+            let x: Vec<f64> = keys.iter().map(|k| maps[a][k]).collect();
+            let y: Vec<f64> = keys.iter().map(|k| maps[b][k]).collect();
+            pairs.push(RoundPair {
+                a,
+                b,
+                spearman: stats::spearman(&x, &y),
+            });
+        }
+    }
+    let rhos: Vec<f64> = pairs
+        .iter()
+        .filter_map(|p| p.spearman.map(|c| c.rho))
+        .collect();
+    Stability {
+        mean: stats::mean(&rhos),
+        min: rhos.iter().copied().reduce(f64::min),
+        max: rhos.iter().copied().reduce(f64::max),
+        pairs,
+    }
+}
+
+/// Per-instance mean score of a model.
+fn instance_means(samples: &[&Sample]) -> HashMap<u32, f64> {
+    let mut acc: HashMap<u32, (f64, u32)> = HashMap::new();
+    for s in samples {
+        let e = acc.entry(s.instance).or_default();
+        e.0 += s.score as f64;
+        e.1 += 1;
+    }
+    acc.into_iter()
+        .map(|(k, (s, n))| (k, s / n as f64))
+        .collect()
+}
+
+/// Whether two models are separable at α = 0.05: Welch's t-test on their per-round figures when
+/// both have ≥ 2 rounds, otherwise the exact sign test on their paired per-instance mean scores.
+pub fn separable(
+    a: &ModelSummary,
+    b: &ModelSummary,
+    ia: &HashMap<u32, f64>,
+    ib: &HashMap<u32, f64>,
+) -> bool {
+    if let Some(p) = stats::welch_p(&a.per_round, &b.per_round) {
+        return p < ALPHA;
+    }
+    let (mut wins, mut losses) = (0u64, 0u64);
+    for (k, x) in ia {
+        if let Some(y) = ib.get(k) {
+            if x > y {
+                wins += 1;
+            } else if y > x {
+                losses += 1;
+            }
+        }
+    }
+    stats::binomial_two_sided(wins, wins + losses) < ALPHA
+}
+
+/// Every model's summary for one benchmark, best mean first, with tie groups.
+pub fn summaries(ds: &Dataset, b: Bench) -> Vec<ModelSummary> {
+    let mut rows: Vec<(ModelSummary, HashMap<u32, f64>)> = by_model(ds, b)
+        .into_iter()
+        .map(|(model, samples)| {
+            let rounds = by_round(&samples);
+            let per_round: Vec<f64> = rounds.values().map(|v| round_value(b, v)).collect();
+            let passes = samples.iter().filter(|s| s.passed).count() as f64;
+            let summary = ModelSummary {
+                model: ds.name(model).to_string(),
+                rounds: per_round.len(),
+                mean: stats::mean(&per_round).unwrap_or(0.0),
+                sd: stats::sd(&per_round),
+                cv_pct: stats::cv_pct(&per_round),
+                ci95: stats::ci95(&per_round),
+                pass_count: passes / per_round.len().max(1) as f64,
+                spearman: stability(&rounds),
+                per_round,
+                group: 0,
+            };
+            (summary, instance_means(&samples))
+        })
+        .collect();
+    rows.sort_by(|x, y| {
+        y.0.mean
+            .total_cmp(&x.0.mean)
+            .then_with(|| x.0.model.cmp(&y.0.model))
+    });
+    let groups = stats::tie_groups(rows.len(), |i, j| {
+        separable(&rows[i].0, &rows[j].0, &rows[i].1, &rows[j].1)
+    });
+    rows.into_iter()
+        .zip(groups)
+        .map(|((mut s, _), g)| {
+            s.group = g;
+            s
+        })
+        .collect()
+}
