@@ -214,7 +214,7 @@ pub fn tables(ds: &Dataset) -> Option<QuestTables> {
                     .map(|v| {
                         v.iter()
                             .filter(|x| is_kind(ds, x, k))
-                            .map(|x| x.score as f64 * 100.0)
+                            .map(|x| x.score * 100.0)
                             .sum()
                     })
                     .collect();
@@ -261,14 +261,13 @@ pub fn tables(ds: &Dataset) -> Option<QuestTables> {
             .fold((0.0, 0.0), |a, (o, k)| (a.0 + o, a.1 + k));
         composite.push(CompositeRow {
             model: model.clone(),
-            score: comp.iter().map(|s| s.score as f64 * 100.0).sum::<f64>() / rounds,
+            score: comp.iter().map(|s| s.score * 100.0).sum::<f64>() / rounds,
             pass_count: comp.iter().filter(|s| s.passed).count() as f64 / rounds,
             mean_k_act: stats::mean(&kacts),
             efficiency_pct: (sum_act > 0.0).then(|| sum_opt / sum_act * 100.0),
         });
         let avg = |v: &[&&Sample]| {
-            stats::mean(&v.iter().map(|s| s.score as f64 * 100.0).collect::<Vec<_>>())
-                .unwrap_or(0.0)
+            stats::mean(&v.iter().map(|s| s.score * 100.0).collect::<Vec<_>>()).unwrap_or(0.0)
         };
         quadrants.push(QuadrantRow {
             model: model.clone(),

@@ -58,7 +58,7 @@ pub struct ModelSummary {
 }
 
 /// Buckets samples by model id (model ids in name order).
-pub fn by_model<'a>(ds: &'a Dataset, b: Bench) -> Vec<(u32, Vec<&'a Sample>)> {
+pub fn by_model(ds: &Dataset, b: Bench) -> Vec<(u32, Vec<&Sample>)> {
     let mut m: HashMap<u32, Vec<&Sample>> = HashMap::new();
     for s in ds.of(b) {
         m.entry(s.model).or_default().push(s);
@@ -70,7 +70,7 @@ pub fn by_model<'a>(ds: &'a Dataset, b: Bench) -> Vec<(u32, Vec<&'a Sample>)> {
 
 /// The per-round figure of a bucket of samples.
 pub fn round_value(b: Bench, samples: &[&Sample]) -> f64 {
-    let sum: f64 = samples.iter().map(|s| s.score as f64 * 100.0).sum();
+    let sum: f64 = samples.iter().map(|s| s.score * 100.0).sum();
     match b {
         Bench::Questbench => sum,
         _ if samples.is_empty() => 0.0,
@@ -90,7 +90,7 @@ pub fn by_round<'a>(samples: &[&'a Sample]) -> BTreeMap<u64, Vec<&'a Sample>> {
 fn stability(rounds: &BTreeMap<u64, Vec<&Sample>>) -> Stability {
     let maps: Vec<HashMap<u32, f64>> = rounds
         .values()
-        .map(|v| v.iter().map(|s| (s.instance, s.score as f64)).collect())
+        .map(|v| v.iter().map(|s| (s.instance, s.score)).collect())
         .collect();
     let mut pairs = Vec::new();
     for a in 0..maps.len() {
@@ -127,7 +127,7 @@ fn instance_means(samples: &[&Sample]) -> HashMap<u32, f64> {
     let mut acc: HashMap<u32, (f64, u32)> = HashMap::new();
     for s in samples {
         let e = acc.entry(s.instance).or_default();
-        e.0 += s.score as f64;
+        e.0 += s.score;
         e.1 += 1;
     }
     acc.into_iter()
