@@ -8,7 +8,7 @@ use serde::Serialize;
 
 use super::dataset::{Bench, Dataset, Sample};
 use super::stats;
-use super::summary::{by_model, by_round, summaries, ModelSummary};
+use super::summary::{by_model, by_round, rank_stability, summaries, ModelSummary, Stability};
 
 /// Below this CompositeAvg (points out of 100) a model is "Atomic-Only" whatever its medians say.
 pub const ATOMIC_ONLY_BELOW: f64 = 5.0;
@@ -138,6 +138,8 @@ pub struct QuestTables {
     /// Per-model statistics over rounds (per-round total points), with every round pair's
     /// Spearman ρ and p-value.
     pub summary: Vec<ModelSummary>,
+    /// Agreement of the model ranking (per-round totals) between every pair of rounds.
+    pub rank_stability: Stability,
     /// Table 1.
     pub leaderboard: Vec<LeaderRow>,
     /// Table 2.
@@ -335,6 +337,7 @@ pub fn tables(ds: &Dataset) -> Option<QuestTables> {
         q.quadrant = quadrant(q.atomic_avg, q.composite_avg, med_a, med_c).to_string();
     }
     Some(QuestTables {
+        rank_stability: rank_stability(&summary),
         summary,
         leaderboard,
         composite,

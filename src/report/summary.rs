@@ -198,3 +198,74 @@ pub fn summaries(ds: &Dataset, b: Bench) -> Vec<ModelSummary> {
         })
         .collect()
 }
+
+/// Agreement of the model ranking between rounds: Spearman ρ between the models' figures in round
+/// position a and round position b (the i-th round of every model), for every pair of positions.
+pub fn rank_stability(rows: &[ModelSummary]) -> Stability {
+    let max_rounds = rows.iter().map(|r| r.per_round.len()).max().unwrap_or(0);
+    let mut pairs = Vec::new();
+    for a in 0..max_rounds {
+        for b in a + 1..max_rounds {
+            let (x, y): (Vec<f64>, Vec<f64>) = rows
+                .iter()
+                .filter(|r| r.per_round.len() > b)
+                .map(|r| (r.per_round[a], r.per_round[b]))
+                .unzip();
+            pairs.push(RoundPair {
+                a,
+                b,
+                spearman: stats::spearman(&x, &y),
+            });
+        }
+    }
+    let rhos: Vec<f64> = pairs
+        .iter()
+        .filter_map(|p| p.spearman.map(|c| c.rho))
+        .collect();
+    Stability {
+        mean: stats::mean(&rhos),
+        min: rhos.iter().copied().reduce(f64::min),
+        max: rhos.iter().copied().reduce(f64::max),
+        pairs,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn row(model: &str, per_round: &[f64]) -> ModelSummary {
+        ModelSummary {
+            model: model.into(),
+            rounds: per_round.len(),
+            per_round: per_round.to_vec(),
+            mean: 0.0,
+            sd: None,
+            cv_pct: None,
+            ci95: None,
+            pass_count: 0.0,
+            spearman: Stability {
+                mean: None,
+                min: None,
+                max: None,
+                pairs: vec![],
+            },
+            group: 0,
+        }
+    }
+
+    #[test]
+    fn rank_stability_compares_model_orders_between_rounds() {
+        // Round 0 order A > B > C; round 1 the same; round 2 reversed.
+        let rows = [
+            row("A", &[9.0, 8.0, 1.0]),
+            row("B", &[5.0, 5.0, 5.0]),
+            row("C", &[1.0, 2.0, 9.0]),
+        ];
+        let s = rank_stability(&rows);
+        let rhos: Vec<f64> = s.pairs.iter().map(|p| p.spearman.unwrap().rho).collect();
+        assert_eq!(rhos, vec![1.0, -1.0, -1.0]);
+        assert_eq!((s.min, s.max), (Some(-1.0), Some(1.0)));
+        assert!((s.mean.unwrap() + 1.0 / 3.0).abs() < 1e-12);
+    }
+}
