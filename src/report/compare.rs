@@ -62,8 +62,8 @@ pub fn compare_samples(
         .filter_map(|s| ib.get(&(s.instance, s.round)).map(|t| (*s, *t)))
         .collect();
     pairs.sort_by_key(|(s, _)| (s.instance, s.round));
-    let xa: Vec<f64> = pairs.iter().map(|p| p.0.score as f64 * 100.0).collect();
-    let xb: Vec<f64> = pairs.iter().map(|p| p.1.score as f64 * 100.0).collect();
+    let xa: Vec<f64> = pairs.iter().map(|p| p.0.score * 100.0).collect();
+    let xb: Vec<f64> = pairs.iter().map(|p| p.1.score * 100.0).collect();
     let diff = stats::paired_bootstrap(&xa, &xb, RESAMPLES, seed)?;
     let wins_a = xa.iter().zip(&xb).filter(|(x, y)| x > y).count() as u64;
     let wins_b = xa.iter().zip(&xb).filter(|(x, y)| x < y).count() as u64;

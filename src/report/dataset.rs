@@ -141,11 +141,7 @@ impl Metrics {
         let Ok(Value::Object(o)) = serde_json::from_str::<Value>(text) else {
             return m;
         };
-        let get = |k: &str| {
-            o.get(k)
-                .and_then(Value::as_f64)
-                .map_or(MISSING, |v| v as f64)
-        };
+        let get = |k: &str| o.get(k).and_then(Value::as_f64).map_or(MISSING, |v| v);
         m.format = get("format");
         m.logic = get("logic");
         m.param = get("param");
@@ -301,7 +297,7 @@ impl Dataset {
                     difficulty: id(text(9)?),
                     outcome: id(text(10)?),
                     score: if score.is_finite() {
-                        score.clamp(0.0, 1.0) as f64
+                        score.clamp(0.0, 1.0)
                     } else {
                         0.0
                     },
@@ -313,7 +309,7 @@ impl Dataset {
                     k_opt: row
                         .try_get::<Option<i64>, _>(15)?
                         .map(|v| v.clamp(0, u16::MAX as i64) as u16),
-                    cost_usd: row.try_get::<f64, _>(16)? as f64,
+                    cost_usd: row.try_get::<f64, _>(16)?,
                 };
                 ds.samples.push(sample);
             }

@@ -177,11 +177,11 @@ pub fn sample_rows(ds: &Dataset) -> Vec<SampleRow<'_>> {
             subcategory: ds.name(s.subcategory),
             difficulty: ds.name(s.difficulty),
             outcome: ds.name(s.outcome),
-            score: s.score as f64,
+            score: s.score,
             passed: s.passed,
             k_act: s.k_act,
             k_opt: s.k_opt,
-            cost_usd: s.cost_usd as f64,
+            cost_usd: s.cost_usd,
             metrics: serde_json::from_str(&super::synth::metrics_json(s)).unwrap_or_default(),
         })
         .collect()
@@ -198,7 +198,7 @@ pub fn samples_csv(ds: &Dataset) -> String {
         if v.is_nan() {
             String::new()
         } else {
-            format!("{}", v as f64)
+            format!("{}", { v })
         }
     };
     for s in &ds.samples {
@@ -216,11 +216,11 @@ pub fn samples_csv(ds: &Dataset) -> String {
             cell(ds.name(s.subcategory)),
             cell(ds.name(s.difficulty)),
             cell(ds.name(s.outcome)),
-            format!("{}", s.score as f64),
+            format!("{}", { s.score }),
             s.passed.to_string(),
             opt(s.k_act),
             opt(s.k_opt),
-            format!("{}", s.cost_usd as f64),
+            format!("{}", { s.cost_usd }),
             m(x.format),
             m(x.logic),
             m(x.param),

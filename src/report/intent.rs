@@ -98,12 +98,7 @@ pub struct IntentTables {
 }
 
 fn mean_of(v: &[&Sample], f: impl Fn(&Sample) -> f64) -> Option<f64> {
-    let xs: Vec<f64> = v
-        .iter()
-        .map(|s| f(s))
-        .filter(|x| !x.is_nan())
-        .map(f64::from)
-        .collect();
+    let xs: Vec<f64> = v.iter().map(|s| f(s)).filter(|x| !x.is_nan()).collect();
     super::stats::mean(&xs)
 }
 

@@ -113,7 +113,7 @@ pub struct CostRow {
 }
 
 fn mean_score(v: &[&Sample]) -> Option<f64> {
-    stats::mean(&v.iter().map(|s| s.score as f64).collect::<Vec<_>>())
+    stats::mean(&v.iter().map(|s| s.score).collect::<Vec<_>>())
 }
 
 /// The cross-benchmark profile.
@@ -158,9 +158,8 @@ pub fn profile(ds: &Dataset) -> Vec<ProfileRow> {
         .map(|(model, m)| {
             let get = |k: &str| m.get(k).and_then(|v| mean_score(v));
             let full = |k: &str| {
-                m.get(k).map(|v| {
-                    v.iter().filter(|s| s.passed).count() as f64 / v.len() as f64
-                })
+                m.get(k)
+                    .map(|v| v.iter().filter(|s| s.passed).count() as f64 / v.len() as f64)
             };
             let robustness = match (full("optimal"), full("flawed")) {
                 (Some(o), Some(f)) if o > 0.0 => Some((f / o).min(1.0)),
@@ -169,7 +168,13 @@ pub fn profile(ds: &Dataset) -> Vec<ProfileRow> {
             let intent = m.get("intent").and_then(|v| {
                 stats::mean(
                     &v.iter()
-                        .map(|s| if s.metrics.final_.is_nan() { s.score } else { s.metrics.final_ } as f64)
+                        .map(|s| {
+                            if s.metrics.final_.is_nan() {
+                                s.score
+                            } else {
+                                s.metrics.final_
+                            }
+                        })
                         .collect::<Vec<_>>(),
                 )
             });
@@ -189,8 +194,8 @@ pub fn cost(ds: &Dataset) -> Vec<CostRow> {
     let mut ids: HashMap<(Bench, u32), (f64, f64, usize)> = HashMap::new();
     for s in &ds.samples {
         let e = ids.entry((s.bench, s.model)).or_default();
-        e.0 += s.cost_usd as f64;
-        e.1 += s.score as f64;
+        e.0 += s.cost_usd;
+        e.1 += s.score;
         e.2 += 1;
     }
     let cells: BTreeMap<(Bench, String), (f64, f64, usize)> = ids

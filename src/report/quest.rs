@@ -8,7 +8,7 @@ use serde::Serialize;
 
 use super::dataset::{Bench, Dataset, Sample};
 use super::stats;
-use super::summary::{by_model, by_round, summaries, ModelSummary};
+use super::summary::{by_model, by_round, rank_stability, summaries, ModelSummary, Stability};
 
 /// Below this CompositeAvg (points out of 100) a model is "Atomic-Only" whatever its medians say.
 pub const ATOMIC_ONLY_BELOW: f64 = 5.0;
@@ -138,6 +138,8 @@ pub struct QuestTables {
     /// Per-model statistics over rounds (per-round total points), with every round pair's
     /// Spearman ρ and p-value.
     pub summary: Vec<ModelSummary>,
+    /// Agreement of the model ranking (per-round totals) between every pair of rounds.
+    pub rank_stability: Stability,
     /// Table 1.
     pub leaderboard: Vec<LeaderRow>,
     /// Table 2.
@@ -214,7 +216,7 @@ pub fn tables(ds: &Dataset) -> Option<QuestTables> {
                     .map(|v| {
                         v.iter()
                             .filter(|x| is_kind(ds, x, k))
-                            .map(|x| x.score as f64 * 100.0)
+                            .map(|x| x.score * 100.0)
                             .sum()
                     })
                     .collect();
@@ -261,14 +263,13 @@ pub fn tables(ds: &Dataset) -> Option<QuestTables> {
             .fold((0.0, 0.0), |a, (o, k)| (a.0 + o, a.1 + k));
         composite.push(CompositeRow {
             model: model.clone(),
-            score: comp.iter().map(|s| s.score as f64 * 100.0).sum::<f64>() / rounds,
+            score: comp.iter().map(|s| s.score * 100.0).sum::<f64>() / rounds,
             pass_count: comp.iter().filter(|s| s.passed).count() as f64 / rounds,
             mean_k_act: stats::mean(&kacts),
             efficiency_pct: (sum_act > 0.0).then(|| sum_opt / sum_act * 100.0),
         });
         let avg = |v: &[&&Sample]| {
-            stats::mean(&v.iter().map(|s| s.score as f64 * 100.0).collect::<Vec<_>>())
-                .unwrap_or(0.0)
+            stats::mean(&v.iter().map(|s| s.score * 100.0).collect::<Vec<_>>()).unwrap_or(0.0)
         };
         quadrants.push(QuadrantRow {
             model: model.clone(),
@@ -336,6 +337,7 @@ pub fn tables(ds: &Dataset) -> Option<QuestTables> {
         q.quadrant = quadrant(q.atomic_avg, q.composite_avg, med_a, med_c).to_string();
     }
     Some(QuestTables {
+        rank_stability: rank_stability(&summary),
         summary,
         leaderboard,
         composite,

@@ -244,9 +244,9 @@ pub fn tie_groups(n: usize, mut separable: impl FnMut(usize, usize) -> bool) -> 
             continue;
         }
         group[leader] = next;
-        for j in leader + 1..n {
-            if group[j] == 0 && !separable(leader, j) {
-                group[j] = next;
+        for (j, g) in group.iter_mut().enumerate().skip(leader + 1) {
+            if *g == 0 && !separable(leader, j) {
+                *g = next;
             }
         }
         next += 1;

@@ -58,7 +58,7 @@ pub struct ModelSummary {
 }
 
 /// Buckets samples by model id (model ids in name order).
-pub fn by_model<'a>(ds: &'a Dataset, b: Bench) -> Vec<(u32, Vec<&'a Sample>)> {
+pub fn by_model(ds: &Dataset, b: Bench) -> Vec<(u32, Vec<&Sample>)> {
     let mut m: HashMap<u32, Vec<&Sample>> = HashMap::new();
     for s in ds.of(b) {
         m.entry(s.model).or_default().push(s);
@@ -70,7 +70,7 @@ pub fn by_model<'a>(ds: &'a Dataset, b: Bench) -> Vec<(u32, Vec<&'a Sample>)> {
 
 /// The per-round figure of a bucket of samples.
 pub fn round_value(b: Bench, samples: &[&Sample]) -> f64 {
-    let sum: f64 = samples.iter().map(|s| s.score as f64 * 100.0).sum();
+    let sum: f64 = samples.iter().map(|s| s.score * 100.0).sum();
     match b {
         Bench::Questbench => sum,
         _ if samples.is_empty() => 0.0,
@@ -90,7 +90,7 @@ pub fn by_round<'a>(samples: &[&'a Sample]) -> BTreeMap<u64, Vec<&'a Sample>> {
 fn stability(rounds: &BTreeMap<u64, Vec<&Sample>>) -> Stability {
     let maps: Vec<HashMap<u32, f64>> = rounds
         .values()
-        .map(|v| v.iter().map(|s| (s.instance, s.score as f64)).collect())
+        .map(|v| v.iter().map(|s| (s.instance, s.score)).collect())
         .collect();
     let mut pairs = Vec::new();
     for a in 0..maps.len() {
@@ -127,7 +127,7 @@ fn instance_means(samples: &[&Sample]) -> HashMap<u32, f64> {
     let mut acc: HashMap<u32, (f64, u32)> = HashMap::new();
     for s in samples {
         let e = acc.entry(s.instance).or_default();
-        e.0 += s.score as f64;
+        e.0 += s.score;
         e.1 += 1;
     }
     acc.into_iter()
@@ -197,4 +197,75 @@ pub fn summaries(ds: &Dataset, b: Bench) -> Vec<ModelSummary> {
             s
         })
         .collect()
+}
+
+/// Agreement of the model ranking between rounds: Spearman ρ between the models' figures in round
+/// position a and round position b (the i-th round of every model), for every pair of positions.
+pub fn rank_stability(rows: &[ModelSummary]) -> Stability {
+    let max_rounds = rows.iter().map(|r| r.per_round.len()).max().unwrap_or(0);
+    let mut pairs = Vec::new();
+    for a in 0..max_rounds {
+        for b in a + 1..max_rounds {
+            let (x, y): (Vec<f64>, Vec<f64>) = rows
+                .iter()
+                .filter(|r| r.per_round.len() > b)
+                .map(|r| (r.per_round[a], r.per_round[b]))
+                .unzip();
+            pairs.push(RoundPair {
+                a,
+                b,
+                spearman: stats::spearman(&x, &y),
+            });
+        }
+    }
+    let rhos: Vec<f64> = pairs
+        .iter()
+        .filter_map(|p| p.spearman.map(|c| c.rho))
+        .collect();
+    Stability {
+        mean: stats::mean(&rhos),
+        min: rhos.iter().copied().reduce(f64::min),
+        max: rhos.iter().copied().reduce(f64::max),
+        pairs,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn row(model: &str, per_round: &[f64]) -> ModelSummary {
+        ModelSummary {
+            model: model.into(),
+            rounds: per_round.len(),
+            per_round: per_round.to_vec(),
+            mean: 0.0,
+            sd: None,
+            cv_pct: None,
+            ci95: None,
+            pass_count: 0.0,
+            spearman: Stability {
+                mean: None,
+                min: None,
+                max: None,
+                pairs: vec![],
+            },
+            group: 0,
+        }
+    }
+
+    #[test]
+    fn rank_stability_compares_model_orders_between_rounds() {
+        // Round 0 order A > B > C; round 1 the same; round 2 reversed.
+        let rows = [
+            row("A", &[9.0, 8.0, 1.0]),
+            row("B", &[5.0, 5.0, 5.0]),
+            row("C", &[1.0, 2.0, 9.0]),
+        ];
+        let s = rank_stability(&rows);
+        let rhos: Vec<f64> = s.pairs.iter().map(|p| p.spearman.unwrap().rho).collect();
+        assert_eq!(rhos, vec![1.0, -1.0, -1.0]);
+        assert_eq!((s.min, s.max), (Some(-1.0), Some(1.0)));
+        assert!((s.mean.unwrap() + 1.0 / 3.0).abs() < 1e-12);
+    }
 }

@@ -121,12 +121,12 @@ impl Builder {
             subcategory: n.id(labels[2]),
             difficulty: n.id(labels[3]),
             outcome: n.id(outcome),
-            score: score as f64,
+            score,
             passed,
             metrics,
             k_act: k.0,
             k_opt: k.1,
-            cost_usd: cost as f64,
+            cost_usd: cost,
         };
         self.ds.samples.push(s);
     }
@@ -282,13 +282,13 @@ pub fn generate(spec: &SynthSpec) -> Dataset {
                         0.0
                     };
                     let metrics = Metrics {
-                        format: format as f64,
-                        logic: logic as f64,
-                        param: param as f64,
-                        pass: pass as f64,
-                        final_: fin as f64,
-                        exec: exec as f64,
-                        state_eq: eq as f64,
+                        format,
+                        logic,
+                        param,
+                        pass,
+                        final_: fin,
+                        exec,
+                        state_eq: eq,
                     };
                     let outcome = if format == 0.0 {
                         "format_error"
@@ -415,12 +415,12 @@ pub async fn write_store(pool: &SqlitePool, ds: &Dataset) -> Result<(), ReportEr
         .bind(ds.name(s.subcategory))
         .bind(ds.name(s.difficulty))
         .bind(ds.name(s.outcome))
-        .bind(s.score as f64)
+        .bind(s.score)
         .bind(s.passed as i64)
         .bind(metrics)
         .bind(s.k_act.map(i64::from))
         .bind(s.k_opt.map(i64::from))
-        .bind(s.cost_usd as f64)
+        .bind(s.cost_usd)
         .execute(&mut *tx)
         .await?;
     }
@@ -442,7 +442,7 @@ pub fn metrics_json(s: &Sample) -> String {
         ("state_eq", m.state_eq),
     ] {
         if !v.is_nan() {
-            o.insert(k.into(), serde_json::json!(v as f64));
+            o.insert(k.into(), serde_json::json!(v));
         }
     }
     serde_json::Value::Object(o).to_string()

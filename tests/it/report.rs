@@ -788,7 +788,7 @@ async fn cli_report_and_compare_json_shape_and_errors() {
 fn redact(svg: &str) -> String {
     // Charts carry no ids or dates today; redact them anyway so a future title cannot break snapshots.
     let mut out = String::with_capacity(svg.len());
-    for word in svg.split_inclusive(|c: char| c == '"' || c == '>' || c == '<' || c == ' ') {
+    for word in svg.split_inclusive(['"', '>', '<', ' ']) {
         let w = word.trim_end_matches(['"', '>', '<', ' ']);
         let tail = &word[w.len()..];
         let is_run = w.starts_with("run-") && w.len() == 24;
