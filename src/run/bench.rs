@@ -8,7 +8,7 @@ use std::time::{Duration, Instant};
 use serde::Serialize;
 use tokio::sync::mpsc;
 
-use super::{start, Event, Message, Progress, RunContext, RunError, RunSpec};
+use super::{start, Event, LoadBenchmarks, Message, Progress, RunContext, RunError, RunSpec};
 use crate::llm::{Loopback, ModelAgent, ModelSpec, Provider};
 use crate::store::Store;
 use crate::Config;
@@ -87,12 +87,13 @@ fn spec(base_url: &str, tasks: usize, rounds: u32, concurrency: usize) -> RunSpe
 pub async fn orchestrator(
     config: &Config,
     samples: usize,
+    benchmarks: LoadBenchmarks,
 ) -> Result<OrchestratorFigures, RunError> {
     let dir = tempfile::tempdir().map_err(bench_err)?;
     let mut config = config.clone();
     config.data_dir = dir.path().to_path_buf();
     let store = Store::open(&dir.path().join("bench.db")).await?;
-    let ctx = RunContext::new(config.clone(), store.clone());
+    let ctx = RunContext::new(config.clone(), store.clone(), benchmarks);
 
     let fast = Loopback::start(Duration::ZERO).await.map_err(bench_err)?;
     let tasks = samples.clamp(1, 300);

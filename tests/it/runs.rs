@@ -15,6 +15,7 @@ use axum::http::StatusCode;
 use axum::response::{IntoResponse, Response};
 use axum::routing::post;
 use axum::Router;
+use crucible::catalog::loader;
 use crucible::llm::Loopback;
 use crucible::run::{self, Progress, RunContext, RunSpec};
 use crucible::store::Store;
@@ -58,7 +59,7 @@ async fn temp_store() -> (tempfile::TempDir, Store) {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_multi_benchmark_run_of_builtin_agents_is_stored_reproducible_and_rescores_equal() {
     let (_dir, store) = temp_store().await;
-    let mut ctx = RunContext::new(crucible::Config::test(), store.clone());
+    let mut ctx = RunContext::new(crucible::Config::test(), store.clone(), loader());
     let (tx, mut rx) = tokio::sync::mpsc::unbounded_channel();
     ctx.progress = Some(tx);
     let mut s = spec(
@@ -149,7 +150,7 @@ async fn a_multi_benchmark_run_of_builtin_agents_is_stored_reproducible_and_resc
     let original = results(&store, &report.run_id).await;
 
     // Same seed → same results, sample for sample.
-    let ctx = RunContext::new(crucible::Config::test(), store.clone());
+    let ctx = RunContext::new(crucible::Config::test(), store.clone(), loader());
     let again = run::start(&ctx, s).await.unwrap();
     assert_eq!(results(&store, &again.run_id).await, original);
 
@@ -168,7 +169,7 @@ async fn a_run_against_the_loopback_provider_records_usage_per_sample() {
     let (dir, store) = temp_store().await;
     let mut config = crucible::Config::test();
     config.data_dir = dir.path().join("data");
-    let ctx = RunContext::new(config, store.clone());
+    let ctx = RunContext::new(config, store.clone(), loader());
     let mut s = spec(&["intent2tx", "pilot"], &["openai-compatible:loopback"]);
     s.base_url = Some(server.base_url());
     s.limit = Some(3);
@@ -187,7 +188,7 @@ async fn a_run_against_the_loopback_provider_records_usage_per_sample() {
     let calls = server.requests();
     assert!(calls >= samples.len() as u64, "{calls} calls");
     // A repeated run is answered from the response cache: the server sees no new call.
-    let ctx2 = RunContext::new(ctx.config.clone(), store.clone());
+    let ctx2 = RunContext::new(ctx.config.clone(), store.clone(), loader());
     let mut s2 = spec(&["intent2tx"], &["openai-compatible:loopback"]);
     s2.base_url = Some(server.base_url());
     s2.limit = Some(3);
@@ -238,7 +239,7 @@ async fn a_429_500_garbage_storm_completes_with_bounded_retries_and_recorded_fai
     let (dir, store) = temp_store().await;
     let mut config = crucible::Config::test();
     config.data_dir = dir.path().join("data");
-    let ctx = RunContext::new(config, store.clone());
+    let ctx = RunContext::new(config, store.clone(), loader());
     let mut s = spec(&["intent2tx"], &["openai-compatible:storm"]);
     s.base_url = Some(url);
     s.limit = Some(6);
