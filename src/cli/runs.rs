@@ -419,8 +419,7 @@ pub async fn agents(config: &Config, cmd: AgentsCmd) -> Result<()> {
 
 /// `crucible bench orchestrator`.
 pub async fn bench_orchestrator(config: &Config, json_out: bool, samples: usize) -> Result<()> {
-    let f =
-        crucible::run::bench::orchestrator(config, samples, crucible::catalog::loader()).await?;
+    let f = crucible::run::bench::orchestrator(config, samples).await?;
     let v = serde_json::to_value(&f)?;
     if json_out {
         out!("{}", serde_json::to_string_pretty(&v)?);
