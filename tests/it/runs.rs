@@ -587,3 +587,162 @@ async fn bad_input_gets_errors_that_name_the_problem_and_loses_nothing_stored() 
         .stdout;
     assert_eq!(before, after, "nothing stored was lost or changed");
 }
+
+/// A chain benchmark whose "node" dies: instance `i1` fails with an infrastructure error on the
+/// first chain; instance `i9` fails on every chain.
+struct Flaky {
+    generation: u64,
+    calls: AtomicU64,
+}
+
+impl run::Benchmark for Flaky {
+    fn name(&self) -> &'static str {
+        "flaky"
+    }
+    fn instances(&self) -> Vec<String> {
+        (0..10).map(|i| format!("i{i}")).collect()
+    }
+    fn meta(&self, instance: &str) -> Result<run::InstanceMeta, run::RunError> {
+        Ok(run::InstanceMeta {
+            task: instance.into(),
+            ..Default::default()
+        })
+    }
+    fn builtin_agents(&self) -> Vec<&'static str> {
+        vec!["echo"]
+    }
+    fn builtin_agent(
+        &self,
+        _: &str,
+        instance: &str,
+        _: u64,
+    ) -> Result<Box<dyn run::Agent + '_>, run::RunError> {
+        Ok(Box::new(run::FixedAgent::new("echo", instance)))
+    }
+    fn run<'a>(
+        &'a self,
+        instance: &'a str,
+        agent: &'a mut dyn run::Agent,
+        seed: u64,
+        _events: &'a mut (dyn FnMut(run::Event) + Send),
+    ) -> run::BoxFuture<'a, Result<run::SampleRecord, run::RunError>> {
+        Box::pin(async move {
+            self.calls.fetch_add(1, Ordering::SeqCst);
+            if instance == "i9" || (instance == "i1" && self.generation == 1) {
+                return Err(run::RunError::Benchmark(format!(
+                    "anvil (generation {}) is gone",
+                    self.generation
+                )));
+            }
+            let answer = agent.respond(&[]).await.unwrap_or_default();
+            Ok(run::SampleRecord {
+                benchmark: "flaky".into(),
+                instance: instance.into(),
+                agent: agent.name().into(),
+                seed,
+                outcome: "pass".into(),
+                score: 1.0,
+                passed: true,
+                transcript: vec![run::Message::new(run::Role::Assistant, answer)],
+                details: json!({}),
+                metrics: Default::default(),
+                k_act: None,
+                k_opt: None,
+            })
+        })
+    }
+}
+
+struct FlakySet {
+    boots: Arc<AtomicU64>,
+}
+
+impl run::Benchmarks for FlakySet {
+    fn needs_chain(&self, _: &str) -> bool {
+        true
+    }
+    fn shared(&self, _: &str) -> Option<Arc<dyn run::Benchmark>> {
+        None
+    }
+    fn boot_chain(&self) -> run::BoxFuture<'_, Result<run::ChainBenches, run::RunError>> {
+        let generation = self.boots.fetch_add(1, Ordering::SeqCst) + 1;
+        Box::pin(async move {
+            let mut m = run::ChainBenches::new();
+            m.insert(
+                "flaky",
+                Box::new(Flaky {
+                    generation,
+                    calls: AtomicU64::new(0),
+                }) as Box<dyn run::Benchmark>,
+            );
+            Ok(m)
+        })
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_dead_chain_restarts_the_worker_and_retries_the_sample_a_bounded_number_of_times() {
+    let boots = Arc::new(AtomicU64::new(0));
+    let b = Arc::clone(&boots);
+    let load: run::LoadBenchmarks = Arc::new(move |_: &crucible::Config, _: &RunSpec| {
+        Ok(Arc::new(FlakySet {
+            boots: Arc::clone(&b),
+        }) as Arc<dyn run::Benchmarks>)
+    });
+    let (_dir, store) = temp_store().await;
+    let mut ctx = RunContext::new(crucible::Config::test(), store.clone(), load);
+    let (tx, mut rx) = tokio::sync::mpsc::unbounded_channel();
+    ctx.progress = Some(tx);
+    let mut s = spec(&["flaky"], &["builtin:echo"]);
+    s.limit = Some(3);
+    s.concurrency = 1;
+    let report = run::start(&ctx, s.clone()).await.unwrap();
+    drop(ctx);
+    // Boot 1 plans; i1 kills it; boot 2 runs i1 and i2.
+    assert_eq!(boots.load(Ordering::SeqCst), 2);
+    assert_eq!((report.finished, report.samples, report.failed), (3, 3, 0));
+    assert_eq!(report.status, "finished");
+    let mut restarts = 0;
+    while let Some(p) = rx.recv().await {
+        if let Progress::WorkerRestarted { error, .. } = p {
+            assert!(error.contains("generation 1"), "{error}");
+            restarts += 1;
+        }
+    }
+    assert_eq!(restarts, 1);
+    let log = store.run_log(&report.run_id).await.unwrap();
+    assert!(
+        log.iter().any(|l| l.contains("worker_restarted")),
+        "{log:?}"
+    );
+
+    // An instance that fails on every chain is given up after 3 attempts and left missing.
+    boots.store(0, Ordering::SeqCst);
+    s.limit = None;
+    let ctx = RunContext::new(crucible::Config::test(), store.clone(), ctx_loader(&boots));
+    let report = run::start(&ctx, s).await.unwrap();
+    assert_eq!((report.samples, report.finished, report.failed), (10, 9, 1));
+    assert_eq!(report.status, "failed");
+    assert_eq!(
+        boots.load(Ordering::SeqCst),
+        1 + 1 + 2,
+        "plan, i1's restart, i9's two restarts"
+    );
+    let ids: Vec<String> = store
+        .samples(&report.run_id)
+        .await
+        .unwrap()
+        .into_iter()
+        .map(|(_, s)| s.instance)
+        .collect();
+    assert!(!ids.contains(&"i9".to_string()));
+}
+
+fn ctx_loader(boots: &Arc<AtomicU64>) -> run::LoadBenchmarks {
+    let b = Arc::clone(boots);
+    Arc::new(move |_: &crucible::Config, _: &RunSpec| {
+        Ok(Arc::new(FlakySet {
+            boots: Arc::clone(&b),
+        }) as Arc<dyn run::Benchmarks>)
+    })
+}
