@@ -746,3 +746,54 @@ fn ctx_loader(boots: &Arc<AtomicU64>) -> run::LoadBenchmarks {
         }) as Arc<dyn run::Benchmarks>)
     })
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_budget_stops_new_samples_and_a_resume_keeps_counting_what_was_spent() {
+    let server = Loopback::start(Duration::ZERO).await.unwrap();
+    let (dir, store) = temp_store().await;
+    let mut config = crucible::Config::test();
+    config.data_dir = dir.path().join("data");
+    std::fs::create_dir_all(&config.data_dir).unwrap();
+    std::fs::write(
+        config.data_dir.join("prices.json"),
+        r#"{"as_of": "test", "currency": "USD",
+            "models": {"loopback": {"input_per_mtok": 1000.0, "output_per_mtok": 0.0}}}"#,
+    )
+    .unwrap();
+    let ctx = RunContext::new(config.clone(), store.clone(), loader());
+    let mut s = spec(&["intent2tx"], &["openai-compatible:loopback"]);
+    s.base_url = Some(server.base_url());
+    s.limit = Some(10);
+    s.prompt_types = vec!["direct".into()];
+    s.intent_execute = false;
+    s.cache = false;
+    s.concurrency = 1;
+    s.budget_usd = Some(1.0);
+    let report = run::start(&ctx, s).await.unwrap();
+    assert_eq!(report.status, "cancelled");
+    let costs: Vec<f64> = store
+        .samples(&report.run_id)
+        .await
+        .unwrap()
+        .iter()
+        .map(|(_, s)| s.cost_usd)
+        .collect();
+    let spent: f64 = costs.iter().sum();
+    assert!(!costs.is_empty() && costs.len() < 10, "{costs:?}");
+    assert!(costs.iter().all(|c| *c > 0.0));
+    assert!(
+        spent >= 1.0 && spent - costs[costs.len() - 1] < 1.0,
+        "{costs:?}"
+    );
+    assert_eq!(
+        server.requests(),
+        costs.len() as u64,
+        "no call after the budget"
+    );
+    let log = store.run_log(&report.run_id).await.unwrap();
+    assert!(log.iter().any(|l| l.contains("budget_reached")), "{log:?}");
+    // The resumed run starts from what was spent, so it makes no new call either.
+    let resumed = run::resume(&ctx, &report.run_id).await.unwrap();
+    assert_eq!(resumed.finished, costs.len() as u64);
+    assert_eq!(server.requests(), costs.len() as u64);
+}
