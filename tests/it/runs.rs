@@ -797,3 +797,37 @@ async fn the_budget_stops_new_samples_and_a_resume_keeps_counting_what_was_spent
     assert_eq!(resumed.finished, costs.len() as u64);
     assert_eq!(server.requests(), costs.len() as u64);
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_cancelled_run_is_marked_cancelled_and_resumes_to_completion() {
+    let (_dir, store) = temp_store().await;
+    let mut ctx = RunContext::new(crucible::Config::test(), store.clone(), loader());
+    let (tx, mut rx) = tokio::sync::mpsc::unbounded_channel();
+    ctx.progress = Some(tx);
+    let mut s = spec(&["pilot"], &["builtin:reference"]);
+    s.limit = Some(40);
+    s.concurrency = 1;
+    let cancel = ctx.cancel.clone();
+    let watcher = tokio::spawn(async move {
+        while let Some(p) = rx.recv().await {
+            if matches!(p, Progress::SampleFinished { done: 5, .. }) {
+                cancel.cancel();
+            }
+        }
+    });
+    let report = run::start(&ctx, s).await.unwrap();
+    drop(ctx);
+    watcher.await.unwrap();
+    assert_eq!(report.status, "cancelled");
+    assert!(
+        report.finished >= 5 && report.finished < report.samples,
+        "{report:?}"
+    );
+    let ctx = RunContext::new(crucible::Config::test(), store.clone(), loader());
+    let resumed = run::resume(&ctx, &report.run_id).await.unwrap();
+    assert_eq!(resumed.status, "finished");
+    assert_eq!(resumed.finished, report.samples);
+    let run = store.run(&report.run_id).await.unwrap();
+    assert_eq!(run.status, "finished");
+    assert!(run.finished_at.is_some());
+}
