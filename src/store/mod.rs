@@ -205,6 +205,10 @@ pub type SampleKey = (String, String, String, i64);
 pub struct Store {
     pool: SqlitePool,
     path: PathBuf,
+    /// Writers of one handle take turns here instead of in SQLite's busy handler, whose sleeps
+    /// (up to 100 ms each) would throttle many concurrent workers; other processes still queue
+    /// on the busy timeout.
+    write: std::sync::Arc<tokio::sync::Mutex<()>>,
 }
 
 const SAMPLE_COLUMNS: &str = "run_id, benchmark, model, instance, task, prompt_type, round, seed, \
@@ -261,6 +265,7 @@ impl Store {
         Ok(Self {
             pool,
             path: path.to_path_buf(),
+            write: Default::default(),
         })
     }
 
@@ -276,6 +281,7 @@ impl Store {
 
     /// Creates a run (status `running`) and its models in one transaction.
     pub async fn create_run(&self, run: &NewRun) -> Result<(), StoreError> {
+        let _turn = self.write.lock().await;
         let mut tx = self.pool.begin().await?;
         sqlx::query(
             "INSERT INTO runs (id, created_at, status, seed, spec, versions, planned) \
@@ -308,6 +314,7 @@ impl Store {
         status: &str,
         finished_at: Option<&str>,
     ) -> Result<(), StoreError> {
+        let _turn = self.write.lock().await;
         let n = sqlx::query("UPDATE runs SET status = ?, finished_at = ? WHERE id = ?")
             .bind(status)
             .bind(finished_at)
@@ -323,6 +330,7 @@ impl Store {
 
     /// Stores one finished sample with its events and artefacts in one transaction; returns its id.
     pub async fn insert_sample(&self, s: &NewSample) -> Result<i64, StoreError> {
+        let _turn = self.write.lock().await;
         let mut tx = self.pool.begin().await?;
         let id = insert_in(&mut tx, s).await?;
         tx.commit().await?;
@@ -331,6 +339,7 @@ impl Store {
 
     /// Stores many samples in one transaction (imports and the store benchmark).
     pub async fn insert_samples(&self, samples: &[NewSample]) -> Result<(), StoreError> {
+        let _turn = self.write.lock().await;
         let mut tx = self.pool.begin().await?;
         for s in samples {
             insert_in(&mut tx, s).await?;
@@ -341,6 +350,7 @@ impl Store {
 
     /// Appends one progress event to a run's log.
     pub async fn log(&self, run_id: &str, event: &str) -> Result<(), StoreError> {
+        let _turn = self.write.lock().await;
         sqlx::query(
             "INSERT INTO run_log (run_id, seq, event) VALUES (?, \
              (SELECT COALESCE(MAX(seq), -1) + 1 FROM run_log WHERE run_id = ?), ?)",
