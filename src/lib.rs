@@ -14,6 +14,7 @@
 //! - [`run`] — the seam: the `Agent` and `Benchmark` traits, messages, events, sample records.
 //! - [`bench`] — the figures printed by `crucible bench …`.
 //! - [`status`] — a read-only snapshot of versions, tools and built universes (the app's System page).
+//! - [`studio`] — the task author's studio: catalogue, render, validate, save, wizard, dry-runs.
 //!
 //! The core has no Tauri dependency; `src-tauri/` is glue over this crate.
 
@@ -26,6 +27,7 @@ pub mod pilot;
 pub mod quest;
 pub mod run;
 pub mod status;
+pub mod studio;
 
 pub use config::{Config, ConfigError};
 
