@@ -1,10 +1,12 @@
 //! EVM-QuestBench: the task file format ([`task`]), seeded instances ([`instance`]), the
 //! declarative check library ([`check`]), the atomic protocol and self-test ([`atomic`]), the
 //! run-seam implementation ([`seam`]) and the TypeScript [`sandbox`] that runs model-written
-//! modules. The composite protocol builds on these later.
+//! modules, and the [`import`] of the public question-bank format. The composite protocol builds
+//! on these later.
 
 pub mod atomic;
 pub mod check;
+pub mod import;
 pub mod instance;
 pub mod sandbox;
 pub mod seam;
