@@ -11,5 +11,6 @@ mod pilot;
 mod quest;
 mod sandbox;
 mod seam;
+mod studio;
 mod support;
 mod universe;
