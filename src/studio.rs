@@ -305,19 +305,21 @@ pub fn catalogue(config: &Config) -> Catalogue {
         path: f.display().to_string(),
     }));
     match pilot::TaskLibrary::load(&pilot_dir(config)) {
-        Ok(lib) => tasks.extend(lib.tasks.iter().map(|t| TaskSummary {
-            bench: Bench::Pilot,
-            id: t.task.instance_id.clone(),
-            title: t.task.description.clone(),
-            kind: t.task.task_type.as_str().to_string(),
-            category: label(&t.task.category),
-            subcategory: String::new(),
-            difficulty: label(&t.task.complexity),
-            origin: Origin::Project,
-            path: pilot_dir(config)
-                .join(pilot::task::TASKS_FILE)
-                .display()
-                .to_string(),
+        Ok(lib) => tasks.extend(lib.tasks.iter().map(|t| {
+            TaskSummary {
+                bench: Bench::Pilot,
+                id: t.task.instance_id.clone(),
+                title: t.task.description.clone(),
+                kind: t.task.task_type.as_str().to_string(),
+                category: label(&t.task.category),
+                subcategory: String::new(),
+                difficulty: label(&t.task.complexity),
+                origin: Origin::Project,
+                path: pilot_dir(config)
+                    .join(pilot::task::TASKS_FILE)
+                    .display()
+                    .to_string(),
+            }
         })),
         Err(e) => problems.push(LoadProblem {
             file: pilot_dir(config).display().to_string(),
@@ -617,7 +619,12 @@ pub fn render_task(
         .spec
         .setup
         .iter()
-        .map(|s| compact(&resolve_value(&serde_json::to_value(s).unwrap_or_default(), &inst)))
+        .map(|s| {
+            compact(&resolve_value(
+                &serde_json::to_value(s).unwrap_or_default(),
+                &inst,
+            ))
+        })
         .collect();
     let checks = task
         .spec
@@ -1224,11 +1231,9 @@ pub fn dry_run_pilot(
             let kind = match other {
                 SolutionChoice::Wrong { index: 0 } => pilot::AgentKind::FollowsPlan,
                 SolutionChoice::Wrong { index: 1 } => pilot::AgentKind::NoRetry,
-                SolutionChoice::Wrong { index } => {
-                    return Err(StudioError::Invalid(format!(
-                        "PILOT has 2 known-wrong agents (0 follows-plan, 1 no-retry), no index {index}"
-                    )))
-                }
+                SolutionChoice::Wrong { index } => return Err(StudioError::Invalid(format!(
+                    "PILOT has 2 known-wrong agents (0 follows-plan, 1 no-retry), no index {index}"
+                ))),
                 _ => pilot::AgentKind::Reference,
             };
             let mut agent = engine.agent(kind, id, seed, 0)?;
@@ -1275,6 +1280,91 @@ pub fn dry_run_pilot(
             crit("completion_signal", e.completion_signal),
         ],
         logs: serde_json::to_string_pretty(&ep.messages).unwrap_or_default(),
+    })
+}
+
+/// A rejected row of an Intent2Tx import.
+#[derive(Debug, Clone, PartialEq, Serialize, TS)]
+pub struct IntentRowError {
+    /// 1-based row.
+    pub row: u32,
+    /// 1-based line where the row starts.
+    pub line: u32,
+    /// What is wrong, starting with the field path.
+    pub message: String,
+}
+
+/// The outcome of importing Intent2Tx instances (the core's `intent2tx import`).
+#[derive(Debug, Clone, PartialEq, Serialize, TS)]
+pub struct IntentImport {
+    /// `json` or `jsonl`.
+    pub format: String,
+    /// Rows seen.
+    pub rows: u32,
+    /// Valid rows.
+    pub imported: u32,
+    /// Rejected rows.
+    pub errors: Vec<IntentRowError>,
+    /// Where the valid rows were written (empty when nothing was written).
+    pub written: String,
+}
+
+/// Imports Intent2Tx instances from text; with `name`, writes the valid rows to
+/// `<user>/intent2tx/<name>.jsonl` (atomically), where the catalogue picks them up. Nothing is
+/// written when no row is valid or an id is already in the catalogue.
+pub fn import_intent(
+    config: &Config,
+    text: &str,
+    name: Option<&str>,
+) -> Result<IntentImport, StudioError> {
+    let report = intent::import_str(text);
+    let mut written = String::new();
+    if let Some(name) = name {
+        if name.is_empty()
+            || !name
+                .chars()
+                .all(|c| c.is_ascii_alphanumeric() || c == '_' || c == '-')
+        {
+            return Err(StudioError::Invalid(format!(
+                "dataset name {name:?} must be non-empty [A-Za-z0-9_-]"
+            )));
+        }
+        if report.instances.is_empty() {
+            return Err(StudioError::Invalid("no valid instance to write".into()));
+        }
+        let (existing, _) = intent_instances(config);
+        let path = user_dir(config)
+            .join("intent2tx")
+            .join(format!("{name}.jsonl"));
+        if let Some(dup) = report.instances.iter().find(|i| {
+            existing
+                .iter()
+                .any(|(_, f, e)| e.id == i.id && !same_file(f, &path))
+        }) {
+            return Err(StudioError::Invalid(format!(
+                "instance id {:?} is already in the catalogue",
+                dup.id
+            )));
+        }
+        let dir = user_dir(config).join("intent2tx");
+        std::fs::create_dir_all(&dir).map_err(io_err(&dir))?;
+        intent::import::write_jsonl(&path, &report.instances)?;
+        written = path.display().to_string();
+    }
+    Ok(IntentImport {
+        format: report.format.into(),
+        rows: report.rows as u32,
+        imported: report.instances.len() as u32,
+        errors: report
+            .errors
+            .iter()
+            .map(|e| IntentRowError {
+                row: e.row as u32,
+                line: e.line as u32,
+                message: e.message.clone(),
+            })
+            .collect(),
+        written,
     })
 }
 

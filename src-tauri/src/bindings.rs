@@ -35,6 +35,31 @@ pub fn typescript() -> String {
     decl::<ToolLocation>(&mut out);
     decl::<UniverseStatus>(&mut out);
     decl::<UniverseState>(&mut out);
+    // Tasks page (the studio).
+    {
+        use crucible::quest::import::{BankImport, Unmapped};
+        use crucible::studio::*;
+        decl::<Bench>(&mut out);
+        decl::<Origin>(&mut out);
+        decl::<TaskSummary>(&mut out);
+        decl::<LoadProblem>(&mut out);
+        decl::<Catalogue>(&mut out);
+        decl::<WrongSolution>(&mut out);
+        decl::<TaskDetail>(&mut out);
+        decl::<ParamRow>(&mut out);
+        decl::<CheckRow>(&mut out);
+        decl::<QuestRender>(&mut out);
+        decl::<Validation>(&mut out);
+        decl::<SolutionChoice>(&mut out);
+        decl::<CheckOutcome>(&mut out);
+        decl::<DryRun>(&mut out);
+        decl::<SelftestRow>(&mut out);
+        decl::<Selftest>(&mut out);
+        decl::<IntentRowError>(&mut out);
+        decl::<IntentImport>(&mut out);
+        decl::<Unmapped>(&mut out);
+        decl::<BankImport>(&mut out);
+    }
     out
 }
 
@@ -73,6 +98,15 @@ mod tests {
             "ToolLocation",
             "UniverseStatus",
             "UniverseState",
+            "Catalogue",
+            "TaskDetail",
+            "QuestRender",
+            "Validation",
+            "SolutionChoice",
+            "DryRun",
+            "Selftest",
+            "IntentImport",
+            "BankImport",
         ] {
             assert!(
                 ts.contains(&format!("export type {name} ")),

@@ -12,6 +12,10 @@ pub enum ErrorKind {
     Config,
     /// A bug or an unexpected failure inside the app.
     Internal,
+    /// A task file, task id, solution choice or pasted answer is invalid (the message names it).
+    Task,
+    /// A chain, sandbox or universe needed for a dry-run could not be started or failed.
+    Chain,
 }
 
 /// A command's failure as the UI receives it.
@@ -39,6 +43,26 @@ impl From<crucible::ConfigError> for CommandError {
         let kind = match e {
             crucible::ConfigError::File { .. } => ErrorKind::Config,
             crucible::ConfigError::ToolMissing { .. } => ErrorKind::Internal,
+        };
+        Self {
+            kind,
+            message: e.to_string(),
+        }
+    }
+}
+
+impl From<crucible::studio::StudioError> for CommandError {
+    fn from(e: crucible::studio::StudioError) -> Self {
+        use crucible::quest::QuestError as Q;
+        use crucible::studio::StudioError as S;
+        let kind = match &e {
+            S::Quest(Q::Chain(_) | Q::Sandbox(_)) => ErrorKind::Chain,
+            S::Quest(_) | S::UnknownTask { .. } | S::Invalid(_) | S::Pilot(_) => ErrorKind::Task,
+            S::Intent(
+                crucible::intent::IntentError::Chain(_) | crucible::intent::IntentError::Fixture(_),
+            ) => ErrorKind::Chain,
+            S::Intent(_) => ErrorKind::Task,
+            S::Io { .. } => ErrorKind::Internal,
         };
         Self {
             kind,

@@ -45,10 +45,31 @@ pub fn run() {
     }
     let result = tauri::Builder::default()
         .manage(AppState::load())
+        .manage(commands::tasks::StudioState::default())
         .invoke_handler(tauri::generate_handler![
-            commands::system::get_system_status
+            commands::system::get_system_status,
+            // Tasks page (the studio).
+            commands::tasks::list_tasks,
+            commands::tasks::get_task,
+            commands::tasks::render_quest_task,
+            commands::tasks::validate_quest_task,
+            commands::tasks::save_quest_task,
+            commands::tasks::new_quest_task,
+            commands::tasks::import_question_bank,
+            commands::tasks::import_intent_instances,
+            commands::tasks::dry_run,
+            commands::tasks::selftest_quest_task,
         ])
-        .run(tauri::generate_context!());
+        .build(tauri::generate_context!())
+        .map(|app| {
+            app.run(|handle, event| {
+                if let tauri::RunEvent::Exit = event {
+                    // The studio's chains (Anvil processes) must not outlive the app.
+                    use tauri::Manager;
+                    handle.state::<commands::tasks::StudioState>().shutdown();
+                }
+            })
+        });
     if let Err(e) = result {
         tracing::error!(target: "app", error = %e, "the app failed to start");
         std::process::exit(1);

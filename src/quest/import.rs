@@ -106,10 +106,7 @@ fn map_param(name: &str, p: &Value, unmapped: &mut Vec<Unmapped>) -> Result<Para
             let key = gen.get("env_key").and_then(Value::as_str).unwrap_or("");
             let name = env_manifest_name(key)
                 .ok_or_else(|| format!("environment key {key:?} has no Crucible universe name"))?;
-            (
-                ParamType::Address,
-                Sample::Manifest { name: name.into() },
-            )
+            (ParamType::Address, Sample::Manifest { name: name.into() })
         }
         ("number", Some("random")) => {
             let decimals = gen.get("decimals").and_then(Value::as_u64).unwrap_or(3) as u32;
@@ -124,11 +121,22 @@ fn map_param(name: &str, p: &Value, unmapped: &mut Vec<Unmapped>) -> Result<Para
                 .get("value")
                 .and_then(as_text)
                 .ok_or("fixed generation without a value")?;
-            (ParamType::Decimal, Sample::Fixed { value: json!(value) })
+            (
+                ParamType::Decimal,
+                Sample::Fixed {
+                    value: json!(value),
+                },
+            )
         }
         ("integer", Some("random")) => {
-            let min = gen.get("min").map_or(Some(1), Value::as_i64).ok_or("`min` is not an integer")?;
-            let max = gen.get("max").map_or(Some(100), Value::as_i64).ok_or("`max` is not an integer")?;
+            let min = gen
+                .get("min")
+                .map_or(Some(1), Value::as_i64)
+                .ok_or("`min` is not an integer")?;
+            let max = gen
+                .get("max")
+                .map_or(Some(100), Value::as_i64)
+                .ok_or("`max` is not an integer")?;
             (ParamType::Integer, Sample::IntRange { min, max, step: 1 })
         }
         ("integer", Some("fixed")) => (ParamType::Integer, fixed()?),
@@ -255,7 +263,11 @@ pub fn import_question(text: &str, file: &str) -> Result<BankImport, QuestError>
     };
 
     let templates: Vec<String> = match obj.get("natural_language_templates") {
-        Some(Value::Array(a)) => a.iter().filter_map(Value::as_str).map(fix_placeholders).collect(),
+        Some(Value::Array(a)) => a
+            .iter()
+            .filter_map(Value::as_str)
+            .map(fix_placeholders)
+            .collect(),
         _ => Vec::new(),
     };
     if templates.is_empty() {
@@ -304,7 +316,10 @@ pub fn import_question(text: &str, file: &str) -> Result<BankImport, QuestError>
                     .enumerate()
                     .filter_map(|(i, op)| {
                         let id = op.get("atomic_id").and_then(Value::as_str)?;
-                        let step = op.get("step").and_then(Value::as_u64).unwrap_or(i as u64 + 1);
+                        let step = op
+                            .get("step")
+                            .and_then(Value::as_u64)
+                            .unwrap_or(i as u64 + 1);
                         Some((step, id.to_string()))
                     })
                     .collect()
@@ -327,11 +342,16 @@ pub fn import_question(text: &str, file: &str) -> Result<BankImport, QuestError>
             .and_then(|st| st.get("key_operation_id"))
             .and_then(Value::as_str)
             .map(String::from);
-        if let Some(m) = strategy.and_then(|st| st.get("method")).and_then(Value::as_str) {
+        if let Some(m) = strategy
+            .and_then(|st| st.get("method"))
+            .and_then(Value::as_str)
+        {
             if m != "atomic_validator_reuse" {
                 unmapped.push(Unmapped {
                     field: "scoring_strategy.method".into(),
-                    reason: format!("{m:?} has no Crucible counterpart; write checks for the end state"),
+                    reason: format!(
+                        "{m:?} has no Crucible counterpart; write checks for the end state"
+                    ),
                 });
             }
         }
@@ -362,7 +382,8 @@ pub fn import_question(text: &str, file: &str) -> Result<BankImport, QuestError>
     if is_query {
         unmapped.push(Unmapped {
             field: "metadata.operation_type".into(),
-            reason: "a query task needs an `answer` schema and answer_equals checks; write them".into(),
+            reason: "a query task needs an `answer` schema and answer_equals checks; write them"
+                .into(),
         });
     }
     for k in ["title", "category", "subcategory"] {
@@ -496,11 +517,17 @@ mod tests {
         assert_eq!(spec.id, "bnb_transfer_basic");
         assert_eq!(spec.kind, Kind::Atomic);
         assert_eq!(spec.difficulty, Difficulty::Easy);
-        assert_eq!(spec.templates[1], "Send {amount} BNB to address {to_address}");
+        assert_eq!(
+            spec.templates[1],
+            "Send {amount} BNB to address {to_address}"
+        );
         assert!(matches!(spec.parameters[0].sample, Sample::Derived));
         match &spec.parameters[1].sample {
             Sample::Range { min, max, decimals } => {
-                assert_eq!((min.as_str(), max.as_str(), *decimals), ("0.001", "0.100", 3))
+                assert_eq!(
+                    (min.as_str(), max.as_str(), *decimals),
+                    ("0.001", "0.100", 3)
+                )
             }
             other => panic!("{other:?}"),
         }
@@ -534,7 +561,9 @@ mod tests {
         let spec = r.spec.unwrap();
         let names: Vec<&str> = spec.parameters.iter().map(|p| p.name.as_str()).collect();
         assert_eq!(names, ["a", "c", "d", "e", "f"]);
-        assert!(matches!(&spec.parameters[0].sample, Sample::Manifest { name } if name == "simple_staking"));
+        assert!(
+            matches!(&spec.parameters[0].sample, Sample::Manifest { name } if name == "simple_staking")
+        );
         let why = |f: &str| {
             r.unmapped
                 .iter()
@@ -549,14 +578,16 @@ mod tests {
         assert!(why("parameters.h").contains("without a value"));
         // Templates naming a parameter that was not mapped are reported too.
         let r = import_question(
-            &bank(json!({"amount": basic_params()["amount"].clone()}), json!({})),
+            &bank(
+                json!({"amount": basic_params()["amount"].clone()}),
+                json!({}),
+            ),
             "b.json",
         )
         .unwrap();
-        assert!(r
-            .unmapped
-            .iter()
-            .any(|u| u.field == "natural_language_templates[0]" && u.reason.contains("{to_address}")));
+        assert!(r.unmapped.iter().any(
+            |u| u.field == "natural_language_templates[0]" && u.reason.contains("{to_address}")
+        ));
     }
 
     #[test]

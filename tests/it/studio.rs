@@ -42,7 +42,11 @@ fn catalogue_lists_all_three_benchmarks() {
         assert!(d.extra.get(key).is_some(), "pilot detail lacks {key}");
     }
     assert_eq!(d.extra["prompts"].as_object().unwrap().len(), 4);
-    let intent = cat.tasks.iter().find(|t| t.bench == Bench::Intent2tx).unwrap();
+    let intent = cat
+        .tasks
+        .iter()
+        .find(|t| t.bench == Bench::Intent2tx)
+        .unwrap();
     let d = studio::detail(&c, Bench::Intent2tx, &intent.id).unwrap();
     assert!(d.extra.get("ground_truth").is_some());
     let e = studio::detail(&c, Bench::Questbench, "no_such_task").unwrap_err();
@@ -58,13 +62,31 @@ fn render_is_seeded_and_resolves_expected_values() {
     let again = studio::render_quest(&c, &text, &path, 1).unwrap();
     let b = studio::render_quest(&c, &text, &path, 2).unwrap();
     assert_eq!(a, again, "same seed, same render");
-    assert_ne!(a.params, b.params, "seeds 1 and 2 sample the same parameters");
+    assert_ne!(
+        a.params, b.params,
+        "seeds 1 and 2 sample the same parameters"
+    );
     let amount = &a.params.iter().find(|p| p.name == "amount").unwrap().value;
-    let to = &a.params.iter().find(|p| p.name == "to_address").unwrap().value;
-    assert!(a.prompt.contains(amount) && a.prompt.contains(to), "{}", a.prompt);
+    let to = &a
+        .params
+        .iter()
+        .find(|p| p.name == "to_address")
+        .unwrap()
+        .value;
+    assert!(
+        a.prompt.contains(amount) && a.prompt.contains(to),
+        "{}",
+        a.prompt
+    );
     // amount has 3 decimals, so its wei value is amount × 10^18 exactly.
-    let wei = crucible::quest::instance::decimal_units(amount, 18).unwrap().to_string();
-    let received = a.checks.iter().find(|c| c.name == "recipient received").unwrap();
+    let wei = crucible::quest::instance::decimal_units(amount, 18)
+        .unwrap()
+        .to_string();
+    let received = a
+        .checks
+        .iter()
+        .find(|c| c.name == "recipient received")
+        .unwrap();
     assert!(received.expected.contains(&wei), "{}", received.expected);
     assert!(received.expected.contains(to), "{}", received.expected);
     assert_eq!(a.checks.iter().map(|c| c.weight).sum::<u32>(), 100);
@@ -78,8 +100,18 @@ fn edits_are_validated_with_the_field_named() {
     assert!(studio::validate_quest(&text, &path).ok);
     let cases = [
         ("\"weight\": 15", "\"weight\": 16", "checks", "sum to 101"),
-        ("\"decimals\": 3", "\"decimals\": \"3\"", "parameters[1].sample", "invalid type"),
-        ("\"kind\": \"atomic\"", "\"kind\": \"molecular\"", "kind", "molecular"),
+        (
+            "\"decimals\": 3",
+            "\"decimals\": \"3\"",
+            "parameters[1].sample",
+            "invalid type",
+        ),
+        (
+            "\"kind\": \"atomic\"",
+            "\"kind\": \"molecular\"",
+            "kind",
+            "molecular",
+        ),
         (
             "bnb_transfer_basic/reference.ts",
             "bnb_transfer_basic/missing.ts",
@@ -98,7 +130,11 @@ fn edits_are_validated_with_the_field_named() {
         );
     }
     let v = studio::validate_quest("{ not json", &path);
-    assert!(!v.ok && v.message.contains("bnb_transfer_basic.json"), "{}", v.message);
+    assert!(
+        !v.ok && v.message.contains("bnb_transfer_basic.json"),
+        "{}",
+        v.message
+    );
 }
 
 #[test]
@@ -106,7 +142,10 @@ fn the_wizard_copies_a_template_and_saving_never_replaces_a_valid_file() {
     let c = config();
     let dest = studio::new_from_template(&c, TASK, "my_transfer").unwrap();
     assert!(dest.starts_with(studio::user_dir(&c)), "{}", dest.display());
-    assert!(dest.with_file_name("my_transfer").join("reference.ts").is_file());
+    assert!(dest
+        .with_file_name("my_transfer")
+        .join("reference.ts")
+        .is_file());
     let cat = studio::catalogue(&c);
     assert!(cat.problems.is_empty(), "{:?}", cat.problems);
     let row = cat.tasks.iter().find(|t| t.id == "my_transfer").unwrap();
@@ -115,7 +154,9 @@ fn the_wizard_copies_a_template_and_saving_never_replaces_a_valid_file() {
     let valid = std::fs::read_to_string(&dest).unwrap();
     // An invalid edit is refused and the file keeps its valid contents.
     let broken = valid.replacen("\"weight\": 15", "\"weight\": 5", 1);
-    let e = studio::save_quest(&c, &broken, &dest).unwrap_err().to_string();
+    let e = studio::save_quest(&c, &broken, &dest)
+        .unwrap_err()
+        .to_string();
     assert!(e.contains("field checks") && e.contains("sum to 90"), "{e}");
     assert_eq!(std::fs::read_to_string(&dest).unwrap(), valid);
     // A valid edit is saved.
@@ -126,7 +167,9 @@ fn the_wizard_copies_a_template_and_saving_never_replaces_a_valid_file() {
     let other = dest.with_file_name("clash.json");
     let clash = std::fs::read_to_string(project_task_path(&c)).unwrap();
     let clash = clash.replace("bnb_transfer_basic/", "my_transfer/");
-    let e = studio::save_quest(&c, &clash, &other).unwrap_err().to_string();
+    let e = studio::save_quest(&c, &clash, &other)
+        .unwrap_err()
+        .to_string();
     assert!(e.contains("field id") && e.contains("already used"), "{e}");
     assert!(!other.exists());
     let e = studio::save_quest(&c, &edited, Path::new("/tmp/elsewhere.json"))
@@ -139,7 +182,9 @@ fn the_wizard_copies_a_template_and_saving_never_replaces_a_valid_file() {
         (TASK, "bad id", "[A-Za-z0-9_]"),
         ("nope", "fresh", "nope"),
     ] {
-        let e = studio::new_from_template(&c, template, id).unwrap_err().to_string();
+        let e = studio::new_from_template(&c, template, id)
+            .unwrap_err()
+            .to_string();
         assert!(e.contains(needle), "{template}/{id}: {e}");
     }
 }
@@ -160,7 +205,10 @@ async fn dry_runs_show_the_trace_and_the_selftest_names_failing_seeds() {
         .await
         .unwrap();
     assert!(wrong.score < 60, "{wrong:?}");
-    assert!(wrong.checks.iter().any(|c| !c.passed && c.expected != c.actual));
+    assert!(wrong
+        .checks
+        .iter()
+        .any(|c| !c.passed && c.expected != c.actual));
     let pasted = studio::dry_run_quest(
         &h,
         &task,
@@ -171,8 +219,15 @@ async fn dry_runs_show_the_trace_and_the_selftest_names_failing_seeds() {
     )
     .await
     .unwrap();
-    assert_eq!((pasted.score, pasted.outcome.as_str()), (0, "schema_invalid"));
-    assert!(pasted.reason.contains("`to` is not an address"), "{}", pasted.reason);
+    assert_eq!(
+        (pasted.score, pasted.outcome.as_str()),
+        (0, "schema_invalid")
+    );
+    assert!(
+        pasted.reason.contains("`to` is not an address"),
+        "{}",
+        pasted.reason
+    );
     let e = studio::dry_run_quest(&h, &task, 3, &SolutionChoice::Wrong { index: 9 })
         .await
         .unwrap_err();
@@ -188,7 +243,10 @@ async fn dry_runs_show_the_trace_and_the_selftest_names_failing_seeds() {
     let broken = studio::quest_task(&c, "broken_reference").unwrap();
     let st = studio::selftest_quest(&h, &broken, 2).await.unwrap();
     assert_eq!(st.failing, [0, 1], "{st:?}");
-    assert!(st.seeds[0].problems[0].contains("reference scored"), "{st:?}");
+    assert!(
+        st.seeds[0].problems[0].contains("reference scored"),
+        "{st:?}"
+    );
     let e = studio::selftest_quest(&h, &task, 0).await.unwrap_err();
     assert!(e.to_string().contains("1..=100"), "{e}");
 }
@@ -197,7 +255,12 @@ async fn dry_runs_show_the_trace_and_the_selftest_names_failing_seeds() {
 async fn intent_and_pilot_dry_runs_separate_reference_and_wrong() {
     let c = config();
     let cat = studio::catalogue(&c);
-    let id = &cat.tasks.iter().find(|t| t.bench == Bench::Intent2tx).unwrap().id;
+    let id = &cat
+        .tasks
+        .iter()
+        .find(|t| t.bench == Bench::Intent2tx)
+        .unwrap()
+        .id;
     let inst = studio::intent_instance(&c, id).unwrap();
     let r = studio::dry_run_intent(None, &inst, &SolutionChoice::Reference)
         .await
@@ -213,12 +276,21 @@ async fn intent_and_pilot_dry_runs_separate_reference_and_wrong() {
     assert_eq!(p.score, 0, "{p:?}");
 
     let engine = studio::pilot_engine(&c).unwrap();
-    let id = &cat.tasks.iter().find(|t| t.bench == Bench::Pilot).unwrap().id;
+    let id = &cat
+        .tasks
+        .iter()
+        .find(|t| t.bench == Bench::Pilot)
+        .unwrap()
+        .id;
     let prompt = crucible::pilot::PromptType::Baseline;
     let a = studio::dry_run_pilot(&engine, id, prompt, 1, &SolutionChoice::Reference).unwrap();
     let b = studio::dry_run_pilot(&engine, id, prompt, 1, &SolutionChoice::Reference).unwrap();
     assert_eq!(a, b, "same seed, same episode");
-    assert!(a.prompt.contains(&inst_description(&engine, id)), "{}", a.prompt);
+    assert!(
+        a.prompt.contains(&inst_description(&engine, id)),
+        "{}",
+        a.prompt
+    );
     let empty = studio::dry_run_pilot(
         &engine,
         id,
@@ -243,4 +315,35 @@ async fn intent_and_pilot_dry_runs_separate_reference_and_wrong() {
 
 fn inst_description(engine: &crucible::pilot::suite::Engine, id: &str) -> String {
     engine.lib.get(id).unwrap().task.description.clone()
+}
+
+#[test]
+fn intent_imports_land_in_the_user_folder_and_bad_rows_are_listed() {
+    let c = config();
+    let project = c
+        .project_dir
+        .join("tasks/intent2tx/default/instances.jsonl");
+    let first = std::fs::read_to_string(project).unwrap();
+    let first = first.lines().next().unwrap();
+    let mut row: serde_json::Value = serde_json::from_str(first).unwrap();
+    // The project's ids are taken: writing a copy is refused and writes nothing.
+    let e = studio::import_intent(&c, first, Some("mine"))
+        .unwrap_err()
+        .to_string();
+    assert!(e.contains("already in the catalogue"), "{e}");
+    row["id"] = "imported_1".into();
+    let text = format!("{row}\n{{\"id\": \"x\"}}\n");
+    let dry = studio::import_intent(&c, &text, None).unwrap();
+    assert_eq!((dry.rows, dry.imported, dry.errors.len()), (2, 1, 1));
+    assert_eq!(dry.errors[0].row, 2);
+    assert!(dry.written.is_empty());
+    let r = studio::import_intent(&c, &text, Some("mine")).unwrap();
+    assert!(r.written.ends_with("intent2tx/mine.jsonl"), "{}", r.written);
+    let cat = studio::catalogue(&c);
+    let t = cat.tasks.iter().find(|t| t.id == "imported_1").unwrap();
+    assert_eq!((t.bench, t.origin), (Bench::Intent2tx, Origin::User));
+    let e = studio::import_intent(&c, &text, Some("../up"))
+        .unwrap_err()
+        .to_string();
+    assert!(e.contains("../up"), "{e}");
 }

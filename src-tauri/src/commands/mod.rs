@@ -1,3 +1,4 @@
 //! The IPC commands, one file per area of the UI. Each is a thin async fn over the core.
 
 pub mod system;
+pub mod tasks;
