@@ -1231,9 +1231,11 @@ pub fn dry_run_pilot(
             let kind = match other {
                 SolutionChoice::Wrong { index: 0 } => pilot::AgentKind::FollowsPlan,
                 SolutionChoice::Wrong { index: 1 } => pilot::AgentKind::NoRetry,
-                SolutionChoice::Wrong { index } => return Err(StudioError::Invalid(format!(
+                SolutionChoice::Wrong { index } => {
+                    return Err(StudioError::Invalid(format!(
                     "PILOT has 2 known-wrong agents (0 follows-plan, 1 no-retry), no index {index}"
-                ))),
+                )))
+                }
                 _ => pilot::AgentKind::Reference,
             };
             let mut agent = engine.agent(kind, id, seed, 0)?;

@@ -239,6 +239,67 @@ impl App {
         Ok(())
     }
 
+    /// Waits for `css` to match, clears it and types `text` into it.
+    pub async fn fill(&self, css: &str, text: &str) -> Result<()> {
+        let el = self
+            .client()?
+            .wait()
+            .at_most(WAIT)
+            .for_element(Locator::Css(css))
+            .await
+            .with_context(|| format!("waiting for `{css}`"))?;
+        el.clear()
+            .await
+            .with_context(|| format!("clearing `{css}`"))?;
+        el.send_keys(text)
+            .await
+            .with_context(|| format!("typing into `{css}`"))?;
+        Ok(())
+    }
+
+    /// Sets the value of the input, textarea or select `css` at once and fires `input` and
+    /// `change`, as a paste or a choice would (typing a whole task file key by key is slow).
+    pub async fn set_value(&self, css: &str, value: &str) -> Result<()> {
+        self.client()?
+            .wait()
+            .at_most(WAIT)
+            .for_element(Locator::Css(css))
+            .await
+            .with_context(|| format!("waiting for `{css}`"))?;
+        let js = "const el = document.querySelector(arguments[0]); el.value = arguments[1]; \
+                  el.dispatchEvent(new Event('input', {bubbles: true})); \
+                  el.dispatchEvent(new Event('change', {bubbles: true}));";
+        self.client()?
+            .execute(js, vec![css.into(), value.into()])
+            .await
+            .with_context(|| format!("setting the value of `{css}`"))?;
+        Ok(())
+    }
+
+    /// Waits until the text of `css` satisfies `ok` (polling up to `timeout`); returns it.
+    pub async fn text_when(
+        &self,
+        css: &str,
+        timeout: Duration,
+        ok: impl Fn(&str) -> bool,
+    ) -> Result<String> {
+        let deadline = Instant::now() + timeout;
+        let mut last = String::new();
+        while Instant::now() < deadline {
+            let found = self.client()?.find_all(Locator::Css(css)).await?;
+            if let Some(el) = found.first() {
+                if let Ok(t) = el.text().await {
+                    last = t.trim().to_string();
+                    if ok(&last) {
+                        return Ok(last);
+                    }
+                }
+            }
+            tokio::time::sleep(Duration::from_millis(100)).await;
+        }
+        bail!("`{css}` never had the expected text within {timeout:?}; last: {last:?}")
+    }
+
     /// Saves a screenshot of the window to `target/e2e-screenshots/<name>.png`; returns the path.
     /// Waits for two animation frames first: WebKit's WebDriver screenshot shows the last painted
     /// frame, which can predate DOM changes the test has already seen.
