@@ -270,26 +270,22 @@ fn label<T: Serialize>(v: &T) -> String {
     }
 }
 
-/// The merged catalogue of all three benchmarks.
-pub fn catalogue(config: &Config) -> Catalogue {
-    let (quest, mut problems) = quest_tasks(config);
-    let mut tasks: Vec<TaskSummary> = quest
-        .iter()
-        .map(|(origin, t)| TaskSummary {
-            bench: Bench::Questbench,
-            id: t.spec.id.clone(),
-            title: t.spec.title.clone(),
-            kind: label(&t.spec.kind),
-            category: t.spec.category.clone(),
-            subcategory: t.spec.subcategory.clone(),
-            difficulty: label(&t.spec.difficulty),
-            origin: *origin,
-            path: t.path.display().to_string(),
-        })
-        .collect();
-    let (instances, p) = intent_instances(config);
-    problems.extend(p);
-    tasks.extend(instances.iter().map(|(origin, f, i)| TaskSummary {
+fn quest_summary(origin: Origin, t: &Task) -> TaskSummary {
+    TaskSummary {
+        bench: Bench::Questbench,
+        id: t.spec.id.clone(),
+        title: t.spec.title.clone(),
+        kind: label(&t.spec.kind),
+        category: t.spec.category.clone(),
+        subcategory: t.spec.subcategory.clone(),
+        difficulty: label(&t.spec.difficulty),
+        origin,
+        path: t.path.display().to_string(),
+    }
+}
+
+fn intent_summary(origin: Origin, f: &Path, i: &intent::Instance) -> TaskSummary {
+    TaskSummary {
         bench: Bench::Intent2tx,
         id: i.id.clone(),
         title: i.intent.clone(),
@@ -301,26 +297,44 @@ pub fn catalogue(config: &Config) -> Catalogue {
         category: i.metadata.category.clone(),
         subcategory: i.metadata.sub_category.clone().unwrap_or_default(),
         difficulty: String::new(),
-        origin: *origin,
+        origin,
         path: f.display().to_string(),
-    }));
+    }
+}
+
+fn pilot_summary(config: &Config, t: &pilot::task::ResolvedTask) -> TaskSummary {
+    TaskSummary {
+        bench: Bench::Pilot,
+        id: t.task.instance_id.clone(),
+        title: t.task.description.clone(),
+        kind: t.task.task_type.as_str().to_string(),
+        category: label(&t.task.category),
+        subcategory: String::new(),
+        difficulty: label(&t.task.complexity),
+        origin: Origin::Project,
+        path: pilot_dir(config)
+            .join(pilot::task::TASKS_FILE)
+            .display()
+            .to_string(),
+    }
+}
+
+/// The merged catalogue of all three benchmarks.
+pub fn catalogue(config: &Config) -> Catalogue {
+    let (quest, mut problems) = quest_tasks(config);
+    let mut tasks: Vec<TaskSummary> = quest
+        .iter()
+        .map(|(origin, t)| quest_summary(*origin, t))
+        .collect();
+    let (instances, p) = intent_instances(config);
+    problems.extend(p);
+    tasks.extend(
+        instances
+            .iter()
+            .map(|(origin, f, i)| intent_summary(*origin, f, i)),
+    );
     match pilot::TaskLibrary::load(&pilot_dir(config)) {
-        Ok(lib) => tasks.extend(lib.tasks.iter().map(|t| {
-            TaskSummary {
-                bench: Bench::Pilot,
-                id: t.task.instance_id.clone(),
-                title: t.task.description.clone(),
-                kind: t.task.task_type.as_str().to_string(),
-                category: label(&t.task.category),
-                subcategory: String::new(),
-                difficulty: label(&t.task.complexity),
-                origin: Origin::Project,
-                path: pilot_dir(config)
-                    .join(pilot::task::TASKS_FILE)
-                    .display()
-                    .to_string(),
-            }
-        })),
+        Ok(lib) => tasks.extend(lib.tasks.iter().map(|t| pilot_summary(config, t))),
         Err(e) => problems.push(LoadProblem {
             file: pilot_dir(config).display().to_string(),
             message: e.to_string(),
@@ -392,18 +406,10 @@ pub fn intent_instance(config: &Config, id: &str) -> Result<intent::Instance, St
 
 /// The detail view of one task.
 pub fn detail(config: &Config, bench: Bench, id: &str) -> Result<TaskDetail, StudioError> {
-    let cat = catalogue(config);
-    let summary = cat
-        .tasks
-        .into_iter()
-        .find(|t| t.bench == bench && t.id == id)
-        .ok_or_else(|| StudioError::UnknownTask {
-            bench: bench.as_str().into(),
-            id: id.into(),
-        })?;
     match bench {
         Bench::Questbench => {
-            let t = quest_task(config, id)?;
+            let (origin, t) = find_quest(config, id)?;
+            let summary = quest_summary(origin, &t);
             let text = std::fs::read_to_string(&t.path).map_err(|e| QuestError::Io {
                 path: t.path.display().to_string(),
                 source: e,
@@ -440,7 +446,15 @@ pub fn detail(config: &Config, bench: Bench, id: &str) -> Result<TaskDetail, Stu
             })
         }
         Bench::Intent2tx => {
-            let i = intent_instance(config, id)?;
+            let (all, _) = intent_instances(config);
+            let (origin, f, i) = all
+                .into_iter()
+                .find(|(_, _, i)| i.id == id)
+                .ok_or_else(|| StudioError::UnknownTask {
+                    bench: "intent2tx".into(),
+                    id: id.into(),
+                })?;
+            let summary = intent_summary(origin, &f, &i);
             let book = AddressBook::builtin();
             let direct = intent::build_prompt(intent::Setting::Direct, &i, &book, None);
             Ok(TaskDetail {
@@ -462,6 +476,7 @@ pub fn detail(config: &Config, bench: Bench, id: &str) -> Result<TaskDetail, Stu
         Bench::Pilot => {
             let engine = pilot_engine(config)?;
             let t = engine.lib.get(id)?.clone();
+            let summary = pilot_summary(config, &t);
             let rendered = engine.render(id)?;
             let sol = engine.solution(&t)?;
             let mut tools = serde_json::Map::new();
@@ -563,6 +578,7 @@ fn resolve_value(v: &Value, inst: &Instance) -> Value {
             }
             Value::Object(
                 m.iter()
+                    .filter(|(_, x)| !x.is_null())
                     .map(|(k, x)| (k.clone(), resolve_value(x, inst)))
                     .collect(),
             )

@@ -62,9 +62,18 @@ pub fn run() {
         ])
         .build(tauri::generate_context!())
         .map(|app| {
+            commands::tasks::stop_chains_on_signals(app.handle().clone());
             app.run(|handle, event| {
-                if let tauri::RunEvent::Exit = event {
-                    // The studio's chains (Anvil processes) must not outlive the app.
+                // The studio's chains (Anvil processes) must not outlive the app or its window.
+                let closing = matches!(
+                    event,
+                    tauri::RunEvent::Exit
+                        | tauri::RunEvent::WindowEvent {
+                            event: tauri::WindowEvent::Destroyed,
+                            ..
+                        }
+                );
+                if closing {
                     use tauri::Manager;
                     handle.state::<commands::tasks::StudioState>().shutdown();
                 }

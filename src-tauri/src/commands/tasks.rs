@@ -9,7 +9,7 @@ use crucible::studio::{
     self, Bench, Catalogue, DryRun, IntentImport, QuestRender, Selftest, SolutionChoice,
     TaskDetail, Validation,
 };
-use tauri::async_runtime::Mutex;
+use tokio::sync::Mutex;
 
 use crate::{AppState, CommandError};
 
@@ -18,18 +18,94 @@ use crate::{AppState, CommandError};
 pub struct StudioState {
     quest: Mutex<Option<Harness>>,
     intent: Mutex<Option<Executor>>,
+    watchdogs: std::sync::Mutex<Vec<std::process::Child>>,
+}
+
+/// Starts a watchdog that stops Anvil `pid` once this process is gone. A clean exit drops the
+/// chains (and the watchdogs); this covers a SIGKILL (as a WebDriver sends when a session ends),
+/// which runs no handler and would otherwise leave Anvil running.
+fn watch(studio: &StudioState, pid: u32) {
+    let script = "while [ -e /proc/$1 ] && ! grep -q '^State:.Z' /proc/$1/status 2>/dev/null; \
+                  do sleep 1; done; kill \"$2\" 2>/dev/null";
+    let child = std::process::Command::new("/bin/sh")
+        .args(["-c", script, "crucible-watchdog"])
+        .arg(std::process::id().to_string())
+        .arg(pid.to_string())
+        .stdin(std::process::Stdio::null())
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::null())
+        .spawn();
+    match (child, studio.watchdogs.lock()) {
+        (Ok(c), Ok(mut w)) => w.push(c),
+        (Err(e), _) => tracing::warn!(target: "app", error = %e, "cannot start the anvil watchdog"),
+        (Ok(mut c), Err(_)) => {
+            let _ = c.kill();
+        }
+    }
+}
+
+/// The QuestBench harness, booted (with its watchdog) on first use.
+async fn harness<'a>(
+    studio: &'a StudioState,
+    config: &crucible::Config,
+) -> Res<tokio::sync::MutexGuard<'a, Option<Harness>>> {
+    let mut guard = studio.quest.lock().await;
+    if guard.is_none() {
+        let h = Harness::start(config)
+            .await
+            .map_err(studio::StudioError::from)?;
+        watch(studio, h.chain().anvil().pid());
+        *guard = Some(h);
+    }
+    Ok(guard)
 }
 
 impl StudioState {
     /// Stops the chains (called when the app exits, so no Anvil outlives it).
     pub fn shutdown(&self) {
         if let Ok(mut h) = self.quest.try_lock() {
-            h.take();
+            if h.take().is_some() {
+                tracing::info!(target: "app", "studio harness stopped");
+            }
+        } else {
+            tracing::warn!(target: "app", "studio harness busy at shutdown; not stopped");
         }
         if let Ok(mut e) = self.intent.try_lock() {
             e.take();
         }
+        if let Ok(mut w) = self.watchdogs.lock() {
+            for mut c in w.drain(..) {
+                let _ = c.kill();
+                let _ = c.wait();
+            }
+        }
     }
+}
+
+/// On SIGTERM, SIGINT or SIGHUP (a session manager, a terminal, a WebDriver ending its session)
+/// stops the studio's chains before the process exits; otherwise Anvil would be orphaned.
+pub fn stop_chains_on_signals(handle: tauri::AppHandle) {
+    use tauri::Manager;
+    use tokio::signal::unix::{signal, SignalKind};
+    tauri::async_runtime::spawn(async move {
+        let (Ok(mut term), Ok(mut int), Ok(mut hup)) = (
+            signal(SignalKind::terminate()),
+            signal(SignalKind::interrupt()),
+            signal(SignalKind::hangup()),
+        ) else {
+            tracing::warn!(target: "app", "cannot listen for termination signals");
+            return;
+        };
+        tokio::select! {
+            _ = term.recv() => {},
+            _ = int.recv() => {},
+            _ = hup.recv() => {},
+        }
+        let studio = handle.state::<StudioState>();
+        studio.quest.lock().await.take();
+        studio.intent.lock().await.take();
+        std::process::exit(0);
+    });
 }
 
 type Res<T> = Result<T, CommandError>;
@@ -149,14 +225,7 @@ pub async fn dry_run(
     match bench {
         Bench::Questbench => {
             let task = studio::quest_task(&config, &id)?;
-            let mut guard = studio_state.quest.lock().await;
-            if guard.is_none() {
-                *guard = Some(
-                    Harness::start(&config)
-                        .await
-                        .map_err(studio::StudioError::from)?,
-                );
-            }
+            let guard = harness(&studio_state, &config).await?;
             let h = guard
                 .as_ref()
                 .ok_or_else(|| CommandError::internal("harness missing"))?;
@@ -170,7 +239,9 @@ pub async fn dry_run(
             let mut guard = studio_state.intent.lock().await;
             if guard.is_none() {
                 let ex = Executor::boot(&config, crucible::intent::AddressBook::builtin()).await;
-                *guard = Some(ex.map_err(studio::StudioError::from)?);
+                let ex = ex.map_err(studio::StudioError::from)?;
+                watch(&studio_state, ex.chain().anvil().pid());
+                *guard = Some(ex);
             }
             Ok(studio::dry_run_intent(guard.as_mut(), &inst, &solution).await?)
         }
@@ -195,14 +266,7 @@ pub async fn selftest_quest_task(
 ) -> Res<Selftest> {
     let config = state.config.clone()?;
     let task = studio::quest_task(&config, &id)?;
-    let mut guard = studio_state.quest.lock().await;
-    if guard.is_none() {
-        *guard = Some(
-            Harness::start(&config)
-                .await
-                .map_err(studio::StudioError::from)?,
-        );
-    }
+    let guard = harness(&studio_state, &config).await?;
     let h = guard
         .as_ref()
         .ok_or_else(|| CommandError::internal("harness missing"))?;

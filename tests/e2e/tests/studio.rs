@@ -92,11 +92,10 @@ async fn render_two_seeds_and_edit_errors_name_the_field() {
             .await?;
         seen.error_field = app.attr("#editor-error", "data-field").await?;
         app.click("#editor-save").await?;
-        app.screenshot("debug-after-save").await?;
         seen.save_error = app.text("#save-error").await?;
         app.screenshot("studio-edit-error").await?;
 
-        app.fill("#task-search", "").await?;
+        app.set_value("#task-search", "").await?;
         app.set_value("#task-bench", "pilot").await?;
         app.click("#task-list li:first-child button").await?;
         seen.pilot_tools = app.text("#ov-tools").await?;

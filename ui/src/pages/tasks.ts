@@ -343,7 +343,7 @@ export async function renderTasks(root: HTMLElement): Promise<void> {
       h("p", { class: "muted small" }, "Tab indents; Escape moves focus to Save. Errors name the field, as the loader reports them."),
       h("div", { class: "editor" }, lines, area),
       status,
-      h("div", { class: "row" }, h("label", { for: "save-target" }, "Save to"), target, save),
+      h("div", { class: "row save-row" }, save, h("label", { for: "save-target" }, "to"), target),
       saved,
       schemaHints(),
     );
