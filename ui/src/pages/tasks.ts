@@ -85,7 +85,7 @@ export async function renderTasks(root: HTMLElement): Promise<void> {
     const shown = cat.tasks.filter((t) =>
       (bench === "" || t.bench === bench) &&
       (q === "" || [t.id, t.title, t.category, t.subcategory, t.kind, t.difficulty].some((s) => s.toLowerCase().includes(q))));
-    count.textContent = `${shown.length} of ${cat.tasks.length} tasks`;
+    count.textContent = `${shown.length} of ${cat.tasks.length} tasks` + (shown.length > 400 ? " (first 400 listed; search to narrow)" : "");
     const items = shown.slice(0, 400).map((t) => {
       const sel = state.selected?.bench === t.bench && state.selected.id === t.id;
       const b = h("button", {
@@ -147,6 +147,16 @@ export async function renderTasks(root: HTMLElement): Promise<void> {
           "aria-selected": t === state.tab ? "true" : "false", "aria-controls": "task-panel",
         }, label);
         b.addEventListener("click", () => { state.tab = t; showDetail(); });
+        // Arrow keys move between tabs (the WAI-ARIA tabs pattern); Tab moves into the panel.
+        b.addEventListener("keydown", (e) => {
+          const i = tabs.findIndex(([x]) => x === t);
+          const j = e.key === "ArrowRight" ? (i + 1) % tabs.length : e.key === "ArrowLeft" ? (i + tabs.length - 1) % tabs.length : -1;
+          if (j < 0) return;
+          e.preventDefault();
+          state.tab = tabs[j][0];
+          showDetail();
+          document.getElementById(`tab-${state.tab}`)?.focus();
+        });
         return b;
       }),
     );
@@ -359,7 +369,10 @@ export async function renderTasks(root: HTMLElement): Promise<void> {
     if (s.bench === "pilot") ["follows-plan", "no-retry"].forEach((a, i) => sol.append(h("option", { value: `wrong:${i}` }, `Known-wrong agent: ${a}`)));
     sol.append(h("option", { value: "pasted" }, "Pasted below"));
     const hint = s.bench === "questbench" ? "TypeScript module (or a full reply with a ```ts block)" : s.bench === "intent2tx" ? "JSON answer" : "JSON array of assistant turns";
-    const pasted = h("textarea", { id: "dry-pasted", rows: "8", spellcheck: "false", "aria-label": `Pasted solution: ${hint}`, placeholder: hint }) as HTMLTextAreaElement;
+    const pasted = h("textarea", { id: "dry-pasted", rows: "8", spellcheck: "false", placeholder: hint }) as HTMLTextAreaElement;
+    const pastedBox = h("div", { id: "dry-pasted-box", hidden: true },
+      h("label", { for: "dry-pasted", class: "small muted" }, `Pasted solution (${hint})`), pasted);
+    sol.addEventListener("change", () => { pastedBox.hidden = sol.value !== "pasted"; });
     const extra = h("div", { class: "row" });
     let prompt: HTMLSelectElement | null = null;
     let execute: HTMLInputElement | null = null;
@@ -386,8 +399,7 @@ export async function renderTasks(root: HTMLElement): Promise<void> {
       s.bench !== "intent2tx" ? seedPicker(() => {}, "dry-seed") : null,
       h("div", { class: "row" }, h("label", { for: "dry-solution" }, "Solution"), sol, run),
       extra,
-      h("label", { for: "dry-pasted", class: "small muted" }, `Pasted solution (${hint})`),
-      pasted,
+      pastedBox,
       out,
     ];
     if (s.bench === "questbench" && s.kind === "atomic") {
