@@ -59,6 +59,7 @@ pub fn run() {
             commands::tasks::import_intent_instances,
             commands::tasks::dry_run,
             commands::tasks::selftest_quest_task,
+            commands::tasks::get_quest_schema,
         ])
         .build(tauri::generate_context!())
         .map(|app| {

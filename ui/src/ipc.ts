@@ -64,3 +64,5 @@ export const dryRun = (
 /** Reference + known-wrong over seeds 0..N (Rust: `selftest_quest_task`). */
 export const selftestQuestTask = (id: string, seeds: number): Promise<Result<Selftest>> =>
   call<Selftest>("selftest_quest_task", { id, seeds });
+/** The task format's JSON Schema, as text (Rust: `get_quest_schema`). */
+export const getQuestSchema = (): Promise<Result<string>> => call<string>("get_quest_schema");

@@ -272,3 +272,9 @@ pub async fn selftest_quest_task(
         .ok_or_else(|| CommandError::internal("harness missing"))?;
     Ok(studio::selftest_quest(h, &task, seeds.into()).await?)
 }
+
+/// The QuestBench task format's JSON Schema (drives the editor's completion).
+#[tauri::command]
+pub fn get_quest_schema() -> String {
+    crucible::quest::task::schema_json()
+}

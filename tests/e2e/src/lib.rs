@@ -276,6 +276,15 @@ impl App {
         Ok(())
     }
 
+    /// Runs `js` in the page (arguments as `arguments[i]`) and returns its JSON result.
+    pub async fn run_js(
+        &self,
+        js: &str,
+        args: Vec<serde_json::Value>,
+    ) -> Result<serde_json::Value> {
+        Ok(self.client()?.execute(js, args).await?)
+    }
+
     /// Waits until the text of `css` satisfies `ok` (polling up to `timeout`); returns it.
     pub async fn text_when(
         &self,

@@ -48,6 +48,7 @@ struct Seen {
     save_error: String,
     pilot_tools: String,
     intent_truth: String,
+    completions: String,
 }
 
 async fn param(app: &App, name: &str) -> Result<String> {
@@ -94,6 +95,18 @@ async fn render_two_seeds_and_edit_errors_name_the_field() {
         app.click("#editor-save").await?;
         seen.save_error = app.text("#save-error").await?;
         app.screenshot("studio-edit-error").await?;
+        // Schema completion: Ctrl+Space inside a check's `family` value lists the families.
+        let partial = "{\n  \"checks\": [ { \"name\": \"a\", \"check\": { \"family\": \"erc";
+        app.set_value("#editor", partial).await?;
+        app.run_js(
+            "const a = document.getElementById('editor'); a.focus(); \
+             a.setSelectionRange(a.value.length, a.value.length); \
+             a.dispatchEvent(new KeyboardEvent('keydown', {key: ' ', ctrlKey: true, bubbles: true}));",
+            vec![],
+        )
+        .await?;
+        seen.completions = app.text("#editor-complete").await?;
+        app.screenshot("studio-edit-complete").await?;
 
         app.set_value("#task-search", "").await?;
         app.set_value("#task-bench", "pilot").await?;
@@ -134,6 +147,16 @@ async fn render_two_seeds_and_edit_errors_name_the_field() {
         std::fs::read_to_string(task_file()).unwrap(),
         before,
         "an invalid edit was saved over the valid task file"
+    );
+    assert!(
+        seen.completions.contains("erc20_delta") && seen.completions.contains("erc1155_delta"),
+        "{}",
+        seen.completions
+    );
+    assert!(
+        !seen.completions.contains("tx_success"),
+        "{}",
+        seen.completions
     );
     assert!(!seen.pilot_tools.is_empty());
     assert!(

@@ -5,8 +5,9 @@
 import { h, mount } from "../dom";
 import {
   dryRun, getSystemStatus, getTask, importIntentInstances, importQuestionBank, listTasks,
-  newQuestTask, renderQuestTask, saveQuestTask, selftestQuestTask, validateQuestTask,
+  getQuestSchema, newQuestTask, renderQuestTask, saveQuestTask, selftestQuestTask, validateQuestTask,
 } from "../ipc";
+import { suggest, type Suggestion } from "../schema-complete";
 import type {
   Bench, Catalogue, CommandError, DryRun, QuestRender, Selftest, SolutionChoice, TaskDetail, TaskSummary,
 } from "../bindings";
@@ -30,6 +31,8 @@ interface State {
   /** The editor's document: text and the path it validates/saves against. */
   doc: { text: string; path: string } | null;
 }
+
+let schema: Record<string, unknown> | null = null;
 
 const state: State = { catalogue: null, dataDir: "", selected: null, detail: null, tab: "overview", seed: 0, doc: null };
 
@@ -187,6 +190,7 @@ export async function renderTasks(root: HTMLElement): Promise<void> {
       const r = await newQuestTask(s.id, input.value.trim());
       go.removeAttribute("disabled");
       if (!r.ok) { mount(out, studioError(r.error, "new-error")); return; }
+      search.value = input.value.trim();
       await load();
       await select("questbench", input.value.trim(), "edit");
     });
@@ -325,9 +329,62 @@ export async function renderTasks(root: HTMLElement): Promise<void> {
             h("strong", {}, v.field ? `Field ${v.field}` : "Invalid JSON"), badLine > 0 ? h("span", { class: "small" }, ` (line ${badLine})`) : null,
             h("pre", {}, v.message)));
     };
-    area.addEventListener("input", () => { paint(); window.clearTimeout(timer); timer = window.setTimeout(() => void validate(), 250); });
+    // Completion from the task format's schema: Ctrl+Space, or typing a quote where a key or an
+    // enumerated value goes. Arrow keys choose, Enter or Tab inserts, Escape closes.
+    const box = h("ul", { class: "complete", id: "editor-complete", role: "listbox", "aria-label": "Completions", hidden: true });
+    let items: Suggestion[] = [];
+    let from = 0;
+    let active = 0;
+    const closeBox = () => { box.hidden = true; items = []; area.removeAttribute("aria-activedescendant"); };
+    const showBox = () => {
+      box.replaceChildren(...items.map((it, i) => {
+        const li = h("li", { role: "option", id: `complete-${i}`, "aria-selected": i === active ? "true" : "false" },
+          h("span", { class: "mono" }, it.label), it.doc ? h("span", { class: "muted small" }, ` ${it.doc}`) : null);
+        li.addEventListener("mousedown", (e) => { e.preventDefault(); active = i; accept(); });
+        return li;
+      }));
+      box.hidden = items.length === 0;
+      area.setAttribute("aria-activedescendant", `complete-${active}`);
+    };
+    const open = (): boolean => {
+      if (!schema) return false;
+      const s = suggest(schema, area.value, area.selectionStart);
+      if (!s) { closeBox(); return false; }
+      items = s.items.slice(0, 12);
+      from = s.from;
+      active = 0;
+      showBox();
+      return true;
+    };
+    const accept = () => {
+      const it = items[active];
+      if (!it) return;
+      area.setRangeText(it.insert, from, area.selectionStart, "end");
+      closeBox();
+      area.focus();
+      area.dispatchEvent(new Event("input"));
+    };
+    area.addEventListener("input", (e) => {
+      paint();
+      window.clearTimeout(timer);
+      timer = window.setTimeout(() => void validate(), 250);
+      const typed = (e as InputEvent).data;
+      if (!box.hidden || typed === '"') open();
+    });
     area.addEventListener("scroll", () => { lines.scrollTop = area.scrollTop; });
+    area.addEventListener("blur", () => window.setTimeout(closeBox, 150));
     area.addEventListener("keydown", (e) => {
+      if (e.key === " " && e.ctrlKey) { e.preventDefault(); open(); return; }
+      if (!box.hidden) {
+        if (e.key === "ArrowDown" || e.key === "ArrowUp") {
+          e.preventDefault();
+          active = (active + (e.key === "ArrowDown" ? 1 : items.length - 1)) % items.length;
+          showBox();
+          return;
+        }
+        if (e.key === "Enter" || e.key === "Tab") { e.preventDefault(); accept(); return; }
+        if (e.key === "Escape") { e.preventDefault(); closeBox(); return; }
+      }
       // Tab indents inside the editor; Escape leaves it, so keyboard users are never trapped.
       if (e.key === "Tab" && !e.shiftKey && !e.ctrlKey) {
         e.preventDefault();
@@ -350,8 +407,9 @@ export async function renderTasks(root: HTMLElement): Promise<void> {
     paint();
     void validate();
     return h("div", {},
-      h("p", { class: "muted small" }, "Tab indents; Escape moves focus to Save. Errors name the field, as the loader reports them."),
+      h("p", { class: "muted small" }, "Ctrl+Space (or typing a quote) completes keys and values from the task schema; Tab indents; Escape moves focus to Save. Errors name the field, as the loader reports them."),
       h("div", { class: "editor" }, lines, area),
+      box,
       status,
       h("div", { class: "row save-row" }, save, h("label", { for: "save-target" }, "to"), target),
       saved,
@@ -522,6 +580,7 @@ export async function renderTasks(root: HTMLElement): Promise<void> {
     ),
   );
   void getSystemStatus().then((r) => { if (r.ok) state.dataDir = r.value.data_dir; });
+  if (!schema) void getQuestSchema().then((r) => { if (r.ok) schema = JSON.parse(r.value); });
   await load();
   if (state.selected) await select(state.selected.bench, state.selected.id, state.tab);
 }
