@@ -347,3 +347,37 @@ fn intent_imports_land_in_the_user_folder_and_bad_rows_are_listed() {
         .to_string();
     assert!(e.contains("../up"), "{e}");
 }
+
+#[tokio::test]
+async fn intent_dry_runs_execute_on_the_eth_universe() {
+    let c = config();
+    let cat = studio::catalogue(&c);
+    let id = &cat
+        .tasks
+        .iter()
+        .find(|t| t.bench == Bench::Intent2tx)
+        .unwrap()
+        .id;
+    let inst = studio::intent_instance(&c, id).unwrap();
+    let mut ex =
+        crucible::intent::execute::Executor::boot(&c, crucible::intent::AddressBook::builtin())
+            .await
+            .unwrap_or_else(|e| panic!("{e}"));
+    let r = studio::dry_run_intent(Some(&mut ex), &inst, &SolutionChoice::Reference)
+        .await
+        .unwrap();
+    let exec = |d: &crucible::studio::DryRun, name: &str| {
+        d.checks.iter().find(|c| c.name == name).map(|c| c.passed)
+    };
+    assert_eq!(
+        (exec(&r, "exec"), exec(&r, "state_eq")),
+        (Some(true), Some(true)),
+        "{r:?}"
+    );
+    assert!(r.passed && r.tx.get("state_eq").is_some(), "{r:?}");
+    let w = studio::dry_run_intent(Some(&mut ex), &inst, &SolutionChoice::Wrong { index: 0 })
+        .await
+        .unwrap();
+    assert_eq!(exec(&w, "state_eq"), Some(false), "{w:?}");
+    assert!(!w.passed);
+}
