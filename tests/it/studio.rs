@@ -381,3 +381,47 @@ async fn intent_dry_runs_execute_on_the_eth_universe() {
     assert_eq!(exec(&w, "state_eq"), Some(false), "{w:?}");
     assert!(!w.passed);
 }
+
+#[test]
+fn quest_import_cli_prints_the_draft_and_what_was_not_mapped() {
+    let dir = std::env::temp_dir().join(format!("crucible-studio-cli-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let good = dir.join("q.json");
+    std::fs::write(
+        &good,
+        r#"{"id": "q1", "difficulty": "hard", "category": "c", "subcategory": "s", "title": "t",
+            "natural_language_templates": ["a {x}", "b {x}", "c {x}"],
+            "parameters": {"x": {"type": "integer", "generation": {"method": "random", "min": 1, "max": 5}}},
+            "validation": {}}"#,
+    )
+    .unwrap();
+    let bad = dir.join("bad.json");
+    std::fs::write(&bad, "[1, 2]").unwrap();
+    let run = |file: &Path| {
+        std::process::Command::new(env!("CARGO_BIN_EXE_crucible"))
+            .args(["quest", "import", &file.display().to_string(), "--json"])
+            .env_remove("RUST_BACKTRACE")
+            .output()
+            .unwrap()
+    };
+    let out = run(&good);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    let mut keys: Vec<&str> = v.as_object().unwrap().keys().map(String::as_str).collect();
+    keys.sort();
+    assert_eq!(keys, ["id", "mapped", "text", "unmapped"]);
+    assert_eq!(v["id"], "q1");
+    assert!(v["text"].as_str().unwrap().contains("\"int_range\""), "{v}");
+    assert!(v["unmapped"].to_string().contains("validation"), "{v}");
+    let out = run(&bad);
+    assert!(!out.status.success());
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        err.contains("bad.json") && err.contains("JSON object"),
+        "{err}"
+    );
+}
