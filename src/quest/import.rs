@@ -109,7 +109,13 @@ fn map_param(name: &str, p: &Value, unmapped: &mut Vec<Unmapped>) -> Result<Para
             (ParamType::Address, Sample::Manifest { name: name.into() })
         }
         ("number", Some("random")) => {
-            let decimals = gen.get("decimals").and_then(Value::as_u64).unwrap_or(3) as u32;
+            let decimals = gen.get("decimals").and_then(Value::as_u64).unwrap_or(3);
+            if decimals > 36 {
+                return Err(format!(
+                    "{decimals} decimals is more than a sampled amount can hold"
+                ));
+            }
+            let decimals = decimals as u32;
             let min = decimal_text(gen.get("min").unwrap_or(&json!(0.001)), decimals)
                 .ok_or("`min` is not a number")?;
             let max = decimal_text(gen.get("max").unwrap_or(&json!(1.0)), decimals)
@@ -144,7 +150,11 @@ fn map_param(name: &str, p: &Value, unmapped: &mut Vec<Unmapped>) -> Result<Para
         ("string", Some("fixed")) => (ParamType::String, fixed()?),
         ("string", Some("from_list") | None) => (ParamType::String, list("values")?),
         ("string", Some("random")) => {
-            let length = gen.get("length").and_then(Value::as_u64).unwrap_or(10) as usize;
+            let length = gen
+                .get("length")
+                .and_then(Value::as_u64)
+                .unwrap_or(10)
+                .min(4096) as usize;
             let charset = gen
                 .get("charset")
                 .and_then(Value::as_str)

@@ -425,3 +425,48 @@ fn quest_import_cli_prints_the_draft_and_what_was_not_mapped() {
         "{err}"
     );
 }
+
+/// Task text from the editor is untrusted: extreme values give a field-named error, never a
+/// panic or a huge allocation.
+#[test]
+fn hostile_task_text_is_an_error_not_a_crash() {
+    let c = config();
+    let path = project_task_path(&c);
+    let text = std::fs::read_to_string(&path).unwrap();
+    let cases = [
+        (
+            r#"{"method": "derived"}"#,
+            r#"{"method": "int_range", "min": -9223372036854775808, "max": 9223372036854775807}"#,
+            "integer",
+            "too wide",
+        ),
+        (
+            r#"{"method": "derived"}"#,
+            r#"{"method": "text", "length": 1000000000000}"#,
+            "string",
+            "length must be",
+        ),
+    ];
+    for (from, to, ty, needle) in cases {
+        let compact = text.replace(
+            "\"sample\": {\n        \"method\": \"derived\"\n      }",
+            r#""sample": {"method": "derived"}"#,
+        );
+        let t = compact.replacen(from, to, 1).replacen(
+            "\"type\": \"address\"",
+            &format!("\"type\": \"{ty}\""),
+            1,
+        );
+        assert_ne!(t, compact, "case not applied");
+        let v = studio::validate_quest(&t, &path);
+        assert!(!v.ok && v.message.contains(needle), "{to}: {}", v.message);
+        assert!(v.field.starts_with("parameters[0]"), "{}", v.field);
+        let e = studio::render_quest(&c, &t, &path, 0)
+            .unwrap_err()
+            .to_string();
+        assert!(e.contains(needle), "{e}");
+    }
+    let huge = text.replacen("\"decimals\": 3", "\"decimals\": 4000000000", 1);
+    let v = studio::validate_quest(&huge, &path);
+    assert!(!v.ok && v.message.contains("at most 77"), "{}", v.message);
+}
