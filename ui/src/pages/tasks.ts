@@ -456,7 +456,7 @@ export async function renderTasks(root: HTMLElement): Promise<void> {
     const parts: (Node | null)[] = [
       s.bench !== "intent2tx" ? seedPicker(() => {}, "dry-seed") : null,
       h("div", { class: "row" }, h("label", { for: "dry-solution" }, "Solution"), sol, run),
-      extra,
+      extra.childElementCount ? extra : null,
       pastedBox,
       out,
     ];
