@@ -841,31 +841,50 @@ pub fn new_from_template(
             dest.display()
         )));
     }
-    let mut spec = template.spec.clone();
-    spec.id = new_id.to_string();
-    spec.title = format!("{} (copy)", template.spec.title);
-    let mut copies = Vec::new();
+    // Start from the template's file as written (its order, no defaults spelled out), and change
+    // only the id, the title and the solution paths.
+    let original = std::fs::read_to_string(&template.path).map_err(|e| QuestError::Io {
+        path: template.path.display().to_string(),
+        source: e,
+    })?;
+    let mut doc: Value = serde_json::from_str(&original).map_err(|e| QuestError::Load {
+        file: template.path.display().to_string(),
+        field: String::new(),
+        message: e.to_string(),
+    })?;
+    doc["id"] = json!(new_id);
+    doc["title"] = json!(format!("{} (copy)", template.spec.title));
+    let mut copies: Vec<(String, String)> = Vec::new();
     let mut relocate = |rel: &str| -> Result<String, StudioError> {
         let name = Path::new(rel)
             .file_name()
             .and_then(|n| n.to_str())
-            .unwrap_or("solution.ts")
-            .to_string();
-        copies.push((template.read_relative(rel)?, format!("{new_id}/{name}")));
-        Ok(format!("{new_id}/{name}"))
+            .unwrap_or("solution.ts");
+        let mut target = format!("{new_id}/{name}");
+        if copies.iter().any(|(_, t)| *t == target) {
+            target = format!("{new_id}/{}_{name}", copies.len());
+        }
+        copies.push((template.read_relative(rel)?, target.clone()));
+        Ok(target)
     };
-    spec.solutions.reference = relocate(&template.spec.solutions.reference)?;
-    for w in &mut spec.solutions.wrong {
-        w.file = relocate(&w.file)?;
+    doc["solutions"]["reference"] = json!(relocate(&template.spec.solutions.reference)?);
+    for (i, w) in template.spec.solutions.wrong.iter().enumerate() {
+        doc["solutions"]["wrong"][i]["file"] = json!(relocate(&w.file)?);
     }
-    std::fs::create_dir_all(dir.join(new_id)).map_err(io_err(&dir))?;
-    for (src, rel) in &copies {
+    let sol_dir = dir.join(new_id);
+    std::fs::create_dir_all(&sol_dir).map_err(io_err(&sol_dir))?;
+    let written = copies.iter().try_for_each(|(src, rel)| {
         let p = dir.join(rel);
-        std::fs::write(&p, src).map_err(io_err(&p))?;
-    }
-    let mut text = serde_json::to_string_pretty(&spec).unwrap_or_default();
+        std::fs::write(&p, src).map_err(io_err(&p))
+    });
+    let mut text = serde_json::to_string_pretty(&doc).unwrap_or_default();
     text.push('\n');
-    save_quest(config, &text, &dest)
+    let saved = written.and_then(|()| save_quest(config, &text, &dest));
+    if saved.is_err() {
+        // Nothing half-made stays behind.
+        let _ = std::fs::remove_dir_all(&sol_dir);
+    }
+    saved
 }
 
 /// Which solution a dry-run executes.

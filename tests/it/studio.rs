@@ -152,6 +152,12 @@ fn the_wizard_copies_a_template_and_saving_never_replaces_a_valid_file() {
     assert_eq!(row.origin, Origin::User);
 
     let valid = std::fs::read_to_string(&dest).unwrap();
+    // The copy is the template as written (no defaults spelled out as null), with a new id.
+    assert!(!valid.contains("null"), "{valid}");
+    assert!(
+        valid.starts_with("{\n  \"format\": 1,\n  \"id\": \"my_transfer\""),
+        "{valid}"
+    );
     // An invalid edit is refused and the file keeps its valid contents.
     let broken = valid.replacen("\"weight\": 15", "\"weight\": 5", 1);
     let e = studio::save_quest(&c, &broken, &dest)
