@@ -21,6 +21,7 @@
 //! - [`console`] — the run console's view of runs: the new-run form, plan estimates, live
 //!   progress folded from run events, the runs list (what the desktop app shows).
 //! - [`status`] — a read-only snapshot of versions, tools and built universes (the app's System page).
+//! - [`studio`] — the task author's studio: catalogue, render, validate, save, wizard, dry-runs.
 //!
 //! The core has no Tauri dependency; `src-tauri/` is glue over this crate.
 
@@ -37,6 +38,7 @@ pub mod report;
 pub mod run;
 pub mod status;
 pub mod store;
+pub mod studio;
 
 pub use config::{Config, ConfigError};
 

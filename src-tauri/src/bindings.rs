@@ -70,6 +70,31 @@ pub fn typescript() -> String {
         decl::<ModelProgress>(&mut out);
         decl::<FailureView>(&mut out);
     }
+    // Tasks page (the studio).
+    {
+        use crucible::quest::import::{BankImport, Unmapped};
+        use crucible::studio::*;
+        decl::<Bench>(&mut out);
+        decl::<Origin>(&mut out);
+        decl::<TaskSummary>(&mut out);
+        decl::<LoadProblem>(&mut out);
+        decl::<Catalogue>(&mut out);
+        decl::<WrongSolution>(&mut out);
+        decl::<TaskDetail>(&mut out);
+        decl::<ParamRow>(&mut out);
+        decl::<CheckRow>(&mut out);
+        decl::<QuestRender>(&mut out);
+        decl::<Validation>(&mut out);
+        decl::<SolutionChoice>(&mut out);
+        decl::<CheckOutcome>(&mut out);
+        decl::<DryRun>(&mut out);
+        decl::<SelftestRow>(&mut out);
+        decl::<Selftest>(&mut out);
+        decl::<IntentRowError>(&mut out);
+        decl::<IntentImport>(&mut out);
+        decl::<Unmapped>(&mut out);
+        decl::<BankImport>(&mut out);
+    }
     out
 }
 
@@ -116,6 +141,15 @@ mod tests {
             "PlanResult",
             "RunsView",
             "LiveStatus",
+            "Catalogue",
+            "TaskDetail",
+            "QuestRender",
+            "Validation",
+            "SolutionChoice",
+            "DryRun",
+            "Selftest",
+            "IntentImport",
+            "BankImport",
         ] {
             assert!(
                 ts.contains(&format!("export type {name} ")),

@@ -18,6 +18,10 @@ pub enum ErrorKind {
     Keychain,
     /// The thing asked for (a provider, a run) does not exist.
     NotFound,
+    /// A task file, task id, solution choice or pasted answer is invalid (the message names it).
+    Task,
+    /// A chain, sandbox or universe needed for a dry-run could not be started or failed.
+    Chain,
 }
 
 /// A command's failure as the UI receives it.
@@ -121,6 +125,26 @@ impl From<crucible::ConfigError> for CommandError {
         let kind = match e {
             crucible::ConfigError::File { .. } => ErrorKind::Config,
             crucible::ConfigError::ToolMissing { .. } => ErrorKind::Internal,
+        };
+        Self {
+            kind,
+            message: e.to_string(),
+        }
+    }
+}
+
+impl From<crucible::studio::StudioError> for CommandError {
+    fn from(e: crucible::studio::StudioError) -> Self {
+        use crucible::quest::QuestError as Q;
+        use crucible::studio::StudioError as S;
+        let kind = match &e {
+            S::Quest(Q::Chain(_) | Q::Sandbox(_)) => ErrorKind::Chain,
+            S::Quest(_) | S::UnknownTask { .. } | S::Invalid(_) | S::Pilot(_) => ErrorKind::Task,
+            S::Intent(
+                crucible::intent::IntentError::Chain(_) | crucible::intent::IntentError::Fixture(_),
+            ) => ErrorKind::Chain,
+            S::Intent(_) => ErrorKind::Task,
+            S::Io { .. } => ErrorKind::Internal,
         };
         Self {
             kind,

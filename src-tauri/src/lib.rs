@@ -58,6 +58,7 @@ pub fn run() {
     }
     let result = tauri::Builder::default()
         .manage(AppState::load())
+        .manage(commands::tasks::StudioState::default())
         .invoke_handler(tauri::generate_handler![
             commands::system::get_system_status,
             // Run console (Settings → Providers & models; Runs)
@@ -71,8 +72,38 @@ pub fn run() {
             commands::runs::cancel_run,
             commands::runs::list_runs_view,
             commands::runs::get_live,
+            // Tasks page (the studio).
+            commands::tasks::list_tasks,
+            commands::tasks::get_task,
+            commands::tasks::render_quest_task,
+            commands::tasks::validate_quest_task,
+            commands::tasks::save_quest_task,
+            commands::tasks::new_quest_task,
+            commands::tasks::import_question_bank,
+            commands::tasks::import_intent_instances,
+            commands::tasks::dry_run,
+            commands::tasks::selftest_quest_task,
+            commands::tasks::get_quest_schema,
         ])
-        .run(tauri::generate_context!());
+        .build(tauri::generate_context!())
+        .map(|app| {
+            commands::tasks::stop_chains_on_signals(app.handle().clone());
+            app.run(|handle, event| {
+                // The studio's chains (Anvil processes) must not outlive the app or its window.
+                let closing = matches!(
+                    event,
+                    tauri::RunEvent::Exit
+                        | tauri::RunEvent::WindowEvent {
+                            event: tauri::WindowEvent::Destroyed,
+                            ..
+                        }
+                );
+                if closing {
+                    use tauri::Manager;
+                    handle.state::<commands::tasks::StudioState>().shutdown();
+                }
+            })
+        });
     if let Err(e) = result {
         tracing::error!(target: "app", error = %e, "the app failed to start");
         std::process::exit(1);

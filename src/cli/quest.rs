@@ -50,6 +50,15 @@ pub enum QuestCmd {
     },
     /// Print the task-file JSON Schema (committed as tasks/questbench/task.schema.json).
     Schema,
+    /// Convert one file of the public EVM-QuestBench question bank into a draft Crucible task
+    /// and list what could not be mapped (nothing is written).
+    Import {
+        /// The question-bank JSON file.
+        file: PathBuf,
+        /// Print `{id, text, mapped, unmapped}` as JSON (otherwise the draft, then the list).
+        #[arg(long)]
+        json: bool,
+    },
     /// Time the reference agent over every task (one seed): wall time and per-stage medians.
     Bench {
         /// Seed.
@@ -111,6 +120,19 @@ impl SelftestArgs {
 pub async fn quest(config: &Config, cmd: QuestCmd) -> Result<()> {
     match cmd {
         QuestCmd::Schema => print!("{}", task::schema_json()),
+        QuestCmd::Import { file, json } => {
+            let text = std::fs::read_to_string(&file)
+                .with_context(|| format!("reading {}", file.display()))?;
+            let r = crucible::quest::import::import_question(&text, &file.display().to_string())?;
+            if json {
+                out!("{}", serde_json::to_string_pretty(&r)?);
+            } else {
+                out!("{}", r.text.trim_end());
+                for u in &r.unmapped {
+                    out!("not mapped: {}: {}", u.field, u.reason);
+                }
+            }
+        }
         QuestCmd::Bench { seed, json: _ } => {
             let f = crucible::bench::questbench(config, seed).await?;
             out!("{}", serde_json::to_string_pretty(&f)?);

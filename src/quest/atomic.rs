@@ -172,6 +172,11 @@ impl Harness {
         Ok(prepared?)
     }
 
+    /// The chain the samples run on (its Anvil's pid lets a host stop it if the host is killed).
+    pub fn chain(&self) -> &Chain {
+        &self.chain
+    }
+
     /// The universe manifest.
     pub fn manifest(&self) -> &Manifest {
         &self.manifest

@@ -387,6 +387,13 @@ fn literal(
 /// Exact decimal text → integer base units (`"1.5"`, 18 → 1.5e18). More fractional digits than
 /// `decimals` is an error, never a silent rounding.
 pub fn decimal_units(s: &str, decimals: u32) -> Result<U256, String> {
+    // 10^78 does not fit in 256 bits; refusing early also keeps a hostile task file from making
+    // us allocate billions of zeros.
+    if decimals > 77 {
+        return Err(format!(
+            "{decimals} decimals is more than 256 bits can hold (at most 77)"
+        ));
+    }
     let s = s.trim();
     let (int, frac) = s.split_once('.').unwrap_or((s, ""));
     if int.is_empty() && frac.is_empty()

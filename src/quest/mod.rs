@@ -1,11 +1,13 @@
 //! EVM-QuestBench: the task file format ([`task`]), seeded instances ([`instance`]), the
 //! declarative check library ([`check`]), the atomic protocol and self-test ([`atomic`]), the
 //! run-seam implementation ([`seam`]) and the TypeScript [`sandbox`] that runs model-written
-//! modules, and the multi-round [`composite`] protocol.
+//! modules, the multi-round [`composite`] protocol, and the [`import`] of the public question-bank
+//! format.
 
 pub mod atomic;
 pub mod check;
 pub mod composite;
+pub mod import;
 pub mod instance;
 pub mod sandbox;
 pub mod seam;

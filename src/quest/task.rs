@@ -1060,6 +1060,9 @@ pub fn placeholders(t: &str) -> Vec<String> {
     out
 }
 
+/// Longest random text parameter (a prompt is not a place for megabytes of noise).
+const MAX_TEXT_LENGTH: usize = 4096;
+
 fn validate_sample(p: &ParamSpec) -> Result<(), String> {
     use ParamType as T;
     match (&p.sample, p.ty) {
@@ -1076,6 +1079,9 @@ fn validate_sample(p: &ParamSpec) -> Result<(), String> {
         (Sample::IntRange { min, max, step }, T::Integer) => {
             if *step < 1 || min > max {
                 return Err(format!("empty range [{min}, {max}] step {step}"));
+            }
+            if max.checked_sub(*min).is_none() {
+                return Err(format!("range [{min}, {max}] is too wide"));
             }
             Ok(())
         }
@@ -1096,8 +1102,8 @@ fn validate_sample(p: &ParamSpec) -> Result<(), String> {
         (Sample::Derived | Sample::Signer, T::Address) => Ok(()),
         (Sample::Permit { .. }, T::String) => Ok(()),
         (Sample::Text { length, charset }, T::String) => {
-            if *length == 0 {
-                return Err("length must be ≥ 1".into());
+            if *length == 0 || *length > MAX_TEXT_LENGTH {
+                return Err(format!("length must be 1..={MAX_TEXT_LENGTH}"));
             }
             if charset != "alphanumeric" && charset != "alphanumeric_space" {
                 return Err(format!("unknown charset {charset:?}"));

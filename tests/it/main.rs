@@ -16,5 +16,6 @@ mod report;
 mod sandbox;
 mod seam;
 mod store;
+mod studio;
 mod support;
 mod universe;

@@ -5,6 +5,7 @@ import { renderEmpty } from "./pages/empty";
 import { renderHome } from "./pages/home";
 import { renderRuns } from "./pages/runs";
 import { renderSettings } from "./pages/settings";
+import { renderTasks } from "./pages/tasks";
 
 type Route = "home" | "runs" | "results" | "tasks" | "settings";
 
@@ -14,9 +15,7 @@ const pages: Record<Route, (root: HTMLElement) => void | Promise<void>> = {
   results: (root) =>
     renderEmpty(root, "Results", "Leaderboards, quadrant plots and per-sample traces of finished runs will appear here.",
       "There are no finished runs to show."),
-  tasks: (root) =>
-    renderEmpty(root, "Tasks", "Browse the benchmark tasks and preview them with sampled parameters.",
-      "Task files live in the project's tasks/ directory."),
+  tasks: renderTasks,
   settings: renderSettings,
 };
 

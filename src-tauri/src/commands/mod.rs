@@ -3,3 +3,4 @@
 pub mod providers;
 pub mod runs;
 pub mod system;
+pub mod tasks;

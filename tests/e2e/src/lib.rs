@@ -325,6 +325,39 @@ impl App {
         Ok(self.client()?.execute(script, vec![]).await?)
     }
 
+    /// Sets the value of the input, textarea or select `css` at once and fires `input` and
+    /// `change`, as a paste or a choice would (typing a whole task file key by key is slow).
+    pub async fn set_value(&self, css: &str, value: &str) -> Result<()> {
+        self.element(css).await?;
+        let js = "const el = document.querySelector(arguments[0]); el.value = arguments[1]; \
+                  el.dispatchEvent(new Event('input', {bubbles: true})); \
+                  el.dispatchEvent(new Event('change', {bubbles: true}));";
+        self.client()?
+            .execute(js, vec![css.into(), value.into()])
+            .await
+            .with_context(|| format!("setting the value of `{css}`"))?;
+        Ok(())
+    }
+
+    /// Runs `js` in the page (arguments as `arguments[i]`) and returns its JSON result.
+    pub async fn run_js(
+        &self,
+        js: &str,
+        args: Vec<serde_json::Value>,
+    ) -> Result<serde_json::Value> {
+        Ok(self.client()?.execute(js, args).await?)
+    }
+
+    /// Waits until the text of `css` satisfies `ok` (polling up to `timeout`); returns it.
+    pub async fn text_when(
+        &self,
+        css: &str,
+        timeout: Duration,
+        ok: impl Fn(&str) -> bool,
+    ) -> Result<String> {
+        self.wait_text(css, timeout, ok).await
+    }
+
     /// Saves a screenshot of the window to `target/e2e-screenshots/<name>.png`; returns the path.
     /// Waits for two animation frames first: WebKit's WebDriver screenshot shows the last painted
     /// frame, which can predate DOM changes the test has already seen.

@@ -1,0 +1,280 @@
+//! Commands behind the Tasks page (the task author's studio). Each delegates to
+//! [`crucible::studio`]; the only state here is the lazily booted QuestBench harness and
+//! Intent2Tx executor, each behind a mutex so dry-runs on it are serialised.
+
+use crucible::intent::execute::Executor;
+use crucible::quest::atomic::Harness;
+use crucible::quest::import::BankImport;
+use crucible::studio::{
+    self, Bench, Catalogue, DryRun, IntentImport, QuestRender, Selftest, SolutionChoice,
+    TaskDetail, Validation,
+};
+use tokio::sync::Mutex;
+
+use crate::{AppState, CommandError};
+
+/// The chains the studio boots on first use (each with its own Anvil), dropped at exit.
+#[derive(Default)]
+pub struct StudioState {
+    quest: Mutex<Option<Harness>>,
+    intent: Mutex<Option<Executor>>,
+    watchdogs: std::sync::Mutex<Vec<std::process::Child>>,
+}
+
+/// Starts a watchdog that stops Anvil `pid` once this process is gone. A clean exit drops the
+/// chains (and the watchdogs); this covers a SIGKILL (as a WebDriver sends when a session ends),
+/// which runs no handler and would otherwise leave Anvil running.
+fn watch(studio: &StudioState, pid: u32) {
+    let script = "while [ -e /proc/$1 ] && ! grep -q '^State:.Z' /proc/$1/status 2>/dev/null; \
+                  do sleep 1; done; kill \"$2\" 2>/dev/null";
+    let child = std::process::Command::new("/bin/sh")
+        .args(["-c", script, "crucible-watchdog"])
+        .arg(std::process::id().to_string())
+        .arg(pid.to_string())
+        .stdin(std::process::Stdio::null())
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::null())
+        .spawn();
+    match (child, studio.watchdogs.lock()) {
+        (Ok(c), Ok(mut w)) => w.push(c),
+        (Err(e), _) => tracing::warn!(target: "app", error = %e, "cannot start the anvil watchdog"),
+        (Ok(mut c), Err(_)) => {
+            let _ = c.kill();
+        }
+    }
+}
+
+/// The QuestBench harness, booted (with its watchdog) on first use.
+async fn harness<'a>(
+    studio: &'a StudioState,
+    config: &crucible::Config,
+) -> Res<tokio::sync::MutexGuard<'a, Option<Harness>>> {
+    let mut guard = studio.quest.lock().await;
+    if guard.is_none() {
+        let h = Harness::start(config)
+            .await
+            .map_err(studio::StudioError::from)?;
+        watch(studio, h.chain().anvil().pid());
+        *guard = Some(h);
+    }
+    Ok(guard)
+}
+
+impl StudioState {
+    /// Stops the chains (called when the app exits, so no Anvil outlives it).
+    pub fn shutdown(&self) {
+        if let Ok(mut h) = self.quest.try_lock() {
+            if h.take().is_some() {
+                tracing::info!(target: "app", "studio harness stopped");
+            }
+        } else {
+            tracing::warn!(target: "app", "studio harness busy at shutdown; not stopped");
+        }
+        if let Ok(mut e) = self.intent.try_lock() {
+            e.take();
+        }
+        if let Ok(mut w) = self.watchdogs.lock() {
+            for mut c in w.drain(..) {
+                let _ = c.kill();
+                let _ = c.wait();
+            }
+        }
+    }
+}
+
+/// On SIGTERM, SIGINT or SIGHUP (a session manager, a terminal, a WebDriver ending its session)
+/// stops the studio's chains before the process exits; otherwise Anvil would be orphaned.
+pub fn stop_chains_on_signals(handle: tauri::AppHandle) {
+    use tauri::Manager;
+    use tokio::signal::unix::{signal, SignalKind};
+    tauri::async_runtime::spawn(async move {
+        let (Ok(mut term), Ok(mut int), Ok(mut hup)) = (
+            signal(SignalKind::terminate()),
+            signal(SignalKind::interrupt()),
+            signal(SignalKind::hangup()),
+        ) else {
+            tracing::warn!(target: "app", "cannot listen for termination signals");
+            return;
+        };
+        tokio::select! {
+            _ = term.recv() => {},
+            _ = int.recv() => {},
+            _ = hup.recv() => {},
+        }
+        let studio = handle.state::<StudioState>();
+        studio.quest.lock().await.take();
+        studio.intent.lock().await.take();
+        std::process::exit(0);
+    });
+}
+
+type Res<T> = Result<T, CommandError>;
+
+/// Runs blocking core work (file system, PILOT solver) off the async runtime's threads.
+async fn blocking<T: Send + 'static>(
+    state: &tauri::State<'_, AppState>,
+    f: impl FnOnce(crucible::Config) -> Result<T, studio::StudioError> + Send + 'static,
+) -> Res<T> {
+    let config = state.config.clone()?;
+    tauri::async_runtime::spawn_blocking(move || f(config))
+        .await
+        .map_err(|e| CommandError::internal(format!("studio task failed: {e}")))?
+        .map_err(CommandError::from)
+}
+
+/// Every task of the three benchmarks, and the files that did not load.
+#[tauri::command]
+pub async fn list_tasks(state: tauri::State<'_, AppState>) -> Res<Catalogue> {
+    blocking(&state, |c| Ok(studio::catalogue(&c))).await
+}
+
+/// One task's detail view.
+#[tauri::command]
+pub async fn get_task(
+    state: tauri::State<'_, AppState>,
+    bench: Bench,
+    id: String,
+) -> Res<TaskDetail> {
+    blocking(&state, move |c| studio::detail(&c, bench, &id)).await
+}
+
+/// Renders QuestBench task text (possibly unsaved) at a seed.
+#[tauri::command]
+pub async fn render_quest_task(
+    state: tauri::State<'_, AppState>,
+    text: String,
+    path: String,
+    seed: u32,
+) -> Res<QuestRender> {
+    blocking(&state, move |c| {
+        studio::render_quest(&c, &text, path.as_ref(), seed.into())
+    })
+    .await
+}
+
+/// Validates QuestBench task text as the loader would at `path`.
+#[tauri::command]
+pub fn validate_quest_task(text: String, path: String) -> Validation {
+    studio::validate_quest(&text, path.as_ref())
+}
+
+/// Saves QuestBench task text to `path` if it is valid there; returns the path.
+#[tauri::command]
+pub async fn save_quest_task(
+    state: tauri::State<'_, AppState>,
+    text: String,
+    path: String,
+) -> Res<String> {
+    blocking(&state, move |c| {
+        Ok(studio::save_quest(&c, &text, path.as_ref())?
+            .display()
+            .to_string())
+    })
+    .await
+}
+
+/// The wizard: copies an atomic task into the user folder under a new id; returns the new path.
+#[tauri::command]
+pub async fn new_quest_task(
+    state: tauri::State<'_, AppState>,
+    template: String,
+    id: String,
+) -> Res<String> {
+    blocking(&state, move |c| {
+        Ok(studio::new_from_template(&c, &template, &id)?
+            .display()
+            .to_string())
+    })
+    .await
+}
+
+/// Converts a public question-bank file into a draft task (not saved).
+#[tauri::command]
+pub fn import_question_bank(text: String, file: String) -> Res<BankImport> {
+    crucible::quest::import::import_question(&text, &file)
+        .map_err(|e| CommandError::from(studio::StudioError::from(e)))
+}
+
+/// Imports Intent2Tx instances; with `name`, writes them to the user folder.
+#[tauri::command]
+pub async fn import_intent_instances(
+    state: tauri::State<'_, AppState>,
+    text: String,
+    name: Option<String>,
+) -> Res<IntentImport> {
+    blocking(&state, move |c| {
+        studio::import_intent(&c, &text, name.as_deref())
+    })
+    .await
+}
+
+/// Dry-runs a solution: QuestBench and (with `execute`) Intent2Tx on their booted chains, PILOT
+/// in the simulator. `prompt` is the PILOT prompt type (baseline, cot, optimal, flawed).
+#[tauri::command]
+pub async fn dry_run(
+    state: tauri::State<'_, AppState>,
+    studio_state: tauri::State<'_, StudioState>,
+    bench: Bench,
+    id: String,
+    seed: u32,
+    solution: SolutionChoice,
+    prompt: Option<String>,
+    execute: bool,
+) -> Res<DryRun> {
+    let config = state.config.clone()?;
+    match bench {
+        Bench::Questbench => {
+            let task = studio::quest_task(&config, &id)?;
+            let guard = harness(&studio_state, &config).await?;
+            let h = guard
+                .as_ref()
+                .ok_or_else(|| CommandError::internal("harness missing"))?;
+            Ok(studio::dry_run_quest(h, &task, seed.into(), &solution).await?)
+        }
+        Bench::Intent2tx => {
+            let inst = studio::intent_instance(&config, &id)?;
+            if !execute {
+                return Ok(studio::dry_run_intent(None, &inst, &solution).await?);
+            }
+            let mut guard = studio_state.intent.lock().await;
+            if guard.is_none() {
+                let ex = Executor::boot(&config, crucible::intent::AddressBook::builtin()).await;
+                let ex = ex.map_err(studio::StudioError::from)?;
+                watch(&studio_state, ex.chain().anvil().pid());
+                *guard = Some(ex);
+            }
+            Ok(studio::dry_run_intent(guard.as_mut(), &inst, &solution).await?)
+        }
+        Bench::Pilot => {
+            let prompt = prompt.unwrap_or_else(|| "baseline".into());
+            blocking(&state, move |c| {
+                let pt = crucible::pilot::PromptType::parse(&prompt)?;
+                studio::dry_run_pilot(&studio::pilot_engine(&c)?, &id, pt, seed.into(), &solution)
+            })
+            .await
+        }
+    }
+}
+
+/// Runs a QuestBench task's reference and known-wrong solutions on seeds `0..seeds`.
+#[tauri::command]
+pub async fn selftest_quest_task(
+    state: tauri::State<'_, AppState>,
+    studio_state: tauri::State<'_, StudioState>,
+    id: String,
+    seeds: u32,
+) -> Res<Selftest> {
+    let config = state.config.clone()?;
+    let task = studio::quest_task(&config, &id)?;
+    let guard = harness(&studio_state, &config).await?;
+    let h = guard
+        .as_ref()
+        .ok_or_else(|| CommandError::internal("harness missing"))?;
+    Ok(studio::selftest_quest(h, &task, seeds.into()).await?)
+}
+
+/// The QuestBench task format's JSON Schema (drives the editor's completion).
+#[tauri::command]
+pub fn get_quest_schema() -> String {
+    crucible::quest::task::schema_json()
+}

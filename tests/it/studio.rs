@@ -1,0 +1,478 @@
+//! The task author's studio: catalogue, render, validation, safe saving, the wizard, dry-runs and
+//! the per-task self-test, as the desktop app's Tasks page uses them.
+
+use std::path::Path;
+
+use crucible::quest::atomic::Harness;
+use crucible::studio::{self, Bench, Origin, SolutionChoice};
+use crucible::Config;
+
+use crate::support::config;
+
+const TASK: &str = "bnb_transfer_basic";
+
+fn project_task_path(c: &Config) -> std::path::PathBuf {
+    c.project_dir
+        .join("tasks/questbench/atomic/native_transfer/bnb_transfer_basic.json")
+}
+
+#[test]
+fn catalogue_lists_all_three_benchmarks() {
+    let c = config();
+    let cat = studio::catalogue(&c);
+    assert!(cat.problems.is_empty(), "{:?}", cat.problems);
+    for bench in [Bench::Questbench, Bench::Intent2tx, Bench::Pilot] {
+        assert!(
+            cat.tasks.iter().any(|t| t.bench == bench),
+            "no {bench:?} task"
+        );
+    }
+    let t = cat.tasks.iter().find(|t| t.id == TASK).unwrap();
+    assert_eq!(
+        (t.kind.as_str(), t.difficulty.as_str(), t.origin),
+        ("atomic", "easy", Origin::Project)
+    );
+    let d = studio::detail(&c, Bench::Questbench, TASK).unwrap();
+    assert_eq!(d.k_opt, 1);
+    assert_eq!(d.wrong.len(), 3);
+    assert!(d.reference.contains("executeSkill"), "{}", d.reference);
+    let pilot = cat.tasks.iter().find(|t| t.bench == Bench::Pilot).unwrap();
+    let d = studio::detail(&c, Bench::Pilot, &pilot.id).unwrap();
+    for key in ["required_tools", "prompts", "flaw", "p_full_success"] {
+        assert!(d.extra.get(key).is_some(), "pilot detail lacks {key}");
+    }
+    assert_eq!(d.extra["prompts"].as_object().unwrap().len(), 4);
+    let intent = cat
+        .tasks
+        .iter()
+        .find(|t| t.bench == Bench::Intent2tx)
+        .unwrap();
+    let d = studio::detail(&c, Bench::Intent2tx, &intent.id).unwrap();
+    assert!(d.extra.get("ground_truth").is_some());
+    let e = studio::detail(&c, Bench::Questbench, "no_such_task").unwrap_err();
+    assert!(e.to_string().contains("no_such_task"), "{e}");
+}
+
+#[test]
+fn render_is_seeded_and_resolves_expected_values() {
+    let c = config();
+    let path = project_task_path(&c);
+    let text = std::fs::read_to_string(&path).unwrap();
+    let a = studio::render_quest(&c, &text, &path, 1).unwrap();
+    let again = studio::render_quest(&c, &text, &path, 1).unwrap();
+    let b = studio::render_quest(&c, &text, &path, 2).unwrap();
+    assert_eq!(a, again, "same seed, same render");
+    assert_ne!(
+        a.params, b.params,
+        "seeds 1 and 2 sample the same parameters"
+    );
+    let amount = &a.params.iter().find(|p| p.name == "amount").unwrap().value;
+    let to = &a
+        .params
+        .iter()
+        .find(|p| p.name == "to_address")
+        .unwrap()
+        .value;
+    assert!(
+        a.prompt.contains(amount) && a.prompt.contains(to),
+        "{}",
+        a.prompt
+    );
+    // amount has 3 decimals, so its wei value is amount × 10^18 exactly.
+    let wei = crucible::quest::instance::decimal_units(amount, 18)
+        .unwrap()
+        .to_string();
+    let received = a
+        .checks
+        .iter()
+        .find(|c| c.name == "recipient received")
+        .unwrap();
+    assert!(received.expected.contains(&wei), "{}", received.expected);
+    assert!(received.expected.contains(to), "{}", received.expected);
+    assert_eq!(a.checks.iter().map(|c| c.weight).sum::<u32>(), 100);
+}
+
+#[test]
+fn edits_are_validated_with_the_field_named() {
+    let c = config();
+    let path = project_task_path(&c);
+    let text = std::fs::read_to_string(&path).unwrap();
+    assert!(studio::validate_quest(&text, &path).ok);
+    let cases = [
+        ("\"weight\": 15", "\"weight\": 16", "checks", "sum to 101"),
+        (
+            "\"decimals\": 3",
+            "\"decimals\": \"3\"",
+            "parameters[1].sample",
+            "invalid type",
+        ),
+        (
+            "\"kind\": \"atomic\"",
+            "\"kind\": \"molecular\"",
+            "kind",
+            "molecular",
+        ),
+        (
+            "bnb_transfer_basic/reference.ts",
+            "bnb_transfer_basic/missing.ts",
+            "solutions",
+            "missing.ts does not exist",
+        ),
+    ];
+    for (from, to, field, needle) in cases {
+        let v = studio::validate_quest(&text.replacen(from, to, 1), &path);
+        assert!(!v.ok, "{to}");
+        assert!(v.field.starts_with(field), "{to}: field {:?}", v.field);
+        assert!(
+            v.message.contains(needle) && v.message.contains(&format!("field {}", v.field)),
+            "{to}: {}",
+            v.message
+        );
+    }
+    let v = studio::validate_quest("{ not json", &path);
+    assert!(
+        !v.ok && v.message.contains("bnb_transfer_basic.json"),
+        "{}",
+        v.message
+    );
+}
+
+#[test]
+fn the_wizard_copies_a_template_and_saving_never_replaces_a_valid_file() {
+    let c = config();
+    let dest = studio::new_from_template(&c, TASK, "my_transfer").unwrap();
+    assert!(dest.starts_with(studio::user_dir(&c)), "{}", dest.display());
+    assert!(dest
+        .with_file_name("my_transfer")
+        .join("reference.ts")
+        .is_file());
+    let cat = studio::catalogue(&c);
+    assert!(cat.problems.is_empty(), "{:?}", cat.problems);
+    let row = cat.tasks.iter().find(|t| t.id == "my_transfer").unwrap();
+    assert_eq!(row.origin, Origin::User);
+
+    let valid = std::fs::read_to_string(&dest).unwrap();
+    // The copy is the template as written (no defaults spelled out as null), with a new id.
+    assert!(!valid.contains("null"), "{valid}");
+    assert!(
+        valid.starts_with("{\n  \"format\": 1,\n  \"id\": \"my_transfer\""),
+        "{valid}"
+    );
+    // An invalid edit is refused and the file keeps its valid contents.
+    let broken = valid.replacen("\"weight\": 15", "\"weight\": 5", 1);
+    let e = studio::save_quest(&c, &broken, &dest)
+        .unwrap_err()
+        .to_string();
+    assert!(e.contains("field checks") && e.contains("sum to 90"), "{e}");
+    assert_eq!(std::fs::read_to_string(&dest).unwrap(), valid);
+    // A valid edit is saved.
+    let edited = valid.replacen("(copy)", "(edited)", 1);
+    studio::save_quest(&c, &edited, &dest).unwrap();
+    assert_eq!(std::fs::read_to_string(&dest).unwrap(), edited);
+    // An id used by another file, a path outside the task folders: refused, nothing written.
+    let other = dest.with_file_name("clash.json");
+    let clash = std::fs::read_to_string(project_task_path(&c)).unwrap();
+    let clash = clash.replace("bnb_transfer_basic/", "my_transfer/");
+    let e = studio::save_quest(&c, &clash, &other)
+        .unwrap_err()
+        .to_string();
+    assert!(e.contains("field id") && e.contains("already used"), "{e}");
+    assert!(!other.exists());
+    let e = studio::save_quest(&c, &edited, Path::new("/tmp/elsewhere.json"))
+        .unwrap_err()
+        .to_string();
+    assert!(e.contains("/tmp/elsewhere.json"), "{e}");
+    // The wizard refuses taken ids, bad ids and unknown templates.
+    for (template, id, needle) in [
+        (TASK, "my_transfer", "already exists"),
+        (TASK, "bad id", "[A-Za-z0-9_]"),
+        ("nope", "fresh", "nope"),
+    ] {
+        let e = studio::new_from_template(&c, template, id)
+            .unwrap_err()
+            .to_string();
+        assert!(e.contains(needle), "{template}/{id}: {e}");
+    }
+}
+
+#[tokio::test]
+async fn dry_runs_show_the_trace_and_the_selftest_names_failing_seeds() {
+    let c = config();
+    let h = Harness::start(&c).await.unwrap_or_else(|e| panic!("{e}"));
+    let task = studio::quest_task(&c, TASK).unwrap();
+    let good = studio::dry_run_quest(&h, &task, 3, &SolutionChoice::Reference)
+        .await
+        .unwrap();
+    assert_eq!((good.score, good.passed), (100, true), "{good:?}");
+    assert!(good.prompt.contains("## Task"), "{}", good.prompt);
+    assert!(good.tx.get("to").is_some(), "{}", good.tx);
+    assert!(good.checks.iter().all(|c| c.passed && !c.actual.is_empty()));
+    let wrong = studio::dry_run_quest(&h, &task, 3, &SolutionChoice::Wrong { index: 0 })
+        .await
+        .unwrap();
+    assert!(wrong.score < 60, "{wrong:?}");
+    assert!(wrong
+        .checks
+        .iter()
+        .any(|c| !c.passed && c.expected != c.actual));
+    let pasted = studio::dry_run_quest(
+        &h,
+        &task,
+        3,
+        &SolutionChoice::Pasted {
+            text: "export async function executeSkill() { return { to: \"alice\" }; }".into(),
+        },
+    )
+    .await
+    .unwrap();
+    assert_eq!(
+        (pasted.score, pasted.outcome.as_str()),
+        (0, "schema_invalid")
+    );
+    assert!(
+        pasted.reason.contains("`to` is not an address"),
+        "{}",
+        pasted.reason
+    );
+    let e = studio::dry_run_quest(&h, &task, 3, &SolutionChoice::Wrong { index: 9 })
+        .await
+        .unwrap_err();
+    assert!(e.to_string().contains("no index 9"), "{e}");
+
+    let st = studio::selftest_quest(&h, &task, 2).await.unwrap();
+    assert!(st.ok && st.failing.is_empty(), "{st:?}");
+    assert_eq!(st.seeds.len(), 2);
+    // A task whose "reference" is a known-wrong answer fails on every seed, and says why.
+    let dest = studio::new_from_template(&c, TASK, "broken_reference").unwrap();
+    let dir = dest.with_file_name("broken_reference");
+    std::fs::copy(dir.join("wrong_recipient.ts"), dir.join("reference.ts")).unwrap();
+    let broken = studio::quest_task(&c, "broken_reference").unwrap();
+    let st = studio::selftest_quest(&h, &broken, 2).await.unwrap();
+    assert_eq!(st.failing, [0, 1], "{st:?}");
+    assert!(
+        st.seeds[0].problems[0].contains("reference scored"),
+        "{st:?}"
+    );
+    let e = studio::selftest_quest(&h, &task, 0).await.unwrap_err();
+    assert!(e.to_string().contains("1..=100"), "{e}");
+}
+
+#[tokio::test]
+async fn intent_and_pilot_dry_runs_separate_reference_and_wrong() {
+    let c = config();
+    let cat = studio::catalogue(&c);
+    let id = &cat
+        .tasks
+        .iter()
+        .find(|t| t.bench == Bench::Intent2tx)
+        .unwrap()
+        .id;
+    let inst = studio::intent_instance(&c, id).unwrap();
+    let r = studio::dry_run_intent(None, &inst, &SolutionChoice::Reference)
+        .await
+        .unwrap();
+    assert!(r.passed && r.score == 100, "{r:?}");
+    let w = studio::dry_run_intent(None, &inst, &SolutionChoice::Wrong { index: 0 })
+        .await
+        .unwrap();
+    assert!(!w.passed, "{w:?}");
+    let p = studio::dry_run_intent(None, &inst, &SolutionChoice::Pasted { text: "no".into() })
+        .await
+        .unwrap();
+    assert_eq!(p.score, 0, "{p:?}");
+
+    let engine = studio::pilot_engine(&c).unwrap();
+    let id = &cat
+        .tasks
+        .iter()
+        .find(|t| t.bench == Bench::Pilot)
+        .unwrap()
+        .id;
+    let prompt = crucible::pilot::PromptType::Baseline;
+    let a = studio::dry_run_pilot(&engine, id, prompt, 1, &SolutionChoice::Reference).unwrap();
+    let b = studio::dry_run_pilot(&engine, id, prompt, 1, &SolutionChoice::Reference).unwrap();
+    assert_eq!(a, b, "same seed, same episode");
+    assert!(
+        a.prompt.contains(&inst_description(&engine, id)),
+        "{}",
+        a.prompt
+    );
+    let empty = studio::dry_run_pilot(
+        &engine,
+        id,
+        prompt,
+        1,
+        &SolutionChoice::Pasted {
+            text: "[\"I am done.\"]".into(),
+        },
+    )
+    .unwrap();
+    assert!(!empty.passed, "{empty:?}");
+    let e = studio::dry_run_pilot(
+        &engine,
+        id,
+        prompt,
+        1,
+        &SolutionChoice::Pasted { text: "{}".into() },
+    )
+    .unwrap_err();
+    assert!(e.to_string().contains("JSON array"), "{e}");
+}
+
+fn inst_description(engine: &crucible::pilot::suite::Engine, id: &str) -> String {
+    engine.lib.get(id).unwrap().task.description.clone()
+}
+
+#[test]
+fn intent_imports_land_in_the_user_folder_and_bad_rows_are_listed() {
+    let c = config();
+    let project = c
+        .project_dir
+        .join("tasks/intent2tx/default/instances.jsonl");
+    let first = std::fs::read_to_string(project).unwrap();
+    let first = first.lines().next().unwrap();
+    let mut row: serde_json::Value = serde_json::from_str(first).unwrap();
+    // The project's ids are taken: writing a copy is refused and writes nothing.
+    let e = studio::import_intent(&c, first, Some("mine"))
+        .unwrap_err()
+        .to_string();
+    assert!(e.contains("already in the catalogue"), "{e}");
+    row["id"] = "imported_1".into();
+    let text = format!("{row}\n{{\"id\": \"x\"}}\n");
+    let dry = studio::import_intent(&c, &text, None).unwrap();
+    assert_eq!((dry.rows, dry.imported, dry.errors.len()), (2, 1, 1));
+    assert_eq!(dry.errors[0].row, 2);
+    assert!(dry.written.is_empty());
+    let r = studio::import_intent(&c, &text, Some("mine")).unwrap();
+    assert!(r.written.ends_with("intent2tx/mine.jsonl"), "{}", r.written);
+    let cat = studio::catalogue(&c);
+    let t = cat.tasks.iter().find(|t| t.id == "imported_1").unwrap();
+    assert_eq!((t.bench, t.origin), (Bench::Intent2tx, Origin::User));
+    let e = studio::import_intent(&c, &text, Some("../up"))
+        .unwrap_err()
+        .to_string();
+    assert!(e.contains("../up"), "{e}");
+}
+
+#[tokio::test]
+async fn intent_dry_runs_execute_on_the_eth_universe() {
+    let c = config();
+    let cat = studio::catalogue(&c);
+    let id = &cat
+        .tasks
+        .iter()
+        .find(|t| t.bench == Bench::Intent2tx)
+        .unwrap()
+        .id;
+    let inst = studio::intent_instance(&c, id).unwrap();
+    let mut ex =
+        crucible::intent::execute::Executor::boot(&c, crucible::intent::AddressBook::builtin())
+            .await
+            .unwrap_or_else(|e| panic!("{e}"));
+    let r = studio::dry_run_intent(Some(&mut ex), &inst, &SolutionChoice::Reference)
+        .await
+        .unwrap();
+    let exec = |d: &crucible::studio::DryRun, name: &str| {
+        d.checks.iter().find(|c| c.name == name).map(|c| c.passed)
+    };
+    assert_eq!(
+        (exec(&r, "exec"), exec(&r, "state_eq")),
+        (Some(true), Some(true)),
+        "{r:?}"
+    );
+    assert!(r.passed && r.tx.get("state_eq").is_some(), "{r:?}");
+    let w = studio::dry_run_intent(Some(&mut ex), &inst, &SolutionChoice::Wrong { index: 0 })
+        .await
+        .unwrap();
+    assert_eq!(exec(&w, "state_eq"), Some(false), "{w:?}");
+    assert!(!w.passed);
+}
+
+#[test]
+fn quest_import_cli_prints_the_draft_and_what_was_not_mapped() {
+    let dir = std::env::temp_dir().join(format!("crucible-studio-cli-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let good = dir.join("q.json");
+    std::fs::write(
+        &good,
+        r#"{"id": "q1", "difficulty": "hard", "category": "c", "subcategory": "s", "title": "t",
+            "natural_language_templates": ["a {x}", "b {x}", "c {x}"],
+            "parameters": {"x": {"type": "integer", "generation": {"method": "random", "min": 1, "max": 5}}},
+            "validation": {}}"#,
+    )
+    .unwrap();
+    let bad = dir.join("bad.json");
+    std::fs::write(&bad, "[1, 2]").unwrap();
+    let run = |file: &Path| {
+        std::process::Command::new(env!("CARGO_BIN_EXE_crucible"))
+            .args(["quest", "import", &file.display().to_string(), "--json"])
+            .env_remove("RUST_BACKTRACE")
+            .output()
+            .unwrap()
+    };
+    let out = run(&good);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    let mut keys: Vec<&str> = v.as_object().unwrap().keys().map(String::as_str).collect();
+    keys.sort();
+    assert_eq!(keys, ["id", "mapped", "text", "unmapped"]);
+    assert_eq!(v["id"], "q1");
+    assert!(v["text"].as_str().unwrap().contains("\"int_range\""), "{v}");
+    assert!(v["unmapped"].to_string().contains("validation"), "{v}");
+    let out = run(&bad);
+    assert!(!out.status.success());
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        err.contains("bad.json") && err.contains("JSON object"),
+        "{err}"
+    );
+}
+
+/// Task text from the editor is untrusted: extreme values give a field-named error, never a
+/// panic or a huge allocation.
+#[test]
+fn hostile_task_text_is_an_error_not_a_crash() {
+    let c = config();
+    let path = project_task_path(&c);
+    let text = std::fs::read_to_string(&path).unwrap();
+    let cases = [
+        (
+            r#"{"method": "derived"}"#,
+            r#"{"method": "int_range", "min": -9223372036854775808, "max": 9223372036854775807}"#,
+            "integer",
+            "too wide",
+        ),
+        (
+            r#"{"method": "derived"}"#,
+            r#"{"method": "text", "length": 1000000000000}"#,
+            "string",
+            "length must be",
+        ),
+    ];
+    for (from, to, ty, needle) in cases {
+        let compact = text.replace(
+            "\"sample\": {\n        \"method\": \"derived\"\n      }",
+            r#""sample": {"method": "derived"}"#,
+        );
+        let t = compact.replacen(from, to, 1).replacen(
+            "\"type\": \"address\"",
+            &format!("\"type\": \"{ty}\""),
+            1,
+        );
+        assert_ne!(t, compact, "case not applied");
+        let v = studio::validate_quest(&t, &path);
+        assert!(!v.ok && v.message.contains(needle), "{to}: {}", v.message);
+        assert!(v.field.starts_with("parameters[0]"), "{}", v.field);
+        let e = studio::render_quest(&c, &t, &path, 0)
+            .unwrap_err()
+            .to_string();
+        assert!(e.contains(needle), "{e}");
+    }
+    let huge = text.replacen("\"decimals\": 3", "\"decimals\": 4000000000", 1);
+    let v = studio::validate_quest(&huge, &path);
+    assert!(!v.ok && v.message.contains("at most 77"), "{}", v.message);
+}
