@@ -373,6 +373,8 @@ pub fn import_question(text: &str, file: &str) -> Result<BankImport, QuestError>
             workflow,
             optimal_steps,
             max_rounds_multiplier,
+            // The bank has no notion of required checks; the author names them.
+            required: Vec::new(),
         }
     });
     if composite.is_some() {
