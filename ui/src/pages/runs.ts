@@ -40,9 +40,9 @@ function duration(r: RunListItem): string {
 function shownStatus(r: RunListItem, live: boolean): { label: string; cls: string; resumable: boolean } {
   const incomplete = r.finished < r.planned;
   if (r.status === "running" && live) return { label: "running", cls: "info", resumable: false };
-  if (r.status === "running") return { label: "interrupted (resumable)", cls: "warn", resumable: true };
+  if (r.status === "running") return { label: "interrupted", cls: "warn", resumable: true };
   if (r.status === "finished") return { label: "finished", cls: "ok", resumable: false };
-  return { label: incomplete ? `${r.status} (resumable)` : r.status, cls: "warn", resumable: incomplete };
+  return { label: r.status, cls: "warn", resumable: incomplete };
 }
 
 function bar(done: number, total: number, label: string): HTMLElement {
@@ -93,7 +93,7 @@ function runsTable(view: RunsView, onResume: (id: string) => void): HTMLElement 
         "From a terminal, ", h("code", {}, "crucible demo"), " fills this database with a demo run."));
   }
   const live = new Set(view.live);
-  return h("table", { class: "runs", id: "runs-table" },
+  return h("div", { class: "table-scroll" }, h("table", { class: "runs", id: "runs-table" },
     h("thead", {}, h("tr", {}, ...["Run", "Status", "Models", "Benchmarks", "Started", "Duration", "Samples", "Cost", ""].map((c) => h("th", { scope: "col" }, c)))),
     h("tbody", {}, ...view.runs.map((r) => {
       const st = shownStatus(r, live.has(r.run_id));
@@ -101,7 +101,8 @@ function runsTable(view: RunsView, onResume: (id: string) => void): HTMLElement 
       resume.addEventListener("click", () => onResume(r.run_id));
       return h("tr", { id: `run-${r.run_id}`, "data-status": r.status },
         h("td", { class: "mono small run-id" }, r.run_id),
-        h("td", {}, h("span", { class: `badge ${st.cls}`, "data-field": "status" }, st.label)),
+        h("td", {}, h("span", { class: `badge ${st.cls}`, "data-field": "status" }, st.label),
+          st.resumable ? h("div", { class: "muted small", "data-field": "resumable" }, "resumable") : null),
         h("td", { class: "small" }, r.models.join(", ")),
         h("td", { class: "small" }, r.benchmarks.join(", ")),
         h("td", { class: "small" }, fmtTime(r.started)),
@@ -109,7 +110,7 @@ function runsTable(view: RunsView, onResume: (id: string) => void): HTMLElement 
         h("td", { class: "small", "data-field": "samples" }, `${r.finished}/${r.planned}${r.failed ? ` (${r.failed} failed)` : ""}`),
         h("td", { class: "small" }, fmtUsd(r.cost_usd)),
         h("td", {}, st.resumable ? resume : null));
-    })));
+    }))));
 }
 
 async function renderList(root: HTMLElement): Promise<void> {
