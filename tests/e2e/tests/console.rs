@@ -645,3 +645,41 @@ async fn a_run_interrupted_by_closing_the_app_is_resumable_after_restart() {
     assert_eq!(after, "finished");
     assert_eq!(counts(&after_samples), (total, total), "{after_samples}");
 }
+
+#[tokio::test]
+#[ignore = "needs the built app and CLI, tauri-driver, WebKitWebDriver and an X display; run .ci/e2e"]
+async fn offline_demo_runs_from_the_empty_runs_page() {
+    let data = tempfile::tempdir().unwrap();
+    let config = tempfile::tempdir().unwrap();
+    let env = env_for(data.path(), config.path());
+    let app = App::launch(&env).await.expect("app launches");
+    let seen: Result<(String, String, String)> = async {
+        app.click("#nav-runs").await?;
+        app.click("#run-demo").await?;
+        let status = app
+            .wait_text(
+                "#runs-table tbody tr:first-child [data-field=status]",
+                Duration::from_secs(120),
+                |t| t == "finished",
+            )
+            .await?;
+        let samples = live_text(
+            &app,
+            "#runs-table tbody tr:first-child [data-field=samples]",
+        )
+        .await?;
+        let models = live_text(&app, "#runs-table tbody tr:first-child td:nth-child(3)").await?;
+        app.screenshot("console-demo-finished").await?;
+        Ok((status, samples, models))
+    }
+    .await;
+    app.close().await;
+    let (status, samples, models) = seen.expect("the demo runs");
+    assert_eq!(status, "finished");
+    let (done, total) = counts(&samples);
+    assert!(total > 0 && done == total, "{samples}");
+    assert!(
+        models.contains("builtin:reference") && models.contains("builtin:follows-plan"),
+        "{models}"
+    );
+}

@@ -83,11 +83,29 @@ function liveCard(s: LiveStatus, onCancel: () => void): HTMLElement {
   );
 }
 
-function runsTable(view: RunsView, onResume: (id: string) => void): HTMLElement {
+/** The offline demo: built-in agents on the benchmarks that need no chain (seconds, no key). */
+export const DEMO_FORM: RunForm = {
+  benchmarks: ["intent2tx", "pilot"],
+  models: ["builtin:reference", "builtin:wrong-contract", "builtin:numeric-drift", "builtin:follows-plan", "builtin:no-retry"],
+  base_url: null,
+  limit: 3,
+  rounds: 2,
+  seed: 0,
+  prompt_types: [],
+  concurrency: 4,
+  budget_usd: null,
+  intent_execute: false,
+};
+
+function runsTable(view: RunsView, onResume: (id: string) => void, onDemo: () => void): HTMLElement {
   if (view.runs.length === 0) {
+    const demo = h("button", { type: "button", id: "run-demo", class: "secondary" }, "Run the offline demo");
+    demo.addEventListener("click", () => { demo.setAttribute("disabled", ""); onDemo(); });
     return h("section", { class: "card empty", id: "runs-empty" },
       h("p", {}, h("strong", {}, "No runs yet. "), "Press ", h("a", { href: "#/runs/new" }, "New run"),
         ": the built-in agents need no key and no network, so a first run works offline."),
+      h("p", {}, demo, " ", h("span", { class: "muted small" },
+        "Built-in reference and fault-injecting agents on Intent2Tx (fields only) and PILOT-Bench, 3 tasks × 2 rounds; fills the results pages in seconds.")),
       h("p", { class: "muted" }, "To evaluate a real model, add it in ",
         h("a", { href: "#/settings/providers" }, "Settings → Providers & models"), " first. ",
         "From a terminal, ", h("code", {}, "crucible demo"), " fills this database with a demo run."));
@@ -137,6 +155,10 @@ async function renderList(root: HTMLElement): Promise<void> {
       const started = await resumeRun(id);
       if (!started.ok) mount(problem, errorBox(started.error));
       else void refresh();
+    }, async () => {
+      const started = await startRun(DEMO_FORM);
+      if (!started.ok) mount(problem, errorBox(started.error));
+      void refresh();
     }));
     for (const id of r.value.live) {
       if (!cards.has(id)) {
