@@ -11,7 +11,10 @@
 //!   encoding, import, the seeded generator, built-in agents, the StateEq rule.
 //! - [`pilot`] — PILOT-Bench: tool registry, task generator, prompts and flaws, simulator,
 //!   protocol, evaluator, exact optimal-policy solver, built-in agents.
-//! - [`run`] — the seam: the `Agent` and `Benchmark` traits, messages, events, sample records.
+//! - [`run`] — the seam (the `Agent` and `Benchmark` traits, messages, events, sample records)
+//!   and orchestration: run specs, planning, the scheduler, resume and re-score.
+//! - [`catalog`] — loads the three benchmarks for a run (behind `run::Benchmarks`).
+//! - [`store`] — the SQLite store of runs, samples, transcripts and artefacts.
 //! - [`bench`] — the figures printed by `crucible bench …`.
 //! - [`console`] — the run console's view of runs: the new-run form, plan estimates, live
 //!   progress folded from run events, the runs list (what the desktop app shows).
@@ -20,6 +23,7 @@
 //! The core has no Tauri dependency; `src-tauri/` is glue over this crate.
 
 pub mod bench;
+pub mod catalog;
 pub mod chain;
 pub mod config;
 pub mod console;

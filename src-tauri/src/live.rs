@@ -108,7 +108,7 @@ pub async fn launch(
     what: Launch,
 ) -> Result<String, CommandError> {
     let (tx, rx) = mpsc::unbounded_channel();
-    let mut ctx = RunContext::new(config, store.clone());
+    let mut ctx = RunContext::new(config, store.clone(), crucible::catalog::loader());
     ctx.progress = Some(tx);
     let cancel = ctx.cancel.clone();
     let per_model = match &what {

@@ -119,10 +119,10 @@ pub struct DemoArgs {
     #[arg(long)]
     db: Option<PathBuf>,
     /// Tasks per benchmark.
-    #[arg(long, default_value_t = 3)]
+    #[arg(long, default_value_t = 8)]
     limit: usize,
     /// Rounds.
-    #[arg(long, default_value_t = 2)]
+    #[arg(long, default_value_t = 3)]
     rounds: u32,
     /// Print JSON.
     #[arg(long)]
@@ -228,7 +228,7 @@ where
     Fut: std::future::Future<Output = Result<RunReport, run::RunError>>,
 {
     let (tx, bar) = progress_bar();
-    let mut ctx = RunContext::new(config.clone(), store.clone());
+    let mut ctx = RunContext::new(config.clone(), store.clone(), crucible::catalog::loader());
     ctx.progress = tx;
     let cancel = ctx.cancel.clone();
     let ctrl_c = tokio::spawn(async move {
@@ -388,12 +388,14 @@ pub async fn agents(config: &Config, cmd: AgentsCmd) -> Result<()> {
     let AgentsCmd::List { json } = cmd;
     let benches: Vec<String> = run::BENCHMARKS.iter().map(|s| s.to_string()).collect();
     let cfg = config.clone();
-    let catalog =
-        tokio::task::spawn_blocking(move || run::Catalog::load(&cfg, &benches, false)).await??;
-    let chain = catalog.boot_chain().await?;
+    let catalog = tokio::task::spawn_blocking(move || {
+        crucible::catalog::Catalog::load(&cfg, &benches, false)
+    })
+    .await??;
+    let chain = catalog.boot().await?;
     let mut rows = Vec::new();
     for b in run::BENCHMARKS {
-        let names = match catalog.shared(b) {
+        let names = match run::Benchmarks::shared(&catalog, b) {
             Some(x) => x.builtin_agents(),
             None => chain.get(b).map(|x| x.builtin_agents()).unwrap_or_default(),
         };

@@ -1,14 +1,20 @@
 //! `crucible bench orchestrator`: the scheduler's cost per model call and its throughput against
-//! the loopback provider. Both runs are real runs (Intent2Tx direct prompts, field metrics only,
-//! one model call per sample, every sample committed to a SQLite file) through [`super::start`];
-//! only the model server is the in-process loopback.
+//! the loopback provider. Both are real runs through [`super::start`] — planning, workers, the
+//! provider limiter, `ModelAgent`, events, one SQLite commit per sample — of a one-call probe
+//! benchmark, so the figure is orchestration's own cost and not a benchmark's prompt building or
+//! scoring; only the model server is the in-process loopback.
 
 use std::time::{Duration, Instant};
 
 use serde::Serialize;
 use tokio::sync::mpsc;
 
-use super::{start, Event, Message, Progress, RunContext, RunError, RunSpec};
+use std::sync::Arc;
+
+use super::{
+    start, Agent, Benchmark, Benchmarks, BoxFuture, ChainBenches, Event, InstanceMeta,
+    LoadBenchmarks, Message, Progress, Role, RunContext, RunError, RunSpec, SampleRecord,
+};
 use crate::llm::{Loopback, ModelAgent, ModelSpec, Provider};
 use crate::store::Store;
 use crate::Config;
@@ -68,16 +74,118 @@ async fn timed(ctx: RunContext, spec: RunSpec) -> Result<(Duration, String), Run
     Ok((wall, report.run_id))
 }
 
+const PROBE_PROMPT: &str = "Reply with the single word: ok";
+
+/// A one-call benchmark: asks for `ok`, scores 1 when it gets it.
+#[derive(Debug)]
+struct Probe {
+    instances: usize,
+}
+
+impl Benchmark for Probe {
+    fn name(&self) -> &'static str {
+        "probe"
+    }
+    fn instances(&self) -> Vec<String> {
+        (0..self.instances).map(|i| format!("p{i:05}")).collect()
+    }
+    fn meta(&self, instance: &str) -> Result<InstanceMeta, RunError> {
+        Ok(InstanceMeta {
+            task: instance.to_string(),
+            ..InstanceMeta::default()
+        })
+    }
+    fn builtin_agents(&self) -> Vec<&'static str> {
+        Vec::new()
+    }
+    fn builtin_agent(&self, name: &str, _: &str, _: u64) -> Result<Box<dyn Agent + '_>, RunError> {
+        Err(RunError::UnknownAgent {
+            name: name.to_string(),
+            available: String::new(),
+        })
+    }
+    fn run<'a>(
+        &'a self,
+        instance: &'a str,
+        agent: &'a mut dyn Agent,
+        seed: u64,
+        events: &'a mut (dyn FnMut(Event) + Send),
+    ) -> BoxFuture<'a, Result<SampleRecord, RunError>> {
+        Box::pin(async move {
+            events(Event::SampleStarted {
+                benchmark: "probe".into(),
+                instance: instance.into(),
+                agent: agent.name().into(),
+                seed,
+            });
+            let mut transcript = vec![Message::new(Role::User, PROBE_PROMPT)];
+            events(Event::Turn {
+                message: transcript[0].clone(),
+            });
+            let (answer, error) = match agent.respond(&transcript).await {
+                Ok(a) => (a, None),
+                Err(e) => (String::new(), Some(e.to_string())),
+            };
+            let reply = Message::new(Role::Assistant, answer);
+            events(Event::Turn {
+                message: reply.clone(),
+            });
+            let ok = reply.content.trim() == "ok";
+            transcript.push(reply);
+            let outcome = if ok { "pass" } else { "fail" };
+            events(Event::SampleFinished {
+                outcome: outcome.into(),
+                score: f64::from(u8::from(ok)),
+            });
+            Ok(SampleRecord {
+                benchmark: "probe".into(),
+                instance: instance.into(),
+                agent: agent.name().into(),
+                seed,
+                outcome: outcome.into(),
+                score: f64::from(u8::from(ok)),
+                passed: ok,
+                transcript,
+                details: serde_json::json!({ "agent_error": error }),
+                metrics: Default::default(),
+                k_act: None,
+                k_opt: None,
+            })
+        })
+    }
+}
+
+struct ProbeSet(Arc<Probe>);
+
+impl Benchmarks for ProbeSet {
+    fn needs_chain(&self, _: &str) -> bool {
+        false
+    }
+    fn shared(&self, benchmark: &str) -> Option<Arc<dyn Benchmark>> {
+        (benchmark == "probe").then(|| Arc::clone(&self.0) as Arc<dyn Benchmark>)
+    }
+    fn boot_chain(&self) -> BoxFuture<'_, Result<ChainBenches, RunError>> {
+        Box::pin(async { Ok(ChainBenches::new()) })
+    }
+}
+
+fn probe_loader(instances: usize) -> LoadBenchmarks {
+    Arc::new(move |_: &Config, spec: &RunSpec| {
+        if let Some(b) = spec.benchmarks.iter().find(|b| *b != "probe") {
+            return Err(RunError::Spec(format!("unknown benchmark {b:?}")));
+        }
+        Ok(Arc::new(ProbeSet(Arc::new(Probe { instances }))) as Arc<dyn Benchmarks>)
+    })
+}
+
 fn spec(base_url: &str, tasks: usize, rounds: u32, concurrency: usize) -> RunSpec {
     let mut s = RunSpec::new(
-        vec!["intent2tx".into()],
+        vec!["probe".into()],
         vec!["openai-compatible:loopback".into()],
     );
     s.base_url = Some(base_url.to_string());
     s.limit = Some(tasks);
     s.rounds = rounds;
-    s.prompt_types = vec!["direct".into()];
-    s.intent_execute = false;
     s.cache = false;
     s.concurrency = concurrency;
     s
@@ -92,10 +200,10 @@ pub async fn orchestrator(
     let mut config = config.clone();
     config.data_dir = dir.path().to_path_buf();
     let store = Store::open(&dir.path().join("bench.db")).await?;
-    let ctx = RunContext::new(config.clone(), store.clone());
+    let ctx = RunContext::new(config.clone(), store.clone(), probe_loader(1_000));
 
     let fast = Loopback::start(Duration::ZERO).await.map_err(bench_err)?;
-    let tasks = samples.clamp(1, 300);
+    let tasks = samples.clamp(1, 1_000);
     let rounds = samples.div_ceil(tasks) as u32;
     let (wall, run_id) = timed(ctx.clone(), spec(&fast.base_url(), tasks, rounds, 1)).await?;
     let calls = fast.requests();
@@ -137,7 +245,7 @@ pub async fn orchestrator(
     let slow = Loopback::start(Duration::from_millis(latency_ms))
         .await
         .map_err(bench_err)?;
-    let (wall, _) = timed(ctx.clone(), spec(&slow.base_url(), 160, 4, concurrency)).await?;
+    let (wall, _) = timed(ctx.clone(), spec(&slow.base_url(), 1_000, 1, concurrency)).await?;
     let calls_slow = slow.requests();
     store.close().await;
     Ok(OrchestratorFigures {

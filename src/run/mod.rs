@@ -5,18 +5,25 @@
 //! providers implement [`Agent`] and never know which benchmark asks.
 //!
 //! On top of the seam this module owns orchestration: [`RunSpec`] and planning into jobs
-//! ([`spec`]), loading and booting the benchmarks ([`catalog`]), and the scheduler with its
-//! progress events, cancellation, budget stop, infrastructure retries, resume and re-score
-//! ([`scheduler`]). It stores through [`crate::store`] and never writes SQL itself.
+//! ([`spec`]), model specs and key lookup ([`models`]), and the scheduler with its progress
+//! events, cancellation, budget stop, infrastructure retries, resume and re-score
+//! ([`scheduler`]). It reaches concrete benchmarks only through the [`Benchmarks`] trait (the
+//! catalogue in [`crate::catalog`] implements it), stores through [`crate::store`] and never
+//! writes SQL itself.
 
 pub mod bench;
-pub mod catalog;
+pub mod models;
 pub mod scheduler;
 pub mod spec;
+mod versions;
 
-pub use catalog::{resolve_key, Catalog, ModelRef};
-pub use scheduler::{check_models, rescore, resume, start, Progress, RunContext, RunReport};
+pub use models::{resolve_key, ModelRef};
+pub use scheduler::{
+    check_models, rescore, resume, start, Benchmarks, ChainBenches, LoadBenchmarks, Progress,
+    RunContext, RunReport,
+};
 pub use spec::{plan, sample_seed, Job, RunSpec, BENCHMARKS};
+pub use versions::versions;
 
 use std::collections::BTreeMap;
 use std::future::Future;

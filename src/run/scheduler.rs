@@ -20,9 +20,10 @@ use serde::{Deserialize, Serialize};
 use tokio::sync::{mpsc, Mutex};
 use tokio_util::sync::CancellationToken;
 
-use super::catalog::{resolve_key, versions, Catalog, ChainBenches, ModelRef};
+use super::models::{resolve_key, ModelRef};
 use super::spec::{plan, Job, RunSpec};
-use super::{Benchmark, Event, Message, Role, RunError, SampleRecord, ScriptedAgent};
+use super::versions::versions;
+use super::{Benchmark, BoxFuture, Event, Message, Role, RunError, SampleRecord, ScriptedAgent};
 use crate::llm::{Budget, ModelAgent, PriceTable, ProviderLimits, ResponseCache};
 use crate::store::{rfc3339, run_id, NewRun, NewSample, SampleRow, Store};
 use crate::Config;
@@ -119,11 +120,30 @@ pub struct RunReport {
     pub changed: Option<u64>,
 }
 
+/// The benchmarks one chain worker owns (QuestBench, executed Intent2Tx), each on its own Anvil.
+pub type ChainBenches = BTreeMap<&'static str, Box<dyn Benchmark>>;
+
+/// The benchmarks of a run as the scheduler sees them.
+pub trait Benchmarks: Send + Sync {
+    /// True when `benchmark` runs on a chain worker.
+    fn needs_chain(&self, benchmark: &str) -> bool;
+    /// A chain-free benchmark, shared by every plain worker.
+    fn shared(&self, benchmark: &str) -> Option<Arc<dyn Benchmark>>;
+    /// Boots one chain worker's own benchmarks (each with its own chain).
+    fn boot_chain(&self) -> BoxFuture<'_, Result<ChainBenches, RunError>>;
+}
+
+/// Loads the benchmarks a spec names (see `crate::catalog::loader`).
+pub type LoadBenchmarks =
+    Arc<dyn Fn(&Config, &RunSpec) -> Result<Arc<dyn Benchmarks>, RunError> + Send + Sync>;
+
 /// What a run needs from its caller.
-#[derive(Debug, Clone)]
+#[derive(Clone)]
 pub struct RunContext {
     /// Paths and tools.
     pub config: Config,
+    /// Loads the run's benchmarks.
+    pub benchmarks: LoadBenchmarks,
     /// Where samples go.
     pub store: Store,
     /// Live progress (optional).
@@ -132,11 +152,20 @@ pub struct RunContext {
     pub cancel: CancellationToken,
 }
 
+impl std::fmt::Debug for RunContext {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("RunContext")
+            .field("store", &self.store.path())
+            .finish_non_exhaustive()
+    }
+}
+
 impl RunContext {
     /// A context with no progress channel and a fresh token.
-    pub fn new(config: Config, store: Store) -> Self {
+    pub fn new(config: Config, store: Store, benchmarks: LoadBenchmarks) -> Self {
         Self {
             config,
+            benchmarks,
             store,
             progress: None,
             cancel: CancellationToken::new(),
@@ -146,7 +175,7 @@ impl RunContext {
 
 /// The models of a run, parsed, and which benchmarks each runs on.
 struct Prepared {
-    catalog: Arc<Catalog>,
+    catalog: Arc<dyn Benchmarks>,
     first_chain: Option<ChainBenches>,
     models: BTreeMap<String, ModelRef>,
     versions: serde_json::Value,
@@ -182,12 +211,12 @@ async fn prepare(
 ) -> Result<(Prepared, Vec<Job>), RunError> {
     let models = check_models(spec, need_keys)?;
     let config = ctx.config.clone();
-    let benches = spec.benchmarks.clone();
-    let exec = spec.intent_execute;
-    let catalog = tokio::task::spawn_blocking(move || Catalog::load(&config, &benches, exec))
+    let load = Arc::clone(&ctx.benchmarks);
+    let for_load = spec.clone();
+    let catalog = tokio::task::spawn_blocking(move || load(&config, &for_load))
         .await
         .map_err(|e| RunError::Benchmark(format!("loading catalogues: {e}")))??;
-    let first_chain = if catalog.any_chain() {
+    let first_chain = if spec.benchmarks.iter().any(|b| catalog.needs_chain(b)) {
         Some(catalog.boot_chain().await?)
     } else {
         None
@@ -241,7 +270,7 @@ async fn prepare(
     drop(shared);
     Ok((
         Prepared {
-            catalog: Arc::new(catalog),
+            catalog,
             first_chain,
             models,
             versions,
@@ -260,8 +289,9 @@ fn new_run_id() -> String {
 }
 
 /// Starts a new run of `spec` and runs it to the end (or until cancelled).
+/// Benchmark names are checked by the context's loader, so a custom loader may bring its own.
 pub async fn start(ctx: &RunContext, spec: RunSpec) -> Result<RunReport, RunError> {
-    let spec = spec.validate()?;
+    let spec = spec.validate_for(&[])?;
     let (prepared, jobs) = prepare(ctx, &spec, true).await?;
     if jobs.is_empty() {
         return Err(RunError::Spec(
@@ -588,7 +618,7 @@ enum Benches {
     Shared(BTreeMap<String, Arc<dyn Benchmark>>),
     /// This worker's own chain benchmarks (booted on first use, rebooted after a failure).
     Chain {
-        catalog: Arc<Catalog>,
+        catalog: Arc<dyn Benchmarks>,
         benches: Option<ChainBenches>,
     },
 }

@@ -205,6 +205,10 @@ pub type SampleKey = (String, String, String, i64);
 pub struct Store {
     pool: SqlitePool,
     path: PathBuf,
+    /// Writers of one handle take turns here instead of in SQLite's busy handler, whose sleeps
+    /// (up to 100 ms each) would throttle many concurrent workers; other processes still queue
+    /// on the busy timeout.
+    write: std::sync::Arc<tokio::sync::Mutex<()>>,
 }
 
 const SAMPLE_COLUMNS: &str = "run_id, benchmark, model, instance, task, prompt_type, round, seed, \
@@ -261,6 +265,7 @@ impl Store {
         Ok(Self {
             pool,
             path: path.to_path_buf(),
+            write: Default::default(),
         })
     }
 
@@ -276,6 +281,7 @@ impl Store {
 
     /// Creates a run (status `running`) and its models in one transaction.
     pub async fn create_run(&self, run: &NewRun) -> Result<(), StoreError> {
+        let _turn = self.write.lock().await;
         let mut tx = self.pool.begin().await?;
         sqlx::query(
             "INSERT INTO runs (id, created_at, status, seed, spec, versions, planned) \
@@ -308,6 +314,7 @@ impl Store {
         status: &str,
         finished_at: Option<&str>,
     ) -> Result<(), StoreError> {
+        let _turn = self.write.lock().await;
         let n = sqlx::query("UPDATE runs SET status = ?, finished_at = ? WHERE id = ?")
             .bind(status)
             .bind(finished_at)
@@ -323,6 +330,7 @@ impl Store {
 
     /// Stores one finished sample with its events and artefacts in one transaction; returns its id.
     pub async fn insert_sample(&self, s: &NewSample) -> Result<i64, StoreError> {
+        let _turn = self.write.lock().await;
         let mut tx = self.pool.begin().await?;
         let id = insert_in(&mut tx, s).await?;
         tx.commit().await?;
@@ -331,6 +339,7 @@ impl Store {
 
     /// Stores many samples in one transaction (imports and the store benchmark).
     pub async fn insert_samples(&self, samples: &[NewSample]) -> Result<(), StoreError> {
+        let _turn = self.write.lock().await;
         let mut tx = self.pool.begin().await?;
         for s in samples {
             insert_in(&mut tx, s).await?;
@@ -341,6 +350,7 @@ impl Store {
 
     /// Appends one progress event to a run's log.
     pub async fn log(&self, run_id: &str, event: &str) -> Result<(), StoreError> {
+        let _turn = self.write.lock().await;
         sqlx::query(
             "INSERT INTO run_log (run_id, seq, event) VALUES (?, \
              (SELECT COALESCE(MAX(seq), -1) + 1 FROM run_log WHERE run_id = ?), ?)",
@@ -483,22 +493,29 @@ async fn insert_in(
     .bind(&r.finished_at)
     .fetch_one(&mut **tx)
     .await?;
-    for (seq, e) in s.events.iter().enumerate() {
-        sqlx::query("INSERT INTO events (sample_id, seq, event) VALUES (?, ?, ?)")
-            .bind(id)
-            .bind(seq as i64)
-            .bind(e)
-            .execute(&mut **tx)
-            .await?;
+    // One multi-row statement per table (in chunks under SQLite's variable limit): each statement
+    // is a round trip to the connection's worker thread.
+    for (chunk_no, chunk) in s.events.chunks(500).enumerate() {
+        let mut q = String::from("INSERT INTO events (sample_id, seq, event) VALUES ");
+        q.push_str(&vec!["(?, ?, ?)"; chunk.len()].join(", "));
+        let mut query = sqlx::query(&q);
+        for (i, e) in chunk.iter().enumerate() {
+            query = query.bind(id).bind((chunk_no * 500 + i) as i64).bind(e);
+        }
+        query.execute(&mut **tx).await?;
     }
-    for (seq, (kind, data)) in s.artefacts.iter().enumerate() {
-        sqlx::query("INSERT INTO artefacts (sample_id, seq, kind, data) VALUES (?, ?, ?, ?)")
-            .bind(id)
-            .bind(seq as i64)
-            .bind(kind)
-            .bind(data)
-            .execute(&mut **tx)
-            .await?;
+    for (chunk_no, chunk) in s.artefacts.chunks(500).enumerate() {
+        let mut q = String::from("INSERT INTO artefacts (sample_id, seq, kind, data) VALUES ");
+        q.push_str(&vec!["(?, ?, ?, ?)"; chunk.len()].join(", "));
+        let mut query = sqlx::query(&q);
+        for (i, (kind, data)) in chunk.iter().enumerate() {
+            query = query
+                .bind(id)
+                .bind((chunk_no * 500 + i) as i64)
+                .bind(kind)
+                .bind(data);
+        }
+        query.execute(&mut **tx).await?;
     }
     Ok(id)
 }
@@ -584,6 +601,20 @@ mod tests {
         let dup = store.insert_sample(&s).await.unwrap_err();
         assert!(dup.to_string().contains("UNIQUE"), "{dup}");
         assert_eq!(store.events(id).await.unwrap(), s.events);
+        let long = NewSample {
+            row: row("run-b", "t9#cot", 0),
+            events: (0..1_203).map(|i| format!("{{\"i\":{i}}}")).collect(),
+            artefacts: (0..501)
+                .map(|i| ("tx".to_string(), i.to_string()))
+                .collect(),
+        };
+        let long_id = store.insert_sample(&long).await.unwrap();
+        assert_eq!(
+            store.events(long_id).await.unwrap(),
+            long.events,
+            "in order, across chunks"
+        );
+        assert_eq!(store.artefacts(long_id).await.unwrap(), long.artefacts);
         assert_eq!(store.artefacts(id).await.unwrap(), s.artefacts);
         let samples = store.samples("run-a").await.unwrap();
         assert_eq!(samples.len(), 2);

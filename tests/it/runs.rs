@@ -15,6 +15,7 @@ use axum::http::StatusCode;
 use axum::response::{IntoResponse, Response};
 use axum::routing::post;
 use axum::Router;
+use crucible::catalog::loader;
 use crucible::llm::Loopback;
 use crucible::run::{self, Progress, RunContext, RunSpec};
 use crucible::store::Store;
@@ -58,7 +59,7 @@ async fn temp_store() -> (tempfile::TempDir, Store) {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_multi_benchmark_run_of_builtin_agents_is_stored_reproducible_and_rescores_equal() {
     let (_dir, store) = temp_store().await;
-    let mut ctx = RunContext::new(crucible::Config::test(), store.clone());
+    let mut ctx = RunContext::new(crucible::Config::test(), store.clone(), loader());
     let (tx, mut rx) = tokio::sync::mpsc::unbounded_channel();
     ctx.progress = Some(tx);
     let mut s = spec(
@@ -149,7 +150,7 @@ async fn a_multi_benchmark_run_of_builtin_agents_is_stored_reproducible_and_resc
     let original = results(&store, &report.run_id).await;
 
     // Same seed → same results, sample for sample.
-    let ctx = RunContext::new(crucible::Config::test(), store.clone());
+    let ctx = RunContext::new(crucible::Config::test(), store.clone(), loader());
     let again = run::start(&ctx, s).await.unwrap();
     assert_eq!(results(&store, &again.run_id).await, original);
 
@@ -168,7 +169,7 @@ async fn a_run_against_the_loopback_provider_records_usage_per_sample() {
     let (dir, store) = temp_store().await;
     let mut config = crucible::Config::test();
     config.data_dir = dir.path().join("data");
-    let ctx = RunContext::new(config, store.clone());
+    let ctx = RunContext::new(config, store.clone(), loader());
     let mut s = spec(&["intent2tx", "pilot"], &["openai-compatible:loopback"]);
     s.base_url = Some(server.base_url());
     s.limit = Some(3);
@@ -187,7 +188,7 @@ async fn a_run_against_the_loopback_provider_records_usage_per_sample() {
     let calls = server.requests();
     assert!(calls >= samples.len() as u64, "{calls} calls");
     // A repeated run is answered from the response cache: the server sees no new call.
-    let ctx2 = RunContext::new(ctx.config.clone(), store.clone());
+    let ctx2 = RunContext::new(ctx.config.clone(), store.clone(), loader());
     let mut s2 = spec(&["intent2tx"], &["openai-compatible:loopback"]);
     s2.base_url = Some(server.base_url());
     s2.limit = Some(3);
@@ -238,7 +239,7 @@ async fn a_429_500_garbage_storm_completes_with_bounded_retries_and_recorded_fai
     let (dir, store) = temp_store().await;
     let mut config = crucible::Config::test();
     config.data_dir = dir.path().join("data");
-    let ctx = RunContext::new(config, store.clone());
+    let ctx = RunContext::new(config, store.clone(), loader());
     let mut s = spec(&["intent2tx"], &["openai-compatible:storm"]);
     s.base_url = Some(url);
     s.limit = Some(6);
@@ -585,4 +586,248 @@ async fn bad_input_gets_errors_that_name_the_problem_and_loses_nothing_stored() 
         .unwrap()
         .stdout;
     assert_eq!(before, after, "nothing stored was lost or changed");
+}
+
+/// A chain benchmark whose "node" dies: instance `i1` fails with an infrastructure error on the
+/// first chain; instance `i9` fails on every chain.
+struct Flaky {
+    generation: u64,
+    calls: AtomicU64,
+}
+
+impl run::Benchmark for Flaky {
+    fn name(&self) -> &'static str {
+        "flaky"
+    }
+    fn instances(&self) -> Vec<String> {
+        (0..10).map(|i| format!("i{i}")).collect()
+    }
+    fn meta(&self, instance: &str) -> Result<run::InstanceMeta, run::RunError> {
+        Ok(run::InstanceMeta {
+            task: instance.into(),
+            ..Default::default()
+        })
+    }
+    fn builtin_agents(&self) -> Vec<&'static str> {
+        vec!["echo"]
+    }
+    fn builtin_agent(
+        &self,
+        _: &str,
+        instance: &str,
+        _: u64,
+    ) -> Result<Box<dyn run::Agent + '_>, run::RunError> {
+        Ok(Box::new(run::FixedAgent::new("echo", instance)))
+    }
+    fn run<'a>(
+        &'a self,
+        instance: &'a str,
+        agent: &'a mut dyn run::Agent,
+        seed: u64,
+        _events: &'a mut (dyn FnMut(run::Event) + Send),
+    ) -> run::BoxFuture<'a, Result<run::SampleRecord, run::RunError>> {
+        Box::pin(async move {
+            self.calls.fetch_add(1, Ordering::SeqCst);
+            if instance == "i9" || (instance == "i1" && self.generation == 1) {
+                return Err(run::RunError::Benchmark(format!(
+                    "anvil (generation {}) is gone",
+                    self.generation
+                )));
+            }
+            let answer = agent.respond(&[]).await.unwrap_or_default();
+            Ok(run::SampleRecord {
+                benchmark: "flaky".into(),
+                instance: instance.into(),
+                agent: agent.name().into(),
+                seed,
+                outcome: "pass".into(),
+                score: 1.0,
+                passed: true,
+                transcript: vec![run::Message::new(run::Role::Assistant, answer)],
+                details: json!({}),
+                metrics: Default::default(),
+                k_act: None,
+                k_opt: None,
+            })
+        })
+    }
+}
+
+struct FlakySet {
+    boots: Arc<AtomicU64>,
+}
+
+impl run::Benchmarks for FlakySet {
+    fn needs_chain(&self, _: &str) -> bool {
+        true
+    }
+    fn shared(&self, _: &str) -> Option<Arc<dyn run::Benchmark>> {
+        None
+    }
+    fn boot_chain(&self) -> run::BoxFuture<'_, Result<run::ChainBenches, run::RunError>> {
+        let generation = self.boots.fetch_add(1, Ordering::SeqCst) + 1;
+        Box::pin(async move {
+            let mut m = run::ChainBenches::new();
+            m.insert(
+                "flaky",
+                Box::new(Flaky {
+                    generation,
+                    calls: AtomicU64::new(0),
+                }) as Box<dyn run::Benchmark>,
+            );
+            Ok(m)
+        })
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_dead_chain_restarts_the_worker_and_retries_the_sample_a_bounded_number_of_times() {
+    let boots = Arc::new(AtomicU64::new(0));
+    let b = Arc::clone(&boots);
+    let load: run::LoadBenchmarks = Arc::new(move |_: &crucible::Config, _: &RunSpec| {
+        Ok(Arc::new(FlakySet {
+            boots: Arc::clone(&b),
+        }) as Arc<dyn run::Benchmarks>)
+    });
+    let (_dir, store) = temp_store().await;
+    let mut ctx = RunContext::new(crucible::Config::test(), store.clone(), load);
+    let (tx, mut rx) = tokio::sync::mpsc::unbounded_channel();
+    ctx.progress = Some(tx);
+    let mut s = spec(&["flaky"], &["builtin:echo"]);
+    s.limit = Some(3);
+    s.concurrency = 1;
+    let report = run::start(&ctx, s.clone()).await.unwrap();
+    drop(ctx);
+    // Boot 1 plans; i1 kills it; boot 2 runs i1 and i2.
+    assert_eq!(boots.load(Ordering::SeqCst), 2);
+    assert_eq!((report.finished, report.samples, report.failed), (3, 3, 0));
+    assert_eq!(report.status, "finished");
+    let mut restarts = 0;
+    while let Some(p) = rx.recv().await {
+        if let Progress::WorkerRestarted { error, .. } = p {
+            assert!(error.contains("generation 1"), "{error}");
+            restarts += 1;
+        }
+    }
+    assert_eq!(restarts, 1);
+    let log = store.run_log(&report.run_id).await.unwrap();
+    assert!(
+        log.iter().any(|l| l.contains("worker_restarted")),
+        "{log:?}"
+    );
+
+    // An instance that fails on every chain is given up after 3 attempts and left missing.
+    boots.store(0, Ordering::SeqCst);
+    s.limit = None;
+    let ctx = RunContext::new(crucible::Config::test(), store.clone(), ctx_loader(&boots));
+    let report = run::start(&ctx, s).await.unwrap();
+    assert_eq!((report.samples, report.finished, report.failed), (10, 9, 1));
+    assert_eq!(report.status, "failed");
+    assert_eq!(
+        boots.load(Ordering::SeqCst),
+        1 + 1 + 2,
+        "plan, i1's restart, i9's two restarts"
+    );
+    let ids: Vec<String> = store
+        .samples(&report.run_id)
+        .await
+        .unwrap()
+        .into_iter()
+        .map(|(_, s)| s.instance)
+        .collect();
+    assert!(!ids.contains(&"i9".to_string()));
+}
+
+fn ctx_loader(boots: &Arc<AtomicU64>) -> run::LoadBenchmarks {
+    let b = Arc::clone(boots);
+    Arc::new(move |_: &crucible::Config, _: &RunSpec| {
+        Ok(Arc::new(FlakySet {
+            boots: Arc::clone(&b),
+        }) as Arc<dyn run::Benchmarks>)
+    })
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_budget_stops_new_samples_and_a_resume_keeps_counting_what_was_spent() {
+    let server = Loopback::start(Duration::ZERO).await.unwrap();
+    let (dir, store) = temp_store().await;
+    let mut config = crucible::Config::test();
+    config.data_dir = dir.path().join("data");
+    std::fs::create_dir_all(&config.data_dir).unwrap();
+    std::fs::write(
+        config.data_dir.join("prices.json"),
+        r#"{"as_of": "test", "currency": "USD",
+            "models": {"loopback": {"input_per_mtok": 1000.0, "output_per_mtok": 0.0}}}"#,
+    )
+    .unwrap();
+    let ctx = RunContext::new(config.clone(), store.clone(), loader());
+    let mut s = spec(&["intent2tx"], &["openai-compatible:loopback"]);
+    s.base_url = Some(server.base_url());
+    s.limit = Some(10);
+    s.prompt_types = vec!["direct".into()];
+    s.intent_execute = false;
+    s.cache = false;
+    s.concurrency = 1;
+    s.budget_usd = Some(1.0);
+    let report = run::start(&ctx, s).await.unwrap();
+    assert_eq!(report.status, "cancelled");
+    let costs: Vec<f64> = store
+        .samples(&report.run_id)
+        .await
+        .unwrap()
+        .iter()
+        .map(|(_, s)| s.cost_usd)
+        .collect();
+    let spent: f64 = costs.iter().sum();
+    assert!(!costs.is_empty() && costs.len() < 10, "{costs:?}");
+    assert!(costs.iter().all(|c| *c > 0.0));
+    assert!(
+        spent >= 1.0 && spent - costs[costs.len() - 1] < 1.0,
+        "{costs:?}"
+    );
+    assert_eq!(
+        server.requests(),
+        costs.len() as u64,
+        "no call after the budget"
+    );
+    let log = store.run_log(&report.run_id).await.unwrap();
+    assert!(log.iter().any(|l| l.contains("budget_reached")), "{log:?}");
+    // The resumed run starts from what was spent, so it makes no new call either.
+    let resumed = run::resume(&ctx, &report.run_id).await.unwrap();
+    assert_eq!(resumed.finished, costs.len() as u64);
+    assert_eq!(server.requests(), costs.len() as u64);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_cancelled_run_is_marked_cancelled_and_resumes_to_completion() {
+    let (_dir, store) = temp_store().await;
+    let mut ctx = RunContext::new(crucible::Config::test(), store.clone(), loader());
+    let (tx, mut rx) = tokio::sync::mpsc::unbounded_channel();
+    ctx.progress = Some(tx);
+    let mut s = spec(&["pilot"], &["builtin:reference"]);
+    s.limit = Some(40);
+    s.concurrency = 1;
+    let cancel = ctx.cancel.clone();
+    let watcher = tokio::spawn(async move {
+        while let Some(p) = rx.recv().await {
+            if matches!(p, Progress::SampleFinished { done: 5, .. }) {
+                cancel.cancel();
+            }
+        }
+    });
+    let report = run::start(&ctx, s).await.unwrap();
+    drop(ctx);
+    watcher.await.unwrap();
+    assert_eq!(report.status, "cancelled");
+    assert!(
+        report.finished >= 5 && report.finished < report.samples,
+        "{report:?}"
+    );
+    let ctx = RunContext::new(crucible::Config::test(), store.clone(), loader());
+    let resumed = run::resume(&ctx, &report.run_id).await.unwrap();
+    assert_eq!(resumed.status, "finished");
+    assert_eq!(resumed.finished, report.samples);
+    let run = store.run(&report.run_id).await.unwrap();
+    assert_eq!(run.status, "finished");
+    assert!(run.finished_at.is_some());
 }

@@ -1,0 +1,43 @@
+//! The models of a run: `builtin:NAME` (a benchmark's built-in agent) or `PROVIDER:MODEL` (a
+//! model behind an HTTP provider), and the one place API keys are looked up ([`resolve_key`]).
+
+use serde_json::json;
+
+use super::RunError;
+use crate::llm::{ApiKey, LlmError, ModelSpec};
+
+/// The API key for `provider`: its usual env var, then `CRUCIBLE_API_KEY`. Every key Crucible
+/// uses is looked up here (an OS keychain lookup belongs here too), and nowhere is one stored.
+pub fn resolve_key(provider: crate::llm::Provider) -> Result<Option<ApiKey>, LlmError> {
+    ApiKey::resolve(provider, None, |v| std::env::var(v).ok())
+}
+
+/// A model of a run.
+#[derive(Debug, Clone, PartialEq)]
+pub enum ModelRef {
+    /// A benchmark's built-in agent (`builtin:NAME`).
+    Builtin(String),
+    /// A model behind a provider.
+    Provider(ModelSpec),
+}
+
+impl ModelRef {
+    /// Parses `builtin:NAME` or `PROVIDER:MODEL` (`base_url` applies to provider models).
+    pub fn parse(spec: &str, base_url: Option<&str>) -> Result<Self, RunError> {
+        match spec.strip_prefix("builtin:") {
+            Some(name) if !name.trim().is_empty() => Ok(Self::Builtin(name.trim().to_string())),
+            Some(_) => Err(RunError::Spec(format!(
+                "bad model spec {spec:?}: builtin: needs an agent name (see `crucible agents list`)"
+            ))),
+            None => Ok(Self::Provider(ModelSpec::parse(spec, base_url)?)),
+        }
+    }
+
+    /// The JSON stored in `run_models.spec` (never a key).
+    pub fn spec_json(&self) -> serde_json::Value {
+        match self {
+            Self::Builtin(name) => json!({"provider": "builtin", "agent": name}),
+            Self::Provider(s) => serde_json::to_value(s).unwrap_or_default(),
+        }
+    }
+}
