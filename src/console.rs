@@ -12,7 +12,7 @@ use std::collections::{BTreeMap, VecDeque};
 use serde::{Deserialize, Serialize};
 use ts_rs::TS;
 
-use crate::run::{Progress, RunSpec, BENCHMARKS};
+use crate::run::{Benchmarks, Progress, RunSpec, BENCHMARKS};
 use crate::store::{Store, StoreError};
 use crate::Config;
 
@@ -232,7 +232,7 @@ fn instances_per_benchmark(
         .filter(|b| b.as_str() != "questbench")
         .cloned()
         .collect();
-    let catalog = crate::run::Catalog::load(config, &shared, false).map_err(err)?;
+    let catalog = crate::catalog::Catalog::load(config, &shared, false).map_err(err)?;
     let mut out = Vec::new();
     for b in &spec.benchmarks {
         if b == "questbench" {

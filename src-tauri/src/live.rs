@@ -86,8 +86,8 @@ impl ActiveRuns {
 pub enum Launch {
     /// A new run of this spec, with the planned samples per model (from the plan preview).
     Start(RunSpec, Vec<(String, u32)>),
-    /// The missing samples of a stored run.
-    Resume(String),
+    /// The missing samples of a stored run, with the missing samples per model.
+    Resume(String, Vec<(String, u32)>),
 }
 
 type IdSender = Arc<Mutex<Option<oneshot::Sender<Result<String, CommandError>>>>>;
@@ -108,12 +108,12 @@ pub async fn launch(
     what: Launch,
 ) -> Result<String, CommandError> {
     let (tx, rx) = mpsc::unbounded_channel();
-    let mut ctx = RunContext::new(config, store.clone());
+    let mut ctx = RunContext::new(config, store.clone(), crucible::catalog::loader());
     ctx.progress = Some(tx);
     let cancel = ctx.cancel.clone();
     let per_model = match &what {
         Launch::Start(_, m) => m.clone(),
-        Launch::Resume(_) => Vec::new(),
+        Launch::Resume(_, m) => m.clone(),
     };
     let tracker = Arc::new(Mutex::new(Tracker::new(&per_model)));
     let (id_tx, id_rx) = oneshot::channel();
@@ -124,7 +124,7 @@ pub async fn launch(
     tokio::spawn(async move {
         let result = match what {
             Launch::Start(spec, _) => run::start(&ctx, spec).await,
-            Launch::Resume(id) => run::resume(&ctx, &id).await,
+            Launch::Resume(id, _) => run::resume(&ctx, &id).await,
         };
         if let Err(e) = result {
             tracing::warn!(target: "app::runs", error = %e, "run stopped with an error");

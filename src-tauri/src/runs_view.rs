@@ -77,3 +77,22 @@ pub async fn per_model(
     }
     Ok(out)
 }
+
+/// Samples still missing per model of a stored run (for the bars of a resumed run).
+pub async fn missing_per_model(
+    config: &crucible::Config,
+    store: &Store,
+    run_id: &str,
+) -> Result<Vec<(String, u32)>, CommandError> {
+    let row = store.run(run_id).await?;
+    let Ok(spec) = serde_json::from_str::<RunSpec>(&row.spec) else {
+        return Ok(Vec::new()); // the orchestrator reports an unreadable spec itself
+    };
+    let mut planned = per_model(config, &spec, store).await.unwrap_or_default();
+    for (_, s) in store.samples(run_id).await? {
+        if let Some((_, n)) = planned.iter_mut().find(|(m, _)| *m == s.model) {
+            *n = n.saturating_sub(1);
+        }
+    }
+    Ok(planned)
+}

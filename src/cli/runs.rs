@@ -119,10 +119,10 @@ pub struct DemoArgs {
     #[arg(long)]
     db: Option<PathBuf>,
     /// Tasks per benchmark.
-    #[arg(long, default_value_t = 3)]
+    #[arg(long, default_value_t = 8)]
     limit: usize,
     /// Rounds.
-    #[arg(long, default_value_t = 2)]
+    #[arg(long, default_value_t = 3)]
     rounds: u32,
     /// Print JSON.
     #[arg(long)]

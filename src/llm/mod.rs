@@ -29,14 +29,15 @@ pub use provider::{
     SystemPrompt, Usage, Wire, WireRequest, ANTHROPIC_DEFAULT_MAX_TOKENS, ANTHROPIC_VERSION,
 };
 pub use registry::{
-    ConnectionTest, ModelEntry, ProviderEntry, Registry, REGISTRY_FILE, REGISTRY_VERSION,
+    resolve_run_key, resolve_run_key_from_os, ConnectionTest, ModelEntry, ProviderEntry, Registry,
+    REGISTRY_FILE, REGISTRY_VERSION,
 };
 pub use retry::{
     is_retryable_status, parse_retry_after, Clock, RecordingClock, RetryPolicy, SystemClock,
 };
 pub use secrets::{
-    resolve_key, resolve_key_from_os, KeySource, MemoryKeychain, OsKeychain, SecretStore,
-    KEYCHAIN_SERVICE,
+    os_keychain, resolve_key, resolve_key_from_os, KeySource, MemoryKeychain, OsKeychain,
+    SecretStore, KEYCHAIN_SERVICE,
 };
 
 /// Everything that can go wrong calling a model.

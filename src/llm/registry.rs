@@ -513,3 +513,48 @@ mod tests {
         assert!(reg.spec("local").is_err());
     }
 }
+
+/// The key a run's provider model uses: when a saved provider of that kind has that base URL
+/// (the `--base-url` of the run, or the kind's default), its key (keychain under its id, then its
+/// `key_env`, …); otherwise [`resolve_key`] under the kind's name. `data_dir` holds the registry.
+pub fn resolve_run_key(
+    data_dir: &Path,
+    provider: Provider,
+    base_url: Option<&str>,
+    keychain: &dyn SecretStore,
+    get_env: impl Fn(&str) -> Option<String>,
+) -> Result<(Option<super::provider::ApiKey>, KeySource), LlmError> {
+    let norm = |u: &str| u.trim().trim_end_matches('/').to_string();
+    let want = base_url
+        .or(provider.default_base_url())
+        .map(norm)
+        .unwrap_or_default();
+    let saved = Registry::load(data_dir).ok().and_then(|r| {
+        r.providers.into_iter().find(|p| {
+            p.kind == provider
+                && p.base_url
+                    .as_deref()
+                    .or(p.kind.default_base_url())
+                    .map(norm)
+                    .unwrap_or_default()
+                    == want
+        })
+    });
+    match saved {
+        Some(p) => p.resolve_key(keychain, get_env),
+        None => resolve_key(provider, None, None, keychain, get_env),
+    }
+}
+
+/// [`resolve_run_key`] with the OS keychain and the process environment.
+pub fn resolve_run_key_from_os(
+    data_dir: &Path,
+    provider: Provider,
+    base_url: Option<&str>,
+) -> Result<Option<super::provider::ApiKey>, LlmError> {
+    let keychain = super::secrets::os_keychain();
+    resolve_run_key(data_dir, provider, base_url, keychain, |v| {
+        std::env::var(v).ok()
+    })
+    .map(|(k, _)| k)
+}

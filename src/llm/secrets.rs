@@ -396,15 +396,19 @@ pub fn resolve_key(
     }
 }
 
+/// The process-wide OS keychain (its backend is chosen once).
+pub fn os_keychain() -> &'static OsKeychain {
+    static OS: OnceLock<OsKeychain> = OnceLock::new();
+    OS.get_or_init(OsKeychain::default)
+}
+
 /// [`resolve_key`] against the OS keychain and the process environment: what the CLI and runs use.
 pub fn resolve_key_from_os(
     provider: Provider,
     account: Option<&str>,
     explicit_env: Option<&str>,
 ) -> Result<(Option<ApiKey>, KeySource), LlmError> {
-    static OS: OnceLock<OsKeychain> = OnceLock::new();
-    let keychain = OS.get_or_init(OsKeychain::default);
-    resolve_key(provider, account, explicit_env, keychain, |v| {
+    resolve_key(provider, account, explicit_env, os_keychain(), |v| {
         std::env::var(v).ok()
     })
 }

@@ -90,7 +90,8 @@ impl RunSpec {
     /// to the loader (which rejects the ones it does not have).
     pub fn validate_for(mut self, known: &[&str]) -> Result<Self, RunError> {
         let mut benches = Vec::new();
-        for b in &self.benchmarks {
+        // `--bench a,b` and repeated `--bench` both work.
+        for b in self.benchmarks.iter().flat_map(|b| b.split(',')) {
             let b = b.trim();
             if b == "all" {
                 benches.extend(BENCHMARKS.iter().map(|s| s.to_string()));
@@ -283,6 +284,13 @@ mod tests {
             .validate()
             .unwrap();
         assert_eq!(ok.benchmarks, BENCHMARKS.map(String::from).to_vec());
+        let two = RunSpec::new(
+            vec!["pilot,intent2tx".into()],
+            vec!["builtin:reference".into()],
+        )
+        .validate()
+        .unwrap();
+        assert_eq!(two.benchmarks, ["pilot", "intent2tx"]);
         let cases: [(&str, &str, u32, &str); 4] = [
             ("swebench", "builtin:reference", 1, "swebench"),
             ("pilot", "builtin:reference", 0, "--rounds"),

@@ -493,22 +493,29 @@ async fn insert_in(
     .bind(&r.finished_at)
     .fetch_one(&mut **tx)
     .await?;
-    for (seq, e) in s.events.iter().enumerate() {
-        sqlx::query("INSERT INTO events (sample_id, seq, event) VALUES (?, ?, ?)")
-            .bind(id)
-            .bind(seq as i64)
-            .bind(e)
-            .execute(&mut **tx)
-            .await?;
+    // One multi-row statement per table (in chunks under SQLite's variable limit): each statement
+    // is a round trip to the connection's worker thread.
+    for (chunk_no, chunk) in s.events.chunks(500).enumerate() {
+        let mut q = String::from("INSERT INTO events (sample_id, seq, event) VALUES ");
+        q.push_str(&vec!["(?, ?, ?)"; chunk.len()].join(", "));
+        let mut query = sqlx::query(&q);
+        for (i, e) in chunk.iter().enumerate() {
+            query = query.bind(id).bind((chunk_no * 500 + i) as i64).bind(e);
+        }
+        query.execute(&mut **tx).await?;
     }
-    for (seq, (kind, data)) in s.artefacts.iter().enumerate() {
-        sqlx::query("INSERT INTO artefacts (sample_id, seq, kind, data) VALUES (?, ?, ?, ?)")
-            .bind(id)
-            .bind(seq as i64)
-            .bind(kind)
-            .bind(data)
-            .execute(&mut **tx)
-            .await?;
+    for (chunk_no, chunk) in s.artefacts.chunks(500).enumerate() {
+        let mut q = String::from("INSERT INTO artefacts (sample_id, seq, kind, data) VALUES ");
+        q.push_str(&vec!["(?, ?, ?, ?)"; chunk.len()].join(", "));
+        let mut query = sqlx::query(&q);
+        for (i, (kind, data)) in chunk.iter().enumerate() {
+            query = query
+                .bind(id)
+                .bind((chunk_no * 500 + i) as i64)
+                .bind(kind)
+                .bind(data);
+        }
+        query.execute(&mut **tx).await?;
     }
     Ok(id)
 }
@@ -594,6 +601,20 @@ mod tests {
         let dup = store.insert_sample(&s).await.unwrap_err();
         assert!(dup.to_string().contains("UNIQUE"), "{dup}");
         assert_eq!(store.events(id).await.unwrap(), s.events);
+        let long = NewSample {
+            row: row("run-b", "t9#cot", 0),
+            events: (0..1_203).map(|i| format!("{{\"i\":{i}}}")).collect(),
+            artefacts: (0..501)
+                .map(|i| ("tx".to_string(), i.to_string()))
+                .collect(),
+        };
+        let long_id = store.insert_sample(&long).await.unwrap();
+        assert_eq!(
+            store.events(long_id).await.unwrap(),
+            long.events,
+            "in order, across chunks"
+        );
+        assert_eq!(store.artefacts(long_id).await.unwrap(), long.artefacts);
         assert_eq!(store.artefacts(id).await.unwrap(), s.artefacts);
         let samples = store.samples("run-a").await.unwrap();
         assert_eq!(samples.len(), 2);

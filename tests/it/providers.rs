@@ -267,3 +267,35 @@ fn saved_model_prices_join_the_resolved_price_table() {
     std::fs::write(Registry::file(dir.path()), "{").unwrap();
     assert!(PriceTable::resolve(dir.path()).is_ok());
 }
+
+#[test]
+fn run_keys_come_from_the_saved_provider_with_that_url() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut reg = Registry::default();
+    reg.upsert(local("lab", "http://127.0.0.1:8000/v1"), None, "p")
+        .unwrap();
+    reg.save(dir.path()).unwrap();
+    let kc = MemoryKeychain::new();
+    kc.set("lab", &ApiKey::new(SECRET)).unwrap();
+    kc.set("openai", &ApiKey::new("sk-kind")).unwrap();
+    let lab = Some("http://127.0.0.1:8000/v1/");
+    let (key, source) =
+        crucible::llm::resolve_run_key(dir.path(), Provider::OpenAiCompatible, lab, &kc, env(&[]))
+            .unwrap();
+    assert_eq!(key, Some(ApiKey::new(SECRET)), "the saved provider's key");
+    assert_eq!(source, KeySource::Keychain("memory".into()));
+    // No saved provider for OpenAI's default URL: the key filed under the kind's name.
+    let (key, _) =
+        crucible::llm::resolve_run_key(dir.path(), Provider::OpenAi, None, &kc, env(&[])).unwrap();
+    assert_eq!(key, Some(ApiKey::new("sk-kind")));
+    // Another URL of the same kind is not the saved provider.
+    let (key, source) = crucible::llm::resolve_run_key(
+        dir.path(),
+        Provider::OpenAiCompatible,
+        Some("http://10.0.0.1/v1"),
+        &kc,
+        env(&[]),
+    )
+    .unwrap();
+    assert_eq!((key, source), (None, KeySource::None));
+}

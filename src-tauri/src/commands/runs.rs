@@ -64,14 +64,9 @@ pub async fn resume_run(
         )));
     }
     let (config, store) = open_store(&state).await?;
-    launch(
-        app,
-        Arc::clone(&state.runs),
-        config,
-        store,
-        Launch::Resume(run_id),
-    )
-    .await
+    let missing = crate::runs_view::missing_per_model(&config, &store, &run_id).await?;
+    let what = Launch::Resume(run_id, missing);
+    launch(app, Arc::clone(&state.runs), config, store, what).await
 }
 
 /// Cancels a run going on in this app; samples in flight are dropped (resumable later).

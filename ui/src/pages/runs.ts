@@ -40,9 +40,9 @@ function duration(r: RunListItem): string {
 function shownStatus(r: RunListItem, live: boolean): { label: string; cls: string; resumable: boolean } {
   const incomplete = r.finished < r.planned;
   if (r.status === "running" && live) return { label: "running", cls: "info", resumable: false };
-  if (r.status === "running") return { label: "interrupted (resumable)", cls: "warn", resumable: true };
+  if (r.status === "running") return { label: "interrupted", cls: "warn", resumable: true };
   if (r.status === "finished") return { label: "finished", cls: "ok", resumable: false };
-  return { label: incomplete ? `${r.status} (resumable)` : r.status, cls: "warn", resumable: incomplete };
+  return { label: r.status, cls: "warn", resumable: incomplete };
 }
 
 function bar(done: number, total: number, label: string): HTMLElement {
@@ -83,17 +83,35 @@ function liveCard(s: LiveStatus, onCancel: () => void): HTMLElement {
   );
 }
 
-function runsTable(view: RunsView, onResume: (id: string) => void): HTMLElement {
+/** The offline demo: built-in agents on the benchmarks that need no chain (seconds, no key). */
+export const DEMO_FORM: RunForm = {
+  benchmarks: ["intent2tx", "pilot"],
+  models: ["builtin:reference", "builtin:wrong-contract", "builtin:numeric-drift", "builtin:follows-plan", "builtin:no-retry"],
+  base_url: null,
+  limit: 3,
+  rounds: 2,
+  seed: 0,
+  prompt_types: [],
+  concurrency: 4,
+  budget_usd: null,
+  intent_execute: false,
+};
+
+function runsTable(view: RunsView, onResume: (id: string) => void, onDemo: () => void): HTMLElement {
   if (view.runs.length === 0) {
+    const demo = h("button", { type: "button", id: "run-demo", class: "secondary" }, "Run the offline demo");
+    demo.addEventListener("click", () => { demo.setAttribute("disabled", ""); onDemo(); });
     return h("section", { class: "card empty", id: "runs-empty" },
       h("p", {}, h("strong", {}, "No runs yet. "), "Press ", h("a", { href: "#/runs/new" }, "New run"),
         ": the built-in agents need no key and no network, so a first run works offline."),
+      h("p", {}, demo, " ", h("span", { class: "muted small" },
+        "Built-in reference and fault-injecting agents on Intent2Tx (fields only) and PILOT-Bench, 3 tasks × 2 rounds; fills the results pages in seconds.")),
       h("p", { class: "muted" }, "To evaluate a real model, add it in ",
         h("a", { href: "#/settings/providers" }, "Settings → Providers & models"), " first. ",
         "From a terminal, ", h("code", {}, "crucible demo"), " fills this database with a demo run."));
   }
   const live = new Set(view.live);
-  return h("table", { class: "runs", id: "runs-table" },
+  return h("div", { class: "table-scroll" }, h("table", { class: "runs", id: "runs-table" },
     h("thead", {}, h("tr", {}, ...["Run", "Status", "Models", "Benchmarks", "Started", "Duration", "Samples", "Cost", ""].map((c) => h("th", { scope: "col" }, c)))),
     h("tbody", {}, ...view.runs.map((r) => {
       const st = shownStatus(r, live.has(r.run_id));
@@ -101,7 +119,8 @@ function runsTable(view: RunsView, onResume: (id: string) => void): HTMLElement 
       resume.addEventListener("click", () => onResume(r.run_id));
       return h("tr", { id: `run-${r.run_id}`, "data-status": r.status },
         h("td", { class: "mono small run-id" }, r.run_id),
-        h("td", {}, h("span", { class: `badge ${st.cls}`, "data-field": "status" }, st.label)),
+        h("td", {}, h("span", { class: `badge ${st.cls}`, "data-field": "status" }, st.label),
+          st.resumable ? h("div", { class: "muted small", "data-field": "resumable" }, "resumable") : null),
         h("td", { class: "small" }, r.models.join(", ")),
         h("td", { class: "small" }, r.benchmarks.join(", ")),
         h("td", { class: "small" }, fmtTime(r.started)),
@@ -109,7 +128,7 @@ function runsTable(view: RunsView, onResume: (id: string) => void): HTMLElement 
         h("td", { class: "small", "data-field": "samples" }, `${r.finished}/${r.planned}${r.failed ? ` (${r.failed} failed)` : ""}`),
         h("td", { class: "small" }, fmtUsd(r.cost_usd)),
         h("td", {}, st.resumable ? resume : null));
-    })));
+    }))));
 }
 
 async function renderList(root: HTMLElement): Promise<void> {
@@ -136,6 +155,10 @@ async function renderList(root: HTMLElement): Promise<void> {
       const started = await resumeRun(id);
       if (!started.ok) mount(problem, errorBox(started.error));
       else void refresh();
+    }, async () => {
+      const started = await startRun(DEMO_FORM);
+      if (!started.ok) mount(problem, errorBox(started.error));
+      void refresh();
     }));
     for (const id of r.value.live) {
       if (!cards.has(id)) {
