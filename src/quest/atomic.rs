@@ -26,6 +26,9 @@ pub const PASS_THRESHOLD: u32 = 60;
 /// Native balance every agent starts a sample with (100 BNB), before the task's setup.
 pub const AGENT_START_WEI: u128 = 100_000_000_000_000_000_000;
 
+/// Sandbox processes kept starting in the background (composite rounds use them back to back).
+const PREPARED_AHEAD: usize = 2;
+
 /// Largest gas limit a model may ask for.
 const MAX_GAS: u64 = 30_000_000;
 
@@ -125,8 +128,10 @@ pub struct Harness {
     sandbox: Sandbox,
     pub(super) base: Mutex<SnapshotId>,
     pub(super) genesis_time: u64,
-    /// The next sandbox process, started while the current sample runs.
-    next: Mutex<Option<tokio::task::JoinHandle<Result<Prepared, SandboxError>>>>,
+    /// The next sandbox processes ([`PREPARED_AHEAD`] of them), started while the current sample
+    /// runs (composite rounds take them back to back).
+    next:
+        Mutex<std::collections::VecDeque<tokio::task::JoinHandle<Result<Prepared, SandboxError>>>>,
 }
 
 impl Harness {
@@ -145,9 +150,14 @@ impl Harness {
             sandbox,
             base: Mutex::new(base),
             genesis_time,
-            next: Mutex::new(None),
+            next: Mutex::new(std::collections::VecDeque::new()),
         };
-        *h.next.lock().await = Some(h.spawn_prepare());
+        {
+            let mut next = h.next.lock().await;
+            for _ in 0..PREPARED_AHEAD {
+                next.push_back(h.spawn_prepare());
+            }
+        }
         Ok(h)
     }
 
@@ -157,18 +167,18 @@ impl Harness {
         tokio::spawn(async move { sandbox.prepare(&url).await })
     }
 
-    /// A ready sandbox process (the one prepared in the background, or a fresh one), and the
-    /// next one started in the background.
+    /// A ready sandbox process (the oldest one prepared in the background, or a fresh one), and
+    /// a replacement started in the background.
     pub(super) async fn take_prepared(&self) -> Result<Prepared, QuestError> {
         let mut next = self.next.lock().await;
-        let prepared = match next.take() {
+        let prepared = match next.pop_front() {
             Some(h) => match h.await {
                 Ok(p) => p,
                 Err(e) => Err(SandboxError::Io(format!("prepare task failed: {e}"))),
             },
             None => self.sandbox.prepare(&self.gate.url()).await,
         };
-        *next = Some(self.spawn_prepare());
+        next.push_back(self.spawn_prepare());
         Ok(prepared?)
     }
 

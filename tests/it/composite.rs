@@ -62,22 +62,40 @@ async fn every_composite_selftests_on_two_seeds() {
 }
 
 /// §5.2.2: "any mined transaction" earned base 100. An unrelated successful transaction (a tiny
-/// self-transfer of BNB) and a reverted one earn nothing.
+/// self-transfer of BNB), a reverted one and a `{query_result}` return earn nothing.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn loophole_any_mined_tx_scores_nothing() {
     let h = Harness::start(&config()).await.expect("harness");
     let t = composite("composite_approve_swap_tokens");
     let unrelated = "```ts\nexport async function executeSkill(p: string, agent: string) { return { to: agent, value: \"1\" }; }\n```";
     let reverting = "```ts\nexport async function executeSkill() { return { to: \"{{router}}\", data: \"0xdeadbeef\" }; }\n```";
+    // The reference runner sent a `{query_result: …}` return as an empty contract creation.
+    let query_result = "```ts\nexport async function executeSkill() { return { query_result: { success: true } }; }\n```";
     let v = episode(
         &h,
         &t,
         0,
-        vec![PLAN.into(), unrelated.into(), reverting.into()],
+        vec![
+            PLAN.into(),
+            unrelated.into(),
+            reverting.into(),
+            query_result.into(),
+        ],
     )
     .await;
     assert!(v.score < f64::from(PASS_THRESHOLD), "{v:?}");
     assert_eq!(v.base, 0);
+    assert_eq!(v.k_act, 3);
+    assert_eq!(v.rounds[2].kind, "tx");
+    assert!(
+        v.rounds[2].tx.is_none(),
+        "nothing is sent for a non-tx return"
+    );
+    assert!(
+        v.rounds[2].reason.contains("no `to`"),
+        "{}",
+        v.rounds[2].reason
+    );
     assert_eq!(
         v.rounds[1].status,
         Some(false),
