@@ -134,7 +134,7 @@ pub const DEMO_MODELS: [&str; 7] = [
     "builtin:reference",
     "builtin:known-wrong",
     "builtin:wrong-contract",
-    "builtin:numeric-drift",
+    "builtin:placeholder-address",
     "builtin:follows-plan",
     "builtin:no-retry",
     "builtin:random",

@@ -245,7 +245,8 @@ pub async fn orchestrator(
     let slow = Loopback::start(Duration::from_millis(latency_ms))
         .await
         .map_err(bench_err)?;
-    let (wall, _) = timed(ctx.clone(), spec(&slow.base_url(), 1_000, 1, concurrency)).await?;
+    // 1,280 calls: a multiple of 32, so the last wave is full.
+    let (wall, _) = timed(ctx.clone(), spec(&slow.base_url(), 640, 2, concurrency)).await?;
     let calls_slow = slow.requests();
     store.close().await;
     Ok(OrchestratorFigures {

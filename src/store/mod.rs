@@ -341,8 +341,21 @@ impl Store {
     pub async fn insert_samples(&self, samples: &[NewSample]) -> Result<(), StoreError> {
         let _turn = self.write.lock().await;
         let mut tx = self.pool.begin().await?;
+        // Rows without events or artefacts need no id back, so they go in multi-row statements.
+        let mut plain: Vec<&SampleRow> = Vec::new();
         for s in samples {
-            insert_in(&mut tx, s).await?;
+            if s.events.is_empty() && s.artefacts.is_empty() {
+                plain.push(&s.row);
+                if plain.len() == ROWS_PER_STATEMENT {
+                    insert_rows(&mut tx, &plain).await?;
+                    plain.clear();
+                }
+            } else {
+                insert_in(&mut tx, s).await?;
+            }
+        }
+        if !plain.is_empty() {
+            insert_rows(&mut tx, &plain).await?;
         }
         tx.commit().await?;
         Ok(())
@@ -455,44 +468,70 @@ impl Store {
     }
 }
 
+/// Rows per multi-row INSERT (27 columns each stays far under SQLite's 32 766 variables).
+const ROWS_PER_STATEMENT: usize = 200;
+
+macro_rules! bind_row {
+    ($q:expr, $r:expr) => {
+        $q.bind(&$r.run_id)
+            .bind(&$r.benchmark)
+            .bind(&$r.model)
+            .bind(&$r.instance)
+            .bind(&$r.task)
+            .bind(&$r.prompt_type)
+            .bind($r.round)
+            .bind($r.seed)
+            .bind(&$r.kind)
+            .bind(&$r.category)
+            .bind(&$r.subcategory)
+            .bind(&$r.difficulty)
+            .bind(&$r.outcome)
+            .bind($r.score)
+            .bind($r.passed)
+            .bind(&$r.metrics)
+            .bind(&$r.details)
+            .bind(&$r.prompt)
+            .bind(&$r.raw_answer)
+            .bind($r.k_act)
+            .bind($r.k_opt)
+            .bind($r.tokens_in)
+            .bind($r.tokens_out)
+            .bind($r.cost_usd)
+            .bind($r.latency_ms)
+            .bind(&$r.error)
+            .bind(&$r.finished_at)
+    };
+}
+
+const ROW_PLACEHOLDERS: &str =
+    "(?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)";
+
+async fn insert_rows(
+    tx: &mut sqlx::Transaction<'_, sqlx::Sqlite>,
+    rows: &[&SampleRow],
+) -> Result<(), StoreError> {
+    let sql = format!(
+        "INSERT INTO samples ({SAMPLE_COLUMNS}) VALUES {}",
+        vec![ROW_PLACEHOLDERS; rows.len()].join(", ")
+    );
+    let mut q = sqlx::query(&sql);
+    for r in rows {
+        q = bind_row!(q, r);
+    }
+    q.execute(&mut **tx).await?;
+    Ok(())
+}
+
 async fn insert_in(
     tx: &mut sqlx::Transaction<'_, sqlx::Sqlite>,
     s: &NewSample,
 ) -> Result<i64, StoreError> {
     let r = &s.row;
-    let id: i64 = sqlx::query_scalar(&format!(
-        "INSERT INTO samples ({SAMPLE_COLUMNS}) VALUES \
-         (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING id"
-    ))
-    .bind(&r.run_id)
-    .bind(&r.benchmark)
-    .bind(&r.model)
-    .bind(&r.instance)
-    .bind(&r.task)
-    .bind(&r.prompt_type)
-    .bind(r.round)
-    .bind(r.seed)
-    .bind(&r.kind)
-    .bind(&r.category)
-    .bind(&r.subcategory)
-    .bind(&r.difficulty)
-    .bind(&r.outcome)
-    .bind(r.score)
-    .bind(r.passed)
-    .bind(&r.metrics)
-    .bind(&r.details)
-    .bind(&r.prompt)
-    .bind(&r.raw_answer)
-    .bind(r.k_act)
-    .bind(r.k_opt)
-    .bind(r.tokens_in)
-    .bind(r.tokens_out)
-    .bind(r.cost_usd)
-    .bind(r.latency_ms)
-    .bind(&r.error)
-    .bind(&r.finished_at)
-    .fetch_one(&mut **tx)
-    .await?;
+    let sql =
+        format!("INSERT INTO samples ({SAMPLE_COLUMNS}) VALUES {ROW_PLACEHOLDERS} RETURNING id");
+    let id: i64 = bind_row!(sqlx::query_scalar(&sql), r)
+        .fetch_one(&mut **tx)
+        .await?;
     // One multi-row statement per table (in chunks under SQLite's variable limit): each statement
     // is a round trip to the connection's worker thread.
     for (chunk_no, chunk) in s.events.chunks(500).enumerate() {
@@ -640,6 +679,31 @@ mod tests {
         assert!(e.to_string().contains("\"nope\""), "{e}");
         let e = store.set_status("nope", "x", None).await.unwrap_err();
         assert!(matches!(e, StoreError::UnknownRun(_)));
+    }
+
+    #[tokio::test]
+    async fn bulk_inserts_span_statements_and_keep_every_field() {
+        let dir = tempfile::tempdir().unwrap();
+        let store = Store::open(&dir.path().join("c.db")).await.unwrap();
+        store
+            .create_run(&new_run("run-a", "2026-01-01T00:00:00Z"))
+            .await
+            .unwrap();
+        let mut batch: Vec<NewSample> = (0..450)
+            .map(|i| NewSample {
+                row: row("run-a", &format!("t{i:03}#cot"), 0),
+                events: vec![],
+                artefacts: vec![],
+            })
+            .collect();
+        batch[7].events = vec!["{}".into()];
+        store.insert_samples(&batch).await.unwrap();
+        let stored = store.samples("run-a").await.unwrap();
+        assert_eq!(stored.len(), 450);
+        for ((_, got), want) in stored.iter().zip(&batch) {
+            assert_eq!(got, &want.row);
+        }
+        assert_eq!(store.events(stored[7].0).await.unwrap().len(), 1);
     }
 
     #[tokio::test]
