@@ -31,7 +31,10 @@ pub const MAX_SERIES: usize = 6;
 
 const FONT: &str = "sans-serif";
 const FONT_BYTES: &[u8] = include_bytes!("../../assets/fonts/DejaVuSans.ttf");
-const WIDTH: u32 = 760;
+/// SVG width in pixels; PNGs are drawn at [`PNG_SCALE`]× for print resolution.
+const WIDTH: u32 = 560;
+/// PNG scale factor (1,120 px wide: ≈ 340 dpi at a 3.3 in column).
+pub const PNG_SCALE: u32 = 2;
 
 /// Okabe–Ito colour-blind-safe palette (plus two greys).
 const PALETTE: [RGBColor; 10] = [
@@ -423,29 +426,38 @@ pub fn spec(r: &Report, name: &str) -> Option<Spec> {
             )
         }
         "cost_frontier" => {
-            if r.cost.is_empty() {
+            // One point per model: total cost over the benchmarks vs the mean of its per-benchmark
+            // mean scores; the Pareto frontier (cheaper-or-equal and better-or-equal) is connected.
+            let mut per: Vec<(String, f64, Vec<f64>)> = Vec::new();
+            for c in &r.cost {
+                match per.iter_mut().find(|p| p.0 == c.model) {
+                    Some(p) => {
+                        p.1 += c.cost_usd;
+                        p.2.push(c.score);
+                    }
+                    None => per.push((c.model.clone(), c.cost_usd, vec![c.score])),
+                }
+            }
+            if per.is_empty() {
                 return None;
             }
-            let mut groups: Vec<String> = r.cost.iter().map(|c| c.benchmark.clone()).collect();
-            groups.dedup();
+            let pts: Vec<(String, f64, f64)> = per
+                .into_iter()
+                .map(|(m, c, sc)| (m, c, sc.iter().sum::<f64>() / sc.len() as f64))
+                .collect();
+            let on_frontier = |i: usize| {
+                let (_, c, sc) = &pts[i];
+                !pts.iter()
+                    .any(|o| o.1 <= *c && o.2 >= *sc && (o.1 < *c || o.2 > *sc))
+            };
             Some(Spec::Scatter {
-                title: "Cost vs score (frontier points labelled)".into(),
-                x_desc: "Total cost (USD)".into(),
+                title: "Cost vs score (frontier labelled)".into(),
+                x_desc: "Total cost over benchmarks (USD)".into(),
                 y_desc: "Mean score × 100".into(),
-                points: r
-                    .cost
-                    .iter()
-                    .map(|c| {
-                        (
-                            c.model.clone(),
-                            c.cost_usd,
-                            c.score,
-                            groups.iter().position(|g| g == &c.benchmark).unwrap_or(0),
-                            c.frontier,
-                        )
-                    })
+                points: (0..pts.len())
+                    .map(|i| (pts[i].0.clone(), pts[i].1, pts[i].2, 0, on_frontier(i)))
                     .collect(),
-                groups,
+                groups: Vec::new(),
                 medians: None,
                 frontier: true,
             })
@@ -471,24 +483,26 @@ fn legend<DB: DrawingBackend>(
     area: &DrawingArea<DB, Shift>,
     names: &[String],
     colors: &[RGBColor],
+    k: u32,
 ) -> DrawResult {
+    let ki = k as i32;
     let (w, _) = area.dim_in_pixel();
-    let (mut x, mut y) = (70i32, 6i32);
+    let (mut x, mut y) = (70 * ki, 6 * ki);
     for (i, n) in names.iter().enumerate() {
-        let tw = text_width(area, n, 14) as i32 + 34;
-        if x + tw > w as i32 - 10 && x > 70 {
-            x = 70;
-            y += 22;
+        let tw = text_width(area, n, 16 * k) as i32 + 30 * ki;
+        if x + tw > w as i32 - 10 * ki && x > 70 * ki {
+            x = 70 * ki;
+            y += 24 * ki;
         }
         area.draw(&Rectangle::new(
-            [(x, y + 2), (x + 14, y + 16)],
+            [(x, y + 3 * ki), (x + 15 * ki, y + 18 * ki)],
             colors[i].filled(),
         ))
         .map_err(e)?;
         area.draw(&Text::new(
             n.clone(),
-            (x + 20, y + 1),
-            (FONT, 14).into_font().color(&BLACK),
+            (x + 21 * ki, y + ki),
+            (FONT, 16 * k).into_font().color(&BLACK),
         ))
         .map_err(e)?;
         x += tw;
@@ -496,32 +510,36 @@ fn legend<DB: DrawingBackend>(
     Ok(())
 }
 
-fn legend_height<DB: DrawingBackend>(area: &DrawingArea<DB, Shift>, names: &[String]) -> u32 {
+fn legend_height<DB: DrawingBackend>(
+    area: &DrawingArea<DB, Shift>,
+    names: &[String],
+    k: u32,
+) -> u32 {
     let (w, _) = area.dim_in_pixel();
-    let mut x = 70u32;
+    let mut x = 70 * k;
     let mut lines = 1;
     for n in names {
-        let tw = text_width(area, n, 14) + 34;
-        if x + tw > w - 10 && x > 70 {
+        let tw = text_width(area, n, 16 * k) + 30 * k;
+        if x + tw > w - 10 * k && x > 70 * k {
             lines += 1;
-            x = 70;
+            x = 70 * k;
         }
         x += tw;
     }
-    lines * 22 + 10
+    (lines * 24 + 12) * k
 }
 
 /// Height in pixels a spec needs at [`WIDTH`].
-pub fn height(spec: &Spec) -> u32 {
-    match spec {
-        Spec::Bars { items, .. } => 110 + 26 * items.len() as u32,
+pub fn height(spec: &Spec, k: u32) -> u32 {
+    k * match spec {
+        Spec::Bars { items, .. } => 100 + 28 * items.len() as u32,
         Spec::Grouped { cats, series, .. } => {
-            150 + cats.len() as u32 * (10 + 12 * series.len() as u32)
-                + 22 * (series.len() as u32 / 4)
+            130 + cats.len() as u32 * (12 + 13 * series.len() as u32).max(26)
+                + 24 * (series.len() as u32).div_ceil(2)
         }
-        Spec::Stacked { cats, .. } => 160 + 26 * cats.len() as u32,
-        Spec::Scatter { .. } => 560,
-        Spec::Histogram { .. } => 420,
+        Spec::Stacked { cats, .. } => 150 + 28 * cats.len() as u32 + 24 * 2,
+        Spec::Scatter { .. } => 460,
+        Spec::Histogram { .. } => 360,
     }
 }
 
@@ -547,21 +565,23 @@ fn cat_formatter(cats: &[String]) -> impl Fn(&f64) -> String + '_ {
     }
 }
 
-fn label_area<DB: DrawingBackend>(area: &DrawingArea<DB, Shift>, cats: &[String]) -> u32 {
+fn label_area<DB: DrawingBackend>(area: &DrawingArea<DB, Shift>, cats: &[String], k: u32) -> u32 {
     cats.iter()
-        .map(|c| text_width(area, c, 14))
+        .map(|c| text_width(area, c, 16 * k))
         .max()
-        .unwrap_or(40)
-        + 16
+        .unwrap_or(40 * k)
+        + 14 * k
 }
 
 /// Draws `spec` on `root` (any plotters backend).
-pub fn draw<DB: DrawingBackend>(spec: &Spec, root: &DrawingArea<DB, Shift>) -> DrawResult {
+/// `k` scales every pixel size (1 for SVG, [`PNG_SCALE`] for PNG).
+pub fn draw<DB: DrawingBackend>(spec: &Spec, root: &DrawingArea<DB, Shift>, k: u32) -> DrawResult {
     register_font();
     root.fill(&WHITE).map_err(e)?;
-    let label = (FONT, 14).into_font();
-    let desc = (FONT, 15).into_font();
-    let cap = (FONT, 17).into_font();
+    let ki = k as i32;
+    let label = (FONT, 16 * k).into_font();
+    let desc = (FONT, 17 * k).into_font();
+    let cap = (FONT, 19 * k).into_font();
     match spec {
         Spec::Bars {
             title,
@@ -579,10 +599,10 @@ pub fn draw<DB: DrawingBackend>(spec: &Spec, root: &DrawingArea<DB, Shift>) -> D
             let fmt = cat_formatter(&cats);
             let mut chart = ChartBuilder::on(root)
                 .caption(title, cap)
-                .margin(12)
-                .margin_right(28)
-                .x_label_area_size(46)
-                .y_label_area_size(label_area(root, &cats))
+                .margin(10 * k)
+                .margin_right(26 * k)
+                .x_label_area_size(48 * k)
+                .y_label_area_size(label_area(root, &cats, k))
                 .build_cartesian_2d(0f64..hi, -0.5f64..(n as f64 - 0.5))
                 .map_err(e)?;
             chart
@@ -610,7 +630,7 @@ pub fn draw<DB: DrawingBackend>(spec: &Spec, root: &DrawingArea<DB, Shift>) -> D
             for (i, it) in items.iter().enumerate() {
                 if let Some([lo, hi]) = it.2 {
                     let y = (n - 1 - i) as f64;
-                    let st = BLACK.stroke_width(2);
+                    let st = BLACK.stroke_width(2 * k);
                     chart
                         .draw_series(std::iter::once(PathElement::new(
                             vec![(lo.max(0.0), y), (hi, y)],
@@ -636,16 +656,16 @@ pub fn draw<DB: DrawingBackend>(spec: &Spec, root: &DrawingArea<DB, Shift>) -> D
             values,
             x_max,
         } => {
-            let lh = legend_height(root, series);
+            let lh = legend_height(root, series, k);
             let (top, bottom) = root.split_vertically(root.dim_in_pixel().1 - lh);
             let n = cats.len();
             let fmt = cat_formatter(cats);
             let mut chart = ChartBuilder::on(&top)
                 .caption(title, cap)
-                .margin(12)
-                .margin_right(28)
-                .x_label_area_size(46)
-                .y_label_area_size(label_area(root, cats))
+                .margin(10 * k)
+                .margin_right(26 * k)
+                .x_label_area_size(48 * k)
+                .y_label_area_size(label_area(root, cats, k))
                 .build_cartesian_2d(0f64..*x_max, -0.5f64..(n as f64 - 0.5))
                 .map_err(e)?;
             chart
@@ -661,8 +681,7 @@ pub fn draw<DB: DrawingBackend>(spec: &Spec, root: &DrawingArea<DB, Shift>) -> D
                 .axis_desc_style(desc.clone())
                 .draw()
                 .map_err(e)?;
-            let k = series.len().max(1) as f64;
-            let band = 0.8 / k;
+            let band = 0.8 / series.len().max(1) as f64;
             for (si, _) in series.iter().enumerate() {
                 chart
                     .draw_series(values.iter().enumerate().filter_map(|(ci, row)| {
@@ -676,7 +695,7 @@ pub fn draw<DB: DrawingBackend>(spec: &Spec, root: &DrawingArea<DB, Shift>) -> D
                     .map_err(e)?;
             }
             let colors: Vec<RGBColor> = (0..series.len()).map(color).collect();
-            legend(&bottom, series, &colors)?;
+            legend(&bottom, series, &colors, k)?;
         }
         Spec::Stacked {
             title,
@@ -685,16 +704,16 @@ pub fn draw<DB: DrawingBackend>(spec: &Spec, root: &DrawingArea<DB, Shift>) -> D
             segs,
             values,
         } => {
-            let lh = legend_height(root, segs);
+            let lh = legend_height(root, segs, k);
             let (top, bottom) = root.split_vertically(root.dim_in_pixel().1 - lh);
             let n = cats.len();
             let fmt = cat_formatter(cats);
             let mut chart = ChartBuilder::on(&top)
                 .caption(title, cap)
-                .margin(12)
-                .margin_right(28)
-                .x_label_area_size(46)
-                .y_label_area_size(label_area(root, cats))
+                .margin(10 * k)
+                .margin_right(26 * k)
+                .x_label_area_size(48 * k)
+                .y_label_area_size(label_area(root, cats, k))
                 .build_cartesian_2d(0f64..100.0, -0.5f64..(n as f64 - 0.5))
                 .map_err(e)?;
             chart
@@ -728,6 +747,7 @@ pub fn draw<DB: DrawingBackend>(spec: &Spec, root: &DrawingArea<DB, Shift>) -> D
                 &bottom,
                 segs,
                 &seg_colors[..segs.len().min(seg_colors.len())],
+                k,
             )?;
         }
         Spec::Scatter {
@@ -742,16 +762,16 @@ pub fn draw<DB: DrawingBackend>(spec: &Spec, root: &DrawingArea<DB, Shift>) -> D
             let lh = if groups.is_empty() {
                 0
             } else {
-                legend_height(root, groups)
+                legend_height(root, groups, k)
             };
             let (top, bottom) = root.split_vertically(root.dim_in_pixel().1 - lh);
             let xmax = points.iter().map(|p| p.1).fold(0.0, f64::max).max(1e-9) * 1.1;
             let ymax = points.iter().map(|p| p.2).fold(0.0, f64::max).max(1e-9) * 1.1;
             let mut chart = ChartBuilder::on(&top)
                 .caption(title, cap)
-                .margin(14)
-                .x_label_area_size(46)
-                .y_label_area_size(60)
+                .margin(12 * k)
+                .x_label_area_size(48 * k)
+                .y_label_area_size(58 * k)
                 .build_cartesian_2d(0f64..xmax, 0f64..ymax)
                 .map_err(e)?;
             chart
@@ -767,7 +787,7 @@ pub fn draw<DB: DrawingBackend>(spec: &Spec, root: &DrawingArea<DB, Shift>) -> D
                 .draw()
                 .map_err(e)?;
             if let Some([mx, my]) = medians {
-                let st = BLACK.mix(0.6).stroke_width(1);
+                let st = BLACK.mix(0.6).stroke_width(k);
                 chart
                     .draw_series(DashedLineSeries::new(
                         vec![(*mx, 0.0), (*mx, ymax)],
@@ -794,19 +814,22 @@ pub fn draw<DB: DrawingBackend>(spec: &Spec, root: &DrawingArea<DB, Shift>) -> D
                         .collect();
                     f.sort_by(|a, b| a.0.total_cmp(&b.0));
                     chart
-                        .draw_series(LineSeries::new(f, color(g).stroke_width(2)))
+                        .draw_series(LineSeries::new(f, color(g).stroke_width(2 * k)))
                         .map_err(e)?;
                 }
             }
             if medians.is_some() {
-                let grey = (FONT, 13).into_font().color(&RGBColor(110, 110, 110));
+                let grey = (FONT, 15 * k).into_font().color(&RGBColor(110, 110, 110));
                 for (txt, x, y) in [
                     ("High-High", xmax, ymax),
                     ("Low-High", 0.0, ymax),
                     ("High-Low", xmax, 0.0),
                     ("Low-Low", 0.0, 0.0),
                 ] {
-                    let (dx, dy) = (if x > 0.0 { -75 } else { 6 }, if y > 0.0 { 4 } else { -20 });
+                    let (dx, dy) = (
+                        if x > 0.0 { -82 * ki } else { 6 * ki },
+                        if y > 0.0 { 4 * ki } else { -22 * ki },
+                    );
                     chart
                         .draw_series(std::iter::once(
                             EmptyElement::at((x, y)) + Text::new(txt, (dx, dy), grey.clone()),
@@ -818,19 +841,61 @@ pub fn draw<DB: DrawingBackend>(spec: &Spec, root: &DrawingArea<DB, Shift>) -> D
                 .draw_series(
                     points
                         .iter()
-                        .map(|p| Circle::new((p.1, p.2), 5, color(p.3).filled())),
+                        .map(|p| Circle::new((p.1, p.2), 5 * k, color(p.3).filled())),
                 )
                 .map_err(e)?;
-            let lab = (FONT, 12).into_font().color(&BLACK);
+            // Labels: greedy placement in pixel space, first candidate position that stays inside
+            // the plot and overlaps no label placed before (falls back to the first candidate).
+            let lab = (FONT, 14 * k).into_font().color(&BLACK);
+            let (xr, yr) = chart.plotting_area().get_pixel_range();
+            let mut placed: Vec<[i32; 4]> = points
+                .iter()
+                .map(|p| {
+                    let (px, py) = chart.backend_coord(&(p.1, p.2));
+                    [px - 5 * ki, py - 5 * ki, px + 5 * ki, py + 5 * ki]
+                })
+                .collect();
+            let mut labels = Vec::new();
+            for p in points.iter().filter(|p| p.4) {
+                let short = p.0.rsplit(':').next().unwrap_or(&p.0).to_string();
+                let (px, py) = chart.backend_coord(&(p.1, p.2));
+                let (w, h) = root
+                    .estimate_text_size(&short, &(FONT, 14 * k).into_text_style(root))
+                    .map(|(w, h)| (w as i32 + 2 * ki, h as i32 + 6 * ki))
+                    .unwrap_or((8 * short.len() as i32 * ki, 18 * ki));
+                let g = 7 * ki;
+                let cands = [
+                    (g, -h / 2),
+                    (-g - w, -h / 2),
+                    (-w / 2, -h - g),
+                    (-w / 2, g),
+                    (g, -h - g / 2),
+                    (g, g / 2),
+                    (-g - w, -h - g / 2),
+                    (-g - w, g / 2),
+                ];
+                let free = |(dx, dy): (i32, i32)| {
+                    let b = [px + dx, py + dy, px + dx + w, py + dy + h];
+                    b[0] >= xr.start
+                        && b[2] <= xr.end
+                        && b[1] >= yr.start
+                        && b[3] <= yr.end
+                        && !placed
+                            .iter()
+                            .any(|o| b[0] < o[2] && o[0] < b[2] && b[1] < o[3] && o[1] < b[3])
+                };
+                let (dx, dy) = cands.iter().copied().find(|c| free(*c)).unwrap_or(cands[0]);
+                placed.push([px + dx, py + dy, px + dx + w, py + dy + h]);
+                labels.push((short, p.1, p.2, dx, dy));
+            }
             chart
-                .draw_series(points.iter().filter(|p| p.4).map(|p| {
-                    let short = p.0.rsplit(':').next().unwrap_or(&p.0).to_string();
-                    EmptyElement::at((p.1, p.2)) + Text::new(short, (7, -14), lab.clone())
+                .draw_series(labels.into_iter().map(|(short, x, y, dx, dy)| {
+                    EmptyElement::at((x, y)) + Text::new(short, (dx, dy), lab.clone())
                 }))
                 .map_err(e)?;
             if !groups.is_empty() {
                 let colors: Vec<RGBColor> = (0..groups.len()).map(color).collect();
-                legend(&bottom, groups, &colors)?;
+                legend(&bottom, groups, &colors, k)?;
             }
         }
         Spec::Histogram {
@@ -844,9 +909,9 @@ pub fn draw<DB: DrawingBackend>(spec: &Spec, root: &DrawingArea<DB, Shift>) -> D
             let ymax = bins.iter().map(|b| b.1).max().unwrap_or(1).max(1) as f64 * 1.1;
             let mut chart = ChartBuilder::on(root)
                 .caption(title, cap)
-                .margin(14)
-                .x_label_area_size(46)
-                .y_label_area_size(70)
+                .margin(12 * k)
+                .x_label_area_size(48 * k)
+                .y_label_area_size(66 * k)
                 .build_cartesian_2d(lo as f64 - 0.5..hi as f64 + 0.5, 0f64..ymax)
                 .map_err(e)?;
             let xfmt = |x: &f64| {
@@ -888,16 +953,17 @@ pub fn draw<DB: DrawingBackend>(spec: &Spec, root: &DrawingArea<DB, Shift>) -> D
 pub fn to_svg(spec: &Spec) -> Result<String, String> {
     let mut s = String::new();
     {
-        let root = SVGBackend::with_string(&mut s, (WIDTH, height(spec))).into_drawing_area();
-        draw(spec, &root)?;
+        let root = SVGBackend::with_string(&mut s, (WIDTH, height(spec, 1))).into_drawing_area();
+        draw(spec, &root, 1)?;
     }
     Ok(s)
 }
 
 /// Renders a spec to a PNG file.
 pub fn to_png(spec: &Spec, path: &Path) -> Result<(), String> {
-    let root = BitMapBackend::new(path, (WIDTH, height(spec))).into_drawing_area();
-    draw(spec, &root)
+    let root =
+        BitMapBackend::new(path, (WIDTH * PNG_SCALE, height(spec, PNG_SCALE))).into_drawing_area();
+    draw(spec, &root, PNG_SCALE)
 }
 
 /// Renders one chart by name to SVG text; `None` when the report lacks its data.

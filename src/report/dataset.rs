@@ -253,7 +253,13 @@ impl Dataset {
                     return Err(ReportError::UnknownRun(r.clone()));
                 }
             }
-            runs.to_vec()
+            let mut v: Vec<String> = Vec::new();
+            for r in runs {
+                if !v.contains(r) {
+                    v.push(r.clone());
+                }
+            }
+            v
         };
         if selected.is_empty() {
             return Err(ReportError::Empty("the store has no runs".into()));
