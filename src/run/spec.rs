@@ -122,7 +122,7 @@ impl RunSpec {
                 "--concurrency and chain workers must be at least 1".into(),
             ));
         }
-        if self.budget_usd.is_some_and(|b| !(b >= 0.0)) {
+        if self.budget_usd.is_some_and(|b| !b.is_finite() || b < 0.0) {
             return Err(RunError::Spec(
                 "--budget must be a non-negative number".into(),
             ));

@@ -139,7 +139,7 @@ async fn a_multi_benchmark_run_of_builtin_agents_is_stored_reproducible_and_resc
         if s.benchmark == "pilot" && s.prompt_type == "flawed" {
             assert!(!s.category.is_empty(), "{}: flaw category", s.instance);
         }
-        assert_eq!(s.kind.is_empty(), false);
+        assert!(!s.kind.is_empty(), "{}: kind", s.instance);
     }
     assert!(
         samples
