@@ -10,7 +10,8 @@ use serde_json::json;
 /// `crucible models`.
 #[derive(Debug, Subcommand)]
 pub enum ModelsCmd {
-    /// Make one cheap real call and print `{ok, latency_ms, usage, error}`.
+    /// Make one cheap real call and print `{ok, latency_ms, usage, error, answer, key_source}`
+    /// (`key_source`: `{"kind": "keychain"|"env"|"none", "detail": backend or variable}`).
     Test(TestArgs),
     /// Print the price table in use: --prices, else `<data dir>/prices.json`, else the shipped one.
     Prices {
@@ -21,7 +22,7 @@ pub enum ModelsCmd {
         #[arg(long)]
         json: bool,
     },
-    /// Serve the loopback model server (OpenAI wire, answers `ok`) until stdin closes; prints
+    /// Serve the loopback model server (OpenAI wire, answers `ok`) until Ctrl-C; prints
     /// `{"base_url": …}` first. For demos and the app's E2E tests.
     Loopback {
         /// Only this bearer key is accepted (others get a 401 with an OpenAI-style message).
@@ -74,17 +75,22 @@ fn failed(e: impl ToString) -> ProbeReport {
 pub async fn models(config: &Config, cmd: ModelsCmd) -> Result<()> {
     match cmd {
         ModelsCmd::Test(a) => {
+            let mut key_source = crucible::llm::KeySource::None;
             let report = match Provider::parse(&a.provider).and_then(|p| {
-                let (key, _source) = resolve_key_from_os(p, None, a.key_env.as_deref())?;
+                let (key, source) = resolve_key_from_os(p, None, a.key_env.as_deref())?;
                 let spec = crucible::llm::ModelSpec::new(p, &a.model, a.base_url.as_deref())?;
-                Ok((spec, key))
+                Ok((spec, key, source))
             }) {
-                Ok((spec, key)) => probe(spec, key).await,
+                Ok((spec, key, source)) => {
+                    key_source = source;
+                    probe(spec, key).await
+                }
                 Err(e) => failed(e),
             };
             if a.json {
                 let v = json!({"ok": report.ok, "latency_ms": report.latency_ms,
-                               "usage": report.usage, "error": report.error, "answer": report.answer});
+                               "usage": report.usage, "error": report.error, "answer": report.answer,
+                               "key_source": key_source});
                 out!("{}", serde_json::to_string_pretty(&v)?);
             } else if report.ok {
                 out!(
@@ -126,9 +132,8 @@ pub async fn models(config: &Config, cmd: ModelsCmd) -> Result<()> {
             )
             .await?;
             out!("{}", json!({"base_url": server.base_url()}));
-            // Serve until whoever started us closes our stdin (or kills us).
-            let mut sink = Vec::new();
-            let _ = tokio::io::AsyncReadExt::read_to_end(&mut tokio::io::stdin(), &mut sink).await;
+            // Serve until interrupted (Ctrl-C) or killed.
+            let _ = tokio::signal::ctrl_c().await;
             drop(server);
             Ok(())
         }

@@ -379,7 +379,7 @@ pub fn resolve_key(
         }
     }
     let nonempty = |name: &str| get_env(name).filter(|v| !v.trim().is_empty());
-    let mut tried = vec![format!("the OS keychain ({KEYCHAIN_SERVICE}/{account})")];
+    let mut tried = Vec::new();
     for var in provider.key_env().into_iter().chain(["CRUCIBLE_API_KEY"]) {
         tried.push(var.to_string());
         if let Some(k) = nonempty(var) {
@@ -389,7 +389,10 @@ pub fn resolve_key(
     if provider.needs_key() {
         Err(LlmError::MissingKey {
             provider,
-            tried: tried.join(" or "),
+            tried: format!(
+                "{}, or store a key in the OS keychain as {KEYCHAIN_SERVICE}/{account}",
+                tried.join(" or ")
+            ),
         })
     } else {
         Ok((None, KeySource::None))
@@ -485,7 +488,7 @@ mod tests {
         let kc = MemoryKeychain::new();
         let e = resolve_key(Provider::Gemini, Some("g"), None, &kc, env(&[])).unwrap_err();
         let msg = e.to_string();
-        assert!(msg.contains("keychain (crucible/g)"), "{msg}");
+        assert!(msg.contains("OS keychain as crucible/g"), "{msg}");
         assert!(msg.contains("GEMINI_API_KEY"), "{msg}");
         assert!(msg.contains("CRUCIBLE_API_KEY"), "{msg}");
     }

@@ -816,7 +816,7 @@ async fn crucible_models_test_makes_one_call_and_reports_json() {
     assert_eq!(code, 1);
     assert_eq!(
         v["error"],
-        json!("no API key for gemini: set GEMINI_API_KEY or CRUCIBLE_API_KEY")
+        json!("no API key for gemini: set GEMINI_API_KEY or CRUCIBLE_API_KEY, or store a key in the OS keychain as crucible/gemini")
     );
     let (_, v, _) = crucible_models_test(&["--provider", "acme", "--model", "m"], &[]).await;
     assert!(

@@ -200,16 +200,25 @@ impl App {
         self.client.as_ref().context("session already closed")
     }
 
-    /// Waits for `css` to match and returns the element's rendered text.
+    /// Waits for `css` to match and returns the element's rendered text. Pages that re-render
+    /// while live data arrives can replace the element between finding and reading it; that
+    /// (WebKit: "Node … was not found") is retried a few times.
     pub async fn text(&self, css: &str) -> Result<String> {
-        let el = self
-            .client()?
-            .wait()
-            .at_most(WAIT)
-            .for_element(Locator::Css(css))
-            .await
-            .with_context(|| format!("waiting for `{css}`"))?;
-        Ok(el.text().await?.trim().to_string())
+        let mut attempt = 0;
+        loop {
+            let el = self
+                .client()?
+                .wait()
+                .at_most(WAIT)
+                .for_element(Locator::Css(css))
+                .await
+                .with_context(|| format!("waiting for `{css}`"))?;
+            match el.text().await {
+                Ok(t) => return Ok(t.trim().to_string()),
+                Err(e) if attempt < 5 && e.to_string().contains("was not found") => attempt += 1,
+                Err(e) => return Err(e.into()),
+            }
+        }
     }
 
     /// Waits for `css` to match and returns its attribute `name` (empty if absent).

@@ -17,7 +17,7 @@ const SECRET: &str = "sk-e2e-console-SECRET-5150";
 const BAD_KEY_MESSAGE: &str = "Incorrect API key provided";
 
 /// `crucible models loopback`: a real OpenAI-wire server on 127.0.0.1 that accepts one key. It
-/// serves until its stdin closes, which dropping this does.
+/// serves until killed, which dropping this does.
 struct LoopbackServer {
     child: Child,
     base_url: String,
@@ -51,7 +51,7 @@ impl LoopbackServer {
         }
         let mut child = Command::new(&cli)
             .args(args)
-            .stdin(Stdio::piped())
+            .stdin(Stdio::null())
             .stdout(Stdio::piped())
             .stderr(Stdio::inherit())
             .spawn()

@@ -151,6 +151,14 @@ function providerForm(existing: ProviderEntry | null, onDone: (v: ProvidersView 
     error,
     h("div", { class: "form-actions" }, save, cancel),
   );
+  // Editing the field at fault clears its mark and the message (they described the old value).
+  form.addEventListener("input", (ev) => {
+    const t = ev.target as HTMLElement;
+    if (t.getAttribute("aria-invalid") === "true") {
+      t.removeAttribute("aria-invalid");
+      mount(error);
+    }
+  });
   form.addEventListener("submit", async (ev) => {
     ev.preventDefault();
     for (const el of form.querySelectorAll("[aria-invalid]")) el.removeAttribute("aria-invalid");
