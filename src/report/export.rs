@@ -160,6 +160,25 @@ pub struct SampleRow<'a> {
     pub metrics: Map<String, Value>,
 }
 
+fn metrics_map(s: &super::Sample) -> Map<String, Value> {
+    let m = &s.metrics;
+    let mut o = Map::new();
+    for (k, v) in [
+        ("format", m.format),
+        ("logic", m.logic),
+        ("param", m.param),
+        ("pass", m.pass),
+        ("final", m.final_),
+        ("exec", m.exec),
+        ("state_eq", m.state_eq),
+    ] {
+        if !v.is_nan() {
+            o.insert(k.into(), Value::from(v));
+        }
+    }
+    o
+}
+
 /// Every sample as export rows.
 pub fn sample_rows(ds: &Dataset) -> Vec<SampleRow<'_>> {
     ds.samples
@@ -182,7 +201,7 @@ pub fn sample_rows(ds: &Dataset) -> Vec<SampleRow<'_>> {
             k_act: s.k_act,
             k_opt: s.k_opt,
             cost_usd: s.cost_usd,
-            metrics: serde_json::from_str(&super::synth::metrics_json(s)).unwrap_or_default(),
+            metrics: metrics_map(s),
         })
         .collect()
 }

@@ -87,22 +87,38 @@ pub fn by_round<'a>(samples: &[&'a Sample]) -> BTreeMap<u64, Vec<&'a Sample>> {
     m
 }
 
+/// Pairs of values for the keys present in both sorted (key, value) lists (merge join).
+fn join(a: &[(u32, f64)], b: &[(u32, f64)]) -> (Vec<f64>, Vec<f64>) {
+    let (mut i, mut j) = (0, 0);
+    let (mut x, mut y) = (Vec::new(), Vec::new());
+    while i < a.len() && j < b.len() {
+        match a[i].0.cmp(&b[j].0) {
+            std::cmp::Ordering::Less => i += 1,
+            std::cmp::Ordering::Greater => j += 1,
+            std::cmp::Ordering::Equal => {
+                x.push(a[i].1);
+                y.push(b[j].1);
+                i += 1;
+                j += 1;
+            }
+        }
+    }
+    (x, y)
+}
+
 fn stability(rounds: &BTreeMap<u64, Vec<&Sample>>) -> Stability {
-    let maps: Vec<HashMap<u32, f64>> = rounds
+    let lists: Vec<Vec<(u32, f64)>> = rounds
         .values()
-        .map(|v| v.iter().map(|s| (s.instance, s.score)).collect())
+        .map(|v| {
+            let mut l: Vec<(u32, f64)> = v.iter().map(|s| (s.instance, s.score)).collect();
+            l.sort_unstable_by_key(|e| e.0);
+            l
+        })
         .collect();
     let mut pairs = Vec::new();
-    for a in 0..maps.len() {
-        for b in a + 1..maps.len() {
-            let mut keys: Vec<u32> = maps[a]
-                .keys()
-                .filter(|k| maps[b].contains_key(k))
-                .copied()
-                .collect();
-            keys.sort_unstable();
-            let x: Vec<f64> = keys.iter().map(|k| maps[a][k]).collect();
-            let y: Vec<f64> = keys.iter().map(|k| maps[b][k]).collect();
+    for a in 0..lists.len() {
+        for b in a + 1..lists.len() {
+            let (x, y) = join(&lists[a], &lists[b]);
             pairs.push(RoundPair {
                 a,
                 b,
@@ -122,66 +138,87 @@ fn stability(rounds: &BTreeMap<u64, Vec<&Sample>>) -> Stability {
     }
 }
 
-/// Per-instance mean score of a model.
-fn instance_means(samples: &[&Sample]) -> HashMap<u32, f64> {
-    let mut acc: HashMap<u32, (f64, u32)> = HashMap::new();
-    for s in samples {
-        let e = acc.entry(s.instance).or_default();
-        e.0 += s.score;
-        e.1 += 1;
+/// Per-instance mean score of a model, sorted by instance id.
+fn instance_means(samples: &[&Sample]) -> Vec<(u32, f64)> {
+    let mut l: Vec<(u32, f64)> = samples.iter().map(|s| (s.instance, s.score)).collect();
+    l.sort_unstable_by_key(|e| e.0);
+    let mut out: Vec<(u32, f64)> = Vec::new();
+    let mut n = 0u32;
+    for (k, v) in l {
+        match out.last_mut() {
+            Some(last) if last.0 == k => {
+                last.1 += v;
+                n += 1;
+            }
+            _ => {
+                if let Some(last) = out.last_mut() {
+                    last.1 /= n as f64;
+                }
+                out.push((k, v));
+                n = 1;
+            }
+        }
     }
-    acc.into_iter()
-        .map(|(k, (s, n))| (k, s / n as f64))
-        .collect()
+    if let Some(last) = out.last_mut() {
+        last.1 /= n as f64;
+    }
+    out
 }
 
 /// Whether two models are separable at α = 0.05: Welch's t-test on their per-round figures when
 /// both have ≥ 2 rounds, otherwise the exact sign test on their paired per-instance mean scores.
-pub fn separable(
-    a: &ModelSummary,
-    b: &ModelSummary,
-    ia: &HashMap<u32, f64>,
-    ib: &HashMap<u32, f64>,
-) -> bool {
+pub fn separable(a: &ModelSummary, b: &ModelSummary, ia: &[(u32, f64)], ib: &[(u32, f64)]) -> bool {
     if let Some(p) = stats::welch_p(&a.per_round, &b.per_round) {
         return p < ALPHA;
     }
-    let (mut wins, mut losses) = (0u64, 0u64);
-    for (k, x) in ia {
-        if let Some(y) = ib.get(k) {
-            if x > y {
-                wins += 1;
-            } else if y > x {
-                losses += 1;
-            }
-        }
-    }
+    let (x, y) = join(ia, ib);
+    let wins = x.iter().zip(&y).filter(|(p, q)| p > q).count() as u64;
+    let losses = x.iter().zip(&y).filter(|(p, q)| p < q).count() as u64;
     stats::binomial_two_sided(wins, wins + losses) < ALPHA
 }
 
 /// Every model's summary for one benchmark, best mean first, with tie groups.
 pub fn summaries(ds: &Dataset, b: Bench) -> Vec<ModelSummary> {
-    let mut rows: Vec<(ModelSummary, HashMap<u32, f64>)> = by_model(ds, b)
-        .into_iter()
-        .map(|(model, samples)| {
-            let rounds = by_round(&samples);
-            let per_round: Vec<f64> = rounds.values().map(|v| round_value(b, v)).collect();
-            let passes = samples.iter().filter(|s| s.passed).count() as f64;
-            let summary = ModelSummary {
-                model: ds.name(model).to_string(),
-                rounds: per_round.len(),
-                mean: stats::mean(&per_round).unwrap_or(0.0),
-                sd: stats::sd(&per_round),
-                cv_pct: stats::cv_pct(&per_round),
-                ci95: stats::ci95(&per_round),
-                pass_count: passes / per_round.len().max(1) as f64,
-                spearman: stability(&rounds),
-                per_round,
-                group: 0,
-            };
-            (summary, instance_means(&samples))
-        })
-        .collect();
+    let one = |(model, samples): (u32, Vec<&Sample>)| {
+        let rounds = by_round(&samples);
+        let per_round: Vec<f64> = rounds.values().map(|v| round_value(b, v)).collect();
+        let passes = samples.iter().filter(|s| s.passed).count() as f64;
+        let summary = ModelSummary {
+            model: ds.name(model).to_string(),
+            rounds: per_round.len(),
+            mean: stats::mean(&per_round).unwrap_or(0.0),
+            sd: stats::sd(&per_round),
+            cv_pct: stats::cv_pct(&per_round),
+            ci95: stats::ci95(&per_round),
+            pass_count: passes / per_round.len().max(1) as f64,
+            spearman: stability(&rounds),
+            per_round,
+            group: 0,
+        };
+        (summary, instance_means(&samples))
+    };
+    // Models are independent: spread them over the cores (results are sorted afterwards, so the
+    // output does not depend on the thread count).
+    let buckets = by_model(ds, b);
+    let threads = std::thread::available_parallelism()
+        .map_or(1, |n| n.get())
+        .clamp(1, 8);
+    let chunk = buckets.len().div_ceil(threads).max(1);
+    let mut parts: Vec<Vec<(u32, Vec<&Sample>)>> = Vec::new();
+    let mut it = buckets.into_iter().peekable();
+    while it.peek().is_some() {
+        parts.push(it.by_ref().take(chunk).collect());
+    }
+    let mut rows: Vec<(ModelSummary, Vec<(u32, f64)>)> = std::thread::scope(|sc| {
+        let handles: Vec<_> = parts
+            .into_iter()
+            .map(|p| sc.spawn(move || p.into_iter().map(one).collect::<Vec<_>>()))
+            .collect();
+        handles
+            .into_iter()
+            .flat_map(|h| h.join().unwrap_or_else(|e| std::panic::resume_unwind(e)))
+            .collect()
+    });
     rows.sort_by(|x, y| {
         y.0.mean
             .total_cmp(&x.0.mean)
@@ -252,6 +289,13 @@ mod tests {
             },
             group: 0,
         }
+    }
+
+    #[test]
+    fn join_and_instance_means() {
+        let a = [(1, 1.0), (3, 3.0), (5, 5.0)];
+        let b = [(2, 2.0), (3, 30.0), (5, 50.0), (6, 6.0)];
+        assert_eq!(join(&a, &b), (vec![3.0, 5.0], vec![30.0, 50.0]));
     }
 
     #[test]
