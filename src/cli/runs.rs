@@ -271,7 +271,7 @@ pub async fn run_cmd(config: &Config, a: RunArgs) -> Result<()> {
     spec.cache = !a.no_cache;
     // Bad specs fail before the database is touched.
     let spec = spec.validate()?;
-    run::check_models(&spec, true)?;
+    run::check_models(&spec, Some(&config.data_dir))?;
     let store = Store::open(&path).await?;
     let r = with_context(
         config,

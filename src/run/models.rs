@@ -1,15 +1,19 @@
 //! The models of a run: `builtin:NAME` (a benchmark's built-in agent) or `PROVIDER:MODEL` (a
 //! model behind an HTTP provider), and the one place API keys are looked up ([`resolve_key`]).
 
+use std::path::Path;
+
 use serde_json::json;
 
 use super::RunError;
 use crate::llm::{ApiKey, LlmError, ModelSpec};
 
-/// The API key for `provider`: its usual env var, then `CRUCIBLE_API_KEY`. Every key Crucible
-/// uses is looked up here (an OS keychain lookup belongs here too), and nowhere is one stored.
-pub fn resolve_key(provider: crate::llm::Provider) -> Result<Option<ApiKey>, LlmError> {
-    ApiKey::resolve(provider, None, |v| std::env::var(v).ok())
+/// The API key for a provider model: a saved provider (in `data_dir`'s registry) with the same
+/// base URL lends its key (OS keychain under its id, then its env var); otherwise the keychain
+/// under the provider's name, its usual env var, then `CRUCIBLE_API_KEY`. Every key a run uses is
+/// looked up here, and nowhere is one stored.
+pub fn resolve_key(data_dir: &Path, spec: &ModelSpec) -> Result<Option<ApiKey>, LlmError> {
+    crate::llm::resolve_run_key_from_os(data_dir, spec.provider, Some(&spec.base_url))
 }
 
 /// A model of a run.

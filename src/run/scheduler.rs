@@ -181,17 +181,18 @@ struct Prepared {
     versions: serde_json::Value,
 }
 
-/// Parses every model of `spec` and, when `need_keys`, checks that each provider model has its
-/// key — before anything is loaded or stored.
+/// Parses every model of `spec` and, when `keys_from` names the data dir (whose saved providers
+/// may hold keys), checks that each provider model has its key — before anything is loaded or
+/// stored.
 pub fn check_models(
     spec: &RunSpec,
-    need_keys: bool,
+    keys_from: Option<&std::path::Path>,
 ) -> Result<BTreeMap<String, ModelRef>, RunError> {
     let mut models = BTreeMap::new();
     for m in &spec.models {
         let r = ModelRef::parse(m, spec.base_url.as_deref())?;
-        if let (ModelRef::Provider(s), true) = (&r, need_keys) {
-            let key = resolve_key(s.provider)?;
+        if let (ModelRef::Provider(s), Some(data_dir)) = (&r, keys_from) {
+            let key = resolve_key(data_dir, s)?;
             // Fails early on a keyless provider that needs one.
             ModelAgent::new(s.clone(), key)?;
         }
@@ -209,7 +210,7 @@ async fn prepare(
     spec: &RunSpec,
     need_keys: bool,
 ) -> Result<(Prepared, Vec<Job>), RunError> {
-    let models = check_models(spec, need_keys)?;
+    let models = check_models(spec, need_keys.then_some(ctx.config.data_dir.as_path()))?;
     let config = ctx.config.clone();
     let load = Arc::clone(&ctx.benchmarks);
     let for_load = spec.clone();
@@ -755,7 +756,7 @@ struct Spend {
 }
 
 fn model_agent(sh: &Shared, spec: &crate::llm::ModelSpec) -> Result<ModelAgent, RunError> {
-    let key = resolve_key(spec.provider)?;
+    let key = resolve_key(&sh.ctx.config.data_dir, spec)?;
     let mut a = ModelAgent::new(spec.clone(), key)?
         .with_limiter(sh.limits.limiter(spec.provider.as_str(), &spec.base_url))
         .with_prices(Arc::clone(&sh.prices))

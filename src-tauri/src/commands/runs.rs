@@ -25,11 +25,11 @@ pub async fn plan_run(
     state: tauri::State<'_, AppState>,
     form: RunForm,
 ) -> Result<PlanResult, CommandError> {
-    let spec = match form.to_spec() {
+    let (config, store) = open_store(&state).await?;
+    let spec = match form.to_spec(&config.data_dir) {
         Ok(s) => s,
         Err(problem) => return Ok(PlanResult::problem(problem)),
     };
-    let (config, store) = open_store(&state).await?;
     let history = History::from_store(&store, 20).await?;
     let plan = tauri::async_runtime::spawn_blocking(move || estimate(&config, &spec, &history))
         .await
@@ -44,8 +44,8 @@ pub async fn start_run(
     state: tauri::State<'_, AppState>,
     form: RunForm,
 ) -> Result<String, CommandError> {
-    let spec = form.to_spec().map_err(CommandError::invalid)?;
     let (config, store) = open_store(&state).await?;
+    let spec = form.to_spec(&config.data_dir).map_err(CommandError::invalid)?;
     let per_model = crate::runs_view::per_model(&config, &spec, &store).await?;
     let what = Launch::Start(spec, per_model);
     launch(app, Arc::clone(&state.runs), config, store, what).await
