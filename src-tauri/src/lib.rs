@@ -19,6 +19,8 @@ pub struct AppState {
     pub config: Result<crucible::Config, CommandError>,
     /// Where API keys are kept: the OS keychain (see `crucible::llm::OsKeychain`).
     pub keychain: std::sync::Arc<dyn crucible::llm::SecretStore>,
+    /// The Results page's read-only view of `<data dir>/crucible.db`, opened on first use.
+    pub explorer: std::sync::Mutex<Option<crucible::results::Explorer>>,
 }
 
 impl AppState {
@@ -31,6 +33,7 @@ impl AppState {
         Self {
             config,
             keychain: std::sync::Arc::new(crucible::llm::OsKeychain::default()),
+            explorer: std::sync::Mutex::new(None),
         }
     }
 }
@@ -59,6 +62,17 @@ pub fn run() {
             commands::providers::save_provider,
             commands::providers::remove_provider,
             commands::providers::test_connection,
+            // Results explorer
+            commands::results::results_runs,
+            commands::results::results_report,
+            commands::results::results_facets,
+            commands::results::results_charts,
+            commands::results::results_samples,
+            commands::results::results_sample,
+            commands::results::results_sample_text,
+            commands::results::results_sample_json,
+            commands::results::results_compare,
+            commands::results::results_export,
         ])
         .run(tauri::generate_context!());
     if let Err(e) = result {

@@ -3,6 +3,7 @@ import "./style.css";
 import { getSystemStatus } from "./ipc";
 import { renderEmpty } from "./pages/empty";
 import { renderHome } from "./pages/home";
+import { renderResults } from "./pages/results";
 import { renderSettings } from "./pages/settings";
 
 type Route = "home" | "runs" | "results" | "tasks" | "settings";
@@ -12,9 +13,7 @@ const pages: Record<Route, (root: HTMLElement) => void | Promise<void>> = {
   runs: (root) =>
     renderEmpty(root, "Runs", "No runs yet. Runs you launch will be listed here with their progress, cost and status.",
       "Launching runs from the app is not available yet; the crucible command line is the way for now."),
-  results: (root) =>
-    renderEmpty(root, "Results", "Leaderboards, quadrant plots and per-sample traces of finished runs will appear here.",
-      "There are no finished runs to show."),
+  results: renderResults,
   tasks: (root) =>
     renderEmpty(root, "Tasks", "Browse the benchmark tasks and preview them with sampled parameters.",
       "Task files live in the project's tasks/ directory."),

@@ -1,4 +1,5 @@
 //! The IPC commands, one file per area of the UI. Each is a thin async fn over the core.
 
 pub mod providers;
+pub mod results;
 pub mod system;
