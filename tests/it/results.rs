@@ -11,6 +11,11 @@ use crucible::store::{NewSample, Store};
 use serde_json::Value;
 
 fn crucible(data: &Path, args: &[&str]) -> Value {
+    serde_json::from_str(&crucible_text(data, args)).unwrap_or(Value::Null)
+}
+
+/// The command's stdout (it must succeed).
+fn crucible_text(data: &Path, args: &[&str]) -> String {
     let out = Command::new(env!("CARGO_BIN_EXE_crucible"))
         .args(args)
         .env("CRUCIBLE_DATA_DIR", data)
@@ -23,7 +28,16 @@ fn crucible(data: &Path, args: &[&str]) -> Value {
         "crucible {args:?}: {}",
         String::from_utf8_lossy(&out.stderr)
     );
-    serde_json::from_slice(&out.stdout).unwrap_or(Value::Null)
+    String::from_utf8(out.stdout).unwrap()
+}
+
+/// The first differing line of two texts, for a readable failure.
+fn first_diff(a: &str, b: &str) -> Option<(usize, String, String)> {
+    a.lines()
+        .zip(b.lines())
+        .enumerate()
+        .find(|(_, (x, y))| x != y)
+        .map(|(i, (x, y))| (i + 1, x.to_string(), y.to_string()))
 }
 
 fn config(data: &Path) -> crucible::Config {
@@ -40,7 +54,8 @@ fn filter(runs: &[&str]) -> SampleFilter {
     }
 }
 
-/// A demo run plus a QuestBench-only run of one reference agent, in a fresh data dir.
+/// A demo run plus a QuestBench + PILOT run of two of its agents with another seed (PILOT's
+/// simulated faults then differ), in a fresh data dir.
 async fn demo_store() -> (tempfile::TempDir, String, String) {
     let dir = tempfile::tempdir().unwrap();
     let db = dir.path().join("crucible.db");
@@ -49,16 +64,18 @@ async fn demo_store() -> (tempfile::TempDir, String, String) {
     crucible(
         dir.path(),
         &[
-            "run", "--bench", "questbench", "--model", "builtin:reference", "--limit", "2",
-            "--rounds", "1", "--db", dbs, "--json",
+            "run", "--bench", "questbench", "--bench", "pilot", "--model", "builtin:reference",
+            "--model", "builtin:follows-plan", "--limit", "2", "--rounds", "1", "--seed", "5",
+            "--db", dbs, "--json",
         ],
     );
     let ex = Explorer::open(&db).await.unwrap();
     let runs = ex.runs().await.unwrap();
     assert_eq!(runs.len(), 2, "{runs:?}");
-    // Newest first: the questbench-only run, then the demo.
+    // Newest first: the second run (other seed, two of the demo's models), then the demo.
     let (only, demo) = (runs[0].run_id.clone(), runs[1].run_id.clone());
-    assert_eq!(runs[0].benchmarks, ["questbench"]);
+    assert_eq!(runs[0].benchmarks, ["pilot", "questbench"]);
+    assert_eq!(runs[0].models, ["builtin:follows-plan", "builtin:reference"]);
     assert_eq!(runs[1].benchmarks, ["intent2tx", "pilot", "questbench"]);
     assert!(runs[1].samples > 0 && runs[1].passed < runs[1].samples);
     (dir, demo, only)
@@ -78,9 +95,11 @@ async fn the_explorer_serves_what_the_cli_prints_over_a_real_demo_store() {
         for r in &runs {
             args.extend(["--run", r]);
         }
-        let cli = crucible(dir.path(), &args);
-        let ui = serde_json::to_value(ex.report(&cfg, &filter(&runs), false).await.unwrap()).unwrap();
-        assert_eq!(ui, cli, "report of {runs:?}");
+        let cli = crucible_text(dir.path(), &args);
+        let ui = ex.report(&cfg, &filter(&runs), false).await.unwrap();
+        let ui = serde_json::to_string_pretty(&ui).unwrap() + "\n";
+        assert!(ui == cli, "report of {runs:?}: first difference {:?}", first_diff(&ui, &cli));
+        let cli: Value = serde_json::from_str(&cli).unwrap();
         assert!(cli["questbench"]["leaderboard"].as_array().is_some_and(|l| !l.is_empty()));
     }
     // The cached path gives the same report.
@@ -105,13 +124,16 @@ async fn the_explorer_serves_what_the_cli_prints_over_a_real_demo_store() {
     assert!(narrowed.intent2tx.is_none() && narrowed.pilot.is_none());
 
     // Comparison: the CLI's JSON plus disagreements that really differ.
-    let cli = crucible(dir.path(), &["compare", "--db", dbs, &demo, &only, "--json"]);
+    let cli = crucible_text(dir.path(), &["compare", "--db", dbs, &demo, &only, "--json"]);
     let cmp = ex.compare(&demo, &only, 0).await.unwrap();
-    assert_eq!(cmp.compare, cli);
+    let ui = serde_json::to_string_pretty(&cmp.compare).unwrap() + "\n";
+    assert!(ui == cli, "compare: first difference {:?}", first_diff(&ui, &cli));
     assert!(!cmp.categories.is_empty());
+    assert!(cmp.disagreements_total > 0, "another seed, other simulated faults");
+    assert_eq!(cmp.disagreements.len(), cmp.disagreements_total as usize);
     for d in &cmp.disagreements {
         assert!(d.passed_a != d.passed_b || d.score_a != d.score_b, "{d:?}");
-        assert_eq!(d.model_a, d.model_b, "the runs share builtin:reference");
+        assert_eq!(d.model_a, d.model_b, "the runs share their models");
     }
 
     // Exports write the CLI's files, byte for byte.

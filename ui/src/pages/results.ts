@@ -331,7 +331,11 @@ function renderBody(body: HTMLElement, s: State): void {
   show();
 }
 
-async function renderTab(content: HTMLElement, s: State, onCell: (f: SampleFilter) => void): Promise<void> {
+async function renderTab(outer: HTMLElement, s: State, onCell: (f: SampleFilter) => void): Promise<void> {
+  // A fresh box per render: an answer that arrives after a newer render started lands in a
+  // detached box instead of overwriting the newer view.
+  const content = h("div", { class: "tab-box" });
+  mount(outer, content);
   if (s.selected.size === 0) {
     mount(content, h("p", { class: "muted", id: "results-none" }, "Select at least one run."));
     return;
@@ -352,7 +356,7 @@ async function renderTab(content: HTMLElement, s: State, onCell: (f: SampleFilte
       renderCompare(content, s);
       break;
   }
-  content.dataset.renderMs = (performance.now() - t0).toFixed(1);
+  if (content.isConnected) outer.dataset.renderMs = (performance.now() - t0).toFixed(1);
 }
 
 async function renderLeaderboards(content: HTMLElement, s: State, onCell: (f: SampleFilter) => void): Promise<void> {
@@ -690,7 +694,6 @@ function renderCompare(content: HTMLElement, s: State): void {
 function showCompare(out: HTMLElement, s: State, v: CompareView): void {
   const cmp = v.compare as { comparisons: Row[] };
   const openSample = (id: number) => {
-    s.tab = "samples";
     const trace = out.querySelector<HTMLElement>("#compare-trace")!;
     void renderTrace(trace, id);
   };
