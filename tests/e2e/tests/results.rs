@@ -130,7 +130,10 @@ async fn flow(app: &App, demo: &str, only: &str) -> Result<Seen> {
     let Some(id) = pick.as_str().map(str::to_string) else {
         bail!("no failed composite sample listed");
     };
-    app.click(&format!("#samples-table tr[data-sample='{id}']")).await?;
+    // WebKitWebDriver refuses element clicks on table cells here (an empty error); a DOM click
+    // runs the same handler.
+    app.eval(&format!("document.querySelector(\"#samples-table tr[data-sample='{id}'] td\").click(); return true"))
+        .await?;
     seen.trace_task = app.text(&format!("#trace [data-sample='{id}'] h2")).await?;
     seen.highlights = app.text("#trace-highlights").await.unwrap_or_default();
     seen.checks = app
