@@ -586,11 +586,14 @@ function checksTable(objs: [string, Record<string, unknown>][]): HTMLElement | n
 /** Revert reasons, receipt statuses and errors anywhere in the trace, lifted to the top. */
 function highlights(objs: [string, Record<string, unknown>][]): HTMLElement | null {
   const items: HTMLElement[] = [];
+  const seenText = new Set<string>();
   for (const [path, o] of objs) {
     for (const [k, v] of Object.entries(o)) {
-      if (v === null || v === undefined || v === "") continue;
-      if (/revert/i.test(k) && typeof v !== "object") items.push(h("li", { "data-highlight": "revert" }, h("b", {}, "Revert reason: "), h("span", { class: "mono revert-reason" }, String(v)), h("span", { class: "muted small" }, ` (${path ? path + "." : ""}${k})`)));
-      else if (k === "status" && /receipt|tx|transaction/i.test(path)) items.push(h("li", { "data-highlight": "status" }, h("b", {}, "Receipt status: "), String(v), h("span", { class: "muted small" }, ` (${path})`)));
+      if (v === null || v === undefined || v === "" || typeof v === "object") continue;
+      const key = `${k}=${String(v)}`;
+      if (seenText.has(key)) continue;
+      if (/^revert(_?reason)?$/i.test(k) && typeof v === "string") seenText.add(key), items.push(h("li", { "data-highlight": "revert" }, h("b", {}, "Revert reason: "), h("span", { class: "mono revert-reason" }, String(v)), h("span", { class: "muted small" }, ` (${path ? path + "." : ""}${k})`)));
+      else if (k === "status" && /receipt|tx|transaction/i.test(path)) seenText.add(key), items.push(h("li", { "data-highlight": "status" }, h("b", {}, "Receipt status: "), String(v), h("span", { class: "muted small" }, ` (${path})`)));
     }
   }
   return items.length ? h("section", { class: "trace-sec highlight", id: "trace-highlights" }, h("ul", {}, ...items.slice(0, 40))) : null;
@@ -674,7 +677,7 @@ async function renderTrace(el: HTMLElement, id: number): Promise<void> {
 // ---------- compare ----------
 
 function renderCompare(content: HTMLElement, s: State): void {
-  const opts = () => s.runs.map((r) => h("option", { value: r.run_id }, `${r.run_id} (${r.models.join(", ")})`));
+  const opts = () => s.runs.map((r) => h("option", { value: r.run_id }, `${r.run_id} · ${r.benchmarks.join(", ")} · ${r.models.length} models`));
   const a = h("select", { id: "compare-a", "aria-label": "run A" }, ...opts());
   const b = h("select", { id: "compare-b", "aria-label": "run B" }, ...opts());
   const sel = [...s.selected];
