@@ -402,7 +402,12 @@ pub fn pilot_ceilings(config: &Config, ds: &Dataset) -> HashMap<String, f64> {
 
 /// The report of a dataset: what `crucible report --json` prints. The PILOT ceiling is solved
 /// unless `no_ceiling`. CPU-bound: call it off the async runtime's threads for big datasets.
-pub fn build_report(config: &Config, ds: &Dataset, sel: BenchSelection, no_ceiling: bool) -> Report {
+pub fn build_report(
+    config: &Config,
+    ds: &Dataset,
+    sel: BenchSelection,
+    no_ceiling: bool,
+) -> Report {
     let ceilings = if no_ceiling {
         HashMap::new()
     } else {
@@ -587,7 +592,12 @@ impl Explorer {
         .fetch_one(&self.pool)
         .await?;
         let key = (filter.clone(), no_ceiling, stamp);
-        if let Some((k, v)) = self.cache.lock().unwrap_or_else(|e| e.into_inner()).as_ref() {
+        if let Some((k, v)) = self
+            .cache
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .as_ref()
+        {
             if *k == key {
                 return Ok(v.clone());
             }
@@ -1021,7 +1031,10 @@ pub async fn bench(
             .map_err(|e| ResultsError::BadQuery(format!("creating the bench store: {e}")))?;
         store.close().await;
         let opts = SqliteConnectOptions::new().filename(&db);
-        let pool = SqlitePoolOptions::new().max_connections(1).connect_with(opts).await?;
+        let pool = SqlitePoolOptions::new()
+            .max_connections(1)
+            .connect_with(opts)
+            .await?;
         report::synth::write_store(&pool, &ds).await?;
         pool.close().await;
     }
@@ -1067,7 +1080,9 @@ pub async fn bench(
     let t = Instant::now();
     ex.samples(&by_model, 0, 50).await?;
     let samples_page_filtered_ms = ms(t);
-    let max_id: i64 = sqlx::query_scalar("SELECT MAX(id) FROM samples").fetch_one(ex.pool()).await?;
+    let max_id: i64 = sqlx::query_scalar("SELECT MAX(id) FROM samples")
+        .fetch_one(ex.pool())
+        .await?;
     let mut times = Vec::new();
     for i in 0..20i64 {
         let id = 1 + (max_id - 1) * i / 19;
@@ -1112,7 +1127,11 @@ mod tests {
         ];
         for (s, max, want, trunc) in cases {
             let c = ClippedText::new(s.to_string(), max);
-            assert_eq!((c.text.as_str(), c.truncated), (want, trunc), "{s:?} @ {max}");
+            assert_eq!(
+                (c.text.as_str(), c.truncated),
+                (want, trunc),
+                "{s:?} @ {max}"
+            );
             assert_eq!(c.total_bytes as usize, s.len());
         }
     }
@@ -1121,7 +1140,10 @@ mod tests {
     fn long_strings_inside_json_are_clipped() {
         let mut v = serde_json::json!({"a": "x".repeat(100), "b": ["y".repeat(5)], "c": 1});
         clip_strings(&mut v, 10);
-        assert!(v["a"].as_str().unwrap().starts_with("xxxxxxxxxx… [clipped: 100 bytes"));
+        assert!(v["a"]
+            .as_str()
+            .unwrap()
+            .starts_with("xxxxxxxxxx… [clipped: 100 bytes"));
         assert_eq!(v["b"][0], "yyyyy");
         assert_eq!(v["c"], 1);
     }

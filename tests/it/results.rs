@@ -60,13 +60,33 @@ async fn demo_store() -> (tempfile::TempDir, String, String) {
     let dir = tempfile::tempdir().unwrap();
     let db = dir.path().join("crucible.db");
     let dbs = db.to_str().unwrap();
-    crucible(dir.path(), &["demo", "--limit", "2", "--rounds", "1", "--db", dbs, "--json"]);
     crucible(
         dir.path(),
         &[
-            "run", "--bench", "questbench", "--bench", "pilot", "--model", "builtin:reference",
-            "--model", "builtin:follows-plan", "--limit", "2", "--rounds", "1", "--seed", "5",
-            "--db", dbs, "--json",
+            "demo", "--limit", "2", "--rounds", "1", "--db", dbs, "--json",
+        ],
+    );
+    crucible(
+        dir.path(),
+        &[
+            "run",
+            "--bench",
+            "questbench",
+            "--bench",
+            "pilot",
+            "--model",
+            "builtin:reference",
+            "--model",
+            "builtin:follows-plan",
+            "--limit",
+            "2",
+            "--rounds",
+            "1",
+            "--seed",
+            "5",
+            "--db",
+            dbs,
+            "--json",
         ],
     );
     let ex = Explorer::open(&db).await.unwrap();
@@ -75,7 +95,10 @@ async fn demo_store() -> (tempfile::TempDir, String, String) {
     // Newest first: the second run (other seed, two of the demo's models), then the demo.
     let (only, demo) = (runs[0].run_id.clone(), runs[1].run_id.clone());
     assert_eq!(runs[0].benchmarks, ["pilot", "questbench"]);
-    assert_eq!(runs[0].models, ["builtin:follows-plan", "builtin:reference"]);
+    assert_eq!(
+        runs[0].models,
+        ["builtin:follows-plan", "builtin:reference"]
+    );
     assert_eq!(runs[1].benchmarks, ["intent2tx", "pilot", "questbench"]);
     assert!(runs[1].samples > 0 && runs[1].passed < runs[1].samples);
     (dir, demo, only)
@@ -98,18 +121,34 @@ async fn the_explorer_serves_what_the_cli_prints_over_a_real_demo_store() {
         let cli = crucible_text(dir.path(), &args);
         let ui = ex.report(&cfg, &filter(&runs), false).await.unwrap();
         let ui = serde_json::to_string_pretty(&ui).unwrap() + "\n";
-        assert!(ui == cli, "report of {runs:?}: first difference {:?}", first_diff(&ui, &cli));
+        assert!(
+            ui == cli,
+            "report of {runs:?}: first difference {:?}",
+            first_diff(&ui, &cli)
+        );
         let cli: Value = serde_json::from_str(&cli).unwrap();
-        assert!(cli["questbench"]["leaderboard"].as_array().is_some_and(|l| !l.is_empty()));
+        assert!(cli["questbench"]["leaderboard"]
+            .as_array()
+            .is_some_and(|l| !l.is_empty()));
     }
     // The cached path gives the same report.
     let a = ex.loaded(&cfg, &filter(&[&demo]), false).await.unwrap();
     let b = ex.loaded(&cfg, &filter(&[&demo]), false).await.unwrap();
-    assert!(std::sync::Arc::ptr_eq(&a, &b), "second ask is served from the cache");
+    assert!(
+        std::sync::Arc::ptr_eq(&a, &b),
+        "second ask is served from the cache"
+    );
 
     // A category filter narrows the leaderboard to that category's samples.
     let all = ex
-        .samples(&SampleFilter { benchmark: Some("questbench".into()), ..filter(&[&demo]) }, 0, 500)
+        .samples(
+            &SampleFilter {
+                benchmark: Some("questbench".into()),
+                ..filter(&[&demo])
+            },
+            0,
+            500,
+        )
         .await
         .unwrap();
     let cat = all.rows[0].category.clone();
@@ -124,12 +163,22 @@ async fn the_explorer_serves_what_the_cli_prints_over_a_real_demo_store() {
     assert!(narrowed.intent2tx.is_none() && narrowed.pilot.is_none());
 
     // Comparison: the CLI's JSON plus disagreements that really differ.
-    let cli = crucible_text(dir.path(), &["compare", "--db", dbs, &demo, &only, "--json"]);
+    let cli = crucible_text(
+        dir.path(),
+        &["compare", "--db", dbs, &demo, &only, "--json"],
+    );
     let cmp = ex.compare(&demo, &only, 0).await.unwrap();
     let ui = serde_json::to_string_pretty(&cmp.compare).unwrap() + "\n";
-    assert!(ui == cli, "compare: first difference {:?}", first_diff(&ui, &cli));
+    assert!(
+        ui == cli,
+        "compare: first difference {:?}",
+        first_diff(&ui, &cli)
+    );
     assert!(!cmp.categories.is_empty());
-    assert!(cmp.disagreements_total > 0, "another seed, other simulated faults");
+    assert!(
+        cmp.disagreements_total > 0,
+        "another seed, other simulated faults"
+    );
     assert_eq!(cmp.disagreements.len(), cmp.disagreements_total as usize);
     for d in &cmp.disagreements {
         assert!(d.passed_a != d.passed_b || d.score_a != d.score_b, "{d:?}");
@@ -139,8 +188,32 @@ async fn the_explorer_serves_what_the_cli_prints_over_a_real_demo_store() {
     // Exports write the CLI's files, byte for byte.
     let cli_charts = dir.path().join("cli-charts");
     let cli_tables = dir.path().join("cli-tables");
-    crucible(dir.path(), &["report", "--db", dbs, "--run", &demo, "--charts", cli_charts.to_str().unwrap()]);
-    crucible(dir.path(), &["report", "--db", dbs, "--run", &demo, "--format", "latex", "--out", cli_tables.to_str().unwrap()]);
+    crucible(
+        dir.path(),
+        &[
+            "report",
+            "--db",
+            dbs,
+            "--run",
+            &demo,
+            "--charts",
+            cli_charts.to_str().unwrap(),
+        ],
+    );
+    crucible(
+        dir.path(),
+        &[
+            "report",
+            "--db",
+            dbs,
+            "--run",
+            &demo,
+            "--format",
+            "latex",
+            "--out",
+            cli_tables.to_str().unwrap(),
+        ],
+    );
     let loaded = ex.loaded(&cfg, &filter(&[&demo]), false).await.unwrap();
     let ui = dir.path().join("ui-exports");
     let charts = results::charts(&loaded.report).unwrap();
@@ -150,14 +223,26 @@ async fn the_explorer_serves_what_the_cli_prints_over_a_real_demo_store() {
         let written = results::export(&loaded.report, &loaded.dataset, name, fmt, &ui).unwrap();
         assert_eq!(written, [ui.join(format!("{name}.{fmt}"))]);
         let cli_file = cli_charts.join(format!("{name}.{fmt}"));
-        assert_eq!(std::fs::read(&written[0]).unwrap(), std::fs::read(&cli_file).unwrap(), "{fmt}");
+        assert_eq!(
+            std::fs::read(&written[0]).unwrap(),
+            std::fs::read(&cli_file).unwrap(),
+            "{fmt}"
+        );
     }
-    assert_eq!(charts[0].svg, std::fs::read_to_string(cli_charts.join(format!("{name}.svg"))).unwrap());
+    assert_eq!(
+        charts[0].svg,
+        std::fs::read_to_string(cli_charts.join(format!("{name}.svg"))).unwrap()
+    );
     let written = results::export(&loaded.report, &loaded.dataset, "", "latex", &ui).unwrap();
     assert!(!written.is_empty());
     for p in &written {
         let cli_file = cli_tables.join(p.file_name().unwrap());
-        assert_eq!(std::fs::read(p).unwrap(), std::fs::read(&cli_file).unwrap(), "{}", p.display());
+        assert_eq!(
+            std::fs::read(p).unwrap(),
+            std::fs::read(&cli_file).unwrap(),
+            "{}",
+            p.display()
+        );
     }
     let e = results::export(&loaded.report, &loaded.dataset, name, "gif", &ui).unwrap_err();
     assert!(e.to_string().contains("\"gif\""), "{e}");
@@ -187,7 +272,17 @@ async fn samples_page_traces_show_checks_and_huge_answers_are_clipped() {
     }
     assert_eq!(paged, whole.rows);
     assert!(whole.rows.windows(2).all(|w| w[0].id < w[1].id));
-    let failed = ex.samples(&SampleFilter { passed: Some(false), ..f.clone() }, 0, 500).await.unwrap();
+    let failed = ex
+        .samples(
+            &SampleFilter {
+                passed: Some(false),
+                ..f.clone()
+            },
+            0,
+            500,
+        )
+        .await
+        .unwrap();
     assert!(failed.total > 0 && failed.rows.iter().all(|r| !r.passed));
     let e = ex.samples(&f, 0, 0).await.unwrap_err();
     assert!(e.to_string().contains("limit"), "{e}");
@@ -195,7 +290,11 @@ async fn samples_page_traces_show_checks_and_huge_answers_are_clipped() {
     // A failed QuestBench sample's trace has its checks with expected/actual and pass flags.
     let qb_failed = ex
         .samples(
-            &SampleFilter { benchmark: Some("questbench".into()), passed: Some(false), ..f.clone() },
+            &SampleFilter {
+                benchmark: Some("questbench".into()),
+                passed: Some(false),
+                ..f.clone()
+            },
             0,
             50,
         )
@@ -207,7 +306,10 @@ async fn samples_page_traces_show_checks_and_huge_answers_are_clipped() {
     assert!(!t.prompt.text.is_empty() && !t.prompt.truncated);
     assert!(!t.events.is_empty());
     let details = t.details.to_string();
-    assert!(details.contains("expected") && details.contains("actual"), "{details}");
+    assert!(
+        details.contains("expected") && details.contains("actual"),
+        "{details}"
+    );
 
     // A 10 MB answer: clipped in the trace, whole on demand, whole in "copy as JSON".
     let store = Store::open(&db).await.unwrap();
@@ -215,7 +317,11 @@ async fn samples_page_traces_show_checks_and_huge_answers_are_clipped() {
     row.instance = format!("{}-huge", row.instance);
     row.raw_answer = "é".repeat(5 * 1024 * 1024) + "END";
     let id = store
-        .insert_sample(&NewSample { row: row.clone(), events: vec![], artefacts: vec![] })
+        .insert_sample(&NewSample {
+            row: row.clone(),
+            events: vec![],
+            artefacts: vec![],
+        })
         .await
         .unwrap();
     store.close().await;
@@ -226,17 +332,38 @@ async fn samples_page_traces_show_checks_and_huge_answers_are_clipped() {
     let full = ex.sample_text(id, "raw_answer").await.unwrap();
     assert_eq!(full, row.raw_answer);
     let j: Value = serde_json::from_str(&ex.sample_json(id).await.unwrap()).unwrap();
-    assert_eq!(j["sample"]["raw_answer"].as_str().unwrap().len(), row.raw_answer.len());
+    assert_eq!(
+        j["sample"]["raw_answer"].as_str().unwrap().len(),
+        row.raw_answer.len()
+    );
 
     // Bad input: named errors, no panics.
-    assert!(matches!(ex.sample(987_654).await, Err(ResultsError::UnknownSample(987_654))));
-    let e = ex.sample_text(id, "password").await.unwrap_err().to_string();
+    assert!(matches!(
+        ex.sample(987_654).await,
+        Err(ResultsError::UnknownSample(987_654))
+    ));
+    let e = ex
+        .sample_text(id, "password")
+        .await
+        .unwrap_err()
+        .to_string();
     assert!(e.contains("\"password\""), "{e}");
     let cfg = config(dir.path());
-    let e = ex.report(&cfg, &filter(&["run-nope"]), true).await.unwrap_err().to_string();
+    let e = ex
+        .report(&cfg, &filter(&["run-nope"]), true)
+        .await
+        .unwrap_err()
+        .to_string();
     assert!(e.contains("run-nope"), "{e}");
     let e = ex
-        .report(&cfg, &SampleFilter { benchmark: Some("swebench".into()), ..f.clone() }, true)
+        .report(
+            &cfg,
+            &SampleFilter {
+                benchmark: Some("swebench".into()),
+                ..f.clone()
+            },
+            true,
+        )
         .await
         .unwrap_err()
         .to_string();

@@ -12,7 +12,12 @@ use crate::{AppState, CommandError};
 /// The explorer of the app's store, opened once and shared (with its report cache).
 async fn explorer(state: &AppState) -> Result<(crucible::Config, Explorer), CommandError> {
     let config = state.config.clone()?;
-    if let Some(e) = state.explorer.lock().unwrap_or_else(|e| e.into_inner()).clone() {
+    if let Some(e) = state
+        .explorer
+        .lock()
+        .unwrap_or_else(|e| e.into_inner())
+        .clone()
+    {
         return Ok((config, e));
     }
     let e = Explorer::open(&config.data_dir.join("crucible.db")).await?;
@@ -68,7 +73,11 @@ pub async fn results_samples(
     offset: u32,
     limit: u32,
 ) -> Result<SamplePage, CommandError> {
-    Ok(explorer(&state).await?.1.samples(&filter, offset, limit).await?)
+    Ok(explorer(&state)
+        .await?
+        .1
+        .samples(&filter, offset, limit)
+        .await?)
 }
 
 /// One sample's trace (long texts clipped).

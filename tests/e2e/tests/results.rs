@@ -29,7 +29,10 @@ fn cli() -> Result<PathBuf> {
 
 fn env_for(data: &Path, config: &Path) -> BTreeMap<String, String> {
     BTreeMap::from([
-        ("CRUCIBLE_PROJECT_DIR".to_string(), workspace_root().display().to_string()),
+        (
+            "CRUCIBLE_PROJECT_DIR".to_string(),
+            workspace_root().display().to_string(),
+        ),
         ("CRUCIBLE_DATA_DIR".to_string(), data.display().to_string()),
         ("XDG_CONFIG_HOME".to_string(), config.display().to_string()),
     ])
@@ -38,7 +41,10 @@ fn env_for(data: &Path, config: &Path) -> BTreeMap<String, String> {
 fn crucible(env: &BTreeMap<String, String>, args: &[&str]) -> Result<Value> {
     let out = Command::new(cli()?).args(args).envs(env).output()?;
     if !out.status.success() {
-        bail!("crucible {args:?}: {}", String::from_utf8_lossy(&out.stderr));
+        bail!(
+            "crucible {args:?}: {}",
+            String::from_utf8_lossy(&out.stderr)
+        );
     }
     Ok(serde_json::from_slice(&out.stdout).unwrap_or(Value::Null))
 }
@@ -88,8 +94,10 @@ async fn flow(app: &App, demo: &str, only: &str) -> Result<Seen> {
     // The newest run (the QuestBench-only one) is preselected; pick the demo run instead.
     app.click(&format!("input[data-run='{demo}']")).await?;
     app.click(&format!("input[data-run='{only}']")).await?;
-    app.wait_text("#report-meta", Duration::from_secs(60), |t| t.contains(demo) && !t.contains(only))
-        .await?;
+    app.wait_text("#report-meta", Duration::from_secs(60), |t| {
+        t.contains(demo) && !t.contains(only)
+    })
+    .await?;
     let table = "#table-questbench-leaderboard";
     app.text(table).await?;
     let cols = COLS.map(|c| format!("\"{c}\"")).join(",");
@@ -113,11 +121,15 @@ async fn flow(app: &App, demo: &str, only: &str) -> Result<Seen> {
         ))
         .await?;
     assert_eq!(row, Value::Bool(true));
-    app.wait_text("#samples-filter", Duration::from_secs(20), |t| t.contains("model = builtin:known-wrong"))
-        .await?;
+    app.wait_text("#samples-filter", Duration::from_secs(20), |t| {
+        t.contains("model = builtin:known-wrong")
+    })
+    .await?;
     app.click("#samples-failed").await?;
-    app.wait_text("#samples-filter", Duration::from_secs(20), |t| t.contains("passed = false"))
-        .await?;
+    app.wait_text("#samples-filter", Duration::from_secs(20), |t| {
+        t.contains("passed = false")
+    })
+    .await?;
     app.screenshot("results-samples").await?;
     // Prefer a failed sample that reverted.
     let pick = app
@@ -132,8 +144,10 @@ async fn flow(app: &App, demo: &str, only: &str) -> Result<Seen> {
     };
     // WebKitWebDriver refuses element clicks on table cells here (an empty error); a DOM click
     // runs the same handler.
-    app.eval(&format!("document.querySelector(\"#samples-table tr[data-sample='{id}'] td\").click(); return true"))
-        .await?;
+    app.eval(&format!(
+        "document.querySelector(\"#samples-table tr[data-sample='{id}'] td\").click(); return true"
+    ))
+    .await?;
     seen.trace_task = app.text(&format!("#trace [data-sample='{id}'] h2")).await?;
     seen.highlights = app.text("#trace-highlights").await.unwrap_or_default();
     seen.checks = app
@@ -153,7 +167,9 @@ async fn flow(app: &App, demo: &str, only: &str) -> Result<Seen> {
     app.click("#tab-charts").await?;
     app.click("section.chart button[data-export='svg']").await?;
     seen.export_status = app
-        .wait_text("#export-status", Duration::from_secs(30), |t| t.contains(".svg"))
+        .wait_text("#export-status", Duration::from_secs(30), |t| {
+            t.contains(".svg")
+        })
         .await?;
     app.screenshot("results-charts").await?;
 
@@ -181,12 +197,33 @@ async fn results_page_matches_the_cli_and_shows_traces_exports_and_comparisons()
     let env = env_for(data.path(), config.path());
     let db = data.path().join("crucible.db");
     let dbs = db.to_str().context("utf-8 path")?;
-    crucible(&env, &["demo", "--limit", "3", "--rounds", "1", "--db", dbs, "--json"])?;
     crucible(
         &env,
         &[
-            "run", "--bench", "questbench", "--bench", "pilot", "--model", "builtin:reference", "--model",
-            "builtin:follows-plan", "--limit", "3", "--rounds", "1", "--seed", "5", "--db", dbs, "--json",
+            "demo", "--limit", "3", "--rounds", "1", "--db", dbs, "--json",
+        ],
+    )?;
+    crucible(
+        &env,
+        &[
+            "run",
+            "--bench",
+            "questbench",
+            "--bench",
+            "pilot",
+            "--model",
+            "builtin:reference",
+            "--model",
+            "builtin:follows-plan",
+            "--limit",
+            "3",
+            "--rounds",
+            "1",
+            "--seed",
+            "5",
+            "--db",
+            dbs,
+            "--json",
         ],
     )?;
     let runs = crucible(&env, &["runs", "list", "--json", "--db", dbs])?;
@@ -214,7 +251,10 @@ async fn results_page_matches_the_cli_and_shows_traces_exports_and_comparisons()
     // is named.
     assert!(!seen.trace_task.is_empty());
     assert!(seen.checks > 0 && seen.failed_checks > 0, "{seen:?}");
-    assert!(seen.highlights.contains("Revert reason: reverted"), "{seen:?}");
+    assert!(
+        seen.highlights.contains("Revert reason: reverted"),
+        "{seen:?}"
+    );
 
     // The exported chart exists where the status says.
     let path = seen
@@ -224,7 +264,10 @@ async fn results_page_matches_the_cli_and_shows_traces_exports_and_comparisons()
         .next()
         .unwrap_or_default()
         .to_string();
-    assert!(path.starts_with(&data.path().join("exports").display().to_string()), "{path}");
+    assert!(
+        path.starts_with(&data.path().join("exports").display().to_string()),
+        "{path}"
+    );
     let svg = std::fs::read_to_string(&path).with_context(|| format!("reading {path}"))?;
     assert!(svg.contains("<svg"), "{path}");
 
