@@ -427,11 +427,15 @@ pub struct Loaded {
 
 type CacheKey = (SampleFilter, bool, (i64, i64));
 
-/// A read-only handle on a run store. Clones share the pool and the one-entry report cache.
+/// Selections whose dataset and report are kept.
+pub const CACHE_ENTRIES: usize = 4;
+
+/// A read-only handle on a run store. Clones share the pool and the report cache (the last
+/// [`CACHE_ENTRIES`] selections).
 #[derive(Debug, Clone)]
 pub struct Explorer {
     pool: SqlitePool,
-    cache: Arc<Mutex<Option<(CacheKey, Arc<Loaded>)>>>,
+    cache: Arc<Mutex<Vec<(CacheKey, Arc<Loaded>)>>>,
 }
 
 /// Replaces every string longer than `max` bytes in `v` by its clipped start plus a marker.
@@ -506,35 +510,44 @@ impl Explorer {
         &self.pool
     }
 
-    /// Every run, newest first, with sample counts, benchmarks and models.
+    /// Every run, newest first, with sample counts, benchmarks and models (one grouped pass
+    /// over the samples).
     pub async fn runs(&self) -> Result<Vec<RunInfo>, ResultsError> {
-        let rows = sqlx::query(
-            "SELECT r.id, r.status, r.created_at, \
-             (SELECT COUNT(*) FROM samples s WHERE s.run_id = r.id) AS n, \
-             (SELECT COALESCE(SUM(passed), 0) FROM samples s WHERE s.run_id = r.id) AS p, \
-             (SELECT json_group_array(b) FROM (SELECT DISTINCT benchmark AS b FROM samples s WHERE s.run_id = r.id ORDER BY b)) AS bs, \
-             (SELECT json_group_array(m) FROM (SELECT DISTINCT model AS m FROM samples s WHERE s.run_id = r.id ORDER BY m)) AS ms \
-             FROM runs r ORDER BY r.created_at DESC, r.id DESC",
+        let runs: Vec<(String, String, String)> = sqlx::query_as(
+            "SELECT id, status, created_at FROM runs ORDER BY created_at DESC, id DESC",
         )
         .fetch_all(&self.pool)
         .await?;
-        rows.iter()
-            .map(|r| {
-                let list = |i: usize| -> Result<Vec<String>, sqlx::Error> {
-                    let s: String = r.try_get(i)?;
-                    Ok(serde_json::from_str(&s).unwrap_or_default())
-                };
-                Ok(RunInfo {
-                    run_id: r.try_get(0)?,
-                    status: r.try_get(1)?,
-                    created_at: r.try_get(2)?,
-                    samples: u32_of(r.try_get(3)?),
-                    passed: u32_of(r.try_get(4)?),
-                    benchmarks: list(5)?,
-                    models: list(6)?,
-                })
+        let groups: Vec<(String, String, String, i64, i64)> = sqlx::query_as(
+            "SELECT run_id, benchmark, model, COUNT(*), COALESCE(SUM(passed), 0) FROM samples \
+             GROUP BY run_id, benchmark, model",
+        )
+        .fetch_all(&self.pool)
+        .await?;
+        Ok(runs
+            .into_iter()
+            .map(|(run_id, status, created_at)| {
+                let mine = groups.iter().filter(|g| g.0 == run_id);
+                let (mut n, mut p) = (0i64, 0i64);
+                let mut benchmarks = BTreeSet::new();
+                let mut models = BTreeSet::new();
+                for g in mine {
+                    n += g.3;
+                    p += g.4;
+                    benchmarks.insert(g.1.clone());
+                    models.insert(g.2.clone());
+                }
+                RunInfo {
+                    run_id,
+                    status,
+                    created_at,
+                    samples: u32_of(n),
+                    passed: u32_of(p),
+                    benchmarks: benchmarks.into_iter().collect(),
+                    models: models.into_iter().collect(),
+                }
             })
-            .collect()
+            .collect())
     }
 
     /// The dataset of a selection, narrowed by the filter's model/task/category/difficulty/…
@@ -577,7 +590,7 @@ impl Explorer {
         Ok(build_report(config, &ds, sel, no_ceiling))
     }
 
-    /// [`Explorer::report`] with its dataset, served from a one-entry cache while the filter is
+    /// [`Explorer::report`] with its dataset, served from a cache while the filter is
     /// the same and no sample or run was added or removed (the store's max sample id and run
     /// count are unchanged).
     pub async fn loaded(
@@ -592,15 +605,14 @@ impl Explorer {
         .fetch_one(&self.pool)
         .await?;
         let key = (filter.clone(), no_ceiling, stamp);
-        if let Some((k, v)) = self
+        if let Some((_, v)) = self
             .cache
             .lock()
             .unwrap_or_else(|e| e.into_inner())
-            .as_ref()
+            .iter()
+            .find(|(k, _)| *k == key)
         {
-            if *k == key {
-                return Ok(v.clone());
-            }
+            return Ok(v.clone());
         }
         let (dataset, sel) = self.dataset(filter).await?;
         let config = config.clone();
@@ -610,30 +622,42 @@ impl Explorer {
         })
         .await
         .map_err(|e| ResultsError::BadQuery(format!("report task failed: {e}")))?;
-        *self.cache.lock().unwrap_or_else(|e| e.into_inner()) = Some((key, loaded.clone()));
+        let mut cache = self.cache.lock().unwrap_or_else(|e| e.into_inner());
+        cache.retain(|(k, _)| k.2 == key.2);
+        if cache.len() >= CACHE_ENTRIES {
+            cache.remove(0);
+        }
+        cache.push((key, loaded.clone()));
+        drop(cache);
         Ok(loaded)
     }
 
-    /// Distinct non-empty categories and difficulties of a selection (for the filter menus).
-    pub async fn facets(&self, filter: &SampleFilter) -> Result<Facets, ResultsError> {
-        let mut out = Vec::new();
-        for col in ["category", "difficulty"] {
-            let mut q = QueryBuilder::<Sqlite>::new(format!("SELECT DISTINCT {col} FROM samples"));
-            SampleFilter {
-                category: None,
-                difficulty: None,
-                ..filter.clone()
-            }
-            .push_where(&mut q);
-            q.push(format!(" ORDER BY {col}"));
-            let v: Vec<String> = q.build_query_scalar().fetch_all(&self.pool).await?;
-            out.push(v.into_iter().filter(|s| !s.is_empty()).collect());
-        }
-        let difficulties = out.pop().unwrap_or_default();
-        let categories = out.pop().unwrap_or_default();
+    /// Distinct non-empty categories and difficulties of a selection (for the filter menus),
+    /// read from the selection's cached dataset (without its category/difficulty filter).
+    pub async fn facets(
+        &self,
+        config: &Config,
+        filter: &SampleFilter,
+    ) -> Result<Facets, ResultsError> {
+        let wide = SampleFilter {
+            category: None,
+            difficulty: None,
+            ..filter.clone()
+        };
+        let loaded = self.loaded(config, &wide, false).await?;
+        let ds = &loaded.dataset;
+        let names = |f: fn(&report::Sample) -> u32| -> Vec<String> {
+            let ids: BTreeSet<u32> = ds.samples.iter().map(f).collect();
+            let set: BTreeSet<&str> = ids
+                .into_iter()
+                .map(|i| ds.name(i))
+                .filter(|n| !n.is_empty())
+                .collect();
+            set.into_iter().map(str::to_string).collect()
+        };
         Ok(Facets {
-            categories,
-            difficulties,
+            categories: names(|s| s.category),
+            difficulties: names(|s| s.difficulty),
         })
     }
 
@@ -1048,13 +1072,13 @@ pub async fn bench(
         ..Default::default()
     };
     let t = Instant::now();
-    let loaded = ex.loaded(config, &all, true).await?;
+    let loaded = ex.loaded(config, &all, false).await?;
     let leaderboard_cold_ms = ms(t);
     let t = Instant::now();
-    ex.loaded(config, &all, true).await?;
+    ex.loaded(config, &all, false).await?;
     let leaderboard_warm_ms = ms(t);
     let t = Instant::now();
-    let facets = ex.facets(&all).await?;
+    let facets = ex.facets(config, &all).await?;
     let facets_ms = ms(t);
     let t = Instant::now();
     charts(&loaded.report)?;
@@ -1064,7 +1088,7 @@ pub async fn bench(
         ..all.clone()
     };
     let t = Instant::now();
-    ex.loaded(config, &filtered, true).await?;
+    ex.loaded(config, &filtered, false).await?;
     let leaderboard_filtered_ms = ms(t);
     let t = Instant::now();
     let first = ex.samples(&all, 0, 50).await?;

@@ -48,7 +48,8 @@ pub async fn results_facets(
     state: tauri::State<'_, AppState>,
     filter: SampleFilter,
 ) -> Result<Facets, CommandError> {
-    Ok(explorer(&state).await?.1.facets(&filter).await?)
+    let (config, e) = explorer(&state).await?;
+    Ok(e.facets(&config, &filter).await?)
 }
 
 /// The SVG of every chart of a selection's report.

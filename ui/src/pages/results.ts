@@ -599,6 +599,86 @@ function highlights(objs: [string, Record<string, unknown>][]): HTMLElement | nu
   return items.length ? h("section", { class: "trace-sec highlight", id: "trace-highlights" }, h("ul", {}, ...items.slice(0, 40))) : null;
 }
 
+type Obj = Record<string, unknown>;
+const obj = (v: unknown): Obj | null => (v !== null && typeof v === "object" && !Array.isArray(v) ? (v as Obj) : null);
+const okBadge = (ok: unknown) => h("span", { class: `badge ${ok ? "ok" : "warn"}` }, ok ? "ok" : "wrong");
+
+/** Intent2Tx: per step, the field-by-field verdict against the ground truth, and execution. */
+function intentDiff(details: unknown): HTMLElement | null {
+  const scores = obj(obj(details)?.scores);
+  const steps = scores?.steps;
+  if (!Array.isArray(steps)) return null;
+  const exec = obj(obj(details)?.execution);
+  const rows: HTMLElement[] = [];
+  steps.forEach((st, i) => {
+    const o = obj(st);
+    if (!o) return;
+    for (const f of ["present", "contract_ok", "address_ok", "function_ok"]) {
+      if (f in o) rows.push(h("tr", { "data-field": f, "data-ok": String(Boolean(o[f])) }, h("td", { class: "num" }, String(i + 1)), h("td", {}, f.replace(/_ok$/, "")), h("td", {}, "–"), h("td", {}, okBadge(o[f]))));
+    }
+    for (const k of Array.isArray(o.keys) ? o.keys : []) {
+      const ko = obj(k);
+      if (!ko) continue;
+      const ok = Boolean(ko.exists && ko.type_ok && ko.value_ok);
+      const detail = `in truth: ${ko.in_truth ? "yes" : "no"} · present: ${ko.exists ? "yes" : "no"} · type ${ko.type_ok ? "ok" : "wrong"} · value ${ko.value_ok ? "ok" : "wrong"}`;
+      rows.push(h("tr", { "data-field": `param:${String(ko.key)}`, "data-ok": String(ok) }, h("td", { class: "num" }, String(i + 1)), h("td", { class: "mono" }, `param ${String(ko.key)}`), h("td", { class: "small" }, detail), h("td", {}, okBadge(ok))));
+    }
+  });
+  return h(
+    "section",
+    { class: "trace-sec", id: "trace-intent-diff" },
+    h("h3", {}, "Fields vs ground truth"),
+    h("table", { class: "rtable compact" }, h("thead", {}, h("tr", {}, ...["step", "field", "detail", ""].map((c) => h("th", {}, c)))), h("tbody", {}, ...rows)),
+    exec
+      ? h("p", { class: "small", id: "trace-intent-exec" }, `Execution: ${exec.exec ? "executed" : "not executed"} · state equal to the truth's: ${exec.state_eq ? "yes" : "no"}`, exec.reason ? h("span", { class: "mono" }, ` · ${String(exec.reason)}`) : null)
+      : null,
+  );
+}
+
+/** PILOT: the turn timeline (tool calls, simulated faults) and the evaluator's criteria. */
+function pilotTimeline(details: unknown): HTMLElement | null {
+  const d = obj(details);
+  const calls = d?.calls;
+  const ev = obj(d?.evaluation);
+  if (!Array.isArray(calls) || !ev) return null;
+  const crit: [string, unknown][] = [
+    ["outcome", ev.outcome],
+    ["tool coverage", `${String(ev.covered)}/${String(ev.required)} (${typeof ev.coverage === "number" ? (ev.coverage * 100).toFixed(0) : "?"} %)`],
+    ["sequence ok", ev.sequence_ok],
+    ["output ok", ev.output_ok],
+    ["completion signal", ev.completion_signal],
+    ["termination", `${String(ev.termination)} after ${String(ev.turns)} turns`],
+  ];
+  return h(
+    "section",
+    { class: "trace-sec", id: "trace-pilot" },
+    h("h3", {}, "Evaluator criteria"),
+    h("dl", { class: "facts" }, ...crit.flatMap(([k, v]) => [h("dt", {}, k), h("dd", { "data-criterion": k }, typeof v === "boolean" ? okBadge(v) : String(v))])),
+    h("h3", {}, `Turn timeline (${calls.length} tool calls)`),
+    h(
+      "table",
+      { class: "rtable compact" },
+      h("thead", {}, h("tr", {}, ...["turn", "tool", "result", "simulated fault", "p(success)"].map((c) => h("th", {}, c)))),
+      h(
+        "tbody",
+        {},
+        ...calls.map((c) => {
+          const o = obj(c) ?? {};
+          return h(
+            "tr",
+            { "data-turn": String(o.turn) },
+            h("td", { class: "num" }, String(o.turn)),
+            h("td", { class: "mono" }, String(o.tool)),
+            h("td", {}, h("span", { class: `badge ${o.success ? "ok" : "warn"}` }, o.success ? "success" : "failed")),
+            h("td", { class: "mono" }, o.error ? String(o.error) : "–"),
+            h("td", { class: "num" }, typeof o.p === "number" ? o.p.toFixed(3) : "–"),
+          );
+        }),
+      ),
+    ),
+  );
+}
+
 function jsonSec(title: string, v: unknown, id?: string): HTMLElement {
   return h("details", { class: "trace-sec", id, open: true }, h("summary", {}, title), h("pre", { class: "json" }, JSON.stringify(v, null, 2)));
 }
@@ -662,6 +742,8 @@ async function renderTrace(el: HTMLElement, id: number): Promise<void> {
       h("dl", { class: "facts" }, ...facts.flatMap(([k, v]) => [h("dt", {}, k), h("dd", { "data-fact": k }, v)])),
       highlights(objs),
       checksTable(objs),
+      s.benchmark === "intent2tx" ? intentDiff(t.details) : null,
+      s.benchmark === "pilot" ? pilotTimeline(t.details) : null,
       textBlock(s.id, "prompt", "Prompt", t.prompt),
       textBlock(s.id, "raw_answer", "Raw answer", t.raw_answer),
       jsonSec("Metrics", t.metrics, "trace-metrics"),
