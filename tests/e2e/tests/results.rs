@@ -84,6 +84,7 @@ struct Seen {
     disagreements_head: String,
     leaderboard_ms: String,
     trace_ms: String,
+    compare_trace: String,
 }
 
 const COLS: [&str; 6] = ["model", "total", "atomic", "composite", "ci95", "group"];
@@ -186,6 +187,14 @@ async fn flow(app: &App, demo: &str, only: &str) -> Result<Seen> {
         .unwrap_or(0) as usize;
     seen.disagreements_head = app.text("#compare-disagreements h2").await?;
     app.screenshot("results-compare").await?;
+    // A disagreement opens its sample's trace (PILOT: criteria and turn timeline).
+    app.click("#compare-disagreements button[data-open]")
+        .await?;
+    seen.compare_trace = app
+        .text("#compare-trace #trace-pilot h3")
+        .await
+        .unwrap_or_default();
+    app.screenshot("results-compare-trace").await?;
     Ok(seen)
 }
 
@@ -275,5 +284,10 @@ async fn results_page_matches_the_cli_and_shows_traces_exports_and_comparisons()
     let n = compare["comparisons"].as_array().map_or(0, Vec::len);
     assert_eq!(seen.compare_rows, n);
     assert!(seen.disagreements_head.starts_with("Disagreements"));
+    assert!(
+        seen.compare_trace
+            .eq_ignore_ascii_case("Evaluator criteria"),
+        "{seen:?}"
+    );
     Ok(())
 }

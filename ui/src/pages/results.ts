@@ -791,6 +791,9 @@ function showCompare(out: HTMLElement, s: State, v: CompareView): void {
       { class: "card", id: "compare-disagreements" },
       h("h2", {}, `Disagreements (${v.disagreements_total}${v.disagreements.length < v.disagreements_total ? `, first ${v.disagreements.length}` : ""})`),
       h(
+        "div",
+        { class: "rtable-wrap" },
+        h(
         "table",
         { class: "rtable compact" },
         h("thead", {}, h("tr", {}, ...["benchmark", "task", "instance", "round", "A", "B", "score A", "score B", ""].map((c) => h("th", {}, c)))),
@@ -817,6 +820,7 @@ function showCompare(out: HTMLElement, s: State, v: CompareView): void {
             );
           }),
         ),
+      ),
       ),
     ),
     h("div", { id: "compare-trace" }),
