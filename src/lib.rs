@@ -35,6 +35,7 @@ pub mod llm;
 pub mod pilot;
 pub mod quest;
 pub mod report;
+pub mod results;
 pub mod run;
 pub mod status;
 pub mod store;

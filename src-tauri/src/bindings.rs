@@ -95,6 +95,25 @@ pub fn typescript() -> String {
         decl::<Unmapped>(&mut out);
         decl::<BankImport>(&mut out);
     }
+    // Results explorer.
+    {
+        use crucible::results::{
+            Artefact, CategoryDelta, ChartView, ClippedText, CompareView, Disagreement, Facets,
+            RunInfo, SampleFilter, SamplePage, SampleSummary, SampleTrace,
+        };
+        decl::<RunInfo>(&mut out);
+        decl::<SampleFilter>(&mut out);
+        decl::<SamplePage>(&mut out);
+        decl::<SampleSummary>(&mut out);
+        decl::<SampleTrace>(&mut out);
+        decl::<ClippedText>(&mut out);
+        decl::<Artefact>(&mut out);
+        decl::<CompareView>(&mut out);
+        decl::<CategoryDelta>(&mut out);
+        decl::<Disagreement>(&mut out);
+        decl::<Facets>(&mut out);
+        decl::<ChartView>(&mut out);
+    }
     out
 }
 

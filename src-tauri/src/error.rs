@@ -153,6 +153,28 @@ impl From<crucible::studio::StudioError> for CommandError {
     }
 }
 
+impl From<crucible::results::ResultsError> for CommandError {
+    fn from(e: crucible::results::ResultsError) -> Self {
+        use crucible::report::ReportError as R;
+        use crucible::results::ResultsError as E;
+        let kind = match &e {
+            E::NoStore(_) | E::UnknownSample(_) | E::Report(R::UnknownRun(_) | R::Empty(_)) => {
+                ErrorKind::NotFound
+            }
+            E::UnknownField(_)
+            | E::BadQuery(_)
+            | E::UnknownChart(_)
+            | E::UnknownFormat(_)
+            | E::Report(R::UnknownBench(_)) => ErrorKind::Invalid,
+            _ => ErrorKind::Internal,
+        };
+        Self {
+            kind,
+            message: e.to_string(),
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

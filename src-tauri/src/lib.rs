@@ -24,6 +24,8 @@ pub struct AppState {
     pub keychain: std::sync::Arc<dyn crucible::llm::SecretStore>,
     /// Runs going on in this app (cancel tokens, live progress).
     pub runs: std::sync::Arc<live::ActiveRuns>,
+    /// The Results page's read-only view of `<data dir>/crucible.db`, opened on first use.
+    pub explorer: std::sync::Mutex<Option<crucible::results::Explorer>>,
 }
 
 impl AppState {
@@ -37,6 +39,7 @@ impl AppState {
             config,
             keychain: std::sync::Arc::new(crucible::llm::OsKeychain::default()),
             runs: std::sync::Arc::default(),
+            explorer: std::sync::Mutex::new(None),
         }
     }
 }
@@ -84,6 +87,17 @@ pub fn run() {
             commands::tasks::dry_run,
             commands::tasks::selftest_quest_task,
             commands::tasks::get_quest_schema,
+            // Results explorer
+            commands::results::results_runs,
+            commands::results::results_report,
+            commands::results::results_facets,
+            commands::results::results_charts,
+            commands::results::results_samples,
+            commands::results::results_sample,
+            commands::results::results_sample_text,
+            commands::results::results_sample_json,
+            commands::results::results_compare,
+            commands::results::results_export,
         ])
         .build(tauri::generate_context!())
         .map(|app| {

@@ -85,6 +85,8 @@ pub enum BenchCmd {
     },
     /// Report tables and charts on a seeded synthetic store (20 models × 5 rounds × all tasks).
     Report(super::report::BenchReportArgs),
+    /// Results explorer view times (leaderboard, charts, sample pages, sample view) on a synthetic store.
+    Results(super::results::BenchResultsArgs),
     /// Model-call layer: overhead per call over bare HTTP, throughput against the loopback provider.
     Llm {
         /// Print JSON.
@@ -193,6 +195,7 @@ pub async fn bench(config: &Config, cmd: BenchCmd) -> Result<()> {
             return super::runs::bench_store(json, rows, dir.as_deref()).await
         }
         BenchCmd::Report(args) => return super::report::bench(args),
+        BenchCmd::Results(args) => return super::results::bench(config, args).await,
         BenchCmd::Intent2tx(args) => return super::intent::bench(config, args).await,
         BenchCmd::Questbench { seed, json } => (
             serde_json::to_value(crucible::bench::questbench(config, seed).await?)?,

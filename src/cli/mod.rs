@@ -15,6 +15,7 @@ pub mod pilot;
 mod quest;
 pub mod runs;
 pub mod report;
+pub mod results;
 
 pub use chain::{bench, sandbox, universe, BenchCmd, SandboxArgs, UniverseCmd};
 pub use intent::{intent2tx, BenchIntentArgs, Intent2txCmd};

@@ -7,9 +7,7 @@ use std::time::Instant;
 
 use anyhow::{bail, Context, Result};
 use clap::Args;
-use crucible::pilot::suite::Engine;
-use crucible::pilot::TaskLibrary;
-use crucible::report::{self, chart, export, synth, Bench, BenchSelection, Dataset, ReportError};
+use crucible::report::{self, chart, export, synth, BenchSelection, Dataset};
 use crucible::Config;
 use serde_json::{json, Value};
 use sqlx::sqlite::{SqliteConnectOptions, SqlitePoolOptions};
@@ -94,32 +92,6 @@ async fn open(db: &Path) -> Result<SqlitePool> {
         .with_context(|| format!("opening the store {}", db.display()))
 }
 
-/// Exact optimal full-success probability of every PILOT task in the dataset that the project's
-/// library knows (tasks it does not know get no ceiling).
-fn pilot_ceilings(config: &Config, ds: &Dataset) -> HashMap<String, f64> {
-    let mut out = HashMap::new();
-    let tasks: std::collections::BTreeSet<&str> =
-        ds.of(Bench::Pilot).map(|s| ds.name(s.task)).collect();
-    if tasks.is_empty() {
-        return out;
-    }
-    let dir = config.project_dir.join("tasks").join("pilot");
-    let Ok(lib) = TaskLibrary::load(&dir) else {
-        tracing::warn!(target: "report", dir = %dir.display(), "no PILOT library; ceiling left empty");
-        return out;
-    };
-    let engine = Engine::new(lib);
-    for t in tasks {
-        let Ok(task) = engine.lib.get(t).cloned() else {
-            continue;
-        };
-        if let Ok(sol) = engine.solution(&task) {
-            out.insert(t.to_string(), sol.p_full_success);
-        }
-    }
-    out
-}
-
 fn pretty(v: &impl serde::Serialize) -> Result<String> {
     Ok(serde_json::to_string_pretty(v)?)
 }
@@ -142,12 +114,7 @@ pub async fn report(config: &Config, args: ReportArgs) -> Result<()> {
     let no_ceiling = args.no_ceiling;
     let config = config.clone();
     let r = tokio::task::spawn_blocking(move || {
-        let ceilings = if no_ceiling {
-            HashMap::new()
-        } else {
-            pilot_ceilings(&config, &ds)
-        };
-        let r = report::build(&ds, sel, &ceilings);
+        let r = crucible::results::build_report(&config, &ds, sel, no_ceiling);
         (ds, r)
     })
     .await?;
@@ -231,24 +198,8 @@ fn text(r: &report::Report) -> String {
 /// `crucible compare`.
 pub async fn compare(args: CompareArgs) -> Result<()> {
     let pool = open(&args.db).await?;
-    let runs = vec![args.run_a.clone(), args.run_b.clone()];
-    if args.run_a == args.run_b {
-        bail!(
-            "compare needs two different runs (got {:?} twice)",
-            args.run_a
-        );
-    }
-    let ds = Dataset::load(&pool, &runs, BenchSelection(None)).await?;
-    let cmp = report::compare_runs(&ds, 0, 1, args.seed);
-    if cmp.is_empty() {
-        return Err(ReportError::Empty(format!(
-            "runs {} and {} share no benchmark instances to pair",
-            args.run_a, args.run_b
-        ))
-        .into());
-    }
-    let v =
-        json!({"run_a": args.run_a, "run_b": args.run_b, "seed": args.seed, "comparisons": cmp});
+    let cmp = crucible::results::comparisons(&pool, &args.run_a, &args.run_b, args.seed).await?;
+    let v = crucible::results::compare_value(&args.run_a, &args.run_b, args.seed, &cmp);
     if args.json {
         out!("{}", pretty(&v)?);
     } else {

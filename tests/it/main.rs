@@ -13,6 +13,7 @@ mod providers;
 mod quest;
 mod runs;
 mod report;
+mod results;
 mod sandbox;
 mod seam;
 mod store;

@@ -4,7 +4,7 @@
 import { invoke } from "@tauri-apps/api/core";
 import { listen } from "@tauri-apps/api/event";
 import type {
-  CommandError, ConnectionTest, LiveStatus, PlanResult, ProviderEntry, ProvidersView, RunForm, RunsView,
+  ChartView, CommandError, CompareView, ConnectionTest, Facets, LiveStatus, PlanResult, ProviderEntry, ProvidersView, RunForm, RunInfo, RunsView, SampleFilter, SamplePage, SampleTrace,
   SystemStatus,
 } from "./bindings";
 
@@ -121,3 +121,39 @@ export const selftestQuestTask = (id: string, seeds: number): Promise<Result<Sel
   call<Selftest>("selftest_quest_task", { id, seeds });
 /** The task format's JSON Schema, as text (Rust: `get_quest_schema`). */
 export const getQuestSchema = (): Promise<Result<string>> => call<string>("get_quest_schema");
+
+// --- Results explorer (Rust: commands/results.rs) ---
+
+/** Every stored run, newest first. */
+export const resultsRuns = (): Promise<Result<RunInfo[]>> => call<RunInfo[]>("results_runs");
+
+/** The report of a selection: exactly the JSON `crucible report --json` prints. */
+export const resultsReport = (filter: SampleFilter): Promise<Result<unknown>> => call<unknown>("results_report", { filter });
+
+/** Categories and difficulties of a selection. */
+export const resultsFacets = (filter: SampleFilter): Promise<Result<Facets>> => call<Facets>("results_facets", { filter });
+
+/** The report's charts as SVG. */
+export const resultsCharts = (filter: SampleFilter): Promise<Result<ChartView[]>> => call<ChartView[]>("results_charts", { filter });
+
+/** One page of samples. */
+export const resultsSamples = (filter: SampleFilter, offset: number, limit: number): Promise<Result<SamplePage>> =>
+  call<SamplePage>("results_samples", { filter, offset, limit });
+
+/** One sample's trace (long texts clipped). */
+export const resultsSample = (id: number): Promise<Result<SampleTrace>> => call<SampleTrace>("results_sample", { id });
+
+/** A clipped text in full. */
+export const resultsSampleText = (id: number, field: string): Promise<Result<string>> =>
+  call<string>("results_sample_text", { id, field });
+
+/** The stored sample as pretty JSON. */
+export const resultsSampleJson = (id: number): Promise<Result<string>> => call<string>("results_sample_json", { id });
+
+/** Two runs compared. */
+export const resultsCompare = (runA: string, runB: string): Promise<Result<CompareView>> =>
+  call<CompareView>("results_compare", { runA, runB });
+
+/** Writes a chart (png/svg) or the tables (csv/latex); returns the paths. */
+export const resultsExport = (filter: SampleFilter, chart: string, format: string, dir: string | null = null): Promise<Result<string[]>> =>
+  call<string[]>("results_export", { filter, chart, format, dir });

@@ -1,9 +1,9 @@
 // Entry point: a hash router over the left nav. Each page renders into #page.
 import "./style.css";
 import { getSystemStatus } from "./ipc";
-import { renderEmpty } from "./pages/empty";
 import { renderHome } from "./pages/home";
 import { renderRuns } from "./pages/runs";
+import { renderResults } from "./pages/results";
 import { renderSettings } from "./pages/settings";
 import { renderTasks } from "./pages/tasks";
 
@@ -12,9 +12,7 @@ type Route = "home" | "runs" | "results" | "tasks" | "settings";
 const pages: Record<Route, (root: HTMLElement) => void | Promise<void>> = {
   home: renderHome,
   runs: renderRuns,
-  results: (root) =>
-    renderEmpty(root, "Results", "Leaderboards, quadrant plots and per-sample traces of finished runs will appear here.",
-      "There are no finished runs to show."),
+  results: renderResults,
   tasks: renderTasks,
   settings: renderSettings,
 };

@@ -2,5 +2,6 @@
 
 pub mod providers;
 pub mod runs;
+pub mod results;
 pub mod system;
 pub mod tasks;

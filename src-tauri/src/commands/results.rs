@@ -1,0 +1,141 @@
+//! Commands behind the Results page: the run picker, the report (leaderboards and every table, the
+//! same value `crucible report --json` prints), charts, paginated samples, one sample's trace,
+//! run comparison and exports. All of them read `<data dir>/crucible.db` through
+//! [`crucible::results::Explorer`].
+
+use crucible::results::{
+    self, ChartView, CompareView, Explorer, Facets, RunInfo, SampleFilter, SamplePage, SampleTrace,
+};
+
+use crate::{AppState, CommandError};
+
+/// The explorer of the app's store, opened once and shared (with its report cache).
+async fn explorer(state: &AppState) -> Result<(crucible::Config, Explorer), CommandError> {
+    let config = state.config.clone()?;
+    if let Some(e) = state
+        .explorer
+        .lock()
+        .unwrap_or_else(|e| e.into_inner())
+        .clone()
+    {
+        return Ok((config, e));
+    }
+    let e = Explorer::open(&config.data_dir.join("crucible.db")).await?;
+    *state.explorer.lock().unwrap_or_else(|e| e.into_inner()) = Some(e.clone());
+    Ok((config, e))
+}
+
+/// Every stored run, newest first.
+#[tauri::command]
+pub async fn results_runs(state: tauri::State<'_, AppState>) -> Result<Vec<RunInfo>, CommandError> {
+    Ok(explorer(&state).await?.1.runs().await?)
+}
+
+/// The report of a selection (the JSON of `crucible report --json`; PILOT ceiling included).
+#[tauri::command]
+pub async fn results_report(
+    state: tauri::State<'_, AppState>,
+    filter: SampleFilter,
+) -> Result<serde_json::Value, CommandError> {
+    let (config, e) = explorer(&state).await?;
+    let loaded = e.loaded(&config, &filter, false).await?;
+    serde_json::to_value(&loaded.report).map_err(|e| CommandError::internal(e.to_string()))
+}
+
+/// Category and difficulty values of a selection, for the filter menus.
+#[tauri::command]
+pub async fn results_facets(
+    state: tauri::State<'_, AppState>,
+    filter: SampleFilter,
+) -> Result<Facets, CommandError> {
+    let (config, e) = explorer(&state).await?;
+    Ok(e.facets(&config, &filter).await?)
+}
+
+/// The SVG of every chart of a selection's report.
+#[tauri::command]
+pub async fn results_charts(
+    state: tauri::State<'_, AppState>,
+    filter: SampleFilter,
+) -> Result<Vec<ChartView>, CommandError> {
+    let (config, e) = explorer(&state).await?;
+    let loaded = e.loaded(&config, &filter, false).await?;
+    tauri::async_runtime::spawn_blocking(move || results::charts(&loaded.report))
+        .await
+        .map_err(|e| CommandError::internal(format!("chart task failed: {e}")))?
+        .map_err(Into::into)
+}
+
+/// One page of the samples matching a filter.
+#[tauri::command]
+pub async fn results_samples(
+    state: tauri::State<'_, AppState>,
+    filter: SampleFilter,
+    offset: u32,
+    limit: u32,
+) -> Result<SamplePage, CommandError> {
+    Ok(explorer(&state)
+        .await?
+        .1
+        .samples(&filter, offset, limit)
+        .await?)
+}
+
+/// One sample's trace (long texts clipped).
+#[tauri::command]
+pub async fn results_sample(
+    state: tauri::State<'_, AppState>,
+    id: i64,
+) -> Result<SampleTrace, CommandError> {
+    Ok(explorer(&state).await?.1.sample(id).await?)
+}
+
+/// The whole `prompt` or `raw_answer` of a sample ("show all").
+#[tauri::command]
+pub async fn results_sample_text(
+    state: tauri::State<'_, AppState>,
+    id: i64,
+    field: String,
+) -> Result<String, CommandError> {
+    Ok(explorer(&state).await?.1.sample_text(id, &field).await?)
+}
+
+/// The whole stored sample as pretty JSON ("copy as JSON").
+#[tauri::command]
+pub async fn results_sample_json(
+    state: tauri::State<'_, AppState>,
+    id: i64,
+) -> Result<String, CommandError> {
+    Ok(explorer(&state).await?.1.sample_json(id).await?)
+}
+
+/// Two runs side by side (`crucible compare`, seed 0) with disagreements and category deltas.
+#[tauri::command]
+pub async fn results_compare(
+    state: tauri::State<'_, AppState>,
+    run_a: String,
+    run_b: String,
+) -> Result<CompareView, CommandError> {
+    Ok(explorer(&state).await?.1.compare(&run_a, &run_b, 0).await?)
+}
+
+/// Writes a chart (png/svg) or every table (csv/latex) of a selection into `dir` (default
+/// `<data dir>/exports`), the same files the CLI writes; returns their paths.
+#[tauri::command]
+pub async fn results_export(
+    state: tauri::State<'_, AppState>,
+    filter: SampleFilter,
+    chart: String,
+    format: String,
+    dir: Option<String>,
+) -> Result<Vec<String>, CommandError> {
+    let (config, e) = explorer(&state).await?;
+    let dir = dir.map_or_else(|| config.data_dir.join("exports"), Into::into);
+    let loaded = e.loaded(&config, &filter, false).await?;
+    let paths = tauri::async_runtime::spawn_blocking(move || {
+        results::export(&loaded.report, &loaded.dataset, &chart, &format, &dir)
+    })
+    .await
+    .map_err(|e| CommandError::internal(format!("export task failed: {e}")))??;
+    Ok(paths.iter().map(|p| p.display().to_string()).collect())
+}

@@ -1,0 +1,1174 @@
+//! The results explorer's core: everything the desktop app's Results page asks of a run store,
+//! as plain async functions over a read-only connection — the run list, the report (the very
+//! function `crucible report --json` prints), paginated sample listings with filters, one
+//! sample's full trace (with huge texts clipped and fetchable in full on demand), a run
+//! comparison with the instances the two sides disagree on, and the chart/table exports.
+//!
+//! Reads only the store contract's tables (`runs`, `samples`, `events`, `artefacts`); never
+//! writes. Every listing is bounded by a limit so a million-sample store stays responsive.
+
+use std::collections::{BTreeSet, HashMap};
+use std::path::{Path, PathBuf};
+use std::sync::{Arc, Mutex};
+
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
+use sqlx::sqlite::{SqliteConnectOptions, SqlitePool, SqlitePoolOptions};
+use sqlx::{QueryBuilder, Row, Sqlite};
+use ts_rs::TS;
+
+use crate::pilot::suite::Engine;
+use crate::pilot::TaskLibrary;
+use crate::report::{self, chart, export, Bench, BenchSelection, Dataset, Report, ReportError};
+use crate::Config;
+
+/// Largest page a sample listing returns.
+pub const MAX_PAGE: u32 = 500;
+
+/// Texts longer than this (bytes) are clipped in a sample trace; [`Explorer::sample_text`]
+/// returns them whole.
+pub const CLIP_BYTES: usize = 64 * 1024;
+
+/// Errors of the results explorer.
+#[derive(Debug, thiserror::Error)]
+pub enum ResultsError {
+    /// No store file at the path.
+    #[error("no store at {0}: the file does not exist (run `crucible demo` or start a run first)")]
+    NoStore(PathBuf),
+    /// The store could not be read.
+    #[error("store error: {0}")]
+    Sql(#[from] sqlx::Error),
+    /// A report computation failed (unknown run, empty selection, chart, file).
+    #[error(transparent)]
+    Report(#[from] ReportError),
+    /// No sample has this id.
+    #[error("unknown sample id {0}")]
+    UnknownSample(i64),
+    /// A field name that is not a clippable text of a sample.
+    #[error("unknown sample field {0:?}; expected prompt or raw_answer")]
+    UnknownField(String),
+    /// A filter or argument is out of range.
+    #[error("bad query: {0}")]
+    BadQuery(String),
+    /// A chart name that is not one of [`chart::CHART_NAMES`], or one without data.
+    #[error("unknown chart {0:?} (or no data for it in this selection)")]
+    UnknownChart(String),
+    /// An export format other than png, svg, csv or latex.
+    #[error("unknown export format {0:?}; expected png, svg, csv or latex")]
+    UnknownFormat(String),
+    /// A file could not be written.
+    #[error("cannot write {path}: {source}")]
+    Io {
+        /// The path.
+        path: String,
+        /// The cause.
+        #[source]
+        source: std::io::Error,
+    },
+}
+
+/// One stored run in the picker.
+#[derive(Debug, Clone, PartialEq, Serialize, TS)]
+pub struct RunInfo {
+    /// Run id.
+    pub run_id: String,
+    /// running | finished | cancelled | interrupted | failed.
+    pub status: String,
+    /// Created, RFC 3339.
+    pub created_at: String,
+    /// Samples stored.
+    pub samples: u32,
+    /// Samples that passed.
+    pub passed: u32,
+    /// Benchmarks present, sorted.
+    pub benchmarks: Vec<String>,
+    /// Models present, sorted.
+    pub models: Vec<String>,
+}
+
+/// Which samples a listing or a leaderboard covers. Empty strings / `None` mean "any".
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, TS)]
+#[serde(default)]
+pub struct SampleFilter {
+    /// Runs (every run when empty).
+    pub runs: Vec<String>,
+    /// questbench | intent2tx | pilot.
+    pub benchmark: Option<String>,
+    /// Model display name.
+    pub model: Option<String>,
+    /// Task id.
+    pub task: Option<String>,
+    /// Category.
+    pub category: Option<String>,
+    /// Difficulty.
+    pub difficulty: Option<String>,
+    /// Kind (atomic/composite, single/multi, …).
+    pub kind: Option<String>,
+    /// PILOT prompt type.
+    pub prompt_type: Option<String>,
+    /// Outcome class.
+    pub outcome: Option<String>,
+    /// Passed or not.
+    pub passed: Option<bool>,
+}
+
+impl SampleFilter {
+    fn push_where(&self, q: &mut QueryBuilder<'_, Sqlite>) {
+        q.push(" WHERE 1=1");
+        if !self.runs.is_empty() {
+            q.push(" AND run_id IN (");
+            let mut sep = q.separated(", ");
+            for r in &self.runs {
+                sep.push_bind(r.clone());
+            }
+            q.push(")");
+        }
+        let eq = [
+            ("benchmark", &self.benchmark),
+            ("model", &self.model),
+            ("task", &self.task),
+            ("category", &self.category),
+            ("difficulty", &self.difficulty),
+            ("kind", &self.kind),
+            ("prompt_type", &self.prompt_type),
+            ("outcome", &self.outcome),
+        ];
+        for (col, v) in eq {
+            if let Some(v) = v.as_deref().filter(|v| !v.is_empty()) {
+                q.push(format!(" AND {col} = ")).push_bind(v.to_string());
+            }
+        }
+        if let Some(p) = self.passed {
+            q.push(" AND passed = ").push_bind(p as i64);
+        }
+    }
+
+    /// Whether a dataset sample matches the category/difficulty/kind/prompt-type/model/task filters.
+    fn keeps(&self, ds: &Dataset, s: &report::Sample) -> bool {
+        let is = |want: &Option<String>, id: u32| {
+            want.as_deref()
+                .filter(|w| !w.is_empty())
+                .is_none_or(|w| ds.name(id) == w)
+        };
+        is(&self.model, s.model)
+            && is(&self.task, s.task)
+            && is(&self.category, s.category)
+            && is(&self.difficulty, s.difficulty)
+            && is(&self.kind, s.kind)
+            && is(&self.prompt_type, s.prompt_type)
+            && is(&self.outcome, s.outcome)
+            && self.passed.is_none_or(|p| p == s.passed)
+    }
+}
+
+/// One row of a sample listing (no texts: those come with [`SampleTrace`]).
+#[derive(Debug, Clone, PartialEq, Serialize, TS)]
+pub struct SampleSummary {
+    /// Sample id.
+    #[ts(type = "number")]
+    pub id: i64,
+    /// Run id.
+    pub run_id: String,
+    /// Benchmark.
+    pub benchmark: String,
+    /// Model.
+    pub model: String,
+    /// Instance id.
+    pub instance: String,
+    /// Task id.
+    pub task: String,
+    /// Prompt type.
+    pub prompt_type: String,
+    /// Round.
+    pub round: u32,
+    /// Kind.
+    pub kind: String,
+    /// Category.
+    pub category: String,
+    /// Difficulty.
+    pub difficulty: String,
+    /// Outcome class.
+    pub outcome: String,
+    /// Score in [0, 1].
+    pub score: f64,
+    /// Passed.
+    pub passed: bool,
+}
+
+/// One page of a sample listing.
+#[derive(Debug, Clone, PartialEq, Serialize, TS)]
+pub struct SamplePage {
+    /// Samples matching the filter.
+    pub total: u32,
+    /// First row's position.
+    pub offset: u32,
+    /// Page size asked for (capped at [`MAX_PAGE`]).
+    pub limit: u32,
+    /// The rows, ordered by id.
+    pub rows: Vec<SampleSummary>,
+}
+
+/// A text that may have been clipped.
+#[derive(Debug, Clone, PartialEq, Serialize, TS)]
+pub struct ClippedText {
+    /// The text, or its first [`CLIP_BYTES`] bytes (cut at a char boundary).
+    pub text: String,
+    /// Length of the whole text in bytes.
+    pub total_bytes: u32,
+    /// Whether `text` is only the start.
+    pub truncated: bool,
+}
+
+impl ClippedText {
+    fn new(s: String, max: usize) -> Self {
+        let total_bytes = s.len().min(u32::MAX as usize) as u32;
+        if s.len() <= max {
+            return Self {
+                text: s,
+                total_bytes,
+                truncated: false,
+            };
+        }
+        let mut cut = max;
+        while !s.is_char_boundary(cut) {
+            cut -= 1;
+        }
+        Self {
+            text: s[..cut].to_string(),
+            total_bytes,
+            truncated: true,
+        }
+    }
+}
+
+/// One artefact of a sample (decoded tx, receipt, state diff, …).
+#[derive(Debug, Clone, PartialEq, Serialize, TS)]
+pub struct Artefact {
+    /// Artefact kind.
+    pub kind: String,
+    /// Its JSON (the raw text when it is not valid JSON).
+    #[ts(type = "unknown")]
+    pub data: Value,
+}
+
+/// Everything stored about one sample.
+#[derive(Debug, Clone, PartialEq, Serialize, TS)]
+pub struct SampleTrace {
+    /// The row's identifying fields.
+    pub summary: SampleSummary,
+    /// Subcategory.
+    pub subcategory: String,
+    /// The sample seed (u64 bit for bit, as text so no precision is lost).
+    pub seed: String,
+    /// The first user message.
+    pub prompt: ClippedText,
+    /// The last assistant message.
+    pub raw_answer: ClippedText,
+    /// The metrics JSON.
+    #[ts(type = "Record<string, unknown>")]
+    pub metrics: Value,
+    /// The details JSON (benchmark-specific; every long string in it clipped).
+    #[ts(type = "unknown")]
+    pub details: Value,
+    /// Composite rounds used.
+    pub k_act: Option<u32>,
+    /// Composite optimal rounds.
+    pub k_opt: Option<u32>,
+    /// Input tokens.
+    pub tokens_in: u32,
+    /// Output tokens.
+    pub tokens_out: u32,
+    /// Cost in USD.
+    pub cost_usd: f64,
+    /// Wall time, ms.
+    pub latency_ms: u32,
+    /// Agent/provider error.
+    pub error: Option<String>,
+    /// The event transcript (JSON of `run::Event`), in order.
+    #[ts(type = "unknown[]")]
+    pub events: Vec<Value>,
+    /// Chain artefacts, in order.
+    pub artefacts: Vec<Artefact>,
+}
+
+/// A pair of samples (same benchmark, instance and round; same model when the runs share one)
+/// on which the two runs disagree.
+#[derive(Debug, Clone, PartialEq, Serialize, TS)]
+pub struct Disagreement {
+    /// Benchmark.
+    pub benchmark: String,
+    /// Instance id.
+    pub instance: String,
+    /// Task id.
+    pub task: String,
+    /// Category.
+    pub category: String,
+    /// Round.
+    pub round: u32,
+    /// Model on side A.
+    pub model_a: String,
+    /// Model on side B.
+    pub model_b: String,
+    /// Sample id on side A.
+    #[ts(type = "number")]
+    pub id_a: i64,
+    /// Sample id on side B.
+    #[ts(type = "number")]
+    pub id_b: i64,
+    /// Score A.
+    pub score_a: f64,
+    /// Score B.
+    pub score_b: f64,
+    /// Passed A.
+    pub passed_a: bool,
+    /// Passed B.
+    pub passed_b: bool,
+}
+
+/// Mean score per category on both sides.
+#[derive(Debug, Clone, PartialEq, Serialize, TS)]
+pub struct CategoryDelta {
+    /// Benchmark.
+    pub benchmark: String,
+    /// Category.
+    pub category: String,
+    /// Pairs in this category.
+    pub n_pairs: u32,
+    /// Mean score A × 100.
+    pub mean_a: f64,
+    /// Mean score B × 100.
+    pub mean_b: f64,
+    /// mean_a − mean_b.
+    pub delta: f64,
+}
+
+/// A run comparison: exactly `crucible compare --json`'s value plus the disagreements and
+/// per-category deltas.
+#[derive(Debug, Clone, PartialEq, Serialize, TS)]
+pub struct CompareView {
+    /// What `crucible compare --json` prints (`{run_a, run_b, seed, comparisons}`).
+    #[ts(type = "Record<string, unknown>")]
+    pub compare: Value,
+    /// Per-category mean deltas over the paired samples.
+    pub categories: Vec<CategoryDelta>,
+    /// Paired samples that differ in pass/fail or score, at most [`MAX_PAGE`].
+    pub disagreements: Vec<Disagreement>,
+    /// How many disagreements there are in all.
+    pub disagreements_total: u32,
+}
+
+/// Facets for the filter menus of a selection.
+#[derive(Debug, Clone, PartialEq, Serialize, TS)]
+pub struct Facets {
+    /// Distinct non-empty categories.
+    pub categories: Vec<String>,
+    /// Distinct non-empty difficulties.
+    pub difficulties: Vec<String>,
+}
+
+/// A chart as the app shows it.
+#[derive(Debug, Clone, PartialEq, Serialize, TS)]
+pub struct ChartView {
+    /// File stem (one of [`chart::CHART_NAMES`]).
+    pub name: String,
+    /// The SVG text the CLI writes to `<name>.svg`.
+    pub svg: String,
+}
+
+/// The exact optimal full-success probability of every PILOT task in the dataset that the
+/// project's library (`tasks/pilot`) knows; tasks it does not know get none.
+pub fn pilot_ceilings(config: &Config, ds: &Dataset) -> HashMap<String, f64> {
+    let mut out = HashMap::new();
+    let tasks: BTreeSet<&str> = ds.of(Bench::Pilot).map(|s| ds.name(s.task)).collect();
+    if tasks.is_empty() {
+        return out;
+    }
+    let dir = config.project_dir.join("tasks").join("pilot");
+    let Ok(lib) = TaskLibrary::load(&dir) else {
+        tracing::warn!(target: "results", dir = %dir.display(), "no PILOT library; ceiling left empty");
+        return out;
+    };
+    let engine = Engine::new(lib);
+    for t in tasks {
+        let Ok(task) = engine.lib.get(t).cloned() else {
+            continue;
+        };
+        if let Ok(sol) = engine.solution(&task) {
+            out.insert(t.to_string(), sol.p_full_success);
+        }
+    }
+    out
+}
+
+/// The report of a dataset: what `crucible report --json` prints. The PILOT ceiling is solved
+/// unless `no_ceiling`. CPU-bound: call it off the async runtime's threads for big datasets.
+pub fn build_report(
+    config: &Config,
+    ds: &Dataset,
+    sel: BenchSelection,
+    no_ceiling: bool,
+) -> Report {
+    let ceilings = if no_ceiling {
+        HashMap::new()
+    } else {
+        pilot_ceilings(config, ds)
+    };
+    report::build(ds, sel, &ceilings)
+}
+
+/// A selection's dataset and report, kept for the charts, exports and the next identical ask.
+#[derive(Debug)]
+pub struct Loaded {
+    /// The (filtered) dataset.
+    pub dataset: Dataset,
+    /// Its report.
+    pub report: Report,
+}
+
+type CacheKey = (SampleFilter, bool, (i64, i64));
+
+/// Selections whose dataset and report are kept.
+pub const CACHE_ENTRIES: usize = 4;
+
+/// A read-only handle on a run store. Clones share the pool and the report cache (the last
+/// [`CACHE_ENTRIES`] selections).
+#[derive(Debug, Clone)]
+pub struct Explorer {
+    pool: SqlitePool,
+    cache: Arc<Mutex<Vec<(CacheKey, Arc<Loaded>)>>>,
+}
+
+/// Replaces every string longer than `max` bytes in `v` by its clipped start plus a marker.
+fn clip_strings(v: &mut Value, max: usize) {
+    match v {
+        Value::String(s) if s.len() > max => {
+            let c = ClippedText::new(std::mem::take(s), max);
+            *s = format!("{}… [clipped: {} bytes in all]", c.text, c.total_bytes);
+        }
+        Value::Array(a) => a.iter_mut().for_each(|x| clip_strings(x, max)),
+        Value::Object(o) => o.values_mut().for_each(|x| clip_strings(x, max)),
+        _ => {}
+    }
+}
+
+fn json_or_text(s: String) -> Value {
+    let mut v = serde_json::from_str::<Value>(&s).unwrap_or(Value::String(s));
+    clip_strings(&mut v, CLIP_BYTES);
+    v
+}
+
+fn u32_of(v: i64) -> u32 {
+    v.clamp(0, u32::MAX as i64) as u32
+}
+
+fn summary_of(r: &sqlx::sqlite::SqliteRow) -> Result<SampleSummary, sqlx::Error> {
+    Ok(SampleSummary {
+        id: r.try_get("id")?,
+        run_id: r.try_get("run_id")?,
+        benchmark: r.try_get("benchmark")?,
+        model: r.try_get("model")?,
+        instance: r.try_get("instance")?,
+        task: r.try_get("task")?,
+        prompt_type: r.try_get("prompt_type")?,
+        round: u32_of(r.try_get("round")?),
+        kind: r.try_get("kind")?,
+        category: r.try_get("category")?,
+        difficulty: r.try_get("difficulty")?,
+        outcome: r.try_get("outcome")?,
+        score: r.try_get("score")?,
+        passed: r.try_get::<i64, _>("passed")? != 0,
+    })
+}
+
+const SUMMARY_COLUMNS: &str = "id, run_id, benchmark, model, instance, task, prompt_type, round, \
+kind, category, difficulty, outcome, score, passed";
+
+impl Explorer {
+    /// Opens an existing store read-only; a missing file is an error that names it.
+    pub async fn open(path: &Path) -> Result<Self, ResultsError> {
+        if !path.is_file() {
+            return Err(ResultsError::NoStore(path.to_path_buf()));
+        }
+        let opts = SqliteConnectOptions::new().filename(path).read_only(true);
+        let pool = SqlitePoolOptions::new()
+            .max_connections(2)
+            .connect_with(opts)
+            .await?;
+        Ok(Self::from_pool(pool))
+    }
+
+    /// Wraps an existing pool (tests, the CLI).
+    pub fn from_pool(pool: SqlitePool) -> Self {
+        Self {
+            pool,
+            cache: Arc::default(),
+        }
+    }
+
+    /// The pool.
+    pub fn pool(&self) -> &SqlitePool {
+        &self.pool
+    }
+
+    /// Every run, newest first, with sample counts, benchmarks and models (one grouped pass
+    /// over the samples).
+    pub async fn runs(&self) -> Result<Vec<RunInfo>, ResultsError> {
+        let runs: Vec<(String, String, String)> = sqlx::query_as(
+            "SELECT id, status, created_at FROM runs ORDER BY created_at DESC, id DESC",
+        )
+        .fetch_all(&self.pool)
+        .await?;
+        let groups: Vec<(String, String, String, i64, i64)> = sqlx::query_as(
+            "SELECT run_id, benchmark, model, COUNT(*), COALESCE(SUM(passed), 0) FROM samples \
+             GROUP BY run_id, benchmark, model",
+        )
+        .fetch_all(&self.pool)
+        .await?;
+        Ok(runs
+            .into_iter()
+            .map(|(run_id, status, created_at)| {
+                let mine = groups.iter().filter(|g| g.0 == run_id);
+                let (mut n, mut p) = (0i64, 0i64);
+                let mut benchmarks = BTreeSet::new();
+                let mut models = BTreeSet::new();
+                for g in mine {
+                    n += g.3;
+                    p += g.4;
+                    benchmarks.insert(g.1.clone());
+                    models.insert(g.2.clone());
+                }
+                RunInfo {
+                    run_id,
+                    status,
+                    created_at,
+                    samples: u32_of(n),
+                    passed: u32_of(p),
+                    benchmarks: benchmarks.into_iter().collect(),
+                    models: models.into_iter().collect(),
+                }
+            })
+            .collect())
+    }
+
+    /// The dataset of a selection, narrowed by the filter's model/task/category/difficulty/…
+    /// fields (its `benchmark` selects like `--bench`).
+    pub async fn dataset(
+        &self,
+        filter: &SampleFilter,
+    ) -> Result<(Dataset, BenchSelection), ResultsError> {
+        let bench = filter.benchmark.as_deref().filter(|b| !b.is_empty());
+        let sel = BenchSelection::parse(bench.unwrap_or("all"))?;
+        let mut ds = Dataset::load(&self.pool, &filter.runs, sel).await?;
+        let narrowed = SampleFilter {
+            runs: vec![],
+            benchmark: None,
+            ..filter.clone()
+        };
+        if narrowed != SampleFilter::default() {
+            let keep: Vec<bool> = ds.samples.iter().map(|s| narrowed.keeps(&ds, s)).collect();
+            let mut i = 0;
+            ds.samples.retain(|_| {
+                i += 1;
+                keep[i - 1]
+            });
+            if ds.samples.is_empty() {
+                return Err(ReportError::Empty("no samples match the filter".into()).into());
+            }
+        }
+        Ok((ds, sel))
+    }
+
+    /// The report of a selection: with an unfiltered selection, exactly what `crucible report
+    /// --json --run …` prints for the same runs and benchmark.
+    pub async fn report(
+        &self,
+        config: &Config,
+        filter: &SampleFilter,
+        no_ceiling: bool,
+    ) -> Result<Report, ResultsError> {
+        let (ds, sel) = self.dataset(filter).await?;
+        Ok(build_report(config, &ds, sel, no_ceiling))
+    }
+
+    /// [`Explorer::report`] with its dataset, served from a cache while the filter is
+    /// the same and no sample or run was added or removed (the store's max sample id and run
+    /// count are unchanged).
+    pub async fn loaded(
+        &self,
+        config: &Config,
+        filter: &SampleFilter,
+        no_ceiling: bool,
+    ) -> Result<Arc<Loaded>, ResultsError> {
+        let stamp: (i64, i64) = sqlx::query_as(
+            "SELECT COALESCE((SELECT MAX(id) FROM samples), 0), (SELECT COUNT(*) FROM runs)",
+        )
+        .fetch_one(&self.pool)
+        .await?;
+        let key = (filter.clone(), no_ceiling, stamp);
+        if let Some((_, v)) = self
+            .cache
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .iter()
+            .find(|(k, _)| *k == key)
+        {
+            return Ok(v.clone());
+        }
+        let (dataset, sel) = self.dataset(filter).await?;
+        let config = config.clone();
+        let loaded = tokio::task::spawn_blocking(move || {
+            let report = build_report(&config, &dataset, sel, no_ceiling);
+            Arc::new(Loaded { dataset, report })
+        })
+        .await
+        .map_err(|e| ResultsError::BadQuery(format!("report task failed: {e}")))?;
+        let mut cache = self.cache.lock().unwrap_or_else(|e| e.into_inner());
+        cache.retain(|(k, _)| k.2 == key.2);
+        if cache.len() >= CACHE_ENTRIES {
+            cache.remove(0);
+        }
+        cache.push((key, loaded.clone()));
+        drop(cache);
+        Ok(loaded)
+    }
+
+    /// Distinct non-empty categories and difficulties of a selection (for the filter menus),
+    /// read from the selection's cached dataset (without its category/difficulty filter).
+    pub async fn facets(
+        &self,
+        config: &Config,
+        filter: &SampleFilter,
+    ) -> Result<Facets, ResultsError> {
+        let wide = SampleFilter {
+            category: None,
+            difficulty: None,
+            ..filter.clone()
+        };
+        let loaded = self.loaded(config, &wide, false).await?;
+        let ds = &loaded.dataset;
+        let names = |f: fn(&report::Sample) -> u32| -> Vec<String> {
+            let ids: BTreeSet<u32> = ds.samples.iter().map(f).collect();
+            let set: BTreeSet<&str> = ids
+                .into_iter()
+                .map(|i| ds.name(i))
+                .filter(|n| !n.is_empty())
+                .collect();
+            set.into_iter().map(str::to_string).collect()
+        };
+        Ok(Facets {
+            categories: names(|s| s.category),
+            difficulties: names(|s| s.difficulty),
+        })
+    }
+
+    /// One page of the samples matching `filter`, ordered by id. `limit` is capped at
+    /// [`MAX_PAGE`]; 0 is an error.
+    pub async fn samples(
+        &self,
+        filter: &SampleFilter,
+        offset: u32,
+        limit: u32,
+    ) -> Result<SamplePage, ResultsError> {
+        if limit == 0 {
+            return Err(ResultsError::BadQuery("limit must be at least 1".into()));
+        }
+        let limit = limit.min(MAX_PAGE);
+        let mut q = QueryBuilder::<Sqlite>::new("SELECT COUNT(*) FROM samples");
+        filter.push_where(&mut q);
+        let total: i64 = q.build_query_scalar().fetch_one(&self.pool).await?;
+        let mut q = QueryBuilder::<Sqlite>::new(format!("SELECT {SUMMARY_COLUMNS} FROM samples"));
+        filter.push_where(&mut q);
+        q.push(" ORDER BY id LIMIT ")
+            .push_bind(limit as i64)
+            .push(" OFFSET ")
+            .push_bind(offset as i64);
+        let rows = q.build().fetch_all(&self.pool).await?;
+        Ok(SamplePage {
+            total: u32_of(total),
+            offset,
+            limit,
+            rows: rows.iter().map(summary_of).collect::<Result<_, _>>()?,
+        })
+    }
+
+    /// Everything stored about one sample; texts longer than [`CLIP_BYTES`] are clipped.
+    pub async fn sample(&self, id: i64) -> Result<SampleTrace, ResultsError> {
+        let r = sqlx::query(&format!(
+            "SELECT {SUMMARY_COLUMNS}, subcategory, seed, substr(prompt, 1, ?2) AS prompt, \
+             length(CAST(prompt AS BLOB)) AS prompt_len, substr(raw_answer, 1, ?2) AS raw_answer, \
+             length(CAST(raw_answer AS BLOB)) AS answer_len, metrics, details, k_act, k_opt, \
+             tokens_in, tokens_out, cost_usd, latency_ms, error FROM samples WHERE id = ?1"
+        ))
+        .bind(id)
+        .bind(CLIP_BYTES as i64)
+        .fetch_optional(&self.pool)
+        .await?
+        .ok_or(ResultsError::UnknownSample(id))?;
+        // substr counts characters; re-clip by bytes and keep the true total.
+        let clipped = |col: &str, len: &str| -> Result<ClippedText, sqlx::Error> {
+            let mut c = ClippedText::new(r.try_get(col)?, CLIP_BYTES);
+            let total: i64 = r.try_get(len)?;
+            c.total_bytes = u32_of(total);
+            c.truncated = (c.text.len() as i64) < total;
+            Ok(c)
+        };
+        let events: Vec<String> =
+            sqlx::query_scalar("SELECT event FROM events WHERE sample_id = ? ORDER BY seq")
+                .bind(id)
+                .fetch_all(&self.pool)
+                .await?;
+        let artefacts: Vec<(String, String)> =
+            sqlx::query_as("SELECT kind, data FROM artefacts WHERE sample_id = ? ORDER BY seq")
+                .bind(id)
+                .fetch_all(&self.pool)
+                .await?;
+        let seed: i64 = r.try_get("seed")?;
+        Ok(SampleTrace {
+            summary: summary_of(&r)?,
+            subcategory: r.try_get("subcategory")?,
+            seed: (seed as u64).to_string(),
+            prompt: clipped("prompt", "prompt_len")?,
+            raw_answer: clipped("raw_answer", "answer_len")?,
+            metrics: json_or_text(r.try_get("metrics")?),
+            details: json_or_text(r.try_get("details")?),
+            k_act: r.try_get::<Option<i64>, _>("k_act")?.map(u32_of),
+            k_opt: r.try_get::<Option<i64>, _>("k_opt")?.map(u32_of),
+            tokens_in: u32_of(r.try_get("tokens_in")?),
+            tokens_out: u32_of(r.try_get("tokens_out")?),
+            cost_usd: r.try_get("cost_usd")?,
+            latency_ms: u32_of(r.try_get("latency_ms")?),
+            error: r.try_get("error")?,
+            events: events.into_iter().map(json_or_text).collect(),
+            artefacts: artefacts
+                .into_iter()
+                .map(|(kind, data)| Artefact {
+                    kind,
+                    data: json_or_text(data),
+                })
+                .collect(),
+        })
+    }
+
+    /// The whole of a clipped text (`prompt` or `raw_answer`) of a sample ("show all").
+    pub async fn sample_text(&self, id: i64, field: &str) -> Result<String, ResultsError> {
+        let col = match field {
+            "prompt" => "prompt",
+            "raw_answer" => "raw_answer",
+            other => return Err(ResultsError::UnknownField(other.to_string())),
+        };
+        sqlx::query_scalar(&format!("SELECT {col} FROM samples WHERE id = ?"))
+            .bind(id)
+            .fetch_optional(&self.pool)
+            .await?
+            .ok_or(ResultsError::UnknownSample(id))
+    }
+
+    /// The full stored sample, its events and artefacts as pretty JSON, unclipped ("copy as
+    /// JSON").
+    pub async fn sample_json(&self, id: i64) -> Result<String, ResultsError> {
+        use sqlx::Column;
+        let r = sqlx::query("SELECT * FROM samples WHERE id = ?")
+            .bind(id)
+            .fetch_optional(&self.pool)
+            .await?
+            .ok_or(ResultsError::UnknownSample(id))?;
+        let mut o = serde_json::Map::new();
+        for (i, c) in r.columns().iter().enumerate() {
+            let name = c.name();
+            let v = if let Ok(x) = r.try_get::<Option<i64>, _>(i) {
+                x.map_or(Value::Null, Value::from)
+            } else if let Ok(x) = r.try_get::<Option<f64>, _>(i) {
+                x.map_or(Value::Null, Value::from)
+            } else {
+                let s: Option<String> = r.try_get(i)?;
+                match (name, s) {
+                    ("metrics" | "details", Some(s)) => {
+                        serde_json::from_str(&s).unwrap_or(Value::String(s))
+                    }
+                    (_, s) => s.map_or(Value::Null, Value::String),
+                }
+            };
+            o.insert(name.to_string(), v);
+        }
+        let parse = |s: String| serde_json::from_str::<Value>(&s).unwrap_or(Value::String(s));
+        let events: Vec<String> =
+            sqlx::query_scalar("SELECT event FROM events WHERE sample_id = ? ORDER BY seq")
+                .bind(id)
+                .fetch_all(&self.pool)
+                .await?;
+        let artefacts: Vec<(String, String)> =
+            sqlx::query_as("SELECT kind, data FROM artefacts WHERE sample_id = ? ORDER BY seq")
+                .bind(id)
+                .fetch_all(&self.pool)
+                .await?;
+        let full = serde_json::json!({
+            "sample": Value::Object(o),
+            "events": events.into_iter().map(parse).collect::<Vec<_>>(),
+            "artefacts": artefacts
+                .into_iter()
+                .map(|(k, d)| serde_json::json!({"kind": k, "data": parse(d)}))
+                .collect::<Vec<_>>(),
+        });
+        Ok(serde_json::to_string_pretty(&full).unwrap_or_default())
+    }
+
+    /// `crucible compare`'s comparison of two runs plus per-category deltas and the paired
+    /// samples they disagree on.
+    pub async fn compare(
+        &self,
+        run_a: &str,
+        run_b: &str,
+        seed: u64,
+    ) -> Result<CompareView, ResultsError> {
+        let compare = compare_json(&self.pool, run_a, run_b, seed).await?;
+        let rows = sqlx::query(
+            "SELECT a.benchmark, a.instance, a.task, a.category, a.round, a.model, b.model, a.id, b.id, \
+             a.score, b.score, a.passed, b.passed, \
+             EXISTS (SELECT 1 FROM samples x JOIN samples y ON x.model = y.model AND x.benchmark = y.benchmark \
+                     WHERE x.run_id = ?1 AND y.run_id = ?2) AS shared \
+             FROM samples a JOIN samples b ON a.benchmark = b.benchmark AND a.instance = b.instance \
+             AND a.round = b.round WHERE a.run_id = ?1 AND b.run_id = ?2 ORDER BY a.id, b.id",
+        )
+        .bind(run_a)
+        .bind(run_b)
+        .fetch_all(&self.pool)
+        .await?;
+        let mut cats: std::collections::BTreeMap<(String, String), (u32, f64, f64)> =
+            Default::default();
+        let mut disagreements = Vec::new();
+        let mut total = 0u32;
+        for r in &rows {
+            let shared: i64 = r.try_get(13)?;
+            let (ma, mb): (String, String) = (r.try_get(5)?, r.try_get(6)?);
+            if shared != 0 && ma != mb {
+                continue;
+            }
+            let d = Disagreement {
+                benchmark: r.try_get(0)?,
+                instance: r.try_get(1)?,
+                task: r.try_get(2)?,
+                category: r.try_get(3)?,
+                round: u32_of(r.try_get(4)?),
+                model_a: ma,
+                model_b: mb,
+                id_a: r.try_get(7)?,
+                id_b: r.try_get(8)?,
+                score_a: r.try_get(9)?,
+                score_b: r.try_get(10)?,
+                passed_a: r.try_get::<i64, _>(11)? != 0,
+                passed_b: r.try_get::<i64, _>(12)? != 0,
+            };
+            let c = cats
+                .entry((d.benchmark.clone(), d.category.clone()))
+                .or_default();
+            c.0 += 1;
+            c.1 += d.score_a;
+            c.2 += d.score_b;
+            if d.passed_a != d.passed_b || d.score_a != d.score_b {
+                total += 1;
+                if disagreements.len() < MAX_PAGE as usize {
+                    disagreements.push(d);
+                }
+            }
+        }
+        let categories = cats
+            .into_iter()
+            .map(|((benchmark, category), (n, a, b))| {
+                let (mean_a, mean_b) = (a / n as f64 * 100.0, b / n as f64 * 100.0);
+                CategoryDelta {
+                    benchmark,
+                    category,
+                    n_pairs: n,
+                    mean_a,
+                    mean_b,
+                    delta: mean_a - mean_b,
+                }
+            })
+            .collect();
+        Ok(CompareView {
+            compare,
+            categories,
+            disagreements,
+            disagreements_total: total,
+        })
+    }
+}
+
+/// The paired comparisons of two runs (`crucible compare`'s core). Two equal runs and runs
+/// without shared instances are errors that say so.
+pub async fn comparisons(
+    pool: &SqlitePool,
+    run_a: &str,
+    run_b: &str,
+    seed: u64,
+) -> Result<Vec<report::Comparison>, ResultsError> {
+    if run_a == run_b {
+        return Err(ResultsError::BadQuery(format!(
+            "compare needs two different runs (got {run_a:?} twice)"
+        )));
+    }
+    let runs = vec![run_a.to_string(), run_b.to_string()];
+    let ds = Dataset::load(pool, &runs, BenchSelection(None)).await?;
+    let cmp = report::compare_runs(&ds, 0, 1, seed);
+    if cmp.is_empty() {
+        return Err(ReportError::Empty(format!(
+            "runs {run_a} and {run_b} share no benchmark instances to pair"
+        ))
+        .into());
+    }
+    Ok(cmp)
+}
+
+/// What `crucible compare --json` prints: `{run_a, run_b, seed, comparisons}`.
+pub fn compare_value(run_a: &str, run_b: &str, seed: u64, cmp: &[report::Comparison]) -> Value {
+    serde_json::json!({"run_a": run_a, "run_b": run_b, "seed": seed, "comparisons": cmp})
+}
+
+/// [`comparisons`] as [`compare_value`].
+pub async fn compare_json(
+    pool: &SqlitePool,
+    run_a: &str,
+    run_b: &str,
+    seed: u64,
+) -> Result<Value, ResultsError> {
+    let cmp = comparisons(pool, run_a, run_b, seed).await?;
+    Ok(compare_value(run_a, run_b, seed, &cmp))
+}
+
+/// The SVG of every chart the report has data for, in [`chart::CHART_NAMES`] order.
+pub fn charts(r: &Report) -> Result<Vec<ChartView>, ResultsError> {
+    let mut out = Vec::new();
+    for name in chart::CHART_NAMES {
+        if let Some(svg) = chart::svg(r, name)? {
+            out.push(ChartView {
+                name: name.to_string(),
+                svg,
+            });
+        }
+    }
+    Ok(out)
+}
+
+/// Writes an export into `dir` and returns the paths written: `png`/`svg` write
+/// `<chart>.png`/`<chart>.svg` exactly as `crucible report --charts DIR` does; `csv`/`latex` write
+/// every table file exactly as `crucible report --format csv|latex --out DIR` does (`chart` is
+/// then ignored).
+pub fn export(
+    r: &Report,
+    ds: &Dataset,
+    chart_name: &str,
+    format: &str,
+    dir: &Path,
+) -> Result<Vec<PathBuf>, ResultsError> {
+    let io = |p: &Path| {
+        let path = p.display().to_string();
+        move |source| ResultsError::Io { path, source }
+    };
+    std::fs::create_dir_all(dir).map_err(io(dir))?;
+    match format {
+        "png" | "svg" => {
+            if !chart::CHART_NAMES.contains(&chart_name) {
+                return Err(ResultsError::UnknownChart(chart_name.to_string()));
+            }
+            let spec = chart::spec(r, chart_name)
+                .ok_or_else(|| ResultsError::UnknownChart(chart_name.to_string()))?;
+            let p = dir.join(format!("{chart_name}.{format}"));
+            let chart_err = |message| ReportError::Chart {
+                name: chart_name.to_string(),
+                message,
+            };
+            if format == "svg" {
+                let svg = chart::to_svg(&spec).map_err(chart_err)?;
+                std::fs::write(&p, svg).map_err(io(&p))?;
+            } else {
+                chart::to_png(&spec, &p).map_err(chart_err)?;
+            }
+            Ok(vec![p])
+        }
+        "csv" | "latex" => {
+            let f = export::Format::parse(format)
+                .ok_or_else(|| ResultsError::UnknownFormat(format.to_string()))?;
+            Ok(export::write_all(r, ds, f, dir)?
+                .into_iter()
+                .map(|n| dir.join(n))
+                .collect())
+        }
+        other => Err(ResultsError::UnknownFormat(other.to_string())),
+    }
+}
+
+/// Figures of `crucible bench results`: the explorer's view times on a synthetic store.
+#[derive(Debug, Clone, Serialize)]
+pub struct BenchFigures {
+    /// Samples in the store.
+    pub samples: usize,
+    /// Writing the store, s (setup, not a target).
+    pub write_seconds: f64,
+    /// Run list, ms.
+    pub runs_ms: f64,
+    /// Leaderboard view, first time (load every sample + every table), ms.
+    pub leaderboard_cold_ms: f64,
+    /// Leaderboard view again (cache hit after the store stamp check), ms.
+    pub leaderboard_warm_ms: f64,
+    /// Leaderboard view filtered by one category (cold), ms.
+    pub leaderboard_filtered_ms: f64,
+    /// Every chart's SVG from the cached report, ms.
+    pub charts_ms: f64,
+    /// Filter menus, ms.
+    pub facets_ms: f64,
+    /// First page of 50 samples, ms.
+    pub samples_page_first_ms: f64,
+    /// A page of 50 samples at the last offset, ms.
+    pub samples_page_last_ms: f64,
+    /// A filtered page (one model, failed only), ms.
+    pub samples_page_filtered_ms: f64,
+    /// One sample's trace, ms (median of 20 ids spread over the store).
+    pub sample_view_ms: f64,
+    /// Database size, bytes.
+    pub db_bytes: u64,
+}
+
+/// Writes a seeded synthetic store of `models` × `rounds` (all tasks of the three benchmarks)
+/// into `dir` and times the explorer's queries on it.
+pub async fn bench(
+    config: &Config,
+    models: usize,
+    rounds: usize,
+    seed: u64,
+    dir: &Path,
+) -> Result<BenchFigures, ResultsError> {
+    use std::time::Instant;
+    let ms = |t: Instant| (t.elapsed().as_secs_f64() * 1e6).round() / 1e3;
+    let db = dir.join("results-bench.db");
+    let _ = std::fs::remove_file(&db);
+    let spec = report::synth::SynthSpec {
+        models,
+        rounds,
+        seed,
+        ..Default::default()
+    };
+    let ds = report::synth::generate(&spec);
+    let t = Instant::now();
+    {
+        let store = crate::store::Store::open(&db)
+            .await
+            .map_err(|e| ResultsError::BadQuery(format!("creating the bench store: {e}")))?;
+        store.close().await;
+        let opts = SqliteConnectOptions::new().filename(&db);
+        let pool = SqlitePoolOptions::new()
+            .max_connections(1)
+            .connect_with(opts)
+            .await?;
+        report::synth::write_store(&pool, &ds).await?;
+        pool.close().await;
+    }
+    let write_seconds = t.elapsed().as_secs_f64();
+    let ex = Explorer::open(&db).await?;
+    let t = Instant::now();
+    let runs = ex.runs().await?;
+    let runs_ms = ms(t);
+    let all = SampleFilter {
+        runs: runs.iter().map(|r| r.run_id.clone()).collect(),
+        ..Default::default()
+    };
+    let t = Instant::now();
+    let loaded = ex.loaded(config, &all, false).await?;
+    let leaderboard_cold_ms = ms(t);
+    let t = Instant::now();
+    ex.loaded(config, &all, false).await?;
+    let leaderboard_warm_ms = ms(t);
+    let t = Instant::now();
+    let facets = ex.facets(config, &all).await?;
+    let facets_ms = ms(t);
+    let t = Instant::now();
+    charts(&loaded.report)?;
+    let charts_ms = ms(t);
+    let filtered = SampleFilter {
+        category: facets.categories.first().cloned(),
+        ..all.clone()
+    };
+    let t = Instant::now();
+    ex.loaded(config, &filtered, false).await?;
+    let leaderboard_filtered_ms = ms(t);
+    let t = Instant::now();
+    let first = ex.samples(&all, 0, 50).await?;
+    let samples_page_first_ms = ms(t);
+    let t = Instant::now();
+    ex.samples(&all, first.total.saturating_sub(50), 50).await?;
+    let samples_page_last_ms = ms(t);
+    let by_model = SampleFilter {
+        model: first.rows.first().map(|r| r.model.clone()),
+        passed: Some(false),
+        ..all.clone()
+    };
+    let t = Instant::now();
+    ex.samples(&by_model, 0, 50).await?;
+    let samples_page_filtered_ms = ms(t);
+    let max_id: i64 = sqlx::query_scalar("SELECT MAX(id) FROM samples")
+        .fetch_one(ex.pool())
+        .await?;
+    let mut times = Vec::new();
+    for i in 0..20i64 {
+        let id = 1 + (max_id - 1) * i / 19;
+        let t = Instant::now();
+        ex.sample(id).await?;
+        times.push(ms(t));
+    }
+    times.sort_by(f64::total_cmp);
+    let db_bytes = ["", "-wal"]
+        .iter()
+        .filter_map(|s| std::fs::metadata(format!("{}{s}", db.display())).ok())
+        .map(|m| m.len())
+        .sum();
+    Ok(BenchFigures {
+        samples: ds.samples.len(),
+        write_seconds,
+        runs_ms,
+        leaderboard_cold_ms,
+        leaderboard_warm_ms,
+        leaderboard_filtered_ms,
+        charts_ms,
+        facets_ms,
+        samples_page_first_ms,
+        samples_page_last_ms,
+        samples_page_filtered_ms,
+        sample_view_ms: times[times.len() / 2],
+        db_bytes,
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn clipping_cuts_at_char_boundaries_and_keeps_the_total() {
+        let cases: [(&str, usize, &str, bool); 4] = [
+            ("short", 10, "short", false),
+            ("abcdef", 3, "abc", true),
+            ("ééé", 3, "é", true), // 'é' is 2 bytes: cut before the second one
+            ("", 0, "", false),
+        ];
+        for (s, max, want, trunc) in cases {
+            let c = ClippedText::new(s.to_string(), max);
+            assert_eq!(
+                (c.text.as_str(), c.truncated),
+                (want, trunc),
+                "{s:?} @ {max}"
+            );
+            assert_eq!(c.total_bytes as usize, s.len());
+        }
+    }
+
+    #[test]
+    fn long_strings_inside_json_are_clipped() {
+        let mut v = serde_json::json!({"a": "x".repeat(100), "b": ["y".repeat(5)], "c": 1});
+        clip_strings(&mut v, 10);
+        assert!(v["a"]
+            .as_str()
+            .unwrap()
+            .starts_with("xxxxxxxxxx… [clipped: 100 bytes"));
+        assert_eq!(v["b"][0], "yyyyy");
+        assert_eq!(v["c"], 1);
+    }
+}

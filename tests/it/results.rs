@@ -1,0 +1,376 @@
+//! The results explorer over a store written by the real `store` module (a `crucible demo` run of
+//! built-in agents): the report it serves is byte-for-byte `crucible report --json`, comparisons
+//! are `crucible compare --json`, exports are the CLI's files, sample listings page correctly, a
+//! 10 MB answer is clipped with the whole text still reachable, and bad input gets named errors.
+
+use std::path::Path;
+use std::process::Command;
+
+use crucible::results::{self, Explorer, ResultsError, SampleFilter, CLIP_BYTES};
+use crucible::store::{NewSample, Store};
+use serde_json::Value;
+
+fn crucible(data: &Path, args: &[&str]) -> Value {
+    serde_json::from_str(&crucible_text(data, args)).unwrap_or(Value::Null)
+}
+
+/// The command's stdout (it must succeed).
+fn crucible_text(data: &Path, args: &[&str]) -> String {
+    let out = Command::new(env!("CARGO_BIN_EXE_crucible"))
+        .args(args)
+        .env("CRUCIBLE_DATA_DIR", data)
+        .env("CRUCIBLE_PROJECT_DIR", env!("CARGO_MANIFEST_DIR"))
+        .env_remove("RUST_BACKTRACE")
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "crucible {args:?}: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    String::from_utf8(out.stdout).unwrap()
+}
+
+/// The first differing line of two texts, for a readable failure.
+fn first_diff(a: &str, b: &str) -> Option<(usize, String, String)> {
+    a.lines()
+        .zip(b.lines())
+        .enumerate()
+        .find(|(_, (x, y))| x != y)
+        .map(|(i, (x, y))| (i + 1, x.to_string(), y.to_string()))
+}
+
+fn config(data: &Path) -> crucible::Config {
+    crucible::Config {
+        data_dir: data.to_path_buf(),
+        ..crucible::Config::test()
+    }
+}
+
+fn filter(runs: &[&str]) -> SampleFilter {
+    SampleFilter {
+        runs: runs.iter().map(|s| s.to_string()).collect(),
+        ..Default::default()
+    }
+}
+
+/// A demo run plus a QuestBench + PILOT run of two of its agents with another seed (PILOT's
+/// simulated faults then differ), in a fresh data dir.
+async fn demo_store() -> (tempfile::TempDir, String, String) {
+    let dir = tempfile::tempdir().unwrap();
+    let db = dir.path().join("crucible.db");
+    let dbs = db.to_str().unwrap();
+    crucible(
+        dir.path(),
+        &[
+            "demo", "--limit", "2", "--rounds", "1", "--db", dbs, "--json",
+        ],
+    );
+    crucible(
+        dir.path(),
+        &[
+            "run",
+            "--bench",
+            "questbench",
+            "--bench",
+            "pilot",
+            "--model",
+            "builtin:reference",
+            "--model",
+            "builtin:follows-plan",
+            "--limit",
+            "2",
+            "--rounds",
+            "1",
+            "--seed",
+            "5",
+            "--db",
+            dbs,
+            "--json",
+        ],
+    );
+    let ex = Explorer::open(&db).await.unwrap();
+    let runs = ex.runs().await.unwrap();
+    assert_eq!(runs.len(), 2, "{runs:?}");
+    // Newest first: the second run (other seed, two of the demo's models), then the demo.
+    let (only, demo) = (runs[0].run_id.clone(), runs[1].run_id.clone());
+    assert_eq!(runs[0].benchmarks, ["pilot", "questbench"]);
+    assert_eq!(
+        runs[0].models,
+        ["builtin:follows-plan", "builtin:reference"]
+    );
+    assert_eq!(runs[1].benchmarks, ["intent2tx", "pilot", "questbench"]);
+    assert!(runs[1].samples > 0 && runs[1].passed < runs[1].samples);
+    (dir, demo, only)
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_explorer_serves_what_the_cli_prints_over_a_real_demo_store() {
+    let (dir, demo, only) = demo_store().await;
+    let db = dir.path().join("crucible.db");
+    let dbs = db.to_str().unwrap();
+    let ex = Explorer::open(&db).await.unwrap();
+    let cfg = config(dir.path());
+
+    // Leaderboards: the UI's report is the CLI's JSON, for one run and for both.
+    for runs in [vec![demo.as_str()], vec![demo.as_str(), only.as_str()]] {
+        let mut args = vec!["report", "--db", dbs, "--json"];
+        for r in &runs {
+            args.extend(["--run", r]);
+        }
+        let cli = crucible_text(dir.path(), &args);
+        let ui = ex.report(&cfg, &filter(&runs), false).await.unwrap();
+        let ui = serde_json::to_string_pretty(&ui).unwrap() + "\n";
+        assert!(
+            ui == cli,
+            "report of {runs:?}: first difference {:?}",
+            first_diff(&ui, &cli)
+        );
+        let cli: Value = serde_json::from_str(&cli).unwrap();
+        assert!(cli["questbench"]["leaderboard"]
+            .as_array()
+            .is_some_and(|l| !l.is_empty()));
+    }
+    // The cached path gives the same report.
+    let a = ex.loaded(&cfg, &filter(&[&demo]), false).await.unwrap();
+    let b = ex.loaded(&cfg, &filter(&[&demo]), false).await.unwrap();
+    assert!(
+        std::sync::Arc::ptr_eq(&a, &b),
+        "second ask is served from the cache"
+    );
+
+    // A category filter narrows the leaderboard to that category's samples.
+    let all = ex
+        .samples(
+            &SampleFilter {
+                benchmark: Some("questbench".into()),
+                ..filter(&[&demo])
+            },
+            0,
+            500,
+        )
+        .await
+        .unwrap();
+    let cat = all.rows[0].category.clone();
+    let f = SampleFilter {
+        benchmark: Some("questbench".into()),
+        category: Some(cat.clone()),
+        ..filter(&[&demo])
+    };
+    let narrowed = ex.report(&cfg, &f, true).await.unwrap();
+    let in_cat = all.rows.iter().filter(|r| r.category == cat).count();
+    assert_eq!(narrowed.samples, in_cat);
+    assert!(narrowed.intent2tx.is_none() && narrowed.pilot.is_none());
+
+    // Comparison: the CLI's JSON plus disagreements that really differ.
+    let cli = crucible_text(
+        dir.path(),
+        &["compare", "--db", dbs, &demo, &only, "--json"],
+    );
+    let cmp = ex.compare(&demo, &only, 0).await.unwrap();
+    let ui = serde_json::to_string_pretty(&cmp.compare).unwrap() + "\n";
+    assert!(
+        ui == cli,
+        "compare: first difference {:?}",
+        first_diff(&ui, &cli)
+    );
+    assert!(!cmp.categories.is_empty());
+    assert!(
+        cmp.disagreements_total > 0,
+        "another seed, other simulated faults"
+    );
+    assert_eq!(cmp.disagreements.len(), cmp.disagreements_total as usize);
+    for d in &cmp.disagreements {
+        assert!(d.passed_a != d.passed_b || d.score_a != d.score_b, "{d:?}");
+        assert_eq!(d.model_a, d.model_b, "the runs share their models");
+    }
+
+    // Exports write the CLI's files, byte for byte.
+    let cli_charts = dir.path().join("cli-charts");
+    let cli_tables = dir.path().join("cli-tables");
+    crucible(
+        dir.path(),
+        &[
+            "report",
+            "--db",
+            dbs,
+            "--run",
+            &demo,
+            "--charts",
+            cli_charts.to_str().unwrap(),
+        ],
+    );
+    crucible(
+        dir.path(),
+        &[
+            "report",
+            "--db",
+            dbs,
+            "--run",
+            &demo,
+            "--format",
+            "latex",
+            "--out",
+            cli_tables.to_str().unwrap(),
+        ],
+    );
+    let loaded = ex.loaded(&cfg, &filter(&[&demo]), false).await.unwrap();
+    let ui = dir.path().join("ui-exports");
+    let charts = results::charts(&loaded.report).unwrap();
+    assert!(!charts.is_empty());
+    let name = &charts[0].name;
+    for fmt in ["svg", "png"] {
+        let written = results::export(&loaded.report, &loaded.dataset, name, fmt, &ui).unwrap();
+        assert_eq!(written, [ui.join(format!("{name}.{fmt}"))]);
+        let cli_file = cli_charts.join(format!("{name}.{fmt}"));
+        assert_eq!(
+            std::fs::read(&written[0]).unwrap(),
+            std::fs::read(&cli_file).unwrap(),
+            "{fmt}"
+        );
+    }
+    assert_eq!(
+        charts[0].svg,
+        std::fs::read_to_string(cli_charts.join(format!("{name}.svg"))).unwrap()
+    );
+    let written = results::export(&loaded.report, &loaded.dataset, "", "latex", &ui).unwrap();
+    assert!(!written.is_empty());
+    for p in &written {
+        let cli_file = cli_tables.join(p.file_name().unwrap());
+        assert_eq!(
+            std::fs::read(p).unwrap(),
+            std::fs::read(&cli_file).unwrap(),
+            "{}",
+            p.display()
+        );
+    }
+    let e = results::export(&loaded.report, &loaded.dataset, name, "gif", &ui).unwrap_err();
+    assert!(e.to_string().contains("\"gif\""), "{e}");
+    let e = results::export(&loaded.report, &loaded.dataset, "pie", "svg", &ui).unwrap_err();
+    assert!(e.to_string().contains("\"pie\""), "{e}");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn samples_page_traces_show_checks_and_huge_answers_are_clipped() {
+    let (dir, demo, only) = demo_store().await;
+    let db = dir.path().join("crucible.db");
+    let ex = Explorer::open(&db).await.unwrap();
+
+    // Pages of 3 add up to the whole listing, in id order, with the right total.
+    let f = filter(&[&demo]);
+    let whole = ex.samples(&f, 0, 500).await.unwrap();
+    let mut paged = Vec::new();
+    let mut off = 0;
+    loop {
+        let p = ex.samples(&f, off, 3).await.unwrap();
+        assert_eq!(p.total, whole.total);
+        if p.rows.is_empty() {
+            break;
+        }
+        off += p.rows.len() as u32;
+        paged.extend(p.rows);
+    }
+    assert_eq!(paged, whole.rows);
+    assert!(whole.rows.windows(2).all(|w| w[0].id < w[1].id));
+    let failed = ex
+        .samples(
+            &SampleFilter {
+                passed: Some(false),
+                ..f.clone()
+            },
+            0,
+            500,
+        )
+        .await
+        .unwrap();
+    assert!(failed.total > 0 && failed.rows.iter().all(|r| !r.passed));
+    let e = ex.samples(&f, 0, 0).await.unwrap_err();
+    assert!(e.to_string().contains("limit"), "{e}");
+
+    // A failed QuestBench sample's trace has its checks with expected/actual and pass flags.
+    let qb_failed = ex
+        .samples(
+            &SampleFilter {
+                benchmark: Some("questbench".into()),
+                passed: Some(false),
+                ..f.clone()
+            },
+            0,
+            50,
+        )
+        .await
+        .unwrap();
+    let s = &qb_failed.rows[0];
+    let t = ex.sample(s.id).await.unwrap();
+    assert_eq!(t.summary, *s);
+    assert!(!t.prompt.text.is_empty() && !t.prompt.truncated);
+    assert!(!t.events.is_empty());
+    let details = t.details.to_string();
+    assert!(
+        details.contains("expected") && details.contains("actual"),
+        "{details}"
+    );
+
+    // A 10 MB answer: clipped in the trace, whole on demand, whole in "copy as JSON".
+    let store = Store::open(&db).await.unwrap();
+    let mut row = store.samples(&only).await.unwrap()[0].1.clone();
+    row.instance = format!("{}-huge", row.instance);
+    row.raw_answer = "é".repeat(5 * 1024 * 1024) + "END";
+    let id = store
+        .insert_sample(&NewSample {
+            row: row.clone(),
+            events: vec![],
+            artefacts: vec![],
+        })
+        .await
+        .unwrap();
+    store.close().await;
+    let t = ex.sample(id).await.unwrap();
+    assert!(t.raw_answer.truncated);
+    assert!(t.raw_answer.text.len() <= CLIP_BYTES);
+    assert_eq!(t.raw_answer.total_bytes as usize, row.raw_answer.len());
+    let full = ex.sample_text(id, "raw_answer").await.unwrap();
+    assert_eq!(full, row.raw_answer);
+    let j: Value = serde_json::from_str(&ex.sample_json(id).await.unwrap()).unwrap();
+    assert_eq!(
+        j["sample"]["raw_answer"].as_str().unwrap().len(),
+        row.raw_answer.len()
+    );
+
+    // Bad input: named errors, no panics.
+    assert!(matches!(
+        ex.sample(987_654).await,
+        Err(ResultsError::UnknownSample(987_654))
+    ));
+    let e = ex
+        .sample_text(id, "password")
+        .await
+        .unwrap_err()
+        .to_string();
+    assert!(e.contains("\"password\""), "{e}");
+    let cfg = config(dir.path());
+    let e = ex
+        .report(&cfg, &filter(&["run-nope"]), true)
+        .await
+        .unwrap_err()
+        .to_string();
+    assert!(e.contains("run-nope"), "{e}");
+    let e = ex
+        .report(
+            &cfg,
+            &SampleFilter {
+                benchmark: Some("swebench".into()),
+                ..f.clone()
+            },
+            true,
+        )
+        .await
+        .unwrap_err()
+        .to_string();
+    assert!(e.contains("swebench"), "{e}");
+    let e = ex.compare(&demo, &demo, 0).await.unwrap_err().to_string();
+    assert!(e.contains("two different runs"), "{e}");
+    let missing = dir.path().join("nope.db");
+    let e = Explorer::open(&missing).await.unwrap_err().to_string();
+    assert!(e.contains("nope.db"), "{e}");
+}

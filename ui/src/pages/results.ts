@@ -1,0 +1,828 @@
+// Results: the reviewer's explorer. Pick runs → leaderboards (every table of `crucible report
+// --json`, sortable, filterable by category/difficulty; a click on a cell lists the samples behind
+// it) → a sample's trace; the report's charts with exports; two runs compared. Element ids and
+// data-* attributes are what the E2E tests use.
+import type { CompareView, RunInfo, SampleFilter, SamplePage, SampleTrace } from "../bindings";
+import { h, mount } from "../dom";
+import {
+  resultsCharts,
+  resultsCompare,
+  resultsExport,
+  resultsFacets,
+  resultsReport,
+  resultsRuns,
+  resultsSample,
+  resultsSampleJson,
+  resultsSampleText,
+  resultsSamples,
+} from "../ipc";
+import { errorBox } from "../status-view";
+
+type Json = null | boolean | number | string | Json[] | { [k: string]: Json };
+type Row = Record<string, Json>;
+type Tab = "leaderboards" | "charts" | "samples" | "compare";
+
+const PAGE = 50;
+const BENCHES = ["questbench", "intent2tx", "pilot"] as const;
+const BENCH_TITLE: Record<string, string> = {
+  questbench: "EVM-QuestBench",
+  intent2tx: "Intent2Tx",
+  pilot: "PILOT-Bench",
+};
+/** The leaderboard table of each benchmark; the other tables follow it. */
+const LEAD: Record<string, string> = { questbench: "leaderboard", intent2tx: "table1", pilot: "table2" };
+
+interface State {
+  runs: RunInfo[];
+  selected: Set<string>;
+  bench: string;
+  category: string;
+  difficulty: string;
+  tab: Tab;
+  samplesFilter: SampleFilter;
+  samplesOffset: number;
+  sort: Record<string, { key: string; desc: boolean }>;
+}
+
+const emptyFilter = (): SampleFilter => ({
+  runs: [],
+  benchmark: null,
+  model: null,
+  task: null,
+  category: null,
+  difficulty: null,
+  kind: null,
+  prompt_type: null,
+  outcome: null,
+  passed: null,
+});
+
+let st: State | null = null;
+
+function baseFilter(s: State): SampleFilter {
+  return {
+    ...emptyFilter(),
+    runs: [...s.selected],
+    benchmark: s.bench === "all" ? null : s.bench,
+    category: s.category || null,
+    difficulty: s.difficulty || null,
+  };
+}
+
+// ---------- formatting ----------
+
+function fmt(v: Json): string {
+  if (v === null || v === undefined) return "–";
+  if (typeof v === "number") return Number.isInteger(v) ? String(v) : v.toFixed(Math.abs(v) < 1 ? 3 : 2);
+  if (typeof v === "boolean") return v ? "yes" : "no";
+  if (typeof v === "string") return v;
+  if (Array.isArray(v)) {
+    if (v.length === 2 && v.every((x) => typeof x === "number")) return `[${fmt(v[0])}, ${fmt(v[1])}]`;
+    return v.map(fmt).join(", ");
+  }
+  return Object.entries(v)
+    .map(([k, x]) => `${k}: ${fmt(x)}`)
+    .join(", ");
+}
+
+/** Flattens one level of nested objects (`shares.full_pct`). */
+function flat(row: Row): Row {
+  const out: Row = {};
+  for (const [k, v] of Object.entries(row)) {
+    if (v !== null && typeof v === "object" && !Array.isArray(v)) {
+      for (const [k2, v2] of Object.entries(v)) out[`${k}.${k2}`] = v2;
+    } else out[k] = v;
+  }
+  return out;
+}
+
+function sortValue(v: Json): number | string {
+  if (typeof v === "number") return v;
+  if (typeof v === "boolean") return v ? 1 : 0;
+  if (Array.isArray(v) && typeof v[0] === "number") return v[0];
+  if (v === null) return -Infinity;
+  return fmt(v);
+}
+
+// ---------- tables ----------
+
+/** The sample filter behind one cell of a report table. */
+function cellFilter(s: State, bench: string, row: Row, col: string): SampleFilter {
+  const f = baseFilter(s);
+  f.benchmark = bench === "cross" ? f.benchmark : bench;
+  if (typeof row.model === "string") f.model = row.model;
+  if (typeof row.prompt_type === "string") f.prompt_type = row.prompt_type;
+  if (typeof row.category === "string") f.category = row.category;
+  if (bench === "questbench" && (col === "atomic" || col === "composite")) f.kind = col;
+  if (bench === "intent2tx" && typeof row.setting === "string" && (row.setting === "single" || row.setting === "multi"))
+    f.kind = row.setting;
+  if (col === "pass_count" || col === "passed") f.passed = true;
+  return f;
+}
+
+function table(s: State, bench: string, name: string, rows: Row[], onCell: (f: SampleFilter) => void): HTMLElement {
+  const id = `${bench}-${name}`;
+  const flatRows = rows.map(flat);
+  const cols: string[] = [];
+  for (const r of flatRows) for (const k of Object.keys(r)) if (!cols.includes(k)) cols.push(k);
+  const sort = s.sort[id];
+  const order = flatRows.map((r, i) => ({ r, i }));
+  if (sort) {
+    order.sort((a, b) => {
+      const x = sortValue(a.r[sort.key] ?? null);
+      const y = sortValue(b.r[sort.key] ?? null);
+      const c = x < y ? -1 : x > y ? 1 : 0;
+      return sort.desc ? -c : c;
+    });
+  }
+  const wrap = h("div", { class: "rtable-wrap" });
+  const render = () => {
+    const cur = s.sort[id];
+    const head = h(
+      "tr",
+      {},
+      ...cols.map((c) => {
+        const mark = cur?.key === c ? (cur.desc ? " ▼" : " ▲") : "";
+        const th = h("th", { "data-col": c, title: "Sort" }, c + mark);
+        th.addEventListener("click", () => {
+          const prev = s.sort[id];
+          s.sort[id] = { key: c, desc: prev?.key === c ? !prev.desc : true };
+          wrap.replaceWith(table(s, bench, name, rows, onCell));
+        });
+        return th;
+      }),
+    );
+    const body = order.map(({ r, i }) =>
+      h(
+        "tr",
+        { "data-row": String(i) },
+        ...cols.map((c) => {
+          const v = r[c] ?? null;
+          const td = h("td", { "data-col": c, class: typeof v === "number" ? "num" : undefined }, fmt(v));
+          if (typeof rows[i].model === "string") {
+            td.classList.add("clickable");
+            td.title = "Show the samples behind this cell";
+            td.addEventListener("click", () => onCell(cellFilter(s, bench, rows[i], c)));
+          }
+          return td;
+        }),
+      ),
+    );
+    mount(wrap, h("table", { class: "rtable", id: `table-${id}`, "data-table": id }, h("thead", {}, head), h("tbody", {}, ...body)));
+  };
+  render();
+  return wrap;
+}
+
+// ---------- page ----------
+
+export async function renderResults(root: HTMLElement): Promise<void> {
+  mount(
+    root,
+    h(
+      "div",
+      { class: "page-head" },
+      h("h1", {}, "Results"),
+      h("p", { class: "lede" }, "Leaderboards, charts and per-sample traces of stored runs. Every number is the one `crucible report --json` prints; click a cell to see the samples behind it."),
+    ),
+    h("div", { id: "results-body" }, h("p", { class: "muted" }, "Loading runs…")),
+  );
+  const body = root.querySelector<HTMLElement>("#results-body")!;
+  const runs = await resultsRuns();
+  if (!runs.ok) {
+    if (runs.error.kind === "not_found") {
+      mount(
+        body,
+        h(
+          "div",
+          { class: "card empty", id: "results-empty" },
+          h("h2", {}, "No runs yet"),
+          h("p", {}, runs.error.message),
+          h("p", { class: "muted" }, "Try `crucible demo` for a small run of every benchmark with built-in agents."),
+        ),
+      );
+    } else mount(body, errorBox(runs.error));
+    return;
+  }
+  if (runs.value.length === 0) {
+    mount(body, h("div", { class: "card empty", id: "results-empty" }, h("h2", {}, "No runs yet"), h("p", {}, "The store has no runs.")));
+    return;
+  }
+  const prev = st;
+  const s: State = {
+    runs: runs.value,
+    selected: new Set(prev ? [...prev.selected].filter((r) => runs.value.some((x) => x.run_id === r)) : []),
+    bench: prev?.bench ?? "all",
+    category: prev?.category ?? "",
+    difficulty: prev?.difficulty ?? "",
+    tab: prev?.tab ?? "leaderboards",
+    samplesFilter: prev?.samplesFilter ?? emptyFilter(),
+    samplesOffset: prev?.samplesOffset ?? 0,
+    sort: prev?.sort ?? {},
+  };
+  if (s.selected.size === 0) s.selected.add(runs.value[0].run_id);
+  st = s;
+  renderBody(body, s);
+}
+
+function runPicker(s: State, onChange: () => void): HTMLElement {
+  return h(
+    "div",
+    { class: "card", id: "run-picker" },
+    h("h2", {}, "Runs"),
+    h(
+      "table",
+      { class: "rtable compact" },
+      h("thead", {}, h("tr", {}, h("th", {}, ""), h("th", {}, "run"), h("th", {}, "status"), h("th", {}, "samples"), h("th", {}, "passed"), h("th", {}, "benchmarks"), h("th", {}, "models"))),
+      h(
+        "tbody",
+        {},
+        ...s.runs.map((r) => {
+          const cb = h("input", { type: "checkbox", "data-run": r.run_id, checked: s.selected.has(r.run_id), "aria-label": `select ${r.run_id}` });
+          cb.addEventListener("change", () => {
+            if (cb.checked) s.selected.add(r.run_id);
+            else s.selected.delete(r.run_id);
+            onChange();
+          });
+          return h(
+            "tr",
+            {},
+            h("td", {}, cb),
+            h("td", { class: "mono" }, r.run_id),
+            h("td", {}, r.status),
+            h("td", { class: "num" }, String(r.samples)),
+            h("td", { class: "num" }, String(r.passed)),
+            h("td", {}, r.benchmarks.join(", ")),
+            h("td", { class: "small" }, r.models.join(", ")),
+          );
+        }),
+      ),
+    ),
+  );
+}
+
+function renderBody(body: HTMLElement, s: State): void {
+  const content = h("div", { id: "results-content" });
+  const tabs = h("div", { class: "tabs", role: "tablist" });
+  const tabNames: [Tab, string][] = [
+    ["leaderboards", "Leaderboards"],
+    ["charts", "Charts"],
+    ["samples", "Samples"],
+    ["compare", "Compare"],
+  ];
+  const show = () => {
+    for (const b of tabs.querySelectorAll<HTMLButtonElement>("button")) b.classList.toggle("active", b.dataset.tab === s.tab);
+    void renderTab(content, s, (f) => {
+      s.samplesFilter = f;
+      s.samplesOffset = 0;
+      s.tab = "samples";
+      show();
+    });
+  };
+  for (const [t, label] of tabNames) {
+    const b = h("button", { class: "tab", "data-tab": t, id: `tab-${t}`, role: "tab" }, label);
+    b.addEventListener("click", () => {
+      s.tab = t;
+      if (t === "samples" && s.samplesFilter.runs.length === 0) s.samplesFilter = baseFilter(s);
+      show();
+    });
+    tabs.append(b);
+  }
+  const filters = h("div", { class: "filters", id: "results-filters" });
+  const renderFilters = async () => {
+    const benchSel = h("select", { id: "filter-bench", "aria-label": "benchmark" }, h("option", { value: "all" }, "all benchmarks"), ...BENCHES.map((b) => h("option", { value: b }, BENCH_TITLE[b])));
+    benchSel.value = s.bench;
+    const catSel = h("select", { id: "filter-category", "aria-label": "category" }, h("option", { value: "" }, "any category"));
+    const diffSel = h("select", { id: "filter-difficulty", "aria-label": "difficulty" }, h("option", { value: "" }, "any difficulty"));
+    const facets = await resultsFacets({ ...baseFilter(s), category: null, difficulty: null });
+    if (facets.ok) {
+      for (const c of facets.value.categories) catSel.append(h("option", { value: c }, c));
+      for (const d of facets.value.difficulties) diffSel.append(h("option", { value: d }, d));
+    }
+    catSel.value = s.category;
+    diffSel.value = s.difficulty;
+    const changed = () => {
+      s.bench = benchSel.value;
+      s.category = catSel.value;
+      s.difficulty = diffSel.value;
+      s.samplesFilter = baseFilter(s);
+      s.samplesOffset = 0;
+      void renderFilters();
+      show();
+    };
+    benchSel.addEventListener("change", changed);
+    catSel.addEventListener("change", changed);
+    diffSel.addEventListener("change", changed);
+    mount(filters, h("label", {}, "Benchmark ", benchSel), h("label", {}, "Category ", catSel), h("label", {}, "Difficulty ", diffSel));
+  };
+  void renderFilters();
+  mount(
+    body,
+    runPicker(s, () => {
+      s.samplesFilter = baseFilter(s);
+      s.samplesOffset = 0;
+      void renderFilters();
+      show();
+    }),
+    filters,
+    tabs,
+    content,
+  );
+  show();
+}
+
+async function renderTab(outer: HTMLElement, s: State, onCell: (f: SampleFilter) => void): Promise<void> {
+  // A fresh box per render: an answer that arrives after a newer render started lands in a
+  // detached box instead of overwriting the newer view.
+  const content = h("div", { class: "tab-box" });
+  mount(outer, content);
+  if (s.selected.size === 0) {
+    mount(content, h("p", { class: "muted", id: "results-none" }, "Select at least one run."));
+    return;
+  }
+  mount(content, h("p", { class: "muted" }, "Loading…"));
+  const t0 = performance.now();
+  switch (s.tab) {
+    case "leaderboards":
+      await renderLeaderboards(content, s, onCell);
+      break;
+    case "charts":
+      await renderCharts(content, s);
+      break;
+    case "samples":
+      await renderSamples(content, s);
+      break;
+    case "compare":
+      renderCompare(content, s);
+      break;
+  }
+  if (content.isConnected) outer.dataset.renderMs = (performance.now() - t0).toFixed(1);
+}
+
+async function renderLeaderboards(content: HTMLElement, s: State, onCell: (f: SampleFilter) => void): Promise<void> {
+  const r = await resultsReport(baseFilter(s));
+  if (!r.ok) {
+    mount(content, errorBox(r.error));
+    return;
+  }
+  const report = r.value as { [k: string]: Json };
+  const sections: HTMLElement[] = [
+    h("p", { class: "muted small", id: "report-meta" }, `${report.samples} samples · runs ${fmt(report.runs)}`),
+  ];
+  for (const b of BENCHES) {
+    const t = report[b] as { [k: string]: Json } | undefined;
+    if (!t) continue;
+    const lead = LEAD[b];
+    const card = h("section", { class: "card", id: `board-${b}`, "data-bench": b }, h("h2", {}, `${BENCH_TITLE[b]} — ${lead}`));
+    if (Array.isArray(t[lead])) card.append(table(s, b, lead, t[lead] as Row[], onCell));
+    for (const [name, rows] of Object.entries(t)) {
+      if (name === lead) continue;
+      const det = h("details", { "data-table-name": `${b}-${name}` }, h("summary", {}, name));
+      if (Array.isArray(rows) && rows.every((x) => x !== null && typeof x === "object" && !Array.isArray(x)))
+        det.append(table(s, b, name, rows as Row[], onCell));
+      else det.append(h("pre", { class: "json" }, JSON.stringify(rows, null, 2)));
+      card.append(det);
+    }
+    sections.push(card);
+  }
+  for (const name of ["profile", "cost"]) {
+    const rows = report[name];
+    if (Array.isArray(rows) && rows.length > 0) {
+      sections.push(h("section", { class: "card", id: `board-${name}` }, h("h2", {}, name === "profile" ? "Cross-benchmark profile" : "Cost vs score"), table(s, "cross", name, rows as Row[], onCell)));
+    }
+  }
+  mount(content, ...sections);
+}
+
+async function renderCharts(content: HTMLElement, s: State): Promise<void> {
+  const r = await resultsCharts(baseFilter(s));
+  if (!r.ok) {
+    mount(content, errorBox(r.error));
+    return;
+  }
+  const status = h("p", { class: "muted small", id: "export-status", role: "status" });
+  const exportBtn = (chart: string, format: string) => {
+    const b = h("button", { class: "secondary", "data-export": format, "data-chart": chart }, format.toUpperCase());
+    b.addEventListener("click", async () => {
+      status.textContent = "Exporting…";
+      const res = await resultsExport(baseFilter(s), chart, format);
+      if (res.ok) {
+        status.textContent = "";
+        status.append("Wrote ", ...res.value.flatMap((p, i) => [i ? ", " : "", h("code", { class: "export-path" }, p)]));
+      } else {
+        mount(status, errorBox(res.error));
+      }
+    });
+    return b;
+  };
+  const cards = r.value.map((c) => {
+    const img = h("img", { alt: c.name, class: "chart-img" });
+    img.src = `data:image/svg+xml;charset=utf-8,${encodeURIComponent(c.svg)}`;
+    return h(
+      "section",
+      { class: "card chart", "data-chart": c.name },
+      h("div", { class: "card-head" }, h("h2", {}, c.name.replace(/_/g, " ")), h("div", { class: "actions" }, exportBtn(c.name, "png"), exportBtn(c.name, "svg"), exportBtn(c.name, "csv"), exportBtn(c.name, "latex"))),
+      img,
+    );
+  });
+  mount(content, status, ...(cards.length ? cards : [h("p", { class: "muted" }, "No chart has data in this selection.")]));
+}
+
+function describeFilter(f: SampleFilter): string {
+  const parts: string[] = [];
+  for (const [k, v] of Object.entries(f)) {
+    if (k === "runs" || v === null || v === "") continue;
+    parts.push(`${k} = ${String(v)}`);
+  }
+  return parts.length ? parts.join(" · ") : "all samples of the selected runs";
+}
+
+async function renderSamples(content: HTMLElement, s: State): Promise<void> {
+  if (s.samplesFilter.runs.length === 0) s.samplesFilter = baseFilter(s);
+  const f = s.samplesFilter;
+  const page = await resultsSamples(f, s.samplesOffset, PAGE);
+  if (!page.ok) {
+    mount(content, errorBox(page.error));
+    return;
+  }
+  const trace = h("div", { id: "trace" });
+  const p: SamplePage = page.value;
+  const nav = h("div", { class: "pager" });
+  const prevB = h("button", { class: "secondary", id: "samples-prev", disabled: p.offset === 0 }, "‹ Previous");
+  const nextB = h("button", { class: "secondary", id: "samples-next", disabled: p.offset + p.rows.length >= p.total }, "Next ›");
+  prevB.addEventListener("click", () => {
+    s.samplesOffset = Math.max(0, s.samplesOffset - PAGE);
+    void renderSamples(content, s);
+  });
+  nextB.addEventListener("click", () => {
+    s.samplesOffset += PAGE;
+    void renderSamples(content, s);
+  });
+  const clear = h("button", { class: "secondary", id: "samples-clear" }, "Clear filter");
+  clear.addEventListener("click", () => {
+    s.samplesFilter = baseFilter(s);
+    s.samplesOffset = 0;
+    void renderSamples(content, s);
+  });
+  const failedOnly = h("button", { class: "secondary", id: "samples-failed" }, "Failed only");
+  failedOnly.addEventListener("click", () => {
+    s.samplesFilter = { ...s.samplesFilter, passed: false };
+    s.samplesOffset = 0;
+    void renderSamples(content, s);
+  });
+  nav.append(
+    h("span", { id: "samples-range" }, p.total === 0 ? "no samples" : `${p.offset + 1}–${p.offset + p.rows.length} of ${p.total}`),
+    prevB,
+    nextB,
+    failedOnly,
+    clear,
+  );
+  const rows = p.rows.map((r) => {
+    const tr = h(
+      "tr",
+      { class: "clickable", "data-sample": String(r.id), "data-outcome": r.outcome, "data-kind": r.kind },
+      h("td", { class: "num" }, String(r.id)),
+      h("td", {}, r.benchmark),
+      h("td", {}, r.model),
+      h("td", { class: "mono small" }, r.task),
+      h("td", {}, r.kind),
+      h("td", {}, r.category),
+      h("td", {}, r.difficulty),
+      h("td", { class: "num" }, String(r.round)),
+      h("td", {}, r.outcome),
+      h("td", { class: "num" }, r.score.toFixed(3)),
+      h("td", {}, h("span", { class: `badge ${r.passed ? "ok" : "warn"}` }, r.passed ? "pass" : "fail")),
+    );
+    tr.addEventListener("click", () => {
+      for (const x of content.querySelectorAll("tr.selected")) x.classList.remove("selected");
+      tr.classList.add("selected");
+      void renderTrace(trace, r.id);
+    });
+    return tr;
+  });
+  mount(
+    content,
+    h("p", { class: "muted small", id: "samples-filter" }, describeFilter(f)),
+    nav,
+    h(
+      "div",
+      { class: "rtable-wrap" },
+      h(
+        "table",
+        { class: "rtable", id: "samples-table" },
+        h("thead", {}, h("tr", {}, ...["id", "bench", "model", "task", "kind", "category", "difficulty", "round", "outcome", "score", ""].map((c) => h("th", {}, c)))),
+        h("tbody", {}, ...rows),
+      ),
+    ),
+    trace,
+  );
+}
+
+// ---------- trace viewer ----------
+
+function textBlock(id: number, field: "prompt" | "raw_answer", label: string, t: SampleTrace["prompt"]): HTMLElement {
+  const pre = h("pre", { class: "text", "data-field": field }, t.text);
+  const sec = h("section", { class: "trace-sec" }, h("h3", {}, label, t.truncated ? h("span", { class: "muted small" }, ` (first ${t.text.length} of ${t.total_bytes} bytes)`) : null), pre);
+  if (t.truncated) {
+    const b = h("button", { class: "secondary", "data-show-all": field }, "Show all");
+    b.addEventListener("click", async () => {
+      b.disabled = true;
+      b.textContent = "Loading…";
+      const r = await resultsSampleText(id, field);
+      if (r.ok) {
+        pre.textContent = r.value;
+        b.remove();
+      } else b.replaceWith(errorBox(r.error));
+    });
+    sec.append(b);
+  }
+  return sec;
+}
+
+/** Every object in `v` (depth-first) with its key path. */
+function walk(v: unknown, path: string, out: [string, Record<string, unknown>][]): void {
+  if (Array.isArray(v)) v.forEach((x, i) => walk(x, `${path}[${i}]`, out));
+  else if (v !== null && typeof v === "object") {
+    out.push([path, v as Record<string, unknown>]);
+    for (const [k, x] of Object.entries(v)) walk(x, path ? `${path}.${k}` : k, out);
+  }
+}
+
+const isCheck = (o: Record<string, unknown>) => ("pass" in o || "passed" in o) && ("expected" in o || "actual" in o || "weight" in o);
+const show = (v: unknown) => (v === undefined ? "–" : typeof v === "string" ? v : JSON.stringify(v));
+
+function checksTable(objs: [string, Record<string, unknown>][]): HTMLElement | null {
+  const checks = objs.filter(([, o]) => isCheck(o));
+  if (checks.length === 0) return null;
+  return h(
+    "section",
+    { class: "trace-sec", id: "trace-checks" },
+    h("h3", {}, `Checks (${checks.length})`),
+    h(
+      "table",
+      { class: "rtable compact" },
+      h("thead", {}, h("tr", {}, ...["where", "check", "weight", "expected", "actual", "result"].map((c) => h("th", {}, c)))),
+      h(
+        "tbody",
+        {},
+        ...checks.map(([path, o]) => {
+          const pass = Boolean(o.pass ?? o.passed);
+          return h(
+            "tr",
+            { "data-check": show(o.name ?? o.kind ?? o.id ?? o.field ?? path), "data-pass": String(pass) },
+            h("td", { class: "mono small" }, path),
+            h("td", {}, show(o.name ?? o.kind ?? o.id ?? o.field ?? o.check)),
+            h("td", { class: "num" }, show(o.weight)),
+            h("td", { class: "mono small" }, show(o.expected)),
+            h("td", { class: "mono small" }, show(o.actual)),
+            h("td", {}, h("span", { class: `badge ${pass ? "ok" : "warn"}` }, pass ? "pass" : "fail")),
+          );
+        }),
+      ),
+    ),
+  );
+}
+
+/** Revert reasons, receipt statuses and errors anywhere in the trace, lifted to the top. */
+function highlights(objs: [string, Record<string, unknown>][]): HTMLElement | null {
+  const items: HTMLElement[] = [];
+  const seenText = new Set<string>();
+  for (const [path, o] of objs) {
+    for (const [k, v] of Object.entries(o)) {
+      if (v === null || v === undefined || v === "" || typeof v === "object") continue;
+      const key = `${k}=${String(v)}`;
+      if (seenText.has(key)) continue;
+      if (/^revert(_?reason)?$/i.test(k) && typeof v === "string") seenText.add(key), items.push(h("li", { "data-highlight": "revert" }, h("b", {}, "Revert reason: "), h("span", { class: "mono revert-reason" }, String(v)), h("span", { class: "muted small" }, ` (${path ? path + "." : ""}${k})`)));
+      else if (k === "status" && /receipt|tx|transaction/i.test(path)) seenText.add(key), items.push(h("li", { "data-highlight": "status" }, h("b", {}, "Receipt status: "), String(v), h("span", { class: "muted small" }, ` (${path})`)));
+    }
+  }
+  return items.length ? h("section", { class: "trace-sec highlight", id: "trace-highlights" }, h("ul", {}, ...items.slice(0, 40))) : null;
+}
+
+type Obj = Record<string, unknown>;
+const obj = (v: unknown): Obj | null => (v !== null && typeof v === "object" && !Array.isArray(v) ? (v as Obj) : null);
+const okBadge = (ok: unknown) => h("span", { class: `badge ${ok ? "ok" : "warn"}` }, ok ? "ok" : "wrong");
+
+/** Intent2Tx: per step, the field-by-field verdict against the ground truth, and execution. */
+function intentDiff(details: unknown): HTMLElement | null {
+  const scores = obj(obj(details)?.scores);
+  const steps = scores?.steps;
+  if (!Array.isArray(steps)) return null;
+  const exec = obj(obj(details)?.execution);
+  const rows: HTMLElement[] = [];
+  steps.forEach((st, i) => {
+    const o = obj(st);
+    if (!o) return;
+    for (const f of ["present", "contract_ok", "address_ok", "function_ok"]) {
+      if (f in o) rows.push(h("tr", { "data-field": f, "data-ok": String(Boolean(o[f])) }, h("td", { class: "num" }, String(i + 1)), h("td", {}, f.replace(/_ok$/, "")), h("td", {}, "–"), h("td", {}, okBadge(o[f]))));
+    }
+    for (const k of Array.isArray(o.keys) ? o.keys : []) {
+      const ko = obj(k);
+      if (!ko) continue;
+      const ok = Boolean(ko.exists && ko.type_ok && ko.value_ok);
+      const detail = `in truth: ${ko.in_truth ? "yes" : "no"} · present: ${ko.exists ? "yes" : "no"} · type ${ko.type_ok ? "ok" : "wrong"} · value ${ko.value_ok ? "ok" : "wrong"}`;
+      rows.push(h("tr", { "data-field": `param:${String(ko.key)}`, "data-ok": String(ok) }, h("td", { class: "num" }, String(i + 1)), h("td", { class: "mono" }, `param ${String(ko.key)}`), h("td", { class: "small" }, detail), h("td", {}, okBadge(ok))));
+    }
+  });
+  return h(
+    "section",
+    { class: "trace-sec", id: "trace-intent-diff" },
+    h("h3", {}, "Fields vs ground truth"),
+    h("table", { class: "rtable compact" }, h("thead", {}, h("tr", {}, ...["step", "field", "detail", ""].map((c) => h("th", {}, c)))), h("tbody", {}, ...rows)),
+    exec
+      ? h("p", { class: "small", id: "trace-intent-exec" }, `Execution: ${exec.exec ? "executed" : "not executed"} · state equal to the truth's: ${exec.state_eq ? "yes" : "no"}`, exec.reason ? h("span", { class: "mono" }, ` · ${String(exec.reason)}`) : null)
+      : null,
+  );
+}
+
+/** PILOT: the turn timeline (tool calls, simulated faults) and the evaluator's criteria. */
+function pilotTimeline(details: unknown): HTMLElement | null {
+  const d = obj(details);
+  const calls = d?.calls;
+  const ev = obj(d?.evaluation);
+  if (!Array.isArray(calls) || !ev) return null;
+  const crit: [string, unknown][] = [
+    ["outcome", ev.outcome],
+    ["tool coverage", `${String(ev.covered)}/${String(ev.required)} (${typeof ev.coverage === "number" ? (ev.coverage * 100).toFixed(0) : "?"} %)`],
+    ["sequence ok", ev.sequence_ok],
+    ["output ok", ev.output_ok],
+    ["completion signal", ev.completion_signal],
+    ["termination", `${String(ev.termination)} after ${String(ev.turns)} turns`],
+  ];
+  return h(
+    "section",
+    { class: "trace-sec", id: "trace-pilot" },
+    h("h3", {}, "Evaluator criteria"),
+    h("dl", { class: "facts" }, ...crit.flatMap(([k, v]) => [h("dt", {}, k), h("dd", { "data-criterion": k }, typeof v === "boolean" ? okBadge(v) : String(v))])),
+    h("h3", {}, `Turn timeline (${calls.length} tool calls)`),
+    h(
+      "table",
+      { class: "rtable compact" },
+      h("thead", {}, h("tr", {}, ...["turn", "tool", "result", "simulated fault", "p(success)"].map((c) => h("th", {}, c)))),
+      h(
+        "tbody",
+        {},
+        ...calls.map((c) => {
+          const o = obj(c) ?? {};
+          return h(
+            "tr",
+            { "data-turn": String(o.turn) },
+            h("td", { class: "num" }, String(o.turn)),
+            h("td", { class: "mono" }, String(o.tool)),
+            h("td", {}, h("span", { class: `badge ${o.success ? "ok" : "warn"}` }, o.success ? "success" : "failed")),
+            h("td", { class: "mono" }, o.error ? String(o.error) : "–"),
+            h("td", { class: "num" }, typeof o.p === "number" ? o.p.toFixed(3) : "–"),
+          );
+        }),
+      ),
+    ),
+  );
+}
+
+function jsonSec(title: string, v: unknown, id?: string): HTMLElement {
+  return h("details", { class: "trace-sec", id, open: true }, h("summary", {}, title), h("pre", { class: "json" }, JSON.stringify(v, null, 2)));
+}
+
+async function renderTrace(el: HTMLElement, id: number): Promise<void> {
+  mount(el, h("p", { class: "muted" }, "Loading sample…"));
+  const t0 = performance.now();
+  const r = await resultsSample(id);
+  if (!r.ok) {
+    mount(el, errorBox(r.error));
+    return;
+  }
+  const t = r.value;
+  const s = t.summary;
+  const objs: [string, Record<string, unknown>][] = [];
+  walk(t.details, "", objs);
+  t.artefacts.forEach((a, i) => walk(a.data, `artefact[${i}] ${a.kind}`, objs));
+  const copyStatus = h("span", { class: "muted small", id: "copy-status", role: "status" });
+  const copy = h("button", { class: "secondary", id: "copy-json" }, "Copy as JSON");
+  copy.addEventListener("click", async () => {
+    const j = await resultsSampleJson(id);
+    if (!j.ok) {
+      mount(copyStatus, errorBox(j.error));
+      return;
+    }
+    try {
+      await navigator.clipboard.writeText(j.value);
+      copyStatus.textContent = `Copied ${j.value.length} characters.`;
+    } catch {
+      // No clipboard permission: show the JSON selectable instead.
+      const ta = h("textarea", { class: "json-out", readonly: true, rows: "10" });
+      ta.value = j.value;
+      copyStatus.replaceChildren("Clipboard unavailable; select and copy: ", ta);
+      ta.select();
+    }
+  });
+  const facts: [string, string][] = [
+    ["run", s.run_id],
+    ["benchmark", s.benchmark],
+    ["model", s.model],
+    ["task", s.task],
+    ["instance", s.instance],
+    ["kind / category", `${s.kind} / ${s.category}${t.subcategory ? " / " + t.subcategory : ""}`],
+    ["difficulty", s.difficulty],
+    ["prompt type", s.prompt_type || "–"],
+    ["round / seed", `${s.round} / ${t.seed}`],
+    ["outcome", s.outcome],
+    ["score", `${s.score.toFixed(3)} (${s.passed ? "passed" : "failed"})`],
+    ["rounds used / optimal", t.k_act === null ? "–" : `${t.k_act} / ${t.k_opt ?? "–"}`],
+    ["tokens in / out", `${t.tokens_in} / ${t.tokens_out}`],
+    ["cost / latency", `$${t.cost_usd.toFixed(4)} / ${t.latency_ms} ms`],
+  ];
+  if (t.error) facts.push(["error", t.error]);
+  mount(
+    el,
+    h(
+      "section",
+      { class: "card trace", "data-sample": String(s.id) },
+      h("div", { class: "card-head" }, h("h2", {}, `Sample ${s.id}: ${s.task}`), h("div", { class: "actions" }, copy)),
+      copyStatus,
+      h("dl", { class: "facts" }, ...facts.flatMap(([k, v]) => [h("dt", {}, k), h("dd", { "data-fact": k }, v)])),
+      highlights(objs),
+      checksTable(objs),
+      s.benchmark === "intent2tx" ? intentDiff(t.details) : null,
+      s.benchmark === "pilot" ? pilotTimeline(t.details) : null,
+      textBlock(s.id, "prompt", "Prompt", t.prompt),
+      textBlock(s.id, "raw_answer", "Raw answer", t.raw_answer),
+      jsonSec("Metrics", t.metrics, "trace-metrics"),
+      jsonSec("Details (extracted answer, rounds, transactions, state diff, checks)", t.details, "trace-details"),
+      t.artefacts.length ? h("div", { id: "trace-artefacts" }, ...t.artefacts.map((a) => jsonSec(`Artefact: ${a.kind}`, a.data))) : null,
+      t.events.length ? jsonSec(`Events (${t.events.length})`, t.events, "trace-events") : null,
+    ),
+  );
+  el.dataset.renderMs = (performance.now() - t0).toFixed(1);
+  el.scrollIntoView({ block: "start" });
+}
+
+// ---------- compare ----------
+
+function renderCompare(content: HTMLElement, s: State): void {
+  const opts = () => s.runs.map((r) => h("option", { value: r.run_id }, `${r.run_id} · ${r.benchmarks.join(", ")} · ${r.models.length} models`));
+  const a = h("select", { id: "compare-a", "aria-label": "run A" }, ...opts());
+  const b = h("select", { id: "compare-b", "aria-label": "run B" }, ...opts());
+  const sel = [...s.selected];
+  a.value = sel[0] ?? s.runs[0].run_id;
+  b.value = sel[1] ?? s.runs.find((r) => r.run_id !== a.value)?.run_id ?? a.value;
+  const go = h("button", { class: "primary", id: "compare-go" }, "Compare");
+  const out = h("div", { id: "compare-out" });
+  go.addEventListener("click", async () => {
+    mount(out, h("p", { class: "muted" }, "Comparing…"));
+    const r = await resultsCompare(a.value, b.value);
+    if (!r.ok) mount(out, errorBox(r.error));
+    else showCompare(out, s, r.value);
+  });
+  mount(content, h("div", { class: "card" }, h("h2", {}, "Compare two runs"), h("div", { class: "filters" }, h("label", {}, "A ", a), h("label", {}, "B ", b), go)), out);
+}
+
+function showCompare(out: HTMLElement, s: State, v: CompareView): void {
+  const cmp = v.compare as { comparisons: Row[] };
+  const openSample = (id: number) => {
+    const trace = out.querySelector<HTMLElement>("#compare-trace")!;
+    void renderTrace(trace, id);
+  };
+  mount(
+    out,
+    h("section", { class: "card", id: "compare-stats" }, h("h2", {}, "Paired statistics (crucible compare)"), table(s, "compare", "comparisons", cmp.comparisons, () => {})),
+    h("section", { class: "card", id: "compare-categories" }, h("h2", {}, "Per-category deltas"), table(s, "compare", "categories", v.categories as unknown as Row[], () => {})),
+    h(
+      "section",
+      { class: "card", id: "compare-disagreements" },
+      h("h2", {}, `Disagreements (${v.disagreements_total}${v.disagreements.length < v.disagreements_total ? `, first ${v.disagreements.length}` : ""})`),
+      h(
+        "div",
+        { class: "rtable-wrap" },
+        h(
+        "table",
+        { class: "rtable compact" },
+        h("thead", {}, h("tr", {}, ...["benchmark", "task", "instance", "round", "A", "B", "score A", "score B", ""].map((c) => h("th", {}, c)))),
+        h(
+          "tbody",
+          {},
+          ...v.disagreements.map((d) => {
+            const la = h("button", { class: "link-button", "data-open": String(d.id_a) }, `A #${d.id_a}`);
+            const lb = h("button", { class: "link-button", "data-open": String(d.id_b) }, `B #${d.id_b}`);
+            la.addEventListener("click", () => openSample(d.id_a));
+            lb.addEventListener("click", () => openSample(d.id_b));
+            return h(
+              "tr",
+              { "data-disagreement": d.instance },
+              h("td", {}, d.benchmark),
+              h("td", { class: "mono small" }, d.task),
+              h("td", { class: "mono small" }, d.instance),
+              h("td", { class: "num" }, String(d.round)),
+              h("td", {}, `${d.model_a} ${d.passed_a ? "✓" : "✗"}`),
+              h("td", {}, `${d.model_b} ${d.passed_b ? "✓" : "✗"}`),
+              h("td", { class: "num" }, d.score_a.toFixed(3)),
+              h("td", { class: "num" }, d.score_b.toFixed(3)),
+              h("td", {}, la, " ", lb),
+            );
+          }),
+        ),
+      ),
+      ),
+    ),
+    h("div", { id: "compare-trace" }),
+  );
+}
