@@ -133,7 +133,8 @@ impl RunForm {
             };
             form_err(field, msg)
         })?;
-        crate::run::check_models(&spec, Some(data_dir)).map_err(|e| form_err("models", e.to_string()))?;
+        crate::run::check_models(&spec, Some(data_dir))
+            .map_err(|e| form_err("models", e.to_string()))?;
         Ok(spec)
     }
 }
@@ -656,12 +657,29 @@ mod tests {
         for (edit, field) in cases {
             let mut f = form();
             edit(&mut f);
-            assert_eq!(f.to_spec(std::path::Path::new("/nonexistent")).unwrap_err().field, field, "{f:?}");
+            assert_eq!(
+                f.to_spec(std::path::Path::new("/nonexistent"))
+                    .unwrap_err()
+                    .field,
+                field,
+                "{f:?}"
+            );
         }
         let mut f = form();
         f.models = vec!["nosuch:model".into()];
-        assert_eq!(f.to_spec(std::path::Path::new("/nonexistent")).unwrap_err().field, "models");
-        assert_eq!(form().to_spec(std::path::Path::new("/nonexistent")).unwrap().seed, 7);
+        assert_eq!(
+            f.to_spec(std::path::Path::new("/nonexistent"))
+                .unwrap_err()
+                .field,
+            "models"
+        );
+        assert_eq!(
+            form()
+                .to_spec(std::path::Path::new("/nonexistent"))
+                .unwrap()
+                .seed,
+            7
+        );
     }
 
     fn fin(model: &str, outcome: &str) -> Progress {
@@ -736,7 +754,9 @@ mod tests {
     #[test]
     fn estimates_come_from_history_and_say_when_unknown() {
         let config = Config::default();
-        let mut spec = form().to_spec(std::path::Path::new("/nonexistent")).unwrap();
+        let mut spec = form()
+            .to_spec(std::path::Path::new("/nonexistent"))
+            .unwrap();
         spec.models = vec!["builtin:reference".into(), "builtin:known-wrong".into()];
         spec.rounds = 3;
         spec.concurrency = 2;

@@ -13,9 +13,9 @@ pub mod intent;
 mod models;
 pub mod pilot;
 mod quest;
-pub mod runs;
 pub mod report;
 pub mod results;
+pub mod runs;
 
 pub use chain::{bench, sandbox, universe, BenchCmd, SandboxArgs, UniverseCmd};
 pub use intent::{intent2tx, BenchIntentArgs, Intent2txCmd};

@@ -1020,3 +1020,397 @@ mapped: Array<string>,
  * The source fields that were not.
  */
 unmapped: Array<Unmapped>, };
+
+/**
+ * One stored run in the picker.
+ */
+export type RunInfo = { 
+/**
+ * Run id.
+ */
+run_id: string, 
+/**
+ * running | finished | cancelled | interrupted | failed.
+ */
+status: string, 
+/**
+ * Created, RFC 3339.
+ */
+created_at: string, 
+/**
+ * Samples stored.
+ */
+samples: number, 
+/**
+ * Samples that passed.
+ */
+passed: number, 
+/**
+ * Benchmarks present, sorted.
+ */
+benchmarks: Array<string>, 
+/**
+ * Models present, sorted.
+ */
+models: Array<string>, };
+
+/**
+ * Which samples a listing or a leaderboard covers. Empty strings / `None` mean "any".
+ */
+export type SampleFilter = { 
+/**
+ * Runs (every run when empty).
+ */
+runs: Array<string>, 
+/**
+ * questbench | intent2tx | pilot.
+ */
+benchmark: string | null, 
+/**
+ * Model display name.
+ */
+model: string | null, 
+/**
+ * Task id.
+ */
+task: string | null, 
+/**
+ * Category.
+ */
+category: string | null, 
+/**
+ * Difficulty.
+ */
+difficulty: string | null, 
+/**
+ * Kind (atomic/composite, single/multi, …).
+ */
+kind: string | null, 
+/**
+ * PILOT prompt type.
+ */
+prompt_type: string | null, 
+/**
+ * Outcome class.
+ */
+outcome: string | null, 
+/**
+ * Passed or not.
+ */
+passed: boolean | null, };
+
+/**
+ * One page of a sample listing.
+ */
+export type SamplePage = { 
+/**
+ * Samples matching the filter.
+ */
+total: number, 
+/**
+ * First row's position.
+ */
+offset: number, 
+/**
+ * Page size asked for (capped at [`MAX_PAGE`]).
+ */
+limit: number, 
+/**
+ * The rows, ordered by id.
+ */
+rows: Array<SampleSummary>, };
+
+/**
+ * One row of a sample listing (no texts: those come with [`SampleTrace`]).
+ */
+export type SampleSummary = { 
+/**
+ * Sample id.
+ */
+id: number, 
+/**
+ * Run id.
+ */
+run_id: string, 
+/**
+ * Benchmark.
+ */
+benchmark: string, 
+/**
+ * Model.
+ */
+model: string, 
+/**
+ * Instance id.
+ */
+instance: string, 
+/**
+ * Task id.
+ */
+task: string, 
+/**
+ * Prompt type.
+ */
+prompt_type: string, 
+/**
+ * Round.
+ */
+round: number, 
+/**
+ * Kind.
+ */
+kind: string, 
+/**
+ * Category.
+ */
+category: string, 
+/**
+ * Difficulty.
+ */
+difficulty: string, 
+/**
+ * Outcome class.
+ */
+outcome: string, 
+/**
+ * Score in [0, 1].
+ */
+score: number, 
+/**
+ * Passed.
+ */
+passed: boolean, };
+
+/**
+ * Everything stored about one sample.
+ */
+export type SampleTrace = { 
+/**
+ * The row's identifying fields.
+ */
+summary: SampleSummary, 
+/**
+ * Subcategory.
+ */
+subcategory: string, 
+/**
+ * The sample seed (u64 bit for bit, as text so no precision is lost).
+ */
+seed: string, 
+/**
+ * The first user message.
+ */
+prompt: ClippedText, 
+/**
+ * The last assistant message.
+ */
+raw_answer: ClippedText, 
+/**
+ * The metrics JSON.
+ */
+metrics: Record<string, unknown>, 
+/**
+ * The details JSON (benchmark-specific; every long string in it clipped).
+ */
+details: unknown, 
+/**
+ * Composite rounds used.
+ */
+k_act: number | null, 
+/**
+ * Composite optimal rounds.
+ */
+k_opt: number | null, 
+/**
+ * Input tokens.
+ */
+tokens_in: number, 
+/**
+ * Output tokens.
+ */
+tokens_out: number, 
+/**
+ * Cost in USD.
+ */
+cost_usd: number, 
+/**
+ * Wall time, ms.
+ */
+latency_ms: number, 
+/**
+ * Agent/provider error.
+ */
+error: string | null, 
+/**
+ * The event transcript (JSON of `run::Event`), in order.
+ */
+events: unknown[], 
+/**
+ * Chain artefacts, in order.
+ */
+artefacts: Array<Artefact>, };
+
+/**
+ * A text that may have been clipped.
+ */
+export type ClippedText = { 
+/**
+ * The text, or its first [`CLIP_BYTES`] bytes (cut at a char boundary).
+ */
+text: string, 
+/**
+ * Length of the whole text in bytes.
+ */
+total_bytes: number, 
+/**
+ * Whether `text` is only the start.
+ */
+truncated: boolean, };
+
+/**
+ * One artefact of a sample (decoded tx, receipt, state diff, …).
+ */
+export type Artefact = { 
+/**
+ * Artefact kind.
+ */
+kind: string, 
+/**
+ * Its JSON (the raw text when it is not valid JSON).
+ */
+data: unknown, };
+
+/**
+ * A run comparison: exactly `crucible compare --json`'s value plus the disagreements and
+ * per-category deltas.
+ */
+export type CompareView = { 
+/**
+ * What `crucible compare --json` prints (`{run_a, run_b, seed, comparisons}`).
+ */
+compare: Record<string, unknown>, 
+/**
+ * Per-category mean deltas over the paired samples.
+ */
+categories: Array<CategoryDelta>, 
+/**
+ * Paired samples that differ in pass/fail or score, at most [`MAX_PAGE`].
+ */
+disagreements: Array<Disagreement>, 
+/**
+ * How many disagreements there are in all.
+ */
+disagreements_total: number, };
+
+/**
+ * Mean score per category on both sides.
+ */
+export type CategoryDelta = { 
+/**
+ * Benchmark.
+ */
+benchmark: string, 
+/**
+ * Category.
+ */
+category: string, 
+/**
+ * Pairs in this category.
+ */
+n_pairs: number, 
+/**
+ * Mean score A × 100.
+ */
+mean_a: number, 
+/**
+ * Mean score B × 100.
+ */
+mean_b: number, 
+/**
+ * mean_a − mean_b.
+ */
+delta: number, };
+
+/**
+ * A pair of samples (same benchmark, instance and round; same model when the runs share one)
+ * on which the two runs disagree.
+ */
+export type Disagreement = { 
+/**
+ * Benchmark.
+ */
+benchmark: string, 
+/**
+ * Instance id.
+ */
+instance: string, 
+/**
+ * Task id.
+ */
+task: string, 
+/**
+ * Category.
+ */
+category: string, 
+/**
+ * Round.
+ */
+round: number, 
+/**
+ * Model on side A.
+ */
+model_a: string, 
+/**
+ * Model on side B.
+ */
+model_b: string, 
+/**
+ * Sample id on side A.
+ */
+id_a: number, 
+/**
+ * Sample id on side B.
+ */
+id_b: number, 
+/**
+ * Score A.
+ */
+score_a: number, 
+/**
+ * Score B.
+ */
+score_b: number, 
+/**
+ * Passed A.
+ */
+passed_a: boolean, 
+/**
+ * Passed B.
+ */
+passed_b: boolean, };
+
+/**
+ * Facets for the filter menus of a selection.
+ */
+export type Facets = { 
+/**
+ * Distinct non-empty categories.
+ */
+categories: Array<string>, 
+/**
+ * Distinct non-empty difficulties.
+ */
+difficulties: Array<string>, };
+
+/**
+ * A chart as the app shows it.
+ */
+export type ChartView = { 
+/**
+ * File stem (one of [`chart::CHART_NAMES`]).
+ */
+name: string, 
+/**
+ * The SVG text the CLI writes to `<name>.svg`.
+ */
+svg: string, };

@@ -1,7 +1,7 @@
 //! The IPC commands, one file per area of the UI. Each is a thin async fn over the core.
 
 pub mod providers;
-pub mod runs;
 pub mod results;
+pub mod runs;
 pub mod system;
 pub mod tasks;

@@ -45,7 +45,9 @@ pub async fn start_run(
     form: RunForm,
 ) -> Result<String, CommandError> {
     let (config, store) = open_store(&state).await?;
-    let spec = form.to_spec(&config.data_dir).map_err(CommandError::invalid)?;
+    let spec = form
+        .to_spec(&config.data_dir)
+        .map_err(CommandError::invalid)?;
     let per_model = crate::runs_view::per_model(&config, &spec, &store).await?;
     let what = Launch::Start(spec, per_model);
     launch(app, Arc::clone(&state.runs), config, store, what).await
