@@ -2,99 +2,13 @@
 // Tauri IPC mocked (same harness as mock-ipc.test.mjs). They check the arguments the page sends,
 // filtering, `{kind}`-driven error boxes, and that task text is never interpreted as HTML.
 // Run: npm --prefix ui test (after build).
-import { test, before, after } from "node:test";
+import { test } from "node:test";
 import assert from "node:assert/strict";
-import { spawn } from "node:child_process";
-import { existsSync, mkdirSync, readFileSync } from "node:fs";
-import { createServer } from "node:net";
-import { dirname, join } from "node:path";
-import { fileURLToPath } from "node:url";
-import { chromium } from "playwright-core";
+import { mkdirSync } from "node:fs";
+import { join } from "node:path";
+import { open, shots, useBrowser } from "./harness.mjs";
 
-const uiDir = join(dirname(fileURLToPath(import.meta.url)), "..");
-const chromiumPath = process.env.CHROMIUM ?? "/usr/bin/chromium";
-const shots = join(uiDir, "..", "target", "e2e-screenshots");
-
-let preview;
-let browser;
-let baseUrl;
-
-function freePort() {
-  return new Promise((resolve, reject) => {
-    const srv = createServer();
-    srv.once("error", reject);
-    srv.listen(0, "127.0.0.1", () => {
-      const { port } = srv.address();
-      srv.close(() => resolve(port));
-    });
-  });
-}
-
-async function waitForHttp(url, ms) {
-  const deadline = Date.now() + ms;
-  for (;;) {
-    try {
-      if ((await fetch(url)).ok) return;
-    } catch {
-      // not listening yet
-    }
-    if (Date.now() > deadline) throw new Error(`vite preview did not answer at ${url} within ${ms} ms`);
-    await new Promise((r) => setTimeout(r, 100));
-  }
-}
-
-// The mocks module has no imports; turn its ESM export into a global for an init script.
-const mocksSource = readFileSync(fileURLToPath(import.meta.resolve("@tauri-apps/api/mocks")), "utf8")
-  .replace(/export\s*\{([^}]*)\};?/, "window.__TAURI_MOCKS__ = {$1};");
-
-before(async () => {
-  if (!existsSync(join(uiDir, "dist", "index.html"))) {
-    throw new Error("ui/dist is missing; run `npm --prefix ui run build` first");
-  }
-  if (!existsSync(chromiumPath)) {
-    throw new Error(`${chromiumPath} not found; install it with \`apt-get install chromium\` or set CHROMIUM`);
-  }
-  const port = await freePort();
-  baseUrl = `http://127.0.0.1:${port}`;
-  // Spawn node on vite's bin directly: killing an `npx` wrapper would orphan vite.
-  preview = spawn(process.execPath, [join(uiDir, "node_modules/vite/bin/vite.js"), "preview",
-    "--host", "127.0.0.1", "--port", String(port), "--strictPort"], { cwd: uiDir, stdio: "ignore" });
-  await waitForHttp(baseUrl, 15000);
-  browser = await chromium.launch({
-    executablePath: chromiumPath,
-    args: ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
-      "--disable-background-networking", "--disable-component-update", "--disable-sync"],
-  });
-});
-
-after(async () => {
-  await browser?.close();
-  preview?.kill("SIGTERM");
-});
-
-/**
- * Opens `hash` with the IPC mocked by `handler(cmd, args)`, which returns `{ ok: value }` to
- * resolve or `{ reject: value }` to reject. Returns the page and the list of calls made.
- */
-async function open(hash, handler) {
-  const page = await browser.newPage({ viewport: { width: 1200, height: 760 } });
-  const calls = [];
-  await page.exposeFunction("__ipc", (cmd, args) => {
-    calls.push(cmd);
-    return handler(cmd, args);
-  });
-  await page.addInitScript({
-    content: `${mocksSource}
-      window.__TAURI_MOCKS__.mockIPC(async (cmd, args) => {
-        const r = await window.__ipc(cmd, args);
-        if ("reject" in r) throw r.reject;
-        return r.ok;
-      });`,
-  });
-  await page.goto(`${baseUrl}/${hash}`);
-  return { page, calls };
-}
-
+useBrowser();
 const STATUS = { version: "0.1.0", data_dir: "/data/crucible", project_dir: "/src", tools: [], universes: [] };
 
 const row = (bench, id, title, extra = {}) => ({
