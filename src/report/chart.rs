@@ -133,6 +133,15 @@ pub enum Spec {
     },
 }
 
+/// The models of one benchmark in its own ranking order (grouped charts of that benchmark list
+/// its models, not another benchmark's: built-in agents differ between benchmarks).
+fn pilot_models(r: &Report) -> Vec<String> {
+    r.pilot
+        .as_ref()
+        .map(|p| p.summary.iter().map(|x| x.model.clone()).collect())
+        .unwrap_or_default()
+}
+
 fn top_models(r: &Report) -> Vec<String> {
     if let Some(q) = &r.questbench {
         return q.leaderboard.iter().map(|x| x.model.clone()).collect();
@@ -378,7 +387,7 @@ pub fn spec(r: &Report, name: &str) -> Option<Spec> {
         "pilot_prompts" => {
             let p = r.pilot.as_ref()?;
             let prompts = ["baseline", "cot", "optimal", "flawed"];
-            let cats: Vec<String> = models
+            let cats: Vec<String> = pilot_models(r)
                 .iter()
                 .filter(|m| p.table2.iter().any(|x| &x.model == *m))
                 .cloned()
@@ -422,7 +431,7 @@ pub fn spec(r: &Report, name: &str) -> Option<Spec> {
                 "PILOT-Bench robustness by flaw category",
                 "Full success with a flawed plan (%)",
                 &cells,
-                &models,
+                &pilot_models(r),
             )
         }
         "cost_frontier" => {
@@ -1001,4 +1010,44 @@ pub fn write_all(r: &Report, dir: &Path) -> Result<Vec<String>, ReportError> {
         written.push(name.to_string());
     }
     Ok(written)
+}
+
+#[cfg(test)]
+mod tests {
+    use std::collections::HashMap;
+
+    use super::*;
+    use crate::report::synth::{generate, SynthSpec};
+    use crate::report::{Bench, BenchSelection};
+
+    /// Built-in agents differ between benchmarks: PILOT's charts must show PILOT's models even
+    /// when the QuestBench leaderboard (the default ranking) holds other names.
+    #[test]
+    fn pilot_charts_list_pilot_models_not_questbench_ones() {
+        let mut ds = generate(&SynthSpec {
+            models: 2,
+            rounds: 2,
+            intent_tasks: 4,
+            pilot_tasks: 8,
+            seed: 3,
+        });
+        let agent = ds.names.id("pilot-only-agent");
+        for s in ds.samples.iter_mut().filter(|s| s.bench == Bench::Pilot) {
+            s.model = agent;
+        }
+        let r = crate::report::build(&ds, BenchSelection(None), &HashMap::new());
+        for name in ["pilot_prompts", "pilot_flaws"] {
+            match spec(&r, name) {
+                Some(Spec::Grouped { cats, series, .. }) => {
+                    let shown = if name == "pilot_prompts" {
+                        cats
+                    } else {
+                        series
+                    };
+                    assert_eq!(shown, vec!["pilot-only-agent".to_string()], "{name}");
+                }
+                other => panic!("{name}: expected a grouped chart, got {other:?}"),
+            }
+        }
+    }
 }
