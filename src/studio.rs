@@ -166,9 +166,7 @@ fn json_files(dir: &Path, out: &mut Vec<PathBuf>) {
     for p in entries {
         if p.is_dir() {
             json_files(&p, out);
-        } else if p.extension().and_then(|e| e.to_str()) == Some("json")
-            && p.file_name().and_then(|n| n.to_str()) != Some("task.schema.json")
-        {
+        } else if crate::quest::task::is_task_file(&p) {
             out.push(p);
         }
     }

@@ -824,9 +824,6 @@ pub fn load_dir(dir: &Path) -> Result<Vec<Task>, QuestError> {
     collect_json(dir, &mut files)?;
     let mut tasks = Vec::new();
     for f in files {
-        if f.file_name().and_then(|n| n.to_str()) == Some("task.schema.json") {
-            continue;
-        }
         tasks.push(Task::load(&f)?);
     }
     tasks.sort_by(|a, b| a.spec.id.cmp(&b.spec.id));
@@ -842,6 +839,13 @@ pub fn load_dir(dir: &Path) -> Result<Vec<Task>, QuestError> {
     Ok(tasks)
 }
 
+/// Whether `path` names a task file: `*.json`, but not a composite script (`*.rounds.json`) nor
+/// the generated schema (`task.schema.json`).
+pub fn is_task_file(path: &Path) -> bool {
+    let name = path.file_name().and_then(|n| n.to_str()).unwrap_or("");
+    name.ends_with(".json") && !name.ends_with(".rounds.json") && name != "task.schema.json"
+}
+
 fn collect_json(dir: &Path, out: &mut Vec<PathBuf>) -> Result<(), QuestError> {
     let rd = std::fs::read_dir(dir).map_err(|e| QuestError::Io {
         path: dir.display().to_string(),
@@ -852,9 +856,7 @@ fn collect_json(dir: &Path, out: &mut Vec<PathBuf>) -> Result<(), QuestError> {
     for p in entries {
         if p.is_dir() {
             collect_json(&p, out)?;
-        } else if p.extension().and_then(|e| e.to_str()) == Some("json")
-            && !p.to_string_lossy().ends_with(".rounds.json")
-        {
+        } else if is_task_file(&p) {
             out.push(p);
         }
     }
