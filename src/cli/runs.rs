@@ -1,4 +1,4 @@
-//! `crucible run`, `run --resume`, `rescore`, `runs list|show`, `agents list`, `demo`, and
+//! `crucible run`, `run --resume`, `rescore`, `runs list|show|delete`, `agents list`, `demo`, and
 //! `bench orchestrator|store`: parse, call `crucible::run` / `crucible::store`, print. A progress
 //! bar goes to stderr on a TTY only; results go to stdout.
 
@@ -90,6 +90,17 @@ pub enum RunsCmd {
     },
     /// One run with its samples.
     Show {
+        /// Run id.
+        run_id: String,
+        /// The database (default: `<data dir>/crucible.db`).
+        #[arg(long)]
+        db: Option<PathBuf>,
+        /// Print JSON.
+        #[arg(long)]
+        json: bool,
+    },
+    /// Deletes a run and everything stored under it (samples, transcripts, artefacts, log).
+    Delete {
         /// Run id.
         run_id: String,
         /// The database (default: `<data dir>/crucible.db`).
@@ -344,6 +355,18 @@ pub async fn runs(config: &Config, cmd: RunsCmd) -> Result<()> {
                         r.failed
                     );
                 }
+            }
+        }
+        RunsCmd::Delete { run_id, db, json } => {
+            let store = open_existing(config, db).await?;
+            let samples = store.delete_run(&run_id).await?;
+            if json {
+                out!(
+                    "{}",
+                    serde_json::to_string_pretty(&json!({"deleted": run_id, "samples": samples}))?
+                );
+            } else {
+                out!("deleted {run_id} ({samples} samples)");
             }
         }
         RunsCmd::Show { run_id, db, json } => {

@@ -559,6 +559,10 @@ async fn bad_input_gets_errors_that_name_the_problem_and_loses_nothing_stored() 
         (vec!["rescore", "run-nope", "--db", db_s], "run-nope"),
         (vec!["runs", "show", "run-nope", "--db", db_s], "run-nope"),
         (
+            vec!["runs", "delete", "run-nope", "--db", db_s],
+            "unknown run id \"run-nope\"",
+        ),
+        (
             vec!["runs", "list", "--db", absent.to_str().unwrap()],
             "absent.db",
         ),
@@ -586,6 +590,26 @@ async fn bad_input_gets_errors_that_name_the_problem_and_loses_nothing_stored() 
         .unwrap()
         .stdout;
     assert_eq!(before, after, "nothing stored was lost or changed");
+    // Deleting the one run by id takes it (and its sample) out of the listing.
+    let listed: serde_json::Value = serde_json::from_slice(&after).unwrap();
+    let id = listed[0]["run_id"].as_str().unwrap().to_string();
+    let deleted = json_of(
+        &crucible(&data)
+            .args(["runs", "delete", id.as_str(), "--json", "--db"])
+            .arg(&db)
+            .output()
+            .unwrap(),
+    );
+    assert_eq!(deleted["deleted"], id.as_str());
+    assert_eq!(deleted["samples"], 1);
+    let left = json_of(
+        &crucible(&data)
+            .args(["runs", "list", "--json", "--db"])
+            .arg(&db)
+            .output()
+            .unwrap(),
+    );
+    assert_eq!(left, serde_json::json!([]));
 }
 
 /// A chain benchmark whose "node" dies: instance `i1` fails with an infrastructure error on the

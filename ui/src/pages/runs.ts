@@ -1,9 +1,10 @@
 // Runs: the list of stored runs (status, models, benchmarks, started, duration, cost), live
-// progress of the runs going on in this app (fed by `run:progress` events), cancel and resume,
+// progress of the runs going on in this app (fed by `run:progress` events), cancel, resume and
+// delete (after an explicit confirmation step in the row),
 // and the new-run form (#/runs/new) with its plan preview and inline problems.
 import type { LiveStatus, ProvidersView, RunForm, RunListItem, RunsView } from "../bindings";
 import { h, mount } from "../dom";
-import { cancelRun, getLive, listProviders, listRuns, onRunProgress, planRun, resumeRun, startRun } from "../ipc";
+import { cancelRun, deleteRun, getLive, listProviders, listRuns, onRunProgress, planRun, resumeRun, startRun } from "../ipc";
 import { errorBox } from "../status-view";
 
 let unlisten: (() => void) | null = null;
@@ -97,7 +98,30 @@ export const DEMO_FORM: RunForm = {
   intent_execute: false,
 };
 
-function runsTable(view: RunsView, onResume: (id: string) => void, onDemo: () => void): HTMLElement {
+/** The Delete button of a row: the first click asks (in place) and only "Delete" in that question deletes. */
+function deleteCell(r: RunListItem, onDelete: (id: string) => void): HTMLElement {
+  const cell = h("div", { class: "delete-cell" });
+  const ask = () => {
+    const yes = h("button", { type: "button", class: "danger confirm-delete" }, "Delete");
+    const no = h("button", { type: "button", class: "secondary cancel-delete" }, "Keep");
+    yes.addEventListener("click", () => { yes.setAttribute("disabled", ""); onDelete(r.run_id); });
+    no.addEventListener("click", () => { idle(); (cell.querySelector("button") as HTMLButtonElement | null)?.focus(); });
+    mount(cell, h("div", { class: "confirm", role: "group", "aria-label": `Confirm deleting run ${r.run_id}` },
+      h("span", { class: "small", "data-field": "confirm-text" },
+        `Delete ${r.run_id} and its ${r.finished} stored sample${r.finished === 1 ? "" : "s"}? This cannot be undone. `),
+      yes, " ", no));
+    no.focus();
+  };
+  const idle = () => {
+    const del = h("button", { type: "button", class: "secondary delete-run", "aria-label": `Delete run ${r.run_id}` }, "Delete");
+    del.addEventListener("click", ask);
+    mount(cell, del);
+  };
+  idle();
+  return cell;
+}
+
+function runsTable(view: RunsView, onResume: (id: string) => void, onDemo: () => void, onDelete: (id: string) => void): HTMLElement {
   if (view.runs.length === 0) {
     const demo = h("button", { type: "button", id: "run-demo", class: "secondary" }, "Run the offline demo");
     demo.addEventListener("click", () => { demo.setAttribute("disabled", ""); onDemo(); });
@@ -127,7 +151,8 @@ function runsTable(view: RunsView, onResume: (id: string) => void, onDemo: () =>
         h("td", { class: "small" }, duration(r)),
         h("td", { class: "small", "data-field": "samples" }, `${r.finished}/${r.planned}${r.failed ? ` (${r.failed} failed)` : ""}`),
         h("td", { class: "small" }, fmtUsd(r.cost_usd)),
-        h("td", {}, st.resumable ? resume : null));
+        h("td", { class: "actions" }, st.resumable ? resume : null,
+          live.has(r.run_id) ? null : deleteCell(r, onDelete)));
     }))));
 }
 
@@ -158,6 +183,11 @@ async function renderList(root: HTMLElement): Promise<void> {
     }, async () => {
       const started = await startRun(DEMO_FORM);
       if (!started.ok) mount(problem, errorBox(started.error));
+      void refresh();
+    }, async (id) => {
+      mount(problem);
+      const gone = await deleteRun(id);
+      if (!gone.ok) mount(problem, errorBox(gone.error));
       void refresh();
     }));
     for (const id of r.value.live) {
