@@ -49,6 +49,15 @@ pub struct RunArgs {
     /// Keep only these prompt types (repeatable: direct, retrieval, baseline, cot, optimal, flawed).
     #[arg(long = "prompt-type")]
     prompt_types: Vec<String>,
+    /// Keep only tasks of this category (repeatable; applied before --limit).
+    #[arg(long = "category")]
+    categories: Vec<String>,
+    /// Keep only tasks of this difficulty (repeatable; applied before --limit).
+    #[arg(long = "difficulty")]
+    difficulties: Vec<String>,
+    /// Keep only tasks of this kind (repeatable; applied before --limit).
+    #[arg(long = "kind")]
+    kinds: Vec<String>,
     /// Intent2Tx: score fields only, do not execute answers on the chain.
     #[arg(long)]
     no_execute: bool,
@@ -278,6 +287,9 @@ pub async fn run_cmd(config: &Config, a: RunArgs) -> Result<()> {
     spec.budget_usd = a.budget;
     spec.base_url = a.base_url;
     spec.prompt_types = a.prompt_types;
+    spec.categories = a.categories;
+    spec.difficulties = a.difficulties;
+    spec.kinds = a.kinds;
     spec.intent_execute = !a.no_execute;
     spec.cache = !a.no_cache;
     // Bad specs fail before the database is touched.

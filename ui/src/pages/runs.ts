@@ -2,7 +2,7 @@
 // progress of the runs going on in this app (fed by `run:progress` events), cancel, resume and
 // delete (after an explicit confirmation step in the row),
 // and the new-run form (#/runs/new) with its plan preview and inline problems.
-import type { LiveStatus, ProvidersView, RunForm, RunListItem, RunsView } from "../bindings";
+import type { BenchPlan, LiveStatus, ProvidersView, RunForm, RunListItem, RunsView } from "../bindings";
 import { h, mount } from "../dom";
 import { cancelRun, deleteRun, getLive, listProviders, listRuns, onRunProgress, planRun, resumeRun, startRun } from "../ipc";
 import { errorBox } from "../status-view";
@@ -96,7 +96,30 @@ export const DEMO_FORM: RunForm = {
   concurrency: 4,
   budget_usd: null,
   intent_execute: false,
+  categories: [],
+  difficulties: [],
+  kinds: [],
 };
+
+const FILTERS: { name: "category" | "difficulty" | "kind"; key: "categories" | "difficulties" | "kinds"; label: string }[] = [
+  { name: "kind", key: "kinds", label: "Kind" },
+  { name: "difficulty", key: "difficulties", label: "Difficulty" },
+  { name: "category", key: "categories", label: "Category" },
+];
+
+/** The filter checkboxes for the chosen benchmarks' values; `checked` keeps ticks across redraws. */
+function filterChoices(benches: BenchPlan[], checked: Set<string>): HTMLElement[] {
+  return FILTERS.flatMap((f): HTMLElement[] => {
+    const where = new Map<string, string[]>();
+    for (const b of benches) for (const v of b.facets[f.key]) where.set(v, [...(where.get(v) ?? []), b.benchmark]);
+    const values = [...where.keys()].sort();
+    if (values.length === 0) return [];
+    return [h("div", { class: "filter-row", role: "group", "aria-label": `${f.label} filter` },
+      h("span", { class: "field-label" }, `${f.label}:`), " ",
+      ...values.map((v) => check(f.name, v, `${v} (${where.get(v)!.join(", ")})`, checked.has(`${f.name}=${v}`),
+        { id: `rf-${f.name}-${v.replace(/[^a-zA-Z0-9_-]/g, "_")}` })))];
+  });
+}
 
 /** The Delete button of a row: the first click asks (in place) and only "Delete" in that question deletes. */
 function deleteCell(r: RunListItem, onDelete: (id: string) => void): HTMLElement {
@@ -231,6 +254,11 @@ async function renderNew(root: HTMLElement): Promise<void> {
   const budget = num("rf-budget", "", { min: "0", step: "0.01", placeholder: "no limit" });
   const execute = h("input", { type: "checkbox", id: "rf-execute", checked: true });
   const start = h("button", { type: "submit", id: "rf-start", class: "primary" }, "Start run");
+  const filterSlot = h("div", { id: "rf-filter-choices" }, h("p", { class: "muted small" }, "Loading the tasks' values…"));
+  const filters = h("fieldset", { id: "rf-filters", class: "group" }, h("legend", {}, "Task filters"),
+    h("p", { class: "muted small" }, "Unticked: every task. Applied before “Tasks per benchmark”, so the limit counts matching tasks."),
+    filterSlot);
+  let facetKey = "";
 
   const form = h("form", { id: "run-form", class: "card form", "aria-labelledby": "rf-title", novalidate: true },
     h("h2", { id: "rf-title" }, "New run"),
@@ -256,6 +284,7 @@ async function renderNew(root: HTMLElement): Promise<void> {
       h("p", { class: "muted small" }, "QuestBench uses its default prompt (ethers v6). Unticked: every prompt type runs."),
       ...BENCHES.flatMap((b) => b.prompts.map((p) => check("prompt", p, `${b.id}: ${p}`, false, { id: `rf-prompt-${p}` }))),
       h("label", { class: "check" }, execute, " Intent2Tx: execute answers on the local chain (Exec, StateEq)")),
+    filters,
     plan, problem,
     h("div", { class: "form-actions" }, start, h("a", { href: "#/runs", class: "button secondary" }, "Back to runs")));
 
@@ -272,6 +301,9 @@ async function renderNew(root: HTMLElement): Promise<void> {
       rounds: Number(rounds.value),
       seed: Number(seed.value),
       prompt_types: checked("prompt").map((c) => c.value),
+      categories: checked("category").map((c) => c.value),
+      difficulties: checked("difficulty").map((c) => c.value),
+      kinds: checked("kind").map((c) => c.value),
       concurrency: Number(conc.value),
       budget_usd: numOr(budget),
       intent_execute: execute.checked,
@@ -289,6 +321,7 @@ async function renderNew(root: HTMLElement): Promise<void> {
   const fieldEl: Record<string, string> = {
     benchmarks: "rf-benchmarks", models: "rf-models", limit: "rf-limit", rounds: "rf-rounds", seed: "rf-seed",
     concurrency: "rf-concurrency", budget_usd: "rf-budget", prompt_types: "rf-prompts", base_url: "rf-models",
+    filters: "rf-filters",
   };
   const showProblem = (p: { field: string; message: string } | null) => {
     for (const el of form.querySelectorAll("[aria-invalid]")) el.removeAttribute("aria-invalid");
@@ -322,6 +355,13 @@ async function renderNew(root: HTMLElement): Promise<void> {
     }
     start.removeAttribute("disabled");
     const p = r.value.plan!;
+    const key = JSON.stringify(p.benchmarks.map((b) => [b.benchmark, b.facets]));
+    if (key !== facetKey) {
+      facetKey = key;
+      const ticked = new Set([...form.querySelectorAll<HTMLInputElement>("#rf-filters input:checked")].map((c) => `${c.name}=${c.value}`));
+      const rows = filterChoices(p.benchmarks, ticked);
+      mount(filterSlot, ...(rows.length ? rows : [h("p", { class: "muted small" }, "The chosen benchmarks have nothing to filter on.")]));
+    }
     mount(plan, h("div", { class: "plan" },
       h("p", {}, h("strong", { "data-field": "planned" }, `${p.samples} samples`), " · estimated cost ",
         h("strong", { "data-field": "est-cost" }, fmtUsd(p.est_cost_usd)), " · estimated duration ",
