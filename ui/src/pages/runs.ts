@@ -6,6 +6,7 @@ import type { BenchPlan, LiveStatus, ProvidersView, RunForm, RunListItem, RunsVi
 import { h, mount } from "../dom";
 import { cancelRun, deleteRun, getLive, listProviders, listRuns, onRunProgress, planRun, resumeRun, startRun } from "../ipc";
 import { errorBox } from "../status-view";
+import { sampleLink } from "./results";
 
 let unlisten: (() => void) | null = null;
 
@@ -77,9 +78,12 @@ function liveCard(s: LiveStatus, onCancel: () => void): HTMLElement {
         h("span", { class: "small" }, `${m.done}/${m.planned}${m.failed ? `, ${m.failed} failed` : ""}`)))),
     s.failures.length
       ? h("div", { class: "failures" }, h("h3", {}, "Latest failures"),
-        h("ul", {}, ...s.failures.map((f) => h("li", { class: "small" },
-          h("span", { class: "mono" }, `${f.benchmark} · ${f.model} · ${f.instance} · round ${f.round}`), " ",
-          h("span", { class: "badge warn" }, f.outcome), f.error ? ` ${f.error}` : ""))))
+        h("ul", {}, ...s.failures.map((f) => h("li", { class: "small failure" },
+          f.outcome === "not_run"
+            ? h("span", { class: "mono" }, `${f.benchmark} · ${f.model} · ${f.instance} · round ${f.round}`)
+            : h("a", { class: "mono open-failure", href: sampleLink(s.run_id, f.benchmark, f.model, f.instance, f.round),
+              title: "Open this sample's trace in Results" }, `${f.benchmark} · ${f.model} · ${f.instance} · round ${f.round}`),
+          " ", h("span", { class: "badge warn" }, f.outcome), f.error ? ` ${f.error}` : ""))))
       : null,
   );
 }
