@@ -653,7 +653,7 @@ async fn offline_demo_runs_from_the_empty_runs_page() {
     let config = tempfile::tempdir().unwrap();
     let env = env_for(data.path(), config.path());
     let app = App::launch(&env).await.expect("app launches");
-    let seen: Result<(String, String, String)> = async {
+    let seen: Result<_> = async {
         app.click("#nav-runs").await?;
         app.click("#run-demo").await?;
         let status = app
@@ -670,11 +670,45 @@ async fn offline_demo_runs_from_the_empty_runs_page() {
         .await?;
         let models = live_text(&app, "#runs-table tbody tr:first-child td:nth-child(3)").await?;
         app.screenshot("console-demo-finished").await?;
-        Ok((status, samples, models))
+        // A latest failure opens that sample's trace in Results.
+        let failure = live_text(&app, ".live .open-failure").await?;
+        click_live(&app, ".live .open-failure").await?;
+        let instance = app
+            .wait_text(
+                "#trace .trace [data-fact=instance]",
+                Duration::from_secs(20),
+                |t| !t.is_empty(),
+            )
+            .await?;
+        let model = app.text("#trace .trace [data-fact=model]").await?;
+        let round = app.text("#trace .trace [data-fact='round / seed']").await?;
+        let route = app.eval("return window.location.hash").await?;
+        app.screenshot("console-failure-trace").await?;
+        Ok((
+            status,
+            samples,
+            models,
+            (failure, instance, model, round, route),
+        ))
     }
     .await;
     app.close().await;
-    let (status, samples, models) = seen.expect("the demo runs");
+    let (status, samples, models, (failure, instance, model, round, route)) =
+        seen.expect("the demo runs");
+    // "bench · model · instance · round N": the trace shown is that sample.
+    let parts: Vec<&str> = failure.split(" · ").collect();
+    assert_eq!(parts.len(), 4, "{failure}");
+    assert_eq!(model, parts[1], "{failure}");
+    assert_eq!(instance, parts[2], "{failure}");
+    let n = parts[3].trim_start_matches("round ");
+    assert!(round.starts_with(&format!("{n} /")), "{round} vs {failure}");
+    assert!(
+        route
+            .as_str()
+            .unwrap_or("")
+            .starts_with("#/results/sample?"),
+        "{route}"
+    );
     assert_eq!(status, "finished");
     let (done, total) = counts(&samples);
     assert!(total > 0 && done == total, "{samples}");
@@ -768,7 +802,7 @@ async fn deleting_a_run_asks_first_and_keep_keeps_it() {
         seen.expect("the runs page deletes");
     assert_eq!(before, [doomed.clone(), kept.clone()], "newest first");
     assert!(
-        question.contains(&kept) && question.contains("1 stored sample"),
+        question.contains(&kept) && question.contains("4 stored samples"), // one PILOT task × 4 prompt types
         "{question}"
     );
     assert_eq!(after_keep, before, "Keep deletes nothing");
