@@ -824,3 +824,59 @@ async fn deleting_a_run_asks_first_and_keep_keeps_it() {
         .collect();
     assert_eq!(ids, [kept.as_str()]);
 }
+
+/// The number in the plan preview's "N samples", once the preview shows one satisfying `ok`.
+async fn planned_count(app: &App, ok: impl Fn(u32) -> bool) -> Result<u32> {
+    let t = app
+        .wait_text(
+            "#rf-plan [data-field=planned]",
+            Duration::from_secs(30),
+            |t| {
+                t.split_whitespace()
+                    .next()
+                    .and_then(|n| n.parse().ok())
+                    .is_some_and(&ok)
+            },
+        )
+        .await?;
+    Ok(t.split_whitespace()
+        .next()
+        .and_then(|n| n.parse().ok())
+        .unwrap_or(0))
+}
+
+#[tokio::test]
+#[ignore = "needs the built app and CLI, tauri-driver, WebKitWebDriver and an X display; run .ci/e2e"]
+async fn task_filters_in_the_new_run_form_change_the_planned_samples() {
+    let data = tempfile::tempdir().unwrap();
+    let config = tempfile::tempdir().unwrap();
+    let env = env_for(data.path(), config.path());
+    let app = App::launch(&env).await.expect("app launches");
+    let seen: Result<_> = async {
+        app.click("#nav-runs").await?;
+        app.click("#new-run").await?;
+        app.text("#run-form").await?;
+        app.set_value("#rf-limit", "").await?; // every PILOT task
+        let all = planned_count(&app, |n| n > 8).await?;
+        app.click("#rf-difficulty-hard").await?;
+        let hard = planned_count(&app, |n| n > 0 && n < all).await?;
+        // Two values of one filter keep either.
+        app.click("#rf-difficulty-easy").await?;
+        let either = planned_count(&app, |n| n > hard && n < all).await?;
+        // Filters combine: the kind narrows the two difficulties.
+        app.click("#rf-kind-simple_data_transformation").await?;
+        let narrowed = planned_count(&app, |n| n > 0 && n < either).await?;
+        app.screenshot("console-new-run-filters").await?;
+        Ok([all, hard, either, narrowed])
+    }
+    .await;
+    app.close().await;
+    let counts = seen.expect("filters change the plan");
+    let [all, hard, either, narrowed] = counts;
+    // Every PILOT task has the four prompt types, so every count is a multiple of 4.
+    assert!(counts.iter().all(|n| n % 4 == 0), "{counts:?}");
+    assert!(
+        hard < either && either < all && narrowed < either,
+        "{counts:?}"
+    );
+}
