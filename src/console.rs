@@ -268,6 +268,13 @@ impl History {
 
 /// Instances per benchmark for `spec`, without booting a chain: PILOT-Bench and Intent2Tx from
 /// their catalogues, QuestBench from its task files (one instance per task).
+type FacetCache = std::sync::Mutex<BTreeMap<(String, usize), TaskFacets>>;
+
+fn facet_cache() -> &'static FacetCache {
+    static CACHE: std::sync::OnceLock<FacetCache> = std::sync::OnceLock::new();
+    CACHE.get_or_init(Default::default)
+}
+
 fn instances_per_benchmark(
     config: &Config,
     spec: &RunSpec,
@@ -310,14 +317,28 @@ fn instances_per_benchmark(
                 facets,
             ));
         } else if let Some(bench) = catalog.shared(b) {
-            let mine = bench
-                .instances()
-                .iter()
-                .map(|i| bench.meta(i))
-                .collect::<Result<Vec<_>, _>>()
-                .map_err(err)?;
-            let facets = TaskFacets::of(&mine);
-            metas.extend(mine);
+            let instances = bench.instances();
+            // Every instance's meta is costly (PILOT renders flawed plans): computed once per
+            // benchmark and catalogue size while the process lives, and for checking only
+            // when a filter is set.
+            let key = (b.clone(), instances.len());
+            let cached = facet_cache().lock().ok().and_then(|c| c.get(&key).cloned());
+            let facets = match cached {
+                Some(f) if !spec.has_filters() => f,
+                _ => {
+                    let mine = instances
+                        .iter()
+                        .map(|i| bench.meta(i))
+                        .collect::<Result<Vec<_>, _>>()
+                        .map_err(err)?;
+                    let f = TaskFacets::of(&mine);
+                    if let Ok(mut c) = facet_cache().lock() {
+                        c.insert(key, f.clone());
+                    }
+                    metas.extend(mine);
+                    f
+                }
+            };
             let selected = crate::run::spec::select(bench.as_ref(), spec).map_err(err)?;
             out.push((
                 b.clone(),

@@ -103,6 +103,11 @@ impl RunSpec {
         ]
     }
 
+    /// Whether any category, difficulty or kind filter is set.
+    pub fn has_filters(&self) -> bool {
+        self.filters().iter().any(|(_, v, _)| !v.is_empty())
+    }
+
     /// Whether an instance passes the category, difficulty and kind filters.
     pub fn keeps(&self, meta: &InstanceMeta) -> bool {
         self.filters()
@@ -280,13 +285,18 @@ pub fn select(
 ) -> Result<Vec<(String, InstanceMeta)>, RunError> {
     let mut tasks = BTreeSet::new();
     let mut out = Vec::new();
+    // Without filters, instances past the limit need no meta (which can be costly).
+    let filtered = spec.has_filters();
     for instance in bench.instances() {
+        // The task is the instance without `#…` (the store contract's convention).
+        let task = instance.split('#').next().unwrap_or_default().to_string();
+        if !filtered && !tasks.contains(&task) && spec.limit.is_some_and(|l| tasks.len() >= l) {
+            continue;
+        }
         let meta = bench.meta(&instance)?;
         if !spec.keeps(&meta) {
             continue;
         }
-        // The task is the instance without `#…` (the store contract's convention).
-        let task = instance.split('#').next().unwrap_or_default().to_string();
         if !tasks.contains(&task) {
             if spec.limit.is_some_and(|l| tasks.len() >= l) {
                 continue;
@@ -317,8 +327,10 @@ pub fn plan<'b>(
     for b in &spec.benchmarks {
         let bench =
             bench_of(b).ok_or_else(|| RunError::Spec(format!("benchmark {b:?} is not loaded")))?;
-        for instance in bench.instances() {
-            metas.push(bench.meta(&instance)?);
+        if spec.has_filters() {
+            for instance in bench.instances() {
+                metas.push(bench.meta(&instance)?);
+            }
         }
         benches.push((b, bench));
     }
