@@ -12,7 +12,7 @@ use std::collections::{BTreeMap, VecDeque};
 use serde::{Deserialize, Serialize};
 use ts_rs::TS;
 
-use crate::run::{Benchmarks, Progress, RunSpec, BENCHMARKS};
+use crate::run::{serde_name, Benchmarks, InstanceMeta, Progress, RunSpec, BENCHMARKS};
 use crate::store::{Store, StoreError};
 use crate::Config;
 
@@ -58,6 +58,15 @@ pub struct RunForm {
     pub budget_usd: Option<f64>,
     /// Intent2Tx executes answers on the chain.
     pub intent_execute: bool,
+    /// Categories to keep (empty: all).
+    #[serde(default)]
+    pub categories: Vec<String>,
+    /// Difficulties to keep (empty: all).
+    #[serde(default)]
+    pub difficulties: Vec<String>,
+    /// Kinds to keep (empty: all).
+    #[serde(default)]
+    pub kinds: Vec<String>,
 }
 
 impl RunForm {
@@ -119,6 +128,9 @@ impl RunForm {
         spec.rounds = self.rounds;
         spec.seed = self.seed;
         spec.prompt_types = self.prompt_types.clone();
+        spec.categories = self.categories.clone();
+        spec.difficulties = self.difficulties.clone();
+        spec.kinds = self.kinds.clone();
         spec.concurrency = self.concurrency as usize;
         spec.budget_usd = self.budget_usd;
         spec.intent_execute = self.intent_execute;
@@ -150,6 +162,40 @@ pub struct BenchPlan {
     pub models: Vec<String>,
     /// instances × models × rounds.
     pub samples: u32,
+    /// What the task filters can choose on this benchmark (every instance, filters ignored).
+    pub facets: TaskFacets,
+}
+
+/// The distinct, sorted, non-empty filter values of a benchmark's instances.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, TS)]
+pub struct TaskFacets {
+    /// Categories.
+    pub categories: Vec<String>,
+    /// Difficulties.
+    pub difficulties: Vec<String>,
+    /// Kinds.
+    pub kinds: Vec<String>,
+}
+
+impl TaskFacets {
+    fn of<'m>(metas: impl IntoIterator<Item = &'m InstanceMeta>) -> Self {
+        let mut f = TaskFacets::default();
+        for m in metas {
+            for (set, v) in [
+                (&mut f.categories, &m.category),
+                (&mut f.difficulties, &m.difficulty),
+                (&mut f.kinds, &m.kind),
+            ] {
+                if !v.is_empty() && !set.contains(v) {
+                    set.push(v.clone());
+                }
+            }
+        }
+        f.categories.sort();
+        f.difficulties.sort();
+        f.kinds.sort();
+        f
+    }
 }
 
 /// What pressing Start would do.
@@ -222,10 +268,17 @@ impl History {
 
 /// Instances per benchmark for `spec`, without booting a chain: PILOT-Bench and Intent2Tx from
 /// their catalogues, QuestBench from its task files (one instance per task).
+type FacetCache = std::sync::Mutex<BTreeMap<(String, usize), TaskFacets>>;
+
+fn facet_cache() -> &'static FacetCache {
+    static CACHE: std::sync::OnceLock<FacetCache> = std::sync::OnceLock::new();
+    CACHE.get_or_init(Default::default)
+}
+
 fn instances_per_benchmark(
     config: &Config,
     spec: &RunSpec,
-) -> Result<Vec<(String, u32, Vec<&'static str>)>, FormError> {
+) -> Result<Vec<(String, u32, Vec<&'static str>, TaskFacets)>, FormError> {
     let err = |e: crate::run::RunError| form_err("benchmarks", e.to_string());
     let shared: Vec<String> = spec
         .benchmarks
@@ -235,18 +288,68 @@ fn instances_per_benchmark(
         .collect();
     let catalog = crate::catalog::Catalog::load(config, &shared, false).map_err(err)?;
     let mut out = Vec::new();
+    // Every instance's grouping data, to check the task filters against (as `run::plan` does).
+    let mut metas = Vec::new();
     for b in &spec.benchmarks {
         if b == "questbench" {
             let dir = config.project_dir.join("tasks/questbench");
             let tasks = crate::quest::task::load_dir(&dir)
                 .map_err(|e| form_err("benchmarks", format!("{}: {e}", dir.display())))?;
-            let n = spec.limit.map_or(tasks.len(), |l| l.min(tasks.len()));
-            out.push((b.clone(), n as u32, crate::quest::seam::AGENTS.to_vec()));
+            let quest: Vec<InstanceMeta> = tasks
+                .iter()
+                .map(|t| InstanceMeta {
+                    task: t.id().to_string(),
+                    prompt_type: String::new(),
+                    kind: serde_name(&t.spec.kind),
+                    category: t.spec.category.clone(),
+                    subcategory: t.spec.subcategory.clone(),
+                    difficulty: serde_name(&t.spec.difficulty),
+                })
+                .collect();
+            let kept = quest.iter().filter(|m| spec.keeps(m)).count();
+            let n = spec.limit.map_or(kept, |l| l.min(kept));
+            let facets = TaskFacets::of(&quest);
+            metas.extend(quest);
+            out.push((
+                b.clone(),
+                n as u32,
+                crate::quest::seam::AGENTS.to_vec(),
+                facets,
+            ));
         } else if let Some(bench) = catalog.shared(b) {
+            let instances = bench.instances();
+            // Every instance's meta is costly (PILOT renders flawed plans): computed once per
+            // benchmark and catalogue size while the process lives, and for checking only
+            // when a filter is set.
+            let key = (b.clone(), instances.len());
+            let cached = facet_cache().lock().ok().and_then(|c| c.get(&key).cloned());
+            let facets = match cached {
+                Some(f) if !spec.has_filters() => f,
+                _ => {
+                    let mine = instances
+                        .iter()
+                        .map(|i| bench.meta(i))
+                        .collect::<Result<Vec<_>, _>>()
+                        .map_err(err)?;
+                    let f = TaskFacets::of(&mine);
+                    if let Ok(mut c) = facet_cache().lock() {
+                        c.insert(key, f.clone());
+                    }
+                    metas.extend(mine);
+                    f
+                }
+            };
             let selected = crate::run::spec::select(bench.as_ref(), spec).map_err(err)?;
-            out.push((b.clone(), selected.len() as u32, bench.builtin_agents()));
+            out.push((
+                b.clone(),
+                selected.len() as u32,
+                bench.builtin_agents(),
+                facets,
+            ));
         }
     }
+    spec.check_filters(&metas)
+        .map_err(|e| form_err("filters", e.to_string()))?;
     Ok(out)
 }
 
@@ -255,7 +358,7 @@ pub fn estimate(config: &Config, spec: &RunSpec, history: &History) -> Result<Ru
     let mut benchmarks = Vec::new();
     let (mut cost, mut cost_known) = (0.0, true);
     let (mut busy_ms, mut time_known) = (0.0, true);
-    for (b, instances, builtins) in instances_per_benchmark(config, spec)? {
+    for (b, instances, builtins, facets) in instances_per_benchmark(config, spec)? {
         let models: Vec<String> = spec
             .models
             .iter()
@@ -288,6 +391,7 @@ pub fn estimate(config: &Config, spec: &RunSpec, history: &History) -> Result<Ru
             instances,
             models,
             samples,
+            facets,
         });
     }
     let samples = benchmarks.iter().map(|b| b.samples).sum();
@@ -638,6 +742,9 @@ mod tests {
             concurrency: 4,
             budget_usd: None,
             intent_execute: true,
+            categories: vec![],
+            difficulties: vec![],
+            kinds: vec![],
         }
     }
 

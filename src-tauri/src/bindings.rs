@@ -57,12 +57,13 @@ pub fn typescript() -> String {
     {
         use crucible::console::{
             BenchPlan, FailureView, FormError, LiveStatus, ModelProgress, RunForm, RunListItem,
-            RunPlan,
+            RunPlan, TaskFacets,
         };
         decl::<RunForm>(&mut out);
         decl::<crate::PlanResult>(&mut out);
         decl::<RunPlan>(&mut out);
         decl::<BenchPlan>(&mut out);
+        decl::<TaskFacets>(&mut out);
         decl::<FormError>(&mut out);
         decl::<crate::RunsView>(&mut out);
         decl::<RunListItem>(&mut out);

@@ -75,6 +75,7 @@ pub fn run() {
             commands::runs::cancel_run,
             commands::runs::list_runs_view,
             commands::runs::get_live,
+            commands::runs::delete_run,
             // Tasks page (the studio).
             commands::tasks::list_tasks,
             commands::tasks::get_task,

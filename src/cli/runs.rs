@@ -1,4 +1,4 @@
-//! `crucible run`, `run --resume`, `rescore`, `runs list|show`, `agents list`, `demo`, and
+//! `crucible run`, `run --resume`, `rescore`, `runs list|show|delete`, `agents list`, `demo`, and
 //! `bench orchestrator|store`: parse, call `crucible::run` / `crucible::store`, print. A progress
 //! bar goes to stderr on a TTY only; results go to stdout.
 
@@ -49,6 +49,15 @@ pub struct RunArgs {
     /// Keep only these prompt types (repeatable: direct, retrieval, baseline, cot, optimal, flawed).
     #[arg(long = "prompt-type")]
     prompt_types: Vec<String>,
+    /// Keep only tasks of this category (repeatable; applied before --limit).
+    #[arg(long = "category")]
+    categories: Vec<String>,
+    /// Keep only tasks of this difficulty (repeatable; applied before --limit).
+    #[arg(long = "difficulty")]
+    difficulties: Vec<String>,
+    /// Keep only tasks of this kind (repeatable; applied before --limit).
+    #[arg(long = "kind")]
+    kinds: Vec<String>,
     /// Intent2Tx: score fields only, do not execute answers on the chain.
     #[arg(long)]
     no_execute: bool,
@@ -90,6 +99,17 @@ pub enum RunsCmd {
     },
     /// One run with its samples.
     Show {
+        /// Run id.
+        run_id: String,
+        /// The database (default: `<data dir>/crucible.db`).
+        #[arg(long)]
+        db: Option<PathBuf>,
+        /// Print JSON.
+        #[arg(long)]
+        json: bool,
+    },
+    /// Deletes a run and everything stored under it (samples, transcripts, artefacts, log).
+    Delete {
         /// Run id.
         run_id: String,
         /// The database (default: `<data dir>/crucible.db`).
@@ -267,6 +287,9 @@ pub async fn run_cmd(config: &Config, a: RunArgs) -> Result<()> {
     spec.budget_usd = a.budget;
     spec.base_url = a.base_url;
     spec.prompt_types = a.prompt_types;
+    spec.categories = a.categories;
+    spec.difficulties = a.difficulties;
+    spec.kinds = a.kinds;
     spec.intent_execute = !a.no_execute;
     spec.cache = !a.no_cache;
     // Bad specs fail before the database is touched.
@@ -344,6 +367,18 @@ pub async fn runs(config: &Config, cmd: RunsCmd) -> Result<()> {
                         r.failed
                     );
                 }
+            }
+        }
+        RunsCmd::Delete { run_id, db, json } => {
+            let store = open_existing(config, db).await?;
+            let samples = store.delete_run(&run_id).await?;
+            if json {
+                out!(
+                    "{}",
+                    serde_json::to_string_pretty(&json!({"deleted": run_id, "samples": samples}))?
+                );
+            } else {
+                out!("deleted {run_id} ({samples} samples)");
             }
         }
         RunsCmd::Show { run_id, db, json } => {

@@ -58,6 +58,16 @@ pub struct RunSpec {
     /// Set on a re-score run: the run whose stored answers it replays.
     #[serde(default)]
     pub rescore_of: Option<String>,
+    /// Keep only instances whose category is one of these (empty keeps every one). Applied
+    /// before `limit`, so `limit` counts matching tasks.
+    #[serde(default)]
+    pub categories: Vec<String>,
+    /// Keep only instances whose difficulty is one of these (empty keeps every one).
+    #[serde(default)]
+    pub difficulties: Vec<String>,
+    /// Keep only instances whose kind is one of these (empty keeps every one).
+    #[serde(default)]
+    pub kinds: Vec<String>,
 }
 
 impl RunSpec {
@@ -78,7 +88,75 @@ impl RunSpec {
             intent_execute: true,
             cache: true,
             rescore_of: None,
+            categories: Vec::new(),
+            difficulties: Vec::new(),
+            kinds: Vec::new(),
         }
+    }
+
+    /// The task filters as `(flag, values, field of InstanceMeta)`.
+    fn filters(&self) -> [(&'static str, &[String], fn(&InstanceMeta) -> &str); 3] {
+        [
+            ("--category", &self.categories, |m| &m.category),
+            ("--difficulty", &self.difficulties, |m| &m.difficulty),
+            ("--kind", &self.kinds, |m| &m.kind),
+        ]
+    }
+
+    /// Whether any category, difficulty or kind filter is set.
+    pub fn has_filters(&self) -> bool {
+        self.filters().iter().any(|(_, v, _)| !v.is_empty())
+    }
+
+    /// Whether an instance passes the category, difficulty and kind filters.
+    pub fn keeps(&self, meta: &InstanceMeta) -> bool {
+        self.filters()
+            .iter()
+            .all(|(_, values, field)| values.is_empty() || values.iter().any(|v| v == field(meta)))
+    }
+
+    /// Checks the filters against every instance the run's benchmarks have: a value no instance
+    /// has, or filters that together keep nothing, is an error naming the filter.
+    pub fn check_filters<'m>(
+        &self,
+        metas: impl IntoIterator<Item = &'m InstanceMeta>,
+    ) -> Result<(), RunError> {
+        let metas: Vec<&InstanceMeta> = metas.into_iter().collect();
+        let mut any = false;
+        for (flag, values, field) in self.filters() {
+            for v in values {
+                any = true;
+                if !metas.iter().any(|m| field(m) == v) {
+                    let mut seen: Vec<&str> = metas.iter().map(|m| field(m)).collect();
+                    seen.sort_unstable();
+                    seen.dedup();
+                    seen.retain(|s| !s.is_empty());
+                    return Err(RunError::Spec(format!(
+                        "{flag} {v:?} matches no task of {}; values there: {}",
+                        self.benchmarks.join(", "),
+                        if seen.is_empty() {
+                            "none".to_string()
+                        } else {
+                            seen.join(", ")
+                        }
+                    )));
+                }
+            }
+        }
+        if any && !metas.iter().any(|m| self.keeps(m)) {
+            let named: Vec<String> = self
+                .filters()
+                .iter()
+                .filter(|(_, v, _)| !v.is_empty())
+                .map(|(flag, v, _)| format!("{flag} {}", v.join(",")))
+                .collect();
+            return Err(RunError::Spec(format!(
+                "the filters {} together match no task of {}",
+                named.join(" "),
+                self.benchmarks.join(", ")
+            )));
+        }
+        Ok(())
     }
 
     /// Expands `all` and checks names, rounds and concurrency; errors name the bad value.
@@ -198,24 +276,33 @@ pub fn sample_seed(run_seed: u64, benchmark: &str, instance: &str, round: u32) -
     u64::from_le_bytes(d[..8].try_into().unwrap_or_default())
 }
 
-/// The instances of `bench` a spec selects: the first `limit` tasks in catalogue order, then every
-/// kept prompt type of those tasks.
+/// The instances of `bench` a spec selects: the instances passing the category, difficulty and
+/// kind filters, of those the first `limit` tasks in catalogue order, then every kept prompt type
+/// of those tasks.
 pub fn select(
     bench: &dyn Benchmark,
     spec: &RunSpec,
 ) -> Result<Vec<(String, InstanceMeta)>, RunError> {
     let mut tasks = BTreeSet::new();
     let mut out = Vec::new();
+    // Without filters, instances past the limit need no meta (which can be costly).
+    let filtered = spec.has_filters();
     for instance in bench.instances() {
         // The task is the instance without `#…` (the store contract's convention).
         let task = instance.split('#').next().unwrap_or_default().to_string();
+        if !filtered && !tasks.contains(&task) && spec.limit.is_some_and(|l| tasks.len() >= l) {
+            continue;
+        }
+        let meta = bench.meta(&instance)?;
+        if !spec.keeps(&meta) {
+            continue;
+        }
         if !tasks.contains(&task) {
             if spec.limit.is_some_and(|l| tasks.len() >= l) {
                 continue;
             }
             tasks.insert(task);
         }
-        let meta = bench.meta(&instance)?;
         if !meta.prompt_type.is_empty()
             && !spec.prompt_types.is_empty()
             && !spec.prompt_types.contains(&meta.prompt_type)
@@ -235,9 +322,20 @@ pub fn plan<'b>(
     models_for: impl Fn(&str) -> Vec<String>,
 ) -> Result<Vec<Job>, RunError> {
     let mut jobs = Vec::new();
+    let mut benches = Vec::new();
+    let mut metas = Vec::new();
     for b in &spec.benchmarks {
         let bench =
             bench_of(b).ok_or_else(|| RunError::Spec(format!("benchmark {b:?} is not loaded")))?;
+        if spec.has_filters() {
+            for instance in bench.instances() {
+                metas.push(bench.meta(&instance)?);
+            }
+        }
+        benches.push((b, bench));
+    }
+    spec.check_filters(&metas)?;
+    for (b, bench) in benches {
         let selected = select(bench, spec)?;
         for model in models_for(b) {
             for (instance, meta) in &selected {
@@ -276,6 +374,129 @@ mod tests {
         for o in others {
             assert_ne!(o, base);
         }
+    }
+
+    /// Six tasks: `t<i>` with kind a|b by parity, difficulty easy|hard by i < 3, category c<i % 3>.
+    struct Fake;
+
+    impl Benchmark for Fake {
+        fn name(&self) -> &'static str {
+            "pilot"
+        }
+        fn instances(&self) -> Vec<String> {
+            (0..6).map(|i| format!("t{i}")).collect()
+        }
+        fn meta(&self, instance: &str) -> Result<InstanceMeta, RunError> {
+            let i: usize = instance[1..]
+                .parse()
+                .map_err(|_| RunError::Spec(instance.into()))?;
+            Ok(InstanceMeta {
+                task: instance.into(),
+                prompt_type: String::new(),
+                kind: if i % 2 == 0 { "a" } else { "b" }.into(),
+                category: format!("c{}", i % 3),
+                subcategory: String::new(),
+                difficulty: if i < 3 { "easy" } else { "hard" }.into(),
+            })
+        }
+        fn builtin_agents(&self) -> Vec<&'static str> {
+            vec!["reference"]
+        }
+        fn builtin_agent(
+            &self,
+            _: &str,
+            _: &str,
+            _: u64,
+        ) -> Result<Box<dyn crate::run::Agent + '_>, RunError> {
+            Err(RunError::Spec("not in this test".into()))
+        }
+        fn run<'a>(
+            &'a self,
+            _: &'a str,
+            _: &'a mut dyn crate::run::Agent,
+            _: u64,
+            _: &'a mut (dyn FnMut(crate::run::Event) + Send),
+        ) -> crate::run::BoxFuture<'a, Result<crate::run::SampleRecord, RunError>> {
+            Box::pin(async { Err(RunError::Spec("not in this test".into())) })
+        }
+    }
+
+    fn planned(spec: &RunSpec) -> Result<Vec<String>, RunError> {
+        let jobs = plan(
+            spec,
+            |_| Some(&Fake as &dyn Benchmark),
+            |_| vec!["m".into()],
+        )?;
+        Ok(jobs.into_iter().map(|j| j.instance).collect())
+    }
+
+    #[test]
+    fn filters_keep_exactly_the_matching_instances_before_the_limit() {
+        type Case = (
+            &'static [&'static str],
+            &'static [&'static str],
+            &'static [&'static str],
+            Option<usize>,
+            &'static [&'static str],
+        );
+        let cases: [Case; 6] = [
+            (&[], &[], &[], None, &["t0", "t1", "t2", "t3", "t4", "t5"]),
+            (&["c0"], &[], &[], None, &["t0", "t3"]),
+            (&[], &["hard"], &["a"], None, &["t4"]),
+            (&["c1", "c2"], &["easy"], &[], None, &["t1", "t2"]),
+            // The limit counts matching tasks: the first two hard ones, not the first two.
+            (&[], &["hard"], &[], Some(2), &["t3", "t4"]),
+            (&[], &[], &["b"], Some(1), &["t1"]),
+        ];
+        for (cats, diffs, kinds, limit, want) in cases {
+            let mut spec = RunSpec::new(vec!["pilot".into()], vec!["m".into()]);
+            spec.categories = cats.iter().map(|s| s.to_string()).collect();
+            spec.difficulties = diffs.iter().map(|s| s.to_string()).collect();
+            spec.kinds = kinds.iter().map(|s| s.to_string()).collect();
+            spec.limit = limit;
+            assert_eq!(
+                planned(&spec).unwrap(),
+                want,
+                "{cats:?} {diffs:?} {kinds:?} {limit:?}"
+            );
+        }
+    }
+
+    #[test]
+    fn a_filter_matching_nothing_is_an_error_naming_it() {
+        let mut spec = RunSpec::new(vec!["pilot".into()], vec!["m".into()]);
+        spec.difficulties = vec!["easy".into(), "medium".into()];
+        let e = planned(&spec).unwrap_err().to_string();
+        assert!(
+            e.contains("--difficulty \"medium\"") && e.contains("easy, hard"),
+            "{e}"
+        );
+        let mut spec = RunSpec::new(vec!["pilot".into()], vec!["m".into()]);
+        spec.categories = vec!["c0".into()];
+        spec.kinds = vec!["b".into()];
+        spec.difficulties = vec!["easy".into()];
+        // c0 ∩ b = {t3}, which is hard: each value exists, together they keep nothing.
+        let e = planned(&spec).unwrap_err().to_string();
+        assert!(
+            e.contains("--category c0") && e.contains("--kind b") && e.contains("together"),
+            "{e}"
+        );
+    }
+
+    #[test]
+    fn specs_stored_before_filters_existed_still_read() {
+        let old = r#"{"benchmarks":["pilot"],"models":["m"],"rounds":1,"seed":3,"concurrency":2}"#;
+        let spec: RunSpec = serde_json::from_str(old).unwrap();
+        assert!(
+            spec.categories.is_empty() && spec.difficulties.is_empty() && spec.kinds.is_empty()
+        );
+        let mut with = spec.clone();
+        with.kinds = vec!["a".into()];
+        let back: RunSpec = serde_json::from_str(&serde_json::to_string(&with).unwrap()).unwrap();
+        assert_eq!(
+            back, with,
+            "filters are stored with the run (resume reads them back)"
+        );
     }
 
     #[test]

@@ -361,6 +361,40 @@ impl Store {
         Ok(())
     }
 
+    /// Deletes a run with everything stored under it (models, samples, their events and
+    /// artefacts, the progress log) in one transaction; returns how many samples went with it.
+    /// The store cannot know whether a run is going on in some process: callers that can (the
+    /// app) refuse live runs before calling this.
+    pub async fn delete_run(&self, run_id: &str) -> Result<u64, StoreError> {
+        let _turn = self.write.lock().await;
+        let mut tx = self.pool.begin().await?;
+        let samples: i64 = sqlx::query_scalar("SELECT COUNT(*) FROM samples WHERE run_id = ?")
+            .bind(run_id)
+            .fetch_one(&mut *tx)
+            .await?;
+        // Foreign keys cascade too; the explicit deletes keep this correct on a database
+        // opened without them.
+        for sql in [
+            "DELETE FROM events WHERE sample_id IN (SELECT id FROM samples WHERE run_id = ?)",
+            "DELETE FROM artefacts WHERE sample_id IN (SELECT id FROM samples WHERE run_id = ?)",
+            "DELETE FROM samples WHERE run_id = ?",
+            "DELETE FROM run_models WHERE run_id = ?",
+            "DELETE FROM run_log WHERE run_id = ?",
+        ] {
+            sqlx::query(sql).bind(run_id).execute(&mut *tx).await?;
+        }
+        let n = sqlx::query("DELETE FROM runs WHERE id = ?")
+            .bind(run_id)
+            .execute(&mut *tx)
+            .await?
+            .rows_affected();
+        if n == 0 {
+            return Err(StoreError::UnknownRun(run_id.to_string()));
+        }
+        tx.commit().await?;
+        Ok(samples as u64)
+    }
+
     /// Appends one progress event to a run's log.
     pub async fn log(&self, run_id: &str, event: &str) -> Result<(), StoreError> {
         let _turn = self.write.lock().await;
@@ -704,6 +738,63 @@ mod tests {
             assert_eq!(got, &want.row);
         }
         assert_eq!(store.events(stored[7].0).await.unwrap().len(), 1);
+    }
+
+    #[tokio::test]
+    async fn deleting_a_run_takes_everything_of_it_and_nothing_else() {
+        let dir = tempfile::tempdir().unwrap();
+        let store = Store::open(&dir.path().join("c.db")).await.unwrap();
+        for (id, created) in [
+            ("run-a", "2026-01-01T00:00:00Z"),
+            ("run-b", "2026-01-02T00:00:00Z"),
+        ] {
+            store.create_run(&new_run(id, created)).await.unwrap();
+            for i in 0..2 {
+                store
+                    .insert_sample(&NewSample {
+                        row: row(id, &format!("t{i}#cot"), 0),
+                        events: vec!["{}".into(), "{}".into()],
+                        artefacts: vec![("tx".into(), "{}".into())],
+                    })
+                    .await
+                    .unwrap();
+            }
+            store.log(id, "{}").await.unwrap();
+        }
+        let kept = store.samples("run-b").await.unwrap();
+        assert_eq!(store.delete_run("run-a").await.unwrap(), 2);
+        let count = |sql: &'static str| {
+            let pool = store.pool.clone();
+            async move {
+                sqlx::query_scalar::<_, i64>(sql)
+                    .fetch_one(&pool)
+                    .await
+                    .unwrap()
+            }
+        };
+        // Only run-b's rows are left, in every table.
+        let cases: [(&str, i64); 6] = [
+            ("SELECT COUNT(*) FROM runs", 1),
+            ("SELECT COUNT(*) FROM run_models", 1),
+            ("SELECT COUNT(*) FROM samples", 2),
+            ("SELECT COUNT(*) FROM events", 4),
+            ("SELECT COUNT(*) FROM artefacts", 2),
+            ("SELECT COUNT(*) FROM run_log", 1),
+        ];
+        for (sql, want) in cases {
+            assert_eq!(count(sql).await, want, "{sql}");
+        }
+        assert!(matches!(
+            store.run("run-a").await.unwrap_err(),
+            StoreError::UnknownRun(_)
+        ));
+        assert_eq!(store.samples("run-b").await.unwrap(), kept);
+        for (id, _) in &kept {
+            assert_eq!(store.events(*id).await.unwrap().len(), 2);
+            assert_eq!(store.artefacts(*id).await.unwrap().len(), 1);
+        }
+        let e = store.delete_run("run-a").await.unwrap_err().to_string();
+        assert!(e.contains("unknown run id \"run-a\""), "{e}");
     }
 
     #[tokio::test]

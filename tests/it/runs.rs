@@ -559,6 +559,10 @@ async fn bad_input_gets_errors_that_name_the_problem_and_loses_nothing_stored() 
         (vec!["rescore", "run-nope", "--db", db_s], "run-nope"),
         (vec!["runs", "show", "run-nope", "--db", db_s], "run-nope"),
         (
+            vec!["runs", "delete", "run-nope", "--db", db_s],
+            "unknown run id \"run-nope\"",
+        ),
+        (
             vec!["runs", "list", "--db", absent.to_str().unwrap()],
             "absent.db",
         ),
@@ -586,6 +590,26 @@ async fn bad_input_gets_errors_that_name_the_problem_and_loses_nothing_stored() 
         .unwrap()
         .stdout;
     assert_eq!(before, after, "nothing stored was lost or changed");
+    // Deleting the one run by id takes it (and its sample) out of the listing.
+    let listed: serde_json::Value = serde_json::from_slice(&after).unwrap();
+    let id = listed[0]["run_id"].as_str().unwrap().to_string();
+    let deleted = json_of(
+        &crucible(&data)
+            .args(["runs", "delete", id.as_str(), "--json", "--db"])
+            .arg(&db)
+            .output()
+            .unwrap(),
+    );
+    assert_eq!(deleted["deleted"], id.as_str());
+    assert_eq!(deleted["samples"], 4, "one PILOT task × 4 prompt types");
+    let left = json_of(
+        &crucible(&data)
+            .args(["runs", "list", "--json", "--db"])
+            .arg(&db)
+            .output()
+            .unwrap(),
+    );
+    assert_eq!(left, serde_json::json!([]));
 }
 
 /// A chain benchmark whose "node" dies: instance `i1` fails with an infrastructure error on the
@@ -830,4 +854,56 @@ async fn a_cancelled_run_is_marked_cancelled_and_resumes_to_completion() {
     let run = store.run(&report.run_id).await.unwrap();
     assert_eq!(run.status, "finished");
     assert!(run.finished_at.is_some());
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn task_filters_select_before_the_limit_and_a_filter_matching_nothing_is_named() {
+    let dir = tempfile::tempdir().unwrap();
+    let data = dir.path().join("data");
+    let db = dir.path().join("c.db");
+    let run = |extra: &[&str]| {
+        crucible(&data)
+            .args(["run", "--bench", "pilot", "--model", "builtin:reference"])
+            .args(["--prompt-type", "optimal", "--json", "--db"])
+            .arg(&db)
+            .args(extra)
+            .output()
+            .unwrap()
+    };
+    let report = json_of(&run(&[
+        "--kind",
+        "simple_data_transformation",
+        "--limit",
+        "2",
+    ]));
+    assert_eq!(report["samples"], 2, "two matching tasks × one prompt type");
+    let id = report["run_id"].as_str().unwrap().to_string();
+    let shown = json_of(
+        &crucible(&data)
+            .args(["runs", "show", id.as_str(), "--json", "--db"])
+            .arg(&db)
+            .output()
+            .unwrap(),
+    );
+    let tasks: Vec<&str> = shown["samples"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|s| s["task"].as_str().unwrap())
+        .collect();
+    assert_eq!(tasks.len(), 2);
+    assert!(
+        tasks
+            .iter()
+            .all(|t| t.starts_with("simple_data_transformation")),
+        "{tasks:?}"
+    );
+    let out = run(&["--difficulty", "impossible"]);
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(!out.status.success());
+    assert!(
+        err.contains("--difficulty \"impossible\" matches no task of pilot"),
+        "{err}"
+    );
+    assert!(!err.contains("panicked"), "{err}");
 }

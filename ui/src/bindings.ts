@@ -323,7 +323,19 @@ budget_usd: number | null,
 /**
  * Intent2Tx executes answers on the chain.
  */
-intent_execute: boolean, };
+intent_execute: boolean, 
+/**
+ * Categories to keep (empty: all).
+ */
+categories: Array<string>, 
+/**
+ * Difficulties to keep (empty: all).
+ */
+difficulties: Array<string>, 
+/**
+ * Kinds to keep (empty: all).
+ */
+kinds: Array<string>, };
 
 /**
  * The new-run form's preview: a plan, or the first problem with its field.
@@ -383,7 +395,28 @@ models: Array<string>,
 /**
  * instances × models × rounds.
  */
-samples: number, };
+samples: number, 
+/**
+ * What the task filters can choose on this benchmark (every instance, filters ignored).
+ */
+facets: TaskFacets, };
+
+/**
+ * The distinct, sorted, non-empty filter values of a benchmark's instances.
+ */
+export type TaskFacets = { 
+/**
+ * Categories.
+ */
+categories: Array<string>, 
+/**
+ * Difficulties.
+ */
+difficulties: Array<string>, 
+/**
+ * Kinds.
+ */
+kinds: Array<string>, };
 
 /**
  * A field-named problem with the new-run form.

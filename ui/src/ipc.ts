@@ -67,6 +67,9 @@ export const resumeRun = (runId: string): Promise<Result<string>> => call<string
 /** Cancels a run going on in this app. */
 export const cancelRun = (runId: string): Promise<Result<null>> => call<null>("cancel_run", { runId });
 
+/** Deletes a stored run with its samples (refused for a run going on in this app). */
+export const deleteRun = (runId: string): Promise<Result<null>> => call<null>("delete_run", { runId });
+
 /** Every stored run, newest first, and the ids running in this app. */
 export const listRuns = (): Promise<Result<RunsView>> => call<RunsView>("list_runs_view");
 

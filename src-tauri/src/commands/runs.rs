@@ -105,3 +105,20 @@ pub async fn get_live(
 ) -> Result<Option<LiveStatus>, CommandError> {
     Ok(state.runs.live(&run_id))
 }
+
+/// Deletes a stored run with its samples, transcripts and artefacts. Refuses a run going on in
+/// this app (cancel it first). The UI asks for confirmation before calling this.
+#[tauri::command]
+pub async fn delete_run(
+    state: tauri::State<'_, AppState>,
+    run_id: String,
+) -> Result<(), CommandError> {
+    if state.runs.ids().contains(&run_id) {
+        return Err(CommandError::invalid_msg(format!(
+            "run {run_id} is running in this app; cancel it before deleting it"
+        )));
+    }
+    let (_, store) = open_store(&state).await?;
+    store.delete_run(&run_id).await?;
+    Ok(())
+}

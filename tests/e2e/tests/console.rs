@@ -653,7 +653,7 @@ async fn offline_demo_runs_from_the_empty_runs_page() {
     let config = tempfile::tempdir().unwrap();
     let env = env_for(data.path(), config.path());
     let app = App::launch(&env).await.expect("app launches");
-    let seen: Result<(String, String, String)> = async {
+    let seen: Result<_> = async {
         app.click("#nav-runs").await?;
         app.click("#run-demo").await?;
         let status = app
@@ -670,16 +670,213 @@ async fn offline_demo_runs_from_the_empty_runs_page() {
         .await?;
         let models = live_text(&app, "#runs-table tbody tr:first-child td:nth-child(3)").await?;
         app.screenshot("console-demo-finished").await?;
-        Ok((status, samples, models))
+        // A latest failure opens that sample's trace in Results.
+        let failure = live_text(&app, ".live .open-failure").await?;
+        click_live(&app, ".live .open-failure").await?;
+        let instance = app
+            .wait_text(
+                "#trace .trace [data-fact=instance]",
+                Duration::from_secs(20),
+                |t| !t.is_empty(),
+            )
+            .await?;
+        let model = app.text("#trace .trace [data-fact=model]").await?;
+        let round = app.text("#trace .trace [data-fact='round / seed']").await?;
+        let route = app.eval("return window.location.hash").await?;
+        app.screenshot("console-failure-trace").await?;
+        Ok((
+            status,
+            samples,
+            models,
+            (failure, instance, model, round, route),
+        ))
     }
     .await;
     app.close().await;
-    let (status, samples, models) = seen.expect("the demo runs");
+    let (status, samples, models, (failure, instance, model, round, route)) =
+        seen.expect("the demo runs");
+    // "bench · model · instance · round N": the trace shown is that sample.
+    let parts: Vec<&str> = failure.split(" · ").collect();
+    assert_eq!(parts.len(), 4, "{failure}");
+    assert_eq!(model, parts[1], "{failure}");
+    assert_eq!(instance, parts[2], "{failure}");
+    let n = parts[3].trim_start_matches("round ");
+    assert!(round.starts_with(&format!("{n} /")), "{round} vs {failure}");
+    assert!(
+        route
+            .as_str()
+            .unwrap_or("")
+            .starts_with("#/results/sample?"),
+        "{route}"
+    );
     assert_eq!(status, "finished");
     let (done, total) = counts(&samples);
     assert!(total > 0 && done == total, "{samples}");
     assert!(
         models.contains("builtin:reference") && models.contains("builtin:follows-plan"),
         "{models}"
+    );
+}
+
+/// Stores a finished one-sample run in `data`'s database with the CLI; returns its id.
+fn cli_run(data: &Path, seed: &str) -> Result<String> {
+    let cli = app_binary()?
+        .parent()
+        .context("app binary has no directory")?
+        .join("crucible");
+    let out = Command::new(&cli)
+        .args(["run", "--bench", "pilot", "--model", "builtin:reference"])
+        .args(["--limit", "1", "--seed", seed, "--json", "--db"])
+        .arg(data.join("crucible.db"))
+        .env("CRUCIBLE_DATA_DIR", data)
+        .env("CRUCIBLE_PROJECT_DIR", workspace_root())
+        .output()
+        .with_context(|| format!("starting {}", cli.display()))?;
+    if !out.status.success() {
+        bail!(
+            "crucible run failed: {}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+    }
+    let v: serde_json::Value = serde_json::from_slice(&out.stdout)?;
+    Ok(v["run_id"].as_str().context("no run_id")?.to_string())
+}
+
+/// The ids of the rows of the runs table, in order.
+async fn listed_runs(app: &App) -> Result<Vec<String>> {
+    let v = app
+        .eval("return [...document.querySelectorAll('#runs-table tbody tr')].map((r) => r.id);")
+        .await?;
+    Ok(v.as_array()
+        .map(|a| {
+            a.iter()
+                .filter_map(|x| x.as_str())
+                .map(|s| s.strip_prefix("run-").unwrap_or(s).to_string())
+                .collect()
+        })
+        .unwrap_or_default())
+}
+
+#[tokio::test]
+#[ignore = "needs the built app and CLI, tauri-driver, WebKitWebDriver and an X display; run .ci/e2e"]
+async fn deleting_a_run_asks_first_and_keep_keeps_it() {
+    let data = tempfile::tempdir().unwrap();
+    let config = tempfile::tempdir().unwrap();
+    let kept = cli_run(data.path(), "1").expect("first run stored");
+    std::thread::sleep(Duration::from_millis(1100)); // run ids carry the second
+    let doomed = cli_run(data.path(), "2").expect("second run stored");
+    let env = env_for(data.path(), config.path());
+    let app = App::launch(&env).await.expect("app launches");
+    let seen: Result<_> = async {
+        app.click("#nav-runs").await?;
+        app.text("#runs-table").await?;
+        let before = listed_runs(&app).await?;
+        // Delete, then Keep: nothing is deleted.
+        let row = |id: &str| format!("[id='run-{id}']");
+        app.click(&format!("{} .delete-run", row(&kept))).await?;
+        let question = app
+            .text(&format!("{} [data-field=confirm-text]", row(&kept)))
+            .await?;
+        app.screenshot("console-delete-confirm").await?;
+        app.click(&format!("{} .cancel-delete", row(&kept))).await?;
+        let after_keep = listed_runs(&app).await?;
+        let button_back = app.exists(&format!("{} .delete-run", row(&kept))).await?;
+        // Delete, then confirm: the row goes.
+        app.click(&format!("{} .delete-run", row(&doomed))).await?;
+        app.click(&format!("{} .confirm-delete", row(&doomed)))
+            .await?;
+        let mut after_delete = listed_runs(&app).await?;
+        for _ in 0..50 {
+            if !after_delete.contains(&doomed) {
+                break;
+            }
+            tokio::time::sleep(Duration::from_millis(100)).await;
+            after_delete = listed_runs(&app).await?;
+        }
+        app.screenshot("console-after-delete").await?;
+        Ok((before, question, after_keep, button_back, after_delete))
+    }
+    .await;
+    app.close().await;
+    let (before, question, after_keep, button_back, after_delete) =
+        seen.expect("the runs page deletes");
+    assert_eq!(before, [doomed.clone(), kept.clone()], "newest first");
+    assert!(
+        question.contains(&kept) && question.contains("4 stored samples"), // one PILOT task × 4 prompt types
+        "{question}"
+    );
+    assert_eq!(after_keep, before, "Keep deletes nothing");
+    assert!(button_back, "Keep puts the Delete button back");
+    assert_eq!(after_delete, [kept.clone()], "only the confirmed run went");
+    // And it is gone from the database, not just the page.
+    let cli = app_binary().unwrap().parent().unwrap().join("crucible");
+    let out = Command::new(cli)
+        .args(["runs", "list", "--json", "--db"])
+        .arg(data.path().join("crucible.db"))
+        .output()
+        .unwrap();
+    let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    let ids: Vec<&str> = v
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter_map(|r| r["run_id"].as_str())
+        .collect();
+    assert_eq!(ids, [kept.as_str()]);
+}
+
+/// The number in the plan preview's "N samples", once the preview shows one satisfying `ok`.
+async fn planned_count(app: &App, ok: impl Fn(u32) -> bool) -> Result<u32> {
+    let t = app
+        .wait_text(
+            "#rf-plan [data-field=planned]",
+            Duration::from_secs(30),
+            |t| {
+                t.split_whitespace()
+                    .next()
+                    .and_then(|n| n.parse().ok())
+                    .is_some_and(&ok)
+            },
+        )
+        .await?;
+    Ok(t.split_whitespace()
+        .next()
+        .and_then(|n| n.parse().ok())
+        .unwrap_or(0))
+}
+
+#[tokio::test]
+#[ignore = "needs the built app and CLI, tauri-driver, WebKitWebDriver and an X display; run .ci/e2e"]
+async fn task_filters_in_the_new_run_form_change_the_planned_samples() {
+    let data = tempfile::tempdir().unwrap();
+    let config = tempfile::tempdir().unwrap();
+    let env = env_for(data.path(), config.path());
+    let app = App::launch(&env).await.expect("app launches");
+    let seen: Result<_> = async {
+        app.click("#nav-runs").await?;
+        app.click("#new-run").await?;
+        app.text("#run-form").await?;
+        app.set_value("#rf-limit", "").await?; // every PILOT task
+        let all = planned_count(&app, |n| n > 8).await?;
+        app.click("#rf-difficulty-hard").await?;
+        let hard = planned_count(&app, |n| n > 0 && n < all).await?;
+        // Two values of one filter keep either.
+        app.click("#rf-difficulty-easy").await?;
+        let either = planned_count(&app, |n| n > hard && n < all).await?;
+        // Filters combine: the kind narrows the two difficulties.
+        app.click("#rf-kind-simple_data_transformation").await?;
+        let narrowed = planned_count(&app, |n| n > 0 && n < either).await?;
+        app.screenshot("console-new-run-filters").await?;
+        Ok([all, hard, either, narrowed])
+    }
+    .await;
+    app.close().await;
+    let counts = seen.expect("filters change the plan");
+    let [all, hard, either, narrowed] = counts;
+    // Every PILOT task has the four prompt types, so every count is a multiple of 4.
+    assert!(counts.iter().all(|n| n % 4 == 0), "{counts:?}");
+    assert!(
+        hard < either && either < all && narrowed < either,
+        "{counts:?}"
     );
 }

@@ -59,6 +59,26 @@ const emptyFilter = (): SampleFilter => ({
 
 let st: State | null = null;
 
+/** A sample to open once the Samples tab lists it (set by a deep link). */
+let pendingOpen: { instance: string; round: number } | null = null;
+
+/** The deep link the Runs page's "Latest failures" use: `#/results/sample?run=…&benchmark=…&model=…&instance=…&round=…`. */
+export function sampleLink(run: string, benchmark: string, model: string, instance: string, round: number): string {
+  const q = new URLSearchParams({ run, benchmark, model, instance, round: String(round) });
+  return `#/results/sample?${q.toString()}`;
+}
+
+/** The sample a `#/results/sample?…` hash names, or null for any other hash. */
+function parseSampleLink(hash: string): { run: string; benchmark: string; model: string; instance: string; round: number } | null {
+  const m = /^#\/?results\/sample\?(.*)$/.exec(hash);
+  if (!m) return null;
+  const q = new URLSearchParams(m[1]);
+  const round = Number(q.get("round"));
+  const [run, benchmark, model, instance] = ["run", "benchmark", "model", "instance"].map((k) => q.get(k) ?? "");
+  if (!run || !benchmark || !model || !instance || !Number.isInteger(round)) return null;
+  return { run, benchmark, model, instance, round };
+}
+
 function baseFilter(s: State): SampleFilter {
   return {
     ...emptyFilter(),
@@ -221,6 +241,30 @@ export async function renderResults(root: HTMLElement): Promise<void> {
     sort: prev?.sort ?? {},
   };
   if (s.selected.size === 0) s.selected.add(runs.value[0].run_id);
+  const link = parseSampleLink(window.location.hash);
+  if (link && runs.value.some((r) => r.run_id === link.run)) {
+    // Open that one sample: its run only, the Samples tab filtered down to it, then its trace.
+    const [, promptType] = link.instance.split("#");
+    s.selected = new Set([link.run]);
+    s.bench = link.benchmark;
+    s.category = "";
+    s.difficulty = "";
+    s.tab = "samples";
+    s.samplesFilter = {
+      ...emptyFilter(),
+      runs: [link.run],
+      benchmark: link.benchmark,
+      model: link.model,
+      task: link.instance.split("#")[0],
+      prompt_type: promptType ?? null,
+    };
+    s.samplesOffset = 0;
+    pendingOpen = { instance: link.instance, round: link.round };
+  } else if (link) {
+    mount(body, h("div", { class: "card", id: "results-link-missing", role: "alert" },
+      h("p", {}, `Run ${link.run} is not in the store (deleted, or another database).`)));
+    return;
+  }
   st = s;
   renderBody(body, s);
 }
@@ -516,6 +560,20 @@ async function renderSamples(content: HTMLElement, s: State): Promise<void> {
     ),
     trace,
   );
+  if (pendingOpen) {
+    const want = pendingOpen;
+    pendingOpen = null;
+    const hit = p.rows.find((r) => r.instance === want.instance && r.round === want.round);
+    const tr = hit ? content.querySelector<HTMLElement>(`tr[data-sample="${hit.id}"]`) : null;
+    if (hit && tr) {
+      tr.classList.add("selected");
+      tr.scrollIntoView({ block: "nearest" });
+      void renderTrace(trace, hit.id);
+    } else {
+      mount(trace, h("p", { class: "muted", id: "trace-missing", role: "status" },
+        `${want.instance} round ${want.round} is not stored (yet): samples are stored when they finish; infrastructure failures are not stored and run again on resume.`));
+    }
+  }
 }
 
 // ---------- trace viewer ----------

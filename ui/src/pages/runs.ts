@@ -1,10 +1,12 @@
 // Runs: the list of stored runs (status, models, benchmarks, started, duration, cost), live
-// progress of the runs going on in this app (fed by `run:progress` events), cancel and resume,
+// progress of the runs going on in this app (fed by `run:progress` events), cancel, resume and
+// delete (after an explicit confirmation step in the row),
 // and the new-run form (#/runs/new) with its plan preview and inline problems.
-import type { LiveStatus, ProvidersView, RunForm, RunListItem, RunsView } from "../bindings";
+import type { BenchPlan, LiveStatus, ProvidersView, RunForm, RunListItem, RunsView } from "../bindings";
 import { h, mount } from "../dom";
-import { cancelRun, getLive, listProviders, listRuns, onRunProgress, planRun, resumeRun, startRun } from "../ipc";
+import { cancelRun, deleteRun, getLive, listProviders, listRuns, onRunProgress, planRun, resumeRun, startRun } from "../ipc";
 import { errorBox } from "../status-view";
+import { sampleLink } from "./results";
 
 let unlisten: (() => void) | null = null;
 
@@ -76,9 +78,12 @@ function liveCard(s: LiveStatus, onCancel: () => void): HTMLElement {
         h("span", { class: "small" }, `${m.done}/${m.planned}${m.failed ? `, ${m.failed} failed` : ""}`)))),
     s.failures.length
       ? h("div", { class: "failures" }, h("h3", {}, "Latest failures"),
-        h("ul", {}, ...s.failures.map((f) => h("li", { class: "small" },
-          h("span", { class: "mono" }, `${f.benchmark} · ${f.model} · ${f.instance} · round ${f.round}`), " ",
-          h("span", { class: "badge warn" }, f.outcome), f.error ? ` ${f.error}` : ""))))
+        h("ul", {}, ...s.failures.map((f) => h("li", { class: "small failure" },
+          f.outcome === "not_run"
+            ? h("span", { class: "mono" }, `${f.benchmark} · ${f.model} · ${f.instance} · round ${f.round}`)
+            : h("a", { class: "mono open-failure", href: sampleLink(s.run_id, f.benchmark, f.model, f.instance, f.round),
+              title: "Open this sample's trace in Results" }, `${f.benchmark} · ${f.model} · ${f.instance} · round ${f.round}`),
+          " ", h("span", { class: "badge warn" }, f.outcome), f.error ? ` ${f.error}` : ""))))
       : null,
   );
 }
@@ -95,9 +100,55 @@ export const DEMO_FORM: RunForm = {
   concurrency: 4,
   budget_usd: null,
   intent_execute: false,
+  categories: [],
+  difficulties: [],
+  kinds: [],
 };
 
-function runsTable(view: RunsView, onResume: (id: string) => void, onDemo: () => void): HTMLElement {
+const FILTERS: { name: "category" | "difficulty" | "kind"; key: "categories" | "difficulties" | "kinds"; label: string }[] = [
+  { name: "kind", key: "kinds", label: "Kind" },
+  { name: "difficulty", key: "difficulties", label: "Difficulty" },
+  { name: "category", key: "categories", label: "Category" },
+];
+
+/** The filter checkboxes for the chosen benchmarks' values; `checked` keeps ticks across redraws. */
+function filterChoices(benches: BenchPlan[], checked: Set<string>): HTMLElement[] {
+  return FILTERS.flatMap((f): HTMLElement[] => {
+    const where = new Map<string, string[]>();
+    for (const b of benches) for (const v of b.facets[f.key]) where.set(v, [...(where.get(v) ?? []), b.benchmark]);
+    const values = [...where.keys()].sort();
+    if (values.length === 0) return [];
+    return [h("div", { class: "filter-row", role: "group", "aria-label": `${f.label} filter` },
+      h("span", { class: "field-label" }, `${f.label}:`), " ",
+      ...values.map((v) => check(f.name, v, `${v} (${where.get(v)!.join(", ")})`, checked.has(`${f.name}=${v}`),
+        { id: `rf-${f.name}-${v.replace(/[^a-zA-Z0-9_-]/g, "_")}` })))];
+  });
+}
+
+/** The Delete button of a row: the first click asks (in place) and only "Delete" in that question deletes. */
+function deleteCell(r: RunListItem, onDelete: (id: string) => void): HTMLElement {
+  const cell = h("div", { class: "delete-cell" });
+  const ask = () => {
+    const yes = h("button", { type: "button", class: "danger confirm-delete" }, "Delete");
+    const no = h("button", { type: "button", class: "secondary cancel-delete" }, "Keep");
+    yes.addEventListener("click", () => { yes.setAttribute("disabled", ""); onDelete(r.run_id); });
+    no.addEventListener("click", () => { idle(); (cell.querySelector("button") as HTMLButtonElement | null)?.focus(); });
+    mount(cell, h("div", { class: "confirm", role: "group", "aria-label": `Confirm deleting run ${r.run_id}` },
+      h("span", { class: "small", "data-field": "confirm-text" },
+        `Delete ${r.run_id} and its ${r.finished} stored sample${r.finished === 1 ? "" : "s"}? This cannot be undone. `),
+      yes, " ", no));
+    no.focus();
+  };
+  const idle = () => {
+    const del = h("button", { type: "button", class: "secondary delete-run", "aria-label": `Delete run ${r.run_id}` }, "Delete");
+    del.addEventListener("click", ask);
+    mount(cell, del);
+  };
+  idle();
+  return cell;
+}
+
+function runsTable(view: RunsView, onResume: (id: string) => void, onDemo: () => void, onDelete: (id: string) => void): HTMLElement {
   if (view.runs.length === 0) {
     const demo = h("button", { type: "button", id: "run-demo", class: "secondary" }, "Run the offline demo");
     demo.addEventListener("click", () => { demo.setAttribute("disabled", ""); onDemo(); });
@@ -127,7 +178,8 @@ function runsTable(view: RunsView, onResume: (id: string) => void, onDemo: () =>
         h("td", { class: "small" }, duration(r)),
         h("td", { class: "small", "data-field": "samples" }, `${r.finished}/${r.planned}${r.failed ? ` (${r.failed} failed)` : ""}`),
         h("td", { class: "small" }, fmtUsd(r.cost_usd)),
-        h("td", {}, st.resumable ? resume : null));
+        h("td", { class: "actions" }, st.resumable ? resume : null,
+          live.has(r.run_id) ? null : deleteCell(r, onDelete)));
     }))));
 }
 
@@ -158,6 +210,11 @@ async function renderList(root: HTMLElement): Promise<void> {
     }, async () => {
       const started = await startRun(DEMO_FORM);
       if (!started.ok) mount(problem, errorBox(started.error));
+      void refresh();
+    }, async (id) => {
+      mount(problem);
+      const gone = await deleteRun(id);
+      if (!gone.ok) mount(problem, errorBox(gone.error));
       void refresh();
     }));
     for (const id of r.value.live) {
@@ -201,6 +258,11 @@ async function renderNew(root: HTMLElement): Promise<void> {
   const budget = num("rf-budget", "", { min: "0", step: "0.01", placeholder: "no limit" });
   const execute = h("input", { type: "checkbox", id: "rf-execute", checked: true });
   const start = h("button", { type: "submit", id: "rf-start", class: "primary" }, "Start run");
+  const filterSlot = h("div", { id: "rf-filter-choices" }, h("p", { class: "muted small" }, "Loading the tasks' values…"));
+  const filters = h("fieldset", { id: "rf-filters", class: "group" }, h("legend", {}, "Task filters"),
+    h("p", { class: "muted small" }, "Unticked: every task. Applied before “Tasks per benchmark”, so the limit counts matching tasks."),
+    filterSlot);
+  let facetKey = "";
 
   const form = h("form", { id: "run-form", class: "card form", "aria-labelledby": "rf-title", novalidate: true },
     h("h2", { id: "rf-title" }, "New run"),
@@ -226,6 +288,7 @@ async function renderNew(root: HTMLElement): Promise<void> {
       h("p", { class: "muted small" }, "QuestBench uses its default prompt (ethers v6). Unticked: every prompt type runs."),
       ...BENCHES.flatMap((b) => b.prompts.map((p) => check("prompt", p, `${b.id}: ${p}`, false, { id: `rf-prompt-${p}` }))),
       h("label", { class: "check" }, execute, " Intent2Tx: execute answers on the local chain (Exec, StateEq)")),
+    filters,
     plan, problem,
     h("div", { class: "form-actions" }, start, h("a", { href: "#/runs", class: "button secondary" }, "Back to runs")));
 
@@ -242,6 +305,9 @@ async function renderNew(root: HTMLElement): Promise<void> {
       rounds: Number(rounds.value),
       seed: Number(seed.value),
       prompt_types: checked("prompt").map((c) => c.value),
+      categories: checked("category").map((c) => c.value),
+      difficulties: checked("difficulty").map((c) => c.value),
+      kinds: checked("kind").map((c) => c.value),
       concurrency: Number(conc.value),
       budget_usd: numOr(budget),
       intent_execute: execute.checked,
@@ -259,6 +325,7 @@ async function renderNew(root: HTMLElement): Promise<void> {
   const fieldEl: Record<string, string> = {
     benchmarks: "rf-benchmarks", models: "rf-models", limit: "rf-limit", rounds: "rf-rounds", seed: "rf-seed",
     concurrency: "rf-concurrency", budget_usd: "rf-budget", prompt_types: "rf-prompts", base_url: "rf-models",
+    filters: "rf-filters",
   };
   const showProblem = (p: { field: string; message: string } | null) => {
     for (const el of form.querySelectorAll("[aria-invalid]")) el.removeAttribute("aria-invalid");
@@ -292,6 +359,13 @@ async function renderNew(root: HTMLElement): Promise<void> {
     }
     start.removeAttribute("disabled");
     const p = r.value.plan!;
+    const key = JSON.stringify(p.benchmarks.map((b) => [b.benchmark, b.facets]));
+    if (key !== facetKey) {
+      facetKey = key;
+      const ticked = new Set([...form.querySelectorAll<HTMLInputElement>("#rf-filters input:checked")].map((c) => `${c.name}=${c.value}`));
+      const rows = filterChoices(p.benchmarks, ticked);
+      mount(filterSlot, ...(rows.length ? rows : [h("p", { class: "muted small" }, "The chosen benchmarks have nothing to filter on.")]));
+    }
     mount(plan, h("div", { class: "plan" },
       h("p", {}, h("strong", { "data-field": "planned" }, `${p.samples} samples`), " · estimated cost ",
         h("strong", { "data-field": "est-cost" }, fmtUsd(p.est_cost_usd)), " · estimated duration ",
