@@ -169,6 +169,8 @@ fn json_files(dir: &Path, out: &mut Vec<PathBuf>) {
             json_files(&p, out);
         } else if p.extension().and_then(|e| e.to_str()) == Some("json")
             && p.file_name().and_then(|n| n.to_str()) != Some("task.schema.json")
+            // Composite solution scripts live next to the tasks and are never tasks.
+            && !p.to_string_lossy().ends_with(".rounds.json")
         {
             out.push(p);
         }
