@@ -98,6 +98,33 @@ impl Catalog {
         Ok(c)
     }
 
+    /// Keeps only the QuestBench tasks `ids`, in that order (the demo's mix of atomic and
+    /// composite tasks; `--limit` alone takes catalogue order, where composites come last).
+    /// Errors name an id that is not in the catalogue; without QuestBench this does nothing.
+    pub fn select_quest(&mut self, ids: &[String]) -> Result<(), RunError> {
+        let Some(tasks) = self.quest_tasks.take() else {
+            return Ok(());
+        };
+        let mut picked = Vec::with_capacity(ids.len());
+        for id in ids {
+            let t = tasks.iter().find(|t| t.id() == id).ok_or_else(|| {
+                RunError::Spec(format!("questbench task {id:?} is not in the catalogue"))
+            })?;
+            picked.push(t.clone());
+        }
+        self.quest_tasks = Some(picked);
+        Ok(())
+    }
+
+    /// The loaded QuestBench tasks' ids and kinds, in catalogue order (empty without QuestBench).
+    pub fn quest_ids(&self) -> Vec<(String, crate::quest::task::Kind)> {
+        self.quest_tasks
+            .iter()
+            .flatten()
+            .map(|t| (t.id().to_string(), t.spec.kind))
+            .collect()
+    }
+
     /// Boots a chain worker's benchmarks (each with its own Anvil).
     pub async fn boot(&self) -> Result<ChainBenches, RunError> {
         let mut out: ChainBenches = BTreeMap::new();

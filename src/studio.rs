@@ -18,6 +18,7 @@ use crate::chain::universe::{Manifest, Profile};
 use crate::intent::{self, AddressBook, BuiltinAgent, IntentError};
 use crate::pilot::{self, PilotError, PromptType};
 use crate::quest::atomic::{self, Harness};
+use crate::quest::composite;
 use crate::quest::instance::{decimal_units, Instance, ParamValue};
 use crate::quest::task::{Kind, Task};
 use crate::quest::QuestError;
@@ -952,8 +953,65 @@ pub struct DryRun {
     pub tx: Value,
     /// Each check (QuestBench), metric (Intent2Tx) or criterion (PILOT), expected vs actual.
     pub checks: Vec<CheckOutcome>,
-    /// Sandbox logs (QuestBench) or the conversation (PILOT).
+    /// Sandbox logs (QuestBench atomic) or the conversation (PILOT, QuestBench composite).
     pub logs: String,
+    /// QuestBench composites: every round, K_act/K_opt, the decay and the base score; null
+    /// for every other task.
+    pub composite: Option<CompositeTrace>,
+}
+
+/// One round of a composite dry-run, as `quest::composite` recorded it.
+#[derive(Debug, Clone, PartialEq, Serialize, TS)]
+pub struct RoundTrace {
+    /// 1-based round number (K_act after this round).
+    pub round: u32,
+    /// `tx`, `query`, `error` or `invalid`.
+    pub kind: String,
+    /// The code the sandbox ran (transaction rounds).
+    pub code: Option<String>,
+    /// The transaction as sent with its receipt summary (mined transaction rounds), else null.
+    #[ts(type = "unknown")]
+    pub tx: Value,
+    /// Receipt status: true mined OK, false reverted, null when nothing was mined.
+    pub status: Option<bool>,
+    /// The revert reason of a reverted transaction.
+    pub revert_reason: Option<String>,
+    /// The query as asked (query rounds), else null.
+    #[ts(type = "unknown")]
+    pub query: Value,
+    /// The query's result, else null.
+    #[ts(type = "unknown")]
+    pub result: Value,
+    /// Why the round failed or what was reported (empty on success).
+    pub reason: String,
+    /// The agent's balance changes in this round (name → signed base units).
+    #[ts(type = "unknown")]
+    pub balance_changes: Value,
+    /// How many of the goal checks passed after this round (progress; only the end state scores).
+    pub checks_passed: u32,
+    /// The feedback text the model received after this round.
+    pub feedback: String,
+}
+
+/// What a composite dry-run adds to [`DryRun`]: the rounds and the decay arithmetic.
+#[derive(Debug, Clone, PartialEq, Serialize, TS)]
+pub struct CompositeTrace {
+    /// The unrounded-down score (base × decay, two decimals); `DryRun::score` is its floor.
+    pub score: f64,
+    /// Sum of the weights of the passed end-state checks (capped when a required one fails).
+    pub base: u32,
+    /// min(1, K_opt / K_act), 0 when no round ran.
+    pub decay: f64,
+    /// Execution rounds counted.
+    pub k_act: u32,
+    /// Optimal rounds (the task's `composite.optimal_steps`).
+    pub k_opt: u32,
+    /// Round budget (K_opt × multiplier).
+    pub max_rounds: u32,
+    /// The agent's failure (e.g. the script ran out of replies before submitting).
+    pub agent_error: Option<String>,
+    /// Every round.
+    pub rounds: Vec<RoundTrace>,
 }
 
 /// The source of the chosen QuestBench solution, with placeholders filled, and its label.
@@ -1003,11 +1061,8 @@ pub async fn dry_run_quest(
     seed: u64,
     choice: &SolutionChoice,
 ) -> Result<DryRun, StudioError> {
-    if task.spec.kind != Kind::Atomic {
-        return Err(StudioError::Invalid(format!(
-            "{} is a composite task; dry-runs run atomic tasks",
-            task.spec.id
-        )));
+    if task.spec.kind == Kind::Composite {
+        return dry_run_composite(harness, task, seed, choice).await;
     }
     let inst = harness.instance(task, seed)?;
     let (label, answer) = quest_solution(task, &inst, choice)?;
@@ -1037,6 +1092,156 @@ pub async fn dry_run_quest(
             })
             .collect(),
         logs: v.logs,
+        composite: None,
+    })
+}
+
+/// Parses pasted composite replies: a JSON array of raw reply texts, planning reply first (the
+/// format `crucible try` takes for composites).
+pub fn composite_turns(text: &str) -> Result<Vec<String>, StudioError> {
+    let bad = |m: String| StudioError::Invalid(format!("pasted rounds: {m}"));
+    let v: Value = serde_json::from_str(text).map_err(|e| bad(format!("not JSON: {e}")))?;
+    let Value::Array(items) = v else {
+        return Err(bad(
+            "expected a JSON array of raw replies (strings), planning reply first".into(),
+        ));
+    };
+    if items.is_empty() {
+        return Err(bad(
+            "the array is empty; it needs the planning reply first".into()
+        ));
+    }
+    items
+        .into_iter()
+        .enumerate()
+        .map(|(i, x)| match x {
+            Value::String(s) => Ok(s),
+            other => Err(bad(format!(
+                "reply {i} is not a string (got {})",
+                match other {
+                    Value::Object(_) => "an object",
+                    Value::Array(_) => "an array",
+                    Value::Number(_) => "a number",
+                    Value::Bool(_) => "a boolean",
+                    _ => "null",
+                }
+            ))),
+        })
+        .collect()
+}
+
+/// The replies of the chosen composite solution, with placeholders filled, and its label.
+pub fn composite_solution(
+    task: &Task,
+    inst: &Instance,
+    choice: &SolutionChoice,
+) -> Result<(String, Vec<String>), StudioError> {
+    Ok(match choice {
+        SolutionChoice::Reference => (
+            "reference".into(),
+            composite::render_script(task, &task.spec.solutions.reference, inst)?,
+        ),
+        SolutionChoice::Wrong { index } => {
+            let w = task
+                .spec
+                .solutions
+                .wrong
+                .get(*index as usize)
+                .ok_or_else(|| {
+                    StudioError::Invalid(format!(
+                        "task {} has {} known-wrong solutions, no index {index}",
+                        task.spec.id,
+                        task.spec.solutions.wrong.len()
+                    ))
+                })?;
+            (
+                w.file.clone(),
+                composite::render_script(task, &w.file, inst)?,
+            )
+        }
+        SolutionChoice::Pasted { text } => ("pasted".into(), composite_turns(text)?),
+    })
+}
+
+/// Runs one composite episode (reference script, a known-wrong script or pasted replies) on a
+/// fresh snapshot and returns every round, the decay arithmetic and the end-state checks.
+async fn dry_run_composite(
+    harness: &Harness,
+    task: &Task,
+    seed: u64,
+    choice: &SolutionChoice,
+) -> Result<DryRun, StudioError> {
+    let inst = harness.instance(task, seed)?;
+    let (label, turns) = composite_solution(task, &inst, choice)?;
+    let answer = serde_json::to_string_pretty(&turns).unwrap_or_default();
+    let mut agent = crate::run::ScriptedAgent::new(label.clone(), turns);
+    let (v, transcript) =
+        composite::run_episode(harness, task, &inst, &mut agent, &mut |_| {}).await?;
+    let logs = transcript
+        .iter()
+        .map(|m| {
+            let who = match m.role {
+                crate::run::Role::System => "system",
+                crate::run::Role::User => "harness",
+                crate::run::Role::Assistant => "agent",
+            };
+            format!("── {who} ──\n{}", m.content)
+        })
+        .collect::<Vec<_>>()
+        .join("\n\n");
+    let rounds = v
+        .rounds
+        .into_iter()
+        .map(|r| RoundTrace {
+            round: r.round,
+            kind: r.kind,
+            code: r.code,
+            tx: r.tx.unwrap_or(Value::Null),
+            status: r.status,
+            revert_reason: r.revert_reason,
+            query: r.query.unwrap_or(Value::Null),
+            result: r.result.unwrap_or(Value::Null),
+            reason: r.reason,
+            balance_changes: r.balance_changes,
+            checks_passed: r.checks.iter().filter(|c| c.passed).count() as u32,
+            feedback: r.feedback,
+        })
+        .collect();
+    Ok(DryRun {
+        bench: Bench::Questbench,
+        id: task.spec.id.clone(),
+        seed,
+        solution: label,
+        prompt: composite::prompt(task, &inst, harness.manifest()),
+        answer,
+        score: v.score.floor().clamp(0.0, 100.0) as u32,
+        passed: v.passed,
+        outcome: v.outcome.as_str().into(),
+        reason: v.reason,
+        tx: Value::Null,
+        checks: v
+            .checks
+            .into_iter()
+            .map(|c| CheckOutcome {
+                name: c.name,
+                family: c.family,
+                weight: c.weight,
+                expected: c.expected,
+                actual: c.actual,
+                passed: c.passed,
+            })
+            .collect(),
+        logs,
+        composite: Some(CompositeTrace {
+            score: v.score,
+            base: v.base,
+            decay: v.decay,
+            k_act: v.k_act,
+            k_opt: v.k_opt,
+            max_rounds: v.max_rounds,
+            agent_error: v.agent_error,
+            rounds,
+        }),
     })
 }
 
@@ -1225,6 +1430,7 @@ pub async fn dry_run_intent(
         tx,
         checks,
         logs: serde_json::to_string_pretty(&s.steps).unwrap_or_default(),
+        composite: None,
     })
 }
 
@@ -1315,6 +1521,7 @@ pub fn dry_run_pilot(
             crit("completion_signal", e.completion_signal),
         ],
         logs: serde_json::to_string_pretty(&ep.messages).unwrap_or_default(),
+        composite: None,
     })
 }
 

@@ -88,6 +88,8 @@ pub fn typescript() -> String {
         decl::<Validation>(&mut out);
         decl::<SolutionChoice>(&mut out);
         decl::<CheckOutcome>(&mut out);
+        decl::<RoundTrace>(&mut out);
+        decl::<CompositeTrace>(&mut out);
         decl::<DryRun>(&mut out);
         decl::<SelftestRow>(&mut out);
         decl::<Selftest>(&mut out);

@@ -141,6 +141,10 @@ pub struct DemoArgs {
     /// Tasks per benchmark.
     #[arg(long, default_value_t = 8)]
     limit: usize,
+    /// How many of the QuestBench tasks are composite (at most 3 and half of `--limit`; the
+    /// rest are the first atomic tasks in catalogue order).
+    #[arg(long, default_value_t = 3)]
+    composites: usize,
     /// Rounds.
     #[arg(long, default_value_t = 3)]
     rounds: u32,
@@ -150,9 +154,10 @@ pub struct DemoArgs {
 }
 
 /// The models of the demo run: each benchmark's reference and two of its fault-injecting agents.
-pub const DEMO_MODELS: [&str; 7] = [
+pub const DEMO_MODELS: [&str; 8] = [
     "builtin:reference",
     "builtin:known-wrong",
+    "builtin:faulty-0.3",
     "builtin:wrong-contract",
     "builtin:placeholder-address",
     "builtin:follows-plan",
@@ -318,7 +323,35 @@ pub async fn rescore(config: &Config, a: RescoreArgs) -> Result<()> {
     print_report(&r, a.json)
 }
 
-/// `crucible demo`: a small run of every benchmark with built-in agents.
+/// The composite QuestBench tasks of the demo, in the order they are added: an approve + swap
+/// (its known-wrong `missing_approval` script reverts on chain), a batch of token transfers and a
+/// query → wrap → verify workflow with an answer.
+pub const DEMO_COMPOSITES: [&str; 3] = [
+    "composite_approve_swap_tokens",
+    "composite_batch_transfer_2_tokens",
+    "composite_query_balance_wrap_verify",
+];
+
+/// The demo's QuestBench tasks out of the catalogue's `(id, kind)` list: the first atomic tasks,
+/// then `composites` of [`DEMO_COMPOSITES`] (at most half of `limit`), `limit` in all.
+pub fn demo_quest_ids(
+    catalogue: &[(String, crucible::quest::task::Kind)],
+    limit: usize,
+    composites: usize,
+) -> Vec<String> {
+    let n = composites.min(limit / 2).min(DEMO_COMPOSITES.len());
+    let mut ids: Vec<String> = catalogue
+        .iter()
+        .filter(|(_, k)| *k == crucible::quest::task::Kind::Atomic)
+        .map(|(id, _)| id.clone())
+        .take(limit - n)
+        .collect();
+    ids.extend(DEMO_COMPOSITES[..n].iter().map(|s| s.to_string()));
+    ids
+}
+
+/// `crucible demo`: a small run of every benchmark with built-in agents; QuestBench mixes atomic
+/// and composite tasks.
 pub async fn demo(config: &Config, a: DemoArgs) -> Result<()> {
     let mut spec = RunSpec::new(
         vec!["all".into()],
@@ -330,11 +363,18 @@ pub async fn demo(config: &Config, a: DemoArgs) -> Result<()> {
     spec.prompt_types = vec![];
     let spec = spec.validate()?;
     let store = Store::open(&db_path(config, a.db)?).await?;
-    let r = with_context(
-        config,
-        store,
-        |ctx| async move { run::start(&ctx, spec).await },
-    )
+    let (limit, composites) = (a.limit, a.composites);
+    let loader: run::LoadBenchmarks = std::sync::Arc::new(move |config, spec| {
+        let mut c =
+            crucible::catalog::Catalog::load(config, &spec.benchmarks, spec.intent_execute)?;
+        let ids = demo_quest_ids(&c.quest_ids(), limit, composites);
+        c.select_quest(&ids)?;
+        Ok(std::sync::Arc::new(c) as std::sync::Arc<dyn run::Benchmarks>)
+    });
+    let r = with_context(config, store, |mut ctx| async move {
+        ctx.benchmarks = loader;
+        run::start(&ctx, spec).await
+    })
     .await?;
     print_report(&r, a.json)
 }

@@ -476,3 +476,140 @@ fn hostile_task_text_is_an_error_not_a_crash() {
     let v = studio::validate_quest(&huge, &path);
     assert!(!v.ok && v.message.contains("at most 77"), "{}", v.message);
 }
+
+#[tokio::test]
+async fn composite_dry_runs_show_every_round_and_the_decay() {
+    const COMPOSITE: &str = "composite_approve_swap_tokens";
+    let c = config();
+    let h = Harness::start(&c).await.unwrap_or_else(|e| panic!("{e}"));
+    let task = studio::quest_task(&c, COMPOSITE).unwrap();
+    let good = studio::dry_run_quest(&h, &task, 2, &SolutionChoice::Reference)
+        .await
+        .unwrap();
+    assert_eq!((good.score, good.passed), (100, true), "{good:?}");
+    let trace = good.composite.as_ref().expect("a composite trace");
+    assert_eq!((trace.k_act, trace.k_opt, trace.decay), (2, 2, 1.0));
+    assert_eq!((trace.base, trace.max_rounds), (100, 4));
+    assert_eq!(trace.rounds.len(), 2, "{trace:?}");
+    for r in &trace.rounds {
+        assert_eq!((r.kind.as_str(), r.status), ("tx", Some(true)), "{r:?}");
+        assert!(r.code.as_deref().unwrap_or("").contains("executeSkill"));
+        assert!(
+            r.tx.get("to").is_some() && r.feedback.contains("SUCCESS"),
+            "{r:?}"
+        );
+    }
+    assert!(good.checks.iter().all(|c| c.passed), "{:?}", good.checks);
+    assert!(good.prompt.contains("plan"), "{}", good.prompt);
+    assert!(good.logs.contains("── agent ──"), "{}", good.logs);
+
+    // The known-wrong script that skips the approval: the swap reverts, with its reason shown.
+    let idx = task
+        .spec
+        .solutions
+        .wrong
+        .iter()
+        .position(|w| w.file.ends_with("missing_approval.rounds.json"))
+        .unwrap() as u32;
+    let wrong = studio::dry_run_quest(&h, &task, 2, &SolutionChoice::Wrong { index: idx })
+        .await
+        .unwrap();
+    assert!(wrong.score < 60 && !wrong.passed, "{wrong:?}");
+    let t = wrong.composite.as_ref().unwrap();
+    let reverted = t
+        .rounds
+        .iter()
+        .find(|r| r.status == Some(false))
+        .unwrap_or_else(|| panic!("no reverted round: {t:?}"));
+    assert!(
+        reverted
+            .revert_reason
+            .as_deref()
+            .is_some_and(|s| !s.is_empty()),
+        "{reverted:?}"
+    );
+    assert!(reverted.feedback.contains("REVERTED"), "{reverted:?}");
+    assert!(wrong.checks.iter().any(|c| !c.passed));
+
+    // Extra rounds: base 100 but decayed below 60.
+    let idx = task
+        .spec
+        .solutions
+        .wrong
+        .iter()
+        .position(|w| w.file.ends_with("extra_rounds.rounds.json"))
+        .unwrap() as u32;
+    let slow = studio::dry_run_quest(&h, &task, 2, &SolutionChoice::Wrong { index: idx })
+        .await
+        .unwrap();
+    let t = slow.composite.as_ref().unwrap();
+    assert_eq!((t.base, t.k_act, t.decay), (100, 4, 0.5), "{t:?}");
+    assert_eq!((slow.score, slow.outcome.as_str()), (50, "over_steps"));
+    assert!(t.rounds[0].kind == "query" && !t.rounds[0].result.is_null());
+
+    // Pasting the reference's replies back reproduces the reference run exactly.
+    let again = studio::dry_run_quest(
+        &h,
+        &task,
+        2,
+        &SolutionChoice::Pasted {
+            text: good.answer.clone(),
+        },
+    )
+    .await
+    .unwrap();
+    assert_eq!(again.solution, "pasted");
+    assert_eq!((again.score, &again.checks), (good.score, &good.checks));
+    // (The BNB fee in each round's balance changes follows the node's base fee, so the rounds
+    // are compared on what the agent did and what the chain did with it.)
+    let what = |d: &studio::DryRun| {
+        let t = d.composite.clone().unwrap();
+        let rounds: Vec<_> = t
+            .rounds
+            .into_iter()
+            .map(|r| (r.kind, r.code, r.tx, r.status, r.checks_passed))
+            .collect();
+        (t.k_act, t.base, rounds)
+    };
+    assert_eq!(what(&again), what(&good));
+    // A prose reply is an invalid round: counted, fed back, nothing executed.
+    let prose = studio::dry_run_quest(
+        &h,
+        &task,
+        2,
+        &SolutionChoice::Pasted {
+            text: r#"["I plan to approve and swap.", "Sure, I will do it now.", "{\"action\": \"submit\"}"]"#
+                .into(),
+        },
+    )
+    .await
+    .unwrap();
+    let t = prose.composite.as_ref().unwrap();
+    assert_eq!((prose.score, t.k_act), (0, 1), "{prose:?}");
+    assert_eq!(t.rounds[0].kind, "invalid");
+    assert!(
+        t.rounds[0].feedback.contains("INVALID"),
+        "{:?}",
+        t.rounds[0]
+    );
+
+    // Bad pastes are errors that say what is wrong.
+    for (text, want) in [
+        ("not json", "pasted rounds: not JSON"),
+        ("{\"a\": 1}", "expected a JSON array of raw replies"),
+        ("[]", "planning reply first"),
+        ("[\"plan\", 3]", "reply 1 is not a string (got a number)"),
+    ] {
+        let e = studio::dry_run_quest(&h, &task, 2, &SolutionChoice::Pasted { text: text.into() })
+            .await
+            .unwrap_err();
+        assert!(e.to_string().contains(want), "{text}: {e}");
+    }
+
+    // The self-test runs the reference and every known-wrong script.
+    let st = studio::selftest_quest(&h, &task, 1).await.unwrap();
+    assert!(st.ok, "{st:?}");
+    assert_eq!(st.seeds[0].reference, 100);
+    assert_eq!(st.seeds[0].wrong.len(), task.spec.solutions.wrong.len());
+    assert!(st.seeds[0].wrong.iter().all(|&w| w < 60), "{st:?}");
+}

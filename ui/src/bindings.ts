@@ -871,6 +871,96 @@ actual: string,
 passed: boolean, };
 
 /**
+ * One round of a composite dry-run, as `quest::composite` recorded it.
+ */
+export type RoundTrace = { 
+/**
+ * 1-based round number (K_act after this round).
+ */
+round: number, 
+/**
+ * `tx`, `query`, `error` or `invalid`.
+ */
+kind: string, 
+/**
+ * The code the sandbox ran (transaction rounds).
+ */
+code: string | null, 
+/**
+ * The transaction as sent with its receipt summary (mined transaction rounds), else null.
+ */
+tx: unknown, 
+/**
+ * Receipt status: true mined OK, false reverted, null when nothing was mined.
+ */
+status: boolean | null, 
+/**
+ * The revert reason of a reverted transaction.
+ */
+revert_reason: string | null, 
+/**
+ * The query as asked (query rounds), else null.
+ */
+query: unknown, 
+/**
+ * The query's result, else null.
+ */
+result: unknown, 
+/**
+ * Why the round failed or what was reported (empty on success).
+ */
+reason: string, 
+/**
+ * The agent's balance changes in this round (name → signed base units).
+ */
+balance_changes: unknown, 
+/**
+ * How many of the goal checks passed after this round (progress; only the end state scores).
+ */
+checks_passed: number, 
+/**
+ * The feedback text the model received after this round.
+ */
+feedback: string, };
+
+/**
+ * What a composite dry-run adds to [`DryRun`]: the rounds and the decay arithmetic.
+ */
+export type CompositeTrace = { 
+/**
+ * The unrounded-down score (base × decay, two decimals); `DryRun::score` is its floor.
+ */
+score: number, 
+/**
+ * Sum of the weights of the passed end-state checks (capped when a required one fails).
+ */
+base: number, 
+/**
+ * min(1, K_opt / K_act), 0 when no round ran.
+ */
+decay: number, 
+/**
+ * Execution rounds counted.
+ */
+k_act: number, 
+/**
+ * Optimal rounds (the task's `composite.optimal_steps`).
+ */
+k_opt: number, 
+/**
+ * Round budget (K_opt × multiplier).
+ */
+max_rounds: number, 
+/**
+ * The agent's failure (e.g. the script ran out of replies before submitting).
+ */
+agent_error: string | null, 
+/**
+ * Every round.
+ */
+rounds: Array<RoundTrace>, };
+
+/**
  * The full trace of one dry-run.
  */
 export type DryRun = { 
@@ -924,9 +1014,14 @@ tx: unknown,
  */
 checks: Array<CheckOutcome>, 
 /**
- * Sandbox logs (QuestBench) or the conversation (PILOT).
+ * Sandbox logs (QuestBench atomic) or the conversation (PILOT, QuestBench composite).
  */
-logs: string, };
+logs: string, 
+/**
+ * QuestBench composites: every round, K_act/K_opt, the decay and the base score; null
+ * for every other task.
+ */
+composite: CompositeTrace | null, };
 
 /**
  * One seed of a task's self-test.

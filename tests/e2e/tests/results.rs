@@ -1,7 +1,7 @@
 //! E2E tests of the Results page in the real app over a store made by the real CLI: a `crucible
 //! demo` run (built-in agents, every benchmark) and a QuestBench-only reference run. Checks the
-//! leaderboard against `crucible report --json`, opens a failed composite sample and reads its
-//! revert reason and checks, exports a chart and finds the file, compares the two runs.
+//! leaderboard against `crucible report --json`, opens a failed composite sample (the demo adds
+//! composite tasks) and reads its rounds, revert reason and end-state checks, exports a chart and finds the file, compares the two runs.
 //! `#[ignore]`d like the other E2E tests; `.ci/e2e` runs them.
 
 use std::collections::BTreeMap;
@@ -85,6 +85,8 @@ struct Seen {
     leaderboard_ms: String,
     trace_ms: String,
     compare_trace: String,
+    rounds: String,
+    round_revert: String,
 }
 
 const COLS: [&str; 6] = ["model", "total", "atomic", "composite", "ci95", "group"];
@@ -113,17 +115,18 @@ async fn flow(app: &App, demo: &str, only: &str) -> Result<Seen> {
     seen.leaderboard_ms = app.attr("#results-content", "data-render-ms").await?;
     app.screenshot("results-leaderboards").await?;
 
-    // A cell → its samples: the fault-injecting agent's QuestBench samples, failed ones only.
-    // (The catalogue on this branch has atomic tasks only; with composite tasks the same flow
-    // clicks the `composite` cell.)
+    // A cell → its samples: the known-wrong agent's COMPOSITE QuestBench samples (the demo adds
+    // composites after its atomic tasks), failed ones only.
     let row = app
         .eval(&format!(
-            "const r = [...document.querySelectorAll('{table} tbody tr')].find(r =>              r.querySelector('td[data-col=model]')?.textContent === 'builtin:known-wrong');              r.querySelector('td[data-col=total]').click(); return true"
+            "const r = [...document.querySelectorAll('{table} tbody tr')].find(r => \
+             r.querySelector('td[data-col=model]')?.textContent === 'builtin:known-wrong'); \
+             r.querySelector('td[data-col=composite]').click(); return true"
         ))
         .await?;
     assert_eq!(row, Value::Bool(true));
     app.wait_text("#samples-filter", Duration::from_secs(20), |t| {
-        t.contains("model = builtin:known-wrong")
+        t.contains("model = builtin:known-wrong") && t.contains("composite")
     })
     .await?;
     app.click("#samples-failed").await?;
@@ -132,11 +135,10 @@ async fn flow(app: &App, demo: &str, only: &str) -> Result<Seen> {
     })
     .await?;
     app.screenshot("results-samples").await?;
-    // Prefer a failed sample that reverted.
     let pick = app
         .eval(
             "const rows = [...document.querySelectorAll('#samples-table tbody tr')]; \
-             const r = rows.find(r => /revert/i.test(r.dataset.outcome)) ?? rows[0]; \
+             const r = rows.find(r => r.dataset.kind === 'composite'); \
              return r ? r.dataset.sample : null",
         )
         .await?;
@@ -161,6 +163,16 @@ async fn flow(app: &App, demo: &str, only: &str) -> Result<Seen> {
         .await?
         .as_u64()
         .unwrap_or(0) as usize;
+    seen.rounds = app.text("#trace-rounds dl").await?;
+    seen.round_revert = app
+        .text("#trace-rounds [data-round-revert]")
+        .await
+        .unwrap_or_default();
+    app.eval("document.getElementById('trace-rounds').scrollIntoView(); return true")
+        .await?;
+    app.screenshot("results-trace-rounds").await?;
+    app.eval("document.getElementById('trace').scrollIntoView(); return true")
+        .await?;
     seen.trace_ms = app.attr("#trace", "data-render-ms").await?;
     app.screenshot("results-trace").await?;
 
@@ -256,12 +268,21 @@ async fn results_page_matches_the_cli_and_shows_traces_exports_and_comparisons()
         .collect();
     assert_eq!(seen.board, want, "columns {:?}", seen.board_cols);
 
-    // The failed sample that reverted: its checks are listed, some failing, and the revert reason
-    // is named.
-    assert!(!seen.trace_task.is_empty());
+    // The failed composite sample (the demo's known-wrong script without the approval): its
+    // end-state checks are listed, some failing, its rounds are shown with K_act/K_opt, and the
+    // swap's revert reason is named, in the rounds and lifted to the top.
+    assert!(seen.trace_task.contains("composite_"), "{seen:?}");
     assert!(seen.checks > 0 && seen.failed_checks > 0, "{seen:?}");
     assert!(
-        seen.highlights.contains("Revert reason: reverted"),
+        seen.rounds.contains("rounds used (K_act)") && seen.rounds.contains("decay"),
+        "{seen:?}"
+    );
+    assert!(
+        seen.round_revert.contains("TRANSFER_FROM_FAILED"),
+        "{seen:?}"
+    );
+    assert!(
+        seen.highlights.contains("Revert reason: TransferHelper"),
         "{seen:?}"
     );
 

@@ -1,6 +1,7 @@
 //! E2E tests of the Tasks page (the task author's studio) in the real app: render at two seeds,
 //! an edit error naming the field, an invalid save refused, the wizard, dry-runs of the
-//! reference (100) and a known-wrong solution (< 60), the self-test, and the importer.
+//! reference (100) and a known-wrong solution (< 60), the self-test, a composite task's rounds
+//! (reference 100; the script without the approval reverts, with its reason), and the importer.
 //! `#[ignore]`d like the other E2E tests; `.ci/e2e` runs them under Xvfb.
 
 use std::collections::BTreeMap;
@@ -173,7 +174,12 @@ struct Flow {
     reference: (String, String),
     wrong: (String, String, String),
     selftest: String,
+    composite_reference: (String, String, u64),
+    composite_wrong: (String, String, String),
 }
+
+/// A composite task whose known-wrong script `missing_approval` (index 2) makes the swap revert.
+const COMPOSITE: &str = "composite_approve_swap_tokens";
 
 #[tokio::test]
 #[ignore = "needs the built app, tauri-driver, WebKitWebDriver and an X display; run .ci/e2e"]
@@ -218,6 +224,34 @@ async fn new_task_from_template_dry_runs_and_self_tests() {
             .text_when("#selftest-summary", RUN_WAIT, |t| !t.is_empty())
             .await?;
         app.screenshot("studio-selftest").await?;
+
+        // A composite task: the reference script's rounds, then the script without the approval.
+        app.set_value("#task-search", "").await?;
+        open_task(&app, "questbench", COMPOSITE).await?;
+        app.click("#tab-dryrun").await?;
+        app.click("#dry-run-btn").await?;
+        let score = app
+            .text_when("#dry-score", RUN_WAIT, |t| !t.is_empty())
+            .await?;
+        let episode = app.text("#dry-rounds dl").await?;
+        let rounds = app
+            .eval("return document.querySelectorAll('#dry-rounds details.round[data-status=ok]').length")
+            .await?
+            .as_u64()
+            .unwrap_or(0);
+        f.composite_reference = (score, episode, rounds);
+        app.screenshot("studio-composite-reference").await?;
+        app.set_value("#dry-solution", "wrong:2").await?;
+        app.click("#dry-run-btn").await?;
+        let score = app
+            .text_when("#dry-score", RUN_WAIT, |t| !t.is_empty())
+            .await?;
+        f.composite_wrong = (
+            score,
+            app.text("#dry-rounds [data-round-revert]").await?,
+            app.text("#dry-checks").await?,
+        );
+        app.screenshot("studio-composite-wrong").await?;
         anyhow::Ok(f)
     }
     .await;
@@ -243,6 +277,21 @@ async fn new_task_from_template_dry_runs_and_self_tests() {
         "{}",
         f.selftest
     );
+    let (score, episode, mined) = &f.composite_reference;
+    assert_eq!(score, "100", "{:?}", f.composite_reference);
+    assert!(
+        episode.contains("rounds used (K_act)") && episode.contains("decay"),
+        "{episode}"
+    );
+    assert_eq!(*mined, 2, "approve and swap both mined: {episode}");
+    let wrong: u32 = f.composite_wrong.0.parse().unwrap();
+    assert!(wrong < 60, "missing_approval scored {wrong}");
+    assert!(
+        !f.composite_wrong.1.trim().is_empty(),
+        "the revert reason is shown: {:?}",
+        f.composite_wrong
+    );
+    assert!(f.composite_wrong.2.contains('✗'), "{:?}", f.composite_wrong);
 }
 
 const BANK: &str = r#"{

@@ -17,6 +17,7 @@ import {
   resultsSamples,
 } from "../ipc";
 import { errorBox } from "../status-view";
+import { roundsSection, type RoundLike } from "../rounds-view";
 
 type Json = null | boolean | number | string | Json[] | { [k: string]: Json };
 type Row = Record<string, Json>;
@@ -610,7 +611,9 @@ const isCheck = (o: Record<string, unknown>) => ("pass" in o || "passed" in o) &
 const show = (v: unknown) => (v === undefined ? "–" : typeof v === "string" ? v : JSON.stringify(v));
 
 function checksTable(objs: [string, Record<string, unknown>][]): HTMLElement | null {
-  const checks = objs.filter(([, o]) => isCheck(o));
+  // A composite's per-round checks are progress only (shown in the rounds section); the end
+  // state's checks are the ones that score.
+  const checks = objs.filter(([path, o]) => isCheck(o) && !/rounds\[\d+\]/.test(path));
   if (checks.length === 0) return null;
   return h(
     "section",
@@ -691,6 +694,43 @@ function intentDiff(details: unknown): HTMLElement | null {
       ? h("p", { class: "small", id: "trace-intent-exec" }, `Execution: ${exec.exec ? "executed" : "not executed"} · state equal to the truth's: ${exec.state_eq ? "yes" : "no"}`, exec.reason ? h("span", { class: "mono" }, ` · ${String(exec.reason)}`) : null)
       : null,
   );
+}
+
+/** QuestBench composite: every round (code, tx status, revert reason, query, feedback) and the
+ *  decay arithmetic, from the stored verdict. */
+function compositeRounds(details: unknown): HTMLElement | null {
+  const d = obj(details);
+  const v = obj(d?.verdict);
+  if (d?.kind !== "composite" || !v || !Array.isArray(v.rounds)) return null;
+  const num = (x: unknown) => (typeof x === "number" ? x : null);
+  const rounds: RoundLike[] = v.rounds.map((x, i) => {
+    const r = obj(x) ?? {};
+    const checks = Array.isArray(r.checks) ? r.checks.map(obj) : [];
+    return {
+      round: num(r.round) ?? i + 1,
+      kind: typeof r.kind === "string" ? r.kind : "?",
+      code: typeof r.code === "string" ? r.code : null,
+      tx: r.tx,
+      status: typeof r.status === "boolean" ? r.status : null,
+      revert_reason: typeof r.revert_reason === "string" ? r.revert_reason : null,
+      query: r.query,
+      result: r.result,
+      reason: typeof r.reason === "string" ? r.reason : "",
+      balance_changes: r.balance_changes,
+      checks_passed: checks.length ? checks.filter((c) => c?.passed === true).length : null,
+      checks_total: checks.length || null,
+      feedback: typeof r.feedback === "string" ? r.feedback : "",
+    };
+  });
+  return roundsSection({
+    k_act: num(v.k_act) ?? rounds.length,
+    k_opt: num(v.k_opt) ?? 0,
+    max_rounds: num(v.max_rounds),
+    base: num(v.base),
+    decay: num(v.decay),
+    score: num(v.score),
+    agent_error: typeof v.agent_error === "string" ? v.agent_error : null,
+  }, rounds, "trace-rounds");
 }
 
 /** PILOT: the turn timeline (tool calls, simulated faults) and the evaluator's criteria. */
@@ -800,6 +840,7 @@ async function renderTrace(el: HTMLElement, id: number): Promise<void> {
       h("dl", { class: "facts" }, ...facts.flatMap(([k, v]) => [h("dt", {}, k), h("dd", { "data-fact": k }, v)])),
       highlights(objs),
       checksTable(objs),
+      s.benchmark === "questbench" ? compositeRounds(t.details) : null,
       s.benchmark === "intent2tx" ? intentDiff(t.details) : null,
       s.benchmark === "pilot" ? pilotTimeline(t.details) : null,
       textBlock(s.id, "prompt", "Prompt", t.prompt),

@@ -8,6 +8,7 @@ import {
   getQuestSchema, newQuestTask, renderQuestTask, saveQuestTask, selftestQuestTask, validateQuestTask,
 } from "../ipc";
 import { suggest, type Suggestion } from "../schema-complete";
+import { roundsSection } from "../rounds-view";
 import type {
   Bench, Catalogue, CommandError, DryRun, QuestRender, Selftest, SolutionChoice, TaskDetail, TaskSummary,
 } from "../bindings";
@@ -426,7 +427,10 @@ export async function renderTasks(root: HTMLElement): Promise<void> {
     if (s.bench === "intent2tx") ((d.extra as any).fault_agents as string[]).forEach((a, i) => sol.append(h("option", { value: `wrong:${i}` }, `Known-wrong: ${a}`)));
     if (s.bench === "pilot") ["follows-plan", "no-retry"].forEach((a, i) => sol.append(h("option", { value: `wrong:${i}` }, `Known-wrong agent: ${a}`)));
     sol.append(h("option", { value: "pasted" }, "Pasted below"));
-    const hint = s.bench === "questbench" ? "TypeScript module (or a full reply with a ```ts block)" : s.bench === "intent2tx" ? "JSON answer" : "JSON array of assistant turns";
+    const composite = s.bench === "questbench" && s.kind === "composite";
+    const hint = composite
+      ? "JSON array of raw replies, planning reply first, as `crucible try` takes"
+      : s.bench === "questbench" ? "TypeScript module (or a full reply with a ```ts block)" : s.bench === "intent2tx" ? "JSON answer" : "JSON array of assistant turns";
     const pasted = h("textarea", { id: "dry-pasted", rows: "8", spellcheck: "false", placeholder: hint }) as HTMLTextAreaElement;
     const pastedBox = h("div", { id: "dry-pasted-box", hidden: true },
       h("label", { for: "dry-pasted", class: "small muted" }, `Pasted solution (${hint})`), pasted);
@@ -460,7 +464,7 @@ export async function renderTasks(root: HTMLElement): Promise<void> {
       pastedBox,
       out,
     ];
-    if (s.bench === "questbench" && s.kind === "atomic") {
+    if (s.bench === "questbench") {
       const seeds = h("input", { type: "number", id: "selftest-seeds", min: "1", max: "100", value: "3", class: "seed", "aria-label": "Self-test seeds" });
       const go = h("button", { type: "button", class: "btn", id: "selftest-btn" }, "Self-test");
       const res = h("div", { id: "selftest-result", "aria-live": "polite" });
@@ -473,7 +477,9 @@ export async function renderTasks(root: HTMLElement): Promise<void> {
       });
       parts.push(
         h("h3", {}, "Self-test"),
-        h("p", { class: "muted small" }, "The reference must score 100 and every known-wrong solution below 60 on each seed 0…N−1."),
+        h("p", { class: "muted small" }, composite
+          ? "The reference script must score 100 and every known-wrong script below 60 on each seed 0…N−1 (each seed runs every script as a full episode)."
+          : "The reference must score 100 and every known-wrong solution below 60 on each seed 0…N−1."),
         h("div", { class: "row" }, h("label", { for: "selftest-seeds" }, "Seeds"), seeds, go),
         res,
       );
@@ -488,13 +494,16 @@ export async function renderTasks(root: HTMLElement): Promise<void> {
       h("span", { class: "mono", id: "dry-outcome" }, r.outcome),
       h("span", { class: "muted small" }, ` · ${r.solution} · seed ${r.seed}`)),
     r.reason ? h("p", { id: "dry-reason", class: "reason" }, r.reason) : null,
-    h("h3", {}, r.bench === "questbench" ? "Checks: expected vs actual" : r.bench === "intent2tx" ? "Metrics" : "Criteria"),
+    r.composite
+      ? roundsSection(r.composite, r.composite.rounds.map((x) => ({ ...x, checks_total: r.checks.length })), "dry-rounds")
+      : null,
+    h("h3", {}, r.composite ? "End-state checks: expected vs actual" : r.bench === "questbench" ? "Checks: expected vs actual" : r.bench === "intent2tx" ? "Metrics" : "Criteria"),
     table("dry-checks", ["Check", "Points", "Expected", "Actual", ""], r.checks.map((c) => [
       c.name, c.weight ? String(c.weight) : "–", h("span", { class: "mono small" }, c.expected), h("span", { class: "mono small" }, c.actual), badge(c.passed, "✓", "✗")])),
     r.tx !== null ? h("details", { open: true }, h("summary", {}, r.bench === "questbench" ? "Transaction and receipt" : "Execution"), pre(json(r.tx), { id: "dry-tx" })) : null,
     h("details", {}, h("summary", {}, "Prompt"), pre(r.prompt, { id: "dry-prompt-text" })),
-    h("details", {}, h("summary", {}, r.bench === "pilot" ? "Tool calls" : "Answer"), pre(r.answer, { id: "dry-answer" })),
-    r.logs ? h("details", {}, h("summary", {}, r.bench === "pilot" ? "Conversation" : r.bench === "intent2tx" ? "Per-step scores" : "Module logs"), pre(r.logs)) : null,
+    h("details", {}, h("summary", {}, r.bench === "pilot" ? "Tool calls" : r.composite ? "Replies (JSON, can be pasted back)" : "Answer"), pre(r.answer, { id: "dry-answer" })),
+    r.logs ? h("details", {}, h("summary", {}, r.bench === "pilot" || r.composite ? "Conversation" : r.bench === "intent2tx" ? "Per-step scores" : "Module logs"), pre(r.logs)) : null,
   );
 
   const selftest = (s: Selftest): HTMLElement => h("div", {},

@@ -1,0 +1,107 @@
+// The rounds of a QuestBench composite episode, shared by the studio's dry-run trace and the
+// results explorer's sample trace: the decay arithmetic (K_act, K_opt, budget, base, decay) and,
+// per round, the code, the transaction and its receipt status, the revert reason, the query and its
+// result, the balance changes and the feedback the model received. Text only, never HTML.
+import { h } from "./dom";
+
+/** One round, as the core records it (both the studio's `RoundTrace` and a stored sample's round). */
+export interface RoundLike {
+  round: number;
+  kind: string;
+  code?: string | null;
+  tx?: unknown;
+  status?: boolean | null;
+  revert_reason?: string | null;
+  query?: unknown;
+  result?: unknown;
+  reason?: string;
+  balance_changes?: unknown;
+  /** Goal checks passing after this round (progress), when known. */
+  checks_passed?: number | null;
+  checks_total?: number | null;
+  feedback?: string;
+}
+
+/** The episode's decay arithmetic. */
+export interface EpisodeLike {
+  k_act: number;
+  k_opt: number;
+  max_rounds?: number | null;
+  base?: number | null;
+  decay?: number | null;
+  score?: number | null;
+  agent_error?: string | null;
+}
+
+const present = (v: unknown) => v !== undefined && v !== null && !(typeof v === "object" && Object.keys(v as object).length === 0);
+const asJson = (v: unknown) => (typeof v === "string" ? v : JSON.stringify(v, null, 2));
+
+function statusBadge(r: RoundLike): HTMLElement {
+  if (r.kind === "tx") {
+    if (r.status === true) return h("span", { class: "badge ok" }, "mined");
+    if (r.status === false) return h("span", { class: "badge bad" }, "reverted");
+    return h("span", { class: "badge warn" }, "not sent");
+  }
+  if (r.kind === "query") return h("span", { class: `badge ${r.reason ? "warn" : "info"}` }, r.reason ? "query failed" : "query");
+  if (r.kind === "error") return h("span", { class: "badge warn" }, "error report");
+  return h("span", { class: "badge warn" }, r.kind || "invalid");
+}
+
+/** One line of what happened in a round (shown in its summary). */
+function headline(r: RoundLike): string {
+  if (r.kind === "tx" && r.status === false) return `REVERTED: ${r.revert_reason || "no reason"}`;
+  if (r.kind === "tx" && r.status === true) {
+    const tx = (r.tx ?? {}) as Record<string, unknown>;
+    return `to ${String(tx.to ?? "?")}${tx.gas_used !== undefined ? ` · gas ${String(tx.gas_used)}` : ""}`;
+  }
+  if (r.kind === "query") {
+    const q = (r.query ?? {}) as Record<string, unknown>;
+    return `${String(q.query ?? "query")}${r.reason ? `: ${r.reason}` : ""}`;
+  }
+  return r.reason ?? "";
+}
+
+function field(label: string, body: Node): HTMLElement {
+  return h("div", { class: "round-field" }, h("div", { class: "muted small" }, label), body);
+}
+
+/** The section: summary facts, then one collapsible block per round (failed rounds open). */
+export function roundsSection(ep: EpisodeLike, rounds: RoundLike[], id: string): HTMLElement {
+  const facts: [string, string][] = [
+    ["rounds used (K_act)", String(ep.k_act)],
+    ["optimal (K_opt)", String(ep.k_opt)],
+  ];
+  if (ep.max_rounds !== undefined && ep.max_rounds !== null) facts.push(["round budget", String(ep.max_rounds)]);
+  if (ep.decay !== undefined && ep.decay !== null) facts.push(["decay min(1, K_opt/K_act)", ep.decay.toFixed(3)]);
+  if (ep.base !== undefined && ep.base !== null) facts.push(["base (end-state checks)", String(ep.base)]);
+  if (ep.score !== undefined && ep.score !== null) facts.push(["score = base × decay", ep.score.toFixed(2)]);
+  if (ep.agent_error) facts.push(["agent stopped", ep.agent_error]);
+  return h("section", { class: "trace-sec rounds", id },
+    h("h3", {}, `Rounds (${rounds.length})`),
+    h("dl", { class: "facts small" }, ...facts.flatMap(([k, v]) => [h("dt", {}, k), h("dd", { "data-episode": k }, v)])),
+    rounds.length === 0 ? h("p", { class: "muted" }, "No round was executed.") : null,
+    ...rounds.map((r) => {
+      const failed = (r.kind === "tx" && r.status !== true) || r.kind === "invalid" || (r.kind === "query" && Boolean(r.reason));
+      const progress = r.checks_passed !== undefined && r.checks_passed !== null
+        ? ` · checks ${r.checks_passed}${r.checks_total ? `/${r.checks_total}` : ""} passing`
+        : "";
+      return h("details", {
+        class: "round", open: failed, "data-round": String(r.round), "data-kind": r.kind,
+        "data-status": r.status === true ? "ok" : r.status === false ? "reverted" : "none",
+      },
+        h("summary", {}, h("b", {}, `Round ${r.round}`), " ", statusBadge(r), " ",
+          h("span", { class: "mono small round-head" }, headline(r)), h("span", { class: "muted small" }, progress)),
+        r.kind === "tx" && r.status === false
+          ? field("Revert reason", h("span", { class: "mono revert-reason", "data-round-revert": String(r.round) }, r.revert_reason || "no reason"))
+          : null,
+        r.reason && !(r.kind === "tx" && r.status === false) ? field("Reason", h("span", { class: "mono" }, r.reason)) : null,
+        r.code ? field("Code", h("pre", { class: "code" }, r.code)) : null,
+        present(r.tx) ? field("Transaction and receipt", h("pre", { class: "code" }, asJson(r.tx))) : null,
+        present(r.query) ? field("Query", h("pre", { class: "code" }, asJson(r.query))) : null,
+        present(r.result) ? field("Query result", h("pre", { class: "code" }, asJson(r.result))) : null,
+        present(r.balance_changes) ? field("Agent balance changes (base units)", h("pre", { class: "code" }, asJson(r.balance_changes))) : null,
+        r.feedback ? field("Feedback sent to the model", h("pre", { class: "code feedback" }, r.feedback)) : null,
+      );
+    }),
+  );
+}
