@@ -561,11 +561,35 @@ async fn insert_in(
     s: &NewSample,
 ) -> Result<i64, StoreError> {
     let r = &s.row;
-    let sql =
-        format!("INSERT INTO samples ({SAMPLE_COLUMNS}) VALUES {ROW_PLACEHOLDERS} RETURNING id");
-    let id: i64 = bind_row!(sqlx::query_scalar(&sql), r)
+    // A sample is stored once: a second commit of the same (run, benchmark, model, instance,
+    // round) — a resume racing a worker that already committed it, a double-clicked Resume —
+    // keeps the first result and its transcript instead of failing the whole run.
+    let sql = format!(
+        "INSERT INTO samples ({SAMPLE_COLUMNS}) VALUES {ROW_PLACEHOLDERS} \
+         ON CONFLICT (run_id, benchmark, model, instance, round) DO NOTHING RETURNING id"
+    );
+    let inserted: Option<i64> = bind_row!(sqlx::query_scalar(&sql), r)
+        .fetch_optional(&mut **tx)
+        .await?;
+    let Some(id) = inserted else {
+        tracing::warn!(
+            target: "store",
+            run = %r.run_id, instance = %r.instance, round = r.round,
+            "sample already stored; keeping the first result"
+        );
+        let id: i64 = sqlx::query_scalar(
+            "SELECT id FROM samples WHERE run_id = ? AND benchmark = ? AND model = ? \
+             AND instance = ? AND round = ?",
+        )
+        .bind(&r.run_id)
+        .bind(&r.benchmark)
+        .bind(&r.model)
+        .bind(&r.instance)
+        .bind(r.round)
         .fetch_one(&mut **tx)
         .await?;
+        return Ok(id);
+    };
     // One multi-row statement per table (in chunks under SQLite's variable limit): each statement
     // is a round trip to the connection's worker thread.
     for (chunk_no, chunk) in s.events.chunks(500).enumerate() {
@@ -671,8 +695,11 @@ mod tests {
             }])
             .await
             .unwrap();
-        let dup = store.insert_sample(&s).await.unwrap_err();
-        assert!(dup.to_string().contains("UNIQUE"), "{dup}");
+        // Committing the same sample again (a racing resume) keeps the first result and transcript.
+        let mut again = s.clone();
+        again.row.score = 0.0;
+        again.events = vec!["{\"event\":\"other\"}".into()];
+        assert_eq!(store.insert_sample(&again).await.unwrap(), id, "same row");
         assert_eq!(store.events(id).await.unwrap(), s.events);
         let long = NewSample {
             row: row("run-b", "t9#cot", 0),
