@@ -93,6 +93,7 @@ pub fn run() {
             commands::results::results_report,
             commands::results::results_facets,
             commands::results::results_charts,
+            commands::results::results_warm,
             commands::results::results_samples,
             commands::results::results_sample,
             commands::results::results_sample_text,

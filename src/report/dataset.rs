@@ -239,95 +239,158 @@ impl Dataset {
         runs: &[String],
         bench: BenchSelection,
     ) -> Result<Dataset, ReportError> {
-        let all: Vec<String> = sqlx::query("SELECT id FROM runs ORDER BY created_at, id")
-            .fetch_all(pool)
-            .await?
-            .iter()
-            .map(|r| r.try_get::<String, _>(0))
-            .collect::<Result<_, _>>()?;
-        let selected: Vec<String> = if runs.is_empty() {
-            all.clone()
-        } else {
-            for r in runs {
-                if !all.contains(r) {
-                    return Err(ReportError::UnknownRun(r.clone()));
-                }
-            }
-            let mut v: Vec<String> = Vec::new();
-            for r in runs {
-                if !v.contains(r) {
-                    v.push(r.clone());
-                }
-            }
-            v
-        };
-        if selected.is_empty() {
-            return Err(ReportError::Empty("the store has no runs".into()));
-        }
+        let selected = select_runs(pool, runs).await?;
         let mut ds = Dataset {
             runs: selected.clone(),
             ..Default::default()
         };
         for (ri, run) in selected.iter().enumerate() {
-            let rows = sqlx::query(
-                "SELECT benchmark, model, instance, task, prompt_type, round, kind, category, \
-                 subcategory, difficulty, outcome, score, passed, metrics, k_act, k_opt, cost_usd \
-                 FROM samples WHERE run_id = ? ORDER BY id",
-            )
+            let rows = sqlx::query(&format!(
+                "SELECT {SAMPLE_COLUMNS} FROM samples WHERE run_id = ? ORDER BY id"
+            ))
             .bind(run)
             .fetch_all(pool)
             .await?;
             for row in rows {
-                let bench_name: String = row.try_get(0)?;
-                let Some(b) = Bench::parse(&bench_name) else {
-                    tracing::warn!(target: "report", run, bench_name, "skipping sample of unknown benchmark");
-                    continue;
-                };
-                if !bench.includes(b) {
-                    continue;
+                if let Some(sample) = sample_of_row(&row, 0, ri as u32, bench, &mut ds.names)? {
+                    ds.samples.push(sample);
                 }
-                let text = |i: usize| row.try_get::<String, _>(i);
-                let mut id = |s: String| ds.names.id(&s);
-                let score: f64 = row.try_get(11)?;
-                let sample = Sample {
-                    bench: b,
-                    run: ri as u32,
-                    model: id(text(1)?),
-                    instance: id(text(2)?),
-                    task: id(text(3)?),
-                    prompt_type: id(text(4)?),
-                    round: row.try_get::<i64, _>(5)?.clamp(0, u32::MAX as i64) as u32,
-                    kind: id(text(6)?),
-                    category: id(text(7)?),
-                    subcategory: id(text(8)?),
-                    difficulty: id(text(9)?),
-                    outcome: id(text(10)?),
-                    score: if score.is_finite() {
-                        score.clamp(0.0, 1.0)
-                    } else {
-                        0.0
-                    },
-                    passed: row.try_get::<i64, _>(12)? != 0,
-                    metrics: Metrics::from_json(&text(13)?),
-                    k_act: row
-                        .try_get::<Option<i64>, _>(14)?
-                        .map(|v| v.clamp(0, u16::MAX as i64) as u16),
-                    k_opt: row
-                        .try_get::<Option<i64>, _>(15)?
-                        .map(|v| v.clamp(0, u16::MAX as i64) as u16),
-                    cost_usd: row.try_get::<f64, _>(16)?,
-                };
-                ds.samples.push(sample);
             }
         }
-        if ds.samples.is_empty() {
-            let what = match bench.0 {
-                Some(b) => format!("no {b} samples in runs {}", selected.join(", ")),
-                None => format!("no samples in runs {}", selected.join(", ")),
-            };
-            return Err(ReportError::Empty(what));
-        }
+        ds.check_not_empty(bench)?;
         Ok(ds)
+    }
+
+    /// The "nothing to report" error of a selection without samples.
+    pub fn check_not_empty(&self, bench: BenchSelection) -> Result<(), ReportError> {
+        if !self.samples.is_empty() {
+            return Ok(());
+        }
+        let what = match bench.0 {
+            Some(b) => format!("no {b} samples in runs {}", self.runs.join(", ")),
+            None => format!("no samples in runs {}", self.runs.join(", ")),
+        };
+        Err(ReportError::Empty(what))
+    }
+}
+
+/// The `samples` columns a [`Sample`] is made of, in the order [`sample_of_row`] reads them.
+pub const SAMPLE_COLUMNS: &str = "benchmark, model, instance, task, prompt_type, round, kind, \
+category, subcategory, difficulty, outcome, score, passed, metrics, k_act, k_opt, cost_usd";
+
+/// The runs a report covers: `runs` in the order given without repeats, or every run of the store
+/// (oldest first) when empty. An unknown id or a store without runs is an error that says so.
+pub async fn select_runs(pool: &SqlitePool, runs: &[String]) -> Result<Vec<String>, ReportError> {
+    let all: Vec<String> = sqlx::query("SELECT id FROM runs ORDER BY created_at, id")
+        .fetch_all(pool)
+        .await?
+        .iter()
+        .map(|r| r.try_get::<String, _>(0))
+        .collect::<Result<_, _>>()?;
+    let selected: Vec<String> = if runs.is_empty() {
+        all
+    } else {
+        for r in runs {
+            if !all.contains(r) {
+                return Err(ReportError::UnknownRun(r.clone()));
+            }
+        }
+        let mut v: Vec<String> = Vec::new();
+        for r in runs {
+            if !v.contains(r) {
+                v.push(r.clone());
+            }
+        }
+        v
+    };
+    if selected.is_empty() {
+        return Err(ReportError::Empty("the store has no runs".into()));
+    }
+    Ok(selected)
+}
+
+/// Decodes one row's [`SAMPLE_COLUMNS`] (starting at column `at`) into a sample of run index `run`,
+/// interning its labels in a fixed order. `None` for a benchmark outside `bench` (nothing is
+/// interned then) or one Crucible does not know (skipped with a warning).
+pub fn sample_of_row(
+    row: &sqlx::sqlite::SqliteRow,
+    at: usize,
+    run: u32,
+    bench: BenchSelection,
+    names: &mut Interner,
+) -> Result<Option<Sample>, sqlx::Error> {
+    let bench_name: String = row.try_get(at)?;
+    let Some(b) = Bench::parse(&bench_name) else {
+        tracing::warn!(target: "report", bench_name, "skipping sample of unknown benchmark");
+        return Ok(None);
+    };
+    if !bench.includes(b) {
+        return Ok(None);
+    }
+    let text = |i: usize| row.try_get::<String, _>(at + i);
+    let mut id = |s: String| names.id(&s);
+    let score: f64 = row.try_get(at + 11)?;
+    Ok(Some(Sample {
+        bench: b,
+        run,
+        model: id(text(1)?),
+        instance: id(text(2)?),
+        task: id(text(3)?),
+        prompt_type: id(text(4)?),
+        round: row.try_get::<i64, _>(at + 5)?.clamp(0, u32::MAX as i64) as u32,
+        kind: id(text(6)?),
+        category: id(text(7)?),
+        subcategory: id(text(8)?),
+        difficulty: id(text(9)?),
+        outcome: id(text(10)?),
+        score: if score.is_finite() {
+            score.clamp(0.0, 1.0)
+        } else {
+            0.0
+        },
+        passed: row.try_get::<i64, _>(at + 12)? != 0,
+        metrics: Metrics::from_json(&text(13)?),
+        k_act: row
+            .try_get::<Option<i64>, _>(at + 14)?
+            .map(|v| v.clamp(0, u16::MAX as i64) as u16),
+        k_opt: row
+            .try_get::<Option<i64>, _>(at + 15)?
+            .map(|v| v.clamp(0, u16::MAX as i64) as u16),
+        cost_usd: row.try_get::<f64, _>(at + 16)?,
+    }))
+}
+
+impl Sample {
+    /// The sample's label ids in the order [`sample_of_row`] interns them.
+    pub fn labels_mut(&mut self) -> [&mut u32; 9] {
+        [
+            &mut self.model,
+            &mut self.instance,
+            &mut self.task,
+            &mut self.prompt_type,
+            &mut self.kind,
+            &mut self.category,
+            &mut self.subcategory,
+            &mut self.difficulty,
+            &mut self.outcome,
+        ]
+    }
+}
+
+impl Interner {
+    /// Every interned string, by id.
+    pub fn names(&self) -> &[String] {
+        &self.names
+    }
+
+    /// Number of interned strings.
+    pub fn len(&self) -> usize {
+        self.names.len()
+    }
+
+    /// Whether nothing is interned.
+    pub fn is_empty(&self) -> bool {
+        self.names.is_empty()
     }
 }
 

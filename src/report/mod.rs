@@ -231,22 +231,42 @@ pub fn cost(ds: &Dataset) -> Vec<CostRow> {
 /// Builds every table of the selected benchmarks. `pilot_ceilings` maps PILOT task ids to their
 /// exact optimal full-success probability (empty when not computed).
 pub fn build(ds: &Dataset, sel: BenchSelection, pilot_ceilings: &HashMap<String, f64>) -> Report {
-    Report {
-        runs: ds.runs.clone(),
-        samples: ds.samples.len(),
-        questbench: sel
-            .includes(Bench::Questbench)
-            .then(|| quest::tables(ds))
-            .flatten(),
-        intent2tx: sel
-            .includes(Bench::Intent2tx)
-            .then(|| intent::tables(ds))
-            .flatten(),
-        pilot: sel
-            .includes(Bench::Pilot)
-            .then(|| pilot::tables(ds, pilot_ceilings))
-            .flatten(),
-        profile: profile(ds),
-        cost: cost(ds),
-    }
+    // The five parts are independent: computed on their own threads (a million-sample report is
+    // then as slow as its largest benchmark, not the sum).
+    std::thread::scope(|scope| {
+        let quest = scope.spawn(|| {
+            sel.includes(Bench::Questbench)
+                .then(|| quest::tables(ds))
+                .flatten()
+        });
+        let intent = scope.spawn(|| {
+            sel.includes(Bench::Intent2tx)
+                .then(|| intent::tables(ds))
+                .flatten()
+        });
+        let pilot = scope.spawn(|| {
+            sel.includes(Bench::Pilot)
+                .then(|| pilot::tables(ds, pilot_ceilings))
+                .flatten()
+        });
+        let profile = scope.spawn(|| profile(ds));
+        let cost = cost(ds);
+        Report {
+            runs: ds.runs.clone(),
+            samples: ds.samples.len(),
+            questbench: quest
+                .join()
+                .unwrap_or_else(|e| std::panic::resume_unwind(e)),
+            intent2tx: intent
+                .join()
+                .unwrap_or_else(|e| std::panic::resume_unwind(e)),
+            pilot: pilot
+                .join()
+                .unwrap_or_else(|e| std::panic::resume_unwind(e)),
+            profile: profile
+                .join()
+                .unwrap_or_else(|e| std::panic::resume_unwind(e)),
+            cost,
+        }
+    })
 }

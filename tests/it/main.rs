@@ -13,6 +13,7 @@ mod providers;
 mod quest;
 mod report;
 mod results;
+mod results_base;
 mod runs;
 mod sandbox;
 mod seam;

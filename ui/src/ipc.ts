@@ -138,6 +138,8 @@ export const resultsFacets = (filter: SampleFilter): Promise<Result<Facets>> => 
 
 /** The report's charts as SVG. */
 export const resultsCharts = (filter: SampleFilter): Promise<Result<ChartView[]>> => call<ChartView[]>("results_charts", { filter });
+/** Loads the store into the explorer and the newest run's report in the background. */
+export const resultsWarm = (): Promise<Result<null>> => call<null>("results_warm", {});
 
 /** One page of samples. */
 export const resultsSamples = (filter: SampleFilter, offset: number, limit: number): Promise<Result<SamplePage>> =>

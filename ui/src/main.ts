@@ -1,6 +1,6 @@
 // Entry point: a hash router over the left nav. Each page renders into #page.
 import "./style.css";
-import { getSystemStatus } from "./ipc";
+import { getSystemStatus, resultsWarm } from "./ipc";
 import { renderHome } from "./pages/home";
 import { renderRuns } from "./pages/runs";
 import { renderResults } from "./pages/results";
@@ -46,3 +46,7 @@ show();
 void getSystemStatus().then((r) => {
   if (r.ok) document.getElementById("nav-version")!.textContent = `v${r.value.version}`;
 });
+
+// Once the first screen is up, the Results page's data is read into memory in the background so
+// its first view is instant even on a big store (the core does the work off the UI thread).
+setTimeout(() => void resultsWarm(), 500);

@@ -60,10 +60,24 @@ pub async fn results_charts(
 ) -> Result<Vec<ChartView>, CommandError> {
     let (config, e) = explorer(&state).await?;
     let loaded = e.loaded(&config, &filter, false).await?;
-    tauri::async_runtime::spawn_blocking(move || results::charts(&loaded.report))
+    tauri::async_runtime::spawn_blocking(move || loaded.charts().map(<[ChartView]>::to_vec))
         .await
         .map_err(|e| CommandError::internal(format!("chart task failed: {e}")))?
         .map_err(Into::into)
+}
+
+/// Reads the store into the explorer's memory and computes the newest run's report, so the
+/// first Results view is instant. The UI calls it once the first screen is shown; failures
+/// (no store yet) are not an error for the user and are only logged.
+#[tauri::command]
+pub async fn results_warm(state: tauri::State<'_, AppState>) -> Result<(), CommandError> {
+    let Ok((config, e)) = explorer(&state).await else {
+        return Ok(());
+    };
+    if let Err(err) = e.warm(&config).await {
+        tracing::info!(target: "results", "warm-up skipped: {err}");
+    }
+    Ok(())
 }
 
 /// One page of the samples matching a filter.

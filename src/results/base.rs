@@ -1,0 +1,544 @@
+//! The explorer's in-memory copy of every stored sample's report fields ("the base"), kept in
+//! step with the store and saved next to it, so a view over a million samples never re-reads
+//! them from SQLite.
+//!
+//! The store only ever appends samples (ids grow) and deletes whole runs, so the base is brought
+//! up to date by dropping the runs that vanished and reading the rows above its largest id. A
+//! report's dataset is then cut from the base in memory ([`Base::dataset`]), with its strings
+//! re-interned in the order [`Dataset::load`] would intern them, so every report is bit for bit
+//! the one `crucible report` computes from the store.
+//!
+//! The snapshot file (`<store>.explorer-cache`) is a compact little-endian encoding of the base;
+//! a missing, foreign, truncated or stale one is rebuilt from the store, never trusted blindly:
+//! after loading it the base is refreshed against the store and its sample count checked.
+
+use std::collections::HashMap;
+use std::path::Path;
+
+use futures_util::TryStreamExt;
+use sqlx::{Row, SqlitePool};
+
+use crate::report::dataset::{sample_of_row, Interner, Metrics, SAMPLE_COLUMNS};
+use crate::report::{Bench, BenchSelection, Dataset, ReportError, Sample};
+
+/// First bytes of a snapshot file; the digit is the format version.
+const MAGIC: &[u8] = b"crucible explorer base v1\n";
+
+/// Every sample of the store (all runs, all benchmarks), in id order.
+#[derive(Debug, Clone, Default)]
+pub struct Base {
+    /// Interned labels of every sample.
+    names: Interner,
+    /// Run ids by base run index (a deleted run keeps its slot, with no samples).
+    runs: Vec<String>,
+    /// Base run index by run id, for the runs still in the store.
+    run_index: HashMap<String, u32>,
+    /// The samples; `Sample::run` is a base run index.
+    samples: Vec<Sample>,
+    /// Each sample's store id (ascending).
+    ids: Vec<i64>,
+    /// Whether each sample's run is gone.
+    dead: Vec<bool>,
+    /// Samples still live.
+    live: usize,
+    /// Largest live id (0 when empty).
+    max_id: i64,
+    /// Bumped on every change; views cached against an older generation are stale.
+    pub generation: u64,
+}
+
+/// What [`Base::refresh`] did.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct Refresh {
+    /// Runs dropped because the store no longer has them.
+    pub dropped_runs: usize,
+    /// Samples read from the store.
+    pub added: usize,
+}
+
+impl Base {
+    /// Samples held (live ones).
+    pub fn len(&self) -> usize {
+        self.live
+    }
+
+    /// Whether no live sample is held.
+    pub fn is_empty(&self) -> bool {
+        self.live == 0
+    }
+
+    /// The interned labels (what [`Sample`]'s ids refer to).
+    pub fn names(&self) -> &Interner {
+        &self.names
+    }
+
+    /// Whether the store has exactly the runs held and no row above the largest id held (two
+    /// cheap queries; [`Base::refresh`] is needed otherwise).
+    pub async fn is_current(&self, pool: &SqlitePool) -> Result<bool, ReportError> {
+        let max: i64 = sqlx::query_scalar("SELECT COALESCE(MAX(id), 0) FROM samples")
+            .fetch_one(pool)
+            .await?;
+        if max > self.max_id {
+            return Ok(false);
+        }
+        let runs: Vec<String> = sqlx::query_scalar("SELECT id FROM runs")
+            .fetch_all(pool)
+            .await?;
+        Ok(runs.len() == self.run_index.len()
+            && runs.iter().all(|r| self.run_index.contains_key(r)))
+    }
+
+    /// Reads every sample of the store.
+    pub async fn load(pool: &SqlitePool) -> Result<Base, ReportError> {
+        let mut base = Base::default();
+        base.refresh(pool).await?;
+        Ok(base)
+    }
+
+    /// Brings the base up to date with the store: drops the samples of deleted runs, then reads
+    /// every row above the largest id held.
+    pub async fn refresh(&mut self, pool: &SqlitePool) -> Result<Refresh, ReportError> {
+        let mut out = Refresh::default();
+        let runs: std::collections::HashSet<String> = sqlx::query_scalar("SELECT id FROM runs")
+            .fetch_all(pool)
+            .await?
+            .into_iter()
+            .collect();
+        let gone: Vec<u32> = self
+            .run_index
+            .iter()
+            .filter(|(r, _)| !runs.contains(r.as_str()))
+            .map(|(_, &i)| i)
+            .collect();
+        if !gone.is_empty() {
+            out.dropped_runs = gone.len();
+            self.run_index.retain(|_, i| !gone.contains(i));
+            for (k, s) in self.samples.iter().enumerate() {
+                if !self.dead[k] && gone.contains(&s.run) {
+                    self.dead[k] = true;
+                    self.live -= 1;
+                }
+            }
+            self.compact();
+        }
+        let sql =
+            format!("SELECT id, run_id, {SAMPLE_COLUMNS} FROM samples WHERE id > ? ORDER BY id");
+        let mut rows = sqlx::query(&sql).bind(self.max_id).fetch(pool);
+        while let Some(row) = rows.try_next().await? {
+            let id: i64 = row.try_get(0)?;
+            let run: String = row.try_get(1)?;
+            let ri = match self.run_index.get(&run) {
+                Some(&i) => i,
+                None => {
+                    let i = self.runs.len() as u32;
+                    self.runs.push(run.clone());
+                    self.run_index.insert(run, i);
+                    i
+                }
+            };
+            let sample = sample_of_row(&row, 2, ri, BenchSelection(None), &mut self.names)?;
+            self.max_id = self.max_id.max(id);
+            if let Some(s) = sample {
+                self.samples.push(s);
+                self.ids.push(id);
+                self.dead.push(false);
+                self.live += 1;
+                out.added += 1;
+            }
+        }
+        if out != Refresh::default() {
+            self.generation += 1;
+        }
+        Ok(out)
+    }
+
+    /// Removes dead samples once they are a sizeable share, and recomputes the largest live id.
+    fn compact(&mut self) {
+        if self.samples.len() - self.live > self.samples.len() / 4 {
+            let mut k = 0;
+            let dead = std::mem::take(&mut self.dead);
+            self.samples.retain(|_| {
+                k += 1;
+                !dead[k - 1]
+            });
+            let mut k = 0;
+            self.ids.retain(|_| {
+                k += 1;
+                !dead[k - 1]
+            });
+            self.dead = vec![false; self.samples.len()];
+        }
+        self.max_id = self
+            .ids
+            .iter()
+            .zip(&self.dead)
+            .rev()
+            .find(|(_, d)| !**d)
+            .map_or(0, |(i, _)| *i);
+    }
+
+    /// The dataset `Dataset::load(pool, runs, bench)` would read, where `runs` is already the
+    /// resolved selection ([`crate::report::dataset::select_runs`]). `keep` narrows it further
+    /// (after interning, exactly like filtering a loaded dataset). Also returns each sample's id.
+    pub fn dataset(
+        &self,
+        runs: &[String],
+        bench: BenchSelection,
+        keep: impl Fn(&Interner, &Sample) -> bool,
+    ) -> Result<(Dataset, Vec<i64>), ReportError> {
+        let pos: HashMap<u32, usize> = runs
+            .iter()
+            .enumerate()
+            .filter_map(|(p, r)| self.run_index.get(r).map(|&i| (i, p)))
+            .collect();
+        // Sample indices per selected run, each in id order (the base is in id order).
+        let mut per_run: Vec<Vec<u32>> = vec![Vec::new(); runs.len()];
+        for (k, s) in self.samples.iter().enumerate() {
+            if self.dead[k] || !bench.includes(s.bench) {
+                continue;
+            }
+            if let Some(&p) = pos.get(&s.run) {
+                per_run[p].push(k as u32);
+            }
+        }
+        let mut ds = Dataset {
+            runs: runs.to_vec(),
+            ..Default::default()
+        };
+        let mut remap = vec![u32::MAX; self.names.len()];
+        let mut ids = Vec::new();
+        for (p, list) in per_run.iter().enumerate() {
+            for &k in list {
+                let mut s = self.samples[k as usize];
+                if !keep(&self.names, &s) {
+                    // Interned anyway: a filtered load interns before it filters.
+                    for l in s.labels_mut() {
+                        intern(&mut remap, &mut ds.names, &self.names, *l);
+                    }
+                    continue;
+                }
+                s.run = p as u32;
+                for l in s.labels_mut() {
+                    *l = intern(&mut remap, &mut ds.names, &self.names, *l);
+                }
+                ds.samples.push(s);
+                ids.push(self.ids[k as usize]);
+            }
+        }
+        ds.check_not_empty(bench)?;
+        Ok((ds, ids))
+    }
+
+    /// The ids of the live samples `keep` accepts, of runs in `runs` (every run when empty), in id
+    /// order.
+    pub fn ids_where(
+        &self,
+        runs: &[String],
+        keep: impl Fn(&Interner, &Sample) -> bool,
+    ) -> Vec<i64> {
+        let wanted: Option<Vec<u32>> = (!runs.is_empty()).then(|| {
+            runs.iter()
+                .filter_map(|r| self.run_index.get(r).copied())
+                .collect()
+        });
+        self.samples
+            .iter()
+            .enumerate()
+            .filter(|(k, s)| {
+                !self.dead[*k]
+                    && wanted.as_ref().is_none_or(|w| w.contains(&s.run))
+                    && keep(&self.names, s)
+            })
+            .map(|(k, _)| self.ids[k])
+            .collect()
+    }
+
+    /// Encodes the live samples as a snapshot file's bytes.
+    pub fn encode(&self) -> Vec<u8> {
+        let mut w = Vec::with_capacity(64 + self.live * 80);
+        w.extend_from_slice(MAGIC);
+        put_u64(&mut w, self.names.len() as u64);
+        for n in self.names.names() {
+            put_str(&mut w, n);
+        }
+        let mut runs: Vec<(&String, &u32)> = self.run_index.iter().collect();
+        runs.sort_by_key(|(_, i)| **i);
+        put_u64(&mut w, self.runs.len() as u64);
+        for r in &self.runs {
+            put_str(&mut w, r);
+        }
+        put_u64(&mut w, runs.len() as u64);
+        for (_, i) in runs {
+            put_u32(&mut w, *i);
+        }
+        put_u64(&mut w, self.max_id as u64);
+        put_u64(&mut w, self.live as u64);
+        for (k, s) in self.samples.iter().enumerate() {
+            if self.dead[k] {
+                continue;
+            }
+            put_u64(&mut w, self.ids[k] as u64);
+            w.push(match s.bench {
+                Bench::Questbench => 0,
+                Bench::Intent2tx => 1,
+                Bench::Pilot => 2,
+            });
+            put_u32(&mut w, s.run);
+            let mut s2 = *s;
+            for l in s2.labels_mut() {
+                put_u32(&mut w, *l);
+            }
+            put_u32(&mut w, s.round);
+            put_u64(&mut w, s.score.to_bits());
+            w.push(s.passed as u8);
+            put_u64(&mut w, s.cost_usd.to_bits());
+            put_u32(&mut w, s.k_act.map_or(0, |k| k as u32 + 1));
+            put_u32(&mut w, s.k_opt.map_or(0, |k| k as u32 + 1));
+            let m = metric_values(&s.metrics);
+            let mask = m
+                .iter()
+                .enumerate()
+                .fold(0u8, |acc, (i, v)| acc | ((!v.is_nan() as u8) << i));
+            w.push(mask);
+            for v in m.iter().filter(|v| !v.is_nan()) {
+                put_u64(&mut w, v.to_bits());
+            }
+        }
+        let sum = checksum(&w);
+        put_u64(&mut w, sum);
+        w
+    }
+
+    /// Decodes a snapshot; `None` for anything that is not a whole, consistent snapshot.
+    pub fn decode(bytes: &[u8]) -> Option<Base> {
+        let (body, sum) = bytes.split_at_checked(bytes.len().checked_sub(8)?)?;
+        if checksum(body) != u64::from_le_bytes(sum.try_into().ok()?) {
+            return None;
+        }
+        let mut r = Reader(body.strip_prefix(MAGIC)?);
+        let mut names = Interner::default();
+        let n_names = r.len()?;
+        for _ in 0..n_names {
+            let s = r.str()?;
+            if names.id(s) as usize != names.len() - 1 {
+                return None; // a repeated name: not something encode writes
+            }
+        }
+        let n_runs = r.len()?;
+        let mut runs = Vec::with_capacity(n_runs);
+        for _ in 0..n_runs {
+            runs.push(r.str()?.to_string());
+        }
+        let mut run_index = HashMap::new();
+        for _ in 0..r.len()? {
+            let i = r.u32()?;
+            run_index.insert(runs.get(i as usize)?.clone(), i);
+        }
+        let max_id = r.u64()? as i64;
+        let live = r.len()?;
+        let mut samples = Vec::with_capacity(live);
+        let mut ids = Vec::with_capacity(live);
+        let label = |v: u32| (v < n_names as u32).then_some(v);
+        for _ in 0..live {
+            let id = r.u64()? as i64;
+            if ids.last().is_some_and(|&last| last >= id) || id > max_id {
+                return None;
+            }
+            let bench = [Bench::Questbench, Bench::Intent2tx, Bench::Pilot]
+                .get(r.u8()? as usize)
+                .copied()?;
+            let run = r.u32()?;
+            if run as usize >= n_runs {
+                return None;
+            }
+            let mut l = [0u32; 9];
+            for x in &mut l {
+                *x = label(r.u32()?)?;
+            }
+            let round = r.u32()?;
+            let score = f64::from_bits(r.u64()?);
+            let passed = r.u8()? != 0;
+            let cost_usd = f64::from_bits(r.u64()?);
+            let k = |v: u32| (v > 0).then(|| (v - 1).min(u16::MAX as u32) as u16);
+            let (k_act, k_opt) = (k(r.u32()?), k(r.u32()?));
+            let mask = r.u8()?;
+            let mut m = [f64::NAN; 7];
+            for (i, v) in m.iter_mut().enumerate() {
+                if mask & (1 << i) != 0 {
+                    *v = f64::from_bits(r.u64()?);
+                }
+            }
+            let [format, logic, param, pass, final_, exec, state_eq] = m;
+            samples.push(Sample {
+                bench,
+                run,
+                model: l[0],
+                instance: l[1],
+                task: l[2],
+                prompt_type: l[3],
+                round,
+                kind: l[4],
+                category: l[5],
+                subcategory: l[6],
+                difficulty: l[7],
+                outcome: l[8],
+                score,
+                passed,
+                metrics: Metrics {
+                    format,
+                    logic,
+                    param,
+                    pass,
+                    final_,
+                    exec,
+                    state_eq,
+                },
+                k_act,
+                k_opt,
+                cost_usd,
+            });
+            ids.push(id);
+        }
+        if !r.0.is_empty() {
+            return None;
+        }
+        Some(Base {
+            names,
+            runs,
+            run_index,
+            dead: vec![false; samples.len()],
+            live: samples.len(),
+            samples,
+            ids,
+            max_id,
+            generation: 1,
+        })
+    }
+
+    /// Loads the snapshot at `path` and brings it up to date, or reads the whole store when there
+    /// is no usable snapshot. Returns the base and whether it should be saved again.
+    pub async fn open(pool: &SqlitePool, path: Option<&Path>) -> Result<(Base, bool), ReportError> {
+        if let Some(bytes) = path.and_then(|p| std::fs::read(p).ok()) {
+            let decoded = tokio::task::spawn_blocking(move || Base::decode(&bytes))
+                .await
+                .ok()
+                .flatten();
+            if let Some(mut base) = decoded {
+                let r = base.refresh(pool).await?;
+                let count: i64 = sqlx::query_scalar("SELECT COUNT(*) FROM samples")
+                    .fetch_one(pool)
+                    .await?;
+                // Rows of unknown benchmarks are never held, so the count can only be ≥.
+                if count as usize >= base.live && base.counts_match(pool, count).await? {
+                    return Ok((base, r.added > 1000 || r.dropped_runs > 0));
+                }
+                tracing::warn!(target: "results", "explorer snapshot does not match the store; reloading");
+            } else {
+                tracing::warn!(target: "results", "explorer snapshot unreadable; reloading");
+            }
+        }
+        Ok((Base::load(pool).await?, true))
+    }
+
+    /// Whether `count` rows of the store are exactly the live samples plus rows of benchmarks
+    /// Crucible does not know.
+    async fn counts_match(&self, pool: &SqlitePool, count: i64) -> Result<bool, ReportError> {
+        if count as usize == self.live {
+            return Ok(true);
+        }
+        let known: i64 = sqlx::query_scalar(
+            "SELECT COUNT(*) FROM samples WHERE benchmark IN ('questbench', 'intent2tx', 'pilot')",
+        )
+        .fetch_one(pool)
+        .await?;
+        Ok(known as usize == self.live)
+    }
+
+    /// Writes the snapshot to `path` (temp file + rename, so a reader never sees half of it).
+    pub fn save(&self, path: &Path) -> std::io::Result<()> {
+        let tmp = path.with_extension("explorer-cache.tmp");
+        std::fs::write(&tmp, self.encode())?;
+        std::fs::rename(&tmp, path)
+    }
+}
+
+/// The base id → dataset id of a label, interning it on first use.
+fn intern(remap: &mut [u32], names: &mut Interner, from: &Interner, id: u32) -> u32 {
+    let slot = &mut remap[id as usize];
+    if *slot == u32::MAX {
+        *slot = names.id(from.name(id));
+    }
+    *slot
+}
+
+/// A fast 64-bit checksum (FNV-style over 8-byte words, then the tail bytes) that catches a
+/// damaged snapshot; not cryptographic.
+fn checksum(bytes: &[u8]) -> u64 {
+    const PRIME: u64 = 0x0000_0100_0000_01b3;
+    let mut h: u64 = 0xcbf2_9ce4_8422_2325;
+    let mut words = bytes.chunks_exact(8);
+    for w in &mut words {
+        h = (h ^ u64::from_le_bytes(w.try_into().unwrap_or_default())).wrapping_mul(PRIME);
+        h ^= h >> 29;
+    }
+    for &b in words.remainder() {
+        h = (h ^ b as u64).wrapping_mul(PRIME);
+    }
+    h ^ bytes.len() as u64
+}
+
+fn metric_values(m: &Metrics) -> [f64; 7] {
+    [
+        m.format, m.logic, m.param, m.pass, m.final_, m.exec, m.state_eq,
+    ]
+}
+
+fn put_u32(w: &mut Vec<u8>, v: u32) {
+    w.extend_from_slice(&v.to_le_bytes());
+}
+
+fn put_u64(w: &mut Vec<u8>, v: u64) {
+    w.extend_from_slice(&v.to_le_bytes());
+}
+
+fn put_str(w: &mut Vec<u8>, s: &str) {
+    put_u64(w, s.len() as u64);
+    w.extend_from_slice(s.as_bytes());
+}
+
+/// A cursor over snapshot bytes; every read is bounds-checked and `None` past the end.
+struct Reader<'a>(&'a [u8]);
+
+impl<'a> Reader<'a> {
+    fn take(&mut self, n: usize) -> Option<&'a [u8]> {
+        if self.0.len() < n {
+            return None;
+        }
+        let (a, b) = self.0.split_at(n);
+        self.0 = b;
+        Some(a)
+    }
+
+    fn u8(&mut self) -> Option<u8> {
+        Some(self.take(1)?[0])
+    }
+
+    fn u32(&mut self) -> Option<u32> {
+        Some(u32::from_le_bytes(self.take(4)?.try_into().ok()?))
+    }
+
+    fn u64(&mut self) -> Option<u64> {
+        Some(u64::from_le_bytes(self.take(8)?.try_into().ok()?))
+    }
+
+    /// A length that cannot exceed the bytes left (so a corrupt length never allocates wildly).
+    fn len(&mut self) -> Option<usize> {
+        let n = self.u64()?;
+        (n <= self.0.len() as u64).then_some(n as usize)
+    }
+
+    fn str(&mut self) -> Option<&'a str> {
+        let n = self.len()?;
+        std::str::from_utf8(self.take(n)?).ok()
+    }
+}

@@ -1,0 +1,190 @@
+//! The results explorer's in-memory base: every dataset cut from it equals what the report reads
+//! from the store, through appends, run deletions and saved (also corrupt or stale) snapshots;
+//! sample listings from it equal the store's own answer.
+
+use std::path::Path;
+
+use crucible::report::synth::{self, SynthSpec};
+use crucible::report::{BenchSelection, Dataset};
+use crucible::results::{snapshot_path, Explorer, SampleFilter};
+use crucible::store::Store;
+use sqlx::sqlite::{SqliteConnectOptions, SqlitePoolOptions};
+use sqlx::SqlitePool;
+
+/// A small synthetic dataset spread over `runs` (sample i goes to run i mod n).
+fn dataset(seed: u64, runs: &[&str]) -> Dataset {
+    let mut ds = synth::generate(&SynthSpec {
+        models: 2,
+        rounds: 2,
+        intent_tasks: 15,
+        pilot_tasks: 12,
+        seed,
+    });
+    ds.runs = runs.iter().map(|r| r.to_string()).collect();
+    let n = runs.len() as u32;
+    for (i, s) in ds.samples.iter_mut().enumerate() {
+        s.run = i as u32 % n;
+    }
+    ds
+}
+
+async fn writer(db: &Path) -> SqlitePool {
+    Store::open(db).await.unwrap().close().await;
+    SqlitePoolOptions::new()
+        .max_connections(1)
+        .connect_with(SqliteConnectOptions::new().filename(db))
+        .await
+        .unwrap()
+}
+
+/// Everything of a dataset that a report can see, as text (NaN metrics compare equal this way).
+fn shape(ds: &Dataset) -> String {
+    format!("{:?}\n{:?}\n{:?}", ds.runs, ds.names.names(), ds.samples)
+}
+
+fn sel(runs: &[&str], bench: Option<&str>) -> SampleFilter {
+    SampleFilter {
+        runs: runs.iter().map(|r| r.to_string()).collect(),
+        benchmark: bench.map(str::to_string),
+        ..Default::default()
+    }
+}
+
+/// The explorer's dataset of every selection equals a fresh load from the store.
+async fn assert_matches_store(ex: &Explorer, pool: &SqlitePool, runs_now: &[&str], why: &str) {
+    let mut cases: Vec<(Vec<&str>, Option<&str>)> = vec![(vec![], None), (vec![], Some("pilot"))];
+    for r in runs_now {
+        cases.push((vec![r], None));
+        cases.push((vec![r], Some("intent2tx")));
+    }
+    let mut rev = runs_now.to_vec();
+    rev.reverse();
+    cases.push((rev, None));
+    for (runs, bench) in cases {
+        let want = Dataset::load(
+            pool,
+            &runs.iter().map(|r| r.to_string()).collect::<Vec<_>>(),
+            BenchSelection::parse(bench.unwrap_or("all")).unwrap(),
+        )
+        .await
+        .unwrap();
+        let (got, _) = ex.dataset(&sel(&runs, bench)).await.unwrap();
+        assert!(
+            shape(&got) == shape(&want),
+            "{why}: dataset of {runs:?} {bench:?} differs from the store's"
+        );
+    }
+}
+
+async fn wait_for(path: &Path) {
+    for _ in 0..200 {
+        if path.is_file() {
+            return;
+        }
+        tokio::time::sleep(std::time::Duration::from_millis(50)).await;
+    }
+    panic!("{} was never written", path.display());
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_base_follows_the_store_through_appends_deletions_and_snapshots() {
+    let dir = tempfile::tempdir().unwrap();
+    let db = dir.path().join("crucible.db");
+    let pool = writer(&db).await;
+    synth::write_store(&pool, &dataset(1, &["run-a", "run-b"]))
+        .await
+        .unwrap();
+
+    let ex = Explorer::open(&db).await.unwrap();
+    assert_matches_store(&ex, &pool, &["run-a", "run-b"], "first read").await;
+    let snap = snapshot_path(&db);
+    wait_for(&snap).await;
+
+    // A new run appears and an old one is deleted while the explorer is open.
+    synth::write_store(&pool, &dataset(2, &["run-c"]))
+        .await
+        .unwrap();
+    assert_matches_store(&ex, &pool, &["run-a", "run-b", "run-c"], "after an append").await;
+    let store = Store::open(&db).await.unwrap();
+    assert!(store.delete_run("run-a").await.unwrap() > 0);
+    assert_matches_store(&ex, &pool, &["run-b", "run-c"], "after a deletion").await;
+    let gone = ex.dataset(&sel(&["run-a"], None)).await.unwrap_err();
+    assert!(gone.to_string().contains("run-a"), "{gone}");
+
+    // A fresh explorer starts from the (now stale) snapshot and still sees the store as it is.
+    let stale = Explorer::open(&db).await.unwrap();
+    assert_matches_store(&stale, &pool, &["run-b", "run-c"], "stale snapshot").await;
+
+    // Corrupt and truncated snapshots are never trusted.
+    let bytes = std::fs::read(&snap).unwrap();
+    for (what, broken) in [
+        ("flipped", {
+            let mut b = bytes.clone();
+            let k = b.len() / 2;
+            b[k] ^= 0xff;
+            b
+        }),
+        ("truncated", bytes[..bytes.len() * 2 / 3].to_vec()),
+        ("not a snapshot", b"hello".to_vec()),
+    ] {
+        std::fs::write(&snap, &broken).unwrap();
+        let ex = Explorer::open(&db).await.unwrap();
+        assert_matches_store(&ex, &pool, &["run-b", "run-c"], what).await;
+    }
+
+    // Sample listings: the ids and total of any page are the store's own answer.
+    let model = "synthetic:model-01".to_string();
+    for f in [
+        sel(&[], None),
+        sel(&["run-c"], Some("pilot")),
+        SampleFilter {
+            model: Some(model.clone()),
+            passed: Some(false),
+            ..sel(&["run-b", "run-c"], None)
+        },
+        SampleFilter {
+            category: Some("no such category".into()),
+            ..sel(&[], None)
+        },
+    ] {
+        let mut sql = String::from("SELECT id FROM samples WHERE 1=1");
+        if !f.runs.is_empty() {
+            sql += &format!(" AND run_id IN ('{}')", f.runs.join("','"));
+        }
+        if let Some(b) = &f.benchmark {
+            sql += &format!(" AND benchmark = '{b}'");
+        }
+        if let Some(m) = &f.model {
+            sql += &format!(" AND model = '{m}'");
+        }
+        if let Some(c) = &f.category {
+            sql += &format!(" AND category = '{c}'");
+        }
+        if let Some(p) = f.passed {
+            sql += &format!(" AND passed = {}", p as i64);
+        }
+        sql += " ORDER BY id";
+        let want: Vec<i64> = sqlx::query_scalar(&sql).fetch_all(&pool).await.unwrap();
+        for offset in [
+            0u32,
+            7,
+            want.len().saturating_sub(3) as u32,
+            want.len() as u32 + 5,
+        ] {
+            let page = ex.samples(&f, offset, 10).await.unwrap();
+            assert_eq!(page.total as usize, want.len(), "{sql}");
+            let ids: Vec<i64> = page.rows.iter().map(|r| r.id).collect();
+            let expect: Vec<i64> = want
+                .iter()
+                .skip(offset as usize)
+                .take(10)
+                .copied()
+                .collect();
+            assert_eq!(ids, expect, "{sql} @ {offset}");
+            for r in &page.rows {
+                assert!(f.model.as_ref().is_none_or(|m| *m == r.model));
+                assert!(f.passed.is_none_or(|p| p == r.passed));
+            }
+        }
+    }
+}
