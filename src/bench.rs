@@ -186,6 +186,7 @@ fn call_for(gate: &Gate, m: &Manifest) -> anyhow::Result<Call> {
         provider_url: gate.url(),
         agent_address: m.account("agent")?.address.to_string(),
         deployed_contracts: json!(m.address_book()),
+        now_ms: None,
     })
 }
 

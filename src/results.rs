@@ -647,41 +647,29 @@ impl Explorer {
         &self.pool
     }
 
-    /// Every run, newest first, with sample counts, benchmarks and models (one grouped pass
-    /// over the samples).
+    /// Every run, newest first, with sample counts, benchmarks and models (from the base).
     pub async fn runs(&self) -> Result<Vec<RunInfo>, ResultsError> {
         let runs: Vec<(String, String, String)> = sqlx::query_as(
             "SELECT id, status, created_at FROM runs ORDER BY created_at DESC, id DESC",
         )
         .fetch_all(&self.pool)
         .await?;
-        let groups: Vec<(String, String, String, i64, i64)> = sqlx::query_as(
-            "SELECT run_id, benchmark, model, COUNT(*), COALESCE(SUM(passed), 0) FROM samples \
-             GROUP BY run_id, benchmark, model",
-        )
-        .fetch_all(&self.pool)
-        .await?;
+        let base = self.base().await?;
+        let mut groups = tokio::task::spawn_blocking(move || base.run_groups())
+            .await
+            .map_err(|e| ResultsError::BadQuery(format!("run list task failed: {e}")))?;
         Ok(runs
             .into_iter()
             .map(|(run_id, status, created_at)| {
-                let mine = groups.iter().filter(|g| g.0 == run_id);
-                let (mut n, mut p) = (0i64, 0i64);
-                let mut benchmarks = BTreeSet::new();
-                let mut models = BTreeSet::new();
-                for g in mine {
-                    n += g.3;
-                    p += g.4;
-                    benchmarks.insert(g.1.clone());
-                    models.insert(g.2.clone());
-                }
+                let g = groups.remove(&run_id).unwrap_or_default();
                 RunInfo {
                     run_id,
                     status,
                     created_at,
-                    samples: u32_of(n),
-                    passed: u32_of(p),
-                    benchmarks: benchmarks.into_iter().collect(),
-                    models: models.into_iter().collect(),
+                    samples: g.samples,
+                    passed: g.passed,
+                    benchmarks: g.benchmarks,
+                    models: g.models,
                 }
             })
             .collect())

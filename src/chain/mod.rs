@@ -300,6 +300,33 @@ impl Chain {
         self.rpc
             .call_value("anvil_dropAllTransactions", json!([]))
             .await?;
+        // Anvil's fee manager is not part of a snapshot: after a revert the next block's base fee
+        // is whatever the reverted-away blocks left, so the gas a replay pays (and every balance
+        // shown to a model) would depend on what ran before. Pin it to what EIP-1559 gives for
+        // the restored head block.
+        let head: Value = self
+            .rpc
+            .call("eth_getBlockByNumber", json!(["latest", false]))
+            .await?;
+        let field = |k: &str| {
+            head.get(k)
+                .and_then(Value::as_str)
+                .map(|s| parse_quantity("eth_getBlockByNumber", s))
+                .transpose()
+        };
+        if let (Some(base), Some(used), Some(limit)) = (
+            field("baseFeePerGas")?,
+            field("gasUsed")?,
+            field("gasLimit")?,
+        ) {
+            let next = next_base_fee(base as u128, used as u128, limit as u128);
+            self.rpc
+                .call_value(
+                    "anvil_setNextBlockBaseFeePerGas",
+                    json!([format!("0x{next:x}")]),
+                )
+                .await?;
+        }
         Ok(())
     }
 
@@ -479,6 +506,7 @@ impl Chain {
         Ok(receipt)
     }
 
+    /// The base fee of the latest block.
     async fn base_fee(&self) -> Result<u128, ChainError> {
         let b: Value = self
             .rpc
@@ -691,4 +719,46 @@ fn parse_receipt(hash: B256, r: &Value) -> Result<Receipt, ChainError> {
         logs,
         revert_reason: None,
     })
+}
+
+/// EIP-1559's base fee of the block after one with `base` fee that used `used` of `limit` gas
+/// (elasticity 2, change denominator 8).
+pub fn next_base_fee(base: u128, used: u128, limit: u128) -> u128 {
+    let target = limit / 2;
+    if target == 0 || used == target {
+        return base;
+    }
+    if used > target {
+        base + (base * (used - target) / target / 8).max(1)
+    } else {
+        base - base * (target - used) / target / 8
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn next_base_fee_follows_eip_1559() {
+        // (base, used, limit) → next: at target unchanged; full block +12.5 %; empty −12.5 %;
+        // the increase is at least 1 wei.
+        let cases = [
+            (
+                1_000_000_000u128,
+                15_000_000u128,
+                30_000_000u128,
+                1_000_000_000u128,
+            ),
+            (1_000_000_000, 30_000_000, 30_000_000, 1_125_000_000),
+            (1_000_000_000, 0, 30_000_000, 875_000_000),
+            (7, 15_000_001, 30_000_000, 8),
+            (5, 0, 0, 5),
+        ];
+        for (base, used, limit, want) in cases {
+            assert_eq!(
+                super::next_base_fee(base, used, limit),
+                want,
+                "{base} {used} {limit}"
+            );
+        }
+    }
 }

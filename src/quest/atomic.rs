@@ -242,6 +242,7 @@ impl Harness {
             provider_url: self.gate.url(),
             agent_address: inst.agent.to_checksum(None),
             deployed_contracts: self.deployed_contracts(),
+            now_ms: Some(self.chain.timestamp().await?.saturating_mul(1000)),
         };
         let run = self.take_prepared().await?.run(&code, &call).await?;
         stages.sandbox_ms = ms(t2.elapsed());

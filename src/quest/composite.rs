@@ -636,10 +636,11 @@ pub async fn run_episode(
     let mut answer = Value::Null;
     let mut error_report: Option<String> = None;
     let mut feedback = String::new();
-    let call = Call {
+    let mut call = Call {
         provider_url: h.gate.url(),
         agent_address: inst.agent.to_checksum(None),
         deployed_contracts: h.deployed_contracts(),
+        now_ms: None,
     };
     while agent_error.is_none() && k_act < max_rounds {
         let request = if feedback.is_empty() {
@@ -719,6 +720,7 @@ pub async fn run_episode(
                 round.kind = "tx".into();
                 stop = submit;
                 let t2 = Instant::now();
+                call.now_ms = Some(h.chain.timestamp().await?.saturating_mul(1000));
                 let run = h.take_prepared().await?.run(&code, &call).await?;
                 stages.sandbox_ms += ms(t2.elapsed());
                 round.code = Some(code);

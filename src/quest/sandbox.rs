@@ -101,6 +101,10 @@ pub struct Call {
     pub agent_address: String,
     /// `deployedContracts`: name → address.
     pub deployed_contracts: Value,
+    /// The clock the module sees (`Date.now()`, `new Date()`), in ms since the epoch: the
+    /// chain's latest block time, so scripts that put `Date.now()` into a deadline build the
+    /// same transaction on every run. `None` leaves the real clock.
+    pub now_ms: Option<u64>,
 }
 
 /// Errors that stop the sandbox from running at all (not the module's failures).
@@ -352,6 +356,7 @@ impl Prepared {
             "agentAddress": call.agent_address,
             "deployedContracts": call.deployed_contracts,
             "cap": self.limits.output_bytes,
+            "nowMs": call.now_ms,
         });
         let mut stdin = self.child.stdin.take().expect("piped");
         stdin

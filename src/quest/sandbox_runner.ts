@@ -41,6 +41,23 @@ const providerUrl = request.providerUrl as string;
 const agentAddress = request.agentAddress as string;
 const cap = Number(request.cap);
 
+// A fixed clock (the chain's block time) when the harness gives one: a script that derives a
+// deadline or a salt from the time builds the same transaction on every run of the same seed.
+if (typeof request.nowMs === "number") {
+  const fixed = request.nowMs;
+  const RealDate = Date;
+  const FixedDate = function (this: unknown, ...args: unknown[]) {
+    if (!new.target) return new RealDate(fixed).toString();
+    return args.length === 0 ? new RealDate(fixed) : new (RealDate as unknown as new (...a: unknown[]) => Date)(...args);
+  } as unknown as DateConstructor;
+  Object.setPrototypeOf(FixedDate, RealDate);
+  (FixedDate as { prototype: Date }).prototype = RealDate.prototype;
+  FixedDate.now = () => fixed;
+  FixedDate.parse = RealDate.parse;
+  FixedDate.UTC = RealDate.UTC;
+  globalThis.Date = FixedDate;
+}
+
 let mod: Record<string, unknown>;
 try {
   // A computed specifier: the module does not exist when this runner starts.

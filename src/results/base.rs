@@ -47,6 +47,19 @@ pub struct Base {
     pub generation: u64,
 }
 
+/// One run's share of the base.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct RunGroup {
+    /// Samples.
+    pub samples: u32,
+    /// Samples that passed.
+    pub passed: u32,
+    /// Benchmarks present, sorted.
+    pub benchmarks: Vec<String>,
+    /// Models present, sorted.
+    pub models: Vec<String>,
+}
+
 /// What [`Base::refresh`] did.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 pub struct Refresh {
@@ -250,6 +263,44 @@ impl Base {
                     && keep(&self.names, s)
             })
             .map(|(k, _)| self.ids[k])
+            .collect()
+    }
+
+    /// Per run id: samples held, samples passed, benchmarks and models present (sorted).
+    pub fn run_groups(&self) -> HashMap<String, RunGroup> {
+        let mut acc: HashMap<u32, (u32, u32, [bool; 3], std::collections::BTreeSet<u32>)> =
+            HashMap::new();
+        for (k, s) in self.samples.iter().enumerate() {
+            if self.dead[k] {
+                continue;
+            }
+            let a = acc.entry(s.run).or_default();
+            a.0 += 1;
+            a.1 += s.passed as u32;
+            a.2[s.bench as usize] = true;
+            a.3.insert(s.model);
+        }
+        acc.into_iter()
+            .map(|(run, (samples, passed, benches, models))| {
+                let mut benchmarks: Vec<String> = Bench::ALL
+                    .iter()
+                    .filter(|b| benches[**b as usize])
+                    .map(|b| b.as_str().to_string())
+                    .collect();
+                benchmarks.sort();
+                let mut models: Vec<String> = models
+                    .into_iter()
+                    .map(|m| self.names.name(m).to_string())
+                    .collect();
+                models.sort();
+                let group = RunGroup {
+                    samples,
+                    passed,
+                    benchmarks,
+                    models,
+                };
+                (self.runs[run as usize].clone(), group)
+            })
             .collect()
     }
 

@@ -223,7 +223,9 @@ async fn composites_run_through_the_seam_with_deterministic_prompts() {
                 .collect::<Vec<_>>(),
         );
     }
-    assert_eq!(transcripts[0][0], transcripts[1][0], "planning prompt");
+    // Same seed, same answers: every prompt and every round's feedback (balances after gas
+    // included) is identical.
+    assert_eq!(transcripts[0], transcripts[1]);
     // A faulty agent that always errs never passes; at rate 0 it is the reference.
     let mut always = bench.builtin_agent("faulty-1", id, 3).expect("agent");
     let rec = bench

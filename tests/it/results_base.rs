@@ -187,4 +187,33 @@ async fn the_base_follows_the_store_through_appends_deletions_and_snapshots() {
             }
         }
     }
+
+    // The run list's counts, benchmarks and models are the store's.
+    let want: Vec<(String, i64, i64, String, String)> = sqlx::query_as(
+        "SELECT run_id, COUNT(*), SUM(passed), GROUP_CONCAT(DISTINCT benchmark), \
+         GROUP_CONCAT(DISTINCT model) FROM samples GROUP BY run_id ORDER BY run_id",
+    )
+    .fetch_all(&pool)
+    .await
+    .unwrap();
+    let mut got = ex.runs().await.unwrap();
+    got.sort_by(|a, b| a.run_id.cmp(&b.run_id));
+    assert_eq!(got.len(), want.len());
+    for (g, w) in got.iter().zip(&want) {
+        let sorted = |s: &str| {
+            let mut v: Vec<String> = s.split(',').map(str::to_string).collect();
+            v.sort();
+            v
+        };
+        assert_eq!(
+            (
+                &g.run_id,
+                g.samples as i64,
+                g.passed as i64,
+                &g.benchmarks,
+                &g.models
+            ),
+            (&w.0, w.1, w.2, &sorted(&w.3), &sorted(&w.4))
+        );
+    }
 }

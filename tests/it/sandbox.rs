@@ -41,6 +41,7 @@ impl Rig {
             provider_url: self.gate.url(),
             agent_address: AGENT.into(),
             deployed_contracts: json!({"erc20_token": "0x55d398326f99059fF775485246999027B3197955"}),
+            now_ms: Some(1_700_000_000_000),
         };
         sandbox
             .run(code, &call)
@@ -263,4 +264,27 @@ async fn shape_errors_are_classified() {
         ))
         .await;
     assert_eq!(kind, FailureKind::OutputTooLarge);
+}
+
+#[tokio::test]
+async fn the_module_sees_the_harness_clock_not_the_wall_clock() {
+    let rig = rig().await;
+    let run = rig
+        .run(&module(
+            "const d = new Date(); return [Date.now(), d.getTime(), new Date(0).getTime(), Date.UTC(2020, 0, 1), d instanceof Date, typeof Date(), Math.floor(Date.now() / 1000) + 600];",
+        ))
+        .await;
+    let v = run.outcome.unwrap_or_else(|f| panic!("{f:?}"));
+    assert_eq!(
+        v,
+        json!([
+            1_700_000_000_000u64,
+            1_700_000_000_000u64,
+            0,
+            1_577_836_800_000u64,
+            true,
+            "string",
+            1_700_000_600u64
+        ])
+    );
 }

@@ -381,6 +381,7 @@ async fn a_sandboxed_module_builds_a_transfer_that_the_harness_signs_and_lands()
         provider_url: gate.url(),
         agent_address: me.to_string(),
         deployed_contracts: json!(m.address_book()),
+        now_ms: None,
     };
     let run = Sandbox::new(&cfg)
         .unwrap()
