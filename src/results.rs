@@ -427,18 +427,74 @@ pub fn pilot_ceilings(config: &Config, ds: &Dataset) -> HashMap<String, f64> {
     out
 }
 
-/// [`pilot_ceilings`] remembered per task in `memo`: only tasks not seen before are solved.
+/// The PILOT library files' sizes and modification times: the key under which solved ceilings
+/// are saved (a changed library solves again).
+fn library_stamp(config: &Config) -> String {
+    let dir = config.project_dir.join("tasks").join("pilot");
+    ["registry.json", "tasks.jsonl"]
+        .iter()
+        .map(|f| match std::fs::metadata(dir.join(f)) {
+            Ok(m) => {
+                let t = m
+                    .modified()
+                    .ok()
+                    .and_then(|t| t.duration_since(std::time::UNIX_EPOCH).ok())
+                    .map_or(0, |d| d.as_nanos());
+                format!("{f}:{}:{t}", m.len())
+            }
+            Err(_) => format!("{f}:missing"),
+        })
+        .collect::<Vec<_>>()
+        .join(";")
+}
+
+/// Solved ceilings as saved next to the store.
+#[derive(Debug, Default, Serialize, Deserialize)]
+struct SavedCeilings {
+    /// [`library_stamp`] they were solved against.
+    library: String,
+    /// Task id → ceiling (`null`: not in the library).
+    ceilings: HashMap<String, Option<f64>>,
+}
+
+/// [`pilot_ceilings`] remembered per task in `memo` and in `file` (when given): only tasks not
+/// seen before against the same library are solved.
 fn memo_ceilings(
     config: &Config,
     ds: &Dataset,
     memo: &Mutex<HashMap<String, Option<f64>>>,
+    file: Option<&Path>,
 ) -> HashMap<String, f64> {
     let tasks: BTreeSet<&str> = ds.of(Bench::Pilot).map(|s| ds.name(s.task)).collect();
     let mut known = memo.lock().unwrap_or_else(|e| e.into_inner()).clone();
     if tasks.iter().any(|t| !known.contains_key(*t)) {
-        let solved = pilot_ceilings(config, ds);
-        for t in &tasks {
-            known.insert(t.to_string(), solved.get(*t).copied());
+        let stamp = library_stamp(config);
+        let saved = file
+            .and_then(|f| std::fs::read(f).ok())
+            .and_then(|b| serde_json::from_slice::<SavedCeilings>(&b).ok())
+            .filter(|s| s.library == stamp);
+        if let Some(saved) = saved {
+            known.extend(saved.ceilings);
+        }
+        if tasks.iter().any(|t| !known.contains_key(*t)) {
+            let solved = pilot_ceilings(config, ds);
+            for t in &tasks {
+                known.insert(t.to_string(), solved.get(*t).copied());
+            }
+            if let Some(f) = file {
+                let saved = SavedCeilings {
+                    library: stamp,
+                    ceilings: known.clone(),
+                };
+                let tmp = f.with_extension("tmp");
+                let written = serde_json::to_vec(&saved)
+                    .map_err(std::io::Error::other)
+                    .and_then(|b| std::fs::write(&tmp, b))
+                    .and_then(|()| std::fs::rename(&tmp, f));
+                if let Err(e) = written {
+                    tracing::warn!(target: "results", file = %f.display(), "cannot save PILOT ceilings: {e}");
+                }
+            }
         }
         *memo.lock().unwrap_or_else(|e| e.into_inner()) = known.clone();
     }
@@ -446,6 +502,13 @@ fn memo_ceilings(
         .into_iter()
         .filter_map(|t| Some((t.to_string(), (*known.get(t)?)?)))
         .collect()
+}
+
+/// Where the explorer keeps the solved PILOT ceilings of the store at `db`.
+pub fn ceilings_path(db: &Path) -> PathBuf {
+    let mut name = db.file_name().unwrap_or_default().to_os_string();
+    name.push(".explorer-ceilings.json");
+    db.with_file_name(name)
 }
 
 /// Where the explorer keeps the base snapshot of the store at `db`.
@@ -518,6 +581,8 @@ pub struct Explorer {
     snapshot: Option<PathBuf>,
     /// PILOT ceilings solved so far, by task (`None`: not in the library).
     ceilings: Arc<Mutex<HashMap<String, Option<f64>>>>,
+    /// Where solved ceilings are saved (`<store>.explorer-ceilings.json`).
+    ceilings_file: Option<PathBuf>,
 }
 
 /// Replaces every string longer than `max` bytes in `v` by its clipped start plus a marker.
@@ -579,6 +644,7 @@ impl Explorer {
             .await?;
         let mut e = Self::from_pool(pool);
         e.snapshot = Some(snapshot_path(path));
+        e.ceilings_file = Some(ceilings_path(path));
         Ok(e)
     }
 
@@ -590,6 +656,7 @@ impl Explorer {
             base: Arc::default(),
             snapshot: None,
             ceilings: Arc::default(),
+            ceilings_file: None,
         }
     }
 
@@ -600,7 +667,9 @@ impl Explorer {
         let mut slot = self.base.lock().await;
         let (base, save) = match slot.as_mut() {
             None => {
+                let t = std::time::Instant::now();
                 let (b, save) = Base::open(&self.pool, self.snapshot.as_deref()).await?;
+                tracing::debug!(target: "results", ms = t.elapsed().as_millis() as u64, samples = b.len(), "base opened");
                 (slot.insert(Arc::new(b)), save)
             }
             Some(b) => {
@@ -687,8 +756,10 @@ impl Explorer {
         let base = self.base().await?;
         let filter = filter.clone();
         let ds = tokio::task::spawn_blocking(move || {
+            let t = std::time::Instant::now();
             let m = filter.matcher(base.names(), false);
-            let (ds, _) = base.dataset(&runs, sel, |_, s| m.keeps(s))?;
+            let ds = base.dataset(&runs, sel, |_, s| m.keeps(s))?;
+            tracing::debug!(target: "results", ms = t.elapsed().as_millis() as u64, samples = ds.samples.len(), "dataset cut from the base");
             if ds.samples.is_empty() {
                 return Err(ReportError::Empty("no samples match the filter".into()));
             }
@@ -733,13 +804,17 @@ impl Explorer {
         let (dataset, sel) = self.dataset(filter).await?;
         let config = config.clone();
         let memo = self.ceilings.clone();
+        let file = self.ceilings_file.clone();
         let loaded = tokio::task::spawn_blocking(move || {
+            let t = std::time::Instant::now();
             let ceilings = if no_ceiling {
                 HashMap::new()
             } else {
-                memo_ceilings(&config, &dataset, &memo)
+                memo_ceilings(&config, &dataset, &memo, file.as_deref())
             };
+            let t_ceil = t.elapsed().as_millis() as u64;
             let report = report::build(&dataset, sel, &ceilings);
+            tracing::debug!(target: "results", ceilings_ms = t_ceil, report_ms = t.elapsed().as_millis() as u64, "report built");
             Arc::new(Loaded::new(dataset, report))
         })
         .await

@@ -198,48 +198,44 @@ impl Base {
         runs: &[String],
         bench: BenchSelection,
         keep: impl Fn(&Interner, &Sample) -> bool,
-    ) -> Result<(Dataset, Vec<i64>), ReportError> {
-        let pos: HashMap<u32, usize> = runs
-            .iter()
-            .enumerate()
-            .filter_map(|(p, r)| self.run_index.get(r).map(|&i| (i, p)))
-            .collect();
+    ) -> Result<Dataset, ReportError> {
+        // Base run index → position in the selection.
+        let mut pos = vec![usize::MAX; self.runs.len()];
+        for (p, r) in runs.iter().enumerate() {
+            if let Some(&i) = self.run_index.get(r) {
+                pos[i as usize] = p;
+            }
+        }
         // Sample indices per selected run, each in id order (the base is in id order).
         let mut per_run: Vec<Vec<u32>> = vec![Vec::new(); runs.len()];
         for (k, s) in self.samples.iter().enumerate() {
-            if self.dead[k] || !bench.includes(s.bench) {
-                continue;
-            }
-            if let Some(&p) = pos.get(&s.run) {
+            let p = pos[s.run as usize];
+            if p != usize::MAX && !self.dead[k] && bench.includes(s.bench) {
                 per_run[p].push(k as u32);
             }
         }
         let mut ds = Dataset {
             runs: runs.to_vec(),
+            samples: Vec::with_capacity(per_run.iter().map(Vec::len).sum()),
             ..Default::default()
         };
         let mut remap = vec![u32::MAX; self.names.len()];
-        let mut ids = Vec::new();
         for (p, list) in per_run.iter().enumerate() {
             for &k in list {
                 let mut s = self.samples[k as usize];
-                if !keep(&self.names, &s) {
-                    // Interned anyway: a filtered load interns before it filters.
-                    for l in s.labels_mut() {
-                        intern(&mut remap, &mut ds.names, &self.names, *l);
-                    }
-                    continue;
-                }
-                s.run = p as u32;
+                let kept = keep(&self.names, &s);
+                // Interned even when filtered out: a filtered load interns before it filters.
                 for l in s.labels_mut() {
                     *l = intern(&mut remap, &mut ds.names, &self.names, *l);
                 }
-                ds.samples.push(s);
-                ids.push(self.ids[k as usize]);
+                if kept {
+                    s.run = p as u32;
+                    ds.samples.push(s);
+                }
             }
         }
         ds.check_not_empty(bench)?;
-        Ok((ds, ids))
+        Ok(ds)
     }
 
     /// The ids of the live samples `keep` accepts, of runs in `runs` (every run when empty), in id
@@ -470,10 +466,12 @@ impl Base {
     /// is no usable snapshot. Returns the base and whether it should be saved again.
     pub async fn open(pool: &SqlitePool, path: Option<&Path>) -> Result<(Base, bool), ReportError> {
         if let Some(bytes) = path.and_then(|p| std::fs::read(p).ok()) {
+            let t = std::time::Instant::now();
             let decoded = tokio::task::spawn_blocking(move || Base::decode(&bytes))
                 .await
                 .ok()
                 .flatten();
+            tracing::debug!(target: "results", ms = t.elapsed().as_millis() as u64, "snapshot read and decoded");
             if let Some(mut base) = decoded {
                 let r = base.refresh(pool).await?;
                 let count: i64 = sqlx::query_scalar("SELECT COUNT(*) FROM samples")
@@ -514,6 +512,7 @@ impl Base {
 }
 
 /// The base id → dataset id of a label, interning it on first use.
+#[inline]
 fn intern(remap: &mut [u32], names: &mut Interner, from: &Interner, id: u32) -> u32 {
     let slot = &mut remap[id as usize];
     if *slot == u32::MAX {
