@@ -111,9 +111,45 @@ async fn the_base_follows_the_store_through_appends_deletions_and_snapshots() {
     let gone = ex.dataset(&sel(&["run-a"], None)).await.unwrap_err();
     assert!(gone.to_string().contains("run-a"), "{gone}");
 
+    // Deleting the newest run frees its ids: SQLite gives them to the next run's rows, which the
+    // base must still read.
+    let before: i64 = sqlx::query_scalar("SELECT MAX(id) FROM samples")
+        .fetch_one(&pool)
+        .await
+        .unwrap();
+    assert!(store.delete_run("run-c").await.unwrap() > 0);
+    synth::write_store(&pool, &dataset(3, &["run-d"]))
+        .await
+        .unwrap();
+    let reused: i64 = sqlx::query_scalar("SELECT MIN(id) FROM samples WHERE run_id = 'run-d'")
+        .fetch_one(&pool)
+        .await
+        .unwrap();
+    assert!(
+        reused <= before,
+        "ids were not reused ({reused} > {before})"
+    );
+    assert_matches_store(&ex, &pool, &["run-b", "run-d"], "after ids were reused").await;
+    synth::write_store(&pool, &dataset(4, &["run-c"]))
+        .await
+        .unwrap();
+    assert_matches_store(
+        &ex,
+        &pool,
+        &["run-b", "run-c", "run-d"],
+        "after a re-append",
+    )
+    .await;
+
     // A fresh explorer starts from the (now stale) snapshot and still sees the store as it is.
     let stale = Explorer::open(&db).await.unwrap();
-    assert_matches_store(&stale, &pool, &["run-b", "run-c"], "stale snapshot").await;
+    assert_matches_store(
+        &stale,
+        &pool,
+        &["run-b", "run-c", "run-d"],
+        "stale snapshot",
+    )
+    .await;
 
     // Corrupt and truncated snapshots are never trusted.
     let bytes = std::fs::read(&snap).unwrap();
@@ -129,7 +165,7 @@ async fn the_base_follows_the_store_through_appends_deletions_and_snapshots() {
     ] {
         std::fs::write(&snap, &broken).unwrap();
         let ex = Explorer::open(&db).await.unwrap();
-        assert_matches_store(&ex, &pool, &["run-b", "run-c"], what).await;
+        assert_matches_store(&ex, &pool, &["run-b", "run-c", "run-d"], what).await;
     }
 
     // Sample listings: the ids and total of any page are the store's own answer.
