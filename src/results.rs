@@ -1036,44 +1036,28 @@ impl Explorer {
         run_b: &str,
         seed: u64,
     ) -> Result<CompareView, ResultsError> {
-        let compare = compare_json(&self.pool, run_a, run_b, seed).await?;
-        let rows = sqlx::query(
-            "SELECT a.benchmark, a.instance, a.task, a.category, a.round, a.model, b.model, a.id, b.id, \
-             a.score, b.score, a.passed, b.passed, \
-             EXISTS (SELECT 1 FROM samples x JOIN samples y ON x.model = y.model AND x.benchmark = y.benchmark \
-                     WHERE x.run_id = ?1 AND y.run_id = ?2) AS shared \
-             FROM samples a JOIN samples b ON a.benchmark = b.benchmark AND a.instance = b.instance \
-             AND a.round = b.round WHERE a.run_id = ?1 AND b.run_id = ?2 ORDER BY a.id, b.id",
-        )
-        .bind(run_a)
-        .bind(run_b)
-        .fetch_all(&self.pool)
-        .await?;
+        same_run_check(run_a, run_b)?;
+        let pair = SampleFilter {
+            runs: vec![run_a.to_string(), run_b.to_string()],
+            ..Default::default()
+        };
+        // The dataset `crucible compare` loads, cut from the base: the same comparisons.
+        let (ds, _) = self.dataset(&pair).await?;
+        let cmp = tokio::task::spawn_blocking(move || report::compare_runs(&ds, 0, 1, seed))
+            .await
+            .map_err(|e| ResultsError::BadQuery(format!("compare task failed: {e}")))?;
+        no_pairs_check(run_a, run_b, &cmp)?;
+        let compare = compare_value(run_a, run_b, seed, &cmp);
+        let base = self.base().await?;
+        let (a, b) = (run_a.to_string(), run_b.to_string());
+        let pairs = tokio::task::spawn_blocking(move || paired_samples(&base, &a, &b))
+            .await
+            .map_err(|e| ResultsError::BadQuery(format!("compare task failed: {e}")))?;
         let mut cats: std::collections::BTreeMap<(String, String), (u32, f64, f64)> =
             Default::default();
         let mut disagreements = Vec::new();
         let mut total = 0u32;
-        for r in &rows {
-            let shared: i64 = r.try_get(13)?;
-            let (ma, mb): (String, String) = (r.try_get(5)?, r.try_get(6)?);
-            if shared != 0 && ma != mb {
-                continue;
-            }
-            let d = Disagreement {
-                benchmark: r.try_get(0)?,
-                instance: r.try_get(1)?,
-                task: r.try_get(2)?,
-                category: r.try_get(3)?,
-                round: u32_of(r.try_get(4)?),
-                model_a: ma,
-                model_b: mb,
-                id_a: r.try_get(7)?,
-                id_b: r.try_get(8)?,
-                score_a: r.try_get(9)?,
-                score_b: r.try_get(10)?,
-                passed_a: r.try_get::<i64, _>(11)? != 0,
-                passed_b: r.try_get::<i64, _>(12)? != 0,
-            };
+        for d in pairs {
             let c = cats
                 .entry((d.benchmark.clone(), d.category.clone()))
                 .or_default();
@@ -1118,21 +1102,81 @@ pub async fn comparisons(
     run_b: &str,
     seed: u64,
 ) -> Result<Vec<report::Comparison>, ResultsError> {
+    same_run_check(run_a, run_b)?;
+    let runs = vec![run_a.to_string(), run_b.to_string()];
+    let ds = Dataset::load(pool, &runs, BenchSelection(None)).await?;
+    let cmp = report::compare_runs(&ds, 0, 1, seed);
+    no_pairs_check(run_a, run_b, &cmp)?;
+    Ok(cmp)
+}
+
+fn same_run_check(run_a: &str, run_b: &str) -> Result<(), ResultsError> {
     if run_a == run_b {
         return Err(ResultsError::BadQuery(format!(
             "compare needs two different runs (got {run_a:?} twice)"
         )));
     }
-    let runs = vec![run_a.to_string(), run_b.to_string()];
-    let ds = Dataset::load(pool, &runs, BenchSelection(None)).await?;
-    let cmp = report::compare_runs(&ds, 0, 1, seed);
+    Ok(())
+}
+
+fn no_pairs_check(
+    run_a: &str,
+    run_b: &str,
+    cmp: &[report::Comparison],
+) -> Result<(), ResultsError> {
     if cmp.is_empty() {
         return Err(ReportError::Empty(format!(
             "runs {run_a} and {run_b} share no benchmark instances to pair"
         ))
         .into());
     }
-    Ok(cmp)
+    Ok(())
+}
+
+/// Every pair of samples of runs `a` and `b` on the same benchmark, instance and round, ordered
+/// by A's id then B's: only same-model pairs when the runs share a (benchmark, model), otherwise
+/// every model of A against every model of B.
+fn paired_samples(base: &Base, a: &str, b: &str) -> Vec<Disagreement> {
+    let (sa, sb) = (base.run_samples(a), base.run_samples(b));
+    let models = |v: &[(i64, &report::Sample)]| -> BTreeSet<(Bench, u32)> {
+        v.iter().map(|(_, s)| (s.bench, s.model)).collect()
+    };
+    let shared = !models(&sa).is_disjoint(&models(&sb));
+    let mut by_key: HashMap<(Bench, u32, u32), Vec<(i64, &report::Sample)>> = HashMap::new();
+    for (id, s) in &sb {
+        by_key
+            .entry((s.bench, s.instance, s.round))
+            .or_default()
+            .push((*id, s));
+    }
+    let name = |id: u32| base.names().name(id).to_string();
+    let mut out = Vec::new();
+    for (ida, x) in &sa {
+        let Some(list) = by_key.get(&(x.bench, x.instance, x.round)) else {
+            continue;
+        };
+        for (idb, y) in list {
+            if shared && x.model != y.model {
+                continue;
+            }
+            out.push(Disagreement {
+                benchmark: x.bench.as_str().to_string(),
+                instance: name(x.instance),
+                task: name(x.task),
+                category: name(x.category),
+                round: x.round,
+                model_a: name(x.model),
+                model_b: name(y.model),
+                id_a: *ida,
+                id_b: *idb,
+                score_a: x.score,
+                score_b: y.score,
+                passed_a: x.passed,
+                passed_b: y.passed,
+            });
+        }
+    }
+    out
 }
 
 /// What `crucible compare --json` prints: `{run_a, run_b, seed, comparisons}`.

@@ -262,6 +262,19 @@ impl Base {
             .collect()
     }
 
+    /// The live samples of one run with their ids, in id order (empty for an unknown run).
+    pub fn run_samples(&self, run: &str) -> Vec<(i64, &Sample)> {
+        let Some(&ri) = self.run_index.get(run) else {
+            return Vec::new();
+        };
+        self.samples
+            .iter()
+            .enumerate()
+            .filter(|(k, s)| s.run == ri && !self.dead[*k])
+            .map(|(k, s)| (self.ids[k], s))
+            .collect()
+    }
+
     /// Per run id: samples held, samples passed, benchmarks and models present (sorted).
     pub fn run_groups(&self) -> HashMap<String, RunGroup> {
         let mut acc: HashMap<u32, (u32, u32, [bool; 3], std::collections::BTreeSet<u32>)> =

@@ -252,4 +252,25 @@ async fn the_base_follows_the_store_through_appends_deletions_and_snapshots() {
             (&w.0, w.1, w.2, &sorted(&w.3), &sorted(&w.4))
         );
     }
+
+    // Run comparison from the base: the pairs and disagreements the store's own join gives.
+    let cmp = ex.compare("run-b", "run-d", 0).await.unwrap();
+    let (pairs, differ): (i64, i64) = sqlx::query_as(
+        "SELECT COUNT(*), COALESCE(SUM(a.passed != b.passed OR a.score != b.score), 0) \
+         FROM samples a JOIN samples b ON a.benchmark = b.benchmark AND a.instance = b.instance \
+         AND a.round = b.round AND a.model = b.model WHERE a.run_id = 'run-b' AND b.run_id = 'run-d'",
+    )
+    .fetch_one(&pool)
+    .await
+    .unwrap();
+    assert!(pairs > 0 && differ > 0, "{pairs} {differ}");
+    assert_eq!(
+        cmp.categories.iter().map(|c| c.n_pairs as i64).sum::<i64>(),
+        pairs
+    );
+    assert_eq!(cmp.disagreements_total as i64, differ);
+    for d in &cmp.disagreements {
+        assert_eq!(d.model_a, d.model_b);
+        assert!(d.passed_a != d.passed_b || d.score_a != d.score_b);
+    }
 }
