@@ -121,7 +121,7 @@ pub fn failure_mode(ds: &Dataset, s: &Sample) -> &'static str {
 /// Computes every Intent2Tx table; `None` without intent2tx samples.
 pub fn tables(ds: &Dataset) -> Option<IntentTables> {
     let b = Bench::Intent2tx;
-    let mut ids: std::collections::HashMap<(u32, u32, u32), Vec<&Sample>> = Default::default();
+    let mut ids: super::IdMap<(u32, u32, u32), Vec<&Sample>> = Default::default();
     for s in ds.of(b) {
         ids.entry((s.model, s.prompt_type, s.kind))
             .or_default()

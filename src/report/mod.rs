@@ -22,6 +22,43 @@ use std::collections::{BTreeMap, HashMap};
 use serde::Serialize;
 
 pub use compare::{compare_runs, Comparison};
+
+/// A hasher for the small integer keys (interned ids) the tables group by: a multiply-rotate per
+/// word, several times faster than the default SipHash on millions of samples. Not DoS-resistant,
+/// which keys made of interned ids do not need.
+#[derive(Debug, Default, Clone, Copy)]
+pub struct IdHasher(u64);
+
+impl std::hash::Hasher for IdHasher {
+    fn finish(&self) -> u64 {
+        self.0
+    }
+
+    fn write(&mut self, bytes: &[u8]) {
+        for &b in bytes {
+            self.write_u64(b as u64);
+        }
+    }
+
+    fn write_u8(&mut self, n: u8) {
+        self.write_u64(n as u64);
+    }
+
+    fn write_u32(&mut self, n: u32) {
+        self.write_u64(n as u64);
+    }
+
+    fn write_usize(&mut self, n: usize) {
+        self.write_u64(n as u64);
+    }
+
+    fn write_u64(&mut self, n: u64) {
+        self.0 = (self.0.rotate_left(5) ^ n).wrapping_mul(0x51_7c_c1_b7_27_22_0a_95);
+    }
+}
+
+/// A `HashMap` keyed by interned ids, hashed with [`IdHasher`].
+pub type IdMap<K, V> = HashMap<K, V, std::hash::BuildHasherDefault<IdHasher>>;
 pub use dataset::{Bench, BenchSelection, Dataset, Sample};
 
 /// Errors of the report subsystem.
@@ -118,7 +155,7 @@ fn mean_score(v: &[&Sample]) -> Option<f64> {
 
 /// The cross-benchmark profile.
 pub fn profile(ds: &Dataset) -> Vec<ProfileRow> {
-    let mut ids: HashMap<u32, HashMap<(Bench, u32), Vec<&Sample>>> = HashMap::new();
+    let mut ids: IdMap<u32, IdMap<(Bench, u32), Vec<&Sample>>> = IdMap::default();
     for s in &ds.samples {
         let axis = match s.bench {
             Bench::Questbench => s.kind,
@@ -191,7 +228,7 @@ pub fn profile(ds: &Dataset) -> Vec<ProfileRow> {
 
 /// Cost vs score rows with the per-benchmark Pareto frontier marked.
 pub fn cost(ds: &Dataset) -> Vec<CostRow> {
-    let mut ids: HashMap<(Bench, u32), (f64, f64, usize)> = HashMap::new();
+    let mut ids: IdMap<(Bench, u32), (f64, f64, usize)> = IdMap::default();
     for s in &ds.samples {
         let e = ids.entry((s.bench, s.model)).or_default();
         e.0 += s.cost_usd;

@@ -144,7 +144,7 @@ fn cells(
     let full = ds.names.get("full_success");
     let partial = ds.names.get("partial_success");
     // (n, full, partial) per cell: counting, not collecting, keeps the 2 M-sample case fast.
-    let mut m: HashMap<(u32, u32, Option<u32>), [usize; 3]> = HashMap::new();
+    let mut m: super::IdMap<(u32, u32, Option<u32>), [usize; 3]> = Default::default();
     for s in ds.of(Bench::Pilot).filter(|s| keep(s)) {
         let (k, sub) = key(s);
         let c = m.entry((s.model, k, sub)).or_default();
@@ -169,7 +169,7 @@ fn cells(
 /// exact maximum full-success probability (from `pilot::solve`), when the caller has them.
 pub fn tables(ds: &Dataset, ceilings: &HashMap<String, f64>) -> Option<PilotTables> {
     let b = Bench::Pilot;
-    let mut by_id: HashMap<(u32, u32), Vec<&Sample>> = HashMap::new();
+    let mut by_id: super::IdMap<(u32, u32), Vec<&Sample>> = Default::default();
     for s in ds.of(b) {
         by_id.entry((s.model, s.prompt_type)).or_default().push(s);
     }

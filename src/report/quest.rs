@@ -171,7 +171,7 @@ pub fn rates(
     keep: impl Fn(&Sample) -> bool,
     key: impl Fn(&Sample) -> u32,
 ) -> Vec<RateRow> {
-    let mut ids: HashMap<(u32, u32), (usize, usize)> = HashMap::new();
+    let mut ids: super::IdMap<(u32, u32), (usize, usize)> = Default::default();
     for s in ds.of(b).filter(|s| keep(s)) {
         let e = ids.entry((s.model, key(s))).or_default();
         e.0 += 1;

@@ -1,7 +1,7 @@
 //! Per-model statistics over rounds, shared by every benchmark's leaderboard: mean, SD, CV %,
 //! 95 % CI, pass counts, round-to-round Spearman stability and tie groups.
 
-use std::collections::{BTreeMap, HashMap};
+use std::collections::BTreeMap;
 
 use serde::Serialize;
 
@@ -59,7 +59,7 @@ pub struct ModelSummary {
 
 /// Buckets samples by model id (model ids in name order).
 pub fn by_model(ds: &Dataset, b: Bench) -> Vec<(u32, Vec<&Sample>)> {
-    let mut m: HashMap<u32, Vec<&Sample>> = HashMap::new();
+    let mut m: super::IdMap<u32, Vec<&Sample>> = Default::default();
     for s in ds.of(b) {
         m.entry(s.model).or_default().push(s);
     }
