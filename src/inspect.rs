@@ -449,7 +449,7 @@ impl Replayer {
             if fresh_error.is_some() {
                 "agent_error"
             } else {
-                &record.outcome
+                record.outcome.as_str()
             },
             record.score.clamp(0.0, 1.0),
             record.passed && fresh_error.is_none(),
