@@ -897,7 +897,7 @@ function replayView(r: Replay): HTMLElement {
   const title = r.mode === "reexecute" ? "Re-execution" : "Re-score";
   return h(
     "section",
-    { class: "trace-sec highlight", id: "replay", "data-agrees": String(r.agrees), "data-mode": r.mode },
+    { class: `trace-sec replay ${r.agrees ? "agree" : "disagree"}`, id: "replay", "data-agrees": String(r.agrees), "data-mode": r.mode },
     h(
       "h3",
       {},
@@ -913,7 +913,7 @@ function replayView(r: Replay): HTMLElement {
     checkRows.length
       ? h("table", { class: "rtable compact", id: "replay-checks" }, h("thead", {}, h("tr", {}, ...["check", "expected", "stored", "fresh"].map((c) => h("th", {}, c)))), h("tbody", {}, ...checkRows))
       : null,
-    r.differences.length ? h("ul", { id: "replay-differences" }, ...r.differences.map((d) => h("li", { "data-difference": d.field }, h("b", {}, d.field), `: stored ${d.stored} → fresh ${d.fresh}`))) : null,
+    r.differences.length ? h("ul", { id: "replay-differences" }, ...r.differences.map((d) => h("li", { "data-difference": d.field }, h("b", {}, d.field), `: stored ${d.stored || "–"} → fresh ${d.fresh || "–"}`))) : null,
     r.notes.length ? h("ul", { class: "muted small", id: "replay-notes" }, ...r.notes.map((n) => h("li", {}, n))) : null,
     jsonSec("Fresh details", r.fresh_details, "replay-details", false),
   );
