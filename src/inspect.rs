@@ -332,13 +332,17 @@ impl Replayer {
                     let err = setup("questbench");
                     let list = crate::quest::task::load_dir(&dir)
                         .map_err(|e| err(format!("{}: {e}", dir.display())))?;
-                    let h = Harness::start(config).await.map_err(|e| err(e.to_string()))?;
+                    let h = Harness::start(config)
+                        .await
+                        .map_err(|e| err(e.to_string()))?;
                     self.pids.push(h.chain().anvil().pid());
                     self.quest = Some(QuestBench::new(list, h));
                 }
-                Ok(self.quest.as_ref().map(|b| b as &dyn Benchmark).unwrap_or_else(|| {
-                    unreachable!("booted above")
-                }))
+                Ok(self
+                    .quest
+                    .as_ref()
+                    .map(|b| b as &dyn Benchmark)
+                    .unwrap_or_else(|| unreachable!("booted above")))
             }
             ("intent2tx", exec) => {
                 let slot_empty = if exec {
@@ -380,9 +384,11 @@ impl Replayer {
                         .map_err(|e| setup("pilot")(format!("{}: {e}", dir.display())))?;
                     self.pilot = Some(PilotBench::new(Engine::new(lib)));
                 }
-                Ok(self.pilot.as_ref().map(|b| b as &dyn Benchmark).unwrap_or_else(|| {
-                    unreachable!("loaded above")
-                }))
+                Ok(self
+                    .pilot
+                    .as_ref()
+                    .map(|b| b as &dyn Benchmark)
+                    .unwrap_or_else(|| unreachable!("loaded above")))
             }
             (other, _) => Err(InspectError::UnknownBenchmark {
                 id: 0,
@@ -422,12 +428,15 @@ impl Replayer {
             }
         };
         tracing::debug!(target: "inspect", id, run = %s.run_id, ?mode, execute, "replaying a stored sample");
-        let bench = self.bench(config, &s.benchmark, execute).await.map_err(|e| match e {
-            InspectError::UnknownBenchmark { benchmark, .. } => {
-                InspectError::UnknownBenchmark { id, benchmark }
-            }
-            other => other,
-        })?;
+        let bench = self
+            .bench(config, &s.benchmark, execute)
+            .await
+            .map_err(|e| match e {
+                InspectError::UnknownBenchmark { benchmark, .. } => {
+                    InspectError::UnknownBenchmark { id, benchmark }
+                }
+                other => other,
+            })?;
         let mut agent = ScriptedAgent::new(s.model.clone(), s.turns.clone());
         let mut sink = |_: Event| {};
         let record = bench
@@ -557,23 +566,25 @@ pub async fn extracted(pool: &SqlitePool, id: i64) -> Result<Option<Extracted>, 
             .fetch_optional(pool)
             .await?;
     let (benchmark, answer) = row.ok_or(InspectError::UnknownSample(id))?;
-    Ok(extract(&benchmark, &answer).map(|(lang, source, mut text)| {
-        let total = text.len();
-        if total > CLIP {
-            let mut cut = CLIP;
-            while !text.is_char_boundary(cut) {
-                cut -= 1;
+    Ok(
+        extract(&benchmark, &answer).map(|(lang, source, mut text)| {
+            let total = text.len();
+            if total > CLIP {
+                let mut cut = CLIP;
+                while !text.is_char_boundary(cut) {
+                    cut -= 1;
+                }
+                text.truncate(cut);
             }
-            text.truncate(cut);
-        }
-        Extracted {
-            lang,
-            source,
-            truncated: text.len() < total,
-            text,
-            total_bytes: total.min(u32::MAX as usize) as u32,
-        }
-    }))
+            Extracted {
+                lang,
+                source,
+                truncated: text.len() < total,
+                text,
+                total_bytes: total.min(u32::MAX as usize) as u32,
+            }
+        }),
+    )
 }
 
 fn clip(v: &mut Value) {
@@ -693,7 +704,11 @@ fn checks_of(benchmark: &str, d: &Value) -> Vec<CheckView> {
                     "termination",
                     true,
                     String::new(),
-                    format!("{} after {} turns", text(&ev["termination"]), text(&ev["turns"])),
+                    format!(
+                        "{} after {} turns",
+                        text(&ev["termination"]),
+                        text(&ev["turns"])
+                    ),
                 ));
             }
         }
@@ -751,7 +766,11 @@ fn diff(a: &VerdictView, b: &VerdictView) -> (Vec<Difference>, Vec<String>) {
     };
     d("outcome".into(), a.outcome.clone(), b.outcome.clone());
     if (a.score - b.score).abs() > SCORE_EPS {
-        d("score".into(), format!("{:.4}", a.score), format!("{:.4}", b.score));
+        d(
+            "score".into(),
+            format!("{:.4}", a.score),
+            format!("{:.4}", b.score),
+        );
     }
     d("passed".into(), a.passed.to_string(), b.passed.to_string());
     d(
@@ -804,7 +823,9 @@ fn diff(a: &VerdictView, b: &VerdictView) -> (Vec<Difference>, Vec<String>) {
     );
     for (k, x) in &a.metrics {
         match b.metrics.get(k) {
-            Some(y) if (x - y).abs() > SCORE_EPS => d(format!("metric {k}"), x.to_string(), y.to_string()),
+            Some(y) if (x - y).abs() > SCORE_EPS => {
+                d(format!("metric {k}"), x.to_string(), y.to_string())
+            }
             Some(_) => {}
             None => notes.push(format!("metric {k} is only in the stored verdict")),
         }
@@ -970,7 +991,12 @@ mod tests {
 
     use super::*;
 
-    fn v(outcome: &str, score: f64, checks: &[(&str, bool, &str)], reverts: &[&str]) -> VerdictView {
+    fn v(
+        outcome: &str,
+        score: f64,
+        checks: &[(&str, bool, &str)],
+        reverts: &[&str],
+    ) -> VerdictView {
         VerdictView {
             outcome: outcome.into(),
             score,
@@ -997,10 +1023,22 @@ mod tests {
         let base = v("exact", 1.0, &[("balance", true, "1")], &[]);
         let cases: Vec<(VerdictView, Vec<&str>)> = vec![
             (base.clone(), vec![]),
-            (v("revert", 1.0, &[("balance", true, "1")], &[]), vec!["outcome"]),
-            (v("exact", 0.0, &[("balance", true, "1")], &[]), vec!["score", "passed"]),
-            (v("exact", 1.0, &[("balance", false, "0")], &[]), vec!["check balance"]),
-            (v("exact", 1.0, &[("balance", true, "2")], &[]), vec!["check balance"]),
+            (
+                v("revert", 1.0, &[("balance", true, "1")], &[]),
+                vec!["outcome"],
+            ),
+            (
+                v("exact", 0.0, &[("balance", true, "1")], &[]),
+                vec!["score", "passed"],
+            ),
+            (
+                v("exact", 1.0, &[("balance", false, "0")], &[]),
+                vec!["check balance"],
+            ),
+            (
+                v("exact", 1.0, &[("balance", true, "2")], &[]),
+                vec!["check balance"],
+            ),
             (
                 v("exact", 1.0, &[("balance", true, "1")], &["STF"]),
                 vec!["revert reason"],
@@ -1017,7 +1055,12 @@ mod tests {
     #[test]
     fn one_sided_checks_are_notes_and_repeated_names_pair_by_position() {
         let a = v("exact", 1.0, &[("t", true, "1"), ("t", true, "2")], &[]);
-        let b = v("exact", 1.0, &[("t", true, "1"), ("t", false, "3"), ("x", true, "")], &[]);
+        let b = v(
+            "exact",
+            1.0,
+            &[("t", true, "1"), ("t", false, "3"), ("x", true, "")],
+            &[],
+        );
         let (d, notes) = diff(&a, &b);
         assert_eq!(d.len(), 1);
         assert_eq!(d[0].field, "check t #2");
@@ -1060,7 +1103,10 @@ mod tests {
         let p = checks_of("pilot", &pilot);
         assert_eq!(p[0].name, "tool coverage");
         assert!(!p[0].passed);
-        assert_eq!(p.last().map(|c| c.actual.as_str()), Some("answer after 4 turns"));
+        assert_eq!(
+            p.last().map(|c| c.actual.as_str()),
+            Some("answer after 4 turns")
+        );
         assert!(checks_of("pilot", &json!("not an object")).is_empty());
     }
 
@@ -1078,7 +1124,11 @@ mod tests {
                 "```json\n{\"a\":1}\n```",
                 Some(("json", "{\n  \"a\": 1\n}")),
             ),
-            ("intent2tx", "call: [1, 2] done", Some(("json", "[\n  1,\n  2\n]"))),
+            (
+                "intent2tx",
+                "call: [1, 2] done",
+                Some(("json", "[\n  1,\n  2\n]")),
+            ),
             ("intent2tx", "} nothing {", None),
             (
                 "pilot",

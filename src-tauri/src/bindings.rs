@@ -119,7 +119,9 @@ pub fn typescript() -> String {
     }
     // Results explorer: sample actions.
     {
-        use crucible::inspect::{CheckView, Difference, Extracted, Replay, ReplayMode, VerdictView};
+        use crucible::inspect::{
+            CheckView, Difference, Extracted, Replay, ReplayMode, VerdictView,
+        };
         decl::<ReplayMode>(&mut out);
         decl::<Replay>(&mut out);
         decl::<VerdictView>(&mut out);

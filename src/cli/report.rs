@@ -208,7 +208,9 @@ pub async fn compare(args: CompareArgs) -> Result<()> {
         return compare_models(&pool, run, &args).await;
     }
     let (Some(run_a), Some(run_b)) = (&args.run_a, &args.run_b) else {
-        bail!("compare needs two runs (RUN_A RUN_B) or one run and two models (--run R --models A,B)");
+        bail!(
+            "compare needs two runs (RUN_A RUN_B) or one run and two models (--run R --models A,B)"
+        );
     };
     let cmp = crucible::results::comparisons(&pool, run_a, run_b, args.seed).await?;
     let v = crucible::results::compare_value(run_a, run_b, args.seed, &cmp);

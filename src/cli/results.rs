@@ -88,10 +88,9 @@ pub async fn results(config: &Config, cmd: ResultsCmd) -> Result<()> {
         ResultsCmd::Reexec(a) => (ReplayMode::Reexecute, a),
         ResultsCmd::Rescore(a) => (ReplayMode::Rescore, a),
     };
-    let db = a
-        .db
-        .clone()
-        .unwrap_or_else(|| config.data_dir.join("crucible.db"));
+    let db =
+        a.db.clone()
+            .unwrap_or_else(|| config.data_dir.join("crucible.db"));
     let explorer = crucible::results::Explorer::open(&db).await?;
     let mut replayer = Replayer::new();
     let r = replayer.replay(config, &explorer, a.sample, mode).await?;

@@ -932,9 +932,7 @@ pub fn draw_with_hovers<DB: DrawingBackend>(
                 .map_err(e)?;
             for p in points {
                 let (px, py) = chart.backend_coord(&(p.1, p.2));
-                let group = groups
-                    .get(p.3)
-                    .map_or(String::new(), |g| format!(" ({g})"));
+                let group = groups.get(p.3).map_or(String::new(), |g| format!(" ({g})"));
                 hovers.push(Hover {
                     shape: HoverShape::Circle(px, py, 8 * ki),
                     text: format!(
@@ -1100,7 +1098,11 @@ fn add_hovers(svg: &mut String, hovers: &[Hover]) {
         g.push_str(&format!(
             "{shape} fill=\"#000\" fill-opacity=\"0\" data-hover=\"{}\"><title>{t}</title></{}>\n",
             t.replace('\n', "&#10;"),
-            if matches!(h.shape, HoverShape::Rect(_)) { "rect" } else { "circle" }
+            if matches!(h.shape, HoverShape::Rect(_)) {
+                "rect"
+            } else {
+                "circle"
+            }
         ));
     }
     g.push_str("</g>\n");
@@ -1190,7 +1192,10 @@ mod tests {
         let bars = Spec::Bars {
             title: "t".into(),
             x_desc: "Total".into(),
-            items: vec![("a".into(), 50.0, Some([40.0, 60.0])), ("b".into(), 7.5, None)],
+            items: vec![
+                ("a".into(), 50.0, Some([40.0, 60.0])),
+                ("b".into(), 7.5, None),
+            ],
         };
         let hist = Spec::Histogram {
             title: "t".into(),
@@ -1206,7 +1211,10 @@ mod tests {
                     "m2\nAtomicAvg: 30\nCompositeAvg: 10.25",
                 ],
             ),
-            (bars, vec!["a\nTotal: 50\n95 % CI [40, 60]", "b\nTotal: 7.50"]),
+            (
+                bars,
+                vec!["a\nTotal: 50\n95 % CI [40, 60]", "b\nTotal: 7.50"],
+            ),
             (hist, vec!["Δ: 0\nEpisodes: 3", "Δ: 2\nEpisodes: 1"]),
         ];
         for (spec, want) in cases {

@@ -99,12 +99,42 @@ async fn reexecuting_stored_samples_agrees_and_tampered_samples_disagree() {
 
     // Every kind of sample, passing and failing, agrees with its stored verdict.
     let cases = [
-        ("questbench", "builtin:reference", Some("atomic"), ReplayMode::Reexecute),
-        ("questbench", "builtin:reference", Some("composite"), ReplayMode::Reexecute),
-        ("questbench", "builtin:known-wrong", Some("composite"), ReplayMode::Reexecute),
-        ("questbench", "builtin:known-wrong", Some("atomic"), ReplayMode::Rescore),
-        ("intent2tx", "builtin:reference", None, ReplayMode::Reexecute),
-        ("intent2tx", "builtin:wrong-contract", None, ReplayMode::Rescore),
+        (
+            "questbench",
+            "builtin:reference",
+            Some("atomic"),
+            ReplayMode::Reexecute,
+        ),
+        (
+            "questbench",
+            "builtin:reference",
+            Some("composite"),
+            ReplayMode::Reexecute,
+        ),
+        (
+            "questbench",
+            "builtin:known-wrong",
+            Some("composite"),
+            ReplayMode::Reexecute,
+        ),
+        (
+            "questbench",
+            "builtin:known-wrong",
+            Some("atomic"),
+            ReplayMode::Rescore,
+        ),
+        (
+            "intent2tx",
+            "builtin:reference",
+            None,
+            ReplayMode::Reexecute,
+        ),
+        (
+            "intent2tx",
+            "builtin:wrong-contract",
+            None,
+            ReplayMode::Rescore,
+        ),
         ("pilot", "builtin:reference", None, ReplayMode::Rescore),
         ("pilot", "builtin:no-retry", None, ReplayMode::Rescore),
     ];
@@ -150,8 +180,22 @@ async fn reexecuting_stored_samples_agrees_and_tampered_samples_disagree() {
     // Tampering: a reference atomic sample whose stored verdict was edited to a failure, and one
     // whose stored script was swapped for the known-wrong agent's.
     let atomic = pick(&ex, &run, "questbench", "builtin:reference", Some("atomic")).await;
-    let wrong = pick(&ex, &run, "questbench", "builtin:known-wrong", Some("atomic")).await;
-    let composite = pick(&ex, &run, "questbench", "builtin:reference", Some("composite")).await;
+    let wrong = pick(
+        &ex,
+        &run,
+        "questbench",
+        "builtin:known-wrong",
+        Some("atomic"),
+    )
+    .await;
+    let composite = pick(
+        &ex,
+        &run,
+        "questbench",
+        "builtin:reference",
+        Some("composite"),
+    )
+    .await;
     ex.pool().close().await;
     {
         let rw = sqlx::sqlite::SqlitePool::connect(&format!("sqlite://{}", db.display()))
@@ -194,7 +238,10 @@ async fn reexecuting_stored_samples_agrees_and_tampered_samples_disagree() {
         .replay(&cfg, &ex, composite, ReplayMode::Reexecute)
         .await
         .unwrap();
-    assert!(!rep.agrees && rep.stored.passed && !rep.fresh.passed, "{rep:?}");
+    assert!(
+        !rep.agrees && rep.stored.passed && !rep.fresh.passed,
+        "{rep:?}"
+    );
     assert!(
         rep.differences.iter().any(|d| d.field == "score"),
         "{:?}",
@@ -206,16 +253,34 @@ async fn reexecuting_stored_samples_agrees_and_tampered_samples_disagree() {
     let dbs = db.to_str().unwrap();
     let ok = run_cli(
         dir.path(),
-        &["results", "reexec", &wrong.to_string(), "--db", dbs, "--json"],
+        &[
+            "results",
+            "reexec",
+            &wrong.to_string(),
+            "--db",
+            dbs,
+            "--json",
+        ],
     );
-    assert!(ok.status.success(), "{}", String::from_utf8_lossy(&ok.stderr));
+    assert!(
+        ok.status.success(),
+        "{}",
+        String::from_utf8_lossy(&ok.stderr)
+    );
     let v: Value = serde_json::from_slice(&ok.stdout).unwrap();
     assert_eq!(v["agrees"], true);
     assert_eq!(v["mode"], "reexecute");
     assert_eq!(v["sample_id"], wrong);
     let bad = run_cli(
         dir.path(),
-        &["results", "rescore", &atomic.to_string(), "--db", dbs, "--json"],
+        &[
+            "results",
+            "rescore",
+            &atomic.to_string(),
+            "--db",
+            dbs,
+            "--json",
+        ],
     );
     assert_eq!(bad.status.code(), Some(1));
     let v: Value = serde_json::from_slice(&bad.stdout).unwrap();
@@ -269,9 +334,15 @@ async fn two_models_of_one_run_are_compared_on_the_same_instances() {
     let models = format!("{a},{b}");
     let out = run_cli(
         dir.path(),
-        &["compare", "--db", dbs, "--run", &run, "--models", &models, "--json"],
+        &[
+            "compare", "--db", dbs, "--run", &run, "--models", &models, "--json",
+        ],
     );
-    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
     let cli: Value = serde_json::from_slice(&out.stdout).unwrap();
     assert_eq!(cli, serde_json::to_value(&v).unwrap());
 
@@ -282,16 +353,26 @@ async fn two_models_of_one_run_are_compared_on_the_same_instances() {
         .await
         .unwrap_err();
     assert!(e.to_string().contains("\"openai:gpt-9\""), "{e}");
-    let e = compare_models(ex.pool(), "run-nope", a, b, 0).await.unwrap_err();
-    assert!(e.to_string().contains("run-nope"), "{e}");
-    // Models that never ran the same benchmark share nothing to pair.
-    let e = compare_models(ex.pool(), &run, "builtin:known-wrong", "builtin:no-retry", 0)
+    let e = compare_models(ex.pool(), "run-nope", a, b, 0)
         .await
         .unwrap_err();
+    assert!(e.to_string().contains("run-nope"), "{e}");
+    // Models that never ran the same benchmark share nothing to pair.
+    let e = compare_models(
+        ex.pool(),
+        &run,
+        "builtin:known-wrong",
+        "builtin:no-retry",
+        0,
+    )
+    .await
+    .unwrap_err();
     assert!(e.to_string().contains("share no instances"), "{e}");
     let out = run_cli(
         dir.path(),
-        &["compare", "--db", dbs, "--run", &run, "--models", a, "--json"],
+        &[
+            "compare", "--db", dbs, "--run", &run, "--models", a, "--json",
+        ],
     );
     assert!(!out.status.success());
     assert!(String::from_utf8_lossy(&out.stderr).contains("exactly two models"));

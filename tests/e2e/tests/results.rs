@@ -193,7 +193,9 @@ async fn flow(app: &App, demo: &str, only: &str) -> Result<Seen> {
         .as_u64()
         .unwrap_or(0);
     seen.extracted = app
-        .wait_text("#trace-extracted", Duration::from_secs(20), |t| !t.contains("Loading"))
+        .wait_text("#trace-extracted", Duration::from_secs(20), |t| {
+            !t.contains("Loading")
+        })
         .await?;
     app.eval("document.querySelector('#trace-rounds pre[data-highlighted]')?.scrollIntoView(); return true")
         .await?;
@@ -202,7 +204,9 @@ async fn flow(app: &App, demo: &str, only: &str) -> Result<Seen> {
     // Re-execute this failed composite on a fresh snapshot: it agrees with the stored result.
     app.click("#replay-reexecute").await?;
     seen.replay_verdict = app
-        .wait_text("#replay-verdict", Duration::from_secs(180), |t| !t.is_empty())
+        .wait_text("#replay-verdict", Duration::from_secs(180), |t| {
+            !t.is_empty()
+        })
         .await?;
     seen.replay_agrees = app.attr("#replay", "data-agrees").await?;
     seen.replay_revert = app
@@ -263,7 +267,8 @@ async fn flow(app: &App, demo: &str, only: &str) -> Result<Seen> {
     // Two models of the demo run, paired on the same instances.
     app.select("#compare-run", demo).await?;
     app.select("#compare-model-a", "builtin:reference").await?;
-    app.select("#compare-model-b", "builtin:known-wrong").await?;
+    app.select("#compare-model-b", "builtin:known-wrong")
+        .await?;
     app.click("#compare-models-go").await?;
     app.wait_text("#compare-stats", Duration::from_secs(30), |t| {
         t.contains("builtin:known-wrong")
@@ -401,7 +406,10 @@ async fn results_page_matches_the_cli_and_shows_traces_exports_and_comparisons()
     assert!(seen.extracted.starts_with("Extracted"), "{seen:?}");
     assert_eq!(seen.replay_agrees, "true", "{seen:?}");
     assert!(seen.replay_verdict.contains("agrees"), "{seen:?}");
-    assert!(seen.replay_revert.contains("TRANSFER_FROM_FAILED"), "{seen:?}");
+    assert!(
+        seen.replay_revert.contains("TRANSFER_FROM_FAILED"),
+        "{seen:?}"
+    );
 
     // Chart hover details: titles on the data, the tooltip names a model and its coordinates.
     assert!(seen.chart_titles > 0, "{seen:?}");
@@ -411,7 +419,9 @@ async fn results_page_matches_the_cli_and_shows_traces_exports_and_comparisons()
     );
 
     // Two models of one run: the CLI's comparisons, one row each.
-    let n = models["compare"]["comparisons"].as_array().map_or(0, Vec::len);
+    let n = models["compare"]["comparisons"]
+        .as_array()
+        .map_or(0, Vec::len);
     assert_eq!(seen.models_rows as usize, n, "{seen:?}");
     assert!(seen.models_first.contains("builtin:reference"), "{seen:?}");
     let total = models["disagreements_total"].as_u64().unwrap_or(0);
