@@ -544,7 +544,14 @@ fn pretty_json(s: &str) -> String {
 pub fn extract(benchmark: &str, answer: &str) -> Option<(String, String, String)> {
     match benchmark {
         "questbench" => crate::quest::atomic::extract_code(answer)
-            .map(|c| ("typescript".into(), "fenced typescript block".into(), c)),
+            .map(|c| ("typescript".into(), "fenced typescript block".into(), c))
+            .or_else(|| {
+                // A composite's last reply is a control JSON (`{"action": "submit"}`); its code
+                // rounds are in the rounds view.
+                let j = json_span(answer)?;
+                serde_json::from_str::<Value>(j).ok()?;
+                Some(("json".into(), "control JSON".into(), pretty_json(j)))
+            }),
         "intent2tx" => json_span(answer)
             .filter(|s| !s.trim().is_empty())
             .map(|s| ("json".into(), "JSON in the answer".into(), pretty_json(s))),
@@ -622,20 +629,30 @@ fn check(name: impl Into<String>, passed: bool, expected: String, actual: String
     }
 }
 
-/// Every `revert_reason` string (non-empty) in `v`, depth first.
+/// Every `revert_reason` string (non-empty) in `v`, depth first; a reason repeated inside the
+/// object that states it (a round's `tx` echoing the round's reason) is counted once.
 fn revert_reasons(v: &Value, out: &mut Vec<String>) {
-    match v {
-        Value::Object(o) => {
-            for (k, x) in o {
-                match (k.as_str(), x) {
-                    ("revert_reason", Value::String(s)) if !s.is_empty() => out.push(s.clone()),
-                    _ => revert_reasons(x, out),
+    fn walk<'a>(v: &'a Value, parent: Option<&'a str>, out: &mut Vec<String>) {
+        match v {
+            Value::Object(o) => {
+                let own = o
+                    .get("revert_reason")
+                    .and_then(Value::as_str)
+                    .filter(|s| !s.is_empty());
+                if let Some(r) = own.filter(|r| Some(*r) != parent) {
+                    out.push(r.to_string());
+                }
+                for (k, x) in o {
+                    if k != "revert_reason" {
+                        walk(x, own.or(parent), out);
+                    }
                 }
             }
+            Value::Array(a) => a.iter().for_each(|x| walk(x, parent, out)),
+            _ => {}
         }
-        Value::Array(a) => a.iter().for_each(|x| revert_reasons(x, out)),
-        _ => {}
     }
+    walk(v, None, out);
 }
 
 /// The checks a benchmark's details carry: QuestBench's scoring checks (a composite's end-state
@@ -1073,14 +1090,20 @@ mod tests {
     fn checks_and_reverts_are_read_from_each_benchmarks_details() {
         let quest = json!({"verdict": {"reason": "r", "checks": [
             {"name": "to_balance", "weight": 40, "expected": "5", "actual": "4", "passed": false}],
-            "rounds": [{"revert_reason": "STF", "checks": [{"name": "progress", "passed": true}]},
-                       {"revert_reason": null}]}});
+            "rounds": [{"revert_reason": "STF", "tx": {"revert_reason": "STF"},
+                        "checks": [{"name": "progress", "passed": true}]},
+                       {"revert_reason": null, "tx": {"revert_reason": "OUT"}},
+                       {"revert_reason": "STF", "tx": {"revert_reason": "STF"}}]}});
         let c = checks_of("questbench", &quest);
         assert_eq!(c.len(), 1, "round checks are progress only");
         assert_eq!((c[0].weight, c[0].actual.as_str()), (Some(40), "4"));
         let mut r = Vec::new();
         revert_reasons(&quest, &mut r);
-        assert_eq!(r, ["STF"]);
+        assert_eq!(
+            r,
+            ["STF", "OUT", "STF"],
+            "a tx echoing its round's reason counts once"
+        );
         let intent = json!({"scores": {"steps": [{"present": true, "function_ok": false,
             "keys": [{"key": "amount", "exists": true, "type_ok": true, "value_ok": false}]}]},
             "execution": {"exec": false, "reason": "reverted", "state_eq": false, "mismatches": [1, 2]}});
@@ -1119,6 +1142,12 @@ mod tests {
                 Some(("typescript", "export default 1;\n")),
             ),
             ("questbench", "no code at all", None),
+            (
+                "questbench",
+                "Done.\n```json\n{\"action\": \"submit\"}\n```",
+                Some(("json", "{\n  \"action\": \"submit\"\n}")),
+            ),
+            ("questbench", "```json\nnot json\n```", None),
             (
                 "intent2tx",
                 "```json\n{\"a\":1}\n```",

@@ -403,7 +403,12 @@ async fn results_page_matches_the_cli_and_shows_traces_exports_and_comparisons()
 
     // Highlighted code is present; re-executing the failed composite agrees, with its revert.
     assert!(seen.highlighted_keywords > 0, "{seen:?}");
-    assert!(seen.extracted.starts_with("Extracted"), "{seen:?}");
+    // The composite's last reply is its submit control JSON (the code is in the rounds).
+    assert!(
+        seen.extracted.to_lowercase().starts_with("extracted json")
+            && seen.extracted.contains("submit"),
+        "{seen:?}"
+    );
     assert_eq!(seen.replay_agrees, "true", "{seen:?}");
     assert!(seen.replay_verdict.contains("agrees"), "{seen:?}");
     assert!(
