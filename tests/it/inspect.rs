@@ -196,6 +196,8 @@ async fn reexecuting_stored_samples_agrees_and_tampered_samples_disagree() {
         Some("composite"),
     )
     .await;
+    let intent = pick(&ex, &run, "intent2tx", "builtin:reference", None).await;
+    let pilot_ref = pick(&ex, &run, "pilot", "builtin:follows-plan", None).await;
     ex.pool().close().await;
     {
         let rw = sqlx::sqlite::SqlitePool::connect(&format!("sqlite://{}", db.display()))
@@ -219,6 +221,17 @@ async fn reexecuting_stored_samples_agrees_and_tampered_samples_disagree() {
         sqlx::query("DELETE FROM events WHERE sample_id = ? AND seq > ?")
             .bind(composite)
             .bind(seqs[0])
+            .execute(&rw)
+            .await
+            .unwrap();
+        // Untrusted stored JSON and an instance the catalogue no longer has.
+        sqlx::query("UPDATE samples SET details = '{{{', metrics = 'not json' WHERE id = ?")
+            .bind(intent)
+            .execute(&rw)
+            .await
+            .unwrap();
+        sqlx::query("UPDATE samples SET instance = 'no_such_task#baseline' WHERE id = ?")
+            .bind(pilot_ref)
             .execute(&rw)
             .await
             .unwrap();
@@ -246,6 +259,28 @@ async fn reexecuting_stored_samples_agrees_and_tampered_samples_disagree() {
         rep.differences.iter().any(|d| d.field == "score"),
         "{:?}",
         rep.differences
+    );
+    // Unreadable stored details: nothing to compare checks with (notes), no panic.
+    let rep = r
+        .replay(&cfg, &ex, intent, ReplayMode::Rescore)
+        .await
+        .unwrap();
+    assert!(rep.stored.checks.is_empty() && !rep.fresh.checks.is_empty());
+    assert!(
+        rep.notes
+            .iter()
+            .any(|n| n.contains("only in the fresh verdict")),
+        "{:?}",
+        rep.notes
+    );
+    let e = r
+        .replay(&cfg, &ex, pilot_ref, ReplayMode::Rescore)
+        .await
+        .unwrap_err()
+        .to_string();
+    assert!(
+        e.contains("no_such_task") && e.contains(&pilot_ref.to_string()),
+        "{e}"
     );
     drop(r);
 
