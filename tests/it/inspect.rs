@@ -381,6 +381,38 @@ async fn two_models_of_one_run_are_compared_on_the_same_instances() {
     let cli: Value = serde_json::from_slice(&out.stdout).unwrap();
     assert_eq!(cli, serde_json::to_value(&v).unwrap());
 
+    // The extracted code of a 10 MB answer is the scorer's module, clipped for the viewer.
+    let store = crucible::store::Store::open(&db).await.unwrap();
+    let (_, mut row) = store
+        .samples(&run)
+        .await
+        .unwrap()
+        .into_iter()
+        .find(|(_, s)| s.benchmark == "questbench")
+        .unwrap();
+    row.instance = format!("{}-huge", row.instance);
+    row.raw_answer = format!("Here:\n```ts\n{}```\n", "const x = 1;\n".repeat(800_000));
+    let huge = store
+        .insert_sample(&crucible::store::NewSample {
+            row,
+            events: vec![],
+            artefacts: vec![],
+        })
+        .await
+        .unwrap();
+    store.close().await;
+    let x = crucible::inspect::extracted(ex.pool(), huge)
+        .await
+        .unwrap()
+        .unwrap();
+    assert_eq!((x.lang.as_str(), x.truncated), ("typescript", true));
+    assert_eq!(x.total_bytes as usize, 13 * 800_000);
+    assert!(x.text.len() <= 64 * 1024 && x.text.starts_with("const x = 1;\n"));
+    let e = crucible::inspect::extracted(ex.pool(), 987_654)
+        .await
+        .unwrap_err();
+    assert!(e.to_string().contains("987654"), "{e}");
+
     // Bad arguments are named.
     let e = compare_models(ex.pool(), &run, a, a, 0).await.unwrap_err();
     assert!(e.to_string().contains("two different models"), "{e}");

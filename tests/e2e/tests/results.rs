@@ -1,7 +1,10 @@
 //! E2E tests of the Results page in the real app over a store made by the real CLI: a `crucible
 //! demo` run (built-in agents, every benchmark) and a QuestBench-only reference run. Checks the
 //! leaderboard against `crucible report --json`, opens a failed composite sample (the demo adds
-//! composite tasks) and reads its rounds, revert reason and end-state checks, exports a chart and finds the file, compares the two runs.
+//! composite tasks) and reads its rounds, revert reason and end-state checks, sees its code
+//! highlighted, re-executes it on a fresh snapshot and reads "agrees" with the same revert reason,
+//! exports a chart and finds the file, hovers a quadrant point for its model and coordinates,
+//! compares the two runs, and compares two models of the demo run.
 //! `#[ignore]`d like the other E2E tests; `.ci/e2e` runs them.
 
 use std::collections::BTreeMap;
