@@ -759,7 +759,7 @@ function intentDiff(details: unknown): HTMLElement | null {
 
 /** QuestBench composite: every round (code, tx status, revert reason, query, feedback) and the
  *  decay arithmetic, from the stored verdict. */
-function compositeRounds(details: unknown): HTMLElement | null {
+function compositeRounds(details: unknown, id = "trace-rounds"): HTMLElement | null {
   const d = obj(details);
   const v = obj(d?.verdict);
   if (d?.kind !== "composite" || !v || !Array.isArray(v.rounds)) return null;
@@ -791,7 +791,7 @@ function compositeRounds(details: unknown): HTMLElement | null {
     decay: num(v.decay),
     score: num(v.score),
     agent_error: typeof v.agent_error === "string" ? v.agent_error : null,
-  }, rounds, "trace-rounds");
+  }, rounds, id);
 }
 
 /** PILOT: the turn timeline (tool calls, simulated faults) and the evaluator's criteria. */
@@ -915,8 +915,14 @@ function replayView(r: Replay): HTMLElement {
       : null,
     r.differences.length ? h("ul", { id: "replay-differences" }, ...r.differences.map((d) => h("li", { "data-difference": d.field }, h("b", {}, d.field), `: stored ${d.stored || "–"} → fresh ${d.fresh || "–"}`))) : null,
     r.notes.length ? h("ul", { class: "muted small", id: "replay-notes" }, ...r.notes.map((n) => h("li", {}, n))) : null,
+    r.benchmark === "questbench" ? wrapFresh(compositeRounds(r.fresh_details, "replay-rounds")) : null,
     jsonSec("Fresh details", r.fresh_details, "replay-details", false),
   );
+}
+
+/** The fresh episode's rounds, folded (the stored ones are in the trace below). */
+function wrapFresh(el: HTMLElement | null): HTMLElement | null {
+  return el ? h("details", { class: "trace-sec", id: "replay-rounds-box" }, h("summary", {}, "Fresh rounds"), el) : null;
 }
 
 function replayButton(id: number, mode: ReplayMode, label: string, out: HTMLElement, disabledWhy: string | null): HTMLButtonElement {
