@@ -122,3 +122,31 @@ pub async fn results(config: &Config, cmd: ResultsCmd) -> Result<()> {
     }
     Ok(())
 }
+
+/// `crucible bench inspect`: writes the synthetic store (same arguments as `bench results`), times
+/// the two-model comparison and the answer extraction, prints the figures.
+pub async fn bench_inspect(args: BenchResultsArgs) -> Result<()> {
+    let tmp = tempfile::tempdir()?;
+    let dir = match &args.dir {
+        Some(d) => {
+            std::fs::create_dir_all(d)?;
+            d.clone()
+        }
+        None => tmp.path().to_path_buf(),
+    };
+    let f = crucible::inspect::bench(args.models, args.rounds, args.seed, &dir).await?;
+    if args.json {
+        out!("{}", serde_json::to_string_pretty(&f)?);
+    } else {
+        out!(
+            "{} samples: compare two models ({} pairs) {:.1} ms, extract {:.2} ms, extract 10 MB {:.1} ms ({})",
+            f.samples,
+            f.pairs,
+            f.compare_models_ms,
+            f.extract_ms,
+            f.extract_10mb_ms,
+            f.build
+        );
+    }
+    Ok(())
+}
