@@ -869,11 +869,20 @@ pub async fn compare_models(
             "compare needs two different models (got {model_a:?} twice)"
         )));
     }
-    let models: Vec<String> =
-        sqlx::query_scalar("SELECT DISTINCT model FROM samples WHERE run_id = ? ORDER BY model")
+    // The run's models as its spec lists them (cheap); a store without them is read from samples.
+    let mut models: Vec<String> =
+        sqlx::query_scalar("SELECT model FROM run_models WHERE run_id = ? ORDER BY model")
             .bind(run)
             .fetch_all(pool)
             .await?;
+    if models.is_empty() {
+        models = sqlx::query_scalar(
+            "SELECT DISTINCT model FROM samples WHERE run_id = ? ORDER BY model",
+        )
+        .bind(run)
+        .fetch_all(pool)
+        .await?;
+    }
     if models.is_empty() {
         return Err(InspectError::BadCompare(format!(
             "run {run:?} has no samples (unknown run?)"
@@ -887,17 +896,33 @@ pub async fn compare_models(
             )));
         }
     }
-    let rows = sqlx::query(
-        "SELECT a.benchmark, a.instance, a.task, a.category, a.round, a.id, b.id, a.score, b.score, \
-         a.passed, b.passed FROM samples a JOIN samples b ON a.run_id = b.run_id \
-         AND a.benchmark = b.benchmark AND a.instance = b.instance AND a.round = b.round \
-         WHERE a.run_id = ?1 AND a.model = ?2 AND b.model = ?3 ORDER BY a.id",
+    // One query per benchmark, so both sides are found through the (run_id, benchmark, model, …)
+    // index instead of a scan of the whole run.
+    let benches: Vec<String> = sqlx::query_scalar(
+        "SELECT DISTINCT benchmark FROM samples WHERE run_id = ? AND model = ? ORDER BY benchmark",
     )
     .bind(run)
     .bind(model_a)
-    .bind(model_b)
     .fetch_all(pool)
     .await?;
+    let mut rows = Vec::new();
+    for bench in &benches {
+        rows.extend(
+            sqlx::query(
+                "SELECT a.benchmark, a.instance, a.task, a.category, a.round, a.id, b.id, a.score, \
+                 b.score, a.passed, b.passed FROM samples a JOIN samples b ON b.run_id = a.run_id \
+                 AND b.benchmark = a.benchmark AND b.model = ?3 AND b.instance = a.instance \
+                 AND b.round = a.round WHERE a.run_id = ?1 AND a.benchmark = ?4 AND a.model = ?2 \
+                 ORDER BY a.id",
+            )
+            .bind(run)
+            .bind(model_a)
+            .bind(model_b)
+            .bind(bench)
+            .fetch_all(pool)
+            .await?,
+        );
+    }
     if rows.is_empty() {
         return Err(InspectError::BadCompare(format!(
             "models {model_a} and {model_b} share no instances in run {run} to pair"
@@ -966,14 +991,20 @@ pub async fn compare_models(
             }
         }
     }
-    let comparisons: Vec<report::Comparison> = sides
-        .iter()
-        .filter_map(|(bench, (a, b))| {
-            let ra: Vec<&report::Sample> = a.iter().collect();
-            let rb: Vec<&report::Sample> = b.iter().collect();
-            report::compare::compare_samples(*bench, model_a, model_b, &ra, &rb, seed)
-        })
-        .collect();
+    // The seeded paired bootstrap is CPU-bound (resamples × pairs draws): off the async threads.
+    let (na, nb) = (model_a.to_string(), model_b.to_string());
+    let comparisons: Vec<report::Comparison> = tokio::task::spawn_blocking(move || {
+        sides
+            .iter()
+            .filter_map(|(bench, (a, b))| {
+                let ra: Vec<&report::Sample> = a.iter().collect();
+                let rb: Vec<&report::Sample> = b.iter().collect();
+                report::compare::compare_samples(*bench, &na, &nb, &ra, &rb, seed)
+            })
+            .collect()
+    })
+    .await
+    .map_err(|e| InspectError::BadCompare(format!("the comparison task failed: {e}")))?;
     let categories = cats
         .into_iter()
         .map(|((benchmark, category), (n, a, b))| {
