@@ -235,14 +235,20 @@ async fn flow(app: &App, demo: &str, only: &str) -> Result<Seen> {
         .await?
         .as_u64()
         .unwrap_or(0);
-    app.eval(
-        "const box = document.querySelector(\"[data-chart-box='quadrant']\"); \
-         box.scrollIntoView(); \
-         box.querySelector('[data-hover]').dispatchEvent(new MouseEvent('mouseover', {bubbles: true})); \
-         return true",
-    )
-    .await?;
-    seen.chart_tip = app.text("[data-chart-box='quadrant'] .chart-tip").await?;
+    // Read in the same script as the event: a real pointer resting over the page could move
+    // the tip before a second WebDriver call.
+    seen.chart_tip = app
+        .eval(
+            "const box = document.querySelector(\"[data-chart-box='quadrant']\"); \
+             box.scrollIntoView(); \
+             box.querySelector('[data-hover]').dispatchEvent(new MouseEvent('mouseover', {bubbles: true})); \
+             const tip = box.querySelector('.chart-tip'); \
+             return tip.hidden ? '' : tip.textContent",
+        )
+        .await?
+        .as_str()
+        .unwrap_or_default()
+        .to_string();
     app.screenshot("results-chart-hover").await?;
 
     // Compare the two runs.

@@ -519,10 +519,7 @@ function chartBox(name: string, svg: string): HTMLElement {
   box.append(clean, tip);
   box.addEventListener("mouseover", (ev) => {
     const t = (ev.target as Element | null)?.closest?.("[data-hover]");
-    if (!t) {
-      tip.hidden = true;
-      return;
-    }
+    if (!t) return;
     tip.textContent = t.getAttribute("data-hover") ?? "";
     const br = box.getBoundingClientRect();
     const tr = t.getBoundingClientRect();
@@ -530,7 +527,13 @@ function chartBox(name: string, svg: string): HTMLElement {
     tip.style.top = `${Math.round(tr.top - br.top)}px`;
     tip.hidden = false;
   });
-  box.addEventListener("mouseleave", () => (tip.hidden = true));
+  // Hide when the pointer leaves a region (not on every other mouseover: scrolling under a
+  // resting pointer fires those too).
+  box.addEventListener("mouseout", (ev) => {
+    const from = (ev.target as Element | null)?.closest?.("[data-hover]");
+    const to = (ev.relatedTarget as Element | null)?.closest?.("[data-hover]");
+    if (from && from !== to) tip.hidden = true;
+  });
   return box;
 }
 
