@@ -100,6 +100,8 @@ struct Seen {
     models_rows: u64,
     models_first: String,
     models_disagreements: String,
+    pilot_reexec_disabled: bool,
+    pilot_rescore: String,
 }
 
 const COLS: [&str; 6] = ["model", "total", "atomic", "composite", "ci95", "group"];
@@ -272,6 +274,23 @@ async fn flow(app: &App, demo: &str, only: &str) -> Result<Seen> {
         .await
         .unwrap_or_default();
     app.screenshot("results-compare-trace").await?;
+    // That PILOT sample has nothing to re-execute; re-scoring it through the simulator agrees.
+    seen.pilot_reexec_disabled = app
+        .eval("return document.querySelector('#compare-trace #replay-reexecute').disabled")
+        .await?
+        .as_bool()
+        .unwrap_or(false);
+    app.click("#compare-trace #replay-rescore").await?;
+    seen.pilot_rescore = app
+        .wait_text(
+            "#compare-trace #replay-verdict",
+            Duration::from_secs(60),
+            |t| !t.is_empty(),
+        )
+        .await?;
+    app.eval("document.querySelector('#compare-trace #replay').scrollIntoView(); return true")
+        .await?;
+    app.screenshot("results-rescore-pilot").await?;
 
     // Two models of the demo run, paired on the same instances.
     app.select("#compare-run", demo).await?;
@@ -424,6 +443,9 @@ async fn results_page_matches_the_cli_and_shows_traces_exports_and_comparisons()
         seen.replay_revert.contains("TRANSFER_FROM_FAILED"),
         "{seen:?}"
     );
+
+    assert!(seen.pilot_reexec_disabled, "{seen:?}");
+    assert!(seen.pilot_rescore.contains("agrees"), "{seen:?}");
 
     // Chart hover details: titles on the data, the tooltip names a model and its coordinates.
     assert!(seen.chart_titles > 0, "{seen:?}");
