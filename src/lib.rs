@@ -17,6 +17,8 @@
 //! - [`store`] — the SQLite store of runs, samples, transcripts and artefacts.
 //! - [`report`] — statistics, leaderboards, quadrants, charts (SVG/PNG) and CSV/JSONL/LaTeX exports
 //!   computed from the store.
+//! - [`inspect`] — the reviewer's sample actions (re-execute, re-score: a fresh verdict next to
+//!   the stored one) and the paired comparison of two models of one run.
 //! - [`bench`] — the figures printed by `crucible bench …`.
 //! - [`console`] — the run console's view of runs: the new-run form, plan estimates, live
 //!   progress folded from run events, the runs list (what the desktop app shows).
@@ -30,6 +32,7 @@ pub mod catalog;
 pub mod chain;
 pub mod config;
 pub mod console;
+pub mod inspect;
 pub mod intent;
 pub mod llm;
 pub mod pilot;

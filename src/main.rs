@@ -61,8 +61,11 @@ enum Command {
     Demo(cli::runs::DemoArgs),
     /// Every report table (JSON), CSV/JSONL/LaTeX exports and charts from a run store.
     Report(cli::report::ReportArgs),
-    /// Paired comparison of two runs on the same instances.
+    /// Paired comparison of two runs (or of two models of one run) on the same instances.
     Compare(cli::report::CompareArgs),
+    /// Re-execute or re-score one stored sample and compare with its stored verdict.
+    #[command(subcommand)]
+    Results(cli::results::ResultsCmd),
 }
 
 fn main() -> Result<()> {
@@ -102,6 +105,7 @@ fn main() -> Result<()> {
             Command::Demo(args) => cli::runs::demo(&config, args).await,
             Command::Report(args) => cli::report::report(&config, args).await,
             Command::Compare(args) => cli::report::compare(args).await,
+            Command::Results(cmd) => cli::results::results(&config, cmd).await,
         }
     })
 }

@@ -117,6 +117,18 @@ pub fn typescript() -> String {
         decl::<Facets>(&mut out);
         decl::<ChartView>(&mut out);
     }
+    // Results explorer: sample actions.
+    {
+        use crucible::inspect::{
+            CheckView, Difference, Extracted, Replay, ReplayMode, VerdictView,
+        };
+        decl::<ReplayMode>(&mut out);
+        decl::<Replay>(&mut out);
+        decl::<VerdictView>(&mut out);
+        decl::<CheckView>(&mut out);
+        decl::<Difference>(&mut out);
+        decl::<Extracted>(&mut out);
+    }
     out
 }
 
@@ -172,6 +184,9 @@ mod tests {
             "Selftest",
             "IntentImport",
             "BankImport",
+            "Replay",
+            "ReplayMode",
+            "VerdictView",
         ] {
             assert!(
                 ts.contains(&format!("export type {name} ")),

@@ -175,6 +175,26 @@ impl From<crucible::results::ResultsError> for CommandError {
     }
 }
 
+impl From<crucible::inspect::InspectError> for CommandError {
+    fn from(e: crucible::inspect::InspectError) -> Self {
+        use crucible::inspect::InspectError as E;
+        let kind = match &e {
+            E::UnknownSample(_) => ErrorKind::NotFound,
+            E::NothingToExecute { .. } | E::UnknownBenchmark { .. } | E::BadCompare(_) => {
+                ErrorKind::Invalid
+            }
+            E::Setup { .. } => ErrorKind::Chain,
+            E::Replay { source, .. } if source.is_infrastructure() => ErrorKind::Chain,
+            E::Replay { .. } => ErrorKind::Task,
+            E::Sql(_) => ErrorKind::Internal,
+        };
+        Self {
+            kind,
+            message: e.to_string(),
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -100,6 +100,9 @@ pub fn run() {
             commands::results::results_sample_json,
             commands::results::results_compare,
             commands::results::results_export,
+            commands::results::results_replay,
+            commands::results::results_compare_models,
+            commands::results::results_extracted,
         ])
         .build(tauri::generate_context!())
         .map(|app| {

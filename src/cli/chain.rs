@@ -87,6 +87,8 @@ pub enum BenchCmd {
     Report(super::report::BenchReportArgs),
     /// Results explorer view times (leaderboard, charts, sample pages, sample view) on a synthetic store.
     Results(super::results::BenchResultsArgs),
+    /// Sample actions' read paths (two-model comparison, answer extraction) on a synthetic store.
+    Inspect(super::results::BenchResultsArgs),
     /// Model-call layer: overhead per call over bare HTTP, throughput against the loopback provider.
     Llm {
         /// Print JSON.
@@ -196,6 +198,7 @@ pub async fn bench(config: &Config, cmd: BenchCmd) -> Result<()> {
         }
         BenchCmd::Report(args) => return super::report::bench(args),
         BenchCmd::Results(args) => return super::results::bench(config, args).await,
+        BenchCmd::Inspect(args) => return super::results::bench_inspect(args).await,
         BenchCmd::Intent2tx(args) => return super::intent::bench(config, args).await,
         BenchCmd::Questbench { seed, json } => (
             serde_json::to_value(crucible::bench::questbench(config, seed).await?)?,

@@ -48,10 +48,16 @@ pub struct CompareArgs {
     /// The SQLite store.
     #[arg(long)]
     db: PathBuf,
-    /// Run A.
-    run_a: String,
-    /// Run B.
-    run_b: String,
+    /// Run A (omit with --run/--models).
+    run_a: Option<String>,
+    /// Run B (omit with --run/--models).
+    run_b: Option<String>,
+    /// Compare two models of this one run instead of two runs (with --models A,B).
+    #[arg(long)]
+    run: Option<String>,
+    /// The two models of --run to compare, `A,B` (as the run names them, e.g. builtin:reference).
+    #[arg(long, value_delimiter = ',')]
+    models: Vec<String>,
     /// Bootstrap seed.
     #[arg(long, default_value_t = 0)]
     seed: u64,
@@ -198,8 +204,16 @@ fn text(r: &report::Report) -> String {
 /// `crucible compare`.
 pub async fn compare(args: CompareArgs) -> Result<()> {
     let pool = open(&args.db).await?;
-    let cmp = crucible::results::comparisons(&pool, &args.run_a, &args.run_b, args.seed).await?;
-    let v = crucible::results::compare_value(&args.run_a, &args.run_b, args.seed, &cmp);
+    if let Some(run) = &args.run {
+        return compare_models(&pool, run, &args).await;
+    }
+    let (Some(run_a), Some(run_b)) = (&args.run_a, &args.run_b) else {
+        bail!(
+            "compare needs two runs (RUN_A RUN_B) or one run and two models (--run R --models A,B)"
+        );
+    };
+    let cmp = crucible::results::comparisons(&pool, run_a, run_b, args.seed).await?;
+    let v = crucible::results::compare_value(run_a, run_b, args.seed, &cmp);
     if args.json {
         out!("{}", pretty(&v)?);
     } else {
@@ -211,6 +225,42 @@ pub async fn compare(args: CompareArgs) -> Result<()> {
             );
         }
     }
+    Ok(())
+}
+
+/// `crucible compare --run R --models A,B`: two models of one run, paired on its instances.
+async fn compare_models(pool: &SqlitePool, run: &str, args: &CompareArgs) -> Result<()> {
+    if args.run_a.is_some() {
+        bail!("give either two runs or --run with --models, not both");
+    }
+    let [a, b] = args.models.as_slice() else {
+        bail!(
+            "--run needs --models A,B (exactly two models; got {})",
+            args.models.len()
+        );
+    };
+    let v = crucible::inspect::compare_models(pool, run, a, b, args.seed).await?;
+    if args.json {
+        out!("{}", pretty(&serde_json::to_value(&v)?)?);
+        return Ok(());
+    }
+    for c in v.compare["comparisons"].as_array().into_iter().flatten() {
+        out!(
+            "{} {} vs {}: {} pairs, A {:.2} B {:.2}, diff {:+.2} [{:.2}, {:.2}], sign p={:.4}, McNemar p={:.4}",
+            c["benchmark"].as_str().unwrap_or("?"),
+            a,
+            b,
+            c["n_pairs"],
+            c["mean_a"].as_f64().unwrap_or(f64::NAN),
+            c["mean_b"].as_f64().unwrap_or(f64::NAN),
+            c["diff"]["diff"].as_f64().unwrap_or(f64::NAN),
+            c["diff"]["lo"].as_f64().unwrap_or(f64::NAN),
+            c["diff"]["hi"].as_f64().unwrap_or(f64::NAN),
+            c["sign_p"].as_f64().unwrap_or(f64::NAN),
+            c["mcnemar_p"].as_f64().unwrap_or(f64::NAN),
+        );
+    }
+    out!("{} paired samples disagree", v.disagreements_total);
     Ok(())
 }
 

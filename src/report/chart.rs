@@ -582,9 +582,47 @@ fn label_area<DB: DrawingBackend>(area: &DrawingArea<DB, Shift>, cats: &[String]
         + 14 * k
 }
 
+/// A region of a drawn chart with the details shown when the pointer is over it: an SVG
+/// `<title>` tooltip on a transparent shape laid over the data point or bar.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Hover {
+    /// The region, in backend pixels.
+    pub shape: HoverShape,
+    /// The tooltip text (lines separated by `\n`).
+    pub text: String,
+}
+
+/// The shape of a [`Hover`] region.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub enum HoverShape {
+    /// A rectangle `[x0, y0, x1, y1]` (any corner order).
+    Rect([i32; 4]),
+    /// A circle: centre x, centre y, radius.
+    Circle(i32, i32, i32),
+}
+
 /// Draws `spec` on `root` (any plotters backend).
 /// `k` scales every pixel size (1 for SVG, [`PNG_SCALE`] for PNG).
 pub fn draw<DB: DrawingBackend>(spec: &Spec, root: &DrawingArea<DB, Shift>, k: u32) -> DrawResult {
+    draw_with_hovers(spec, root, k).map(|_| ())
+}
+
+/// A number as hover text: two decimals, or none for whole numbers.
+fn num(v: f64) -> String {
+    if (v - v.round()).abs() < 1e-9 {
+        format!("{}", v.round() as i64)
+    } else {
+        format!("{v:.2}")
+    }
+}
+
+/// [`draw`], also returning the hover region of every data point, bar and segment.
+pub fn draw_with_hovers<DB: DrawingBackend>(
+    spec: &Spec,
+    root: &DrawingArea<DB, Shift>,
+    k: u32,
+) -> Result<Vec<Hover>, String> {
+    let mut hovers = Vec::new();
     register_font();
     root.fill(&WHITE).map_err(e)?;
     let ki = k as i32;
@@ -636,6 +674,18 @@ pub fn draw<DB: DrawingBackend>(spec: &Spec, root: &DrawingArea<DB, Shift>, k: u
                     )
                 }))
                 .map_err(e)?;
+            for (i, it) in items.iter().enumerate() {
+                let y = (n - 1 - i) as f64;
+                let (x0, y0) = chart.backend_coord(&(0.0, y - 0.35));
+                let (x1, y1) = chart.backend_coord(&(it.1, y + 0.35));
+                let ci = it.2.map_or(String::new(), |[lo, hi]| {
+                    format!("\n95 % CI [{}, {}]", num(lo), num(hi))
+                });
+                hovers.push(Hover {
+                    shape: HoverShape::Rect([x0, y0, x1, y1]),
+                    text: format!("{}\n{x_desc}: {}{ci}", it.0, num(it.1)),
+                });
+            }
             for (i, it) in items.iter().enumerate() {
                 if let Some([lo, hi]) = it.2 {
                     let y = (n - 1 - i) as f64;
@@ -703,6 +753,20 @@ pub fn draw<DB: DrawingBackend>(spec: &Spec, root: &DrawingArea<DB, Shift>, k: u
                     }))
                     .map_err(e)?;
             }
+            for (si, sname) in series.iter().enumerate() {
+                for (ci, row) in values.iter().enumerate() {
+                    let Some(v) = row.get(si).copied().flatten() else {
+                        continue;
+                    };
+                    let y0 = (n - 1 - ci) as f64 + 0.4 - band * (si as f64 + 1.0);
+                    let (px0, py0) = chart.backend_coord(&(0.0, y0 + band * 0.08));
+                    let (px1, py1) = chart.backend_coord(&(v.min(*x_max), y0 + band * 0.92));
+                    hovers.push(Hover {
+                        shape: HoverShape::Rect([px0, py0, px1, py1]),
+                        text: format!("{} · {sname}\n{x_desc}: {}", cats[ci], num(v)),
+                    });
+                }
+            }
             let colors: Vec<RGBColor> = (0..series.len()).map(color).collect();
             legend(&bottom, series, &colors, k)?;
         }
@@ -749,6 +813,19 @@ pub fn draw<DB: DrawingBackend>(spec: &Spec, root: &DrawingArea<DB, Shift>, k: u
                             seg_colors[si % seg_colors.len()].filled(),
                         )))
                         .map_err(e)?;
+                    if *v > 0.0 {
+                        let (px0, py0) = chart.backend_coord(&(x0, y - 0.38));
+                        let (px1, py1) = chart.backend_coord(&((x0 + v).min(100.0), y + 0.38));
+                        hovers.push(Hover {
+                            shape: HoverShape::Rect([px0, py0, px1, py1]),
+                            text: format!(
+                                "{} · {}\n{x_desc}: {}",
+                                cats[ci],
+                                segs.get(si).map_or("?", String::as_str),
+                                num(*v)
+                            ),
+                        });
+                    }
                     x0 += v;
                 }
             }
@@ -853,6 +930,19 @@ pub fn draw<DB: DrawingBackend>(spec: &Spec, root: &DrawingArea<DB, Shift>, k: u
                         .map(|p| Circle::new((p.1, p.2), 5 * k, color(p.3).filled())),
                 )
                 .map_err(e)?;
+            for p in points {
+                let (px, py) = chart.backend_coord(&(p.1, p.2));
+                let group = groups.get(p.3).map_or(String::new(), |g| format!(" ({g})"));
+                hovers.push(Hover {
+                    shape: HoverShape::Circle(px, py, 8 * ki),
+                    text: format!(
+                        "{}{group}\n{x_desc}: {}\n{y_desc}: {}",
+                        p.0,
+                        num(p.1),
+                        num(p.2)
+                    ),
+                });
+            }
             // Labels: greedy placement in pixel space, first candidate position that stays inside
             // the plot and overlaps no label placed before (falls back to the first candidate).
             let lab = (FONT, 14 * k).into_font().color(&BLACK);
@@ -952,19 +1042,82 @@ pub fn draw<DB: DrawingBackend>(spec: &Spec, root: &DrawingArea<DB, Shift>, k: u
                     )
                 }))
                 .map_err(e)?;
+            for (b, c) in bins {
+                let (px0, py0) = chart.backend_coord(&(*b as f64 - 0.4, 0.0));
+                let (px1, py1) = chart.backend_coord(&(*b as f64 + 0.4, *c as f64));
+                hovers.push(Hover {
+                    shape: HoverShape::Rect([px0, py0, px1, py1]),
+                    text: format!("{x_desc}: {b}\n{y_desc}: {c}"),
+                });
+            }
         }
     }
     root.present().map_err(e)?;
-    Ok(())
+    Ok(hovers)
 }
 
-/// Renders a spec to SVG text.
+fn xml_escape(s: &str) -> String {
+    let mut out = String::with_capacity(s.len());
+    for c in s.chars() {
+        match c {
+            '&' => out.push_str("&amp;"),
+            '<' => out.push_str("&lt;"),
+            '>' => out.push_str("&gt;"),
+            '"' => out.push_str("&quot;"),
+            '\'' => out.push_str("&apos;"),
+            c if (c as u32) < 0x20 && c != '\n' && c != '\t' => {}
+            c => out.push(c),
+        }
+    }
+    out
+}
+
+/// Lays the hover regions over a rendered SVG: one transparent shape per region, each with a
+/// `<title>` (the tooltip browsers show) and the same text in `data-hover`, in a final
+/// `<g class="hover">` so they sit above the drawing.
+fn add_hovers(svg: &mut String, hovers: &[Hover]) {
+    if hovers.is_empty() {
+        return;
+    }
+    let Some(end) = svg.rfind("</svg>") else {
+        return;
+    };
+    let mut g = String::from("<g class=\"hover\">\n");
+    for h in hovers {
+        let t = xml_escape(&h.text);
+        let shape = match h.shape {
+            HoverShape::Rect([x0, y0, x1, y1]) => format!(
+                "<rect x=\"{}\" y=\"{}\" width=\"{}\" height=\"{}\"",
+                x0.min(x1),
+                y0.min(y1),
+                (x1 - x0).abs().max(2),
+                (y1 - y0).abs().max(2)
+            ),
+            HoverShape::Circle(x, y, r) => format!("<circle cx=\"{x}\" cy=\"{y}\" r=\"{r}\""),
+        };
+        g.push_str(&format!(
+            "{shape} fill=\"#000\" fill-opacity=\"0\" data-hover=\"{}\"><title>{t}</title></{}>\n",
+            t.replace('\n', "&#10;"),
+            if matches!(h.shape, HoverShape::Rect(_)) {
+                "rect"
+            } else {
+                "circle"
+            }
+        ));
+    }
+    g.push_str("</g>\n");
+    svg.insert_str(end, &g);
+}
+
+/// Renders a spec to SVG text, with a `<title>` tooltip over every data point, bar and segment
+/// (see [`Hover`]). The CLI's files and the app's charts both come from here.
 pub fn to_svg(spec: &Spec) -> Result<String, String> {
     let mut s = String::new();
-    {
+    let hovers = {
         let root = SVGBackend::with_string(&mut s, (WIDTH, height(spec, 1))).into_drawing_area();
-        draw(spec, &root, 1)?;
-    }
+        draw_with_hovers(spec, &root, 1)?
+    };
+    add_hovers(&mut s, &hovers);
     Ok(s)
 }
 
@@ -1019,6 +1172,63 @@ mod tests {
     use super::*;
     use crate::report::synth::{generate, SynthSpec};
     use crate::report::{Bench, BenchSelection};
+
+    /// Every chart's SVG carries one titled hover region per data point/bar (model, x, y for
+    /// scatter points; label and value for bars), and model names are escaped, never markup.
+    #[test]
+    fn svgs_carry_hover_titles_for_points_and_bars() {
+        let scatter = Spec::Scatter {
+            title: "t".into(),
+            x_desc: "AtomicAvg".into(),
+            y_desc: "CompositeAvg".into(),
+            points: vec![
+                ("openai:<b>&x".into(), 12.5, 40.0, 0, true),
+                ("m2".into(), 30.0, 10.25, 0, true),
+            ],
+            groups: Vec::new(),
+            medians: Some([20.0, 20.0]),
+            frontier: false,
+        };
+        let bars = Spec::Bars {
+            title: "t".into(),
+            x_desc: "Total".into(),
+            items: vec![
+                ("a".into(), 50.0, Some([40.0, 60.0])),
+                ("b".into(), 7.5, None),
+            ],
+        };
+        let hist = Spec::Histogram {
+            title: "t".into(),
+            x_desc: "Δ".into(),
+            y_desc: "Episodes".into(),
+            bins: vec![(0, 3), (2, 1)],
+        };
+        let cases: Vec<(Spec, Vec<&str>)> = vec![
+            (
+                scatter,
+                vec![
+                    "openai:&lt;b&gt;&amp;x\nAtomicAvg: 12.50\nCompositeAvg: 40",
+                    "m2\nAtomicAvg: 30\nCompositeAvg: 10.25",
+                ],
+            ),
+            (
+                bars,
+                vec!["a\nTotal: 50\n95 % CI [40, 60]", "b\nTotal: 7.50"],
+            ),
+            (hist, vec!["Δ: 0\nEpisodes: 3", "Δ: 2\nEpisodes: 1"]),
+        ];
+        for (spec, want) in cases {
+            let svg = to_svg(&spec).unwrap();
+            let titles: Vec<&str> = svg
+                .split("<title>")
+                .skip(1)
+                .filter_map(|x| x.split("</title>").next())
+                .collect();
+            assert_eq!(titles, want);
+            assert!(!svg.contains("<b>"), "model names are escaped");
+            assert!(svg.trim_end().ends_with("</svg>"));
+        }
+    }
 
     /// Built-in agents differ between benchmarks: PILOT's charts must show PILOT's models even
     /// when the QuestBench leaderboard (the default ranking) holds other names.

@@ -5,6 +5,7 @@
 mod chain;
 mod cli;
 mod composite;
+mod inspect;
 mod intent;
 mod intent_exec;
 mod llm;

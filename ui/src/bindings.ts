@@ -1542,3 +1542,182 @@ name: string,
  * The SVG text the CLI writes to `<name>.svg`.
  */
 svg: string, };
+
+/**
+ * Which action to replay a sample with.
+ */
+export type ReplayMode = "reexecute" | "rescore";
+
+/**
+ * A sample replayed: the stored verdict, the fresh one, and whether they agree.
+ */
+export type Replay = { 
+/**
+ * The sample.
+ */
+sample_id: number, 
+/**
+ * The action.
+ */
+mode: ReplayMode, 
+/**
+ * Benchmark.
+ */
+benchmark: string, 
+/**
+ * Model (replayed from its stored turns; never called).
+ */
+model: string, 
+/**
+ * Instance id.
+ */
+instance: string, 
+/**
+ * The sample seed (as text: u64).
+ */
+seed: string, 
+/**
+ * Whether the replay executed on a fresh chain snapshot.
+ */
+executed: boolean, 
+/**
+ * Assistant turns replayed.
+ */
+turns: number, 
+/**
+ * The stored verdict.
+ */
+stored: VerdictView, 
+/**
+ * The fresh verdict.
+ */
+fresh: VerdictView, 
+/**
+ * True when outcome, score, pass, every shared check, revert reasons and shared metrics agree.
+ */
+agrees: boolean, 
+/**
+ * What differs (empty when they agree).
+ */
+differences: Array<Difference>, 
+/**
+ * Checks or metrics present on one side only (e.g. execution added to a sample stored
+ * without it); not disagreements.
+ */
+notes: Array<string>, 
+/**
+ * The fresh details JSON (long strings clipped), as the trace viewer shows details.
+ */
+fresh_details: unknown, 
+/**
+ * Crucible version that stored the sample's run, and this one.
+ */
+stored_version: string, 
+/**
+ * This Crucible's version.
+ */
+current_version: string, };
+
+/**
+ * The verdict of a sample, stored or fresh, reduced to what a reviewer compares.
+ */
+export type VerdictView = { 
+/**
+ * Outcome class.
+ */
+outcome: string, 
+/**
+ * Score in [0, 1].
+ */
+score: number, 
+/**
+ * Passed the benchmark's threshold.
+ */
+passed: boolean, 
+/**
+ * Every scoring check or criterion, in order.
+ */
+checks: Array<CheckView>, 
+/**
+ * Every revert reason in the verdict (atomic tx, composite rounds, Intent2Tx steps), in order.
+ */
+revert_reasons: Array<string>, 
+/**
+ * Why it failed (verdict reason, execution reason or agent error), "" when none.
+ */
+reason: string, 
+/**
+ * Named numeric metrics.
+ */
+metrics: { [key in string]: number }, 
+/**
+ * QuestBench composite: rounds used.
+ */
+k_act: number | null, };
+
+/**
+ * One check (or evaluator criterion) of a verdict.
+ */
+export type CheckView = { 
+/**
+ * Name (QuestBench check name, `step 1 function`, `exec`, `sequence_ok`, …).
+ */
+name: string, 
+/**
+ * Points (QuestBench), when the check has a weight.
+ */
+weight: number | null, 
+/**
+ * Expected value as text ("" when the check has none).
+ */
+expected: string, 
+/**
+ * Actual value as text ("" when the check has none).
+ */
+actual: string, 
+/**
+ * Whether it passed.
+ */
+passed: boolean, };
+
+/**
+ * One field on which the stored and the fresh verdict differ.
+ */
+export type Difference = { 
+/**
+ * `outcome`, `score`, `passed`, `check <name>`, `revert reason`, `metric <name>`, `k_act`.
+ */
+field: string, 
+/**
+ * Stored value as text.
+ */
+stored: string, 
+/**
+ * Fresh value as text.
+ */
+fresh: string, };
+
+/**
+ * The code or JSON the scorer read from a sample's answer, for the trace viewer to highlight.
+ */
+export type Extracted = { 
+/**
+ * `typescript` or `json`.
+ */
+lang: string, 
+/**
+ * Where it came from (`fenced typescript block`, `JSON in the answer`, `last tool call`).
+ */
+source: string, 
+/**
+ * The text (JSON pretty-printed when it parses), at most 64 KiB (cut at a char boundary).
+ */
+text: string, 
+/**
+ * Length of the whole extracted text in bytes.
+ */
+total_bytes: number, 
+/**
+ * Whether `text` is only the start.
+ */
+truncated: boolean, };

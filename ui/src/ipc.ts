@@ -4,7 +4,7 @@
 import { invoke } from "@tauri-apps/api/core";
 import { listen } from "@tauri-apps/api/event";
 import type {
-  ChartView, CommandError, CompareView, ConnectionTest, Facets, LiveStatus, PlanResult, ProviderEntry, ProvidersView, RunForm, RunInfo, RunsView, SampleFilter, SamplePage, SampleTrace,
+  ChartView, CommandError, CompareView, Extracted, Replay, ReplayMode, ConnectionTest, Facets, LiveStatus, PlanResult, ProviderEntry, ProvidersView, RunForm, RunInfo, RunsView, SampleFilter, SamplePage, SampleTrace,
   SystemStatus,
 } from "./bindings";
 
@@ -162,3 +162,13 @@ export const resultsCompare = (runA: string, runB: string): Promise<Result<Compa
 /** Writes a chart (png/svg) or the tables (csv/latex); returns the paths. */
 export const resultsExport = (filter: SampleFilter, chart: string, format: string, dir: string | null = null): Promise<Result<string[]>> =>
   call<string[]>("results_export", { filter, chart, format, dir });
+
+/** Re-executes (`reexecute`) or re-scores (`rescore`) one stored sample; read-only (Rust: `results_replay`). */
+export const resultsReplay = (id: number, mode: ReplayMode): Promise<Result<Replay>> => call<Replay>("results_replay", { id, mode });
+
+/** Two models of one run on the same instances (Rust: `results_compare_models`). */
+export const resultsCompareModels = (run: string, modelA: string, modelB: string): Promise<Result<CompareView>> =>
+  call<CompareView>("results_compare_models", { run, modelA, modelB });
+
+/** The code/JSON the scorer read from a sample's answer, or null (Rust: `results_extracted`). */
+export const resultsExtracted = (id: number): Promise<Result<Extracted | null>> => call<Extracted | null>("results_extracted", { id });

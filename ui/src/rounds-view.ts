@@ -3,6 +3,13 @@
 // per round, the code, the transaction and its receipt status, the revert reason, the query and its
 // result, the balance changes and the feedback the model received. Text only, never HTML.
 import { h } from "./dom";
+import { highlightInto, type Lang } from "./highlight";
+
+function hl(text: string, lang: Lang): HTMLElement {
+  const pre = h("pre", { class: "code" });
+  highlightInto(pre, text, lang);
+  return pre;
+}
 
 /** One round, as the core records it (both the studio's `RoundTrace` and a stored sample's round). */
 export interface RoundLike {
@@ -95,8 +102,8 @@ export function roundsSection(ep: EpisodeLike, rounds: RoundLike[], id: string):
           ? field("Revert reason", h("span", { class: "mono revert-reason", "data-round-revert": String(r.round) }, r.revert_reason || "no reason"))
           : null,
         r.reason && !(r.kind === "tx" && r.status === false) ? field("Reason", h("span", { class: "mono" }, r.reason)) : null,
-        r.code ? field("Code", h("pre", { class: "code" }, r.code)) : null,
-        present(r.tx) ? field("Transaction and receipt", h("pre", { class: "code" }, asJson(r.tx))) : null,
+        r.code ? field("Code", hl(r.code, "typescript")) : null,
+        present(r.tx) ? field("Transaction and receipt", hl(asJson(r.tx), "json")) : null,
         present(r.query) ? field("Query", h("pre", { class: "code" }, asJson(r.query))) : null,
         present(r.result) ? field("Query result", h("pre", { class: "code" }, asJson(r.result))) : null,
         present(r.balance_changes) ? field("Agent balance changes (base units)", h("pre", { class: "code" }, asJson(r.balance_changes))) : null,

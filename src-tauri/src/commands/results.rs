@@ -7,6 +7,9 @@ use crucible::results::{
     self, ChartView, CompareView, Explorer, Facets, RunInfo, SampleFilter, SamplePage, SampleTrace,
 };
 
+use crucible::inspect::{Replay, ReplayMode};
+
+use crate::commands::tasks::{watch, StudioState};
 use crate::{AppState, CommandError};
 
 /// The explorer of the app's store, opened once and shared (with its report cache).
@@ -152,4 +155,45 @@ pub async fn results_export(
     .await
     .map_err(|e| CommandError::internal(format!("export task failed: {e}")))??;
     Ok(paths.iter().map(|p| p.display().to_string()).collect())
+}
+
+/// Re-executes or re-scores one stored sample (read-only) and returns the fresh verdict next to
+/// the stored one. Chains are booted on first use, watched, and kept for the next replay.
+#[tauri::command]
+pub async fn results_replay(
+    state: tauri::State<'_, AppState>,
+    studio: tauri::State<'_, StudioState>,
+    id: i64,
+    mode: ReplayMode,
+) -> Result<Replay, CommandError> {
+    let (config, e) = explorer(&state).await?;
+    let mut replayer = studio.replayer.lock().await;
+    let before = replayer.anvil_pids().len();
+    let out = replayer.replay(&config, &e, id, mode).await;
+    for pid in replayer.anvil_pids()[before..].to_vec() {
+        watch(&studio, pid);
+    }
+    Ok(out?)
+}
+
+/// Two models of one run side by side on the same instances (`crucible compare --run --models`).
+#[tauri::command]
+pub async fn results_compare_models(
+    state: tauri::State<'_, AppState>,
+    run: String,
+    model_a: String,
+    model_b: String,
+) -> Result<CompareView, CommandError> {
+    let e = explorer(&state).await?.1;
+    Ok(crucible::inspect::compare_models(e.pool(), &run, &model_a, &model_b, 0).await?)
+}
+
+/// The code or JSON the scorer read from a sample's answer (clipped), for highlighting.
+#[tauri::command]
+pub async fn results_extracted(
+    state: tauri::State<'_, AppState>,
+    id: i64,
+) -> Result<Option<crucible::inspect::Extracted>, CommandError> {
+    let e = explorer(&state).await?.1;
+    Ok(crucible::inspect::extracted(e.pool(), id).await?)
 }

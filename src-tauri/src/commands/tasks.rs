@@ -18,13 +18,15 @@ use crate::{AppState, CommandError};
 pub struct StudioState {
     quest: Mutex<Option<Harness>>,
     intent: Mutex<Option<Executor>>,
+    /// The Results page's re-execute/re-score chains (booted on first use, like the above).
+    pub(crate) replayer: Mutex<crucible::inspect::Replayer>,
     watchdogs: std::sync::Mutex<Vec<std::process::Child>>,
 }
 
 /// Starts a watchdog that stops Anvil `pid` once this process is gone. A clean exit drops the
 /// chains (and the watchdogs); this covers a SIGKILL (as a WebDriver sends when a session ends),
 /// which runs no handler and would otherwise leave Anvil running.
-fn watch(studio: &StudioState, pid: u32) {
+pub(crate) fn watch(studio: &StudioState, pid: u32) {
     let script = "while [ -e /proc/$1 ] && ! grep -q '^State:.Z' /proc/$1/status 2>/dev/null; \
                   do sleep 1; done; kill \"$2\" 2>/dev/null";
     let child = std::process::Command::new("/bin/sh")
@@ -73,6 +75,9 @@ impl StudioState {
         if let Ok(mut e) = self.intent.try_lock() {
             e.take();
         }
+        if let Ok(mut r) = self.replayer.try_lock() {
+            *r = crucible::inspect::Replayer::new();
+        }
         if let Ok(mut w) = self.watchdogs.lock() {
             for mut c in w.drain(..) {
                 let _ = c.kill();
@@ -104,6 +109,7 @@ pub fn stop_chains_on_signals(handle: tauri::AppHandle) {
         let studio = handle.state::<StudioState>();
         studio.quest.lock().await.take();
         studio.intent.lock().await.take();
+        *studio.replayer.lock().await = crucible::inspect::Replayer::new();
         std::process::exit(0);
     });
 }

@@ -1,7 +1,10 @@
 //! E2E tests of the Results page in the real app over a store made by the real CLI: a `crucible
 //! demo` run (built-in agents, every benchmark) and a QuestBench-only reference run. Checks the
 //! leaderboard against `crucible report --json`, opens a failed composite sample (the demo adds
-//! composite tasks) and reads its rounds, revert reason and end-state checks, exports a chart and finds the file, compares the two runs.
+//! composite tasks) and reads its rounds, revert reason and end-state checks, sees its code
+//! highlighted, re-executes it on a fresh snapshot and reads "agrees" with the same revert reason,
+//! exports a chart and finds the file, hovers a quadrant point for its model and coordinates,
+//! compares the two runs, and compares two models of the demo run.
 //! `#[ignore]`d like the other E2E tests; `.ci/e2e` runs them.
 
 use std::collections::BTreeMap;
@@ -87,6 +90,18 @@ struct Seen {
     compare_trace: String,
     rounds: String,
     round_revert: String,
+    replay_verdict: String,
+    replay_agrees: String,
+    replay_revert: String,
+    highlighted_keywords: u64,
+    extracted: String,
+    chart_titles: u64,
+    chart_tip: String,
+    models_rows: u64,
+    models_first: String,
+    models_disagreements: String,
+    pilot_reexec_disabled: bool,
+    pilot_rescore: String,
 }
 
 const COLS: [&str; 6] = ["model", "total", "atomic", "composite", "ci95", "group"];
@@ -176,6 +191,36 @@ async fn flow(app: &App, demo: &str, only: &str) -> Result<Seen> {
     seen.trace_ms = app.attr("#trace", "data-render-ms").await?;
     app.screenshot("results-trace").await?;
 
+    // Highlighted code: the rounds' TypeScript (keywords in spans), the details JSON.
+    seen.highlighted_keywords = app
+        .eval("return document.querySelectorAll('#trace pre[data-highlighted=typescript] .tok-kw').length")
+        .await?
+        .as_u64()
+        .unwrap_or(0);
+    seen.extracted = app
+        .wait_text("#trace-extracted", Duration::from_secs(20), |t| {
+            !t.contains("Loading")
+        })
+        .await?;
+    app.eval("document.querySelector('#trace-rounds pre[data-highlighted]')?.scrollIntoView(); return true")
+        .await?;
+    app.screenshot("results-trace-highlighted").await?;
+
+    // Re-execute this failed composite on a fresh snapshot: it agrees with the stored result.
+    app.click("#replay-reexecute").await?;
+    seen.replay_verdict = app
+        .wait_text("#replay-verdict", Duration::from_secs(180), |t| {
+            !t.is_empty()
+        })
+        .await?;
+    seen.replay_agrees = app.attr("#replay", "data-agrees").await?;
+    seen.replay_revert = app
+        .text("#replay-verdicts tr[data-replay-field='revert reason']")
+        .await?;
+    app.eval("document.getElementById('replay').scrollIntoView(); return true")
+        .await?;
+    app.screenshot("results-reexecute").await?;
+
     // Charts: export the first chart as SVG.
     app.click("#tab-charts").await?;
     app.click("section.chart button[data-export='svg']").await?;
@@ -185,6 +230,28 @@ async fn flow(app: &App, demo: &str, only: &str) -> Result<Seen> {
         })
         .await?;
     app.screenshot("results-charts").await?;
+    // Hover details: every data point/bar carries a title; hovering the quadrant's first point
+    // shows its model and coordinates.
+    seen.chart_titles = app
+        .eval("return document.querySelectorAll('section.chart svg [data-hover] title').length")
+        .await?
+        .as_u64()
+        .unwrap_or(0);
+    // Read in the same script as the event: a real pointer resting over the page could move
+    // the tip before a second WebDriver call.
+    seen.chart_tip = app
+        .eval(
+            "const box = document.querySelector(\"[data-chart-box='quadrant']\"); \
+             box.scrollIntoView(); \
+             box.querySelector('[data-hover]').dispatchEvent(new MouseEvent('mouseover', {bubbles: true})); \
+             const tip = box.querySelector('.chart-tip'); \
+             return tip.hidden ? '' : tip.textContent",
+        )
+        .await?
+        .as_str()
+        .unwrap_or_default()
+        .to_string();
+    app.screenshot("results-chart-hover").await?;
 
     // Compare the two runs.
     app.click("#tab-compare").await?;
@@ -207,6 +274,44 @@ async fn flow(app: &App, demo: &str, only: &str) -> Result<Seen> {
         .await
         .unwrap_or_default();
     app.screenshot("results-compare-trace").await?;
+    // That PILOT sample has nothing to re-execute; re-scoring it through the simulator agrees.
+    seen.pilot_reexec_disabled = app
+        .eval("return document.querySelector('#compare-trace #replay-reexecute').disabled")
+        .await?
+        .as_bool()
+        .unwrap_or(false);
+    app.click("#compare-trace #replay-rescore").await?;
+    seen.pilot_rescore = app
+        .wait_text(
+            "#compare-trace #replay-verdict",
+            Duration::from_secs(60),
+            |t| !t.is_empty(),
+        )
+        .await?;
+    app.eval("document.querySelector('#compare-trace #replay').scrollIntoView(); return true")
+        .await?;
+    app.screenshot("results-rescore-pilot").await?;
+
+    // Two models of the demo run, paired on the same instances.
+    app.select("#compare-run", demo).await?;
+    app.select("#compare-model-a", "builtin:reference").await?;
+    app.select("#compare-model-b", "builtin:known-wrong")
+        .await?;
+    app.click("#compare-models-go").await?;
+    app.wait_text("#compare-stats", Duration::from_secs(30), |t| {
+        t.contains("builtin:known-wrong")
+    })
+    .await?;
+    seen.models_rows = app
+        .eval("return document.querySelectorAll('#compare-stats tbody tr').length")
+        .await?
+        .as_u64()
+        .unwrap_or(0);
+    seen.models_first = app.text("#compare-stats tbody tr").await?;
+    seen.models_disagreements = app.text("#compare-disagreements h2").await?;
+    app.eval("document.getElementById('compare-models').scrollIntoView(); return true")
+        .await?;
+    app.screenshot("results-compare-models").await?;
     Ok(seen)
 }
 
@@ -252,6 +357,19 @@ async fn results_page_matches_the_cli_and_shows_traces_exports_and_comparisons()
     let demo = runs[1]["run_id"].as_str().context("run 1")?.to_string();
     let report = crucible(&env, &["report", "--db", dbs, "--run", &demo, "--json"])?;
     let compare = crucible(&env, &["compare", "--db", dbs, &demo, &only, "--json"])?;
+    let models = crucible(
+        &env,
+        &[
+            "compare",
+            "--db",
+            dbs,
+            "--run",
+            &demo,
+            "--models",
+            "builtin:reference,builtin:known-wrong",
+            "--json",
+        ],
+    )?;
 
     let app = App::launch(&env).await?;
     let seen = flow(&app, &demo, &only).await;
@@ -308,6 +426,44 @@ async fn results_page_matches_the_cli_and_shows_traces_exports_and_comparisons()
     assert!(
         seen.compare_trace
             .eq_ignore_ascii_case("Evaluator criteria"),
+        "{seen:?}"
+    );
+
+    // Highlighted code is present; re-executing the failed composite agrees, with its revert.
+    assert!(seen.highlighted_keywords > 0, "{seen:?}");
+    // The composite's last reply is its submit control JSON (the code is in the rounds).
+    assert!(
+        seen.extracted.to_lowercase().starts_with("extracted json")
+            && seen.extracted.contains("submit"),
+        "{seen:?}"
+    );
+    assert_eq!(seen.replay_agrees, "true", "{seen:?}");
+    assert!(seen.replay_verdict.contains("agrees"), "{seen:?}");
+    assert!(
+        seen.replay_revert.contains("TRANSFER_FROM_FAILED"),
+        "{seen:?}"
+    );
+
+    assert!(seen.pilot_reexec_disabled, "{seen:?}");
+    assert!(seen.pilot_rescore.contains("agrees"), "{seen:?}");
+
+    // Chart hover details: titles on the data, the tooltip names a model and its coordinates.
+    assert!(seen.chart_titles > 0, "{seen:?}");
+    assert!(
+        seen.chart_tip.contains("builtin:") && seen.chart_tip.contains("AtomicAvg"),
+        "{seen:?}"
+    );
+
+    // Two models of one run: the CLI's comparisons, one row each.
+    let n = models["compare"]["comparisons"]
+        .as_array()
+        .map_or(0, Vec::len);
+    assert_eq!(seen.models_rows as usize, n, "{seen:?}");
+    assert!(seen.models_first.contains("builtin:reference"), "{seen:?}");
+    let total = models["disagreements_total"].as_u64().unwrap_or(0);
+    assert!(
+        seen.models_disagreements
+            .starts_with(&format!("Disagreements ({total}")),
         "{seen:?}"
     );
     Ok(())

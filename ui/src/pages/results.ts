@@ -2,12 +2,15 @@
 // --json`, sortable, filterable by category/difficulty; a click on a cell lists the samples behind
 // it) → a sample's trace; the report's charts with exports; two runs compared. Element ids and
 // data-* attributes are what the E2E tests use.
-import type { CompareView, RunInfo, SampleFilter, SamplePage, SampleTrace } from "../bindings";
+import type { CompareView, Replay, ReplayMode, RunInfo, SampleFilter, SamplePage, SampleTrace } from "../bindings";
 import { h, mount } from "../dom";
 import {
   resultsCharts,
   resultsCompare,
+  resultsCompareModels,
   resultsExport,
+  resultsExtracted,
+  resultsReplay,
   resultsFacets,
   resultsReport,
   resultsRuns,
@@ -18,6 +21,7 @@ import {
 } from "../ipc";
 import { errorBox } from "../status-view";
 import { roundsSection, type RoundLike } from "../rounds-view";
+import { highlightInto } from "../highlight";
 
 type Json = null | boolean | number | string | Json[] | { [k: string]: Json };
 type Row = Record<string, Json>;
@@ -461,8 +465,7 @@ async function renderCharts(content: HTMLElement, s: State): Promise<void> {
     return b;
   };
   const cards = r.value.map((c) => {
-    const img = h("img", { alt: c.name, class: "chart-img" });
-    img.src = `data:image/svg+xml;charset=utf-8,${encodeURIComponent(c.svg)}`;
+    const img = chartBox(c.name, c.svg);
     return h(
       "section",
       { class: "card chart", "data-chart": c.name },
@@ -471,6 +474,67 @@ async function renderCharts(content: HTMLElement, s: State): Promise<void> {
     );
   });
   mount(content, status, ...(cards.length ? cards : [h("p", { class: "muted" }, "No chart has data in this selection.")]));
+}
+
+const SVG_NS = "http://www.w3.org/2000/svg";
+/** Elements a plotters SVG uses; anything else (script, foreignObject, …) is dropped. */
+const SVG_ALLOWED = new Set(["svg", "g", "rect", "circle", "ellipse", "line", "polyline", "polygon", "path", "text", "tspan", "title", "defs", "clipPath"]);
+
+/** Copies `src` (a parsed SVG element) into this document, keeping only allowed elements and
+ *  presentation attributes (no event handlers, no links). */
+function cleanSvg(src: Element): Element | null {
+  if (!SVG_ALLOWED.has(src.localName)) return null;
+  const el = document.createElementNS(SVG_NS, src.localName);
+  for (const a of src.attributes) {
+    const n = a.name.toLowerCase();
+    if (n.startsWith("on") || n.includes("href") || a.value.toLowerCase().includes("javascript:")) continue;
+    el.setAttribute(a.name, a.value);
+  }
+  for (const ch of src.childNodes) {
+    if (ch.nodeType === Node.TEXT_NODE) el.append(document.createTextNode(ch.textContent ?? ""));
+    else if (ch.nodeType === Node.ELEMENT_NODE) {
+      const c = cleanSvg(ch as Element);
+      if (c) el.append(c);
+    }
+  }
+  return el;
+}
+
+/** A chart's SVG inlined (so its hover regions work), with a tooltip that follows the pointer
+ *  over any `data-hover` region; falls back to an image when the SVG does not parse. */
+function chartBox(name: string, svg: string): HTMLElement {
+  const box = h("div", { class: "chart-box", "data-chart-box": name });
+  const doc = new DOMParser().parseFromString(svg, "image/svg+xml");
+  const root = doc.documentElement;
+  const clean = root && root.localName === "svg" && !doc.querySelector("parsererror") ? cleanSvg(root) : null;
+  if (!clean) {
+    const img = h("img", { alt: name, class: "chart-img" });
+    img.src = `data:image/svg+xml;charset=utf-8,${encodeURIComponent(svg)}`;
+    box.append(img);
+    return box;
+  }
+  clean.setAttribute("role", "img");
+  clean.setAttribute("aria-label", name);
+  const tip = h("div", { class: "chart-tip", hidden: true });
+  box.append(clean, tip);
+  box.addEventListener("mouseover", (ev) => {
+    const t = (ev.target as Element | null)?.closest?.("[data-hover]");
+    if (!t) return;
+    tip.textContent = t.getAttribute("data-hover") ?? "";
+    const br = box.getBoundingClientRect();
+    const tr = t.getBoundingClientRect();
+    tip.style.left = `${Math.round(tr.right - br.left + 6)}px`;
+    tip.style.top = `${Math.round(tr.top - br.top)}px`;
+    tip.hidden = false;
+  });
+  // Hide when the pointer leaves a region (not on every other mouseover: scrolling under a
+  // resting pointer fires those too).
+  box.addEventListener("mouseout", (ev) => {
+    const from = (ev.target as Element | null)?.closest?.("[data-hover]");
+    const to = (ev.relatedTarget as Element | null)?.closest?.("[data-hover]");
+    if (from && from !== to) tip.hidden = true;
+  });
+  return box;
 }
 
 function describeFilter(f: SampleFilter): string {
@@ -698,7 +762,7 @@ function intentDiff(details: unknown): HTMLElement | null {
 
 /** QuestBench composite: every round (code, tx status, revert reason, query, feedback) and the
  *  decay arithmetic, from the stored verdict. */
-function compositeRounds(details: unknown): HTMLElement | null {
+function compositeRounds(details: unknown, id = "trace-rounds"): HTMLElement | null {
   const d = obj(details);
   const v = obj(d?.verdict);
   if (d?.kind !== "composite" || !v || !Array.isArray(v.rounds)) return null;
@@ -730,7 +794,7 @@ function compositeRounds(details: unknown): HTMLElement | null {
     decay: num(v.decay),
     score: num(v.score),
     agent_error: typeof v.agent_error === "string" ? v.agent_error : null,
-  }, rounds, "trace-rounds");
+  }, rounds, id);
 }
 
 /** PILOT: the turn timeline (tool calls, simulated faults) and the evaluator's criteria. */
@@ -777,8 +841,105 @@ function pilotTimeline(details: unknown): HTMLElement | null {
   );
 }
 
-function jsonSec(title: string, v: unknown, id?: string): HTMLElement {
-  return h("details", { class: "trace-sec", id, open: true }, h("summary", {}, title), h("pre", { class: "json" }, JSON.stringify(v, null, 2)));
+function jsonSec(title: string, v: unknown, id?: string, open = true): HTMLElement {
+  const pre = h("pre", { class: "json" });
+  highlightInto(pre, JSON.stringify(v, null, 2) ?? "null", "json");
+  return h("details", { class: "trace-sec", id, open }, h("summary", {}, title), pre);
+}
+
+/** The code/JSON the scorer read from the answer, highlighted (filled in when it arrives). */
+function extractedSection(id: number): HTMLElement {
+  const sec = h("section", { class: "trace-sec", id: "trace-extracted" }, h("h3", {}, "Extracted code"), h("p", { class: "muted small" }, "Loading…"));
+  void resultsExtracted(id).then((r) => {
+    if (!r.ok) {
+      mount(sec, h("h3", {}, "Extracted code"), errorBox(r.error));
+      return;
+    }
+    const x = r.value;
+    if (!x) {
+      mount(sec, h("h3", {}, "Extracted code"), h("p", { class: "muted small" }, "The answer has no code or JSON the scorer could read."));
+      return;
+    }
+    const pre = h("pre", { class: "code", "data-lang": x.lang });
+    highlightInto(pre, x.text, x.lang === "typescript" ? "typescript" : "json");
+    mount(
+      sec,
+      h("h3", {}, `Extracted ${x.lang === "typescript" ? "TypeScript" : "JSON"} `, h("span", { class: "muted small" }, `(${x.source}${x.truncated ? `; first ${x.text.length} of ${x.total_bytes} bytes` : ""})`)),
+      pre,
+    );
+  });
+  return sec;
+}
+
+const yesNo = (b: boolean) => (b ? "yes" : "no");
+
+/** The fresh verdict of a re-execution / re-score next to the stored one. */
+function replayView(r: Replay): HTMLElement {
+  const diffFields = new Set(r.differences.map((d) => d.field));
+  const row = (field: string, stored: string, fresh: string) =>
+    h("tr", { class: diffFields.has(field) ? "diff" : undefined, "data-replay-field": field }, h("td", {}, field), h("td", { class: "mono small" }, stored || "–"), h("td", { class: "mono small" }, fresh || "–"));
+  const verdictRows = [
+    row("outcome", r.stored.outcome, r.fresh.outcome),
+    row("score", r.stored.score.toFixed(4), r.fresh.score.toFixed(4)),
+    row("passed", yesNo(r.stored.passed), yesNo(r.fresh.passed)),
+    row("revert reason", r.stored.revert_reasons.join(" | "), r.fresh.revert_reasons.join(" | ")),
+    row("reason", r.stored.reason, r.fresh.reason),
+  ];
+  if (r.stored.k_act !== null || r.fresh.k_act !== null) verdictRows.push(row("k_act", String(r.stored.k_act ?? "–"), String(r.fresh.k_act ?? "–")));
+  const fresh = new Map(r.fresh.checks.map((c) => [c.name, c]));
+  const names = [...new Set([...r.stored.checks.map((c) => c.name), ...r.fresh.checks.map((c) => c.name)])];
+  const stored = new Map(r.stored.checks.map((c) => [c.name, c]));
+  const cell = (c: { passed: boolean; actual: string } | undefined) =>
+    c ? h("td", {}, h("span", { class: `badge ${c.passed ? "ok" : "warn"}` }, c.passed ? "pass" : "fail"), c.actual ? h("span", { class: "mono small" }, ` ${c.actual}`) : null) : h("td", { class: "muted" }, "–");
+  const checkRows = names.map((n) => {
+    const a = stored.get(n);
+    const b = fresh.get(n);
+    const differs = [...diffFields].some((f) => f === `check ${n}` || f.startsWith(`check ${n} #`));
+    return h("tr", { class: differs ? "diff" : undefined, "data-replay-check": n }, h("td", {}, n), h("td", { class: "mono small" }, (a ?? b)?.expected || "–"), cell(a), cell(b));
+  });
+  const title = r.mode === "reexecute" ? "Re-execution" : "Re-score";
+  return h(
+    "section",
+    { class: `trace-sec replay ${r.agrees ? "agree" : "disagree"}`, id: "replay", "data-agrees": String(r.agrees), "data-mode": r.mode },
+    h(
+      "h3",
+      {},
+      `${title}: `,
+      h("span", { class: r.agrees ? "verdict-agree" : "verdict-disagree", id: "replay-verdict" }, r.agrees ? "agrees with the stored result" : `DISAGREES (${r.differences.length} difference${r.differences.length === 1 ? "" : "s"})`),
+    ),
+    h(
+      "p",
+      { class: "muted small" },
+      `${r.executed ? "Executed on a fresh snapshot of the same seeded instance" : "Replayed through the scorer without a chain"} · ${r.turns} stored turn${r.turns === 1 ? "" : "s"} replayed, no model called · seed ${r.seed} · stored by crucible ${r.stored_version || "?"}, now ${r.current_version} · nothing was written to the store`,
+    ),
+    h("table", { class: "rtable compact", id: "replay-verdicts" }, h("thead", {}, h("tr", {}, h("th", {}, ""), h("th", {}, "stored"), h("th", {}, "fresh"))), h("tbody", {}, ...verdictRows)),
+    checkRows.length
+      ? h("table", { class: "rtable compact", id: "replay-checks" }, h("thead", {}, h("tr", {}, ...["check", "expected", "stored", "fresh"].map((c) => h("th", {}, c)))), h("tbody", {}, ...checkRows))
+      : null,
+    r.differences.length ? h("ul", { id: "replay-differences" }, ...r.differences.map((d) => h("li", { "data-difference": d.field }, h("b", {}, d.field), `: stored ${d.stored || "–"} → fresh ${d.fresh || "–"}`))) : null,
+    r.notes.length ? h("ul", { class: "muted small", id: "replay-notes" }, ...r.notes.map((n) => h("li", {}, n))) : null,
+    r.benchmark === "questbench" ? wrapFresh(compositeRounds(r.fresh_details, "replay-rounds")) : null,
+    jsonSec("Fresh details", r.fresh_details, "replay-details", false),
+  );
+}
+
+/** The fresh episode's rounds, folded (the stored ones are in the trace below). */
+function wrapFresh(el: HTMLElement | null): HTMLElement | null {
+  return el ? h("details", { class: "trace-sec", id: "replay-rounds-box" }, h("summary", {}, "Fresh rounds"), el) : null;
+}
+
+function replayButton(id: number, mode: ReplayMode, label: string, out: HTMLElement, disabledWhy: string | null): HTMLButtonElement {
+  const b = h("button", { class: "secondary", id: `replay-${mode}`, title: disabledWhy ?? undefined, disabled: disabledWhy !== null }, label);
+  b.addEventListener("click", async () => {
+    for (const x of document.querySelectorAll<HTMLButtonElement>("button[id^=replay-]")) x.disabled = true;
+    mount(out, h("p", { class: "muted", id: "replay-running", role: "status" }, `${label}: replaying the stored answer (the first time boots a chain; this takes a few seconds)…`));
+    const r = await resultsReplay(id, mode);
+    for (const x of document.querySelectorAll<HTMLButtonElement>("button[id^=replay-]")) x.disabled = x.dataset.never === "1";
+    if (r.ok) mount(out, replayView(r.value));
+    else mount(out, h("section", { class: "trace-sec", id: "replay" }, errorBox(r.error)));
+  });
+  if (disabledWhy) b.dataset.never = "1";
+  return b;
 }
 
 async function renderTrace(el: HTMLElement, id: number): Promise<void> {
@@ -830,13 +991,16 @@ async function renderTrace(el: HTMLElement, id: number): Promise<void> {
     ["cost / latency", `$${t.cost_usd.toFixed(4)} / ${t.latency_ms} ms`],
   ];
   if (t.error) facts.push(["error", t.error]);
+  const replayOut = h("div", { id: "replay-out" });
+  const noChain = s.benchmark === "pilot" ? "PILOT samples have no transaction to re-execute; re-score replays them through the simulator" : null;
   mount(
     el,
     h(
       "section",
       { class: "card trace", "data-sample": String(s.id) },
-      h("div", { class: "card-head" }, h("h2", {}, `Sample ${s.id}: ${s.task}`), h("div", { class: "actions" }, copy)),
+      h("div", { class: "card-head" }, h("h2", {}, `Sample ${s.id}: ${s.task}`), h("div", { class: "actions" }, replayButton(s.id, "reexecute", "Re-execute", replayOut, noChain), replayButton(s.id, "rescore", "Re-score", replayOut, null), copy)),
       copyStatus,
+      replayOut,
       h("dl", { class: "facts" }, ...facts.flatMap(([k, v]) => [h("dt", {}, k), h("dd", { "data-fact": k }, v)])),
       highlights(objs),
       checksTable(objs),
@@ -845,6 +1009,7 @@ async function renderTrace(el: HTMLElement, id: number): Promise<void> {
       s.benchmark === "pilot" ? pilotTimeline(t.details) : null,
       textBlock(s.id, "prompt", "Prompt", t.prompt),
       textBlock(s.id, "raw_answer", "Raw answer", t.raw_answer),
+      extractedSection(s.id),
       jsonSec("Metrics", t.metrics, "trace-metrics"),
       jsonSec("Details (extracted answer, rounds, transactions, state diff, checks)", t.details, "trace-details"),
       t.artefacts.length ? h("div", { id: "trace-artefacts" }, ...t.artefacts.map((a) => jsonSec(`Artefact: ${a.kind}`, a.data))) : null,
@@ -872,7 +1037,38 @@ function renderCompare(content: HTMLElement, s: State): void {
     if (!r.ok) mount(out, errorBox(r.error));
     else showCompare(out, s, r.value);
   });
-  mount(content, h("div", { class: "card" }, h("h2", {}, "Compare two runs"), h("div", { class: "filters" }, h("label", {}, "A ", a), h("label", {}, "B ", b), go)), out);
+  // Two models of one run: the same instances, rounds and seeds, paired.
+  const run = h("select", { id: "compare-run", "aria-label": "run" }, ...s.runs.map((r) => h("option", { value: r.run_id }, r.run_id)));
+  run.value = sel[0] ?? s.runs[0].run_id;
+  const ma = h("select", { id: "compare-model-a", "aria-label": "model A" });
+  const mb = h("select", { id: "compare-model-b", "aria-label": "model B" });
+  const fillModels = () => {
+    const models = s.runs.find((r) => r.run_id === run.value)?.models ?? [];
+    ma.replaceChildren(...models.map((m) => h("option", { value: m }, m)));
+    mb.replaceChildren(...models.map((m) => h("option", { value: m }, m)));
+    ma.value = models[0] ?? "";
+    mb.value = models[1] ?? models[0] ?? "";
+  };
+  fillModels();
+  run.addEventListener("change", fillModels);
+  const goModels = h("button", { class: "primary", id: "compare-models-go" }, "Compare models");
+  goModels.addEventListener("click", async () => {
+    mount(out, h("p", { class: "muted" }, "Comparing…"));
+    const r = await resultsCompareModels(run.value, ma.value, mb.value);
+    if (!r.ok) mount(out, errorBox(r.error));
+    else showCompare(out, s, r.value);
+  });
+  mount(
+    content,
+    h("div", { class: "card" }, h("h2", {}, "Compare two runs"), h("div", { class: "filters" }, h("label", {}, "A ", a), h("label", {}, "B ", b), go)),
+    h(
+      "div",
+      { class: "card", id: "compare-models" },
+      h("h2", {}, "Compare two models of one run"),
+      h("div", { class: "filters" }, h("label", {}, "Run ", run), h("label", {}, "A ", ma), h("label", {}, "B ", mb), goModels),
+    ),
+    out,
+  );
 }
 
 function showCompare(out: HTMLElement, s: State, v: CompareView): void {

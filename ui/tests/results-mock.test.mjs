@@ -1,0 +1,107 @@
+// Frontend-only tests of the Results page's sample actions and chart hover (same harness as
+// mock-ipc.test.mjs): a chart SVG is inlined through the allow-list (scripts, foreignObject and
+// event handlers dropped) and its hover regions show their text; Re-execute sends the sample id
+// and mode and renders a disagreement with its differences, model text never parsed as HTML;
+// the extracted code is highlighted. Run: npm --prefix ui test (after build).
+import { test } from "node:test";
+import assert from "node:assert/strict";
+import { mkdirSync } from "node:fs";
+import { join } from "node:path";
+import { open, shots, useBrowser } from "./harness.mjs";
+
+useBrowser();
+
+const RUN = { run_id: "run-1", status: "finished", created_at: "2026-11-22T10:00:00Z", samples: 1, passed: 0, benchmarks: ["questbench"], models: ["builtin:a", "builtin:b"] };
+const SUMMARY = {
+  id: 7, run_id: "run-1", benchmark: "questbench", model: "builtin:a", instance: "bnb_transfer", task: "bnb_transfer",
+  prompt_type: "", round: 0, kind: "atomic", category: "transfer", difficulty: "easy", outcome: "revert", score: 0, passed: false,
+};
+const clipped = (text) => ({ text, total_bytes: text.length, truncated: false });
+const TRACE = {
+  summary: SUMMARY, subcategory: "", seed: "42", prompt: clipped("Send 1 BNB"), raw_answer: clipped("```ts\nexport default 1\n```"),
+  metrics: { score_100: 0 }, details: { verdict: { checks: [] } }, k_act: null, k_opt: null, tokens_in: 0, tokens_out: 0,
+  cost_usd: 0, latency_ms: 3, error: null, events: [], artefacts: [],
+};
+const verdict = (outcome, score, actual) => ({
+  outcome, score, passed: score >= 0.6, reason: "", metrics: {}, k_act: null, revert_reasons: outcome === "revert" ? ["STF"] : [],
+  checks: [{ name: "balance <img src=x onerror=window.pwned=1>", weight: 100, expected: "1", actual, passed: actual === "1" }],
+});
+const REPLAY = {
+  sample_id: 7, mode: "reexecute", benchmark: "questbench", model: "builtin:a", instance: "bnb_transfer", seed: "42",
+  executed: true, turns: 1, stored: verdict("revert", 0, "0"), fresh: verdict("exact", 1, "1"), agrees: false,
+  differences: [
+    { field: "outcome", stored: "revert", fresh: "exact" },
+    { field: "score", stored: "0.0000", fresh: "1.0000" },
+    { field: "passed", stored: "false", fresh: "true" },
+    { field: "check balance <img src=x onerror=window.pwned=1>", stored: "fail (actual 0)", fresh: "pass (actual 1)" },
+    { field: "revert reason", stored: "STF", fresh: "" },
+  ],
+  notes: [], fresh_details: { verdict: { score: 100 } }, stored_version: "0.1.0", current_version: "0.1.0",
+};
+const SVG = `<svg xmlns="http://www.w3.org/2000/svg" width="200" height="100" viewBox="0 0 200 100">
+<script>window.pwned = 2</script><rect x="0" y="0" width="200" height="100" fill="#fff" onclick="window.pwned=3"/>
+<foreignObject><img xmlns="http://www.w3.org/1999/xhtml" src="x" onerror="window.pwned=4"/></foreignObject>
+<circle cx="50" cy="50" r="5" fill="#0072b2"/>
+<g class="hover"><circle cx="50" cy="50" r="8" fill="#000" fill-opacity="0" data-hover="builtin:a&#10;AtomicAvg: 12.50&#10;CompositeAvg: 40"><title>builtin:a
+AtomicAvg: 12.50
+CompositeAvg: 40</title></circle></g></svg>`;
+
+function handler(calls) {
+  return (cmd, args) => {
+    calls.push([cmd, args]);
+    switch (cmd) {
+      case "results_runs": return { ok: [RUN] };
+      case "results_report": return { ok: { samples: 1, runs: ["run-1"] } };
+      case "results_facets": return { ok: { categories: [], difficulties: [] } };
+      case "results_charts": return { ok: [{ name: "quadrant", svg: SVG }] };
+      case "results_samples": return { ok: { total: 1, offset: 0, limit: 50, rows: [SUMMARY] } };
+      case "results_sample": return { ok: TRACE };
+      case "results_extracted": return { ok: { lang: "typescript", source: "fenced typescript block", text: "const s = '<b>x</b>'; // c\nexport default 1", total_bytes: 44, truncated: false } };
+      case "results_replay": return { ok: REPLAY };
+      default: return { reject: { kind: "internal", message: `unexpected ${cmd}` } };
+    }
+  };
+}
+
+test("charts are inlined safely and hovering a point shows its details", async () => {
+  const calls = [];
+  const { page } = await open("#/results", handler(calls));
+  await page.locator("#tab-charts").click();
+  const box = page.locator("[data-chart-box='quadrant']");
+  await box.locator("svg").waitFor();
+  assert.equal(await box.locator("script").count(), 0);
+  assert.equal(await box.locator("foreignObject, img").count(), 0);
+  assert.equal(await box.locator("[onclick]").count(), 0);
+  assert.equal(await box.locator("svg title").count(), 1);
+  await box.locator("[data-hover]").dispatchEvent("mouseover");
+  const tip = await box.locator(".chart-tip").innerText();
+  assert.equal(tip, "builtin:a\nAtomicAvg: 12.50\nCompositeAvg: 40");
+  assert.equal(await page.evaluate(() => window.pwned ?? null), null);
+  mkdirSync(shots, { recursive: true });
+  await page.screenshot({ path: join(shots, "mock-results-chart-hover.png") });
+  await page.close();
+});
+
+test("re-execute shows the fresh verdict next to the stored one, differences marked, text never HTML", async () => {
+  const calls = [];
+  const { page } = await open("#/results", handler(calls));
+  await page.locator("#tab-samples").click();
+  await page.locator("#samples-table tr[data-sample='7'] td").first().click();
+  await page.locator("#trace-extracted pre[data-highlighted=typescript]").waitFor();
+  assert.ok((await page.locator("#trace-extracted .tok-kw").count()) >= 2, "const, export highlighted");
+  assert.equal(await page.locator("#trace-extracted b").count(), 0, "code text is not markup");
+  await page.locator("#replay-reexecute").click();
+  await page.locator("#replay[data-agrees=false]").waitFor();
+  assert.deepEqual(calls.filter((c) => c[0] === "results_replay").map((c) => c[1]), [{ id: 7, mode: "reexecute" }]);
+  assert.match(await page.locator("#replay-verdict").innerText(), /DISAGREES \(5 differences\)/i);
+  assert.equal(await page.locator("#replay-differences li").count(), 5);
+  assert.equal(await page.locator("#replay-verdicts tr.diff").count(), 4, "outcome, score, passed, revert reason differ; reason does not");
+  assert.equal(await page.locator("#replay-checks tr.diff").count(), 1);
+  assert.equal(await page.locator("#replay img").count(), 0, "check names are text");
+  assert.equal(await page.evaluate(() => window.pwned ?? null), null);
+  assert.equal(await page.locator("#replay-rescore").isDisabled(), false, "buttons come back after the replay");
+  mkdirSync(shots, { recursive: true });
+  await page.locator("#replay").scrollIntoViewIfNeeded();
+  await page.screenshot({ path: join(shots, "mock-results-replay.png") });
+  await page.close();
+});
