@@ -12,6 +12,7 @@ use std::collections::{BTreeMap, VecDeque};
 use serde::{Deserialize, Serialize};
 use ts_rs::TS;
 
+use crate::run::spec::ModelEndpoint;
 use crate::run::{serde_name, Benchmarks, InstanceMeta, Progress, RunSpec, BENCHMARKS};
 use crate::store::{Store, StoreError};
 use crate::Config;
@@ -67,6 +68,11 @@ pub struct RunForm {
     /// Kinds to keep (empty: all).
     #[serde(default)]
     pub kinds: Vec<String>,
+    /// The saved provider (by id) serving each provider model of `models`; models of several
+    /// providers with different URLs and keys can be mixed. A provider model not listed uses
+    /// `base_url` (or its provider's default URL).
+    #[serde(default)]
+    pub model_providers: BTreeMap<String, String>,
 }
 
 impl RunForm {
@@ -124,6 +130,7 @@ impl RunForm {
         }
         let mut spec = RunSpec::new(self.benchmarks.clone(), self.models.clone());
         spec.base_url = self.base_url.clone();
+        spec.endpoints = self.endpoints(data_dir)?;
         spec.limit = self.limit.map(|l| l as usize);
         spec.rounds = self.rounds;
         spec.seed = self.seed;
@@ -148,6 +155,63 @@ impl RunForm {
         crate::run::check_models(&spec, Some(data_dir))
             .map_err(|e| form_err("models", e.to_string()))?;
         Ok(spec)
+    }
+}
+
+impl RunForm {
+    /// The per-model endpoints of `model_providers`, from the saved providers in `data_dir`.
+    fn endpoints(
+        &self,
+        data_dir: &std::path::Path,
+    ) -> Result<BTreeMap<String, ModelEndpoint>, FormError> {
+        let mut out = BTreeMap::new();
+        if self.model_providers.is_empty() {
+            return Ok(out);
+        }
+        let registry =
+            crate::llm::Registry::load(data_dir).map_err(|e| form_err("models", e.to_string()))?;
+        for (model, id) in &self.model_providers {
+            if !self.models.contains(model) {
+                return Err(form_err(
+                    "models",
+                    format!("{model:?} has a provider ({id}) but is not one of the chosen models"),
+                ));
+            }
+            let p = registry.provider(id).ok_or_else(|| {
+                form_err(
+                    "models",
+                    format!("{model}: no saved provider {id:?} (Settings → Providers & models)"),
+                )
+            })?;
+            if !model.starts_with(&format!("{}:", p.kind)) {
+                return Err(form_err(
+                    "models",
+                    format!(
+                        "{model}: provider {id:?} is {}, not this model's provider",
+                        p.kind
+                    ),
+                ));
+            }
+            let url = p
+                .base_url
+                .as_deref()
+                .or(p.kind.default_base_url())
+                .map(|u| u.trim_end_matches('/').to_string())
+                .ok_or_else(|| {
+                    form_err(
+                        "models",
+                        format!("{model}: provider {id:?} has no base URL"),
+                    )
+                })?;
+            out.insert(
+                model.clone(),
+                ModelEndpoint {
+                    provider: id.clone(),
+                    base_url: url,
+                },
+            );
+        }
+        Ok(out)
     }
 }
 
@@ -297,6 +361,10 @@ fn instances_per_benchmark(
                 .map_err(|e| form_err("benchmarks", format!("{}: {e}", dir.display())))?;
             let quest: Vec<InstanceMeta> = tasks
                 .iter()
+                // An explicit selection (the demo's) replaces the catalogue order.
+                .filter(|t| {
+                    spec.quest_tasks.is_empty() || spec.quest_tasks.iter().any(|q| q == t.id())
+                })
                 .map(|t| InstanceMeta {
                     task: t.id().to_string(),
                     prompt_type: String::new(),
@@ -718,12 +786,7 @@ pub async fn list_runs(store: &Store) -> Result<Vec<RunListItem>, StoreError> {
 
 /// USD spent by a run's stored samples.
 pub async fn run_cost(store: &Store, run_id: &str) -> Result<f64, StoreError> {
-    Ok(store
-        .samples(run_id)
-        .await?
-        .iter()
-        .map(|(_, s)| s.cost_usd)
-        .sum())
+    store.cost(run_id).await
 }
 
 #[cfg(test)]
@@ -745,6 +808,7 @@ mod tests {
             categories: vec![],
             difficulties: vec![],
             kinds: vec![],
+            model_providers: BTreeMap::new(),
         }
     }
 

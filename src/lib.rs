@@ -32,6 +32,7 @@ pub mod config;
 pub mod console;
 pub mod intent;
 pub mod llm;
+pub mod perf;
 pub mod pilot;
 pub mod quest;
 pub mod report;

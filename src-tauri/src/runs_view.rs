@@ -96,3 +96,36 @@ pub async fn missing_per_model(
     }
     Ok(planned)
 }
+
+/// What the in-app demo runs, shown next to its button before it is pressed.
+#[derive(Debug, Clone, Serialize, TS)]
+pub struct DemoInfo {
+    /// The benchmarks it runs, in order.
+    pub benchmarks: Vec<String>,
+    /// The built-in agents it runs.
+    pub models: Vec<String>,
+    /// Samples in all.
+    pub samples: u32,
+    /// Why QuestBench is left out (Anvil, Deno or the bsc universe missing); `None`: included.
+    pub questbench_unavailable: Option<String>,
+}
+
+/// The demo's spec and what to show about it.
+pub async fn demo(
+    config: &crucible::Config,
+    store: &Store,
+) -> Result<(RunSpec, DemoInfo, Vec<(String, u32)>), CommandError> {
+    let c = config.clone();
+    let (spec, why) =
+        tauri::async_runtime::spawn_blocking(move || crucible::catalog::app_demo_spec(&c))
+            .await
+            .map_err(|e| CommandError::internal(format!("demo setup failed: {e}")))??;
+    let planned = per_model(config, &spec, store).await?;
+    let info = DemoInfo {
+        benchmarks: spec.benchmarks.clone(),
+        models: spec.models.clone(),
+        samples: planned.iter().map(|(_, n)| n).sum(),
+        questbench_unavailable: why,
+    };
+    Ok((spec, info, planned))
+}

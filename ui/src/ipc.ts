@@ -4,8 +4,8 @@
 import { invoke } from "@tauri-apps/api/core";
 import { listen } from "@tauri-apps/api/event";
 import type {
-  ChartView, CommandError, CompareView, ConnectionTest, Facets, LiveStatus, PlanResult, ProviderEntry, ProvidersView, RunForm, RunInfo, RunsView, SampleFilter, SamplePage, SampleTrace,
-  SystemStatus,
+  ChartView, CommandError, CompareView, DemoInfo, ConnectionTest, Facets, LiveStatus, PlanResult, ProviderEntry, ProvidersView, RunForm, RunInfo, RunsView, SampleFilter, SamplePage, SampleTrace,
+  PerfMark, SystemStatus,
 } from "./bindings";
 
 export type Result<T> = { ok: true; value: T } | { ok: false; error: CommandError };
@@ -160,3 +160,15 @@ export const resultsCompare = (runA: string, runB: string): Promise<Result<Compa
 /** Writes a chart (png/svg) or the tables (csv/latex); returns the paths. */
 export const resultsExport = (filter: SampleFilter, chart: string, format: string, dir: string | null = null): Promise<Result<string[]>> =>
   call<string[]>("results_export", { filter, chart, format, dir });
+
+// --- Perf hook (Rust: commands/perf.rs; active only when the app runs under `crucible bench app`) ---
+
+/** Reports a perf mark; resolves to the perf run's id after a `ready` mark when the bench asked for one. */
+export const perfMark = (mark: PerfMark): Promise<Result<string | null>> =>
+  call<string | null>("perf_mark", { mark });
+
+/** What the in-app demo runs (QuestBench only when Anvil, Deno and the bsc universe are there). */
+export const demoInfo = (): Promise<Result<DemoInfo>> => call<DemoInfo>("demo_info");
+
+/** Starts the in-app demo; resolves to its run id. */
+export const startDemo = (): Promise<Result<string>> => call<string>("start_demo");
