@@ -546,6 +546,8 @@ pub struct LiveStatus {
     pub failures: Vec<FailureView>,
     /// The last notice (budget reached, worker restarted, run error).
     pub notice: Option<String>,
+    /// Seconds since this session started (throughput and ETA move with it between samples).
+    pub elapsed_seconds: f64,
 }
 
 /// Folds [`Progress`] events into a [`LiveStatus`].
@@ -582,6 +584,7 @@ impl Tracker {
                     .collect(),
                 samples_per_min: 0.0,
                 eta_seconds: None,
+                elapsed_seconds: 0.0,
                 cost_usd: None,
                 failures: Vec::new(),
                 notice: None,
@@ -712,6 +715,7 @@ impl Tracker {
     pub fn snapshot(&self, elapsed_secs: f64) -> LiveStatus {
         let mut s = self.status.clone();
         s.failures = self.failures.iter().cloned().collect();
+        s.elapsed_seconds = elapsed_secs.max(0.0);
         if elapsed_secs > 0.0 {
             s.samples_per_min = f64::from(s.done) * 60.0 / elapsed_secs;
         }

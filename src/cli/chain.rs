@@ -230,7 +230,10 @@ pub async fn bench(config: &Config, cmd: BenchCmd) -> Result<()> {
                 project_dir: config.project_dir.clone(),
                 timeout: std::time::Duration::from_secs(60),
             };
-            (serde_json::to_value(crucible::perf::app(opts).await?)?, json)
+            (
+                serde_json::to_value(crucible::perf::app(opts).await?)?,
+                json,
+            )
         }
         BenchCmd::Orchestrator { json, samples } => {
             return super::runs::bench_orchestrator(config, json, samples).await

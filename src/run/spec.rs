@@ -234,11 +234,7 @@ impl RunSpec {
                 "an endpoint is given for {m:?}, which is not one of the run's models"
             )));
         }
-        if let Some(m) = self
-            .endpoints
-            .keys()
-            .find(|m| m.starts_with("builtin:"))
-        {
+        if let Some(m) = self.endpoints.keys().find(|m| m.starts_with("builtin:")) {
             return Err(RunError::Spec(format!(
                 "{m:?} is a built-in agent; it has no provider endpoint"
             )));

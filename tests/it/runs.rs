@@ -975,7 +975,10 @@ async fn one_run_mixes_two_saved_providers_with_their_own_urls_and_keys_and_resu
     let mut s = form.to_spec(&config.data_dir).unwrap();
     s.cache = false;
     assert_eq!(s.endpoints.len(), 2);
-    assert_eq!(s.endpoints["openai-compatible:alpha"].base_url, a.base_url());
+    assert_eq!(
+        s.endpoints["openai-compatible:alpha"].base_url,
+        a.base_url()
+    );
     assert_eq!(s.endpoints["openai-compatible:beta"].provider, idb);
 
     // Interrupted after 3 samples, then resumed by a fresh context (as after a restart).
@@ -1006,13 +1009,22 @@ async fn one_run_mixes_two_saved_providers_with_their_own_urls_and_keys_and_resu
     let samples = store.samples(&first.run_id).await.unwrap();
     for (_, s) in &samples {
         // A wrong key would be a 401 → agent_error; each server answered its own model.
-        assert_ne!(s.outcome, "agent_error", "{} {}: {:?}", s.model, s.instance, s.error);
+        assert_ne!(
+            s.outcome, "agent_error",
+            "{} {}: {:?}",
+            s.model, s.instance, s.error
+        );
         assert_eq!(s.raw_answer, "ok");
     }
     let per_model = |m: &str| samples.iter().filter(|(_, s)| s.model == m).count();
     assert_eq!(per_model("openai-compatible:alpha"), 16);
     assert_eq!(per_model("openai-compatible:beta"), 16);
-    assert!(a.requests() >= 16 && b.requests() >= 16, "{} {}", a.requests(), b.requests());
+    assert!(
+        a.requests() >= 16 && b.requests() >= 16,
+        "{} {}",
+        a.requests(),
+        b.requests()
+    );
 
     // Keys swapped: each server refuses the other's key, and the samples say so.
     std::env::set_var(&va, "key-beta-22");
@@ -1059,7 +1071,10 @@ async fn one_run_mixes_two_saved_providers_with_their_own_urls_and_keys_and_resu
     let e = run::check_models(&s3, Some(&config.data_dir))
         .unwrap_err()
         .to_string();
-    assert!(e.contains("\"gone\"") && e.contains("providers.json"), "{e}");
+    assert!(
+        e.contains("\"gone\"") && e.contains("providers.json"),
+        "{e}"
+    );
     std::env::remove_var(&va);
     std::env::remove_var(&vb);
 }
@@ -1068,7 +1083,10 @@ async fn one_run_mixes_two_saved_providers_with_their_own_urls_and_keys_and_resu
 async fn a_cancelled_demo_with_composites_resumes_to_the_samples_of_an_uninterrupted_run() {
     let config = crucible::Config::test();
     let demo = || {
-        let mut s = spec(&["questbench"], &["builtin:reference", "builtin:known-wrong"]);
+        let mut s = spec(
+            &["questbench"],
+            &["builtin:reference", "builtin:known-wrong"],
+        );
         s.limit = Some(4);
         s.seed = 5;
         let mut s = s.validate().unwrap();

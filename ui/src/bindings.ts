@@ -630,7 +630,11 @@ failures: Array<FailureView>,
 /**
  * The last notice (budget reached, worker restarted, run error).
  */
-notice: string | null, };
+notice: string | null, 
+/**
+ * Seconds since this session started (throughput and ETA move with it between samples).
+ */
+elapsed_seconds: number, };
 
 /**
  * Progress of one model.

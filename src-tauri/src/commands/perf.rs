@@ -25,7 +25,9 @@ pub async fn perf_mark(
     };
     perf::append(std::path::Path::new(&file), &mark)
         .map_err(|e| CommandError::internal(format!("writing the perf file: {e}")))?;
-    let url = std::env::var(perf::PERF_RUN_ENV).ok().filter(|u| !u.is_empty());
+    let url = std::env::var(perf::PERF_RUN_ENV)
+        .ok()
+        .filter(|u| !u.is_empty());
     let (PerfMark::Ready { .. }, Some(url)) = (&mark, url) else {
         return Ok(None);
     };

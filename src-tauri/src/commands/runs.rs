@@ -10,7 +10,9 @@ use crate::live::{launch, Launch};
 use crate::runs_view::{DemoInfo, PlanResult, RunsView};
 use crate::{AppState, CommandError};
 
-pub(crate) async fn open_store(state: &AppState) -> Result<(crucible::Config, Store), CommandError> {
+pub(crate) async fn open_store(
+    state: &AppState,
+) -> Result<(crucible::Config, Store), CommandError> {
     let config = state.config.clone()?;
     std::fs::create_dir_all(&config.data_dir).map_err(|e| {
         CommandError::internal(format!("creating {}: {e}", config.data_dir.display()))

@@ -51,10 +51,8 @@ function bar(done: number, total: number, label: string): HTMLElement {
   return h("progress", { max: String(Math.max(total, 1)), value: String(Math.min(done, total)), "aria-label": label });
 }
 
-function liveCard(s: LiveStatus, onCancel: () => void): HTMLElement {
+function liveCard(s: LiveStatus, cancel: HTMLElement): HTMLElement {
   const total = s.pending;
-  const cancel = h("button", { type: "button", class: "danger cancel-run" }, "Cancel run");
-  cancel.addEventListener("click", onCancel);
   const running = s.status === "running" || s.status === "starting";
   return h("section", { class: "card live", id: `live-${s.run_id}`, "data-status": s.status, "aria-label": `Run ${s.run_id} progress` },
     h("div", { class: "card-head" },
@@ -65,6 +63,7 @@ function liveCard(s: LiveStatus, onCancel: () => void): HTMLElement {
       h("span", { "data-field": "live-count" }, `${s.done} / ${total} samples`,
         s.already_done > 0 ? ` (+${s.already_done} stored before resuming)` : "")),
     h("dl", { class: "facts live-facts" },
+      h("dt", {}, "Elapsed"), h("dd", { "data-field": "elapsed" }, fmtDuration(s.elapsed_seconds)),
       h("dt", {}, "Throughput"), h("dd", { "data-field": "rate" }, `${s.samples_per_min.toFixed(1)} samples/min`),
       h("dt", {}, "ETA"), h("dd", { "data-field": "eta" }, !running ? "–" : s.eta_seconds === null ? "estimating…" : fmtDuration(s.eta_seconds)),
       h("dt", {}, "Cost so far"), h("dd", { "data-field": "cost" }, fmtUsd(s.cost_usd)),
@@ -195,10 +194,28 @@ async function renderList(root: HTMLElement): Promise<void> {
       h("a", { href: "#/runs/new", id: "new-run", class: "button primary" }, "New run")),
     problem, liveSlot, listSlot);
   const cards = new Map<string, LiveStatus>();
-  const drawLive = () => mount(liveSlot, ...[...cards.values()].map((s) => liveCard(s, async () => {
-    const r = await cancelRun(s.run_id);
-    if (!r.ok) mount(problem, errorBox(r.error));
-  })));
+  // One Cancel button per run, kept across redraws (several a second), so a keyboard user's
+  // focus on it survives the updates.
+  const cancels = new Map<string, HTMLElement>();
+  const cancelFor = (id: string): HTMLElement => {
+    let b = cancels.get(id);
+    if (!b) {
+      b = h("button", { type: "button", class: "danger cancel-run" }, "Cancel run");
+      b.addEventListener("click", async () => {
+        const r = await cancelRun(id);
+        if (!r.ok) mount(problem, errorBox(r.error));
+      });
+      cancels.set(id, b);
+    }
+    return b;
+  };
+  const drawLive = () => {
+    const active = document.activeElement;
+    mount(liveSlot, ...[...cards.values()].map((s) => liveCard(s, cancelFor(s.run_id))));
+    if (active instanceof HTMLElement && active !== document.activeElement && active.isConnected) {
+      active.focus({ preventScroll: true });
+    }
+  };
   const refresh = async () => {
     const r = await listRuns();
     if (!r.ok) {
