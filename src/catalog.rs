@@ -256,10 +256,10 @@ pub fn quest_unavailable(config: &Config) -> Option<String> {
     (!missing.is_empty()).then(|| format!("QuestBench needs {}", missing.join(", ")))
 }
 
-/// The in-app demo: built-in agents on PILOT-Bench and Intent2Tx (fields only), 3 tasks × 2
-/// rounds, plus QuestBench (2 atomic tasks and 1 composite, reference and known-wrong) when
-/// [`quest_unavailable`] says the chain can run. Returns the spec and, without QuestBench, why.
-pub fn app_demo_spec(config: &Config) -> Result<(RunSpec, Option<String>), RunError> {
+/// What the in-app demo runs: built-in agents on PILOT-Bench and Intent2Tx (fields only), plus
+/// QuestBench when [`quest_unavailable`] says the chain can run — `(benchmarks, models, why
+/// not)`. Cheap (file checks only): the UI shows it next to the demo button.
+pub fn app_demo_choice(config: &Config) -> (Vec<String>, Vec<String>, Option<String>) {
     let why_not = quest_unavailable(config);
     let mut benchmarks = vec!["intent2tx".to_string(), "pilot".to_string()];
     let mut models: Vec<String> = [
@@ -275,6 +275,14 @@ pub fn app_demo_spec(config: &Config) -> Result<(RunSpec, Option<String>), RunEr
         benchmarks.insert(0, "questbench".into());
         models.push("builtin:known-wrong".into());
     }
+    (benchmarks, models, why_not)
+}
+
+/// The in-app demo's spec ([`app_demo_choice`]): 3 tasks × 2 rounds; QuestBench, when included,
+/// gets 2 atomic tasks and 1 composite (stored in the spec, so a resume replays them). Returns
+/// the spec and, without QuestBench, why.
+pub fn app_demo_spec(config: &Config) -> Result<(RunSpec, Option<String>), RunError> {
+    let (benchmarks, models, why_not) = app_demo_choice(config);
     let mut spec = RunSpec::new(benchmarks, models);
     spec.limit = Some(3);
     spec.rounds = 2;

@@ -298,8 +298,8 @@ fn ready_ms(marks: &[PerfMark]) -> Option<f64> {
 }
 
 /// Runs the benchmark: `launches` cold starts (a fresh data dir each, so the app's first start),
-/// then one launch with the perf run against an in-process loopback server. Blocking; call it
-/// from a thread that may block (the loopback runs on the caller's tokio runtime).
+/// then one launch with the perf run against an in-process loopback server (served by the
+/// caller's tokio runtime; the launches wait on blocking threads).
 pub async fn app(opts: AppBenchOptions) -> Result<AppFigures, PerfError> {
     let display = ["DISPLAY", "WAYLAND_DISPLAY"]
         .iter()
@@ -328,7 +328,10 @@ pub async fn app(opts: AppBenchOptions) -> Result<AppFigures, PerfError> {
             Ok((t0.elapsed(), u))
         })
         .await
-        .map_err(|e| PerfError::Loopback(e.to_string()))??;
+        .map_err(|e| PerfError::Launch {
+            launch: i,
+            message: e.to_string(),
+        })??;
         tracing::info!(target: "perf", launch = i, ms = d.as_millis() as u64, "cold start");
         starts.push(d);
         ui.push(u);
@@ -362,7 +365,10 @@ pub async fn app(opts: AppBenchOptions) -> Result<AppFigures, PerfError> {
         )
     })
     .await
-    .map_err(|e| PerfError::Loopback(e.to_string()))??;
+    .map_err(|e| PerfError::Launch {
+        launch,
+        message: e.to_string(),
+    })??;
     let PerfMark::Run {
         seconds,
         updates,

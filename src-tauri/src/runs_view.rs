@@ -104,28 +104,32 @@ pub struct DemoInfo {
     pub benchmarks: Vec<String>,
     /// The built-in agents it runs.
     pub models: Vec<String>,
-    /// Samples in all.
-    pub samples: u32,
     /// Why QuestBench is left out (Anvil, Deno or the bsc universe missing); `None`: included.
     pub questbench_unavailable: Option<String>,
 }
 
-/// The demo's spec and what to show about it.
+impl DemoInfo {
+    /// What [`crucible::catalog::app_demo_choice`] picks here (file checks only, no catalogue).
+    pub fn of(config: &crucible::Config) -> Self {
+        let (benchmarks, models, why) = crucible::catalog::app_demo_choice(config);
+        Self {
+            benchmarks,
+            models,
+            questbench_unavailable: why,
+        }
+    }
+}
+
+/// The demo's spec and its planned samples per model.
 pub async fn demo(
     config: &crucible::Config,
     store: &Store,
-) -> Result<(RunSpec, DemoInfo, Vec<(String, u32)>), CommandError> {
+) -> Result<(RunSpec, Vec<(String, u32)>), CommandError> {
     let c = config.clone();
-    let (spec, why) =
+    let (spec, _) =
         tauri::async_runtime::spawn_blocking(move || crucible::catalog::app_demo_spec(&c))
             .await
             .map_err(|e| CommandError::internal(format!("demo setup failed: {e}")))??;
     let planned = per_model(config, &spec, store).await?;
-    let info = DemoInfo {
-        benchmarks: spec.benchmarks.clone(),
-        models: spec.models.clone(),
-        samples: planned.iter().map(|(_, n)| n).sum(),
-        questbench_unavailable: why,
-    };
-    Ok((spec, info, planned))
+    Ok((spec, planned))
 }

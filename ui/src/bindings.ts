@@ -518,10 +518,6 @@ benchmarks: Array<string>,
  */
 models: Array<string>, 
 /**
- * Samples in all.
- */
-samples: number, 
-/**
  * Why QuestBench is left out (Anvil, Deno or the bsc universe missing); `None`: included.
  */
 questbench_unavailable: string | null, };

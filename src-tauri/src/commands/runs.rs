@@ -59,8 +59,10 @@ pub async fn start_run(
 /// there; otherwise the reason).
 #[tauri::command]
 pub async fn demo_info(state: tauri::State<'_, AppState>) -> Result<DemoInfo, CommandError> {
-    let (config, store) = open_store(&state).await?;
-    Ok(crate::runs_view::demo(&config, &store).await?.1)
+    let config = state.config.clone()?;
+    tauri::async_runtime::spawn_blocking(move || DemoInfo::of(&config))
+        .await
+        .map_err(|e| CommandError::internal(format!("demo check failed: {e}")))
 }
 
 /// Starts the in-app demo (built-in agents; QuestBench included when the chain can run).
@@ -70,7 +72,7 @@ pub async fn start_demo(
     state: tauri::State<'_, AppState>,
 ) -> Result<String, CommandError> {
     let (config, store) = open_store(&state).await?;
-    let (spec, _, per_model) = crate::runs_view::demo(&config, &store).await?;
+    let (spec, per_model) = crate::runs_view::demo(&config, &store).await?;
     launch(
         app,
         Arc::clone(&state.runs),

@@ -141,7 +141,7 @@ function demoNote(): HTMLElement {
       return;
     }
     const d = r.value;
-    mount(note, `Built-in reference and fault-injecting agents on ${d.benchmarks.join(", ")}: ${d.samples} samples, 3 tasks × 2 rounds` +
+    mount(note, `Built-in reference and fault-injecting agents on ${d.benchmarks.join(", ")}, 3 tasks × 2 rounds` +
       (d.questbench_unavailable === null ? " (QuestBench on the local chain: about a minute)." : "; fills the results pages in seconds."));
     if (d.questbench_unavailable !== null) {
       note.after(h("span", { class: "notice small", id: "demo-no-quest", role: "status" },
