@@ -22,7 +22,8 @@ export async function perfReady(route: string): Promise<void> {
     void perfMark({ mark: "error", message: `${r.error.kind}: ${r.error.message}` });
     return;
   }
-  if (r.value !== null) await measureRun(r.value);
+  // Only a run id starts the measurement (outside the bench the answer is null).
+  if (typeof r.value === "string" && r.value !== "") await measureRun(r.value);
 }
 
 async function measureRun(runId: string): Promise<void> {
