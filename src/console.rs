@@ -164,55 +164,57 @@ impl RunForm {
         &self,
         data_dir: &std::path::Path,
     ) -> Result<BTreeMap<String, ModelEndpoint>, FormError> {
-        let mut out = BTreeMap::new();
-        if self.model_providers.is_empty() {
-            return Ok(out);
-        }
-        let registry =
-            crate::llm::Registry::load(data_dir).map_err(|e| form_err("models", e.to_string()))?;
-        for (model, id) in &self.model_providers {
-            if !self.models.contains(model) {
-                return Err(form_err(
-                    "models",
-                    format!("{model:?} has a provider ({id}) but is not one of the chosen models"),
-                ));
-            }
-            let p = registry.provider(id).ok_or_else(|| {
-                form_err(
-                    "models",
-                    format!("{model}: no saved provider {id:?} (Settings → Providers & models)"),
-                )
-            })?;
-            if !model.starts_with(&format!("{}:", p.kind)) {
-                return Err(form_err(
-                    "models",
-                    format!(
-                        "{model}: provider {id:?} is {}, not this model's provider",
-                        p.kind
-                    ),
-                ));
-            }
-            let url = p
-                .base_url
-                .as_deref()
-                .or(p.kind.default_base_url())
-                .map(|u| u.trim_end_matches('/').to_string())
-                .ok_or_else(|| {
-                    form_err(
-                        "models",
-                        format!("{model}: provider {id:?} has no base URL"),
-                    )
-                })?;
-            out.insert(
-                model.clone(),
-                ModelEndpoint {
-                    provider: id.clone(),
-                    base_url: url,
-                },
-            );
-        }
-        Ok(out)
+        endpoints_from_registry(data_dir, &self.models, &self.model_providers)
+            .map_err(|m| form_err("models", m))
     }
+}
+
+/// `{model: provider id}` → the run's per-model endpoints (`RunSpec::endpoints`), from the saved
+/// providers in `data_dir`: each model must be one of `models` and of the provider's kind, and
+/// the provider must be saved. Errors name the model and the provider.
+pub fn endpoints_from_registry(
+    data_dir: &std::path::Path,
+    models: &[String],
+    model_providers: &BTreeMap<String, String>,
+) -> Result<BTreeMap<String, ModelEndpoint>, String> {
+    let mut out = BTreeMap::new();
+    if model_providers.is_empty() {
+        return Ok(out);
+    }
+    let registry = crate::llm::Registry::load(data_dir).map_err(|e| e.to_string())?;
+    for (model, id) in model_providers {
+        if !models.contains(model) {
+            return Err(format!(
+                "{model:?} has a provider ({id}) but is not one of the chosen models"
+            ));
+        }
+        let p = registry.provider(id).ok_or_else(|| {
+            format!(
+                "{model}: no saved provider {id:?} in {} (Settings → Providers & models)",
+                crate::llm::Registry::file(data_dir).display()
+            )
+        })?;
+        if !model.starts_with(&format!("{}:", p.kind)) {
+            return Err(format!(
+                "{model}: provider {id:?} is {}, not this model's provider",
+                p.kind
+            ));
+        }
+        let url = p
+            .base_url
+            .as_deref()
+            .or(p.kind.default_base_url())
+            .map(|u| u.trim_end_matches('/').to_string())
+            .ok_or_else(|| format!("{model}: provider {id:?} has no base URL"))?;
+        out.insert(
+            model.clone(),
+            ModelEndpoint {
+                provider: id.clone(),
+                base_url: url,
+            },
+        );
+    }
+    Ok(out)
 }
 
 /// Samples of one benchmark in a plan.

@@ -47,6 +47,10 @@ pub struct RunArgs {
     /// Overrides the provider's URL for every provider model.
     #[arg(long)]
     base_url: Option<String>,
+    /// `MODEL=PROVIDER_ID` (repeatable): serve MODEL from that saved provider (its URL, its key);
+    /// one run may mix providers with different URLs and keys.
+    #[arg(long = "provider", value_name = "MODEL=PROVIDER_ID")]
+    providers: Vec<String>,
     /// Keep only these prompt types (repeatable: direct, retrieval, baseline, cot, optimal, flawed).
     #[arg(long = "prompt-type")]
     prompt_types: Vec<String>,
@@ -280,6 +284,16 @@ pub async fn run_cmd(config: &Config, a: RunArgs) -> Result<()> {
     spec.chain_workers = a.chain_workers;
     spec.budget_usd = a.budget;
     spec.base_url = a.base_url;
+    let mut chosen = std::collections::BTreeMap::new();
+    for p in &a.providers {
+        let (model, id) = p.split_once('=').with_context(|| {
+            format!("--provider {p:?} is not MODEL=PROVIDER_ID (e.g. openai-compatible:llama=lab)")
+        })?;
+        chosen.insert(model.trim().to_string(), id.trim().to_string());
+    }
+    spec.endpoints =
+        crucible::console::endpoints_from_registry(&config.data_dir, &spec.models, &chosen)
+            .map_err(|e| anyhow::anyhow!("--provider: {e}"))?;
     spec.prompt_types = a.prompt_types;
     spec.categories = a.categories;
     spec.difficulties = a.difficulties;

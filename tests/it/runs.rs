@@ -1139,3 +1139,62 @@ async fn a_cancelled_demo_with_composites_resumes_to_the_samples_of_an_uninterru
         "the composites ran"
     );
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_cli_mixes_saved_providers_with_provider_flags_and_names_a_bad_one() {
+    let a = Loopback::start_with_key(Duration::from_millis(1), Some("cli-key-a".into()))
+        .await
+        .unwrap();
+    let b = Loopback::start_with_key(Duration::from_millis(1), Some("cli-key-b".into()))
+        .await
+        .unwrap();
+    let dir = tempfile::tempdir().unwrap();
+    let data = dir.path().join("data");
+    two_providers(
+        &data,
+        ("cli-a", &a.base_url(), "CRUCIBLE_IT_CLI_KEY_A", "alpha"),
+        ("cli-b", &b.base_url(), "CRUCIBLE_IT_CLI_KEY_B", "beta"),
+    );
+    let db = dir.path().join("c.db");
+    let run = |providers: &[&str]| {
+        let mut c = crucible(&data);
+        c.env("CRUCIBLE_IT_CLI_KEY_A", "cli-key-a")
+            .env("CRUCIBLE_IT_CLI_KEY_B", "cli-key-b")
+            .args(["run", "--bench", "pilot", "--limit", "1", "--no-cache"])
+            .args(["--model", "openai-compatible:alpha"])
+            .args(["--model", "openai-compatible:beta", "--json", "--db"])
+            .arg(&db);
+        for p in providers {
+            c.args(["--provider", p]);
+        }
+        c.output().unwrap()
+    };
+    let out = run(&[
+        "openai-compatible:alpha=cli-a",
+        "openai-compatible:beta=cli-b",
+    ]);
+    let v = json_of(&out);
+    assert_eq!(
+        (
+            v["status"].as_str(),
+            v["finished"].as_u64(),
+            v["failed"].as_u64()
+        ),
+        (Some("finished"), Some(8), Some(0)),
+        "{v}"
+    );
+    assert!(a.requests() >= 4 && b.requests() >= 4);
+    for (bad, needle) in [
+        ("openai-compatible:alpha", "MODEL=PROVIDER_ID"),
+        ("openai-compatible:alpha=nope", "\"nope\""),
+        (
+            "openai-compatible:gamma=cli-a",
+            "not one of the chosen models",
+        ),
+    ] {
+        let out = run(&[bad]);
+        assert!(!out.status.success(), "{bad} was accepted");
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert!(err.contains(needle), "{bad}: {err}");
+    }
+}
