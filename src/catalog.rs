@@ -164,10 +164,179 @@ impl Benchmarks for Catalog {
     }
 }
 
-/// The loader orchestration uses: [`Catalog::load`] for a spec's benchmarks.
+/// The loader orchestration uses: [`Catalog::load`] for a spec's benchmarks, then the spec's
+/// explicit QuestBench selection (`RunSpec::quest_tasks`) when it has one.
 pub fn loader() -> LoadBenchmarks {
     Arc::new(|config: &Config, spec: &RunSpec| {
-        let c = Catalog::load(config, &spec.benchmarks, spec.intent_execute)?;
+        let mut c = Catalog::load(config, &spec.benchmarks, spec.intent_execute)?;
+        if !spec.quest_tasks.is_empty() {
+            c.select_quest(&spec.quest_tasks)?;
+        }
         Ok(Arc::new(c) as Arc<dyn Benchmarks>)
     })
+}
+
+/// The models of the CLI demo run: each benchmark's reference and two of its fault-injecting
+/// agents.
+pub const DEMO_MODELS: [&str; 8] = [
+    "builtin:reference",
+    "builtin:known-wrong",
+    "builtin:faulty-0.3",
+    "builtin:wrong-contract",
+    "builtin:placeholder-address",
+    "builtin:follows-plan",
+    "builtin:no-retry",
+    "builtin:random",
+];
+
+/// The composite QuestBench tasks of the demo, in the order they are added: an approve + swap
+/// (its known-wrong `missing_approval` script reverts on chain), a batch of token transfers and a
+/// query → wrap → verify workflow with an answer.
+pub const DEMO_COMPOSITES: [&str; 3] = [
+    "composite_approve_swap_tokens",
+    "composite_batch_transfer_2_tokens",
+    "composite_query_balance_wrap_verify",
+];
+
+/// The demo's QuestBench tasks out of the catalogue's `(id, kind)` list: the first atomic tasks,
+/// then `composites` of [`DEMO_COMPOSITES`] (at most half of `limit`), `limit` in all.
+pub fn demo_quest_ids(
+    catalogue: &[(String, crate::quest::task::Kind)],
+    limit: usize,
+    composites: usize,
+) -> Vec<String> {
+    let n = composites.min(limit / 2).min(DEMO_COMPOSITES.len());
+    let mut ids: Vec<String> = catalogue
+        .iter()
+        .filter(|(_, k)| *k == crate::quest::task::Kind::Atomic)
+        .map(|(id, _)| id.clone())
+        .take(limit - n)
+        .collect();
+    ids.extend(DEMO_COMPOSITES[..n].iter().map(|s| s.to_string()));
+    ids
+}
+
+/// The demo's QuestBench selection written into `spec.quest_tasks` (so a resume replays the
+/// same tasks); nothing when the spec has no QuestBench. `spec.limit` must be set.
+pub fn select_demo_quest(
+    config: &Config,
+    spec: &mut RunSpec,
+    composites: usize,
+) -> Result<(), RunError> {
+    if !spec.benchmarks.iter().any(|b| b == "questbench") {
+        return Ok(());
+    }
+    let c = Catalog::load(config, &["questbench".to_string()], false)?;
+    let limit = spec.limit.unwrap_or(usize::MAX).min(c.quest_ids().len());
+    spec.quest_tasks = demo_quest_ids(&c.quest_ids(), limit, composites);
+    Ok(())
+}
+
+/// Why QuestBench cannot run here (Anvil, Deno or the bsc universe missing), or `None` when it
+/// can. The message names what is missing and how to get it.
+pub fn quest_unavailable(config: &Config) -> Option<String> {
+    let status = crate::status::system_status(config);
+    let mut missing = Vec::new();
+    for t in &status.tools {
+        if let (true, crate::status::ToolLocation::Missing { .. }) =
+            (t.name == "anvil" || t.name == "deno", &t.location)
+        {
+            missing.push(format!(
+                "{} (run `npm ci` in the project directory)",
+                t.name
+            ));
+        }
+    }
+    let bsc_built = status.universes.iter().any(|u| {
+        u.profile == "bsc" && matches!(u.state, crate::status::UniverseState::Built { .. })
+    });
+    if !bsc_built {
+        missing.push("the bsc universe (`crucible universe build --profile bsc`)".into());
+    }
+    (!missing.is_empty()).then(|| format!("QuestBench needs {}", missing.join(", ")))
+}
+
+/// What the in-app demo runs: built-in agents on PILOT-Bench and Intent2Tx (fields only), plus
+/// QuestBench when [`quest_unavailable`] says the chain can run — `(benchmarks, models, why
+/// not)`. Cheap (file checks only): the UI shows it next to the demo button.
+pub fn app_demo_choice(config: &Config) -> (Vec<String>, Vec<String>, Option<String>) {
+    let why_not = quest_unavailable(config);
+    let mut benchmarks = vec!["intent2tx".to_string(), "pilot".to_string()];
+    let mut models: Vec<String> = [
+        "builtin:reference",
+        "builtin:wrong-contract",
+        "builtin:numeric-drift",
+        "builtin:follows-plan",
+        "builtin:no-retry",
+    ]
+    .map(String::from)
+    .to_vec();
+    if why_not.is_none() {
+        benchmarks.insert(0, "questbench".into());
+        models.push("builtin:known-wrong".into());
+    }
+    (benchmarks, models, why_not)
+}
+
+/// The in-app demo's spec ([`app_demo_choice`]): 3 tasks × 2 rounds; QuestBench, when included,
+/// gets 2 atomic tasks and 1 composite (stored in the spec, so a resume replays them). Returns
+/// the spec and, without QuestBench, why.
+pub fn app_demo_spec(config: &Config) -> Result<(RunSpec, Option<String>), RunError> {
+    let (benchmarks, models, why_not) = app_demo_choice(config);
+    let mut spec = RunSpec::new(benchmarks, models);
+    spec.limit = Some(3);
+    spec.rounds = 2;
+    spec.concurrency = 4;
+    spec.intent_execute = false;
+    let mut spec = spec.validate()?;
+    select_demo_quest(config, &mut spec, 1)?;
+    Ok((spec, why_not))
+}
+
+#[cfg(test)]
+mod demo_tests {
+    use super::*;
+    use crate::quest::task::Kind;
+
+    #[test]
+    fn demo_ids_take_atomic_tasks_then_at_most_half_composites() {
+        let cat: Vec<(String, Kind)> = vec![
+            ("a1".into(), Kind::Atomic),
+            ("c9".into(), Kind::Composite),
+            ("a2".into(), Kind::Atomic),
+            ("a3".into(), Kind::Atomic),
+        ];
+        let cases: [(usize, usize, &[&str]); 4] = [
+            (3, 1, &["a1", "a2", DEMO_COMPOSITES[0]]),
+            (2, 3, &["a1", DEMO_COMPOSITES[0]]),
+            (3, 0, &["a1", "a2", "a3"]),
+            (
+                8,
+                3,
+                &[
+                    "a1",
+                    "a2",
+                    "a3",
+                    DEMO_COMPOSITES[0],
+                    DEMO_COMPOSITES[1],
+                    DEMO_COMPOSITES[2],
+                ],
+            ),
+        ];
+        for (limit, comp, want) in cases {
+            assert_eq!(demo_quest_ids(&cat, limit, comp), want, "{limit} {comp}");
+        }
+    }
+
+    #[test]
+    fn the_app_demo_includes_questbench_exactly_when_the_chain_can_run() {
+        let mut config = Config::test();
+        // No Anvil anywhere: QuestBench is left out and the reason names it.
+        config.anvil_path = Some("/nonexistent/anvil".into());
+        let (spec, why) = app_demo_spec(&config).unwrap();
+        assert!(!spec.benchmarks.contains(&"questbench".to_string()));
+        assert!(spec.quest_tasks.is_empty());
+        let why = why.expect("a reason");
+        assert!(why.contains("anvil") && why.contains("npm ci"), "{why}");
+    }
 }

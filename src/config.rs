@@ -147,12 +147,12 @@ impl Config {
     }
 
     /// A configuration for tests: a fresh temp data dir, port 0, seed 7, the checkout's tools.
+    ///
+    /// The data dirs of one process live under one per-process dir (`<tmp>/crucible-test-<pid>/`);
+    /// each is removed when the thread that asked for it ends (the test's), and the per-process
+    /// dirs of test processes that are gone (killed) by the next test process that asks for one.
     pub fn test() -> Self {
-        let dir = std::env::temp_dir().join(format!(
-            "crucible-test-{}-{}",
-            std::process::id(),
-            TEST_DIRS.fetch_add(1, std::sync::atomic::Ordering::Relaxed)
-        ));
+        let dir = test_data_dir();
         Self {
             data_dir: dir,
             project_dir: PathBuf::from(env!("CARGO_MANIFEST_DIR")),
@@ -192,6 +192,69 @@ impl Config {
 }
 
 static TEST_DIRS: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
+
+/// The prefix of [`Config::test`]'s per-process dirs in the temp dir.
+const TEST_PREFIX: &str = "crucible-test-";
+
+/// The data dirs [`Config::test`] handed out on this thread, removed when the thread ends (a
+/// test's thread ends with the test).
+struct ThreadTestDirs(std::cell::RefCell<Vec<PathBuf>>);
+
+impl Drop for ThreadTestDirs {
+    fn drop(&mut self) {
+        for d in self.0.borrow().iter() {
+            let _ = std::fs::remove_dir_all(d);
+        }
+    }
+}
+
+thread_local! {
+    static THREAD_TEST_DIRS: ThreadTestDirs = const { ThreadTestDirs(std::cell::RefCell::new(Vec::new())) };
+}
+
+/// A new data dir under `<tmp>/crucible-test-<pid>/`, removed when the calling thread ends; the
+/// first call of a process sweeps the dirs of test processes that are gone.
+fn test_data_dir() -> PathBuf {
+    static ONCE: std::sync::Once = std::sync::Once::new();
+    ONCE.call_once(|| sweep_dead_test_dirs(&std::env::temp_dir()));
+    let dir = own_test_root().join(
+        TEST_DIRS
+            .fetch_add(1, std::sync::atomic::Ordering::Relaxed)
+            .to_string(),
+    );
+    let _ = THREAD_TEST_DIRS.try_with(|d| d.0.borrow_mut().push(dir.clone()));
+    dir
+}
+
+fn own_test_root() -> PathBuf {
+    std::env::temp_dir().join(format!("{TEST_PREFIX}{}", std::process::id()))
+}
+
+/// The pid a test dir name belongs to (`crucible-test-<pid>` and the older
+/// `crucible-test-<pid>-<n>`).
+fn test_dir_pid(name: &str) -> Option<u32> {
+    let rest = name.strip_prefix(TEST_PREFIX)?;
+    rest.split('-').next()?.parse().ok()
+}
+
+/// Removes test dirs in `tmp` whose process no longer runs (Linux: no `/proc/<pid>`).
+fn sweep_dead_test_dirs(tmp: &Path) {
+    if !Path::new("/proc/self").exists() {
+        return;
+    }
+    let Ok(entries) = std::fs::read_dir(tmp) else {
+        return;
+    };
+    for e in entries.flatten() {
+        let name = e.file_name();
+        let Some(pid) = name.to_str().and_then(test_dir_pid) else {
+            continue;
+        };
+        if pid != std::process::id() && !Path::new(&format!("/proc/{pid}")).exists() {
+            let _ = std::fs::remove_dir_all(e.path());
+        }
+    }
+}
 
 fn discover(
     tool: &'static str,
@@ -238,6 +301,42 @@ fn is_executable(p: &Path) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn test_dirs_of_dead_processes_are_swept_and_live_ones_kept() {
+        assert_eq!(test_dir_pid("crucible-test-123"), Some(123));
+        assert_eq!(test_dir_pid("crucible-test-123-4"), Some(123));
+        assert_eq!(test_dir_pid("crucible-testing"), None);
+        assert_eq!(test_dir_pid("other-123"), None);
+        let tmp = tempfile::tempdir().unwrap();
+        // Above the kernel's largest pid_max: never a live process.
+        let dead = tmp.path().join("crucible-test-4194305");
+        let dead_old = tmp.path().join("crucible-test-4194306-3");
+        let live = tmp
+            .path()
+            .join(format!("crucible-test-{}", std::process::id()));
+        let other = tmp.path().join("crucible-keep");
+        for d in [&dead, &dead_old, &live, &other] {
+            std::fs::create_dir_all(d.join("x")).unwrap();
+        }
+        sweep_dead_test_dirs(tmp.path());
+        if Path::new("/proc/self").exists() {
+            assert!(!dead.exists() && !dead_old.exists());
+        }
+        assert!(live.exists() && other.exists());
+        // Config::test's dirs are under this process's own root.
+        assert!(Config::test().data_dir.starts_with(own_test_root()));
+        // A test's data dir goes when its thread ends.
+        let dir = std::thread::spawn(|| {
+            let c = Config::test();
+            std::fs::create_dir_all(c.data_dir.join("sub")).unwrap();
+            std::fs::write(c.data_dir.join("sub/f"), "x").unwrap();
+            c.data_dir
+        })
+        .join()
+        .unwrap();
+        assert!(!dir.exists(), "{} was left behind", dir.display());
+    }
 
     #[test]
     fn explicit_missing_tool_names_the_path_and_how_to_install() {

@@ -12,6 +12,7 @@ use std::collections::{BTreeMap, VecDeque};
 use serde::{Deserialize, Serialize};
 use ts_rs::TS;
 
+use crate::run::spec::ModelEndpoint;
 use crate::run::{serde_name, Benchmarks, InstanceMeta, Progress, RunSpec, BENCHMARKS};
 use crate::store::{Store, StoreError};
 use crate::Config;
@@ -67,6 +68,11 @@ pub struct RunForm {
     /// Kinds to keep (empty: all).
     #[serde(default)]
     pub kinds: Vec<String>,
+    /// The saved provider (by id) serving each provider model of `models`; models of several
+    /// providers with different URLs and keys can be mixed. A provider model not listed uses
+    /// `base_url` (or its provider's default URL).
+    #[serde(default)]
+    pub model_providers: BTreeMap<String, String>,
 }
 
 impl RunForm {
@@ -124,6 +130,7 @@ impl RunForm {
         }
         let mut spec = RunSpec::new(self.benchmarks.clone(), self.models.clone());
         spec.base_url = self.base_url.clone();
+        spec.endpoints = self.endpoints(data_dir)?;
         spec.limit = self.limit.map(|l| l as usize);
         spec.rounds = self.rounds;
         spec.seed = self.seed;
@@ -149,6 +156,65 @@ impl RunForm {
             .map_err(|e| form_err("models", e.to_string()))?;
         Ok(spec)
     }
+}
+
+impl RunForm {
+    /// The per-model endpoints of `model_providers`, from the saved providers in `data_dir`.
+    fn endpoints(
+        &self,
+        data_dir: &std::path::Path,
+    ) -> Result<BTreeMap<String, ModelEndpoint>, FormError> {
+        endpoints_from_registry(data_dir, &self.models, &self.model_providers)
+            .map_err(|m| form_err("models", m))
+    }
+}
+
+/// `{model: provider id}` → the run's per-model endpoints (`RunSpec::endpoints`), from the saved
+/// providers in `data_dir`: each model must be one of `models` and of the provider's kind, and
+/// the provider must be saved. Errors name the model and the provider.
+pub fn endpoints_from_registry(
+    data_dir: &std::path::Path,
+    models: &[String],
+    model_providers: &BTreeMap<String, String>,
+) -> Result<BTreeMap<String, ModelEndpoint>, String> {
+    let mut out = BTreeMap::new();
+    if model_providers.is_empty() {
+        return Ok(out);
+    }
+    let registry = crate::llm::Registry::load(data_dir).map_err(|e| e.to_string())?;
+    for (model, id) in model_providers {
+        if !models.contains(model) {
+            return Err(format!(
+                "{model:?} has a provider ({id}) but is not one of the chosen models"
+            ));
+        }
+        let p = registry.provider(id).ok_or_else(|| {
+            format!(
+                "{model}: no saved provider {id:?} in {} (Settings → Providers & models)",
+                crate::llm::Registry::file(data_dir).display()
+            )
+        })?;
+        if !model.starts_with(&format!("{}:", p.kind)) {
+            return Err(format!(
+                "{model}: provider {id:?} is {}, not this model's provider",
+                p.kind
+            ));
+        }
+        let url = p
+            .base_url
+            .as_deref()
+            .or(p.kind.default_base_url())
+            .map(|u| u.trim_end_matches('/').to_string())
+            .ok_or_else(|| format!("{model}: provider {id:?} has no base URL"))?;
+        out.insert(
+            model.clone(),
+            ModelEndpoint {
+                provider: id.clone(),
+                base_url: url,
+            },
+        );
+    }
+    Ok(out)
 }
 
 /// Samples of one benchmark in a plan.
@@ -297,6 +363,10 @@ fn instances_per_benchmark(
                 .map_err(|e| form_err("benchmarks", format!("{}: {e}", dir.display())))?;
             let quest: Vec<InstanceMeta> = tasks
                 .iter()
+                // An explicit selection (the demo's) replaces the catalogue order.
+                .filter(|t| {
+                    spec.quest_tasks.is_empty() || spec.quest_tasks.iter().any(|q| q == t.id())
+                })
                 .map(|t| InstanceMeta {
                     task: t.id().to_string(),
                     prompt_type: String::new(),
@@ -478,6 +548,8 @@ pub struct LiveStatus {
     pub failures: Vec<FailureView>,
     /// The last notice (budget reached, worker restarted, run error).
     pub notice: Option<String>,
+    /// Seconds since this session started (throughput and ETA move with it between samples).
+    pub elapsed_seconds: f64,
 }
 
 /// Folds [`Progress`] events into a [`LiveStatus`].
@@ -514,6 +586,7 @@ impl Tracker {
                     .collect(),
                 samples_per_min: 0.0,
                 eta_seconds: None,
+                elapsed_seconds: 0.0,
                 cost_usd: None,
                 failures: Vec::new(),
                 notice: None,
@@ -644,6 +717,7 @@ impl Tracker {
     pub fn snapshot(&self, elapsed_secs: f64) -> LiveStatus {
         let mut s = self.status.clone();
         s.failures = self.failures.iter().cloned().collect();
+        s.elapsed_seconds = elapsed_secs.max(0.0);
         if elapsed_secs > 0.0 {
             s.samples_per_min = f64::from(s.done) * 60.0 / elapsed_secs;
         }
@@ -718,12 +792,7 @@ pub async fn list_runs(store: &Store) -> Result<Vec<RunListItem>, StoreError> {
 
 /// USD spent by a run's stored samples.
 pub async fn run_cost(store: &Store, run_id: &str) -> Result<f64, StoreError> {
-    Ok(store
-        .samples(run_id)
-        .await?
-        .iter()
-        .map(|(_, s)| s.cost_usd)
-        .sum())
+    store.cost(run_id).await
 }
 
 #[cfg(test)]
@@ -745,6 +814,7 @@ mod tests {
             categories: vec![],
             difficulties: vec![],
             kinds: vec![],
+            model_providers: BTreeMap::new(),
         }
     }
 

@@ -35,6 +35,7 @@ pub mod console;
 pub mod inspect;
 pub mod intent;
 pub mod llm;
+pub mod perf;
 pub mod pilot;
 pub mod quest;
 pub mod report;

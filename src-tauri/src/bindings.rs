@@ -35,6 +35,7 @@ pub fn typescript() -> String {
     decl::<ToolLocation>(&mut out);
     decl::<UniverseStatus>(&mut out);
     decl::<UniverseState>(&mut out);
+    decl::<crucible::perf::PerfMark>(&mut out);
     // Run console: providers and models.
     {
         use crucible::llm::{
@@ -66,6 +67,7 @@ pub fn typescript() -> String {
         decl::<TaskFacets>(&mut out);
         decl::<FormError>(&mut out);
         decl::<crate::RunsView>(&mut out);
+        decl::<crate::DemoInfo>(&mut out);
         decl::<RunListItem>(&mut out);
         decl::<LiveStatus>(&mut out);
         decl::<ModelProgress>(&mut out);

@@ -12,7 +12,7 @@ mod runs_view;
 
 pub use error::{CommandError, ErrorKind};
 pub use providers_view::{BuiltinAgentView, ProviderView, ProvidersView};
-pub use runs_view::{PlanResult, RunsView};
+pub use runs_view::{DemoInfo, PlanResult, RunsView};
 
 /// What every command can read: the configuration, or why it could not be loaded. A broken config
 /// file must not stop the window from opening; the UI shows the error instead.
@@ -64,6 +64,7 @@ pub fn run() {
         .manage(commands::tasks::StudioState::default())
         .invoke_handler(tauri::generate_handler![
             commands::system::get_system_status,
+            commands::perf::perf_mark,
             // Run console (Settings → Providers & models; Runs)
             commands::providers::list_providers,
             commands::providers::save_provider,
@@ -76,6 +77,8 @@ pub fn run() {
             commands::runs::list_runs_view,
             commands::runs::get_live,
             commands::runs::delete_run,
+            commands::runs::demo_info,
+            commands::runs::start_demo,
             // Tasks page (the studio).
             commands::tasks::list_tasks,
             commands::tasks::get_task,

@@ -1,7 +1,8 @@
 //! Runs started from the app: the registry of runs in flight (cancel tokens and live trackers),
 //! and the task that folds the orchestrator's progress events into a
-//! [`crucible::console::LiveStatus`] and emits it to the window as the `run:progress` event at
-//! most [`EMIT_EVERY`] (a few updates a second, whatever the run's speed). Runs keep their state
+//! [`crucible::console::LiveStatus`] and emits it to the window as the `run:progress` event every
+//! [`EMIT_EVERY`] while the run goes (4 updates a second, whatever the run's speed: progress is
+//! coalesced, never one event per sample). Runs keep their state
 //! in the database; closing the app stops them and leaves them resumable.
 
 use std::collections::BTreeMap;
@@ -153,6 +154,7 @@ async fn forward(
 ) {
     let started = Instant::now();
     let mut tick = tokio::time::interval(EMIT_EVERY);
+    // Samples were stored since the cost was last read.
     let mut dirty = false;
     let mut last_cost: Option<Instant> = None;
     let mut run_id = String::new();
@@ -182,11 +184,15 @@ async fn forward(
                 dirty = true;
             }
             _ = tick.tick() => {
-                if !dirty || run_id.is_empty() {
+                // While the run goes, every tick is an update (elapsed time, throughput and ETA
+                // move even between samples: a 32-wide run of multi-turn samples finishes them
+                // in waves seconds apart); the cost is re-read only when samples were stored.
+                if run_id.is_empty() {
                     continue;
                 }
-                if last_cost.is_none_or(|t| t.elapsed() >= COST_EVERY) {
+                if dirty && last_cost.is_none_or(|t| t.elapsed() >= COST_EVERY) {
                     last_cost = Some(Instant::now());
+                    dirty = false;
                     if let Ok(c) = run_cost(&store, &run_id).await {
                         if let Ok(mut t) = tracker.lock() { t.set_cost(c); }
                     }
@@ -194,7 +200,6 @@ async fn forward(
                 if let Some(s) = snapshot(&tracker) {
                     let _ = app.emit(PROGRESS_EVENT, s);
                 }
-                dirty = false;
             }
         }
     }

@@ -96,3 +96,40 @@ pub async fn missing_per_model(
     }
     Ok(planned)
 }
+
+/// What the in-app demo runs, shown next to its button before it is pressed.
+#[derive(Debug, Clone, Serialize, TS)]
+pub struct DemoInfo {
+    /// The benchmarks it runs, in order.
+    pub benchmarks: Vec<String>,
+    /// The built-in agents it runs.
+    pub models: Vec<String>,
+    /// Why QuestBench is left out (Anvil, Deno or the bsc universe missing); `None`: included.
+    pub questbench_unavailable: Option<String>,
+}
+
+impl DemoInfo {
+    /// What [`crucible::catalog::app_demo_choice`] picks here (file checks only, no catalogue).
+    pub fn of(config: &crucible::Config) -> Self {
+        let (benchmarks, models, why) = crucible::catalog::app_demo_choice(config);
+        Self {
+            benchmarks,
+            models,
+            questbench_unavailable: why,
+        }
+    }
+}
+
+/// The demo's spec and its planned samples per model.
+pub async fn demo(
+    config: &crucible::Config,
+    store: &Store,
+) -> Result<(RunSpec, Vec<(String, u32)>), CommandError> {
+    let c = config.clone();
+    let (spec, _) =
+        tauri::async_runtime::spawn_blocking(move || crucible::catalog::app_demo_spec(&c))
+            .await
+            .map_err(|e| CommandError::internal(format!("demo setup failed: {e}")))??;
+    let planned = per_model(config, &spec, store).await?;
+    Ok((spec, planned))
+}

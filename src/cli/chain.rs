@@ -107,6 +107,27 @@ pub enum BenchCmd {
         #[arg(long, default_value_t = 10)]
         calls_per_agent: usize,
     },
+    /// The desktop app (needs a display: run under `xvfb-run -a`): cold start to an interactive
+    /// first screen (median of --launches) and, during a 32-concurrency run against the loopback
+    /// provider, progress updates per second and frame gaps in the UI.
+    App {
+        /// Print JSON.
+        #[arg(long)]
+        json: bool,
+        /// The built app (default: `target/debug/crucible-app` under the project, or
+        /// `$CARGO_TARGET_DIR/debug/crucible-app`).
+        #[arg(long)]
+        app: Option<PathBuf>,
+        /// Cold-start launches.
+        #[arg(long, default_value_t = 5)]
+        launches: usize,
+        /// Loopback latency during the run, ms.
+        #[arg(long, default_value_t = 200)]
+        latency_ms: u64,
+        /// PILOT-Bench tasks of the run (× 4 prompt types = samples).
+        #[arg(long, default_value_t = 500)]
+        run_tasks: usize,
+    },
 }
 
 /// `crucible sandbox`.
@@ -190,6 +211,32 @@ pub async fn bench(config: &Config, cmd: BenchCmd) -> Result<()> {
             json,
         ),
         BenchCmd::Pilot(args) => return super::pilot::bench(config, args),
+        BenchCmd::App {
+            json,
+            app,
+            launches,
+            latency_ms,
+            run_tasks,
+        } => {
+            let app = app.unwrap_or_else(|| {
+                std::env::var_os("CARGO_TARGET_DIR")
+                    .map(PathBuf::from)
+                    .unwrap_or_else(|| config.project_dir.join("target"))
+                    .join("debug/crucible-app")
+            });
+            let opts = crucible::perf::AppBenchOptions {
+                app,
+                launches,
+                latency_ms,
+                run_tasks,
+                project_dir: config.project_dir.clone(),
+                timeout: std::time::Duration::from_secs(60),
+            };
+            (
+                serde_json::to_value(crucible::perf::app(opts).await?)?,
+                json,
+            )
+        }
         BenchCmd::Orchestrator { json, samples } => {
             return super::runs::bench_orchestrator(config, json, samples).await
         }

@@ -7,6 +7,7 @@ use std::path::{Path, PathBuf};
 
 use anyhow::{bail, Context, Result};
 use clap::{Args, Subcommand};
+use crucible::catalog::DEMO_MODELS;
 use crucible::run::{self, Progress, RunContext, RunReport, RunSpec};
 use crucible::store::Store;
 use crucible::Config;
@@ -46,6 +47,10 @@ pub struct RunArgs {
     /// Overrides the provider's URL for every provider model.
     #[arg(long)]
     base_url: Option<String>,
+    /// `MODEL=PROVIDER_ID` (repeatable): serve MODEL from that saved provider (its URL, its key);
+    /// one run may mix providers with different URLs and keys.
+    #[arg(long = "provider", value_name = "MODEL=PROVIDER_ID")]
+    providers: Vec<String>,
     /// Keep only these prompt types (repeatable: direct, retrieval, baseline, cot, optimal, flawed).
     #[arg(long = "prompt-type")]
     prompt_types: Vec<String>,
@@ -152,18 +157,6 @@ pub struct DemoArgs {
     #[arg(long)]
     json: bool,
 }
-
-/// The models of the demo run: each benchmark's reference and two of its fault-injecting agents.
-pub const DEMO_MODELS: [&str; 8] = [
-    "builtin:reference",
-    "builtin:known-wrong",
-    "builtin:faulty-0.3",
-    "builtin:wrong-contract",
-    "builtin:placeholder-address",
-    "builtin:follows-plan",
-    "builtin:no-retry",
-    "builtin:random",
-];
 
 fn db_path(config: &Config, db: Option<PathBuf>) -> Result<PathBuf> {
     Ok(match db {
@@ -291,6 +284,16 @@ pub async fn run_cmd(config: &Config, a: RunArgs) -> Result<()> {
     spec.chain_workers = a.chain_workers;
     spec.budget_usd = a.budget;
     spec.base_url = a.base_url;
+    let mut chosen = std::collections::BTreeMap::new();
+    for p in &a.providers {
+        let (model, id) = p.split_once('=').with_context(|| {
+            format!("--provider {p:?} is not MODEL=PROVIDER_ID (e.g. openai-compatible:llama=lab)")
+        })?;
+        chosen.insert(model.trim().to_string(), id.trim().to_string());
+    }
+    spec.endpoints =
+        crucible::console::endpoints_from_registry(&config.data_dir, &spec.models, &chosen)
+            .map_err(|e| anyhow::anyhow!("--provider: {e}"))?;
     spec.prompt_types = a.prompt_types;
     spec.categories = a.categories;
     spec.difficulties = a.difficulties;
@@ -323,33 +326,6 @@ pub async fn rescore(config: &Config, a: RescoreArgs) -> Result<()> {
     print_report(&r, a.json)
 }
 
-/// The composite QuestBench tasks of the demo, in the order they are added: an approve + swap
-/// (its known-wrong `missing_approval` script reverts on chain), a batch of token transfers and a
-/// query → wrap → verify workflow with an answer.
-pub const DEMO_COMPOSITES: [&str; 3] = [
-    "composite_approve_swap_tokens",
-    "composite_batch_transfer_2_tokens",
-    "composite_query_balance_wrap_verify",
-];
-
-/// The demo's QuestBench tasks out of the catalogue's `(id, kind)` list: the first atomic tasks,
-/// then `composites` of [`DEMO_COMPOSITES`] (at most half of `limit`), `limit` in all.
-pub fn demo_quest_ids(
-    catalogue: &[(String, crucible::quest::task::Kind)],
-    limit: usize,
-    composites: usize,
-) -> Vec<String> {
-    let n = composites.min(limit / 2).min(DEMO_COMPOSITES.len());
-    let mut ids: Vec<String> = catalogue
-        .iter()
-        .filter(|(_, k)| *k == crucible::quest::task::Kind::Atomic)
-        .map(|(id, _)| id.clone())
-        .take(limit - n)
-        .collect();
-    ids.extend(DEMO_COMPOSITES[..n].iter().map(|s| s.to_string()));
-    ids
-}
-
 /// `crucible demo`: a small run of every benchmark with built-in agents; QuestBench mixes atomic
 /// and composite tasks.
 pub async fn demo(config: &Config, a: DemoArgs) -> Result<()> {
@@ -361,20 +337,15 @@ pub async fn demo(config: &Config, a: DemoArgs) -> Result<()> {
     spec.rounds = a.rounds;
     spec.concurrency = 2;
     spec.prompt_types = vec![];
-    let spec = spec.validate()?;
+    let mut spec = spec.validate()?;
+    // The task selection goes into the spec, so `run --resume` replays the same instances.
+    crucible::catalog::select_demo_quest(config, &mut spec, a.composites)?;
     let store = Store::open(&db_path(config, a.db)?).await?;
-    let (limit, composites) = (a.limit, a.composites);
-    let loader: run::LoadBenchmarks = std::sync::Arc::new(move |config, spec| {
-        let mut c =
-            crucible::catalog::Catalog::load(config, &spec.benchmarks, spec.intent_execute)?;
-        let ids = demo_quest_ids(&c.quest_ids(), limit, composites);
-        c.select_quest(&ids)?;
-        Ok(std::sync::Arc::new(c) as std::sync::Arc<dyn run::Benchmarks>)
-    });
-    let r = with_context(config, store, |mut ctx| async move {
-        ctx.benchmarks = loader;
-        run::start(&ctx, spec).await
-    })
+    let r = with_context(
+        config,
+        store,
+        |ctx| async move { run::start(&ctx, spec).await },
+    )
     .await?;
     print_report(&r, a.json)
 }

@@ -390,7 +390,6 @@ impl Harness {
             manifest: &self.manifest,
             instance: inst,
         };
-        let one_coin = U256::from(10u64).pow(U256::from(18u64));
         for step in &task.spec.setup {
             match step {
                 SetupStep::Native { account, amount } => {
@@ -404,9 +403,7 @@ impl Harness {
                     amount,
                 } => {
                     let from = inst.resolve(from, &self.manifest)?;
-                    if c.balance(from).await? < one_coin {
-                        c.set_balance(from, one_coin).await?;
-                    }
+                    self.top_up_gas(from).await?;
                     let token = inst.resolve(token, &self.manifest)?;
                     let to = inst.resolve(to, &self.manifest)?;
                     let amount = probe.eval(amount).await?;
@@ -424,9 +421,7 @@ impl Harness {
                     let owner = inst.resolve(owner, &self.manifest)?;
                     let spender = inst.resolve(spender, &self.manifest)?;
                     let amount = probe.eval(amount).await?;
-                    if c.balance(owner).await? < one_coin {
-                        c.set_balance(owner, one_coin).await?;
-                    }
+                    self.top_up_gas(owner).await?;
                     let data = encode_addr_uint("approve(address,uint256)", spender, amount);
                     self.setup_send(task, owner, token, data, "allowance")
                         .await?;
@@ -441,9 +436,7 @@ impl Harness {
                     let token = inst.resolve(token, &self.manifest)?;
                     let to = inst.resolve(to, &self.manifest)?;
                     let id = probe.eval(id).await?;
-                    if c.balance(from).await? < one_coin {
-                        c.set_balance(from, one_coin).await?;
-                    }
+                    self.top_up_gas(from).await?;
                     let mut data =
                         super::check::selector("transferFrom(address,address,uint256)").to_vec();
                     data.extend_from_slice(&word(from));
@@ -462,9 +455,7 @@ impl Harness {
                     let token = inst.resolve(token, &self.manifest)?;
                     let approved = inst.resolve(approved, &self.manifest)?;
                     let id = probe.eval(id).await?;
-                    if c.balance(owner).await? < one_coin {
-                        c.set_balance(owner, one_coin).await?;
-                    }
+                    self.top_up_gas(owner).await?;
                     let data = encode_addr_uint("approve(address,uint256)", approved, id);
                     self.setup_send(task, owner, token, data, "erc721 approval")
                         .await?;
@@ -481,9 +472,7 @@ impl Harness {
                     let to = inst.resolve(to, &self.manifest)?;
                     let id = probe.eval(id).await?;
                     let amount = probe.eval(amount).await?;
-                    if c.balance(from).await? < one_coin {
-                        c.set_balance(from, one_coin).await?;
-                    }
+                    self.top_up_gas(from).await?;
                     let mut data = super::check::selector(
                         "safeTransferFrom(address,address,uint256,uint256,bytes)",
                     )
@@ -514,9 +503,7 @@ impl Harness {
                     let pool = inst.resolve(pool, &self.manifest)?;
                     let token = inst.resolve(token, &self.manifest)?;
                     let amount = probe.eval(amount).await?;
-                    if c.balance(account).await? < one_coin {
-                        c.set_balance(account, one_coin).await?;
-                    }
+                    self.top_up_gas(account).await?;
                     let data = encode_addr_uint("approve(address,uint256)", pool, amount);
                     self.setup_send(task, account, token, data, "stake approval")
                         .await?;
@@ -526,6 +513,16 @@ impl Harness {
                         .await?;
                 }
             }
+        }
+        Ok(())
+    }
+
+    /// Gives `who` one native coin for gas when it has less: setup transactions are sent as the
+    /// task's accounts, which may start empty.
+    async fn top_up_gas(&self, who: Address) -> Result<(), QuestError> {
+        let one_coin = U256::from(10u64).pow(U256::from(18u64));
+        if self.chain.balance(who).await? < one_coin {
+            self.chain.set_balance(who, one_coin).await?;
         }
         Ok(())
     }

@@ -8,12 +8,33 @@ use serde_json::json;
 use super::RunError;
 use crate::llm::{ApiKey, LlmError, ModelSpec};
 
-/// The API key for a provider model: a saved provider (in `data_dir`'s registry) with the same
-/// base URL lends its key (OS keychain under its id, then its env var); otherwise the keychain
-/// under the provider's name, its usual env var, then `CRUCIBLE_API_KEY`. Every key a run uses is
+/// The API key for a provider model. With `provider` (the saved provider a run's
+/// [`super::spec::ModelEndpoint`] names), that provider's key: OS keychain under its id, then its
+/// env var, …; a provider no longer saved is an error naming it. Without, a saved provider
+/// (in `data_dir`'s registry) with the same base URL lends its key; otherwise the keychain under
+/// the provider's name, its usual env var, then `CRUCIBLE_API_KEY`. Every key a run uses is
 /// looked up here, and nowhere is one stored.
-pub fn resolve_key(data_dir: &Path, spec: &ModelSpec) -> Result<Option<ApiKey>, LlmError> {
-    crate::llm::resolve_run_key_from_os(data_dir, spec.provider, Some(&spec.base_url))
+pub fn resolve_key(
+    data_dir: &Path,
+    spec: &ModelSpec,
+    provider: Option<&str>,
+) -> Result<Option<ApiKey>, LlmError> {
+    let Some(id) = provider else {
+        return crate::llm::resolve_run_key_from_os(data_dir, spec.provider, Some(&spec.base_url));
+    };
+    let registry = crate::llm::Registry::load(data_dir)?;
+    let entry = registry.provider(id).ok_or_else(|| {
+        LlmError::BadSpec(format!(
+            "model {}:{} uses the saved provider {id:?}, which is not in {} any more; \
+             add it again in Settings → Providers & models",
+            spec.provider,
+            spec.model,
+            crate::llm::Registry::file(data_dir).display()
+        ))
+    })?;
+    entry
+        .resolve_key(crate::llm::os_keychain(), |v| std::env::var(v).ok())
+        .map(|(k, _)| k)
 }
 
 /// A model of a run.

@@ -190,9 +190,9 @@ pub fn check_models(
 ) -> Result<BTreeMap<String, ModelRef>, RunError> {
     let mut models = BTreeMap::new();
     for m in &spec.models {
-        let r = ModelRef::parse(m, spec.base_url.as_deref())?;
+        let r = ModelRef::parse(m, spec.base_url_of(m))?;
         if let (ModelRef::Provider(s), Some(data_dir)) = (&r, keys_from) {
-            let key = resolve_key(data_dir, s)?;
+            let key = resolve_key(data_dir, s, spec.provider_of(m))?;
             // Fails early on a keyless provider that needs one.
             ModelAgent::new(s.clone(), key)?;
         }
@@ -436,6 +436,8 @@ struct Shared {
     ctx: RunContext,
     run_id: String,
     models: BTreeMap<String, ModelRef>,
+    /// The saved provider of each provider model that names one (its key is looked up there).
+    endpoints: BTreeMap<String, super::spec::ModelEndpoint>,
     limits: ProviderLimits,
     prices: Arc<PriceTable>,
     cache: Option<ResponseCache>,
@@ -503,6 +505,7 @@ async fn execute(
         ctx: ctx.clone(),
         run_id: run_id.to_string(),
         models: prepared.models,
+        endpoints: spec.endpoints.clone(),
         limits: ProviderLimits::new(n, n, 8),
         prices: Arc::new(prices),
         cache: spec
@@ -755,8 +758,13 @@ struct Spend {
     cost_usd: f64,
 }
 
-fn model_agent(sh: &Shared, spec: &crate::llm::ModelSpec) -> Result<ModelAgent, RunError> {
-    let key = resolve_key(&sh.ctx.config.data_dir, spec)?;
+fn model_agent(
+    sh: &Shared,
+    name: &str,
+    spec: &crate::llm::ModelSpec,
+) -> Result<ModelAgent, RunError> {
+    let provider = sh.endpoints.get(name).map(|e| e.provider.as_str());
+    let key = resolve_key(&sh.ctx.config.data_dir, spec, provider)?;
     let mut a = ModelAgent::new(spec.clone(), key)?
         .with_limiter(sh.limits.limiter(spec.provider.as_str(), &spec.base_url))
         .with_prices(Arc::clone(&sh.prices))
@@ -794,7 +802,7 @@ async fn run_job(
             (None, Some(ModelRef::Provider(spec))) => {
                 let agent = match agents.remove(&job.model) {
                     Some(a) => a,
-                    None => model_agent(sh, spec)?,
+                    None => model_agent(sh, &job.model, spec)?,
                 };
                 let mut agent = agent.with_sample(u64::from(job.round)).with_seed(job.seed);
                 let before = agent.calls().len();

@@ -2,7 +2,7 @@
 //! round, each with a sample seed derived from the run seed, the benchmark, the instance and the
 //! round only — so a resumed run, a re-run and every model see the same instances and faults.
 
-use std::collections::BTreeSet;
+use std::collections::{BTreeMap, BTreeSet};
 
 use serde::{Deserialize, Serialize};
 use sha2::{Digest, Sha256};
@@ -18,6 +18,18 @@ fn yes() -> bool {
 
 fn one() -> usize {
     1
+}
+
+/// Where one provider model of a run is served: a saved provider (Settings → Providers & models,
+/// `<data dir>/providers.json`) by id, and the base URL it had when the run started. The key is
+/// looked up under the provider id at run (and resume) time by [`super::resolve_key`]; it is
+/// never part of the spec.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, ts_rs::TS)]
+pub struct ModelEndpoint {
+    /// The saved provider's id.
+    pub provider: String,
+    /// Its base URL when the run started.
+    pub base_url: String,
 }
 
 /// A run as the user asked for it. Stored as JSON with the run; holds no API key.
@@ -68,6 +80,16 @@ pub struct RunSpec {
     /// Keep only instances whose kind is one of these (empty keeps every one).
     #[serde(default)]
     pub kinds: Vec<String>,
+    /// Per provider model (by its name in `models`): the saved provider serving it. A model
+    /// listed here uses that URL (and that provider's key) instead of `base_url`, so one run can
+    /// mix providers with different URLs and keys.
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub endpoints: BTreeMap<String, ModelEndpoint>,
+    /// An explicit QuestBench task selection, in run order (the demo's mix of atomic and
+    /// composite tasks); empty: the catalogue order. Stored so a resume replays the same
+    /// instances. Filters and `limit` still apply on top.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub quest_tasks: Vec<String>,
 }
 
 impl RunSpec {
@@ -91,7 +113,22 @@ impl RunSpec {
             categories: Vec::new(),
             difficulties: Vec::new(),
             kinds: Vec::new(),
+            endpoints: BTreeMap::new(),
+            quest_tasks: Vec::new(),
         }
+    }
+
+    /// The base URL a provider model of this run uses: its endpoint's, else `base_url`.
+    pub fn base_url_of(&self, model: &str) -> Option<&str> {
+        self.endpoints
+            .get(model)
+            .map(|e| e.base_url.as_str())
+            .or(self.base_url.as_deref())
+    }
+
+    /// The saved provider serving a model, when the spec names one.
+    pub fn provider_of(&self, model: &str) -> Option<&str> {
+        self.endpoints.get(model).map(|e| e.provider.as_str())
     }
 
     /// The task filters as `(flag, values, field of InstanceMeta)`.
@@ -191,6 +228,16 @@ impl RunSpec {
         self.models.retain(|m| seen.insert(m.clone()));
         if self.models.is_empty() {
             return Err(RunError::Spec("no model given (--model)".into()));
+        }
+        if let Some(m) = self.endpoints.keys().find(|m| !self.models.contains(m)) {
+            return Err(RunError::Spec(format!(
+                "an endpoint is given for {m:?}, which is not one of the run's models"
+            )));
+        }
+        if let Some(m) = self.endpoints.keys().find(|m| m.starts_with("builtin:")) {
+            return Err(RunError::Spec(format!(
+                "{m:?} is a built-in agent; it has no provider endpoint"
+            )));
         }
         if self.rounds == 0 {
             return Err(RunError::Spec("--rounds must be at least 1".into()));

@@ -470,6 +470,16 @@ impl Store {
             .collect()
     }
 
+    /// USD spent by a run's stored samples (one `SUM`, no rows read: the live view asks often).
+    pub async fn cost(&self, run_id: &str) -> Result<f64, StoreError> {
+        let (sum,): (f64,) =
+            sqlx::query_as("SELECT COALESCE(SUM(cost_usd), 0.0) FROM samples WHERE run_id = ?")
+                .bind(run_id)
+                .fetch_one(&self.pool)
+                .await?;
+        Ok(sum)
+    }
+
     /// The identities of the samples already stored for a run.
     pub async fn done(&self, run_id: &str) -> Result<BTreeSet<SampleKey>, StoreError> {
         let rows: Vec<SampleKey> = sqlx::query_as(

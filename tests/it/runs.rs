@@ -907,3 +907,294 @@ async fn task_filters_select_before_the_limit_and_a_filter_matching_nothing_is_n
     );
     assert!(!err.contains("panicked"), "{err}");
 }
+
+/// Writes `<data>/providers.json` with two openai-compatible providers, each with one model and
+/// its key in its own env var.
+fn two_providers(data: &Path, a: (&str, &str, &str, &str), b: (&str, &str, &str, &str)) {
+    let entry = |(id, url, var, model): (&str, &str, &str, &str)| {
+        json!({"id": id, "kind": "openai-compatible", "base_url": url, "key_env": var,
+               "models": [{"name": model}]})
+    };
+    std::fs::create_dir_all(data).unwrap();
+    std::fs::write(
+        data.join("providers.json"),
+        serde_json::to_string_pretty(&json!({"version": 1, "providers": [entry(a), entry(b)]}))
+            .unwrap(),
+    )
+    .unwrap();
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn one_run_mixes_two_saved_providers_with_their_own_urls_and_keys_and_resumes() {
+    let a = Loopback::start_with_key(Duration::from_millis(2), Some("key-alpha-1".into()))
+        .await
+        .unwrap();
+    let b = Loopback::start_with_key(Duration::from_millis(2), Some("key-beta-22".into()))
+        .await
+        .unwrap();
+    assert_ne!(a.base_url(), b.base_url());
+    let pid = std::process::id();
+    let (ida, idb) = (format!("mix-a-{pid}"), format!("mix-b-{pid}"));
+    let (va, vb) = (
+        format!("CRUCIBLE_IT_MIX_A_{pid}"),
+        format!("CRUCIBLE_IT_MIX_B_{pid}"),
+    );
+    std::env::set_var(&va, "key-alpha-1");
+    std::env::set_var(&vb, "key-beta-22");
+    let (dir, store) = temp_store().await;
+    let mut config = crucible::Config::test();
+    config.data_dir = dir.path().join("data");
+    two_providers(
+        &config.data_dir,
+        (&ida, &a.base_url(), &va, "alpha"),
+        (&idb, &b.base_url(), &vb, "beta"),
+    );
+    // The form names each model's saved provider; the spec carries id + URL, never a key.
+    let form = crucible::console::RunForm {
+        benchmarks: vec!["pilot".into()],
+        models: vec![
+            "openai-compatible:alpha".into(),
+            "openai-compatible:beta".into(),
+        ],
+        base_url: None,
+        limit: Some(4),
+        rounds: 1,
+        seed: 3,
+        prompt_types: vec![],
+        concurrency: 1,
+        budget_usd: None,
+        intent_execute: false,
+        categories: vec![],
+        difficulties: vec![],
+        kinds: vec![],
+        model_providers: BTreeMap::from([
+            ("openai-compatible:alpha".into(), ida.clone()),
+            ("openai-compatible:beta".into(), idb.clone()),
+        ]),
+    };
+    let mut s = form.to_spec(&config.data_dir).unwrap();
+    s.cache = false;
+    assert_eq!(s.endpoints.len(), 2);
+    assert_eq!(
+        s.endpoints["openai-compatible:alpha"].base_url,
+        a.base_url()
+    );
+    assert_eq!(s.endpoints["openai-compatible:beta"].provider, idb);
+
+    // Interrupted after 3 samples, then resumed by a fresh context (as after a restart).
+    let mut ctx = RunContext::new(config.clone(), store.clone(), loader());
+    let (tx, mut rx) = tokio::sync::mpsc::unbounded_channel();
+    ctx.progress = Some(tx);
+    let cancel = ctx.cancel.clone();
+    let watcher = tokio::spawn(async move {
+        while let Some(p) = rx.recv().await {
+            if matches!(p, Progress::SampleFinished { done: 3, .. }) {
+                cancel.cancel();
+            }
+        }
+    });
+    let first = run::start(&ctx, s).await.unwrap();
+    drop(ctx);
+    watcher.await.unwrap();
+    assert_eq!(first.status, "cancelled", "{first:?}");
+    assert!(first.finished < first.samples, "{first:?}");
+    let row = store.run(&first.run_id).await.unwrap();
+    assert!(row.spec.contains(&ida) && row.spec.contains(&b.base_url()));
+    assert!(!row.spec.contains("key-alpha") && !row.spec.contains("key-beta"));
+
+    let ctx = RunContext::new(config.clone(), store.clone(), loader());
+    let resumed = run::resume(&ctx, &first.run_id).await.unwrap();
+    assert_eq!(resumed.status, "finished");
+    assert_eq!(resumed.finished, 2 * 4 * 4);
+    let samples = store.samples(&first.run_id).await.unwrap();
+    for (_, s) in &samples {
+        // A wrong key would be a 401 → agent_error; each server answered its own model.
+        assert_ne!(
+            s.outcome, "agent_error",
+            "{} {}: {:?}",
+            s.model, s.instance, s.error
+        );
+        assert_eq!(s.raw_answer, "ok");
+    }
+    let per_model = |m: &str| samples.iter().filter(|(_, s)| s.model == m).count();
+    assert_eq!(per_model("openai-compatible:alpha"), 16);
+    assert_eq!(per_model("openai-compatible:beta"), 16);
+    assert!(
+        a.requests() >= 16 && b.requests() >= 16,
+        "{} {}",
+        a.requests(),
+        b.requests()
+    );
+
+    // Keys swapped: each server refuses the other's key, and the samples say so.
+    std::env::set_var(&va, "key-beta-22");
+    let mut s2 = spec(&["pilot"], &["openai-compatible:alpha"]);
+    s2.limit = Some(1);
+    s2.cache = false;
+    s2.endpoints = BTreeMap::from([(
+        "openai-compatible:alpha".to_string(),
+        crucible::run::spec::ModelEndpoint {
+            provider: ida.clone(),
+            base_url: a.base_url(),
+        },
+    )]);
+    let ctx = RunContext::new(config.clone(), store.clone(), loader());
+    let wrong = run::start(&ctx, s2).await.unwrap();
+    let samples = store.samples(&wrong.run_id).await.unwrap();
+    assert!(!samples.is_empty());
+    for (_, s) in &samples {
+        assert_eq!(s.outcome, "agent_error");
+        assert!(
+            s.error.as_deref().unwrap_or("").contains("401")
+                || s.error.as_deref().unwrap_or("").contains("key"),
+            "{:?}",
+            s.error
+        );
+    }
+    std::env::set_var(&va, "key-alpha-1");
+
+    // A provider that is not saved (any more) is refused, naming it: in the form and on resume.
+    let mut bad = form.clone();
+    bad.model_providers
+        .insert("openai-compatible:alpha".into(), "gone".into());
+    let e = bad.to_spec(&config.data_dir).unwrap_err();
+    assert_eq!(e.field, "models");
+    assert!(e.message.contains("\"gone\""), "{}", e.message);
+    let mut s3 = spec(&["pilot"], &["openai-compatible:alpha"]);
+    s3.endpoints = BTreeMap::from([(
+        "openai-compatible:alpha".to_string(),
+        crucible::run::spec::ModelEndpoint {
+            provider: "gone".into(),
+            base_url: a.base_url(),
+        },
+    )]);
+    let e = run::check_models(&s3, Some(&config.data_dir))
+        .unwrap_err()
+        .to_string();
+    assert!(
+        e.contains("\"gone\"") && e.contains("providers.json"),
+        "{e}"
+    );
+    std::env::remove_var(&va);
+    std::env::remove_var(&vb);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_cancelled_demo_with_composites_resumes_to_the_samples_of_an_uninterrupted_run() {
+    let config = crucible::Config::test();
+    let demo = || {
+        let mut s = spec(
+            &["questbench"],
+            &["builtin:reference", "builtin:known-wrong"],
+        );
+        s.limit = Some(4);
+        s.seed = 5;
+        let mut s = s.validate().unwrap();
+        crucible::catalog::select_demo_quest(&config, &mut s, 2).unwrap();
+        s
+    };
+    let s = demo();
+    assert_eq!(s.quest_tasks.len(), 4);
+    assert!(
+        s.quest_tasks[2..]
+            .iter()
+            .all(|t| crucible::catalog::DEMO_COMPOSITES.contains(&t.as_str())),
+        "{:?}",
+        s.quest_tasks
+    );
+    // Uninterrupted.
+    let (_d1, whole_store) = temp_store().await;
+    let ctx = RunContext::new(config.clone(), whole_store.clone(), loader());
+    let whole = run::start(&ctx, demo()).await.unwrap();
+    assert_eq!((whole.status.as_str(), whole.samples), ("finished", 8));
+    // Cancelled after 2 samples, resumed by a fresh context.
+    let (_d2, store) = temp_store().await;
+    let mut ctx = RunContext::new(config.clone(), store.clone(), loader());
+    let (tx, mut rx) = tokio::sync::mpsc::unbounded_channel();
+    ctx.progress = Some(tx);
+    let cancel = ctx.cancel.clone();
+    let watcher = tokio::spawn(async move {
+        while let Some(p) = rx.recv().await {
+            if matches!(p, Progress::SampleFinished { done: 2, .. }) {
+                cancel.cancel();
+            }
+        }
+    });
+    let cut = run::start(&ctx, demo()).await.unwrap();
+    drop(ctx);
+    watcher.await.unwrap();
+    assert_eq!(cut.status, "cancelled", "{cut:?}");
+    assert!(cut.finished < 8, "{cut:?}");
+    let ctx = RunContext::new(config.clone(), store.clone(), loader());
+    let resumed = run::resume(&ctx, &cut.run_id).await.unwrap();
+    assert_eq!((resumed.status.as_str(), resumed.finished), ("finished", 8));
+    let (got, want) = (
+        results(&store, &cut.run_id).await,
+        results(&whole_store, &whole.run_id).await,
+    );
+    assert_eq!(got.len(), 8);
+    assert_eq!(got, want, "resumed ≠ uninterrupted");
+    assert!(
+        got.keys().any(|(_, _, i, _)| i.starts_with("composite_")),
+        "the composites ran"
+    );
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_cli_mixes_saved_providers_with_provider_flags_and_names_a_bad_one() {
+    let a = Loopback::start_with_key(Duration::from_millis(1), Some("cli-key-a".into()))
+        .await
+        .unwrap();
+    let b = Loopback::start_with_key(Duration::from_millis(1), Some("cli-key-b".into()))
+        .await
+        .unwrap();
+    let dir = tempfile::tempdir().unwrap();
+    let data = dir.path().join("data");
+    two_providers(
+        &data,
+        ("cli-a", &a.base_url(), "CRUCIBLE_IT_CLI_KEY_A", "alpha"),
+        ("cli-b", &b.base_url(), "CRUCIBLE_IT_CLI_KEY_B", "beta"),
+    );
+    let db = dir.path().join("c.db");
+    let run = |providers: &[&str]| {
+        let mut c = crucible(&data);
+        c.env("CRUCIBLE_IT_CLI_KEY_A", "cli-key-a")
+            .env("CRUCIBLE_IT_CLI_KEY_B", "cli-key-b")
+            .args(["run", "--bench", "pilot", "--limit", "1", "--no-cache"])
+            .args(["--model", "openai-compatible:alpha"])
+            .args(["--model", "openai-compatible:beta", "--json", "--db"])
+            .arg(&db);
+        for p in providers {
+            c.args(["--provider", p]);
+        }
+        c.output().unwrap()
+    };
+    let out = run(&[
+        "openai-compatible:alpha=cli-a",
+        "openai-compatible:beta=cli-b",
+    ]);
+    let v = json_of(&out);
+    assert_eq!(
+        (
+            v["status"].as_str(),
+            v["finished"].as_u64(),
+            v["failed"].as_u64()
+        ),
+        (Some("finished"), Some(8), Some(0)),
+        "{v}"
+    );
+    assert!(a.requests() >= 4 && b.requests() >= 4);
+    for (bad, needle) in [
+        ("openai-compatible:alpha", "MODEL=PROVIDER_ID"),
+        ("openai-compatible:alpha=nope", "\"nope\""),
+        (
+            "openai-compatible:gamma=cli-a",
+            "not one of the chosen models",
+        ),
+    ] {
+        let out = run(&[bad]);
+        assert!(!out.status.success(), "{bad} was accepted");
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert!(err.contains(needle), "{bad}: {err}");
+    }
+}

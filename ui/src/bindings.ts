@@ -109,6 +109,55 @@ contracts: number | null, } | { "kind": "not_built" } | { "kind": "unreadable",
 message: string, };
 
 /**
+ * What the UI reports through the perf hook.
+ */
+export type PerfMark = { "mark": "ready", 
+/**
+ * The route shown (`home`, …).
+ */
+route: string, 
+/**
+ * `performance.now()` at that moment: ms since the webview started loading the page.
+ */
+ui_ms: number, } | { "mark": "run", 
+/**
+ * The run measured.
+ */
+run_id: string, 
+/**
+ * Length of the measuring window, s (first progress event → run finished or time up).
+ */
+seconds: number, 
+/**
+ * `run:progress` events of the run received in the window.
+ */
+updates: number, 
+/**
+ * Animation frames drawn in the window.
+ */
+frames: number, 
+/**
+ * Frame gaps longer than [`JANK_MS`].
+ */
+janks: number, 
+/**
+ * The longest frame gap, ms.
+ */
+max_gap_ms: number, 
+/**
+ * Samples done at the last update.
+ */
+done: number, 
+/**
+ * The run's status at the last update.
+ */
+status: string, } | { "mark": "error", 
+/**
+ * What went wrong.
+ */
+message: string, };
+
+/**
  * Everything on the page.
  */
 export type ProvidersView = { 
@@ -335,7 +384,13 @@ difficulties: Array<string>,
 /**
  * Kinds to keep (empty: all).
  */
-kinds: Array<string>, };
+kinds: Array<string>, 
+/**
+ * The saved provider (by id) serving each provider model of `models`; models of several
+ * providers with different URLs and keys can be mixed. A provider model not listed uses
+ * `base_url` (or its provider's default URL).
+ */
+model_providers: { [key in string]: string }, };
 
 /**
  * The new-run form's preview: a plan, or the first problem with its field.
@@ -451,6 +506,23 @@ runs: Array<RunListItem>,
 live: Array<string>, };
 
 /**
+ * What the in-app demo runs, shown next to its button before it is pressed.
+ */
+export type DemoInfo = { 
+/**
+ * The benchmarks it runs, in order.
+ */
+benchmarks: Array<string>, 
+/**
+ * The built-in agents it runs.
+ */
+models: Array<string>, 
+/**
+ * Why QuestBench is left out (Anvil, Deno or the bsc universe missing); `None`: included.
+ */
+questbench_unavailable: string | null, };
+
+/**
  * A run in the runs list.
  */
 export type RunListItem = { 
@@ -554,7 +626,11 @@ failures: Array<FailureView>,
 /**
  * The last notice (budget reached, worker restarted, run error).
  */
-notice: string | null, };
+notice: string | null, 
+/**
+ * Seconds since this session started (throughput and ETA move with it between samples).
+ */
+elapsed_seconds: number, };
 
 /**
  * Progress of one model.

@@ -4,8 +4,8 @@
 import { invoke } from "@tauri-apps/api/core";
 import { listen } from "@tauri-apps/api/event";
 import type {
-  ChartView, CommandError, CompareView, Extracted, Replay, ReplayMode, ConnectionTest, Facets, LiveStatus, PlanResult, ProviderEntry, ProvidersView, RunForm, RunInfo, RunsView, SampleFilter, SamplePage, SampleTrace,
-  SystemStatus,
+  ChartView, CommandError, CompareView, DemoInfo, Extracted, Replay, ReplayMode, ConnectionTest, Facets, LiveStatus, PlanResult, ProviderEntry, ProvidersView, RunForm, RunInfo, RunsView, SampleFilter, SamplePage, SampleTrace,
+  PerfMark, SystemStatus,
 } from "./bindings";
 
 export type Result<T> = { ok: true; value: T } | { ok: false; error: CommandError };
@@ -172,3 +172,15 @@ export const resultsCompareModels = (run: string, modelA: string, modelB: string
 
 /** The code/JSON the scorer read from a sample's answer, or null (Rust: `results_extracted`). */
 export const resultsExtracted = (id: number): Promise<Result<Extracted | null>> => call<Extracted | null>("results_extracted", { id });
+
+// --- Perf hook (Rust: commands/perf.rs; active only when the app runs under `crucible bench app`) ---
+
+/** Reports a perf mark; resolves to the perf run's id after a `ready` mark when the bench asked for one. */
+export const perfMark = (mark: PerfMark): Promise<Result<string | null>> =>
+  call<string | null>("perf_mark", { mark });
+
+/** What the in-app demo runs (QuestBench only when Anvil, Deno and the bsc universe are there). */
+export const demoInfo = (): Promise<Result<DemoInfo>> => call<DemoInfo>("demo_info");
+
+/** Starts the in-app demo; resolves to its run id. */
+export const startDemo = (): Promise<Result<string>> => call<string>("start_demo");

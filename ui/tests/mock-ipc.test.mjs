@@ -61,9 +61,11 @@ test("settings renders every tool and universe state", async () => {
   await page.click("#refresh-status");
   await page.waitForFunction(() => !document.querySelector("#refresh-status")?.hasAttribute("disabled"));
   assert.equal(calls.length, before + 1);
-  // Besides the status, only the Results page's one background warm-up after the first screen.
+  // Besides the status, only the perf hook's one "ready" mark at start (a no-op outside `crucible bench app`)
+  // and the Results page's one background warm-up after the first screen.
+  assert.equal(calls.filter((c) => c === "perf_mark").length, 1, `${calls}`);
   assert.ok(calls.filter((c) => c === "results_warm").length <= 1, `${calls}`);
-  assert.ok(calls.every((c) => c === "get_system_status" || c === "results_warm"), `only get_system_status: ${calls}`);
+  assert.ok(calls.every((c) => ["get_system_status", "perf_mark", "results_warm"].includes(c)), `only get_system_status: ${calls}`);
   mkdirSync(shots, { recursive: true });
   await page.screenshot({ path: join(shots, "mock-settings.png"), timeout: 15000 });
   await page.close();

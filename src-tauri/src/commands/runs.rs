@@ -7,10 +7,12 @@ use crucible::console::{estimate, list_runs, History, LiveStatus, RunForm};
 use crucible::store::Store;
 
 use crate::live::{launch, Launch};
-use crate::runs_view::{PlanResult, RunsView};
+use crate::runs_view::{DemoInfo, PlanResult, RunsView};
 use crate::{AppState, CommandError};
 
-async fn open_store(state: &AppState) -> Result<(crucible::Config, Store), CommandError> {
+pub(crate) async fn open_store(
+    state: &AppState,
+) -> Result<(crucible::Config, Store), CommandError> {
     let config = state.config.clone()?;
     std::fs::create_dir_all(&config.data_dir).map_err(|e| {
         CommandError::internal(format!("creating {}: {e}", config.data_dir.display()))
@@ -51,6 +53,34 @@ pub async fn start_run(
     let per_model = crate::runs_view::per_model(&config, &spec, &store).await?;
     let what = Launch::Start(spec, per_model);
     launch(app, Arc::clone(&state.runs), config, store, what).await
+}
+
+/// What the in-app demo will run (with QuestBench only when Anvil, Deno and the bsc universe are
+/// there; otherwise the reason).
+#[tauri::command]
+pub async fn demo_info(state: tauri::State<'_, AppState>) -> Result<DemoInfo, CommandError> {
+    let config = state.config.clone()?;
+    tauri::async_runtime::spawn_blocking(move || DemoInfo::of(&config))
+        .await
+        .map_err(|e| CommandError::internal(format!("demo check failed: {e}")))
+}
+
+/// Starts the in-app demo (built-in agents; QuestBench included when the chain can run).
+#[tauri::command]
+pub async fn start_demo(
+    app: tauri::AppHandle,
+    state: tauri::State<'_, AppState>,
+) -> Result<String, CommandError> {
+    let (config, store) = open_store(&state).await?;
+    let (spec, per_model) = crate::runs_view::demo(&config, &store).await?;
+    launch(
+        app,
+        Arc::clone(&state.runs),
+        config,
+        store,
+        Launch::Start(spec, per_model),
+    )
+    .await
 }
 
 /// Finishes the missing samples of a stored run (also one interrupted by closing the app).

@@ -880,3 +880,83 @@ async fn task_filters_in_the_new_run_form_change_the_planned_samples() {
         "{counts:?}"
     );
 }
+
+#[tokio::test]
+#[ignore = "needs the built app and CLI, tauri-driver, WebKitWebDriver and an X display; run .ci/e2e"]
+async fn one_run_uses_models_of_two_providers_with_different_urls_and_keys() {
+    // Two servers on different ports, each accepting only its own key.
+    let a = LoopbackServer::start("sk-alpha-e2e").expect("loopback a");
+    let b = LoopbackServer::start("sk-beta-e2e").expect("loopback b");
+    let data = tempfile::tempdir().unwrap();
+    let config = tempfile::tempdir().unwrap();
+    let entry = |id: &str, url: &str, var: &str, model: &str| {
+        serde_json::json!({"id": id, "kind": "openai-compatible", "base_url": url,
+                           "key_env": var, "models": [{"name": model}]})
+    };
+    std::fs::write(
+        data.path().join("providers.json"),
+        serde_json::to_string_pretty(&serde_json::json!({"version": 1, "providers": [
+            entry("lab-a", &a.base_url, "E2E_KEY_A", "alpha"),
+            entry("lab-b", &b.base_url, "E2E_KEY_B", "beta"),
+        ]}))
+        .unwrap(),
+    )
+    .unwrap();
+    let mut env = env_for(data.path(), config.path());
+    env.insert("E2E_KEY_A".into(), "sk-alpha-e2e".into());
+    env.insert("E2E_KEY_B".into(), "sk-beta-e2e".into());
+    let app = App::launch(&env).await.expect("app launches");
+    let seen: Result<_> = async {
+        app.click("#nav-runs").await?;
+        app.click("#new-run").await?;
+        app.text("#run-form").await?;
+        app.fill("#rf-limit", "1").await?;
+        // builtin:reference is ticked by default: untick it, keep only the two provider models.
+        app.click("#rf-model-builtin-reference").await?;
+        app.click("#rf-model-lab-a-alpha").await?;
+        app.click("#rf-model-lab-b-beta").await?;
+        let planned = app
+            .wait_text(
+                "#rf-plan [data-field=planned]",
+                Duration::from_secs(20),
+                |t| t.ends_with("samples"),
+            )
+            .await?;
+        app.screenshot("console-new-run-two-providers").await?;
+        app.click("#rf-start").await?;
+        let status = app
+            .wait_text(
+                "#runs-table tbody tr:first-child [data-field=status]",
+                Duration::from_secs(120),
+                |t| t == "finished",
+            )
+            .await?;
+        let samples = live_text(
+            &app,
+            "#runs-table tbody tr:first-child [data-field=samples]",
+        )
+        .await?;
+        let models = live_text(&app, "#runs-table tbody tr:first-child td:nth-child(3)").await?;
+        // Samples whose model call failed (a wrong key is a 401): the live card's "Failed".
+        let failures = live_text(&app, ".live [data-field=failed]").await?;
+        app.screenshot("console-run-two-providers").await?;
+        Ok((planned, status, samples, models, failures))
+    }
+    .await;
+    app.close().await;
+    let (planned, status, samples, models, failures) = seen.expect("the two-provider run");
+    assert!(
+        planned.starts_with("8 "),
+        "1 pilot task × 4 prompts × 2 models: {planned}"
+    );
+    assert_eq!(status, "finished");
+    assert_eq!(counts(&samples), (8, 8), "{samples}");
+    assert!(
+        models.contains("openai-compatible:alpha") && models.contains("openai-compatible:beta"),
+        "{models}"
+    );
+    assert_eq!(
+        failures, "0",
+        "no model call failed: each model used its own provider's URL and key"
+    );
+}

@@ -4,7 +4,7 @@
 // and the new-run form (#/runs/new) with its plan preview and inline problems.
 import type { BenchPlan, LiveStatus, ProvidersView, RunForm, RunListItem, RunsView } from "../bindings";
 import { h, mount } from "../dom";
-import { cancelRun, deleteRun, getLive, listProviders, listRuns, onRunProgress, planRun, resumeRun, startRun } from "../ipc";
+import { cancelRun, deleteRun, demoInfo, getLive, startDemo, listProviders, listRuns, onRunProgress, planRun, resumeRun, startRun } from "../ipc";
 import { errorBox } from "../status-view";
 import { sampleLink } from "./results";
 
@@ -51,10 +51,8 @@ function bar(done: number, total: number, label: string): HTMLElement {
   return h("progress", { max: String(Math.max(total, 1)), value: String(Math.min(done, total)), "aria-label": label });
 }
 
-function liveCard(s: LiveStatus, onCancel: () => void): HTMLElement {
+function liveCard(s: LiveStatus, cancel: HTMLElement): HTMLElement {
   const total = s.pending;
-  const cancel = h("button", { type: "button", class: "danger cancel-run" }, "Cancel run");
-  cancel.addEventListener("click", onCancel);
   const running = s.status === "running" || s.status === "starting";
   return h("section", { class: "card live", id: `live-${s.run_id}`, "data-status": s.status, "aria-label": `Run ${s.run_id} progress` },
     h("div", { class: "card-head" },
@@ -65,6 +63,7 @@ function liveCard(s: LiveStatus, onCancel: () => void): HTMLElement {
       h("span", { "data-field": "live-count" }, `${s.done} / ${total} samples`,
         s.already_done > 0 ? ` (+${s.already_done} stored before resuming)` : "")),
     h("dl", { class: "facts live-facts" },
+      h("dt", {}, "Elapsed"), h("dd", { "data-field": "elapsed" }, fmtDuration(s.elapsed_seconds)),
       h("dt", {}, "Throughput"), h("dd", { "data-field": "rate" }, `${s.samples_per_min.toFixed(1)} samples/min`),
       h("dt", {}, "ETA"), h("dd", { "data-field": "eta" }, !running ? "–" : s.eta_seconds === null ? "estimating…" : fmtDuration(s.eta_seconds)),
       h("dt", {}, "Cost so far"), h("dd", { "data-field": "cost" }, fmtUsd(s.cost_usd)),
@@ -88,22 +87,6 @@ function liveCard(s: LiveStatus, onCancel: () => void): HTMLElement {
   );
 }
 
-/** The offline demo: built-in agents on the benchmarks that need no chain (seconds, no key). */
-export const DEMO_FORM: RunForm = {
-  benchmarks: ["intent2tx", "pilot"],
-  models: ["builtin:reference", "builtin:wrong-contract", "builtin:numeric-drift", "builtin:follows-plan", "builtin:no-retry"],
-  base_url: null,
-  limit: 3,
-  rounds: 2,
-  seed: 0,
-  prompt_types: [],
-  concurrency: 4,
-  budget_usd: null,
-  intent_execute: false,
-  categories: [],
-  difficulties: [],
-  kinds: [],
-};
 
 const FILTERS: { name: "category" | "difficulty" | "kind"; key: "categories" | "difficulties" | "kinds"; label: string }[] = [
   { name: "kind", key: "kinds", label: "Kind" },
@@ -148,6 +131,26 @@ function deleteCell(r: RunListItem, onDelete: (id: string) => void): HTMLElement
   return cell;
 }
 
+/** What the demo button runs, and why QuestBench is left out when it is (filled in when known). */
+function demoNote(): HTMLElement {
+  const note = h("span", { class: "muted small", id: "demo-note" },
+    "Built-in reference and fault-injecting agents, 3 tasks × 2 rounds; fills the results pages in seconds.");
+  void demoInfo().then((r) => {
+    if (!r.ok) {
+      mount(note, errorBox(r.error));
+      return;
+    }
+    const d = r.value;
+    mount(note, `Built-in reference and fault-injecting agents on ${d.benchmarks.join(", ")}, 3 tasks × 2 rounds` +
+      (d.questbench_unavailable === null ? " (QuestBench on the local chain: about a minute)." : "; fills the results pages in seconds."));
+    if (d.questbench_unavailable !== null) {
+      note.after(h("span", { class: "notice small", id: "demo-no-quest", role: "status" },
+        ` QuestBench is left out: ${d.questbench_unavailable}.`));
+    }
+  });
+  return note;
+}
+
 function runsTable(view: RunsView, onResume: (id: string) => void, onDemo: () => void, onDelete: (id: string) => void): HTMLElement {
   if (view.runs.length === 0) {
     const demo = h("button", { type: "button", id: "run-demo", class: "secondary" }, "Run the offline demo");
@@ -155,8 +158,7 @@ function runsTable(view: RunsView, onResume: (id: string) => void, onDemo: () =>
     return h("section", { class: "card empty", id: "runs-empty" },
       h("p", {}, h("strong", {}, "No runs yet. "), "Press ", h("a", { href: "#/runs/new" }, "New run"),
         ": the built-in agents need no key and no network, so a first run works offline."),
-      h("p", {}, demo, " ", h("span", { class: "muted small" },
-        "Built-in reference and fault-injecting agents on Intent2Tx (fields only) and PILOT-Bench, 3 tasks × 2 rounds; fills the results pages in seconds.")),
+      h("p", {}, demo, " ", demoNote()),
       h("p", { class: "muted" }, "To evaluate a real model, add it in ",
         h("a", { href: "#/settings/providers" }, "Settings → Providers & models"), " first. ",
         "From a terminal, ", h("code", {}, "crucible demo"), " fills this database with a demo run."));
@@ -192,10 +194,28 @@ async function renderList(root: HTMLElement): Promise<void> {
       h("a", { href: "#/runs/new", id: "new-run", class: "button primary" }, "New run")),
     problem, liveSlot, listSlot);
   const cards = new Map<string, LiveStatus>();
-  const drawLive = () => mount(liveSlot, ...[...cards.values()].map((s) => liveCard(s, async () => {
-    const r = await cancelRun(s.run_id);
-    if (!r.ok) mount(problem, errorBox(r.error));
-  })));
+  // One Cancel button per run, kept across redraws (several a second), so a keyboard user's
+  // focus on it survives the updates.
+  const cancels = new Map<string, HTMLElement>();
+  const cancelFor = (id: string): HTMLElement => {
+    let b = cancels.get(id);
+    if (!b) {
+      b = h("button", { type: "button", class: "danger cancel-run" }, "Cancel run");
+      b.addEventListener("click", async () => {
+        const r = await cancelRun(id);
+        if (!r.ok) mount(problem, errorBox(r.error));
+      });
+      cancels.set(id, b);
+    }
+    return b;
+  };
+  const drawLive = () => {
+    const active = document.activeElement;
+    mount(liveSlot, ...[...cards.values()].map((s) => liveCard(s, cancelFor(s.run_id))));
+    if (active instanceof HTMLElement && active !== document.activeElement && active.isConnected) {
+      active.focus({ preventScroll: true });
+    }
+  };
   const refresh = async () => {
     const r = await listRuns();
     if (!r.ok) {
@@ -208,7 +228,7 @@ async function renderList(root: HTMLElement): Promise<void> {
       if (!started.ok) mount(problem, errorBox(started.error));
       else void refresh();
     }, async () => {
-      const started = await startRun(DEMO_FORM);
+      const started = await startDemo();
       if (!started.ok) mount(problem, errorBox(started.error));
       void refresh();
     }, async (id) => {
@@ -276,7 +296,7 @@ async function renderNew(root: HTMLElement): Promise<void> {
         : h("p", { class: "muted small" }, "No saved providers: add one in ", h("a", { href: "#/settings/providers" }, "Settings → Providers & models"), "."),
       ...(pv?.providers ?? []).flatMap((p) => p.entry.models.map((m) =>
         check("model", `${p.entry.kind}:${m.name}`, `${p.entry.id}: ${m.name}`, false,
-          { id: `rf-model-${p.entry.id}-${m.name.replace(/[^a-zA-Z0-9_-]/g, "_")}`, "data-base-url": p.entry.base_url ?? "" })))),
+          { id: `rf-model-${p.entry.id}-${m.name.replace(/[^a-zA-Z0-9_-]/g, "_")}`, "data-provider": p.entry.id })))),
     h("div", { class: "form-grid" },
       h("label", { class: "field" }, h("span", { class: "field-label" }, "Tasks per benchmark"), limit, h("span", { class: "field-hint" }, "The first N tasks in catalogue order; empty: all.")),
       h("label", { class: "field" }, h("span", { class: "field-label" }, "Rounds (avg@k)"), rounds),
@@ -295,12 +315,21 @@ async function renderNew(root: HTMLElement): Promise<void> {
   const read = (): { form: RunForm; localProblem: { field: string; message: string } | null } => {
     const checked = (name: string) => [...form.querySelectorAll<HTMLInputElement>(`input[name=${name}]:checked`)];
     const models = checked("model");
-    const urls = [...new Set(models.map((m) => m.dataset.baseUrl).filter((u) => u !== undefined && u !== ""))];
+    // Each saved-provider model carries its provider: one run may mix providers (URLs, keys).
+    const modelProviders: Record<string, string> = {};
+    const twice = new Set<string>();
+    for (const m of models) {
+      const p = m.dataset.provider;
+      if (p === undefined) continue;
+      if (m.value in modelProviders && modelProviders[m.value] !== p) twice.add(m.value);
+      modelProviders[m.value] = p;
+    }
     const numOr = (el: HTMLInputElement) => (el.value.trim() === "" ? null : Number(el.value));
     const f: RunForm = {
       benchmarks: checked("bench").map((c) => c.value),
       models: models.map((c) => c.value),
-      base_url: urls.length === 1 ? urls[0]! : null,
+      base_url: null,
+      model_providers: modelProviders,
       limit: numOr(limit),
       rounds: Number(rounds.value),
       seed: Number(seed.value),
@@ -314,7 +343,7 @@ async function renderNew(root: HTMLElement): Promise<void> {
     };
     let localProblem = null;
     const whole = (x: number | null) => x === null || (Number.isInteger(x) && x >= 0);
-    if (urls.length > 1) localProblem = { field: "models", message: "Models: one run can use one provider with its own URL; pick models of a single saved provider (built-in agents can be added freely)." };
+    if (twice.size > 0) localProblem = { field: "models", message: `Models: ${[...twice].join(", ")} is offered by two saved providers; pick it from one of them.` };
     else if (!whole(f.limit) || f.limit === 0) localProblem = { field: "limit", message: "Tasks per benchmark must be a whole number ≥ 1, or empty for all." };
     else if (!whole(f.rounds)) localProblem = { field: "rounds", message: "Rounds must be a whole number." };
     else if (!whole(f.seed) || f.seed > Number.MAX_SAFE_INTEGER) localProblem = { field: "seed", message: "Seed must be a whole number ≥ 0." };
