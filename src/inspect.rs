@@ -931,9 +931,7 @@ pub async fn compare_models(
     let mut names = Interner::default();
     let (ma, mb) = (names.id(model_a), names.id(model_b));
     let mut sides: BTreeMap<Bench, (Vec<report::Sample>, Vec<report::Sample>)> = BTreeMap::new();
-    let mut cats: BTreeMap<(String, String), (u32, f64, f64)> = BTreeMap::new();
-    let mut disagreements = Vec::new();
-    let mut total = 0u32;
+    let mut tally = crate::results::Tally::default();
     for r in &rows {
         let benchmark: String = r.try_get(0)?;
         let d = Disagreement {
@@ -978,18 +976,8 @@ pub async fn compare_models(
         let side = sides.entry(bench).or_default();
         side.0.push(sample(ma, d.score_a, d.passed_a));
         side.1.push(sample(mb, d.score_b, d.passed_b));
-        let c = cats
-            .entry((d.benchmark.clone(), d.category.clone()))
-            .or_default();
-        c.0 += 1;
-        c.1 += d.score_a;
-        c.2 += d.score_b;
-        if d.passed_a != d.passed_b || (d.score_a - d.score_b).abs() > SCORE_EPS {
-            total += 1;
-            if disagreements.len() < MAX_PAGE as usize {
-                disagreements.push(d);
-            }
-        }
+        let differ = d.passed_a != d.passed_b || (d.score_a - d.score_b).abs() > SCORE_EPS;
+        tally.add(d, differ);
     }
     // The seeded paired bootstrap is CPU-bound (resamples × pairs draws): off the async threads.
     let (na, nb) = (model_a.to_string(), model_b.to_string());
@@ -1005,32 +993,13 @@ pub async fn compare_models(
     })
     .await
     .map_err(|e| InspectError::BadCompare(format!("the comparison task failed: {e}")))?;
-    let categories = cats
-        .into_iter()
-        .map(|((benchmark, category), (n, a, b))| {
-            let (mean_a, mean_b) = (a / n as f64 * 100.0, b / n as f64 * 100.0);
-            CategoryDelta {
-                benchmark,
-                category,
-                n_pairs: n,
-                mean_a,
-                mean_b,
-                delta: mean_a - mean_b,
-            }
-        })
-        .collect();
-    Ok(CompareView {
-        compare: serde_json::json!({
-            "run": run,
-            "model_a": model_a,
-            "model_b": model_b,
-            "seed": seed,
-            "comparisons": comparisons,
-        }),
-        categories,
-        disagreements,
-        disagreements_total: total,
-    })
+    Ok(tally.view(serde_json::json!({
+        "run": run,
+        "model_a": model_a,
+        "model_b": model_b,
+        "seed": seed,
+        "comparisons": comparisons,
+    })))
 }
 
 /// Figures of `crucible bench inspect`: the sample actions' read paths on a synthetic store.

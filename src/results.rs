@@ -384,6 +384,58 @@ pub struct CompareView {
     pub disagreements_total: u32,
 }
 
+/// Paired samples summed up into a [`CompareView`]'s per-category means and disagreements.
+#[derive(Debug, Default)]
+pub struct Tally {
+    cats: std::collections::BTreeMap<(String, String), (u32, f64, f64)>,
+    disagreements: Vec<Disagreement>,
+    total: u32,
+}
+
+impl Tally {
+    /// Counts one pair; `differ` says whether the two sides disagree (kept, up to [`MAX_PAGE`]).
+    pub fn add(&mut self, d: Disagreement, differ: bool) {
+        let c = self
+            .cats
+            .entry((d.benchmark.clone(), d.category.clone()))
+            .or_default();
+        c.0 += 1;
+        c.1 += d.score_a;
+        c.2 += d.score_b;
+        if differ {
+            self.total += 1;
+            if self.disagreements.len() < MAX_PAGE as usize {
+                self.disagreements.push(d);
+            }
+        }
+    }
+
+    /// The view, with `compare` as its statistics.
+    pub fn view(self, compare: Value) -> CompareView {
+        let categories = self
+            .cats
+            .into_iter()
+            .map(|((benchmark, category), (n, a, b))| {
+                let (mean_a, mean_b) = (a / n as f64 * 100.0, b / n as f64 * 100.0);
+                CategoryDelta {
+                    benchmark,
+                    category,
+                    n_pairs: n,
+                    mean_a,
+                    mean_b,
+                    delta: mean_a - mean_b,
+                }
+            })
+            .collect();
+        CompareView {
+            compare,
+            categories,
+            disagreements: self.disagreements,
+            disagreements_total: self.total,
+        }
+    }
+}
+
 /// Facets for the filter menus of a selection.
 #[derive(Debug, Clone, PartialEq, Serialize, TS)]
 pub struct Facets {
@@ -1053,44 +1105,12 @@ impl Explorer {
         let pairs = tokio::task::spawn_blocking(move || paired_samples(&base, &a, &b))
             .await
             .map_err(|e| ResultsError::BadQuery(format!("compare task failed: {e}")))?;
-        let mut cats: std::collections::BTreeMap<(String, String), (u32, f64, f64)> =
-            Default::default();
-        let mut disagreements = Vec::new();
-        let mut total = 0u32;
+        let mut tally = Tally::default();
         for d in pairs {
-            let c = cats
-                .entry((d.benchmark.clone(), d.category.clone()))
-                .or_default();
-            c.0 += 1;
-            c.1 += d.score_a;
-            c.2 += d.score_b;
-            if d.passed_a != d.passed_b || d.score_a != d.score_b {
-                total += 1;
-                if disagreements.len() < MAX_PAGE as usize {
-                    disagreements.push(d);
-                }
-            }
+            let differ = d.passed_a != d.passed_b || d.score_a != d.score_b;
+            tally.add(d, differ);
         }
-        let categories = cats
-            .into_iter()
-            .map(|((benchmark, category), (n, a, b))| {
-                let (mean_a, mean_b) = (a / n as f64 * 100.0, b / n as f64 * 100.0);
-                CategoryDelta {
-                    benchmark,
-                    category,
-                    n_pairs: n,
-                    mean_a,
-                    mean_b,
-                    delta: mean_a - mean_b,
-                }
-            })
-            .collect();
-        Ok(CompareView {
-            compare,
-            categories,
-            disagreements,
-            disagreements_total: total,
-        })
+        Ok(tally.view(compare))
     }
 }
 

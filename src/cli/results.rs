@@ -26,16 +26,21 @@ pub struct BenchResultsArgs {
     json: bool,
 }
 
-/// Writes the store, times the explorer, prints the figures.
-pub async fn bench(config: &Config, args: BenchResultsArgs) -> Result<()> {
-    let tmp = tempfile::tempdir()?;
-    let dir = match &args.dir {
+/// `--dir` (created) or the temporary directory.
+fn bench_dir(args: &BenchResultsArgs, tmp: &tempfile::TempDir) -> Result<PathBuf> {
+    Ok(match &args.dir {
         Some(d) => {
             std::fs::create_dir_all(d)?;
             d.clone()
         }
         None => tmp.path().to_path_buf(),
-    };
+    })
+}
+
+/// Writes the store, times the explorer, prints the figures.
+pub async fn bench(config: &Config, args: BenchResultsArgs) -> Result<()> {
+    let tmp = tempfile::tempdir()?;
+    let dir = bench_dir(&args, &tmp)?;
     let f = crucible::results::bench(config, args.models, args.rounds, args.seed, &dir).await?;
     if args.json {
         out!("{}", serde_json::to_string_pretty(&f)?);
@@ -127,13 +132,7 @@ pub async fn results(config: &Config, cmd: ResultsCmd) -> Result<()> {
 /// the two-model comparison and the answer extraction, prints the figures.
 pub async fn bench_inspect(args: BenchResultsArgs) -> Result<()> {
     let tmp = tempfile::tempdir()?;
-    let dir = match &args.dir {
-        Some(d) => {
-            std::fs::create_dir_all(d)?;
-            d.clone()
-        }
-        None => tmp.path().to_path_buf(),
-    };
+    let dir = bench_dir(&args, &tmp)?;
     let f = crucible::inspect::bench(args.models, args.rounds, args.seed, &dir).await?;
     if args.json {
         out!("{}", serde_json::to_string_pretty(&f)?);
