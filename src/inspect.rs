@@ -27,7 +27,7 @@ use crate::quest::atomic::Harness;
 use crate::quest::seam::QuestBench;
 use crate::report::dataset::Interner;
 use crate::report::{self, Bench};
-use crate::results::{CategoryDelta, CompareView, Disagreement, Explorer, MAX_PAGE};
+use crate::results::{CompareView, Disagreement, Explorer};
 use crate::run::{Benchmark, Event, RunError, RunSpec, ScriptedAgent};
 use crate::Config;
 

@@ -454,11 +454,20 @@ pub struct ChartView {
     pub svg: String,
 }
 
+/// The distinct PILOT task ids of a dataset, by name (deduplicated as interned ids first: a
+/// million samples name a few thousand tasks).
+fn pilot_tasks(ds: &Dataset) -> BTreeSet<&str> {
+    let mut ids: Vec<u32> = ds.of(Bench::Pilot).map(|s| s.task).collect();
+    ids.sort_unstable();
+    ids.dedup();
+    ids.into_iter().map(|id| ds.name(id)).collect()
+}
+
 /// The exact optimal full-success probability of every PILOT task in the dataset that the
 /// project's library (`tasks/pilot`) knows; tasks it does not know get none.
 pub fn pilot_ceilings(config: &Config, ds: &Dataset) -> HashMap<String, f64> {
     let mut out = HashMap::new();
-    let tasks: BTreeSet<&str> = ds.of(Bench::Pilot).map(|s| ds.name(s.task)).collect();
+    let tasks = pilot_tasks(ds);
     if tasks.is_empty() {
         return out;
     }
@@ -517,7 +526,7 @@ fn memo_ceilings(
     memo: &Mutex<HashMap<String, Option<f64>>>,
     file: Option<&Path>,
 ) -> HashMap<String, f64> {
-    let tasks: BTreeSet<&str> = ds.of(Bench::Pilot).map(|s| ds.name(s.task)).collect();
+    let tasks = pilot_tasks(ds);
     let mut known = memo.lock().unwrap_or_else(|e| e.into_inner()).clone();
     if tasks.iter().any(|t| !known.contains_key(*t)) {
         let stamp = library_stamp(config);
