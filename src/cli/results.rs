@@ -21,6 +21,10 @@ pub struct BenchResultsArgs {
     /// Keep the store in this directory (default: a temp dir, removed afterwards).
     #[arg(long)]
     dir: Option<PathBuf>,
+    /// Reuse the store a previous run left in `--dir` when it was written with the same
+    /// models, rounds and seed (skips the minute-long write).
+    #[arg(long, requires = "dir")]
+    reuse: bool,
     /// Print JSON.
     #[arg(long)]
     json: bool,
@@ -41,7 +45,7 @@ fn bench_dir(args: &BenchResultsArgs, tmp: &tempfile::TempDir) -> Result<PathBuf
 pub async fn bench(config: &Config, args: BenchResultsArgs) -> Result<()> {
     let tmp = tempfile::tempdir()?;
     let dir = bench_dir(&args, &tmp)?;
-    let f = crucible::results::bench(config, args.models, args.rounds, args.seed, &dir).await?;
+    let f = crucible::results::bench(config, args.models, args.rounds, args.seed, &dir, args.reuse).await?;
     if args.json {
         out!("{}", serde_json::to_string_pretty(&f)?);
     } else {

@@ -176,6 +176,12 @@ pub struct BootstrapCi {
 /// Paired percentile bootstrap of mean(a − b): resample the pairs with replacement `resamples`
 /// times from a ChaCha8 RNG seeded with `seed`; lo/hi are the sorted resample means at indices
 /// ⌊0.025·B⌋ and ⌈0.975·B⌉ − 1. `None` when the slices are empty or differ in length.
+///
+/// When the differences take few distinct values (scores on a coarse scale: pass/fail, PILOT's
+/// full/partial/fail), a resample is drawn as how many times each distinct value is picked,
+/// Multinomial(n, multiplicity/n), through a chain of conditional binomials: the same
+/// distribution of resample means as picking n pairs one by one, at a cost that no longer grows
+/// with n (a 100 k-pair comparison drops from seconds to milliseconds).
 pub fn paired_bootstrap(a: &[f64], b: &[f64], resamples: usize, seed: u64) -> Option<BootstrapCi> {
     if a.is_empty() || a.len() != b.len() || resamples == 0 {
         return None;
@@ -184,15 +190,14 @@ pub fn paired_bootstrap(a: &[f64], b: &[f64], resamples: usize, seed: u64) -> Op
     let diff = mean(&d)?;
     let mut rng = ChaCha8Rng::seed_from_u64(seed);
     let n = d.len();
-    let mut means: Vec<f64> = (0..resamples)
-        .map(|_| {
-            let mut s = 0.0;
-            for _ in 0..n {
-                s += d[rng.random_range(0..n)];
-            }
-            s / n as f64
-        })
-        .collect();
+    let distinct = multiplicities(&d);
+    let mut means: Vec<f64> = if distinct.len() * BINOMIAL_COST <= n {
+        (0..resamples)
+            .map(|_| multinomial_mean(&distinct, n as u64, &mut rng))
+            .collect()
+    } else {
+        (0..resamples).map(|_| picked_mean(&d, &mut rng)).collect()
+    };
     means.sort_by(f64::total_cmp);
     let lo_i = (0.025 * resamples as f64).floor() as usize;
     let hi_i = ((0.975 * resamples as f64).ceil() as usize).saturating_sub(1);
@@ -202,6 +207,58 @@ pub fn paired_bootstrap(a: &[f64], b: &[f64], resamples: usize, seed: u64) -> Op
         hi: means[hi_i.min(resamples - 1)],
         resamples,
     })
+}
+
+/// Roughly what one binomial draw costs in single picks: the bootstrap counts per distinct value
+/// only when there are at most n / this many of them.
+const BINOMIAL_COST: usize = 32;
+
+/// The distinct values of `xs` (by bits, in ascending order) with how often each occurs.
+fn multiplicities(xs: &[f64]) -> Vec<(f64, u64)> {
+    let mut v = xs.to_vec();
+    v.sort_by(f64::total_cmp);
+    let mut out: Vec<(f64, u64)> = Vec::new();
+    for x in v {
+        match out.last_mut() {
+            Some((y, m)) if y.to_bits() == x.to_bits() => *m += 1,
+            _ => out.push((x, 1)),
+        }
+    }
+    out
+}
+
+/// The mean of one bootstrap resample of `d`, picked value by value.
+fn picked_mean(d: &[f64], rng: &mut ChaCha8Rng) -> f64 {
+    let n = d.len();
+    let mut s = 0.0;
+    for _ in 0..n {
+        s += d[rng.random_range(0..n)];
+    }
+    s / n as f64
+}
+
+/// The mean of one bootstrap resample of the `n` values whose distinct values and
+/// multiplicities are `distinct`: value i is picked c_i times, where c_i is binomial in the
+/// picks left with the probability of i among the values not yet visited.
+fn multinomial_mean(distinct: &[(f64, u64)], n: u64, rng: &mut ChaCha8Rng) -> f64 {
+    use rand_distr::{Binomial, Distribution};
+    let (mut picks_left, mut mass_left, mut sum) = (n, n, 0.0);
+    for &(v, m) in distinct {
+        if picks_left == 0 {
+            break;
+        }
+        let c = if m >= mass_left {
+            picks_left
+        } else {
+            // p is in (0, 1) here, which Binomial::new accepts; the fallback is unreachable.
+            Binomial::new(picks_left, m as f64 / mass_left as f64)
+                .map_or(0, |bin| bin.sample(rng))
+        };
+        sum += v * c as f64;
+        picks_left -= c;
+        mass_left -= m;
+    }
+    sum / n as f64
 }
 
 /// The p-th percentile by the nearest-rank method (p in (0, 100]); `None` for an empty slice.
@@ -361,6 +418,38 @@ mod tests {
         let c = paired_bootstrap(&a, &b, 4000, 11).unwrap();
         assert_eq!(c.diff, 49.5);
         assert!(close(c.lo, 43.81, 0.6) && close(c.hi, 55.19, 0.6), "{c:?}");
+    }
+
+    #[test]
+    fn counted_resamples_have_the_distribution_of_picked_ones() {
+        // Differences of pass/fail-like scores: −1, 0, +1 with shares .2, .5, .3 (mean .1,
+        // variance .49): few distinct values, so paired_bootstrap counts instead of picking.
+        let n = 20_000;
+        let d: Vec<f64> = (0..n)
+            .map(|i| match i % 10 {
+                0 | 1 => -1.0,
+                2..=6 => 0.0,
+                _ => 1.0,
+            })
+            .collect();
+        let zero = vec![0.0; n];
+        let c = paired_bootstrap(&d, &zero, 2000, 5).unwrap();
+        // Normal 95 % CI: 0.1 ± 1.96·0.7/√20000 = [0.0903, 0.1097].
+        assert!((c.diff - 0.1).abs() < 1e-12, "{c:?}");
+        assert!(close(c.lo, 0.0903, 0.0015) && close(c.hi, 0.1097, 0.0015), "{c:?}");
+        // The same moments as resamples picked one by one.
+        let distinct = multiplicities(&d);
+        assert_eq!(distinct, vec![(-1.0, 4000), (0.0, 10_000), (1.0, 6000)]);
+        let mut rng = ChaCha8Rng::seed_from_u64(9);
+        let counted: Vec<f64> = (0..1000)
+            .map(|_| multinomial_mean(&distinct, n as u64, &mut rng))
+            .collect();
+        let picked: Vec<f64> = (0..1000).map(|_| picked_mean(&d, &mut rng)).collect();
+        let se = (0.49f64 / n as f64).sqrt();
+        for means in [&counted, &picked] {
+            assert!(close(mean(means).unwrap(), 0.1, 0.2 * se), "{:?}", mean(means));
+            assert!(close(sd(means).unwrap(), se, 0.1 * se), "{:?} vs {se}", sd(means));
+        }
     }
 
     #[test]

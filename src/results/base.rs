@@ -21,6 +21,22 @@ use sqlx::{Row, SqlitePool};
 use crate::report::dataset::{sample_of_row, Interner, Metrics, SAMPLE_COLUMNS};
 use crate::report::{Bench, BenchSelection, Dataset, ReportError, Sample};
 
+/// Samples compared with the store when a snapshot is opened ([`Base::probes_match`]).
+const PROBES: usize = 64;
+
+/// How [`Base::open`] got its base.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Opened {
+    /// From the snapshot (then refreshed); `stale` when the refresh changed a lot, so the
+    /// snapshot is worth writing again.
+    Snapshot {
+        /// Worth saving again.
+        stale: bool,
+    },
+    /// Read whole from the store (no usable snapshot).
+    Store,
+}
+
 /// First bytes of a snapshot file; the digit is the format version.
 const MAGIC: &[u8] = b"crucible explorer base v1\n";
 
@@ -43,7 +59,8 @@ pub struct Base {
     live: usize,
     /// Largest live id (0 when empty).
     max_id: i64,
-    /// Bumped on every change; views cached against an older generation are stale.
+    /// Changes on every change (unique across bases, so a base read again never shares one with
+    /// its predecessor); views cached against another generation are stale.
     pub generation: u64,
 }
 
@@ -78,6 +95,13 @@ impl Base {
     /// Whether no live sample is held.
     pub fn is_empty(&self) -> bool {
         self.live == 0
+    }
+
+    /// The ids of the runs held, in the order their first sample was read.
+    pub fn run_ids(&self) -> Vec<String> {
+        let mut v: Vec<(&String, &u32)> = self.run_index.iter().collect();
+        v.sort_by_key(|(_, i)| **i);
+        v.into_iter().map(|(r, _)| r.clone()).collect()
     }
 
     /// The interned labels (what [`Sample`]'s ids refer to).
@@ -159,8 +183,8 @@ impl Base {
                 out.added += 1;
             }
         }
-        if out != Refresh::default() {
-            self.generation += 1;
+        if out != Refresh::default() || self.generation == 0 {
+            self.generation = next_generation();
         }
         Ok(out)
     }
@@ -471,49 +495,113 @@ impl Base {
             samples,
             ids,
             max_id,
-            generation: 1,
+            generation: next_generation(),
         })
     }
 
     /// Loads the snapshot at `path` and brings it up to date, or reads the whole store when there
-    /// is no usable snapshot. Returns the base and whether it should be saved again.
-    pub async fn open(pool: &SqlitePool, path: Option<&Path>) -> Result<(Base, bool), ReportError> {
+    /// is no usable snapshot. A snapshot is used only when a spread of its samples reads back
+    /// the same from the store ([`Base::probes_match`]); the full row count is left to
+    /// [`Base::verify`], which the caller runs in the background.
+    pub async fn open(pool: &SqlitePool, path: Option<&Path>) -> Result<(Base, Opened), ReportError> {
         if let Some(bytes) = path.and_then(|p| std::fs::read(p).ok()) {
             let t = std::time::Instant::now();
             let decoded = tokio::task::spawn_blocking(move || Base::decode(&bytes))
                 .await
                 .ok()
                 .flatten();
-            tracing::debug!(target: "results", ms = t.elapsed().as_millis() as u64, "snapshot read and decoded");
+            tracing::debug!(target: "results", ms = t.elapsed().as_millis() as u64, "snapshot decoded");
             if let Some(mut base) = decoded {
                 let r = base.refresh(pool).await?;
-                let count: i64 = sqlx::query_scalar("SELECT COUNT(*) FROM samples")
-                    .fetch_one(pool)
-                    .await?;
-                // Rows of unknown benchmarks are never held, so the count can only be ≥.
-                if count as usize >= base.live && base.counts_match(pool, count).await? {
-                    return Ok((base, r.added > 1000 || r.dropped_runs > 0));
+                if base.probes_match(pool).await? {
+                    let stale = r.added > 1000 || r.dropped_runs > 0;
+                    return Ok((base, Opened::Snapshot { stale }));
                 }
                 tracing::warn!(target: "results", "explorer snapshot does not match the store; reloading");
             } else {
                 tracing::warn!(target: "results", "explorer snapshot unreadable; reloading");
             }
         }
-        Ok((Base::load(pool).await?, true))
+        Ok((Base::load(pool).await?, Opened::Store))
     }
 
-    /// Whether `count` rows of the store are exactly the live samples plus rows of benchmarks
-    /// Crucible does not know.
-    async fn counts_match(&self, pool: &SqlitePool, count: i64) -> Result<bool, ReportError> {
-        if count as usize == self.live {
-            return Ok(true);
+    /// Whether the store still holds what the base says: [`PROBES`] samples spread evenly over
+    /// the base (the first and last included) are read back by id and compared field by field,
+    /// and no row lies below the smallest id held. A few indexed lookups: this is what catches a
+    /// snapshot of another store, or one the store has moved away from.
+    pub async fn probes_match(&self, pool: &SqlitePool) -> Result<bool, ReportError> {
+        let live: Vec<usize> = (0..self.samples.len()).filter(|&k| !self.dead[k]).collect();
+        if live.is_empty() {
+            let any: Option<i64> = sqlx::query_scalar(
+                "SELECT id FROM samples WHERE benchmark IN ('questbench', 'intent2tx', 'pilot') LIMIT 1",
+            )
+            .fetch_optional(pool)
+            .await?;
+            return Ok(any.is_none());
         }
-        let known: i64 = sqlx::query_scalar(
-            "SELECT COUNT(*) FROM samples WHERE benchmark IN ('questbench', 'intent2tx', 'pilot')",
+        let below: Option<i64> = sqlx::query_scalar(
+            "SELECT id FROM samples WHERE id < ? AND benchmark IN ('questbench', 'intent2tx', 'pilot') LIMIT 1",
         )
+        .bind(self.ids[live[0]])
+        .fetch_optional(pool)
+        .await?;
+        if below.is_some() {
+            return Ok(false);
+        }
+        let mut picks: Vec<usize> = (0..PROBES)
+            .map(|i| live[i * (live.len() - 1) / (PROBES - 1)])
+            .collect();
+        picks.dedup();
+        let marks = vec!["?"; picks.len()].join(", ");
+        let sql = format!(
+            "SELECT id, run_id, {SAMPLE_COLUMNS} FROM samples WHERE id IN ({marks}) ORDER BY id"
+        );
+        let mut q = sqlx::query(&sql);
+        for &k in &picks {
+            q = q.bind(self.ids[k]);
+        }
+        let rows = q.fetch_all(pool).await?;
+        if rows.len() != picks.len() {
+            return Ok(false);
+        }
+        let mut names = Interner::default();
+        for (row, &k) in rows.iter().zip(&picks) {
+            let id: i64 = row.try_get(0)?;
+            let run: String = row.try_get(1)?;
+            let held = &self.samples[k];
+            if id != self.ids[k] || self.runs[held.run as usize] != run {
+                return Ok(false);
+            }
+            let Some(read) = sample_of_row(row, 2, held.run, BenchSelection(None), &mut names)?
+            else {
+                return Ok(false);
+            };
+            if !same_sample(&self.names, held, &names, &read) {
+                return Ok(false);
+            }
+        }
+        Ok(true)
+    }
+
+    /// What [`Base::count_matches`] checks: the largest id held and the live samples.
+    pub fn extent(&self) -> (i64, usize) {
+        (self.max_id, self.live)
+    }
+
+    /// Whether the store's rows of known benchmarks up to the largest id held are exactly the
+    /// live samples in number (`extent` is [`Base::extent`]). A full count: slow on a big store, so the explorer runs it off
+    /// the view's path. Rows appended meanwhile lie above that id and do not disturb it.
+    pub async fn count_matches(
+        pool: &SqlitePool,
+        (max_id, live): (i64, usize),
+    ) -> Result<bool, ReportError> {
+        let known: i64 = sqlx::query_scalar(
+            "SELECT COUNT(*) FROM samples WHERE id <= ? AND benchmark IN ('questbench', 'intent2tx', 'pilot')",
+        )
+        .bind(max_id)
         .fetch_one(pool)
         .await?;
-        Ok(known as usize == self.live)
+        Ok(known as usize == live)
     }
 
     /// Writes the snapshot to `path` (temp file + rename, so a reader never sees half of it).
@@ -522,6 +610,33 @@ impl Base {
         std::fs::write(&tmp, self.encode())?;
         std::fs::rename(&tmp, path)
     }
+}
+
+/// A generation number never handed out before in this process.
+fn next_generation() -> u64 {
+    static NEXT: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(1);
+    NEXT.fetch_add(1, std::sync::atomic::Ordering::Relaxed)
+}
+
+/// Whether two samples, each with its own interner, say the same thing (floats by their bits).
+fn same_sample(na: &Interner, a: &Sample, nb: &Interner, b: &Sample) -> bool {
+    let (mut la, mut lb) = (*a, *b);
+    let labels_same = la
+        .labels_mut()
+        .into_iter()
+        .zip(lb.labels_mut())
+        .all(|(x, y)| na.name(*x) == nb.name(*y));
+    let bits = |s: &Sample| {
+        let m = metric_values(&s.metrics).map(f64::to_bits);
+        (s.score.to_bits(), s.cost_usd.to_bits(), m)
+    };
+    labels_same
+        && a.bench == b.bench
+        && a.round == b.round
+        && a.passed == b.passed
+        && a.k_act == b.k_act
+        && a.k_opt == b.k_opt
+        && bits(a) == bits(b)
 }
 
 /// The base id → dataset id of a label, interning it on first use.
