@@ -210,6 +210,11 @@ pub struct Dataset {
     pub names: Interner,
     /// The samples.
     pub samples: Vec<Sample>,
+    /// When set, `samples` are grouped by benchmark (in [`Bench::ALL`] order, each group in load
+    /// order) and these are each benchmark's index range, so [`Dataset::of`] reads one slice.
+    /// The loaders set it ([`Dataset::group_by_bench`]); code that edits `samples` afterwards
+    /// must call that again or clear it.
+    pub bench_spans: Option<[(usize, usize); 3]>,
 }
 
 impl Dataset {
@@ -220,7 +225,27 @@ impl Dataset {
 
     /// Samples of one benchmark.
     pub fn of(&self, b: Bench) -> impl Iterator<Item = &Sample> + '_ {
-        self.samples.iter().filter(move |s| s.bench == b)
+        let (lo, hi) = self
+            .bench_spans
+            .map_or((0, self.samples.len()), |spans| spans[b as usize]);
+        self.samples[lo..hi].iter().filter(move |s| s.bench == b)
+    }
+
+    /// Orders the samples by benchmark ([`Bench::ALL`] order; stable, so each benchmark keeps
+    /// its load order) and records each benchmark's range in `bench_spans`.
+    pub fn group_by_bench(&mut self) {
+        let grouped = self
+            .samples
+            .windows(2)
+            .all(|w| w[0].bench as u8 <= w[1].bench as u8);
+        if !grouped {
+            let mut out = Vec::with_capacity(self.samples.len());
+            for b in Bench::ALL {
+                out.extend(self.samples.iter().filter(|s| s.bench == b));
+            }
+            self.samples = out;
+        }
+        self.bench_spans = Some(bench_spans(&self.samples));
     }
 
     /// Model names present for a benchmark, sorted by name.
@@ -257,6 +282,7 @@ impl Dataset {
                 }
             }
         }
+        ds.group_by_bench();
         ds.check_not_empty(bench)?;
         Ok(ds)
     }
@@ -272,6 +298,16 @@ impl Dataset {
         };
         Err(ReportError::Empty(what))
     }
+}
+
+/// Each benchmark's index range in samples grouped by benchmark.
+pub fn bench_spans(samples: &[Sample]) -> [(usize, usize); 3] {
+    let mut counts = [0usize; 3];
+    for s in samples {
+        counts[s.bench as usize] += 1;
+    }
+    let (q, i) = (counts[0], counts[0] + counts[1]);
+    [(0, q), (q, i), (i, samples.len())]
 }
 
 /// The `samples` columns a [`Sample`] is made of, in the order [`sample_of_row`] reads them.
@@ -361,6 +397,21 @@ pub fn sample_of_row(
 }
 
 impl Sample {
+    /// The interned labels, in the order [`sample_of_row`] interns them.
+    pub fn labels(&self) -> [u32; 9] {
+        [
+            self.model,
+            self.instance,
+            self.task,
+            self.prompt_type,
+            self.kind,
+            self.category,
+            self.subcategory,
+            self.difficulty,
+            self.outcome,
+        ]
+    }
+
     /// The sample's label ids in the order [`sample_of_row`] interns them.
     pub fn labels_mut(&mut self) -> [&mut u32; 9] {
         [

@@ -13,6 +13,7 @@
 //! after loading it the base is refreshed against the store and its sample count checked.
 
 use std::collections::HashMap;
+use std::io::Read;
 use std::path::Path;
 
 use futures_util::TryStreamExt;
@@ -38,7 +39,7 @@ pub enum Opened {
 }
 
 /// First bytes of a snapshot file; the digit is the format version.
-const MAGIC: &[u8] = b"crucible explorer base v1\n";
+const MAGIC: &[u8] = b"crucible explorer base v2\n";
 
 /// Every sample of the store (all runs, all benchmarks), in id order.
 #[derive(Debug, Clone, Default)]
@@ -216,7 +217,12 @@ impl Base {
 
     /// The dataset `Dataset::load(pool, runs, bench)` would read, where `runs` is already the
     /// resolved selection ([`crate::report::dataset::select_runs`]). `keep` narrows it further
-    /// (after interning, exactly like filtering a loaded dataset). Also returns each sample's id.
+    /// (after interning, exactly like filtering a loaded dataset).
+    ///
+    /// `Dataset::load` reads run by run in the selection's order, interning as it goes, then
+    /// groups by benchmark. When the selected runs' samples come in that order in the base (runs
+    /// written one after another and selected oldest first, the usual case) one pass over the
+    /// base interns and picks; otherwise the picks are interned again in selection order.
     pub fn dataset(
         &self,
         runs: &[String],
@@ -224,40 +230,74 @@ impl Base {
         keep: impl Fn(&Interner, &Sample) -> bool,
     ) -> Result<Dataset, ReportError> {
         // Base run index → position in the selection.
-        let mut pos = vec![usize::MAX; self.runs.len()];
+        let mut pos = vec![u32::MAX; self.runs.len()];
         for (p, r) in runs.iter().enumerate() {
             if let Some(&i) = self.run_index.get(r) {
-                pos[i as usize] = p;
-            }
-        }
-        // Sample indices per selected run, each in id order (the base is in id order).
-        let mut per_run: Vec<Vec<u32>> = vec![Vec::new(); runs.len()];
-        for (k, s) in self.samples.iter().enumerate() {
-            let p = pos[s.run as usize];
-            if p != usize::MAX && !self.dead[k] && bench.includes(s.bench) {
-                per_run[p].push(k as u32);
+                pos[i as usize] = p as u32;
             }
         }
         let mut ds = Dataset {
             runs: runs.to_vec(),
-            samples: Vec::with_capacity(per_run.iter().map(Vec::len).sum()),
             ..Default::default()
         };
         let mut remap = vec![u32::MAX; self.names.len()];
-        for (p, list) in per_run.iter().enumerate() {
-            for &k in list {
-                let mut s = self.samples[k as usize];
-                let kept = keep(&self.names, &s);
+        // Picked samples (base index, kept) per benchmark, in base order.
+        let mut picked: [Vec<(u32, bool)>; 3] = Default::default();
+        let (mut in_order, mut last) = (true, 0u32);
+        for (k, s) in self.samples.iter().enumerate() {
+            let p = pos[s.run as usize];
+            if p == u32::MAX || self.dead[k] || !bench.includes(s.bench) {
+                continue;
+            }
+            in_order &= p >= last;
+            last = p;
+            let kept = keep(&self.names, s);
+            picked[s.bench as usize].push((k as u32, kept));
+            if in_order {
                 // Interned even when filtered out: a filtered load interns before it filters.
-                for l in s.labels_mut() {
-                    *l = intern(&mut remap, &mut ds.names, &self.names, *l);
-                }
-                if kept {
-                    s.run = p as u32;
-                    ds.samples.push(s);
+                for l in s.labels() {
+                    intern(&mut remap, &mut ds.names, &self.names, l);
                 }
             }
         }
+        if !in_order {
+            remap.fill(u32::MAX);
+            ds.names = Interner::default();
+            let mut per_run: Vec<Vec<u32>> = vec![Vec::new(); runs.len()];
+            for list in &picked {
+                for &(k, _) in list {
+                    per_run[pos[self.samples[k as usize].run as usize] as usize].push(k);
+                }
+            }
+            for list in &mut per_run {
+                list.sort_unstable();
+                for &k in list.iter() {
+                    for l in self.samples[k as usize].labels() {
+                        intern(&mut remap, &mut ds.names, &self.names, l);
+                    }
+                }
+            }
+            // Within one benchmark, load order is selection order, then id order.
+            for list in &mut picked {
+                list.sort_by_key(|&(k, _)| (pos[self.samples[k as usize].run as usize], k));
+            }
+        }
+        let kept: usize = picked
+            .iter()
+            .map(|l| l.iter().filter(|(_, kept)| *kept).count())
+            .sum();
+        ds.samples.reserve_exact(kept);
+        for list in &picked {
+            for &(k, _) in list.iter().filter(|(_, kept)| *kept) {
+                let mut s = self.samples[k as usize];
+                for l in s.labels_mut() {
+                    *l = remap[*l as usize];
+                }
+                s.run = pos[s.run as usize];
+                ds.samples.push(s);
+            }
+        }
+        ds.bench_spans = Some(crate::report::dataset::bench_spans(&ds.samples));
         ds.check_not_empty(bench)?;
         Ok(ds)
     }
@@ -388,64 +428,60 @@ impl Base {
                 put_u64(&mut w, v.to_bits());
             }
         }
-        let sum = checksum(&w);
-        put_u64(&mut w, sum);
+        let sum = crc32fast::hash(&w);
+        put_u32(&mut w, sum);
         w
     }
 
     /// Decodes a snapshot; `None` for anything that is not a whole, consistent snapshot.
     pub fn decode(bytes: &[u8]) -> Option<Base> {
-        let (body, sum) = bytes.split_at_checked(bytes.len().checked_sub(8)?)?;
-        if checksum(body) != u64::from_le_bytes(sum.try_into().ok()?) {
+        Base::read_from(bytes, bytes.len() as u64)
+    }
+
+    /// Reads a snapshot of `len` bytes from `r`, streaming (the file is never held whole: on a
+    /// million samples that saves touching ~90 MB of fresh memory). Every length is checked
+    /// against the bytes left, so a corrupt one never allocates wildly; the CRC-32 trailer is
+    /// checked at the end. `None` for anything that is not a whole, consistent snapshot.
+    pub fn read_from(r: impl std::io::Read, len: u64) -> Option<Base> {
+        let body = len.checked_sub(4)?;
+        let mut r = Stream {
+            r: std::io::BufReader::with_capacity(1 << 20, r),
+            left: body,
+            crc: crc32fast::Hasher::new(),
+        };
+        if r.take::<{ MAGIC.len() }>()? != *MAGIC {
             return None;
         }
-        let mut r = Reader(body.strip_prefix(MAGIC)?);
         let mut names = Interner::default();
-        let n_names = r.len()?;
+        let n_names = r.len(1)?;
         for _ in 0..n_names {
             let s = r.str()?;
-            if names.id(s) as usize != names.len() - 1 {
+            if names.id(&s) as usize != names.len() - 1 {
                 return None; // a repeated name: not something encode writes
             }
         }
-        let n_runs = r.len()?;
+        let n_runs = r.len(1)?;
         let mut runs = Vec::with_capacity(n_runs);
         for _ in 0..n_runs {
-            runs.push(r.str()?.to_string());
+            runs.push(r.str()?);
         }
         let mut run_index = HashMap::new();
-        for _ in 0..r.len()? {
+        for _ in 0..r.len(4)? {
             let i = r.u32()?;
             run_index.insert(runs.get(i as usize)?.clone(), i);
         }
         let max_id = r.u64()? as i64;
-        let live = r.len()?;
+        let live = r.len(RECORD as u64)?;
         let mut samples = Vec::with_capacity(live);
         let mut ids = Vec::with_capacity(live);
-        let label = |v: u32| (v < n_names as u32).then_some(v);
         for _ in 0..live {
-            let id = r.u64()? as i64;
+            let f: [u8; RECORD] = r.take()?;
+            let (id, sample) = record(&f, n_names, n_runs)?;
             if ids.last().is_some_and(|&last| last >= id) || id > max_id {
                 return None;
             }
-            let bench = [Bench::Questbench, Bench::Intent2tx, Bench::Pilot]
-                .get(r.u8()? as usize)
-                .copied()?;
-            let run = r.u32()?;
-            if run as usize >= n_runs {
-                return None;
-            }
-            let mut l = [0u32; 9];
-            for x in &mut l {
-                *x = label(r.u32()?)?;
-            }
-            let round = r.u32()?;
-            let score = f64::from_bits(r.u64()?);
-            let passed = r.u8()? != 0;
-            let cost_usd = f64::from_bits(r.u64()?);
-            let k = |v: u32| (v > 0).then(|| (v - 1).min(u16::MAX as u32) as u16);
-            let (k_act, k_opt) = (k(r.u32()?), k(r.u32()?));
-            let mask = r.u8()?;
+            let mut sample = sample;
+            let mask = f[RECORD - 1];
             let mut m = [f64::NAN; 7];
             for (i, v) in m.iter_mut().enumerate() {
                 if mask & (1 << i) != 0 {
@@ -453,37 +489,26 @@ impl Base {
                 }
             }
             let [format, logic, param, pass, final_, exec, state_eq] = m;
-            samples.push(Sample {
-                bench,
-                run,
-                model: l[0],
-                instance: l[1],
-                task: l[2],
-                prompt_type: l[3],
-                round,
-                kind: l[4],
-                category: l[5],
-                subcategory: l[6],
-                difficulty: l[7],
-                outcome: l[8],
-                score,
-                passed,
-                metrics: Metrics {
-                    format,
-                    logic,
-                    param,
-                    pass,
-                    final_,
-                    exec,
-                    state_eq,
-                },
-                k_act,
-                k_opt,
-                cost_usd,
-            });
+            sample.metrics = Metrics {
+                format,
+                logic,
+                param,
+                pass,
+                final_,
+                exec,
+                state_eq,
+            };
+            samples.push(sample);
             ids.push(id);
         }
-        if !r.0.is_empty() {
+        if r.left != 0 {
+            return None;
+        }
+        let sum = r.crc.clone().finalize();
+        let mut trailer = [0u8; 4];
+        r.r.read_exact(&mut trailer).ok()?;
+        let mut rest = [0u8; 1];
+        if u32::from_le_bytes(trailer) != sum || r.r.read(&mut rest).ok()? != 0 {
             return None;
         }
         Some(Base {
@@ -504,13 +529,18 @@ impl Base {
     /// the same from the store ([`Base::probes_match`]); the full row count is left to
     /// [`Base::verify`], which the caller runs in the background.
     pub async fn open(pool: &SqlitePool, path: Option<&Path>) -> Result<(Base, Opened), ReportError> {
-        if let Some(bytes) = path.and_then(|p| std::fs::read(p).ok()) {
+        let file = path.and_then(|p| {
+            let f = std::fs::File::open(p).ok()?;
+            let len = f.metadata().ok()?.len();
+            Some((f, len))
+        });
+        if let Some((file, len)) = file {
             let t = std::time::Instant::now();
-            let decoded = tokio::task::spawn_blocking(move || Base::decode(&bytes))
+            let decoded = tokio::task::spawn_blocking(move || Base::read_from(file, len))
                 .await
                 .ok()
                 .flatten();
-            tracing::debug!(target: "results", ms = t.elapsed().as_millis() as u64, "snapshot decoded");
+            tracing::debug!(target: "results", ms = t.elapsed().as_millis() as u64, "snapshot read");
             if let Some(mut base) = decoded {
                 let r = base.refresh(pool).await?;
                 if base.probes_match(pool).await? {
@@ -620,12 +650,11 @@ fn next_generation() -> u64 {
 
 /// Whether two samples, each with its own interner, say the same thing (floats by their bits).
 fn same_sample(na: &Interner, a: &Sample, nb: &Interner, b: &Sample) -> bool {
-    let (mut la, mut lb) = (*a, *b);
-    let labels_same = la
-        .labels_mut()
+    let labels_same = a
+        .labels()
         .into_iter()
-        .zip(lb.labels_mut())
-        .all(|(x, y)| na.name(*x) == nb.name(*y));
+        .zip(b.labels())
+        .all(|(x, y)| na.name(x) == nb.name(y));
     let bits = |s: &Sample| {
         let m = metric_values(&s.metrics).map(f64::to_bits);
         (s.score.to_bits(), s.cost_usd.to_bits(), m)
@@ -649,22 +678,6 @@ fn intern(remap: &mut [u32], names: &mut Interner, from: &Interner, id: u32) -> 
     *slot
 }
 
-/// A fast 64-bit checksum (FNV-style over 8-byte words, then the tail bytes) that catches a
-/// damaged snapshot; not cryptographic.
-fn checksum(bytes: &[u8]) -> u64 {
-    const PRIME: u64 = 0x0000_0100_0000_01b3;
-    let mut h: u64 = 0xcbf2_9ce4_8422_2325;
-    let mut words = bytes.chunks_exact(8);
-    for w in &mut words {
-        h = (h ^ u64::from_le_bytes(w.try_into().unwrap_or_default())).wrapping_mul(PRIME);
-        h ^= h >> 29;
-    }
-    for &b in words.remainder() {
-        h = (h ^ b as u64).wrapping_mul(PRIME);
-    }
-    h ^ bytes.len() as u64
-}
-
 fn metric_values(m: &Metrics) -> [f64; 7] {
     [
         m.format, m.logic, m.param, m.pass, m.final_, m.exec, m.state_eq,
@@ -684,39 +697,101 @@ fn put_str(w: &mut Vec<u8>, s: &str) {
     w.extend_from_slice(s.as_bytes());
 }
 
-/// A cursor over snapshot bytes; every read is bounds-checked and `None` past the end.
-struct Reader<'a>(&'a [u8]);
+/// Bytes of a sample record before its metric values: id u64, benchmark u8, run u32, nine
+/// labels u32, round u32, score f64, passed u8, cost f64, k_act u32, k_opt u32, metric mask u8.
+const RECORD: usize = 79;
 
-impl<'a> Reader<'a> {
-    fn take(&mut self, n: usize) -> Option<&'a [u8]> {
-        if self.0.len() < n {
+/// The id and sample of a record's fixed part (metrics left absent); `None` when a label or the
+/// run is out of range or the benchmark unknown.
+fn record(f: &[u8; RECORD], n_names: usize, n_runs: usize) -> Option<(i64, Sample)> {
+    let u32_at = |at: usize| u32::from_le_bytes([f[at], f[at + 1], f[at + 2], f[at + 3]]);
+    let u64_at = |at: usize| {
+        let mut b = [0u8; 8];
+        b.copy_from_slice(&f[at..at + 8]);
+        u64::from_le_bytes(b)
+    };
+    let bench = [Bench::Questbench, Bench::Intent2tx, Bench::Pilot]
+        .get(f[8] as usize)
+        .copied()?;
+    let run = u32_at(9);
+    if run as usize >= n_runs {
+        return None;
+    }
+    let mut l = [0u32; 9];
+    for (i, x) in l.iter_mut().enumerate() {
+        *x = u32_at(13 + 4 * i);
+        if *x as usize >= n_names {
             return None;
         }
-        let (a, b) = self.0.split_at(n);
-        self.0 = b;
-        Some(a)
     }
+    let k = |v: u32| (v > 0).then(|| (v - 1).min(u16::MAX as u32) as u16);
+    let sample = Sample {
+        bench,
+        run,
+        model: l[0],
+        instance: l[1],
+        task: l[2],
+        prompt_type: l[3],
+        round: u32_at(49),
+        kind: l[4],
+        category: l[5],
+        subcategory: l[6],
+        difficulty: l[7],
+        outcome: l[8],
+        score: f64::from_bits(u64_at(53)),
+        passed: f[61] != 0,
+        metrics: Metrics::default(),
+        k_act: k(u32_at(70)),
+        k_opt: k(u32_at(74)),
+        cost_usd: f64::from_bits(u64_at(62)),
+    };
+    Some((u64_at(0) as i64, sample))
+}
 
-    fn u8(&mut self) -> Option<u8> {
-        Some(self.take(1)?[0])
+/// A snapshot being read: every read is bounds-checked against the body bytes left and fed to
+/// the CRC.
+struct Stream<R> {
+    r: std::io::BufReader<R>,
+    /// Body bytes not read yet.
+    left: u64,
+    crc: crc32fast::Hasher,
+}
+
+impl<R: std::io::Read> Stream<R> {
+    fn take<const N: usize>(&mut self) -> Option<[u8; N]> {
+
+        if self.left < N as u64 {
+            return None;
+        }
+        let mut b = [0u8; N];
+        self.r.read_exact(&mut b).ok()?;
+        self.crc.update(&b);
+        self.left -= N as u64;
+        Some(b)
     }
 
     fn u32(&mut self) -> Option<u32> {
-        Some(u32::from_le_bytes(self.take(4)?.try_into().ok()?))
+        Some(u32::from_le_bytes(self.take()?))
     }
 
     fn u64(&mut self) -> Option<u64> {
-        Some(u64::from_le_bytes(self.take(8)?.try_into().ok()?))
+        Some(u64::from_le_bytes(self.take()?))
     }
 
-    /// A length that cannot exceed the bytes left (so a corrupt length never allocates wildly).
-    fn len(&mut self) -> Option<usize> {
+    /// A count of items of at least `min_size` bytes each that fit in the bytes left (so a
+    /// corrupt count never allocates wildly).
+    fn len(&mut self, min_size: u64) -> Option<usize> {
         let n = self.u64()?;
-        (n <= self.0.len() as u64).then_some(n as usize)
+        (n.checked_mul(min_size)? <= self.left).then_some(n as usize)
     }
 
-    fn str(&mut self) -> Option<&'a str> {
-        let n = self.len()?;
-        std::str::from_utf8(self.take(n)?).ok()
+    fn str(&mut self) -> Option<String> {
+
+        let n = self.len(1)?;
+        let mut b = vec![0u8; n];
+        self.r.read_exact(&mut b).ok()?;
+        self.crc.update(&b);
+        self.left -= n as u64;
+        String::from_utf8(b).ok()
     }
 }
