@@ -101,6 +101,9 @@ impl Interner {
 /// Metric value absent from a sample's `metrics` JSON.
 pub const MISSING: f64 = f64::NAN;
 
+/// [`Sample::metrics`] of a sample without metrics.
+pub const NO_METRICS: u32 = u32::MAX;
+
 /// Per-sample numeric metrics the tables use (NaN = absent).
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct Metrics {
@@ -134,7 +137,42 @@ impl Default for Metrics {
     }
 }
 
+/// Appends `m` to `table` and returns its index, or [`NO_METRICS`] when every value is absent.
+pub fn add_metrics(table: &mut Vec<Metrics>, m: Metrics) -> u32 {
+    if m.values().iter().all(|v| v.is_nan()) {
+        return NO_METRICS;
+    }
+    table.push(m);
+    (table.len() - 1) as u32
+}
+
 impl Metrics {
+    /// The values in a fixed order: format, logic, param, pass, final, exec, state_eq.
+    pub fn values(&self) -> [f64; 7] {
+        [
+            self.format,
+            self.logic,
+            self.param,
+            self.pass,
+            self.final_,
+            self.exec,
+            self.state_eq,
+        ]
+    }
+
+    /// The inverse of [`Metrics::values`].
+    pub fn from_values([format, logic, param, pass, final_, exec, state_eq]: [f64; 7]) -> Self {
+        Self {
+            format,
+            logic,
+            param,
+            pass,
+            final_,
+            exec,
+            state_eq,
+        }
+    }
+
     /// Reads the known keys of a `metrics` JSON object; anything else (or bad JSON) is ignored.
     pub fn from_json(text: &str) -> Self {
         let mut m = Metrics::default();
@@ -184,8 +222,9 @@ pub struct Sample {
     pub score: f64,
     /// Passed the benchmark's threshold.
     pub passed: bool,
-    /// Numeric metrics.
-    pub metrics: Metrics,
+    /// Its numeric metrics: an index into [`Dataset::metrics`], or [`NO_METRICS`] (kept out of
+    /// line so a sample stays small: only Intent2Tx samples have them).
+    pub metrics: u32,
     /// QuestBench composite rounds used.
     pub k_act: Option<u16>,
     /// QuestBench composite optimal rounds.
@@ -210,6 +249,8 @@ pub struct Dataset {
     pub names: Interner,
     /// The samples.
     pub samples: Vec<Sample>,
+    /// The samples' metrics, by [`Sample::metrics`].
+    pub metrics: Vec<Metrics>,
     /// When set, `samples` are grouped by benchmark (in [`Bench::ALL`] order, each group in load
     /// order) and these are each benchmark's index range, so [`Dataset::of`] reads one slice.
     /// The loaders set it ([`Dataset::group_by_bench`]); code that edits `samples` afterwards
@@ -221,6 +262,20 @@ impl Dataset {
     /// The string of an interned id.
     pub fn name(&self, id: u32) -> &str {
         self.names.name(id)
+    }
+
+    /// A sample's metrics (all absent when it has none).
+    pub fn metrics_of(&self, s: &Sample) -> Metrics {
+        self.metrics
+            .get(s.metrics as usize)
+            .copied()
+            .unwrap_or_default()
+    }
+
+    /// Stores metrics for a sample about to be added and returns its [`Sample::metrics`]
+    /// ([`NO_METRICS`] when every value is absent).
+    pub fn add_metrics(&mut self, m: Metrics) -> u32 {
+        add_metrics(&mut self.metrics, m)
     }
 
     /// Samples of one benchmark.
@@ -277,7 +332,7 @@ impl Dataset {
             .fetch_all(pool)
             .await?;
             for row in rows {
-                if let Some(sample) = sample_of_row(&row, 0, ri as u32, bench, &mut ds.names)? {
+                if let Some(sample) = sample_of_row(&row, 0, ri as u32, bench, &mut ds.names, &mut ds.metrics)? {
                     ds.samples.push(sample);
                 }
             }
@@ -354,6 +409,7 @@ pub fn sample_of_row(
     run: u32,
     bench: BenchSelection,
     names: &mut Interner,
+    metrics: &mut Vec<Metrics>,
 ) -> Result<Option<Sample>, sqlx::Error> {
     let bench_name: String = row.try_get(at)?;
     let Some(b) = Bench::parse(&bench_name) else {
@@ -385,7 +441,7 @@ pub fn sample_of_row(
             0.0
         },
         passed: row.try_get::<i64, _>(at + 12)? != 0,
-        metrics: Metrics::from_json(&text(13)?),
+        metrics: add_metrics(metrics, Metrics::from_json(&text(13)?)),
         k_act: row
             .try_get::<Option<i64>, _>(at + 14)?
             .map(|v| v.clamp(0, u16::MAX as i64) as u16),

@@ -160,8 +160,7 @@ pub struct SampleRow<'a> {
     pub metrics: Map<String, Value>,
 }
 
-fn metrics_map(s: &super::Sample) -> Map<String, Value> {
-    let m = &s.metrics;
+fn metrics_map(m: &super::dataset::Metrics) -> Map<String, Value> {
     let mut o = Map::new();
     for (k, v) in [
         ("format", m.format),
@@ -201,7 +200,7 @@ pub fn sample_rows(ds: &Dataset) -> Vec<SampleRow<'_>> {
             k_act: s.k_act,
             k_opt: s.k_opt,
             cost_usd: s.cost_usd,
-            metrics: metrics_map(s),
+            metrics: metrics_map(&ds.metrics_of(s)),
         })
         .collect()
 }
@@ -221,7 +220,7 @@ pub fn samples_csv(ds: &Dataset) -> String {
         }
     };
     for s in &ds.samples {
-        let x = &s.metrics;
+        let x = &ds.metrics_of(s);
         let fields = [
             cell(&ds.runs[s.run as usize]),
             s.bench.as_str().to_string(),

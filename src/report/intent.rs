@@ -104,7 +104,7 @@ fn mean_of(v: &[&Sample], f: impl Fn(&Sample) -> f64) -> Option<f64> {
 
 /// The failure mode of one sample (see [`FailureRow::mode`]).
 pub fn failure_mode(ds: &Dataset, s: &Sample) -> &'static str {
-    let m = &s.metrics;
+    let m = ds.metrics_of(s);
     if ds.name(s.outcome) == "agent_error" {
         "agent_error"
     } else if s.passed {
@@ -150,11 +150,11 @@ pub fn tables(ds: &Dataset) -> Option<IntentTables> {
             setting: setting.clone(),
             steps: steps.clone(),
             n: v.len(),
-            format: mean_of(v, |s| s.metrics.format),
-            logic: mean_of(v, |s| s.metrics.logic),
-            param: mean_of(v, |s| s.metrics.param),
-            pass: mean_of(v, |s| s.metrics.pass),
-            final_score: mean_of(v, |s| s.metrics.final_),
+            format: mean_of(v, |s| ds.metrics_of(s).format),
+            logic: mean_of(v, |s| ds.metrics_of(s).logic),
+            param: mean_of(v, |s| ds.metrics_of(s).param),
+            pass: mean_of(v, |s| ds.metrics_of(s).pass),
+            final_score: mean_of(v, |s| ds.metrics_of(s).final_),
         })
         .collect();
     let mut settings: BTreeMap<(String, String), Vec<&Sample>> = BTreeMap::new();
@@ -171,14 +171,14 @@ pub fn tables(ds: &Dataset) -> Option<IntentTables> {
         let executed: Vec<&Sample> = v
             .iter()
             .copied()
-            .filter(|s| !s.metrics.exec.is_nan())
+            .filter(|s| !ds.metrics_of(s).exec.is_nan())
             .collect();
         table2.push(Table2Row {
             model: model.clone(),
             setting: setting.clone(),
             n_executed: executed.len(),
-            exec: mean_of(&executed, |s| s.metrics.exec),
-            state_eq: mean_of(&executed, |s| s.metrics.state_eq),
+            exec: mean_of(&executed, |s| ds.metrics_of(s).exec),
+            state_eq: mean_of(&executed, |s| ds.metrics_of(s).state_eq),
         });
         let mut modes: BTreeMap<&str, usize> = BTreeMap::new();
         for s in v {
@@ -202,7 +202,8 @@ pub fn tables(ds: &Dataset) -> Option<IntentTables> {
             neither: 0,
         };
         for s in &executed {
-            match (s.metrics.pass == 1.0, s.metrics.state_eq == 1.0) {
+            let m = ds.metrics_of(s);
+            match (m.pass == 1.0, m.state_eq == 1.0) {
                 (true, true) => fe.pass_and_eq += 1,
                 (true, false) => fe.pass_not_eq += 1,
                 (false, true) => fe.eq_not_pass += 1,

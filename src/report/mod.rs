@@ -206,10 +206,11 @@ pub fn profile(ds: &Dataset) -> Vec<ProfileRow> {
                 stats::mean(
                     &v.iter()
                         .map(|s| {
-                            if s.metrics.final_.is_nan() {
+                            let fin = ds.metrics_of(s).final_;
+                            if fin.is_nan() {
                                 s.score
                             } else {
-                                s.metrics.final_
+                                fin
                             }
                         })
                         .collect::<Vec<_>>(),

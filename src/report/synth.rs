@@ -107,6 +107,7 @@ impl Builder {
         k: (Option<u16>, Option<u16>),
         cost: f64,
     ) {
+        let metrics = self.ds.add_metrics(metrics);
         let n = &mut self.ds.names;
         let s = Sample {
             bench,
@@ -395,7 +396,7 @@ pub async fn write_store(pool: &SqlitePool, ds: &Dataset) -> Result<(), ReportEr
         }
     }
     for s in &ds.samples {
-        let metrics = metrics_json(s);
+        let metrics = metrics_json(&ds.metrics_of(s));
         sqlx::query(
             "INSERT INTO samples (run_id, benchmark, model, instance, task, prompt_type, round, seed, \
              kind, category, subcategory, difficulty, outcome, score, passed, metrics, details, prompt, \
@@ -429,8 +430,7 @@ pub async fn write_store(pool: &SqlitePool, ds: &Dataset) -> Result<(), ReportEr
 }
 
 /// The `metrics` JSON of a sample (absent metrics omitted).
-pub fn metrics_json(s: &Sample) -> String {
-    let m = &s.metrics;
+pub fn metrics_json(m: &Metrics) -> String {
     let mut o = serde_json::Map::new();
     for (k, v) in [
         ("format", m.format),

@@ -19,7 +19,9 @@ use std::path::Path;
 use futures_util::TryStreamExt;
 use sqlx::{Row, SqlitePool};
 
-use crate::report::dataset::{sample_of_row, Interner, Metrics, SAMPLE_COLUMNS};
+use crate::report::dataset::{
+    add_metrics, sample_of_row, Interner, Metrics, NO_METRICS, SAMPLE_COLUMNS,
+};
 use crate::report::{Bench, BenchSelection, Dataset, ReportError, Sample};
 
 /// Samples compared with the store when a snapshot is opened ([`Base::probes_match`]).
@@ -52,6 +54,8 @@ pub struct Base {
     run_index: HashMap<String, u32>,
     /// The samples; `Sample::run` is a base run index.
     samples: Vec<Sample>,
+    /// Their metrics, by `Sample::metrics`.
+    metrics: Vec<Metrics>,
     /// Each sample's store id (ascending).
     ids: Vec<i64>,
     /// Whether each sample's run is gone.
@@ -103,6 +107,14 @@ impl Base {
         let mut v: Vec<(&String, &u32)> = self.run_index.iter().collect();
         v.sort_by_key(|(_, i)| **i);
         v.into_iter().map(|(r, _)| r.clone()).collect()
+    }
+
+    /// A held sample's metrics (all absent when it has none).
+    fn metric(&self, s: &Sample) -> Metrics {
+        self.metrics
+            .get(s.metrics as usize)
+            .copied()
+            .unwrap_or_default()
     }
 
     /// The interned labels (what [`Sample`]'s ids refer to).
@@ -174,7 +186,14 @@ impl Base {
                     i
                 }
             };
-            let sample = sample_of_row(&row, 2, ri, BenchSelection(None), &mut self.names)?;
+            let sample = sample_of_row(
+                &row,
+                2,
+                ri,
+                BenchSelection(None),
+                &mut self.names,
+                &mut self.metrics,
+            )?;
             self.max_id = self.max_id.max(id);
             if let Some(s) = sample {
                 self.samples.push(s);
@@ -205,6 +224,11 @@ impl Base {
                 !dead[k - 1]
             });
             self.dead = vec![false; self.samples.len()];
+            let old = std::mem::take(&mut self.metrics);
+            for s in &mut self.samples {
+                let m = old.get(s.metrics as usize).copied().unwrap_or_default();
+                s.metrics = add_metrics(&mut self.metrics, m);
+            }
         }
         self.max_id = self
             .ids
@@ -294,6 +318,9 @@ impl Base {
                     *l = remap[*l as usize];
                 }
                 s.run = pos[s.run as usize];
+                if s.metrics != NO_METRICS {
+                    s.metrics = ds.add_metrics(self.metric(&s));
+                }
                 ds.samples.push(s);
             }
         }
@@ -418,7 +445,7 @@ impl Base {
             put_u64(&mut w, s.cost_usd.to_bits());
             put_u32(&mut w, s.k_act.map_or(0, |k| k as u32 + 1));
             put_u32(&mut w, s.k_opt.map_or(0, |k| k as u32 + 1));
-            let m = metric_values(&s.metrics);
+            let m = self.metric(s).values();
             let mask = m
                 .iter()
                 .enumerate()
@@ -474,6 +501,7 @@ impl Base {
         let live = r.len(RECORD as u64)?;
         let mut samples = Vec::with_capacity(live);
         let mut ids = Vec::with_capacity(live);
+        let mut metrics = Vec::new();
         for _ in 0..live {
             let f: [u8; RECORD] = r.take()?;
             let (id, sample) = record(&f, n_names, n_runs)?;
@@ -488,16 +516,7 @@ impl Base {
                     *v = f64::from_bits(r.u64()?);
                 }
             }
-            let [format, logic, param, pass, final_, exec, state_eq] = m;
-            sample.metrics = Metrics {
-                format,
-                logic,
-                param,
-                pass,
-                final_,
-                exec,
-                state_eq,
-            };
+            sample.metrics = add_metrics(&mut metrics, Metrics::from_values(m));
             samples.push(sample);
             ids.push(id);
         }
@@ -518,6 +537,7 @@ impl Base {
             dead: vec![false; samples.len()],
             live: samples.len(),
             samples,
+            metrics,
             ids,
             max_id,
             generation: next_generation(),
@@ -594,7 +614,7 @@ impl Base {
         if rows.len() != picks.len() {
             return Ok(false);
         }
-        let mut names = Interner::default();
+        let (mut names, mut metrics) = (Interner::default(), Vec::new());
         for (row, &k) in rows.iter().zip(&picks) {
             let id: i64 = row.try_get(0)?;
             let run: String = row.try_get(1)?;
@@ -602,11 +622,13 @@ impl Base {
             if id != self.ids[k] || self.runs[held.run as usize] != run {
                 return Ok(false);
             }
-            let Some(read) = sample_of_row(row, 2, held.run, BenchSelection(None), &mut names)?
+            let Some(read) =
+                sample_of_row(row, 2, held.run, BenchSelection(None), &mut names, &mut metrics)?
             else {
                 return Ok(false);
             };
-            if !same_sample(&self.names, held, &names, &read) {
+            let read_metrics = metrics.get(read.metrics as usize).copied().unwrap_or_default();
+            if !same_sample((&self.names, self.metric(held)), held, (&names, read_metrics), &read) {
                 return Ok(false);
             }
         }
@@ -649,15 +671,14 @@ fn next_generation() -> u64 {
 }
 
 /// Whether two samples, each with its own interner, say the same thing (floats by their bits).
-fn same_sample(na: &Interner, a: &Sample, nb: &Interner, b: &Sample) -> bool {
+fn same_sample((na, ma): (&Interner, Metrics), a: &Sample, (nb, mb): (&Interner, Metrics), b: &Sample) -> bool {
     let labels_same = a
         .labels()
         .into_iter()
         .zip(b.labels())
         .all(|(x, y)| na.name(x) == nb.name(y));
-    let bits = |s: &Sample| {
-        let m = metric_values(&s.metrics).map(f64::to_bits);
-        (s.score.to_bits(), s.cost_usd.to_bits(), m)
+    let bits = |s: &Sample, m: Metrics| {
+        (s.score.to_bits(), s.cost_usd.to_bits(), m.values().map(f64::to_bits))
     };
     labels_same
         && a.bench == b.bench
@@ -665,7 +686,7 @@ fn same_sample(na: &Interner, a: &Sample, nb: &Interner, b: &Sample) -> bool {
         && a.passed == b.passed
         && a.k_act == b.k_act
         && a.k_opt == b.k_opt
-        && bits(a) == bits(b)
+        && bits(a, ma) == bits(b, mb)
 }
 
 /// The base id → dataset id of a label, interning it on first use.
@@ -678,11 +699,6 @@ fn intern(remap: &mut [u32], names: &mut Interner, from: &Interner, id: u32) -> 
     *slot
 }
 
-fn metric_values(m: &Metrics) -> [f64; 7] {
-    [
-        m.format, m.logic, m.param, m.pass, m.final_, m.exec, m.state_eq,
-    ]
-}
 
 fn put_u32(w: &mut Vec<u8>, v: u32) {
     w.extend_from_slice(&v.to_le_bytes());
@@ -740,7 +756,7 @@ fn record(f: &[u8; RECORD], n_names: usize, n_runs: usize) -> Option<(i64, Sampl
         outcome: l[8],
         score: f64::from_bits(u64_at(53)),
         passed: f[61] != 0,
-        metrics: Metrics::default(),
+        metrics: NO_METRICS,
         k_act: k(u32_at(70)),
         k_opt: k(u32_at(74)),
         cost_usd: f64::from_bits(u64_at(62)),

@@ -30,6 +30,7 @@ fn push(
     metrics: Metrics,
     k: Option<(u16, u16)>,
 ) {
+    let metrics = ds.add_metrics(metrics);
     let n = &mut ds.names;
     let task = instance.split('#').next().unwrap();
     let s = Sample {
