@@ -218,6 +218,16 @@ pub fn tables(ds: &Dataset, ceilings: &HashMap<String, f64>) -> Option<PilotTabl
             }
         })
         .collect();
+    // Ceilings by interned task id: one string lookup per name, not per sample.
+    let ceiling_of: Vec<Option<f64>> = if ceilings.is_empty() {
+        Vec::new()
+    } else {
+        ds.names
+            .names()
+            .iter()
+            .map(|n| ceilings.get(n.as_str()).copied())
+            .collect()
+    };
     let ceiling = models
         .iter()
         .filter_map(|m| {
@@ -225,7 +235,7 @@ pub fn tables(ds: &Dataset, ceilings: &HashMap<String, f64>) -> Option<PilotTabl
             let achieved = OutcomeShares::of(ds, v).full_pct;
             let cs: Vec<f64> = v
                 .iter()
-                .filter_map(|s| ceilings.get(ds.name(s.task)).copied())
+                .filter_map(|s| ceiling_of.get(s.task as usize).copied().flatten())
                 .collect();
             let ceiling =
                 (cs.len() == v.len()).then(|| super::stats::mean(&cs).unwrap_or(0.0) * 100.0);

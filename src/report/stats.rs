@@ -113,7 +113,17 @@ pub fn spearman(x: &[f64], y: &[f64]) -> Option<Correlation> {
     if n < 3 || y.len() != n {
         return None;
     }
-    let rho = pearson(&average_ranks(x), &average_ranks(y))?;
+    spearman_ranked(&average_ranks(x), &average_ranks(y))
+}
+
+/// [`spearman`] of values already turned into [`average_ranks`] (so a list correlated with
+/// several others is ranked once).
+pub fn spearman_ranked(rx: &[f64], ry: &[f64]) -> Option<Correlation> {
+    let n = rx.len();
+    if n < 3 || ry.len() != n {
+        return None;
+    }
+    let rho = pearson(rx, ry)?;
     let df = (n - 2) as f64;
     let p = if (1.0 - rho.abs()) < 1e-12 {
         0.0

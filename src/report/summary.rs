@@ -115,15 +115,29 @@ fn stability(rounds: &BTreeMap<u64, Vec<&Sample>>) -> Stability {
             l
         })
         .collect();
+    // Usually every round scores the same instances: then each round is ranked once, not once
+    // per pair (the same figures: Spearman is Pearson on the ranks).
+    let same_instances = lists.windows(2).all(|w| {
+        w[0].len() == w[1].len() && w[0].iter().zip(&w[1]).all(|(p, q)| p.0 == q.0)
+    });
+    let ranks: Vec<Vec<f64>> = if same_instances {
+        lists
+            .iter()
+            .map(|l| stats::average_ranks(&l.iter().map(|e| e.1).collect::<Vec<_>>()))
+            .collect()
+    } else {
+        Vec::new()
+    };
     let mut pairs = Vec::new();
     for a in 0..lists.len() {
         for b in a + 1..lists.len() {
-            let (x, y) = join(&lists[a], &lists[b]);
-            pairs.push(RoundPair {
-                a,
-                b,
-                spearman: stats::spearman(&x, &y),
-            });
+            let spearman = if same_instances {
+                stats::spearman_ranked(&ranks[a], &ranks[b])
+            } else {
+                let (x, y) = join(&lists[a], &lists[b]);
+                stats::spearman(&x, &y)
+            };
+            pairs.push(RoundPair { a, b, spearman });
         }
     }
     let rhos: Vec<f64> = pairs

@@ -471,11 +471,7 @@ impl Base {
     /// checked at the end. `None` for anything that is not a whole, consistent snapshot.
     pub fn read_from(r: impl std::io::Read, len: u64) -> Option<Base> {
         let body = len.checked_sub(4)?;
-        let mut r = Stream {
-            r: std::io::BufReader::with_capacity(1 << 20, r),
-            left: body,
-            crc: crc32fast::Hasher::new(),
-        };
+        let mut r = Stream::new(r, body);
         if r.take::<{ MAGIC.len() }>()? != *MAGIC {
             return None;
         }
@@ -503,31 +499,25 @@ impl Base {
         let mut ids = Vec::with_capacity(live);
         let mut metrics = Vec::new();
         for _ in 0..live {
-            let f: [u8; RECORD] = r.take()?;
-            let (id, sample) = record(&f, n_names, n_runs)?;
+            let f: &[u8; RECORD] = r.body(RECORD)?.try_into().ok()?;
+            let (id, mut sample) = record(f, n_names, n_runs)?;
             if ids.last().is_some_and(|&last| last >= id) || id > max_id {
                 return None;
             }
-            let mut sample = sample;
             let mask = f[RECORD - 1];
-            let mut m = [f64::NAN; 7];
-            for (i, v) in m.iter_mut().enumerate() {
-                if mask & (1 << i) != 0 {
-                    *v = f64::from_bits(r.u64()?);
+            if mask != 0 {
+                let mut m = [f64::NAN; 7];
+                for (i, v) in m.iter_mut().enumerate() {
+                    if mask & (1 << i) != 0 {
+                        *v = f64::from_bits(r.u64()?);
+                    }
                 }
+                sample.metrics = add_metrics(&mut metrics, Metrics::from_values(m));
             }
-            sample.metrics = add_metrics(&mut metrics, Metrics::from_values(m));
             samples.push(sample);
             ids.push(id);
         }
-        if r.left != 0 {
-            return None;
-        }
-        let sum = r.crc.clone().finalize();
-        let mut trailer = [0u8; 4];
-        r.r.read_exact(&mut trailer).ok()?;
-        let mut rest = [0u8; 1];
-        if u32::from_le_bytes(trailer) != sum || r.r.read(&mut rest).ok()? != 0 {
+        if !r.finish() {
             return None;
         }
         Some(Base {
@@ -764,26 +754,72 @@ fn record(f: &[u8; RECORD], n_names: usize, n_runs: usize) -> Option<(i64, Sampl
     Some((u64_at(0) as i64, sample))
 }
 
-/// A snapshot being read: every read is bounds-checked against the body bytes left and fed to
-/// the CRC.
+/// A snapshot being read through a reused 1 MiB buffer: every read is bounds-checked against
+/// the body bytes left, and body bytes are fed to the CRC as they are loaded.
 struct Stream<R> {
-    r: std::io::BufReader<R>,
-    /// Body bytes not read yet.
+    r: R,
+    buf: Vec<u8>,
+    /// Unparsed bytes are `buf[pos..end]`.
+    pos: usize,
+    end: usize,
+    /// Body bytes not parsed yet.
     left: u64,
+    /// Body bytes not loaded (so not hashed) yet.
+    unhashed: u64,
     crc: crc32fast::Hasher,
 }
 
-impl<R: std::io::Read> Stream<R> {
-    fn take<const N: usize>(&mut self) -> Option<[u8; N]> {
+impl<R: Read> Stream<R> {
+    fn new(r: R, body: u64) -> Self {
+        Stream {
+            r,
+            buf: vec![0; 1 << 20],
+            pos: 0,
+            end: 0,
+            left: body,
+            unhashed: body,
+            crc: crc32fast::Hasher::new(),
+        }
+    }
 
-        if self.left < N as u64 {
+    /// The next `n` bytes of the file (body or trailer), loading more when needed; `None` at
+    /// the end of the file.
+    fn next(&mut self, n: usize) -> Option<&[u8]> {
+        if self.end - self.pos < n {
+            self.buf.copy_within(self.pos..self.end, 0);
+            self.end -= self.pos;
+            self.pos = 0;
+            if self.buf.len() < n {
+                self.buf.resize(n, 0);
+            }
+            while self.end < n {
+                let got = match self.r.read(&mut self.buf[self.end..]) {
+                    Ok(0) => return None,
+                    Ok(k) => k,
+                    Err(e) if e.kind() == std::io::ErrorKind::Interrupted => continue,
+                    Err(_) => return None,
+                };
+                let hashed = (got as u64).min(self.unhashed) as usize;
+                self.crc.update(&self.buf[self.end..self.end + hashed]);
+                self.unhashed -= hashed as u64;
+                self.end += got;
+            }
+        }
+        self.pos += n;
+        Some(&self.buf[self.pos - n..self.pos])
+    }
+
+    /// The next `n` body bytes.
+    fn body(&mut self, n: usize) -> Option<&[u8]> {
+        if self.left < n as u64 {
             return None;
         }
-        let mut b = [0u8; N];
-        self.r.read_exact(&mut b).ok()?;
-        self.crc.update(&b);
-        self.left -= N as u64;
-        Some(b)
+        self.left -= n as u64;
+        self.next(n)
+    }
+
+    fn take<const N: usize>(&mut self) -> Option<[u8; N]> {
+        self.body(N)?.try_into().ok()
     }
 
     fn u32(&mut self) -> Option<u32> {
@@ -802,12 +838,17 @@ impl<R: std::io::Read> Stream<R> {
     }
 
     fn str(&mut self) -> Option<String> {
-
         let n = self.len(1)?;
-        let mut b = vec![0u8; n];
-        self.r.read_exact(&mut b).ok()?;
-        self.crc.update(&b);
-        self.left -= n as u64;
-        String::from_utf8(b).ok()
+        String::from_utf8(self.body(n)?.to_vec()).ok()
+    }
+
+    /// Whether the body was read whole and the trailer holds its CRC-32 and ends the file.
+    fn finish(mut self) -> bool {
+        if self.left != 0 || self.unhashed != 0 {
+            return false;
+        }
+        let sum = self.crc.clone().finalize();
+        let trailer = self.next(4).and_then(|t| <[u8; 4]>::try_from(t).ok());
+        trailer == Some(sum.to_le_bytes()) && self.next(1).is_none()
     }
 }
