@@ -506,6 +506,62 @@ mod tests {
     use super::*;
 
     #[test]
+    fn grouping_by_benchmark_keeps_each_benchmarks_order_and_its_metrics() {
+        let mut ds = Dataset::default();
+        let order = [
+            (Bench::Pilot, 0),
+            (Bench::Questbench, 1),
+            (Bench::Intent2tx, 2),
+            (Bench::Pilot, 3),
+            (Bench::Intent2tx, 4),
+            (Bench::Questbench, 5),
+        ];
+        for (bench, round) in order {
+            let m = if bench == Bench::Intent2tx {
+                Metrics {
+                    format: round as f64,
+                    ..Metrics::default()
+                }
+            } else {
+                Metrics::default()
+            };
+            let metrics = ds.add_metrics(m);
+            ds.samples.push(Sample {
+                bench,
+                run: 0,
+                model: 0,
+                instance: 0,
+                task: 0,
+                prompt_type: 0,
+                round,
+                kind: 0,
+                category: 0,
+                subcategory: 0,
+                difficulty: 0,
+                outcome: 0,
+                score: 0.0,
+                passed: false,
+                metrics,
+                k_act: None,
+                k_opt: None,
+                cost_usd: 0.0,
+            });
+        }
+        let rounds = |ds: &Dataset, b: Bench| ds.of(b).map(|s| s.round).collect::<Vec<_>>();
+        let before: Vec<Vec<u32>> = Bench::ALL.iter().map(|b| rounds(&ds, *b)).collect();
+        assert_eq!(ds.metrics.len(), 2, "only Intent2Tx samples have metrics");
+        ds.group_by_bench();
+        assert_eq!(ds.bench_spans, Some([(0, 2), (2, 4), (4, 6)]));
+        let after: Vec<Vec<u32>> = Bench::ALL.iter().map(|b| rounds(&ds, *b)).collect();
+        assert_eq!(before, after);
+        assert_eq!(after, vec![vec![1, 5], vec![2, 4], vec![0, 3]]);
+        for s in ds.of(Bench::Intent2tx) {
+            assert_eq!(ds.metrics_of(s).format, s.round as f64);
+        }
+        assert!(ds.metrics_of(&ds.samples[0]).format.is_nan());
+    }
+
+    #[test]
     fn metrics_read_known_keys_and_ignore_garbage() {
         let m = Metrics::from_json(r#"{"format":1,"logic":0.6,"exec":0,"junk":"x"}"#);
         assert_eq!((m.format, m.logic, m.exec), (1.0, 0.6, 0.0));

@@ -5,7 +5,8 @@
 use std::path::Path;
 
 use crucible::report::synth::{self, SynthSpec};
-use crucible::report::{BenchSelection, Dataset};
+use crucible::report::dataset::Metrics;
+use crucible::report::{BenchSelection, Dataset, Sample};
 use crucible::results::{snapshot_path, Explorer, SampleFilter};
 use crucible::store::Store;
 use sqlx::sqlite::{SqliteConnectOptions, SqlitePoolOptions};
@@ -37,9 +38,15 @@ async fn writer(db: &Path) -> SqlitePool {
         .unwrap()
 }
 
-/// Everything of a dataset that a report can see, as text (NaN metrics compare equal this way).
+/// Everything of a dataset that a report can see, as text (NaN metrics compare equal this way;
+/// metrics are compared by value, not by where they sit in the metrics table).
 fn shape(ds: &Dataset) -> String {
-    format!("{:?}\n{:?}\n{:?}", ds.runs, ds.names.names(), ds.samples)
+    let samples: Vec<(Sample, Metrics)> = ds
+        .samples
+        .iter()
+        .map(|s| (Sample { metrics: 0, ..*s }, ds.metrics_of(s)))
+        .collect();
+    format!("{:?}\n{:?}\n{:?}", ds.runs, ds.names.names(), samples)
 }
 
 fn sel(runs: &[&str], bench: Option<&str>) -> SampleFilter {
@@ -273,4 +280,57 @@ async fn the_base_follows_the_store_through_appends_deletions_and_snapshots() {
         assert_eq!(d.model_a, d.model_b);
         assert!(d.passed_a != d.passed_b || d.score_a != d.score_b);
     }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_snapshot_of_another_store_or_of_vanished_rows_is_not_trusted() {
+    let dir = tempfile::tempdir().unwrap();
+    let runs = ["run-a", "run-b"];
+    let (db_a, db_b) = (dir.path().join("a.db"), dir.path().join("b.db"));
+    let pool_a = writer(&db_a).await;
+    synth::write_store(&pool_a, &dataset(1, &runs)).await.unwrap();
+    let pool_b = writer(&db_b).await;
+    synth::write_store(&pool_b, &dataset(2, &runs)).await.unwrap();
+    let count = |pool: SqlitePool| async move {
+        sqlx::query_scalar::<_, i64>("SELECT COUNT(*) FROM samples")
+            .fetch_one(&pool)
+            .await
+            .unwrap()
+    };
+    assert_eq!(count(pool_a.clone()).await, count(pool_b.clone()).await);
+
+    // Store b gets store a's snapshot: same run ids, same number of rows, other scores.
+    let ex = Explorer::open(&db_a).await.unwrap();
+    assert_matches_store(&ex, &pool_a, &runs, "store a").await;
+    wait_for(&snapshot_path(&db_a)).await;
+    std::fs::copy(snapshot_path(&db_a), snapshot_path(&db_b)).unwrap();
+    let foreign = Explorer::open(&db_b).await.unwrap();
+    assert_matches_store(&foreign, &pool_b, &runs, "foreign snapshot").await;
+
+    // Rows deleted behind the explorer's back (not a whole run): the row count, checked in the
+    // background after the snapshot is read, sends the explorer back to the store.
+    let rows: Vec<i64> = sqlx::query_scalar("SELECT id FROM samples ORDER BY id")
+        .fetch_all(&pool_a)
+        .await
+        .unwrap();
+    // Rows 1–3: between the first two samples the snapshot check probes.
+    let doomed: Vec<String> = rows[1..4].iter().map(i64::to_string).collect();
+    sqlx::query(&format!("DELETE FROM samples WHERE id IN ({})", doomed.join(", ")))
+        .execute(&pool_a)
+        .await
+        .unwrap();
+    let all = sel(&[], None);
+    let want = Dataset::load(&pool_a, &[], BenchSelection(None)).await.unwrap();
+    let ex = Explorer::open(&db_a).await.unwrap();
+    let mut caught = false;
+    for _ in 0..100 {
+        let (got, _) = ex.dataset(&all).await.unwrap();
+        if shape(&got) == shape(&want) {
+            caught = true;
+            break;
+        }
+        tokio::time::sleep(std::time::Duration::from_millis(50)).await;
+    }
+    assert!(caught, "the explorer kept serving rows the store no longer has");
+    assert_matches_store(&ex, &pool_a, &runs, "after rows vanished").await;
 }
