@@ -783,7 +783,9 @@ impl Explorer {
                         this.cache.lock().unwrap_or_else(|e| e.into_inner()).clear();
                     }
                 }
-                Err(e) => tracing::warn!(target: "results", "cannot check the explorer snapshot: {e}"),
+                Err(e) => {
+                    tracing::warn!(target: "results", "cannot check the explorer snapshot: {e}")
+                }
             }
         });
     }
@@ -1378,10 +1380,12 @@ pub async fn bench(
     let ds = report::synth::generate(&spec);
     let t = Instant::now();
     let stamp_file = dir.join("results-bench.spec");
-    let stamp = format!("models={models} rounds={rounds} seed={seed} samples={}", ds.samples.len());
-    let reusable = reuse
-        && db.is_file()
-        && std::fs::read_to_string(&stamp_file).is_ok_and(|s| s == stamp);
+    let stamp = format!(
+        "models={models} rounds={rounds} seed={seed} samples={}",
+        ds.samples.len()
+    );
+    let reusable =
+        reuse && db.is_file() && std::fs::read_to_string(&stamp_file).is_ok_and(|s| s == stamp);
     if !reusable {
         let _ = std::fs::remove_file(&stamp_file);
         let _ = std::fs::remove_file(&db);
@@ -1396,8 +1400,9 @@ pub async fn bench(
             .await?;
         report::synth::write_store(&pool, &ds).await?;
         pool.close().await;
-        std::fs::write(&stamp_file, &stamp)
-            .map_err(|e| ResultsError::BadQuery(format!("writing {}: {e}", stamp_file.display())))?;
+        std::fs::write(&stamp_file, &stamp).map_err(|e| {
+            ResultsError::BadQuery(format!("writing {}: {e}", stamp_file.display()))
+        })?;
     }
     let write_seconds = t.elapsed().as_secs_f64();
     let _ = std::fs::remove_file(snapshot_path(&db));

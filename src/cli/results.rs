@@ -45,7 +45,15 @@ fn bench_dir(args: &BenchResultsArgs, tmp: &tempfile::TempDir) -> Result<PathBuf
 pub async fn bench(config: &Config, args: BenchResultsArgs) -> Result<()> {
     let tmp = tempfile::tempdir()?;
     let dir = bench_dir(&args, &tmp)?;
-    let f = crucible::results::bench(config, args.models, args.rounds, args.seed, &dir, args.reuse).await?;
+    let f = crucible::results::bench(
+        config,
+        args.models,
+        args.rounds,
+        args.seed,
+        &dir,
+        args.reuse,
+    )
+    .await?;
     if args.json {
         out!("{}", serde_json::to_string_pretty(&f)?);
     } else {

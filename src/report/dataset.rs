@@ -332,7 +332,9 @@ impl Dataset {
             .fetch_all(pool)
             .await?;
             for row in rows {
-                if let Some(sample) = sample_of_row(&row, 0, ri as u32, bench, &mut ds.names, &mut ds.metrics)? {
+                if let Some(sample) =
+                    sample_of_row(&row, 0, ri as u32, bench, &mut ds.names, &mut ds.metrics)?
+                {
                     ds.samples.push(sample);
                 }
             }

@@ -261,8 +261,7 @@ fn multinomial_mean(distinct: &[(f64, u64)], n: u64, rng: &mut ChaCha8Rng) -> f6
             picks_left
         } else {
             // p is in (0, 1) here, which Binomial::new accepts; the fallback is unreachable.
-            Binomial::new(picks_left, m as f64 / mass_left as f64)
-                .map_or(0, |bin| bin.sample(rng))
+            Binomial::new(picks_left, m as f64 / mass_left as f64).map_or(0, |bin| bin.sample(rng))
         };
         sum += v * c as f64;
         picks_left -= c;
@@ -446,7 +445,10 @@ mod tests {
         let c = paired_bootstrap(&d, &zero, 2000, 5).unwrap();
         // Normal 95 % CI: 0.1 ± 1.96·0.7/√20000 = [0.0903, 0.1097].
         assert!((c.diff - 0.1).abs() < 1e-12, "{c:?}");
-        assert!(close(c.lo, 0.0903, 0.0015) && close(c.hi, 0.1097, 0.0015), "{c:?}");
+        assert!(
+            close(c.lo, 0.0903, 0.0015) && close(c.hi, 0.1097, 0.0015),
+            "{c:?}"
+        );
         // The same moments as resamples picked one by one.
         let distinct = multiplicities(&d);
         assert_eq!(distinct, vec![(-1.0, 4000), (0.0, 10_000), (1.0, 6000)]);
@@ -457,8 +459,16 @@ mod tests {
         let picked: Vec<f64> = (0..1000).map(|_| picked_mean(&d, &mut rng)).collect();
         let se = (0.49f64 / n as f64).sqrt();
         for means in [&counted, &picked] {
-            assert!(close(mean(means).unwrap(), 0.1, 0.2 * se), "{:?}", mean(means));
-            assert!(close(sd(means).unwrap(), se, 0.1 * se), "{:?} vs {se}", sd(means));
+            assert!(
+                close(mean(means).unwrap(), 0.1, 0.2 * se),
+                "{:?}",
+                mean(means)
+            );
+            assert!(
+                close(sd(means).unwrap(), se, 0.1 * se),
+                "{:?} vs {se}",
+                sd(means)
+            );
         }
     }
 

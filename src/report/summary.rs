@@ -117,9 +117,9 @@ fn stability(rounds: &BTreeMap<u64, Vec<&Sample>>) -> Stability {
         .collect();
     // Usually every round scores the same instances: then each round is ranked once, not once
     // per pair (the same figures: Spearman is Pearson on the ranks).
-    let same_instances = lists.windows(2).all(|w| {
-        w[0].len() == w[1].len() && w[0].iter().zip(&w[1]).all(|(p, q)| p.0 == q.0)
-    });
+    let same_instances = lists
+        .windows(2)
+        .all(|w| w[0].len() == w[1].len() && w[0].iter().zip(&w[1]).all(|(p, q)| p.0 == q.0));
     let ranks: Vec<Vec<f64>> = if same_instances {
         lists
             .iter()

@@ -538,7 +538,10 @@ impl Base {
     /// is no usable snapshot. A snapshot is used only when a spread of its samples reads back
     /// the same from the store ([`Base::probes_match`]); the full row count is left to
     /// [`Base::verify`], which the caller runs in the background.
-    pub async fn open(pool: &SqlitePool, path: Option<&Path>) -> Result<(Base, Opened), ReportError> {
+    pub async fn open(
+        pool: &SqlitePool,
+        path: Option<&Path>,
+    ) -> Result<(Base, Opened), ReportError> {
         let file = path.and_then(|p| {
             let f = std::fs::File::open(p).ok()?;
             let len = f.metadata().ok()?.len();
@@ -612,13 +615,27 @@ impl Base {
             if id != self.ids[k] || self.runs[held.run as usize] != run {
                 return Ok(false);
             }
-            let Some(read) =
-                sample_of_row(row, 2, held.run, BenchSelection(None), &mut names, &mut metrics)?
+            let Some(read) = sample_of_row(
+                row,
+                2,
+                held.run,
+                BenchSelection(None),
+                &mut names,
+                &mut metrics,
+            )?
             else {
                 return Ok(false);
             };
-            let read_metrics = metrics.get(read.metrics as usize).copied().unwrap_or_default();
-            if !same_sample((&self.names, self.metric(held)), held, (&names, read_metrics), &read) {
+            let read_metrics = metrics
+                .get(read.metrics as usize)
+                .copied()
+                .unwrap_or_default();
+            if !same_sample(
+                (&self.names, self.metric(held)),
+                held,
+                (&names, read_metrics),
+                &read,
+            ) {
                 return Ok(false);
             }
         }
@@ -661,14 +678,23 @@ fn next_generation() -> u64 {
 }
 
 /// Whether two samples, each with its own interner, say the same thing (floats by their bits).
-fn same_sample((na, ma): (&Interner, Metrics), a: &Sample, (nb, mb): (&Interner, Metrics), b: &Sample) -> bool {
+fn same_sample(
+    (na, ma): (&Interner, Metrics),
+    a: &Sample,
+    (nb, mb): (&Interner, Metrics),
+    b: &Sample,
+) -> bool {
     let labels_same = a
         .labels()
         .into_iter()
         .zip(b.labels())
         .all(|(x, y)| na.name(x) == nb.name(y));
     let bits = |s: &Sample, m: Metrics| {
-        (s.score.to_bits(), s.cost_usd.to_bits(), m.values().map(f64::to_bits))
+        (
+            s.score.to_bits(),
+            s.cost_usd.to_bits(),
+            m.values().map(f64::to_bits),
+        )
     };
     labels_same
         && a.bench == b.bench
@@ -688,7 +714,6 @@ fn intern(remap: &mut [u32], names: &mut Interner, from: &Interner, id: u32) -> 
     }
     *slot
 }
-
 
 fn put_u32(w: &mut Vec<u8>, v: u32) {
     w.extend_from_slice(&v.to_le_bytes());

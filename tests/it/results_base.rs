@@ -4,8 +4,8 @@
 
 use std::path::Path;
 
-use crucible::report::synth::{self, SynthSpec};
 use crucible::report::dataset::Metrics;
+use crucible::report::synth::{self, SynthSpec};
 use crucible::report::{BenchSelection, Dataset, Sample};
 use crucible::results::{snapshot_path, Explorer, SampleFilter};
 use crucible::store::Store;
@@ -288,9 +288,13 @@ async fn a_snapshot_of_another_store_or_of_vanished_rows_is_not_trusted() {
     let runs = ["run-a", "run-b"];
     let (db_a, db_b) = (dir.path().join("a.db"), dir.path().join("b.db"));
     let pool_a = writer(&db_a).await;
-    synth::write_store(&pool_a, &dataset(1, &runs)).await.unwrap();
+    synth::write_store(&pool_a, &dataset(1, &runs))
+        .await
+        .unwrap();
     let pool_b = writer(&db_b).await;
-    synth::write_store(&pool_b, &dataset(2, &runs)).await.unwrap();
+    synth::write_store(&pool_b, &dataset(2, &runs))
+        .await
+        .unwrap();
     let count = |pool: SqlitePool| async move {
         sqlx::query_scalar::<_, i64>("SELECT COUNT(*) FROM samples")
             .fetch_one(&pool)
@@ -315,12 +319,17 @@ async fn a_snapshot_of_another_store_or_of_vanished_rows_is_not_trusted() {
         .unwrap();
     // Rows 1–3: between the first two samples the snapshot check probes.
     let doomed: Vec<String> = rows[1..4].iter().map(i64::to_string).collect();
-    sqlx::query(&format!("DELETE FROM samples WHERE id IN ({})", doomed.join(", ")))
-        .execute(&pool_a)
+    sqlx::query(&format!(
+        "DELETE FROM samples WHERE id IN ({})",
+        doomed.join(", ")
+    ))
+    .execute(&pool_a)
+    .await
+    .unwrap();
+    let all = sel(&[], None);
+    let want = Dataset::load(&pool_a, &[], BenchSelection(None))
         .await
         .unwrap();
-    let all = sel(&[], None);
-    let want = Dataset::load(&pool_a, &[], BenchSelection(None)).await.unwrap();
     let ex = Explorer::open(&db_a).await.unwrap();
     let mut caught = false;
     for _ in 0..100 {
@@ -331,6 +340,9 @@ async fn a_snapshot_of_another_store_or_of_vanished_rows_is_not_trusted() {
         }
         tokio::time::sleep(std::time::Duration::from_millis(50)).await;
     }
-    assert!(caught, "the explorer kept serving rows the store no longer has");
+    assert!(
+        caught,
+        "the explorer kept serving rows the store no longer has"
+    );
     assert_matches_store(&ex, &pool_a, &runs, "after rows vanished").await;
 }
