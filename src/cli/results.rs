@@ -150,10 +150,12 @@ pub async fn bench_inspect(args: BenchResultsArgs) -> Result<()> {
         out!("{}", serde_json::to_string_pretty(&f)?);
     } else {
         out!(
-            "{} samples: compare two models ({} pairs) {:.1} ms, extract {:.2} ms, extract 10 MB {:.1} ms ({})",
+            "{} samples: compare two models ({} pairs) {:.1} ms in SQLite, {:.1} ms from the explorer's base, \
+             extract {:.2} ms, extract 10 MB {:.1} ms ({})",
             f.samples,
             f.pairs,
             f.compare_models_ms,
+            f.compare_models_base_ms,
             f.extract_ms,
             f.extract_10mb_ms,
             f.build

@@ -8,7 +8,7 @@
 use std::path::Path;
 use std::process::Command;
 
-use crucible::inspect::{compare_models, InspectError, ReplayMode, Replayer};
+use crucible::inspect::{compare_models, compare_models_in, InspectError, ReplayMode, Replayer};
 use crucible::results::{Explorer, SampleFilter};
 use serde_json::Value;
 
@@ -363,6 +363,21 @@ async fn two_models_of_one_run_are_compared_on_the_same_instances() {
     assert_eq!(pairs, qb.total);
     // Seeded: the same value twice.
     assert_eq!(compare_models(ex.pool(), &run, a, b, 0).await.unwrap(), v);
+    // The app serves it from the explorer's base: the same value, pair for pair.
+    let base = ex.base().await.unwrap();
+    assert_eq!(
+        compare_models_in(base.clone(), &run, a, b, 0)
+            .await
+            .unwrap(),
+        v
+    );
+    let swapped = compare_models(ex.pool(), &run, b, a, 3).await.unwrap();
+    assert_eq!(
+        compare_models_in(base.clone(), &run, b, a, 3)
+            .await
+            .unwrap(),
+        swapped
+    );
 
     // The CLI prints exactly the core's value.
     let dbs = db.to_str().unwrap();
@@ -413,9 +428,40 @@ async fn two_models_of_one_run_are_compared_on_the_same_instances() {
         .unwrap_err();
     assert!(e.to_string().contains("987654"), "{e}");
 
-    // Bad arguments are named.
-    let e = compare_models(ex.pool(), &run, a, a, 0).await.unwrap_err();
-    assert!(e.to_string().contains("two different models"), "{e}");
+    // Bad arguments are named, by both.
+    for e in [
+        compare_models(ex.pool(), &run, a, a, 0).await.unwrap_err(),
+        compare_models_in(base.clone(), &run, a, a, 0)
+            .await
+            .unwrap_err(),
+    ] {
+        assert!(e.to_string().contains("two different models"), "{e}");
+    }
+    for e in [
+        compare_models_in(base.clone(), &run, a, "openai:gpt-9", 0)
+            .await
+            .unwrap_err(),
+        compare_models_in(base.clone(), "run-nope", a, b, 0)
+            .await
+            .unwrap_err(),
+        compare_models_in(
+            base.clone(),
+            &run,
+            "builtin:known-wrong",
+            "builtin:no-retry",
+            0,
+        )
+        .await
+        .unwrap_err(),
+    ] {
+        let m = e.to_string();
+        assert!(
+            m.contains("openai:gpt-9")
+                || m.contains("run-nope")
+                || m.contains("share no instances"),
+            "{m}"
+        );
+    }
     let e = compare_models(ex.pool(), &run, a, "openai:gpt-9", 0)
         .await
         .unwrap_err();

@@ -185,7 +185,8 @@ pub async fn results_compare_models(
     model_b: String,
 ) -> Result<CompareView, CommandError> {
     let e = explorer(&state).await?.1;
-    Ok(crucible::inspect::compare_models(e.pool(), &run, &model_a, &model_b, 0).await?)
+    let base = e.base().await?;
+    Ok(crucible::inspect::compare_models_in(base, &run, &model_a, &model_b, 0).await?)
 }
 
 /// The code or JSON the scorer read from a sample's answer (clipped), for highlighting.
