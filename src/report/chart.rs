@@ -904,6 +904,8 @@ pub fn draw_with_hovers<DB: DrawingBackend>(
                         .map_err(e)?;
                 }
             }
+            // Quadrant captions' pixel boxes: point labels are placed around them.
+            let mut captions: Vec<[i32; 4]> = Vec::new();
             if medians.is_some() {
                 let grey = (FONT, 15 * k).into_font().color(&RGBColor(110, 110, 110));
                 for (txt, x, y) in [
@@ -916,6 +918,12 @@ pub fn draw_with_hovers<DB: DrawingBackend>(
                         if x > 0.0 { -82 * ki } else { 6 * ki },
                         if y > 0.0 { 4 * ki } else { -22 * ki },
                     );
+                    let (cx, cy) = chart.backend_coord(&(x, y));
+                    let (w, h) = root
+                        .estimate_text_size(txt, &(FONT, 15 * k).into_text_style(root))
+                        .map(|(w, h)| (w as i32, h as i32))
+                        .unwrap_or((9 * txt.len() as i32 * ki, 18 * ki));
+                    captions.push([cx + dx, cy + dy, cx + dx + w, cy + dy + h]);
                     chart
                         .draw_series(std::iter::once(
                             EmptyElement::at((x, y)) + Text::new(txt, (dx, dy), grey.clone()),
@@ -944,7 +952,8 @@ pub fn draw_with_hovers<DB: DrawingBackend>(
                 });
             }
             // Labels: greedy placement in pixel space, first candidate position that stays inside
-            // the plot and overlaps no label placed before (falls back to the first candidate).
+            // the plot and overlaps no point, caption or label placed before (else the candidate
+            // inside the plot that overlaps least).
             let lab = (FONT, 14 * k).into_font().color(&BLACK);
             let (xr, yr) = chart.plotting_area().get_pixel_range();
             let mut placed: Vec<[i32; 4]> = points
@@ -953,6 +962,7 @@ pub fn draw_with_hovers<DB: DrawingBackend>(
                     let (px, py) = chart.backend_coord(&(p.1, p.2));
                     [px - 5 * ki, py - 5 * ki, px + 5 * ki, py + 5 * ki]
                 })
+                .chain(captions)
                 .collect();
             let mut labels = Vec::new();
             for p in points.iter().filter(|p| p.4) {
@@ -962,7 +972,9 @@ pub fn draw_with_hovers<DB: DrawingBackend>(
                     .estimate_text_size(&short, &(FONT, 14 * k).into_text_style(root))
                     .map(|(w, h)| (w as i32 + 2 * ki, h as i32 + 6 * ki))
                     .unwrap_or((8 * short.len() as i32 * ki, 18 * ki));
-                let g = 7 * ki;
+                // Eight spots around the point, then eight a label's height farther out (a point
+                // in a corner reaches past the quadrant caption there).
+                let (g, far) = (7 * ki, 7 * ki + h);
                 let cands = [
                     (g, -h / 2),
                     (-g - w, -h / 2),
@@ -972,18 +984,35 @@ pub fn draw_with_hovers<DB: DrawingBackend>(
                     (g, g / 2),
                     (-g - w, -h - g / 2),
                     (-g - w, g / 2),
+                    (far, -h / 2),
+                    (-far - w, -h / 2),
+                    (-w / 2, -h - far),
+                    (-w / 2, far),
+                    (far, -h - far),
+                    (far, far),
+                    (-far - w, -h - far),
+                    (-far - w, far),
                 ];
-                let free = |(dx, dy): (i32, i32)| {
+                // (outside the plot, pixels covered by other boxes) of a candidate.
+                let cost = |(dx, dy): (i32, i32)| {
                     let b = [px + dx, py + dy, px + dx + w, py + dy + h];
-                    b[0] >= xr.start
-                        && b[2] <= xr.end
-                        && b[1] >= yr.start
-                        && b[3] <= yr.end
-                        && !placed
-                            .iter()
-                            .any(|o| b[0] < o[2] && o[0] < b[2] && b[1] < o[3] && o[1] < b[3])
+                    let outside =
+                        b[0] < xr.start || b[2] > xr.end || b[1] < yr.start || b[3] > yr.end;
+                    let covered: i64 = placed
+                        .iter()
+                        .map(|o| {
+                            let ix = (b[2].min(o[2]) - b[0].max(o[0])).max(0) as i64;
+                            let iy = (b[3].min(o[3]) - b[1].max(o[1])).max(0) as i64;
+                            ix * iy
+                        })
+                        .sum();
+                    (outside, covered)
                 };
-                let (dx, dy) = cands.iter().copied().find(|c| free(*c)).unwrap_or(cands[0]);
+                let (dx, dy) = cands
+                    .iter()
+                    .copied()
+                    .min_by_key(|c| cost(*c))
+                    .unwrap_or(cands[0]);
                 placed.push([px + dx, py + dy, px + dx + w, py + dy + h]);
                 labels.push((short, p.1, p.2, dx, dy));
             }
@@ -1172,6 +1201,54 @@ mod tests {
     use super::*;
     use crate::report::synth::{generate, SynthSpec};
     use crate::report::{Bench, BenchSelection};
+
+    /// A point in a corner of the quadrant chart gets its label beside the corner's caption,
+    /// not on top of it (the demo's known-wrong agent sits at 0, 0 under "Low-Low").
+    #[test]
+    fn quadrant_labels_avoid_the_captions() {
+        let spec = Spec::Scatter {
+            title: "t".into(),
+            x_desc: "AtomicAvg".into(),
+            y_desc: "CompositeAvg".into(),
+            points: vec![
+                ("builtin:known-wrong".into(), 0.0, 0.0, 0, true),
+                ("builtin:reference".into(), 100.0, 80.0, 0, true),
+                ("builtin:faulty".into(), 0.0, 80.0, 0, true),
+            ],
+            groups: Vec::new(),
+            medians: Some([50.0, 40.0]),
+            frontier: false,
+        };
+        let svg = to_svg(&spec).unwrap();
+        // Each <text>'s box from its x, y (top-left: plotters shifts the baseline by dy) and
+        // font size, at a generous 0.62 em per character.
+        let boxes: Vec<(String, [f64; 4])> = svg
+            .split("<text")
+            .skip(1)
+            .filter_map(|t| {
+                let attr = |name: &str| -> Option<f64> {
+                    let at = t.find(&format!(" {name}=\""))? + name.len() + 3;
+                    t[at..].split('"').next()?.parse().ok()
+                };
+                let body = t.split('>').nth(1)?.split('<').next()?.trim().to_string();
+                let (x, y, size) = (attr("x")?, attr("y")?, attr("font-size").unwrap_or(14.0));
+                let w = 0.62 * size * body.chars().count() as f64;
+                Some((body, [x, y, x + w, y + size]))
+            })
+            .collect();
+        let find = |name: &str| {
+            boxes
+                .iter()
+                .find(|(b, _)| b == name)
+                .unwrap_or_else(|| panic!("no text {name:?} in {svg}"))
+                .1
+        };
+        for (label, caption) in [("known-wrong", "Low-Low"), ("faulty", "Low-High")] {
+            let (a, b) = (find(label), find(caption));
+            let overlap = a[0] < b[2] && b[0] < a[2] && a[1] < b[3] && b[1] < a[3];
+            assert!(!overlap, "{label} {a:?} overlaps {caption} {b:?}");
+        }
+    }
 
     /// Every chart's SVG carries one titled hover region per data point/bar (model, x, y for
     /// scatter points; label and value for bars), and model names are escaped, never markup.
