@@ -7,6 +7,7 @@ use std::path::Path;
 use crucible::report::dataset::Metrics;
 use crucible::report::synth::{self, SynthSpec};
 use crucible::report::{BenchSelection, Dataset, Sample};
+use crucible::results::base::prefaulted;
 use crucible::results::{snapshot_path, Explorer, SampleFilter};
 use crucible::store::Store;
 use sqlx::sqlite::{SqliteConnectOptions, SqlitePoolOptions};
@@ -345,4 +346,43 @@ async fn a_snapshot_of_another_store_or_of_vanished_rows_is_not_trusted() {
         "the explorer kept serving rows the store no longer has"
     );
     assert_matches_store(&ex, &pool_a, &runs, "after rows vanished").await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_cut_into_spare_memory_is_the_same_cut() {
+    let dir = tempfile::tempdir().unwrap();
+    let db = dir.path().join("crucible.db");
+    let pool = writer(&db).await;
+    synth::write_store(&pool, &dataset(5, &["run-a", "run-b"]))
+        .await
+        .unwrap();
+    let ex = Explorer::open(&db).await.unwrap();
+    let base = ex.base().await.unwrap();
+    let runs = vec!["run-a".to_string(), "run-b".to_string()];
+    for bench in [
+        BenchSelection(None),
+        BenchSelection::parse("pilot").unwrap(),
+    ] {
+        let want = base.dataset(&runs, bench, |_, _| true).unwrap();
+        let n = want.samples.len();
+        // Room for exactly the samples, or up to twice as many: used (and taken).
+        for room in [n, 2 * n] {
+            let mut spare = prefaulted(room);
+            let got = base
+                .dataset_into(&runs, bench, |_, _| true, &mut spare)
+                .unwrap();
+            assert_eq!(shape(&got), shape(&want));
+            assert_eq!(got.samples.capacity(), room);
+            assert_eq!(spare.capacity(), 0, "the spare was not used");
+        }
+        // Too little room, or far too much for this cut: left for another one.
+        for room in [n - 1, 2 * n + 2] {
+            let mut spare = prefaulted(room);
+            let got = base
+                .dataset_into(&runs, bench, |_, _| true, &mut spare)
+                .unwrap();
+            assert_eq!(shape(&got), shape(&want));
+            assert_eq!(spare.capacity(), room, "the spare was taken");
+        }
+    }
 }
