@@ -1045,23 +1045,12 @@ async fn compare_pairs(
         let instance = names.id(&d.instance);
         let sample = |model: u32, score: f64, passed: bool| report::Sample {
             bench,
-            run: 0,
             model,
             instance,
-            task: 0,
-            prompt_type: 0,
             round: d.round,
-            kind: 0,
-            category: 0,
-            subcategory: 0,
-            difficulty: 0,
-            outcome: 0,
             score,
             passed,
-            metrics: report::dataset::NO_METRICS,
-            k_act: None,
-            k_opt: None,
-            cost_usd: 0.0,
+            ..report::Sample::BLANK
         };
         let side = sides.entry(bench).or_default();
         side.0.push(sample(ma, d.score_a, d.passed_a));

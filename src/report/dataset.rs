@@ -234,6 +234,29 @@ pub struct Sample {
 }
 
 impl Sample {
+    /// A QuestBench sample of run 0 with every label id 0, zero scores and no metrics: a filler,
+    /// and a base for `Sample { field: …, ..Sample::BLANK }`.
+    pub const BLANK: Sample = Sample {
+        bench: Bench::Questbench,
+        run: 0,
+        model: 0,
+        instance: 0,
+        task: 0,
+        prompt_type: 0,
+        round: 0,
+        kind: 0,
+        category: 0,
+        subcategory: 0,
+        difficulty: 0,
+        outcome: 0,
+        score: 0.0,
+        passed: false,
+        metrics: NO_METRICS,
+        k_act: None,
+        k_opt: None,
+        cost_usd: 0.0,
+    };
+
     /// The (run, round) pair that identifies one repetition.
     pub fn round_key(&self) -> u64 {
         ((self.run as u64) << 32) | self.round as u64
@@ -530,23 +553,9 @@ mod tests {
             let metrics = ds.add_metrics(m);
             ds.samples.push(Sample {
                 bench,
-                run: 0,
-                model: 0,
-                instance: 0,
-                task: 0,
-                prompt_type: 0,
                 round,
-                kind: 0,
-                category: 0,
-                subcategory: 0,
-                difficulty: 0,
-                outcome: 0,
-                score: 0.0,
-                passed: false,
                 metrics,
-                k_act: None,
-                k_opt: None,
-                cost_usd: 0.0,
+                ..Sample::BLANK
             });
         }
         let rounds = |ds: &Dataset, b: Bench| ds.of(b).map(|s| s.round).collect::<Vec<_>>();

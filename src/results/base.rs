@@ -700,27 +700,7 @@ pub fn samples_at_most(len: u64) -> usize {
 /// causes no page faults (on this kind of VM faulting fresh memory in costs ~0.4 ms a MB: a
 /// million-sample cut spends most of its time there).
 pub fn prefaulted(n: usize) -> Vec<Sample> {
-    let blank = Sample {
-        bench: Bench::Questbench,
-        run: 0,
-        model: 0,
-        instance: 0,
-        task: 0,
-        prompt_type: 0,
-        round: 0,
-        kind: 0,
-        category: 0,
-        subcategory: 0,
-        difficulty: 0,
-        outcome: 0,
-        score: 0.0,
-        passed: false,
-        metrics: NO_METRICS,
-        k_act: None,
-        k_opt: None,
-        cost_usd: 0.0,
-    };
-    let mut v = vec![blank; n];
+    let mut v = vec![Sample::BLANK; n];
     v.clear();
     v
 }
