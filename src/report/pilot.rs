@@ -6,7 +6,7 @@ use std::collections::{BTreeMap, HashMap};
 
 use serde::Serialize;
 
-use super::dataset::{Bench, Dataset, Sample};
+use super::dataset::{Bench, Dataset};
 use super::summary::{summaries, ModelSummary};
 
 /// Full/partial/fail shares of one cell, in percent.
@@ -24,28 +24,6 @@ pub struct OutcomeShares {
 
 impl OutcomeShares {
     fn from_counts(n: usize, full: usize, partial: usize) -> Self {
-        let pct = |k: usize| {
-            if n == 0 {
-                0.0
-            } else {
-                k as f64 / n as f64 * 100.0
-            }
-        };
-        Self {
-            n,
-            full_pct: pct(full),
-            partial_pct: pct(partial),
-            fail_pct: pct(n - full - partial),
-        }
-    }
-
-    fn of(ds: &Dataset, v: &[&Sample]) -> Self {
-        let n = v.len();
-        let count = |o: &str| match ds.names.get(o) {
-            Some(id) => v.iter().filter(|s| s.outcome == id).count(),
-            None => 0,
-        };
-        let (full, partial) = (count("full_success"), count("partial_success"));
         let pct = |k: usize| {
             if n == 0 {
                 0.0
@@ -136,22 +114,10 @@ pub struct PilotTables {
     pub ceiling: Vec<CeilingRow>,
 }
 
-fn cells(
-    ds: &Dataset,
-    keep: impl Fn(&Sample) -> bool,
-    key: impl Fn(&Sample) -> (u32, Option<u32>),
-) -> Vec<CellRow> {
-    let full = ds.names.get("full_success");
-    let partial = ds.names.get("partial_success");
-    // (n, full, partial) per cell: counting, not collecting, keeps the 2 M-sample case fast.
-    let mut m: super::IdMap<(u32, u32, Option<u32>), [usize; 3]> = Default::default();
-    for s in ds.of(Bench::Pilot).filter(|s| keep(s)) {
-        let (k, sub) = key(s);
-        let c = m.entry((s.model, k, sub)).or_default();
-        c[0] += 1;
-        c[1] += (Some(s.outcome) == full) as usize;
-        c[2] += (Some(s.outcome) == partial) as usize;
-    }
+/// (n, full, partial) per cell.
+type Counts = super::IdMap<(u32, u32, Option<u32>), [usize; 3]>;
+
+fn cell_rows(ds: &Dataset, m: Counts) -> Vec<CellRow> {
     let mut rows: Vec<CellRow> = m
         .into_iter()
         .map(|((model, key, sub), [n, f, p])| CellRow {
@@ -167,15 +133,57 @@ fn cells(
 
 /// Computes every PILOT table; `None` without pilot samples. `ceilings` maps a task id to its
 /// exact maximum full-success probability (from `pilot::solve`), when the caller has them.
+///
+/// Everything but the per-model summary is counted in one pass over the samples (a million
+/// PILOT samples are read once, not once per table).
 pub fn tables(ds: &Dataset, ceilings: &HashMap<String, f64>) -> Option<PilotTables> {
     let b = Bench::Pilot;
-    let mut by_id: super::IdMap<(u32, u32), Vec<&Sample>> = Default::default();
+    let id = |n: &str| ds.names.get(n);
+    let (full, partial) = (id("full_success"), id("partial_success"));
+    let (optimal, flawed) = (id("optimal"), id("flawed"));
+    // Ceilings by interned task id: one string lookup per name, not per sample.
+    let ceiling_of: Vec<Option<f64>> = if ceilings.is_empty() {
+        Vec::new()
+    } else {
+        ds.names
+            .names()
+            .iter()
+            .map(|n| ceilings.get(n.as_str()).copied())
+            .collect()
+    };
+    let mut prompts: Counts = Default::default();
+    let (mut by_flaw, mut by_flaw_category, mut by_task) =
+        (Counts::default(), Counts::default(), Counts::default());
+    // Per model, over optimal-plan samples: Σ ceiling and how many had one (summed in sample
+    // order, as `stats::mean` over them would).
+    let mut optimal_ceilings: super::IdMap<u32, (f64, usize)> = Default::default();
     for s in ds.of(b) {
-        by_id.entry((s.model, s.prompt_type)).or_default().push(s);
+        let add = |m: &mut Counts, key: (u32, u32, Option<u32>)| {
+            let c = m.entry(key).or_default();
+            c[0] += 1;
+            c[1] += (Some(s.outcome) == full) as usize;
+            c[2] += (Some(s.outcome) == partial) as usize;
+        };
+        add(&mut prompts, (s.model, s.prompt_type, None));
+        add(&mut by_task, (s.model, s.kind, Some(s.difficulty)));
+        if Some(s.prompt_type) == flawed {
+            add(&mut by_flaw, (s.model, s.category, Some(s.subcategory)));
+            add(&mut by_flaw_category, (s.model, s.category, None));
+        }
+        if Some(s.prompt_type) == optimal {
+            let e = optimal_ceilings.entry(s.model).or_default();
+            if let Some(c) = ceiling_of.get(s.task as usize).copied().flatten() {
+                e.0 += c;
+                e.1 += 1;
+            }
+        }
     }
-    let by_prompt: BTreeMap<(String, String), Vec<&Sample>> = by_id
+    let by_prompt: BTreeMap<(String, String), OutcomeShares> = prompts
         .into_iter()
-        .map(|((m, p), v)| ((ds.name(m).to_string(), ds.name(p).to_string()), v))
+        .map(|((m, p, _), [n, f, pa])| {
+            let key = (ds.name(m).to_string(), ds.name(p).to_string());
+            (key, OutcomeShares::from_counts(n, f, pa))
+        })
         .collect();
     if by_prompt.is_empty() {
         return None;
@@ -188,10 +196,10 @@ pub fn tables(ds: &Dataset, ceilings: &HashMap<String, f64>) -> Option<PilotTabl
     };
     let mut table2: Vec<PromptRow> = by_prompt
         .iter()
-        .map(|((model, pt), v)| PromptRow {
+        .map(|((model, pt), shares)| PromptRow {
             model: model.clone(),
             prompt_type: pt.clone(),
-            shares: OutcomeShares::of(ds, v),
+            shares: shares.clone(),
         })
         .collect();
     table2.sort_by(|a, b| {
@@ -201,15 +209,12 @@ pub fn tables(ds: &Dataset, ceilings: &HashMap<String, f64>) -> Option<PilotTabl
     });
     let mut models: Vec<String> = by_prompt.keys().map(|k| k.0.clone()).collect();
     models.dedup();
-    let full = |m: &str, p: &str| {
-        by_prompt
-            .get(&(m.to_string(), p.to_string()))
-            .map(|v| OutcomeShares::of(ds, v).full_pct)
-    };
+    let shares = |m: &str, p: &str| by_prompt.get(&(m.to_string(), p.to_string()));
     let table3 = models
         .iter()
         .map(|m| {
-            let (o, f) = (full(m, "optimal"), full(m, "flawed"));
+            let o = shares(m, "optimal").map(|x| x.full_pct);
+            let f = shares(m, "flawed").map(|x| x.full_pct);
             FlawedRow {
                 model: m.clone(),
                 optimal_full_pct: o,
@@ -218,45 +223,38 @@ pub fn tables(ds: &Dataset, ceilings: &HashMap<String, f64>) -> Option<PilotTabl
             }
         })
         .collect();
-    // Ceilings by interned task id: one string lookup per name, not per sample.
-    let ceiling_of: Vec<Option<f64>> = if ceilings.is_empty() {
-        Vec::new()
-    } else {
-        ds.names
-            .names()
-            .iter()
-            .map(|n| ceilings.get(n.as_str()).copied())
-            .collect()
-    };
     let ceiling = models
         .iter()
         .filter_map(|m| {
-            let v = by_prompt.get(&(m.clone(), "optimal".to_string()))?;
-            let achieved = OutcomeShares::of(ds, v).full_pct;
-            let cs: Vec<f64> = v
-                .iter()
-                .filter_map(|s| ceiling_of.get(s.task as usize).copied().flatten())
-                .collect();
-            let ceiling =
-                (cs.len() == v.len()).then(|| super::stats::mean(&cs).unwrap_or(0.0) * 100.0);
+            let v = shares(m, "optimal")?;
+            let (sum, known) = ds
+                .names
+                .get(m)
+                .and_then(|id| optimal_ceilings.get(&id).copied())
+                .unwrap_or((0.0, 0));
+            let ceiling = (known == v.n).then(|| {
+                if known == 0 {
+                    0.0
+                } else {
+                    sum / known as f64 * 100.0
+                }
+            });
             Some(CeilingRow {
                 model: m.clone(),
-                n: v.len(),
-                achieved_full_pct: achieved,
+                n: v.n,
+                achieved_full_pct: v.full_pct,
                 ceiling_full_pct: ceiling,
-                gap_pp: ceiling.map(|c| c - achieved),
+                gap_pp: ceiling.map(|c| c - v.full_pct),
             })
         })
         .collect();
-    let flawed_id = ds.names.get("flawed");
-    let flawed = |s: &Sample| Some(s.prompt_type) == flawed_id;
     Some(PilotTables {
         summary: summaries(ds, b),
         table2,
         table3,
-        by_flaw: cells(ds, flawed, |s| (s.category, Some(s.subcategory))),
-        by_flaw_category: cells(ds, flawed, |s| (s.category, None)),
-        by_task: cells(ds, |_| true, |s| (s.kind, Some(s.difficulty))),
+        by_flaw: cell_rows(ds, by_flaw),
+        by_flaw_category: cell_rows(ds, by_flaw_category),
+        by_task: cell_rows(ds, by_task),
         ceiling,
     })
 }
