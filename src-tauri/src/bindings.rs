@@ -23,7 +23,7 @@ fn decl<T: TS>(out: &mut String) {
 
 /// The whole contents of `ui/src/bindings.ts`.
 pub fn typescript() -> String {
-    use crucible::status::{SystemStatus, ToolLocation, ToolStatus, UniverseState, UniverseStatus};
+    use crucible_views::status::{SystemStatus, ToolLocation, ToolStatus, UniverseState, UniverseStatus};
     let mut out = String::from(
         "// Generated from the Rust types by src-tauri/src/bindings.rs (ts-rs). Do not edit.\n\
          // Regenerate: CRUCIBLE_UPDATE_BINDINGS=1 cargo test -p crucible-app --features custom-protocol --lib bindings\n",
@@ -35,10 +35,10 @@ pub fn typescript() -> String {
     decl::<ToolLocation>(&mut out);
     decl::<UniverseStatus>(&mut out);
     decl::<UniverseState>(&mut out);
-    decl::<crucible::perf::PerfMark>(&mut out);
+    decl::<crucible_bench::perf::PerfMark>(&mut out);
     // Run console: providers and models.
     {
-        use crucible::llm::{
+        use crucible_llm::{
             ConnectionTest, KeySource, ModelEntry, ModelPrice, ModelSettings, Provider,
             ProviderEntry, SystemPrompt,
         };
@@ -56,7 +56,7 @@ pub fn typescript() -> String {
     }
     // Run console: runs.
     {
-        use crucible::console::{
+        use crucible_views::console::{
             BenchPlan, FailureView, FormError, LiveStatus, ModelProgress, RunForm, RunListItem,
             RunPlan, TaskFacets,
         };
@@ -75,8 +75,8 @@ pub fn typescript() -> String {
     }
     // Tasks page (the studio).
     {
-        use crucible::quest::import::{BankImport, Unmapped};
-        use crucible::studio::*;
+        use crucible_questbench::import::{BankImport, Unmapped};
+        use crucible_views::studio::*;
         decl::<Bench>(&mut out);
         decl::<Origin>(&mut out);
         decl::<TaskSummary>(&mut out);
@@ -102,7 +102,7 @@ pub fn typescript() -> String {
     }
     // Results explorer.
     {
-        use crucible::results::{
+        use crucible_views::results::{
             Artefact, CategoryDelta, ChartView, ClippedText, CompareView, Disagreement, Facets,
             RunInfo, SampleFilter, SamplePage, SampleSummary, SampleTrace,
         };
@@ -121,7 +121,7 @@ pub fn typescript() -> String {
     }
     // Results explorer: sample actions.
     {
-        use crucible::inspect::{
+        use crucible_views::inspect::{
             CheckView, Difference, Extracted, Replay, ReplayMode, VerdictView,
         };
         decl::<ReplayMode>(&mut out);

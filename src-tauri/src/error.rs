@@ -56,7 +56,7 @@ impl CommandError {
 
 impl CommandError {
     /// A form problem; the message starts with the field.
-    pub fn invalid(e: crucible::console::FormError) -> Self {
+    pub fn invalid(e: crucible_views::console::FormError) -> Self {
         Self {
             kind: ErrorKind::Invalid,
             message: e.to_string(),
@@ -72,10 +72,10 @@ impl CommandError {
     }
 }
 
-impl From<crucible::store::StoreError> for CommandError {
-    fn from(e: crucible::store::StoreError) -> Self {
+impl From<crucible_store::StoreError> for CommandError {
+    fn from(e: crucible_store::StoreError) -> Self {
         let kind = match e {
-            crucible::store::StoreError::UnknownRun(_) => ErrorKind::NotFound,
+            crucible_store::StoreError::UnknownRun(_) => ErrorKind::NotFound,
             _ => ErrorKind::Internal,
         };
         // Store messages name the database and the run, never a key (keys are never stored).
@@ -86,8 +86,8 @@ impl From<crucible::store::StoreError> for CommandError {
     }
 }
 
-impl From<crucible::run::RunError> for CommandError {
-    fn from(e: crucible::run::RunError) -> Self {
+impl From<crucible_run::RunError> for CommandError {
+    fn from(e: crucible_run::RunError) -> Self {
         let kind = if e.is_infrastructure() {
             ErrorKind::Internal
         } else {
@@ -100,9 +100,9 @@ impl From<crucible::run::RunError> for CommandError {
     }
 }
 
-impl From<crucible::llm::LlmError> for CommandError {
-    fn from(e: crucible::llm::LlmError) -> Self {
-        use crucible::llm::LlmError as E;
+impl From<crucible_llm::LlmError> for CommandError {
+    fn from(e: crucible_llm::LlmError) -> Self {
+        use crucible_llm::LlmError as E;
         let kind = match e {
             E::Registry { .. }
             | E::BadSpec(_)
@@ -112,7 +112,7 @@ impl From<crucible::llm::LlmError> for CommandError {
             E::Keychain { .. } => ErrorKind::Keychain,
             _ => ErrorKind::Internal,
         };
-        // LlmError messages never contain keys (see crucible::llm).
+        // LlmError messages never contain keys (see crucible_llm).
         Self {
             kind,
             message: e.to_string(),
@@ -120,11 +120,11 @@ impl From<crucible::llm::LlmError> for CommandError {
     }
 }
 
-impl From<crucible::ConfigError> for CommandError {
-    fn from(e: crucible::ConfigError) -> Self {
+impl From<crucible_core::ConfigError> for CommandError {
+    fn from(e: crucible_core::ConfigError) -> Self {
         let kind = match e {
-            crucible::ConfigError::File { .. } => ErrorKind::Config,
-            crucible::ConfigError::ToolMissing { .. } => ErrorKind::Internal,
+            crucible_core::ConfigError { .. } => ErrorKind::Config,
+            crucible_core::ConfigError { .. } => ErrorKind::Internal,
         };
         Self {
             kind,
@@ -133,15 +133,15 @@ impl From<crucible::ConfigError> for CommandError {
     }
 }
 
-impl From<crucible::studio::StudioError> for CommandError {
-    fn from(e: crucible::studio::StudioError) -> Self {
-        use crucible::quest::QuestError as Q;
-        use crucible::studio::StudioError as S;
+impl From<crucible_views::studio::StudioError> for CommandError {
+    fn from(e: crucible_views::studio::StudioError) -> Self {
+        use crucible_questbench::QuestError as Q;
+        use crucible_views::studio::StudioError as S;
         let kind = match &e {
             S::Quest(Q::Chain(_) | Q::Sandbox(_)) => ErrorKind::Chain,
             S::Quest(_) | S::UnknownTask { .. } | S::Invalid(_) | S::Pilot(_) => ErrorKind::Task,
             S::Intent(
-                crucible::intent::IntentError::Chain(_) | crucible::intent::IntentError::Fixture(_),
+                crucible_intent2tx::IntentError::Chain(_) | crucible_intent2tx::IntentError::Fixture(_),
             ) => ErrorKind::Chain,
             S::Intent(_) => ErrorKind::Task,
             S::Io { .. } => ErrorKind::Internal,
@@ -153,10 +153,10 @@ impl From<crucible::studio::StudioError> for CommandError {
     }
 }
 
-impl From<crucible::results::ResultsError> for CommandError {
-    fn from(e: crucible::results::ResultsError) -> Self {
-        use crucible::report::ReportError as R;
-        use crucible::results::ResultsError as E;
+impl From<crucible_views::results::ResultsError> for CommandError {
+    fn from(e: crucible_views::results::ResultsError) -> Self {
+        use crucible_report::ReportError as R;
+        use crucible_views::results::ResultsError as E;
         let kind = match &e {
             E::NoStore(_) | E::UnknownSample(_) | E::Report(R::UnknownRun(_) | R::Empty(_)) => {
                 ErrorKind::NotFound
@@ -175,9 +175,9 @@ impl From<crucible::results::ResultsError> for CommandError {
     }
 }
 
-impl From<crucible::inspect::InspectError> for CommandError {
-    fn from(e: crucible::inspect::InspectError) -> Self {
-        use crucible::inspect::InspectError as E;
+impl From<crucible_views::inspect::InspectError> for CommandError {
+    fn from(e: crucible_views::inspect::InspectError) -> Self {
+        use crucible_views::inspect::InspectError as E;
         let kind = match &e {
             E::UnknownSample(_) => ErrorKind::NotFound,
             E::NothingToExecute { .. } | E::UnknownBenchmark { .. } | E::BadCompare(_) => {
@@ -201,7 +201,7 @@ mod tests {
 
     #[test]
     fn serialises_as_kind_and_message() {
-        let bad = crucible::Config::load(Some(std::path::Path::new("/nonexistent/crucible.json")))
+        let bad = crucible_core::Config(Some(std::path::Path::new("/nonexistent/crucible.json")))
             .unwrap_err();
         let v = serde_json::to_value(CommandError::from(bad)).unwrap();
         assert_eq!(v["kind"], "config");

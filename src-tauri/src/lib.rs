@@ -1,5 +1,5 @@
 //! Crucible's desktop shell: glue between the Tauri window and the `crucible` core. It owns the
-//! app state (the resolved [`crucible::Config`]), the IPC commands (`commands/<area>.rs`, thin
+//! app state (the resolved [`crucible_core::Config`]), the IPC commands (`commands/<area>.rs`, thin
 //! async fns that delegate to the core) and the errors the UI receives ([`CommandError`]). No
 //! evaluation logic lives here.
 
@@ -19,25 +19,25 @@ pub use runs_view::{DemoInfo, PlanResult, RunsView};
 #[derive(Debug)]
 pub struct AppState {
     /// The resolved configuration, or the load error as the UI will see it.
-    pub config: Result<crucible::Config, CommandError>,
-    /// Where API keys are kept: the OS keychain (see `crucible::llm::OsKeychain`).
-    pub keychain: std::sync::Arc<dyn crucible::llm::SecretStore>,
+    pub config: Result<crucible_core::Config, CommandError>,
+    /// Where API keys are kept: the OS keychain (see `crucible_llm::OsKeychain`).
+    pub keychain: std::sync::Arc<dyn crucible_llm::SecretStore>,
     /// Runs going on in this app (cancel tokens, live progress).
     pub runs: std::sync::Arc<live::ActiveRuns>,
     /// The Results page's read-only view of `<data dir>/crucible.db`, opened on first use.
-    pub explorer: std::sync::Mutex<Option<crucible::results::Explorer>>,
+    pub explorer: std::sync::Mutex<Option<crucible_views::results::Explorer>>,
 }
 
 impl AppState {
     /// Resolves the configuration once (file → environment), as the CLI does.
     pub fn load() -> Self {
-        let config = crucible::Config::load(None).map_err(CommandError::from);
+        let config = crucible_core::Config(None).map_err(CommandError::from);
         if let Err(e) = &config {
             tracing::warn!(target: "app", error = %e.message, "configuration not loaded");
         }
         Self {
             config,
-            keychain: std::sync::Arc::new(crucible::llm::OsKeychain::default()),
+            keychain: std::sync::Arc::new(crucible_llm::OsKeychain::default()),
             runs: std::sync::Arc::default(),
             explorer: std::sync::Mutex::new(None),
         }
@@ -45,7 +45,7 @@ impl AppState {
 }
 
 /// Builds and runs the app; returns when the last window closes. With `--print-status` it prints
-/// [`crucible::status::system_status`] as JSON on stdout and exits without opening a window
+/// [`crucible_views::status::system_status`] as JSON on stdout and exits without opening a window
 /// (what the E2E tests compare the UI against; also handy in bug reports).
 pub fn run() {
     tracing_subscriber::fmt()
@@ -138,7 +138,7 @@ fn print_status() -> i32 {
     let state = AppState::load();
     let (json, code) = match &state.config {
         Ok(config) => (
-            serde_json::to_string(&crucible::status::system_status(config)),
+            serde_json::to_string(&crucible_views::status::system_status(config)),
             0,
         ),
         Err(e) => (serde_json::to_string(e), 1),

@@ -1,6 +1,6 @@
 //! Runs started from the app: the registry of runs in flight (cancel tokens and live trackers),
 //! and the task that folds the orchestrator's progress events into a
-//! [`crucible::console::LiveStatus`] and emits it to the window as the `run:progress` event every
+//! [`crucible_views::console::LiveStatus`] and emits it to the window as the `run:progress` event every
 //! [`EMIT_EVERY`] while the run goes (4 updates a second, whatever the run's speed: progress is
 //! coalesced, never one event per sample). Runs keep their state
 //! in the database; closing the app stops them and leaves them resumable.
@@ -9,9 +9,9 @@ use std::collections::BTreeMap;
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
-use crucible::console::{run_cost, LiveStatus, Tracker};
-use crucible::run::{self, Progress, RunContext, RunSpec};
-use crucible::store::Store;
+use crucible_views::console::{run_cost, LiveStatus, Tracker};
+use crucible_run::{self, Progress, RunContext, RunSpec};
+use crucible_store::Store;
 use tauri::Emitter;
 use tokio::sync::{mpsc, oneshot};
 use tokio_util::sync::CancellationToken;
@@ -104,12 +104,12 @@ fn answer(tx: &IdSender, r: Result<String, CommandError>) {
 pub async fn launch(
     app: tauri::AppHandle,
     active: Arc<ActiveRuns>,
-    config: crucible::Config,
+    config: crucible_core::Config,
     store: Store,
     what: Launch,
 ) -> Result<String, CommandError> {
     let (tx, rx) = mpsc::unbounded_channel();
-    let mut ctx = RunContext::new(config, store.clone(), crucible::catalog::loader());
+    let mut ctx = RunContext::new(config, store.clone(), crucible_views::catalog::loader());
     ctx.progress = Some(tx);
     let cancel = ctx.cancel.clone();
     let per_model = match &what {

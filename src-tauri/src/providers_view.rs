@@ -2,7 +2,7 @@
 //! provider's key source (never the key), and the built-in agents of every benchmark. Also the
 //! two edits that touch both the file and the keychain (save with a key, remove with its key).
 
-use crucible::llm::{ApiKey, KeySource, ProviderEntry, Registry, SecretStore};
+use crucible_llm::{ApiKey, KeySource, ProviderEntry, Registry, SecretStore};
 use serde::Serialize;
 use ts_rs::TS;
 
@@ -42,9 +42,9 @@ pub struct ProvidersView {
 }
 
 fn builtin_agents() -> Vec<BuiltinAgentView> {
-    let quest = crucible::quest::seam::AGENTS.iter().copied();
-    let intent = crucible::intent::agents::BuiltinAgent::ALL.map(|a| a.name());
-    let pilot = crucible::pilot::agents::AgentKind::ALL.map(|a| a.as_str());
+    let quest = crucible_questbench::seam::AGENTS.iter().copied();
+    let intent = crucible_intent2tx::agents::BuiltinAgent::ALL.map(|a| a.name());
+    let pilot = crucible_pilot::agents::AgentKind::ALL.map(|a| a.as_str());
     let all = [
         ("questbench", quest.collect::<Vec<_>>()),
         ("intent2tx", intent.to_vec()),
@@ -62,7 +62,7 @@ fn builtin_agents() -> Vec<BuiltinAgentView> {
 
 /// The page's data for `registry`.
 pub fn providers_view(
-    config: &crucible::Config,
+    config: &crucible_core::Config,
     registry: &Registry,
     keychain: &dyn SecretStore,
 ) -> ProvidersView {
@@ -94,7 +94,7 @@ pub fn providers_view(
 /// Saves `entry` (renaming `previous_id`), then files a non-empty `key` under its id. A renamed
 /// provider's stored key moves with it.
 pub fn save(
-    config: &crucible::Config,
+    config: &crucible_core::Config,
     keychain: &dyn SecretStore,
     entry: ProviderEntry,
     previous_id: Option<&str>,
@@ -123,7 +123,7 @@ pub fn save(
 
 /// Removes provider `id` from the file and its key from the keychain.
 pub fn remove(
-    config: &crucible::Config,
+    config: &crucible_core::Config,
     keychain: &dyn SecretStore,
     id: &str,
 ) -> Result<Registry, CommandError> {
@@ -139,7 +139,7 @@ pub fn remove(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crucible::llm::{MemoryKeychain, ModelEntry, ModelSettings, Provider};
+    use crucible_llm::{MemoryKeychain, ModelEntry, ModelSettings, Provider};
 
     fn entry(id: &str) -> ProviderEntry {
         ProviderEntry {
@@ -157,7 +157,7 @@ mod tests {
 
     #[test]
     fn key_moves_with_a_renamed_provider_and_goes_with_a_removed_one() {
-        let mut config = crucible::Config::test();
+        let mut config = crucible_core::Config();
         let dir = tempfile::tempdir().unwrap();
         config.data_dir = dir.path().to_path_buf();
         let kc = MemoryKeychain::new();
@@ -186,7 +186,7 @@ mod tests {
 
     #[test]
     fn invalid_edit_is_an_invalid_error_naming_the_field() {
-        let mut config = crucible::Config::test();
+        let mut config = crucible_core::Config();
         let dir = tempfile::tempdir().unwrap();
         config.data_dir = dir.path().to_path_buf();
         let kc = MemoryKeychain::new();

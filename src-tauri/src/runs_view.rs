@@ -1,9 +1,9 @@
 //! Shapes the Runs page receives that are app-specific: the plan-or-problem answer of the
 //! new-run form, and the runs list with the ids running in this process.
 
-use crucible::console::{estimate, FormError, History, RunListItem, RunPlan};
-use crucible::run::RunSpec;
-use crucible::store::Store;
+use crucible_views::console::{estimate, FormError, History, RunListItem, RunPlan};
+use crucible_run::RunSpec;
+use crucible_store::Store;
 use serde::Serialize;
 use ts_rs::TS;
 
@@ -54,7 +54,7 @@ pub struct RunsView {
 
 /// Planned samples per model, for the live bars (from the same plan the preview shows).
 pub async fn per_model(
-    config: &crucible::Config,
+    config: &crucible_core::Config,
     spec: &RunSpec,
     _store: &Store,
 ) -> Result<Vec<(String, u32)>, CommandError> {
@@ -80,7 +80,7 @@ pub async fn per_model(
 
 /// Samples still missing per model of a stored run (for the bars of a resumed run).
 pub async fn missing_per_model(
-    config: &crucible::Config,
+    config: &crucible_core::Config,
     store: &Store,
     run_id: &str,
 ) -> Result<Vec<(String, u32)>, CommandError> {
@@ -109,9 +109,9 @@ pub struct DemoInfo {
 }
 
 impl DemoInfo {
-    /// What [`crucible::catalog::app_demo_choice`] picks here (file checks only, no catalogue).
-    pub fn of(config: &crucible::Config) -> Self {
-        let (benchmarks, models, why) = crucible::catalog::app_demo_choice(config);
+    /// What [`crucible_views::catalog::app_demo_choice`] picks here (file checks only, no catalogue).
+    pub fn of(config: &crucible_core::Config) -> Self {
+        let (benchmarks, models, why) = crucible_views::catalog::app_demo_choice(config);
         Self {
             benchmarks,
             models,
@@ -122,12 +122,12 @@ impl DemoInfo {
 
 /// The demo's spec and its planned samples per model.
 pub async fn demo(
-    config: &crucible::Config,
+    config: &crucible_core::Config,
     store: &Store,
 ) -> Result<(RunSpec, Vec<(String, u32)>), CommandError> {
     let c = config.clone();
     let (spec, _) =
-        tauri::async_runtime::spawn_blocking(move || crucible::catalog::app_demo_spec(&c))
+        tauri::async_runtime::spawn_blocking(move || crucible_views::catalog::app_demo_spec(&c))
             .await
             .map_err(|e| CommandError::internal(format!("demo setup failed: {e}")))??;
     let planned = per_model(config, &spec, store).await?;

@@ -4,8 +4,8 @@ use std::path::PathBuf;
 
 use anyhow::{Context, Result};
 use clap::{Args, Subcommand};
-use crucible::chain::universe::{self, Profile};
-use crucible::Config;
+use crucible_chain::universe::{self, Profile};
+use crucible_core::Config;
 
 /// `crucible universe`.
 #[derive(Debug, Subcommand)]
@@ -203,11 +203,11 @@ pub async fn universe(config: &Config, cmd: UniverseCmd) -> Result<()> {
 pub async fn bench(config: &Config, cmd: BenchCmd) -> Result<()> {
     let (report, json) = match cmd {
         BenchCmd::Chain { json, runs } => (
-            serde_json::to_value(crucible::bench::chain(config, runs).await?)?,
+            serde_json::to_value(crucible_bench::figures::chain(config, runs).await?)?,
             json,
         ),
         BenchCmd::Sandbox { json, runs } => (
-            serde_json::to_value(crucible::bench::sandbox(config, runs).await?)?,
+            serde_json::to_value(crucible_bench::figures::sandbox(config, runs).await?)?,
             json,
         ),
         BenchCmd::Pilot(args) => return super::pilot::bench(config, args),
@@ -224,7 +224,7 @@ pub async fn bench(config: &Config, cmd: BenchCmd) -> Result<()> {
                     .unwrap_or_else(|| config.project_dir.join("target"))
                     .join("debug/crucible-app")
             });
-            let opts = crucible::perf::AppBenchOptions {
+            let opts = crucible_bench::perf::AppBenchOptions {
                 app,
                 launches,
                 latency_ms,
@@ -233,7 +233,7 @@ pub async fn bench(config: &Config, cmd: BenchCmd) -> Result<()> {
                 timeout: std::time::Duration::from_secs(60),
             };
             (
-                serde_json::to_value(crucible::perf::app(opts).await?)?,
+                serde_json::to_value(crucible_bench::perf::app(opts).await?)?,
                 json,
             )
         }
@@ -248,7 +248,7 @@ pub async fn bench(config: &Config, cmd: BenchCmd) -> Result<()> {
         BenchCmd::Inspect(args) => return super::results::bench_inspect(args).await,
         BenchCmd::Intent2tx(args) => return super::intent::bench(config, args).await,
         BenchCmd::Questbench { seed, json } => (
-            serde_json::to_value(crucible::bench::questbench(config, seed).await?)?,
+            serde_json::to_value(crucible_bench::figures::questbench(config, seed).await?)?,
             json,
         ),
         BenchCmd::Llm {
@@ -259,7 +259,7 @@ pub async fn bench(config: &Config, cmd: BenchCmd) -> Result<()> {
             calls_per_agent,
         } => (
             serde_json::to_value(
-                crucible::bench::llm(calls, latency_ms, concurrency, calls_per_agent).await?,
+                crucible_bench::figures::llm(calls, latency_ms, concurrency, calls_per_agent).await?,
             )?,
             json,
         ),
@@ -277,7 +277,7 @@ pub async fn sandbox(config: &Config, args: SandboxArgs) -> Result<()> {
     let code = std::fs::read_to_string(&args.file)
         .with_context(|| format!("reading {}", args.file.display()))?;
     let profile: Profile = args.profile.parse()?;
-    let run = crucible::bench::run_module(config, profile, &code).await?;
+    let run = crucible_bench::figures::run_module(config, profile, &code).await?;
     out!("{}", serde_json::to_string_pretty(&run)?);
     Ok(())
 }

@@ -6,13 +6,13 @@ use anyhow::{Context, Result};
 
 use super::emit;
 use clap::{Args, Subcommand};
-use crucible::intent::execute::{generate_on_chain, prediction_calls, Executor};
-use crucible::intent::generate::{generate, GenerateOptions, FUNDING};
-use crucible::intent::import::{import_file, load_clean, write_jsonl};
-use crucible::intent::parse_prediction;
-use crucible::intent::Instance;
-use crucible::intent::{build_prompt, score_text, AddressBook, Retriever, Setting};
-use crucible::Config;
+use crucible_intent2tx::execute::{generate_on_chain, prediction_calls, Executor};
+use crucible_intent2tx::generate::{generate, GenerateOptions, FUNDING};
+use crucible_intent2tx::import::{import_file, load_clean, write_jsonl};
+use crucible_intent2tx::parse_prediction;
+use crucible_intent2tx::Instance;
+use crucible_intent2tx::{build_prompt, score_text, AddressBook, Retriever, Setting};
+use crucible_core::Config;
 use serde_json::{json, Value};
 
 /// `crucible intent2tx`.
@@ -233,13 +233,13 @@ pub fn intent2tx(config: &Config, cmd: Intent2txCmd) -> Result<()> {
             json,
         } => {
             let instances = load_clean(&dataset)?;
-            let figures = crucible::intent::bench::agent_figures(&instances, &book);
+            let figures = crucible_intent2tx::bench::agent_figures(&instances, &book);
             let retrieval =
-                crucible::intent::bench::retrieval_figures(&instances, load_clean(&pool)?, &book);
+                crucible_intent2tx::bench::retrieval_figures(&instances, load_clean(&pool)?, &book);
             let execution = if execute {
                 Some(block_on(async {
                     let mut ex = Executor::boot(config, book.clone()).await?;
-                    crucible::intent::execute::agent_exec_figures(&mut ex, &instances, &book).await
+                    crucible_intent2tx::execute::agent_exec_figures(&mut ex, &instances, &book).await
                 })?)
             } else {
                 None
@@ -334,12 +334,12 @@ pub fn intent2tx(config: &Config, cmd: Intent2txCmd) -> Result<()> {
 /// Runs `crucible bench intent2tx`.
 pub async fn bench(config: &Config, args: BenchIntentArgs) -> Result<()> {
     let book = AddressBook::builtin();
-    let f = crucible::intent::bench::static_throughput(args.count, args.seed, &book)?;
+    let f = crucible_intent2tx::bench::static_throughput(args.count, args.seed, &book)?;
     let execution = if args.no_execute {
         None
     } else {
         let instances = load_clean(&args.dataset)?;
-        Some(crucible::intent::execute::exec_throughput(config, &instances, &book).await?)
+        Some(crucible_intent2tx::execute::exec_throughput(config, &instances, &book).await?)
     };
     if args.json {
         let mut v = serde_json::to_value(&f)?;

@@ -3,8 +3,8 @@
 
 use anyhow::Result;
 use clap::{Args, Subcommand};
-use crucible::llm::{probe, resolve_key_from_os, PriceTable, ProbeReport, Provider, ResponseCache};
-use crucible::Config;
+use crucible_llm::{probe, resolve_key_from_os, PriceTable, ProbeReport, Provider, ResponseCache};
+use crucible_core::Config;
 use serde_json::json;
 
 /// `crucible models`.
@@ -75,10 +75,10 @@ fn failed(e: impl ToString) -> ProbeReport {
 pub async fn models(config: &Config, cmd: ModelsCmd) -> Result<()> {
     match cmd {
         ModelsCmd::Test(a) => {
-            let mut key_source = crucible::llm::KeySource::None;
+            let mut key_source = crucible_llm::KeySource::None;
             let report = match Provider::parse(&a.provider).and_then(|p| {
                 let (key, source) = resolve_key_from_os(p, None, a.key_env.as_deref())?;
-                let spec = crucible::llm::ModelSpec::new(p, &a.model, a.base_url.as_deref())?;
+                let spec = crucible_llm::ModelSpec::new(p, &a.model, a.base_url.as_deref())?;
                 Ok((spec, key, source))
             }) {
                 Ok((spec, key, source)) => {
@@ -126,7 +126,7 @@ pub async fn models(config: &Config, cmd: ModelsCmd) -> Result<()> {
             Ok(())
         }
         ModelsCmd::Loopback { key, latency_ms } => {
-            let server = crucible::llm::Loopback::start_with_key(
+            let server = crucible_llm::Loopback::start_with_key(
                 std::time::Duration::from_millis(latency_ms),
                 key,
             )

@@ -1,13 +1,13 @@
 //! `crucible pilot …`, `crucible tasks … --bench pilot`, `crucible try --bench pilot`,
-//! `crucible bench pilot`: parse, call `crucible::pilot`, print.
+//! `crucible bench pilot`: parse, call `crucible_pilot`, print.
 
 use std::path::{Path, PathBuf};
 
 use anyhow::{bail, Context, Result};
 use clap::{Args, Subcommand};
-use crucible::pilot::suite::Engine;
-use crucible::pilot::{self, AgentKind, PilotError, PromptType, TaskLibrary};
-use crucible::Config;
+use crucible_pilot::suite::Engine;
+use crucible_pilot::{self as pilot, AgentKind, PilotError, PromptType, TaskLibrary};
+use crucible_core::Config;
 use serde_json::{json, Value};
 
 /// `crucible pilot`.

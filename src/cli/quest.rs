@@ -4,10 +4,10 @@ use std::path::PathBuf;
 
 use anyhow::{Context, Result};
 use clap::Subcommand;
-use crucible::quest::atomic::{self, Harness};
-use crucible::quest::composite;
-use crucible::quest::task::{self, Task};
-use crucible::Config;
+use crucible_questbench::atomic::{self, Harness};
+use crucible_questbench::composite;
+use crucible_questbench::task::{self, Task};
+use crucible_core::Config;
 
 /// `crucible quest`.
 #[derive(Debug, Subcommand)]
@@ -80,7 +80,7 @@ fn one(tasks: Vec<Task>, id: &str) -> Result<Task> {
     tasks
         .into_iter()
         .find(|t| t.id() == id)
-        .ok_or_else(|| crucible::quest::QuestError::UnknownTask(id.into()).into())
+        .ok_or_else(|| crucible_questbench::QuestError::UnknownTask(id.into()).into())
 }
 
 /// `crucible selftest --bench questbench`: the same as `crucible quest selftest`.
@@ -123,7 +123,7 @@ pub async fn quest(config: &Config, cmd: QuestCmd) -> Result<()> {
         QuestCmd::Import { file, json } => {
             let text = std::fs::read_to_string(&file)
                 .with_context(|| format!("reading {}", file.display()))?;
-            let r = crucible::quest::import::import_question(&text, &file.display().to_string())?;
+            let r = crucible_questbench::import::import_question(&text, &file.display().to_string())?;
             if json {
                 out!("{}", serde_json::to_string_pretty(&r)?);
             } else {
@@ -134,7 +134,7 @@ pub async fn quest(config: &Config, cmd: QuestCmd) -> Result<()> {
             }
         }
         QuestCmd::Bench { seed, json: _ } => {
-            let f = crucible::bench::questbench(config, seed).await?;
+            let f = crucible_bench::figures::questbench(config, seed).await?;
             out!("{}", serde_json::to_string_pretty(&f)?);
         }
         QuestCmd::List => {
@@ -156,11 +156,11 @@ pub async fn quest(config: &Config, cmd: QuestCmd) -> Result<()> {
         }
         QuestCmd::Preview { task, seed } => {
             let t = one(tasks(config)?, &task)?;
-            let m = crucible::chain::universe::Manifest::load(
+            let m = crucible_chain::universe::Manifest::load(
                 config,
-                crucible::chain::universe::Profile::Bsc,
+                crucible_chain::universe::Profile::Bsc,
             )?;
-            let inst = crucible::quest::instance::Instance::new(&t, seed, &m)?;
+            let inst = crucible_questbench::instance::Instance::new(&t, seed, &m)?;
             out!(
                 "{}",
                 serde_json::to_string_pretty(&atomic::preview(&t, &inst, &m))?
@@ -179,7 +179,7 @@ pub async fn quest(config: &Config, cmd: QuestCmd) -> Result<()> {
                 })?;
                 let h = Harness::start(config).await?;
                 let inst = h.instance(&t, seed)?;
-                let mut agent = crucible::run::ScriptedAgent::new("answer-file", turns);
+                let mut agent = crucible_core::ScriptedAgent::new("answer-file", turns);
                 let (v, _) = composite::run_episode(&h, &t, &inst, &mut agent, &mut |_| {}).await?;
                 out!(
                     "{}",

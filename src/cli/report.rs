@@ -1,5 +1,5 @@
 //! `crucible report`, `crucible compare` and `crucible bench report`: open the store read-only,
-//! call `crucible::report`, print or write files.
+//! call `crucible_report`, print or write files.
 
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
@@ -7,8 +7,8 @@ use std::time::Instant;
 
 use anyhow::{bail, Context, Result};
 use clap::Args;
-use crucible::report::{self, chart, export, synth, BenchSelection, Dataset};
-use crucible::Config;
+use crucible_report::{self as report, chart, export, synth, BenchSelection, Dataset};
+use crucible_core::Config;
 use serde_json::{json, Value};
 use sqlx::sqlite::{SqliteConnectOptions, SqlitePoolOptions};
 use sqlx::SqlitePool;
@@ -120,7 +120,7 @@ pub async fn report(config: &Config, args: ReportArgs) -> Result<()> {
     let no_ceiling = args.no_ceiling;
     let config = config.clone();
     let r = tokio::task::spawn_blocking(move || {
-        let r = crucible::results::build_report(&config, &ds, sel, no_ceiling);
+        let r = crucible_views::results::build_report(&config, &ds, sel, no_ceiling);
         (ds, r)
     })
     .await?;
@@ -212,8 +212,8 @@ pub async fn compare(args: CompareArgs) -> Result<()> {
             "compare needs two runs (RUN_A RUN_B) or one run and two models (--run R --models A,B)"
         );
     };
-    let cmp = crucible::results::comparisons(&pool, run_a, run_b, args.seed).await?;
-    let v = crucible::results::compare_value(run_a, run_b, args.seed, &cmp);
+    let cmp = crucible_views::results::comparisons(&pool, run_a, run_b, args.seed).await?;
+    let v = crucible_views::results::compare_value(run_a, run_b, args.seed, &cmp);
     if args.json {
         out!("{}", pretty(&v)?);
     } else {
@@ -239,7 +239,7 @@ async fn compare_models(pool: &SqlitePool, run: &str, args: &CompareArgs) -> Res
             args.models.len()
         );
     };
-    let v = crucible::inspect::compare_models(pool, run, a, b, args.seed).await?;
+    let v = crucible_views::inspect::compare_models(pool, run, a, b, args.seed).await?;
     if args.json {
         out!("{}", pretty(&serde_json::to_value(&v)?)?);
         return Ok(());

@@ -4,7 +4,7 @@ use std::path::PathBuf;
 
 use anyhow::Result;
 use clap::Args;
-use crucible::Config;
+use crucible_core::Config;
 
 /// `crucible bench results`.
 #[derive(Debug, Args)]
@@ -45,7 +45,7 @@ fn bench_dir(args: &BenchResultsArgs, tmp: &tempfile::TempDir) -> Result<PathBuf
 pub async fn bench(config: &Config, args: BenchResultsArgs) -> Result<()> {
     let tmp = tempfile::tempdir()?;
     let dir = bench_dir(&args, &tmp)?;
-    let f = crucible::results::bench(
+    let f = crucible_views::results::bench(
         config,
         args.models,
         args.rounds,
@@ -100,7 +100,7 @@ pub struct ReplayArgs {
 /// Runs a `results` subcommand. Exits 1 (after printing) when the fresh verdict disagrees, so
 /// scripts can check a store.
 pub async fn results(config: &Config, cmd: ResultsCmd) -> Result<()> {
-    use crucible::inspect::{ReplayMode, Replayer};
+    use crucible_views::inspect::{ReplayMode, Replayer};
     let (mode, a) = match cmd {
         ResultsCmd::Reexec(a) => (ReplayMode::Reexecute, a),
         ResultsCmd::Rescore(a) => (ReplayMode::Rescore, a),
@@ -108,7 +108,7 @@ pub async fn results(config: &Config, cmd: ResultsCmd) -> Result<()> {
     let db =
         a.db.clone()
             .unwrap_or_else(|| config.data_dir.join("crucible.db"));
-    let explorer = crucible::results::Explorer::open(&db).await?;
+    let explorer = crucible_views::results::Explorer::open(&db).await?;
     let mut replayer = Replayer::new();
     let r = replayer.replay(config, &explorer, a.sample, mode).await?;
     if a.json {
@@ -145,7 +145,7 @@ pub async fn results(config: &Config, cmd: ResultsCmd) -> Result<()> {
 pub async fn bench_inspect(args: BenchResultsArgs) -> Result<()> {
     let tmp = tempfile::tempdir()?;
     let dir = bench_dir(&args, &tmp)?;
-    let f = crucible::inspect::bench(args.models, args.rounds, args.seed, &dir).await?;
+    let f = crucible_views::inspect::bench(args.models, args.rounds, args.seed, &dir).await?;
     if args.json {
         out!("{}", serde_json::to_string_pretty(&f)?);
     } else {

@@ -1,5 +1,5 @@
 //! `crucible run`, `run --resume`, `rescore`, `runs list|show|delete`, `agents list`, `demo`, and
-//! `bench orchestrator|store`: parse, call `crucible::run` / `crucible::store`, print. A progress
+//! `bench orchestrator|store`: parse, call `crucible_run` / `crucible_store`, print. A progress
 //! bar goes to stderr on a TTY only; results go to stdout.
 
 use std::io::IsTerminal;
@@ -7,10 +7,10 @@ use std::path::{Path, PathBuf};
 
 use anyhow::{bail, Context, Result};
 use clap::{Args, Subcommand};
-use crucible::catalog::DEMO_MODELS;
-use crucible::run::{self, Progress, RunContext, RunReport, RunSpec};
-use crucible::store::Store;
-use crucible::Config;
+use crucible_views::catalog::DEMO_MODELS;
+use crucible_run::{self, Progress, RunContext, RunReport, RunSpec};
+use crucible_store::Store;
+use crucible_core::Config;
 use serde_json::json;
 use tokio::sync::mpsc;
 
@@ -246,7 +246,7 @@ where
     Fut: std::future::Future<Output = Result<RunReport, run::RunError>>,
 {
     let (tx, bar) = progress_bar();
-    let mut ctx = RunContext::new(config.clone(), store.clone(), crucible::catalog::loader());
+    let mut ctx = RunContext::new(config.clone(), store.clone(), crucible_views::catalog::loader());
     ctx.progress = tx;
     let cancel = ctx.cancel.clone();
     let ctrl_c = tokio::spawn(async move {
@@ -292,7 +292,7 @@ pub async fn run_cmd(config: &Config, a: RunArgs) -> Result<()> {
         chosen.insert(model.trim().to_string(), id.trim().to_string());
     }
     spec.endpoints =
-        crucible::console::endpoints_from_registry(&config.data_dir, &spec.models, &chosen)
+        crucible_views::console::endpoints_from_registry(&config.data_dir, &spec.models, &chosen)
             .map_err(|e| anyhow::anyhow!("--provider: {e}"))?;
     spec.prompt_types = a.prompt_types;
     spec.categories = a.categories;
@@ -339,7 +339,7 @@ pub async fn demo(config: &Config, a: DemoArgs) -> Result<()> {
     spec.prompt_types = vec![];
     let mut spec = spec.validate()?;
     // The task selection goes into the spec, so `run --resume` replays the same instances.
-    crucible::catalog::select_demo_quest(config, &mut spec, a.composites)?;
+    crucible_views::catalog::select_demo_quest(config, &mut spec, a.composites)?;
     let store = Store::open(&db_path(config, a.db)?).await?;
     let r = with_context(
         config,
@@ -435,7 +435,7 @@ pub async fn agents(config: &Config, cmd: AgentsCmd) -> Result<()> {
     let benches: Vec<String> = run::BENCHMARKS.iter().map(|s| s.to_string()).collect();
     let cfg = config.clone();
     let catalog = tokio::task::spawn_blocking(move || {
-        crucible::catalog::Catalog::load(&cfg, &benches, false)
+        crucible_views::catalog::Catalog::load(&cfg, &benches, false)
     })
     .await??;
     let chain = catalog.boot().await?;
@@ -465,7 +465,7 @@ pub async fn agents(config: &Config, cmd: AgentsCmd) -> Result<()> {
 
 /// `crucible bench orchestrator`.
 pub async fn bench_orchestrator(config: &Config, json_out: bool, samples: usize) -> Result<()> {
-    let f = crucible::run::bench::orchestrator(config, samples).await?;
+    let f = crucible_bench::orchestrator::orchestrator(config, samples).await?;
     let v = serde_json::to_value(&f)?;
     if json_out {
         out!("{}", serde_json::to_string_pretty(&v)?);
@@ -477,7 +477,7 @@ pub async fn bench_orchestrator(config: &Config, json_out: bool, samples: usize)
 
 /// `crucible bench store`.
 pub async fn bench_store(json_out: bool, rows: usize, dir: Option<&Path>) -> Result<()> {
-    let f = crucible::store::bench::write_figures(rows, dir).await?;
+    let f = crucible_bench::store::write_figures(rows, dir).await?;
     let v = serde_json::to_value(&f)?;
     if json_out {
         out!("{}", serde_json::to_string_pretty(&v)?);

@@ -5,8 +5,8 @@ use std::time::Duration;
 
 use alloy::primitives::{address, U256};
 use alloy::signers::local::PrivateKeySigner;
-use crucible::chain::gate::Gate;
-use crucible::chain::{AnvilSpec, Chain, Rpc, StateSource, TxRequest};
+use crucible_chain::gate::Gate;
+use crucible_chain::{AnvilSpec, Chain, Rpc, StateSource, TxRequest};
 use serde_json::{json, Value};
 
 use crate::support::{config, empty_chain, pids_matching, DEV_KEY};

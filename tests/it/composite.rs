@@ -5,11 +5,11 @@
 
 use std::path::PathBuf;
 
-use crucible::quest::atomic::{Harness, PASS_THRESHOLD};
-use crucible::quest::composite::{self, CompositeOutcome, CompositeVerdict};
-use crucible::quest::seam::QuestBench;
-use crucible::quest::task::{self, Kind, Task};
-use crucible::run::{Benchmark, ScriptedAgent};
+use crucible_questbench::atomic::{Harness, PASS_THRESHOLD};
+use crucible_questbench::composite::{self, CompositeOutcome, CompositeVerdict};
+use crucible_questbench::seam::QuestBench;
+use crucible_questbench::task::{self, Kind, Task};
+use crucible_core::{Benchmark, ScriptedAgent};
 
 use crate::support::config;
 
@@ -48,7 +48,7 @@ async fn every_composite_selftests_on_two_seeds() {
         .collect();
     assert!(tasks.len() >= 34, "composites: {}", tasks.len());
     let h = Harness::start(&config()).await.expect("harness");
-    let report = crucible::quest::atomic::selftest(&h, &tasks, 2)
+    let report = crucible_questbench::atomic::selftest(&h, &tasks, 2)
         .await
         .expect("selftest");
     let bad: Vec<String> = report
@@ -218,7 +218,7 @@ async fn composites_run_through_the_seam_with_deterministic_prompts() {
         transcripts.push(
             rec.transcript
                 .iter()
-                .filter(|m| m.role == crucible::run::Role::User)
+                .filter(|m| m.role == crucible_core::Role::User)
                 .map(|m| m.content.clone())
                 .collect::<Vec<_>>(),
         );

@@ -8,8 +8,8 @@
 use std::path::Path;
 use std::process::Command;
 
-use crucible::inspect::{compare_models, compare_models_in, InspectError, ReplayMode, Replayer};
-use crucible::results::{Explorer, SampleFilter};
+use crucible_views::inspect::{compare_models, compare_models_in, InspectError, ReplayMode, Replayer};
+use crucible_views::results::{Explorer, SampleFilter};
 use serde_json::Value;
 
 fn run_cli(data: &Path, args: &[&str]) -> std::process::Output {
@@ -21,8 +21,8 @@ fn run_cli(data: &Path, args: &[&str]) -> std::process::Output {
         .unwrap()
 }
 
-fn config(data: &Path) -> crucible::Config {
-    crucible::Config {
+fn config(data: &Path) -> crucible_core::Config {
+    crucible_core::Config {
         data_dir: data.to_path_buf(),
         ..crate::support::config()
     }
@@ -397,7 +397,7 @@ async fn two_models_of_one_run_are_compared_on_the_same_instances() {
     assert_eq!(cli, serde_json::to_value(&v).unwrap());
 
     // The extracted code of a 10 MB answer is the scorer's module, clipped for the viewer.
-    let store = crucible::store::Store::open(&db).await.unwrap();
+    let store = crucible_store::Store::open(&db).await.unwrap();
     let (_, mut row) = store
         .samples(&run)
         .await
@@ -408,7 +408,7 @@ async fn two_models_of_one_run_are_compared_on_the_same_instances() {
     row.instance = format!("{}-huge", row.instance);
     row.raw_answer = format!("Here:\n```ts\n{}```\n", "const x = 1;\n".repeat(800_000));
     let huge = store
-        .insert_sample(&crucible::store::NewSample {
+        .insert_sample(&crucible_store::NewSample {
             row,
             events: vec![],
             artefacts: vec![],
@@ -416,14 +416,14 @@ async fn two_models_of_one_run_are_compared_on_the_same_instances() {
         .await
         .unwrap();
     store.close().await;
-    let x = crucible::inspect::extracted(ex.pool(), huge)
+    let x = crucible_views::inspect::extracted(ex.pool(), huge)
         .await
         .unwrap()
         .unwrap();
     assert_eq!((x.lang.as_str(), x.truncated), ("typescript", true));
     assert_eq!(x.total_bytes as usize, 13 * 800_000);
     assert!(x.text.len() <= 64 * 1024 && x.text.starts_with("const x = 1;\n"));
-    let e = crucible::inspect::extracted(ex.pool(), 987_654)
+    let e = crucible_views::inspect::extracted(ex.pool(), 987_654)
         .await
         .unwrap_err();
     assert!(e.to_string().contains("987654"), "{e}");

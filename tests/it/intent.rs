@@ -4,8 +4,8 @@
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 
-use crucible::intent::import::load_clean;
-use crucible::intent::{score_text, AddressBook, BuiltinAgent};
+use crucible_intent2tx::import::load_clean;
+use crucible_intent2tx::{score_text, AddressBook, BuiltinAgent};
 use serde_json::Value;
 
 fn root() -> PathBuf {
@@ -249,7 +249,7 @@ fn reference_agent_scores_one_and_faults_score_less_on_the_shipped_dataset() {
             inst.id
         );
         for call in inst.ground_truth.steps() {
-            crucible::intent::encode_call(&book, call)
+            crucible_intent2tx::encode_call(&book, call)
                 .unwrap_or_else(|e| panic!("{}: {e}", inst.id));
         }
     }

@@ -5,11 +5,11 @@
 use std::path::PathBuf;
 use std::process::Command;
 
-use crucible::chain::universe::{self, Profile};
-use crucible::intent::execute::{agent_exec_figures, prediction_calls, prepare, Executor};
-use crucible::intent::generate::SENDER;
-use crucible::intent::import::load_clean;
-use crucible::intent::{parse_prediction, score_text, AddressBook, BuiltinAgent, Instance};
+use crucible_chain::universe::{self, Profile};
+use crucible_intent2tx::execute::{agent_exec_figures, prediction_calls, prepare, Executor};
+use crucible_intent2tx::generate::SENDER;
+use crucible_intent2tx::import::load_clean;
+use crucible_intent2tx::{parse_prediction, score_text, AddressBook, BuiltinAgent, Instance};
 use serde_json::{json, Value};
 
 use super::support::config;
@@ -36,7 +36,7 @@ fn first(instances: &[Instance], function: &str) -> Instance {
         .clone()
 }
 
-fn answer_calls(text: &str, multi: bool) -> Result<Vec<crucible::intent::Call>, String> {
+fn answer_calls(text: &str, multi: bool) -> Result<Vec<crucible_intent2tx::Call>, String> {
     prediction_calls(&parse_prediction(text, multi))
 }
 

@@ -7,16 +7,16 @@ use std::path::Path;
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, SystemTime};
 
-use crucible::intent::seam::IntentBench;
-use crucible::intent::{import::load_clean, AddressBook};
-use crucible::llm::{
+use crucible_intent2tx::seam::IntentBench;
+use crucible_intent2tx::{import::load_clean, AddressBook};
+use crucible_llm::{
     AdaptiveLimiter, Aimd, ApiKey, Budget, ModelAgent, ModelSpec, PriceTable, RecordingClock,
     ResponseCache, RetryPolicy,
 };
-use crucible::pilot::seam::PilotBench;
-use crucible::pilot::suite::Engine;
-use crucible::pilot::task::TaskLibrary;
-use crucible::run::{run_builtin, Agent, Benchmark, BoxFuture, Message, Role};
+use crucible_pilot::seam::PilotBench;
+use crucible_pilot::suite::Engine;
+use crucible_pilot::task::TaskLibrary;
+use crucible_core::{run_builtin, Agent, Benchmark, BoxFuture, Message, Role};
 use serde_json::{json, Value};
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
 use tokio::net::{TcpListener, TcpStream};
@@ -677,7 +677,7 @@ async fn a_model_agent_runs_real_pilot_and_intent_samples_through_the_seam() {
             rec.passed,
             "{instance}: the reference answers, relayed over HTTP, pass"
         );
-        let said = |r: &crucible::run::SampleRecord| {
+        let said = |r: &crucible_core::SampleRecord| {
             r.transcript
                 .iter()
                 .map(|m| m.content.clone())
@@ -830,7 +830,7 @@ async fn crucible_models_test_makes_one_call_and_reports_json() {
 
 #[tokio::test]
 async fn agents_sharing_a_provider_limiter_never_exceed_its_permits() {
-    use crucible::llm::Loopback;
+    use crucible_llm::Loopback;
     let server = Loopback::start(Duration::from_millis(40)).await.unwrap();
     let limiter = AdaptiveLimiter::new(Aimd::new(3, 3, 1_000));
     let mut tasks = Vec::new();
@@ -853,7 +853,7 @@ async fn agents_sharing_a_provider_limiter_never_exceed_its_permits() {
     assert_eq!(server.max_in_flight(), 3, "eight agents, three permits");
     assert_eq!(limiter.in_flight(), 0);
 
-    let figures = crucible::bench::llm(5, 20, 4, 2).await.unwrap();
+    let figures = crucible_bench::figures::llm(5, 20, 4, 2).await.unwrap();
     assert_eq!(
         (figures.calls, figures.raw_http.n, figures.agent_call.n),
         (8, 5, 5)

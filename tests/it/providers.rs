@@ -6,7 +6,7 @@
 use std::collections::BTreeMap;
 use std::time::Duration;
 
-use crucible::llm::{
+use crucible_llm::{
     resolve_key, ApiKey, KeySource, LlmError, Loopback, MemoryKeychain, ModelEntry, ModelSettings,
     OsKeychain, PriceTable, Provider, ProviderEntry, Registry, SecretStore, LOOPBACK_BAD_KEY,
 };
@@ -30,7 +30,7 @@ fn local(id: &str, base_url: &str) -> ProviderEntry {
         models: vec![ModelEntry {
             name: "loop-1".into(),
             settings: ModelSettings::default(),
-            price: Some(crucible::llm::ModelPrice {
+            price: Some(crucible_llm::ModelPrice {
                 input_per_mtok: 1.5,
                 output_per_mtok: 2.0,
             }),
@@ -280,16 +280,16 @@ fn run_keys_come_from_the_saved_provider_with_that_url() {
     kc.set("openai", &ApiKey::new("sk-kind")).unwrap();
     let lab = Some("http://127.0.0.1:8000/v1/");
     let (key, source) =
-        crucible::llm::resolve_run_key(dir.path(), Provider::OpenAiCompatible, lab, &kc, env(&[]))
+        crucible_llm::resolve_run_key(dir.path(), Provider::OpenAiCompatible, lab, &kc, env(&[]))
             .unwrap();
     assert_eq!(key, Some(ApiKey::new(SECRET)), "the saved provider's key");
     assert_eq!(source, KeySource::Keychain("memory".into()));
     // No saved provider for OpenAI's default URL: the key filed under the kind's name.
     let (key, _) =
-        crucible::llm::resolve_run_key(dir.path(), Provider::OpenAi, None, &kc, env(&[])).unwrap();
+        crucible_llm::resolve_run_key(dir.path(), Provider::OpenAi, None, &kc, env(&[])).unwrap();
     assert_eq!(key, Some(ApiKey::new("sk-kind")));
     // Another URL of the same kind is not the saved provider.
-    let (key, source) = crucible::llm::resolve_run_key(
+    let (key, source) = crucible_llm::resolve_run_key(
         dir.path(),
         Provider::OpenAiCompatible,
         Some("http://10.0.0.1/v1"),

@@ -4,10 +4,10 @@
 
 use std::path::PathBuf;
 
-use crucible::chain::universe::{Manifest, Profile};
-use crucible::quest::atomic::{self, as_answer, Harness, Outcome, PASS_THRESHOLD};
-use crucible::quest::instance::Instance;
-use crucible::quest::task::{self, Task};
+use crucible_chain::universe::{Manifest, Profile};
+use crucible_questbench::atomic::{self, as_answer, Harness, Outcome, PASS_THRESHOLD};
+use crucible_questbench::instance::Instance;
+use crucible_questbench::task::{self, Task};
 
 use crate::support::config;
 
@@ -22,7 +22,7 @@ fn catalogue() -> Vec<Task> {
 #[test]
 fn every_task_file_loads_and_the_slice_is_complete() {
     let tasks = catalogue();
-    use crucible::quest::task::Kind;
+    use crucible_questbench::task::Kind;
     let kind = |k: Kind| tasks.iter().filter(|t| t.spec.kind == k).count();
     assert_eq!((kind(Kind::Atomic), kind(Kind::Composite)), (62, 45));
     let count = |sub: &str| tasks.iter().filter(|t| t.spec.subcategory == sub).count();
@@ -230,8 +230,8 @@ async fn samples_are_isolated_by_the_snapshot() {
 /// fails, and the events tell the story.
 #[tokio::test]
 async fn the_seam_runs_builtin_agents() {
-    use crucible::quest::seam::QuestBench;
-    use crucible::run::{run_builtin, Benchmark, Event};
+    use crucible_questbench::seam::QuestBench;
+    use crucible_core::{run_builtin, Benchmark, Event};
     let h = Harness::start(&config())
         .await
         .unwrap_or_else(|e| panic!("{e}"));

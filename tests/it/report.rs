@@ -6,8 +6,8 @@ use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
-use crucible::report::dataset::{Metrics, Sample};
-use crucible::report::{self, chart, export, synth, Bench, BenchSelection, Dataset};
+use crucible_report::dataset::{Metrics, Sample};
+use crucible_report::{self as report, chart, export, synth, Bench, BenchSelection, Dataset};
 use serde_json::Value;
 use sqlx::sqlite::{SqliteConnectOptions, SqlitePoolOptions};
 use sqlx::SqlitePool;

@@ -6,8 +6,8 @@
 use std::path::Path;
 use std::process::Command;
 
-use crucible::results::{self, Explorer, ResultsError, SampleFilter, CLIP_BYTES};
-use crucible::store::{NewSample, Store};
+use crucible_views::results::{self, Explorer, ResultsError, SampleFilter, CLIP_BYTES};
+use crucible_store::{NewSample, Store};
 use serde_json::Value;
 
 fn crucible(data: &Path, args: &[&str]) -> Value {
@@ -40,10 +40,10 @@ fn first_diff(a: &str, b: &str) -> Option<(usize, String, String)> {
         .map(|(i, (x, y))| (i + 1, x.to_string(), y.to_string()))
 }
 
-fn config(data: &Path) -> crucible::Config {
-    crucible::Config {
+fn config(data: &Path) -> crucible_core::Config {
+    crucible_core::Config {
         data_dir: data.to_path_buf(),
-        ..crucible::Config::test()
+        ..crucible_core::Config()
     }
 }
 

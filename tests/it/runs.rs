@@ -15,10 +15,10 @@ use axum::http::StatusCode;
 use axum::response::{IntoResponse, Response};
 use axum::routing::post;
 use axum::Router;
-use crucible::catalog::loader;
-use crucible::llm::Loopback;
-use crucible::run::{self, Progress, RunContext, RunSpec};
-use crucible::store::Store;
+use crucible_views::catalog::loader;
+use crucible_llm::Loopback;
+use crucible_run::{self, Progress, RunContext, RunSpec};
+use crucible_store::Store;
 use serde_json::{json, Value};
 
 fn bin() -> &'static str {
@@ -59,7 +59,7 @@ async fn temp_store() -> (tempfile::TempDir, Store) {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_multi_benchmark_run_of_builtin_agents_is_stored_reproducible_and_rescores_equal() {
     let (_dir, store) = temp_store().await;
-    let mut ctx = RunContext::new(crucible::Config::test(), store.clone(), loader());
+    let mut ctx = RunContext::new(crucible_core::Config(), store.clone(), loader());
     let (tx, mut rx) = tokio::sync::mpsc::unbounded_channel();
     ctx.progress = Some(tx);
     let mut s = spec(
@@ -150,7 +150,7 @@ async fn a_multi_benchmark_run_of_builtin_agents_is_stored_reproducible_and_resc
     let original = results(&store, &report.run_id).await;
 
     // Same seed → same results, sample for sample.
-    let ctx = RunContext::new(crucible::Config::test(), store.clone(), loader());
+    let ctx = RunContext::new(crucible_core::Config(), store.clone(), loader());
     let again = run::start(&ctx, s).await.unwrap();
     assert_eq!(results(&store, &again.run_id).await, original);
 
@@ -167,7 +167,7 @@ async fn a_multi_benchmark_run_of_builtin_agents_is_stored_reproducible_and_resc
 async fn a_run_against_the_loopback_provider_records_usage_per_sample() {
     let server = Loopback::start(Duration::from_millis(5)).await.unwrap();
     let (dir, store) = temp_store().await;
-    let mut config = crucible::Config::test();
+    let mut config = crucible_core::Config();
     config.data_dir = dir.path().join("data");
     let ctx = RunContext::new(config, store.clone(), loader());
     let mut s = spec(&["intent2tx", "pilot"], &["openai-compatible:loopback"]);
@@ -237,7 +237,7 @@ async fn storm() -> (String, Arc<AtomicU64>) {
 async fn a_429_500_garbage_storm_completes_with_bounded_retries_and_recorded_failures() {
     let (url, requests) = storm().await;
     let (dir, store) = temp_store().await;
-    let mut config = crucible::Config::test();
+    let mut config = crucible_core::Config();
     config.data_dir = dir.path().join("data");
     let ctx = RunContext::new(config, store.clone(), loader());
     let mut s = spec(&["intent2tx"], &["openai-compatible:storm"]);
@@ -708,13 +708,13 @@ impl run::Benchmarks for FlakySet {
 async fn a_dead_chain_restarts_the_worker_and_retries_the_sample_a_bounded_number_of_times() {
     let boots = Arc::new(AtomicU64::new(0));
     let b = Arc::clone(&boots);
-    let load: run::LoadBenchmarks = Arc::new(move |_: &crucible::Config, _: &RunSpec| {
+    let load: run::LoadBenchmarks = Arc::new(move |_: &crucible_core::Config, _: &RunSpec| {
         Ok(Arc::new(FlakySet {
             boots: Arc::clone(&b),
         }) as Arc<dyn run::Benchmarks>)
     });
     let (_dir, store) = temp_store().await;
-    let mut ctx = RunContext::new(crucible::Config::test(), store.clone(), load);
+    let mut ctx = RunContext::new(crucible_core::Config(), store.clone(), load);
     let (tx, mut rx) = tokio::sync::mpsc::unbounded_channel();
     ctx.progress = Some(tx);
     let mut s = spec(&["flaky"], &["builtin:echo"]);
@@ -743,7 +743,7 @@ async fn a_dead_chain_restarts_the_worker_and_retries_the_sample_a_bounded_numbe
     // An instance that fails on every chain is given up after 3 attempts and left missing.
     boots.store(0, Ordering::SeqCst);
     s.limit = None;
-    let ctx = RunContext::new(crucible::Config::test(), store.clone(), ctx_loader(&boots));
+    let ctx = RunContext::new(crucible_core::Config(), store.clone(), ctx_loader(&boots));
     let report = run::start(&ctx, s).await.unwrap();
     assert_eq!((report.samples, report.finished, report.failed), (10, 9, 1));
     assert_eq!(report.status, "failed");
@@ -764,7 +764,7 @@ async fn a_dead_chain_restarts_the_worker_and_retries_the_sample_a_bounded_numbe
 
 fn ctx_loader(boots: &Arc<AtomicU64>) -> run::LoadBenchmarks {
     let b = Arc::clone(boots);
-    Arc::new(move |_: &crucible::Config, _: &RunSpec| {
+    Arc::new(move |_: &crucible_core::Config, _: &RunSpec| {
         Ok(Arc::new(FlakySet {
             boots: Arc::clone(&b),
         }) as Arc<dyn run::Benchmarks>)
@@ -775,7 +775,7 @@ fn ctx_loader(boots: &Arc<AtomicU64>) -> run::LoadBenchmarks {
 async fn the_budget_stops_new_samples_and_a_resume_keeps_counting_what_was_spent() {
     let server = Loopback::start(Duration::ZERO).await.unwrap();
     let (dir, store) = temp_store().await;
-    let mut config = crucible::Config::test();
+    let mut config = crucible_core::Config();
     config.data_dir = dir.path().join("data");
     std::fs::create_dir_all(&config.data_dir).unwrap();
     std::fs::write(
@@ -825,7 +825,7 @@ async fn the_budget_stops_new_samples_and_a_resume_keeps_counting_what_was_spent
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_cancelled_run_is_marked_cancelled_and_resumes_to_completion() {
     let (_dir, store) = temp_store().await;
-    let mut ctx = RunContext::new(crucible::Config::test(), store.clone(), loader());
+    let mut ctx = RunContext::new(crucible_core::Config(), store.clone(), loader());
     let (tx, mut rx) = tokio::sync::mpsc::unbounded_channel();
     ctx.progress = Some(tx);
     let mut s = spec(&["pilot"], &["builtin:reference"]);
@@ -847,7 +847,7 @@ async fn a_cancelled_run_is_marked_cancelled_and_resumes_to_completion() {
         report.finished >= 5 && report.finished < report.samples,
         "{report:?}"
     );
-    let ctx = RunContext::new(crucible::Config::test(), store.clone(), loader());
+    let ctx = RunContext::new(crucible_core::Config(), store.clone(), loader());
     let resumed = run::resume(&ctx, &report.run_id).await.unwrap();
     assert_eq!(resumed.status, "finished");
     assert_eq!(resumed.finished, report.samples);
@@ -942,7 +942,7 @@ async fn one_run_mixes_two_saved_providers_with_their_own_urls_and_keys_and_resu
     std::env::set_var(&va, "key-alpha-1");
     std::env::set_var(&vb, "key-beta-22");
     let (dir, store) = temp_store().await;
-    let mut config = crucible::Config::test();
+    let mut config = crucible_core::Config();
     config.data_dir = dir.path().join("data");
     two_providers(
         &config.data_dir,
@@ -950,7 +950,7 @@ async fn one_run_mixes_two_saved_providers_with_their_own_urls_and_keys_and_resu
         (&idb, &b.base_url(), &vb, "beta"),
     );
     // The form names each model's saved provider; the spec carries id + URL, never a key.
-    let form = crucible::console::RunForm {
+    let form = crucible_views::console::RunForm {
         benchmarks: vec!["pilot".into()],
         models: vec![
             "openai-compatible:alpha".into(),
@@ -1033,7 +1033,7 @@ async fn one_run_mixes_two_saved_providers_with_their_own_urls_and_keys_and_resu
     s2.cache = false;
     s2.endpoints = BTreeMap::from([(
         "openai-compatible:alpha".to_string(),
-        crucible::run::spec::ModelEndpoint {
+        crucible_run::spec::ModelEndpoint {
             provider: ida.clone(),
             base_url: a.base_url(),
         },
@@ -1063,7 +1063,7 @@ async fn one_run_mixes_two_saved_providers_with_their_own_urls_and_keys_and_resu
     let mut s3 = spec(&["pilot"], &["openai-compatible:alpha"]);
     s3.endpoints = BTreeMap::from([(
         "openai-compatible:alpha".to_string(),
-        crucible::run::spec::ModelEndpoint {
+        crucible_run::spec::ModelEndpoint {
             provider: "gone".into(),
             base_url: a.base_url(),
         },
@@ -1081,7 +1081,7 @@ async fn one_run_mixes_two_saved_providers_with_their_own_urls_and_keys_and_resu
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_cancelled_demo_with_composites_resumes_to_the_samples_of_an_uninterrupted_run() {
-    let config = crucible::Config::test();
+    let config = crucible_core::Config();
     let demo = || {
         let mut s = spec(
             &["questbench"],
@@ -1090,7 +1090,7 @@ async fn a_cancelled_demo_with_composites_resumes_to_the_samples_of_an_uninterru
         s.limit = Some(4);
         s.seed = 5;
         let mut s = s.validate().unwrap();
-        crucible::catalog::select_demo_quest(&config, &mut s, 2).unwrap();
+        crucible_views::catalog::select_demo_quest(&config, &mut s, 2).unwrap();
         s
     };
     let s = demo();
@@ -1098,7 +1098,7 @@ async fn a_cancelled_demo_with_composites_resumes_to_the_samples_of_an_uninterru
     assert!(
         s.quest_tasks[2..]
             .iter()
-            .all(|t| crucible::catalog::DEMO_COMPOSITES.contains(&t.as_str())),
+            .all(|t| crucible_views::catalog::DEMO_COMPOSITES.contains(&t.as_str())),
         "{:?}",
         s.quest_tasks
     );

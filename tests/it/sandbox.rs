@@ -4,9 +4,9 @@
 use std::time::Duration;
 
 use alloy::primitives::U256;
-use crucible::chain::gate::Gate;
-use crucible::chain::Chain;
-use crucible::quest::sandbox::{Call, FailureKind, Limits, Sandbox, SandboxRun};
+use crucible_chain::gate::Gate;
+use crucible_chain::Chain;
+use crucible_chain::sandbox::{Call, FailureKind, Limits, Sandbox, SandboxRun};
 use serde_json::{json, Value};
 
 use crate::support::{config, empty_chain};

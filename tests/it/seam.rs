@@ -4,16 +4,14 @@
 
 use std::path::Path;
 
-use crucible::intent::seam::IntentBench;
-use crucible::intent::{import::load_clean, AddressBook};
-use crucible::pilot::agents::AgentKind;
-use crucible::pilot::seam::PilotBench;
-use crucible::pilot::suite::Engine;
-use crucible::pilot::task::TaskLibrary;
-use crucible::run::{
-    run_builtin, Agent, AgentError, Benchmark, BoxFuture, Event, Message, Role, RunError,
-    ScriptedAgent,
-};
+use crucible_intent2tx::seam::IntentBench;
+use crucible_intent2tx::{import::load_clean, AddressBook};
+use crucible_pilot::agents::AgentKind;
+use crucible_pilot::seam::PilotBench;
+use crucible_pilot::suite::Engine;
+use crucible_pilot::task::TaskLibrary;
+use crucible_core::{run_builtin, Agent, AgentError, Benchmark, BoxFuture, Event, Message, Role, ScriptedAgent};
+use crucible_run::{RunError};
 
 fn root() -> &'static Path {
     Path::new(env!("CARGO_MANIFEST_DIR"))
@@ -36,7 +34,7 @@ async fn pilot_through_the_seam_matches_the_engine_episode_for_episode() {
     let bench = pilot();
     assert_eq!(bench.instances().len(), 5_040 * 4);
     for instance in bench.instances().iter().step_by(997).take(12) {
-        let (task, prompt) = crucible::pilot::seam::parse_instance(instance).unwrap();
+        let (task, prompt) = crucible_pilot::seam::parse_instance(instance).unwrap();
         for kind in AgentKind::ALL {
             let mut events = Vec::new();
             let rec = run_builtin(&bench, kind.as_str(), instance, 11, &mut |e| events.push(e))
@@ -200,7 +198,7 @@ async fn a_provider_failure_or_garbage_is_a_recorded_sample_not_a_crash() {
 
 #[tokio::test]
 async fn intent_samples_carry_exec_and_state_eq_when_an_executor_is_attached() {
-    let executor = crucible::intent::execute::Executor::boot(
+    let executor = crucible_intent2tx::execute::Executor::boot(
         &crate::support::config(),
         AddressBook::builtin(),
     )

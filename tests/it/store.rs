@@ -1,7 +1,7 @@
 //! The SQLite store on a real file: the shared schema contract (every column other code reads),
 //! WAL mode, and two handles writing the same file at once without losing a sample.
 
-use crucible::store::{NewRun, NewSample, SampleRow, Store};
+use crucible_store::{NewRun, NewSample, SampleRow, Store};
 
 const CONTRACT: [(&str, &[&str]); 5] = [
     (

@@ -3,9 +3,9 @@
 
 use std::path::Path;
 
-use crucible::quest::atomic::Harness;
-use crucible::studio::{self, Bench, Origin, SolutionChoice};
-use crucible::Config;
+use crucible_questbench::atomic::Harness;
+use crucible_views::studio::{self, Bench, Origin, SolutionChoice};
+use crucible_core::Config;
 
 use crate::support::config;
 
@@ -79,7 +79,7 @@ fn render_is_seeded_and_resolves_expected_values() {
         a.prompt
     );
     // amount has 3 decimals, so its wei value is amount × 10^18 exactly.
-    let wei = crucible::quest::instance::decimal_units(amount, 18)
+    let wei = crucible_questbench::instance::decimal_units(amount, 18)
         .unwrap()
         .to_string();
     let received = a
@@ -288,7 +288,7 @@ async fn intent_and_pilot_dry_runs_separate_reference_and_wrong() {
         .find(|t| t.bench == Bench::Pilot)
         .unwrap()
         .id;
-    let prompt = crucible::pilot::PromptType::Baseline;
+    let prompt = crucible_pilot::PromptType::Baseline;
     let a = studio::dry_run_pilot(&engine, id, prompt, 1, &SolutionChoice::Reference).unwrap();
     let b = studio::dry_run_pilot(&engine, id, prompt, 1, &SolutionChoice::Reference).unwrap();
     assert_eq!(a, b, "same seed, same episode");
@@ -319,7 +319,7 @@ async fn intent_and_pilot_dry_runs_separate_reference_and_wrong() {
     assert!(e.to_string().contains("JSON array"), "{e}");
 }
 
-fn inst_description(engine: &crucible::pilot::suite::Engine, id: &str) -> String {
+fn inst_description(engine: &crucible_pilot::suite::Engine, id: &str) -> String {
     engine.lib.get(id).unwrap().task.description.clone()
 }
 
@@ -366,13 +366,13 @@ async fn intent_dry_runs_execute_on_the_eth_universe() {
         .id;
     let inst = studio::intent_instance(&c, id).unwrap();
     let mut ex =
-        crucible::intent::execute::Executor::boot(&c, crucible::intent::AddressBook::builtin())
+        crucible_intent2tx::execute::Executor::boot(&c, crucible_intent2tx::AddressBook::builtin())
             .await
             .unwrap_or_else(|e| panic!("{e}"));
     let r = studio::dry_run_intent(Some(&mut ex), &inst, &SolutionChoice::Reference)
         .await
         .unwrap();
-    let exec = |d: &crucible::studio::DryRun, name: &str| {
+    let exec = |d: &crucible_views::studio::DryRun, name: &str| {
         d.checks.iter().find(|c| c.name == name).map(|c| c.passed)
     };
     assert_eq!(

@@ -1,7 +1,7 @@
 //! Shared fixtures.
 
-use crucible::chain::{AnvilSpec, Chain};
-use crucible::Config;
+use crucible_chain::{AnvilSpec, Chain};
+use crucible_core::Config;
 
 /// The test configuration; panics with the install hint when Anvil is missing.
 pub fn config() -> Config {

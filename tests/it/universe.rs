@@ -7,11 +7,11 @@ use alloy::primitives::{address, Address, Bytes, U256};
 use alloy::signers::local::PrivateKeySigner;
 use alloy::sol;
 use alloy::sol_types::SolCall;
-use crucible::chain::gate::Gate;
-use crucible::chain::universe::{self, Manifest, Profile};
-use crucible::chain::{Chain, TxRequest};
-use crucible::quest::sandbox::{Call, Sandbox};
-use crucible::Config;
+use crucible_chain::gate::Gate;
+use crucible_chain::universe::{self, Manifest, Profile};
+use crucible_chain::{Chain, TxRequest};
+use crucible_chain::sandbox::{Call, Sandbox};
+use crucible_core::Config;
 use serde_json::json;
 
 use crate::support::config;
@@ -385,7 +385,7 @@ async fn a_sandboxed_module_builds_a_transfer_that_the_harness_signs_and_lands()
     };
     let run = Sandbox::new(&cfg)
         .unwrap()
-        .run(crucible::bench::BENCH_MODULE, &call)
+        .run(crucible_bench::figures::BENCH_MODULE, &call)
         .await
         .unwrap();
     let tx = run.outcome.unwrap_or_else(|f| panic!("{f:?}"));

@@ -2,7 +2,7 @@
 //! from, add/edit/remove (keys go to the OS keychain and are never sent back), test connection,
 //! and the built-in agents that are always available.
 
-use crucible::llm::{ConnectionTest, ProviderEntry, Registry};
+use crucible_llm::{ConnectionTest, ProviderEntry, Registry};
 
 use crate::providers_view::{providers_view, ProvidersView};
 use crate::{AppState, CommandError};

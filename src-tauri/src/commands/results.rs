@@ -1,19 +1,19 @@
 //! Commands behind the Results page: the run picker, the report (leaderboards and every table, the
 //! same value `crucible report --json` prints), charts, paginated samples, one sample's trace,
 //! run comparison and exports. All of them read `<data dir>/crucible.db` through
-//! [`crucible::results::Explorer`].
+//! [`crucible_views::results::Explorer`].
 
-use crucible::results::{
+use crucible_views::results::{
     self, ChartView, CompareView, Explorer, Facets, RunInfo, SampleFilter, SamplePage, SampleTrace,
 };
 
-use crucible::inspect::{Replay, ReplayMode};
+use crucible_views::inspect::{Replay, ReplayMode};
 
 use crate::commands::tasks::{watch, StudioState};
 use crate::{AppState, CommandError};
 
 /// The explorer of the app's store, opened once and shared (with its report cache).
-async fn explorer(state: &AppState) -> Result<(crucible::Config, Explorer), CommandError> {
+async fn explorer(state: &AppState) -> Result<(crucible_core::Config, Explorer), CommandError> {
     let config = state.config.clone()?;
     if let Some(e) = state
         .explorer
@@ -186,7 +186,7 @@ pub async fn results_compare_models(
 ) -> Result<CompareView, CommandError> {
     let e = explorer(&state).await?.1;
     let base = e.base().await?;
-    Ok(crucible::inspect::compare_models_in(base, &run, &model_a, &model_b, 0).await?)
+    Ok(crucible_views::inspect::compare_models_in(base, &run, &model_a, &model_b, 0).await?)
 }
 
 /// The code or JSON the scorer read from a sample's answer (clipped), for highlighting.
@@ -194,7 +194,7 @@ pub async fn results_compare_models(
 pub async fn results_extracted(
     state: tauri::State<'_, AppState>,
     id: i64,
-) -> Result<Option<crucible::inspect::Extracted>, CommandError> {
+) -> Result<Option<crucible_views::inspect::Extracted>, CommandError> {
     let e = explorer(&state).await?.1;
-    Ok(crucible::inspect::extracted(e.pool(), id).await?)
+    Ok(crucible_views::inspect::extracted(e.pool(), id).await?)
 }

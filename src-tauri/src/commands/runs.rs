@@ -3,8 +3,8 @@
 
 use std::sync::Arc;
 
-use crucible::console::{estimate, list_runs, History, LiveStatus, RunForm};
-use crucible::store::Store;
+use crucible_views::console::{estimate, list_runs, History, LiveStatus, RunForm};
+use crucible_store::Store;
 
 use crate::live::{launch, Launch};
 use crate::runs_view::{DemoInfo, PlanResult, RunsView};
@@ -12,7 +12,7 @@ use crate::{AppState, CommandError};
 
 pub(crate) async fn open_store(
     state: &AppState,
-) -> Result<(crucible::Config, Store), CommandError> {
+) -> Result<(crucible_core::Config, Store), CommandError> {
     let config = state.config.clone()?;
     std::fs::create_dir_all(&config.data_dir).map_err(|e| {
         CommandError::internal(format!("creating {}: {e}", config.data_dir.display()))

@@ -1,11 +1,11 @@
 //! Commands behind the Tasks page (the task author's studio). Each delegates to
-//! [`crucible::studio`]; the only state here is the lazily booted QuestBench harness and
+//! [`crucible_views::studio`]; the only state here is the lazily booted QuestBench harness and
 //! Intent2Tx executor, each behind a mutex so dry-runs on it are serialised.
 
-use crucible::intent::execute::Executor;
-use crucible::quest::atomic::Harness;
-use crucible::quest::import::BankImport;
-use crucible::studio::{
+use crucible_intent2tx::execute::Executor;
+use crucible_questbench::atomic::Harness;
+use crucible_questbench::import::BankImport;
+use crucible_views::studio::{
     self, Bench, Catalogue, DryRun, IntentImport, QuestRender, Selftest, SolutionChoice,
     TaskDetail, Validation,
 };
@@ -19,7 +19,7 @@ pub struct StudioState {
     quest: Mutex<Option<Harness>>,
     intent: Mutex<Option<Executor>>,
     /// The Results page's re-execute/re-score chains (booted on first use, like the above).
-    pub(crate) replayer: Mutex<crucible::inspect::Replayer>,
+    pub(crate) replayer: Mutex<crucible_views::inspect::Replayer>,
     watchdogs: std::sync::Mutex<Vec<std::process::Child>>,
 }
 
@@ -49,7 +49,7 @@ pub(crate) fn watch(studio: &StudioState, pid: u32) {
 /// The QuestBench harness, booted (with its watchdog) on first use.
 async fn harness<'a>(
     studio: &'a StudioState,
-    config: &crucible::Config,
+    config: &crucible_core::Config,
 ) -> Res<tokio::sync::MutexGuard<'a, Option<Harness>>> {
     let mut guard = studio.quest.lock().await;
     if guard.is_none() {
@@ -76,7 +76,7 @@ impl StudioState {
             e.take();
         }
         if let Ok(mut r) = self.replayer.try_lock() {
-            *r = crucible::inspect::Replayer::new();
+            *r = crucible_views::inspect::Replayer::new();
         }
         if let Ok(mut w) = self.watchdogs.lock() {
             for mut c in w.drain(..) {
@@ -109,7 +109,7 @@ pub fn stop_chains_on_signals(handle: tauri::AppHandle) {
         let studio = handle.state::<StudioState>();
         studio.quest.lock().await.take();
         studio.intent.lock().await.take();
-        *studio.replayer.lock().await = crucible::inspect::Replayer::new();
+        *studio.replayer.lock().await = crucible_views::inspect::Replayer::new();
         std::process::exit(0);
     });
 }
@@ -119,7 +119,7 @@ type Res<T> = Result<T, CommandError>;
 /// Runs blocking core work (file system, PILOT solver) off the async runtime's threads.
 async fn blocking<T: Send + 'static>(
     state: &tauri::State<'_, AppState>,
-    f: impl FnOnce(crucible::Config) -> Result<T, studio::StudioError> + Send + 'static,
+    f: impl FnOnce(crucible_core::Config) -> Result<T, studio::StudioError> + Send + 'static,
 ) -> Res<T> {
     let config = state.config.clone()?;
     tauri::async_runtime::spawn_blocking(move || f(config))
@@ -197,7 +197,7 @@ pub async fn new_quest_task(
 /// Converts a public question-bank file into a draft task (not saved).
 #[tauri::command]
 pub fn import_question_bank(text: String, file: String) -> Res<BankImport> {
-    crucible::quest::import::import_question(&text, &file)
+    crucible_questbench::import::import_question(&text, &file)
         .map_err(|e| CommandError::from(studio::StudioError::from(e)))
 }
 
@@ -244,7 +244,7 @@ pub async fn dry_run(
             }
             let mut guard = studio_state.intent.lock().await;
             if guard.is_none() {
-                let ex = Executor::boot(&config, crucible::intent::AddressBook::builtin()).await;
+                let ex = Executor::boot(&config, crucible_intent2tx::AddressBook::builtin()).await;
                 let ex = ex.map_err(studio::StudioError::from)?;
                 watch(&studio_state, ex.chain().anvil().pid());
                 *guard = Some(ex);
@@ -254,7 +254,7 @@ pub async fn dry_run(
         Bench::Pilot => {
             let prompt = prompt.unwrap_or_else(|| "baseline".into());
             blocking(&state, move |c| {
-                let pt = crucible::pilot::PromptType::parse(&prompt)?;
+                let pt = crucible_pilot::PromptType::parse(&prompt)?;
                 studio::dry_run_pilot(&studio::pilot_engine(&c)?, &id, pt, seed.into(), &solution)
             })
             .await
@@ -282,5 +282,5 @@ pub async fn selftest_quest_task(
 /// The QuestBench task format's JSON Schema (drives the editor's completion).
 #[tauri::command]
 pub fn get_quest_schema() -> String {
-    crucible::quest::task::schema_json()
+    crucible_questbench::task::schema_json()
 }

@@ -71,7 +71,7 @@ pub fn tauri_driver() -> Result<PathBuf> {
 }
 
 /// The status the core reports for `env`, from `crucible-app --print-status` (which calls
-/// `crucible::status::system_status` directly, without the webview).
+/// `crucible_views::status::system_status` directly, without the webview).
 pub fn reported_status(env: &BTreeMap<String, String>) -> Result<serde_json::Value> {
     let app = app_binary()?;
     let out = Command::new(&app)

@@ -13,7 +13,7 @@ use crucible_e2e::{app_binary, workspace_root, App};
 
 /// The key the loopback server accepts; it must never appear on screen or in the data dir.
 const SECRET: &str = "sk-e2e-console-SECRET-5150";
-/// The loopback server's message for any other key (`crucible::llm::LOOPBACK_BAD_KEY`).
+/// The loopback server's message for any other key (`crucible_llm::LOOPBACK_BAD_KEY`).
 const BAD_KEY_MESSAGE: &str = "Incorrect API key provided";
 
 /// `crucible models loopback`: a real OpenAI-wire server on 127.0.0.1 that accepts one key. It

@@ -1,0 +1,12 @@
+//! The figures `crucible bench …` prints and the synthetic data they run on, kept out of the
+//! libraries: chain and sandbox timings ([`figures`]), the orchestrator ([`orchestrator`]), the
+//! store ([`store`]), seeded synthetic datasets ([`synth`]) and the desktop app's perf marks
+//! ([`perf`]).
+//!
+//! Figures are printed, never asserted on time.
+
+pub mod figures;
+pub mod orchestrator;
+pub mod perf;
+pub mod store;
+pub mod synth;

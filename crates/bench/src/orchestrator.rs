@@ -1,0 +1,264 @@
+//! `crucible bench orchestrator`: the scheduler's cost per model call and its throughput against
+//! the loopback provider. Both are real runs through [`super::start`] — planning, workers, the
+//! provider limiter, `ModelAgent`, events, one SQLite commit per sample — of a one-call probe
+//! benchmark, so the figure is orchestration's own cost and not a benchmark's prompt building or
+//! scoring; only the model server is the in-process loopback.
+
+use std::time::{Duration, Instant};
+
+use serde::Serialize;
+use tokio::sync::mpsc;
+
+use std::sync::Arc;
+
+use super::{
+    start, Agent, Benchmark, Benchmarks, BoxFuture, ChainBenches, Event, InstanceMeta,
+    LoadBenchmarks, Message, Progress, Role, RunContext, RunError, RunSpec, SampleRecord,
+};
+use crucible_llm::{Loopback, ModelAgent, ModelSpec, Provider};
+use crucible_store::Store;
+use crucible_core::Config;
+
+/// The figures.
+#[derive(Debug, Clone, Serialize)]
+pub struct OrchestratorFigures {
+    /// Samples of the overhead run (concurrency 1, zero-latency server).
+    pub overhead_samples: u64,
+    /// Wall time per sample in the scheduler (prompt, call, scoring, commit), ms.
+    pub per_sample_ms: f64,
+    /// Median of the same model call made directly with a `ModelAgent`, ms.
+    pub direct_call_ms: f64,
+    /// `per_sample_ms - direct_call_ms`: what orchestration adds per call (target ≤ 1 ms).
+    pub overhead_per_call_ms: f64,
+    /// Server latency of the throughput run, ms.
+    pub latency_ms: u64,
+    /// Concurrency of the throughput run.
+    pub concurrency: usize,
+    /// Model calls of the throughput run.
+    pub calls: u64,
+    /// Wall time of the throughput run (first sample start → last commit), s.
+    pub seconds: f64,
+    /// Calls per second (target ≥ 150 at 200 ms × 32).
+    pub calls_per_s: f64,
+    /// The ceiling: concurrency × 1000 / latency.
+    pub ideal_calls_per_s: f64,
+}
+
+fn bench_err(e: impl std::fmt::Display) -> RunError {
+    RunError::Benchmark(format!("bench: {e}"))
+}
+
+/// Runs `spec` and returns (calls-serving wall time, run id).
+async fn timed(ctx: RunContext, spec: RunSpec) -> Result<(Duration, String), RunError> {
+    let (tx, mut rx) = mpsc::unbounded_channel();
+    let mut ctx = ctx;
+    ctx.progress = Some(tx);
+    let watch = tokio::spawn(async move {
+        let mut t0 = None;
+        let mut t1 = None;
+        while let Some(p) = rx.recv().await {
+            match p {
+                Progress::RunStarted { .. } => t0 = Some(Instant::now()),
+                Progress::RunFinished { .. } => t1 = Some(Instant::now()),
+                _ => {}
+            }
+        }
+        match (t0, t1) {
+            (Some(a), Some(b)) => b - a,
+            _ => Duration::ZERO,
+        }
+    });
+    let report = start(&ctx, spec).await?;
+    drop(ctx);
+    let wall = watch.await.map_err(bench_err)?;
+    Ok((wall, report.run_id))
+}
+
+const PROBE_PROMPT: &str = "Reply with the single word: ok";
+
+/// A one-call benchmark: asks for `ok`, scores 1 when it gets it.
+#[derive(Debug)]
+struct Probe {
+    instances: usize,
+}
+
+impl Benchmark for Probe {
+    fn name(&self) -> &'static str {
+        "probe"
+    }
+    fn instances(&self) -> Vec<String> {
+        (0..self.instances).map(|i| format!("p{i:05}")).collect()
+    }
+    fn meta(&self, instance: &str) -> Result<InstanceMeta, RunError> {
+        Ok(InstanceMeta {
+            task: instance.to_string(),
+            ..InstanceMeta::default()
+        })
+    }
+    fn builtin_agents(&self) -> Vec<&'static str> {
+        Vec::new()
+    }
+    fn builtin_agent(&self, name: &str, _: &str, _: u64) -> Result<Box<dyn Agent + '_>, RunError> {
+        Err(RunError::UnknownAgent {
+            name: name.to_string(),
+            available: String::new(),
+        })
+    }
+    fn run<'a>(
+        &'a self,
+        instance: &'a str,
+        agent: &'a mut dyn Agent,
+        seed: u64,
+        events: &'a mut (dyn FnMut(Event) + Send),
+    ) -> BoxFuture<'a, Result<SampleRecord, RunError>> {
+        Box::pin(async move {
+            events(Event::SampleStarted {
+                benchmark: "probe".into(),
+                instance: instance.into(),
+                agent: agent.name().into(),
+                seed,
+            });
+            let mut transcript = vec![Message::new(Role::User, PROBE_PROMPT)];
+            events(Event::Turn {
+                message: transcript[0].clone(),
+            });
+            let (answer, error) = match agent.respond(&transcript).await {
+                Ok(a) => (a, None),
+                Err(e) => (String::new(), Some(e.to_string())),
+            };
+            let reply = Message::new(Role::Assistant, answer);
+            events(Event::Turn {
+                message: reply.clone(),
+            });
+            let ok = reply.content.trim() == "ok";
+            transcript.push(reply);
+            let outcome = if ok { "pass" } else { "fail" };
+            events(Event::SampleFinished {
+                outcome: outcome.into(),
+                score: f64::from(u8::from(ok)),
+            });
+            Ok(SampleRecord {
+                benchmark: "probe".into(),
+                instance: instance.into(),
+                agent: agent.name().into(),
+                seed,
+                outcome: outcome.into(),
+                score: f64::from(u8::from(ok)),
+                passed: ok,
+                transcript,
+                details: serde_json::json!({ "agent_error": error }),
+                metrics: Default::default(),
+                k_act: None,
+                k_opt: None,
+            })
+        })
+    }
+}
+
+struct ProbeSet(Arc<Probe>);
+
+impl Benchmarks for ProbeSet {
+    fn needs_chain(&self, _: &str) -> bool {
+        false
+    }
+    fn shared(&self, benchmark: &str) -> Option<Arc<dyn Benchmark>> {
+        (benchmark == "probe").then(|| Arc::clone(&self.0) as Arc<dyn Benchmark>)
+    }
+    fn boot_chain(&self) -> BoxFuture<'_, Result<ChainBenches, RunError>> {
+        Box::pin(async { Ok(ChainBenches::new()) })
+    }
+}
+
+fn probe_loader(instances: usize) -> LoadBenchmarks {
+    Arc::new(move |_: &Config, spec: &RunSpec| {
+        if let Some(b) = spec.benchmarks.iter().find(|b| *b != "probe") {
+            return Err(RunError::Spec(format!("unknown benchmark {b:?}")));
+        }
+        Ok(Arc::new(ProbeSet(Arc::new(Probe { instances }))) as Arc<dyn Benchmarks>)
+    })
+}
+
+fn spec(base_url: &str, tasks: usize, rounds: u32, concurrency: usize) -> RunSpec {
+    let mut s = RunSpec::new(
+        vec!["probe".into()],
+        vec!["openai-compatible:loopback".into()],
+    );
+    s.base_url = Some(base_url.to_string());
+    s.limit = Some(tasks);
+    s.rounds = rounds;
+    s.cache = false;
+    s.concurrency = concurrency;
+    s
+}
+
+/// Measures the overhead with `samples` sequential samples, then throughput at 200 ms × 32.
+pub async fn orchestrator(
+    config: &Config,
+    samples: usize,
+) -> Result<OrchestratorFigures, RunError> {
+    let dir = tempfile::tempdir().map_err(bench_err)?;
+    let mut config = config.clone();
+    config.data_dir = dir.path().to_path_buf();
+    let store = Store::open(&dir.path().join("bench.db")).await?;
+    let ctx = RunContext::new(config.clone(), store.clone(), probe_loader(1_000));
+
+    let fast = Loopback::start(Duration::ZERO).await.map_err(bench_err)?;
+    let tasks = samples.clamp(1, 1_000);
+    let rounds = samples.div_ceil(tasks) as u32;
+    let (wall, run_id) = timed(ctx.clone(), spec(&fast.base_url(), tasks, rounds, 1)).await?;
+    let calls = fast.requests();
+    let per_sample_ms = wall.as_secs_f64() * 1e3 / calls.max(1) as f64;
+    // The same call made directly, on the first sample's conversation.
+    let (id, _) = store
+        .samples(&run_id)
+        .await?
+        .into_iter()
+        .next()
+        .ok_or_else(|| bench_err("the overhead run stored no sample"))?;
+    let conversation: Vec<Message> = store
+        .events(id)
+        .await?
+        .iter()
+        .filter_map(|e| match serde_json::from_str::<Event>(e) {
+            Ok(Event::Turn { message }) if message.role != super::Role::Assistant => Some(message),
+            _ => None,
+        })
+        .collect();
+    let mut agent = ModelAgent::new(
+        ModelSpec::new(
+            Provider::OpenAiCompatible,
+            "loopback",
+            Some(&fast.base_url()),
+        )?,
+        None,
+    )?;
+    let mut direct = Vec::new();
+    for _ in 0..calls.clamp(20, 300) {
+        let t = Instant::now();
+        agent.complete(&conversation).await?;
+        direct.push(t.elapsed());
+    }
+    let direct_call_ms = crate::figures::Figure::of(&direct).median_ms;
+
+    let latency_ms = 200;
+    let concurrency = 32;
+    let slow = Loopback::start(Duration::from_millis(latency_ms))
+        .await
+        .map_err(bench_err)?;
+    // 1,280 calls: a multiple of 32, so the last wave is full.
+    let (wall, _) = timed(ctx.clone(), spec(&slow.base_url(), 640, 2, concurrency)).await?;
+    let calls_slow = slow.requests();
+    store.close().await;
+    Ok(OrchestratorFigures {
+        overhead_samples: calls,
+        per_sample_ms,
+        direct_call_ms,
+        overhead_per_call_ms: per_sample_ms - direct_call_ms,
+        latency_ms,
+        concurrency,
+        calls: calls_slow,
+        seconds: wall.as_secs_f64(),
+        calls_per_s: calls_slow as f64 / wall.as_secs_f64(),
+        ideal_calls_per_s: concurrency as f64 * 1000.0 / latency_ms as f64,
+    })
+}

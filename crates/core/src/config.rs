@@ -1,0 +1,402 @@
+//! One [`Config`] for the whole core: where data lives, where the external tools (Anvil, Deno,
+//! bubblewrap) are, which ports and seeds to use. Resolved once, in [`Config::load`], from the
+//! config file, then the environment, then explicit overrides; nothing else reads env vars.
+//!
+//! Tool discovery order is fixed: explicit path → `PATH` → the project's `node_modules`. A missing
+//! tool is an error whose message says how to install it.
+
+use std::path::{Path, PathBuf};
+
+use serde::{Deserialize, Serialize};
+
+/// Errors from resolving the configuration or discovering a tool.
+#[derive(Debug, thiserror::Error)]
+pub enum ConfigError {
+    /// A required external program was not found anywhere we look.
+    #[error("{tool} not found (looked at: {looked}); {hint}")]
+    ToolMissing {
+        /// The program's name.
+        tool: &'static str,
+        /// Where we looked, in order.
+        looked: String,
+        /// How to install it.
+        hint: &'static str,
+    },
+    /// The config file exists but cannot be read or parsed.
+    #[error("config file {path}: {message}")]
+    File {
+        /// The config file.
+        path: PathBuf,
+        /// What went wrong.
+        message: String,
+    },
+}
+
+/// The resolved configuration. `Config::test()` is where every test starts.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct Config {
+    /// Where runs, caches and per-run chain state live.
+    pub data_dir: PathBuf,
+    /// The project checkout (holds `assets/`, `tasks/` and `node_modules/`).
+    pub project_dir: PathBuf,
+    /// Explicit path to the `anvil` binary.
+    pub anvil_path: Option<PathBuf>,
+    /// Explicit path to the `deno` binary.
+    pub deno_path: Option<PathBuf>,
+    /// Explicit path to the `bwrap` (bubblewrap) binary.
+    pub bwrap_path: Option<PathBuf>,
+    /// Port for Anvil; 0 picks a free loopback port.
+    pub anvil_port: u16,
+    /// Memory cap for each Anvil process, in MiB (address-space limit).
+    pub anvil_memory_mib: u64,
+    /// Seed for everything random that a run does not seed itself.
+    pub seed: u64,
+}
+
+impl Default for Config {
+    fn default() -> Self {
+        let data_dir = dirs::data_dir()
+            .unwrap_or_else(std::env::temp_dir)
+            .join("crucible");
+        Self {
+            data_dir,
+            project_dir: default_project_dir(),
+            anvil_path: None,
+            deno_path: None,
+            bwrap_path: None,
+            anvil_port: 0,
+            anvil_memory_mib: 4096,
+            seed: 0,
+        }
+    }
+}
+
+/// The checkout this crate was compiled in (`crates/core/../..`).
+fn compiled_project_dir() -> PathBuf {
+    let here = Path::new(env!("CARGO_MANIFEST_DIR"));
+    here.parent()
+        .and_then(Path::parent)
+        .map(Path::to_path_buf)
+        .unwrap_or_else(|| here.to_path_buf())
+}
+
+/// The compiled-in checkout if it still exists, else the current directory.
+fn default_project_dir() -> PathBuf {
+    let built = compiled_project_dir();
+    if built.join("assets").is_dir() {
+        built
+    } else {
+        std::env::current_dir().unwrap_or_else(|_| PathBuf::from("."))
+    }
+}
+
+const ANVIL_HINT: &str = "install it with `npm ci` in the project directory (package \
+@foundry-rs/anvil-linux-amd64), or set `anvil_path` in the config / CRUCIBLE_ANVIL";
+const DENO_HINT: &str =
+    "install it with `npm ci` in the project directory (package @deno/linux-x64-glibc), \
+or set `deno_path` in the config / CRUCIBLE_DENO";
+const BWRAP_HINT: &str = "install it with `apt-get install bubblewrap`, or set `bwrap_path` \
+in the config / CRUCIBLE_BWRAP";
+
+impl Config {
+    /// The config file's default location.
+    pub fn default_file() -> PathBuf {
+        dirs::config_dir()
+            .unwrap_or_else(std::env::temp_dir)
+            .join("crucible")
+            .join("config.json")
+    }
+
+    /// Resolves file → environment. A missing file means defaults; a broken one is an error.
+    pub fn load(file: Option<&Path>) -> Result<Self, ConfigError> {
+        let path = file
+            .map(Path::to_path_buf)
+            .unwrap_or_else(Self::default_file);
+        let mut cfg = match std::fs::read_to_string(&path) {
+            Ok(text) => {
+                let de = &mut serde_json::Deserializer::from_str(&text);
+                serde_path_to_error::deserialize(de).map_err(|e| ConfigError::File {
+                    path: path.clone(),
+                    message: format!("field `{}`: {}", e.path(), e.inner()),
+                })?
+            }
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound && file.is_none() => Self::default(),
+            Err(e) => {
+                return Err(ConfigError::File {
+                    path,
+                    message: e.to_string(),
+                })
+            }
+        };
+        cfg.apply_env(|k| std::env::var_os(k));
+        Ok(cfg)
+    }
+
+    /// Applies `CRUCIBLE_*` variables; `get` is injected so tests need not touch the process env.
+    pub fn apply_env(&mut self, get: impl Fn(&str) -> Option<std::ffi::OsString>) {
+        if let Some(v) = get("CRUCIBLE_DATA_DIR") {
+            self.data_dir = v.into();
+        }
+        if let Some(v) = get("CRUCIBLE_PROJECT_DIR") {
+            self.project_dir = v.into();
+        }
+        if let Some(v) = get("CRUCIBLE_ANVIL") {
+            self.anvil_path = Some(v.into());
+        }
+        if let Some(v) = get("CRUCIBLE_DENO") {
+            self.deno_path = Some(v.into());
+        }
+        if let Some(v) = get("CRUCIBLE_BWRAP") {
+            self.bwrap_path = Some(v.into());
+        }
+        if let Some(seed) = get("CRUCIBLE_SEED").and_then(|v| v.to_str()?.parse().ok()) {
+            self.seed = seed;
+        }
+    }
+
+    /// A configuration for tests: a fresh temp data dir, port 0, seed 7, the checkout's tools.
+    ///
+    /// The data dirs of one process live under one per-process dir (`<tmp>/crucible-test-<pid>/`);
+    /// each is removed when the thread that asked for it ends (the test's), and the per-process
+    /// dirs of test processes that are gone (killed) by the next test process that asks for one.
+    pub fn test() -> Self {
+        let dir = test_data_dir();
+        Self {
+            data_dir: dir,
+            project_dir: compiled_project_dir(),
+            seed: 7,
+            ..Self::default()
+        }
+    }
+
+    /// The project's `assets/` directory.
+    pub fn assets_dir(&self) -> PathBuf {
+        self.project_dir.join("assets")
+    }
+
+    /// The project's `node_modules/` directory (Anvil, Deno and the sandbox's ethers live here).
+    pub fn node_modules(&self) -> PathBuf {
+        self.project_dir.join("node_modules")
+    }
+
+    /// Finds Anvil: explicit → PATH → node_modules.
+    pub fn anvil(&self) -> Result<PathBuf, ConfigError> {
+        let nm = self
+            .node_modules()
+            .join("@foundry-rs/anvil-linux-amd64/bin/anvil");
+        discover("anvil", self.anvil_path.as_deref(), &[nm], ANVIL_HINT)
+    }
+
+    /// Finds Deno: explicit → PATH → node_modules.
+    pub fn deno(&self) -> Result<PathBuf, ConfigError> {
+        let nm = self.node_modules().join("@deno/linux-x64-glibc/deno");
+        discover("deno", self.deno_path.as_deref(), &[nm], DENO_HINT)
+    }
+
+    /// Finds bubblewrap: explicit → PATH.
+    pub fn bwrap(&self) -> Result<PathBuf, ConfigError> {
+        discover("bwrap", self.bwrap_path.as_deref(), &[], BWRAP_HINT)
+    }
+}
+
+static TEST_DIRS: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
+
+/// The prefix of [`Config::test`]'s per-process dirs in the temp dir.
+const TEST_PREFIX: &str = "crucible-test-";
+
+/// The data dirs [`Config::test`] handed out on this thread, removed when the thread ends (a
+/// test's thread ends with the test).
+struct ThreadTestDirs(std::cell::RefCell<Vec<PathBuf>>);
+
+impl Drop for ThreadTestDirs {
+    fn drop(&mut self) {
+        for d in self.0.borrow().iter() {
+            let _ = std::fs::remove_dir_all(d);
+        }
+    }
+}
+
+thread_local! {
+    static THREAD_TEST_DIRS: ThreadTestDirs = const { ThreadTestDirs(std::cell::RefCell::new(Vec::new())) };
+}
+
+/// A new data dir under `<tmp>/crucible-test-<pid>/`, removed when the calling thread ends; the
+/// first call of a process sweeps the dirs of test processes that are gone.
+fn test_data_dir() -> PathBuf {
+    static ONCE: std::sync::Once = std::sync::Once::new();
+    ONCE.call_once(|| sweep_dead_test_dirs(&std::env::temp_dir()));
+    let dir = own_test_root().join(
+        TEST_DIRS
+            .fetch_add(1, std::sync::atomic::Ordering::Relaxed)
+            .to_string(),
+    );
+    let _ = THREAD_TEST_DIRS.try_with(|d| d.0.borrow_mut().push(dir.clone()));
+    dir
+}
+
+fn own_test_root() -> PathBuf {
+    std::env::temp_dir().join(format!("{TEST_PREFIX}{}", std::process::id()))
+}
+
+/// The pid a test dir name belongs to (`crucible-test-<pid>` and the older
+/// `crucible-test-<pid>-<n>`).
+fn test_dir_pid(name: &str) -> Option<u32> {
+    let rest = name.strip_prefix(TEST_PREFIX)?;
+    rest.split('-').next()?.parse().ok()
+}
+
+/// Removes test dirs in `tmp` whose process no longer runs (Linux: no `/proc/<pid>`).
+fn sweep_dead_test_dirs(tmp: &Path) {
+    if !Path::new("/proc/self").exists() {
+        return;
+    }
+    let Ok(entries) = std::fs::read_dir(tmp) else {
+        return;
+    };
+    for e in entries.flatten() {
+        let name = e.file_name();
+        let Some(pid) = name.to_str().and_then(test_dir_pid) else {
+            continue;
+        };
+        if pid != std::process::id() && !Path::new(&format!("/proc/{pid}")).exists() {
+            let _ = std::fs::remove_dir_all(e.path());
+        }
+    }
+}
+
+fn discover(
+    tool: &'static str,
+    explicit: Option<&Path>,
+    fallbacks: &[PathBuf],
+    hint: &'static str,
+) -> Result<PathBuf, ConfigError> {
+    let mut looked = Vec::new();
+    if let Some(p) = explicit {
+        if is_executable(p) {
+            return Ok(p.to_path_buf());
+        }
+        // An explicit path that is wrong must not silently fall back to another binary.
+        return Err(ConfigError::ToolMissing {
+            tool,
+            looked: format!("configured path {}", p.display()),
+            hint,
+        });
+    }
+    match which::which(tool) {
+        Ok(p) => return Ok(p),
+        Err(_) => looked.push("PATH".to_string()),
+    }
+    for p in fallbacks {
+        if is_executable(p) {
+            return Ok(p.clone());
+        }
+        looked.push(p.display().to_string());
+    }
+    Err(ConfigError::ToolMissing {
+        tool,
+        looked: looked.join(", "),
+        hint,
+    })
+}
+
+fn is_executable(p: &Path) -> bool {
+    use std::os::unix::fs::PermissionsExt;
+    std::fs::metadata(p)
+        .map(|m| m.is_file() && m.permissions().mode() & 0o111 != 0)
+        .unwrap_or(false)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn test_dirs_of_dead_processes_are_swept_and_live_ones_kept() {
+        assert_eq!(test_dir_pid("crucible-test-123"), Some(123));
+        assert_eq!(test_dir_pid("crucible-test-123-4"), Some(123));
+        assert_eq!(test_dir_pid("crucible-testing"), None);
+        assert_eq!(test_dir_pid("other-123"), None);
+        let tmp = tempfile::tempdir().unwrap();
+        // Above the kernel's largest pid_max: never a live process.
+        let dead = tmp.path().join("crucible-test-4194305");
+        let dead_old = tmp.path().join("crucible-test-4194306-3");
+        let live = tmp
+            .path()
+            .join(format!("crucible-test-{}", std::process::id()));
+        let other = tmp.path().join("crucible-keep");
+        for d in [&dead, &dead_old, &live, &other] {
+            std::fs::create_dir_all(d.join("x")).unwrap();
+        }
+        sweep_dead_test_dirs(tmp.path());
+        if Path::new("/proc/self").exists() {
+            assert!(!dead.exists() && !dead_old.exists());
+        }
+        assert!(live.exists() && other.exists());
+        // Config::test's dirs are under this process's own root.
+        assert!(Config::test().data_dir.starts_with(own_test_root()));
+        // A test's data dir goes when its thread ends.
+        let dir = std::thread::spawn(|| {
+            let c = Config::test();
+            std::fs::create_dir_all(c.data_dir.join("sub")).unwrap();
+            std::fs::write(c.data_dir.join("sub/f"), "x").unwrap();
+            c.data_dir
+        })
+        .join()
+        .unwrap();
+        assert!(!dir.exists(), "{} was left behind", dir.display());
+    }
+
+    #[test]
+    fn explicit_missing_tool_names_the_path_and_how_to_install() {
+        let cfg = Config {
+            anvil_path: Some("/nonexistent/anvil".into()),
+            ..Config::test()
+        };
+        let err = cfg.anvil().unwrap_err().to_string();
+        assert!(err.contains("/nonexistent/anvil"), "{err}");
+        assert!(err.contains("npm ci"), "{err}");
+    }
+
+    #[test]
+    fn missing_everywhere_lists_where_it_looked() {
+        let cfg = Config {
+            project_dir: "/nonexistent-project".into(),
+            ..Config::test()
+        };
+        // bwrap has no node_modules fallback; with an empty PATH-less lookup it must say apt.
+        let err = discover(
+            "definitely-not-a-tool-xyz",
+            None,
+            &[cfg.node_modules()],
+            BWRAP_HINT,
+        )
+        .unwrap_err()
+        .to_string();
+        assert!(err.contains("PATH"), "{err}");
+        assert!(err.contains("/nonexistent-project/node_modules"), "{err}");
+        assert!(err.contains("apt-get install bubblewrap"), "{err}");
+    }
+
+    #[test]
+    fn env_overrides_file_values() {
+        let mut cfg = Config::test();
+        cfg.apply_env(|k| match k {
+            "CRUCIBLE_SEED" => Some("42".into()),
+            "CRUCIBLE_DENO" => Some("/opt/deno".into()),
+            _ => None,
+        });
+        assert_eq!(cfg.seed, 42);
+        assert_eq!(cfg.deno_path.as_deref(), Some(Path::new("/opt/deno")));
+    }
+
+    #[test]
+    fn broken_config_file_is_an_error_naming_the_file() {
+        let dir = tempfile::tempdir().unwrap();
+        let f = dir.path().join("config.json");
+        std::fs::write(&f, "{\"anvil_port\": \"nope\"}").unwrap();
+        let err = Config::load(Some(&f)).unwrap_err().to_string();
+        assert!(err.contains("config.json"), "{err}");
+        assert!(err.contains("anvil_port"), "{err}");
+    }
+}

@@ -1,0 +1,522 @@
+//! [`ModelAgent`]: a model behind an HTTP provider as a [`crucible_core::Agent`]. One call is: cache
+//! lookup → budget check → (permit → HTTP attempt → classify → backoff)* → cost → cache store.
+
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+use rand::SeedableRng;
+use rand_chacha::ChaCha8Rng;
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
+
+use super::cache::{CacheKey, ResponseCache};
+use super::limiter::{AdaptiveLimiter, Aimd};
+use super::price::{Budget, PriceTable};
+use super::provider::{self, ApiKey, Completion, ModelSettings, Provider, Usage, WireRequest};
+use super::retry::{is_retryable_status, parse_retry_after, Clock, RetryPolicy, SystemClock};
+use super::LlmError;
+use crucible_core::{Agent, AgentError, BoxFuture, Message};
+
+/// Which model on which server, with which settings.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct ModelSpec {
+    /// The provider.
+    pub provider: Provider,
+    /// Base URL of the server (the provider's default unless overridden).
+    pub base_url: String,
+    /// The model name as the provider knows it.
+    pub model: String,
+    /// Sampling settings.
+    pub settings: ModelSettings,
+}
+
+impl ModelSpec {
+    /// A spec for `provider`/`model`; `base_url` overrides the provider's default (required for
+    /// `openai-compatible`).
+    pub fn new(provider: Provider, model: &str, base_url: Option<&str>) -> Result<Self, LlmError> {
+        if model.trim().is_empty() {
+            return Err(LlmError::BadSpec(format!(
+                "{provider}: the model name is empty"
+            )));
+        }
+        let base_url = match base_url.or(provider.default_base_url()) {
+            Some(u) => u.trim_end_matches('/').to_string(),
+            None => return Err(LlmError::NoBaseUrl { provider }),
+        };
+        if !(base_url.starts_with("http://") || base_url.starts_with("https://")) {
+            return Err(LlmError::BadSpec(format!(
+                "{provider}: base URL {base_url:?} must start with http:// or https://"
+            )));
+        }
+        Ok(Self {
+            provider,
+            base_url,
+            model: model.trim().to_string(),
+            settings: ModelSettings::default(),
+        })
+    }
+
+    /// Parses `PROVIDER:MODEL` (the model part may itself contain `:` and `/`).
+    pub fn parse(spec: &str, base_url: Option<&str>) -> Result<Self, LlmError> {
+        let (p, m) = spec.split_once(':').ok_or_else(|| {
+            LlmError::BadSpec(format!(
+                "{spec:?} is not PROVIDER:MODEL (e.g. openai:gpt-4o)"
+            ))
+        })?;
+        Self::new(Provider::parse(p)?, m, base_url)
+    }
+
+    /// The same spec with other settings.
+    pub fn with_settings(mut self, settings: ModelSettings) -> Self {
+        self.settings = settings;
+        self
+    }
+}
+
+/// Largest response body read; a bigger one is a malformed response (a model answer is far
+/// smaller, so this only stops a broken or hostile server from filling memory).
+pub const MAX_BODY_BYTES: usize = 32 << 20;
+
+/// What one call cost and how it went.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct CallRecord {
+    /// Answered from the cache (no HTTP request, no cost).
+    pub cached: bool,
+    /// HTTP requests made (0 on a cache hit).
+    pub attempts: u32,
+    /// Tokens as the provider reported them.
+    pub usage: Usage,
+    /// USD; `None` when the model is not in the price table.
+    pub cost_usd: Option<f64>,
+    /// Wall time of the call including retries, in ms (a measurement, never used in logic).
+    pub latency_ms: u64,
+}
+
+/// One failed HTTP attempt, classified.
+#[derive(Debug)]
+struct Failure {
+    status: Option<u16>,
+    message: String,
+    retryable: bool,
+    retry_after: Option<Duration>,
+    malformed: Option<String>,
+}
+
+/// A model behind a provider, usable wherever a [`crucible_core::Agent`] is.
+#[derive(Debug)]
+pub struct ModelAgent {
+    name: String,
+    spec: ModelSpec,
+    key: Option<ApiKey>,
+    http: reqwest::Client,
+    policy: RetryPolicy,
+    clock: Arc<dyn Clock>,
+    rng: ChaCha8Rng,
+    limiter: Arc<AdaptiveLimiter>,
+    prices: Arc<PriceTable>,
+    budget: Option<Budget>,
+    cache: Option<ResponseCache>,
+    sample: u64,
+    calls: Vec<CallRecord>,
+}
+
+fn client(policy: &RetryPolicy) -> Result<reqwest::Client, LlmError> {
+    reqwest::Client::builder()
+        .connect_timeout(policy.connect_timeout)
+        .timeout(policy.request_timeout)
+        .build()
+        .map_err(|e| LlmError::Client(e.to_string()))
+}
+
+impl ModelAgent {
+    /// An agent for `spec`. Refuses a provider that needs a key when none is given. Defaults: the
+    /// default retry policy, the system clock, jitter seed 0, its own limiter (4 permits, up to 16),
+    /// the shipped price table, no budget, no cache.
+    pub fn new(spec: ModelSpec, key: Option<ApiKey>) -> Result<Self, LlmError> {
+        if key.is_none() && spec.provider.needs_key() {
+            return Err(LlmError::MissingKey {
+                provider: spec.provider,
+                tried: spec
+                    .provider
+                    .key_env()
+                    .map(|v| format!("{v} or CRUCIBLE_API_KEY"))
+                    .unwrap_or_else(|| "CRUCIBLE_API_KEY".into()),
+            });
+        }
+        let policy = RetryPolicy::default();
+        Ok(Self {
+            name: format!("{}:{}", spec.provider, spec.model),
+            http: client(&policy)?,
+            spec,
+            key,
+            policy,
+            clock: Arc::new(SystemClock),
+            rng: ChaCha8Rng::seed_from_u64(0),
+            limiter: AdaptiveLimiter::new(Aimd::new(4, 16, 8)),
+            prices: Arc::new(PriceTable::builtin()),
+            budget: None,
+            cache: None,
+            sample: 0,
+            calls: Vec::new(),
+        })
+    }
+
+    /// An agent for a `PROVIDER:MODEL` spec, its key read by `get` from the provider's usual
+    /// variable (or `key_env`), then `CRUCIBLE_API_KEY`.
+    pub fn from_spec(
+        spec: &str,
+        base_url: Option<&str>,
+        key_env: Option<&str>,
+        get: impl Fn(&str) -> Option<String>,
+    ) -> Result<Self, LlmError> {
+        let spec = ModelSpec::parse(spec, base_url)?;
+        let key = ApiKey::resolve(spec.provider, key_env, get)?;
+        Self::new(spec, key)
+    }
+
+    /// Uses `policy` (timeouts and retries).
+    pub fn with_policy(mut self, policy: RetryPolicy) -> Result<Self, LlmError> {
+        self.http = client(&policy)?;
+        self.policy = policy;
+        Ok(self)
+    }
+
+    /// Sleeps and reads the time through `clock`.
+    pub fn with_clock(mut self, clock: Arc<dyn Clock>) -> Self {
+        self.clock = clock;
+        self
+    }
+
+    /// Seeds the backoff jitter.
+    pub fn with_seed(mut self, seed: u64) -> Self {
+        self.rng = ChaCha8Rng::seed_from_u64(seed);
+        self
+    }
+
+    /// Shares a provider-wide concurrency limiter.
+    pub fn with_limiter(mut self, limiter: Arc<AdaptiveLimiter>) -> Self {
+        self.limiter = limiter;
+        self
+    }
+
+    /// Prices calls with `prices`.
+    pub fn with_prices(mut self, prices: Arc<PriceTable>) -> Self {
+        self.prices = prices;
+        self
+    }
+
+    /// Charges calls to `budget` and refuses new ones once it is spent.
+    pub fn with_budget(mut self, budget: Budget) -> Self {
+        self.budget = Some(budget);
+        self
+    }
+
+    /// Reads and writes answers through `cache` (`None` disables caching).
+    pub fn with_cache(mut self, cache: Option<ResponseCache>) -> Self {
+        self.cache = cache;
+        self
+    }
+
+    /// Which sample (round) this agent answers; part of the cache key.
+    pub fn with_sample(mut self, sample: u64) -> Self {
+        self.sample = sample;
+        self
+    }
+
+    /// The spec.
+    pub fn spec(&self) -> &ModelSpec {
+        &self.spec
+    }
+
+    /// Every call made so far, in order.
+    pub fn calls(&self) -> &[CallRecord] {
+        &self.calls
+    }
+
+    /// Total usage over all calls.
+    pub fn total_usage(&self) -> Usage {
+        let mut u = Usage::default();
+        for c in &self.calls {
+            u.add(c.usage);
+        }
+        u
+    }
+
+    /// Total known cost over all calls, USD.
+    pub fn total_cost(&self) -> f64 {
+        self.calls.iter().filter_map(|c| c.cost_usd).sum()
+    }
+
+    /// The request that `messages` would be sent as.
+    fn request(&self, messages: &[Message]) -> WireRequest {
+        provider::encode(
+            self.spec.provider.wire(),
+            &self.spec.base_url,
+            &self.spec.model,
+            &self.spec.settings,
+            self.key.as_ref(),
+            messages,
+        )
+    }
+
+    /// One answer for `messages`, from the cache or the provider (with retries).
+    pub async fn complete(&mut self, messages: &[Message]) -> Result<Completion, LlmError> {
+        let started = Instant::now();
+        let key = CacheKey {
+            provider: self.spec.provider,
+            base_url: &self.spec.base_url,
+            model: &self.spec.model,
+            messages,
+            settings: &self.spec.settings,
+            sample: self.sample,
+        };
+        if let Some(hit) = self.cache.as_ref().and_then(|c| c.get(&key)) {
+            tracing::debug!(target: "llm::cache", model = %self.spec.model, "cache hit");
+            self.calls.push(CallRecord {
+                cached: true,
+                attempts: 0,
+                usage: hit.usage,
+                cost_usd: Some(0.0),
+                latency_ms: started.elapsed().as_millis() as u64,
+            });
+            return Ok(hit);
+        }
+        if let Some(b) = &self.budget {
+            b.check()?;
+        }
+        let req = self.request(messages);
+        let mut attempts = 0u32;
+        let completion = loop {
+            let permit = self.limiter.acquire().await;
+            attempts += 1;
+            let outcome = self.attempt(&req).await;
+            drop(permit);
+            let f = match outcome {
+                Ok(c) => {
+                    self.limiter.on_success();
+                    break c;
+                }
+                Err(f) => f,
+            };
+            if f.status == Some(429) {
+                self.limiter.on_throttle();
+            }
+            tracing::info!(
+                target: "llm::http",
+                provider = %self.spec.provider,
+                model = %self.spec.model,
+                status = ?f.status,
+                attempt = attempts,
+                error = %f.message,
+                "call failed"
+            );
+            if let Some(snippet) = f.malformed {
+                return Err(LlmError::Malformed {
+                    provider: self.spec.provider,
+                    model: self.spec.model.clone(),
+                    detail: f.message,
+                    snippet,
+                });
+            }
+            if !f.retryable {
+                return Err(LlmError::Rejected {
+                    provider: self.spec.provider,
+                    model: self.spec.model.clone(),
+                    status: f.status.unwrap_or(0),
+                    message: f.message,
+                });
+            }
+            if attempts > self.policy.max_retries {
+                return Err(LlmError::RetriesExhausted {
+                    provider: self.spec.provider,
+                    model: self.spec.model.clone(),
+                    attempts,
+                    status: f.status,
+                    last: match f.status {
+                        Some(s) => format!("HTTP {s}: {}", f.message),
+                        None => f.message,
+                    },
+                });
+            }
+            let delay = self
+                .policy
+                .delay(attempts - 1, f.retry_after, &mut self.rng);
+            self.clock.sleep(delay).await;
+        };
+        let cost = self.prices.cost(&self.spec.model, completion.usage);
+        if let (Some(b), Some(c)) = (&self.budget, cost) {
+            b.charge(c);
+        }
+        if let Some(cache) = &self.cache {
+            if let Err(e) = cache.put(&key, &completion) {
+                tracing::warn!(target: "llm::cache", error = %e, "could not store the answer");
+            }
+        }
+        self.calls.push(CallRecord {
+            cached: false,
+            attempts,
+            usage: completion.usage,
+            cost_usd: cost,
+            latency_ms: started.elapsed().as_millis() as u64,
+        });
+        Ok(completion)
+    }
+
+    /// Removes the key from text that came from the server (some echo it back in errors).
+    fn scrub(&self, text: String) -> String {
+        match &self.key {
+            Some(k) if !k.expose().is_empty() && text.contains(k.expose()) => {
+                text.replace(k.expose(), "<redacted>")
+            }
+            _ => text,
+        }
+    }
+
+    async fn attempt(&self, req: &WireRequest) -> Result<Completion, Failure> {
+        let mut rb = self.http.post(&req.url).json(&req.body);
+        for (name, value) in &req.headers {
+            rb = rb.header(*name, value);
+        }
+        let transport = |e: reqwest::Error| Failure {
+            status: None,
+            message: self.scrub(describe(&e, self.policy.request_timeout)),
+            retryable: true,
+            retry_after: None,
+            malformed: None,
+        };
+        let resp = rb.send().await.map_err(transport)?;
+        let status = resp.status().as_u16();
+        // `retry-after-ms` (OpenAI, Azure) is the precise form; `retry-after` the standard one.
+        let header = |name: &str| resp.headers().get(name).and_then(|v| v.to_str().ok());
+        let retry_after = header("retry-after-ms")
+            .and_then(|v| v.trim().parse::<f64>().ok())
+            .filter(|ms| ms.is_finite() && *ms >= 0.0)
+            .map(|ms| Duration::from_secs_f64(ms.min(1e12) / 1000.0))
+            .or_else(|| header("retry-after").and_then(|v| parse_retry_after(v, self.clock.now())));
+        let mut resp = resp;
+        let mut bytes: Vec<u8> = Vec::new();
+        while let Some(chunk) = resp.chunk().await.map_err(transport)? {
+            if bytes.len() + chunk.len() > MAX_BODY_BYTES {
+                return Err(Failure {
+                    status: Some(status),
+                    message: format!("the response body exceeds {} MiB", MAX_BODY_BYTES >> 20),
+                    retryable: false,
+                    retry_after: None,
+                    malformed: Some(
+                        self.scrub(provider::snippet(&String::from_utf8_lossy(&bytes))),
+                    ),
+                });
+            }
+            bytes.extend_from_slice(&chunk);
+        }
+        let body = String::from_utf8_lossy(&bytes).into_owned();
+        if !(200..300).contains(&status) {
+            return Err(Failure {
+                status: Some(status),
+                message: self.scrub(provider::error_message(&body)),
+                retryable: is_retryable_status(status),
+                retry_after,
+                malformed: None,
+            });
+        }
+        let malformed = |detail: String| Failure {
+            status: Some(status),
+            message: self.scrub(detail),
+            retryable: false,
+            retry_after: None,
+            malformed: Some(self.scrub(provider::snippet(&body))),
+        };
+        let value: Value = serde_json::from_str(&body)
+            .map_err(|e| malformed(format!("the body is not JSON ({e})")))?;
+        provider::decode(self.spec.provider.wire(), &value).map_err(|e| malformed(e.0))
+    }
+}
+
+/// A transport error in words, with its cause chain (reqwest's own text is only "error sending
+/// request").
+fn describe(e: &reqwest::Error, timeout: Duration) -> String {
+    if e.is_timeout() {
+        return format!("timed out after {timeout:?}");
+    }
+    let mut out = if e.is_connect() {
+        "could not connect".to_string()
+    } else {
+        "connection failed".to_string()
+    };
+    let mut src: Option<&dyn std::error::Error> = std::error::Error::source(e);
+    while let Some(s) = src {
+        out.push_str(": ");
+        out.push_str(&s.to_string());
+        src = s.source();
+    }
+    out
+}
+
+impl Agent for ModelAgent {
+    fn name(&self) -> &str {
+        &self.name
+    }
+
+    fn respond<'a>(
+        &'a mut self,
+        conversation: &'a [Message],
+    ) -> BoxFuture<'a, Result<String, AgentError>> {
+        Box::pin(async move {
+            self.complete(conversation)
+                .await
+                .map(|c| c.text)
+                .map_err(|e| AgentError::Provider {
+                    message: e.to_string(),
+                    retryable: e.is_retryable(),
+                })
+        })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn specs_parse_and_bad_ones_are_named() {
+        let s = ModelSpec::parse("openrouter:meta-llama/llama-3.1-8b:free", None).unwrap();
+        assert_eq!(s.provider, Provider::OpenRouter);
+        assert_eq!(s.model, "meta-llama/llama-3.1-8b:free");
+        assert_eq!(s.base_url, "https://openrouter.ai/api/v1");
+        let s = ModelSpec::parse("ollama:qwen2.5", Some("http://127.0.0.1:9/v1/")).unwrap();
+        assert_eq!(s.base_url, "http://127.0.0.1:9/v1");
+        let cases = [
+            ("gpt-4o", "PROVIDER:MODEL"),
+            ("acme:m", "openai, openrouter"),
+            ("openai-compatible:m", "--base-url"),
+            ("openai:", "model name is empty"),
+        ];
+        for (spec, needle) in cases {
+            let e = ModelSpec::parse(spec, None).unwrap_err().to_string();
+            assert!(e.contains(needle), "{spec}: {e}");
+        }
+        let e = ModelSpec::parse("ollama:m", Some("ftp://x"))
+            .unwrap_err()
+            .to_string();
+        assert!(e.contains("http://"), "{e}");
+    }
+
+    #[test]
+    fn a_keyless_agent_is_refused_for_providers_that_need_one() {
+        let spec = ModelSpec::parse("anthropic:claude-3-5-haiku", None).unwrap();
+        let e = ModelAgent::new(spec, None).unwrap_err().to_string();
+        assert!(e.contains("ANTHROPIC_API_KEY"), "{e}");
+        let spec = ModelSpec::parse("ollama:llama3", None).unwrap();
+        let a = ModelAgent::new(spec, None).unwrap();
+        assert_eq!(a.name(), "ollama:llama3");
+        let env = |k: &str| (k == "GEMINI_API_KEY").then(|| "g-key".to_string());
+        let a = ModelAgent::from_spec("gemini:gemini-2.0-flash", None, None, env).unwrap();
+        assert_eq!(a.name(), "gemini:gemini-2.0-flash");
+        assert!(
+            !format!("{a:?}").contains("g-key"),
+            "debug output hides the key"
+        );
+        let e = ModelAgent::from_spec("openai:gpt-4o", None, None, env).unwrap_err();
+        assert!(e.to_string().contains("OPENAI_API_KEY"), "{e}");
+    }
+}

@@ -1,0 +1,260 @@
+//! PILOT-Bench behind the run seam ([`crucible_core::Benchmark`]). An instance is a task under one
+//! prompt type, written `<task id>#<prompt type>`; the sample's seed picks the simulator stream,
+//! so every agent sees the same faults for the same (seed, task).
+
+use serde_json::json;
+
+use super::agents::{self, EpisodeRun, Role as PilotRole};
+use super::eval::Outcome;
+use super::prompt::PromptType;
+use super::sim::Simulator;
+use super::suite::Engine;
+use super::PilotError;
+use crucible_core::{BenchError, serde_name, Agent, AgentError, Benchmark, BoxFuture, Event, InstanceMeta, Message, Role, SampleRecord};
+
+const PROMPT_TYPES: [PromptType; 4] = [
+    PromptType::Baseline,
+    PromptType::Cot,
+    PromptType::Optimal,
+    PromptType::Flawed,
+];
+
+/// PILOT-Bench as a [`Benchmark`].
+#[derive(Debug)]
+pub struct PilotBench {
+    engine: Engine,
+}
+
+impl PilotBench {
+    /// Wraps an engine.
+    pub fn new(engine: Engine) -> Self {
+        Self { engine }
+    }
+
+    /// The engine.
+    pub fn engine(&self) -> &Engine {
+        &self.engine
+    }
+}
+
+/// Splits `<task id>#<prompt type>`.
+pub fn parse_instance(instance: &str) -> Result<(&str, PromptType), BenchError> {
+    let (task, prompt) = instance.rsplit_once('#').ok_or_else(|| {
+        BenchError::UnknownInstance(format!("{instance} (expected <task id>#<prompt type>)"))
+    })?;
+    let prompt = PromptType::parse(prompt)
+        .map_err(|e| BenchError::UnknownInstance(format!("{instance}: {e}")))?;
+    Ok((task, prompt))
+}
+
+fn to_run(m: &agents::Message) -> Message {
+    let role = match m.role {
+        PilotRole::User => Role::User,
+        PilotRole::Assistant => Role::Assistant,
+    };
+    Message::new(role, m.text.clone())
+}
+
+fn to_pilot(m: &Message) -> agents::Message {
+    agents::Message {
+        role: if m.role == Role::Assistant {
+            PilotRole::Assistant
+        } else {
+            PilotRole::User
+        },
+        text: m.content.clone(),
+    }
+}
+
+fn pilot_err(e: PilotError) -> BenchError {
+    match e {
+        PilotError::UnknownTask(id) => BenchError::UnknownInstance(id),
+        other => BenchError::infrastructure_msg(other.to_string()),
+    }
+}
+
+/// A PILOT built-in agent behind the general [`Agent`] trait.
+struct Builtin<'e> {
+    name: &'static str,
+    inner: Box<dyn agents::Agent + Send + 'e>,
+}
+
+impl Agent for Builtin<'_> {
+    fn name(&self) -> &str {
+        self.name
+    }
+    fn respond<'a>(
+        &'a mut self,
+        conversation: &'a [Message],
+    ) -> BoxFuture<'a, Result<String, AgentError>> {
+        let conv: Vec<agents::Message> = conversation.iter().map(to_pilot).collect();
+        let out = self.inner.respond(&conv).ok_or(AgentError::Exhausted);
+        Box::pin(async move { out })
+    }
+}
+
+impl Benchmark for PilotBench {
+    fn name(&self) -> &'static str {
+        "pilot"
+    }
+
+    fn instances(&self) -> Vec<String> {
+        self.engine
+            .lib
+            .tasks
+            .iter()
+            .flat_map(|t| {
+                PROMPT_TYPES
+                    .iter()
+                    .map(move |p| format!("{}#{}", t.task.instance_id, p.as_str()))
+            })
+            .collect()
+    }
+
+    fn meta(&self, instance: &str) -> Result<InstanceMeta, BenchError> {
+        let (task_id, prompt_type) = parse_instance(instance)?;
+        let pos = self.engine.lib.position(task_id).map_err(pilot_err)?;
+        let task = &self.engine.lib.tasks[pos].task;
+        let (category, subcategory) = if prompt_type == PromptType::Flawed {
+            match self.engine.render(task_id).map_err(pilot_err)?.flaw {
+                Some(f) => (serde_name(&f.category), serde_name(&f.method)),
+                None => (String::new(), String::new()),
+            }
+        } else {
+            (String::new(), String::new())
+        };
+        Ok(InstanceMeta {
+            task: task_id.to_string(),
+            prompt_type: prompt_type.as_str().into(),
+            kind: serde_name(&task.task_type),
+            category,
+            subcategory,
+            difficulty: serde_name(&task.complexity),
+        })
+    }
+
+    fn builtin_agents(&self) -> Vec<&'static str> {
+        agents::AgentKind::ALL.iter().map(|k| k.as_str()).collect()
+    }
+
+    fn builtin_agent(
+        &self,
+        name: &str,
+        instance: &str,
+        seed: u64,
+    ) -> Result<Box<dyn Agent + '_>, BenchError> {
+        let kind = agents::AgentKind::parse(name).map_err(|_| BenchError::UnknownAgent {
+            name: name.to_string(),
+            available: self.builtin_agents().join(", "),
+        })?;
+        let (task, _) = parse_instance(instance)?;
+        let inner = self.engine.agent(kind, task, seed, 0).map_err(pilot_err)?;
+        Ok(Box::new(Builtin {
+            name: kind.as_str(),
+            inner,
+        }))
+    }
+
+    fn run<'a>(
+        &'a self,
+        instance: &'a str,
+        agent: &'a mut dyn Agent,
+        seed: u64,
+        events: &'a mut (dyn FnMut(Event) + Send),
+    ) -> BoxFuture<'a, Result<SampleRecord, BenchError>> {
+        Box::pin(async move {
+            let (task_id, prompt_type) = parse_instance(instance)?;
+            let pos = self.engine.lib.position(task_id).map_err(pilot_err)?;
+            let rendered = self.engine.render(task_id).map_err(pilot_err)?;
+            let task = &self.engine.lib.tasks[pos];
+            events(Event::SampleStarted {
+                benchmark: self.name().into(),
+                instance: instance.into(),
+                agent: agent.name().into(),
+                seed,
+            });
+            let mut sim = Simulator::new(&self.engine.lib.registry, seed, pos as u64, 0);
+            let mut run = EpisodeRun::new(
+                &self.engine.lib.registry,
+                &self.engine.index,
+                task,
+                rendered.prompts.get(prompt_type),
+                &mut sim,
+            );
+            let mut agent_error = None;
+            let mut seen = 0;
+            while !run.is_done() {
+                let conversation: Vec<Message> = run.conversation().iter().map(to_run).collect();
+                for m in &conversation[seen..] {
+                    events(Event::Turn { message: m.clone() });
+                }
+                seen = conversation.len();
+                let reply = match agent.respond(&conversation).await {
+                    Ok(text) => Some(text),
+                    Err(AgentError::Exhausted) => None,
+                    Err(e) => {
+                        agent_error = Some(e.to_string());
+                        None
+                    }
+                };
+                run.step(reply);
+            }
+            let episode = run.finish();
+            let transcript: Vec<Message> = episode.messages.iter().map(to_run).collect();
+            for m in &transcript[seen..] {
+                events(Event::Turn { message: m.clone() });
+            }
+            for c in &episode.calls {
+                events(Event::Note {
+                    kind: "tool_call".into(),
+                    detail: serde_json::to_value(c).unwrap_or_default(),
+                });
+            }
+            let ev = &episode.evaluation;
+            let score = match ev.outcome {
+                Outcome::FullSuccess => 1.0,
+                Outcome::PartialSuccess => 0.5,
+                Outcome::Failure => 0.0,
+            };
+            let outcome = serde_json::to_value(ev.outcome)
+                .ok()
+                .and_then(|v| v.as_str().map(str::to_string))
+                .unwrap_or_default();
+            events(Event::SampleFinished {
+                outcome: outcome.clone(),
+                score,
+            });
+            Ok(SampleRecord {
+                benchmark: self.name().into(),
+                instance: instance.into(),
+                agent: agent.name().into(),
+                seed,
+                passed: ev.outcome == Outcome::FullSuccess,
+                outcome,
+                score,
+                transcript,
+                details: json!({
+                    "evaluation": ev,
+                    "calls": episode.calls,
+                    "prompt_type": prompt_type.as_str(),
+                    "agent_error": agent_error,
+                }),
+                metrics: [
+                    ("coverage", ev.coverage),
+                    ("sequence_ok", f64::from(u8::from(ev.sequence_ok))),
+                    ("output_ok", f64::from(u8::from(ev.output_ok))),
+                    (
+                        "completion_signal",
+                        f64::from(u8::from(ev.completion_signal)),
+                    ),
+                    ("turns", f64::from(ev.turns)),
+                ]
+                .into_iter()
+                .map(|(k, v)| (k.to_string(), v))
+                .collect(),
+                k_act: None,
+                k_opt: None,
+            })
+        })
+    }
+}

@@ -1,0 +1,468 @@
+//! The seeded tool simulator: p = 0.8 · 0.5^Nu · 0.7^Nf · 0.9^Nh, Bernoulli success, uniform error
+//! draw from the tool's error list — and the fidelity audit that checks it.
+//!
+//! Every episode owns one ChaCha8 stream derived from (seed, task position, episode), and call
+//! number k of an episode always consumes exactly the same two draws whatever the outcome, so
+//! the same fault sequence is replayed for every model (common random numbers). The simulator
+//! knows nothing about prompts, turns or evaluation.
+
+use rand::{Rng, RngCore, SeedableRng};
+use rand_chacha::ChaCha8Rng;
+use serde::Serialize;
+
+use super::mix_seed;
+use super::registry::{Registry, ToolId};
+
+/// Base success probability.
+pub const P_BASE: f64 = 0.8;
+/// Factor per dependency never called.
+pub const F_UNCALLED: f64 = 0.5;
+/// Factor per dependency called but never succeeded.
+pub const F_FAILED: f64 = 0.7;
+/// Factor per failed execution so far in the task.
+pub const F_HISTORY: f64 = 0.9;
+
+/// The simulator's law: success probability for the given counts.
+pub fn success_probability(nu: u32, nf: u32, nh: u32) -> f64 {
+    P_BASE * F_UNCALLED.powi(nu as i32) * F_FAILED.powi(nf as i32) * F_HISTORY.powi(nh as i32)
+}
+
+/// The result of one simulated tool execution.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct CallOutcome {
+    /// The tool called.
+    pub tool: ToolId,
+    /// Whether it succeeded.
+    pub success: bool,
+    /// The configured success probability of this call.
+    pub p: f64,
+    /// Index into the tool's error list when it failed.
+    pub error: Option<usize>,
+    /// Dependencies never called before this call (bitmask).
+    pub uncalled: u32,
+    /// Dependencies called but never succeeded before this call (bitmask).
+    pub failed: u32,
+    /// Failed executions in the task before this call.
+    pub history: u32,
+}
+
+/// One episode's simulator state.
+#[derive(Debug, Clone)]
+pub struct Simulator<'r> {
+    reg: &'r Registry,
+    rng: ChaCha8Rng,
+    called: u32,
+    succeeded: u32,
+    failures: u32,
+    calls: u32,
+    pow_u: [f64; 33],
+    pow_f: [f64; 33],
+    pow_h: [f64; 64],
+}
+
+/// The random stream of one (seed, task, episode): task streams are independent seeds, episodes
+/// are ChaCha streams of the task seed.
+pub fn episode_rng(seed: u64, task_position: u64, episode: u64) -> ChaCha8Rng {
+    let mut rng = ChaCha8Rng::seed_from_u64(mix_seed(seed, task_position));
+    rng.set_stream(episode);
+    rng
+}
+
+impl<'r> Simulator<'r> {
+    /// A fresh episode for a task position and episode number under a seed.
+    pub fn new(reg: &'r Registry, seed: u64, task_position: u64, episode: u64) -> Self {
+        Self::with_rng(reg, episode_rng(seed, task_position, episode))
+    }
+
+    /// A fresh episode drawing from a given stream.
+    pub fn with_rng(reg: &'r Registry, rng: ChaCha8Rng) -> Self {
+        let mut pow_u = [0.0; 33];
+        let mut pow_f = [0.0; 33];
+        let mut pow_h = [0.0; 64];
+        for k in 0..33 {
+            pow_u[k] = F_UNCALLED.powi(k as i32);
+            pow_f[k] = F_FAILED.powi(k as i32);
+        }
+        for (k, p) in pow_h.iter_mut().enumerate() {
+            *p = F_HISTORY.powi(k as i32);
+        }
+        Self {
+            reg,
+            rng,
+            called: 0,
+            succeeded: 0,
+            failures: 0,
+            calls: 0,
+            pow_u,
+            pow_f,
+            pow_h,
+        }
+    }
+
+    /// The success probability the next call of `tool` would have.
+    pub fn probability(&self, tool: ToolId) -> f64 {
+        let deps = self.reg.deps_mask(tool);
+        let nu = (deps & !self.called).count_ones() as usize;
+        let nf = (deps & self.called & !self.succeeded).count_ones() as usize;
+        P_BASE * self.pow_u[nu] * self.pow_f[nf] * self.pow_h[(self.failures as usize).min(63)]
+    }
+
+    /// Executes one call: two draws (a uniform for success, a 32-bit word for the error index,
+    /// mapped by multiply-shift so the draw count never varies), then the state update.
+    pub fn call(&mut self, tool: ToolId) -> CallOutcome {
+        let deps = self.reg.deps_mask(tool);
+        let uncalled = deps & !self.called;
+        let failed = deps & self.called & !self.succeeded;
+        let p = self.probability(tool);
+        let u: f64 = self.rng.random();
+        let word = self.rng.next_u32();
+        let success = u < p;
+        let history = self.failures;
+        self.calls += 1;
+        self.called |= 1 << tool.0;
+        let error = if success {
+            self.succeeded |= 1 << tool.0;
+            None
+        } else {
+            self.failures += 1;
+            let n = self.reg.tool(tool).errors.len() as u64;
+            Some(((word as u64 * n) >> 32) as usize)
+        };
+        CallOutcome {
+            tool,
+            success,
+            p,
+            error,
+            uncalled,
+            failed,
+            history,
+        }
+    }
+
+    /// Bitmask of tools called at least once.
+    pub fn called(&self) -> u32 {
+        self.called
+    }
+
+    /// Bitmask of tools that succeeded at least once.
+    pub fn succeeded(&self) -> u32 {
+        self.succeeded
+    }
+
+    /// Failed executions so far.
+    pub fn failures(&self) -> u32 {
+        self.failures
+    }
+
+    /// Calls so far.
+    pub fn calls(&self) -> u32 {
+        self.calls
+    }
+}
+
+/// One audit cell: all calls made with the same (Nu, Nf, Nh).
+#[derive(Debug, Clone, Serialize)]
+pub struct AuditCell {
+    /// Dependencies never called.
+    pub nu: u32,
+    /// Dependencies called but never succeeded.
+    pub nf: u32,
+    /// Failures so far.
+    pub nh: u32,
+    /// Configured success probability.
+    pub configured: f64,
+    /// Calls observed.
+    pub calls: u64,
+    /// Successes observed.
+    pub successes: u64,
+    /// successes / calls.
+    pub observed: f64,
+    /// Wilson interval, lower end.
+    pub ci_low: f64,
+    /// Wilson interval, upper end.
+    pub ci_high: f64,
+    /// Whether the configured rate lies inside the interval.
+    pub inside: bool,
+}
+
+/// Observed vs configured error-code shares for one tool.
+#[derive(Debug, Clone, Serialize)]
+pub struct ErrorCell {
+    /// Tool name.
+    pub tool: String,
+    /// Failures observed.
+    pub failures: u64,
+    /// Configured share of each code (1 / number of codes).
+    pub configured: f64,
+    /// Smallest observed share of any code.
+    pub min_share: f64,
+    /// Largest observed share of any code.
+    pub max_share: f64,
+    /// Whether every code's share lies inside its interval.
+    pub inside: bool,
+}
+
+/// The fidelity audit's report.
+#[derive(Debug, Clone, Serialize)]
+pub struct AuditReport {
+    /// Episodes simulated.
+    pub episodes: u64,
+    /// Tool calls simulated.
+    pub calls: u64,
+    /// Seed.
+    pub seed: u64,
+    /// Per-interval confidence (Bonferroni-corrected so the family is at 95 %).
+    pub confidence: f64,
+    /// Cells with at least 30 calls.
+    pub cells: Vec<AuditCell>,
+    /// Share of cells whose configured rate is inside the interval.
+    pub inside_share: f64,
+    /// Error-code uniformity per tool.
+    pub errors: Vec<ErrorCell>,
+    /// Whether every cell and every error share is inside its interval.
+    pub all_inside: bool,
+}
+
+/// Wilson score interval for k successes in n trials at normal quantile z.
+pub fn wilson(k: u64, n: u64, z: f64) -> (f64, f64) {
+    if n == 0 {
+        return (0.0, 1.0);
+    }
+    let n_f = n as f64;
+    let p = k as f64 / n_f;
+    let z2 = z * z;
+    let centre = (p + z2 / (2.0 * n_f)) / (1.0 + z2 / n_f);
+    let half = z * ((p * (1.0 - p) / n_f + z2 / (4.0 * n_f * n_f)).sqrt()) / (1.0 + z2 / n_f);
+    ((centre - half).max(0.0), (centre + half).min(1.0))
+}
+
+/// Standard normal upper quantile: z with P(Z > z) = q, by bisection on erfc.
+pub fn normal_quantile_upper(q: f64) -> f64 {
+    let (mut lo, mut hi) = (0.0f64, 10.0f64);
+    for _ in 0..100 {
+        let mid = 0.5 * (lo + hi);
+        if 0.5 * erfc(mid / std::f64::consts::SQRT_2) > q {
+            lo = mid;
+        } else {
+            hi = mid;
+        }
+    }
+    0.5 * (lo + hi)
+}
+
+/// Complementary error function (Numerical Recipes' erfcc, relative error < 1.2e-7).
+fn erfc(x: f64) -> f64 {
+    let z = x.abs();
+    let t = 1.0 / (1.0 + 0.5 * z);
+    let r = t
+        * (-z * z - 1.265_512_23
+            + t * (1.000_023_68
+                + t * (0.374_091_96
+                    + t * (0.096_784_18
+                        + t * (-0.186_288_06
+                            + t * (0.278_868_07
+                                + t * (-1.135_203_98
+                                    + t * (1.488_515_87
+                                        + t * (-0.822_152_23 + t * 0.170_872_77)))))))))
+            .exp();
+    if x >= 0.0 {
+        r
+    } else {
+        2.0 - r
+    }
+}
+
+/// Runs `episodes` episodes of a call-mixing policy over the given tool lists (one per task,
+/// used round-robin) and compares observed with configured success rates per (Nu, Nf, Nh) cell,
+/// and observed error-code shares with the uniform law per tool.
+pub fn audit(reg: &Registry, task_tools: &[Vec<ToolId>], episodes: u64, seed: u64) -> AuditReport {
+    use std::collections::BTreeMap;
+    let mut cells: BTreeMap<(u32, u32, u32), (f64, u64, u64)> = BTreeMap::new();
+    let mut errs: Vec<Vec<u64>> = reg
+        .tools()
+        .iter()
+        .map(|t| vec![0; t.errors.len()])
+        .collect();
+    let mut calls = 0u64;
+    let mut pick = ChaCha8Rng::seed_from_u64(mix_seed(seed, u64::MAX));
+    for e in 0..episodes {
+        let pos = (e as usize) % task_tools.len().max(1);
+        let tools = &task_tools[pos];
+        if tools.is_empty() {
+            continue;
+        }
+        let mut sim = Simulator::new(reg, seed, pos as u64, e);
+        // Calls drawn uniformly from the task's tools and their prerequisites, so that every
+        // combination of uncalled / failed prerequisites and history occurs.
+        let mut pool: Vec<ToolId> = tools.clone();
+        for t in tools {
+            pool.extend(reg.dep_ids(*t).filter(|d| !tools.contains(d)));
+        }
+        for _ in 0..10 {
+            let t = pool[pick.random_range(0..pool.len())];
+            let out = sim.call(t);
+            calls += 1;
+            let key = (
+                out.uncalled.count_ones(),
+                out.failed.count_ones(),
+                out.history,
+            );
+            let c = cells.entry(key).or_insert((out.p, 0, 0));
+            c.1 += 1;
+            if out.success {
+                c.2 += 1;
+            } else if let Some(i) = out.error {
+                errs[t.0 as usize][i] += 1;
+            }
+        }
+    }
+    let kept: Vec<_> = cells
+        .into_iter()
+        .filter(|(_, (_, n, _))| *n >= 30)
+        .collect();
+    let tests = (kept.len() + reg.len()).max(1) as f64;
+    let z = normal_quantile_upper(0.05 / (2.0 * tests));
+    let mut out_cells = Vec::new();
+    for ((nu, nf, nh), (p, n, k)) in kept {
+        let (lo, hi) = wilson(k, n, z);
+        out_cells.push(AuditCell {
+            nu,
+            nf,
+            nh,
+            configured: p,
+            calls: n,
+            successes: k,
+            observed: k as f64 / n as f64,
+            ci_low: lo,
+            ci_high: hi,
+            inside: lo <= p && p <= hi,
+        });
+    }
+    let mut out_errs = Vec::new();
+    for (i, counts) in errs.iter().enumerate() {
+        let n: u64 = counts.iter().sum();
+        if n < 30 {
+            continue;
+        }
+        let share = 1.0 / counts.len() as f64;
+        let inside = counts.iter().all(|&k| {
+            let (lo, hi) = wilson(k, n, z);
+            lo <= share && share <= hi
+        });
+        let shares: Vec<f64> = counts.iter().map(|&k| k as f64 / n as f64).collect();
+        out_errs.push(ErrorCell {
+            tool: reg.tools()[i].name.clone(),
+            failures: n,
+            configured: share,
+            min_share: shares.iter().copied().fold(1.0, f64::min),
+            max_share: shares.iter().copied().fold(0.0, f64::max),
+            inside,
+        });
+    }
+    let inside_n = out_cells.iter().filter(|c| c.inside).count();
+    let inside_share = if out_cells.is_empty() {
+        0.0
+    } else {
+        inside_n as f64 / out_cells.len() as f64
+    };
+    let all_inside = inside_n == out_cells.len() && out_errs.iter().all(|e| e.inside);
+    AuditReport {
+        episodes,
+        calls,
+        seed,
+        confidence: 1.0 - 0.05 / tests,
+        cells: out_cells,
+        inside_share,
+        errors: out_errs,
+        all_inside,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn law_table() {
+        for (nu, nf, nh, p) in [
+            (0, 0, 0, 0.8),
+            (1, 0, 0, 0.4),
+            (0, 1, 0, 0.56),
+            (0, 0, 1, 0.72),
+            (2, 1, 2, 0.8 * 0.25 * 0.7 * 0.81),
+        ] {
+            assert!(
+                (success_probability(nu, nf, nh) - p).abs() < 1e-12,
+                "{nu} {nf} {nh}"
+            );
+        }
+    }
+
+    #[test]
+    fn simulator_tracks_uncalled_failed_and_history() {
+        let reg = Registry::generate();
+        let reader = reg.id("file_operations_reader").unwrap();
+        let parser = reg.id("data_processing_parser").unwrap();
+        let mut sim = Simulator::new(&reg, 1, 0, 0);
+        assert!((sim.probability(parser) - 0.4).abs() < 1e-12);
+        let out = sim.call(reader);
+        let expect = if out.success {
+            0.8 * 0.9f64.powi(0)
+        } else {
+            0.8 * 0.7 * 0.9
+        };
+        assert!((sim.probability(parser) - expect).abs() < 1e-12);
+        assert_eq!(sim.calls(), 1);
+    }
+
+    #[test]
+    fn same_stream_replays_same_faults_and_streams_differ() {
+        let reg = Registry::generate();
+        let t = reg.id("network_fetcher").unwrap();
+        let run = |seed, pos, ep| {
+            let mut sim = Simulator::new(&reg, seed, pos, ep);
+            (0..50).map(|_| sim.call(t).success).collect::<Vec<_>>()
+        };
+        assert_eq!(run(4, 2, 1), run(4, 2, 1));
+        assert_ne!(run(4, 2, 1), run(4, 2, 2));
+        assert_ne!(run(4, 2, 1), run(4, 3, 1));
+    }
+
+    #[test]
+    fn common_random_numbers_align_call_k_across_policies() {
+        // Two policies that call different tools still see the same uniform at call k.
+        let reg = Registry::generate();
+        let a = reg.id("file_operations_reader").unwrap();
+        let b = reg.id("utility_logger").unwrap();
+        let mut s1 = Simulator::new(&reg, 8, 0, 0);
+        let mut s2 = Simulator::new(&reg, 8, 0, 0);
+        for _ in 0..20 {
+            let (x, y) = (s1.call(a), s2.call(b));
+            // both tools have no deps; same history only while outcomes agree
+            if s1.failures() == s2.failures() {
+                assert_eq!(x.success, y.success);
+            }
+        }
+    }
+
+    #[test]
+    fn wilson_and_quantile() {
+        assert!((normal_quantile_upper(0.025) - 1.959964).abs() < 1e-4);
+        let (lo, hi) = wilson(80, 100, 1.96);
+        assert!(lo < 0.8 && hi > 0.8 && lo > 0.7 && hi < 0.88);
+    }
+
+    #[test]
+    fn audit_rates_are_inside_their_intervals() {
+        let reg = Registry::generate();
+        let lib = crate::TaskLibrary::generate(2);
+        let tools: Vec<Vec<ToolId>> = lib.tasks.iter().map(|t| t.required.clone()).collect();
+        let rep = audit(&reg, &tools, 20_000, 11);
+        assert!(rep.cells.len() >= 10, "{} cells", rep.cells.len());
+        assert!(
+            rep.all_inside,
+            "{:?}",
+            rep.cells.iter().filter(|c| !c.inside).collect::<Vec<_>>()
+        );
+    }
+}

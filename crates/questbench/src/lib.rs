@@ -1,0 +1,60 @@
+//! EVM-QuestBench: the task file format ([`task`]), seeded instances ([`instance`]), the
+//! declarative check library ([`check`]), the atomic protocol and self-test ([`atomic`]), the
+//! run-seam implementation ([`seam`]) and the TypeScript [`sandbox`] that runs model-written
+//! modules, the multi-round [`composite`] protocol, and the [`import`] of the public question-bank
+//! format.
+
+pub mod atomic;
+pub mod check;
+pub mod composite;
+pub mod import;
+pub mod instance;
+pub mod seam;
+pub mod task;
+
+/// Everything that stops QuestBench work (a failed sample is a verdict, not an error).
+#[derive(Debug, thiserror::Error)]
+pub enum QuestError {
+    /// A task file is invalid; names the file and the field.
+    #[error("{file}: field {field}: {message}")]
+    Load {
+        /// The task file.
+        file: String,
+        /// Path of the offending field (`checks[2].check.target`).
+        field: String,
+        /// What is wrong.
+        message: String,
+    },
+    /// A file could not be read.
+    #[error("reading {path}: {source}")]
+    Io {
+        /// The path.
+        path: String,
+        /// The cause.
+        #[source]
+        source: std::io::Error,
+    },
+    /// A task cannot be instantiated against this universe.
+    #[error("task {task}: {message}")]
+    Instance {
+        /// Task id.
+        task: String,
+        /// What is wrong.
+        message: String,
+    },
+    /// No task with this id.
+    #[error("unknown questbench task {0:?}")]
+    UnknownTask(String),
+    /// The chain failed (infrastructure, not the agent); boxed, the chain error is large.
+    #[error("chain: {0}")]
+    Chain(Box<crucible_chain::ChainError>),
+    /// The sandbox failed to start (infrastructure, not the agent).
+    #[error("sandbox: {0}")]
+    Sandbox(#[from] sandbox::SandboxError),
+}
+
+impl From<crucible_chain::ChainError> for QuestError {
+    fn from(e: crucible_chain::ChainError) -> Self {
+        Self::Chain(Box::new(e))
+    }
+}

@@ -1,0 +1,302 @@
+//! QuestBench atomic and composite tasks behind the run seam ([`crucible_core::Benchmark`]).
+//! Built-in agents: `reference` answers with the task's reference solution (composites: its
+//! scripted rounds); `known-wrong` answers with one of its known-wrong solutions (chosen by the
+//! seed); `faulty-<rate>` (e.g. `faulty-0.2`) answers like `reference` but, with probability
+//! `rate` per answer (seeded), makes a characteristic mistake instead: a known-wrong module on
+//! atomic tasks; on composites a prose reply without code, a malformed control JSON or a
+//! redundant balance query (each costs a round, then the script resumes).
+
+use std::collections::VecDeque;
+
+use rand::{Rng, SeedableRng};
+use rand_chacha::ChaCha8Rng;
+use serde_json::json;
+
+use super::atomic::{as_answer, prompt, Harness};
+use super::composite;
+use super::task::{Kind, Task};
+use crucible_core::{BenchError, serde_name, Agent, AgentError, Benchmark, BoxFuture, Event, FixedAgent, InstanceMeta, Message, Role, SampleRecord, ScriptedAgent};
+
+/// QuestBench over a loaded catalogue and a booted harness.
+#[derive(Debug)]
+pub struct QuestBench {
+    tasks: Vec<Task>,
+    harness: Harness,
+}
+
+impl QuestBench {
+    /// A benchmark over `tasks` (atomic and composite).
+    pub fn new(tasks: Vec<Task>, harness: Harness) -> Self {
+        Self { tasks, harness }
+    }
+
+    fn task(&self, id: &str) -> Result<&Task, BenchError> {
+        self.tasks
+            .iter()
+            .find(|t| t.id() == id)
+            .ok_or_else(|| BenchError::UnknownInstance(id.to_string()))
+    }
+}
+
+/// The built-in agents of EVM-QuestBench.
+pub const AGENTS: [&str; 4] = ["reference", "known-wrong", "faulty-0.1", "faulty-0.3"];
+
+/// The fault rate of a `faulty-<rate>` agent name.
+pub fn fault_rate(name: &str) -> Option<f64> {
+    let r: f64 = name.strip_prefix("faulty-")?.parse().ok()?;
+    (0.0..=1.0).contains(&r).then_some(r)
+}
+
+/// A seeded RNG for one (task, seed) pair.
+fn rng_for(task: &str, seed: u64) -> ChaCha8Rng {
+    let mut material = b"crucible/quest/faulty/".to_vec();
+    material.extend_from_slice(task.as_bytes());
+    material.extend_from_slice(&seed.to_le_bytes());
+    ChaCha8Rng::from_seed(alloy::primitives::keccak256(&material).0)
+}
+
+/// The reference agent with seeded faults (see the module doc).
+#[derive(Debug)]
+pub struct FaultyAgent {
+    name: String,
+    rate: f64,
+    rng: ChaCha8Rng,
+    /// Composite: the scripted replies still to give (planning first).
+    turns: VecDeque<String>,
+    /// Atomic: the reference answer and the known-wrong answers.
+    atomic: Option<(String, Vec<String>)>,
+    planned: bool,
+}
+
+const COMPOSITE_FAULTS: [&str; 3] = [
+    "I will now perform the next step of the plan as described.",
+    "```json\n{\"action\": \"query\", \"query\": \"native_balance\"\n```",
+    "```json\n{\"action\": \"query\", \"query\": \"native_balance\"}\n```",
+];
+
+impl Agent for FaultyAgent {
+    fn name(&self) -> &str {
+        &self.name
+    }
+    fn respond<'a>(&'a mut self, _: &'a [Message]) -> BoxFuture<'a, Result<String, AgentError>> {
+        let fault = self.rng.random::<f64>() < self.rate;
+        let out = if let Some((reference, wrong)) = &self.atomic {
+            if fault && !wrong.is_empty() {
+                Ok(wrong[self.rng.random_range(0..wrong.len())].clone())
+            } else {
+                Ok(reference.clone())
+            }
+        } else if fault && self.planned {
+            Ok(COMPOSITE_FAULTS[self.rng.random_range(0..COMPOSITE_FAULTS.len())].to_string())
+        } else {
+            self.planned = true;
+            self.turns.pop_front().ok_or(AgentError::Exhausted)
+        };
+        Box::pin(async move { out })
+    }
+}
+
+impl Benchmark for QuestBench {
+    fn name(&self) -> &'static str {
+        "questbench"
+    }
+
+    fn instances(&self) -> Vec<String> {
+        self.tasks.iter().map(|t| t.id().to_string()).collect()
+    }
+
+    fn meta(&self, instance: &str) -> Result<InstanceMeta, BenchError> {
+        let t = &self.task(instance)?.spec;
+        Ok(InstanceMeta {
+            task: instance.to_string(),
+            prompt_type: String::new(),
+            kind: serde_name(&t.kind),
+            category: serde_name(&t.category),
+            subcategory: serde_name(&t.subcategory),
+            difficulty: serde_name(&t.difficulty),
+        })
+    }
+
+    fn builtin_agents(&self) -> Vec<&'static str> {
+        AGENTS.to_vec()
+    }
+
+    fn builtin_agent(
+        &self,
+        name: &str,
+        instance: &str,
+        seed: u64,
+    ) -> Result<Box<dyn Agent + '_>, BenchError> {
+        let task = self.task(instance)?;
+        let bench = |e: super::QuestError| BenchError::infrastructure_msg(e.to_string());
+        let inst = self.harness.instance(task, seed).map_err(bench)?;
+        let wrong = &task.spec.solutions.wrong;
+        let composite = task.spec.kind == Kind::Composite;
+        let answer = |rel: &str| -> Result<Vec<String>, BenchError> {
+            if composite {
+                composite::render_script(task, rel, &inst).map_err(bench)
+            } else {
+                let code = task.read_relative(rel).map_err(bench)?;
+                Ok(vec![as_answer(&inst.render_solution(&code))])
+            }
+        };
+        let scripted = |agent: &str, mut turns: Vec<String>| -> Box<dyn Agent + '_> {
+            if composite {
+                Box::new(ScriptedAgent::new(agent, turns))
+            } else {
+                Box::new(FixedAgent::new(agent, turns.remove(0)))
+            }
+        };
+        match name {
+            "reference" => Ok(scripted(
+                "reference",
+                answer(&task.spec.solutions.reference)?,
+            )),
+            "known-wrong" => {
+                let pick = &wrong[(seed % wrong.len() as u64) as usize];
+                Ok(scripted("known-wrong", answer(&pick.file)?))
+            }
+            other => {
+                let Some(rate) = fault_rate(other) else {
+                    return Err(BenchError::UnknownAgent {
+                        name: other.to_string(),
+                        available: format!("{}, faulty-<rate in 0..1>", AGENTS.join(", ")),
+                    });
+                };
+                let reference = answer(&task.spec.solutions.reference)?;
+                let (turns, atomic) = if composite {
+                    (reference.into(), None)
+                } else {
+                    let wrongs = wrong
+                        .iter()
+                        .map(|w| answer(&w.file).map(|mut v| v.remove(0)))
+                        .collect::<Result<Vec<_>, _>>()?;
+                    (VecDeque::new(), Some((reference[0].clone(), wrongs)))
+                };
+                Ok(Box::new(FaultyAgent {
+                    name: other.to_string(),
+                    rate,
+                    rng: rng_for(instance, seed),
+                    turns,
+                    atomic,
+                    planned: false,
+                }))
+            }
+        }
+    }
+
+    fn run<'a>(
+        &'a self,
+        instance: &'a str,
+        agent: &'a mut dyn Agent,
+        seed: u64,
+        events: &'a mut (dyn FnMut(Event) + Send),
+    ) -> BoxFuture<'a, Result<SampleRecord, BenchError>> {
+        Box::pin(async move {
+            let bench = |e: super::QuestError| BenchError::infrastructure_msg(e.to_string());
+            let task = self.task(instance)?;
+            let inst = self.harness.instance(task, seed).map_err(bench)?;
+            events(Event::SampleStarted {
+                benchmark: self.name().into(),
+                instance: instance.into(),
+                agent: agent.name().into(),
+                seed,
+            });
+            if task.spec.kind == Kind::Composite {
+                let (verdict, transcript) =
+                    composite::run_episode(&self.harness, task, &inst, agent, events)
+                        .await
+                        .map_err(bench)?;
+                let score = verdict.score / 100.0;
+                events(Event::SampleFinished {
+                    outcome: verdict.outcome.as_str().into(),
+                    score,
+                });
+                return Ok(SampleRecord {
+                    benchmark: self.name().into(),
+                    instance: instance.into(),
+                    agent: agent.name().into(),
+                    seed,
+                    outcome: verdict.outcome.as_str().into(),
+                    score,
+                    passed: verdict.passed,
+                    transcript,
+                    details: json!({
+                        "kind": "composite",
+                        "k_act": verdict.k_act,
+                        "k_opt": verdict.k_opt,
+                        "verdict": verdict,
+                        "params": inst.params_json(),
+                        "template_index": inst.template_index,
+                        "agent_error": verdict.agent_error,
+                    }),
+                    metrics: [
+                        ("score_100".to_string(), verdict.score),
+                        ("rounds".to_string(), f64::from(verdict.k_act)),
+                    ]
+                    .into(),
+                    k_act: Some(verdict.k_act),
+                    k_opt: Some(verdict.k_opt),
+                });
+            }
+            let mut transcript = vec![Message::new(
+                Role::User,
+                prompt(task, &inst, self.harness.manifest()),
+            )];
+            events(Event::Turn {
+                message: transcript[0].clone(),
+            });
+            let (answer, agent_error) = match agent.respond(&transcript).await {
+                Ok(a) => (a, None),
+                Err(e) => (String::new(), Some(e.to_string())),
+            };
+            let reply = Message::new(Role::Assistant, answer);
+            events(Event::Turn {
+                message: reply.clone(),
+            });
+            let verdict = self
+                .harness
+                .run_answer(task, &inst, &reply.content)
+                .await
+                .map_err(bench)?;
+            transcript.push(reply);
+            if let Some(tx) = &verdict.tx {
+                events(Event::Note {
+                    kind: "tx".into(),
+                    detail: tx.clone(),
+                });
+            }
+            let score = f64::from(verdict.score) / 100.0;
+            events(Event::SampleFinished {
+                outcome: verdict.outcome.as_str().into(),
+                score,
+            });
+            Ok(SampleRecord {
+                benchmark: self.name().into(),
+                instance: instance.into(),
+                agent: agent.name().into(),
+                seed,
+                outcome: verdict.outcome.as_str().into(),
+                score,
+                passed: verdict.passed,
+                transcript,
+                details: json!({
+                    "kind": "atomic",
+                    "k_act": 1,
+                    "k_opt": 1,
+                    "verdict": verdict,
+                    "params": inst.params_json(),
+                    "template_index": inst.template_index,
+                    "agent_error": agent_error,
+                }),
+                metrics: [
+                    ("score_100".to_string(), f64::from(verdict.score)),
+                    ("rounds".to_string(), 1.0),
+                ]
+                .into(),
+                k_act: None,
+                k_opt: None,
+            })
+        })
+    }
+}

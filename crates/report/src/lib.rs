@@ -1,0 +1,309 @@
+//! Reports: statistics, leaderboards, quadrants, failure patterns, charts and exports — the single
+//! source of every number and chart the CLI and the GUI show.
+//!
+//! Data flow: [`Dataset::load`] reads the store contract's `runs`/`samples` tables into compact
+//! rows; every table is a pure function of a [`Dataset`] ([`build`]); [`chart`] renders the tables
+//! to SVG/PNG; [`export`] writes CSV, JSONL and LaTeX. This module never writes to the store and
+//! never reads the clock; the only randomness (the paired bootstrap) is seeded.
+
+pub mod chart;
+pub mod compare;
+pub mod dataset;
+pub mod export;
+pub mod intent;
+pub mod pilot;
+pub mod quest;
+pub mod stats;
+pub mod summary;
+
+use std::collections::{BTreeMap, HashMap};
+
+use serde::Serialize;
+
+pub use compare::{compare_runs, Comparison};
+
+/// A hasher for the small integer keys (interned ids) the tables group by: a multiply-rotate per
+/// word, several times faster than the default SipHash on millions of samples. Not DoS-resistant,
+/// which keys made of interned ids do not need.
+#[derive(Debug, Default, Clone, Copy)]
+pub struct IdHasher(u64);
+
+impl std::hash::Hasher for IdHasher {
+    fn finish(&self) -> u64 {
+        self.0
+    }
+
+    fn write(&mut self, bytes: &[u8]) {
+        for &b in bytes {
+            self.write_u64(b as u64);
+        }
+    }
+
+    fn write_u8(&mut self, n: u8) {
+        self.write_u64(n as u64);
+    }
+
+    fn write_u32(&mut self, n: u32) {
+        self.write_u64(n as u64);
+    }
+
+    fn write_usize(&mut self, n: usize) {
+        self.write_u64(n as u64);
+    }
+
+    fn write_u64(&mut self, n: u64) {
+        self.0 = (self.0.rotate_left(5) ^ n).wrapping_mul(0x51_7c_c1_b7_27_22_0a_95);
+    }
+}
+
+/// A `HashMap` keyed by interned ids, hashed with [`IdHasher`].
+pub type IdMap<K, V> = HashMap<K, V, std::hash::BuildHasherDefault<IdHasher>>;
+pub use dataset::{Bench, BenchSelection, Dataset, Sample};
+
+/// Errors of the report subsystem.
+#[derive(Debug, thiserror::Error)]
+pub enum ReportError {
+    /// The store could not be read.
+    #[error("store error: {0}")]
+    Store(#[from] sqlx::Error),
+    /// A `--run` id is not in the store.
+    #[error("unknown run id {0:?}: not in the store")]
+    UnknownRun(String),
+    /// `--bench` named something else.
+    #[error("unknown benchmark {0:?}; expected questbench, intent2tx, pilot or all")]
+    UnknownBench(String),
+    /// Nothing to report on.
+    #[error("empty report: {0}")]
+    Empty(String),
+    /// A chart could not be drawn.
+    #[error("chart {name}: {message}")]
+    Chart {
+        /// Chart file stem.
+        name: String,
+        /// What went wrong.
+        message: String,
+    },
+    /// A file could not be written.
+    #[error("cannot write {path}: {source}")]
+    Io {
+        /// The path.
+        path: String,
+        /// The cause.
+        #[source]
+        source: std::io::Error,
+    },
+}
+
+/// One row of the cross-benchmark profile: normalised scores in [0, 1] per axis.
+#[derive(Debug, Clone, Serialize, PartialEq)]
+pub struct ProfileRow {
+    /// Model name.
+    pub model: String,
+    /// QuestBench mean atomic task score / 100.
+    pub atomic_precision: Option<f64>,
+    /// QuestBench mean composite task score / 100.
+    pub workflow_completion: Option<f64>,
+    /// Intent2Tx mean S_final.
+    pub intent_translation: Option<f64>,
+    /// PILOT full success with a flawed plan ÷ with the optimal plan, capped at 1 (`null` when
+    /// either is missing or the optimal rate is 0).
+    pub robustness: Option<f64>,
+}
+
+/// Every table for the selected benchmarks.
+#[derive(Debug, Clone, Serialize, PartialEq)]
+pub struct Report {
+    /// Run ids covered.
+    pub runs: Vec<String>,
+    /// Samples covered.
+    pub samples: usize,
+    /// EVM-QuestBench tables (absent when not selected or no samples).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub questbench: Option<quest::QuestTables>,
+    /// Intent2Tx tables.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub intent2tx: Option<intent::IntentTables>,
+    /// PILOT-Bench tables.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub pilot: Option<pilot::PilotTables>,
+    /// Cross-benchmark profile, one row per model.
+    pub profile: Vec<ProfileRow>,
+    /// Cost vs score per model and benchmark (for the frontier chart).
+    pub cost: Vec<CostRow>,
+}
+
+/// Total cost and mean score of one model on one benchmark.
+#[derive(Debug, Clone, Serialize, PartialEq)]
+pub struct CostRow {
+    /// Model name.
+    pub model: String,
+    /// Benchmark.
+    pub benchmark: String,
+    /// Σ cost_usd.
+    pub cost_usd: f64,
+    /// Mean score × 100.
+    pub score: f64,
+    /// On the cost/score Pareto frontier of its benchmark (no other model is both cheaper-or-equal
+    /// and better-or-equal with one strict).
+    pub frontier: bool,
+}
+
+fn mean_score(v: &[&Sample]) -> Option<f64> {
+    stats::mean(&v.iter().map(|s| s.score).collect::<Vec<_>>())
+}
+
+/// The cross-benchmark profile.
+pub fn profile(ds: &Dataset) -> Vec<ProfileRow> {
+    let mut ids: IdMap<u32, IdMap<(Bench, u32), Vec<&Sample>>> = IdMap::default();
+    for s in &ds.samples {
+        let axis = match s.bench {
+            Bench::Questbench => s.kind,
+            Bench::Intent2tx => 0,
+            Bench::Pilot => s.prompt_type,
+        };
+        ids.entry(s.model)
+            .or_default()
+            .entry((s.bench, axis))
+            .or_default()
+            .push(s);
+    }
+    let cells: BTreeMap<String, HashMap<&str, Vec<&Sample>>> = ids
+        .into_iter()
+        .map(|(m, axes)| {
+            let axes = axes
+                .into_iter()
+                .map(|((b, a), v)| {
+                    (
+                        if b == Bench::Intent2tx {
+                            "intent"
+                        } else {
+                            ds.name(a)
+                        },
+                        v,
+                    )
+                })
+                .fold(HashMap::<&str, Vec<&Sample>>::new(), |mut acc, (k, v)| {
+                    acc.entry(k).or_default().extend(v);
+                    acc
+                });
+            (ds.name(m).to_string(), axes)
+        })
+        .collect();
+    cells
+        .into_iter()
+        .map(|(model, m)| {
+            let get = |k: &str| m.get(k).and_then(|v| mean_score(v));
+            let full = |k: &str| {
+                m.get(k)
+                    .map(|v| v.iter().filter(|s| s.passed).count() as f64 / v.len() as f64)
+            };
+            let robustness = match (full("optimal"), full("flawed")) {
+                (Some(o), Some(f)) if o > 0.0 => Some((f / o).min(1.0)),
+                _ => None,
+            };
+            let intent = m.get("intent").and_then(|v| {
+                stats::mean(
+                    &v.iter()
+                        .map(|s| {
+                            let fin = ds.metrics_of(s).final_;
+                            if fin.is_nan() {
+                                s.score
+                            } else {
+                                fin
+                            }
+                        })
+                        .collect::<Vec<_>>(),
+                )
+            });
+            ProfileRow {
+                model,
+                atomic_precision: get("atomic"),
+                workflow_completion: get("composite"),
+                intent_translation: intent,
+                robustness,
+            }
+        })
+        .collect()
+}
+
+/// Cost vs score rows with the per-benchmark Pareto frontier marked.
+pub fn cost(ds: &Dataset) -> Vec<CostRow> {
+    let mut ids: IdMap<(Bench, u32), (f64, f64, usize)> = IdMap::default();
+    for s in &ds.samples {
+        let e = ids.entry((s.bench, s.model)).or_default();
+        e.0 += s.cost_usd;
+        e.1 += s.score;
+        e.2 += 1;
+    }
+    let cells: BTreeMap<(Bench, String), (f64, f64, usize)> = ids
+        .into_iter()
+        .map(|((b, m), v)| ((b, ds.name(m).to_string()), v))
+        .collect();
+    let rows: Vec<CostRow> = cells
+        .into_iter()
+        .map(|((b, model), (c, sc, n))| CostRow {
+            model,
+            benchmark: b.to_string(),
+            cost_usd: c,
+            score: sc / n as f64 * 100.0,
+            frontier: false,
+        })
+        .collect();
+    let dominated = |r: &CostRow| {
+        rows.iter().any(|o| {
+            o.benchmark == r.benchmark
+                && o.cost_usd <= r.cost_usd
+                && o.score >= r.score
+                && (o.cost_usd < r.cost_usd || o.score > r.score)
+        })
+    };
+    rows.iter()
+        .map(|r| CostRow {
+            frontier: !dominated(r),
+            ..r.clone()
+        })
+        .collect()
+}
+
+/// Builds every table of the selected benchmarks. `pilot_ceilings` maps PILOT task ids to their
+/// exact optimal full-success probability (empty when not computed).
+pub fn build(ds: &Dataset, sel: BenchSelection, pilot_ceilings: &HashMap<String, f64>) -> Report {
+    // The five parts are independent: computed on their own threads (a million-sample report is
+    // then as slow as its largest benchmark, not the sum).
+    std::thread::scope(|scope| {
+        let quest = scope.spawn(|| {
+            sel.includes(Bench::Questbench)
+                .then(|| quest::tables(ds))
+                .flatten()
+        });
+        let intent = scope.spawn(|| {
+            sel.includes(Bench::Intent2tx)
+                .then(|| intent::tables(ds))
+                .flatten()
+        });
+        let pilot = scope.spawn(|| {
+            sel.includes(Bench::Pilot)
+                .then(|| pilot::tables(ds, pilot_ceilings))
+                .flatten()
+        });
+        let profile = scope.spawn(|| profile(ds));
+        let cost = cost(ds);
+        Report {
+            runs: ds.runs.clone(),
+            samples: ds.samples.len(),
+            questbench: quest
+                .join()
+                .unwrap_or_else(|e| std::panic::resume_unwind(e)),
+            intent2tx: intent
+                .join()
+                .unwrap_or_else(|e| std::panic::resume_unwind(e)),
+            pilot: pilot
+                .join()
+                .unwrap_or_else(|e| std::panic::resume_unwind(e)),
+            profile: profile
+                .join()
+                .unwrap_or_else(|e| std::panic::resume_unwind(e)),
+            cost,
+        }
+    })
+}

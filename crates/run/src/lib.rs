@@ -1,0 +1,47 @@
+//! Orchestration over the seam of `crucible-core`: [`RunSpec`] and planning into jobs
+//! ([`spec`]), model specs and key lookup ([`models`]), and the scheduler with its progress
+//! events, cancellation, budget stop, infrastructure retries, resume and re-score
+//! ([`scheduler`]). It reaches concrete benchmarks only through the [`Benchmarks`] trait (the
+//! catalogue in [`crucible_views::catalog`] implements it), stores through [`crucible_store`] and never
+//! writes SQL itself.
+
+pub mod models;
+pub mod scheduler;
+pub mod spec;
+mod versions;
+
+pub use models::{resolve_key, ModelRef};
+pub use scheduler::{
+    check_models, rescore, resume, start, Benchmarks, ChainBenches, LoadBenchmarks, Progress,
+    RunContext, RunReport,
+};
+pub use spec::{plan, sample_seed, Job, RunSpec, BENCHMARKS};
+pub use versions::versions;
+
+use crucible_core::BenchError;
+
+/// Errors that stop a sample from being run at all (not a failed sample: those are records).
+#[derive(Debug, thiserror::Error)]
+pub enum RunError {
+    /// A benchmark could not run a sample (its kind says whether retrying may help).
+    #[error(transparent)]
+    Bench(#[from] BenchError),
+    /// A run spec is unusable (unknown benchmark, bad model spec, no rounds, …).
+    #[error("{0}")]
+    Spec(String),
+    /// A model could not be set up (missing key, bad base URL).
+    #[error(transparent)]
+    Model(#[from] crucible_llm::LlmError),
+    /// The store failed.
+    #[error(transparent)]
+    Store(#[from] crucible_store::StoreError),
+}
+
+impl RunError {
+    /// True when the failure is the benchmark's infrastructure (a dead Anvil, a sandbox that
+    /// would not start): restarting the worker and retrying the sample may help.
+    pub fn is_infrastructure(&self) -> bool {
+        matches!(self, Self::Bench(e) if e.is_infrastructure())
+    }
+}
+

@@ -1,0 +1,910 @@
+//! The scheduler: runs a plan's jobs on tokio workers and commits every finished sample (with its
+//! events and artefacts, in one transaction) before the worker takes its next job, so a killed
+//! run loses at most the samples in flight and [`resume`] finishes exactly the missing ones.
+//!
+//! Workers: `concurrency` plain workers share the benchmarks that need no chain (PILOT-Bench,
+//! Intent2Tx without execution); `chain_workers` chain workers each own their benchmarks on their
+//! own Anvil (QuestBench, executed Intent2Tx), every sample starting from the base snapshot. A
+//! benchmark infrastructure failure restarts a chain worker's chain and retries the sample (at
+//! most twice); an agent or provider failure is a recorded sample with outcome `agent_error`.
+//! Provider calls share one adaptive limiter per provider and URL, one budget and the response
+//! cache. Cancellation (a [`CancellationToken`]) and the budget stop new samples; what is not
+//! stored stays missing for [`resume`].
+
+use std::collections::{BTreeMap, VecDeque};
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::Arc;
+use std::time::{Instant, SystemTime};
+
+use serde::{Deserialize, Serialize};
+use tokio::sync::{mpsc, Mutex};
+use tokio_util::sync::CancellationToken;
+
+use super::models::{resolve_key, ModelRef};
+use super::spec::{plan, Job, RunSpec};
+use super::versions::versions;
+use crucible_core::{Benchmark, BoxFuture, Event, Message, Role, SampleRecord, ScriptedAgent};
+use super::{RunError};
+use crucible_llm::{Budget, ModelAgent, PriceTable, ProviderLimits, ResponseCache};
+use crucible_store::{rfc3339, run_id, NewRun, NewSample, SampleRow, Store};
+use crucible_core::Config;
+
+/// What a run reports while it goes: streamed live to the CLI/UI and (all but per-sample
+/// progress, which the samples table already holds) stored in the run's log.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(tag = "progress", rename_all = "snake_case")]
+pub enum Progress {
+    /// The run (or its resumption) starts.
+    RunStarted {
+        /// Run id.
+        run_id: String,
+        /// Samples planned in total.
+        planned: u64,
+        /// Samples still to run now.
+        pending: u64,
+    },
+    /// A sample was committed.
+    SampleFinished {
+        /// Benchmark.
+        benchmark: String,
+        /// Model.
+        model: String,
+        /// Instance.
+        instance: String,
+        /// Round.
+        round: u32,
+        /// Outcome class.
+        outcome: String,
+        /// Score in [0, 1].
+        score: f64,
+        /// Samples committed so far in this session.
+        done: u64,
+        /// Samples this session runs.
+        pending: u64,
+    },
+    /// A sample could not be run (infrastructure failure after retries); it stays missing.
+    SampleFailed {
+        /// Benchmark.
+        benchmark: String,
+        /// Model.
+        model: String,
+        /// Instance.
+        instance: String,
+        /// Round.
+        round: u32,
+        /// Why.
+        error: String,
+    },
+    /// A chain worker restarted its chain after an infrastructure failure.
+    WorkerRestarted {
+        /// Worker number.
+        worker: usize,
+        /// The failure.
+        error: String,
+    },
+    /// The budget is spent; no new samples start.
+    BudgetReached {
+        /// USD spent.
+        spent_usd: f64,
+        /// The limit.
+        limit_usd: f64,
+    },
+    /// The run stopped.
+    RunFinished {
+        /// Final status.
+        status: String,
+        /// Samples stored.
+        finished: u64,
+        /// Samples with outcome `agent_error` plus samples that could not be run.
+        failed: u64,
+    },
+}
+
+/// What a run, resume or re-score hands back (`crucible run --json`).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct RunReport {
+    /// Run id.
+    pub run_id: String,
+    /// Final status.
+    pub status: String,
+    /// Samples planned.
+    pub samples: u64,
+    /// Samples stored.
+    pub finished: u64,
+    /// Stored samples with outcome `agent_error`, plus samples that could not be run this time.
+    pub failed: u64,
+    /// Re-score: the run replayed.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub rescore_of: Option<String>,
+    /// Re-score: samples whose outcome or score differs from the original.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub changed: Option<u64>,
+}
+
+/// The benchmarks one chain worker owns (QuestBench, executed Intent2Tx), each on its own Anvil.
+pub type ChainBenches = BTreeMap<&'static str, Box<dyn Benchmark>>;
+
+/// The benchmarks of a run as the scheduler sees them.
+pub trait Benchmarks: Send + Sync {
+    /// True when `benchmark` runs on a chain worker.
+    fn needs_chain(&self, benchmark: &str) -> bool;
+    /// A chain-free benchmark, shared by every plain worker.
+    fn shared(&self, benchmark: &str) -> Option<Arc<dyn Benchmark>>;
+    /// Boots one chain worker's own benchmarks (each with its own chain).
+    fn boot_chain(&self) -> BoxFuture<'_, Result<ChainBenches, RunError>>;
+}
+
+/// Loads the benchmarks a spec names (see `crucible_views::catalog::loader`).
+pub type LoadBenchmarks =
+    Arc<dyn Fn(&Config, &RunSpec) -> Result<Arc<dyn Benchmarks>, RunError> + Send + Sync>;
+
+/// What a run needs from its caller.
+#[derive(Clone)]
+pub struct RunContext {
+    /// Paths and tools.
+    pub config: Config,
+    /// Loads the run's benchmarks.
+    pub benchmarks: LoadBenchmarks,
+    /// Where samples go.
+    pub store: Store,
+    /// Live progress (optional).
+    pub progress: Option<mpsc::UnboundedSender<Progress>>,
+    /// Cancels the run; samples in flight are dropped (and stay missing for resume).
+    pub cancel: CancellationToken,
+}
+
+impl std::fmt::Debug for RunContext {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("RunContext")
+            .field("store", &self.store.path())
+            .finish_non_exhaustive()
+    }
+}
+
+impl RunContext {
+    /// A context with no progress channel and a fresh token.
+    pub fn new(config: Config, store: Store, benchmarks: LoadBenchmarks) -> Self {
+        Self {
+            config,
+            benchmarks,
+            store,
+            progress: None,
+            cancel: CancellationToken::new(),
+        }
+    }
+}
+
+/// The models of a run, parsed, and which benchmarks each runs on.
+struct Prepared {
+    catalog: Arc<dyn Benchmarks>,
+    first_chain: Option<ChainBenches>,
+    models: BTreeMap<String, ModelRef>,
+    versions: serde_json::Value,
+}
+
+/// Parses every model of `spec` and, when `keys_from` names the data dir (whose saved providers
+/// may hold keys), checks that each provider model has its key — before anything is loaded or
+/// stored.
+pub fn check_models(
+    spec: &RunSpec,
+    keys_from: Option<&std::path::Path>,
+) -> Result<BTreeMap<String, ModelRef>, RunError> {
+    let mut models = BTreeMap::new();
+    for m in &spec.models {
+        let r = ModelRef::parse(m, spec.base_url_of(m))?;
+        if let (ModelRef::Provider(s), Some(data_dir)) = (&r, keys_from) {
+            let key = resolve_key(data_dir, s, spec.provider_of(m))?;
+            // Fails early on a keyless provider that needs one.
+            ModelAgent::new(s.clone(), key)?;
+        }
+        let name = match &r {
+            ModelRef::Builtin(n) => format!("builtin:{n}"),
+            ModelRef::Provider(s) => format!("{}:{}", s.provider, s.model),
+        };
+        models.insert(name, r);
+    }
+    Ok(models)
+}
+
+async fn prepare(
+    ctx: &RunContext,
+    spec: &RunSpec,
+    need_keys: bool,
+) -> Result<(Prepared, Vec<Job>), RunError> {
+    let models = check_models(spec, need_keys.then_some(ctx.config.data_dir.as_path()))?;
+    let config = ctx.config.clone();
+    let load = Arc::clone(&ctx.benchmarks);
+    let for_load = spec.clone();
+    let catalog = tokio::task::spawn_blocking(move || load(&config, &for_load))
+        .await
+        .map_err(|e| RunError::Benchmark(format!("loading catalogues: {e}")))??;
+    let first_chain = if spec.benchmarks.iter().any(|b| catalog.needs_chain(b)) {
+        Some(catalog.boot_chain().await?)
+    } else {
+        None
+    };
+    let shared: BTreeMap<String, Arc<dyn Benchmark>> = spec
+        .benchmarks
+        .iter()
+        .filter_map(|b| catalog.shared(b).map(|x| (b.clone(), x)))
+        .collect();
+    let bench_of = |b: &str| -> Option<&dyn Benchmark> {
+        shared
+            .get(b)
+            .map(|x| x.as_ref())
+            .or_else(|| first_chain.as_ref()?.get(b).map(|x| x.as_ref()))
+    };
+    for (name, r) in &models {
+        if let ModelRef::Builtin(agent) = r {
+            let somewhere = spec
+                .benchmarks
+                .iter()
+                .filter_map(|b| bench_of(b))
+                .any(|b| b.builtin_agents().contains(&agent.as_str()));
+            if !somewhere {
+                let available: Vec<String> = spec
+                    .benchmarks
+                    .iter()
+                    .filter_map(|b| bench_of(b))
+                    .map(|b| format!("{}: {}", b.name(), b.builtin_agents().join(", ")))
+                    .collect();
+                return Err(RunError::Spec(format!(
+                    "unknown built-in agent {name:?} for {}; available: {}",
+                    spec.benchmarks.join(", "),
+                    available.join("; ")
+                )));
+            }
+        }
+    }
+    let models_for = |b: &str| -> Vec<String> {
+        let builtins = bench_of(b).map(|x| x.builtin_agents()).unwrap_or_default();
+        models
+            .iter()
+            .filter(|(_, r)| match r {
+                ModelRef::Builtin(a) => builtins.contains(&a.as_str()),
+                ModelRef::Provider(_) => true,
+            })
+            .map(|(n, _)| n.clone())
+            .collect()
+    };
+    let jobs = plan(spec, bench_of, models_for)?;
+    let versions = versions(&spec.benchmarks, bench_of);
+    drop(shared);
+    Ok((
+        Prepared {
+            catalog,
+            first_chain,
+            models,
+            versions,
+        },
+        jobs,
+    ))
+}
+
+fn new_run_id() -> String {
+    let now = SystemTime::now();
+    let nanos = now
+        .duration_since(SystemTime::UNIX_EPOCH)
+        .unwrap_or_default()
+        .subsec_nanos();
+    run_id(now, u64::from(nanos >> 10) ^ u64::from(std::process::id()))
+}
+
+/// Starts a new run of `spec` and runs it to the end (or until cancelled).
+/// Benchmark names are checked by the context's loader, so a custom loader may bring its own.
+pub async fn start(ctx: &RunContext, spec: RunSpec) -> Result<RunReport, RunError> {
+    let spec = spec.validate_for(&[])?;
+    let (prepared, jobs) = prepare(ctx, &spec, true).await?;
+    if jobs.is_empty() {
+        return Err(RunError::Spec(
+            "the run selects no samples (check --limit and the prompt types)".into(),
+        ));
+    }
+    let id = new_run_id();
+    create(ctx, &id, &spec, &prepared, jobs.len()).await?;
+    execute(ctx, &id, &spec, prepared, jobs).await
+}
+
+async fn create(
+    ctx: &RunContext,
+    id: &str,
+    spec: &RunSpec,
+    p: &Prepared,
+    planned: usize,
+) -> Result<(), RunError> {
+    let run = NewRun {
+        id: id.to_string(),
+        created_at: rfc3339(SystemTime::now()),
+        seed: spec.seed,
+        spec: serde_json::to_string(spec).unwrap_or_default(),
+        versions: p.versions.to_string(),
+        planned: planned as u64,
+        models: p
+            .models
+            .iter()
+            .map(|(n, r)| (n.clone(), r.spec_json().to_string()))
+            .collect(),
+    };
+    ctx.store.create_run(&run).await?;
+    Ok(())
+}
+
+/// Finishes the missing samples of a stored run (after a crash, a kill or a cancel).
+pub async fn resume(ctx: &RunContext, run_id: &str) -> Result<RunReport, RunError> {
+    let row = ctx.store.run(run_id).await?;
+    let spec: RunSpec = serde_json::from_str(&row.spec).map_err(|e| {
+        RunError::Spec(format!("run {run_id}: the stored spec cannot be read: {e}"))
+    })?;
+    let (prepared, mut jobs) = prepare(ctx, &spec, spec.rescore_of.is_none()).await?;
+    let stored: serde_json::Value = serde_json::from_str(&row.versions).unwrap_or_default();
+    if stored["benchmarks"] != prepared.versions["benchmarks"] {
+        return Err(RunError::Spec(format!(
+            "run {run_id}: the task catalogue changed since the run started \
+             (stored {}, now {}); start a new run instead",
+            stored["benchmarks"], prepared.versions["benchmarks"]
+        )));
+    }
+    if let Some(src) = &spec.rescore_of {
+        jobs = replay_jobs(&ctx.store, src).await?;
+    }
+    ctx.store.set_status(run_id, "running", None).await?;
+    execute(ctx, run_id, &spec, prepared, jobs).await
+}
+
+async fn replay_jobs(store: &Store, source: &str) -> Result<Vec<Job>, RunError> {
+    let mut jobs = Vec::new();
+    for (id, s) in store.samples(source).await? {
+        let mut turns = Vec::new();
+        for e in store.events(id).await? {
+            if let Ok(Event::Turn { message }) = serde_json::from_str::<Event>(&e) {
+                if message.role == Role::Assistant {
+                    turns.push(message.content);
+                }
+            }
+        }
+        // A sample whose agent failed has nothing to re-score: the failure is copied.
+        let replay_error = if s.outcome == "agent_error" {
+            Some(s.error.clone().unwrap_or_else(|| "agent error".into()))
+        } else {
+            None
+        };
+        jobs.push(Job {
+            benchmark: s.benchmark.clone(),
+            model: s.model.clone(),
+            instance: s.instance.clone(),
+            round: s.round as u32,
+            seed: s.seed as u64,
+            meta: super::InstanceMeta {
+                task: s.task,
+                prompt_type: s.prompt_type,
+                kind: s.kind,
+                category: s.category,
+                subcategory: s.subcategory,
+                difficulty: s.difficulty,
+            },
+            replay: Some(turns),
+            replay_error,
+        });
+    }
+    Ok(jobs)
+}
+
+/// Re-scores a stored run with the current validators: every stored sample's assistant turns are
+/// replayed (no model is called) into a new run; chain benchmarks re-execute the stored answers
+/// on a fresh snapshot. Returns the new run, with how many samples changed.
+pub async fn rescore(ctx: &RunContext, source: &str) -> Result<RunReport, RunError> {
+    let row = ctx.store.run(source).await?;
+    let mut spec: RunSpec = serde_json::from_str(&row.spec).map_err(|e| {
+        RunError::Spec(format!("run {source}: the stored spec cannot be read: {e}"))
+    })?;
+    spec.rescore_of = Some(source.to_string());
+    spec.budget_usd = None;
+    let (prepared, _) = prepare(ctx, &spec, false).await?;
+    let jobs = replay_jobs(&ctx.store, source).await?;
+    let id = new_run_id();
+    create(ctx, &id, &spec, &prepared, jobs.len()).await?;
+    let mut report = execute(ctx, &id, &spec, prepared, jobs).await?;
+    let old: BTreeMap<_, _> = ctx
+        .store
+        .samples(source)
+        .await?
+        .into_iter()
+        .map(|(_, s)| (key(&s), (s.outcome, s.score)))
+        .collect();
+    let changed = ctx
+        .store
+        .samples(&id)
+        .await?
+        .into_iter()
+        .filter(|(_, s)| old.get(&key(s)) != Some(&(s.outcome.clone(), s.score)))
+        .count();
+    report.rescore_of = Some(source.to_string());
+    report.changed = Some(changed as u64);
+    Ok(report)
+}
+
+fn key(s: &SampleRow) -> crucible_store::SampleKey {
+    (
+        s.benchmark.clone(),
+        s.model.clone(),
+        s.instance.clone(),
+        s.round,
+    )
+}
+
+/// State every worker shares.
+struct Shared {
+    ctx: RunContext,
+    run_id: String,
+    models: BTreeMap<String, ModelRef>,
+    /// The saved provider of each provider model that names one (its key is looked up there).
+    endpoints: BTreeMap<String, super::spec::ModelEndpoint>,
+    limits: ProviderLimits,
+    prices: Arc<PriceTable>,
+    cache: Option<ResponseCache>,
+    budget: Option<Budget>,
+    /// Stops new samples (cancel, budget, a store failure).
+    stop: CancellationToken,
+    budget_hit: std::sync::atomic::AtomicBool,
+    done: AtomicU64,
+    pending: u64,
+    unrun: AtomicU64,
+}
+
+impl Shared {
+    async fn emit(&self, p: Progress) {
+        if !matches!(p, Progress::SampleFinished { .. }) {
+            if let Ok(json) = serde_json::to_string(&p) {
+                if let Err(e) = self.ctx.store.log(&self.run_id, &json).await {
+                    tracing::warn!(target: "run", error = %e, "progress log write failed");
+                }
+            }
+        }
+        if let Some(tx) = &self.ctx.progress {
+            let _ = tx.send(p);
+        }
+    }
+
+    fn budget_spent(&self) -> bool {
+        self.budget.as_ref().is_some_and(|b| b.check().is_err())
+    }
+}
+
+type Queue = Arc<Mutex<VecDeque<Job>>>;
+
+async fn execute(
+    ctx: &RunContext,
+    run_id: &str,
+    spec: &RunSpec,
+    prepared: Prepared,
+    jobs: Vec<Job>,
+) -> Result<RunReport, RunError> {
+    let planned = ctx.store.run(run_id).await?.planned as u64;
+    let done = ctx.store.done(run_id).await?;
+    let todo: Vec<Job> = jobs
+        .into_iter()
+        .filter(|j| !done.contains(&j.key()))
+        .collect();
+    let budget = spec.budget_usd.map(Budget::new);
+    if let Some(b) = &budget {
+        // A resumed run starts with what its stored samples already cost.
+        let spent: f64 = ctx
+            .store
+            .samples(run_id)
+            .await?
+            .iter()
+            .map(|(_, s)| s.cost_usd)
+            .sum();
+        b.charge(spent);
+    }
+    let prices = PriceTable::resolve(&ctx.config.data_dir).unwrap_or_else(|e| {
+        tracing::warn!(target: "run", error = %e, "price table unreadable; using the shipped one");
+        PriceTable::builtin()
+    });
+    let n = spec.concurrency.max(1);
+    let shared = Arc::new(Shared {
+        ctx: ctx.clone(),
+        run_id: run_id.to_string(),
+        models: prepared.models,
+        endpoints: spec.endpoints.clone(),
+        limits: ProviderLimits::new(n, n, 8),
+        prices: Arc::new(prices),
+        cache: spec
+            .cache
+            .then(|| ResponseCache::in_data_dir(&ctx.config.data_dir)),
+        budget,
+        stop: ctx.cancel.child_token(),
+        budget_hit: false.into(),
+        done: AtomicU64::new(0),
+        pending: todo.len() as u64,
+        unrun: AtomicU64::new(0),
+    });
+    shared
+        .emit(Progress::RunStarted {
+            run_id: run_id.to_string(),
+            planned,
+            pending: todo.len() as u64,
+        })
+        .await;
+    let catalog = prepared.catalog;
+    let (chain_jobs, plain_jobs): (Vec<Job>, Vec<Job>) = todo
+        .into_iter()
+        .partition(|j| catalog.needs_chain(&j.benchmark));
+    let chain_n = spec.chain_workers.min(chain_jobs.len());
+    let plain_n = n.min(plain_jobs.len());
+    let chain_q: Queue = Arc::new(Mutex::new(chain_jobs.into()));
+    let plain_q: Queue = Arc::new(Mutex::new(plain_jobs.into()));
+    let mut handles = Vec::new();
+    let mut first_chain = prepared.first_chain;
+    for w in 0..chain_n {
+        let benches = Benches::Chain {
+            catalog: Arc::clone(&catalog),
+            benches: first_chain.take(),
+        };
+        handles.push(tokio::spawn(work(
+            Arc::clone(&shared),
+            Arc::clone(&chain_q),
+            benches,
+            w,
+        )));
+    }
+    drop(first_chain);
+    let plain: BTreeMap<String, Arc<dyn Benchmark>> = spec
+        .benchmarks
+        .iter()
+        .filter_map(|b| catalog.shared(b).map(|x| (b.clone(), x)))
+        .collect();
+    for w in 0..plain_n {
+        handles.push(tokio::spawn(work(
+            Arc::clone(&shared),
+            Arc::clone(&plain_q),
+            Benches::Shared(plain.clone()),
+            chain_n + w,
+        )));
+    }
+    let mut fatal = None;
+    for h in handles {
+        match h.await {
+            Ok(Ok(())) => {}
+            Ok(Err(e)) => {
+                shared.stop.cancel();
+                fatal.get_or_insert(e);
+            }
+            Err(e) => {
+                shared.stop.cancel();
+                fatal.get_or_insert(RunError::Benchmark(format!("a worker panicked: {e}")));
+            }
+        }
+    }
+    let summary = ctx
+        .store
+        .runs()
+        .await?
+        .into_iter()
+        .find(|r| r.run_id == run_id)
+        .ok_or_else(|| crucible_store::StoreError::UnknownRun(run_id.to_string()))?;
+    let finished = summary.finished as u64;
+    let failed = summary.failed as u64 + shared.unrun.load(Ordering::SeqCst);
+    let status = if fatal.is_some() {
+        "failed"
+    } else if finished >= planned {
+        "finished"
+    } else if ctx.cancel.is_cancelled() || shared.budget_hit.load(Ordering::SeqCst) {
+        "cancelled"
+    } else {
+        "failed"
+    };
+    let at = rfc3339(SystemTime::now());
+    ctx.store.set_status(run_id, status, Some(&at)).await?;
+    shared
+        .emit(Progress::RunFinished {
+            status: status.into(),
+            finished,
+            failed,
+        })
+        .await;
+    if let Some(e) = fatal {
+        return Err(e);
+    }
+    Ok(RunReport {
+        run_id: run_id.to_string(),
+        status: status.into(),
+        samples: planned,
+        finished,
+        failed,
+        rescore_of: None,
+        changed: None,
+    })
+}
+
+/// The benchmarks a worker runs samples on.
+enum Benches {
+    /// Shared, chain-free benchmarks.
+    Shared(BTreeMap<String, Arc<dyn Benchmark>>),
+    /// This worker's own chain benchmarks (booted on first use, rebooted after a failure).
+    Chain {
+        catalog: Arc<dyn Benchmarks>,
+        benches: Option<ChainBenches>,
+    },
+}
+
+impl Benches {
+    async fn get(&mut self, name: &str) -> Result<&dyn Benchmark, RunError> {
+        match self {
+            Self::Shared(m) => m.get(name).map(|b| b.as_ref()),
+            Self::Chain { catalog, benches } => {
+                if benches.is_none() {
+                    *benches = Some(catalog.boot_chain().await?);
+                }
+                benches
+                    .as_ref()
+                    .and_then(|m| m.get(name))
+                    .map(|b| b.as_ref())
+            }
+        }
+        .ok_or_else(|| RunError::Spec(format!("benchmark {name:?} is not loaded")))
+    }
+
+    /// Drops the chain (killing its Anvil) so the next sample boots a fresh one.
+    fn restart(&mut self) -> bool {
+        match self {
+            Self::Shared(_) => false,
+            Self::Chain { benches, .. } => {
+                *benches = None;
+                true
+            }
+        }
+    }
+}
+
+/// Attempts per sample when the benchmark's infrastructure fails.
+const INFRA_ATTEMPTS: u32 = 3;
+
+async fn work(
+    sh: Arc<Shared>,
+    queue: Queue,
+    mut benches: Benches,
+    worker: usize,
+) -> Result<(), RunError> {
+    let mut agents: BTreeMap<String, ModelAgent> = BTreeMap::new();
+    loop {
+        if sh.stop.is_cancelled() {
+            return Ok(());
+        }
+        if sh.budget_spent() {
+            budget_stop(&sh).await;
+            return Ok(());
+        }
+        let Some(job) = queue.lock().await.pop_front() else {
+            return Ok(());
+        };
+        let mut attempt = 0;
+        loop {
+            attempt += 1;
+            let run = async {
+                let bench = benches.get(&job.benchmark).await?;
+                run_job(&sh, bench, &job, &mut agents).await
+            };
+            let result = tokio::select! {
+                r = run => r,
+                _ = sh.stop.cancelled() => return Ok(()),
+            };
+            match result {
+                Ok(sample) => {
+                    if sample.row.outcome == "agent_error" && sh.budget_spent() {
+                        // The budget ran out during this sample: leave it for a resume.
+                        budget_stop(&sh).await;
+                        return Ok(());
+                    }
+                    sh.ctx.store.insert_sample(&sample).await?;
+                    let done = sh.done.fetch_add(1, Ordering::SeqCst) + 1;
+                    sh.emit(Progress::SampleFinished {
+                        benchmark: job.benchmark.clone(),
+                        model: job.model.clone(),
+                        instance: job.instance.clone(),
+                        round: job.round,
+                        outcome: sample.row.outcome.clone(),
+                        score: sample.row.score,
+                        done,
+                        pending: sh.pending,
+                    })
+                    .await;
+                    break;
+                }
+                Err(e) if e.is_infrastructure() && attempt < INFRA_ATTEMPTS => {
+                    tracing::warn!(target: "run", worker, error = %e, "infrastructure failure; retrying the sample");
+                    if benches.restart() {
+                        sh.emit(Progress::WorkerRestarted {
+                            worker,
+                            error: e.to_string(),
+                        })
+                        .await;
+                    }
+                }
+                Err(e @ RunError::Store(_)) => return Err(e),
+                Err(e) => {
+                    sh.unrun.fetch_add(1, Ordering::SeqCst);
+                    sh.emit(Progress::SampleFailed {
+                        benchmark: job.benchmark.clone(),
+                        model: job.model.clone(),
+                        instance: job.instance.clone(),
+                        round: job.round,
+                        error: e.to_string(),
+                    })
+                    .await;
+                    break;
+                }
+            }
+        }
+    }
+}
+
+async fn budget_stop(sh: &Shared) {
+    if !sh.budget_hit.swap(true, Ordering::SeqCst) {
+        if let Some(b) = &sh.budget {
+            sh.emit(Progress::BudgetReached {
+                spent_usd: b.spent(),
+                limit_usd: b.limit(),
+            })
+            .await;
+        }
+    }
+}
+
+/// Usage of one sample's model calls.
+#[derive(Default)]
+struct Spend {
+    tokens_in: u64,
+    tokens_out: u64,
+    cost_usd: f64,
+}
+
+fn model_agent(
+    sh: &Shared,
+    name: &str,
+    spec: &crucible_llm::ModelSpec,
+) -> Result<ModelAgent, RunError> {
+    let provider = sh.endpoints.get(name).map(|e| e.provider.as_str());
+    let key = resolve_key(&sh.ctx.config.data_dir, spec, provider)?;
+    let mut a = ModelAgent::new(spec.clone(), key)?
+        .with_limiter(sh.limits.limiter(spec.provider.as_str(), &spec.base_url))
+        .with_prices(Arc::clone(&sh.prices))
+        .with_cache(sh.cache.clone());
+    if let Some(b) = &sh.budget {
+        a = a.with_budget(b.clone());
+    }
+    Ok(a)
+}
+
+async fn run_job(
+    sh: &Shared,
+    bench: &dyn Benchmark,
+    job: &Job,
+    agents: &mut BTreeMap<String, ModelAgent>,
+) -> Result<NewSample, RunError> {
+    let started = Instant::now();
+    let mut events = Vec::new();
+    let mut spend = Spend::default();
+    let record = {
+        let mut push = |e: Event| events.push(e);
+        match (&job.replay, sh.models.get(&job.model)) {
+            (Some(turns), _) => {
+                let mut a = ScriptedAgent::new(job.model.clone(), turns.clone());
+                bench
+                    .run(&job.instance, &mut a, job.seed, &mut push)
+                    .await?
+            }
+            (None, Some(ModelRef::Builtin(name))) => {
+                let mut a = bench.builtin_agent(name, &job.instance, job.seed)?;
+                bench
+                    .run(&job.instance, a.as_mut(), job.seed, &mut push)
+                    .await?
+            }
+            (None, Some(ModelRef::Provider(spec))) => {
+                let agent = match agents.remove(&job.model) {
+                    Some(a) => a,
+                    None => model_agent(sh, &job.model, spec)?,
+                };
+                let mut agent = agent.with_sample(u64::from(job.round)).with_seed(job.seed);
+                let before = agent.calls().len();
+                let r = bench
+                    .run(&job.instance, &mut agent, job.seed, &mut push)
+                    .await;
+                for c in &agent.calls()[before..] {
+                    spend.tokens_in += c.usage.input_tokens;
+                    spend.tokens_out += c.usage.output_tokens;
+                    spend.cost_usd += c.cost_usd.unwrap_or(0.0);
+                }
+                agents.insert(job.model.clone(), agent);
+                r?
+            }
+            (None, None) => {
+                return Err(RunError::Spec(format!(
+                    "model {:?} is not in the run",
+                    job.model
+                )))
+            }
+        }
+    };
+    let latency_ms = started.elapsed().as_millis() as i64;
+    Ok(to_sample(sh, job, record, events, spend, latency_ms))
+}
+
+fn to_sample(
+    sh: &Shared,
+    job: &Job,
+    r: SampleRecord,
+    events: Vec<Event>,
+    spend: Spend,
+    latency_ms: i64,
+) -> NewSample {
+    let error = job.replay_error.clone().or_else(|| {
+        r.details
+            .get("agent_error")
+            .and_then(|e| e.as_str())
+            .map(str::to_string)
+    });
+    let first_user = |t: &[Message]| {
+        t.iter()
+            .find(|m| m.role == Role::User)
+            .map(|m| m.content.clone())
+            .unwrap_or_default()
+    };
+    let last_answer = |t: &[Message]| {
+        t.iter()
+            .rev()
+            .find(|m| m.role == Role::Assistant)
+            .map(|m| m.content.clone())
+            .unwrap_or_default()
+    };
+    let artefacts = events
+        .iter()
+        .filter_map(|e| match e {
+            Event::Note { kind, detail } if kind != "tool_call" => {
+                Some((kind.clone(), detail.to_string()))
+            }
+            _ => None,
+        })
+        .collect();
+    let m = &job.meta;
+    NewSample {
+        row: SampleRow {
+            run_id: sh.run_id.clone(),
+            benchmark: job.benchmark.clone(),
+            model: job.model.clone(),
+            instance: job.instance.clone(),
+            task: m.task.clone(),
+            prompt_type: m.prompt_type.clone(),
+            round: i64::from(job.round),
+            seed: job.seed as i64,
+            kind: m.kind.clone(),
+            category: m.category.clone(),
+            subcategory: m.subcategory.clone(),
+            difficulty: m.difficulty.clone(),
+            outcome: if error.is_some() {
+                "agent_error".into()
+            } else {
+                r.outcome.clone()
+            },
+            score: r.score.clamp(0.0, 1.0),
+            passed: r.passed && error.is_none(),
+            metrics: serde_json::to_string(&r.metrics).unwrap_or_else(|_| "{}".into()),
+            details: r.details.to_string(),
+            prompt: first_user(&r.transcript),
+            raw_answer: last_answer(&r.transcript),
+            k_act: r.k_act.map(i64::from),
+            k_opt: r.k_opt.map(i64::from),
+            tokens_in: spend.tokens_in as i64,
+            tokens_out: spend.tokens_out as i64,
+            cost_usd: spend.cost_usd,
+            latency_ms,
+            error,
+            finished_at: rfc3339(SystemTime::now()),
+        },
+        events: events
+            .iter()
+            .filter_map(|e| serde_json::to_string(e).ok())
+            .collect(),
+        artefacts,
+    }
+}

@@ -1,0 +1,581 @@
+//! What a run is ([`RunSpec`]) and how it becomes jobs ([`plan`]): benchmark × model × instance ×
+//! round, each with a sample seed derived from the run seed, the benchmark, the instance and the
+//! round only — so a resumed run, a re-run and every model see the same instances and faults.
+
+use std::collections::{BTreeMap, BTreeSet};
+
+use serde::{Deserialize, Serialize};
+use sha2::{Digest, Sha256};
+
+use crucible_core::{Benchmark, InstanceMeta};
+
+use super::{RunError};
+
+/// The benchmarks a run can name, in the order `all` runs them.
+pub const BENCHMARKS: [&str; 3] = ["questbench", "intent2tx", "pilot"];
+
+fn yes() -> bool {
+    true
+}
+
+fn one() -> usize {
+    1
+}
+
+/// Where one provider model of a run is served: a saved provider (Settings → Providers & models,
+/// `<data dir>/providers.json`) by id, and the base URL it had when the run started. The key is
+/// looked up under the provider id at run (and resume) time by [`super::resolve_key`]; it is
+/// never part of the spec.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, ts_rs::TS)]
+pub struct ModelEndpoint {
+    /// The saved provider's id.
+    pub provider: String,
+    /// Its base URL when the run started.
+    pub base_url: String,
+}
+
+/// A run as the user asked for it. Stored as JSON with the run; holds no API key.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct RunSpec {
+    /// Benchmarks, in run order (`questbench`, `intent2tx`, `pilot`).
+    pub benchmarks: Vec<String>,
+    /// Models: `builtin:NAME` or `PROVIDER:MODEL`.
+    pub models: Vec<String>,
+    /// Overrides the provider's base URL for every provider model.
+    #[serde(default)]
+    pub base_url: Option<String>,
+    /// The first N tasks of each benchmark in catalogue order (all when `None`).
+    #[serde(default)]
+    pub limit: Option<usize>,
+    /// Repetitions of each instance (avg@k).
+    pub rounds: u32,
+    /// The run seed.
+    pub seed: u64,
+    /// Prompt types to keep (`direct`, `retrieval`, `baseline`, `cot`, `optimal`, `flawed`);
+    /// empty keeps every one.
+    #[serde(default)]
+    pub prompt_types: Vec<String>,
+    /// Samples in flight at once (and the per-provider concurrency ceiling).
+    pub concurrency: usize,
+    /// Chain workers (each owns its Anvil) for QuestBench and executed Intent2Tx samples.
+    #[serde(default = "one")]
+    pub chain_workers: usize,
+    /// USD after which no new model call is made.
+    #[serde(default)]
+    pub budget_usd: Option<f64>,
+    /// Intent2Tx also executes answers on the eth universe (Exec, StateEq).
+    #[serde(default = "yes")]
+    pub intent_execute: bool,
+    /// Read and write the response cache (a repeated or resumed run never pays twice).
+    #[serde(default = "yes")]
+    pub cache: bool,
+    /// Set on a re-score run: the run whose stored answers it replays.
+    #[serde(default)]
+    pub rescore_of: Option<String>,
+    /// Keep only instances whose category is one of these (empty keeps every one). Applied
+    /// before `limit`, so `limit` counts matching tasks.
+    #[serde(default)]
+    pub categories: Vec<String>,
+    /// Keep only instances whose difficulty is one of these (empty keeps every one).
+    #[serde(default)]
+    pub difficulties: Vec<String>,
+    /// Keep only instances whose kind is one of these (empty keeps every one).
+    #[serde(default)]
+    pub kinds: Vec<String>,
+    /// Per provider model (by its name in `models`): the saved provider serving it. A model
+    /// listed here uses that URL (and that provider's key) instead of `base_url`, so one run can
+    /// mix providers with different URLs and keys.
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub endpoints: BTreeMap<String, ModelEndpoint>,
+    /// An explicit QuestBench task selection, in run order (the demo's mix of atomic and
+    /// composite tasks); empty: the catalogue order. Stored so a resume replays the same
+    /// instances. Filters and `limit` still apply on top.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub quest_tasks: Vec<String>,
+}
+
+impl RunSpec {
+    /// A spec with the defaults: one round, seed 0, concurrency 4, one chain worker, execution
+    /// on, cache on.
+    pub fn new(benchmarks: Vec<String>, models: Vec<String>) -> Self {
+        Self {
+            benchmarks,
+            models,
+            base_url: None,
+            limit: None,
+            rounds: 1,
+            seed: 0,
+            prompt_types: Vec::new(),
+            concurrency: 4,
+            chain_workers: 1,
+            budget_usd: None,
+            intent_execute: true,
+            cache: true,
+            rescore_of: None,
+            categories: Vec::new(),
+            difficulties: Vec::new(),
+            kinds: Vec::new(),
+            endpoints: BTreeMap::new(),
+            quest_tasks: Vec::new(),
+        }
+    }
+
+    /// The base URL a provider model of this run uses: its endpoint's, else `base_url`.
+    pub fn base_url_of(&self, model: &str) -> Option<&str> {
+        self.endpoints
+            .get(model)
+            .map(|e| e.base_url.as_str())
+            .or(self.base_url.as_deref())
+    }
+
+    /// The saved provider serving a model, when the spec names one.
+    pub fn provider_of(&self, model: &str) -> Option<&str> {
+        self.endpoints.get(model).map(|e| e.provider.as_str())
+    }
+
+    /// The task filters as `(flag, values, field of InstanceMeta)`.
+    fn filters(&self) -> [(&'static str, &[String], fn(&InstanceMeta) -> &str); 3] {
+        [
+            ("--category", &self.categories, |m| &m.category),
+            ("--difficulty", &self.difficulties, |m| &m.difficulty),
+            ("--kind", &self.kinds, |m| &m.kind),
+        ]
+    }
+
+    /// Whether any category, difficulty or kind filter is set.
+    pub fn has_filters(&self) -> bool {
+        self.filters().iter().any(|(_, v, _)| !v.is_empty())
+    }
+
+    /// Whether an instance passes the category, difficulty and kind filters.
+    pub fn keeps(&self, meta: &InstanceMeta) -> bool {
+        self.filters()
+            .iter()
+            .all(|(_, values, field)| values.is_empty() || values.iter().any(|v| v == field(meta)))
+    }
+
+    /// Checks the filters against every instance the run's benchmarks have: a value no instance
+    /// has, or filters that together keep nothing, is an error naming the filter.
+    pub fn check_filters<'m>(
+        &self,
+        metas: impl IntoIterator<Item = &'m InstanceMeta>,
+    ) -> Result<(), RunError> {
+        let metas: Vec<&InstanceMeta> = metas.into_iter().collect();
+        let mut any = false;
+        for (flag, values, field) in self.filters() {
+            for v in values {
+                any = true;
+                if !metas.iter().any(|m| field(m) == v) {
+                    let mut seen: Vec<&str> = metas.iter().map(|m| field(m)).collect();
+                    seen.sort_unstable();
+                    seen.dedup();
+                    seen.retain(|s| !s.is_empty());
+                    return Err(RunError::Spec(format!(
+                        "{flag} {v:?} matches no task of {}; values there: {}",
+                        self.benchmarks.join(", "),
+                        if seen.is_empty() {
+                            "none".to_string()
+                        } else {
+                            seen.join(", ")
+                        }
+                    )));
+                }
+            }
+        }
+        if any && !metas.iter().any(|m| self.keeps(m)) {
+            let named: Vec<String> = self
+                .filters()
+                .iter()
+                .filter(|(_, v, _)| !v.is_empty())
+                .map(|(flag, v, _)| format!("{flag} {}", v.join(",")))
+                .collect();
+            return Err(RunError::Spec(format!(
+                "the filters {} together match no task of {}",
+                named.join(" "),
+                self.benchmarks.join(", ")
+            )));
+        }
+        Ok(())
+    }
+
+    /// Expands `all` and checks names, rounds and concurrency; errors name the bad value.
+    pub fn validate(self) -> Result<Self, RunError> {
+        self.validate_for(&BENCHMARKS)
+    }
+
+    /// [`Self::validate`] against the benchmark names in `known`; an empty `known` leaves names
+    /// to the loader (which rejects the ones it does not have).
+    pub fn validate_for(mut self, known: &[&str]) -> Result<Self, RunError> {
+        let mut benches = Vec::new();
+        // `--bench a,b` and repeated `--bench` both work.
+        for b in self.benchmarks.iter().flat_map(|b| b.split(',')) {
+            let b = b.trim();
+            if b == "all" {
+                benches.extend(BENCHMARKS.iter().map(|s| s.to_string()));
+            } else if known.is_empty() && !b.is_empty() || known.contains(&b) {
+                benches.push(b.to_string());
+            } else {
+                return Err(RunError::Spec(format!(
+                    "unknown benchmark {b:?}; expected one of: questbench, intent2tx, pilot, all"
+                )));
+            }
+        }
+        let mut seen = BTreeSet::new();
+        benches.retain(|b| seen.insert(b.clone()));
+        if benches.is_empty() {
+            return Err(RunError::Spec("no benchmark given (--bench)".into()));
+        }
+        self.benchmarks = benches;
+        let mut seen = BTreeSet::new();
+        self.models.retain(|m| seen.insert(m.clone()));
+        if self.models.is_empty() {
+            return Err(RunError::Spec("no model given (--model)".into()));
+        }
+        if let Some(m) = self.endpoints.keys().find(|m| !self.models.contains(m)) {
+            return Err(RunError::Spec(format!(
+                "an endpoint is given for {m:?}, which is not one of the run's models"
+            )));
+        }
+        if let Some(m) = self.endpoints.keys().find(|m| m.starts_with("builtin:")) {
+            return Err(RunError::Spec(format!(
+                "{m:?} is a built-in agent; it has no provider endpoint"
+            )));
+        }
+        if self.rounds == 0 {
+            return Err(RunError::Spec("--rounds must be at least 1".into()));
+        }
+        if self.concurrency == 0 || self.chain_workers == 0 {
+            return Err(RunError::Spec(
+                "--concurrency and chain workers must be at least 1".into(),
+            ));
+        }
+        if self.budget_usd.is_some_and(|b| !b.is_finite() || b < 0.0) {
+            return Err(RunError::Spec(
+                "--budget must be a non-negative number".into(),
+            ));
+        }
+        const PROMPTS: [&str; 6] = [
+            "direct",
+            "retrieval",
+            "baseline",
+            "cot",
+            "optimal",
+            "flawed",
+        ];
+        if let Some(p) = self
+            .prompt_types
+            .iter()
+            .find(|p| !PROMPTS.contains(&p.as_str()))
+        {
+            return Err(RunError::Spec(format!(
+                "unknown prompt type {p:?}; expected one of: {}",
+                PROMPTS.join(", ")
+            )));
+        }
+        Ok(self)
+    }
+}
+
+/// One sample to run.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Job {
+    /// Benchmark name.
+    pub benchmark: String,
+    /// Model display name (`builtin:reference`, `openai:gpt-4o`).
+    pub model: String,
+    /// Instance id.
+    pub instance: String,
+    /// 0-based round.
+    pub round: u32,
+    /// The sample seed.
+    pub seed: u64,
+    /// Grouping data.
+    pub meta: InstanceMeta,
+    /// Assistant turns to replay instead of asking the model (re-score).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub replay: Option<Vec<String>>,
+    /// Re-score: the original sample's agent error (copied, since there is no answer to score).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub replay_error: Option<String>,
+}
+
+impl Job {
+    /// The identity the store keys samples by.
+    pub fn key(&self) -> crucible_store::SampleKey {
+        (
+            self.benchmark.clone(),
+            self.model.clone(),
+            self.instance.clone(),
+            i64::from(self.round),
+        )
+    }
+}
+
+/// The sample seed: the first 8 bytes of SHA-256 over the run seed, benchmark, instance and round.
+/// The model is deliberately not an input, so models are compared on identical samples.
+pub fn sample_seed(run_seed: u64, benchmark: &str, instance: &str, round: u32) -> u64 {
+    let mut h = Sha256::new();
+    h.update(run_seed.to_le_bytes());
+    h.update(benchmark.as_bytes());
+    h.update([0]);
+    h.update(instance.as_bytes());
+    h.update([0]);
+    h.update(round.to_le_bytes());
+    let d = h.finalize();
+    u64::from_le_bytes(d[..8].try_into().unwrap_or_default())
+}
+
+/// The instances of `bench` a spec selects: the instances passing the category, difficulty and
+/// kind filters, of those the first `limit` tasks in catalogue order, then every kept prompt type
+/// of those tasks.
+pub fn select(
+    bench: &dyn Benchmark,
+    spec: &RunSpec,
+) -> Result<Vec<(String, InstanceMeta)>, RunError> {
+    let mut tasks = BTreeSet::new();
+    let mut out = Vec::new();
+    // Without filters, instances past the limit need no meta (which can be costly).
+    let filtered = spec.has_filters();
+    for instance in bench.instances() {
+        // The task is the instance without `#…` (the store contract's convention).
+        let task = instance.split('#').next().unwrap_or_default().to_string();
+        if !filtered && !tasks.contains(&task) && spec.limit.is_some_and(|l| tasks.len() >= l) {
+            continue;
+        }
+        let meta = bench.meta(&instance)?;
+        if !spec.keeps(&meta) {
+            continue;
+        }
+        if !tasks.contains(&task) {
+            if spec.limit.is_some_and(|l| tasks.len() >= l) {
+                continue;
+            }
+            tasks.insert(task);
+        }
+        if !meta.prompt_type.is_empty()
+            && !spec.prompt_types.is_empty()
+            && !spec.prompt_types.contains(&meta.prompt_type)
+        {
+            continue;
+        }
+        out.push((instance, meta));
+    }
+    Ok(out)
+}
+
+/// Every job of a run, in order benchmark × model × instance × round. `models_for` says which of
+/// the spec's models run on a benchmark (a built-in agent only runs where it exists).
+pub fn plan<'b>(
+    spec: &RunSpec,
+    bench_of: impl Fn(&str) -> Option<&'b dyn Benchmark>,
+    models_for: impl Fn(&str) -> Vec<String>,
+) -> Result<Vec<Job>, RunError> {
+    let mut jobs = Vec::new();
+    let mut benches = Vec::new();
+    let mut metas = Vec::new();
+    for b in &spec.benchmarks {
+        let bench =
+            bench_of(b).ok_or_else(|| RunError::Spec(format!("benchmark {b:?} is not loaded")))?;
+        if spec.has_filters() {
+            for instance in bench.instances() {
+                metas.push(bench.meta(&instance)?);
+            }
+        }
+        benches.push((b, bench));
+    }
+    spec.check_filters(&metas)?;
+    for (b, bench) in benches {
+        let selected = select(bench, spec)?;
+        for model in models_for(b) {
+            for (instance, meta) in &selected {
+                for round in 0..spec.rounds {
+                    jobs.push(Job {
+                        benchmark: b.clone(),
+                        model: model.clone(),
+                        instance: instance.clone(),
+                        round,
+                        seed: sample_seed(spec.seed, b, instance, round),
+                        meta: meta.clone(),
+                        replay: None,
+                        replay_error: None,
+                    });
+                }
+            }
+        }
+    }
+    Ok(jobs)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn seeds_depend_on_every_input_but_the_model() {
+        let base = sample_seed(7, "pilot", "t#cot", 0);
+        assert_eq!(base, sample_seed(7, "pilot", "t#cot", 0));
+        let others = [
+            sample_seed(8, "pilot", "t#cot", 0),
+            sample_seed(7, "intent2tx", "t#cot", 0),
+            sample_seed(7, "pilot", "t#optimal", 0),
+            sample_seed(7, "pilot", "t#cot", 1),
+        ];
+        for o in others {
+            assert_ne!(o, base);
+        }
+    }
+
+    /// Six tasks: `t<i>` with kind a|b by parity, difficulty easy|hard by i < 3, category c<i % 3>.
+    struct Fake;
+
+    impl Benchmark for Fake {
+        fn name(&self) -> &'static str {
+            "pilot"
+        }
+        fn instances(&self) -> Vec<String> {
+            (0..6).map(|i| format!("t{i}")).collect()
+        }
+        fn meta(&self, instance: &str) -> Result<InstanceMeta, RunError> {
+            let i: usize = instance[1..]
+                .parse()
+                .map_err(|_| RunError::Spec(instance.into()))?;
+            Ok(InstanceMeta {
+                task: instance.into(),
+                prompt_type: String::new(),
+                kind: if i % 2 == 0 { "a" } else { "b" }.into(),
+                category: format!("c{}", i % 3),
+                subcategory: String::new(),
+                difficulty: if i < 3 { "easy" } else { "hard" }.into(),
+            })
+        }
+        fn builtin_agents(&self) -> Vec<&'static str> {
+            vec!["reference"]
+        }
+        fn builtin_agent(
+            &self,
+            _: &str,
+            _: &str,
+            _: u64,
+        ) -> Result<Box<dyn crucible_core::Agent + '_>, RunError> {
+            Err(RunError::Spec("not in this test".into()))
+        }
+        fn run<'a>(
+            &'a self,
+            _: &'a str,
+            _: &'a mut dyn crucible_core::Agent,
+            _: u64,
+            _: &'a mut (dyn FnMut(crucible_core::Event) + Send),
+        ) -> crucible_core::BoxFuture<'a, Result<crucible_core::SampleRecord, RunError>> {
+            Box::pin(async { Err(RunError::Spec("not in this test".into())) })
+        }
+    }
+
+    fn planned(spec: &RunSpec) -> Result<Vec<String>, RunError> {
+        let jobs = plan(
+            spec,
+            |_| Some(&Fake as &dyn Benchmark),
+            |_| vec!["m".into()],
+        )?;
+        Ok(jobs.into_iter().map(|j| j.instance).collect())
+    }
+
+    #[test]
+    fn filters_keep_exactly_the_matching_instances_before_the_limit() {
+        type Case = (
+            &'static [&'static str],
+            &'static [&'static str],
+            &'static [&'static str],
+            Option<usize>,
+            &'static [&'static str],
+        );
+        let cases: [Case; 6] = [
+            (&[], &[], &[], None, &["t0", "t1", "t2", "t3", "t4", "t5"]),
+            (&["c0"], &[], &[], None, &["t0", "t3"]),
+            (&[], &["hard"], &["a"], None, &["t4"]),
+            (&["c1", "c2"], &["easy"], &[], None, &["t1", "t2"]),
+            // The limit counts matching tasks: the first two hard ones, not the first two.
+            (&[], &["hard"], &[], Some(2), &["t3", "t4"]),
+            (&[], &[], &["b"], Some(1), &["t1"]),
+        ];
+        for (cats, diffs, kinds, limit, want) in cases {
+            let mut spec = RunSpec::new(vec!["pilot".into()], vec!["m".into()]);
+            spec.categories = cats.iter().map(|s| s.to_string()).collect();
+            spec.difficulties = diffs.iter().map(|s| s.to_string()).collect();
+            spec.kinds = kinds.iter().map(|s| s.to_string()).collect();
+            spec.limit = limit;
+            assert_eq!(
+                planned(&spec).unwrap(),
+                want,
+                "{cats:?} {diffs:?} {kinds:?} {limit:?}"
+            );
+        }
+    }
+
+    #[test]
+    fn a_filter_matching_nothing_is_an_error_naming_it() {
+        let mut spec = RunSpec::new(vec!["pilot".into()], vec!["m".into()]);
+        spec.difficulties = vec!["easy".into(), "medium".into()];
+        let e = planned(&spec).unwrap_err().to_string();
+        assert!(
+            e.contains("--difficulty \"medium\"") && e.contains("easy, hard"),
+            "{e}"
+        );
+        let mut spec = RunSpec::new(vec!["pilot".into()], vec!["m".into()]);
+        spec.categories = vec!["c0".into()];
+        spec.kinds = vec!["b".into()];
+        spec.difficulties = vec!["easy".into()];
+        // c0 ∩ b = {t3}, which is hard: each value exists, together they keep nothing.
+        let e = planned(&spec).unwrap_err().to_string();
+        assert!(
+            e.contains("--category c0") && e.contains("--kind b") && e.contains("together"),
+            "{e}"
+        );
+    }
+
+    #[test]
+    fn specs_stored_before_filters_existed_still_read() {
+        let old = r#"{"benchmarks":["pilot"],"models":["m"],"rounds":1,"seed":3,"concurrency":2}"#;
+        let spec: RunSpec = serde_json::from_str(old).unwrap();
+        assert!(
+            spec.categories.is_empty() && spec.difficulties.is_empty() && spec.kinds.is_empty()
+        );
+        let mut with = spec.clone();
+        with.kinds = vec!["a".into()];
+        let back: RunSpec = serde_json::from_str(&serde_json::to_string(&with).unwrap()).unwrap();
+        assert_eq!(
+            back, with,
+            "filters are stored with the run (resume reads them back)"
+        );
+    }
+
+    #[test]
+    fn validation_names_the_bad_value() {
+        let ok = RunSpec::new(vec!["all".into()], vec!["builtin:reference".into()])
+            .validate()
+            .unwrap();
+        assert_eq!(ok.benchmarks, BENCHMARKS.map(String::from).to_vec());
+        let two = RunSpec::new(
+            vec!["pilot,intent2tx".into()],
+            vec!["builtin:reference".into()],
+        )
+        .validate()
+        .unwrap();
+        assert_eq!(two.benchmarks, ["pilot", "intent2tx"]);
+        let cases: [(&str, &str, u32, &str); 4] = [
+            ("swebench", "builtin:reference", 1, "swebench"),
+            ("pilot", "builtin:reference", 0, "--rounds"),
+            ("", "builtin:reference", 1, "unknown benchmark"),
+            ("pilot", "", 1, "no model"),
+        ];
+        for (b, m, rounds, needle) in cases {
+            let models = if m.is_empty() { vec![] } else { vec![m.into()] };
+            let mut s = RunSpec::new(vec![b.into()], models);
+            s.rounds = rounds;
+            let e = s.validate().unwrap_err().to_string();
+            assert!(e.contains(needle), "{b}/{m}: {e}");
+        }
+        let mut s = RunSpec::new(vec!["pilot".into()], vec!["builtin:reference".into()]);
+        s.prompt_types = vec!["sideways".into()];
+        assert!(s.validate().unwrap_err().to_string().contains("sideways"));
+    }
+}

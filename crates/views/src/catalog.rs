@@ -1,0 +1,341 @@
+//! The benchmark catalogue: loads the three benchmarks from the project's `tasks/` for a run —
+//! the ones that need no chain (shared by every worker) and the ones that do (booted once per
+//! chain worker, each on its own Anvil) — behind [`crucible_run::Benchmarks`], so orchestration
+//! never names a concrete benchmark.
+
+use std::collections::BTreeMap;
+use std::sync::Arc;
+
+use crucible_intent2tx::seam::IntentBench;
+use crucible_intent2tx::{execute::Executor, import::load_clean, AddressBook};
+use crucible_pilot::seam::PilotBench;
+use crucible_pilot::suite::Engine;
+use crucible_pilot::task::TaskLibrary;
+use crucible_questbench::atomic::Harness;
+use crucible_questbench::seam::QuestBench;
+use crucible_questbench::task::{load_dir, Task};
+use crucible_core::{Benchmark, BoxFuture};
+use crucible_run::{Benchmarks, ChainBenches, LoadBenchmarks, RunError, RunSpec};
+use crucible_core::Config;
+
+/// The benchmarks' static data, loaded once per run.
+pub struct Catalog {
+    config: Config,
+    quest_tasks: Option<Vec<Task>>,
+    intent_data: Option<(
+        Vec<crucible_intent2tx::schema::Instance>,
+        Vec<crucible_intent2tx::schema::Instance>,
+    )>,
+    intent_execute: bool,
+    shared: BTreeMap<&'static str, Arc<dyn Benchmark>>,
+}
+
+fn load_err(what: &str, e: impl std::fmt::Display) -> RunError {
+    RunError::Spec(format!("loading {what}: {e}"))
+}
+
+impl std::fmt::Debug for Catalog {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Catalog")
+            .field("shared", &self.shared.keys().collect::<Vec<_>>())
+            .field("intent_execute", &self.intent_execute)
+            .finish_non_exhaustive()
+    }
+}
+
+impl Catalog {
+    /// Loads the catalogues of `benchmarks` from the project's `tasks/`.
+    pub fn load(
+        config: &Config,
+        benchmarks: &[String],
+        intent_execute: bool,
+    ) -> Result<Self, RunError> {
+        let tasks = config.project_dir.join("tasks");
+        let mut c = Self {
+            config: config.clone(),
+            quest_tasks: None,
+            intent_data: None,
+            intent_execute,
+            shared: BTreeMap::new(),
+        };
+        for b in benchmarks {
+            match b.as_str() {
+                "questbench" => {
+                    let dir = tasks.join("questbench");
+                    c.quest_tasks =
+                        Some(load_dir(&dir).map_err(|e| load_err(&dir.display().to_string(), e))?);
+                }
+                "intent2tx" => {
+                    let data = tasks.join("intent2tx/default/instances.jsonl");
+                    let pool = tasks.join("intent2tx/pool/instances.jsonl");
+                    let d =
+                        load_clean(&data).map_err(|e| load_err(&data.display().to_string(), e))?;
+                    let p =
+                        load_clean(&pool).map_err(|e| load_err(&pool.display().to_string(), e))?;
+                    if !intent_execute {
+                        c.shared.insert(
+                            "intent2tx",
+                            Arc::new(IntentBench::new(
+                                d.clone(),
+                                p.clone(),
+                                AddressBook::builtin(),
+                            )),
+                        );
+                    }
+                    c.intent_data = Some((d, p));
+                }
+                "pilot" => {
+                    let dir = tasks.join("pilot");
+                    let lib = TaskLibrary::load(&dir)
+                        .map_err(|e| load_err(&dir.display().to_string(), e))?;
+                    c.shared
+                        .insert("pilot", Arc::new(PilotBench::new(Engine::new(lib))));
+                }
+                other => return Err(RunError::Spec(format!("unknown benchmark {other:?}"))),
+            }
+        }
+        Ok(c)
+    }
+
+    /// Keeps only the QuestBench tasks `ids`, in that order (the demo's mix of atomic and
+    /// composite tasks; `--limit` alone takes catalogue order, where composites come last).
+    /// Errors name an id that is not in the catalogue; without QuestBench this does nothing.
+    pub fn select_quest(&mut self, ids: &[String]) -> Result<(), RunError> {
+        let Some(tasks) = self.quest_tasks.take() else {
+            return Ok(());
+        };
+        let mut picked = Vec::with_capacity(ids.len());
+        for id in ids {
+            let t = tasks.iter().find(|t| t.id() == id).ok_or_else(|| {
+                RunError::Spec(format!("questbench task {id:?} is not in the catalogue"))
+            })?;
+            picked.push(t.clone());
+        }
+        self.quest_tasks = Some(picked);
+        Ok(())
+    }
+
+    /// The loaded QuestBench tasks' ids and kinds, in catalogue order (empty without QuestBench).
+    pub fn quest_ids(&self) -> Vec<(String, crucible_questbench::task::Kind)> {
+        self.quest_tasks
+            .iter()
+            .flatten()
+            .map(|t| (t.id().to_string(), t.spec.kind))
+            .collect()
+    }
+
+    /// Boots a chain worker's benchmarks (each with its own Anvil).
+    pub async fn boot(&self) -> Result<ChainBenches, RunError> {
+        let mut out: ChainBenches = BTreeMap::new();
+        if let Some(tasks) = &self.quest_tasks {
+            let h = Harness::start(&self.config)
+                .await
+                .map_err(|e| RunError::Benchmark(format!("booting the questbench chain: {e}")))?;
+            out.insert("questbench", Box::new(QuestBench::new(tasks.clone(), h)));
+        }
+        if let (Some((d, p)), true) = (&self.intent_data, self.intent_execute) {
+            let ex = Executor::boot(&self.config, AddressBook::builtin())
+                .await
+                .map_err(|e| RunError::Benchmark(format!("booting the intent2tx chain: {e}")))?;
+            out.insert(
+                "intent2tx",
+                Box::new(
+                    IntentBench::new(d.clone(), p.clone(), AddressBook::builtin())
+                        .with_executor(ex),
+                ),
+            );
+        }
+        Ok(out)
+    }
+}
+
+impl Benchmarks for Catalog {
+    fn needs_chain(&self, benchmark: &str) -> bool {
+        benchmark == "questbench" || (benchmark == "intent2tx" && self.intent_execute)
+    }
+
+    fn shared(&self, benchmark: &str) -> Option<Arc<dyn Benchmark>> {
+        self.shared.get(benchmark).cloned()
+    }
+
+    fn boot_chain(&self) -> BoxFuture<'_, Result<ChainBenches, RunError>> {
+        Box::pin(self.boot())
+    }
+}
+
+/// The loader orchestration uses: [`Catalog::load`] for a spec's benchmarks, then the spec's
+/// explicit QuestBench selection (`RunSpec::quest_tasks`) when it has one.
+pub fn loader() -> LoadBenchmarks {
+    Arc::new(|config: &Config, spec: &RunSpec| {
+        let mut c = Catalog::load(config, &spec.benchmarks, spec.intent_execute)?;
+        if !spec.quest_tasks.is_empty() {
+            c.select_quest(&spec.quest_tasks)?;
+        }
+        Ok(Arc::new(c) as Arc<dyn Benchmarks>)
+    })
+}
+
+/// The models of the CLI demo run: each benchmark's reference and two of its fault-injecting
+/// agents.
+pub const DEMO_MODELS: [&str; 8] = [
+    "builtin:reference",
+    "builtin:known-wrong",
+    "builtin:faulty-0.3",
+    "builtin:wrong-contract",
+    "builtin:placeholder-address",
+    "builtin:follows-plan",
+    "builtin:no-retry",
+    "builtin:random",
+];
+
+/// The composite QuestBench tasks of the demo, in the order they are added: an approve + swap
+/// (its known-wrong `missing_approval` script reverts on chain), a batch of token transfers and a
+/// query → wrap → verify workflow with an answer.
+pub const DEMO_COMPOSITES: [&str; 3] = [
+    "composite_approve_swap_tokens",
+    "composite_batch_transfer_2_tokens",
+    "composite_query_balance_wrap_verify",
+];
+
+/// The demo's QuestBench tasks out of the catalogue's `(id, kind)` list: the first atomic tasks,
+/// then `composites` of [`DEMO_COMPOSITES`] (at most half of `limit`), `limit` in all.
+pub fn demo_quest_ids(
+    catalogue: &[(String, crucible_questbench::task::Kind)],
+    limit: usize,
+    composites: usize,
+) -> Vec<String> {
+    let n = composites.min(limit / 2).min(DEMO_COMPOSITES.len());
+    let mut ids: Vec<String> = catalogue
+        .iter()
+        .filter(|(_, k)| *k == crucible_questbench::task::Kind::Atomic)
+        .map(|(id, _)| id.clone())
+        .take(limit - n)
+        .collect();
+    ids.extend(DEMO_COMPOSITES[..n].iter().map(|s| s.to_string()));
+    ids
+}
+
+/// The demo's QuestBench selection written into `spec.quest_tasks` (so a resume replays the
+/// same tasks); nothing when the spec has no QuestBench. `spec.limit` must be set.
+pub fn select_demo_quest(
+    config: &Config,
+    spec: &mut RunSpec,
+    composites: usize,
+) -> Result<(), RunError> {
+    if !spec.benchmarks.iter().any(|b| b == "questbench") {
+        return Ok(());
+    }
+    let c = Catalog::load(config, &["questbench".to_string()], false)?;
+    let limit = spec.limit.unwrap_or(usize::MAX).min(c.quest_ids().len());
+    spec.quest_tasks = demo_quest_ids(&c.quest_ids(), limit, composites);
+    Ok(())
+}
+
+/// Why QuestBench cannot run here (Anvil, Deno or the bsc universe missing), or `None` when it
+/// can. The message names what is missing and how to get it.
+pub fn quest_unavailable(config: &Config) -> Option<String> {
+    let status = crate::status::system_status(config);
+    let mut missing = Vec::new();
+    for t in &status.tools {
+        if let (true, crate::status::ToolLocation::Missing { .. }) =
+            (t.name == "anvil" || t.name == "deno", &t.location)
+        {
+            missing.push(format!(
+                "{} (run `npm ci` in the project directory)",
+                t.name
+            ));
+        }
+    }
+    let bsc_built = status.universes.iter().any(|u| {
+        u.profile == "bsc" && matches!(u.state, crate::status::UniverseState::Built { .. })
+    });
+    if !bsc_built {
+        missing.push("the bsc universe (`crucible universe build --profile bsc`)".into());
+    }
+    (!missing.is_empty()).then(|| format!("QuestBench needs {}", missing.join(", ")))
+}
+
+/// What the in-app demo runs: built-in agents on PILOT-Bench and Intent2Tx (fields only), plus
+/// QuestBench when [`quest_unavailable`] says the chain can run — `(benchmarks, models, why
+/// not)`. Cheap (file checks only): the UI shows it next to the demo button.
+pub fn app_demo_choice(config: &Config) -> (Vec<String>, Vec<String>, Option<String>) {
+    let why_not = quest_unavailable(config);
+    let mut benchmarks = vec!["intent2tx".to_string(), "pilot".to_string()];
+    let mut models: Vec<String> = [
+        "builtin:reference",
+        "builtin:wrong-contract",
+        "builtin:numeric-drift",
+        "builtin:follows-plan",
+        "builtin:no-retry",
+    ]
+    .map(String::from)
+    .to_vec();
+    if why_not.is_none() {
+        benchmarks.insert(0, "questbench".into());
+        models.push("builtin:known-wrong".into());
+    }
+    (benchmarks, models, why_not)
+}
+
+/// The in-app demo's spec ([`app_demo_choice`]): 3 tasks × 2 rounds; QuestBench, when included,
+/// gets 2 atomic tasks and 1 composite (stored in the spec, so a resume replays them). Returns
+/// the spec and, without QuestBench, why.
+pub fn app_demo_spec(config: &Config) -> Result<(RunSpec, Option<String>), RunError> {
+    let (benchmarks, models, why_not) = app_demo_choice(config);
+    let mut spec = RunSpec::new(benchmarks, models);
+    spec.limit = Some(3);
+    spec.rounds = 2;
+    spec.concurrency = 4;
+    spec.intent_execute = false;
+    let mut spec = spec.validate()?;
+    select_demo_quest(config, &mut spec, 1)?;
+    Ok((spec, why_not))
+}
+
+#[cfg(test)]
+mod demo_tests {
+    use super::*;
+    use crucible_questbench::task::Kind;
+
+    #[test]
+    fn demo_ids_take_atomic_tasks_then_at_most_half_composites() {
+        let cat: Vec<(String, Kind)> = vec![
+            ("a1".into(), Kind::Atomic),
+            ("c9".into(), Kind::Composite),
+            ("a2".into(), Kind::Atomic),
+            ("a3".into(), Kind::Atomic),
+        ];
+        let cases: [(usize, usize, &[&str]); 4] = [
+            (3, 1, &["a1", "a2", DEMO_COMPOSITES[0]]),
+            (2, 3, &["a1", DEMO_COMPOSITES[0]]),
+            (3, 0, &["a1", "a2", "a3"]),
+            (
+                8,
+                3,
+                &[
+                    "a1",
+                    "a2",
+                    "a3",
+                    DEMO_COMPOSITES[0],
+                    DEMO_COMPOSITES[1],
+                    DEMO_COMPOSITES[2],
+                ],
+            ),
+        ];
+        for (limit, comp, want) in cases {
+            assert_eq!(demo_quest_ids(&cat, limit, comp), want, "{limit} {comp}");
+        }
+    }
+
+    #[test]
+    fn the_app_demo_includes_questbench_exactly_when_the_chain_can_run() {
+        let mut config = Config::test();
+        // No Anvil anywhere: QuestBench is left out and the reason names it.
+        config.anvil_path = Some("/nonexistent/anvil".into());
+        let (spec, why) = app_demo_spec(&config).unwrap();
+        assert!(!spec.benchmarks.contains(&"questbench".to_string()));
+        assert!(spec.quest_tasks.is_empty());
+        let why = why.expect("a reason");
+        assert!(why.contains("anvil") && why.contains("npm ci"), "{why}");
+    }
+}

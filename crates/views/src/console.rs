@@ -1,0 +1,957 @@
+//! The run console: what a researcher's UI needs on top of [`crucible_run`] and [`crucible_store`].
+//! A new-run form with errors that name the field ([`RunForm`] → [`RunSpec`]), the plan preview
+//! (sample count, cost and duration estimated from previous runs: [`estimate`]), live progress
+//! folded from the orchestrator's [`Progress`] events ([`Tracker`] → [`LiveStatus`]), and the
+//! runs list ([`list_runs`]).
+//!
+//! It owns no scheduling and no SQL: runs are started, cancelled and resumed by [`crucible_run`],
+//! stored and read by [`crucible_store`]. Time is an input (`elapsed` arguments), never read here.
+
+use std::collections::{BTreeMap, VecDeque};
+
+use serde::{Deserialize, Serialize};
+use ts_rs::TS;
+
+use crucible_run::spec::ModelEndpoint;
+use crucible_core::{serde_name, InstanceMeta};
+use crucible_run::{Benchmarks, Progress, RunSpec, BENCHMARKS};
+use crucible_store::{Store, StoreError};
+use crucible_core::Config;
+
+/// A field-named problem with the new-run form.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, TS, thiserror::Error)]
+#[error("{field}: {message}")]
+pub struct FormError {
+    /// The form field (`benchmarks`, `models`, `rounds`, `seed`, `limit`, `concurrency`,
+    /// `budget_usd`, `prompt_types`, `base_url`).
+    pub field: String,
+    /// What is wrong, for people.
+    pub message: String,
+}
+
+fn form_err(field: &str, message: impl Into<String>) -> FormError {
+    FormError {
+        field: field.into(),
+        message: message.into(),
+    }
+}
+
+/// The new-run form as the UI sends it.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, TS)]
+pub struct RunForm {
+    /// `questbench`, `intent2tx`, `pilot`.
+    pub benchmarks: Vec<String>,
+    /// `builtin:NAME` or `PROVIDER:MODEL`.
+    pub models: Vec<String>,
+    /// The provider URL for the run's provider models (a saved provider's URL).
+    pub base_url: Option<String>,
+    /// First N tasks of each benchmark (`None`: all).
+    pub limit: Option<u32>,
+    /// Rounds (avg@k).
+    pub rounds: u32,
+    /// Run seed.
+    #[ts(type = "number")]
+    pub seed: u64,
+    /// Prompt types to keep (empty: all).
+    pub prompt_types: Vec<String>,
+    /// Samples in flight.
+    pub concurrency: u32,
+    /// USD budget (`None`: unlimited).
+    pub budget_usd: Option<f64>,
+    /// Intent2Tx executes answers on the chain.
+    pub intent_execute: bool,
+    /// Categories to keep (empty: all).
+    #[serde(default)]
+    pub categories: Vec<String>,
+    /// Difficulties to keep (empty: all).
+    #[serde(default)]
+    pub difficulties: Vec<String>,
+    /// Kinds to keep (empty: all).
+    #[serde(default)]
+    pub kinds: Vec<String>,
+    /// The saved provider (by id) serving each provider model of `models`; models of several
+    /// providers with different URLs and keys can be mixed. A provider model not listed uses
+    /// `base_url` (or its provider's default URL).
+    #[serde(default)]
+    pub model_providers: BTreeMap<String, String>,
+}
+
+impl RunForm {
+    /// The run spec, or the first problem with a field named.
+    pub fn to_spec(&self, data_dir: &std::path::Path) -> Result<RunSpec, FormError> {
+        if self.benchmarks.is_empty() {
+            return Err(form_err("benchmarks", "choose at least one benchmark"));
+        }
+        if let Some(b) = self
+            .benchmarks
+            .iter()
+            .find(|b| !BENCHMARKS.contains(&b.as_str()))
+        {
+            return Err(form_err(
+                "benchmarks",
+                format!("unknown benchmark {b:?}; expected questbench, intent2tx or pilot"),
+            ));
+        }
+        if self.models.is_empty() {
+            return Err(form_err(
+                "models",
+                "choose at least one model or built-in agent",
+            ));
+        }
+        if self.rounds == 0 || self.rounds > 100 {
+            return Err(form_err("rounds", "rounds must be between 1 and 100"));
+        }
+        if self.limit == Some(0) {
+            return Err(form_err(
+                "limit",
+                "a task limit must be at least 1 (leave it empty for all tasks)",
+            ));
+        }
+        if self.concurrency == 0 || self.concurrency > 256 {
+            return Err(form_err(
+                "concurrency",
+                "concurrency must be between 1 and 256",
+            ));
+        }
+        if let Some(b) = self.budget_usd {
+            if !(b.is_finite() && b >= 0.0) {
+                return Err(form_err(
+                    "budget_usd",
+                    "the budget must be a non-negative number of USD",
+                ));
+            }
+        }
+        if let Some(u) = &self.base_url {
+            if !(u.starts_with("http://") || u.starts_with("https://")) {
+                return Err(form_err(
+                    "base_url",
+                    format!("{u:?} must start with http:// or https://"),
+                ));
+            }
+        }
+        let mut spec = RunSpec::new(self.benchmarks.clone(), self.models.clone());
+        spec.base_url = self.base_url.clone();
+        spec.endpoints = self.endpoints(data_dir)?;
+        spec.limit = self.limit.map(|l| l as usize);
+        spec.rounds = self.rounds;
+        spec.seed = self.seed;
+        spec.prompt_types = self.prompt_types.clone();
+        spec.categories = self.categories.clone();
+        spec.difficulties = self.difficulties.clone();
+        spec.kinds = self.kinds.clone();
+        spec.concurrency = self.concurrency as usize;
+        spec.budget_usd = self.budget_usd;
+        spec.intent_execute = self.intent_execute;
+        let spec = spec.validate().map_err(|e| {
+            let msg = e.to_string();
+            let field = if msg.contains("prompt type") {
+                "prompt_types"
+            } else if msg.contains("model") || msg.contains("builtin") {
+                "models"
+            } else {
+                "benchmarks"
+            };
+            form_err(field, msg)
+        })?;
+        crucible_run::check_models(&spec, Some(data_dir))
+            .map_err(|e| form_err("models", e.to_string()))?;
+        Ok(spec)
+    }
+}
+
+impl RunForm {
+    /// The per-model endpoints of `model_providers`, from the saved providers in `data_dir`.
+    fn endpoints(
+        &self,
+        data_dir: &std::path::Path,
+    ) -> Result<BTreeMap<String, ModelEndpoint>, FormError> {
+        endpoints_from_registry(data_dir, &self.models, &self.model_providers)
+            .map_err(|m| form_err("models", m))
+    }
+}
+
+/// `{model: provider id}` → the run's per-model endpoints (`RunSpec::endpoints`), from the saved
+/// providers in `data_dir`: each model must be one of `models` and of the provider's kind, and
+/// the provider must be saved. Errors name the model and the provider.
+pub fn endpoints_from_registry(
+    data_dir: &std::path::Path,
+    models: &[String],
+    model_providers: &BTreeMap<String, String>,
+) -> Result<BTreeMap<String, ModelEndpoint>, String> {
+    let mut out = BTreeMap::new();
+    if model_providers.is_empty() {
+        return Ok(out);
+    }
+    let registry = crucible_llm::Registry::load(data_dir).map_err(|e| e.to_string())?;
+    for (model, id) in model_providers {
+        if !models.contains(model) {
+            return Err(format!(
+                "{model:?} has a provider ({id}) but is not one of the chosen models"
+            ));
+        }
+        let p = registry.provider(id).ok_or_else(|| {
+            format!(
+                "{model}: no saved provider {id:?} in {} (Settings → Providers & models)",
+                crucible_llm::Registry::file(data_dir).display()
+            )
+        })?;
+        if !model.starts_with(&format!("{}:", p.kind)) {
+            return Err(format!(
+                "{model}: provider {id:?} is {}, not this model's provider",
+                p.kind
+            ));
+        }
+        let url = p
+            .base_url
+            .as_deref()
+            .or(p.kind.default_base_url())
+            .map(|u| u.trim_end_matches('/').to_string())
+            .ok_or_else(|| format!("{model}: provider {id:?} has no base URL"))?;
+        out.insert(
+            model.clone(),
+            ModelEndpoint {
+                provider: id.clone(),
+                base_url: url,
+            },
+        );
+    }
+    Ok(out)
+}
+
+/// Samples of one benchmark in a plan.
+#[derive(Debug, Clone, PartialEq, Serialize, TS)]
+pub struct BenchPlan {
+    /// Benchmark.
+    pub benchmark: String,
+    /// Instances selected (tasks × kept prompt types).
+    pub instances: u32,
+    /// Models that run on it (built-in agents only where they exist).
+    pub models: Vec<String>,
+    /// instances × models × rounds.
+    pub samples: u32,
+    /// What the task filters can choose on this benchmark (every instance, filters ignored).
+    pub facets: TaskFacets,
+}
+
+/// The distinct, sorted, non-empty filter values of a benchmark's instances.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, TS)]
+pub struct TaskFacets {
+    /// Categories.
+    pub categories: Vec<String>,
+    /// Difficulties.
+    pub difficulties: Vec<String>,
+    /// Kinds.
+    pub kinds: Vec<String>,
+}
+
+impl TaskFacets {
+    fn of<'m>(metas: impl IntoIterator<Item = &'m InstanceMeta>) -> Self {
+        let mut f = TaskFacets::default();
+        for m in metas {
+            for (set, v) in [
+                (&mut f.categories, &m.category),
+                (&mut f.difficulties, &m.difficulty),
+                (&mut f.kinds, &m.kind),
+            ] {
+                if !v.is_empty() && !set.contains(v) {
+                    set.push(v.clone());
+                }
+            }
+        }
+        f.categories.sort();
+        f.difficulties.sort();
+        f.kinds.sort();
+        f
+    }
+}
+
+/// What pressing Start would do.
+#[derive(Debug, Clone, PartialEq, Serialize, TS)]
+pub struct RunPlan {
+    /// Samples in total.
+    pub samples: u32,
+    /// Per benchmark.
+    pub benchmarks: Vec<BenchPlan>,
+    /// Estimated USD from previous runs' per-sample cost (`None`: no history for some model).
+    pub est_cost_usd: Option<f64>,
+    /// Estimated wall time in seconds from previous runs' per-sample latency and the
+    /// concurrency (`None`: no history).
+    pub est_seconds: Option<f64>,
+    /// How the estimates were made, for people.
+    pub basis: String,
+}
+
+/// Per (benchmark, model): mean cost and latency of stored samples.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct History {
+    per: BTreeMap<(String, String), (f64, f64, u32)>,
+    runs: usize,
+}
+
+impl History {
+    /// Averages over the samples of the newest `max_runs` runs of `store`.
+    pub async fn from_store(store: &Store, max_runs: usize) -> Result<Self, StoreError> {
+        let mut h = History::default();
+        for run in store.runs().await?.into_iter().take(max_runs) {
+            let samples = store.samples(&run.run_id).await?;
+            if !samples.is_empty() {
+                h.runs += 1;
+            }
+            for (_, s) in samples {
+                let e = h.per.entry((s.benchmark, s.model)).or_default();
+                e.0 += s.cost_usd;
+                e.1 += s.latency_ms as f64;
+                e.2 += 1;
+            }
+        }
+        Ok(h)
+    }
+
+    /// Adds one observed sample (tests and callers with their own data).
+    pub fn observe(&mut self, benchmark: &str, model: &str, cost_usd: f64, latency_ms: f64) {
+        let e = self
+            .per
+            .entry((benchmark.into(), model.into()))
+            .or_default();
+        e.0 += cost_usd;
+        e.1 += latency_ms;
+        e.2 += 1;
+    }
+
+    /// Mean (cost, latency ms) of `model` on `benchmark`, else of `model` anywhere.
+    fn mean(&self, benchmark: &str, model: &str) -> Option<(f64, f64)> {
+        let exact = self.per.get(&(benchmark.to_string(), model.to_string()));
+        let (c, l, n) = match exact {
+            Some(v) => *v,
+            None => self
+                .per
+                .iter()
+                .filter(|((_, m), _)| m == model)
+                .fold((0.0, 0.0, 0), |a, (_, v)| (a.0 + v.0, a.1 + v.1, a.2 + v.2)),
+        };
+        (n > 0).then(|| (c / n as f64, l / n as f64))
+    }
+}
+
+/// Instances per benchmark for `spec`, without booting a chain: PILOT-Bench and Intent2Tx from
+/// their catalogues, QuestBench from its task files (one instance per task).
+type FacetCache = std::sync::Mutex<BTreeMap<(String, usize), TaskFacets>>;
+
+fn facet_cache() -> &'static FacetCache {
+    static CACHE: std::sync::OnceLock<FacetCache> = std::sync::OnceLock::new();
+    CACHE.get_or_init(Default::default)
+}
+
+fn instances_per_benchmark(
+    config: &Config,
+    spec: &RunSpec,
+) -> Result<Vec<(String, u32, Vec<&'static str>, TaskFacets)>, FormError> {
+    let err = |e: crucible_run::RunError| form_err("benchmarks", e.to_string());
+    let shared: Vec<String> = spec
+        .benchmarks
+        .iter()
+        .filter(|b| b.as_str() != "questbench")
+        .cloned()
+        .collect();
+    let catalog = crate::catalog::Catalog::load(config, &shared, false).map_err(err)?;
+    let mut out = Vec::new();
+    // Every instance's grouping data, to check the task filters against (as `run::plan` does).
+    let mut metas = Vec::new();
+    for b in &spec.benchmarks {
+        if b == "questbench" {
+            let dir = config.project_dir.join("tasks/questbench");
+            let tasks = crucible_questbench::task::load_dir(&dir)
+                .map_err(|e| form_err("benchmarks", format!("{}: {e}", dir.display())))?;
+            let quest: Vec<InstanceMeta> = tasks
+                .iter()
+                // An explicit selection (the demo's) replaces the catalogue order.
+                .filter(|t| {
+                    spec.quest_tasks.is_empty() || spec.quest_tasks.iter().any(|q| q == t.id())
+                })
+                .map(|t| InstanceMeta {
+                    task: t.id().to_string(),
+                    prompt_type: String::new(),
+                    kind: serde_name(&t.spec.kind),
+                    category: t.spec.category.clone(),
+                    subcategory: t.spec.subcategory.clone(),
+                    difficulty: serde_name(&t.spec.difficulty),
+                })
+                .collect();
+            let kept = quest.iter().filter(|m| spec.keeps(m)).count();
+            let n = spec.limit.map_or(kept, |l| l.min(kept));
+            let facets = TaskFacets::of(&quest);
+            metas.extend(quest);
+            out.push((
+                b.clone(),
+                n as u32,
+                crucible_questbench::seam::AGENTS.to_vec(),
+                facets,
+            ));
+        } else if let Some(bench) = catalog.shared(b) {
+            let instances = bench.instances();
+            // Every instance's meta is costly (PILOT renders flawed plans): computed once per
+            // benchmark and catalogue size while the process lives, and for checking only
+            // when a filter is set.
+            let key = (b.clone(), instances.len());
+            let cached = facet_cache().lock().ok().and_then(|c| c.get(&key).cloned());
+            let facets = match cached {
+                Some(f) if !spec.has_filters() => f,
+                _ => {
+                    let mine = instances
+                        .iter()
+                        .map(|i| bench.meta(i))
+                        .collect::<Result<Vec<_>, _>>()
+                        .map_err(err)?;
+                    let f = TaskFacets::of(&mine);
+                    if let Ok(mut c) = facet_cache().lock() {
+                        c.insert(key, f.clone());
+                    }
+                    metas.extend(mine);
+                    f
+                }
+            };
+            let selected = crucible_run::spec::select(bench.as_ref(), spec).map_err(err)?;
+            out.push((
+                b.clone(),
+                selected.len() as u32,
+                bench.builtin_agents(),
+                facets,
+            ));
+        }
+    }
+    spec.check_filters(&metas)
+        .map_err(|e| form_err("filters", e.to_string()))?;
+    Ok(out)
+}
+
+/// The plan preview for `spec`: exact sample counts, and cost/duration estimated from `history`.
+pub fn estimate(config: &Config, spec: &RunSpec, history: &History) -> Result<RunPlan, FormError> {
+    let mut benchmarks = Vec::new();
+    let (mut cost, mut cost_known) = (0.0, true);
+    let (mut busy_ms, mut time_known) = (0.0, true);
+    for (b, instances, builtins, facets) in instances_per_benchmark(config, spec)? {
+        let models: Vec<String> = spec
+            .models
+            .iter()
+            .filter(|m| match m.strip_prefix("builtin:") {
+                Some(a) => builtins.contains(&a),
+                None => true,
+            })
+            .cloned()
+            .collect();
+        let samples = instances * models.len() as u32 * spec.rounds;
+        for m in &models {
+            let n = f64::from(instances * spec.rounds);
+            match history.mean(&b, m) {
+                Some((c, l)) => {
+                    cost += c * n;
+                    busy_ms += l * n;
+                }
+                None if m.starts_with("builtin:") => {} // built-in agents cost nothing
+                None => {
+                    cost_known = false;
+                    time_known = false;
+                }
+            }
+            if history.mean(&b, m).is_none() && m.starts_with("builtin:") {
+                time_known = false;
+            }
+        }
+        benchmarks.push(BenchPlan {
+            benchmark: b,
+            instances,
+            models,
+            samples,
+            facets,
+        });
+    }
+    let samples = benchmarks.iter().map(|b| b.samples).sum();
+    if samples == 0 {
+        return Err(form_err(
+            "models",
+            "the run selects no samples: no chosen model runs on the chosen benchmarks (built-in agents only run on their own benchmark)",
+        ));
+    }
+    let basis = if history.runs == 0 {
+        "no previous runs in this database: cost and duration are unknown until one finishes"
+            .to_string()
+    } else {
+        format!(
+            "mean cost and time per sample of each model in the last {} run(s)",
+            history.runs
+        )
+    };
+    Ok(RunPlan {
+        samples,
+        benchmarks,
+        est_cost_usd: cost_known.then_some(cost),
+        est_seconds: time_known.then(|| busy_ms / 1000.0 / spec.concurrency.max(1) as f64),
+        basis,
+    })
+}
+
+/// One failed sample, as the live view lists it.
+#[derive(Debug, Clone, PartialEq, Serialize, TS)]
+pub struct FailureView {
+    /// Benchmark.
+    pub benchmark: String,
+    /// Model.
+    pub model: String,
+    /// Instance.
+    pub instance: String,
+    /// Round.
+    pub round: u32,
+    /// Outcome class, or `not_run` for an infrastructure failure.
+    pub outcome: String,
+    /// The error when there is one.
+    pub error: Option<String>,
+}
+
+/// Progress of one model.
+#[derive(Debug, Clone, PartialEq, Serialize, TS)]
+pub struct ModelProgress {
+    /// Model.
+    pub model: String,
+    /// Samples finished in this session.
+    pub done: u32,
+    /// Samples planned for it in this session.
+    pub planned: u32,
+    /// Of those, failed (`agent_error` or not run).
+    pub failed: u32,
+}
+
+/// The live state of a run, as sent to the UI a few times a second.
+#[derive(Debug, Clone, PartialEq, Serialize, TS)]
+pub struct LiveStatus {
+    /// Run id.
+    pub run_id: String,
+    /// `starting`, `running`, or the final status (`finished`, `cancelled`, `failed`).
+    pub status: String,
+    /// Samples planned for the whole run.
+    pub planned: u32,
+    /// Samples already stored when this session started (a resumed run).
+    pub already_done: u32,
+    /// Samples this session runs.
+    pub pending: u32,
+    /// Finished in this session.
+    pub done: u32,
+    /// Failed in this session.
+    pub failed: u32,
+    /// Per model.
+    pub models: Vec<ModelProgress>,
+    /// Throughput over the session.
+    pub samples_per_min: f64,
+    /// Seconds left at that throughput (`None` until a sample finished).
+    pub eta_seconds: Option<f64>,
+    /// USD spent by the run so far (`None` until known).
+    pub cost_usd: Option<f64>,
+    /// The latest failures, newest first (at most 8).
+    pub failures: Vec<FailureView>,
+    /// The last notice (budget reached, worker restarted, run error).
+    pub notice: Option<String>,
+    /// Seconds since this session started (throughput and ETA move with it between samples).
+    pub elapsed_seconds: f64,
+}
+
+/// Folds [`Progress`] events into a [`LiveStatus`].
+#[derive(Debug, Clone)]
+pub struct Tracker {
+    status: LiveStatus,
+    failures: VecDeque<FailureView>,
+}
+
+/// How many failures the live view keeps.
+pub const LIVE_FAILURES: usize = 8;
+
+impl Tracker {
+    /// A tracker for a run whose `planned_per_model` samples are known (from the plan); the
+    /// run id arrives with `RunStarted`.
+    pub fn new(planned_per_model: &[(String, u32)]) -> Self {
+        Self {
+            status: LiveStatus {
+                run_id: String::new(),
+                status: "starting".into(),
+                planned: 0,
+                already_done: 0,
+                pending: 0,
+                done: 0,
+                failed: 0,
+                models: planned_per_model
+                    .iter()
+                    .map(|(m, n)| ModelProgress {
+                        model: m.clone(),
+                        done: 0,
+                        planned: *n,
+                        failed: 0,
+                    })
+                    .collect(),
+                samples_per_min: 0.0,
+                eta_seconds: None,
+                elapsed_seconds: 0.0,
+                cost_usd: None,
+                failures: Vec::new(),
+                notice: None,
+            },
+            failures: VecDeque::new(),
+        }
+    }
+
+    fn model(&mut self, name: &str) -> &mut ModelProgress {
+        if let Some(i) = self.status.models.iter().position(|m| m.model == name) {
+            return &mut self.status.models[i];
+        }
+        self.status.models.push(ModelProgress {
+            model: name.to_string(),
+            done: 0,
+            planned: 0,
+            failed: 0,
+        });
+        self.status.models.last_mut().expect("just pushed")
+    }
+
+    fn fail(&mut self, f: FailureView) {
+        self.failures.push_front(f);
+        self.failures.truncate(LIVE_FAILURES);
+    }
+
+    /// Applies one event.
+    pub fn apply(&mut self, p: &Progress) {
+        match p {
+            Progress::RunStarted {
+                run_id,
+                planned,
+                pending,
+            } => {
+                self.status.run_id = run_id.clone();
+                self.status.status = "running".into();
+                self.status.planned = *planned as u32;
+                self.status.pending = *pending as u32;
+                self.status.already_done = planned.saturating_sub(*pending) as u32;
+                // A resumed run: the per-model plan covers the whole run, this session only
+                // the missing part; scale by what is pending so the bars end full.
+                let total: u32 = self.status.models.iter().map(|m| m.planned).sum();
+                if total > 0 && total != *pending as u32 {
+                    for m in &mut self.status.models {
+                        m.planned = (f64::from(m.planned) * *pending as f64 / f64::from(total))
+                            .round() as u32;
+                    }
+                }
+            }
+            Progress::SampleFinished {
+                benchmark,
+                model,
+                instance,
+                round,
+                outcome,
+                ..
+            } => {
+                self.status.done += 1;
+                let failed = outcome == "agent_error";
+                let m = self.model(model);
+                m.done += 1;
+                if failed {
+                    m.failed += 1;
+                }
+                if failed || outcome == "fail" || outcome == "failure" {
+                    if failed {
+                        self.status.failed += 1;
+                    }
+                    self.fail(FailureView {
+                        benchmark: benchmark.clone(),
+                        model: model.clone(),
+                        instance: instance.clone(),
+                        round: *round,
+                        outcome: outcome.clone(),
+                        error: None,
+                    });
+                }
+            }
+            Progress::SampleFailed {
+                benchmark,
+                model,
+                instance,
+                round,
+                error,
+            } => {
+                self.status.failed += 1;
+                self.model(model).failed += 1;
+                self.fail(FailureView {
+                    benchmark: benchmark.clone(),
+                    model: model.clone(),
+                    instance: instance.clone(),
+                    round: *round,
+                    outcome: "not_run".into(),
+                    error: Some(error.clone()),
+                });
+            }
+            Progress::WorkerRestarted { worker, error } => {
+                self.status.notice = Some(format!("chain worker {worker} restarted: {error}"));
+            }
+            Progress::BudgetReached {
+                spent_usd,
+                limit_usd,
+            } => {
+                self.status.notice = Some(format!(
+                    "budget reached: ${spent_usd:.4} of ${limit_usd:.4}; no new samples start"
+                ));
+            }
+            Progress::RunFinished { status, .. } => {
+                self.status.status = status.clone();
+            }
+        }
+    }
+
+    /// Records that the run stopped with an error before or outside the event stream.
+    pub fn stopped(&mut self, status: &str, notice: Option<String>) {
+        self.status.status = status.to_string();
+        if notice.is_some() {
+            self.status.notice = notice;
+        }
+    }
+
+    /// Sets the running cost (read from the store).
+    pub fn set_cost(&mut self, usd: f64) {
+        self.status.cost_usd = Some(usd);
+    }
+
+    /// The status after `elapsed_secs` of this session.
+    pub fn snapshot(&self, elapsed_secs: f64) -> LiveStatus {
+        let mut s = self.status.clone();
+        s.failures = self.failures.iter().cloned().collect();
+        s.elapsed_seconds = elapsed_secs.max(0.0);
+        if elapsed_secs > 0.0 {
+            s.samples_per_min = f64::from(s.done) * 60.0 / elapsed_secs;
+        }
+        let left = s.pending.saturating_sub(s.done);
+        s.eta_seconds = if s.status != "running" {
+            Some(0.0).filter(|_| left == 0)
+        } else if s.done > 0 {
+            Some(f64::from(left) * elapsed_secs / f64::from(s.done))
+        } else {
+            None
+        };
+        s
+    }
+
+    /// The run id (empty until `RunStarted`).
+    pub fn run_id(&self) -> &str {
+        &self.status.run_id
+    }
+}
+
+/// A run in the runs list.
+#[derive(Debug, Clone, PartialEq, Serialize, TS)]
+pub struct RunListItem {
+    /// Run id.
+    pub run_id: String,
+    /// As stored: running | finished | cancelled | interrupted | failed.
+    pub status: String,
+    /// Benchmarks.
+    pub benchmarks: Vec<String>,
+    /// Models.
+    pub models: Vec<String>,
+    /// RFC 3339.
+    pub started: String,
+    /// RFC 3339, when it stopped.
+    pub finished_at: Option<String>,
+    /// Samples planned / stored / failed / passed.
+    pub planned: u32,
+    /// Stored.
+    pub finished: u32,
+    /// `agent_error` samples.
+    pub failed: u32,
+    /// Passed samples.
+    pub passed: u32,
+    /// USD of its stored samples.
+    pub cost_usd: f64,
+}
+
+/// Every run of `store`, newest first.
+pub async fn list_runs(store: &Store) -> Result<Vec<RunListItem>, StoreError> {
+    let mut out = Vec::new();
+    for r in store.runs().await? {
+        let row = store.run(&r.run_id).await?;
+        let spec: Option<RunSpec> = serde_json::from_str(&row.spec).ok();
+        let models = store.models(&r.run_id).await?;
+        let cost = run_cost(store, &r.run_id).await?;
+        out.push(RunListItem {
+            benchmarks: spec.map(|s| s.benchmarks).unwrap_or_default(),
+            models: models.into_iter().map(|(m, _)| m).collect(),
+            started: r.created_at,
+            finished_at: r.finished_at,
+            planned: r.planned as u32,
+            finished: r.finished as u32,
+            failed: r.failed as u32,
+            passed: r.passed as u32,
+            cost_usd: cost,
+            status: r.status,
+            run_id: r.run_id,
+        });
+    }
+    Ok(out)
+}
+
+/// USD spent by a run's stored samples.
+pub async fn run_cost(store: &Store, run_id: &str) -> Result<f64, StoreError> {
+    store.cost(run_id).await
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn form() -> RunForm {
+        RunForm {
+            benchmarks: vec!["pilot".into()],
+            models: vec!["builtin:reference".into()],
+            base_url: None,
+            limit: Some(2),
+            rounds: 1,
+            seed: 7,
+            prompt_types: vec![],
+            concurrency: 4,
+            budget_usd: None,
+            intent_execute: true,
+            categories: vec![],
+            difficulties: vec![],
+            kinds: vec![],
+            model_providers: BTreeMap::new(),
+        }
+    }
+
+    #[test]
+    fn bad_forms_name_the_field() {
+        type Edit = fn(&mut RunForm);
+        let cases: [(Edit, &str); 8] = [
+            (|f| f.benchmarks.clear(), "benchmarks"),
+            (|f| f.benchmarks = vec!["swebench".into()], "benchmarks"),
+            (|f| f.models.clear(), "models"),
+            (|f| f.rounds = 0, "rounds"),
+            (|f| f.limit = Some(0), "limit"),
+            (|f| f.concurrency = 0, "concurrency"),
+            (|f| f.budget_usd = Some(-1.0), "budget_usd"),
+            (|f| f.prompt_types = vec!["sideways".into()], "prompt_types"),
+        ];
+        for (edit, field) in cases {
+            let mut f = form();
+            edit(&mut f);
+            assert_eq!(
+                f.to_spec(std::path::Path::new("/nonexistent"))
+                    .unwrap_err()
+                    .field,
+                field,
+                "{f:?}"
+            );
+        }
+        let mut f = form();
+        f.models = vec!["nosuch:model".into()];
+        assert_eq!(
+            f.to_spec(std::path::Path::new("/nonexistent"))
+                .unwrap_err()
+                .field,
+            "models"
+        );
+        assert_eq!(
+            form()
+                .to_spec(std::path::Path::new("/nonexistent"))
+                .unwrap()
+                .seed,
+            7
+        );
+    }
+
+    fn fin(model: &str, outcome: &str) -> Progress {
+        Progress::SampleFinished {
+            benchmark: "pilot".into(),
+            model: model.into(),
+            instance: "t#cot".into(),
+            round: 0,
+            outcome: outcome.into(),
+            score: 0.0,
+            done: 0,
+            pending: 0,
+        }
+    }
+
+    #[test]
+    fn tracker_counts_per_model_rate_eta_and_failures() {
+        let mut t = Tracker::new(&[("a".into(), 4), ("b".into(), 4)]);
+        t.apply(&Progress::RunStarted {
+            run_id: "r".into(),
+            planned: 8,
+            pending: 8,
+        });
+        t.apply(&fin("a", "full_success"));
+        t.apply(&fin("a", "agent_error"));
+        t.apply(&Progress::SampleFailed {
+            benchmark: "pilot".into(),
+            model: "b".into(),
+            instance: "u#cot".into(),
+            round: 1,
+            error: "anvil died".into(),
+        });
+        t.apply(&fin("b", "failure"));
+        let s = t.snapshot(30.0);
+        assert_eq!((s.done, s.failed), (3, 2));
+        assert_eq!(s.models[0].done, 2);
+        assert_eq!(s.models[1].failed, 1);
+        assert_eq!(s.samples_per_min, 6.0);
+        assert_eq!(s.eta_seconds, Some(50.0), "5 left at 10 s each");
+        let outcomes: Vec<&str> = s.failures.iter().map(|f| f.outcome.as_str()).collect();
+        assert_eq!(
+            outcomes,
+            ["failure", "not_run", "agent_error"],
+            "newest first"
+        );
+        t.apply(&Progress::RunFinished {
+            status: "cancelled".into(),
+            finished: 3,
+            failed: 2,
+        });
+        let s = t.snapshot(31.0);
+        assert_eq!(s.status, "cancelled");
+        assert_eq!(
+            s.eta_seconds, None,
+            "a stopped run with samples left has no ETA"
+        );
+    }
+
+    #[test]
+    fn resumed_runs_scale_model_plans_to_what_is_pending() {
+        let mut t = Tracker::new(&[("a".into(), 10), ("b".into(), 10)]);
+        t.apply(&Progress::RunStarted {
+            run_id: "r".into(),
+            planned: 20,
+            pending: 6,
+        });
+        let s = t.snapshot(0.0);
+        assert_eq!(s.already_done, 14);
+        assert_eq!(s.models.iter().map(|m| m.planned).sum::<u32>(), 6);
+    }
+
+    #[test]
+    fn estimates_come_from_history_and_say_when_unknown() {
+        let config = Config::default();
+        let mut spec = form()
+            .to_spec(std::path::Path::new("/nonexistent"))
+            .unwrap();
+        spec.models = vec!["builtin:reference".into(), "builtin:known-wrong".into()];
+        spec.rounds = 3;
+        spec.concurrency = 2;
+        let none = estimate(&config, &spec, &History::default()).unwrap();
+        // known-wrong is QuestBench's; only reference runs on PILOT-Bench.
+        assert_eq!(none.benchmarks[0].models, ["builtin:reference"]);
+        assert_eq!(none.samples, none.benchmarks[0].instances * 3);
+        assert_eq!(none.est_cost_usd, Some(0.0), "built-in agents are free");
+        assert_eq!(none.est_seconds, None);
+        let mut h = History::default();
+        h.runs = 1;
+        h.observe("pilot", "builtin:reference", 0.0, 400.0);
+        let some = estimate(&config, &spec, &h).unwrap();
+        let want = f64::from(some.samples) * 0.4 / 2.0;
+        assert!((some.est_seconds.unwrap() - want).abs() < 1e-9);
+        spec.models = vec!["builtin:known-wrong".into()];
+        let e = estimate(&config, &spec, &h).unwrap_err();
+        assert_eq!(e.field, "models");
+    }
+}

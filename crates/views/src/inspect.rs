@@ -1,0 +1,1434 @@
+//! The reviewer's actions on stored samples: **re-execute** one sample (its stored script or calls
+//! run again on a fresh snapshot of the same seeded instance) and **re-score** it (its stored
+//! assistant turns replayed through the current scorer, no model called), each shown next to the
+//! stored verdict with the differences named; and the **paired comparison of two models of one
+//! run** (same instances and rounds: paired statistics, the instances where they disagree,
+//! per-category deltas).
+//!
+//! Read-only on the store: it reads `runs`, `samples` and `events` through the explorer's
+//! read-only pool and never writes; a replay's fresh result is returned, not stored (use
+//! `crucible rescore` for a new run). The chains it boots (QuestBench's bsc universe, Intent2Tx's
+//! eth universe) are owned by a [`Replayer`] and die with it. It does not touch how the results
+//! explorer loads datasets or builds reports.
+
+use std::collections::{BTreeMap, HashMap};
+
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
+use sqlx::sqlite::SqlitePool;
+use sqlx::Row;
+use ts_rs::TS;
+
+use crucible_intent2tx::{execute::Executor, import::load_clean, seam::IntentBench, AddressBook};
+use crucible_pilot::seam::PilotBench;
+use crucible_pilot::suite::Engine;
+use crucible_pilot::TaskLibrary;
+use crucible_questbench::atomic::Harness;
+use crucible_questbench::seam::QuestBench;
+use crucible_report::dataset::Interner;
+use crucible_report::{self as report, Bench};
+use crate::results::{CompareView, Disagreement, Explorer};
+use crucible_core::{Benchmark, Event, ScriptedAgent};
+use crucible_run::{RunError, RunSpec};
+use crucible_core::Config;
+
+/// Strings longer than this (bytes) are clipped in a replay's fresh details.
+const CLIP: usize = 64 * 1024;
+
+/// Two scores closer than this are equal (they are stored as f64 of the same computation).
+const SCORE_EPS: f64 = 1e-9;
+
+/// Errors of the sample actions and model comparisons.
+#[derive(Debug, thiserror::Error)]
+pub enum InspectError {
+    /// No sample has this id.
+    #[error("unknown sample id {0}: no sample with this id in the store")]
+    UnknownSample(i64),
+    /// The store could not be read.
+    #[error("store error: {0}")]
+    Sql(#[from] sqlx::Error),
+    /// Re-execution asked of a sample with nothing to execute on a chain.
+    #[error(
+        "sample {id} is a {benchmark} sample: it has no transaction to re-execute (use re-score)"
+    )]
+    NothingToExecute {
+        /// The sample.
+        id: i64,
+        /// Its benchmark.
+        benchmark: String,
+    },
+    /// A sample of a benchmark this version does not know.
+    #[error("sample {id}: unknown benchmark {benchmark:?}")]
+    UnknownBenchmark {
+        /// The sample.
+        id: i64,
+        /// Its benchmark.
+        benchmark: String,
+    },
+    /// The benchmark's tasks or chain could not be set up.
+    #[error("cannot set up {benchmark} to replay: {message}")]
+    Setup {
+        /// The benchmark.
+        benchmark: String,
+        /// Why.
+        message: String,
+    },
+    /// The replay itself failed (the instance is gone from the catalogue, the chain died).
+    #[error("replaying sample {id} ({instance}): {source}")]
+    Replay {
+        /// The sample.
+        id: i64,
+        /// Its instance.
+        instance: String,
+        /// The cause.
+        #[source]
+        source: RunError,
+    },
+    /// A comparison argument is unusable (same model twice, unknown run or model, nothing paired).
+    #[error("bad comparison: {0}")]
+    BadCompare(String),
+}
+
+/// Which action to replay a sample with.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, TS)]
+#[serde(rename_all = "snake_case")]
+pub enum ReplayMode {
+    /// Run the stored script (QuestBench) or calls (Intent2Tx) again on a fresh snapshot of the
+    /// same seeded instance. PILOT samples have nothing to execute.
+    Reexecute,
+    /// Replay the stored assistant turns through the current scorer, as `crucible rescore` does
+    /// for a run: QuestBench scores by execution, so this executes too; Intent2Tx executes when
+    /// the sample's run did; PILOT replays through the seeded simulator.
+    Rescore,
+}
+
+impl ReplayMode {
+    /// Parses `reexec`/`reexecute` or `rescore`.
+    pub fn parse(s: &str) -> Option<Self> {
+        match s {
+            "reexec" | "reexecute" | "re-execute" => Some(Self::Reexecute),
+            "rescore" | "re-score" => Some(Self::Rescore),
+            _ => None,
+        }
+    }
+}
+
+/// One check (or evaluator criterion) of a verdict.
+#[derive(Debug, Clone, PartialEq, Serialize, TS)]
+pub struct CheckView {
+    /// Name (QuestBench check name, `step 1 function`, `exec`, `sequence_ok`, …).
+    pub name: String,
+    /// Points (QuestBench), when the check has a weight.
+    pub weight: Option<u32>,
+    /// Expected value as text ("" when the check has none).
+    pub expected: String,
+    /// Actual value as text ("" when the check has none).
+    pub actual: String,
+    /// Whether it passed.
+    pub passed: bool,
+}
+
+/// The verdict of a sample, stored or fresh, reduced to what a reviewer compares.
+#[derive(Debug, Clone, PartialEq, Serialize, TS)]
+pub struct VerdictView {
+    /// Outcome class.
+    pub outcome: String,
+    /// Score in [0, 1].
+    pub score: f64,
+    /// Passed the benchmark's threshold.
+    pub passed: bool,
+    /// Every scoring check or criterion, in order.
+    pub checks: Vec<CheckView>,
+    /// Every revert reason in the verdict (atomic tx, composite rounds, Intent2Tx steps), in order.
+    pub revert_reasons: Vec<String>,
+    /// Why it failed (verdict reason, execution reason or agent error), "" when none.
+    pub reason: String,
+    /// Named numeric metrics.
+    pub metrics: BTreeMap<String, f64>,
+    /// QuestBench composite: rounds used.
+    pub k_act: Option<u32>,
+}
+
+/// One field on which the stored and the fresh verdict differ.
+#[derive(Debug, Clone, PartialEq, Serialize, TS)]
+pub struct Difference {
+    /// `outcome`, `score`, `passed`, `check <name>`, `revert reason`, `metric <name>`, `k_act`.
+    pub field: String,
+    /// Stored value as text.
+    pub stored: String,
+    /// Fresh value as text.
+    pub fresh: String,
+}
+
+/// A sample replayed: the stored verdict, the fresh one, and whether they agree.
+#[derive(Debug, Clone, PartialEq, Serialize, TS)]
+pub struct Replay {
+    /// The sample.
+    #[ts(type = "number")]
+    pub sample_id: i64,
+    /// The action.
+    pub mode: ReplayMode,
+    /// Benchmark.
+    pub benchmark: String,
+    /// Model (replayed from its stored turns; never called).
+    pub model: String,
+    /// Instance id.
+    pub instance: String,
+    /// The sample seed (as text: u64).
+    pub seed: String,
+    /// Whether the replay executed on a fresh chain snapshot.
+    pub executed: bool,
+    /// Assistant turns replayed.
+    pub turns: u32,
+    /// The stored verdict.
+    pub stored: VerdictView,
+    /// The fresh verdict.
+    pub fresh: VerdictView,
+    /// True when outcome, score, pass, every shared check, revert reasons and shared metrics agree.
+    pub agrees: bool,
+    /// What differs (empty when they agree).
+    pub differences: Vec<Difference>,
+    /// Checks or metrics present on one side only (e.g. execution added to a sample stored
+    /// without it); not disagreements.
+    pub notes: Vec<String>,
+    /// The fresh details JSON (long strings clipped), as the trace viewer shows details.
+    #[ts(type = "unknown")]
+    pub fresh_details: Value,
+    /// Crucible version that stored the sample's run, and this one.
+    pub stored_version: String,
+    /// This Crucible's version.
+    pub current_version: String,
+}
+
+/// What a replay needs of a stored sample.
+struct Stored {
+    run_id: String,
+    benchmark: String,
+    model: String,
+    instance: String,
+    seed: u64,
+    outcome: String,
+    score: f64,
+    passed: bool,
+    metrics: String,
+    details: String,
+    k_act: Option<i64>,
+    error: Option<String>,
+    turns: Vec<String>,
+    spec: Option<RunSpec>,
+    version: String,
+}
+
+async fn load_stored(pool: &SqlitePool, id: i64) -> Result<Stored, InspectError> {
+    let r = sqlx::query(
+        "SELECT run_id, benchmark, model, instance, seed, outcome, score, passed, metrics, details, \
+         k_act, error FROM samples WHERE id = ?",
+    )
+    .bind(id)
+    .fetch_optional(pool)
+    .await?
+    .ok_or(InspectError::UnknownSample(id))?;
+    let run_id: String = r.try_get("run_id")?;
+    let events: Vec<String> =
+        sqlx::query_scalar("SELECT event FROM events WHERE sample_id = ? ORDER BY seq")
+            .bind(id)
+            .fetch_all(pool)
+            .await?;
+    let turns = events
+        .iter()
+        .filter_map(|e| match serde_json::from_str::<Event>(e) {
+            Ok(Event::Turn { message }) if message.role == crucible_core::Role::Assistant => {
+                Some(message.content)
+            }
+            _ => None,
+        })
+        .collect();
+    let run: Option<(String, String)> =
+        sqlx::query_as("SELECT spec, versions FROM runs WHERE id = ?")
+            .bind(&run_id)
+            .fetch_optional(pool)
+            .await?;
+    let (spec, version) = match run {
+        Some((spec, versions)) => (
+            serde_json::from_str::<RunSpec>(&spec).ok(),
+            serde_json::from_str::<Value>(&versions)
+                .ok()
+                .and_then(|v| v["crucible"].as_str().map(str::to_string))
+                .unwrap_or_default(),
+        ),
+        None => (None, String::new()),
+    };
+    let seed: i64 = r.try_get("seed")?;
+    Ok(Stored {
+        run_id,
+        benchmark: r.try_get("benchmark")?,
+        model: r.try_get("model")?,
+        instance: r.try_get("instance")?,
+        seed: seed as u64,
+        outcome: r.try_get("outcome")?,
+        score: r.try_get("score")?,
+        passed: r.try_get::<i64, _>("passed")? != 0,
+        metrics: r.try_get("metrics")?,
+        details: r.try_get("details")?,
+        k_act: r.try_get("k_act")?,
+        error: r.try_get("error")?,
+        turns,
+        spec,
+        version,
+    })
+}
+
+/// Replays stored samples. Boots each benchmark (and its chain) on first use and keeps it for the
+/// next replay; dropping the replayer stops its chains.
+#[derive(Default)]
+pub struct Replayer {
+    quest: Option<QuestBench>,
+    intent_exec: Option<IntentBench>,
+    intent_plain: Option<IntentBench>,
+    pilot: Option<PilotBench>,
+    pids: Vec<u32>,
+}
+
+impl std::fmt::Debug for Replayer {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Replayer")
+            .field("quest", &self.quest.is_some())
+            .field("intent_exec", &self.intent_exec.is_some())
+            .field("anvil_pids", &self.pids)
+            .finish_non_exhaustive()
+    }
+}
+
+fn setup(benchmark: &str) -> impl Fn(String) -> InspectError + '_ {
+    move |message| InspectError::Setup {
+        benchmark: benchmark.to_string(),
+        message,
+    }
+}
+
+impl Replayer {
+    /// A replayer with nothing booted yet.
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    /// Process ids of the Anvil nodes this replayer has booted (the app watches them so they die
+    /// with it).
+    pub fn anvil_pids(&self) -> &[u32] {
+        &self.pids
+    }
+
+    /// The benchmark to replay on, booted on first use.
+    async fn bench(
+        &mut self,
+        config: &Config,
+        benchmark: &str,
+        execute: bool,
+    ) -> Result<&dyn Benchmark, InspectError> {
+        let tasks = config.project_dir.join("tasks");
+        match (benchmark, execute) {
+            ("questbench", _) => {
+                if self.quest.is_none() {
+                    let dir = tasks.join("questbench");
+                    let err = setup("questbench");
+                    let list = crucible_questbench::task::load_dir(&dir)
+                        .map_err(|e| err(format!("{}: {e}", dir.display())))?;
+                    let h = Harness::start(config)
+                        .await
+                        .map_err(|e| err(e.to_string()))?;
+                    self.pids.push(h.chain().anvil().pid());
+                    self.quest = Some(QuestBench::new(list, h));
+                }
+                Ok(self
+                    .quest
+                    .as_ref()
+                    .map(|b| b as &dyn Benchmark)
+                    .unwrap_or_else(|| unreachable!("booted above")))
+            }
+            ("intent2tx", exec) => {
+                let slot_empty = if exec {
+                    self.intent_exec.is_none()
+                } else {
+                    self.intent_plain.is_none()
+                };
+                if slot_empty {
+                    let err = setup("intent2tx");
+                    let data = tasks.join("intent2tx/default/instances.jsonl");
+                    let pool = tasks.join("intent2tx/pool/instances.jsonl");
+                    let d =
+                        load_clean(&data).map_err(|e| err(format!("{}: {e}", data.display())))?;
+                    let p =
+                        load_clean(&pool).map_err(|e| err(format!("{}: {e}", pool.display())))?;
+                    let bench = IntentBench::new(d, p, AddressBook::builtin());
+                    if exec {
+                        let ex = Executor::boot(config, AddressBook::builtin())
+                            .await
+                            .map_err(|e| err(e.to_string()))?;
+                        self.pids.push(ex.chain().anvil().pid());
+                        self.intent_exec = Some(bench.with_executor(ex));
+                    } else {
+                        self.intent_plain = Some(bench);
+                    }
+                }
+                let b = if exec {
+                    self.intent_exec.as_ref()
+                } else {
+                    self.intent_plain.as_ref()
+                };
+                Ok(b.map(|b| b as &dyn Benchmark)
+                    .unwrap_or_else(|| unreachable!("loaded above")))
+            }
+            ("pilot", _) => {
+                if self.pilot.is_none() {
+                    let dir = tasks.join("pilot");
+                    let lib = TaskLibrary::load(&dir)
+                        .map_err(|e| setup("pilot")(format!("{}: {e}", dir.display())))?;
+                    self.pilot = Some(PilotBench::new(Engine::new(lib)));
+                }
+                Ok(self
+                    .pilot
+                    .as_ref()
+                    .map(|b| b as &dyn Benchmark)
+                    .unwrap_or_else(|| unreachable!("loaded above")))
+            }
+            (other, _) => Err(InspectError::UnknownBenchmark {
+                id: 0,
+                benchmark: other.to_string(),
+            }),
+        }
+    }
+
+    /// Replays sample `id` of the explorer's store with `mode` and compares the fresh verdict
+    /// with the stored one. Reads the store only; the fresh result is not stored.
+    pub async fn replay(
+        &mut self,
+        config: &Config,
+        explorer: &Explorer,
+        id: i64,
+        mode: ReplayMode,
+    ) -> Result<Replay, InspectError> {
+        let s = load_stored(explorer.pool(), id).await?;
+        let execute = match (s.benchmark.as_str(), mode) {
+            ("pilot", ReplayMode::Reexecute) => {
+                return Err(InspectError::NothingToExecute {
+                    id,
+                    benchmark: s.benchmark.clone(),
+                })
+            }
+            ("pilot", ReplayMode::Rescore) => false,
+            ("questbench", _) => true,
+            ("intent2tx", ReplayMode::Reexecute) => true,
+            ("intent2tx", ReplayMode::Rescore) => {
+                s.spec.as_ref().is_none_or(|sp| sp.intent_execute)
+            }
+            (other, _) => {
+                return Err(InspectError::UnknownBenchmark {
+                    id,
+                    benchmark: other.to_string(),
+                })
+            }
+        };
+        tracing::debug!(target: "inspect", id, run = %s.run_id, ?mode, execute, "replaying a stored sample");
+        let bench = self
+            .bench(config, &s.benchmark, execute)
+            .await
+            .map_err(|e| match e {
+                InspectError::UnknownBenchmark { benchmark, .. } => {
+                    InspectError::UnknownBenchmark { id, benchmark }
+                }
+                other => other,
+            })?;
+        let mut agent = ScriptedAgent::new(s.model.clone(), s.turns.clone());
+        let mut sink = |_: Event| {};
+        let record = bench
+            .run(&s.instance, &mut agent, s.seed, &mut sink)
+            .await
+            .map_err(|source| InspectError::Replay {
+                id,
+                instance: s.instance.clone(),
+                source,
+            })?;
+        // As the scheduler stores it: an agent error (or a stored one) makes the outcome.
+        let fresh_error = if s.outcome == "agent_error" {
+            Some(s.error.clone().unwrap_or_else(|| "agent error".into()))
+        } else {
+            record.details["agent_error"].as_str().map(str::to_string)
+        };
+        let fresh = verdict(
+            &s.benchmark,
+            if fresh_error.is_some() {
+                "agent_error"
+            } else {
+                record.outcome.as_str()
+            },
+            record.score.clamp(0.0, 1.0),
+            record.passed && fresh_error.is_none(),
+            &record.details,
+            &record.metrics,
+            record.k_act.map(i64::from),
+            fresh_error.as_deref(),
+        );
+        let stored_details = serde_json::from_str::<Value>(&s.details).unwrap_or(Value::Null);
+        let stored_metrics: BTreeMap<String, f64> =
+            serde_json::from_str(&s.metrics).unwrap_or_default();
+        let stored = verdict(
+            &s.benchmark,
+            &s.outcome,
+            s.score,
+            s.passed,
+            &stored_details,
+            &stored_metrics,
+            s.k_act,
+            s.error.as_deref(),
+        );
+        let (differences, notes) = diff(&stored, &fresh);
+        let mut fresh_details = record.details;
+        clip(&mut fresh_details);
+        Ok(Replay {
+            sample_id: id,
+            mode,
+            benchmark: s.benchmark,
+            model: s.model,
+            instance: s.instance,
+            seed: s.seed.to_string(),
+            executed: execute,
+            turns: s.turns.len() as u32,
+            agrees: differences.is_empty(),
+            stored,
+            fresh,
+            differences,
+            notes,
+            fresh_details,
+            stored_version: s.version,
+            current_version: crucible_core::VERSION.to_string(),
+        })
+    }
+}
+
+/// The code or JSON the scorer read from a sample's answer, for the trace viewer to highlight.
+#[derive(Debug, Clone, PartialEq, Serialize, TS)]
+pub struct Extracted {
+    /// `typescript` or `json`.
+    pub lang: String,
+    /// Where it came from (`fenced typescript block`, `JSON in the answer`, `last tool call`).
+    pub source: String,
+    /// The text (JSON pretty-printed when it parses), at most 64 KiB (cut at a char boundary).
+    pub text: String,
+    /// Length of the whole extracted text in bytes.
+    pub total_bytes: u32,
+    /// Whether `text` is only the start.
+    pub truncated: bool,
+}
+
+/// The JSON inside the first ``` fence, or from the first `{`/`[` to the last `}`/`]`.
+fn json_span(answer: &str) -> Option<&str> {
+    if let Some(open) = answer.find("```") {
+        let after = &answer[open + 3..];
+        let body = &after[after.find('\n').map_or(after.len(), |i| i + 1)..];
+        return Some(body.find("```").map_or(body, |c| &body[..c]));
+    }
+    let start = answer.find(['{', '['])?;
+    let end = answer.rfind(['}', ']'])?;
+    (end >= start).then(|| &answer[start..=end])
+}
+
+fn pretty_json(s: &str) -> String {
+    serde_json::from_str::<Value>(s)
+        .ok()
+        .and_then(|v| serde_json::to_string_pretty(&v).ok())
+        .unwrap_or_else(|| s.trim().to_string())
+}
+
+/// Extracts what the benchmark scores from an answer: QuestBench's TypeScript module (the rule
+/// the scorer uses), Intent2Tx's JSON call(s), PILOT's last `<tool_call>` JSON. `None` when the
+/// answer has none.
+pub fn extract(benchmark: &str, answer: &str) -> Option<(String, String, String)> {
+    match benchmark {
+        "questbench" => crucible_questbench::atomic::extract_code(answer)
+            .map(|c| ("typescript".into(), "fenced typescript block".into(), c))
+            .or_else(|| {
+                // A composite's last reply is a control JSON (`{"action": "submit"}`); its code
+                // rounds are in the rounds view.
+                let j = json_span(answer)?;
+                serde_json::from_str::<Value>(j).ok()?;
+                Some(("json".into(), "control JSON".into(), pretty_json(j)))
+            }),
+        "intent2tx" => json_span(answer)
+            .filter(|s| !s.trim().is_empty())
+            .map(|s| ("json".into(), "JSON in the answer".into(), pretty_json(s))),
+        "pilot" => {
+            let open = answer.rfind("<tool_call>")?;
+            let body = &answer[open + "<tool_call>".len()..];
+            let body = body.find("</tool_call>").map_or(body, |c| &body[..c]);
+            Some(("json".into(), "last tool call".into(), pretty_json(body)))
+        }
+        _ => None,
+    }
+}
+
+/// The extracted code/JSON of sample `id` (see [`extract`]), clipped to 64 KiB.
+pub async fn extracted(pool: &SqlitePool, id: i64) -> Result<Option<Extracted>, InspectError> {
+    let row: Option<(String, String)> =
+        sqlx::query_as("SELECT benchmark, raw_answer FROM samples WHERE id = ?")
+            .bind(id)
+            .fetch_optional(pool)
+            .await?;
+    let (benchmark, answer) = row.ok_or(InspectError::UnknownSample(id))?;
+    Ok(
+        extract(&benchmark, &answer).map(|(lang, source, mut text)| {
+            let total = text.len();
+            if total > CLIP {
+                let mut cut = CLIP;
+                while !text.is_char_boundary(cut) {
+                    cut -= 1;
+                }
+                text.truncate(cut);
+            }
+            Extracted {
+                lang,
+                source,
+                truncated: text.len() < total,
+                text,
+                total_bytes: total.min(u32::MAX as usize) as u32,
+            }
+        }),
+    )
+}
+
+fn clip(v: &mut Value) {
+    match v {
+        Value::String(s) if s.len() > CLIP => {
+            let mut cut = CLIP;
+            while !s.is_char_boundary(cut) {
+                cut -= 1;
+            }
+            let total = s.len();
+            s.truncate(cut);
+            s.push_str(&format!("… [clipped: {total} bytes in all]"));
+        }
+        Value::Array(a) => a.iter_mut().for_each(clip),
+        Value::Object(o) => o.values_mut().for_each(clip),
+        _ => {}
+    }
+}
+
+fn text(v: &Value) -> String {
+    match v {
+        Value::Null => String::new(),
+        Value::String(s) => s.clone(),
+        other => other.to_string(),
+    }
+}
+
+fn check(name: impl Into<String>, passed: bool, expected: String, actual: String) -> CheckView {
+    CheckView {
+        name: name.into(),
+        weight: None,
+        expected,
+        actual,
+        passed,
+    }
+}
+
+/// Every `revert_reason` string (non-empty) in `v`, depth first; a reason repeated inside the
+/// object that states it (a round's `tx` echoing the round's reason) is counted once.
+fn revert_reasons(v: &Value, out: &mut Vec<String>) {
+    fn walk<'a>(v: &'a Value, parent: Option<&'a str>, out: &mut Vec<String>) {
+        match v {
+            Value::Object(o) => {
+                let own = o
+                    .get("revert_reason")
+                    .and_then(Value::as_str)
+                    .filter(|s| !s.is_empty());
+                if let Some(r) = own.filter(|r| Some(*r) != parent) {
+                    out.push(r.to_string());
+                }
+                for (k, x) in o {
+                    if k != "revert_reason" {
+                        walk(x, own.or(parent), out);
+                    }
+                }
+            }
+            Value::Array(a) => a.iter().for_each(|x| walk(x, parent, out)),
+            _ => {}
+        }
+    }
+    walk(v, None, out);
+}
+
+/// The checks a benchmark's details carry: QuestBench's scoring checks (a composite's end-state
+/// ones), Intent2Tx's field verdicts and execution, PILOT's evaluator criteria.
+fn checks_of(benchmark: &str, d: &Value) -> Vec<CheckView> {
+    let mut out = Vec::new();
+    match benchmark {
+        "questbench" => {
+            for c in d["verdict"]["checks"].as_array().into_iter().flatten() {
+                out.push(CheckView {
+                    name: text(&c["name"]),
+                    weight: c["weight"].as_u64().map(|w| w.min(u32::MAX as u64) as u32),
+                    expected: text(&c["expected"]),
+                    actual: text(&c["actual"]),
+                    passed: c["passed"].as_bool().unwrap_or(false),
+                });
+            }
+        }
+        "intent2tx" => {
+            let steps = d["scores"]["steps"].as_array().into_iter().flatten();
+            for (i, st) in steps.enumerate() {
+                for f in ["present", "contract_ok", "address_ok", "function_ok"] {
+                    if let Some(b) = st[f].as_bool() {
+                        let name = format!("step {} {}", i + 1, f.trim_end_matches("_ok"));
+                        out.push(check(name, b, String::new(), String::new()));
+                    }
+                }
+                for k in st["keys"].as_array().into_iter().flatten() {
+                    let ok = [&k["exists"], &k["type_ok"], &k["value_ok"]]
+                        .iter()
+                        .all(|x| x.as_bool() == Some(true));
+                    let name = format!("step {} param {}", i + 1, text(&k["key"]));
+                    out.push(check(name, ok, String::new(), String::new()));
+                }
+            }
+            let ex = &d["execution"];
+            if let Some(b) = ex["exec"].as_bool() {
+                out.push(check("exec", b, "executes".into(), text(&ex["reason"])));
+            }
+            if let Some(b) = ex["state_eq"].as_bool() {
+                let n = ex["mismatches"].as_array().map_or(0, Vec::len);
+                out.push(check(
+                    "state_eq",
+                    b,
+                    "0 mismatches".into(),
+                    format!("{n} mismatches"),
+                ));
+            }
+        }
+        "pilot" => {
+            let ev = &d["evaluation"];
+            if ev.is_object() {
+                let (covered, required) = (&ev["covered"], &ev["required"]);
+                out.push(check(
+                    "tool coverage",
+                    covered == required,
+                    text(required),
+                    text(covered),
+                ));
+                for f in ["sequence_ok", "output_ok", "completion_signal"] {
+                    if let Some(b) = ev[f].as_bool() {
+                        out.push(check(f, b, "true".into(), b.to_string()));
+                    }
+                }
+                out.push(check(
+                    "termination",
+                    true,
+                    String::new(),
+                    format!(
+                        "{} after {} turns",
+                        text(&ev["termination"]),
+                        text(&ev["turns"])
+                    ),
+                ));
+            }
+        }
+        _ => {}
+    }
+    out
+}
+
+#[allow(clippy::too_many_arguments)]
+fn verdict(
+    benchmark: &str,
+    outcome: &str,
+    score: f64,
+    passed: bool,
+    details: &Value,
+    metrics: &BTreeMap<String, f64>,
+    k_act: Option<i64>,
+    error: Option<&str>,
+) -> VerdictView {
+    let mut reverts = Vec::new();
+    revert_reasons(details, &mut reverts);
+    let reason = [
+        &details["verdict"]["reason"],
+        &details["execution"]["reason"],
+    ]
+    .iter()
+    .map(|v| text(v))
+    .find(|s| !s.is_empty())
+    .or_else(|| error.map(str::to_string))
+    .unwrap_or_default();
+    VerdictView {
+        outcome: outcome.to_string(),
+        score,
+        passed,
+        checks: checks_of(benchmark, details),
+        revert_reasons: reverts,
+        reason,
+        metrics: metrics.clone(),
+        k_act: k_act.map(|k| k.clamp(0, u32::MAX as i64) as u32),
+    }
+}
+
+/// The differences between two verdicts, and the one-sided checks/metrics (notes).
+fn diff(a: &VerdictView, b: &VerdictView) -> (Vec<Difference>, Vec<String>) {
+    let mut out = Vec::new();
+    let mut notes = Vec::new();
+    let mut d = |field: String, x: String, y: String| {
+        if x != y {
+            out.push(Difference {
+                field,
+                stored: x,
+                fresh: y,
+            });
+        }
+    };
+    d("outcome".into(), a.outcome.clone(), b.outcome.clone());
+    if (a.score - b.score).abs() > SCORE_EPS {
+        d(
+            "score".into(),
+            format!("{:.4}", a.score),
+            format!("{:.4}", b.score),
+        );
+    }
+    d("passed".into(), a.passed.to_string(), b.passed.to_string());
+    d(
+        "k_act".into(),
+        a.k_act.map_or("–".into(), |k| k.to_string()),
+        b.k_act.map_or("–".into(), |k| k.to_string()),
+    );
+    let by_name = |v: &VerdictView| -> BTreeMap<String, CheckView> {
+        let mut m = BTreeMap::new();
+        let mut seen: HashMap<String, usize> = HashMap::new();
+        for c in &v.checks {
+            // Two checks of the same name (two transfers) are told apart by their position.
+            let n = seen.entry(c.name.clone()).or_default();
+            *n += 1;
+            let key = if *n == 1 {
+                c.name.clone()
+            } else {
+                format!("{} #{n}", c.name)
+            };
+            m.insert(key, c.clone());
+        }
+        m
+    };
+    let (ca, cb) = (by_name(a), by_name(b));
+    for (name, x) in &ca {
+        match cb.get(name) {
+            Some(y) => {
+                let show = |c: &CheckView| {
+                    let verdict = if c.passed { "pass" } else { "fail" };
+                    if c.actual.is_empty() {
+                        verdict.to_string()
+                    } else {
+                        format!("{verdict} (actual {})", c.actual)
+                    }
+                };
+                if x.passed != y.passed || x.actual != y.actual || x.expected != y.expected {
+                    d(format!("check {name}"), show(x), show(y));
+                }
+            }
+            None => notes.push(format!("check {name} is only in the stored verdict")),
+        }
+    }
+    for name in cb.keys().filter(|n| !ca.contains_key(*n)) {
+        notes.push(format!("check {name} is only in the fresh verdict"));
+    }
+    d(
+        "revert reason".into(),
+        a.revert_reasons.join(" | "),
+        b.revert_reasons.join(" | "),
+    );
+    for (k, x) in &a.metrics {
+        match b.metrics.get(k) {
+            Some(y) if (x - y).abs() > SCORE_EPS => {
+                d(format!("metric {k}"), x.to_string(), y.to_string())
+            }
+            Some(_) => {}
+            None => notes.push(format!("metric {k} is only in the stored verdict")),
+        }
+    }
+    for k in b.metrics.keys().filter(|k| !a.metrics.contains_key(*k)) {
+        notes.push(format!("metric {k} is only in the fresh verdict"));
+    }
+    (out, notes)
+}
+
+/// The paired comparison of two models of one run: `{run, model_a, model_b, seed, comparisons}`
+/// (the comparisons as `crucible compare` computes them, per benchmark both models ran) with the
+/// per-category deltas and the paired samples that differ. Pairs are samples of the same
+/// benchmark, instance and round.
+pub async fn compare_models(
+    pool: &SqlitePool,
+    run: &str,
+    model_a: &str,
+    model_b: &str,
+    seed: u64,
+) -> Result<CompareView, InspectError> {
+    // The run's models as its spec lists them (cheap); a store without them is read from samples.
+    let mut models: Vec<String> =
+        sqlx::query_scalar("SELECT model FROM run_models WHERE run_id = ? ORDER BY model")
+            .bind(run)
+            .fetch_all(pool)
+            .await?;
+    if models.is_empty() {
+        models = sqlx::query_scalar(
+            "SELECT DISTINCT model FROM samples WHERE run_id = ? ORDER BY model",
+        )
+        .bind(run)
+        .fetch_all(pool)
+        .await?;
+    }
+    models_check(run, model_a, model_b, &models)?;
+    // One query per benchmark, so both sides are found through the (run_id, benchmark, model, …)
+    // index instead of a scan of the whole run.
+    let benches: Vec<String> = sqlx::query_scalar(
+        "SELECT DISTINCT benchmark FROM samples WHERE run_id = ? AND model = ? ORDER BY benchmark",
+    )
+    .bind(run)
+    .bind(model_a)
+    .fetch_all(pool)
+    .await?;
+    let mut rows = Vec::new();
+    for bench in &benches {
+        rows.extend(
+            sqlx::query(
+                "SELECT a.benchmark, a.instance, a.task, a.category, a.round, a.id, b.id, a.score, \
+                 b.score, a.passed, b.passed FROM samples a JOIN samples b ON b.run_id = a.run_id \
+                 AND b.benchmark = a.benchmark AND b.model = ?3 AND b.instance = a.instance \
+                 AND b.round = a.round WHERE a.run_id = ?1 AND a.benchmark = ?4 AND a.model = ?2 \
+                 ORDER BY a.id",
+            )
+            .bind(run)
+            .bind(model_a)
+            .bind(model_b)
+            .bind(bench)
+            .fetch_all(pool)
+            .await?,
+        );
+    }
+    let mut pairs = Vec::with_capacity(rows.len());
+    for r in &rows {
+        pairs.push(Disagreement {
+            instance: r.try_get(1)?,
+            task: r.try_get(2)?,
+            category: r.try_get(3)?,
+            round: r.try_get::<i64, _>(4)?.clamp(0, u32::MAX as i64) as u32,
+            model_a: model_a.to_string(),
+            model_b: model_b.to_string(),
+            id_a: r.try_get(5)?,
+            id_b: r.try_get(6)?,
+            score_a: r.try_get(7)?,
+            score_b: r.try_get(8)?,
+            passed_a: r.try_get::<i64, _>(9)? != 0,
+            passed_b: r.try_get::<i64, _>(10)? != 0,
+            benchmark: r.try_get(0)?,
+        });
+    }
+    compare_pairs(run, model_a, model_b, seed, pairs).await
+}
+
+/// [`compare_models`] served from the explorer's in-memory base instead of a join in SQLite (the
+/// same view: pairs in the same order, the same figures).
+pub async fn compare_models_in(
+    base: std::sync::Arc<crate::results::Base>,
+    run: &str,
+    model_a: &str,
+    model_b: &str,
+    seed: u64,
+) -> Result<CompareView, InspectError> {
+    let (r, a, b) = (run.to_string(), model_a.to_string(), model_b.to_string());
+    let pairs = tokio::task::spawn_blocking(move || {
+        let samples = base.run_samples(&r);
+        let names = base.names();
+        let ids: std::collections::BTreeSet<u32> = samples.iter().map(|(_, s)| s.model).collect();
+        let mut models: Vec<String> = ids.into_iter().map(|m| names.name(m).to_string()).collect();
+        models.sort();
+        models_check(&r, &a, &b, &models)?;
+        let (ma, mb) = (names.get(&a), names.get(&b));
+        // B's samples by (benchmark, instance, round), in id order.
+        let mut by_key: HashMap<(Bench, u32, u32), Vec<(i64, &report::Sample)>> = HashMap::new();
+        for &(id, s) in samples.iter().filter(|(_, s)| Some(s.model) == mb) {
+            by_key
+                .entry((s.bench, s.instance, s.round))
+                .or_default()
+                .push((id, s));
+        }
+        // As the SQL orders them: by benchmark name, then by A's id.
+        let mut benches = Bench::ALL;
+        benches.sort_by_key(|b| b.as_str());
+        let mut pairs = Vec::new();
+        for bench in benches {
+            for &(id_a, sa) in samples
+                .iter()
+                .filter(|(_, s)| s.bench == bench && Some(s.model) == ma)
+            {
+                for &(id_b, sb) in by_key
+                    .get(&(bench, sa.instance, sa.round))
+                    .into_iter()
+                    .flatten()
+                {
+                    pairs.push(Disagreement {
+                        benchmark: bench.as_str().to_string(),
+                        instance: names.name(sa.instance).to_string(),
+                        task: names.name(sa.task).to_string(),
+                        category: names.name(sa.category).to_string(),
+                        round: sa.round,
+                        model_a: a.clone(),
+                        model_b: b.clone(),
+                        id_a,
+                        id_b,
+                        score_a: sa.score,
+                        score_b: sb.score,
+                        passed_a: sa.passed,
+                        passed_b: sb.passed,
+                    });
+                }
+            }
+        }
+        Ok::<_, InspectError>(pairs)
+    })
+    .await
+    .map_err(|e| InspectError::BadCompare(format!("the comparison task failed: {e}")))??;
+    compare_pairs(run, model_a, model_b, seed, pairs).await
+}
+
+/// The checks both comparisons make before pairing: two different models, both in the run
+/// (`models`: the run's models).
+fn models_check(
+    run: &str,
+    model_a: &str,
+    model_b: &str,
+    models: &[String],
+) -> Result<(), InspectError> {
+    if model_a == model_b {
+        return Err(InspectError::BadCompare(format!(
+            "compare needs two different models (got {model_a:?} twice)"
+        )));
+    }
+    if models.is_empty() {
+        return Err(InspectError::BadCompare(format!(
+            "run {run:?} has no samples (unknown run?)"
+        )));
+    }
+    for m in [model_a, model_b] {
+        if !models.iter().any(|x| x == m) {
+            return Err(InspectError::BadCompare(format!(
+                "model {m:?} is not in run {run}; it has {}",
+                models.join(", ")
+            )));
+        }
+    }
+    Ok(())
+}
+
+/// The comparison view of the paired samples of two models of one run.
+async fn compare_pairs(
+    run: &str,
+    model_a: &str,
+    model_b: &str,
+    seed: u64,
+    pairs: Vec<Disagreement>,
+) -> Result<CompareView, InspectError> {
+    if pairs.is_empty() {
+        return Err(InspectError::BadCompare(format!(
+            "models {model_a} and {model_b} share no instances in run {run} to pair"
+        )));
+    }
+    let mut names = Interner::default();
+    let (ma, mb) = (names.id(model_a), names.id(model_b));
+    let mut sides: BTreeMap<Bench, (Vec<report::Sample>, Vec<report::Sample>)> = BTreeMap::new();
+    let mut tally = crate::results::Tally::default();
+    for d in pairs {
+        let Some(bench) = Bench::parse(&d.benchmark) else {
+            continue;
+        };
+        let instance = names.id(&d.instance);
+        let sample = |model: u32, score: f64, passed: bool| report::Sample {
+            bench,
+            model,
+            instance,
+            round: d.round,
+            score,
+            passed,
+            ..report::Sample::BLANK
+        };
+        let side = sides.entry(bench).or_default();
+        side.0.push(sample(ma, d.score_a, d.passed_a));
+        side.1.push(sample(mb, d.score_b, d.passed_b));
+        let differ = d.passed_a != d.passed_b || (d.score_a - d.score_b).abs() > SCORE_EPS;
+        tally.add(d, differ);
+    }
+    // The seeded paired bootstrap is CPU-bound (resamples × pairs draws): off the async threads.
+    let (na, nb) = (model_a.to_string(), model_b.to_string());
+    let comparisons: Vec<report::Comparison> = tokio::task::spawn_blocking(move || {
+        sides
+            .iter()
+            .filter_map(|(bench, (a, b))| {
+                let ra: Vec<&report::Sample> = a.iter().collect();
+                let rb: Vec<&report::Sample> = b.iter().collect();
+                report::compare::compare_samples(*bench, &na, &nb, &ra, &rb, seed)
+            })
+            .collect()
+    })
+    .await
+    .map_err(|e| InspectError::BadCompare(format!("the comparison task failed: {e}")))?;
+    Ok(tally.view(serde_json::json!({
+        "run": run,
+        "model_a": model_a,
+        "model_b": model_b,
+        "seed": seed,
+        "comparisons": comparisons,
+    })))
+}
+
+/// Figures of `crucible bench inspect`: the sample actions' read paths on a synthetic store.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct BenchFigures {
+    /// Samples in the store (one run, every model).
+    pub samples: u64,
+    /// Seconds to write it.
+    pub write_seconds: f64,
+    /// The two models compared (the synthetic run's first two).
+    pub models: [String; 2],
+    /// Pairs compared.
+    pub pairs: u64,
+    /// `compare_models` of those two models, median of 3, ms.
+    pub compare_models_ms: f64,
+    /// The same from the explorer's in-memory base (what the app calls), median of 3, ms.
+    pub compare_models_base_ms: f64,
+    /// `extracted` of a normal sample, median of 20, ms.
+    pub extract_ms: f64,
+    /// `extracted` of a sample with a 10 MB answer, median of 5, ms.
+    pub extract_10mb_ms: f64,
+    /// Target of the issue for a view on the 1 M-sample store, ms.
+    pub target_view_ms: f64,
+    /// Target of the issue for a sample view, ms.
+    pub target_sample_ms: f64,
+    /// `debug` or `release`.
+    pub build: String,
+}
+
+fn median(mut v: Vec<f64>) -> f64 {
+    v.sort_by(f64::total_cmp);
+    v.get(v.len() / 2).copied().unwrap_or(f64::NAN)
+}
+
+/// Writes a seeded synthetic store (`models` × `rounds` of every benchmark, as `crucible bench
+/// results` does) into `dir`, adds one sample with a 10 MB answer, and times the model
+/// comparison and the answer extraction. Replays are not timed here (they need chains; see
+/// docs/desktop.md for measured replay times).
+pub async fn bench(
+    models: usize,
+    rounds: usize,
+    seed: u64,
+    dir: &std::path::Path,
+) -> Result<BenchFigures, InspectError> {
+    use std::time::Instant;
+    let ms = |t: Instant| (t.elapsed().as_secs_f64() * 1e6).round() / 1e3;
+    let bad = |what: &str, e: &dyn std::fmt::Display| InspectError::Setup {
+        benchmark: "bench".into(),
+        message: format!("{what}: {e}"),
+    };
+    let db = dir.join("inspect-bench.db");
+    let _ = std::fs::remove_file(&db);
+    let ds = report::synth::generate(&report::synth::SynthSpec {
+        models,
+        rounds,
+        seed,
+        ..Default::default()
+    });
+    let t = Instant::now();
+    let store = crucible_store::Store::open(&db)
+        .await
+        .map_err(|e| bad("creating the bench store", &e))?;
+    store.close().await;
+    {
+        let opts = sqlx::sqlite::SqliteConnectOptions::new().filename(&db);
+        let pool = sqlx::sqlite::SqlitePoolOptions::new()
+            .max_connections(1)
+            .connect_with(opts)
+            .await?;
+        report::synth::write_store(&pool, &ds)
+            .await
+            .map_err(|e| bad("writing the bench store", &e))?;
+        pool.close().await;
+    }
+    let write_seconds = t.elapsed().as_secs_f64();
+    // One QuestBench sample with a 10 MB answer (a module repeated): a copy of a stored row.
+    let run = ds.runs.first().cloned().unwrap_or_default();
+    let huge = {
+        let opts = sqlx::sqlite::SqliteConnectOptions::new().filename(&db);
+        let pool = sqlx::sqlite::SqlitePoolOptions::new()
+            .max_connections(1)
+            .connect_with(opts)
+            .await?;
+        let answer = format!(
+            "```ts\n{}```\n",
+            "const amount = parseUnits(\"1.5\", 18); // send\n".repeat(220_000)
+        );
+        let id: i64 = sqlx::query_scalar(
+            "INSERT INTO samples (run_id, benchmark, model, instance, task, prompt_type, round, seed, \
+             kind, category, subcategory, difficulty, outcome, score, passed, metrics, details, prompt, \
+             raw_answer, k_act, k_opt, tokens_in, tokens_out, cost_usd, latency_ms, error, finished_at) \
+             SELECT run_id, benchmark, model, instance || '-10mb', task, prompt_type, round, seed, kind, \
+             category, subcategory, difficulty, outcome, score, passed, metrics, details, prompt, ?1, \
+             k_act, k_opt, tokens_in, tokens_out, cost_usd, latency_ms, error, finished_at FROM samples \
+             WHERE run_id = ?2 AND benchmark = 'questbench' ORDER BY id LIMIT 1 RETURNING id",
+        )
+        .bind(&answer)
+        .bind(&run)
+        .fetch_one(&pool)
+        .await?;
+        pool.close().await;
+        id
+    };
+    let ex = Explorer::open(&db)
+        .await
+        .map_err(|e| bad("opening the bench store", &e))?;
+    let names: Vec<String> = sqlx::query_scalar(
+        "SELECT DISTINCT model FROM samples WHERE run_id = ? AND benchmark = 'questbench' ORDER BY model LIMIT 2",
+    )
+    .bind(&run)
+    .fetch_all(ex.pool())
+    .await?;
+    let [a, b] = [0, 1].map(|i| names.get(i).cloned().unwrap_or_default());
+    let mut times = Vec::new();
+    let mut pairs = 0;
+    for _ in 0..3 {
+        let t = Instant::now();
+        let v = compare_models(ex.pool(), &run, &a, &b, seed).await?;
+        times.push(ms(t));
+        pairs = v.categories.iter().map(|c| u64::from(c.n_pairs)).sum();
+    }
+    let compare_models_ms = median(times);
+    // What the app does: the same comparison from the explorer's base (loaded once before).
+    let base = ex.base().await.map_err(|e| bad("reading the base", &e))?;
+    let mut times = Vec::new();
+    for seed in 0..3 {
+        let t = Instant::now();
+        compare_models_in(base.clone(), &run, &a, &b, seed).await?;
+        times.push(ms(t));
+    }
+    let compare_models_base_ms = median(times);
+    let mut times = Vec::new();
+    for i in 0..20 {
+        let t = Instant::now();
+        extracted(ex.pool(), 1 + i * 997).await?;
+        times.push(ms(t));
+    }
+    let extract_ms = median(times);
+    let mut times = Vec::new();
+    for _ in 0..5 {
+        let t = Instant::now();
+        extracted(ex.pool(), huge).await?;
+        times.push(ms(t));
+    }
+    let samples: i64 = sqlx::query_scalar("SELECT COUNT(*) FROM samples")
+        .fetch_one(ex.pool())
+        .await?;
+    Ok(BenchFigures {
+        samples: samples.max(0) as u64,
+        write_seconds,
+        models: [a, b],
+        pairs,
+        compare_models_ms,
+        compare_models_base_ms,
+        extract_ms,
+        extract_10mb_ms: median(times),
+        target_view_ms: 300.0,
+        target_sample_ms: 100.0,
+        build: if cfg!(debug_assertions) {
+            "debug"
+        } else {
+            "release"
+        }
+        .into(),
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use serde_json::json;
+
+    use super::*;
+
+    fn v(
+        outcome: &str,
+        score: f64,
+        checks: &[(&str, bool, &str)],
+        reverts: &[&str],
+    ) -> VerdictView {
+        VerdictView {
+            outcome: outcome.into(),
+            score,
+            passed: score >= 0.6,
+            checks: checks
+                .iter()
+                .map(|(n, p, a)| CheckView {
+                    name: n.to_string(),
+                    weight: Some(10),
+                    expected: "1".into(),
+                    actual: a.to_string(),
+                    passed: *p,
+                })
+                .collect(),
+            revert_reasons: reverts.iter().map(|s| s.to_string()).collect(),
+            reason: String::new(),
+            metrics: BTreeMap::new(),
+            k_act: None,
+        }
+    }
+
+    #[test]
+    fn diff_names_every_field_that_differs_and_nothing_else() {
+        let base = v("exact", 1.0, &[("balance", true, "1")], &[]);
+        let cases: Vec<(VerdictView, Vec<&str>)> = vec![
+            (base.clone(), vec![]),
+            (
+                v("revert", 1.0, &[("balance", true, "1")], &[]),
+                vec!["outcome"],
+            ),
+            (
+                v("exact", 0.0, &[("balance", true, "1")], &[]),
+                vec!["score", "passed"],
+            ),
+            (
+                v("exact", 1.0, &[("balance", false, "0")], &[]),
+                vec!["check balance"],
+            ),
+            (
+                v("exact", 1.0, &[("balance", true, "2")], &[]),
+                vec!["check balance"],
+            ),
+            (
+                v("exact", 1.0, &[("balance", true, "1")], &["STF"]),
+                vec!["revert reason"],
+            ),
+        ];
+        for (fresh, want) in cases {
+            let (d, notes) = diff(&base, &fresh);
+            let got: Vec<&str> = d.iter().map(|x| x.field.as_str()).collect();
+            assert_eq!(got, want, "{fresh:?}");
+            assert!(notes.is_empty());
+        }
+    }
+
+    #[test]
+    fn one_sided_checks_are_notes_and_repeated_names_pair_by_position() {
+        let a = v("exact", 1.0, &[("t", true, "1"), ("t", true, "2")], &[]);
+        let b = v(
+            "exact",
+            1.0,
+            &[("t", true, "1"), ("t", false, "3"), ("x", true, "")],
+            &[],
+        );
+        let (d, notes) = diff(&a, &b);
+        assert_eq!(d.len(), 1);
+        assert_eq!(d[0].field, "check t #2");
+        assert_eq!(d[0].stored, "pass (actual 2)");
+        assert_eq!(d[0].fresh, "fail (actual 3)");
+        assert_eq!(notes, ["check x is only in the fresh verdict"]);
+    }
+
+    #[test]
+    fn checks_and_reverts_are_read_from_each_benchmarks_details() {
+        let quest = json!({"verdict": {"reason": "r", "checks": [
+            {"name": "to_balance", "weight": 40, "expected": "5", "actual": "4", "passed": false}],
+            "rounds": [{"revert_reason": "STF", "tx": {"revert_reason": "STF"},
+                        "checks": [{"name": "progress", "passed": true}]},
+                       {"revert_reason": null, "tx": {"revert_reason": "OUT"}},
+                       {"revert_reason": "STF", "tx": {"revert_reason": "STF"}}]}});
+        let c = checks_of("questbench", &quest);
+        assert_eq!(c.len(), 1, "round checks are progress only");
+        assert_eq!((c[0].weight, c[0].actual.as_str()), (Some(40), "4"));
+        let mut r = Vec::new();
+        revert_reasons(&quest, &mut r);
+        assert_eq!(
+            r,
+            ["STF", "OUT", "STF"],
+            "a tx echoing its round's reason counts once"
+        );
+        let intent = json!({"scores": {"steps": [{"present": true, "function_ok": false,
+            "keys": [{"key": "amount", "exists": true, "type_ok": true, "value_ok": false}]}]},
+            "execution": {"exec": false, "reason": "reverted", "state_eq": false, "mismatches": [1, 2]}});
+        let names: Vec<(String, bool)> = checks_of("intent2tx", &intent)
+            .into_iter()
+            .map(|c| (c.name, c.passed))
+            .collect();
+        assert_eq!(
+            names,
+            [
+                ("step 1 present".to_string(), true),
+                ("step 1 function".to_string(), false),
+                ("step 1 param amount".to_string(), false),
+                ("exec".to_string(), false),
+                ("state_eq".to_string(), false),
+            ]
+        );
+        let pilot = json!({"evaluation": {"covered": 2, "required": 3, "sequence_ok": true,
+            "output_ok": false, "completion_signal": true, "termination": "answer", "turns": 4}});
+        let p = checks_of("pilot", &pilot);
+        assert_eq!(p[0].name, "tool coverage");
+        assert!(!p[0].passed);
+        assert_eq!(
+            p.last().map(|c| c.actual.as_str()),
+            Some("answer after 4 turns")
+        );
+        assert!(checks_of("pilot", &json!("not an object")).is_empty());
+    }
+
+    #[test]
+    fn extraction_follows_each_benchmarks_answer_format() {
+        let cases: Vec<(&str, &str, Option<(&str, &str)>)> = vec![
+            (
+                "questbench",
+                "Here:\n```json\n{}\n```\n```ts\nexport default 1;\n```",
+                Some(("typescript", "export default 1;\n")),
+            ),
+            ("questbench", "no code at all", None),
+            (
+                "questbench",
+                "Done.\n```json\n{\"action\": \"submit\"}\n```",
+                Some(("json", "{\n  \"action\": \"submit\"\n}")),
+            ),
+            ("questbench", "```json\nnot json\n```", None),
+            (
+                "intent2tx",
+                "```json\n{\"a\":1}\n```",
+                Some(("json", "{\n  \"a\": 1\n}")),
+            ),
+            (
+                "intent2tx",
+                "call: [1, 2] done",
+                Some(("json", "[\n  1,\n  2\n]")),
+            ),
+            ("intent2tx", "} nothing {", None),
+            (
+                "pilot",
+                "<tool_call>{\"x\":1}</tool_call> then <tool_call>{\"y\": 2}</tool_call>",
+                Some(("json", "{\n  \"y\": 2\n}")),
+            ),
+            ("pilot", "<tool_call>not json", Some(("json", "not json"))),
+            ("pilot", "plain", None),
+            ("swebench", "```ts\nx\n```", None),
+        ];
+        for (bench, answer, want) in cases {
+            let got = extract(bench, answer);
+            let got = got.as_ref().map(|(l, _, t)| (l.as_str(), t.as_str()));
+            assert_eq!(got, want, "{bench}: {answer:?}");
+        }
+    }
+
+    #[test]
+    fn modes_parse_from_their_cli_names() {
+        for (s, m) in [
+            ("reexec", Some(ReplayMode::Reexecute)),
+            ("re-execute", Some(ReplayMode::Reexecute)),
+            ("rescore", Some(ReplayMode::Rescore)),
+            ("delete", None),
+        ] {
+            assert_eq!(ReplayMode::parse(s), m, "{s}");
+        }
+    }
+}
