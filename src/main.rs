@@ -77,7 +77,7 @@ fn main() -> Result<()> {
         .with_writer(std::io::stderr)
         .init();
     let cli = Cli::parse();
-    let config = crucible_core::Config(cli.config.as_deref())?;
+    let config = crucible_core::Config::load(cli.config.as_deref())?;
     let rt = tokio::runtime::Runtime::new()?;
     rt.block_on(async move {
         match cli.command {

@@ -23,7 +23,9 @@ fn decl<T: TS>(out: &mut String) {
 
 /// The whole contents of `ui/src/bindings.ts`.
 pub fn typescript() -> String {
-    use crucible_views::status::{SystemStatus, ToolLocation, ToolStatus, UniverseState, UniverseStatus};
+    use crucible_views::status::{
+        SystemStatus, ToolLocation, ToolStatus, UniverseState, UniverseStatus,
+    };
     let mut out = String::from(
         "// Generated from the Rust types by src-tauri/src/bindings.rs (ts-rs). Do not edit.\n\
          // Regenerate: CRUCIBLE_UPDATE_BINDINGS=1 cargo test -p crucible-app --features custom-protocol --lib bindings\n",

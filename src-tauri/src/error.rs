@@ -123,8 +123,8 @@ impl From<crucible_llm::LlmError> for CommandError {
 impl From<crucible_core::ConfigError> for CommandError {
     fn from(e: crucible_core::ConfigError) -> Self {
         let kind = match e {
-            crucible_core::ConfigError { .. } => ErrorKind::Config,
-            crucible_core::ConfigError { .. } => ErrorKind::Internal,
+            crucible_core::ConfigError::File { .. } => ErrorKind::Config,
+            crucible_core::ConfigError::ToolMissing { .. } => ErrorKind::Internal,
         };
         Self {
             kind,
@@ -141,7 +141,8 @@ impl From<crucible_views::studio::StudioError> for CommandError {
             S::Quest(Q::Chain(_) | Q::Sandbox(_)) => ErrorKind::Chain,
             S::Quest(_) | S::UnknownTask { .. } | S::Invalid(_) | S::Pilot(_) => ErrorKind::Task,
             S::Intent(
-                crucible_intent2tx::IntentError::Chain(_) | crucible_intent2tx::IntentError::Fixture(_),
+                crucible_intent2tx::IntentError::Chain(_)
+                | crucible_intent2tx::IntentError::Fixture(_),
             ) => ErrorKind::Chain,
             S::Intent(_) => ErrorKind::Task,
             S::Io { .. } => ErrorKind::Internal,
@@ -201,8 +202,9 @@ mod tests {
 
     #[test]
     fn serialises_as_kind_and_message() {
-        let bad = crucible_core::Config(Some(std::path::Path::new("/nonexistent/crucible.json")))
-            .unwrap_err();
+        let bad =
+            crucible_core::Config::load(Some(std::path::Path::new("/nonexistent/crucible.json")))
+                .unwrap_err();
         let v = serde_json::to_value(CommandError::from(bad)).unwrap();
         assert_eq!(v["kind"], "config");
         assert!(

@@ -31,7 +31,7 @@ pub struct AppState {
 impl AppState {
     /// Resolves the configuration once (file → environment), as the CLI does.
     pub fn load() -> Self {
-        let config = crucible_core::Config(None).map_err(CommandError::from);
+        let config = crucible_core::Config::load(None).map_err(CommandError::from);
         if let Err(e) = &config {
             tracing::warn!(target: "app", error = %e.message, "configuration not loaded");
         }

@@ -9,9 +9,9 @@ use std::collections::BTreeMap;
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
-use crucible_views::console::{run_cost, LiveStatus, Tracker};
-use crucible_run::{self, Progress, RunContext, RunSpec};
+use crucible_run::{self as run, Progress, RunContext, RunSpec};
 use crucible_store::Store;
+use crucible_views::console::{run_cost, LiveStatus, Tracker};
 use tauri::Emitter;
 use tokio::sync::{mpsc, oneshot};
 use tokio_util::sync::CancellationToken;

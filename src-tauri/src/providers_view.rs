@@ -157,7 +157,7 @@ mod tests {
 
     #[test]
     fn key_moves_with_a_renamed_provider_and_goes_with_a_removed_one() {
-        let mut config = crucible_core::Config();
+        let mut config = crucible_core::Config::test();
         let dir = tempfile::tempdir().unwrap();
         config.data_dir = dir.path().to_path_buf();
         let kc = MemoryKeychain::new();
@@ -186,7 +186,7 @@ mod tests {
 
     #[test]
     fn invalid_edit_is_an_invalid_error_naming_the_field() {
-        let mut config = crucible_core::Config();
+        let mut config = crucible_core::Config::test();
         let dir = tempfile::tempdir().unwrap();
         config.data_dir = dir.path().to_path_buf();
         let kc = MemoryKeychain::new();

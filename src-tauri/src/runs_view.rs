@@ -1,9 +1,9 @@
 //! Shapes the Runs page receives that are app-specific: the plan-or-problem answer of the
 //! new-run form, and the runs list with the ids running in this process.
 
-use crucible_views::console::{estimate, FormError, History, RunListItem, RunPlan};
 use crucible_run::RunSpec;
 use crucible_store::Store;
+use crucible_views::console::{estimate, FormError, History, RunListItem, RunPlan};
 use serde::Serialize;
 use ts_rs::TS;
 

@@ -259,7 +259,8 @@ pub async fn bench(config: &Config, cmd: BenchCmd) -> Result<()> {
             calls_per_agent,
         } => (
             serde_json::to_value(
-                crucible_bench::figures::llm(calls, latency_ms, concurrency, calls_per_agent).await?,
+                crucible_bench::figures::llm(calls, latency_ms, concurrency, calls_per_agent)
+                    .await?,
             )?,
             json,
         ),

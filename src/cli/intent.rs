@@ -6,13 +6,13 @@ use anyhow::{Context, Result};
 
 use super::emit;
 use clap::{Args, Subcommand};
+use crucible_core::Config;
 use crucible_intent2tx::execute::{generate_on_chain, prediction_calls, Executor};
 use crucible_intent2tx::generate::{generate, GenerateOptions, FUNDING};
 use crucible_intent2tx::import::{import_file, load_clean, write_jsonl};
 use crucible_intent2tx::parse_prediction;
 use crucible_intent2tx::Instance;
 use crucible_intent2tx::{build_prompt, score_text, AddressBook, Retriever, Setting};
-use crucible_core::Config;
 use serde_json::{json, Value};
 
 /// `crucible intent2tx`.
@@ -239,7 +239,8 @@ pub fn intent2tx(config: &Config, cmd: Intent2txCmd) -> Result<()> {
             let execution = if execute {
                 Some(block_on(async {
                     let mut ex = Executor::boot(config, book.clone()).await?;
-                    crucible_intent2tx::execute::agent_exec_figures(&mut ex, &instances, &book).await
+                    crucible_intent2tx::execute::agent_exec_figures(&mut ex, &instances, &book)
+                        .await
                 })?)
             } else {
                 None

@@ -3,8 +3,8 @@
 
 use anyhow::Result;
 use clap::{Args, Subcommand};
-use crucible_llm::{probe, resolve_key_from_os, PriceTable, ProbeReport, Provider, ResponseCache};
 use crucible_core::Config;
+use crucible_llm::{probe, resolve_key_from_os, PriceTable, ProbeReport, Provider, ResponseCache};
 use serde_json::json;
 
 /// `crucible models`.

@@ -5,9 +5,9 @@ use std::path::{Path, PathBuf};
 
 use anyhow::{bail, Context, Result};
 use clap::{Args, Subcommand};
+use crucible_core::Config;
 use crucible_pilot::suite::Engine;
 use crucible_pilot::{self as pilot, AgentKind, PilotError, PromptType, TaskLibrary};
-use crucible_core::Config;
 use serde_json::{json, Value};
 
 /// `crucible pilot`.

@@ -4,10 +4,10 @@ use std::path::PathBuf;
 
 use anyhow::{Context, Result};
 use clap::Subcommand;
+use crucible_core::Config;
 use crucible_questbench::atomic::{self, Harness};
 use crucible_questbench::composite;
 use crucible_questbench::task::{self, Task};
-use crucible_core::Config;
 
 /// `crucible quest`.
 #[derive(Debug, Subcommand)]
@@ -123,7 +123,8 @@ pub async fn quest(config: &Config, cmd: QuestCmd) -> Result<()> {
         QuestCmd::Import { file, json } => {
             let text = std::fs::read_to_string(&file)
                 .with_context(|| format!("reading {}", file.display()))?;
-            let r = crucible_questbench::import::import_question(&text, &file.display().to_string())?;
+            let r =
+                crucible_questbench::import::import_question(&text, &file.display().to_string())?;
             if json {
                 out!("{}", serde_json::to_string_pretty(&r)?);
             } else {

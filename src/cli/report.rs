@@ -7,8 +7,9 @@ use std::time::Instant;
 
 use anyhow::{bail, Context, Result};
 use clap::Args;
-use crucible_report::{self as report, chart, export, synth, BenchSelection, Dataset};
+use crucible_bench::synth;
 use crucible_core::Config;
+use crucible_report::{self as report, chart, export, BenchSelection, Dataset};
 use serde_json::{json, Value};
 use sqlx::sqlite::{SqliteConnectOptions, SqlitePoolOptions};
 use sqlx::SqlitePool;

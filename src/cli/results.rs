@@ -45,7 +45,7 @@ fn bench_dir(args: &BenchResultsArgs, tmp: &tempfile::TempDir) -> Result<PathBuf
 pub async fn bench(config: &Config, args: BenchResultsArgs) -> Result<()> {
     let tmp = tempfile::tempdir()?;
     let dir = bench_dir(&args, &tmp)?;
-    let f = crucible_views::results::bench(
+    let f = crucible_bench::results::bench(
         config,
         args.models,
         args.rounds,
@@ -145,7 +145,7 @@ pub async fn results(config: &Config, cmd: ResultsCmd) -> Result<()> {
 pub async fn bench_inspect(args: BenchResultsArgs) -> Result<()> {
     let tmp = tempfile::tempdir()?;
     let dir = bench_dir(&args, &tmp)?;
-    let f = crucible_views::inspect::bench(args.models, args.rounds, args.seed, &dir).await?;
+    let f = crucible_bench::inspect::bench(args.models, args.rounds, args.seed, &dir).await?;
     if args.json {
         out!("{}", serde_json::to_string_pretty(&f)?);
     } else {

@@ -7,10 +7,10 @@ use std::path::{Path, PathBuf};
 
 use anyhow::{bail, Context, Result};
 use clap::{Args, Subcommand};
-use crucible_views::catalog::DEMO_MODELS;
-use crucible_run::{self, Progress, RunContext, RunReport, RunSpec};
-use crucible_store::Store;
 use crucible_core::Config;
+use crucible_run::{self as run, Progress, RunContext, RunReport, RunSpec};
+use crucible_store::Store;
+use crucible_views::catalog::DEMO_MODELS;
 use serde_json::json;
 use tokio::sync::mpsc;
 
@@ -246,7 +246,11 @@ where
     Fut: std::future::Future<Output = Result<RunReport, run::RunError>>,
 {
     let (tx, bar) = progress_bar();
-    let mut ctx = RunContext::new(config.clone(), store.clone(), crucible_views::catalog::loader());
+    let mut ctx = RunContext::new(
+        config.clone(),
+        store.clone(),
+        crucible_views::catalog::loader(),
+    );
     ctx.progress = tx;
     let cancel = ctx.cancel.clone();
     let ctrl_c = tokio::spawn(async move {

@@ -5,11 +5,11 @@
 
 use std::path::PathBuf;
 
+use crucible_core::{Benchmark, ScriptedAgent};
 use crucible_questbench::atomic::{Harness, PASS_THRESHOLD};
 use crucible_questbench::composite::{self, CompositeOutcome, CompositeVerdict};
 use crucible_questbench::seam::QuestBench;
 use crucible_questbench::task::{self, Kind, Task};
-use crucible_core::{Benchmark, ScriptedAgent};
 
 use crate::support::config;
 

@@ -8,7 +8,9 @@
 use std::path::Path;
 use std::process::Command;
 
-use crucible_views::inspect::{compare_models, compare_models_in, InspectError, ReplayMode, Replayer};
+use crucible_views::inspect::{
+    compare_models, compare_models_in, InspectError, ReplayMode, Replayer,
+};
 use crucible_views::results::{Explorer, SampleFilter};
 use serde_json::Value;
 

@@ -7,6 +7,7 @@ use std::path::Path;
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, SystemTime};
 
+use crucible_core::{run_builtin, Agent, Benchmark, BoxFuture, Message, Role};
 use crucible_intent2tx::seam::IntentBench;
 use crucible_intent2tx::{import::load_clean, AddressBook};
 use crucible_llm::{
@@ -16,7 +17,6 @@ use crucible_llm::{
 use crucible_pilot::seam::PilotBench;
 use crucible_pilot::suite::Engine;
 use crucible_pilot::task::TaskLibrary;
-use crucible_core::{run_builtin, Agent, Benchmark, BoxFuture, Message, Role};
 use serde_json::{json, Value};
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
 use tokio::net::{TcpListener, TcpStream};

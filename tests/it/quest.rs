@@ -230,8 +230,8 @@ async fn samples_are_isolated_by_the_snapshot() {
 /// fails, and the events tell the story.
 #[tokio::test]
 async fn the_seam_runs_builtin_agents() {
-    use crucible_questbench::seam::QuestBench;
     use crucible_core::{run_builtin, Benchmark, Event};
+    use crucible_questbench::seam::QuestBench;
     let h = Harness::start(&config())
         .await
         .unwrap_or_else(|e| panic!("{e}"));

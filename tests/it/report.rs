@@ -6,8 +6,9 @@ use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
+use crucible_bench::synth;
 use crucible_report::dataset::{Metrics, Sample};
-use crucible_report::{self as report, chart, export, synth, Bench, BenchSelection, Dataset};
+use crucible_report::{self as report, chart, export, Bench, BenchSelection, Dataset};
 use serde_json::Value;
 use sqlx::sqlite::{SqliteConnectOptions, SqlitePoolOptions};
 use sqlx::SqlitePool;
@@ -936,4 +937,35 @@ async fn cli_report_fills_the_pilot_ceiling_from_the_exact_solver() {
         .unwrap_or_else(|| panic!("no ceiling: {c}"));
     assert!(ceiling > 0.0 && ceiling <= 100.0, "{c}");
     assert_eq!(c["achieved_full_pct"], 100.0);
+}
+
+/// Built-in agents differ between benchmarks: PILOT's charts must show PILOT's models even
+/// when the QuestBench leaderboard (the default ranking) holds other names.
+#[test]
+fn pilot_charts_list_pilot_models_not_questbench_ones() {
+    let mut ds = synth::generate(&synth::SynthSpec {
+        models: 2,
+        rounds: 2,
+        intent_tasks: 4,
+        pilot_tasks: 8,
+        seed: 3,
+    });
+    let agent = ds.names.id("pilot-only-agent");
+    for s in ds.samples.iter_mut().filter(|s| s.bench == Bench::Pilot) {
+        s.model = agent;
+    }
+    let r = report::build(&ds, BenchSelection(None), &std::collections::HashMap::new());
+    for name in ["pilot_prompts", "pilot_flaws"] {
+        match chart::spec(&r, name) {
+            Some(chart::Spec::Grouped { cats, series, .. }) => {
+                let shown = if name == "pilot_prompts" {
+                    cats
+                } else {
+                    series
+                };
+                assert_eq!(shown, vec!["pilot-only-agent".to_string()], "{name}");
+            }
+            other => panic!("{name}: expected a grouped chart, got {other:?}"),
+        }
+    }
 }

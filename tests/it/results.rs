@@ -6,8 +6,8 @@
 use std::path::Path;
 use std::process::Command;
 
-use crucible_views::results::{self, Explorer, ResultsError, SampleFilter, CLIP_BYTES};
 use crucible_store::{NewSample, Store};
+use crucible_views::results::{self, Explorer, ResultsError, SampleFilter, CLIP_BYTES};
 use serde_json::Value;
 
 fn crucible(data: &Path, args: &[&str]) -> Value {
@@ -43,7 +43,7 @@ fn first_diff(a: &str, b: &str) -> Option<(usize, String, String)> {
 fn config(data: &Path) -> crucible_core::Config {
     crucible_core::Config {
         data_dir: data.to_path_buf(),
-        ..crucible_core::Config()
+        ..crucible_core::Config::test()
     }
 }
 

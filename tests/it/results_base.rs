@@ -4,12 +4,12 @@
 
 use std::path::Path;
 
-use crucible_report::dataset::Metrics;
 use crucible_bench::synth::{self, SynthSpec};
+use crucible_report::dataset::Metrics;
 use crucible_report::{BenchSelection, Dataset, Sample};
+use crucible_store::Store;
 use crucible_views::results::base::prefaulted;
 use crucible_views::results::{snapshot_path, Explorer, SampleFilter};
-use crucible_store::Store;
 use sqlx::sqlite::{SqliteConnectOptions, SqlitePoolOptions};
 use sqlx::SqlitePool;
 

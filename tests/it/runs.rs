@@ -15,10 +15,10 @@ use axum::http::StatusCode;
 use axum::response::{IntoResponse, Response};
 use axum::routing::post;
 use axum::Router;
-use crucible_views::catalog::loader;
 use crucible_llm::Loopback;
-use crucible_run::{self, Progress, RunContext, RunSpec};
+use crucible_run::{self as run, Progress, RunContext, RunSpec};
 use crucible_store::Store;
+use crucible_views::catalog::loader;
 use serde_json::{json, Value};
 
 fn bin() -> &'static str {
@@ -59,7 +59,7 @@ async fn temp_store() -> (tempfile::TempDir, Store) {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_multi_benchmark_run_of_builtin_agents_is_stored_reproducible_and_rescores_equal() {
     let (_dir, store) = temp_store().await;
-    let mut ctx = RunContext::new(crucible_core::Config(), store.clone(), loader());
+    let mut ctx = RunContext::new(crucible_core::Config::test(), store.clone(), loader());
     let (tx, mut rx) = tokio::sync::mpsc::unbounded_channel();
     ctx.progress = Some(tx);
     let mut s = spec(
@@ -150,7 +150,7 @@ async fn a_multi_benchmark_run_of_builtin_agents_is_stored_reproducible_and_resc
     let original = results(&store, &report.run_id).await;
 
     // Same seed → same results, sample for sample.
-    let ctx = RunContext::new(crucible_core::Config(), store.clone(), loader());
+    let ctx = RunContext::new(crucible_core::Config::test(), store.clone(), loader());
     let again = run::start(&ctx, s).await.unwrap();
     assert_eq!(results(&store, &again.run_id).await, original);
 
@@ -167,7 +167,7 @@ async fn a_multi_benchmark_run_of_builtin_agents_is_stored_reproducible_and_resc
 async fn a_run_against_the_loopback_provider_records_usage_per_sample() {
     let server = Loopback::start(Duration::from_millis(5)).await.unwrap();
     let (dir, store) = temp_store().await;
-    let mut config = crucible_core::Config();
+    let mut config = crucible_core::Config::test();
     config.data_dir = dir.path().join("data");
     let ctx = RunContext::new(config, store.clone(), loader());
     let mut s = spec(&["intent2tx", "pilot"], &["openai-compatible:loopback"]);
@@ -237,7 +237,7 @@ async fn storm() -> (String, Arc<AtomicU64>) {
 async fn a_429_500_garbage_storm_completes_with_bounded_retries_and_recorded_failures() {
     let (url, requests) = storm().await;
     let (dir, store) = temp_store().await;
-    let mut config = crucible_core::Config();
+    let mut config = crucible_core::Config::test();
     config.data_dir = dir.path().join("data");
     let ctx = RunContext::new(config, store.clone(), loader());
     let mut s = spec(&["intent2tx"], &["openai-compatible:storm"]);
@@ -619,15 +619,18 @@ struct Flaky {
     calls: AtomicU64,
 }
 
-impl run::Benchmark for Flaky {
+impl crucible_core::Benchmark for Flaky {
     fn name(&self) -> &'static str {
         "flaky"
     }
     fn instances(&self) -> Vec<String> {
         (0..10).map(|i| format!("i{i}")).collect()
     }
-    fn meta(&self, instance: &str) -> Result<run::InstanceMeta, run::RunError> {
-        Ok(run::InstanceMeta {
+    fn meta(
+        &self,
+        instance: &str,
+    ) -> Result<crucible_core::InstanceMeta, crucible_core::BenchError> {
+        Ok(crucible_core::InstanceMeta {
             task: instance.into(),
             ..Default::default()
         })
@@ -640,26 +643,27 @@ impl run::Benchmark for Flaky {
         _: &str,
         instance: &str,
         _: u64,
-    ) -> Result<Box<dyn run::Agent + '_>, run::RunError> {
-        Ok(Box::new(run::FixedAgent::new("echo", instance)))
+    ) -> Result<Box<dyn crucible_core::Agent + '_>, crucible_core::BenchError> {
+        Ok(Box::new(crucible_core::FixedAgent::new("echo", instance)))
     }
     fn run<'a>(
         &'a self,
         instance: &'a str,
-        agent: &'a mut dyn run::Agent,
+        agent: &'a mut dyn crucible_core::Agent,
         seed: u64,
-        _events: &'a mut (dyn FnMut(run::Event) + Send),
-    ) -> run::BoxFuture<'a, Result<run::SampleRecord, run::RunError>> {
+        _events: &'a mut (dyn FnMut(crucible_core::Event) + Send),
+    ) -> crucible_core::BoxFuture<'a, Result<crucible_core::SampleRecord, crucible_core::BenchError>>
+    {
         Box::pin(async move {
             self.calls.fetch_add(1, Ordering::SeqCst);
             if instance == "i9" || (instance == "i1" && self.generation == 1) {
-                return Err(run::RunError::Benchmark(format!(
+                return Err(crucible_core::BenchError::infrastructure_msg(format!(
                     "anvil (generation {}) is gone",
                     self.generation
                 )));
             }
             let answer = agent.respond(&[]).await.unwrap_or_default();
-            Ok(run::SampleRecord {
+            Ok(crucible_core::SampleRecord {
                 benchmark: "flaky".into(),
                 instance: instance.into(),
                 agent: agent.name().into(),
@@ -667,7 +671,10 @@ impl run::Benchmark for Flaky {
                 outcome: "pass".into(),
                 score: 1.0,
                 passed: true,
-                transcript: vec![run::Message::new(run::Role::Assistant, answer)],
+                transcript: vec![crucible_core::Message::new(
+                    crucible_core::Role::Assistant,
+                    answer,
+                )],
                 details: json!({}),
                 metrics: Default::default(),
                 k_act: None,
@@ -685,10 +692,10 @@ impl run::Benchmarks for FlakySet {
     fn needs_chain(&self, _: &str) -> bool {
         true
     }
-    fn shared(&self, _: &str) -> Option<Arc<dyn run::Benchmark>> {
+    fn shared(&self, _: &str) -> Option<Arc<dyn crucible_core::Benchmark>> {
         None
     }
-    fn boot_chain(&self) -> run::BoxFuture<'_, Result<run::ChainBenches, run::RunError>> {
+    fn boot_chain(&self) -> crucible_core::BoxFuture<'_, Result<run::ChainBenches, run::RunError>> {
         let generation = self.boots.fetch_add(1, Ordering::SeqCst) + 1;
         Box::pin(async move {
             let mut m = run::ChainBenches::new();
@@ -697,7 +704,7 @@ impl run::Benchmarks for FlakySet {
                 Box::new(Flaky {
                     generation,
                     calls: AtomicU64::new(0),
-                }) as Box<dyn run::Benchmark>,
+                }) as Box<dyn crucible_core::Benchmark>,
             );
             Ok(m)
         })
@@ -714,7 +721,7 @@ async fn a_dead_chain_restarts_the_worker_and_retries_the_sample_a_bounded_numbe
         }) as Arc<dyn run::Benchmarks>)
     });
     let (_dir, store) = temp_store().await;
-    let mut ctx = RunContext::new(crucible_core::Config(), store.clone(), load);
+    let mut ctx = RunContext::new(crucible_core::Config::test(), store.clone(), load);
     let (tx, mut rx) = tokio::sync::mpsc::unbounded_channel();
     ctx.progress = Some(tx);
     let mut s = spec(&["flaky"], &["builtin:echo"]);
@@ -743,7 +750,11 @@ async fn a_dead_chain_restarts_the_worker_and_retries_the_sample_a_bounded_numbe
     // An instance that fails on every chain is given up after 3 attempts and left missing.
     boots.store(0, Ordering::SeqCst);
     s.limit = None;
-    let ctx = RunContext::new(crucible_core::Config(), store.clone(), ctx_loader(&boots));
+    let ctx = RunContext::new(
+        crucible_core::Config::test(),
+        store.clone(),
+        ctx_loader(&boots),
+    );
     let report = run::start(&ctx, s).await.unwrap();
     assert_eq!((report.samples, report.finished, report.failed), (10, 9, 1));
     assert_eq!(report.status, "failed");
@@ -775,7 +786,7 @@ fn ctx_loader(boots: &Arc<AtomicU64>) -> run::LoadBenchmarks {
 async fn the_budget_stops_new_samples_and_a_resume_keeps_counting_what_was_spent() {
     let server = Loopback::start(Duration::ZERO).await.unwrap();
     let (dir, store) = temp_store().await;
-    let mut config = crucible_core::Config();
+    let mut config = crucible_core::Config::test();
     config.data_dir = dir.path().join("data");
     std::fs::create_dir_all(&config.data_dir).unwrap();
     std::fs::write(
@@ -825,7 +836,7 @@ async fn the_budget_stops_new_samples_and_a_resume_keeps_counting_what_was_spent
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_cancelled_run_is_marked_cancelled_and_resumes_to_completion() {
     let (_dir, store) = temp_store().await;
-    let mut ctx = RunContext::new(crucible_core::Config(), store.clone(), loader());
+    let mut ctx = RunContext::new(crucible_core::Config::test(), store.clone(), loader());
     let (tx, mut rx) = tokio::sync::mpsc::unbounded_channel();
     ctx.progress = Some(tx);
     let mut s = spec(&["pilot"], &["builtin:reference"]);
@@ -847,7 +858,7 @@ async fn a_cancelled_run_is_marked_cancelled_and_resumes_to_completion() {
         report.finished >= 5 && report.finished < report.samples,
         "{report:?}"
     );
-    let ctx = RunContext::new(crucible_core::Config(), store.clone(), loader());
+    let ctx = RunContext::new(crucible_core::Config::test(), store.clone(), loader());
     let resumed = run::resume(&ctx, &report.run_id).await.unwrap();
     assert_eq!(resumed.status, "finished");
     assert_eq!(resumed.finished, report.samples);
@@ -942,7 +953,7 @@ async fn one_run_mixes_two_saved_providers_with_their_own_urls_and_keys_and_resu
     std::env::set_var(&va, "key-alpha-1");
     std::env::set_var(&vb, "key-beta-22");
     let (dir, store) = temp_store().await;
-    let mut config = crucible_core::Config();
+    let mut config = crucible_core::Config::test();
     config.data_dir = dir.path().join("data");
     two_providers(
         &config.data_dir,
@@ -1081,7 +1092,7 @@ async fn one_run_mixes_two_saved_providers_with_their_own_urls_and_keys_and_resu
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_cancelled_demo_with_composites_resumes_to_the_samples_of_an_uninterrupted_run() {
-    let config = crucible_core::Config();
+    let config = crucible_core::Config::test();
     let demo = || {
         let mut s = spec(
             &["questbench"],

@@ -5,8 +5,8 @@ use std::time::Duration;
 
 use alloy::primitives::U256;
 use crucible_chain::gate::Gate;
-use crucible_chain::Chain;
 use crucible_chain::sandbox::{Call, FailureKind, Limits, Sandbox, SandboxRun};
+use crucible_chain::Chain;
 use serde_json::{json, Value};
 
 use crate::support::{config, empty_chain};

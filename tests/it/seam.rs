@@ -4,14 +4,16 @@
 
 use std::path::Path;
 
+use crucible_core::BenchError;
+use crucible_core::{
+    run_builtin, Agent, AgentError, Benchmark, BoxFuture, Event, Message, Role, ScriptedAgent,
+};
 use crucible_intent2tx::seam::IntentBench;
 use crucible_intent2tx::{import::load_clean, AddressBook};
 use crucible_pilot::agents::AgentKind;
 use crucible_pilot::seam::PilotBench;
 use crucible_pilot::suite::Engine;
 use crucible_pilot::task::TaskLibrary;
-use crucible_core::{run_builtin, Agent, AgentError, Benchmark, BoxFuture, Event, Message, Role, ScriptedAgent};
-use crucible_run::{RunError};
 
 fn root() -> &'static Path {
     Path::new(env!("CARGO_MANIFEST_DIR"))
@@ -91,7 +93,7 @@ async fn a_scripted_pilot_answer_is_scored_and_bad_names_are_clear_errors() {
         .await
         .unwrap_err();
     assert!(
-        matches!(err, RunError::UnknownAgent { .. }) && err.to_string().contains("reference"),
+        matches!(err, BenchError::UnknownAgent { .. }) && err.to_string().contains("reference"),
         "{err}"
     );
     let err = run_builtin(&bench, "reference", "nope#optimal", 1, &mut |_| {})

@@ -3,9 +3,9 @@
 
 use std::path::Path;
 
+use crucible_core::Config;
 use crucible_questbench::atomic::Harness;
 use crucible_views::studio::{self, Bench, Origin, SolutionChoice};
-use crucible_core::Config;
 
 use crate::support::config;
 

@@ -8,9 +8,9 @@ use alloy::signers::local::PrivateKeySigner;
 use alloy::sol;
 use alloy::sol_types::SolCall;
 use crucible_chain::gate::Gate;
+use crucible_chain::sandbox::{Call, Sandbox};
 use crucible_chain::universe::{self, Manifest, Profile};
 use crucible_chain::{Chain, TxRequest};
-use crucible_chain::sandbox::{Call, Sandbox};
 use crucible_core::Config;
 use serde_json::json;
 

@@ -10,9 +10,9 @@ use serde::Serialize;
 use serde_json::json;
 
 use crucible_chain::gate::Gate;
+use crucible_chain::sandbox::{Call, Sandbox};
 use crucible_chain::universe::{self, Manifest, Profile};
 use crucible_chain::TxRequest;
-use crucible_chain::sandbox::{Call, Sandbox};
 use crucible_core::Config;
 
 /// Median and 90th percentile of a sample, in milliseconds.
@@ -254,8 +254,8 @@ pub async fn llm(
     concurrency: usize,
     calls_per_agent: usize,
 ) -> anyhow::Result<LlmBench> {
-    use crucible_llm::{AdaptiveLimiter, Aimd, Loopback, ModelAgent, ModelSpec, Provider};
     use crucible_core::{Message, Role};
+    use crucible_llm::{AdaptiveLimiter, Aimd, Loopback, ModelAgent, ModelSpec, Provider};
 
     let conv = [Message::new(Role::User, "Reply with the single word: ok")];
     let fast = Loopback::start(Duration::ZERO).await?;
@@ -372,11 +372,15 @@ pub async fn questbench(config: &Config, seed: u64) -> anyhow::Result<QuestFigur
     for t in &tasks {
         let inst = h.instance(t, seed)?;
         let (score_ok, stages) = if t.spec.kind == crucible_questbench::task::Kind::Composite {
-            let turns =
-                crucible_questbench::composite::render_script(t, &t.spec.solutions.reference, &inst)?;
+            let turns = crucible_questbench::composite::render_script(
+                t,
+                &t.spec.solutions.reference,
+                &inst,
+            )?;
             let mut agent = crucible_core::ScriptedAgent::new("reference", turns);
             let (v, _) =
-                crucible_questbench::composite::run_episode(&h, t, &inst, &mut agent, &mut |_| {}).await?;
+                crucible_questbench::composite::run_episode(&h, t, &inst, &mut agent, &mut |_| {})
+                    .await?;
             rounds += v.k_act;
             (v.score == 100.0, v.stages)
         } else {

@@ -6,7 +6,9 @@
 //! Figures are printed, never asserted on time.
 
 pub mod figures;
+pub mod inspect;
 pub mod orchestrator;
 pub mod perf;
+pub mod results;
 pub mod store;
 pub mod synth;

@@ -11,13 +11,15 @@ use tokio::sync::mpsc;
 
 use std::sync::Arc;
 
-use super::{
-    start, Agent, Benchmark, Benchmarks, BoxFuture, ChainBenches, Event, InstanceMeta,
-    LoadBenchmarks, Message, Progress, Role, RunContext, RunError, RunSpec, SampleRecord,
+use crucible_core::Config;
+use crucible_core::{
+    Agent, BenchError, Benchmark, BoxFuture, Event, InstanceMeta, Message, Role, SampleRecord,
 };
 use crucible_llm::{Loopback, ModelAgent, ModelSpec, Provider};
+use crucible_run::{
+    start, Benchmarks, ChainBenches, LoadBenchmarks, Progress, RunContext, RunError, RunSpec,
+};
 use crucible_store::Store;
-use crucible_core::Config;
 
 /// The figures.
 #[derive(Debug, Clone, Serialize)]
@@ -45,7 +47,7 @@ pub struct OrchestratorFigures {
 }
 
 fn bench_err(e: impl std::fmt::Display) -> RunError {
-    RunError::Benchmark(format!("bench: {e}"))
+    RunError::Bench(BenchError::infrastructure_msg(format!("bench: {e}")))
 }
 
 /// Runs `spec` and returns (calls-serving wall time, run id).
@@ -89,7 +91,7 @@ impl Benchmark for Probe {
     fn instances(&self) -> Vec<String> {
         (0..self.instances).map(|i| format!("p{i:05}")).collect()
     }
-    fn meta(&self, instance: &str) -> Result<InstanceMeta, RunError> {
+    fn meta(&self, instance: &str) -> Result<InstanceMeta, BenchError> {
         Ok(InstanceMeta {
             task: instance.to_string(),
             ..InstanceMeta::default()
@@ -98,8 +100,13 @@ impl Benchmark for Probe {
     fn builtin_agents(&self) -> Vec<&'static str> {
         Vec::new()
     }
-    fn builtin_agent(&self, name: &str, _: &str, _: u64) -> Result<Box<dyn Agent + '_>, RunError> {
-        Err(RunError::UnknownAgent {
+    fn builtin_agent(
+        &self,
+        name: &str,
+        _: &str,
+        _: u64,
+    ) -> Result<Box<dyn Agent + '_>, BenchError> {
+        Err(BenchError::UnknownAgent {
             name: name.to_string(),
             available: String::new(),
         })
@@ -110,7 +117,7 @@ impl Benchmark for Probe {
         agent: &'a mut dyn Agent,
         seed: u64,
         events: &'a mut (dyn FnMut(Event) + Send),
-    ) -> BoxFuture<'a, Result<SampleRecord, RunError>> {
+    ) -> BoxFuture<'a, Result<SampleRecord, BenchError>> {
         Box::pin(async move {
             events(Event::SampleStarted {
                 benchmark: "probe".into(),
@@ -220,7 +227,7 @@ pub async fn orchestrator(
         .await?
         .iter()
         .filter_map(|e| match serde_json::from_str::<Event>(e) {
-            Ok(Event::Turn { message }) if message.role != super::Role::Assistant => Some(message),
+            Ok(Event::Turn { message }) if message.role != Role::Assistant => Some(message),
             _ => None,
         })
         .collect();

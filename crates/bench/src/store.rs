@@ -6,7 +6,7 @@ use std::time::Instant;
 
 use serde::Serialize;
 
-use super::{NewRun, NewSample, SampleRow, Store, StoreError};
+use crucible_store::{NewRun, NewSample, SampleRow, Store, StoreError};
 
 /// The figures.
 #[derive(Debug, Clone, Serialize)]

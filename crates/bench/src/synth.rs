@@ -10,8 +10,8 @@ use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 use sqlx::SqlitePool;
 
-use super::dataset::{Bench, Dataset, Metrics, Sample, MISSING};
-use super::ReportError;
+use crucible_report::dataset::{Bench, Dataset, Metrics, Sample, MISSING};
+use crucible_report::ReportError;
 
 /// Size of a synthetic dataset.
 #[derive(Debug, Clone, Copy, PartialEq)]

@@ -61,12 +61,7 @@ pub enum BenchError {
     },
 }
 
-fn task_message(
-    task: &str,
-    file: Option<&PathBuf>,
-    field: Option<&str>,
-    message: &str,
-) -> String {
+fn task_message(task: &str, file: Option<&PathBuf>, field: Option<&str>, message: &str) -> String {
     let mut s = format!("task {task}");
     if let Some(f) = file {
         s.push_str(&format!(" ({})", f.display()));

@@ -13,7 +13,10 @@ use super::metrics::score_text;
 use super::parse::parse_prediction;
 use super::retrieve::{build_prompt, Retriever, Setting};
 use super::schema::Instance;
-use crucible_core::{BenchError, Agent, Benchmark, BoxFuture, Event, FixedAgent, InstanceMeta, Message, Role, SampleRecord};
+use crucible_core::{
+    Agent, BenchError, Benchmark, BoxFuture, Event, FixedAgent, InstanceMeta, Message, Role,
+    SampleRecord,
+};
 
 /// Intent2Tx as a [`Benchmark`] over a dataset, with a disjoint retrieval pool.
 #[derive(Debug)]

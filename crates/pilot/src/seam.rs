@@ -10,7 +10,10 @@ use super::prompt::PromptType;
 use super::sim::Simulator;
 use super::suite::Engine;
 use super::PilotError;
-use crucible_core::{BenchError, serde_name, Agent, AgentError, Benchmark, BoxFuture, Event, InstanceMeta, Message, Role, SampleRecord};
+use crucible_core::{
+    serde_name, Agent, AgentError, BenchError, Benchmark, BoxFuture, Event, InstanceMeta, Message,
+    Role, SampleRecord,
+};
 
 const PROMPT_TYPES: [PromptType; 4] = [
     PromptType::Baseline,

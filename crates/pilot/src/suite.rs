@@ -572,10 +572,7 @@ mod tests {
                 vec![format!("<tool_call>{tool}</tool_call>"); 6],
             )
             .unwrap();
-        assert_eq!(
-            e.evaluation.termination,
-            crate::eval::Termination::Loop
-        );
+        assert_eq!(e.evaluation.termination, crate::eval::Termination::Loop);
         assert_eq!(e.evaluation.outcome, Outcome::Failure);
         assert_eq!(e.calls.len(), 3);
         let e = engine

@@ -12,10 +12,10 @@ use tokio::sync::Mutex;
 
 use super::check::{CheckResult, Evidence, Probe, SentTx};
 use super::instance::Instance;
-use super::sandbox::{Call, FailureKind, Prepared, Sandbox, SandboxError};
 use super::task::{SetupStep, Task};
 use super::QuestError;
 use crucible_chain::gate::Gate;
+use crucible_chain::sandbox::{Call, FailureKind, Prepared, Sandbox, SandboxError};
 use crucible_chain::universe::{self, Manifest, Profile};
 use crucible_chain::{Chain, SnapshotId, TxRequest};
 use crucible_core::Config;
@@ -550,7 +550,7 @@ impl Harness {
 }
 
 /// The outcome class and reason text of a sandbox failure.
-pub(super) fn classify_failure(f: &super::sandbox::Failure) -> (Outcome, String) {
+pub(super) fn classify_failure(f: &crucible_chain::sandbox::Failure) -> (Outcome, String) {
     let outcome = match f.kind {
         FailureKind::NoExport | FailureKind::WrongSignature => Outcome::SchemaInvalid,
         FailureKind::Timeout => Outcome::Timeout,

@@ -17,9 +17,9 @@ use serde_json::{json, Map, Value};
 use super::atomic::{as_answer, classify_failure, ms, validate_tx, Harness, Stages};
 use super::check::{selector, CheckResult, Evidence, Probe};
 use super::instance::{format_units, Instance};
-use super::sandbox::Call;
 use super::task::{placeholders, Task};
 use super::QuestError;
+use crucible_chain::sandbox::Call;
 use crucible_chain::universe::Manifest;
 use crucible_core::{Agent, Event, Message, Role};
 

@@ -50,7 +50,7 @@ pub enum QuestError {
     Chain(Box<crucible_chain::ChainError>),
     /// The sandbox failed to start (infrastructure, not the agent).
     #[error("sandbox: {0}")]
-    Sandbox(#[from] sandbox::SandboxError),
+    Sandbox(#[from] crucible_chain::sandbox::SandboxError),
 }
 
 impl From<crucible_chain::ChainError> for QuestError {

@@ -15,7 +15,10 @@ use serde_json::json;
 use super::atomic::{as_answer, prompt, Harness};
 use super::composite;
 use super::task::{Kind, Task};
-use crucible_core::{BenchError, serde_name, Agent, AgentError, Benchmark, BoxFuture, Event, FixedAgent, InstanceMeta, Message, Role, SampleRecord, ScriptedAgent};
+use crucible_core::{
+    serde_name, Agent, AgentError, BenchError, Benchmark, BoxFuture, Event, FixedAgent,
+    InstanceMeta, Message, Role, SampleRecord, ScriptedAgent,
+};
 
 /// QuestBench over a loaded catalogue and a booted harness.
 #[derive(Debug)]

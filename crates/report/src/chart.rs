@@ -1196,11 +1196,7 @@ pub fn write_all(r: &Report, dir: &Path) -> Result<Vec<String>, ReportError> {
 
 #[cfg(test)]
 mod tests {
-    use std::collections::HashMap;
-
     use super::*;
-    use crucible_bench::synth::{generate, SynthSpec};
-    use crate::{Bench, BenchSelection};
 
     /// A point in a corner of the quadrant chart gets its label beside the corner's caption,
     /// not on top of it (the demo's known-wrong agent sits at 0, 0 under "Low-Low").
@@ -1304,37 +1300,6 @@ mod tests {
             assert_eq!(titles, want);
             assert!(!svg.contains("<b>"), "model names are escaped");
             assert!(svg.trim_end().ends_with("</svg>"));
-        }
-    }
-
-    /// Built-in agents differ between benchmarks: PILOT's charts must show PILOT's models even
-    /// when the QuestBench leaderboard (the default ranking) holds other names.
-    #[test]
-    fn pilot_charts_list_pilot_models_not_questbench_ones() {
-        let mut ds = generate(&SynthSpec {
-            models: 2,
-            rounds: 2,
-            intent_tasks: 4,
-            pilot_tasks: 8,
-            seed: 3,
-        });
-        let agent = ds.names.id("pilot-only-agent");
-        for s in ds.samples.iter_mut().filter(|s| s.bench == Bench::Pilot) {
-            s.model = agent;
-        }
-        let r = crate::build(&ds, BenchSelection(None), &HashMap::new());
-        for name in ["pilot_prompts", "pilot_flaws"] {
-            match spec(&r, name) {
-                Some(Spec::Grouped { cats, series, .. }) => {
-                    let shown = if name == "pilot_prompts" {
-                        cats
-                    } else {
-                        series
-                    };
-                    assert_eq!(shown, vec!["pilot-only-agent".to_string()], "{name}");
-                }
-                other => panic!("{name}: expected a grouped chart, got {other:?}"),
-            }
         }
     }
 }

@@ -32,6 +32,15 @@ pub enum RunError {
     /// A model could not be set up (missing key, bad base URL).
     #[error(transparent)]
     Model(#[from] crucible_llm::LlmError),
+    /// A background task of the run panicked or was aborted (a bug, never a sample's fault).
+    #[error("{what}: {source}")]
+    Join {
+        /// What the task was doing.
+        what: &'static str,
+        /// The join failure.
+        #[source]
+        source: tokio::task::JoinError,
+    },
     /// The store failed.
     #[error(transparent)]
     Store(#[from] crucible_store::StoreError),
@@ -44,4 +53,3 @@ impl RunError {
         matches!(self, Self::Bench(e) if e.is_infrastructure())
     }
 }
-

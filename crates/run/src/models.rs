@@ -20,7 +20,11 @@ pub fn resolve_key(
     provider: Option<&str>,
 ) -> Result<Option<ApiKey>, LlmError> {
     let Some(id) = provider else {
-        return crucible_llm::resolve_run_key_from_os(data_dir, spec.provider, Some(&spec.base_url));
+        return crucible_llm::resolve_run_key_from_os(
+            data_dir,
+            spec.provider,
+            Some(&spec.base_url),
+        );
     };
     let registry = crucible_llm::Registry::load(data_dir)?;
     let entry = registry.provider(id).ok_or_else(|| {

@@ -23,11 +23,11 @@ use tokio_util::sync::CancellationToken;
 use super::models::{resolve_key, ModelRef};
 use super::spec::{plan, Job, RunSpec};
 use super::versions::versions;
+use super::RunError;
+use crucible_core::Config;
 use crucible_core::{Benchmark, BoxFuture, Event, Message, Role, SampleRecord, ScriptedAgent};
-use super::{RunError};
 use crucible_llm::{Budget, ModelAgent, PriceTable, ProviderLimits, ResponseCache};
 use crucible_store::{rfc3339, run_id, NewRun, NewSample, SampleRow, Store};
-use crucible_core::Config;
 
 /// What a run reports while it goes: streamed live to the CLI/UI and (all but per-sample
 /// progress, which the samples table already holds) stored in the run's log.
@@ -217,7 +217,10 @@ async fn prepare(
     let for_load = spec.clone();
     let catalog = tokio::task::spawn_blocking(move || load(&config, &for_load))
         .await
-        .map_err(|e| RunError::Benchmark(format!("loading catalogues: {e}")))??;
+        .map_err(|source| RunError::Join {
+            what: "loading catalogues",
+            source,
+        })??;
     let first_chain = if spec.benchmarks.iter().any(|b| catalog.needs_chain(b)) {
         Some(catalog.boot_chain().await?)
     } else {
@@ -374,7 +377,7 @@ async fn replay_jobs(store: &Store, source: &str) -> Result<Vec<Job>, RunError> 
             instance: s.instance.clone(),
             round: s.round as u32,
             seed: s.seed as u64,
-            meta: super::InstanceMeta {
+            meta: crucible_core::InstanceMeta {
                 task: s.task,
                 prompt_type: s.prompt_type,
                 kind: s.kind,
@@ -572,7 +575,10 @@ async fn execute(
             }
             Err(e) => {
                 shared.stop.cancel();
-                fatal.get_or_insert(RunError::Benchmark(format!("a worker panicked: {e}")));
+                fatal.get_or_insert(RunError::Join {
+                    what: "a worker panicked",
+                    source: e,
+                });
             }
         }
     }

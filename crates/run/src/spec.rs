@@ -9,7 +9,7 @@ use sha2::{Digest, Sha256};
 
 use crucible_core::{Benchmark, InstanceMeta};
 
-use super::{RunError};
+use super::RunError;
 
 /// The benchmarks a run can name, in the order `all` runs them.
 pub const BENCHMARKS: [&str; 3] = ["questbench", "intent2tx", "pilot"];
@@ -435,10 +435,10 @@ mod tests {
         fn instances(&self) -> Vec<String> {
             (0..6).map(|i| format!("t{i}")).collect()
         }
-        fn meta(&self, instance: &str) -> Result<InstanceMeta, RunError> {
+        fn meta(&self, instance: &str) -> Result<InstanceMeta, crucible_core::BenchError> {
             let i: usize = instance[1..]
                 .parse()
-                .map_err(|_| RunError::Spec(instance.into()))?;
+                .map_err(|_| crucible_core::BenchError::UnknownInstance(instance.into()))?;
             Ok(InstanceMeta {
                 task: instance.into(),
                 prompt_type: String::new(),
@@ -456,8 +456,8 @@ mod tests {
             _: &str,
             _: &str,
             _: u64,
-        ) -> Result<Box<dyn crucible_core::Agent + '_>, RunError> {
-            Err(RunError::Spec("not in this test".into()))
+        ) -> Result<Box<dyn crucible_core::Agent + '_>, crucible_core::BenchError> {
+            Err(crucible_core::BenchError::Agent("not in this test".into()))
         }
         fn run<'a>(
             &'a self,
@@ -465,8 +465,11 @@ mod tests {
             _: &'a mut dyn crucible_core::Agent,
             _: u64,
             _: &'a mut (dyn FnMut(crucible_core::Event) + Send),
-        ) -> crucible_core::BoxFuture<'a, Result<crucible_core::SampleRecord, RunError>> {
-            Box::pin(async { Err(RunError::Spec("not in this test".into())) })
+        ) -> crucible_core::BoxFuture<
+            'a,
+            Result<crucible_core::SampleRecord, crucible_core::BenchError>,
+        > {
+            Box::pin(async { Err(crucible_core::BenchError::Agent("not in this test".into())) })
         }
     }
 

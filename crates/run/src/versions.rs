@@ -3,7 +3,7 @@
 use serde_json::json;
 use sha2::{Digest, Sha256};
 
-use super::Benchmark;
+use crucible_core::Benchmark;
 
 /// `versions` JSON of a run: the crucible version and, per benchmark, its instance count and a
 /// SHA-256 of its instance list (a resumed run refuses a changed catalogue).

@@ -6,6 +6,8 @@
 use std::collections::BTreeMap;
 use std::sync::Arc;
 
+use crucible_core::Config;
+use crucible_core::{BenchError, Benchmark, BoxFuture};
 use crucible_intent2tx::seam::IntentBench;
 use crucible_intent2tx::{execute::Executor, import::load_clean, AddressBook};
 use crucible_pilot::seam::PilotBench;
@@ -14,9 +16,7 @@ use crucible_pilot::task::TaskLibrary;
 use crucible_questbench::atomic::Harness;
 use crucible_questbench::seam::QuestBench;
 use crucible_questbench::task::{load_dir, Task};
-use crucible_core::{Benchmark, BoxFuture};
 use crucible_run::{Benchmarks, ChainBenches, LoadBenchmarks, RunError, RunSpec};
-use crucible_core::Config;
 
 /// The benchmarks' static data, loaded once per run.
 pub struct Catalog {
@@ -130,13 +130,13 @@ impl Catalog {
         if let Some(tasks) = &self.quest_tasks {
             let h = Harness::start(&self.config)
                 .await
-                .map_err(|e| RunError::Benchmark(format!("booting the questbench chain: {e}")))?;
+                .map_err(|e| BenchError::infrastructure("booting the questbench chain", e))?;
             out.insert("questbench", Box::new(QuestBench::new(tasks.clone(), h)));
         }
         if let (Some((d, p)), true) = (&self.intent_data, self.intent_execute) {
             let ex = Executor::boot(&self.config, AddressBook::builtin())
                 .await
-                .map_err(|e| RunError::Benchmark(format!("booting the intent2tx chain: {e}")))?;
+                .map_err(|e| BenchError::infrastructure("booting the intent2tx chain", e))?;
             out.insert(
                 "intent2tx",
                 Box::new(

@@ -12,11 +12,11 @@ use std::collections::{BTreeMap, VecDeque};
 use serde::{Deserialize, Serialize};
 use ts_rs::TS;
 
-use crucible_run::spec::ModelEndpoint;
+use crucible_core::Config;
 use crucible_core::{serde_name, InstanceMeta};
+use crucible_run::spec::ModelEndpoint;
 use crucible_run::{Benchmarks, Progress, RunSpec, BENCHMARKS};
 use crucible_store::{Store, StoreError};
-use crucible_core::Config;
 
 /// A field-named problem with the new-run form.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, TS, thiserror::Error)]
@@ -347,6 +347,7 @@ fn instances_per_benchmark(
     spec: &RunSpec,
 ) -> Result<Vec<(String, u32, Vec<&'static str>, TaskFacets)>, FormError> {
     let err = |e: crucible_run::RunError| form_err("benchmarks", e.to_string());
+    let bench_err = |e: crucible_core::BenchError| form_err("benchmarks", e.to_string());
     let shared: Vec<String> = spec
         .benchmarks
         .iter()
@@ -401,7 +402,7 @@ fn instances_per_benchmark(
                         .iter()
                         .map(|i| bench.meta(i))
                         .collect::<Result<Vec<_>, _>>()
-                        .map_err(err)?;
+                        .map_err(bench_err)?;
                     let f = TaskFacets::of(&mine);
                     if let Ok(mut c) = facet_cache().lock() {
                         c.insert(key, f.clone());

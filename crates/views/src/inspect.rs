@@ -19,6 +19,9 @@ use sqlx::sqlite::SqlitePool;
 use sqlx::Row;
 use ts_rs::TS;
 
+use crate::results::{CompareView, Disagreement, Explorer};
+use crucible_core::Config;
+use crucible_core::{BenchError, Benchmark, Event, ScriptedAgent};
 use crucible_intent2tx::{execute::Executor, import::load_clean, seam::IntentBench, AddressBook};
 use crucible_pilot::seam::PilotBench;
 use crucible_pilot::suite::Engine;
@@ -27,10 +30,7 @@ use crucible_questbench::atomic::Harness;
 use crucible_questbench::seam::QuestBench;
 use crucible_report::dataset::Interner;
 use crucible_report::{self as report, Bench};
-use crate::results::{CompareView, Disagreement, Explorer};
-use crucible_core::{Benchmark, Event, ScriptedAgent};
-use crucible_run::{RunError, RunSpec};
-use crucible_core::Config;
+use crucible_run::RunSpec;
 
 /// Strings longer than this (bytes) are clipped in a replay's fresh details.
 const CLIP: usize = 64 * 1024;
@@ -82,7 +82,7 @@ pub enum InspectError {
         instance: String,
         /// The cause.
         #[source]
-        source: RunError,
+        source: BenchError,
     },
     /// A comparison argument is unusable (same model twice, unknown run or model, nothing paired).
     #[error("bad comparison: {0}")]
@@ -1080,171 +1080,6 @@ async fn compare_pairs(
         "seed": seed,
         "comparisons": comparisons,
     })))
-}
-
-/// Figures of `crucible bench inspect`: the sample actions' read paths on a synthetic store.
-#[derive(Debug, Clone, PartialEq, Serialize)]
-pub struct BenchFigures {
-    /// Samples in the store (one run, every model).
-    pub samples: u64,
-    /// Seconds to write it.
-    pub write_seconds: f64,
-    /// The two models compared (the synthetic run's first two).
-    pub models: [String; 2],
-    /// Pairs compared.
-    pub pairs: u64,
-    /// `compare_models` of those two models, median of 3, ms.
-    pub compare_models_ms: f64,
-    /// The same from the explorer's in-memory base (what the app calls), median of 3, ms.
-    pub compare_models_base_ms: f64,
-    /// `extracted` of a normal sample, median of 20, ms.
-    pub extract_ms: f64,
-    /// `extracted` of a sample with a 10 MB answer, median of 5, ms.
-    pub extract_10mb_ms: f64,
-    /// Target of the issue for a view on the 1 M-sample store, ms.
-    pub target_view_ms: f64,
-    /// Target of the issue for a sample view, ms.
-    pub target_sample_ms: f64,
-    /// `debug` or `release`.
-    pub build: String,
-}
-
-fn median(mut v: Vec<f64>) -> f64 {
-    v.sort_by(f64::total_cmp);
-    v.get(v.len() / 2).copied().unwrap_or(f64::NAN)
-}
-
-/// Writes a seeded synthetic store (`models` × `rounds` of every benchmark, as `crucible bench
-/// results` does) into `dir`, adds one sample with a 10 MB answer, and times the model
-/// comparison and the answer extraction. Replays are not timed here (they need chains; see
-/// docs/desktop.md for measured replay times).
-pub async fn bench(
-    models: usize,
-    rounds: usize,
-    seed: u64,
-    dir: &std::path::Path,
-) -> Result<BenchFigures, InspectError> {
-    use std::time::Instant;
-    let ms = |t: Instant| (t.elapsed().as_secs_f64() * 1e6).round() / 1e3;
-    let bad = |what: &str, e: &dyn std::fmt::Display| InspectError::Setup {
-        benchmark: "bench".into(),
-        message: format!("{what}: {e}"),
-    };
-    let db = dir.join("inspect-bench.db");
-    let _ = std::fs::remove_file(&db);
-    let ds = report::synth::generate(&report::synth::SynthSpec {
-        models,
-        rounds,
-        seed,
-        ..Default::default()
-    });
-    let t = Instant::now();
-    let store = crucible_store::Store::open(&db)
-        .await
-        .map_err(|e| bad("creating the bench store", &e))?;
-    store.close().await;
-    {
-        let opts = sqlx::sqlite::SqliteConnectOptions::new().filename(&db);
-        let pool = sqlx::sqlite::SqlitePoolOptions::new()
-            .max_connections(1)
-            .connect_with(opts)
-            .await?;
-        report::synth::write_store(&pool, &ds)
-            .await
-            .map_err(|e| bad("writing the bench store", &e))?;
-        pool.close().await;
-    }
-    let write_seconds = t.elapsed().as_secs_f64();
-    // One QuestBench sample with a 10 MB answer (a module repeated): a copy of a stored row.
-    let run = ds.runs.first().cloned().unwrap_or_default();
-    let huge = {
-        let opts = sqlx::sqlite::SqliteConnectOptions::new().filename(&db);
-        let pool = sqlx::sqlite::SqlitePoolOptions::new()
-            .max_connections(1)
-            .connect_with(opts)
-            .await?;
-        let answer = format!(
-            "```ts\n{}```\n",
-            "const amount = parseUnits(\"1.5\", 18); // send\n".repeat(220_000)
-        );
-        let id: i64 = sqlx::query_scalar(
-            "INSERT INTO samples (run_id, benchmark, model, instance, task, prompt_type, round, seed, \
-             kind, category, subcategory, difficulty, outcome, score, passed, metrics, details, prompt, \
-             raw_answer, k_act, k_opt, tokens_in, tokens_out, cost_usd, latency_ms, error, finished_at) \
-             SELECT run_id, benchmark, model, instance || '-10mb', task, prompt_type, round, seed, kind, \
-             category, subcategory, difficulty, outcome, score, passed, metrics, details, prompt, ?1, \
-             k_act, k_opt, tokens_in, tokens_out, cost_usd, latency_ms, error, finished_at FROM samples \
-             WHERE run_id = ?2 AND benchmark = 'questbench' ORDER BY id LIMIT 1 RETURNING id",
-        )
-        .bind(&answer)
-        .bind(&run)
-        .fetch_one(&pool)
-        .await?;
-        pool.close().await;
-        id
-    };
-    let ex = Explorer::open(&db)
-        .await
-        .map_err(|e| bad("opening the bench store", &e))?;
-    let names: Vec<String> = sqlx::query_scalar(
-        "SELECT DISTINCT model FROM samples WHERE run_id = ? AND benchmark = 'questbench' ORDER BY model LIMIT 2",
-    )
-    .bind(&run)
-    .fetch_all(ex.pool())
-    .await?;
-    let [a, b] = [0, 1].map(|i| names.get(i).cloned().unwrap_or_default());
-    let mut times = Vec::new();
-    let mut pairs = 0;
-    for _ in 0..3 {
-        let t = Instant::now();
-        let v = compare_models(ex.pool(), &run, &a, &b, seed).await?;
-        times.push(ms(t));
-        pairs = v.categories.iter().map(|c| u64::from(c.n_pairs)).sum();
-    }
-    let compare_models_ms = median(times);
-    // What the app does: the same comparison from the explorer's base (loaded once before).
-    let base = ex.base().await.map_err(|e| bad("reading the base", &e))?;
-    let mut times = Vec::new();
-    for seed in 0..3 {
-        let t = Instant::now();
-        compare_models_in(base.clone(), &run, &a, &b, seed).await?;
-        times.push(ms(t));
-    }
-    let compare_models_base_ms = median(times);
-    let mut times = Vec::new();
-    for i in 0..20 {
-        let t = Instant::now();
-        extracted(ex.pool(), 1 + i * 997).await?;
-        times.push(ms(t));
-    }
-    let extract_ms = median(times);
-    let mut times = Vec::new();
-    for _ in 0..5 {
-        let t = Instant::now();
-        extracted(ex.pool(), huge).await?;
-        times.push(ms(t));
-    }
-    let samples: i64 = sqlx::query_scalar("SELECT COUNT(*) FROM samples")
-        .fetch_one(ex.pool())
-        .await?;
-    Ok(BenchFigures {
-        samples: samples.max(0) as u64,
-        write_seconds,
-        models: [a, b],
-        pairs,
-        compare_models_ms,
-        compare_models_base_ms,
-        extract_ms,
-        extract_10mb_ms: median(times),
-        target_view_ms: 300.0,
-        target_sample_ms: 100.0,
-        build: if cfg!(debug_assertions) {
-            "debug"
-        } else {
-            "release"
-        }
-        .into(),
-    })
 }
 
 #[cfg(test)]

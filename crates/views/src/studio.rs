@@ -15,6 +15,7 @@ use serde_json::{json, Value};
 use ts_rs::TS;
 
 use crucible_chain::universe::{Manifest, Profile};
+use crucible_core::Config;
 use crucible_intent2tx::{self as intent, AddressBook, BuiltinAgent, IntentError};
 use crucible_pilot::{self as pilot, PilotError, PromptType};
 use crucible_questbench::atomic::{self, Harness};
@@ -22,7 +23,6 @@ use crucible_questbench::composite;
 use crucible_questbench::instance::{decimal_units, Instance, ParamValue};
 use crucible_questbench::task::{Kind, Task};
 use crucible_questbench::QuestError;
-use crucible_core::Config;
 
 /// Everything the studio can fail with (a failed dry-run is a result, not an error).
 #[derive(Debug, thiserror::Error)]

@@ -3,8 +3,8 @@
 
 use std::sync::Arc;
 
-use crucible_views::console::{estimate, list_runs, History, LiveStatus, RunForm};
 use crucible_store::Store;
+use crucible_views::console::{estimate, list_runs, History, LiveStatus, RunForm};
 
 use crate::live::{launch, Launch};
 use crate::runs_view::{DemoInfo, PlanResult, RunsView};
