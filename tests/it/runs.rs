@@ -1209,3 +1209,56 @@ async fn the_cli_mixes_saved_providers_with_provider_flags_and_names_a_bad_one()
         assert!(err.contains(needle), "{bad}: {err}");
     }
 }
+
+/// Bug: a QuestBench task that cannot be instantiated (here: a parameter naming a contract the
+/// universe does not hold) was read as a dead chain, so the worker restarted Anvil and retried
+/// the sample three times. Its error kind is now decided where it happens: the sample is
+/// reported once as failed, naming the task file and the field, and the chain is never restarted.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_broken_task_is_reported_once_with_its_file_and_field_and_no_anvil_restart() {
+    let real = crucible_core::Config::test().project_dir;
+    let project = tempfile::tempdir().unwrap();
+    for shared in ["assets", "node_modules"] {
+        std::os::unix::fs::symlink(real.join(shared), project.path().join(shared)).unwrap();
+    }
+    let rel = "tasks/questbench/atomic/pancakeswap_liquidity";
+    let dir = project.path().join(rel);
+    std::fs::create_dir_all(&dir).unwrap();
+    let id = "add_liquidity_bnb_token";
+    let mut task: Value = serde_json::from_str(
+        &std::fs::read_to_string(real.join(rel).join(format!("{id}.json"))).unwrap(),
+    )
+    .unwrap();
+    assert_eq!(task["parameters"][0]["sample"]["name"], "PancakeRouter");
+    task["parameters"][0]["sample"]["name"] = json!("NoSuchRouter");
+    let file = dir.join(format!("{id}.json"));
+    std::fs::write(&file, serde_json::to_string_pretty(&task).unwrap()).unwrap();
+    std::os::unix::fs::symlink(real.join(rel).join(id), dir.join(id)).unwrap();
+
+    let mut config = crucible_core::Config::test();
+    config.project_dir = project.path().to_path_buf();
+    let (_dir, store) = temp_store().await;
+    let mut ctx = RunContext::new(config, store.clone(), loader());
+    let (tx, mut rx) = tokio::sync::mpsc::unbounded_channel();
+    ctx.progress = Some(tx);
+    let mut s = spec(&["questbench"], &["builtin:reference"]);
+    s.seed = 3;
+    let report = run::start(&ctx, s).await.unwrap();
+    drop(ctx);
+    assert_eq!((report.samples, report.finished, report.failed), (1, 0, 1));
+    let (mut failures, mut restarts) = (Vec::new(), 0);
+    while let Some(p) = rx.recv().await {
+        match p {
+            Progress::SampleFailed { error, .. } => failures.push(error),
+            Progress::WorkerRestarted { .. } => restarts += 1,
+            _ => {}
+        }
+    }
+    assert_eq!(restarts, 0, "a broken task must not restart the chain");
+    assert_eq!(failures.len(), 1, "{failures:?}");
+    let error = &failures[0];
+    assert!(error.contains(&file.display().to_string()), "{error}");
+    assert!(error.contains("field parameters[0]"), "{error}");
+    assert!(error.contains("NoSuchRouter"), "{error}");
+    assert!(store.samples(&report.run_id).await.unwrap().is_empty());
+}

@@ -24,7 +24,7 @@ export type ErrorKind = "config" | "internal" | "invalid" | "keychain" | "not_fo
  */
 export type SystemStatus = { 
 /**
- * Crucible's version ([`crate::VERSION`]).
+ * Crucible's version ([`crucible_core::VERSION`]).
  */
 version: string, 
 /**

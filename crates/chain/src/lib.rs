@@ -87,6 +87,23 @@ pub enum ChainError {
 }
 
 impl ChainError {
+    /// Which side of the seam this failure belongs to: a node that could not start, is gone,
+    /// did not answer in time or lost its snapshot is infrastructure (restart it and retry);
+    /// a call the node answered with an error, an answer of the wrong shape or a universe that
+    /// does not hold what was asked for is deterministic, and belongs to whatever asked (a task).
+    pub fn kind(&self) -> crucible_core::ErrorKind {
+        use crucible_core::ErrorKind;
+        match self {
+            Self::Spawn(_)
+            | Self::NodeExited { .. }
+            | Self::Transport { .. }
+            | Self::Revert(_)
+            | Self::ReceiptTimeout(..)
+            | Self::Config(_) => ErrorKind::Infrastructure,
+            Self::Rpc { .. } | Self::Decode { .. } | Self::Universe(_) => ErrorKind::Task,
+        }
+    }
+
     /// True when the node itself is gone or unreachable (restart it), not when a call failed.
     pub fn is_node_gone(&self) -> bool {
         match self {

@@ -11,9 +11,11 @@
 
 pub mod config;
 mod error;
+mod status;
 
 pub use config::{Config, ConfigError};
 pub use error::{BenchError, ErrorKind};
+pub use status::RunStatus;
 
 /// Crucible's version, as stored with every run.
 pub const VERSION: &str = env!("CARGO_PKG_VERSION");

@@ -67,6 +67,21 @@ pub enum IntentError {
     Serialise(#[from] serde_json::Error),
 }
 
+impl IntentError {
+    /// This error as the run seam reports it, for instance `instance`: a chain failure is what
+    /// the chain crate says it is; anything else is the instance's own (its ground truth or
+    /// fixture cannot be encoded or applied), reported once and never retried.
+    pub fn into_bench(self, instance: &str) -> crucible_core::BenchError {
+        use crucible_core::{BenchError, ErrorKind};
+        match self {
+            Self::Chain(e) if e.kind() == ErrorKind::Infrastructure => {
+                BenchError::infrastructure(format!("chain: {e}"), *e)
+            }
+            other => BenchError::task(instance, other.to_string()),
+        }
+    }
+}
+
 impl From<crucible_chain::ChainError> for IntentError {
     fn from(e: crucible_chain::ChainError) -> Self {
         // Boxed: the chain error is large and would make every `Result<_, IntentError>` large.

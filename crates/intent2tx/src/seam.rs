@@ -166,7 +166,7 @@ impl Benchmark for IntentBench {
                         .await
                         .evaluate(inst, prediction_calls(&parsed))
                         .await
-                        .map_err(|e| BenchError::infrastructure_msg(e.to_string()))?;
+                        .map_err(|e| e.into_bench(&inst.id))?;
                     for step in &report.steps {
                         events(Event::Note {
                             kind: "tx".into(),

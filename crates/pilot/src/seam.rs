@@ -69,10 +69,18 @@ fn to_pilot(m: &Message) -> agents::Message {
     }
 }
 
+/// PILOT-Bench has no chain or sandbox: every failure to run a sample is its content's (an
+/// unknown task, a registry or task file that cannot be used), never worth a retry.
 fn pilot_err(e: PilotError) -> BenchError {
     match e {
         PilotError::UnknownTask(id) => BenchError::UnknownInstance(id),
-        other => BenchError::infrastructure_msg(other.to_string()),
+        PilotError::Io { ref path, .. } => BenchError::Task {
+            task: String::from("pilot"),
+            file: Some(path.clone()),
+            field: None,
+            message: e.to_string(),
+        },
+        other => BenchError::task("pilot", other.to_string()),
     }
 }
 

@@ -539,6 +539,7 @@ impl Harness {
         if !r.success {
             return Err(QuestError::Instance {
                 task: task.id().into(),
+                field: Some("setup".into()),
                 message: format!(
                     "setup step ({what}) reverted: {}",
                     r.revert_reason.unwrap_or_default()

@@ -292,6 +292,7 @@ impl<'a> Probe<'a> {
     fn err(&self, message: String) -> QuestError {
         QuestError::Instance {
             task: self.instance.task_id.clone(),
+            field: None,
             message,
         }
     }

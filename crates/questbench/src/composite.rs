@@ -596,6 +596,7 @@ pub async fn run_episode(
         .as_ref()
         .ok_or_else(|| QuestError::Instance {
             task: task.id().into(),
+            field: Some("kind".into()),
             message: "not a composite task".into(),
         })?;
     let k_opt = spec.optimal_steps;

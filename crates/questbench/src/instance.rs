@@ -82,9 +82,10 @@ impl Instance {
         let template_index = rng.random_range(0..spec.templates.len());
         let mut params: Vec<(String, ParamValue)> = Vec::new();
         let mut signers: Vec<(String, PrivateKeySigner)> = Vec::new();
-        for p in &spec.parameters {
+        for (i, p) in spec.parameters.iter().enumerate() {
             let err = |m: String| QuestError::Instance {
                 task: task.id().into(),
+                field: Some(format!("parameters[{i}]")),
                 message: format!("parameter {}: {m}", p.name),
             };
             let v = match &p.sample {
@@ -202,12 +203,14 @@ impl Instance {
                 Some(ParamValue::Address(a)) => Ok(*a),
                 _ => Err(QuestError::Instance {
                     task: self.task_id.clone(),
+                    field: None,
                     message: format!("${p} is not an address parameter"),
                 }),
             };
         }
         manifest_address(r, manifest, self.agent).map_err(|m| QuestError::Instance {
             task: self.task_id.clone(),
+            field: None,
             message: m,
         })
     }

@@ -12,6 +12,8 @@ pub mod instance;
 pub mod seam;
 pub mod task;
 
+use crucible_core::{BenchError, ErrorKind};
+
 /// Everything that stops QuestBench work (a failed sample is a verdict, not an error).
 #[derive(Debug, thiserror::Error)]
 pub enum QuestError {
@@ -39,6 +41,8 @@ pub enum QuestError {
     Instance {
         /// Task id.
         task: String,
+        /// The task file's field at fault (`parameters[2]`, `setup[0]`), when known.
+        field: Option<String>,
         /// What is wrong.
         message: String,
     },
@@ -51,6 +55,31 @@ pub enum QuestError {
     /// The sandbox failed to start (infrastructure, not the agent).
     #[error("sandbox: {0}")]
     Sandbox(#[from] crucible_chain::sandbox::SandboxError),
+}
+
+impl QuestError {
+    /// This error as the run seam reports it, for a sample of `task`: the kind is decided here
+    /// (a bad task file, a task that cannot be instantiated or checked, a solution file that
+    /// cannot be read: task; a node or sandbox that failed: what the chain crate says).
+    pub fn into_bench(self, task: &task::Task) -> BenchError {
+        let at_task = |message: String, field: Option<String>| BenchError::Task {
+            task: task.id().to_string(),
+            file: Some(task.path.clone()),
+            field,
+            message,
+        };
+        match self {
+            Self::Load { field, message, .. } => at_task(message, Some(field)),
+            Self::Instance { field, message, .. } => at_task(message, field),
+            Self::Io { .. } => at_task(self.to_string(), None),
+            Self::UnknownTask(id) => BenchError::UnknownInstance(id),
+            Self::Chain(e) => match e.kind() {
+                ErrorKind::Infrastructure => BenchError::infrastructure(format!("chain: {e}"), *e),
+                _ => at_task(format!("chain: {e}"), None),
+            },
+            Self::Sandbox(e) => BenchError::infrastructure(format!("sandbox: {e}"), e),
+        }
+    }
 }
 
 impl From<crucible_chain::ChainError> for QuestError {

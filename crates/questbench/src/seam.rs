@@ -131,7 +131,7 @@ impl Benchmark for QuestBench {
         seed: u64,
     ) -> Result<Box<dyn Agent + '_>, BenchError> {
         let task = self.task(instance)?;
-        let bench = |e: super::QuestError| BenchError::infrastructure_msg(e.to_string());
+        let bench = |e: super::QuestError| e.into_bench(task);
         let inst = self.harness.instance(task, seed).map_err(bench)?;
         let wrong = &task.spec.solutions.wrong;
         let composite = task.spec.kind == Kind::Composite;
@@ -196,8 +196,8 @@ impl Benchmark for QuestBench {
         events: &'a mut (dyn FnMut(Event) + Send),
     ) -> BoxFuture<'a, Result<SampleRecord, BenchError>> {
         Box::pin(async move {
-            let bench = |e: super::QuestError| BenchError::infrastructure_msg(e.to_string());
             let task = self.task(instance)?;
+            let bench = |e: super::QuestError| e.into_bench(task);
             let inst = self.harness.instance(task, seed).map_err(bench)?;
             events(Event::SampleStarted {
                 benchmark: self.name().into(),

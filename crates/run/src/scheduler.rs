@@ -25,7 +25,9 @@ use super::spec::{plan, Job, RunSpec};
 use super::versions::versions;
 use super::RunError;
 use crucible_core::Config;
-use crucible_core::{Benchmark, BoxFuture, Event, Message, Role, SampleRecord, ScriptedAgent};
+use crucible_core::{
+    Benchmark, BoxFuture, Event, Message, Role, RunStatus, SampleRecord, ScriptedAgent,
+};
 use crucible_llm::{Budget, ModelAgent, PriceTable, ProviderLimits, ResponseCache};
 use crucible_store::{rfc3339, run_id, NewRun, NewSample, SampleRow, Store};
 
@@ -92,7 +94,7 @@ pub enum Progress {
     /// The run stopped.
     RunFinished {
         /// Final status.
-        status: String,
+        status: RunStatus,
         /// Samples stored.
         finished: u64,
         /// Samples with outcome `agent_error` plus samples that could not be run.
@@ -106,7 +108,7 @@ pub struct RunReport {
     /// Run id.
     pub run_id: String,
     /// Final status.
-    pub status: String,
+    pub status: RunStatus,
     /// Samples planned.
     pub samples: u64,
     /// Samples stored.
@@ -350,7 +352,9 @@ pub async fn resume(ctx: &RunContext, run_id: &str) -> Result<RunReport, RunErro
     if let Some(src) = &spec.rescore_of {
         jobs = replay_jobs(&ctx.store, src).await?;
     }
-    ctx.store.set_status(run_id, "running", None).await?;
+    ctx.store
+        .set_status(run_id, RunStatus::Running, None)
+        .await?;
     execute(ctx, run_id, &spec, prepared, jobs).await
 }
 
@@ -592,19 +596,19 @@ async fn execute(
     let finished = summary.finished as u64;
     let failed = summary.failed as u64 + shared.unrun.load(Ordering::SeqCst);
     let status = if fatal.is_some() {
-        "failed"
+        RunStatus::Failed
     } else if finished >= planned {
-        "finished"
+        RunStatus::Finished
     } else if ctx.cancel.is_cancelled() || shared.budget_hit.load(Ordering::SeqCst) {
-        "cancelled"
+        RunStatus::Cancelled
     } else {
-        "failed"
+        RunStatus::Failed
     };
     let at = rfc3339(SystemTime::now());
     ctx.store.set_status(run_id, status, Some(&at)).await?;
     shared
         .emit(Progress::RunFinished {
-            status: status.into(),
+            status,
             finished,
             failed,
         })
@@ -614,7 +618,7 @@ async fn execute(
     }
     Ok(RunReport {
         run_id: run_id.to_string(),
-        status: status.into(),
+        status,
         samples: planned,
         finished,
         failed,

@@ -23,6 +23,7 @@ use sqlx::{FromRow, Row};
 
 mod time;
 
+use crucible_core::RunStatus;
 pub use time::{rfc3339, run_id};
 
 /// Everything that can go wrong with the store.
@@ -310,12 +311,12 @@ impl Store {
     pub async fn set_status(
         &self,
         run_id: &str,
-        status: &str,
+        status: RunStatus,
         finished_at: Option<&str>,
     ) -> Result<(), StoreError> {
         let _turn = self.write.lock().await;
         let n = sqlx::query("UPDATE runs SET status = ?, finished_at = ? WHERE id = ?")
-            .bind(status)
+            .bind(status.as_str())
             .bind(finished_at)
             .bind(run_id)
             .execute(&self.pool)
@@ -733,7 +734,7 @@ mod tests {
         store.log("run-a", "{\"x\":2}").await.unwrap();
         assert_eq!(store.run_log("run-a").await.unwrap().len(), 2);
         store
-            .set_status("run-a", "finished", Some("2026-01-01T01:00:00Z"))
+            .set_status("run-a", RunStatus::Finished, Some("2026-01-01T01:00:00Z"))
             .await
             .unwrap();
         let r = store.run("run-a").await.unwrap();
@@ -747,7 +748,10 @@ mod tests {
         assert_eq!(store.models("run-a").await.unwrap().len(), 1);
         let e = store.run("nope").await.unwrap_err();
         assert!(e.to_string().contains("\"nope\""), "{e}");
-        let e = store.set_status("nope", "x", None).await.unwrap_err();
+        let e = store
+            .set_status("nope", RunStatus::Failed, None)
+            .await
+            .unwrap_err();
         assert!(matches!(e, StoreError::UnknownRun(_)));
     }
 

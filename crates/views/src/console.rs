@@ -697,7 +697,7 @@ impl Tracker {
                 ));
             }
             Progress::RunFinished { status, .. } => {
-                self.status.status = status.clone();
+                self.status.status = status.to_string();
             }
         }
     }
@@ -905,7 +905,7 @@ mod tests {
             "newest first"
         );
         t.apply(&Progress::RunFinished {
-            status: "cancelled".into(),
+            status: crucible_core::RunStatus::Cancelled,
             finished: 3,
             failed: 2,
         });
