@@ -1,0 +1,55 @@
+// Tasks studio: the vocabulary every part of the studio shares (the page's remembered state, the
+// benchmark labels) and the small view helpers their panels are built from.
+import { h } from "../../dom";
+import type { Bench, Catalogue, CommandError, TaskDetail } from "../../bindings";
+
+export const BENCH_LABEL: Record<Bench, string> = {
+  questbench: "EVM-QuestBench",
+  intent2tx: "Intent2Tx",
+  pilot: "PILOT-Bench",
+};
+
+export type Tab = "overview" | "render" | "edit" | "dryrun";
+
+/** What the page remembers while the user moves between tasks and tabs. */
+export interface State {
+  catalogue: Catalogue | null;
+  dataDir: string;
+  selected: { bench: Bench; id: string } | null;
+  detail: TaskDetail | null;
+  tab: Tab;
+  seed: number;
+  /** The editor's document: text and the path it validates/saves against. */
+  doc: { text: string; path: string } | null;
+}
+
+export function studioError(error: CommandError, id = "task-error"): HTMLElement {
+  const title: Record<string, string> = {
+    task: "The task or the request is invalid",
+    chain: "The chain or sandbox could not run",
+    config: "The configuration could not be loaded",
+  };
+  return h("div", { class: "error", role: "alert", id, "data-kind": error.kind },
+    h("strong", {}, title[error.kind] ?? "Something went wrong"),
+    h("pre", {}, error.message),
+  );
+}
+
+export function pre(text: string, attrs: Record<string, string> = {}): HTMLElement {
+  return h("pre", { class: "code", ...attrs }, text);
+}
+
+export function json(v: unknown): string {
+  return JSON.stringify(v, null, 2);
+}
+
+export function table(id: string, head: string[], rows: (string | Node)[][], rowAttrs?: (i: number) => Record<string, string>): HTMLElement {
+  return h("table", { class: "tgrid", id },
+    h("thead", {}, h("tr", {}, ...head.map((c) => h("th", { scope: "col" }, c)))),
+    h("tbody", {}, ...rows.map((r, i) => h("tr", rowAttrs ? rowAttrs(i) : {}, ...r.map((c) => h("td", {}, c))))),
+  );
+}
+
+export function badge(ok: boolean, yes: string, no: string): HTMLElement {
+  return h("span", { class: `badge ${ok ? "ok" : "bad"}` }, ok ? yes : no);
+}

@@ -1,0 +1,161 @@
+// Tasks studio: the Edit tab of a QuestBench task. A textarea with line numbers, live validation
+// naming the field, schema completion, and saving (the core refuses to write an invalid task).
+import { h, mount } from "../../dom";
+import { saveQuestTask, validateQuestTask } from "../../ipc";
+import { suggest, type Suggestion } from "../../schema-complete";
+import { badge, studioError, type State } from "./common";
+
+export interface EditorDeps {
+  /** Fetches the catalogue again once a save has written a file. */
+  reload(): Promise<void>;
+  /** The task format's schema; read on each completion since it arrives after the page opens. */
+  schema(): Record<string, unknown> | null;
+}
+
+export function editor(state: State, deps: EditorDeps): HTMLElement {
+  const doc = state.doc!;
+  const lines = h("pre", { class: "gutter", id: "editor-lines", "aria-hidden": "true" });
+  const area = h("textarea", { id: "editor", spellcheck: "false", "aria-label": "Task JSON", "aria-describedby": "editor-status", wrap: "off" }) as HTMLTextAreaElement;
+  area.value = doc.text;
+  const status = h("div", { id: "editor-status", "aria-live": "polite" });
+  const userPath = `${state.dataDir}/tasks/questbench/atomic/${state.detail?.summary.id ?? "task"}.json`;
+  const target = h("select", { id: "save-target", "aria-label": "Save to" },
+    h("option", { value: doc.path }, `this file (${doc.path})`),
+    doc.path !== userPath && state.dataDir ? h("option", { value: userPath }, `user task folder (${userPath})`) : null,
+  );
+  const save = h("button", { type: "button", class: "btn primary", id: "editor-save" }, "Save");
+  const saved = h("div", { id: "editor-saved", "aria-live": "polite" });
+  let badLine = -1;
+  const paint = () => {
+    const n = area.value.split("\n").length;
+    lines.replaceChildren(...Array.from({ length: n }, (_, i) => h("span", { class: i + 1 === badLine ? "bad" : undefined }, `${i + 1}\n`)));
+    lines.scrollTop = area.scrollTop;
+  };
+  let timer: number | undefined;
+  const validate = async () => {
+    doc.text = area.value;
+    const r = await validateQuestTask(doc.text, doc.path);
+    if (!r.ok) { mount(status, studioError(r.error, "editor-error")); return; }
+    const v = r.value;
+    badLine = v.ok ? -1 : lineOf(doc.text, v.field, v.message);
+    paint();
+    mount(status, v.ok
+      ? h("p", { class: "valid", id: "editor-valid" }, badge(true, "valid", ""), " The task loads; Render and Dry-run use this text.")
+      : h("div", { class: "error", role: "alert", id: "editor-error", "data-field": v.field },
+          h("strong", {}, v.field ? `Field ${v.field}` : "Invalid JSON"), badLine > 0 ? h("span", { class: "small" }, ` (line ${badLine})`) : null,
+          h("pre", {}, v.message)));
+  };
+  // Completion from the task format's schema: Ctrl+Space, or typing a quote where a key or an
+  // enumerated value goes. Arrow keys choose, Enter or Tab inserts, Escape closes.
+  const box = h("ul", { class: "complete", id: "editor-complete", role: "listbox", "aria-label": "Completions", hidden: true });
+  let items: Suggestion[] = [];
+  let from = 0;
+  let active = 0;
+  const closeBox = () => { box.hidden = true; items = []; area.removeAttribute("aria-activedescendant"); };
+  const showBox = () => {
+    box.replaceChildren(...items.map((it, i) => {
+      const li = h("li", { role: "option", id: `complete-${i}`, "aria-selected": i === active ? "true" : "false" },
+        h("span", { class: "mono" }, it.label), it.doc ? h("span", { class: "muted small" }, ` ${it.doc}`) : null);
+      li.addEventListener("mousedown", (e) => { e.preventDefault(); active = i; accept(); });
+      return li;
+    }));
+    box.hidden = items.length === 0;
+    area.setAttribute("aria-activedescendant", `complete-${active}`);
+  };
+  const open = (): boolean => {
+    const schema = deps.schema();
+    if (!schema) return false;
+    const s = suggest(schema, area.value, area.selectionStart);
+    if (!s) { closeBox(); return false; }
+    items = s.items.slice(0, 12);
+    from = s.from;
+    active = 0;
+    showBox();
+    return true;
+  };
+  const accept = () => {
+    const it = items[active];
+    if (!it) return;
+    area.setRangeText(it.insert, from, area.selectionStart, "end");
+    closeBox();
+    area.focus();
+    area.dispatchEvent(new Event("input"));
+  };
+  area.addEventListener("input", (e) => {
+    paint();
+    window.clearTimeout(timer);
+    timer = window.setTimeout(() => void validate(), 250);
+    const typed = (e as InputEvent).data;
+    if (!box.hidden || typed === '"') open();
+  });
+  area.addEventListener("scroll", () => { lines.scrollTop = area.scrollTop; });
+  area.addEventListener("blur", () => window.setTimeout(closeBox, 150));
+  area.addEventListener("keydown", (e) => {
+    if (e.key === " " && e.ctrlKey) { e.preventDefault(); open(); return; }
+    if (!box.hidden) {
+      if (e.key === "ArrowDown" || e.key === "ArrowUp") {
+        e.preventDefault();
+        active = (active + (e.key === "ArrowDown" ? 1 : items.length - 1)) % items.length;
+        showBox();
+        return;
+      }
+      if (e.key === "Enter" || e.key === "Tab") { e.preventDefault(); accept(); return; }
+      if (e.key === "Escape") { e.preventDefault(); closeBox(); return; }
+    }
+    // Tab indents inside the editor; Escape leaves it, so keyboard users are never trapped.
+    if (e.key === "Tab" && !e.shiftKey && !e.ctrlKey) {
+      e.preventDefault();
+      area.setRangeText("  ", area.selectionStart, area.selectionEnd, "end");
+      area.dispatchEvent(new Event("input"));
+    } else if (e.key === "Escape") {
+      save.focus();
+    }
+  });
+  save.addEventListener("click", async () => {
+    doc.text = area.value;
+    save.setAttribute("disabled", "");
+    const r = await saveQuestTask(doc.text, target.value);
+    save.removeAttribute("disabled");
+    if (!r.ok) { mount(saved, studioError(r.error, "save-error")); return; }
+    mount(saved, h("p", { class: "valid", id: "save-ok" }, badge(true, "saved", ""), " ", h("span", { class: "mono small" }, r.value)));
+    doc.path = r.value;
+    await deps.reload();
+  });
+  paint();
+  void validate();
+  return h("div", {},
+    h("p", { class: "muted small" }, "Ctrl+Space (or typing a quote) completes keys and values from the task schema; Tab indents; Escape moves focus to Save. Errors name the field, as the loader reports them."),
+    h("div", { class: "editor" }, lines, area),
+    box,
+    status,
+    h("div", { class: "row save-row" }, save, h("label", { for: "save-target" }, "to"), target),
+    saved,
+    schemaHints(),
+  );
+}
+
+/** The 1-based line an error points at: serde's "line N" for syntax errors, else the line of the
+ *  last object key named in the field path. -1 when unknown. */
+function lineOf(text: string, field: string, message: string): number {
+  const m = /line (\d+)/.exec(message);
+  if (m && !field) return Number(m[1]);
+  const keys = field.split(/[.[\]]/).filter((k) => k !== "" && !/^\d+$/.test(k));
+  const key = keys[keys.length - 1];
+  if (!key) return m ? Number(m[1]) : -1;
+  const idx = text.indexOf(`"${key}"`);
+  return idx < 0 ? -1 : text.slice(0, idx).split("\n").length;
+}
+
+/** The task format's top-level fields, from tasks/questbench/task.schema.json's shape. */
+function schemaHints(): HTMLElement {
+  const fields: [string, string][] = [
+    ["format", "1"], ["id", "[A-Za-z0-9_]"], ["kind", "atomic | composite"], ["category", "paper category"],
+    ["subcategory", "paper subcategory"], ["difficulty", "easy | easy-medium | medium | hard"], ["title", "one line"],
+    ["templates", "≥ 3 strings with {param}"], ["parameters", "[{name, type, sample, unit?}]"],
+    ["setup", "[{step: native | erc20 | allowance | erc721 | erc1155 | time_advance | stake, …}]"],
+    ["answer", "{fields: {name: description}} (query tasks)"], ["checks", "[{name, weight, check: {family, …}}], weights sum to 100"],
+    ["solutions", "{reference, wrong: [{file, mistake, families}]}"], ["composite", "{workflow, optimal_steps, max_rounds_multiplier, key_operations}"],
+  ];
+  return h("details", { class: "hints" }, h("summary", {}, "Task format fields"),
+    h("dl", { class: "facts small" }, ...fields.flatMap(([k, v]) => [h("dt", { class: "mono" }, k), h("dd", {}, v)])));
+}
