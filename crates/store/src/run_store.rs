@@ -1,0 +1,175 @@
+//! [`RunStore`]: what orchestration, reports and views ask of a run store, independent of the
+//! database behind it. The SQLite [`crate::Store`] implements it; a PostgreSQL store is meant to
+//! implement the same trait, so nothing here may assume SQLite (no rowid order, no PRAGMAs).
+//!
+//! Methods return `impl Future + Send` rather than being `async fn`, so generic callers (the
+//! scheduler's tasks, Tauri commands) can move the futures across threads.
+
+use std::collections::BTreeSet;
+use std::future::Future;
+
+use crucible_core::RunStatus;
+use serde_json::{Map, Value};
+
+use crate::{
+    NewRun, NewSample, ReportRow, RunHead, RunRow, RunSummary, SampleBrief, SampleDetail,
+    SampleKey, SamplePair, SampleRow, StoreError, StoredAnswer, StoredSample, TextColumn,
+};
+
+/// A run store: runs, their models and progress log, and finished samples with their
+/// transcripts and artefacts (docs/store.md's contract).
+pub trait RunStore: Send + Sync {
+    // --- writes: orchestration only (reports and views never call these) ---
+
+    /// Creates a run (status `running`) and its models in one transaction.
+    fn create_run(&self, run: &NewRun) -> impl Future<Output = Result<(), StoreError>> + Send;
+
+    /// Sets a run's status; `finished_at` is set for terminal states and cleared otherwise.
+    /// An unknown run is [`StoreError::UnknownRun`].
+    fn set_status(
+        &self,
+        run_id: &str,
+        status: RunStatus,
+        finished_at: Option<&str>,
+    ) -> impl Future<Output = Result<(), StoreError>> + Send;
+
+    /// Stores one finished sample with its events and artefacts in one transaction; returns its
+    /// id. A sample already stored under the same key keeps its first result (and that id).
+    fn insert_sample(&self, s: &NewSample) -> impl Future<Output = Result<i64, StoreError>> + Send;
+
+    /// Stores many samples in one transaction (imports and the store benchmark).
+    fn insert_samples(
+        &self,
+        samples: &[NewSample],
+    ) -> impl Future<Output = Result<(), StoreError>> + Send;
+
+    /// Deletes a run with everything stored under it in one transaction; returns how many
+    /// samples went with it.
+    fn delete_run(&self, run_id: &str) -> impl Future<Output = Result<u64, StoreError>> + Send;
+
+    /// Appends one progress event (JSON of `run::Progress`) to a run's log.
+    fn log(&self, run_id: &str, event: &str)
+        -> impl Future<Output = Result<(), StoreError>> + Send;
+
+    // --- runs ---
+
+    /// One run; an unknown id is [`StoreError::UnknownRun`].
+    fn run(&self, run_id: &str) -> impl Future<Output = Result<RunRow, StoreError>> + Send;
+
+    /// Every run, newest first, with counts.
+    fn runs(&self) -> impl Future<Output = Result<Vec<RunSummary>, StoreError>> + Send;
+
+    /// Every run, newest first, without counts (no sample is read).
+    fn run_heads(&self) -> impl Future<Output = Result<Vec<RunHead>, StoreError>> + Send;
+
+    /// The newest run's id, if any.
+    fn newest_run_id(&self) -> impl Future<Output = Result<Option<String>, StoreError>> + Send;
+
+    /// Every run id, oldest first (the order reports list runs in).
+    fn run_ids(&self) -> impl Future<Output = Result<Vec<String>, StoreError>> + Send;
+
+    /// The models of a run: `(display name, spec JSON)`, by name.
+    fn models(
+        &self,
+        run_id: &str,
+    ) -> impl Future<Output = Result<Vec<(String, String)>, StoreError>> + Send;
+
+    /// The display names of a run's models, by name: as the run listed them, or, for a store
+    /// without that list, as its samples name them. Empty for an unknown run.
+    fn model_names(
+        &self,
+        run_id: &str,
+    ) -> impl Future<Output = Result<Vec<String>, StoreError>> + Send;
+
+    /// A run's progress log, in order.
+    fn run_log(&self, run_id: &str)
+        -> impl Future<Output = Result<Vec<String>, StoreError>> + Send;
+
+    /// USD spent by a run's stored samples.
+    fn cost(&self, run_id: &str) -> impl Future<Output = Result<f64, StoreError>> + Send;
+
+    /// The identities of the samples already stored for a run.
+    fn done(
+        &self,
+        run_id: &str,
+    ) -> impl Future<Output = Result<BTreeSet<SampleKey>, StoreError>> + Send;
+
+    // --- samples ---
+
+    /// The samples of a run with their ids, ordered by benchmark, model, instance, round.
+    fn samples(
+        &self,
+        run_id: &str,
+    ) -> impl Future<Output = Result<Vec<(i64, SampleRow)>, StoreError>> + Send;
+
+    /// A sample's stored events (JSON), in order.
+    fn events(
+        &self,
+        sample_id: i64,
+    ) -> impl Future<Output = Result<Vec<String>, StoreError>> + Send;
+
+    /// A sample's stored artefacts `(kind, JSON)`, in order.
+    fn artefacts(
+        &self,
+        sample_id: i64,
+    ) -> impl Future<Output = Result<Vec<(String, String)>, StoreError>> + Send;
+
+    /// Calls `f` with the report columns of every sample of a run, in id order (the order the
+    /// samples were stored in).
+    fn report_rows<F>(
+        &self,
+        run_id: &str,
+        f: F,
+    ) -> impl Future<Output = Result<(), StoreError>> + Send
+    where
+        F: for<'r> FnMut(ReportRow<'r>) + Send;
+
+    /// The listing lines of the samples with these ids, in id order (unknown ids are left out).
+    fn sample_briefs(
+        &self,
+        ids: &[i64],
+    ) -> impl Future<Output = Result<Vec<SampleBrief>, StoreError>> + Send;
+
+    /// One sample's row for a trace, its prompt and answer cut to `clip_chars` characters;
+    /// `None` for an unknown id.
+    fn sample_detail(
+        &self,
+        id: i64,
+        clip_chars: usize,
+    ) -> impl Future<Output = Result<Option<SampleDetail>, StoreError>> + Send;
+
+    /// One whole text of a sample; `None` for an unknown id.
+    fn sample_text(
+        &self,
+        id: i64,
+        column: TextColumn,
+    ) -> impl Future<Output = Result<Option<String>, StoreError>> + Send;
+
+    /// Every column of a sample's row, by name in table order, as JSON numbers, strings and
+    /// nulls (texts are not parsed); `None` for an unknown id.
+    fn sample_record(
+        &self,
+        id: i64,
+    ) -> impl Future<Output = Result<Option<Map<String, Value>>, StoreError>> + Send;
+
+    /// What a replay needs of a sample's row; `None` for an unknown id.
+    fn stored_sample(
+        &self,
+        id: i64,
+    ) -> impl Future<Output = Result<Option<StoredSample>, StoreError>> + Send;
+
+    /// A sample's benchmark and whole answer; `None` for an unknown id.
+    fn answer(
+        &self,
+        id: i64,
+    ) -> impl Future<Output = Result<Option<StoredAnswer>, StoreError>> + Send;
+
+    /// The samples of models `model_a` and `model_b` of one run on the same benchmark, instance
+    /// and round, by benchmark name and then by A's id.
+    fn model_pairs(
+        &self,
+        run_id: &str,
+        model_a: &str,
+        model_b: &str,
+    ) -> impl Future<Output = Result<Vec<SamplePair>, StoreError>> + Send;
+}

@@ -1,0 +1,178 @@
+//! What the store holds about samples, as writers hand it over and orchestration reads it back:
+//! the full row (every column of `samples` but `id`, in [`crate::SAMPLE_COLUMNS`] order), a
+//! borrowed view of it for writes that must not copy strings, and a sample with its transcript
+//! and artefacts. Plain data, no SQL.
+
+use serde::{Deserialize, Serialize};
+use sqlx::FromRow;
+
+/// A finished sample as stored (every column of `samples` but `id`), plus its transcript and
+/// artefacts.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, FromRow)]
+pub struct SampleRow {
+    /// Run id.
+    pub run_id: String,
+    /// questbench | intent2tx | pilot.
+    pub benchmark: String,
+    /// Display name of the model.
+    pub model: String,
+    /// Instance id.
+    pub instance: String,
+    /// Task id.
+    pub task: String,
+    /// Prompt type ("" for questbench).
+    pub prompt_type: String,
+    /// 0-based round.
+    pub round: i64,
+    /// The sample's seed (u64 bit for bit).
+    pub seed: i64,
+    /// Kind (see docs/store.md).
+    pub kind: String,
+    /// Category.
+    pub category: String,
+    /// Subcategory.
+    pub subcategory: String,
+    /// Difficulty.
+    pub difficulty: String,
+    /// Outcome class.
+    pub outcome: String,
+    /// Score in [0, 1].
+    pub score: f64,
+    /// 0/1.
+    pub passed: bool,
+    /// JSON object of metrics.
+    pub metrics: String,
+    /// JSON details.
+    pub details: String,
+    /// First user message.
+    pub prompt: String,
+    /// Last assistant message.
+    pub raw_answer: String,
+    /// Composite rounds used.
+    pub k_act: Option<i64>,
+    /// Composite optimal rounds.
+    pub k_opt: Option<i64>,
+    /// Input tokens.
+    pub tokens_in: i64,
+    /// Output tokens.
+    pub tokens_out: i64,
+    /// USD.
+    pub cost_usd: f64,
+    /// Wall time of the sample, ms (a measurement).
+    pub latency_ms: i64,
+    /// Agent/provider error.
+    pub error: Option<String>,
+    /// RFC 3339.
+    pub finished_at: String,
+}
+
+impl SampleRow {
+    /// The row as borrowed fields (what every sample INSERT binds).
+    pub fn borrowed(&self) -> SampleRowRef<'_> {
+        SampleRowRef {
+            run_id: &self.run_id,
+            benchmark: &self.benchmark,
+            model: &self.model,
+            instance: &self.instance,
+            task: &self.task,
+            prompt_type: &self.prompt_type,
+            round: self.round,
+            seed: self.seed,
+            kind: &self.kind,
+            category: &self.category,
+            subcategory: &self.subcategory,
+            difficulty: &self.difficulty,
+            outcome: &self.outcome,
+            score: self.score,
+            passed: self.passed,
+            metrics: &self.metrics,
+            details: &self.details,
+            prompt: &self.prompt,
+            raw_answer: &self.raw_answer,
+            k_act: self.k_act,
+            k_opt: self.k_opt,
+            tokens_in: self.tokens_in,
+            tokens_out: self.tokens_out,
+            cost_usd: self.cost_usd,
+            latency_ms: self.latency_ms,
+            error: self.error.as_deref(),
+            finished_at: &self.finished_at,
+        }
+    }
+}
+
+/// A [`SampleRow`] whose texts are borrowed: writers whose strings live elsewhere (an interned
+/// dataset) build one per row without copying them. Fields as in [`SampleRow`].
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct SampleRowRef<'a> {
+    /// Run id.
+    pub run_id: &'a str,
+    /// Benchmark.
+    pub benchmark: &'a str,
+    /// Model display name.
+    pub model: &'a str,
+    /// Instance id.
+    pub instance: &'a str,
+    /// Task id.
+    pub task: &'a str,
+    /// Prompt type.
+    pub prompt_type: &'a str,
+    /// 0-based round.
+    pub round: i64,
+    /// Sample seed (u64 bit for bit).
+    pub seed: i64,
+    /// Kind.
+    pub kind: &'a str,
+    /// Category.
+    pub category: &'a str,
+    /// Subcategory.
+    pub subcategory: &'a str,
+    /// Difficulty.
+    pub difficulty: &'a str,
+    /// Outcome class.
+    pub outcome: &'a str,
+    /// Score in [0, 1].
+    pub score: f64,
+    /// Passed.
+    pub passed: bool,
+    /// Metrics JSON.
+    pub metrics: &'a str,
+    /// Details JSON.
+    pub details: &'a str,
+    /// First user message.
+    pub prompt: &'a str,
+    /// Last assistant message.
+    pub raw_answer: &'a str,
+    /// Composite rounds used.
+    pub k_act: Option<i64>,
+    /// Composite optimal rounds.
+    pub k_opt: Option<i64>,
+    /// Input tokens.
+    pub tokens_in: i64,
+    /// Output tokens.
+    pub tokens_out: i64,
+    /// USD.
+    pub cost_usd: f64,
+    /// Wall time, ms.
+    pub latency_ms: i64,
+    /// Agent/provider error.
+    pub error: Option<&'a str>,
+    /// RFC 3339.
+    pub finished_at: &'a str,
+}
+
+/// A sample to insert: its row, its event transcript (JSON of `run::Event`, in order) and its
+/// chain artefacts (`(kind, JSON)`).
+#[derive(Debug, Clone, PartialEq)]
+pub struct NewSample {
+    /// The row.
+    pub row: SampleRow,
+    /// Events in order.
+    pub events: Vec<String>,
+    /// Artefacts in order.
+    pub artefacts: Vec<(String, String)>,
+}
+
+/// The identity of a sample within a run (what resume compares): benchmark, model, instance,
+/// round.
+pub type SampleKey = (String, String, String, i64);

@@ -1,0 +1,263 @@
+//! The SQLite [`Store`]: one database file in WAL mode with foreign keys on and a busy timeout,
+//! its schema embedded from `migrations/` and applied on open. Everything SQLite-specific lives
+//! under this module: connection settings (journal mode, `synchronous`, busy timeout), the
+//! `ON CONFLICT … RETURNING` insert, `substr`/`CAST AS BLOB` clipping, and the explorer's reads
+//! that rely on row ids growing in insert order ([`mirror`]).
+//!
+//! SQL is split by concern: [`runs`] (runs, models, progress log), [`samples`] (storing samples
+//! and reading them back whole), [`reads`] (what reports and views read), [`mirror`] (the
+//! explorer's in-memory base kept in step, inherent only) and [`synthetic`] (`crucible bench`'s
+//! seeded stores, inherent only). The [`RunStore`] impl at the bottom forwards to the inherent
+//! methods, so callers holding a `Store` need not import the trait.
+
+use std::collections::BTreeSet;
+use std::path::{Path, PathBuf};
+use std::str::FromStr;
+use std::time::Duration;
+
+use crucible_core::RunStatus;
+use serde_json::{Map, Value};
+use sqlx::sqlite::{
+    SqliteConnectOptions, SqliteJournalMode, SqlitePool, SqlitePoolOptions, SqliteSynchronous,
+};
+
+use crate::{
+    NewRun, NewSample, ReportRow, RunHead, RunRow, RunStore, RunSummary, SampleBrief, SampleDetail,
+    SampleKey, SamplePair, SampleRow, StoreError, StoredAnswer, StoredSample, TextColumn,
+};
+
+mod mirror;
+mod reads;
+mod runs;
+mod samples;
+mod synthetic;
+#[cfg(test)]
+mod tests;
+
+pub use synthetic::{SyntheticRun, SyntheticSample};
+
+/// A handle on one SQLite database file. Clones share the connection pool.
+#[derive(Debug, Clone)]
+pub struct Store {
+    pool: SqlitePool,
+    path: PathBuf,
+    /// Writers of one handle take turns here instead of in SQLite's busy handler, whose sleeps
+    /// (up to 100 ms each) would throttle many concurrent workers; other processes still queue
+    /// on the busy timeout.
+    write: std::sync::Arc<tokio::sync::Mutex<()>>,
+}
+
+impl Store {
+    /// Opens `path`, creating the file (not its directory) and applying migrations.
+    pub async fn open(path: &Path) -> Result<Self, StoreError> {
+        let dir = path.parent().filter(|d| !d.as_os_str().is_empty());
+        if let Some(d) = dir {
+            if !d.is_dir() {
+                return Err(StoreError::NoDir(d.to_path_buf()));
+            }
+        }
+        Self::connect(path, true).await
+    }
+
+    /// Opens an existing database (for reading a run, resuming, re-scoring).
+    pub async fn open_existing(path: &Path) -> Result<Self, StoreError> {
+        if !path.is_file() {
+            return Err(StoreError::NoDatabase(path.to_path_buf()));
+        }
+        Self::connect(path, false).await
+    }
+
+    /// Opens an existing database read-only, as reports and the results explorer read it: no
+    /// migration is applied (a store written by another Crucible, or any file that follows the
+    /// contract, is read as it is), at most two connections, and every write fails.
+    pub async fn open_read_only(path: &Path) -> Result<Self, StoreError> {
+        if !path.is_file() {
+            return Err(StoreError::NoDatabase(path.to_path_buf()));
+        }
+        let opts = SqliteConnectOptions::new().filename(path).read_only(true);
+        let pool = SqlitePoolOptions::new()
+            .max_connections(2)
+            .connect_with(opts)
+            .await
+            .map_err(|source| StoreError::Open {
+                path: path.to_path_buf(),
+                source,
+            })?;
+        Ok(Self {
+            pool,
+            path: path.to_path_buf(),
+            write: Default::default(),
+        })
+    }
+
+    async fn connect(path: &Path, create: bool) -> Result<Self, StoreError> {
+        let open = |source| StoreError::Open {
+            path: path.to_path_buf(),
+            source,
+        };
+        // WAL + synchronous=NORMAL survives a killed process (only an OS crash can lose the
+        // last commits), and keeps a commit per sample cheap.
+        let opts = SqliteConnectOptions::from_str("sqlite:")
+            .map_err(open)?
+            .filename(path)
+            .create_if_missing(create)
+            .journal_mode(SqliteJournalMode::Wal)
+            .synchronous(SqliteSynchronous::Normal)
+            .foreign_keys(true)
+            .busy_timeout(Duration::from_secs(30));
+        let pool = SqlitePoolOptions::new()
+            .max_connections(4)
+            .connect_with(opts)
+            .await
+            .map_err(open)?;
+        sqlx::migrate!("../../migrations")
+            .run(&pool)
+            .await
+            .map_err(|source| StoreError::Migrate {
+                path: path.to_path_buf(),
+                source,
+            })?;
+        Ok(Self {
+            pool,
+            path: path.to_path_buf(),
+            write: Default::default(),
+        })
+    }
+
+    /// The database file.
+    pub fn path(&self) -> &Path {
+        &self.path
+    }
+
+    /// Closes every connection (checkpointing the WAL).
+    pub async fn close(&self) {
+        self.pool.close().await;
+    }
+}
+
+impl RunStore for Store {
+    async fn create_run(&self, run: &NewRun) -> Result<(), StoreError> {
+        Store::create_run(self, run).await
+    }
+
+    async fn set_status(
+        &self,
+        run_id: &str,
+        status: RunStatus,
+        finished_at: Option<&str>,
+    ) -> Result<(), StoreError> {
+        Store::set_status(self, run_id, status, finished_at).await
+    }
+
+    async fn insert_sample(&self, s: &NewSample) -> Result<i64, StoreError> {
+        Store::insert_sample(self, s).await
+    }
+
+    async fn insert_samples(&self, samples: &[NewSample]) -> Result<(), StoreError> {
+        Store::insert_samples(self, samples).await
+    }
+
+    async fn delete_run(&self, run_id: &str) -> Result<u64, StoreError> {
+        Store::delete_run(self, run_id).await
+    }
+
+    async fn log(&self, run_id: &str, event: &str) -> Result<(), StoreError> {
+        Store::log(self, run_id, event).await
+    }
+
+    async fn run(&self, run_id: &str) -> Result<RunRow, StoreError> {
+        Store::run(self, run_id).await
+    }
+
+    async fn runs(&self) -> Result<Vec<RunSummary>, StoreError> {
+        Store::runs(self).await
+    }
+
+    async fn run_heads(&self) -> Result<Vec<RunHead>, StoreError> {
+        Store::run_heads(self).await
+    }
+
+    async fn newest_run_id(&self) -> Result<Option<String>, StoreError> {
+        Store::newest_run_id(self).await
+    }
+
+    async fn run_ids(&self) -> Result<Vec<String>, StoreError> {
+        Store::run_ids(self).await
+    }
+
+    async fn models(&self, run_id: &str) -> Result<Vec<(String, String)>, StoreError> {
+        Store::models(self, run_id).await
+    }
+
+    async fn model_names(&self, run_id: &str) -> Result<Vec<String>, StoreError> {
+        Store::model_names(self, run_id).await
+    }
+
+    async fn run_log(&self, run_id: &str) -> Result<Vec<String>, StoreError> {
+        Store::run_log(self, run_id).await
+    }
+
+    async fn cost(&self, run_id: &str) -> Result<f64, StoreError> {
+        Store::cost(self, run_id).await
+    }
+
+    async fn done(&self, run_id: &str) -> Result<BTreeSet<SampleKey>, StoreError> {
+        Store::done(self, run_id).await
+    }
+
+    async fn samples(&self, run_id: &str) -> Result<Vec<(i64, SampleRow)>, StoreError> {
+        Store::samples(self, run_id).await
+    }
+
+    async fn events(&self, sample_id: i64) -> Result<Vec<String>, StoreError> {
+        Store::events(self, sample_id).await
+    }
+
+    async fn artefacts(&self, sample_id: i64) -> Result<Vec<(String, String)>, StoreError> {
+        Store::artefacts(self, sample_id).await
+    }
+
+    async fn report_rows<F>(&self, run_id: &str, f: F) -> Result<(), StoreError>
+    where
+        F: for<'r> FnMut(ReportRow<'r>) + Send,
+    {
+        Store::report_rows(self, run_id, f).await
+    }
+
+    async fn sample_briefs(&self, ids: &[i64]) -> Result<Vec<SampleBrief>, StoreError> {
+        Store::sample_briefs(self, ids).await
+    }
+
+    async fn sample_detail(
+        &self,
+        id: i64,
+        clip_chars: usize,
+    ) -> Result<Option<SampleDetail>, StoreError> {
+        Store::sample_detail(self, id, clip_chars).await
+    }
+
+    async fn sample_text(&self, id: i64, column: TextColumn) -> Result<Option<String>, StoreError> {
+        Store::sample_text(self, id, column).await
+    }
+
+    async fn sample_record(&self, id: i64) -> Result<Option<Map<String, Value>>, StoreError> {
+        Store::sample_record(self, id).await
+    }
+
+    async fn stored_sample(&self, id: i64) -> Result<Option<StoredSample>, StoreError> {
+        Store::stored_sample(self, id).await
+    }
+
+    async fn answer(&self, id: i64) -> Result<Option<StoredAnswer>, StoreError> {
+        Store::answer(self, id).await
+    }
+
+    async fn model_pairs(
+        &self,
+        run_id: &str,
+        model_a: &str,
+        model_b: &str,
+    ) -> Result<Vec<SamplePair>, StoreError> {
+        Store::model_pairs(self, run_id, model_a, model_b).await
+    }
+}

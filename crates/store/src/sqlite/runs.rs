@@ -1,0 +1,202 @@
+//! SQL of runs: the `runs` and `run_models` rows, the `run_log`, deleting a run with everything
+//! under it, and run listings.
+
+use crucible_core::RunStatus;
+
+use super::Store;
+use crate::{NewRun, RunHead, RunRow, RunSummary, StoreError};
+
+impl Store {
+    /// Creates a run (status `running`) and its models in one transaction.
+    pub async fn create_run(&self, run: &NewRun) -> Result<(), StoreError> {
+        let _turn = self.write.lock().await;
+        let mut tx = self.pool.begin().await?;
+        sqlx::query(
+            "INSERT INTO runs (id, created_at, status, seed, spec, versions, planned) \
+             VALUES (?, ?, 'running', ?, ?, ?, ?)",
+        )
+        .bind(&run.id)
+        .bind(&run.created_at)
+        .bind(run.seed as i64)
+        .bind(&run.spec)
+        .bind(&run.versions)
+        .bind(run.planned as i64)
+        .execute(&mut *tx)
+        .await?;
+        for (model, spec) in &run.models {
+            sqlx::query("INSERT INTO run_models (run_id, model, spec) VALUES (?, ?, ?)")
+                .bind(&run.id)
+                .bind(model)
+                .bind(spec)
+                .execute(&mut *tx)
+                .await?;
+        }
+        tx.commit().await?;
+        Ok(())
+    }
+
+    /// Sets a run's status; `finished_at` is set for terminal states and cleared otherwise.
+    pub async fn set_status(
+        &self,
+        run_id: &str,
+        status: RunStatus,
+        finished_at: Option<&str>,
+    ) -> Result<(), StoreError> {
+        let _turn = self.write.lock().await;
+        let n = sqlx::query("UPDATE runs SET status = ?, finished_at = ? WHERE id = ?")
+            .bind(status.as_str())
+            .bind(finished_at)
+            .bind(run_id)
+            .execute(&self.pool)
+            .await?
+            .rows_affected();
+        if n == 0 {
+            return Err(StoreError::UnknownRun(run_id.to_string()));
+        }
+        Ok(())
+    }
+
+    /// Deletes a run with everything stored under it (models, samples, their events and
+    /// artefacts, the progress log) in one transaction; returns how many samples went with it.
+    /// The store cannot know whether a run is going on in some process: callers that can (the
+    /// app) refuse live runs before calling this.
+    pub async fn delete_run(&self, run_id: &str) -> Result<u64, StoreError> {
+        let _turn = self.write.lock().await;
+        let mut tx = self.pool.begin().await?;
+        let samples: i64 = sqlx::query_scalar("SELECT COUNT(*) FROM samples WHERE run_id = ?")
+            .bind(run_id)
+            .fetch_one(&mut *tx)
+            .await?;
+        // Foreign keys cascade too; the explicit deletes keep this correct on a database
+        // opened without them.
+        for sql in [
+            "DELETE FROM events WHERE sample_id IN (SELECT id FROM samples WHERE run_id = ?)",
+            "DELETE FROM artefacts WHERE sample_id IN (SELECT id FROM samples WHERE run_id = ?)",
+            "DELETE FROM samples WHERE run_id = ?",
+            "DELETE FROM run_models WHERE run_id = ?",
+            "DELETE FROM run_log WHERE run_id = ?",
+        ] {
+            sqlx::query(sql).bind(run_id).execute(&mut *tx).await?;
+        }
+        let n = sqlx::query("DELETE FROM runs WHERE id = ?")
+            .bind(run_id)
+            .execute(&mut *tx)
+            .await?
+            .rows_affected();
+        if n == 0 {
+            return Err(StoreError::UnknownRun(run_id.to_string()));
+        }
+        tx.commit().await?;
+        Ok(samples as u64)
+    }
+
+    /// Appends one progress event to a run's log.
+    pub async fn log(&self, run_id: &str, event: &str) -> Result<(), StoreError> {
+        let _turn = self.write.lock().await;
+        sqlx::query(
+            "INSERT INTO run_log (run_id, seq, event) VALUES (?, \
+             (SELECT COALESCE(MAX(seq), -1) + 1 FROM run_log WHERE run_id = ?), ?)",
+        )
+        .bind(run_id)
+        .bind(run_id)
+        .bind(event)
+        .execute(&self.pool)
+        .await?;
+        Ok(())
+    }
+
+    /// A run's progress log, in order.
+    pub async fn run_log(&self, run_id: &str) -> Result<Vec<String>, StoreError> {
+        Ok(
+            sqlx::query_scalar("SELECT event FROM run_log WHERE run_id = ? ORDER BY seq")
+                .bind(run_id)
+                .fetch_all(&self.pool)
+                .await?,
+        )
+    }
+
+    /// One run.
+    pub async fn run(&self, run_id: &str) -> Result<RunRow, StoreError> {
+        sqlx::query_as::<_, RunRow>(
+            "SELECT id, created_at, finished_at, status, seed, spec, versions, planned \
+             FROM runs WHERE id = ?",
+        )
+        .bind(run_id)
+        .fetch_optional(&self.pool)
+        .await?
+        .ok_or_else(|| StoreError::UnknownRun(run_id.to_string()))
+    }
+
+    /// Every run, newest first, with counts.
+    pub async fn runs(&self) -> Result<Vec<RunSummary>, StoreError> {
+        Ok(sqlx::query_as::<_, RunSummary>(
+            "SELECT r.id AS run_id, r.status, r.created_at, r.finished_at, r.planned, \
+             COUNT(s.id) AS finished, \
+             COALESCE(SUM(s.outcome = 'agent_error'), 0) AS failed, \
+             COALESCE(SUM(s.passed), 0) AS passed \
+             FROM runs r LEFT JOIN samples s ON s.run_id = r.id \
+             GROUP BY r.id ORDER BY r.created_at DESC, r.id DESC",
+        )
+        .fetch_all(&self.pool)
+        .await?)
+    }
+
+    /// Every run, newest first, without counts.
+    pub async fn run_heads(&self) -> Result<Vec<RunHead>, StoreError> {
+        Ok(sqlx::query_as::<_, RunHead>(
+            "SELECT id, status, created_at FROM runs ORDER BY created_at DESC, id DESC",
+        )
+        .fetch_all(&self.pool)
+        .await?)
+    }
+
+    /// The newest run's id, if any.
+    pub async fn newest_run_id(&self) -> Result<Option<String>, StoreError> {
+        Ok(
+            sqlx::query_scalar("SELECT id FROM runs ORDER BY created_at DESC, id DESC LIMIT 1")
+                .fetch_optional(&self.pool)
+                .await?,
+        )
+    }
+
+    /// Every run id, oldest first.
+    pub async fn run_ids(&self) -> Result<Vec<String>, StoreError> {
+        Ok(
+            sqlx::query_scalar("SELECT id FROM runs ORDER BY created_at, id")
+                .fetch_all(&self.pool)
+                .await?,
+        )
+    }
+
+    /// The models of a run: `(display name, spec JSON)`.
+    pub async fn models(&self, run_id: &str) -> Result<Vec<(String, String)>, StoreError> {
+        Ok(
+            sqlx::query_as("SELECT model, spec FROM run_models WHERE run_id = ? ORDER BY model")
+                .bind(run_id)
+                .fetch_all(&self.pool)
+                .await?,
+        )
+    }
+
+    /// The display names of a run's models, by name.
+    pub async fn model_names(&self, run_id: &str) -> Result<Vec<String>, StoreError> {
+        // The run's models as its spec lists them (cheap); a store without them is read from
+        // samples.
+        let models: Vec<String> =
+            sqlx::query_scalar("SELECT model FROM run_models WHERE run_id = ? ORDER BY model")
+                .bind(run_id)
+                .fetch_all(&self.pool)
+                .await?;
+        if !models.is_empty() {
+            return Ok(models);
+        }
+        Ok(
+            sqlx::query_scalar(
+                "SELECT DISTINCT model FROM samples WHERE run_id = ? ORDER BY model",
+            )
+            .bind(run_id)
+            .fetch_all(&self.pool)
+            .await?,
+        )
+    }
+}
