@@ -1,13 +1,13 @@
 //! The in-memory dataset every report is computed from: one compact row per stored sample, with
-//! strings interned. Loading reads ONLY the store contract's `runs` and `samples` columns
-//! (plain `sqlx::query`, no compile-time macros), so the report does not depend on the store's
-//! implementation.
+//! strings interned. Loading asks a [`RunStore`] for the run ids and each run's report columns
+//! ([`crucible_store::ReportRow`], texts borrowed and interned as they pass), so the report
+//! neither writes SQL nor depends on which database holds the store.
 
 use std::collections::HashMap;
 use std::fmt;
 
+use crucible_store::{ReportRow, RunStore};
 use serde_json::Value;
-use sqlx::{Row, SqlitePool};
 
 use super::ReportError;
 
@@ -338,29 +338,29 @@ impl Dataset {
     /// Loads the samples of `runs` (every run in the store when empty) from a store that follows
     /// the contract. Unknown run ids are an error that names them; so is an empty selection.
     pub async fn load(
-        pool: &SqlitePool,
+        store: &impl RunStore,
         runs: &[String],
         bench: BenchSelection,
     ) -> Result<Dataset, ReportError> {
-        let selected = select_runs(pool, runs).await?;
+        let selected = select_runs(store, runs).await?;
         let mut ds = Dataset {
             runs: selected.clone(),
             ..Default::default()
         };
         for (ri, run) in selected.iter().enumerate() {
-            let rows = sqlx::query(&format!(
-                "SELECT {SAMPLE_COLUMNS} FROM samples WHERE run_id = ? ORDER BY id"
-            ))
-            .bind(run)
-            .fetch_all(pool)
-            .await?;
-            for row in rows {
-                if let Some(sample) =
-                    sample_of_row(&row, 0, ri as u32, bench, &mut ds.names, &mut ds.metrics)?
-                {
-                    ds.samples.push(sample);
-                }
-            }
+            let Dataset {
+                names,
+                samples,
+                metrics,
+                ..
+            } = &mut ds;
+            store
+                .report_rows(run, |row| {
+                    if let Some(sample) = sample_of_row(&row, ri as u32, bench, names, metrics) {
+                        samples.push(sample);
+                    }
+                })
+                .await?;
         }
         ds.group_by_bench();
         ds.check_not_empty(bench)?;
@@ -390,19 +390,13 @@ pub fn bench_spans(samples: &[Sample]) -> [(usize, usize); 3] {
     [(0, q), (q, i), (i, samples.len())]
 }
 
-/// The `samples` columns a [`Sample`] is made of, in the order [`sample_of_row`] reads them.
-pub const SAMPLE_COLUMNS: &str = "benchmark, model, instance, task, prompt_type, round, kind, \
-category, subcategory, difficulty, outcome, score, passed, metrics, k_act, k_opt, cost_usd";
-
 /// The runs a report covers: `runs` in the order given without repeats, or every run of the store
 /// (oldest first) when empty. An unknown id or a store without runs is an error that says so.
-pub async fn select_runs(pool: &SqlitePool, runs: &[String]) -> Result<Vec<String>, ReportError> {
-    let all: Vec<String> = sqlx::query("SELECT id FROM runs ORDER BY created_at, id")
-        .fetch_all(pool)
-        .await?
-        .iter()
-        .map(|r| r.try_get::<String, _>(0))
-        .collect::<Result<_, _>>()?;
+pub async fn select_runs(
+    store: &impl RunStore,
+    runs: &[String],
+) -> Result<Vec<String>, ReportError> {
+    let all = store.run_ids().await?;
     let selected: Vec<String> = if runs.is_empty() {
         all
     } else {
@@ -425,56 +419,50 @@ pub async fn select_runs(pool: &SqlitePool, runs: &[String]) -> Result<Vec<Strin
     Ok(selected)
 }
 
-/// Decodes one row's [`SAMPLE_COLUMNS`] (starting at column `at`) into a sample of run index `run`,
-/// interning its labels in a fixed order. `None` for a benchmark outside `bench` (nothing is
-/// interned then) or one Crucible does not know (skipped with a warning).
+/// One stored sample's report columns as a compact sample of run index `run`, its labels
+/// interned in a fixed order. `None` for a benchmark outside `bench` (nothing is interned then)
+/// or one Crucible does not know (skipped with a warning).
 pub fn sample_of_row(
-    row: &sqlx::sqlite::SqliteRow,
-    at: usize,
+    row: &ReportRow<'_>,
     run: u32,
     bench: BenchSelection,
     names: &mut Interner,
     metrics: &mut Vec<Metrics>,
-) -> Result<Option<Sample>, sqlx::Error> {
-    let bench_name: String = row.try_get(at)?;
-    let Some(b) = Bench::parse(&bench_name) else {
-        tracing::warn!(target: "report", bench_name, "skipping sample of unknown benchmark");
-        return Ok(None);
+) -> Option<Sample> {
+    let Some(b) = Bench::parse(row.benchmark) else {
+        tracing::warn!(target: "report", bench_name = row.benchmark, "skipping sample of unknown benchmark");
+        return None;
     };
     if !bench.includes(b) {
-        return Ok(None);
+        return None;
     }
-    let text = |i: usize| row.try_get::<String, _>(at + i);
-    let mut id = |s: String| names.id(&s);
-    let score: f64 = row.try_get(at + 11)?;
-    Ok(Some(Sample {
+    let score = row.score;
+    // Field order is interning order: model, instance, task, prompt type, kind, category,
+    // subcategory, difficulty, outcome (what `Sample::labels` lists).
+    Some(Sample {
         bench: b,
         run,
-        model: id(text(1)?),
-        instance: id(text(2)?),
-        task: id(text(3)?),
-        prompt_type: id(text(4)?),
-        round: row.try_get::<i64, _>(at + 5)?.clamp(0, u32::MAX as i64) as u32,
-        kind: id(text(6)?),
-        category: id(text(7)?),
-        subcategory: id(text(8)?),
-        difficulty: id(text(9)?),
-        outcome: id(text(10)?),
+        model: names.id(row.model),
+        instance: names.id(row.instance),
+        task: names.id(row.task),
+        prompt_type: names.id(row.prompt_type),
+        round: row.round.clamp(0, u32::MAX as i64) as u32,
+        kind: names.id(row.kind),
+        category: names.id(row.category),
+        subcategory: names.id(row.subcategory),
+        difficulty: names.id(row.difficulty),
+        outcome: names.id(row.outcome),
         score: if score.is_finite() {
             score.clamp(0.0, 1.0)
         } else {
             0.0
         },
-        passed: row.try_get::<i64, _>(at + 12)? != 0,
-        metrics: add_metrics(metrics, Metrics::from_json(&text(13)?)),
-        k_act: row
-            .try_get::<Option<i64>, _>(at + 14)?
-            .map(|v| v.clamp(0, u16::MAX as i64) as u16),
-        k_opt: row
-            .try_get::<Option<i64>, _>(at + 15)?
-            .map(|v| v.clamp(0, u16::MAX as i64) as u16),
-        cost_usd: row.try_get::<f64, _>(at + 16)?,
-    }))
+        passed: row.passed,
+        metrics: add_metrics(metrics, Metrics::from_json(row.metrics)),
+        k_act: row.k_act.map(|v| v.clamp(0, u16::MAX as i64) as u16),
+        k_opt: row.k_opt.map(|v| v.clamp(0, u16::MAX as i64) as u16),
+        cost_usd: row.cost_usd,
+    })
 }
 
 impl Sample {

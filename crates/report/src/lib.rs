@@ -1,9 +1,9 @@
 //! Reports: statistics, leaderboards, quadrants, failure patterns, charts and exports — the single
 //! source of every number and chart the CLI and the GUI show.
 //!
-//! Data flow: [`Dataset::load`] reads the store contract's `runs`/`samples` tables into compact
-//! rows; every table is a pure function of a [`Dataset`] ([`build`]); [`chart`] renders the tables
-//! to SVG/PNG; [`export`] writes CSV, JSONL and LaTeX. This module never writes to the store and
+//! Data flow: [`Dataset::load`] reads runs and their samples' report columns through a
+//! [`crucible_store::RunStore`] into compact rows; every table is a pure function of a
+//! [`Dataset`] ([`build`]); [`chart`] renders the tables to SVG/PNG; [`export`] writes CSV, JSONL and LaTeX. This module never writes to the store and
 //! never reads the clock; the only randomness (the paired bootstrap) is seeded.
 
 pub mod chart;
@@ -65,7 +65,7 @@ pub use dataset::{Bench, BenchSelection, Dataset, Sample};
 pub enum ReportError {
     /// The store could not be read.
     #[error("store error: {0}")]
-    Store(#[from] sqlx::Error),
+    Store(#[from] crucible_store::StoreError),
     /// A `--run` id is not in the store.
     #[error("unknown run id {0:?}: not in the store")]
     UnknownRun(String),

@@ -4,8 +4,9 @@
 //! sample's full trace (with huge texts clipped and fetchable in full on demand), a run
 //! comparison with the instances the two sides disagree on, and the chart/table exports.
 //!
-//! Reads only the store contract's tables (`runs`, `samples`, `events`, `artefacts`); never
-//! writes. Every listing is bounded by a limit so a million-sample store stays responsive.
+//! Reads the store through `crucible-store`'s typed reads over a read-only handle; never writes
+//! and never spells SQL. Every listing is bounded by a limit so a million-sample store stays
+//! responsive.
 
 use std::collections::{BTreeSet, HashMap};
 use std::path::{Path, PathBuf};
@@ -13,8 +14,6 @@ use std::sync::{Arc, Mutex, OnceLock};
 
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
-use sqlx::sqlite::{SqliteConnectOptions, SqlitePool, SqlitePoolOptions};
-use sqlx::{QueryBuilder, Row, Sqlite};
 use ts_rs::TS;
 
 pub mod base;
@@ -28,6 +27,7 @@ use crucible_report::dataset::{select_runs, Interner};
 use crucible_report::{
     self as report, chart, export, Bench, BenchSelection, Dataset, Report, ReportError,
 };
+use crucible_store::{RunStore, SampleBrief, Store, StoreError, TextColumn};
 
 /// Largest page a sample listing returns.
 pub const MAX_PAGE: u32 = 500;
@@ -44,7 +44,7 @@ pub enum ResultsError {
     NoStore(PathBuf),
     /// The store could not be read.
     #[error("store error: {0}")]
-    Sql(#[from] sqlx::Error),
+    Store(#[from] StoreError),
     /// A report computation failed (unknown run, empty selection, chart, file).
     #[error(transparent)]
     Report(#[from] ReportError),
@@ -633,12 +633,12 @@ type CacheKey = (SampleFilter, bool, u64);
 /// Selections whose dataset and report are kept.
 pub const CACHE_ENTRIES: usize = 8;
 
-/// A read-only handle on a run store. Clones share the pool, the in-memory [`Base`] of every
+/// A read-only handle on a run store. Clones share the store's connections, the in-memory [`Base`] of every
 /// sample (saved next to the store as `<store>.explorer-cache`) and the report cache (the last
 /// [`CACHE_ENTRIES`] selections).
 #[derive(Debug, Clone)]
 pub struct Explorer {
-    pool: SqlitePool,
+    store: Store,
     cache: Arc<Mutex<Vec<(CacheKey, Arc<Loaded>)>>>,
     base: Arc<tokio::sync::Mutex<Option<Arc<Base>>>>,
     snapshot: Option<PathBuf>,
@@ -689,27 +689,25 @@ fn u32_of(v: i64) -> u32 {
     v.clamp(0, u32::MAX as i64) as u32
 }
 
-fn summary_of(r: &sqlx::sqlite::SqliteRow) -> Result<SampleSummary, sqlx::Error> {
-    Ok(SampleSummary {
-        id: r.try_get("id")?,
-        run_id: r.try_get("run_id")?,
-        benchmark: r.try_get("benchmark")?,
-        model: r.try_get("model")?,
-        instance: r.try_get("instance")?,
-        task: r.try_get("task")?,
-        prompt_type: r.try_get("prompt_type")?,
-        round: u32_of(r.try_get("round")?),
-        kind: r.try_get("kind")?,
-        category: r.try_get("category")?,
-        difficulty: r.try_get("difficulty")?,
-        outcome: r.try_get("outcome")?,
-        score: r.try_get("score")?,
-        passed: r.try_get::<i64, _>("passed")? != 0,
-    })
+/// A listing line as the app shows it (the store's row, its strings moved).
+fn summary_of(b: SampleBrief) -> SampleSummary {
+    SampleSummary {
+        id: b.id,
+        run_id: b.run_id,
+        benchmark: b.benchmark,
+        model: b.model,
+        instance: b.instance,
+        task: b.task,
+        prompt_type: b.prompt_type,
+        round: u32_of(b.round),
+        kind: b.kind,
+        category: b.category,
+        difficulty: b.difficulty,
+        outcome: b.outcome,
+        score: b.score,
+        passed: b.passed,
+    }
 }
-
-const SUMMARY_COLUMNS: &str = "id, run_id, benchmark, model, instance, task, prompt_type, round, \
-kind, category, difficulty, outcome, score, passed";
 
 impl Explorer {
     /// Opens an existing store read-only; a missing file is an error that names it. The base
@@ -718,21 +716,16 @@ impl Explorer {
         if !path.is_file() {
             return Err(ResultsError::NoStore(path.to_path_buf()));
         }
-        let opts = SqliteConnectOptions::new().filename(path).read_only(true);
-        let pool = SqlitePoolOptions::new()
-            .max_connections(2)
-            .connect_with(opts)
-            .await?;
-        let mut e = Self::from_pool(pool);
+        let mut e = Self::from_store(Store::open_read_only(path).await?);
         e.snapshot = Some(snapshot_path(path));
         e.ceilings_file = Some(ceilings_path(path));
         Ok(e)
     }
 
-    /// Wraps an existing pool (tests, the CLI); no snapshot is read or written.
-    pub fn from_pool(pool: SqlitePool) -> Self {
+    /// Wraps an open store (tests, the CLI); no snapshot is read or written.
+    pub fn from_store(store: Store) -> Self {
         Self {
-            pool,
+            store,
             cache: Arc::default(),
             base: Arc::default(),
             snapshot: None,
@@ -762,7 +755,7 @@ impl Explorer {
                     let spare = self.spare.clone();
                     tokio::task::spawn_blocking(move || keep_spare(&spare, base::prefaulted(n)));
                 }
-                let (b, opened) = Base::open(&self.pool, self.snapshot.as_deref()).await?;
+                let (b, opened) = Base::open(&self.store, self.snapshot.as_deref()).await?;
                 tracing::debug!(target: "results", ms = t.elapsed().as_millis() as u64, samples = b.len(), ?opened, "base opened");
                 let (save, check) = match opened {
                     Opened::Snapshot { stale } => (stale, true),
@@ -771,10 +764,10 @@ impl Explorer {
                 (slot.insert(Arc::new(b)), save, check)
             }
             Some(b) => {
-                if b.is_current(&self.pool).await? {
+                if b.is_current(&self.store).await? {
                     return Ok(b.clone());
                 }
-                let r = Arc::make_mut(b).refresh(&self.pool).await?;
+                let r = Arc::make_mut(b).refresh(&self.store).await?;
                 (b, r.added > 10_000 || r.dropped_runs > 0, false)
             }
         };
@@ -801,7 +794,7 @@ impl Explorer {
         let this = self.clone();
         let (generation, extent) = (base.generation, base.extent());
         tokio::spawn(async move {
-            let matches = Base::count_matches(&this.pool, extent).await;
+            let matches = Base::count_matches(&this.store, extent).await;
             match matches {
                 Ok(true) => {}
                 Ok(false) => {
@@ -826,10 +819,7 @@ impl Explorer {
     /// Loads the base and the report of the newest run, so the first Results view is served
     /// from memory (the app calls this once it has shown its first screen).
     pub async fn warm(&self, config: &Config) -> Result<(), ResultsError> {
-        let newest: Option<String> =
-            sqlx::query_scalar("SELECT id FROM runs ORDER BY created_at DESC, id DESC LIMIT 1")
-                .fetch_optional(&self.pool)
-                .await?;
+        let newest = self.store.newest_run_id().await?;
         self.base().await?;
         if let Some(run) = newest {
             let f = SampleFilter {
@@ -841,30 +831,26 @@ impl Explorer {
         Ok(())
     }
 
-    /// The pool.
-    pub fn pool(&self) -> &SqlitePool {
-        &self.pool
+    /// The store it reads (read-only).
+    pub fn store(&self) -> &Store {
+        &self.store
     }
 
     /// Every run, newest first, with sample counts, benchmarks and models (from the base).
     pub async fn runs(&self) -> Result<Vec<RunInfo>, ResultsError> {
-        let runs: Vec<(String, String, String)> = sqlx::query_as(
-            "SELECT id, status, created_at FROM runs ORDER BY created_at DESC, id DESC",
-        )
-        .fetch_all(&self.pool)
-        .await?;
+        let runs = self.store.run_heads().await?;
         let base = self.base().await?;
         let mut groups = tokio::task::spawn_blocking(move || base.run_groups())
             .await
             .map_err(|e| ResultsError::BadQuery(format!("run list task failed: {e}")))?;
         Ok(runs
             .into_iter()
-            .map(|(run_id, status, created_at)| {
-                let g = groups.remove(&run_id).unwrap_or_default();
+            .map(|r| {
+                let g = groups.remove(&r.id).unwrap_or_default();
                 RunInfo {
-                    run_id,
-                    status,
-                    created_at,
+                    run_id: r.id,
+                    status: r.status,
+                    created_at: r.created_at,
                     samples: g.samples,
                     passed: g.passed,
                     benchmarks: g.benchmarks,
@@ -882,7 +868,7 @@ impl Explorer {
     ) -> Result<(Dataset, BenchSelection), ResultsError> {
         let bench = filter.benchmark.as_deref().filter(|b| !b.is_empty());
         let sel = BenchSelection::parse(bench.unwrap_or("all"))?;
-        let runs = select_runs(&self.pool, &filter.runs).await?;
+        let runs = select_runs(&self.store, &filter.runs).await?;
         let base = self.base().await?;
         let filter = filter.clone();
         let spare = self.spare.clone();
@@ -1032,20 +1018,12 @@ impl Explorer {
             .take(limit as usize)
             .copied()
             .collect();
-        let mut rows = Vec::with_capacity(page.len());
-        if !page.is_empty() {
-            let mut q = QueryBuilder::<Sqlite>::new(format!(
-                "SELECT {SUMMARY_COLUMNS} FROM samples WHERE id IN ("
-            ));
-            let mut sep = q.separated(", ");
-            for id in &page {
-                sep.push_bind(*id);
-            }
-            q.push(") ORDER BY id");
-            for r in q.build().fetch_all(&self.pool).await? {
-                rows.push(summary_of(&r)?);
-            }
-        }
+        let rows: Vec<SampleSummary> = if page.is_empty() {
+            Vec::new()
+        } else {
+            let briefs = self.store.sample_briefs(&page).await?;
+            briefs.into_iter().map(summary_of).collect()
+        };
         Ok(SamplePage {
             total: ids.len().min(u32::MAX as usize) as u32,
             offset,
@@ -1056,51 +1034,35 @@ impl Explorer {
 
     /// Everything stored about one sample; texts longer than [`CLIP_BYTES`] are clipped.
     pub async fn sample(&self, id: i64) -> Result<SampleTrace, ResultsError> {
-        let r = sqlx::query(&format!(
-            "SELECT {SUMMARY_COLUMNS}, subcategory, seed, substr(prompt, 1, ?2) AS prompt, \
-             length(CAST(prompt AS BLOB)) AS prompt_len, substr(raw_answer, 1, ?2) AS raw_answer, \
-             length(CAST(raw_answer AS BLOB)) AS answer_len, metrics, details, k_act, k_opt, \
-             tokens_in, tokens_out, cost_usd, latency_ms, error FROM samples WHERE id = ?1"
-        ))
-        .bind(id)
-        .bind(CLIP_BYTES as i64)
-        .fetch_optional(&self.pool)
-        .await?
-        .ok_or(ResultsError::UnknownSample(id))?;
-        // substr counts characters; re-clip by bytes and keep the true total.
-        let clipped = |col: &str, len: &str| -> Result<ClippedText, sqlx::Error> {
-            let mut c = ClippedText::new(r.try_get(col)?, CLIP_BYTES);
-            let total: i64 = r.try_get(len)?;
+        let r = self
+            .store
+            .sample_detail(id, CLIP_BYTES)
+            .await?
+            .ok_or(ResultsError::UnknownSample(id))?;
+        // The store cut by characters; re-clip by bytes and keep the true total.
+        let clipped = |text: String, total: i64| {
+            let mut c = ClippedText::new(text, CLIP_BYTES);
             c.total_bytes = u32_of(total);
             c.truncated = (c.text.len() as i64) < total;
-            Ok(c)
+            c
         };
-        let events: Vec<String> =
-            sqlx::query_scalar("SELECT event FROM events WHERE sample_id = ? ORDER BY seq")
-                .bind(id)
-                .fetch_all(&self.pool)
-                .await?;
-        let artefacts: Vec<(String, String)> =
-            sqlx::query_as("SELECT kind, data FROM artefacts WHERE sample_id = ? ORDER BY seq")
-                .bind(id)
-                .fetch_all(&self.pool)
-                .await?;
-        let seed: i64 = r.try_get("seed")?;
+        let events = self.store.events(id).await?;
+        let artefacts = self.store.artefacts(id).await?;
         Ok(SampleTrace {
-            summary: summary_of(&r)?,
-            subcategory: r.try_get("subcategory")?,
-            seed: (seed as u64).to_string(),
-            prompt: clipped("prompt", "prompt_len")?,
-            raw_answer: clipped("raw_answer", "answer_len")?,
-            metrics: json_or_text(r.try_get("metrics")?),
-            details: json_or_text(r.try_get("details")?),
-            k_act: r.try_get::<Option<i64>, _>("k_act")?.map(u32_of),
-            k_opt: r.try_get::<Option<i64>, _>("k_opt")?.map(u32_of),
-            tokens_in: u32_of(r.try_get("tokens_in")?),
-            tokens_out: u32_of(r.try_get("tokens_out")?),
-            cost_usd: r.try_get("cost_usd")?,
-            latency_ms: u32_of(r.try_get("latency_ms")?),
-            error: r.try_get("error")?,
+            summary: summary_of(r.summary),
+            subcategory: r.subcategory,
+            seed: (r.seed as u64).to_string(),
+            prompt: clipped(r.prompt, r.prompt_bytes),
+            raw_answer: clipped(r.raw_answer, r.answer_bytes),
+            metrics: json_or_text(r.metrics),
+            details: json_or_text(r.details),
+            k_act: r.k_act.map(u32_of),
+            k_opt: r.k_opt.map(u32_of),
+            tokens_in: u32_of(r.tokens_in),
+            tokens_out: u32_of(r.tokens_out),
+            cost_usd: r.cost_usd,
+            latency_ms: u32_of(r.latency_ms),
+            error: r.error,
             events: events.into_iter().map(json_or_text).collect(),
             artefacts: artefacts
                 .into_iter()
@@ -1114,14 +1076,13 @@ impl Explorer {
 
     /// The whole of a clipped text (`prompt` or `raw_answer`) of a sample ("show all").
     pub async fn sample_text(&self, id: i64, field: &str) -> Result<String, ResultsError> {
-        let col = match field {
-            "prompt" => "prompt",
-            "raw_answer" => "raw_answer",
+        let column = match field {
+            "prompt" => TextColumn::Prompt,
+            "raw_answer" => TextColumn::RawAnswer,
             other => return Err(ResultsError::UnknownField(other.to_string())),
         };
-        sqlx::query_scalar(&format!("SELECT {col} FROM samples WHERE id = ?"))
-            .bind(id)
-            .fetch_optional(&self.pool)
+        self.store
+            .sample_text(id, column)
             .await?
             .ok_or(ResultsError::UnknownSample(id))
     }
@@ -1129,41 +1090,21 @@ impl Explorer {
     /// The full stored sample, its events and artefacts as pretty JSON, unclipped ("copy as
     /// JSON").
     pub async fn sample_json(&self, id: i64) -> Result<String, ResultsError> {
-        use sqlx::Column;
-        let r = sqlx::query("SELECT * FROM samples WHERE id = ?")
-            .bind(id)
-            .fetch_optional(&self.pool)
+        let mut o = self
+            .store
+            .sample_record(id)
             .await?
             .ok_or(ResultsError::UnknownSample(id))?;
-        let mut o = serde_json::Map::new();
-        for (i, c) in r.columns().iter().enumerate() {
-            let name = c.name();
-            let v = if let Ok(x) = r.try_get::<Option<i64>, _>(i) {
-                x.map_or(Value::Null, Value::from)
-            } else if let Ok(x) = r.try_get::<Option<f64>, _>(i) {
-                x.map_or(Value::Null, Value::from)
-            } else {
-                let s: Option<String> = r.try_get(i)?;
-                match (name, s) {
-                    ("metrics" | "details", Some(s)) => {
-                        serde_json::from_str(&s).unwrap_or(Value::String(s))
-                    }
-                    (_, s) => s.map_or(Value::Null, Value::String),
-                }
-            };
-            o.insert(name.to_string(), v);
+        // The two JSON columns are shown as JSON (as text when they are not valid JSON).
+        for name in ["metrics", "details"] {
+            if let Some(Value::String(text)) = o.get_mut(name) {
+                let text = std::mem::take(text);
+                o[name] = serde_json::from_str(&text).unwrap_or(Value::String(text));
+            }
         }
         let parse = |s: String| serde_json::from_str::<Value>(&s).unwrap_or(Value::String(s));
-        let events: Vec<String> =
-            sqlx::query_scalar("SELECT event FROM events WHERE sample_id = ? ORDER BY seq")
-                .bind(id)
-                .fetch_all(&self.pool)
-                .await?;
-        let artefacts: Vec<(String, String)> =
-            sqlx::query_as("SELECT kind, data FROM artefacts WHERE sample_id = ? ORDER BY seq")
-                .bind(id)
-                .fetch_all(&self.pool)
-                .await?;
+        let events = self.store.events(id).await?;
+        let artefacts = self.store.artefacts(id).await?;
         let full = serde_json::json!({
             "sample": Value::Object(o),
             "events": events.into_iter().map(parse).collect::<Vec<_>>(),
@@ -1212,14 +1153,14 @@ impl Explorer {
 /// The paired comparisons of two runs (`crucible compare`'s core). Two equal runs and runs
 /// without shared instances are errors that say so.
 pub async fn comparisons(
-    pool: &SqlitePool,
+    store: &impl RunStore,
     run_a: &str,
     run_b: &str,
     seed: u64,
 ) -> Result<Vec<report::Comparison>, ResultsError> {
     same_run_check(run_a, run_b)?;
     let runs = vec![run_a.to_string(), run_b.to_string()];
-    let ds = Dataset::load(pool, &runs, BenchSelection(None)).await?;
+    let ds = Dataset::load(store, &runs, BenchSelection(None)).await?;
     let cmp = report::compare_runs(&ds, 0, 1, seed);
     no_pairs_check(run_a, run_b, &cmp)?;
     Ok(cmp)
@@ -1301,12 +1242,12 @@ pub fn compare_value(run_a: &str, run_b: &str, seed: u64, cmp: &[report::Compari
 
 /// [`comparisons`] as [`compare_value`].
 pub async fn compare_json(
-    pool: &SqlitePool,
+    store: &impl RunStore,
     run_a: &str,
     run_b: &str,
     seed: u64,
 ) -> Result<Value, ResultsError> {
-    let cmp = comparisons(pool, run_a, run_b, seed).await?;
+    let cmp = comparisons(store, run_a, run_b, seed).await?;
     Ok(compare_value(run_a, run_b, seed, &cmp))
 }
 
