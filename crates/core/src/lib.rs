@@ -9,10 +9,12 @@
 //! This crate must not depend on any other Crucible crate, run a chain, call a model or touch a
 //! database.
 
+mod benchmark_id;
 pub mod config;
 mod error;
 mod status;
 
+pub use benchmark_id::BenchmarkId;
 pub use config::{Config, ConfigError};
 pub use error::{BenchError, ErrorKind};
 pub use status::RunStatus;

@@ -71,28 +71,8 @@ fn io_err(path: &Path) -> impl FnOnce(std::io::Error) -> StudioError + '_ {
     }
 }
 
-/// The three benchmarks.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, serde::Deserialize, TS)]
-#[serde(rename_all = "snake_case")]
-pub enum Bench {
-    /// EVM-QuestBench.
-    Questbench,
-    /// Intent2Tx.
-    Intent2tx,
-    /// PILOT-Bench.
-    Pilot,
-}
-
-impl Bench {
-    /// The snake_case name.
-    pub fn as_str(self) -> &'static str {
-        match self {
-            Bench::Questbench => "questbench",
-            Bench::Intent2tx => "intent2tx",
-            Bench::Pilot => "pilot",
-        }
-    }
-}
+/// The three benchmarks (the workspace's one enum).
+pub use crucible_core::BenchmarkId as Bench;
 
 /// Where a task file lives.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, serde::Deserialize, TS)]
