@@ -9,6 +9,8 @@
 //! This crate must not depend on any other Crucible crate, run a chain, call a model or touch a
 //! database.
 
+#![warn(missing_docs, unreachable_pub)]
+
 mod benchmark_id;
 pub mod config;
 mod error;

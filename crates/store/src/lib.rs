@@ -10,6 +10,8 @@
 //! macros, so a fresh clone builds without a `DATABASE_URL` or committed offline data; the unit
 //! tests run every query against a freshly migrated database instead.
 
+#![warn(missing_docs, unreachable_pub)]
+
 use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
 use std::str::FromStr;
