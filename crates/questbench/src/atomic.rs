@@ -70,6 +70,22 @@ impl Outcome {
     }
 }
 
+impl From<Outcome> for crucible_core::Outcome {
+    fn from(o: Outcome) -> Self {
+        use crucible_core::Outcome as O;
+        match o {
+            Outcome::Exact => O::Exact,
+            Outcome::ToleranceDeviation => O::ToleranceDeviation,
+            Outcome::Other => O::Other,
+            Outcome::Revert => O::Revert,
+            Outcome::SchemaInvalid => O::SchemaInvalid,
+            Outcome::ExecutionFailure => O::ExecutionFailure,
+            Outcome::Timeout => O::Timeout,
+            Outcome::SandboxViolation => O::SandboxViolation,
+        }
+    }
+}
+
 /// Time spent in each stage of a sample.
 #[derive(Debug, Clone, Default, Serialize)]
 pub struct Stages {

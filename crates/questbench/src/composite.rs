@@ -241,6 +241,21 @@ pub enum CompositeOutcome {
     NoExecution,
 }
 
+impl From<CompositeOutcome> for crucible_core::Outcome {
+    fn from(o: CompositeOutcome) -> Self {
+        use crucible_core::Outcome as O;
+        match o {
+            CompositeOutcome::Exact => O::Exact,
+            CompositeOutcome::ToleranceDeviation => O::ToleranceDeviation,
+            CompositeOutcome::OverSteps => O::OverSteps,
+            CompositeOutcome::Other => O::Other,
+            CompositeOutcome::ErrorReported => O::ErrorReported,
+            CompositeOutcome::MaxRounds => O::MaxRounds,
+            CompositeOutcome::NoExecution => O::NoExecution,
+        }
+    }
+}
+
 impl CompositeOutcome {
     /// The snake_case name.
     pub fn as_str(self) -> &'static str {
