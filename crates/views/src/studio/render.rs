@@ -5,7 +5,7 @@
 use std::path::Path;
 
 use serde::Serialize;
-use serde_json::{json, Value};
+use serde_json::Value;
 use ts_rs::TS;
 
 use crucible_chain::universe::{Manifest, Profile};
@@ -247,6 +247,8 @@ pub(super) fn check_quest_text(text: &str, path: &Path) -> Result<Task, StudioEr
 
 #[cfg(test)]
 mod tests {
+    use serde_json::json;
+
     use super::*;
 
     #[test]
