@@ -736,7 +736,7 @@ pub fn extract_code(answer: &str) -> Option<String> {
 
 /// Checks the returned object is a transaction request and converts it; the error is the
 /// schema_invalid reason.
-pub fn validate_tx(v: &Value) -> Result<TxRequest, String> {
+pub(crate) fn validate_tx(v: &Value) -> Result<TxRequest, String> {
     let obj = v
         .as_object()
         .ok_or_else(|| format!("the return value is not a transaction object: {}", short(v)))?;

@@ -966,7 +966,7 @@ pub fn render_script(task: &Task, rel: &str, inst: &Instance) -> Result<Vec<Stri
 
 /// Load-time validation of a scripted solution: a JSON array whose strings' `{{…}}` placeholders
 /// are parameters, whose step files exist and whose step placeholders are all bound by `with`.
-pub fn check_script(task: &Task, rel: &str) -> Result<(), String> {
+pub(crate) fn check_script(task: &Task, rel: &str) -> Result<(), String> {
     let text = task
         .read_relative(rel)
         .map_err(|_| "solution file does not exist".to_string())?;

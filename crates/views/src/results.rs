@@ -1338,9 +1338,9 @@ pub fn export(
             let spec = chart::spec(r, chart_name)
                 .ok_or_else(|| ResultsError::UnknownChart(chart_name.to_string()))?;
             let p = dir.join(format!("{chart_name}.{format}"));
-            let chart_err = |message| ReportError::Chart {
+            let chart_err = |e: chart::DrawError| ReportError::Chart {
                 name: chart_name.to_string(),
-                message,
+                message: e.to_string(),
             };
             if format == "svg" {
                 let svg = chart::to_svg(&spec).map_err(chart_err)?;
