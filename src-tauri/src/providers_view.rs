@@ -66,7 +66,7 @@ pub fn providers_view(
     registry: &Registry,
     keychain: &dyn SecretStore,
 ) -> ProvidersView {
-    let env = |v: &str| std::env::var(v).ok();
+    let env = crucible_core::config::process_env;
     let providers = registry
         .providers
         .iter()

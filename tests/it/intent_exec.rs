@@ -36,7 +36,10 @@ fn first(instances: &[Instance], function: &str) -> Instance {
         .clone()
 }
 
-fn answer_calls(text: &str, multi: bool) -> Result<Vec<crucible_intent2tx::Call>, String> {
+fn answer_calls(
+    text: &str,
+    multi: bool,
+) -> Result<Vec<crucible_intent2tx::Call>, crucible_intent2tx::execute::UnreadablePrediction> {
     prediction_calls(&parse_prediction(text, multi))
 }
 

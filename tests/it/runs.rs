@@ -668,7 +668,7 @@ impl crucible_core::Benchmark for Flaky {
                 instance: instance.into(),
                 agent: agent.name().into(),
                 seed,
-                outcome: "pass".into(),
+                outcome: crucible_core::Outcome::Pass,
                 score: 1.0,
                 passed: true,
                 transcript: vec![crucible_core::Message::new(

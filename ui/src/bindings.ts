@@ -683,7 +683,7 @@ outcome: string,
 error: string | null, };
 
 /**
- * The three benchmarks.
+ * One of the three benchmarks Crucible implements.
  */
 export type Bench = "questbench" | "intent2tx" | "pilot";
 

@@ -5,6 +5,8 @@
 //!
 //! Figures are printed, never asserted on time.
 
+#![warn(missing_docs, unreachable_pub)]
+
 pub mod figures;
 pub mod inspect;
 pub mod orchestrator;

@@ -13,7 +13,8 @@ use std::sync::Arc;
 
 use crucible_core::Config;
 use crucible_core::{
-    Agent, BenchError, Benchmark, BoxFuture, Event, InstanceMeta, Message, Role, SampleRecord,
+    Agent, BenchError, Benchmark, BoxFuture, Event, InstanceMeta, Message, Outcome, Role,
+    SampleRecord,
 };
 use crucible_llm::{Loopback, ModelAgent, ModelSpec, Provider};
 use crucible_run::{
@@ -139,9 +140,9 @@ impl Benchmark for Probe {
             });
             let ok = reply.content.trim() == "ok";
             transcript.push(reply);
-            let outcome = if ok { "pass" } else { "fail" };
+            let outcome = if ok { Outcome::Pass } else { Outcome::Fail };
             events(Event::SampleFinished {
-                outcome: outcome.into(),
+                outcome,
                 score: f64::from(u8::from(ok)),
             });
             Ok(SampleRecord {
@@ -149,7 +150,7 @@ impl Benchmark for Probe {
                 instance: instance.into(),
                 agent: agent.name().into(),
                 seed,
-                outcome: outcome.into(),
+                outcome,
                 score: f64::from(u8::from(ok)),
                 passed: ok,
                 transcript,

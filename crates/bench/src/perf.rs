@@ -303,7 +303,7 @@ fn ready_ms(marks: &[PerfMark]) -> Option<f64> {
 pub async fn app(opts: AppBenchOptions) -> Result<AppFigures, PerfError> {
     let display = ["DISPLAY", "WAYLAND_DISPLAY"]
         .iter()
-        .any(|v| std::env::var_os(v).is_some_and(|x| !x.is_empty()));
+        .any(|v| crucible_core::config::process_env(v).is_some_and(|x| !x.is_empty()));
     if !display {
         return Err(PerfError::NoDisplay);
     }

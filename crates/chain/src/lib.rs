@@ -6,6 +6,8 @@
 //! This module never decides what a benchmark scores; it executes and reads. Cheat methods
 //! (`anvil_*`, `evm_*`) are for setup and isolation only and are never reachable by agent code.
 
+#![warn(missing_docs, unreachable_pub)]
+
 pub mod anvil;
 pub mod gate;
 mod rpc;

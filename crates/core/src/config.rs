@@ -72,6 +72,14 @@ impl Default for Config {
     }
 }
 
+/// The process environment's `name`, when set and valid UTF-8: the one place outside
+/// [`Config::load`] where Crucible reads its environment (API-key variables, whose names are only
+/// known per provider at run time; the display check of the app benchmark). Tests inject a map
+/// instead of calling this.
+pub fn process_env(name: &str) -> Option<String> {
+    std::env::var(name).ok()
+}
+
 /// The checkout this crate was compiled in (`crates/core/../..`).
 fn compiled_project_dir() -> PathBuf {
     let here = Path::new(env!("CARGO_MANIFEST_DIR"));

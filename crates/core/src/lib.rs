@@ -9,12 +9,18 @@
 //! This crate must not depend on any other Crucible crate, run a chain, call a model or touch a
 //! database.
 
+#![warn(missing_docs, unreachable_pub)]
+
+mod benchmark_id;
 pub mod config;
 mod error;
+mod outcome;
 mod status;
 
+pub use benchmark_id::BenchmarkId;
 pub use config::{Config, ConfigError};
 pub use error::{BenchError, ErrorKind};
+pub use outcome::Outcome;
 pub use status::RunStatus;
 
 /// Crucible's version, as stored with every run.
@@ -131,7 +137,7 @@ pub enum Event {
     /// The sample ended.
     SampleFinished {
         /// Outcome class (benchmark-specific: `full_success`, `pass`, …).
-        outcome: String,
+        outcome: Outcome,
         /// Score in [0, 1].
         score: f64,
     },
@@ -149,7 +155,7 @@ pub struct SampleRecord {
     /// Seed.
     pub seed: u64,
     /// Outcome class.
-    pub outcome: String,
+    pub outcome: Outcome,
     /// Score in [0, 1] (the benchmark's own scale is in `details`).
     pub score: f64,
     /// Whether the sample passes the benchmark's threshold.

@@ -541,14 +541,33 @@ impl ExecReport {
     }
 }
 
+/// Why a parsed answer cannot be executed as calls.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum UnreadablePrediction {
+    /// The answer did not parse (the parser's message).
+    #[error("{0}")]
+    Parse(String),
+    /// The answer parsed to no steps.
+    #[error("the answer has no steps")]
+    NoSteps,
+    /// A step is not a call in the paper's schema.
+    #[error("step {step} is not a call in the schema: {message}")]
+    NotACall {
+        /// 1-based step number.
+        step: usize,
+        /// What serde found wrong.
+        message: String,
+    },
+}
+
 /// Reads a parsed answer as calls in the paper's schema: `value` defaults to 0; a step that is not
 /// a call is an error naming the step.
-pub fn prediction_calls(parsed: &Parsed) -> Result<Vec<Call>, String> {
+pub fn prediction_calls(parsed: &Parsed) -> Result<Vec<Call>, UnreadablePrediction> {
     if parsed.steps.is_empty() {
-        return Err(parsed
-            .error
-            .clone()
-            .unwrap_or_else(|| "the answer has no steps".into()));
+        return Err(match &parsed.error {
+            Some(message) => UnreadablePrediction::Parse(message.clone()),
+            None => UnreadablePrediction::NoSteps,
+        });
     }
     parsed
         .steps
@@ -561,8 +580,10 @@ pub fn prediction_calls(parsed: &Parsed) -> Result<Vec<Call>, String> {
                     m.insert("value".into(), json!(0));
                 }
             }
-            serde_json::from_value::<Call>(v)
-                .map_err(|e| format!("step {} is not a call in the schema: {e}", i + 1))
+            serde_json::from_value::<Call>(v).map_err(|e| UnreadablePrediction::NotACall {
+                step: i + 1,
+                message: e.to_string(),
+            })
         })
         .collect()
 }
@@ -905,7 +926,7 @@ impl Executor {
     pub async fn evaluate(
         &mut self,
         instance: &Instance,
-        prediction: Result<Vec<Call>, String>,
+        prediction: Result<Vec<Call>, UnreadablePrediction>,
     ) -> Result<ExecReport, IntentError> {
         let mut attempt = 0;
         loop {
@@ -922,14 +943,14 @@ impl Executor {
     async fn evaluate_once(
         &mut self,
         instance: &Instance,
-        prediction: Result<Vec<Call>, String>,
+        prediction: Result<Vec<Call>, UnreadablePrediction>,
     ) -> Result<ExecReport, IntentError> {
         let from = instance_sender(instance);
         let truth_calls = instance.ground_truth.steps();
         let g =
             encode_steps(&self.book, truth_calls).map_err(|(i, e)| format!("step {}: {e}", i + 1));
         let p_calls = prediction.clone().unwrap_or_default();
-        let p = prediction.and_then(|calls| {
+        let p = prediction.map_err(|e| e.to_string()).and_then(|calls| {
             encode_steps(&self.book, &calls)
                 .map_err(|(i, e)| format!("step {} not encodable: {e}", i + 1))
         });
@@ -1175,7 +1196,7 @@ pub async fn exec_throughput(
     let started = std::time::Instant::now();
     let mut ex = Executor::boot(config, book.clone()).await?;
     let boot_seconds = started.elapsed().as_secs_f64();
-    let answers: Vec<Result<Vec<Call>, String>> = instances
+    let answers: Vec<Result<Vec<Call>, UnreadablePrediction>> = instances
         .iter()
         .map(|i| {
             let text = BuiltinAgent::Reference.answer(i, book);
@@ -1224,7 +1245,10 @@ mod tests {
                     // A missing `value` is 0 ETH.
                     assert!(calls.iter().all(|c| c.value == json!(0)), "{text}");
                 }
-                (Err(e), Err(w)) => assert!(e.contains(w), "{text}: {e:?} should contain {w:?}"),
+                (Err(e), Err(w)) => assert!(
+                    e.to_string().contains(w),
+                    "{text}: {e:?} should contain {w:?}"
+                ),
                 (got, want) => panic!("{text}: got {got:?}, want {want:?}"),
             }
         }

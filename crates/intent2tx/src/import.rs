@@ -225,7 +225,7 @@ fn short(v: &Value) -> String {
 }
 
 /// Validates one call; `path` is the field prefix used in messages, e.g. `ground_truth[1].`.
-pub fn validate_call(v: &Value, path: &str) -> Result<Call, String> {
+pub(crate) fn validate_call(v: &Value, path: &str) -> Result<Call, String> {
     let o = v.as_object().ok_or_else(|| {
         format!(
             "{}: expected an object, got {}",
@@ -297,7 +297,7 @@ pub fn validate_call(v: &Value, path: &str) -> Result<Call, String> {
 }
 
 /// Validates one row into an instance.
-pub fn validate_row(v: &Value, row: usize) -> Result<Instance, String> {
+pub(crate) fn validate_row(v: &Value, row: usize) -> Result<Instance, String> {
     let o = v
         .as_object()
         .ok_or_else(|| format!("row: expected a JSON object, got {}", short(v)))?;

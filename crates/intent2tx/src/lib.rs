@@ -13,6 +13,7 @@
 //! P (balance deltas, Exec, StateEq) and the generator's "drop instances whose ground truth
 //! reverts" filter. Nothing here reads the clock in logic or depends on the run orchestration.
 
+#![warn(missing_docs, unreachable_pub)]
 #![warn(missing_docs)]
 
 pub mod agents;

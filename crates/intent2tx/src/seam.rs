@@ -14,8 +14,8 @@ use super::parse::parse_prediction;
 use super::retrieve::{build_prompt, Retriever, Setting};
 use super::schema::Instance;
 use crucible_core::{
-    Agent, BenchError, Benchmark, BoxFuture, Event, FixedAgent, InstanceMeta, Message, Role,
-    SampleRecord,
+    Agent, BenchError, Benchmark, BoxFuture, Event, FixedAgent, InstanceMeta, Message, Outcome,
+    Role, SampleRecord,
 };
 
 /// Intent2Tx as a [`Benchmark`] over a dataset, with a disjoint retrieval pool.
@@ -179,14 +179,14 @@ impl Benchmark for IntentBench {
             };
             transcript.push(reply);
             let outcome = if scores.fmt == 0.0 {
-                "format_error"
+                Outcome::FormatError
             } else if scores.pass == 1.0 {
-                "pass"
+                Outcome::Pass
             } else {
-                "fail"
+                Outcome::Fail
             };
             events(Event::SampleFinished {
-                outcome: outcome.into(),
+                outcome,
                 score: scores.final_score,
             });
             let mut metrics: std::collections::BTreeMap<String, f64> = [
@@ -208,7 +208,7 @@ impl Benchmark for IntentBench {
                 instance: instance.into(),
                 agent: agent.name().into(),
                 seed,
-                outcome: outcome.into(),
+                outcome,
                 score: scores.final_score,
                 passed: scores.pass == 1.0,
                 transcript,

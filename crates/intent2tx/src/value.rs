@@ -232,7 +232,7 @@ fn common_type(ty: &str) -> Option<DynSolType> {
 }
 
 /// Parses a Solidity type, with a message naming the problem.
-pub fn parse_type(ty: &str) -> Result<DynSolType, String> {
+pub(crate) fn parse_type(ty: &str) -> Result<DynSolType, String> {
     if let Some(t) = common_type(ty) {
         return Ok(t);
     }
@@ -253,7 +253,7 @@ fn describe(v: &Value) -> String {
 }
 
 /// Coerces a JSON value to a Solidity value of type `ty`, or says why it cannot.
-pub fn json_to_sol(ty: &DynSolType, v: &Value) -> Result<DynSolValue, String> {
+pub(crate) fn json_to_sol(ty: &DynSolType, v: &Value) -> Result<DynSolValue, String> {
     let bad = |what: &str| format!("expected {what} for type {ty}, got {}", describe(v));
     match ty {
         DynSolType::Bool => match v {

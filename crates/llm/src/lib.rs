@@ -7,6 +7,8 @@
 //! keys live only in [`ApiKey`] values, request headers and the OS keychain ([`OsKeychain`]): never
 //! in logs, cache keys or files. Saved providers and models are in [`Registry`].
 
+#![warn(missing_docs, unreachable_pub)]
+
 mod agent;
 mod cache;
 mod limiter;

@@ -538,7 +538,7 @@ pub fn error_message(body: &str) -> String {
 }
 
 /// The first 200 characters of `body`, on one line.
-pub fn snippet(body: &str) -> String {
+pub(crate) fn snippet(body: &str) -> String {
     let flat: String = body
         .chars()
         .map(|c| if c.is_control() { ' ' } else { c })

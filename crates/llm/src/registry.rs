@@ -553,8 +553,12 @@ pub fn resolve_run_key_from_os(
     base_url: Option<&str>,
 ) -> Result<Option<super::provider::ApiKey>, LlmError> {
     let keychain = super::secrets::os_keychain();
-    resolve_run_key(data_dir, provider, base_url, keychain, |v| {
-        std::env::var(v).ok()
-    })
+    resolve_run_key(
+        data_dir,
+        provider,
+        base_url,
+        keychain,
+        crucible_core::config::process_env,
+    )
     .map(|(k, _)| k)
 }

@@ -411,9 +411,13 @@ pub fn resolve_key_from_os(
     account: Option<&str>,
     explicit_env: Option<&str>,
 ) -> Result<(Option<ApiKey>, KeySource), LlmError> {
-    resolve_key(provider, account, explicit_env, os_keychain(), |v| {
-        std::env::var(v).ok()
-    })
+    resolve_key(
+        provider,
+        account,
+        explicit_env,
+        os_keychain(),
+        crucible_core::config::process_env,
+    )
 }
 
 #[cfg(test)]

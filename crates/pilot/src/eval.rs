@@ -21,6 +21,16 @@ pub enum Outcome {
     Failure,
 }
 
+impl From<Outcome> for crucible_core::Outcome {
+    fn from(o: Outcome) -> Self {
+        match o {
+            Outcome::FullSuccess => Self::FullSuccess,
+            Outcome::PartialSuccess => Self::PartialSuccess,
+            Outcome::Failure => Self::Failure,
+        }
+    }
+}
+
 /// Why an episode ended.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]

@@ -10,6 +10,8 @@
 //! [`solve::Solver`] for the optimal plan and [`flaw::inject`] for the flawed one) →
 //! [`agents::run_episode`] (which drives [`protocol`] and [`sim::Simulator`]) → [`eval::evaluate`].
 
+#![warn(missing_docs, unreachable_pub)]
+
 pub mod agents;
 pub mod eval;
 pub mod flaw;

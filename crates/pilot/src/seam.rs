@@ -227,14 +227,8 @@ impl Benchmark for PilotBench {
                 Outcome::PartialSuccess => 0.5,
                 Outcome::Failure => 0.0,
             };
-            let outcome = serde_json::to_value(ev.outcome)
-                .ok()
-                .and_then(|v| v.as_str().map(str::to_string))
-                .unwrap_or_default();
-            events(Event::SampleFinished {
-                outcome: outcome.clone(),
-                score,
-            });
+            let outcome = crucible_core::Outcome::from(ev.outcome);
+            events(Event::SampleFinished { outcome, score });
             Ok(SampleRecord {
                 benchmark: self.name().into(),
                 instance: instance.into(),

@@ -59,6 +59,25 @@ impl Engine {
     }
 
     /// The exact solution of a task (cached per required tool set).
+    /// The exact optimal full-success probability (the success ceiling) of each of `tasks` the
+    /// library knows; unknown or unsolvable ids are left out.
+    pub fn ceilings<'t>(
+        &self,
+        tasks: impl IntoIterator<Item = &'t str>,
+    ) -> std::collections::HashMap<String, f64> {
+        let mut out = std::collections::HashMap::new();
+        for t in tasks {
+            let Ok(task) = self.lib.get(t).cloned() else {
+                continue;
+            };
+            if let Ok(sol) = self.solution(&task) {
+                out.insert(t.to_string(), sol.p_full_success);
+            }
+        }
+        out
+    }
+
+    /// The exact optimal solution of `task` (solved once, then remembered).
     pub fn solution(&self, task: &ResolvedTask) -> Result<Arc<Solution>, PilotError> {
         if let Some(s) = self
             .solutions

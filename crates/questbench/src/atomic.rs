@@ -70,6 +70,22 @@ impl Outcome {
     }
 }
 
+impl From<Outcome> for crucible_core::Outcome {
+    fn from(o: Outcome) -> Self {
+        use crucible_core::Outcome as O;
+        match o {
+            Outcome::Exact => O::Exact,
+            Outcome::ToleranceDeviation => O::ToleranceDeviation,
+            Outcome::Other => O::Other,
+            Outcome::Revert => O::Revert,
+            Outcome::SchemaInvalid => O::SchemaInvalid,
+            Outcome::ExecutionFailure => O::ExecutionFailure,
+            Outcome::Timeout => O::Timeout,
+            Outcome::SandboxViolation => O::SandboxViolation,
+        }
+    }
+}
+
 /// Time spent in each stage of a sample.
 #[derive(Debug, Clone, Default, Serialize)]
 pub struct Stages {
@@ -720,7 +736,7 @@ pub fn extract_code(answer: &str) -> Option<String> {
 
 /// Checks the returned object is a transaction request and converts it; the error is the
 /// schema_invalid reason.
-pub fn validate_tx(v: &Value) -> Result<TxRequest, String> {
+pub(crate) fn validate_tx(v: &Value) -> Result<TxRequest, String> {
     let obj = v
         .as_object()
         .ok_or_else(|| format!("the return value is not a transaction object: {}", short(v)))?;

@@ -100,9 +100,9 @@ impl<'a> Probe<'a> {
                         Some(ParamValue::Integer(i)) if *i >= 0 => i.to_string(),
                         _ => return Err(this.err(format!("{param} is not a non-negative number"))),
                     };
-                    decimal_units(&text, *decimals).map_err(|m| this.err(m))?
+                    decimal_units(&text, *decimals).map_err(|m| this.err(m.to_string()))?
                 }
-                Expr::Literal(s) => decimal_units(s, 0).map_err(|m| this.err(m))?,
+                Expr::Literal(s) => decimal_units(s, 0).map_err(|m| this.err(m.to_string()))?,
                 Expr::Read(r) => this.read(r).await?,
                 Expr::PercentOf { percent, of } => {
                     let pct = match this.instance.param(percent) {

@@ -241,6 +241,21 @@ pub enum CompositeOutcome {
     NoExecution,
 }
 
+impl From<CompositeOutcome> for crucible_core::Outcome {
+    fn from(o: CompositeOutcome) -> Self {
+        use crucible_core::Outcome as O;
+        match o {
+            CompositeOutcome::Exact => O::Exact,
+            CompositeOutcome::ToleranceDeviation => O::ToleranceDeviation,
+            CompositeOutcome::OverSteps => O::OverSteps,
+            CompositeOutcome::Other => O::Other,
+            CompositeOutcome::ErrorReported => O::ErrorReported,
+            CompositeOutcome::MaxRounds => O::MaxRounds,
+            CompositeOutcome::NoExecution => O::NoExecution,
+        }
+    }
+}
+
 impl CompositeOutcome {
     /// The snake_case name.
     pub fn as_str(self) -> &'static str {
@@ -951,7 +966,7 @@ pub fn render_script(task: &Task, rel: &str, inst: &Instance) -> Result<Vec<Stri
 
 /// Load-time validation of a scripted solution: a JSON array whose strings' `{{…}}` placeholders
 /// are parameters, whose step files exist and whose step placeholders are all bound by `with`.
-pub fn check_script(task: &Task, rel: &str) -> Result<(), String> {
+pub(crate) fn check_script(task: &Task, rel: &str) -> Result<(), String> {
     let text = task
         .read_relative(rel)
         .map_err(|_| "solution file does not exist".to_string())?;

@@ -120,7 +120,9 @@ impl Instance {
                             err(format!("{owner} is not an earlier signer parameter"))
                         })?;
                     let amount = match get(value) {
-                        Some(ParamValue::Decimal(s)) => decimal_units(s, *decimals).map_err(err)?,
+                        Some(ParamValue::Decimal(s)) => {
+                            decimal_units(s, *decimals).map_err(|e| err(e.to_string()))?
+                        }
                         _ => {
                             return Err(err(format!("{value} is not an earlier decimal parameter")))
                         }
@@ -319,8 +321,8 @@ fn sample(
 ) -> Result<ParamValue, String> {
     Ok(match s {
         Sample::Range { min, max, decimals } => {
-            let lo = decimal_units(min, *decimals)?;
-            let hi = decimal_units(max, *decimals)?;
+            let lo = decimal_units(min, *decimals).map_err(|e| e.to_string())?;
+            let hi = decimal_units(max, *decimals).map_err(|e| e.to_string())?;
             let lo: u128 = lo.try_into().map_err(|_| "range too large".to_string())?;
             let hi: u128 = hi.try_into().map_err(|_| "range too large".to_string())?;
             let v = rng.random_range(lo..=hi);
@@ -387,15 +389,44 @@ fn literal(
     })
 }
 
+/// Why a decimal text is not an amount of base units.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum DecimalError {
+    /// More decimals than a 256-bit integer can scale by.
+    #[error("{decimals} decimals is more than 256 bits can hold (at most 77)")]
+    TooManyDecimals {
+        /// The decimals asked for.
+        decimals: u32,
+    },
+    /// Not digits with at most one point.
+    #[error("{text:?} is not a non-negative decimal number")]
+    NotDecimal {
+        /// The text.
+        text: String,
+    },
+    /// More fractional digits than the token has decimals (never rounded).
+    #[error("{text:?} has more than {decimals} decimals")]
+    TooPrecise {
+        /// The text.
+        text: String,
+        /// The token's decimals.
+        decimals: u32,
+    },
+    /// Does not fit in 256 bits.
+    #[error("{text:?} is too large")]
+    TooLarge {
+        /// The text.
+        text: String,
+    },
+}
+
 /// Exact decimal text → integer base units (`"1.5"`, 18 → 1.5e18). More fractional digits than
 /// `decimals` is an error, never a silent rounding.
-pub fn decimal_units(s: &str, decimals: u32) -> Result<U256, String> {
+pub fn decimal_units(s: &str, decimals: u32) -> Result<U256, DecimalError> {
     // 10^78 does not fit in 256 bits; refusing early also keeps a hostile task file from making
     // us allocate billions of zeros.
     if decimals > 77 {
-        return Err(format!(
-            "{decimals} decimals is more than 256 bits can hold (at most 77)"
-        ));
+        return Err(DecimalError::TooManyDecimals { decimals });
     }
     let s = s.trim();
     let (int, frac) = s.split_once('.').unwrap_or((s, ""));
@@ -403,18 +434,21 @@ pub fn decimal_units(s: &str, decimals: u32) -> Result<U256, String> {
         || !int.chars().all(|c| c.is_ascii_digit())
         || !frac.chars().all(|c| c.is_ascii_digit())
     {
-        return Err(format!("{s:?} is not a non-negative decimal number"));
+        return Err(DecimalError::NotDecimal { text: s.into() });
     }
     let frac = frac.trim_end_matches('0');
     if frac.len() > decimals as usize {
-        return Err(format!("{s:?} has more than {decimals} decimals"));
+        return Err(DecimalError::TooPrecise {
+            text: s.into(),
+            decimals,
+        });
     }
     let digits = format!("{int}{frac}{}", "0".repeat(decimals as usize - frac.len()));
     let digits = digits.trim_start_matches('0');
     if digits.is_empty() {
         return Ok(U256::ZERO);
     }
-    U256::from_str_radix(digits, 10).map_err(|_| format!("{s:?} is too large"))
+    U256::from_str_radix(digits, 10).map_err(|_| DecimalError::TooLarge { text: s.into() })
 }
 
 /// Base units → decimal text with exactly `decimals` digits after the point (none for 0).
@@ -449,7 +483,7 @@ mod tests {
         for (s, d, want) in cases {
             match (decimal_units(s, d), want) {
                 (Ok(v), Ok(w)) => assert_eq!(v.to_string(), w, "{s}"),
-                (Err(e), Err(w)) => assert!(e.contains(w), "{s}: {e}"),
+                (Err(e), Err(w)) => assert!(e.to_string().contains(w), "{s}: {e}"),
                 (got, w) => panic!("{s}: got {got:?}, want {w:?}"),
             }
         }

@@ -4,6 +4,8 @@
 //! modules, the multi-round [`composite`] protocol, and the [`import`] of the public question-bank
 //! format.
 
+#![warn(missing_docs, unreachable_pub)]
+
 pub mod atomic;
 pub mod check;
 pub mod composite;

@@ -212,7 +212,7 @@ impl Benchmark for QuestBench {
                         .map_err(bench)?;
                 let score = verdict.score / 100.0;
                 events(Event::SampleFinished {
-                    outcome: verdict.outcome.as_str().into(),
+                    outcome: verdict.outcome.into(),
                     score,
                 });
                 return Ok(SampleRecord {
@@ -220,7 +220,7 @@ impl Benchmark for QuestBench {
                     instance: instance.into(),
                     agent: agent.name().into(),
                     seed,
-                    outcome: verdict.outcome.as_str().into(),
+                    outcome: verdict.outcome.into(),
                     score,
                     passed: verdict.passed,
                     transcript,
@@ -271,7 +271,7 @@ impl Benchmark for QuestBench {
             }
             let score = f64::from(verdict.score) / 100.0;
             events(Event::SampleFinished {
-                outcome: verdict.outcome.as_str().into(),
+                outcome: verdict.outcome.into(),
                 score,
             });
             Ok(SampleRecord {
@@ -279,7 +279,7 @@ impl Benchmark for QuestBench {
                 instance: instance.into(),
                 agent: agent.name().into(),
                 seed,
-                outcome: verdict.outcome.as_str().into(),
+                outcome: verdict.outcome.into(),
                 score,
                 passed: verdict.passed,
                 transcript,

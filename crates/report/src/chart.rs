@@ -475,10 +475,16 @@ pub fn spec(r: &Report, name: &str) -> Option<Spec> {
     }
 }
 
-type DrawResult = Result<(), String>;
+/// The drawing backend failed; the text is the backend's own error (its type differs per
+/// backend: SVG string, PNG file).
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("{0}")]
+pub struct DrawError(String);
 
-fn e<E: std::fmt::Debug>(x: E) -> String {
-    format!("{x:?}")
+type DrawResult = Result<(), DrawError>;
+
+fn e<E: std::fmt::Debug>(x: E) -> DrawError {
+    DrawError(format!("{x:?}"))
 }
 
 fn text_width<DB: DrawingBackend>(area: &DrawingArea<DB, Shift>, s: &str, size: u32) -> u32 {
@@ -621,7 +627,7 @@ pub fn draw_with_hovers<DB: DrawingBackend>(
     spec: &Spec,
     root: &DrawingArea<DB, Shift>,
     k: u32,
-) -> Result<Vec<Hover>, String> {
+) -> Result<Vec<Hover>, DrawError> {
     let mut hovers = Vec::new();
     register_font();
     root.fill(&WHITE).map_err(e)?;
@@ -1140,7 +1146,7 @@ fn add_hovers(svg: &mut String, hovers: &[Hover]) {
 
 /// Renders a spec to SVG text, with a `<title>` tooltip over every data point, bar and segment
 /// (see [`Hover`]). The CLI's files and the app's charts both come from here.
-pub fn to_svg(spec: &Spec) -> Result<String, String> {
+pub fn to_svg(spec: &Spec) -> Result<String, DrawError> {
     let mut s = String::new();
     let hovers = {
         let root = SVGBackend::with_string(&mut s, (WIDTH, height(spec, 1))).into_drawing_area();
@@ -1151,7 +1157,7 @@ pub fn to_svg(spec: &Spec) -> Result<String, String> {
 }
 
 /// Renders a spec to a PNG file.
-pub fn to_png(spec: &Spec, path: &Path) -> Result<(), String> {
+pub fn to_png(spec: &Spec, path: &Path) -> Result<(), DrawError> {
     let root =
         BitMapBackend::new(path, (WIDTH * PNG_SCALE, height(spec, PNG_SCALE))).into_drawing_area();
     draw(spec, &root, PNG_SCALE)
@@ -1162,9 +1168,9 @@ pub fn svg(r: &Report, name: &str) -> Result<Option<String>, ReportError> {
     let Some(s) = spec(r, name) else {
         return Ok(None);
     };
-    to_svg(&s).map(Some).map_err(|message| ReportError::Chart {
+    to_svg(&s).map(Some).map_err(|e| ReportError::Chart {
         name: name.into(),
-        message,
+        message: e.to_string(),
     })
 }
 
@@ -1178,9 +1184,9 @@ pub fn write_all(r: &Report, dir: &Path) -> Result<Vec<String>, ReportError> {
     let mut written = Vec::new();
     for name in CHART_NAMES {
         let Some(s) = spec(r, name) else { continue };
-        let chart_err = |message| ReportError::Chart {
+        let chart_err = |e: DrawError| ReportError::Chart {
             name: name.into(),
-            message,
+            message: e.to_string(),
         };
         let svg = to_svg(&s).map_err(chart_err)?;
         let p = dir.join(format!("{name}.svg"));

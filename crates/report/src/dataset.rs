@@ -4,48 +4,15 @@
 //! neither writes SQL nor depends on which database holds the store.
 
 use std::collections::HashMap;
-use std::fmt;
 
 use crucible_store::{ReportRow, RunStore};
 use serde_json::Value;
 
 use super::ReportError;
 
-/// The three benchmarks a sample can belong to.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
-pub enum Bench {
-    /// EVM-QuestBench.
-    Questbench,
-    /// Intent2Tx.
-    Intent2tx,
-    /// PILOT-Bench.
-    Pilot,
-}
-
-impl Bench {
-    /// Every benchmark, in report order.
-    pub const ALL: [Bench; 3] = [Bench::Questbench, Bench::Intent2tx, Bench::Pilot];
-
-    /// The name stored in `samples.benchmark`.
-    pub fn as_str(self) -> &'static str {
-        match self {
-            Bench::Questbench => "questbench",
-            Bench::Intent2tx => "intent2tx",
-            Bench::Pilot => "pilot",
-        }
-    }
-
-    /// Parses a stored benchmark name.
-    pub fn parse(s: &str) -> Option<Bench> {
-        Bench::ALL.into_iter().find(|b| b.as_str() == s)
-    }
-}
-
-impl fmt::Display for Bench {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(self.as_str())
-    }
-}
+/// The three benchmarks a sample can belong to (the workspace's one enum, under the name the
+/// report code has always used).
+pub use crucible_core::BenchmarkId as Bench;
 
 /// Which benchmarks a report covers (`--bench questbench|intent2tx|pilot|all`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

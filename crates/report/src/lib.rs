@@ -6,6 +6,8 @@
 //! [`Dataset`] ([`build`]); [`chart`] renders the tables to SVG/PNG; [`export`] writes CSV, JSONL and LaTeX. This module never writes to the store and
 //! never reads the clock; the only randomness (the paired bootstrap) is seeded.
 
+#![warn(missing_docs, unreachable_pub)]
+
 pub mod chart;
 pub mod compare;
 pub mod dataset;

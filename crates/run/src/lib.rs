@@ -5,6 +5,8 @@
 //! catalogue in [`crucible_views::catalog`] implements it), stores through [`crucible_store`] and never
 //! writes SQL itself.
 
+#![warn(missing_docs, unreachable_pub)]
+
 pub mod models;
 pub mod scheduler;
 pub mod spec;

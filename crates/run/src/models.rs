@@ -37,7 +37,10 @@ pub fn resolve_key(
         ))
     })?;
     entry
-        .resolve_key(crucible_llm::os_keychain(), |v| std::env::var(v).ok())
+        .resolve_key(
+            crucible_llm::os_keychain(),
+            crucible_core::config::process_env,
+        )
         .map(|(k, _)| k)
 }
 

@@ -26,7 +26,7 @@ use super::versions::versions;
 use super::RunError;
 use crucible_core::Config;
 use crucible_core::{
-    Benchmark, BoxFuture, Event, Message, Role, RunStatus, SampleRecord, ScriptedAgent,
+    Benchmark, BoxFuture, Event, Message, Outcome, Role, RunStatus, SampleRecord, ScriptedAgent,
 };
 use crucible_llm::{Budget, ModelAgent, PriceTable, ProviderLimits, ResponseCache};
 use crucible_store::{rfc3339, run_id, NewRun, NewSample, SampleRow, Store};
@@ -370,7 +370,7 @@ async fn replay_jobs(store: &Store, source: &str) -> Result<Vec<Job>, RunError> 
             }
         }
         // A sample whose agent failed has nothing to re-score: the failure is copied.
-        let replay_error = if s.outcome == "agent_error" {
+        let replay_error = if s.outcome == Outcome::AgentError.as_str() {
             Some(s.error.clone().unwrap_or_else(|| "agent error".into()))
         } else {
             None
@@ -701,7 +701,7 @@ async fn work(
             };
             match result {
                 Ok(sample) => {
-                    if sample.row.outcome == "agent_error" && sh.budget_spent() {
+                    if sample.row.outcome == Outcome::AgentError.as_str() && sh.budget_spent() {
                         // The budget ran out during this sample: leave it for a resume.
                         budget_stop(&sh).await;
                         return Ok(());
@@ -892,10 +892,12 @@ fn to_sample(
             subcategory: m.subcategory.clone(),
             difficulty: m.difficulty.clone(),
             outcome: if error.is_some() {
-                "agent_error".into()
+                Outcome::AgentError
             } else {
-                r.outcome.clone()
-            },
+                r.outcome
+            }
+            .as_str()
+            .to_string(),
             score: r.score.clamp(0.0, 1.0),
             passed: r.passed && error.is_none(),
             metrics: serde_json::to_string(&r.metrics).unwrap_or_else(|_| "{}".into()),

@@ -28,6 +28,8 @@
 //! macros, so a fresh clone builds without a `DATABASE_URL` or committed offline data; the unit
 //! tests run every query against a freshly migrated database instead.
 
+#![warn(missing_docs, unreachable_pub)]
+
 mod error;
 mod reads;
 mod run_store;

@@ -4,12 +4,13 @@
 //! never names a concrete benchmark.
 
 use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
 use crucible_core::Config;
 use crucible_core::{BenchError, Benchmark, BoxFuture};
 use crucible_intent2tx::seam::IntentBench;
-use crucible_intent2tx::{execute::Executor, import::load_clean, AddressBook};
+use crucible_intent2tx::{execute::Executor, import::load_clean, AddressBook, Instance};
 use crucible_pilot::seam::PilotBench;
 use crucible_pilot::suite::Engine;
 use crucible_pilot::task::TaskLibrary;
@@ -30,8 +31,52 @@ pub struct Catalog {
     shared: BTreeMap<&'static str, Arc<dyn Benchmark>>,
 }
 
-fn load_err(what: &str, e: impl std::fmt::Display) -> RunError {
-    RunError::Spec(format!("loading {what}: {e}"))
+/// A benchmark's content that could not be loaded: the file and why.
+#[derive(Debug, thiserror::Error)]
+#[error("{}: {message}", path.display())]
+pub struct ContentError {
+    /// The file or directory.
+    pub path: PathBuf,
+    /// What is wrong with it.
+    pub message: String,
+}
+
+impl ContentError {
+    fn at(path: &Path) -> impl FnOnce(String) -> Self + '_ {
+        move |message| Self {
+            path: path.to_path_buf(),
+            message,
+        }
+    }
+}
+
+impl From<ContentError> for RunError {
+    fn from(e: ContentError) -> Self {
+        RunError::Spec(format!("loading {e}"))
+    }
+}
+
+/// The QuestBench task files of the project's `tasks/questbench/`. The one loader of each
+/// benchmark's content: runs ([`Catalog`]) and replays (`inspect::Replayer`) both use it.
+pub fn quest_tasks(config: &Config) -> Result<Vec<Task>, ContentError> {
+    let dir = config.project_dir.join("tasks/questbench");
+    load_dir(&dir).map_err(|e| ContentError::at(&dir)(e.to_string()))
+}
+
+/// The Intent2Tx default dataset and its retrieval pool.
+pub fn intent_instances(config: &Config) -> Result<(Vec<Instance>, Vec<Instance>), ContentError> {
+    let tasks = config.project_dir.join("tasks");
+    let data = tasks.join("intent2tx/default/instances.jsonl");
+    let pool = tasks.join("intent2tx/pool/instances.jsonl");
+    let d = load_clean(&data).map_err(|e| ContentError::at(&data)(e.to_string()))?;
+    let p = load_clean(&pool).map_err(|e| ContentError::at(&pool)(e.to_string()))?;
+    Ok((d, p))
+}
+
+/// The PILOT-Bench task library of the project's `tasks/pilot/`.
+pub fn pilot_library(config: &Config) -> Result<TaskLibrary, ContentError> {
+    let dir = config.project_dir.join("tasks/pilot");
+    TaskLibrary::load(&dir).map_err(|e| ContentError::at(&dir)(e.to_string()))
 }
 
 impl std::fmt::Debug for Catalog {
@@ -50,7 +95,6 @@ impl Catalog {
         benchmarks: &[String],
         intent_execute: bool,
     ) -> Result<Self, RunError> {
-        let tasks = config.project_dir.join("tasks");
         let mut c = Self {
             config: config.clone(),
             quest_tasks: None,
@@ -60,18 +104,9 @@ impl Catalog {
         };
         for b in benchmarks {
             match b.as_str() {
-                "questbench" => {
-                    let dir = tasks.join("questbench");
-                    c.quest_tasks =
-                        Some(load_dir(&dir).map_err(|e| load_err(&dir.display().to_string(), e))?);
-                }
+                "questbench" => c.quest_tasks = Some(quest_tasks(config)?),
                 "intent2tx" => {
-                    let data = tasks.join("intent2tx/default/instances.jsonl");
-                    let pool = tasks.join("intent2tx/pool/instances.jsonl");
-                    let d =
-                        load_clean(&data).map_err(|e| load_err(&data.display().to_string(), e))?;
-                    let p =
-                        load_clean(&pool).map_err(|e| load_err(&pool.display().to_string(), e))?;
+                    let (d, p) = intent_instances(config)?;
                     if !intent_execute {
                         c.shared.insert(
                             "intent2tx",
@@ -85,9 +120,7 @@ impl Catalog {
                     c.intent_data = Some((d, p));
                 }
                 "pilot" => {
-                    let dir = tasks.join("pilot");
-                    let lib = TaskLibrary::load(&dir)
-                        .map_err(|e| load_err(&dir.display().to_string(), e))?;
+                    let lib = pilot_library(config)?;
                     c.shared
                         .insert("pilot", Arc::new(PilotBench::new(Engine::new(lib))));
                 }

@@ -166,8 +166,52 @@ impl RunForm {
         data_dir: &std::path::Path,
     ) -> Result<BTreeMap<String, ModelEndpoint>, FormError> {
         endpoints_from_registry(data_dir, &self.models, &self.model_providers)
-            .map_err(|m| form_err("models", m))
+            .map_err(|e| form_err("models", e.to_string()))
     }
+}
+
+/// Why a model's chosen provider cannot serve it; each names the model and the provider.
+#[derive(Debug, thiserror::Error)]
+pub enum EndpointError {
+    /// The saved providers could not be read.
+    #[error(transparent)]
+    Registry(#[from] crucible_llm::LlmError),
+    /// A provider was chosen for a model the run does not include.
+    #[error("{model:?} has a provider ({provider}) but is not one of the chosen models")]
+    NotChosen {
+        /// Model id.
+        model: String,
+        /// Provider id.
+        provider: String,
+    },
+    /// No provider with that id is saved.
+    #[error("{model}: no saved provider {provider:?} in {file} (Settings → Providers & models)")]
+    UnknownProvider {
+        /// Model id.
+        model: String,
+        /// Provider id.
+        provider: String,
+        /// The providers file searched.
+        file: String,
+    },
+    /// The provider is of another kind than the model's prefix.
+    #[error("{model}: provider {provider:?} is {kind}, not this model's provider")]
+    WrongKind {
+        /// Model id.
+        model: String,
+        /// Provider id.
+        provider: String,
+        /// The provider's kind.
+        kind: String,
+    },
+    /// The provider has neither a saved nor a default base URL.
+    #[error("{model}: provider {provider:?} has no base URL")]
+    NoBaseUrl {
+        /// Model id.
+        model: String,
+        /// Provider id.
+        provider: String,
+    },
 }
 
 /// `{model: provider id}` → the run's per-model endpoints (`RunSpec::endpoints`), from the saved
@@ -177,36 +221,42 @@ pub fn endpoints_from_registry(
     data_dir: &std::path::Path,
     models: &[String],
     model_providers: &BTreeMap<String, String>,
-) -> Result<BTreeMap<String, ModelEndpoint>, String> {
+) -> Result<BTreeMap<String, ModelEndpoint>, EndpointError> {
     let mut out = BTreeMap::new();
     if model_providers.is_empty() {
         return Ok(out);
     }
-    let registry = crucible_llm::Registry::load(data_dir).map_err(|e| e.to_string())?;
+    let registry = crucible_llm::Registry::load(data_dir)?;
     for (model, id) in model_providers {
         if !models.contains(model) {
-            return Err(format!(
-                "{model:?} has a provider ({id}) but is not one of the chosen models"
-            ));
+            return Err(EndpointError::NotChosen {
+                model: model.clone(),
+                provider: id.clone(),
+            });
         }
-        let p = registry.provider(id).ok_or_else(|| {
-            format!(
-                "{model}: no saved provider {id:?} in {} (Settings → Providers & models)",
-                crucible_llm::Registry::file(data_dir).display()
-            )
-        })?;
+        let p = registry
+            .provider(id)
+            .ok_or_else(|| EndpointError::UnknownProvider {
+                model: model.clone(),
+                provider: id.clone(),
+                file: crucible_llm::Registry::file(data_dir).display().to_string(),
+            })?;
         if !model.starts_with(&format!("{}:", p.kind)) {
-            return Err(format!(
-                "{model}: provider {id:?} is {}, not this model's provider",
-                p.kind
-            ));
+            return Err(EndpointError::WrongKind {
+                model: model.clone(),
+                provider: id.clone(),
+                kind: p.kind.to_string(),
+            });
         }
         let url = p
             .base_url
             .as_deref()
             .or(p.kind.default_base_url())
             .map(|u| u.trim_end_matches('/').to_string())
-            .ok_or_else(|| format!("{model}: provider {id:?} has no base URL"))?;
+            .ok_or_else(|| EndpointError::NoBaseUrl {
+                model: model.clone(),
+                provider: id.clone(),
+            })?;
         out.insert(
             model.clone(),
             ModelEndpoint {

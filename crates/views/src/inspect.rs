@@ -19,13 +19,13 @@ use sqlx::sqlite::SqlitePool;
 use sqlx::Row;
 use ts_rs::TS;
 
+use crate::catalog;
 use crate::results::{CompareView, Disagreement, Explorer};
 use crucible_core::Config;
 use crucible_core::{BenchError, Benchmark, Event, ScriptedAgent};
-use crucible_intent2tx::{execute::Executor, import::load_clean, seam::IntentBench, AddressBook};
+use crucible_intent2tx::{execute::Executor, seam::IntentBench, AddressBook};
 use crucible_pilot::seam::PilotBench;
 use crucible_pilot::suite::Engine;
-use crucible_pilot::TaskLibrary;
 use crucible_questbench::atomic::Harness;
 use crucible_questbench::seam::QuestBench;
 use crucible_report::dataset::Interner;
@@ -325,14 +325,11 @@ impl Replayer {
         benchmark: &str,
         execute: bool,
     ) -> Result<&dyn Benchmark, InspectError> {
-        let tasks = config.project_dir.join("tasks");
         match (benchmark, execute) {
             ("questbench", _) => {
                 if self.quest.is_none() {
-                    let dir = tasks.join("questbench");
                     let err = setup("questbench");
-                    let list = crucible_questbench::task::load_dir(&dir)
-                        .map_err(|e| err(format!("{}: {e}", dir.display())))?;
+                    let list = catalog::quest_tasks(config).map_err(|e| err(e.to_string()))?;
                     let h = Harness::start(config)
                         .await
                         .map_err(|e| err(e.to_string()))?;
@@ -353,12 +350,8 @@ impl Replayer {
                 };
                 if slot_empty {
                     let err = setup("intent2tx");
-                    let data = tasks.join("intent2tx/default/instances.jsonl");
-                    let pool = tasks.join("intent2tx/pool/instances.jsonl");
-                    let d =
-                        load_clean(&data).map_err(|e| err(format!("{}: {e}", data.display())))?;
-                    let p =
-                        load_clean(&pool).map_err(|e| err(format!("{}: {e}", pool.display())))?;
+                    let (d, p) =
+                        catalog::intent_instances(config).map_err(|e| err(e.to_string()))?;
                     let bench = IntentBench::new(d, p, AddressBook::builtin());
                     if exec {
                         let ex = Executor::boot(config, AddressBook::builtin())
@@ -380,9 +373,8 @@ impl Replayer {
             }
             ("pilot", _) => {
                 if self.pilot.is_none() {
-                    let dir = tasks.join("pilot");
-                    let lib = TaskLibrary::load(&dir)
-                        .map_err(|e| setup("pilot")(format!("{}: {e}", dir.display())))?;
+                    let lib = catalog::pilot_library(config)
+                        .map_err(|e| setup("pilot")(e.to_string()))?;
                     self.pilot = Some(PilotBench::new(Engine::new(lib)));
                 }
                 Ok(self

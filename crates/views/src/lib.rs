@@ -6,6 +6,8 @@
 //! This is the one library crate that names every benchmark: it plugs them into orchestration.
 //! It must not write SQL (it asks `crucible-store`) or hold window or Tauri types.
 
+#![warn(missing_docs, unreachable_pub)]
+
 pub mod catalog;
 pub mod console;
 pub mod inspect;

@@ -22,7 +22,6 @@ pub use base::{Base, Opened, Refresh};
 
 use crucible_core::Config;
 use crucible_pilot::suite::Engine;
-use crucible_pilot::TaskLibrary;
 use crucible_report::dataset::{select_runs, Interner};
 use crucible_report::{
     self as report, chart, export, Bench, BenchSelection, Dataset, Report, ReportError,
@@ -468,26 +467,17 @@ fn pilot_tasks(ds: &Dataset) -> BTreeSet<&str> {
 /// The exact optimal full-success probability of every PILOT task in the dataset that the
 /// project's library (`tasks/pilot`) knows; tasks it does not know get none.
 pub fn pilot_ceilings(config: &Config, ds: &Dataset) -> HashMap<String, f64> {
-    let mut out = HashMap::new();
     let tasks = pilot_tasks(ds);
     if tasks.is_empty() {
-        return out;
+        return HashMap::new();
     }
-    let dir = config.project_dir.join("tasks").join("pilot");
-    let Ok(lib) = TaskLibrary::load(&dir) else {
-        tracing::warn!(target: "results", dir = %dir.display(), "no PILOT library; ceiling left empty");
-        return out;
-    };
-    let engine = Engine::new(lib);
-    for t in tasks {
-        let Ok(task) = engine.lib.get(t).cloned() else {
-            continue;
-        };
-        if let Ok(sol) = engine.solution(&task) {
-            out.insert(t.to_string(), sol.p_full_success);
+    match crate::catalog::pilot_library(config) {
+        Ok(lib) => Engine::new(lib).ceilings(tasks),
+        Err(e) => {
+            tracing::warn!(target: "results", "no PILOT library ({e}); ceiling left empty");
+            HashMap::new()
         }
     }
-    out
 }
 
 /// The PILOT library files' sizes and modification times: the key under which solved ceilings
@@ -1289,9 +1279,9 @@ pub fn export(
             let spec = chart::spec(r, chart_name)
                 .ok_or_else(|| ResultsError::UnknownChart(chart_name.to_string()))?;
             let p = dir.join(format!("{chart_name}.{format}"));
-            let chart_err = |message| ReportError::Chart {
+            let chart_err = |e: chart::DrawError| ReportError::Chart {
                 name: chart_name.to_string(),
-                message,
+                message: e.to_string(),
             };
             if format == "svg" {
                 let svg = chart::to_svg(&spec).map_err(chart_err)?;

@@ -55,6 +55,6 @@ pub async fn test_connection(
     let registry = Registry::load(&config.data_dir)?;
     let kc = state.keychain.clone();
     Ok(registry
-        .test_connection(&id, &model, kc.as_ref(), |v| std::env::var(v).ok())
+        .test_connection(&id, &model, kc.as_ref(), crucible_core::config::process_env)
         .await)
 }

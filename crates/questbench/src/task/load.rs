@@ -1,0 +1,155 @@
+//! Reading task files: the validated [`Task`] (a spec plus where it came from), loading one file
+//! or a directory tree, and resolving solution files next to the task. Every error names the file
+//! and the field. Semantic rules are `validate`'s; this module only reads and reports.
+
+use std::path::{Path, PathBuf};
+
+use super::spec::{Kind, TaskSpec};
+use super::validate::{placeholders, validate};
+use crate::QuestError;
+
+/// A validated task, with its solution files resolved.
+#[derive(Debug, Clone)]
+pub struct Task {
+    /// The spec as written (already validated).
+    pub spec: TaskSpec,
+    /// Where it was loaded from.
+    pub path: PathBuf,
+}
+
+impl Task {
+    /// The task id.
+    pub fn id(&self) -> &str {
+        &self.spec.id
+    }
+
+    /// Whether the task expects a query answer instead of a transaction.
+    pub fn is_query(&self) -> bool {
+        self.spec.answer.is_some()
+    }
+
+    /// Reads the reference solution's source.
+    pub fn reference_source(&self) -> Result<String, QuestError> {
+        self.read_relative(&self.spec.solutions.reference)
+    }
+
+    /// Reads a file next to the task file.
+    pub fn read_relative(&self, rel: &str) -> Result<String, QuestError> {
+        let p = self.path.parent().unwrap_or(Path::new(".")).join(rel);
+        std::fs::read_to_string(&p).map_err(|e| QuestError::Io {
+            path: p.display().to_string(),
+            source: e,
+        })
+    }
+
+    /// Parses and validates task JSON text; `path` is used in error messages and to resolve files.
+    pub fn from_json(text: &str, path: &Path) -> Result<Self, QuestError> {
+        let de = &mut serde_json::Deserializer::from_str(text);
+        let spec: TaskSpec =
+            serde_path_to_error::deserialize(de).map_err(|e| QuestError::Load {
+                file: path.display().to_string(),
+                field: e.path().to_string(),
+                message: e.inner().to_string(),
+            })?;
+        validate(&spec).map_err(|(field, message)| QuestError::Load {
+            file: path.display().to_string(),
+            field,
+            message,
+        })?;
+        Ok(Self {
+            spec,
+            path: path.to_path_buf(),
+        })
+    }
+
+    /// Loads and validates one task file.
+    pub fn load(path: &Path) -> Result<Self, QuestError> {
+        let text = std::fs::read_to_string(path).map_err(|e| QuestError::Io {
+            path: path.display().to_string(),
+            source: e,
+        })?;
+        let task = Self::from_json(&text, path)?;
+        if task.spec.kind == Kind::Composite {
+            for rel in std::iter::once(&task.spec.solutions.reference)
+                .chain(task.spec.solutions.wrong.iter().map(|w| &w.file))
+            {
+                crate::composite::check_script(&task, rel).map_err(|message| QuestError::Load {
+                    file: path.display().to_string(),
+                    field: "solutions".into(),
+                    message: format!("{rel}: {message}"),
+                })?;
+            }
+            return Ok(task);
+        }
+        for rel in std::iter::once(&task.spec.solutions.reference)
+            .chain(task.spec.solutions.wrong.iter().map(|w| &w.file))
+        {
+            let p = path.parent().unwrap_or(Path::new(".")).join(rel);
+            let load_err = |message: String| QuestError::Load {
+                file: path.display().to_string(),
+                field: "solutions".into(),
+                message,
+            };
+            let src = std::fs::read_to_string(&p)
+                .map_err(|_| load_err(format!("solution file {rel} does not exist")))?;
+            // `{{name}}` placeholders are filled from the instance; a typo would ship a broken
+            // reference, so every one must be a parameter.
+            for ph in placeholders(&src) {
+                if let Some(name) = ph.strip_prefix('{') {
+                    if !task.spec.parameters.iter().any(|q| q.name == name) {
+                        return Err(load_err(format!(
+                            "{rel}: placeholder {{{{{name}}}}} is not a parameter"
+                        )));
+                    }
+                }
+            }
+        }
+        Ok(task)
+    }
+}
+
+/// Loads every `*.json` task under `dir` (recursively; composite scripts `*.rounds.json` are
+/// solutions, not tasks), sorted by id; ids must be unique.
+pub fn load_dir(dir: &Path) -> Result<Vec<Task>, QuestError> {
+    let mut files = Vec::new();
+    collect_json(dir, &mut files)?;
+    let mut tasks = Vec::new();
+    for f in files {
+        tasks.push(Task::load(&f)?);
+    }
+    tasks.sort_by(|a, b| a.spec.id.cmp(&b.spec.id));
+    for w in tasks.windows(2) {
+        if w[0].spec.id == w[1].spec.id {
+            return Err(QuestError::Load {
+                file: w[1].path.display().to_string(),
+                field: "id".into(),
+                message: format!("duplicate task id {:?}", w[1].spec.id),
+            });
+        }
+    }
+    Ok(tasks)
+}
+
+/// Whether `path` names a task file: `*.json`, but not a composite script (`*.rounds.json`) nor
+/// the generated schema (`task.schema.json`).
+pub fn is_task_file(path: &Path) -> bool {
+    let name = path.file_name().and_then(|n| n.to_str()).unwrap_or("");
+    name.ends_with(".json") && !name.ends_with(".rounds.json") && name != "task.schema.json"
+}
+
+fn collect_json(dir: &Path, out: &mut Vec<PathBuf>) -> Result<(), QuestError> {
+    let rd = std::fs::read_dir(dir).map_err(|e| QuestError::Io {
+        path: dir.display().to_string(),
+        source: e,
+    })?;
+    let mut entries: Vec<PathBuf> = rd.flatten().map(|e| e.path()).collect();
+    entries.sort();
+    for p in entries {
+        if p.is_dir() {
+            collect_json(&p, out)?;
+        } else if is_task_file(&p) {
+            out.push(p);
+        }
+    }
+    Ok(())
+}

@@ -1,0 +1,424 @@
+//! The merged task catalogue: QuestBench tasks from the project and user folders (the project's
+//! copy of an id wins; a bad file is a listed problem, never a failed catalogue), Intent2Tx
+//! datasets, the PILOT-Bench library, lookups by id and the detail view of one task. It only
+//! reads; writing belongs to `save` and `wizard`.
+
+use std::collections::BTreeSet;
+use std::path::{Path, PathBuf};
+
+use serde::Serialize;
+use serde_json::{json, Value};
+use ts_rs::TS;
+
+use crucible_core::Config;
+use crucible_intent2tx::{self as intent, AddressBook, BuiltinAgent};
+use crucible_pilot as pilot;
+use crucible_questbench::task::{Kind, Task};
+use crucible_questbench::QuestError;
+
+use super::{label, Bench, StudioError};
+
+/// Where a task file lives.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, serde::Deserialize, TS)]
+#[serde(rename_all = "snake_case")]
+pub enum Origin {
+    /// The project's `tasks/` directory.
+    Project,
+    /// The user task folder (`<data dir>/tasks/`).
+    User,
+}
+
+/// One row of the catalogue.
+#[derive(Debug, Clone, PartialEq, Serialize, TS)]
+pub struct TaskSummary {
+    /// Benchmark.
+    pub bench: Bench,
+    /// Task id (unique within its benchmark).
+    pub id: String,
+    /// One-line summary (QuestBench title, Intent2Tx intent, PILOT description).
+    pub title: String,
+    /// `atomic`/`composite` (QuestBench), `single`/`multi` (Intent2Tx), the task type (PILOT).
+    pub kind: String,
+    /// Category.
+    pub category: String,
+    /// Subcategory (empty when the benchmark has none).
+    pub subcategory: String,
+    /// Difficulty or complexity (empty when the benchmark has none).
+    pub difficulty: String,
+    /// Project or user folder.
+    pub origin: Origin,
+    /// The file the task comes from.
+    pub path: String,
+}
+
+/// A file the catalogue could not load (the rest still loads).
+#[derive(Debug, Clone, PartialEq, Serialize, TS)]
+pub struct LoadProblem {
+    /// The file.
+    pub file: String,
+    /// What is wrong, naming the field where known.
+    pub message: String,
+}
+
+/// Every task of the three benchmarks, sorted by benchmark then id.
+#[derive(Debug, Clone, PartialEq, Serialize, TS)]
+pub struct Catalogue {
+    /// The tasks.
+    pub tasks: Vec<TaskSummary>,
+    /// Files that did not load.
+    pub problems: Vec<LoadProblem>,
+}
+
+/// The user task folder: `<data dir>/tasks`.
+pub fn user_dir(config: &Config) -> PathBuf {
+    config.data_dir.join("tasks")
+}
+
+/// The QuestBench task directories, project first.
+pub(super) fn quest_dirs(config: &Config) -> [(Origin, PathBuf); 2] {
+    [
+        (Origin::Project, config.project_dir.join("tasks/questbench")),
+        (Origin::User, user_dir(config).join("questbench")),
+    ]
+}
+
+fn json_files(dir: &Path, out: &mut Vec<PathBuf>) {
+    let Ok(rd) = std::fs::read_dir(dir) else {
+        return;
+    };
+    let mut entries: Vec<PathBuf> = rd.flatten().map(|e| e.path()).collect();
+    entries.sort();
+    for p in entries {
+        if p.is_dir() {
+            json_files(&p, out);
+        } else if crucible_questbench::task::is_task_file(&p) {
+            out.push(p);
+        }
+    }
+}
+
+/// Loads every QuestBench task of both folders; a bad file or a duplicate id becomes a problem,
+/// never a failure of the whole catalogue. The project's copy of an id wins.
+pub fn quest_tasks(config: &Config) -> (Vec<(Origin, Task)>, Vec<LoadProblem>) {
+    let mut tasks: Vec<(Origin, Task)> = Vec::new();
+    let mut problems = Vec::new();
+    let mut seen = BTreeSet::new();
+    for (origin, dir) in quest_dirs(config) {
+        let mut files = Vec::new();
+        json_files(&dir, &mut files);
+        for f in files {
+            match Task::load(&f) {
+                Ok(t) if !seen.insert(t.spec.id.clone()) => problems.push(LoadProblem {
+                    file: f.display().to_string(),
+                    message: format!("field id: duplicate task id {:?}", t.spec.id),
+                }),
+                Ok(t) => tasks.push((origin, t)),
+                Err(e) => problems.push(LoadProblem {
+                    file: f.display().to_string(),
+                    message: e.to_string(),
+                }),
+            }
+        }
+    }
+    tasks.sort_by(|a, b| a.1.spec.id.cmp(&b.1.spec.id));
+    (tasks, problems)
+}
+
+/// The Intent2Tx datasets: the project's default set, then every `*.jsonl` in the user folder.
+fn intent_files(config: &Config) -> Vec<(Origin, PathBuf)> {
+    let mut out = vec![(
+        Origin::Project,
+        config
+            .project_dir
+            .join("tasks/intent2tx/default/instances.jsonl"),
+    )];
+    if let Ok(rd) = std::fs::read_dir(user_dir(config).join("intent2tx")) {
+        let mut files: Vec<PathBuf> = rd
+            .flatten()
+            .map(|e| e.path())
+            .filter(|p| p.extension().and_then(|e| e.to_str()) == Some("jsonl"))
+            .collect();
+        files.sort();
+        out.extend(files.into_iter().map(|p| (Origin::User, p)));
+    }
+    out
+}
+
+/// Every Intent2Tx instance with its origin and file; unreadable files become problems.
+pub fn intent_instances(
+    config: &Config,
+) -> (Vec<(Origin, PathBuf, intent::Instance)>, Vec<LoadProblem>) {
+    let mut out = Vec::new();
+    let mut problems = Vec::new();
+    let mut seen = BTreeSet::new();
+    for (origin, f) in intent_files(config) {
+        match intent::import::load_clean(&f) {
+            Ok(list) => {
+                for i in list {
+                    if seen.insert(i.id.clone()) {
+                        out.push((origin, f.clone(), i));
+                    } else {
+                        problems.push(LoadProblem {
+                            file: f.display().to_string(),
+                            message: format!("duplicate instance id {:?}", i.id),
+                        });
+                    }
+                }
+            }
+            Err(e) => problems.push(LoadProblem {
+                file: f.display().to_string(),
+                message: e.to_string(),
+            }),
+        }
+    }
+    (out, problems)
+}
+
+fn pilot_dir(config: &Config) -> PathBuf {
+    config.project_dir.join("tasks/pilot")
+}
+
+/// The PILOT-Bench engine over the project's library.
+pub fn pilot_engine(config: &Config) -> Result<pilot::suite::Engine, StudioError> {
+    Ok(pilot::suite::Engine::new(pilot::TaskLibrary::load(
+        &pilot_dir(config),
+    )?))
+}
+
+fn quest_summary(origin: Origin, t: &Task) -> TaskSummary {
+    TaskSummary {
+        bench: Bench::Questbench,
+        id: t.spec.id.clone(),
+        title: t.spec.title.clone(),
+        kind: label(&t.spec.kind),
+        category: t.spec.category.clone(),
+        subcategory: t.spec.subcategory.clone(),
+        difficulty: label(&t.spec.difficulty),
+        origin,
+        path: t.path.display().to_string(),
+    }
+}
+
+fn intent_summary(origin: Origin, f: &Path, i: &intent::Instance) -> TaskSummary {
+    TaskSummary {
+        bench: Bench::Intent2tx,
+        id: i.id.clone(),
+        title: i.intent.clone(),
+        kind: if i.ground_truth.is_multi() {
+            "multi".into()
+        } else {
+            "single".into()
+        },
+        category: i.metadata.category.clone(),
+        subcategory: i.metadata.sub_category.clone().unwrap_or_default(),
+        difficulty: String::new(),
+        origin,
+        path: f.display().to_string(),
+    }
+}
+
+fn pilot_summary(config: &Config, t: &pilot::task::ResolvedTask) -> TaskSummary {
+    TaskSummary {
+        bench: Bench::Pilot,
+        id: t.task.instance_id.clone(),
+        title: t.task.description.clone(),
+        kind: t.task.task_type.as_str().to_string(),
+        category: label(&t.task.category),
+        subcategory: String::new(),
+        difficulty: label(&t.task.complexity),
+        origin: Origin::Project,
+        path: pilot_dir(config)
+            .join(pilot::task::TASKS_FILE)
+            .display()
+            .to_string(),
+    }
+}
+
+/// The merged catalogue of all three benchmarks.
+pub fn catalogue(config: &Config) -> Catalogue {
+    let (quest, mut problems) = quest_tasks(config);
+    let mut tasks: Vec<TaskSummary> = quest
+        .iter()
+        .map(|(origin, t)| quest_summary(*origin, t))
+        .collect();
+    let (instances, p) = intent_instances(config);
+    problems.extend(p);
+    tasks.extend(
+        instances
+            .iter()
+            .map(|(origin, f, i)| intent_summary(*origin, f, i)),
+    );
+    match pilot::TaskLibrary::load(&pilot_dir(config)) {
+        Ok(lib) => tasks.extend(lib.tasks.iter().map(|t| pilot_summary(config, t))),
+        Err(e) => problems.push(LoadProblem {
+            file: pilot_dir(config).display().to_string(),
+            message: e.to_string(),
+        }),
+    }
+    Catalogue { tasks, problems }
+}
+
+/// A known-wrong solution as the detail view lists it.
+#[derive(Debug, Clone, PartialEq, Serialize, TS)]
+pub struct WrongSolution {
+    /// File, relative to the task file.
+    pub file: String,
+    /// The mistake it makes.
+    pub mistake: String,
+    /// Check families it exercises.
+    pub families: Vec<String>,
+}
+
+/// Everything the detail view shows of one task.
+#[derive(Debug, Clone, PartialEq, Serialize, TS)]
+pub struct TaskDetail {
+    /// The catalogue row.
+    pub summary: TaskSummary,
+    /// The task file's text (QuestBench: the JSON file; Intent2Tx: the instance as pretty JSON;
+    /// PILOT: the stored task as pretty JSON).
+    pub text: String,
+    /// QuestBench: the reference solution's source (empty elsewhere).
+    pub reference: String,
+    /// QuestBench: the known-wrong solutions.
+    pub wrong: Vec<WrongSolution>,
+    /// QuestBench composites: the ordered atomic operation ids (empty for atomic tasks).
+    pub workflow: Vec<String>,
+    /// QuestBench: K_opt (1 for atomic tasks); PILOT: the minimum number of tool calls.
+    pub k_opt: u32,
+    /// Benchmark-specific view (Intent2Tx: intent, ground truth, metadata, prompts;
+    /// PILOT: required tools, tool specs, the four prompts, flaw, plans, success ceiling).
+    #[ts(type = "unknown")]
+    pub extra: Value,
+}
+
+fn find_quest(config: &Config, id: &str) -> Result<(Origin, Task), StudioError> {
+    let (tasks, _) = quest_tasks(config);
+    tasks
+        .into_iter()
+        .find(|(_, t)| t.spec.id == id)
+        .ok_or_else(|| StudioError::UnknownTask {
+            bench: "questbench".into(),
+            id: id.into(),
+        })
+}
+
+/// A QuestBench task by id (either folder).
+pub fn quest_task(config: &Config, id: &str) -> Result<Task, StudioError> {
+    Ok(find_quest(config, id)?.1)
+}
+
+/// An Intent2Tx instance by id.
+pub fn intent_instance(config: &Config, id: &str) -> Result<intent::Instance, StudioError> {
+    let (all, _) = intent_instances(config);
+    all.into_iter()
+        .map(|(_, _, i)| i)
+        .find(|i| i.id == id)
+        .ok_or_else(|| StudioError::UnknownTask {
+            bench: "intent2tx".into(),
+            id: id.into(),
+        })
+}
+
+/// The detail view of one task.
+pub fn detail(config: &Config, bench: Bench, id: &str) -> Result<TaskDetail, StudioError> {
+    match bench {
+        Bench::Questbench => {
+            let (origin, t) = find_quest(config, id)?;
+            let summary = quest_summary(origin, &t);
+            let text = std::fs::read_to_string(&t.path).map_err(|e| QuestError::Io {
+                path: t.path.display().to_string(),
+                source: e,
+            })?;
+            let (workflow, k_opt) = match (&t.spec.kind, &t.spec.composite) {
+                (Kind::Composite, Some(c)) => (c.workflow.clone(), c.optimal_steps),
+                _ => (Vec::new(), 1),
+            };
+            Ok(TaskDetail {
+                summary,
+                text,
+                reference: t.reference_source()?,
+                wrong: t
+                    .spec
+                    .solutions
+                    .wrong
+                    .iter()
+                    .map(|w| WrongSolution {
+                        file: w.file.clone(),
+                        mistake: w.mistake.clone(),
+                        families: w.families.clone(),
+                    })
+                    .collect(),
+                workflow,
+                k_opt,
+                extra: json!({
+                    "parameters": t.spec.parameters,
+                    "setup": t.spec.setup,
+                    "checks": t.spec.checks,
+                    "answer": t.spec.answer,
+                    "templates": t.spec.templates,
+                    "composite": t.spec.composite,
+                }),
+            })
+        }
+        Bench::Intent2tx => {
+            let (all, _) = intent_instances(config);
+            let (origin, f, i) = all
+                .into_iter()
+                .find(|(_, _, i)| i.id == id)
+                .ok_or_else(|| StudioError::UnknownTask {
+                    bench: "intent2tx".into(),
+                    id: id.into(),
+                })?;
+            let summary = intent_summary(origin, &f, &i);
+            let book = AddressBook::builtin();
+            let direct = intent::build_prompt(intent::Setting::Direct, &i, &book, None);
+            Ok(TaskDetail {
+                summary,
+                text: serde_json::to_string_pretty(&i).unwrap_or_default(),
+                reference: String::new(),
+                wrong: Vec::new(),
+                workflow: i.pairs().iter().map(|(c, f)| format!("{c}.{f}")).collect(),
+                k_opt: i.ground_truth.steps().len() as u32,
+                extra: json!({
+                    "intent": i.intent,
+                    "ground_truth": i.ground_truth,
+                    "metadata": i.metadata,
+                    "prompt": direct,
+                    "fault_agents": BuiltinAgent::ALL.iter().filter(|a| a.applies(&i, &book)).map(|a| a.name()).collect::<Vec<_>>(),
+                }),
+            })
+        }
+        Bench::Pilot => {
+            let engine = pilot_engine(config)?;
+            let t = engine.lib.get(id)?.clone();
+            let summary = pilot_summary(config, &t);
+            let rendered = engine.render(id)?;
+            let sol = engine.solution(&t)?;
+            let mut tools = serde_json::Map::new();
+            for n in &t.task.required_tools {
+                let tid = engine.lib.registry.require(n)?;
+                tools.insert(
+                    n.clone(),
+                    serde_json::to_value(engine.lib.registry.tool(tid)).unwrap_or_default(),
+                );
+            }
+            Ok(TaskDetail {
+                summary,
+                text: serde_json::to_string_pretty(&t.task).unwrap_or_default(),
+                reference: String::new(),
+                wrong: Vec::new(),
+                workflow: rendered.optimal_plan.tools(),
+                k_opt: rendered.optimal_plan.tools().len() as u32,
+                extra: json!({
+                    "required_tools": t.task.required_tools,
+                    "tools": tools,
+                    "prompts": rendered.prompts,
+                    "flaw": rendered.flaw,
+                    "optimal_plan": rendered.optimal_plan,
+                    "flawed_plan": rendered.flawed_plan,
+                    "p_full_success": sol.p_full_success,
+                }),
+            })
+        }
+    }
+}

@@ -1,0 +1,678 @@
+//! Dry-runs and self-tests on a booted harness: the chosen solution of a QuestBench task (atomic
+//! or composite, with every round and the decay arithmetic), an Intent2Tx answer scored statically
+//! and optionally executed, a PILOT-Bench episode, and a task's self-test over seeds. A failed
+//! dry-run is a result the author reads, not an error.
+
+use serde::Serialize;
+use serde_json::{json, Value};
+use ts_rs::TS;
+
+use crucible_intent2tx::{self as intent, AddressBook, BuiltinAgent};
+use crucible_pilot::{self as pilot, PromptType};
+use crucible_questbench::atomic::{self, Harness};
+use crucible_questbench::composite;
+use crucible_questbench::instance::Instance;
+use crucible_questbench::task::{Kind, Task};
+
+use super::{label, Bench, StudioError};
+
+/// Which solution a dry-run executes.
+#[derive(Debug, Clone, PartialEq, Eq, serde::Deserialize, TS)]
+#[serde(tag = "kind", rename_all = "snake_case")]
+pub enum SolutionChoice {
+    /// The task's reference solution (QuestBench), ground truth (Intent2Tx), reference agent (PILOT).
+    Reference,
+    /// A known-wrong solution: QuestBench index into `solutions.wrong`; Intent2Tx the index into
+    /// the fault agents that change this instance; PILOT 0 = follows-plan, 1 = no-retry.
+    Wrong {
+        /// Which one.
+        index: u32,
+    },
+    /// Text typed or pasted by the author: a TypeScript module or full reply (QuestBench), the
+    /// JSON answer (Intent2Tx), a JSON array of assistant turns (PILOT).
+    Pasted {
+        /// The text.
+        text: String,
+    },
+}
+
+/// One check's verdict in a dry-run.
+#[derive(Debug, Clone, PartialEq, Serialize, TS)]
+pub struct CheckOutcome {
+    /// Check name.
+    pub name: String,
+    /// Family.
+    pub family: String,
+    /// Points.
+    pub weight: u32,
+    /// Expected value.
+    pub expected: String,
+    /// Actual value.
+    pub actual: String,
+    /// Whether it passed.
+    pub passed: bool,
+}
+
+/// The full trace of one dry-run.
+#[derive(Debug, Clone, PartialEq, Serialize, TS)]
+pub struct DryRun {
+    /// Benchmark.
+    pub bench: Bench,
+    /// Task id.
+    pub id: String,
+    /// Seed.
+    #[ts(type = "number")]
+    pub seed: u64,
+    /// Which solution ran (`reference`, the wrong file or agent, `pasted`).
+    pub solution: String,
+    /// The prompt the model would have received.
+    pub prompt: String,
+    /// The answer that was scored (code, JSON or turns).
+    pub answer: String,
+    /// Score 0–100.
+    pub score: u32,
+    /// Whether it passes (QuestBench ≥ 60, Intent2Tx pass metric, PILOT full success).
+    pub passed: bool,
+    /// Outcome class.
+    pub outcome: String,
+    /// Why (schema reason, revert reason, failure message), empty on success.
+    pub reason: String,
+    /// The transaction as sent with its receipt summary (QuestBench) or the execution report
+    /// (Intent2Tx); null otherwise.
+    #[ts(type = "unknown")]
+    pub tx: Value,
+    /// Each check (QuestBench), metric (Intent2Tx) or criterion (PILOT), expected vs actual.
+    pub checks: Vec<CheckOutcome>,
+    /// Sandbox logs (QuestBench atomic) or the conversation (PILOT, QuestBench composite).
+    pub logs: String,
+    /// QuestBench composites: every round, K_act/K_opt, the decay and the base score; null
+    /// for every other task.
+    pub composite: Option<CompositeTrace>,
+}
+
+/// One round of a composite dry-run, as `quest::composite` recorded it.
+#[derive(Debug, Clone, PartialEq, Serialize, TS)]
+pub struct RoundTrace {
+    /// 1-based round number (K_act after this round).
+    pub round: u32,
+    /// `tx`, `query`, `error` or `invalid`.
+    pub kind: String,
+    /// The code the sandbox ran (transaction rounds).
+    pub code: Option<String>,
+    /// The transaction as sent with its receipt summary (mined transaction rounds), else null.
+    #[ts(type = "unknown")]
+    pub tx: Value,
+    /// Receipt status: true mined OK, false reverted, null when nothing was mined.
+    pub status: Option<bool>,
+    /// The revert reason of a reverted transaction.
+    pub revert_reason: Option<String>,
+    /// The query as asked (query rounds), else null.
+    #[ts(type = "unknown")]
+    pub query: Value,
+    /// The query's result, else null.
+    #[ts(type = "unknown")]
+    pub result: Value,
+    /// Why the round failed or what was reported (empty on success).
+    pub reason: String,
+    /// The agent's balance changes in this round (name → signed base units).
+    #[ts(type = "unknown")]
+    pub balance_changes: Value,
+    /// How many of the goal checks passed after this round (progress; only the end state scores).
+    pub checks_passed: u32,
+    /// The feedback text the model received after this round.
+    pub feedback: String,
+}
+
+/// What a composite dry-run adds to [`DryRun`]: the rounds and the decay arithmetic.
+#[derive(Debug, Clone, PartialEq, Serialize, TS)]
+pub struct CompositeTrace {
+    /// The unrounded-down score (base × decay, two decimals); `DryRun::score` is its floor.
+    pub score: f64,
+    /// Sum of the weights of the passed end-state checks (capped when a required one fails).
+    pub base: u32,
+    /// min(1, K_opt / K_act), 0 when no round ran.
+    pub decay: f64,
+    /// Execution rounds counted.
+    pub k_act: u32,
+    /// Optimal rounds (the task's `composite.optimal_steps`).
+    pub k_opt: u32,
+    /// Round budget (K_opt × multiplier).
+    pub max_rounds: u32,
+    /// The agent's failure (e.g. the script ran out of replies before submitting).
+    pub agent_error: Option<String>,
+    /// Every round.
+    pub rounds: Vec<RoundTrace>,
+}
+
+/// The source of the chosen QuestBench solution, with placeholders filled, and its label.
+pub fn quest_solution(
+    task: &Task,
+    inst: &Instance,
+    choice: &SolutionChoice,
+) -> Result<(String, String), StudioError> {
+    Ok(match choice {
+        SolutionChoice::Reference => (
+            "reference".into(),
+            atomic::as_answer(&inst.render_solution(&task.reference_source()?)),
+        ),
+        SolutionChoice::Wrong { index } => {
+            let w = task
+                .spec
+                .solutions
+                .wrong
+                .get(*index as usize)
+                .ok_or_else(|| {
+                    StudioError::Invalid(format!(
+                        "task {} has {} known-wrong solutions, no index {index}",
+                        task.spec.id,
+                        task.spec.solutions.wrong.len()
+                    ))
+                })?;
+            (
+                w.file.clone(),
+                atomic::as_answer(&inst.render_solution(&task.read_relative(&w.file)?)),
+            )
+        }
+        SolutionChoice::Pasted { text } => (
+            "pasted".into(),
+            if text.contains("```") {
+                text.clone()
+            } else {
+                atomic::as_answer(text)
+            },
+        ),
+    })
+}
+
+/// Runs one QuestBench solution on a fresh snapshot of `harness` and returns the full trace.
+pub async fn dry_run_quest(
+    harness: &Harness,
+    task: &Task,
+    seed: u64,
+    choice: &SolutionChoice,
+) -> Result<DryRun, StudioError> {
+    if task.spec.kind == Kind::Composite {
+        return dry_run_composite(harness, task, seed, choice).await;
+    }
+    let inst = harness.instance(task, seed)?;
+    let (label, answer) = quest_solution(task, &inst, choice)?;
+    let v = harness.run_answer(task, &inst, &answer).await?;
+    Ok(DryRun {
+        bench: Bench::Questbench,
+        id: task.spec.id.clone(),
+        seed,
+        solution: label,
+        prompt: atomic::prompt(task, &inst, harness.manifest()),
+        answer,
+        score: v.score,
+        passed: v.passed,
+        outcome: v.outcome.as_str().into(),
+        reason: v.reason,
+        tx: v.tx.unwrap_or(Value::Null),
+        checks: v
+            .checks
+            .into_iter()
+            .map(|c| CheckOutcome {
+                name: c.name,
+                family: c.family,
+                weight: c.weight,
+                expected: c.expected,
+                actual: c.actual,
+                passed: c.passed,
+            })
+            .collect(),
+        logs: v.logs,
+        composite: None,
+    })
+}
+
+/// Parses pasted composite replies: a JSON array of raw reply texts, planning reply first (the
+/// format `crucible try` takes for composites).
+pub fn composite_turns(text: &str) -> Result<Vec<String>, StudioError> {
+    let bad = |m: String| StudioError::Invalid(format!("pasted rounds: {m}"));
+    let v: Value = serde_json::from_str(text).map_err(|e| bad(format!("not JSON: {e}")))?;
+    let Value::Array(items) = v else {
+        return Err(bad(
+            "expected a JSON array of raw replies (strings), planning reply first".into(),
+        ));
+    };
+    if items.is_empty() {
+        return Err(bad(
+            "the array is empty; it needs the planning reply first".into()
+        ));
+    }
+    items
+        .into_iter()
+        .enumerate()
+        .map(|(i, x)| match x {
+            Value::String(s) => Ok(s),
+            other => Err(bad(format!(
+                "reply {i} is not a string (got {})",
+                match other {
+                    Value::Object(_) => "an object",
+                    Value::Array(_) => "an array",
+                    Value::Number(_) => "a number",
+                    Value::Bool(_) => "a boolean",
+                    _ => "null",
+                }
+            ))),
+        })
+        .collect()
+}
+
+/// The replies of the chosen composite solution, with placeholders filled, and its label.
+pub fn composite_solution(
+    task: &Task,
+    inst: &Instance,
+    choice: &SolutionChoice,
+) -> Result<(String, Vec<String>), StudioError> {
+    Ok(match choice {
+        SolutionChoice::Reference => (
+            "reference".into(),
+            composite::render_script(task, &task.spec.solutions.reference, inst)?,
+        ),
+        SolutionChoice::Wrong { index } => {
+            let w = task
+                .spec
+                .solutions
+                .wrong
+                .get(*index as usize)
+                .ok_or_else(|| {
+                    StudioError::Invalid(format!(
+                        "task {} has {} known-wrong solutions, no index {index}",
+                        task.spec.id,
+                        task.spec.solutions.wrong.len()
+                    ))
+                })?;
+            (
+                w.file.clone(),
+                composite::render_script(task, &w.file, inst)?,
+            )
+        }
+        SolutionChoice::Pasted { text } => ("pasted".into(), composite_turns(text)?),
+    })
+}
+
+/// Runs one composite episode (reference script, a known-wrong script or pasted replies) on a
+/// fresh snapshot and returns every round, the decay arithmetic and the end-state checks.
+async fn dry_run_composite(
+    harness: &Harness,
+    task: &Task,
+    seed: u64,
+    choice: &SolutionChoice,
+) -> Result<DryRun, StudioError> {
+    let inst = harness.instance(task, seed)?;
+    let (label, turns) = composite_solution(task, &inst, choice)?;
+    let answer = serde_json::to_string_pretty(&turns).unwrap_or_default();
+    let mut agent = crucible_core::ScriptedAgent::new(label.clone(), turns);
+    let (v, transcript) =
+        composite::run_episode(harness, task, &inst, &mut agent, &mut |_| {}).await?;
+    let logs = transcript
+        .iter()
+        .map(|m| {
+            let who = match m.role {
+                crucible_core::Role::System => "system",
+                crucible_core::Role::User => "harness",
+                crucible_core::Role::Assistant => "agent",
+            };
+            format!("── {who} ──\n{}", m.content)
+        })
+        .collect::<Vec<_>>()
+        .join("\n\n");
+    let rounds = v
+        .rounds
+        .into_iter()
+        .map(|r| RoundTrace {
+            round: r.round,
+            kind: r.kind,
+            code: r.code,
+            tx: r.tx.unwrap_or(Value::Null),
+            status: r.status,
+            revert_reason: r.revert_reason,
+            query: r.query.unwrap_or(Value::Null),
+            result: r.result.unwrap_or(Value::Null),
+            reason: r.reason,
+            balance_changes: r.balance_changes,
+            checks_passed: r.checks.iter().filter(|c| c.passed).count() as u32,
+            feedback: r.feedback,
+        })
+        .collect();
+    Ok(DryRun {
+        bench: Bench::Questbench,
+        id: task.spec.id.clone(),
+        seed,
+        solution: label,
+        prompt: composite::prompt(task, &inst, harness.manifest()),
+        answer,
+        score: v.score.floor().clamp(0.0, 100.0) as u32,
+        passed: v.passed,
+        outcome: v.outcome.as_str().into(),
+        reason: v.reason,
+        tx: Value::Null,
+        checks: v
+            .checks
+            .into_iter()
+            .map(|c| CheckOutcome {
+                name: c.name,
+                family: c.family,
+                weight: c.weight,
+                expected: c.expected,
+                actual: c.actual,
+                passed: c.passed,
+            })
+            .collect(),
+        logs,
+        composite: Some(CompositeTrace {
+            score: v.score,
+            base: v.base,
+            decay: v.decay,
+            k_act: v.k_act,
+            k_opt: v.k_opt,
+            max_rounds: v.max_rounds,
+            agent_error: v.agent_error,
+            rounds,
+        }),
+    })
+}
+
+/// One seed of a task's self-test.
+#[derive(Debug, Clone, PartialEq, Serialize, TS)]
+pub struct SelftestRow {
+    /// Seed.
+    #[ts(type = "number")]
+    pub seed: u64,
+    /// Reference score (must be 100).
+    pub reference: u32,
+    /// Reference outcome class.
+    pub reference_outcome: String,
+    /// Each known-wrong solution's score (each must be below 60), in `solutions.wrong` order.
+    pub wrong: Vec<u32>,
+    /// Whether this seed passes the self-test.
+    pub ok: bool,
+    /// What failed on this seed (empty when ok).
+    pub problems: Vec<String>,
+}
+
+/// A task's self-test over seeds `0..N`.
+#[derive(Debug, Clone, PartialEq, Serialize, TS)]
+pub struct Selftest {
+    /// Task id.
+    pub id: String,
+    /// Per seed.
+    pub seeds: Vec<SelftestRow>,
+    /// The seeds that failed.
+    #[ts(type = "Array<number>")]
+    pub failing: Vec<u64>,
+    /// Whether every seed passed.
+    pub ok: bool,
+}
+
+/// Runs the reference and every known-wrong solution of `task` on seeds `0..seeds`.
+pub async fn selftest_quest(
+    harness: &Harness,
+    task: &Task,
+    seeds: u64,
+) -> Result<Selftest, StudioError> {
+    if seeds == 0 || seeds > 100 {
+        return Err(StudioError::Invalid(format!(
+            "self-test seeds must be 1..=100, got {seeds}"
+        )));
+    }
+    let report = atomic::selftest(harness, std::slice::from_ref(task), seeds).await?;
+    let rows: Vec<SelftestRow> = report
+        .tasks
+        .into_iter()
+        .flat_map(|t| t.seeds)
+        .map(|s| {
+            let mut problems = Vec::new();
+            if s.reference.score != 100 {
+                problems.push(format!(
+                    "reference scored {} ({}): {}",
+                    s.reference.score,
+                    s.reference.outcome.as_str(),
+                    s.reference.reason
+                ));
+            }
+            for w in &s.wrong {
+                if w.score >= atomic::PASS_THRESHOLD {
+                    problems.push(format!(
+                        "{} ({}) scored {}, expected below {}",
+                        w.file,
+                        w.mistake,
+                        w.score,
+                        atomic::PASS_THRESHOLD
+                    ));
+                }
+            }
+            SelftestRow {
+                seed: s.seed,
+                reference: s.reference.score,
+                reference_outcome: s.reference.outcome.as_str().into(),
+                wrong: s.wrong.iter().map(|w| w.score).collect(),
+                ok: problems.is_empty(),
+                problems,
+            }
+        })
+        .collect();
+    let failing: Vec<u64> = rows.iter().filter(|r| !r.ok).map(|r| r.seed).collect();
+    Ok(Selftest {
+        id: task.spec.id.clone(),
+        ok: failing.is_empty(),
+        failing,
+        seeds: rows,
+    })
+}
+
+/// The Intent2Tx answer for a choice: ground truth, a fault agent's answer, or the pasted text.
+pub fn intent_answer(
+    inst: &intent::Instance,
+    choice: &SolutionChoice,
+) -> Result<(String, String), StudioError> {
+    let book = AddressBook::builtin();
+    Ok(match choice {
+        SolutionChoice::Reference => (
+            "reference".into(),
+            BuiltinAgent::Reference.answer(inst, &book),
+        ),
+        SolutionChoice::Wrong { index } => {
+            let faults: Vec<BuiltinAgent> = BuiltinAgent::ALL
+                .into_iter()
+                .filter(|a| a.applies(inst, &book))
+                .collect();
+            let a = faults.get(*index as usize).ok_or_else(|| {
+                StudioError::Invalid(format!(
+                    "instance {} has {} applicable fault agents, no index {index}",
+                    inst.id,
+                    faults.len()
+                ))
+            })?;
+            (a.name().into(), a.answer(inst, &book))
+        }
+        SolutionChoice::Pasted { text } => ("pasted".into(), text.clone()),
+    })
+}
+
+/// Scores an Intent2Tx answer statically (format/logic/param/pass/final) and, when an executor
+/// is given, executes it on a fresh snapshot (Exec, StateEq).
+pub async fn dry_run_intent(
+    executor: Option<&mut intent::execute::Executor>,
+    inst: &intent::Instance,
+    choice: &SolutionChoice,
+) -> Result<DryRun, StudioError> {
+    let book = AddressBook::builtin();
+    let (label, answer) = intent_answer(inst, choice)?;
+    let s = intent::score_text(inst, &answer);
+    let metric = |name: &str, v: f64| CheckOutcome {
+        name: name.into(),
+        family: "metric".into(),
+        weight: 0,
+        expected: "1".into(),
+        actual: format!("{v}"),
+        passed: v >= 1.0,
+    };
+    let mut checks = vec![
+        metric("fmt", s.fmt),
+        metric("logic", s.logic),
+        metric("param", s.param),
+        metric("pass", s.pass),
+        metric("final", s.final_score),
+    ];
+    let mut tx = Value::Null;
+    let mut reason = String::new();
+    let mut passed = s.pass >= 1.0;
+    if let Some(ex) = executor {
+        let parsed = intent::parse_prediction(&answer, inst.ground_truth.is_multi());
+        let report = ex
+            .evaluate(inst, intent::execute::prediction_calls(&parsed))
+            .await?;
+        checks.push(CheckOutcome {
+            name: "exec".into(),
+            family: "execution".into(),
+            weight: 0,
+            expected: "true".into(),
+            actual: report.exec.to_string(),
+            passed: report.exec,
+        });
+        checks.push(CheckOutcome {
+            name: "state_eq".into(),
+            family: "execution".into(),
+            weight: 0,
+            expected: "true".into(),
+            actual: report.state_eq.to_string(),
+            passed: report.state_eq,
+        });
+        reason = report.reason.clone().unwrap_or_default();
+        passed &= report.state_eq;
+        tx = serde_json::to_value(&report).unwrap_or_default();
+    }
+    let prompt = intent::build_prompt(intent::Setting::Direct, inst, &book, None);
+    Ok(DryRun {
+        bench: Bench::Intent2tx,
+        id: inst.id.clone(),
+        seed: 0,
+        solution: label,
+        prompt: format!("{}\n\n{}", prompt.system, prompt.user),
+        answer,
+        score: (s.final_score * 100.0).round().clamp(0.0, 100.0) as u32,
+        passed,
+        outcome: if passed { "pass" } else { "fail" }.into(),
+        reason,
+        tx,
+        checks,
+        logs: serde_json::to_string_pretty(&s.steps).unwrap_or_default(),
+        composite: None,
+    })
+}
+
+/// Parses pasted PILOT turns: a JSON array of strings.
+pub fn pilot_turns(text: &str) -> Result<Vec<String>, StudioError> {
+    let bad = |m: String| StudioError::Invalid(format!("pasted turns: {m}"));
+    let v: Value = serde_json::from_str(text).map_err(|e| bad(format!("not JSON: {e}")))?;
+    let Value::Array(items) = v else {
+        return Err(bad(
+            "expected a JSON array of assistant turns (strings)".into()
+        ));
+    };
+    items
+        .into_iter()
+        .enumerate()
+        .map(|(i, x)| match x {
+            Value::String(s) => Ok(s),
+            _ => Err(bad(format!("turn {i} is not a string"))),
+        })
+        .collect()
+}
+
+/// Runs one PILOT episode: the reference agent, a known-wrong built-in agent or pasted turns.
+pub fn dry_run_pilot(
+    engine: &pilot::suite::Engine,
+    id: &str,
+    prompt: PromptType,
+    seed: u64,
+    choice: &SolutionChoice,
+) -> Result<DryRun, StudioError> {
+    let (who, ep) = match choice {
+        SolutionChoice::Pasted { text } => (
+            "pasted".to_string(),
+            engine.try_answers(id, prompt, seed, pilot_turns(text)?)?,
+        ),
+        other => {
+            let kind = match other {
+                SolutionChoice::Wrong { index: 0 } => pilot::AgentKind::FollowsPlan,
+                SolutionChoice::Wrong { index: 1 } => pilot::AgentKind::NoRetry,
+                SolutionChoice::Wrong { index } => {
+                    return Err(StudioError::Invalid(format!(
+                    "PILOT has 2 known-wrong agents (0 follows-plan, 1 no-retry), no index {index}"
+                )))
+                }
+                _ => pilot::AgentKind::Reference,
+            };
+            let mut agent = engine.agent(kind, id, seed, 0)?;
+            (
+                label(&kind),
+                engine.episode(id, prompt, agent.as_mut(), seed, 0)?,
+            )
+        }
+    };
+    let e = &ep.evaluation;
+    let crit = |name: &str, ok: bool| CheckOutcome {
+        name: name.into(),
+        family: "criterion".into(),
+        weight: 0,
+        expected: "true".into(),
+        actual: ok.to_string(),
+        passed: ok,
+    };
+    let outcome = label(&e.outcome);
+    let passed = e.outcome == pilot::Outcome::FullSuccess;
+    let prompt_text = engine.render(id)?.prompts.get(prompt).to_string();
+    Ok(DryRun {
+        bench: Bench::Pilot,
+        id: id.into(),
+        seed,
+        solution: who,
+        prompt: prompt_text,
+        answer: serde_json::to_string_pretty(
+            &ep.calls
+                .iter()
+                .map(|c| json!({"tool": c.tool, "success": c.success, "error": c.error}))
+                .collect::<Vec<_>>(),
+        )
+        .unwrap_or_default(),
+        score: (e.coverage * 100.0).round().clamp(0.0, 100.0) as u32,
+        passed,
+        outcome,
+        reason: label(&e.termination),
+        tx: Value::Null,
+        checks: vec![
+            crit("all required tools covered", e.covered == e.required),
+            crit("sequence_ok", e.sequence_ok),
+            crit("output_ok", e.output_ok),
+            crit("completion_signal", e.completion_signal),
+        ],
+        logs: serde_json::to_string_pretty(&ep.messages).unwrap_or_default(),
+        composite: None,
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn pasted_pilot_turns_are_checked() {
+        let cases = [
+            (r#"["a","b"]"#, Ok(2)),
+            ("[1]", Err("turn 0 is not a string")),
+            ("{}", Err("expected a JSON array")),
+            ("nope", Err("not JSON")),
+        ];
+        for (text, want) in cases {
+            match (pilot_turns(text), want) {
+                (Ok(v), Ok(n)) => assert_eq!(v.len(), n, "{text}"),
+                (Err(e), Err(needle)) => assert!(e.to_string().contains(needle), "{text}: {e}"),
+                (got, want) => panic!("{text}: got {got:?}, want {want:?}"),
+            }
+        }
+    }
+}

@@ -1,0 +1,259 @@
+//! Seeded QuestBench rendering without a chain (the prompt, parameters, setup and each check's
+//! expected value as far as it is known before execution) and validation of edited task text,
+//! solution files included, with the field named. Nothing here boots a node or writes a file.
+
+use std::path::Path;
+
+use serde::Serialize;
+use serde_json::Value;
+use ts_rs::TS;
+
+use crucible_chain::universe::{Manifest, Profile};
+use crucible_core::Config;
+use crucible_questbench::atomic::{self};
+use crucible_questbench::instance::{decimal_units, Instance, ParamValue};
+use crucible_questbench::task::Task;
+use crucible_questbench::QuestError;
+
+use super::{label, StudioError};
+
+/// One sampled parameter.
+#[derive(Debug, Clone, PartialEq, Serialize, TS)]
+pub struct ParamRow {
+    /// Name.
+    pub name: String,
+    /// Declared type.
+    pub ty: String,
+    /// The value as it appears in the prompt.
+    pub value: String,
+}
+
+/// One check as it will be applied to this instance.
+#[derive(Debug, Clone, PartialEq, Serialize, TS)]
+pub struct CheckRow {
+    /// Check name.
+    pub name: String,
+    /// Family.
+    pub family: String,
+    /// Points.
+    pub weight: u32,
+    /// What the check compares against, with parameters resolved and amounts in base units;
+    /// quantities read from the chain before the transaction are named, not guessed.
+    pub expected: String,
+}
+
+/// A QuestBench instance as a model sees it, plus what the checks will compare against.
+#[derive(Debug, Clone, PartialEq, Serialize, TS)]
+pub struct QuestRender {
+    /// Task id.
+    pub id: String,
+    /// Seed.
+    #[ts(type = "number")]
+    pub seed: u64,
+    /// Index of the template chosen by the seed.
+    pub template_index: u32,
+    /// The exact prompt.
+    pub prompt: String,
+    /// The sampled parameters, in declaration order.
+    pub params: Vec<ParamRow>,
+    /// The setup steps applied after the snapshot revert, parameters resolved.
+    pub setup: Vec<String>,
+    /// The checks with their expected values.
+    pub checks: Vec<CheckRow>,
+    /// The seeded agent's address.
+    pub agent_address: String,
+}
+
+/// Replaces `$param` strings and `{"units": {param, decimals}}` objects by their values.
+fn resolve_value(v: &Value, inst: &Instance) -> Value {
+    match v {
+        Value::String(s) => match s.strip_prefix('$').and_then(|p| inst.param(p)) {
+            Some(pv) => Value::String(pv.render()),
+            None => v.clone(),
+        },
+        Value::Array(a) => Value::Array(a.iter().map(|x| resolve_value(x, inst)).collect()),
+        Value::Object(m) => {
+            if let (1, Some(Value::Object(u))) = (m.len(), m.get("units")) {
+                let param = u.get("param").and_then(Value::as_str).unwrap_or_default();
+                let decimals = u.get("decimals").and_then(Value::as_u64).unwrap_or(0) as u32;
+                let text = match inst.param(param) {
+                    Some(ParamValue::Decimal(s)) => decimal_units(s, decimals).ok(),
+                    Some(ParamValue::Integer(i)) => decimal_units(&i.to_string(), decimals).ok(),
+                    _ => None,
+                };
+                if let Some(n) = text {
+                    return Value::String(n.to_string());
+                }
+            }
+            Value::Object(
+                m.iter()
+                    .filter(|(_, x)| !x.is_null())
+                    .map(|(k, x)| (k.clone(), resolve_value(x, inst)))
+                    .collect(),
+            )
+        }
+        other => other.clone(),
+    }
+}
+
+fn compact(v: &Value) -> String {
+    match v {
+        Value::Object(m) => m
+            .iter()
+            .map(|(k, x)| match x {
+                Value::String(s) => format!("{k}: {s}"),
+                other => format!("{k}: {other}"),
+            })
+            .collect::<Vec<_>>()
+            .join(", "),
+        other => other.to_string(),
+    }
+}
+
+/// Renders a QuestBench task (as text, possibly unsaved) at `seed` against the bsc manifest, with
+/// no chain: the same prompt and parameters a run with that seed uses.
+pub fn render_quest(
+    config: &Config,
+    text: &str,
+    path: &Path,
+    seed: u64,
+) -> Result<QuestRender, StudioError> {
+    let task = Task::from_json(text, path)?;
+    let manifest = Manifest::load(config, Profile::Bsc)?;
+    render_task(&task, &manifest, seed)
+}
+
+/// Renders a loaded task at `seed`.
+pub fn render_task(
+    task: &Task,
+    manifest: &Manifest,
+    seed: u64,
+) -> Result<QuestRender, StudioError> {
+    let inst = Instance::new(task, seed, manifest)?;
+    let params = task
+        .spec
+        .parameters
+        .iter()
+        .map(|p| ParamRow {
+            name: p.name.clone(),
+            ty: label(&p.ty),
+            value: inst.param(&p.name).map(|v| v.render()).unwrap_or_default(),
+        })
+        .collect();
+    let setup = task
+        .spec
+        .setup
+        .iter()
+        .map(|s| {
+            compact(&resolve_value(
+                &serde_json::to_value(s).unwrap_or_default(),
+                &inst,
+            ))
+        })
+        .collect();
+    let checks = task
+        .spec
+        .checks
+        .iter()
+        .map(|c| {
+            let mut v = resolve_value(&serde_json::to_value(&c.check).unwrap_or_default(), &inst);
+            if let Value::Object(m) = &mut v {
+                m.remove("family");
+            }
+            CheckRow {
+                name: c.name.clone(),
+                family: c.check.family().into(),
+                weight: c.weight,
+                expected: compact(&v),
+            }
+        })
+        .collect();
+    Ok(QuestRender {
+        id: task.spec.id.clone(),
+        seed,
+        template_index: inst.template_index as u32,
+        prompt: atomic::prompt(task, &inst, manifest),
+        params,
+        setup,
+        checks,
+        agent_address: inst.agent.to_checksum(None),
+    })
+}
+
+/// The result of validating edited task text.
+#[derive(Debug, Clone, PartialEq, Serialize, TS)]
+pub struct Validation {
+    /// Whether the text is a valid task.
+    pub ok: bool,
+    /// The offending field's path (`checks[2].check.target`), empty when valid or unknown.
+    pub field: String,
+    /// The loader's message, naming the field; empty when valid.
+    pub message: String,
+}
+
+impl Validation {
+    fn of(e: &StudioError) -> Self {
+        let field = match e {
+            StudioError::Quest(QuestError::Load { field, .. }) => field.clone(),
+            _ => String::new(),
+        };
+        Self {
+            ok: false,
+            field,
+            message: e.to_string(),
+        }
+    }
+}
+
+/// Validates QuestBench task text as the loader would at `path` (solution files included).
+pub fn validate_quest(text: &str, path: &Path) -> Validation {
+    match check_quest_text(text, path) {
+        Ok(_) => Validation {
+            ok: true,
+            field: String::new(),
+            message: String::new(),
+        },
+        Err(e) => Validation::of(&e),
+    }
+}
+
+/// Full validation: the format, then the solution files next to `path` and their placeholders.
+pub(super) fn check_quest_text(text: &str, path: &Path) -> Result<Task, StudioError> {
+    let task = Task::from_json(text, path)?;
+    let dir = path.parent().unwrap_or(Path::new("."));
+    for rel in std::iter::once(&task.spec.solutions.reference)
+        .chain(task.spec.solutions.wrong.iter().map(|w| &w.file))
+    {
+        let src = std::fs::read_to_string(dir.join(rel)).map_err(|_| QuestError::Load {
+            file: path.display().to_string(),
+            field: "solutions".into(),
+            message: format!("solution file {rel} does not exist"),
+        })?;
+        for ph in crucible_questbench::task::placeholders(&src) {
+            if let Some(name) = ph.strip_prefix('{') {
+                if !task.spec.parameters.iter().any(|q| q.name == name) {
+                    return Err(QuestError::Load {
+                        file: path.display().to_string(),
+                        field: "solutions".into(),
+                        message: format!("{rel}: placeholder {{{{{name}}}}} is not a parameter"),
+                    }
+                    .into());
+                }
+            }
+        }
+    }
+    Ok(task)
+}
+
+#[cfg(test)]
+mod tests {
+    use serde_json::json;
+
+    use super::*;
+
+    #[test]
+    fn compact_lists_fields() {
+        let v = json!({"account": "0xA", "tolerance": {"rel_bps": 100}});
+        assert_eq!(compact(&v), "account: 0xA, tolerance: {\"rel_bps\":100}");
+    }
+}

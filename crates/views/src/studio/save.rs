@@ -1,0 +1,163 @@
+//! The only writes into the task folders: saving QuestBench task text (only when valid there, ids
+//! unique, through a temporary file renamed over the destination) and importing Intent2Tx rows
+//! into the user folder. Destinations outside the task folders are refused.
+
+use std::path::{Path, PathBuf};
+
+use serde::Serialize;
+
+use ts_rs::TS;
+
+use crucible_core::Config;
+use crucible_intent2tx as intent;
+use crucible_questbench::QuestError;
+
+use super::catalogue::{intent_instances, quest_dirs, quest_tasks, user_dir};
+use super::render::check_quest_text;
+use super::{io_err, StudioError};
+
+/// Where a file may be saved: inside the project's or the user's `tasks/questbench`.
+fn allowed_dest(config: &Config, dest: &Path) -> Result<(), StudioError> {
+    let ok = dest.extension().and_then(|e| e.to_str()) == Some("json")
+        && dest.file_name().and_then(|n| n.to_str()) != Some("task.schema.json")
+        && !dest
+            .components()
+            .any(|c| matches!(c, std::path::Component::ParentDir))
+        && quest_dirs(config)
+            .iter()
+            .any(|(_, dir)| dest.starts_with(dir));
+    if ok {
+        Ok(())
+    } else {
+        Err(StudioError::Invalid(format!(
+            "{} is not a .json file inside tasks/questbench of the project or the user task folder",
+            dest.display()
+        )))
+    }
+}
+
+/// Saves QuestBench task text to `dest` only if it is a valid task there (solution files
+/// included) and its id is not used by another task file. The write goes to a temporary file
+/// that is renamed over `dest`, so a failure never leaves `dest` half-written. Returns the path.
+pub fn save_quest(config: &Config, text: &str, dest: &Path) -> Result<PathBuf, StudioError> {
+    allowed_dest(config, dest)?;
+    let task = check_quest_text(text, dest)?;
+    let (all, _) = quest_tasks(config);
+    if let Some((_, other)) = all
+        .iter()
+        .find(|(_, t)| t.spec.id == task.spec.id && !same_file(&t.path, dest))
+    {
+        return Err(QuestError::Load {
+            file: dest.display().to_string(),
+            field: "id".into(),
+            message: format!(
+                "task id {:?} is already used by {}",
+                task.spec.id,
+                other.path.display()
+            ),
+        }
+        .into());
+    }
+    let dir = dest.parent().unwrap_or(Path::new("."));
+    std::fs::create_dir_all(dir).map_err(io_err(dir))?;
+    let tmp = dir.join(format!(
+        ".{}.saving",
+        dest.file_name().and_then(|n| n.to_str()).unwrap_or("task")
+    ));
+    std::fs::write(&tmp, text).map_err(io_err(&tmp))?;
+    std::fs::rename(&tmp, dest).map_err(io_err(dest))?;
+    tracing::info!(target: "studio", path = %dest.display(), "task saved");
+    Ok(dest.to_path_buf())
+}
+
+fn same_file(a: &Path, b: &Path) -> bool {
+    match (a.canonicalize(), b.canonicalize()) {
+        (Ok(x), Ok(y)) => x == y,
+        _ => a == b,
+    }
+}
+
+/// A rejected row of an Intent2Tx import.
+#[derive(Debug, Clone, PartialEq, Serialize, TS)]
+pub struct IntentRowError {
+    /// 1-based row.
+    pub row: u32,
+    /// 1-based line where the row starts.
+    pub line: u32,
+    /// What is wrong, starting with the field path.
+    pub message: String,
+}
+
+/// The outcome of importing Intent2Tx instances (the core's `intent2tx import`).
+#[derive(Debug, Clone, PartialEq, Serialize, TS)]
+pub struct IntentImport {
+    /// `json` or `jsonl`.
+    pub format: String,
+    /// Rows seen.
+    pub rows: u32,
+    /// Valid rows.
+    pub imported: u32,
+    /// Rejected rows.
+    pub errors: Vec<IntentRowError>,
+    /// Where the valid rows were written (empty when nothing was written).
+    pub written: String,
+}
+
+/// Imports Intent2Tx instances from text; with `name`, writes the valid rows to
+/// `<user>/intent2tx/<name>.jsonl` (atomically), where the catalogue picks them up. Nothing is
+/// written when no row is valid or an id is already in the catalogue.
+pub fn import_intent(
+    config: &Config,
+    text: &str,
+    name: Option<&str>,
+) -> Result<IntentImport, StudioError> {
+    let report = intent::import_str(text);
+    let mut written = String::new();
+    if let Some(name) = name {
+        if name.is_empty()
+            || !name
+                .chars()
+                .all(|c| c.is_ascii_alphanumeric() || c == '_' || c == '-')
+        {
+            return Err(StudioError::Invalid(format!(
+                "dataset name {name:?} must be non-empty [A-Za-z0-9_-]"
+            )));
+        }
+        if report.instances.is_empty() {
+            return Err(StudioError::Invalid("no valid instance to write".into()));
+        }
+        let (existing, _) = intent_instances(config);
+        let path = user_dir(config)
+            .join("intent2tx")
+            .join(format!("{name}.jsonl"));
+        if let Some(dup) = report.instances.iter().find(|i| {
+            existing
+                .iter()
+                .any(|(_, f, e)| e.id == i.id && !same_file(f, &path))
+        }) {
+            return Err(StudioError::Invalid(format!(
+                "instance id {:?} is already in the catalogue",
+                dup.id
+            )));
+        }
+        let dir = user_dir(config).join("intent2tx");
+        std::fs::create_dir_all(&dir).map_err(io_err(&dir))?;
+        intent::import::write_jsonl(&path, &report.instances)?;
+        written = path.display().to_string();
+    }
+    Ok(IntentImport {
+        format: report.format.into(),
+        rows: report.rows as u32,
+        imported: report.instances.len() as u32,
+        errors: report
+            .errors
+            .iter()
+            .map(|e| IntentRowError {
+                row: e.row as u32,
+                line: e.line as u32,
+                message: e.message.clone(),
+            })
+            .collect(),
+        written,
+    })
+}
