@@ -187,7 +187,7 @@ impl From<crucible_views::inspect::InspectError> for CommandError {
             E::Setup { .. } => ErrorKind::Chain,
             E::Replay { source, .. } if source.is_infrastructure() => ErrorKind::Chain,
             E::Replay { .. } => ErrorKind::Task,
-            E::Sql(_) => ErrorKind::Internal,
+            E::Store(_) => ErrorKind::Internal,
         };
         Self {
             kind,

@@ -10,9 +10,8 @@ use clap::Args;
 use crucible_bench::synth;
 use crucible_core::Config;
 use crucible_report::{self as report, chart, export, BenchSelection, Dataset};
+use crucible_store::Store;
 use serde_json::{json, Value};
-use sqlx::sqlite::{SqliteConnectOptions, SqlitePoolOptions};
-use sqlx::SqlitePool;
 
 /// `crucible report`.
 #[derive(Debug, Args)]
@@ -87,14 +86,11 @@ pub struct BenchReportArgs {
     charts: Option<PathBuf>,
 }
 
-async fn open(db: &Path) -> Result<SqlitePool> {
+async fn open(db: &Path) -> Result<Store> {
     if !db.is_file() {
         bail!("no store at {}: the file does not exist", db.display());
     }
-    let opts = SqliteConnectOptions::new().filename(db).read_only(true);
-    SqlitePoolOptions::new()
-        .max_connections(2)
-        .connect_with(opts)
+    Store::open_read_only(db)
         .await
         .with_context(|| format!("opening the store {}", db.display()))
 }
@@ -116,8 +112,8 @@ pub async fn report(config: &Config, args: ReportArgs) -> Result<()> {
     if format.is_some() != args.out.is_some() {
         bail!("--format and --out go together (e.g. --format csv --out DIR)");
     }
-    let pool = open(&args.db).await?;
-    let ds = Dataset::load(&pool, &args.runs, sel).await?;
+    let store = open(&args.db).await?;
+    let ds = Dataset::load(&store, &args.runs, sel).await?;
     let no_ceiling = args.no_ceiling;
     let config = config.clone();
     let r = tokio::task::spawn_blocking(move || {
@@ -204,16 +200,16 @@ fn text(r: &report::Report) -> String {
 
 /// `crucible compare`.
 pub async fn compare(args: CompareArgs) -> Result<()> {
-    let pool = open(&args.db).await?;
+    let store = open(&args.db).await?;
     if let Some(run) = &args.run {
-        return compare_models(&pool, run, &args).await;
+        return compare_models(&store, run, &args).await;
     }
     let (Some(run_a), Some(run_b)) = (&args.run_a, &args.run_b) else {
         bail!(
             "compare needs two runs (RUN_A RUN_B) or one run and two models (--run R --models A,B)"
         );
     };
-    let cmp = crucible_views::results::comparisons(&pool, run_a, run_b, args.seed).await?;
+    let cmp = crucible_views::results::comparisons(&store, run_a, run_b, args.seed).await?;
     let v = crucible_views::results::compare_value(run_a, run_b, args.seed, &cmp);
     if args.json {
         out!("{}", pretty(&v)?);
@@ -230,7 +226,7 @@ pub async fn compare(args: CompareArgs) -> Result<()> {
 }
 
 /// `crucible compare --run R --models A,B`: two models of one run, paired on its instances.
-async fn compare_models(pool: &SqlitePool, run: &str, args: &CompareArgs) -> Result<()> {
+async fn compare_models(store: &Store, run: &str, args: &CompareArgs) -> Result<()> {
     if args.run_a.is_some() {
         bail!("give either two runs or --run with --models, not both");
     }
@@ -240,7 +236,7 @@ async fn compare_models(pool: &SqlitePool, run: &str, args: &CompareArgs) -> Res
             args.models.len()
         );
     };
-    let v = crucible_views::inspect::compare_models(pool, run, a, b, args.seed).await?;
+    let v = crucible_views::inspect::compare_models(store, run, a, b, args.seed).await?;
     if args.json {
         out!("{}", pretty(&serde_json::to_value(&v)?)?);
         return Ok(());

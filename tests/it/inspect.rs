@@ -57,14 +57,24 @@ fn demo(dir: &Path) -> String {
 
 /// Counts that must not change: samples, events, artefacts, runs.
 async fn counts(ex: &Explorer) -> Vec<i64> {
+    // Counted with SQL of the test's own, on a read-only connection to the explorer's file.
+    let opts = sqlx::sqlite::SqliteConnectOptions::new()
+        .filename(ex.store().path())
+        .read_only(true);
+    let pool = sqlx::sqlite::SqlitePoolOptions::new()
+        .max_connections(1)
+        .connect_with(opts)
+        .await
+        .unwrap();
     let mut out = Vec::new();
     for t in ["samples", "events", "artefacts", "runs"] {
         let n: i64 = sqlx::query_scalar(&format!("SELECT COUNT(*) FROM {t}"))
-            .fetch_one(ex.pool())
+            .fetch_one(&pool)
             .await
             .unwrap();
         out.push(n);
     }
+    pool.close().await;
     out
 }
 
@@ -200,7 +210,7 @@ async fn reexecuting_stored_samples_agrees_and_tampered_samples_disagree() {
     .await;
     let intent = pick(&ex, &run, "intent2tx", "builtin:reference", None).await;
     let pilot_ref = pick(&ex, &run, "pilot", "builtin:follows-plan", None).await;
-    ex.pool().close().await;
+    ex.store().close().await;
     {
         let rw = sqlx::sqlite::SqlitePool::connect(&format!("sqlite://{}", db.display()))
             .await
@@ -336,7 +346,7 @@ async fn two_models_of_one_run_are_compared_on_the_same_instances() {
     let db = dir.path().join("crucible.db");
     let ex = Explorer::open(&db).await.unwrap();
     let (a, b) = ("builtin:reference", "builtin:known-wrong");
-    let v = compare_models(ex.pool(), &run, a, b, 0).await.unwrap();
+    let v = compare_models(ex.store(), &run, a, b, 0).await.unwrap();
     let cmp = v.compare["comparisons"].as_array().unwrap();
     // Only QuestBench has both agents.
     assert_eq!(cmp.len(), 1, "{cmp:?}");
@@ -364,7 +374,7 @@ async fn two_models_of_one_run_are_compared_on_the_same_instances() {
     let pairs: u32 = v.categories.iter().map(|c| c.n_pairs).sum();
     assert_eq!(pairs, qb.total);
     // Seeded: the same value twice.
-    assert_eq!(compare_models(ex.pool(), &run, a, b, 0).await.unwrap(), v);
+    assert_eq!(compare_models(ex.store(), &run, a, b, 0).await.unwrap(), v);
     // The app serves it from the explorer's base: the same value, pair for pair.
     let base = ex.base().await.unwrap();
     assert_eq!(
@@ -373,7 +383,7 @@ async fn two_models_of_one_run_are_compared_on_the_same_instances() {
             .unwrap(),
         v
     );
-    let swapped = compare_models(ex.pool(), &run, b, a, 3).await.unwrap();
+    let swapped = compare_models(ex.store(), &run, b, a, 3).await.unwrap();
     assert_eq!(
         compare_models_in(base.clone(), &run, b, a, 3)
             .await
@@ -418,21 +428,21 @@ async fn two_models_of_one_run_are_compared_on_the_same_instances() {
         .await
         .unwrap();
     store.close().await;
-    let x = crucible_views::inspect::extracted(ex.pool(), huge)
+    let x = crucible_views::inspect::extracted(ex.store(), huge)
         .await
         .unwrap()
         .unwrap();
     assert_eq!((x.lang.as_str(), x.truncated), ("typescript", true));
     assert_eq!(x.total_bytes as usize, 13 * 800_000);
     assert!(x.text.len() <= 64 * 1024 && x.text.starts_with("const x = 1;\n"));
-    let e = crucible_views::inspect::extracted(ex.pool(), 987_654)
+    let e = crucible_views::inspect::extracted(ex.store(), 987_654)
         .await
         .unwrap_err();
     assert!(e.to_string().contains("987654"), "{e}");
 
     // Bad arguments are named, by both.
     for e in [
-        compare_models(ex.pool(), &run, a, a, 0).await.unwrap_err(),
+        compare_models(ex.store(), &run, a, a, 0).await.unwrap_err(),
         compare_models_in(base.clone(), &run, a, a, 0)
             .await
             .unwrap_err(),
@@ -464,17 +474,17 @@ async fn two_models_of_one_run_are_compared_on_the_same_instances() {
             "{m}"
         );
     }
-    let e = compare_models(ex.pool(), &run, a, "openai:gpt-9", 0)
+    let e = compare_models(ex.store(), &run, a, "openai:gpt-9", 0)
         .await
         .unwrap_err();
     assert!(e.to_string().contains("\"openai:gpt-9\""), "{e}");
-    let e = compare_models(ex.pool(), "run-nope", a, b, 0)
+    let e = compare_models(ex.store(), "run-nope", a, b, 0)
         .await
         .unwrap_err();
     assert!(e.to_string().contains("run-nope"), "{e}");
     // Models that never ran the same benchmark share nothing to pair.
     let e = compare_models(
-        ex.pool(),
+        ex.store(),
         &run,
         "builtin:known-wrong",
         "builtin:no-retry",

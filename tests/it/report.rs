@@ -9,9 +9,9 @@ use std::process::Command;
 use crucible_bench::synth;
 use crucible_report::dataset::{Metrics, Sample};
 use crucible_report::{self as report, chart, export, Bench, BenchSelection, Dataset};
+use crucible_store::Store;
 use serde_json::Value;
 use sqlx::sqlite::{SqliteConnectOptions, SqlitePoolOptions};
-use sqlx::SqlitePool;
 
 const CONTRACT: &str = include_str!("../fixtures/store_contract.sql");
 
@@ -321,7 +321,9 @@ fn known() -> Dataset {
     ds
 }
 
-async fn store(path: &Path, ds: Option<&Dataset>) -> SqlitePool {
+/// A store whose tables are made from the contract's text (not the migrations), opened as it is;
+/// `ds` written into it when given.
+async fn store(path: &Path, ds: Option<&Dataset>) -> Store {
     let opts = SqliteConnectOptions::new()
         .filename(path)
         .create_if_missing(true);
@@ -331,10 +333,12 @@ async fn store(path: &Path, ds: Option<&Dataset>) -> SqlitePool {
         .await
         .unwrap();
     sqlx::raw_sql(CONTRACT).execute(&pool).await.unwrap();
+    pool.close().await;
+    let store = Store::open_unmigrated(path).await.unwrap();
     if let Some(ds) = ds {
-        synth::write_store(&pool, ds).await.unwrap();
+        synth::write_store(&store, ds).await.unwrap();
     }
-    pool
+    store
 }
 
 fn close(a: f64, b: f64) -> bool {
@@ -344,10 +348,8 @@ fn close(a: f64, b: f64) -> bool {
 #[tokio::test]
 async fn tables_from_a_store_match_hand_computed_values() {
     let dir = tempfile::tempdir().unwrap();
-    let pool = store(&dir.path().join("s.db"), Some(&known())).await;
-    let ds = Dataset::load(&pool, &[], BenchSelection(None))
-        .await
-        .unwrap();
+    let st = store(&dir.path().join("s.db"), Some(&known())).await;
+    let ds = Dataset::load(&st, &[], BenchSelection(None)).await.unwrap();
     assert_eq!(ds.samples.len(), 21);
     let r = report::build(
         &ds,
@@ -558,9 +560,9 @@ async fn tables_from_a_store_match_hand_computed_values() {
 #[tokio::test]
 async fn paired_comparison_of_two_runs() {
     let dir = tempfile::tempdir().unwrap();
-    let pool = store(&dir.path().join("s.db"), Some(&known())).await;
+    let st = store(&dir.path().join("s.db"), Some(&known())).await;
     let ds = Dataset::load(
-        &pool,
+        &st,
         &["run-a".into(), "run-b".into()],
         BenchSelection(Some(Bench::Questbench)),
     )
@@ -589,8 +591,8 @@ async fn paired_comparison_of_two_runs() {
 #[tokio::test]
 async fn bad_input_gets_errors_that_name_it() {
     let dir = tempfile::tempdir().unwrap();
-    let pool = store(&dir.path().join("s.db"), Some(&known())).await;
-    let e = Dataset::load(&pool, &["run-nope".into()], BenchSelection(None))
+    let st = store(&dir.path().join("s.db"), Some(&known())).await;
+    let e = Dataset::load(&st, &["run-nope".into()], BenchSelection(None))
         .await
         .unwrap_err()
         .to_string();
@@ -603,7 +605,7 @@ async fn bad_input_gets_errors_that_name_it() {
         .unwrap_err()
         .to_string();
     assert!(e.contains("no runs"), "{e}");
-    let e = Dataset::load(&pool, &["run-b".into()], BenchSelection(Some(Bench::Pilot)))
+    let e = Dataset::load(&st, &["run-b".into()], BenchSelection(Some(Bench::Pilot)))
         .await
         .unwrap_err()
         .to_string();
@@ -817,10 +819,8 @@ fn snapshot_dir() -> PathBuf {
 #[tokio::test]
 async fn charts_are_written_and_svgs_match_snapshots() {
     let dir = tempfile::tempdir().unwrap();
-    let pool = store(&dir.path().join("s.db"), Some(&known())).await;
-    let ds = Dataset::load(&pool, &[], BenchSelection(None))
-        .await
-        .unwrap();
+    let st = store(&dir.path().join("s.db"), Some(&known())).await;
+    let ds = Dataset::load(&st, &[], BenchSelection(None)).await.unwrap();
     let r = report::build(&ds, BenchSelection(None), &HashMap::new());
     let out = dir.path().join("charts");
     let written = chart::write_all(&r, &out).unwrap();

@@ -30,13 +30,16 @@ fn dataset(seed: u64, runs: &[&str]) -> Dataset {
     ds
 }
 
-async fn writer(db: &Path) -> SqlitePool {
-    Store::open(db).await.unwrap().close().await;
-    SqlitePoolOptions::new()
+/// A new store at `db` to write datasets into and load them back, and the test's own SQL
+/// connection to the same file (to check and tamper with rows independently of the store).
+async fn writer(db: &Path) -> (SqlitePool, Store) {
+    let store = Store::open(db).await.unwrap();
+    let pool = SqlitePoolOptions::new()
         .max_connections(1)
         .connect_with(SqliteConnectOptions::new().filename(db))
         .await
-        .unwrap()
+        .unwrap();
+    (pool, store)
 }
 
 /// Everything of a dataset that a report can see, as text (NaN metrics compare equal this way;
@@ -59,7 +62,7 @@ fn sel(runs: &[&str], bench: Option<&str>) -> SampleFilter {
 }
 
 /// The explorer's dataset of every selection equals a fresh load from the store.
-async fn assert_matches_store(ex: &Explorer, pool: &SqlitePool, runs_now: &[&str], why: &str) {
+async fn assert_matches_store(ex: &Explorer, store: &Store, runs_now: &[&str], why: &str) {
     let mut cases: Vec<(Vec<&str>, Option<&str>)> = vec![(vec![], None), (vec![], Some("pilot"))];
     for r in runs_now {
         cases.push((vec![r], None));
@@ -70,7 +73,7 @@ async fn assert_matches_store(ex: &Explorer, pool: &SqlitePool, runs_now: &[&str
     cases.push((rev, None));
     for (runs, bench) in cases {
         let want = Dataset::load(
-            pool,
+            store,
             &runs.iter().map(|r| r.to_string()).collect::<Vec<_>>(),
             BenchSelection::parse(bench.unwrap_or("all")).unwrap(),
         )
@@ -98,24 +101,24 @@ async fn wait_for(path: &Path) {
 async fn the_base_follows_the_store_through_appends_deletions_and_snapshots() {
     let dir = tempfile::tempdir().unwrap();
     let db = dir.path().join("crucible.db");
-    let pool = writer(&db).await;
-    synth::write_store(&pool, &dataset(1, &["run-a", "run-b"]))
+    let (pool, w) = writer(&db).await;
+    synth::write_store(&w, &dataset(1, &["run-a", "run-b"]))
         .await
         .unwrap();
 
     let ex = Explorer::open(&db).await.unwrap();
-    assert_matches_store(&ex, &pool, &["run-a", "run-b"], "first read").await;
+    assert_matches_store(&ex, &w, &["run-a", "run-b"], "first read").await;
     let snap = snapshot_path(&db);
     wait_for(&snap).await;
 
     // A new run appears and an old one is deleted while the explorer is open.
-    synth::write_store(&pool, &dataset(2, &["run-c"]))
+    synth::write_store(&w, &dataset(2, &["run-c"]))
         .await
         .unwrap();
-    assert_matches_store(&ex, &pool, &["run-a", "run-b", "run-c"], "after an append").await;
+    assert_matches_store(&ex, &w, &["run-a", "run-b", "run-c"], "after an append").await;
     let store = Store::open(&db).await.unwrap();
     assert!(store.delete_run("run-a").await.unwrap() > 0);
-    assert_matches_store(&ex, &pool, &["run-b", "run-c"], "after a deletion").await;
+    assert_matches_store(&ex, &w, &["run-b", "run-c"], "after a deletion").await;
     let gone = ex.dataset(&sel(&["run-a"], None)).await.unwrap_err();
     assert!(gone.to_string().contains("run-a"), "{gone}");
 
@@ -126,7 +129,7 @@ async fn the_base_follows_the_store_through_appends_deletions_and_snapshots() {
         .await
         .unwrap();
     assert!(store.delete_run("run-c").await.unwrap() > 0);
-    synth::write_store(&pool, &dataset(3, &["run-d"]))
+    synth::write_store(&w, &dataset(3, &["run-d"]))
         .await
         .unwrap();
     let reused: i64 = sqlx::query_scalar("SELECT MIN(id) FROM samples WHERE run_id = 'run-d'")
@@ -137,27 +140,15 @@ async fn the_base_follows_the_store_through_appends_deletions_and_snapshots() {
         reused <= before,
         "ids were not reused ({reused} > {before})"
     );
-    assert_matches_store(&ex, &pool, &["run-b", "run-d"], "after ids were reused").await;
-    synth::write_store(&pool, &dataset(4, &["run-c"]))
+    assert_matches_store(&ex, &w, &["run-b", "run-d"], "after ids were reused").await;
+    synth::write_store(&w, &dataset(4, &["run-c"]))
         .await
         .unwrap();
-    assert_matches_store(
-        &ex,
-        &pool,
-        &["run-b", "run-c", "run-d"],
-        "after a re-append",
-    )
-    .await;
+    assert_matches_store(&ex, &w, &["run-b", "run-c", "run-d"], "after a re-append").await;
 
     // A fresh explorer starts from the (now stale) snapshot and still sees the store as it is.
     let stale = Explorer::open(&db).await.unwrap();
-    assert_matches_store(
-        &stale,
-        &pool,
-        &["run-b", "run-c", "run-d"],
-        "stale snapshot",
-    )
-    .await;
+    assert_matches_store(&stale, &w, &["run-b", "run-c", "run-d"], "stale snapshot").await;
 
     // Corrupt and truncated snapshots are never trusted.
     let bytes = std::fs::read(&snap).unwrap();
@@ -173,7 +164,7 @@ async fn the_base_follows_the_store_through_appends_deletions_and_snapshots() {
     ] {
         std::fs::write(&snap, &broken).unwrap();
         let ex = Explorer::open(&db).await.unwrap();
-        assert_matches_store(&ex, &pool, &["run-b", "run-c", "run-d"], what).await;
+        assert_matches_store(&ex, &w, &["run-b", "run-c", "run-d"], what).await;
     }
 
     // Sample listings: the ids and total of any page are the store's own answer.
@@ -288,14 +279,10 @@ async fn a_snapshot_of_another_store_or_of_vanished_rows_is_not_trusted() {
     let dir = tempfile::tempdir().unwrap();
     let runs = ["run-a", "run-b"];
     let (db_a, db_b) = (dir.path().join("a.db"), dir.path().join("b.db"));
-    let pool_a = writer(&db_a).await;
-    synth::write_store(&pool_a, &dataset(1, &runs))
-        .await
-        .unwrap();
-    let pool_b = writer(&db_b).await;
-    synth::write_store(&pool_b, &dataset(2, &runs))
-        .await
-        .unwrap();
+    let (pool_a, w_a) = writer(&db_a).await;
+    synth::write_store(&w_a, &dataset(1, &runs)).await.unwrap();
+    let (pool_b, w_b) = writer(&db_b).await;
+    synth::write_store(&w_b, &dataset(2, &runs)).await.unwrap();
     let count = |pool: SqlitePool| async move {
         sqlx::query_scalar::<_, i64>("SELECT COUNT(*) FROM samples")
             .fetch_one(&pool)
@@ -306,11 +293,11 @@ async fn a_snapshot_of_another_store_or_of_vanished_rows_is_not_trusted() {
 
     // Store b gets store a's snapshot: same run ids, same number of rows, other scores.
     let ex = Explorer::open(&db_a).await.unwrap();
-    assert_matches_store(&ex, &pool_a, &runs, "store a").await;
+    assert_matches_store(&ex, &w_a, &runs, "store a").await;
     wait_for(&snapshot_path(&db_a)).await;
     std::fs::copy(snapshot_path(&db_a), snapshot_path(&db_b)).unwrap();
     let foreign = Explorer::open(&db_b).await.unwrap();
-    assert_matches_store(&foreign, &pool_b, &runs, "foreign snapshot").await;
+    assert_matches_store(&foreign, &w_b, &runs, "foreign snapshot").await;
 
     // Rows deleted behind the explorer's back (not a whole run): the row count, checked in the
     // background after the snapshot is read, sends the explorer back to the store.
@@ -328,7 +315,7 @@ async fn a_snapshot_of_another_store_or_of_vanished_rows_is_not_trusted() {
     .await
     .unwrap();
     let all = sel(&[], None);
-    let want = Dataset::load(&pool_a, &[], BenchSelection(None))
+    let want = Dataset::load(&w_a, &[], BenchSelection(None))
         .await
         .unwrap();
     let ex = Explorer::open(&db_a).await.unwrap();
@@ -345,15 +332,15 @@ async fn a_snapshot_of_another_store_or_of_vanished_rows_is_not_trusted() {
         caught,
         "the explorer kept serving rows the store no longer has"
     );
-    assert_matches_store(&ex, &pool_a, &runs, "after rows vanished").await;
+    assert_matches_store(&ex, &w_a, &runs, "after rows vanished").await;
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_cut_into_spare_memory_is_the_same_cut() {
     let dir = tempfile::tempdir().unwrap();
     let db = dir.path().join("crucible.db");
-    let pool = writer(&db).await;
-    synth::write_store(&pool, &dataset(5, &["run-a", "run-b"]))
+    let (_pool, w) = writer(&db).await;
+    synth::write_store(&w, &dataset(5, &["run-a", "run-b"]))
         .await
         .unwrap();
     let ex = Explorer::open(&db).await.unwrap();

@@ -67,62 +67,30 @@ pub async fn bench(
     let store = crucible_store::Store::open(&db)
         .await
         .map_err(|e| bad("creating the bench store", &e))?;
-    store.close().await;
-    {
-        let opts = sqlx::sqlite::SqliteConnectOptions::new().filename(&db);
-        let pool = sqlx::sqlite::SqlitePoolOptions::new()
-            .max_connections(1)
-            .connect_with(opts)
-            .await?;
-        synth::write_store(&pool, &ds)
-            .await
-            .map_err(|e| bad("writing the bench store", &e))?;
-        pool.close().await;
-    }
+    synth::write_store(&store, &ds)
+        .await
+        .map_err(|e| bad("writing the bench store", &e))?;
     let write_seconds = t.elapsed().as_secs_f64();
     // One QuestBench sample with a 10 MB answer (a module repeated): a copy of a stored row.
     let run = ds.runs.first().cloned().unwrap_or_default();
-    let huge = {
-        let opts = sqlx::sqlite::SqliteConnectOptions::new().filename(&db);
-        let pool = sqlx::sqlite::SqlitePoolOptions::new()
-            .max_connections(1)
-            .connect_with(opts)
-            .await?;
-        let answer = format!(
-            "```ts\n{}```\n",
-            "const amount = parseUnits(\"1.5\", 18); // send\n".repeat(220_000)
-        );
-        let id: i64 = sqlx::query_scalar(
-            "INSERT INTO samples (run_id, benchmark, model, instance, task, prompt_type, round, seed, \
-             kind, category, subcategory, difficulty, outcome, score, passed, metrics, details, prompt, \
-             raw_answer, k_act, k_opt, tokens_in, tokens_out, cost_usd, latency_ms, error, finished_at) \
-             SELECT run_id, benchmark, model, instance || '-10mb', task, prompt_type, round, seed, kind, \
-             category, subcategory, difficulty, outcome, score, passed, metrics, details, prompt, ?1, \
-             k_act, k_opt, tokens_in, tokens_out, cost_usd, latency_ms, error, finished_at FROM samples \
-             WHERE run_id = ?2 AND benchmark = 'questbench' ORDER BY id LIMIT 1 RETURNING id",
-        )
-        .bind(&answer)
-        .bind(&run)
-        .fetch_one(&pool)
+    let answer = format!(
+        "```ts\n{}```\n",
+        "const amount = parseUnits(\"1.5\", 18); // send\n".repeat(220_000)
+    );
+    let huge = store
+        .copy_sample_with_answer(&run, "questbench", "-10mb", &answer)
         .await?;
-        pool.close().await;
-        id
-    };
+    store.close().await;
     let ex = Explorer::open(&db)
         .await
         .map_err(|e| bad("opening the bench store", &e))?;
-    let names: Vec<String> = sqlx::query_scalar(
-        "SELECT DISTINCT model FROM samples WHERE run_id = ? AND benchmark = 'questbench' ORDER BY model LIMIT 2",
-    )
-    .bind(&run)
-    .fetch_all(ex.pool())
-    .await?;
+    let names = ex.store().sample_models(&run, "questbench", 2).await?;
     let [a, b] = [0, 1].map(|i| names.get(i).cloned().unwrap_or_default());
     let mut times = Vec::new();
     let mut pairs = 0;
     for _ in 0..3 {
         let t = Instant::now();
-        let v = compare_models(ex.pool(), &run, &a, &b, seed).await?;
+        let v = compare_models(ex.store(), &run, &a, &b, seed).await?;
         times.push(ms(t));
         pairs = v.categories.iter().map(|c| u64::from(c.n_pairs)).sum();
     }
@@ -139,19 +107,17 @@ pub async fn bench(
     let mut times = Vec::new();
     for i in 0..20 {
         let t = Instant::now();
-        extracted(ex.pool(), 1 + i * 997).await?;
+        extracted(ex.store(), 1 + i * 997).await?;
         times.push(ms(t));
     }
     let extract_ms = median(times);
     let mut times = Vec::new();
     for _ in 0..5 {
         let t = Instant::now();
-        extracted(ex.pool(), huge).await?;
+        extracted(ex.store(), huge).await?;
         times.push(ms(t));
     }
-    let samples: i64 = sqlx::query_scalar("SELECT COUNT(*) FROM samples")
-        .fetch_one(ex.pool())
-        .await?;
+    let samples = ex.store().sample_count().await?;
     Ok(BenchFigures {
         samples: samples.max(0) as u64,
         write_seconds,

@@ -3,7 +3,6 @@
 use std::path::Path;
 
 use serde::Serialize;
-use sqlx::sqlite::{SqliteConnectOptions, SqlitePoolOptions};
 
 use crucible_core::Config;
 use crucible_views::results::{snapshot_path, Explorer, ResultsError, SampleFilter};
@@ -80,14 +79,8 @@ pub async fn bench(
         let store = crucible_store::Store::open(&db)
             .await
             .map_err(|e| ResultsError::BadQuery(format!("creating the bench store: {e}")))?;
+        synth::write_store(&store, &ds).await?;
         store.close().await;
-        let opts = SqliteConnectOptions::new().filename(&db);
-        let pool = SqlitePoolOptions::new()
-            .max_connections(1)
-            .connect_with(opts)
-            .await?;
-        synth::write_store(&pool, &ds).await?;
-        pool.close().await;
         std::fs::write(&stamp_file, &stamp).map_err(|e| {
             ResultsError::BadQuery(format!("writing {}: {e}", stamp_file.display()))
         })?;
@@ -113,13 +106,13 @@ pub async fn bench(
         }
         tokio::time::sleep(std::time::Duration::from_millis(100)).await;
     }
-    first.pool().close().await;
+    first.store().close().await;
     // A restarted explorer, three times (median): snapshot, store checks, cut, tables.
     let mut colds = Vec::new();
     let mut fresh = None;
     for _ in 0..3 {
         if let Some(ex) = fresh.take() {
-            Explorer::pool(&ex).close().await;
+            Explorer::store(&ex).close().await;
         }
         let ex = Explorer::open(&db).await?;
         let t = Instant::now();
@@ -161,9 +154,7 @@ pub async fn bench(
     let t = Instant::now();
     ex.samples(&by_model, 0, 50).await?;
     let samples_page_filtered_ms = ms(t);
-    let max_id: i64 = sqlx::query_scalar("SELECT MAX(id) FROM samples")
-        .fetch_one(ex.pool())
-        .await?;
+    let max_id = ex.store().max_sample_id().await?;
     let mut times = Vec::new();
     for i in 0..20i64 {
         let id = 1 + (max_id - 1) * i / 19;

@@ -1,5 +1,6 @@
 //! Seeded synthetic datasets for `crucible bench report` and the report tests, and a writer that
-//! puts any [`Dataset`] into a store that follows the contract (tables must already exist).
+//! puts any [`Dataset`] into a store that follows the contract (tables must already exist),
+//! through the store crate's synthetic writer: the rows' SQL is the store's, not this crate's.
 //!
 //! Shapes follow the real catalogues: QuestBench 62 atomic + 45 composite tasks, Intent2Tx's
 //! 1,145-instance test set in both settings, PILOT's 5,040 tasks × four prompt types. Each model
@@ -8,10 +9,9 @@
 
 use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
-use sqlx::SqlitePool;
 
 use crucible_report::dataset::{Bench, Dataset, Metrics, Sample, MISSING};
-use crucible_report::ReportError;
+use crucible_store::{Store, StoreError, SyntheticRun, SyntheticSample};
 
 /// Size of a synthetic dataset.
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -365,68 +365,50 @@ pub fn generate(spec: &SynthSpec) -> Dataset {
     b.ds
 }
 
-/// Writes `ds` into a contract store whose tables exist: one `runs` row per run id (status
-/// finished, fixed timestamps), `run_models`, and every sample. One transaction.
-pub async fn write_store(pool: &SqlitePool, ds: &Dataset) -> Result<(), ReportError> {
-    let mut tx = pool.begin().await?;
-    for (i, run) in ds.runs.iter().enumerate() {
-        sqlx::query(
-            "INSERT INTO runs (id, created_at, finished_at, status, seed, spec, versions) \
-             VALUES (?, ?, ?, 'finished', 0, '{}', '{}')",
-        )
-        .bind(run)
-        .bind(format!("2026-01-01T00:00:{i:02}Z"))
-        .bind(format!("2026-01-01T01:00:{i:02}Z"))
-        .execute(&mut *tx)
-        .await?;
-        let mut models: Vec<u32> = ds
-            .samples
-            .iter()
-            .filter(|s| s.run as usize == i)
-            .map(|s| s.model)
-            .collect();
-        models.sort_unstable();
-        models.dedup();
-        for m in models {
-            sqlx::query("INSERT INTO run_models (run_id, model, spec) VALUES (?, ?, '{}')")
-                .bind(run)
-                .bind(ds.name(m))
-                .execute(&mut *tx)
-                .await?;
-        }
-    }
-    for s in &ds.samples {
-        let metrics = metrics_json(&ds.metrics_of(s));
-        sqlx::query(
-            "INSERT INTO samples (run_id, benchmark, model, instance, task, prompt_type, round, seed, \
-             kind, category, subcategory, difficulty, outcome, score, passed, metrics, details, prompt, \
-             raw_answer, k_act, k_opt, tokens_in, tokens_out, cost_usd, latency_ms, error, finished_at) \
-             VALUES (?, ?, ?, ?, ?, ?, ?, 0, ?, ?, ?, ?, ?, ?, ?, ?, '{}', '', '', ?, ?, 0, 0, ?, 0, NULL, \
-             '2026-01-01T00:30:00Z')",
-        )
-        .bind(&ds.runs[s.run as usize])
-        .bind(s.bench.as_str())
-        .bind(ds.name(s.model))
-        .bind(ds.name(s.instance))
-        .bind(ds.name(s.task))
-        .bind(ds.name(s.prompt_type))
-        .bind(s.round as i64)
-        .bind(ds.name(s.kind))
-        .bind(ds.name(s.category))
-        .bind(ds.name(s.subcategory))
-        .bind(ds.name(s.difficulty))
-        .bind(ds.name(s.outcome))
-        .bind(s.score)
-        .bind(s.passed as i64)
-        .bind(metrics)
-        .bind(s.k_act.map(i64::from))
-        .bind(s.k_opt.map(i64::from))
-        .bind(s.cost_usd)
-        .execute(&mut *tx)
-        .await?;
-    }
-    tx.commit().await?;
-    Ok(())
+/// Writes `ds` into a contract store whose tables exist through the store's synthetic writer
+/// ([`Store::write_synthetic`]): one `runs` row per run id (status finished, fixed timestamps),
+/// its models (`run_models`, by name id), and every sample in order. One transaction.
+pub async fn write_store(store: &Store, ds: &Dataset) -> Result<(), StoreError> {
+    let runs: Vec<SyntheticRun<'_>> = ds
+        .runs
+        .iter()
+        .enumerate()
+        .map(|(i, run)| {
+            let mut models: Vec<u32> = ds
+                .samples
+                .iter()
+                .filter(|s| s.run as usize == i)
+                .map(|s| s.model)
+                .collect();
+            models.sort_unstable();
+            models.dedup();
+            SyntheticRun {
+                id: run,
+                models: models.into_iter().map(|m| ds.name(m)).collect(),
+            }
+        })
+        .collect();
+    let samples = ds.samples.iter().map(|s| SyntheticSample {
+        run_id: &ds.runs[s.run as usize],
+        benchmark: s.bench.as_str(),
+        model: ds.name(s.model),
+        instance: ds.name(s.instance),
+        task: ds.name(s.task),
+        prompt_type: ds.name(s.prompt_type),
+        round: s.round as i64,
+        kind: ds.name(s.kind),
+        category: ds.name(s.category),
+        subcategory: ds.name(s.subcategory),
+        difficulty: ds.name(s.difficulty),
+        outcome: ds.name(s.outcome),
+        score: s.score,
+        passed: s.passed,
+        metrics: metrics_json(&ds.metrics_of(s)),
+        k_act: s.k_act.map(i64::from),
+        k_opt: s.k_opt.map(i64::from),
+        cost_usd: s.cost_usd,
+    });
+    store.write_synthetic(&runs, samples).await
 }
 
 /// The `metrics` JSON of a sample (absent metrics omitted).

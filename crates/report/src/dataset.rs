@@ -1,11 +1,11 @@
 //! The in-memory dataset every report is computed from: one compact row per stored sample, with
-//! strings interned. Loading asks a [`RunStore`] for the run ids and each run's report columns
+//! strings interned. Loading asks a [`RunReader`] for the run ids and each run's report columns
 //! ([`crucible_store::ReportRow`], texts borrowed and interned as they pass), so the report
 //! neither writes SQL nor depends on which database holds the store.
 
 use std::collections::HashMap;
 
-use crucible_store::{ReportRow, RunStore};
+use crucible_store::{ReportRow, RunReader};
 use serde_json::Value;
 
 use super::ReportError;
@@ -305,7 +305,7 @@ impl Dataset {
     /// Loads the samples of `runs` (every run in the store when empty) from a store that follows
     /// the contract. Unknown run ids are an error that names them; so is an empty selection.
     pub async fn load(
-        store: &impl RunStore,
+        store: &impl RunReader,
         runs: &[String],
         bench: BenchSelection,
     ) -> Result<Dataset, ReportError> {
@@ -360,7 +360,7 @@ pub fn bench_spans(samples: &[Sample]) -> [(usize, usize); 3] {
 /// The runs a report covers: `runs` in the order given without repeats, or every run of the store
 /// (oldest first) when empty. An unknown id or a store without runs is an error that says so.
 pub async fn select_runs(
-    store: &impl RunStore,
+    store: &impl RunReader,
     runs: &[String],
 ) -> Result<Vec<String>, ReportError> {
     let all = store.run_ids().await?;

@@ -2,8 +2,9 @@
 //! source of every number and chart the CLI and the GUI show.
 //!
 //! Data flow: [`Dataset::load`] reads runs and their samples' report columns through a
-//! [`crucible_store::RunStore`] into compact rows; every table is a pure function of a
-//! [`Dataset`] ([`build`]); [`chart`] renders the tables to SVG/PNG; [`export`] writes CSV, JSONL and LaTeX. This module never writes to the store and
+//! [`crucible_store::RunReader`] (the store's read-only half: it cannot write) into compact rows;
+//! every table is a pure function of a [`Dataset`] ([`build`]); [`chart`] renders the tables to
+//! SVG/PNG; [`export`] writes CSV, JSONL and LaTeX. This crate never writes to the store and
 //! never reads the clock; the only randomness (the paired bootstrap) is seeded.
 
 #![warn(missing_docs, unreachable_pub)]

@@ -4,14 +4,16 @@
 //! in `migrations/0001_init.sql`, embedded and applied on open, and documented in
 //! `docs/store.md`.
 //!
-//! This crate owns SQL and nothing else: it never runs a benchmark or calls a model, and it
-//! never sees an API key (callers hand it specs that hold none). No other crate writes SQL or
-//! holds a connection: callers get the typed rows defined here.
+//! This crate owns SQL (and the file format of the explorer's snapshot of it) and nothing else:
+//! it never runs a benchmark or calls a model, and it never sees an API key (callers hand it
+//! specs that hold none). It is the only crate that depends on sqlx; no other crate writes SQL
+//! or holds a connection: callers get the typed rows defined here.
 //!
-//! - [`RunStore`] is what orchestration (`crucible-run`), reports (`crucible-report`) and views
-//!   (`crucible-views`) ask of a store, without naming the database. [`Store`] implements it for
-//!   SQLite; a PostgreSQL store is meant to implement it too.
-//! - [`Store`] also has inherent methods that are not in the trait, on purpose:
+//! - [`RunStore`] is what orchestration (`crucible-run`) asks of a store, without naming the
+//!   database; its supertrait [`RunReader`] holds every read, and is all that reports
+//!   (`crucible-report`) and views (`crucible-views`) are given. [`Store`] implements both for
+//!   SQLite; a PostgreSQL store is meant to implement them too.
+//! - [`Store`] also has inherent methods that are not in the traits, on purpose:
 //!   - the results explorer's base mirror (`max_sample_id`, `run_id_set`, `report_rows_after`,
 //!     `report_rows_with_ids`, `known_sample_below`, `count_known_up_to`): the explorer keeps an
 //!     in-memory copy of every sample in step with the store by row id, which rests on SQLite's
@@ -19,10 +21,15 @@
 //!     PostgreSQL store would keep it in step another way, and the explorer opens SQLite files
 //!     only (`Store::open_read_only`);
 //!   - synthetic stores for `crucible bench` and the report tests (`write_synthetic`,
-//!     `copy_sample_with_answer`, `sample_count`, `sample_models`): test data, not something a
-//!     run or a report needs from every store.
+//!     `copy_sample_with_answer`, `sample_count`, `sample_models`, `open_unmigrated`): test
+//!     data, not something a run or a report needs from every store.
 //! - Column lists are spelled once, in [`schema`]: [`SAMPLE_COLUMNS`] is the one list every
 //!   sample INSERT and whole-row SELECT uses.
+//! - The explorer's snapshot file beside a store (`<store>.explorer-cache`, a compact copy of the
+//!   mirror) is described, encoded and decoded once, in [`snapshot`]: file bytes, no SQL.
+//! - Everything SQLite-specific (connection settings, `ON CONFLICT … RETURNING`, `substr`
+//!   clipping, row-id order) is under `sqlite/`; the traits, row types and column lists are
+//!   plain.
 //!
 //! Queries use `sqlx::query` with runtime binding rather than the compile-checked `query!`
 //! macros, so a fresh clone builds without a `DATABASE_URL` or committed offline data; the unit
@@ -36,6 +43,7 @@ mod run_store;
 mod runs;
 mod samples;
 pub mod schema;
+pub mod snapshot;
 mod sqlite;
 mod time;
 
@@ -43,7 +51,7 @@ pub use error::StoreError;
 pub use reads::{
     ReportRow, SampleBrief, SampleDetail, SamplePair, StoredAnswer, StoredSample, TextColumn,
 };
-pub use run_store::RunStore;
+pub use run_store::{RunReader, RunStore};
 pub use runs::{NewRun, RunHead, RunRow, RunSummary};
 pub use samples::{NewSample, SampleKey, SampleRow, SampleRowRef};
 pub use schema::{

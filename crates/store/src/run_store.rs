@@ -1,6 +1,9 @@
 //! [`RunStore`]: what orchestration, reports and views ask of a run store, independent of the
-//! database behind it. The SQLite [`crate::Store`] implements it; a PostgreSQL store is meant to
-//! implement the same trait, so nothing here may assume SQLite (no rowid order, no PRAGMAs).
+//! database behind it, in two parts: [`RunReader`] holds every read, and [`RunStore`] adds the
+//! writes on top of it. Reports and views take a `RunReader`, so "never writes" is checked by the
+//! compiler, not by review. The SQLite [`crate::Store`] implements both; a PostgreSQL store is
+//! meant to implement the same traits, so nothing here may assume SQLite (no rowid order, no
+//! PRAGMAs).
 //!
 //! Methods return `impl Future + Send` rather than being `async fn`, so generic callers (the
 //! scheduler's tasks, Tauri commands) can move the futures across threads.
@@ -17,10 +20,9 @@ use crate::{
 };
 
 /// A run store: runs, their models and progress log, and finished samples with their
-/// transcripts and artefacts (docs/store.md's contract).
-pub trait RunStore: Send + Sync {
-    // --- writes: orchestration only (reports and views never call these) ---
-
+/// transcripts and artefacts (docs/store.md's contract): every read of [`RunReader`] and the
+/// writes of orchestration (`crucible-run`, imports, `crucible-bench`'s synthetic stores).
+pub trait RunStore: RunReader {
     /// Creates a run (status `running`) and its models in one transaction.
     fn create_run(&self, run: &NewRun) -> impl Future<Output = Result<(), StoreError>> + Send;
 
@@ -50,7 +52,11 @@ pub trait RunStore: Send + Sync {
     /// Appends one progress event (JSON of `run::Progress`) to a run's log.
     fn log(&self, run_id: &str, event: &str)
         -> impl Future<Output = Result<(), StoreError>> + Send;
+}
 
+/// Every read of a run store: what reports (`crucible-report`) and views (`crucible-views`) may
+/// ask. Nothing here changes the store.
+pub trait RunReader: Send + Sync {
     // --- runs ---
 
     /// One run; an unknown id is [`StoreError::UnknownRun`].

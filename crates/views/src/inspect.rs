@@ -5,8 +5,9 @@
 //! run** (same instances and rounds: paired statistics, the instances where they disagree,
 //! per-category deltas).
 //!
-//! Read-only on the store: it reads `runs`, `samples` and `events` through the explorer's
-//! read-only pool and never writes; a replay's fresh result is returned, not stored (use
+//! Read-only on the store: it reads runs, samples and their events through the store's
+//! [`RunReader`] (the explorer's read-only handle, or any store for the CLI's comparison), never
+//! writes and never spells SQL; a replay's fresh result is returned, not stored (use
 //! `crucible rescore` for a new run). The chains it boots (QuestBench's bsc universe, Intent2Tx's
 //! eth universe) are owned by a [`Replayer`] and die with it. It does not touch how the results
 //! explorer loads datasets or builds reports.
@@ -15,8 +16,6 @@ use std::collections::{BTreeMap, HashMap};
 
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
-use sqlx::sqlite::SqlitePool;
-use sqlx::Row;
 use ts_rs::TS;
 
 use crate::catalog;
@@ -31,6 +30,7 @@ use crucible_questbench::seam::QuestBench;
 use crucible_report::dataset::Interner;
 use crucible_report::{self as report, Bench};
 use crucible_run::RunSpec;
+use crucible_store::{RunReader, StoreError};
 
 /// Strings longer than this (bytes) are clipped in a replay's fresh details.
 const CLIP: usize = 64 * 1024;
@@ -46,7 +46,7 @@ pub enum InspectError {
     UnknownSample(i64),
     /// The store could not be read.
     #[error("store error: {0}")]
-    Sql(#[from] sqlx::Error),
+    Store(#[from] StoreError),
     /// Re-execution asked of a sample with nothing to execute on a chain.
     #[error(
         "sample {id} is a {benchmark} sample: it has no transaction to re-execute (use re-score)"
@@ -219,21 +219,12 @@ struct Stored {
     version: String,
 }
 
-async fn load_stored(pool: &SqlitePool, id: i64) -> Result<Stored, InspectError> {
-    let r = sqlx::query(
-        "SELECT run_id, benchmark, model, instance, seed, outcome, score, passed, metrics, details, \
-         k_act, error FROM samples WHERE id = ?",
-    )
-    .bind(id)
-    .fetch_optional(pool)
-    .await?
-    .ok_or(InspectError::UnknownSample(id))?;
-    let run_id: String = r.try_get("run_id")?;
-    let events: Vec<String> =
-        sqlx::query_scalar("SELECT event FROM events WHERE sample_id = ? ORDER BY seq")
-            .bind(id)
-            .fetch_all(pool)
-            .await?;
+async fn load_stored(store: &impl RunReader, id: i64) -> Result<Stored, InspectError> {
+    let r = store
+        .stored_sample(id)
+        .await?
+        .ok_or(InspectError::UnknownSample(id))?;
+    let events = store.events(id).await?;
     let turns = events
         .iter()
         .filter_map(|e| match serde_json::from_str::<Event>(e) {
@@ -243,35 +234,34 @@ async fn load_stored(pool: &SqlitePool, id: i64) -> Result<Stored, InspectError>
             _ => None,
         })
         .collect();
-    let run: Option<(String, String)> =
-        sqlx::query_as("SELECT spec, versions FROM runs WHERE id = ?")
-            .bind(&run_id)
-            .fetch_optional(pool)
-            .await?;
+    let run = match store.run(&r.run_id).await {
+        Ok(run) => Some(run),
+        Err(StoreError::UnknownRun(_)) => None,
+        Err(e) => return Err(e.into()),
+    };
     let (spec, version) = match run {
-        Some((spec, versions)) => (
-            serde_json::from_str::<RunSpec>(&spec).ok(),
-            serde_json::from_str::<Value>(&versions)
+        Some(run) => (
+            serde_json::from_str::<RunSpec>(&run.spec).ok(),
+            serde_json::from_str::<Value>(&run.versions)
                 .ok()
                 .and_then(|v| v["crucible"].as_str().map(str::to_string))
                 .unwrap_or_default(),
         ),
         None => (None, String::new()),
     };
-    let seed: i64 = r.try_get("seed")?;
     Ok(Stored {
-        run_id,
-        benchmark: r.try_get("benchmark")?,
-        model: r.try_get("model")?,
-        instance: r.try_get("instance")?,
-        seed: seed as u64,
-        outcome: r.try_get("outcome")?,
-        score: r.try_get("score")?,
-        passed: r.try_get::<i64, _>("passed")? != 0,
-        metrics: r.try_get("metrics")?,
-        details: r.try_get("details")?,
-        k_act: r.try_get("k_act")?,
-        error: r.try_get("error")?,
+        run_id: r.run_id,
+        benchmark: r.benchmark,
+        model: r.model,
+        instance: r.instance,
+        seed: r.seed as u64,
+        outcome: r.outcome,
+        score: r.score,
+        passed: r.passed,
+        metrics: r.metrics,
+        details: r.details,
+        k_act: r.k_act,
+        error: r.error,
         turns,
         spec,
         version,
@@ -399,7 +389,7 @@ impl Replayer {
         id: i64,
         mode: ReplayMode,
     ) -> Result<Replay, InspectError> {
-        let s = load_stored(explorer.pool(), id).await?;
+        let s = load_stored(explorer.store(), id).await?;
         let execute = match (s.benchmark.as_str(), mode) {
             ("pilot", ReplayMode::Reexecute) => {
                 return Err(InspectError::NothingToExecute {
@@ -559,13 +549,12 @@ pub fn extract(benchmark: &str, answer: &str) -> Option<(String, String, String)
 }
 
 /// The extracted code/JSON of sample `id` (see [`extract`]), clipped to 64 KiB.
-pub async fn extracted(pool: &SqlitePool, id: i64) -> Result<Option<Extracted>, InspectError> {
-    let row: Option<(String, String)> =
-        sqlx::query_as("SELECT benchmark, raw_answer FROM samples WHERE id = ?")
-            .bind(id)
-            .fetch_optional(pool)
-            .await?;
-    let (benchmark, answer) = row.ok_or(InspectError::UnknownSample(id))?;
+pub async fn extracted(store: &impl RunReader, id: i64) -> Result<Option<Extracted>, InspectError> {
+    let stored = store
+        .answer(id)
+        .await?
+        .ok_or(InspectError::UnknownSample(id))?;
+    let (benchmark, answer) = (stored.benchmark, stored.raw_answer);
     Ok(
         extract(&benchmark, &answer).map(|(lang, source, mut text)| {
             let total = text.len();
@@ -851,72 +840,35 @@ fn diff(a: &VerdictView, b: &VerdictView) -> (Vec<Difference>, Vec<String>) {
 /// per-category deltas and the paired samples that differ. Pairs are samples of the same
 /// benchmark, instance and round.
 pub async fn compare_models(
-    pool: &SqlitePool,
+    store: &impl RunReader,
     run: &str,
     model_a: &str,
     model_b: &str,
     seed: u64,
 ) -> Result<CompareView, InspectError> {
     // The run's models as its spec lists them (cheap); a store without them is read from samples.
-    let mut models: Vec<String> =
-        sqlx::query_scalar("SELECT model FROM run_models WHERE run_id = ? ORDER BY model")
-            .bind(run)
-            .fetch_all(pool)
-            .await?;
-    if models.is_empty() {
-        models = sqlx::query_scalar(
-            "SELECT DISTINCT model FROM samples WHERE run_id = ? ORDER BY model",
-        )
-        .bind(run)
-        .fetch_all(pool)
-        .await?;
-    }
+    let models = store.model_names(run).await?;
     models_check(run, model_a, model_b, &models)?;
-    // One query per benchmark, so both sides are found through the (run_id, benchmark, model, …)
-    // index instead of a scan of the whole run.
-    let benches: Vec<String> = sqlx::query_scalar(
-        "SELECT DISTINCT benchmark FROM samples WHERE run_id = ? AND model = ? ORDER BY benchmark",
-    )
-    .bind(run)
-    .bind(model_a)
-    .fetch_all(pool)
-    .await?;
-    let mut rows = Vec::new();
-    for bench in &benches {
-        rows.extend(
-            sqlx::query(
-                "SELECT a.benchmark, a.instance, a.task, a.category, a.round, a.id, b.id, a.score, \
-                 b.score, a.passed, b.passed FROM samples a JOIN samples b ON b.run_id = a.run_id \
-                 AND b.benchmark = a.benchmark AND b.model = ?3 AND b.instance = a.instance \
-                 AND b.round = a.round WHERE a.run_id = ?1 AND a.benchmark = ?4 AND a.model = ?2 \
-                 ORDER BY a.id",
-            )
-            .bind(run)
-            .bind(model_a)
-            .bind(model_b)
-            .bind(bench)
-            .fetch_all(pool)
-            .await?,
-        );
-    }
-    let mut pairs = Vec::with_capacity(rows.len());
-    for r in &rows {
-        pairs.push(Disagreement {
-            instance: r.try_get(1)?,
-            task: r.try_get(2)?,
-            category: r.try_get(3)?,
-            round: r.try_get::<i64, _>(4)?.clamp(0, u32::MAX as i64) as u32,
+    let pairs = store
+        .model_pairs(run, model_a, model_b)
+        .await?
+        .into_iter()
+        .map(|p| Disagreement {
+            instance: p.instance,
+            task: p.task,
+            category: p.category,
+            round: p.round.clamp(0, u32::MAX as i64) as u32,
             model_a: model_a.to_string(),
             model_b: model_b.to_string(),
-            id_a: r.try_get(5)?,
-            id_b: r.try_get(6)?,
-            score_a: r.try_get(7)?,
-            score_b: r.try_get(8)?,
-            passed_a: r.try_get::<i64, _>(9)? != 0,
-            passed_b: r.try_get::<i64, _>(10)? != 0,
-            benchmark: r.try_get(0)?,
-        });
-    }
+            id_a: p.id_a,
+            id_b: p.id_b,
+            score_a: p.score_a,
+            score_b: p.score_b,
+            passed_a: p.passed_a,
+            passed_b: p.passed_b,
+            benchmark: p.benchmark,
+        })
+        .collect();
     compare_pairs(run, model_a, model_b, seed, pairs).await
 }
 

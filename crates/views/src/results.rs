@@ -26,7 +26,7 @@ use crucible_report::dataset::{select_runs, Interner};
 use crucible_report::{
     self as report, chart, export, Bench, BenchSelection, Dataset, Report, ReportError,
 };
-use crucible_store::{RunStore, SampleBrief, Store, StoreError, TextColumn};
+use crucible_store::{RunReader, SampleBrief, Store, StoreError, TextColumn};
 
 /// Largest page a sample listing returns.
 pub const MAX_PAGE: u32 = 500;
@@ -1143,7 +1143,7 @@ impl Explorer {
 /// The paired comparisons of two runs (`crucible compare`'s core). Two equal runs and runs
 /// without shared instances are errors that say so.
 pub async fn comparisons(
-    store: &impl RunStore,
+    store: &impl RunReader,
     run_a: &str,
     run_b: &str,
     seed: u64,
@@ -1232,7 +1232,7 @@ pub fn compare_value(run_a: &str, run_b: &str, seed: u64, cmp: &[report::Compari
 
 /// [`comparisons`] as [`compare_value`].
 pub async fn compare_json(
-    store: &impl RunStore,
+    store: &impl RunReader,
     run_a: &str,
     run_b: &str,
     seed: u64,

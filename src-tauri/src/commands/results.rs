@@ -196,5 +196,5 @@ pub async fn results_extracted(
     id: i64,
 ) -> Result<Option<crucible_views::inspect::Extracted>, CommandError> {
     let e = explorer(&state).await?.1;
-    Ok(crucible_views::inspect::extracted(e.pool(), id).await?)
+    Ok(crucible_views::inspect::extracted(e.store(), id).await?)
 }

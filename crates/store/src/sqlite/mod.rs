@@ -7,8 +7,8 @@
 //! SQL is split by concern: [`runs`] (runs, models, progress log), [`samples`] (storing samples
 //! and reading them back whole), [`reads`] (what reports and views read), [`mirror`] (the
 //! explorer's in-memory base kept in step, inherent only) and [`synthetic`] (`crucible bench`'s
-//! seeded stores, inherent only). The [`RunStore`] impl at the bottom forwards to the inherent
-//! methods, so callers holding a `Store` need not import the trait.
+//! seeded stores, inherent only). The [`RunStore`] and [`RunReader`] impls at the bottom forward
+//! to the inherent methods, so callers holding a `Store` need not import the traits.
 
 use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
@@ -22,8 +22,9 @@ use sqlx::sqlite::{
 };
 
 use crate::{
-    NewRun, NewSample, ReportRow, RunHead, RunRow, RunStore, RunSummary, SampleBrief, SampleDetail,
-    SampleKey, SamplePair, SampleRow, StoreError, StoredAnswer, StoredSample, TextColumn,
+    NewRun, NewSample, ReportRow, RunHead, RunReader, RunRow, RunStore, RunSummary, SampleBrief,
+    SampleDetail, SampleKey, SamplePair, SampleRow, StoreError, StoredAnswer, StoredSample,
+    TextColumn,
 };
 
 mod mirror;
@@ -67,6 +68,17 @@ impl Store {
         Self::connect(path, false).await
     }
 
+    /// Opens an existing database read-write as it is, without applying migrations: a file that
+    /// follows the store contract (docs/store.md) but was not made by Crucible, such as the report
+    /// tests' store built from the contract's text. Writes that need a column such a file lacks
+    /// fail; runs and reports use [`Store::open`] / [`Store::open_existing`].
+    pub async fn open_unmigrated(path: &Path) -> Result<Self, StoreError> {
+        if !path.is_file() {
+            return Err(StoreError::NoDatabase(path.to_path_buf()));
+        }
+        Self::connect_as(path, false, false).await
+    }
+
     /// Opens an existing database read-only, as reports and the results explorer read it: no
     /// migration is applied (a store written by another Crucible, or any file that follows the
     /// contract, is read as it is), at most two connections, and every write fails.
@@ -91,6 +103,10 @@ impl Store {
     }
 
     async fn connect(path: &Path, create: bool) -> Result<Self, StoreError> {
+        Self::connect_as(path, create, true).await
+    }
+
+    async fn connect_as(path: &Path, create: bool, migrate: bool) -> Result<Self, StoreError> {
         let open = |source| StoreError::Open {
             path: path.to_path_buf(),
             source,
@@ -110,13 +126,15 @@ impl Store {
             .connect_with(opts)
             .await
             .map_err(open)?;
-        sqlx::migrate!("../../migrations")
-            .run(&pool)
-            .await
-            .map_err(|source| StoreError::Migrate {
-                path: path.to_path_buf(),
-                source,
-            })?;
+        if migrate {
+            sqlx::migrate!("../../migrations")
+                .run(&pool)
+                .await
+                .map_err(|source| StoreError::Migrate {
+                    path: path.to_path_buf(),
+                    source,
+                })?;
+        }
         Ok(Self {
             pool,
             path: path.to_path_buf(),
@@ -164,7 +182,9 @@ impl RunStore for Store {
     async fn log(&self, run_id: &str, event: &str) -> Result<(), StoreError> {
         Store::log(self, run_id, event).await
     }
+}
 
+impl RunReader for Store {
     async fn run(&self, run_id: &str) -> Result<RunRow, StoreError> {
         Store::run(self, run_id).await
     }

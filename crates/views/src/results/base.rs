@@ -8,7 +8,8 @@
 //! re-interned in the order [`Dataset::load`] would intern them, so every report is bit for bit
 //! the one `crucible report` computes from the store.
 //!
-//! The base is saved next to the store as a snapshot file ([`snapshot`] owns its format); a
+//! The base is saved next to the store as a snapshot file, whose format `crucible_store::snapshot`
+//! describes, encodes and decodes (here the base is only mapped to and from its records); a
 //! missing, foreign, truncated or stale one is rebuilt from the store, never trusted blindly:
 //! after loading it the base is refreshed against the store and its sample count checked.
 //!
@@ -20,9 +21,8 @@ use std::path::Path;
 
 use crucible_report::dataset::{add_metrics, sample_of_row, Interner, Metrics, NO_METRICS};
 use crucible_report::{Bench, BenchSelection, Dataset, ReportError, Sample};
+use crucible_store::snapshot::{self, SnapshotReader, SnapshotRecord, SnapshotWriter};
 use crucible_store::Store;
-
-mod snapshot;
 
 /// Samples compared with the store when a snapshot is opened ([`Base::probes_match`]).
 const PROBES: usize = 64;
@@ -409,20 +409,96 @@ impl Base {
             .collect()
     }
 
-    /// Encodes the live samples as a snapshot file's bytes ([`snapshot`] has the layout).
+    /// Encodes the live samples as a snapshot file's bytes (`crucible_store::snapshot` has the
+    /// layout).
     pub fn encode(&self) -> Vec<u8> {
-        snapshot::encode(self)
+        let mut live_runs: Vec<u32> = self.run_index.values().copied().collect();
+        live_runs.sort_unstable();
+        let names = self.names.names().iter().map(String::as_str);
+        let mut w = SnapshotWriter::new(names, &self.runs, &live_runs, self.max_id, self.live);
+        for (k, s) in self.samples.iter().enumerate() {
+            if self.dead[k] {
+                continue;
+            }
+            w.push(&SnapshotRecord {
+                id: self.ids[k],
+                benchmark: s.bench,
+                run: s.run,
+                labels: s.labels(),
+                round: s.round,
+                score: s.score,
+                passed: s.passed,
+                cost_usd: s.cost_usd,
+                k_act: s.k_act,
+                k_opt: s.k_opt,
+                metrics: self.metric(s).values(),
+            });
+        }
+        w.finish()
     }
 
     /// Decodes a snapshot; `None` for anything that is not a whole, consistent snapshot.
     pub fn decode(bytes: &[u8]) -> Option<Base> {
-        snapshot::read(bytes, bytes.len() as u64)
+        Base::read_from(bytes, bytes.len() as u64)
     }
 
     /// Reads a snapshot of `len` bytes from `r`, streaming; `None` for anything that is not a
     /// whole, consistent snapshot.
     pub fn read_from(r: impl std::io::Read, len: u64) -> Option<Base> {
-        snapshot::read(r, len)
+        let (head, mut records) = SnapshotReader::open(r, len)?;
+        let mut names = Interner::default();
+        for n in &head.names {
+            names.id(n);
+        }
+        let run_index: HashMap<String, u32> = head
+            .live_runs
+            .iter()
+            .map(|&i| (head.runs[i as usize].clone(), i))
+            .collect();
+        let mut samples = Vec::with_capacity(head.samples);
+        let mut ids = Vec::with_capacity(head.samples);
+        let mut metrics = Vec::new();
+        for _ in 0..head.samples {
+            let r = records.next_record()?;
+            let [model, instance, task, prompt_type, kind, category, subcategory, difficulty, outcome] =
+                r.labels;
+            samples.push(Sample {
+                bench: r.benchmark,
+                run: r.run,
+                model,
+                instance,
+                task,
+                prompt_type,
+                round: r.round,
+                kind,
+                category,
+                subcategory,
+                difficulty,
+                outcome,
+                score: r.score,
+                passed: r.passed,
+                metrics: add_metrics(&mut metrics, Metrics::from_values(r.metrics)),
+                k_act: r.k_act,
+                k_opt: r.k_opt,
+                cost_usd: r.cost_usd,
+            });
+            ids.push(r.id);
+        }
+        if !records.finish() {
+            return None;
+        }
+        Some(Base {
+            names,
+            runs: head.runs,
+            run_index,
+            dead: vec![false; samples.len()],
+            live: samples.len(),
+            samples,
+            metrics,
+            ids,
+            max_id: head.max_id,
+            generation: next_generation(),
+        })
     }
 
     /// Loads the snapshot at `path` and brings it up to date, or reads the whole store when there
@@ -495,9 +571,13 @@ impl Base {
                     same = false;
                     return;
                 }
-                let Some(got) =
-                    sample_of_row(&row, held.run, BenchSelection(None), &mut names, &mut metrics)
-                else {
+                let Some(got) = sample_of_row(
+                    &row,
+                    held.run,
+                    BenchSelection(None),
+                    &mut names,
+                    &mut metrics,
+                ) else {
                     same = false;
                     return;
                 };
