@@ -61,6 +61,8 @@ enum Command {
     Demo(cli::runs::DemoArgs),
     /// Every report table (JSON), CSV/JSONL/LaTeX exports and charts from a run store.
     Report(cli::report::ReportArgs),
+    /// The papers' published result tables (`--bench questbench|intent2tx|pilot`), as data.
+    Published(cli::published::PublishedArgs),
     /// Paired comparison of two runs (or of two models of one run) on the same instances.
     Compare(cli::report::CompareArgs),
     /// Re-execute or re-score one stored sample and compare with its stored verdict.
@@ -104,6 +106,7 @@ fn main() -> Result<()> {
             Command::Agents(cmd) => cli::runs::agents(&config, cmd).await,
             Command::Demo(args) => cli::runs::demo(&config, args).await,
             Command::Report(args) => cli::report::report(&config, args).await,
+            Command::Published(args) => cli::published::published(&config, args),
             Command::Compare(args) => cli::report::compare(args).await,
             Command::Results(cmd) => cli::results::results(&config, cmd).await,
         }

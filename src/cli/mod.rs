@@ -12,6 +12,7 @@ mod chain;
 pub mod intent;
 mod models;
 pub mod pilot;
+pub mod published;
 mod quest;
 pub mod report;
 pub mod results;

@@ -165,3 +165,60 @@ fn questbench_answers_the_shared_tasks_and_try_commands() {
     let (ok, _, err) = crucible(&["try", "--bench", "questbench", "--seed", "0"]);
     assert!(!ok && err.contains("--task"), "{err}");
 }
+
+/// `crucible published`: the papers' tables as the papers print them (figures checked by hand
+/// against the paper texts), every benchmark has some, and a bad `--bench` is a clear error.
+#[test]
+fn published_tables_print_the_papers_figures() {
+    let (ok, v, err) = crucible(&["published", "--bench", "questbench", "--json"]);
+    assert!(ok, "{err}");
+    let tables = v["tables"].as_array().unwrap();
+    let names: Vec<&str> = tables
+        .iter()
+        .map(|t| t["table"].as_str().unwrap())
+        .collect();
+    assert_eq!(names, ["Table 1", "Table 2", "Table 10", "Table 11"]);
+    assert_eq!(
+        keys(&tables[0]),
+        ["caption", "columns", "notes", "paper", "rows", "table"]
+    );
+    // EVM-QuestBench Table 1, first row: "1 Claude-Sonnet-4.5 4278 3958 8236 174 2.1 [8020, 8451]".
+    let top = &tables[0]["rows"][0];
+    assert_eq!(top["model"], "Claude-Sonnet-4.5");
+    let vals = &top["values"];
+    let columns: Vec<&str> = tables[0]["columns"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|c| c["key"].as_str().unwrap())
+        .collect();
+    let got: Vec<f64> = columns.iter().map(|k| vals[*k].as_f64().unwrap()).collect();
+    assert_eq!(
+        got,
+        [1.0, 4278.0, 3958.0, 8236.0, 174.0, 2.1, 8020.0, 8451.0]
+    );
+    assert_eq!(tables[0]["rows"].as_array().unwrap().len(), 20);
+
+    // PILOT-Bench Table 2: "GPT-4o-mini 50.5 46.5 3.0 56.1 43.9 0.0 67.7 31.2 1.1".
+    let (ok, v, err) = crucible(&["published", "--bench", "pilot", "--json"]);
+    assert!(ok, "{err}");
+    let t2 = &v["tables"][0];
+    assert_eq!(t2["table"], "Table 2");
+    assert_eq!(t2["rows"][0]["model"], "GPT-4o-mini");
+    assert_eq!(t2["rows"][0]["values"]["optimal_full"], 67.7);
+
+    // Intent2Tx Table 1 (direct and retrieval), Table 2 (execution).
+    let (ok, v, err) = crucible(&["published", "--bench", "intent2tx", "--json"]);
+    assert!(ok, "{err}");
+    let names: Vec<&str> = v["tables"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|t| t["table"].as_str().unwrap())
+        .collect();
+    assert_eq!(names, ["Table 1", "Table 1", "Table 2"]);
+
+    let (ok, _, err) = crucible(&["published", "--bench", "evm"]);
+    assert!(!ok);
+    assert!(err.contains("unknown benchmark \"evm\""), "{err}");
+}

@@ -130,11 +130,19 @@ pub fn load_dir(dir: &Path) -> Result<Vec<Task>, QuestError> {
     Ok(tasks)
 }
 
-/// Whether `path` names a task file: `*.json`, but not a composite script (`*.rounds.json`) nor
-/// the generated schema (`task.schema.json`).
+/// Whether `path` names a task file: `*.json`, but not a composite script (`*.rounds.json`), nor
+/// the generated schema (`task.schema.json`), nor a paper's result table (a file directly inside
+/// a `published/` folder, as `tasks/questbench/published/table1.json`).
 pub fn is_task_file(path: &Path) -> bool {
     let name = path.file_name().and_then(|n| n.to_str()).unwrap_or("");
-    name.ends_with(".json") && !name.ends_with(".rounds.json") && name != "task.schema.json"
+    let folder = path
+        .parent()
+        .and_then(|p| p.file_name())
+        .and_then(|n| n.to_str());
+    name.ends_with(".json")
+        && !name.ends_with(".rounds.json")
+        && name != "task.schema.json"
+        && folder != Some("published")
 }
 
 fn collect_json(dir: &Path, out: &mut Vec<PathBuf>) -> Result<(), QuestError> {
@@ -152,4 +160,29 @@ fn collect_json(dir: &Path, out: &mut Vec<PathBuf>) -> Result<(), QuestError> {
         }
     }
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::is_task_file;
+    use std::path::Path;
+
+    #[test]
+    fn task_files_exclude_scripts_the_schema_and_published_tables() {
+        assert!(is_task_file(Path::new(
+            "tasks/questbench/atomic/native_transfer/bnb_transfer_basic.json"
+        )));
+        assert!(!is_task_file(Path::new(
+            "tasks/questbench/composite/x.rounds.json"
+        )));
+        assert!(!is_task_file(Path::new(
+            "tasks/questbench/task.schema.json"
+        )));
+        assert!(!is_task_file(Path::new(
+            "tasks/questbench/published/table1.json"
+        )));
+        assert!(!is_task_file(Path::new(
+            "tasks/questbench/atomic/x/reference.ts"
+        )));
+    }
 }

@@ -18,7 +18,7 @@ pub const FORMAT_VERSION: u32 = 1;
 pub enum Kind {
     /// One model call, one transaction or query answer.
     Atomic,
-    /// A planning call plus rounds (see [`crate::composite`]).
+    /// A planning call plus rounds (the composite protocol).
     Composite,
 }
 
@@ -493,7 +493,7 @@ pub struct CheckSpec {
     pub check: Check,
 }
 
-/// The check families (one variant per family; evaluation in [`crate::check`]).
+/// The check families (one variant per family; evaluated by the check module).
 #[derive(Debug, Clone, Serialize, Deserialize, JsonSchema)]
 #[serde(tag = "family", rename_all = "snake_case", deny_unknown_fields)]
 pub enum Check {
@@ -694,7 +694,7 @@ pub struct WrongSpec {
     pub families: Vec<String>,
 }
 
-/// Composite-only fields (run by [`crate::composite`]).
+/// Composite-only fields (run by the composite protocol).
 #[derive(Debug, Clone, Serialize, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct CompositeSpec {
