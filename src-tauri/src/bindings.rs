@@ -21,6 +21,26 @@ fn decl<T: TS>(out: &mut String) {
     out.push('\n');
 }
 
+/// The benchmarks in report order and their published names, as constants: the one place the UI
+/// gets them from (`crucible_core::BenchmarkId::ALL` and `label`).
+fn benchmarks(out: &mut String) {
+    use crucible_core::BenchmarkId;
+    let quote = |s: &str| serde_json::to_string(s).unwrap_or_default();
+    let ids: Vec<String> = BenchmarkId::ALL.iter().map(|b| quote(b.as_str())).collect();
+    let labels: Vec<String> = BenchmarkId::ALL
+        .iter()
+        .map(|b| format!("{}: {}", b.as_str(), quote(b.label())))
+        .collect();
+    out.push_str(&format!(
+        "\n/**\n * Every benchmark, in report order.\n */\nexport const BENCHES: readonly Bench[] = [{}];\n",
+        ids.join(", ")
+    ));
+    out.push_str(&format!(
+        "\n/**\n * Each benchmark's published name, for people.\n */\nexport const BENCH_LABEL: Readonly<Record<Bench, string>> = {{ {} }};\n",
+        labels.join(", ")
+    ));
+}
+
 /// The whole contents of `ui/src/bindings.ts`.
 pub fn typescript() -> String {
     use crucible_views::status::{
@@ -38,6 +58,9 @@ pub fn typescript() -> String {
     decl::<UniverseStatus>(&mut out);
     decl::<UniverseState>(&mut out);
     decl::<crucible_bench::perf::PerfMark>(&mut out);
+    // Any JSON (stored details, events, artefacts, a studio task's extra view).
+    decl::<serde_json::Value>(&mut out);
+    benchmarks(&mut out);
     // Run console: providers and models.
     {
         use crucible_llm::{
@@ -113,6 +136,7 @@ pub fn typescript() -> String {
         decl::<SamplePage>(&mut out);
         decl::<SampleSummary>(&mut out);
         decl::<SampleTrace>(&mut out);
+        decl::<crucible_views::trace::SampleView>(&mut out);
         decl::<ClippedText>(&mut out);
         decl::<Artefact>(&mut out);
         decl::<CompareView>(&mut out);
@@ -120,6 +144,58 @@ pub fn typescript() -> String {
         decl::<Disagreement>(&mut out);
         decl::<Facets>(&mut out);
         decl::<ChartView>(&mut out);
+    }
+    // Results explorer: the typed reading of a sample's trace.
+    {
+        use crucible_views::trace::*;
+        decl::<TraceView>(&mut out);
+        decl::<Highlight>(&mut out);
+        decl::<HighlightKind>(&mut out);
+        decl::<IntentTrace>(&mut out);
+        decl::<IntentStep>(&mut out);
+        decl::<IntentField>(&mut out);
+        decl::<IntentKey>(&mut out);
+        decl::<IntentExecution>(&mut out);
+        decl::<PilotTrace>(&mut out);
+        decl::<PilotCall>(&mut out);
+    }
+    // Results explorer: the report (`crucible report --json`) and comparisons
+    // (`crucible compare --json`).
+    {
+        use crucible_report::{
+            intent, pilot, quest, stats, summary, CompareReport, CompareSides, Comparison, CostRow,
+            ProfileRow, Report,
+        };
+        decl::<Report>(&mut out);
+        decl::<ProfileRow>(&mut out);
+        decl::<CostRow>(&mut out);
+        decl::<summary::ModelSummary>(&mut out);
+        decl::<summary::Stability>(&mut out);
+        decl::<summary::RoundPair>(&mut out);
+        decl::<stats::Correlation>(&mut out);
+        decl::<quest::QuestTables>(&mut out);
+        decl::<quest::LeaderRow>(&mut out);
+        decl::<quest::CompositeRow>(&mut out);
+        decl::<quest::QuadrantRow>(&mut out);
+        decl::<quest::OverheadRow>(&mut out);
+        decl::<quest::DeltaBin>(&mut out);
+        decl::<quest::OutcomeRow>(&mut out);
+        decl::<quest::RateRow>(&mut out);
+        decl::<intent::IntentTables>(&mut out);
+        decl::<intent::Table1Row>(&mut out);
+        decl::<intent::Table2Row>(&mut out);
+        decl::<intent::FailureRow>(&mut out);
+        decl::<intent::FormEffectRow>(&mut out);
+        decl::<pilot::PilotTables>(&mut out);
+        decl::<pilot::OutcomeShares>(&mut out);
+        decl::<pilot::PromptRow>(&mut out);
+        decl::<pilot::FlawedRow>(&mut out);
+        decl::<pilot::CellRow>(&mut out);
+        decl::<pilot::CeilingRow>(&mut out);
+        decl::<CompareReport>(&mut out);
+        decl::<CompareSides>(&mut out);
+        decl::<Comparison>(&mut out);
+        decl::<stats::BootstrapCi>(&mut out);
     }
     // Results explorer: sample actions.
     {
@@ -160,6 +236,76 @@ mod tests {
         );
     }
 
+    /// Every field name of every object in `v` (map keys of `raw` outcome counts excepted).
+    fn keys(v: &serde_json::Value, out: &mut std::collections::BTreeSet<String>) {
+        match v {
+            serde_json::Value::Object(o) => {
+                for (k, x) in o {
+                    out.insert(k.clone());
+                    if k != "raw" {
+                        keys(x, out);
+                    }
+                }
+            }
+            serde_json::Value::Array(a) => a.iter().for_each(|x| keys(x, out)),
+            _ => {}
+        }
+    }
+
+    #[test]
+    fn every_field_of_a_report_and_a_comparison_is_declared() {
+        use crucible_bench::synth::{generate, SynthSpec};
+        use crucible_report::compare::compare_samples;
+        use crucible_report::{BenchSelection, CompareReport, CompareSides};
+        let spec = SynthSpec {
+            models: 3,
+            rounds: 2,
+            intent_tasks: 4,
+            pilot_tasks: 4,
+            seed: 1,
+        };
+        let ds = generate(&spec);
+        let report = crucible_report::build(&ds, BenchSelection(None), &Default::default());
+        assert!(
+            report.questbench.is_some() && report.intent2tx.is_some() && report.pilot.is_some()
+        );
+        // Two models of the one synthetic run, paired on their instances of one benchmark.
+        let (bench, m0) = (ds.samples[0].bench, ds.samples[0].model);
+        let m1 = ds
+            .samples
+            .iter()
+            .map(|s| s.model)
+            .find(|&m| m != m0)
+            .unwrap();
+        let side = |m: u32| -> Vec<&crucible_report::Sample> {
+            ds.samples
+                .iter()
+                .filter(|s| s.model == m && s.bench == bench)
+                .collect()
+        };
+        let compare = CompareReport {
+            sides: CompareSides::Runs {
+                run_a: "a".into(),
+                run_b: "b".into(),
+            },
+            seed: 0,
+            comparisons: compare_samples(bench, "a", "b", &side(m0), &side(m1), 0)
+                .into_iter()
+                .collect(),
+        };
+        assert_eq!(compare.comparisons.len(), 1);
+        let mut names = std::collections::BTreeSet::new();
+        keys(&serde_json::to_value(&report).unwrap(), &mut names);
+        keys(&serde_json::to_value(&compare).unwrap(), &mut names);
+        let ts = typescript();
+        for k in &names {
+            assert!(
+                ts.contains(&format!("\n{k}: ")) || ts.contains(&format!("\n{k}?: ")),
+                "the report's field {k:?} is not declared in the bindings"
+            );
+        }
+    }
+
     #[test]
     fn bindings_name_every_command_type() {
         let ts = typescript();
@@ -191,12 +337,31 @@ mod tests {
             "Replay",
             "ReplayMode",
             "VerdictView",
+            "Report",
+            "QuestTables",
+            "IntentTables",
+            "PilotTables",
+            "CompareReport",
+            "SampleView",
+            "TraceView",
+            "JsonValue",
         ] {
             assert!(
                 ts.contains(&format!("export type {name} ")),
                 "{name} missing from bindings:\n{ts}"
             );
         }
+        let mut seen = std::collections::BTreeSet::new();
+        for line in ts.lines() {
+            if let Some(rest) = line.strip_prefix("export type ") {
+                let name = rest.split([' ', '<']).next().unwrap_or_default();
+                assert!(seen.insert(name.to_string()), "{name} is declared twice");
+            }
+        }
+        assert!(
+            ts.contains("export const BENCH_LABEL") && ts.contains("\"EVM-QuestBench\""),
+            "benchmark labels missing from bindings"
+        );
         assert!(
             !ts.contains("bigint"),
             "JSON numbers must not be typed as bigint:\n{ts}"

@@ -241,20 +241,20 @@ async fn compare_models(store: &Store, run: &str, args: &CompareArgs) -> Result<
         out!("{}", pretty(&serde_json::to_value(&v)?)?);
         return Ok(());
     }
-    for c in v.compare["comparisons"].as_array().into_iter().flatten() {
+    for c in &v.compare.comparisons {
         out!(
             "{} {} vs {}: {} pairs, A {:.2} B {:.2}, diff {:+.2} [{:.2}, {:.2}], sign p={:.4}, McNemar p={:.4}",
-            c["benchmark"].as_str().unwrap_or("?"),
+            c.benchmark,
             a,
             b,
-            c["n_pairs"],
-            c["mean_a"].as_f64().unwrap_or(f64::NAN),
-            c["mean_b"].as_f64().unwrap_or(f64::NAN),
-            c["diff"]["diff"].as_f64().unwrap_or(f64::NAN),
-            c["diff"]["lo"].as_f64().unwrap_or(f64::NAN),
-            c["diff"]["hi"].as_f64().unwrap_or(f64::NAN),
-            c["sign_p"].as_f64().unwrap_or(f64::NAN),
-            c["mcnemar_p"].as_f64().unwrap_or(f64::NAN),
+            c.n_pairs,
+            c.mean_a,
+            c.mean_b,
+            c.diff.diff,
+            c.diff.lo,
+            c.diff.hi,
+            c.sign_p,
+            c.mcnemar_p,
         );
     }
     out!("{} paired samples disagree", v.disagreements_total);

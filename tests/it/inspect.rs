@@ -347,7 +347,20 @@ async fn two_models_of_one_run_are_compared_on_the_same_instances() {
     let ex = Explorer::open(&db).await.unwrap();
     let (a, b) = ("builtin:reference", "builtin:known-wrong");
     let v = compare_models(ex.store(), &run, a, b, 0).await.unwrap();
-    let cmp = v.compare["comparisons"].as_array().unwrap();
+    // The same JSON as before it was typed: `{run, model_a, model_b, seed, comparisons}`.
+    let compare = serde_json::to_value(&v.compare).unwrap();
+    let keys: Vec<&str> = compare
+        .as_object()
+        .unwrap()
+        .keys()
+        .map(String::as_str)
+        .collect();
+    assert_eq!(keys, ["run", "model_a", "model_b", "seed", "comparisons"]);
+    assert_eq!(
+        (compare["run"].as_str(), compare["seed"].as_u64()),
+        (Some(run.as_str()), Some(0))
+    );
+    let cmp = compare["comparisons"].as_array().unwrap();
     // Only QuestBench has both agents.
     assert_eq!(cmp.len(), 1, "{cmp:?}");
     assert_eq!(cmp[0]["benchmark"], "questbench");

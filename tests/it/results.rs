@@ -8,6 +8,7 @@ use std::process::Command;
 
 use crucible_store::{NewSample, Store};
 use crucible_views::results::{self, Explorer, ResultsError, SampleFilter, CLIP_BYTES};
+use crucible_views::trace::SampleView;
 use serde_json::Value;
 
 fn crucible(data: &Path, args: &[&str]) -> Value {
@@ -309,6 +310,47 @@ async fn samples_page_traces_show_checks_and_huge_answers_are_clipped() {
     assert!(
         details.contains("expected") && details.contains("actual"),
         "{details}"
+    );
+
+    // The typed reading the app sends with every trace: the real stored details of every
+    // benchmark parse into their views.
+    let mut seen = std::collections::BTreeSet::new();
+    for row in &whole.rows {
+        let t = ex.sample(row.id).await.unwrap();
+        let v = SampleView::new(t.clone()).view;
+        match (row.benchmark.as_str(), row.kind.as_str()) {
+            ("questbench", kind) => {
+                assert!(!v.checks.is_empty(), "{row:?}");
+                assert!(v.intent.is_none() && v.pilot.is_none());
+                if kind == "composite" {
+                    let c = v.composite.as_ref().expect("composite rounds");
+                    assert!(!c.rounds.is_empty(), "{row:?}");
+                    assert_eq!(Some(c.k_act), t.k_act, "{row:?}");
+                } else {
+                    assert!(v.composite.is_none());
+                }
+                if !row.passed {
+                    assert!(v.checks.iter().any(|c| !c.passed), "{row:?}");
+                }
+            }
+            ("intent2tx", _) => {
+                let i = v.intent.as_ref().expect("intent steps");
+                assert!(!i.steps.is_empty(), "{row:?}");
+            }
+            ("pilot", _) => {
+                let p = v.pilot.as_ref().expect("pilot criteria");
+                assert!(p.covered <= p.required && p.turns > 0, "{p:?}");
+                assert_eq!(p.outcome, row.outcome, "{row:?}");
+            }
+            other => panic!("unexpected benchmark {other:?}"),
+        }
+        seen.insert(format!("{} {}", row.benchmark, row.kind));
+    }
+    assert!(
+        seen.contains("questbench composite")
+            && seen.iter().any(|s| s.starts_with("intent2tx"))
+            && seen.iter().any(|s| s.starts_with("pilot")),
+        "{seen:?}"
     );
 
     // A 10 MB answer: clipped in the trace, whole on demand, whole in "copy as JSON".

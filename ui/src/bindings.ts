@@ -157,6 +157,18 @@ status: string, } | { "mark": "error",
  */
 message: string, };
 
+export type JsonValue = number | string | boolean | Array<JsonValue> | { [key in string]: JsonValue } | null;
+
+/**
+ * Every benchmark, in report order.
+ */
+export const BENCHES: readonly Bench[] = ["questbench", "intent2tx", "pilot"];
+
+/**
+ * Each benchmark's published name, for people.
+ */
+export const BENCH_LABEL: Readonly<Record<Bench, string>> = { questbench: "EVM-QuestBench", intent2tx: "Intent2Tx", pilot: "PILOT-Bench" };
+
 /**
  * Everything on the page.
  */
@@ -809,7 +821,7 @@ k_opt: number,
  * Benchmark-specific view (Intent2Tx: intent, ground truth, metadata, prompts;
  * PILOT: required tools, tool specs, the four prompts, flaw, plans, success ceiling).
  */
-extra: unknown, };
+extra: JsonValue, };
 
 /**
  * One sampled parameter.
@@ -965,7 +977,7 @@ code: string | null,
 /**
  * The transaction as sent with its receipt summary (mined transaction rounds), else null.
  */
-tx: unknown, 
+tx: JsonValue, 
 /**
  * Receipt status: true mined OK, false reverted, null when nothing was mined.
  */
@@ -977,11 +989,11 @@ revert_reason: string | null,
 /**
  * The query as asked (query rounds), else null.
  */
-query: unknown, 
+query: JsonValue, 
 /**
  * The query's result, else null.
  */
-result: unknown, 
+result: JsonValue, 
 /**
  * Why the round failed or what was reported (empty on success).
  */
@@ -989,11 +1001,15 @@ reason: string,
 /**
  * The agent's balance changes in this round (name → signed base units).
  */
-balance_changes: unknown, 
+balance_changes: JsonValue, 
 /**
  * How many of the goal checks passed after this round (progress; only the end state scores).
  */
 checks_passed: number, 
+/**
+ * How many goal checks were evaluated after this round (0 when none were).
+ */
+checks_total: number, 
 /**
  * The feedback text the model received after this round.
  */
@@ -1084,7 +1100,7 @@ reason: string,
  * The transaction as sent with its receipt summary (QuestBench) or the execution report
  * (Intent2Tx); null otherwise.
  */
-tx: unknown, 
+tx: JsonValue, 
 /**
  * Each check (QuestBench), metric (Intent2Tx) or criterion (PILOT), expected vs actual.
  */
@@ -1412,11 +1428,11 @@ raw_answer: ClippedText,
 /**
  * The metrics JSON.
  */
-metrics: Record<string, unknown>, 
+metrics: JsonValue, 
 /**
  * The details JSON (benchmark-specific; every long string in it clipped).
  */
-details: unknown, 
+details: JsonValue, 
 /**
  * Composite rounds used.
  */
@@ -1448,7 +1464,81 @@ error: string | null,
 /**
  * The event transcript (JSON of `run::Event`), in order.
  */
-events: unknown[], 
+events: Array<JsonValue>, 
+/**
+ * Chain artefacts, in order.
+ */
+artefacts: Array<Artefact>, };
+
+/**
+ * One stored sample as the trace viewer gets it: the stored [`SampleTrace`] (its fields at the
+ * top level) plus its typed [`TraceView`] under `view`.
+ */
+export type SampleView = { 
+/**
+ * Its typed reading.
+ */
+view: TraceView, 
+/**
+ * The row's identifying fields.
+ */
+summary: SampleSummary, 
+/**
+ * Subcategory.
+ */
+subcategory: string, 
+/**
+ * The sample seed (u64 bit for bit, as text so no precision is lost).
+ */
+seed: string, 
+/**
+ * The first user message.
+ */
+prompt: ClippedText, 
+/**
+ * The last assistant message.
+ */
+raw_answer: ClippedText, 
+/**
+ * The metrics JSON.
+ */
+metrics: JsonValue, 
+/**
+ * The details JSON (benchmark-specific; every long string in it clipped).
+ */
+details: JsonValue, 
+/**
+ * Composite rounds used.
+ */
+k_act: number | null, 
+/**
+ * Composite optimal rounds.
+ */
+k_opt: number | null, 
+/**
+ * Input tokens.
+ */
+tokens_in: number, 
+/**
+ * Output tokens.
+ */
+tokens_out: number, 
+/**
+ * Cost in USD.
+ */
+cost_usd: number, 
+/**
+ * Wall time, ms.
+ */
+latency_ms: number, 
+/**
+ * Agent/provider error.
+ */
+error: string | null, 
+/**
+ * The event transcript (JSON of `run::Event`), in order.
+ */
+events: Array<JsonValue>, 
 /**
  * Chain artefacts, in order.
  */
@@ -1482,7 +1572,7 @@ kind: string,
 /**
  * Its JSON (the raw text when it is not valid JSON).
  */
-data: unknown, };
+data: JsonValue, };
 
 /**
  * A run comparison: exactly `crucible compare --json`'s value plus the disagreements and
@@ -1490,9 +1580,9 @@ data: unknown, };
  */
 export type CompareView = { 
 /**
- * What `crucible compare --json` prints (`{run_a, run_b, seed, comparisons}`).
+ * What `crucible compare --json` prints.
  */
-compare: Record<string, unknown>, 
+compare: CompareReport, 
 /**
  * Per-category mean deltas over the paired samples.
  */
@@ -1620,6 +1710,1105 @@ name: string,
 svg: string, };
 
 /**
+ * The typed reading of a sample's details and artefacts.
+ */
+export type TraceView = { 
+/**
+ * The verdict's checks as a replay compares them (QuestBench's scoring checks — a
+ * composite's end-state ones —, Intent2Tx's field verdicts and execution, PILOT's criteria).
+ */
+checks: Array<CheckView>, 
+/**
+ * Revert reasons and receipt statuses anywhere in the details and artefacts, at most
+ * [`MAX_HIGHLIGHTS`], each value once.
+ */
+highlights: Array<Highlight>, 
+/**
+ * QuestBench composites: the rounds and the decay arithmetic.
+ */
+composite: CompositeTrace | null, 
+/**
+ * Intent2Tx samples.
+ */
+intent: IntentTrace | null, 
+/**
+ * PILOT samples.
+ */
+pilot: PilotTrace | null, };
+
+/**
+ * A revert reason or receipt status found anywhere in a sample's details or artefacts.
+ */
+export type Highlight = { 
+/**
+ * What it is.
+ */
+kind: HighlightKind, 
+/**
+ * The value as text.
+ */
+text: string, 
+/**
+ * Where it was found (`verdict.rounds[1].tx.status`, `artefact[0] receipt.status`).
+ */
+path: string, };
+
+/**
+ * What a [`Highlight`] names.
+ */
+export type HighlightKind = "revert" | "status";
+
+/**
+ * Intent2Tx: the field-by-field verdict against the ground truth, and the execution.
+ */
+export type IntentTrace = { 
+/**
+ * One entry per ground-truth step.
+ */
+steps: Array<IntentStep>, 
+/**
+ * The execution verdict, when the run executed answers.
+ */
+execution: IntentExecution | null, };
+
+/**
+ * One ground-truth step of an Intent2Tx sample.
+ */
+export type IntentStep = { 
+/**
+ * The logic components the step's verdict has, in order.
+ */
+fields: Array<IntentField>, 
+/**
+ * Every parameter key.
+ */
+keys: Array<IntentKey>, };
+
+/**
+ * One component of an Intent2Tx step's logic verdict.
+ */
+export type IntentField = { 
+/**
+ * `present`, `contract_ok`, `address_ok` or `function_ok`.
+ */
+field: string, 
+/**
+ * Whether it holds.
+ */
+ok: boolean, };
+
+/**
+ * How one parameter key of an Intent2Tx step scored.
+ */
+export type IntentKey = { 
+/**
+ * Parameter name, or `value_eth`.
+ */
+key: string, 
+/**
+ * The ground truth has this key.
+ */
+in_truth: boolean, 
+/**
+ * The prediction has it.
+ */
+exists: boolean, 
+/**
+ * Its type matches the ground truth's.
+ */
+type_ok: boolean, 
+/**
+ * Its value matches.
+ */
+value_ok: boolean, };
+
+/**
+ * The execution verdict of an Intent2Tx sample.
+ */
+export type IntentExecution = { 
+/**
+ * The prediction executed without revert.
+ */
+exec: boolean, 
+/**
+ * Its balance changes match the ground truth's.
+ */
+state_eq: boolean, 
+/**
+ * Why it did not execute, when it did not.
+ */
+reason: string | null, };
+
+/**
+ * PILOT: the evaluator's criteria and the tool-call timeline.
+ */
+export type PilotTrace = { 
+/**
+ * `full_success`, `partial_success` or `failure`.
+ */
+outcome: string, 
+/**
+ * Required tools executed successfully.
+ */
+covered: number, 
+/**
+ * Required tools.
+ */
+required: number, 
+/**
+ * covered / required.
+ */
+coverage: number, 
+/**
+ * Required tools first succeeded in dependency order.
+ */
+sequence_ok: boolean, 
+/**
+ * An output-producing tool succeeded.
+ */
+output_ok: boolean, 
+/**
+ * The model said it was done.
+ */
+completion_signal: boolean, 
+/**
+ * Why the episode ended (`completed`, `turn_limit`, `consecutive_failures`, `loop`).
+ */
+termination: string, 
+/**
+ * Assistant turns used.
+ */
+turns: number, 
+/**
+ * Every tool call, in order.
+ */
+calls: Array<PilotCall>, };
+
+/**
+ * One PILOT tool call.
+ */
+export type PilotCall = { 
+/**
+ * 1-based turn.
+ */
+turn: number, 
+/**
+ * Tool name as the model wrote it.
+ */
+tool: string, 
+/**
+ * Whether it succeeded.
+ */
+success: boolean, 
+/**
+ * The simulated fault (error code) of a failed call.
+ */
+error: string | null, 
+/**
+ * Configured success probability (absent for unknown tools).
+ */
+p: number | null, };
+
+/**
+ * Every table for the selected benchmarks.
+ */
+export type Report = { 
+/**
+ * Run ids covered.
+ */
+runs: Array<string>, 
+/**
+ * Samples covered.
+ */
+samples: number, 
+/**
+ * EVM-QuestBench tables (absent when not selected or no samples).
+ */
+questbench?: QuestTables, 
+/**
+ * Intent2Tx tables.
+ */
+intent2tx?: IntentTables, 
+/**
+ * PILOT-Bench tables.
+ */
+pilot?: PilotTables, 
+/**
+ * Cross-benchmark profile, one row per model.
+ */
+profile: Array<ProfileRow>, 
+/**
+ * Cost vs score per model and benchmark (for the frontier chart).
+ */
+cost: Array<CostRow>, };
+
+/**
+ * One row of the cross-benchmark profile: normalised scores in [0, 1] per axis.
+ */
+export type ProfileRow = { 
+/**
+ * Model name.
+ */
+model: string, 
+/**
+ * QuestBench mean atomic task score / 100.
+ */
+atomic_precision: number | null, 
+/**
+ * QuestBench mean composite task score / 100.
+ */
+workflow_completion: number | null, 
+/**
+ * Intent2Tx mean S_final.
+ */
+intent_translation: number | null, 
+/**
+ * PILOT full success with a flawed plan ÷ with the optimal plan, capped at 1 (`null` when
+ * either is missing or the optimal rate is 0).
+ */
+robustness: number | null, };
+
+/**
+ * Total cost and mean score of one model on one benchmark.
+ */
+export type CostRow = { 
+/**
+ * Model name.
+ */
+model: string, 
+/**
+ * Benchmark.
+ */
+benchmark: string, 
+/**
+ * Σ cost_usd.
+ */
+cost_usd: number, 
+/**
+ * Mean score × 100.
+ */
+score: number, 
+/**
+ * On the cost/score Pareto frontier of its benchmark (no other model is both cheaper-or-equal
+ * and better-or-equal with one strict).
+ */
+frontier: boolean, };
+
+/**
+ * One model's figures for one benchmark.
+ */
+export type ModelSummary = { 
+/**
+ * Model name.
+ */
+model: string, 
+/**
+ * Number of rounds (repetitions) found.
+ */
+rounds: number, 
+/**
+ * The per-round figure (questbench: sum of task points; others: mean score × 100).
+ */
+per_round: Array<number>, 
+/**
+ * Mean of `per_round`.
+ */
+mean: number, 
+/**
+ * Sample SD of `per_round` (`null` below two rounds).
+ */
+sd: number | null, 
+/**
+ * CV % of `per_round`.
+ */
+cv_pct: number | null, 
+/**
+ * 95 % CI of the mean (Student t, n − 1 df).
+ */
+ci95: [number, number] | null, 
+/**
+ * Mean number of passed samples per round.
+ */
+pass_count: number, 
+/**
+ * Round-to-round rank stability.
+ */
+spearman: Stability, 
+/**
+ * Tie group (1 = top group); models in one group are not separable at α = 0.05.
+ */
+group: number, };
+
+/**
+ * Stability of a model's per-instance scores across rounds.
+ */
+export type Stability = { 
+/**
+ * Mean ρ over the defined round pairs.
+ */
+mean: number | null, 
+/**
+ * Smallest ρ.
+ */
+min: number | null, 
+/**
+ * Largest ρ.
+ */
+max: number | null, 
+/**
+ * Every pair of rounds.
+ */
+pairs: Array<RoundPair>, };
+
+/**
+ * Spearman correlation of one model's per-instance scores between two rounds.
+ */
+export type RoundPair = { 
+/**
+ * First round (0-based position among the model's rounds).
+ */
+a: number, 
+/**
+ * Second round.
+ */
+b: number, 
+/**
+ * ρ, p and n (instances present in both rounds); `null` when undefined (constant scores).
+ */
+spearman: Correlation | null, };
+
+/**
+ * A correlation coefficient with its two-sided p-value.
+ */
+export type Correlation = { 
+/**
+ * Spearman's ρ.
+ */
+rho: number, 
+/**
+ * Two-sided p-value (t approximation with n − 2 degrees of freedom, as scipy's `spearmanr`).
+ */
+p: number, 
+/**
+ * Number of pairs.
+ */
+n: number, };
+
+/**
+ * Every QuestBench table.
+ */
+export type QuestTables = { 
+/**
+ * Per-model statistics over rounds (per-round total points), with every round pair's
+ * Spearman ρ and p-value.
+ */
+summary: Array<ModelSummary>, 
+/**
+ * Agreement of the model ranking (per-round totals) between every pair of rounds.
+ */
+rank_stability: Stability, 
+/**
+ * Table 1.
+ */
+leaderboard: Array<LeaderRow>, 
+/**
+ * Table 2.
+ */
+composite: Array<CompositeRow>, 
+/**
+ * Tables 9–10.
+ */
+quadrants: Array<QuadrantRow>, 
+/**
+ * The medians the quadrants split on: [atomic, composite].
+ */
+quadrant_medians: [number, number], 
+/**
+ * Table 11.
+ */
+step_overhead: Array<OverheadRow>, 
+/**
+ * Δ histogram over all models.
+ */
+step_overhead_hist: Array<DeltaBin>, 
+/**
+ * Table 8.
+ */
+outcomes: Array<OutcomeRow>, 
+/**
+ * Composite pattern (category) pass rates.
+ */
+composite_patterns: Array<RateRow>, 
+/**
+ * Atomic sub-category pass rates.
+ */
+atomic_subcategories: Array<RateRow>, };
+
+/**
+ * Table 1 row.
+ */
+export type LeaderRow = { 
+/**
+ * Model name.
+ */
+model: string, 
+/**
+ * Rounds found.
+ */
+rounds: number, 
+/**
+ * Mean over rounds of the per-round atomic sum (points).
+ */
+atomic: number, 
+/**
+ * Mean over rounds of the per-round composite sum.
+ */
+composite: number, 
+/**
+ * Mean over rounds of the per-round total.
+ */
+total: number, 
+/**
+ * SD of the per-round totals.
+ */
+sd: number | null, 
+/**
+ * CV % of the per-round totals.
+ */
+cv_pct: number | null, 
+/**
+ * 95 % CI of the mean total.
+ */
+ci95: [number, number] | null, 
+/**
+ * Mean Spearman ρ of per-task scores between rounds.
+ */
+spearman_mean: number | null, 
+/**
+ * Smallest pairwise ρ.
+ */
+spearman_min: number | null, 
+/**
+ * Largest pairwise ρ.
+ */
+spearman_max: number | null, 
+/**
+ * Mean number of tasks ≥ 60 points per round.
+ */
+pass_count: number, 
+/**
+ * Tie group (1 = top).
+ */
+group: number, };
+
+/**
+ * Table 2 row (composite quality).
+ */
+export type CompositeRow = { 
+/**
+ * Model name.
+ */
+model: string, 
+/**
+ * Mean composite sum per round.
+ */
+score: number, 
+/**
+ * Mean passed composite tasks per round.
+ */
+pass_count: number, 
+/**
+ * Mean K_act over composite samples that report it.
+ */
+mean_k_act: number | null, 
+/**
+ * Σ K_opt / Σ K_act · 100.
+ */
+efficiency_pct: number | null, };
+
+/**
+ * Quadrant row (Tables 9–10).
+ */
+export type QuadrantRow = { 
+/**
+ * Model name.
+ */
+model: string, 
+/**
+ * Mean atomic task score (points, 0–100).
+ */
+atomic_avg: number, 
+/**
+ * Mean composite task score.
+ */
+composite_avg: number, 
+/**
+ * High-High | High-Low | Low-High | Low-Low | Atomic-Only (atomic first).
+ */
+quadrant: string, };
+
+/**
+ * Step-overhead row (Table 11).
+ */
+export type OverheadRow = { 
+/**
+ * Model name.
+ */
+model: string, 
+/**
+ * Composite samples with K_act and K_opt.
+ */
+n: number, 
+/**
+ * Mean Δ = K_act − K_opt.
+ */
+mean_delta: number, 
+/**
+ * Σ Δ / Σ K_opt · 100.
+ */
+pct_over_optimal: number, 
+/**
+ * 90th percentile of Δ (nearest rank).
+ */
+p90_delta: number, };
+
+/**
+ * One bin of the step-overhead histogram.
+ */
+export type DeltaBin = { 
+/**
+ * Δ = K_act − K_opt.
+ */
+delta: number, 
+/**
+ * Composite samples with that Δ (all models).
+ */
+count: number, };
+
+/**
+ * Outcome distribution row (Table 8): class counts and raw outcome counts.
+ */
+export type OutcomeRow = { 
+/**
+ * Model name.
+ */
+model: string, 
+/**
+ * Samples.
+ */
+n: number, 
+/**
+ * Full score.
+ */
+exact: number, 
+/**
+ * Passed (≥ 60) without full score: tolerance-only deviation.
+ */
+tolerance: number, 
+/**
+ * Execution or schema failure: schema_invalid, no_code, timeout, sandbox_violation, agent_error.
+ */
+execution_schema: number, 
+/**
+ * Reverted transaction.
+ */
+revert: number, 
+/**
+ * Everything else (wrong effect, partial credit below 60, …).
+ */
+other: number, 
+/**
+ * Raw outcome class → count.
+ */
+raw: { [key in string]: number }, };
+
+/**
+ * A pass rate for one (model, group) cell.
+ */
+export type RateRow = { 
+/**
+ * Model name.
+ */
+model: string, 
+/**
+ * The group (composite pattern = category; atomic sub-category).
+ */
+group: string, 
+/**
+ * Samples.
+ */
+n: number, 
+/**
+ * Samples passed.
+ */
+passed: number, 
+/**
+ * passed / n · 100.
+ */
+pass_rate_pct: number, };
+
+/**
+ * Every Intent2Tx table.
+ */
+export type IntentTables = { 
+/**
+ * Per-model statistics over rounds (per-round mean S_final × 100).
+ */
+summary: Array<ModelSummary>, 
+/**
+ * Table 1.
+ */
+table1: Array<Table1Row>, 
+/**
+ * Table 2.
+ */
+table2: Array<Table2Row>, 
+/**
+ * Failure-mode counts.
+ */
+failure_modes: Array<FailureRow>, 
+/**
+ * Form vs effect.
+ */
+form_vs_effect: Array<FormEffectRow>, };
+
+/**
+ * Table 1 row: mean field metrics of one (model, setting, steps) cell.
+ */
+export type Table1Row = { 
+/**
+ * Model name.
+ */
+model: string, 
+/**
+ * direct | retrieval.
+ */
+setting: string, 
+/**
+ * single | multi.
+ */
+steps: string, 
+/**
+ * Samples.
+ */
+n: number, 
+/**
+ * Mean S_fmt.
+ */
+format: number | null, 
+/**
+ * Mean S_log.
+ */
+logic: number | null, 
+/**
+ * Mean S_prm.
+ */
+param: number | null, 
+/**
+ * Mean S_pass (accuracy, pass@1).
+ */
+pass: number | null, 
+/**
+ * Mean S_final.
+ */
+final_score: number | null, };
+
+/**
+ * Table 2 row: execution metrics over executed samples.
+ */
+export type Table2Row = { 
+/**
+ * Model name.
+ */
+model: string, 
+/**
+ * direct | retrieval.
+ */
+setting: string, 
+/**
+ * Samples with an execution verdict.
+ */
+n_executed: number, 
+/**
+ * Mean Exec.
+ */
+exec: number | null, 
+/**
+ * Mean StateEq.
+ */
+state_eq: number | null, };
+
+/**
+ * Failure-mode count.
+ */
+export type FailureRow = { 
+/**
+ * Model name.
+ */
+model: string, 
+/**
+ * direct | retrieval.
+ */
+setting: string, 
+/**
+ * passed | agent_error | format_error | wrong_target (S_log < 0.8) | wrong_params (S_prm < 1).
+ */
+mode: string, 
+/**
+ * Samples.
+ */
+count: number, };
+
+/**
+ * Form vs effect: field-level pass against StateEq over executed samples.
+ */
+export type FormEffectRow = { 
+/**
+ * Model name.
+ */
+model: string, 
+/**
+ * direct | retrieval.
+ */
+setting: string, 
+/**
+ * Executed samples.
+ */
+n: number, 
+/**
+ * Field pass rate, %.
+ */
+field_pass_pct: number, 
+/**
+ * StateEq rate, %.
+ */
+state_eq_pct: number, 
+/**
+ * Field pass and StateEq.
+ */
+pass_and_eq: number, 
+/**
+ * Field pass, state differs.
+ */
+pass_not_eq: number, 
+/**
+ * Field fail, same state (right effect, different form).
+ */
+eq_not_pass: number, 
+/**
+ * Neither.
+ */
+neither: number, };
+
+/**
+ * Every PILOT table.
+ */
+export type PilotTables = { 
+/**
+ * Per-model statistics over rounds (per-round mean score × 100; full = 1, partial = 0.5).
+ */
+summary: Array<ModelSummary>, 
+/**
+ * Table 2.
+ */
+table2: Array<PromptRow>, 
+/**
+ * Table 3.
+ */
+table3: Array<FlawedRow>, 
+/**
+ * By flaw category (`key`) and method (`sub`), flawed prompts only.
+ */
+by_flaw: Array<CellRow>, 
+/**
+ * By flaw category only.
+ */
+by_flaw_category: Array<CellRow>, 
+/**
+ * By task type (`key`) and complexity (`sub`), all prompts.
+ */
+by_task: Array<CellRow>, 
+/**
+ * Ceiling vs achieved.
+ */
+ceiling: Array<CeilingRow>, };
+
+/**
+ * Full/partial/fail shares of one cell, in percent.
+ */
+export type OutcomeShares = { 
+/**
+ * Samples.
+ */
+n: number, 
+/**
+ * full_success %.
+ */
+full_pct: number, 
+/**
+ * partial_success %.
+ */
+partial_pct: number, 
+/**
+ * failure % (anything not full or partial, including agent errors).
+ */
+fail_pct: number, };
+
+/**
+ * Table 2 row.
+ */
+export type PromptRow = { 
+/**
+ * Model name.
+ */
+model: string, 
+/**
+ * baseline | cot | optimal | flawed.
+ */
+prompt_type: string, 
+/**
+ * Samples.
+ */
+n: number, 
+/**
+ * full_success %.
+ */
+full_pct: number, 
+/**
+ * partial_success %.
+ */
+partial_pct: number, 
+/**
+ * failure % (anything not full or partial, including agent errors).
+ */
+fail_pct: number, };
+
+/**
+ * Table 3 row.
+ */
+export type FlawedRow = { 
+/**
+ * Model name.
+ */
+model: string, 
+/**
+ * Full success % with the optimal plan.
+ */
+optimal_full_pct: number | null, 
+/**
+ * Full success % with a flawed plan.
+ */
+flawed_full_pct: number | null, 
+/**
+ * optimal − flawed, percentage points.
+ */
+drop_pp: number | null, };
+
+/**
+ * A cell keyed by two labels.
+ */
+export type CellRow = { 
+/**
+ * Model name.
+ */
+model: string, 
+/**
+ * First key (flaw category; task type).
+ */
+key: string, 
+/**
+ * Second key (flaw method; complexity).
+ */
+sub: string, 
+/**
+ * Samples.
+ */
+n: number, 
+/**
+ * full_success %.
+ */
+full_pct: number, 
+/**
+ * partial_success %.
+ */
+partial_pct: number, 
+/**
+ * failure % (anything not full or partial, including agent errors).
+ */
+fail_pct: number, };
+
+/**
+ * Optimal-policy ceiling vs achieved, on the optimal-plan prompts.
+ */
+export type CeilingRow = { 
+/**
+ * Model name.
+ */
+model: string, 
+/**
+ * Optimal-prompt samples.
+ */
+n: number, 
+/**
+ * Achieved full success %.
+ */
+achieved_full_pct: number, 
+/**
+ * Mean exact maximum full-success probability of the same tasks, % (`null` when no ceiling
+ * was supplied for them).
+ */
+ceiling_full_pct: number | null, 
+/**
+ * Ceiling − achieved, pp.
+ */
+gap_pp: number | null, };
+
+/**
+ * What `crucible compare --json` prints: the sides (their fields first), the bootstrap seed and
+ * one [`Comparison`] per benchmark and model pair.
+ */
+export type CompareReport = { 
+/**
+ * Seed of the paired bootstrap.
+ */
+seed: number, 
+/**
+ * The comparisons.
+ */
+comparisons: Array<Comparison>, } & ({ 
+/**
+ * Run of side A.
+ */
+run_a: string, 
+/**
+ * Run of side B.
+ */
+run_b: string, } | { 
+/**
+ * The run.
+ */
+run: string, 
+/**
+ * Model of side A.
+ */
+model_a: string, 
+/**
+ * Model of side B.
+ */
+model_b: string, });
+
+/**
+ * The two sides a [`CompareReport`] pairs: two runs, or two models of one run.
+ */
+export type CompareSides = { 
+/**
+ * Run of side A.
+ */
+run_a: string, 
+/**
+ * Run of side B.
+ */
+run_b: string, } | { 
+/**
+ * The run.
+ */
+run: string, 
+/**
+ * Model of side A.
+ */
+model_a: string, 
+/**
+ * Model of side B.
+ */
+model_b: string, };
+
+/**
+ * One paired comparison on one benchmark.
+ */
+export type Comparison = { 
+/**
+ * Benchmark.
+ */
+benchmark: string, 
+/**
+ * Model of side A.
+ */
+model_a: string, 
+/**
+ * Model of side B.
+ */
+model_b: string, 
+/**
+ * Pairs: samples with the same instance and round on both sides.
+ */
+n_pairs: number, 
+/**
+ * Mean score of A × 100.
+ */
+mean_a: number, 
+/**
+ * Mean score of B × 100.
+ */
+mean_b: number, 
+/**
+ * Bootstrap CI of mean(A − B) × 100.
+ */
+diff: BootstrapCi, 
+/**
+ * Pairs where A scored higher.
+ */
+wins_a: number, 
+/**
+ * Pairs where B scored higher.
+ */
+wins_b: number, 
+/**
+ * Equal scores.
+ */
+ties: number, 
+/**
+ * Exact sign test p-value on wins.
+ */
+sign_p: number, 
+/**
+ * Pairs only A passed.
+ */
+pass_only_a: number, 
+/**
+ * Pairs only B passed.
+ */
+pass_only_b: number, 
+/**
+ * McNemar exact p-value on pass/fail.
+ */
+mcnemar_p: number, 
+/**
+ * Whether the CI excludes 0.
+ */
+separable: boolean, };
+
+/**
+ * A paired bootstrap confidence interval of mean(a − b).
+ */
+export type BootstrapCi = { 
+/**
+ * The observed mean difference mean(a − b).
+ */
+diff: number, 
+/**
+ * 2.5th percentile of the resampled differences.
+ */
+lo: number, 
+/**
+ * 97.5th percentile of the resampled differences.
+ */
+hi: number, 
+/**
+ * Resamples drawn.
+ */
+resamples: number, };
+
+/**
  * Which action to replay a sample with.
  */
 export type ReplayMode = "reexecute" | "rescore";
@@ -1684,7 +2873,11 @@ notes: Array<string>,
 /**
  * The fresh details JSON (long strings clipped), as the trace viewer shows details.
  */
-fresh_details: unknown, 
+fresh_details: JsonValue, 
+/**
+ * The fresh QuestBench composite episode (rounds and decay), read from `fresh_details`.
+ */
+fresh_composite: CompositeTrace | null, 
 /**
  * Crucible version that stored the sample's run, and this one.
  */

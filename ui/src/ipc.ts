@@ -4,7 +4,7 @@
 import { invoke } from "@tauri-apps/api/core";
 import { listen } from "@tauri-apps/api/event";
 import type {
-  ChartView, CommandError, CompareView, DemoInfo, Extracted, Replay, ReplayMode, ConnectionTest, Facets, LiveStatus, PlanResult, ProviderEntry, ProvidersView, RunForm, RunInfo, RunsView, SampleFilter, SamplePage, SampleTrace,
+  ChartView, CommandError, CompareView, DemoInfo, Extracted, Replay, ReplayMode, ConnectionTest, Facets, LiveStatus, PlanResult, ProviderEntry, ProvidersView, Report, RunForm, RunInfo, RunsView, SampleFilter, SamplePage, SampleView,
   PerfMark, SystemStatus,
 } from "./bindings";
 
@@ -130,8 +130,8 @@ export const getQuestSchema = (): Promise<Result<string>> => call<string>("get_q
 /** Every stored run, newest first. */
 export const resultsRuns = (): Promise<Result<RunInfo[]>> => call<RunInfo[]>("results_runs");
 
-/** The report of a selection: exactly the JSON `crucible report --json` prints. */
-export const resultsReport = (filter: SampleFilter): Promise<Result<unknown>> => call<unknown>("results_report", { filter });
+/** The report of a selection: exactly what `crucible report --json` prints. */
+export const resultsReport = (filter: SampleFilter): Promise<Result<Report>> => call<Report>("results_report", { filter });
 
 /** Categories and difficulties of a selection. */
 export const resultsFacets = (filter: SampleFilter): Promise<Result<Facets>> => call<Facets>("results_facets", { filter });
@@ -145,8 +145,8 @@ export const resultsWarm = (): Promise<Result<null>> => call<null>("results_warm
 export const resultsSamples = (filter: SampleFilter, offset: number, limit: number): Promise<Result<SamplePage>> =>
   call<SamplePage>("results_samples", { filter, offset, limit });
 
-/** One sample's trace (long texts clipped). */
-export const resultsSample = (id: number): Promise<Result<SampleTrace>> => call<SampleTrace>("results_sample", { id });
+/** One sample's trace (long texts clipped) with its typed reading (checks, highlights, rounds, criteria). */
+export const resultsSample = (id: number): Promise<Result<SampleView>> => call<SampleView>("results_sample", { id });
 
 /** A clipped text in full. */
 export const resultsSampleText = (id: number, field: string): Promise<Result<string>> =>

@@ -2,6 +2,7 @@
 // results explorer's sample trace: the decay arithmetic (K_act, K_opt, budget, base, decay) and,
 // per round, the code, the transaction and its receipt status, the revert reason, the query and its
 // result, the balance changes and the feedback the model received. Text only, never HTML.
+import type { CompositeTrace, JsonValue, RoundTrace } from "./bindings";
 import { h } from "./dom";
 import { highlightInto, type Lang } from "./highlight";
 
@@ -11,39 +12,12 @@ function hl(text: string, lang: Lang): HTMLElement {
   return pre;
 }
 
-/** One round, as the core records it (both the studio's `RoundTrace` and a stored sample's round). */
-export interface RoundLike {
-  round: number;
-  kind: string;
-  code?: string | null;
-  tx?: unknown;
-  status?: boolean | null;
-  revert_reason?: string | null;
-  query?: unknown;
-  result?: unknown;
-  reason?: string;
-  balance_changes?: unknown;
-  /** Goal checks passing after this round (progress), when known. */
-  checks_passed?: number | null;
-  checks_total?: number | null;
-  feedback?: string;
-}
+const present = (v: JsonValue) => v !== null && !(typeof v === "object" && Object.keys(v).length === 0);
+const asJson = (v: JsonValue) => (typeof v === "string" ? v : JSON.stringify(v, null, 2));
+/** One key of a JSON object (the transaction, the query), if it is one. */
+const key = (v: JsonValue, k: string): JsonValue | undefined => (v !== null && typeof v === "object" && !Array.isArray(v) ? v[k] : undefined);
 
-/** The episode's decay arithmetic. */
-export interface EpisodeLike {
-  k_act: number;
-  k_opt: number;
-  max_rounds?: number | null;
-  base?: number | null;
-  decay?: number | null;
-  score?: number | null;
-  agent_error?: string | null;
-}
-
-const present = (v: unknown) => v !== undefined && v !== null && !(typeof v === "object" && Object.keys(v as object).length === 0);
-const asJson = (v: unknown) => (typeof v === "string" ? v : JSON.stringify(v, null, 2));
-
-function statusBadge(r: RoundLike): HTMLElement {
+function statusBadge(r: RoundTrace): HTMLElement {
   if (r.kind === "tx") {
     if (r.status === true) return h("span", { class: "badge ok" }, "mined");
     if (r.status === false) return h("span", { class: "badge bad" }, "reverted");
@@ -55,17 +29,14 @@ function statusBadge(r: RoundLike): HTMLElement {
 }
 
 /** One line of what happened in a round (shown in its summary). */
-function headline(r: RoundLike): string {
+function headline(r: RoundTrace): string {
   if (r.kind === "tx" && r.status === false) return `REVERTED: ${r.revert_reason || "no reason"}`;
   if (r.kind === "tx" && r.status === true) {
-    const tx = (r.tx ?? {}) as Record<string, unknown>;
-    return `to ${String(tx.to ?? "?")}${tx.gas_used !== undefined ? ` · gas ${String(tx.gas_used)}` : ""}`;
+    const gas = key(r.tx, "gas_used");
+    return `to ${String(key(r.tx, "to") ?? "?")}${gas !== undefined ? ` · gas ${String(gas)}` : ""}`;
   }
-  if (r.kind === "query") {
-    const q = (r.query ?? {}) as Record<string, unknown>;
-    return `${String(q.query ?? "query")}${r.reason ? `: ${r.reason}` : ""}`;
-  }
-  return r.reason ?? "";
+  if (r.kind === "query") return `${String(key(r.query, "query") ?? "query")}${r.reason ? `: ${r.reason}` : ""}`;
+  return r.reason;
 }
 
 function field(label: string, body: Node): HTMLElement {
@@ -73,15 +44,16 @@ function field(label: string, body: Node): HTMLElement {
 }
 
 /** The section: summary facts, then one collapsible block per round (failed rounds open). */
-export function roundsSection(ep: EpisodeLike, rounds: RoundLike[], id: string): HTMLElement {
+export function roundsSection(ep: CompositeTrace, id: string): HTMLElement {
+  const rounds = ep.rounds;
   const facts: [string, string][] = [
     ["rounds used (K_act)", String(ep.k_act)],
     ["optimal (K_opt)", String(ep.k_opt)],
+    ["round budget", String(ep.max_rounds)],
+    ["decay min(1, K_opt/K_act)", ep.decay.toFixed(3)],
+    ["base (end-state checks)", String(ep.base)],
+    ["score = base × decay", ep.score.toFixed(2)],
   ];
-  if (ep.max_rounds !== undefined && ep.max_rounds !== null) facts.push(["round budget", String(ep.max_rounds)]);
-  if (ep.decay !== undefined && ep.decay !== null) facts.push(["decay min(1, K_opt/K_act)", ep.decay.toFixed(3)]);
-  if (ep.base !== undefined && ep.base !== null) facts.push(["base (end-state checks)", String(ep.base)]);
-  if (ep.score !== undefined && ep.score !== null) facts.push(["score = base × decay", ep.score.toFixed(2)]);
   if (ep.agent_error) facts.push(["agent stopped", ep.agent_error]);
   return h("section", { class: "trace-sec rounds", id },
     h("h3", {}, `Rounds (${rounds.length})`),
@@ -89,9 +61,7 @@ export function roundsSection(ep: EpisodeLike, rounds: RoundLike[], id: string):
     rounds.length === 0 ? h("p", { class: "muted" }, "No round was executed.") : null,
     ...rounds.map((r) => {
       const failed = (r.kind === "tx" && r.status !== true) || r.kind === "invalid" || (r.kind === "query" && Boolean(r.reason));
-      const progress = r.checks_passed !== undefined && r.checks_passed !== null
-        ? ` · checks ${r.checks_passed}${r.checks_total ? `/${r.checks_total}` : ""} passing`
-        : "";
+      const progress = r.checks_total > 0 ? ` · checks ${r.checks_passed}/${r.checks_total} passing` : "";
       return h("details", {
         class: "round", open: failed, "data-round": String(r.round), "data-kind": r.kind,
         "data-status": r.status === true ? "ok" : r.status === false ? "reverted" : "none",

@@ -21,6 +21,11 @@ const TRACE = {
   summary: SUMMARY, subcategory: "", seed: "42", prompt: clipped("Send 1 BNB"), raw_answer: clipped("```ts\nexport default 1\n```"),
   metrics: { score_100: 0 }, details: { verdict: { checks: [] } }, k_act: null, k_opt: null, tokens_in: 0, tokens_out: 0,
   cost_usd: 0, latency_ms: 3, error: null, events: [], artefacts: [],
+  view: {
+    checks: [{ name: "balance", weight: 100, expected: "1", actual: "0", passed: false }],
+    highlights: [{ kind: "revert", text: "STF <b>x</b>", path: "verdict.tx.revert_reason" }],
+    composite: null, intent: null, pilot: null,
+  },
 };
 const verdict = (outcome, score, actual) => ({
   outcome, score, passed: score >= 0.6, reason: "", metrics: {}, k_act: null, revert_reasons: outcome === "revert" ? ["STF"] : [],
@@ -36,7 +41,7 @@ const REPLAY = {
     { field: "check balance <img src=x onerror=window.pwned=1>", stored: "fail (actual 0)", fresh: "pass (actual 1)" },
     { field: "revert reason", stored: "STF", fresh: "" },
   ],
-  notes: [], fresh_details: { verdict: { score: 100 } }, stored_version: "0.1.0", current_version: "0.1.0",
+  notes: [], fresh_details: { verdict: { score: 100 } }, fresh_composite: null, stored_version: "0.1.0", current_version: "0.1.0",
 };
 const SVG = `<svg xmlns="http://www.w3.org/2000/svg" width="200" height="100" viewBox="0 0 200 100">
 <script>window.pwned = 2</script><rect x="0" y="0" width="200" height="100" fill="#fff" onclick="window.pwned=3"/>
@@ -51,7 +56,7 @@ function handler(calls) {
     calls.push([cmd, args]);
     switch (cmd) {
       case "results_runs": return { ok: [RUN] };
-      case "results_report": return { ok: { samples: 1, runs: ["run-1"] } };
+      case "results_report": return { ok: { samples: 1, runs: ["run-1"], profile: [], cost: [] } };
       case "results_facets": return { ok: { categories: [], difficulties: [] } };
       case "results_charts": return { ok: [{ name: "quadrant", svg: SVG }] };
       case "results_samples": return { ok: { total: 1, offset: 0, limit: 50, rows: [SUMMARY] } };
@@ -88,6 +93,8 @@ test("re-execute shows the fresh verdict next to the stored one, differences mar
   await page.locator("#tab-samples").click();
   await page.locator("#samples-table tr[data-sample='7'] td").first().click();
   await page.locator("#trace-extracted pre[data-highlighted=typescript]").waitFor();
+  assert.equal(await page.locator("#trace-checks tr[data-check='balance'][data-pass=false]").count(), 1, "the typed checks are listed");
+  assert.equal(await page.locator("#trace-highlights .revert-reason").innerText(), "STF <b>x</b>", "highlights are text");
   assert.ok((await page.locator("#trace-extracted .tok-kw").count()) >= 2, "const, export highlighted");
   assert.equal(await page.locator("#trace-extracted b").count(), 0, "code text is not markup");
   await page.locator("#replay-reexecute").click();

@@ -5,6 +5,7 @@
 use std::collections::{BTreeMap, HashMap};
 
 use serde::Serialize;
+use ts_rs::TS;
 
 use super::dataset::{Bench, Dataset, Sample};
 use super::stats::{self, BootstrapCi};
@@ -13,7 +14,7 @@ use super::stats::{self, BootstrapCi};
 pub const RESAMPLES: usize = 2000;
 
 /// One paired comparison on one benchmark.
-#[derive(Debug, Clone, Serialize, PartialEq)]
+#[derive(Debug, Clone, Serialize, PartialEq, TS)]
 pub struct Comparison {
     /// Benchmark.
     pub benchmark: String,
@@ -30,21 +31,62 @@ pub struct Comparison {
     /// Bootstrap CI of mean(A − B) × 100.
     pub diff: BootstrapCi,
     /// Pairs where A scored higher.
+    #[ts(type = "number")]
     pub wins_a: u64,
     /// Pairs where B scored higher.
+    #[ts(type = "number")]
     pub wins_b: u64,
     /// Equal scores.
+    #[ts(type = "number")]
     pub ties: u64,
     /// Exact sign test p-value on wins.
     pub sign_p: f64,
     /// Pairs only A passed.
+    #[ts(type = "number")]
     pub pass_only_a: u64,
     /// Pairs only B passed.
+    #[ts(type = "number")]
     pub pass_only_b: u64,
     /// McNemar exact p-value on pass/fail.
     pub mcnemar_p: f64,
     /// Whether the CI excludes 0.
     pub separable: bool,
+}
+
+/// The two sides a [`CompareReport`] pairs: two runs, or two models of one run.
+#[derive(Debug, Clone, Serialize, PartialEq, TS)]
+#[serde(untagged)]
+pub enum CompareSides {
+    /// `crucible compare RUN_A RUN_B`: same-named models of two runs.
+    Runs {
+        /// Run of side A.
+        run_a: String,
+        /// Run of side B.
+        run_b: String,
+    },
+    /// `crucible compare --run R --models A,B`: two models of one run.
+    Models {
+        /// The run.
+        run: String,
+        /// Model of side A.
+        model_a: String,
+        /// Model of side B.
+        model_b: String,
+    },
+}
+
+/// What `crucible compare --json` prints: the sides (their fields first), the bootstrap seed and
+/// one [`Comparison`] per benchmark and model pair.
+#[derive(Debug, Clone, Serialize, PartialEq, TS)]
+pub struct CompareReport {
+    /// Which runs or models were paired.
+    #[serde(flatten)]
+    pub sides: CompareSides,
+    /// Seed of the paired bootstrap.
+    #[ts(type = "number")]
+    pub seed: u64,
+    /// The comparisons.
+    pub comparisons: Vec<Comparison>,
 }
 
 /// Compares two sample sets paired by (instance, round).
@@ -120,4 +162,64 @@ pub fn compare_runs(ds: &Dataset, a: u32, b: u32, seed: u64) -> Vec<Comparison> 
         }
     }
     out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    #[test]
+    fn a_compare_report_serialises_as_the_json_it_replaced() {
+        let c = Comparison {
+            benchmark: "pilot".into(),
+            model_a: "a".into(),
+            model_b: "b".into(),
+            n_pairs: 2,
+            mean_a: 50.0,
+            mean_b: 25.0,
+            diff: BootstrapCi {
+                diff: 25.0,
+                lo: 0.0,
+                hi: 50.0,
+                resamples: RESAMPLES,
+            },
+            wins_a: 1,
+            wins_b: 0,
+            ties: 1,
+            sign_p: 1.0,
+            pass_only_a: 1,
+            pass_only_b: 0,
+            mcnemar_p: 1.0,
+            separable: false,
+        };
+        let runs = CompareReport {
+            sides: CompareSides::Runs {
+                run_a: "r1".into(),
+                run_b: "r2".into(),
+            },
+            seed: 7,
+            comparisons: vec![c.clone()],
+        };
+        let want = json!({"run_a": "r1", "run_b": "r2", "seed": 7u64, "comparisons": [&c]});
+        // Same keys in the same order (the JSON text is what `crucible compare --json` prints).
+        assert_eq!(
+            serde_json::to_string(&runs).unwrap(),
+            serde_json::to_string(&want).unwrap()
+        );
+        let models = CompareReport {
+            sides: CompareSides::Models {
+                run: "r".into(),
+                model_a: "a".into(),
+                model_b: "b".into(),
+            },
+            ..runs
+        };
+        let want =
+            json!({"run": "r", "model_a": "a", "model_b": "b", "seed": 7u64, "comparisons": [&c]});
+        assert_eq!(
+            serde_json::to_string(&models).unwrap(),
+            serde_json::to_string(&want).unwrap()
+        );
+    }
 }

@@ -4,12 +4,13 @@
 use std::collections::BTreeMap;
 
 use serde::Serialize;
+use ts_rs::TS;
 
 use super::dataset::{Bench, Dataset, Sample};
 use super::summary::{summaries, ModelSummary};
 
 /// Table 1 row: mean field metrics of one (model, setting, steps) cell.
-#[derive(Debug, Clone, Serialize, PartialEq)]
+#[derive(Debug, Clone, Serialize, PartialEq, TS)]
 pub struct Table1Row {
     /// Model name.
     pub model: String,
@@ -32,7 +33,7 @@ pub struct Table1Row {
 }
 
 /// Table 2 row: execution metrics over executed samples.
-#[derive(Debug, Clone, Serialize, PartialEq)]
+#[derive(Debug, Clone, Serialize, PartialEq, TS)]
 pub struct Table2Row {
     /// Model name.
     pub model: String,
@@ -47,7 +48,7 @@ pub struct Table2Row {
 }
 
 /// Failure-mode count.
-#[derive(Debug, Clone, Serialize, PartialEq)]
+#[derive(Debug, Clone, Serialize, PartialEq, TS)]
 pub struct FailureRow {
     /// Model name.
     pub model: String,
@@ -60,7 +61,7 @@ pub struct FailureRow {
 }
 
 /// Form vs effect: field-level pass against StateEq over executed samples.
-#[derive(Debug, Clone, Serialize, PartialEq)]
+#[derive(Debug, Clone, Serialize, PartialEq, TS)]
 pub struct FormEffectRow {
     /// Model name.
     pub model: String,
@@ -83,7 +84,7 @@ pub struct FormEffectRow {
 }
 
 /// Every Intent2Tx table.
-#[derive(Debug, Clone, Serialize, PartialEq)]
+#[derive(Debug, Clone, Serialize, PartialEq, TS)]
 pub struct IntentTables {
     /// Per-model statistics over rounds (per-round mean S_final × 100).
     pub summary: Vec<ModelSummary>,

@@ -23,8 +23,9 @@ pub mod summary;
 use std::collections::{BTreeMap, HashMap};
 
 use serde::Serialize;
+use ts_rs::TS;
 
-pub use compare::{compare_runs, Comparison};
+pub use compare::{compare_runs, CompareReport, CompareSides, Comparison};
 
 /// A hasher for the small integer keys (interned ids) the tables group by: a multiply-rotate per
 /// word, several times faster than the default SipHash on millions of samples. Not DoS-resistant,
@@ -99,7 +100,7 @@ pub enum ReportError {
 }
 
 /// One row of the cross-benchmark profile: normalised scores in [0, 1] per axis.
-#[derive(Debug, Clone, Serialize, PartialEq)]
+#[derive(Debug, Clone, Serialize, PartialEq, TS)]
 pub struct ProfileRow {
     /// Model name.
     pub model: String,
@@ -115,7 +116,7 @@ pub struct ProfileRow {
 }
 
 /// Every table for the selected benchmarks.
-#[derive(Debug, Clone, Serialize, PartialEq)]
+#[derive(Debug, Clone, Serialize, PartialEq, TS)]
 pub struct Report {
     /// Run ids covered.
     pub runs: Vec<String>,
@@ -123,12 +124,15 @@ pub struct Report {
     pub samples: usize,
     /// EVM-QuestBench tables (absent when not selected or no samples).
     #[serde(skip_serializing_if = "Option::is_none")]
+    #[ts(optional)]
     pub questbench: Option<quest::QuestTables>,
     /// Intent2Tx tables.
     #[serde(skip_serializing_if = "Option::is_none")]
+    #[ts(optional)]
     pub intent2tx: Option<intent::IntentTables>,
     /// PILOT-Bench tables.
     #[serde(skip_serializing_if = "Option::is_none")]
+    #[ts(optional)]
     pub pilot: Option<pilot::PilotTables>,
     /// Cross-benchmark profile, one row per model.
     pub profile: Vec<ProfileRow>,
@@ -137,7 +141,7 @@ pub struct Report {
 }
 
 /// Total cost and mean score of one model on one benchmark.
-#[derive(Debug, Clone, Serialize, PartialEq)]
+#[derive(Debug, Clone, Serialize, PartialEq, TS)]
 pub struct CostRow {
     /// Model name.
     pub model: String,

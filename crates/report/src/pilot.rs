@@ -5,12 +5,13 @@
 use std::collections::{BTreeMap, HashMap};
 
 use serde::Serialize;
+use ts_rs::TS;
 
 use super::dataset::{Bench, Dataset};
 use super::summary::{summaries, ModelSummary};
 
 /// Full/partial/fail shares of one cell, in percent.
-#[derive(Debug, Clone, Serialize, PartialEq)]
+#[derive(Debug, Clone, Serialize, PartialEq, TS)]
 pub struct OutcomeShares {
     /// Samples.
     pub n: usize,
@@ -41,7 +42,7 @@ impl OutcomeShares {
 }
 
 /// Table 2 row.
-#[derive(Debug, Clone, Serialize, PartialEq)]
+#[derive(Debug, Clone, Serialize, PartialEq, TS)]
 pub struct PromptRow {
     /// Model name.
     pub model: String,
@@ -53,7 +54,7 @@ pub struct PromptRow {
 }
 
 /// Table 3 row.
-#[derive(Debug, Clone, Serialize, PartialEq)]
+#[derive(Debug, Clone, Serialize, PartialEq, TS)]
 pub struct FlawedRow {
     /// Model name.
     pub model: String,
@@ -66,7 +67,7 @@ pub struct FlawedRow {
 }
 
 /// A cell keyed by two labels.
-#[derive(Debug, Clone, Serialize, PartialEq)]
+#[derive(Debug, Clone, Serialize, PartialEq, TS)]
 pub struct CellRow {
     /// Model name.
     pub model: String,
@@ -80,7 +81,7 @@ pub struct CellRow {
 }
 
 /// Optimal-policy ceiling vs achieved, on the optimal-plan prompts.
-#[derive(Debug, Clone, Serialize, PartialEq)]
+#[derive(Debug, Clone, Serialize, PartialEq, TS)]
 pub struct CeilingRow {
     /// Model name.
     pub model: String,
@@ -96,7 +97,7 @@ pub struct CeilingRow {
 }
 
 /// Every PILOT table.
-#[derive(Debug, Clone, Serialize, PartialEq)]
+#[derive(Debug, Clone, Serialize, PartialEq, TS)]
 pub struct PilotTables {
     /// Per-model statistics over rounds (per-round mean score × 100; full = 1, partial = 0.5).
     pub summary: Vec<ModelSummary>,

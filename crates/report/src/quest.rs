@@ -5,6 +5,7 @@
 use std::collections::{BTreeMap, HashMap};
 
 use serde::Serialize;
+use ts_rs::TS;
 
 use super::dataset::{Bench, Dataset, Sample};
 use super::stats;
@@ -14,7 +15,7 @@ use super::summary::{by_model, by_round, rank_stability, summaries, ModelSummary
 pub const ATOMIC_ONLY_BELOW: f64 = 5.0;
 
 /// Table 1 row.
-#[derive(Debug, Clone, Serialize, PartialEq)]
+#[derive(Debug, Clone, Serialize, PartialEq, TS)]
 pub struct LeaderRow {
     /// Model name.
     pub model: String,
@@ -45,7 +46,7 @@ pub struct LeaderRow {
 }
 
 /// Table 2 row (composite quality).
-#[derive(Debug, Clone, Serialize, PartialEq)]
+#[derive(Debug, Clone, Serialize, PartialEq, TS)]
 pub struct CompositeRow {
     /// Model name.
     pub model: String,
@@ -60,7 +61,7 @@ pub struct CompositeRow {
 }
 
 /// Quadrant row (Tables 9–10).
-#[derive(Debug, Clone, Serialize, PartialEq)]
+#[derive(Debug, Clone, Serialize, PartialEq, TS)]
 pub struct QuadrantRow {
     /// Model name.
     pub model: String,
@@ -73,7 +74,7 @@ pub struct QuadrantRow {
 }
 
 /// Step-overhead row (Table 11).
-#[derive(Debug, Clone, Serialize, PartialEq)]
+#[derive(Debug, Clone, Serialize, PartialEq, TS)]
 pub struct OverheadRow {
     /// Model name.
     pub model: String,
@@ -88,7 +89,7 @@ pub struct OverheadRow {
 }
 
 /// Outcome distribution row (Table 8): class counts and raw outcome counts.
-#[derive(Debug, Clone, Serialize, PartialEq)]
+#[derive(Debug, Clone, Serialize, PartialEq, TS)]
 pub struct OutcomeRow {
     /// Model name.
     pub model: String,
@@ -109,7 +110,7 @@ pub struct OutcomeRow {
 }
 
 /// A pass rate for one (model, group) cell.
-#[derive(Debug, Clone, Serialize, PartialEq)]
+#[derive(Debug, Clone, Serialize, PartialEq, TS)]
 pub struct RateRow {
     /// Model name.
     pub model: String,
@@ -124,16 +125,17 @@ pub struct RateRow {
 }
 
 /// One bin of the step-overhead histogram.
-#[derive(Debug, Clone, Serialize, PartialEq)]
+#[derive(Debug, Clone, Serialize, PartialEq, TS)]
 pub struct DeltaBin {
     /// Δ = K_act − K_opt.
+    #[ts(type = "number")]
     pub delta: i64,
     /// Composite samples with that Δ (all models).
     pub count: usize,
 }
 
 /// Every QuestBench table.
-#[derive(Debug, Clone, Serialize, PartialEq)]
+#[derive(Debug, Clone, Serialize, PartialEq, TS)]
 pub struct QuestTables {
     /// Per-model statistics over rounds (per-round total points), with every round pair's
     /// Spearman ρ and p-value.

@@ -8,6 +8,7 @@ use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 use serde::Serialize;
 use statrs::distribution::{Binomial, ContinuousCDF, DiscreteCDF, StudentsT};
+use ts_rs::TS;
 
 /// The significance level used for tie groups and the "separable" verdicts.
 pub const ALPHA: f64 = 0.05;
@@ -96,7 +97,7 @@ pub fn pearson(x: &[f64], y: &[f64]) -> Option<f64> {
 }
 
 /// A correlation coefficient with its two-sided p-value.
-#[derive(Debug, Clone, Copy, PartialEq, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, TS)]
 pub struct Correlation {
     /// Spearman's ρ.
     pub rho: f64,
@@ -171,7 +172,7 @@ pub fn welch_p(a: &[f64], b: &[f64]) -> Option<f64> {
 }
 
 /// A paired bootstrap confidence interval of mean(a − b).
-#[derive(Debug, Clone, Copy, PartialEq, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, TS)]
 pub struct BootstrapCi {
     /// The observed mean difference mean(a − b).
     pub diff: f64,

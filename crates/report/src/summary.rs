@@ -4,12 +4,13 @@
 use std::collections::BTreeMap;
 
 use serde::Serialize;
+use ts_rs::TS;
 
 use super::dataset::{Bench, Dataset, Sample};
 use super::stats::{self, Correlation, ALPHA};
 
 /// Spearman correlation of one model's per-instance scores between two rounds.
-#[derive(Debug, Clone, Serialize, PartialEq)]
+#[derive(Debug, Clone, Serialize, PartialEq, TS)]
 pub struct RoundPair {
     /// First round (0-based position among the model's rounds).
     pub a: usize,
@@ -20,7 +21,7 @@ pub struct RoundPair {
 }
 
 /// Stability of a model's per-instance scores across rounds.
-#[derive(Debug, Clone, Serialize, PartialEq)]
+#[derive(Debug, Clone, Serialize, PartialEq, TS)]
 pub struct Stability {
     /// Mean ρ over the defined round pairs.
     pub mean: Option<f64>,
@@ -33,7 +34,7 @@ pub struct Stability {
 }
 
 /// One model's figures for one benchmark.
-#[derive(Debug, Clone, Serialize, PartialEq)]
+#[derive(Debug, Clone, Serialize, PartialEq, TS)]
 pub struct ModelSummary {
     /// Model name.
     pub model: String,

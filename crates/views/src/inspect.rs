@@ -20,6 +20,7 @@ use ts_rs::TS;
 
 use crate::catalog;
 use crate::results::{CompareView, Disagreement, Explorer};
+use crate::studio::CompositeTrace;
 use crucible_core::Config;
 use crucible_core::{BenchError, Benchmark, Event, ScriptedAgent};
 use crucible_intent2tx::{execute::Executor, seam::IntentBench, AddressBook};
@@ -192,8 +193,9 @@ pub struct Replay {
     /// without it); not disagreements.
     pub notes: Vec<String>,
     /// The fresh details JSON (long strings clipped), as the trace viewer shows details.
-    #[ts(type = "unknown")]
     pub fresh_details: Value,
+    /// The fresh QuestBench composite episode (rounds and decay), read from `fresh_details`.
+    pub fresh_composite: Option<CompositeTrace>,
     /// Crucible version that stored the sample's run, and this one.
     pub stored_version: String,
     /// This Crucible's version.
@@ -466,6 +468,7 @@ impl Replayer {
         let (differences, notes) = diff(&stored, &fresh);
         let mut fresh_details = record.details;
         clip(&mut fresh_details);
+        let fresh_composite = crate::trace::composite(&fresh_details);
         Ok(Replay {
             sample_id: id,
             mode,
@@ -481,6 +484,7 @@ impl Replayer {
             differences,
             notes,
             fresh_details,
+            fresh_composite,
             stored_version: s.version,
             current_version: crucible_core::VERSION.to_string(),
         })
@@ -639,7 +643,7 @@ fn revert_reasons(v: &Value, out: &mut Vec<String>) {
 
 /// The checks a benchmark's details carry: QuestBench's scoring checks (a composite's end-state
 /// ones), Intent2Tx's field verdicts and execution, PILOT's evaluator criteria.
-fn checks_of(benchmark: &str, d: &Value) -> Vec<CheckView> {
+pub(crate) fn checks_of(benchmark: &str, d: &Value) -> Vec<CheckView> {
     let mut out = Vec::new();
     match benchmark {
         "questbench" => {
@@ -1017,13 +1021,15 @@ async fn compare_pairs(
     })
     .await
     .map_err(|e| InspectError::BadCompare(format!("the comparison task failed: {e}")))?;
-    Ok(tally.view(serde_json::json!({
-        "run": run,
-        "model_a": model_a,
-        "model_b": model_b,
-        "seed": seed,
-        "comparisons": comparisons,
-    })))
+    Ok(tally.view(report::CompareReport {
+        sides: report::CompareSides::Models {
+            run: run.to_string(),
+            model_a: model_a.to_string(),
+            model_b: model_b.to_string(),
+        },
+        seed,
+        comparisons,
+    }))
 }
 
 #[cfg(test)]

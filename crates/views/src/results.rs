@@ -275,7 +275,6 @@ pub struct Artefact {
     /// Artefact kind.
     pub kind: String,
     /// Its JSON (the raw text when it is not valid JSON).
-    #[ts(type = "unknown")]
     pub data: Value,
 }
 
@@ -293,10 +292,8 @@ pub struct SampleTrace {
     /// The last assistant message.
     pub raw_answer: ClippedText,
     /// The metrics JSON.
-    #[ts(type = "Record<string, unknown>")]
     pub metrics: Value,
     /// The details JSON (benchmark-specific; every long string in it clipped).
-    #[ts(type = "unknown")]
     pub details: Value,
     /// Composite rounds used.
     pub k_act: Option<u32>,
@@ -313,7 +310,6 @@ pub struct SampleTrace {
     /// Agent/provider error.
     pub error: Option<String>,
     /// The event transcript (JSON of `run::Event`), in order.
-    #[ts(type = "unknown[]")]
     pub events: Vec<Value>,
     /// Chain artefacts, in order.
     pub artefacts: Vec<Artefact>,
@@ -374,9 +370,8 @@ pub struct CategoryDelta {
 /// per-category deltas.
 #[derive(Debug, Clone, PartialEq, Serialize, TS)]
 pub struct CompareView {
-    /// What `crucible compare --json` prints (`{run_a, run_b, seed, comparisons}`).
-    #[ts(type = "Record<string, unknown>")]
-    pub compare: Value,
+    /// What `crucible compare --json` prints.
+    pub compare: report::CompareReport,
     /// Per-category mean deltas over the paired samples.
     pub categories: Vec<CategoryDelta>,
     /// Paired samples that differ in pass/fail or score, at most [`MAX_PAGE`].
@@ -412,7 +407,7 @@ impl Tally {
     }
 
     /// The view, with `compare` as its statistics.
-    pub fn view(self, compare: Value) -> CompareView {
+    pub fn view(self, compare: report::CompareReport) -> CompareView {
         let categories = self
             .cats
             .into_iter()
@@ -1226,8 +1221,20 @@ fn paired_samples(base: &Base, a: &str, b: &str) -> Vec<Disagreement> {
 }
 
 /// What `crucible compare --json` prints: `{run_a, run_b, seed, comparisons}`.
-pub fn compare_value(run_a: &str, run_b: &str, seed: u64, cmp: &[report::Comparison]) -> Value {
-    serde_json::json!({"run_a": run_a, "run_b": run_b, "seed": seed, "comparisons": cmp})
+pub fn compare_value(
+    run_a: &str,
+    run_b: &str,
+    seed: u64,
+    cmp: &[report::Comparison],
+) -> report::CompareReport {
+    report::CompareReport {
+        sides: report::CompareSides::Runs {
+            run_a: run_a.to_string(),
+            run_b: run_b.to_string(),
+        },
+        seed,
+        comparisons: cmp.to_vec(),
+    }
 }
 
 /// [`comparisons`] as [`compare_value`].
@@ -1236,7 +1243,7 @@ pub async fn compare_json(
     run_a: &str,
     run_b: &str,
     seed: u64,
-) -> Result<Value, ResultsError> {
+) -> Result<report::CompareReport, ResultsError> {
     let cmp = comparisons(store, run_a, run_b, seed).await?;
     Ok(compare_value(run_a, run_b, seed, &cmp))
 }

@@ -3,9 +3,11 @@
 //! run comparison and exports. All of them read `<data dir>/crucible.db` through
 //! [`crucible_views::results::Explorer`].
 
+use crucible_report::Report;
 use crucible_views::results::{
-    self, ChartView, CompareView, Explorer, Facets, RunInfo, SampleFilter, SamplePage, SampleTrace,
+    self, ChartView, CompareView, Explorer, Facets, RunInfo, SampleFilter, SamplePage,
 };
+use crucible_views::trace::SampleView;
 
 use crucible_views::inspect::{Replay, ReplayMode};
 
@@ -34,15 +36,15 @@ pub async fn results_runs(state: tauri::State<'_, AppState>) -> Result<Vec<RunIn
     Ok(explorer(&state).await?.1.runs().await?)
 }
 
-/// The report of a selection (the JSON of `crucible report --json`; PILOT ceiling included).
+/// The report of a selection (what `crucible report --json` prints; PILOT ceiling included).
 #[tauri::command]
 pub async fn results_report(
     state: tauri::State<'_, AppState>,
     filter: SampleFilter,
-) -> Result<serde_json::Value, CommandError> {
+) -> Result<Report, CommandError> {
     let (config, e) = explorer(&state).await?;
     let loaded = e.loaded(&config, &filter, false).await?;
-    serde_json::to_value(&loaded.report).map_err(|e| CommandError::internal(e.to_string()))
+    Ok(loaded.report.clone())
 }
 
 /// Category and difficulty values of a selection, for the filter menus.
@@ -98,13 +100,14 @@ pub async fn results_samples(
         .await?)
 }
 
-/// One sample's trace (long texts clipped).
+/// One sample's trace (long texts clipped) with its typed reading (checks, highlights, rounds,
+/// field verdicts, criteria).
 #[tauri::command]
 pub async fn results_sample(
     state: tauri::State<'_, AppState>,
     id: i64,
-) -> Result<SampleTrace, CommandError> {
-    Ok(explorer(&state).await?.1.sample(id).await?)
+) -> Result<SampleView, CommandError> {
+    Ok(SampleView::new(explorer(&state).await?.1.sample(id).await?))
 }
 
 /// The whole `prompt` or `raw_answer` of a sample ("show all").

@@ -1,4 +1,5 @@
 // Home: the first-start guide and a short tool status, so a new user sees at once what works.
+import { benchNames } from "../bench";
 import { h, mount } from "../dom";
 import { getSystemStatus } from "../ipc";
 import { errorBox, toolSummary } from "../status-view";
@@ -9,7 +10,7 @@ export async function renderHome(root: HTMLElement): Promise<void> {
     root,
     h("header", { class: "page-head" }, h("h1", {}, "Welcome to Crucible"),
       h("p", { class: "lede" },
-        "Execution-grounded evaluation of LLM agents on EVM-QuestBench, Intent2Tx and PILOT-Bench. ",
+        `Execution-grounded evaluation of LLM agents on ${benchNames()}. `,
         "Everything runs offline on a local chain and a seeded tool simulator; a real model is optional."),
     ),
     h("section", { class: "card", id: "first-start" },

@@ -2,7 +2,26 @@
 // --json`, sortable, filterable by category/difficulty; a click on a cell lists the samples behind
 // it) → a sample's trace; the report's charts with exports; two runs compared. Element ids and
 // data-* attributes are what the E2E tests use.
-import type { CompareView, Replay, ReplayMode, RunInfo, SampleFilter, SamplePage, SampleTrace } from "../bindings";
+import type {
+  Bench,
+  CheckView,
+  ClippedText,
+  CompareView,
+  Highlight,
+  IntentTables,
+  IntentTrace,
+  JsonValue,
+  PilotTables,
+  PilotTrace,
+  QuestTables,
+  Replay,
+  ReplayMode,
+  Report,
+  RunInfo,
+  SampleFilter,
+  SamplePage,
+} from "../bindings";
+import { BENCHES, BENCH_LABEL } from "../bench";
 import { h, mount } from "../dom";
 import {
   resultsCharts,
@@ -20,22 +39,21 @@ import {
   resultsSamples,
 } from "../ipc";
 import { errorBox } from "../status-view";
-import { roundsSection, type RoundLike } from "../rounds-view";
+import { roundsSection } from "../rounds-view";
 import { highlightInto } from "../highlight";
 
-type Json = null | boolean | number | string | Json[] | { [k: string]: Json };
-type Row = Record<string, Json>;
+/** One row of a report table, as the generic sortable table shows it: every row type of the
+ *  generated `Report` (and of the comparisons) is one. */
+type Row = { [k: string]: JsonValue };
 type Tab = "leaderboards" | "charts" | "samples" | "compare";
 
 const PAGE = 50;
-const BENCHES = ["questbench", "intent2tx", "pilot"] as const;
-const BENCH_TITLE: Record<string, string> = {
-  questbench: "EVM-QuestBench",
-  intent2tx: "Intent2Tx",
-  pilot: "PILOT-Bench",
-};
 /** The leaderboard table of each benchmark; the other tables follow it. */
-const LEAD: Record<string, string> = { questbench: "leaderboard", intent2tx: "table1", pilot: "table2" };
+const LEAD = { questbench: "leaderboard", intent2tx: "table1", pilot: "table2" } as const satisfies {
+  questbench: keyof QuestTables;
+  intent2tx: keyof IntentTables;
+  pilot: keyof PilotTables;
+};
 
 interface State {
   runs: RunInfo[];
@@ -96,7 +114,7 @@ function baseFilter(s: State): SampleFilter {
 
 // ---------- formatting ----------
 
-function fmt(v: Json): string {
+function fmt(v: JsonValue | undefined): string {
   if (v === null || v === undefined) return "–";
   if (typeof v === "number") return Number.isInteger(v) ? String(v) : v.toFixed(Math.abs(v) < 1 ? 3 : 2);
   if (typeof v === "boolean") return v ? "yes" : "no";
@@ -121,18 +139,21 @@ function flat(row: Row): Row {
   return out;
 }
 
-function sortValue(v: Json): number | string {
+function sortValue(v: JsonValue | undefined): number | string {
   if (typeof v === "number") return v;
   if (typeof v === "boolean") return v ? 1 : 0;
   if (Array.isArray(v) && typeof v[0] === "number") return v[0];
-  if (v === null) return -Infinity;
+  if (v === null || v === undefined) return -Infinity;
   return fmt(v);
 }
+
+/** Whether a report table value is a list of rows (else it is shown as JSON). */
+const isRows = (v: JsonValue): v is Row[] => Array.isArray(v) && v.every((x) => x !== null && typeof x === "object" && !Array.isArray(x));
 
 // ---------- tables ----------
 
 /** The sample filter behind one cell of a report table. */
-function cellFilter(s: State, bench: string, row: Row, col: string): SampleFilter {
+function cellFilter(s: State, bench: Bench | "cross" | "compare", row: Row, col: string): SampleFilter {
   const f = baseFilter(s);
   f.benchmark = bench === "cross" ? f.benchmark : bench;
   if (typeof row.model === "string") f.model = row.model;
@@ -145,7 +166,7 @@ function cellFilter(s: State, bench: string, row: Row, col: string): SampleFilte
   return f;
 }
 
-function table(s: State, bench: string, name: string, rows: Row[], onCell: (f: SampleFilter) => void): HTMLElement {
+function table(s: State, bench: Bench | "cross" | "compare", name: string, rows: readonly Row[], onCell: (f: SampleFilter) => void): HTMLElement {
   const id = `${bench}-${name}`;
   const flatRows = rows.map(flat);
   const cols: string[] = [];
@@ -339,7 +360,7 @@ function renderBody(body: HTMLElement, s: State): void {
   }
   const filters = h("div", { class: "filters", id: "results-filters" });
   const renderFilters = async () => {
-    const benchSel = h("select", { id: "filter-bench", "aria-label": "benchmark" }, h("option", { value: "all" }, "all benchmarks"), ...BENCHES.map((b) => h("option", { value: b }, BENCH_TITLE[b])));
+    const benchSel = h("select", { id: "filter-bench", "aria-label": "benchmark" }, h("option", { value: "all" }, "all benchmarks"), ...BENCHES.map((b) => h("option", { value: b }, BENCH_LABEL[b])));
     benchSel.value = s.bench;
     const catSel = h("select", { id: "filter-category", "aria-label": "category" }, h("option", { value: "" }, "any category"));
     const diffSel = h("select", { id: "filter-difficulty", "aria-label": "difficulty" }, h("option", { value: "" }, "any difficulty"));
@@ -414,31 +435,34 @@ async function renderLeaderboards(content: HTMLElement, s: State, onCell: (f: Sa
     mount(content, errorBox(r.error));
     return;
   }
-  const report = r.value as { [k: string]: Json };
+  const report: Report = r.value;
   const sections: HTMLElement[] = [
     h("p", { class: "muted small", id: "report-meta" }, `${report.samples} samples · runs ${fmt(report.runs)}`),
   ];
+  // Every table of a benchmark, its leaderboard first, in the report's order.
+  const boards: Record<Bench, Row | undefined> = { questbench: report.questbench, intent2tx: report.intent2tx, pilot: report.pilot };
   for (const b of BENCHES) {
-    const t = report[b] as { [k: string]: Json } | undefined;
+    const t = boards[b];
     if (!t) continue;
     const lead = LEAD[b];
-    const card = h("section", { class: "card", id: `board-${b}`, "data-bench": b }, h("h2", {}, `${BENCH_TITLE[b]} — ${lead}`));
-    if (Array.isArray(t[lead])) card.append(table(s, b, lead, t[lead] as Row[], onCell));
+    const card = h("section", { class: "card", id: `board-${b}`, "data-bench": b }, h("h2", {}, `${BENCH_LABEL[b]} — ${lead}`));
+    const leadRows = t[lead];
+    if (isRows(leadRows)) card.append(table(s, b, lead, leadRows, onCell));
     for (const [name, rows] of Object.entries(t)) {
       if (name === lead) continue;
       const det = h("details", { "data-table-name": `${b}-${name}` }, h("summary", {}, name));
-      if (Array.isArray(rows) && rows.every((x) => x !== null && typeof x === "object" && !Array.isArray(x)))
-        det.append(table(s, b, name, rows as Row[], onCell));
+      if (isRows(rows)) det.append(table(s, b, name, rows, onCell));
       else det.append(h("pre", { class: "json" }, JSON.stringify(rows, null, 2)));
       card.append(det);
     }
     sections.push(card);
   }
-  for (const name of ["profile", "cost"]) {
-    const rows = report[name];
-    if (Array.isArray(rows) && rows.length > 0) {
-      sections.push(h("section", { class: "card", id: `board-${name}` }, h("h2", {}, name === "profile" ? "Cross-benchmark profile" : "Cost vs score"), table(s, "cross", name, rows as Row[], onCell)));
-    }
+  const cross: [string, string, readonly Row[]][] = [
+    ["profile", "Cross-benchmark profile", report.profile],
+    ["cost", "Cost vs score", report.cost],
+  ];
+  for (const [name, title, rows] of cross) {
+    if (rows.length > 0) sections.push(h("section", { class: "card", id: `board-${name}` }, h("h2", {}, title), table(s, "cross", name, rows, onCell)));
   }
   mount(content, ...sections);
 }
@@ -643,7 +667,7 @@ async function renderSamples(content: HTMLElement, s: State): Promise<void> {
 
 // ---------- trace viewer ----------
 
-function textBlock(id: number, field: "prompt" | "raw_answer", label: string, t: SampleTrace["prompt"]): HTMLElement {
+function textBlock(id: number, field: "prompt" | "raw_answer", label: string, t: ClippedText): HTMLElement {
   const pre = h("pre", { class: "text", "data-field": field }, t.text);
   const sec = h("section", { class: "trace-sec" }, h("h3", {}, label, t.truncated ? h("span", { class: "muted small" }, ` (first ${t.text.length} of ${t.total_bytes} bytes)`) : null), pre);
   if (t.truncated) {
@@ -662,22 +686,12 @@ function textBlock(id: number, field: "prompt" | "raw_answer", label: string, t:
   return sec;
 }
 
-/** Every object in `v` (depth-first) with its key path. */
-function walk(v: unknown, path: string, out: [string, Record<string, unknown>][]): void {
-  if (Array.isArray(v)) v.forEach((x, i) => walk(x, `${path}[${i}]`, out));
-  else if (v !== null && typeof v === "object") {
-    out.push([path, v as Record<string, unknown>]);
-    for (const [k, x] of Object.entries(v)) walk(x, path ? `${path}.${k}` : k, out);
-  }
-}
+const show = (v: string | number | null) => (v === null || v === "" ? "–" : String(v));
+const okBadge = (ok: boolean) => h("span", { class: `badge ${ok ? "ok" : "warn"}` }, ok ? "ok" : "wrong");
 
-const isCheck = (o: Record<string, unknown>) => ("pass" in o || "passed" in o) && ("expected" in o || "actual" in o || "weight" in o);
-const show = (v: unknown) => (v === undefined ? "–" : typeof v === "string" ? v : JSON.stringify(v));
-
-function checksTable(objs: [string, Record<string, unknown>][]): HTMLElement | null {
-  // A composite's per-round checks are progress only (shown in the rounds section); the end
-  // state's checks are the ones that score.
-  const checks = objs.filter(([path, o]) => isCheck(o) && !/rounds\[\d+\]/.test(path));
+/** QuestBench: the verdict's scoring checks (a composite's end-state ones; its per-round checks
+ *  are progress, shown in the rounds section). */
+function checksTable(checks: CheckView[]): HTMLElement | null {
   if (checks.length === 0) return null;
   return h(
     "section",
@@ -686,137 +700,77 @@ function checksTable(objs: [string, Record<string, unknown>][]): HTMLElement | n
     h(
       "table",
       { class: "rtable compact" },
-      h("thead", {}, h("tr", {}, ...["where", "check", "weight", "expected", "actual", "result"].map((c) => h("th", {}, c)))),
+      h("thead", {}, h("tr", {}, ...["check", "weight", "expected", "actual", "result"].map((c) => h("th", {}, c)))),
       h(
         "tbody",
         {},
-        ...checks.map(([path, o]) => {
-          const pass = Boolean(o.pass ?? o.passed);
-          return h(
+        ...checks.map((c) =>
+          h(
             "tr",
-            { "data-check": show(o.name ?? o.kind ?? o.id ?? o.field ?? path), "data-pass": String(pass) },
-            h("td", { class: "mono small" }, path),
-            h("td", {}, show(o.name ?? o.kind ?? o.id ?? o.field ?? o.check)),
-            h("td", { class: "num" }, show(o.weight)),
-            h("td", { class: "mono small" }, show(o.expected)),
-            h("td", { class: "mono small" }, show(o.actual)),
-            h("td", {}, h("span", { class: `badge ${pass ? "ok" : "warn"}` }, pass ? "pass" : "fail")),
-          );
-        }),
+            { "data-check": c.name, "data-pass": String(c.passed) },
+            h("td", {}, c.name),
+            h("td", { class: "num" }, show(c.weight)),
+            h("td", { class: "mono small" }, show(c.expected)),
+            h("td", { class: "mono small" }, show(c.actual)),
+            h("td", {}, h("span", { class: `badge ${c.passed ? "ok" : "warn"}` }, c.passed ? "pass" : "fail")),
+          ),
+        ),
       ),
     ),
   );
 }
 
-/** Revert reasons, receipt statuses and errors anywhere in the trace, lifted to the top. */
-function highlights(objs: [string, Record<string, unknown>][]): HTMLElement | null {
-  const items: HTMLElement[] = [];
-  const seenText = new Set<string>();
-  for (const [path, o] of objs) {
-    for (const [k, v] of Object.entries(o)) {
-      if (v === null || v === undefined || v === "" || typeof v === "object") continue;
-      const key = `${k}=${String(v)}`;
-      if (seenText.has(key)) continue;
-      if (/^revert(_?reason)?$/i.test(k) && typeof v === "string") seenText.add(key), items.push(h("li", { "data-highlight": "revert" }, h("b", {}, "Revert reason: "), h("span", { class: "mono revert-reason" }, String(v)), h("span", { class: "muted small" }, ` (${path ? path + "." : ""}${k})`)));
-      else if (k === "status" && /receipt|tx|transaction/i.test(path)) seenText.add(key), items.push(h("li", { "data-highlight": "status" }, h("b", {}, "Receipt status: "), String(v), h("span", { class: "muted small" }, ` (${path})`)));
-    }
-  }
-  return items.length ? h("section", { class: "trace-sec highlight", id: "trace-highlights" }, h("ul", {}, ...items.slice(0, 40))) : null;
+/** Revert reasons and receipt statuses anywhere in the trace, lifted to the top. */
+function highlights(items: Highlight[]): HTMLElement | null {
+  if (items.length === 0) return null;
+  const li = (x: Highlight) =>
+    x.kind === "revert"
+      ? h("li", { "data-highlight": "revert" }, h("b", {}, "Revert reason: "), h("span", { class: "mono revert-reason" }, x.text), h("span", { class: "muted small" }, ` (${x.path})`))
+      : h("li", { "data-highlight": "status" }, h("b", {}, "Receipt status: "), x.text, h("span", { class: "muted small" }, ` (${x.path})`));
+  return h("section", { class: "trace-sec highlight", id: "trace-highlights" }, h("ul", {}, ...items.map(li)));
 }
 
-type Obj = Record<string, unknown>;
-const obj = (v: unknown): Obj | null => (v !== null && typeof v === "object" && !Array.isArray(v) ? (v as Obj) : null);
-const okBadge = (ok: unknown) => h("span", { class: `badge ${ok ? "ok" : "warn"}` }, ok ? "ok" : "wrong");
-
 /** Intent2Tx: per step, the field-by-field verdict against the ground truth, and execution. */
-function intentDiff(details: unknown): HTMLElement | null {
-  const scores = obj(obj(details)?.scores);
-  const steps = scores?.steps;
-  if (!Array.isArray(steps)) return null;
-  const exec = obj(obj(details)?.execution);
+function intentDiff(t: IntentTrace): HTMLElement {
   const rows: HTMLElement[] = [];
-  steps.forEach((st, i) => {
-    const o = obj(st);
-    if (!o) return;
-    for (const f of ["present", "contract_ok", "address_ok", "function_ok"]) {
-      if (f in o) rows.push(h("tr", { "data-field": f, "data-ok": String(Boolean(o[f])) }, h("td", { class: "num" }, String(i + 1)), h("td", {}, f.replace(/_ok$/, "")), h("td", {}, "–"), h("td", {}, okBadge(o[f]))));
+  t.steps.forEach((st, i) => {
+    for (const f of st.fields) {
+      rows.push(h("tr", { "data-field": f.field, "data-ok": String(f.ok) }, h("td", { class: "num" }, String(i + 1)), h("td", {}, f.field.replace(/_ok$/, "")), h("td", {}, "–"), h("td", {}, okBadge(f.ok))));
     }
-    for (const k of Array.isArray(o.keys) ? o.keys : []) {
-      const ko = obj(k);
-      if (!ko) continue;
-      const ok = Boolean(ko.exists && ko.type_ok && ko.value_ok);
-      const detail = `in truth: ${ko.in_truth ? "yes" : "no"} · present: ${ko.exists ? "yes" : "no"} · type ${ko.type_ok ? "ok" : "wrong"} · value ${ko.value_ok ? "ok" : "wrong"}`;
-      rows.push(h("tr", { "data-field": `param:${String(ko.key)}`, "data-ok": String(ok) }, h("td", { class: "num" }, String(i + 1)), h("td", { class: "mono" }, `param ${String(ko.key)}`), h("td", { class: "small" }, detail), h("td", {}, okBadge(ok))));
+    for (const k of st.keys) {
+      const ok = k.exists && k.type_ok && k.value_ok;
+      const detail = `in truth: ${k.in_truth ? "yes" : "no"} · present: ${k.exists ? "yes" : "no"} · type ${k.type_ok ? "ok" : "wrong"} · value ${k.value_ok ? "ok" : "wrong"}`;
+      rows.push(h("tr", { "data-field": `param:${k.key}`, "data-ok": String(ok) }, h("td", { class: "num" }, String(i + 1)), h("td", { class: "mono" }, `param ${k.key}`), h("td", { class: "small" }, detail), h("td", {}, okBadge(ok))));
     }
   });
+  const exec = t.execution;
   return h(
     "section",
     { class: "trace-sec", id: "trace-intent-diff" },
     h("h3", {}, "Fields vs ground truth"),
     h("table", { class: "rtable compact" }, h("thead", {}, h("tr", {}, ...["step", "field", "detail", ""].map((c) => h("th", {}, c)))), h("tbody", {}, ...rows)),
     exec
-      ? h("p", { class: "small", id: "trace-intent-exec" }, `Execution: ${exec.exec ? "executed" : "not executed"} · state equal to the truth's: ${exec.state_eq ? "yes" : "no"}`, exec.reason ? h("span", { class: "mono" }, ` · ${String(exec.reason)}`) : null)
+      ? h("p", { class: "small", id: "trace-intent-exec" }, `Execution: ${exec.exec ? "executed" : "not executed"} · state equal to the truth's: ${exec.state_eq ? "yes" : "no"}`, exec.reason ? h("span", { class: "mono" }, ` · ${exec.reason}`) : null)
       : null,
   );
 }
 
-/** QuestBench composite: every round (code, tx status, revert reason, query, feedback) and the
- *  decay arithmetic, from the stored verdict. */
-function compositeRounds(details: unknown, id = "trace-rounds"): HTMLElement | null {
-  const d = obj(details);
-  const v = obj(d?.verdict);
-  if (d?.kind !== "composite" || !v || !Array.isArray(v.rounds)) return null;
-  const num = (x: unknown) => (typeof x === "number" ? x : null);
-  const rounds: RoundLike[] = v.rounds.map((x, i) => {
-    const r = obj(x) ?? {};
-    const checks = Array.isArray(r.checks) ? r.checks.map(obj) : [];
-    return {
-      round: num(r.round) ?? i + 1,
-      kind: typeof r.kind === "string" ? r.kind : "?",
-      code: typeof r.code === "string" ? r.code : null,
-      tx: r.tx,
-      status: typeof r.status === "boolean" ? r.status : null,
-      revert_reason: typeof r.revert_reason === "string" ? r.revert_reason : null,
-      query: r.query,
-      result: r.result,
-      reason: typeof r.reason === "string" ? r.reason : "",
-      balance_changes: r.balance_changes,
-      checks_passed: checks.length ? checks.filter((c) => c?.passed === true).length : null,
-      checks_total: checks.length || null,
-      feedback: typeof r.feedback === "string" ? r.feedback : "",
-    };
-  });
-  return roundsSection({
-    k_act: num(v.k_act) ?? rounds.length,
-    k_opt: num(v.k_opt) ?? 0,
-    max_rounds: num(v.max_rounds),
-    base: num(v.base),
-    decay: num(v.decay),
-    score: num(v.score),
-    agent_error: typeof v.agent_error === "string" ? v.agent_error : null,
-  }, rounds, id);
-}
-
 /** PILOT: the turn timeline (tool calls, simulated faults) and the evaluator's criteria. */
-function pilotTimeline(details: unknown): HTMLElement | null {
-  const d = obj(details);
-  const calls = d?.calls;
-  const ev = obj(d?.evaluation);
-  if (!Array.isArray(calls) || !ev) return null;
-  const crit: [string, unknown][] = [
-    ["outcome", ev.outcome],
-    ["tool coverage", `${String(ev.covered)}/${String(ev.required)} (${typeof ev.coverage === "number" ? (ev.coverage * 100).toFixed(0) : "?"} %)`],
-    ["sequence ok", ev.sequence_ok],
-    ["output ok", ev.output_ok],
-    ["completion signal", ev.completion_signal],
-    ["termination", `${String(ev.termination)} after ${String(ev.turns)} turns`],
+function pilotTimeline(p: PilotTrace): HTMLElement {
+  const crit: [string, string | boolean][] = [
+    ["outcome", p.outcome],
+    ["tool coverage", `${p.covered}/${p.required} (${(p.coverage * 100).toFixed(0)} %)`],
+    ["sequence ok", p.sequence_ok],
+    ["output ok", p.output_ok],
+    ["completion signal", p.completion_signal],
+    ["termination", `${p.termination} after ${p.turns} turns`],
   ];
   return h(
     "section",
     { class: "trace-sec", id: "trace-pilot" },
     h("h3", {}, "Evaluator criteria"),
-    h("dl", { class: "facts" }, ...crit.flatMap(([k, v]) => [h("dt", {}, k), h("dd", { "data-criterion": k }, typeof v === "boolean" ? okBadge(v) : String(v))])),
-    h("h3", {}, `Turn timeline (${calls.length} tool calls)`),
+    h("dl", { class: "facts" }, ...crit.flatMap(([k, v]) => [h("dt", {}, k), h("dd", { "data-criterion": k }, typeof v === "boolean" ? okBadge(v) : v)])),
+    h("h3", {}, `Turn timeline (${p.calls.length} tool calls)`),
     h(
       "table",
       { class: "rtable compact" },
@@ -824,24 +778,23 @@ function pilotTimeline(details: unknown): HTMLElement | null {
       h(
         "tbody",
         {},
-        ...calls.map((c) => {
-          const o = obj(c) ?? {};
-          return h(
+        ...p.calls.map((c) =>
+          h(
             "tr",
-            { "data-turn": String(o.turn) },
-            h("td", { class: "num" }, String(o.turn)),
-            h("td", { class: "mono" }, String(o.tool)),
-            h("td", {}, h("span", { class: `badge ${o.success ? "ok" : "warn"}` }, o.success ? "success" : "failed")),
-            h("td", { class: "mono" }, o.error ? String(o.error) : "–"),
-            h("td", { class: "num" }, typeof o.p === "number" ? o.p.toFixed(3) : "–"),
-          );
-        }),
+            { "data-turn": String(c.turn) },
+            h("td", { class: "num" }, String(c.turn)),
+            h("td", { class: "mono" }, c.tool),
+            h("td", {}, h("span", { class: `badge ${c.success ? "ok" : "warn"}` }, c.success ? "success" : "failed")),
+            h("td", { class: "mono" }, c.error ?? "–"),
+            h("td", { class: "num" }, c.p === null ? "–" : c.p.toFixed(3)),
+          ),
+        ),
       ),
     ),
   );
 }
 
-function jsonSec(title: string, v: unknown, id?: string, open = true): HTMLElement {
+function jsonSec(title: string, v: JsonValue, id?: string, open = true): HTMLElement {
   const pre = h("pre", { class: "json" });
   highlightInto(pre, JSON.stringify(v, null, 2) ?? "null", "json");
   return h("details", { class: "trace-sec", id, open }, h("summary", {}, title), pre);
@@ -918,14 +871,14 @@ function replayView(r: Replay): HTMLElement {
       : null,
     r.differences.length ? h("ul", { id: "replay-differences" }, ...r.differences.map((d) => h("li", { "data-difference": d.field }, h("b", {}, d.field), `: stored ${d.stored || "–"} → fresh ${d.fresh || "–"}`))) : null,
     r.notes.length ? h("ul", { class: "muted small", id: "replay-notes" }, ...r.notes.map((n) => h("li", {}, n))) : null,
-    r.benchmark === "questbench" ? wrapFresh(compositeRounds(r.fresh_details, "replay-rounds")) : null,
+    r.fresh_composite ? wrapFresh(roundsSection(r.fresh_composite, "replay-rounds")) : null,
     jsonSec("Fresh details", r.fresh_details, "replay-details", false),
   );
 }
 
 /** The fresh episode's rounds, folded (the stored ones are in the trace below). */
-function wrapFresh(el: HTMLElement | null): HTMLElement | null {
-  return el ? h("details", { class: "trace-sec", id: "replay-rounds-box" }, h("summary", {}, "Fresh rounds"), el) : null;
+function wrapFresh(el: HTMLElement): HTMLElement {
+  return h("details", { class: "trace-sec", id: "replay-rounds-box" }, h("summary", {}, "Fresh rounds"), el);
 }
 
 function replayButton(id: number, mode: ReplayMode, label: string, out: HTMLElement, disabledWhy: string | null): HTMLButtonElement {
@@ -952,9 +905,7 @@ async function renderTrace(el: HTMLElement, id: number): Promise<void> {
   }
   const t = r.value;
   const s = t.summary;
-  const objs: [string, Record<string, unknown>][] = [];
-  walk(t.details, "", objs);
-  t.artefacts.forEach((a, i) => walk(a.data, `artefact[${i}] ${a.kind}`, objs));
+  const v = t.view;
   const copyStatus = h("span", { class: "muted small", id: "copy-status", role: "status" });
   const copy = h("button", { class: "secondary", id: "copy-json" }, "Copy as JSON");
   copy.addEventListener("click", async () => {
@@ -1002,11 +953,12 @@ async function renderTrace(el: HTMLElement, id: number): Promise<void> {
       copyStatus,
       replayOut,
       h("dl", { class: "facts" }, ...facts.flatMap(([k, v]) => [h("dt", {}, k), h("dd", { "data-fact": k }, v)])),
-      highlights(objs),
-      checksTable(objs),
-      s.benchmark === "questbench" ? compositeRounds(t.details) : null,
-      s.benchmark === "intent2tx" ? intentDiff(t.details) : null,
-      s.benchmark === "pilot" ? pilotTimeline(t.details) : null,
+      highlights(v.highlights),
+      // Intent2Tx's and PILOT's checks are their own sections' rows.
+      s.benchmark === "questbench" ? checksTable(v.checks) : null,
+      v.composite ? roundsSection(v.composite, "trace-rounds") : null,
+      v.intent ? intentDiff(v.intent) : null,
+      v.pilot ? pilotTimeline(v.pilot) : null,
       textBlock(s.id, "prompt", "Prompt", t.prompt),
       textBlock(s.id, "raw_answer", "Raw answer", t.raw_answer),
       extractedSection(s.id),
@@ -1072,15 +1024,14 @@ function renderCompare(content: HTMLElement, s: State): void {
 }
 
 function showCompare(out: HTMLElement, s: State, v: CompareView): void {
-  const cmp = v.compare as { comparisons: Row[] };
   const openSample = (id: number) => {
     const trace = out.querySelector<HTMLElement>("#compare-trace")!;
     void renderTrace(trace, id);
   };
   mount(
     out,
-    h("section", { class: "card", id: "compare-stats" }, h("h2", {}, "Paired statistics (crucible compare)"), table(s, "compare", "comparisons", cmp.comparisons, () => {})),
-    h("section", { class: "card", id: "compare-categories" }, h("h2", {}, "Per-category deltas"), table(s, "compare", "categories", v.categories as unknown as Row[], () => {})),
+    h("section", { class: "card", id: "compare-stats" }, h("h2", {}, "Paired statistics (crucible compare)"), table(s, "compare", "comparisons", v.compare.comparisons, () => {})),
+    h("section", { class: "card", id: "compare-categories" }, h("h2", {}, "Per-category deltas"), table(s, "compare", "categories", v.categories, () => {})),
     h(
       "section",
       { class: "card", id: "compare-disagreements" },

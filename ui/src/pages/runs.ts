@@ -2,7 +2,8 @@
 // progress of the runs going on in this app (fed by `run:progress` events), cancel, resume and
 // delete (after an explicit confirmation step in the row),
 // and the new-run form (#/runs/new) with its plan preview and inline problems.
-import type { BenchPlan, LiveStatus, ProvidersView, RunForm, RunListItem, RunsView } from "../bindings";
+import type { Bench, BenchPlan, LiveStatus, ProvidersView, RunForm, RunListItem, RunsView } from "../bindings";
+import { BENCH_LABEL } from "../bench";
 import { h, mount } from "../dom";
 import { cancelRun, deleteRun, demoInfo, getLive, startDemo, listProviders, listRuns, onRunProgress, planRun, resumeRun, startRun } from "../ipc";
 import { errorBox } from "../status-view";
@@ -10,10 +11,11 @@ import { sampleLink } from "./results";
 
 let unlisten: (() => void) | null = null;
 
-const BENCHES: { id: string; label: string; prompts: string[] }[] = [
-  { id: "questbench", label: "EVM-QuestBench (TypeScript, ethers v6; needs Anvil)", prompts: [] },
-  { id: "intent2tx", label: "Intent2Tx (JSON calls)", prompts: ["direct", "retrieval"] },
-  { id: "pilot", label: "PILOT-Bench (tool workflows)", prompts: ["baseline", "cot", "optimal", "flawed"] },
+/** The benchmarks the form offers, with what each asks of the model and its prompt settings. */
+const BENCH_CHOICES: { id: Bench; note: string; prompts: string[] }[] = [
+  { id: "questbench", note: "TypeScript, ethers v6; needs Anvil", prompts: [] },
+  { id: "intent2tx", note: "JSON calls", prompts: ["direct", "retrieval"] },
+  { id: "pilot", note: "tool workflows", prompts: ["baseline", "cot", "optimal", "flawed"] },
 ];
 
 function fmtDuration(secs: number): string {
@@ -287,7 +289,7 @@ async function renderNew(root: HTMLElement): Promise<void> {
   const form = h("form", { id: "run-form", class: "card form", "aria-labelledby": "rf-title", novalidate: true },
     h("h2", { id: "rf-title" }, "New run"),
     h("fieldset", { id: "rf-benchmarks", class: "group" }, h("legend", {}, "Benchmarks"),
-      ...BENCHES.map((b) => check("bench", b.id, b.label, b.id === "pilot", { id: `rf-bench-${b.id}` }))),
+      ...BENCH_CHOICES.map((b) => check("bench", b.id, `${BENCH_LABEL[b.id]} (${b.note})`, b.id === "pilot", { id: `rf-bench-${b.id}` }))),
     h("fieldset", { id: "rf-models", class: "group" }, h("legend", {}, "Models"),
       h("p", { class: "muted small" }, "Built-in agents (offline, free; each runs only on the benchmarks that have it):"),
       ...builtinNames.map((n) => check("model", `builtin:${n}`, `builtin:${n} — ${where(n)}`, n === "reference", { id: `rf-model-builtin-${n}` })),
@@ -306,8 +308,8 @@ async function renderNew(root: HTMLElement): Promise<void> {
     ),
     h("fieldset", { id: "rf-prompts", class: "group" }, h("legend", {}, "Prompt settings"),
       h("p", { class: "muted small" }, "QuestBench uses its default prompt (ethers v6). Unticked: every prompt type runs."),
-      ...BENCHES.flatMap((b) => b.prompts.map((p) => check("prompt", p, `${b.id}: ${p}`, false, { id: `rf-prompt-${p}` }))),
-      h("label", { class: "check" }, execute, " Intent2Tx: execute answers on the local chain (Exec, StateEq)")),
+      ...BENCH_CHOICES.flatMap((b) => b.prompts.map((p) => check("prompt", p, `${b.id}: ${p}`, false, { id: `rf-prompt-${p}` }))),
+      h("label", { class: "check" }, execute, ` ${BENCH_LABEL.intent2tx}: execute answers on the local chain (Exec, StateEq)`)),
     filters,
     plan, problem,
     h("div", { class: "form-actions" }, start, h("a", { href: "#/runs", class: "button secondary" }, "Back to runs")));

@@ -3,6 +3,7 @@
 // solution on a fresh snapshot and self-test it over seeds, create a task from a template, and
 // import the public question-bank format or Intent2Tx instances. All logic is in the Rust core.
 // This entry only keeps the page's state and wires the parts in ./tasks/ to each other.
+import { benchNames } from "../bench";
 import { h, mount } from "../dom";
 import { getQuestSchema, getSystemStatus } from "../ipc";
 import { catalogue } from "./tasks/catalogue";
@@ -28,7 +29,7 @@ export async function renderTasks(root: HTMLElement): Promise<void> {
 
   mount(root,
     h("header", { class: "page-head studio-head" }, h("h1", {}, "Tasks"), importer.button),
-    h("p", { class: "lede" }, "Browse, render, edit and dry-run the tasks of EVM-QuestBench, Intent2Tx and PILOT-Bench."),
+    h("p", { class: "lede" }, `Browse, render, edit and dry-run the tasks of ${benchNames()}.`),
     importer.slot,
     h("div", { class: "studio" },
       browser.element,

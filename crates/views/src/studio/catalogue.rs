@@ -287,7 +287,6 @@ pub struct TaskDetail {
     pub k_opt: u32,
     /// Benchmark-specific view (Intent2Tx: intent, ground truth, metadata, prompts;
     /// PILOT: required tools, tool specs, the four prompts, flaw, plans, success ceiling).
-    #[ts(type = "unknown")]
     pub extra: Value,
 }
 

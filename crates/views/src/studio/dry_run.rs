@@ -79,7 +79,6 @@ pub struct DryRun {
     pub reason: String,
     /// The transaction as sent with its receipt summary (QuestBench) or the execution report
     /// (Intent2Tx); null otherwise.
-    #[ts(type = "unknown")]
     pub tx: Value,
     /// Each check (QuestBench), metric (Intent2Tx) or criterion (PILOT), expected vs actual.
     pub checks: Vec<CheckOutcome>,
@@ -100,25 +99,23 @@ pub struct RoundTrace {
     /// The code the sandbox ran (transaction rounds).
     pub code: Option<String>,
     /// The transaction as sent with its receipt summary (mined transaction rounds), else null.
-    #[ts(type = "unknown")]
     pub tx: Value,
     /// Receipt status: true mined OK, false reverted, null when nothing was mined.
     pub status: Option<bool>,
     /// The revert reason of a reverted transaction.
     pub revert_reason: Option<String>,
     /// The query as asked (query rounds), else null.
-    #[ts(type = "unknown")]
     pub query: Value,
     /// The query's result, else null.
-    #[ts(type = "unknown")]
     pub result: Value,
     /// Why the round failed or what was reported (empty on success).
     pub reason: String,
     /// The agent's balance changes in this round (name → signed base units).
-    #[ts(type = "unknown")]
     pub balance_changes: Value,
     /// How many of the goal checks passed after this round (progress; only the end state scores).
     pub checks_passed: u32,
+    /// How many goal checks were evaluated after this round (0 when none were).
+    pub checks_total: u32,
     /// The feedback text the model received after this round.
     pub feedback: String,
 }
@@ -334,6 +331,7 @@ async fn dry_run_composite(
             reason: r.reason,
             balance_changes: r.balance_changes,
             checks_passed: r.checks.iter().filter(|c| c.passed).count() as u32,
+            checks_total: r.checks.len() as u32,
             feedback: r.feedback,
         })
         .collect();

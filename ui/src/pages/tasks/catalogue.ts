@@ -3,7 +3,8 @@
 import { h, mount } from "../../dom";
 import { listTasks } from "../../ipc";
 import type { Bench } from "../../bindings";
-import { BENCH_LABEL, studioError, type State } from "./common";
+import { BENCHES, BENCH_LABEL } from "../../bench";
+import { studioError, type State } from "./common";
 
 export interface CatalogueView {
   /** The `aside` holding the browser. */
@@ -20,7 +21,7 @@ export function catalogue(state: State, onSelect: (bench: Bench, id: string) => 
   const search = h("input", { type: "search", id: "task-search", placeholder: "id, title, category…", "aria-label": "Search tasks" });
   const benchSel = h("select", { id: "task-bench", "aria-label": "Benchmark" },
     h("option", { value: "" }, "All benchmarks"),
-    ...(Object.keys(BENCH_LABEL) as Bench[]).map((b) => h("option", { value: b }, BENCH_LABEL[b])),
+    ...BENCHES.map((b) => h("option", { value: b }, BENCH_LABEL[b])),
   );
   const count = h("p", { class: "muted small", id: "task-count", "aria-live": "polite" }, "Loading tasks…");
   const list = h("ul", { class: "task-list", id: "task-list", "aria-label": "Tasks" });

@@ -1,13 +1,7 @@
-// Tasks studio: the vocabulary every part of the studio shares (the page's remembered state, the
-// benchmark labels) and the small view helpers their panels are built from.
+// Tasks studio: the vocabulary every part of the studio shares (the page's remembered state) and
+// the small view helpers their panels are built from. Benchmark labels come from ../../bench.
 import { h } from "../../dom";
 import type { Bench, Catalogue, CommandError, TaskDetail } from "../../bindings";
-
-export const BENCH_LABEL: Record<Bench, string> = {
-  questbench: "EVM-QuestBench",
-  intent2tx: "Intent2Tx",
-  pilot: "PILOT-Bench",
-};
 
 export type Tab = "overview" | "render" | "edit" | "dryrun";
 

@@ -3,7 +3,8 @@
 import { h, mount } from "../../dom";
 import { getTask } from "../../ipc";
 import type { Bench } from "../../bindings";
-import { BENCH_LABEL, studioError, type State, type Tab } from "./common";
+import { BENCH_LABEL } from "../../bench";
+import { studioError, type State, type Tab } from "./common";
 import { dryRunView } from "./dry-run";
 import { editor } from "./editor";
 import { overview } from "./overview";

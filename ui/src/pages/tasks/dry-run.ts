@@ -84,7 +84,7 @@ function trace(r: DryRun): HTMLElement {
       h("span", { class: "muted small" }, ` · ${r.solution} · seed ${r.seed}`)),
     r.reason ? h("p", { id: "dry-reason", class: "reason" }, r.reason) : null,
     r.composite
-      ? roundsSection(r.composite, r.composite.rounds.map((x) => ({ ...x, checks_total: r.checks.length })), "dry-rounds")
+      ? roundsSection(r.composite, "dry-rounds")
       : null,
     h("h3", {}, r.composite ? "End-state checks: expected vs actual" : r.bench === "questbench" ? "Checks: expected vs actual" : r.bench === "intent2tx" ? "Metrics" : "Criteria"),
     table("dry-checks", ["Check", "Points", "Expected", "Actual", ""], r.checks.map((c) => [

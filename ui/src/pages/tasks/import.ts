@@ -1,5 +1,6 @@
 // Tasks studio: the Import panel behind the page header's "Import…" button. It maps the public
 // question-bank format to a draft task (opened unsaved in the editor) or imports Intent2Tx instances.
+import { BENCH_LABEL } from "../../bench";
 import { h, mount } from "../../dom";
 import { importIntentInstances, importQuestionBank } from "../../ipc";
 import { studioError, table, type State } from "./common";
@@ -24,8 +25,8 @@ export function importToggle(state: State, deps: ImportDeps): { button: HTMLElem
 
 function importPanel(state: State, deps: ImportDeps): HTMLElement {
   const format = h("select", { id: "import-format", "aria-label": "Format" },
-    h("option", { value: "bank" }, "EVM-QuestBench question bank (one JSON file)"),
-    h("option", { value: "intent" }, "Intent2Tx instances (JSON or JSONL)"));
+    h("option", { value: "bank" }, `${BENCH_LABEL.questbench} question bank (one JSON file)`),
+    h("option", { value: "intent" }, `${BENCH_LABEL.intent2tx} instances (JSON or JSONL)`));
   const file = h("input", { type: "file", id: "import-file", accept: ".json,.jsonl", "aria-label": "File to import" }) as HTMLInputElement;
   const text = h("textarea", { id: "import-text", rows: "8", spellcheck: "false", "aria-label": "File contents" }) as HTMLTextAreaElement;
   const name = h("input", { type: "text", id: "import-name", placeholder: "dataset name (to write)", "aria-label": "Dataset name" });
@@ -73,7 +74,7 @@ function importPanel(state: State, deps: ImportDeps): HTMLElement {
     h("div", { class: "row" }, h("label", { for: "import-format" }, "Format"), format, file),
     h("label", { for: "import-text", class: "small muted" }, "Contents (choose a file or paste)"),
     text,
-    h("div", { class: "row" }, h("label", { for: "import-name" }, "Intent2Tx dataset name"), name, go),
+    h("div", { class: "row" }, h("label", { for: "import-name" }, `${BENCH_LABEL.intent2tx} dataset name`), name, go),
     out,
   );
 }
