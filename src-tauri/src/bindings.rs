@@ -39,6 +39,20 @@ fn benchmarks(out: &mut String) {
         "\n/**\n * Each benchmark's published name, for people.\n */\nexport const BENCH_LABEL: Readonly<Record<Bench, string>> = {{ {} }};\n",
         labels.join(", ")
     ));
+    use crucible_core::Scoring;
+    let ids: Vec<String> = Scoring::ALL.iter().map(|s| quote(s.as_str())).collect();
+    let labels: Vec<String> = Scoring::ALL
+        .iter()
+        .map(|s| format!("{}: {}", s.as_str(), quote(s.label())))
+        .collect();
+    out.push_str(&format!(
+        "\n/**\n * Both scorings, the default first.\n */\nexport const SCORINGS: readonly Scoring[] = [{}];\n",
+        ids.join(", ")
+    ));
+    out.push_str(&format!(
+        "\n/**\n * Each scoring's name, for people.\n */\nexport const SCORING_LABEL: Readonly<Record<Scoring, string>> = {{ {} }};\n",
+        labels.join(", ")
+    ));
 }
 
 /// The whole contents of `ui/src/bindings.ts`.
@@ -60,6 +74,7 @@ pub fn typescript() -> String {
     decl::<crucible_bench::perf::PerfMark>(&mut out);
     // Any JSON (stored details, events, artefacts, a studio task's extra view).
     decl::<serde_json::Value>(&mut out);
+    decl::<crucible_core::Scoring>(&mut out);
     benchmarks(&mut out);
     // Run console: providers and models.
     {
@@ -289,6 +304,7 @@ mod tests {
                 run_b: "b".into(),
             },
             seed: 0,
+            scoring: crucible_core::Scoring::Paper,
             comparisons: compare_samples(bench, "a", "b", &side(m0), &side(m1), 0)
                 .into_iter()
                 .collect(),

@@ -166,7 +166,7 @@ impl From<crucible_views::results::ResultsError> for CommandError {
             | E::BadQuery(_)
             | E::UnknownChart(_)
             | E::UnknownFormat(_)
-            | E::Report(R::UnknownBench(_)) => ErrorKind::Invalid,
+            | E::Report(R::UnknownBench(_) | R::NoPaperScores { .. }) => ErrorKind::Invalid,
             _ => ErrorKind::Internal,
         };
         Self {
@@ -181,9 +181,10 @@ impl From<crucible_views::inspect::InspectError> for CommandError {
         use crucible_views::inspect::InspectError as E;
         let kind = match &e {
             E::UnknownSample(_) => ErrorKind::NotFound,
-            E::NothingToExecute { .. } | E::UnknownBenchmark { .. } | E::BadCompare(_) => {
-                ErrorKind::Invalid
-            }
+            E::NothingToExecute { .. }
+            | E::UnknownBenchmark { .. }
+            | E::BadCompare(_)
+            | E::Report(_) => ErrorKind::Invalid,
             E::Setup { .. } => ErrorKind::Chain,
             E::Replay { source, .. } if source.is_infrastructure() => ErrorKind::Chain,
             E::Replay { .. } => ErrorKind::Task,

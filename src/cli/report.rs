@@ -8,7 +8,7 @@ use std::time::Instant;
 use anyhow::{bail, Context, Result};
 use clap::Args;
 use crucible_bench::synth;
-use crucible_core::Config;
+use crucible_core::{Config, Scoring};
 use crucible_report::{self as report, chart, export, BenchSelection, Dataset};
 use crucible_store::Store;
 use serde_json::{json, Value};
@@ -40,6 +40,15 @@ pub struct ReportArgs {
     /// Skip the exact PILOT optimal-policy ceiling (solved per task from tasks/pilot).
     #[arg(long)]
     no_ceiling: bool,
+    /// The scale of the scores: paper (the papers' scheme) or crucible (stricter weights and
+    /// composite partial credit; EVM-QuestBench only differs).
+    #[arg(long, default_value = "paper", value_parser = scoring_arg)]
+    scoring: Scoring,
+}
+
+/// `--scoring`'s parser.
+pub(crate) fn scoring_arg(s: &str) -> Result<Scoring, String> {
+    Scoring::parse(s).ok_or_else(|| format!("unknown scoring {s:?}: use paper or crucible"))
 }
 
 /// `crucible compare`.
@@ -61,6 +70,9 @@ pub struct CompareArgs {
     /// Bootstrap seed.
     #[arg(long, default_value_t = 0)]
     seed: u64,
+    /// The scale of the compared scores: paper or crucible.
+    #[arg(long, default_value = "paper", value_parser = scoring_arg)]
+    scoring: Scoring,
     /// Print JSON.
     #[arg(long)]
     json: bool,
@@ -113,7 +125,7 @@ pub async fn report(config: &Config, args: ReportArgs) -> Result<()> {
         bail!("--format and --out go together (e.g. --format csv --out DIR)");
     }
     let store = open(&args.db).await?;
-    let ds = Dataset::load(&store, &args.runs, sel).await?;
+    let ds = Dataset::load(&store, &args.runs, sel, args.scoring).await?;
     let no_ceiling = args.no_ceiling;
     let config = config.clone();
     let r = tokio::task::spawn_blocking(move || {
@@ -152,7 +164,12 @@ fn opt(v: Option<f64>, d: usize) -> String {
 }
 
 fn text(r: &report::Report) -> String {
-    let mut s = format!("runs: {} · samples: {}\n", r.runs.join(", "), r.samples);
+    let mut s = format!(
+        "runs: {} · samples: {} · {}\n",
+        r.runs.join(", "),
+        r.samples,
+        r.scoring.label()
+    );
     if let Some(q) = &r.questbench {
         s += "\nEVM-QuestBench leaderboard\n  grp model                              atomic  composite    total      sd   cv%  95% CI\n";
         for x in &q.leaderboard {
@@ -209,8 +226,9 @@ pub async fn compare(args: CompareArgs) -> Result<()> {
             "compare needs two runs (RUN_A RUN_B) or one run and two models (--run R --models A,B)"
         );
     };
-    let cmp = crucible_views::results::comparisons(&store, run_a, run_b, args.seed).await?;
-    let v = crucible_views::results::compare_value(run_a, run_b, args.seed, &cmp);
+    let cmp =
+        crucible_views::results::comparisons(&store, run_a, run_b, args.seed, args.scoring).await?;
+    let v = crucible_views::results::compare_value(run_a, run_b, args.seed, args.scoring, &cmp);
     if args.json {
         out!("{}", pretty(&v)?);
     } else {
@@ -236,7 +254,8 @@ async fn compare_models(store: &Store, run: &str, args: &CompareArgs) -> Result<
             args.models.len()
         );
     };
-    let v = crucible_views::inspect::compare_models(store, run, a, b, args.seed).await?;
+    let v =
+        crucible_views::inspect::compare_models(store, run, a, b, args.seed, args.scoring).await?;
     if args.json {
         out!("{}", pretty(&serde_json::to_value(&v)?)?);
         return Ok(());
@@ -295,6 +314,7 @@ pub fn bench(args: BenchReportArgs) -> Result<()> {
     let r = report::Report {
         runs: ds.runs.clone(),
         samples: ds.samples.len(),
+        scoring: ds.scoring,
         questbench: q,
         intent2tx: i,
         pilot: p,

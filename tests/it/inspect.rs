@@ -5,6 +5,7 @@
 //! bad arguments get errors that name them. Two models of one run are compared on the same
 //! instances, and the CLI prints the core's value.
 
+use crucible_core::Scoring;
 use std::path::Path;
 use std::process::Command;
 
@@ -346,8 +347,11 @@ async fn two_models_of_one_run_are_compared_on_the_same_instances() {
     let db = dir.path().join("crucible.db");
     let ex = Explorer::open(&db).await.unwrap();
     let (a, b) = ("builtin:reference", "builtin:known-wrong");
-    let v = compare_models(ex.store(), &run, a, b, 0).await.unwrap();
-    // The same JSON as before it was typed: `{run, model_a, model_b, seed, comparisons}`.
+    let v = compare_models(ex.store(), &run, a, b, 0, Scoring::Paper)
+        .await
+        .unwrap();
+    // The same JSON as before it was typed, with the scoring: `{run, model_a, model_b, seed,
+    // scoring, comparisons}`.
     let compare = serde_json::to_value(&v.compare).unwrap();
     let keys: Vec<&str> = compare
         .as_object()
@@ -355,7 +359,17 @@ async fn two_models_of_one_run_are_compared_on_the_same_instances() {
         .keys()
         .map(String::as_str)
         .collect();
-    assert_eq!(keys, ["run", "model_a", "model_b", "seed", "comparisons"]);
+    assert_eq!(
+        keys,
+        [
+            "run",
+            "model_a",
+            "model_b",
+            "seed",
+            "scoring",
+            "comparisons"
+        ]
+    );
     assert_eq!(
         (compare["run"].as_str(), compare["seed"].as_u64()),
         (Some(run.as_str()), Some(0))
@@ -387,18 +401,25 @@ async fn two_models_of_one_run_are_compared_on_the_same_instances() {
     let pairs: u32 = v.categories.iter().map(|c| c.n_pairs).sum();
     assert_eq!(pairs, qb.total);
     // Seeded: the same value twice.
-    assert_eq!(compare_models(ex.store(), &run, a, b, 0).await.unwrap(), v);
-    // The app serves it from the explorer's base: the same value, pair for pair.
-    let base = ex.base().await.unwrap();
     assert_eq!(
-        compare_models_in(base.clone(), &run, a, b, 0)
+        compare_models(ex.store(), &run, a, b, 0, Scoring::Paper)
             .await
             .unwrap(),
         v
     );
-    let swapped = compare_models(ex.store(), &run, b, a, 3).await.unwrap();
+    // The app serves it from the explorer's base: the same value, pair for pair.
+    let base = ex.base().await.unwrap();
     assert_eq!(
-        compare_models_in(base.clone(), &run, b, a, 3)
+        compare_models_in(base.clone(), &run, a, b, 0, Scoring::Paper)
+            .await
+            .unwrap(),
+        v
+    );
+    let swapped = compare_models(ex.store(), &run, b, a, 3, Scoring::Paper)
+        .await
+        .unwrap();
+    assert_eq!(
+        compare_models_in(base.clone(), &run, b, a, 3, Scoring::Paper)
             .await
             .unwrap(),
         swapped
@@ -455,18 +476,20 @@ async fn two_models_of_one_run_are_compared_on_the_same_instances() {
 
     // Bad arguments are named, by both.
     for e in [
-        compare_models(ex.store(), &run, a, a, 0).await.unwrap_err(),
-        compare_models_in(base.clone(), &run, a, a, 0)
+        compare_models(ex.store(), &run, a, a, 0, Scoring::Paper)
+            .await
+            .unwrap_err(),
+        compare_models_in(base.clone(), &run, a, a, 0, Scoring::Paper)
             .await
             .unwrap_err(),
     ] {
         assert!(e.to_string().contains("two different models"), "{e}");
     }
     for e in [
-        compare_models_in(base.clone(), &run, a, "openai:gpt-9", 0)
+        compare_models_in(base.clone(), &run, a, "openai:gpt-9", 0, Scoring::Paper)
             .await
             .unwrap_err(),
-        compare_models_in(base.clone(), "run-nope", a, b, 0)
+        compare_models_in(base.clone(), "run-nope", a, b, 0, Scoring::Paper)
             .await
             .unwrap_err(),
         compare_models_in(
@@ -475,6 +498,7 @@ async fn two_models_of_one_run_are_compared_on_the_same_instances() {
             "builtin:known-wrong",
             "builtin:no-retry",
             0,
+            Scoring::Paper,
         )
         .await
         .unwrap_err(),
@@ -487,11 +511,11 @@ async fn two_models_of_one_run_are_compared_on_the_same_instances() {
             "{m}"
         );
     }
-    let e = compare_models(ex.store(), &run, a, "openai:gpt-9", 0)
+    let e = compare_models(ex.store(), &run, a, "openai:gpt-9", 0, Scoring::Paper)
         .await
         .unwrap_err();
     assert!(e.to_string().contains("\"openai:gpt-9\""), "{e}");
-    let e = compare_models(ex.store(), "run-nope", a, b, 0)
+    let e = compare_models(ex.store(), "run-nope", a, b, 0, Scoring::Paper)
         .await
         .unwrap_err();
     assert!(e.to_string().contains("run-nope"), "{e}");
@@ -502,6 +526,7 @@ async fn two_models_of_one_run_are_compared_on_the_same_instances() {
         "builtin:known-wrong",
         "builtin:no-retry",
         0,
+        Scoring::Paper,
     )
     .await
     .unwrap_err();

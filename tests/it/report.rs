@@ -2,6 +2,7 @@
 //! exact table values for a hand-made dataset, the CLI's JSON shape, clear errors for bad input,
 //! chart files and SVG snapshots.
 
+use crucible_core::Scoring;
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 use std::process::Command;
@@ -53,6 +54,8 @@ fn push(
         k_act: k.map(|x| x.0),
         k_opt: k.map(|x| x.1),
         cost_usd: 0.01,
+        other_score: score,
+        other_passed: passed,
     };
     ds.samples.push(s);
 }
@@ -349,7 +352,9 @@ fn close(a: f64, b: f64) -> bool {
 async fn tables_from_a_store_match_hand_computed_values() {
     let dir = tempfile::tempdir().unwrap();
     let st = store(&dir.path().join("s.db"), Some(&known())).await;
-    let ds = Dataset::load(&st, &[], BenchSelection(None)).await.unwrap();
+    let ds = Dataset::load(&st, &[], BenchSelection(None), Scoring::Crucible)
+        .await
+        .unwrap();
     assert_eq!(ds.samples.len(), 21);
     let r = report::build(
         &ds,
@@ -565,6 +570,7 @@ async fn paired_comparison_of_two_runs() {
         &st,
         &["run-a".into(), "run-b".into()],
         BenchSelection(Some(Bench::Questbench)),
+        Scoring::Crucible,
     )
     .await
     .unwrap();
@@ -592,23 +598,33 @@ async fn paired_comparison_of_two_runs() {
 async fn bad_input_gets_errors_that_name_it() {
     let dir = tempfile::tempdir().unwrap();
     let st = store(&dir.path().join("s.db"), Some(&known())).await;
-    let e = Dataset::load(&st, &["run-nope".into()], BenchSelection(None))
-        .await
-        .unwrap_err()
-        .to_string();
+    let e = Dataset::load(
+        &st,
+        &["run-nope".into()],
+        BenchSelection(None),
+        Scoring::Crucible,
+    )
+    .await
+    .unwrap_err()
+    .to_string();
     assert!(e.contains("run-nope") && e.contains("unknown run"), "{e}");
     let e = BenchSelection::parse("swebench").unwrap_err().to_string();
     assert!(e.contains("swebench"), "{e}");
     let empty = store(&dir.path().join("empty.db"), None).await;
-    let e = Dataset::load(&empty, &[], BenchSelection(None))
+    let e = Dataset::load(&empty, &[], BenchSelection(None), Scoring::Crucible)
         .await
         .unwrap_err()
         .to_string();
     assert!(e.contains("no runs"), "{e}");
-    let e = Dataset::load(&st, &["run-b".into()], BenchSelection(Some(Bench::Pilot)))
-        .await
-        .unwrap_err()
-        .to_string();
+    let e = Dataset::load(
+        &st,
+        &["run-b".into()],
+        BenchSelection(Some(Bench::Pilot)),
+        Scoring::Crucible,
+    )
+    .await
+    .unwrap_err()
+    .to_string();
     assert!(e.contains("no pilot samples") && e.contains("run-b"), "{e}");
 }
 
@@ -657,7 +673,8 @@ async fn cli_report_and_compare_json_shape_and_errors() {
             "profile",
             "questbench",
             "runs",
-            "samples"
+            "samples",
+            "scoring"
         ]
     );
     assert_eq!(
@@ -735,7 +752,10 @@ async fn cli_report_and_compare_json_shape_and_errors() {
 
     let (ok, v, err) = crucible(&["compare", "--db", db, "run-a", "run-b", "--json"]);
     assert!(ok, "{err}");
-    assert_eq!(keys(&v), ["comparisons", "run_a", "run_b", "seed"]);
+    assert_eq!(
+        keys(&v),
+        ["comparisons", "run_a", "run_b", "scoring", "seed"]
+    );
     assert_eq!(
         keys(&v["comparisons"][0]),
         [
@@ -820,7 +840,9 @@ fn snapshot_dir() -> PathBuf {
 async fn charts_are_written_and_svgs_match_snapshots() {
     let dir = tempfile::tempdir().unwrap();
     let st = store(&dir.path().join("s.db"), Some(&known())).await;
-    let ds = Dataset::load(&st, &[], BenchSelection(None)).await.unwrap();
+    let ds = Dataset::load(&st, &[], BenchSelection(None), Scoring::Crucible)
+        .await
+        .unwrap();
     let r = report::build(&ds, BenchSelection(None), &HashMap::new());
     let out = dir.path().join("charts");
     let written = chart::write_all(&r, &out).unwrap();

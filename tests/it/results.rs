@@ -3,6 +3,7 @@
 //! are `crucible compare --json`, exports are the CLI's files, sample listings page correctly, a
 //! 10 MB answer is clipped with the whole text still reachable, and bad input gets named errors.
 
+use crucible_core::Scoring;
 use std::path::Path;
 use std::process::Command;
 
@@ -168,7 +169,7 @@ async fn the_explorer_serves_what_the_cli_prints_over_a_real_demo_store() {
         dir.path(),
         &["compare", "--db", dbs, &demo, &only, "--json"],
     );
-    let cmp = ex.compare(&demo, &only, 0).await.unwrap();
+    let cmp = ex.compare(&demo, &only, 0, Scoring::Paper).await.unwrap();
     let ui = serde_json::to_string_pretty(&cmp.compare).unwrap() + "\n";
     assert!(
         ui == cli,
@@ -410,7 +411,11 @@ async fn samples_page_traces_show_checks_and_huge_answers_are_clipped() {
         .unwrap_err()
         .to_string();
     assert!(e.contains("swebench"), "{e}");
-    let e = ex.compare(&demo, &demo, 0).await.unwrap_err().to_string();
+    let e = ex
+        .compare(&demo, &demo, 0, Scoring::Paper)
+        .await
+        .unwrap_err()
+        .to_string();
     assert!(e.contains("two different runs"), "{e}");
     let missing = dir.path().join("nope.db");
     let e = Explorer::open(&missing).await.unwrap_err().to_string();

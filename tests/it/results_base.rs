@@ -2,6 +2,7 @@
 //! from the store, through appends, run deletions and saved (also corrupt or stale) snapshots;
 //! sample listings from it equal the store's own answer.
 
+use crucible_core::Scoring;
 use std::path::Path;
 
 use crucible_bench::synth::{self, SynthSpec};
@@ -76,6 +77,7 @@ async fn assert_matches_store(ex: &Explorer, store: &Store, runs_now: &[&str], w
             store,
             &runs.iter().map(|r| r.to_string()).collect::<Vec<_>>(),
             BenchSelection::parse(bench.unwrap_or("all")).unwrap(),
+            Scoring::Crucible,
         )
         .await
         .unwrap();
@@ -253,7 +255,10 @@ async fn the_base_follows_the_store_through_appends_deletions_and_snapshots() {
     }
 
     // Run comparison from the base: the pairs and disagreements the store's own join gives.
-    let cmp = ex.compare("run-b", "run-d", 0).await.unwrap();
+    let cmp = ex
+        .compare("run-b", "run-d", 0, Scoring::Crucible)
+        .await
+        .unwrap();
     let (pairs, differ): (i64, i64) = sqlx::query_as(
         "SELECT COUNT(*), COALESCE(SUM(a.passed != b.passed OR a.score != b.score), 0) \
          FROM samples a JOIN samples b ON a.benchmark = b.benchmark AND a.instance = b.instance \
@@ -315,7 +320,7 @@ async fn a_snapshot_of_another_store_or_of_vanished_rows_is_not_trusted() {
     .await
     .unwrap();
     let all = sel(&[], None);
-    let want = Dataset::load(&w_a, &[], BenchSelection(None))
+    let want = Dataset::load(&w_a, &[], BenchSelection(None), Scoring::Crucible)
         .await
         .unwrap();
     let ex = Explorer::open(&db_a).await.unwrap();

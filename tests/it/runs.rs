@@ -163,6 +163,154 @@ async fn a_multi_benchmark_run_of_builtin_agents_is_stored_reproducible_and_resc
     assert_eq!(list.len(), 3);
 }
 
+/// The worked example of docs/fidelity.md through a real run: the known-wrong agent's "right
+/// call, ten times the amount" on `erc20_approve` scores 70 under the paper's scoring (success,
+/// address and signature, no state change) and 40 under Crucible's weights; both are stored, the
+/// report reads either, and a report on the paper scale refuses samples stored without one.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_questbench_run_stores_both_scorings_and_reports_on_either() {
+    use crucible_core::Scoring;
+    use crucible_report::{BenchSelection, Dataset, ReportError};
+    let (dir, store) = temp_store().await;
+    let ctx = RunContext::new(crucible_core::Config::test(), store.clone(), loader());
+    // A run seed whose sample seed picks the fifth known-wrong answer (wrong_amount.ts).
+    let seed = (0u64..)
+        .find(|&s| run::sample_seed(s, "questbench", "erc20_approve", 0) % 5 == 4)
+        .unwrap();
+    let mut s = spec(
+        &["questbench"],
+        &["builtin:known-wrong", "builtin:reference"],
+    );
+    s.quest_tasks = vec!["erc20_approve".into()];
+    s.seed = seed;
+    let report = run::start(&ctx, s).await.unwrap();
+    assert_eq!((report.samples, report.failed), (2, 0));
+    let samples = store.samples(&report.run_id).await.unwrap();
+    let row = |model: &str| {
+        samples
+            .iter()
+            .map(|(_, r)| r)
+            .find(|r| r.model == model)
+            .unwrap()
+            .clone()
+    };
+    let wrong = row("builtin:known-wrong");
+    assert!(wrong.raw_answer.contains("* 10n"), "{}", wrong.raw_answer);
+    assert_eq!((wrong.score, wrong.passed), (0.4, false));
+    assert_eq!(
+        (wrong.score_paper, wrong.passed_paper),
+        (Some(0.7), Some(true))
+    );
+    let verdict: Value = serde_json::from_str(&wrong.details).unwrap();
+    let checks = verdict["verdict"]["checks"].as_array().unwrap();
+    let parts: Vec<(&str, bool)> = checks
+        .iter()
+        .map(|c| {
+            (
+                c["paper"].as_str().unwrap(),
+                c["paper_passed"].as_bool().unwrap(),
+            )
+        })
+        .collect();
+    assert_eq!(
+        parts,
+        [
+            ("success", true),
+            ("address", true),
+            ("signature", true),
+            ("state", false)
+        ]
+    );
+    let good = row("builtin:reference");
+    assert_eq!((good.score, good.score_paper), (1.0, Some(1.0)));
+
+    let mean = |ds: &Dataset| {
+        let s = ds
+            .samples
+            .iter()
+            .find(|s| ds.name(s.model) == "builtin:known-wrong");
+        (s.unwrap().score, s.unwrap().passed)
+    };
+    let runs = [report.run_id.clone()];
+    let paper = Dataset::load(&store, &runs, BenchSelection(None), Scoring::Paper)
+        .await
+        .unwrap();
+    assert_eq!((mean(&paper), paper.scoring), ((0.7, true), Scoring::Paper));
+    let crucible = Dataset::load(&store, &runs, BenchSelection(None), Scoring::Crucible)
+        .await
+        .unwrap();
+    assert_eq!(mean(&crucible), (0.4, false));
+
+    // The CLI: `report --scoring` picks the scale and says which it is.
+    let db = dir.path().join("c.db");
+    let cli = |scoring: &str| {
+        json_of(
+            &Command::new(bin())
+                .args([
+                    "report",
+                    "--json",
+                    "--bench",
+                    "questbench",
+                    "--scoring",
+                    scoring,
+                ])
+                .arg("--db")
+                .arg(&db)
+                .output()
+                .unwrap(),
+        )
+    };
+    for (scoring, atomic) in [("paper", 70.0), ("crucible", 40.0)] {
+        let v = cli(scoring);
+        assert_eq!(v["scoring"], scoring);
+        let board = v["questbench"]["leaderboard"].as_array().unwrap();
+        let row = board
+            .iter()
+            .find(|r| r["model"] == "builtin:known-wrong")
+            .unwrap();
+        let got = row["atomic"].as_f64().unwrap();
+        assert!((got - atomic).abs() < 1e-9, "{scoring}: {row}");
+    }
+    let bad = Command::new(bin())
+        .args(["report", "--scoring", "lenient", "--db"])
+        .arg(&db)
+        .output()
+        .unwrap();
+    assert!(!bad.status.success());
+    assert!(String::from_utf8_lossy(&bad.stderr).contains("use paper or crucible"));
+
+    // A sample stored before paper scoring existed: the paper scale names the run and the way out;
+    // the Crucible scale still reads it, and nothing stored changes.
+    let old = crucible_store::NewSample {
+        row: crucible_store::SampleRow {
+            run_id: report.run_id.clone(),
+            instance: "erc20_approve#old".into(),
+            score_paper: None,
+            passed_paper: None,
+            ..wrong.clone()
+        },
+        events: vec![],
+        artefacts: vec![],
+    };
+    store.insert_sample(&old).await.unwrap();
+    let e = Dataset::load(&store, &runs, BenchSelection(None), Scoring::Paper)
+        .await
+        .unwrap_err();
+    assert!(
+        matches!(e, ReportError::NoPaperScores { samples: 1, .. }),
+        "{e}"
+    );
+    let msg = e.to_string();
+    assert!(
+        msg.contains(&report.run_id) && msg.contains("crucible rescore"),
+        "{msg}"
+    );
+    let still = Dataset::load(&store, &runs, BenchSelection(None), Scoring::Crucible)
+        .await
+        .unwrap();
+    assert_eq!(still.samples.len(), 3);
+}
+
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_run_against_the_loopback_provider_records_usage_per_sample() {
     let server = Loopback::start(Duration::from_millis(5)).await.unwrap();
@@ -679,6 +827,7 @@ impl crucible_core::Benchmark for Flaky {
                 metrics: Default::default(),
                 k_act: None,
                 k_opt: None,
+                paper: None,
             })
         })
     }

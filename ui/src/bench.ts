@@ -1,8 +1,8 @@
 // The benchmarks and their names for people. Both come from the Rust core (`BenchmarkId::ALL` and
 // `BenchmarkId::label`, generated into bindings.ts); no page spells a benchmark's name out.
-import { BENCHES, BENCH_LABEL } from "./bindings";
+import { BENCHES, BENCH_LABEL, SCORINGS, SCORING_LABEL } from "./bindings";
 
-export { BENCHES, BENCH_LABEL };
+export { BENCHES, BENCH_LABEL, SCORINGS, SCORING_LABEL };
 
 /** Every benchmark's name in prose: "EVM-QuestBench, Intent2Tx and PILOT-Bench". */
 export function benchNames(): string {

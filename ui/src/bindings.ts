@@ -160,6 +160,11 @@ message: string, };
 export type JsonValue = number | string | boolean | Array<JsonValue> | { [key in string]: JsonValue } | null;
 
 /**
+ * The scale reports, charts, exports and comparisons read scores on.
+ */
+export type Scoring = "paper" | "crucible";
+
+/**
  * Every benchmark, in report order.
  */
 export const BENCHES: readonly Bench[] = ["questbench", "intent2tx", "pilot"];
@@ -168,6 +173,16 @@ export const BENCHES: readonly Bench[] = ["questbench", "intent2tx", "pilot"];
  * Each benchmark's published name, for people.
  */
 export const BENCH_LABEL: Readonly<Record<Bench, string>> = { questbench: "EVM-QuestBench", intent2tx: "Intent2Tx", pilot: "PILOT-Bench" };
+
+/**
+ * Both scorings, the default first.
+ */
+export const SCORINGS: readonly Scoring[] = ["paper", "crucible"];
+
+/**
+ * Each scoring's name, for people.
+ */
+export const SCORING_LABEL: Readonly<Record<Scoring, string>> = { paper: "Paper scoring", crucible: "Crucible scoring (stricter)" };
 
 /**
  * Everything on the page.
@@ -1315,9 +1330,13 @@ prompt_type: string | null,
  */
 outcome: string | null, 
 /**
- * Passed or not.
+ * Passed or not (under `scoring`).
  */
-passed: boolean | null, };
+passed: boolean | null, 
+/**
+ * The scale scores are read on (EVM-QuestBench has two; default the paper's).
+ */
+scoring: Scoring, };
 
 /**
  * One page of a sample listing.
@@ -1921,6 +1940,10 @@ runs: Array<string>,
  * Samples covered.
  */
 samples: number, 
+/**
+ * The scale every score is on (EVM-QuestBench has two; the other benchmarks one).
+ */
+scoring: Scoring, 
 /**
  * EVM-QuestBench tables (absent when not selected or no samples).
  */
@@ -2672,6 +2695,10 @@ export type CompareReport = {
  * Seed of the paired bootstrap.
  */
 seed: number, 
+/**
+ * The scale the compared scores are on.
+ */
+scoring: Scoring, 
 /**
  * The comparisons.
  */

@@ -4,7 +4,7 @@
 import { invoke } from "@tauri-apps/api/core";
 import { listen } from "@tauri-apps/api/event";
 import type {
-  ChartView, CommandError, CompareView, DemoInfo, Extracted, Replay, ReplayMode, ConnectionTest, Facets, LiveStatus, PlanResult, ProviderEntry, ProvidersView, Report, RunForm, RunInfo, RunsView, SampleFilter, SamplePage, SampleView,
+  ChartView, CommandError, CompareView, DemoInfo, Extracted, Replay, ReplayMode, ConnectionTest, Facets, LiveStatus, PlanResult, ProviderEntry, ProvidersView, Report, RunForm, RunInfo, RunsView, SampleFilter, SamplePage, SampleView, Scoring,
   PerfMark, SystemStatus,
 } from "./bindings";
 
@@ -156,8 +156,8 @@ export const resultsSampleText = (id: number, field: string): Promise<Result<str
 export const resultsSampleJson = (id: number): Promise<Result<string>> => call<string>("results_sample_json", { id });
 
 /** Two runs compared. */
-export const resultsCompare = (runA: string, runB: string): Promise<Result<CompareView>> =>
-  call<CompareView>("results_compare", { runA, runB });
+export const resultsCompare = (runA: string, runB: string, scoring: Scoring): Promise<Result<CompareView>> =>
+  call<CompareView>("results_compare", { runA, runB, scoring });
 
 /** Writes a chart (png/svg) or the tables (csv/latex); returns the paths. */
 export const resultsExport = (filter: SampleFilter, chart: string, format: string, dir: string | null = null): Promise<Result<string[]>> =>
@@ -167,8 +167,8 @@ export const resultsExport = (filter: SampleFilter, chart: string, format: strin
 export const resultsReplay = (id: number, mode: ReplayMode): Promise<Result<Replay>> => call<Replay>("results_replay", { id, mode });
 
 /** Two models of one run on the same instances (Rust: `results_compare_models`). */
-export const resultsCompareModels = (run: string, modelA: string, modelB: string): Promise<Result<CompareView>> =>
-  call<CompareView>("results_compare_models", { run, modelA, modelB });
+export const resultsCompareModels = (run: string, modelA: string, modelB: string, scoring: Scoring): Promise<Result<CompareView>> =>
+  call<CompareView>("results_compare_models", { run, modelA, modelB, scoring });
 
 /** The code/JSON the scorer read from a sample's answer, or null (Rust: `results_extracted`). */
 export const resultsExtracted = (id: number): Promise<Result<Extracted | null>> => call<Extracted | null>("results_extracted", { id });

@@ -2,6 +2,7 @@
 
 use serde::Serialize;
 
+use crucible_core::Scoring;
 use crucible_views::inspect::{compare_models, compare_models_in, extracted, InspectError};
 use crucible_views::results::Explorer;
 
@@ -90,7 +91,7 @@ pub async fn bench(
     let mut pairs = 0;
     for _ in 0..3 {
         let t = Instant::now();
-        let v = compare_models(ex.store(), &run, &a, &b, seed).await?;
+        let v = compare_models(ex.store(), &run, &a, &b, seed, Scoring::Paper).await?;
         times.push(ms(t));
         pairs = v.categories.iter().map(|c| u64::from(c.n_pairs)).sum();
     }
@@ -100,7 +101,7 @@ pub async fn bench(
     let mut times = Vec::new();
     for seed in 0..3 {
         let t = Instant::now();
-        compare_models_in(base.clone(), &run, &a, &b, seed).await?;
+        compare_models_in(base.clone(), &run, &a, &b, seed, Scoring::Paper).await?;
         times.push(ms(t));
     }
     let compare_models_base_ms = median(times);

@@ -158,6 +158,7 @@ impl Benchmark for Probe {
                 metrics: Default::default(),
                 k_act: None,
                 k_opt: None,
+                paper: None,
             })
         })
     }

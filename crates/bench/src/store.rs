@@ -64,6 +64,8 @@ fn sample(run: &str, i: usize) -> NewSample {
             latency_ms: 3,
             error: None,
             finished_at: "2026-01-01T00:00:00.000Z".into(),
+            score_paper: None,
+            passed_paper: None,
         },
         events: (0..4)
             .map(|s| {

@@ -128,6 +128,9 @@ impl Builder {
             k_act: k.0,
             k_opt: k.1,
             cost_usd: cost,
+            // Synthetic data has one scoring.
+            other_score: score,
+            other_passed: passed,
         };
         self.ds.samples.push(s);
     }

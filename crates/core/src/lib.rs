@@ -15,12 +15,14 @@ mod benchmark_id;
 pub mod config;
 mod error;
 mod outcome;
+mod scoring;
 mod status;
 
 pub use benchmark_id::BenchmarkId;
 pub use config::{Config, ConfigError};
 pub use error::{BenchError, ErrorKind};
 pub use outcome::Outcome;
+pub use scoring::{PaperScore, Scoring};
 pub use status::RunStatus;
 
 /// Crucible's version, as stored with every run.
@@ -173,6 +175,10 @@ pub struct SampleRecord {
     /// QuestBench composite: optimal rounds (`None` for single-round samples).
     #[serde(default)]
     pub k_opt: Option<u32>,
+    /// The score on the paper's scale where the benchmark scores differently from its own
+    /// (EVM-QuestBench); `None` when the paper's scale is `score`.
+    #[serde(default)]
+    pub paper: Option<PaperScore>,
 }
 
 /// What a sample is about, for grouping in reports (the store contract fixes the conventions).

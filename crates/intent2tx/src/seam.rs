@@ -221,6 +221,7 @@ impl Benchmark for IntentBench {
                 metrics,
                 k_act: None,
                 k_opt: None,
+                paper: None,
             })
         })
     }

@@ -259,6 +259,7 @@ impl Benchmark for PilotBench {
                 .collect(),
                 k_act: None,
                 k_opt: None,
+                paper: None,
             })
         })
     }

@@ -12,6 +12,7 @@ use tokio::sync::Mutex;
 
 use super::check::{CheckResult, Evidence, Probe, SentTx};
 use super::instance::Instance;
+use super::paper::{self, PaperTolerance};
 use super::task::{SetupStep, Task};
 use super::QuestError;
 use crucible_chain::gate::Gate;
@@ -102,10 +103,12 @@ pub struct Stages {
 /// The scored result of one sample.
 #[derive(Debug, Clone, Serialize)]
 pub struct Verdict {
-    /// 0–100.
+    /// 0–100, Crucible's weights.
     pub score: u32,
     /// score ≥ 60.
     pub passed: bool,
+    /// 0–100, the paper's scheme ([`crate::paper`]) over the same checks.
+    pub paper_score: u32,
     /// Outcome class.
     pub outcome: Outcome,
     /// Why (schema_invalid reason, revert reason, failure message), empty on success.
@@ -125,6 +128,7 @@ impl Verdict {
         Self {
             score: 0,
             passed: false,
+            paper_score: 0,
             outcome,
             reason: reason.into(),
             checks: Vec::new(),
@@ -144,6 +148,8 @@ pub struct Harness {
     sandbox: Sandbox,
     pub(super) base: Mutex<SnapshotId>,
     pub(super) genesis_time: u64,
+    /// The transfer tolerance of the paper scoring.
+    pub(super) paper_tolerance: PaperTolerance,
     /// The next sandbox processes ([`PREPARED_AHEAD`] of them), started while the current sample
     /// runs (composite rounds take them back to back).
     next:
@@ -166,6 +172,7 @@ impl Harness {
             sandbox,
             base: Mutex::new(base),
             genesis_time,
+            paper_tolerance: PaperTolerance::default(),
             next: Mutex::new(std::collections::VecDeque::new()),
         };
         {
@@ -175,6 +182,13 @@ impl Harness {
             }
         }
         Ok(h)
+    }
+
+    /// Scores the paper scheme with the reference runner's tighter transfer tolerance (0.1 %)
+    /// instead of the paper's 1 %.
+    pub fn with_paper_tolerance(mut self, mode: PaperTolerance) -> Self {
+        self.paper_tolerance = mode;
+        self
     }
 
     fn spawn_prepare(&self) -> tokio::task::JoinHandle<Result<Prepared, SandboxError>> {
@@ -345,7 +359,9 @@ impl Harness {
         };
 
         let t4 = Instant::now();
-        let checks = probe.after(&task.spec.checks, &pre, &evidence).await?;
+        let checks = probe
+            .after(&task.spec, &pre, &evidence, self.paper_tolerance)
+            .await?;
         checks_time += t4.elapsed();
         stages.checks_ms = ms(checks_time);
         let score: u32 = checks.iter().filter(|c| c.passed).map(|c| c.weight).sum();
@@ -374,6 +390,7 @@ impl Harness {
         Ok(Verdict {
             score,
             passed: score >= PASS_THRESHOLD,
+            paper_score: paper::atomic_score(&checks),
             outcome,
             reason,
             checks,

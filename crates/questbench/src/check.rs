@@ -8,7 +8,10 @@ use serde::Serialize;
 use serde_json::Value;
 
 use super::instance::{decimal_units, Instance, ParamValue};
-use super::task::{Check, CheckSpec, Direction, Expr, LiquidityYield, QuoteSide, Read, Tolerance};
+use super::paper::{self, PaperPart, PaperTolerance};
+use super::task::{
+    Check, CheckSpec, Direction, Expr, LiquidityYield, QuoteSide, Read, TaskSpec, Tolerance,
+};
 use super::QuestError;
 use crucible_chain::universe::Manifest;
 use crucible_chain::{Chain, Receipt};
@@ -63,6 +66,12 @@ pub struct CheckResult {
     pub passed: bool,
     /// Whether actual equals expected exactly (false when it passed only within tolerance).
     pub exact: bool,
+    /// The paper component the check belongs to ([`crate::paper`]).
+    pub paper: PaperPart,
+    /// Whether it passed under the paper's tolerance (the same observation as `passed`).
+    pub paper_passed: bool,
+    /// An answer check: the field was present and of the right type (`true` for other checks).
+    pub well_formed: bool,
 }
 
 /// Values a check needs from before the transaction.
@@ -361,16 +370,27 @@ impl<'a> Probe<'a> {
         Ok(out)
     }
 
-    /// Phase 2, after the transaction (or the answer): one result per check.
+    /// Phase 2, after the transaction (or the answer): one result per check of `task`, judged
+    /// under the task's tolerances and, from the same observation, the paper's (`mode`).
     pub async fn after(
         &self,
-        checks: &'a [CheckSpec],
+        task: &'a TaskSpec,
         pre: &[Pre],
         evidence: &Evidence,
+        mode: PaperTolerance,
     ) -> Result<Vec<CheckResult>, QuestError> {
-        let mut out = Vec::with_capacity(checks.len());
-        for (c, pre) in checks.iter().zip(pre) {
+        let mut out = Vec::with_capacity(task.checks.len());
+        for (c, pre) in task.checks.iter().zip(pre) {
             let v = self.evaluate(&c.check, pre, evidence).await?;
+            let paper_passed = match &v.amount {
+                Some((expected, Some(diff))) => {
+                    let own = check_tolerance(&c.check);
+                    let tol = paper::tolerance(&c.check, &task.subcategory, &own, mode);
+                    within(*expected, *diff, &tol)
+                }
+                Some((_, None)) => false,
+                None => v.passed,
+            };
             out.push(CheckResult {
                 name: c.name.clone(),
                 family: c.check.family().into(),
@@ -379,6 +399,9 @@ impl<'a> Probe<'a> {
                 actual: v.actual,
                 passed: v.passed,
                 exact: v.exact,
+                paper: c.paper_part(),
+                paper_passed,
+                well_formed: v.well_formed,
             });
         }
         Ok(out)
@@ -593,14 +616,11 @@ impl<'a> Probe<'a> {
                 };
                 match got.map(parse_answer_uint) {
                     Some(Some(v)) => Verdict::amount(want, Signed::Pos(v), tolerance),
-                    Some(None) => Verdict::text(
+                    Some(None) => Verdict::malformed(
                         want.to_string(),
                         format!("not an integer: {}", got.cloned().unwrap_or_default()),
-                        false,
                     ),
-                    None => {
-                        Verdict::text(want.to_string(), format!("field {field} missing"), false)
-                    }
+                    None => Verdict::malformed(want.to_string(), format!("field {field} missing")),
                 }
             }
             Check::AnswerTextEquals {
@@ -628,8 +648,8 @@ impl<'a> Probe<'a> {
                         let ok = g.trim() == want;
                         Verdict::text(want, g.clone(), ok)
                     }
-                    Some(other) => Verdict::text(want, format!("not a string: {other}"), false),
-                    None => Verdict::text(want, format!("field {field} missing"), false),
+                    Some(other) => Verdict::malformed(want, format!("not a string: {other}")),
+                    None => Verdict::malformed(want, format!("field {field} missing")),
                 }
             }
         })
@@ -766,6 +786,23 @@ struct Verdict {
     actual: String,
     passed: bool,
     exact: bool,
+    /// An amount comparison: the expected value and |actual − expected| (`None` when the amount
+    /// moved the wrong way), so another tolerance can judge the same observation.
+    amount: Option<(U256, Option<U256>)>,
+    /// `false` when an answer field was missing or of the wrong type.
+    well_formed: bool,
+}
+
+/// The tolerance a check declares (exact for families without one).
+fn check_tolerance(check: &Check) -> Tolerance {
+    match check {
+        Check::TxValue { tolerance, .. }
+        | Check::NativeDelta { tolerance, .. }
+        | Check::Erc20Delta { tolerance, .. }
+        | Check::AllowanceEquals { tolerance, .. }
+        | Check::AnswerEquals { tolerance, .. } => tolerance.clone(),
+        _ => Tolerance::default(),
+    }
 }
 
 impl Verdict {
@@ -775,20 +812,35 @@ impl Verdict {
             actual: actual.into(),
             passed,
             exact: passed,
+            amount: None,
+            well_formed: true,
+        }
+    }
+
+    /// An answer that is missing or of the wrong type.
+    fn malformed(expected: impl Into<String>, actual: impl Into<String>) -> Self {
+        Self {
+            well_formed: false,
+            ..Self::text(expected, actual, false)
         }
     }
 
     fn amount(expected: U256, actual: Signed, tol: &Tolerance) -> Self {
-        let (passed, exact, shown) = match actual {
+        let (passed, exact, shown, diff) = match actual {
             Signed::Pos(a) => {
                 let diff = if a > expected {
                     a - expected
                 } else {
                     expected - a
                 };
-                (within(expected, diff, tol), diff.is_zero(), a.to_string())
+                (
+                    within(expected, diff, tol),
+                    diff.is_zero(),
+                    a.to_string(),
+                    Some(diff),
+                )
             }
-            Signed::Neg(a) => (false, false, format!("-{a} (wrong direction)")),
+            Signed::Neg(a) => (false, false, format!("-{a} (wrong direction)"), None),
         };
         let mut exp = expected.to_string();
         if tol.rel_bps > 0 || tol.abs.is_some() {
@@ -806,6 +858,8 @@ impl Verdict {
             actual: shown,
             passed,
             exact,
+            amount: Some((expected, diff)),
+            well_formed: true,
         }
     }
 }

@@ -17,6 +17,7 @@ use serde_json::{json, Map, Value};
 use super::atomic::{as_answer, classify_failure, ms, validate_tx, Harness, Stages};
 use super::check::{selector, CheckResult, Evidence, Probe};
 use super::instance::{format_units, Instance};
+use super::paper;
 use super::task::{placeholders, Task};
 use super::QuestError;
 use crucible_chain::sandbox::Call;
@@ -321,6 +322,10 @@ pub struct CompositeVerdict {
     pub reason: String,
     /// End-state goal score before the decay.
     pub base: u32,
+    /// The paper's score: `paper_base × decay` ([`crate::paper`]), two decimals.
+    pub paper_score: f64,
+    /// The paper's `S_base`: 100 when every end-state check passes, else 0.
+    pub paper_base: u32,
     /// min(1, K_opt / K_act).
     pub decay: f64,
     /// Execution rounds used.
@@ -822,12 +827,13 @@ pub async fn run_episode(
         let t4 = Instant::now();
         round.checks = probe
             .after(
-                &task.spec.checks,
+                &task.spec,
                 &pre,
                 &Evidence::Episode {
                     fee: fee_total,
                     answer: Value::Null,
                 },
+                h.paper_tolerance,
             )
             .await?;
         stages.checks_ms += ms(t4.elapsed());
@@ -854,18 +860,21 @@ pub async fn run_episode(
     let t5 = Instant::now();
     let checks = probe
         .after(
-            &task.spec.checks,
+            &task.spec,
             &pre,
             &Evidence::Episode {
                 fee: fee_total,
                 answer,
             },
+            h.paper_tolerance,
         )
         .await?;
     stages.checks_ms += ms(t5.elapsed());
     let base = base_score(&checks, &spec.required);
     let score = final_score(base, k_opt, k_act);
     let d = decay(k_opt, k_act);
+    let paper_base = paper::composite_base(&checks);
+    let paper_score = final_score(paper_base, k_opt, k_act);
     let failed: Vec<&str> = checks
         .iter()
         .filter(|c| !c.passed)
@@ -915,6 +924,8 @@ pub async fn run_episode(
             outcome,
             reason,
             base,
+            paper_score,
+            paper_base,
             decay: d,
             k_act,
             k_opt,
@@ -1118,6 +1129,9 @@ mod tests {
             actual: String::new(),
             passed,
             exact: passed,
+            paper: crate::paper::PaperPart::State,
+            paper_passed: passed,
+            well_formed: true,
         }
     }
 

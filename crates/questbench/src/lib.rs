@@ -11,6 +11,7 @@ pub mod check;
 pub mod composite;
 pub mod import;
 pub mod instance;
+pub mod paper;
 pub mod seam;
 pub mod task;
 

@@ -17,7 +17,7 @@ use super::composite;
 use super::task::{Kind, Task};
 use crucible_core::{
     serde_name, Agent, AgentError, BenchError, Benchmark, BoxFuture, Event, FixedAgent,
-    InstanceMeta, Message, Role, SampleRecord, ScriptedAgent,
+    InstanceMeta, Message, PaperScore, Role, SampleRecord, ScriptedAgent,
 };
 
 /// QuestBench over a loaded catalogue and a booted harness.
@@ -38,6 +38,15 @@ impl QuestBench {
             .iter()
             .find(|t| t.id() == id)
             .ok_or_else(|| BenchError::UnknownInstance(id.to_string()))
+    }
+}
+
+/// A 0–100 paper score on the seam's [0, 1] scale, with its pass flag (≥ 60, as the reference
+/// runner decides a pass).
+fn paper_score(score_100: f64) -> PaperScore {
+    PaperScore {
+        score: score_100 / 100.0,
+        passed: score_100 >= f64::from(super::atomic::PASS_THRESHOLD),
     }
 }
 
@@ -240,6 +249,7 @@ impl Benchmark for QuestBench {
                     .into(),
                     k_act: Some(verdict.k_act),
                     k_opt: Some(verdict.k_opt),
+                    paper: Some(paper_score(verdict.paper_score)),
                 });
             }
             let mut transcript = vec![Message::new(
@@ -299,6 +309,7 @@ impl Benchmark for QuestBench {
                 .into(),
                 k_act: None,
                 k_opt: None,
+                paper: Some(paper_score(f64::from(verdict.paper_score))),
             })
         })
     }

@@ -85,6 +85,8 @@ pub struct CompareReport {
     /// Seed of the paired bootstrap.
     #[ts(type = "number")]
     pub seed: u64,
+    /// The scale the compared scores are on.
+    pub scoring: crucible_core::Scoring,
     /// The comparisons.
     pub comparisons: Vec<Comparison>,
 }
@@ -199,9 +201,10 @@ mod tests {
                 run_b: "r2".into(),
             },
             seed: 7,
+            scoring: crucible_core::Scoring::Paper,
             comparisons: vec![c.clone()],
         };
-        let want = json!({"run_a": "r1", "run_b": "r2", "seed": 7u64, "comparisons": [&c]});
+        let want = json!({"run_a": "r1", "run_b": "r2", "seed": 7u64, "scoring": "paper", "comparisons": [&c]});
         // Same keys in the same order (the JSON text is what `crucible compare --json` prints).
         assert_eq!(
             serde_json::to_string(&runs).unwrap(),
@@ -215,8 +218,7 @@ mod tests {
             },
             ..runs
         };
-        let want =
-            json!({"run": "r", "model_a": "a", "model_b": "b", "seed": 7u64, "comparisons": [&c]});
+        let want = json!({"run": "r", "model_a": "a", "model_b": "b", "seed": 7u64, "scoring": "paper", "comparisons": [&c]});
         assert_eq!(
             serde_json::to_string(&models).unwrap(),
             serde_json::to_string(&want).unwrap()

@@ -5,6 +5,7 @@
 
 use std::collections::HashMap;
 
+use crucible_core::Scoring;
 use crucible_store::{ReportRow, RunReader};
 use serde_json::Value;
 
@@ -198,6 +199,12 @@ pub struct Sample {
     pub k_opt: Option<u16>,
     /// Cost in USD.
     pub cost_usd: f64,
+    /// The score on the other scoring than [`Dataset::scoring`] (as loaded: the paper's, NaN for
+    /// an EVM-QuestBench sample stored before paper scoring existed); [`Dataset::apply_scoring`]
+    /// swaps it with `score`.
+    pub other_score: f64,
+    /// `passed` on the other scoring.
+    pub other_passed: bool,
 }
 
 impl Sample {
@@ -222,6 +229,8 @@ impl Sample {
         k_act: None,
         k_opt: None,
         cost_usd: 0.0,
+        other_score: 0.0,
+        other_passed: false,
     };
 
     /// The (run, round) pair that identifies one repetition.
@@ -231,7 +240,7 @@ impl Sample {
 }
 
 /// Every sample of the selected runs, plus the interned names.
-#[derive(Debug, Default, Clone)]
+#[derive(Debug, Clone)]
 pub struct Dataset {
     /// Run ids, indexed by [`Sample::run`].
     pub runs: Vec<String>,
@@ -246,6 +255,23 @@ pub struct Dataset {
     /// The loaders set it ([`Dataset::group_by_bench`]); code that edits `samples` afterwards
     /// must call that again or clear it.
     pub bench_spans: Option<[(usize, usize); 3]>,
+    /// The scale `Sample::score` and `Sample::passed` are on (Crucible's as loaded, until
+    /// [`Dataset::apply_scoring`]).
+    pub scoring: Scoring,
+}
+
+impl Default for Dataset {
+    /// An empty dataset; samples added to it carry Crucible's score in `score`, as loaded.
+    fn default() -> Self {
+        Self {
+            runs: Vec::new(),
+            names: Interner::default(),
+            samples: Vec::new(),
+            metrics: Vec::new(),
+            bench_spans: None,
+            scoring: Scoring::Crucible,
+        }
+    }
 }
 
 impl Dataset {
@@ -303,11 +329,14 @@ impl Dataset {
     }
 
     /// Loads the samples of `runs` (every run in the store when empty) from a store that follows
-    /// the contract. Unknown run ids are an error that names them; so is an empty selection.
+    /// the contract, scored on `scoring`. Unknown run ids are an error that names them; so is an
+    /// empty selection, and (for the paper's scoring) EVM-QuestBench samples stored before it
+    /// existed ([`Dataset::apply_scoring`]).
     pub async fn load(
         store: &impl RunReader,
         runs: &[String],
         bench: BenchSelection,
+        scoring: Scoring,
     ) -> Result<Dataset, ReportError> {
         let selected = select_runs(store, runs).await?;
         let mut ds = Dataset {
@@ -331,7 +360,41 @@ impl Dataset {
         }
         ds.group_by_bench();
         ds.check_not_empty(bench)?;
+        ds.apply_scoring(scoring)?;
         Ok(ds)
+    }
+
+    /// Puts every sample's score on `scoring`'s scale (swapping `score` and `other_score`). An
+    /// EVM-QuestBench sample without a paper score (stored before it existed) cannot go on the
+    /// paper's scale: an error names its runs and how to fill them, and nothing is changed.
+    pub fn apply_scoring(&mut self, scoring: Scoring) -> Result<(), ReportError> {
+        if scoring == self.scoring {
+            return Ok(());
+        }
+        let mut runs: Vec<u32> = self
+            .samples
+            .iter()
+            .filter(|s| s.other_score.is_nan())
+            .map(|s| s.run)
+            .collect();
+        if !runs.is_empty() {
+            let samples = runs.len();
+            runs.sort_unstable();
+            runs.dedup();
+            return Err(ReportError::NoPaperScores {
+                samples,
+                runs: runs
+                    .iter()
+                    .map(|r| self.runs[*r as usize].clone())
+                    .collect(),
+            });
+        }
+        for s in &mut self.samples {
+            std::mem::swap(&mut s.score, &mut s.other_score);
+            std::mem::swap(&mut s.passed, &mut s.other_passed);
+        }
+        self.scoring = scoring;
+        Ok(())
     }
 
     /// The "nothing to report" error of a selection without samples.
@@ -403,7 +466,13 @@ pub fn sample_of_row(
     if !bench.includes(b) {
         return None;
     }
-    let score = row.score;
+    let score = clamp_score(row.score);
+    // A benchmark with one scoring stored it once before paper scoring existed.
+    let score_paper = match row.score_paper {
+        Some(p) => clamp_score(p),
+        None if b == Bench::Questbench => f64::NAN,
+        None => score,
+    };
     // Field order is interning order: model, instance, task, prompt type, kind, category,
     // subcategory, difficulty, outcome (what `Sample::labels` lists).
     Some(Sample {
@@ -419,17 +488,24 @@ pub fn sample_of_row(
         subcategory: names.id(row.subcategory),
         difficulty: names.id(row.difficulty),
         outcome: names.id(row.outcome),
-        score: if score.is_finite() {
-            score.clamp(0.0, 1.0)
-        } else {
-            0.0
-        },
+        score,
         passed: row.passed,
+        other_score: score_paper,
+        other_passed: row.passed_paper.unwrap_or(row.passed),
         metrics: add_metrics(metrics, Metrics::from_json(row.metrics)),
         k_act: row.k_act.map(|v| v.clamp(0, u16::MAX as i64) as u16),
         k_opt: row.k_opt.map(|v| v.clamp(0, u16::MAX as i64) as u16),
         cost_usd: row.cost_usd,
     })
+}
+
+/// A stored score in [0, 1] (0 when not a number).
+fn clamp_score(score: f64) -> f64 {
+    if score.is_finite() {
+        score.clamp(0.0, 1.0)
+    } else {
+        0.0
+    }
 }
 
 impl Sample {

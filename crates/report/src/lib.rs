@@ -80,6 +80,19 @@ pub enum ReportError {
     /// Nothing to report on.
     #[error("empty report: {0}")]
     Empty(String),
+    /// The paper's scoring was asked of EVM-QuestBench samples stored before it existed.
+    #[error(
+        "{samples} EVM-QuestBench samples of run(s) {} were stored before paper scoring existed: \
+         `crucible rescore RUN` writes a copy of a run scored both ways, or report these with \
+         the Crucible scoring (--scoring crucible)",
+        runs.join(", ")
+    )]
+    NoPaperScores {
+        /// How many samples lack a paper score.
+        samples: usize,
+        /// Their runs.
+        runs: Vec<String>,
+    },
     /// A chart could not be drawn.
     #[error("chart {name}: {message}")]
     Chart {
@@ -122,6 +135,8 @@ pub struct Report {
     pub runs: Vec<String>,
     /// Samples covered.
     pub samples: usize,
+    /// The scale every score is on (EVM-QuestBench has two; the other benchmarks one).
+    pub scoring: crucible_core::Scoring,
     /// EVM-QuestBench tables (absent when not selected or no samples).
     #[serde(skip_serializing_if = "Option::is_none")]
     #[ts(optional)]
@@ -299,6 +314,7 @@ pub fn build(ds: &Dataset, sel: BenchSelection, pilot_ceilings: &HashMap<String,
         Report {
             runs: ds.runs.clone(),
             samples: ds.samples.len(),
+            scoring: ds.scoring,
             questbench: quest
                 .join()
                 .unwrap_or_else(|e| std::panic::resume_unwind(e)),

@@ -910,6 +910,9 @@ fn to_sample(
             tokens_out: spend.tokens_out as i64,
             cost_usd: spend.cost_usd,
             latency_ms,
+            // A benchmark with one scoring: the paper's is its own.
+            score_paper: Some(r.paper.map_or(r.score, |p| p.score).clamp(0.0, 1.0)),
+            passed_paper: Some(r.paper.map_or(r.passed, |p| p.passed) && error.is_none()),
             error,
             finished_at: rfc3339(SystemTime::now()),
         },

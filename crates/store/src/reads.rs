@@ -45,6 +45,10 @@ pub struct ReportRow<'r> {
     pub k_opt: Option<i64>,
     /// USD.
     pub cost_usd: f64,
+    /// Score under the paper's scoring (`None`: stored before it existed).
+    pub score_paper: Option<f64>,
+    /// Passed under the paper's scoring.
+    pub passed_paper: Option<bool>,
 }
 
 /// One line of a sample listing ([`crate::SUMMARY_COLUMNS`]): no texts.
@@ -201,4 +205,12 @@ pub struct SamplePair {
     pub passed_a: bool,
     /// Side B passed.
     pub passed_b: bool,
+    /// Side A's paper score (`None`: stored before paper scoring).
+    pub score_paper_a: Option<f64>,
+    /// Side B's paper score.
+    pub score_paper_b: Option<f64>,
+    /// Side A passed under the paper's scoring.
+    pub passed_paper_a: Option<bool>,
+    /// Side B passed under the paper's scoring.
+    pub passed_paper_b: Option<bool>,
 }

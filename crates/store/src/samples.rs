@@ -64,6 +64,11 @@ pub struct SampleRow {
     pub error: Option<String>,
     /// RFC 3339.
     pub finished_at: String,
+    /// Score in [0, 1] under the paper's scoring (EVM-QuestBench; the same as `score` for the
+    /// other benchmarks); `None` for a sample stored before paper scoring existed.
+    pub score_paper: Option<f64>,
+    /// `passed` under the paper's scoring; `None` as for `score_paper`.
+    pub passed_paper: Option<bool>,
 }
 
 impl SampleRow {
@@ -97,6 +102,8 @@ impl SampleRow {
             latency_ms: self.latency_ms,
             error: self.error.as_deref(),
             finished_at: &self.finished_at,
+            score_paper: self.score_paper,
+            passed_paper: self.passed_paper,
         }
     }
 }
@@ -159,6 +166,10 @@ pub struct SampleRowRef<'a> {
     pub error: Option<&'a str>,
     /// RFC 3339.
     pub finished_at: &'a str,
+    /// Paper score.
+    pub score_paper: Option<f64>,
+    /// Paper pass.
+    pub passed_paper: Option<bool>,
 }
 
 /// A sample to insert: its row, its event transcript (JSON of `run::Event`, in order) and its

@@ -8,11 +8,11 @@
 //! (through [`crate::Store`]'s mirror reads) before trusting it, and rebuilds it from the store
 //! when it is missing, rejected here, or out of step.
 //!
-//! Format v2, little-endian throughout; a string is a `u64` byte length then its UTF-8 bytes:
+//! Format v3, little-endian throughout; a string is a `u64` byte length then its UTF-8 bytes:
 //!
 //! | part | bytes | what |
 //! |---|---|---|
-//! | magic | 26 | `crucible explorer base v2\n` (the digit is the format version) |
+//! | magic | 26 | `crucible explorer base v3\n` (the digit is the format version) |
 //! | names | `u64` n, then n strings | the base's interned labels, by id (no repeats) |
 //! | run slots | `u64` n, then n strings | run id of every base run index, deleted runs included |
 //! | live runs | `u64` n, then n × `u32` | the base run index of each run still in the store, ascending |
@@ -20,7 +20,7 @@
 //! | samples | `u64` n, then n records | the live samples in ascending id order |
 //! | trailer | `u32` | CRC-32 (IEEE) of every byte before it; nothing follows |
 //!
-//! A sample record is [`RECORD`] = 79 fixed bytes, then one `f64` per metric present:
+//! A sample record is [`RECORD`] = 88 fixed bytes, then one `f64` per metric present:
 //!
 //! | offset | type | field |
 //! |---|---|---|
@@ -34,8 +34,10 @@
 //! | 62 | `f64` | cost in USD |
 //! | 70 | `u32` | `k_act` + 1 (0: none) |
 //! | 74 | `u32` | `k_opt` + 1 (0: none) |
-//! | 78 | `u8` | metric mask: bit i set when metric i is present (format, logic, param, pass, final, exec, state_eq) |
-//! | 79 | k × `f64` | the present metrics, in bit order |
+//! | 78 | `f64` | score under the paper's scoring (NaN: stored before it existed) |
+//! | 86 | `u8` | passed under the paper's scoring (0/1) |
+//! | 87 | `u8` | metric mask: bit i set when metric i is present (format, logic, param, pass, final, exec, state_eq) |
+//! | 88 | k × `f64` | the present metrics, in bit order |
 //!
 //! Floats are stored as their bits, so a decoded base is bit for bit the one encoded. Decoding
 //! streams the file through a reused buffer (never holding it whole), checks every count against
@@ -52,10 +54,10 @@ use std::io::Read;
 use crucible_core::BenchmarkId;
 
 /// First bytes of a snapshot file; the digit is the format version.
-const MAGIC: &[u8] = b"crucible explorer base v2\n";
+const MAGIC: &[u8] = b"crucible explorer base v3\n";
 
 /// Bytes of a sample record before its metric values (see the table above).
-pub const RECORD: usize = 79;
+pub const RECORD: usize = 88;
 
 /// Metric values a record can carry, in mask bit order: format, logic, param, pass, final,
 /// exec, state_eq.
@@ -103,6 +105,10 @@ pub struct SnapshotRecord {
     pub k_act: Option<u16>,
     /// Composite optimal rounds.
     pub k_opt: Option<u16>,
+    /// Score under the paper's scoring, NaN when the sample has none.
+    pub score_paper: f64,
+    /// Passed under the paper's scoring.
+    pub passed_paper: bool,
     /// Metric values in [`METRICS`] order, NaN when absent.
     pub metrics: [f64; METRICS],
 }
@@ -171,6 +177,8 @@ impl SnapshotWriter {
         put_u64(w, s.cost_usd.to_bits());
         put_u32(w, s.k_act.map_or(0, |k| k as u32 + 1));
         put_u32(w, s.k_opt.map_or(0, |k| k as u32 + 1));
+        put_u64(w, s.score_paper.to_bits());
+        w.push(s.passed_paper as u8);
         let mask = s
             .metrics
             .iter()
@@ -307,6 +315,8 @@ impl<R: Read> SnapshotReader<R> {
             cost_usd: f64::from_bits(u64_at(62)),
             k_act: k(u32_at(70)),
             k_opt: k(u32_at(74)),
+            score_paper: f64::from_bits(u64_at(78)),
+            passed_paper: f[86] != 0,
             metrics,
         })
     }
@@ -455,6 +465,8 @@ mod tests {
             cost_usd: 1e-5,
             k_act: Some(2),
             k_opt: None,
+            score_paper: 0.5,
+            passed_paper: false,
             metrics,
         }
     }

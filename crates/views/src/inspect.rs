@@ -21,15 +21,15 @@ use ts_rs::TS;
 use crate::catalog;
 use crate::results::{CompareView, Disagreement, Explorer};
 use crate::studio::CompositeTrace;
-use crucible_core::Config;
 use crucible_core::{BenchError, Benchmark, Event, ScriptedAgent};
+use crucible_core::{Config, Scoring};
 use crucible_intent2tx::{execute::Executor, seam::IntentBench, AddressBook};
 use crucible_pilot::seam::PilotBench;
 use crucible_pilot::suite::Engine;
 use crucible_questbench::atomic::Harness;
 use crucible_questbench::seam::QuestBench;
 use crucible_report::dataset::Interner;
-use crucible_report::{self as report, Bench};
+use crucible_report::{self as report, Bench, ReportError};
 use crucible_run::RunSpec;
 use crucible_store::{RunReader, StoreError};
 
@@ -48,6 +48,9 @@ pub enum InspectError {
     /// The store could not be read.
     #[error("store error: {0}")]
     Store(#[from] StoreError),
+    /// The samples cannot be read on the asked scoring (stored before paper scoring).
+    #[error("{0}")]
+    Report(#[from] ReportError),
     /// Re-execution asked of a sample with nothing to execute on a chain.
     #[error(
         "sample {id} is a {benchmark} sample: it has no transaction to re-execute (use re-score)"
@@ -849,13 +852,32 @@ pub async fn compare_models(
     model_a: &str,
     model_b: &str,
     seed: u64,
+    scoring: Scoring,
 ) -> Result<CompareView, InspectError> {
     // The run's models as its spec lists them (cheap); a store without them is read from samples.
     let models = store.model_names(run).await?;
     models_check(run, model_a, model_b, &models)?;
-    let pairs = store
-        .model_pairs(run, model_a, model_b)
-        .await?
+    let mut pairs = store.model_pairs(run, model_a, model_b).await?;
+    if scoring == Scoring::Paper {
+        let unscored = pairs
+            .iter()
+            .filter(|p| p.benchmark == "questbench")
+            .filter(|p| p.score_paper_a.is_none() || p.score_paper_b.is_none())
+            .count();
+        if unscored > 0 {
+            return Err(InspectError::Report(ReportError::NoPaperScores {
+                samples: unscored,
+                runs: vec![run.to_string()],
+            }));
+        }
+        for p in &mut pairs {
+            p.score_a = p.score_paper_a.unwrap_or(p.score_a);
+            p.score_b = p.score_paper_b.unwrap_or(p.score_b);
+            p.passed_a = p.passed_paper_a.unwrap_or(p.passed_a);
+            p.passed_b = p.passed_paper_b.unwrap_or(p.passed_b);
+        }
+    }
+    let pairs = pairs
         .into_iter()
         .map(|p| Disagreement {
             instance: p.instance,
@@ -873,7 +895,7 @@ pub async fn compare_models(
             benchmark: p.benchmark,
         })
         .collect();
-    compare_pairs(run, model_a, model_b, seed, pairs).await
+    compare_pairs(run, model_a, model_b, seed, scoring, pairs).await
 }
 
 /// [`compare_models`] served from the explorer's in-memory base instead of a join in SQLite (the
@@ -884,6 +906,7 @@ pub async fn compare_models_in(
     model_a: &str,
     model_b: &str,
     seed: u64,
+    scoring: Scoring,
 ) -> Result<CompareView, InspectError> {
     let (r, a, b) = (run.to_string(), model_a.to_string(), model_b.to_string());
     let pairs = tokio::task::spawn_blocking(move || {
@@ -926,10 +949,10 @@ pub async fn compare_models_in(
                         model_b: b.clone(),
                         id_a,
                         id_b,
-                        score_a: sa.score,
-                        score_b: sb.score,
-                        passed_a: sa.passed,
-                        passed_b: sb.passed,
+                        score_a: crate::results::score_on(sa, scoring),
+                        score_b: crate::results::score_on(sb, scoring),
+                        passed_a: crate::results::passed_on(sa, scoring),
+                        passed_b: crate::results::passed_on(sb, scoring),
                     });
                 }
             }
@@ -938,7 +961,20 @@ pub async fn compare_models_in(
     })
     .await
     .map_err(|e| InspectError::BadCompare(format!("the comparison task failed: {e}")))??;
-    compare_pairs(run, model_a, model_b, seed, pairs).await
+    if pairs
+        .iter()
+        .any(|p| p.score_a.is_nan() || p.score_b.is_nan())
+    {
+        let samples = pairs
+            .iter()
+            .filter(|p| p.score_a.is_nan() || p.score_b.is_nan())
+            .count();
+        return Err(InspectError::Report(ReportError::NoPaperScores {
+            samples,
+            runs: vec![run.to_string()],
+        }));
+    }
+    compare_pairs(run, model_a, model_b, seed, scoring, pairs).await
 }
 
 /// The checks both comparisons make before pairing: two different models, both in the run
@@ -976,6 +1012,7 @@ async fn compare_pairs(
     model_a: &str,
     model_b: &str,
     seed: u64,
+    scoring: Scoring,
     pairs: Vec<Disagreement>,
 ) -> Result<CompareView, InspectError> {
     if pairs.is_empty() {
@@ -1028,6 +1065,7 @@ async fn compare_pairs(
             model_b: model_b.to_string(),
         },
         seed,
+        scoring,
         comparisons,
     }))
 }

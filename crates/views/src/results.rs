@@ -20,7 +20,7 @@ pub mod base;
 
 pub use base::{Base, Opened, Refresh};
 
-use crucible_core::Config;
+use crucible_core::{Config, Scoring};
 use crucible_pilot::suite::Engine;
 use crucible_report::dataset::{select_runs, Interner};
 use crucible_report::{
@@ -114,8 +114,10 @@ pub struct SampleFilter {
     pub prompt_type: Option<String>,
     /// Outcome class.
     pub outcome: Option<String>,
-    /// Passed or not.
+    /// Passed or not (under `scoring`).
     pub passed: Option<bool>,
+    /// The scale scores are read on (EVM-QuestBench has two; default the paper's).
+    pub scoring: Scoring,
 }
 
 impl SampleFilter {
@@ -145,6 +147,7 @@ impl SampleFilter {
                 want(&self.outcome),
             ],
             passed: self.passed,
+            scoring: self.scoring,
             bench,
         }
     }
@@ -165,6 +168,8 @@ struct Matcher {
     /// model, task, category, difficulty, kind, prompt type, outcome.
     labels: [Want; 7],
     passed: Option<bool>,
+    /// The scale `passed` is asked on (a base sample holds Crucible's in `passed`).
+    scoring: Scoring,
     /// `Err` for a benchmark name Crucible does not know (matches nothing).
     bench: Result<Option<Bench>, ()>,
 }
@@ -184,8 +189,24 @@ impl Matcher {
             Want::Any => true,
             Want::Id(id) => id == g,
             Want::Never => false,
-        }) && self.passed.is_none_or(|p| p == s.passed)
+        }) && self.passed.is_none_or(|p| p == passed_on(s, self.scoring))
             && self.bench.is_ok_and(|b| b.is_none_or(|b| b == s.bench))
+    }
+}
+
+/// A base sample's pass flag on `scoring` (the base holds Crucible's in `passed`).
+pub(crate) fn passed_on(s: &report::Sample, scoring: Scoring) -> bool {
+    match scoring {
+        Scoring::Crucible => s.passed,
+        Scoring::Paper => s.other_passed,
+    }
+}
+
+/// A base sample's score on `scoring` (NaN: no paper score stored).
+pub(crate) fn score_on(s: &report::Sample, scoring: Scoring) -> f64 {
+    match scoring {
+        Scoring::Crucible => s.score,
+        Scoring::Paper => s.other_score,
     }
 }
 
@@ -863,7 +884,8 @@ impl Explorer {
             let mut buf = std::mem::take(&mut *spare.lock().unwrap_or_else(|e| e.into_inner()));
             let ds = base.dataset_into(&runs, sel, |_, s| m.keeps(s), &mut buf);
             keep_spare(&spare, buf);
-            let ds = ds?;
+            let mut ds = ds?;
+            ds.apply_scoring(filter.scoring)?;
             tracing::debug!(target: "results", ms = t.elapsed().as_millis() as u64, samples = ds.samples.len(), "dataset cut from the base");
             if ds.samples.is_empty() {
                 return Err(ReportError::Empty("no samples match the filter".into()));
@@ -1108,10 +1130,12 @@ impl Explorer {
         run_a: &str,
         run_b: &str,
         seed: u64,
+        scoring: Scoring,
     ) -> Result<CompareView, ResultsError> {
         same_run_check(run_a, run_b)?;
         let pair = SampleFilter {
             runs: vec![run_a.to_string(), run_b.to_string()],
+            scoring,
             ..Default::default()
         };
         // The dataset `crucible compare` loads, cut from the base: the same comparisons.
@@ -1120,10 +1144,10 @@ impl Explorer {
             .await
             .map_err(|e| ResultsError::BadQuery(format!("compare task failed: {e}")))?;
         no_pairs_check(run_a, run_b, &cmp)?;
-        let compare = compare_value(run_a, run_b, seed, &cmp);
+        let compare = compare_value(run_a, run_b, seed, scoring, &cmp);
         let base = self.base().await?;
         let (a, b) = (run_a.to_string(), run_b.to_string());
-        let pairs = tokio::task::spawn_blocking(move || paired_samples(&base, &a, &b))
+        let pairs = tokio::task::spawn_blocking(move || paired_samples(&base, &a, &b, scoring))
             .await
             .map_err(|e| ResultsError::BadQuery(format!("compare task failed: {e}")))?;
         let mut tally = Tally::default();
@@ -1142,10 +1166,11 @@ pub async fn comparisons(
     run_a: &str,
     run_b: &str,
     seed: u64,
+    scoring: Scoring,
 ) -> Result<Vec<report::Comparison>, ResultsError> {
     same_run_check(run_a, run_b)?;
     let runs = vec![run_a.to_string(), run_b.to_string()];
-    let ds = Dataset::load(store, &runs, BenchSelection(None)).await?;
+    let ds = Dataset::load(store, &runs, BenchSelection(None), scoring).await?;
     let cmp = report::compare_runs(&ds, 0, 1, seed);
     no_pairs_check(run_a, run_b, &cmp)?;
     Ok(cmp)
@@ -1177,7 +1202,7 @@ fn no_pairs_check(
 /// Every pair of samples of runs `a` and `b` on the same benchmark, instance and round, ordered
 /// by A's id then B's: only same-model pairs when the runs share a (benchmark, model), otherwise
 /// every model of A against every model of B.
-fn paired_samples(base: &Base, a: &str, b: &str) -> Vec<Disagreement> {
+fn paired_samples(base: &Base, a: &str, b: &str, scoring: Scoring) -> Vec<Disagreement> {
     let (sa, sb) = (base.run_samples(a), base.run_samples(b));
     let models = |v: &[(i64, &report::Sample)]| -> BTreeSet<(Bench, u32)> {
         v.iter().map(|(_, s)| (s.bench, s.model)).collect()
@@ -1210,21 +1235,22 @@ fn paired_samples(base: &Base, a: &str, b: &str) -> Vec<Disagreement> {
                 model_b: name(y.model),
                 id_a: *ida,
                 id_b: *idb,
-                score_a: x.score,
-                score_b: y.score,
-                passed_a: x.passed,
-                passed_b: y.passed,
+                score_a: score_on(x, scoring),
+                score_b: score_on(y, scoring),
+                passed_a: passed_on(x, scoring),
+                passed_b: passed_on(y, scoring),
             });
         }
     }
     out
 }
 
-/// What `crucible compare --json` prints: `{run_a, run_b, seed, comparisons}`.
+/// What `crucible compare --json` prints: `{run_a, run_b, seed, scoring, comparisons}`.
 pub fn compare_value(
     run_a: &str,
     run_b: &str,
     seed: u64,
+    scoring: Scoring,
     cmp: &[report::Comparison],
 ) -> report::CompareReport {
     report::CompareReport {
@@ -1233,6 +1259,7 @@ pub fn compare_value(
             run_b: run_b.to_string(),
         },
         seed,
+        scoring,
         comparisons: cmp.to_vec(),
     }
 }
@@ -1243,9 +1270,10 @@ pub async fn compare_json(
     run_a: &str,
     run_b: &str,
     seed: u64,
+    scoring: Scoring,
 ) -> Result<report::CompareReport, ResultsError> {
-    let cmp = comparisons(store, run_a, run_b, seed).await?;
-    Ok(compare_value(run_a, run_b, seed, &cmp))
+    let cmp = comparisons(store, run_a, run_b, seed, scoring).await?;
+    Ok(compare_value(run_a, run_b, seed, scoring, &cmp))
 }
 
 /// The SVG of every chart the report has data for, in [`chart::CHART_NAMES`] order.

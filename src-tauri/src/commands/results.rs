@@ -3,6 +3,7 @@
 //! run comparison and exports. All of them read `<data dir>/crucible.db` through
 //! [`crucible_views::results::Explorer`].
 
+use crucible_core::Scoring;
 use crucible_report::Report;
 use crucible_views::results::{
     self, ChartView, CompareView, Explorer, Facets, RunInfo, SampleFilter, SamplePage,
@@ -135,8 +136,13 @@ pub async fn results_compare(
     state: tauri::State<'_, AppState>,
     run_a: String,
     run_b: String,
+    scoring: Scoring,
 ) -> Result<CompareView, CommandError> {
-    Ok(explorer(&state).await?.1.compare(&run_a, &run_b, 0).await?)
+    Ok(explorer(&state)
+        .await?
+        .1
+        .compare(&run_a, &run_b, 0, scoring)
+        .await?)
 }
 
 /// Writes a chart (png/svg) or every table (csv/latex) of a selection into `dir` (default
@@ -186,10 +192,14 @@ pub async fn results_compare_models(
     run: String,
     model_a: String,
     model_b: String,
+    scoring: Scoring,
 ) -> Result<CompareView, CommandError> {
     let e = explorer(&state).await?.1;
     let base = e.base().await?;
-    Ok(crucible_views::inspect::compare_models_in(base, &run, &model_a, &model_b, 0).await?)
+    Ok(
+        crucible_views::inspect::compare_models_in(base, &run, &model_a, &model_b, 0, scoring)
+            .await?,
+    )
 }
 
 /// The code or JSON the scorer read from a sample's answer (clipped), for highlighting.

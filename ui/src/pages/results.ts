@@ -20,8 +20,9 @@ import type {
   RunInfo,
   SampleFilter,
   SamplePage,
+  Scoring,
 } from "../bindings";
-import { BENCHES, BENCH_LABEL } from "../bench";
+import { BENCHES, BENCH_LABEL, SCORINGS, SCORING_LABEL } from "../bench";
 import { h, mount } from "../dom";
 import {
   resultsCharts,
@@ -61,6 +62,8 @@ interface State {
   bench: string;
   category: string;
   difficulty: string;
+  /** The scale every score is read on (EVM-QuestBench has two). */
+  scoring: Scoring;
   tab: Tab;
   samplesFilter: SampleFilter;
   samplesOffset: number;
@@ -78,6 +81,7 @@ const emptyFilter = (): SampleFilter => ({
   prompt_type: null,
   outcome: null,
   passed: null,
+  scoring: "paper",
 });
 
 let st: State | null = null;
@@ -109,6 +113,7 @@ function baseFilter(s: State): SampleFilter {
     benchmark: s.bench === "all" ? null : s.bench,
     category: s.category || null,
     difficulty: s.difficulty || null,
+    scoring: s.scoring,
   };
 }
 
@@ -261,6 +266,7 @@ export async function renderResults(root: HTMLElement): Promise<void> {
     bench: prev?.bench ?? "all",
     category: prev?.category ?? "",
     difficulty: prev?.difficulty ?? "",
+    scoring: prev?.scoring ?? "paper",
     tab: prev?.tab ?? "leaderboards",
     samplesFilter: prev?.samplesFilter ?? emptyFilter(),
     samplesOffset: prev?.samplesOffset ?? 0,
@@ -371,10 +377,17 @@ function renderBody(body: HTMLElement, s: State): void {
     }
     catSel.value = s.category;
     diffSel.value = s.difficulty;
+    const scoringSel = h(
+      "select",
+      { id: "filter-scoring", "aria-label": "scoring", title: "EVM-QuestBench is scored two ways; the other benchmarks read the same either way" },
+      ...SCORINGS.map((x) => h("option", { value: x }, SCORING_LABEL[x])),
+    );
+    scoringSel.value = s.scoring;
     const changed = () => {
       s.bench = benchSel.value;
       s.category = catSel.value;
       s.difficulty = diffSel.value;
+      s.scoring = scoringSel.value as Scoring;
       s.samplesFilter = baseFilter(s);
       s.samplesOffset = 0;
       void renderFilters();
@@ -383,7 +396,14 @@ function renderBody(body: HTMLElement, s: State): void {
     benchSel.addEventListener("change", changed);
     catSel.addEventListener("change", changed);
     diffSel.addEventListener("change", changed);
-    mount(filters, h("label", {}, "Benchmark ", benchSel), h("label", {}, "Category ", catSel), h("label", {}, "Difficulty ", diffSel));
+    scoringSel.addEventListener("change", changed);
+    mount(
+      filters,
+      h("label", {}, "Benchmark ", benchSel),
+      h("label", {}, "Category ", catSel),
+      h("label", {}, "Difficulty ", diffSel),
+      h("label", {}, "Scores ", scoringSel),
+    );
   };
   void renderFilters();
   mount(
@@ -437,7 +457,7 @@ async function renderLeaderboards(content: HTMLElement, s: State, onCell: (f: Sa
   }
   const report: Report = r.value;
   const sections: HTMLElement[] = [
-    h("p", { class: "muted small", id: "report-meta" }, `${report.samples} samples · runs ${fmt(report.runs)}`),
+    h("p", { class: "muted small", id: "report-meta", "data-scoring": report.scoring }, `${report.samples} samples · runs ${fmt(report.runs)} · ${SCORING_LABEL[report.scoring]}`),
   ];
   // Every table of a benchmark, its leaderboard first, in the report's order.
   const boards: Record<Bench, Row | undefined> = { questbench: report.questbench, intent2tx: report.intent2tx, pilot: report.pilot };
@@ -985,7 +1005,7 @@ function renderCompare(content: HTMLElement, s: State): void {
   const out = h("div", { id: "compare-out" });
   go.addEventListener("click", async () => {
     mount(out, h("p", { class: "muted" }, "Comparing…"));
-    const r = await resultsCompare(a.value, b.value);
+    const r = await resultsCompare(a.value, b.value, s.scoring);
     if (!r.ok) mount(out, errorBox(r.error));
     else showCompare(out, s, r.value);
   });
@@ -1006,7 +1026,7 @@ function renderCompare(content: HTMLElement, s: State): void {
   const goModels = h("button", { class: "primary", id: "compare-models-go" }, "Compare models");
   goModels.addEventListener("click", async () => {
     mount(out, h("p", { class: "muted" }, "Comparing…"));
-    const r = await resultsCompareModels(run.value, ma.value, mb.value);
+    const r = await resultsCompareModels(run.value, ma.value, mb.value, s.scoring);
     if (!r.ok) mount(out, errorBox(r.error));
     else showCompare(out, s, r.value);
   });

@@ -6,6 +6,7 @@
 
 use std::collections::BTreeMap;
 
+use crate::paper::PaperPart;
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
@@ -489,8 +490,20 @@ pub struct CheckSpec {
     pub name: String,
     /// Points (all checks sum to 100).
     pub weight: u32,
+    /// The paper's scoring component this check belongs to (`success`, `address`, `signature`,
+    /// `state`, `value`); when omitted, the family's usual one (see docs/fidelity.md).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub paper: Option<PaperPart>,
     /// What is checked.
     pub check: Check,
+}
+
+impl CheckSpec {
+    /// The paper component: as declared, or the family's default.
+    pub fn paper_part(&self) -> PaperPart {
+        self.paper
+            .unwrap_or_else(|| PaperPart::default_for(&self.check))
+    }
 }
 
 /// The check families (one variant per family; evaluated by the check module).

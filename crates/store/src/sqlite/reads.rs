@@ -33,6 +33,8 @@ pub(super) fn report_row(row: &SqliteRow, at: usize) -> Result<ReportRow<'_>, sq
         k_act: row.try_get(at + 14)?,
         k_opt: row.try_get(at + 15)?,
         cost_usd: row.try_get(at + 16)?,
+        score_paper: row.try_get(at + 17)?,
+        passed_paper: row.try_get::<Option<i64>, _>(at + 18)?.map(|p| p != 0),
     })
 }
 
@@ -178,7 +180,9 @@ impl Store {
                 sqlx::query_as::<_, SamplePair>(
                     "SELECT a.benchmark, a.instance, a.task, a.category, a.round, a.id AS id_a, \
                      b.id AS id_b, a.score AS score_a, b.score AS score_b, a.passed AS passed_a, \
-                     b.passed AS passed_b FROM samples a JOIN samples b ON b.run_id = a.run_id \
+                     b.passed AS passed_b, a.score_paper AS score_paper_a, \
+                     b.score_paper AS score_paper_b, a.passed_paper AS passed_paper_a, \
+                     b.passed_paper AS passed_paper_b FROM samples a JOIN samples b ON b.run_id = a.run_id \
                      AND b.benchmark = a.benchmark AND b.model = ?3 AND b.instance = a.instance \
                      AND b.round = a.round WHERE a.run_id = ?1 AND a.benchmark = ?4 AND a.model = ?2 \
                      ORDER BY a.id",

@@ -13,12 +13,12 @@ use sqlx::{FromRow, Row};
 use super::Store;
 use crate::{NewSample, SampleKey, SampleRow, SampleRowRef, StoreError, SAMPLE_COLUMNS};
 
-/// Rows per multi-row INSERT (27 columns each stays far under SQLite's 32 766 variables).
+/// Rows per multi-row INSERT (29 columns each stays far under SQLite's 32 766 variables).
 const ROWS_PER_STATEMENT: usize = 200;
 
 /// One row's placeholders, one per [`SAMPLE_COLUMNS`] entry.
 pub(super) const ROW_PLACEHOLDERS: &str =
-    "(?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)";
+    "(?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)";
 
 /// Binds one row's [`SAMPLE_COLUMNS`], in their order.
 pub(super) fn bind_row<'q>(
@@ -52,6 +52,8 @@ pub(super) fn bind_row<'q>(
         .bind(r.latency_ms)
         .bind(r.error)
         .bind(r.finished_at)
+        .bind(r.score_paper)
+        .bind(r.passed_paper)
 }
 
 impl Store {

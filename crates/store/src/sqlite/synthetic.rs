@@ -99,6 +99,9 @@ impl SyntheticSample<'_> {
             latency_ms: 0,
             error: None,
             finished_at: SAMPLE_FINISHED_AT,
+            // Synthetic data has one scoring: the paper's reads the same score.
+            score_paper: Some(self.score),
+            passed_paper: Some(self.passed),
         }
     }
 }

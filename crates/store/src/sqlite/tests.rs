@@ -34,6 +34,8 @@ pub(crate) fn row(run: &str, instance: &str, round: i64) -> SampleRow {
         latency_ms: 7,
         error: None,
         finished_at: "2026-01-01T00:00:00Z".into(),
+        score_paper: None,
+        passed_paper: None,
     }
 }
 

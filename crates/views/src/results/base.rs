@@ -431,6 +431,8 @@ impl Base {
                 cost_usd: s.cost_usd,
                 k_act: s.k_act,
                 k_opt: s.k_opt,
+                score_paper: s.other_score,
+                passed_paper: s.other_passed,
                 metrics: self.metric(s).values(),
             });
         }
@@ -481,6 +483,8 @@ impl Base {
                 k_act: r.k_act,
                 k_opt: r.k_opt,
                 cost_usd: r.cost_usd,
+                other_score: r.score_paper,
+                other_passed: r.passed_paper,
             });
             ids.push(r.id);
         }
