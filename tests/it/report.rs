@@ -73,10 +73,10 @@ fn known() -> Dataset {
     let none = Metrics::default();
     // model A
     push(
-        &mut ds, 0, q, "A", "a1", "", 0, a1, "pass", 1.0, true, none, None,
+        &mut ds, 0, q, "A", "a1", "", 0, a1, "exact", 1.0, true, none, None,
     );
     push(
-        &mut ds, 0, q, "A", "a2", "", 0, a2, "fail", 0.5, false, none, None,
+        &mut ds, 0, q, "A", "a2", "", 0, a2, "other", 0.5, false, none, None,
     );
     push(
         &mut ds,
@@ -87,17 +87,29 @@ fn known() -> Dataset {
         "",
         0,
         c1,
-        "pass",
+        "over_steps",
         0.8,
         true,
         none,
         Some((3, 2)),
     );
     push(
-        &mut ds, 0, q, "A", "a1", "", 1, a1, "pass", 1.0, true, none, None,
+        &mut ds, 0, q, "A", "a1", "", 1, a1, "exact", 1.0, true, none, None,
     );
     push(
-        &mut ds, 0, q, "A", "a2", "", 1, a2, "pass", 0.8, true, none, None,
+        &mut ds,
+        0,
+        q,
+        "A",
+        "a2",
+        "",
+        1,
+        a2,
+        "tolerance_deviation",
+        0.8,
+        true,
+        none,
+        None,
     );
     push(
         &mut ds,
@@ -108,7 +120,7 @@ fn known() -> Dataset {
         "",
         1,
         c1,
-        "pass",
+        "over_steps",
         0.6,
         true,
         none,
@@ -142,14 +154,14 @@ fn known() -> Dataset {
         "",
         0,
         c1,
-        "fail",
+        "max_rounds",
         0.0,
         false,
         none,
         Some((6, 2)),
     );
     push(
-        &mut ds, 1, q, "B", "a1", "", 1, a1, "pass", 0.6, true, none, None,
+        &mut ds, 1, q, "B", "a1", "", 1, a1, "other", 0.6, true, none, None,
     );
     push(
         &mut ds, 1, q, "B", "a2", "", 1, a2, "timeout", 0.0, false, none, None,
@@ -163,7 +175,7 @@ fn known() -> Dataset {
         "",
         1,
         c1,
-        "fail",
+        "other",
         0.3,
         false,
         none,
@@ -409,6 +421,8 @@ async fn tables_from_a_store_match_hand_computed_values() {
     assert!(
         close(ob.mean_delta, 3.5) && close(ob.pct_over_optimal, 175.0) && close(ob.p90_delta, 4.0)
     );
+    // Over-opt: the share of episodes with Δ > 0 (both of B's).
+    assert!(close(ob.over_opt_pct, 100.0));
     let hist: Vec<(i64, usize)> = q
         .step_overhead_hist
         .iter()
@@ -417,15 +431,18 @@ async fn tables_from_a_store_match_hand_computed_values() {
     assert_eq!(hist, [(1, 1), (2, 1), (3, 1), (4, 1)]);
 
     let oa = &q.outcomes[0];
+    // The paper's Table 8 buckets, from the outcome classes: over-steps episodes met the goal
+    // exactly; tolerance-only is its own bucket; execution and schema failures are apart.
     assert_eq!(
         (
             oa.exact,
             oa.tolerance,
             oa.other,
             oa.revert,
-            oa.execution_schema
+            oa.execution_failure,
+            oa.schema_failure
         ),
-        (2, 3, 1, 0, 0)
+        (4, 1, 1, 0, 0, 0)
     );
     let obb = &q.outcomes[1];
     assert_eq!(
@@ -434,9 +451,10 @@ async fn tables_from_a_store_match_hand_computed_values() {
             obb.tolerance,
             obb.other,
             obb.revert,
-            obb.execution_schema
+            obb.execution_failure,
+            obb.schema_failure
         ),
-        (0, 1, 2, 1, 2)
+        (0, 0, 3, 1, 1, 1)
     );
 
     let sub: Vec<(&str, &str, f64)> = q
@@ -990,4 +1008,120 @@ fn pilot_charts_list_pilot_models_not_questbench_ones() {
             other => panic!("{name}: expected a grouped chart, got {other:?}"),
         }
     }
+}
+
+/// The paper's composite tables from a real run over the whole composite catalogue: one pattern
+/// pass-rate row per workflow pattern (Fig. 5/7), the Table 8 buckets and Table 11's Over-opt %,
+/// each recomputed here by hand from the stored samples and the task files.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn composite_tables_from_a_real_catalogue_run_match_hand_computed_values() {
+    use crucible_run::{self as run, RunContext, RunSpec};
+    use std::collections::{BTreeMap, BTreeSet};
+    let dir = tempfile::tempdir().unwrap();
+    let store = Store::open(&dir.path().join("c.db")).await.unwrap();
+    let ctx = RunContext::new(
+        crucible_core::Config::test(),
+        store.clone(),
+        crucible_views::catalog::loader(),
+    );
+    let mut spec = RunSpec::new(
+        vec!["questbench".into()],
+        vec!["builtin:reference".into(), "builtin:faulty-0.3".into()],
+    );
+    spec.kinds = vec!["composite".into()];
+    spec.seed = 5;
+    let r = run::start(&ctx, spec).await.unwrap();
+    assert_eq!((r.samples, r.failed), (90, 0));
+
+    // Every composite's pattern, from its task file.
+    let mut pattern_of: BTreeMap<String, String> = BTreeMap::new();
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("tasks/questbench/composite");
+    for e in std::fs::read_dir(&root).unwrap() {
+        let p = e.unwrap().path();
+        if p.extension().is_some_and(|x| x == "json") {
+            let v: Value = serde_json::from_str(&std::fs::read_to_string(&p).unwrap()).unwrap();
+            let id = v["id"].as_str().unwrap().to_string();
+            pattern_of.insert(id, v["composite"]["pattern"].as_str().unwrap().to_string());
+        }
+    }
+    assert_eq!(pattern_of.len(), 45);
+    let patterns: BTreeSet<&String> = pattern_of.values().collect();
+    assert!(patterns.len() > 30, "{patterns:?}");
+
+    let ds = Dataset::load(&store, &[], BenchSelection(None), Scoring::Paper)
+        .await
+        .unwrap();
+    let q = report::quest::tables(&ds).unwrap();
+    let rows = store.samples(&r.run_id).await.unwrap();
+    for model in ["builtin:reference", "builtin:faulty-0.3"] {
+        let mine: Vec<_> = rows
+            .iter()
+            .map(|(_, s)| s)
+            .filter(|s| s.model == model)
+            .collect();
+        // Fig. 5/7: one row per pattern, pass = paper score ≥ 60.
+        let mut by_pattern: BTreeMap<&str, (usize, usize)> = BTreeMap::new();
+        for s in &mine {
+            let e = by_pattern.entry(&pattern_of[&s.task]).or_default();
+            e.0 += 1;
+            e.1 += usize::from(s.passed_paper.unwrap());
+        }
+        let got: BTreeMap<&str, (usize, usize)> = q
+            .composite_patterns
+            .iter()
+            .filter(|x| x.model == model)
+            .map(|x| (x.group.as_str(), (x.n, x.passed)))
+            .collect();
+        assert_eq!(got, by_pattern, "{model}");
+        // Table 11: Over-opt % = episodes with K_act > K_opt.
+        let over = mine
+            .iter()
+            .filter(|s| s.k_act.unwrap() > s.k_opt.unwrap())
+            .count() as f64
+            / mine.len() as f64
+            * 100.0;
+        let o = q.step_overhead.iter().find(|x| x.model == model).unwrap();
+        assert!(
+            close(o.over_opt_pct, over),
+            "{model}: {} vs {over}",
+            o.over_opt_pct
+        );
+        // Table 8: the buckets follow the outcome classes.
+        let count = |names: &[&str]| {
+            mine.iter()
+                .filter(|s| names.contains(&s.outcome.as_str()))
+                .count()
+        };
+        let t8 = q.outcomes.iter().find(|x| x.model == model).unwrap();
+        assert_eq!(
+            (t8.exact, t8.tolerance, t8.revert, t8.n),
+            (
+                count(&["exact", "over_steps"]),
+                count(&["tolerance_deviation"]),
+                count(&["revert"]),
+                45
+            ),
+            "{model}"
+        );
+    }
+    // The reference solves every composite in K_opt rounds.
+    let reference = q
+        .composite_patterns
+        .iter()
+        .filter(|x| x.model == "builtin:reference");
+    assert!(reference.clone().all(|x| x.pass_rate_pct == 100.0));
+    assert_eq!(reference.count(), patterns.len());
+    let o = q
+        .step_overhead
+        .iter()
+        .find(|x| x.model == "builtin:reference")
+        .unwrap();
+    assert_eq!(o.over_opt_pct, 0.0);
+    // The faulty agent wastes rounds somewhere: Over-opt is above 0.
+    let f = q
+        .step_overhead
+        .iter()
+        .find(|x| x.model == "builtin:faulty-0.3")
+        .unwrap();
+    assert!(f.over_opt_pct > 0.0);
 }

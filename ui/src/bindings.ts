@@ -2287,7 +2287,11 @@ n: number,
  */
 mean_delta: number, 
 /**
- * Σ Δ / Σ K_opt · 100.
+ * Over-opt (paper Table 11): the share of episodes with Δ > 0, in %.
+ */
+over_opt_pct: number, 
+/**
+ * Σ Δ / Σ K_opt · 100 (Crucible's extra: rounds spent over the optimum, relative to it).
  */
 pct_over_optimal: number, 
 /**
@@ -2309,7 +2313,8 @@ delta: number,
 count: number, };
 
 /**
- * Outcome distribution row (Table 8): class counts and raw outcome counts.
+ * Outcome distribution row (paper Table 8, App. D.3): the paper's buckets and raw outcome counts.
+ * Composite episodes that met the goal with extra rounds (`over_steps`) count as exact.
  */
 export type OutcomeRow = { 
 /**
@@ -2321,23 +2326,27 @@ model: string,
  */
 n: number, 
 /**
- * Full score.
+ * Every check met exactly (deviation 0).
  */
 exact: number, 
 /**
- * Passed (≥ 60) without full score: tolerance-only deviation.
+ * Every check met, some only within tolerance (full score with a non-zero deviation).
  */
 tolerance: number, 
 /**
- * Execution or schema failure: schema_invalid, no_code, timeout, sandbox_violation, agent_error.
+ * The module threw, timed out, left the sandbox or could not run.
  */
-execution_schema: number, 
+execution_failure: number, 
+/**
+ * The module's result did not have the required shape (or no code block).
+ */
+schema_failure: number, 
 /**
  * Reverted transaction.
  */
 revert: number, 
 /**
- * Everything else (wrong effect, partial credit below 60, …).
+ * Everything else: a wrong effect, an error report, the round budget, a provider failure.
  */
 other: number, 
 /**

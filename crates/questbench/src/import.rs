@@ -365,7 +365,14 @@ pub fn import_question(text: &str, file: &str) -> Result<BankImport, QuestError>
                 });
             }
         }
+        // The bank names a workflow pattern for some composites; otherwise the author names one.
+        let pattern = s
+            .get("pattern")
+            .and_then(Value::as_str)
+            .unwrap_or_default()
+            .to_string();
         CompositeSpec {
+            pattern,
             key_operations: key
                 .filter(|k| workflow.contains(k))
                 .map(|k| vec![k])

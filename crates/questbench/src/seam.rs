@@ -119,11 +119,18 @@ impl Benchmark for QuestBench {
 
     fn meta(&self, instance: &str) -> Result<InstanceMeta, BenchError> {
         let t = &self.task(instance)?.spec;
+        // A composite's category is its workflow pattern (every composite shares the category
+        // `composite_problems`, which its kind already says); the subcategory if it names none.
+        let category = match &t.composite {
+            Some(c) if !c.pattern.is_empty() => c.pattern.clone(),
+            Some(_) => t.subcategory.clone(),
+            None => t.category.clone(),
+        };
         Ok(InstanceMeta {
             task: instance.to_string(),
             prompt_type: String::new(),
             kind: serde_name(&t.kind),
-            category: serde_name(&t.category),
+            category,
             subcategory: serde_name(&t.subcategory),
             difficulty: serde_name(&t.difficulty),
         })

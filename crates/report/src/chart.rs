@@ -302,9 +302,10 @@ pub fn spec(r: &Report, name: &str) -> Option<Spec> {
                 cats: order.iter().map(|&i| q.outcomes[i].model.clone()).collect(),
                 segs: [
                     "exact",
-                    "tolerance-only",
+                    "tolerance-only deviation",
                     "revert",
-                    "execution/schema",
+                    "execution failure",
+                    "schema failure",
                     "other",
                 ]
                 .map(String::from)
@@ -317,7 +318,8 @@ pub fn spec(r: &Report, name: &str) -> Option<Spec> {
                             pct(o.exact, o.n),
                             pct(o.tolerance, o.n),
                             pct(o.revert, o.n),
-                            pct(o.execution_schema, o.n),
+                            pct(o.execution_failure, o.n),
+                            pct(o.schema_failure, o.n),
                             pct(o.other, o.n),
                         ]
                     })
@@ -808,7 +810,7 @@ pub fn draw_with_hovers<DB: DrawingBackend>(
                 .axis_desc_style(desc.clone())
                 .draw()
                 .map_err(e)?;
-            let seg_colors = [color(2), color(4), color(5), color(1), color(8)];
+            let seg_colors = [color(2), color(4), color(5), color(1), color(3), color(8)];
             for (ci, row) in values.iter().enumerate() {
                 let y = (n - 1 - ci) as f64;
                 let mut x0 = 0.0;

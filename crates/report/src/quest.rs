@@ -82,28 +82,33 @@ pub struct OverheadRow {
     pub n: usize,
     /// Mean Δ = K_act − K_opt.
     pub mean_delta: f64,
-    /// Σ Δ / Σ K_opt · 100.
+    /// Over-opt (paper Table 11): the share of episodes with Δ > 0, in %.
+    pub over_opt_pct: f64,
+    /// Σ Δ / Σ K_opt · 100 (Crucible's extra: rounds spent over the optimum, relative to it).
     pub pct_over_optimal: f64,
     /// 90th percentile of Δ (nearest rank).
     pub p90_delta: f64,
 }
 
-/// Outcome distribution row (Table 8): class counts and raw outcome counts.
+/// Outcome distribution row (paper Table 8, App. D.3): the paper's buckets and raw outcome counts.
+/// Composite episodes that met the goal with extra rounds (`over_steps`) count as exact.
 #[derive(Debug, Clone, Serialize, PartialEq, TS)]
 pub struct OutcomeRow {
     /// Model name.
     pub model: String,
     /// Samples.
     pub n: usize,
-    /// Full score.
+    /// Every check met exactly (deviation 0).
     pub exact: usize,
-    /// Passed (≥ 60) without full score: tolerance-only deviation.
+    /// Every check met, some only within tolerance (full score with a non-zero deviation).
     pub tolerance: usize,
-    /// Execution or schema failure: schema_invalid, no_code, timeout, sandbox_violation, agent_error.
-    pub execution_schema: usize,
+    /// The module threw, timed out, left the sandbox or could not run.
+    pub execution_failure: usize,
+    /// The module's result did not have the required shape (or no code block).
+    pub schema_failure: usize,
     /// Reverted transaction.
     pub revert: usize,
-    /// Everything else (wrong effect, partial credit below 60, …).
+    /// Everything else: a wrong effect, an error report, the round budget, a provider failure.
     pub other: usize,
     /// Raw outcome class → count.
     pub raw: BTreeMap<String, usize>,
@@ -293,6 +298,8 @@ pub fn tables(ds: &Dataset) -> Option<QuestTables> {
                 model: model.clone(),
                 n: deltas.len(),
                 mean_delta: stats::mean(&ds_).unwrap_or(0.0),
+                over_opt_pct: ds_.iter().filter(|d| **d > 0.0).count() as f64 / ds_.len() as f64
+                    * 100.0,
                 pct_over_optimal: if opt > 0.0 {
                     ds_.iter().sum::<f64>() / opt * 100.0
                 } else {
@@ -306,7 +313,8 @@ pub fn tables(ds: &Dataset) -> Option<QuestTables> {
             n: samples.len(),
             exact: 0,
             tolerance: 0,
-            execution_schema: 0,
+            execution_failure: 0,
+            schema_failure: 0,
             revert: 0,
             other: 0,
             raw: BTreeMap::new(),
@@ -315,12 +323,13 @@ pub fn tables(ds: &Dataset) -> Option<QuestTables> {
             let o = ds.name(s.outcome);
             *row.raw.entry(o.to_string()).or_default() += 1;
             match o {
-                _ if s.passed && s.score >= 0.9999 => row.exact += 1,
-                _ if s.passed => row.tolerance += 1,
-                "revert" => row.revert += 1,
-                "schema_invalid" | "no_code" | "timeout" | "sandbox_violation" | "agent_error" => {
-                    row.execution_schema += 1
+                "exact" | "over_steps" => row.exact += 1,
+                "tolerance_deviation" => row.tolerance += 1,
+                "execution_failure" | "timeout" | "sandbox_violation" | "no_execution" => {
+                    row.execution_failure += 1
                 }
+                "schema_invalid" | "no_code" => row.schema_failure += 1,
+                "revert" => row.revert += 1,
                 _ => row.other += 1,
             }
         }

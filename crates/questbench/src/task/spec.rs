@@ -711,6 +711,10 @@ pub struct WrongSpec {
 #[derive(Debug, Clone, Serialize, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct CompositeSpec {
+    /// The workflow pattern (`approve-swap`, `batch-transfer`, …; the paper's Fig. 5/7 group
+    /// composites by it): reports group composite samples by it. Empty: the subcategory stands in.
+    #[serde(default, skip_serializing_if = "String::is_empty")]
+    pub pattern: String,
     /// Ordered atomic operation ids.
     pub workflow: Vec<String>,
     /// K_opt: the optimal number of execution rounds.
