@@ -191,6 +191,7 @@ fn known() -> Dataset {
         final_: fin,
         exec: exec.map_or(f64::NAN, |e| e.0),
         state_eq: exec.map_or(f64::NAN, |e| e.1),
+        truth_exec: exec.map_or(f64::NAN, |_| 1.0),
     };
     let single = ["single", "Swap", "", ""];
     let multi = ["multi", "Transfer", "", ""];
@@ -493,15 +494,28 @@ async fn tables_from_a_store_match_hand_computed_values() {
             ("retrieval", "single", 1, 0.0)
         ]
     );
+    // Table 2: one row per (model, setting, steps); single- and multi-step apart.
+    let t2: Vec<(&str, &str, usize, Option<f64>, Option<f64>)> = i
+        .table2
+        .iter()
+        .map(|x| {
+            (
+                x.setting.as_str(),
+                x.steps.as_str(),
+                x.n_executed,
+                x.exec,
+                x.state_eq,
+            )
+        })
+        .collect();
     assert_eq!(
-        (
-            i.table2[0].n_executed,
-            i.table2[0].exec,
-            i.table2[0].state_eq
-        ),
-        (2, Some(1.0), Some(1.0))
+        t2,
+        [
+            ("direct", "multi", 1, Some(1.0), Some(1.0)),
+            ("direct", "single", 1, Some(1.0), Some(1.0)),
+            ("retrieval", "single", 0, None, None)
+        ]
     );
-    assert_eq!((i.table2[1].n_executed, i.table2[1].exec), (0, None));
     let modes: Vec<(&str, &str, usize)> = i
         .failure_modes
         .iter()
@@ -1124,4 +1138,52 @@ async fn composite_tables_from_a_real_catalogue_run_match_hand_computed_values()
         .find(|x| x.model == "builtin:faulty-0.3")
         .unwrap();
     assert!(f.over_opt_pct > 0.0);
+}
+
+/// Intent2Tx Table 2's denominator is the paper's: executed single-step instances whose ground
+/// truth executes; one whose ground truth reverted is counted apart, not as a failure of the model.
+#[test]
+fn intent_table2_leaves_out_instances_whose_ground_truth_does_not_execute() {
+    let mut ds = Dataset {
+        runs: vec!["run-a".into()],
+        ..Default::default()
+    };
+    let i = Bench::Intent2tx;
+    let single = ["single", "Swap", "", ""];
+    let m = |exec: f64, eq: f64, truth: f64| Metrics {
+        format: 1.0,
+        logic: 1.0,
+        param: 1.0,
+        pass: 1.0,
+        final_: 1.0,
+        exec,
+        state_eq: eq,
+        truth_exec: truth,
+    };
+    for (inst, metrics) in [
+        ("i1#direct", m(1.0, 1.0, 1.0)),
+        ("i2#direct", m(0.0, 0.0, 1.0)),
+        // The ground truth reverted: the model's failure to execute is not counted.
+        ("i3#direct", m(0.0, 0.0, 0.0)),
+        // Stored before the ground truth's result was recorded: counted as executing.
+        (
+            "i4#direct",
+            Metrics {
+                truth_exec: f64::NAN,
+                ..m(1.0, 0.0, 1.0)
+            },
+        ),
+    ] {
+        push(
+            &mut ds, 0, i, "A", inst, "direct", 0, single, "pass", 1.0, true, metrics, None,
+        );
+    }
+    let t = report::intent::tables(&ds).unwrap();
+    assert_eq!(t.table2.len(), 1);
+    let r = &t.table2[0];
+    assert_eq!(
+        (r.steps.as_str(), r.n_executed, r.n_truth_failed),
+        ("single", 3, 1)
+    );
+    assert!(close(r.exec.unwrap(), 2.0 / 3.0) && close(r.state_eq.unwrap(), 1.0 / 3.0));
 }

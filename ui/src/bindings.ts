@@ -2446,7 +2446,8 @@ pass: number | null,
 final_score: number | null, };
 
 /**
- * Table 2 row: execution metrics over executed samples.
+ * Table 2 row: execution metrics over executed samples whose ground truth executes (the paper's
+ * denominator), single-step and multi-step instances apart (the paper's Table 2 is single-step).
  */
 export type Table2Row = { 
 /**
@@ -2458,9 +2459,18 @@ model: string,
  */
 setting: string, 
 /**
- * Samples with an execution verdict.
+ * single | multi.
+ */
+steps: string, 
+/**
+ * Executed samples whose ground truth executes (a sample stored before the ground truth's
+ * result was recorded counts as executing).
  */
 n_executed: number, 
+/**
+ * Executed samples left out because their ground truth did not execute.
+ */
+n_truth_failed: number, 
 /**
  * Mean Exec.
  */

@@ -293,6 +293,7 @@ pub fn generate(spec: &SynthSpec) -> Dataset {
                         final_: fin,
                         exec,
                         state_eq: eq,
+                        truth_exec: 1.0,
                     };
                     let outcome = if format == 0.0 {
                         "format_error"

@@ -202,6 +202,7 @@ impl Benchmark for IntentBench {
             if let Some(r) = &execution {
                 metrics.insert("exec".into(), f64::from(u8::from(r.exec)));
                 metrics.insert("state_eq".into(), f64::from(u8::from(r.state_eq)));
+                metrics.insert("truth_exec".into(), f64::from(u8::from(r.truth_executes)));
             }
             Ok(SampleRecord {
                 benchmark: self.name().into(),

@@ -89,6 +89,9 @@ pub struct Metrics {
     pub exec: f64,
     /// Intent2Tx StateEq (present only when executed).
     pub state_eq: f64,
+    /// Intent2Tx: 1 when the ground truth executed (present only when executed; samples stored
+    /// before it was recorded lack it).
+    pub truth_exec: f64,
 }
 
 impl Default for Metrics {
@@ -101,6 +104,7 @@ impl Default for Metrics {
             final_: MISSING,
             exec: MISSING,
             state_eq: MISSING,
+            truth_exec: MISSING,
         }
     }
 }
@@ -115,8 +119,9 @@ pub fn add_metrics(table: &mut Vec<Metrics>, m: Metrics) -> u32 {
 }
 
 impl Metrics {
-    /// The values in a fixed order: format, logic, param, pass, final, exec, state_eq.
-    pub fn values(&self) -> [f64; 7] {
+    /// The values in a fixed order: format, logic, param, pass, final, exec, state_eq,
+    /// truth_exec.
+    pub fn values(&self) -> [f64; 8] {
         [
             self.format,
             self.logic,
@@ -125,11 +130,14 @@ impl Metrics {
             self.final_,
             self.exec,
             self.state_eq,
+            self.truth_exec,
         ]
     }
 
     /// The inverse of [`Metrics::values`].
-    pub fn from_values([format, logic, param, pass, final_, exec, state_eq]: [f64; 7]) -> Self {
+    pub fn from_values(
+        [format, logic, param, pass, final_, exec, state_eq, truth_exec]: [f64; 8],
+    ) -> Self {
         Self {
             format,
             logic,
@@ -138,6 +146,7 @@ impl Metrics {
             final_,
             exec,
             state_eq,
+            truth_exec,
         }
     }
 
@@ -155,6 +164,7 @@ impl Metrics {
         m.final_ = get("final");
         m.exec = get("exec");
         m.state_eq = get("state_eq");
+        m.truth_exec = get("truth_exec");
         m
     }
 }

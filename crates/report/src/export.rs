@@ -514,6 +514,8 @@ pub fn latex(r: &Report) -> Vec<(String, String)> {
                 vec![
                     x.model.clone(),
                     x.setting.clone(),
+                    x.steps.clone(),
+                    x.n_executed.to_string(),
                     num(x.exec, 3),
                     num(x.state_eq, 3),
                 ]
@@ -524,7 +526,7 @@ pub fn latex(r: &Report) -> Vec<(String, String)> {
             latex_table(
                 "Intent2Tx execution",
                 "tab:i2t-table2",
-                &["Model", "Setting", "Exec", "StateEq"],
+                &["Model", "Setting", "Steps", "Instances", "Exec", "StateEq"],
                 &rows,
             ),
         ));

@@ -32,15 +32,21 @@ pub struct Table1Row {
     pub final_score: Option<f64>,
 }
 
-/// Table 2 row: execution metrics over executed samples.
+/// Table 2 row: execution metrics over executed samples whose ground truth executes (the paper's
+/// denominator), single-step and multi-step instances apart (the paper's Table 2 is single-step).
 #[derive(Debug, Clone, Serialize, PartialEq, TS)]
 pub struct Table2Row {
     /// Model name.
     pub model: String,
     /// direct | retrieval.
     pub setting: String,
-    /// Samples with an execution verdict.
+    /// single | multi.
+    pub steps: String,
+    /// Executed samples whose ground truth executes (a sample stored before the ground truth's
+    /// result was recorded counts as executing).
     pub n_executed: usize,
+    /// Executed samples left out because their ground truth did not execute.
+    pub n_truth_failed: usize,
     /// Mean Exec.
     pub exec: Option<f64>,
     /// Mean StateEq.
@@ -166,6 +172,20 @@ pub fn tables(ds: &Dataset) -> Option<IntentTables> {
             .extend(v.iter().copied());
     }
     let mut table2 = Vec::new();
+    for ((model, setting, steps), v) in &cells {
+        let executed = v.iter().filter(|s| !ds.metrics_of(s).exec.is_nan());
+        let (ok, failed): (Vec<&Sample>, Vec<&Sample>) =
+            executed.partition(|s| ds.metrics_of(s).truth_exec != 0.0);
+        table2.push(Table2Row {
+            model: model.clone(),
+            setting: setting.clone(),
+            steps: steps.clone(),
+            n_executed: ok.len(),
+            n_truth_failed: failed.len(),
+            exec: mean_of(&ok, |s| ds.metrics_of(s).exec),
+            state_eq: mean_of(&ok, |s| ds.metrics_of(s).state_eq),
+        });
+    }
     let mut failure_modes = Vec::new();
     let mut form_vs_effect = Vec::new();
     for ((model, setting), v) in &settings {
@@ -174,13 +194,6 @@ pub fn tables(ds: &Dataset) -> Option<IntentTables> {
             .copied()
             .filter(|s| !ds.metrics_of(s).exec.is_nan())
             .collect();
-        table2.push(Table2Row {
-            model: model.clone(),
-            setting: setting.clone(),
-            n_executed: executed.len(),
-            exec: mean_of(&executed, |s| ds.metrics_of(s).exec),
-            state_eq: mean_of(&executed, |s| ds.metrics_of(s).state_eq),
-        });
         let mut modes: BTreeMap<&str, usize> = BTreeMap::new();
         for s in v {
             *modes.entry(failure_mode(ds, s)).or_default() += 1;

@@ -36,7 +36,7 @@
 //! | 74 | `u32` | `k_opt` + 1 (0: none) |
 //! | 78 | `f64` | score under the paper's scoring (NaN: stored before it existed) |
 //! | 86 | `u8` | passed under the paper's scoring (0/1) |
-//! | 87 | `u8` | metric mask: bit i set when metric i is present (format, logic, param, pass, final, exec, state_eq) |
+//! | 87 | `u8` | metric mask: bit i set when metric i is present (format, logic, param, pass, final, exec, state_eq, truth_exec) |
 //! | 88 | k × `f64` | the present metrics, in bit order |
 //!
 //! Floats are stored as their bits, so a decoded base is bit for bit the one encoded. Decoding
@@ -60,8 +60,8 @@ const MAGIC: &[u8] = b"crucible explorer base v3\n";
 pub const RECORD: usize = 88;
 
 /// Metric values a record can carry, in mask bit order: format, logic, param, pass, final,
-/// exec, state_eq.
-pub const METRICS: usize = 7;
+/// exec, state_eq, truth_exec.
+pub const METRICS: usize = 8;
 
 /// Label ids a record carries, in order: model, instance, task, prompt type, kind, category,
 /// subcategory, difficulty, outcome.
