@@ -23,6 +23,7 @@ import type {
   Scoring,
 } from "../bindings";
 import { BENCHES, BENCH_LABEL, SCORINGS, SCORING_LABEL } from "../bench";
+import { columnLabel, tableLabel } from "../labels";
 import { h, mount } from "../dom";
 import {
   resultsCharts,
@@ -194,7 +195,7 @@ function table(s: State, bench: Bench | "cross" | "compare", name: string, rows:
       {},
       ...cols.map((c) => {
         const mark = cur?.key === c ? (cur.desc ? " ▼" : " ▲") : "";
-        const th = h("th", { "data-col": c, title: "Sort" }, c + mark);
+        const th = h("th", { "data-col": c, title: `Sort by ${columnLabel(c)}` }, columnLabel(c) + mark);
         th.addEventListener("click", () => {
           const prev = s.sort[id];
           s.sort[id] = { key: c, desc: prev?.key === c ? !prev.desc : true };
@@ -465,12 +466,12 @@ async function renderLeaderboards(content: HTMLElement, s: State, onCell: (f: Sa
     const t = boards[b];
     if (!t) continue;
     const lead = LEAD[b];
-    const card = h("section", { class: "card", id: `board-${b}`, "data-bench": b }, h("h2", {}, `${BENCH_LABEL[b]} — ${lead}`));
+    const card = h("section", { class: "card", id: `board-${b}`, "data-bench": b }, h("h2", {}, `${BENCH_LABEL[b]} — ${tableLabel(lead, b)}`));
     const leadRows = t[lead];
     if (isRows(leadRows)) card.append(table(s, b, lead, leadRows, onCell));
     for (const [name, rows] of Object.entries(t)) {
       if (name === lead) continue;
-      const det = h("details", { "data-table-name": `${b}-${name}` }, h("summary", {}, name));
+      const det = h("details", { "data-table-name": `${b}-${name}` }, h("summary", {}, tableLabel(name, b)));
       if (isRows(rows)) det.append(table(s, b, name, rows, onCell));
       else det.append(h("pre", { class: "json" }, JSON.stringify(rows, null, 2)));
       card.append(det);

@@ -1,0 +1,111 @@
+// Column and table names for people. The report's JSON keys (`cv_pct`, `spearman_mean`, …) stay
+// the data's names (cells keep them as `data-col`); what a researcher reads is the label, with its
+// unit. A key not listed here is shown with its underscores as spaces and its unit suffix spelled.
+
+const COLUMNS: Readonly<Record<string, string>> = {
+  model: "Model",
+  rounds: "Rounds",
+  atomic: "Atomic (points)",
+  composite: "Composite (points)",
+  total: "Total (points)",
+  sd: "SD (points)",
+  cv_pct: "CV (%)",
+  ci95: "95% CI (points)",
+  spearman_mean: "Spearman ρ across rounds (mean)",
+  spearman_min: "Spearman ρ (min)",
+  spearman_max: "Spearman ρ (max)",
+  pass_count: "Passed tasks per round",
+  group: "Tie group",
+  score: "Score (points)",
+  mean_k_act: "Mean K_act (rounds)",
+  efficiency_pct: "Step efficiency (%)",
+  atomic_avg: "Atomic average (points per task)",
+  composite_avg: "Composite average (points per task)",
+  quadrant: "Quadrant",
+  n: "Samples",
+  mean_delta: "Mean Δ (rounds)",
+  over_opt_pct: "Over-opt (% of episodes)",
+  pct_over_optimal: "Rounds over optimal (% of K_opt)",
+  p90_delta: "P90 Δ (rounds)",
+  exact: "Exact",
+  tolerance: "Tolerance-only deviation",
+  execution_failure: "Execution failure",
+  schema_failure: "Schema failure",
+  revert: "Revert",
+  other: "Other",
+  passed: "Passed",
+  pass_rate_pct: "Pass rate (%)",
+  delta: "Δ = K_act − K_opt (rounds)",
+  count: "Count",
+  setting: "Setting",
+  steps: "Steps",
+  format: "Format F",
+  logic: "Logic L",
+  param: "Parameters P",
+  pass: "Pass A",
+  final_score: "Final",
+  n_executed: "Executed instances",
+  n_truth_failed: "Ground truth reverted (left out)",
+  exec: "Exec",
+  state_eq: "StateEq",
+  mode: "Failure mode",
+  field_pass_pct: "Field pass (%)",
+  state_eq_pct: "StateEq (%)",
+  pass_and_eq: "Pass and StateEq",
+  pass_not_eq: "Pass, not StateEq",
+  eq_not_pass: "StateEq, not pass",
+  neither: "Neither",
+  atomic_precision: "Atomic precision",
+  workflow_completion: "Workflow completion",
+  intent_translation: "Intent translation",
+  robustness: "Robustness",
+  benchmark: "Benchmark",
+  cost_usd: "Cost (USD)",
+  frontier: "On the cost frontier",
+  mean: "Mean (points)",
+  prompt_type: "Prompt",
+  per_round: "Per round (points)",
+};
+
+const TABLES: Readonly<Record<string, string>> = {
+  summary: "Per-model statistics over rounds",
+  rank_stability: "Rank stability across rounds",
+  leaderboard: "Leaderboard (paper Table 1)",
+  composite: "Composite quality (paper Table 2)",
+  quadrants: "Capability quadrants (paper Tables 9–10)",
+  quadrant_medians: "Quadrant medians",
+  step_overhead: "Step overhead (paper Table 11)",
+  step_overhead_hist: "Step overhead distribution",
+  outcomes: "Outcome distribution (paper Table 8)",
+  composite_patterns: "Pass rate by composite workflow pattern (paper Fig. 5/7)",
+  atomic_subcategories: "Pass rate by atomic sub-category (paper Fig. 9)",
+  table1: "Field metrics (paper Table 1)",
+  table2: "Execution (paper Table 2)",
+  failure_modes: "Failure modes",
+  form_vs_effect: "Form vs effect",
+};
+
+/** A report column's label, with its unit; flattened keys (`shares.full_pct`) label their last part. */
+export function columnLabel(key: string): string {
+  if (COLUMNS[key]) return COLUMNS[key];
+  const last = key.split(".").pop() ?? key;
+  if (COLUMNS[last]) return COLUMNS[last];
+  const unit = last.endsWith("_pct") ? " (%)" : last.endsWith("_ms") ? " (ms)" : last.endsWith("_usd") ? " (USD)" : "";
+  const stem = last.replace(/_(pct|ms|usd)$/, "").replace(/_/g, " ");
+  return stem.charAt(0).toUpperCase() + stem.slice(1) + unit;
+}
+
+/** PILOT-Bench's tables (its paper numbers them differently). */
+const PILOT_TABLES: Readonly<Record<string, string>> = {
+  table2: "Outcomes by prompt type (paper Table 2)",
+  table3: "Outcomes by task type (paper Table 3)",
+  by_flaw: "Flawed plans by flaw method",
+  by_flaw_category: "Flawed plans by flaw category",
+  by_task: "Outcomes per task",
+  ceiling: "Optimal-policy ceiling",
+};
+
+/** A report table's title for people (`bench`: the benchmark whose table it is). */
+export function tableLabel(name: string, bench?: string): string {
+  return (bench === "pilot" ? PILOT_TABLES[name] : undefined) ?? TABLES[name] ?? columnLabel(name);
+}
