@@ -98,11 +98,11 @@ export function columnLabel(key: string): string {
 /** PILOT-Bench's tables (its paper numbers them differently). */
 const PILOT_TABLES: Readonly<Record<string, string>> = {
   table2: "Outcomes by prompt type (paper Table 2)",
-  table3: "Outcomes by task type (paper Table 3)",
+  table3: "Flawed plans (paper Table 3)",
   by_flaw: "Flawed plans by flaw method",
   by_flaw_category: "Flawed plans by flaw category",
-  by_task: "Outcomes per task",
-  ceiling: "Optimal-policy ceiling",
+  by_task: "Outcomes by task type and complexity",
+  ceiling: "Optimal-policy ceiling vs achieved",
 };
 
 /** A report table's title for people (`bench`: the benchmark whose table it is). */
