@@ -211,6 +211,13 @@ pub fn typescript() -> String {
         decl::<CompareSides>(&mut out);
         decl::<Comparison>(&mut out);
         decl::<stats::BootstrapCi>(&mut out);
+        use crucible_report::reproduce;
+        decl::<reproduce::PaperTables>(&mut out);
+        decl::<reproduce::PaperTable>(&mut out);
+        decl::<reproduce::TableColumn>(&mut out);
+        decl::<reproduce::PublishedValues>(&mut out);
+        decl::<reproduce::YourRow>(&mut out);
+        decl::<reproduce::PaperComparison>(&mut out);
     }
     // Results explorer: sample actions.
     {

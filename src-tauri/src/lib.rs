@@ -95,6 +95,7 @@ pub fn run() {
             commands::results::results_runs,
             commands::results::results_report,
             commands::results::results_facets,
+            commands::results::results_paper_tables,
             commands::results::results_charts,
             commands::results::results_warm,
             commands::results::results_samples,

@@ -44,6 +44,14 @@ pub struct ReportArgs {
     /// composite partial credit; EVM-QuestBench only differs).
     #[arg(long, default_value = "paper", value_parser = scoring_arg)]
     scoring: Scoring,
+    /// Print the papers' tables with the published rows beside your models, computed the
+    /// papers' way (the reproduction view) instead of the report.
+    #[arg(long)]
+    paper_tables: bool,
+    /// With --paper-tables: compare your model with a published one, `YOUR_MODEL=PUBLISHED_MODEL`
+    /// (repeatable; e.g. `openai:gpt-4o=GPT-4o`).
+    #[arg(long = "map", value_name = "YOURS=PUBLISHED")]
+    map: Vec<String>,
 }
 
 /// `--scoring`'s parser.
@@ -126,6 +134,11 @@ pub async fn report(config: &Config, args: ReportArgs) -> Result<()> {
     }
     let store = open(&args.db).await?;
     let ds = Dataset::load(&store, &args.runs, sel, args.scoring).await?;
+    if args.paper_tables {
+        return paper_tables(config, &ds, sel, &args);
+    } else if !args.map.is_empty() {
+        bail!("--map goes with --paper-tables");
+    }
     let no_ceiling = args.no_ceiling;
     let config = config.clone();
     let r = tokio::task::spawn_blocking(move || {
@@ -366,6 +379,94 @@ pub fn bench(args: BenchReportArgs) -> Result<()> {
         out!("{}", pretty(&v)?);
     } else {
         out!("{} samples: tables {tables_ms:.0} ms (target ≤ 2000), slowest chart {max_chart:.0} ms (target ≤ 1000)", ds.samples.len());
+    }
+    Ok(())
+}
+
+/// `crucible report --paper-tables`: the reproduction view.
+fn paper_tables(
+    config: &Config,
+    ds: &Dataset,
+    sel: BenchSelection,
+    args: &ReportArgs,
+) -> Result<()> {
+    let mut map = std::collections::BTreeMap::new();
+    for m in &args.map {
+        let Some((yours, theirs)) = m.split_once('=') else {
+            bail!("--map {m:?}: expected YOUR_MODEL=PUBLISHED_MODEL");
+        };
+        map.insert(yours.trim().to_string(), theirs.trim().to_string());
+    }
+    let tasks = config.project_dir.join("tasks");
+    let mut published = Vec::new();
+    for b in crucible_core::BenchmarkId::ALL {
+        if sel.includes(b) {
+            published.push((b, report::published::load(&tasks, b)?));
+        }
+    }
+    // A mapping must name a published model of some selected table: a typo would silently
+    // compare nothing.
+    for (yours, theirs) in &map {
+        let known = published
+            .iter()
+            .flat_map(|(_, ts)| ts.iter())
+            .any(|t| t.rows.iter().any(|r| &r.model == theirs));
+        if !known {
+            bail!("--map {yours}={theirs}: no published table of the selected benchmarks has a model {theirs:?} (see `crucible published --bench B`)");
+        }
+    }
+    let v = report::reproduce::reproduce(ds, &published, &map);
+    if args.json {
+        out!("{}", pretty(&v)?);
+        return Ok(());
+    }
+    for t in &v.tables {
+        out!("\n{} {} — {}", t.paper, t.table, t.caption);
+        let cols: Vec<&str> = t.columns.iter().map(|c| c.key.as_str()).collect();
+        out!("  {:<34} {}", "model", cols.join("  "));
+        for r in &t.published {
+            let cells: Vec<String> = cols
+                .iter()
+                .map(|c| r.values.get(*c).map_or("–".into(), |v| v.to_string()))
+                .collect();
+            out!("  {:<34} {}   (published)", r.model, cells.join("  "));
+        }
+        for r in &t.yours {
+            let cells: Vec<String> = cols
+                .iter()
+                .map(|c| r.values.get(*c).map_or("–".into(), |v| format!("{v:.3}")))
+                .collect();
+            out!(
+                "  {:<34} {}   (yours, {} rounds)",
+                r.model,
+                cells.join("  "),
+                r.rounds
+            );
+        }
+        if !t.computed {
+            out!("  (Crucible does not compute this table's columns yet: published rows only)");
+        }
+        for c in &t.comparisons {
+            out!(
+                "  {} vs {} · {}: {:+.3}{}",
+                c.model,
+                c.published_model,
+                c.column,
+                c.diff,
+                match (c.ci95, c.inside) {
+                    (Some([lo, hi]), Some(inside)) => format!(
+                        " (yours {:.3}, 95% CI [{lo:.3}, {hi:.3}], published {:.3} {})",
+                        c.yours,
+                        c.published,
+                        if inside { "inside" } else { "outside" }
+                    ),
+                    _ => format!(
+                        " (yours {:.3}, published {:.3}, one round: no CI)",
+                        c.yours, c.published
+                    ),
+                }
+            );
+        }
     }
     Ok(())
 }

@@ -1187,3 +1187,123 @@ fn intent_table2_leaves_out_instances_whose_ground_truth_does_not_execute() {
     );
     assert!(close(r.exec.unwrap(), 2.0 / 3.0) && close(r.state_eq.unwrap(), 1.0 / 3.0));
 }
+
+/// The reproduction view: every paper table with its published rows, the user's models computed
+/// the paper's way (hand-computed here from `known()`), and a mapped pair's difference with the
+/// user's 95 % CI and whether the published value lies inside it.
+#[tokio::test]
+async fn paper_tables_put_your_models_beside_the_published_rows() {
+    let dir = tempfile::tempdir().unwrap();
+    let db = dir.path().join("c.db");
+    store(&db, Some(&known())).await.close().await;
+    let db = db.to_str().unwrap();
+    let (ok, v, err) = crucible(&[
+        "report",
+        "--db",
+        db,
+        "--paper-tables",
+        "--map",
+        "A=Claude-Sonnet-4.5",
+        "--json",
+    ]);
+    assert!(ok, "{err}");
+    assert_eq!(v["scoring"], "paper");
+    let tables = v["tables"].as_array().unwrap();
+    let find = |paper: &str, table: &str, col: &str| {
+        tables
+            .iter()
+            .find(|t| {
+                t["paper"] == paper
+                    && t["table"] == table
+                    && t["columns"]
+                        .as_array()
+                        .unwrap()
+                        .iter()
+                        .any(|c| c["key"] == col)
+            })
+            .unwrap_or_else(|| panic!("{paper} {table}"))
+    };
+    // EVM-QuestBench Table 1: A's rounds sum to atomic 150 / 180, composite 80 / 60.
+    let t1 = find("EVM-QuestBench", "Table 1", "atomic");
+    assert_eq!(t1["computed"], true);
+    assert_eq!(t1["published"].as_array().unwrap().len(), 20);
+    let a = t1["yours"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|r| r["model"] == "A")
+        .unwrap();
+    assert_eq!(a["rounds"], 2);
+    for (k, want) in [("atomic", 165.0), ("composite", 70.0), ("total", 235.0)] {
+        assert!(close(a["values"][k].as_f64().unwrap(), want), "{k}: {a}");
+    }
+    // t(0.975, 1) = 12.706; se of [150, 180] = 15.
+    let ci = a["ci95"]["atomic"].as_array().unwrap();
+    assert!(
+        (ci[0].as_f64().unwrap() - (165.0 - 12.706 * 15.0)).abs() < 0.05,
+        "{ci:?}"
+    );
+    let cmp = t1["comparisons"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|c| c["column"] == "atomic")
+        .unwrap();
+    assert_eq!(cmp["published_model"], "Claude-Sonnet-4.5");
+    assert!(close(cmp["diff"].as_f64().unwrap(), 165.0 - 4278.0));
+    assert_eq!(cmp["inside"], false);
+    // B is not mapped: no comparison; tables Crucible does not compute show published rows only.
+    assert!(t1["comparisons"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .all(|c| c["model"] == "A"));
+    let t11 = find("EVM-QuestBench", "Table 11", "over_opt_pct");
+    assert_eq!(
+        (
+            t11["computed"].as_bool(),
+            t11["yours"].as_array().unwrap().len()
+        ),
+        (Some(false), 0)
+    );
+    // Intent2Tx Table 1, direct: A's single-step direct sample scored F = 1; one round: no CI.
+    let direct = tables
+        .iter()
+        .find(|t| {
+            t["paper"] == "Intent2Tx" && t["notes"].as_str().unwrap().contains("Direct inference")
+        })
+        .unwrap();
+    let a = direct["yours"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|r| r["model"] == "A")
+        .unwrap();
+    assert!(close(a["values"]["single_format"].as_f64().unwrap(), 1.0));
+    assert!(a["ci95"].as_object().unwrap().is_empty());
+
+    // Bad mappings name the problem.
+    let (ok, _, err) = crucible(&[
+        "report",
+        "--db",
+        db,
+        "--paper-tables",
+        "--map",
+        "A",
+        "--json",
+    ]);
+    assert!(!ok && err.contains("YOUR_MODEL=PUBLISHED_MODEL"), "{err}");
+    let (ok, _, err) = crucible(&[
+        "report",
+        "--db",
+        db,
+        "--paper-tables",
+        "--map",
+        "A=GPT-9",
+        "--json",
+    ]);
+    assert!(
+        !ok && err.contains("GPT-9") && err.contains("crucible published"),
+        "{err}"
+    );
+}

@@ -2855,6 +2855,156 @@ hi: number,
 resamples: number, };
 
 /**
+ * Every paper table of the selected benchmarks with the user's rows.
+ */
+export type PaperTables = { 
+/**
+ * The scale the user's scores are on (the papers' tables are on the paper's).
+ */
+scoring: Scoring, 
+/**
+ * The tables, benchmark by benchmark, as the papers number them.
+ */
+tables: Array<PaperTable>, };
+
+/**
+ * One paper table with the published rows and the user's.
+ */
+export type PaperTable = { 
+/**
+ * The benchmark.
+ */
+benchmark: Bench, 
+/**
+ * The paper.
+ */
+paper: string, 
+/**
+ * The table as the paper numbers it.
+ */
+table: string, 
+/**
+ * The paper's caption.
+ */
+caption: string, 
+/**
+ * The published file's notes (setting, aggregation).
+ */
+notes: string, 
+/**
+ * Columns in the paper's order, with labels and units.
+ */
+columns: Array<TableColumn>, 
+/**
+ * The paper's rows, as published.
+ */
+published: Array<PublishedValues>, 
+/**
+ * Whether Crucible computes this table's columns for the user's models.
+ */
+computed: boolean, 
+/**
+ * The user's models (empty when not computed or no samples).
+ */
+yours: Array<YourRow>, 
+/**
+ * Mapped pairs: the user's model against a published one, column by column.
+ */
+comparisons: Array<PaperComparison>, };
+
+/**
+ * A column of a paper table.
+ */
+export type TableColumn = { 
+/**
+ * Key of the values.
+ */
+key: string, 
+/**
+ * The paper's label.
+ */
+label: string, 
+/**
+ * Unit.
+ */
+unit: string, };
+
+/**
+ * A published row.
+ */
+export type PublishedValues = { 
+/**
+ * The model as the paper prints it.
+ */
+model: string, 
+/**
+ * Column key → number, text or null.
+ */
+values: Record<string, JsonValue>, };
+
+/**
+ * A user's model computed the paper's way.
+ */
+export type YourRow = { 
+/**
+ * The model as the run names it.
+ */
+model: string, 
+/**
+ * Rounds found.
+ */
+rounds: number, 
+/**
+ * Samples behind the row.
+ */
+samples: number, 
+/**
+ * Column key → value (absent when it cannot be computed from the samples).
+ */
+values: { [key in string]: number }, 
+/**
+ * Column key → 95 % CI of the value across rounds (two rounds or more).
+ */
+ci95: { [key in string]: [number, number] }, };
+
+/**
+ * One column of one mapped pair.
+ */
+export type PaperComparison = { 
+/**
+ * The user's model.
+ */
+model: string, 
+/**
+ * The published model it is mapped to.
+ */
+published_model: string, 
+/**
+ * Column key.
+ */
+column: string, 
+/**
+ * The user's value.
+ */
+yours: number, 
+/**
+ * The published value.
+ */
+published: number, 
+/**
+ * yours − published.
+ */
+diff: number, 
+/**
+ * The user's 95 % CI, when there are two rounds or more.
+ */
+ci95: [number, number] | null, 
+/**
+ * Whether the published value lies inside that CI (`None` without a CI).
+ */
+inside: boolean | null, };
+
+/**
  * Which action to replay a sample with.
  */
 export type ReplayMode = "reexecute" | "rescore";

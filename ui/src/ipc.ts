@@ -4,7 +4,7 @@
 import { invoke } from "@tauri-apps/api/core";
 import { listen } from "@tauri-apps/api/event";
 import type {
-  ChartView, CommandError, CompareView, DemoInfo, Extracted, Replay, ReplayMode, ConnectionTest, Facets, LiveStatus, PlanResult, ProviderEntry, ProvidersView, Report, RunForm, RunInfo, RunsView, SampleFilter, SamplePage, SampleView, Scoring,
+  ChartView, CommandError, CompareView, DemoInfo, Extracted, Replay, ReplayMode, ConnectionTest, Facets, LiveStatus, PlanResult, ProviderEntry, ProvidersView, Report, RunForm, RunInfo, RunsView, SampleFilter, SamplePage, SampleView, Scoring, PaperTables,
   PerfMark, SystemStatus,
 } from "./bindings";
 
@@ -135,6 +135,10 @@ export const resultsReport = (filter: SampleFilter): Promise<Result<Report>> => 
 
 /** Categories and difficulties of a selection. */
 export const resultsFacets = (filter: SampleFilter): Promise<Result<Facets>> => call<Facets>("results_facets", { filter });
+
+/** The papers' tables with the published rows beside the selection's models (Rust: `results_paper_tables`). */
+export const resultsPaperTables = (filter: SampleFilter, map: Record<string, string>): Promise<Result<PaperTables>> =>
+  call<PaperTables>("results_paper_tables", { filter, map });
 
 /** The report's charts as SVG. */
 export const resultsCharts = (filter: SampleFilter): Promise<Result<ChartView[]>> => call<ChartView[]>("results_charts", { filter });

@@ -17,6 +17,7 @@ pub mod intent;
 pub mod pilot;
 pub mod published;
 pub mod quest;
+pub mod reproduce;
 pub mod stats;
 pub mod summary;
 

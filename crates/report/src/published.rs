@@ -69,6 +69,9 @@ pub struct PublishedTable {
     /// What a reader needs to compare against it (setting, aggregation, source section).
     #[serde(default, skip_serializing_if = "String::is_empty")]
     pub notes: String,
+    /// The file's stem (`table1`, `direct`, …), set when loaded; not part of the file.
+    #[serde(skip)]
+    pub id: String,
 }
 
 /// The folder of a benchmark's published tables under a project's `tasks/`.
@@ -95,11 +98,15 @@ pub fn load(tasks: &Path, bench: BenchmarkId) -> Result<Vec<PublishedTable>, Pub
     let mut tables = Vec::with_capacity(files.len());
     for path in files {
         let text = std::fs::read_to_string(&path).map_err(io(&path))?;
-        let table: PublishedTable =
+        let mut table: PublishedTable =
             serde_json::from_str(&text).map_err(|e| PublishedError::Invalid {
                 path: path.clone(),
                 message: e.to_string(),
             })?;
+        table.id = path
+            .file_stem()
+            .map(|s| s.to_string_lossy().into_owned())
+            .unwrap_or_default();
         check(&table).map_err(|message| PublishedError::Invalid {
             path: path.clone(),
             message,

@@ -62,6 +62,9 @@ pub enum ResultsError {
     /// An export format other than png, svg, csv or latex.
     #[error("unknown export format {0:?}; expected png, svg, csv or latex")]
     UnknownFormat(String),
+    /// The papers' published tables could not be read.
+    #[error(transparent)]
+    Published(#[from] crucible_report::published::PublishedError),
     /// A file could not be written.
     #[error("cannot write {path}: {source}")]
     Io {
@@ -967,6 +970,30 @@ impl Explorer {
             }
         }
         Ok(loaded)
+    }
+
+    /// The reproduction view of a selection (what `crucible report --paper-tables --json`
+    /// prints): the papers' tables of its benchmarks, the published rows beside its models, and
+    /// the comparisons of the models `map` maps to published ones.
+    pub async fn paper_tables(
+        &self,
+        config: &Config,
+        filter: &SampleFilter,
+        map: &std::collections::BTreeMap<String, String>,
+    ) -> Result<report::reproduce::PaperTables, ResultsError> {
+        let loaded = self.loaded(config, filter, true).await?;
+        let tasks = config.project_dir.join("tasks");
+        let mut published = Vec::new();
+        for b in Bench::ALL {
+            if loaded.dataset.of(b).next().is_some() {
+                published.push((b, report::published::load(&tasks, b)?));
+            }
+        }
+        Ok(report::reproduce::reproduce(
+            &loaded.dataset,
+            &published,
+            map,
+        ))
     }
 
     /// Distinct non-empty categories and difficulties of a selection (for the filter menus),

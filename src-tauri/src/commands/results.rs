@@ -48,6 +48,18 @@ pub async fn results_report(
     Ok(loaded.report.clone())
 }
 
+/// The papers' tables with the published rows beside the selection's models (`crucible report
+/// --paper-tables --json`); `map` pairs a model of the selection with a published model.
+#[tauri::command]
+pub async fn results_paper_tables(
+    state: tauri::State<'_, AppState>,
+    filter: SampleFilter,
+    map: std::collections::BTreeMap<String, String>,
+) -> Result<crucible_report::reproduce::PaperTables, CommandError> {
+    let (config, e) = explorer(&state).await?;
+    Ok(e.paper_tables(&config, &filter, &map).await?)
+}
+
 /// Category and difficulty values of a selection, for the filter menus.
 #[tauri::command]
 pub async fn results_facets(

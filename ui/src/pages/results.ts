@@ -24,6 +24,7 @@ import type {
 } from "../bindings";
 import { BENCHES, BENCH_LABEL, SCORINGS, SCORING_LABEL } from "../bench";
 import { columnLabel, tableLabel } from "../labels";
+import { renderPaperTables } from "./paper-tables";
 import { h, mount } from "../dom";
 import {
   resultsCharts,
@@ -47,7 +48,7 @@ import { highlightInto } from "../highlight";
 /** One row of a report table, as the generic sortable table shows it: every row type of the
  *  generated `Report` (and of the comparisons) is one. */
 type Row = { [k: string]: JsonValue };
-type Tab = "leaderboards" | "charts" | "samples" | "compare";
+type Tab = "leaderboards" | "paper" | "charts" | "samples" | "compare";
 
 const PAGE = 50;
 /** The leaderboard table of each benchmark; the other tables follow it. */
@@ -343,6 +344,7 @@ function renderBody(body: HTMLElement, s: State): void {
   const tabs = h("div", { class: "tabs", role: "tablist" });
   const tabNames: [Tab, string][] = [
     ["leaderboards", "Leaderboards"],
+    ["paper", "Paper tables"],
     ["charts", "Charts"],
     ["samples", "Samples"],
     ["compare", "Compare"],
@@ -436,6 +438,9 @@ async function renderTab(outer: HTMLElement, s: State, onCell: (f: SampleFilter)
   switch (s.tab) {
     case "leaderboards":
       await renderLeaderboards(content, s, onCell);
+      break;
+    case "paper":
+      await renderPaperTables(content, baseFilter(s));
       break;
     case "charts":
       await renderCharts(content, s);

@@ -1,0 +1,370 @@
+//! The reproduction view: each paper table as the paper lays it out, its published rows (marked,
+//! never mixed into any statistic) beside the user's models computed the paper's way, and, for
+//! each user model mapped to a published one, the difference per column with the user's 95 % CI
+//! (t-based across rounds, as the papers aggregate) and whether the published value lies inside.
+//!
+//! A column is computed per round from that round's samples of a model (for example the sum of
+//! atomic task points, the share of full successes with the CoT prompt), then averaged over rounds;
+//! one round gives a value without a CI. Tables whose columns Crucible does not compute show their
+//! published rows only (`computed: false`).
+
+use std::collections::BTreeMap;
+
+use crucible_core::{BenchmarkId, Scoring};
+use serde::Serialize;
+use serde_json::Value;
+use ts_rs::TS;
+
+use super::dataset::{Bench, Dataset, Sample};
+
+/// Published tables of one benchmark, as [`super::published::load`] reads them.
+pub type Published = (BenchmarkId, Vec<PublishedTable>);
+use super::published::{PublishedColumn, PublishedTable};
+use super::stats;
+use super::summary::{by_model, by_round};
+
+/// Every paper table of the selected benchmarks with the user's rows.
+#[derive(Debug, Clone, Serialize, PartialEq, TS)]
+pub struct PaperTables {
+    /// The scale the user's scores are on (the papers' tables are on the paper's).
+    pub scoring: Scoring,
+    /// The tables, benchmark by benchmark, as the papers number them.
+    pub tables: Vec<PaperTable>,
+}
+
+/// One paper table with the published rows and the user's.
+#[derive(Debug, Clone, Serialize, PartialEq, TS)]
+pub struct PaperTable {
+    /// The benchmark.
+    pub benchmark: BenchmarkId,
+    /// The paper.
+    pub paper: String,
+    /// The table as the paper numbers it.
+    pub table: String,
+    /// The paper's caption.
+    pub caption: String,
+    /// The published file's notes (setting, aggregation).
+    pub notes: String,
+    /// Columns in the paper's order, with labels and units.
+    pub columns: Vec<TableColumn>,
+    /// The paper's rows, as published.
+    pub published: Vec<PublishedValues>,
+    /// Whether Crucible computes this table's columns for the user's models.
+    pub computed: bool,
+    /// The user's models (empty when not computed or no samples).
+    pub yours: Vec<YourRow>,
+    /// Mapped pairs: the user's model against a published one, column by column.
+    pub comparisons: Vec<PaperComparison>,
+}
+
+/// A column of a paper table.
+#[derive(Debug, Clone, Serialize, PartialEq, TS)]
+pub struct TableColumn {
+    /// Key of the values.
+    pub key: String,
+    /// The paper's label.
+    pub label: String,
+    /// Unit.
+    pub unit: String,
+}
+
+/// A published row.
+#[derive(Debug, Clone, Serialize, PartialEq, TS)]
+pub struct PublishedValues {
+    /// The model as the paper prints it.
+    pub model: String,
+    /// Column key → number, text or null.
+    #[ts(type = "Record<string, JsonValue>")]
+    pub values: BTreeMap<String, Value>,
+}
+
+/// A user's model computed the paper's way.
+#[derive(Debug, Clone, Serialize, PartialEq, TS)]
+pub struct YourRow {
+    /// The model as the run names it.
+    pub model: String,
+    /// Rounds found.
+    pub rounds: usize,
+    /// Samples behind the row.
+    pub samples: usize,
+    /// Column key → value (absent when it cannot be computed from the samples).
+    pub values: BTreeMap<String, f64>,
+    /// Column key → 95 % CI of the value across rounds (two rounds or more).
+    pub ci95: BTreeMap<String, [f64; 2]>,
+}
+
+/// One column of one mapped pair.
+#[derive(Debug, Clone, Serialize, PartialEq, TS)]
+pub struct PaperComparison {
+    /// The user's model.
+    pub model: String,
+    /// The published model it is mapped to.
+    pub published_model: String,
+    /// Column key.
+    pub column: String,
+    /// The user's value.
+    pub yours: f64,
+    /// The published value.
+    pub published: f64,
+    /// yours − published.
+    pub diff: f64,
+    /// The user's 95 % CI, when there are two rounds or more.
+    pub ci95: Option<[f64; 2]>,
+    /// Whether the published value lies inside that CI (`None` without a CI).
+    pub inside: Option<bool>,
+}
+
+/// A per-round figure of one model's samples of one round.
+type Figure = fn(&Dataset, &[&Sample]) -> Option<f64>;
+
+/// The figures of a published table Crucible can compute: (column key, figure).
+fn figures(bench: Bench, t: &PublishedTable) -> Option<Vec<(&'static str, Figure)>> {
+    let has = |k: &str| t.columns.iter().any(|c| c.key == k);
+    match bench {
+        Bench::Questbench if t.table == "Table 1" => Some(vec![
+            ("atomic", |ds, v| Some(points(ds, v, "atomic"))),
+            ("composite", |ds, v| Some(points(ds, v, "composite"))),
+            ("total", |_, v| {
+                Some(v.iter().map(|s| s.score * 100.0).sum())
+            }),
+        ]),
+        Bench::Questbench if t.table == "Table 2" => Some(vec![
+            ("score", |ds, v| Some(points(ds, v, "composite"))),
+            ("pass_count", |ds, v| {
+                Some(composites(ds, v).filter(|s| s.passed).count() as f64)
+            }),
+            ("mean_k_act", |ds, v| {
+                stats::mean(
+                    &composites(ds, v)
+                        .filter_map(|s| s.k_act.map(f64::from))
+                        .collect::<Vec<_>>(),
+                )
+            }),
+            ("efficiency_pct", |ds, v| {
+                let (o, a) = composites(ds, v)
+                    .filter_map(|s| Some((f64::from(s.k_opt?), f64::from(s.k_act?))))
+                    .fold((0.0, 0.0), |x, (o, a)| (x.0 + o, x.1 + a));
+                (a > 0.0).then(|| o / a * 100.0)
+            }),
+        ]),
+        Bench::Intent2tx if has("single_format") => {
+            // direct.json or retrieval.json: the setting is in the file's id.
+            let direct = t.id != "retrieval";
+            Some(if direct {
+                intent_fields::<true>()
+            } else {
+                intent_fields::<false>()
+            })
+        }
+        Bench::Intent2tx if has("direct_exec") => Some(vec![
+            ("direct_exec", |ds, v| exec_rate(ds, v, "direct", false)),
+            ("direct_state_eq", |ds, v| exec_rate(ds, v, "direct", true)),
+            ("retrieval_exec", |ds, v| {
+                exec_rate(ds, v, "retrieval", false)
+            }),
+            ("retrieval_state_eq", |ds, v| {
+                exec_rate(ds, v, "retrieval", true)
+            }),
+        ]),
+        Bench::Pilot if t.table == "Table 2" => Some(vec![
+            ("baseline_full", |ds, v| {
+                share(ds, v, "baseline", "full_success")
+            }),
+            ("baseline_partial", |ds, v| {
+                share(ds, v, "baseline", "partial_success")
+            }),
+            ("baseline_fail", |ds, v| share(ds, v, "baseline", "failure")),
+            ("cot_full", |ds, v| share(ds, v, "cot", "full_success")),
+            ("cot_partial", |ds, v| {
+                share(ds, v, "cot", "partial_success")
+            }),
+            ("cot_fail", |ds, v| share(ds, v, "cot", "failure")),
+            ("optimal_full", |ds, v| {
+                share(ds, v, "optimal", "full_success")
+            }),
+            ("optimal_partial", |ds, v| {
+                share(ds, v, "optimal", "partial_success")
+            }),
+            ("optimal_fail", |ds, v| share(ds, v, "optimal", "failure")),
+        ]),
+        _ => None,
+    }
+}
+
+/// Intent2Tx Table 1's ten columns for one setting (`DIRECT`: direct, else retrieval).
+fn intent_fields<const DIRECT: bool>() -> Vec<(&'static str, Figure)> {
+    fn field<const DIRECT: bool, const MULTI: bool, const F: usize>(
+        ds: &Dataset,
+        v: &[&Sample],
+    ) -> Option<f64> {
+        let setting = if DIRECT { "direct" } else { "retrieval" };
+        let steps = if MULTI { "multi" } else { "single" };
+        let xs: Vec<f64> = v
+            .iter()
+            .filter(|s| ds.name(s.prompt_type) == setting && ds.name(s.kind) == steps)
+            .map(|s| ds.metrics_of(s).values()[F])
+            .filter(|x| !x.is_nan())
+            .collect();
+        stats::mean(&xs)
+    }
+    vec![
+        ("single_format", field::<DIRECT, false, 0>),
+        ("single_logic", field::<DIRECT, false, 1>),
+        ("single_param", field::<DIRECT, false, 2>),
+        ("single_pass", field::<DIRECT, false, 3>),
+        ("single_final_score", field::<DIRECT, false, 4>),
+        ("multi_format", field::<DIRECT, true, 0>),
+        ("multi_logic", field::<DIRECT, true, 1>),
+        ("multi_param", field::<DIRECT, true, 2>),
+        ("multi_pass", field::<DIRECT, true, 3>),
+        ("multi_final_score", field::<DIRECT, true, 4>),
+    ]
+}
+
+fn points(ds: &Dataset, v: &[&Sample], kind: &str) -> f64 {
+    v.iter()
+        .filter(|s| ds.name(s.kind) == kind)
+        .map(|s| s.score * 100.0)
+        .sum()
+}
+
+fn composites<'a>(ds: &'a Dataset, v: &'a [&'a Sample]) -> impl Iterator<Item = &'a &'a Sample> {
+    v.iter().filter(move |s| ds.name(s.kind) == "composite")
+}
+
+/// Exec or StateEq rate over executed single-step samples of a setting whose ground truth executes.
+fn exec_rate(ds: &Dataset, v: &[&Sample], setting: &str, state_eq: bool) -> Option<f64> {
+    let xs: Vec<f64> = v
+        .iter()
+        .filter(|s| ds.name(s.prompt_type) == setting && ds.name(s.kind) == "single")
+        .map(|s| ds.metrics_of(s))
+        .filter(|m| !m.exec.is_nan() && m.truth_exec != 0.0)
+        .map(|m| if state_eq { m.state_eq } else { m.exec })
+        .collect();
+    stats::mean(&xs)
+}
+
+/// The share (%) of a prompt type's samples that ended as `outcome`.
+fn share(ds: &Dataset, v: &[&Sample], prompt: &str, outcome: &str) -> Option<f64> {
+    let of: Vec<&&Sample> = v
+        .iter()
+        .filter(|s| ds.name(s.prompt_type) == prompt)
+        .collect();
+    (!of.is_empty()).then(|| {
+        of.iter().filter(|s| ds.name(s.outcome) == outcome).count() as f64 / of.len() as f64 * 100.0
+    })
+}
+
+/// The paper tables of `published` (benchmark → its tables) with the user's models of `ds`;
+/// `map` maps a user's model to a published model name for the comparisons.
+pub fn reproduce(
+    ds: &Dataset,
+    published: &[Published],
+    map: &BTreeMap<String, String>,
+) -> PaperTables {
+    let mut tables = Vec::new();
+    for (id, list) in published {
+        let bench = *id;
+        let models = by_model(ds, bench);
+        for t in list {
+            let figs = figures(bench, t);
+            let yours: Vec<YourRow> = match &figs {
+                Some(figs) => models
+                    .iter()
+                    .map(|(m, samples)| your_row(ds, ds.name(*m), samples, figs))
+                    .collect(),
+                None => Vec::new(),
+            };
+            let comparisons = compare(t, &yours, map);
+            tables.push(PaperTable {
+                benchmark: *id,
+                paper: t.paper.clone(),
+                table: t.table.clone(),
+                caption: t.caption.clone(),
+                notes: t.notes.clone(),
+                columns: t.columns.iter().map(column).collect(),
+                published: t
+                    .rows
+                    .iter()
+                    .map(|r| PublishedValues {
+                        model: r.model.clone(),
+                        values: r.values.clone(),
+                    })
+                    .collect(),
+                computed: figs.is_some(),
+                yours,
+                comparisons,
+            });
+        }
+    }
+    PaperTables {
+        scoring: ds.scoring,
+        tables,
+    }
+}
+
+fn column(c: &PublishedColumn) -> TableColumn {
+    TableColumn {
+        key: c.key.clone(),
+        label: c.label.clone(),
+        unit: c.unit.clone(),
+    }
+}
+
+fn your_row(ds: &Dataset, model: &str, samples: &[&Sample], figs: &[(&str, Figure)]) -> YourRow {
+    let rounds = by_round(samples);
+    let mut values = BTreeMap::new();
+    let mut ci95 = BTreeMap::new();
+    for (key, f) in figs {
+        let per: Vec<f64> = rounds.values().filter_map(|v| f(ds, v)).collect();
+        if let Some(m) = stats::mean(&per) {
+            values.insert(key.to_string(), m);
+        }
+        if let Some(ci) = stats::ci95(&per) {
+            ci95.insert(key.to_string(), ci);
+        }
+    }
+    YourRow {
+        model: model.to_string(),
+        rounds: rounds.len(),
+        samples: samples.len(),
+        values,
+        ci95,
+    }
+}
+
+fn compare(
+    t: &PublishedTable,
+    yours: &[YourRow],
+    map: &BTreeMap<String, String>,
+) -> Vec<PaperComparison> {
+    let mut out = Vec::new();
+    for y in yours {
+        let Some(pm) = map.get(&y.model) else {
+            continue;
+        };
+        let Some(row) = t.rows.iter().find(|r| &r.model == pm) else {
+            continue;
+        };
+        for c in &t.columns {
+            let (Some(&mine), Some(theirs)) = (
+                y.values.get(&c.key),
+                row.values.get(&c.key).and_then(Value::as_f64),
+            ) else {
+                continue;
+            };
+            let ci95 = y.ci95.get(&c.key).copied();
+            out.push(PaperComparison {
+                model: y.model.clone(),
+                published_model: pm.clone(),
+                column: c.key.clone(),
+                yours: mine,
+                published: theirs,
+                diff: mine - theirs,
+                ci95,
+                inside: ci95.map(|[lo, hi]| lo <= theirs && theirs <= hi),
+            });
+        }
+    }
+    out
+}

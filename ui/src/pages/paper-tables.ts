@@ -1,0 +1,114 @@
+// Results → Paper tables: each paper table laid out as the paper lays it out, the published rows
+// (marked, never part of any statistic) beside the selected runs' models computed the paper's way,
+// a mapping from each of your models to a published one, and per mapped pair the difference with
+// your 95 % CI and whether the published value lies inside it. The same data as
+// `crucible report --paper-tables --json`. Element ids and data- attributes are what tests read.
+import type { JsonValue, PaperComparison, PaperTable, SampleFilter } from "../bindings";
+import { BENCH_LABEL } from "../bench";
+import { h, mount } from "../dom";
+import { resultsPaperTables } from "../ipc";
+import { errorBox } from "../status-view";
+
+/** Your model → the published model it is compared with, kept while the page lives. */
+const mapping: Record<string, string> = {};
+
+function cell(v: JsonValue | number | undefined): string {
+  if (v === undefined || v === null) return "–";
+  if (typeof v === "number") return Number.isInteger(v) ? String(v) : v.toFixed(Math.abs(v) < 10 ? 3 : 1);
+  return String(v);
+}
+
+function withUnit(label: string, unit: string): string {
+  return unit ? `${label} (${unit})` : label;
+}
+
+function comparisonLine(c: PaperComparison, t: PaperTable): HTMLElement {
+  const col = t.columns.find((x) => x.key === c.column);
+  const name = col ? withUnit(col.label, col.unit) : c.column;
+  const ci = c.ci95 ? `your 95% CI [${cell(c.ci95[0])}, ${cell(c.ci95[1])}]` : "one round: no CI";
+  const verdict = c.inside === null ? "" : c.inside ? " · the published value lies inside it" : " · the published value lies outside it";
+  return h(
+    "li",
+    { "data-column": c.column, "data-inside": c.inside === null ? "unknown" : String(c.inside) },
+    `${name}: yours ${cell(c.yours)}, published ${cell(c.published)}, difference ${c.diff >= 0 ? "+" : ""}${cell(c.diff)} (${ci}${verdict})`,
+  );
+}
+
+function tableCard(t: PaperTable, models: string[], rerender: () => void): HTMLElement {
+  const head = h("tr", {}, h("th", {}, "Model"), ...t.columns.map((c) => h("th", { "data-col": c.key }, withUnit(c.label, c.unit))));
+  const rows: HTMLElement[] = [];
+  for (const r of t.yours) {
+    rows.push(
+      h(
+        "tr",
+        { class: "yours", "data-model": r.model },
+        h("td", {}, `${r.model} `, h("span", { class: "badge" }, `yours · ${r.rounds} round${r.rounds === 1 ? "" : "s"}`)),
+        ...t.columns.map((c) => h("td", { class: "num", "data-col": c.key }, cell(r.values[c.key]))),
+      ),
+    );
+  }
+  for (const r of t.published) {
+    rows.push(
+      h(
+        "tr",
+        { class: "published", "data-published": r.model },
+        h("td", {}, `${r.model} `, h("span", { class: "badge muted" }, "published")),
+        ...t.columns.map((c) => h("td", { class: "num", "data-col": c.key }, cell(r.values[c.key]))),
+      ),
+    );
+  }
+  const id = `paper-${t.benchmark}-${t.table.replace(/\s+/g, "").toLowerCase()}-${t.columns[0]?.key ?? ""}`;
+  const card = h(
+    "section",
+    { class: "card paper-table", id, "data-bench": t.benchmark, "data-table": t.table },
+    h("h2", {}, `${BENCH_LABEL[t.benchmark]} — ${t.table}`),
+    h("p", { class: "muted small" }, t.caption),
+    h("div", { class: "rtable-wrap" }, h("table", { class: "rtable" }, h("thead", {}, head), h("tbody", {}, ...rows))),
+  );
+  if (!t.computed) card.append(h("p", { class: "muted small" }, "Crucible does not compute this table's columns yet: the published rows only."));
+  if (t.computed && t.yours.length > 0) {
+    const published = t.published.map((r) => r.model);
+    const maps = h("div", { class: "paper-map" }, h("h3", {}, "Compare with a published model"));
+    for (const m of models.filter((x) => t.yours.some((r) => r.model === x))) {
+      const sel = h("select", { "aria-label": `published model for ${m}`, "data-map": m }, h("option", { value: "" }, "not compared"), ...published.map((p) => h("option", { value: p }, p)));
+      sel.value = mapping[m] && published.includes(mapping[m]) ? mapping[m] : "";
+      sel.addEventListener("change", () => {
+        if (sel.value) mapping[m] = sel.value;
+        else delete mapping[m];
+        rerender();
+      });
+      maps.append(h("label", {}, `${m} → `, sel));
+    }
+    card.append(maps);
+  }
+  if (t.comparisons.length > 0) {
+    const byModel = new Map<string, PaperComparison[]>();
+    for (const c of t.comparisons) byModel.set(c.model, [...(byModel.get(c.model) ?? []), c]);
+    for (const [m, list] of byModel) {
+      card.append(h("h3", {}, `${m} vs ${list[0].published_model}`), h("ul", { class: "paper-comparisons", "data-model": m }, ...list.map((c) => comparisonLine(c, t))));
+    }
+  }
+  if (t.notes) card.append(h("details", {}, h("summary", {}, "How the paper measured it"), h("p", { class: "small" }, t.notes)));
+  return card;
+}
+
+/** Renders the paper tables of `filter`'s selection into `content`. */
+export async function renderPaperTables(content: HTMLElement, filter: SampleFilter): Promise<void> {
+  const r = await resultsPaperTables(filter, mapping);
+  if (!content.isConnected) return;
+  if (!r.ok) {
+    mount(content, errorBox(r.error));
+    return;
+  }
+  const models = [...new Set(r.value.tables.flatMap((t) => t.yours.map((y) => y.model)))].sort();
+  const rerender = () => void renderPaperTables(content, filter);
+  mount(
+    content,
+    h(
+      "p",
+      { class: "muted small", id: "paper-tables-meta" },
+      "Published rows are the papers' own figures, shown as printed and never mixed into any statistic. Your rows are computed the papers' way from the selected runs (means over rounds; the 95% CI is across rounds). Compare like with like: the papers ran the full task sets with 5 rounds and the paper prompts.",
+    ),
+    ...r.value.tables.map((t) => tableCard(t, models, rerender)),
+  );
+}
