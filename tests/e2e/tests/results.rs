@@ -76,6 +76,9 @@ fn fmt(v: &Value) -> String {
 
 #[derive(Debug, Default)]
 struct Seen {
+    paper_cards: u64,
+    paper_published_rows: u64,
+    paper_comparisons: u64,
     board: Vec<Vec<String>>,
     board_cols: Vec<String>,
     trace_task: String,
@@ -129,6 +132,45 @@ async fn flow(app: &App, demo: &str, only: &str) -> Result<Seen> {
     seen.board_cols = COLS.iter().map(|s| s.to_string()).collect();
     seen.leaderboard_ms = app.attr("#results-content", "data-render-ms").await?;
     app.screenshot("results-leaderboards").await?;
+
+    // Paper tables: every published table of the demo's benchmarks, the published rows marked;
+    // map the reference agent to the paper's top model and read the comparison lines.
+    app.click("#tab-paper").await?;
+    app.wait_text("#paper-tables-meta", Duration::from_secs(60), |t| {
+        t.contains("never mixed")
+    })
+    .await?;
+    let card = "#paper-questbench-table1-rank";
+    app.select(
+        &format!("{card} select[data-map='builtin:reference']"),
+        "Claude-Sonnet-4.5",
+    )
+    .await?;
+    app.wait_text(
+        &format!("{card} ul.paper-comparisons"),
+        Duration::from_secs(30),
+        |t| t.contains("published"),
+    )
+    .await?;
+    let n = |css: &str| format!("return document.querySelectorAll(\"{css}\").length");
+    seen.paper_cards = app
+        .eval(&n("section.paper-table"))
+        .await?
+        .as_u64()
+        .unwrap_or(0);
+    seen.paper_published_rows = app
+        .eval(&n("section.paper-table tr.published"))
+        .await?
+        .as_u64()
+        .unwrap_or(0);
+    seen.paper_comparisons = app
+        .eval(&n(&format!("{card} ul.paper-comparisons li")))
+        .await?
+        .as_u64()
+        .unwrap_or(0);
+    app.screenshot("results-paper-tables").await?;
+    app.click("#tab-leaderboards").await?;
+    app.text(table).await?;
 
     // A cell → its samples: the known-wrong agent's COMPOSITE QuestBench samples (the demo adds
     // composites after its atomic tasks), failed ones only.
@@ -385,6 +427,12 @@ async fn results_page_matches_the_cli_and_shows_traces_exports_and_comparisons()
         .map(|r| COLS.iter().map(|c| fmt(&r[*c])).collect())
         .collect();
     assert_eq!(seen.board, want, "columns {:?}", seen.board_cols);
+
+    // The reproduction view: the 14 published tables of the three papers, their rows marked,
+    // and the mapped reference agent compared on QuestBench Table 1's atomic, composite and total.
+    assert_eq!(seen.paper_cards, 14, "{seen:?}");
+    assert!(seen.paper_published_rows > 100, "{seen:?}");
+    assert_eq!(seen.paper_comparisons, 3, "{seen:?}");
 
     // The failed composite sample (the demo's known-wrong script without the approval): its
     // end-state checks are listed, some failing, its rounds are shown with K_act/K_opt, and the
