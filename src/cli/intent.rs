@@ -12,7 +12,9 @@ use crucible_intent2tx::generate::{generate, GenerateOptions, FUNDING};
 use crucible_intent2tx::import::{import_file, load_clean, write_jsonl};
 use crucible_intent2tx::parse_prediction;
 use crucible_intent2tx::Instance;
-use crucible_intent2tx::{build_prompt, score_text, AddressBook, Retriever, Setting};
+use crucible_intent2tx::{
+    build_prompt, score_text, score_text_with, AddressBook, MetricMode, Retriever, Setting,
+};
 use serde_json::{json, Value};
 
 /// `crucible intent2tx`.
@@ -94,6 +96,10 @@ pub enum Intent2txCmd {
         /// The answer text file.
         #[arg(long)]
         answer: PathBuf,
+        /// Whose comparisons: `paper` (the written definition, Crucible's default) or
+        /// `reference-code` (the repository's scorer, which gives the paper's published numbers).
+        #[arg(long, default_value = "paper", value_name = "paper|reference-code")]
+        metrics: String,
         /// Print JSON (the default output is JSON too; kept for symmetry).
         #[arg(long)]
         json: bool,
@@ -307,8 +313,10 @@ pub fn intent2tx(config: &Config, cmd: Intent2txCmd) -> Result<()> {
             instance,
             id,
             answer,
+            metrics,
             json: _,
         } => {
+            let mode: MetricMode = metrics.parse()?;
             let instances = load_clean(&instance)?;
             let inst = match &id {
                 Some(id) => instances.iter().find(|i| &i.id == id).with_context(|| {
@@ -323,10 +331,9 @@ pub fn intent2tx(config: &Config, cmd: Intent2txCmd) -> Result<()> {
             };
             let text = std::fs::read_to_string(&answer)
                 .with_context(|| format!("read {}", answer.display()))?;
-            out!(
-                "{}",
-                serde_json::to_string_pretty(&score_text(inst, &text))?
-            );
+            let mut v = serde_json::to_value(score_text_with(inst, &text, mode))?;
+            v["metrics_mode"] = json!(mode);
+            out!("{}", serde_json::to_string_pretty(&v)?);
         }
     }
     Ok(())

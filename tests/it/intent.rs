@@ -314,6 +314,78 @@ fn score_cli_reads_a_fenced_answer_and_reports_the_repair() {
     assert!(String::from_utf8_lossy(&out.stderr).contains("pass --id"));
 }
 
+/// A fenced answer with a JSON boolean for the truth's "True" and `0` for its ETH value `0.0`:
+/// right by the paper's definition (S_fmt 0 for the fence), while the repository's scorer counts the
+/// fence as well-formed and `"0"` ≠ `"0.0"` as a wrong value. Both read "True" as true.
+#[test]
+fn score_cli_metric_modes_score_a_paper_style_answer_differently() {
+    let instance = fixture("paper_style_instance.json");
+    let answer = fixture("paper_style_answer.txt");
+    let score = |extra: &[&str]| {
+        let mut args = vec![
+            "intent2tx",
+            "score",
+            "--instance",
+            &instance,
+            "--answer",
+            &answer,
+        ];
+        args.extend_from_slice(extra);
+        json_out(&args)
+    };
+    let close = |v: &Value, want: f64| (v.as_f64().unwrap() - want).abs() < 1e-12;
+
+    for paper in [score(&[]), score(&["--metrics", "paper"])] {
+        assert_eq!(paper["metrics_mode"], "paper");
+        assert_eq!(paper["fmt"], 0.0);
+        assert_eq!(paper["logic"], 1.0);
+        assert_eq!(paper["param"], 1.0);
+        assert_eq!(paper["pass"], 1.0);
+        assert!(close(&paper["final"], 0.9), "{}", paper["final"]);
+        assert_eq!(paper["repairs"], serde_json::json!(["stripped_code_fence"]));
+    }
+
+    let reference = score(&["--metrics", "reference-code"]);
+    assert_eq!(reference["metrics_mode"], "reference-code");
+    assert_eq!(reference["fmt"], 1.0);
+    assert_eq!(reference["logic"], 1.0);
+    // {operator 1, approved 1 ("True" = true), value_eth 0.7 ("0" ≠ "0.0")} / 3
+    assert!(close(&reference["param"], 0.9), "{}", reference["param"]);
+    assert_eq!(reference["pass"], 0.0);
+    assert!(close(&reference["final"], 0.58), "{}", reference["final"]);
+    let keys = reference["steps"][0]["keys"].as_array().unwrap();
+    let approved = keys.iter().find(|k| k["key"] == "approved").unwrap();
+    assert_eq!(approved["value_ok"], true);
+    let eth = keys.iter().find(|k| k["key"] == "value_eth").unwrap();
+    assert_eq!(
+        (&eth["type_ok"], &eth["value_ok"]),
+        (&Value::Bool(true), &Value::Bool(false))
+    );
+    // Same shape in both modes: the paper's fields plus metrics_mode.
+    let fields = |v: &Value| v.as_object().unwrap().keys().cloned().collect::<Vec<_>>();
+    assert_eq!(fields(&reference), fields(&score(&[])));
+}
+
+#[test]
+fn score_cli_rejects_an_unknown_metric_mode() {
+    let out = crucible(&[
+        "intent2tx",
+        "score",
+        "--instance",
+        &fixture("paper_style_instance.json"),
+        "--answer",
+        &fixture("paper_style_answer.txt"),
+        "--metrics",
+        "reference",
+    ]);
+    assert!(!out.status.success());
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        err.contains("unknown metric mode \"reference\": use paper or reference-code"),
+        "{err}"
+    );
+}
+
 #[test]
 fn generate_is_seeded_and_rejects_bad_options() {
     let a = crucible(&["intent2tx", "generate", "--seed", "9", "--count", "25"]);

@@ -52,6 +52,9 @@ pub enum IntentError {
         /// What is wrong with it.
         message: String,
     },
+    /// A metric mode name that is neither `paper` nor `reference-code`.
+    #[error("unknown metric mode {0:?}: use paper or reference-code")]
+    UnknownMetricMode(String),
     /// A generator or CLI option is out of range.
     #[error("invalid option: {0}")]
     InvalidOption(String),

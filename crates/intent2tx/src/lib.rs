@@ -4,7 +4,8 @@
 //! This module owns everything of the benchmark that does not execute transactions: the address
 //! book as data ([`book`]), the instance and call schema ([`schema`]), typed parameter values and
 //! their semantic comparison ([`value`]), tolerant parsing of what models emit ([`parse`]), the
-//! paper's field metrics ([`metrics`]), the direct and retrieval-augmented prompt settings
+//! paper's field metrics ([`metrics`], in the paper's or the reference code's comparisons:
+//! [`MetricMode`]), the direct and retrieval-augmented prompt settings
 //! ([`retrieve`]), calldata encoding with alloy dyn-abi ([`encode`]), dataset import ([`import`]),
 //! the seeded template generator ([`generate`](mod@generate)), the built-in agents ([`agents`]), the StateEq rule
 //! over balance deltas ([`state`]) and the static throughput figure ([`bench`](mod@bench)).
@@ -32,6 +33,7 @@ pub mod state;
 pub mod value;
 
 mod error;
+mod reference_code;
 
 pub use agents::BuiltinAgent;
 pub use book::{AddressBook, BookEntry};
@@ -39,7 +41,7 @@ pub use encode::{encode_call, encode_steps, EncodedCall};
 pub use error::IntentError;
 pub use generate::{generate, GenerateOptions, Generated, InstanceFilter};
 pub use import::{import_file, import_str, ImportReport, RowError};
-pub use metrics::{score, score_text, Scores, StepScores};
+pub use metrics::{score, score_text, score_text_with, MetricMode, Scores, StepScores};
 pub use parse::{parse_prediction, Parsed, Repair};
 pub use retrieve::{build_prompt, Prompt, Retriever, Setting};
 pub use schema::{Call, Instance, Metadata, Param, Truth};

@@ -11,14 +11,66 @@
 //! types canonicalised (`uint` = `uint256`); values semantic ([`crate::value`]); `value_eth`
 //! has the right type when it is a JSON number or a decimal string, and matches when both amounts
 //! are the same number of wei. Scores are computed in tenths (integers) so the thresholds are exact.
+//!
+//! That is [`MetricMode::Paper`], the default. [`MetricMode::ReferenceCode`] applies the same
+//! formulas with the comparisons of the repository's scorer, which computed the paper's published
+//! tables (lower-cased strings, `"0.0"` ≠ `"0"`; `crate::reference_code`, docs/intent2tx.md).
 
-use serde::Serialize;
+use std::fmt;
+use std::str::FromStr;
+
+use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
 
 use super::book::loose;
 use super::parse::{parse_prediction, Parsed, Repair};
 use super::schema::{Call, Instance, Truth};
 use super::value::{canonical_type, parse_address, parse_eth_wei, values_match};
+use super::IntentError;
+
+/// Which comparisons the field metrics use. The formulas (weights, `K_all`, pass, means over the
+/// steps) are the paper's in both.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum MetricMode {
+    /// The paper's written definition with Crucible's semantic comparisons (the default):
+    /// strict `S_fmt`, tolerant reading, values equal when they are the same Solidity value.
+    #[default]
+    Paper,
+    /// The repository scorer's comparisons, which reproduce the paper's published numbers:
+    /// fields compared as `str(x).strip().lower()`, `S_fmt` = the cut answer is an object.
+    ReferenceCode,
+}
+
+impl MetricMode {
+    /// Both modes, default first.
+    pub const ALL: [MetricMode; 2] = [MetricMode::Paper, MetricMode::ReferenceCode];
+
+    /// The name used on the command line and in records (`paper`, `reference-code`).
+    pub fn name(self) -> &'static str {
+        match self {
+            MetricMode::Paper => "paper",
+            MetricMode::ReferenceCode => "reference-code",
+        }
+    }
+}
+
+impl fmt::Display for MetricMode {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
+impl FromStr for MetricMode {
+    type Err = IntentError;
+
+    fn from_str(s: &str) -> Result<Self, Self::Err> {
+        MetricMode::ALL
+            .into_iter()
+            .find(|m| m.name() == s)
+            .ok_or_else(|| IntentError::UnknownMetricMode(s.to_string()))
+    }
+}
 
 /// The reserved key under which the ETH value is scored.
 pub const VALUE_ETH: &str = "value_eth";
@@ -64,6 +116,10 @@ pub struct StepScores {
     pub final_score: f64,
     /// Per-key detail of S_prm.
     pub keys: Vec<KeyScore>,
+    /// Why S_prm is what it is when the keys do not say (reference-code mode only: where the
+    /// reference scorer raises and scores 0, or gives its flat 0.5).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub note: Option<String>,
 }
 
 /// Scores of one instance (means over the ground-truth steps).
@@ -86,13 +142,22 @@ pub struct Scores {
     pub repairs: Vec<Repair>,
 }
 
-/// Parses `text` and scores it against the instance's ground truth.
+/// Parses `text` and scores it against the instance's ground truth ([`MetricMode::Paper`]).
 pub fn score_text(instance: &Instance, text: &str) -> Scores {
     let parsed = parse_prediction(text, instance.ground_truth.is_multi());
     score(&instance.ground_truth, &parsed)
 }
 
-/// Scores a parsed answer against a ground truth.
+/// Scores the answer `text` against the instance's ground truth under `mode`.
+pub fn score_text_with(instance: &Instance, text: &str, mode: MetricMode) -> Scores {
+    match mode {
+        MetricMode::Paper => score_text(instance, text),
+        MetricMode::ReferenceCode => super::reference_code::score(&instance.ground_truth, text),
+    }
+}
+
+/// Scores a parsed answer against a ground truth ([`MetricMode::Paper`]; reference-code mode reads
+/// the answer text its own way, see [`score_text_with`]).
 pub fn score(truth: &Truth, parsed: &Parsed) -> Scores {
     let fmt = if parsed.strict { 1.0 } else { 0.0 };
     let gt = truth.steps();
@@ -104,6 +169,11 @@ pub fn score(truth: &Truth, parsed: &Parsed) -> Scores {
             None => missing_step(g),
         })
         .collect();
+    aggregate(steps, parsed.repairs.clone())
+}
+
+/// The instance's scores: each metric the mean over the ground-truth steps.
+pub(crate) fn aggregate(steps: Vec<StepScores>, repairs: Vec<Repair>) -> Scores {
     let n = steps.len().max(1) as f64;
     let mean = |f: fn(&StepScores) -> f64| steps.iter().map(f).sum::<f64>() / n;
     Scores {
@@ -112,7 +182,7 @@ pub fn score(truth: &Truth, parsed: &Parsed) -> Scores {
         param: mean(|s| s.param),
         pass: mean(|s| s.pass),
         final_score: mean(|s| s.final_score),
-        repairs: parsed.repairs.clone(),
+        repairs,
         steps,
     }
 }
@@ -149,6 +219,7 @@ fn missing_step(g: &Call) -> StepScores {
         pass: 0.0,
         final_score: 0.0,
         keys,
+        note: None,
     }
 }
 
@@ -284,6 +355,7 @@ fn score_step(g: &Call, p: &Value, fmt: f64) -> StepScores {
         pass: pass_f,
         final_score: 0.1 * fmt + 0.3 * logic + 0.2 * param + 0.4 * pass_f,
         keys,
+        note: None,
     }
 }
 
@@ -619,6 +691,323 @@ mod tests {
             assert!(close(s.pass, pass), "{name}: pass {}", s.pass);
             assert!(close(s.final_score, fin), "{name}: final {}", s.final_score);
         }
+    }
+
+    /// `[fmt, logic, param, pass]` of `text` under each mode; `final` follows from them.
+    fn check_modes(name: &str, inst: &Instance, text: &str, paper: [f64; 4], reference: [f64; 4]) {
+        for (mode, want) in [
+            (MetricMode::Paper, paper),
+            (MetricMode::ReferenceCode, reference),
+        ] {
+            let s = score_text_with(inst, text, mode);
+            let got = [s.fmt, s.logic, s.param, s.pass];
+            assert!(
+                got.iter().zip(want).all(|(g, w)| close(*g, w)),
+                "{name} ({mode}): got {got:?}, want {want:?}\n{text}"
+            );
+            let fin = 0.1 * want[0] + 0.3 * want[1] + 0.2 * want[2] + 0.4 * want[3];
+            assert!(
+                close(s.final_score, fin),
+                "{name} ({mode}): final {}",
+                s.final_score
+            );
+        }
+    }
+
+    /// One row per way the repository's scorer differs from the paper's written definition (and
+    /// a few where they agree, so a change of either shows). Hand-computed: K_all is {to, value,
+    /// value_eth}, one wrong value or type costs 0.3 of one key (S_prm 0.9).
+    #[test]
+    fn paper_and_reference_code_differ_where_the_reference_compares_strings() {
+        let inst = instance(Truth::Single(transfer()));
+        let pair = |k: &str, v: Value| json!([k, v]);
+        let cases: Vec<(&str, String, [f64; 4], [f64; 4])> = vec![
+            (
+                "exact",
+                pred(|_| {}),
+                [1.0, 1.0, 1.0, 1.0],
+                [1.0, 1.0, 1.0, 1.0],
+            ),
+            // ETH value: wei equality vs str(value).lower(); the truth's value is 0.
+            (
+                "eth value \"0.0\"",
+                pred(|v| v["value"] = json!("0.0")),
+                [1.0, 1.0, 1.0, 1.0],
+                [1.0, 1.0, 0.9, 0.0],
+            ),
+            (
+                "eth value 0.0 as a number",
+                pred(|v| v["value"] = json!(0.0)),
+                [1.0, 1.0, 1.0, 1.0],
+                [1.0, 1.0, 0.9, 0.0],
+            ),
+            (
+                "eth value \"0\" as a string",
+                pred(|v| v["value"] = json!("0")),
+                [1.0, 1.0, 1.0, 1.0],
+                [1.0, 1.0, 1.0, 1.0],
+            ),
+            // The reference types every value uint256, so only the value is wrong: 0.7, not 0.4.
+            (
+                "eth value \"0 ETH\"",
+                pred(|v| v["value"] = json!("0 ETH")),
+                [1.0, 1.0, 0.8, 0.0],
+                [1.0, 1.0, 0.9, 0.0],
+            ),
+            (
+                "eth value missing",
+                pred(|v| {
+                    v.as_object_mut().unwrap().remove("value");
+                }),
+                [1.0, 1.0, 2.0 / 3.0, 0.0],
+                [1.0, 1.0, 2.0 / 3.0, 0.0],
+            ),
+            // Reading the answer: strict S_fmt vs "the cut answer is an object"; repairs vs none.
+            (
+                "fenced",
+                format!("```json\n{}\n```", pred(|_| {})),
+                [0.0, 1.0, 1.0, 1.0],
+                [1.0, 1.0, 1.0, 1.0],
+            ),
+            (
+                "trailing comma",
+                pred(|_| {}).trim_end_matches('}').to_string() + ",}",
+                [0.0, 1.0, 1.0, 1.0],
+                [0.0, 0.0, 0.0, 0.0],
+            ),
+            (
+                "array for object",
+                format!("[{}]", pred(|_| {})),
+                [0.0, 1.0, 1.0, 1.0],
+                [0.0, 0.0, 0.0, 0.0],
+            ),
+            // Logic fields: parsed address / signature dropped / separators ignored vs strings.
+            (
+                "address without 0x",
+                pred(|v| v["contract_address"] = json!(&USDC[2..])),
+                [1.0, 1.0, 1.0, 1.0],
+                [1.0, 0.6, 1.0, 0.0],
+            ),
+            (
+                "function in another case",
+                pred(|v| v["function"] = json!("Transfer")),
+                [1.0, 0.6, 1.0, 0.0],
+                [1.0, 1.0, 1.0, 1.0],
+            ),
+            (
+                "function as signature",
+                pred(|v| v["function"] = json!("transfer(address,uint256)")),
+                [1.0, 1.0, 1.0, 1.0],
+                [1.0, 0.6, 1.0, 0.0],
+            ),
+            (
+                "contract name with separators",
+                pred(|v| v["contract"] = json!("U-S-D-C")),
+                [1.0, 1.0, 1.0, 1.0],
+                [1.0, 0.8, 1.0, 1.0],
+            ),
+            (
+                "contract name in another case",
+                pred(|v| v["contract"] = json!(" usdc ")),
+                [1.0, 1.0, 1.0, 1.0],
+                [1.0, 1.0, 1.0, 1.0],
+            ),
+            // Types: canonical vs lower-cased string.
+            (
+                "type uint",
+                pred(|v| v["params"]["value"]["type"] = json!("uint")),
+                [1.0, 1.0, 1.0, 1.0],
+                [1.0, 1.0, 0.9, 0.0],
+            ),
+            (
+                "type in capitals",
+                pred(|v| v["params"]["value"]["type"] = json!("UINT256")),
+                [1.0, 1.0, 1.0, 1.0],
+                [1.0, 1.0, 1.0, 1.0],
+            ),
+            // Values: the same Solidity value vs str(val).lower().
+            (
+                "amount as a JSON integer",
+                pred(|v| v["params"]["value"]["val"] = json!(250000000)),
+                [1.0, 1.0, 1.0, 1.0],
+                [1.0, 1.0, 1.0, 1.0],
+            ),
+            (
+                "amount as a JSON float",
+                pred(|v| v["params"]["value"]["val"] = json!(250000000.0)),
+                [1.0, 1.0, 1.0, 1.0],
+                [1.0, 1.0, 0.9, 0.0],
+            ),
+            (
+                "amount as hex",
+                pred(|v| v["params"]["value"]["val"] = json!("0xee6b280")),
+                [1.0, 1.0, 1.0, 1.0],
+                [1.0, 1.0, 0.9, 0.0],
+            ),
+            (
+                "amount in scientific notation",
+                pred(|v| v["params"]["value"]["val"] = json!("2.5e8")),
+                [1.0, 1.0, 1.0, 1.0],
+                [1.0, 1.0, 0.9, 0.0],
+            ),
+            (
+                "address value in lower case",
+                pred(|v| v["params"]["to"]["val"] = json!(BOB.to_lowercase())),
+                [1.0, 1.0, 1.0, 1.0],
+                [1.0, 1.0, 1.0, 1.0],
+            ),
+            // Parameter entries: `{type, value}` and bare values are Crucible's leniencies; the
+            // reference reads `val` only and raises on a bare value (S_prm 0).
+            (
+                "entry with value instead of val",
+                pred(|v| v["params"]["value"] = json!({"type": "uint256", "value": "250000000"})),
+                [1.0, 1.0, 1.0, 1.0],
+                [1.0, 1.0, 0.9, 0.0],
+            ),
+            (
+                "bare value",
+                pred(|v| v["params"]["to"] = json!(BOB)),
+                [1.0, 1.0, 0.9, 0.0],
+                [1.0, 1.0, 0.0, 0.0],
+            ),
+            // params not an object: Crucible reads no key; the reference calls dict() on it.
+            (
+                "params as a list of pairs",
+                pred(|v| {
+                    let p = v["params"].clone();
+                    v["params"] = json!([
+                        pair("to", p["to"].clone()),
+                        pair("value", p["value"].clone())
+                    ]);
+                }),
+                [1.0, 1.0, 1.0 / 3.0, 0.0],
+                [1.0, 1.0, 1.0, 1.0],
+            ),
+            (
+                "params as a list of values",
+                pred(|v| v["params"] = json!([BOB, "250000000"])),
+                [1.0, 1.0, 1.0 / 3.0, 0.0],
+                [1.0, 1.0, 0.0, 0.0],
+            ),
+        ];
+        for (name, text, paper, reference) in cases {
+            check_modes(name, &inst, &text, paper, reference);
+        }
+    }
+
+    /// The paper's data writes booleans as Python does ("True"/"False"); both modes read them as
+    /// the booleans they are. Bug fix: a correct "True" used to score as a wrong value.
+    #[test]
+    fn python_booleans_match_json_booleans_in_both_modes() {
+        let call = |approved: Value| Call {
+            contract: "Crucible_Collectibles".into(),
+            contract_address: "0x0c338c94fEf7515232Bfd6ffd0E1FEac6686897A".into(),
+            function: "setApprovalForAll".into(),
+            params: vec![
+                ("operator".into(), Param::new("address", json!(BOB))),
+                ("approved".into(), Param::new("bool", approved)),
+            ],
+            value: json!(0),
+        };
+        let answer = |approved: Value| {
+            let mut c = serde_json::to_value(call(json!(true))).unwrap();
+            c["params"]["approved"]["val"] = approved;
+            c.to_string()
+        };
+        let right = [1.0, 1.0, 1.0, 1.0];
+        // K_all = {operator, approved, value_eth}: a wrong boolean costs 0.3 of one key.
+        let wrong = [1.0, 1.0, 0.9, 0.0];
+        let cases: Vec<(Value, Value, [f64; 4])> = vec![
+            (json!("True"), json!(true), right),
+            (json!(true), json!("True"), right),
+            (json!("False"), json!(false), right),
+            (json!("True"), json!("true"), right),
+            (json!(true), json!(" TRUE "), right),
+            (json!(true), json!(true), right),
+            (json!(true), json!("False"), wrong),
+            (json!("True"), json!(false), wrong),
+            (json!(true), json!(1), wrong),
+        ];
+        for (truth, given, want) in cases {
+            let inst = instance(Truth::Single(call(truth.clone())));
+            let name = format!("truth {truth}, answer {given}");
+            check_modes(&name, &inst, &answer(given), want, want);
+        }
+    }
+
+    /// Arrays: element-wise values vs Python's list repr (`['1']` ≠ `[1]`), lower-cased.
+    #[test]
+    fn arrays_compare_as_python_lists_in_reference_code_mode() {
+        let mut c = transfer();
+        c.params = vec![
+            ("path".into(), Param::new("address[]", json!([USDC, BOB]))),
+            ("amounts".into(), Param::new("uint256[]", json!(["1", "2"]))),
+        ];
+        let inst = instance(Truth::Single(c.clone()));
+        let answer = |path: Value, amounts: Value| {
+            let mut v = serde_json::to_value(&c).unwrap();
+            v["params"]["path"]["val"] = path;
+            v["params"]["amounts"]["val"] = amounts;
+            v.to_string()
+        };
+        let lower = json!([USDC.to_lowercase(), BOB.to_lowercase()]);
+        check_modes(
+            "addresses in lower case",
+            &inst,
+            &answer(lower.clone(), json!(["1", "2"])),
+            [1.0, 1.0, 1.0, 1.0],
+            [1.0, 1.0, 1.0, 1.0],
+        );
+        check_modes(
+            "amounts as numbers",
+            &inst,
+            &answer(lower, json!([1, 2])),
+            [1.0, 1.0, 1.0, 1.0],
+            [1.0, 1.0, 0.9, 0.0],
+        );
+    }
+
+    /// An object where an array is expected: both wrap it; the reference counts the object as
+    /// well-formed for its step (S_fmt 1/2), Crucible's strict S_fmt is 0.
+    #[test]
+    fn object_for_a_multi_step_truth_keeps_its_format_point_in_reference_code_mode() {
+        let inst = instance(Truth::Multi(vec![transfer(), transfer()]));
+        let one = pred(|_| {});
+        check_modes(
+            "object for array",
+            &inst,
+            &one,
+            [0.0, 0.5, 0.5, 0.5],
+            [0.5, 0.5, 0.5, 0.5],
+        );
+        check_modes(
+            "both steps",
+            &inst,
+            &format!("[{one}, {one}]"),
+            [1.0, 1.0, 1.0, 1.0],
+            [1.0, 1.0, 1.0, 1.0],
+        );
+        check_modes(
+            "a step that is not an object",
+            &inst,
+            &format!("[{one}, 7]"),
+            [1.0, 0.5, 0.5, 0.5],
+            [0.5, 0.5, 0.5, 0.5],
+        );
+    }
+
+    #[test]
+    fn metric_mode_names_round_trip_and_unknown_names_say_what_to_use() {
+        for m in MetricMode::ALL {
+            assert_eq!(m.name().parse::<MetricMode>().unwrap(), m);
+            assert_eq!(serde_json::to_value(m).unwrap(), json!(m.name()));
+        }
+        assert_eq!(MetricMode::default(), MetricMode::Paper);
+        let e = "reference".parse::<MetricMode>().unwrap_err().to_string();
+        assert_eq!(
+            e,
+            "unknown metric mode \"reference\": use paper or reference-code"
+        );
     }
 
     #[test]

@@ -1,6 +1,7 @@
 //! Intent2Tx behind the run seam ([`crucible_core::Benchmark`]): the field metrics of one answer
 //! per instance and, with an [`Executor`] attached, Exec/StateEq on the eth universe. An instance
-//! is `<instance id>#direct` or `<instance id>#retrieval`.
+//! is `<instance id>#direct` or `<instance id>#retrieval`. The field metrics use the paper's
+//! comparisons unless the benchmark is built [`with_metric_mode`](IntentBench::with_metric_mode).
 
 use std::collections::BTreeMap;
 
@@ -9,7 +10,7 @@ use serde_json::json;
 use super::agents::BuiltinAgent;
 use super::book::AddressBook;
 use super::execute::{prediction_calls, Executor};
-use super::metrics::score_text;
+use super::metrics::{score_text_with, MetricMode};
 use super::parse::parse_prediction;
 use super::retrieve::{build_prompt, Retriever, Setting};
 use super::schema::Instance;
@@ -27,6 +28,7 @@ pub struct IntentBench {
     retriever: Retriever,
     /// One chain per benchmark; executions take turns on it (each from the base snapshot).
     executor: Option<tokio::sync::Mutex<Executor>>,
+    metric_mode: MetricMode,
 }
 
 impl IntentBench {
@@ -36,7 +38,24 @@ impl IntentBench {
         self
     }
 
-    /// A benchmark over `dataset`, retrieving demonstrations from `pool`.
+    /// With the field metrics computed under `mode`. The default, [`MetricMode::Paper`], is
+    /// what [`new`](Self::new) gives; [`MetricMode::ReferenceCode`] scores as the repository's
+    /// scorer did for the paper's published tables (docs/intent2tx.md lists the differences).
+    /// Only the scores change: prompts, answers and execution (Exec/StateEq, which always reads
+    /// the answer tolerantly) are the same. A record scored under a non-default mode says so in
+    /// `details.metrics_mode`.
+    pub fn with_metric_mode(mut self, mode: MetricMode) -> Self {
+        self.metric_mode = mode;
+        self
+    }
+
+    /// The mode the field metrics are computed under.
+    pub fn metric_mode(&self) -> MetricMode {
+        self.metric_mode
+    }
+
+    /// A benchmark over `dataset`, retrieving demonstrations from `pool`, scored with the paper's
+    /// comparisons ([`MetricMode::Paper`]; see [`with_metric_mode`](Self::with_metric_mode)).
     pub fn new(dataset: Vec<Instance>, pool: Vec<Instance>, book: AddressBook) -> Self {
         let order = dataset.iter().map(|i| i.id.clone()).collect();
         let retriever = Retriever::new(pool, &book);
@@ -46,6 +65,7 @@ impl IntentBench {
             book,
             retriever,
             executor: None,
+            metric_mode: MetricMode::default(),
         }
     }
 
@@ -157,7 +177,7 @@ impl Benchmark for IntentBench {
             events(Event::Turn {
                 message: reply.clone(),
             });
-            let scores = score_text(inst, &reply.content);
+            let scores = score_text_with(inst, &reply.content, self.metric_mode);
             let execution = match &self.executor {
                 Some(ex) => {
                     let parsed = parse_prediction(&reply.content, inst.ground_truth.is_multi());
@@ -204,6 +224,16 @@ impl Benchmark for IntentBench {
                 metrics.insert("state_eq".into(), f64::from(u8::from(r.state_eq)));
                 metrics.insert("truth_exec".into(), f64::from(u8::from(r.truth_executes)));
             }
+            let mut details = json!({
+                "scores": scores,
+                "execution": execution,
+                "demonstrations": prompt.demonstrations,
+                "agent_error": agent_error,
+            });
+            // Default records stay as they were; another mode is named where the scores are.
+            if self.metric_mode != MetricMode::Paper {
+                details["metrics_mode"] = json!(self.metric_mode);
+            }
             Ok(SampleRecord {
                 benchmark: self.name().into(),
                 instance: instance.into(),
@@ -213,17 +243,73 @@ impl Benchmark for IntentBench {
                 score: scores.final_score,
                 passed: scores.pass == 1.0,
                 transcript,
-                details: json!({
-                    "scores": scores,
-                    "execution": execution,
-                    "demonstrations": prompt.demonstrations,
-                    "agent_error": agent_error,
-                }),
+                details,
                 metrics,
                 k_act: None,
                 k_opt: None,
                 paper: None,
             })
         })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::schema::{Call, Metadata, Param, Truth};
+
+    fn bench() -> IntentBench {
+        let truth = Call {
+            contract: "USDC".into(),
+            contract_address: "0xA0b86991c6218b36c1d19D4a2e9Eb0cE3606eB48".into(),
+            function: "transfer".into(),
+            params: vec![(
+                "to".into(),
+                Param::new(
+                    "address",
+                    json!("0x70997970C51812dc3A010C7d01b50e0d17dc79C8"),
+                ),
+            )],
+            value: json!(0),
+        };
+        let inst = Instance {
+            id: "t".into(),
+            intent: "send".into(),
+            ground_truth: Truth::Single(truth),
+            metadata: Metadata::default(),
+        };
+        IntentBench::new(vec![inst], vec![], AddressBook::builtin())
+    }
+
+    async fn run(bench: &IntentBench, answer: &str) -> SampleRecord {
+        let mut agent = FixedAgent::new("fixed", answer);
+        bench
+            .run("t#direct", &mut agent, 1, &mut |_| {})
+            .await
+            .unwrap()
+    }
+
+    /// `"value": "0.0"` for a truth of 0 is right by the paper's definition and wrong by the
+    /// reference code's string comparison; the default stays the paper's and its record is
+    /// unchanged (no `metrics_mode`).
+    #[tokio::test]
+    async fn the_metric_mode_reaches_the_sample_record() {
+        let answer = r#"{"contract": "USDC", "contract_address": "0xA0b86991c6218b36c1d19D4a2e9Eb0cE3606eB48",
+            "function": "transfer", "params": {"to": {"type": "address", "val": "0x70997970C51812dc3A010C7d01b50e0d17dc79C8"}},
+            "value": "0.0"}"#;
+        let b = bench();
+        assert_eq!(b.metric_mode(), MetricMode::Paper);
+        let paper = run(&b, answer).await;
+        assert!(paper.passed);
+        assert_eq!(paper.metrics["param"], 1.0);
+        assert!(paper.details.get("metrics_mode").is_none());
+
+        let b = bench().with_metric_mode(MetricMode::ReferenceCode);
+        let reference = run(&b, answer).await;
+        assert!(!reference.passed);
+        assert_eq!(reference.outcome, Outcome::Fail);
+        // {to: 1, value_eth: 0.4 + 0.3 (type) + 0 (value)} / 2
+        assert!((reference.metrics["param"] - 0.85).abs() < 1e-12);
+        assert_eq!(reference.details["metrics_mode"], "reference-code");
     }
 }

@@ -6,7 +6,8 @@
 //!   is an integer (`"1e18"`, `"1.5e18"`, `1.5e18`); `"1.0"` is the integer 1, `"1.5"` is not an
 //!   integer; `_` digit separators are accepted, `,` is not;
 //! - addresses: 20-byte hex with or without `0x`, any case;
-//! - booleans: `true`/`false` or the strings `"true"`/`"false"`;
+//! - booleans: `true`/`false` or the strings `"true"`/`"false"` in any case (the paper's data
+//!   writes `"True"`/`"False"`, Python's spelling);
 //! - bytes: `0x` hex strings; strings: compared exactly;
 //! - arrays and tuples: element-wise; a tuple may be written as an array or an object (positional).
 //!
@@ -258,8 +259,12 @@ pub(crate) fn json_to_sol(ty: &DynSolType, v: &Value) -> Result<DynSolValue, Str
     match ty {
         DynSolType::Bool => match v {
             Value::Bool(b) => Ok(DynSolValue::Bool(*b)),
-            Value::String(s) if s.trim() == "true" => Ok(DynSolValue::Bool(true)),
-            Value::String(s) if s.trim() == "false" => Ok(DynSolValue::Bool(false)),
+            Value::String(s) if s.trim().eq_ignore_ascii_case("true") => {
+                Ok(DynSolValue::Bool(true))
+            }
+            Value::String(s) if s.trim().eq_ignore_ascii_case("false") => {
+                Ok(DynSolValue::Bool(false))
+            }
             _ => Err(bad("a boolean")),
         },
         DynSolType::Uint(bits) => {
@@ -479,6 +484,16 @@ mod tests {
             ),
             ("(address,uint256)", json!([a, "7"]), json!([a, 8]), false),
             ("bool", json!(true), json!("true"), true),
+            // The paper's data writes Python's spelling.
+            ("bool", json!(true), json!("True"), true),
+            ("bool", json!("True"), json!(true), true),
+            ("bool", json!("False"), json!(false), true),
+            ("bool", json!("True"), json!("true"), true),
+            ("bool", json!(" FALSE "), json!("False"), true),
+            ("bool", json!("True"), json!(false), false),
+            ("bool", json!("False"), json!("True"), false),
+            ("bool", json!(true), json!("yes"), false),
+            ("bool", json!(true), json!(1), false),
             ("bytes", json!("0xABCD"), json!("0xabcd"), true),
             (
                 "bytes32",
