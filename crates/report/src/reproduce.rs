@@ -147,6 +147,31 @@ fn figures(bench: Bench, t: &PublishedTable) -> Option<Vec<(&'static str, Figure
                 (a > 0.0).then(|| o / a * 100.0)
             }),
         ]),
+        Bench::Questbench if t.table == "Table 10" => Some(vec![
+            ("atomic_coverage", |ds, v| {
+                Some(kind_of(ds, v, "atomic").count() as f64)
+            }),
+            ("composite_coverage", |ds, v| {
+                Some(composites(ds, v).count() as f64)
+            }),
+            ("atomic_avg", |ds, v| avg_points(ds, v, "atomic")),
+            ("composite_avg", |ds, v| avg_points(ds, v, "composite")),
+            ("total", |_, v| {
+                Some(v.iter().map(|s| s.score * 100.0).sum())
+            }),
+        ]),
+        Bench::Questbench if t.table == "Table 11" => Some(vec![
+            ("mean_delta", |ds, v| stats::mean(&deltas(ds, v))),
+            ("over_opt_pct", |ds, v| {
+                let d = deltas(ds, v);
+                (!d.is_empty())
+                    .then(|| d.iter().filter(|x| **x > 0.0).count() as f64 / d.len() as f64 * 100.0)
+            }),
+            ("p90_delta", |ds, v| {
+                stats::percentile_nearest_rank(&deltas(ds, v), 90.0)
+            }),
+            ("composite_score", |ds, v| Some(points(ds, v, "composite"))),
+        ]),
         Bench::Intent2tx if has("single_format") => {
             // direct.json or retrieval.json: the setting is in the file's id.
             let direct = t.id != "retrieval";
@@ -228,8 +253,32 @@ fn points(ds: &Dataset, v: &[&Sample], kind: &str) -> f64 {
         .sum()
 }
 
+fn kind_of<'a>(
+    ds: &'a Dataset,
+    v: &'a [&'a Sample],
+    kind: &'a str,
+) -> impl Iterator<Item = &'a &'a Sample> {
+    v.iter().filter(move |s| ds.name(s.kind) == kind)
+}
+
 fn composites<'a>(ds: &'a Dataset, v: &'a [&'a Sample]) -> impl Iterator<Item = &'a &'a Sample> {
-    v.iter().filter(move |s| ds.name(s.kind) == "composite")
+    kind_of(ds, v, "composite")
+}
+
+/// Mean points per task of a kind (the paper's AtomicAvg / CompAvg).
+fn avg_points(ds: &Dataset, v: &[&Sample], kind: &str) -> Option<f64> {
+    stats::mean(
+        &kind_of(ds, v, kind)
+            .map(|s| s.score * 100.0)
+            .collect::<Vec<_>>(),
+    )
+}
+
+/// Δ = K_act − K_opt of each composite episode.
+fn deltas(ds: &Dataset, v: &[&Sample]) -> Vec<f64> {
+    composites(ds, v)
+        .filter_map(|s| Some(f64::from(s.k_act?) - f64::from(s.k_opt?)))
+        .collect()
 }
 
 /// Exec or StateEq rate over executed single-step samples of a setting whose ground truth executes.
