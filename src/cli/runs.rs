@@ -66,6 +66,14 @@ pub struct RunArgs {
     /// Intent2Tx: score fields only, do not execute answers on the chain.
     #[arg(long)]
     no_execute: bool,
+    /// Intent2Tx field metrics: paper (the written definition) or reference-code (the authors'
+    /// scorer, which computed the published tables; docs/fidelity.md).
+    #[arg(long, default_value = "paper")]
+    intent_metrics: String,
+    /// EVM-QuestBench paper-scoring transfer tolerance: paper (1 %) or runner (the reference
+    /// runner's later 0.1 %).
+    #[arg(long, default_value = "paper")]
+    paper_tolerance: String,
     /// Neither read nor write the response cache.
     #[arg(long)]
     no_cache: bool,
@@ -303,6 +311,17 @@ pub async fn run_cmd(config: &Config, a: RunArgs) -> Result<()> {
     spec.difficulties = a.difficulties;
     spec.kinds = a.kinds;
     spec.intent_execute = !a.no_execute;
+    // The defaults are stored as nothing, so a spec written before these options reads the same.
+    spec.intent_metrics = if a.intent_metrics == "paper" {
+        String::new()
+    } else {
+        a.intent_metrics
+    };
+    spec.quest_paper_tolerance = if a.paper_tolerance == "paper" {
+        String::new()
+    } else {
+        a.paper_tolerance
+    };
     spec.cache = !a.no_cache;
     // Bad specs fail before the database is touched.
     let spec = spec.validate()?;

@@ -1411,3 +1411,83 @@ async fn a_broken_task_is_reported_once_with_its_file_and_field_and_no_anvil_res
     assert!(error.contains("NoSuchRouter"), "{error}");
     assert!(store.samples(&report.run_id).await.unwrap().is_empty());
 }
+
+/// The benchmark options a run records in its spec reach the benchmarks: Intent2Tx scored with
+/// the authors' scorer (`--intent-metrics reference-code`) says so in every sample; an unknown
+/// option name is refused before anything is stored, with the names to use.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn run_options_choose_the_intent_metrics_and_bad_names_are_refused() {
+    let dir = tempfile::tempdir().unwrap();
+    let data = dir.path().join("data");
+    let db = dir.path().join("c.db");
+    let db_s = db.to_str().unwrap();
+    let run = json_of(
+        &crucible(&data)
+            .args([
+                "run",
+                "--bench",
+                "intent2tx",
+                "--no-execute",
+                "--model",
+                "builtin:reference",
+                "--limit",
+                "3",
+                "--intent-metrics",
+                "reference-code",
+                "--json",
+                "--db",
+                db_s,
+            ])
+            .output()
+            .unwrap(),
+    );
+    let store = Store::open_existing(&db).await.unwrap();
+    let id = run["run_id"].as_str().unwrap();
+    let samples = store.samples(id).await.unwrap();
+    assert!(!samples.is_empty());
+    for (_, s) in &samples {
+        let d: Value = serde_json::from_str(&s.details).unwrap();
+        assert_eq!(d["metrics_mode"], "reference-code", "{}", s.instance);
+    }
+    let spec: Value = serde_json::from_str(&store.run(id).await.unwrap().spec).unwrap();
+    assert_eq!(spec["intent_metrics"], "reference-code");
+    store.close().await;
+
+    for (flag, value, want) in [
+        ("--intent-metrics", "lenient", "use paper or reference-code"),
+        ("--paper-tolerance", "loose", "use paper or runner"),
+    ] {
+        let out = crucible(&data)
+            .args([
+                "run",
+                "--bench",
+                "intent2tx",
+                "--bench",
+                "questbench",
+                "--no-execute",
+            ])
+            .args([
+                "--model",
+                "builtin:reference",
+                "--limit",
+                "1",
+                flag,
+                value,
+                "--db",
+                db_s,
+            ])
+            .output()
+            .unwrap();
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert!(
+            !out.status.success() && err.contains(value) && err.contains(want),
+            "{err}"
+        );
+    }
+    let store = Store::open_existing(&db).await.unwrap();
+    assert_eq!(
+        store.runs().await.unwrap().len(),
+        1,
+        "the refused runs stored nothing"
+    );
+}

@@ -82,6 +82,24 @@ pub enum PaperTolerance {
     Runner,
 }
 
+impl PaperTolerance {
+    /// Both modes, the default first.
+    pub const ALL: [PaperTolerance; 2] = [Self::Paper, Self::Runner];
+
+    /// The run-spec name (`paper`, `runner`).
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Self::Paper => "paper",
+            Self::Runner => "runner",
+        }
+    }
+
+    /// The mode named `name`, if any.
+    pub fn parse(name: &str) -> Option<Self> {
+        Self::ALL.into_iter().find(|m| m.as_str() == name)
+    }
+}
+
 /// Points for a query that ran and for its output format.
 const QUERY_RAN: u32 = 30;
 const QUERY_FORMAT: u32 = 30;

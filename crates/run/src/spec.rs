@@ -92,6 +92,15 @@ pub struct RunSpec {
     /// instances. Filters and `limit` still apply on top.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub quest_tasks: Vec<String>,
+    /// Intent2Tx field metrics: `paper` (the written definition; empty means it) or
+    /// `reference-code` (the authors' scorer, which computed the published tables). Checked when
+    /// the benchmarks load.
+    #[serde(default, skip_serializing_if = "String::is_empty")]
+    pub intent_metrics: String,
+    /// EVM-QuestBench paper-scoring transfer tolerance: `paper` (1 %; empty means it) or
+    /// `runner` (the reference runner's later 0.1 %).
+    #[serde(default, skip_serializing_if = "String::is_empty")]
+    pub quest_paper_tolerance: String,
 }
 
 impl RunSpec {
@@ -117,6 +126,8 @@ impl RunSpec {
             kinds: Vec::new(),
             endpoints: BTreeMap::new(),
             quest_tasks: Vec::new(),
+            intent_metrics: String::new(),
+            quest_paper_tolerance: String::new(),
         }
     }
 

@@ -9,12 +9,14 @@ use std::sync::Arc;
 
 use crucible_core::Config;
 use crucible_core::{BenchError, Benchmark, BoxFuture};
+use crucible_intent2tx::metrics::MetricMode;
 use crucible_intent2tx::seam::IntentBench;
 use crucible_intent2tx::{execute::Executor, import::load_clean, AddressBook, Instance};
 use crucible_pilot::seam::PilotBench;
 use crucible_pilot::suite::Engine;
 use crucible_pilot::task::TaskLibrary;
 use crucible_questbench::atomic::Harness;
+use crucible_questbench::paper::PaperTolerance;
 use crucible_questbench::seam::QuestBench;
 use crucible_questbench::task::{load_dir, Task};
 use crucible_run::{Benchmarks, ChainBenches, LoadBenchmarks, RunError, RunSpec};
@@ -28,6 +30,8 @@ pub struct Catalog {
         Vec<crucible_intent2tx::schema::Instance>,
     )>,
     intent_execute: bool,
+    intent_metrics: MetricMode,
+    paper_tolerance: PaperTolerance,
     shared: BTreeMap<&'static str, Arc<dyn Benchmark>>,
 }
 
@@ -100,6 +104,8 @@ impl Catalog {
             quest_tasks: None,
             intent_data: None,
             intent_execute,
+            intent_metrics: MetricMode::default(),
+            paper_tolerance: PaperTolerance::default(),
             shared: BTreeMap::new(),
         };
         for b in benchmarks {
@@ -128,6 +134,39 @@ impl Catalog {
             }
         }
         Ok(c)
+    }
+
+    /// Applies a spec's benchmark options: the Intent2Tx metric mode (`spec.intent_metrics`) and
+    /// the QuestBench paper-scoring tolerance (`spec.quest_paper_tolerance`). An unknown name is an
+    /// error that lists the known ones.
+    pub fn apply_options(&mut self, spec: &RunSpec) -> Result<(), RunError> {
+        if !spec.intent_metrics.is_empty() {
+            self.intent_metrics = spec.intent_metrics.parse().map_err(|_| {
+                RunError::Spec(format!(
+                    "unknown Intent2Tx metric mode {:?}: use paper or reference-code",
+                    spec.intent_metrics
+                ))
+            })?;
+        }
+        if !spec.quest_paper_tolerance.is_empty() {
+            self.paper_tolerance =
+                PaperTolerance::parse(&spec.quest_paper_tolerance).ok_or_else(|| {
+                    RunError::Spec(format!(
+                        "unknown QuestBench paper tolerance {:?}: use paper or runner",
+                        spec.quest_paper_tolerance
+                    ))
+                })?;
+        }
+        if let (Some((d, p)), false) = (&self.intent_data, self.intent_execute) {
+            self.shared.insert(
+                "intent2tx",
+                Arc::new(
+                    IntentBench::new(d.clone(), p.clone(), AddressBook::builtin())
+                        .with_metric_mode(self.intent_metrics),
+                ),
+            );
+        }
+        Ok(())
     }
 
     /// Keeps only the QuestBench tasks `ids`, in that order (the demo's mix of atomic and
@@ -163,7 +202,8 @@ impl Catalog {
         if let Some(tasks) = &self.quest_tasks {
             let h = Harness::start(&self.config)
                 .await
-                .map_err(|e| BenchError::infrastructure("booting the questbench chain", e))?;
+                .map_err(|e| BenchError::infrastructure("booting the questbench chain", e))?
+                .with_paper_tolerance(self.paper_tolerance);
             out.insert("questbench", Box::new(QuestBench::new(tasks.clone(), h)));
         }
         if let (Some((d, p)), true) = (&self.intent_data, self.intent_execute) {
@@ -174,6 +214,7 @@ impl Catalog {
                 "intent2tx",
                 Box::new(
                     IntentBench::new(d.clone(), p.clone(), AddressBook::builtin())
+                        .with_metric_mode(self.intent_metrics)
                         .with_executor(ex),
                 ),
             );
@@ -201,6 +242,7 @@ impl Benchmarks for Catalog {
 pub fn loader() -> LoadBenchmarks {
     Arc::new(|config: &Config, spec: &RunSpec| {
         let mut c = Catalog::load(config, &spec.benchmarks, spec.intent_execute)?;
+        c.apply_options(spec)?;
         if !spec.quest_tasks.is_empty() {
             c.select_quest(&spec.quest_tasks)?;
         }
