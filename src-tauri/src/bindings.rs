@@ -21,38 +21,60 @@ fn decl<T: TS>(out: &mut String) {
     out.push('\n');
 }
 
-/// The benchmarks in report order and their published names, as constants: the one place the UI
-/// gets them from (`crucible_core::BenchmarkId::ALL` and `label`).
-fn benchmarks(out: &mut String) {
-    use crucible_core::BenchmarkId;
+/// A unit enum's values in order and their names for people, as two constants (`list`, `labels`)
+/// typed by the enum's generated type `ty`: the one place the UI gets them from.
+fn enum_constants(
+    out: &mut String,
+    ty: &str,
+    (list, list_doc): (&str, &str),
+    (labels, labels_doc): (&str, &str),
+    items: &[(&str, &str)],
+) {
     let quote = |s: &str| serde_json::to_string(s).unwrap_or_default();
-    let ids: Vec<String> = BenchmarkId::ALL.iter().map(|b| quote(b.as_str())).collect();
-    let labels: Vec<String> = BenchmarkId::ALL
+    let ids: Vec<String> = items.iter().map(|(id, _)| quote(id)).collect();
+    let named: Vec<String> = items
         .iter()
-        .map(|b| format!("{}: {}", b.as_str(), quote(b.label())))
+        .map(|(id, label)| format!("{id}: {}", quote(label)))
         .collect();
     out.push_str(&format!(
-        "\n/**\n * Every benchmark, in report order.\n */\nexport const BENCHES: readonly Bench[] = [{}];\n",
+        "\n/**\n * {list_doc}\n */\nexport const {list}: readonly {ty}[] = [{}];\n",
         ids.join(", ")
     ));
     out.push_str(&format!(
-        "\n/**\n * Each benchmark's published name, for people.\n */\nexport const BENCH_LABEL: Readonly<Record<Bench, string>> = {{ {} }};\n",
-        labels.join(", ")
+        "\n/**\n * {labels_doc}\n */\nexport const {labels}: Readonly<Record<{ty}, string>> = {{ {} }};\n",
+        named.join(", ")
     ));
-    use crucible_core::Scoring;
-    let ids: Vec<String> = Scoring::ALL.iter().map(|s| quote(s.as_str())).collect();
-    let labels: Vec<String> = Scoring::ALL
+}
+
+/// The benchmarks in report order and their published names (`crucible_core::BenchmarkId::ALL`
+/// and `label`), and the two scorings with their names (`crucible_core::Scoring`).
+fn benchmarks(out: &mut String) {
+    use crucible_core::{BenchmarkId, Scoring};
+    let benches: Vec<(&str, &str)> = BenchmarkId::ALL
         .iter()
-        .map(|s| format!("{}: {}", s.as_str(), quote(s.label())))
+        .map(|b| (b.as_str(), b.label()))
         .collect();
-    out.push_str(&format!(
-        "\n/**\n * Both scorings, the default first.\n */\nexport const SCORINGS: readonly Scoring[] = [{}];\n",
-        ids.join(", ")
-    ));
-    out.push_str(&format!(
-        "\n/**\n * Each scoring's name, for people.\n */\nexport const SCORING_LABEL: Readonly<Record<Scoring, string>> = {{ {} }};\n",
-        labels.join(", ")
-    ));
+    enum_constants(
+        out,
+        "Bench",
+        ("BENCHES", "Every benchmark, in report order."),
+        (
+            "BENCH_LABEL",
+            "Each benchmark's published name, for people.",
+        ),
+        &benches,
+    );
+    let scorings: Vec<(&str, &str)> = Scoring::ALL
+        .iter()
+        .map(|s| (s.as_str(), s.label()))
+        .collect();
+    enum_constants(
+        out,
+        "Scoring",
+        ("SCORINGS", "Both scorings, the default first."),
+        ("SCORING_LABEL", "Each scoring's name, for people."),
+        &scorings,
+    );
 }
 
 /// The whole contents of `ui/src/bindings.ts`.
