@@ -828,6 +828,7 @@ impl crucible_core::Benchmark for Flaky {
                 k_act: None,
                 k_opt: None,
                 paper: None,
+                prompt_set: Default::default(),
             })
         })
     }

@@ -159,6 +159,7 @@ impl Benchmark for Probe {
                 k_act: None,
                 k_opt: None,
                 paper: None,
+                prompt_set: Default::default(),
             })
         })
     }

@@ -15,6 +15,7 @@ mod benchmark_id;
 pub mod config;
 mod error;
 mod outcome;
+mod prompt_set;
 mod scoring;
 mod status;
 
@@ -22,6 +23,7 @@ pub use benchmark_id::BenchmarkId;
 pub use config::{Config, ConfigError};
 pub use error::{BenchError, ErrorKind};
 pub use outcome::Outcome;
+pub use prompt_set::PromptSet;
 pub use scoring::{PaperScore, Scoring};
 pub use status::RunStatus;
 
@@ -179,6 +181,9 @@ pub struct SampleRecord {
     /// (EVM-QuestBench); `None` when the paper's scale is `score`.
     #[serde(default)]
     pub paper: Option<PaperScore>,
+    /// The prompt wording the sample was asked in.
+    #[serde(default)]
+    pub prompt_set: PromptSet,
 }
 
 /// What a sample is about, for grouping in reports (the store contract fixes the conventions).

@@ -16,7 +16,7 @@ use super::retrieve::{build_prompt, Retriever, Setting};
 use super::schema::Instance;
 use crucible_core::{
     Agent, BenchError, Benchmark, BoxFuture, Event, FixedAgent, InstanceMeta, Message, Outcome,
-    Role, SampleRecord,
+    PromptSet, Role, SampleRecord,
 };
 
 /// Intent2Tx as a [`Benchmark`] over a dataset, with a disjoint retrieval pool.
@@ -29,12 +29,19 @@ pub struct IntentBench {
     /// One chain per benchmark; executions take turns on it (each from the base snapshot).
     executor: Option<tokio::sync::Mutex<Executor>>,
     metric_mode: MetricMode,
+    prompt_set: PromptSet,
 }
 
 impl IntentBench {
     /// With execution-based evaluation (Exec/StateEq) on `executor`'s chain.
     pub fn with_executor(mut self, executor: Executor) -> Self {
         self.executor = Some(tokio::sync::Mutex::new(executor));
+        self
+    }
+
+    /// Asks in `set`'s wording (default: the paper's); every sample records it.
+    pub fn with_prompt_set(mut self, set: PromptSet) -> Self {
+        self.prompt_set = set;
         self
     }
 
@@ -66,6 +73,7 @@ impl IntentBench {
             retriever,
             executor: None,
             metric_mode: MetricMode::default(),
+            prompt_set: PromptSet::default(),
         }
     }
 
@@ -248,6 +256,7 @@ impl Benchmark for IntentBench {
                 k_act: None,
                 k_opt: None,
                 paper: None,
+                prompt_set: self.prompt_set,
             })
         })
     }

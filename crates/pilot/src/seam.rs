@@ -10,9 +10,11 @@ use super::prompt::PromptType;
 use super::sim::Simulator;
 use super::suite::Engine;
 use super::PilotError;
+use std::sync::Arc;
+
 use crucible_core::{
     serde_name, Agent, AgentError, BenchError, Benchmark, BoxFuture, Event, InstanceMeta, Message,
-    Role, SampleRecord,
+    PromptSet, Role, SampleRecord,
 };
 
 const PROMPT_TYPES: [PromptType; 4] = [
@@ -25,13 +27,28 @@ const PROMPT_TYPES: [PromptType; 4] = [
 /// PILOT-Bench as a [`Benchmark`].
 #[derive(Debug)]
 pub struct PilotBench {
-    engine: Engine,
+    engine: Arc<Engine>,
+    prompt_set: PromptSet,
 }
 
 impl PilotBench {
     /// Wraps an engine.
     pub fn new(engine: Engine) -> Self {
-        Self { engine }
+        Self::shared(Arc::new(engine))
+    }
+
+    /// Over an engine other benchmarks share (a run's catalogue builds one per prompt set).
+    pub fn shared(engine: Arc<Engine>) -> Self {
+        Self {
+            engine,
+            prompt_set: PromptSet::default(),
+        }
+    }
+
+    /// Asks in `set`'s wording (default: the paper's); every sample records it.
+    pub fn with_prompt_set(mut self, set: PromptSet) -> Self {
+        self.prompt_set = set;
+        self
     }
 
     /// The engine.
@@ -260,6 +277,7 @@ impl Benchmark for PilotBench {
                 k_act: None,
                 k_opt: None,
                 paper: None,
+                prompt_set: self.prompt_set,
             })
         })
     }

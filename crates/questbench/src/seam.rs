@@ -17,7 +17,7 @@ use super::composite;
 use super::task::{Kind, Task};
 use crucible_core::{
     serde_name, Agent, AgentError, BenchError, Benchmark, BoxFuture, Event, FixedAgent,
-    InstanceMeta, Message, PaperScore, Role, SampleRecord, ScriptedAgent,
+    InstanceMeta, Message, PaperScore, PromptSet, Role, SampleRecord, ScriptedAgent,
 };
 
 /// QuestBench over a loaded catalogue and a booted harness.
@@ -25,12 +25,23 @@ use crucible_core::{
 pub struct QuestBench {
     tasks: Vec<Task>,
     harness: Harness,
+    prompt_set: PromptSet,
 }
 
 impl QuestBench {
     /// A benchmark over `tasks` (atomic and composite).
     pub fn new(tasks: Vec<Task>, harness: Harness) -> Self {
-        Self { tasks, harness }
+        Self {
+            tasks,
+            harness,
+            prompt_set: PromptSet::default(),
+        }
+    }
+
+    /// Asks in `set`'s wording (default: the paper's); every sample records it.
+    pub fn with_prompt_set(mut self, set: PromptSet) -> Self {
+        self.prompt_set = set;
+        self
     }
 
     fn task(&self, id: &str) -> Result<&Task, BenchError> {
@@ -257,6 +268,7 @@ impl Benchmark for QuestBench {
                     k_act: Some(verdict.k_act),
                     k_opt: Some(verdict.k_opt),
                     paper: Some(paper_score(verdict.paper_score)),
+                    prompt_set: self.prompt_set,
                 });
             }
             let mut transcript = vec![Message::new(
@@ -317,6 +329,7 @@ impl Benchmark for QuestBench {
                 k_act: None,
                 k_opt: None,
                 paper: Some(paper_score(f64::from(verdict.paper_score))),
+                prompt_set: self.prompt_set,
             })
         })
     }

@@ -7,7 +7,7 @@ use std::collections::{BTreeMap, BTreeSet};
 use serde::{Deserialize, Serialize};
 use sha2::{Digest, Sha256};
 
-use crucible_core::{Benchmark, InstanceMeta};
+use crucible_core::{Benchmark, InstanceMeta, PromptSet};
 
 use super::RunError;
 
@@ -20,6 +20,12 @@ fn yes() -> bool {
 
 fn one() -> usize {
     1
+}
+
+/// A stored spec without a prompt set predates prompt sets: its samples were asked in what is
+/// now the `assisted` wording, and a resume must keep asking in it.
+fn legacy_prompt_set() -> PromptSet {
+    PromptSet::Assisted
 }
 
 /// Where one provider model of a run is served: a saved provider (Settings → Providers & models,
@@ -101,6 +107,10 @@ pub struct RunSpec {
     /// `runner` (the reference runner's later 0.1 %).
     #[serde(default, skip_serializing_if = "String::is_empty")]
     pub quest_paper_tolerance: String,
+    /// The prompts' wording: `paper` (the published prompts' information; the default for a new
+    /// run) or `assisted` (Crucible's earlier prompts with extra hints).
+    #[serde(default = "legacy_prompt_set")]
+    pub prompt_set: PromptSet,
 }
 
 impl RunSpec {
@@ -128,6 +138,7 @@ impl RunSpec {
             quest_tasks: Vec::new(),
             intent_metrics: String::new(),
             quest_paper_tolerance: String::new(),
+            prompt_set: PromptSet::default(),
         }
     }
 

@@ -8,7 +8,7 @@ use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
 use crucible_core::Config;
-use crucible_core::{BenchError, Benchmark, BoxFuture};
+use crucible_core::{BenchError, Benchmark, BoxFuture, PromptSet};
 use crucible_intent2tx::metrics::MetricMode;
 use crucible_intent2tx::seam::IntentBench;
 use crucible_intent2tx::{execute::Executor, import::load_clean, AddressBook, Instance};
@@ -32,6 +32,8 @@ pub struct Catalog {
     intent_execute: bool,
     intent_metrics: MetricMode,
     paper_tolerance: PaperTolerance,
+    prompt_set: PromptSet,
+    pilot: Option<Arc<Engine>>,
     shared: BTreeMap<&'static str, Arc<dyn Benchmark>>,
 }
 
@@ -106,6 +108,8 @@ impl Catalog {
             intent_execute,
             intent_metrics: MetricMode::default(),
             paper_tolerance: PaperTolerance::default(),
+            prompt_set: PromptSet::default(),
+            pilot: None,
             shared: BTreeMap::new(),
         };
         for b in benchmarks {
@@ -127,8 +131,10 @@ impl Catalog {
                 }
                 "pilot" => {
                     let lib = pilot_library(config)?;
+                    let engine = Arc::new(Engine::new(lib));
                     c.shared
-                        .insert("pilot", Arc::new(PilotBench::new(Engine::new(lib))));
+                        .insert("pilot", Arc::new(PilotBench::shared(engine.clone())));
+                    c.pilot = Some(engine);
                 }
                 other => return Err(RunError::Spec(format!("unknown benchmark {other:?}"))),
             }
@@ -136,7 +142,8 @@ impl Catalog {
         Ok(c)
     }
 
-    /// Applies a spec's benchmark options: the Intent2Tx metric mode (`spec.intent_metrics`) and
+    /// Applies a spec's benchmark options: the prompt set (`spec.prompt_set`), the Intent2Tx
+    /// metric mode (`spec.intent_metrics`) and
     /// the QuestBench paper-scoring tolerance (`spec.quest_paper_tolerance`). An unknown name is an
     /// error that lists the known ones.
     pub fn apply_options(&mut self, spec: &RunSpec) -> Result<(), RunError> {
@@ -157,13 +164,21 @@ impl Catalog {
                     ))
                 })?;
         }
+        self.prompt_set = spec.prompt_set;
         if let (Some((d, p)), false) = (&self.intent_data, self.intent_execute) {
             self.shared.insert(
                 "intent2tx",
                 Arc::new(
                     IntentBench::new(d.clone(), p.clone(), AddressBook::builtin())
-                        .with_metric_mode(self.intent_metrics),
+                        .with_metric_mode(self.intent_metrics)
+                        .with_prompt_set(self.prompt_set),
                 ),
+            );
+        }
+        if let Some(engine) = &self.pilot {
+            self.shared.insert(
+                "pilot",
+                Arc::new(PilotBench::shared(engine.clone()).with_prompt_set(self.prompt_set)),
             );
         }
         Ok(())
@@ -204,7 +219,10 @@ impl Catalog {
                 .await
                 .map_err(|e| BenchError::infrastructure("booting the questbench chain", e))?
                 .with_paper_tolerance(self.paper_tolerance);
-            out.insert("questbench", Box::new(QuestBench::new(tasks.clone(), h)));
+            out.insert(
+                "questbench",
+                Box::new(QuestBench::new(tasks.clone(), h).with_prompt_set(self.prompt_set)),
+            );
         }
         if let (Some((d, p)), true) = (&self.intent_data, self.intent_execute) {
             let ex = Executor::boot(&self.config, AddressBook::builtin())
@@ -215,6 +233,7 @@ impl Catalog {
                 Box::new(
                     IntentBench::new(d.clone(), p.clone(), AddressBook::builtin())
                         .with_metric_mode(self.intent_metrics)
+                        .with_prompt_set(self.prompt_set)
                         .with_executor(ex),
                 ),
             );
