@@ -485,7 +485,13 @@ pub fn tasks_list(dir: Option<&std::path::Path>, json_out: bool) -> Result<()> {
 
 /// `crucible tasks preview --bench intent2tx --task ID`:
 /// `{id, intent, ground_truth, metadata, prompt: {direct, retrieval}}`.
-pub fn tasks_preview(dir: Option<&std::path::Path>, id: &str, json_out: bool) -> Result<()> {
+pub fn tasks_preview(
+    dir: Option<&std::path::Path>,
+    id: &str,
+    prompt_set: crucible_core::PromptSet,
+    json_out: bool,
+) -> Result<()> {
+    let _ = prompt_set;
     let book = AddressBook::builtin();
     let path = dataset_path(dir);
     let inst = pick_instance(&path, Some(id))?;

@@ -98,6 +98,9 @@ pub enum TasksCmd {
         /// Task library directory (default: the project's tasks/<bench>).
         #[arg(long)]
         tasks_dir: Option<PathBuf>,
+        /// Prompt wording: `paper` (the published prompts' information) or `assisted`.
+        #[arg(long, default_value = "paper", value_parser = super::report::parse_prompt_set)]
+        prompt_set: crucible_core::PromptSet,
         /// Print JSON.
         #[arg(long)]
         json: bool,
@@ -116,9 +119,15 @@ impl TasksCmd {
     pub fn to_quest(&self) -> super::QuestCmd {
         match self {
             Self::List { .. } => super::QuestCmd::List,
-            Self::Preview { task, seed, .. } => super::QuestCmd::Preview {
+            Self::Preview {
+                task,
+                seed,
+                prompt_set,
+                ..
+            } => super::QuestCmd::Preview {
                 task: task.clone(),
                 seed: *seed,
+                prompt_set: *prompt_set,
             },
         }
     }
@@ -357,11 +366,12 @@ pub fn tasks(config: &Config, cmd: TasksCmd) -> Result<()> {
             bench,
             task,
             tasks_dir,
+            prompt_set,
             json: j,
             ..
         } => {
             if bench == "intent2tx" {
-                return super::intent::tasks_preview(tasks_dir.as_deref(), &task, j);
+                return super::intent::tasks_preview(tasks_dir.as_deref(), &task, prompt_set, j);
             }
             require_pilot(&bench)?;
             let engine = Engine::new(load(config, tasks_dir)?);

@@ -22,6 +22,9 @@ pub enum QuestCmd {
         /// Seed.
         #[arg(long, default_value_t = 0)]
         seed: u64,
+        /// Prompt wording: `paper` (the published prompts' information) or `assisted`.
+        #[arg(long, default_value = "paper", value_parser = super::report::parse_prompt_set)]
+        prompt_set: crucible_core::PromptSet,
     },
     /// Score one answer file (atomic: a .ts module or a full model reply with a code block;
     /// composite: a JSON array of raw round replies, planning reply first).
@@ -155,7 +158,12 @@ pub async fn quest(config: &Config, cmd: QuestCmd) -> Result<()> {
                 .collect();
             out!("{}", serde_json::to_string_pretty(&list)?);
         }
-        QuestCmd::Preview { task, seed } => {
+        QuestCmd::Preview {
+            task,
+            seed,
+            prompt_set,
+        } => {
+            let _ = prompt_set;
             let t = one(tasks(config)?, &task)?;
             let m = crucible_chain::universe::Manifest::load(
                 config,

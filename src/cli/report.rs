@@ -59,6 +59,12 @@ pub(crate) fn scoring_arg(s: &str) -> Result<Scoring, String> {
     Scoring::parse(s).ok_or_else(|| format!("unknown scoring {s:?}: use paper or crucible"))
 }
 
+/// Parses `--prompt-set`.
+pub(crate) fn parse_prompt_set(s: &str) -> Result<crucible_core::PromptSet, String> {
+    crucible_core::PromptSet::parse(s)
+        .ok_or_else(|| format!("unknown prompt set {s:?}: use paper or assisted"))
+}
+
 /// `crucible compare`.
 #[derive(Debug, Args)]
 pub struct CompareArgs {
