@@ -47,9 +47,10 @@ fn enum_constants(
 }
 
 /// The benchmarks in report order and their published names (`crucible_core::BenchmarkId::ALL`
-/// and `label`), and the two scorings with their names (`crucible_core::Scoring`).
+/// and `label`), the two scorings with their names (`crucible_core::Scoring`) and the two prompt
+/// sets (`crucible_core::PromptSet`).
 fn benchmarks(out: &mut String) {
-    use crucible_core::{BenchmarkId, Scoring};
+    use crucible_core::{BenchmarkId, PromptSet, Scoring};
     let benches: Vec<(&str, &str)> = BenchmarkId::ALL
         .iter()
         .map(|b| (b.as_str(), b.label()))
@@ -75,6 +76,17 @@ fn benchmarks(out: &mut String) {
         ("SCORING_LABEL", "Each scoring's name, for people."),
         &scorings,
     );
+    let sets: Vec<(&str, &str)> = PromptSet::ALL
+        .iter()
+        .map(|s| (s.as_str(), s.label()))
+        .collect();
+    enum_constants(
+        out,
+        "PromptSet",
+        ("PROMPT_SETS", "Both prompt sets, the default first."),
+        ("PROMPT_SET_LABEL", "Each prompt set's name, for people."),
+        &sets,
+    );
 }
 
 /// The whole contents of `ui/src/bindings.ts`.
@@ -97,6 +109,7 @@ pub fn typescript() -> String {
     // Any JSON (stored details, events, artefacts, a studio task's extra view).
     decl::<serde_json::Value>(&mut out);
     decl::<crucible_core::Scoring>(&mut out);
+    decl::<crucible_core::PromptSet>(&mut out);
     benchmarks(&mut out);
     // Run console: providers and models.
     {

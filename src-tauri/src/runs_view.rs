@@ -67,7 +67,7 @@ pub async fn per_model(
     .map_err(CommandError::invalid)?;
     let mut out: Vec<(String, u32)> = Vec::new();
     for b in &plan.benchmarks {
-        let each = b.instances * spec.rounds;
+        let each = b.instances * spec.rounds_of(&b.benchmark);
         for m in &b.models {
             match out.iter_mut().find(|(n, _)| n == m) {
                 Some((_, n)) => *n += each,

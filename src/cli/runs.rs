@@ -74,6 +74,20 @@ pub struct RunArgs {
     /// runner's later 0.1 %).
     #[arg(long, default_value = "paper")]
     paper_tolerance: String,
+    /// Intent2Tx demonstrations for the retrieval setting: paper (Jaccard over ground-truth
+    /// contract-function pairs), realistic (pairs predicted from the intent) or
+    /// held-out-category (the paper's, without the instance's category; RQ3).
+    #[arg(long, default_value = "paper")]
+    intent_retrieval: String,
+    /// The prompts' wording: paper (the published prompts' information) or assisted (Crucible's
+    /// earlier prompts with extra hints; not comparable with the papers' tables).
+    #[arg(long, default_value = "paper", value_parser = super::report::parse_prompt_set)]
+    prompt_set: crucible_core::PromptSet,
+    /// A protocol preset: `paper` runs each chosen benchmark as its paper did (whole task set,
+    /// the paper's rounds, prompts, retrieval and metrics); task filters, --limit and --rounds
+    /// are then ignored.
+    #[arg(long)]
+    preset: Option<String>,
     /// Neither read nor write the response cache.
     #[arg(long)]
     no_cache: bool,
@@ -322,6 +336,15 @@ pub async fn run_cmd(config: &Config, a: RunArgs) -> Result<()> {
     } else {
         a.paper_tolerance
     };
+    spec.intent_retrieval = if a.intent_retrieval == "paper" {
+        String::new()
+    } else {
+        a.intent_retrieval
+    };
+    spec.prompt_set = a.prompt_set;
+    if let Some(p) = &a.preset {
+        run::preset::apply(&mut spec, p)?;
+    }
     spec.cache = !a.no_cache;
     // Bad specs fail before the database is touched.
     let spec = spec.validate()?;

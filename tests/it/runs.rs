@@ -287,6 +287,7 @@ async fn a_questbench_run_stores_both_scorings_and_reports_on_either() {
             instance: "erc20_approve#old".into(),
             score_paper: None,
             passed_paper: None,
+            prompt_set: "paper".into(),
             ..wrong.clone()
         },
         events: vec![],
@@ -1132,6 +1133,8 @@ async fn one_run_mixes_two_saved_providers_with_their_own_urls_and_keys_and_resu
             ("openai-compatible:alpha".into(), ida.clone()),
             ("openai-compatible:beta".into(), idb.clone()),
         ]),
+        prompt_set: Default::default(),
+        preset: None,
     };
     let mut s = form.to_spec(&config.data_dir).unwrap();
     s.cache = false;
@@ -1491,4 +1494,120 @@ async fn run_options_choose_the_intent_metrics_and_bad_names_are_refused() {
         1,
         "the refused runs stored nothing"
     );
+}
+
+/// Prompt sets: a run records its set per sample, an old-style assisted run stays apart from a
+/// paper run in every report (its model is labelled with the set), the reproduction view keeps
+/// only paper-prompt samples beside the papers' rows, and a bad set name is refused.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn runs_record_their_prompt_set_and_reports_keep_the_sets_apart() {
+    let dir = tempfile::tempdir().unwrap();
+    let data = dir.path().join("data");
+    let db = dir.path().join("c.db");
+    let db_s = db.to_str().unwrap();
+    let mut ids = Vec::new();
+    for set in ["paper", "assisted"] {
+        let run = json_of(
+            &crucible(&data)
+                .args(["run", "--bench", "intent2tx", "--no-execute"])
+                .args(["--model", "builtin:reference", "--limit", "2"])
+                .args(["--prompt-set", set, "--json", "--db", db_s])
+                .output()
+                .unwrap(),
+        );
+        ids.push(run["run_id"].as_str().unwrap().to_string());
+    }
+    let store = Store::open_existing(&db).await.unwrap();
+    for (id, set) in ids.iter().zip(["paper", "assisted"]) {
+        let samples = store.samples(id).await.unwrap();
+        assert!(!samples.is_empty());
+        assert!(samples.iter().all(|(_, s)| s.prompt_set == set), "{id}");
+        let spec: Value = serde_json::from_str(&store.run(id).await.unwrap().spec).unwrap();
+        assert_eq!(spec["prompt_set"], set);
+    }
+    store.close().await;
+
+    let report = json_of(
+        &crucible(&data)
+            .args(["report", "--json", "--db", db_s])
+            .output()
+            .unwrap(),
+    )
+    .to_string();
+    assert!(
+        report.contains("\"builtin:reference\"")
+            && report.contains("\"builtin:reference · assisted prompts\""),
+        "both sets appear as separate rows: {report}"
+    );
+    let tables = json_of(
+        &crucible(&data)
+            .args(["report", "--paper-tables", "--json", "--db", db_s])
+            .output()
+            .unwrap(),
+    )
+    .to_string();
+    assert!(tables.contains("builtin:reference"), "{tables}");
+    assert!(
+        !tables.contains("assisted prompts"),
+        "assisted samples never stand beside the papers' rows"
+    );
+
+    let out = crucible(&data)
+        .args(["run", "--bench", "pilot", "--model", "builtin:reference"])
+        .args(["--prompt-set", "hinted", "--db", db_s])
+        .output()
+        .unwrap();
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        !out.status.success() && err.contains("hinted") && err.contains("paper or assisted"),
+        "{err}"
+    );
+}
+
+/// The paper preset plans each paper's protocol: the whole QuestBench catalogue five times,
+/// Intent2Tx and PILOT-Bench once under every prompt type, and says so per benchmark.
+#[test]
+fn the_paper_preset_plans_each_papers_protocol() {
+    use crucible_views::console::{estimate, History, RunForm};
+    let config = crucible_core::Config::test();
+    let form = RunForm {
+        benchmarks: vec!["questbench".into(), "pilot".into()],
+        models: vec!["builtin:reference".into()],
+        base_url: None,
+        limit: Some(2),
+        rounds: 1,
+        seed: 3,
+        prompt_types: vec!["cot".into()],
+        concurrency: 4,
+        budget_usd: None,
+        intent_execute: false,
+        categories: vec![],
+        difficulties: vec![],
+        kinds: vec![],
+        model_providers: BTreeMap::new(),
+        prompt_set: crucible_core::PromptSet::Assisted,
+        preset: Some("paper".into()),
+    };
+    let spec = form.to_spec(&config.data_dir).unwrap();
+    assert_eq!(spec.prompt_set, crucible_core::PromptSet::Paper);
+    assert_eq!(spec.preset.as_deref(), Some("paper"));
+    let plan = estimate(&config, &spec, &History::default()).unwrap();
+    let quest = &plan.benchmarks[0];
+    assert_eq!(
+        (quest.benchmark.as_str(), quest.instances, quest.rounds),
+        ("questbench", 107, 5)
+    );
+    assert_eq!(quest.samples, 107 * 5);
+    assert!(quest.protocol.as_deref().unwrap().contains("avg@5"));
+    let pilot = &plan.benchmarks[1];
+    assert_eq!((pilot.instances, pilot.rounds), (5040 * 4, 1));
+    assert_eq!(plan.samples, 107 * 5 + 5040 * 4);
+
+    let bad = RunForm {
+        preset: Some("quick".into()),
+        ..form
+    };
+    let e = bad.to_spec(&config.data_dir).unwrap_err();
+    assert_eq!(e.field, "preset");
+    assert!(e.message.contains("quick"), "{}", e.message);
 }

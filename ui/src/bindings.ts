@@ -165,6 +165,11 @@ export type JsonValue = number | string | boolean | Array<JsonValue> | { [key in
 export type Scoring = "paper" | "crucible";
 
 /**
+ * The prompt wording of a run (and of each of its samples).
+ */
+export type PromptSet = "paper" | "assisted";
+
+/**
  * Every benchmark, in report order.
  */
 export const BENCHES: readonly Bench[] = ["questbench", "intent2tx", "pilot"];
@@ -183,6 +188,16 @@ export const SCORINGS: readonly Scoring[] = ["paper", "crucible"];
  * Each scoring's name, for people.
  */
 export const SCORING_LABEL: Readonly<Record<Scoring, string>> = { paper: "Paper scoring", crucible: "Crucible scoring (stricter)" };
+
+/**
+ * Both prompt sets, the default first.
+ */
+export const PROMPT_SETS: readonly PromptSet[] = ["paper", "assisted"];
+
+/**
+ * Each prompt set's name, for people.
+ */
+export const PROMPT_SET_LABEL: Readonly<Record<PromptSet, string>> = { paper: "Paper prompts", assisted: "Assisted prompts (extra hints)" };
 
 /**
  * Everything on the page.
@@ -417,7 +432,16 @@ kinds: Array<string>,
  * providers with different URLs and keys can be mixed. A provider model not listed uses
  * `base_url` (or its provider's default URL).
  */
-model_providers: { [key in string]: string }, };
+model_providers: { [key in string]: string }, 
+/**
+ * The prompts' wording (the paper's by default).
+ */
+prompt_set: PromptSet, 
+/**
+ * A protocol preset (`paper`): sets the task set, rounds, prompts, retrieval and metrics of
+ * each paper; the form's own task and round choices are then ignored.
+ */
+preset: string | null, };
 
 /**
  * The new-run form's preview: a plan, or the first problem with its field.
@@ -475,9 +499,17 @@ instances: number,
  */
 models: Array<string>, 
 /**
+ * Rounds of each instance on this benchmark.
+ */
+rounds: number, 
+/**
  * instances × models × rounds.
  */
 samples: number, 
+/**
+ * What the run's preset sets on this benchmark, in words (`None` without a preset).
+ */
+protocol: string | null, 
 /**
  * What the task filters can choose on this benchmark (every instance, filters ignored).
  */

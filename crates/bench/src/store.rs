@@ -66,6 +66,7 @@ fn sample(run: &str, i: usize) -> NewSample {
             finished_at: "2026-01-01T00:00:00.000Z".into(),
             score_paper: None,
             passed_paper: None,
+            prompt_set: "paper".into(),
         },
         events: (0..4)
             .map(|s| {

@@ -5,7 +5,7 @@
 
 use std::collections::HashMap;
 
-use crucible_core::Scoring;
+use crucible_core::{PromptSet, Scoring};
 use crucible_store::{ReportRow, RunReader};
 use serde_json::Value;
 
@@ -485,10 +485,14 @@ pub fn sample_of_row(
     };
     // Field order is interning order: model, instance, task, prompt type, kind, category,
     // subcategory, difficulty, outcome (what `Sample::labels` lists).
+    let model = match PromptSet::parse(row.prompt_set) {
+        Some(PromptSet::Paper) | None => names.id(row.model),
+        Some(set) => names.id(&model_label(row.model, set)),
+    };
     Some(Sample {
         bench: b,
         run,
-        model: names.id(row.model),
+        model,
         instance: names.id(row.instance),
         task: names.id(row.task),
         prompt_type: names.id(row.prompt_type),
@@ -507,6 +511,28 @@ pub fn sample_of_row(
         k_opt: row.k_opt.map(|v| v.clamp(0, u16::MAX as i64) as u16),
         cost_usd: row.cost_usd,
     })
+}
+
+/// How reports name a model's samples asked in `set`: the model itself for the paper's prompts,
+/// `"<model> · assisted prompts"` otherwise, so every leaderboard, chart and export keeps the
+/// two wordings apart (their numbers are not comparable) without a further dimension.
+pub fn model_label(model: &str, set: PromptSet) -> String {
+    match set {
+        PromptSet::Paper => model.to_string(),
+        other => format!("{model}{SET_SEP}{} prompts", other.as_str()),
+    }
+}
+
+const SET_SEP: &str = " · ";
+
+/// The model and prompt set a report's model label ([`model_label`]) stands for.
+pub fn split_model_label(label: &str) -> (&str, PromptSet) {
+    if let Some((model, rest)) = label.rsplit_once(SET_SEP) {
+        if let Some(set) = rest.strip_suffix(" prompts").and_then(PromptSet::parse) {
+            return (model, set);
+        }
+    }
+    (label, PromptSet::Paper)
 }
 
 /// A stored score in [0, 1] (0 when not a number).

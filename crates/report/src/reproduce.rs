@@ -10,12 +10,12 @@
 
 use std::collections::BTreeMap;
 
-use crucible_core::{BenchmarkId, Scoring};
+use crucible_core::{BenchmarkId, PromptSet, Scoring};
 use serde::Serialize;
 use serde_json::Value;
 use ts_rs::TS;
 
-use super::dataset::{Bench, Dataset, Sample};
+use super::dataset::{split_model_label, Bench, Dataset, Sample};
 
 /// Published tables of one benchmark, as [`super::published::load`] reads them.
 pub type Published = (BenchmarkId, Vec<PublishedTable>);
@@ -191,30 +191,56 @@ fn figures(bench: Bench, t: &PublishedTable) -> Option<Vec<(&'static str, Figure
                 exec_rate(ds, v, "retrieval", true)
             }),
         ]),
-        Bench::Pilot if t.table == "Table 2" => Some(vec![
-            ("baseline_full", |ds, v| {
-                share(ds, v, "baseline", "full_success")
-            }),
-            ("baseline_partial", |ds, v| {
-                share(ds, v, "baseline", "partial_success")
-            }),
-            ("baseline_fail", |ds, v| share(ds, v, "baseline", "failure")),
-            ("cot_full", |ds, v| share(ds, v, "cot", "full_success")),
-            ("cot_partial", |ds, v| {
-                share(ds, v, "cot", "partial_success")
-            }),
-            ("cot_fail", |ds, v| share(ds, v, "cot", "failure")),
-            ("optimal_full", |ds, v| {
-                share(ds, v, "optimal", "full_success")
-            }),
-            ("optimal_partial", |ds, v| {
+        // Outcome shares per prompt variant: Tables 2, 3 and 14 by their column keys; the scaling
+        // tables (4, 15) are the MDP-optimal prompt's shares (Table 15's caption says so, and
+        // Table 4's Qwen2.5-32B row equals its optimal row in Tables 2 and 3).
+        Bench::Pilot if ["Table 2", "Table 3", "Table 14"].contains(&t.table.as_str()) => Some(
+            PILOT_SHARES
+                .iter()
+                .filter(|(k, _)| has(k))
+                .copied()
+                .collect(),
+        ),
+        Bench::Pilot if ["Table 4", "Table 15"].contains(&t.table.as_str()) => Some(vec![
+            ("full_pct", |ds, v| share(ds, v, "optimal", "full_success")),
+            ("partial_pct", |ds, v| {
                 share(ds, v, "optimal", "partial_success")
             }),
-            ("optimal_fail", |ds, v| share(ds, v, "optimal", "failure")),
+            ("fail_pct", |ds, v| share(ds, v, "optimal", "failure")),
         ]),
         _ => None,
     }
 }
+
+/// PILOT-Bench outcome shares (%) per prompt variant, by the published tables' column keys.
+const PILOT_SHARES: [(&str, Figure); 12] = [
+    ("baseline_full", |ds, v| {
+        share(ds, v, "baseline", "full_success")
+    }),
+    ("baseline_partial", |ds, v| {
+        share(ds, v, "baseline", "partial_success")
+    }),
+    ("baseline_fail", |ds, v| share(ds, v, "baseline", "failure")),
+    ("cot_full", |ds, v| share(ds, v, "cot", "full_success")),
+    ("cot_partial", |ds, v| {
+        share(ds, v, "cot", "partial_success")
+    }),
+    ("cot_fail", |ds, v| share(ds, v, "cot", "failure")),
+    ("optimal_full", |ds, v| {
+        share(ds, v, "optimal", "full_success")
+    }),
+    ("optimal_partial", |ds, v| {
+        share(ds, v, "optimal", "partial_success")
+    }),
+    ("optimal_fail", |ds, v| share(ds, v, "optimal", "failure")),
+    ("flawed_full", |ds, v| {
+        share(ds, v, "flawed", "full_success")
+    }),
+    ("flawed_partial", |ds, v| {
+        share(ds, v, "flawed", "partial_success")
+    }),
+    ("flawed_fail", |ds, v| share(ds, v, "flawed", "failure")),
+];
 
 /// Intent2Tx Table 1's ten columns for one setting (`DIRECT`: direct, else retrieval).
 fn intent_fields<const DIRECT: bool>() -> Vec<(&'static str, Figure)> {
@@ -305,7 +331,8 @@ fn share(ds: &Dataset, v: &[&Sample], prompt: &str, outcome: &str) -> Option<f64
 }
 
 /// The paper tables of `published` (benchmark → its tables) with the user's models of `ds`;
-/// `map` maps a user's model to a published model name for the comparisons.
+/// `map` maps a user's model to a published model name for the comparisons. Models asked in the
+/// assisted prompts are left out: their numbers are not on the papers' footing.
 pub fn reproduce(
     ds: &Dataset,
     published: &[Published],
@@ -314,7 +341,9 @@ pub fn reproduce(
     let mut tables = Vec::new();
     for (id, list) in published {
         let bench = *id;
-        let models = by_model(ds, bench);
+        // Only samples asked in the paper's wording stand beside the paper's rows.
+        let mut models = by_model(ds, bench);
+        models.retain(|(m, _)| split_model_label(ds.name(*m)).1 == PromptSet::Paper);
         for t in list {
             let figs = figures(bench, t);
             let yours: Vec<YourRow> = match &figs {

@@ -8,6 +8,7 @@
 #![warn(missing_docs, unreachable_pub)]
 
 pub mod models;
+pub mod preset;
 pub mod scheduler;
 pub mod spec;
 mod versions;

@@ -913,6 +913,7 @@ fn to_sample(
             // A benchmark with one scoring: the paper's is its own.
             score_paper: Some(r.paper.map_or(r.score, |p| p.score).clamp(0.0, 1.0)),
             passed_paper: Some(r.paper.map_or(r.passed, |p| p.passed) && error.is_none()),
+            prompt_set: r.prompt_set.as_str().into(),
             error,
             finished_at: rfc3339(SystemTime::now()),
         },

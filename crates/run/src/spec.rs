@@ -111,6 +111,19 @@ pub struct RunSpec {
     /// run) or `assisted` (Crucible's earlier prompts with extra hints).
     #[serde(default = "legacy_prompt_set")]
     pub prompt_set: PromptSet,
+    /// Intent2Tx retrieval of demonstrations: `paper` (Jaccard over ground-truth ⟨contract,
+    /// function⟩ pairs; empty means it), `realistic` (pairs predicted from the intent) or
+    /// `held-out-category` (the paper's, the instance's category left out of the pool). Checked
+    /// when the benchmarks load.
+    #[serde(default, skip_serializing_if = "String::is_empty")]
+    pub intent_retrieval: String,
+    /// Rounds of a benchmark that differ from `rounds` (a preset's per-paper protocol, e.g.
+    /// QuestBench avg@5 beside single-pass Intent2Tx).
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub rounds_by_benchmark: BTreeMap<String, u32>,
+    /// The preset the run was made from (`paper`), when one was chosen.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub preset: Option<String>,
 }
 
 impl RunSpec {
@@ -139,7 +152,38 @@ impl RunSpec {
             intent_metrics: String::new(),
             quest_paper_tolerance: String::new(),
             prompt_set: PromptSet::default(),
+            intent_retrieval: String::new(),
+            rounds_by_benchmark: BTreeMap::new(),
+            preset: None,
         }
+    }
+
+    /// The rounds of `benchmark`: its own when the spec sets one, else `rounds`.
+    pub fn rounds_of(&self, benchmark: &str) -> u32 {
+        self.rounds_by_benchmark
+            .get(benchmark)
+            .copied()
+            .unwrap_or(self.rounds)
+    }
+
+    /// The benchmark names with `all` and comma lists expanded, in order, without repeats and
+    /// without checking them (what [`Self::validate`] stores).
+    pub fn expanded_benchmarks(&self) -> Vec<String> {
+        let mut out: Vec<String> = Vec::new();
+        for b in self.benchmarks.iter().flat_map(|b| b.split(',')) {
+            let b = b.trim();
+            let names: Vec<String> = if b == "all" {
+                BENCHMARKS.iter().map(|s| s.to_string()).collect()
+            } else {
+                vec![b.to_string()]
+            };
+            for n in names {
+                if !n.is_empty() && !out.contains(&n) {
+                    out.push(n);
+                }
+            }
+        }
+        out
     }
 
     /// The base URL a provider model of this run uses: its endpoint's, else `base_url`.
@@ -263,7 +307,7 @@ impl RunSpec {
                 "{m:?} is a built-in agent; it has no provider endpoint"
             )));
         }
-        if self.rounds == 0 {
+        if self.rounds == 0 || self.rounds_by_benchmark.values().any(|r| *r == 0) {
             return Err(RunError::Spec("--rounds must be at least 1".into()));
         }
         if self.concurrency == 0 || self.chain_workers == 0 {
@@ -410,7 +454,7 @@ pub fn plan<'b>(
         let selected = select(bench, spec)?;
         for model in models_for(b) {
             for (instance, meta) in &selected {
-                for round in 0..spec.rounds {
+                for round in 0..spec.rounds_of(b) {
                     jobs.push(Job {
                         benchmark: b.clone(),
                         model: model.clone(),

@@ -49,6 +49,8 @@ pub struct ReportRow<'r> {
     pub score_paper: Option<f64>,
     /// Passed under the paper's scoring.
     pub passed_paper: Option<bool>,
+    /// The prompts' wording (`paper` | `assisted`).
+    pub prompt_set: &'r str,
 }
 
 /// One line of a sample listing ([`crate::SUMMARY_COLUMNS`]): no texts.

@@ -69,6 +69,8 @@ pub struct SampleRow {
     pub score_paper: Option<f64>,
     /// `passed` under the paper's scoring; `None` as for `score_paper`.
     pub passed_paper: Option<bool>,
+    /// The prompts' wording: `paper` or `assisted` (`crucible_core::PromptSet`).
+    pub prompt_set: String,
 }
 
 impl SampleRow {
@@ -104,6 +106,7 @@ impl SampleRow {
             finished_at: &self.finished_at,
             score_paper: self.score_paper,
             passed_paper: self.passed_paper,
+            prompt_set: &self.prompt_set,
         }
     }
 }
@@ -170,6 +173,8 @@ pub struct SampleRowRef<'a> {
     pub score_paper: Option<f64>,
     /// Paper pass.
     pub passed_paper: Option<bool>,
+    /// Prompt set.
+    pub prompt_set: &'a str,
 }
 
 /// A sample to insert: its row, its event transcript (JSON of `run::Event`, in order) and its

@@ -12,16 +12,16 @@
 pub const SAMPLE_COLUMNS: &str = "run_id, benchmark, model, instance, task, prompt_type, round, \
 seed, kind, category, subcategory, difficulty, outcome, score, passed, metrics, details, prompt, \
 raw_answer, k_act, k_opt, tokens_in, tokens_out, cost_usd, latency_ms, error, finished_at, \
-score_paper, passed_paper";
+score_paper, passed_paper, prompt_set";
 
 /// How many columns [`SAMPLE_COLUMNS`] lists.
-pub const SAMPLE_COLUMN_COUNT: usize = 29;
+pub const SAMPLE_COLUMN_COUNT: usize = 30;
 
 /// The columns a report's compact sample is made of, in the order [`crate::ReportRow`] is decoded
 /// from them (by position: a report reads millions of rows).
 pub const REPORT_COLUMNS: &str = "benchmark, model, instance, task, prompt_type, round, kind, \
 category, subcategory, difficulty, outcome, score, passed, metrics, k_act, k_opt, cost_usd, \
-score_paper, passed_paper";
+score_paper, passed_paper, prompt_set";
 
 /// The columns of one line of a sample listing ([`crate::SampleBrief`], decoded by name), with
 /// the row's `id` first.

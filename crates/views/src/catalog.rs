@@ -165,6 +165,14 @@ impl Catalog {
                 })?;
         }
         self.prompt_set = spec.prompt_set;
+        if !["", "paper", "realistic", "held-out-category"]
+            .contains(&spec.intent_retrieval.as_str())
+        {
+            return Err(RunError::Spec(format!(
+                "unknown Intent2Tx retrieval {:?}: use paper, realistic or held-out-category",
+                spec.intent_retrieval
+            )));
+        }
         if let (Some((d, p)), false) = (&self.intent_data, self.intent_execute) {
             self.shared.insert(
                 "intent2tx",

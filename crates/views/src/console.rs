@@ -13,7 +13,7 @@ use serde::{Deserialize, Serialize};
 use ts_rs::TS;
 
 use crucible_core::Config;
-use crucible_core::{serde_name, InstanceMeta};
+use crucible_core::{serde_name, InstanceMeta, PromptSet};
 use crucible_run::spec::ModelEndpoint;
 use crucible_run::{Benchmarks, Progress, RunSpec, BENCHMARKS};
 use crucible_store::{Store, StoreError};
@@ -74,6 +74,13 @@ pub struct RunForm {
     /// `base_url` (or its provider's default URL).
     #[serde(default)]
     pub model_providers: BTreeMap<String, String>,
+    /// The prompts' wording (the paper's by default).
+    #[serde(default)]
+    pub prompt_set: PromptSet,
+    /// A protocol preset (`paper`): sets the task set, rounds, prompts, retrieval and metrics of
+    /// each paper; the form's own task and round choices are then ignored.
+    #[serde(default)]
+    pub preset: Option<String>,
 }
 
 impl RunForm {
@@ -98,10 +105,12 @@ impl RunForm {
                 "choose at least one model or built-in agent",
             ));
         }
-        if self.rounds == 0 || self.rounds > 100 {
+        // A preset sets the task set and rounds itself; the form's own are ignored.
+        let custom = self.preset.is_none();
+        if custom && (self.rounds == 0 || self.rounds > 100) {
             return Err(form_err("rounds", "rounds must be between 1 and 100"));
         }
-        if self.limit == Some(0) {
+        if custom && self.limit == Some(0) {
             return Err(form_err(
                 "limit",
                 "a task limit must be at least 1 (leave it empty for all tasks)",
@@ -142,6 +151,11 @@ impl RunForm {
         spec.concurrency = self.concurrency as usize;
         spec.budget_usd = self.budget_usd;
         spec.intent_execute = self.intent_execute;
+        spec.prompt_set = self.prompt_set;
+        if let Some(p) = &self.preset {
+            crucible_run::preset::apply(&mut spec, p)
+                .map_err(|e| form_err("preset", e.to_string()))?;
+        }
         let spec = spec.validate().map_err(|e| {
             let msg = e.to_string();
             let field = if msg.contains("prompt type") {
@@ -277,8 +291,12 @@ pub struct BenchPlan {
     pub instances: u32,
     /// Models that run on it (built-in agents only where they exist).
     pub models: Vec<String>,
+    /// Rounds of each instance on this benchmark.
+    pub rounds: u32,
     /// instances × models × rounds.
     pub samples: u32,
+    /// What the run's preset sets on this benchmark, in words (`None` without a preset).
+    pub protocol: Option<String>,
     /// What the task filters can choose on this benchmark (every instance, filters ignored).
     pub facets: TaskFacets,
 }
@@ -490,9 +508,10 @@ pub fn estimate(config: &Config, spec: &RunSpec, history: &History) -> Result<Ru
             })
             .cloned()
             .collect();
-        let samples = instances * models.len() as u32 * spec.rounds;
+        let rounds = spec.rounds_of(&b);
+        let samples = instances * models.len() as u32 * rounds;
         for m in &models {
-            let n = f64::from(instances * spec.rounds);
+            let n = f64::from(instances * rounds);
             match history.mean(&b, m) {
                 Some((c, l)) => {
                     cost += c * n;
@@ -508,11 +527,20 @@ pub fn estimate(config: &Config, spec: &RunSpec, history: &History) -> Result<Ru
                 time_known = false;
             }
         }
+        let protocol = match &spec.preset {
+            Some(p) => crucible_run::preset::describe(p, std::slice::from_ref(&b))
+                .map_err(|e| form_err("preset", e.to_string()))?
+                .pop()
+                .map(|s| s.summary),
+            None => None,
+        };
         benchmarks.push(BenchPlan {
             benchmark: b,
             instances,
             models,
+            rounds,
             samples,
+            protocol,
             facets,
         });
     }
@@ -867,6 +895,8 @@ mod tests {
             difficulties: vec![],
             kinds: vec![],
             model_providers: BTreeMap::new(),
+            prompt_set: Default::default(),
+            preset: None,
         }
     }
 

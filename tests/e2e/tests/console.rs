@@ -386,6 +386,8 @@ struct RunSeen {
     second_final_status: String,
     second_final_samples: String,
     bad_form_problem: String,
+    paper_protocol: String,
+    paper_problem: String,
 }
 
 async fn run_flow(app: &App) -> Result<RunSeen> {
@@ -446,6 +448,20 @@ async fn run_flow(app: &App) -> Result<RunSeen> {
         .wait_text("#rf-problem", Duration::from_secs(10), |t| !t.is_empty())
         .await?;
     app.screenshot("console-new-run-invalid").await?;
+
+    // The paper protocol: one choice sets each paper's task set, rounds and prompts; the plan
+    // says so per benchmark (QuestBench avg@5 over its whole catalogue).
+    app.click("#rf-bench-questbench").await?;
+    app.click("#rf-preset-paper").await?;
+    seen.paper_protocol = app
+        .wait_text("#rf-plan", Duration::from_secs(30), |t| {
+            t.contains("Paper protocol") && t.contains("× 5 round(s)")
+        })
+        .await?;
+    seen.paper_problem = app.text("#rf-problem").await.unwrap_or_default();
+    app.screenshot("console-new-run-paper-protocol").await?;
+    app.click("#rf-preset-custom").await?;
+    app.click("#rf-bench-questbench").await?;
 
     // Another run, slower: cancel it mid-way, then resume it.
     app.fill("#rf-rounds", "4").await?;
@@ -554,6 +570,12 @@ async fn runs_start_watch_cancel_resume_by_keyboard() {
         seen.bad_form_problem.to_lowercase().contains("round"),
         "{}",
         seen.bad_form_problem
+    );
+    assert!(
+        seen.paper_protocol.contains("107 instances") && seen.paper_problem.is_empty(),
+        "the paper protocol plans QuestBench's whole catalogue five times and ignores the form's rounds: {} / {}",
+        seen.paper_protocol,
+        seen.paper_problem
     );
     let (done, total) = counts(&seen.second_cancelled_samples);
     assert!(

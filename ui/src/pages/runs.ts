@@ -2,7 +2,8 @@
 // progress of the runs going on in this app (fed by `run:progress` events), cancel, resume and
 // delete (after an explicit confirmation step in the row),
 // and the new-run form (#/runs/new) with its plan preview and inline problems.
-import type { Bench, BenchPlan, LiveStatus, ProvidersView, RunForm, RunListItem, RunsView } from "../bindings";
+import type { Bench, BenchPlan, LiveStatus, PromptSet, ProvidersView, RunForm, RunListItem, RunsView } from "../bindings";
+import { PROMPT_SETS, PROMPT_SET_LABEL } from "../bindings";
 import { BENCH_LABEL } from "../bench";
 import { h, mount } from "../dom";
 import { cancelRun, deleteRun, demoInfo, getLive, startDemo, listProviders, listRuns, onRunProgress, planRun, resumeRun, startRun } from "../ipc";
@@ -285,9 +286,28 @@ async function renderNew(root: HTMLElement): Promise<void> {
     h("p", { class: "muted small" }, "Unticked: every task. Applied before “Tasks per benchmark”, so the limit counts matching tasks."),
     filterSlot);
   let facetKey = "";
+  const presetPaper = h("input", { type: "radio", name: "preset", id: "rf-preset-paper", value: "paper" });
+  const presetCustom = h("input", { type: "radio", name: "preset", id: "rf-preset-custom", value: "", checked: true });
+  const promptSet = h("select", { id: "rf-prompt-set" },
+    ...PROMPT_SETS.map((s) => h("option", { value: s, selected: s === "paper" }, PROMPT_SET_LABEL[s])));
+  const protocol = h("fieldset", { id: "rf-protocol", class: "group" }, h("legend", {}, "Protocol"),
+    h("label", { class: "check" }, presetPaper, " ", h("strong", {}, "Paper protocol"),
+      " — run each chosen benchmark as its paper did: the whole task set, the paper's rounds, prompts, retrieval and scoring. Choose models and press Start."),
+    h("label", { class: "check" }, presetCustom, " ", h("strong", {}, "Custom"), " — choose tasks, rounds and prompts below."),
+    h("label", { class: "field" }, h("span", { class: "field-label" }, "Prompt wording"), promptSet,
+      h("span", { class: "field-hint" }, "Paper prompts give the model exactly what the papers' prompts give; assisted prompts add hints, and their scores are not comparable with the papers' tables.")));
+  // Under the paper protocol the task set, rounds and prompt types are the paper's.
+  const protocolLocks = () => {
+    const paper = presetPaper.checked;
+    for (const id of ["rf-limit", "rf-rounds"]) (document.getElementById(id) as HTMLInputElement | null)?.toggleAttribute("disabled", paper);
+    for (const el of form.querySelectorAll<HTMLInputElement>("input[name=prompt], #rf-filters input")) el.toggleAttribute("disabled", paper);
+    promptSet.toggleAttribute("disabled", paper);
+    if (paper) (promptSet as HTMLSelectElement).value = "paper";
+  };
 
   const form = h("form", { id: "run-form", class: "card form", "aria-labelledby": "rf-title", novalidate: true },
     h("h2", { id: "rf-title" }, "New run"),
+    protocol,
     h("fieldset", { id: "rf-benchmarks", class: "group" }, h("legend", {}, "Benchmarks"),
       ...BENCH_CHOICES.map((b) => check("bench", b.id, `${BENCH_LABEL[b.id]} (${b.note})`, b.id === "pilot", { id: `rf-bench-${b.id}` }))),
     h("fieldset", { id: "rf-models", class: "group" }, h("legend", {}, "Models"),
@@ -342,6 +362,8 @@ async function renderNew(root: HTMLElement): Promise<void> {
       concurrency: Number(conc.value),
       budget_usd: numOr(budget),
       intent_execute: execute.checked,
+      prompt_set: (promptSet as HTMLSelectElement).value as PromptSet,
+      preset: presetPaper.checked ? "paper" : null,
     };
     let localProblem = null;
     const whole = (x: number | null) => x === null || (Number.isInteger(x) && x >= 0);
@@ -402,8 +424,9 @@ async function renderNew(root: HTMLElement): Promise<void> {
         h("strong", { "data-field": "est-cost" }, fmtUsd(p.est_cost_usd)), " · estimated duration ",
         h("strong", { "data-field": "est-duration" }, p.est_seconds === null ? "unknown" : fmtDuration(p.est_seconds))),
       h("ul", { class: "small" }, ...p.benchmarks.map((b) =>
-        h("li", {}, `${b.benchmark}: ${b.instances} instances × ${b.models.length} model(s) × ${f.rounds} round(s) = ${b.samples}`,
-          b.models.length === 0 ? " (no chosen model runs here)" : ""))),
+        h("li", {}, `${BENCH_LABEL[b.benchmark as Bench] ?? b.benchmark}: ${b.instances} instances × ${b.models.length} model(s) × ${b.rounds} round(s) = ${b.samples} samples`,
+          b.models.length === 0 ? " (no chosen model runs here)" : "",
+          b.protocol ? h("div", { class: "muted small", "data-field": "protocol" }, `Paper protocol: ${b.protocol}.`) : null))),
       h("p", { class: "muted small" }, p.basis)));
   };
   let timer: number | undefined;
@@ -412,6 +435,7 @@ async function renderNew(root: HTMLElement): Promise<void> {
     timer = window.setTimeout(() => void preview(), 150);
   });
   form.addEventListener("change", () => {
+    protocolLocks();
     window.clearTimeout(timer);
     timer = window.setTimeout(() => void preview(), 150);
   });

@@ -35,6 +35,7 @@ pub(super) fn report_row(row: &SqliteRow, at: usize) -> Result<ReportRow<'_>, sq
         cost_usd: row.try_get(at + 16)?,
         score_paper: row.try_get(at + 17)?,
         passed_paper: row.try_get::<Option<i64>, _>(at + 18)?.map(|p| p != 0),
+        prompt_set: row.try_get(at + 19)?,
     })
 }
 

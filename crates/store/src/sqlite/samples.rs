@@ -18,7 +18,7 @@ const ROWS_PER_STATEMENT: usize = 200;
 
 /// One row's placeholders, one per [`SAMPLE_COLUMNS`] entry.
 pub(super) const ROW_PLACEHOLDERS: &str =
-    "(?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)";
+    "(?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)";
 
 /// Binds one row's [`SAMPLE_COLUMNS`], in their order.
 pub(super) fn bind_row<'q>(
@@ -54,6 +54,7 @@ pub(super) fn bind_row<'q>(
         .bind(r.finished_at)
         .bind(r.score_paper)
         .bind(r.passed_paper)
+        .bind(r.prompt_set)
 }
 
 impl Store {

@@ -102,6 +102,7 @@ impl SyntheticSample<'_> {
             // Synthetic data has one scoring: the paper's reads the same score.
             score_paper: Some(self.score),
             passed_paper: Some(self.passed),
+            prompt_set: "paper",
         }
     }
 }

@@ -36,6 +36,7 @@ pub(crate) fn row(run: &str, instance: &str, round: i64) -> SampleRow {
         finished_at: "2026-01-01T00:00:00Z".into(),
         score_paper: None,
         passed_paper: None,
+        prompt_set: "paper".into(),
     }
 }
 
