@@ -459,6 +459,8 @@ async fn run_flow(app: &App) -> Result<RunSeen> {
         })
         .await?;
     seen.paper_problem = app.text("#rf-problem").await.unwrap_or_default();
+    app.eval("document.getElementById('rf-rounds').scrollIntoView({block: 'start'}); return true")
+        .await?;
     app.screenshot("console-new-run-paper-protocol").await?;
     app.click("#rf-preset-custom").await?;
     app.click("#rf-bench-questbench").await?;
