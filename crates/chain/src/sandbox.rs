@@ -389,8 +389,14 @@ impl Sandbox {
             "--no-remote",
         ]);
         cmd.arg(format!("--allow-net=127.0.0.1:{port}"))
-            // Only its own file: the runner imports it by a computed specifier.
-            .arg("--allow-read=/sandbox/work/agent.ts")
+            // Only its own file (the runner imports it by a computed specifier) and the viem
+            // bundles: ethers is in the runner's static graph, viem is loaded by the module's
+            // own imports, which Deno checks like any dynamic read. Public library code only.
+            .arg(if self.viem.is_some() {
+                "--allow-read=/sandbox/work/agent.ts,/sandbox/vendor/viem.js,/sandbox/vendor/viem-chains.js"
+            } else {
+                "--allow-read=/sandbox/work/agent.ts"
+            })
             .arg("--allow-env=WS_NO_BUFFER_UTIL,WS_NO_UTF_8_VALIDATE")
             .arg(format!(
                 "--v8-flags=--max-old-space-size={}",

@@ -42,7 +42,7 @@ fn text(ms: &[Message]) -> String {
 /// keccak256 over every assisted opening prompt and the first two round requests, seeds 0..3:
 /// computed from the prompts as they were before prompt sets (commit 06f60ee). A change of
 /// the assisted wording changes it.
-const ASSISTED_DIGEST: &str = "TO_BE_FILLED";
+const ASSISTED_DIGEST: &str = "0x496dfd9a05d486d9d78f8e09a8f1cfadbdc37fa98ae51355be3661c8215d2a43";
 
 #[test]
 fn assisted_prompts_are_byte_identical_to_the_earlier_prompts() {
@@ -92,34 +92,55 @@ fn paper_prompts_carry_the_papers_information_and_none_of_the_assisted_hints() {
             "providerUrl: string",
             "agentAddress: string",
             "deployedContracts: Record<string, string>",
-            "```typescript",
             "ethers.js v6",
             "chain ID 56",
         ] {
             assert!(system.contains(s), "{}: {s:?} missing", t.id());
         }
         // The runner's environment: the canonical contracts and the deployedContracts keys.
-        for name in ["WBNB", "USDT", "BUSD", "CAKE", "PancakeRouter", "PancakeFactory"] {
+        for name in [
+            "WBNB",
+            "USDT",
+            "BUSD",
+            "CAKE",
+            "PancakeRouter",
+            "PancakeFactory",
+        ] {
             let a = m.contract(name).unwrap().to_checksum(None);
             assert!(system.contains(&a), "{}: {name} missing", t.id());
         }
         for key in m.address_book().keys() {
-            assert!(system.contains(key.as_str()), "{}: key {key} missing", t.id());
+            assert!(
+                system.contains(key.as_str()),
+                "{}: key {key} missing",
+                t.id()
+            );
         }
         assert!(ms[1].content.contains(&inst.text), "{}", t.id());
         // Query tasks: the answer keys (the output format), in the paper set too.
         if let Some(schema) = &t.spec.answer {
             for k in schema.fields.keys() {
-                assert!(all.contains(&format!("`{k}`")), "{}: answer key {k}", t.id());
+                assert!(
+                    all.contains(&format!("`{k}`")),
+                    "{}: answer key {k}",
+                    t.id()
+                );
             }
         }
+        let round1 = prompt::round_request(&p, 1, 6);
+        let fence = if t.spec.kind == Kind::Composite {
+            &round1
+        } else {
+            system
+        };
+        assert!(fence.contains("```typescript"), "{}", t.id());
         match t.spec.kind {
             Kind::Composite => {
                 for s in [
                     "{\"submit\": true}",
                     "\"query_type\": \"token_balance\"",
                     "\"error_detected\": true",
-                    "Fewer steps = higher score",
+                    "fewer steps = higher score",
                     "\"plan\"",
                 ] {
                     assert!(all.contains(s), "{}: {s:?} missing", t.id());
@@ -170,7 +191,11 @@ fn paper_prompts_carry_the_papers_information_and_none_of_the_assisted_hints() {
         let key = alloy::hex::encode(inst.signer().to_bytes());
         for p in [set(PromptSet::Paper), set(PromptSet::Assisted)] {
             let all = text(&prompt::messages(&t, &inst, &m, &p));
-            assert!(!all.contains(&agent) || inst.text.contains(&agent), "{}", t.id());
+            assert!(
+                !all.contains(&agent) || inst.text.contains(&agent),
+                "{}",
+                t.id()
+            );
             assert!(!all.contains(&key), "{}", t.id());
         }
     }
@@ -239,7 +264,8 @@ fn viem_prompts_name_viem_and_not_ethers() {
         let all = text(&prompt::messages(&t, &inst, &m, &p));
         assert!(all.contains("viem v2"), "{}", t.id());
         assert!(all.contains("from 'viem'"), "{}", t.id());
-        assert!(!all.contains("ethers"), "{}", t.id());
+        assert!(!all.contains("ethers.js v6"), "{}", t.id());
+        assert!(!all.contains("from \"ethers\""), "{}", t.id());
         let a = Prompting {
             library: Library::Viem,
             ..set(PromptSet::Assisted)
@@ -326,11 +352,18 @@ async fn a_viem_module_runs_in_the_sandbox_and_scores() {
             let inst = h.instance(t, seed).unwrap();
             let answer = as_answer(&inst.render_solution(module));
             let v = h.run_answer(t, &inst, &answer).await.unwrap();
-            assert_eq!(v.score, 100, "{id} seed {seed}: {:?} {}", v.outcome, v.reason);
+            assert_eq!(
+                v.score, 100,
+                "{id} seed {seed}: {:?} {}",
+                v.outcome, v.reason
+            );
         }
     }
     // A viem module that forgets to import what it uses fails to run, and scores 0.
-    let t = tasks.iter().find(|t| t.id() == "bnb_transfer_basic").unwrap();
+    let t = tasks
+        .iter()
+        .find(|t| t.id() == "bnb_transfer_basic")
+        .unwrap();
     let inst = h.instance(t, 0).unwrap();
     let broken = VIEM_TRANSFER.replace("import { parseEther } from 'viem'\n", "");
     let v = h
@@ -371,10 +404,7 @@ async fn the_reference_agent_scores_the_same_under_every_wording_and_records_the
         let mut row = Vec::new();
         for id in &ids {
             let mut agent = bench.builtin_agent("reference", id, 3).unwrap();
-            let rec = bench
-                .run(id, agent.as_mut(), 3, &mut |_| {})
-                .await
-                .unwrap();
+            let rec = bench.run(id, agent.as_mut(), 3, &mut |_| {}).await.unwrap();
             assert_eq!(rec.prompt_set, s);
             let o = &rec.details["options"];
             assert_eq!(o["prompt_set"], s.as_str());
@@ -407,13 +437,14 @@ async fn a_composite_answered_in_the_papers_control_forms_scores() {
     // The runner's forms: a token_balance query by `query_type`/`token_address`, the last
     // module followed by `"submit": true` in prose.
     let usdt = inst_manifest_usdt(&h);
-    let mut turns = vec![reference[0].clone()];
-    turns.push(format!(
-        "{{\"action\": \"query\", \"query_type\": \"token_balance\", \"token_address\": \"{usdt}\", \"submit\": false}}"
-    ));
-    turns.extend(reference[1..].iter().cloned());
-    let last = turns.pop().unwrap();
-    turns.push(format!("{last}\n\"submit\": true"));
+    let turns = vec![
+        reference[0].clone(),
+        format!(
+            "{{\"action\": \"query\", \"query_type\": \"token_balance\", \"token_address\": \"{usdt}\", \"submit\": false}}"
+        ),
+        reference[1].clone(),
+        format!("{}\nThis completes the task. \"submit\": true", reference[2]),
+    ];
     let mut agent = crucible_core::ScriptedAgent::new("paper-forms", turns);
     let p = Prompting::default();
     let (v, transcript) = composite::run_episode_with(&h, &t, &inst, &p, &mut agent, &mut |_| {})
