@@ -1294,4 +1294,56 @@ mod tests {
             other => panic!("{other:?}"),
         }
     }
+
+    #[test]
+    fn the_paper_sets_runner_control_forms_are_parsed() {
+        let code =
+            "```typescript\nexport async function executeSkill() { return { to: \"0x1\" }; }\n```";
+        let cases: Vec<(String, &str)> = vec![
+            ("{\"submit\": true}".into(), "submit"),
+            ("```json\n{\"submit\": true, \"answer\": {\"x\": \"1\"}}\n```".into(), "submit"),
+            (
+                "{\"error_detected\": true, \"error_type\": \"NO_APPROVAL\", \"error_message\": \"m\", \"submit\": true}".into(),
+                "error",
+            ),
+            (format!("{code}\n\"submit\": true"), "code+submit"),
+            (format!("{code}\n{{\"submit\": true}}"), "code+submit"),
+            (format!("{code}\nI will submit this when true."), "code"),
+            ("{\"submit\": false}".into(), "invalid:no TypeScript code block"),
+        ];
+        for (text, want) in cases {
+            let got = parse_reply(&text);
+            let ok = match (want, &got) {
+                ("submit", Reply::Control(Control::Submit { .. })) => true,
+                (
+                    "error",
+                    Reply::Control(Control::Error {
+                        error_type,
+                        message,
+                    }),
+                ) => error_type == "NO_APPROVAL" && message == "m",
+                ("code+submit", Reply::Code { submit: true, .. }) => true,
+                ("code", Reply::Code { submit: false, .. }) => true,
+                (w, Reply::Invalid(r)) if w.starts_with("invalid:") => r.contains(&w[8..]),
+                _ => false,
+            };
+            assert!(ok, "{text:?} → {got:?}, wanted {want}");
+        }
+        // The runner's query form, in Crucible's names; Crucible's own form is kept as written.
+        let q = "{\"action\": \"query\", \"query_type\": \"balance\", \"token_address\": \"0xT\", \"account_address\": \"0xA\", \"submit\": false}";
+        match parse_reply(q) {
+            Reply::Control(Control::Query(m)) => {
+                assert_eq!(m["query"], "token_balance");
+                assert_eq!(m["token"], "0xT");
+                assert_eq!(m["account"], "0xA");
+                assert!(!m.contains_key("query_type") && !m.contains_key("submit"));
+            }
+            other => panic!("{other:?}"),
+        }
+        let own = "{\"action\": \"query\", \"query\": \"native_balance\", \"submit\": false}";
+        match parse_reply(own) {
+            Reply::Control(Control::Query(m)) => assert_eq!(m["submit"], false),
+            other => panic!("{other:?}"),
+        }
+    }
 }
