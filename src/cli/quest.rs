@@ -14,7 +14,8 @@ use crucible_questbench::task::{self, Task};
 pub enum QuestCmd {
     /// List the tasks as JSON.
     List,
-    /// Print an instance: prompt, params, checks, deployedContracts, agent address.
+    /// Print an instance: prompt and `messages` (`[{role, content}]`) in the chosen prompt set,
+    /// params, checks, deployedContracts, agent address.
     Preview {
         /// Task id.
         #[arg(long)]
@@ -163,16 +164,19 @@ pub async fn quest(config: &Config, cmd: QuestCmd) -> Result<()> {
             seed,
             prompt_set,
         } => {
-            let _ = prompt_set;
             let t = one(tasks(config)?, &task)?;
             let m = crucible_chain::universe::Manifest::load(
                 config,
                 crucible_chain::universe::Profile::Bsc,
             )?;
             let inst = crucible_questbench::instance::Instance::new(&t, seed, &m)?;
+            let prompting = crucible_questbench::prompt::Prompting {
+                set: prompt_set,
+                ..Default::default()
+            };
             out!(
                 "{}",
-                serde_json::to_string_pretty(&atomic::preview(&t, &inst, &m))?
+                serde_json::to_string_pretty(&atomic::preview_with(&t, &inst, &m, &prompting))?
             );
         }
         QuestCmd::Try { task, seed, answer } => {

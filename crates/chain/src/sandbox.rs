@@ -13,6 +13,11 @@
 //! - the [`Gate`](crate::gate::Gate) in front of Anvil: read-only methods only.
 //!
 //! The harness kills the process at the wall-clock timeout and reads at most the output cap.
+//!
+//! Libraries: `ethers` (always) and, when it is vendored, `viem` (with `viem/chains`) resolve to
+//! one pre-bundled file each through the import map; any other package in the vendored
+//! `node_modules` resolves through `package.json`. Which library a prompt asks for is the
+//! benchmark's business; the sandbox offers both.
 
 use std::path::{Path, PathBuf};
 use std::process::Stdio;
@@ -116,6 +121,9 @@ pub enum SandboxError {
     /// The vendored ethers is missing.
     #[error("ethers is not vendored at {0}; run `npm ci` in the project directory")]
     NoEthers(PathBuf),
+    /// The vendored viem is missing (only an error where a caller requires it).
+    #[error("viem is not vendored at {0}; run `npm ci` in the project directory")]
+    NoViem(PathBuf),
     /// Process or filesystem error in the harness.
     #[error("sandbox harness: {0}")]
     Io(String),
@@ -132,7 +140,26 @@ pub struct Sandbox {
     node_modules: PathBuf,
     deno_dir: PathBuf,
     ethers_bundle: PathBuf,
+    /// `viem` and `viem/chains` bundles and the vendored version, when viem is vendored.
+    viem: Option<ViemBundles>,
     limits: Limits,
+}
+
+/// The pre-bundled viem entry points.
+#[derive(Debug, Clone)]
+struct ViemBundles {
+    version: String,
+    main: PathBuf,
+    chains: PathBuf,
+}
+
+/// The `version` field of a vendored package's `package.json`.
+fn vendored_version(node_modules: &Path, package: &str) -> Option<String> {
+    let manifest = node_modules.join(package).join("package.json");
+    std::fs::read_to_string(manifest)
+        .ok()
+        .and_then(|t| serde_json::from_str::<Value>(&t).ok())
+        .and_then(|v| v.get("version")?.as_str().map(str::to_string))
 }
 
 const MARKER: &str = "\u{1e}CRUCIBLE-RESULT\u{1e}";
@@ -144,26 +171,44 @@ impl Sandbox {
     /// Resolves Deno, bubblewrap and the vendored node_modules from `config`.
     pub fn new(config: &Config) -> Result<Self, SandboxError> {
         let node_modules = config.node_modules();
-        let manifest = node_modules.join("ethers/package.json");
-        let version = std::fs::read_to_string(&manifest)
-            .ok()
-            .and_then(|t| serde_json::from_str::<Value>(&t).ok())
-            .and_then(|v| v.get("version")?.as_str().map(str::to_string))
+        let version = vendored_version(&node_modules, "ethers")
             .ok_or_else(|| SandboxError::NoEthers(node_modules.join("ethers")))?;
         let deno = config.deno()?;
-        let ethers_bundle = config
-            .data_dir
-            .join("sandbox")
-            .join(format!("ethers-{version}.js"));
+        let dir = config.data_dir.join("sandbox");
+        let ethers_bundle = dir.join(format!("ethers-{version}.js"));
         if !ethers_bundle.is_file() {
-            bundle_ethers(&deno, &node_modules, &version, &ethers_bundle)?;
+            bundle(
+                &deno,
+                &node_modules,
+                ("ethers", &version),
+                "ethers",
+                &ethers_bundle,
+            )?;
         }
+        let viem = match vendored_version(&node_modules, "viem") {
+            None => None,
+            Some(version) => {
+                let main = dir.join(format!("viem-{version}.js"));
+                let chains = dir.join(format!("viem-chains-{version}.js"));
+                for (spec, out) in [("viem", &main), ("viem/chains", &chains)] {
+                    if !out.is_file() {
+                        bundle(&deno, &node_modules, ("viem", &version), spec, out)?;
+                    }
+                }
+                Some(ViemBundles {
+                    version,
+                    main,
+                    chains,
+                })
+            }
+        };
         Ok(Self {
             deno,
             bwrap: config.bwrap()?,
             node_modules,
             deno_dir: config.data_dir.join("deno-cache"),
             ethers_bundle,
+            viem,
             limits: Limits::default(),
         })
     }
@@ -177,6 +222,20 @@ impl Sandbox {
     /// The limits in force.
     pub fn limits(&self) -> Limits {
         self.limits
+    }
+
+    /// The vendored viem's version, when viem is vendored (modules may then import `viem` and
+    /// `viem/chains`).
+    pub fn viem_version(&self) -> Option<&str> {
+        self.viem.as_ref().map(|v| v.version.as_str())
+    }
+
+    /// Fails unless viem is vendored: for callers whose prompts ask for viem.
+    pub fn require_viem(&self) -> Result<(), SandboxError> {
+        match self.viem {
+            Some(_) => Ok(()),
+            None => Err(SandboxError::NoViem(self.node_modules.join("viem"))),
+        }
     }
 
     /// Runs `code` and classifies what happened. Only harness problems are errors.
@@ -204,15 +263,24 @@ impl Sandbox {
         write(work.path(), "runner.ts", RUNNER)?;
         // `ethers` resolves to one pre-bundled file (one module to load instead of ~170);
         // anything else from node_modules still resolves through package.json.
+        let (imports, deps) = match &self.viem {
+            Some(v) => (
+                r#","viem":"./vendor/viem.js","viem/chains":"./vendor/viem-chains.js""#.to_string(),
+                format!(r#","viem":"{}""#, v.version),
+            ),
+            None => (String::new(), String::new()),
+        };
         write(
             work.path(),
             "deno.json",
-            r#"{"imports":{"ethers":"./vendor/ethers.js"}}"#,
+            &format!(r#"{{"imports":{{"ethers":"./vendor/ethers.js"{imports}}}}}"#),
         )?;
         write(
             work.path(),
             "package.json",
-            r#"{"name":"crucible-agent","private":true,"type":"module","dependencies":{"ethers":"6.17.0"}}"#,
+            &format!(
+                r#"{{"name":"crucible-agent","private":true,"type":"module","dependencies":{{"ethers":"6.17.0"{deps}}}}}"#
+            ),
         )?;
         std::fs::create_dir_all(&self.deno_dir).map_err(|e| SandboxError::Io(e.to_string()))?;
         let mut child = self
@@ -292,6 +360,10 @@ impl Sandbox {
         );
         bind_ro(&mut cmd, &work.join("deno.json"), "/sandbox/deno.json");
         bind_ro(&mut cmd, &self.ethers_bundle, "/sandbox/vendor/ethers.js");
+        if let Some(v) = &self.viem {
+            bind_ro(&mut cmd, &v.main, "/sandbox/vendor/viem.js");
+            bind_ro(&mut cmd, &v.chains, "/sandbox/vendor/viem-chains.js");
+        }
         bind_ro(&mut cmd, &work.join("runner.ts"), "/sandbox/runner.ts");
         // The module is written here after start-up; the directory is read-only inside.
         bind_ro(&mut cmd, &work.join("work"), "/sandbox/work");
@@ -317,8 +389,14 @@ impl Sandbox {
             "--no-remote",
         ]);
         cmd.arg(format!("--allow-net=127.0.0.1:{port}"))
-            // Only its own file: the runner imports it by a computed specifier.
-            .arg("--allow-read=/sandbox/work/agent.ts")
+            // Only its own file (the runner imports it by a computed specifier) and the viem
+            // bundles: ethers is in the runner's static graph, viem is loaded by the module's
+            // own imports, which Deno checks like any dynamic read. Public library code only.
+            .arg(if self.viem.is_some() {
+                "--allow-read=/sandbox/work/agent.ts,/sandbox/vendor/viem.js,/sandbox/vendor/viem-chains.js"
+            } else {
+                "--allow-read=/sandbox/work/agent.ts"
+            })
             .arg("--allow-env=WS_NO_BUFFER_UTIL,WS_NO_UTF_8_VALIDATE")
             .arg(format!(
                 "--v8-flags=--max-old-space-size={}",
@@ -405,24 +483,32 @@ impl Prepared {
     }
 }
 
-/// Bundles the vendored ethers into one ES module with `deno bundle` (offline: it resolves from
-/// the project's node_modules), written atomically so concurrent first uses are safe.
-fn bundle_ethers(
+/// Bundles `specifier` of the vendored `package` into one ES module with `deno bundle` (offline:
+/// it resolves from the project's node_modules), written atomically so concurrent first uses are
+/// safe.
+fn bundle(
     deno: &Path,
     node_modules: &Path,
-    version: &str,
+    (package, version): (&str, &str),
+    specifier: &str,
     out: &Path,
 ) -> Result<(), SandboxError> {
-    let io = |e: std::io::Error| SandboxError::Io(format!("bundling ethers: {e}"));
+    let io = |e: std::io::Error| SandboxError::Io(format!("bundling {specifier}: {e}"));
     let dir = tempfile::tempdir().map_err(io)?;
     std::os::unix::fs::symlink(node_modules, dir.path().join("node_modules")).map_err(io)?;
     write(
         dir.path(),
         "package.json",
-        &format!(r#"{{"private":true,"type":"module","dependencies":{{"ethers":"{version}"}}}}"#),
+        &format!(
+            r#"{{"private":true,"type":"module","dependencies":{{"{package}":"{version}"}}}}"#
+        ),
     )?;
-    write(dir.path(), "entry.ts", "export * from \"ethers\";\n")?;
-    let target = dir.path().join("ethers.js");
+    write(
+        dir.path(),
+        "entry.ts",
+        &format!("export * from \"{specifier}\";\n"),
+    )?;
+    let target = dir.path().join("bundle.js");
     let status = std::process::Command::new(deno)
         .current_dir(dir.path())
         .env("DENO_NO_UPDATE_CHECK", "1")
@@ -434,13 +520,17 @@ fn bundle_ethers(
         .map_err(io)?;
     if !status.status.success() || !target.is_file() {
         return Err(SandboxError::Io(format!(
-            "bundling ethers failed: {}",
+            "bundling {specifier} failed: {}",
             String::from_utf8_lossy(&status.stderr).trim()
         )));
     }
     let parent = out.parent().expect("bundle path has a parent");
     std::fs::create_dir_all(parent).map_err(io)?;
-    let tmp = parent.join(format!(".ethers-{}.tmp", std::process::id()));
+    let tmp = parent.join(format!(
+        ".{}.{}.tmp",
+        out.file_name().and_then(|n| n.to_str()).unwrap_or("bundle"),
+        std::process::id()
+    ));
     std::fs::copy(&target, &tmp).map_err(io)?;
     std::fs::rename(&tmp, out).map_err(io)
 }

@@ -232,6 +232,21 @@ impl Harness {
         Instance::new(task, seed, &self.manifest)
     }
 
+    /// Samples an instance of `task` choosing among the templates labelled as `nl` says.
+    pub fn instance_with(
+        &self,
+        task: &Task,
+        seed: u64,
+        nl: super::prompt::NlDifficulty,
+    ) -> Result<Instance, QuestError> {
+        Instance::with_difficulty(task, seed, &self.manifest, nl)
+    }
+
+    /// Fails unless the sandbox can resolve `viem` (for runs whose prompts ask for it).
+    pub fn require_viem(&self) -> Result<(), QuestError> {
+        Ok(self.sandbox.require_viem()?)
+    }
+
     /// Runs one answer (the model's full reply text) on a fresh copy of the snapshot.
     pub async fn run_answer(
         &self,
@@ -984,16 +999,39 @@ fn score_of(file: &str, mistake: &str, v: &Verdict) -> SelftestScore {
 /// The preview of an instance (`tasks preview`): everything but the key (composites: the
 /// planning prompt, the first message the model gets).
 pub fn preview(task: &Task, inst: &Instance, manifest: &Manifest) -> Value {
+    preview_with(
+        task,
+        inst,
+        manifest,
+        &super::prompt::Prompting {
+            set: crucible_core::PromptSet::Assisted,
+            ..Default::default()
+        },
+    )
+}
+
+/// [`preview`] worded as `prompting` says: `messages` are the opening messages
+/// (`[{role, content}]`), `prompt` their contents joined by blank lines (for the assisted set,
+/// the one message).
+pub fn preview_with(
+    task: &Task,
+    inst: &Instance,
+    manifest: &Manifest,
+    prompting: &super::prompt::Prompting,
+) -> Value {
+    let messages = super::prompt::messages(task, inst, manifest, prompting);
+    let prompt: Vec<&str> = messages.iter().map(|m| m.content.as_str()).collect();
     json!({
         "id": task.id(),
         "seed": inst.seed,
         "template_index": inst.template_index,
         "kind": task.spec.kind,
-        "prompt": if task.spec.kind == super::task::Kind::Composite {
-            super::composite::prompt(task, inst, manifest)
-        } else {
-            prompt(task, inst, manifest)
-        },
+        "prompt": prompt.join("\n\n"),
+        "messages": messages,
+        "prompt_set": prompting.set.as_str(),
+        "library": prompting.library.as_str(),
+        "naive": prompting.naive,
+        "template_label": inst.template_label,
         "optimal_steps": task.spec.composite.as_ref().map_or(1, |c| c.optimal_steps),
         "params": inst.params_json(),
         "checks": task.spec.checks,

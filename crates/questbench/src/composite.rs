@@ -18,6 +18,7 @@ use super::atomic::{as_answer, classify_failure, ms, validate_tx, Harness, Stage
 use super::check::{selector, CheckResult, Evidence, Probe};
 use super::instance::{format_units, Instance};
 use super::paper;
+use super::prompt::Prompting;
 use super::task::{placeholders, Task};
 use super::QuestError;
 use crucible_chain::sandbox::Call;
@@ -104,7 +105,7 @@ pub fn parse_reply(text: &str) -> Reply {
             );
         } else if CODE_TAGS.contains(&tag.as_str()) && !block.trim().is_empty() {
             match serde_json::from_str::<Value>(block.trim()) {
-                Ok(v) if v.get("action").is_some() => controls.push(Ok(v)),
+                Ok(v) if is_control(&v) => controls.push(Ok(v)),
                 _ => {
                     if code.is_none() {
                         code = Some(block.to_string());
@@ -118,6 +119,9 @@ pub fn parse_reply(text: &str) -> Reply {
     if controls.is_empty() {
         if let Some(v) = bare_object(&outside) {
             controls.push(Ok(v));
+        } else if code.is_some() && submit_fragment(&outside) {
+            // The paper set's "add \"submit\": true to your reply" (the runner's own rule).
+            controls.push(Ok(serde_json::json!({"submit": true})));
         } else if code.is_none() && outside.contains("\"action\"") {
             controls.push(Err(
                 "the control JSON does not parse (expected one object with an \"action\" key)"
@@ -150,12 +154,29 @@ pub fn parse_reply(text: &str) -> Reply {
     }
 }
 
-/// The first `{…}` in `text` that parses as a JSON object with an `action` key.
+/// Whether a JSON value is a control message: Crucible's form (an `action` key) or the paper
+/// set's runner forms (`{"error_detected": true, …}`, `{"submit": true}`).
+fn is_control(v: &Value) -> bool {
+    v.get("action").is_some()
+        || v.get("error_detected") == Some(&Value::Bool(true))
+        || v.get("submit") == Some(&Value::Bool(true))
+}
+
+/// Whether prose holds `"submit": true` (any spacing) outside a JSON object.
+fn submit_fragment(text: &str) -> bool {
+    text.match_indices("\"submit\"").any(|(i, m)| {
+        let rest = text[i + m.len()..].trim_start();
+        rest.strip_prefix(':')
+            .is_some_and(|r| r.trim_start().starts_with("true"))
+    })
+}
+
+/// The first `{…}` in `text` that parses as a JSON control object ([`is_control`]).
 fn bare_object(text: &str) -> Option<Value> {
     for (i, _) in text.match_indices('{') {
         let mut it = serde_json::Deserializer::from_str(&text[i..]).into_iter::<Value>();
         if let Some(Ok(v)) = it.next() {
-            if v.get("action").is_some() {
+            if is_control(&v) {
                 return Some(v);
             }
         }
@@ -163,16 +184,61 @@ fn bare_object(text: &str) -> Option<Value> {
     None
 }
 
+/// The runner's query form (`query_type`, `token_address`, `account_address`) in Crucible's
+/// names; Crucible's own form is returned unchanged.
+fn normalise_query(obj: &Map<String, Value>) -> Map<String, Value> {
+    let mut q = obj.clone();
+    if q.contains_key("query") {
+        return q;
+    }
+    if let Some(t) = q.remove("query_type") {
+        let t = match t.as_str() {
+            Some("balance") => Value::String("token_balance".into()),
+            _ => t,
+        };
+        q.insert("query".into(), t);
+    }
+    for (from, to) in [("token_address", "token"), ("account_address", "account")] {
+        if !q.contains_key(to) {
+            if let Some(v) = q.remove(from) {
+                q.insert(to.into(), v);
+            }
+        }
+    }
+    q.remove("submit");
+    q
+}
+
 fn to_control(v: &Value) -> Result<Control, String> {
     let obj = v
         .as_object()
         .ok_or_else(|| "the control JSON is not an object".to_string())?;
+    let text = |k: &str| {
+        obj.get(k)
+            .and_then(Value::as_str)
+            .unwrap_or_default()
+            .to_string()
+    };
+    if obj.get("action").is_none() {
+        // The paper set's runner forms.
+        if obj.get("error_detected") == Some(&Value::Bool(true)) {
+            return Ok(Control::Error {
+                error_type: text("error_type"),
+                message: text("error_message"),
+            });
+        }
+        if obj.get("submit") == Some(&Value::Bool(true)) {
+            return Ok(Control::Submit {
+                answer: obj.get("answer").cloned().unwrap_or(Value::Null),
+            });
+        }
+    }
     let action = obj
         .get("action")
         .and_then(Value::as_str)
         .ok_or_else(|| "the control JSON has no \"action\" string".to_string())?;
     match action {
-        "query" => Ok(Control::Query(obj.clone())),
+        "query" => Ok(Control::Query(normalise_query(obj))),
         "error" => Ok(Control::Error {
             error_type: obj
                 .get("error_type")
@@ -610,6 +676,18 @@ pub async fn run_episode(
     agent: &mut dyn Agent,
     events: &mut (dyn FnMut(Event) + Send),
 ) -> Result<(CompositeVerdict, Vec<Message>), QuestError> {
+    run_episode_with(h, task, inst, &Prompting::default(), agent, events).await
+}
+
+/// [`run_episode`] worded as `prompting` says (prompt set, library, naive mode).
+pub async fn run_episode_with(
+    h: &Harness,
+    task: &Task,
+    inst: &Instance,
+    prompting: &Prompting,
+    agent: &mut dyn Agent,
+    events: &mut (dyn FnMut(Event) + Send),
+) -> Result<(CompositeVerdict, Vec<Message>), QuestError> {
     let spec = task
         .spec
         .composite
@@ -635,10 +713,10 @@ pub async fn run_episode(
     let pre = probe.before(&task.spec.checks).await?;
     stages.checks_ms += ms(t1.elapsed());
 
-    let mut transcript = vec![Message::new(Role::User, prompt(task, inst, &h.manifest))];
-    events(Event::Turn {
-        message: transcript[0].clone(),
-    });
+    let mut transcript = super::prompt::composite_messages(task, inst, &h.manifest, prompting);
+    for m in &transcript {
+        events(Event::Turn { message: m.clone() });
+    }
     let mut agent_error = None;
     // Planning (not counted).
     let r = agent.respond(&transcript).await;
@@ -665,9 +743,12 @@ pub async fn run_episode(
     };
     while agent_error.is_none() && k_act < max_rounds {
         let request = if feedback.is_empty() {
-            round_request(k_act + 1, max_rounds)
+            super::prompt::round_request(prompting, k_act + 1, max_rounds)
         } else {
-            format!("{feedback}\n\n{}", round_request(k_act + 1, max_rounds))
+            format!(
+                "{feedback}\n\n{}",
+                super::prompt::round_request(prompting, k_act + 1, max_rounds)
+            )
         };
         let m = Message::new(Role::User, request);
         events(Event::Turn { message: m.clone() });
@@ -1210,6 +1291,58 @@ mod tests {
         }
         match parse_reply("Done.\n{\"action\": \"submit\", \"answer\": {\"x\": \"1\"}}") {
             Reply::Control(Control::Submit { answer }) => assert_eq!(answer["x"], "1"),
+            other => panic!("{other:?}"),
+        }
+    }
+
+    #[test]
+    fn the_paper_sets_runner_control_forms_are_parsed() {
+        let code =
+            "```typescript\nexport async function executeSkill() { return { to: \"0x1\" }; }\n```";
+        let cases: Vec<(String, &str)> = vec![
+            ("{\"submit\": true}".into(), "submit"),
+            ("```json\n{\"submit\": true, \"answer\": {\"x\": \"1\"}}\n```".into(), "submit"),
+            (
+                "{\"error_detected\": true, \"error_type\": \"NO_APPROVAL\", \"error_message\": \"m\", \"submit\": true}".into(),
+                "error",
+            ),
+            (format!("{code}\n\"submit\": true"), "code+submit"),
+            (format!("{code}\n{{\"submit\": true}}"), "code+submit"),
+            (format!("{code}\nI will submit this when true."), "code"),
+            ("{\"submit\": false}".into(), "invalid:no TypeScript code block"),
+        ];
+        for (text, want) in cases {
+            let got = parse_reply(&text);
+            let ok = match (want, &got) {
+                ("submit", Reply::Control(Control::Submit { .. })) => true,
+                (
+                    "error",
+                    Reply::Control(Control::Error {
+                        error_type,
+                        message,
+                    }),
+                ) => error_type == "NO_APPROVAL" && message == "m",
+                ("code+submit", Reply::Code { submit: true, .. }) => true,
+                ("code", Reply::Code { submit: false, .. }) => true,
+                (w, Reply::Invalid(r)) if w.starts_with("invalid:") => r.contains(&w[8..]),
+                _ => false,
+            };
+            assert!(ok, "{text:?} → {got:?}, wanted {want}");
+        }
+        // The runner's query form, in Crucible's names; Crucible's own form is kept as written.
+        let q = "{\"action\": \"query\", \"query_type\": \"balance\", \"token_address\": \"0xT\", \"account_address\": \"0xA\", \"submit\": false}";
+        match parse_reply(q) {
+            Reply::Control(Control::Query(m)) => {
+                assert_eq!(m["query"], "token_balance");
+                assert_eq!(m["token"], "0xT");
+                assert_eq!(m["account"], "0xA");
+                assert!(!m.contains_key("query_type") && !m.contains_key("submit"));
+            }
+            other => panic!("{other:?}"),
+        }
+        let own = "{\"action\": \"query\", \"query\": \"native_balance\", \"submit\": false}";
+        match parse_reply(own) {
+            Reply::Control(Control::Query(m)) => assert_eq!(m["submit"], false),
             other => panic!("{other:?}"),
         }
     }

@@ -472,6 +472,8 @@ pub fn import_question(text: &str, file: &str) -> Result<BankImport, QuestError>
         difficulty,
         title: text_of("title"),
         templates,
+        template_labels: Vec::new(),
+        description: Vec::new(),
         parameters,
         setup: Vec::new(),
         answer: None,

@@ -8,7 +8,8 @@ use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 use serde::Serialize;
 
-use super::task::{ParamType, Sample, Task};
+use super::prompt::NlDifficulty;
+use super::task::{ParamType, Sample, Task, TemplateLabel};
 use super::QuestError;
 use crucible_chain::universe::Manifest;
 
@@ -58,6 +59,8 @@ pub struct Instance {
     pub seed: u64,
     /// Index of the chosen template.
     pub template_index: usize,
+    /// The chosen template's clarity label, when the task labels its templates.
+    pub template_label: Option<TemplateLabel>,
     /// The filled template (the task text of the prompt).
     pub text: String,
     /// Sampled parameters in declaration order.
@@ -71,6 +74,19 @@ pub struct Instance {
 impl Instance {
     /// Samples `task` for `seed`; manifest names resolve against `manifest`.
     pub fn new(task: &Task, seed: u64, manifest: &Manifest) -> Result<Self, QuestError> {
+        Self::with_difficulty(task, seed, manifest, NlDifficulty::Random)
+    }
+
+    /// Like [`Instance::new`], choosing the template among those labelled `nl` (the reference
+    /// runner's `--nl-difficulty`); when the task labels none so, any template (the runner's
+    /// fallback). The parameters do not depend on `nl`: the labelled choice draws from its own
+    /// seeded stream, so `Random` gives exactly [`Instance::new`]'s instance.
+    pub fn with_difficulty(
+        task: &Task,
+        seed: u64,
+        manifest: &Manifest,
+        nl: NlDifficulty,
+    ) -> Result<Self, QuestError> {
         let key = agent_key(seed);
         let agent = key.address();
         let mut material = b"crucible/quest/instance/".to_vec();
@@ -79,7 +95,18 @@ impl Instance {
         material.extend_from_slice(&seed.to_le_bytes());
         let mut rng = ChaCha8Rng::from_seed(keccak256(&material).0);
         let spec = &task.spec;
-        let template_index = rng.random_range(0..spec.templates.len());
+        let mut template_index = rng.random_range(0..spec.templates.len());
+        if let Some(want) = nl.label() {
+            let pool: Vec<usize> = (0..spec.templates.len())
+                .filter(|&i| spec.template_labels.get(i) == Some(&want))
+                .collect();
+            if !pool.is_empty() {
+                material.extend_from_slice(b"/nl");
+                let mut pick = ChaCha8Rng::from_seed(keccak256(&material).0);
+                template_index = pool[pick.random_range(0..pool.len())];
+            }
+        }
+        let template_label = spec.template_labels.get(template_index).copied();
         let mut params: Vec<(String, ParamValue)> = Vec::new();
         let mut signers: Vec<(String, PrivateKeySigner)> = Vec::new();
         for (i, p) in spec.parameters.iter().enumerate() {
@@ -156,6 +183,7 @@ impl Instance {
             task_id: task.id().into(),
             seed,
             template_index,
+            template_label,
             text,
             params,
             agent,

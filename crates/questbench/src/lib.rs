@@ -2,7 +2,7 @@
 //! declarative check library ([`check`]), the atomic protocol and self-test ([`atomic`]), the
 //! run-seam implementation ([`seam`]) and the TypeScript [`sandbox`] that runs model-written
 //! modules, the multi-round [`composite`] protocol, and the [`import`] of the public question-bank
-//! format.
+//! format, and the prompt sets and the reference runner's prompt options ([`prompt`]).
 
 #![warn(missing_docs, unreachable_pub)]
 
@@ -12,6 +12,7 @@ pub mod composite;
 pub mod import;
 pub mod instance;
 pub mod paper;
+pub mod prompt;
 pub mod seam;
 pub mod task;
 

@@ -12,8 +12,9 @@ use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 use serde_json::json;
 
-use super::atomic::{as_answer, prompt, Harness};
+use super::atomic::{as_answer, Harness};
 use super::composite;
+use super::prompt::{Library, NlDifficulty, Prompting};
 use super::task::{Kind, Task};
 use crucible_core::{
     serde_name, Agent, AgentError, BenchError, Benchmark, BoxFuture, Event, FixedAgent,
@@ -25,7 +26,8 @@ use crucible_core::{
 pub struct QuestBench {
     tasks: Vec<Task>,
     harness: Harness,
-    prompt_set: PromptSet,
+    prompting: Prompting,
+    nl_difficulty: NlDifficulty,
 }
 
 impl QuestBench {
@@ -34,14 +36,54 @@ impl QuestBench {
         Self {
             tasks,
             harness,
-            prompt_set: PromptSet::default(),
+            prompting: Prompting::default(),
+            nl_difficulty: NlDifficulty::default(),
         }
     }
 
     /// Asks in `set`'s wording (default: the paper's); every sample records it.
     pub fn with_prompt_set(mut self, set: PromptSet) -> Self {
-        self.prompt_set = set;
+        self.prompting.set = set;
         self
+    }
+
+    /// Tells the model to write its modules with `library` (default: ethers, the paper's; the
+    /// reference runner's `--library`). Both libraries resolve in the sandbox; a viem run fails
+    /// as infrastructure when viem is not vendored. Recorded in every sample's `details`.
+    pub fn with_library(mut self, library: Library) -> Self {
+        self.prompting.library = library;
+        self
+    }
+
+    /// Adds the task description to the prompt as context (the reference runner's
+    /// `--naive-mode`; default off, as in the paper). Recorded in every sample's `details`.
+    pub fn with_naive(mut self, naive: bool) -> Self {
+        self.prompting.naive = naive;
+        self
+    }
+
+    /// Chooses templates by clarity label (the reference runner's `--nl-difficulty`; default
+    /// `random`, the paper's protocol). A task without a template so labelled falls back to any
+    /// template, as the runner does; `details.template_label` says what was used.
+    pub fn with_nl_difficulty(mut self, nl: NlDifficulty) -> Self {
+        self.nl_difficulty = nl;
+        self
+    }
+
+    /// The prompt wording in force.
+    pub fn prompting(&self) -> Prompting {
+        self.prompting
+    }
+
+    /// The options as recorded in `details`.
+    fn options_json(&self, inst: &super::instance::Instance) -> serde_json::Value {
+        json!({
+            "prompt_set": self.prompting.set.as_str(),
+            "library": self.prompting.library.as_str(),
+            "naive": self.prompting.naive,
+            "nl_difficulty": self.nl_difficulty.as_str(),
+            "template_label": inst.template_label,
+        })
     }
 
     fn task(&self, id: &str) -> Result<&Task, BenchError> {
@@ -159,7 +201,10 @@ impl Benchmark for QuestBench {
     ) -> Result<Box<dyn Agent + '_>, BenchError> {
         let task = self.task(instance)?;
         let bench = |e: super::QuestError| e.into_bench(task);
-        let inst = self.harness.instance(task, seed).map_err(bench)?;
+        let inst = self
+            .harness
+            .instance_with(task, seed, self.nl_difficulty)
+            .map_err(bench)?;
         let wrong = &task.spec.solutions.wrong;
         let composite = task.spec.kind == Kind::Composite;
         let answer = |rel: &str| -> Result<Vec<String>, BenchError> {
@@ -225,7 +270,13 @@ impl Benchmark for QuestBench {
         Box::pin(async move {
             let task = self.task(instance)?;
             let bench = |e: super::QuestError| e.into_bench(task);
-            let inst = self.harness.instance(task, seed).map_err(bench)?;
+            if self.prompting.library == Library::Viem {
+                self.harness.require_viem().map_err(bench)?;
+            }
+            let inst = self
+                .harness
+                .instance_with(task, seed, self.nl_difficulty)
+                .map_err(bench)?;
             events(Event::SampleStarted {
                 benchmark: self.name().into(),
                 instance: instance.into(),
@@ -233,10 +284,16 @@ impl Benchmark for QuestBench {
                 seed,
             });
             if task.spec.kind == Kind::Composite {
-                let (verdict, transcript) =
-                    composite::run_episode(&self.harness, task, &inst, agent, events)
-                        .await
-                        .map_err(bench)?;
+                let (verdict, transcript) = composite::run_episode_with(
+                    &self.harness,
+                    task,
+                    &inst,
+                    &self.prompting,
+                    agent,
+                    events,
+                )
+                .await
+                .map_err(bench)?;
                 let score = verdict.score / 100.0;
                 events(Event::SampleFinished {
                     outcome: verdict.outcome.into(),
@@ -259,6 +316,7 @@ impl Benchmark for QuestBench {
                         "params": inst.params_json(),
                         "template_index": inst.template_index,
                         "agent_error": verdict.agent_error,
+                        "options": self.options_json(&inst),
                     }),
                     metrics: [
                         ("score_100".to_string(), verdict.score),
@@ -268,16 +326,18 @@ impl Benchmark for QuestBench {
                     k_act: Some(verdict.k_act),
                     k_opt: Some(verdict.k_opt),
                     paper: Some(paper_score(verdict.paper_score)),
-                    prompt_set: self.prompt_set,
+                    prompt_set: self.prompting.set,
                 });
             }
-            let mut transcript = vec![Message::new(
-                Role::User,
-                prompt(task, &inst, self.harness.manifest()),
-            )];
-            events(Event::Turn {
-                message: transcript[0].clone(),
-            });
+            let mut transcript = super::prompt::atomic_messages(
+                task,
+                &inst,
+                self.harness.manifest(),
+                &self.prompting,
+            );
+            for m in &transcript {
+                events(Event::Turn { message: m.clone() });
+            }
             let (answer, agent_error) = match agent.respond(&transcript).await {
                 Ok(a) => (a, None),
                 Err(e) => (String::new(), Some(e.to_string())),
@@ -320,6 +380,7 @@ impl Benchmark for QuestBench {
                     "params": inst.params_json(),
                     "template_index": inst.template_index,
                     "agent_error": agent_error,
+                    "options": self.options_json(&inst),
                 }),
                 metrics: [
                     ("score_100".to_string(), f64::from(verdict.score)),
@@ -329,7 +390,7 @@ impl Benchmark for QuestBench {
                 k_act: None,
                 k_opt: None,
                 paper: Some(paper_score(f64::from(verdict.paper_score))),
-                prompt_set: self.prompt_set,
+                prompt_set: self.prompting.set,
             })
         })
     }

@@ -20,6 +20,6 @@ pub use schema::schema_json;
 pub use spec::{
     AddrRef, AnswerSchema, Check, CheckSpec, CompositeSpec, Difficulty, Direction, Expr, Kind,
     LiquidityYield, ParamSpec, ParamType, QuoteSide, Read, Sample, SetupStep, Solutions, TaskSpec,
-    Tolerance, WrongSpec, FORMAT_VERSION,
+    TemplateLabel, Tolerance, WrongSpec, FORMAT_VERSION,
 };
 pub use validate::placeholders;

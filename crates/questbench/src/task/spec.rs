@@ -37,6 +37,19 @@ pub enum Difficulty {
     Hard,
 }
 
+/// How precisely a template states the task (the reference runner's `nl_template_scores.json`
+/// labels: precise, moderate, vague).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum TemplateLabel {
+    /// Every value and contract is named.
+    Precise,
+    /// Some detail is left to the reader.
+    Moderate,
+    /// The reader must infer most of the detail.
+    Vague,
+}
+
 /// A task file as written.
 #[derive(Debug, Clone, Serialize, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
@@ -57,6 +70,14 @@ pub struct TaskSpec {
     pub title: String,
     /// Natural-language templates (at least 3) with `{param}` placeholders.
     pub templates: Vec<String>,
+    /// Optional clarity label per template (same length as `templates`), for the reference
+    /// runner's natural-language difficulty selection; empty when the task has none.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub template_labels: Vec<TemplateLabel>,
+    /// Optional task description: the "context for this task" that naive mode adds to the
+    /// prompt (lines); empty: naive mode derives one from the title, workflow and checks.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub description: Vec<String>,
     /// Typed parameters, sampled in this order.
     #[serde(default)]
     pub parameters: Vec<ParamSpec>,

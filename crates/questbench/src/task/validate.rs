@@ -46,6 +46,16 @@ pub(super) fn validate(spec: &TaskSpec) -> Result<(), Invalid> {
             ),
         ));
     }
+    if !spec.template_labels.is_empty() && spec.template_labels.len() != spec.templates.len() {
+        return Err(bad(
+            "template_labels",
+            format!(
+                "{} labels for {} templates (one per template, or none)",
+                spec.template_labels.len(),
+                spec.templates.len()
+            ),
+        ));
+    }
     let mut names = BTreeSet::new();
     for (i, p) in spec.parameters.iter().enumerate() {
         let field = format!("parameters[{i}]");
