@@ -83,6 +83,16 @@ pub struct RunArgs {
     /// earlier prompts with extra hints; not comparable with the papers' tables).
     #[arg(long, default_value = "paper", value_parser = super::report::parse_prompt_set)]
     prompt_set: crucible_core::PromptSet,
+    /// EVM-QuestBench: the library the model's module uses, ethers (v6) or viem.
+    #[arg(long, default_value = "ethers")]
+    library: String,
+    /// EVM-QuestBench: the reference runner's naive mode (adds the task's description).
+    #[arg(long)]
+    naive: bool,
+    /// EVM-QuestBench: the task wording's difficulty, random, precise, moderate or vague
+    /// (templates labelled so in the question bank; others fall back to any template).
+    #[arg(long, default_value = "random")]
+    nl_difficulty: String,
     /// A protocol preset: `paper` runs each chosen benchmark as its paper did (whole task set,
     /// the paper's rounds, prompts, retrieval and metrics); task filters, --limit and --rounds
     /// are then ignored.
@@ -342,6 +352,17 @@ pub async fn run_cmd(config: &Config, a: RunArgs) -> Result<()> {
         a.intent_retrieval
     };
     spec.prompt_set = a.prompt_set;
+    spec.quest_library = if a.library == "ethers" {
+        String::new()
+    } else {
+        a.library
+    };
+    spec.quest_naive = a.naive;
+    spec.quest_nl_difficulty = if a.nl_difficulty == "random" {
+        String::new()
+    } else {
+        a.nl_difficulty
+    };
     if let Some(p) = &a.preset {
         run::preset::apply(&mut spec, p)?;
     }

@@ -1457,9 +1457,61 @@ async fn run_options_choose_the_intent_metrics_and_bad_names_are_refused() {
     assert_eq!(spec["intent_metrics"], "reference-code");
     store.close().await;
 
+    // The reference runner's options reach every QuestBench sample and the stored spec.
+    let run = json_of(
+        &crucible(&data)
+            .args([
+                "run",
+                "--bench",
+                "questbench",
+                "--model",
+                "builtin:reference",
+            ])
+            .args([
+                "--limit",
+                "1",
+                "--library",
+                "viem",
+                "--naive",
+                "--json",
+                "--db",
+                db_s,
+            ])
+            .output()
+            .unwrap(),
+    );
+    let store = Store::open_existing(&db).await.unwrap();
+    let id = run["run_id"].as_str().unwrap();
+    let samples = store.samples(id).await.unwrap();
+    assert_eq!(samples.len(), 1);
+    let d: Value = serde_json::from_str(&samples[0].1.details).unwrap();
+    assert_eq!(d["options"]["library"], "viem", "{d}");
+    assert_eq!(d["options"]["naive"], true, "{d}");
+    assert!(
+        samples[0].1.passed,
+        "the reference solution still passes: {d}"
+    );
+    let spec: Value = serde_json::from_str(&store.run(id).await.unwrap().spec).unwrap();
+    assert_eq!(
+        (&spec["quest_library"], &spec["quest_naive"]),
+        (&json!("viem"), &json!(true))
+    );
+    store.close().await;
+
     for (flag, value, want) in [
         ("--intent-metrics", "lenient", "use paper or reference-code"),
         ("--paper-tolerance", "loose", "use paper or runner"),
+        ("--library", "web3js", "use ethers or viem"),
+        (
+            "--nl-difficulty",
+            "easy",
+            "use random, precise, moderate or vague",
+        ),
+        (
+            "--intent-retrieval",
+            "bm25",
+            "use paper, realistic or held-out-category",
+        ),
     ] {
         let out = crucible(&data)
             .args([
@@ -1491,7 +1543,7 @@ async fn run_options_choose_the_intent_metrics_and_bad_names_are_refused() {
     let store = Store::open_existing(&db).await.unwrap();
     assert_eq!(
         store.runs().await.unwrap().len(),
-        1,
+        2,
         "the refused runs stored nothing"
     );
 }

@@ -204,7 +204,11 @@ async fn dry_runs_show_the_trace_and_the_selftest_names_failing_seeds() {
         .await
         .unwrap();
     assert_eq!((good.score, good.passed), (100, true), "{good:?}");
-    assert!(good.prompt.contains("## Task"), "{}", good.prompt);
+    assert!(
+        good.prompt.contains("── System ──") && good.prompt.contains("Task:"),
+        "the paper wording, system and user message: {}",
+        good.prompt
+    );
     assert!(good.tx.get("to").is_some(), "{}", good.tx);
     assert!(good.checks.iter().all(|c| c.passed && !c.actual.is_empty()));
     let wrong = studio::dry_run_quest(&h, &task, 3, &SolutionChoice::Wrong { index: 0 })

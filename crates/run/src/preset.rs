@@ -97,6 +97,9 @@ pub fn apply(spec: &mut RunSpec, name: &str) -> Result<(), RunError> {
     spec.intent_metrics = "reference-code".into();
     spec.intent_retrieval = String::new();
     spec.quest_paper_tolerance = String::new();
+    spec.quest_library = String::new();
+    spec.quest_naive = false;
+    spec.quest_nl_difficulty = String::new();
     spec.rounds = 1;
     spec.rounds_by_benchmark = benchmarks
         .iter()

@@ -121,6 +121,17 @@ pub struct RunSpec {
     /// QuestBench avg@5 beside single-pass Intent2Tx).
     #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
     pub rounds_by_benchmark: BTreeMap<String, u32>,
+    /// EVM-QuestBench: the library the model's module uses, `ethers` (v6; empty means it) or
+    /// `viem` (the reference runner's later option).
+    #[serde(default, skip_serializing_if = "String::is_empty")]
+    pub quest_library: String,
+    /// EVM-QuestBench: the runner's naive mode (the task's description added to the prompt).
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub quest_naive: bool,
+    /// EVM-QuestBench: natural-language difficulty of the task wording, `random` (empty means
+    /// it), `precise`, `moderate` or `vague` (templates the bank labels so; others fall back).
+    #[serde(default, skip_serializing_if = "String::is_empty")]
+    pub quest_nl_difficulty: String,
     /// The preset the run was made from (`paper`), when one was chosen.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub preset: Option<String>,
@@ -155,6 +166,9 @@ impl RunSpec {
             intent_retrieval: String::new(),
             rounds_by_benchmark: BTreeMap::new(),
             preset: None,
+            quest_library: String::new(),
+            quest_naive: false,
+            quest_nl_difficulty: String::new(),
         }
     }
 

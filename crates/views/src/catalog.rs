@@ -17,6 +17,7 @@ use crucible_pilot::suite::Engine;
 use crucible_pilot::task::TaskLibrary;
 use crucible_questbench::atomic::Harness;
 use crucible_questbench::paper::PaperTolerance;
+use crucible_questbench::prompt::{Library, NlDifficulty};
 use crucible_questbench::seam::QuestBench;
 use crucible_questbench::task::{load_dir, Task};
 use crucible_run::{Benchmarks, ChainBenches, LoadBenchmarks, RunError, RunSpec};
@@ -33,6 +34,9 @@ pub struct Catalog {
     intent_metrics: MetricMode,
     paper_tolerance: PaperTolerance,
     prompt_set: PromptSet,
+    quest_library: Library,
+    quest_naive: bool,
+    quest_nl: NlDifficulty,
     pilot: Option<Arc<Engine>>,
     shared: BTreeMap<&'static str, Arc<dyn Benchmark>>,
 }
@@ -109,6 +113,9 @@ impl Catalog {
             intent_metrics: MetricMode::default(),
             paper_tolerance: PaperTolerance::default(),
             prompt_set: PromptSet::default(),
+            quest_library: Library::default(),
+            quest_naive: false,
+            quest_nl: NlDifficulty::default(),
             pilot: None,
             shared: BTreeMap::new(),
         };
@@ -165,6 +172,23 @@ impl Catalog {
                 })?;
         }
         self.prompt_set = spec.prompt_set;
+        if !spec.quest_library.is_empty() {
+            self.quest_library = Library::parse(&spec.quest_library).ok_or_else(|| {
+                RunError::Spec(format!(
+                    "unknown QuestBench library {:?}: use ethers or viem",
+                    spec.quest_library
+                ))
+            })?;
+        }
+        if !spec.quest_nl_difficulty.is_empty() {
+            self.quest_nl = NlDifficulty::parse(&spec.quest_nl_difficulty).ok_or_else(|| {
+                RunError::Spec(format!(
+                    "unknown QuestBench wording difficulty {:?}: use random, precise, moderate or vague",
+                    spec.quest_nl_difficulty
+                ))
+            })?;
+        }
+        self.quest_naive = spec.quest_naive;
         if !["", "paper", "realistic", "held-out-category"]
             .contains(&spec.intent_retrieval.as_str())
         {
@@ -229,7 +253,13 @@ impl Catalog {
                 .with_paper_tolerance(self.paper_tolerance);
             out.insert(
                 "questbench",
-                Box::new(QuestBench::new(tasks.clone(), h).with_prompt_set(self.prompt_set)),
+                Box::new(
+                    QuestBench::new(tasks.clone(), h)
+                        .with_prompt_set(self.prompt_set)
+                        .with_library(self.quest_library)
+                        .with_naive(self.quest_naive)
+                        .with_nl_difficulty(self.quest_nl),
+                ),
             );
         }
         if let (Some((d, p)), true) = (&self.intent_data, self.intent_execute) {

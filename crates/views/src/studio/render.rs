@@ -10,7 +10,6 @@ use ts_rs::TS;
 
 use crucible_chain::universe::{Manifest, Profile};
 use crucible_core::Config;
-use crucible_questbench::atomic::{self};
 use crucible_questbench::instance::{decimal_units, Instance, ParamValue};
 use crucible_questbench::task::Task;
 use crucible_questbench::QuestError;
@@ -172,7 +171,7 @@ pub fn render_task(
         id: task.spec.id.clone(),
         seed,
         template_index: inst.template_index as u32,
-        prompt: atomic::prompt(task, &inst, manifest),
+        prompt: paper_prompt(task, &inst, manifest),
         params,
         setup,
         checks,
@@ -256,4 +255,26 @@ mod tests {
         let v = json!({"account": "0xA", "tolerance": {"rel_bps": 100}});
         assert_eq!(compact(&v), "account: 0xA, tolerance: {\"rel_bps\":100}");
     }
+}
+
+/// A QuestBench instance's opening messages in the paper's wording (what a run asks by default),
+/// as one text with a heading per message: what the studio shows a task author.
+pub(crate) fn paper_prompt(
+    task: &crucible_questbench::task::Task,
+    inst: &crucible_questbench::instance::Instance,
+    manifest: &crucible_chain::universe::Manifest,
+) -> String {
+    let p = crucible_questbench::prompt::Prompting::default();
+    crucible_questbench::prompt::messages(task, inst, manifest, &p)
+        .iter()
+        .map(|m| {
+            let who = match m.role {
+                crucible_core::Role::System => "System",
+                crucible_core::Role::User => "User",
+                crucible_core::Role::Assistant => "Assistant",
+            };
+            format!("── {who} ──\n{}", m.content)
+        })
+        .collect::<Vec<_>>()
+        .join("\n\n")
 }
