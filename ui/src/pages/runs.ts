@@ -300,7 +300,10 @@ async function renderNew(root: HTMLElement): Promise<void> {
   const protocolLocks = () => {
     const paper = presetPaper.checked;
     for (const id of ["rf-limit", "rf-rounds"]) (document.getElementById(id) as HTMLInputElement | null)?.toggleAttribute("disabled", paper);
-    for (const el of form.querySelectorAll<HTMLInputElement>("input[name=prompt], #rf-filters input")) el.toggleAttribute("disabled", paper);
+    for (const el of form.querySelectorAll<HTMLInputElement>("input[name=prompt], #rf-filters input")) {
+      el.toggleAttribute("disabled", paper);
+      el.parentElement?.classList.toggle("preset-locked", paper);
+    }
     promptSet.toggleAttribute("disabled", paper);
     if (paper) (promptSet as HTMLSelectElement).value = "paper";
   };
