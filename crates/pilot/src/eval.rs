@@ -2,12 +2,49 @@
 //! (required-tools coverage, sequence correctness, output generation, explicit completion) and
 //! the termination rules. Every criterion's value is kept for the trace viewer.
 //!
+//! The paper (B.4) fixes the criteria; where it leaves details open the authors' released
+//! executor (`interactive_executor.py`, `_evaluate_success_detailed`) is followed: sequence
+//! correctness compares the order in which required tools first succeeded with the task's
+//! `required_tools` list; partial success needs two of {coverage ≥ 60 %, an output, the task
+//! type's minimum number of successful calls, a completion signal}; output tools are recognised
+//! by the release's name keywords. docs/fidelity.md lists each choice.
+//!
 //! It reads a finished episode's call records; it never runs tools or talks to agents.
 
 use serde::{Deserialize, Serialize};
 
 use super::registry::{Registry, ToolId};
 use super::task::ResolvedTask;
+
+/// Name fragments that mark an output-producing tool (the release's `output_keywords`); a
+/// tool's name and aliases are searched, so the notifier (alias exporter) counts.
+pub const OUTPUT_KEYWORDS: [&str; 14] = [
+    "writer",
+    "export",
+    "save",
+    "output",
+    "post",
+    "publish",
+    "store",
+    "emit",
+    "notify",
+    "report",
+    "generate",
+    "filter",
+    "aggregator",
+    "compressor",
+];
+
+/// Coverage at or above this share is one of the partial-success conditions (the release's 60 %).
+pub const PARTIAL_COVERAGE: f64 = 0.6;
+
+/// True when the tool's name or one of its aliases holds an output keyword.
+pub fn produces_output(reg: &Registry, id: ToolId) -> bool {
+    let t = reg.tool(id);
+    std::iter::once(&t.name)
+        .chain(t.aliases.iter())
+        .any(|n| OUTPUT_KEYWORDS.iter().any(|k| n.contains(k)))
+}
 
 /// Per-task outcome.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
@@ -71,14 +108,20 @@ pub struct Evaluation {
     pub covered: usize,
     /// Required tools.
     pub required: usize,
-    /// The task type's minimum tool count for a partial success.
+    /// The task type's minimum number of successful calls for a partial success.
     pub min_tools: usize,
-    /// Required tools first succeeded in dependency order (and at least one did).
+    /// Successful calls of any known tool (repeats counted, as the release counts them).
+    #[serde(default)]
+    pub successful_calls: usize,
+    /// Every required tool succeeded, and their first successes came in the task's order.
     pub sequence_ok: bool,
     /// An output-producing tool succeeded (see `docs/pilot.md` for tasks without one).
     pub output_ok: bool,
     /// The model said it was done.
     pub completion_signal: bool,
+    /// How many of the four partial-success conditions hold.
+    #[serde(default)]
+    pub partial_conditions: u8,
     /// Why the episode ended.
     pub termination: Termination,
     /// Assistant turns used.
@@ -94,66 +137,66 @@ pub fn evaluate(
     termination: Termination,
     turns: u32,
 ) -> Evaluation {
-    // First success position of each tool.
-    let first_success = |t: ToolId| {
-        calls
-            .iter()
-            .position(|c| c.success && c.tool == reg.tool(t).name)
-    };
-    let firsts: Vec<Option<usize>> = task.required.iter().map(|&t| first_success(t)).collect();
-    let covered = firsts.iter().filter(|f| f.is_some()).count();
-    let required = task.required.len();
-    let mut sequence_ok = covered > 0;
-    for (i, &b) in task.required.iter().enumerate() {
-        let Some(fb) = firsts[i] else { continue };
-        for (j, &a) in task.required.iter().enumerate() {
-            if reg.closure_mask(b) & (1 << a.0) != 0 {
-                match firsts[j] {
-                    Some(fa) if fa < fb => {}
-                    _ => sequence_ok = false,
-                }
+    // Required tools in the order of their first success.
+    let mut order: Vec<ToolId> = Vec::new();
+    for c in calls.iter().filter(|c| c.success) {
+        if let Some(id) = reg.id(&c.tool) {
+            if task.required.contains(&id) && !order.contains(&id) {
+                order.push(id);
             }
         }
     }
-    let has_output_stage = task.required.iter().any(|&t| reg.is_output(t));
+    let covered = order.len();
+    let required = task.required.len();
+    let sequence_ok = covered == required && order == task.required;
+    let has_output_stage = task.required.iter().any(|&t| produces_output(reg, t));
     let output_ok = if has_output_stage {
         calls
             .iter()
-            .any(|c| c.success && reg.id(&c.tool).is_some_and(|t| reg.is_output(t)))
+            .any(|c| c.success && reg.id(&c.tool).is_some_and(|t| produces_output(reg, t)))
     } else {
-        firsts.last().copied().flatten().is_some()
+        task.required
+            .last()
+            .is_some_and(|last| order.contains(last))
     };
+    let successful_calls = calls
+        .iter()
+        .filter(|c| c.success && reg.id(&c.tool).is_some())
+        .count();
     let min_tools = task.task.task_type.min_tools();
+    let coverage = covered as f64 / required as f64;
     let full = covered == required && sequence_ok && output_ok && completion_signal;
     let failed_by_rule = matches!(
         termination,
         Termination::ConsecutiveFailures | Termination::Loop
     );
     let partial_conditions = [
-        covered >= min_tools,
-        sequence_ok,
+        coverage >= PARTIAL_COVERAGE,
         output_ok,
+        successful_calls >= min_tools,
         completion_signal,
     ]
     .iter()
     .filter(|&&c| c)
-    .count();
+    .count() as u8;
     let outcome = if full && !failed_by_rule {
         Outcome::FullSuccess
-    } else if !failed_by_rule && covered >= min_tools && partial_conditions >= 2 {
+    } else if !failed_by_rule && partial_conditions >= 2 {
         Outcome::PartialSuccess
     } else {
         Outcome::Failure
     };
     Evaluation {
         outcome,
-        coverage: covered as f64 / required as f64,
+        coverage,
         covered,
         required,
         min_tools,
+        successful_calls,
         sequence_ok,
         output_ok,
         completion_signal,
+        partial_conditions,
         termination,
         turns,
     }

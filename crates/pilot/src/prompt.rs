@@ -1,8 +1,19 @@
 //! The four PILOT-Bench prompt variants — baseline, chain-of-thought, optimal workflow and
-//! flawed workflow — rendered from a task, its optimal plan and its injected flaw.
+//! flawed workflow — rendered from a task, its optimal plan and its injected flaw, in two
+//! wordings ([`PromptSet`]):
+//!
+//! - **paper**: the information of the paper's published prompts (Appendix B.2.1–B.2.4) and
+//!   nothing more — the task line, `Input Data:` / `Expected Output:`, the tool-search
+//!   instructions with `<tool_search>` and `<tool_call>`, the four instructions ending in
+//!   "indicate when finished", the B.2.2 reasoning block, and the plan as a
+//!   `## Workflow Execution Plan` block with numbered `Execute <tool>` steps, `### Analysis:`
+//!   and `### Execution Strategy:`. It does not mention `<tool_info>`, the turn limit, one call
+//!   per turn, that tools can fail, or a completion phrase to use.
+//! - **assisted**: Crucible's original wording, byte for byte, which adds those hints.
 //!
 //! Rendering is text only; plans come from [`super::flaw`] and [`super::solve`].
 
+use crucible_core::PromptSet;
 use serde::{Deserialize, Serialize};
 
 use super::flaw::{Flaw, Plan};
@@ -135,7 +146,7 @@ pub fn render_plan(plan: &Plan) -> String {
     s
 }
 
-/// Renders the four prompts of a task from its optimal and flawed plans.
+/// Renders the four prompts of a task from its optimal and flawed plans (the assisted set).
 pub fn render(task: &ResolvedTask, optimal: &Plan, flawed: &Plan) -> Prompts {
     let base = baseline(task);
     Prompts {
@@ -146,29 +157,190 @@ pub fn render(task: &ResolvedTask, optimal: &Plan, flawed: &Plan) -> Prompts {
     }
 }
 
-/// Parses the tool sequence back out of a rendered plan ("Step N: Execute tool" lines).
+/// The paper's task line: "Execute a <task type in words> task." (B.2.1 shows "Execute a simple
+/// task."; the release builds it from the task type the same way).
+fn paper_header(task: &ResolvedTask) -> String {
+    let ty = serde_json::to_value(task.task.task_type)
+        .ok()
+        .and_then(|v| v.as_str().map(|s| s.replace('_', " ")))
+        .unwrap_or_default();
+    format!("Execute a {ty} task.")
+}
+
+/// A JSON value as one line for the `- key: value` lists (strings without quotes).
+fn inline(v: &serde_json::Value) -> String {
+    match v {
+        serde_json::Value::String(s) => s.clone(),
+        other => other.to_string(),
+    }
+}
+
+/// The paper's baseline body (B.2.1) without its closing line.
+fn paper_baseline_body(task: &ResolvedTask) -> String {
+    let t = &task.task;
+    let mut s = format!("{}\n\nTask: {}\n\nInput Data:\n", paper_header(task), t.description);
+    s.push_str(&format!("- source: {}\n", t.inputs.source));
+    s.push_str(&format!("- options: {}\n", inline(&t.inputs.options)));
+    s.push_str("\nExpected Output:\n");
+    s.push_str(&format!("- success: {}\n", t.expected_outputs.success));
+    match &t.expected_outputs.metadata {
+        serde_json::Value::Object(m) if !m.is_empty() => {
+            for (k, v) in m {
+                s.push_str(&format!("- {k}: {}\n", inline(v)));
+            }
+        }
+        serde_json::Value::Object(_) | serde_json::Value::Null => {}
+        other => s.push_str(&format!("- metadata: {}\n", inline(other))),
+    }
+    s.push_str(
+        "\nTool Search Available:\n\
+         A large library of specialised tools for many kinds of operations is at your disposal.\n\
+         Look tools up with the search command: <tool_search>your search query</tool_search>\n\
+         \n\
+         Example searches:\n\
+         - <tool_search>file reader writer</tool_search>\n\
+         - <tool_search>data validation parser</tool_search>\n\
+         - <tool_search>network api fetch</tool_search>\n\
+         \n\
+         Once you have found the tools you need, run them with:\n\
+         <tool_call>tool_name</tool_call>\n\
+         \n\
+         Instructions:\n\
+         1. Work out what the task requires\n\
+         2. Search for tools that fit what has to be done\n\
+         3. Run the tools in the right order\n\
+         4. Complete the task and indicate when finished\n",
+    );
+    s
+}
+
+/// The paper's closing line, which ends every variant (B.2.1–B.2.3).
+const PAPER_CLOSING: &str = "\nUse suitable tools to complete the task.\n";
+
+/// The paper's chain-of-thought block (B.2.2), appended to the baseline body.
+const PAPER_COT: &str = "\n**Think step by step about which tools you need and why.**\n\n\
+Please:\n\
+1. First explain your reasoning about which tools to use\n\
+2. Then run the tools in the order you decided on\n\
+3. Write tool calls as: <tool_call>tool_name</tool_call>\n\n\
+Begin with \"Reasoning:\" followed by your thought process.\n";
+
+/// A confidence as the release prints it: a level and a percentage with one decimal.
+fn confidence_label(c: f64) -> String {
+    let level = if c >= 0.8 {
+        "High"
+    } else if c >= 0.5 {
+        "Medium"
+    } else {
+        "Low"
+    };
+    format!("{level} ({:.1}%)", c * 100.0)
+}
+
+/// Renders a plan as the paper's `## Workflow Execution Plan` block (B.2.3, with the per-step
+/// alternatives, expected outcome and confidence that D.5.3 says the generator adds). Step
+/// parameters are not shown: the paper's plan has none.
+pub fn render_plan_paper(plan: &Plan) -> String {
+    let mut s = String::from("## Workflow Execution Plan\n\n");
+    for (i, st) in plan.steps.iter().enumerate() {
+        s.push_str(&format!("{}. Execute {}\n", i + 1, st.tool));
+        s.push_str(&format!("  - Reason: {}\n", st.reason));
+        if !st.requires.is_empty() {
+            s.push_str(&format!("  - Requires: {}\n", st.requires.join(", ")));
+        }
+        if !st.alternatives.is_empty() {
+            let alts: Vec<&str> = st.alternatives.iter().take(2).map(String::as_str).collect();
+            s.push_str(&format!("  - Alternatives: {}\n", alts.join(", ")));
+        }
+        if !st.expected_outcome.is_empty() {
+            s.push_str(&format!("  - Expected: {}\n", st.expected_outcome));
+        }
+        if st.confidence > 0.0 {
+            s.push_str(&format!(
+                "  - Confidence: {}\n",
+                confidence_label(st.confidence)
+            ));
+        }
+    }
+    s.push_str("\n### Analysis:\n");
+    s.push_str(&format!(
+        "  - Critical tools identified: {}\n",
+        if plan.critical.is_empty() {
+            "None".to_string()
+        } else {
+            plan.critical.join(", ")
+        }
+    ));
+    s.push_str(
+        "\n### Execution Strategy:\n\
+         1. Follow the recommended sequence\n\
+         2. Turn to the alternatives when a primary tool fails\n\
+         3. Take special care with the critical tools\n",
+    );
+    s
+}
+
+/// Renders the four prompts of a task in the paper's wording.
+pub fn render_paper(task: &ResolvedTask, optimal: &Plan, flawed: &Plan) -> Prompts {
+    let body = paper_baseline_body(task);
+    Prompts {
+        baseline: format!("{body}{PAPER_CLOSING}"),
+        cot: format!("{body}{PAPER_COT}{PAPER_CLOSING}"),
+        optimal: format!("{body}\n{}{PAPER_CLOSING}", render_plan_paper(optimal)),
+        flawed: format!("{body}\n{}{PAPER_CLOSING}", render_plan_paper(flawed)),
+    }
+}
+
+/// Parses the tool sequence back out of a rendered plan, in either wording ("Step N: Execute
+/// tool" lines of the assisted set, "N. Execute tool" lines of the paper's).
 pub fn plan_tools(prompt: &str) -> Vec<String> {
     prompt
         .lines()
         .filter_map(|l| {
-            let rest = l.strip_prefix("Step ")?;
-            let (_, tool) = rest.split_once(": Execute ")?;
-            Some(tool.trim().to_string())
+            if let Some(rest) = l.strip_prefix("Step ") {
+                let (_, tool) = rest.split_once(": Execute ")?;
+                return Some(tool.trim().to_string());
+            }
+            let (num, tool) = l.split_once(". Execute ")?;
+            (!num.is_empty() && num.bytes().all(|b| b.is_ascii_digit()))
+                .then(|| tool.trim().to_string())
         })
         .collect()
+}
+
+/// True when a prompt asks the model to start with "Reasoning:" (the CoT variant, either set).
+pub fn asks_for_reasoning(prompt: &str) -> bool {
+    prompt.contains("'Reasoning:'") || prompt.contains("\"Reasoning:\"")
 }
 
 /// Everything the preview shows about a task's prompts.
 #[derive(Debug, Clone, Serialize)]
 pub struct Rendered {
-    /// The four prompts.
+    /// The four prompts in the assisted wording (kept under this name for existing readers).
     pub prompts: Prompts,
+    /// The four prompts in the paper's wording.
+    pub paper: Prompts,
     /// The flaw the flawed prompt carries.
     pub flaw: Option<Flaw>,
     /// The optimal plan.
     pub optimal_plan: Plan,
     /// The flawed plan.
     pub flawed_plan: Plan,
+}
+
+impl Rendered {
+    /// The four prompts of one set.
+    pub fn set(&self, set: PromptSet) -> &Prompts {
+        match set {
+            PromptSet::Paper => &self.paper,
+            PromptSet::Assisted => &self.prompts,
+        }
+    }
+
+    /// One prompt: a set and a variant.
+    pub fn prompt(&self, set: PromptSet, prompt_type: PromptType) -> &str {
+        self.set(set).get(prompt_type)
+    }
 }
 
 #[cfg(test)]

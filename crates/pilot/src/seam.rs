@@ -206,7 +206,7 @@ impl Benchmark for PilotBench {
                 &self.engine.lib.registry,
                 &self.engine.index,
                 task,
-                rendered.prompts.get(prompt_type),
+                rendered.prompt(self.prompt_set, prompt_type),
                 &mut sim,
             );
             let mut agent_error = None;
@@ -259,6 +259,7 @@ impl Benchmark for PilotBench {
                     "evaluation": ev,
                     "calls": episode.calls,
                     "prompt_type": prompt_type.as_str(),
+                    "prompt_set": self.prompt_set.as_str(),
                     "agent_error": agent_error,
                 }),
                 metrics: [

@@ -16,7 +16,8 @@ use super::agents::{
 };
 use super::eval::Outcome;
 use super::flaw::{assign, optimal_plan, FlawCategory};
-use super::prompt::{render, PromptType, Rendered};
+use super::prompt::{render, render_paper, PromptType, Rendered};
+use crucible_core::PromptSet;
 use super::protocol::SearchIndex;
 use super::registry::ToolId;
 use super::sim::Simulator;
@@ -33,6 +34,7 @@ pub struct Engine {
     pub index: SearchIndex,
     solvers: Mutex<HashMap<Vec<ToolId>, Arc<Mutex<Solver>>>>,
     solutions: Mutex<HashMap<Vec<ToolId>, Arc<Solution>>>,
+    prompt_set: PromptSet,
 }
 
 impl Engine {
@@ -44,7 +46,20 @@ impl Engine {
             index,
             solvers: Mutex::default(),
             solutions: Mutex::default(),
+            prompt_set: PromptSet::default(),
         }
+    }
+
+    /// Words the prompts of [`Engine::episode`], [`Engine::try_answers`] and [`Engine::suite`]
+    /// in `set` (default: the paper's).
+    pub fn with_prompt_set(mut self, set: PromptSet) -> Self {
+        self.prompt_set = set;
+        self
+    }
+
+    /// The prompt set episodes run under.
+    pub fn prompt_set(&self) -> PromptSet {
+        self.prompt_set
     }
 
     /// The shared solver of a task's required tool set.
@@ -102,8 +117,8 @@ impl Engine {
         Ok(sol)
     }
 
-    /// The four prompts, the plans and the flaw of a task. The flaw depends only on the
-    /// library's seed and the task, never on the run seed.
+    /// The four prompts in both sets, the plans and the flaw of a task. The flaw depends only
+    /// on the library's seed and the task, never on the run seed.
     pub fn render(&self, task_id: &str) -> Result<Rendered, PilotError> {
         let pos = self.lib.position(task_id)?;
         let task = &self.lib.tasks[pos];
@@ -119,9 +134,9 @@ impl Engine {
             Some((p, f)) => (p, Some(f)),
             None => (optimal.clone(), None),
         };
-        let prompts = render(task, &optimal, &flawed);
         Ok(Rendered {
-            prompts,
+            prompts: render(task, &optimal, &flawed),
+            paper: render_paper(task, &optimal, &flawed),
             flaw,
             optimal_plan: optimal,
             flawed_plan: flawed,
@@ -139,7 +154,8 @@ impl Engine {
     ) -> Result<Episode, PilotError> {
         let pos = self.lib.position(task_id)?;
         let rendered = self.render(task_id)?;
-        Ok(self.episode_with(pos, rendered.prompts.get(prompt_type), agent, seed, episode))
+        let prompt = rendered.prompt(self.prompt_set, prompt_type);
+        Ok(self.episode_with(pos, prompt, agent, seed, episode))
     }
 
     fn episode_with(
@@ -213,7 +229,8 @@ impl Engine {
             let mut outcomes = BTreeMap::new();
             for pt in PromptType::ALL {
                 let mut agent = self.agent(kind, &id, seed, 0)?;
-                let ep = self.episode_with(pos, rendered.prompts.get(pt), agent.as_mut(), seed, 0);
+                let prompt = rendered.prompt(self.prompt_set, pt);
+                let ep = self.episode_with(pos, prompt, agent.as_mut(), seed, 0);
                 let o = ep.evaluation.outcome;
                 outcomes.insert(pt, o);
                 by_prompt.entry(pt).or_default().add(o);
