@@ -221,17 +221,20 @@ mod tests {
         }
     }
 
-    #[test]
-    fn criteria_table() {
-        let lib = TaskLibrary::generate(1);
-        let task = lib
-            .tasks
+    fn validation_task(lib: &TaskLibrary) -> &ResolvedTask {
+        lib.tasks
             .iter()
             .find(|t| {
                 t.task.task_type == crate::TaskType::ComplexValidationPipeline
                     && t.task.required_tools.last().unwrap() == "file_operations_writer"
             })
-            .unwrap();
+            .unwrap()
+    }
+
+    #[test]
+    fn criteria_table() {
+        let lib = TaskLibrary::generate(1);
+        let task = validation_task(&lib);
         let names: Vec<&str> = task
             .task
             .required_tools
@@ -246,9 +249,19 @@ mod tests {
             .iter()
             .flat_map(|n| [rec(n, false), rec(n, true)])
             .collect();
+        let first_twice = vec![rec(names[0], true), rec(names[0], true)];
         let done_t = Termination::Completed;
-        // (calls, completion, termination, outcome, coverage, sequence_ok, output_ok)
-        type Row = (Vec<CallRecord>, bool, Termination, Outcome, f64, bool, bool);
+        // (calls, completion, termination, outcome, coverage, sequence_ok, output_ok, conditions)
+        type Row = (
+            Vec<CallRecord>,
+            bool,
+            Termination,
+            Outcome,
+            f64,
+            bool,
+            bool,
+            u8,
+        );
         let table: Vec<Row> = vec![
             (
                 all.clone(),
@@ -258,6 +271,7 @@ mod tests {
                 1.0,
                 true,
                 true,
+                4,
             ),
             (
                 with_failures,
@@ -267,7 +281,9 @@ mod tests {
                 1.0,
                 true,
                 true,
+                4,
             ),
+            // no completion signal: coverage, output and the minimum hold
             (
                 all.clone(),
                 false,
@@ -276,6 +292,7 @@ mod tests {
                 1.0,
                 true,
                 true,
+                3,
             ),
             (
                 reversed,
@@ -285,26 +302,52 @@ mod tests {
                 1.0,
                 false,
                 true,
+                4,
             ),
+            // the aggregator's name marks it as an output tool (the release's keywords)
             (
                 no_writer,
                 true,
                 done_t,
                 Outcome::PartialSuccess,
                 0.8,
-                true,
                 false,
+                true,
+                4,
             ),
+            // one success, coverage 0.2: only the completion signal holds
             (
                 all[..1].to_vec(),
                 true,
                 done_t,
                 Outcome::Failure,
                 0.2,
-                true,
                 false,
+                false,
+                1,
             ),
-            (vec![], true, done_t, Outcome::Failure, 0.0, false, false),
+            // two successful calls of the same tool meet the type's minimum of 2
+            (
+                first_twice.clone(),
+                true,
+                done_t,
+                Outcome::PartialSuccess,
+                0.2,
+                false,
+                false,
+                2,
+            ),
+            (
+                first_twice,
+                false,
+                Termination::TurnLimit,
+                Outcome::Failure,
+                0.2,
+                false,
+                false,
+                1,
+            ),
+            (vec![], true, done_t, Outcome::Failure, 0.0, false, false, 1),
             (
                 all.clone(),
                 true,
@@ -313,6 +356,7 @@ mod tests {
                 1.0,
                 true,
                 true,
+                4,
             ),
             (
                 all,
@@ -322,15 +366,102 @@ mod tests {
                 1.0,
                 true,
                 true,
+                4,
             ),
         ];
-        for (i, (calls, done, term, outcome, coverage, seq, out)) in table.into_iter().enumerate() {
+        for (i, (calls, done, term, outcome, coverage, seq, out, conds)) in
+            table.into_iter().enumerate()
+        {
             let e = evaluate(&lib.registry, task, &calls, done, term, 5);
             assert_eq!(
-                (e.outcome, e.coverage, e.sequence_ok, e.output_ok),
-                (outcome, coverage, seq, out),
+                (
+                    e.outcome,
+                    e.coverage,
+                    e.sequence_ok,
+                    e.output_ok,
+                    e.partial_conditions
+                ),
+                (outcome, coverage, seq, out, conds),
                 "row {i}"
             );
+        }
+    }
+
+    #[test]
+    fn sequence_must_follow_the_task_order_not_just_the_dependencies() {
+        // Two adjacent required tools that do not depend on each other, swapped: every
+        // dependency is still respected, but the paper asks for the task's precise order.
+        let lib = TaskLibrary::generate(1);
+        let reg = &lib.registry;
+        let (task, i) = lib
+            .tasks
+            .iter()
+            .find_map(|t| {
+                (0..t.required.len() - 1)
+                    .find(|&i| {
+                        let (a, b) = (t.required[i], t.required[i + 1]);
+                        reg.closure_mask(b) & (1 << a.0) == 0
+                            && reg.closure_mask(a) & (1 << b.0) == 0
+                    })
+                    .map(|i| (t, i))
+            })
+            .expect("some task has two independent adjacent tools");
+        let mut names: Vec<&str> = task
+            .task
+            .required_tools
+            .iter()
+            .map(String::as_str)
+            .collect();
+        let in_order: Vec<CallRecord> = names.iter().map(|n| rec(n, true)).collect();
+        let e = evaluate(reg, task, &in_order, true, Termination::Completed, 5);
+        assert!(e.sequence_ok);
+        names.swap(i, i + 1);
+        let swapped: Vec<CallRecord> = names.iter().map(|n| rec(n, true)).collect();
+        let e = evaluate(reg, task, &swapped, true, Termination::Completed, 5);
+        assert!(!e.sequence_ok, "{names:?}");
+        assert_ne!(e.outcome, Outcome::FullSuccess);
+        // a failed call out of order does not matter: only first successes are compared
+        let mut noisy = vec![rec(names[i], false)];
+        noisy.extend(in_order);
+        let e = evaluate(reg, task, &noisy, true, Termination::Completed, 5);
+        assert!(e.sequence_ok && e.outcome == Outcome::FullSuccess);
+    }
+
+    #[test]
+    fn output_tools_are_recognised_by_the_release_keywords() {
+        let reg = Registry::generate();
+        let is = |n: &str| produces_output(&reg, reg.id(n).unwrap());
+        for n in [
+            "file_operations_writer",
+            "network_poster",
+            "utility_notifier",
+            "data_processing_aggregator",
+            "data_processing_filter",
+            "file_operations_compressor",
+        ] {
+            assert!(is(n), "{n}");
+        }
+        for n in [
+            "file_operations_reader",
+            "data_processing_parser",
+            "data_processing_validator",
+            "computation_calculator",
+        ] {
+            assert!(!is(n), "{n}");
+        }
+    }
+
+    #[test]
+    fn minimum_successful_calls_per_type() {
+        use crate::TaskType::*;
+        for (t, n) in [
+            (SimpleDataTransformation, 1),
+            (BasicFileProcessing, 2),
+            (ComplexValidationPipeline, 2),
+            (ComplexNetworkIntegration, 2),
+            (AdvancedComputationPipeline, 3),
+        ] {
+            assert_eq!(t.min_tools(), n, "{t:?}");
         }
     }
 
@@ -340,7 +471,11 @@ mod tests {
         let task = lib
             .tasks
             .iter()
-            .find(|t| !t.required.iter().any(|&x| lib.registry.is_output(x)))
+            .find(|t| {
+                !t.required
+                    .iter()
+                    .any(|&x| produces_output(&lib.registry, x))
+            })
             .unwrap();
         let calls: Vec<CallRecord> = task
             .task

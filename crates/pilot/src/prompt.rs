@@ -178,7 +178,11 @@ fn inline(v: &serde_json::Value) -> String {
 /// The paper's baseline body (B.2.1) without its closing line.
 fn paper_baseline_body(task: &ResolvedTask) -> String {
     let t = &task.task;
-    let mut s = format!("{}\n\nTask: {}\n\nInput Data:\n", paper_header(task), t.description);
+    let mut s = format!(
+        "{}\n\nTask: {}\n\nInput Data:\n",
+        paper_header(task),
+        t.description
+    );
     s.push_str(&format!("- source: {}\n", t.inputs.source));
     s.push_str(&format!("- options: {}\n", inline(&t.inputs.options)));
     s.push_str("\nExpected Output:\n");
@@ -376,6 +380,194 @@ mod tests {
         assert_eq!(plan_tools(&p.optimal), plan.tools());
         assert_eq!(plan_tools(&p.flawed), flawed.tools());
         assert!(plan_tools(&p.baseline).is_empty());
+    }
+
+    fn sample() -> (TaskLibrary, usize, Plan, Plan) {
+        let lib = TaskLibrary::generate(1);
+        let pos = 100;
+        let task = &lib.tasks[pos];
+        let sol = Solver::new(&lib.registry, &task.required)
+            .unwrap()
+            .solve(&lib.registry);
+        let plan = optimal_plan(&lib.registry, task, &sol);
+        let (flawed, _) = assign(&lib.registry, task, &plan, 1, pos as u64).unwrap();
+        (lib, pos, plan, flawed)
+    }
+
+    #[test]
+    fn paper_prompts_carry_the_papers_information_and_no_more() {
+        let (lib, pos, plan, flawed) = sample();
+        let task = &lib.tasks[pos];
+        let p = render_paper(task, &plan, &flawed);
+        for text in [&p.baseline, &p.cot, &p.optimal, &p.flawed] {
+            // B.2.1: task line, inputs, expected output, search and call syntax, instructions.
+            assert!(text.starts_with("Execute a "), "{text}");
+            assert!(text.contains(&format!("\nTask: {}\n", task.task.description)));
+            for part in [
+                "\nInput Data:\n- source: ",
+                "\nExpected Output:\n- success: true\n",
+                "\nTool Search Available:\n",
+                "<tool_search>your search query</tool_search>",
+                "- <tool_search>file reader writer</tool_search>\n",
+                "- <tool_search>data validation parser</tool_search>\n",
+                "- <tool_search>network api fetch</tool_search>\n",
+                "<tool_call>tool_name</tool_call>",
+                "\nInstructions:\n1. ",
+                "4. Complete the task and indicate when finished\n",
+            ] {
+                assert!(text.contains(part), "missing {part:?}");
+            }
+            // Hints the paper's prompts do not give (the plan block carries plan data only,
+            // checked below; here the wording around it).
+            let wording = match text.find("\n## Workflow Execution Plan") {
+                Some(i) => &text[..i],
+                None => text.as_str(),
+            };
+            for hint in [
+                "tool_info",
+                "fail",
+                "prerequisite",
+                "turns",
+                "task completed",
+                "per turn",
+                "only one",
+                "parameters",
+            ] {
+                let without_task = wording.replace(&task.task.description, "");
+                assert!(
+                    !without_task.to_lowercase().contains(hint),
+                    "hint {hint:?} in {wording}"
+                );
+            }
+            assert!(text.ends_with(PAPER_CLOSING));
+            assert_eq!(text.matches(PAPER_CLOSING.trim()).count(), 1);
+        }
+        assert!(!p.baseline.contains("Reasoning:") && !p.baseline.contains("## Workflow"));
+        assert!(p.cot.contains("**Think step by step") && asks_for_reasoning(&p.cot));
+        assert!(p.cot.contains("Begin with \"Reasoning:\""));
+        assert!(!p.cot.contains("## Workflow Execution Plan"));
+        for (text, pl) in [(&p.optimal, &plan), (&p.flawed, &flawed)] {
+            assert!(!asks_for_reasoning(text));
+            assert!(text.contains("\n## Workflow Execution Plan\n\n1. Execute "));
+            assert!(text.contains("\n### Analysis:\n  - Critical tools identified: "));
+            assert!(text.contains("\n### Execution Strategy:\n1. "));
+            for (i, st) in pl.steps.iter().enumerate() {
+                assert!(text.contains(&format!("\n{}. Execute {}\n  - Reason: ", i + 1, st.tool)));
+            }
+            // Requires lines exactly for the steps that have prerequisites.
+            let requires = pl.steps.iter().filter(|s| !s.requires.is_empty()).count();
+            assert_eq!(text.matches("  - Requires: ").count(), requires);
+            assert_eq!(plan_tools(text), pl.tools());
+            // The plan is the only difference to the baseline.
+            let body = p.baseline.strip_suffix(PAPER_CLOSING).unwrap();
+            assert!(text.starts_with(body));
+        }
+        assert!(plan_tools(&p.baseline).is_empty() && plan_tools(&p.cot).is_empty());
+    }
+
+    #[test]
+    fn paper_plan_block_matches_the_b23_layout() {
+        let step = |tool: &str, requires: &[&str]| crate::flaw::PlanStep {
+            tool: tool.into(),
+            reason: "Semantic match for the read operation".into(),
+            requires: requires.iter().map(|r| r.to_string()).collect(),
+            parameters: vec![("source".into(), "data.csv".into())],
+            alternatives: vec![],
+            expected_outcome: String::new(),
+            confidence: 0.0,
+        };
+        let plan = Plan {
+            steps: vec![
+                step("file_operations_reader", &[]),
+                step("data_processing_parser", &["file_operations_reader"]),
+            ],
+            critical: vec!["data_processing_parser".into()],
+        };
+        assert_eq!(
+            render_plan_paper(&plan),
+            "## Workflow Execution Plan\n\n\
+             1. Execute file_operations_reader\n\
+             \x20 - Reason: Semantic match for the read operation\n\
+             2. Execute data_processing_parser\n\
+             \x20 - Reason: Semantic match for the read operation\n\
+             \x20 - Requires: file_operations_reader\n\
+             \n### Analysis:\n\
+             \x20 - Critical tools identified: data_processing_parser\n\
+             \n### Execution Strategy:\n\
+             1. Follow the recommended sequence\n\
+             2. Turn to the alternatives when a primary tool fails\n\
+             3. Take special care with the critical tools\n"
+        );
+        let mut rich = plan.clone();
+        rich.steps[1].alternatives = vec!["a".into(), "b".into(), "c".into()];
+        rich.steps[1].expected_outcome = "parsed records".into();
+        rich.steps[1].confidence = 0.56;
+        let text = render_plan_paper(&rich);
+        assert!(text.contains("  - Alternatives: a, b\n  - Expected: parsed records\n  - Confidence: Medium (56.0%)\n"));
+    }
+
+    /// The assisted set is Crucible's original wording, byte for byte: a snapshot taken with the
+    /// renderer as it was before the paper set existed (`PILOT_BLESS=1` rewrites it).
+    #[test]
+    fn assisted_prompts_are_byte_identical_to_the_original_wording() {
+        let lib = TaskLibrary::generate(1);
+        let task = &lib.tasks[0];
+        let step = |tool: &str, requires: &[&str], conf: f64| crate::flaw::PlanStep {
+            tool: tool.into(),
+            reason: "first stage of the task".into(),
+            requires: requires.iter().map(|r| r.to_string()).collect(),
+            parameters: vec![("source".into(), "input.csv".into())],
+            alternatives: vec!["retry it".into()],
+            expected_outcome: "data".into(),
+            confidence: conf,
+        };
+        let plan = Plan {
+            steps: vec![
+                step("file_operations_reader", &[], 0.8),
+                step("data_processing_parser", &["file_operations_reader"], 0.64),
+            ],
+            critical: vec!["file_operations_reader".into()],
+        };
+        let mut flawed = plan.clone();
+        flawed.steps.swap(0, 1);
+        flawed.critical.clear();
+        let p = render(task, &plan, &flawed);
+        let got = format!(
+            "{}\n=====\n{}\n=====\n{}\n=====\n{}",
+            p.baseline, p.cot, p.optimal, p.flawed
+        );
+        let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+            .join("src/testdata/assisted_prompts.txt");
+        if std::env::var_os("PILOT_BLESS").is_some() {
+            std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+            std::fs::write(&path, &got).unwrap();
+        }
+        let want = std::fs::read_to_string(&path).expect("snapshot exists");
+        assert_eq!(got, want);
+        // The hints that make it "assisted".
+        assert!(p.baseline.contains("Tools can fail") && p.baseline.contains("\"Task completed\""));
+        assert!(p.baseline.contains("<tool_info>tool_name</tool_info>"));
+    }
+
+    #[test]
+    fn rendered_exposes_both_sets() {
+        let (lib, pos, plan, flawed) = sample();
+        let task = &lib.tasks[pos];
+        let r = Rendered {
+            prompts: render(task, &plan, &flawed),
+            paper: render_paper(task, &plan, &flawed),
+            flaw: None,
+            optimal_plan: plan,
+            flawed_plan: flawed,
+        };
+        for t in PromptType::ALL {
+            assert_eq!(r.prompt(PromptSet::Assisted, t), r.prompts.get(t));
+            assert_eq!(r.prompt(PromptSet::Paper, t), r.paper.get(t));
+            assert_ne!(
+                r.prompt(PromptSet::Paper, t),
+                r.prompt(PromptSet::Assisted, t)
+            );
+        }
     }
 
     #[test]

@@ -427,6 +427,32 @@ mod tests {
     }
 
     #[test]
+    fn completion_signals_are_the_release_phrases() {
+        for text in [
+            "Task completed.",
+            "TASK_COMPLETED",
+            "The task is complete.",
+            "I have finished executing the workflow.",
+            "All steps completed successfully.",
+            "Workflow complete.",
+            "I am done with the task.",
+            "I successfully completed the task.",
+            "The task has been completed.",
+        ] {
+            assert!(parse_turn(text).completion, "{text}");
+        }
+        // Phrases Crucible used to accept that the release does not.
+        for text in [
+            "Task complete.",
+            "Task finished.",
+            "I finished the task.",
+            "Done.",
+        ] {
+            assert!(!parse_turn(text).completion, "{text}");
+        }
+    }
+
+    #[test]
     fn stems_meet() {
         for (a, b) in [
             ("parse", "parser"),

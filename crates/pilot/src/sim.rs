@@ -39,10 +39,8 @@ pub const DEPENDENCY_ERROR: &str = "DEPENDENCY_ERROR";
 
 /// The simulator's law: success probability for the given counts, clamped to [0.1, 0.95].
 pub fn success_probability(nu: u32, nf: u32, nh: u32) -> f64 {
-    let p = P_BASE
-        * F_UNCALLED.powi(nu as i32)
-        * F_FAILED.powi(nf as i32)
-        * F_HISTORY.powi(nh as i32);
+    let p =
+        P_BASE * F_UNCALLED.powi(nu as i32) * F_FAILED.powi(nf as i32) * F_HISTORY.powi(nh as i32);
     p.clamp(P_MIN, P_MAX)
 }
 
@@ -450,29 +448,112 @@ mod tests {
             (0, 1, 0, 0.56),
             (0, 0, 1, 0.72),
             (2, 1, 2, 0.8 * 0.25 * 0.7 * 0.81),
+            // clamped below at 0.1 (0.8 · 0.5^3 · 0.9^3 ≈ 0.073)
+            (3, 0, 3, 0.1),
+            (5, 2, 3, 0.1),
         ] {
             assert!(
                 (success_probability(nu, nf, nh) - p).abs() < 1e-12,
                 "{nu} {nf} {nh}"
             );
         }
+        assert!(P_BASE <= P_MAX, "0.8 is below the 0.95 cap");
     }
 
     #[test]
-    fn simulator_tracks_uncalled_failed_and_history() {
+    fn history_counts_failures_among_the_last_three_calls_once_three_exist() {
+        // (outcomes oldest first, true = failed) → Nh of the next call
+        for (outcomes, nh) in [
+            (vec![], 0),
+            (vec![true], 0),
+            (vec![true, true], 0),
+            (vec![true, true, true], 3),
+            (vec![true, true, true, false], 2),
+            (vec![true, false, false, false], 0),
+            (vec![false, true, false, true, true], 2),
+        ] {
+            let mut w = 0u8;
+            for &f in &outcomes {
+                w = push_window(w, f);
+            }
+            assert_eq!(history_count(w, outcomes.len() as u32), nh, "{outcomes:?}");
+        }
+    }
+
+    #[test]
+    fn simulator_reads_never_succeeded_and_last_result_of_each_prerequisite() {
         let reg = Registry::generate();
         let reader = reg.id("file_operations_reader").unwrap();
         let parser = reg.id("data_processing_parser").unwrap();
-        let mut sim = Simulator::new(&reg, 1, 0, 0);
+        // Find a stream whose first reader calls go: fail, success, fail.
+        let want = [false, true, false];
+        let seed = (0..10_000u64)
+            .find(|&seed| {
+                let mut sim = Simulator::new(&reg, seed, 0, 0);
+                want.iter().all(|&w| sim.call(reader).success == w)
+            })
+            .expect("such a stream exists");
+        let mut sim = Simulator::new(&reg, seed, 0, 0);
+        // never called: Nu = 1
         assert!((sim.probability(parser) - 0.4).abs() < 1e-12);
-        let out = sim.call(reader);
-        let expect = if out.success {
-            0.8 * 0.9f64.powi(0)
-        } else {
-            0.8 * 0.7 * 0.9
-        };
-        assert!((sim.probability(parser) - expect).abs() < 1e-12);
-        assert_eq!(sim.calls(), 1);
+        sim.call(reader);
+        // called but never succeeded: still Nu = 1 (the release counts successes only)
+        assert!((sim.probability(parser) - 0.4).abs() < 1e-12);
+        sim.call(reader);
+        // succeeded last time: no penalty (two calls made, Nh not counted yet)
+        assert!((sim.probability(parser) - 0.8).abs() < 1e-12);
+        sim.call(reader);
+        // succeeded before, latest call failed: Nf = 1; three calls, two failed: Nh = 2
+        let p = sim.probability(parser);
+        assert!((p - 0.8 * 0.7 * 0.81).abs() < 1e-12, "{p}");
+        assert_eq!(sim.calls(), 3);
+    }
+
+    #[test]
+    fn no_dependency_error_after_every_prerequisite_succeeded() {
+        let reg = Registry::generate();
+        let with_deps: Vec<ToolId> = (0..reg.len() as u8)
+            .map(ToolId)
+            .filter(|&t| reg.deps_mask(t) != 0)
+            .collect();
+        let mut met_failures = 0;
+        let mut dep_errors_unmet = 0;
+        for seed in 0..400u64 {
+            let mut sim = Simulator::new(&reg, seed, seed % 7, 0);
+            let mut pick = ChaCha8Rng::seed_from_u64(seed);
+            for _ in 0..40 {
+                let t = if pick.random_bool(0.5) {
+                    with_deps[pick.random_range(0..with_deps.len())]
+                } else {
+                    ToolId(pick.random_range(0..reg.len() as u8))
+                };
+                let met = reg.deps_mask(t) & !sim.succeeded() == 0;
+                let out = sim.call(t);
+                if let Some(e) = out.error {
+                    let code = reg.tool(t).errors[e].code.as_str();
+                    if met {
+                        met_failures += 1;
+                        assert_ne!(code, DEPENDENCY_ERROR, "seed {seed}: {}", reg.tool(t).name);
+                    } else if code == DEPENDENCY_ERROR {
+                        dep_errors_unmet += 1;
+                    }
+                }
+            }
+        }
+        assert!(met_failures > 1000, "{met_failures}");
+        assert!(
+            dep_errors_unmet > 0,
+            "DEPENDENCY_ERROR still occurs while one is unmet"
+        );
+    }
+
+    #[test]
+    fn network_tools_can_return_invalid_response() {
+        let reg = Registry::generate();
+        for t in reg.tools() {
+            let has = t.errors.iter().any(|e| e.code == "INVALID_RESPONSE");
+            assert_eq!(has, t.metadata.category == "network", "{}", t.name);
+        }
     }
 
     #[test]

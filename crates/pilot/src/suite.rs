@@ -17,13 +17,13 @@ use super::agents::{
 use super::eval::Outcome;
 use super::flaw::{assign, optimal_plan, FlawCategory};
 use super::prompt::{render, render_paper, PromptType, Rendered};
-use crucible_core::PromptSet;
 use super::protocol::SearchIndex;
 use super::registry::ToolId;
 use super::sim::Simulator;
 use super::solve::{Solution, Solver};
 use super::task::{ResolvedTask, TaskLibrary, TaskType};
 use super::{mix_seed, PilotError};
+use crucible_core::PromptSet;
 
 /// A loaded library ready to render prompts and run episodes.
 #[derive(Debug)]
@@ -500,6 +500,57 @@ mod tests {
                 "{id}: exact {exact:.4}, MC {full}/{n} in [{lo:.4}, {hi:.4}]"
             );
         }
+    }
+
+    /// Built-in agents read plans and task lines back from the prompt; they must play the
+    /// same episode whichever set worded it, and the reference agent keeps reaching full success.
+    #[test]
+    fn builtin_agents_play_the_same_episodes_under_both_prompt_sets() {
+        let engine = Engine::new(TaskLibrary::generate(1));
+        let mut reference_full = 0;
+        for pos in (0..engine.lib.tasks.len()).step_by(211) {
+            let id = engine.lib.tasks[pos].task.instance_id.clone();
+            let rendered = engine.render(&id).unwrap();
+            for pt in PromptType::ALL {
+                for kind in AgentKind::ALL {
+                    let play = |set| {
+                        let mut agent = engine.agent(kind, &id, 5, 0).unwrap();
+                        engine.episode_with(pos, rendered.prompt(set, pt), agent.as_mut(), 5, 0)
+                    };
+                    let (paper, assisted) = (play(PromptSet::Paper), play(PromptSet::Assisted));
+                    assert_eq!(paper.calls, assisted.calls, "{id} {pt:?} {kind:?}");
+                    assert_eq!(
+                        paper.evaluation.outcome, assisted.evaluation.outcome,
+                        "{id} {pt:?} {kind:?}"
+                    );
+                    if kind == AgentKind::Reference
+                        && paper.evaluation.outcome == Outcome::FullSuccess
+                    {
+                        reference_full += 1;
+                    }
+                }
+            }
+        }
+        assert!(reference_full > 40, "{reference_full}");
+    }
+
+    #[test]
+    fn engine_episodes_use_the_engines_prompt_set() {
+        let id = |e: &Engine| e.lib.tasks[7].task.instance_id.clone();
+        for set in [PromptSet::Paper, PromptSet::Assisted] {
+            let engine = Engine::new(TaskLibrary::generate(1)).with_prompt_set(set);
+            let task = id(&engine);
+            let mut a = engine.agent(AgentKind::FollowsPlan, &task, 1, 0).unwrap();
+            let ep = engine
+                .episode(&task, PromptType::Optimal, a.as_mut(), 1, 0)
+                .unwrap();
+            let want = engine.render(&task).unwrap();
+            assert_eq!(ep.messages[0].text, want.prompt(set, PromptType::Optimal));
+        }
+        assert_eq!(
+            Engine::new(TaskLibrary::generate(1)).prompt_set(),
+            PromptSet::Paper
+        );
     }
 
     #[test]
