@@ -177,6 +177,9 @@ pub struct TryArgs {
     /// baseline, cot, optimal or flawed.
     #[arg(long, default_value = "baseline")]
     prompt_type: String,
+    /// pilot: prompt wording, `paper` (the published prompts' information) or `assisted`.
+    #[arg(long, default_value = "paper", value_parser = super::report::parse_prompt_set)]
+    prompt_set: crucible_core::PromptSet,
     /// Simulator seed.
     #[arg(long, default_value_t = 0)]
     seed: u64,
@@ -525,7 +528,7 @@ pub fn try_task(config: &Config, args: TryArgs) -> Result<()> {
         bail!("give --task ID");
     };
     let prompt_type = PromptType::parse(&args.prompt_type)?;
-    let engine = Engine::new(load(config, args.tasks_dir)?);
+    let engine = Engine::new(load(config, args.tasks_dir)?).with_prompt_set(args.prompt_set);
     engine.lib.get(&task)?;
     let ep = match (&args.answer, &args.agent) {
         (Some(file), _) => engine.try_answers(&task, prompt_type, args.seed, read_answer(file)?)?,
@@ -546,6 +549,7 @@ pub fn try_task(config: &Config, args: TryArgs) -> Result<()> {
         "completion_signal": e.completion_signal,
         "turns": e.turns,
         "termination": e.termination,
+        "prompt_set": engine.prompt_set().as_str(),
         "calls": ep.calls.iter().map(|c| json!({"tool": c.tool, "success": c.success, "error": c.error})).collect::<Vec<_>>(),
     });
     if args.transcript {
