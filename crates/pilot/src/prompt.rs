@@ -229,41 +229,26 @@ Please:\n\
 3. Write tool calls as: <tool_call>tool_name</tool_call>\n\n\
 Begin with \"Reasoning:\" followed by your thought process.\n";
 
-/// A confidence as the release prints it: a level and a percentage with one decimal.
-fn confidence_label(c: f64) -> String {
-    let level = if c >= 0.8 {
-        "High"
-    } else if c >= 0.5 {
-        "Medium"
-    } else {
-        "Low"
-    };
-    format!("{level} ({:.1}%)", c * 100.0)
-}
-
-/// Renders a plan as the paper's `## Workflow Execution Plan` block (B.2.3, with the per-step
-/// alternatives, expected outcome and confidence that D.5.3 says the generator adds). Step
-/// parameters are not shown: the paper's plan has none.
+/// Renders a plan as the paper's `## Workflow Execution Plan` block, in B.2.3's layout: numbered
+/// `Execute <tool>` steps with a `Reason` and, when the tool has prerequisites, `Requires`, then
+/// the critical tools and the execution strategy.
+///
+/// The reason is the paper's kind of line ("Semantic match for the '<operation>' operation"),
+/// not Crucible's plan reasons: those explain the simulator's law, name the completion phrase on
+/// a last-turn step and call inserted flaw steps "extra step", none of which the paper's prompt
+/// says (the release hides flaws: its flawed prompt uses the optimal one's format). Crucible's
+/// per-step alternatives (the policy's reaction to a failure), expected outcome, confidence and
+/// parameters are left out too: B.2.3's published plan shows none of them.
 pub fn render_plan_paper(plan: &Plan) -> String {
     let mut s = String::from("## Workflow Execution Plan\n\n");
     for (i, st) in plan.steps.iter().enumerate() {
+        let operation = st.tool.rsplit('_').next().unwrap_or(&st.tool);
         s.push_str(&format!("{}. Execute {}\n", i + 1, st.tool));
-        s.push_str(&format!("  - Reason: {}\n", st.reason));
+        s.push_str(&format!(
+            "  - Reason: Semantic match for the '{operation}' operation\n"
+        ));
         if !st.requires.is_empty() {
             s.push_str(&format!("  - Requires: {}\n", st.requires.join(", ")));
-        }
-        if !st.alternatives.is_empty() {
-            let alts: Vec<&str> = st.alternatives.iter().take(2).map(String::as_str).collect();
-            s.push_str(&format!("  - Alternatives: {}\n", alts.join(", ")));
-        }
-        if !st.expected_outcome.is_empty() {
-            s.push_str(&format!("  - Expected: {}\n", st.expected_outcome));
-        }
-        if st.confidence > 0.0 {
-            s.push_str(&format!(
-                "  - Confidence: {}\n",
-                confidence_label(st.confidence)
-            ));
         }
     }
     s.push_str("\n### Analysis:\n");
@@ -458,6 +443,15 @@ mod tests {
             let requires = pl.steps.iter().filter(|s| !s.requires.is_empty()).count();
             assert_eq!(text.matches("  - Requires: ").count(), requires);
             assert_eq!(plan_tools(text), pl.tools());
+            for leak in [
+                "extra step",
+                "probability",
+                "Task completed",
+                "Parameters",
+                "Confidence",
+            ] {
+                assert!(!text.contains(leak), "{leak:?} in {text}");
+            }
             // The plan is the only difference to the baseline.
             let body = p.baseline.strip_suffix(PAPER_CLOSING).unwrap();
             assert!(text.starts_with(body));
@@ -487,9 +481,9 @@ mod tests {
             render_plan_paper(&plan),
             "## Workflow Execution Plan\n\n\
              1. Execute file_operations_reader\n\
-             \x20 - Reason: Semantic match for the read operation\n\
+             \x20 - Reason: Semantic match for the 'reader' operation\n\
              2. Execute data_processing_parser\n\
-             \x20 - Reason: Semantic match for the read operation\n\
+             \x20 - Reason: Semantic match for the 'parser' operation\n\
              \x20 - Requires: file_operations_reader\n\
              \n### Analysis:\n\
              \x20 - Critical tools identified: data_processing_parser\n\
@@ -498,12 +492,13 @@ mod tests {
              2. Turn to the alternatives when a primary tool fails\n\
              3. Take special care with the critical tools\n"
         );
+        // Crucible's plan extras never reach the paper's block.
         let mut rich = plan.clone();
-        rich.steps[1].alternatives = vec!["a".into(), "b".into(), "c".into()];
+        rich.steps[1].reason = "extra step; say \"Task completed\" in the same reply".into();
+        rich.steps[1].alternatives = vec!["if it fails, retry data_processing_parser".into()];
         rich.steps[1].expected_outcome = "parsed records".into();
         rich.steps[1].confidence = 0.56;
-        let text = render_plan_paper(&rich);
-        assert!(text.contains("  - Alternatives: a, b\n  - Expected: parsed records\n  - Confidence: Medium (56.0%)\n"));
+        assert_eq!(render_plan_paper(&rich), render_plan_paper(&plan));
     }
 
     /// The assisted set is Crucible's original wording, byte for byte: a snapshot taken with the
