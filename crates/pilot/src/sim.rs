@@ -457,7 +457,7 @@ mod tests {
                 "{nu} {nf} {nh}"
             );
         }
-        assert!(P_BASE <= P_MAX, "0.8 is below the 0.95 cap");
+        const { assert!(P_BASE <= P_MAX, "0.8 is below the 0.95 cap") };
     }
 
     #[test]
