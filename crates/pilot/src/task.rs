@@ -449,8 +449,10 @@ fn make_task(reg: &Registry, ty: TaskType, index: usize, seed: u64, rng: &mut Ch
             FORMATS[rng.random_range(0..FORMATS.len())]
         )
     };
+    // No completion phrase in the description: a model restating the task would otherwise
+    // signal completion on its first turn ("task is complete" is one of the release's phrases).
     let description =
-        format!("{body} The task is complete when every step has succeeded and the result exists.");
+        format!("{body} Success means every step has succeeded and the result exists.");
     Task {
         version: TASK_FORMAT_VERSION,
         instance_id: format!("{}_{:04}", ty.as_str(), index),
@@ -688,6 +690,15 @@ mod tests {
             ),
             (1520, 2880, 640)
         );
+    }
+
+    #[test]
+    fn descriptions_hold_no_completion_phrase() {
+        let lib = TaskLibrary::generate(1);
+        for t in &lib.tasks {
+            let turn = crate::protocol::parse_turn(&t.task.description);
+            assert!(!turn.completion, "{}: {}", t.task.instance_id, t.task.description);
+        }
     }
 
     #[test]
