@@ -101,6 +101,10 @@ pub enum TasksCmd {
         /// Prompt wording: `paper` (the published prompts' information) or `assisted`.
         #[arg(long, default_value = "paper", value_parser = super::report::parse_prompt_set)]
         prompt_set: crucible_core::PromptSet,
+        /// pilot: the prompt variant whose first-turn messages are shown (baseline, cot,
+        /// optimal, flawed); `--task ID#flawed` picks it too.
+        #[arg(long)]
+        prompt_type: Option<String>,
         /// Print JSON.
         #[arg(long)]
         json: bool,
@@ -173,6 +177,9 @@ pub struct TryArgs {
     /// baseline, cot, optimal or flawed.
     #[arg(long, default_value = "baseline")]
     prompt_type: String,
+    /// pilot: prompt wording, `paper` (the published prompts' information) or `assisted`.
+    #[arg(long, default_value = "paper", value_parser = super::report::parse_prompt_set)]
+    prompt_set: crucible_core::PromptSet,
     /// Simulator seed.
     #[arg(long, default_value_t = 0)]
     seed: u64,
@@ -367,6 +374,7 @@ pub fn tasks(config: &Config, cmd: TasksCmd) -> Result<()> {
             task,
             tasks_dir,
             prompt_set,
+            prompt_type,
             json: j,
             ..
         } => {
@@ -374,6 +382,7 @@ pub fn tasks(config: &Config, cmd: TasksCmd) -> Result<()> {
                 return super::intent::tasks_preview(tasks_dir.as_deref(), &task, prompt_set, j);
             }
             require_pilot(&bench)?;
+            let (task, prompt_type) = preview_target(&task, prompt_type.as_deref())?;
             let engine = Engine::new(load(config, tasks_dir)?);
             let t = engine.lib.get(&task)?.clone();
             let rendered = engine.render(&task)?;
@@ -397,6 +406,9 @@ pub fn tasks(config: &Config, cmd: TasksCmd) -> Result<()> {
                     serde_json::to_value(engine.lib.registry.tool(id))?,
                 );
             }
+            // What the agent sees at its first turn: the prompt as the only (user) message,
+            // exactly as `PilotBench::run` sends it under this set.
+            let first = rendered.prompt(prompt_set, prompt_type);
             let v = json!({
                 "id": t.task.instance_id,
                 "task_type": t.task.task_type,
@@ -405,7 +417,10 @@ pub fn tasks(config: &Config, cmd: TasksCmd) -> Result<()> {
                 "description": t.task.description,
                 "required_tools": t.task.required_tools,
                 "tools": tools,
-                "prompts": rendered.prompts,
+                "prompt_set": prompt_set.as_str(),
+                "prompt_type": prompt_type.as_str(),
+                "prompts": rendered.set(prompt_set),
+                "messages": [{"role": "user", "content": first}],
                 "flaw": rendered.flaw,
                 "optimal_plan": rendered.optimal_plan,
                 "flawed_plan": rendered.flawed_plan,
@@ -414,12 +429,14 @@ pub fn tasks(config: &Config, cmd: TasksCmd) -> Result<()> {
             });
             print(&v, j, || {
                 format!(
-                    "{} ({} / {:?}, ceiling {:.3})\n\n{}\nflaw: {}",
+                    "{} ({} / {:?}, ceiling {:.3}) — {} prompt, {} set\n\n{}\nflaw: {}",
                     t.task.instance_id,
                     t.task.task_type.as_str(),
                     t.task.complexity,
                     sol.p_full_success,
-                    rendered.prompts.flawed,
+                    prompt_type.as_str(),
+                    prompt_set.as_str(),
+                    first,
                     rendered
                         .flaw
                         .as_ref()
@@ -430,6 +447,30 @@ pub fn tasks(config: &Config, cmd: TasksCmd) -> Result<()> {
         }
     }
     Ok(())
+}
+
+/// The task id and prompt variant of a preview: `--task ID#type` or `--prompt-type` (default
+/// baseline); both given must agree.
+fn preview_target(task: &str, flag: Option<&str>) -> Result<(String, PromptType), PilotError> {
+    let (id, from_id) = match task.rsplit_once('#') {
+        Some((id, t)) => (id, Some(PromptType::parse(t)?)),
+        None => (task, None),
+    };
+    let from_flag = flag.map(PromptType::parse).transpose()?;
+    let t = match (from_id, from_flag) {
+        (Some(a), Some(b)) if a != b => {
+            return Err(PilotError::Invalid {
+                what: "prompt type",
+                message: format!(
+                    "--task says `{}` but --prompt-type says `{}`",
+                    a.as_str(),
+                    b.as_str()
+                ),
+            })
+        }
+        (a, b) => a.or(b).unwrap_or(PromptType::Baseline),
+    };
+    Ok((id.to_string(), t))
 }
 
 fn read_answer(path: &Path) -> Result<Vec<String>, PilotError> {
@@ -487,7 +528,7 @@ pub fn try_task(config: &Config, args: TryArgs) -> Result<()> {
         bail!("give --task ID");
     };
     let prompt_type = PromptType::parse(&args.prompt_type)?;
-    let engine = Engine::new(load(config, args.tasks_dir)?);
+    let engine = Engine::new(load(config, args.tasks_dir)?).with_prompt_set(args.prompt_set);
     engine.lib.get(&task)?;
     let ep = match (&args.answer, &args.agent) {
         (Some(file), _) => engine.try_answers(&task, prompt_type, args.seed, read_answer(file)?)?,
@@ -508,6 +549,7 @@ pub fn try_task(config: &Config, args: TryArgs) -> Result<()> {
         "completion_signal": e.completion_signal,
         "turns": e.turns,
         "termination": e.termination,
+        "prompt_set": engine.prompt_set().as_str(),
         "calls": ep.calls.iter().map(|c| json!({"tool": c.tool, "success": c.success, "error": c.error})).collect::<Vec<_>>(),
     });
     if args.transcript {

@@ -656,15 +656,24 @@ async fn a_model_agent_runs_real_pilot_and_intent_samples_through_the_seam() {
     let benches: [&'static dyn Benchmark; 2] = [pilot, intent];
     for bench in benches {
         let instance = bench.instances()[2].clone();
-        let expected = run_builtin(bench, "reference", &instance, 5, &mut |_| {})
-            .await
-            .unwrap();
-        let server = agent_server(bench.builtin_agent("reference", &instance, 5).unwrap()).await;
+        // The first seed from 5 on where the reference agent passes (a PILOT task's ceiling is
+        // below 1, so some seeds' faults defeat even the optimal policy).
+        let mut seed = 5;
+        let expected = loop {
+            let r = run_builtin(bench, "reference", &instance, seed, &mut |_| {})
+                .await
+                .unwrap();
+            if r.passed || seed >= 60 {
+                break r;
+            }
+            seed += 1;
+        };
+        let server = agent_server(bench.builtin_agent("reference", &instance, seed).unwrap()).await;
         let clock = RecordingClock::new(fixed_now());
         let mut model = agent(&server, "openai:gpt-4o-mini", &clock);
         let mut events = Vec::new();
         let rec = bench
-            .run(&instance, &mut model, 5, &mut |e| events.push(e))
+            .run(&instance, &mut model, seed, &mut |e| events.push(e))
             .await
             .unwrap();
         assert_eq!(rec.agent, "openai:gpt-4o-mini");

@@ -4,7 +4,7 @@
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
-use serde_json::Value;
+use serde_json::{json, Value};
 
 const BIN: &str = env!("CARGO_BIN_EXE_crucible");
 
@@ -155,6 +155,67 @@ fn tasks_preview_shows_tools_prompts_and_flaw() {
         "no_such_task",
     ]);
     assert!(err.contains("unknown task `no_such_task`"), "{err}");
+}
+
+#[test]
+fn tasks_preview_messages_follow_the_prompt_set_and_type() {
+    let task = "complex_validation_pipeline_0003";
+    let preview = |extra: &[&str]| {
+        let mut args = vec![
+            "tasks", "preview", "--bench", "pilot", "--task", task, "--json",
+        ];
+        args.extend_from_slice(extra);
+        run_json(&args)
+    };
+    let first = |v: &Value| {
+        let m = v["messages"].as_array().unwrap();
+        assert_eq!(m.len(), 1, "one first-turn message");
+        assert_eq!(m[0]["role"], "user");
+        m[0]["content"].as_str().unwrap().to_string()
+    };
+    // Default: the paper's wording, baseline variant.
+    let paper = preview(&[]);
+    assert_eq!(
+        (&paper["prompt_set"], &paper["prompt_type"]),
+        (&json!("paper"), &json!("baseline"))
+    );
+    let text = first(&paper);
+    assert_eq!(text, paper["prompts"]["baseline"].as_str().unwrap());
+    assert!(
+        text.contains("indicate when finished")
+            && text.contains("<tool_call>tool_name</tool_call>")
+    );
+    assert!(
+        !text.contains("Tools can fail") && !text.contains("tool_info"),
+        "{text}"
+    );
+    // The assisted wording of the flawed variant, by flag and by `ID#type`.
+    let assisted = preview(&["--prompt-set", "assisted", "--prompt-type", "flawed"]);
+    let text = first(&assisted);
+    assert_eq!(text, assisted["prompts"]["flawed"].as_str().unwrap());
+    assert!(text.contains("Tools can fail") && text.contains("Workflow Execution Plan:"));
+    let hashed = run_json(&[
+        "tasks",
+        "preview",
+        "--bench",
+        "pilot",
+        "--task",
+        "complex_validation_pipeline_0003#optimal",
+        "--json",
+    ]);
+    assert_eq!(hashed["prompt_type"], "optimal");
+    assert!(first(&hashed).contains("## Workflow Execution Plan\n\n1. Execute "));
+    let err = run_err(&[
+        "tasks",
+        "preview",
+        "--bench",
+        "pilot",
+        "--task",
+        "complex_validation_pipeline_0003#cot",
+        "--prompt-type",
+        "flawed",
+    ]);
+    assert!(err.contains("prompt type"), "{err}");
 }
 
 fn write(dir: &Path, name: &str, body: &str) -> String {

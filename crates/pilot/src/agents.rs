@@ -16,13 +16,13 @@ use rand_chacha::ChaCha8Rng;
 use serde::{Deserialize, Serialize};
 
 use super::eval::{evaluate, CallRecord, Evaluation, Termination};
-use super::prompt::plan_tools;
+use super::prompt::{asks_for_reasoning, plan_tools};
 use super::protocol::{
     self, parse_feedback, parse_turn, SearchIndex, LOOP_LIMIT, MAX_CONSECUTIVE_FAILURES,
     MAX_SEARCHES_PER_TURN, MAX_TURNS,
 };
 use super::registry::{Registry, ToolId};
-use super::sim::Simulator;
+use super::sim::{push_window, Simulator, HISTORY_WINDOW};
 use super::solve::{Solver, State};
 use super::task::{operation_synonyms, ResolvedTask};
 use super::PilotError;
@@ -366,7 +366,9 @@ impl<'r> ReferenceAgent<'r> {
 impl Agent for ReferenceAgent<'_> {
     fn respond(&mut self, conversation: &[Message]) -> Option<String> {
         let h = history(conversation);
-        let (mut called, mut succ, mut nh, mut consec, mut streak) = (0u32, 0u32, 0u32, 0u32, 0u32);
+        let mut solver = self.solver.lock().unwrap_or_else(|e| e.into_inner());
+        let (mut succ, mut stale, mut window, mut calls, mut consec, mut streak) =
+            (0u32, 0u32, 0u8, 0u32, 0u32, 0u32);
         let mut last: Option<ToolId> = None;
         for (name, ok) in &h {
             let Some(id) = self.reg.id(name) else {
@@ -374,12 +376,14 @@ impl Agent for ReferenceAgent<'_> {
             };
             streak = if last == Some(id) { streak + 1 } else { 1 };
             last = Some(id);
-            called |= 1 << id.0;
+            calls += 1;
+            window = push_window(window, !ok);
             if *ok {
                 succ |= 1 << id.0;
+                stale &= !(1 << id.0);
                 consec = 0;
             } else {
-                nh += 1;
+                stale |= (1 << id.0) & succ;
                 consec += 1;
             }
         }
@@ -387,12 +391,12 @@ impl Agent for ReferenceAgent<'_> {
         if succ & req_mask == req_mask {
             return Some("All required tools have succeeded. Task completed.".into());
         }
-        let mut solver = self.solver.lock().unwrap_or_else(|e| e.into_inner());
         let local_last = last.and_then(|t| solver.local_index(t));
         let state = State {
             succ: solver.to_local(succ),
-            called: solver.to_local(called),
-            nh,
+            stale: solver.to_local(stale),
+            window,
+            calls: calls.min(HISTORY_WINDOW),
             consec,
             last: local_last,
             streak: if local_last.is_some() { streak } else { 0 },
@@ -400,7 +404,7 @@ impl Agent for ReferenceAgent<'_> {
         };
         let decision = solver.value(state).1;
         let action = decision
-            .map(|a| solver.tools()[a.tool as usize])
+            .map(|a| solver.action_tool(a.tool, last))
             .or_else(|| {
                 // Full success is out of reach: keep collecting required tools for a partial.
                 self.required.iter().copied().find(|t| {
@@ -516,7 +520,7 @@ fn order_by_dependencies(mut left: Vec<(String, Vec<String>)>) -> Vec<String> {
 impl Agent for FollowsPlanAgent {
     fn respond(&mut self, conversation: &[Message]) -> Option<String> {
         let prompt = &conversation.first()?.text;
-        let cot = prompt.contains("Begin your reply with 'Reasoning:'");
+        let cot = asks_for_reasoning(prompt);
         let prefix = if cot {
             "Reasoning: I follow the stages of the task in order, one tool per stage.\n"
         } else {

@@ -2,12 +2,49 @@
 //! (required-tools coverage, sequence correctness, output generation, explicit completion) and
 //! the termination rules. Every criterion's value is kept for the trace viewer.
 //!
+//! The paper (B.4) fixes the criteria; where it leaves details open the authors' released
+//! executor (`interactive_executor.py`, `_evaluate_success_detailed`) is followed: sequence
+//! correctness compares the order in which required tools first succeeded with the task's
+//! `required_tools` list; partial success needs two of {coverage ≥ 60 %, an output, the task
+//! type's minimum number of successful calls, a completion signal}; output tools are recognised
+//! by the release's name keywords. docs/fidelity.md lists each choice.
+//!
 //! It reads a finished episode's call records; it never runs tools or talks to agents.
 
 use serde::{Deserialize, Serialize};
 
 use super::registry::{Registry, ToolId};
 use super::task::ResolvedTask;
+
+/// Name fragments that mark an output-producing tool (the release's `output_keywords`); a
+/// tool's name and aliases are searched, so the notifier (alias exporter) counts.
+pub const OUTPUT_KEYWORDS: [&str; 14] = [
+    "writer",
+    "export",
+    "save",
+    "output",
+    "post",
+    "publish",
+    "store",
+    "emit",
+    "notify",
+    "report",
+    "generate",
+    "filter",
+    "aggregator",
+    "compressor",
+];
+
+/// Coverage at or above this share is one of the partial-success conditions (the release's 60 %).
+pub const PARTIAL_COVERAGE: f64 = 0.6;
+
+/// True when the tool's name or one of its aliases holds an output keyword.
+pub fn produces_output(reg: &Registry, id: ToolId) -> bool {
+    let t = reg.tool(id);
+    std::iter::once(&t.name)
+        .chain(t.aliases.iter())
+        .any(|n| OUTPUT_KEYWORDS.iter().any(|k| n.contains(k)))
+}
 
 /// Per-task outcome.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
@@ -71,14 +108,20 @@ pub struct Evaluation {
     pub covered: usize,
     /// Required tools.
     pub required: usize,
-    /// The task type's minimum tool count for a partial success.
+    /// The task type's minimum number of successful calls for a partial success.
     pub min_tools: usize,
-    /// Required tools first succeeded in dependency order (and at least one did).
+    /// Successful calls of any known tool (repeats counted, as the release counts them).
+    #[serde(default)]
+    pub successful_calls: usize,
+    /// Every required tool succeeded, and their first successes came in the task's order.
     pub sequence_ok: bool,
     /// An output-producing tool succeeded (see `docs/pilot.md` for tasks without one).
     pub output_ok: bool,
     /// The model said it was done.
     pub completion_signal: bool,
+    /// How many of the four partial-success conditions hold.
+    #[serde(default)]
+    pub partial_conditions: u8,
     /// Why the episode ended.
     pub termination: Termination,
     /// Assistant turns used.
@@ -94,66 +137,66 @@ pub fn evaluate(
     termination: Termination,
     turns: u32,
 ) -> Evaluation {
-    // First success position of each tool.
-    let first_success = |t: ToolId| {
-        calls
-            .iter()
-            .position(|c| c.success && c.tool == reg.tool(t).name)
-    };
-    let firsts: Vec<Option<usize>> = task.required.iter().map(|&t| first_success(t)).collect();
-    let covered = firsts.iter().filter(|f| f.is_some()).count();
-    let required = task.required.len();
-    let mut sequence_ok = covered > 0;
-    for (i, &b) in task.required.iter().enumerate() {
-        let Some(fb) = firsts[i] else { continue };
-        for (j, &a) in task.required.iter().enumerate() {
-            if reg.closure_mask(b) & (1 << a.0) != 0 {
-                match firsts[j] {
-                    Some(fa) if fa < fb => {}
-                    _ => sequence_ok = false,
-                }
+    // Required tools in the order of their first success.
+    let mut order: Vec<ToolId> = Vec::new();
+    for c in calls.iter().filter(|c| c.success) {
+        if let Some(id) = reg.id(&c.tool) {
+            if task.required.contains(&id) && !order.contains(&id) {
+                order.push(id);
             }
         }
     }
-    let has_output_stage = task.required.iter().any(|&t| reg.is_output(t));
+    let covered = order.len();
+    let required = task.required.len();
+    let sequence_ok = covered == required && order == task.required;
+    let has_output_stage = task.required.iter().any(|&t| produces_output(reg, t));
     let output_ok = if has_output_stage {
         calls
             .iter()
-            .any(|c| c.success && reg.id(&c.tool).is_some_and(|t| reg.is_output(t)))
+            .any(|c| c.success && reg.id(&c.tool).is_some_and(|t| produces_output(reg, t)))
     } else {
-        firsts.last().copied().flatten().is_some()
+        task.required
+            .last()
+            .is_some_and(|last| order.contains(last))
     };
+    let successful_calls = calls
+        .iter()
+        .filter(|c| c.success && reg.id(&c.tool).is_some())
+        .count();
     let min_tools = task.task.task_type.min_tools();
+    let coverage = covered as f64 / required as f64;
     let full = covered == required && sequence_ok && output_ok && completion_signal;
     let failed_by_rule = matches!(
         termination,
         Termination::ConsecutiveFailures | Termination::Loop
     );
     let partial_conditions = [
-        covered >= min_tools,
-        sequence_ok,
+        coverage >= PARTIAL_COVERAGE,
         output_ok,
+        successful_calls >= min_tools,
         completion_signal,
     ]
     .iter()
     .filter(|&&c| c)
-    .count();
+    .count() as u8;
     let outcome = if full && !failed_by_rule {
         Outcome::FullSuccess
-    } else if !failed_by_rule && covered >= min_tools && partial_conditions >= 2 {
+    } else if !failed_by_rule && partial_conditions >= 2 {
         Outcome::PartialSuccess
     } else {
         Outcome::Failure
     };
     Evaluation {
         outcome,
-        coverage: covered as f64 / required as f64,
+        coverage,
         covered,
         required,
         min_tools,
+        successful_calls,
         sequence_ok,
         output_ok,
         completion_signal,
+        partial_conditions,
         termination,
         turns,
     }
@@ -178,17 +221,20 @@ mod tests {
         }
     }
 
-    #[test]
-    fn criteria_table() {
-        let lib = TaskLibrary::generate(1);
-        let task = lib
-            .tasks
+    fn validation_task(lib: &TaskLibrary) -> &ResolvedTask {
+        lib.tasks
             .iter()
             .find(|t| {
                 t.task.task_type == crate::TaskType::ComplexValidationPipeline
                     && t.task.required_tools.last().unwrap() == "file_operations_writer"
             })
-            .unwrap();
+            .unwrap()
+    }
+
+    #[test]
+    fn criteria_table() {
+        let lib = TaskLibrary::generate(1);
+        let task = validation_task(&lib);
         let names: Vec<&str> = task
             .task
             .required_tools
@@ -203,9 +249,19 @@ mod tests {
             .iter()
             .flat_map(|n| [rec(n, false), rec(n, true)])
             .collect();
+        let first_twice = vec![rec(names[0], true), rec(names[0], true)];
         let done_t = Termination::Completed;
-        // (calls, completion, termination, outcome, coverage, sequence_ok, output_ok)
-        type Row = (Vec<CallRecord>, bool, Termination, Outcome, f64, bool, bool);
+        // (calls, completion, termination, outcome, coverage, sequence_ok, output_ok, conditions)
+        type Row = (
+            Vec<CallRecord>,
+            bool,
+            Termination,
+            Outcome,
+            f64,
+            bool,
+            bool,
+            u8,
+        );
         let table: Vec<Row> = vec![
             (
                 all.clone(),
@@ -215,6 +271,7 @@ mod tests {
                 1.0,
                 true,
                 true,
+                4,
             ),
             (
                 with_failures,
@@ -224,7 +281,9 @@ mod tests {
                 1.0,
                 true,
                 true,
+                4,
             ),
+            // no completion signal: coverage, output and the minimum hold
             (
                 all.clone(),
                 false,
@@ -233,6 +292,7 @@ mod tests {
                 1.0,
                 true,
                 true,
+                3,
             ),
             (
                 reversed,
@@ -242,26 +302,52 @@ mod tests {
                 1.0,
                 false,
                 true,
+                4,
             ),
+            // the aggregator's name marks it as an output tool (the release's keywords)
             (
                 no_writer,
                 true,
                 done_t,
                 Outcome::PartialSuccess,
                 0.8,
-                true,
                 false,
+                true,
+                4,
             ),
+            // one success, coverage 0.2: only the completion signal holds
             (
                 all[..1].to_vec(),
                 true,
                 done_t,
                 Outcome::Failure,
                 0.2,
-                true,
                 false,
+                false,
+                1,
             ),
-            (vec![], true, done_t, Outcome::Failure, 0.0, false, false),
+            // two successful calls of the same tool meet the type's minimum of 2
+            (
+                first_twice.clone(),
+                true,
+                done_t,
+                Outcome::PartialSuccess,
+                0.2,
+                false,
+                false,
+                2,
+            ),
+            (
+                first_twice,
+                false,
+                Termination::TurnLimit,
+                Outcome::Failure,
+                0.2,
+                false,
+                false,
+                1,
+            ),
+            (vec![], true, done_t, Outcome::Failure, 0.0, false, false, 1),
             (
                 all.clone(),
                 true,
@@ -270,6 +356,7 @@ mod tests {
                 1.0,
                 true,
                 true,
+                4,
             ),
             (
                 all,
@@ -279,15 +366,102 @@ mod tests {
                 1.0,
                 true,
                 true,
+                4,
             ),
         ];
-        for (i, (calls, done, term, outcome, coverage, seq, out)) in table.into_iter().enumerate() {
+        for (i, (calls, done, term, outcome, coverage, seq, out, conds)) in
+            table.into_iter().enumerate()
+        {
             let e = evaluate(&lib.registry, task, &calls, done, term, 5);
             assert_eq!(
-                (e.outcome, e.coverage, e.sequence_ok, e.output_ok),
-                (outcome, coverage, seq, out),
+                (
+                    e.outcome,
+                    e.coverage,
+                    e.sequence_ok,
+                    e.output_ok,
+                    e.partial_conditions
+                ),
+                (outcome, coverage, seq, out, conds),
                 "row {i}"
             );
+        }
+    }
+
+    #[test]
+    fn sequence_must_follow_the_task_order_not_just_the_dependencies() {
+        // Two adjacent required tools that do not depend on each other, swapped: every
+        // dependency is still respected, but the paper asks for the task's precise order.
+        let lib = TaskLibrary::generate(1);
+        let reg = &lib.registry;
+        let (task, i) = lib
+            .tasks
+            .iter()
+            .find_map(|t| {
+                (0..t.required.len() - 1)
+                    .find(|&i| {
+                        let (a, b) = (t.required[i], t.required[i + 1]);
+                        reg.closure_mask(b) & (1 << a.0) == 0
+                            && reg.closure_mask(a) & (1 << b.0) == 0
+                    })
+                    .map(|i| (t, i))
+            })
+            .expect("some task has two independent adjacent tools");
+        let mut names: Vec<&str> = task
+            .task
+            .required_tools
+            .iter()
+            .map(String::as_str)
+            .collect();
+        let in_order: Vec<CallRecord> = names.iter().map(|n| rec(n, true)).collect();
+        let e = evaluate(reg, task, &in_order, true, Termination::Completed, 5);
+        assert!(e.sequence_ok);
+        names.swap(i, i + 1);
+        let swapped: Vec<CallRecord> = names.iter().map(|n| rec(n, true)).collect();
+        let e = evaluate(reg, task, &swapped, true, Termination::Completed, 5);
+        assert!(!e.sequence_ok, "{names:?}");
+        assert_ne!(e.outcome, Outcome::FullSuccess);
+        // a failed call out of order does not matter: only first successes are compared
+        let mut noisy = vec![rec(names[i], false)];
+        noisy.extend(in_order);
+        let e = evaluate(reg, task, &noisy, true, Termination::Completed, 5);
+        assert!(e.sequence_ok && e.outcome == Outcome::FullSuccess);
+    }
+
+    #[test]
+    fn output_tools_are_recognised_by_the_release_keywords() {
+        let reg = Registry::generate();
+        let is = |n: &str| produces_output(&reg, reg.id(n).unwrap());
+        for n in [
+            "file_operations_writer",
+            "network_poster",
+            "utility_notifier",
+            "data_processing_aggregator",
+            "data_processing_filter",
+            "file_operations_compressor",
+        ] {
+            assert!(is(n), "{n}");
+        }
+        for n in [
+            "file_operations_reader",
+            "data_processing_parser",
+            "data_processing_validator",
+            "computation_calculator",
+        ] {
+            assert!(!is(n), "{n}");
+        }
+    }
+
+    #[test]
+    fn minimum_successful_calls_per_type() {
+        use crate::TaskType::*;
+        for (t, n) in [
+            (SimpleDataTransformation, 1),
+            (BasicFileProcessing, 2),
+            (ComplexValidationPipeline, 2),
+            (ComplexNetworkIntegration, 2),
+            (AdvancedComputationPipeline, 3),
+        ] {
+            assert_eq!(t.min_tools(), n, "{t:?}");
         }
     }
 
@@ -297,7 +471,11 @@ mod tests {
         let task = lib
             .tasks
             .iter()
-            .find(|t| !t.required.iter().any(|&x| lib.registry.is_output(x)))
+            .find(|t| {
+                !t.required
+                    .iter()
+                    .any(|&x| produces_output(&lib.registry, x))
+            })
             .unwrap();
         let calls: Vec<CallRecord> = task
             .task

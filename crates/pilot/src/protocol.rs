@@ -20,15 +20,19 @@ pub const SEARCH_TOP_K: usize = 5;
 /// At most this many searches are answered per turn.
 pub const MAX_SEARCHES_PER_TURN: usize = 6;
 
-/// Phrases that count as an explicit completion signal (matched case-insensitively).
-pub const COMPLETION_PHRASES: [&str; 7] = [
+/// Phrases that count as an explicit completion signal, matched case-insensitively anywhere in
+/// a turn: the paper's examples ("task completed", "finished executing") and the rest of the
+/// release's list (`interactive_executor.py`, `_check_completion_signal`), lower-cased.
+pub const COMPLETION_PHRASES: [&str; 9] = [
+    "task_completed",
     "task completed",
-    "task complete",
     "task is complete",
-    "task finished",
-    "finished the task",
+    "finished executing",
     "all steps completed",
-    "workflow completed",
+    "workflow complete",
+    "done with the task",
+    "successfully completed the task",
+    "task has been completed",
 ];
 
 /// What one assistant turn asked for.
@@ -420,6 +424,32 @@ mod tests {
             assert_eq!(t.completion, done, "{text}");
         }
         assert!(parse_turn("hello").is_empty());
+    }
+
+    #[test]
+    fn completion_signals_are_the_release_phrases() {
+        for text in [
+            "Task completed.",
+            "TASK_COMPLETED",
+            "The task is complete.",
+            "I have finished executing the workflow.",
+            "All steps completed successfully.",
+            "Workflow complete.",
+            "I am done with the task.",
+            "I successfully completed the task.",
+            "The task has been completed.",
+        ] {
+            assert!(parse_turn(text).completion, "{text}");
+        }
+        // Phrases Crucible used to accept that the release does not.
+        for text in [
+            "Task complete.",
+            "Task finished.",
+            "I finished the task.",
+            "Done.",
+        ] {
+            assert!(!parse_turn(text).completion, "{text}");
+        }
     }
 
     #[test]

@@ -647,6 +647,11 @@ fn errors(category: &str, has_deps: bool) -> Vec<ErrorSpec> {
         }
         "network" => {
             out.push(e("NETWORK_ERROR", "the remote host could not be reached"));
+            // In the release's registry every network tool lists INVALID_RESPONSE.
+            out.push(e(
+                "INVALID_RESPONSE",
+                "the remote host answered with an unusable response",
+            ));
             out.push(e(
                 "RATE_LIMIT_ERROR",
                 "the remote host refused: too many requests",

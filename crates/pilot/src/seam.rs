@@ -206,7 +206,7 @@ impl Benchmark for PilotBench {
                 &self.engine.lib.registry,
                 &self.engine.index,
                 task,
-                rendered.prompts.get(prompt_type),
+                rendered.prompt(self.prompt_set, prompt_type),
                 &mut sim,
             );
             let mut agent_error = None;
@@ -259,6 +259,7 @@ impl Benchmark for PilotBench {
                     "evaluation": ev,
                     "calls": episode.calls,
                     "prompt_type": prompt_type.as_str(),
+                    "prompt_set": self.prompt_set.as_str(),
                     "agent_error": agent_error,
                 }),
                 metrics: [
@@ -280,5 +281,37 @@ impl Benchmark for PilotBench {
                 prompt_set: self.prompt_set,
             })
         })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::task::TaskLibrary;
+    use crucible_core::run_builtin;
+
+    #[tokio::test]
+    async fn same_seed_same_instance_same_score_and_the_prompt_set_is_used() {
+        let engine = Arc::new(Engine::new(TaskLibrary::generate(1)));
+        let instance = format!("{}#optimal", engine.lib.tasks[321].task.instance_id);
+        for set in PromptSet::ALL {
+            let bench = PilotBench::shared(engine.clone()).with_prompt_set(set);
+            let mut runs = Vec::new();
+            for _ in 0..2 {
+                let rec = run_builtin(&bench, "follows-plan", &instance, 17, &mut |_| {})
+                    .await
+                    .unwrap();
+                runs.push(rec);
+            }
+            let (a, b) = (&runs[0], &runs[1]);
+            assert_eq!(a.prompt_set, set);
+            assert_eq!((a.score, &a.outcome), (b.score, &b.outcome));
+            assert_eq!(a.details, b.details);
+            assert_eq!(a.transcript, b.transcript);
+            let (task, pt) = parse_instance(&instance).unwrap();
+            let want = engine.render(task).unwrap();
+            assert_eq!(a.transcript[0].content, want.prompt(set, pt));
+            assert_eq!(a.details["prompt_set"], set.as_str());
+        }
     }
 }

@@ -1,5 +1,12 @@
-//! The seeded tool simulator: p = 0.8 · 0.5^Nu · 0.7^Nf · 0.9^Nh, Bernoulli success, uniform error
-//! draw from the tool's error list — and the fidelity audit that checks it.
+//! The seeded tool simulator: p = clamp(0.8 · 0.5^Nu · 0.7^Nf · 0.9^Nh, 0.1, 0.95), Bernoulli
+//! success, uniform error draw from the tool's error list — and the fidelity audit that checks it.
+//!
+//! The paper gives the product law; where it is silent the authors' released executor
+//! (`interactive_executor.py`, `_calculate_success_rate`) is followed: Nu counts prerequisites
+//! that have never succeeded, Nf prerequisites that have succeeded but whose latest call failed,
+//! Nh the failures among the last three calls (only once three calls have been made), and p is
+//! clamped to [0.1, 0.95]. A DEPENDENCY_ERROR is never drawn once every prerequisite has
+//! succeeded (the release's tools carry no such code at all).
 //!
 //! Every episode owns one ChaCha8 stream derived from (seed, task position, episode), and call
 //! number k of an episode always consumes exactly the same two draws whatever the outcome, so
@@ -15,16 +22,42 @@ use super::registry::{Registry, ToolId};
 
 /// Base success probability.
 pub const P_BASE: f64 = 0.8;
-/// Factor per dependency never called.
+/// Factor per dependency that has never succeeded.
 pub const F_UNCALLED: f64 = 0.5;
-/// Factor per dependency called but never succeeded.
+/// Factor per dependency that succeeded before but whose latest call failed.
 pub const F_FAILED: f64 = 0.7;
-/// Factor per failed execution so far in the task.
+/// Factor per failure among the last [`HISTORY_WINDOW`] calls.
 pub const F_HISTORY: f64 = 0.9;
+/// Calls the history penalty looks back over (the release's `execution_history[-3:]`).
+pub const HISTORY_WINDOW: u32 = 3;
+/// Lowest success probability (the release's clamp).
+pub const P_MIN: f64 = 0.1;
+/// Highest success probability (the release's clamp).
+pub const P_MAX: f64 = 0.95;
+/// The error code that blames a prerequisite.
+pub const DEPENDENCY_ERROR: &str = "DEPENDENCY_ERROR";
 
-/// The simulator's law: success probability for the given counts.
+/// The simulator's law: success probability for the given counts, clamped to [0.1, 0.95].
 pub fn success_probability(nu: u32, nf: u32, nh: u32) -> f64 {
-    P_BASE * F_UNCALLED.powi(nu as i32) * F_FAILED.powi(nf as i32) * F_HISTORY.powi(nh as i32)
+    let p =
+        P_BASE * F_UNCALLED.powi(nu as i32) * F_FAILED.powi(nf as i32) * F_HISTORY.powi(nh as i32);
+    p.clamp(P_MIN, P_MAX)
+}
+
+/// The history count Nh from a window of recent outcomes (bit k set: the k-th most recent call
+/// failed) and the number of calls made so far: failures among the last three calls, counted
+/// only once three calls exist (as the release does).
+pub fn history_count(window: u8, calls: u32) -> u32 {
+    if calls >= HISTORY_WINDOW {
+        (window & 0b111).count_ones()
+    } else {
+        0
+    }
+}
+
+/// Shifts one outcome into a history window.
+pub fn push_window(window: u8, failed: bool) -> u8 {
+    ((window << 1) | u8::from(failed)) & 0b111
 }
 
 /// The result of one simulated tool execution.
@@ -38,11 +71,11 @@ pub struct CallOutcome {
     pub p: f64,
     /// Index into the tool's error list when it failed.
     pub error: Option<usize>,
-    /// Dependencies never called before this call (bitmask).
+    /// Dependencies that had never succeeded before this call (bitmask; Nu).
     pub uncalled: u32,
-    /// Dependencies called but never succeeded before this call (bitmask).
+    /// Dependencies that had succeeded but whose latest call failed (bitmask; Nf).
     pub failed: u32,
-    /// Failed executions in the task before this call.
+    /// Nh of this call: failures among the last three calls.
     pub history: u32,
 }
 
@@ -53,11 +86,10 @@ pub struct Simulator<'r> {
     rng: ChaCha8Rng,
     called: u32,
     succeeded: u32,
+    last_failed: u32,
+    window: u8,
     failures: u32,
     calls: u32,
-    pow_u: [f64; 33],
-    pow_f: [f64; 33],
-    pow_h: [f64; 64],
 }
 
 /// The random stream of one (seed, task, episode): task streams are independent seeds, episodes
@@ -68,6 +100,18 @@ pub fn episode_rng(seed: u64, task_position: u64, episode: u64) -> ChaCha8Rng {
     rng
 }
 
+/// Indices of the error codes a failed call of `tool` may draw: all of them, except
+/// DEPENDENCY_ERROR when no prerequisite is unmet.
+pub fn eligible_errors(reg: &Registry, tool: ToolId, prerequisites_met: bool) -> Vec<usize> {
+    reg.tool(tool)
+        .errors
+        .iter()
+        .enumerate()
+        .filter(|(_, e)| !(prerequisites_met && e.code == DEPENDENCY_ERROR))
+        .map(|(i, _)| i)
+        .collect()
+}
+
 impl<'r> Simulator<'r> {
     /// A fresh episode for a task position and episode number under a seed.
     pub fn new(reg: &'r Registry, seed: u64, task_position: u64, episode: u64) -> Self {
@@ -76,57 +120,54 @@ impl<'r> Simulator<'r> {
 
     /// A fresh episode drawing from a given stream.
     pub fn with_rng(reg: &'r Registry, rng: ChaCha8Rng) -> Self {
-        let mut pow_u = [0.0; 33];
-        let mut pow_f = [0.0; 33];
-        let mut pow_h = [0.0; 64];
-        for k in 0..33 {
-            pow_u[k] = F_UNCALLED.powi(k as i32);
-            pow_f[k] = F_FAILED.powi(k as i32);
-        }
-        for (k, p) in pow_h.iter_mut().enumerate() {
-            *p = F_HISTORY.powi(k as i32);
-        }
         Self {
             reg,
             rng,
             called: 0,
             succeeded: 0,
+            last_failed: 0,
+            window: 0,
             failures: 0,
             calls: 0,
-            pow_u,
-            pow_f,
-            pow_h,
         }
+    }
+
+    fn counts(&self, tool: ToolId) -> (u32, u32, u32) {
+        let deps = self.reg.deps_mask(tool);
+        let uncalled = deps & !self.succeeded;
+        let failed = deps & self.succeeded & self.last_failed;
+        (uncalled, failed, history_count(self.window, self.calls))
     }
 
     /// The success probability the next call of `tool` would have.
     pub fn probability(&self, tool: ToolId) -> f64 {
-        let deps = self.reg.deps_mask(tool);
-        let nu = (deps & !self.called).count_ones() as usize;
-        let nf = (deps & self.called & !self.succeeded).count_ones() as usize;
-        P_BASE * self.pow_u[nu] * self.pow_f[nf] * self.pow_h[(self.failures as usize).min(63)]
+        let (u, f, h) = self.counts(tool);
+        success_probability(u.count_ones(), f.count_ones(), h)
     }
 
     /// Executes one call: two draws (a uniform for success, a 32-bit word for the error index,
-    /// mapped by multiply-shift so the draw count never varies), then the state update.
+    /// mapped by multiply-shift over the eligible codes so the draw count never varies), then
+    /// the state update.
     pub fn call(&mut self, tool: ToolId) -> CallOutcome {
-        let deps = self.reg.deps_mask(tool);
-        let uncalled = deps & !self.called;
-        let failed = deps & self.called & !self.succeeded;
-        let p = self.probability(tool);
+        let (uncalled, failed, history) = self.counts(tool);
+        let p = success_probability(uncalled.count_ones(), failed.count_ones(), history);
         let u: f64 = self.rng.random();
         let word = self.rng.next_u32();
         let success = u < p;
-        let history = self.failures;
+        let bit = 1u32 << tool.0;
         self.calls += 1;
-        self.called |= 1 << tool.0;
+        self.called |= bit;
+        self.window = push_window(self.window, !success);
         let error = if success {
-            self.succeeded |= 1 << tool.0;
+            self.succeeded |= bit;
+            self.last_failed &= !bit;
             None
         } else {
             self.failures += 1;
-            let n = self.reg.tool(tool).errors.len() as u64;
-            Some(((word as u64 * n) >> 32) as usize)
+            self.last_failed |= bit;
+            let eligible = eligible_errors(self.reg, tool, uncalled == 0);
+            let n = eligible.len() as u64;
+            Some(eligible[((word as u64 * n) >> 32) as usize])
         };
         CallOutcome {
             tool,
@@ -192,8 +233,11 @@ pub struct ErrorCell {
     pub tool: String,
     /// Failures observed.
     pub failures: u64,
-    /// Configured share of each code (1 / number of codes).
+    /// Share of each code when every code may be drawn (1 / number of codes).
     pub configured: f64,
+    /// Expected share of each code over the failures observed (DEPENDENCY_ERROR is only
+    /// eligible while a prerequisite is unmet), in error-list order.
+    pub expected: Vec<f64>,
     /// Smallest observed share of any code.
     pub min_share: f64,
     /// Largest observed share of any code.
@@ -283,6 +327,11 @@ pub fn audit(reg: &Registry, task_tools: &[Vec<ToolId>], episodes: u64, seed: u6
         .iter()
         .map(|t| vec![0; t.errors.len()])
         .collect();
+    let mut exp: Vec<Vec<f64>> = reg
+        .tools()
+        .iter()
+        .map(|t| vec![0.0; t.errors.len()])
+        .collect();
     let mut calls = 0u64;
     let mut pick = ChaCha8Rng::seed_from_u64(mix_seed(seed, u64::MAX));
     for e in 0..episodes {
@@ -313,6 +362,10 @@ pub fn audit(reg: &Registry, task_tools: &[Vec<ToolId>], episodes: u64, seed: u6
                 c.2 += 1;
             } else if let Some(i) = out.error {
                 errs[t.0 as usize][i] += 1;
+                let eligible = eligible_errors(reg, t, out.uncalled == 0);
+                for &j in &eligible {
+                    exp[t.0 as usize][j] += 1.0 / eligible.len() as f64;
+                }
             }
         }
     }
@@ -345,7 +398,11 @@ pub fn audit(reg: &Registry, task_tools: &[Vec<ToolId>], episodes: u64, seed: u6
             continue;
         }
         let share = 1.0 / counts.len() as f64;
-        let inside = counts.iter().all(|&k| {
+        let expected: Vec<f64> = exp[i].iter().map(|e| e / n as f64).collect();
+        // Each failure draws with its own known shares; the count is a sum of independent
+        // Bernoullis whose variance is at most the binomial one at the mean share, so the
+        // Wilson interval at the mean is conservative.
+        let inside = counts.iter().zip(&expected).all(|(&k, &share)| {
             let (lo, hi) = wilson(k, n, z);
             lo <= share && share <= hi
         });
@@ -354,6 +411,7 @@ pub fn audit(reg: &Registry, task_tools: &[Vec<ToolId>], episodes: u64, seed: u6
             tool: reg.tools()[i].name.clone(),
             failures: n,
             configured: share,
+            expected,
             min_share: shares.iter().copied().fold(1.0, f64::min),
             max_share: shares.iter().copied().fold(0.0, f64::max),
             inside,
@@ -390,29 +448,112 @@ mod tests {
             (0, 1, 0, 0.56),
             (0, 0, 1, 0.72),
             (2, 1, 2, 0.8 * 0.25 * 0.7 * 0.81),
+            // clamped below at 0.1 (0.8 · 0.5^3 · 0.9^3 ≈ 0.073)
+            (3, 0, 3, 0.1),
+            (5, 2, 3, 0.1),
         ] {
             assert!(
                 (success_probability(nu, nf, nh) - p).abs() < 1e-12,
                 "{nu} {nf} {nh}"
             );
         }
+        const { assert!(P_BASE <= P_MAX, "0.8 is below the 0.95 cap") };
     }
 
     #[test]
-    fn simulator_tracks_uncalled_failed_and_history() {
+    fn history_counts_failures_among_the_last_three_calls_once_three_exist() {
+        // (outcomes oldest first, true = failed) → Nh of the next call
+        for (outcomes, nh) in [
+            (vec![], 0),
+            (vec![true], 0),
+            (vec![true, true], 0),
+            (vec![true, true, true], 3),
+            (vec![true, true, true, false], 2),
+            (vec![true, false, false, false], 0),
+            (vec![false, true, false, true, true], 2),
+        ] {
+            let mut w = 0u8;
+            for &f in &outcomes {
+                w = push_window(w, f);
+            }
+            assert_eq!(history_count(w, outcomes.len() as u32), nh, "{outcomes:?}");
+        }
+    }
+
+    #[test]
+    fn simulator_reads_never_succeeded_and_last_result_of_each_prerequisite() {
         let reg = Registry::generate();
         let reader = reg.id("file_operations_reader").unwrap();
         let parser = reg.id("data_processing_parser").unwrap();
-        let mut sim = Simulator::new(&reg, 1, 0, 0);
+        // Find a stream whose first reader calls go: fail, success, fail.
+        let want = [false, true, false];
+        let seed = (0..10_000u64)
+            .find(|&seed| {
+                let mut sim = Simulator::new(&reg, seed, 0, 0);
+                want.iter().all(|&w| sim.call(reader).success == w)
+            })
+            .expect("such a stream exists");
+        let mut sim = Simulator::new(&reg, seed, 0, 0);
+        // never called: Nu = 1
         assert!((sim.probability(parser) - 0.4).abs() < 1e-12);
-        let out = sim.call(reader);
-        let expect = if out.success {
-            0.8 * 0.9f64.powi(0)
-        } else {
-            0.8 * 0.7 * 0.9
-        };
-        assert!((sim.probability(parser) - expect).abs() < 1e-12);
-        assert_eq!(sim.calls(), 1);
+        sim.call(reader);
+        // called but never succeeded: still Nu = 1 (the release counts successes only)
+        assert!((sim.probability(parser) - 0.4).abs() < 1e-12);
+        sim.call(reader);
+        // succeeded last time: no penalty (two calls made, Nh not counted yet)
+        assert!((sim.probability(parser) - 0.8).abs() < 1e-12);
+        sim.call(reader);
+        // succeeded before, latest call failed: Nf = 1; three calls, two failed: Nh = 2
+        let p = sim.probability(parser);
+        assert!((p - 0.8 * 0.7 * 0.81).abs() < 1e-12, "{p}");
+        assert_eq!(sim.calls(), 3);
+    }
+
+    #[test]
+    fn no_dependency_error_after_every_prerequisite_succeeded() {
+        let reg = Registry::generate();
+        let with_deps: Vec<ToolId> = (0..reg.len() as u8)
+            .map(ToolId)
+            .filter(|&t| reg.deps_mask(t) != 0)
+            .collect();
+        let mut met_failures = 0;
+        let mut dep_errors_unmet = 0;
+        for seed in 0..400u64 {
+            let mut sim = Simulator::new(&reg, seed, seed % 7, 0);
+            let mut pick = ChaCha8Rng::seed_from_u64(seed);
+            for _ in 0..40 {
+                let t = if pick.random_bool(0.5) {
+                    with_deps[pick.random_range(0..with_deps.len())]
+                } else {
+                    ToolId(pick.random_range(0..reg.len() as u8))
+                };
+                let met = reg.deps_mask(t) & !sim.succeeded() == 0;
+                let out = sim.call(t);
+                if let Some(e) = out.error {
+                    let code = reg.tool(t).errors[e].code.as_str();
+                    if met {
+                        met_failures += 1;
+                        assert_ne!(code, DEPENDENCY_ERROR, "seed {seed}: {}", reg.tool(t).name);
+                    } else if code == DEPENDENCY_ERROR {
+                        dep_errors_unmet += 1;
+                    }
+                }
+            }
+        }
+        assert!(met_failures > 1000, "{met_failures}");
+        assert!(
+            dep_errors_unmet > 0,
+            "DEPENDENCY_ERROR still occurs while one is unmet"
+        );
+    }
+
+    #[test]
+    fn network_tools_can_return_invalid_response() {
+        let reg = Registry::generate();
+        for t in reg.tools() {
+            let has = t.errors.iter().any(|e| e.code == "INVALID_RESPONSE");
+            assert_eq!(has, t.metadata.category == "network", "{}", t.name);
+        }
     }
 
     #[test]

@@ -1,6 +1,8 @@
 //! The exact optimal policy for a PILOT-Bench task: dynamic programming over (tool statuses,
-//! failures so far, consecutive failures, last call and its streak, turns left) under the
-//! simulator's law and the protocol's termination rules. It yields the optimal next action for
+//! the outcomes of the last three calls, consecutive failures, last call and its streak, turns
+//! left) under the simulator's law and the protocol's termination rules. Full success needs the
+//! required tools to first succeed in the task's order, so the policy never lets a required tool
+//! succeed before the ones listed ahead of it. It yields the optimal next action for
 //! any state, the workflow the optimal prompt shows, and the exact maximum probability of
 //! full_success within the turn budget (the task's ceiling).
 //!
@@ -13,7 +15,7 @@ use serde::Serialize;
 
 use super::protocol::{LOOP_LIMIT, MAX_CONSECUTIVE_FAILURES, MAX_TURNS};
 use super::registry::{Registry, ToolId};
-use super::sim::success_probability;
+use super::sim::{history_count, push_window, success_probability, HISTORY_WINDOW};
 use super::PilotError;
 
 /// A tiny multiplicative hasher for the packed u64 state keys.
@@ -36,13 +38,16 @@ impl Hasher for KeyHasher {
 }
 
 const NONE: u8 = 31;
+/// The action "call a tool outside the relevant set that has no prerequisites": it only moves
+/// the history window (see [`Solver::fillers`]).
+pub const FILLER: u8 = 16;
 /// Flag bit in a memoised action: call the tool and give the completion signal in the same turn.
 const COMPLETE: u8 = 0x40;
 
 /// The optimal action in a state.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Action {
-    /// Local index of the tool to call.
+    /// Local index of the tool to call, or [`FILLER`].
     pub tool: u8,
     /// Also give the completion signal in the same turn (only worth it on the last turn, when
     /// this call is the last pending one).
@@ -61,18 +66,51 @@ fn decode(a: u8) -> Option<Action> {
 pub struct State {
     /// Tools that succeeded at least once (local bitmask).
     pub succ: u32,
-    /// Tools called at least once (local bitmask).
-    pub called: u32,
-    /// Failed executions so far.
-    pub nh: u32,
+    /// Succeeded tools whose latest call failed (local bitmask): they count towards Nf.
+    pub stale: u32,
+    /// Outcomes of the last three calls, most recent in bit 0 (set: failed).
+    pub window: u8,
+    /// Calls made so far, capped at three (Nh only counts once three calls exist).
+    pub calls: u32,
     /// Consecutive failed calls just before now.
     pub consec: u32,
-    /// Last tool called (local index), if any.
+    /// Last tool called (local index), if it is relevant.
     pub last: Option<u8>,
     /// How many consecutive calls the last tool has had.
     pub streak: u32,
     /// Assistant turns left, this one included.
     pub turns_left: u32,
+}
+
+impl State {
+    /// Nh of the next call.
+    pub fn nh(&self) -> u32 {
+        history_count(self.window, self.calls)
+    }
+
+    /// The state after calling `tool` (`None`: a filler) with the given outcome.
+    fn after(&self, tool: Option<u8>, success: bool) -> State {
+        let (last, streak) = match tool {
+            Some(a) if self.last == Some(a) => (Some(a), self.streak + 1),
+            Some(a) => (Some(a), 1),
+            None => (None, 0),
+        };
+        let bit = tool.map_or(0, |a| 1u32 << a);
+        State {
+            succ: if success { self.succ | bit } else { self.succ },
+            stale: if success {
+                self.stale & !bit
+            } else {
+                self.stale | (bit & self.succ)
+            },
+            window: push_window(self.window, !success),
+            calls: (self.calls + 1).min(HISTORY_WINDOW),
+            consec: if success { 0 } else { self.consec + 1 },
+            last,
+            streak,
+            turns_left: self.turns_left - 1,
+        }
+    }
 }
 
 /// One step of the optimal workflow (the path the policy takes while every call succeeds).
@@ -107,15 +145,17 @@ pub struct Solution {
 #[derive(Debug, Clone)]
 pub struct Solver {
     tools: Vec<ToolId>,
+    fillers: Vec<ToolId>,
     required: u32,
     deps: Vec<u32>,
-    req_prereq: Vec<u32>,
+    req_before: Vec<u32>,
     memo: HashMap<u64, (f64, u8), BuildHasherDefault<KeyHasher>>,
 }
 
 impl Solver {
-    /// Prepares the solver for a task's required tools (in dependency order). The relevant set
-    /// is the required tools plus all their transitive prerequisites (at most 16 tools).
+    /// Prepares the solver for a task's required tools (in the task's order, which is the order
+    /// sequence correctness demands). The relevant set is the required tools plus all their
+    /// transitive prerequisites (at most 16 tools).
     pub fn new(reg: &Registry, required: &[ToolId]) -> Result<Self, PilotError> {
         let mut tools: Vec<ToolId> = Vec::new();
         fn add(reg: &Registry, t: ToolId, tools: &mut Vec<ToolId>) {
@@ -144,13 +184,28 @@ impl Solver {
         };
         let required_mask = local(required.iter().fold(0, |m, t| m | (1 << t.0)));
         let deps: Vec<u32> = tools.iter().map(|&t| local(reg.deps_mask(t))).collect();
-        let closures: Vec<u32> = tools.iter().map(|&t| local(reg.closure_mask(t))).collect();
-        let req_prereq: Vec<u32> = closures.iter().map(|c| c & required_mask).collect();
+        let req_before: Vec<u32> = tools
+            .iter()
+            .map(|t| match required.iter().position(|r| r == t) {
+                Some(k) => local(required[..k].iter().fold(0, |m, r| m | (1 << r.0))),
+                None => 0,
+            })
+            .collect();
+        let fillers: Vec<ToolId> = (0..reg.len() as u8)
+            .map(ToolId)
+            .filter(|t| reg.deps_mask(*t) == 0 && !tools.contains(t))
+            .take(2)
+            .collect();
         Ok(Self {
             tools,
+            fillers: if fillers.len() == 2 {
+                fillers
+            } else {
+                Vec::new()
+            },
             required: required_mask,
             deps,
-            req_prereq,
+            req_before,
             memo: HashMap::default(),
         })
     }
@@ -158,6 +213,12 @@ impl Solver {
     /// The relevant tools, in the solver's local order.
     pub fn tools(&self) -> &[ToolId] {
         &self.tools
+    }
+
+    /// Two tools outside the relevant set without prerequisites; a [`FILLER`] action calls
+    /// whichever of them was not called last (empty when the registry has fewer than two).
+    pub fn fillers(&self) -> &[ToolId] {
+        &self.fillers
     }
 
     /// Converts a registry-wide bitmask to a local one (tools outside the relevant set dropped).
@@ -178,8 +239,9 @@ impl Solver {
     pub fn initial(&self) -> State {
         State {
             succ: 0,
-            called: 0,
-            nh: 0,
+            stale: 0,
+            window: 0,
+            calls: 0,
             consec: 0,
             last: None,
             streak: 0,
@@ -189,8 +251,9 @@ impl Solver {
 
     fn key(s: &State) -> u64 {
         (s.succ as u64)
-            | (s.called as u64) << 16
-            | (s.nh.min(31) as u64) << 32
+            | (s.stale as u64) << 16
+            | ((s.window & 0b111) as u64) << 32
+            | (s.calls.min(3) as u64) << 35
             | (s.consec as u64) << 37
             | (s.last.unwrap_or(NONE) as u64) << 41
             | (s.streak as u64) << 46
@@ -198,8 +261,8 @@ impl Solver {
     }
 
     /// The tools worth calling in `s`: pending required tools plus, transitively, the
-    /// unsucceeded prerequisites of tools worth calling. Re-running a succeeded tool can only
-    /// cost a turn or add a failure, so succeeded tools are never worth calling.
+    /// unsucceeded prerequisites of tools worth calling. Re-running a succeeded tool is never
+    /// better than a filler call (same or lower odds, and a failure would make it stale).
     fn callable(&self, succ: u32) -> u32 {
         let mut c = self.required & !succ;
         loop {
@@ -229,7 +292,7 @@ impl Solver {
             }
         }
         let succ = s.succ & (self.required | feeds);
-        let called = (s.called & feeds) | succ;
+        let stale = s.stale & succ & feeds;
         let (last, streak) = match s.last {
             Some(a) if callable & (1 << a) != 0 => (Some(a), s.streak),
             _ => (None, 0),
@@ -237,7 +300,9 @@ impl Solver {
         (
             State {
                 succ,
-                called,
+                stale,
+                calls: s.calls.min(HISTORY_WINDOW),
+                window: s.window & 0b111,
                 last,
                 streak,
                 ..s
@@ -273,37 +338,16 @@ impl Solver {
             if streak >= LOOP_LIMIT {
                 continue; // the protocol ends the episode as a loop
             }
-            let d = self.deps[a as usize];
-            let nu = (d & !s.called).count_ones();
-            let nf = (d & s.called & !s.succ).count_ones();
-            let p = success_probability(nu, nf, s.nh);
-            let vs = if is_required && self.req_prereq[a as usize] & !s.succ != 0 {
-                0.0 // success now would break the dependency order
+            let p = self.p_call(&s, a);
+            let vs = if is_required && self.req_before[a as usize] & !s.succ != 0 {
+                0.0 // success now would break the task's order
             } else {
-                self.value(State {
-                    succ: s.succ | bit,
-                    called: s.called | bit,
-                    nh: s.nh,
-                    consec: 0,
-                    last: Some(a),
-                    streak,
-                    turns_left: s.turns_left - 1,
-                })
-                .0
+                self.value(s.after(Some(a), true)).0
             };
             let vf = if s.consec + 1 >= MAX_CONSECUTIVE_FAILURES {
                 0.0
             } else {
-                self.value(State {
-                    succ: s.succ,
-                    called: s.called | bit,
-                    nh: s.nh + 1,
-                    consec: s.consec + 1,
-                    last: Some(a),
-                    streak,
-                    turns_left: s.turns_left - 1,
-                })
-                .0
+                self.value(s.after(Some(a), false)).0
             };
             let v = p * vs + (1.0 - p) * vf;
             if v > best + 1e-12 {
@@ -312,23 +356,56 @@ impl Solver {
             }
             // Calling the last pending tool and declaring completion in the same turn wins
             // exactly p; it beats the separate completion turn only when no turn would be left.
-            if pending == bit && self.req_prereq[a as usize] & !s.succ == 0 && p > best + 1e-12 {
+            if pending == bit && self.req_before[a as usize] & !s.succ == 0 && p > best + 1e-12 {
                 best = p;
                 best_a = a | COMPLETE;
+            }
+        }
+        // A filler call only moves the history window (and spends a turn); it can pay when
+        // recent failures weigh on the calls still to come.
+        if !self.fillers.is_empty() && pending.count_ones() < s.turns_left {
+            let p = success_probability(0, 0, s.nh());
+            let vs = self.value(s.after(None, true)).0;
+            let vf = if s.consec + 1 >= MAX_CONSECUTIVE_FAILURES {
+                0.0
+            } else {
+                self.value(s.after(None, false)).0
+            };
+            let v = p * vs + (1.0 - p) * vf;
+            if v > best + 1e-12 {
+                best = v;
+                best_a = FILLER;
             }
         }
         self.memo.insert(key, (best, best_a));
         (best, decode(best_a))
     }
 
-    /// Success probability of calling local tool `a` in state `s`.
+    /// Success probability of calling local tool `a` (or [`FILLER`]) in state `s`.
     pub fn p_call(&self, s: &State, a: u8) -> f64 {
+        if a == FILLER {
+            return success_probability(0, 0, s.nh());
+        }
         let d = self.deps[a as usize];
         success_probability(
-            (d & !s.called).count_ones(),
-            (d & s.called & !s.succ).count_ones(),
-            s.nh,
+            (d & !s.succ).count_ones(),
+            (d & s.succ & s.stale).count_ones(),
+            s.nh(),
         )
+    }
+
+    /// The registry tool an action calls: a relevant tool, or for [`FILLER`] the filler that
+    /// was not called last.
+    pub fn action_tool(&self, a: u8, last_called: Option<ToolId>) -> ToolId {
+        if a == FILLER {
+            if last_called == Some(self.fillers[0]) {
+                self.fillers[1]
+            } else {
+                self.fillers[0]
+            }
+        } else {
+            self.tools[a as usize]
+        }
     }
 
     /// Solves from the initial state and extracts the optimal workflow.
@@ -336,29 +413,22 @@ impl Solver {
         let mut s = self.initial();
         let (p_full, _) = self.value(s);
         let mut workflow = Vec::new();
+        let mut last_called = None;
         while let (v, Some(Action { tool: a, complete })) = self.value(s) {
-            let bit = 1u32 << a;
+            let local = (a != FILLER).then_some(a);
             let p = self.p_call(&s, a);
-            let streak = if s.last == Some(a) { s.streak + 1 } else { 1 };
-            let fail = State {
-                succ: s.succ,
-                called: s.called | bit,
-                nh: s.nh + 1,
-                consec: s.consec + 1,
-                last: Some(a),
-                streak,
-                turns_left: s.turns_left - 1,
-            };
+            let tool = self.action_tool(a, last_called);
+            let fail = s.after(local, false);
             let on_failure = if fail.consec < MAX_CONSECUTIVE_FAILURES {
                 self.value(fail)
                     .1
-                    .map(|b| reg.tool(self.tools[b.tool as usize]).name.clone())
+                    .map(|b| reg.tool(self.action_tool(b.tool, Some(tool))).name.clone())
             } else {
                 None
             };
             workflow.push(WorkflowStep {
-                tool: reg.tool(self.tools[a as usize]).name.clone(),
-                required: self.required & bit != 0,
+                tool: reg.tool(tool).name.clone(),
+                required: local.is_some_and(|a| self.required & (1 << a) != 0),
                 p_success: p,
                 on_failure,
                 value: v,
@@ -367,15 +437,8 @@ impl Solver {
             if complete {
                 break;
             }
-            s = State {
-                succ: s.succ | bit,
-                called: s.called | bit,
-                nh: s.nh,
-                consec: 0,
-                last: Some(a),
-                streak,
-                turns_left: s.turns_left - 1,
-            };
+            last_called = Some(tool);
+            s = s.after(local, true);
         }
         Solution {
             workflow,
@@ -394,21 +457,20 @@ mod tests {
     }
 
     #[test]
-    fn single_tool_without_deps_is_geometric_with_history_and_loop_limit() {
-        // One tool, no deps: the policy calls it until it succeeds; the loop limit allows three
-        // consecutive calls, so p_full = 1 - Π(1 - 0.8·0.9^k) for k = 0..2.
+    fn single_tool_without_deps_is_at_least_three_free_tries() {
+        // One tool, no deps: Nh only counts once three calls exist, so the first three tries
+        // each succeed with 0.8; fillers may buy further tries past the loop limit.
         let reg = Registry::generate();
         let mut s = Solver::new(&reg, &ids(&reg, &["file_operations_reader"])).unwrap();
         let sol = s.solve(&reg);
-        let q: f64 = (0..(LOOP_LIMIT - 1) as i32)
-            .map(|k| 1.0 - 0.8 * 0.9f64.powi(k))
-            .product();
+        let three = 1.0 - 0.2f64.powi(3);
         assert!(
-            (sol.p_full_success - (1.0 - q)).abs() < 1e-12,
+            sol.p_full_success >= three - 1e-12 && sol.p_full_success < 1.0,
             "{}",
             sol.p_full_success
         );
         assert_eq!(sol.workflow.len(), 1);
+        assert!((sol.workflow[0].p_success - 0.8).abs() < 1e-12);
     }
 
     #[test]
@@ -515,8 +577,9 @@ mod tests {
         // reader done, fetcher pending, two failures so far, one turn left
         let st = State {
             succ: 1,
-            called: 1,
-            nh: 2,
+            stale: 0,
+            window: 0b110,
+            calls: 3,
             consec: 0,
             last: Some(0),
             streak: 1,
@@ -536,8 +599,9 @@ mod tests {
             turns_left: 2,
             ..st
         });
+        // a failure pushes the oldest failure out of the window: Nh stays 2
         let p = 0.8 * 0.81;
-        assert!((v2 - (p + (1.0 - p) * 0.8 * 0.729)).abs() < 1e-12, "{v2}");
+        assert!((v2 - (p + (1.0 - p) * p)).abs() < 1e-12, "{v2}");
         assert_eq!(
             a2,
             Some(Action {

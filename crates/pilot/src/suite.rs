@@ -16,13 +16,14 @@ use super::agents::{
 };
 use super::eval::Outcome;
 use super::flaw::{assign, optimal_plan, FlawCategory};
-use super::prompt::{render, PromptType, Rendered};
+use super::prompt::{render, render_paper, PromptType, Rendered};
 use super::protocol::SearchIndex;
 use super::registry::ToolId;
 use super::sim::Simulator;
 use super::solve::{Solution, Solver};
 use super::task::{ResolvedTask, TaskLibrary, TaskType};
 use super::{mix_seed, PilotError};
+use crucible_core::PromptSet;
 
 /// A loaded library ready to render prompts and run episodes.
 #[derive(Debug)]
@@ -33,6 +34,7 @@ pub struct Engine {
     pub index: SearchIndex,
     solvers: Mutex<HashMap<Vec<ToolId>, Arc<Mutex<Solver>>>>,
     solutions: Mutex<HashMap<Vec<ToolId>, Arc<Solution>>>,
+    prompt_set: PromptSet,
 }
 
 impl Engine {
@@ -44,7 +46,20 @@ impl Engine {
             index,
             solvers: Mutex::default(),
             solutions: Mutex::default(),
+            prompt_set: PromptSet::default(),
         }
+    }
+
+    /// Words the prompts of [`Engine::episode`], [`Engine::try_answers`] and [`Engine::suite`]
+    /// in `set` (default: the paper's).
+    pub fn with_prompt_set(mut self, set: PromptSet) -> Self {
+        self.prompt_set = set;
+        self
+    }
+
+    /// The prompt set episodes run under.
+    pub fn prompt_set(&self) -> PromptSet {
+        self.prompt_set
     }
 
     /// The shared solver of a task's required tool set.
@@ -102,8 +117,8 @@ impl Engine {
         Ok(sol)
     }
 
-    /// The four prompts, the plans and the flaw of a task. The flaw depends only on the
-    /// library's seed and the task, never on the run seed.
+    /// The four prompts in both sets, the plans and the flaw of a task. The flaw depends only
+    /// on the library's seed and the task, never on the run seed.
     pub fn render(&self, task_id: &str) -> Result<Rendered, PilotError> {
         let pos = self.lib.position(task_id)?;
         let task = &self.lib.tasks[pos];
@@ -119,9 +134,9 @@ impl Engine {
             Some((p, f)) => (p, Some(f)),
             None => (optimal.clone(), None),
         };
-        let prompts = render(task, &optimal, &flawed);
         Ok(Rendered {
-            prompts,
+            prompts: render(task, &optimal, &flawed),
+            paper: render_paper(task, &optimal, &flawed),
             flaw,
             optimal_plan: optimal,
             flawed_plan: flawed,
@@ -139,7 +154,8 @@ impl Engine {
     ) -> Result<Episode, PilotError> {
         let pos = self.lib.position(task_id)?;
         let rendered = self.render(task_id)?;
-        Ok(self.episode_with(pos, rendered.prompts.get(prompt_type), agent, seed, episode))
+        let prompt = rendered.prompt(self.prompt_set, prompt_type);
+        Ok(self.episode_with(pos, prompt, agent, seed, episode))
     }
 
     fn episode_with(
@@ -213,7 +229,8 @@ impl Engine {
             let mut outcomes = BTreeMap::new();
             for pt in PromptType::ALL {
                 let mut agent = self.agent(kind, &id, seed, 0)?;
-                let ep = self.episode_with(pos, rendered.prompts.get(pt), agent.as_mut(), seed, 0);
+                let prompt = rendered.prompt(self.prompt_set, pt);
+                let ep = self.episode_with(pos, prompt, agent.as_mut(), seed, 0);
                 let o = ep.evaluation.outcome;
                 outcomes.insert(pt, o);
                 by_prompt.entry(pt).or_default().add(o);
@@ -483,6 +500,57 @@ mod tests {
                 "{id}: exact {exact:.4}, MC {full}/{n} in [{lo:.4}, {hi:.4}]"
             );
         }
+    }
+
+    /// Built-in agents read plans and task lines back from the prompt; they must play the
+    /// same episode whichever set worded it, and the reference agent keeps reaching full success.
+    #[test]
+    fn builtin_agents_play_the_same_episodes_under_both_prompt_sets() {
+        let engine = Engine::new(TaskLibrary::generate(1));
+        let mut reference_full = 0;
+        for pos in (0..engine.lib.tasks.len()).step_by(211) {
+            let id = engine.lib.tasks[pos].task.instance_id.clone();
+            let rendered = engine.render(&id).unwrap();
+            for pt in PromptType::ALL {
+                for kind in AgentKind::ALL {
+                    let play = |set| {
+                        let mut agent = engine.agent(kind, &id, 5, 0).unwrap();
+                        engine.episode_with(pos, rendered.prompt(set, pt), agent.as_mut(), 5, 0)
+                    };
+                    let (paper, assisted) = (play(PromptSet::Paper), play(PromptSet::Assisted));
+                    assert_eq!(paper.calls, assisted.calls, "{id} {pt:?} {kind:?}");
+                    assert_eq!(
+                        paper.evaluation.outcome, assisted.evaluation.outcome,
+                        "{id} {pt:?} {kind:?}"
+                    );
+                    if kind == AgentKind::Reference
+                        && paper.evaluation.outcome == Outcome::FullSuccess
+                    {
+                        reference_full += 1;
+                    }
+                }
+            }
+        }
+        assert!(reference_full > 40, "{reference_full}");
+    }
+
+    #[test]
+    fn engine_episodes_use_the_engines_prompt_set() {
+        let id = |e: &Engine| e.lib.tasks[7].task.instance_id.clone();
+        for set in [PromptSet::Paper, PromptSet::Assisted] {
+            let engine = Engine::new(TaskLibrary::generate(1)).with_prompt_set(set);
+            let task = id(&engine);
+            let mut a = engine.agent(AgentKind::FollowsPlan, &task, 1, 0).unwrap();
+            let ep = engine
+                .episode(&task, PromptType::Optimal, a.as_mut(), 1, 0)
+                .unwrap();
+            let want = engine.render(&task).unwrap();
+            assert_eq!(ep.messages[0].text, want.prompt(set, PromptType::Optimal));
+        }
+        assert_eq!(
+            Engine::new(TaskLibrary::generate(1)).prompt_set(),
+            PromptSet::Paper
+        );
     }
 
     #[test]
