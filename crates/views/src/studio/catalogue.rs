@@ -411,7 +411,8 @@ pub fn detail(config: &Config, bench: Bench, id: &str) -> Result<TaskDetail, Stu
                 extra: json!({
                     "required_tools": t.task.required_tools,
                     "tools": tools,
-                    "prompts": rendered.prompts,
+                    "prompts": rendered.paper,
+                    "assisted_prompts": rendered.prompts,
                     "flaw": rendered.flaw,
                     "optimal_plan": rendered.optimal_plan,
                     "flawed_plan": rendered.flawed_plan,

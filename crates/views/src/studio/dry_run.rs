@@ -623,7 +623,11 @@ pub fn dry_run_pilot(
     };
     let outcome = label(&e.outcome);
     let passed = e.outcome == pilot::Outcome::FullSuccess;
-    let prompt_text = engine.render(id)?.prompts.get(prompt).to_string();
+    // The episode ran in the engine's wording (the paper's by default): show that one.
+    let prompt_text = engine
+        .render(id)?
+        .prompt(crucible_core::PromptSet::Paper, prompt)
+        .to_string();
     Ok(DryRun {
         bench: Bench::Pilot,
         id: id.into(),
