@@ -7,13 +7,15 @@ use anyhow::{Context, Result};
 use super::emit;
 use clap::{Args, Subcommand};
 use crucible_core::Config;
+use crucible_core::PromptSet;
 use crucible_intent2tx::execute::{generate_on_chain, prediction_calls, Executor};
 use crucible_intent2tx::generate::{generate, GenerateOptions, FUNDING};
 use crucible_intent2tx::import::{import_file, load_clean, write_jsonl};
 use crucible_intent2tx::parse_prediction;
 use crucible_intent2tx::Instance;
 use crucible_intent2tx::{
-    build_prompt, score_text, score_text_with, AddressBook, MetricMode, Retriever, Setting,
+    build_prompt_with, score_text, score_text_with, AddressBook, MetricMode, Prompt, RetrievalMode,
+    Retriever, Setting,
 };
 use serde_json::{json, Value};
 
@@ -84,6 +86,14 @@ pub enum Intent2txCmd {
         /// The demonstration pool (retrieval setting).
         #[arg(long, default_value = "tasks/intent2tx/pool/instances.jsonl")]
         pool: PathBuf,
+        /// Wording: assisted (Crucible's, with hints; this command's default, as before prompt
+        /// sets) or paper (Appendix B.2/B.3 as the authors' release assembles them).
+        #[arg(long, default_value = "assisted", value_parser = super::report::parse_prompt_set)]
+        prompt_set: PromptSet,
+        /// How demonstrations are chosen: realistic (this command's default, as before), paper
+        /// or held-out-category.
+        #[arg(long, default_value = "realistic", value_parser = parse_retrieval)]
+        retrieval: RetrievalMode,
     },
     /// Score an answer against one instance.
     Score {
@@ -293,6 +303,8 @@ pub fn intent2tx(config: &Config, cmd: Intent2txCmd) -> Result<()> {
             id,
             setting,
             pool,
+            prompt_set,
+            retrieval,
         } => {
             let instances = load_clean(&dataset)?;
             let inst = instances
@@ -300,10 +312,19 @@ pub fn intent2tx(config: &Config, cmd: Intent2txCmd) -> Result<()> {
                 .find(|i| i.id == id)
                 .with_context(|| format!("no instance with id {id:?} in {}", dataset.display()))?;
             let prompt = match setting.as_str() {
-                "direct" => build_prompt(Setting::Direct, inst, &book, None),
+                "direct" => {
+                    build_prompt_with(prompt_set, retrieval, Setting::Direct, inst, &book, None)
+                }
                 "retrieval" => {
                     let retriever = Retriever::new(load_clean(&pool)?, &book);
-                    build_prompt(Setting::Retrieval, inst, &book, Some(&retriever))
+                    build_prompt_with(
+                        prompt_set,
+                        retrieval,
+                        Setting::Retrieval,
+                        inst,
+                        &book,
+                        Some(&retriever),
+                    )
                 }
                 other => anyhow::bail!("unknown setting {other:?}: expected direct or retrieval"),
             };
@@ -488,24 +509,33 @@ pub fn tasks_list(dir: Option<&std::path::Path>, json_out: bool) -> Result<()> {
 pub fn tasks_preview(
     dir: Option<&std::path::Path>,
     id: &str,
-    prompt_set: crucible_core::PromptSet,
+    prompt_set: PromptSet,
     json_out: bool,
 ) -> Result<()> {
-    let _ = prompt_set;
     let book = AddressBook::builtin();
     let path = dataset_path(dir);
     let inst = pick_instance(&path, Some(id))?;
     let pool =
         PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tasks/intent2tx/pool/instances.jsonl");
     let retriever = Retriever::new(load_clean(&pool)?, &book);
+    let mode = RetrievalMode::default();
+    let prompt =
+        |set, setting| build_prompt_with(set, mode, setting, &inst, &book, Some(&retriever));
+    let direct = prompt(prompt_set, Setting::Direct);
+    let retrieval = prompt(prompt_set, Setting::Retrieval);
     let v = json!({
         "id": inst.id,
         "intent": inst.intent,
         "ground_truth": inst.ground_truth,
         "metadata": inst.metadata,
+        "prompt_set": prompt_set.as_str(),
+        "retrieval_mode": mode.as_str(),
+        "messages": messages(&direct),
+        "retrieval_messages": messages(&retrieval),
+        "demonstrations": retrieval.demonstrations,
         "prompt": {
-            "direct": build_prompt(Setting::Direct, &inst, &book, None),
-            "retrieval": build_prompt(Setting::Retrieval, &inst, &book, Some(&retriever)),
+            "direct": direct,
+            "retrieval": retrieval,
         },
     });
     if json_out {
@@ -514,4 +544,19 @@ pub fn tasks_preview(
         out!("{}: {}", inst.id, inst.intent);
     }
     Ok(())
+}
+
+/// A prompt as chat messages, the shape a provider receives.
+fn messages(p: &Prompt) -> Value {
+    json!([
+        {"role": "system", "content": p.system},
+        {"role": "user", "content": p.user},
+    ])
+}
+
+/// `--retrieval paper|realistic|held-out-category`.
+pub(crate) fn parse_retrieval(s: &str) -> Result<RetrievalMode, String> {
+    RetrievalMode::parse(s).ok_or_else(|| {
+        format!("unknown retrieval mode {s:?}: use paper, realistic or held-out-category")
+    })
 }

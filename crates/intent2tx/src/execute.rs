@@ -133,6 +133,8 @@ pub async fn prepare(
             return Ok(());
         }
     }
+    // Paper-book contracts the universe lacks (bridges, the Comptroller's reward claim).
+    super::standins::install(chain, book).await?;
     let d = manifest.account("deployer")?.address;
     let agent = manifest.account("agent")?.address;
     let one = dev1();

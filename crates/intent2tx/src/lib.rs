@@ -35,6 +35,7 @@ pub mod value;
 mod difflib;
 mod error;
 mod reference_code;
+mod standins;
 
 pub use agents::BuiltinAgent;
 pub use book::{AddressBook, BookEntry};
