@@ -8,8 +8,12 @@ use super::emit;
 use clap::{Args, Subcommand};
 use crucible_core::Config;
 use crucible_core::PromptSet;
-use crucible_intent2tx::execute::{generate_on_chain, prediction_calls, Executor};
-use crucible_intent2tx::generate::{generate, GenerateOptions, FUNDING};
+use crucible_intent2tx::execute::{
+    generate_on_chain, generate_paper_on_chain, prediction_calls, Executor,
+};
+use crucible_intent2tx::generate::{
+    generate, generate_paper_shaped, GenerateOptions, KeepAll, FUNDING,
+};
 use crucible_intent2tx::import::{import_file, load_clean, write_jsonl};
 use crucible_intent2tx::parse_prediction;
 use crucible_intent2tx::Instance;
@@ -56,6 +60,11 @@ pub enum Intent2txCmd {
         /// Print a JSON summary.
         #[arg(long)]
         json: bool,
+        /// The paper's shape: eleven categories in fixed quotas and the paper's multi-step ratio
+        /// (1,575 of 31,496; --multi-fraction is ignored). `--count 1145` is the paper-sized test
+        /// set, `--count 30351` the pool.
+        #[arg(long)]
+        paper: bool,
     },
     /// Score every built-in agent (reference and fault-injecting) on a dataset, statically.
     Agents {
@@ -177,19 +186,29 @@ pub fn intent2tx(config: &Config, cmd: Intent2txCmd) -> Result<()> {
             out,
             execute,
             json,
+            paper,
         } => {
             let opts = GenerateOptions {
                 seed,
                 count,
                 multi_fraction,
             };
-            let g = if execute {
-                block_on(async {
+            let g = match (execute, paper) {
+                (true, false) => block_on(async {
                     let mut ex = Executor::boot(config, book.clone()).await?;
                     generate_on_chain(opts, &book, &mut ex).await
-                })?
+                })?,
+                (true, true) => block_on(async {
+                    let mut ex = Executor::boot(config, book.clone()).await?;
+                    generate_paper_on_chain(seed, count, &book, &mut ex).await
+                })?,
+                (false, false) => generate(opts, &book)?,
+                (false, true) => generate_paper_shaped(seed, count, &book, &mut KeepAll)?,
+            };
+            let multi_fraction = if paper {
+                g.distribution.multi_step as f64 / g.instances.len().max(1) as f64
             } else {
-                generate(opts, &book)?
+                multi_fraction
             };
             let mut written = Vec::new();
             if let Some(dir) = &out {
@@ -201,6 +220,7 @@ pub fn intent2tx(config: &Config, cmd: Intent2txCmd) -> Result<()> {
                     "version": 1,
                     "benchmark": "intent2tx",
                     "generator": "crucible-templates-v1",
+                    "shape": if paper { "paper" } else { "default" },
                     "seed": seed,
                     "count": count,
                     "multi_fraction": multi_fraction,
@@ -223,6 +243,7 @@ pub fn intent2tx(config: &Config, cmd: Intent2txCmd) -> Result<()> {
                     "multi_fraction": multi_fraction,
                     "executed_on_chain": execute,
                     "dropped_reverting": g.rejected,
+                    "shape": if paper { "paper" } else { "default" },
                     "distribution": g.distribution,
                     "written": written,
                 });
