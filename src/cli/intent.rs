@@ -216,11 +216,10 @@ pub fn intent2tx(config: &Config, cmd: Intent2txCmd) -> Result<()> {
                     .with_context(|| format!("create {}", dir.display()))?;
                 let data = dir.join("instances.jsonl");
                 write_jsonl(&data, &g.instances)?;
-                let manifest = json!({
+                let mut manifest = json!({
                     "version": 1,
                     "benchmark": "intent2tx",
                     "generator": "crucible-templates-v1",
-                    "shape": if paper { "paper" } else { "default" },
                     "seed": seed,
                     "count": count,
                     "multi_fraction": multi_fraction,
@@ -230,6 +229,10 @@ pub fn intent2tx(config: &Config, cmd: Intent2txCmd) -> Result<()> {
                     "funding_assumptions": FUNDING,
                     "distribution": g.distribution,
                 });
+                // Default manifests stay byte-identical to the shipped ones.
+                if paper {
+                    manifest["shape"] = json!("paper");
+                }
                 let mpath = dir.join("manifest.json");
                 std::fs::write(&mpath, serde_json::to_string_pretty(&manifest)? + "\n")
                     .with_context(|| format!("write {}", mpath.display()))?;
