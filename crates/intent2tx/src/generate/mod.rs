@@ -53,16 +53,18 @@ pub const PAPER_TEST_SEED: u64 = 20_270;
 /// Seed of the paper-shaped retrieval pool ([`paper_pool`]).
 pub const PAPER_POOL_SEED: u64 = 20_271;
 
-/// The paper-shaped test set: [`PAPER_TEST_COUNT`] instances, seed [`PAPER_TEST_SEED`], every
-/// candidate kept (the templates are built to execute on the universe with its fixture; a test
-/// executes a sample). Deterministic, so it is generated at load rather than shipped.
+/// The paper-shaped test set as the static generator draws it: [`PAPER_TEST_COUNT`] instances,
+/// seed [`PAPER_TEST_SEED`], every candidate kept. The shipped `tasks/intent2tx/paper/` is the
+/// same draw with the chain filter (`generate --paper --execute`: 19 of 1,164 candidates revert —
+/// USDT re-approvals and LP removals — and are redrawn in their category); use it to run.
 pub fn paper_test_set(book: &AddressBook) -> Result<Vec<crate::Instance>, IntentError> {
     Ok(generate_paper_shaped(PAPER_TEST_SEED, PAPER_TEST_COUNT, book, &mut KeepAll)?.instances)
 }
 
 /// The paper-shaped retrieval pool: [`PAPER_POOL_COUNT`] instances (the paper's 31,496 minus the
-/// test set), seed [`PAPER_POOL_SEED`]; disjoint from [`paper_test_set`] by id and, for the
-/// retriever, by intent text.
+/// test set), seed [`PAPER_POOL_SEED`], generated at load (about 25 MB as JSONL, so not shipped),
+/// not chain-filtered (demonstrations are labelled examples; a few would revert on the fixture);
+/// disjoint from the test sets by id and, for the retriever, by intent text.
 pub fn paper_pool(book: &AddressBook) -> Result<Vec<crate::Instance>, IntentError> {
     Ok(generate_paper_shaped(PAPER_POOL_SEED, PAPER_POOL_COUNT, book, &mut KeepAll)?.instances)
 }

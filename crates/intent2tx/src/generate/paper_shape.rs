@@ -427,6 +427,37 @@ mod tests {
         }
     }
 
+    /// `tasks/intent2tx/paper/` is the chain-filtered paper-shaped test set (`crucible intent2tx
+    /// generate --paper --seed 20270 --count 1145 --execute`): same size, ratio and quotas.
+    #[test]
+    fn the_shipped_paper_test_set_has_the_papers_shape() {
+        let root =
+            std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../tasks/intent2tx/paper");
+        let text = std::fs::read_to_string(root.join("instances.jsonl")).unwrap();
+        let shipped: Vec<Instance> = text
+            .lines()
+            .map(|l| serde_json::from_str(l).unwrap())
+            .collect();
+        assert_eq!(shipped.len(), PAPER_TEST_COUNT);
+        let d = Distribution::of(&shipped);
+        assert_eq!((d.single_step, d.multi_step), (1_088, 57));
+        let mut per: BTreeMap<String, usize> = BTreeMap::new();
+        for i in shipped.iter().filter(|i| !i.ground_truth.is_multi()) {
+            *per.entry(i.metadata.category.clone()).or_default() += 1;
+        }
+        let quotas: BTreeMap<String, usize> = paper_quotas(1_088)
+            .into_iter()
+            .map(|(c, n)| (c.to_string(), n))
+            .collect();
+        assert_eq!(per, quotas);
+        check_instances(&AddressBook::builtin(), &shipped);
+        let manifest: Value =
+            serde_json::from_str(&std::fs::read_to_string(root.join("manifest.json")).unwrap())
+                .unwrap();
+        assert_eq!(manifest["executed_on_chain"], true);
+        assert_eq!(manifest["seed"], super::super::PAPER_TEST_SEED);
+    }
+
     #[test]
     fn quotas_and_multi_counts() {
         assert_eq!(paper_multi_count(31_496), 1_575);
