@@ -41,6 +41,42 @@ pub(crate) fn ratio(a: &str, b: &str) -> f64 {
     2.0 * matched as f64 / total as f64
 }
 
+/// An upper bound of [`ratio`] from character counts alone (difflib's `quick_ratio`, with every
+/// non-ASCII character in one bucket, which can only raise it): `2·Σ min(count_a, count_b) / total`.
+pub(crate) fn quick_bound(a: &Histogram, b: &Histogram) -> f64 {
+    let total = a.len + b.len;
+    if total == 0 {
+        return 1.0;
+    }
+    let common: u32 = a
+        .counts
+        .iter()
+        .zip(b.counts.iter())
+        .map(|(x, y)| u32::from(*x.min(y)))
+        .sum();
+    2.0 * f64::from(common) / total as f64
+}
+
+/// Character counts of a text, for [`quick_bound`].
+#[derive(Debug, Clone)]
+pub(crate) struct Histogram {
+    counts: [u16; 128],
+    len: usize,
+}
+
+impl Histogram {
+    pub(crate) fn of(text: &str) -> Self {
+        let mut counts = [0u16; 128];
+        let mut len = 0;
+        for c in text.chars() {
+            let i = if (c as u32) < 127 { c as usize } else { 127 };
+            counts[i] = counts[i].saturating_add(1);
+            len += 1;
+        }
+        Self { counts, len }
+    }
+}
+
 #[allow(clippy::too_many_arguments)]
 fn longest_match(
     a: &[char],
@@ -52,9 +88,12 @@ fn longest_match(
     bhi: usize,
 ) -> (usize, usize, usize) {
     let (mut besti, mut bestj, mut bestsize) = (alo, blo, 0usize);
-    let mut j2len: HashMap<usize, usize> = HashMap::new();
+    // j2len[j + 1] = length of the match ending at (i - 1, j); two rows, reset where written.
+    let mut prev = vec![0usize; b.len() + 1];
+    let mut cur = vec![0usize; b.len() + 1];
+    let mut prev_set: Vec<usize> = Vec::new();
+    let mut cur_set: Vec<usize> = Vec::new();
     for (i, c) in a.iter().enumerate().take(ahi).skip(alo) {
-        let mut next: HashMap<usize, usize> = HashMap::new();
         if let Some(js) = b2j.get(c) {
             for &j in js {
                 if j < blo {
@@ -63,12 +102,9 @@ fn longest_match(
                 if j >= bhi {
                     break;
                 }
-                let k = if j == 0 {
-                    1
-                } else {
-                    j2len.get(&(j - 1)).copied().unwrap_or(0) + 1
-                };
-                next.insert(j, k);
+                let k = prev[j] + 1;
+                cur[j + 1] = k;
+                cur_set.push(j + 1);
                 if k > bestsize {
                     besti = i + 1 - k;
                     bestj = j + 1 - k;
@@ -76,7 +112,12 @@ fn longest_match(
                 }
             }
         }
-        j2len = next;
+        for &j in &prev_set {
+            prev[j] = 0;
+        }
+        std::mem::swap(&mut prev, &mut cur);
+        std::mem::swap(&mut prev_set, &mut cur_set);
+        cur_set.clear();
     }
     // No junk: extend over equal neighbours (popular characters included).
     while besti > alo && bestj > blo && a[besti - 1] == b[bestj - 1] {

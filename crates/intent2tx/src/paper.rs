@@ -306,3 +306,82 @@ pub fn retrieval_prompt(instance: &Instance, demonstrations: &[&Instance]) -> Pr
         demonstrations: demonstrations.iter().map(|d| d.id.clone()).collect(),
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use serde_json::json;
+
+    use super::*;
+    use crate::schema::{Call, Metadata, Param, Truth};
+
+    fn call(value: serde_json::Value) -> Call {
+        Call {
+            contract: "USDC".into(),
+            contract_address: "0xA0b86991c6218b36c1d19D4a2e9Eb0cE3606eB48".into(),
+            function: "approve".into(),
+            params: vec![
+                ("spender".into(), Param::new("address", json!("0xabc"))),
+                ("ok".into(), Param::new("bool", json!(true))),
+                ("ids".into(), Param::new("uint256[]", json!(["1", "2"]))),
+            ],
+            value,
+        }
+    }
+
+    /// Demonstration outputs as the release prints them: `json.dumps` for a single-step output
+    /// (the dataset stores it as a string), Python's `repr` of the list for a multi-step one.
+    #[test]
+    fn demonstration_outputs_are_printed_as_the_release_holds_them() {
+        let single = Truth::Single(call(json!(0)));
+        assert_eq!(
+            release_output(&single),
+            r#"{"contract": "USDC", "contract_address": "0xA0b86991c6218b36c1d19D4a2e9Eb0cE3606eB48", "function": "approve", "params": {"spender": {"type": "address", "val": "0xabc"}, "ok": {"type": "bool", "val": true}, "ids": {"type": "uint256[]", "val": ["1", "2"]}}, "value": 0.0}"#
+        );
+        let multi = Truth::Multi(vec![call(json!(0.5)), call(json!(0))]);
+        let one = "{'contract': 'USDC', 'contract_address': '0xA0b86991c6218b36c1d19D4a2e9Eb0cE3606eB48', 'function': 'approve', 'params': {'spender': {'type': 'address', 'val': '0xabc'}, 'ok': {'type': 'bool', 'val': True}, 'ids': {'type': 'uint256[]', 'val': ['1', '2']}}, 'value': ";
+        assert_eq!(release_output(&multi), format!("[{one}0.5}}, {one}0.0}}]"));
+    }
+
+    #[test]
+    fn the_book_renders_as_the_release_writes_it() {
+        let md = paper_book_markdown();
+        assert!(md.starts_with("You may refer to the following address book for commonly used Ethereum protocol addresses. This can help you avoid mistakes when inputting contract addresses for popular tokens and protocols.\n\n## Additional Information: Helpful Ethereum Address Book\n\nThis address book provides a mapping between common protocol names (just a description, not contract name), token symbols, and their on-chain addresses.\n\n### Tokens\n| Name / Symbol | Contract Address |\n| :--- | :--- |\n| **USDT** | `0xdAC17F958D2ee523a2206206994597C13D831ec7` |\n"));
+        assert!(md.ends_with(
+            "| **zkSync_Era_L1_DiamondProxy** | `0x32400084C286CF3E17e7B677ea9583e60a000324` |\n\n"
+        ));
+        let sections: Vec<&str> = PAPER_BOOK.iter().map(|s| s.0).collect();
+        assert_eq!(
+            sections,
+            [
+                "Tokens",
+                "DEX / Routers",
+                "Lending / Staking",
+                "NFT",
+                "Bridges / Infrastructure"
+            ]
+        );
+        // Every B.3 address is a valid address, and where Crucible's book has the same contract,
+        // the same one.
+        let book = crate::AddressBook::builtin();
+        for (name, address) in paper_book_rows() {
+            let a =
+                crate::value::parse_address(&json!(address)).unwrap_or_else(|| panic!("{name}"));
+            // Crucible's book has Across's current spoke pool (0x5c7BCd6E…); B.3 prints another
+            // address. The paper prompt shows B.3's; no generated instance calls either.
+            match book.by_name(name) {
+                Some(e) if name == "Across_Spoke_Pool" => assert_ne!(e.address, a),
+                Some(e) => assert_eq!(e.address, a, "{name}"),
+                None => {}
+            }
+        }
+        let inst = Instance {
+            id: "x".into(),
+            intent: "Wrap 1 ETH".into(),
+            ground_truth: Truth::Single(call(json!(0))),
+            metadata: Metadata::default(),
+        };
+        let p = direct_prompt(&inst);
+        assert_eq!(p.system, format!("{SINGLE_STEP_INSTRUCTION}\n{md}"));
+        assert_eq!(p.user, "User intent:\nWrap 1 ETH");
+    }
+}

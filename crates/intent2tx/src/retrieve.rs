@@ -109,6 +109,10 @@ pub struct Retriever {
     pairs: Vec<BTreeSet<Pair>>,
     /// Ground-truth pairs with the contract name as written (the release compares them exactly).
     exact_pairs: Vec<BTreeSet<Pair>>,
+    /// The pool's inputs as the release writes them (`User intent:\n…`) and their character
+    /// counts, for the text fallback.
+    inputs: Vec<String>,
+    histograms: Vec<difflib::Histogram>,
     words: Vec<BTreeSet<String>>,
     book: AddressBook,
 }
@@ -207,11 +211,15 @@ impl Retriever {
             .map(|i| i.pairs().into_iter().collect())
             .collect();
         let exact_pairs = pool.iter().map(exact_pairs).collect();
+        let inputs: Vec<String> = pool.iter().map(|i| release_input_of(&i.intent)).collect();
+        let histograms = inputs.iter().map(|t| difflib::Histogram::of(t)).collect();
         let words = pool.iter().map(|i| words(&i.intent)).collect();
         Self {
             pool,
             pairs,
             exact_pairs,
+            inputs,
+            histograms,
             words,
             book: book.clone(),
         }
@@ -358,15 +366,47 @@ impl Retriever {
             })
             .collect();
         // A fallback score is below 0.4 (a ratio of 1 needs the same input, which is excluded),
-        // so the text ratios matter only when fewer than k candidates reach 0.4 on pairs.
+        // so the text ratios matter only when fewer than k candidates reach 0.4 on pairs. Then
+        // they are computed in decreasing order of an upper bound (difflib's quick ratio) until
+        // the bound falls below the k-th best score so far: candidates left out cannot enter the
+        // top k, so the result is the same as computing every ratio.
         let strong = hits.iter().filter(|h| h.score >= 0.4).count();
         if strong < k {
             let qinput = release_input_of(&query.intent);
-            for h in hits.iter_mut().filter(|h| h.pair_jaccard == 0.0) {
-                let ratio = difflib::ratio(&qinput, &release_input_of(&self.pool[h.index].intent));
+            let qhist = difflib::Histogram::of(&qinput);
+            let mut best: Vec<f64> = hits.iter().map(|h| h.score).filter(|s| *s > 0.0).collect();
+            best.sort_by(|a, b| b.total_cmp(a));
+            best.truncate(k);
+            let mut fallback: Vec<(f64, usize)> = hits
+                .iter()
+                .enumerate()
+                .filter(|(_, h)| h.pair_jaccard == 0.0)
+                .map(|(pos, h)| {
+                    let bound = 0.4 * difflib::quick_bound(&qhist, &self.histograms[h.index]);
+                    (bound, pos)
+                })
+                .collect();
+            fallback.sort_by(|a, b| b.0.total_cmp(&a.0).then(a.1.cmp(&b.1)));
+            let mut computed = vec![false; hits.len()];
+            for (bound, pos) in fallback {
+                if best.len() >= k && bound < best[k - 1] {
+                    break;
+                }
+                let h = &mut hits[pos];
+                let ratio = difflib::ratio(&qinput, &self.inputs[h.index]);
                 h.text_jaccard = ratio;
                 h.score = ratio * 0.4;
+                computed[pos] = true;
+                best.push(h.score);
+                best.sort_by(|a, b| b.total_cmp(a));
+                best.truncate(k);
             }
+            let mut pos = 0;
+            hits.retain(|h| {
+                let keep = h.pair_jaccard > 0.0 || computed[pos];
+                pos += 1;
+                keep
+            });
         }
         // Python's sort is stable: equal scores keep pool order.
         hits.sort_by(|a, b| b.score.total_cmp(&a.score).then(a.index.cmp(&b.index)));
@@ -834,6 +874,46 @@ mod tests {
                 assert_ne!(p.metadata.category, q.metadata.category);
                 assert_eq!(p.ground_truth.is_multi(), q.ground_truth.is_multi());
             }
+        }
+    }
+
+    /// The bound-pruned text fallback ranks exactly as computing every ratio would.
+    #[test]
+    fn pruned_fallback_equals_brute_force() {
+        let (_, r, queries) = setup();
+        for (n, q) in queries.iter().enumerate().take(40) {
+            let held_out = n % 2 == 0;
+            let mode = if held_out {
+                RetrievalMode::HeldOutCategory
+            } else {
+                RetrievalMode::Paper
+            };
+            let got: Vec<usize> = r.top_k_with(q, 3, mode).iter().map(|h| h.index).collect();
+            let qp = exact_pairs(q);
+            let qi = release_input_of(&q.intent);
+            let mut all: Vec<(f64, usize)> = r
+                .pool()
+                .iter()
+                .enumerate()
+                .filter(|(_, p)| {
+                    p.ground_truth.is_multi() == q.ground_truth.is_multi()
+                        && p.id != q.id
+                        && p.intent != q.intent
+                        && !(held_out && p.metadata.category == q.metadata.category)
+                })
+                .map(|(i, p)| {
+                    let j = jaccard(&qp, &exact_pairs(p));
+                    let s = if j == 0.0 {
+                        0.4 * difflib::ratio(&qi, &release_input_of(&p.intent))
+                    } else {
+                        j
+                    };
+                    (s, i)
+                })
+                .collect();
+            all.sort_by(|a, b| b.0.total_cmp(&a.0).then(a.1.cmp(&b.1)));
+            let want: Vec<usize> = all.iter().take(3).map(|x| x.1).collect();
+            assert_eq!(got, want, "{}", q.id);
         }
     }
 }
