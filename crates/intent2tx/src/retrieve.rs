@@ -408,9 +408,17 @@ impl Retriever {
                 keep
             });
         }
-        // Python's sort is stable: equal scores keep pool order.
-        hits.sort_by(|a, b| b.score.total_cmp(&a.score).then(a.index.cmp(&b.index)));
-        hits.truncate(k);
+        // Python's sort is stable: equal scores keep pool order. (score, index) is a total order,
+        // so selecting the k best and sorting them gives the same list as sorting everything.
+        let order = |a: &Hit, b: &Hit| b.score.total_cmp(&a.score).then(a.index.cmp(&b.index));
+        if k < hits.len() {
+            if k == 0 {
+                return Vec::new();
+            }
+            hits.select_nth_unstable_by(k - 1, order);
+            hits.truncate(k);
+        }
+        hits.sort_by(order);
         hits
     }
 }
