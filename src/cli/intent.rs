@@ -7,13 +7,19 @@ use anyhow::{Context, Result};
 use super::emit;
 use clap::{Args, Subcommand};
 use crucible_core::Config;
-use crucible_intent2tx::execute::{generate_on_chain, prediction_calls, Executor};
-use crucible_intent2tx::generate::{generate, GenerateOptions, FUNDING};
+use crucible_core::PromptSet;
+use crucible_intent2tx::execute::{
+    generate_on_chain, generate_paper_on_chain, prediction_calls, Executor,
+};
+use crucible_intent2tx::generate::{
+    generate, generate_paper_shaped, GenerateOptions, KeepAll, FUNDING,
+};
 use crucible_intent2tx::import::{import_file, load_clean, write_jsonl};
 use crucible_intent2tx::parse_prediction;
 use crucible_intent2tx::Instance;
 use crucible_intent2tx::{
-    build_prompt, score_text, score_text_with, AddressBook, MetricMode, Retriever, Setting,
+    build_prompt_with, score_text, score_text_with, AddressBook, MetricMode, Prompt, RetrievalMode,
+    Retriever, Setting,
 };
 use serde_json::{json, Value};
 
@@ -54,6 +60,11 @@ pub enum Intent2txCmd {
         /// Print a JSON summary.
         #[arg(long)]
         json: bool,
+        /// The paper's shape: eleven categories in fixed quotas and the paper's multi-step ratio
+        /// (1,575 of 31,496; --multi-fraction is ignored). `--count 1145` is the paper-sized test
+        /// set, `--count 30351` the pool.
+        #[arg(long)]
+        paper: bool,
     },
     /// Score every built-in agent (reference and fault-injecting) on a dataset, statically.
     Agents {
@@ -84,6 +95,14 @@ pub enum Intent2txCmd {
         /// The demonstration pool (retrieval setting).
         #[arg(long, default_value = "tasks/intent2tx/pool/instances.jsonl")]
         pool: PathBuf,
+        /// Wording: assisted (Crucible's, with hints; this command's default, as before prompt
+        /// sets) or paper (Appendix B.2/B.3 as the authors' release assembles them).
+        #[arg(long, default_value = "assisted", value_parser = super::report::parse_prompt_set)]
+        prompt_set: PromptSet,
+        /// How demonstrations are chosen: realistic (this command's default, as before), paper
+        /// or held-out-category.
+        #[arg(long, default_value = "realistic", value_parser = parse_retrieval)]
+        retrieval: RetrievalMode,
     },
     /// Score an answer against one instance.
     Score {
@@ -167,19 +186,29 @@ pub fn intent2tx(config: &Config, cmd: Intent2txCmd) -> Result<()> {
             out,
             execute,
             json,
+            paper,
         } => {
             let opts = GenerateOptions {
                 seed,
                 count,
                 multi_fraction,
             };
-            let g = if execute {
-                block_on(async {
+            let g = match (execute, paper) {
+                (true, false) => block_on(async {
                     let mut ex = Executor::boot(config, book.clone()).await?;
                     generate_on_chain(opts, &book, &mut ex).await
-                })?
+                })?,
+                (true, true) => block_on(async {
+                    let mut ex = Executor::boot(config, book.clone()).await?;
+                    generate_paper_on_chain(seed, count, &book, &mut ex).await
+                })?,
+                (false, false) => generate(opts, &book)?,
+                (false, true) => generate_paper_shaped(seed, count, &book, &mut KeepAll)?,
+            };
+            let multi_fraction = if paper {
+                g.distribution.multi_step as f64 / g.instances.len().max(1) as f64
             } else {
-                generate(opts, &book)?
+                multi_fraction
             };
             let mut written = Vec::new();
             if let Some(dir) = &out {
@@ -187,7 +216,7 @@ pub fn intent2tx(config: &Config, cmd: Intent2txCmd) -> Result<()> {
                     .with_context(|| format!("create {}", dir.display()))?;
                 let data = dir.join("instances.jsonl");
                 write_jsonl(&data, &g.instances)?;
-                let manifest = json!({
+                let mut manifest = json!({
                     "version": 1,
                     "benchmark": "intent2tx",
                     "generator": "crucible-templates-v1",
@@ -200,6 +229,10 @@ pub fn intent2tx(config: &Config, cmd: Intent2txCmd) -> Result<()> {
                     "funding_assumptions": FUNDING,
                     "distribution": g.distribution,
                 });
+                // Default manifests stay byte-identical to the shipped ones.
+                if paper {
+                    manifest["shape"] = json!("paper");
+                }
                 let mpath = dir.join("manifest.json");
                 std::fs::write(&mpath, serde_json::to_string_pretty(&manifest)? + "\n")
                     .with_context(|| format!("write {}", mpath.display()))?;
@@ -213,6 +246,7 @@ pub fn intent2tx(config: &Config, cmd: Intent2txCmd) -> Result<()> {
                     "multi_fraction": multi_fraction,
                     "executed_on_chain": execute,
                     "dropped_reverting": g.rejected,
+                    "shape": if paper { "paper" } else { "default" },
                     "distribution": g.distribution,
                     "written": written,
                 });
@@ -293,6 +327,8 @@ pub fn intent2tx(config: &Config, cmd: Intent2txCmd) -> Result<()> {
             id,
             setting,
             pool,
+            prompt_set,
+            retrieval,
         } => {
             let instances = load_clean(&dataset)?;
             let inst = instances
@@ -300,10 +336,19 @@ pub fn intent2tx(config: &Config, cmd: Intent2txCmd) -> Result<()> {
                 .find(|i| i.id == id)
                 .with_context(|| format!("no instance with id {id:?} in {}", dataset.display()))?;
             let prompt = match setting.as_str() {
-                "direct" => build_prompt(Setting::Direct, inst, &book, None),
+                "direct" => {
+                    build_prompt_with(prompt_set, retrieval, Setting::Direct, inst, &book, None)
+                }
                 "retrieval" => {
                     let retriever = Retriever::new(load_clean(&pool)?, &book);
-                    build_prompt(Setting::Retrieval, inst, &book, Some(&retriever))
+                    build_prompt_with(
+                        prompt_set,
+                        retrieval,
+                        Setting::Retrieval,
+                        inst,
+                        &book,
+                        Some(&retriever),
+                    )
                 }
                 other => anyhow::bail!("unknown setting {other:?}: expected direct or retrieval"),
             };
@@ -488,24 +533,33 @@ pub fn tasks_list(dir: Option<&std::path::Path>, json_out: bool) -> Result<()> {
 pub fn tasks_preview(
     dir: Option<&std::path::Path>,
     id: &str,
-    prompt_set: crucible_core::PromptSet,
+    prompt_set: PromptSet,
     json_out: bool,
 ) -> Result<()> {
-    let _ = prompt_set;
     let book = AddressBook::builtin();
     let path = dataset_path(dir);
     let inst = pick_instance(&path, Some(id))?;
     let pool =
         PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tasks/intent2tx/pool/instances.jsonl");
     let retriever = Retriever::new(load_clean(&pool)?, &book);
+    let mode = RetrievalMode::default();
+    let prompt =
+        |set, setting| build_prompt_with(set, mode, setting, &inst, &book, Some(&retriever));
+    let direct = prompt(prompt_set, Setting::Direct);
+    let retrieval = prompt(prompt_set, Setting::Retrieval);
     let v = json!({
         "id": inst.id,
         "intent": inst.intent,
         "ground_truth": inst.ground_truth,
         "metadata": inst.metadata,
+        "prompt_set": prompt_set.as_str(),
+        "retrieval_mode": mode.as_str(),
+        "messages": messages(&direct),
+        "retrieval_messages": messages(&retrieval),
+        "demonstrations": retrieval.demonstrations,
         "prompt": {
-            "direct": build_prompt(Setting::Direct, &inst, &book, None),
-            "retrieval": build_prompt(Setting::Retrieval, &inst, &book, Some(&retriever)),
+            "direct": direct,
+            "retrieval": retrieval,
         },
     });
     if json_out {
@@ -514,4 +568,19 @@ pub fn tasks_preview(
         out!("{}: {}", inst.id, inst.intent);
     }
     Ok(())
+}
+
+/// A prompt as chat messages, the shape a provider receives.
+fn messages(p: &Prompt) -> Value {
+    json!([
+        {"role": "system", "content": p.system},
+        {"role": "user", "content": p.user},
+    ])
+}
+
+/// `--retrieval paper|realistic|held-out-category`.
+pub(crate) fn parse_retrieval(s: &str) -> Result<RetrievalMode, String> {
+    RetrievalMode::parse(s).ok_or_else(|| {
+        format!("unknown retrieval mode {s:?}: use paper, realistic or held-out-category")
+    })
 }

@@ -133,6 +133,8 @@ pub async fn prepare(
             return Ok(());
         }
     }
+    // Paper-book contracts the universe lacks (bridges, the Comptroller's reward claim).
+    super::standins::install(chain, book).await?;
     let d = manifest.account("deployer")?.address;
     let agent = manifest.account("agent")?.address;
     let one = dev1();
@@ -1071,6 +1073,36 @@ pub async fn generate_on_chain(
     book: &AddressBook,
     executor: &mut Executor,
 ) -> Result<Generated, IntentError> {
+    on_chain(book, executor, move |b, f| generate_filtered(opts, b, f)).await
+}
+
+/// [`generate_paper_shaped`](crate::generate::generate_paper_shaped) with the same chain filter:
+/// a candidate whose ground truth reverts is dropped and redrawn in its category.
+pub async fn generate_paper_on_chain(
+    seed: u64,
+    count: usize,
+    book: &AddressBook,
+    executor: &mut Executor,
+) -> Result<Generated, IntentError> {
+    on_chain(book, executor, move |b, f| {
+        crate::generate::generate_paper_shaped(seed, count, b, f)
+    })
+    .await
+}
+
+async fn on_chain<G>(
+    book: &AddressBook,
+    executor: &mut Executor,
+    generate: G,
+) -> Result<Generated, IntentError>
+where
+    G: FnOnce(
+            &AddressBook,
+            &mut dyn crate::generate::InstanceFilter,
+        ) -> Result<Generated, IntentError>
+        + Send
+        + 'static,
+{
     type Ask = (Instance, std::sync::mpsc::Sender<bool>);
     let (tx, mut rx) = tokio::sync::mpsc::unbounded_channel::<Ask>();
     let thread_book = book.clone();
@@ -1082,7 +1114,7 @@ pub async fn generate_on_chain(
             }
             answer.recv().unwrap_or(false)
         };
-        generate_filtered(opts, &thread_book, &mut filter)
+        generate(&thread_book, &mut filter)
     });
     let mut failure = None;
     while let Some((inst, reply)) = rx.recv().await {

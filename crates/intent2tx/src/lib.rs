@@ -7,7 +7,7 @@
 //! paper's field metrics ([`metrics`], in the paper's or the reference code's comparisons:
 //! [`MetricMode`]), the direct and retrieval-augmented prompt settings
 //! ([`retrieve`]), calldata encoding with alloy dyn-abi ([`encode`]), dataset import ([`import`]),
-//! the seeded template generator ([`generate`](mod@generate)), the built-in agents ([`agents`]), the StateEq rule
+//! the paper's own prompts and address book ([`paper`]), the seeded template generator ([`generate`](mod@generate)), the built-in agents ([`agents`]), the StateEq rule
 //! over balance deltas ([`state`]) and the static throughput figure ([`bench`](mod@bench)).
 //!
 //! Only [`execute`] talks to a chain: the execution fixture, the differential execution of G and
@@ -15,7 +15,6 @@
 //! reverts" filter. Nothing here reads the clock in logic or depends on the run orchestration.
 
 #![warn(missing_docs, unreachable_pub)]
-#![warn(missing_docs)]
 
 pub mod agents;
 pub mod bench;
@@ -25,6 +24,7 @@ pub mod execute;
 pub mod generate;
 pub mod import;
 pub mod metrics;
+pub mod paper;
 pub mod parse;
 pub mod retrieve;
 pub mod schema;
@@ -32,8 +32,10 @@ pub mod seam;
 pub mod state;
 pub mod value;
 
+mod difflib;
 mod error;
 mod reference_code;
+mod standins;
 
 pub use agents::BuiltinAgent;
 pub use book::{AddressBook, BookEntry};
@@ -43,5 +45,5 @@ pub use generate::{generate, GenerateOptions, Generated, InstanceFilter};
 pub use import::{import_file, import_str, ImportReport, RowError};
 pub use metrics::{score, score_text, score_text_with, MetricMode, Scores, StepScores};
 pub use parse::{parse_prediction, Parsed, Repair};
-pub use retrieve::{build_prompt, Prompt, Retriever, Setting};
+pub use retrieve::{build_prompt, build_prompt_with, Prompt, RetrievalMode, Retriever, Setting};
 pub use schema::{Call, Instance, Metadata, Param, Truth};

@@ -10,15 +10,60 @@
 //! submit, …), keeping only pairs the book's ABIs contain. The pool's pairs are its ground truths
 //! (the pool is labelled data). Ranking is lexicographic: pair Jaccard first, text Jaccard second
 //! (so text never outranks a pair overlap — that is what "down-weighted fallback" means here),
-//! pool order last. [`Retriever::top_k_oracle`] is the paper's leaky variant, for comparison.
+//! pool order last. That is [`RetrievalMode::Realistic`].
+//!
+//! [`RetrievalMode::Paper`] (the default) is the paper's setting as the authors' release runs it
+//! (`experiment/evaluate_models/three_shot.py`): the query's pairs are its ground truth's, the score
+//! is their Jaccard overlap with a candidate's, and a candidate sharing no pair scores
+//! `0.4 · SequenceMatcher(None, query input, candidate input).ratio()` (Python's `difflib`, over
+//! the dataset's `User intent:\n…` inputs); candidates have the query's shape (single-step queries
+//! draw from single-step instances, multi-step from multi-step), ranked by score with ties in pool
+//! order. [`RetrievalMode::HeldOutCategory`] is the same over a pool without the query's category
+//! (the paper's RQ3 split: demonstrations never show the category asked about).
 
 use std::collections::BTreeSet;
 
+use crucible_core::PromptSet;
 use serde::Serialize;
 
 use super::book::AddressBook;
+use super::difflib;
+use super::paper;
 use super::schema::Instance;
 use super::value::parse_address;
+
+/// How the retrieval setting chooses its three demonstrations.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum RetrievalMode {
+    /// The paper's: Jaccard over the query's ground-truth `<contract, function>` pairs, falling
+    /// back to 0.4 × difflib text similarity; same-shape pool.
+    #[default]
+    Paper,
+    /// Crucible's deployable variant: the query's pairs are predicted from its intent text.
+    Realistic,
+    /// The paper's scoring over a pool without the query's category (RQ3's held-out split).
+    HeldOutCategory,
+}
+
+impl RetrievalMode {
+    /// Every mode, the default first.
+    pub const ALL: [RetrievalMode; 3] = [Self::Paper, Self::Realistic, Self::HeldOutCategory];
+
+    /// The CLI and stored name (`paper`, `realistic`, `held-out-category`).
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Self::Paper => "paper",
+            Self::Realistic => "realistic",
+            Self::HeldOutCategory => "held-out-category",
+        }
+    }
+
+    /// The mode named `name`, if any.
+    pub fn parse(name: &str) -> Option<Self> {
+        Self::ALL.into_iter().find(|m| m.as_str() == name)
+    }
+}
 
 /// Which prompt setting.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
@@ -48,8 +93,11 @@ pub struct Hit {
     pub index: usize,
     /// Jaccard overlap of `<contract, function>` pairs.
     pub pair_jaccard: f64,
-    /// Jaccard overlap of intent word sets.
+    /// Jaccard overlap of intent word sets ([`RetrievalMode::Realistic`]), or difflib's ratio of
+    /// the two inputs where the paper's modes fell back to it (0 where they did not).
     pub text_jaccard: f64,
+    /// The ranking score: the pair Jaccard, or 0.4 × the text ratio in the paper's fallback.
+    pub score: f64,
 }
 
 type Pair = (String, String);
@@ -59,6 +107,12 @@ type Pair = (String, String);
 pub struct Retriever {
     pool: Vec<Instance>,
     pairs: Vec<BTreeSet<Pair>>,
+    /// Ground-truth pairs with the contract name as written (the release compares them exactly).
+    exact_pairs: Vec<BTreeSet<Pair>>,
+    /// The pool's inputs as the release writes them (`User intent:\n…`) and their character
+    /// counts, for the text fallback.
+    inputs: Vec<String>,
+    histograms: Vec<difflib::Histogram>,
     words: Vec<BTreeSet<String>>,
     book: AddressBook,
 }
@@ -156,10 +210,16 @@ impl Retriever {
             .iter()
             .map(|i| i.pairs().into_iter().collect())
             .collect();
+        let exact_pairs = pool.iter().map(exact_pairs).collect();
+        let inputs: Vec<String> = pool.iter().map(|i| release_input_of(&i.intent)).collect();
+        let histograms = inputs.iter().map(|t| difflib::Histogram::of(t)).collect();
         let words = pool.iter().map(|i| words(&i.intent)).collect();
         Self {
             pool,
             pairs,
+            exact_pairs,
+            inputs,
+            histograms,
             words,
             book: book.clone(),
         }
@@ -238,10 +298,14 @@ impl Retriever {
             .iter()
             .enumerate()
             .filter(|(_, p)| p.id != query.id && p.intent != query.intent)
-            .map(|(index, _)| Hit {
-                index,
-                pair_jaccard: jaccard(qpairs, &self.pairs[index]),
-                text_jaccard: jaccard(&qwords, &self.words[index]),
+            .map(|(index, _)| {
+                let pair_jaccard = jaccard(qpairs, &self.pairs[index]);
+                Hit {
+                    index,
+                    pair_jaccard,
+                    text_jaccard: jaccard(&qwords, &self.words[index]),
+                    score: pair_jaccard,
+                }
             })
             .collect();
         hits.sort_by(|a, b| {
@@ -260,11 +324,117 @@ impl Retriever {
         self.rank(query, &q, k)
     }
 
-    /// The paper's variant: the query's ground-truth pairs (not available to a deployed system).
+    /// The realistic ranking with the query's ground-truth pairs instead of predicted ones.
     pub fn top_k_oracle(&self, query: &Instance, k: usize) -> Vec<Hit> {
         let q: BTreeSet<Pair> = query.pairs().into_iter().collect();
         self.rank(query, &q, k)
     }
+
+    /// The `k` demonstrations `mode` chooses for `query`.
+    pub fn top_k_with(&self, query: &Instance, k: usize, mode: RetrievalMode) -> Vec<Hit> {
+        match mode {
+            RetrievalMode::Realistic => self.top_k(query, k),
+            RetrievalMode::Paper => self.top_k_paper(query, k, false),
+            RetrievalMode::HeldOutCategory => self.top_k_paper(query, k, true),
+        }
+    }
+
+    /// The paper's ranking (module doc); with `held_out`, candidates of the query's category are
+    /// left out.
+    fn top_k_paper(&self, query: &Instance, k: usize, held_out: bool) -> Vec<Hit> {
+        let qpairs = exact_pairs(query);
+        let multi = query.ground_truth.is_multi();
+        let candidates: Vec<usize> = (0..self.pool.len())
+            .filter(|&i| {
+                let p = &self.pool[i];
+                p.ground_truth.is_multi() == multi
+                    && p.id != query.id
+                    && p.intent != query.intent
+                    && !(held_out && p.metadata.category == query.metadata.category)
+            })
+            .collect();
+        let mut hits: Vec<Hit> = candidates
+            .iter()
+            .map(|&index| {
+                let pair_jaccard = jaccard(&qpairs, &self.exact_pairs[index]);
+                Hit {
+                    index,
+                    pair_jaccard,
+                    text_jaccard: 0.0,
+                    score: pair_jaccard,
+                }
+            })
+            .collect();
+        // A fallback score is below 0.4 (a ratio of 1 needs the same input, which is excluded),
+        // so the text ratios matter only when fewer than k candidates reach 0.4 on pairs. Then
+        // they are computed in decreasing order of an upper bound (difflib's quick ratio) until
+        // the bound falls below the k-th best score so far: candidates left out cannot enter the
+        // top k, so the result is the same as computing every ratio.
+        let strong = hits.iter().filter(|h| h.score >= 0.4).count();
+        if strong < k {
+            let qinput = release_input_of(&query.intent);
+            let qhist = difflib::Histogram::of(&qinput);
+            let mut best: Vec<f64> = hits.iter().map(|h| h.score).filter(|s| *s > 0.0).collect();
+            best.sort_by(|a, b| b.total_cmp(a));
+            best.truncate(k);
+            let mut fallback: Vec<(f64, usize)> = hits
+                .iter()
+                .enumerate()
+                .filter(|(_, h)| h.pair_jaccard == 0.0)
+                .map(|(pos, h)| {
+                    let bound = 0.4 * difflib::quick_bound(&qhist, &self.histograms[h.index]);
+                    (bound, pos)
+                })
+                .collect();
+            fallback.sort_by(|a, b| b.0.total_cmp(&a.0).then(a.1.cmp(&b.1)));
+            let mut computed = vec![false; hits.len()];
+            for (bound, pos) in fallback {
+                if best.len() >= k && bound < best[k - 1] {
+                    break;
+                }
+                let h = &mut hits[pos];
+                let ratio = difflib::ratio(&qinput, &self.inputs[h.index]);
+                h.text_jaccard = ratio;
+                h.score = ratio * 0.4;
+                computed[pos] = true;
+                best.push(h.score);
+                best.sort_by(|a, b| b.total_cmp(a));
+                best.truncate(k);
+            }
+            let mut pos = 0;
+            hits.retain(|h| {
+                let keep = h.pair_jaccard > 0.0 || computed[pos];
+                pos += 1;
+                keep
+            });
+        }
+        // Python's sort is stable: equal scores keep pool order. (score, index) is a total order,
+        // so selecting the k best and sorting them gives the same list as sorting everything.
+        let order = |a: &Hit, b: &Hit| b.score.total_cmp(&a.score).then(a.index.cmp(&b.index));
+        if k < hits.len() {
+            if k == 0 {
+                return Vec::new();
+            }
+            hits.select_nth_unstable_by(k - 1, order);
+            hits.truncate(k);
+        }
+        hits.sort_by(order);
+        hits
+    }
+}
+
+/// Ground-truth pairs with contract names as written.
+fn exact_pairs(instance: &Instance) -> BTreeSet<Pair> {
+    instance
+        .ground_truth
+        .steps()
+        .iter()
+        .map(|c| (c.contract.clone(), c.function.clone()))
+        .collect()
+}
+
+fn release_input_of(intent: &str) -> String {
+    format!("User intent:\n{intent}")
 }
 
 /// The output rules given to the model (the paper's: JSON only, exact schema, typed params).
@@ -278,14 +448,55 @@ of objects in execution order. Each object has exactly these fields:\n\
 decimal strings in base units, arrays for address[] and uint256[],\n\
   \"value\": the ETH sent, as a number in ETH (not wei).\n";
 
-/// Renders the prompt of an instance in a setting; `retriever` is required for
-/// [`Setting::Retrieval`] (without one the prompt has no demonstrations).
+/// Renders the prompt of an instance in a setting, in the `assisted` wording with
+/// [`RetrievalMode::Realistic`] demonstrations (Crucible's prompts before prompt sets existed);
+/// `retriever` is required for [`Setting::Retrieval`] (without one the prompt has no
+/// demonstrations).
 pub fn build_prompt(
     setting: Setting,
     instance: &Instance,
     book: &AddressBook,
     retriever: Option<&Retriever>,
 ) -> Prompt {
+    build_prompt_with(
+        PromptSet::Assisted,
+        RetrievalMode::Realistic,
+        setting,
+        instance,
+        book,
+        retriever,
+    )
+}
+
+/// Renders the prompt of an instance in a setting, in `set`'s wording, with demonstrations chosen
+/// by `mode` (retrieval setting only; without a retriever there are none). [`PromptSet::Paper`]
+/// is the paper's system prompt and address book as the authors' release assembles them
+/// ([`crate::paper`]); [`PromptSet::Assisted`] is Crucible's wording with its hints (the sender,
+/// base units, every book contract with decimals).
+pub fn build_prompt_with(
+    set: PromptSet,
+    mode: RetrievalMode,
+    setting: Setting,
+    instance: &Instance,
+    book: &AddressBook,
+    retriever: Option<&Retriever>,
+) -> Prompt {
+    let demos: Vec<&Instance> = match (setting, retriever) {
+        (Setting::Retrieval, Some(r)) => r
+            .top_k_with(instance, 3, mode)
+            .into_iter()
+            .map(|h| &r.pool()[h.index])
+            .collect(),
+        _ => Vec::new(),
+    };
+    match (set, setting) {
+        (PromptSet::Paper, Setting::Direct) => paper::direct_prompt(instance),
+        (PromptSet::Paper, Setting::Retrieval) => paper::retrieval_prompt(instance, &demos),
+        (PromptSet::Assisted, _) => assisted_prompt(instance, book, &demos),
+    }
+}
+
+fn assisted_prompt(instance: &Instance, book: &AddressBook, demos: &[&Instance]) -> Prompt {
     let mut system = String::from(SYSTEM_RULES);
     if let Some(sender) = &instance.metadata.sender {
         system.push_str(&format!("The transactions are sent from {sender}.\n"));
@@ -294,16 +505,13 @@ pub fn build_prompt(
     system.push_str(&book.prompt_text());
     let mut user = String::new();
     let mut demonstrations = Vec::new();
-    if let (Setting::Retrieval, Some(r)) = (setting, retriever) {
-        for hit in r.top_k(instance, 3) {
-            let demo = &r.pool()[hit.index];
-            let answer = serde_json::to_string(&demo.ground_truth).unwrap_or_default();
-            user.push_str(&format!(
-                "Example intent: {}\nExample answer: {answer}\n\n",
-                demo.intent
-            ));
-            demonstrations.push(demo.id.clone());
-        }
+    for demo in demos {
+        let answer = serde_json::to_string(&demo.ground_truth).unwrap_or_default();
+        user.push_str(&format!(
+            "Example intent: {}\nExample answer: {answer}\n\n",
+            demo.intent
+        ));
+        demonstrations.push(demo.id.clone());
     }
     user.push_str(&format!("Intent: {}\n", instance.intent));
     Prompt {
@@ -442,5 +650,278 @@ mod tests {
         assert_eq!(p.demonstrations.len(), 3);
         assert_eq!(p.user.matches("Example intent:").count(), 3);
         assert_eq!(p, build_prompt(Setting::Retrieval, q, &book, Some(&r)));
+    }
+
+    fn shipped(path: &str) -> Vec<Instance> {
+        let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../..");
+        std::fs::read_to_string(root.join(path))
+            .unwrap()
+            .lines()
+            .filter(|l| !l.trim().is_empty())
+            .map(|l| serde_json::from_str(l).unwrap())
+            .collect()
+    }
+
+    /// The assisted set is Crucible's prompts from before prompt sets, byte for byte: digests of
+    /// every eighth shipped instance's direct and retrieval prompt (system, user, demonstration
+    /// ids) recorded with the code of commit 06f60ee.
+    #[test]
+    fn assisted_prompts_are_byte_identical_to_the_earlier_prompts() {
+        let data = shipped("tasks/intent2tx/default/instances.jsonl");
+        let book = AddressBook::builtin();
+        let r = Retriever::new(shipped("tasks/intent2tx/pool/instances.jsonl"), &book);
+        let golden = include_str!("testdata/assisted_prompts.txt");
+        let mut n = 0;
+        for line in golden.lines() {
+            let mut it = line.split(' ');
+            let (id, setting, digest) =
+                (it.next().unwrap(), it.next().unwrap(), it.next().unwrap());
+            let inst = data.iter().find(|i| i.id == id).unwrap();
+            let setting = if setting == "direct" {
+                Setting::Direct
+            } else {
+                Setting::Retrieval
+            };
+            for p in [
+                build_prompt(setting, inst, &book, Some(&r)),
+                build_prompt_with(
+                    PromptSet::Assisted,
+                    RetrievalMode::Realistic,
+                    setting,
+                    inst,
+                    &book,
+                    Some(&r),
+                ),
+            ] {
+                let text = format!(
+                    "{}\u{0}{}\u{0}{}",
+                    p.system,
+                    p.user,
+                    p.demonstrations.join(",")
+                );
+                let got = alloy::primitives::keccak256(text.as_bytes()).to_string();
+                assert_eq!(got, digest, "{id} {setting:?}");
+            }
+            n += 1;
+        }
+        assert_eq!(n, 100);
+    }
+
+    #[test]
+    fn paper_prompts_carry_the_whole_b3_book_and_no_assisted_hint() {
+        let (book, r, queries) = setup();
+        let single = queries.iter().find(|q| !q.ground_truth.is_multi()).unwrap();
+        let multi = queries.iter().find(|q| q.ground_truth.is_multi()).unwrap();
+        for q in [single, multi] {
+            for setting in [Setting::Direct, Setting::Retrieval] {
+                let p = build_prompt_with(
+                    PromptSet::Paper,
+                    RetrievalMode::Paper,
+                    setting,
+                    q,
+                    &book,
+                    Some(&r),
+                );
+                let rows: Vec<_> = crate::paper::paper_book_rows().collect();
+                assert_eq!(rows.len(), 48);
+                for (name, address) in rows {
+                    let row = format!("| **{name}** | `{address}` |\n");
+                    assert!(p.system.contains(&row), "{row}");
+                }
+                for hint in [
+                    "base units",
+                    "decimals",
+                    "The transactions are sent from",
+                    "Address book:",
+                    "Crucible_",
+                    "exactly these fields",
+                ] {
+                    assert!(!p.system.contains(hint) && !p.user.contains(hint), "{hint}");
+                }
+                let sender = q.metadata.sender.as_deref().unwrap();
+                if setting == Setting::Direct {
+                    // (demonstrations may name it in their intents)
+                    assert!(
+                        !p.system.contains(sender),
+                        "the sender is not in the paper's prompt"
+                    );
+                }
+                let want = if q.ground_truth.is_multi() {
+                    crate::paper::MULTI_STEP_INSTRUCTION
+                } else {
+                    crate::paper::SINGLE_STEP_INSTRUCTION
+                };
+                assert!(p.system.starts_with(want));
+                for key in [
+                    "\"contract\"",
+                    "\"contract_address\"",
+                    "\"function\"",
+                    "\"params\"",
+                    "\"type\"",
+                    "\"val\"",
+                    "\"value\"",
+                ] {
+                    assert!(p.system.contains(key), "{key}");
+                }
+                match setting {
+                    Setting::Direct => {
+                        assert_eq!(
+                            p.system,
+                            format!("{want}\n{}", crate::paper::paper_book_markdown())
+                        );
+                        assert_eq!(p.user, format!("User intent:\n{}", q.intent));
+                    }
+                    Setting::Retrieval => {
+                        assert_eq!(p.demonstrations.len(), 3);
+                        assert_eq!(p.system.matches("Example Input: User intent:\n").count(), 3);
+                        assert!(p
+                            .system
+                            .contains("\n## Reference Examples (Few-Shot):\n--- Example 1 ---\n"));
+                        assert_eq!(
+                            p.user,
+                            format!("Now, please process the following intent:\nUser intent: User intent:\n{}", q.intent)
+                        );
+                    }
+                }
+            }
+        }
+        // The B.2 example values, exactly as printed.
+        assert!(crate::paper::SINGLE_STEP_INSTRUCTION.contains(
+            "\"contract\": string,              // contract name (e.g., \"UniswapV2Router02\")"
+        ));
+        assert!(crate::paper::SINGLE_STEP_INSTRUCTION
+            .contains("0x7a250d5630b4cf539739df2c5dacabf6959a1e"));
+    }
+
+    fn call(contract: &str, function: &str) -> crate::schema::Call {
+        crate::schema::Call {
+            contract: contract.into(),
+            contract_address: "0x0000000000000000000000000000000000000001".into(),
+            function: function.into(),
+            params: vec![],
+            value: serde_json::json!(0),
+        }
+    }
+
+    fn inst(id: &str, intent: &str, category: &str, steps: &[(&str, &str)]) -> Instance {
+        use crate::schema::{Metadata, Truth};
+        let calls: Vec<_> = steps.iter().map(|(c, f)| call(c, f)).collect();
+        Instance {
+            id: id.into(),
+            intent: intent.into(),
+            ground_truth: if calls.len() == 1 {
+                Truth::Single(calls.into_iter().next().unwrap())
+            } else {
+                Truth::Multi(calls)
+            },
+            metadata: Metadata {
+                category: category.into(),
+                ..Metadata::default()
+            },
+        }
+    }
+
+    /// Hand-computed: query pairs {(A,f), (B,g)}.
+    /// p0 {(A,f)}: single-step, never a candidate for a multi-step query.
+    /// p1 {(A,f),(B,g)}: J = 1.   p2 {(A,f),(C,h)}: J = 1/3.   p3 {(a,f),(B,x)}: no pair
+    /// (names compare exactly), fallback 0.4 · ratio("User intent:\nabcd", "User intent:\nabce")
+    /// = 0.4 · 2·16/34.   p4 {(D,k),(E,m)}: fallback 0.4 · ratio(…abcd, …zzzz) = 0.4 · 2·13/34.
+    /// p5: same intent as the query, excluded.
+    #[test]
+    fn paper_retrieval_is_jaccard_over_ground_truth_pairs_with_the_difflib_fallback() {
+        let book = AddressBook::builtin();
+        let q = inst("q", "abcd", "Swap", &[("A", "f"), ("B", "g")]);
+        let pool = vec![
+            inst("p0", "abcd x", "Swap", &[("A", "f")]),
+            inst("p1", "wxyz", "Swap", &[("A", "f"), ("B", "g")]),
+            inst("p2", "wxyq", "Lending", &[("A", "f"), ("C", "h")]),
+            inst("p3", "abce", "Swap", &[("a", "f"), ("B", "x")]),
+            inst("p4", "zzzz", "Lending", &[("D", "k"), ("E", "m")]),
+            inst("p5", "abcd", "Lending", &[("A", "f"), ("B", "g")]),
+        ];
+        let r = Retriever::new(pool, &book);
+        let hits = r.top_k_with(&q, 4, RetrievalMode::Paper);
+        let got: Vec<(usize, f64)> = hits.iter().map(|h| (h.index, h.score)).collect();
+        let fb3 = 0.4 * 32.0 / 34.0;
+        let fb4 = 0.4 * 26.0 / 34.0;
+        let want = [(1, 1.0), (3, fb3), (2, 1.0 / 3.0), (4, fb4)];
+        assert_eq!(got.len(), want.len());
+        for ((gi, gs), (wi, ws)) in got.iter().zip(want) {
+            assert_eq!(*gi, wi, "{got:?}");
+            assert!((gs - ws).abs() < 1e-12, "{got:?}");
+        }
+        assert!((hits[1].text_jaccard - 32.0 / 34.0).abs() < 1e-12);
+        assert_eq!(hits[0].pair_jaccard, 1.0);
+        // Held out: the query's category (Swap) never appears.
+        let held = r.top_k_with(&q, 4, RetrievalMode::HeldOutCategory);
+        let idx: Vec<usize> = held.iter().map(|h| h.index).collect();
+        assert_eq!(idx, vec![2, 4]);
+        // The single-step query sees only single-step candidates.
+        let s = inst("s", "abcd", "Swap", &[("A", "f")]);
+        let idx: Vec<usize> = r
+            .top_k_with(&s, 3, RetrievalMode::Paper)
+            .iter()
+            .map(|h| h.index)
+            .collect();
+        assert_eq!(idx, vec![0]);
+        for m in RetrievalMode::ALL {
+            assert_eq!(RetrievalMode::parse(m.as_str()), Some(m));
+        }
+        assert_eq!(RetrievalMode::default(), RetrievalMode::Paper);
+        assert_eq!(RetrievalMode::parse("oracle"), None);
+    }
+
+    #[test]
+    fn held_out_category_never_shows_the_query_category() {
+        let (_, r, queries) = setup();
+        for q in queries.iter().take(60) {
+            let hits = r.top_k_with(q, 3, RetrievalMode::HeldOutCategory);
+            assert_eq!(hits.len(), 3);
+            for h in hits {
+                let p = &r.pool()[h.index];
+                assert_ne!(p.metadata.category, q.metadata.category);
+                assert_eq!(p.ground_truth.is_multi(), q.ground_truth.is_multi());
+            }
+        }
+    }
+
+    /// The bound-pruned text fallback ranks exactly as computing every ratio would.
+    #[test]
+    fn pruned_fallback_equals_brute_force() {
+        let (_, r, queries) = setup();
+        for (n, q) in queries.iter().enumerate().take(40) {
+            let held_out = n % 2 == 0;
+            let mode = if held_out {
+                RetrievalMode::HeldOutCategory
+            } else {
+                RetrievalMode::Paper
+            };
+            let got: Vec<usize> = r.top_k_with(q, 3, mode).iter().map(|h| h.index).collect();
+            let qp = exact_pairs(q);
+            let qi = release_input_of(&q.intent);
+            let mut all: Vec<(f64, usize)> = r
+                .pool()
+                .iter()
+                .enumerate()
+                .filter(|(_, p)| {
+                    p.ground_truth.is_multi() == q.ground_truth.is_multi()
+                        && p.id != q.id
+                        && p.intent != q.intent
+                        && !(held_out && p.metadata.category == q.metadata.category)
+                })
+                .map(|(i, p)| {
+                    let j = jaccard(&qp, &exact_pairs(p));
+                    let s = if j == 0.0 {
+                        0.4 * difflib::ratio(&qi, &release_input_of(&p.intent))
+                    } else {
+                        j
+                    };
+                    (s, i)
+                })
+                .collect();
+            all.sort_by(|a, b| b.0.total_cmp(&a.0).then(a.1.cmp(&b.1)));
+            let want: Vec<usize> = all.iter().take(3).map(|x| x.1).collect();
+            assert_eq!(got, want, "{}", q.id);
+        }
     }
 }

@@ -2,6 +2,8 @@
 //! per instance and, with an [`Executor`] attached, Exec/StateEq on the eth universe. An instance
 //! is `<instance id>#direct` or `<instance id>#retrieval`. The field metrics use the paper's
 //! comparisons unless the benchmark is built [`with_metric_mode`](IntentBench::with_metric_mode).
+//! Prompts are the [`PromptSet`]'s (default: the paper's) and the retrieval setting's
+//! demonstrations come from the [`RetrievalMode`] (default: the paper's).
 
 use std::collections::BTreeMap;
 
@@ -12,7 +14,7 @@ use super::book::AddressBook;
 use super::execute::{prediction_calls, Executor};
 use super::metrics::{score_text_with, MetricMode};
 use super::parse::parse_prediction;
-use super::retrieve::{build_prompt, Retriever, Setting};
+use super::retrieve::{build_prompt_with, RetrievalMode, Retriever, Setting};
 use super::schema::Instance;
 use crucible_core::{
     Agent, BenchError, Benchmark, BoxFuture, Event, FixedAgent, InstanceMeta, Message, Outcome,
@@ -30,6 +32,7 @@ pub struct IntentBench {
     executor: Option<tokio::sync::Mutex<Executor>>,
     metric_mode: MetricMode,
     prompt_set: PromptSet,
+    retrieval: RetrievalMode,
 }
 
 impl IntentBench {
@@ -43,6 +46,23 @@ impl IntentBench {
     pub fn with_prompt_set(mut self, set: PromptSet) -> Self {
         self.prompt_set = set;
         self
+    }
+
+    /// Chooses the retrieval setting's demonstrations by `mode` (default: the paper's, Jaccard
+    /// over the ground-truth pairs). Every retrieval sample records it in `details.retrieval`.
+    pub fn with_retrieval(mut self, mode: RetrievalMode) -> Self {
+        self.retrieval = mode;
+        self
+    }
+
+    /// How the retrieval setting chooses demonstrations.
+    pub fn retrieval(&self) -> RetrievalMode {
+        self.retrieval
+    }
+
+    /// The prompt wording.
+    pub fn prompt_set(&self) -> PromptSet {
+        self.prompt_set
     }
 
     /// With the field metrics computed under `mode`. The default, [`MetricMode::Paper`], is
@@ -74,6 +94,7 @@ impl IntentBench {
             executor: None,
             metric_mode: MetricMode::default(),
             prompt_set: PromptSet::default(),
+            retrieval: RetrievalMode::default(),
         }
     }
 
@@ -169,7 +190,14 @@ impl Benchmark for IntentBench {
                 agent: agent.name().into(),
                 seed,
             });
-            let prompt = build_prompt(setting, inst, &self.book, Some(&self.retriever));
+            let prompt = build_prompt_with(
+                self.prompt_set,
+                self.retrieval,
+                setting,
+                inst,
+                &self.book,
+                Some(&self.retriever),
+            );
             let mut transcript = vec![
                 Message::new(Role::System, prompt.system),
                 Message::new(Role::User, prompt.user),
@@ -238,6 +266,9 @@ impl Benchmark for IntentBench {
                 "demonstrations": prompt.demonstrations,
                 "agent_error": agent_error,
             });
+            if setting == Setting::Retrieval {
+                details["retrieval"] = json!(self.retrieval);
+            }
             // Default records stay as they were; another mode is named where the scores are.
             if self.metric_mode != MetricMode::Paper {
                 details["metrics_mode"] = json!(self.metric_mode);
@@ -296,6 +327,38 @@ mod tests {
             .run("t#direct", &mut agent, 1, &mut |_| {})
             .await
             .unwrap()
+    }
+
+    #[tokio::test]
+    async fn prompt_set_and_retrieval_mode_reach_the_record() {
+        let b = bench();
+        assert_eq!(b.prompt_set(), PromptSet::Paper);
+        assert_eq!(b.retrieval(), RetrievalMode::Paper);
+        let mut agent = FixedAgent::new("fixed", "{}");
+        let rec = b
+            .run("t#retrieval", &mut agent, 1, &mut |_| {})
+            .await
+            .unwrap();
+        assert_eq!(rec.details["retrieval"], "paper");
+        assert_eq!(rec.prompt_set, PromptSet::Paper);
+        assert!(rec.transcript[0]
+            .content
+            .contains("| **Celer_cBridge_V2** |"));
+        assert!(rec.transcript[1]
+            .content
+            .starts_with("Now, please process the following intent:"));
+        let b = bench()
+            .with_prompt_set(PromptSet::Assisted)
+            .with_retrieval(RetrievalMode::HeldOutCategory);
+        let rec = b
+            .run("t#retrieval", &mut agent, 1, &mut |_| {})
+            .await
+            .unwrap();
+        assert_eq!(rec.details["retrieval"], "held-out-category");
+        assert_eq!(rec.prompt_set, PromptSet::Assisted);
+        assert!(rec.transcript[0].content.contains("Address book:"));
+        let direct = b.run("t#direct", &mut agent, 1, &mut |_| {}).await.unwrap();
+        assert!(direct.details.get("retrieval").is_none());
     }
 
     /// `"value": "0.0"` for a truth of 0 is right by the paper's definition and wrong by the

@@ -20,7 +20,8 @@
 //! turns a drawn action into a call and its clause, `templates` picks and combines them (single-
 //! and multi-step) and `output` turns drafts into instances and counts them. The order of random
 //! draws is the dataset: a change anywhere here changes the shipped files (a test regenerates them
-//! byte for byte).
+//! byte for byte). `paper_shape` draws the paper-shaped test set and pool (1,145 and 30,351
+//! instances, eleven categories) without changing the default draws.
 
 mod builder;
 mod fixture;
@@ -30,6 +31,7 @@ mod liquidity;
 mod nft;
 mod options;
 mod output;
+mod paper_shape;
 mod staking;
 mod swap;
 mod templates;
@@ -41,6 +43,31 @@ pub use fixture::{
 pub use governance::{fixture_proposal, proposal_id};
 pub use options::{GenerateOptions, InstanceFilter, KeepAll, MAX_COUNT};
 pub use output::{Distribution, Generated};
+pub use paper_shape::{
+    generate_paper_shaped, paper_multi_count, paper_quotas, PAPER_CATEGORY_MIX, PAPER_MULTI_STEP,
+    PAPER_POOL_COUNT, PAPER_SINGLE_STEP, PAPER_TEST_COUNT,
+};
+
+/// Seed of the paper-shaped test set ([`paper_test_set`]).
+pub const PAPER_TEST_SEED: u64 = 20_270;
+/// Seed of the paper-shaped retrieval pool ([`paper_pool`]).
+pub const PAPER_POOL_SEED: u64 = 20_271;
+
+/// The paper-shaped test set as the static generator draws it: [`PAPER_TEST_COUNT`] instances,
+/// seed [`PAPER_TEST_SEED`], every candidate kept. The shipped `tasks/intent2tx/paper/` is the
+/// same draw with the chain filter (`generate --paper --execute`: 19 of 1,164 candidates revert —
+/// USDT re-approvals and LP removals — and are redrawn in their category); use it to run.
+pub fn paper_test_set(book: &AddressBook) -> Result<Vec<crate::Instance>, IntentError> {
+    Ok(generate_paper_shaped(PAPER_TEST_SEED, PAPER_TEST_COUNT, book, &mut KeepAll)?.instances)
+}
+
+/// The paper-shaped retrieval pool: [`PAPER_POOL_COUNT`] instances (the paper's 31,496 minus the
+/// test set), seed [`PAPER_POOL_SEED`], generated at load (about 25 MB as JSONL, so not shipped),
+/// not chain-filtered (demonstrations are labelled examples; a few would revert on the fixture);
+/// disjoint from the test sets by id and, for the retriever, by intent text.
+pub fn paper_pool(book: &AddressBook) -> Result<Vec<crate::Instance>, IntentError> {
+    Ok(generate_paper_shaped(PAPER_POOL_SEED, PAPER_POOL_COUNT, book, &mut KeepAll)?.instances)
+}
 
 use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;

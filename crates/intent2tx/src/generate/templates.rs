@@ -11,49 +11,68 @@ use super::fixture::{
 };
 use super::output::{Draft, Step};
 
+/// Single-step templates and their weights; the order and weights are part of the shipped data.
+pub(super) const SINGLE: &[(&str, u32)] = &[
+    ("transfer", 6),
+    ("transfer_from", 1),
+    ("weth_transfer", 2),
+    ("steth_transfer", 1),
+    ("approve", 4),
+    ("revoke", 2),
+    ("nft_approval", 1),
+    ("wrap", 2),
+    ("unwrap", 2),
+    ("swap_eth", 2),
+    ("swap_to_eth", 2),
+    ("swap_tokens", 2),
+    ("swap_multihop", 2),
+    ("swap_eth_exact", 1),
+    ("swap_exact_eth_out", 1),
+    ("swap_exact_out", 1),
+    ("add_liquidity_eth", 1),
+    ("add_liquidity", 1),
+    ("remove_liquidity_eth", 1),
+    ("remove_liquidity", 1),
+    ("aave_supply", 1),
+    ("aave_withdraw", 1),
+    ("aave_borrow", 1),
+    ("aave_repay", 1),
+    ("comet_supply", 1),
+    ("comet_withdraw", 1),
+    ("lido", 2),
+    ("vault_deposit", 1),
+    ("vault_withdraw", 1),
+    ("vault_redeem", 1),
+    ("gov_propose", 1),
+    ("gov_vote", 1),
+    ("gov_execute", 1),
+    ("punk_transfer", 1),
+    ("punk_offer", 1),
+    ("punk_buy", 1),
+    ("erc721", 1),
+    ("erc721_data", 1),
+    ("erc1155", 1),
+];
+
+/// The category a single-step template is labelled with (tested against the drafts).
+pub(super) fn category_of(template: &str) -> &'static str {
+    match template {
+        "transfer" | "transfer_from" | "weth_transfer" | "steth_transfer" => "Transfer",
+        "approve" | "revoke" | "nft_approval" => "TokenLifecycle",
+        "wrap" | "unwrap" => "AssetTransformation",
+        t if t.starts_with("swap_") => "Swap",
+        t if t.contains("liquidity") => "Liquidity",
+        t if t.starts_with("aave_") || t.starts_with("comet_") => "Lending",
+        "lido" => "Staking",
+        t if t.starts_with("vault_") => "Vault",
+        t if t.starts_with("gov_") => "Governance",
+        _ => "NFT",
+    }
+}
+
 impl Gen<'_> {
     pub(super) fn single(&mut self) -> Draft {
-        const T: &[(&str, u32)] = &[
-            ("transfer", 6),
-            ("transfer_from", 1),
-            ("weth_transfer", 2),
-            ("steth_transfer", 1),
-            ("approve", 4),
-            ("revoke", 2),
-            ("nft_approval", 1),
-            ("wrap", 2),
-            ("unwrap", 2),
-            ("swap_eth", 2),
-            ("swap_to_eth", 2),
-            ("swap_tokens", 2),
-            ("swap_multihop", 2),
-            ("swap_eth_exact", 1),
-            ("swap_exact_eth_out", 1),
-            ("swap_exact_out", 1),
-            ("add_liquidity_eth", 1),
-            ("add_liquidity", 1),
-            ("remove_liquidity_eth", 1),
-            ("remove_liquidity", 1),
-            ("aave_supply", 1),
-            ("aave_withdraw", 1),
-            ("aave_borrow", 1),
-            ("aave_repay", 1),
-            ("comet_supply", 1),
-            ("comet_withdraw", 1),
-            ("lido", 2),
-            ("vault_deposit", 1),
-            ("vault_withdraw", 1),
-            ("vault_redeem", 1),
-            ("gov_propose", 1),
-            ("gov_vote", 1),
-            ("gov_execute", 1),
-            ("punk_transfer", 1),
-            ("punk_offer", 1),
-            ("punk_buy", 1),
-            ("erc721", 1),
-            ("erc721_data", 1),
-            ("erc1155", 1),
-        ];
+        const T: &[(&str, u32)] = SINGLE;
         let total: u32 = T.iter().map(|t| t.1).sum();
         let mut r = self.rng.random_range(0..total);
         let mut name = T[0].0;
@@ -64,6 +83,11 @@ impl Gen<'_> {
             }
             r -= w;
         }
+        self.single_named(name)
+    }
+
+    /// The single-step template `name` (one of [`SINGLE`]), drawn with this generator's RNG.
+    pub(super) fn single_named(&mut self, name: &'static str) -> Draft {
         let colloquial = ["{}.", "could you {}?", "please {}.", "I want to {}."];
         let frame = |g: &mut Self, style: &str| -> &'static str {
             if style == "colloquial" {
