@@ -79,6 +79,10 @@ pub struct RunArgs {
     /// held-out-category (the paper's, without the instance's category; RQ3).
     #[arg(long, default_value = "paper")]
     intent_retrieval: String,
+    /// Intent2Tx dataset: default (Crucible's generated set) or paper (shaped like the paper's
+    /// 1,145-instance test set, with a paper-shaped retrieval pool).
+    #[arg(long, default_value = "default")]
+    intent_dataset: String,
     /// The prompts' wording: paper (the published prompts' information) or assisted (Crucible's
     /// earlier prompts with extra hints; not comparable with the papers' tables).
     #[arg(long, default_value = "paper", value_parser = super::report::parse_prompt_set)]
@@ -352,6 +356,11 @@ pub async fn run_cmd(config: &Config, a: RunArgs) -> Result<()> {
         a.intent_retrieval
     };
     spec.prompt_set = a.prompt_set;
+    spec.intent_dataset = if a.intent_dataset == "default" {
+        String::new()
+    } else {
+        a.intent_dataset
+    };
     spec.quest_library = if a.library == "ethers" {
         String::new()
     } else {

@@ -170,7 +170,7 @@ fn manifest(dir: &str) -> Value {
 
 #[test]
 fn shipped_datasets_regenerate_byte_for_byte() {
-    for name in ["default", "pool"] {
+    for name in ["default", "pool", "paper"] {
         let m = manifest(name);
         let tmp = tempfile::tempdir().unwrap();
         let (seed, count, frac) = (
@@ -180,19 +180,19 @@ fn shipped_datasets_regenerate_byte_for_byte() {
         );
         // The shipped datasets keep only candidates whose ground truth executes on the universe.
         assert_eq!(m["executed_on_chain"], true, "{name}");
-        let out = crucible(&[
-            "intent2tx",
-            "generate",
-            "--seed",
-            &seed,
-            "--count",
-            &count,
-            "--multi-fraction",
-            &frac,
-            "--execute",
-            "--out",
-            tmp.path().to_str().unwrap(),
-        ]);
+        // The paper-shaped set has fixed category quotas and the paper's multi-step ratio.
+        let shape: [&str; 2] = if m["shape"] == "paper" {
+            ["--paper", "--execute"]
+        } else {
+            ["--multi-fraction", &frac]
+        };
+        let mut args = vec!["intent2tx", "generate", "--seed", &seed, "--count", &count];
+        args.extend(shape);
+        if m["shape"] != "paper" {
+            args.push("--execute");
+        }
+        args.extend(["--out", tmp.path().to_str().unwrap()]);
+        let out = crucible(&args);
         assert!(
             out.status.success(),
             "{}",

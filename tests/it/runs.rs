@@ -1623,7 +1623,7 @@ fn the_paper_preset_plans_each_papers_protocol() {
     use crucible_views::console::{estimate, History, RunForm};
     let config = crucible_core::Config::test();
     let form = RunForm {
-        benchmarks: vec!["questbench".into(), "pilot".into()],
+        benchmarks: vec!["questbench".into(), "intent2tx".into(), "pilot".into()],
         models: vec!["builtin:reference".into()],
         base_url: None,
         limit: Some(2),
@@ -1651,9 +1651,13 @@ fn the_paper_preset_plans_each_papers_protocol() {
     );
     assert_eq!(quest.samples, 107 * 5);
     assert!(quest.protocol.as_deref().unwrap().contains("avg@5"));
-    let pilot = &plan.benchmarks[1];
+    // Intent2Tx: the paper-shaped 1,145-instance test set, direct and retrieval, once.
+    assert_eq!(spec.intent_dataset, "paper");
+    let intent = &plan.benchmarks[1];
+    assert_eq!((intent.instances, intent.rounds), (1145 * 2, 1));
+    let pilot = &plan.benchmarks[2];
     assert_eq!((pilot.instances, pilot.rounds), (5040 * 4, 1));
-    assert_eq!(plan.samples, 107 * 5 + 5040 * 4);
+    assert_eq!(plan.samples, 107 * 5 + 1145 * 2 + 5040 * 4);
 
     let bad = RunForm {
         preset: Some("quick".into()),
@@ -1662,4 +1666,65 @@ fn the_paper_preset_plans_each_papers_protocol() {
     let e = bad.to_spec(&config.data_dir).unwrap_err();
     assert_eq!(e.field, "preset");
     assert!(e.message.contains("quick"), "{}", e.message);
+}
+
+/// The Intent2Tx dataset and retrieval options reach the samples: a run on the paper-shaped test
+/// set with held-out-category retrieval stores that set's instances and says which retrieval
+/// picked each retrieval sample's demonstrations; a bad dataset name is refused.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn intent_runs_choose_the_paper_dataset_and_the_retrieval() {
+    let dir = tempfile::tempdir().unwrap();
+    let data = dir.path().join("data");
+    let db = dir.path().join("c.db");
+    let db_s = db.to_str().unwrap();
+    let run = json_of(
+        &crucible(&data)
+            .args(["run", "--bench", "intent2tx", "--no-execute"])
+            .args(["--model", "builtin:reference", "--limit", "1"])
+            .args(["--intent-dataset", "paper"])
+            .args(["--intent-retrieval", "held-out-category"])
+            .args(["--json", "--db", db_s])
+            .output()
+            .unwrap(),
+    );
+    let store = Store::open_existing(&db).await.unwrap();
+    let id = run["run_id"].as_str().unwrap();
+    let samples = store.samples(id).await.unwrap();
+    assert_eq!(samples.len(), 2, "direct and retrieval of one instance");
+    let paper = std::fs::read_to_string(
+        Path::new(env!("CARGO_MANIFEST_DIR")).join("tasks/intent2tx/paper/instances.jsonl"),
+    )
+    .unwrap();
+    for (_, s) in &samples {
+        assert!(
+            paper.contains(&format!("\"id\":\"{}\"", s.task)),
+            "{}",
+            s.task
+        );
+        assert!(s.passed, "the reference answer passes: {}", s.instance);
+    }
+    let retrieval = samples
+        .iter()
+        .find(|(_, s)| s.prompt_type == "retrieval")
+        .unwrap();
+    let d: Value = serde_json::from_str(&retrieval.1.details).unwrap();
+    assert_eq!(d["retrieval"], "held-out-category", "{d}");
+    store.close().await;
+
+    let out = crucible(&data)
+        .args(["run", "--bench", "intent2tx", "--no-execute"])
+        .args([
+            "--model",
+            "builtin:reference",
+            "--intent-dataset",
+            "mainnet",
+        ])
+        .args(["--db", db_s])
+        .output()
+        .unwrap();
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        !out.status.success() && err.contains("mainnet") && err.contains("default or paper"),
+        "{err}"
+    );
 }

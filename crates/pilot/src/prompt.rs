@@ -508,12 +508,13 @@ mod tests {
         let lib = TaskLibrary::generate(1);
         // The task's text is pinned so that only the wording is under test.
         let mut task = lib.tasks[0].clone();
-        task.task.description = "You are given customer_orders. Your job: read the customer_orders \
+        task.task.description =
+            "You are given customer_orders. Your job: read the customer_orders \
             file; validate every record against the schema; transform the records into yaml; \
             compute the statistics over the numeric fields; aggregate the results into grouped \
             totals; write the final report to disk. The task is complete when every step has \
             succeeded and the result exists."
-            .into();
+                .into();
         task.task.inputs.source = "data/customer_orders.json".into();
         task.task.inputs.options =
             serde_json::json!({"encoding": "utf-8", "format": "yaml", "batch_size": 200});

@@ -697,7 +697,11 @@ mod tests {
         let lib = TaskLibrary::generate(1);
         for t in &lib.tasks {
             let turn = crate::protocol::parse_turn(&t.task.description);
-            assert!(!turn.completion, "{}: {}", t.task.instance_id, t.task.description);
+            assert!(
+                !turn.completion,
+                "{}: {}",
+                t.task.instance_id, t.task.description
+            );
         }
     }
 

@@ -4,7 +4,7 @@
 //! The `paper` preset follows each paper's evaluation section:
 //! - EVM-QuestBench (§5 and Table 1): all 107 tasks, 5 independent rounds (avg@5), the paper's
 //!   prompts and scoring (transfer tolerance 1 %), temperature 0.7;
-//! - Intent2Tx (RQ1): the test set under both settings (direct, and retrieval with k = 3 by
+//! - Intent2Tx (RQ1): the paper-shaped 1,145-instance test set under both settings (direct, and retrieval with k = 3 by
 //!   Jaccard over ground-truth ⟨contract, function⟩ pairs), one pass, the paper's prompts, the
 //!   field metrics as the authors' scorer computed the published tables (`reference-code`),
 //!   execution on;
@@ -49,7 +49,7 @@ fn paper_summary(benchmark: &str) -> &'static str {
             "all 107 tasks, 5 rounds (avg@5), paper prompts and paper scoring (transfers within 1 %), temperature 0.7"
         }
         "intent2tx" => {
-            "the test set, direct and retrieval (top 3 by Jaccard over ground-truth contract-function pairs), paper prompts, the authors' metric code, executed on the chain"
+            "the paper-shaped 1,145-instance test set, direct and retrieval (top 3 by Jaccard over ground-truth contract-function pairs), paper prompts, the authors' metric code, executed on the chain"
         }
         _ => "all tasks under the baseline, chain-of-thought, optimal and flawed prompts, paper prompts",
     }
@@ -96,6 +96,7 @@ pub fn apply(spec: &mut RunSpec, name: &str) -> Result<(), RunError> {
     spec.intent_execute = true;
     spec.intent_metrics = "reference-code".into();
     spec.intent_retrieval = String::new();
+    spec.intent_dataset = "paper".into();
     spec.quest_paper_tolerance = String::new();
     spec.quest_library = String::new();
     spec.quest_naive = false;
@@ -130,6 +131,7 @@ mod tests {
         assert_eq!(spec.rounds_of("intent2tx"), 1);
         assert_eq!(spec.rounds_of("pilot"), 1);
         assert_eq!(spec.intent_metrics, "reference-code");
+        assert_eq!(spec.intent_dataset, "paper");
         assert_eq!((spec.seed, spec.concurrency), (42, 8));
         assert_eq!(spec.preset.as_deref(), Some("paper"));
         let steps = describe("paper", &spec.expanded_benchmarks()).unwrap();

@@ -117,6 +117,10 @@ pub struct RunSpec {
     /// when the benchmarks load.
     #[serde(default, skip_serializing_if = "String::is_empty")]
     pub intent_retrieval: String,
+    /// The Intent2Tx dataset: `default` (empty means it) or `paper` (shaped like the paper's
+    /// 1,145-instance test set, with a paper-shaped pool). Checked when the benchmarks load.
+    #[serde(default, skip_serializing_if = "String::is_empty")]
+    pub intent_dataset: String,
     /// Rounds of a benchmark that differ from `rounds` (a preset's per-paper protocol, e.g.
     /// QuestBench avg@5 beside single-pass Intent2Tx).
     #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
@@ -164,6 +168,7 @@ impl RunSpec {
             quest_paper_tolerance: String::new(),
             prompt_set: PromptSet::default(),
             intent_retrieval: String::new(),
+            intent_dataset: String::new(),
             rounds_by_benchmark: BTreeMap::new(),
             preset: None,
             quest_library: String::new(),

@@ -11,6 +11,7 @@ use crucible_core::Config;
 use crucible_core::{BenchError, Benchmark, BoxFuture, PromptSet};
 use crucible_intent2tx::metrics::MetricMode;
 use crucible_intent2tx::seam::IntentBench;
+use crucible_intent2tx::RetrievalMode;
 use crucible_intent2tx::{execute::Executor, import::load_clean, AddressBook, Instance};
 use crucible_pilot::seam::PilotBench;
 use crucible_pilot::suite::Engine;
@@ -37,6 +38,7 @@ pub struct Catalog {
     quest_library: Library,
     quest_naive: bool,
     quest_nl: NlDifficulty,
+    intent_retrieval: RetrievalMode,
     pilot: Option<Arc<Engine>>,
     shared: BTreeMap<&'static str, Arc<dyn Benchmark>>,
 }
@@ -71,6 +73,63 @@ impl From<ContentError> for RunError {
 pub fn quest_tasks(config: &Config) -> Result<Vec<Task>, ContentError> {
     let dir = config.project_dir.join("tasks/questbench");
     load_dir(&dir).map_err(|e| ContentError::at(&dir)(e.to_string()))
+}
+
+/// The Intent2Tx datasets a run can name (`RunSpec::intent_dataset`): `default` (Crucible's
+/// generated set, `tasks/intent2tx/default`, with the shipped pool) and `paper` (shaped like the
+/// paper's 1,145-instance test set, `tasks/intent2tx/paper`, with a 30,351-instance pool
+/// generated from its seed — too large to ship — once per process).
+pub const INTENT_DATASETS: [&str; 2] = ["default", "paper"];
+
+/// The paper-shaped pool, generated once per process (a few seconds in a debug build).
+fn paper_pool() -> Result<Vec<Instance>, String> {
+    static POOL: std::sync::OnceLock<Result<Vec<Instance>, String>> = std::sync::OnceLock::new();
+    POOL.get_or_init(|| {
+        crucible_intent2tx::generate::paper_pool(&AddressBook::builtin()).map_err(|e| e.to_string())
+    })
+    .clone()
+}
+
+/// An Intent2Tx dataset by name ([`INTENT_DATASETS`]; empty means `default`) and, when `pool`,
+/// its retrieval pool (else an empty one: planning needs only the instances).
+pub fn intent_dataset(
+    config: &Config,
+    name: &str,
+    pool: bool,
+) -> Result<(Vec<Instance>, Vec<Instance>), ContentError> {
+    let file = |dir: &str| {
+        config
+            .project_dir
+            .join(format!("tasks/intent2tx/{dir}/instances.jsonl"))
+    };
+    match name {
+        "" | "default" if pool => intent_instances(config),
+        "" | "default" => {
+            let data = file("default");
+            let d = load_clean(&data).map_err(|e| ContentError::at(&data)(e.to_string()))?;
+            Ok((d, Vec::new()))
+        }
+        "paper" => {
+            let data = file("paper");
+            let d = load_clean(&data).map_err(|e| ContentError::at(&data)(e.to_string()))?;
+            let p = if pool {
+                paper_pool().map_err(|m| ContentError {
+                    path: data.clone(),
+                    message: format!("generating the paper-shaped retrieval pool: {m}"),
+                })?
+            } else {
+                Vec::new()
+            };
+            Ok((d, p))
+        }
+        other => Err(ContentError {
+            path: config.project_dir.join("tasks/intent2tx"),
+            message: format!(
+                "unknown Intent2Tx dataset {other:?}: use {}",
+                INTENT_DATASETS.join(" or ")
+            ),
+        }),
+    }
 }
 
 /// The Intent2Tx default dataset and its retrieval pool.
@@ -116,6 +175,7 @@ impl Catalog {
             quest_library: Library::default(),
             quest_naive: false,
             quest_nl: NlDifficulty::default(),
+            intent_retrieval: RetrievalMode::default(),
             pilot: None,
             shared: BTreeMap::new(),
         };
@@ -189,13 +249,17 @@ impl Catalog {
             })?;
         }
         self.quest_naive = spec.quest_naive;
-        if !["", "paper", "realistic", "held-out-category"]
-            .contains(&spec.intent_retrieval.as_str())
-        {
-            return Err(RunError::Spec(format!(
-                "unknown Intent2Tx retrieval {:?}: use paper, realistic or held-out-category",
-                spec.intent_retrieval
-            )));
+        if !spec.intent_retrieval.is_empty() {
+            self.intent_retrieval =
+                RetrievalMode::parse(&spec.intent_retrieval).ok_or_else(|| {
+                    RunError::Spec(format!(
+                        "unknown Intent2Tx retrieval {:?}: use paper, realistic or held-out-category",
+                        spec.intent_retrieval
+                    ))
+                })?;
+        }
+        if !spec.intent_dataset.is_empty() {
+            self.use_intent_dataset(&spec.intent_dataset, true)?;
         }
         if let (Some((d, p)), false) = (&self.intent_data, self.intent_execute) {
             self.shared.insert(
@@ -203,7 +267,8 @@ impl Catalog {
                 Arc::new(
                     IntentBench::new(d.clone(), p.clone(), AddressBook::builtin())
                         .with_metric_mode(self.intent_metrics)
-                        .with_prompt_set(self.prompt_set),
+                        .with_prompt_set(self.prompt_set)
+                        .with_retrieval(self.intent_retrieval),
                 ),
             );
         }
@@ -213,6 +278,27 @@ impl Catalog {
                 Arc::new(PilotBench::shared(engine.clone()).with_prompt_set(self.prompt_set)),
             );
         }
+        Ok(())
+    }
+
+    /// Runs Intent2Tx (when loaded) on dataset `name` ([`INTENT_DATASETS`]); `pool: false` leaves
+    /// retrieval without demonstrations (what a plan preview needs: the instances only).
+    pub fn use_intent_dataset(&mut self, name: &str, pool: bool) -> Result<(), RunError> {
+        if self.intent_data.is_none() {
+            return Ok(());
+        }
+        let (d, p) = intent_dataset(&self.config, name, pool)?;
+        if !self.intent_execute {
+            self.shared.insert(
+                "intent2tx",
+                Arc::new(IntentBench::new(
+                    d.clone(),
+                    p.clone(),
+                    AddressBook::builtin(),
+                )),
+            );
+        }
+        self.intent_data = Some((d, p));
         Ok(())
     }
 
@@ -272,6 +358,7 @@ impl Catalog {
                     IntentBench::new(d.clone(), p.clone(), AddressBook::builtin())
                         .with_metric_mode(self.intent_metrics)
                         .with_prompt_set(self.prompt_set)
+                        .with_retrieval(self.intent_retrieval)
                         .with_executor(ex),
                 ),
             );

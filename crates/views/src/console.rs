@@ -422,7 +422,12 @@ fn instances_per_benchmark(
         .filter(|b| b.as_str() != "questbench")
         .cloned()
         .collect();
-    let catalog = crate::catalog::Catalog::load(config, &shared, false).map_err(err)?;
+    let mut catalog = crate::catalog::Catalog::load(config, &shared, false).map_err(err)?;
+    if !spec.intent_dataset.is_empty() {
+        catalog
+            .use_intent_dataset(&spec.intent_dataset, false)
+            .map_err(err)?;
+    }
     let mut out = Vec::new();
     // Every instance's grouping data, to check the task filters against (as `run::plan` does).
     let mut metas = Vec::new();

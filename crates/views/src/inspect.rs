@@ -345,8 +345,13 @@ impl Replayer {
                 };
                 if slot_empty {
                     let err = setup("intent2tx");
-                    let (d, p) =
+                    // Every dataset a run can name: a stored sample is replayed on its own
+                    // instance (the ids differ between datasets); scoring needs no pool.
+                    let (mut d, p) =
                         catalog::intent_instances(config).map_err(|e| err(e.to_string()))?;
+                    let (paper, _) = catalog::intent_dataset(config, "paper", false)
+                        .map_err(|e| err(e.to_string()))?;
+                    d.extend(paper);
                     let bench = IntentBench::new(d, p, AddressBook::builtin());
                     if exec {
                         let ex = Executor::boot(config, AddressBook::builtin())
