@@ -340,38 +340,21 @@ pub async fn run_cmd(config: &Config, a: RunArgs) -> Result<()> {
     spec.kinds = a.kinds;
     spec.intent_execute = !a.no_execute;
     // The defaults are stored as nothing, so a spec written before these options reads the same.
-    spec.intent_metrics = if a.intent_metrics == "paper" {
-        String::new()
-    } else {
-        a.intent_metrics
+    let unless = |value: String, default: &str| {
+        if value == default {
+            String::new()
+        } else {
+            value
+        }
     };
-    spec.quest_paper_tolerance = if a.paper_tolerance == "paper" {
-        String::new()
-    } else {
-        a.paper_tolerance
-    };
-    spec.intent_retrieval = if a.intent_retrieval == "paper" {
-        String::new()
-    } else {
-        a.intent_retrieval
-    };
-    spec.prompt_set = a.prompt_set;
-    spec.intent_dataset = if a.intent_dataset == "default" {
-        String::new()
-    } else {
-        a.intent_dataset
-    };
-    spec.quest_library = if a.library == "ethers" {
-        String::new()
-    } else {
-        a.library
-    };
+    spec.intent_metrics = unless(a.intent_metrics, "paper");
+    spec.quest_paper_tolerance = unless(a.paper_tolerance, "paper");
+    spec.intent_retrieval = unless(a.intent_retrieval, "paper");
+    spec.intent_dataset = unless(a.intent_dataset, "default");
+    spec.quest_library = unless(a.library, "ethers");
+    spec.quest_nl_difficulty = unless(a.nl_difficulty, "random");
     spec.quest_naive = a.naive;
-    spec.quest_nl_difficulty = if a.nl_difficulty == "random" {
-        String::new()
-    } else {
-        a.nl_difficulty
-    };
+    spec.prompt_set = a.prompt_set;
     if let Some(p) = &a.preset {
         run::preset::apply(&mut spec, p)?;
     }

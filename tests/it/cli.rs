@@ -222,3 +222,72 @@ fn published_tables_print_the_papers_figures() {
     assert!(!ok);
     assert!(err.contains("unknown benchmark \"evm\""), "{err}");
 }
+
+/// `tasks preview --prompt-set` on every benchmark: `messages` are the conversation the model
+/// opens with, `{role, content}` each; the paper's wording differs from the assisted one, the
+/// assisted one carries the hints the paper's prompt does not give, and a bad set is refused.
+#[test]
+fn tasks_preview_prints_the_opening_messages_of_either_prompt_set() {
+    let cases = [
+        ("questbench", "erc20_approve", "maxPriorityFeePerGas"),
+        ("intent2tx", "gen-20260-00000", ""),
+        ("pilot", "basic_file_processing_0000", "can fail"),
+    ];
+    for (bench, task, hint) in cases {
+        let mut texts = Vec::new();
+        for set in ["paper", "assisted"] {
+            let (ok, v, err) = crucible(&[
+                "tasks",
+                "preview",
+                "--bench",
+                bench,
+                "--task",
+                task,
+                "--prompt-set",
+                set,
+                "--json",
+            ]);
+            assert!(ok, "{bench} {set}: {err}");
+            let messages = v["messages"]
+                .as_array()
+                .unwrap_or_else(|| panic!("{bench}: {v}"));
+            assert!(!messages.is_empty(), "{bench} {set}");
+            for m in messages {
+                assert!(
+                    ["system", "user"].contains(&m["role"].as_str().unwrap()),
+                    "{m}"
+                );
+                assert!(!m["content"].as_str().unwrap().is_empty(), "{m}");
+            }
+            assert_eq!(messages.last().unwrap()["role"], "user", "{bench} {set}");
+            texts.push(
+                messages
+                    .iter()
+                    .map(|m| m["content"].as_str().unwrap())
+                    .collect::<Vec<_>>()
+                    .join("\n"),
+            );
+        }
+        assert_ne!(texts[0], texts[1], "{bench}: the two sets differ");
+        if !hint.is_empty() {
+            assert!(
+                texts[1].contains(hint) && !texts[0].contains(hint),
+                "{bench}: the hint {hint:?} is assisted-only"
+            );
+        }
+    }
+    let (ok, _, err) = crucible(&[
+        "tasks",
+        "preview",
+        "--bench",
+        "pilot",
+        "--task",
+        "x",
+        "--prompt-set",
+        "hinted",
+    ]);
+    assert!(
+        !ok && err.contains("hinted") && err.contains("paper or assisted"),
+        "{err}"
+    );
+}
