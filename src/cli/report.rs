@@ -9,6 +9,7 @@ use anyhow::{bail, Context, Result};
 use clap::Args;
 use crucible_bench::synth;
 use crucible_core::{Config, Scoring};
+use crucible_report::dataset::IntentMetrics;
 use crucible_report::{self as report, chart, export, BenchSelection, Dataset};
 use crucible_store::Store;
 use serde_json::{json, Value};
@@ -44,6 +45,11 @@ pub struct ReportArgs {
     /// composite partial credit; EVM-QuestBench only differs).
     #[arg(long, default_value = "paper", value_parser = scoring_arg)]
     scoring: Scoring,
+    /// Intent2Tx field metrics: stored (as each run scored them; a reference-code run is
+    /// reported as `<model> · reference-code metrics`), paper (the written definitions) or
+    /// reference-code (the authors' scorer, which computed the published tables).
+    #[arg(long, default_value = "stored", value_parser = intent_metrics_arg)]
+    intent_metrics: IntentMetrics,
     /// Print the papers' tables with the published rows beside your models, computed the
     /// papers' way (the reproduction view) instead of the report.
     #[arg(long)]
@@ -57,6 +63,13 @@ pub struct ReportArgs {
 /// `--scoring`'s parser.
 pub(crate) fn scoring_arg(s: &str) -> Result<Scoring, String> {
     Scoring::parse(s).ok_or_else(|| format!("unknown scoring {s:?}: use paper or crucible"))
+}
+
+/// Parses `--intent-metrics` of a report.
+fn intent_metrics_arg(s: &str) -> Result<IntentMetrics, String> {
+    IntentMetrics::parse(s).ok_or_else(|| {
+        format!("unknown Intent2Tx metric mode {s:?}: use stored, paper or reference-code")
+    })
 }
 
 /// Parses `--prompt-set`.
@@ -139,7 +152,7 @@ pub async fn report(config: &Config, args: ReportArgs) -> Result<()> {
         bail!("--format and --out go together (e.g. --format csv --out DIR)");
     }
     let store = open(&args.db).await?;
-    let ds = Dataset::load(&store, &args.runs, sel, args.scoring).await?;
+    let ds = Dataset::load_with(&store, &args.runs, sel, args.scoring, args.intent_metrics).await?;
     if args.paper_tables {
         return paper_tables(config, &ds, sel, &args);
     } else if !args.map.is_empty() {

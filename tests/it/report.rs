@@ -1208,6 +1208,19 @@ async fn paper_tables_put_your_models_beside_the_published_rows() {
     ]);
     assert!(ok, "{err}");
     assert_eq!(v["scoring"], "paper");
+    // These Intent2Tx samples hold one metric mode only: another mode is refused by run.
+    let (ok, _, e) = crucible(&[
+        "report",
+        "--db",
+        db,
+        "--intent-metrics",
+        "reference-code",
+        "--json",
+    ]);
+    assert!(
+        !ok && e.contains("one metric mode only") && e.contains("run-a") && e.contains("rescore"),
+        "{e}"
+    );
     let tables = v["tables"].as_array().unwrap();
     let find = |paper: &str, table: &str, col: &str| {
         tables

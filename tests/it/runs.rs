@@ -1455,7 +1455,62 @@ async fn run_options_choose_the_intent_metrics_and_bad_names_are_refused() {
     }
     let spec: Value = serde_json::from_str(&store.run(id).await.unwrap().spec).unwrap();
     assert_eq!(spec["intent_metrics"], "reference-code");
+    // Every sample holds both modes' metrics, so a report can read either.
+    let m: Value = serde_json::from_str(&samples[0].1.metrics).unwrap();
+    for k in [
+        "paper_final",
+        "refcode_final",
+        "paper_param",
+        "refcode_param",
+    ] {
+        assert!(m[k].is_number(), "{k}: {m}");
+    }
+    assert_eq!(m["metrics_refcode"], 1.0);
     store.close().await;
+
+    // Beside a run scored the paper's way, reports keep the reference-code run apart as
+    // stored, and read both under one mode when asked.
+    json_of(
+        &crucible(&data)
+            .args(["run", "--bench", "intent2tx", "--no-execute"])
+            .args([
+                "--model",
+                "builtin:reference",
+                "--limit",
+                "3",
+                "--json",
+                "--db",
+                db_s,
+            ])
+            .output()
+            .unwrap(),
+    );
+    let stored = json_of(
+        &crucible(&data)
+            .args(["report", "--bench", "intent2tx", "--json", "--db", db_s])
+            .output()
+            .unwrap(),
+    )
+    .to_string();
+    assert!(
+        stored.contains("\"builtin:reference · reference-code metrics\"")
+            && stored.contains("\"builtin:reference\""),
+        "{stored}"
+    );
+    for mode in ["paper", "reference-code"] {
+        let one = json_of(
+            &crucible(&data)
+                .args(["report", "--bench", "intent2tx", "--json", "--db", db_s])
+                .args(["--intent-metrics", mode])
+                .output()
+                .unwrap(),
+        )
+        .to_string();
+        assert!(
+            one.contains("\"builtin:reference\"") && !one.contains("reference-code metrics"),
+            "{mode}: {one}"
+        );
+    }
 
     // The reference runner's options reach every QuestBench sample and the stored spec.
     let run = json_of(
@@ -1543,7 +1598,7 @@ async fn run_options_choose_the_intent_metrics_and_bad_names_are_refused() {
     let store = Store::open_existing(&db).await.unwrap();
     assert_eq!(
         store.runs().await.unwrap().len(),
-        2,
+        3,
         "the refused runs stored nothing"
     );
 }

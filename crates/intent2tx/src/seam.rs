@@ -234,6 +234,7 @@ impl Benchmark for IntentBench {
                 None => None,
             };
             transcript.push(reply);
+            let answer_text = &transcript[transcript.len() - 1].content;
             let outcome = if scores.fmt == 0.0 {
                 Outcome::FormatError
             } else if scores.pass == 1.0 {
@@ -255,6 +256,31 @@ impl Benchmark for IntentBench {
             .into_iter()
             .map(|(k, v)| (k.to_string(), v))
             .collect();
+            // Both metric modes, so a report can read either (`report --intent-metrics`);
+            // `metrics_refcode` says which one the plain keys hold.
+            for mode in [MetricMode::Paper, MetricMode::ReferenceCode] {
+                let s = if mode == self.metric_mode {
+                    scores.clone()
+                } else {
+                    score_text_with(inst, answer_text, mode)
+                };
+                let prefix = match mode {
+                    MetricMode::Paper => "paper",
+                    MetricMode::ReferenceCode => "refcode",
+                };
+                for (k, v) in [
+                    ("format", s.fmt),
+                    ("logic", s.logic),
+                    ("param", s.param),
+                    ("pass", s.pass),
+                    ("final", s.final_score),
+                ] {
+                    metrics.insert(format!("{prefix}_{k}"), v);
+                }
+            }
+            if self.metric_mode == MetricMode::ReferenceCode {
+                metrics.insert("metrics_refcode".into(), 1.0);
+            }
             if let Some(r) = &execution {
                 metrics.insert("exec".into(), f64::from(u8::from(r.exec)));
                 metrics.insert("state_eq".into(), f64::from(u8::from(r.state_eq)));

@@ -169,6 +169,69 @@ impl Metrics {
     }
 }
 
+/// Which Intent2Tx field metrics a report reads: each sample's as its run stored them (a run
+/// made with `--intent-metrics reference-code` is then reported as `<model> · reference-code
+/// metrics`), or every sample's under one mode (samples keep both since both are stored).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub enum IntentMetrics {
+    /// As each run stored them.
+    #[default]
+    Stored,
+    /// The paper's written definitions.
+    Paper,
+    /// The authors' scorer, which computed the published tables.
+    ReferenceCode,
+}
+
+impl IntentMetrics {
+    /// Every choice, by its CLI name.
+    pub const ALL: [(IntentMetrics, &'static str); 3] = [
+        (Self::Stored, "stored"),
+        (Self::Paper, "paper"),
+        (Self::ReferenceCode, "reference-code"),
+    ];
+
+    /// The choice named `name`, if any.
+    pub fn parse(name: &str) -> Option<Self> {
+        Self::ALL.iter().find(|(_, n)| *n == name).map(|(m, _)| *m)
+    }
+
+    /// The prefix of this mode's keys in a sample's metrics (`None`: the plain keys).
+    fn prefix(self) -> Option<&'static str> {
+        match self {
+            Self::Stored => None,
+            Self::Paper => Some("paper_"),
+            Self::ReferenceCode => Some("refcode_"),
+        }
+    }
+}
+
+/// An Intent2Tx sample's metrics read under `mode`: `None` when the sample does not hold that
+/// mode (stored before both were kept); the flag says whether its run stored reference-code
+/// metrics under the plain keys.
+pub fn intent_metrics_of(text: &str, mode: IntentMetrics) -> Option<(Metrics, bool)> {
+    let plain = Metrics::from_json(text);
+    let Ok(Value::Object(o)) = serde_json::from_str::<Value>(text) else {
+        return (mode == IntentMetrics::Stored).then_some((plain, false));
+    };
+    let refcode = o.get("metrics_refcode").and_then(Value::as_f64) == Some(1.0);
+    let Some(prefix) = mode.prefix() else {
+        return Some((plain, refcode));
+    };
+    let get = |k: &str| o.get(&format!("{prefix}{k}")).and_then(Value::as_f64);
+    Some((
+        Metrics {
+            format: get("format")?,
+            logic: get("logic")?,
+            param: get("param")?,
+            pass: get("pass")?,
+            final_: get("final")?,
+            ..plain
+        },
+        refcode,
+    ))
+}
+
 /// One stored sample, compact. String fields are ids into [`Dataset::names`].
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct Sample {
@@ -348,7 +411,20 @@ impl Dataset {
         bench: BenchSelection,
         scoring: Scoring,
     ) -> Result<Dataset, ReportError> {
+        Self::load_with(store, runs, bench, scoring, IntentMetrics::Stored).await
+    }
+
+    /// [`Dataset::load`] with Intent2Tx's field metrics read under `intent`. A mode asked of
+    /// samples stored with one mode only is an error that names their runs.
+    pub async fn load_with(
+        store: &impl RunReader,
+        runs: &[String],
+        bench: BenchSelection,
+        scoring: Scoring,
+        intent: IntentMetrics,
+    ) -> Result<Dataset, ReportError> {
         let selected = select_runs(store, runs).await?;
+        let mut lacking: Vec<u32> = Vec::new();
         let mut ds = Dataset {
             runs: selected.clone(),
             ..Default::default()
@@ -362,11 +438,31 @@ impl Dataset {
             } = &mut ds;
             store
                 .report_rows(run, |row| {
-                    if let Some(sample) = sample_of_row(&row, ri as u32, bench, names, metrics) {
+                    if intent != IntentMetrics::Stored
+                        && row.benchmark == "intent2tx"
+                        && intent_metrics_of(row.metrics, intent).is_none()
+                    {
+                        lacking.push(ri as u32);
+                        return;
+                    }
+                    if let Some(sample) =
+                        sample_of_row(&row, ri as u32, bench, intent, names, metrics)
+                    {
                         samples.push(sample);
                     }
                 })
                 .await?;
+        }
+        if !lacking.is_empty() {
+            let samples = lacking.len();
+            lacking.dedup();
+            return Err(ReportError::NoIntentModes {
+                samples,
+                runs: lacking
+                    .iter()
+                    .map(|r| ds.runs[*r as usize].clone())
+                    .collect(),
+            });
         }
         ds.group_by_bench();
         ds.check_not_empty(bench)?;
@@ -466,6 +562,7 @@ pub fn sample_of_row(
     row: &ReportRow<'_>,
     run: u32,
     bench: BenchSelection,
+    intent: IntentMetrics,
     names: &mut Interner,
     metrics: &mut Vec<Metrics>,
 ) -> Option<Sample> {
@@ -485,9 +582,37 @@ pub fn sample_of_row(
     };
     // Field order is interning order: model, instance, task, prompt type, kind, category,
     // subcategory, difficulty, outcome (what `Sample::labels` lists).
+    // Intent2Tx field metrics under the chosen mode (the caller has checked the sample holds
+    // it); a sample read as stored from a reference-code run is labelled so.
+    let mut intent_score = None;
+    let mut row_metrics = Metrics::from_json(row.metrics);
+    let mut refcode = false;
+    if b == Bench::Intent2tx {
+        if let Some((m, rc)) = intent_metrics_of(row.metrics, intent) {
+            row_metrics = m;
+            refcode = rc && intent == IntentMetrics::Stored;
+            if intent != IntentMetrics::Stored && !m.final_.is_nan() {
+                intent_score = Some((clamp_score(m.final_), m.pass >= 1.0));
+            }
+        }
+    }
+    let base = if refcode {
+        format!("{}{SET_SEP}reference-code metrics", row.model)
+    } else {
+        row.model.to_string()
+    };
     let model = match PromptSet::parse(row.prompt_set) {
-        Some(PromptSet::Paper) | None => names.id(row.model),
-        Some(set) => names.id(&model_label(row.model, set)),
+        Some(PromptSet::Paper) | None => names.id(&base),
+        Some(set) => names.id(&model_label(&base, set)),
+    };
+    let (score, passed, score_paper, passed_paper) = match intent_score {
+        Some((s, p)) => (s, p, s, p),
+        None => (
+            score,
+            row.passed,
+            score_paper,
+            row.passed_paper.unwrap_or(row.passed),
+        ),
     };
     Some(Sample {
         bench: b,
@@ -503,10 +628,10 @@ pub fn sample_of_row(
         difficulty: names.id(row.difficulty),
         outcome: names.id(row.outcome),
         score,
-        passed: row.passed,
+        passed,
         other_score: score_paper,
-        other_passed: row.passed_paper.unwrap_or(row.passed),
-        metrics: add_metrics(metrics, Metrics::from_json(row.metrics)),
+        other_passed: passed_paper,
+        metrics: add_metrics(metrics, row_metrics),
         k_act: row.k_act.map(|v| v.clamp(0, u16::MAX as i64) as u16),
         k_opt: row.k_opt.map(|v| v.clamp(0, u16::MAX as i64) as u16),
         cost_usd: row.cost_usd,

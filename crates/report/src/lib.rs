@@ -94,6 +94,19 @@ pub enum ReportError {
         /// Their runs.
         runs: Vec<String>,
     },
+    /// An Intent2Tx metric mode was asked of samples stored before both modes were kept.
+    #[error(
+        "{samples} Intent2Tx samples of run(s) {} were stored with one metric mode only: \
+         `crucible rescore RUN` writes a copy of a run scored both ways, or report them as \
+         stored (--intent-metrics stored)",
+        runs.join(", ")
+    )]
+    NoIntentModes {
+        /// How many samples lack the asked mode.
+        samples: usize,
+        /// Their runs.
+        runs: Vec<String>,
+    },
     /// A chart could not be drawn.
     #[error("chart {name}: {message}")]
     Chart {

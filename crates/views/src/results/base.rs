@@ -176,6 +176,7 @@ impl Base {
                     &row,
                     ri,
                     BenchSelection(None),
+                    crucible_report::dataset::IntentMetrics::Stored,
                     &mut self.names,
                     &mut self.metrics,
                 );
@@ -579,6 +580,7 @@ impl Base {
                     &row,
                     held.run,
                     BenchSelection(None),
+                    crucible_report::dataset::IntentMetrics::Stored,
                     &mut names,
                     &mut metrics,
                 ) else {
