@@ -61,6 +61,9 @@ enum Command {
     Demo(cli::runs::DemoArgs),
     /// Every report table (JSON), CSV/JSONL/LaTeX exports and charts from a run store.
     Report(cli::report::ReportArgs),
+    /// Content packs: folders of your own tasks and datasets.
+    #[command(subcommand)]
+    Packs(cli::packs::PacksCmd),
     /// The papers' published result tables (`--bench questbench|intent2tx|pilot`), as data.
     Published(cli::published::PublishedArgs),
     /// Paired comparison of two runs (or of two models of one run) on the same instances.
@@ -107,6 +110,7 @@ fn main() -> Result<()> {
             Command::Demo(args) => cli::runs::demo(&config, args).await,
             Command::Report(args) => cli::report::report(&config, args).await,
             Command::Published(args) => cli::published::published(&config, args),
+            Command::Packs(cmd) => cli::packs::packs(&config, cmd),
             Command::Compare(args) => cli::report::compare(args).await,
             Command::Results(cmd) => cli::results::results(&config, cmd).await,
         }

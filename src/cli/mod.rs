@@ -11,6 +11,7 @@ macro_rules! out {
 mod chain;
 pub mod intent;
 mod models;
+pub mod packs;
 pub mod pilot;
 pub mod published;
 mod quest;

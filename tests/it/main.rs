@@ -9,6 +9,7 @@ mod inspect;
 mod intent;
 mod intent_exec;
 mod llm;
+mod packs;
 mod pilot;
 mod providers;
 mod quest;

@@ -11,6 +11,7 @@
 pub mod catalog;
 pub mod console;
 pub mod inspect;
+pub mod packs;
 pub mod results;
 pub mod status;
 pub mod studio;
