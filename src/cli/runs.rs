@@ -102,6 +102,11 @@ pub struct RunArgs {
     /// are then ignored.
     #[arg(long)]
     preset: Option<String>,
+    /// A content pack to read (repeatable; `crucible packs list` names them); a benchmark
+    /// without one reads its built-in pack. The run stores each pack's hash: resume and rescore
+    /// refuse a pack that changed since.
+    #[arg(long = "pack", value_name = "NAME")]
+    packs: Vec<String>,
     /// Neither read nor write the response cache.
     #[arg(long)]
     no_cache: bool,
@@ -359,8 +364,10 @@ pub async fn run_cmd(config: &Config, a: RunArgs) -> Result<()> {
         run::preset::apply(&mut spec, p)?;
     }
     spec.cache = !a.no_cache;
+    spec.packs = a.packs.iter().map(|n| run::PackRef::named(n)).collect();
     // Bad specs fail before the database is touched.
-    let spec = spec.validate()?;
+    let mut spec = spec.validate()?;
+    crucible_views::packs::pin(config, &mut spec)?;
     run::check_models(&spec, Some(&config.data_dir))?;
     let store = Store::open(&path).await?;
     let r = with_context(
@@ -399,6 +406,7 @@ pub async fn demo(config: &Config, a: DemoArgs) -> Result<()> {
     let mut spec = spec.validate()?;
     // The task selection goes into the spec, so `run --resume` replays the same instances.
     crucible_views::catalog::select_demo_quest(config, &mut spec, a.composites)?;
+    crucible_views::packs::pin(config, &mut spec)?;
     let store = Store::open(&db_path(config, a.db)?).await?;
     let r = with_context(
         config,

@@ -123,3 +123,144 @@ fn packs_list_add_and_remove_folders_of_tasks() {
     let (_, list, _) = crucible(&data, &["packs", "list", "--json"]);
     assert!(!list.to_string().contains("my-approvals"));
 }
+
+/// A new QuestBench task written in a plain folder: `bnb_transfer_basic` copied under a new id.
+fn new_task_pack(root: &Path, name: &str, id: &str) -> std::path::PathBuf {
+    let src = Path::new(env!("CARGO_MANIFEST_DIR")).join("tasks/questbench/atomic/native_transfer");
+    let dir = root.join(name);
+    std::fs::create_dir_all(&dir).unwrap();
+    copy_dir(
+        &src.join("bnb_transfer_basic"),
+        &dir.join("bnb_transfer_basic"),
+    );
+    let mut task: Value = serde_json::from_str(
+        &std::fs::read_to_string(src.join("bnb_transfer_basic.json")).unwrap(),
+    )
+    .unwrap();
+    task["id"] = id.into();
+    std::fs::write(
+        dir.join(format!("{id}.json")),
+        serde_json::to_string_pretty(&task).unwrap(),
+    )
+    .unwrap();
+    std::fs::write(
+        dir.join("pack.json"),
+        format!(r#"{{"name": "{name}", "benchmark": "questbench", "version": "1"}}"#),
+    )
+    .unwrap();
+    dir
+}
+
+async fn samples(db: &Path, run: &str) -> Vec<crucible_store::SampleRow> {
+    let store = crucible_store::Store::open_existing(db).await.unwrap();
+    let rows = store
+        .samples(run)
+        .await
+        .unwrap()
+        .into_iter()
+        .map(|(_, s)| s)
+        .collect();
+    store.close().await;
+    rows
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_run_reads_its_packs_and_resume_refuses_a_pack_that_changed() {
+    let tmp = tempfile::tempdir().unwrap();
+    let data = tmp.path().join("data");
+    let db = tmp.path().join("runs.db");
+    let db_s = db.to_str().unwrap();
+    let mine = new_task_pack(tmp.path(), "my-transfers", "my_bnb_transfer");
+    let (ok, _, err) = crucible(&data, &["packs", "add", mine.to_str().unwrap()]);
+    assert!(ok, "{err}");
+
+    // The pack's task runs: the reference scores 100, the known-wrong agent fails it.
+    let run = |extra: &[&str]| {
+        let mut args = vec![
+            "run",
+            "--bench",
+            "questbench",
+            "--model",
+            "builtin:reference",
+            "--model",
+            "builtin:known-wrong",
+            "--db",
+            db_s,
+            "--json",
+        ];
+        args.extend_from_slice(extra);
+        crucible(&data, &args)
+    };
+    let (ok, report, err) = run(&["--pack", "my-transfers"]);
+    assert!(ok, "{err}");
+    let id = report["run_id"].as_str().unwrap().to_string();
+    let rows = samples(&db, &id).await;
+    assert_eq!(rows.len(), 2, "one task × two agents");
+    for s in &rows {
+        assert_eq!(s.instance, "my_bnb_transfer");
+        match s.model.as_str() {
+            "builtin:reference" => assert_eq!(s.score, 1.0, "{}", s.details),
+            _ => assert!(s.score < 0.6, "{}: {}", s.model, s.score),
+        }
+    }
+    // The run stores the pack, its hash and its files.
+    let store = crucible_store::Store::open_existing(&db).await.unwrap();
+    let spec: Value = serde_json::from_str(&store.run(&id).await.unwrap().spec).unwrap();
+    store.close().await;
+    let packs = spec["packs"].as_array().unwrap();
+    assert_eq!(packs.len(), 1, "{spec}");
+    assert_eq!(packs[0]["name"], "my-transfers");
+    assert_eq!(packs[0]["hash"].as_str().unwrap().len(), 64);
+    assert!(
+        packs[0]["files"]["my_bnb_transfer.json"].is_string(),
+        "{spec}"
+    );
+
+    // The pack changes: resume and rescore refuse, naming the file; nothing stored is lost.
+    let reference = mine.join("bnb_transfer_basic/reference.ts");
+    let text = std::fs::read_to_string(&reference).unwrap();
+    std::fs::write(&reference, format!("{text}\n// edited after the run\n")).unwrap();
+    for args in [
+        vec!["run", "--resume", id.as_str(), "--db", db_s],
+        vec!["rescore", id.as_str(), "--db", db_s],
+    ] {
+        let (ok, _, err) = crucible(&data, &args);
+        assert!(!ok, "{args:?} must refuse");
+        assert!(
+            err.contains("my-transfers")
+                && err.contains("bnb_transfer_basic/reference.ts")
+                && err.contains("edited"),
+            "{args:?}: {err}"
+        );
+    }
+    assert_eq!(samples(&db, &id).await.len(), 2);
+    // Put back, the run resumes (nothing missing: still 2 samples).
+    std::fs::write(&reference, &text).unwrap();
+    let (ok, _, err) = crucible(&data, &["run", "--resume", &id, "--db", db_s]);
+    assert!(ok, "{err}");
+
+    // Bad choices are refused before any sample, naming the pack.
+    let twin = new_task_pack(tmp.path(), "twin", "my_bnb_transfer");
+    let (ok, _, err) = crucible(&data, &["packs", "add", twin.to_str().unwrap()]);
+    assert!(ok, "{err}");
+    let (ok, _, err) = run(&["--pack", "my-transfers", "--pack", "twin"]);
+    assert!(!ok);
+    assert!(
+        err.contains("my_bnb_transfer") && err.contains("twin") && err.contains("my-transfers"),
+        "duplicate ids name both files: {err}"
+    );
+    let (ok, _, err) = run(&["--pack", "nope"]);
+    assert!(
+        !ok && err.contains("\"nope\"") && err.contains("builtin-questbench"),
+        "{err}"
+    );
+    let (ok, _, err) = run(&["--pack", "builtin-pilot"]);
+    assert!(!ok && err.contains("--bench pilot"), "{err}");
+    let store = crucible_store::Store::open_existing(&db).await.unwrap();
+    assert_eq!(
+        store.runs().await.unwrap().len(),
+        1,
+        "refused runs store nothing"
+    );
+    store.close().await;
+}

@@ -1135,6 +1135,7 @@ async fn one_run_mixes_two_saved_providers_with_their_own_urls_and_keys_and_resu
         ]),
         prompt_set: Default::default(),
         preset: None,
+        packs: Vec::new(),
     };
     let mut s = form.to_spec(&config.data_dir).unwrap();
     s.cache = false;
@@ -1694,6 +1695,7 @@ fn the_paper_preset_plans_each_papers_protocol() {
         model_providers: BTreeMap::new(),
         prompt_set: crucible_core::PromptSet::Assisted,
         preset: Some("paper".into()),
+        packs: Vec::new(),
     };
     let spec = form.to_spec(&config.data_dir).unwrap();
     assert_eq!(spec.prompt_set, crucible_core::PromptSet::Paper);

@@ -40,6 +40,39 @@ pub struct ModelEndpoint {
     pub base_url: String,
 }
 
+/// A content pack a run reads (`crucible packs list`), pinned when the run starts: resume and
+/// re-score reload the same folder and refuse when any file differs from `files`.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct PackRef {
+    /// The pack's name.
+    pub name: String,
+    /// Its benchmark (filled when pinned).
+    #[serde(default, skip_serializing_if = "String::is_empty")]
+    pub benchmark: String,
+    /// Its folder (filled when pinned; built-in packs are found by name instead).
+    #[serde(default, skip_serializing_if = "String::is_empty")]
+    pub path: String,
+    /// SHA-256 of its content when the run started (filled when pinned).
+    #[serde(default, skip_serializing_if = "String::is_empty")]
+    pub hash: String,
+    /// Every file (relative path) → its SHA-256, so a changed pack is reported by file.
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub files: BTreeMap<String, String>,
+}
+
+impl PackRef {
+    /// A pack named but not yet pinned (what `run --pack NAME` gives).
+    pub fn named(name: &str) -> Self {
+        Self {
+            name: name.to_string(),
+            benchmark: String::new(),
+            path: String::new(),
+            hash: String::new(),
+            files: BTreeMap::new(),
+        }
+    }
+}
+
 /// A run as the user asked for it. Stored as JSON with the run; holds no API key.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct RunSpec {
@@ -139,6 +172,10 @@ pub struct RunSpec {
     /// The preset the run was made from (`paper`), when one was chosen.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub preset: Option<String>,
+    /// The content packs the run reads, pinned with their hashes when it starts; empty (a run
+    /// stored before packs) reads the built-in content unchecked.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub packs: Vec<PackRef>,
 }
 
 impl RunSpec {
@@ -174,6 +211,7 @@ impl RunSpec {
             quest_library: String::new(),
             quest_naive: false,
             quest_nl_difficulty: String::new(),
+            packs: Vec::new(),
         }
     }
 

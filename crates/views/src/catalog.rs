@@ -209,6 +209,39 @@ impl Catalog {
         Ok(c)
     }
 
+    /// Loads a run's catalogues: from its pinned packs ([`pack_content`]), or — a run stored
+    /// before packs — from the built-in folders; then applies its options.
+    pub fn load_spec(config: &Config, spec: &RunSpec) -> Result<Self, RunError> {
+        Self::load_spec_with(config, spec, true)
+    }
+
+    /// [`Self::load_spec`]; `with_pool: false` leaves Intent2Tx without its retrieval pool (what a
+    /// plan preview needs: the instances only).
+    pub fn load_spec_with(
+        config: &Config,
+        spec: &RunSpec,
+        with_pool: bool,
+    ) -> Result<Self, RunError> {
+        if spec.packs.is_empty() {
+            let mut c = Self::load(config, &spec.benchmarks, spec.intent_execute)?;
+            if !spec.intent_dataset.is_empty() {
+                c.use_intent_dataset(&spec.intent_dataset, with_pool)?;
+            }
+            c.apply_options(spec)?;
+            return Ok(c);
+        }
+        let mut c = Self::load(config, &[], spec.intent_execute)?;
+        for b in &spec.benchmarks {
+            match pack_content(config, spec, b, with_pool)? {
+                PackContent::Quest(t) => c.quest_tasks = Some(t),
+                PackContent::Intent(d, p) => c.intent_data = Some((d, p)),
+                PackContent::Pilot(lib) => c.pilot = Some(Arc::new(Engine::new(lib))),
+            }
+        }
+        c.apply_options(spec)?;
+        Ok(c)
+    }
+
     /// Applies a spec's benchmark options: the prompt set (`spec.prompt_set`), the Intent2Tx
     /// metric mode (`spec.intent_metrics`) and
     /// the QuestBench paper-scoring tolerance (`spec.quest_paper_tolerance`). An unknown name is an
@@ -257,9 +290,6 @@ impl Catalog {
                         spec.intent_retrieval
                     ))
                 })?;
-        }
-        if !spec.intent_dataset.is_empty() {
-            self.use_intent_dataset(&spec.intent_dataset, true)?;
         }
         if let (Some((d, p)), false) = (&self.intent_data, self.intent_execute) {
             self.shared.insert(
@@ -318,6 +348,11 @@ impl Catalog {
         }
         self.quest_tasks = Some(picked);
         Ok(())
+    }
+
+    /// The loaded QuestBench tasks (empty without QuestBench).
+    pub fn quest(&self) -> &[Task] {
+        self.quest_tasks.as_deref().unwrap_or_default()
     }
 
     /// The loaded QuestBench tasks' ids and kinds, in catalogue order (empty without QuestBench).
@@ -381,17 +416,120 @@ impl Benchmarks for Catalog {
     }
 }
 
-/// The loader orchestration uses: [`Catalog::load`] for a spec's benchmarks, then the spec's
-/// explicit QuestBench selection (`RunSpec::quest_tasks`) when it has one.
+/// The loader orchestration uses: [`Catalog::load_spec`] (the spec's packs, checked against the
+/// hashes stored when the run started), then the spec's explicit QuestBench selection
+/// (`RunSpec::quest_tasks`) when it has one.
 pub fn loader() -> LoadBenchmarks {
     Arc::new(|config: &Config, spec: &RunSpec| {
-        let mut c = Catalog::load(config, &spec.benchmarks, spec.intent_execute)?;
-        c.apply_options(spec)?;
+        let mut c = Catalog::load_spec(config, spec)?;
         if !spec.quest_tasks.is_empty() {
             c.select_quest(&spec.quest_tasks)?;
         }
         Ok(Arc::new(c) as Arc<dyn Benchmarks>)
     })
+}
+
+/// The content of one benchmark out of its pinned packs, each checked against the digests the
+/// run stored (a changed file is an error naming it).
+#[allow(missing_debug_implementations)]
+pub enum PackContent {
+    /// QuestBench task files (ids unique across packs).
+    Quest(Vec<Task>),
+    /// Intent2Tx instances (ids unique across packs) and the retrieval pool.
+    Intent(Vec<Instance>, Vec<Instance>),
+    /// A PILOT-Bench library (one pack: it carries its own registry).
+    Pilot(TaskLibrary),
+}
+
+/// Loads `benchmark`'s content from the packs of `spec` (none: an empty set). Intent2Tx pools:
+/// the built-in packs bring theirs (the paper-shaped one is generated); another pack's
+/// `pool.jsonl` when it has one, else the built-in pool.
+pub fn pack_content(
+    config: &Config,
+    spec: &RunSpec,
+    benchmark: &str,
+    with_pool: bool,
+) -> Result<PackContent, RunError> {
+    let packs: Vec<&crucible_run::PackRef> = spec
+        .packs
+        .iter()
+        .filter(|p| p.benchmark == benchmark)
+        .collect();
+    let mut dirs = Vec::new();
+    for p in &packs {
+        dirs.push((
+            p.name.as_str(),
+            crate::packs::verify(config, p).map_err(RunError::Spec)?,
+        ));
+    }
+    let content = |dir: &Path, m: String| ContentError::at(dir)(m);
+    match benchmark {
+        "questbench" => {
+            let mut all: Vec<Task> = Vec::new();
+            for (_, dir) in &dirs {
+                for t in load_dir(dir).map_err(|e| content(dir, e.to_string()))? {
+                    if let Some(o) = all.iter().find(|o| o.id() == t.id()) {
+                        return Err(RunError::Spec(format!(
+                            "{}: id: task {:?} is also defined by {}; a run's packs must not share task ids",
+                            t.path.display(),
+                            t.id(),
+                            o.path.display()
+                        )));
+                    }
+                    all.push(t);
+                }
+            }
+            Ok(PackContent::Quest(all))
+        }
+        "intent2tx" => {
+            let mut all: Vec<Instance> = Vec::new();
+            let mut pool: Vec<Instance> = Vec::new();
+            let mut origin: BTreeMap<String, PathBuf> = BTreeMap::new();
+            for (name, dir) in &dirs {
+                let file = dir.join("instances.jsonl");
+                let (d, p) = match *name {
+                    "builtin-intent2tx" => intent_dataset(config, "default", with_pool)?,
+                    "builtin-intent2tx-paper" => intent_dataset(config, "paper", with_pool)?,
+                    _ => {
+                        let d = load_clean(&file).map_err(|e| content(&file, e.to_string()))?;
+                        let own = dir.join("pool.jsonl");
+                        let p = if !with_pool {
+                            Vec::new()
+                        } else if own.is_file() {
+                            load_clean(&own).map_err(|e| content(&own, e.to_string()))?
+                        } else {
+                            intent_instances(config)?.1
+                        };
+                        (d, p)
+                    }
+                };
+                for i in d {
+                    if let Some(o) = origin.get(&i.id) {
+                        return Err(RunError::Spec(format!(
+                            "{}: id: instance {:?} is also in {}; a run's packs must not share instance ids",
+                            file.display(),
+                            i.id,
+                            o.display()
+                        )));
+                    }
+                    origin.insert(i.id.clone(), file.clone());
+                    all.push(i);
+                }
+                pool.extend(p);
+            }
+            Ok(PackContent::Intent(all, pool))
+        }
+        "pilot" => match dirs.as_slice() {
+            [(_, dir)] => Ok(PackContent::Pilot(
+                TaskLibrary::load(dir).map_err(|e| content(dir, e.to_string()))?,
+            )),
+            _ => Err(RunError::Spec(format!(
+                "a run reads exactly one PILOT-Bench pack; this one names {}",
+                packs.len()
+            ))),
+        },
+        other => Err(RunError::Spec(format!("unknown benchmark {other:?}"))),
+    }
 }
 
 /// The models of the CLI demo run: each benchmark's reference and two of its fault-injecting
@@ -508,6 +646,7 @@ pub fn app_demo_spec(config: &Config) -> Result<(RunSpec, Option<String>), RunEr
     spec.intent_execute = false;
     let mut spec = spec.validate()?;
     select_demo_quest(config, &mut spec, 1)?;
+    crate::packs::pin(config, &mut spec).map_err(|e| RunError::Spec(e.to_string()))?;
     Ok((spec, why_not))
 }
 

@@ -81,9 +81,19 @@ pub struct RunForm {
     /// each paper; the form's own task and round choices are then ignored.
     #[serde(default)]
     pub preset: Option<String>,
+    /// Content packs by name (`packs list`); a benchmark without one reads its built-in pack.
+    #[serde(default)]
+    pub packs: Vec<String>,
 }
 
 impl RunForm {
+    /// [`Self::to_spec`] with the packs pinned ([`crate::packs::pin`]): what a run starts from.
+    pub fn to_pinned_spec(&self, config: &Config) -> Result<RunSpec, FormError> {
+        let mut spec = self.to_spec(&config.data_dir)?;
+        crate::packs::pin(config, &mut spec).map_err(|e| form_err("packs", e.to_string()))?;
+        Ok(spec)
+    }
+
     /// The run spec, or the first problem with a field named.
     pub fn to_spec(&self, data_dir: &std::path::Path) -> Result<RunSpec, FormError> {
         if self.benchmarks.is_empty() {
@@ -152,6 +162,11 @@ impl RunForm {
         spec.budget_usd = self.budget_usd;
         spec.intent_execute = self.intent_execute;
         spec.prompt_set = self.prompt_set;
+        spec.packs = self
+            .packs
+            .iter()
+            .map(|n| crucible_run::PackRef::named(n))
+            .collect();
         if let Some(p) = &self.preset {
             crucible_run::preset::apply(&mut spec, p)
                 .map_err(|e| form_err("preset", e.to_string()))?;
@@ -422,20 +437,38 @@ fn instances_per_benchmark(
         .filter(|b| b.as_str() != "questbench")
         .cloned()
         .collect();
-    let mut catalog = crate::catalog::Catalog::load(config, &shared, false).map_err(err)?;
-    if !spec.intent_dataset.is_empty() {
-        catalog
-            .use_intent_dataset(&spec.intent_dataset, false)
-            .map_err(err)?;
-    }
+    let catalog = if spec.packs.is_empty() {
+        let mut c = crate::catalog::Catalog::load(config, &shared, false).map_err(err)?;
+        if !spec.intent_dataset.is_empty() {
+            c.use_intent_dataset(&spec.intent_dataset, false)
+                .map_err(err)?;
+        }
+        c
+    } else {
+        let mut s = spec.clone();
+        s.benchmarks = shared.clone();
+        s.intent_execute = false;
+        s.packs.retain(|p| p.benchmark != "questbench");
+        crate::catalog::Catalog::load_spec_with(config, &s, false)
+            .map_err(|e| form_err("packs", e.to_string()))?
+    };
     let mut out = Vec::new();
     // Every instance's grouping data, to check the task filters against (as `run::plan` does).
     let mut metas = Vec::new();
     for b in &spec.benchmarks {
         if b == "questbench" {
-            let dir = config.project_dir.join("tasks/questbench");
-            let tasks = crucible_questbench::task::load_dir(&dir)
-                .map_err(|e| form_err("benchmarks", format!("{}: {e}", dir.display())))?;
+            let tasks = if spec.packs.is_empty() {
+                let dir = config.project_dir.join("tasks/questbench");
+                crucible_questbench::task::load_dir(&dir)
+                    .map_err(|e| form_err("benchmarks", format!("{}: {e}", dir.display())))?
+            } else {
+                match crate::catalog::pack_content(config, spec, "questbench", false)
+                    .map_err(|e| form_err("packs", e.to_string()))?
+                {
+                    crate::catalog::PackContent::Quest(t) => t,
+                    _ => Vec::new(),
+                }
+            };
             let quest: Vec<InstanceMeta> = tasks
                 .iter()
                 // An explicit selection (the demo's) replaces the catalogue order.
@@ -466,7 +499,14 @@ fn instances_per_benchmark(
             // Every instance's meta is costly (PILOT renders flawed plans): computed once per
             // benchmark and catalogue size while the process lives, and for checking only
             // when a filter is set.
-            let key = (b.clone(), instances.len());
+            // Packs with the same instance count differ: their hashes are part of the key.
+            let hashes: Vec<&str> = spec
+                .packs
+                .iter()
+                .filter(|p| &p.benchmark == b)
+                .map(|p| p.hash.as_str())
+                .collect();
+            let key = (format!("{b}|{}", hashes.join(",")), instances.len());
             let cached = facet_cache().lock().ok().and_then(|c| c.get(&key).cloned());
             let facets = match cached {
                 Some(f) if !spec.has_filters() => f,
@@ -902,6 +942,7 @@ mod tests {
             model_providers: BTreeMap::new(),
             prompt_set: Default::default(),
             preset: None,
+            packs: Vec::new(),
         }
     }
 

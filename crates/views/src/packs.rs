@@ -8,9 +8,11 @@
 //! content hash (SHA-256 over every file's relative path and bytes), or with the error that keeps
 //! it from loading — naming the file and field — while the other packs still list.
 //!
-//! Only discovery and registration live here so far; runs still read the built-in content
-//! (`catalog`).
+//! A run names its packs ([`pin`] fills in each one's folder, benchmark and per-file digests when
+//! the run starts); resume and re-score reload them through [`verify`], which names the file that
+//! changed since.
 
+use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
 use serde::{Deserialize, Serialize};
@@ -219,8 +221,29 @@ fn inspect(dir: &Path, builtin_name: &str, origin: &str) -> PackInfo {
         version: None,
         error: None,
     };
+    // Loading a pack's tasks to count them is the slow part (a plan preview pins packs on
+    // every form change): a pack whose content hash is unchanged is not loaded again.
+    type Seen = std::sync::Mutex<BTreeMap<(PathBuf, String, String), PackInfo>>;
+    static SEEN: std::sync::OnceLock<Seen> = std::sync::OnceLock::new();
+    let seen = SEEN.get_or_init(Default::default);
+    let hash = content_hash(dir).ok();
+    if let Some(h) = &hash {
+        let key = (dir.to_path_buf(), builtin_name.to_string(), h.clone());
+        if let Some(hit) = seen.lock().ok().and_then(|m| m.get(&key).cloned()) {
+            return PackInfo {
+                origin: origin.to_string(),
+                ..hit
+            };
+        }
+    }
     if let Err(e) = fill(dir, builtin_name.is_empty(), &mut info) {
         info.error = Some(e);
+    }
+    if let (Some(h), Ok(mut m)) = (hash, seen.lock()) {
+        m.insert(
+            (dir.to_path_buf(), builtin_name.to_string(), h),
+            info.clone(),
+        );
     }
     info
 }
@@ -279,22 +302,36 @@ fn fill(dir: &Path, use_manifest_name: bool, info: &mut PackInfo) -> Result<(), 
     Ok(())
 }
 
-/// SHA-256 over every regular file's path (relative, `/`-separated) and bytes, in path order. A
-/// symbolic link is refused: content must live inside the pack.
+/// SHA-256 of a pack's content: over every file's relative path and its own SHA-256
+/// ([`file_digests`]), in path order. A symbolic link is refused: content must live inside the
+/// pack.
 fn content_hash(dir: &Path) -> Result<String, String> {
+    Ok(hash_of(&file_digests(dir)?))
+}
+
+fn hash_of(files: &BTreeMap<String, String>) -> String {
+    let mut h = Sha256::new();
+    for (rel, digest) in files {
+        h.update(rel.as_bytes());
+        h.update([0]);
+        h.update(digest.as_bytes());
+        h.update([b'\n']);
+    }
+    hex::encode(h.finalize())
+}
+
+/// Every regular file of a pack (relative path, `/`-separated) → the SHA-256 of its bytes. A
+/// symbolic link anywhere is an error naming it.
+pub fn file_digests(dir: &Path) -> Result<BTreeMap<String, String>, String> {
     let mut files = Vec::new();
     walk(dir, dir, &mut files)?;
-    files.sort();
-    let mut h = Sha256::new();
+    let mut out = BTreeMap::new();
     for rel in files {
         let bytes = std::fs::read(dir.join(&rel))
             .map_err(|e| format!("{}: {e}", dir.join(&rel).display()))?;
-        h.update(rel.as_bytes());
-        h.update([0]);
-        h.update((bytes.len() as u64).to_le_bytes());
-        h.update(&bytes);
+        out.insert(rel, hex::encode(Sha256::digest(&bytes)));
     }
-    Ok(hex::encode(h.finalize()))
+    Ok(out)
 }
 
 fn walk(root: &Path, dir: &Path, out: &mut Vec<String>) -> Result<(), String> {
@@ -323,4 +360,131 @@ fn walk(root: &Path, dir: &Path, out: &mut Vec<String>) -> Result<(), String> {
         }
     }
     Ok(())
+}
+
+/// The folder of built-in pack `name`, if it is one.
+pub fn builtin_dir(config: &Config, name: &str) -> Option<PathBuf> {
+    let tasks = config.project_dir.join("tasks");
+    Some(match name {
+        "builtin-questbench" => tasks.join("questbench"),
+        "builtin-intent2tx" => tasks.join("intent2tx/default"),
+        "builtin-intent2tx-paper" => tasks.join("intent2tx/paper"),
+        "builtin-pilot" => tasks.join("pilot"),
+        _ => return None,
+    })
+}
+
+/// The built-in pack a run of `benchmark` reads when it names none of that benchmark
+/// (`intent_dataset` `paper` picks the paper-shaped Intent2Tx set).
+pub fn default_pack(benchmark: &str, intent_dataset: &str) -> Option<&'static str> {
+    match (benchmark, intent_dataset) {
+        ("questbench", _) => Some("builtin-questbench"),
+        ("intent2tx", "paper") => Some("builtin-intent2tx-paper"),
+        ("intent2tx", _) => Some("builtin-intent2tx"),
+        ("pilot", _) => Some("builtin-pilot"),
+        _ => None,
+    }
+}
+
+/// Pins a new run's packs: each named pack (`spec.packs`, names only) is looked up, must load and
+/// must be of one of the run's benchmarks; every benchmark without one gets its built-in pack.
+/// Each gets its folder, benchmark, hash and per-file digests. Errors name the pack and why.
+pub fn pin(config: &Config, spec: &mut crucible_run::RunSpec) -> Result<(), PackError> {
+    let listed = list(config)?;
+    let mut pinned = Vec::new();
+    let find = |name: &str| -> Result<&PackInfo, PackError> {
+        listed.iter().find(|p| p.name == name).ok_or_else(|| {
+            PackError::Invalid(format!(
+                "no pack is named {name:?}; packs: {} (`crucible packs list`)",
+                listed
+                    .iter()
+                    .map(|p| p.name.as_str())
+                    .collect::<Vec<_>>()
+                    .join(", ")
+            ))
+        })
+    };
+    let mut names: Vec<String> = spec.packs.iter().map(|p| p.name.clone()).collect();
+    names.dedup();
+    for b in &spec.benchmarks {
+        if !names
+            .iter()
+            .any(|n| find(n).is_ok_and(|p| &p.benchmark == b))
+        {
+            if let Some(d) = default_pack(b, &spec.intent_dataset) {
+                names.push(d.to_string());
+            }
+        }
+    }
+    for name in names {
+        let info = find(&name)?;
+        if let Some(e) = &info.error {
+            return Err(PackError::Invalid(format!(
+                "pack {name:?} does not load: {e}"
+            )));
+        }
+        if !spec.benchmarks.contains(&info.benchmark) {
+            return Err(PackError::Invalid(format!(
+                "pack {name:?} holds {} tasks, but the run's benchmarks are {}; add --bench {}",
+                info.benchmark,
+                spec.benchmarks.join(", "),
+                info.benchmark
+            )));
+        }
+        let files = file_digests(&info.path).map_err(PackError::Invalid)?;
+        pinned.push(crucible_run::PackRef {
+            name: info.name.clone(),
+            benchmark: info.benchmark.clone(),
+            path: info.path.display().to_string(),
+            hash: hash_of(&files),
+            files,
+        });
+    }
+    let pilot = pinned.iter().filter(|p| p.benchmark == "pilot").count();
+    if pilot > 1 {
+        return Err(PackError::Invalid(
+            "a run reads one PILOT-Bench pack (each has its own tool registry); name only one"
+                .into(),
+        ));
+    }
+    spec.packs = pinned;
+    Ok(())
+}
+
+/// The folder of a pinned pack, checked against the digests stored when the run started: a
+/// changed, added or removed file is an error naming it.
+pub fn verify(config: &Config, pack: &crucible_run::PackRef) -> Result<PathBuf, String> {
+    let dir = builtin_dir(config, &pack.name).unwrap_or_else(|| PathBuf::from(&pack.path));
+    if !dir.is_dir() {
+        return Err(format!(
+            "pack {:?}: its folder {} is gone; put it back to resume this run",
+            pack.name,
+            dir.display()
+        ));
+    }
+    let now = file_digests(&dir).map_err(|e| format!("pack {:?}: {e}", pack.name))?;
+    if now == pack.files {
+        return Ok(dir);
+    }
+    let changed = |rel: &str, how: &str| {
+        format!(
+            "pack {:?} changed since the run started: {} was {how}; restore it (the run read hash {}) or start a new run",
+            pack.name,
+            dir.join(rel).display(),
+            &pack.hash[..pack.hash.len().min(12)]
+        )
+    };
+    for (rel, digest) in &pack.files {
+        match now.get(rel) {
+            None => return Err(changed(rel, "removed")),
+            Some(d) if d != digest => return Err(changed(rel, "edited")),
+            _ => {}
+        }
+    }
+    let added = now
+        .keys()
+        .find(|k| !pack.files.contains_key(*k))
+        .cloned()
+        .unwrap_or_default();
+    Err(changed(&added, "added"))
 }

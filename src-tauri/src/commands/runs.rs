@@ -28,7 +28,7 @@ pub async fn plan_run(
     form: RunForm,
 ) -> Result<PlanResult, CommandError> {
     let (config, store) = open_store(&state).await?;
-    let spec = match form.to_spec(&config.data_dir) {
+    let spec = match form.to_pinned_spec(&config) {
         Ok(s) => s,
         Err(problem) => return Ok(PlanResult::problem(problem)),
     };
@@ -48,7 +48,7 @@ pub async fn start_run(
 ) -> Result<String, CommandError> {
     let (config, store) = open_store(&state).await?;
     let spec = form
-        .to_spec(&config.data_dir)
+        .to_pinned_spec(&config)
         .map_err(CommandError::invalid)?;
     let per_model = crate::runs_view::per_model(&config, &spec, &store).await?;
     let what = Launch::Start(spec, per_model);

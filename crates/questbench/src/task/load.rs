@@ -131,7 +131,7 @@ pub fn load_dir(dir: &Path) -> Result<Vec<Task>, QuestError> {
 }
 
 /// Whether `path` names a task file: `*.json`, but not a composite script (`*.rounds.json`), nor
-/// the generated schema (`task.schema.json`), nor a paper's result table (a file directly inside
+/// the generated schema (`task.schema.json`), nor a content pack's manifest (`pack.json`), nor a paper's result table (a file directly inside
 /// a `published/` folder, as `tasks/questbench/published/table1.json`).
 pub fn is_task_file(path: &Path) -> bool {
     let name = path.file_name().and_then(|n| n.to_str()).unwrap_or("");
@@ -142,6 +142,7 @@ pub fn is_task_file(path: &Path) -> bool {
     name.ends_with(".json")
         && !name.ends_with(".rounds.json")
         && name != "task.schema.json"
+        && name != "pack.json"
         && folder != Some("published")
 }
 

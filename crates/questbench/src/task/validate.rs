@@ -142,6 +142,30 @@ pub(super) fn validate(spec: &TaskSpec) -> Result<(), Invalid> {
             ));
         }
     }
+    // Solution files live next to the task, inside its folder (or pack): never an absolute path
+    // or one that climbs out with `..`.
+    let inside = |field: String, rel: &str| {
+        let p = std::path::Path::new(rel);
+        if rel.is_empty()
+            || p.is_absolute()
+            || p.components().any(|c| {
+                !matches!(
+                    c,
+                    std::path::Component::Normal(_) | std::path::Component::CurDir
+                )
+            })
+        {
+            return Err(bad(
+                field,
+                format!("{rel:?} must be a path relative to the task file, without `..`"),
+            ));
+        }
+        Ok(())
+    };
+    inside("solutions.reference".into(), &spec.solutions.reference)?;
+    for (i, w) in spec.solutions.wrong.iter().enumerate() {
+        inside(format!("solutions.wrong[{i}].file"), &w.file)?;
+    }
     let mut covered = BTreeSet::new();
     for (i, w) in spec.solutions.wrong.iter().enumerate() {
         for f in &w.families {
@@ -724,6 +748,14 @@ mod tests {
                 "covers the check family \"tx_to\"",
             ),
             (|v| v["difficulty"] = "trivial".into(), "difficulty"),
+            (
+                |v| v["solutions"]["reference"] = "/etc/passwd".into(),
+                "solutions.reference",
+            ),
+            (
+                |v| v["solutions"]["wrong"][0]["file"] = "../../outside.ts".into(),
+                "solutions.wrong[0].file",
+            ),
             (|v| v["extra"] = 1.into(), "unknown field"),
             (
                 |v| {
