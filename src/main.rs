@@ -102,7 +102,7 @@ fn main() -> Result<()> {
             Command::Try(args) => cli::pilot::try_task(&config, args),
             Command::Models(cmd) => cli::models(&config, cmd).await,
             Command::Quest(cmd) => cli::quest(&config, cmd).await,
-            Command::Selftest(args) => cli::quest(&config, args.to_quest()?).await,
+            Command::Selftest(args) => cli::selftest(&config, args).await,
             Command::Run(args) => cli::runs::run_cmd(&config, args).await,
             Command::Rescore(args) => cli::runs::rescore(&config, args).await,
             Command::Runs(cmd) => cli::runs::runs(&config, cmd).await,

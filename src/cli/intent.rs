@@ -33,6 +33,10 @@ pub enum Intent2txCmd {
         /// Write the valid rows here as JSONL (atomically).
         #[arg(long)]
         out: Option<PathBuf>,
+        /// Make the valid rows a content pack of this name in `<data dir>/packs/` (runnable with
+        /// `run --pack NAME`); the rejected rows are listed in its `import-report.json`.
+        #[arg(long, value_name = "NAME")]
+        pack: Option<String>,
         /// Print a JSON report.
         #[arg(long)]
         json: bool,
@@ -149,11 +153,22 @@ pub struct BenchIntentArgs {
 pub fn intent2tx(config: &Config, cmd: Intent2txCmd) -> Result<()> {
     let book = AddressBook::builtin();
     match cmd {
-        Intent2txCmd::Import { file, out, json } => {
+        Intent2txCmd::Import {
+            file,
+            out,
+            pack,
+            json,
+        } => {
             let report = import_file(&file)?;
             if let Some(out) = &out {
                 write_jsonl(out, &report.instances)?;
             }
+            let pack = match &pack {
+                Some(name) => Some(crucible_views::packs::write_intent_pack(
+                    config, name, &file, &report,
+                )?),
+                None => None,
+            };
             let summary = json!({
                 "file": file,
                 "format": report.format,
@@ -163,6 +178,7 @@ pub fn intent2tx(config: &Config, cmd: Intent2txCmd) -> Result<()> {
                 "errors": report.errors,
                 "distribution": report.distribution(),
                 "written": out,
+                "pack": pack,
             });
             if json {
                 out!("{}", serde_json::to_string_pretty(&summary)?);
@@ -176,6 +192,15 @@ pub fn intent2tx(config: &Config, cmd: Intent2txCmd) -> Result<()> {
                 );
                 for e in &report.errors {
                     out!("  row {} (line {}): {}", e.row, e.line, e.message);
+                }
+                if let Some(p) = &pack {
+                    out!(
+                        "pack {} written to {} ({} instances); run it with `crucible run --bench intent2tx --pack {}`",
+                        p.name,
+                        p.path.display(),
+                        p.tasks,
+                        p.name
+                    );
                 }
             }
         }

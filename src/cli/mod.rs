@@ -32,4 +32,4 @@ pub fn emit(text: &str) -> anyhow::Result<()> {
         other => Ok(other?),
     }
 }
-pub use quest::{quest, QuestCmd, SelftestArgs};
+pub use quest::{quest, selftest, QuestCmd, SelftestArgs};

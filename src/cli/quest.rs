@@ -87,37 +87,74 @@ fn one(tasks: Vec<Task>, id: &str) -> Result<Task> {
         .ok_or_else(|| crucible_questbench::QuestError::UnknownTask(id.into()).into())
 }
 
-/// `crucible selftest --bench questbench`: the same as `crucible quest selftest`.
+/// `crucible selftest --bench B [--pack NAME]`: a content pack's self-test, on every benchmark.
 #[derive(Debug, clap::Args)]
 pub struct SelftestArgs {
-    /// Benchmark (today: questbench).
+    /// Benchmark: questbench, intent2tx or pilot.
     #[arg(long)]
     bench: String,
-    /// Only this task.
+    /// The pack (`crucible packs list`); default: the benchmark's built-in pack.
+    #[arg(long)]
+    pack: Option<String>,
+    /// Only this task (or Intent2Tx instance); such a partial self-test is not recorded.
     #[arg(long)]
     task: Option<String>,
-    /// Seeds 0..N.
+    /// Seeds 0..N per task (QuestBench, PILOT-Bench).
     #[arg(long, default_value_t = 1)]
     seeds: u64,
-    /// Print the full JSON report.
+    /// Print `{verdict, report}` as JSON.
     #[arg(long)]
     json: bool,
 }
 
-impl SelftestArgs {
-    /// The `quest selftest` this maps to; only questbench has a self-test.
-    pub fn to_quest(&self) -> Result<QuestCmd> {
-        anyhow::ensure!(
-            self.bench == "questbench",
-            "no self-test for bench {:?} (available: questbench)",
-            self.bench
+/// Runs `crucible selftest`: exits non-zero when any task fails, after printing every failure.
+pub async fn selftest(config: &Config, a: SelftestArgs) -> Result<()> {
+    use crucible_views::selftest;
+    let pack = selftest::pack_for(config, &a.bench, a.pack.as_deref())?;
+    let (verdict, report) = selftest::run(config, &pack, a.seeds, a.task.as_deref()).await?;
+    if a.json {
+        out!(
+            "{}",
+            serde_json::to_string_pretty(
+                &serde_json::json!({"verdict": verdict, "report": report})
+            )?
         );
-        Ok(QuestCmd::Selftest {
-            task: self.task.clone(),
-            seeds: self.seeds,
-            json: self.json,
-        })
+    } else {
+        for f in &verdict.failing {
+            match f.seed {
+                Some(s) => out!("FAIL {} (seed {s}): {}", f.task, f.problem),
+                None => out!("FAIL {}: {}", f.task, f.problem),
+            }
+        }
+        if verdict.not_executable > 0 {
+            out!(
+                "{} instance(s) cannot execute on the offline universe (scored by their static metrics), e.g.:",
+                verdict.not_executable
+            );
+            for e in &verdict.not_executable_examples {
+                out!("  {e}");
+            }
+        }
+        out!(
+            "pack {} ({}): {} task(s) × {} seed(s), {}",
+            verdict.pack,
+            verdict.benchmark,
+            verdict.checked,
+            verdict.seeds,
+            if verdict.passed {
+                "verified".to_string()
+            } else {
+                format!("{} failure(s)", verdict.failing.len())
+            }
+        );
     }
+    anyhow::ensure!(
+        verdict.passed,
+        "the self-test of pack {} failed: {} failure(s)",
+        verdict.pack,
+        verdict.failing.len()
+    );
+    Ok(())
 }
 
 /// Runs `crucible quest …`.

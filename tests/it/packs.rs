@@ -264,3 +264,138 @@ async fn a_run_reads_its_packs_and_resume_refuses_a_pack_that_changed() {
     );
     store.close().await;
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn an_imported_intent2tx_file_runs_with_execution_where_the_universe_allows() {
+    let tmp = tempfile::tempdir().unwrap();
+    let data = tmp.path().join("data");
+    let db = tmp.path().join("runs.db");
+    let db_s = db.to_str().unwrap();
+    // Two rows of Crucible's dataset in the instance format, one in the released format (intent
+    // in `input`, the call as Python-literal text in `output`) calling a contract the offline
+    // universe does not hold, and one broken row.
+    let builtin = std::fs::read_to_string(
+        Path::new(env!("CARGO_MANIFEST_DIR")).join("tasks/intent2tx/default/instances.jsonl"),
+    )
+    .unwrap();
+    let mut rows: Vec<String> = builtin.lines().take(2).map(String::from).collect();
+    let released = serde_json::json!({
+        "instruction": "You are a DeFi execution planner.",
+        "input": "User intent:\nSwap 0.009 Ether using the OKX aggregator on MetaSwap.",
+        "output": "{'contract': 'MetaSwap', 'contract_address': '0x881d40237659c251811cec9c364ef91dc08d300c', 'function': 'swap', 'params': {'aggregatorId': {'type': 'string', 'val': 'okx'}, 'tokenFrom': {'type': 'address', 'val': '0x0000000000000000000000000000000000000000'}, 'amount': {'type': 'uint256', 'val': '9000000000000000'}, 'data': {'type': 'bytes', 'val': '0x'}, 'permit': {'type': 'bool', 'val': False}}, 'value': 0.009}",
+        "primary_category": "Swap",
+        "sub_category": "GenericSwap",
+        "id": "User intent:\nSwap 0.009 Ether using the OKX aggregator on MetaSwap."
+    });
+    rows.push(released.to_string());
+    rows.push(r#"{"intent": "no truth"}"#.into());
+    let file = tmp.path().join("mine.jsonl");
+    std::fs::write(&file, rows.join("\n")).unwrap();
+
+    let (ok, out, err) = crucible(
+        &data,
+        &[
+            "intent2tx",
+            "import",
+            file.to_str().unwrap(),
+            "--pack",
+            "my-intents",
+            "--json",
+        ],
+    );
+    assert!(ok, "{err}");
+    assert_eq!(
+        (out["imported"].as_u64(), out["rejected"].as_u64()),
+        (Some(3), Some(1)),
+        "{out}"
+    );
+    assert_eq!(out["pack"]["tasks"], 3, "{out}");
+    let report = std::fs::read_to_string(data.join("packs/my-intents/import-report.json")).unwrap();
+    assert!(report.contains("ground_truth: missing"), "{report}");
+    // The name is now taken.
+    let (ok, _, err) = crucible(
+        &data,
+        &[
+            "intent2tx",
+            "import",
+            file.to_str().unwrap(),
+            "--pack",
+            "my-intents",
+        ],
+    );
+    assert!(!ok && err.contains("already listed"), "{err}");
+
+    let (ok, report, err) = crucible(
+        &data,
+        &[
+            "run",
+            "--bench",
+            "intent2tx",
+            "--pack",
+            "my-intents",
+            "--model",
+            "builtin:reference",
+            "--prompt-type",
+            "direct",
+            "--db",
+            db_s,
+            "--json",
+        ],
+    );
+    assert!(ok, "{err}");
+    let rows = samples(&db, report["run_id"].as_str().unwrap()).await;
+    assert_eq!(rows.len(), 3);
+    for s in &rows {
+        let details: Value = serde_json::from_str(&s.details).unwrap();
+        let metrics: Value = serde_json::from_str(&s.metrics).unwrap();
+        assert_eq!(
+            metrics["pass"], 1.0,
+            "{}: static metrics run for every instance",
+            s.task
+        );
+        if s.task.starts_with("intent-") {
+            let why = details["not_executable"].as_str().unwrap_or_default();
+            assert!(
+                why.to_lowercase()
+                    .contains("0x881d40237659c251811cec9c364ef91dc08d300c")
+                    && why.contains("offline universe"),
+                "{why}"
+            );
+            assert!(metrics.get("exec").is_none(), "{metrics}");
+        } else {
+            assert_eq!(
+                (metrics["exec"].as_f64(), metrics["state_eq"].as_f64()),
+                (Some(1.0), Some(1.0)),
+                "{}",
+                s.task
+            );
+        }
+    }
+
+    // Its self-test: the reference perfect, every fault caught; verified in the list.
+    let (ok, st, err) = crucible(
+        &data,
+        &[
+            "selftest",
+            "--bench",
+            "intent2tx",
+            "--pack",
+            "my-intents",
+            "--json",
+        ],
+    );
+    assert!(ok, "{err}");
+    assert_eq!(st["verdict"]["passed"], true, "{st}");
+    assert_eq!(st["verdict"]["not_executable"], 1, "{st}");
+    let (_, list, _) = crucible(&data, &["packs", "list", "--json"]);
+    assert_eq!(pack(&list, "my-intents")["selftest"]["passed"], true);
+    // A self-test on the wrong benchmark's pack is refused, naming the pack.
+    let (ok, _, err) = crucible(
+        &data,
+        &["selftest", "--bench", "questbench", "--pack", "my-intents"],
+    );
+    assert!(
+        !ok && err.contains("my-intents") && err.contains("--bench intent2tx"),
+        "{err}"
+    );
+}

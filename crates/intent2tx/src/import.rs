@@ -301,6 +301,9 @@ pub(crate) fn validate_row(v: &Value, row: usize) -> Result<Instance, String> {
     let o = v
         .as_object()
         .ok_or_else(|| format!("row: expected a JSON object, got {}", short(v)))?;
+    if !o.contains_key("intent") && o.contains_key("input") && o.contains_key("output") {
+        return validate_row(&from_released(o)?, row);
+    }
     let intent = field_str(o, "intent", "")?.to_string();
     let ground_truth = match o.get("ground_truth") {
         None | Some(Value::Null) => return Err("ground_truth: missing".into()),
@@ -393,6 +396,103 @@ pub(crate) fn validate_row(v: &Value, row: usize) -> Result<Instance, String> {
     })
 }
 
+/// A row as the paper's released data writes it (`{instruction, input, output, primary_category,
+/// sub_category, id}`: the intent in `input` after "User intent:", the ground truth as JSON text in
+/// `output`, Python's `True`/`False`/`None` where JSON has `true`/`false`/`null`) in the instance
+/// format. An `id` that is the intent text itself becomes `intent-<12 hex of its SHA-256>`.
+fn from_released(o: &Map<String, Value>) -> Result<Value, String> {
+    let input = field_str(o, "input", "")?;
+    let intent = input
+        .trim()
+        .strip_prefix("User intent:")
+        .unwrap_or(input)
+        .trim()
+        .to_string();
+    let output = field_str(o, "output", "")?;
+    let truth: Value = serde_json::from_str(output.trim())
+        .or_else(|_| serde_json::from_str(&python_literals(output.trim())))
+        .map_err(|e| format!("output: not a JSON call or array of calls ({e})"))?;
+    let mut meta = Map::new();
+    for (from, to) in [
+        ("primary_category", "category"),
+        ("sub_category", "sub_category"),
+    ] {
+        if let Some(v) = o.get(from).filter(|v| !v.is_null()) {
+            meta.insert(to.to_string(), v.clone());
+        }
+    }
+    let id = match o.get("id") {
+        Some(Value::String(s)) if s.trim() != input.trim() && !s.contains('\n') => {
+            Value::String(s.clone())
+        }
+        Some(Value::Number(n)) => Value::Number(n.clone()),
+        _ => {
+            use sha2::Digest;
+            let d = sha2::Sha256::digest(input.trim().as_bytes());
+            Value::String(format!("intent-{}", &hex::encode(d)[..12]))
+        }
+    };
+    Ok(serde_json::json!({
+        "id": id,
+        "intent": intent,
+        "ground_truth": truth,
+        "metadata": meta,
+    }))
+}
+
+/// Python literal syntax to JSON: bare `True`/`False`/`None` outside strings become
+/// `true`/`false`/`null`, single-quoted strings become double-quoted ones.
+fn python_literals(text: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    let chars: Vec<char> = text.chars().collect();
+    let mut i = 0;
+    while i < chars.len() {
+        let c = chars[i];
+        if c == '"' || c == '\'' {
+            let quote = c;
+            out.push('"');
+            i += 1;
+            while i < chars.len() && chars[i] != quote {
+                match chars[i] {
+                    '\\' if i + 1 < chars.len() => {
+                        if chars[i + 1] == '\'' {
+                            out.push('\'');
+                        } else {
+                            out.push('\\');
+                            out.push(chars[i + 1]);
+                        }
+                        i += 2;
+                        continue;
+                    }
+                    '"' => out.push_str("\\\""),
+                    ch => out.push(ch),
+                }
+                i += 1;
+            }
+            out.push('"');
+            i += 1;
+            continue;
+        }
+        if c.is_ascii_alphabetic() {
+            let start = i;
+            while i < chars.len() && (chars[i].is_ascii_alphanumeric() || chars[i] == '_') {
+                i += 1;
+            }
+            let word: String = chars[start..i].iter().collect();
+            out.push_str(match word.as_str() {
+                "True" => "true",
+                "False" => "false",
+                "None" => "null",
+                w => w,
+            });
+            continue;
+        }
+        out.push(c);
+        i += 1;
+    }
+    out
+}
+
 /// Writes instances as JSON Lines, atomically: all or nothing.
 pub fn write_jsonl(path: &Path, instances: &[Instance]) -> Result<(), IntentError> {
     let io = |source| IntentError::Io {
@@ -442,6 +542,40 @@ pub fn load_clean(path: &Path) -> Result<Vec<Instance>, IntentError> {
 mod tests {
     use super::*;
     use serde_json::json;
+
+    #[test]
+    fn released_rows_import_with_python_booleans() {
+        let call = r#"{'contract': 'BAYC', 'contract_address': '0xBC4CA0EdA7647A8aB7C2061c2E118A18a936f13D', 'function': 'setApprovalForAll', 'params': {'operator': {'type': 'address', 'val': '0x70997970C51812dc3A010C7d01b50e0d17dc79C8'}, 'approved': {'type': 'bool', 'val': True}}, 'value': 0.0}"#;
+        let json_call = r#"{"contract": "USDC", "contract_address": "0xA0b86991c6218b36c1d19D4a2e9Eb0cE3606eB48", "function": "approve", "params": {"spender": {"type": "address", "val": "0x70997970C51812dc3A010C7d01b50e0d17dc79C8"}, "ok": {"type": "bool", "val": "False"}}, "value": 0.0}"#;
+        let rows = [
+            json!({"instruction": "You are…", "input": "User intent:\nLet the operator manage all my apes", "output": call, "primary_category": "NFT", "sub_category": "Approval", "id": "User intent:\nLet the operator manage all my apes"}),
+            json!({"instruction": "You are…", "input": "User intent:\nApprove", "output": json_call, "primary_category": "TokenLifecycle", "id": "r2"}),
+            json!({"instruction": "You are…", "input": "User intent:\nBroken", "output": "{'contract': "}),
+        ];
+        let text: String = rows.iter().map(|r| format!("{r}\n")).collect();
+        let r = import_str(&text);
+        assert_eq!(r.instances.len(), 2, "{:?}", r.errors);
+        let a = &r.instances[0];
+        assert_eq!(a.intent, "Let the operator manage all my apes");
+        assert!(a.id.starts_with("intent-") && a.id.len() == 19, "{}", a.id);
+        assert_eq!(a.metadata.category, "NFT");
+        assert_eq!(a.metadata.sub_category.as_deref(), Some("Approval"));
+        let p = &a.ground_truth.steps()[0].params;
+        assert_eq!(
+            p.iter().find(|(n, _)| n == "approved").unwrap().1.val,
+            json!(true)
+        );
+        assert_eq!(r.instances[1].id, "r2");
+        assert_eq!(r.errors.len(), 1);
+        assert_eq!(r.errors[0].row, 3);
+        assert!(
+            r.errors[0].message.starts_with("output:"),
+            "{}",
+            r.errors[0].message
+        );
+        // The same import twice gives the same ids.
+        assert_eq!(import_str(&text).instances[0].id, a.id);
+    }
 
     fn good_row(id: &str) -> Value {
         json!({

@@ -29,6 +29,7 @@ pub mod parse;
 pub mod retrieve;
 pub mod schema;
 pub mod seam;
+pub mod selftest;
 pub mod state;
 pub mod value;
 

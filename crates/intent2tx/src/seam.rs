@@ -33,6 +33,9 @@ pub struct IntentBench {
     metric_mode: MetricMode,
     prompt_set: PromptSet,
     retrieval: RetrievalMode,
+    /// The executor runs the offline universe (not a fork): instances calling a contract it does
+    /// not hold are not executed, and say why.
+    offline: bool,
 }
 
 impl IntentBench {
@@ -40,6 +43,22 @@ impl IntentBench {
     pub fn with_executor(mut self, executor: Executor) -> Self {
         self.executor = Some(tokio::sync::Mutex::new(executor));
         self
+    }
+
+    /// The executor forks a real chain: every contract an instance calls is expected there, so
+    /// no instance is set aside as "not in the offline universe".
+    pub fn on_fork(mut self) -> Self {
+        self.offline = false;
+        self
+    }
+
+    /// Why `id` will not be executed on the offline universe (a called contract it does not
+    /// hold), when execution is on and it will not; `None` otherwise.
+    pub fn not_executable(&self, id: &str) -> Option<String> {
+        if self.executor.is_none() || !self.offline {
+            return None;
+        }
+        crate::selftest::offline_reason(self.instances.get(id)?, &self.book)
     }
 
     /// Asks in `set`'s wording (default: the paper's); every sample records it.
@@ -95,6 +114,7 @@ impl IntentBench {
             metric_mode: MetricMode::default(),
             prompt_set: PromptSet::default(),
             retrieval: RetrievalMode::default(),
+            offline: true,
         }
     }
 
@@ -214,7 +234,12 @@ impl Benchmark for IntentBench {
                 message: reply.clone(),
             });
             let scores = score_text_with(inst, &reply.content, self.metric_mode);
+            let not_executable = self
+                .offline
+                .then(|| crate::selftest::offline_reason(inst, &self.book))
+                .flatten();
             let execution = match &self.executor {
+                Some(_) if not_executable.is_some() => None,
                 Some(ex) => {
                     let parsed = parse_prediction(&reply.content, inst.ground_truth.is_multi());
                     let report = ex
@@ -292,6 +317,9 @@ impl Benchmark for IntentBench {
                 "demonstrations": prompt.demonstrations,
                 "agent_error": agent_error,
             });
+            if let (Some(why), Some(_)) = (&not_executable, &self.executor) {
+                details["not_executable"] = json!(why);
+            }
             if setting == Setting::Retrieval {
                 details["retrieval"] = json!(self.retrieval);
             }

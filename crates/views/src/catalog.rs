@@ -350,6 +350,18 @@ impl Catalog {
         Ok(())
     }
 
+    /// Intent2Tx instances (when loaded) that cannot execute on the offline universe, with why.
+    pub fn intent_not_executable(&self) -> Vec<(String, String)> {
+        let book = AddressBook::builtin();
+        self.intent_data
+            .iter()
+            .flat_map(|(d, _)| d.iter())
+            .filter_map(|i| {
+                crucible_intent2tx::selftest::offline_reason(i, &book).map(|w| (i.id.clone(), w))
+            })
+            .collect()
+    }
+
     /// The loaded QuestBench tasks (empty without QuestBench).
     pub fn quest(&self) -> &[Task] {
         self.quest_tasks.as_deref().unwrap_or_default()

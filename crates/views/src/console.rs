@@ -314,6 +314,11 @@ pub struct BenchPlan {
     pub protocol: Option<String>,
     /// What the task filters can choose on this benchmark (every instance, filters ignored).
     pub facets: TaskFacets,
+    /// Intent2Tx with execution: selected tasks that will not execute on the offline universe
+    /// (they call a contract it does not hold) and are scored by their static metrics only.
+    pub not_executable: u32,
+    /// Up to five of them, `id: why`.
+    pub not_executable_examples: Vec<String>,
 }
 
 /// The distinct, sorted, non-empty filter values of a benchmark's instances.
@@ -425,10 +430,13 @@ fn facet_cache() -> &'static FacetCache {
     CACHE.get_or_init(Default::default)
 }
 
+/// Per benchmark: (name, instances, built-in agents, facets, tasks that will not execute offline).
+type PerBenchmark = (String, u32, Vec<&'static str>, TaskFacets, Vec<String>);
+
 fn instances_per_benchmark(
     config: &Config,
     spec: &RunSpec,
-) -> Result<Vec<(String, u32, Vec<&'static str>, TaskFacets)>, FormError> {
+) -> Result<Vec<PerBenchmark>, FormError> {
     let err = |e: crucible_run::RunError| form_err("benchmarks", e.to_string());
     let bench_err = |e: crucible_core::BenchError| form_err("benchmarks", e.to_string());
     let shared: Vec<String> = spec
@@ -493,6 +501,7 @@ fn instances_per_benchmark(
                 n as u32,
                 crucible_questbench::seam::AGENTS.to_vec(),
                 facets,
+                Vec::new(),
             ));
         } else if let Some(bench) = catalog.shared(b) {
             let instances = bench.instances();
@@ -525,11 +534,24 @@ fn instances_per_benchmark(
                 }
             };
             let selected = crucible_run::spec::select(bench.as_ref(), spec).map_err(err)?;
+            let offline = if b == "intent2tx" && spec.intent_execute {
+                let tasks: std::collections::BTreeSet<&str> =
+                    selected.iter().map(|(_, m)| m.task.as_str()).collect();
+                catalog
+                    .intent_not_executable()
+                    .into_iter()
+                    .filter(|(id, _)| tasks.contains(id.as_str()))
+                    .map(|(id, why)| format!("{id}: {why}"))
+                    .collect()
+            } else {
+                Vec::new()
+            };
             out.push((
                 b.clone(),
                 selected.len() as u32,
                 bench.builtin_agents(),
                 facets,
+                offline,
             ));
         }
     }
@@ -543,7 +565,7 @@ pub fn estimate(config: &Config, spec: &RunSpec, history: &History) -> Result<Ru
     let mut benchmarks = Vec::new();
     let (mut cost, mut cost_known) = (0.0, true);
     let (mut busy_ms, mut time_known) = (0.0, true);
-    for (b, instances, builtins, facets) in instances_per_benchmark(config, spec)? {
+    for (b, instances, builtins, facets, offline) in instances_per_benchmark(config, spec)? {
         let models: Vec<String> = spec
             .models
             .iter()
@@ -587,6 +609,8 @@ pub fn estimate(config: &Config, spec: &RunSpec, history: &History) -> Result<Ru
             samples,
             protocol,
             facets,
+            not_executable: offline.len() as u32,
+            not_executable_examples: offline.into_iter().take(5).collect(),
         });
     }
     let samples = benchmarks.iter().map(|b| b.samples).sum();

@@ -682,6 +682,14 @@ pub(crate) fn checks_of(benchmark: &str, d: &Value) -> Vec<CheckView> {
                     out.push(check(name, ok, String::new(), String::new()));
                 }
             }
+            if let Some(why) = d["not_executable"].as_str() {
+                out.push(check(
+                    "not executed",
+                    true,
+                    String::new(),
+                    format!("static metrics only: {why}"),
+                ));
+            }
             let ex = &d["execution"];
             if let Some(b) = ex["exec"].as_bool() {
                 out.push(check("exec", b, "executes".into(), text(&ex["reason"])));

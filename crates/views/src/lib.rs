@@ -13,6 +13,7 @@ pub mod console;
 pub mod inspect;
 pub mod packs;
 pub mod results;
+pub mod selftest;
 pub mod status;
 pub mod studio;
 pub mod trace;

@@ -43,6 +43,9 @@ pub struct PackInfo {
     pub version: Option<String>,
     /// Why the pack does not load (file and field), if it does not.
     pub error: Option<String>,
+    /// The last full self-test on this exact content (`None`: never self-tested, or the pack
+    /// changed since): "verified" when it passed.
+    pub selftest: Option<crate::selftest::PackVerdict>,
 }
 
 /// `pack.json`.
@@ -155,6 +158,13 @@ pub fn list(config: &Config) -> Result<Vec<PackInfo>, PackError> {
             out[i].error.get_or_insert(msg);
         }
     }
+    let verdicts = crate::selftest::verdicts(config);
+    for p in &mut out {
+        p.selftest = verdicts
+            .get(&p.name)
+            .filter(|v| v.hash == p.hash && p.error.is_none())
+            .cloned();
+    }
     Ok(out)
 }
 
@@ -220,6 +230,7 @@ fn inspect(dir: &Path, builtin_name: &str, origin: &str) -> PackInfo {
         description: None,
         version: None,
         error: None,
+        selftest: None,
     };
     // Loading a pack's tasks to count them is the slow part (a plan preview pins packs on
     // every form change): a pack whose content hash is unchanged is not loaded again.
@@ -487,4 +498,94 @@ pub fn verify(config: &Config, pack: &crucible_run::PackRef) -> Result<PathBuf, 
         .cloned()
         .unwrap_or_default();
     Err(changed(&added, "added"))
+}
+
+/// A new pack folder `<data dir>/packs/NAME`: the name must be free (no listed pack has it) and a
+/// plain name (letters, digits, `-`, `_`, `.`). Returns the folder, created.
+pub fn new_pack_dir(config: &Config, name: &str) -> Result<PathBuf, PackError> {
+    let plain = !name.is_empty()
+        && name.len() <= 64
+        && !name.starts_with('.')
+        && name
+            .chars()
+            .all(|c| c.is_ascii_alphanumeric() || matches!(c, '-' | '_' | '.'));
+    if !plain {
+        return Err(PackError::Invalid(format!(
+            "{name:?} is not a pack name: use letters, digits, '-', '_' or '.' (at most 64)"
+        )));
+    }
+    if let Some(p) = list(config)?.into_iter().find(|p| p.name == name) {
+        return Err(PackError::Duplicate {
+            name: name.to_string(),
+            existing: p.path,
+        });
+    }
+    let dir = config.data_dir.join("packs").join(name);
+    if dir.exists() {
+        return Err(PackError::Duplicate {
+            name: name.to_string(),
+            existing: dir,
+        });
+    }
+    std::fs::create_dir_all(&dir).map_err(io(&dir))?;
+    Ok(dir)
+}
+
+/// Writes an Intent2Tx import as pack `name` in `<data dir>/packs/`: `instances.jsonl` (the rows
+/// that imported), `pack.json` (naming the source file) and `import-report.json` (every rejected
+/// row with its error). Nothing is written when the name is taken.
+pub fn write_intent_pack(
+    config: &Config,
+    name: &str,
+    source: &Path,
+    report: &crucible_intent2tx::import::ImportReport,
+) -> Result<PackInfo, PackError> {
+    if report.instances.is_empty() {
+        return Err(PackError::Invalid(format!(
+            "{}: no row imported ({} rejected), so there is no pack to write",
+            source.display(),
+            report.errors.len()
+        )));
+    }
+    let dir = new_pack_dir(config, name)?;
+    let write = || -> Result<(), PackError> {
+        crucible_intent2tx::import::write_jsonl(&dir.join("instances.jsonl"), &report.instances)
+            .map_err(|e| PackError::Invalid(e.to_string()))?;
+        let manifest = serde_json::json!({
+            "name": name,
+            "benchmark": "intent2tx",
+            "version": "1",
+            "description": format!(
+                "imported from {}: {} of {} rows ({} rejected, see import-report.json)",
+                source.file_name().map(|f| f.to_string_lossy().into_owned()).unwrap_or_default(),
+                report.instances.len(),
+                report.rows,
+                report.errors.len()
+            ),
+            "source": source.display().to_string(),
+        });
+        let file = dir.join("pack.json");
+        std::fs::write(
+            &file,
+            serde_json::to_string_pretty(&manifest).unwrap_or_default(),
+        )
+        .map_err(io(&file))?;
+        let file = dir.join("import-report.json");
+        let rejected = serde_json::json!({"rows": report.rows, "rejected": report.errors});
+        std::fs::write(
+            &file,
+            serde_json::to_string_pretty(&rejected).unwrap_or_default(),
+        )
+        .map_err(io(&file))
+    };
+    if let Err(e) = write() {
+        // A half-written pack would list with an error: none at all is clearer.
+        let _ = std::fs::remove_dir_all(&dir);
+        return Err(e);
+    }
+    let info = inspect(&dir, "", "data_dir");
+    match &info.error {
+        Some(e) => Err(PackError::Invalid(e.clone())),
+        None => Ok(info),
+    }
 }

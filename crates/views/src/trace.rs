@@ -90,6 +90,9 @@ pub struct IntentTrace {
     pub steps: Vec<IntentStep>,
     /// The execution verdict, when the run executed answers.
     pub execution: Option<IntentExecution>,
+    /// Why the run did not execute this instance (a called contract the offline universe does
+    /// not hold): its static metrics are its only scores.
+    pub not_executable: Option<String>,
 }
 
 /// One PILOT tool call.
@@ -287,7 +290,11 @@ fn intent(details: &Value) -> Option<IntentTrace> {
         state_eq: ex["state_eq"].as_bool() == Some(true),
         reason: string_of(&ex["reason"]).filter(|s| !s.is_empty()),
     });
-    Some(IntentTrace { steps, execution })
+    Some(IntentTrace {
+        steps,
+        execution,
+        not_executable: string_of(&details["not_executable"]),
+    })
 }
 
 /// PILOT details' evaluation and calls (as `crucible_pilot::eval` stores them), or `None`.

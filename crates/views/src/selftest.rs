@@ -1,0 +1,289 @@
+//! Self-testing a content pack, for every benchmark: the reference answers must be perfect and
+//! every known-wrong answer (QuestBench) or fault-injecting agent (Intent2Tx, PILOT-Bench) must be
+//! caught. A pack is *verified* when its self-test passed on its current content: the verdict is
+//! kept in `<data dir>/verified.json` by pack name and content hash, and `packs list` shows it.
+
+use std::collections::BTreeMap;
+use std::path::PathBuf;
+
+use serde::{Deserialize, Serialize};
+use ts_rs::TS;
+
+use crucible_core::Config;
+
+use crate::packs::{self, PackInfo};
+
+/// One failing case: the task (or instance), the seed where there is one, and what failed.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, TS)]
+pub struct Failing {
+    /// Task or instance id.
+    pub task: String,
+    /// The seed, when the benchmark samples instances from a seed.
+    #[ts(type = "number | null")]
+    pub seed: Option<u64>,
+    /// What failed, for people.
+    pub problem: String,
+}
+
+/// A pack's self-test verdict.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, TS)]
+pub struct PackVerdict {
+    /// The pack.
+    pub pack: String,
+    /// Its benchmark.
+    pub benchmark: String,
+    /// The content hash the self-test ran on.
+    pub hash: String,
+    /// Every task passed.
+    pub passed: bool,
+    /// Tasks (or instances) checked.
+    pub checked: usize,
+    /// Seeds per task (QuestBench, PILOT-Bench; 1 for Intent2Tx).
+    #[ts(type = "number")]
+    pub seeds: u64,
+    /// The failing tasks and seeds.
+    pub failing: Vec<Failing>,
+    /// Intent2Tx: instances whose calls cannot execute on the offline universe (scored by their
+    /// static metrics only), with the first reasons.
+    pub not_executable: usize,
+    /// Up to five of those reasons.
+    pub not_executable_examples: Vec<String>,
+    /// When it ran (RFC 3339, UTC).
+    pub at: String,
+}
+
+/// Why a self-test could not run.
+#[derive(Debug, thiserror::Error)]
+pub enum SelftestError {
+    /// Bad arguments (unknown benchmark or pack, a pack of another benchmark, unknown task).
+    #[error("{0}")]
+    Invalid(String),
+    /// The benchmark could not run (chain, sandbox, files).
+    #[error("{0}")]
+    Failed(String),
+}
+
+fn invalid(m: impl Into<String>) -> SelftestError {
+    SelftestError::Invalid(m.into())
+}
+
+fn failed(e: impl std::fmt::Display) -> SelftestError {
+    SelftestError::Failed(e.to_string())
+}
+
+/// The pack `name` (default: the benchmark's built-in pack) of benchmark `bench`, loadable.
+pub fn pack_for(
+    config: &Config,
+    bench: &str,
+    name: Option<&str>,
+) -> Result<PackInfo, SelftestError> {
+    let name = match name {
+        Some(n) => n.to_string(),
+        None => packs::default_pack(bench, "")
+            .ok_or_else(|| {
+                invalid(format!(
+                    "unknown benchmark {bench:?}: use questbench, intent2tx or pilot"
+                ))
+            })?
+            .to_string(),
+    };
+    let list = packs::list(config).map_err(failed)?;
+    let info = list.into_iter().find(|p| p.name == name).ok_or_else(|| {
+        invalid(format!(
+            "no pack is named {name:?} (`crucible packs list` shows the names)"
+        ))
+    })?;
+    if info.benchmark != bench {
+        return Err(invalid(format!(
+            "pack {name:?} holds {} tasks, not {bench}; use --bench {}",
+            info.benchmark, info.benchmark
+        )));
+    }
+    if let Some(e) = &info.error {
+        return Err(invalid(format!("pack {name:?} does not load: {e}")));
+    }
+    Ok(info)
+}
+
+/// Runs the self-test of `pack` (`seeds` seeds per task; `task` only that task) and records the
+/// verdict. Returns the verdict and the benchmark's full report (JSON).
+pub async fn run(
+    config: &Config,
+    pack: &PackInfo,
+    seeds: u64,
+    task: Option<&str>,
+) -> Result<(PackVerdict, serde_json::Value), SelftestError> {
+    let seeds = seeds.max(1);
+    let (checked, failing, not_exec, examples, report) = match pack.benchmark.as_str() {
+        "questbench" => quest(config, pack, seeds, task).await?,
+        "intent2tx" => intent(config, pack, task).await?,
+        "pilot" => pilot(config, pack, seeds, task)?,
+        other => return Err(invalid(format!("unknown benchmark {other:?}"))),
+    };
+    let verdict = PackVerdict {
+        pack: pack.name.clone(),
+        benchmark: pack.benchmark.clone(),
+        hash: pack.hash.clone(),
+        passed: failing.is_empty(),
+        checked,
+        seeds: if pack.benchmark == "intent2tx" {
+            1
+        } else {
+            seeds
+        },
+        failing,
+        not_executable: not_exec,
+        not_executable_examples: examples,
+        at: crucible_store::rfc3339(std::time::SystemTime::now()),
+    };
+    // A one-task run says nothing about the whole pack: only a full self-test is recorded.
+    if task.is_none() {
+        record(config, &verdict).map_err(failed)?;
+    }
+    Ok((verdict, report))
+}
+
+type Outcome = (usize, Vec<Failing>, usize, Vec<String>, serde_json::Value);
+
+async fn quest(
+    config: &Config,
+    pack: &PackInfo,
+    seeds: u64,
+    task: Option<&str>,
+) -> Result<Outcome, SelftestError> {
+    use crucible_questbench::atomic::{self, Harness};
+    let mut tasks = crucible_questbench::task::load_dir(&pack.path).map_err(failed)?;
+    if let Some(id) = task {
+        tasks.retain(|t| t.id() == id);
+        if tasks.is_empty() {
+            return Err(invalid(format!("pack {:?} has no task {id:?}", pack.name)));
+        }
+    }
+    if let Some(why) = crate::catalog::quest_unavailable(config) {
+        return Err(SelftestError::Failed(why));
+    }
+    let h = Harness::start(config).await.map_err(failed)?;
+    let report = atomic::selftest(&h, &tasks, seeds).await.map_err(failed)?;
+    let mut failing = Vec::new();
+    for t in report.tasks.iter().filter(|t| !t.ok) {
+        for s in &t.seeds {
+            if s.reference.score != 100 {
+                failing.push(Failing {
+                    task: t.id.clone(),
+                    seed: Some(s.seed),
+                    problem: format!(
+                        "the reference solution scores {} ({}){}",
+                        s.reference.score,
+                        s.reference.outcome,
+                        if s.reference.reason.is_empty() {
+                            String::new()
+                        } else {
+                            format!(": {}", s.reference.reason)
+                        }
+                    ),
+                });
+            }
+            for w in s.wrong.iter().filter(|w| w.score >= 60) {
+                failing.push(Failing {
+                    task: t.id.clone(),
+                    seed: Some(s.seed),
+                    problem: format!(
+                        "the known-wrong answer {} ({}) scores {}, which passes",
+                        w.file, w.mistake, w.score
+                    ),
+                });
+            }
+        }
+    }
+    let json = serde_json::to_value(&report).map_err(failed)?;
+    Ok((report.tasks.len(), failing, 0, Vec::new(), json))
+}
+
+async fn intent(
+    config: &Config,
+    pack: &PackInfo,
+    task: Option<&str>,
+) -> Result<Outcome, SelftestError> {
+    use crucible_intent2tx::{execute::Executor, selftest, AddressBook};
+    let file = pack.path.join("instances.jsonl");
+    let mut instances = crucible_intent2tx::import::load_clean(&file)
+        .map_err(|e| failed(format!("{}: {e}", file.display())))?;
+    if let Some(id) = task {
+        instances.retain(|i| i.id == id);
+        if instances.is_empty() {
+            return Err(invalid(format!(
+                "pack {:?} has no instance {id:?}",
+                pack.name
+            )));
+        }
+    }
+    let book = AddressBook::builtin();
+    let mut ex = Executor::boot(config, book.clone()).await.map_err(failed)?;
+    let report = selftest::run(&instances, &book, Some(&mut ex))
+        .await
+        .map_err(failed)?;
+    let failing = report
+        .instances
+        .iter()
+        .filter(|c| !c.ok)
+        .flat_map(|c| {
+            c.problems.iter().map(|p| Failing {
+                task: c.id.clone(),
+                seed: None,
+                problem: p.clone(),
+            })
+        })
+        .collect();
+    let reasons: Vec<&crucible_intent2tx::selftest::InstanceCheck> = report
+        .instances
+        .iter()
+        .filter(|c| c.not_executable.is_some())
+        .collect();
+    let examples = reasons
+        .iter()
+        .take(5)
+        .map(|c| format!("{}: {}", c.id, c.not_executable.clone().unwrap_or_default()))
+        .collect();
+    let json = serde_json::to_value(&report).map_err(failed)?;
+    Ok((
+        report.instances.len(),
+        failing,
+        reasons.len(),
+        examples,
+        json,
+    ))
+}
+
+fn pilot(
+    _config: &Config,
+    pack: &PackInfo,
+    _seeds: u64,
+    _task: Option<&str>,
+) -> Result<Outcome, SelftestError> {
+    Err(SelftestError::Failed(format!(
+        "pack {:?}: the PILOT-Bench self-test is not built yet (issue #18)",
+        pack.name
+    )))
+}
+
+fn verified_file(config: &Config) -> PathBuf {
+    config.data_dir.join("verified.json")
+}
+
+/// The recorded verdicts, by pack name.
+pub fn verdicts(config: &Config) -> BTreeMap<String, PackVerdict> {
+    std::fs::read_to_string(verified_file(config))
+        .ok()
+        .and_then(|t| serde_json::from_str(&t).ok())
+        .unwrap_or_default()
+}
+
+fn record(config: &Config, v: &PackVerdict) -> std::io::Result<()> {
+    let mut all = verdicts(config);
+    all.insert(v.pack.clone(), v.clone());
+    std::fs::create_dir_all(&config.data_dir)?;
+    let file = verified_file(config);
+    let tmp = file.with_extension("json.tmp");
+    std::fs::write(&tmp, serde_json::to_string_pretty(&all).unwrap_or_default())?;
+    std::fs::rename(&tmp, &file)
+}
