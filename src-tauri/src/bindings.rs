@@ -174,6 +174,10 @@ pub fn typescript() -> String {
         decl::<IntentImport>(&mut out);
         decl::<Unmapped>(&mut out);
         decl::<BankImport>(&mut out);
+        decl::<crucible_views::packs::PackInfo>(&mut out);
+        decl::<crucible_views::selftest::PackVerdict>(&mut out);
+        decl::<crucible_views::selftest::Failing>(&mut out);
+        decl::<crate::commands::packs::SelftestProgress>(&mut out);
     }
     // Results explorer.
     {

@@ -79,6 +79,11 @@ pub fn run() {
             commands::runs::delete_run,
             commands::runs::demo_info,
             commands::runs::start_demo,
+            // Settings → Content packs (and the New run form's pack list)
+            commands::packs::list_packs,
+            commands::packs::add_pack,
+            commands::packs::remove_pack,
+            commands::packs::selftest_pack,
             // Tasks page (the studio).
             commands::tasks::list_tasks,
             commands::tasks::get_task,

@@ -441,7 +441,11 @@ prompt_set: PromptSet,
  * A protocol preset (`paper`): sets the task set, rounds, prompts, retrieval and metrics of
  * each paper; the form's own task and round choices are then ignored.
  */
-preset: string | null, };
+preset: string | null, 
+/**
+ * Content packs by name (`packs list`); a benchmark without one reads its built-in pack.
+ */
+packs: Array<string>, };
 
 /**
  * The new-run form's preview: a plan, or the first problem with its field.
@@ -513,7 +517,16 @@ protocol: string | null,
 /**
  * What the task filters can choose on this benchmark (every instance, filters ignored).
  */
-facets: TaskFacets, };
+facets: TaskFacets, 
+/**
+ * Intent2Tx with execution: selected tasks that will not execute on the offline universe
+ * (they call a contract it does not hold) and are scored by their static metrics only.
+ */
+not_executable: number, 
+/**
+ * Up to five of them, `id: why`.
+ */
+not_executable_examples: Array<string>, };
 
 /**
  * The distinct, sorted, non-empty filter values of a benchmark's instances.
@@ -1289,6 +1302,132 @@ mapped: Array<string>,
 unmapped: Array<Unmapped>, };
 
 /**
+ * One content pack as listed.
+ */
+export type PackInfo = { 
+/**
+ * Unique name (`pack.json`'s, else the folder's; built-in packs are `builtin-…`).
+ */
+name: string, 
+/**
+ * `questbench`, `intent2tx` or `pilot`.
+ */
+benchmark: string, 
+/**
+ * The folder.
+ */
+path: string, 
+/**
+ * Tasks (QuestBench task files, Intent2Tx instances, PILOT tasks); 0 when it does not load.
+ */
+tasks: number, 
+/**
+ * SHA-256 of the pack's content, hex.
+ */
+hash: string, 
+/**
+ * Where it comes from: `builtin`, `data_dir` or `added`.
+ */
+origin: string, 
+/**
+ * `pack.json`'s description, if any.
+ */
+description: string | null, 
+/**
+ * `pack.json`'s version, if any.
+ */
+version: string | null, 
+/**
+ * Why the pack does not load (file and field), if it does not.
+ */
+error: string | null, 
+/**
+ * The last full self-test on this exact content (`None`: never self-tested, or the pack
+ * changed since): "verified" when it passed.
+ */
+selftest: PackVerdict | null, };
+
+/**
+ * A pack's self-test verdict.
+ */
+export type PackVerdict = { 
+/**
+ * The pack.
+ */
+pack: string, 
+/**
+ * Its benchmark.
+ */
+benchmark: string, 
+/**
+ * The content hash the self-test ran on.
+ */
+hash: string, 
+/**
+ * Every task passed.
+ */
+passed: boolean, 
+/**
+ * Tasks (or instances) checked.
+ */
+checked: number, 
+/**
+ * Seeds per task (QuestBench, PILOT-Bench; 1 for Intent2Tx).
+ */
+seeds: number, 
+/**
+ * The failing tasks and seeds.
+ */
+failing: Array<Failing>, 
+/**
+ * Intent2Tx: instances whose calls cannot execute on the offline universe (scored by their
+ * static metrics only), with the first reasons.
+ */
+not_executable: number, 
+/**
+ * Up to five of those reasons.
+ */
+not_executable_examples: Array<string>, 
+/**
+ * When it ran (RFC 3339, UTC).
+ */
+at: string, };
+
+/**
+ * One failing case: the task (or instance), the seed where there is one, and what failed.
+ */
+export type Failing = { 
+/**
+ * Task or instance id.
+ */
+task: string, 
+/**
+ * The seed, when the benchmark samples instances from a seed.
+ */
+seed: number | null, 
+/**
+ * What failed, for people.
+ */
+problem: string, };
+
+/**
+ * A self-test's progress.
+ */
+export type SelftestProgress = { 
+/**
+ * The pack.
+ */
+pack: string, 
+/**
+ * Tasks done.
+ */
+done: number, 
+/**
+ * Tasks in all.
+ */
+total: number, };
+
+/**
  * One stored run in the picker.
  */
 export type RunInfo = { 
@@ -1820,7 +1959,12 @@ steps: Array<IntentStep>,
 /**
  * The execution verdict, when the run executed answers.
  */
-execution: IntentExecution | null, };
+execution: IntentExecution | null, 
+/**
+ * Why the run did not execute this instance (a called contract the offline universe does
+ * not hold): its static metrics are its only scores.
+ */
+not_executable: string | null, };
 
 /**
  * One ground-truth step of an Intent2Tx sample.

@@ -5,7 +5,7 @@ import { invoke } from "@tauri-apps/api/core";
 import { listen } from "@tauri-apps/api/event";
 import type {
   ChartView, CommandError, CompareView, DemoInfo, Extracted, Replay, ReplayMode, ConnectionTest, Facets, LiveStatus, PlanResult, ProviderEntry, ProvidersView, Report, RunForm, RunInfo, RunsView, SampleFilter, SamplePage, SampleView, Scoring, PaperTables,
-  PerfMark, SystemStatus,
+  PerfMark, SystemStatus, PackInfo, PackVerdict, SelftestProgress,
 } from "./bindings";
 
 export type Result<T> = { ok: true; value: T } | { ok: false; error: CommandError };
@@ -188,3 +188,27 @@ export const demoInfo = (): Promise<Result<DemoInfo>> => call<DemoInfo>("demo_in
 
 /** Starts the in-app demo; resolves to its run id. */
 export const startDemo = (): Promise<Result<string>> => call<string>("start_demo");
+
+// --- Content packs (Rust: commands/packs.rs) ---
+
+/** Every content pack with its task count, origin, load error and last self-test. */
+export const listPacks = (): Promise<Result<PackInfo[]>> => call<PackInfo[]>("list_packs");
+
+/** Adds a folder as a pack (it must load); resolves to the new list. */
+export const addPack = (dir: string): Promise<Result<PackInfo[]>> => call<PackInfo[]>("add_pack", { dir });
+
+/** Removes an added pack from the list (the folder is left); resolves to the new list. */
+export const removePack = (name: string): Promise<Result<PackInfo[]>> => call<PackInfo[]>("remove_pack", { name });
+
+/** Self-tests a pack (progress arrives through `onSelftestProgress`); the verdict is recorded. */
+export const selftestPack = (name: string, seeds: number): Promise<Result<PackVerdict>> =>
+  call<PackVerdict>("selftest_pack", { name, seeds });
+
+/** Subscribes to self-test progress; resolves to the unsubscribe function. */
+export async function onSelftestProgress(cb: (p: SelftestProgress) => void): Promise<() => void> {
+  try {
+    return await listen<SelftestProgress>("pack:selftest", (e) => cb(e.payload));
+  } catch {
+    return () => {};
+  }
+}

@@ -80,3 +80,86 @@ test("the new-run form sends each saved-provider model with its provider", async
   assert.equal(last.base_url, null);
   await page.close();
 });
+
+test("the new-run form lists the packs with task counts and state, and sends the chosen ones", async () => {
+  const pack = (name, benchmark, tasks, extra = {}) => ({
+    name, benchmark, tasks, path: `/packs/${name}`, hash: "ab".repeat(32), origin: name.startsWith("builtin") ? "builtin" : "added",
+    description: null, version: null, error: null, selftest: null, ...extra,
+  });
+  const verdict = { pack: "my-quests", benchmark: "questbench", hash: "ab".repeat(32), passed: true, checked: 2, seeds: 1,
+    failing: [], not_executable: 0, not_executable_examples: [], at: "2026-11-24T10:00:00Z" };
+  const forms = [];
+  const { page } = await open("#/runs/new", (cmd, args) => {
+    if (cmd === "list_providers") return { ok: { file: "", keychain: "mock", providers: [], builtin_agents: [{ benchmark: "pilot", name: "reference" }] } };
+    if (cmd === "list_packs") return { ok: [
+      pack("builtin-questbench", "questbench", 107), pack("builtin-pilot", "pilot", 5040),
+      pack("my-quests", "questbench", 2, { selftest: verdict }),
+      pack("broken", "pilot", 0, { error: "tasks.jsonl: line 3: field id: missing" }),
+    ] };
+    if (cmd === "plan_run") {
+      forms.push(args.form);
+      return { ok: { plan: null, problem: { field: "models", message: "mock" } } };
+    }
+    return { ok: null };
+  });
+  const mine = page.locator("#rf-pack-my-quests");
+  await mine.waitFor();
+  const text = await page.locator("#rf-packs").innerText();
+  assert.match(text, /builtin-questbench\s*— 107 tasks\s*Not verified/);
+  assert.match(text, /my-quests\s*— 2 tasks\s*Verified/);
+  assert.match(text, /broken\s*— does not load\s*Does not load/);
+  assert.equal(await page.locator("#rf-pack-broken").isDisabled(), true);
+  // PILOT only (the default): no pack is named, the built-in one is read.
+  for (let i = 0; i < 30 && forms.length === 0; i++) await page.waitForTimeout(100);
+  assert.deepEqual(forms.at(-1).packs, []);
+  // QuestBench on the user's pack instead of the built-in one.
+  await page.check("#rf-bench-questbench");
+  await page.uncheck("#rf-pack-builtin-questbench");
+  await page.check("#rf-pack-my-quests");
+  for (let i = 0; i < 50 && !(forms.at(-1).packs ?? []).includes("my-quests"); i++) await page.waitForTimeout(100);
+  assert.deepEqual(forms.at(-1).packs, ["my-quests"]);
+  // No pack at all for a chosen benchmark: the form says so before asking the back end.
+  await page.uncheck("#rf-pack-my-quests");
+  await page.locator('#rf-problem [data-field="packs"]').waitFor();
+  assert.match(await page.locator("#rf-problem").innerText(), /choose at least one pack for EVM-QuestBench/);
+  await page.close();
+});
+
+test("settings lists the content packs, adds a folder, and shows a failed self-test's failing seeds", async () => {
+  const pack = (name, extra = {}) => ({
+    name, benchmark: "questbench", tasks: 3, path: `/packs/${name}`, hash: "cd".repeat(32), origin: "added",
+    description: null, version: null, error: null, selftest: null, ...extra,
+  });
+  let list = [pack("builtin-questbench", { origin: "builtin", tasks: 107 })];
+  const sent = [];
+  const { page } = await open("#/settings/packs", (cmd, args) => {
+    sent.push([cmd, args]);
+    if (cmd === "list_packs") return { ok: list };
+    if (cmd === "add_pack") {
+      if (args.dir === "/nope") return { reject: { kind: "invalid", message: "/nope: No such file or directory (os error 2)" } };
+      list = [...list, pack("mine")];
+      return { ok: list };
+    }
+    if (cmd === "selftest_pack") {
+      return { ok: { pack: "mine", benchmark: "questbench", hash: "cd".repeat(32), passed: false, checked: 3, seeds: 1,
+        failing: [{ task: "my_transfer", seed: 0, problem: "the reference solution scores 70 (wrong_state)" }],
+        not_executable: 0, not_executable_examples: [], at: "2026-11-24T10:00:00Z" } };
+    }
+    return { ok: null };
+  });
+  await page.locator("#packs-table").waitFor();
+  assert.match(await page.locator("#packs-table").innerText(), /builtin-questbench[\s\S]*107[\s\S]*Built in[\s\S]*Not verified/);
+  await page.fill("#pack-folder", "/nope");
+  await page.click("#pack-add");
+  await page.waitForFunction(() => document.querySelector("#packs-status")?.textContent?.includes("No such file"));
+  await page.fill("#pack-folder", "/home/me/mine");
+  await page.click("#pack-add");
+  await page.locator('tr[data-pack="mine"]').waitFor();
+  await page.click('button[data-pack="mine"][data-action="selftest"]');
+  await page.waitForFunction(() => document.querySelector('tr[data-pack="mine"]')?.textContent?.includes("my_transfer"));
+  const row = await page.locator('tr[data-pack="mine"]').innerText();
+  assert.match(row, /Self-test failed \(1\)/);
+  assert.match(row, /my_transfer \(seed 0\): the reference solution scores 70/);
+  assert.deepEqual(sent.find(([c]) => c === "selftest_pack")[1], { name: "mine", seeds: 1 });
+  await page.close();
+});

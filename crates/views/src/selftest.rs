@@ -113,11 +113,25 @@ pub async fn run(
     seeds: u64,
     task: Option<&str>,
 ) -> Result<(PackVerdict, serde_json::Value), SelftestError> {
+    run_with_progress(config, pack, seeds, task, &|_, _| {}).await
+}
+
+/// Tasks done of all, as a self-test goes.
+pub type ProgressFn = dyn Fn(usize, usize) + Send + Sync;
+
+/// [`run`], calling `progress(done, total)` after each task.
+pub async fn run_with_progress(
+    config: &Config,
+    pack: &PackInfo,
+    seeds: u64,
+    task: Option<&str>,
+    progress: &ProgressFn,
+) -> Result<(PackVerdict, serde_json::Value), SelftestError> {
     let seeds = seeds.max(1);
     let (checked, failing, not_exec, examples, report) = match pack.benchmark.as_str() {
-        "questbench" => quest(config, pack, seeds, task).await?,
-        "intent2tx" => intent(config, pack, task).await?,
-        "pilot" => pilot(config, pack, seeds, task)?,
+        "questbench" => quest(config, pack, seeds, task, progress).await?,
+        "intent2tx" => intent(config, pack, task, progress).await?,
+        "pilot" => pilot(config, pack, seeds, task, progress)?,
         other => return Err(invalid(format!("unknown benchmark {other:?}"))),
     };
     let verdict = PackVerdict {
@@ -150,6 +164,7 @@ async fn quest(
     pack: &PackInfo,
     seeds: u64,
     task: Option<&str>,
+    progress: &ProgressFn,
 ) -> Result<Outcome, SelftestError> {
     use crucible_questbench::atomic::{self, Harness};
     let mut tasks = crucible_questbench::task::load_dir(&pack.path).map_err(failed)?;
@@ -163,7 +178,28 @@ async fn quest(
         return Err(SelftestError::Failed(why));
     }
     let h = Harness::start(config).await.map_err(failed)?;
-    let report = atomic::selftest(&h, &tasks, seeds).await.map_err(failed)?;
+    // One task at a time, so the progress can be told.
+    let mut report = atomic::SelftestReport {
+        tasks: Vec::new(),
+        summary: atomic::SelftestSummary {
+            tasks: 0,
+            reference_perfect: 0,
+            wrong_total: 0,
+            wrong_rejected: 0,
+        },
+    };
+    progress(0, tasks.len());
+    for (i, t) in tasks.iter().enumerate() {
+        let one = atomic::selftest(&h, std::slice::from_ref(t), seeds)
+            .await
+            .map_err(failed)?;
+        report.summary.tasks += one.summary.tasks;
+        report.summary.reference_perfect += one.summary.reference_perfect;
+        report.summary.wrong_total += one.summary.wrong_total;
+        report.summary.wrong_rejected += one.summary.wrong_rejected;
+        report.tasks.extend(one.tasks);
+        progress(i + 1, tasks.len());
+    }
     let mut failing = Vec::new();
     for t in report.tasks.iter().filter(|t| !t.ok) {
         for s in &t.seeds {
@@ -203,6 +239,7 @@ async fn intent(
     config: &Config,
     pack: &PackInfo,
     task: Option<&str>,
+    progress: &ProgressFn,
 ) -> Result<Outcome, SelftestError> {
     use crucible_intent2tx::{execute::Executor, selftest, AddressBook};
     let file = pack.path.join("instances.jsonl");
@@ -219,9 +256,22 @@ async fn intent(
     }
     let book = AddressBook::builtin();
     let mut ex = Executor::boot(config, book.clone()).await.map_err(failed)?;
-    let report = selftest::run(&instances, &book, Some(&mut ex))
-        .await
-        .map_err(failed)?;
+    let mut report = selftest::SelftestReport {
+        instances: Vec::new(),
+        passed: 0,
+        executable: 0,
+        executed: true,
+    };
+    progress(0, instances.len());
+    for (i, chunk) in instances.chunks(25).enumerate() {
+        let part = selftest::run(chunk, &book, Some(&mut ex))
+            .await
+            .map_err(failed)?;
+        report.passed += part.passed;
+        report.executable += part.executable;
+        report.instances.extend(part.instances);
+        progress((i * 25 + chunk.len()).min(instances.len()), instances.len());
+    }
     let failing = report
         .instances
         .iter()
@@ -259,6 +309,7 @@ fn pilot(
     pack: &PackInfo,
     _seeds: u64,
     _task: Option<&str>,
+    _progress: &ProgressFn,
 ) -> Result<Outcome, SelftestError> {
     Err(SelftestError::Failed(format!(
         "pack {:?}: the PILOT-Bench self-test is not built yet (issue #18)",

@@ -778,6 +778,9 @@ function intentDiff(t: IntentTrace): HTMLElement {
     exec
       ? h("p", { class: "small", id: "trace-intent-exec" }, `Execution: ${exec.exec ? "executed" : "not executed"} · state equal to the truth's: ${exec.state_eq ? "yes" : "no"}`, exec.reason ? h("span", { class: "mono" }, ` · ${exec.reason}`) : null)
       : null,
+    t.not_executable
+      ? h("p", { class: "small notice", id: "trace-intent-not-executed" }, `Not executed: ${t.not_executable}. This sample is scored by its static metrics only.`)
+      : null,
   );
 }
 

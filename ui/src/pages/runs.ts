@@ -6,7 +6,9 @@ import type { Bench, BenchPlan, LiveStatus, PromptSet, ProvidersView, RunForm, R
 import { PROMPT_SETS, PROMPT_SET_LABEL } from "../bindings";
 import { BENCH_LABEL } from "../bench";
 import { h, mount } from "../dom";
-import { cancelRun, deleteRun, demoInfo, getLive, startDemo, listProviders, listRuns, onRunProgress, planRun, resumeRun, startRun } from "../ipc";
+import { cancelRun, deleteRun, demoInfo, getLive, startDemo, listPacks, listProviders, listRuns, onRunProgress, planRun, resumeRun, startRun } from "../ipc";
+import type { PackInfo } from "../bindings";
+import { packBadge } from "./packs";
 import { errorBox } from "../status-view";
 import { sampleLink } from "./results";
 
@@ -268,6 +270,23 @@ async function renderNew(root: HTMLElement): Promise<void> {
   mount(root, h("p", { class: "muted" }, "Loading models…"));
   const providers = await listProviders();
   const pv: ProvidersView | null = providers.ok ? providers.value : null;
+  const packsResult = await listPacks();
+  const packs: PackInfo[] = packsResult.ok && Array.isArray(packsResult.value) ? packsResult.value : [];
+  // A benchmark reads its first built-in pack unless the user picks others.
+  const defaultPack: Record<string, string> = { questbench: "builtin-questbench", intent2tx: "builtin-intent2tx", pilot: "builtin-pilot" };
+  const packChoices = h("fieldset", { id: "rf-packs", class: "group pack-list" }, h("legend", {}, "Task packs"),
+    h("p", { class: "muted small" }, "Which tasks each benchmark reads. Add your own folders in ",
+      h("a", { href: "#/settings/packs" }, "Settings → Content packs"), "."),
+    packsResult.ok ? null : errorBox(packsResult.error),
+    ...BENCH_CHOICES.map((b) => h("div", { class: "pack-bench", "data-bench": b.id },
+      h("div", { class: "small muted" }, BENCH_LABEL[b.id]),
+      ...packs.filter((p) => p.benchmark === b.id).map((p) => {
+        const box = h("input", { type: "checkbox", name: "pack", value: p.name, "data-bench": b.id,
+          id: `rf-pack-${p.name.replace(/[^a-zA-Z0-9_-]/g, "_")}`, checked: p.name === defaultPack[b.id],
+          disabled: p.error !== null });
+        return h("label", { class: "check" }, box, " ", h("span", {}, p.name),
+          h("span", { class: "muted small" }, p.error ? " — does not load" : ` — ${p.tasks.toLocaleString("en")} tasks`), " ", packBadge(p));
+      }))));
   const builtinNames = [...new Set((pv?.builtin_agents ?? []).map((a) => a.name))];
   const where = (n: string) => (pv?.builtin_agents ?? []).filter((a) => a.name === n).map((a) => a.benchmark).join(", ");
   const plan = h("div", { id: "rf-plan", "aria-live": "polite" }, h("p", { class: "muted" }, "Choose benchmarks and models."));
@@ -313,6 +332,7 @@ async function renderNew(root: HTMLElement): Promise<void> {
     protocol,
     h("fieldset", { id: "rf-benchmarks", class: "group" }, h("legend", {}, "Benchmarks"),
       ...BENCH_CHOICES.map((b) => check("bench", b.id, `${BENCH_LABEL[b.id]} (${b.note})`, b.id === "pilot", { id: `rf-bench-${b.id}` }))),
+    packChoices,
     h("fieldset", { id: "rf-models", class: "group" }, h("legend", {}, "Models"),
       h("p", { class: "muted small" }, "Built-in agents (offline, free; each runs only on the benchmarks that have it):"),
       ...builtinNames.map((n) => check("model", `builtin:${n}`, `builtin:${n} — ${where(n)}`, n === "reference", { id: `rf-model-builtin-${n}` })),
@@ -350,6 +370,7 @@ async function renderNew(root: HTMLElement): Promise<void> {
       modelProviders[m.value] = p;
     }
     const numOr = (el: HTMLInputElement) => (el.value.trim() === "" ? null : Number(el.value));
+    let localProblem0: { field: string; message: string } | null = null;
     const f: RunForm = {
       benchmarks: checked("bench").map((c) => c.value),
       models: models.map((c) => c.value),
@@ -367,10 +388,23 @@ async function renderNew(root: HTMLElement): Promise<void> {
       intent_execute: execute.checked,
       prompt_set: (promptSet as HTMLSelectElement).value as PromptSet,
       preset: presetPaper.checked ? "paper" : null,
+      packs: [],
     };
-    let localProblem = null;
+    // The chosen benchmarks' packs; a benchmark left on its built-in default names none, so
+    // the default follows the protocol (the paper protocol reads the paper-shaped Intent2Tx set).
+    for (const b of f.benchmarks) {
+      const mine = checked("pack").filter((c) => c.dataset.bench === b).map((c) => c.value);
+      const offered = form.querySelectorAll(`input[name=pack][data-bench=${b}]`).length;
+      if (mine.length === 0 && offered > 0) {
+        localProblem0 ??= { field: "packs", message: `Task packs: choose at least one pack for ${BENCH_LABEL[b as Bench] ?? b}.` };
+      } else if (mine.length > 0 && !(mine.length === 1 && mine[0] === defaultPack[b])) {
+        f.packs.push(...mine);
+      }
+    }
+    let localProblem = localProblem0;
     const whole = (x: number | null) => x === null || (Number.isInteger(x) && x >= 0);
-    if (twice.size > 0) localProblem = { field: "models", message: `Models: ${[...twice].join(", ")} is offered by two saved providers; pick it from one of them.` };
+    if (localProblem) { /* the packs' problem comes first */ }
+    else if (twice.size > 0) localProblem = { field: "models", message: `Models: ${[...twice].join(", ")} is offered by two saved providers; pick it from one of them.` };
     else if (!whole(f.limit) || f.limit === 0) localProblem = { field: "limit", message: "Tasks per benchmark must be a whole number ≥ 1, or empty for all." };
     else if (!whole(f.rounds)) localProblem = { field: "rounds", message: "Rounds must be a whole number." };
     else if (!whole(f.seed) || f.seed > Number.MAX_SAFE_INTEGER) localProblem = { field: "seed", message: "Seed must be a whole number ≥ 0." };
@@ -381,7 +415,7 @@ async function renderNew(root: HTMLElement): Promise<void> {
   const fieldEl: Record<string, string> = {
     benchmarks: "rf-benchmarks", models: "rf-models", limit: "rf-limit", rounds: "rf-rounds", seed: "rf-seed",
     concurrency: "rf-concurrency", budget_usd: "rf-budget", prompt_types: "rf-prompts", base_url: "rf-models",
-    filters: "rf-filters",
+    filters: "rf-filters", packs: "rf-packs",
   };
   const showProblem = (p: { field: string; message: string } | null) => {
     for (const el of form.querySelectorAll("[aria-invalid]")) el.removeAttribute("aria-invalid");
@@ -429,7 +463,11 @@ async function renderNew(root: HTMLElement): Promise<void> {
       h("ul", { class: "small" }, ...p.benchmarks.map((b) =>
         h("li", {}, `${BENCH_LABEL[b.benchmark as Bench] ?? b.benchmark}: ${b.instances} instances × ${b.models.length} model(s) × ${b.rounds} round(s) = ${b.samples} samples`,
           b.models.length === 0 ? " (no chosen model runs here)" : "",
-          b.protocol ? h("div", { class: "muted small", "data-field": "protocol" }, `Paper protocol: ${b.protocol}.`) : null))),
+          b.protocol ? h("div", { class: "muted small", "data-field": "protocol" }, `Paper protocol: ${b.protocol}.`) : null,
+          b.not_executable > 0
+            ? h("div", { class: "notice small", "data-field": "not-executable" },
+              `${b.not_executable} of these instances call contracts the offline universe does not hold: they get their static metrics only (fork mode executes them). For example: ${b.not_executable_examples.join("; ")}`)
+            : null))),
       h("p", { class: "muted small" }, p.basis)));
   };
   let timer: number | undefined;

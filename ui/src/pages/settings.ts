@@ -4,22 +4,24 @@ import { getSystemStatus } from "../ipc";
 import { errorBox, toolsTable, universesTable } from "../status-view";
 import type { SystemStatus } from "../bindings";
 import { renderProviders } from "./providers";
+import { renderPacks } from "./packs";
 
-type Tab = "system" | "providers";
+type Tab = "system" | "providers" | "packs";
 
 function tabOf(hash: string): Tab {
-  return hash.replace(/^#\/?/, "").split("/")[1] === "providers" ? "providers" : "system";
+  const t = hash.replace(/^#\/?/, "").split("/")[1];
+  return t === "providers" || t === "packs" ? t : "system";
 }
 
 function tabs(active: Tab): HTMLElement {
   const tab = (t: Tab, label: string) => {
     const b = h("button", { type: "button", role: "tab", class: `tab${t === active ? " active" : ""}`,
       "aria-selected": t === active ? "true" : "false", "aria-controls": `panel-${t}`, id: `tab-${t}` }, label);
-    b.addEventListener("click", () => { window.location.hash = t === "system" ? "#/settings" : "#/settings/providers"; });
+    b.addEventListener("click", () => { window.location.hash = t === "system" ? "#/settings" : `#/settings/${t}`; });
     return b;
   };
   return h("div", { class: "tabs", role: "tablist", "aria-label": "Settings sections" },
-    tab("system", "System"), tab("providers", "Providers & models"));
+    tab("system", "System"), tab("providers", "Providers & models"), tab("packs", "Content packs"));
 }
 
 function systemDetails(s: SystemStatus): HTMLElement {
@@ -38,6 +40,12 @@ function systemDetails(s: SystemStatus): HTMLElement {
 
 export async function renderSettings(root: HTMLElement): Promise<void> {
   const active = tabOf(window.location.hash);
+  if (active === "packs") {
+    const panel = h("section", { role: "tabpanel", id: "panel-packs", "aria-labelledby": "tab-packs" });
+    mount(root, h("header", { class: "page-head" }, h("h1", {}, "Settings")), tabs(active), panel);
+    await renderPacks(panel);
+    return;
+  }
   if (active === "providers") {
     const panel = h("section", { role: "tabpanel", id: "panel-providers", "aria-labelledby": "tab-providers" });
     mount(root, h("header", { class: "page-head" }, h("h1", {}, "Settings")), tabs(active), panel);
