@@ -150,6 +150,13 @@ fn the_wizard_copies_a_template_and_saving_never_replaces_a_valid_file() {
     assert!(cat.problems.is_empty(), "{:?}", cat.problems);
     let row = cat.tasks.iter().find(|t| t.id == "my_transfer").unwrap();
     assert_eq!(row.origin, Origin::User);
+    // Saved tasks are a content pack at once (the New run form lists it).
+    let packs = crucible_views::packs::list(&c).unwrap();
+    let p = packs
+        .iter()
+        .find(|p| p.name == crucible_views::packs::STUDIO_QUEST)
+        .unwrap();
+    assert_eq!((p.tasks, p.origin.as_str(), &p.error), (1, "studio", &None));
 
     let valid = std::fs::read_to_string(&dest).unwrap();
     // The copy is the template as written (no defaults spelled out as null), with a new id.
@@ -348,7 +355,18 @@ fn intent_imports_land_in_the_user_folder_and_bad_rows_are_listed() {
     assert_eq!(dry.errors[0].row, 2);
     assert!(dry.written.is_empty());
     let r = studio::import_intent(&c, &text, Some("mine")).unwrap();
-    assert!(r.written.ends_with("intent2tx/mine.jsonl"), "{}", r.written);
+    assert!(
+        r.written.ends_with("intent2tx/mine/instances.jsonl"),
+        "{}",
+        r.written
+    );
+    // The import is a content pack at once, runnable by its name.
+    let packs = crucible_views::packs::list(&c).unwrap();
+    let p = packs.iter().find(|p| p.name == "mine").unwrap();
+    assert_eq!(
+        (p.benchmark.as_str(), p.tasks, p.origin.as_str(), &p.error),
+        ("intent2tx", 1, "studio", &None)
+    );
     let cat = studio::catalogue(&c);
     let t = cat.tasks.iter().find(|t| t.id == "imported_1").unwrap();
     assert_eq!((t.bench, t.origin), (Bench::Intent2tx, Origin::User));

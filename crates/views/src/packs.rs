@@ -35,7 +35,7 @@ pub struct PackInfo {
     pub tasks: usize,
     /// SHA-256 of the pack's content, hex.
     pub hash: String,
-    /// Where it comes from: `builtin`, `data_dir` or `added`.
+    /// Where it comes from: `builtin`, `studio` (saved in the task studio), `data_dir` or `added`.
     pub origin: String,
     /// `pack.json`'s description, if any.
     pub description: Option<String>,
@@ -134,6 +134,20 @@ pub fn list(config: &Config) -> Result<Vec<PackInfo>, PackError> {
         ),
         inspect(&tasks.join("pilot"), "builtin-pilot", "builtin"),
     ];
+    // The studio's folders: tasks saved there are a pack at once.
+    let studio = config.data_dir.join("tasks");
+    if has_task_files(&studio.join("questbench")) {
+        out.push(inspect(&studio.join("questbench"), STUDIO_QUEST, "studio"));
+    }
+    if let Ok(entries) = std::fs::read_dir(studio.join("intent2tx")) {
+        let mut folders: Vec<PathBuf> = entries
+            .flatten()
+            .map(|e| e.path())
+            .filter(|p| p.join("instances.jsonl").is_file())
+            .collect();
+        folders.sort();
+        out.extend(folders.iter().map(|f| inspect(f, "", "studio")));
+    }
     let dir = config.data_dir.join("packs");
     if let Ok(entries) = std::fs::read_dir(&dir) {
         let mut folders: Vec<PathBuf> = entries
@@ -371,6 +385,23 @@ fn walk(root: &Path, dir: &Path, out: &mut Vec<String>) -> Result<(), String> {
         }
     }
     Ok(())
+}
+
+/// The pack of the QuestBench tasks saved in the studio (`<data dir>/tasks/questbench`).
+pub const STUDIO_QUEST: &str = "my-questbench-tasks";
+
+fn has_task_files(dir: &Path) -> bool {
+    let Ok(rd) = std::fs::read_dir(dir) else {
+        return false;
+    };
+    rd.flatten().any(|e| {
+        let p = e.path();
+        if p.is_dir() {
+            has_task_files(&p)
+        } else {
+            crucible_questbench::task::is_task_file(&p)
+        }
+    })
 }
 
 /// The folder of built-in pack `name`, if it is one.

@@ -11,6 +11,7 @@ const ORIGIN: Record<string, string> = {
   builtin: "Built in",
   data_dir: "Data folder",
   added: "Added folder",
+  studio: "Saved in the studio",
 };
 
 /** The state badge of a pack: what a person needs to know before running it. */

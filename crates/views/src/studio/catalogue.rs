@@ -133,10 +133,17 @@ fn intent_files(config: &Config) -> Vec<(Origin, PathBuf)> {
             .join("tasks/intent2tx/default/instances.jsonl"),
     )];
     if let Ok(rd) = std::fs::read_dir(user_dir(config).join("intent2tx")) {
+        // A pack folder (`NAME/instances.jsonl`, what the studio writes) or a loose `*.jsonl`.
         let mut files: Vec<PathBuf> = rd
             .flatten()
             .map(|e| e.path())
-            .filter(|p| p.extension().and_then(|e| e.to_str()) == Some("jsonl"))
+            .filter_map(|p| {
+                if p.is_dir() {
+                    Some(p.join("instances.jsonl")).filter(|f| f.is_file())
+                } else {
+                    (p.extension().and_then(|e| e.to_str()) == Some("jsonl")).then_some(p)
+                }
+            })
             .collect();
         files.sort();
         out.extend(files.into_iter().map(|p| (Origin::User, p)));

@@ -104,7 +104,8 @@ pub struct IntentImport {
 }
 
 /// Imports Intent2Tx instances from text; with `name`, writes the valid rows to
-/// `<user>/intent2tx/<name>.jsonl` (atomically), where the catalogue picks them up. Nothing is
+/// `<user>/intent2tx/<name>/instances.jsonl` (atomically), where the catalogue picks them up and
+/// which is content pack `<name>`. Nothing is
 /// written when no row is valid or an id is already in the catalogue.
 pub fn import_intent(
     config: &Config,
@@ -127,9 +128,12 @@ pub fn import_intent(
             return Err(StudioError::Invalid("no valid instance to write".into()));
         }
         let (existing, _) = intent_instances(config);
+        // Each import is a content pack of its own (`<user>/intent2tx/NAME/instances.jsonl`),
+        // listed under its name at once: a run can name it.
         let path = user_dir(config)
             .join("intent2tx")
-            .join(format!("{name}.jsonl"));
+            .join(name)
+            .join("instances.jsonl");
         if let Some(dup) = report.instances.iter().find(|i| {
             existing
                 .iter()
@@ -140,7 +144,17 @@ pub fn import_intent(
                 dup.id
             )));
         }
-        let dir = user_dir(config).join("intent2tx");
+        if let Some(p) = crate::packs::list(config)
+            .map_err(|e| StudioError::Invalid(e.to_string()))?
+            .into_iter()
+            .find(|p| p.name == name && p.path != path.parent().unwrap_or(Path::new("")))
+        {
+            return Err(StudioError::Invalid(format!(
+                "dataset name {name:?} is already the name of the pack in {}; choose another",
+                p.path.display()
+            )));
+        }
+        let dir = path.parent().unwrap_or(Path::new(".")).to_path_buf();
         std::fs::create_dir_all(&dir).map_err(io_err(&dir))?;
         intent::import::write_jsonl(&path, &report.instances)?;
         written = path.display().to_string();
