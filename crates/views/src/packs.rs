@@ -172,6 +172,21 @@ pub fn list(config: &Config) -> Result<Vec<PackInfo>, PackError> {
             out[i].error.get_or_insert(msg);
         }
     }
+    for p in out.iter_mut().filter(|p| p.origin == "builtin") {
+        p.description.get_or_insert_with(|| {
+            match p.name.as_str() {
+                "builtin-questbench" => "Crucible's EVM-QuestBench tasks (atomic and composite)",
+                "builtin-intent2tx" => {
+                    "Crucible's Intent2Tx set, generated on the offline universe"
+                }
+                "builtin-intent2tx-paper" => {
+                    "Intent2Tx shaped like the paper's 1,145-instance test set"
+                }
+                _ => "Crucible's PILOT-Bench tasks and tool registry",
+            }
+            .to_string()
+        });
+    }
     let verdicts = crate::selftest::verdicts(config);
     for p in &mut out {
         p.selftest = verdicts

@@ -339,3 +339,99 @@ async fn question_bank_import_lists_what_was_not_mapped() {
         "the draft has no checks yet and the editor says so"
     );
 }
+
+/// What the author → pack → run → results flow saw.
+#[derive(Debug, Default)]
+struct PackFlow {
+    pack_row: String,
+    plan: String,
+    status: String,
+    samples: String,
+    leaderboard: String,
+}
+
+#[tokio::test]
+#[ignore = "needs the built app, tauri-driver, WebKitWebDriver and an X display; run .ci/e2e"]
+async fn a_task_authored_in_the_studio_runs_from_its_pack_and_shows_in_the_results() {
+    let data = tempfile::tempdir().unwrap();
+    let app = App::launch(&env(data.path())).await.expect("app launches");
+    let flow = async {
+        let mut f = PackFlow::default();
+        // Author: a new task from a template, saved into the studio's pack.
+        open_task(&app, "questbench", TASK).await?;
+        app.click("#wizard-open").await?;
+        app.fill("#new-id", "e2e_pack_task").await?;
+        app.click("#new-create").await?;
+        app.text_when("#task-title", Duration::from_secs(20), |t| {
+            t == "e2e_pack_task"
+        })
+        .await?;
+        // The pack is listed in Settings → Content packs at once.
+        app.click("#nav-settings").await?;
+        app.click("#tab-packs").await?;
+        f.pack_row = app
+            .text_when(
+                "#packs-table tr[data-pack='my-questbench-tasks']",
+                Duration::from_secs(20),
+                |t| !t.is_empty(),
+            )
+            .await?;
+        app.screenshot("packs-settings").await?;
+        // New run: QuestBench on the studio's pack only, the reference agent.
+        app.click("#nav-runs").await?;
+        app.click("#new-run").await?;
+        app.text("#run-form").await?;
+        app.click("#rf-bench-pilot").await?; // untick the default benchmark
+        app.click("#rf-bench-questbench").await?;
+        app.click("#rf-pack-builtin-questbench").await?;
+        app.click("#rf-pack-my-questbench-tasks").await?;
+        f.plan = app
+            .wait_text("#rf-plan", Duration::from_secs(30), |t| {
+                t.contains("EVM-QuestBench: 1 instances")
+            })
+            .await?;
+        app.eval(
+            "document.getElementById('rf-packs').scrollIntoView({block: 'start'}); return true",
+        )
+        .await?;
+        app.screenshot("packs-new-run").await?;
+        app.click("#rf-start").await?;
+        f.status = app
+            .wait_text(
+                "#runs-table tbody tr:first-child [data-field=status]",
+                Duration::from_secs(180),
+                |t| t == "finished" || t == "failed",
+            )
+            .await?;
+        f.samples = app
+            .text("#runs-table tbody tr:first-child [data-field=samples]")
+            .await?;
+        // Results: the run's QuestBench leaderboard.
+        app.click("#nav-results").await?;
+        f.leaderboard = app
+            .wait_text(
+                "#table-questbench-leaderboard",
+                Duration::from_secs(60),
+                |t| t.contains("builtin:reference"),
+            )
+            .await?;
+        app.screenshot("packs-run-results").await?;
+        anyhow::Ok(f)
+    }
+    .await;
+    app.close().await;
+    let f = flow.expect("author → pack → run → results works");
+    assert!(
+        f.pack_row.contains("Saved in the studio") && f.pack_row.contains("Not verified"),
+        "{}",
+        f.pack_row
+    );
+    assert!(f.plan.contains("1 instances"), "{}", f.plan);
+    assert_eq!(f.status, "finished", "{f:?}");
+    assert!(f.samples.starts_with('1'), "{f:?}");
+    assert!(
+        f.leaderboard.contains("100"),
+        "the reference scores 100: {}",
+        f.leaderboard
+    );
+}
