@@ -96,6 +96,9 @@ pub fn run() {
             commands::tasks::dry_run,
             commands::tasks::selftest_quest_task,
             commands::tasks::get_quest_schema,
+            commands::tasks::validate_intent_instance,
+            commands::tasks::save_intent_instance,
+            commands::tasks::get_intent_schema,
             // Results explorer
             commands::results::results_runs,
             commands::results::results_report,

@@ -635,3 +635,54 @@ async fn composite_dry_runs_show_every_round_and_the_decay() {
     assert_eq!(st.seeds[0].wrong.len(), task.spec.solutions.wrong.len());
     assert!(st.seeds[0].wrong.iter().all(|&w| w < 60), "{st:?}");
 }
+
+#[test]
+fn intent_instances_are_edited_with_field_named_errors_and_saved_into_a_studio_pack() {
+    let c = config();
+    let project = c
+        .project_dir
+        .join("tasks/intent2tx/default/instances.jsonl");
+    let first = std::fs::read_to_string(project).unwrap();
+    let mut row: serde_json::Value = serde_json::from_str(first.lines().next().unwrap()).unwrap();
+    // Errors name the field.
+    let mut bad = row.clone();
+    bad["ground_truth"]["contract_address"] = "0x12".into();
+    let v = studio::validate_intent(&bad.to_string());
+    assert!(!v.ok);
+    assert_eq!(v.field, "ground_truth.contract_address", "{}", v.message);
+    let v = studio::validate_intent("{ nope");
+    assert!(
+        !v.ok && v.field.is_empty() && v.message.contains("invalid JSON"),
+        "{v:?}"
+    );
+    assert!(studio::validate_intent(&row.to_string()).ok);
+    // A project instance keeps its id in the project: saving it into a pack is refused.
+    let e = studio::save_intent(&c, &row.to_string(), studio::STUDIO_INTENT_PACK)
+        .unwrap_err()
+        .to_string();
+    assert!(e.contains("already used by") && e.contains("new id"), "{e}");
+    // Under a new id it is saved into the studio pack, which lists at once; a second save of the
+    // same id replaces it.
+    row["id"] = "edited_1".into();
+    let file = studio::save_intent(&c, &row.to_string(), studio::STUDIO_INTENT_PACK).unwrap();
+    row["intent"] = "Unwrap a tenth of a WETH, please".into();
+    studio::save_intent(&c, &row.to_string(), studio::STUDIO_INTENT_PACK).unwrap();
+    let saved = crucible_intent2tx::import::load_clean(&file).unwrap();
+    assert_eq!(saved.len(), 1);
+    assert_eq!(saved[0].intent, "Unwrap a tenth of a WETH, please");
+    let packs = crucible_views::packs::list(&c).unwrap();
+    let p = packs
+        .iter()
+        .find(|p| p.name == studio::STUDIO_INTENT_PACK)
+        .unwrap();
+    assert_eq!((p.tasks, p.origin.as_str()), (1, "studio"));
+    // An invalid instance writes nothing.
+    let e = studio::save_intent(&c, &bad.to_string(), studio::STUDIO_INTENT_PACK)
+        .unwrap_err()
+        .to_string();
+    assert!(e.contains("contract_address"), "{e}");
+    assert_eq!(
+        crucible_intent2tx::import::load_clean(&file).unwrap().len(),
+        1
+    );
+}

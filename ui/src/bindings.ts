@@ -1326,7 +1326,7 @@ tasks: number,
  */
 hash: string, 
 /**
- * Where it comes from: `builtin`, `data_dir` or `added`.
+ * Where it comes from: `builtin`, `studio` (saved in the task studio), `data_dir` or `added`.
  */
 origin: string, 
 /**

@@ -124,6 +124,14 @@ export const selftestQuestTask = (id: string, seeds: number): Promise<Result<Sel
   call<Selftest>("selftest_quest_task", { id, seeds });
 /** The task format's JSON Schema, as text (Rust: `get_quest_schema`). */
 export const getQuestSchema = (): Promise<Result<string>> => call<string>("get_quest_schema");
+/** Validates one Intent2Tx instance's JSON (Rust: `validate_intent_instance`). */
+export const validateIntentInstance = (text: string): Promise<Result<Validation>> =>
+  call<Validation>("validate_intent_instance", { text });
+/** Saves an Intent2Tx instance into a studio pack (Rust: `save_intent_instance`); resolves to the file. */
+export const saveIntentInstance = (text: string, pack: string): Promise<Result<string>> =>
+  call<string>("save_intent_instance", { text, pack });
+/** The Intent2Tx instance JSON Schema (drives the editor's completion). */
+export const getIntentSchema = (): Promise<Result<string>> => call<string>("get_intent_schema");
 
 // --- Results explorer (Rust: commands/results.rs) ---
 

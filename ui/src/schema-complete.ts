@@ -93,7 +93,9 @@ function resolve(root: Schema, node: Schema | undefined): Schema[] {
 function at(root: Schema, path: string[]): Schema[] {
   let nodes = resolve(root, root);
   for (const step of path) {
-    nodes = nodes.flatMap((n) => resolve(root, step === "[]" ? n.items : n.properties?.[step]));
+    // A key the schema does not list is a map entry (`params.<name>`): its additionalProperties.
+    nodes = nodes.flatMap((n) => resolve(root, step === "[]" ? n.items
+      : n.properties?.[step] ?? (typeof n.additionalProperties === "object" ? n.additionalProperties : undefined)));
   }
   return nodes;
 }

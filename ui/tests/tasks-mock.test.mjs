@@ -97,3 +97,50 @@ test("dry-run sends the chosen solution and a chain failure shows a chain error 
   await page.screenshot({ path: join(shots, "mock-tasks-dryrun-error.png") });
   await page.close();
 });
+
+test("an Intent2Tx instance is edited with field-named errors, completion, and saved into a pack", async () => {
+  const intentRow = CATALOGUE.tasks[1];
+  const inst = { id: "gen-1", intent: "Unwrap 0.1 WETH", ground_truth: { contract: "WETH", contract_address: "0xC02aaA39b223FE8D0A0e5C4F27eAD9083C756Cc2", function: "withdraw", params: { wad: { type: "uint256", val: "100000000000000000" } }, value: 0 }, metadata: { category: "AssetTransformation" } };
+  const detail = { ...DETAIL, summary: intentRow, text: JSON.stringify(inst, null, 2), reference: "", wrong: [], extra: {} };
+  const schema = { type: "object", properties: { metadata: { type: "object", properties: { category: { type: "string", enum: ["Transfer", "Swap", "AssetTransformation"] } } } } };
+  const saved = [];
+  const { page } = await open("#/tasks", handler({
+    get_task: () => ({ ok: detail }),
+    get_intent_schema: () => ({ ok: JSON.stringify(schema) }),
+    validate_intent_instance: ({ text }) => (text.includes("0x12\"")
+      ? { ok: { ok: false, field: "ground_truth.contract_address", message: "ground_truth.contract_address: bad address \"0x12\"" } }
+      : { ok: { ok: true, field: "", message: "" } }),
+    save_intent_instance: (args) => { saved.push(args); return { ok: "/data/crucible/tasks/intent2tx/my-intent2tx-tasks/instances.jsonl" }; },
+  }));
+  await page.locator("#task-list li").first().waitFor();
+  await page.click("#task-intent2tx-gen-1");
+  await page.click("#tab-edit");
+  await page.locator("#editor-valid").waitFor();
+  const text = await page.inputValue("#editor");
+  await page.fill("#editor", text.replace("0xC02aaA39b223FE8D0A0e5C4F27eAD9083C756Cc2", "0x12"));
+  await page.locator("#editor-error").waitFor();
+  assert.equal(await page.getAttribute("#editor-error", "data-field"), "ground_truth.contract_address");
+  assert.match(await page.locator("#editor-error").innerText(), /Field ground_truth\.contract_address/);
+  // Completion offers the categories where a category goes.
+  await page.fill("#editor", text.replace('"AssetTransformation"', '"'));
+  await page.evaluate(() => {
+    const a = document.getElementById("editor");
+    const i = a.value.indexOf('"category": "') + '"category": "'.length;
+    a.setSelectionRange(i, i);
+    a.focus();
+  });
+  await page.keyboard.press("Control+Space");
+  await page.locator("#editor-complete li").first().waitFor();
+  assert.match(await page.locator("#editor-complete").innerText(), /Transfer[\s\S]*Swap[\s\S]*AssetTransformation/);
+  await page.keyboard.press("Escape");
+  // Saved into the studio's pack.
+  await page.fill("#editor", text.replace('"gen-1"', '"mine-1"'));
+  await page.locator("#editor-valid").waitFor();
+  assert.equal(await page.inputValue("#save-target"), "my-intent2tx-tasks");
+  await page.click("#editor-save");
+  await page.locator("#save-ok").waitFor();
+  assert.equal(saved.length, 1);
+  assert.equal(saved[0].pack, "my-intent2tx-tasks");
+  assert.match(saved[0].text, /"mine-1"/);
+  await page.close();
+});

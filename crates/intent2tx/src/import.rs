@@ -396,6 +396,18 @@ pub(crate) fn validate_row(v: &Value, row: usize) -> Result<Instance, String> {
     })
 }
 
+/// One instance from JSON text (the studio's editor): `Err((field, message))` names the field
+/// (`ground_truth.params.to.val`) where one is at fault, else an empty field.
+pub fn parse_instance(text: &str) -> Result<Instance, (String, String)> {
+    let v: Value =
+        serde_json::from_str(text).map_err(|e| (String::new(), format!("invalid JSON: {e}")))?;
+    validate_row(&v, 1).map_err(|m| {
+        let field = m.split_once(':').map(|(f, _)| f.trim()).unwrap_or("");
+        let field = if field.contains(' ') { "" } else { field };
+        (field.to_string(), m)
+    })
+}
+
 /// A row as the paper's released data writes it (`{instruction, input, output, primary_category,
 /// sub_category, id}`: the intent in `input` after "User intent:", the ground truth as JSON text in
 /// `output`, Python's `True`/`False`/`None` where JSON has `true`/`false`/`null`) in the instance

@@ -155,3 +155,75 @@ impl Instance {
             .collect()
     }
 }
+
+/// The paper's 11 instance categories.
+pub const CATEGORIES: [&str; 11] = [
+    "Transfer",
+    "Swap",
+    "TokenLifecycle",
+    "Lending",
+    "Staking",
+    "Governance",
+    "Liquidity",
+    "NFT",
+    "Vault",
+    "AssetTransformation",
+    "Other",
+];
+
+/// A JSON Schema of one instance, for the studio editor's completion (keys, categories, common
+/// Solidity types). Validation is the importer's ([`crate::import::parse_instance`]), which names
+/// the field at fault; this schema only guides typing.
+pub fn instance_json_schema() -> serde_json::Value {
+    use serde_json::json;
+    let call = json!({
+        "type": "object",
+        "description": "One contract call.",
+        "properties": {
+            "contract": {"type": "string", "description": "Contract name, e.g. UniswapV2Router02"},
+            "contract_address": {"type": "string", "description": "0x address of the contract"},
+            "function": {"type": "string", "description": "Function name, e.g. swapExactETHForTokens"},
+            "params": {
+                "type": "object",
+                "description": "Parameter name → {type, val}",
+                "additionalProperties": {
+                    "type": "object",
+                    "properties": {
+                        "type": {
+                            "type": "string",
+                            "description": "Solidity type",
+                            "enum": ["address", "uint256", "uint128", "uint24", "uint8", "int24", "int256",
+                                     "bool", "bytes", "bytes32", "string", "address[]", "uint256[]"]
+                        },
+                        "val": {"description": "The value: decimal strings in base units for integers"}
+                    }
+                }
+            },
+            "value": {"type": "number", "description": "ETH sent with the call, in ETH (not wei)"}
+        }
+    });
+    json!({
+        "$schema": "https://json-schema.org/draft/2020-12/schema",
+        "title": "Intent2Tx instance",
+        "type": "object",
+        "properties": {
+            "id": {"type": "string", "description": "Unique within the dataset"},
+            "intent": {"type": "string", "description": "The natural-language goal shown to the model"},
+            "ground_truth": {
+                "description": "One call, or an ordered array of calls (multi-step)",
+                "anyOf": [{"$ref": "#/$defs/call"}, {"type": "array", "items": {"$ref": "#/$defs/call"}}]
+            },
+            "metadata": {
+                "type": "object",
+                "properties": {
+                    "category": {"type": "string", "enum": CATEGORIES, "description": "One of the paper's 11 categories"},
+                    "sub_category": {"type": "string", "description": "e.g. MultiHopSwap, Bridge, ClaimReward"},
+                    "sender": {"type": "string", "description": "The sending account (0x address)"},
+                    "block": {"type": "integer", "description": "Mainnet block of the original transaction (fork mode forks at block − 1)"},
+                    "tx_hash": {"type": "string", "description": "The original transaction"}
+                }
+            }
+        },
+        "$defs": {"call": call}
+    })
+}

@@ -284,3 +284,29 @@ pub async fn selftest_quest_task(
 pub fn get_quest_schema() -> String {
     crucible_questbench::task::schema_json()
 }
+
+/// Validates one Intent2Tx instance's JSON text; the problem names the field.
+#[tauri::command]
+pub fn validate_intent_instance(text: String) -> Validation {
+    studio::validate_intent(&text)
+}
+
+/// Saves an Intent2Tx instance into the studio pack `pack` (replacing the instance with its id
+/// there); returns the file written.
+#[tauri::command]
+pub async fn save_intent_instance(
+    state: tauri::State<'_, AppState>,
+    text: String,
+    pack: String,
+) -> Res<String> {
+    blocking(&state, move |c| {
+        Ok(studio::save_intent(&c, &text, &pack)?.display().to_string())
+    })
+    .await
+}
+
+/// The JSON Schema of an Intent2Tx instance (drives the editor's completion).
+#[tauri::command]
+pub fn get_intent_schema() -> String {
+    crucible_intent2tx::schema::instance_json_schema().to_string()
+}

@@ -5,7 +5,8 @@
 // This entry only keeps the page's state and wires the parts in ./tasks/ to each other.
 import { benchNames } from "../bench";
 import { h, mount } from "../dom";
-import { getQuestSchema, getSystemStatus } from "../ipc";
+import { getIntentSchema, getQuestSchema, getSystemStatus } from "../ipc";
+import type { Bench } from "../bindings";
 import { catalogue } from "./tasks/catalogue";
 import type { State } from "./tasks/common";
 import { taskDetail } from "./tasks/detail";
@@ -14,6 +15,7 @@ import { importToggle } from "./tasks/import";
 // Module-level: the schema is fetched once per app session, and the state survives leaving the
 // page so that coming back reopens the same task, tab and seed.
 let schema: Record<string, unknown> | null = null;
+let intentSchema: Record<string, unknown> | null = null;
 
 const state: State = { catalogue: null, dataDir: "", selected: null, detail: null, tab: "overview", seed: 0, doc: null };
 
@@ -23,7 +25,7 @@ export async function renderTasks(root: HTMLElement): Promise<void> {
     refreshList: browser.fill,
     reload: browser.load,
     setQuery: browser.setQuery,
-    schema: () => schema,
+    schema: (bench: Bench) => (bench === "intent2tx" ? intentSchema : schema),
   });
   const importer = importToggle(state, { reload: browser.load, showDetail: detail.show });
 
@@ -38,6 +40,7 @@ export async function renderTasks(root: HTMLElement): Promise<void> {
   );
   void getSystemStatus().then((r) => { if (r.ok) state.dataDir = r.value.data_dir; });
   if (!schema) void getQuestSchema().then((r) => { if (r.ok) schema = JSON.parse(r.value); });
+  if (!intentSchema) void getIntentSchema().then((r) => { if (r.ok) intentSchema = JSON.parse(r.value); });
   await browser.load();
   if (state.selected) await detail.select(state.selected.bench, state.selected.id, state.tab);
 }

@@ -39,7 +39,10 @@ pub use dry_run::{
 pub use render::{
     render_quest, render_task, validate_quest, CheckRow, ParamRow, QuestRender, Validation,
 };
-pub use save::{import_intent, save_quest, IntentImport, IntentRowError};
+pub use save::{
+    import_intent, save_intent, save_quest, validate_intent, IntentImport, IntentRowError,
+    STUDIO_INTENT_PACK,
+};
 pub use wizard::new_from_template;
 
 /// Everything the studio can fail with (a failed dry-run is a result, not an error).

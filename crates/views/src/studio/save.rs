@@ -175,3 +175,67 @@ pub fn import_intent(
         written,
     })
 }
+
+/// The studio's own Intent2Tx pack, where edited instances are saved unless they come from another
+/// user pack.
+pub const STUDIO_INTENT_PACK: &str = "my-intent2tx-tasks";
+
+/// Validates one Intent2Tx instance's JSON text; the problem names the field.
+pub fn validate_intent(text: &str) -> super::Validation {
+    match intent::import::parse_instance(text) {
+        Ok(_) => super::Validation {
+            ok: true,
+            field: String::new(),
+            message: String::new(),
+        },
+        Err((field, message)) => super::Validation {
+            ok: false,
+            field,
+            message,
+        },
+    }
+}
+
+/// Saves one Intent2Tx instance into the studio pack `pack` (`<user>/intent2tx/PACK/instances.jsonl`,
+/// created when needed): an instance with the same id there is replaced, any other is appended.
+/// Refused, writing nothing, when the text is invalid or the id belongs to another dataset. Returns
+/// the file written.
+pub fn save_intent(config: &Config, text: &str, pack: &str) -> Result<PathBuf, StudioError> {
+    let inst = intent::import::parse_instance(text)
+        .map_err(|(_, m)| StudioError::Invalid(format!("not saved: {m}")))?;
+    if pack.is_empty()
+        || !pack
+            .chars()
+            .all(|c| c.is_ascii_alphanumeric() || c == '_' || c == '-')
+    {
+        return Err(StudioError::Invalid(format!(
+            "pack name {pack:?} must be non-empty [A-Za-z0-9_-]"
+        )));
+    }
+    let dir = user_dir(config).join("intent2tx").join(pack);
+    let file = dir.join("instances.jsonl");
+    let (existing, _) = intent_instances(config);
+    if let Some((_, f, _)) = existing
+        .iter()
+        .find(|(_, f, e)| e.id == inst.id && !same_file(f, &file))
+    {
+        return Err(StudioError::Invalid(format!(
+            "id: {:?} is already used by {}; give the instance a new id to save it in {pack}",
+            inst.id,
+            f.display()
+        )));
+    }
+    let mut rows = if file.is_file() {
+        intent::import::load_clean(&file)?
+    } else {
+        Vec::new()
+    };
+    match rows.iter_mut().find(|r| r.id == inst.id) {
+        Some(r) => *r = inst,
+        None => rows.push(inst),
+    }
+    std::fs::create_dir_all(&dir).map_err(io_err(&dir))?;
+    intent::import::write_jsonl(&file, &rows)?;
+    tracing::info!(target: "studio", path = %file.display(), "intent2tx instance saved");
+    Ok(file)
+}

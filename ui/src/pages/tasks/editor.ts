@@ -1,15 +1,17 @@
-// Tasks studio: the Edit tab of a QuestBench task. A textarea with line numbers, live validation
-// naming the field, schema completion, and saving (the core refuses to write an invalid task).
+// Tasks studio: the Edit tab of a QuestBench task or an Intent2Tx instance. A textarea with line
+// numbers, live validation naming the field, schema completion, and saving (the core refuses to
+// write an invalid task; Intent2Tx instances are saved into a studio content pack).
 import { h, mount } from "../../dom";
-import { saveQuestTask, validateQuestTask } from "../../ipc";
+import { saveIntentInstance, saveQuestTask, validateIntentInstance, validateQuestTask } from "../../ipc";
+import type { Bench } from "../../bindings";
 import { suggest, type Suggestion } from "../../schema-complete";
 import { badge, studioError, type State } from "./common";
 
 export interface EditorDeps {
   /** Fetches the catalogue again once a save has written a file. */
   reload(): Promise<void>;
-  /** The task format's schema; read on each completion since it arrives after the page opens. */
-  schema(): Record<string, unknown> | null;
+  /** The benchmark's task schema; read on each completion since it arrives after the page opens. */
+  schema(bench: Bench): Record<string, unknown> | null;
 }
 
 export function editor(state: State, deps: EditorDeps): HTMLElement {
@@ -18,11 +20,19 @@ export function editor(state: State, deps: EditorDeps): HTMLElement {
   const area = h("textarea", { id: "editor", spellcheck: "false", "aria-label": "Task JSON", "aria-describedby": "editor-status", wrap: "off" }) as HTMLTextAreaElement;
   area.value = doc.text;
   const status = h("div", { id: "editor-status", "aria-live": "polite" });
+  const bench: Bench = state.detail?.summary.bench ?? "questbench";
+  const intent = bench === "intent2tx";
   const userPath = `${state.dataDir}/tasks/questbench/atomic/${state.detail?.summary.id ?? "task"}.json`;
-  const target = h("select", { id: "save-target", "aria-label": "Save to" },
-    h("option", { value: doc.path }, `this file (${doc.path})`),
-    doc.path !== userPath && state.dataDir ? h("option", { value: userPath }, `user task folder (${userPath})`) : null,
-  );
+  // Intent2Tx: the studio pack the instance is in (when it is in one), or the studio's own pack.
+  const ownPack = intent ? /\/tasks\/intent2tx\/([A-Za-z0-9_-]+)\/instances\.jsonl$/.exec(doc.path)?.[1] ?? null : null;
+  const target = intent
+    ? h("select", { id: "save-target", "aria-label": "Save to" },
+      ownPack ? h("option", { value: ownPack }, `its pack ${ownPack} (${doc.path})`) : null,
+      ownPack !== "my-intent2tx-tasks" ? h("option", { value: "my-intent2tx-tasks" }, "the studio pack my-intent2tx-tasks (give a project instance a new id first)") : null)
+    : h("select", { id: "save-target", "aria-label": "Save to" },
+      h("option", { value: doc.path }, `this file (${doc.path})`),
+      doc.path !== userPath && state.dataDir ? h("option", { value: userPath }, `user task folder (${userPath})`) : null,
+    );
   const save = h("button", { type: "button", class: "btn primary", id: "editor-save" }, "Save");
   const saved = h("div", { id: "editor-saved", "aria-live": "polite" });
   let badLine = -1;
@@ -34,13 +44,13 @@ export function editor(state: State, deps: EditorDeps): HTMLElement {
   let timer: number | undefined;
   const validate = async () => {
     doc.text = area.value;
-    const r = await validateQuestTask(doc.text, doc.path);
+    const r = intent ? await validateIntentInstance(doc.text) : await validateQuestTask(doc.text, doc.path);
     if (!r.ok) { mount(status, studioError(r.error, "editor-error")); return; }
     const v = r.value;
     badLine = v.ok ? -1 : lineOf(doc.text, v.field, v.message);
     paint();
     mount(status, v.ok
-      ? h("p", { class: "valid", id: "editor-valid" }, badge(true, "valid", ""), " The task loads; Render and Dry-run use this text.")
+      ? h("p", { class: "valid", id: "editor-valid" }, badge(true, "valid", ""), intent ? " The instance imports; Save writes it into the chosen pack." : " The task loads; Render and Dry-run use this text.")
       : h("div", { class: "error", role: "alert", id: "editor-error", "data-field": v.field },
           h("strong", {}, v.field ? `Field ${v.field}` : "Invalid JSON"), badLine > 0 ? h("span", { class: "small" }, ` (line ${badLine})`) : null,
           h("pre", {}, v.message)));
@@ -63,7 +73,7 @@ export function editor(state: State, deps: EditorDeps): HTMLElement {
     area.setAttribute("aria-activedescendant", `complete-${active}`);
   };
   const open = (): boolean => {
-    const schema = deps.schema();
+    const schema = deps.schema(bench);
     if (!schema) return false;
     const s = suggest(schema, area.value, area.selectionStart);
     if (!s) { closeBox(); return false; }
@@ -114,24 +124,35 @@ export function editor(state: State, deps: EditorDeps): HTMLElement {
   save.addEventListener("click", async () => {
     doc.text = area.value;
     save.setAttribute("disabled", "");
-    const r = await saveQuestTask(doc.text, target.value);
+    const r = intent ? await saveIntentInstance(doc.text, (target as HTMLSelectElement).value) : await saveQuestTask(doc.text, target.value);
     save.removeAttribute("disabled");
     if (!r.ok) { mount(saved, studioError(r.error, "save-error")); return; }
     mount(saved, h("p", { class: "valid", id: "save-ok" }, badge(true, "saved", ""), " ", h("span", { class: "mono small" }, r.value)));
-    doc.path = r.value;
+    if (!intent) doc.path = r.value;
     await deps.reload();
   });
   paint();
   void validate();
   return h("div", {},
-    h("p", { class: "muted small" }, "Ctrl+Space (or typing a quote) completes keys and values from the task schema; Tab indents; Escape moves focus to Save. Errors name the field, as the loader reports them."),
+    h("p", { class: "muted small" }, "Ctrl+Space (or typing a quote) completes keys and values from the format's schema; Tab indents; Escape moves focus to Save. Errors name the field, as the loader reports them."),
     h("div", { class: "editor" }, lines, area),
     box,
     status,
     h("div", { class: "row save-row" }, save, h("label", { for: "save-target" }, "to"), target),
     saved,
-    schemaHints(),
+    intent ? intentHints() : schemaHints(),
   );
+}
+
+/** The Intent2Tx instance fields (the paper's format). */
+function intentHints(): HTMLElement {
+  const fields: [string, string][] = [
+    ["id", "unique in the dataset"], ["intent", "the goal in words, shown to the model"],
+    ["ground_truth", "{contract, contract_address, function, params: {name: {type, val}}, value} or an array of them"],
+    ["metadata", "{category (one of the paper's 11), sub_category, sender, block, tx_hash}"],
+  ];
+  return h("details", { class: "hints" }, h("summary", {}, "Instance fields"),
+    h("dl", { class: "facts small" }, ...fields.flatMap(([k, v]) => [h("dt", { class: "mono" }, k), h("dd", {}, v)])));
 }
 
 /** The 1-based line an error points at: serde's "line N" for syntax errors, else the line of the
