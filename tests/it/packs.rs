@@ -399,3 +399,87 @@ async fn an_imported_intent2tx_file_runs_with_execution_where_the_universe_allow
         "{err}"
     );
 }
+
+#[test]
+fn bad_packs_name_the_file_and_field_while_the_others_load() {
+    let tmp = tempfile::tempdir().unwrap();
+    let data = tmp.path().join("data");
+    let packs = data.join("packs");
+    let good = new_task_pack(&packs, "good", "good_transfer");
+    let edit = |name: &str, id: &str, f: &dyn Fn(&mut Value)| {
+        let dir = new_task_pack(&packs, name, id);
+        let file = dir.join(format!("{id}.json"));
+        let mut v: Value = serde_json::from_str(&std::fs::read_to_string(&file).unwrap()).unwrap();
+        f(&mut v);
+        std::fs::write(&file, serde_json::to_string_pretty(&v).unwrap()).unwrap();
+        dir
+    };
+    edit("absolute", "abs_task", &|v| {
+        v["solutions"]["reference"] = "/etc/passwd".into()
+    });
+    edit("climbs", "climb_task", &|v| {
+        v["solutions"]["wrong"][0]["file"] = "../../good/bnb_transfer_basic/reference.ts".into()
+    });
+    edit("missing", "missing_task", &|v| {
+        v["solutions"]["reference"] = "bnb_transfer_basic/nope.ts".into()
+    });
+    let link = new_task_pack(&packs, "linked", "linked_task");
+    std::os::unix::fs::symlink(
+        good.join("bnb_transfer_basic/reference.ts"),
+        link.join("bnb_transfer_basic/outside.ts"),
+    )
+    .unwrap();
+    let malformed = packs.join("malformed");
+    std::fs::create_dir_all(&malformed).unwrap();
+    std::fs::write(malformed.join("broken.json"), "{ \"id\": ").unwrap();
+
+    let (ok, list, err) = crucible(&data, &["packs", "list", "--json"]);
+    assert!(ok, "{err}");
+    assert!(pack(&list, "good")["error"].is_null(), "{list}");
+    assert_eq!(pack(&list, "good")["tasks"], 1);
+    for (name, needles) in [
+        (
+            "absolute",
+            &["abs_task.json", "solutions.reference", "/etc/passwd"][..],
+        ),
+        (
+            "climbs",
+            &["climb_task.json", "solutions.wrong[0].file", ".."][..],
+        ),
+        (
+            "missing",
+            &["missing_task.json", "solutions", "nope.ts"][..],
+        ),
+        ("linked", &["outside.ts", "symbolic link"][..]),
+        ("malformed", &["broken.json"][..]),
+    ] {
+        let e = pack(&list, name)["error"]
+            .as_str()
+            .unwrap_or_default()
+            .to_string();
+        for n in needles {
+            assert!(e.contains(n), "{name}: {n:?} not in {e:?}");
+        }
+        // A broken pack cannot be run; the error names it and nothing is stored.
+        let db = tmp.path().join("runs.db");
+        let (ok, _, err) = crucible(
+            &data,
+            &[
+                "run",
+                "--bench",
+                "questbench",
+                "--pack",
+                name,
+                "--model",
+                "builtin:reference",
+                "--db",
+                db.to_str().unwrap(),
+            ],
+        );
+        assert!(
+            !ok && err.contains(name) && err.contains("does not load"),
+            "{name}: {err}"
+        );
+        assert!(!db.exists(), "a refused run creates no database");
+    }
+}
