@@ -367,3 +367,47 @@ fn bad_release_input_names_the_file_the_task_and_the_field() {
         .collect();
     assert_eq!(names.len(), 8 + 1, "{names:?}");
 }
+
+#[test]
+fn pilot_selftest_and_import_release_through_the_cli() {
+    let tmp = tempfile::tempdir().unwrap();
+    let data = tmp.path().join("data");
+    let fx = fixture();
+    let fx = fx.to_str().unwrap();
+    let (ok, rep, err) = crucible(
+        &data,
+        &["pilot", "selftest", "--tasks-dir", fx, "--seeds", "7,8", "--json"],
+    );
+    assert!(ok, "{err}");
+    assert_eq!((rep["passed"].as_bool(), rep["tasks"].as_u64()), (Some(true), Some(48)));
+    assert_eq!(rep["seeds"], serde_json::json!([7, 8]));
+
+    let (ok, imp, err) = crucible(&data, &["pilot", "import-release", fx, "--name", "pr", "--json"]);
+    assert!(ok, "{err}");
+    assert_eq!(imp["tasks"].as_u64(), Some(48));
+    let pack = data.join("packs/pr");
+    let manifest: Value =
+        serde_json::from_str(&std::fs::read_to_string(pack.join("pack.json")).unwrap()).unwrap();
+    assert_eq!(manifest["benchmark"], "pilot");
+    assert!(!pack.join("README.md").exists(), "only the release's own files are copied");
+    let (ok, list, err) = crucible(&data, &["packs", "list", "--json"]);
+    assert!(ok, "{err}");
+    let p = list
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|p| p["name"] == "pr")
+        .unwrap_or_else(|| panic!("{list}"));
+    assert_eq!((p["benchmark"].as_str(), p["tasks"].as_u64()), (Some("pilot"), Some(48)));
+    // Importing again under the same name is refused and leaves the first import intact.
+    let (ok, _, err) = crucible(&data, &["pilot", "import-release", fx, "--name", "pr"]);
+    assert!(!ok && err.contains("exists already"), "{err}");
+    assert!(pack.join("pack.json").is_file());
+    // A folder that is not the release is refused by name.
+    let (ok, _, err) = crucible(
+        &data,
+        &["pilot", "import-release", tmp.path().to_str().unwrap(), "--name", "x"],
+    );
+    assert!(!ok && err.contains("not a PILOT-Bench release folder"), "{err}");
+    assert!(!data.join("packs/x").exists());
+}
