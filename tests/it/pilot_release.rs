@@ -70,7 +70,10 @@ fn the_release_cut_loads_as_released_with_its_own_registry_and_variant_ids() {
     // writer on the transformer and the network validator.
     let reg = &lib.registry;
     let deps = |n: &str| reg.tool(reg.id(n).unwrap()).dependencies.clone();
-    assert_eq!(deps("data_processing_validator"), ["data_processing_parser"]);
+    assert_eq!(
+        deps("data_processing_validator"),
+        ["data_processing_parser"]
+    );
     assert_eq!(
         deps("file_operations_writer"),
         ["data_processing_transformer", "network_validator"]
@@ -204,9 +207,14 @@ async fn a_run_of_the_release_pack_stores_variants_and_the_report_groups_by_them
     let again = run::rescore(&ctx, &rep.run_id).await.unwrap();
     assert_eq!(again.changed, Some(0));
 
-    let ds = Dataset::load(&store, &[rep.run_id.clone()], BenchSelection(None), Scoring::Crucible)
-        .await
-        .unwrap();
+    let ds = Dataset::load(
+        &store,
+        &[rep.run_id.clone()],
+        BenchSelection(None),
+        Scoring::Crucible,
+    )
+    .await
+    .unwrap();
     let r = report::build(&ds, BenchSelection(None), &Default::default());
     let p = r.pilot.as_ref().unwrap();
     // One row per (model, variant, prompt type): 2 × 8 × 4, each of 6 tasks.
@@ -267,8 +275,7 @@ fn packs_add_detects_the_raw_release_folder() {
         (Some("release-cut"), Some("pilot"), Some(48))
     );
     if let Some(dir) = full_release() {
-        let (ok, added, err) =
-            crucible(&data, &["packs", "add", dir.to_str().unwrap(), "--json"]);
+        let (ok, added, err) = crucible(&data, &["packs", "add", dir.to_str().unwrap(), "--json"]);
         assert!(ok, "{err}");
         assert_eq!(
             (added["benchmark"].as_str(), added["tasks"].as_u64()),
@@ -357,7 +364,10 @@ fn bad_release_input_names_the_file_the_task_and_the_field() {
     // No registry at all.
     std::fs::remove_file(&reg_path).unwrap();
     let e = load_err();
-    assert!(e.contains("tool_registry.json") && e.contains("not found"), "{e}");
+    assert!(
+        e.contains("tool_registry.json") && e.contains("not found"),
+        "{e}"
+    );
 
     // Nothing was written into the pack folder by any of this.
     let names: BTreeSet<String> = std::fs::read_dir(&dir)
@@ -376,20 +386,37 @@ fn pilot_selftest_and_import_release_through_the_cli() {
     let fx = fx.to_str().unwrap();
     let (ok, rep, err) = crucible(
         &data,
-        &["pilot", "selftest", "--tasks-dir", fx, "--seeds", "7,8", "--json"],
+        &[
+            "pilot",
+            "selftest",
+            "--tasks-dir",
+            fx,
+            "--seeds",
+            "7,8",
+            "--json",
+        ],
     );
     assert!(ok, "{err}");
-    assert_eq!((rep["passed"].as_bool(), rep["tasks"].as_u64()), (Some(true), Some(48)));
+    assert_eq!(
+        (rep["passed"].as_bool(), rep["tasks"].as_u64()),
+        (Some(true), Some(48))
+    );
     assert_eq!(rep["seeds"], serde_json::json!([7, 8]));
 
-    let (ok, imp, err) = crucible(&data, &["pilot", "import-release", fx, "--name", "pr", "--json"]);
+    let (ok, imp, err) = crucible(
+        &data,
+        &["pilot", "import-release", fx, "--name", "pr", "--json"],
+    );
     assert!(ok, "{err}");
     assert_eq!(imp["tasks"].as_u64(), Some(48));
     let pack = data.join("packs/pr");
     let manifest: Value =
         serde_json::from_str(&std::fs::read_to_string(pack.join("pack.json")).unwrap()).unwrap();
     assert_eq!(manifest["benchmark"], "pilot");
-    assert!(!pack.join("README.md").exists(), "only the release's own files are copied");
+    assert!(
+        !pack.join("README.md").exists(),
+        "only the release's own files are copied"
+    );
     let (ok, list, err) = crucible(&data, &["packs", "list", "--json"]);
     assert!(ok, "{err}");
     let p = list
@@ -398,7 +425,10 @@ fn pilot_selftest_and_import_release_through_the_cli() {
         .iter()
         .find(|p| p["name"] == "pr")
         .unwrap_or_else(|| panic!("{list}"));
-    assert_eq!((p["benchmark"].as_str(), p["tasks"].as_u64()), (Some("pilot"), Some(48)));
+    assert_eq!(
+        (p["benchmark"].as_str(), p["tasks"].as_u64()),
+        (Some("pilot"), Some(48))
+    );
     // Importing again under the same name is refused and leaves the first import intact.
     let (ok, _, err) = crucible(&data, &["pilot", "import-release", fx, "--name", "pr"]);
     assert!(!ok && err.contains("exists already"), "{err}");
@@ -406,8 +436,17 @@ fn pilot_selftest_and_import_release_through_the_cli() {
     // A folder that is not the release is refused by name.
     let (ok, _, err) = crucible(
         &data,
-        &["pilot", "import-release", tmp.path().to_str().unwrap(), "--name", "x"],
+        &[
+            "pilot",
+            "import-release",
+            tmp.path().to_str().unwrap(),
+            "--name",
+            "x",
+        ],
     );
-    assert!(!ok && err.contains("not a PILOT-Bench release folder"), "{err}");
+    assert!(
+        !ok && err.contains("not a PILOT-Bench release folder"),
+        "{err}"
+    );
     assert!(!data.join("packs/x").exists());
 }

@@ -272,7 +272,12 @@ pub fn parse_registry(text: &str, path: &Path) -> Result<Registry, PilotError> {
         message: e.to_string(),
     })?;
     if entries.0.is_empty() {
-        return Err(field_err(path, None, "tools", "the registry lists no tools".into()));
+        return Err(field_err(
+            path,
+            None,
+            "tools",
+            "the registry lists no tools".into(),
+        ));
     }
     let names: Vec<String> = entries.0.iter().map(|(k, _)| k.clone()).collect();
     let mut tools = Vec::with_capacity(entries.0.len());
@@ -298,7 +303,13 @@ fn tool_of(key: &str, value: Value, path: &Path) -> Result<Tool, PilotError> {
     let Value::Object(mut m) = value else {
         return Err(field_err(path, item, "", "expected an object".into()));
     };
-    let name: String = need(take(&mut m, "name", path, &item, "")?, "name", path, &item, "")?;
+    let name: String = need(
+        take(&mut m, "name", path, &item, "")?,
+        "name",
+        path,
+        &item,
+        "",
+    )?;
     if name != key {
         return Err(field_err(
             path,
@@ -308,7 +319,8 @@ fn tool_of(key: &str, value: Value, path: &Path) -> Result<Tool, PilotError> {
         ));
     }
     let description: String = take(&mut m, "description", path, &item, "")?.unwrap_or_default();
-    let parameters: Vec<Parameter> = take(&mut m, "parameters", path, &item, "")?.unwrap_or_default();
+    let parameters: Vec<Parameter> =
+        take(&mut m, "parameters", path, &item, "")?.unwrap_or_default();
     let returns: Vec<Return> = take(&mut m, "returns", path, &item, "")?.unwrap_or_default();
     let errors: Vec<ErrorSpec> = take(&mut m, "errors", path, &item, "")?.unwrap_or_default();
     if errors.is_empty() {
@@ -316,7 +328,8 @@ fn tool_of(key: &str, value: Value, path: &Path) -> Result<Tool, PilotError> {
             path,
             item,
             "errors",
-            "empty or missing: the simulator draws a failed call's error code from this list".into(),
+            "empty or missing: the simulator draws a failed call's error code from this list"
+                .into(),
         ));
     }
     let dependencies: Vec<String> =
@@ -348,8 +361,14 @@ fn tool_of(key: &str, value: Value, path: &Path) -> Result<Tool, PilotError> {
         take(&mut m, "dependency_metadata", path, &item, "")?.unwrap_or_default();
     let level: u32 =
         take(&mut dep_meta, "level", path, &item, "dependency_metadata.")?.unwrap_or(0);
-    let execution_order: u32 =
-        take(&mut dep_meta, "execution_order", path, &item, "dependency_metadata.")?.unwrap_or(0);
+    let execution_order: u32 = take(
+        &mut dep_meta,
+        "execution_order",
+        path,
+        &item,
+        "dependency_metadata.",
+    )?
+    .unwrap_or(0);
     let canonical_name: String =
         take(&mut m, "canonical_name", path, &item, "")?.unwrap_or_else(|| name.clone());
     let aliases: Vec<String> = take(&mut m, "aliases", path, &item, "")?.unwrap_or_default();
@@ -442,7 +461,12 @@ pub fn parse_task_file(
     let tasks = match top.remove("tasks") {
         Some(Value::Array(a)) => a,
         Some(_) => {
-            return Err(field_err(path, None, "tasks", "expected an array of tasks".into()))
+            return Err(field_err(
+                path,
+                None,
+                "tasks",
+                "expected an array of tasks".into(),
+            ))
         }
         None => return Err(field_err(path, None, "tasks", "missing".into())),
     };
@@ -452,7 +476,11 @@ pub fn parse_task_file(
     let file = file_name(path);
     for (i, v) in tasks.into_iter().enumerate() {
         let t = task_of(v, i, path, &file, variant, registry)?;
-        let rid = t.release.as_ref().map(|r| r.instance_id.clone()).unwrap_or_default();
+        let rid = t
+            .release
+            .as_ref()
+            .map(|r| r.instance_id.clone())
+            .unwrap_or_default();
         if !seen.insert(rid.clone()) {
             return Err(field_err(
                 path,
@@ -660,9 +688,7 @@ pub fn quirks(reg: &Registry, required: &[super::registry::ToolId]) -> Quirks {
                 .any(|b| reg.closure_mask(*a) & (1 << b.0) != 0)
         }),
         no_output_tool: !required.iter().any(|t| reg.is_output(*t)),
-        unlisted_prerequisites: required
-            .iter()
-            .any(|t| reg.closure_mask(*t) & !mask != 0),
+        unlisted_prerequisites: required.iter().any(|t| reg.closure_mask(*t) & !mask != 0),
     }
 }
 
@@ -692,8 +718,18 @@ mod tests {
         // Deliberately not in alphabetical order: the file order is the registry order.
         let mut m = serde_json::Map::new();
         for (n, c, o, d) in [
-            ("file_operations_reader", "file_operations", "reader", vec![]),
-            ("data_processing_parser", "data_processing", "parser", vec![]),
+            (
+                "file_operations_reader",
+                "file_operations",
+                "reader",
+                vec![],
+            ),
+            (
+                "data_processing_parser",
+                "data_processing",
+                "parser",
+                vec![],
+            ),
             (
                 "file_operations_writer",
                 "file_operations",
@@ -751,7 +787,10 @@ mod tests {
         );
         let w = reg.id("file_operations_writer").unwrap();
         assert!(reg.is_output(w));
-        assert_eq!(reg.deps_mask(w), 1 << reg.id("data_processing_parser").unwrap().0);
+        assert_eq!(
+            reg.deps_mask(w),
+            1 << reg.id("data_processing_parser").unwrap().0
+        );
         let extra = reg.tool(w).release_extra.as_ref().unwrap();
         assert_eq!(extra["differentiation_enhanced"], true);
         assert_eq!(extra["metadata"]["created_at"], "2025-06-27T17:38:31");
@@ -766,12 +805,20 @@ mod tests {
             dir.path(),
             json!([
                 // order conflicts with the dependency (writer needs parser) and is kept
-                task("task_b", "basic_task", &["file_operations_writer", "data_processing_parser"]),
+                task(
+                    "task_b",
+                    "basic_task",
+                    &["file_operations_writer", "data_processing_parser"]
+                ),
                 task("task_a", "multi_stage_pipeline", &["utility_cache"]),
             ]),
         );
         let lib = TaskLibrary::load(dir.path()).unwrap();
-        let ids: Vec<&str> = lib.tasks.iter().map(|t| t.task.instance_id.as_str()).collect();
+        let ids: Vec<&str> = lib
+            .tasks
+            .iter()
+            .map(|t| t.task.instance_id.as_str())
+            .collect();
         assert_eq!(ids, ["task_a@easy", "task_b@easy"]);
         let b = &lib.get("task_b@easy").unwrap().task;
         assert_eq!(b.required_tools[0], "file_operations_writer");
@@ -786,7 +833,10 @@ mod tests {
         assert!(q.order_conflict && !q.no_output_tool);
         let q = quirks(&lib.registry, &lib.get("task_a@easy").unwrap().required);
         assert!(q.no_output_tool && !q.order_conflict);
-        assert_eq!(lib.release.as_ref().unwrap().files[0].metadata["num_tasks"], 2);
+        assert_eq!(
+            lib.release.as_ref().unwrap().files[0].metadata["num_tasks"],
+            2
+        );
     }
 
     #[test]
@@ -794,7 +844,11 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         write_pack(
             dir.path(),
-            json!([task("task_x", "basic_task", &["file_operations_teleporter"])]),
+            json!([task(
+                "task_x",
+                "basic_task",
+                &["file_operations_teleporter"]
+            )]),
         );
         let err = TaskLibrary::load(dir.path()).unwrap_err().to_string();
         assert!(
@@ -804,9 +858,15 @@ mod tests {
                 && err.contains("file_operations_teleporter"),
             "{err}"
         );
-        write_pack(dir.path(), json!([task("task_x", "fancy_task", &["utility_cache"])]));
+        write_pack(
+            dir.path(),
+            json!([task("task_x", "fancy_task", &["utility_cache"])]),
+        );
         let err = TaskLibrary::load(dir.path()).unwrap_err().to_string();
-        assert!(err.contains("task_type") && err.contains("fancy_task"), "{err}");
+        assert!(
+            err.contains("task_type") && err.contains("fancy_task"),
+            "{err}"
+        );
         let mut t = task("task_x", "basic_task", &["utility_cache"]);
         t["complexity"] = json!(7);
         write_pack(dir.path(), json!([t]));
@@ -822,6 +882,9 @@ mod tests {
         std::fs::remove_file(dir.path().join(format!("{TASK_FILE_PREFIX}ultra.json"))).unwrap();
         std::fs::remove_file(dir.path().join(RELEASE_REGISTRY_FILE)).unwrap();
         let err = TaskLibrary::load(dir.path()).unwrap_err().to_string();
-        assert!(err.contains(RELEASE_REGISTRY_FILE) && err.contains("not found"), "{err}");
+        assert!(
+            err.contains(RELEASE_REGISTRY_FILE) && err.contains("not found"),
+            "{err}"
+        );
     }
 }

@@ -68,9 +68,7 @@ impl FaultKind {
     /// Whether an outcome counts as caught.
     pub fn caught(self, outcome: Outcome) -> bool {
         match self {
-            Self::SkipLast | Self::Reversed | Self::NoCompletion => {
-                outcome != Outcome::FullSuccess
-            }
+            Self::SkipLast | Self::Reversed | Self::NoCompletion => outcome != Outcome::FullSuccess,
             Self::UnknownTool | Self::Loop => outcome == Outcome::Failure,
         }
     }
@@ -104,7 +102,10 @@ impl Agent for FaultAgent {
             FaultKind::Loop => {
                 return Some(format!(
                     "<tool_call>{}</tool_call>",
-                    self.plan.first().map(String::as_str).unwrap_or("no_such_tool")
+                    self.plan
+                        .first()
+                        .map(String::as_str)
+                        .unwrap_or("no_such_tool")
                 ))
             }
             _ => {}
@@ -256,7 +257,9 @@ pub fn run_engine(engine: &Engine, seeds: &[u64]) -> SelftestReport {
         let (rendered, solution, solver) = match prepared {
             Ok(x) => x,
             Err(e) => {
-                result.problems.push(format!("cannot prepare the task: {e}"));
+                result
+                    .problems
+                    .push(format!("cannot prepare the task: {e}"));
                 results.push(result);
                 continue;
             }

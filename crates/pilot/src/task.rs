@@ -596,8 +596,7 @@ impl TaskLibrary {
             let unpaired_release = task.release.is_some()
                 && task.operations.is_empty()
                 && task.operation_tools.is_empty();
-            if !unpaired_release
-                && (a != b || task.operations.len() != task.operation_tools.len())
+            if !unpaired_release && (a != b || task.operations.len() != task.operation_tools.len())
             {
                 return Err(bad(format!("task {}: operation_tools must pair one tool with each operation and hold the same tools as required_tools", task.instance_id)));
             }

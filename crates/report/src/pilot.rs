@@ -345,12 +345,24 @@ mod tests {
     #[test]
     fn variant_table_groups_release_tasks_by_their_variant() {
         let mut ds = Dataset::default();
-        sample(&mut ds, "m", "task_a@hard_biased", "optimal", "full_success");
+        sample(
+            &mut ds,
+            "m",
+            "task_a@hard_biased",
+            "optimal",
+            "full_success",
+        );
         sample(&mut ds, "m", "task_a@easy", "optimal", "full_success");
         sample(&mut ds, "m", "task_b@easy", "optimal", "failure");
         sample(&mut ds, "m", "task_b@easy", "baseline", "partial_success");
         // Crucible's own task ids carry no variant and stay out of the table.
-        sample(&mut ds, "m", "basic_file_processing_0001", "optimal", "failure");
+        sample(
+            &mut ds,
+            "m",
+            "basic_file_processing_0001",
+            "optimal",
+            "failure",
+        );
         let t = tables(&ds, &HashMap::new()).unwrap();
         let rows: Vec<(&str, &str, usize, f64, f64)> = t
             .by_variant
@@ -374,8 +386,17 @@ mod tests {
             ]
         );
         let mut only_crucible = Dataset::default();
-        sample(&mut only_crucible, "m", "basic_file_processing_0001", "optimal", "failure");
-        assert!(tables(&only_crucible, &HashMap::new()).unwrap().by_variant.is_empty());
+        sample(
+            &mut only_crucible,
+            "m",
+            "basic_file_processing_0001",
+            "optimal",
+            "failure",
+        );
+        assert!(tables(&only_crucible, &HashMap::new())
+            .unwrap()
+            .by_variant
+            .is_empty());
         assert_eq!(variant_of_task("x@very_easy"), Some("very_easy"));
         assert_eq!(variant_of_task("x@"), None);
     }
