@@ -209,7 +209,7 @@ async fn a_run_of_the_release_pack_stores_variants_and_the_report_groups_by_them
 
     let ds = Dataset::load(
         &store,
-        &[rep.run_id.clone()],
+        std::slice::from_ref(&rep.run_id),
         BenchSelection(None),
         Scoring::Crucible,
     )
