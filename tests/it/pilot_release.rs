@@ -242,6 +242,43 @@ async fn a_run_of_the_release_pack_stores_variants_and_the_report_groups_by_them
     assert!((full_by_variant - t2.shares.full_pct * t2.shares.n as f64 / 100.0).abs() < 1e-6);
     let tables = report::export::tables(&r);
     assert!(tables.iter().any(|(name, _)| *name == "pilot_by_variant"));
+
+    // The CLI's report prints the variant table and exports it.
+    let db = dir.path().join("c.db");
+    let out_dir = dir.path().join("export");
+    let out = Command::new(env!("CARGO_BIN_EXE_crucible"))
+        .args([
+            "report",
+            "--db",
+            db.to_str().unwrap(),
+            "--bench",
+            "pilot",
+            "--no-ceiling",
+        ])
+        .args(["--format", "csv", "--out", out_dir.to_str().unwrap()])
+        .env("CRUCIBLE_DATA_DIR", dir.path().join("data"))
+        .env("CRUCIBLE_PROJECT_DIR", env!("CARGO_MANIFEST_DIR"))
+        .output()
+        .unwrap();
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert!(
+        text.contains("by description-difficulty variant") && text.contains("hard_biased"),
+        "{text}"
+    );
+    let exported: Vec<String> = std::fs::read_dir(&out_dir)
+        .unwrap()
+        .flatten()
+        .map(|e| e.file_name().to_string_lossy().into_owned())
+        .collect();
+    assert!(
+        exported.iter().any(|n| n.starts_with("pilot_by_variant")),
+        "{exported:?}"
+    );
 }
 
 fn crucible(data: &Path, args: &[&str]) -> (bool, Value, String) {
