@@ -101,8 +101,13 @@ pub fn is_release_dir(dir: &Path) -> bool {
     if dir.join(REGISTRY_FILE).exists() || dir.join(TASKS_FILE).exists() {
         return false;
     }
+    // Any file named like a task file marks the layout, so a bad variant name gets the
+    // release loader's error (naming the file) rather than Crucible's.
     dir.join(RELEASE_REGISTRY_FILE).is_file()
-        || task_files(dir).is_ok_and(|files| !files.is_empty())
+        || std::fs::read_dir(dir).is_ok_and(|rd| {
+            rd.flatten()
+                .any(|e| variant_of_file(&e.file_name().to_string_lossy()).is_some())
+        })
 }
 
 /// The variant of a release task-file name (`task_library_enhanced_v3_easy_biased.json` →
@@ -301,7 +306,7 @@ pub fn parse_registry(text: &str, path: &Path) -> Result<Registry, PilotError> {
 fn tool_of(key: &str, value: Value, path: &Path) -> Result<Tool, PilotError> {
     let item = Some(format!("tool {key}"));
     let Value::Object(mut m) = value else {
-        return Err(field_err(path, item, "", "expected an object".into()));
+        return Err(field_err(path, item, "entry", "expected an object".into()));
     };
     let name: String = need(
         take(&mut m, "name", path, &item, "")?,
@@ -454,7 +459,7 @@ pub fn parse_task_file(
         return Err(field_err(
             path,
             None,
-            "",
+            "file",
             "expected an object {\"tasks\": [...], \"metadata\": {...}}".into(),
         ));
     };
@@ -504,7 +509,7 @@ fn task_of(
 ) -> Result<Task, PilotError> {
     let mut item = Some(format!("task #{}", index + 1));
     let Value::Object(mut m) = v else {
-        return Err(field_err(path, item, "", "expected an object".into()));
+        return Err(field_err(path, item, "entry", "expected an object".into()));
     };
     let rid: String = need(
         take(&mut m, "instance_id", path, &item, "")?,
@@ -879,7 +884,28 @@ mod tests {
         .unwrap();
         let err = TaskLibrary::load(dir.path()).unwrap_err().to_string();
         assert!(err.contains("ultra") && err.contains("file name"), "{err}");
+        // Alone in a folder, a misnamed task file still gets the release loader's error.
+        let lone = tempfile::tempdir().unwrap();
+        std::fs::write(
+            lone.path().join(format!("{TASK_FILE_PREFIX}ultra.json")),
+            "{}",
+        )
+        .unwrap();
+        let err = TaskLibrary::load(lone.path()).unwrap_err().to_string();
+        assert!(err.contains("ultra") && err.contains("file name"), "{err}");
         std::fs::remove_file(dir.path().join(format!("{TASK_FILE_PREFIX}ultra.json"))).unwrap();
+        write_pack(
+            dir.path(),
+            json!([task("task_x", "basic_task", &["utility_cache"])]),
+        );
+        std::fs::write(
+            dir.path().join(format!("{TASK_FILE_PREFIX}hard.json")),
+            "[1]",
+        )
+        .unwrap();
+        let err = TaskLibrary::load(dir.path()).unwrap_err().to_string();
+        assert!(err.contains("hard.json: file: expected an object"), "{err}");
+        std::fs::remove_file(dir.path().join(format!("{TASK_FILE_PREFIX}hard.json"))).unwrap();
         std::fs::remove_file(dir.path().join(RELEASE_REGISTRY_FILE)).unwrap();
         let err = TaskLibrary::load(dir.path()).unwrap_err().to_string();
         assert!(
