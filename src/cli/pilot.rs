@@ -52,6 +52,31 @@ pub enum PilotCmd {
         #[arg(long)]
         json: bool,
     },
+    /// Self-test of a task library: the reference agent solves every task when no call fails and
+    /// never loses on a seed's stream unless a call failed; every fault agent is caught.
+    Selftest {
+        /// Task library directory, either layout (default: the project's tasks/pilot).
+        #[arg(long)]
+        tasks_dir: Option<PathBuf>,
+        /// Seeds, comma-separated.
+        #[arg(long, value_delimiter = ',', default_values_t = [1u64, 2, 3])]
+        seeds: Vec<u64>,
+        /// Print JSON (every task's result).
+        #[arg(long)]
+        json: bool,
+    },
+    /// Copy PILOT-Bench's public release (tool_registry.json + the
+    /// task_library_enhanced_v3_<variant>.json files) into <data dir>/packs/NAME with a pack.json.
+    ImportRelease {
+        /// The release folder.
+        dir: PathBuf,
+        /// Pack name.
+        #[arg(long, default_value = "pilot-public-release")]
+        name: String,
+        /// Print JSON.
+        #[arg(long)]
+        json: bool,
+    },
     /// Every task under all four prompts with a built-in agent: the paper's tables in form.
     Suite {
         /// reference, follows-plan, no-retry or random.
@@ -303,6 +328,51 @@ pub fn pilot(config: &Config, cmd: PilotCmd) -> Result<()> {
                 format!("{} calls in {} cells; configured rate inside the interval in {:.1}% of cells; all inside: {}", rep.calls, rep.cells.len(), 100.0 * rep.inside_share, rep.all_inside)
             });
         }
+        PilotCmd::Selftest {
+            tasks_dir,
+            seeds,
+            json: j,
+        } => {
+            let lib = load(config, tasks_dir)?;
+            let rep = pilot::selftest::run(&lib, &seeds);
+            let v = serde_json::to_value(&rep)?;
+            print(&v, j, || {
+                let mut out = format!(
+                    "{} of {} tasks pass over seeds {:?} (reference full success {:.1}% vs mean ceiling {:.1}%; order conflicts {}, no output tool {}, unlisted prerequisites {})",
+                    rep.passed_tasks,
+                    rep.tasks,
+                    rep.seeds,
+                    rep.reference_full_pct,
+                    rep.mean_ceiling_pct,
+                    rep.quirks.order_conflict,
+                    rep.quirks.no_output_tool,
+                    rep.quirks.unlisted_prerequisites
+                );
+                for r in rep.failing().take(20) {
+                    out.push_str(&format!("\n  {}: {}", r.task, r.problems.join("; ")));
+                }
+                out
+            });
+            if !rep.passed {
+                bail!(
+                    "{} of {} tasks fail the self-test",
+                    rep.tasks - rep.passed_tasks,
+                    rep.tasks
+                );
+            }
+        }
+        PilotCmd::ImportRelease { dir, name, json: j } => {
+            let (target, lib) = import_release(config, &dir, &name)?;
+            let v = json!({"name": name, "path": target, "tasks": lib.tasks.len(), "tools": lib.registry.len()});
+            print(&v, j, || {
+                format!(
+                    "imported {} tasks ({} tools) as pack `{name}` into {}",
+                    lib.tasks.len(),
+                    lib.registry.len(),
+                    target.display()
+                )
+            });
+        }
         PilotCmd::Suite {
             agent,
             seed,
@@ -335,6 +405,74 @@ pub fn pilot(config: &Config, cmd: PilotCmd) -> Result<()> {
         }
     }
     Ok(())
+}
+
+/// Copies the release's files (only its registry and task files) into
+/// `<data dir>/packs/<name>` with a `pack.json`, after checking that they load. Written into a
+/// temporary folder next to the target and renamed, so a failure leaves nothing behind; an
+/// existing pack of that name is never overwritten.
+fn import_release(config: &Config, dir: &Path, name: &str) -> Result<(PathBuf, TaskLibrary)> {
+    if name.is_empty()
+        || !name
+            .chars()
+            .all(|c| c.is_ascii_alphanumeric() || c == '-' || c == '_' || c == '.')
+        || name.starts_with('.')
+    {
+        bail!("--name `{name}`: use letters, digits, `-`, `_` and `.` (not first)");
+    }
+    if !pilot::release::is_release_dir(dir) {
+        bail!(
+            "{}: not a PILOT-Bench release folder (expected {} and {}<variant>.json files)",
+            dir.display(),
+            pilot::release::RELEASE_REGISTRY_FILE,
+            pilot::release::TASK_FILE_PREFIX
+        );
+    }
+    let lib = TaskLibrary::load(dir)?;
+    let packs = config.data_dir.join("packs");
+    let target = packs.join(name);
+    if target.exists() {
+        bail!(
+            "{}: a pack named `{name}` exists already; pick another --name or remove it first",
+            target.display()
+        );
+    }
+    std::fs::create_dir_all(&packs).with_context(|| format!("creating {}", packs.display()))?;
+    let tmp = tempfile::Builder::new()
+        .prefix(".import-")
+        .tempdir_in(&packs)
+        .with_context(|| format!("creating a temporary folder in {}", packs.display()))?;
+    let mut files = vec![pilot::release::RELEASE_REGISTRY_FILE.to_string()];
+    for (path, _) in pilot::release::task_files(dir)? {
+        if let Some(n) = path.file_name() {
+            files.push(n.to_string_lossy().into_owned());
+        }
+    }
+    for f in &files {
+        std::fs::copy(dir.join(f), tmp.path().join(f))
+            .with_context(|| format!("copying {}", dir.join(f).display()))?;
+    }
+    let variants: Vec<&str> = lib
+        .release
+        .as_ref()
+        .map(|r| r.files.iter().map(|f| f.variant.as_str()).collect())
+        .unwrap_or_default();
+    let manifest = json!({
+        "name": name,
+        "benchmark": "pilot",
+        "description": format!("PILOT-Bench public release: {} tasks ({} variants: {}) with the release's own tool registry", lib.tasks.len(), variants.len(), variants.join(", ")),
+        "source": dir.display().to_string(),
+    });
+    std::fs::write(
+        tmp.path().join("pack.json"),
+        serde_json::to_string_pretty(&manifest)? + "\n",
+    )?;
+    let staged = tmp.keep();
+    std::fs::rename(&staged, &target).map_err(|e| {
+        let _ = std::fs::remove_dir_all(&staged);
+        anyhow::anyhow!("moving the import into {}: {e}", target.display())
+    })?;
+    Ok((target, lib))
 }
 
 /// Handles `crucible tasks …`.

@@ -243,6 +243,21 @@ fn text(r: &report::Report) -> String {
                 x.model, x.prompt_type, x.shares.full_pct, x.shares.partial_pct, x.shares.fail_pct
             );
         }
+        if !p.by_variant.is_empty() {
+            s += "\nPILOT-Bench by description-difficulty variant (full / partial / fail %)\n";
+            for x in &p.by_variant {
+                s += &format!(
+                    "  {:<32} {:<13} {:<9} {:>4} {:>5.1} {:>5.1} {:>5.1}\n",
+                    x.model,
+                    x.key,
+                    x.sub,
+                    x.shares.n,
+                    x.shares.full_pct,
+                    x.shares.partial_pct,
+                    x.shares.fail_pct
+                );
+            }
+        }
     }
     s
 }

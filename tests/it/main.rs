@@ -11,6 +11,7 @@ mod intent_exec;
 mod llm;
 mod packs;
 mod pilot;
+mod pilot_release;
 mod providers;
 mod quest;
 mod report;

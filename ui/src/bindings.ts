@@ -2749,7 +2749,13 @@ by_task: Array<CellRow>,
 /**
  * Ceiling vs achieved.
  */
-ceiling: Array<CeilingRow>, };
+ceiling: Array<CeilingRow>, 
+/**
+ * By the public release's description-difficulty variant (`key`: `very_easy` …
+ * `hard_biased`, from task ids `<release id>@<variant>`) and prompt type (`sub`), all
+ * prompts; empty when no sample's task has a variant (Crucible's own tasks).
+ */
+by_variant: Array<CellRow>, };
 
 /**
  * Full/partial/fail shares of one cell, in percent.

@@ -103,6 +103,7 @@ const PILOT_TABLES: Readonly<Record<string, string>> = {
   by_flaw_category: "Flawed plans by flaw category",
   by_task: "Outcomes by task type and complexity",
   ceiling: "Optimal-policy ceiling vs achieved",
+  by_variant: "Outcomes by description-difficulty variant (public release)",
 };
 
 /** A report table's title for people (`bench`: the benchmark whose table it is). */

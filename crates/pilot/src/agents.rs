@@ -273,7 +273,7 @@ impl<'s, 'r, 'x> EpisodeRun<'s, 'r, 'x> {
 }
 
 /// What an agent can read back from the conversation: its calls and their outcomes, in order.
-fn history(conversation: &[Message]) -> Vec<(String, bool)> {
+pub(crate) fn history(conversation: &[Message]) -> Vec<(String, bool)> {
     let mut out = Vec::new();
     for pair in conversation.windows(2) {
         if pair[0].role == Role::Assistant && pair[1].role == Role::User {

@@ -18,7 +18,9 @@ pub mod flaw;
 pub mod prompt;
 pub mod protocol;
 pub mod registry;
+pub mod release;
 pub mod seam;
+pub mod selftest;
 pub mod sim;
 pub mod solve;
 pub mod suite;
@@ -66,6 +68,18 @@ pub enum PilotError {
         /// 1-based line (0 for whole-file errors).
         line: usize,
         /// What is wrong.
+        message: String,
+    },
+    /// A field of a file (a public-release task or registry file) is missing or invalid.
+    #[error("{path}: {}{field}: {message}", item.as_deref().map(|t| format!("{t}: ")).unwrap_or_default())]
+    Field {
+        /// The file.
+        path: PathBuf,
+        /// What the field belongs to (`task <id>`, `tool <name>`), when there is one.
+        item: Option<String>,
+        /// The field, e.g. `required_tools[2]`.
+        field: String,
+        /// What is wrong and what to do.
         message: String,
     },
     /// An answer file (assistant turns) is not a JSON array of strings.

@@ -143,6 +143,10 @@ pub struct Tool {
     pub aliases: Vec<String>,
     /// Differentiation from similar tools.
     pub differentiation: Differentiation,
+    /// Fields of a public-release registry entry that have no place above, kept as released
+    /// (see `docs/pilot.md`, "The public release as a pack"); absent for Crucible's registry.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub release_extra: Option<serde_json::Map<String, Value>>,
 }
 
 /// The six categories and their five operations, in registry order.
@@ -431,6 +435,13 @@ fn op_spec(category: &str, op: &str) -> OpSpec {
         ),
         _ => s(Utility, &[], &[], "does nothing", &[]),
     }
+}
+
+/// The semantic type Crucible's rules give an operation of a category (`reader` → source,
+/// `writer` → output, …); operations outside the spec's thirty are utilities. The public
+/// release's registry carries no semantic type, so its tools get theirs from this.
+pub fn semantic_type_of(category: &str, operation: &str) -> SemanticType {
+    op_spec(category, operation).sem
 }
 
 /// Dependencies by the semantic-type rules (processors ← sources, aggregators ← processors,
@@ -759,6 +770,7 @@ impl Registry {
                         usage_keywords: spec.keywords.iter().map(|k| k.to_string()).collect(),
                     },
                     name,
+                    release_extra: None,
                 });
             }
         }

@@ -246,6 +246,25 @@ impl Benchmark for PilotBench {
             };
             let outcome = crucible_core::Outcome::from(ev.outcome);
             events(Event::SampleFinished { outcome, score });
+            let mut details = json!({
+                "evaluation": ev,
+                "calls": episode.calls,
+                "prompt_type": prompt_type.as_str(),
+                "prompt_set": self.prompt_set.as_str(),
+                "agent_error": agent_error,
+            });
+            // A public-release task: its description-difficulty variant (a report dimension),
+            // its own id and per-task difficulty level, and how its tools sit in the registry.
+            if let (Some(variant), Some(release)) = (&task.task.variant, &task.task.release) {
+                details["variant"] = json!(variant);
+                details["release"] = json!({
+                    "instance_id": release.instance_id,
+                    "task_type": release.task_type,
+                    "difficulty_level": release.difficulty_level,
+                    "file": release.file,
+                    "quirks": crate::release::quirks(&self.engine.lib.registry, &task.required),
+                });
+            }
             Ok(SampleRecord {
                 benchmark: self.name().into(),
                 instance: instance.into(),
@@ -255,13 +274,7 @@ impl Benchmark for PilotBench {
                 outcome,
                 score,
                 transcript,
-                details: json!({
-                    "evaluation": ev,
-                    "calls": episode.calls,
-                    "prompt_type": prompt_type.as_str(),
-                    "prompt_set": self.prompt_set.as_str(),
-                    "agent_error": agent_error,
-                }),
+                details,
                 metrics: [
                     ("coverage", ev.coverage),
                     ("sequence_ok", f64::from(u8::from(ev.sequence_ok))),

@@ -90,6 +90,7 @@ pub struct Simulator<'r> {
     window: u8,
     failures: u32,
     calls: u32,
+    fault_free: bool,
 }
 
 /// The random stream of one (seed, task, episode): task streams are independent seeds, episodes
@@ -129,6 +130,18 @@ impl<'r> Simulator<'r> {
             window: 0,
             failures: 0,
             calls: 0,
+            fault_free: false,
+        }
+    }
+
+    /// A fault-free episode: every call succeeds (the law's probability is still computed and
+    /// recorded, and the same draws are consumed). Only the self-test uses it, to check that the
+    /// reference agent solves a task when nothing fails and that known-wrong agents are still
+    /// caught; runs never do.
+    pub fn fault_free(reg: &'r Registry) -> Self {
+        Self {
+            fault_free: true,
+            ..Self::with_rng(reg, episode_rng(0, 0, 0))
         }
     }
 
@@ -153,7 +166,7 @@ impl<'r> Simulator<'r> {
         let p = success_probability(uncalled.count_ones(), failed.count_ones(), history);
         let u: f64 = self.rng.random();
         let word = self.rng.next_u32();
-        let success = u < p;
+        let success = self.fault_free || u < p;
         let bit = 1u32 << tool.0;
         self.calls += 1;
         self.called |= bit;

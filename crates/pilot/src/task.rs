@@ -354,6 +354,14 @@ pub struct Task {
     pub metadata: TaskMetadata,
     /// The template text before the output sentence was added.
     pub original_description: String,
+    /// The public release's description-difficulty variant the task comes from (`very_easy` …
+    /// `very_hard`, `easy_biased` …, the task file's suffix); absent for Crucible's tasks.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub variant: Option<String>,
+    /// A public-release task's fields as released (see [`crate::release`]); absent for
+    /// Crucible's tasks.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub release: Option<crate::release::ReleaseFields>,
 }
 
 const DATASETS: [&str; 12] = [
@@ -482,6 +490,8 @@ fn make_task(reg: &Registry, ty: TaskType, index: usize, seed: u64, rng: &mut Ch
             seed,
         },
         original_description: body,
+        variant: None,
+        release: None,
     }
 }
 
@@ -518,6 +528,8 @@ pub struct TaskLibrary {
     /// All tasks, sorted by id.
     pub tasks: Vec<ResolvedTask>,
     index: BTreeMap<String, usize>,
+    /// For a library loaded from the public release: its files' own metadata, kept as released.
+    pub release: Option<crate::release::ReleaseInfo>,
 }
 
 /// File name of the registry inside the library directory.
@@ -580,7 +592,12 @@ impl TaskLibrary {
             let mut b = task.required_tools.clone();
             a.sort();
             b.sort();
-            if a != b || task.operations.len() != task.operation_tools.len() {
+            // The public release lists no stages: its tasks carry no operation pairing.
+            let unpaired_release = task.release.is_some()
+                && task.operations.is_empty()
+                && task.operation_tools.is_empty();
+            if !unpaired_release && (a != b || task.operations.len() != task.operation_tools.len())
+            {
                 return Err(bad(format!("task {}: operation_tools must pair one tool with each operation and hold the same tools as required_tools", task.instance_id)));
             }
             if index.insert(task.instance_id.clone(), i).is_some() {
@@ -592,11 +609,18 @@ impl TaskLibrary {
             registry,
             tasks: resolved,
             index,
+            release: None,
         })
     }
 
-    /// Loads `registry.json` and `tasks.jsonl` from a directory.
+    /// Loads a library from a directory in either layout: Crucible's (`registry.json` +
+    /// `tasks.jsonl`) or the public release's (`tool_registry.json` + any of the eight
+    /// `task_library_enhanced_v3_<variant>.json` files, see [`crate::release::load`]). A folder
+    /// holding `registry.json` or `tasks.jsonl` is always read as Crucible's layout.
     pub fn load(dir: &Path) -> Result<Self, PilotError> {
+        if crate::release::is_release_dir(dir) {
+            return crate::release::load(dir);
+        }
         let read = |p: PathBuf| {
             std::fs::read_to_string(&p).map_err(|source| PilotError::Io {
                 path: p.clone(),

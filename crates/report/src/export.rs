@@ -290,6 +290,9 @@ pub fn tables(r: &Report) -> Vec<(&'static str, Vec<Value>)> {
         out.push(("pilot_by_flaw_category", rows(&p.by_flaw_category)));
         out.push(("pilot_by_task", rows(&p.by_task)));
         out.push(("pilot_ceiling", rows(&p.ceiling)));
+        if !p.by_variant.is_empty() {
+            out.push(("pilot_by_variant", rows(&p.by_variant)));
+        }
     }
     out.push(("profile", rows(&r.profile)));
     out.push(("cost", rows(&r.cost)));

@@ -113,6 +113,29 @@ pub struct PilotTables {
     pub by_task: Vec<CellRow>,
     /// Ceiling vs achieved.
     pub ceiling: Vec<CeilingRow>,
+    /// By the public release's description-difficulty variant (`key`: `very_easy` …
+    /// `hard_biased`, from task ids `<release id>@<variant>`) and prompt type (`sub`), all
+    /// prompts; empty when no sample's task has a variant (Crucible's own tasks).
+    pub by_variant: Vec<CellRow>,
+}
+
+/// The release's variants in report order (others sort after them, by name).
+const VARIANT_ORDER: [&str; 8] = [
+    "very_easy",
+    "easy",
+    "medium",
+    "hard",
+    "very_hard",
+    "easy_biased",
+    "medium_biased",
+    "hard_biased",
+];
+
+/// The description-difficulty variant of a PILOT task id (`task_dee2d02d@easy` → `easy`).
+pub fn variant_of_task(task: &str) -> Option<&str> {
+    task.rsplit_once('@')
+        .map(|(_, v)| v)
+        .filter(|v| !v.is_empty())
 }
 
 /// (n, full, partial) per cell.
@@ -158,7 +181,22 @@ pub fn tables(ds: &Dataset, ceilings: &HashMap<String, f64>) -> Option<PilotTabl
     // Per model, over optimal-plan samples: Σ ceiling and how many had one (summed in sample
     // order, as `stats::mean` over them would).
     let mut optimal_ceilings: super::IdMap<u32, (f64, usize)> = Default::default();
+    // Variant per interned name (looked up once per name, not per sample).
+    let mut variant_ids = super::dataset::Interner::default();
+    let variant_of: Vec<Option<u32>> = ds
+        .names
+        .names()
+        .iter()
+        .map(|n| variant_of_task(n).map(|v| variant_ids.id(v)))
+        .collect();
+    let mut by_variant: super::IdMap<(u32, u32, u32), [usize; 3]> = Default::default();
     for s in ds.of(b) {
+        if let Some(v) = variant_of.get(s.task as usize).copied().flatten() {
+            let c = by_variant.entry((s.model, v, s.prompt_type)).or_default();
+            c[0] += 1;
+            c[1] += (Some(s.outcome) == full) as usize;
+            c[2] += (Some(s.outcome) == partial) as usize;
+        }
         let add = |m: &mut Counts, key: (u32, u32, Option<u32>)| {
             let c = m.entry(key).or_default();
             c[0] += 1;
@@ -249,7 +287,31 @@ pub fn tables(ds: &Dataset, ceilings: &HashMap<String, f64>) -> Option<PilotTabl
             })
         })
         .collect();
+    let rank = |v: &str| {
+        VARIANT_ORDER
+            .iter()
+            .position(|x| *x == v)
+            .unwrap_or(VARIANT_ORDER.len())
+    };
+    let mut by_variant: Vec<CellRow> = by_variant
+        .into_iter()
+        .map(|((model, v, pt), [n, f, p])| CellRow {
+            model: ds.name(model).to_string(),
+            key: variant_ids.name(v).to_string(),
+            sub: ds.name(pt).to_string(),
+            shares: OutcomeShares::from_counts(n, f, p),
+        })
+        .collect();
+    by_variant.sort_by(|a, b| {
+        (&a.model, rank(&a.key), &a.key, order(&a.sub)).cmp(&(
+            &b.model,
+            rank(&b.key),
+            &b.key,
+            order(&b.sub),
+        ))
+    });
     Some(PilotTables {
+        by_variant,
         summary: summaries(ds, b),
         table2,
         table3,
@@ -258,4 +320,84 @@ pub fn tables(ds: &Dataset, ceilings: &HashMap<String, f64>) -> Option<PilotTabl
         by_task: cell_rows(ds, by_task),
         ceiling,
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::dataset::Sample;
+
+    fn sample(ds: &mut Dataset, model: &str, task: &str, prompt: &str, outcome: &str) {
+        let s = Sample {
+            bench: Bench::Pilot,
+            model: ds.names.id(model),
+            task: ds.names.id(task),
+            instance: ds.names.id(&format!("{task}#{prompt}")),
+            prompt_type: ds.names.id(prompt),
+            kind: ds.names.id("basic_file_processing"),
+            difficulty: ds.names.id("easy"),
+            outcome: ds.names.id(outcome),
+            ..Sample::BLANK
+        };
+        ds.samples.push(s);
+    }
+
+    #[test]
+    fn variant_table_groups_release_tasks_by_their_variant() {
+        let mut ds = Dataset::default();
+        sample(
+            &mut ds,
+            "m",
+            "task_a@hard_biased",
+            "optimal",
+            "full_success",
+        );
+        sample(&mut ds, "m", "task_a@easy", "optimal", "full_success");
+        sample(&mut ds, "m", "task_b@easy", "optimal", "failure");
+        sample(&mut ds, "m", "task_b@easy", "baseline", "partial_success");
+        // Crucible's own task ids carry no variant and stay out of the table.
+        sample(
+            &mut ds,
+            "m",
+            "basic_file_processing_0001",
+            "optimal",
+            "failure",
+        );
+        let t = tables(&ds, &HashMap::new()).unwrap();
+        let rows: Vec<(&str, &str, usize, f64, f64)> = t
+            .by_variant
+            .iter()
+            .map(|r| {
+                (
+                    r.key.as_str(),
+                    r.sub.as_str(),
+                    r.shares.n,
+                    r.shares.full_pct,
+                    r.shares.partial_pct,
+                )
+            })
+            .collect();
+        assert_eq!(
+            rows,
+            [
+                ("easy", "baseline", 1, 0.0, 100.0),
+                ("easy", "optimal", 2, 50.0, 0.0),
+                ("hard_biased", "optimal", 1, 100.0, 0.0),
+            ]
+        );
+        let mut only_crucible = Dataset::default();
+        sample(
+            &mut only_crucible,
+            "m",
+            "basic_file_processing_0001",
+            "optimal",
+            "failure",
+        );
+        assert!(tables(&only_crucible, &HashMap::new())
+            .unwrap()
+            .by_variant
+            .is_empty());
+        assert_eq!(variant_of_task("x@very_easy"), Some("very_easy"));
+        assert_eq!(variant_of_task("x@"), None);
+    }
 }

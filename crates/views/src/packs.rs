@@ -317,6 +317,7 @@ fn fill(dir: &Path, use_manifest_name: bool, info: &mut PackInfo) -> Result<(), 
         }
         None if dir.join("instances.jsonl").is_file() => "intent2tx".into(),
         None if dir.join("registry.json").is_file() => "pilot".into(),
+        None if crucible_pilot::release::is_release_dir(dir) => "pilot".into(),
         None => "questbench".into(),
     };
     info.benchmark = bench.clone();
