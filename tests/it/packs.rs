@@ -483,3 +483,81 @@ fn bad_packs_name_the_file_and_field_while_the_others_load() {
         assert!(!db.exists(), "a refused run creates no database");
     }
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_pilot_release_runs_as_a_pack_and_self_tests() {
+    let tmp = tempfile::tempdir().unwrap();
+    let data = tmp.path().join("data");
+    let db = tmp.path().join("runs.db");
+    let release = tmp.path().join("pilot-release");
+    copy_dir(
+        &Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/pilot-release"),
+        &release,
+    );
+    let (ok, added, err) = crucible(
+        &data,
+        &["packs", "add", release.to_str().unwrap(), "--json"],
+    );
+    assert!(ok, "{err}");
+    assert_eq!(
+        (added["benchmark"].as_str(), added["tasks"].as_u64()),
+        (Some("pilot"), Some(48))
+    );
+    let (ok, report, err) = crucible(
+        &data,
+        &[
+            "run",
+            "--bench",
+            "pilot",
+            "--pack",
+            "pilot-release",
+            "--model",
+            "builtin:reference",
+            "--prompt-type",
+            "optimal",
+            "--limit",
+            "8",
+            "--db",
+            db.to_str().unwrap(),
+            "--json",
+        ],
+    );
+    assert!(ok, "{err}");
+    let rows = samples(&db, report["run_id"].as_str().unwrap()).await;
+    assert_eq!(rows.len(), 8);
+    assert!(
+        rows.iter().all(|s| s.task.contains('@')),
+        "release ids carry their variant"
+    );
+    let (ok, st, err) = crucible(
+        &data,
+        &[
+            "selftest",
+            "--bench",
+            "pilot",
+            "--pack",
+            "pilot-release",
+            "--seeds",
+            "2",
+            "--json",
+        ],
+    );
+    assert!(ok, "{err}");
+    assert_eq!(
+        (
+            st["verdict"]["passed"].as_bool(),
+            st["verdict"]["checked"].as_u64()
+        ),
+        (Some(true), Some(48)),
+        "{}",
+        st["verdict"]
+    );
+    let (_, list, _) = crucible(&data, &["packs", "list", "--json"]);
+    assert_eq!(pack(&list, "pilot-release")["selftest"]["passed"], true);
+    // Editing the pack drops the badge: the verdict was for other content.
+    let reg = release.join("tool_registry.json");
+    let text = std::fs::read_to_string(&reg).unwrap();
+    std::fs::write(&reg, format!("{text}\n")).unwrap();
+    let (_, list, _) = crucible(&data, &["packs", "list", "--json"]);
+    assert!(pack(&list, "pilot-release")["selftest"].is_null());
+}

@@ -227,12 +227,24 @@ pub fn run(lib: &TaskLibrary, seeds: &[u64]) -> SelftestReport {
 
 /// [`run`] on an engine that already holds the library (reusing its solver cache).
 pub fn run_engine(engine: &Engine, seeds: &[u64]) -> SelftestReport {
+    run_engine_with_progress(engine, seeds, &|_, _| {})
+}
+
+/// [`run_engine`], calling `progress(done, total)` after each task.
+pub fn run_engine_with_progress(
+    engine: &Engine,
+    seeds: &[u64],
+    progress: &dyn Fn(usize, usize),
+) -> SelftestReport {
     let lib = &engine.lib;
     let reg = &lib.registry;
     let mut results = Vec::with_capacity(lib.tasks.len());
     let mut counts = QuirkCounts::default();
     let (mut full, mut episodes, mut ceiling_sum) = (0usize, 0usize, 0.0);
     for (pos, task) in lib.tasks.iter().enumerate() {
+        if pos % 50 == 0 {
+            progress(pos, lib.tasks.len());
+        }
         let id = task.task.instance_id.clone();
         let q = quirks(reg, &task.required);
         counts.order_conflict += usize::from(q.order_conflict);

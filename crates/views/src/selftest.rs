@@ -307,14 +307,51 @@ async fn intent(
 fn pilot(
     _config: &Config,
     pack: &PackInfo,
-    _seeds: u64,
-    _task: Option<&str>,
-    _progress: &ProgressFn,
+    seeds: u64,
+    task: Option<&str>,
+    progress: &ProgressFn,
 ) -> Result<Outcome, SelftestError> {
-    Err(SelftestError::Failed(format!(
-        "pack {:?}: the PILOT-Bench self-test is not built yet (issue #18)",
-        pack.name
-    )))
+    use crucible_pilot::task::TaskLibrary;
+    let mut lib = TaskLibrary::load(&pack.path).map_err(failed)?;
+    if let Some(id) = task {
+        let one = lib
+            .get(id)
+            .map_err(|_| invalid(format!("pack {:?} has no task {id:?}", pack.name)))?
+            .task
+            .clone();
+        lib =
+            TaskLibrary::from_parts(lib.registry.clone(), vec![one], &pack.path).map_err(failed)?;
+    }
+    let engine = crucible_pilot::suite::Engine::new(lib);
+    let seeds: Vec<u64> = (0..seeds).collect();
+    let report = crucible_pilot::selftest::run_engine_with_progress(&engine, &seeds, progress);
+    progress(report.tasks, report.tasks);
+    let failing = report
+        .failing()
+        .flat_map(|t| {
+            let mut out: Vec<Failing> = t
+                .problems
+                .iter()
+                .map(|p| Failing {
+                    task: t.task.clone(),
+                    seed: None,
+                    problem: p.clone(),
+                })
+                .collect();
+            out.extend(t.uncaught.iter().map(|f| Failing {
+                task: t.task.clone(),
+                seed: f.seed,
+                problem: format!(
+                    "the {} fault agent is not caught (it reached {})",
+                    crucible_core::serde_name(&f.fault),
+                    crucible_core::serde_name(&f.outcome)
+                ),
+            }));
+            out
+        })
+        .collect();
+    let json = serde_json::to_value(&report).map_err(failed)?;
+    Ok((report.tasks, failing, 0, Vec::new(), json))
 }
 
 fn verified_file(config: &Config) -> PathBuf {
