@@ -13,6 +13,7 @@ mod packs;
 mod pilot;
 mod providers;
 mod quest;
+mod quest_bank;
 mod report;
 mod results;
 mod results_base;

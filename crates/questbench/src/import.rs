@@ -51,9 +51,116 @@ fn load_err(file: &str, field: &str, message: impl Into<String>) -> QuestError {
     }
 }
 
-/// `{{name}}` (a quirk of 11 bank files) becomes `{name}`.
-fn fix_placeholders(t: &str) -> String {
-    t.replace("{{", "{").replace("}}", "}")
+/// `{{name}}` (a quirk of 11 bank files) becomes `{name}`, and the names so converted are
+/// returned so the caller can report them. Only a doubled brace around a plain name
+/// (`[A-Za-z0-9_]`) is converted; any other brace is left as written. The reference runner
+/// replaces `{name}` only, so it showed these values wrapped in braces (`{0xAbC…}`); the bank's
+/// authors meant the value, which is what the import keeps.
+pub fn fix_placeholders(t: &str) -> (String, Vec<String>) {
+    let mut out = String::with_capacity(t.len());
+    let mut fixed = Vec::new();
+    let mut rest = t;
+    while let Some(i) = rest.find("{{") {
+        out.push_str(&rest[..i]);
+        let after = &rest[i + 2..];
+        let name_len = after
+            .find(|c: char| !(c.is_ascii_alphanumeric() || c == '_'))
+            .unwrap_or(after.len());
+        if name_len > 0 && after[name_len..].starts_with("}}") {
+            let name = &after[..name_len];
+            out.push('{');
+            out.push_str(name);
+            out.push('}');
+            fixed.push(name.to_string());
+            rest = &after[name_len + 2..];
+        } else {
+            out.push('{');
+            rest = &rest[i + 1..];
+        }
+    }
+    out.push_str(rest);
+    (out, fixed)
+}
+
+/// The generation rule of a bank parameter as the reference runner reads it: the `generation`
+/// object, or (one bank file) `generation_method` and the bounds on the parameter itself; a
+/// missing method is the runner's default for the type (`random`; `from_list` for strings).
+/// Returns the rule and the notes on what was filled in.
+fn generation_of(name: &str, ty: &str, p: &Value) -> (Value, Vec<Unmapped>) {
+    let field = format!("parameters.{name}");
+    let mut notes = Vec::new();
+    let mut gen = match p.get("generation") {
+        Some(g @ Value::Object(_)) => g.clone(),
+        _ => {
+            let mut g = serde_json::Map::new();
+            if let Value::Object(o) = p {
+                for (k, v) in o {
+                    if !matches!(k.as_str(), "type" | "role" | "description" | "unit") {
+                        let k = if k == "generation_method" {
+                            "method"
+                        } else {
+                            k
+                        };
+                        g.insert(k.to_string(), v.clone());
+                    }
+                }
+            }
+            if p.get("generation_method").is_some() {
+                notes.push(Unmapped {
+                    field: format!("{field}.generation_method"),
+                    reason: "the rule is written on the parameter (generation_method, min, max) \
+                             instead of in a generation object; read from there"
+                        .into(),
+                });
+            }
+            Value::Object(g)
+        }
+    };
+    if gen.get("method").and_then(Value::as_str).is_none() {
+        let default = if ty == "string" {
+            "from_list"
+        } else {
+            "random"
+        };
+        notes.push(Unmapped {
+            field: format!("{field}.generation.method"),
+            reason: format!(
+                "no sampling method; {default}, the reference runner's default for {ty:?}, is used"
+            ),
+        });
+        gen["method"] = json!(default);
+    }
+    for k in ["min", "max", "value"] {
+        let parsed = gen
+            .get(k)
+            .and_then(Value::as_str)
+            .and_then(|s| s.trim().parse::<f64>().ok())
+            .filter(|f| f.is_finite());
+        if let (Some(f), true) = (parsed, ty == "number" || ty == "integer") {
+            notes.push(Unmapped {
+                field: format!("{field}.generation.{k}"),
+                reason: format!(
+                    "written as a string ({:?}); read as the number {f}",
+                    gen[k].as_str().unwrap_or_default()
+                ),
+            });
+            gen[k] = if ty == "integer" && f.fract() == 0.0 {
+                json!(f as i64)
+            } else {
+                json!(f)
+            };
+        }
+    }
+    if ty == "integer" && gen.get("step").is_some() {
+        notes.push(Unmapped {
+            field: format!("{field}.generation.step"),
+            reason:
+                "the reference runner ignores `step` (it samples every integer in [min, max]); \
+                     so does the import"
+                    .into(),
+        });
+    }
+    (gen, notes)
 }
 
 fn as_text(v: &Value) -> Option<String> {
@@ -78,7 +185,8 @@ fn decimal_text(v: &Value, decimals: u32) -> Option<String> {
 fn map_param(name: &str, p: &Value, unmapped: &mut Vec<Unmapped>) -> Result<ParamSpec, String> {
     let field = format!("parameters.{name}");
     let ty = p.get("type").and_then(Value::as_str).unwrap_or("");
-    let gen = p.get("generation").cloned().unwrap_or(Value::Null);
+    let (gen, notes) = generation_of(name, ty, p);
+    unmapped.extend(notes);
     let method = gen.get("method").and_then(Value::as_str);
     let fixed = || {
         gen.get("value")
@@ -276,7 +384,20 @@ pub fn import_question(text: &str, file: &str) -> Result<BankImport, QuestError>
         Some(Value::Array(a)) => a
             .iter()
             .filter_map(Value::as_str)
-            .map(fix_placeholders)
+            .enumerate()
+            .map(|(i, t)| {
+                let (t, fixed) = fix_placeholders(t);
+                for name in fixed {
+                    unmapped.push(Unmapped {
+                        field: format!("natural_language_templates[{i}]"),
+                        reason: format!(
+                            "{{{{{name}}}}} written with doubled braces (the reference runner showed \
+                             the value wrapped in braces); imported as the placeholder {{{name}}}"
+                        ),
+                    });
+                }
+                t
+            })
             .collect(),
         _ => Vec::new(),
     };
@@ -483,6 +604,7 @@ pub fn import_question(text: &str, file: &str) -> Result<BankImport, QuestError>
             wrong: Vec::new(),
         },
         composite,
+        imported_from: None,
     };
     let mut text = serde_json::to_string_pretty(&spec).unwrap_or_default();
     text.push('\n');
