@@ -381,3 +381,30 @@ fn the_full_public_bank_imports_and_loads_when_present() {
     );
     assert_eq!(r.bank_bugs.len(), 1, "{:?}", r.bank_bugs);
 }
+
+/// The whole imported public bank runs: every reference scores 100 and every known-wrong answer
+/// fails on the bank's wording and ranges (one seed; only where the bank is present).
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_full_public_bank_selftests_when_present() {
+    let bank = root().join("../shared/data/questbench-reference-bank");
+    if !bank.is_dir() {
+        eprintln!("skipped: {} not present", bank.display());
+        return;
+    }
+    let tmp = tempfile::tempdir().unwrap();
+    let out = tmp.path().join("pack");
+    import(&bank, &out);
+    let tasks = task::load_dir(&out).unwrap_or_else(|e| panic!("{e}"));
+    let h = Harness::start(&config()).await.unwrap_or_else(|e| panic!("{e}"));
+    let report = atomic::selftest(&h, &tasks, 1)
+        .await
+        .unwrap_or_else(|e| panic!("{e}"));
+    let bad: Vec<String> = report
+        .tasks
+        .iter()
+        .filter(|t| !t.ok)
+        .map(|t| serde_json::to_string(t).unwrap_or_default())
+        .collect();
+    assert!(bad.is_empty(), "failing imported tasks:\n{}", bad.join("\n"));
+    assert_eq!(report.summary.reference_perfect, 107);
+}

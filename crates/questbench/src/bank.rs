@@ -1342,9 +1342,10 @@ fn generate_family(family: Family, raw: &Value, spec: &TaskSpec) -> Result<Gener
                 let checks = vec![
                     check("success", 10, Check::TxSuccess),
                     check("token contract", 10, Check::TxTo { target: k.clone() }),
-                    check("selector", 10, Check::Selector { accepted: vec!["transfer(address,uint256)".into()] }),
+                    check("selector", 9, Check::Selector { accepted: vec!["transfer(address,uint256)".into()] }),
                     check("sender paid", 30, Check::Erc20Delta { token: k.clone(), account: "agent".into(), direction: Direction::Decrease, expected: units(&a), tolerance: one_pct() }),
-                    check("recipient received", 40, Check::Erc20Delta { token: k.clone(), account: format!("${t}"), direction: Direction::Increase, expected: units(&a), tolerance: one_pct() }),
+                    // Paying someone else must stay below the pass threshold (60).
+                    check("recipient received", 41, Check::Erc20Delta { token: k.clone(), account: format!("${t}"), direction: Direction::Increase, expected: units(&a), tolerance: one_pct() }),
                 ];
                 let call = |to: &str, f: &str, dec: &str| {
                     format!("{ERC20_ABI}  return {{ to: \"{{{{{tk}}}}}\", data: erc20.encodeFunctionData(\"{f}\", [{to}, ethers.parseUnits(\"{{{{{a}}}}}\", {dec})]) }};\n")
