@@ -395,7 +395,9 @@ async fn the_full_public_bank_selftests_when_present() {
     let out = tmp.path().join("pack");
     import(&bank, &out);
     let tasks = task::load_dir(&out).unwrap_or_else(|e| panic!("{e}"));
-    let h = Harness::start(&config()).await.unwrap_or_else(|e| panic!("{e}"));
+    let h = Harness::start(&config())
+        .await
+        .unwrap_or_else(|e| panic!("{e}"));
     let report = atomic::selftest(&h, &tasks, 1)
         .await
         .unwrap_or_else(|e| panic!("{e}"));
@@ -405,6 +407,10 @@ async fn the_full_public_bank_selftests_when_present() {
         .filter(|t| !t.ok)
         .map(|t| serde_json::to_string(t).unwrap_or_default())
         .collect();
-    assert!(bad.is_empty(), "failing imported tasks:\n{}", bad.join("\n"));
+    assert!(
+        bad.is_empty(),
+        "failing imported tasks:\n{}",
+        bad.join("\n")
+    );
     assert_eq!(report.summary.reference_perfect, 107);
 }

@@ -407,9 +407,10 @@ fn import_one(
         .iter()
         .filter(|u| {
             // Replaced below by the counterpart's or the generated checks and solutions.
-            !matches!(u.field.as_str(), "(checks)" | "(solutions)")
-                && !(u.field.starts_with("natural_language_templates[")
-                    && u.reason.contains("is not a mapped parameter"))
+            let replaced = matches!(u.field.as_str(), "(checks)" | "(solutions)");
+            let placeholder = u.field.starts_with("natural_language_templates[")
+                && u.reason.contains("is not a mapped parameter");
+            !(replaced || placeholder)
         })
         .cloned()
         .collect();
@@ -1219,21 +1220,320 @@ fn one_pct() -> Tolerance {
     }
 }
 
-const TS_HEAD: &str = "import { ethers } from \"ethers\";\n\nexport async function executeSkill(providerUrl: string, agentAddress: string, deployedContracts: Record<string, string>) {\n";
-const ERC20_ABI: &str = "  const erc20 = new ethers.Interface([\"function transfer(address to, uint256 amount) returns (bool)\", \"function approve(address spender, uint256 amount) returns (bool)\"]);\n";
-
-fn ts(body: &str) -> String {
-    format!("{TS_HEAD}{body}}}\n")
+/// A generated solution: file name (under the task's folder), TypeScript source, the mistake
+/// (empty for the reference) and the check families it exercises.
+struct GenSolution {
+    file: &'static str,
+    source: String,
+    mistake: &'static str,
+    families: &'static [&'static str],
 }
 
-/// A generated task's checks, setup and solution sources (file name, source, mistake,
-/// families); the first solution is the reference.
-type Generated = (
-    Vec<CheckSpec>,
-    Vec<SetupStep>,
-    Vec<(String, String, String, Vec<String>)>,
-);
+/// A generated task's checks, setup and solutions (the first solution is the reference).
+struct Generated {
+    checks: Vec<CheckSpec>,
+    setup: Vec<SetupStep>,
+    solutions: Vec<GenSolution>,
+}
 
+/// A solution module whose `executeSkill` returns `ret` (an object literal), after `prelude`.
+/// `{{name}}` placeholders are filled from the instance like every solution file's.
+fn module(prelude: &str, ret: &str) -> String {
+    format!(
+        "import {{ ethers }} from \"ethers\";\n\n\
+         export async function executeSkill(providerUrl: string, agentAddress: string, \
+         deployedContracts: Record<string, string>) {{\n{prelude}  return {ret};\n}}\n"
+    )
+}
+
+const ERC20_ABI: &str = "  const erc20 = new ethers.Interface([\
+    \"function transfer(address to, uint256 amount) returns (bool)\", \
+    \"function approve(address spender, uint256 amount) returns (bool)\"]);\n";
+
+/// `{{name}}` as a solution placeholder.
+fn ph(name: &str) -> String {
+    format!("{{{{{name}}}}}")
+}
+
+/// An ERC-20 call on `token`: `function(to, amount scaled by decimals)`.
+fn erc20_call(token: &str, function: &str, to: &str, amount: &str, decimals: u32) -> String {
+    module(
+        ERC20_ABI,
+        &format!(
+            "{{ to: \"{token}\", data: erc20.encodeFunctionData(\"{function}\", [{to}, \
+             ethers.parseUnits(\"{amount}\", {decimals})]) }}"
+        ),
+    )
+}
+
+/// A burn address no sampled parameter can be.
+const DEAD: &str = "\"0x000000000000000000000000000000000000dEaD\"";
+
+/// The universe's USDT: a token without a payable fallback (a coin sent to it reverts).
+const USDT: &str = "0x55d398326f99059fF775485246999027B3197955";
+
+fn gen_native_transfer(to: &ParamSpec, amount: &ParamSpec) -> Result<Generated, String> {
+    if !matches!(to.sample, Sample::Derived) {
+        return Err(format!(
+            "the recipient {} is not a fresh address; the generated checks need one whose balance nothing else changes",
+            to.name
+        ));
+    }
+    let (t, a) = (ph(&to.name), ph(&amount.name));
+    let target = format!("${}", to.name);
+    let delta = |account: &str, direction, exclude_gas| Check::NativeDelta {
+        account: account.into(),
+        direction,
+        expected: units(&amount.name),
+        exclude_gas,
+        tolerance: one_pct(),
+    };
+    let checks = vec![
+        check("success", 15, Check::TxSuccess),
+        check(
+            "recipient",
+            10,
+            Check::TxTo {
+                target: target.clone(),
+            },
+        ),
+        check(
+            "value",
+            10,
+            Check::TxValue {
+                expected: units(&amount.name),
+                tolerance: one_pct(),
+            },
+        ),
+        check(
+            "recipient received",
+            45,
+            delta(&target, Direction::Increase, false),
+        ),
+        check("agent paid", 20, delta("agent", Direction::Decrease, true)),
+    ];
+    let pay = |to: &str, value: &str| module("", &format!("{{ to: {to}, value: {value} }}"));
+    let solutions = vec![
+        GenSolution {
+            file: "reference.ts",
+            source: pay(&format!("\"{t}\""), &format!("ethers.parseEther(\"{a}\")")),
+            mistake: "",
+            families: &[],
+        },
+        GenSolution {
+            file: "wrong_recipient.ts",
+            source: pay("agentAddress", &format!("ethers.parseEther(\"{a}\")")),
+            mistake: "pays itself instead of the recipient",
+            families: &["tx_to", "native_delta"],
+        },
+        GenSolution {
+            file: "wrong_units.ts",
+            source: pay(
+                &format!("\"{t}\""),
+                &format!("ethers.parseUnits(\"{a}\", \"gwei\")"),
+            ),
+            mistake: "amount read as gwei",
+            families: &["tx_value", "native_delta"],
+        },
+        GenSolution {
+            file: "reverts.ts",
+            source: pay(
+                &format!("\"{USDT}\""),
+                &format!("ethers.parseEther(\"{a}\")"),
+            ),
+            mistake: "sends the coins to a token contract, which rejects them",
+            families: &["tx_success", "tx_to"],
+        },
+    ];
+    Ok(Generated {
+        checks,
+        setup: Vec::new(),
+        solutions,
+    })
+}
+
+fn gen_erc20(
+    family: Family,
+    token: &ParamSpec,
+    amount: &ParamSpec,
+    counterparty: &ParamSpec,
+) -> Result<Generated, String> {
+    let names = address_names(&token.sample);
+    if names.is_empty()
+        || !names
+            .iter()
+            .all(|n| matches!(n.as_str(), "USDT" | "BUSD" | "CAKE"))
+    {
+        return Err(format!(
+            "the token {} ({}) is not one of the universe's 18-decimal tokens the generated setup can fund (USDT, BUSD, CAKE)",
+            token.name,
+            describe(&token.sample)
+        ));
+    }
+    let max = match &amount.sample {
+        Sample::Range { max, .. } => max.parse::<f64>().ok(),
+        Sample::Fixed { value } => value.as_str().and_then(|s| s.parse().ok()),
+        _ => None,
+    }
+    .filter(|m| *m > 0.0 && *m < 1e12)
+    .ok_or_else(|| {
+        format!(
+            "the amount {} needs a numeric range or fixed value",
+            amount.name
+        )
+    })?;
+    let k = format!("${}", token.name);
+    // The agent holds twice the largest amount, so a full-balance mistake is visible.
+    let setup = vec![SetupStep::Erc20 {
+        from: "deployer".into(),
+        token: k.clone(),
+        to: "agent".into(),
+        amount: Expr::Literal(format!("{:.0}000000000000000000", (max * 2.0).ceil())),
+    }];
+    let (tk, a, c) = (
+        ph(&token.name),
+        ph(&amount.name),
+        format!("\"{}\"", ph(&counterparty.name)),
+    );
+    let empty_to_counterparty = module("", &format!("{{ to: {c}, value: 0n }}"));
+    if family == Family::Erc20Transfer {
+        let delta = |account: &str, direction| Check::Erc20Delta {
+            token: k.clone(),
+            account: account.into(),
+            direction,
+            expected: units(&amount.name),
+            tolerance: one_pct(),
+        };
+        let checks = vec![
+            check("success", 10, Check::TxSuccess),
+            check("token contract", 10, Check::TxTo { target: k.clone() }),
+            check(
+                "selector",
+                9,
+                Check::Selector {
+                    accepted: vec!["transfer(address,uint256)".into()],
+                },
+            ),
+            check("sender paid", 30, delta("agent", Direction::Decrease)),
+            // Paying someone else must stay below the pass threshold (60).
+            check(
+                "recipient received",
+                41,
+                delta(&format!("${}", counterparty.name), Direction::Increase),
+            ),
+        ];
+        let solutions = vec![
+            GenSolution {
+                file: "reference.ts",
+                source: erc20_call(&tk, "transfer", &c, &a, 18),
+                mistake: "",
+                families: &[],
+            },
+            GenSolution {
+                file: "wrong_recipient.ts",
+                source: erc20_call(&tk, "transfer", DEAD, &a, 18),
+                mistake: "pays a different address",
+                families: &["erc20_delta"],
+            },
+            GenSolution {
+                file: "wrong_units.ts",
+                source: erc20_call(&tk, "transfer", &c, &a, 6),
+                mistake: "assumes 6 decimals",
+                families: &["erc20_delta"],
+            },
+            GenSolution {
+                file: "wrong_function.ts",
+                source: erc20_call(&tk, "approve", &c, &a, 18),
+                mistake: "approves instead of transferring",
+                families: &["selector", "erc20_delta"],
+            },
+            GenSolution {
+                file: "reverts.ts",
+                source: erc20_call(&tk, "transfer", &c, "1000000000000", 18),
+                mistake: "transfers more than it holds: reverts",
+                families: &["tx_success"],
+            },
+            GenSolution {
+                file: "wrong_target.ts",
+                source: empty_to_counterparty,
+                mistake: "sends an empty transaction to the recipient instead of calling the token",
+                families: &["tx_to", "selector", "erc20_delta"],
+            },
+        ];
+        return Ok(Generated {
+            checks,
+            setup,
+            solutions,
+        });
+    }
+    let checks = vec![
+        check("success", 10, Check::TxSuccess),
+        check("token contract", 15, Check::TxTo { target: k.clone() }),
+        check(
+            "selector",
+            15,
+            Check::Selector {
+                accepted: vec!["approve(address,uint256)".into()],
+            },
+        ),
+        check(
+            "allowance",
+            60,
+            Check::AllowanceEquals {
+                token: k.clone(),
+                owner: "agent".into(),
+                spender: format!("${}", counterparty.name),
+                expected: units(&amount.name),
+                tolerance: Tolerance::default(),
+            },
+        ),
+    ];
+    let solutions = vec![
+        GenSolution {
+            file: "reference.ts",
+            source: erc20_call(&tk, "approve", &c, &a, 18),
+            mistake: "",
+            families: &[],
+        },
+        GenSolution {
+            file: "wrong_spender.ts",
+            source: erc20_call(&tk, "approve", DEAD, &a, 18),
+            mistake: "approves a different spender",
+            families: &["allowance_equals"],
+        },
+        GenSolution {
+            file: "wrong_units.ts",
+            source: erc20_call(&tk, "approve", &c, &a, 6),
+            mistake: "assumes 6 decimals",
+            families: &["allowance_equals"],
+        },
+        GenSolution {
+            file: "wrong_function.ts",
+            source: erc20_call(&tk, "transfer", &c, &a, 18),
+            mistake: "transfers instead of approving",
+            families: &["selector", "allowance_equals"],
+        },
+        GenSolution {
+            file: "wrong_target.ts",
+            source: empty_to_counterparty,
+            mistake: "sends an empty transaction to the spender",
+            families: &["tx_to", "selector", "allowance_equals"],
+        },
+        GenSolution {
+            file: "reverts.ts",
+            source: module("", &format!("{{ to: \"{tk}\", value: 1n }}")),
+            mistake: "sends coins to the token, which rejects them: reverts",
+            families: &["tx_success"],
+        },
+    ];
+    Ok(Generated {
+        checks,
+        setup,
+        solutions,
+    })
+}
+
+/// Checks, setup and solutions for a question of `family`, or why the family has none.
 fn generate_family(family: Family, raw: &Value, spec: &TaskSpec) -> Result<Generated, String> {
     let amount = || {
         param_for(
@@ -1251,143 +1551,30 @@ fn generate_family(family: Family, raw: &Value, spec: &TaskSpec) -> Result<Gener
             roles[0], names[0]
         ))
     };
-    let sol = |f: &str, body: String, mistake: &str, fam: &[&str]| {
-        (
-            f.to_string(),
-            ts(&body),
-            mistake.to_string(),
-            fam.iter().map(|s| s.to_string()).collect::<Vec<_>>(),
+    let recipient = || {
+        addr(
+            &["receiver", "recipient"],
+            &["to_address", "to", "recipient"],
+            "recipient",
+        )
+    };
+    let token = || {
+        addr(
+            &["token", "token_contract"],
+            &["token_address", "token"],
+            "token",
         )
     };
     match family {
-        Family::NativeTransfer => {
-            let to = addr(&["receiver", "recipient"], &["to_address", "to", "recipient"], "recipient")?;
-            let amt = amount()?;
-            if !matches!(to.sample, Sample::Derived) {
-                return Err(format!(
-                    "the recipient {} is not a fresh address; the generated checks need one whose balance nothing else changes",
-                    to.name
-                ));
-            }
-            let (t, a) = (&to.name, &amt.name);
-            let target = format!("${t}");
-            let checks = vec![
-                check("success", 15, Check::TxSuccess),
-                check("recipient", 10, Check::TxTo { target: target.clone() }),
-                check("value", 10, Check::TxValue { expected: units(a), tolerance: one_pct() }),
-                check(
-                    "recipient received",
-                    45,
-                    Check::NativeDelta {
-                        account: target,
-                        direction: Direction::Increase,
-                        expected: units(a),
-                        exclude_gas: false,
-                        tolerance: one_pct(),
-                    },
-                ),
-                check(
-                    "agent paid",
-                    20,
-                    Check::NativeDelta {
-                        account: "agent".into(),
-                        direction: Direction::Decrease,
-                        expected: units(a),
-                        exclude_gas: true,
-                        tolerance: one_pct(),
-                    },
-                ),
-            ];
-            let sols = vec![
-                sol("reference.ts", format!("  return {{ to: \"{{{{{t}}}}}\", value: ethers.parseEther(\"{{{{{a}}}}}\") }};\n"), "", &[]),
-                sol("wrong_recipient.ts", format!("  return {{ to: agentAddress, value: ethers.parseEther(\"{{{{{a}}}}}\") }};\n"), "pays itself instead of the recipient", &["tx_to", "native_delta"]),
-                sol("wrong_units.ts", format!("  return {{ to: \"{{{{{t}}}}}\", value: ethers.parseUnits(\"{{{{{a}}}}}\", \"gwei\") }};\n"), "amount read as gwei", &["tx_value", "native_delta"]),
-                sol("reverts.ts", format!("  // The USDT contract has no payable fallback: reverts.\n  return {{ to: \"0x55d398326f99059fF775485246999027B3197955\", value: ethers.parseEther(\"{{{{{a}}}}}\") }};\n"), "sends to a contract that rejects the coin", &["tx_success", "tx_to"]),
-            ];
-            Ok((checks, Vec::new(), sols))
+        Family::NativeTransfer => gen_native_transfer(recipient()?, amount()?),
+        Family::Erc20Transfer => gen_erc20(family, token()?, amount()?, recipient()?),
+        Family::Erc20Approve => {
+            let spender = addr(&["spender"], &["spender_address", "spender"], "spender")?;
+            gen_erc20(family, token()?, amount()?, spender)
         }
-        Family::Erc20Transfer | Family::Erc20Approve => {
-            let token = addr(&["token", "token_contract"], &["token_address", "token"], "token")?;
-            let token_ok = address_names(&token.sample)
-                .iter()
-                .all(|n| matches!(n.as_str(), "USDT" | "BUSD" | "CAKE"))
-                && !address_names(&token.sample).is_empty();
-            if !token_ok {
-                return Err(format!(
-                    "the token {} ({}) is not one of the universe's 18-decimal tokens the generated setup can fund (USDT, BUSD, CAKE)",
-                    token.name,
-                    describe(&token.sample)
-                ));
-            }
-            let amt = amount()?;
-            let (k, a) = (format!("${}", token.name), amt.name.clone());
-            let max = match &amt.sample {
-                Sample::Range { max, .. } => max.parse::<f64>().ok(),
-                Sample::Fixed { value } => value.as_str().and_then(|s| s.parse().ok()),
-                _ => None,
-            }
-            .filter(|m| *m > 0.0 && *m < 1e12)
-            .ok_or("the amount needs a numeric range or fixed value")?;
-            let fund = format!("{:.0}000000000000000000", (max * 2.0).ceil());
-            let setup = vec![SetupStep::Erc20 {
-                from: "deployer".into(),
-                token: k.clone(),
-                to: "agent".into(),
-                amount: Expr::Literal(fund),
-            }];
-            let tk = &token.name;
-            if family == Family::Erc20Transfer {
-                let to = addr(&["receiver", "recipient"], &["to_address", "to", "recipient"], "recipient")?;
-                let t = to.name.clone();
-                let checks = vec![
-                    check("success", 10, Check::TxSuccess),
-                    check("token contract", 10, Check::TxTo { target: k.clone() }),
-                    check("selector", 9, Check::Selector { accepted: vec!["transfer(address,uint256)".into()] }),
-                    check("sender paid", 30, Check::Erc20Delta { token: k.clone(), account: "agent".into(), direction: Direction::Decrease, expected: units(&a), tolerance: one_pct() }),
-                    // Paying someone else must stay below the pass threshold (60).
-                    check("recipient received", 41, Check::Erc20Delta { token: k.clone(), account: format!("${t}"), direction: Direction::Increase, expected: units(&a), tolerance: one_pct() }),
-                ];
-                let call = |to: &str, f: &str, dec: &str| {
-                    format!("{ERC20_ABI}  return {{ to: \"{{{{{tk}}}}}\", data: erc20.encodeFunctionData(\"{f}\", [{to}, ethers.parseUnits(\"{{{{{a}}}}}\", {dec})]) }};\n")
-                };
-                let recipient = format!("\"{{{{{t}}}}}\"");
-                let sols = vec![
-                    sol("reference.ts", call(&recipient, "transfer", "18"), "", &[]),
-                    sol("wrong_recipient.ts", call("\"0x000000000000000000000000000000000000dEaD\"", "transfer", "18"), "pays a different address", &["erc20_delta"]),
-                    sol("wrong_units.ts", call(&recipient, "transfer", "6"), "assumes 6 decimals", &["erc20_delta"]),
-                    sol("wrong_function.ts", call(&recipient, "approve", "18"), "approves instead of transferring", &["selector", "erc20_delta"]),
-                    sol("reverts.ts", format!("{ERC20_ABI}  // Transfers far more than the agent holds: reverts.\n  return {{ to: \"{{{{{tk}}}}}\", data: erc20.encodeFunctionData(\"transfer\", [{recipient}, ethers.parseUnits(\"1000000000000\", 18)]) }};\n"), "transfers more than it holds: reverts", &["tx_success"]),
-                    sol("wrong_target.ts", format!("  return {{ to: {recipient}, value: 0n }};\n"), "sends an empty transaction to the recipient instead of calling the token", &["tx_to", "selector", "erc20_delta"]),
-                ];
-                Ok((checks, setup, sols))
-            } else {
-                let sp = addr(&["spender"], &["spender_address", "spender"], "spender")?;
-                let s = sp.name.clone();
-                let checks = vec![
-                    check("success", 10, Check::TxSuccess),
-                    check("token contract", 15, Check::TxTo { target: k.clone() }),
-                    check("selector", 15, Check::Selector { accepted: vec!["approve(address,uint256)".into()] }),
-                    check("allowance", 60, Check::AllowanceEquals { token: k.clone(), owner: "agent".into(), spender: format!("${s}"), expected: units(&a), tolerance: Tolerance::default() }),
-                ];
-                let call = |to: &str, f: &str, dec: &str| {
-                    format!("{ERC20_ABI}  return {{ to: \"{{{{{tk}}}}}\", data: erc20.encodeFunctionData(\"{f}\", [{to}, ethers.parseUnits(\"{{{{{a}}}}}\", {dec})]) }};\n")
-                };
-                let spender = format!("\"{{{{{s}}}}}\"");
-                let sols = vec![
-                    sol("reference.ts", call(&spender, "approve", "18"), "", &[]),
-                    sol("wrong_spender.ts", call("\"0x000000000000000000000000000000000000dEaD\"", "approve", "18"), "approves a different spender", &["allowance_equals"]),
-                    sol("wrong_units.ts", call(&spender, "approve", "6"), "assumes 6 decimals", &["allowance_equals"]),
-                    sol("wrong_function.ts", call(&spender, "transfer", "18"), "transfers instead of approving", &["selector", "allowance_equals"]),
-                    sol("wrong_target.ts", format!("  return {{ to: {spender}, value: 0n }};\n"), "sends an empty transaction to the spender", &["tx_to", "selector", "allowance_equals"]),
-                    sol("reverts.ts", format!("  // The USDT contract has no payable fallback: sending it coins reverts.\n  return {{ to: \"{{{{{tk}}}}}\", value: 1n }};\n"), "sends coins to the token: reverts", &["tx_success"]),
-                ];
-                Ok((checks, setup, sols))
-            }
+        Family::Swap | Family::Liquidity | Family::Staking | Family::Nft | Family::Query => {
+            Err("Crucible generates checks and solutions for native_transfer, erc20_transfer and erc20_approve only; write this question's checks and reference solution in the studio".into())
         }
-        Family::Swap | Family::Liquidity | Family::Staking | Family::Nft | Family::Query => Err(format!(
-            "family {}: Crucible generates checks and solutions for native_transfer, erc20_transfer and erc20_approve only; write this question's checks and reference solution in the studio",
-            family.as_str()
-        )),
         Family::Composite => Err(
             "a composite without a built-in counterpart needs end-state checks and a scripted reference; write them in the studio".into(),
         ),
@@ -1402,6 +1589,26 @@ fn generate(
     notes: Vec<Unmapped>,
     tmp: &Path,
 ) -> QuestionReport {
+    // Well-known mainnet contracts the bank writes literally → the universe's names, so the
+    // task samples the universe's contract whatever its address.
+    let mut draft = draft.clone();
+    for p in draft
+        .parameters
+        .iter_mut()
+        .filter(|p| p.ty == ParamType::Address)
+    {
+        let to_name = |v: &mut Value| {
+            if let Some(n) = v.as_str().and_then(mainnet_name) {
+                *v = json!(n);
+            }
+        };
+        match &mut p.sample {
+            Sample::Fixed { value } => to_name(value),
+            Sample::List { values } => values.iter_mut().for_each(to_name),
+            _ => {}
+        }
+    }
+    let draft = &draft;
     let mut report = QuestionReport {
         file: rel.into(),
         id: draft.id.clone(),
@@ -1433,7 +1640,7 @@ fn generate(
         }
     };
     report.family = Some(family.as_str().into());
-    let (checks, setup, sols) = match generate_family(family, raw, draft) {
+    let gen = match generate_family(family, raw, draft) {
         Ok(g) => g,
         Err(why) => {
             report.status = Status::Excluded;
@@ -1447,29 +1654,32 @@ fn generate(
     let id = draft.id.clone();
     let mut spec = draft.clone();
     spec.templates = templates.into_iter().map(|(_, t)| t).collect();
-    spec.checks = checks;
-    spec.setup = setup;
+    spec.checks = gen.checks;
+    spec.setup = gen.setup;
     spec.kind = Kind::Atomic;
     spec.imported_from = Some(rel.to_string());
+    let (reference, wrong) = gen
+        .solutions
+        .split_first()
+        .expect("every generator writes a reference");
     spec.solutions = Solutions {
-        reference: format!("{id}/{}", sols[0].0),
-        wrong: sols[1..]
+        reference: format!("{id}/{}", reference.file),
+        wrong: wrong
             .iter()
-            .map(|(f, _, mistake, families)| WrongSpec {
-                file: format!("{id}/{f}"),
-                mistake: mistake.clone(),
-                families: families.clone(),
+            .map(|w| WrongSpec {
+                file: format!("{id}/{}", w.file),
+                mistake: w.mistake.into(),
+                families: w.families.iter().map(|f| f.to_string()).collect(),
             })
             .collect(),
     };
     let task_rel = format!("generated/{id}.json");
     let written = write_task(tmp, &task_rel, &spec, |dir| {
-        for (f, src, _, _) in &sols {
-            let p = dir.join(&id).join(f);
-            if let Some(d) = p.parent() {
-                std::fs::create_dir_all(d).map_err(|e| format!("{}: {e}", d.display()))?;
-            }
-            std::fs::write(&p, src).map_err(|e| format!("{}: {e}", p.display()))?;
+        let folder = dir.join(&id);
+        std::fs::create_dir_all(&folder).map_err(|e| format!("{}: {e}", folder.display()))?;
+        for sol in &gen.solutions {
+            let p = folder.join(sol.file);
+            std::fs::write(&p, &sol.source).map_err(|e| format!("{}: {e}", p.display()))?;
         }
         Ok(())
     });

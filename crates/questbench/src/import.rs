@@ -344,10 +344,11 @@ const IGNORED: [&str; 4] = ["version", "blockchain", "tags", "metadata"];
 /// Errors only when the text is not a bank question at all (not JSON, no id); everything else
 /// ends up in the report.
 pub fn import_question(text: &str, file: &str) -> Result<BankImport, QuestError> {
-    let v: Value = serde_json::from_str(text).map_err(|e| load_err(file, "", e.to_string()))?;
+    let v: Value = serde_json::from_str(text)
+        .map_err(|e| load_err(file, "(file)", format!("not valid JSON: {e}")))?;
     let obj = v
         .as_object()
-        .ok_or_else(|| load_err(file, "", "a question is a JSON object"))?;
+        .ok_or_else(|| load_err(file, "(file)", "a question is a JSON object"))?;
     let raw_id = obj
         .get("id")
         .and_then(Value::as_str)
