@@ -14,8 +14,8 @@
 //!   generated checks, setup and solutions where the family allows, and excluded with the reason
 //!   otherwise.
 //!
-//! The pack is written to a fresh folder (a sibling temporary folder renamed into place, so an
-//! existing folder is never touched), with `pack.json` and `import-report.json`, and must load
+//! The pack is written to a fresh folder (built in a temporary folder and moved into place, so
+//! an existing folder is never touched and a half-built pack is never listed), with `pack.json` and `import-report.json`, and must load
 //! with [`crate::task::load_dir`]; a question whose task the loader refuses is excluded with the
 //! loader's message. A question file that cannot be read is an error entry naming the file and
 //! field; the rest still imports.
@@ -198,33 +198,56 @@ pub fn import_bank(
         message: e.to_string(),
     };
     std::fs::create_dir_all(parent).map_err(|e| werr(parent, e))?;
-    let leaf = opts
-        .out
-        .file_name()
-        .map(|n| n.to_string_lossy().into_owned())
-        .unwrap_or_else(|| "pack".into());
-    let tmp = parent.join(format!(".{leaf}.importing-{}", std::process::id()));
-    if tmp.exists() {
-        std::fs::remove_dir_all(&tmp).map_err(|e| werr(&tmp, e))?;
-    }
+    // Built outside the packs folder (a half-built pack is never listed) and moved into place.
+    let stamp = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0, |d| d.as_nanos());
+    let tmp = std::env::temp_dir().join(format!(
+        "crucible-import-bank-{}-{stamp}",
+        std::process::id()
+    ));
     std::fs::create_dir_all(&tmp).map_err(|e| werr(&tmp, e))?;
     let result = build(opts, builtin, builtin_root, &files, &tmp);
-    let report = match result {
+    let mut report = match result {
         Ok(r) => r,
         Err(e) => {
             let _ = std::fs::remove_dir_all(&tmp);
             return Err(e);
         }
     };
-    if let Err(e) = std::fs::rename(&tmp, &opts.out) {
+    if std::fs::rename(&tmp, &opts.out).is_err() {
+        // Another file system: copy, and leave nothing behind on failure.
+        let copied = copy_tree(&tmp, &opts.out);
         let _ = std::fs::remove_dir_all(&tmp);
-        return Err(werr(&opts.out, e));
+        if let Err(e) = copied {
+            let _ = std::fs::remove_dir_all(&opts.out);
+            return Err(werr(&opts.out, e));
+        }
     }
-    let mut report = report;
-    report.pack = opts.out.display().to_string();
     // The report names the final folder; rewrite it there.
+    let (from, to) = (tmp.display().to_string(), opts.out.display().to_string());
+    for q in &mut report.questions {
+        if let Some(r) = &mut q.reason {
+            *r = r.replace(&from, &to);
+        }
+    }
+    report.pack = to;
     write_json(&opts.out.join("import-report.json"), &report)?;
     Ok(report)
+}
+
+fn copy_tree(from: &Path, to: &Path) -> std::io::Result<()> {
+    std::fs::create_dir_all(to)?;
+    for e in std::fs::read_dir(from)? {
+        let e = e?;
+        let (src, dst) = (e.path(), to.join(e.file_name()));
+        if e.file_type()?.is_dir() {
+            copy_tree(&src, &dst)?;
+        } else {
+            std::fs::copy(&src, &dst)?;
+        }
+    }
+    Ok(())
 }
 
 fn build(
