@@ -414,3 +414,30 @@ async fn the_full_public_bank_selftests_when_present() {
     );
     assert_eq!(report.summary.reference_perfect, 107);
 }
+
+/// A bank folder that does not exist or holds no question: a clear error, nothing written.
+#[test]
+fn a_missing_or_empty_bank_is_an_error_and_nothing_is_written() {
+    let tmp = tempfile::tempdir().unwrap();
+    let builtin = task::load_dir(&builtin_root()).unwrap();
+    let run = |bank: PathBuf| {
+        import_bank(
+            &BankOptions {
+                bank,
+                out: tmp.path().join("out"),
+                name: "x".into(),
+            },
+            &builtin,
+            &builtin_root(),
+        )
+        .unwrap_err()
+        .to_string()
+    };
+    let e = run(tmp.path().join("nope"));
+    assert!(e.contains("nope") && e.contains("question bank"), "{e}");
+    std::fs::create_dir_all(tmp.path().join("empty/sub")).unwrap();
+    std::fs::write(tmp.path().join("empty/sub/readme.md"), "no questions").unwrap();
+    let e = run(tmp.path().join("empty"));
+    assert!(e.contains("no question files"), "{e}");
+    assert!(!tmp.path().join("out").exists());
+}

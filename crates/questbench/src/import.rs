@@ -735,6 +735,55 @@ mod tests {
     }
 
     #[test]
+    fn missing_methods_string_bounds_and_rules_on_the_parameter_are_read_and_reported() {
+        let params = json!({
+            "a": {"type": "number", "generation": {"min": 0.001, "max": 1.0, "decimals": 3}},
+            "b": {"type": "number", "generation": {"method": "random", "min": "50", "max": "100", "decimals": 0}},
+            "c": {"type": "number", "generation_method": "random", "min": 0.5, "max": 5.0, "decimals": 2},
+            "d": {"type": "integer", "generation": {"min": 10, "max": 90, "step": 5}},
+            "e": {"type": "address", "generation_method": "random"},
+        });
+        let r = import_question(&bank(params, json!({})), "b.json").unwrap();
+        let spec = r.spec.unwrap();
+        let names: Vec<&str> = spec.parameters.iter().map(|p| p.name.as_str()).collect();
+        assert_eq!(names, ["a", "b", "c", "d", "e"], "{:?}", r.unmapped);
+        let range = |i: usize| match &spec.parameters[i].sample {
+            Sample::Range { min, max, .. } => (min.clone(), max.clone()),
+            other => panic!("{other:?}"),
+        };
+        assert_eq!(range(0), ("0.001".into(), "1.000".into()));
+        assert_eq!(range(1), ("50".into(), "100".into()));
+        assert_eq!(range(2), ("0.50".into(), "5.00".into()));
+        assert!(matches!(
+            spec.parameters[3].sample,
+            Sample::IntRange {
+                min: 10,
+                max: 90,
+                step: 1
+            }
+        ));
+        assert!(matches!(spec.parameters[4].sample, Sample::Derived));
+        let reported = |f: &str| r.unmapped.iter().any(|u| u.field == f);
+        for f in [
+            "parameters.a.generation.method",
+            "parameters.b.generation.min",
+            "parameters.b.generation.max",
+            "parameters.c.generation_method",
+            "parameters.d.generation.method",
+            "parameters.d.generation.step",
+        ] {
+            assert!(reported(f), "{f} not reported: {:?}", r.unmapped);
+        }
+        // The doubled-brace template is reported too.
+        assert!(
+            r.unmapped
+                .iter()
+                .any(|u| u.field == "natural_language_templates[1]"
+                    && u.reason.contains("{{amount}}"))
+        );
+    }
+
+    #[test]
     fn composites_map_workflow_k_opt_and_key_operation() {
         let extra = json!({
             "composite_structure": {"atomic_operations": [
