@@ -1,5 +1,5 @@
 //! `crucible quest import-bank`: the public question bank imported as a runnable pack. Against the
-//! committed fixture (tests/fixtures/questbench-bank, seven real bank files and five constructed
+//! committed fixture (tests/fixtures/questbench-bank, seven real bank files and six constructed
 //! ones): what maps, what is generated, what is excluded and why, the bank's bug reported, the
 //! pack loading and listed, and a real chain self-test of the imported tasks (reference 100,
 //! known-wrong answers below the pass threshold, same seed → same instance). When the full bank
@@ -73,7 +73,7 @@ fn the_fixture_bank_imports_into_a_pack_that_loads() {
             s.errors,
             s.tasks
         ),
-        (12, 7, 2, 2, 1, 9),
+        (13, 7, 3, 2, 1, 10),
         "{}",
         serde_json::to_string_pretty(&r.questions).unwrap()
     );
@@ -126,9 +126,9 @@ fn the_fixture_bank_imports_into_a_pack_that_loads() {
     let written: Value =
         serde_json::from_str(&std::fs::read_to_string(out.join("import-report.json")).unwrap())
             .unwrap();
-    assert_eq!(written["summary"]["tasks"], 9);
+    assert_eq!(written["summary"]["tasks"], 10);
     let tasks = task::load_dir(&out).unwrap_or_else(|e| panic!("{e}"));
-    assert_eq!(tasks.len(), 9);
+    assert_eq!(tasks.len(), 10);
     let composites = tasks
         .iter()
         .filter(|t| t.spec.kind == Kind::Composite)
@@ -278,7 +278,7 @@ fn the_cli_imports_into_the_data_dir_and_packs_list_shows_it() {
     let (ok, stdout, stderr) = run(&["quest", "import-bank", &bank, "--json"]);
     assert!(ok, "{stderr}");
     let r: Value = serde_json::from_str(&stdout).unwrap_or_else(|e| panic!("{e}: {stdout}"));
-    assert_eq!(r["summary"]["tasks"], 9);
+    assert_eq!(r["summary"]["tasks"], 10);
     assert!(data
         .path()
         .join("packs/questbench-reference/pack.json")
@@ -292,7 +292,7 @@ fn the_cli_imports_into_the_data_dir_and_packs_list_shows_it() {
         .iter()
         .find(|p| p["name"] == "questbench-reference")
         .unwrap_or_else(|| panic!("not listed: {list}"));
-    assert_eq!(pack["tasks"], 9, "{pack}");
+    assert_eq!(pack["tasks"], 10, "{pack}");
     assert!(pack["error"].is_null(), "{pack}");
     // Text output names the bug; a second import into the same place is refused.
     let (ok, _, stderr) = run(&["quest", "import-bank", &bank]);
@@ -346,8 +346,8 @@ async fn the_imported_pack_selftests_on_the_chain() {
         "failing imported tasks:\n{}",
         bad.join("\n")
     );
-    assert_eq!(report.summary.tasks, 9);
-    assert_eq!(report.summary.reference_perfect, 9);
+    assert_eq!(report.summary.tasks, 10);
+    assert_eq!(report.summary.reference_perfect, 10);
     assert_eq!(report.summary.wrong_rejected, report.summary.wrong_total);
     assert!(report.summary.wrong_total >= 20, "{:?}", report.summary);
 }
