@@ -405,9 +405,19 @@ pub fn import_question(text: &str, file: &str) -> Result<BankImport, QuestError>
     if templates.is_empty() {
         unmapped.push(Unmapped {
             field: "natural_language_templates".into(),
-            reason: "no templates; write at least 3".into(),
+            reason: "no templates; write at least 1 (an imported task keeps the source's wording)"
+                .into(),
         });
     } else {
+        if templates.len() < 3 {
+            unmapped.push(Unmapped {
+                field: "natural_language_templates".into(),
+                reason: format!(
+                    "{} template(s) kept as written; the task carries imported_from, which allows fewer than the 3 a hand-written task needs",
+                    templates.len()
+                ),
+            });
+        }
         mapped.push("natural_language_templates".into());
     }
 
@@ -605,7 +615,13 @@ pub fn import_question(text: &str, file: &str) -> Result<BankImport, QuestError>
             wrong: Vec::new(),
         },
         composite,
-        imported_from: None,
+        // The source's wording is kept as written: an imported task may have fewer than 3
+        // templates (the loader's rule for hand-written tasks).
+        imported_from: Some(
+            std::path::Path::new(file)
+                .file_name()
+                .map_or_else(|| file.to_string(), |n| n.to_string_lossy().into_owned()),
+        ),
     };
     let mut text = serde_json::to_string_pretty(&spec).unwrap_or_default();
     text.push('\n');
@@ -659,6 +675,7 @@ mod tests {
         let r = import_question(&bank(basic_params(), json!({})), "b.json").unwrap();
         let spec = r.spec.clone().unwrap();
         assert_eq!(spec.id, "bnb_transfer_basic");
+        assert_eq!(spec.imported_from.as_deref(), Some("b.json"));
         assert_eq!(spec.kind, Kind::Atomic);
         assert_eq!(spec.difficulty, Difficulty::Easy);
         assert_eq!(
