@@ -880,23 +880,31 @@ fn map_onto(
         .iter()
         .flat_map(|t| task::placeholders(t))
         .collect();
-    for missing in builtin_stated.difference(&stated) {
-        let is_address = ours
-            .parameters
+    let is_address = |name: &str| {
+        ours.parameters
             .iter()
-            .any(|p| &p.name == missing && p.ty == ParamType::Address);
+            .any(|p| p.name == name && p.ty == ParamType::Address)
+    };
+    for missing in builtin_stated.difference(&stated).filter(|m| is_address(m)) {
         notes.push(note(
             "natural_language_templates",
-            if is_address {
-                format!(
-                    "wording gap (address): Crucible's own templates state {{{missing}}}, no bank template does; the agent must find the contract from the environment the prompt lists"
-                )
-            } else {
-                format!(
-                    "wording gap (value): Crucible's checks use {{{missing}}}, which Crucible's own templates state and no bank template does; an agent following the bank's wording cannot know it"
-                )
-            },
+            format!(
+                "wording gap (address): Crucible's own templates state {{{missing}}}, no bank template does; the agent must find the contract from the environment the prompt lists"
+            ),
         ));
+    }
+    // A value Crucible's own templates state (its checks or solutions use it): every bank
+    // template that leaves it out is listed.
+    for (i, t) in templates.iter().enumerate() {
+        let here: BTreeSet<String> = task::placeholders(t).into_iter().collect();
+        for missing in builtin_stated.difference(&here).filter(|m| !is_address(m)) {
+            notes.push(note(
+                format!("natural_language_templates[{i}]"),
+                format!(
+                    "wording gap (value): Crucible's own templates state {{{missing}}} (its checks or solutions use it), this template does not; an agent given this wording has to guess it"
+                ),
+            ));
+        }
     }
     if let (Some(c), Some(bank_c)) = (&ours.composite, &draft.composite) {
         if c.workflow != bank_c.workflow {
