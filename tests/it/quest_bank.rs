@@ -211,6 +211,34 @@ fn the_fixture_bank_imports_into_a_pack_that_loads() {
         .templates
         .iter()
         .all(|t| !t.contains("liquidity_amount")));
+    // Its first template does not say how much to remove, which Crucible's checks need: said.
+    let rq = question(&r, "remove_liquidity_tokens");
+    assert!(
+        rq.notes.iter().any(|n| {
+            n.field == "natural_language_templates[0]"
+                && n.reason.contains("wording gap (value)")
+                && n.reason.contains("{percentage}")
+        }),
+        "{:?}",
+        rq.notes
+    );
+    // Every parameter of the bank and of Crucible's task has a line.
+    for name in ["liquidity_percentage", "token_a_decimals", "router_address"] {
+        assert!(
+            rq.parameters
+                .iter()
+                .any(|m| m.bank.as_deref() == Some(name)),
+            "{name}"
+        );
+    }
+    for name in ["lp_amount", "pair", "percentage"] {
+        assert!(
+            rq.parameters
+                .iter()
+                .any(|m| m.crucible.as_deref() == Some(name)),
+            "{name}"
+        );
+    }
     // Generated: a native transfer (2 templates, a {{x}}, a string min, no method).
     let tip = task_of(&tasks, "bnb_tip_friend");
     assert_eq!(
