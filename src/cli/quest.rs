@@ -63,6 +63,24 @@ pub enum QuestCmd {
         #[arg(long)]
         json: bool,
     },
+    /// Import a whole public EVM-QuestBench question bank (a folder of question files) into a
+    /// runnable pack: the bank's templates and parameter ranges with the built-in task's checks,
+    /// setup and solutions (questions without a built-in task: generated from their validator
+    /// family, or excluded with the reason). Writes `import-report.json` into the pack and
+    /// prints the report.
+    ImportBank {
+        /// The question-bank folder (e.g. the reference repository's `question_bank`).
+        dir: PathBuf,
+        /// The pack's name (`pack.json`).
+        #[arg(long, default_value = "questbench-reference")]
+        name: String,
+        /// The pack folder to create (default `<data dir>/packs/<name>`); must not exist.
+        #[arg(long)]
+        out: Option<PathBuf>,
+        /// Print the whole report as JSON (otherwise one line per question).
+        #[arg(long)]
+        json: bool,
+    },
     /// Time the reference agent over every task (one seed): wall time and per-stage medians.
     Bench {
         /// Seed.
@@ -173,6 +191,55 @@ pub async fn quest(config: &Config, cmd: QuestCmd) -> Result<()> {
                 for u in &r.unmapped {
                     out!("not mapped: {}: {}", u.field, u.reason);
                 }
+            }
+        }
+        QuestCmd::ImportBank {
+            dir,
+            name,
+            out,
+            json,
+        } => {
+            anyhow::ensure!(
+                !name.is_empty()
+                    && name
+                        .chars()
+                        .all(|c| c.is_ascii_alphanumeric() || c == '-' || c == '_'),
+                "--name {name:?}: a pack name is [A-Za-z0-9_-], non-empty"
+            );
+            let root = config.project_dir.join("tasks/questbench");
+            let builtin = task::load_dir(&root)?;
+            let out = out.unwrap_or_else(|| config.data_dir.join("packs").join(&name));
+            let opts = crucible_questbench::bank::BankOptions {
+                bank: dir,
+                out,
+                name,
+            };
+            let r = crucible_questbench::bank::import_bank(&opts, &builtin, &root)?;
+            if json {
+                out!("{}", serde_json::to_string_pretty(&r)?);
+            } else {
+                for q in &r.questions {
+                    let what = match (&q.counterpart, &q.family) {
+                        (Some(c), _) => format!("onto {c}"),
+                        (None, Some(f)) => format!("family {f}"),
+                        _ => String::new(),
+                    };
+                    out!(
+                        "{:<9} {:<45} {} {}",
+                        serde_json::to_value(q.status)?.as_str().unwrap_or_default(),
+                        if q.id.is_empty() { &q.file } else { &q.id },
+                        what,
+                        q.reason.as_deref().unwrap_or_default()
+                    );
+                }
+                for b in &r.bank_bugs {
+                    out!("bank bug: {}: {}: {}", b.file, b.field, b.problem);
+                }
+                let s = &r.summary;
+                out!(
+                    "{} questions: {} mapped, {} generated, {} excluded, {} unreadable; pack {} ({} tasks), report in import-report.json",
+                    s.questions, s.mapped, s.generated, s.excluded, s.errors, r.pack, s.tasks
+                );
             }
         }
         QuestCmd::Bench { seed, json: _ } => {

@@ -14,6 +14,7 @@ mod pilot;
 mod pilot_release;
 mod providers;
 mod quest;
+mod quest_bank;
 mod report;
 mod results;
 mod results_base;

@@ -51,9 +51,116 @@ fn load_err(file: &str, field: &str, message: impl Into<String>) -> QuestError {
     }
 }
 
-/// `{{name}}` (a quirk of 11 bank files) becomes `{name}`.
-fn fix_placeholders(t: &str) -> String {
-    t.replace("{{", "{").replace("}}", "}")
+/// `{{name}}` (a quirk of 11 bank files) becomes `{name}`, and the names so converted are
+/// returned so the caller can report them. Only a doubled brace around a plain name
+/// (`[A-Za-z0-9_]`) is converted; any other brace is left as written. The reference runner
+/// replaces `{name}` only, so it showed these values wrapped in braces (`{0xAbC…}`); the bank's
+/// authors meant the value, which is what the import keeps.
+pub fn fix_placeholders(t: &str) -> (String, Vec<String>) {
+    let mut out = String::with_capacity(t.len());
+    let mut fixed = Vec::new();
+    let mut rest = t;
+    while let Some(i) = rest.find("{{") {
+        out.push_str(&rest[..i]);
+        let after = &rest[i + 2..];
+        let name_len = after
+            .find(|c: char| !(c.is_ascii_alphanumeric() || c == '_'))
+            .unwrap_or(after.len());
+        if name_len > 0 && after[name_len..].starts_with("}}") {
+            let name = &after[..name_len];
+            out.push('{');
+            out.push_str(name);
+            out.push('}');
+            fixed.push(name.to_string());
+            rest = &after[name_len + 2..];
+        } else {
+            out.push('{');
+            rest = &rest[i + 1..];
+        }
+    }
+    out.push_str(rest);
+    (out, fixed)
+}
+
+/// The generation rule of a bank parameter as the reference runner reads it: the `generation`
+/// object, or (one bank file) `generation_method` and the bounds on the parameter itself; a
+/// missing method is the runner's default for the type (`random`; `from_list` for strings).
+/// Returns the rule and the notes on what was filled in.
+fn generation_of(name: &str, ty: &str, p: &Value) -> (Value, Vec<Unmapped>) {
+    let field = format!("parameters.{name}");
+    let mut notes = Vec::new();
+    let mut gen = match p.get("generation") {
+        Some(g @ Value::Object(_)) => g.clone(),
+        _ => {
+            let mut g = serde_json::Map::new();
+            if let Value::Object(o) = p {
+                for (k, v) in o {
+                    if !matches!(k.as_str(), "type" | "role" | "description" | "unit") {
+                        let k = if k == "generation_method" {
+                            "method"
+                        } else {
+                            k
+                        };
+                        g.insert(k.to_string(), v.clone());
+                    }
+                }
+            }
+            if p.get("generation_method").is_some() {
+                notes.push(Unmapped {
+                    field: format!("{field}.generation_method"),
+                    reason: "the rule is written on the parameter (generation_method, min, max) \
+                             instead of in a generation object; read from there"
+                        .into(),
+                });
+            }
+            Value::Object(g)
+        }
+    };
+    if gen.get("method").and_then(Value::as_str).is_none() {
+        let default = if ty == "string" {
+            "from_list"
+        } else {
+            "random"
+        };
+        notes.push(Unmapped {
+            field: format!("{field}.generation.method"),
+            reason: format!(
+                "no sampling method; {default}, the reference runner's default for {ty:?}, is used"
+            ),
+        });
+        gen["method"] = json!(default);
+    }
+    for k in ["min", "max", "value"] {
+        let parsed = gen
+            .get(k)
+            .and_then(Value::as_str)
+            .and_then(|s| s.trim().parse::<f64>().ok())
+            .filter(|f| f.is_finite());
+        if let (Some(f), true) = (parsed, ty == "number" || ty == "integer") {
+            notes.push(Unmapped {
+                field: format!("{field}.generation.{k}"),
+                reason: format!(
+                    "written as a string ({:?}); read as the number {f}",
+                    gen[k].as_str().unwrap_or_default()
+                ),
+            });
+            gen[k] = if ty == "integer" && f.fract() == 0.0 {
+                json!(f as i64)
+            } else {
+                json!(f)
+            };
+        }
+    }
+    if ty == "integer" && gen.get("step").is_some() {
+        notes.push(Unmapped {
+            field: format!("{field}.generation.step"),
+            reason:
+                "the reference runner ignores `step` (it samples every integer in [min, max]); \
+                     so does the import"
+                    .into(),
+        });
+    }
+    (gen, notes)
 }
 
 fn as_text(v: &Value) -> Option<String> {
@@ -78,7 +185,8 @@ fn decimal_text(v: &Value, decimals: u32) -> Option<String> {
 fn map_param(name: &str, p: &Value, unmapped: &mut Vec<Unmapped>) -> Result<ParamSpec, String> {
     let field = format!("parameters.{name}");
     let ty = p.get("type").and_then(Value::as_str).unwrap_or("");
-    let gen = p.get("generation").cloned().unwrap_or(Value::Null);
+    let (gen, notes) = generation_of(name, ty, p);
+    unmapped.extend(notes);
     let method = gen.get("method").and_then(Value::as_str);
     let fixed = || {
         gen.get("value")
@@ -236,10 +344,11 @@ const IGNORED: [&str; 4] = ["version", "blockchain", "tags", "metadata"];
 /// Errors only when the text is not a bank question at all (not JSON, no id); everything else
 /// ends up in the report.
 pub fn import_question(text: &str, file: &str) -> Result<BankImport, QuestError> {
-    let v: Value = serde_json::from_str(text).map_err(|e| load_err(file, "", e.to_string()))?;
+    let v: Value = serde_json::from_str(text)
+        .map_err(|e| load_err(file, "(file)", format!("not valid JSON: {e}")))?;
     let obj = v
         .as_object()
-        .ok_or_else(|| load_err(file, "", "a question is a JSON object"))?;
+        .ok_or_else(|| load_err(file, "(file)", "a question is a JSON object"))?;
     let raw_id = obj
         .get("id")
         .and_then(Value::as_str)
@@ -276,16 +385,39 @@ pub fn import_question(text: &str, file: &str) -> Result<BankImport, QuestError>
         Some(Value::Array(a)) => a
             .iter()
             .filter_map(Value::as_str)
-            .map(fix_placeholders)
+            .enumerate()
+            .map(|(i, t)| {
+                let (t, fixed) = fix_placeholders(t);
+                for name in fixed {
+                    unmapped.push(Unmapped {
+                        field: format!("natural_language_templates[{i}]"),
+                        reason: format!(
+                            "{{{{{name}}}}} written with doubled braces (the reference runner showed \
+                             the value wrapped in braces); imported as the placeholder {{{name}}}"
+                        ),
+                    });
+                }
+                t
+            })
             .collect(),
         _ => Vec::new(),
     };
     if templates.is_empty() {
         unmapped.push(Unmapped {
             field: "natural_language_templates".into(),
-            reason: "no templates; write at least 3".into(),
+            reason: "no templates; write at least 1 (an imported task keeps the source's wording)"
+                .into(),
         });
     } else {
+        if templates.len() < 3 {
+            unmapped.push(Unmapped {
+                field: "natural_language_templates".into(),
+                reason: format!(
+                    "{} template(s) kept as written; the task carries imported_from, which allows fewer than the 3 a hand-written task needs",
+                    templates.len()
+                ),
+            });
+        }
         mapped.push("natural_language_templates".into());
     }
 
@@ -483,6 +615,13 @@ pub fn import_question(text: &str, file: &str) -> Result<BankImport, QuestError>
             wrong: Vec::new(),
         },
         composite,
+        // The source's wording is kept as written: an imported task may have fewer than 3
+        // templates (the loader's rule for hand-written tasks).
+        imported_from: Some(
+            std::path::Path::new(file)
+                .file_name()
+                .map_or_else(|| file.to_string(), |n| n.to_string_lossy().into_owned()),
+        ),
     };
     let mut text = serde_json::to_string_pretty(&spec).unwrap_or_default();
     text.push('\n');
@@ -536,6 +675,7 @@ mod tests {
         let r = import_question(&bank(basic_params(), json!({})), "b.json").unwrap();
         let spec = r.spec.clone().unwrap();
         assert_eq!(spec.id, "bnb_transfer_basic");
+        assert_eq!(spec.imported_from.as_deref(), Some("b.json"));
         assert_eq!(spec.kind, Kind::Atomic);
         assert_eq!(spec.difficulty, Difficulty::Easy);
         assert_eq!(
@@ -609,6 +749,55 @@ mod tests {
         assert!(r.unmapped.iter().any(
             |u| u.field == "natural_language_templates[0]" && u.reason.contains("{to_address}")
         ));
+    }
+
+    #[test]
+    fn missing_methods_string_bounds_and_rules_on_the_parameter_are_read_and_reported() {
+        let params = json!({
+            "a": {"type": "number", "generation": {"min": 0.001, "max": 1.0, "decimals": 3}},
+            "b": {"type": "number", "generation": {"method": "random", "min": "50", "max": "100", "decimals": 0}},
+            "c": {"type": "number", "generation_method": "random", "min": 0.5, "max": 5.0, "decimals": 2},
+            "d": {"type": "integer", "generation": {"min": 10, "max": 90, "step": 5}},
+            "e": {"type": "address", "generation_method": "random"},
+        });
+        let r = import_question(&bank(params, json!({})), "b.json").unwrap();
+        let spec = r.spec.unwrap();
+        let names: Vec<&str> = spec.parameters.iter().map(|p| p.name.as_str()).collect();
+        assert_eq!(names, ["a", "b", "c", "d", "e"], "{:?}", r.unmapped);
+        let range = |i: usize| match &spec.parameters[i].sample {
+            Sample::Range { min, max, .. } => (min.clone(), max.clone()),
+            other => panic!("{other:?}"),
+        };
+        assert_eq!(range(0), ("0.001".into(), "1.000".into()));
+        assert_eq!(range(1), ("50".into(), "100".into()));
+        assert_eq!(range(2), ("0.50".into(), "5.00".into()));
+        assert!(matches!(
+            spec.parameters[3].sample,
+            Sample::IntRange {
+                min: 10,
+                max: 90,
+                step: 1
+            }
+        ));
+        assert!(matches!(spec.parameters[4].sample, Sample::Derived));
+        let reported = |f: &str| r.unmapped.iter().any(|u| u.field == f);
+        for f in [
+            "parameters.a.generation.method",
+            "parameters.b.generation.min",
+            "parameters.b.generation.max",
+            "parameters.c.generation_method",
+            "parameters.d.generation.method",
+            "parameters.d.generation.step",
+        ] {
+            assert!(reported(f), "{f} not reported: {:?}", r.unmapped);
+        }
+        // The doubled-brace template is reported too.
+        assert!(
+            r.unmapped
+                .iter()
+                .any(|u| u.field == "natural_language_templates[1]"
+                    && u.reason.contains("{{amount}}"))
+        );
     }
 
     #[test]

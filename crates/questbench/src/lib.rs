@@ -2,11 +2,12 @@
 //! declarative check library ([`check`]), the atomic protocol and self-test ([`atomic`]), the
 //! run-seam implementation ([`seam`]) and the TypeScript [`sandbox`] that runs model-written
 //! modules, the multi-round [`composite`] protocol, and the [`import`] of the public question-bank
-//! format, and the prompt sets and the reference runner's prompt options ([`prompt`]).
+//! format and of a whole bank into a runnable pack ([`bank`]), and the prompt sets and the reference runner's prompt options ([`prompt`]).
 
 #![warn(missing_docs, unreachable_pub)]
 
 pub mod atomic;
+pub mod bank;
 pub mod check;
 pub mod composite;
 pub mod import;

@@ -131,7 +131,8 @@ pub fn load_dir(dir: &Path) -> Result<Vec<Task>, QuestError> {
 }
 
 /// Whether `path` names a task file: `*.json`, but not a composite script (`*.rounds.json`), nor
-/// the generated schema (`task.schema.json`), nor a content pack's manifest (`pack.json`), nor a paper's result table (a file directly inside
+/// the generated schema (`task.schema.json`), nor a pack's `pack.json` or an import's
+/// `import-report.json`, nor a paper's result table (a file directly inside
 /// a `published/` folder, as `tasks/questbench/published/table1.json`).
 pub fn is_task_file(path: &Path) -> bool {
     let name = path.file_name().and_then(|n| n.to_str()).unwrap_or("");
@@ -143,6 +144,7 @@ pub fn is_task_file(path: &Path) -> bool {
         && !name.ends_with(".rounds.json")
         && name != "task.schema.json"
         && name != "pack.json"
+        && name != "import-report.json"
         && folder != Some("published")
 }
 
@@ -178,6 +180,12 @@ mod tests {
         )));
         assert!(!is_task_file(Path::new(
             "tasks/questbench/task.schema.json"
+        )));
+        assert!(!is_task_file(Path::new(
+            "packs/questbench-reference/pack.json"
+        )));
+        assert!(!is_task_file(Path::new(
+            "packs/questbench-reference/import-report.json"
         )));
         assert!(!is_task_file(Path::new(
             "tasks/questbench/published/table1.json"

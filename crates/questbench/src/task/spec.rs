@@ -68,7 +68,8 @@ pub struct TaskSpec {
     pub difficulty: Difficulty,
     /// One-line summary for listings.
     pub title: String,
-    /// Natural-language templates (at least 3) with `{param}` placeholders.
+    /// Natural-language templates (at least 3; at least 1 for an imported task) with `{param}`
+    /// placeholders.
     pub templates: Vec<String>,
     /// Optional clarity label per template (same length as `templates`), for the reference
     /// runner's natural-language difficulty selection; empty when the task has none.
@@ -94,6 +95,11 @@ pub struct TaskSpec {
     /// Composite-only fields.
     #[serde(default)]
     pub composite: Option<CompositeSpec>,
+    /// Set on a task converted from another benchmark's file (`crucible quest import-bank`):
+    /// where it came from. An imported task keeps its source's wording as written, so it may have
+    /// fewer than 3 templates (at least 1); a hand-written task leaves this out.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub imported_from: Option<String>,
 }
 
 /// One typed parameter and how it is sampled.

@@ -1,0 +1,1863 @@
+//! Import of a whole public EVM-QuestBench question bank (a folder of question files) into a
+//! runnable content pack (`crucible quest import-bank`).
+//!
+//! Each question is first converted as [`crate::import::import_question`] does (templates,
+//! parameters, composite block). Then:
+//! - a question whose id is a built-in task (all 107 of the public bank) becomes a task with the
+//!   bank's own templates, wording metadata and parameter ranges, and the built-in task's checks,
+//!   setup, answer schema, composite scoring and solutions. Parameters are matched by name (exact,
+//!   then the bank's naming conventions: `to_address` ↔ `to`, `amount_in` ↔ `amount`, …) and for
+//!   addresses by the contract they name; every match and every mismatch is reported. Address
+//!   parameters keep Crucible's sampling (checks and setup need the universe's contracts); numbers,
+//!   integers, strings and booleans take the bank's rule where the types agree.
+//! - a question without a counterpart is mapped by its validator family (see [`Family`]) to
+//!   generated checks, setup and solutions where the family allows, and excluded with the reason
+//!   otherwise.
+//!
+//! The pack is written to a fresh folder (built in a temporary folder and moved into place, so
+//! an existing folder is never touched and a half-built pack is never listed), with `pack.json` and `import-report.json`, and must load
+//! with [`crate::task::load_dir`]; a question whose task the loader refuses is excluded with the
+//! loader's message. A question file that cannot be read is an error entry naming the file and
+//! field; the rest still imports.
+
+use std::collections::BTreeSet;
+use std::path::{Component, Path, PathBuf};
+
+use serde::Serialize;
+use serde_json::{json, Value};
+
+use crate::import::{import_question, Unmapped};
+use crate::task::{
+    self, Check, CheckSpec, Direction, Expr, Kind, ParamSpec, ParamType, Sample, SetupStep,
+    Solutions, Task, TaskSpec, Tolerance, WrongSpec,
+};
+
+/// What happened to one question.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Status {
+    /// Converted onto the built-in task of the same id.
+    Mapped,
+    /// No built-in counterpart: checks and solutions generated from its validator family.
+    Generated,
+    /// Not in the pack (the reason says why); excluded from runs.
+    Excluded,
+    /// The file is not a readable question (the reason names the file and field).
+    Error,
+}
+
+/// How one parameter was carried over.
+#[derive(Debug, Clone, Serialize)]
+pub struct ParamMapping {
+    /// The bank's parameter name (None: a Crucible-only parameter).
+    pub bank: Option<String>,
+    /// The pack task's parameter name (None: the bank parameter was left out).
+    pub crucible: Option<String>,
+    /// How it was matched and whose sampling rule is used.
+    pub how: String,
+}
+
+/// One question's outcome.
+#[derive(Debug, Clone, Serialize)]
+pub struct QuestionReport {
+    /// The question file, relative to the bank folder.
+    pub file: String,
+    /// The question id ("" when the file has none).
+    pub id: String,
+    /// What happened.
+    pub status: Status,
+    /// Why it was excluded or failed (None when mapped or generated).
+    pub reason: Option<String>,
+    /// The built-in task it was mapped onto.
+    pub counterpart: Option<String>,
+    /// The validator family (questions without a counterpart).
+    pub family: Option<String>,
+    /// The task file written, relative to the pack.
+    pub task_file: Option<String>,
+    /// Every parameter's mapping.
+    pub parameters: Vec<ParamMapping>,
+    /// Everything not carried over as written, field by field.
+    pub notes: Vec<Unmapped>,
+}
+
+/// A defect of the bank itself (the import works around it and says how).
+#[derive(Debug, Clone, Serialize)]
+pub struct BankBug {
+    /// Question file.
+    pub file: String,
+    /// Field.
+    pub field: String,
+    /// What is wrong and what the import did.
+    pub problem: String,
+}
+
+/// Totals.
+#[derive(Debug, Clone, Default, Serialize)]
+pub struct BankSummary {
+    /// Question files seen.
+    pub questions: usize,
+    /// Mapped onto a built-in task.
+    pub mapped: usize,
+    /// Generated from a validator family.
+    pub generated: usize,
+    /// Excluded.
+    pub excluded: usize,
+    /// Unreadable files.
+    pub errors: usize,
+    /// Tasks in the written pack (mapped + generated).
+    pub tasks: usize,
+}
+
+/// The import report (written to `import-report.json` in the pack, and printed).
+#[derive(Debug, Clone, Serialize)]
+pub struct BankReport {
+    /// The pack's name.
+    pub name: String,
+    /// The bank folder imported.
+    pub source: String,
+    /// The pack folder written.
+    pub pack: String,
+    /// Totals.
+    pub summary: BankSummary,
+    /// Per question, in file order.
+    pub questions: Vec<QuestionReport>,
+    /// The bank's own bugs.
+    pub bank_bugs: Vec<BankBug>,
+}
+
+/// What to import and where.
+#[derive(Debug, Clone)]
+pub struct BankOptions {
+    /// The bank folder (question JSON files, any depth).
+    pub bank: PathBuf,
+    /// The pack folder to create; must not exist yet.
+    pub out: PathBuf,
+    /// The pack's name (`pack.json`).
+    pub name: String,
+}
+
+/// Errors that stop the whole import (one bad question never does).
+#[derive(Debug, thiserror::Error)]
+pub enum BankError {
+    /// The bank folder cannot be read.
+    #[error(
+        "reading the question bank {path}: {source}; pass the folder that holds the question files"
+    )]
+    Bank {
+        /// The folder.
+        path: String,
+        /// The cause.
+        source: std::io::Error,
+    },
+    /// The bank folder holds no question file.
+    #[error("{0}: no question files (*.json) found; pass the bank's question_bank folder")]
+    Empty(String),
+    /// The pack folder exists already.
+    #[error("{0} already exists; remove it or pass another --out (nothing was written)")]
+    Exists(String),
+    /// Writing the pack failed (nothing is left half-written).
+    #[error("writing the pack {path}: {message}")]
+    Write {
+        /// Where.
+        path: String,
+        /// What failed.
+        message: String,
+    },
+    /// The written pack does not load (a bug of the importer; nothing is kept).
+    #[error("the imported pack does not load: {0}")]
+    Load(String),
+}
+
+/// Imports every question under `opts.bank` into a new pack at `opts.out`, using `builtin` (the
+/// built-in catalogue, loaded from `builtin_root`) for counterparts. Returns the report, also
+/// written to the pack as `import-report.json`.
+pub fn import_bank(
+    opts: &BankOptions,
+    builtin: &[Task],
+    builtin_root: &Path,
+) -> Result<BankReport, BankError> {
+    if opts.out.exists() {
+        return Err(BankError::Exists(opts.out.display().to_string()));
+    }
+    let mut files = Vec::new();
+    walk(&opts.bank, &mut files).map_err(|e| BankError::Bank {
+        path: opts.bank.display().to_string(),
+        source: e,
+    })?;
+    files.sort();
+    if files.is_empty() {
+        return Err(BankError::Empty(opts.bank.display().to_string()));
+    }
+    let parent = opts
+        .out
+        .parent()
+        .filter(|p| !p.as_os_str().is_empty())
+        .unwrap_or(Path::new("."));
+    let werr = |p: &Path, e: std::io::Error| BankError::Write {
+        path: p.display().to_string(),
+        message: e.to_string(),
+    };
+    std::fs::create_dir_all(parent).map_err(|e| werr(parent, e))?;
+    // Built outside the packs folder (a half-built pack is never listed) and moved into place.
+    let stamp = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0, |d| d.as_nanos());
+    let tmp = std::env::temp_dir().join(format!(
+        "crucible-import-bank-{}-{stamp}",
+        std::process::id()
+    ));
+    std::fs::create_dir_all(&tmp).map_err(|e| werr(&tmp, e))?;
+    let result = build(opts, builtin, builtin_root, &files, &tmp);
+    let mut report = match result {
+        Ok(r) => r,
+        Err(e) => {
+            let _ = std::fs::remove_dir_all(&tmp);
+            return Err(e);
+        }
+    };
+    if std::fs::rename(&tmp, &opts.out).is_err() {
+        // Another file system: copy, and leave nothing behind on failure.
+        let copied = copy_tree(&tmp, &opts.out);
+        let _ = std::fs::remove_dir_all(&tmp);
+        if let Err(e) = copied {
+            let _ = std::fs::remove_dir_all(&opts.out);
+            return Err(werr(&opts.out, e));
+        }
+    }
+    // The report names the final folder; rewrite it there.
+    let (from, to) = (tmp.display().to_string(), opts.out.display().to_string());
+    for q in &mut report.questions {
+        if let Some(r) = &mut q.reason {
+            *r = r.replace(&from, &to);
+        }
+    }
+    report.pack = to;
+    write_json(&opts.out.join("import-report.json"), &report)?;
+    Ok(report)
+}
+
+fn copy_tree(from: &Path, to: &Path) -> std::io::Result<()> {
+    std::fs::create_dir_all(to)?;
+    for e in std::fs::read_dir(from)? {
+        let e = e?;
+        let (src, dst) = (e.path(), to.join(e.file_name()));
+        if e.file_type()?.is_dir() {
+            copy_tree(&src, &dst)?;
+        } else {
+            std::fs::copy(&src, &dst)?;
+        }
+    }
+    Ok(())
+}
+
+fn build(
+    opts: &BankOptions,
+    builtin: &[Task],
+    builtin_root: &Path,
+    files: &[PathBuf],
+    tmp: &Path,
+) -> Result<BankReport, BankError> {
+    let mut questions = Vec::new();
+    let mut bugs = Vec::new();
+    let mut ids = BTreeSet::new();
+    for f in files {
+        let rel = f
+            .strip_prefix(&opts.bank)
+            .unwrap_or(f)
+            .to_string_lossy()
+            .replace('\\', "/");
+        let q = import_one(f, &rel, builtin, builtin_root, tmp, &mut bugs, &mut ids);
+        questions.push(q);
+    }
+    // The pack as a whole must load; a task that loads alone but not with its solutions is
+    // excluded (its files removed) and the pack checked again.
+    loop {
+        match task::load_dir(tmp) {
+            Ok(_) => break,
+            Err(e) => {
+                let msg = e.to_string();
+                let culprit = questions.iter_mut().find(|q| {
+                    q.task_file
+                        .as_ref()
+                        .is_some_and(|t| msg.contains(&tmp.join(t).display().to_string()))
+                });
+                let Some(q) = culprit else {
+                    return Err(BankError::Load(msg));
+                };
+                if let Some(t) = q.task_file.take() {
+                    let _ = std::fs::remove_file(tmp.join(&t));
+                }
+                q.status = Status::Excluded;
+                q.reason = Some(format!("the task does not load: {msg}"));
+            }
+        }
+    }
+    let mut summary = BankSummary {
+        questions: questions.len(),
+        ..Default::default()
+    };
+    for q in &questions {
+        match q.status {
+            Status::Mapped => summary.mapped += 1,
+            Status::Generated => summary.generated += 1,
+            Status::Excluded => summary.excluded += 1,
+            Status::Error => summary.errors += 1,
+        }
+    }
+    summary.tasks = summary.mapped + summary.generated;
+    let source = opts.bank.display().to_string();
+    let manifest = json!({
+        "name": opts.name,
+        "version": "1",
+        "benchmark": "questbench",
+        "description": format!(
+            "The public EVM-QuestBench question bank's wording and parameter ranges, with Crucible's checks and solutions ({} of {} questions; see import-report.json)",
+            summary.tasks, summary.questions
+        ),
+        "source": source,
+    });
+    write_json(&tmp.join("pack.json"), &manifest)?;
+    let report = BankReport {
+        name: opts.name.clone(),
+        source,
+        pack: tmp.display().to_string(),
+        summary,
+        questions,
+        bank_bugs: bugs,
+    };
+    write_json(&tmp.join("import-report.json"), &report)?;
+    Ok(report)
+}
+
+fn write_json<T: Serialize>(path: &Path, v: &T) -> Result<(), BankError> {
+    let mut text = serde_json::to_string_pretty(v).map_err(|e| BankError::Write {
+        path: path.display().to_string(),
+        message: e.to_string(),
+    })?;
+    text.push('\n');
+    std::fs::write(path, text).map_err(|e| BankError::Write {
+        path: path.display().to_string(),
+        message: e.to_string(),
+    })
+}
+
+fn walk(dir: &Path, out: &mut Vec<PathBuf>) -> std::io::Result<()> {
+    for e in std::fs::read_dir(dir)? {
+        let e = e?;
+        let ty = e.file_type()?;
+        let p = e.path();
+        if ty.is_dir() {
+            walk(&p, out)?;
+        } else if ty.is_file() && p.extension().is_some_and(|x| x == "json") {
+            out.push(p);
+        }
+    }
+    Ok(())
+}
+
+fn note(field: impl Into<String>, reason: impl Into<String>) -> Unmapped {
+    Unmapped {
+        field: field.into(),
+        reason: reason.into(),
+    }
+}
+
+fn excluded(file: &str, id: &str, reason: String, notes: Vec<Unmapped>) -> QuestionReport {
+    QuestionReport {
+        file: file.into(),
+        id: id.into(),
+        status: Status::Excluded,
+        reason: Some(reason),
+        counterpart: None,
+        family: None,
+        task_file: None,
+        parameters: Vec::new(),
+        notes,
+    }
+}
+
+fn import_one(
+    path: &Path,
+    rel: &str,
+    builtin: &[Task],
+    builtin_root: &Path,
+    tmp: &Path,
+    bugs: &mut Vec<BankBug>,
+    ids: &mut BTreeSet<String>,
+) -> QuestionReport {
+    let text = match std::fs::read_to_string(path) {
+        Ok(t) => t,
+        Err(e) => {
+            return QuestionReport {
+                status: Status::Error,
+                ..excluded(rel, "", format!("{rel}: {e}"), Vec::new())
+            }
+        }
+    };
+    let draft = match import_question(&text, rel) {
+        Ok(d) => d,
+        Err(e) => {
+            return QuestionReport {
+                status: Status::Error,
+                ..excluded(rel, "", e.to_string(), Vec::new())
+            }
+        }
+    };
+    let raw: Value = serde_json::from_str(&text).unwrap_or(Value::Null);
+    let Some(spec) = draft.spec.clone() else {
+        return excluded(rel, &draft.id, "no draft".into(), draft.unmapped);
+    };
+    if !ids.insert(spec.id.clone()) {
+        return excluded(
+            rel,
+            &spec.id,
+            format!(
+                "{rel}: field id: duplicate question id {:?}; only the first file is imported",
+                spec.id
+            ),
+            draft.unmapped,
+        );
+    }
+    // The bank's own bugs: a template naming something that is no parameter of the question.
+    let bank_names: BTreeSet<String> = raw
+        .get("parameters")
+        .and_then(Value::as_object)
+        .map(|o| o.keys().cloned().collect())
+        .unwrap_or_default();
+    let mut templates = Vec::new();
+    let mut notes: Vec<Unmapped> = draft
+        .unmapped
+        .iter()
+        .filter(|u| {
+            // Replaced below by the counterpart's or the generated checks and solutions.
+            let replaced = matches!(u.field.as_str(), "(checks)" | "(solutions)");
+            let placeholder = u.field.starts_with("natural_language_templates[")
+                && u.reason.contains("is not a mapped parameter");
+            !(replaced || placeholder)
+        })
+        .cloned()
+        .collect();
+    for (i, t) in spec.templates.iter().enumerate() {
+        let missing: Vec<String> = task::placeholders(t)
+            .into_iter()
+            .filter(|p| !bank_names.contains(p))
+            .collect();
+        if missing.is_empty() {
+            templates.push((i, t.clone()));
+        } else {
+            let field = format!("natural_language_templates[{i}]");
+            let problem = format!(
+                "names {} which the question does not define; the reference runner sent it literally. The template is left out of the pack",
+                missing.iter().map(|m| format!("{{{m}}}")).collect::<Vec<_>>().join(", ")
+            );
+            bugs.push(BankBug {
+                file: rel.into(),
+                field: field.clone(),
+                problem: problem.clone(),
+            });
+            notes.push(note(field, format!("bank bug: {problem}")));
+        }
+    }
+    if templates.is_empty() {
+        return excluded(
+            rel,
+            &spec.id,
+            format!("{rel}: field natural_language_templates: no usable template"),
+            notes,
+        );
+    }
+    match builtin.iter().find(|t| t.id() == spec.id) {
+        Some(b) => map_onto(rel, &raw, &spec, templates, notes, b, builtin_root, tmp),
+        None => generate(rel, &raw, &spec, templates, notes, tmp),
+    }
+}
+
+/// Well-known BSC mainnet addresses the bank writes literally → Crucible universe names.
+fn mainnet_name(addr: &str) -> Option<&'static str> {
+    Some(match addr.to_ascii_lowercase().as_str() {
+        "0x55d398326f99059ff775485246999027b3197955" => "USDT",
+        "0xe9e7cea3dedca5984780bafc599bd69add087d56" => "BUSD",
+        "0x0e09fabb73bd3ade0a17ecc321fd13a19e81ce82" => "CAKE",
+        "0xbb4cdb9cbd36b01bd1cbaebf2de08d9173bc095c" => "WBNB",
+        "0x10ed43c718714eb63d5aa57b78b54704e256024e" => "PancakeRouter",
+        "0xca143ce32fe78f1f7019d7d551a6402fc5350c73" => "PancakeFactory",
+        "0x7efaef62fddcca950418312c6c91aef321375a00" => "pair:USDT/BUSD",
+        "0x16b9a82891338f9ba80e2d6970fdda79d1eb0dae" => "pair:WBNB/USDT",
+        _ => return None,
+    })
+}
+
+/// The universe names a draft address sample can produce (empty: a fresh address or unknown).
+fn address_names(s: &Sample) -> Vec<String> {
+    let one = |v: &Value| {
+        v.as_str().map(|a| {
+            mainnet_name(a)
+                .map(String::from)
+                .unwrap_or_else(|| a.to_string())
+        })
+    };
+    match s {
+        Sample::Manifest { name } => vec![name.clone()],
+        Sample::Fixed { value } => one(value).into_iter().collect(),
+        Sample::List { values } => values.iter().filter_map(one).collect(),
+        _ => Vec::new(),
+    }
+}
+
+fn describe(s: &Sample) -> String {
+    match s {
+        Sample::Range { min, max, decimals } => {
+            format!("range [{min}, {max}] ({decimals} decimals)")
+        }
+        Sample::IntRange { min, max, step } if *step == 1 => format!("integers [{min}, {max}]"),
+        Sample::IntRange { min, max, step } => format!("integers [{min}, {max}] step {step}"),
+        Sample::List { values } => format!(
+            "one of {}",
+            values
+                .iter()
+                .map(Value::to_string)
+                .collect::<Vec<_>>()
+                .join(", ")
+        ),
+        Sample::Fixed { value } => format!("fixed {value}"),
+        Sample::Manifest { name } => format!("universe {name}"),
+        Sample::Derived => "a fresh address".into(),
+        Sample::Signer => "a fresh signer".into(),
+        Sample::Permit { .. } => "a permit signature".into(),
+        Sample::Text { length, .. } => format!("random text of {length} characters"),
+    }
+}
+
+/// The bank's naming conventions: candidate Crucible names for a bank parameter name.
+fn candidates(bank: &str) -> Vec<String> {
+    let mut out = vec![bank.to_string()];
+    let base = bank
+        .strip_suffix("_address")
+        .or_else(|| bank.strip_prefix("expected_"))
+        .unwrap_or(bank);
+    out.push(base.to_string());
+    let extra: &[&str] = match base {
+        "amount_in" | "amount_bnb" | "amount_usdt" => &["amount"],
+        "amount_token_a" => &["amount_a"],
+        "amount_token_b" => &["amount_b"],
+        "added_value" => &["added"],
+        "subtracted_value" => &["subtracted"],
+        "data_message" => &["message"],
+        "liquidity_percentage" | "percentage" => &["percentage", "percent"],
+        "lp_token" => &["lp"],
+        "token_in" | "token_start" | "token_a" => &["token"],
+        "token_end" => &["token_out"],
+        "flashloan_contract" | "staking_contract" => &["pool"],
+        "query" => &["account", "user", "holder"],
+        "to" => &["to_address"],
+        "approved" => &["approved"],
+        "staked_amount" | "pending_rewards" | "allowance" => &["amount"],
+        _ => &[],
+    };
+    out.extend(extra.iter().map(|s| s.to_string()));
+    out
+}
+
+fn compatible(bank: ParamType, ours: ParamType) -> bool {
+    use ParamType as T;
+    matches!(
+        (bank, ours),
+        (T::Address, T::Address)
+            | (T::Decimal | T::Integer, T::Decimal | T::Integer)
+            | (T::String, T::String)
+            | (T::Bool, T::Bool)
+    )
+}
+
+/// The bank's sampling rule in the type of Crucible's parameter, or why it cannot be.
+fn convert(bank: &ParamSpec, ours: &ParamSpec) -> Result<Sample, String> {
+    use ParamType as T;
+    let int_of = |v: &Value| -> Option<i64> {
+        v.as_i64().or_else(|| {
+            v.as_f64()
+                .or_else(|| v.as_str().and_then(|s| s.parse::<f64>().ok()))
+                .filter(|f| f.fract() == 0.0 && f.abs() < 9e15)
+                .map(|f| f as i64)
+        })
+    };
+    let dec_of = |v: &Value| -> Option<Value> {
+        match v {
+            Value::String(s) => Some(json!(s)),
+            Value::Number(n) => Some(json!(n.to_string())),
+            _ => None,
+        }
+    };
+    match (ours.ty, bank.ty, &bank.sample) {
+        (
+            T::Decimal,
+            T::Decimal,
+            s @ (Sample::Range { .. } | Sample::Fixed { .. } | Sample::List { .. }),
+        ) => Ok(match s {
+            Sample::Fixed { value } => Sample::Fixed {
+                value: dec_of(value).ok_or("the fixed value is not a number")?,
+            },
+            Sample::List { values } => Sample::List {
+                values: values
+                    .iter()
+                    .map(|v| dec_of(v).ok_or("a listed value is not a number"))
+                    .collect::<Result<_, _>>()?,
+            },
+            other => other.clone(),
+        }),
+        (T::Decimal, T::Integer, Sample::IntRange { min, max, .. }) => Ok(Sample::Range {
+            min: min.to_string(),
+            max: max.to_string(),
+            decimals: 0,
+        }),
+        (T::Decimal, T::Integer, Sample::Fixed { value }) => Ok(Sample::Fixed {
+            value: dec_of(value).ok_or("the fixed value is not a number")?,
+        }),
+        (
+            T::Integer,
+            T::Integer,
+            s @ (Sample::IntRange { .. } | Sample::Fixed { .. } | Sample::List { .. }),
+        ) => Ok(s.clone()),
+        (T::Integer, T::Decimal, Sample::Range { min, max, decimals }) => {
+            let lo = min.parse::<f64>().ok().and_then(|f| int_of(&json!(f)));
+            let hi = max.parse::<f64>().ok().and_then(|f| int_of(&json!(f)));
+            match (lo, hi, decimals) {
+                (Some(min), Some(max), 0) => Ok(Sample::IntRange { min, max, step: 1 }),
+                _ => Err(format!(
+                    "the bank samples fractions ({}) and Crucible's parameter is an integer",
+                    describe(&bank.sample)
+                )),
+            }
+        }
+        (T::Integer, T::Decimal, Sample::Fixed { value }) => int_of(value)
+            .map(|v| Sample::Fixed { value: json!(v) })
+            .ok_or_else(|| format!("the bank's fixed {value} is not a whole number")),
+        (T::Integer, T::Decimal, Sample::List { values }) => Ok(Sample::List {
+            values: values
+                .iter()
+                .map(|v| {
+                    int_of(v)
+                        .map(|i| json!(i))
+                        .ok_or("a listed value is not a whole number")
+                })
+                .collect::<Result<_, _>>()?,
+        }),
+        (
+            T::String,
+            T::String,
+            s @ (Sample::Fixed { .. } | Sample::List { .. } | Sample::Text { .. }),
+        ) if !matches!(ours.sample, Sample::Permit { .. }) => Ok(s.clone()),
+        (T::Bool, T::Bool, s) => Ok(s.clone()),
+        _ => Err(format!(
+            "the bank's rule ({}) does not fit Crucible's {:?} parameter",
+            describe(&bank.sample),
+            ours.ty
+        )),
+    }
+}
+
+#[allow(clippy::too_many_arguments)]
+fn map_onto(
+    rel: &str,
+    raw: &Value,
+    draft: &TaskSpec,
+    templates: Vec<(usize, String)>,
+    mut notes: Vec<Unmapped>,
+    builtin: &Task,
+    builtin_root: &Path,
+    tmp: &Path,
+) -> QuestionReport {
+    let ours = &builtin.spec;
+    let used: BTreeSet<String> = templates
+        .iter()
+        .flat_map(|(_, t)| task::placeholders(t))
+        .collect();
+    // Bank parameter → Crucible parameter.
+    let mut taken: BTreeSet<String> = BTreeSet::new();
+    let bank_params: Vec<ParamSpec> = draft.parameters.clone();
+    let dropped: Vec<String> = raw
+        .get("parameters")
+        .and_then(Value::as_object)
+        .map(|o| {
+            o.keys()
+                .filter(|k| !bank_params.iter().any(|p| &p.name == *k))
+                .cloned()
+                .collect()
+        })
+        .unwrap_or_default();
+    // Exact names first, then contracts (addresses naming the same universe contract), then the
+    // naming conventions.
+    let find = |bp: &ParamSpec, taken: &BTreeSet<String>, pass: u8| -> Option<String> {
+        let free = |p: &&ParamSpec| !taken.contains(&p.name) && compatible(bp.ty, p.ty);
+        match pass {
+            0 => ours
+                .parameters
+                .iter()
+                .filter(free)
+                .find(|p| p.name == bp.name)
+                .map(|p| p.name.clone()),
+            1 if bp.ty == ParamType::Address => {
+                let names = address_names(&bp.sample);
+                if names.is_empty() {
+                    return None;
+                }
+                ours.parameters
+                    .iter()
+                    .filter(free)
+                    .find(|p| {
+                        let theirs = address_names(&p.sample);
+                        !theirs.is_empty() && names.iter().all(|n| theirs.contains(n))
+                    })
+                    .map(|p| p.name.clone())
+            }
+            2 => candidates(&bp.name).into_iter().find_map(|c| {
+                ours.parameters
+                    .iter()
+                    .filter(free)
+                    .find(|p| p.name == c)
+                    .map(|p| p.name.clone())
+            }),
+            _ => None,
+        }
+    };
+    let mut matched: Vec<Option<String>> = vec![None; bank_params.len()];
+    for pass in 0..3u8 {
+        for (i, bp) in bank_params.iter().enumerate() {
+            if matched[i].is_some() {
+                continue;
+            }
+            if let Some(n) = find(bp, &taken, pass) {
+                taken.insert(n.clone());
+                matched[i] = Some(n);
+            }
+        }
+    }
+    let mut params: Vec<ParamSpec> = ours.parameters.clone();
+    let mut mapping = Vec::new();
+    let mut rename: Vec<(String, String)> = Vec::new();
+    let mut extra: Vec<ParamSpec> = Vec::new();
+    for (bp, m) in bank_params.iter().zip(&matched) {
+        match m {
+            Some(name) => {
+                let p = params
+                    .iter_mut()
+                    .find(|p| &p.name == name)
+                    .expect("matched against these parameters");
+                let how = if p.ty == ParamType::Address {
+                    let (b, o) = (address_names(&bp.sample), address_names(&p.sample));
+                    if !b.is_empty() && b == o {
+                        format!(
+                            "address: the same universe contract ({})",
+                            describe(&p.sample)
+                        )
+                    } else if !b.is_empty() && b.iter().all(|n| o.contains(n)) {
+                        // The bank picks among the contracts Crucible's checks allow: its choice.
+                        let before = describe(&p.sample);
+                        p.sample = if b.len() == 1 {
+                            Sample::Manifest { name: b[0].clone() }
+                        } else {
+                            Sample::List {
+                                values: b.iter().map(|n| json!(n)).collect(),
+                            }
+                        };
+                        format!(
+                            "address: the bank's choice ({}) replaces Crucible's ({before})",
+                            describe(&p.sample)
+                        )
+                    } else {
+                        format!(
+                            "address: Crucible's rule kept ({}; the bank: {})",
+                            describe(&p.sample),
+                            describe(&bp.sample)
+                        )
+                    }
+                } else {
+                    match convert(bp, p) {
+                        Ok(s) => {
+                            let how = format!(
+                                "the bank's rule ({}) replaces Crucible's ({})",
+                                describe(&s),
+                                describe(&p.sample)
+                            );
+                            p.sample = s;
+                            if p.unit.is_none() {
+                                p.unit = bp.unit.clone();
+                            }
+                            how
+                        }
+                        Err(why) => {
+                            notes.push(note(
+                                format!("parameters.{}", bp.name),
+                                format!(
+                                    "mismatch: {why}; Crucible's rule ({}) is kept",
+                                    describe(&p.sample)
+                                ),
+                            ));
+                            format!("mismatch, Crucible's rule kept: {why}")
+                        }
+                    }
+                };
+                let how = if &bp.name == name {
+                    format!("same name; {how}")
+                } else {
+                    format!("{} → {name}; {how}", bp.name)
+                };
+                if &bp.name != name {
+                    rename.push((bp.name.clone(), name.clone()));
+                }
+                mapping.push(ParamMapping {
+                    bank: Some(bp.name.clone()),
+                    crucible: Some(name.clone()),
+                    how,
+                });
+            }
+            None if used.contains(&bp.name) => {
+                // Shown in the wording only (a symbol, decimals, a name): kept with the bank's
+                // rule under its own name (or a prefixed one if Crucible uses that name).
+                let mut np = bp.clone();
+                if ours.parameters.iter().any(|p| p.name == bp.name) || bp.name == "agent" {
+                    np.name = format!("bank_{}", bp.name);
+                    rename.push((bp.name.clone(), np.name.clone()));
+                }
+                if np.ty == ParamType::Address {
+                    if let Sample::Fixed { value } = &np.sample {
+                        if let Some(n) = value.as_str().and_then(mainnet_name) {
+                            np.sample = Sample::Manifest { name: n.into() };
+                        }
+                    }
+                }
+                mapping.push(ParamMapping {
+                    bank: Some(bp.name.clone()),
+                    crucible: Some(np.name.clone()),
+                    how: format!(
+                        "no Crucible counterpart; shown in the wording only, the bank's rule ({}) is used",
+                        describe(&np.sample)
+                    ),
+                });
+                extra.push(np);
+            }
+            None => mapping.push(ParamMapping {
+                bank: Some(bp.name.clone()),
+                crucible: None,
+                how: "no Crucible counterpart and no template names it; left out".into(),
+            }),
+        }
+    }
+    for d in dropped {
+        mapping.push(ParamMapping {
+            bank: Some(d.clone()),
+            crucible: None,
+            how: "could not be converted (see notes); left out".into(),
+        });
+    }
+    for p in &ours.parameters {
+        if !matched
+            .iter()
+            .any(|m| m.as_deref() == Some(p.name.as_str()))
+        {
+            mapping.push(ParamMapping {
+                bank: None,
+                crucible: Some(p.name.clone()),
+                how: format!(
+                    "Crucible-only (its checks, setup or solutions use it); Crucible's rule ({})",
+                    describe(&p.sample)
+                ),
+            });
+        }
+    }
+    params.extend(extra);
+    // Templates in Crucible's names.
+    let templates: Vec<String> = templates
+        .into_iter()
+        .map(|(_, t)| rename_placeholders(&t, &rename))
+        .collect();
+    // Values the checks depend on that no bank template states.
+    let stated: BTreeSet<String> = templates
+        .iter()
+        .flat_map(|t| task::placeholders(t))
+        .collect();
+    let builtin_stated: BTreeSet<String> = ours
+        .templates
+        .iter()
+        .flat_map(|t| task::placeholders(t))
+        .collect();
+    let is_address = |name: &str| {
+        ours.parameters
+            .iter()
+            .any(|p| p.name == name && p.ty == ParamType::Address)
+    };
+    for missing in builtin_stated.difference(&stated).filter(|m| is_address(m)) {
+        notes.push(note(
+            "natural_language_templates",
+            format!(
+                "wording gap (address): Crucible's own templates state {{{missing}}}, no bank template does; the agent must find the contract from the environment the prompt lists"
+            ),
+        ));
+    }
+    // A value Crucible's own templates state (its checks or solutions use it): every bank
+    // template that leaves it out is listed.
+    for (i, t) in templates.iter().enumerate() {
+        let here: BTreeSet<String> = task::placeholders(t).into_iter().collect();
+        for missing in builtin_stated.difference(&here).filter(|m| !is_address(m)) {
+            notes.push(note(
+                format!("natural_language_templates[{i}]"),
+                format!(
+                    "wording gap (value): Crucible's own templates state {{{missing}}} (its checks or solutions use it), this template does not; an agent given this wording has to guess it"
+                ),
+            ));
+        }
+    }
+    if let (Some(c), Some(bank_c)) = (&ours.composite, &draft.composite) {
+        if c.workflow != bank_c.workflow {
+            notes.push(note(
+                "composite_structure.atomic_operations",
+                format!(
+                    "the bank's workflow {:?} differs from Crucible's {:?}; Crucible's is scored",
+                    bank_c.workflow, c.workflow
+                ),
+            ));
+        }
+        if c.optimal_steps != bank_c.optimal_steps {
+            notes.push(note(
+                "interaction_config.optimal_steps",
+                format!(
+                    "the bank declares K_opt = {}, Crucible's checks and scripts use {}; Crucible's is used",
+                    bank_c.optimal_steps, c.optimal_steps
+                ),
+            ));
+        }
+    }
+    // The counterpart supplies what the draft asked the author to write.
+    for n in &mut notes {
+        if matches!(
+            n.field.as_str(),
+            "validation"
+                | "validation_criteria"
+                | "pre_conditions"
+                | "post_conditions"
+                | "preconditions"
+                | "metadata.operation_type"
+                | "scoring_strategy.method"
+        ) {
+            n.reason = format!(
+                "not used; the checks, answer schema and scoring are {}'s (the bank's validation is descriptive)",
+                builtin.id()
+            );
+        }
+    }
+    let mut spec = ours.clone();
+    spec.title = if draft.title.is_empty() {
+        spec.title
+    } else {
+        draft.title.clone()
+    };
+    spec.difficulty = draft.difficulty;
+    spec.templates = templates;
+    spec.template_labels = Vec::new();
+    let description: Vec<String> = raw
+        .get("description")
+        .and_then(Value::as_array)
+        .map(|a| {
+            a.iter()
+                .filter_map(Value::as_str)
+                .map(String::from)
+                .collect()
+        })
+        .unwrap_or_default();
+    if !description.is_empty() {
+        spec.description = description;
+    }
+    spec.parameters = params;
+    spec.imported_from = Some(rel.to_string());
+    // Same layout as the built-in catalogue.
+    let task_rel = builtin
+        .path
+        .strip_prefix(builtin_root)
+        .map(|p| p.to_string_lossy().replace('\\', "/"))
+        .unwrap_or_else(|_| format!("{}.json", spec.id));
+    let mut report = QuestionReport {
+        file: rel.into(),
+        id: spec.id.clone(),
+        status: Status::Mapped,
+        reason: None,
+        counterpart: Some(builtin.id().to_string()),
+        family: None,
+        task_file: None,
+        parameters: mapping,
+        notes,
+    };
+    match write_task(tmp, &task_rel, &spec, |dest_dir| {
+        copy_solutions(builtin, dest_dir)
+    }) {
+        Ok(()) => report.task_file = Some(task_rel),
+        Err(reason) => {
+            report.status = Status::Excluded;
+            report.reason = Some(reason);
+        }
+    }
+    report
+}
+
+/// Replaces `{from}` by `{to}` for each pair (placeholders only).
+fn rename_placeholders(t: &str, rename: &[(String, String)]) -> String {
+    let mut out = String::with_capacity(t.len());
+    let mut rest = t;
+    while let Some(i) = rest.find('{') {
+        out.push_str(&rest[..i]);
+        let after = &rest[i + 1..];
+        match after.find('}') {
+            Some(j) => {
+                let name = &after[..j];
+                let new = rename
+                    .iter()
+                    .find(|(f, _)| f == name)
+                    .map(|(_, t)| t.as_str())
+                    .unwrap_or(name);
+                out.push('{');
+                out.push_str(new);
+                out.push('}');
+                rest = &after[j + 1..];
+            }
+            None => {
+                out.push_str(&rest[i..]);
+                rest = "";
+            }
+        }
+    }
+    out.push_str(rest);
+    out
+}
+
+/// A relative path that stays inside its folder.
+fn safe_rel(rel: &str) -> Result<PathBuf, String> {
+    let p = Path::new(rel);
+    if p.components()
+        .all(|c| matches!(c, Component::Normal(_) | Component::CurDir))
+    {
+        Ok(p.to_path_buf())
+    } else {
+        Err(format!(
+            "{rel}: a solution path must stay inside the task's folder"
+        ))
+    }
+}
+
+fn copy_file(from: &Path, to: &Path) -> Result<(), String> {
+    if let Some(d) = to.parent() {
+        std::fs::create_dir_all(d).map_err(|e| format!("{}: {e}", d.display()))?;
+    }
+    std::fs::copy(from, to)
+        .map(|_| ())
+        .map_err(|e| format!("copying {} to {}: {e}", from.display(), to.display()))
+}
+
+/// Copies a built-in task's solution files (and a composite script's step files) next to the
+/// pack's task file, at the same relative paths.
+fn copy_solutions(builtin: &Task, dest_dir: &Path) -> Result<(), String> {
+    let src_dir = builtin.path.parent().unwrap_or(Path::new("."));
+    let s = &builtin.spec.solutions;
+    for rel in std::iter::once(&s.reference).chain(s.wrong.iter().map(|w| &w.file)) {
+        let r = safe_rel(rel)?;
+        copy_file(&src_dir.join(&r), &dest_dir.join(&r))?;
+        if rel.ends_with(".rounds.json") {
+            let text =
+                std::fs::read_to_string(src_dir.join(&r)).map_err(|e| format!("{rel}: {e}"))?;
+            let items: Vec<Value> =
+                serde_json::from_str(&text).map_err(|e| format!("{rel}: {e}"))?;
+            for step in items
+                .iter()
+                .filter_map(|i| i.get("step").and_then(Value::as_str))
+            {
+                let sr = safe_rel(step)?;
+                let to = dest_dir.join(&sr);
+                if !to.exists() {
+                    copy_file(&src_dir.join(&sr), &to)?;
+                }
+            }
+        }
+    }
+    Ok(())
+}
+
+/// Writes the task file (after checking it loads on its own) and its solutions.
+fn write_task(
+    tmp: &Path,
+    task_rel: &str,
+    spec: &TaskSpec,
+    solutions: impl FnOnce(&Path) -> Result<(), String>,
+) -> Result<(), String> {
+    let path = tmp.join(safe_rel(task_rel)?);
+    let mut text = serde_json::to_string_pretty(spec).map_err(|e| e.to_string())?;
+    text.push('\n');
+    Task::from_json(&text, &path).map_err(|e| format!("the converted task does not load: {e}"))?;
+    let dir = path.parent().unwrap_or(tmp).to_path_buf();
+    std::fs::create_dir_all(&dir).map_err(|e| format!("{}: {e}", dir.display()))?;
+    solutions(&dir)?;
+    std::fs::write(&path, text).map_err(|e| format!("{}: {e}", path.display()))
+}
+
+/// The validator families a question without a built-in counterpart can be mapped to. The
+/// family is the question's `validator` (top level or in `metadata`/`validation`) when it names
+/// one, otherwise inferred from its subcategory and parameters.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Family {
+    /// Native coin transfer to an address.
+    NativeTransfer,
+    /// ERC-20 `transfer`.
+    Erc20Transfer,
+    /// ERC-20 `approve`.
+    Erc20Approve,
+    /// A router swap.
+    Swap,
+    /// Adding or removing liquidity.
+    Liquidity,
+    /// Staking, unstaking, harvesting.
+    Staking,
+    /// NFT transfers and approvals.
+    Nft,
+    /// A read-only query.
+    Query,
+    /// A multi-step composite.
+    Composite,
+}
+
+impl Family {
+    /// The family's name in the report and in a question's `validator` field.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Family::NativeTransfer => "native_transfer",
+            Family::Erc20Transfer => "erc20_transfer",
+            Family::Erc20Approve => "erc20_approve",
+            Family::Swap => "swap",
+            Family::Liquidity => "liquidity",
+            Family::Staking => "staking",
+            Family::Nft => "nft",
+            Family::Query => "query",
+            Family::Composite => "composite",
+        }
+    }
+
+    fn parse(s: &str) -> Option<Self> {
+        Some(match s {
+            "native_transfer" | "transfer" | "bnb_transfer" => Family::NativeTransfer,
+            "erc20_transfer" | "token_transfer" => Family::Erc20Transfer,
+            "erc20_approve" | "approve" | "approval" => Family::Erc20Approve,
+            "swap" | "pancakeswap_swap" => Family::Swap,
+            "liquidity" | "pancakeswap_liquidity" => Family::Liquidity,
+            "staking" | "staking_farming" => Family::Staking,
+            "nft" | "nft_operations" => Family::Nft,
+            "query" => Family::Query,
+            "composite" => Family::Composite,
+            _ => return None,
+        })
+    }
+}
+
+/// The question's family, or the reason (naming the field) there is none.
+fn family_of(raw: &Value, spec: &TaskSpec) -> Result<Family, (String, String)> {
+    for (field, v) in [
+        ("validator", raw.get("validator")),
+        ("metadata.validator", raw.pointer("/metadata/validator")),
+        ("validation.validator", raw.pointer("/validation/validator")),
+    ] {
+        if let Some(v) = v {
+            let s = v.as_str().unwrap_or_default();
+            return Family::parse(s).ok_or_else(|| {
+                (
+                    field.to_string(),
+                    format!(
+                        "unknown validator family {v}; known: native_transfer, erc20_transfer, erc20_approve, swap, liquidity, staking, nft, query, composite"
+                    ),
+                )
+            });
+        }
+    }
+    if spec.composite.is_some() {
+        return Ok(Family::Composite);
+    }
+    if raw
+        .pointer("/metadata/operation_type")
+        .and_then(Value::as_str)
+        == Some("query")
+        || spec.subcategory.contains("quer")
+    {
+        return Ok(Family::Query);
+    }
+    let has = |n: &str| raw.pointer(&format!("/parameters/{n}")).is_some();
+    Ok(match spec.subcategory.as_str() {
+        "native_transfer" => Family::NativeTransfer,
+        "erc20_operations" if has("spender_address") => Family::Erc20Approve,
+        "erc20_operations" => Family::Erc20Transfer,
+        "pancakeswap_swap" => Family::Swap,
+        "pancakeswap_liquidity" => Family::Liquidity,
+        "staking_farming" => Family::Staking,
+        "nft_operations" => Family::Nft,
+        other => {
+            return Err((
+                "subcategory".into(),
+                format!(
+                    "{other:?} names no validator family Crucible can map; name one in `validator` (native_transfer, erc20_transfer, erc20_approve) or write the checks in the studio"
+                ),
+            ))
+        }
+    })
+}
+
+/// The draft parameter a generated family uses for `role`: by the bank's `role`, then by name.
+fn param_for<'a>(
+    raw: &Value,
+    spec: &'a TaskSpec,
+    roles: &[&str],
+    names: &[&str],
+    ty: ParamType,
+) -> Option<&'a ParamSpec> {
+    let role_of = |n: &str| {
+        raw.pointer(&format!("/parameters/{n}/role"))
+            .and_then(Value::as_str)
+            .unwrap_or_default()
+            .to_string()
+    };
+    spec.parameters
+        .iter()
+        .filter(|p| p.ty == ty)
+        .find(|p| roles.contains(&role_of(&p.name).as_str()))
+        .or_else(|| {
+            spec.parameters
+                .iter()
+                .filter(|p| p.ty == ty)
+                .find(|p| names.contains(&p.name.as_str()))
+        })
+}
+
+fn units(param: &str) -> Expr {
+    Expr::Units {
+        param: param.into(),
+        decimals: 18,
+    }
+}
+
+fn check(name: &str, weight: u32, check: Check) -> CheckSpec {
+    CheckSpec {
+        name: name.into(),
+        weight,
+        paper: None,
+        check,
+    }
+}
+
+fn one_pct() -> Tolerance {
+    Tolerance {
+        rel_bps: 100,
+        abs: None,
+    }
+}
+
+/// A generated solution: file name (under the task's folder), TypeScript source, the mistake
+/// (empty for the reference) and the check families it exercises.
+struct GenSolution {
+    file: &'static str,
+    source: String,
+    mistake: &'static str,
+    families: &'static [&'static str],
+}
+
+/// A generated task's checks, setup and solutions (the first solution is the reference).
+struct Generated {
+    checks: Vec<CheckSpec>,
+    setup: Vec<SetupStep>,
+    solutions: Vec<GenSolution>,
+}
+
+/// A solution module whose `executeSkill` returns `ret` (an object literal), after `prelude`.
+/// `{{name}}` placeholders are filled from the instance like every solution file's.
+fn module(prelude: &str, ret: &str) -> String {
+    format!(
+        "import {{ ethers }} from \"ethers\";\n\n\
+         export async function executeSkill(providerUrl: string, agentAddress: string, \
+         deployedContracts: Record<string, string>) {{\n{prelude}  return {ret};\n}}\n"
+    )
+}
+
+const ERC20_ABI: &str = "  const erc20 = new ethers.Interface([\
+    \"function transfer(address to, uint256 amount) returns (bool)\", \
+    \"function approve(address spender, uint256 amount) returns (bool)\"]);\n";
+
+/// `{{name}}` as a solution placeholder.
+fn ph(name: &str) -> String {
+    format!("{{{{{name}}}}}")
+}
+
+/// An ERC-20 call on `token`: `function(to, amount scaled by decimals)`.
+fn erc20_call(token: &str, function: &str, to: &str, amount: &str, decimals: u32) -> String {
+    module(
+        ERC20_ABI,
+        &format!(
+            "{{ to: \"{token}\", data: erc20.encodeFunctionData(\"{function}\", [{to}, \
+             ethers.parseUnits(\"{amount}\", {decimals})]) }}"
+        ),
+    )
+}
+
+/// A burn address no sampled parameter can be.
+const DEAD: &str = "\"0x000000000000000000000000000000000000dEaD\"";
+
+/// The universe's USDT: a token without a payable fallback (a coin sent to it reverts).
+const USDT: &str = "0x55d398326f99059fF775485246999027B3197955";
+
+fn gen_native_transfer(to: &ParamSpec, amount: &ParamSpec) -> Result<Generated, String> {
+    if !matches!(to.sample, Sample::Derived) {
+        return Err(format!(
+            "the recipient {} is not a fresh address; the generated checks need one whose balance nothing else changes",
+            to.name
+        ));
+    }
+    let (t, a) = (ph(&to.name), ph(&amount.name));
+    let target = format!("${}", to.name);
+    let delta = |account: &str, direction, exclude_gas| Check::NativeDelta {
+        account: account.into(),
+        direction,
+        expected: units(&amount.name),
+        exclude_gas,
+        tolerance: one_pct(),
+    };
+    let checks = vec![
+        check("success", 15, Check::TxSuccess),
+        check(
+            "recipient",
+            10,
+            Check::TxTo {
+                target: target.clone(),
+            },
+        ),
+        check(
+            "value",
+            10,
+            Check::TxValue {
+                expected: units(&amount.name),
+                tolerance: one_pct(),
+            },
+        ),
+        check(
+            "recipient received",
+            45,
+            delta(&target, Direction::Increase, false),
+        ),
+        check("agent paid", 20, delta("agent", Direction::Decrease, true)),
+    ];
+    let pay = |to: &str, value: &str| module("", &format!("{{ to: {to}, value: {value} }}"));
+    let solutions = vec![
+        GenSolution {
+            file: "reference.ts",
+            source: pay(&format!("\"{t}\""), &format!("ethers.parseEther(\"{a}\")")),
+            mistake: "",
+            families: &[],
+        },
+        GenSolution {
+            file: "wrong_recipient.ts",
+            source: pay("agentAddress", &format!("ethers.parseEther(\"{a}\")")),
+            mistake: "pays itself instead of the recipient",
+            families: &["tx_to", "native_delta"],
+        },
+        GenSolution {
+            file: "wrong_units.ts",
+            source: pay(
+                &format!("\"{t}\""),
+                &format!("ethers.parseUnits(\"{a}\", \"gwei\")"),
+            ),
+            mistake: "amount read as gwei",
+            families: &["tx_value", "native_delta"],
+        },
+        GenSolution {
+            file: "reverts.ts",
+            source: pay(
+                &format!("\"{USDT}\""),
+                &format!("ethers.parseEther(\"{a}\")"),
+            ),
+            mistake: "sends the coins to a token contract, which rejects them",
+            families: &["tx_success", "tx_to"],
+        },
+    ];
+    Ok(Generated {
+        checks,
+        setup: Vec::new(),
+        solutions,
+    })
+}
+
+fn gen_erc20(
+    family: Family,
+    token: &ParamSpec,
+    amount: &ParamSpec,
+    counterparty: &ParamSpec,
+) -> Result<Generated, String> {
+    let names = address_names(&token.sample);
+    if names.is_empty()
+        || !names
+            .iter()
+            .all(|n| matches!(n.as_str(), "USDT" | "BUSD" | "CAKE"))
+    {
+        return Err(format!(
+            "the token {} ({}) is not one of the universe's 18-decimal tokens the generated setup can fund (USDT, BUSD, CAKE)",
+            token.name,
+            describe(&token.sample)
+        ));
+    }
+    let max = match &amount.sample {
+        Sample::Range { max, .. } => max.parse::<f64>().ok(),
+        Sample::Fixed { value } => value.as_str().and_then(|s| s.parse().ok()),
+        _ => None,
+    }
+    .filter(|m| *m > 0.0 && *m < 1e12)
+    .ok_or_else(|| {
+        format!(
+            "the amount {} needs a numeric range or fixed value",
+            amount.name
+        )
+    })?;
+    let k = format!("${}", token.name);
+    // The agent holds twice the largest amount, so a full-balance mistake is visible.
+    let setup = vec![SetupStep::Erc20 {
+        from: "deployer".into(),
+        token: k.clone(),
+        to: "agent".into(),
+        amount: Expr::Literal(format!("{:.0}000000000000000000", (max * 2.0).ceil())),
+    }];
+    let (tk, a, c) = (
+        ph(&token.name),
+        ph(&amount.name),
+        format!("\"{}\"", ph(&counterparty.name)),
+    );
+    let empty_to_counterparty = module("", &format!("{{ to: {c}, value: 0n }}"));
+    if family == Family::Erc20Transfer {
+        let delta = |account: &str, direction| Check::Erc20Delta {
+            token: k.clone(),
+            account: account.into(),
+            direction,
+            expected: units(&amount.name),
+            tolerance: one_pct(),
+        };
+        let checks = vec![
+            check("success", 10, Check::TxSuccess),
+            check("token contract", 10, Check::TxTo { target: k.clone() }),
+            check(
+                "selector",
+                9,
+                Check::Selector {
+                    accepted: vec!["transfer(address,uint256)".into()],
+                },
+            ),
+            check("sender paid", 30, delta("agent", Direction::Decrease)),
+            // Paying someone else must stay below the pass threshold (60).
+            check(
+                "recipient received",
+                41,
+                delta(&format!("${}", counterparty.name), Direction::Increase),
+            ),
+        ];
+        let solutions = vec![
+            GenSolution {
+                file: "reference.ts",
+                source: erc20_call(&tk, "transfer", &c, &a, 18),
+                mistake: "",
+                families: &[],
+            },
+            GenSolution {
+                file: "wrong_recipient.ts",
+                source: erc20_call(&tk, "transfer", DEAD, &a, 18),
+                mistake: "pays a different address",
+                families: &["erc20_delta"],
+            },
+            GenSolution {
+                file: "wrong_units.ts",
+                source: erc20_call(&tk, "transfer", &c, &a, 6),
+                mistake: "assumes 6 decimals",
+                families: &["erc20_delta"],
+            },
+            GenSolution {
+                file: "wrong_function.ts",
+                source: erc20_call(&tk, "approve", &c, &a, 18),
+                mistake: "approves instead of transferring",
+                families: &["selector", "erc20_delta"],
+            },
+            GenSolution {
+                file: "reverts.ts",
+                source: erc20_call(&tk, "transfer", &c, "1000000000000", 18),
+                mistake: "transfers more than it holds: reverts",
+                families: &["tx_success"],
+            },
+            GenSolution {
+                file: "wrong_target.ts",
+                source: empty_to_counterparty,
+                mistake: "sends an empty transaction to the recipient instead of calling the token",
+                families: &["tx_to", "selector", "erc20_delta"],
+            },
+        ];
+        return Ok(Generated {
+            checks,
+            setup,
+            solutions,
+        });
+    }
+    let checks = vec![
+        check("success", 10, Check::TxSuccess),
+        check("token contract", 15, Check::TxTo { target: k.clone() }),
+        check(
+            "selector",
+            15,
+            Check::Selector {
+                accepted: vec!["approve(address,uint256)".into()],
+            },
+        ),
+        check(
+            "allowance",
+            60,
+            Check::AllowanceEquals {
+                token: k.clone(),
+                owner: "agent".into(),
+                spender: format!("${}", counterparty.name),
+                expected: units(&amount.name),
+                tolerance: Tolerance::default(),
+            },
+        ),
+    ];
+    let solutions = vec![
+        GenSolution {
+            file: "reference.ts",
+            source: erc20_call(&tk, "approve", &c, &a, 18),
+            mistake: "",
+            families: &[],
+        },
+        GenSolution {
+            file: "wrong_spender.ts",
+            source: erc20_call(&tk, "approve", DEAD, &a, 18),
+            mistake: "approves a different spender",
+            families: &["allowance_equals"],
+        },
+        GenSolution {
+            file: "wrong_units.ts",
+            source: erc20_call(&tk, "approve", &c, &a, 6),
+            mistake: "assumes 6 decimals",
+            families: &["allowance_equals"],
+        },
+        GenSolution {
+            file: "wrong_function.ts",
+            source: erc20_call(&tk, "transfer", &c, &a, 18),
+            mistake: "transfers instead of approving",
+            families: &["selector", "allowance_equals"],
+        },
+        GenSolution {
+            file: "wrong_target.ts",
+            source: empty_to_counterparty,
+            mistake: "sends an empty transaction to the spender",
+            families: &["tx_to", "selector", "allowance_equals"],
+        },
+        GenSolution {
+            file: "reverts.ts",
+            source: module("", &format!("{{ to: \"{tk}\", value: 1n }}")),
+            mistake: "sends coins to the token, which rejects them: reverts",
+            families: &["tx_success"],
+        },
+    ];
+    Ok(Generated {
+        checks,
+        setup,
+        solutions,
+    })
+}
+
+/// Checks, setup and solutions for a question of `family`, or why the family has none.
+fn generate_family(family: Family, raw: &Value, spec: &TaskSpec) -> Result<Generated, String> {
+    let amount = || {
+        param_for(
+            raw,
+            spec,
+            &["transfer_amount", "amount", "approve_amount"],
+            &["amount", "value"],
+            ParamType::Decimal,
+        )
+        .ok_or("no decimal amount parameter (role transfer_amount or name amount)")
+    };
+    let addr = |roles: &[&str], names: &[&str], what: &str| {
+        param_for(raw, spec, roles, names, ParamType::Address).ok_or(format!(
+            "no {what} address parameter (role {} or name {})",
+            roles[0], names[0]
+        ))
+    };
+    let recipient = || {
+        addr(
+            &["receiver", "recipient"],
+            &["to_address", "to", "recipient"],
+            "recipient",
+        )
+    };
+    let token = || {
+        addr(
+            &["token", "token_contract"],
+            &["token_address", "token"],
+            "token",
+        )
+    };
+    match family {
+        Family::NativeTransfer => gen_native_transfer(recipient()?, amount()?),
+        Family::Erc20Transfer => gen_erc20(family, token()?, amount()?, recipient()?),
+        Family::Erc20Approve => {
+            let spender = addr(&["spender"], &["spender_address", "spender"], "spender")?;
+            gen_erc20(family, token()?, amount()?, spender)
+        }
+        Family::Swap | Family::Liquidity | Family::Staking | Family::Nft | Family::Query => {
+            Err("Crucible generates checks and solutions for native_transfer, erc20_transfer and erc20_approve only; write this question's checks and reference solution in the studio".into())
+        }
+        Family::Composite => Err(
+            "a composite without a built-in counterpart needs end-state checks and a scripted reference; write them in the studio".into(),
+        ),
+    }
+}
+
+fn generate(
+    rel: &str,
+    raw: &Value,
+    draft: &TaskSpec,
+    templates: Vec<(usize, String)>,
+    notes: Vec<Unmapped>,
+    tmp: &Path,
+) -> QuestionReport {
+    // Well-known mainnet contracts the bank writes literally → the universe's names, so the
+    // task samples the universe's contract whatever its address.
+    let mut draft = draft.clone();
+    for p in draft
+        .parameters
+        .iter_mut()
+        .filter(|p| p.ty == ParamType::Address)
+    {
+        let to_name = |v: &mut Value| {
+            if let Some(n) = v.as_str().and_then(mainnet_name) {
+                *v = json!(n);
+            }
+        };
+        match &mut p.sample {
+            Sample::Fixed { value } => to_name(value),
+            Sample::List { values } => values.iter_mut().for_each(to_name),
+            _ => {}
+        }
+    }
+    let draft = &draft;
+    let mut report = QuestionReport {
+        file: rel.into(),
+        id: draft.id.clone(),
+        status: Status::Generated,
+        reason: None,
+        counterpart: None,
+        family: None,
+        task_file: None,
+        parameters: draft
+            .parameters
+            .iter()
+            .map(|p| ParamMapping {
+                bank: Some(p.name.clone()),
+                crucible: Some(p.name.clone()),
+                how: format!(
+                    "no built-in counterpart; the bank's rule ({})",
+                    describe(&p.sample)
+                ),
+            })
+            .collect(),
+        notes,
+    };
+    let family = match family_of(raw, draft) {
+        Ok(f) => f,
+        Err((field, why)) => {
+            report.status = Status::Excluded;
+            report.reason = Some(format!("{rel}: field {field}: {why}"));
+            return report;
+        }
+    };
+    report.family = Some(family.as_str().into());
+    let gen = match generate_family(family, raw, draft) {
+        Ok(g) => g,
+        Err(why) => {
+            report.status = Status::Excluded;
+            report.reason = Some(format!(
+                "{rel}: validator family {}: {why}",
+                family.as_str()
+            ));
+            return report;
+        }
+    };
+    let id = draft.id.clone();
+    let mut spec = draft.clone();
+    spec.templates = templates.into_iter().map(|(_, t)| t).collect();
+    spec.checks = gen.checks;
+    spec.setup = gen.setup;
+    spec.kind = Kind::Atomic;
+    spec.imported_from = Some(rel.to_string());
+    let (reference, wrong) = gen
+        .solutions
+        .split_first()
+        .expect("every generator writes a reference");
+    spec.solutions = Solutions {
+        reference: format!("{id}/{}", reference.file),
+        wrong: wrong
+            .iter()
+            .map(|w| WrongSpec {
+                file: format!("{id}/{}", w.file),
+                mistake: w.mistake.into(),
+                families: w.families.iter().map(|f| f.to_string()).collect(),
+            })
+            .collect(),
+    };
+    let task_rel = format!("generated/{id}.json");
+    let written = write_task(tmp, &task_rel, &spec, |dir| {
+        let folder = dir.join(&id);
+        std::fs::create_dir_all(&folder).map_err(|e| format!("{}: {e}", folder.display()))?;
+        for sol in &gen.solutions {
+            let p = folder.join(sol.file);
+            std::fs::write(&p, &sol.source).map_err(|e| format!("{}: {e}", p.display()))?;
+        }
+        Ok(())
+    });
+    match written {
+        Ok(()) => report.task_file = Some(task_rel),
+        Err(reason) => {
+            report.status = Status::Excluded;
+            report.reason = Some(reason);
+        }
+    }
+    report
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn doubled_braces_become_placeholders_and_nothing_else_changes() {
+        use crate::import::fix_placeholders;
+        let (t, f) =
+            fix_placeholders("Nonce of {{query_address}} and {x} and {{ not }} and {{a}}}");
+        assert_eq!(t, "Nonce of {query_address} and {x} and {{ not }} and {a}}");
+        assert_eq!(f, ["query_address", "a"]);
+    }
+
+    #[test]
+    fn placeholders_are_renamed_by_whole_name() {
+        let r = vec![("to_address".to_string(), "to".to_string())];
+        assert_eq!(
+            rename_placeholders("Send {amount} to {to_address} ({to_address_x})", &r),
+            "Send {amount} to {to} ({to_address_x})"
+        );
+    }
+
+    #[test]
+    fn naming_conventions_and_contracts_match() {
+        assert!(candidates("to_address").contains(&"to".to_string()));
+        assert!(candidates("amount_token_a").contains(&"amount_a".to_string()));
+        assert!(candidates("liquidity_percentage").contains(&"percent".to_string()));
+        assert_eq!(
+            mainnet_name("0x55d398326f99059fF775485246999027B3197955"),
+            Some("USDT")
+        );
+        let s = Sample::List {
+            values: vec![json!("0x0E09FaBB73Bd3Ade0a17ECC321fD13a19e81cE82")],
+        };
+        assert_eq!(address_names(&s), ["CAKE"]);
+    }
+
+    #[test]
+    fn bank_rules_convert_to_crucible_types_or_say_why_not() {
+        let p = |ty, sample| ParamSpec {
+            name: "x".into(),
+            ty,
+            unit: None,
+            sample,
+        };
+        let int = p(
+            ParamType::Integer,
+            Sample::IntRange {
+                min: 1,
+                max: 2,
+                step: 1,
+            },
+        );
+        let fixed50 = p(
+            ParamType::Decimal,
+            Sample::Fixed {
+                value: json!("50.0"),
+            },
+        );
+        assert!(
+            matches!(convert(&fixed50, &int), Ok(Sample::Fixed { value }) if value == json!(50))
+        );
+        let frac = p(
+            ParamType::Decimal,
+            Sample::Range {
+                min: "0.5".into(),
+                max: "1.5".into(),
+                decimals: 1,
+            },
+        );
+        let e = convert(&frac, &int).unwrap_err();
+        assert!(e.contains("fractions"), "{e}");
+        let whole = p(
+            ParamType::Decimal,
+            Sample::Range {
+                min: "50".into(),
+                max: "100".into(),
+                decimals: 0,
+            },
+        );
+        assert!(matches!(
+            convert(&whole, &int),
+            Ok(Sample::IntRange {
+                min: 50,
+                max: 100,
+                ..
+            })
+        ));
+        let dec = p(
+            ParamType::Decimal,
+            Sample::Range {
+                min: "1".into(),
+                max: "2".into(),
+                decimals: 2,
+            },
+        );
+        let step = p(
+            ParamType::Integer,
+            Sample::IntRange {
+                min: 10,
+                max: 90,
+                step: 1,
+            },
+        );
+        assert!(matches!(
+            convert(&step, &dec),
+            Ok(Sample::Range { decimals: 0, .. })
+        ));
+        let addr = p(ParamType::Address, Sample::Derived);
+        assert!(convert(&addr, &dec).is_err());
+    }
+
+    #[test]
+    fn unknown_validator_families_name_the_field() {
+        let spec = |sub: &str| {
+            let raw = json!({"id": "q", "subcategory": sub, "natural_language_templates": ["x"]});
+            import_question(&raw.to_string(), "q.json")
+                .unwrap()
+                .spec
+                .unwrap()
+        };
+        let raw = json!({"validator": "teleport"});
+        let (field, why) = family_of(&raw, &spec("native_transfer")).unwrap_err();
+        assert_eq!(field, "validator");
+        assert!(why.contains("teleport"), "{why}");
+        let (field, _) = family_of(&json!({}), &spec("time_travel")).unwrap_err();
+        assert_eq!(field, "subcategory");
+        assert_eq!(
+            family_of(&json!({}), &spec("native_transfer")).unwrap(),
+            Family::NativeTransfer
+        );
+        assert_eq!(
+            family_of(&json!({"metadata": {"validator": "swap"}}), &spec("x")).unwrap(),
+            Family::Swap
+        );
+    }
+}
