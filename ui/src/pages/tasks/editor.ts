@@ -172,7 +172,7 @@ function schemaHints(): HTMLElement {
   const fields: [string, string][] = [
     ["format", "1"], ["id", "[A-Za-z0-9_]"], ["kind", "atomic | composite"], ["category", "paper category"],
     ["subcategory", "paper subcategory"], ["difficulty", "easy | easy-medium | medium | hard"], ["title", "one line"],
-    ["templates", "≥ 3 strings with {param}"], ["parameters", "[{name, type, sample, unit?}]"],
+    ["templates", "≥ 3 strings with {param} (≥ 1 when imported_from names the source)"], ["imported_from", "where an imported task came from (optional)"], ["parameters", "[{name, type, sample, unit?}]"],
     ["setup", "[{step: native | erc20 | allowance | erc721 | erc1155 | time_advance | stake, …}]"],
     ["answer", "{fields: {name: description}} (query tasks)"], ["checks", "[{name, weight, check: {family, …}}], weights sum to 100"],
     ["solutions", "{reference, wrong: [{file, mistake, families}]}"], ["composite", "{workflow, optimal_steps, max_rounds_multiplier, key_operations}"],
