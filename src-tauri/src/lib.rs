@@ -99,6 +99,9 @@ pub fn run() {
             commands::tasks::validate_intent_instance,
             commands::tasks::save_intent_instance,
             commands::tasks::get_intent_schema,
+            commands::tasks::validate_pilot_task,
+            commands::tasks::save_pilot_task,
+            commands::tasks::get_pilot_schema,
             // Results explorer
             commands::results::results_runs,
             commands::results::results_report,

@@ -686,3 +686,43 @@ fn intent_instances_are_edited_with_field_named_errors_and_saved_into_a_studio_p
         1
     );
 }
+
+#[test]
+fn pilot_tasks_are_edited_with_field_named_errors_and_saved_into_a_studio_pack() {
+    let c = config();
+    let lib = crucible_pilot::task::TaskLibrary::load(&c.project_dir.join("tasks/pilot")).unwrap();
+    let mut task = serde_json::to_value(&lib.tasks[0].task).unwrap();
+    assert!(studio::validate_pilot(&c, &task.to_string()).ok);
+    let mut bad = task.clone();
+    bad["task_type"] = "juggling".into();
+    let v = studio::validate_pilot(&c, &bad.to_string());
+    assert!(!v.ok && v.field == "task_type", "{v:?}");
+    let mut bad = task.clone();
+    bad["required_tools"][0] = "teleporter".into();
+    let v = studio::validate_pilot(&c, &bad.to_string());
+    assert!(!v.ok && v.message.contains("teleporter"), "{v:?}");
+    // A built-in id is refused; under a new id the task goes into the studio pack.
+    let e = studio::save_pilot(&c, &task.to_string())
+        .unwrap_err()
+        .to_string();
+    assert!(e.contains("built-in task") && e.contains("new id"), "{e}");
+    task["instance_id"] = "my_pipeline_0001".into();
+    studio::save_pilot(&c, &task.to_string()).unwrap();
+    task["description"] = "Edited: read the orders and write a summary.".into();
+    let file = studio::save_pilot(&c, &task.to_string()).unwrap();
+    let saved = crucible_pilot::task::TaskLibrary::load(file.parent().unwrap()).unwrap();
+    assert_eq!(saved.tasks.len(), 1);
+    assert!(saved.tasks[0].task.description.starts_with("Edited"));
+    let packs = crucible_views::packs::list(&c).unwrap();
+    let p = packs
+        .iter()
+        .find(|p| p.name == studio::STUDIO_PILOT_PACK)
+        .unwrap();
+    assert_eq!((p.tasks, p.origin.as_str(), &p.error), (1, "studio", &None));
+    // The completion schema names the registry's tools.
+    let schema = studio::pilot_schema(&c).to_string();
+    assert!(
+        schema.contains(&lib.tasks[0].task.required_tools[0]),
+        "{schema}"
+    );
+}

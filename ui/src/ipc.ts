@@ -132,6 +132,13 @@ export const saveIntentInstance = (text: string, pack: string): Promise<Result<s
   call<string>("save_intent_instance", { text, pack });
 /** The Intent2Tx instance JSON Schema (drives the editor's completion). */
 export const getIntentSchema = (): Promise<Result<string>> => call<string>("get_intent_schema");
+/** Validates one PILOT-Bench task's JSON against the registry (Rust: `validate_pilot_task`). */
+export const validatePilotTask = (text: string): Promise<Result<Validation>> =>
+  call<Validation>("validate_pilot_task", { text });
+/** Saves a PILOT-Bench task into the studio's pack (Rust: `save_pilot_task`); resolves to the file. */
+export const savePilotTask = (text: string): Promise<Result<string>> => call<string>("save_pilot_task", { text });
+/** The PILOT-Bench task JSON Schema (drives the editor's completion). */
+export const getPilotSchema = (): Promise<Result<string>> => call<string>("get_pilot_schema");
 
 // --- Results explorer (Rust: commands/results.rs) ---
 

@@ -139,6 +139,9 @@ pub fn list(config: &Config) -> Result<Vec<PackInfo>, PackError> {
     if has_task_files(&studio.join("questbench")) {
         out.push(inspect(&studio.join("questbench"), STUDIO_QUEST, "studio"));
     }
+    if studio.join("pilot/tasks.jsonl").is_file() {
+        out.push(inspect(&studio.join("pilot"), "my-pilot-tasks", "studio"));
+    }
     if let Ok(entries) = std::fs::read_dir(studio.join("intent2tx")) {
         let mut folders: Vec<PathBuf> = entries
             .flatten()

@@ -310,3 +310,27 @@ pub async fn save_intent_instance(
 pub fn get_intent_schema() -> String {
     crucible_intent2tx::schema::instance_json_schema().to_string()
 }
+
+/// Validates one PILOT-Bench task's JSON text against Crucible's registry.
+#[tauri::command]
+pub async fn validate_pilot_task(
+    state: tauri::State<'_, AppState>,
+    text: String,
+) -> Res<Validation> {
+    blocking(&state, move |c| Ok(studio::validate_pilot(&c, &text))).await
+}
+
+/// Saves a PILOT-Bench task into the studio's pack; returns the task file written.
+#[tauri::command]
+pub async fn save_pilot_task(state: tauri::State<'_, AppState>, text: String) -> Res<String> {
+    blocking(&state, move |c| {
+        Ok(studio::save_pilot(&c, &text)?.display().to_string())
+    })
+    .await
+}
+
+/// The JSON Schema of a PILOT-Bench task (drives the editor's completion).
+#[tauri::command]
+pub async fn get_pilot_schema(state: tauri::State<'_, AppState>) -> Res<String> {
+    blocking(&state, move |c| Ok(studio::pilot_schema(&c).to_string())).await
+}

@@ -5,7 +5,7 @@
 // This entry only keeps the page's state and wires the parts in ./tasks/ to each other.
 import { benchNames } from "../bench";
 import { h, mount } from "../dom";
-import { getIntentSchema, getQuestSchema, getSystemStatus } from "../ipc";
+import { getIntentSchema, getPilotSchema, getQuestSchema, getSystemStatus } from "../ipc";
 import type { Bench } from "../bindings";
 import { catalogue } from "./tasks/catalogue";
 import type { State } from "./tasks/common";
@@ -16,6 +16,7 @@ import { importToggle } from "./tasks/import";
 // page so that coming back reopens the same task, tab and seed.
 let schema: Record<string, unknown> | null = null;
 let intentSchema: Record<string, unknown> | null = null;
+let pilotSchema: Record<string, unknown> | null = null;
 
 const state: State = { catalogue: null, dataDir: "", selected: null, detail: null, tab: "overview", seed: 0, doc: null };
 
@@ -25,7 +26,7 @@ export async function renderTasks(root: HTMLElement): Promise<void> {
     refreshList: browser.fill,
     reload: browser.load,
     setQuery: browser.setQuery,
-    schema: (bench: Bench) => (bench === "intent2tx" ? intentSchema : schema),
+    schema: (bench: Bench) => (bench === "intent2tx" ? intentSchema : bench === "pilot" ? pilotSchema : schema),
   });
   const importer = importToggle(state, { reload: browser.load, showDetail: detail.show });
 
@@ -40,6 +41,7 @@ export async function renderTasks(root: HTMLElement): Promise<void> {
   );
   void getSystemStatus().then((r) => { if (r.ok) state.dataDir = r.value.data_dir; });
   if (!schema) void getQuestSchema().then((r) => { if (r.ok) schema = JSON.parse(r.value); });
+  if (!pilotSchema) void getPilotSchema().then((r) => { if (r.ok) pilotSchema = JSON.parse(r.value); });
   if (!intentSchema) void getIntentSchema().then((r) => { if (r.ok) intentSchema = JSON.parse(r.value); });
   await browser.load();
   if (state.selected) await detail.select(state.selected.bench, state.selected.id, state.tab);

@@ -40,8 +40,9 @@ pub use render::{
     render_quest, render_task, validate_quest, CheckRow, ParamRow, QuestRender, Validation,
 };
 pub use save::{
-    import_intent, save_intent, save_quest, validate_intent, IntentImport, IntentRowError,
-    STUDIO_INTENT_PACK,
+    import_intent, pilot_schema, pilot_user_dir, save_intent, save_pilot, save_quest,
+    validate_intent, validate_pilot, IntentImport, IntentRowError, STUDIO_INTENT_PACK,
+    STUDIO_PILOT_PACK,
 };
 pub use wizard::new_from_template;
 

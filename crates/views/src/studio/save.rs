@@ -239,3 +239,148 @@ pub fn save_intent(config: &Config, text: &str, pack: &str) -> Result<PathBuf, S
     tracing::info!(target: "studio", path = %file.display(), "intent2tx instance saved");
     Ok(file)
 }
+
+/// The studio's own PILOT-Bench pack (`<user>/pilot`: Crucible's registry and the tasks saved there).
+pub const STUDIO_PILOT_PACK: &str = "my-pilot-tasks";
+
+/// The studio's PILOT-Bench pack folder.
+pub fn pilot_user_dir(config: &Config) -> PathBuf {
+    user_dir(config).join("pilot")
+}
+
+/// One PILOT-Bench task from JSON text, checked against Crucible's tool registry:
+/// `Err((field, message))` names the field where one is at fault.
+fn parse_pilot(
+    config: &Config,
+    text: &str,
+) -> Result<crucible_pilot::task::Task, (String, String)> {
+    let de = &mut serde_json::Deserializer::from_str(text);
+    let task: crucible_pilot::task::Task = serde_path_to_error::deserialize(de).map_err(|e| {
+        let field = e.path().to_string();
+        let field = if field == "." { String::new() } else { field };
+        let message = e.inner().to_string();
+        (
+            field.clone(),
+            if field.is_empty() {
+                message
+            } else {
+                format!("{field}: {message}")
+            },
+        )
+    })?;
+    let builtin = crucible_pilot::task::TaskLibrary::load(&config.project_dir.join("tasks/pilot"))
+        .map_err(|e| (String::new(), e.to_string()))?;
+    crucible_pilot::task::TaskLibrary::from_parts(
+        builtin.registry.clone(),
+        vec![task.clone()],
+        Path::new("task"),
+    )
+    .map_err(|e| {
+        let message = e.to_string();
+        let field = match &e {
+            crucible_pilot::PilotError::Field { field, .. } => field.clone(),
+            _ => message
+                .rsplit(": ")
+                .nth(1)
+                .filter(|f| !f.contains(' '))
+                .unwrap_or("")
+                .to_string(),
+        };
+        (field, message)
+    })?;
+    Ok(task)
+}
+
+/// Validates one PILOT-Bench task's JSON text against Crucible's registry; the problem names the
+/// field.
+pub fn validate_pilot(config: &Config, text: &str) -> super::Validation {
+    match parse_pilot(config, text) {
+        Ok(_) => super::Validation {
+            ok: true,
+            field: String::new(),
+            message: String::new(),
+        },
+        Err((field, message)) => super::Validation {
+            ok: false,
+            field,
+            message,
+        },
+    }
+}
+
+/// Saves one PILOT-Bench task into the studio's pack ([`STUDIO_PILOT_PACK`], `<user>/pilot`,
+/// created with Crucible's registry): a task with the same id there is replaced, any other is
+/// appended. Refused, writing nothing, when the text is invalid or the id is one of the built-in
+/// tasks. Returns the task file written.
+pub fn save_pilot(config: &Config, text: &str) -> Result<PathBuf, StudioError> {
+    use crucible_pilot::task::TaskLibrary;
+    let task = parse_pilot(config, text)
+        .map_err(|(_, m)| StudioError::Invalid(format!("not saved: {m}")))?;
+    let builtin = TaskLibrary::load(&config.project_dir.join("tasks/pilot"))?;
+    if builtin.get(&task.instance_id).is_ok() {
+        return Err(StudioError::Invalid(format!(
+            "instance_id: {:?} is a built-in task; give the task a new id to save it in {STUDIO_PILOT_PACK}",
+            task.instance_id
+        )));
+    }
+    let dir = pilot_user_dir(config);
+    let mut tasks: Vec<crucible_pilot::task::Task> =
+        if dir.join(crucible_pilot::task::TASKS_FILE).is_file() {
+            TaskLibrary::load(&dir)?
+                .tasks
+                .into_iter()
+                .map(|t| t.task)
+                .collect()
+        } else {
+            Vec::new()
+        };
+    match tasks.iter_mut().find(|t| t.instance_id == task.instance_id) {
+        Some(t) => *t = task,
+        None => tasks.push(task),
+    }
+    let lib = TaskLibrary::from_parts(builtin.registry.clone(), tasks, &dir)?;
+    // Written next to the pack and renamed into place: a failure leaves the previous pack.
+    let tmp = user_dir(config).join(".pilot.saving");
+    let _ = std::fs::remove_dir_all(&tmp);
+    lib.save(&tmp)?;
+    let old = user_dir(config).join(".pilot.old");
+    let _ = std::fs::remove_dir_all(&old);
+    if dir.exists() {
+        std::fs::rename(&dir, &old).map_err(io_err(&dir))?;
+    }
+    std::fs::rename(&tmp, &dir).map_err(io_err(&dir))?;
+    let _ = std::fs::remove_dir_all(&old);
+    tracing::info!(target: "studio", path = %dir.display(), "pilot task saved");
+    Ok(dir.join(crucible_pilot::task::TASKS_FILE))
+}
+
+/// A JSON Schema of a PILOT-Bench task for the editor's completion: the fields, the task types
+/// and complexities, and the registry's tool names where tools go.
+pub fn pilot_schema(config: &Config) -> serde_json::Value {
+    use serde_json::json;
+    let tools: Vec<String> =
+        crucible_pilot::task::TaskLibrary::load(&config.project_dir.join("tasks/pilot"))
+            .map(|l| l.registry.tools().iter().map(|t| t.name.clone()).collect())
+            .unwrap_or_default();
+    let tool = json!({"type": "string", "enum": tools, "description": "A tool of the registry"});
+    json!({
+        "title": "PILOT-Bench task",
+        "type": "object",
+        "properties": {
+            "version": {"type": "integer", "description": "Task format version (1)"},
+            "instance_id": {"type": "string", "description": "Unique id, e.g. basic_file_processing_0042"},
+            "task_type": {"type": "string", "enum": ["basic_file_processing", "simple_data_transformation", "complex_validation_pipeline", "complex_network_integration", "advanced_computation_pipeline"], "description": "The paper's task type"},
+            "category": {"type": "string", "description": "The later release's category name"},
+            "description": {"type": "string", "description": "What the model is told"},
+            "inputs": {"type": "object", "description": "Input data"},
+            "expected_outputs": {"type": "object", "description": "Expected output"},
+            "operations": {"type": "array", "items": {"type": "string"}, "description": "One verb per stage"},
+            "operation_tools": {"type": "array", "items": tool.clone(), "description": "The tool for each operation"},
+            "required_tools": {"type": "array", "items": tool, "description": "One tool per operation, in dependency order"},
+            "constraints": {"type": "object", "description": "Limits"},
+            "complexity": {"type": "string", "enum": ["easy", "medium", "hard"]},
+            "metadata": {"type": "object", "description": "Provenance"},
+            "original_description": {"type": "string", "description": "The template text before the output sentence"}
+        }
+    })
+}

@@ -42,7 +42,7 @@ export function taskDetail(state: State, deps: DetailDeps): DetailView {
       return;
     }
     state.detail = r.value;
-    state.doc = bench === "questbench" || bench === "intent2tx" ? { text: r.value.text, path: r.value.summary.path } : null;
+    state.doc = { text: r.value.text, path: r.value.summary.path };
     show();
   };
 
@@ -52,7 +52,7 @@ export function taskDetail(state: State, deps: DetailDeps): DetailView {
     const s = d.summary;
     const tabs: [Tab, string][] = [["overview", "Overview"]];
     if (s.bench === "questbench") tabs.push(["render", "Render"], ["edit", "Edit"]);
-    if (s.bench === "intent2tx") tabs.push(["edit", "Edit"]);
+    if (s.bench !== "questbench") tabs.push(["edit", "Edit"]);
     tabs.push(["dryrun", "Dry-run"]);
     if (!tabs.some(([t]) => t === state.tab)) state.tab = "overview";
     const panel = h("div", { role: "tabpanel", id: "task-panel", "aria-labelledby": `tab-${state.tab}` });

@@ -2,7 +2,7 @@
 // numbers, live validation naming the field, schema completion, and saving (the core refuses to
 // write an invalid task; Intent2Tx instances are saved into a studio content pack).
 import { h, mount } from "../../dom";
-import { saveIntentInstance, saveQuestTask, validateIntentInstance, validateQuestTask } from "../../ipc";
+import { saveIntentInstance, savePilotTask, saveQuestTask, validateIntentInstance, validatePilotTask, validateQuestTask } from "../../ipc";
 import type { Bench } from "../../bindings";
 import { suggest, type Suggestion } from "../../schema-complete";
 import { badge, studioError, type State } from "./common";
@@ -22,10 +22,14 @@ export function editor(state: State, deps: EditorDeps): HTMLElement {
   const status = h("div", { id: "editor-status", "aria-live": "polite" });
   const bench: Bench = state.detail?.summary.bench ?? "questbench";
   const intent = bench === "intent2tx";
+  const pilot = bench === "pilot";
   const userPath = `${state.dataDir}/tasks/questbench/atomic/${state.detail?.summary.id ?? "task"}.json`;
   // Intent2Tx: the studio pack the instance is in (when it is in one), or the studio's own pack.
   const ownPack = intent ? /\/tasks\/intent2tx\/([A-Za-z0-9_-]+)\/instances\.jsonl$/.exec(doc.path)?.[1] ?? null : null;
-  const target = intent
+  const target = pilot
+    ? h("select", { id: "save-target", "aria-label": "Save to" },
+      h("option", { value: "my-pilot-tasks" }, "the studio pack my-pilot-tasks (give a built-in task a new instance_id first)"))
+    : intent
     ? h("select", { id: "save-target", "aria-label": "Save to" },
       ownPack ? h("option", { value: ownPack }, `its pack ${ownPack} (${doc.path})`) : null,
       ownPack !== "my-intent2tx-tasks" ? h("option", { value: "my-intent2tx-tasks" }, "the studio pack my-intent2tx-tasks (give a project instance a new id first)") : null)
@@ -44,13 +48,14 @@ export function editor(state: State, deps: EditorDeps): HTMLElement {
   let timer: number | undefined;
   const validate = async () => {
     doc.text = area.value;
-    const r = intent ? await validateIntentInstance(doc.text) : await validateQuestTask(doc.text, doc.path);
+    const r = pilot ? await validatePilotTask(doc.text)
+      : intent ? await validateIntentInstance(doc.text) : await validateQuestTask(doc.text, doc.path);
     if (!r.ok) { mount(status, studioError(r.error, "editor-error")); return; }
     const v = r.value;
     badLine = v.ok ? -1 : lineOf(doc.text, v.field, v.message);
     paint();
     mount(status, v.ok
-      ? h("p", { class: "valid", id: "editor-valid" }, badge(true, "valid", ""), intent ? " The instance imports; Save writes it into the chosen pack." : " The task loads; Render and Dry-run use this text.")
+      ? h("p", { class: "valid", id: "editor-valid" }, badge(true, "valid", ""), intent || pilot ? " It loads; Save writes it into the chosen pack." : " The task loads; Render and Dry-run use this text.")
       : h("div", { class: "error", role: "alert", id: "editor-error", "data-field": v.field },
           h("strong", {}, v.field ? `Field ${v.field}` : "Invalid JSON"), badLine > 0 ? h("span", { class: "small" }, ` (line ${badLine})`) : null,
           h("pre", {}, v.message)));
@@ -124,11 +129,12 @@ export function editor(state: State, deps: EditorDeps): HTMLElement {
   save.addEventListener("click", async () => {
     doc.text = area.value;
     save.setAttribute("disabled", "");
-    const r = intent ? await saveIntentInstance(doc.text, (target as HTMLSelectElement).value) : await saveQuestTask(doc.text, target.value);
+    const r = pilot ? await savePilotTask(doc.text)
+      : intent ? await saveIntentInstance(doc.text, (target as HTMLSelectElement).value) : await saveQuestTask(doc.text, target.value);
     save.removeAttribute("disabled");
     if (!r.ok) { mount(saved, studioError(r.error, "save-error")); return; }
     mount(saved, h("p", { class: "valid", id: "save-ok" }, badge(true, "saved", ""), " ", h("span", { class: "mono small" }, r.value)));
-    if (!intent) doc.path = r.value;
+    if (!intent && !pilot) doc.path = r.value;
     await deps.reload();
   });
   paint();
@@ -140,8 +146,19 @@ export function editor(state: State, deps: EditorDeps): HTMLElement {
     status,
     h("div", { class: "row save-row" }, save, h("label", { for: "save-target" }, "to"), target),
     saved,
-    intent ? intentHints() : schemaHints(),
+    pilot ? pilotHints() : intent ? intentHints() : schemaHints(),
   );
+}
+
+/** The PILOT-Bench task fields (Crucible's task format). */
+function pilotHints(): HTMLElement {
+  const fields: [string, string][] = [
+    ["instance_id", "unique id"], ["task_type", "one of the paper's five types"], ["description", "what the model is told"],
+    ["operations", "one verb per stage"], ["operation_tools", "the tool of each operation"],
+    ["required_tools", "registry tools, in dependency order"], ["complexity", "easy | medium | hard"],
+  ];
+  return h("details", { class: "hints" }, h("summary", {}, "Task fields"),
+    h("dl", { class: "facts small" }, ...fields.flatMap(([k, v]) => [h("dt", { class: "mono" }, k), h("dd", {}, v)])));
 }
 
 /** The Intent2Tx instance fields (the paper's format). */
