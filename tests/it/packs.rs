@@ -3,23 +3,10 @@
 //! with the file that breaks them while the others still load, and removal.
 
 use std::path::Path;
-use std::process::Command;
 
 use serde_json::Value;
 
-fn crucible(data: &Path, args: &[&str]) -> (bool, Value, String) {
-    let out = Command::new(env!("CARGO_BIN_EXE_crucible"))
-        .args(args)
-        .env("CRUCIBLE_DATA_DIR", data)
-        .env("CRUCIBLE_PROJECT_DIR", env!("CARGO_MANIFEST_DIR"))
-        .output()
-        .unwrap();
-    (
-        out.status.success(),
-        serde_json::from_slice(&out.stdout).unwrap_or(Value::Null),
-        String::from_utf8_lossy(&out.stderr).into_owned(),
-    )
-}
+use crate::support::crucible_cli as crucible;
 
 fn copy_dir(from: &Path, to: &Path) {
     std::fs::create_dir_all(to).unwrap();

@@ -281,19 +281,7 @@ async fn a_run_of_the_release_pack_stores_variants_and_the_report_groups_by_them
     );
 }
 
-fn crucible(data: &Path, args: &[&str]) -> (bool, Value, String) {
-    let out = Command::new(env!("CARGO_BIN_EXE_crucible"))
-        .args(args)
-        .env("CRUCIBLE_DATA_DIR", data)
-        .env("CRUCIBLE_PROJECT_DIR", env!("CARGO_MANIFEST_DIR"))
-        .output()
-        .unwrap();
-    (
-        out.status.success(),
-        serde_json::from_slice(&out.stdout).unwrap_or(Value::Null),
-        String::from_utf8_lossy(&out.stderr).into_owned(),
-    )
-}
+use crate::support::crucible_cli as crucible;
 
 #[test]
 fn packs_add_detects_the_raw_release_folder() {

@@ -44,3 +44,19 @@ pub fn pids_matching(needle: &str) -> Vec<u32> {
     }
     out
 }
+
+/// Runs the `crucible` binary with `data` as its data dir and this checkout as its project:
+/// (success, stdout as JSON or null, stderr).
+pub fn crucible_cli(data: &std::path::Path, args: &[&str]) -> (bool, serde_json::Value, String) {
+    let out = std::process::Command::new(env!("CARGO_BIN_EXE_crucible"))
+        .args(args)
+        .env("CRUCIBLE_DATA_DIR", data)
+        .env("CRUCIBLE_PROJECT_DIR", env!("CARGO_MANIFEST_DIR"))
+        .output()
+        .unwrap();
+    (
+        out.status.success(),
+        serde_json::from_slice(&out.stdout).unwrap_or(serde_json::Value::Null),
+        String::from_utf8_lossy(&out.stderr).into_owned(),
+    )
+}

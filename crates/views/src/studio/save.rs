@@ -182,18 +182,16 @@ pub const STUDIO_INTENT_PACK: &str = "my-intent2tx-tasks";
 
 /// Validates one Intent2Tx instance's JSON text; the problem names the field.
 pub fn validate_intent(text: &str) -> super::Validation {
-    match intent::import::parse_instance(text) {
-        Ok(_) => super::Validation {
-            ok: true,
-            field: String::new(),
-            message: String::new(),
-        },
-        Err((field, message)) => super::Validation {
-            ok: false,
-            field,
-            message,
-        },
-    }
+    validation(intent::import::parse_instance(text).map(drop))
+}
+
+/// A validation from a check's result (`Err((field, message))`).
+fn validation(r: Result<(), (String, String)>) -> super::Validation {
+    let (ok, (field, message)) = match r {
+        Ok(()) => (true, Default::default()),
+        Err(e) => (false, e),
+    };
+    super::Validation { ok, field, message }
 }
 
 /// Saves one Intent2Tx instance into the studio pack `pack` (`<user>/intent2tx/PACK/instances.jsonl`,
@@ -294,18 +292,7 @@ fn parse_pilot(
 /// Validates one PILOT-Bench task's JSON text against Crucible's registry; the problem names the
 /// field.
 pub fn validate_pilot(config: &Config, text: &str) -> super::Validation {
-    match parse_pilot(config, text) {
-        Ok(_) => super::Validation {
-            ok: true,
-            field: String::new(),
-            message: String::new(),
-        },
-        Err((field, message)) => super::Validation {
-            ok: false,
-            field,
-            message,
-        },
-    }
+    validation(parse_pilot(config, text).map(drop))
 }
 
 /// Saves one PILOT-Bench task into the studio's pack ([`STUDIO_PILOT_PACK`], `<user>/pilot`,
