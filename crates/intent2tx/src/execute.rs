@@ -638,6 +638,21 @@ impl Executor {
         Self::on_chain(chain, &manifest, book).await
     }
 
+    /// Fork mode: forks `target` (through its persistent cache) at its block, lays the eth
+    /// universe over it ([`universe::overlay`]: the Crucible-local contracts and stand-ins the
+    /// fork lacks, the accounts' balances), applies the fixture and takes the base snapshot.
+    /// Errors before anything runs when the RPC is unreachable, serves another chain or lacks
+    /// the block.
+    pub async fn boot_fork(
+        config: &Config,
+        book: AddressBook,
+        target: &crucible_chain::fork::ForkTarget,
+    ) -> Result<Self, IntentError> {
+        let (chain, manifest, _, _) =
+            universe::boot_fork_cached(config, Profile::Eth, target).await?;
+        Self::on_chain(chain, &manifest, book).await
+    }
+
     /// Applies the fixture to an already booted eth universe and takes the base snapshot.
     pub async fn on_chain(
         chain: Chain,
