@@ -36,32 +36,42 @@ fn holder_slot(holder: Address, p: u64) -> String {
 /// An upstream "mainnet": the bsc universe's genesis minus every non-canonical contract and
 /// minus the agent's USDT balance slot, booted on its own Anvil, one block mined (head = 1).
 async fn upstream(dir: &Path) -> (Chain, Manifest) {
+    upstream_of(dir, Profile::Bsc, 1).await
+}
+
+/// An upstream serving `profile`'s universe without its non-canonical contracts (for bsc also
+/// without the agent's USDT balance), `blocks` blocks mined.
+async fn upstream_of(dir: &Path, profile: Profile, blocks: u64) -> (Chain, Manifest) {
     let cfg = config();
-    let m = Manifest::load(&cfg, Profile::Bsc).unwrap();
-    let src = Profile::Bsc.dir(&cfg).join(&m.genesis);
+    let m = Manifest::load(&cfg, profile).unwrap();
+    let src = profile.dir(&cfg).join(&m.genesis);
     let mut g: Value = serde_json::from_str(&std::fs::read_to_string(src).unwrap()).unwrap();
     let alloc = g["alloc"].as_object_mut().unwrap();
     for c in m.contracts.iter().filter(|c| !c.canonical) {
         let removed = alloc.remove(&format!("{:#x}", c.address));
         assert!(removed.is_some(), "{} is in the genesis", c.name);
     }
-    let agent = m.account("agent").unwrap().address;
-    let usdt = format!("{:#x}", m.contract("USDT").unwrap());
-    let slot = holder_slot(agent, 1);
-    let gone = alloc[&usdt]["storage"]
-        .as_object_mut()
-        .unwrap()
-        .remove(&slot);
-    assert!(
-        gone.is_some(),
-        "the agent's USDT balance is slot keccak(agent . 1)"
-    );
-    let path = dir.join("upstream-genesis.json");
+    if profile == Profile::Bsc {
+        let agent = m.account("agent").unwrap().address;
+        let usdt = format!("{:#x}", m.contract("USDT").unwrap());
+        let slot = holder_slot(agent, 1);
+        let gone = alloc[&usdt]["storage"]
+            .as_object_mut()
+            .unwrap()
+            .remove(&slot);
+        assert!(
+            gone.is_some(),
+            "the agent's USDT balance is slot keccak(agent . 1)"
+        );
+    }
+    let path = dir.join(format!("upstream-{profile}.json"));
     std::fs::write(&path, serde_json::to_vec(&g).unwrap()).unwrap();
-    let spec = AnvilSpec::new(cfg.anvil().unwrap(), 56).with_state(StateSource::Genesis(path));
+    let spec = AnvilSpec::new(cfg.anvil().unwrap(), profile.chain_id())
+        .with_state(StateSource::Genesis(path))
+        .with_history(); // an archive node: older blocks keep their state
     let chain = Chain::start(spec).await.unwrap();
-    chain.mine(1).await.unwrap();
-    assert_eq!(chain.block_number().await.unwrap(), 1);
+    chain.mine(blocks).await.unwrap();
+    assert_eq!(chain.block_number().await.unwrap(), blocks);
     (chain, m)
 }
 
@@ -285,4 +295,86 @@ async fn bad_fork_input_fails_before_any_run_is_stored() {
         "{r}"
     );
     assert_eq!(p.failures(), 1);
+}
+
+async fn intent_run(
+    ctx: &RunContext,
+    fork: Option<(&str, u64)>,
+) -> Vec<(String, String, f64, bool)> {
+    let mut s = RunSpec::new(vec!["intent2tx".into()], vec!["builtin:reference".into()]);
+    s.limit = Some(3);
+    s.concurrency = 1;
+    s.fork = fork.map(|(u, b)| ForkSpec::new(u, b).unwrap());
+    let r = run::start(ctx, s).await.unwrap();
+    let v = scores(&ctx.store, &r.run_id).await;
+    assert!(!v.is_empty());
+    v
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn an_intent2tx_run_executes_on_a_fork_as_it_does_offline_and_replays_from_the_cache() {
+    let tmp = tempfile::tempdir().unwrap();
+    let (up, m) = upstream_of(tmp.path(), Profile::Eth, 1).await;
+    assert!(
+        m.contracts.iter().any(|c| !c.canonical),
+        "the eth universe has local contracts"
+    );
+    let store = Store::open(&tmp.path().join("c.db")).await.unwrap();
+    let ctx = RunContext::new(cfg_in(tmp.path()), store.clone(), loader());
+    let offline = intent_run(&ctx, None).await;
+    assert!(
+        offline.iter().all(|(_, _, score, _)| *score == 1.0),
+        "{offline:?}"
+    );
+    let url = up.url();
+    let forked = intent_run(&ctx, Some((&url, 1))).await;
+    assert_eq!(forked, offline);
+    drop(up);
+    assert_eq!(intent_run(&ctx, Some((&url, 1))).await, offline);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn an_intent2tx_instance_with_a_block_number_executes_on_a_fork_of_the_block_before() {
+    use crucible_intent2tx::book::AddressBook;
+    use crucible_intent2tx::execute::{instance_block, Executor};
+    let tmp = tempfile::tempdir().unwrap();
+    let (up, _) = upstream_of(tmp.path(), Profile::Eth, 3).await;
+    let cfg = cfg_in(tmp.path());
+    let (instances, _) = crucible_views::catalog::intent_instances(&cfg).unwrap();
+    let plain = instances[0].clone();
+    let mut dated = plain.clone();
+    dated
+        .metadata
+        .extra
+        .insert("block_number".into(), Value::String("3".into()));
+    assert_eq!(instance_block(&dated), Some(3));
+    assert_eq!(instance_block(&plain), None);
+    let target = ForkTarget::new(&up.url(), 1, tmp.path()).unwrap();
+    let mut ex = Executor::boot_fork(&cfg, AddressBook::builtin(), &target)
+        .await
+        .unwrap();
+    let truth = || Ok(dated.ground_truth.steps().to_vec());
+    let blocks = |dir: &Path| -> Vec<String> {
+        let mut v: Vec<String> = std::fs::read_dir(dir.join("fork-cache"))
+            .unwrap()
+            .flatten()
+            .map(|e| {
+                e.file_name()
+                    .to_string_lossy()
+                    .split('-')
+                    .next()
+                    .unwrap()
+                    .to_string()
+            })
+            .collect();
+        v.sort();
+        v
+    };
+    assert_eq!(blocks(tmp.path()), ["1"]);
+    let r = ex.evaluate(&dated, truth()).await.unwrap();
+    assert!(r.exec && r.state_eq, "{r:?}");
+    // The instance's block 3 − 1 = 2 got its own fork (and cache); the plain one goes back to 1.
+    assert_eq!(blocks(tmp.path()), ["1", "2"]);
+    let r = ex.evaluate(&plain, truth()).await.unwrap();
+    assert!(r.exec, "{r:?}");
 }
