@@ -378,3 +378,81 @@ async fn an_intent2tx_instance_with_a_block_number_executes_on_a_fork_of_the_blo
     let r = ex.evaluate(&plain, truth()).await.unwrap();
     assert!(r.exec, "{r:?}");
 }
+
+fn cli(data: &Path, args: &[&str]) -> (bool, String, String) {
+    let out = std::process::Command::new(env!("CARGO_BIN_EXE_crucible"))
+        .args(args)
+        .env_remove("RUST_BACKTRACE")
+        .env("CRUCIBLE_DATA_DIR", data)
+        .output()
+        .unwrap();
+    (
+        out.status.success(),
+        String::from_utf8_lossy(&out.stdout).to_string(),
+        String::from_utf8_lossy(&out.stderr).to_string(),
+    )
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn crucible_run_forks_from_the_command_line_and_runs_show_names_the_chain() {
+    let tmp = tempfile::tempdir().unwrap();
+    let (up, _) = upstream(tmp.path()).await;
+    let secret_url = format!("{}/?apikey=s3cr3t", up.url());
+    let base = [
+        "run",
+        "--bench",
+        "questbench",
+        "--model",
+        "builtin:reference",
+    ];
+    let with = |extra: &[&str]| -> Vec<String> {
+        base.iter().chain(extra).map(|s| s.to_string()).collect()
+    };
+    let run = |args: Vec<String>| {
+        let a: Vec<&str> = args.iter().map(String::as_str).collect();
+        cli(tmp.path(), &a)
+    };
+    // Bad input: named flag, nothing stored.
+    let (ok, _, err) = run(with(&["--fork-url", "ftp://x", "--fork-block", "1"]));
+    assert!(
+        !ok && err.contains("--fork-url") && err.contains("ftp"),
+        "{err}"
+    );
+    let (ok, _, err) = run(with(&["--fork-url", &secret_url, "--fork-block", "0"]));
+    assert!(
+        !ok && err.contains("--fork-block must be at least 1"),
+        "{err}"
+    );
+    let (ok, _, err) = run(with(&["--fork-url", &secret_url]));
+    assert!(!ok && err.contains("--fork-block"), "{err}");
+    // A real run on the fork.
+    let (ok, out, err) = run(with(&[
+        "--limit",
+        "1",
+        "--json",
+        "--fork-url",
+        &secret_url,
+        "--fork-block",
+        "1",
+    ]));
+    assert!(ok, "{err}");
+    let report: Value = serde_json::from_str(&out).unwrap();
+    let id = report["run_id"].as_str().unwrap().to_string();
+    assert_eq!(report["finished"], 1);
+    let (ok, out, err) = cli(tmp.path(), &["runs", "show", &id, "--json"]);
+    assert!(ok, "{err}");
+    let shown: Value = serde_json::from_str(&out).unwrap();
+    assert_eq!(shown["chain"]["mode"], "fork");
+    assert_eq!(shown["chain"]["block"], 1);
+    assert_eq!(shown["chain"]["chain_id"], 56);
+    assert_eq!(shown["chain"]["url"], format!("{}/?apikey=***", up.url()));
+    assert_eq!(shown["samples"][0]["score"], 1.0);
+    let (_, text, _) = cli(tmp.path(), &["runs", "show", &id]);
+    assert!(
+        text.contains("chain: fork of") && text.contains("block 1 (chain id 56)"),
+        "{text}"
+    );
+    // The key is nowhere in the database.
+    let db = std::fs::read(tmp.path().join("crucible.db")).unwrap();
+    assert!(!String::from_utf8_lossy(&db).contains("s3cr3t"));
+}
