@@ -187,6 +187,11 @@ async fn a_fork_run_scores_the_reference_100_and_replays_offline_after_the_upstr
     assert_eq!(spec["fork"]["block"], 1);
     assert_eq!(spec["fork"]["chain_id"], 56);
     assert_eq!(spec["fork"]["url"], format!("{url}/"));
+    let listed = crucible_views::console::list_runs(&store).await.unwrap();
+    assert_eq!(
+        listed[0].fork.as_deref(),
+        Some(format!("fork of {url}/ at block 1 (chain id 56)").as_str())
+    );
     let caches: Vec<_> = std::fs::read_dir(tmp.path().join("fork-cache"))
         .unwrap()
         .flatten()

@@ -1135,6 +1135,8 @@ async fn one_run_mixes_two_saved_providers_with_their_own_urls_and_keys_and_resu
         ]),
         prompt_set: Default::default(),
         preset: None,
+        fork_url: None,
+        fork_block: None,
     };
     let mut s = form.to_spec(&config.data_dir).unwrap();
     s.cache = false;
@@ -1694,6 +1696,8 @@ fn the_paper_preset_plans_each_papers_protocol() {
         model_providers: BTreeMap::new(),
         prompt_set: crucible_core::PromptSet::Assisted,
         preset: Some("paper".into()),
+        fork_url: None,
+        fork_block: None,
     };
     let spec = form.to_spec(&config.data_dir).unwrap();
     assert_eq!(spec.prompt_set, crucible_core::PromptSet::Paper);

@@ -441,7 +441,16 @@ prompt_set: PromptSet,
  * A protocol preset (`paper`): sets the task set, rounds, prompts, retrieval and metrics of
  * each paper; the form's own task and round choices are then ignored.
  */
-preset: string | null, };
+preset: string | null, 
+/**
+ * Chain: fork this RPC (http/https) instead of the offline universe (`None`: the universe).
+ * Credentials in the URL are used for the run and never stored.
+ */
+fork_url: string | null, 
+/**
+ * Chain: the block to fork at (with `fork_url`; at least 1).
+ */
+fork_block: number | null, };
 
 /**
  * The new-run form's preview: a plan, or the first problem with its field.
@@ -601,6 +610,11 @@ benchmarks: Array<string>,
  * Models.
  */
 models: Array<string>, 
+/**
+ * The chain of a fork run, for people: `fork of URL at block N (chain id C)` with the
+ * URL as stored (credentials removed); `None` for a run on the offline universe.
+ */
+fork: string | null, 
 /**
  * RFC 3339.
  */

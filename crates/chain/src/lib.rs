@@ -290,6 +290,16 @@ impl Chain {
         self
     }
 
+    /// Fork mode: records that `hash` was sent to this chain (not to the upstream), so the
+    /// receipt lookups Anvil forwards for it while it is pending are answered locally
+    /// ([`fork::ForkProxy::mark_local`]). Code that sends through [`Self::rpc`] and polls for
+    /// receipts itself must call this; [`Self::wait_receipt`] does. Off a fork it does nothing.
+    pub fn mark_local_tx(&self, hash: B256) {
+        if let Some(p) = &self.fork {
+            p.mark_local(&format!("{hash:#x}"));
+        }
+    }
+
     /// Fork mode: the caching proxy the node forks from.
     pub fn fork_proxy(&self) -> Option<&fork::ForkProxy> {
         self.fork.as_ref()
@@ -577,9 +587,7 @@ impl Chain {
 
     /// Polls for a receipt (Anvil may answer a send before the block is committed).
     pub async fn wait_receipt(&self, hash: B256) -> Result<Receipt, ChainError> {
-        if let Some(p) = &self.fork {
-            p.mark_local(&format!("{hash:#x}"));
-        }
+        self.mark_local_tx(hash);
         let started = Instant::now();
         loop {
             let r: Value = self

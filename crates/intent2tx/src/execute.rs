@@ -806,6 +806,7 @@ impl Executor {
         let hash: B256 = match rpc.call("eth_sendTransaction", json!([body])).await {
             Ok(h) => {
                 self.nonces.insert(from, nonce + 1);
+                self.chain.mark_local_tx(h);
                 h
             }
             Err(e @ ChainError::Rpc { .. }) => {
