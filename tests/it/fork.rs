@@ -461,3 +461,49 @@ async fn crucible_run_forks_from_the_command_line_and_runs_show_names_the_chain(
     let db = std::fs::read(tmp.path().join("crucible.db")).unwrap();
     assert!(!String::from_utf8_lossy(&db).contains("s3cr3t"));
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn reads_the_cache_lacks_with_the_upstream_gone_are_never_scored_and_resume_finishes() {
+    let tmp = tempfile::tempdir().unwrap();
+    let (up, _) = upstream(tmp.path()).await;
+    let port = up.anvil().port();
+    let store = Store::open(&tmp.path().join("c.db")).await.unwrap();
+    let ctx = RunContext::new(cfg_in(tmp.path()), store.clone(), loader());
+    let url = up.url();
+    // Warm the cache with one task only.
+    let mut one = quest_spec(&url, 1);
+    one.limit = Some(1);
+    run::start(&ctx, one).await.unwrap();
+    drop(up);
+    // More tasks read state the cache never saw: those samples fail as infrastructure (not
+    // stored, never a score) and the run stays resumable.
+    let mut more = quest_spec(&url, 1);
+    more.limit = Some(6);
+    let partial = run::start(&ctx, more).await.unwrap();
+    assert_eq!(partial.samples, 6);
+    assert!(
+        partial.finished < 6,
+        "some task needed an upstream read: {partial:?}"
+    );
+    assert_eq!(partial.failed, 6 - partial.finished, "{partial:?}");
+    for (inst, _, score, passed) in scores(&store, &partial.run_id).await {
+        assert!(
+            passed && score == 1.0,
+            "a stored sample is a real score: {inst}"
+        );
+    }
+    // The upstream comes back at the same URL: resume fetches what was missing and finishes.
+    let cfg = config();
+    let genesis = tmp.path().join("upstream-bsc.json");
+    let mut spec = AnvilSpec::new(cfg.anvil().unwrap(), 56)
+        .with_state(StateSource::Genesis(genesis))
+        .with_history();
+    spec.port = port;
+    let back = Chain::start(spec).await.unwrap();
+    back.mine(1).await.unwrap();
+    let done = run::resume(&ctx, &partial.run_id).await.unwrap();
+    assert_eq!(done.finished, 6, "{done:?}");
+    let all = scores(&store, &partial.run_id).await;
+    assert_eq!(all.len(), 6);
+    assert!(all.iter().all(|(_, _, s, p)| *p && *s == 1.0), "{all:?}");
+}
