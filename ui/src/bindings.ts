@@ -1333,7 +1333,12 @@ benchmarks: Array<string>,
 /**
  * Models present, sorted.
  */
-models: Array<string>, };
+models: Array<string>, 
+/**
+ * The chain of a fork run (`fork of URL at block N (chain id C)`, the URL without
+ * credentials); `None` on the offline universe.
+ */
+fork: string | null, };
 
 /**
  * Which samples a listing or a leaderboard covers. Empty strings / `None` mean "any".
