@@ -46,8 +46,8 @@ const FIRST_BACKOFF: Duration = Duration::from_millis(250);
 const UPSTREAM_TIMEOUT: Duration = Duration::from_secs(30);
 const MAX_BODY: usize = 8 << 20;
 
-/// Where and what to fork.
-#[derive(Debug, Clone, PartialEq, Eq)]
+/// Where and what to fork. Its `Debug` never shows the full URL.
+#[derive(Clone, PartialEq, Eq)]
 pub struct ForkTarget {
     /// The upstream RPC URL as the user gave it (it may hold credentials; never stored). `None`
     /// replays from the cache only (a resumed run whose credentials are not available).
@@ -58,6 +58,16 @@ pub struct ForkTarget {
     pub block: u64,
     /// The data dir; the cache lives under `<data dir>/fork-cache/`.
     pub data_dir: PathBuf,
+}
+
+impl std::fmt::Debug for ForkTarget {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("ForkTarget")
+            .field("url", &self.redacted)
+            .field("block", &self.block)
+            .field("data_dir", &self.data_dir)
+            .finish_non_exhaustive()
+    }
 }
 
 impl ForkTarget {
@@ -258,10 +268,7 @@ impl ForkProxy {
         let state = Arc::new(ProxyState {
             upstream: target.url.clone(),
             label: target.redacted.clone(),
-            client: reqwest::Client::builder()
-                .timeout(UPSTREAM_TIMEOUT)
-                .build()
-                .map_err(|e| ChainError::Spawn(format!("fork proxy client: {e}")))?,
+            client: upstream_client(target.url.as_deref())?,
             cache: Mutex::new(cache),
             file: Mutex::new(file),
             path,
@@ -322,6 +329,20 @@ impl ForkProxy {
     pub fn hits(&self) -> u64 {
         self.state.hits.load(Ordering::SeqCst)
     }
+}
+
+/// The client for the upstream: the system proxy settings apply, except to a loopback upstream.
+fn upstream_client(url: Option<&str>) -> Result<reqwest::Client, ChainError> {
+    let loopback = url
+        .and_then(|u| reqwest::Url::parse(u).ok())
+        .and_then(|u| u.host_str().map(str::to_string))
+        .is_some_and(|h| h == "localhost" || h == "127.0.0.1" || h == "[::1]");
+    let mut b = reqwest::Client::builder().timeout(UPSTREAM_TIMEOUT);
+    if loopback {
+        b = b.no_proxy();
+    }
+    b.build()
+        .map_err(|e| ChainError::Spawn(format!("fork proxy client: {e}")))
 }
 
 impl Drop for ForkProxy {

@@ -41,8 +41,8 @@ pub struct ModelEndpoint {
 }
 
 /// Fork mode: the run's chain benchmarks run on a fork of a user's RPC at a pinned block instead
-/// of the offline universe (docs/universe.md "Fork mode").
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+/// of the offline universe (docs/universe.md "Fork mode"). Its `Debug` never shows `full_url`.
+#[derive(Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct ForkSpec {
     /// The RPC URL without credentials ([`crucible_chain::fork::redact_url`]); what is stored
     /// and shown.
@@ -60,6 +60,18 @@ pub struct ForkSpec {
     /// The full URL as given (credentials included), for this process only; never stored.
     #[serde(skip)]
     pub full_url: Option<String>,
+}
+
+impl std::fmt::Debug for ForkSpec {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("ForkSpec")
+            .field("url", &self.url)
+            .field("block", &self.block)
+            .field("chain_id", &self.chain_id)
+            .field("redacted", &self.redacted)
+            .field("full_url", &self.full_url.as_ref().map(|_| "<not shown>"))
+            .finish()
+    }
 }
 
 /// The env var a resumed or re-scored fork run reads the full RPC URL from when the stored one
@@ -845,6 +857,8 @@ mod tests {
         }
         let f = s.fork.as_ref().unwrap();
         assert!(f.redacted);
+        let debug = format!("{s:?}");
+        assert!(!debug.contains("pw@") && !debug.contains("k3y"), "{debug}");
         assert_eq!(
             f.reach_url().unwrap().as_deref(),
             Some("https://user:pw@bsc.example/v1/0123456789abcdef0123?key=k3y")
