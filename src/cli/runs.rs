@@ -110,6 +110,13 @@ pub struct RunArgs {
     /// Neither read nor write the response cache.
     #[arg(long)]
     no_cache: bool,
+    /// Fork mode: run the chain benchmark on a fork of this RPC (http/https; credentials in
+    /// the URL are used but never stored) instead of the offline universe. Needs --fork-block.
+    #[arg(long, requires = "fork_block")]
+    fork_url: Option<String>,
+    /// Fork mode: the block to fork at (at least 1, not beyond the RPC's head).
+    #[arg(long, requires = "fork_url")]
+    fork_block: Option<u64>,
     /// Finish the missing samples of this run instead of starting one.
     #[arg(long)]
     resume: Option<String>,
@@ -365,6 +372,9 @@ pub async fn run_cmd(config: &Config, a: RunArgs) -> Result<()> {
     }
     spec.cache = !a.no_cache;
     spec.packs = a.packs.iter().map(|n| run::PackRef::named(n)).collect();
+    if let (Some(url), Some(block)) = (&a.fork_url, a.fork_block) {
+        spec.fork = Some(run::ForkSpec::new(url, block)?);
+    }
     // Bad specs fail before the database is touched.
     let mut spec = spec.validate()?;
     crucible_views::packs::pin(config, &mut spec)?;
@@ -472,13 +482,30 @@ pub async fn runs(config: &Config, cmd: RunsCmd) -> Result<()> {
                            "score": s.score, "outcome": s.outcome})
                 })
                 .collect();
+            // The chain the run used: the offline universe, or a fork (URL stored redacted).
+            let fork = serde_json::from_str::<RunSpec>(&run.spec)
+                .ok()
+                .and_then(|s| s.fork);
+            let chain = match &fork {
+                Some(f) => json!({"mode": "fork", "url": f.url, "block": f.block,
+                                  "chain_id": f.chain_id}),
+                None => json!({"mode": "universe"}),
+            };
             let v = json!({"run_id": run.id, "status": run.status, "created_at": run.created_at,
                            "finished_at": run.finished_at, "seed": run.seed as u64,
-                           "planned": run.planned, "samples": samples});
+                           "planned": run.planned, "chain": chain, "samples": samples});
             if json {
                 out!("{}", serde_json::to_string_pretty(&v)?);
             } else {
                 out!("{} {} ({} samples)", run.id, run.status, samples.len());
+                if let Some(f) = &fork {
+                    out!(
+                        "chain: fork of {} at block {} (chain id {})",
+                        f.url,
+                        f.block,
+                        f.chain_id
+                    );
+                }
                 for s in &samples {
                     out!(
                         "{:<10} {:<22} {:<40} r{} {:<16} {:.3}",

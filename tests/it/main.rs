@@ -5,6 +5,7 @@
 mod chain;
 mod cli;
 mod composite;
+mod fork;
 mod inspect;
 mod intent;
 mod intent_exec;

@@ -1136,6 +1136,8 @@ async fn one_run_mixes_two_saved_providers_with_their_own_urls_and_keys_and_resu
         prompt_set: Default::default(),
         preset: None,
         packs: Vec::new(),
+        fork_url: None,
+        fork_block: None,
     };
     let mut s = form.to_spec(&config.data_dir).unwrap();
     s.cache = false;
@@ -1696,6 +1698,8 @@ fn the_paper_preset_plans_each_papers_protocol() {
         prompt_set: crucible_core::PromptSet::Assisted,
         preset: Some("paper".into()),
         packs: Vec::new(),
+        fork_url: None,
+        fork_block: None,
     };
     let spec = form.to_spec(&config.data_dir).unwrap();
     assert_eq!(spec.prompt_set, crucible_core::PromptSet::Paper);

@@ -445,7 +445,16 @@ preset: string | null,
 /**
  * Content packs by name (`packs list`); a benchmark without one reads its built-in pack.
  */
-packs: Array<string>, };
+packs: Array<string>, 
+/**
+ * Chain: fork this RPC (http/https) instead of the offline universe (`None`: the universe).
+ * Credentials in the URL are used for the run and never stored.
+ */
+fork_url: string | null, 
+/**
+ * Chain: the block to fork at (with `fork_url`; at least 1).
+ */
+fork_block: number | null, };
 
 /**
  * The new-run form's preview: a plan, or the first problem with its field.
@@ -614,6 +623,11 @@ benchmarks: Array<string>,
  * Models.
  */
 models: Array<string>, 
+/**
+ * The chain of a fork run, for people: `fork of URL at block N (chain id C)` with the
+ * URL as stored (credentials removed); `None` for a run on the offline universe.
+ */
+fork: string | null, 
 /**
  * RFC 3339.
  */
@@ -1458,7 +1472,12 @@ benchmarks: Array<string>,
 /**
  * Models present, sorted.
  */
-models: Array<string>, };
+models: Array<string>, 
+/**
+ * The chain of a fork run (`fork of URL at block N (chain id C)`, the URL without
+ * credentials); `None` on the offline universe.
+ */
+fork: string | null, };
 
 /**
  * Which samples a listing or a leaderboard covers. Empty strings / `None` mean "any".

@@ -11,7 +11,7 @@ import { open, shots, useBrowser } from "./harness.mjs";
 
 useBrowser();
 
-const RUN = { run_id: "run-1", status: "finished", created_at: "2026-11-22T10:00:00Z", samples: 1, passed: 0, benchmarks: ["questbench"], models: ["builtin:a", "builtin:b"] };
+const RUN = { run_id: "run-1", status: "finished", created_at: "2026-11-22T10:00:00Z", samples: 1, passed: 0, benchmarks: ["questbench"], models: ["builtin:a", "builtin:b"], fork: null };
 const SUMMARY = {
   id: 7, run_id: "run-1", benchmark: "questbench", model: "builtin:a", instance: "bnb_transfer", task: "bnb_transfer",
   prompt_type: "", round: 0, kind: "atomic", category: "transfer", difficulty: "easy", outcome: "revert", score: 0, passed: false,
@@ -110,5 +110,17 @@ test("re-execute shows the fresh verdict next to the stored one, differences mar
   mkdirSync(shots, { recursive: true });
   await page.locator("#replay").scrollIntoViewIfNeeded();
   await page.screenshot({ path: join(shots, "mock-results-replay.png") });
+  await page.close();
+});
+
+test("the run picker says which chain a fork run ran on", async () => {
+  const calls = [];
+  const base = handler(calls);
+  const fork = "fork of https://bsc.example/*** at block 7 (chain id 56)";
+  const { page } = await open("#/results", (cmd, args) =>
+    cmd === "results_runs" ? { ok: [{ ...RUN, fork }] } : base(cmd, args));
+  const cell = page.locator("#run-picker [data-field=fork]");
+  await cell.waitFor();
+  assert.equal((await cell.innerText()).trim(), `Chain: ${fork}`);
   await page.close();
 });

@@ -81,6 +81,58 @@ test("the new-run form sends each saved-provider model with its provider", async
   await page.close();
 });
 
+test("the Chain choice sends the fork URL and block, and a bad one names the field", async () => {
+  const providers = { file: "/data/providers.json", keychain: "mock", providers: [],
+    builtin_agents: [{ benchmark: "questbench", name: "reference" }] };
+  const forms = [];
+  const { page } = await open("#/runs/new", (cmd, args) => {
+    if (cmd === "list_providers") return { ok: providers };
+    if (cmd === "plan_run") {
+      forms.push(args.form);
+      return { ok: { plan: null, problem: { field: "models", message: "mock" } } };
+    }
+    return { ok: null };
+  });
+  await page.locator("#rf-chain").waitFor();
+  assert.equal(await page.isDisabled("#rf-fork-url"), true, "offline by default: no URL to give");
+  await page.check("#rf-chain-fork");
+  assert.equal(await page.isDisabled("#rf-fork-url"), false);
+  // Fork chosen without a URL: a local error on the URL field, nothing sent.
+  await page.waitForFunction(() => document.querySelector("#rf-problem [data-field=fork_url]"));
+  assert.match(await page.locator("#rf-problem").innerText(), /RPC URL to fork from/);
+  assert.equal(await page.getAttribute("#rf-fork-url", "aria-invalid"), "true");
+  await page.fill("#rf-fork-url", "https://bsc.example/key123");
+  await page.fill("#rf-fork-block", "0");
+  await page.waitForFunction(() => document.querySelector("#rf-problem [data-field=fork_block]"));
+  await page.fill("#rf-fork-block", "40000000");
+  for (let i = 0; i < 50 && forms.at(-1)?.fork_block !== 40000000; i++) await page.waitForTimeout(100);
+  const last = forms.at(-1);
+  assert.equal(last.fork_url, "https://bsc.example/key123");
+  assert.equal(last.fork_block, 40000000);
+  // Back to the offline universe: no fork sent.
+  await page.check("#rf-chain-offline");
+  for (let i = 0; i < 50 && forms.at(-1)?.fork_url !== null; i++) await page.waitForTimeout(100);
+  assert.equal(forms.at(-1).fork_url, null);
+  assert.equal(forms.at(-1).fork_block, null);
+  await page.close();
+});
+
+test("a fork run says which chain it ran on in the runs list", async () => {
+  const run = (id, fork) => ({ run_id: id, status: "finished", benchmarks: ["questbench"], models: ["builtin:reference"],
+    fork, started: "2026-11-24T10:00:00Z", finished_at: "2026-11-24T10:01:00Z", planned: 1, finished: 1, failed: 0, passed: 1, cost_usd: 0 });
+  const { page } = await open("#/runs", (cmd) => {
+    if (cmd === "list_runs_view") return { ok: { db: "/data/crucible.db", live: [],
+      runs: [run("r-fork", "fork of https://bsc.example/*** at block 7 (chain id 56)"), run("r-offline", null)] } };
+    if (cmd === "demo_info") return { ok: NO_QUEST };
+    return { ok: null };
+  });
+  await page.locator("#run-r-fork").waitFor();
+  assert.equal((await page.locator("#run-r-fork [data-field=fork]").innerText()).trim(),
+    "Chain: fork of https://bsc.example/*** at block 7 (chain id 56)");
+  assert.equal(await page.locator("#run-r-offline [data-field=fork]").count(), 0);
+  await page.close();
+});
+
 test("the new-run form lists the packs with task counts and state, and sends the chosen ones", async () => {
   const pack = (name, benchmark, tasks, extra = {}) => ({
     name, benchmark, tasks, path: `/packs/${name}`, hash: "ab".repeat(32), origin: name.startsWith("builtin") ? "builtin" : "added",

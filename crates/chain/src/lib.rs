@@ -9,6 +9,7 @@
 #![warn(missing_docs, unreachable_pub)]
 
 pub mod anvil;
+pub mod fork;
 pub mod gate;
 mod rpc;
 pub mod sandbox;
@@ -86,6 +87,10 @@ pub enum ChainError {
     /// The configuration (tool discovery) failed.
     #[error(transparent)]
     Config(#[from] crucible_core::ConfigError),
+    /// Fork mode: the upstream RPC is unusable (unreachable, wrong chain, block beyond its head,
+    /// rate-limited) or the fork cache cannot be opened. The message names the redacted URL.
+    #[error("fork: {0}")]
+    Fork(String),
 }
 
 impl ChainError {
@@ -101,7 +106,8 @@ impl ChainError {
             | Self::Transport { .. }
             | Self::Revert(_)
             | Self::ReceiptTimeout(..)
-            | Self::Config(_) => ErrorKind::Infrastructure,
+            | Self::Config(_)
+            | Self::Fork(_) => ErrorKind::Infrastructure,
             Self::Rpc { .. } | Self::Decode { .. } | Self::Universe(_) => ErrorKind::Task,
         }
     }
@@ -253,6 +259,8 @@ pub struct Chain {
     gas_headroom_pct: u64,
     /// Makes every signed transaction unique (see `send_signed`).
     sends: std::sync::atomic::AtomicU64,
+    /// Fork mode: the caching proxy the node forks from (dropped after the node).
+    fork: Option<fork::ForkProxy>,
 }
 
 const RECEIPT_TIMEOUT: Duration = Duration::from_secs(15);
@@ -272,7 +280,35 @@ impl Chain {
             chain_id,
             gas_headroom_pct: 130,
             sends: std::sync::atomic::AtomicU64::new(0),
+            fork: None,
         })
+    }
+
+    /// Keeps the fork proxy the node forks from alive as long as the chain.
+    pub fn with_fork_proxy(mut self, proxy: fork::ForkProxy) -> Self {
+        self.fork = Some(proxy);
+        self
+    }
+
+    /// Fork mode: records that `hash` was sent to this chain (not to the upstream), so the
+    /// receipt lookups Anvil forwards for it while it is pending are answered locally
+    /// ([`fork::ForkProxy::mark_local`]). Code that sends through [`Self::rpc`] and polls for
+    /// receipts itself must call this; [`Self::wait_receipt`] does. Off a fork it does nothing.
+    pub fn mark_local_tx(&self, hash: B256) {
+        if let Some(p) = &self.fork {
+            p.mark_local(&format!("{hash:#x}"));
+        }
+    }
+
+    /// Fork mode: the caching proxy the node forks from.
+    pub fn fork_proxy(&self) -> Option<&fork::ForkProxy> {
+        self.fork.as_ref()
+    }
+
+    /// Fork mode: upstream reads that failed since the start (0 off a fork). A sample during
+    /// which this grew read an incomplete state and must not be scored.
+    pub fn fork_failures(&self) -> u64 {
+        self.fork.as_ref().map_or(0, fork::ForkProxy::failures)
     }
 
     /// The node's RPC URL.
@@ -551,6 +587,7 @@ impl Chain {
 
     /// Polls for a receipt (Anvil may answer a send before the block is committed).
     pub async fn wait_receipt(&self, hash: B256) -> Result<Receipt, ChainError> {
+        self.mark_local_tx(hash);
         let started = Instant::now();
         loop {
             let r: Value = self

@@ -247,6 +247,189 @@ pub async fn boot_fork(
     Ok((Chain::start(spec).await?, manifest))
 }
 
+/// What [`boot_fork_cached`] put on top of the forked chain.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Overlay {
+    /// Manifest contracts and pairs the fork had no code for, set from the universe's genesis.
+    pub deployed: Vec<String>,
+    /// Contracts kept from the fork whose holder slots (balances of the universe's accounts and
+    /// of the deployed contracts) were set from the genesis.
+    pub funded: Vec<String>,
+}
+
+/// Fork mode with the persistent cache: starts a [`ForkProxy`](super::fork::ForkProxy) on the
+/// target's cache, checks the upstream through it ([`preflight`](super::fork::preflight):
+/// reachable, the profile's chain id, the block not beyond head), boots Anvil forking the proxy
+/// at the pinned block, and lays the universe over the fork ([`overlay`]). The chain owns the
+/// proxy; a second boot of the same (URL, block) needs no upstream.
+pub async fn boot_fork_cached(
+    config: &Config,
+    profile: Profile,
+    target: &super::fork::ForkTarget,
+) -> Result<(Chain, Manifest, super::fork::ForkInfo, Overlay), ChainError> {
+    let manifest = Manifest::load(config, profile)?;
+    let genesis = genesis_path(config, profile, &manifest);
+    check_genesis(&genesis, &manifest)?;
+    let proxy = super::fork::ForkProxy::start(target).await?;
+    let what = match profile {
+        Profile::Bsc => "EVM-QuestBench (bsc)",
+        Profile::Eth => "Intent2Tx (eth)",
+    };
+    let info = super::fork::preflight(
+        &proxy.url(),
+        &target.redacted,
+        manifest.chain_id,
+        what,
+        target.block,
+    )
+    .await?;
+    let mut spec =
+        AnvilSpec::new(config.anvil()?, manifest.chain_id).with_state(StateSource::Fork {
+            url: proxy.url(),
+            block: target.block,
+        });
+    spec.memory_mib = config.anvil_memory_mib;
+    let chain = Chain::start(spec).await.map_err(|e| match e {
+        ChainError::NodeExited { log, .. } => ChainError::Fork(format!(
+            "anvil could not fork {} at block {}: {}",
+            target.redacted,
+            target.block,
+            log.lines().last().unwrap_or_default()
+        )),
+        other => other,
+    })?;
+    let chain = chain.with_fork_proxy(proxy);
+    let overlay = overlay(&chain, &genesis, &manifest).await?;
+    if chain.fork_failures() > 0 {
+        return Err(ChainError::Fork(format!(
+            "reads from {} failed while setting up the fork; see the log",
+            target.redacted
+        )));
+    }
+    Ok((chain, manifest, info, overlay))
+}
+
+/// Lays a built universe over a forked chain, deterministically (the same fork and genesis
+/// give the same state):
+/// - every manifest contract or pair with no code on the fork (QuestBench's test contracts,
+///   Intent2Tx's Crucible-local contracts, or anything the upstream lacks) gets the genesis
+///   account whole: code, every storage slot, nonce and balance;
+/// - every contract the fork has keeps its code and storage (canonical contracts come from the
+///   forked chain), except the holder slots: for each universe account and each deployed
+///   contract `h`, the slots `keccak256(h . p)` for `p` in 0..16 (a `mapping(address => …)` at
+///   slot `p`, where ERC-20 balances live) that the genesis sets are written, so the agent holds
+///   what the tasks expect;
+/// - the universe accounts get their genesis native balance.
+pub async fn overlay(
+    chain: &Chain,
+    genesis: &Path,
+    manifest: &Manifest,
+) -> Result<Overlay, ChainError> {
+    use alloy::primitives::{keccak256, Bytes, B256, U256};
+    let text = std::fs::read_to_string(genesis)
+        .map_err(|e| ChainError::Universe(format!("{}: {e}", genesis.display())))?;
+    let g: serde_json::Value = serde_json::from_str(&text)
+        .map_err(|e| ChainError::Universe(format!("{}: {e}", genesis.display())))?;
+    let alloc: BTreeMap<String, &serde_json::Value> = g["alloc"]
+        .as_object()
+        .map(|m| m.iter().map(|(k, v)| (k.to_lowercase(), v)).collect())
+        .unwrap_or_default();
+    let account = |a: Address| alloc.get(&format!("{a:#x}")).copied();
+    let bad = |a: Address, field: &str| {
+        ChainError::Universe(format!(
+            "{}: alloc {a:#x}: field {field} is not valid hex",
+            genesis.display()
+        ))
+    };
+    let quantity = |v: &serde_json::Value| -> Option<U256> {
+        let s = v.as_str()?;
+        U256::from_str_radix(s.trim_start_matches("0x"), 16).ok()
+    };
+    let entries: Vec<(String, Address)> = manifest
+        .contracts
+        .iter()
+        .map(|c| (c.name.clone(), c.address))
+        .chain(
+            manifest
+                .pairs
+                .iter()
+                .map(|p| (format!("pair:{}", p.name), p.address)),
+        )
+        .collect();
+    let mut out = Overlay::default();
+    let mut kept = Vec::new();
+    for (name, addr) in &entries {
+        if !chain.code(*addr).await?.is_empty() {
+            kept.push((name.clone(), *addr));
+            continue;
+        }
+        let acc = account(*addr).ok_or_else(|| {
+            ChainError::Universe(format!(
+                "{name} ({addr:#x}) has no code on the fork and is not in {}",
+                genesis.display()
+            ))
+        })?;
+        let code: Bytes = acc["code"]
+            .as_str()
+            .unwrap_or("0x")
+            .parse()
+            .map_err(|_| bad(*addr, "code"))?;
+        chain.set_code(*addr, &code).await?;
+        if let Some(storage) = acc["storage"].as_object() {
+            for (k, v) in storage {
+                let k: B256 = k.parse().map_err(|_| bad(*addr, "storage key"))?;
+                let v = quantity(v).ok_or_else(|| bad(*addr, "storage value"))?;
+                chain.set_storage(*addr, k, B256::from(v)).await?;
+            }
+        }
+        let nonce = quantity(&acc["nonce"]).unwrap_or_default();
+        chain.set_nonce(*addr, nonce.to::<u64>()).await?;
+        chain
+            .set_balance(*addr, quantity(&acc["balance"]).unwrap_or_default())
+            .await?;
+        out.deployed.push(name.clone());
+    }
+    let deployed: Vec<Address> = entries
+        .iter()
+        .filter(|(n, _)| out.deployed.contains(n))
+        .map(|(_, a)| *a)
+        .collect();
+    let holders: Vec<Address> = manifest
+        .accounts
+        .iter()
+        .map(|a| a.address)
+        .chain(deployed)
+        .collect();
+    for (name, addr) in kept {
+        let Some(storage) = account(addr).and_then(|a| a["storage"].as_object()) else {
+            continue;
+        };
+        let mut wrote = false;
+        for h in &holders {
+            for p in 0u64..16 {
+                let mut pre = [0u8; 64];
+                pre[12..32].copy_from_slice(h.as_slice());
+                pre[56..64].copy_from_slice(&p.to_be_bytes());
+                let slot = keccak256(pre);
+                if let Some(v) = storage.get(&format!("{slot:#x}")) {
+                    let v = quantity(v).ok_or_else(|| bad(addr, "storage value"))?;
+                    chain.set_storage(addr, slot, B256::from(v)).await?;
+                    wrote = true;
+                }
+            }
+        }
+        if wrote {
+            out.funded.push(name);
+        }
+    }
+    for a in &manifest.accounts {
+        if let Some(b) = account(a.address).and_then(|acc| quantity(&acc["balance"])) {
+            chain.set_balance(a.address, b).await?;
+        }
+    }
+    Ok(out)
+}
+
 fn genesis_path(config: &Config, profile: Profile, m: &Manifest) -> PathBuf {
     profile.dir(config).join(&m.genesis)
 }

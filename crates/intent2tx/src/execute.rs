@@ -629,6 +629,36 @@ pub struct Executor {
     base_nonces: std::collections::HashMap<Address, u64>,
     /// Each sender's next nonce since the last revert.
     nonces: std::collections::HashMap<Address, u64>,
+    /// Fork mode: what to re-fork from when an instance carries its own block.
+    fork: Option<ForkFollow>,
+}
+
+/// Fork mode: the run's fork, and the block the executor's chain is forked at now.
+#[derive(Debug, Clone)]
+struct ForkFollow {
+    config: Config,
+    /// The run's fork (its block is the default for instances without one).
+    target: crucible_chain::fork::ForkTarget,
+    /// The block the live chain forks.
+    at: u64,
+}
+
+/// The block an instance's transaction was mined in, when its metadata records one
+/// (`block_number` or `blockNumber`, a number or a decimal/hex string); Intent2Tx's paper forks
+/// at that block − 1 so the chain holds the state the original transaction saw.
+pub fn instance_block(instance: &Instance) -> Option<u64> {
+    let v = ["block_number", "blockNumber"]
+        .iter()
+        .find_map(|k| instance.metadata.extra.get(*k))?;
+    match v {
+        Value::Number(n) => n.as_u64(),
+        Value::String(s) => match s.trim().strip_prefix("0x") {
+            Some(hex) => u64::from_str_radix(hex, 16).ok(),
+            None => s.trim().parse().ok(),
+        },
+        _ => None,
+    }
+    .filter(|b| *b >= 2)
 }
 
 impl Executor {
@@ -636,6 +666,54 @@ impl Executor {
     pub async fn boot(config: &Config, book: AddressBook) -> Result<Self, IntentError> {
         let (chain, manifest) = universe::boot(config, Profile::Eth).await?;
         Self::on_chain(chain, &manifest, book).await
+    }
+
+    /// Fork mode: forks `target` (through its persistent cache) at its block, lays the eth
+    /// universe over it ([`universe::overlay`]: the Crucible-local contracts and stand-ins the
+    /// fork lacks, the accounts' balances), applies the fixture and takes the base snapshot.
+    /// Errors before anything runs when the RPC is unreachable, serves another chain or lacks
+    /// the block.
+    pub async fn boot_fork(
+        config: &Config,
+        book: AddressBook,
+        target: &crucible_chain::fork::ForkTarget,
+    ) -> Result<Self, IntentError> {
+        let (chain, manifest, _, _) =
+            universe::boot_fork_cached(config, Profile::Eth, target).await?;
+        let mut ex = Self::on_chain(chain, &manifest, book).await?;
+        ex.fork = Some(ForkFollow {
+            config: config.clone(),
+            target: target.clone(),
+            at: target.block,
+        });
+        Ok(ex)
+    }
+
+    /// Fork mode: makes the chain fork the block `instance` needs — its recorded block − 1
+    /// ([`instance_block`]), else the run's block — re-forking (through the same persistent
+    /// cache directory scheme, one per block) when that differs from the live chain's. One
+    /// chain per executor: instances of one block run back to back on it; a change of block
+    /// costs a boot. Off a fork this does nothing.
+    async fn follow_block(&mut self, instance: &Instance) -> Result<(), IntentError> {
+        let Some(f) = &self.fork else {
+            return Ok(());
+        };
+        let want = instance_block(instance).map_or(f.target.block, |b| b - 1);
+        if want == f.at {
+            return Ok(());
+        }
+        let mut target = f.target.clone();
+        target.block = want;
+        let config = f.config.clone();
+        tracing::debug!(target: "intent::execute", id = %instance.id, block = want, "re-forking for the instance's block");
+        let fresh = Self::boot_fork(&config, self.book.clone(), &target).await?;
+        let run_target = f.target.clone();
+        *self = fresh;
+        if let Some(f) = &mut self.fork {
+            f.target = run_target;
+            f.at = want;
+        }
+        Ok(())
     }
 
     /// Applies the fixture to an already booted eth universe and takes the base snapshot.
@@ -661,6 +739,7 @@ impl Executor {
             sends: 0,
             base_nonces: Default::default(),
             nonces: Default::default(),
+            fork: None,
         })
     }
 
@@ -727,6 +806,7 @@ impl Executor {
         let hash: B256 = match rpc.call("eth_sendTransaction", json!([body])).await {
             Ok(h) => {
                 self.nonces.insert(from, nonce + 1);
+                self.chain.mark_local_tx(h);
                 h
             }
             Err(e @ ChainError::Rpc { .. }) => {
@@ -926,6 +1006,25 @@ impl Executor {
     /// Executes G and P (P as calls, or the reason it could not be read) from the same snapshot
     /// and sender, and compares their balance deltas.
     pub async fn evaluate(
+        &mut self,
+        instance: &Instance,
+        prediction: Result<Vec<Call>, UnreadablePrediction>,
+    ) -> Result<ExecReport, IntentError> {
+        self.follow_block(instance).await?;
+        let fork_before = self.chain.fork_failures();
+        let report = self.evaluate_retrying(instance, prediction).await?;
+        let failed = self.chain.fork_failures() - fork_before;
+        if failed > 0 {
+            // The execution read an incomplete state: retried as infrastructure, never scored.
+            return Err(crucible_chain::ChainError::Fork(format!(
+                "{failed} read(s) from the fork RPC failed during the execution; it is retried, not scored"
+            ))
+            .into());
+        }
+        Ok(report)
+    }
+
+    async fn evaluate_retrying(
         &mut self,
         instance: &Instance,
         prediction: Result<Vec<Call>, UnreadablePrediction>,

@@ -160,6 +160,29 @@ impl Harness {
     /// Boots the bsc universe, starts the gate and prepares the sandbox.
     pub async fn start(config: &Config) -> Result<Self, QuestError> {
         let (chain, manifest) = universe::boot(config, Profile::Bsc).await?;
+        Self::on_chain(config, chain, manifest).await
+    }
+
+    /// Fork mode: forks `target` (through its persistent cache) at its block, deploys the test
+    /// contracts the fork lacks from the bsc universe's genesis at their manifest addresses and
+    /// funds the universe accounts ([`universe::overlay`]), then starts as [`Self::start`] does.
+    /// Errors before anything runs when the RPC is unreachable, serves another chain or lacks
+    /// the block.
+    pub async fn start_fork(
+        config: &Config,
+        target: &crucible_chain::fork::ForkTarget,
+    ) -> Result<Self, QuestError> {
+        let (chain, manifest, _, _) =
+            universe::boot_fork_cached(config, Profile::Bsc, target).await?;
+        Self::on_chain(config, chain, manifest).await
+    }
+
+    /// Starts on an already booted bsc chain (the universe or a fork laid over with it).
+    pub async fn on_chain(
+        config: &Config,
+        chain: Chain,
+        manifest: Manifest,
+    ) -> Result<Self, QuestError> {
         let gate = Gate::start(&chain.url()).await?;
         let sandbox = Sandbox::new(config)?;
         chain.set_block_interval(1).await?;
@@ -215,6 +238,21 @@ impl Harness {
     /// The chain the samples run on (its Anvil's pid lets a host stop it if the host is killed).
     pub fn chain(&self) -> &Chain {
         &self.chain
+    }
+
+    /// Fork mode: fails (as infrastructure) when an upstream read failed since `before` (a
+    /// reading of [`Chain::fork_failures`] taken when the sample started): the sample saw an
+    /// incomplete state and must be retried, not scored. Off a fork this never fails.
+    pub fn check_fork(&self, before: u64) -> Result<(), QuestError> {
+        let now = self.chain.fork_failures();
+        if now > before {
+            return Err(crucible_chain::ChainError::Fork(format!(
+                "{} read(s) from the fork RPC failed during the sample; it is retried, not scored",
+                now - before
+            ))
+            .into());
+        }
+        Ok(())
     }
 
     /// The universe manifest.

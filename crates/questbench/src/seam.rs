@@ -270,6 +270,7 @@ impl Benchmark for QuestBench {
         Box::pin(async move {
             let task = self.task(instance)?;
             let bench = |e: super::QuestError| e.into_bench(task);
+            let fork_before = self.harness.chain().fork_failures();
             if self.prompting.library == Library::Viem {
                 self.harness.require_viem().map_err(bench)?;
             }
@@ -294,6 +295,7 @@ impl Benchmark for QuestBench {
                 )
                 .await
                 .map_err(bench)?;
+                self.harness.check_fork(fork_before).map_err(bench)?;
                 let score = verdict.score / 100.0;
                 events(Event::SampleFinished {
                     outcome: verdict.outcome.into(),
@@ -351,6 +353,7 @@ impl Benchmark for QuestBench {
                 .run_answer(task, &inst, &reply.content)
                 .await
                 .map_err(bench)?;
+            self.harness.check_fork(fork_before).map_err(bench)?;
             transcript.push(reply);
             if let Some(tx) = &verdict.tx {
                 events(Event::Note {

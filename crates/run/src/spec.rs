@@ -73,6 +73,89 @@ impl PackRef {
     }
 }
 
+/// Fork mode: the run's chain benchmarks run on a fork of a user's RPC at a pinned block instead
+/// of the offline universe (docs/universe.md "Fork mode"). Its `Debug` never shows `full_url`.
+#[derive(Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ForkSpec {
+    /// The RPC URL without credentials ([`crucible_chain::fork::redact_url`]); what is stored
+    /// and shown.
+    pub url: String,
+    /// The pinned block (at least 1).
+    pub block: u64,
+    /// The chain id the run's chain benchmarks need (56 for QuestBench, 1 for Intent2Tx); set by
+    /// [`RunSpec::validate`] and checked against the RPC before any sample starts.
+    #[serde(default)]
+    pub chain_id: u64,
+    /// True when credentials were removed from the URL: a resume then needs the full URL in
+    /// `CRUCIBLE_FORK_URL` for reads the fork cache does not hold.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub redacted: bool,
+    /// The full URL as given (credentials included), for this process only; never stored.
+    #[serde(skip)]
+    pub full_url: Option<String>,
+}
+
+impl std::fmt::Debug for ForkSpec {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("ForkSpec")
+            .field("url", &self.url)
+            .field("block", &self.block)
+            .field("chain_id", &self.chain_id)
+            .field("redacted", &self.redacted)
+            .field("full_url", &self.full_url.as_ref().map(|_| "<not shown>"))
+            .finish()
+    }
+}
+
+/// The env var a resumed or re-scored fork run reads the full RPC URL from when the stored one
+/// had its credentials removed.
+pub const FORK_URL_ENV: &str = "CRUCIBLE_FORK_URL";
+
+impl ForkSpec {
+    /// A fork of `url` (credentials allowed; they are kept in memory only) at `block`. Errors
+    /// name the flag and say what to change.
+    pub fn new(url: &str, block: u64) -> Result<Self, RunError> {
+        crucible_chain::fork::check_url(url)
+            .map_err(|e| RunError::Spec(format!("--fork-url: {e}")))?;
+        if block == 0 {
+            return Err(RunError::Spec(
+                "--fork-block must be at least 1 (the block to fork at)".into(),
+            ));
+        }
+        let redacted = crucible_chain::fork::redact_url(url);
+        let changed = crucible_chain::fork::has_credentials(url);
+        Ok(Self {
+            url: redacted,
+            block,
+            chain_id: 0,
+            redacted: changed,
+            full_url: Some(url.trim().to_string()),
+        })
+    }
+
+    /// The URL to reach the RPC with: the full one given to this process, else
+    /// `CRUCIBLE_FORK_URL` when it matches the stored URL once redacted, else the stored URL
+    /// when nothing was removed from it, else `None` (the fork cache alone must serve the run).
+    pub fn reach_url(&self) -> Result<Option<String>, RunError> {
+        if let Some(u) = &self.full_url {
+            return Ok(Some(u.clone()));
+        }
+        if let Ok(u) = std::env::var(FORK_URL_ENV) {
+            if !u.trim().is_empty() {
+                if crucible_chain::fork::redact_url(&u) != self.url {
+                    return Err(RunError::Spec(format!(
+                        "{FORK_URL_ENV} is {}, but the run forked {}; set it to the run's RPC URL",
+                        crucible_chain::fork::redact_url(&u),
+                        self.url
+                    )));
+                }
+                return Ok(Some(u.trim().to_string()));
+            }
+        }
+        Ok((!self.redacted).then(|| self.url.clone()))
+    }
+}
+
 /// A run as the user asked for it. Stored as JSON with the run; holds no API key.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct RunSpec {
@@ -176,6 +259,10 @@ pub struct RunSpec {
     /// stored before packs) reads the built-in content unchecked.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub packs: Vec<PackRef>,
+    /// Fork mode: run the chain benchmarks on a fork of this RPC at this block (`None`: the
+    /// offline universe).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub fork: Option<ForkSpec>,
 }
 
 impl RunSpec {
@@ -212,6 +299,7 @@ impl RunSpec {
             quest_naive: false,
             quest_nl_difficulty: String::new(),
             packs: Vec::new(),
+            fork: None,
         }
     }
 
@@ -377,6 +465,7 @@ impl RunSpec {
                 "--budget must be a non-negative number".into(),
             ));
         }
+        self.validate_fork()?;
         const PROMPTS: [&str; 6] = [
             "direct",
             "retrieval",
@@ -396,6 +485,48 @@ impl RunSpec {
             )));
         }
         Ok(self)
+    }
+}
+
+impl RunSpec {
+    /// Checks the fork (URL form, block ≥ 1, one chain for the run's chain benchmarks) and sets
+    /// its chain id: 56 when QuestBench runs, 1 when Intent2Tx executes; both at once is an
+    /// error (one RPC serves one chain), and so is a fork with no chain benchmark.
+    fn validate_fork(&mut self) -> Result<(), RunError> {
+        let quest = self.benchmarks.iter().any(|b| b == "questbench");
+        let intent = self.intent_execute && self.benchmarks.iter().any(|b| b == "intent2tx");
+        let Some(fork) = &mut self.fork else {
+            return Ok(());
+        };
+        crucible_chain::fork::check_url(&fork.url)
+            .map_err(|e| RunError::Spec(format!("--fork-url: {e}")))?;
+        if fork.block == 0 {
+            return Err(RunError::Spec(
+                "--fork-block must be at least 1 (the block to fork at)".into(),
+            ));
+        }
+        let want = match (quest, intent) {
+            (true, true) => {
+                return Err(RunError::Spec(
+                    "a fork serves one chain, but questbench needs BNB Smart Chain (56) and executed intent2tx needs Ethereum (1); run them separately".into(),
+                ))
+            }
+            (true, false) => 56,
+            (false, true) => 1,
+            (false, false) => {
+                return Err(RunError::Spec(
+                    "--fork-url needs a chain benchmark (questbench, or intent2tx with execution)".into(),
+                ))
+            }
+        };
+        if fork.chain_id != 0 && fork.chain_id != want {
+            return Err(RunError::Spec(format!(
+                "the stored fork chain id {} does not match the run's chain benchmarks (chain id {want})",
+                fork.chain_id
+            )));
+        }
+        fork.chain_id = want;
+        Ok(())
     }
 }
 
@@ -703,5 +834,77 @@ mod tests {
         let mut s = RunSpec::new(vec!["pilot".into()], vec!["builtin:reference".into()]);
         s.prompt_types = vec!["sideways".into()];
         assert!(s.validate().unwrap_err().to_string().contains("sideways"));
+    }
+
+    fn forked(benches: &[&str], url: &str, block: u64) -> Result<RunSpec, RunError> {
+        let mut s = RunSpec::new(
+            benches.iter().map(|b| b.to_string()).collect(),
+            vec!["builtin:reference".into()],
+        );
+        s.fork = Some(ForkSpec::new(url, block)?);
+        s.validate()
+    }
+
+    #[test]
+    fn a_fork_is_validated_and_gets_its_chain_id() {
+        let s = forked(&["questbench"], "http://127.0.0.1:8545", 5).unwrap();
+        let f = s.fork.as_ref().unwrap();
+        assert_eq!((f.chain_id, f.block, f.redacted), (56, 5, false));
+        assert_eq!(f.url, "http://127.0.0.1:8545/");
+        assert_eq!(
+            forked(&["intent2tx"], "https://h/x", 1)
+                .unwrap()
+                .fork
+                .unwrap()
+                .chain_id,
+            1
+        );
+        let e = forked(&["questbench"], "http://h", 0)
+            .unwrap_err()
+            .to_string();
+        assert!(e.contains("--fork-block"), "{e}");
+        let e = forked(&["questbench"], "ftp://h", 3)
+            .unwrap_err()
+            .to_string();
+        assert!(e.contains("--fork-url") && e.contains("ftp"), "{e}");
+        let e = forked(&["questbench", "intent2tx"], "http://h", 3)
+            .unwrap_err()
+            .to_string();
+        assert!(e.contains("one chain"), "{e}");
+        let e = forked(&["pilot"], "http://h", 3).unwrap_err().to_string();
+        assert!(e.contains("chain benchmark"), "{e}");
+        // An old spec without the field loads as an offline run.
+        let old =
+            serde_json::to_value(RunSpec::new(vec!["pilot".into()], vec!["m".into()])).unwrap();
+        assert!(old.get("fork").is_none());
+        let back: RunSpec = serde_json::from_value(old).unwrap();
+        assert_eq!(back.fork, None);
+    }
+
+    #[test]
+    fn a_stored_fork_spec_never_holds_credentials() {
+        let s = forked(
+            &["questbench"],
+            "https://user:pw@bsc.example/v1/0123456789abcdef0123?key=k3y",
+            9,
+        )
+        .unwrap();
+        let json = serde_json::to_string(&s).unwrap();
+        for secret in ["user", "pw", "0123456789abcdef0123", "k3y"] {
+            assert!(!json.contains(secret), "{json} leaks {secret}");
+        }
+        let f = s.fork.as_ref().unwrap();
+        assert!(f.redacted);
+        let debug = format!("{s:?}");
+        assert!(!debug.contains("pw@") && !debug.contains("k3y"), "{debug}");
+        assert_eq!(
+            f.reach_url().unwrap().as_deref(),
+            Some("https://user:pw@bsc.example/v1/0123456789abcdef0123?key=k3y")
+        );
+        // Read back (a resume): the full URL is gone; without the env var only the cache serves.
+        let back: RunSpec = serde_json::from_str(&json).unwrap();
+        let bf = back.fork.unwrap();
+        assert_eq!(bf.full_url, None);
+        assert_eq!(bf.url, "https://bsc.example/v1/***?key=***");
     }
 }

@@ -41,6 +41,8 @@ pub struct Catalog {
     intent_retrieval: RetrievalMode,
     pilot: Option<Arc<Engine>>,
     shared: BTreeMap<&'static str, Arc<dyn Benchmark>>,
+    /// Fork mode: the chain benchmarks boot on this fork instead of the offline universe.
+    fork: Option<crucible_chain::fork::ForkTarget>,
 }
 
 /// A benchmark's content that could not be loaded: the file and why.
@@ -178,6 +180,7 @@ impl Catalog {
             intent_retrieval: RetrievalMode::default(),
             pilot: None,
             shared: BTreeMap::new(),
+            fork: None,
         };
         for b in benchmarks {
             match b.as_str() {
@@ -282,6 +285,15 @@ impl Catalog {
             })?;
         }
         self.quest_naive = spec.quest_naive;
+        self.fork = match &spec.fork {
+            Some(f) => Some(crucible_chain::fork::ForkTarget {
+                url: f.reach_url()?,
+                redacted: f.url.clone(),
+                block: f.block,
+                data_dir: self.config.data_dir.clone(),
+            }),
+            None => None,
+        };
         if !spec.intent_retrieval.is_empty() {
             self.intent_retrieval =
                 RetrievalMode::parse(&spec.intent_retrieval).ok_or_else(|| {
@@ -376,14 +388,21 @@ impl Catalog {
             .collect()
     }
 
-    /// Boots a chain worker's benchmarks (each with its own Anvil).
+    /// Boots a chain worker's benchmarks (each with its own Anvil): on the offline universes, or
+    /// in fork mode (`RunSpec::fork`) on a fork of the user's RPC through the persistent fork
+    /// cache, checked first (reachable, right chain id, block not beyond head). Every worker
+    /// forks the same (URL, block), so they share one cache.
     pub async fn boot(&self) -> Result<ChainBenches, RunError> {
         let mut out: ChainBenches = BTreeMap::new();
         if let Some(tasks) = &self.quest_tasks {
-            let h = Harness::start(&self.config)
-                .await
-                .map_err(|e| BenchError::infrastructure("booting the questbench chain", e))?
-                .with_paper_tolerance(self.paper_tolerance);
+            let h = match &self.fork {
+                Some(t) => Harness::start_fork(&self.config, t).await,
+                None => Harness::start(&self.config).await,
+            }
+            .map_err(|e| {
+                BenchError::infrastructure(format!("booting the questbench chain: {e}"), e)
+            })?
+            .with_paper_tolerance(self.paper_tolerance);
             out.insert(
                 "questbench",
                 Box::new(
@@ -396,9 +415,13 @@ impl Catalog {
             );
         }
         if let (Some((d, p)), true) = (&self.intent_data, self.intent_execute) {
-            let ex = Executor::boot(&self.config, AddressBook::builtin())
-                .await
-                .map_err(|e| BenchError::infrastructure("booting the intent2tx chain", e))?;
+            let ex = match &self.fork {
+                Some(t) => Executor::boot_fork(&self.config, AddressBook::builtin(), t).await,
+                None => Executor::boot(&self.config, AddressBook::builtin()).await,
+            }
+            .map_err(|e| {
+                BenchError::infrastructure(format!("booting the intent2tx chain: {e}"), e)
+            })?;
             out.insert(
                 "intent2tx",
                 Box::new(

@@ -84,6 +84,14 @@ pub struct RunForm {
     /// Content packs by name (`packs list`); a benchmark without one reads its built-in pack.
     #[serde(default)]
     pub packs: Vec<String>,
+    /// Chain: fork this RPC (http/https) instead of the offline universe (`None`: the universe).
+    /// Credentials in the URL are used for the run and never stored.
+    #[serde(default)]
+    pub fork_url: Option<String>,
+    /// Chain: the block to fork at (with `fork_url`; at least 1).
+    #[serde(default)]
+    #[ts(type = "number | null")]
+    pub fork_block: Option<u64>,
 }
 
 impl RunForm {
@@ -92,6 +100,37 @@ impl RunForm {
         let mut spec = self.to_spec(&config.data_dir)?;
         crate::packs::pin(config, &mut spec).map_err(|e| form_err("packs", e.to_string()))?;
         Ok(spec)
+    }
+
+    /// The form's fork choice as a spec field; errors name `fork_url` or `fork_block`.
+    fn fork(&self) -> Result<Option<crucible_run::ForkSpec>, FormError> {
+        let url = self
+            .fork_url
+            .as_deref()
+            .map(str::trim)
+            .filter(|u| !u.is_empty());
+        match (url, self.fork_block) {
+            (None, None) => Ok(None),
+            (Some(_), None) => Err(form_err(
+                "fork_block",
+                "give the block to fork at (a whole number, at least 1)",
+            )),
+            (None, Some(_)) => Err(form_err(
+                "fork_url",
+                "give the RPC URL to fork from (http:// or https://)",
+            )),
+            (Some(u), Some(b)) => crucible_run::ForkSpec::new(u, b).map(Some).map_err(|e| {
+                let msg = e.to_string();
+                if let Some(m) = msg.strip_prefix("--fork-block ") {
+                    form_err("fork_block", format!("the fork block {m}"))
+                } else {
+                    form_err(
+                        "fork_url",
+                        msg.trim_start_matches("--fork-url: ").to_string(),
+                    )
+                }
+            }),
+        }
     }
 
     /// The run spec, or the first problem with a field named.
@@ -149,6 +188,7 @@ impl RunForm {
             }
         }
         let mut spec = RunSpec::new(self.benchmarks.clone(), self.models.clone());
+        spec.fork = self.fork()?;
         spec.base_url = self.base_url.clone();
         spec.endpoints = self.endpoints(data_dir)?;
         spec.limit = self.limit.map(|l| l as usize);
@@ -173,7 +213,9 @@ impl RunForm {
         }
         let spec = spec.validate().map_err(|e| {
             let msg = e.to_string();
-            let field = if msg.contains("prompt type") {
+            let field = if msg.contains("fork") {
+                "fork_url"
+            } else if msg.contains("prompt type") {
                 "prompt_types"
             } else if msg.contains("model") || msg.contains("builtin") {
                 "models"
@@ -898,6 +940,9 @@ pub struct RunListItem {
     pub benchmarks: Vec<String>,
     /// Models.
     pub models: Vec<String>,
+    /// The chain of a fork run, for people: `fork of URL at block N (chain id C)` with the
+    /// URL as stored (credentials removed); `None` for a run on the offline universe.
+    pub fork: Option<String>,
     /// RFC 3339.
     pub started: String,
     /// RFC 3339, when it stopped.
@@ -922,7 +967,9 @@ pub async fn list_runs(store: &Store) -> Result<Vec<RunListItem>, StoreError> {
         let spec: Option<RunSpec> = serde_json::from_str(&row.spec).ok();
         let models = store.models(&r.run_id).await?;
         let cost = run_cost(store, &r.run_id).await?;
+        let fork = spec.as_ref().and_then(|s| s.fork.as_ref()).map(fork_label);
         out.push(RunListItem {
+            fork,
             benchmarks: spec.map(|s| s.benchmarks).unwrap_or_default(),
             models: models.into_iter().map(|(m, _)| m).collect(),
             started: r.created_at,
@@ -937,6 +984,14 @@ pub async fn list_runs(store: &Store) -> Result<Vec<RunListItem>, StoreError> {
         });
     }
     Ok(out)
+}
+
+/// `fork of URL at block N (chain id C)`, the URL as stored (credentials removed).
+pub fn fork_label(f: &crucible_run::ForkSpec) -> String {
+    format!(
+        "fork of {} at block {} (chain id {})",
+        f.url, f.block, f.chain_id
+    )
 }
 
 /// USD spent by a run's stored samples.
@@ -967,7 +1022,40 @@ mod tests {
             prompt_set: Default::default(),
             preset: None,
             packs: Vec::new(),
+            fork_url: None,
+            fork_block: None,
         }
+    }
+
+    #[test]
+    fn the_chain_choice_becomes_the_spec_fork_and_bad_input_names_the_field() {
+        let dir = tempfile::tempdir().unwrap();
+        let mut f = form();
+        f.benchmarks = vec!["questbench".into()];
+        f.fork_url = Some("https://u:p@bsc.example/0123456789abcdef0123".into());
+        f.fork_block = Some(42);
+        let spec = f.to_spec(dir.path()).unwrap();
+        let fork = spec.fork.unwrap();
+        assert_eq!(
+            (fork.url.as_str(), fork.block, fork.chain_id),
+            ("https://bsc.example/***", 42, 56)
+        );
+        let field = |f: &RunForm| f.to_spec(dir.path()).unwrap_err().field;
+        let mut bad = f.clone();
+        bad.fork_block = None;
+        assert_eq!(field(&bad), "fork_block");
+        bad.fork_block = Some(0);
+        assert_eq!(field(&bad), "fork_block");
+        let mut bad = f.clone();
+        bad.fork_url = Some("ws://x".into());
+        assert_eq!(field(&bad), "fork_url");
+        bad.fork_url = Some("  ".into());
+        assert_eq!(field(&bad), "fork_url");
+        let mut bad = f.clone();
+        bad.benchmarks = vec!["pilot".into()];
+        assert_eq!(field(&bad), "fork_url");
+        // No fork: the offline universe.
+        assert_eq!(form().to_spec(dir.path()).unwrap().fork, None);
     }
 
     #[test]

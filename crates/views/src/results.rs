@@ -93,6 +93,9 @@ pub struct RunInfo {
     pub benchmarks: Vec<String>,
     /// Models present, sorted.
     pub models: Vec<String>,
+    /// The chain of a fork run (`fork of URL at block N (chain id C)`, the URL without
+    /// credentials); `None` on the offline universe.
+    pub fork: Option<String>,
 }
 
 /// Which samples a listing or a leaderboard covers. Empty strings / `None` mean "any".
@@ -852,21 +855,30 @@ impl Explorer {
         let mut groups = tokio::task::spawn_blocking(move || base.run_groups())
             .await
             .map_err(|e| ResultsError::BadQuery(format!("run list task failed: {e}")))?;
-        Ok(runs
-            .into_iter()
-            .map(|r| {
-                let g = groups.remove(&r.id).unwrap_or_default();
-                RunInfo {
-                    run_id: r.id,
-                    status: r.status,
-                    created_at: r.created_at,
-                    samples: g.samples,
-                    passed: g.passed,
-                    benchmarks: g.benchmarks,
-                    models: g.models,
-                }
-            })
-            .collect())
+        let mut out = Vec::with_capacity(runs.len());
+        for r in runs {
+            let g = groups.remove(&r.id).unwrap_or_default();
+            // The chain a run used is in its spec (fork mode); an unreadable spec shows none.
+            let fork = self
+                .store
+                .run(&r.id)
+                .await
+                .ok()
+                .and_then(|row| serde_json::from_str::<crucible_run::RunSpec>(&row.spec).ok())
+                .and_then(|spec| spec.fork)
+                .map(|f| super::console::fork_label(&f));
+            out.push(RunInfo {
+                run_id: r.id,
+                status: r.status,
+                created_at: r.created_at,
+                samples: g.samples,
+                passed: g.passed,
+                benchmarks: g.benchmarks,
+                models: g.models,
+                fork,
+            });
+        }
+        Ok(out)
     }
 
     /// The dataset of a selection, narrowed by the filter's model/task/category/difficulty/…

@@ -330,7 +330,8 @@ function runPicker(s: State, onChange: () => void): HTMLElement {
             h("td", {}, r.status),
             h("td", { class: "num" }, String(r.samples)),
             h("td", { class: "num" }, String(r.passed)),
-            h("td", {}, r.benchmarks.join(", ")),
+            h("td", {}, r.benchmarks.join(", "),
+              r.fork ? h("div", { class: "muted small", "data-field": "fork" }, `Chain: ${r.fork}`) : null),
             h("td", { class: "small" }, r.models.join(", ")),
           );
         }),

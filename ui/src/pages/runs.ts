@@ -180,7 +180,8 @@ function runsTable(view: RunsView, onResume: (id: string) => void, onDemo: () =>
         h("td", {}, h("span", { class: `badge ${st.cls}`, "data-field": "status" }, st.label),
           st.resumable ? h("div", { class: "muted small", "data-field": "resumable" }, "resumable") : null),
         h("td", { class: "small" }, r.models.join(", ")),
-        h("td", { class: "small" }, r.benchmarks.join(", ")),
+        h("td", { class: "small" }, r.benchmarks.join(", "),
+          r.fork ? h("div", { class: "muted small", "data-field": "fork" }, `Chain: ${r.fork}`) : null),
         h("td", { class: "small" }, fmtTime(r.started)),
         h("td", { class: "small" }, duration(r)),
         h("td", { class: "small", "data-field": "samples" }, `${r.finished}/${r.planned}${r.failed ? ` (${r.failed} failed)` : ""}`),
@@ -315,6 +316,26 @@ async function renderNew(root: HTMLElement): Promise<void> {
     h("label", { class: "check" }, presetCustom, " ", h("strong", {}, "Custom"), " — choose tasks, rounds and prompts below."),
     h("label", { class: "field" }, h("span", { class: "field-label" }, "Prompt wording"), promptSet,
       h("span", { class: "field-hint" }, "Paper prompts give the model exactly what the papers' prompts give; assisted prompts add hints, and their scores are not comparable with the papers' tables.")));
+  // Chain: the offline universe, or a fork of the user's RPC at a pinned block.
+  const chainOffline = h("input", { type: "radio", name: "chain", id: "rf-chain-offline", value: "offline", checked: true });
+  const chainFork = h("input", { type: "radio", name: "chain", id: "rf-chain-fork", value: "fork" });
+  const forkUrl = h("input", { id: "rf-fork-url", type: "url", placeholder: "https://…", autocomplete: "off", spellcheck: "false", disabled: true });
+  const forkBlock = h("input", { id: "rf-fork-block", type: "number", min: "1", step: "1", placeholder: "e.g. 40000000", disabled: true });
+  const chain = h("fieldset", { id: "rf-chain", class: "group" }, h("legend", {}, "Chain"),
+    h("label", { class: "check" }, chainOffline, " ", h("strong", {}, "Offline universe"),
+      " — Crucible's built-in chain state: no network, the same on every machine."),
+    h("label", { class: "check" }, chainFork, " ", h("strong", {}, "Fork from an RPC at a block"),
+      " — QuestBench needs a BNB Smart Chain RPC, executed Intent2Tx an Ethereum one (run them separately). Reads are cached on this computer, so a re-run of the same RPC and block works offline."),
+    h("div", { class: "form-grid" },
+      h("label", { class: "field" }, h("span", { class: "field-label" }, "RPC URL"), forkUrl,
+        h("span", { class: "field-hint" }, "An API key in the URL is used for this run and never stored (the run keeps the URL without it).")),
+      h("label", { class: "field" }, h("span", { class: "field-label" }, "Block"), forkBlock,
+        h("span", { class: "field-hint" }, "The block to fork at; at most the RPC's latest block."))));
+  const chainLocks = () => {
+    const on = chainFork.checked;
+    forkUrl.toggleAttribute("disabled", !on);
+    forkBlock.toggleAttribute("disabled", !on);
+  };
   // Under the paper protocol the task set, rounds and prompt types are the paper's.
   const protocolLocks = () => {
     const paper = presetPaper.checked;
@@ -330,6 +351,7 @@ async function renderNew(root: HTMLElement): Promise<void> {
   const form = h("form", { id: "run-form", class: "card form", "aria-labelledby": "rf-title", novalidate: true },
     h("h2", { id: "rf-title" }, "New run"),
     protocol,
+    chain,
     h("fieldset", { id: "rf-benchmarks", class: "group" }, h("legend", {}, "Benchmarks"),
       ...BENCH_CHOICES.map((b) => check("bench", b.id, `${BENCH_LABEL[b.id]} (${b.note})`, b.id === "pilot", { id: `rf-bench-${b.id}` }))),
     packChoices,
@@ -389,6 +411,8 @@ async function renderNew(root: HTMLElement): Promise<void> {
       prompt_set: (promptSet as HTMLSelectElement).value as PromptSet,
       preset: presetPaper.checked ? "paper" : null,
       packs: [],
+      fork_url: chainFork.checked ? ((forkUrl as HTMLInputElement).value.trim() || null) : null,
+      fork_block: chainFork.checked ? numOr(forkBlock as HTMLInputElement) : null,
     };
     // The chosen benchmarks' packs; a benchmark left on its built-in default names none, so
     // the default follows the protocol (the paper protocol reads the paper-shaped Intent2Tx set).
@@ -410,12 +434,15 @@ async function renderNew(root: HTMLElement): Promise<void> {
     else if (!whole(f.seed) || f.seed > Number.MAX_SAFE_INTEGER) localProblem = { field: "seed", message: "Seed must be a whole number ≥ 0." };
     else if (!whole(f.concurrency)) localProblem = { field: "concurrency", message: "Concurrency must be a whole number." };
     else if (f.budget_usd !== null && !(f.budget_usd >= 0)) localProblem = { field: "budget_usd", message: "Budget must be a non-negative number." };
+    else if (chainFork.checked && f.fork_url === null) localProblem = { field: "fork_url", message: "Chain: give the RPC URL to fork from (http:// or https://)." };
+    else if (chainFork.checked && !/^https?:\/\//i.test(f.fork_url ?? "")) localProblem = { field: "fork_url", message: "Chain: the RPC URL must start with http:// or https://." };
+    else if (chainFork.checked && (f.fork_block === null || !whole(f.fork_block) || f.fork_block < 1 || f.fork_block > Number.MAX_SAFE_INTEGER)) localProblem = { field: "fork_block", message: "Chain: the fork block must be a whole number ≥ 1." };
     return { form: f, localProblem };
   };
   const fieldEl: Record<string, string> = {
     benchmarks: "rf-benchmarks", models: "rf-models", limit: "rf-limit", rounds: "rf-rounds", seed: "rf-seed",
     concurrency: "rf-concurrency", budget_usd: "rf-budget", prompt_types: "rf-prompts", base_url: "rf-models",
-    filters: "rf-filters", packs: "rf-packs",
+    filters: "rf-filters", packs: "rf-packs", fork_url: "rf-fork-url", fork_block: "rf-fork-block",
   };
   const showProblem = (p: { field: string; message: string } | null) => {
     for (const el of form.querySelectorAll("[aria-invalid]")) el.removeAttribute("aria-invalid");
@@ -477,6 +504,7 @@ async function renderNew(root: HTMLElement): Promise<void> {
   });
   form.addEventListener("change", () => {
     protocolLocks();
+    chainLocks();
     window.clearTimeout(timer);
     timer = window.setTimeout(() => void preview(), 150);
   });
