@@ -548,3 +548,60 @@ async fn the_pilot_release_runs_as_a_pack_and_self_tests() {
     let (_, list, _) = crucible(&data, &["packs", "list", "--json"]);
     assert!(pack(&list, "pilot-release")["selftest"].is_null());
 }
+
+#[test]
+fn a_packs_fork_default_applies_unless_the_run_names_its_own_chain() {
+    let tmp = tempfile::tempdir().unwrap();
+    let data = tmp.path().join("data");
+    let db = tmp.path().join("runs.db");
+    let dir = new_task_pack(tmp.path(), "forked", "forked_transfer");
+    // Nothing listens on port 9: the fork's preflight fails, which shows the default applied.
+    std::fs::write(
+        dir.join("pack.json"),
+        r#"{"name": "forked", "benchmark": "questbench", "fork": {"url": "http://user:hunter2@127.0.0.1:9/v3/a1b2c3d4e5f6a7b8c9d0e1", "block": 5}}"#,
+    )
+    .unwrap();
+    let (ok, added, err) = crucible(&data, &["packs", "add", dir.to_str().unwrap(), "--json"]);
+    assert!(ok, "{err}");
+    let shown = added["fork"].as_str().unwrap_or_default();
+    assert!(
+        shown.ends_with("at block 5") && shown.contains("127.0.0.1:9"),
+        "{added}"
+    );
+    assert!(
+        !added.to_string().contains("hunter2")
+            && !added.to_string().contains("a1b2c3d4e5f6a7b8c9d0e1"),
+        "{added}"
+    );
+    let (ok, _, err) = crucible(
+        &data,
+        &[
+            "run",
+            "--bench",
+            "questbench",
+            "--pack",
+            "forked",
+            "--model",
+            "builtin:reference",
+            "--db",
+            db.to_str().unwrap(),
+        ],
+    );
+    assert!(!ok && err.contains("cannot reach the fork RPC"), "{err}");
+    assert!(
+        !err.contains("hunter2") && !err.contains("a1b2c3d4e5f6a7b8c9d0e1"),
+        "{err}"
+    );
+    // A bad fork in pack.json is the pack's load error, naming the field.
+    std::fs::write(
+        dir.join("pack.json"),
+        r#"{"name": "forked", "benchmark": "questbench", "fork": {"url": "http://127.0.0.1:9", "block": 0}}"#,
+    )
+    .unwrap();
+    let (_, list, _) = crucible(&data, &["packs", "list", "--json"]);
+    let e = pack(&list, "forked")["error"]
+        .as_str()
+        .unwrap_or_default()
+        .to_string();
+    assert!(e.contains("pack.json") && e.contains("fork.block"), "{e}");
+}

@@ -1359,7 +1359,11 @@ error: string | null,
  * The last full self-test on this exact content (`None`: never self-tested, or the pack
  * changed since): "verified" when it passed.
  */
-selftest: PackVerdict | null, };
+selftest: PackVerdict | null, 
+/**
+ * `pack.json`'s fork default, for people: "URL at block N" with credentials removed.
+ */
+fork: string | null, };
 
 /**
  * A pack's self-test verdict.

@@ -18,9 +18,7 @@ pub use scheduler::{
     check_models, rescore, resume, start, Benchmarks, ChainBenches, LoadBenchmarks, Progress,
     RunContext, RunReport,
 };
-pub use spec::{
-    plan, sample_seed, ForkSpec, Job, PackRef, RunSpec, BENCHMARKS, FORK_URL_ENV,
-};
+pub use spec::{plan, sample_seed, ForkSpec, Job, PackRef, RunSpec, BENCHMARKS, FORK_URL_ENV};
 pub use versions::versions;
 
 use crucible_core::BenchError;

@@ -422,16 +422,18 @@ impl Catalog {
             .map_err(|e| {
                 BenchError::infrastructure(format!("booting the intent2tx chain: {e}"), e)
             })?;
-            out.insert(
-                "intent2tx",
-                Box::new(
-                    IntentBench::new(d.clone(), p.clone(), AddressBook::builtin())
-                        .with_metric_mode(self.intent_metrics)
-                        .with_prompt_set(self.prompt_set)
-                        .with_retrieval(self.intent_retrieval)
-                        .with_executor(ex),
-                ),
-            );
+            let bench = IntentBench::new(d.clone(), p.clone(), AddressBook::builtin())
+                .with_metric_mode(self.intent_metrics)
+                .with_prompt_set(self.prompt_set)
+                .with_retrieval(self.intent_retrieval)
+                .with_executor(ex);
+            // On a fork every contract an instance calls is expected on the forked chain.
+            let bench = if self.fork.is_some() {
+                bench.on_fork()
+            } else {
+                bench
+            };
+            out.insert("intent2tx", Box::new(bench));
         }
         Ok(out)
     }

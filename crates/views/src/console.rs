@@ -576,7 +576,9 @@ fn instances_per_benchmark(
                 }
             };
             let selected = crucible_run::spec::select(bench.as_ref(), spec).map_err(err)?;
-            let offline = if b == "intent2tx" && spec.intent_execute {
+            // On a fork every called contract is expected there: only the offline universe
+            // sets instances aside.
+            let offline = if b == "intent2tx" && spec.intent_execute && spec.fork.is_none() {
                 let tasks: std::collections::BTreeSet<&str> =
                     selected.iter().map(|(_, m)| m.task.as_str()).collect();
                 catalog

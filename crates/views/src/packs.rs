@@ -46,6 +46,12 @@ pub struct PackInfo {
     /// The last full self-test on this exact content (`None`: never self-tested, or the pack
     /// changed since): "verified" when it passed.
     pub selftest: Option<crate::selftest::PackVerdict>,
+    /// `pack.json`'s fork default, for people: "URL at block N" with credentials removed.
+    pub fork: Option<String>,
+    /// `pack.json`'s fork default as written (URL with credentials, block); never shown.
+    #[serde(skip)]
+    #[ts(skip)]
+    pub fork_default: Option<(String, u64)>,
 }
 
 /// `pack.json`.
@@ -58,6 +64,16 @@ struct Manifest {
     description: Option<String>,
     #[allow(dead_code)]
     source: Option<String>,
+    /// Runs reading this pack fork this RPC at this block unless the run names its own chain.
+    fork: Option<ManifestFork>,
+}
+
+/// `pack.json`'s `fork`: `{"url", "block"}`.
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct ManifestFork {
+    url: String,
+    block: u64,
 }
 
 /// The user's added folders (`<data dir>/packs.json`).
@@ -263,6 +279,8 @@ fn inspect(dir: &Path, builtin_name: &str, origin: &str) -> PackInfo {
         version: None,
         error: None,
         selftest: None,
+        fork: None,
+        fork_default: None,
     };
     // Loading a pack's tasks to count them is the slow part (a plan preview pins packs on
     // every form change): a pack whose content hash is unchanged is not loaded again.
@@ -309,6 +327,22 @@ fn fill(dir: &Path, use_manifest_name: bool, info: &mut PackInfo) -> Result<(), 
     }
     info.description = manifest.description;
     info.version = manifest.version;
+    if let Some(f) = manifest.fork {
+        crucible_chain::fork::check_url(&f.url)
+            .map_err(|e| format!("{}: fork.url: {e}", manifest_path.display()))?;
+        if f.block == 0 {
+            return Err(format!(
+                "{}: fork.block: must be at least 1",
+                manifest_path.display()
+            ));
+        }
+        info.fork = Some(format!(
+            "{} at block {}",
+            crucible_chain::fork::redact_url(&f.url),
+            f.block
+        ));
+        info.fork_default = Some((f.url, f.block));
+    }
     info.hash = content_hash(dir)?;
     let bench = match manifest.benchmark.as_deref() {
         Some(b @ ("questbench" | "intent2tx" | "pilot")) => b.to_string(),
@@ -500,6 +534,33 @@ pub fn pin(config: &Config, spec: &mut crucible_run::RunSpec) -> Result<(), Pack
             hash: hash_of(&files),
             files,
         });
+    }
+    // A pack's fork default applies when the run names no chain of its own.
+    if spec.fork.is_none() {
+        let mut defaults: Vec<(&str, &(String, u64))> = Vec::new();
+        for p in &pinned {
+            if let Some(d) = listed
+                .iter()
+                .find(|i| i.name == p.name)
+                .and_then(|i| i.fork_default.as_ref())
+            {
+                defaults.push((p.name.as_str(), d));
+            }
+        }
+        if let Some((first, d)) = defaults.first() {
+            if let Some((other, _)) = defaults.iter().find(|(_, o)| o != d) {
+                return Err(PackError::Invalid(format!(
+                    "packs {first:?} and {other:?} name different forks in their pack.json; give the run its own with --fork-url and --fork-block"
+                )));
+            }
+            let fork = crucible_run::ForkSpec::new(&d.0, d.1)
+                .map_err(|e| PackError::Invalid(format!("pack {first:?}: {e}")))?;
+            let mut with = spec.clone();
+            with.fork = Some(fork);
+            *spec = with
+                .validate_for(&[])
+                .map_err(|e| PackError::Invalid(format!("pack {first:?}'s fork: {e}")))?;
+        }
     }
     let pilot = pinned.iter().filter(|p| p.benchmark == "pilot").count();
     if pilot > 1 {

@@ -60,6 +60,7 @@ function table(list: PackInfo[], busy: Set<string>, act: (what: "test" | "remove
     const verdict = verdicts.get(p.name) ?? p.selftest ?? null;
     return h("tr", { "data-pack": p.name },
       h("td", {}, h("strong", {}, p.name), p.description ? h("div", { class: "muted" }, p.description) : null,
+        p.fork ? h("div", { class: "small", "data-field": "pack-fork" }, `Runs fork ${p.fork} unless they choose their own chain`) : null,
         h("div", { class: "mono muted small" }, p.path)),
       h("td", {}, benchName(p.benchmark)),
       h("td", { class: "num" }, p.error ? "—" : p.tasks.toLocaleString("en")),
