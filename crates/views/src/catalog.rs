@@ -1,4 +1,5 @@
-//! The benchmark catalogue: loads the three benchmarks from the project's `tasks/` for a run —
+//! The benchmark catalogue: loads the three benchmarks for a run from its pinned content packs
+//! (a run stored before packs: the project's `tasks/`) —
 //! the ones that need no chain (shared by every worker) and the ones that do (booted once per
 //! chain worker, each on its own Anvil) — behind [`crucible_run::Benchmarks`], so orchestration
 //! never names a concrete benchmark.
