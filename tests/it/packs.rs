@@ -203,6 +203,38 @@ async fn a_run_reads_its_packs_and_resume_refuses_a_pack_that_changed() {
         "{spec}"
     );
 
+    // The results page re-executes a stored sample on its run's pack.
+    let config = crucible_core::Config {
+        data_dir: data.clone(),
+        ..crate::support::config()
+    };
+    let explorer = crucible_views::results::Explorer::open(&db).await.unwrap();
+    let sample = explorer
+        .samples(
+            &crucible_views::results::SampleFilter {
+                runs: vec![id.clone()],
+                model: Some("builtin:reference".into()),
+                ..Default::default()
+            },
+            0,
+            10,
+        )
+        .await
+        .unwrap()
+        .rows[0]
+        .id;
+    let mut replayer = crucible_views::inspect::Replayer::new();
+    let replay = replayer
+        .replay(
+            &config,
+            &explorer,
+            sample,
+            crucible_views::inspect::ReplayMode::Reexecute,
+        )
+        .await
+        .unwrap();
+    assert!(replay.agrees, "{:?}", replay.differences);
+
     // The pack changes: resume and rescore refuse, naming the file; nothing stored is lost.
     let reference = mine.join("bnb_transfer_basic/reference.ts");
     let text = std::fs::read_to_string(&reference).unwrap();
@@ -221,6 +253,18 @@ async fn a_run_reads_its_packs_and_resume_refuses_a_pack_that_changed() {
         );
     }
     assert_eq!(samples(&db, &id).await.len(), 2);
+    // (A replayer that loaded the pack before keeps the content it checked; a new one refuses.)
+    let e = crucible_views::inspect::Replayer::new()
+        .replay(
+            &config,
+            &explorer,
+            sample,
+            crucible_views::inspect::ReplayMode::Reexecute,
+        )
+        .await
+        .unwrap_err()
+        .to_string();
+    assert!(e.contains("bnb_transfer_basic/reference.ts"), "{e}");
     // Put back, the run resumes (nothing missing: still 2 samples).
     std::fs::write(&reference, &text).unwrap();
     let (ok, _, err) = crucible(&data, &["run", "--resume", &id, "--db", db_s]);

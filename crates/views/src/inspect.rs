@@ -282,6 +282,8 @@ pub struct Replayer {
     intent_plain: Option<IntentBench>,
     pilot: Option<PilotBench>,
     pids: Vec<u32>,
+    /// Per benchmark, the content the booted bench holds: its run's pack hashes, or `builtin`.
+    content: BTreeMap<String, String>,
 }
 
 impl std::fmt::Debug for Replayer {
@@ -313,18 +315,50 @@ impl Replayer {
         &self.pids
     }
 
-    /// The benchmark to replay on, booted on first use.
+    /// The benchmark to replay on, booted on first use, on the content of the sample's run: its
+    /// pinned packs (checked against their digests), or the built-in folders for a run stored
+    /// before packs. Another run's content re-boots it.
     async fn bench(
         &mut self,
         config: &Config,
         benchmark: &str,
         execute: bool,
+        spec: Option<&RunSpec>,
     ) -> Result<&dyn Benchmark, InspectError> {
+        let packed = spec.filter(|s| s.packs.iter().any(|p| p.benchmark == benchmark));
+        let key = packed.map_or_else(
+            || "builtin".to_string(),
+            |s| {
+                s.packs
+                    .iter()
+                    .filter(|p| p.benchmark == benchmark)
+                    .map(|p| p.hash.as_str())
+                    .collect::<Vec<_>>()
+                    .join(",")
+            },
+        );
+        if self.content.get(benchmark) != Some(&key) {
+            match benchmark {
+                "questbench" => self.quest = None,
+                "intent2tx" => (self.intent_exec, self.intent_plain) = (None, None),
+                _ => self.pilot = None,
+            }
+            self.content.insert(benchmark.to_string(), key);
+        }
+        let from_packs = |err: &dyn Fn(String) -> InspectError| {
+            packed
+                .map(|s| catalog::pack_content(config, s, benchmark, false))
+                .transpose()
+                .map_err(|e| err(e.to_string()))
+        };
         match (benchmark, execute) {
             ("questbench", _) => {
                 if self.quest.is_none() {
                     let err = setup("questbench");
-                    let list = catalog::quest_tasks(config).map_err(|e| err(e.to_string()))?;
+                    let list = match from_packs(&err)? {
+                        Some(catalog::PackContent::Quest(t)) => t,
+                        _ => catalog::quest_tasks(config).map_err(|e| err(e.to_string()))?,
+                    };
                     let h = Harness::start(config)
                         .await
                         .map_err(|e| err(e.to_string()))?;
@@ -347,11 +381,17 @@ impl Replayer {
                     let err = setup("intent2tx");
                     // Every dataset a run can name: a stored sample is replayed on its own
                     // instance (the ids differ between datasets); scoring needs no pool.
-                    let (mut d, p) =
-                        catalog::intent_instances(config).map_err(|e| err(e.to_string()))?;
-                    let (paper, _) = catalog::intent_dataset(config, "paper", false)
-                        .map_err(|e| err(e.to_string()))?;
-                    d.extend(paper);
+                    let (d, p) = match from_packs(&err)? {
+                        Some(catalog::PackContent::Intent(d, p)) => (d, p),
+                        _ => {
+                            let (mut d, p) = catalog::intent_instances(config)
+                                .map_err(|e| err(e.to_string()))?;
+                            let (paper, _) = catalog::intent_dataset(config, "paper", false)
+                                .map_err(|e| err(e.to_string()))?;
+                            d.extend(paper);
+                            (d, p)
+                        }
+                    };
                     let bench = IntentBench::new(d, p, AddressBook::builtin());
                     if exec {
                         let ex = Executor::boot(config, AddressBook::builtin())
@@ -373,8 +413,11 @@ impl Replayer {
             }
             ("pilot", _) => {
                 if self.pilot.is_none() {
-                    let lib = catalog::pilot_library(config)
-                        .map_err(|e| setup("pilot")(e.to_string()))?;
+                    let err = setup("pilot");
+                    let lib = match from_packs(&err)? {
+                        Some(catalog::PackContent::Pilot(lib)) => lib,
+                        _ => catalog::pilot_library(config).map_err(|e| err(e.to_string()))?,
+                    };
                     self.pilot = Some(PilotBench::new(Engine::new(lib)));
                 }
                 Ok(self
@@ -422,7 +465,7 @@ impl Replayer {
         };
         tracing::debug!(target: "inspect", id, run = %s.run_id, ?mode, execute, "replaying a stored sample");
         let bench = self
-            .bench(config, &s.benchmark, execute)
+            .bench(config, &s.benchmark, execute, s.spec.as_ref())
             .await
             .map_err(|e| match e {
                 InspectError::UnknownBenchmark { benchmark, .. } => {
