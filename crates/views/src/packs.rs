@@ -485,6 +485,12 @@ pub fn default_pack(benchmark: &str, intent_dataset: &str) -> Option<&'static st
 /// must be of one of the run's benchmarks; every benchmark without one gets its built-in pack.
 /// Each gets its folder, benchmark, hash and per-file digests. Errors name the pack and why.
 pub fn pin(config: &Config, spec: &mut crucible_run::RunSpec) -> Result<(), PackError> {
+    if !matches!(spec.intent_dataset.as_str(), "" | "default" | "paper") {
+        return Err(PackError::Invalid(format!(
+            "unknown Intent2Tx dataset {:?}: use default or paper (or name a pack with --pack)",
+            spec.intent_dataset
+        )));
+    }
     let listed = list(config)?;
     let mut pinned = Vec::new();
     let find = |name: &str| -> Result<&PackInfo, PackError> {
