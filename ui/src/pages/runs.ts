@@ -346,7 +346,19 @@ async function renderNew(root: HTMLElement): Promise<void> {
     }
     promptSet.toggleAttribute("disabled", paper);
     if (paper) (promptSet as HTMLSelectElement).value = "paper";
+    // The paper protocol reads the paper-shaped Intent2Tx set: the ticks follow the protocol
+    // while the user has not picked packs of their own.
+    const plain = document.getElementById("rf-pack-builtin-intent2tx") as HTMLInputElement | null;
+    const shaped = document.getElementById("rf-pack-builtin-intent2tx-paper") as HTMLInputElement | null;
+    const onDefault = checkedPacks("intent2tx").every((n) => n === "builtin-intent2tx" || n === "builtin-intent2tx-paper");
+    if (plain && shaped && onDefault) {
+      plain.checked = !paper;
+      shaped.checked = paper;
+    }
+    defaultPack.intent2tx = paper ? "builtin-intent2tx-paper" : "builtin-intent2tx";
   };
+  const checkedPacks = (b: string) =>
+    [...form.querySelectorAll<HTMLInputElement>(`input[name=pack][data-bench=${b}]:checked`)].map((c) => c.value);
 
   const form = h("form", { id: "run-form", class: "card form", "aria-labelledby": "rf-title", novalidate: true },
     h("h2", { id: "rf-title" }, "New run"),
