@@ -44,11 +44,16 @@ fn line(p: &PackInfo) -> String {
             p.path.display()
         ),
         None => format!(
-            "{}\t{}\t{} tasks\t{}\t{}",
+            "{}\t{}\t{} tasks\t{}\t{}\t{}",
             p.name,
             p.benchmark,
             p.tasks,
             &p.hash[..12.min(p.hash.len())],
+            match &p.selftest {
+                Some(v) if v.passed => "verified".to_string(),
+                Some(v) => format!("self-test failed ({})", v.failing.len()),
+                None => "not verified".to_string(),
+            },
             p.path.display()
         ),
     }
