@@ -28,8 +28,8 @@ use serde_json::{json, Value};
 
 use crate::import::{import_question, Unmapped};
 use crate::task::{
-    self, Check, CheckSpec, Direction, Expr, Kind, ParamSpec, ParamType, Sample, SetupStep,
-    Solutions, Task, TaskSpec, Tolerance, WrongSpec,
+    self, AnswerSchema, Check, CheckSpec, Direction, Expr, Kind, ParamSpec, ParamType, QuoteSide,
+    Read, Sample, SetupStep, Solutions, Task, TaskSpec, Tolerance, WrongSpec,
 };
 
 /// What happened to one question.
@@ -1265,6 +1265,10 @@ struct Generated {
     checks: Vec<CheckSpec>,
     setup: Vec<SetupStep>,
     solutions: Vec<GenSolution>,
+    /// Query families: the answer schema shown in the prompt.
+    answer: Option<AnswerSchema>,
+    /// Parameters the generated checks need and the question does not define.
+    extra: Vec<ParamSpec>,
 }
 
 /// A solution module whose `executeSkill` returns `ret` (an object literal), after `prelude`.
@@ -1380,6 +1384,8 @@ fn gen_native_transfer(to: &ParamSpec, amount: &ParamSpec) -> Result<Generated, 
         checks,
         setup: Vec::new(),
         solutions,
+        answer: None,
+        extra: Vec::new(),
     })
 }
 
@@ -1495,6 +1501,8 @@ fn gen_erc20(
             checks,
             setup,
             solutions,
+            answer: None,
+            extra: Vec::new(),
         });
     }
     let checks = vec![
@@ -1561,6 +1569,752 @@ fn gen_erc20(
         checks,
         setup,
         solutions,
+        answer: None,
+        extra: Vec::new(),
+    })
+}
+
+/// A parameter's numeric bounds (decimal ranges, integer ranges, fixed values, lists).
+fn bounds(p: &ParamSpec) -> Option<(f64, f64)> {
+    let num = |v: &Value| {
+        v.as_f64()
+            .or_else(|| v.as_str().and_then(|s| s.trim().parse::<f64>().ok()))
+    };
+    let (lo, hi) = match &p.sample {
+        Sample::Range { min, max, .. } => (min.parse::<f64>().ok()?, max.parse::<f64>().ok()?),
+        Sample::IntRange { min, max, .. } => (*min as f64, *max as f64),
+        Sample::Fixed { value } => (num(value)?, num(value)?),
+        Sample::List { values } => {
+            let v: Vec<f64> = values.iter().map(num).collect::<Option<_>>()?;
+            (
+                v.iter().copied().fold(f64::INFINITY, f64::min),
+                v.iter().copied().fold(f64::NEG_INFINITY, f64::max),
+            )
+        }
+        _ => return None,
+    };
+    (lo.is_finite() && hi.is_finite() && lo <= hi).then_some((lo, hi))
+}
+
+/// An amount parameter whose every value is positive and at most `max` (whole tokens).
+fn positive_amount(p: &ParamSpec, max: f64) -> Result<(), String> {
+    match bounds(p) {
+        Some((lo, hi)) if lo > 0.0 && hi <= max => Ok(()),
+        _ => Err(format!(
+            "the amount {} ({}) must be a numeric rule with every value above 0 and at most {max}",
+            p.name,
+            describe(&p.sample)
+        )),
+    }
+}
+
+/// An address parameter the generated checks need to be a fresh address (one nothing else
+/// touches, so a wrong answer cannot score by accident).
+fn fresh(p: &ParamSpec, what: &str) -> Result<(), String> {
+    if matches!(p.sample, Sample::Derived) {
+        Ok(())
+    } else {
+        Err(format!(
+            "the {what} {} ({}) is not a fresh address (`generation.method: random`); the generated setup and checks need one nothing else touches",
+            p.name,
+            describe(&p.sample)
+        ))
+    }
+}
+
+/// The one universe contract an address parameter names (None: a fresh address, a list, unknown).
+fn single_name(p: &ParamSpec) -> Option<String> {
+    let n = address_names(&p.sample);
+    (n.len() == 1).then(|| n[0].clone())
+}
+
+/// A name for an added parameter that the question does not use already.
+fn free_name(spec: &TaskSpec, want: &str) -> String {
+    if spec.parameters.iter().any(|p| p.name == want) {
+        format!("generated_{want}")
+    } else {
+        want.to_string()
+    }
+}
+
+/// The universe's canonical token addresses (the same as on BSC mainnet).
+fn canonical(name: &str) -> Option<&'static str> {
+    Some(match name {
+        "USDT" => USDT,
+        "BUSD" => "0xe9e7CEA3DedcA5984780Bafc599bD69ADd087D56",
+        "CAKE" => "0x0E09FaBB73Bd3Ade0a17ECC321fD13a19e81cE82",
+        "WBNB" => "0xbb4CdB9CBd36B01bD1cBaEBF2De08d9173bc095c",
+        _ => return None,
+    })
+}
+
+fn answer_schema(field: &str, what: &str) -> Option<AnswerSchema> {
+    Some(AnswerSchema {
+        fields: [(field.to_string(), what.to_string())]
+            .into_iter()
+            .collect(),
+    })
+}
+
+const PROVIDER: &str =
+    "  const provider = new ethers.JsonRpcProvider(providerUrl, undefined, { staticNetwork: true });\n";
+
+/// A read-only query module: `const provider` (and `const token` on `token`), then `ret`.
+fn query_module(token: Option<&str>, ret: &str) -> String {
+    let mut prelude = PROVIDER.to_string();
+    if let Some(t) = token {
+        prelude.push_str(&format!(
+            "  const token = new ethers.Contract(\"{t}\", [\"function balanceOf(address who) view returns (uint256)\", \
+             \"function allowance(address owner, address spender) view returns (uint256)\"], provider);\n"
+        ));
+    }
+    module(&prelude, ret)
+}
+
+/// `query`: a native balance, an ERC-20 balance or an ERC-20 allowance, set up on the chain from
+/// the question's expected value and scored by `answer_equals` against the chain at validation.
+fn gen_query(raw: &Value, spec: &TaskSpec) -> Result<Generated, String> {
+    let a = |roles: &[&str], names: &[&str]| param_for(raw, spec, roles, names, ParamType::Address);
+    let token = a(
+        &["contract", "token", "token_contract"],
+        &["token_address", "token"],
+    );
+    let owner = a(&["owner"], &["owner_address", "owner"]);
+    let spender = a(&["spender"], &["spender_address", "spender"]);
+    let target = a(
+        &["query_target", "account", "holder"],
+        &[
+            "query_address",
+            "address",
+            "account",
+            "holder",
+            "wallet_address",
+        ],
+    );
+    let expected = param_for(
+        raw,
+        spec,
+        &["expected_result"],
+        &[
+            "expected_balance",
+            "expected_allowance",
+            "expected_value",
+            "balance",
+            "allowance",
+            "amount",
+        ],
+        ParamType::Decimal,
+    );
+    // The value the setup puts on the chain: the question's expected value, or an added one.
+    let mut extra = Vec::new();
+    let value = match expected {
+        Some(p) => {
+            positive_amount(p, 1e9)?;
+            p.name.clone()
+        }
+        None => {
+            let name = free_name(spec, "expected_value");
+            extra.push(ParamSpec {
+                name: name.clone(),
+                ty: ParamType::Decimal,
+                unit: None,
+                sample: Sample::Range {
+                    min: "10".into(),
+                    max: "1000".into(),
+                    decimals: 2,
+                },
+            });
+            name
+        }
+    };
+    let amount = units(&value);
+    let answer_check = |field: &str, read: Read| {
+        vec![check(
+            "answer",
+            100,
+            Check::AnswerEquals {
+                field: field.into(),
+                expected: Expr::Read(read),
+                tolerance: Tolerance::default(),
+            },
+        )]
+    };
+    let sol = |file, source, mistake| GenSolution {
+        file,
+        source,
+        mistake,
+        families: if mistake.is_empty() {
+            &[]
+        } else {
+            &["answer_equals"]
+        },
+    };
+    let funded_token = |t: &ParamSpec| -> Result<&'static str, String> {
+        let names = address_names(&t.sample);
+        if !names.is_empty() && names.iter().all(|n| n == "erc1363_token") {
+            Ok("account:agent")
+        } else if !names.is_empty()
+            && names
+                .iter()
+                .all(|n| matches!(n.as_str(), "USDT" | "BUSD" | "CAKE"))
+        {
+            Ok("deployer")
+        } else {
+            Err(format!(
+                "the token {} ({}) is not one of the universe's 18-decimal tokens the generated setup can fund (the ERC-1363 test token, USDT, BUSD, CAKE)",
+                t.name,
+                describe(&t.sample)
+            ))
+        }
+    };
+    match (token, owner, spender, target) {
+        (Some(t), Some(o), Some(s), _) => {
+            funded_token(t)?;
+            fresh(o, "owner")?;
+            fresh(s, "spender")?;
+            let (tk, o_, s_) = (ph(&t.name), ph(&o.name), ph(&s.name));
+            Ok(Generated {
+                checks: answer_check(
+                    "allowance_raw",
+                    Read::Erc20Allowance {
+                        token: format!("${}", t.name),
+                        owner: format!("${}", o.name),
+                        spender: format!("${}", s.name),
+                    },
+                ),
+                setup: vec![SetupStep::Allowance {
+                    token: format!("${}", t.name),
+                    owner: format!("${}", o.name),
+                    spender: format!("${}", s.name),
+                    amount,
+                }],
+                solutions: vec![
+                    sol(
+                        "reference.ts",
+                        query_module(
+                            Some(&tk),
+                            &format!("{{ allowance_raw: (await token.allowance(\"{o_}\", \"{s_}\")).toString() }}"),
+                        ),
+                        "",
+                    ),
+                    sol(
+                        "swapped.ts",
+                        query_module(
+                            Some(&tk),
+                            &format!("{{ allowance_raw: (await token.allowance(\"{s_}\", \"{o_}\")).toString() }}"),
+                        ),
+                        "swaps owner and spender",
+                    ),
+                    sol(
+                        "formatted.ts",
+                        query_module(
+                            Some(&tk),
+                            &format!("{{ allowance_raw: ethers.formatUnits(await token.allowance(\"{o_}\", \"{s_}\"), 18) }}"),
+                        ),
+                        "answers in whole tokens",
+                    ),
+                ],
+                answer: answer_schema(
+                    "allowance_raw",
+                    "the allowance in base units (no decimals applied), as a decimal string",
+                ),
+                extra,
+            })
+        }
+        (Some(t), _, _, Some(q)) => {
+            let from = funded_token(t)?;
+            fresh(q, "queried address")?;
+            let (tk, q_) = (ph(&t.name), ph(&q.name));
+            Ok(Generated {
+                checks: answer_check(
+                    "balance_raw",
+                    Read::Erc20Balance {
+                        token: format!("${}", t.name),
+                        of: format!("${}", q.name),
+                    },
+                ),
+                setup: vec![SetupStep::Erc20 {
+                    from: from.into(),
+                    token: format!("${}", t.name),
+                    to: format!("${}", q.name),
+                    amount,
+                }],
+                solutions: vec![
+                    sol(
+                        "reference.ts",
+                        query_module(
+                            Some(&tk),
+                            &format!("{{ balance_raw: (await token.balanceOf(\"{q_}\")).toString() }}"),
+                        ),
+                        "",
+                    ),
+                    sol(
+                        "formatted.ts",
+                        query_module(
+                            Some(&tk),
+                            &format!("{{ balance_raw: ethers.formatUnits(await token.balanceOf(\"{q_}\"), 18) }}"),
+                        ),
+                        "answers in whole tokens",
+                    ),
+                    sol(
+                        "own_balance.ts",
+                        query_module(
+                            Some(&tk),
+                            "{ balance_raw: (await token.balanceOf(agentAddress)).toString() }",
+                        ),
+                        "answers its own balance",
+                    ),
+                ],
+                answer: answer_schema(
+                    "balance_raw",
+                    "the token balance in base units (no decimals applied), as a decimal string",
+                ),
+                extra,
+            })
+        }
+        (None, _, _, Some(q)) => {
+            fresh(q, "queried address")?;
+            let q_ = ph(&q.name);
+            Ok(Generated {
+                checks: answer_check(
+                    "balance_wei",
+                    Read::NativeBalance {
+                        of: format!("${}", q.name),
+                    },
+                ),
+                setup: vec![SetupStep::Native {
+                    account: format!("${}", q.name),
+                    amount,
+                }],
+                solutions: vec![
+                    sol(
+                        "reference.ts",
+                        query_module(
+                            None,
+                            &format!("{{ balance_wei: (await provider.getBalance(\"{q_}\")).toString() }}"),
+                        ),
+                        "",
+                    ),
+                    sol(
+                        "in_bnb.ts",
+                        query_module(
+                            None,
+                            &format!("{{ balance_wei: ethers.formatEther(await provider.getBalance(\"{q_}\")) }}"),
+                        ),
+                        "answers in BNB instead of wei",
+                    ),
+                    sol(
+                        "own_balance.ts",
+                        query_module(
+                            None,
+                            "{ balance_wei: (await provider.getBalance(agentAddress)).toString() }",
+                        ),
+                        "answers its own balance",
+                    ),
+                ],
+                answer: answer_schema(
+                    "balance_wei",
+                    "the native BNB balance in wei, as a decimal string",
+                ),
+                extra,
+            })
+        }
+        _ => Err("the generated queries are a native balance (a queried address), an ERC-20 balance (a token and a queried address) and an ERC-20 allowance (a token, an owner and a spender); this question's parameters name none of these (by `role` or name), so write its checks in the studio".into()),
+    }
+}
+
+/// PancakeSquad on BSC: a real collection in which the agent owns nothing (a wrong collection).
+const PANCAKE_SQUAD: &str = "\"0x0a8901b0E25DEb55A87524f0cC164E9644020EBA\"";
+
+/// An ERC-721 call on `target` (a quoted address or expression).
+fn nft_call(target: &str, function: &str, args: &str) -> String {
+    module(
+        "  const nft = new ethers.Interface([\"function transferFrom(address from, address to, uint256 id)\", \
+         \"function approve(address to, uint256 id)\", \
+         \"function setApprovalForAll(address operator, bool approved)\"]);\n",
+        &format!("{{ to: {target}, data: nft.encodeFunctionData(\"{function}\", [{args}]) }}"),
+    )
+}
+
+/// `nft`: an ERC-721 transfer (a recipient) or approval (a spender) of one token of the
+/// universe's test collection, which the setup gives the agent.
+fn gen_nft(raw: &Value, spec: &TaskSpec) -> Result<Generated, String> {
+    let a = |roles: &[&str], names: &[&str]| param_for(raw, spec, roles, names, ParamType::Address);
+    let nft = a(
+        &["nft_contract", "contract", "nft", "collection"],
+        &["nft_address", "nft", "collection", "contract_address"],
+    )
+    .ok_or("no collection address parameter (role nft_contract or name nft_address)")?;
+    if single_name(nft).as_deref() != Some("erc721_token") {
+        return Err(format!(
+            "the collection {} ({}) is not the universe's ERC-721 test collection (`from_env` `erc721_token_address`), the only one whose tokens the generated setup can give the agent",
+            nft.name,
+            describe(&nft.sample)
+        ));
+    }
+    let id = param_for(
+        raw,
+        spec,
+        &["nft_token_id", "token_id"],
+        &["token_id", "id", "nft_id"],
+        ParamType::Integer,
+    )
+    .ok_or("no integer token id parameter (role nft_token_id or name token_id)")?;
+    match bounds(id) {
+        Some((lo, hi))
+            if lo >= 1.0
+                && hi <= 10.0
+                && matches!(
+                    id.sample,
+                    Sample::IntRange { .. } | Sample::Fixed { .. } | Sample::List { .. }
+                ) => {}
+        _ => return Err(format!(
+            "the token id {} ({}) must lie in 1–10, the ids the universe's test collection mints",
+            id.name,
+            describe(&id.sample)
+        )),
+    }
+    let to = a(
+        &["recipient", "receiver"],
+        &["to_address", "to", "recipient"],
+    );
+    let spender = a(
+        &["spender", "approved"],
+        &["spender_address", "spender", "approved_address", "approved"],
+    );
+    let (n, i) = (
+        format!("\"{}\"", ph(&nft.name)),
+        format!("{}n", ph(&id.name)),
+    );
+    let token_id = Expr::Units {
+        param: id.name.clone(),
+        decimals: 0,
+    };
+    let setup = vec![SetupStep::Erc721 {
+        from: "account:agent".into(),
+        token: format!("${}", nft.name),
+        to: "agent".into(),
+        id: token_id.clone(),
+    }];
+    let base = |selector: Vec<&str>| {
+        vec![
+            check("success", 10, Check::TxSuccess),
+            check(
+                "collection",
+                10,
+                Check::TxTo {
+                    target: format!("${}", nft.name),
+                },
+            ),
+            check(
+                "selector",
+                20,
+                Check::Selector {
+                    accepted: selector.into_iter().map(String::from).collect(),
+                },
+            ),
+        ]
+    };
+    if let Some(to) = to {
+        fresh(to, "recipient")?;
+        let t = format!("\"{}\"", ph(&to.name));
+        let mut checks = base(vec![
+            "transferFrom(address,address,uint256)",
+            "safeTransferFrom(address,address,uint256)",
+            "safeTransferFrom(address,address,uint256,bytes)",
+        ]);
+        checks.push(check(
+            "new owner",
+            60,
+            Check::NftOwner {
+                token: format!("${}", nft.name),
+                id: token_id,
+                owner: format!("${}", to.name),
+            },
+        ));
+        let solutions = vec![
+            GenSolution {
+                file: "reference.ts",
+                source: nft_call(&n, "transferFrom", &format!("agentAddress, {t}, {i}")),
+                mistake: "",
+                families: &[],
+            },
+            GenSolution {
+                file: "wrong_recipient.ts",
+                source: nft_call(&n, "transferFrom", &format!("agentAddress, {DEAD}, {i}")),
+                mistake: "sends it to another address",
+                families: &["nft_owner"],
+            },
+            GenSolution {
+                file: "approve_only.ts",
+                source: nft_call(&n, "approve", &format!("{t}, {i}")),
+                mistake: "approves the recipient instead of transferring",
+                families: &["selector", "nft_owner"],
+            },
+            GenSolution {
+                file: "wrong_collection.ts",
+                source: nft_call(
+                    PANCAKE_SQUAD,
+                    "transferFrom",
+                    &format!("agentAddress, {t}, {i}"),
+                ),
+                mistake: "transfers from PancakeSquad, where it owns nothing: reverts",
+                families: &["tx_to", "tx_success"],
+            },
+        ];
+        return Ok(Generated {
+            checks,
+            setup,
+            solutions,
+            answer: None,
+            extra: Vec::new(),
+        });
+    }
+    let s = spender.ok_or(
+        "an NFT question needs a recipient (role recipient or name to_address) for a transfer or a spender (role spender or name spender_address) for an approval; operator approvals and ERC-1155 are not generated",
+    )?;
+    fresh(s, "spender")?;
+    let sp = format!("\"{}\"", ph(&s.name));
+    let mut checks = base(vec!["approve(address,uint256)"]);
+    checks.push(check(
+        "approved",
+        60,
+        Check::NftApproved {
+            token: format!("${}", nft.name),
+            id: token_id,
+            approved: format!("${}", s.name),
+        },
+    ));
+    let solutions = vec![
+        GenSolution {
+            file: "reference.ts",
+            source: nft_call(&n, "approve", &format!("{sp}, {i}")),
+            mistake: "",
+            families: &[],
+        },
+        GenSolution {
+            file: "operator_instead.ts",
+            source: nft_call(&n, "setApprovalForAll", &format!("{sp}, true")),
+            mistake: "approves the spender for the whole collection",
+            families: &["selector", "nft_approved"],
+        },
+        GenSolution {
+            file: "wrong_spender.ts",
+            source: nft_call(&n, "approve", &format!("{DEAD}, {i}")),
+            mistake: "approves another address",
+            families: &["nft_approved"],
+        },
+        GenSolution {
+            file: "wrong_collection.ts",
+            source: nft_call(PANCAKE_SQUAD, "approve", &format!("{sp}, {i}")),
+            mistake: "approves on PancakeSquad, where it owns nothing: reverts",
+            families: &["tx_to", "tx_success"],
+        },
+    ];
+    Ok(Generated {
+        checks,
+        setup,
+        solutions,
+        answer: None,
+        extra: Vec::new(),
+    })
+}
+
+/// A `swapExactTokensForTokens` call through the router at `{{router}}`, selling `amount_in`
+/// (scaled by `decimals`) along `[token_in, token_out]`, with 5 % slippage on the router's quote.
+fn swap_call(
+    router: &str,
+    token_in: &str,
+    token_out: &str,
+    amount: &str,
+    decimals: u32,
+    factor: &str,
+) -> String {
+    module(
+        &format!(
+            "  const router = new ethers.Interface([\"function swapExactTokensForTokens(uint256 amountIn, uint256 amountOutMin, address[] path, address to, uint256 deadline) returns (uint256[])\", \
+             \"function getAmountsOut(uint256 amountIn, address[] path) view returns (uint256[])\"]);\n\
+             {PROVIDER}\
+             \x20 const r = new ethers.Contract(\"{router}\", router, provider);\n\
+             \x20 const deadline = BigInt((await provider.getBlock(\"latest\"))!.timestamp) + 600n;\n\
+             \x20 const amountIn = ethers.parseUnits(\"{amount}\", {decimals}){factor};\n\
+             \x20 const path = [\"{token_in}\", \"{token_out}\"];\n\
+             \x20 const quoted: bigint[] = await r.getAmountsOut(amountIn, path);\n\
+             \x20 const minOut = quoted[quoted.length - 1] * 95n / 100n;\n"
+        ),
+        &format!(
+            "{{ to: \"{router}\", data: router.encodeFunctionData(\"swapExactTokensForTokens\", [amountIn, minOut, path, agentAddress, deadline]) }}"
+        ),
+    )
+}
+
+/// `swap`: an exact-input swap of USDT, BUSD or CAKE for another of the universe's tokens on
+/// the PancakeSwap router, scored by the agent's balance deltas (sold exactly, received within
+/// 5 % of the router's quote before the transaction, as the built-in swaps are).
+fn gen_swap(raw: &Value, spec: &TaskSpec) -> Result<Generated, String> {
+    let a = |roles: &[&str], names: &[&str]| param_for(raw, spec, roles, names, ParamType::Address);
+    let token_in = a(
+        &["token_in"],
+        &[
+            "token_in_address",
+            "token_in",
+            "from_token_address",
+            "from_token",
+        ],
+    )
+    .ok_or("no input token address parameter (role token_in or name token_in_address)")?;
+    let token_out = a(
+        &["token_out"],
+        &[
+            "token_out_address",
+            "token_out",
+            "to_token_address",
+            "to_token",
+        ],
+    )
+    .ok_or("no output token address parameter (role token_out or name token_out_address)")?;
+    let amount = param_for(
+        raw,
+        spec,
+        &["swap_amount", "amount_in"],
+        &["amount_in", "amount"],
+        ParamType::Decimal,
+    )
+    .ok_or("no decimal input amount parameter (role swap_amount or name amount_in)")?;
+    let sold = single_name(token_in).filter(|n| matches!(n.as_str(), "USDT" | "BUSD" | "CAKE"));
+    let Some(sold) = sold else {
+        return Err(format!(
+            "the input token {} ({}) is not one of the tokens a generated swap sells (USDT, BUSD or CAKE, one fixed token); selling BNB or WBNB is not generated",
+            token_in.name,
+            describe(&token_in.sample)
+        ));
+    };
+    let bought = single_name(token_out)
+        .filter(|n| matches!(n.as_str(), "USDT" | "BUSD" | "CAKE" | "WBNB") && *n != sold);
+    let Some(bought) = bought else {
+        return Err(format!(
+            "the output token {} ({}) is not one fixed token of USDT, BUSD, CAKE or WBNB other than the input",
+            token_out.name,
+            describe(&token_out.sample)
+        ));
+    };
+    positive_amount(amount, 10_000.0)?;
+    let mut extra = Vec::new();
+    let router = match a(&["router", "contract"], &["router_address", "router"]) {
+        Some(r) if single_name(r).as_deref() == Some("PancakeRouter") => r.name.clone(),
+        Some(r) => return Err(format!(
+            "the router {} ({}) is not PancakeSwap's router, the one the generated checks quote",
+            r.name,
+            describe(&r.sample)
+        )),
+        None => {
+            let name = free_name(spec, "router");
+            extra.push(ParamSpec {
+                name: name.clone(),
+                ty: ParamType::Address,
+                unit: None,
+                sample: Sample::Manifest {
+                    name: "PancakeRouter".into(),
+                },
+            });
+            name
+        }
+    };
+    let (tin, tout) = (
+        format!("${}", token_in.name),
+        format!("${}", token_out.name),
+    );
+    let amount_units = units(&amount.name);
+    let setup = vec![
+        SetupStep::Erc20 {
+            from: "deployer".into(),
+            token: tin.clone(),
+            to: "agent".into(),
+            amount: amount_units.clone(),
+        },
+        SetupStep::Allowance {
+            token: tin.clone(),
+            owner: "agent".into(),
+            spender: format!("${router}"),
+            amount: amount_units.clone(),
+        },
+    ];
+    let checks = vec![
+        check("success", 15, Check::TxSuccess),
+        check(
+            &format!("{sold} sold"),
+            35,
+            Check::Erc20Delta {
+                token: tin.clone(),
+                account: "agent".into(),
+                direction: Direction::Decrease,
+                expected: amount_units.clone(),
+                tolerance: Tolerance::default(),
+            },
+        ),
+        check(
+            &format!("{bought} received vs router quote"),
+            50,
+            Check::Erc20Delta {
+                token: tout.clone(),
+                account: "agent".into(),
+                direction: Direction::Increase,
+                expected: Expr::Read(Read::Quote {
+                    router: format!("${router}"),
+                    side: QuoteSide::Out,
+                    amount: Box::new(amount_units),
+                    path: vec![tin, tout],
+                }),
+                tolerance: Tolerance {
+                    rel_bps: 500,
+                    abs: None,
+                },
+            },
+        ),
+    ];
+    let other = ["CAKE", "BUSD", "USDT"]
+        .into_iter()
+        .find(|n| *n != sold && *n != bought)
+        .and_then(canonical)
+        .unwrap_or(USDT);
+    let (r, i, o, amt) = (
+        ph(&router),
+        ph(&token_in.name),
+        ph(&token_out.name),
+        ph(&amount.name),
+    );
+    let solutions = vec![
+        GenSolution {
+            file: "reference.ts",
+            source: swap_call(&r, &i, &o, &amt, 18, ""),
+            mistake: "",
+            families: &[],
+        },
+        GenSolution {
+            file: "wrong_units.ts",
+            source: swap_call(&r, &i, &o, &amt, 6, ""),
+            mistake: "assumes 6 decimals for the input token",
+            families: &["erc20_delta"],
+        },
+        GenSolution {
+            file: "wrong_output.ts",
+            source: swap_call(&r, &i, other, &amt, 18, ""),
+            mistake: "buys another token",
+            families: &["erc20_delta"],
+        },
+        GenSolution {
+            file: "over_allowance.ts",
+            source: swap_call(&r, &i, &o, &amt, 18, " * 2n"),
+            mistake: "sells twice the amount, beyond the allowance: reverts",
+            families: &["tx_success"],
+        },
+    ];
+    Ok(Generated {
+        checks,
+        setup,
+        solutions,
+        answer: None,
+        extra,
     })
 }
 
@@ -1603,8 +2357,11 @@ fn generate_family(family: Family, raw: &Value, spec: &TaskSpec) -> Result<Gener
             let spender = addr(&["spender"], &["spender_address", "spender"], "spender")?;
             gen_erc20(family, token()?, amount()?, spender)
         }
-        Family::Swap | Family::Liquidity | Family::Staking | Family::Nft | Family::Query => {
-            Err("Crucible generates checks and solutions for native_transfer, erc20_transfer and erc20_approve only; write this question's checks and reference solution in the studio".into())
+        Family::Query => gen_query(raw, spec),
+        Family::Nft => gen_nft(raw, spec),
+        Family::Swap => gen_swap(raw, spec),
+        Family::Liquidity | Family::Staking => {
+            Err("Crucible generates checks and solutions for native_transfer, erc20_transfer, erc20_approve, query (balances, allowances), nft (ERC-721 transfer, approve) and swap (exact-input token swaps) only; write this question's checks and reference solution in the studio".into())
         }
         Family::Composite => Err(
             "a composite without a built-in counterpart needs end-state checks and a scripted reference; write them in the studio".into(),
@@ -1687,6 +2444,19 @@ fn generate(
     spec.templates = templates.into_iter().map(|(_, t)| t).collect();
     spec.checks = gen.checks;
     spec.setup = gen.setup;
+    spec.answer = gen.answer;
+    for p in &gen.extra {
+        report.parameters.push(ParamMapping {
+            bank: None,
+            crucible: Some(p.name.clone()),
+            how: format!(
+                "added: the generated {} checks need it and the question defines none ({})",
+                family.as_str(),
+                describe(&p.sample)
+            ),
+        });
+    }
+    spec.parameters.extend(gen.extra);
     spec.kind = Kind::Atomic;
     spec.imported_from = Some(rel.to_string());
     let (reference, wrong) = gen
