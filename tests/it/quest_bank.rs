@@ -1,5 +1,5 @@
 //! `crucible quest import-bank`: the public question bank imported as a runnable pack. Against the
-//! committed fixture (tests/fixtures/questbench-bank, seven real bank files and sixteen constructed
+//! committed fixture (tests/fixtures/questbench-bank, seven real bank files and eighteen constructed
 //! ones): what maps, what is generated, what is excluded and why, the bank's bug reported, the
 //! pack loading and listed, and a real chain self-test of the imported tasks (reference 100,
 //! known-wrong answers below the pass threshold, same seed → same instance). When the full bank
@@ -73,7 +73,7 @@ fn the_fixture_bank_imports_into_a_pack_that_loads() {
             s.errors,
             s.tasks
         ),
-        (23, 7, 11, 4, 1, 18),
+        (25, 7, 12, 5, 1, 19),
         "{}",
         serde_json::to_string_pretty(&r.questions).unwrap()
     );
@@ -137,9 +137,9 @@ fn the_fixture_bank_imports_into_a_pack_that_loads() {
     let written: Value =
         serde_json::from_str(&std::fs::read_to_string(out.join("import-report.json")).unwrap())
             .unwrap();
-    assert_eq!(written["summary"]["tasks"], 18);
+    assert_eq!(written["summary"]["tasks"], 19);
     let tasks = task::load_dir(&out).unwrap_or_else(|e| panic!("{e}"));
-    assert_eq!(tasks.len(), 18);
+    assert_eq!(tasks.len(), 19);
     let composites = tasks
         .iter()
         .filter(|t| t.spec.kind == Kind::Composite)
@@ -347,6 +347,27 @@ fn the_fixture_bank_imports_into_a_pack_that_loads() {
         "{:?}",
         harvest.reason
     );
+    // Generated liquidity: router and pair added; a removal is excluded with the reason.
+    assert_eq!(
+        question(&r, "add_cake_busd_liquidity").family.as_deref(),
+        Some("liquidity")
+    );
+    let liq = task_of(&tasks, "add_cake_busd_liquidity");
+    let lp = serde_json::to_value(&liq.spec.checks[1].check).unwrap();
+    assert_eq!(
+        lp["expected"]["read"]["liquidity_add"]["pair"], "$pair",
+        "{lp}"
+    );
+    assert!(liq.spec.parameters.iter().any(|p| p.name == "router"));
+    let rm = question(&r, "remove_cake_busd_liquidity");
+    assert_eq!(rm.status, Status::Excluded);
+    assert!(
+        rm.reason
+            .as_deref()
+            .is_some_and(|w| w.contains("family liquidity") && w.contains("remove")),
+        "{:?}",
+        rm.reason
+    );
 
     // Importing again over it refuses and leaves the pack as it was.
     let before = std::fs::read(out.join("import-report.json")).unwrap();
@@ -389,7 +410,7 @@ fn the_cli_imports_into_the_data_dir_and_packs_list_shows_it() {
     let (ok, stdout, stderr) = run(&["quest", "import-bank", &bank, "--json"]);
     assert!(ok, "{stderr}");
     let r: Value = serde_json::from_str(&stdout).unwrap_or_else(|e| panic!("{e}: {stdout}"));
-    assert_eq!(r["summary"]["tasks"], 18);
+    assert_eq!(r["summary"]["tasks"], 19);
     assert!(data
         .path()
         .join("packs/questbench-reference/pack.json")
@@ -403,7 +424,7 @@ fn the_cli_imports_into_the_data_dir_and_packs_list_shows_it() {
         .iter()
         .find(|p| p["name"] == "questbench-reference")
         .unwrap_or_else(|| panic!("not listed: {list}"));
-    assert_eq!(pack["tasks"], 18, "{pack}");
+    assert_eq!(pack["tasks"], 19, "{pack}");
     assert!(pack["error"].is_null(), "{pack}");
     // Text output names the bug; a second import into the same place is refused.
     let (ok, _, stderr) = run(&["quest", "import-bank", &bank]);
@@ -457,10 +478,10 @@ async fn the_imported_pack_selftests_on_the_chain() {
         "failing imported tasks:\n{}",
         bad.join("\n")
     );
-    assert_eq!(report.summary.tasks, 18);
-    assert_eq!(report.summary.reference_perfect, 18);
+    assert_eq!(report.summary.tasks, 19);
+    assert_eq!(report.summary.reference_perfect, 19);
     assert_eq!(report.summary.wrong_rejected, report.summary.wrong_total);
-    assert!(report.summary.wrong_total >= 41, "{:?}", report.summary);
+    assert!(report.summary.wrong_total >= 43, "{:?}", report.summary);
 }
 
 /// All 107 questions of the public bank import and load (only where the bank is present; the
