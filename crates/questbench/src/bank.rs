@@ -3025,4 +3025,75 @@ mod tests {
             Family::Swap
         );
     }
+
+    /// A constructed question's draft and its generator's result.
+    fn gen_of(q: Value) -> Result<Generated, String> {
+        let spec = import_question(&q.to_string(), "q.json")
+            .unwrap()
+            .spec
+            .unwrap();
+        let family = family_of(&q, &spec).unwrap();
+        generate_family(family, &q, &spec)
+    }
+
+    #[test]
+    fn generated_families_refuse_what_they_cannot_check_and_say_why() {
+        let cake = "0x0E09FaBB73Bd3Ade0a17ECC321fD13a19e81cE82";
+        let wbnb = "0xbb4CdB9CBd36B01bD1cBaEBF2De08d9173bc095c";
+        let busd = "0xe9e7CEA3DedcA5984780Bafc599bD69ADd087D56";
+        let fixed =
+            |v: &str| json!({"type": "address", "generation": {"method": "fixed", "value": v}});
+        let random = json!({"type": "address", "generation": {"method": "random"}});
+        let amount = json!({"type": "number", "generation": {"method": "random", "min": 1, "max": 5, "decimals": 1}});
+        let q = |sub: &str, params: Value| json!({"id": "q", "subcategory": sub, "natural_language_templates": ["a", "b", "c"], "parameters": params});
+        // A query of the agent's own address: a wrong "own balance" answer would pass.
+        let e = gen_of(q("queries", json!({"query_address": {"type": "address", "generation": {"method": "agent_address"}}})))
+            .err()
+            .unwrap();
+        assert!(e.contains("query_address") && e.contains("fresh"), "{e}");
+        // A query with no expected value gets one added.
+        let g = gen_of(q(
+            "queries",
+            json!({"token_address": fixed(cake), "query_address": random}),
+        ))
+        .unwrap();
+        assert_eq!(g.extra.len(), 1);
+        assert_eq!(g.extra[0].name, "expected_value");
+        // An NFT id the test collection does not mint.
+        let e = gen_of(q("nft_operations", json!({
+            "nft_address": {"type": "address", "generation": {"method": "from_env", "env_key": "erc721_token_address"}},
+            "token_id": {"type": "integer", "generation": {"method": "random", "min": 1, "max": 50}},
+            "to_address": random,
+        }))).err().unwrap();
+        assert!(e.contains("token_id") && e.contains("1–10"), "{e}");
+        // Selling BNB is not generated.
+        let e = gen_of(q("pancakeswap_swap", json!({"token_in_address": fixed(wbnb), "token_out_address": fixed(cake), "amount_in": amount})))
+            .err()
+            .unwrap();
+        assert!(e.contains("token_in_address") && e.contains("BNB"), "{e}");
+        // A pool with a token it does not take.
+        let e = gen_of(q("staking_farming", json!({
+            "pool_address": {"type": "address", "generation": {"method": "from_env", "env_key": "simple_staking_address"}},
+            "token_address": fixed(busd),
+            "stake_amount": amount,
+        }))).err().unwrap();
+        assert!(e.contains("not the token the pool"), "{e}");
+        // BNB liquidity is not generated.
+        let e = gen_of(q(
+            "pancakeswap_liquidity",
+            json!({
+                "token_a_address": fixed(wbnb), "token_b_address": fixed(cake),
+                "amount_token_a": amount, "amount_token_b": amount,
+            }),
+        ))
+        .err()
+        .unwrap();
+        assert!(e.contains("BNB liquidity"), "{e}");
+        // A non-positive amount.
+        let e = gen_of(q("pancakeswap_swap", json!({
+            "token_in_address": fixed(busd), "token_out_address": fixed(cake),
+            "amount_in": {"type": "number", "generation": {"method": "random", "min": 0, "max": 5, "decimals": 1}},
+        }))).err().unwrap();
+        assert!(e.contains("amount_in") && e.contains("above 0"), "{e}");
+    }
 }
