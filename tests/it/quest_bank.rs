@@ -1,5 +1,5 @@
 //! `crucible quest import-bank`: the public question bank imported as a runnable pack. Against the
-//! committed fixture (tests/fixtures/questbench-bank, seven real bank files and eighteen constructed
+//! committed fixture (tests/fixtures/questbench-bank, seven real bank files and nineteen constructed
 //! ones): what maps, what is generated, what is excluded and why, the bank's bug reported, the
 //! pack loading and listed, and a real chain self-test of the imported tasks (reference 100,
 //! known-wrong answers below the pass threshold, same seed → same instance). When the full bank
@@ -73,7 +73,7 @@ fn the_fixture_bank_imports_into_a_pack_that_loads() {
             s.errors,
             s.tasks
         ),
-        (25, 7, 12, 5, 1, 19),
+        (26, 7, 13, 5, 1, 20),
         "{}",
         serde_json::to_string_pretty(&r.questions).unwrap()
     );
@@ -137,9 +137,9 @@ fn the_fixture_bank_imports_into_a_pack_that_loads() {
     let written: Value =
         serde_json::from_str(&std::fs::read_to_string(out.join("import-report.json")).unwrap())
             .unwrap();
-    assert_eq!(written["summary"]["tasks"], 19);
+    assert_eq!(written["summary"]["tasks"], 20);
     let tasks = task::load_dir(&out).unwrap_or_else(|e| panic!("{e}"));
-    assert_eq!(tasks.len(), 19);
+    assert_eq!(tasks.len(), 20);
     let composites = tasks
         .iter()
         .filter(|t| t.spec.kind == Kind::Composite)
@@ -324,6 +324,14 @@ fn the_fixture_bank_imports_into_a_pack_that_loads() {
         serde_json::json!(["$token_in_address", "$token_out_address"]),
         "{sw}"
     );
+    // Selling BNB: the value sent is checked, the path starts at WBNB.
+    let bnb = serde_json::to_value(&task_of(&tasks, "swap_bnb_for_busd").spec.checks).unwrap();
+    assert_eq!(bnb[1]["check"]["family"], "tx_value", "{bnb}");
+    assert_eq!(
+        bnb[2]["check"]["expected"]["read"]["quote"]["path"],
+        serde_json::json!(["$wbnb_address", "$token_address"]),
+        "{bnb}"
+    );
     // Generated staking deposits; a harvest is excluded with the reason.
     for id in ["stake_cake_for_yield", "stake_lp_in_farm"] {
         assert_eq!(question(&r, id).family.as_deref(), Some("staking"), "{id}");
@@ -410,7 +418,7 @@ fn the_cli_imports_into_the_data_dir_and_packs_list_shows_it() {
     let (ok, stdout, stderr) = run(&["quest", "import-bank", &bank, "--json"]);
     assert!(ok, "{stderr}");
     let r: Value = serde_json::from_str(&stdout).unwrap_or_else(|e| panic!("{e}: {stdout}"));
-    assert_eq!(r["summary"]["tasks"], 19);
+    assert_eq!(r["summary"]["tasks"], 20);
     assert!(data
         .path()
         .join("packs/questbench-reference/pack.json")
@@ -424,7 +432,7 @@ fn the_cli_imports_into_the_data_dir_and_packs_list_shows_it() {
         .iter()
         .find(|p| p["name"] == "questbench-reference")
         .unwrap_or_else(|| panic!("not listed: {list}"));
-    assert_eq!(pack["tasks"], 19, "{pack}");
+    assert_eq!(pack["tasks"], 20, "{pack}");
     assert!(pack["error"].is_null(), "{pack}");
     // Text output names the bug; a second import into the same place is refused.
     let (ok, _, stderr) = run(&["quest", "import-bank", &bank]);
@@ -478,10 +486,10 @@ async fn the_imported_pack_selftests_on_the_chain() {
         "failing imported tasks:\n{}",
         bad.join("\n")
     );
-    assert_eq!(report.summary.tasks, 19);
-    assert_eq!(report.summary.reference_perfect, 19);
+    assert_eq!(report.summary.tasks, 20);
+    assert_eq!(report.summary.reference_perfect, 20);
     assert_eq!(report.summary.wrong_rejected, report.summary.wrong_total);
-    assert!(report.summary.wrong_total >= 43, "{:?}", report.summary);
+    assert!(report.summary.wrong_total >= 47, "{:?}", report.summary);
 }
 
 /// All 107 questions of the public bank import and load (only where the bank is present; the
