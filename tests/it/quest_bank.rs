@@ -332,6 +332,19 @@ fn the_fixture_bank_imports_into_a_pack_that_loads() {
         serde_json::json!(["$wbnb_address", "$token_address"]),
         "{bnb}"
     );
+    // Wording gaps of generated tasks: the router no template states is listed; a question whose
+    // templates state everything its reference uses has none.
+    assert!(
+        question(&r, "swap_bnb_for_busd").notes.iter().any(|n| {
+            n.reason.starts_with("wording gap (address)") && n.reason.contains("{router_address}")
+        }),
+        "{:?}",
+        question(&r, "swap_bnb_for_busd").notes
+    );
+    assert!(!question(&r, "nft_gift_to_friend")
+        .notes
+        .iter()
+        .any(|n| n.reason.starts_with("wording gap")));
     // Generated staking deposits; a harvest is excluded with the reason.
     for id in ["stake_cake_for_yield", "stake_lp_in_farm"] {
         assert_eq!(question(&r, id).family.as_deref(), Some("staking"), "{id}");

@@ -2854,6 +2854,26 @@ fn gen_liquidity(raw: &Value, spec: &TaskSpec) -> Result<Generated, String> {
     })
 }
 
+/// The `{{name}}` placeholders of a generated solution module.
+fn solution_placeholders(source: &str) -> BTreeSet<String> {
+    let mut out = BTreeSet::new();
+    let mut rest = source;
+    while let Some(i) = rest.find("{{") {
+        let after = &rest[i + 2..];
+        match after.find("}}") {
+            Some(j) => {
+                let name = &after[..j];
+                if !name.is_empty() && name.chars().all(|c| c.is_ascii_alphanumeric() || c == '_') {
+                    out.insert(name.to_string());
+                }
+                rest = &after[j + 2..];
+            }
+            None => break,
+        }
+    }
+    out
+}
+
 /// Checks, setup and solutions for a question of `family`, or why the family has none.
 fn generate_family(family: Family, raw: &Value, spec: &TaskSpec) -> Result<Generated, String> {
     let amount = || {
@@ -2977,6 +2997,44 @@ fn generate(
     let id = draft.id.clone();
     let mut spec = draft.clone();
     spec.templates = templates.into_iter().map(|(_, t)| t).collect();
+    // Wording gaps: what the reference solution uses that a template does not state.
+    let needed = solution_placeholders(&gen.solutions[0].source);
+    let is_address = |n: &str| {
+        spec.parameters
+            .iter()
+            .chain(&gen.extra)
+            .any(|p| p.name == n && p.ty == ParamType::Address)
+    };
+    let stated: BTreeSet<String> = spec
+        .templates
+        .iter()
+        .flat_map(|t| task::placeholders(t))
+        .collect();
+    for missing in needed
+        .iter()
+        .filter(|m| is_address(m) && !stated.contains(*m))
+    {
+        report.notes.push(note(
+            "natural_language_templates",
+            format!(
+                "wording gap (address): the generated reference uses {{{missing}}}, no template states it; the agent must find the contract from the environment the prompt lists"
+            ),
+        ));
+    }
+    for (i, t) in spec.templates.iter().enumerate() {
+        let here: BTreeSet<String> = task::placeholders(t).into_iter().collect();
+        for missing in needed
+            .iter()
+            .filter(|m| !is_address(m) && !here.contains(*m))
+        {
+            report.notes.push(note(
+                format!("natural_language_templates[{i}]"),
+                format!(
+                    "wording gap (value): the generated reference uses {{{missing}}}, this template does not state it; an agent given this wording has to guess it"
+                ),
+            ));
+        }
+    }
     spec.checks = gen.checks;
     spec.setup = gen.setup;
     spec.answer = gen.answer;
