@@ -1823,6 +1823,10 @@ fn gen_query(raw: &Value, spec: &TaskSpec) -> Result<Generated, String> {
         }
         (Some(t), _, _, Some(q)) => {
             let from = funded_token(t)?;
+            // The funding account holds 1,000,000 of the test token; the whales more.
+            if let Some(p) = expected {
+                positive_amount(p, 100_000.0)?;
+            }
             fresh(q, "queried address")?;
             let (tk, q_) = (ph(&t.name), ph(&q.name));
             Ok(Generated {
