@@ -1,5 +1,5 @@
 //! `crucible quest import-bank`: the public question bank imported as a runnable pack. Against the
-//! committed fixture (tests/fixtures/questbench-bank, seven real bank files and six constructed
+//! committed fixture (tests/fixtures/questbench-bank, seven real bank files and nineteen constructed
 //! ones): what maps, what is generated, what is excluded and why, the bank's bug reported, the
 //! pack loading and listed, and a real chain self-test of the imported tasks (reference 100,
 //! known-wrong answers below the pass threshold, same seed → same instance). When the full bank
@@ -73,7 +73,7 @@ fn the_fixture_bank_imports_into_a_pack_that_loads() {
             s.errors,
             s.tasks
         ),
-        (13, 7, 3, 2, 1, 10),
+        (26, 7, 13, 5, 1, 20),
         "{}",
         serde_json::to_string_pretty(&r.questions).unwrap()
     );
@@ -101,10 +101,21 @@ fn the_fixture_bank_imports_into_a_pack_that_loads() {
     let swap = question(&r, "swap_cake_for_busd");
     assert_eq!(swap.status, Status::Excluded);
     assert_eq!(swap.family.as_deref(), Some("swap"));
+    // No token parameters: the swap generator cannot know what to sell, and says so.
     assert!(
-        swap.reason.as_deref().unwrap().contains("family swap"),
+        swap.reason.as_deref().unwrap().contains("family swap")
+            && swap.reason.as_deref().unwrap().contains("input token"),
         "{:?}",
         swap.reason
+    );
+    // A query the generator does not cover (a total supply): excluded with the reason.
+    let supply = question(&r, "query_cake_supply");
+    assert_eq!(supply.status, Status::Excluded);
+    assert_eq!(supply.family.as_deref(), Some("query"));
+    let why = supply.reason.as_deref().unwrap();
+    assert!(
+        why.contains("query_cake_supply.json") && why.contains("family query"),
+        "{why}"
     );
     // The bank's own bug is reported, not skipped silently.
     assert_eq!(r.bank_bugs.len(), 1, "{:?}", r.bank_bugs);
@@ -126,9 +137,9 @@ fn the_fixture_bank_imports_into_a_pack_that_loads() {
     let written: Value =
         serde_json::from_str(&std::fs::read_to_string(out.join("import-report.json")).unwrap())
             .unwrap();
-    assert_eq!(written["summary"]["tasks"], 10);
+    assert_eq!(written["summary"]["tasks"], 20);
     let tasks = task::load_dir(&out).unwrap_or_else(|e| panic!("{e}"));
-    assert_eq!(tasks.len(), 10);
+    assert_eq!(tasks.len(), 20);
     let composites = tasks
         .iter()
         .filter(|t| t.spec.kind == Kind::Composite)
@@ -264,6 +275,120 @@ fn the_fixture_bank_imports_into_a_pack_that_loads() {
         .checks
         .iter()
         .any(|c| c.check.family() == "erc20_delta"));
+    // Generated queries: the answer schema, the setup that puts the value on the chain, and
+    // one answer check read from the chain.
+    for (id, field, setup) in [
+        ("query_friend_bnb_balance", "balance_wei", "native"),
+        ("query_cake_holdings", "balance_raw", "erc20"),
+        ("query_vault_allowance", "allowance_raw", "allowance"),
+    ] {
+        assert_eq!(question(&r, id).status, Status::Generated, "{id}");
+        assert_eq!(question(&r, id).family.as_deref(), Some("query"), "{id}");
+        let t = task_of(&tasks, id);
+        let answer = t.spec.answer.as_ref().unwrap_or_else(|| panic!("{id}"));
+        assert!(answer.fields.contains_key(field), "{id}");
+        let s = serde_json::to_value(&t.spec.setup).unwrap();
+        assert_eq!(s[0]["step"], setup, "{id}: {s}");
+        assert_eq!(t.spec.checks.len(), 1, "{id}");
+        assert_eq!(t.spec.checks[0].check.family(), "answer_equals", "{id}");
+    }
+    // A query without an expected value gets one added, and the report says so.
+    assert!(question(&r, "query_cake_holdings")
+        .parameters
+        .iter()
+        .any(|m| m.bank.is_none()
+            && m.crucible.as_deref() == Some("expected_value")
+            && m.how.starts_with("added")));
+    // Generated NFT transfer and approval on the universe's test collection.
+    for (id, family) in [
+        ("nft_gift_to_friend", "nft_owner"),
+        ("nft_approve_marketplace", "nft_approved"),
+    ] {
+        assert_eq!(question(&r, id).family.as_deref(), Some("nft"), "{id}");
+        let t = task_of(&tasks, id);
+        assert!(
+            t.spec.checks.iter().any(|c| c.check.family() == family),
+            "{id}"
+        );
+        let s = serde_json::to_value(&t.spec.setup).unwrap();
+        assert_eq!(s[0]["step"], "erc721", "{id}: {s}");
+    }
+    // Generated swap: sold exactly, received against the router's quote.
+    assert_eq!(
+        question(&r, "swap_usdt_for_cake").family.as_deref(),
+        Some("swap")
+    );
+    let sw = serde_json::to_value(&task_of(&tasks, "swap_usdt_for_cake").spec.checks).unwrap();
+    assert_eq!(
+        sw[2]["check"]["expected"]["read"]["quote"]["path"],
+        serde_json::json!(["$token_in_address", "$token_out_address"]),
+        "{sw}"
+    );
+    // Selling BNB: the value sent is checked, the path starts at WBNB.
+    let bnb = serde_json::to_value(&task_of(&tasks, "swap_bnb_for_busd").spec.checks).unwrap();
+    assert_eq!(bnb[1]["check"]["family"], "tx_value", "{bnb}");
+    assert_eq!(
+        bnb[2]["check"]["expected"]["read"]["quote"]["path"],
+        serde_json::json!(["$wbnb_address", "$token_address"]),
+        "{bnb}"
+    );
+    // Wording gaps of generated tasks: the router no template states is listed; a question whose
+    // templates state everything its reference uses has none.
+    assert!(
+        question(&r, "swap_bnb_for_busd").notes.iter().any(|n| {
+            n.reason.starts_with("wording gap (address)") && n.reason.contains("{router_address}")
+        }),
+        "{:?}",
+        question(&r, "swap_bnb_for_busd").notes
+    );
+    assert!(!question(&r, "nft_gift_to_friend")
+        .notes
+        .iter()
+        .any(|n| n.reason.starts_with("wording gap")));
+    // Generated staking deposits; a harvest is excluded with the reason.
+    for id in ["stake_cake_for_yield", "stake_lp_in_farm"] {
+        assert_eq!(question(&r, id).family.as_deref(), Some("staking"), "{id}");
+        assert!(task_of(&tasks, id)
+            .spec
+            .checks
+            .iter()
+            .any(|c| c.check.family() == "view_equals"));
+    }
+    assert!(question(&r, "stake_lp_in_farm")
+        .parameters
+        .iter()
+        .any(|m| m.bank.is_none() && m.crucible.as_deref() == Some("token")));
+    let harvest = question(&r, "harvest_farm_rewards");
+    assert_eq!(harvest.status, Status::Excluded);
+    assert!(
+        harvest
+            .reason
+            .as_deref()
+            .is_some_and(|w| w.contains("family staking") && w.contains("harvest")),
+        "{:?}",
+        harvest.reason
+    );
+    // Generated liquidity: router and pair added; a removal is excluded with the reason.
+    assert_eq!(
+        question(&r, "add_cake_busd_liquidity").family.as_deref(),
+        Some("liquidity")
+    );
+    let liq = task_of(&tasks, "add_cake_busd_liquidity");
+    let lp = serde_json::to_value(&liq.spec.checks[1].check).unwrap();
+    assert_eq!(
+        lp["expected"]["read"]["liquidity_add"]["pair"], "$pair",
+        "{lp}"
+    );
+    assert!(liq.spec.parameters.iter().any(|p| p.name == "router"));
+    let rm = question(&r, "remove_cake_busd_liquidity");
+    assert_eq!(rm.status, Status::Excluded);
+    assert!(
+        rm.reason
+            .as_deref()
+            .is_some_and(|w| w.contains("family liquidity") && w.contains("remove")),
+        "{:?}",
+        rm.reason
+    );
 
     // Importing again over it refuses and leaves the pack as it was.
     let before = std::fs::read(out.join("import-report.json")).unwrap();
@@ -306,7 +431,7 @@ fn the_cli_imports_into_the_data_dir_and_packs_list_shows_it() {
     let (ok, stdout, stderr) = run(&["quest", "import-bank", &bank, "--json"]);
     assert!(ok, "{stderr}");
     let r: Value = serde_json::from_str(&stdout).unwrap_or_else(|e| panic!("{e}: {stdout}"));
-    assert_eq!(r["summary"]["tasks"], 10);
+    assert_eq!(r["summary"]["tasks"], 20);
     assert!(data
         .path()
         .join("packs/questbench-reference/pack.json")
@@ -320,7 +445,7 @@ fn the_cli_imports_into_the_data_dir_and_packs_list_shows_it() {
         .iter()
         .find(|p| p["name"] == "questbench-reference")
         .unwrap_or_else(|| panic!("not listed: {list}"));
-    assert_eq!(pack["tasks"], 10, "{pack}");
+    assert_eq!(pack["tasks"], 20, "{pack}");
     assert!(pack["error"].is_null(), "{pack}");
     // Text output names the bug; a second import into the same place is refused.
     let (ok, _, stderr) = run(&["quest", "import-bank", &bank]);
@@ -374,10 +499,10 @@ async fn the_imported_pack_selftests_on_the_chain() {
         "failing imported tasks:\n{}",
         bad.join("\n")
     );
-    assert_eq!(report.summary.tasks, 10);
-    assert_eq!(report.summary.reference_perfect, 10);
+    assert_eq!(report.summary.tasks, 20);
+    assert_eq!(report.summary.reference_perfect, 20);
     assert_eq!(report.summary.wrong_rejected, report.summary.wrong_total);
-    assert!(report.summary.wrong_total >= 20, "{:?}", report.summary);
+    assert!(report.summary.wrong_total >= 47, "{:?}", report.summary);
 }
 
 /// All 107 questions of the public bank import and load (only where the bank is present; the

@@ -28,8 +28,8 @@ use serde_json::{json, Value};
 
 use crate::import::{import_question, Unmapped};
 use crate::task::{
-    self, Check, CheckSpec, Direction, Expr, Kind, ParamSpec, ParamType, Sample, SetupStep,
-    Solutions, Task, TaskSpec, Tolerance, WrongSpec,
+    self, AnswerSchema, Check, CheckSpec, Direction, Expr, Kind, LiquidityYield, ParamSpec,
+    ParamType, QuoteSide, Read, Sample, SetupStep, Solutions, Task, TaskSpec, Tolerance, WrongSpec,
 };
 
 /// What happened to one question.
@@ -1265,6 +1265,10 @@ struct Generated {
     checks: Vec<CheckSpec>,
     setup: Vec<SetupStep>,
     solutions: Vec<GenSolution>,
+    /// Query families: the answer schema shown in the prompt.
+    answer: Option<AnswerSchema>,
+    /// Parameters the generated checks need and the question does not define.
+    extra: Vec<ParamSpec>,
 }
 
 /// A solution module whose `executeSkill` returns `ret` (an object literal), after `prelude`.
@@ -1380,6 +1384,8 @@ fn gen_native_transfer(to: &ParamSpec, amount: &ParamSpec) -> Result<Generated, 
         checks,
         setup: Vec::new(),
         solutions,
+        answer: None,
+        extra: Vec::new(),
     })
 }
 
@@ -1495,6 +1501,8 @@ fn gen_erc20(
             checks,
             setup,
             solutions,
+            answer: None,
+            extra: Vec::new(),
         });
     }
     let checks = vec![
@@ -1561,7 +1569,1313 @@ fn gen_erc20(
         checks,
         setup,
         solutions,
+        answer: None,
+        extra: Vec::new(),
     })
+}
+
+/// A parameter's numeric bounds (decimal ranges, integer ranges, fixed values, lists).
+fn bounds(p: &ParamSpec) -> Option<(f64, f64)> {
+    let num = |v: &Value| {
+        v.as_f64()
+            .or_else(|| v.as_str().and_then(|s| s.trim().parse::<f64>().ok()))
+    };
+    let (lo, hi) = match &p.sample {
+        Sample::Range { min, max, .. } => (min.parse::<f64>().ok()?, max.parse::<f64>().ok()?),
+        Sample::IntRange { min, max, .. } => (*min as f64, *max as f64),
+        Sample::Fixed { value } => (num(value)?, num(value)?),
+        Sample::List { values } => {
+            let v: Vec<f64> = values.iter().map(num).collect::<Option<_>>()?;
+            (
+                v.iter().copied().fold(f64::INFINITY, f64::min),
+                v.iter().copied().fold(f64::NEG_INFINITY, f64::max),
+            )
+        }
+        _ => return None,
+    };
+    (lo.is_finite() && hi.is_finite() && lo <= hi).then_some((lo, hi))
+}
+
+/// An amount parameter whose every value is positive and at most `max` (whole tokens).
+fn positive_amount(p: &ParamSpec, max: f64) -> Result<(), String> {
+    match bounds(p) {
+        Some((lo, hi)) if lo > 0.0 && hi <= max => Ok(()),
+        _ => Err(format!(
+            "the amount {} ({}) must be a numeric rule with every value above 0 and at most {max}",
+            p.name,
+            describe(&p.sample)
+        )),
+    }
+}
+
+/// An address parameter the generated checks need to be a fresh address (one nothing else
+/// touches, so a wrong answer cannot score by accident).
+fn fresh(p: &ParamSpec, what: &str) -> Result<(), String> {
+    if matches!(p.sample, Sample::Derived) {
+        Ok(())
+    } else {
+        Err(format!(
+            "the {what} {} ({}) is not a fresh address (`generation.method: random`); the generated setup and checks need one nothing else touches",
+            p.name,
+            describe(&p.sample)
+        ))
+    }
+}
+
+/// The one universe contract an address parameter names (None: a fresh address, a list, unknown).
+fn single_name(p: &ParamSpec) -> Option<String> {
+    let n = address_names(&p.sample);
+    (n.len() == 1).then(|| n[0].clone())
+}
+
+/// A name for an added parameter that the question does not use already.
+fn free_name(spec: &TaskSpec, want: &str) -> String {
+    if spec.parameters.iter().any(|p| p.name == want) {
+        format!("generated_{want}")
+    } else {
+        want.to_string()
+    }
+}
+
+/// The universe's canonical token addresses (the same as on BSC mainnet).
+fn canonical(name: &str) -> Option<&'static str> {
+    Some(match name {
+        "USDT" => USDT,
+        "BUSD" => "0xe9e7CEA3DedcA5984780Bafc599bD69ADd087D56",
+        "CAKE" => "0x0E09FaBB73Bd3Ade0a17ECC321fD13a19e81cE82",
+        "WBNB" => "0xbb4CdB9CBd36B01bD1cBaEBF2De08d9173bc095c",
+        _ => return None,
+    })
+}
+
+fn answer_schema(field: &str, what: &str) -> Option<AnswerSchema> {
+    Some(AnswerSchema {
+        fields: [(field.to_string(), what.to_string())]
+            .into_iter()
+            .collect(),
+    })
+}
+
+const PROVIDER: &str =
+    "  const provider = new ethers.JsonRpcProvider(providerUrl, undefined, { staticNetwork: true });\n";
+
+/// A read-only query module: `const provider` (and `const token` on `token`), then `ret`.
+fn query_module(token: Option<&str>, ret: &str) -> String {
+    let mut prelude = PROVIDER.to_string();
+    if let Some(t) = token {
+        prelude.push_str(&format!(
+            "  const token = new ethers.Contract(\"{t}\", [\"function balanceOf(address who) view returns (uint256)\", \
+             \"function allowance(address owner, address spender) view returns (uint256)\"], provider);\n"
+        ));
+    }
+    module(&prelude, ret)
+}
+
+/// `query`: a native balance, an ERC-20 balance or an ERC-20 allowance, set up on the chain from
+/// the question's expected value and scored by `answer_equals` against the chain at validation.
+fn gen_query(raw: &Value, spec: &TaskSpec) -> Result<Generated, String> {
+    let a = |roles: &[&str], names: &[&str]| param_for(raw, spec, roles, names, ParamType::Address);
+    let token = a(
+        &["contract", "token", "token_contract"],
+        &["token_address", "token"],
+    );
+    let owner = a(&["owner"], &["owner_address", "owner"]);
+    let spender = a(&["spender"], &["spender_address", "spender"]);
+    let target = a(
+        &["query_target", "account", "holder"],
+        &[
+            "query_address",
+            "address",
+            "account",
+            "holder",
+            "wallet_address",
+        ],
+    );
+    let expected = param_for(
+        raw,
+        spec,
+        &["expected_result"],
+        &[
+            "expected_balance",
+            "expected_allowance",
+            "expected_value",
+            "balance",
+            "allowance",
+            "amount",
+        ],
+        ParamType::Decimal,
+    );
+    // The value the setup puts on the chain: the question's expected value, or an added one.
+    let mut extra = Vec::new();
+    let value = match expected {
+        Some(p) => {
+            positive_amount(p, 1e9)?;
+            p.name.clone()
+        }
+        None => {
+            let name = free_name(spec, "expected_value");
+            extra.push(ParamSpec {
+                name: name.clone(),
+                ty: ParamType::Decimal,
+                unit: None,
+                sample: Sample::Range {
+                    min: "10".into(),
+                    max: "1000".into(),
+                    decimals: 2,
+                },
+            });
+            name
+        }
+    };
+    let amount = units(&value);
+    let answer_check = |field: &str, read: Read| {
+        vec![check(
+            "answer",
+            100,
+            Check::AnswerEquals {
+                field: field.into(),
+                expected: Expr::Read(read),
+                tolerance: Tolerance::default(),
+            },
+        )]
+    };
+    let sol = |file, source, mistake| GenSolution {
+        file,
+        source,
+        mistake,
+        families: if mistake.is_empty() {
+            &[]
+        } else {
+            &["answer_equals"]
+        },
+    };
+    let funded_token = |t: &ParamSpec| -> Result<&'static str, String> {
+        let names = address_names(&t.sample);
+        if !names.is_empty() && names.iter().all(|n| n == "erc1363_token") {
+            Ok("account:agent")
+        } else if !names.is_empty()
+            && names
+                .iter()
+                .all(|n| matches!(n.as_str(), "USDT" | "BUSD" | "CAKE"))
+        {
+            Ok("deployer")
+        } else {
+            Err(format!(
+                "the token {} ({}) is not one of the universe's 18-decimal tokens the generated setup can fund (the ERC-1363 test token, USDT, BUSD, CAKE)",
+                t.name,
+                describe(&t.sample)
+            ))
+        }
+    };
+    match (token, owner, spender, target) {
+        (Some(t), Some(o), Some(s), _) => {
+            funded_token(t)?;
+            fresh(o, "owner")?;
+            fresh(s, "spender")?;
+            let (tk, o_, s_) = (ph(&t.name), ph(&o.name), ph(&s.name));
+            Ok(Generated {
+                checks: answer_check(
+                    "allowance_raw",
+                    Read::Erc20Allowance {
+                        token: format!("${}", t.name),
+                        owner: format!("${}", o.name),
+                        spender: format!("${}", s.name),
+                    },
+                ),
+                setup: vec![SetupStep::Allowance {
+                    token: format!("${}", t.name),
+                    owner: format!("${}", o.name),
+                    spender: format!("${}", s.name),
+                    amount,
+                }],
+                solutions: vec![
+                    sol(
+                        "reference.ts",
+                        query_module(
+                            Some(&tk),
+                            &format!("{{ allowance_raw: (await token.allowance(\"{o_}\", \"{s_}\")).toString() }}"),
+                        ),
+                        "",
+                    ),
+                    sol(
+                        "swapped.ts",
+                        query_module(
+                            Some(&tk),
+                            &format!("{{ allowance_raw: (await token.allowance(\"{s_}\", \"{o_}\")).toString() }}"),
+                        ),
+                        "swaps owner and spender",
+                    ),
+                    sol(
+                        "formatted.ts",
+                        query_module(
+                            Some(&tk),
+                            &format!("{{ allowance_raw: ethers.formatUnits(await token.allowance(\"{o_}\", \"{s_}\"), 18) }}"),
+                        ),
+                        "answers in whole tokens",
+                    ),
+                ],
+                answer: answer_schema(
+                    "allowance_raw",
+                    "the allowance in base units (no decimals applied), as a decimal string",
+                ),
+                extra,
+            })
+        }
+        (Some(t), _, _, Some(q)) => {
+            let from = funded_token(t)?;
+            // The funding account holds 1,000,000 of the test token; the whales more.
+            if let Some(p) = expected {
+                positive_amount(p, 100_000.0)?;
+            }
+            fresh(q, "queried address")?;
+            let (tk, q_) = (ph(&t.name), ph(&q.name));
+            Ok(Generated {
+                checks: answer_check(
+                    "balance_raw",
+                    Read::Erc20Balance {
+                        token: format!("${}", t.name),
+                        of: format!("${}", q.name),
+                    },
+                ),
+                setup: vec![SetupStep::Erc20 {
+                    from: from.into(),
+                    token: format!("${}", t.name),
+                    to: format!("${}", q.name),
+                    amount,
+                }],
+                solutions: vec![
+                    sol(
+                        "reference.ts",
+                        query_module(
+                            Some(&tk),
+                            &format!("{{ balance_raw: (await token.balanceOf(\"{q_}\")).toString() }}"),
+                        ),
+                        "",
+                    ),
+                    sol(
+                        "formatted.ts",
+                        query_module(
+                            Some(&tk),
+                            &format!("{{ balance_raw: ethers.formatUnits(await token.balanceOf(\"{q_}\"), 18) }}"),
+                        ),
+                        "answers in whole tokens",
+                    ),
+                    sol(
+                        "own_balance.ts",
+                        query_module(
+                            Some(&tk),
+                            "{ balance_raw: (await token.balanceOf(agentAddress)).toString() }",
+                        ),
+                        "answers its own balance",
+                    ),
+                ],
+                answer: answer_schema(
+                    "balance_raw",
+                    "the token balance in base units (no decimals applied), as a decimal string",
+                ),
+                extra,
+            })
+        }
+        (None, _, _, Some(q)) => {
+            fresh(q, "queried address")?;
+            let q_ = ph(&q.name);
+            Ok(Generated {
+                checks: answer_check(
+                    "balance_wei",
+                    Read::NativeBalance {
+                        of: format!("${}", q.name),
+                    },
+                ),
+                setup: vec![SetupStep::Native {
+                    account: format!("${}", q.name),
+                    amount,
+                }],
+                solutions: vec![
+                    sol(
+                        "reference.ts",
+                        query_module(
+                            None,
+                            &format!("{{ balance_wei: (await provider.getBalance(\"{q_}\")).toString() }}"),
+                        ),
+                        "",
+                    ),
+                    sol(
+                        "in_bnb.ts",
+                        query_module(
+                            None,
+                            &format!("{{ balance_wei: ethers.formatEther(await provider.getBalance(\"{q_}\")) }}"),
+                        ),
+                        "answers in BNB instead of wei",
+                    ),
+                    sol(
+                        "own_balance.ts",
+                        query_module(
+                            None,
+                            "{ balance_wei: (await provider.getBalance(agentAddress)).toString() }",
+                        ),
+                        "answers its own balance",
+                    ),
+                ],
+                answer: answer_schema(
+                    "balance_wei",
+                    "the native BNB balance in wei, as a decimal string",
+                ),
+                extra,
+            })
+        }
+        _ => Err("the generated queries are a native balance (a queried address), an ERC-20 balance (a token and a queried address) and an ERC-20 allowance (a token, an owner and a spender); this question's parameters name none of these (by `role` or name), so write its checks in the studio".into()),
+    }
+}
+
+/// PancakeSquad on BSC: a real collection in which the agent owns nothing (a wrong collection).
+const PANCAKE_SQUAD: &str = "\"0x0a8901b0E25DEb55A87524f0cC164E9644020EBA\"";
+
+/// An ERC-721 call on `target` (a quoted address or expression).
+fn nft_call(target: &str, function: &str, args: &str) -> String {
+    module(
+        "  const nft = new ethers.Interface([\"function transferFrom(address from, address to, uint256 id)\", \
+         \"function approve(address to, uint256 id)\", \
+         \"function setApprovalForAll(address operator, bool approved)\"]);\n",
+        &format!("{{ to: {target}, data: nft.encodeFunctionData(\"{function}\", [{args}]) }}"),
+    )
+}
+
+/// `nft`: an ERC-721 transfer (a recipient) or approval (a spender) of one token of the
+/// universe's test collection, which the setup gives the agent.
+fn gen_nft(raw: &Value, spec: &TaskSpec) -> Result<Generated, String> {
+    let a = |roles: &[&str], names: &[&str]| param_for(raw, spec, roles, names, ParamType::Address);
+    let nft = a(
+        &["nft_contract", "contract", "nft", "collection"],
+        &["nft_address", "nft", "collection", "contract_address"],
+    )
+    .ok_or("no collection address parameter (role nft_contract or name nft_address)")?;
+    if single_name(nft).as_deref() != Some("erc721_token") {
+        return Err(format!(
+            "the collection {} ({}) is not the universe's ERC-721 test collection (`from_env` `erc721_token_address`), the only one whose tokens the generated setup can give the agent",
+            nft.name,
+            describe(&nft.sample)
+        ));
+    }
+    let id = param_for(
+        raw,
+        spec,
+        &["nft_token_id", "token_id"],
+        &["token_id", "id", "nft_id"],
+        ParamType::Integer,
+    )
+    .ok_or("no integer token id parameter (role nft_token_id or name token_id)")?;
+    match bounds(id) {
+        Some((lo, hi))
+            if lo >= 1.0
+                && hi <= 10.0
+                && matches!(
+                    id.sample,
+                    Sample::IntRange { .. } | Sample::Fixed { .. } | Sample::List { .. }
+                ) => {}
+        _ => {
+            return Err(format!(
+            "the token id {} ({}) must lie in 1–10, the ids the universe's test collection mints",
+            id.name,
+            describe(&id.sample)
+        ))
+        }
+    }
+    let to = a(
+        &["recipient", "receiver"],
+        &["to_address", "to", "recipient"],
+    );
+    let spender = a(
+        &["spender", "approved"],
+        &["spender_address", "spender", "approved_address", "approved"],
+    );
+    let (n, i) = (
+        format!("\"{}\"", ph(&nft.name)),
+        format!("{}n", ph(&id.name)),
+    );
+    let token_id = Expr::Units {
+        param: id.name.clone(),
+        decimals: 0,
+    };
+    let setup = vec![SetupStep::Erc721 {
+        from: "account:agent".into(),
+        token: format!("${}", nft.name),
+        to: "agent".into(),
+        id: token_id.clone(),
+    }];
+    let base = |selector: Vec<&str>| {
+        vec![
+            check("success", 10, Check::TxSuccess),
+            check(
+                "collection",
+                10,
+                Check::TxTo {
+                    target: format!("${}", nft.name),
+                },
+            ),
+            check(
+                "selector",
+                20,
+                Check::Selector {
+                    accepted: selector.into_iter().map(String::from).collect(),
+                },
+            ),
+        ]
+    };
+    if let Some(to) = to {
+        fresh(to, "recipient")?;
+        let t = format!("\"{}\"", ph(&to.name));
+        let mut checks = base(vec![
+            "transferFrom(address,address,uint256)",
+            "safeTransferFrom(address,address,uint256)",
+            "safeTransferFrom(address,address,uint256,bytes)",
+        ]);
+        checks.push(check(
+            "new owner",
+            60,
+            Check::NftOwner {
+                token: format!("${}", nft.name),
+                id: token_id,
+                owner: format!("${}", to.name),
+            },
+        ));
+        let solutions = vec![
+            GenSolution {
+                file: "reference.ts",
+                source: nft_call(&n, "transferFrom", &format!("agentAddress, {t}, {i}")),
+                mistake: "",
+                families: &[],
+            },
+            GenSolution {
+                file: "wrong_recipient.ts",
+                source: nft_call(&n, "transferFrom", &format!("agentAddress, {DEAD}, {i}")),
+                mistake: "sends it to another address",
+                families: &["nft_owner"],
+            },
+            GenSolution {
+                file: "approve_only.ts",
+                source: nft_call(&n, "approve", &format!("{t}, {i}")),
+                mistake: "approves the recipient instead of transferring",
+                families: &["selector", "nft_owner"],
+            },
+            GenSolution {
+                file: "wrong_collection.ts",
+                source: nft_call(
+                    PANCAKE_SQUAD,
+                    "transferFrom",
+                    &format!("agentAddress, {t}, {i}"),
+                ),
+                mistake: "transfers from PancakeSquad, where it owns nothing: reverts",
+                families: &["tx_to", "tx_success"],
+            },
+        ];
+        return Ok(Generated {
+            checks,
+            setup,
+            solutions,
+            answer: None,
+            extra: Vec::new(),
+        });
+    }
+    let s = spender.ok_or(
+        "an NFT question needs a recipient (role recipient or name to_address) for a transfer or a spender (role spender or name spender_address) for an approval; operator approvals and ERC-1155 are not generated",
+    )?;
+    fresh(s, "spender")?;
+    let sp = format!("\"{}\"", ph(&s.name));
+    let mut checks = base(vec!["approve(address,uint256)"]);
+    checks.push(check(
+        "approved",
+        60,
+        Check::NftApproved {
+            token: format!("${}", nft.name),
+            id: token_id,
+            approved: format!("${}", s.name),
+        },
+    ));
+    let solutions = vec![
+        GenSolution {
+            file: "reference.ts",
+            source: nft_call(&n, "approve", &format!("{sp}, {i}")),
+            mistake: "",
+            families: &[],
+        },
+        GenSolution {
+            file: "operator_instead.ts",
+            source: nft_call(&n, "setApprovalForAll", &format!("{sp}, true")),
+            mistake: "approves the spender for the whole collection",
+            families: &["selector", "nft_approved"],
+        },
+        GenSolution {
+            file: "wrong_spender.ts",
+            source: nft_call(&n, "approve", &format!("{DEAD}, {i}")),
+            mistake: "approves another address",
+            families: &["nft_approved"],
+        },
+        GenSolution {
+            file: "wrong_collection.ts",
+            source: nft_call(PANCAKE_SQUAD, "approve", &format!("{sp}, {i}")),
+            mistake: "approves on PancakeSquad, where it owns nothing: reverts",
+            families: &["tx_to", "tx_success"],
+        },
+    ];
+    Ok(Generated {
+        checks,
+        setup,
+        solutions,
+        answer: None,
+        extra: Vec::new(),
+    })
+}
+
+/// A `swapExactTokensForTokens` call through the router at `{{router}}`, selling `amount_in`
+/// (scaled by `decimals`) along `[token_in, token_out]`, with 5 % slippage on the router's quote.
+fn swap_call(
+    router: &str,
+    token_in: &str,
+    token_out: &str,
+    amount: &str,
+    decimals: u32,
+    factor: &str,
+) -> String {
+    module(
+        &format!(
+            "  const router = new ethers.Interface([\"function swapExactTokensForTokens(uint256 amountIn, uint256 amountOutMin, address[] path, address to, uint256 deadline) returns (uint256[])\", \
+             \"function getAmountsOut(uint256 amountIn, address[] path) view returns (uint256[])\"]);\n\
+             {PROVIDER}\
+             \x20 const r = new ethers.Contract(\"{router}\", router, provider);\n\
+             \x20 const deadline = BigInt((await provider.getBlock(\"latest\"))!.timestamp) + 600n;\n\
+             \x20 const amountIn = ethers.parseUnits(\"{amount}\", {decimals}){factor};\n\
+             \x20 const path = [\"{token_in}\", \"{token_out}\"];\n\
+             \x20 const quoted: bigint[] = await r.getAmountsOut(amountIn, path);\n\
+             \x20 const minOut = quoted[quoted.length - 1] * 95n / 100n;\n"
+        ),
+        &format!(
+            "{{ to: \"{router}\", data: router.encodeFunctionData(\"swapExactTokensForTokens\", [amountIn, minOut, path, agentAddress, deadline]) }}"
+        ),
+    )
+}
+
+/// A `swapExactETHForTokens` call through `{{router}}`: `amount` BNB (scaled by `decimals`)
+/// along `[wbnb, token_out]`, proceeds to `to`, `amountOutMin` = quote × `min_pct` / 100.
+fn swap_eth_call(
+    router: &str,
+    wbnb: &str,
+    token_out: &str,
+    amount: &str,
+    decimals: u32,
+    to: &str,
+    min_pct: u32,
+) -> String {
+    module(
+        &format!(
+            "  const router = new ethers.Interface([\"function swapExactETHForTokens(uint256 amountOutMin, address[] path, address to, uint256 deadline) payable returns (uint256[])\", \
+             \"function getAmountsOut(uint256 amountIn, address[] path) view returns (uint256[])\"]);\n\
+             {PROVIDER}\
+             \x20 const r = new ethers.Contract(\"{router}\", router, provider);\n\
+             \x20 const deadline = BigInt((await provider.getBlock(\"latest\"))!.timestamp) + 600n;\n\
+             \x20 const amountIn = ethers.parseUnits(\"{amount}\", {decimals});\n\
+             \x20 const path = [\"{wbnb}\", \"{token_out}\"];\n\
+             \x20 const quoted: bigint[] = await r.getAmountsOut(amountIn, path);\n\
+             \x20 const minOut = quoted[quoted.length - 1] * {min_pct}n / 100n;\n"
+        ),
+        &format!(
+            "{{ to: \"{router}\", value: amountIn, data: router.encodeFunctionData(\"swapExactETHForTokens\", [minOut, path, {to}, deadline]) }}"
+        ),
+    )
+}
+
+/// `swap` selling BNB (the question's input token is WBNB): `swapExactETHForTokens`, checked as
+/// the built-in `swap_exact_bnb_for_tokens` (value sent exactly, tokens received within 5 % of
+/// the router's quote).
+fn gen_swap_bnb(
+    raw: &Value,
+    spec: &TaskSpec,
+    token_in: &ParamSpec,
+    token_out: &ParamSpec,
+    amount: &ParamSpec,
+) -> Result<Generated, String> {
+    let Some(bought) =
+        single_name(token_out).filter(|n| matches!(n.as_str(), "USDT" | "BUSD" | "CAKE"))
+    else {
+        return Err(format!(
+            "the output token {} ({}) is not one fixed token of USDT, BUSD or CAKE (what a generated BNB swap buys)",
+            token_out.name,
+            describe(&token_out.sample)
+        ));
+    };
+    positive_amount(amount, 10.0)?;
+    let mut extra = Vec::new();
+    let router = router_param(raw, spec, &mut extra)?;
+    let (tin, tout) = (
+        format!("${}", token_in.name),
+        format!("${}", token_out.name),
+    );
+    let checks = vec![
+        check("success", 15, Check::TxSuccess),
+        check(
+            "BNB paid",
+            25,
+            Check::TxValue {
+                expected: units(&amount.name),
+                tolerance: Tolerance::default(),
+            },
+        ),
+        check(
+            &format!("{bought} received vs router quote"),
+            60,
+            Check::Erc20Delta {
+                token: tout.clone(),
+                account: "agent".into(),
+                direction: Direction::Increase,
+                expected: Expr::Read(Read::Quote {
+                    router: format!("${router}"),
+                    side: QuoteSide::Out,
+                    amount: Box::new(units(&amount.name)),
+                    path: vec![tin, tout],
+                }),
+                tolerance: Tolerance {
+                    rel_bps: 500,
+                    abs: None,
+                },
+            },
+        ),
+    ];
+    let other = ["BUSD", "USDT", "CAKE"]
+        .into_iter()
+        .find(|n| *n != bought)
+        .and_then(canonical)
+        .unwrap_or(USDT);
+    let (r, w, o, amt) = (
+        ph(&router),
+        ph(&token_in.name),
+        ph(&token_out.name),
+        ph(&amount.name),
+    );
+    let solutions = vec![
+        GenSolution {
+            file: "reference.ts",
+            source: swap_eth_call(&r, &w, &o, &amt, 18, "agentAddress", 95),
+            mistake: "",
+            families: &[],
+        },
+        GenSolution {
+            file: "wrong_units.ts",
+            source: swap_eth_call(&r, &w, &o, &amt, 9, "agentAddress", 95),
+            mistake: "sends the amount in gwei units (9 decimals)",
+            families: &["tx_value", "erc20_delta"],
+        },
+        GenSolution {
+            file: "wrong_token.ts",
+            source: swap_eth_call(&r, &w, other, &amt, 18, "agentAddress", 95),
+            mistake: "buys another token",
+            families: &["erc20_delta"],
+        },
+        GenSolution {
+            file: "wrong_recipient.ts",
+            source: swap_eth_call(&r, &w, &o, &amt, 18, DEAD, 95),
+            mistake: "sends the tokens bought to another address",
+            families: &["erc20_delta"],
+        },
+        GenSolution {
+            file: "min_out_too_high.ts",
+            source: swap_eth_call(&r, &w, &o, &amt, 18, "agentAddress", 110),
+            mistake: "sets amountOutMin above the quote: reverts",
+            families: &["tx_success"],
+        },
+    ];
+    Ok(Generated {
+        checks,
+        setup: Vec::new(),
+        solutions,
+        answer: None,
+        extra,
+    })
+}
+
+/// `swap`: an exact-input swap of USDT, BUSD or CAKE for another of the universe's tokens (or
+/// of BNB, when the input token is WBNB: [`gen_swap_bnb`]) on the PancakeSwap router, scored by the agent's balance deltas (sold exactly, received within
+/// 5 % of the router's quote before the transaction, as the built-in swaps are).
+fn gen_swap(raw: &Value, spec: &TaskSpec) -> Result<Generated, String> {
+    let a = |roles: &[&str], names: &[&str]| param_for(raw, spec, roles, names, ParamType::Address);
+    let token_in = a(
+        &["token_in"],
+        &[
+            "token_in_address",
+            "token_in",
+            "from_token_address",
+            "from_token",
+        ],
+    )
+    .ok_or("no input token address parameter (role token_in or name token_in_address)")?;
+    let token_out = a(
+        &["token_out"],
+        &[
+            "token_out_address",
+            "token_out",
+            "to_token_address",
+            "to_token",
+        ],
+    )
+    .ok_or("no output token address parameter (role token_out or name token_out_address)")?;
+    let amount = param_for(
+        raw,
+        spec,
+        &["swap_amount", "amount_in"],
+        &["amount_in", "amount"],
+        ParamType::Decimal,
+    )
+    .ok_or("no decimal input amount parameter (role swap_amount or name amount_in)")?;
+    if single_name(token_in).as_deref() == Some("WBNB") {
+        return gen_swap_bnb(raw, spec, token_in, token_out, amount);
+    }
+    let sold = single_name(token_in).filter(|n| matches!(n.as_str(), "USDT" | "BUSD" | "CAKE"));
+    let Some(sold) = sold else {
+        return Err(format!(
+            "the input token {} ({}) is not one fixed token a generated swap sells (USDT, BUSD, CAKE, or WBNB for BNB)",
+            token_in.name,
+            describe(&token_in.sample)
+        ));
+    };
+    let bought = single_name(token_out)
+        .filter(|n| matches!(n.as_str(), "USDT" | "BUSD" | "CAKE" | "WBNB") && *n != sold);
+    let Some(bought) = bought else {
+        return Err(format!(
+            "the output token {} ({}) is not one fixed token of USDT, BUSD, CAKE or WBNB other than the input",
+            token_out.name,
+            describe(&token_out.sample)
+        ));
+    };
+    positive_amount(amount, 10_000.0)?;
+    let mut extra = Vec::new();
+    let router = router_param(raw, spec, &mut extra)?;
+    let (tin, tout) = (
+        format!("${}", token_in.name),
+        format!("${}", token_out.name),
+    );
+    let amount_units = units(&amount.name);
+    let setup = vec![
+        SetupStep::Erc20 {
+            from: "deployer".into(),
+            token: tin.clone(),
+            to: "agent".into(),
+            amount: amount_units.clone(),
+        },
+        SetupStep::Allowance {
+            token: tin.clone(),
+            owner: "agent".into(),
+            spender: format!("${router}"),
+            amount: amount_units.clone(),
+        },
+    ];
+    let checks = vec![
+        check("success", 15, Check::TxSuccess),
+        check(
+            &format!("{sold} sold"),
+            35,
+            Check::Erc20Delta {
+                token: tin.clone(),
+                account: "agent".into(),
+                direction: Direction::Decrease,
+                expected: amount_units.clone(),
+                tolerance: Tolerance::default(),
+            },
+        ),
+        check(
+            &format!("{bought} received vs router quote"),
+            50,
+            Check::Erc20Delta {
+                token: tout.clone(),
+                account: "agent".into(),
+                direction: Direction::Increase,
+                expected: Expr::Read(Read::Quote {
+                    router: format!("${router}"),
+                    side: QuoteSide::Out,
+                    amount: Box::new(amount_units),
+                    path: vec![tin, tout],
+                }),
+                tolerance: Tolerance {
+                    rel_bps: 500,
+                    abs: None,
+                },
+            },
+        ),
+    ];
+    let other = ["CAKE", "BUSD", "USDT"]
+        .into_iter()
+        .find(|n| *n != sold && *n != bought)
+        .and_then(canonical)
+        .unwrap_or(USDT);
+    let (r, i, o, amt) = (
+        ph(&router),
+        ph(&token_in.name),
+        ph(&token_out.name),
+        ph(&amount.name),
+    );
+    let solutions = vec![
+        GenSolution {
+            file: "reference.ts",
+            source: swap_call(&r, &i, &o, &amt, 18, ""),
+            mistake: "",
+            families: &[],
+        },
+        GenSolution {
+            file: "wrong_units.ts",
+            source: swap_call(&r, &i, &o, &amt, 6, ""),
+            mistake: "assumes 6 decimals for the input token",
+            families: &["erc20_delta"],
+        },
+        GenSolution {
+            file: "wrong_output.ts",
+            source: swap_call(&r, &i, other, &amt, 18, ""),
+            mistake: "buys another token",
+            families: &["erc20_delta"],
+        },
+        GenSolution {
+            file: "over_allowance.ts",
+            source: swap_call(&r, &i, &o, &amt, 18, " * 2n"),
+            mistake: "sells twice the amount, beyond the allowance: reverts",
+            families: &["tx_success"],
+        },
+    ];
+    Ok(Generated {
+        checks,
+        setup,
+        solutions,
+        answer: None,
+        extra,
+    })
+}
+
+/// A staking pool's ABI (the universe's `SimpleStaking` family).
+const POOL_ABI: &str = "  const pool = new ethers.Interface([\"function deposit(uint256 amount)\", \
+    \"function withdraw(uint256 amount)\", \"function harvest()\", \"function emergencyWithdraw()\"]);\n";
+
+/// `staking`: a deposit of the amount into one of the universe's staking pools
+/// (`simple_staking` takes CAKE, `simple_lp_staking` the USDT/BUSD LP token), pre-approved as in
+/// the built-in `stake_single_token` / `stake_lp_tokens`, scored by the tokens spent and the
+/// pool's `userInfo(agent)`.
+fn gen_staking(raw: &Value, spec: &TaskSpec) -> Result<Generated, String> {
+    // Only deposits: unstaking, harvesting and emergency withdrawals need a stake and rewards set
+    // up first, which the generator does not write.
+    let words: String = [raw.get("id"), raw.get("title")]
+        .into_iter()
+        .flatten()
+        .filter_map(Value::as_str)
+        .chain(spec.templates.iter().map(String::as_str))
+        .collect::<Vec<_>>()
+        .join(" ")
+        .to_ascii_lowercase();
+    if let Some(w) = ["unstake", "withdraw", "harvest", "claim", "emergency"]
+        .into_iter()
+        .find(|w| words.contains(w))
+    {
+        return Err(format!(
+            "the question asks to {w}; only deposits (stake) are generated, unstaking and harvesting need a stake and rewards set up first"
+        ));
+    }
+    let a = |roles: &[&str], names: &[&str]| param_for(raw, spec, roles, names, ParamType::Address);
+    let pool = a(
+        &["staking_contract", "pool"],
+        &[
+            "pool_address",
+            "staking_contract",
+            "staking_address",
+            "staking_contract_address",
+            "pool",
+        ],
+    )
+    .ok_or("no pool address parameter (role staking_contract or name pool_address)")?;
+    let (stake_token, other_pool) = match single_name(pool).as_deref() {
+        Some("simple_staking") => ("CAKE", "simple_lp_staking"),
+        Some("simple_lp_staking") => ("pair:USDT/BUSD", "simple_staking"),
+        _ => {
+            return Err(format!(
+                "the pool {} ({}) is not one of the universe's staking pools a deposit is generated for (`from_env` `simple_staking_address`: CAKE, `simple_lp_staking_address`: the USDT/BUSD LP token)",
+                pool.name,
+                describe(&pool.sample)
+            ))
+        }
+    };
+    let amount = param_for(
+        raw,
+        spec,
+        &["stake_amount"],
+        &["stake_amount", "amount", "staked_amount"],
+        ParamType::Decimal,
+    )
+    .ok_or("no decimal stake amount parameter (name stake_amount or amount)")?;
+    positive_amount(amount, 1_000.0)?;
+    let max = bounds(amount).map_or(1_000.0, |(_, hi)| hi);
+    let mut extra = Vec::new();
+    let token = match a(
+        &["stake_token", "staking_token", "lp_token"],
+        &[
+            "token_address",
+            "token",
+            "lp_token_address",
+            "lp_token",
+            "stake_token",
+        ],
+    ) {
+        Some(t) if single_name(t).as_deref() == Some(stake_token) => t.name.clone(),
+        Some(t) => {
+            return Err(format!(
+                "the token {} ({}) is not the token the pool {} takes ({stake_token})",
+                t.name,
+                describe(&t.sample),
+                pool.name
+            ))
+        }
+        None => {
+            let name = free_name(spec, "token");
+            extra.push(ParamSpec {
+                name: name.clone(),
+                ty: ParamType::Address,
+                unit: None,
+                sample: Sample::Manifest {
+                    name: stake_token.into(),
+                },
+            });
+            name
+        }
+    };
+    let (p, t) = (format!("${}", pool.name), format!("${token}"));
+    // The agent holds (and has approved) twice the largest amount.
+    let funds = Expr::Literal(format!("{:.0}000000000000000000", (max * 2.0).ceil()));
+    let setup = vec![
+        SetupStep::Erc20 {
+            from: "deployer".into(),
+            token: t.clone(),
+            to: "agent".into(),
+            amount: funds.clone(),
+        },
+        SetupStep::Allowance {
+            token: t.clone(),
+            owner: "agent".into(),
+            spender: p.clone(),
+            amount: funds,
+        },
+    ];
+    let staked = || {
+        Expr::Read(Read::ViewUint {
+            target: p.clone(),
+            signature: "userInfo(address)".into(),
+            of: Some("agent".into()),
+            id: None,
+        })
+    };
+    let checks = vec![
+        check("success", 10, Check::TxSuccess),
+        check("pool", 10, Check::TxTo { target: p.clone() }),
+        check(
+            "selector",
+            10,
+            Check::Selector {
+                accepted: vec!["deposit(uint256)".into()],
+            },
+        ),
+        check(
+            "tokens spent",
+            20,
+            Check::Erc20Delta {
+                token: t,
+                account: "agent".into(),
+                direction: Direction::Decrease,
+                expected: units(&amount.name),
+                tolerance: one_pct(),
+            },
+        ),
+        check(
+            "staked",
+            50,
+            Check::ViewEquals {
+                target: p.clone(),
+                signature: "userInfo(address)".into(),
+                expected: Expr::Sum(vec![staked(), units(&amount.name)]),
+                of: Some("agent".into()),
+            },
+        ),
+    ];
+    let (pl, tk, am) = (ph(&pool.name), ph(&token), ph(&amount.name));
+    let deposit = |target: &str, decimals: u32| {
+        module(
+            POOL_ABI,
+            &format!(
+                "{{ to: {target}, data: pool.encodeFunctionData(\"deposit\", [ethers.parseUnits(\"{am}\", {decimals})]) }}"
+            ),
+        )
+    };
+    let solutions = vec![
+        GenSolution {
+            file: "reference.ts",
+            source: deposit(&format!("\"{pl}\""), 18),
+            mistake: "",
+            families: &[],
+        },
+        GenSolution {
+            file: "direct_transfer.ts",
+            source: erc20_call(&tk, "transfer", &format!("\"{pl}\""), &am, 18),
+            mistake: "sends the tokens to the pool with transfer instead of depositing",
+            families: &["tx_to", "selector", "view_equals"],
+        },
+        GenSolution {
+            file: "wrong_units.ts",
+            source: deposit(&format!("\"{pl}\""), 6),
+            mistake: "amount in 6-decimal units instead of 18",
+            families: &["erc20_delta", "view_equals"],
+        },
+        GenSolution {
+            file: "wrong_pool.ts",
+            source: deposit(&format!("deployedContracts[\"{other_pool}\"]"), 18),
+            mistake: "deposits into the other staking pool, which has no allowance for this token: reverts",
+            families: &["tx_success", "tx_to"],
+        },
+    ];
+    Ok(Generated {
+        checks,
+        setup,
+        solutions,
+        answer: None,
+        extra,
+    })
+}
+
+/// The router parameter (PancakeSwap's), added to `extra` when the question names none.
+fn router_param(
+    raw: &Value,
+    spec: &TaskSpec,
+    extra: &mut Vec<ParamSpec>,
+) -> Result<String, String> {
+    match param_for(
+        raw,
+        spec,
+        &["router", "contract"],
+        &["router_address", "router"],
+        ParamType::Address,
+    ) {
+        Some(r) if single_name(r).as_deref() == Some("PancakeRouter") => Ok(r.name.clone()),
+        Some(r) => Err(format!(
+            "the router {} ({}) is not PancakeSwap's router, the one the generated checks use",
+            r.name,
+            describe(&r.sample)
+        )),
+        None => {
+            let name = free_name(spec, "router");
+            extra.push(ParamSpec {
+                name: name.clone(),
+                ty: ParamType::Address,
+                unit: None,
+                sample: Sample::Manifest {
+                    name: "PancakeRouter".into(),
+                },
+            });
+            Ok(name)
+        }
+    }
+}
+
+/// `liquidity`: adding two of USDT, BUSD and CAKE to their PancakeSwap pool through the router
+/// (`addLiquidity`), funded and pre-approved as in the built-in `add_liquidity_tokens`, scored by
+/// Router02's own arithmetic on the pool (LP minted, amounts taken at the pool ratio, 5 %).
+fn gen_liquidity(raw: &Value, spec: &TaskSpec) -> Result<Generated, String> {
+    let words: String = [raw.get("id"), raw.get("title")]
+        .into_iter()
+        .flatten()
+        .filter_map(Value::as_str)
+        .chain(spec.templates.iter().map(String::as_str))
+        .collect::<Vec<_>>()
+        .join(" ")
+        .to_ascii_lowercase();
+    if let Some(w) = ["remove", "withdraw"]
+        .into_iter()
+        .find(|w| words.contains(w))
+    {
+        return Err(format!(
+            "the question asks to {w} liquidity; only adding liquidity of two tokens is generated (removing needs an LP position set up first)"
+        ));
+    }
+    let a = |names: &[&str]| param_for(raw, spec, &[], names, ParamType::Address);
+    let d = |names: &[&str]| param_for(raw, spec, &[], names, ParamType::Decimal);
+    let ta = a(&["token_a_address", "token_a", "token"])
+        .ok_or("no first token parameter (name token_a_address)")?;
+    let tb = a(&["token_b_address", "token_b"])
+        .ok_or("no second token parameter (name token_b_address)")?;
+    let aa = d(&["amount_token_a", "amount_a"])
+        .ok_or("no decimal amount of the first token (name amount_token_a)")?;
+    let ab = d(&["amount_token_b", "amount_b"])
+        .ok_or("no decimal amount of the second token (name amount_token_b)")?;
+    let (na, nb) = (single_name(ta), single_name(tb));
+    let pair = match (na.as_deref(), nb.as_deref()) {
+        (Some("USDT"), Some("BUSD")) | (Some("BUSD"), Some("USDT")) => "pair:USDT/BUSD",
+        (Some("CAKE"), Some("USDT")) | (Some("USDT"), Some("CAKE")) => "pair:CAKE/USDT",
+        (Some("CAKE"), Some("BUSD")) | (Some("BUSD"), Some("CAKE")) => "pair:CAKE/BUSD",
+        _ => {
+            return Err(format!(
+                "the tokens {} ({}) and {} ({}) are not two different fixed tokens of USDT, BUSD and CAKE; adding BNB liquidity is not generated",
+                ta.name,
+                describe(&ta.sample),
+                tb.name,
+                describe(&tb.sample)
+            ))
+        }
+    };
+    positive_amount(aa, 10_000.0)?;
+    positive_amount(ab, 10_000.0)?;
+    let mut extra = Vec::new();
+    let router = router_param(raw, spec, &mut extra)?;
+    let pair_param = match a(&["pair_address", "pair", "lp_token_address", "lp_token"]) {
+        Some(p) if single_name(p).as_deref() == Some(pair) => p.name.clone(),
+        Some(p) => {
+            return Err(format!(
+                "the pair {} ({}) is not the pool of the two tokens ({pair})",
+                p.name,
+                describe(&p.sample)
+            ))
+        }
+        None => {
+            let name = free_name(spec, "pair");
+            extra.push(ParamSpec {
+                name: name.clone(),
+                ty: ParamType::Address,
+                unit: None,
+                sample: Sample::Manifest { name: pair.into() },
+            });
+            name
+        }
+    };
+    let (ra, rb, rr, rp) = (
+        format!("${}", ta.name),
+        format!("${}", tb.name),
+        format!("${router}"),
+        format!("${pair_param}"),
+    );
+    let mut setup = Vec::new();
+    for (t, amt) in [(&ra, &aa.name), (&rb, &ab.name)] {
+        setup.push(SetupStep::Erc20 {
+            from: "deployer".into(),
+            token: t.clone(),
+            to: "agent".into(),
+            amount: units(amt),
+        });
+        setup.push(SetupStep::Allowance {
+            token: t.clone(),
+            owner: "agent".into(),
+            spender: rr.clone(),
+            amount: units(amt),
+        });
+    }
+    let add = |yields| {
+        Expr::Read(Read::LiquidityAdd {
+            pair: rp.clone(),
+            token_a: ra.clone(),
+            amount_a: Box::new(units(&aa.name)),
+            amount_b: Box::new(units(&ab.name)),
+            yields,
+        })
+    };
+    let five = || Tolerance {
+        rel_bps: 500,
+        abs: None,
+    };
+    let delta = |token: &str, direction, expected| Check::Erc20Delta {
+        token: token.into(),
+        account: "agent".into(),
+        direction,
+        expected,
+        tolerance: five(),
+    };
+    let checks = vec![
+        check("success", 10, Check::TxSuccess),
+        check(
+            "LP minted",
+            40,
+            delta(&rp, Direction::Increase, add(LiquidityYield::Lp)),
+        ),
+        check(
+            &format!("{} deposited", na.unwrap_or_default()),
+            25,
+            delta(&ra, Direction::Decrease, add(LiquidityYield::UsedA)),
+        ),
+        check(
+            &format!("{} deposited", nb.unwrap_or_default()),
+            25,
+            delta(&rb, Direction::Decrease, add(LiquidityYield::UsedB)),
+        ),
+    ];
+    let (r, p, a_, b_, xa, xb) = (
+        ph(&router),
+        ph(&pair_param),
+        ph(&ta.name),
+        ph(&tb.name),
+        ph(&aa.name),
+        ph(&ab.name),
+    );
+    let add_module = |decimals: u32, deadline: &str| {
+        module(
+            &format!(
+                "  const router = new ethers.Interface([\"function addLiquidity(address tokenA, address tokenB, uint256 amountADesired, uint256 amountBDesired, uint256 amountAMin, uint256 amountBMin, address to, uint256 deadline) returns (uint256, uint256, uint256)\"]);\n\
+                 {PROVIDER}\
+                 \x20 const pair = new ethers.Contract(\"{p}\", [\"function getReserves() view returns (uint112, uint112, uint32)\", \"function token0() view returns (address)\"], provider);\n\
+                 \x20 const now = BigInt((await provider.getBlock(\"latest\"))!.timestamp);\n\
+                 \x20 const [r0, r1] = await pair.getReserves();\n\
+                 \x20 const [ra, rb] = \"{a_}\".toLowerCase() === (await pair.token0()).toLowerCase() ? [r0, r1] : [r1, r0];\n\
+                 \x20 const desiredA = ethers.parseUnits(\"{xa}\", {decimals});\n\
+                 \x20 const desiredB = ethers.parseUnits(\"{xb}\", {decimals});\n\
+                 \x20 // the router takes the desired amounts at the pool ratio\n\
+                 \x20 const bOpt = desiredA * rb / ra;\n\
+                 \x20 const [useA, useB] = bOpt <= desiredB ? [desiredA, bOpt] : [desiredB * ra / rb, desiredB];\n"
+            ),
+            &format!(
+                "{{ to: \"{r}\", data: router.encodeFunctionData(\"addLiquidity\", [\"{a_}\", \"{b_}\", desiredA, desiredB, useA * 95n / 100n, useB * 95n / 100n, agentAddress, {deadline}]) }}"
+            ),
+        )
+    };
+    let solutions = vec![
+        GenSolution {
+            file: "reference.ts",
+            source: add_module(18, "now + 600n"),
+            mistake: "",
+            families: &[],
+        },
+        GenSolution {
+            file: "wrong_units.ts",
+            source: add_module(6, "now + 600n"),
+            mistake: "assumes 6 decimals",
+            families: &["erc20_delta"],
+        },
+        GenSolution {
+            file: "expired.ts",
+            source: add_module(18, "now - 600n"),
+            mistake: "uses a deadline in the past: reverts",
+            families: &["tx_success"],
+        },
+    ];
+    Ok(Generated {
+        checks,
+        setup,
+        solutions,
+        answer: None,
+        extra,
+    })
+}
+
+/// The `{{name}}` placeholders of a generated solution module.
+fn solution_placeholders(source: &str) -> BTreeSet<String> {
+    let mut out = BTreeSet::new();
+    let mut rest = source;
+    while let Some(i) = rest.find("{{") {
+        let after = &rest[i + 2..];
+        match after.find("}}") {
+            Some(j) => {
+                let name = &after[..j];
+                if !name.is_empty() && name.chars().all(|c| c.is_ascii_alphanumeric() || c == '_') {
+                    out.insert(name.to_string());
+                }
+                rest = &after[j + 2..];
+            }
+            None => break,
+        }
+    }
+    out
 }
 
 /// Checks, setup and solutions for a question of `family`, or why the family has none.
@@ -1603,9 +2917,11 @@ fn generate_family(family: Family, raw: &Value, spec: &TaskSpec) -> Result<Gener
             let spender = addr(&["spender"], &["spender_address", "spender"], "spender")?;
             gen_erc20(family, token()?, amount()?, spender)
         }
-        Family::Swap | Family::Liquidity | Family::Staking | Family::Nft | Family::Query => {
-            Err("Crucible generates checks and solutions for native_transfer, erc20_transfer and erc20_approve only; write this question's checks and reference solution in the studio".into())
-        }
+        Family::Query => gen_query(raw, spec),
+        Family::Nft => gen_nft(raw, spec),
+        Family::Swap => gen_swap(raw, spec),
+        Family::Staking => gen_staking(raw, spec),
+        Family::Liquidity => gen_liquidity(raw, spec),
         Family::Composite => Err(
             "a composite without a built-in counterpart needs end-state checks and a scripted reference; write them in the studio".into(),
         ),
@@ -1685,8 +3001,59 @@ fn generate(
     let id = draft.id.clone();
     let mut spec = draft.clone();
     spec.templates = templates.into_iter().map(|(_, t)| t).collect();
+    // Wording gaps: what the reference solution uses that a template does not state.
+    let needed = solution_placeholders(&gen.solutions[0].source);
+    let is_address = |n: &str| {
+        spec.parameters
+            .iter()
+            .chain(&gen.extra)
+            .any(|p| p.name == n && p.ty == ParamType::Address)
+    };
+    let stated: BTreeSet<String> = spec
+        .templates
+        .iter()
+        .flat_map(|t| task::placeholders(t))
+        .collect();
+    for missing in needed
+        .iter()
+        .filter(|m| is_address(m) && !stated.contains(*m))
+    {
+        report.notes.push(note(
+            "natural_language_templates",
+            format!(
+                "wording gap (address): the generated reference uses {{{missing}}}, no template states it; the agent must find the contract from the environment the prompt lists"
+            ),
+        ));
+    }
+    for (i, t) in spec.templates.iter().enumerate() {
+        let here: BTreeSet<String> = task::placeholders(t).into_iter().collect();
+        for missing in needed
+            .iter()
+            .filter(|m| !is_address(m) && !here.contains(*m))
+        {
+            report.notes.push(note(
+                format!("natural_language_templates[{i}]"),
+                format!(
+                    "wording gap (value): the generated reference uses {{{missing}}}, this template does not state it; an agent given this wording has to guess it"
+                ),
+            ));
+        }
+    }
     spec.checks = gen.checks;
     spec.setup = gen.setup;
+    spec.answer = gen.answer;
+    for p in &gen.extra {
+        report.parameters.push(ParamMapping {
+            bank: None,
+            crucible: Some(p.name.clone()),
+            how: format!(
+                "added: the generated {} checks need it and the question defines none ({})",
+                family.as_str(),
+                describe(&p.sample)
+            ),
+        });
+    }
+    spec.parameters.extend(gen.extra);
     spec.kind = Kind::Atomic;
     spec.imported_from = Some(rel.to_string());
     let (reference, wrong) = gen
@@ -1859,5 +3226,79 @@ mod tests {
             family_of(&json!({"metadata": {"validator": "swap"}}), &spec("x")).unwrap(),
             Family::Swap
         );
+    }
+
+    /// A constructed question's draft and its generator's result.
+    fn gen_of(q: Value) -> Result<Generated, String> {
+        let spec = import_question(&q.to_string(), "q.json")
+            .unwrap()
+            .spec
+            .unwrap();
+        let family = family_of(&q, &spec).unwrap();
+        generate_family(family, &q, &spec)
+    }
+
+    #[test]
+    fn generated_families_refuse_what_they_cannot_check_and_say_why() {
+        let cake = "0x0E09FaBB73Bd3Ade0a17ECC321fD13a19e81cE82";
+        let wbnb = "0xbb4CdB9CBd36B01bD1cBaEBF2De08d9173bc095c";
+        let busd = "0xe9e7CEA3DedcA5984780Bafc599bD69ADd087D56";
+        let fixed =
+            |v: &str| json!({"type": "address", "generation": {"method": "fixed", "value": v}});
+        let random = json!({"type": "address", "generation": {"method": "random"}});
+        let amount = json!({"type": "number", "generation": {"method": "random", "min": 1, "max": 5, "decimals": 1}});
+        let q = |sub: &str, params: Value| json!({"id": "q", "subcategory": sub, "natural_language_templates": ["a", "b", "c"], "parameters": params});
+        // A query of the agent's own address: a wrong "own balance" answer would pass.
+        let e = gen_of(q("queries", json!({"query_address": {"type": "address", "generation": {"method": "agent_address"}}})))
+            .err()
+            .unwrap();
+        assert!(e.contains("query_address") && e.contains("fresh"), "{e}");
+        // A query with no expected value gets one added.
+        let g = gen_of(q(
+            "queries",
+            json!({"token_address": fixed(cake), "query_address": random}),
+        ))
+        .unwrap();
+        assert_eq!(g.extra.len(), 1);
+        assert_eq!(g.extra[0].name, "expected_value");
+        // An NFT id the test collection does not mint.
+        let e = gen_of(q("nft_operations", json!({
+            "nft_address": {"type": "address", "generation": {"method": "from_env", "env_key": "erc721_token_address"}},
+            "token_id": {"type": "integer", "generation": {"method": "random", "min": 1, "max": 50}},
+            "to_address": random,
+        }))).err().unwrap();
+        assert!(e.contains("token_id") && e.contains("1–10"), "{e}");
+        // Selling BNB (WBNB in) is generated as the built-in BNB swap; an unknown token is not.
+        let g = gen_of(q("pancakeswap_swap", json!({"token_in_address": fixed(wbnb), "token_out_address": fixed(cake), "amount_in": amount}))).unwrap();
+        assert!(g.checks.iter().any(|c| c.check.family() == "tx_value"));
+        assert_eq!(g.solutions.len(), 5);
+        let e = gen_of(q("pancakeswap_swap", json!({"token_in_address": random, "token_out_address": fixed(cake), "amount_in": amount})))
+            .err()
+            .unwrap();
+        assert!(e.contains("token_in_address") && e.contains("sells"), "{e}");
+        // A pool with a token it does not take.
+        let e = gen_of(q("staking_farming", json!({
+            "pool_address": {"type": "address", "generation": {"method": "from_env", "env_key": "simple_staking_address"}},
+            "token_address": fixed(busd),
+            "stake_amount": amount,
+        }))).err().unwrap();
+        assert!(e.contains("not the token the pool"), "{e}");
+        // BNB liquidity is not generated.
+        let e = gen_of(q(
+            "pancakeswap_liquidity",
+            json!({
+                "token_a_address": fixed(wbnb), "token_b_address": fixed(cake),
+                "amount_token_a": amount, "amount_token_b": amount,
+            }),
+        ))
+        .err()
+        .unwrap();
+        assert!(e.contains("BNB liquidity"), "{e}");
+        // A non-positive amount.
+        let e = gen_of(q("pancakeswap_swap", json!({
+            "token_in_address": fixed(busd), "token_out_address": fixed(cake),
+            "amount_in": {"type": "number", "generation": {"method": "random", "min": 0, "max": 5, "decimals": 1}},
+        }))).err().unwrap();
+        assert!(e.contains("amount_in") && e.contains("above 0"), "{e}");
     }
 }
