@@ -178,7 +178,8 @@ async fn a_run_reads_its_packs_and_resume_refuses_a_pack_that_changed() {
         args.extend_from_slice(extra);
         crucible(&data, &args)
     };
-    let (ok, report, err) = run(&["--pack", "my-transfers"]);
+    // (Named twice, a pack is read once.)
+    let (ok, report, err) = run(&["--pack", "my-transfers", "--pack", "my-transfers"]);
     assert!(ok, "{err}");
     let id = report["run_id"].as_str().unwrap().to_string();
     let rows = samples(&db, &id).await;

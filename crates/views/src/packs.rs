@@ -505,8 +505,13 @@ pub fn pin(config: &Config, spec: &mut crucible_run::RunSpec) -> Result<(), Pack
             ))
         })
     };
-    let mut names: Vec<String> = spec.packs.iter().map(|p| p.name.clone()).collect();
-    names.dedup();
+    // A pack named twice is read once.
+    let mut names: Vec<String> = Vec::new();
+    for p in &spec.packs {
+        if !names.contains(&p.name) {
+            names.push(p.name.clone());
+        }
+    }
     for b in &spec.benchmarks {
         if !names
             .iter()
