@@ -403,6 +403,9 @@ async fn run_flow(app: &App) -> Result<RunSeen> {
     app.keys("\u{E007}").await?; // Enter follows the link
     app.text("#run-form").await?;
     app.fill("#rf-limit", "1").await?;
+    // Three rounds keep the run going long enough (~2 s at 250 ms a call) for the Runs page to
+    // show it live.
+    app.fill("#rf-rounds", "3").await?;
     app.eval("document.getElementById('rf-bench-questbench').focus(); return true")
         .await?;
     let mut path = tab_to(app, "rf-model-lab-loop-1", 30).await?;
@@ -424,9 +427,16 @@ async fn run_flow(app: &App) -> Result<RunSeen> {
     seen.keyboard_path = path;
     app.keys("\u{E007}").await?; // Enter presses Start
 
-    // Watch it finish.
+    // Watch it finish. The live card comes with the run's first progress event (a few per
+    // second), so it is waited for rather than looked up once.
     app.text("#runs-table").await?;
-    seen.live_seen = app.exists(".live").await?;
+    for _ in 0..50 {
+        seen.live_seen = app.exists(".live").await?;
+        if seen.live_seen {
+            break;
+        }
+        tokio::time::sleep(Duration::from_millis(200)).await;
+    }
     app.wait_text(
         "#runs-table tbody tr:first-child [data-field=status]",
         Duration::from_secs(120),
