@@ -132,12 +132,13 @@ pub fn typescript() -> String {
     // Run console: runs.
     {
         use crucible_views::console::{
-            BenchPlan, FailureView, FormError, LiveStatus, ModelProgress, RunForm, RunListItem,
-            RunPlan, TaskFacets,
+            BenchPlan, FailureView, FormError, LiveLoad, LiveStatus, ModelProgress, RunForm,
+            RunListItem, RunPlan, SchedulingPlan, TaskFacets,
         };
         decl::<RunForm>(&mut out);
         decl::<crate::PlanResult>(&mut out);
         decl::<RunPlan>(&mut out);
+        decl::<SchedulingPlan>(&mut out);
         decl::<BenchPlan>(&mut out);
         decl::<TaskFacets>(&mut out);
         decl::<FormError>(&mut out);
@@ -145,6 +146,7 @@ pub fn typescript() -> String {
         decl::<crate::DemoInfo>(&mut out);
         decl::<RunListItem>(&mut out);
         decl::<LiveStatus>(&mut out);
+        decl::<LiveLoad>(&mut out);
         decl::<ModelProgress>(&mut out);
         decl::<FailureView>(&mut out);
     }

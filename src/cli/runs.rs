@@ -35,12 +35,17 @@ pub struct RunArgs {
     /// The database (default: `<data dir>/crucible.db`).
     #[arg(long)]
     db: Option<PathBuf>,
-    /// Samples in flight at once (and the per-provider concurrency ceiling).
-    #[arg(long, default_value_t = 4)]
+    /// Model calls in flight at once (samples in flight; also the per-provider ceiling).
+    #[arg(long, default_value_t = run::DEFAULT_CONCURRENCY)]
     concurrency: usize,
-    /// Chain workers, each with its own Anvil (QuestBench, executed Intent2Tx).
-    #[arg(long, default_value_t = 1)]
+    /// Chain workers: samples executing on a chain at once (QuestBench, executed Intent2Tx);
+    /// default: the machine's cores.
+    #[arg(long, default_value_t = run::capacity::cores())]
     chain_workers: usize,
+    /// `held`: each chain sample holds its chain worker while the model answers (the old
+    /// scheduling, for comparison); default `split`.
+    #[arg(long, default_value = "split", value_parser = ["split", "held"], hide = true)]
+    chain_scheduling: String,
     /// Stop making model calls after this many USD.
     #[arg(long)]
     budget: Option<f64>,
@@ -232,19 +237,44 @@ fn progress_bar() -> (
     let (tx, mut rx) = mpsc::unbounded_channel();
     let h = tokio::spawn(async move {
         use std::io::Write;
+        let (mut done, mut pending, mut load) = (0u64, 0u64, String::new());
+        let bar = |done: u64, pending: u64, load: &str| {
+            let width = 30;
+            let filled = (done * width).checked_div(pending).unwrap_or(width) as usize;
+            format!(
+                "\r[{}{}] {done}/{pending} samples{load}\x1b[K",
+                "#".repeat(filled),
+                " ".repeat(width as usize - filled.min(width as usize))
+            )
+        };
         while let Some(p) = rx.recv().await {
             let line = match p {
-                Progress::SampleFinished { done, pending, .. } => {
-                    let width = 30;
-                    let filled = (done * width).checked_div(pending).unwrap_or(width) as usize;
-                    format!(
-                        "\r[{}{}] {done}/{pending} samples",
-                        "#".repeat(filled),
-                        " ".repeat(width as usize - filled.min(width as usize))
-                    )
+                Progress::SampleFinished {
+                    done: d,
+                    pending: n,
+                    ..
+                } => {
+                    (done, pending) = (d, n);
+                    bar(done, pending, &load)
                 }
-                Progress::WorkerRestarted { worker, error } => {
-                    format!("\rworker {worker} restarted: {error}\n")
+                Progress::Load {
+                    calls_in_flight,
+                    concurrency,
+                    chain,
+                    limit,
+                } => {
+                    load = format!(" · {calls_in_flight}/{concurrency} model calls in flight");
+                    if let Some(c) = chain {
+                        load.push_str(&format!(
+                            " · chain workers {}/{} busy",
+                            c.workers.busy, c.workers.size
+                        ));
+                    }
+                    load.push_str(&format!(" · limit: {}", crucible_core::serde_name(&limit)));
+                    bar(done, pending, &load)
+                }
+                Progress::WorkerRestarted { error, .. } => {
+                    format!("\ra chain failed and was replaced; retrying its sample: {error}\n")
                 }
                 Progress::SampleFailed {
                     instance, error, ..
@@ -253,7 +283,10 @@ fn progress_bar() -> (
                     format!("\rbudget reached (${spent_usd:.4}); stopping\n")
                 }
                 Progress::RunFinished { .. } => "\n".into(),
-                Progress::RunStarted { .. } => continue,
+                Progress::RunStarted { pending: n, .. } => {
+                    pending = n;
+                    continue;
+                }
             };
             let mut e = std::io::stderr().lock();
             let _ = e.write_all(line.as_bytes());
@@ -334,6 +367,9 @@ pub async fn run_cmd(config: &Config, a: RunArgs) -> Result<()> {
     spec.seed = a.seed;
     spec.concurrency = a.concurrency;
     spec.chain_workers = a.chain_workers;
+    if a.chain_scheduling == "held" {
+        spec.chain_scheduling = run::ChainScheduling::Held;
+    }
     spec.budget_usd = a.budget;
     spec.base_url = a.base_url;
     let mut chosen = std::collections::BTreeMap::new();
@@ -483,9 +519,13 @@ pub async fn runs(config: &Config, cmd: RunsCmd) -> Result<()> {
                 })
                 .collect();
             // The chain the run used: the offline universe, or a fork (URL stored redacted).
-            let fork = serde_json::from_str::<RunSpec>(&run.spec)
-                .ok()
-                .and_then(|s| s.fork);
+            let spec = serde_json::from_str::<RunSpec>(&run.spec).ok();
+            let fork = spec.as_ref().and_then(|s| s.fork.clone());
+            // How it was scheduled: model calls in flight and chain workers.
+            let scheduling = spec.as_ref().map(|s| {
+                json!({"concurrency": s.concurrency, "chain_workers": s.chain_workers,
+                       "chain_scheduling": s.chain_scheduling.as_str()})
+            });
             let chain = match &fork {
                 Some(f) => json!({"mode": "fork", "url": f.url, "block": f.block,
                                   "chain_id": f.chain_id}),
@@ -493,11 +533,20 @@ pub async fn runs(config: &Config, cmd: RunsCmd) -> Result<()> {
             };
             let v = json!({"run_id": run.id, "status": run.status, "created_at": run.created_at,
                            "finished_at": run.finished_at, "seed": run.seed as u64,
-                           "planned": run.planned, "chain": chain, "samples": samples});
+                           "planned": run.planned, "chain": chain, "scheduling": scheduling,
+                           "samples": samples});
             if json {
                 out!("{}", serde_json::to_string_pretty(&v)?);
             } else {
                 out!("{} {} ({} samples)", run.id, run.status, samples.len());
+                if let Some(s) = &spec {
+                    out!(
+                        "scheduling: up to {} model calls in flight, {} chain workers ({})",
+                        s.concurrency,
+                        s.chain_workers,
+                        s.chain_scheduling.as_str()
+                    );
+                }
                 if let Some(f) = &fork {
                     out!(
                         "chain: fork of {} at block {} (chain id {})",
@@ -532,13 +581,12 @@ pub async fn agents(config: &Config, cmd: AgentsCmd) -> Result<()> {
         crucible_views::catalog::Catalog::load(&cfg, &benches, false)
     })
     .await??;
-    let chain = catalog.boot().await?;
+    catalog.boot().await?;
     let mut rows = Vec::new();
     for b in run::BENCHMARKS {
-        let names = match run::Benchmarks::shared(&catalog, b) {
-            Some(x) => x.builtin_agents(),
-            None => chain.get(b).map(|x| x.builtin_agents()).unwrap_or_default(),
-        };
+        let names = run::Benchmarks::benchmark(&catalog, b)
+            .map(|x| x.builtin_agents())
+            .unwrap_or_default();
         for n in names {
             rows.push(json!({"benchmark": b, "agent": n, "model": format!("builtin:{n}")}));
         }

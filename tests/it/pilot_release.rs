@@ -155,11 +155,8 @@ impl run::Benchmarks for ReleaseSet {
     fn needs_chain(&self, _: &str) -> bool {
         false
     }
-    fn shared(&self, b: &str) -> Option<Arc<dyn Benchmark>> {
+    fn benchmark(&self, b: &str) -> Option<Arc<dyn Benchmark>> {
         (b == "pilot").then(|| self.0.clone())
-    }
-    fn boot_chain(&self) -> crucible_core::BoxFuture<'_, Result<run::ChainBenches, run::RunError>> {
-        Box::pin(async { Ok(run::ChainBenches::new()) })
     }
 }
 

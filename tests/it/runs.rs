@@ -762,9 +762,10 @@ async fn bad_input_gets_errors_that_name_the_problem_and_loses_nothing_stored() 
 }
 
 /// A chain benchmark whose "node" dies: instance `i1` fails with an infrastructure error on the
-/// first chain; instance `i9` fails on every chain.
+/// first chain; instance `i9` fails on every chain. Its nodes (numbered by generation) come from
+/// a real node pool, which drops a node that failed and boots the next on demand.
 struct Flaky {
-    generation: u64,
+    nodes: crucible_chain::pool::NodePool<u64, crucible_core::BenchError>,
     calls: AtomicU64,
 }
 
@@ -805,12 +806,18 @@ impl crucible_core::Benchmark for Flaky {
     {
         Box::pin(async move {
             self.calls.fetch_add(1, Ordering::SeqCst);
-            if instance == "i9" || (instance == "i1" && self.generation == 1) {
+            let node = self
+                .nodes
+                .lease(|| crucible_core::BenchError::infrastructure_msg("no node"))
+                .await?;
+            let generation = *node;
+            if instance == "i9" || (instance == "i1" && generation == 1) {
+                node.discard();
                 return Err(crucible_core::BenchError::infrastructure_msg(format!(
-                    "anvil (generation {}) is gone",
-                    self.generation
+                    "anvil (generation {generation}) is gone"
                 )));
             }
+            drop(node);
             let answer = agent.respond(&[]).await.unwrap_or_default();
             Ok(crucible_core::SampleRecord {
                 benchmark: "flaky".into(),
@@ -836,28 +843,40 @@ impl crucible_core::Benchmark for Flaky {
 }
 
 struct FlakySet {
-    boots: Arc<AtomicU64>,
+    bench: Arc<Flaky>,
+}
+
+impl FlakySet {
+    fn new(boots: &Arc<AtomicU64>) -> Self {
+        let b = Arc::clone(boots);
+        let boot: crucible_chain::pool::BootNode<u64, crucible_core::BenchError> =
+            Arc::new(move || {
+                let generation = b.fetch_add(1, Ordering::SeqCst) + 1;
+                Box::pin(async move { Ok(generation) })
+            });
+        Self {
+            bench: Arc::new(Flaky {
+                nodes: crucible_chain::pool::NodePool::new(1, None, boot),
+                calls: AtomicU64::new(0),
+            }),
+        }
+    }
 }
 
 impl run::Benchmarks for FlakySet {
     fn needs_chain(&self, _: &str) -> bool {
         true
     }
-    fn shared(&self, _: &str) -> Option<Arc<dyn crucible_core::Benchmark>> {
-        None
+    fn benchmark(&self, _: &str) -> Option<Arc<dyn crucible_core::Benchmark>> {
+        Some(Arc::clone(&self.bench) as Arc<dyn crucible_core::Benchmark>)
     }
-    fn boot_chain(&self) -> crucible_core::BoxFuture<'_, Result<run::ChainBenches, run::RunError>> {
-        let generation = self.boots.fetch_add(1, Ordering::SeqCst) + 1;
+    fn warm_up(&self) -> crucible_core::BoxFuture<'_, Result<(), run::RunError>> {
         Box::pin(async move {
-            let mut m = run::ChainBenches::new();
-            m.insert(
-                "flaky",
-                Box::new(Flaky {
-                    generation,
-                    calls: AtomicU64::new(0),
-                }) as Box<dyn crucible_core::Benchmark>,
-            );
-            Ok(m)
+            self.bench
+                .nodes
+                .lease(|| crucible_core::BenchError::infrastructure_msg("no node"))
+                .await?;
+            Ok(())
         })
     }
 }
@@ -867,9 +886,7 @@ async fn a_dead_chain_restarts_the_worker_and_retries_the_sample_a_bounded_numbe
     let boots = Arc::new(AtomicU64::new(0));
     let b = Arc::clone(&boots);
     let load: run::LoadBenchmarks = Arc::new(move |_: &crucible_core::Config, _: &RunSpec| {
-        Ok(Arc::new(FlakySet {
-            boots: Arc::clone(&b),
-        }) as Arc<dyn run::Benchmarks>)
+        Ok(Arc::new(FlakySet::new(&b)) as Arc<dyn run::Benchmarks>)
     });
     let (_dir, store) = temp_store().await;
     let mut ctx = RunContext::new(crucible_core::Config::test(), store.clone(), load);
@@ -927,9 +944,7 @@ async fn a_dead_chain_restarts_the_worker_and_retries_the_sample_a_bounded_numbe
 fn ctx_loader(boots: &Arc<AtomicU64>) -> run::LoadBenchmarks {
     let b = Arc::clone(boots);
     Arc::new(move |_: &crucible_core::Config, _: &RunSpec| {
-        Ok(Arc::new(FlakySet {
-            boots: Arc::clone(&b),
-        }) as Arc<dyn run::Benchmarks>)
+        Ok(Arc::new(FlakySet::new(&b)) as Arc<dyn run::Benchmarks>)
     })
 }
 
@@ -1124,6 +1139,7 @@ async fn one_run_mixes_two_saved_providers_with_their_own_urls_and_keys_and_resu
         seed: 3,
         prompt_types: vec![],
         concurrency: 1,
+        chain_workers: None,
         budget_usd: None,
         intent_execute: false,
         categories: vec![],
@@ -1689,6 +1705,7 @@ fn the_paper_preset_plans_each_papers_protocol() {
         seed: 3,
         prompt_types: vec!["cot".into()],
         concurrency: 4,
+        chain_workers: None,
         budget_usd: None,
         intent_execute: false,
         categories: vec![],

@@ -18,7 +18,7 @@ use crucible_core::{
 };
 use crucible_llm::{Loopback, ModelAgent, ModelSpec, Provider};
 use crucible_run::{
-    start, Benchmarks, ChainBenches, LoadBenchmarks, Progress, RunContext, RunError, RunSpec,
+    start, Benchmarks, LoadBenchmarks, Progress, RunContext, RunError, RunSpec,
 };
 use crucible_store::Store;
 
@@ -171,11 +171,8 @@ impl Benchmarks for ProbeSet {
     fn needs_chain(&self, _: &str) -> bool {
         false
     }
-    fn shared(&self, benchmark: &str) -> Option<Arc<dyn Benchmark>> {
+    fn benchmark(&self, benchmark: &str) -> Option<Arc<dyn Benchmark>> {
         (benchmark == "probe").then(|| Arc::clone(&self.0) as Arc<dyn Benchmark>)
-    }
-    fn boot_chain(&self) -> BoxFuture<'_, Result<ChainBenches, RunError>> {
-        Box::pin(async { Ok(ChainBenches::new()) })
     }
 }
 

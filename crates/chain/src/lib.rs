@@ -11,6 +11,7 @@
 pub mod anvil;
 pub mod fork;
 pub mod gate;
+pub mod pool;
 mod rpc;
 pub mod sandbox;
 pub mod universe;

@@ -6,6 +6,7 @@
 //! demonstrations come from the [`RetrievalMode`] (default: the paper's).
 
 use std::collections::BTreeMap;
+use std::sync::Arc;
 
 use serde_json::json;
 
@@ -16,6 +17,11 @@ use super::metrics::{score_text_with, MetricMode};
 use super::parse::parse_prediction;
 use super::retrieve::{build_prompt_with, RetrievalMode, Retriever, Setting};
 use super::schema::Instance;
+use super::IntentError;
+use crucible_chain::pool::{ChainWorkers, NodePool};
+
+/// Booted Intent2Tx executors, lent to one execution at a time (see [`crucible_chain::pool`]).
+pub type ExecutorPool = NodePool<Executor, IntentError>;
 use crucible_core::{
     Agent, BenchError, Benchmark, BoxFuture, Event, FixedAgent, InstanceMeta, Message, Outcome,
     PromptSet, Role, SampleRecord,
@@ -28,8 +34,11 @@ pub struct IntentBench {
     order: Vec<String>,
     book: AddressBook,
     retriever: Retriever,
-    /// One chain per benchmark; executions take turns on it (each from the base snapshot).
-    executor: Option<tokio::sync::Mutex<Executor>>,
+    /// Executors (each on its own chain), lent to one execution at a time (each execution starts
+    /// from the base snapshot, so which one runs it does not matter).
+    executor: Option<Arc<ExecutorPool>>,
+    /// The run's chain workers: an execution takes one (none while the model answers).
+    workers: Option<Arc<ChainWorkers>>,
     metric_mode: MetricMode,
     prompt_set: PromptSet,
     retrieval: RetrievalMode,
@@ -41,7 +50,15 @@ pub struct IntentBench {
 impl IntentBench {
     /// With execution-based evaluation (Exec/StateEq) on `executor`'s chain.
     pub fn with_executor(mut self, executor: Executor) -> Self {
-        self.executor = Some(tokio::sync::Mutex::new(executor));
+        self.executor = Some(Arc::new(NodePool::single(executor)));
+        self
+    }
+
+    /// With execution-based evaluation on executors lent from `pool`, each execution taking one
+    /// of `workers`: the model is asked before any executor is taken.
+    pub fn with_executors(mut self, pool: Arc<ExecutorPool>, workers: Arc<ChainWorkers>) -> Self {
+        self.executor = Some(pool);
+        self.workers = Some(workers);
         self
     }
 
@@ -111,6 +128,7 @@ impl IntentBench {
             book,
             retriever,
             executor: None,
+            workers: None,
             metric_mode: MetricMode::default(),
             prompt_set: PromptSet::default(),
             retrieval: RetrievalMode::default(),
@@ -240,14 +258,35 @@ impl Benchmark for IntentBench {
                 .flatten();
             let execution = match &self.executor {
                 Some(_) if not_executable.is_some() => None,
-                Some(ex) => {
+                Some(pool) => {
                     let parsed = parse_prediction(&reply.content, inst.ground_truth.is_multi());
-                    let report = ex
-                        .lock()
-                        .await
-                        .evaluate(inst, prediction_calls(&parsed))
+                    let mut ex = pool
+                        .lease(|| {
+                            IntentError::from(crucible_chain::ChainError::NodeExited {
+                                status: "discarded after an infrastructure failure".into(),
+                                log: String::new(),
+                            })
+                        })
                         .await
                         .map_err(|e| e.into_bench(&inst.id))?;
+                    let ran = {
+                        let _busy = match &self.workers {
+                            Some(w) => Some(w.enter().await),
+                            None => None,
+                        };
+                        ex.evaluate(inst, prediction_calls(&parsed)).await
+                    };
+                    let report = match ran {
+                        Ok(r) => r,
+                        Err(e) => {
+                            if matches!(&e, IntentError::Chain(c)
+                                if c.kind() == crucible_core::ErrorKind::Infrastructure)
+                            {
+                                ex.discard();
+                            }
+                            return Err(e.into_bench(&inst.id));
+                        }
+                    };
                     for step in &report.steps {
                         events(Event::Note {
                             kind: "tx".into(),

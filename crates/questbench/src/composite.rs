@@ -21,6 +21,7 @@ use super::paper;
 use super::prompt::Prompting;
 use super::task::{placeholders, Task};
 use super::QuestError;
+use crucible_chain::pool::{ChainWorkers, Worker};
 use crucible_chain::sandbox::Call;
 use crucible_chain::universe::Manifest;
 use crucible_core::{Agent, Event, Message, Role};
@@ -688,6 +689,29 @@ pub async fn run_episode_with(
     agent: &mut dyn Agent,
     events: &mut (dyn FnMut(Event) + Send),
 ) -> Result<(CompositeVerdict, Vec<Message>), QuestError> {
+    run_episode_on(h, None, task, inst, prompting, agent, events).await
+}
+
+/// A chain worker from `workers`, when the episode is scheduled with them.
+async fn enter(workers: Option<&ChainWorkers>) -> Option<Worker<'_>> {
+    match workers {
+        Some(w) => Some(w.enter().await),
+        None => None,
+    }
+}
+
+/// [`run_episode_with`] taking one of `workers` for each stretch of chain work (setup, each
+/// round's execution and checks, the final checks) and none while the model answers: the
+/// episode keeps its chain `h` between rounds, but not a worker.
+pub async fn run_episode_on(
+    h: &Harness,
+    workers: Option<&ChainWorkers>,
+    task: &Task,
+    inst: &Instance,
+    prompting: &Prompting,
+    agent: &mut dyn Agent,
+    events: &mut (dyn FnMut(Event) + Send),
+) -> Result<(CompositeVerdict, Vec<Message>), QuestError> {
     let spec = task
         .spec
         .composite
@@ -699,6 +723,7 @@ pub async fn run_episode_with(
         })?;
     let k_opt = spec.optimal_steps;
     let max_rounds = spec.optimal_steps * spec.max_rounds_multiplier;
+    let mut busy = enter(workers).await;
     let mut base_snap = h.base.lock().await;
     let mut stages = Stages::default();
     let t0 = Instant::now();
@@ -718,7 +743,8 @@ pub async fn run_episode_with(
         events(Event::Turn { message: m.clone() });
     }
     let mut agent_error = None;
-    // Planning (not counted).
+    // Planning (not counted); no worker is held while the model answers.
+    drop(busy.take());
     let r = agent.respond(&transcript).await;
     match r {
         Ok(plan) => {
@@ -753,6 +779,7 @@ pub async fn run_episode_with(
         let m = Message::new(Role::User, request);
         events(Event::Turn { message: m.clone() });
         transcript.push(m);
+        drop(busy.take());
         let r = agent.respond(&transcript).await;
         let reply = match r {
             Ok(t) => t,
@@ -761,6 +788,7 @@ pub async fn run_episode_with(
                 break;
             }
         };
+        busy = enter(workers).await;
         let m = Message::new(Role::Assistant, reply.clone());
         events(Event::Turn { message: m.clone() });
         transcript.push(m);
@@ -938,6 +966,10 @@ pub async fn run_episode_with(
         transcript.push(m);
     }
 
+    let _busy = match busy {
+        Some(b) => Some(b),
+        None => enter(workers).await,
+    };
     let t5 = Instant::now();
     let checks = probe
         .after(

@@ -63,6 +63,16 @@ pub enum QuestError {
 }
 
 impl QuestError {
+    /// True for a failure of the machinery (a node or sandbox), which [`Self::into_bench`]
+    /// reports as infrastructure.
+    pub fn is_infrastructure(&self) -> bool {
+        match self {
+            Self::Chain(e) => e.kind() == ErrorKind::Infrastructure,
+            Self::Sandbox(_) => true,
+            _ => false,
+        }
+    }
+
     /// This error as the run seam reports it, for a sample of `task`: the kind is decided here
     /// (a bad task file, a task that cannot be instantiated or checked, a solution file that
     /// cannot be read: task; a node or sandbox that failed: what the chain crate says).

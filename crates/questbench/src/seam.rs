@@ -7,6 +7,7 @@
 //! redundant balance query (each costs a round, then the script resumes).
 
 use std::collections::VecDeque;
+use std::sync::Arc;
 
 use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
@@ -14,6 +15,9 @@ use serde_json::json;
 
 use super::atomic::{as_answer, Harness};
 use super::composite;
+use super::instance::Instance;
+use crucible_chain::pool::{ChainWorkers, Lease, NodePool};
+use crucible_chain::{ChainError, Manifest};
 use super::prompt::{Library, NlDifficulty, Prompting};
 use super::task::{Kind, Task};
 use crucible_core::{
@@ -21,24 +25,57 @@ use crucible_core::{
     InstanceMeta, Message, PaperScore, PromptSet, Role, SampleRecord, ScriptedAgent,
 };
 
-/// QuestBench over a loaded catalogue and a booted harness.
+/// Booted QuestBench harnesses, lent to one sample at a time (see [`crucible_chain::pool`]).
+pub type HarnessPool = NodePool<Harness, super::QuestError>;
+
+/// QuestBench over a loaded catalogue and its chains: one booted harness, or a pool of them with
+/// chain workers shared with the run's other chain benchmarks.
 #[derive(Debug)]
 pub struct QuestBench {
     tasks: Vec<Task>,
-    harness: Harness,
+    manifest: Manifest,
+    nodes: Arc<HarnessPool>,
+    workers: Option<Arc<ChainWorkers>>,
     prompting: Prompting,
     nl_difficulty: NlDifficulty,
 }
 
 impl QuestBench {
-    /// A benchmark over `tasks` (atomic and composite).
+    /// A benchmark over `tasks` (atomic and composite) on one harness.
     pub fn new(tasks: Vec<Task>, harness: Harness) -> Self {
+        let manifest = harness.manifest().clone();
+        Self::pooled(tasks, manifest, Arc::new(NodePool::single(harness)), None)
+    }
+
+    /// A benchmark over `tasks` on `nodes` (harnesses of the universe `manifest` describes):
+    /// an atomic sample leases a harness only to execute and check the model's answer, a
+    /// composite episode for the episode; chain work takes one of `workers` (when given).
+    pub fn pooled(
+        tasks: Vec<Task>,
+        manifest: Manifest,
+        nodes: Arc<HarnessPool>,
+        workers: Option<Arc<ChainWorkers>>,
+    ) -> Self {
         Self {
             tasks,
-            harness,
+            manifest,
+            nodes,
+            workers,
             prompting: Prompting::default(),
             nl_difficulty: NlDifficulty::default(),
         }
+    }
+
+    /// A harness for one sample.
+    async fn lease(&self) -> Result<Lease<'_, Harness, super::QuestError>, super::QuestError> {
+        self.nodes
+            .lease(|| {
+                super::QuestError::from(ChainError::NodeExited {
+                    status: "discarded after an infrastructure failure".into(),
+                    log: String::new(),
+                })
+            })
+            .await
     }
 
     /// Asks in `set`'s wording (default: the paper's); every sample records it.
@@ -92,6 +129,20 @@ impl QuestBench {
             .find(|t| t.id() == id)
             .ok_or_else(|| BenchError::UnknownInstance(id.to_string()))
     }
+}
+
+/// Gives the harness back, or drops it when the sample failed as infrastructure (its chain may be
+/// in any state; the pool boots a fresh one and the scheduler retries the sample).
+fn settle<T>(
+    h: Lease<'_, Harness, super::QuestError>,
+    r: Result<T, super::QuestError>,
+) -> Result<T, super::QuestError> {
+    if let Err(e) = &r {
+        if e.is_infrastructure() {
+            h.discard();
+        }
+    }
+    r
 }
 
 /// A 0–100 paper score on the seam's [0, 1] scale, with its pass flag (≥ 60, as the reference
@@ -201,9 +252,7 @@ impl Benchmark for QuestBench {
     ) -> Result<Box<dyn Agent + '_>, BenchError> {
         let task = self.task(instance)?;
         let bench = |e: super::QuestError| e.into_bench(task);
-        let inst = self
-            .harness
-            .instance_with(task, seed, self.nl_difficulty)
+        let inst = Instance::with_difficulty(task, seed, &self.manifest, self.nl_difficulty)
             .map_err(bench)?;
         let wrong = &task.spec.solutions.wrong;
         let composite = task.spec.kind == Kind::Composite;
@@ -270,13 +319,10 @@ impl Benchmark for QuestBench {
         Box::pin(async move {
             let task = self.task(instance)?;
             let bench = |e: super::QuestError| e.into_bench(task);
-            let fork_before = self.harness.chain().fork_failures();
             if self.prompting.library == Library::Viem {
-                self.harness.require_viem().map_err(bench)?;
+                self.lease().await.map_err(bench)?.require_viem().map_err(bench)?;
             }
-            let inst = self
-                .harness
-                .instance_with(task, seed, self.nl_difficulty)
+            let inst = Instance::with_difficulty(task, seed, &self.manifest, self.nl_difficulty)
                 .map_err(bench)?;
             events(Event::SampleStarted {
                 benchmark: self.name().into(),
@@ -285,8 +331,11 @@ impl Benchmark for QuestBench {
                 seed,
             });
             if task.spec.kind == Kind::Composite {
-                let (verdict, transcript) = composite::run_episode_with(
-                    &self.harness,
+                let h = self.lease().await.map_err(bench)?;
+                let fork_before = h.chain().fork_failures();
+                let ran = composite::run_episode_on(
+                    &h,
+                    self.workers.as_deref(),
                     task,
                     &inst,
                     &self.prompting,
@@ -294,8 +343,8 @@ impl Benchmark for QuestBench {
                     events,
                 )
                 .await
-                .map_err(bench)?;
-                self.harness.check_fork(fork_before).map_err(bench)?;
+                .and_then(|r| h.check_fork(fork_before).map(|()| r));
+                let (verdict, transcript) = settle(h, ran).map_err(bench)?;
                 let score = verdict.score / 100.0;
                 events(Event::SampleFinished {
                     outcome: verdict.outcome.into(),
@@ -334,7 +383,7 @@ impl Benchmark for QuestBench {
             let mut transcript = super::prompt::atomic_messages(
                 task,
                 &inst,
-                self.harness.manifest(),
+                &self.manifest,
                 &self.prompting,
             );
             for m in &transcript {
@@ -348,12 +397,17 @@ impl Benchmark for QuestBench {
             events(Event::Turn {
                 message: reply.clone(),
             });
-            let verdict = self
-                .harness
-                .run_answer(task, &inst, &reply.content)
-                .await
-                .map_err(bench)?;
-            self.harness.check_fork(fork_before).map_err(bench)?;
+            let h = self.lease().await.map_err(bench)?;
+            let fork_before = h.chain().fork_failures();
+            let ran = {
+                let _busy = match &self.workers {
+                    Some(w) => Some(w.enter().await),
+                    None => None,
+                };
+                h.run_answer(task, &inst, &reply.content).await
+            }
+            .and_then(|v| h.check_fork(fork_before).map(|()| v));
+            let verdict = settle(h, ran).map_err(bench)?;
             transcript.push(reply);
             if let Some(tx) = &verdict.tx {
                 events(Event::Note {

@@ -7,6 +7,7 @@
 
 #![warn(missing_docs, unreachable_pub)]
 
+pub mod capacity;
 pub mod models;
 pub mod preset;
 pub mod scheduler;
@@ -15,10 +16,11 @@ mod versions;
 
 pub use models::{resolve_key, ModelRef};
 pub use scheduler::{
-    check_models, rescore, resume, start, Benchmarks, ChainBenches, LoadBenchmarks, Progress,
+    check_models, rescore, resume, start, Benchmarks, ChainLoad, Limit, LoadBenchmarks, Progress,
     RunContext, RunReport,
 };
-pub use spec::{plan, sample_seed, ForkSpec, Job, PackRef, RunSpec, BENCHMARKS, FORK_URL_ENV};
+pub use capacity::ChainSizing;
+pub use spec::{plan, sample_seed, ChainScheduling, ForkSpec, DEFAULT_CONCURRENCY, Job, PackRef, RunSpec, BENCHMARKS, FORK_URL_ENV};
 pub use versions::versions;
 
 use crucible_core::BenchError;

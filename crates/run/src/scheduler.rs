@@ -1,18 +1,22 @@
-//! The scheduler: runs a plan's jobs on tokio workers and commits every finished sample (with its
-//! events and artefacts, in one transaction) before the worker takes its next job, so a killed
+//! The scheduler: runs a plan's jobs on tokio tasks and commits every finished sample (with its
+//! events and artefacts, in one transaction) before the task takes its next job, so a killed
 //! run loses at most the samples in flight and [`resume`] finishes exactly the missing ones.
 //!
-//! Workers: `concurrency` plain workers share the benchmarks that need no chain (PILOT-Bench,
-//! Intent2Tx without execution); `chain_workers` chain workers each own their benchmarks on their
-//! own Anvil (QuestBench, executed Intent2Tx), every sample starting from the base snapshot. A
-//! benchmark infrastructure failure restarts a chain worker's chain and retries the sample (at
-//! most twice); an agent or provider failure is a recorded sample with outcome `agent_error`.
-//! Provider calls share one adaptive limiter per provider and URL, one budget and the response
-//! cache. Cancellation (a [`CancellationToken`]) and the budget stop new samples; what is not
-//! stored stays missing for [`resume`].
+//! Scheduling (docs/runs.md, "Scheduling"): `concurrency` sample tasks share one queue, so at
+//! most `concurrency` model calls are in flight (a sample waits for one answer at a time).
+//! Chain work is bounded apart: a chain benchmark leases a chain node and one of
+//! `chain_workers` chain workers only for its execution and checks, never while the model
+//! answers (see `crucible_chain::pool`); every node starts from the same base snapshot, so
+//! results do not depend on which node or when. [`ChainScheduling::Held`] instead runs chain
+//! samples on `chain_workers` tasks of their own, each holding its chain for the whole sample
+//! (the model included), as Crucible did before. A benchmark infrastructure failure drops the
+//! node it happened on and retries the sample (at most twice); an agent or provider failure is
+//! a recorded sample with outcome `agent_error`. Provider calls share one adaptive limiter per
+//! provider and URL, one budget and the response cache. Cancellation (a [`CancellationToken`])
+//! and the budget stop new samples; what is not stored stays missing for [`resume`].
 
 use std::collections::{BTreeMap, VecDeque};
-use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
 use std::sync::Arc;
 use std::time::{Instant, SystemTime};
 
@@ -21,12 +25,14 @@ use tokio::sync::{mpsc, Mutex};
 use tokio_util::sync::CancellationToken;
 
 use super::models::{resolve_key, ModelRef};
-use super::spec::{plan, Job, RunSpec};
+use super::spec::{plan, ChainScheduling, Job, RunSpec};
 use super::versions::versions;
 use super::RunError;
 use crucible_core::Config;
+use crucible_chain::pool::Load;
 use crucible_core::{
-    Benchmark, BoxFuture, Event, Message, Outcome, Role, RunStatus, SampleRecord, ScriptedAgent,
+    Agent, AgentError, Benchmark, BoxFuture, Event, Message, Outcome, Role, RunStatus,
+    SampleRecord, ScriptedAgent,
 };
 use crucible_llm::{Budget, ModelAgent, PriceTable, ProviderLimits, ResponseCache};
 use crucible_store::{rfc3339, run_id, NewRun, NewSample, SampleRow, Store};
@@ -84,6 +90,18 @@ pub enum Progress {
         /// The failure.
         error: String,
     },
+    /// What bounds the run right now: model calls in flight, chain workers and nodes in use, and
+    /// the limiting factor. Sent when it changes (at most twice a second); not stored.
+    Load {
+        /// Model calls waiting for an answer.
+        calls_in_flight: usize,
+        /// The most model calls in flight (`--concurrency`).
+        concurrency: usize,
+        /// Chain workers and nodes, when the run has chain benchmarks.
+        chain: Option<ChainLoad>,
+        /// What the run waits for.
+        limit: Limit,
+    },
     /// The budget is spent; no new samples start.
     BudgetReached {
         /// USD spent.
@@ -123,17 +141,46 @@ pub struct RunReport {
     pub changed: Option<u64>,
 }
 
-/// The benchmarks one chain worker owns (QuestBench, executed Intent2Tx), each on its own Anvil.
-pub type ChainBenches = BTreeMap<&'static str, Box<dyn Benchmark>>;
+/// Chain workers and chain nodes in use (see `crucible_chain::pool`).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ChainLoad {
+    /// Samples doing chain work (sandbox, transactions, checks) of the most there may be.
+    pub workers: Load,
+    /// Booted chains lent to samples (a composite episode keeps one between rounds), summed
+    /// over the chain benchmarks.
+    pub nodes: Load,
+}
+
+/// What a run waits for at a moment.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Limit {
+    /// Model answers: the provider's latency and pacing (the ideal for an API model).
+    Provider,
+    /// Chain work: samples wait for a chain worker or a chain node.
+    Chain,
+    /// The budget is spent.
+    Budget,
+    /// Nothing is running (starting, or finishing the last commits).
+    Idle,
+}
 
 /// The benchmarks of a run as the scheduler sees them.
 pub trait Benchmarks: Send + Sync {
-    /// True when `benchmark` runs on a chain worker.
+    /// True when `benchmark` executes on chains (QuestBench, executed Intent2Tx).
     fn needs_chain(&self, benchmark: &str) -> bool;
-    /// A chain-free benchmark, shared by every plain worker.
-    fn shared(&self, benchmark: &str) -> Option<Arc<dyn Benchmark>>;
-    /// Boots one chain worker's own benchmarks (each with its own chain).
-    fn boot_chain(&self) -> BoxFuture<'_, Result<ChainBenches, RunError>>;
+    /// A benchmark, shared by every sample in flight (chain benchmarks lease their chains).
+    fn benchmark(&self, benchmark: &str) -> Option<Arc<dyn Benchmark>>;
+    /// Boots what the chain benchmarks need first (one chain each), so a missing tool or an
+    /// unreachable fork fails the run before anything is stored. Called once, before
+    /// [`Self::benchmark`] is asked for a chain benchmark.
+    fn warm_up(&self) -> BoxFuture<'_, Result<(), RunError>> {
+        Box::pin(async { Ok(()) })
+    }
+    /// Chain workers and nodes in use now (`None` without chain benchmarks).
+    fn chain_load(&self) -> Option<ChainLoad> {
+        None
+    }
 }
 
 /// Loads the benchmarks a spec names (see `crucible_views::catalog::loader`).
@@ -179,7 +226,7 @@ impl RunContext {
 /// The models of a run, parsed, and which benchmarks each runs on.
 struct Prepared {
     catalog: Arc<dyn Benchmarks>,
-    first_chain: Option<ChainBenches>,
+    benches: BTreeMap<String, Arc<dyn Benchmark>>,
     models: BTreeMap<String, ModelRef>,
     versions: serde_json::Value,
 }
@@ -223,22 +270,15 @@ async fn prepare(
             what: "loading catalogues",
             source,
         })??;
-    let first_chain = if spec.benchmarks.iter().any(|b| catalog.needs_chain(b)) {
-        Some(catalog.boot_chain().await?)
-    } else {
-        None
-    };
-    let shared: BTreeMap<String, Arc<dyn Benchmark>> = spec
+    if spec.benchmarks.iter().any(|b| catalog.needs_chain(b)) {
+        catalog.warm_up().await?;
+    }
+    let benches: BTreeMap<String, Arc<dyn Benchmark>> = spec
         .benchmarks
         .iter()
-        .filter_map(|b| catalog.shared(b).map(|x| (b.clone(), x)))
+        .filter_map(|b| catalog.benchmark(b).map(|x| (b.clone(), x)))
         .collect();
-    let bench_of = |b: &str| -> Option<&dyn Benchmark> {
-        shared
-            .get(b)
-            .map(|x| x.as_ref())
-            .or_else(|| first_chain.as_ref()?.get(b).map(|x| x.as_ref()))
-    };
+    let bench_of = |b: &str| -> Option<&dyn Benchmark> { benches.get(b).map(|x| x.as_ref()) };
     for (name, r) in &models {
         if let ModelRef::Builtin(agent) = r {
             let somewhere = spec
@@ -274,11 +314,10 @@ async fn prepare(
     };
     let jobs = plan(spec, bench_of, models_for)?;
     let versions = versions(&spec.benchmarks, bench_of);
-    drop(shared);
     Ok((
         Prepared {
             catalog,
-            first_chain,
+            benches,
             models,
             versions,
         },
@@ -456,11 +495,13 @@ struct Shared {
     done: AtomicU64,
     pending: u64,
     unrun: AtomicU64,
+    /// Model calls waiting for an answer now.
+    in_flight: AtomicUsize,
 }
 
 impl Shared {
     async fn emit(&self, p: Progress) {
-        if !matches!(p, Progress::SampleFinished { .. }) {
+        if !matches!(p, Progress::SampleFinished { .. } | Progress::Load { .. }) {
             if let Ok(json) = serde_json::to_string(&p) {
                 if let Err(e) = self.ctx.store.log(&self.run_id, &json).await {
                     tracing::warn!(target: "run", error = %e, "progress log write failed");
@@ -525,6 +566,7 @@ async fn execute(
         done: AtomicU64::new(0),
         pending: todo.len() as u64,
         unrun: AtomicU64::new(0),
+        in_flight: AtomicUsize::new(0),
     });
     shared
         .emit(Progress::RunStarted {
@@ -534,41 +576,44 @@ async fn execute(
         })
         .await;
     let catalog = prepared.catalog;
-    let (chain_jobs, plain_jobs): (Vec<Job>, Vec<Job>) = todo
-        .into_iter()
-        .partition(|j| catalog.needs_chain(&j.benchmark));
-    let chain_n = spec.chain_workers.min(chain_jobs.len());
-    let plain_n = n.min(plain_jobs.len());
-    let chain_q: Queue = Arc::new(Mutex::new(chain_jobs.into()));
-    let plain_q: Queue = Arc::new(Mutex::new(plain_jobs.into()));
+    let benches = Arc::new(prepared.benches);
+    let mut queues: Vec<(Queue, usize)> = Vec::new();
+    match spec.chain_scheduling {
+        ChainScheduling::Split => {
+            let tasks = n.min(todo.len());
+            queues.push((Arc::new(Mutex::new(todo.into())), tasks));
+        }
+        ChainScheduling::Held => {
+            let (chain_jobs, plain_jobs): (Vec<Job>, Vec<Job>) = todo
+                .into_iter()
+                .partition(|j| catalog.needs_chain(&j.benchmark));
+            let chain_n = spec.chain_workers.min(chain_jobs.len());
+            let plain_n = n.min(plain_jobs.len());
+            queues.push((Arc::new(Mutex::new(chain_jobs.into())), chain_n));
+            queues.push((Arc::new(Mutex::new(plain_jobs.into())), plain_n));
+        }
+    }
     let mut handles = Vec::new();
-    let mut first_chain = prepared.first_chain;
-    for w in 0..chain_n {
-        let benches = Benches::Chain {
-            catalog: Arc::clone(&catalog),
-            benches: first_chain.take(),
-        };
-        handles.push(tokio::spawn(work(
-            Arc::clone(&shared),
-            Arc::clone(&chain_q),
-            benches,
-            w,
-        )));
+    let mut worker = 0;
+    for (queue, tasks) in queues {
+        for _ in 0..tasks {
+            handles.push(tokio::spawn(work(
+                Arc::clone(&shared),
+                Arc::clone(&queue),
+                Arc::clone(&benches),
+                Arc::clone(&catalog),
+                worker,
+            )));
+            worker += 1;
+        }
     }
-    drop(first_chain);
-    let plain: BTreeMap<String, Arc<dyn Benchmark>> = spec
-        .benchmarks
-        .iter()
-        .filter_map(|b| catalog.shared(b).map(|x| (b.clone(), x)))
-        .collect();
-    for w in 0..plain_n {
-        handles.push(tokio::spawn(work(
-            Arc::clone(&shared),
-            Arc::clone(&plain_q),
-            Benches::Shared(plain.clone()),
-            chain_n + w,
-        )));
-    }
+    let watching = CancellationToken::new();
+    let watch = tokio::spawn(watch_load(
+        Arc::clone(&shared),
+        Arc::clone(&catalog),
+        n,
+        watching.clone(),
+    ));
     let mut fatal = None;
     for h in handles {
         match h.await {
@@ -586,6 +631,8 @@ async fn execute(
             }
         }
     }
+    watching.cancel();
+    let _ = watch.await;
     let summary = ctx
         .store
         .runs()
@@ -627,42 +674,43 @@ async fn execute(
     })
 }
 
-/// The benchmarks a worker runs samples on.
-enum Benches {
-    /// Shared, chain-free benchmarks.
-    Shared(BTreeMap<String, Arc<dyn Benchmark>>),
-    /// This worker's own chain benchmarks (booted on first use, rebooted after a failure).
-    Chain {
-        catalog: Arc<dyn Benchmarks>,
-        benches: Option<ChainBenches>,
-    },
-}
-
-impl Benches {
-    async fn get(&mut self, name: &str) -> Result<&dyn Benchmark, RunError> {
-        match self {
-            Self::Shared(m) => m.get(name).map(|b| b.as_ref()),
-            Self::Chain { catalog, benches } => {
-                if benches.is_none() {
-                    *benches = Some(catalog.boot_chain().await?);
-                }
-                benches
-                    .as_ref()
-                    .and_then(|m| m.get(name))
-                    .map(|b| b.as_ref())
-            }
+/// Sends [`Progress::Load`] whenever it changes (checked twice a second) until `stop`.
+async fn watch_load(
+    sh: Arc<Shared>,
+    catalog: Arc<dyn Benchmarks>,
+    concurrency: usize,
+    stop: CancellationToken,
+) {
+    let mut last: Option<Progress> = None;
+    loop {
+        let calls = sh.in_flight.load(Ordering::SeqCst);
+        let chain = catalog.chain_load();
+        let waiting_for_chain =
+            chain.is_some_and(|c| c.workers.waiting > 0 || c.nodes.waiting > 0);
+        let limit = if sh.budget_hit.load(Ordering::SeqCst) {
+            Limit::Budget
+        } else if waiting_for_chain {
+            Limit::Chain
+        } else if calls > 0 {
+            Limit::Provider
+        } else if chain.is_some_and(|c| c.workers.busy > 0) {
+            Limit::Chain
+        } else {
+            Limit::Idle
+        };
+        let now = Progress::Load {
+            calls_in_flight: calls,
+            concurrency,
+            chain,
+            limit,
+        };
+        if last.as_ref() != Some(&now) {
+            sh.emit(now.clone()).await;
+            last = Some(now);
         }
-        .ok_or_else(|| RunError::Spec(format!("benchmark {name:?} is not loaded")))
-    }
-
-    /// Drops the chain (killing its Anvil) so the next sample boots a fresh one.
-    fn restart(&mut self) -> bool {
-        match self {
-            Self::Shared(_) => false,
-            Self::Chain { benches, .. } => {
-                *benches = None;
-                true
-            }
+        tokio::select! {
+            _ = stop.cancelled() => return,
+            _ = tokio::time::sleep(std::time::Duration::from_millis(500)) => {}
         }
     }
 }
@@ -673,7 +721,8 @@ const INFRA_ATTEMPTS: u32 = 3;
 async fn work(
     sh: Arc<Shared>,
     queue: Queue,
-    mut benches: Benches,
+    benches: Arc<BTreeMap<String, Arc<dyn Benchmark>>>,
+    catalog: Arc<dyn Benchmarks>,
     worker: usize,
 ) -> Result<(), RunError> {
     let mut agents: BTreeMap<String, ModelAgent> = BTreeMap::new();
@@ -688,13 +737,14 @@ async fn work(
         let Some(job) = queue.lock().await.pop_front() else {
             return Ok(());
         };
+        let bench = benches
+            .get(&job.benchmark)
+            .cloned()
+            .ok_or_else(|| RunError::Spec(format!("benchmark {:?} is not loaded", job.benchmark)))?;
         let mut attempt = 0;
         loop {
             attempt += 1;
-            let run = async {
-                let bench = benches.get(&job.benchmark).await?;
-                run_job(&sh, bench, &job, &mut agents).await
-            };
+            let run = run_job(&sh, bench.as_ref(), &job, &mut agents);
             let result = tokio::select! {
                 r = run => r,
                 _ = sh.stop.cancelled() => return Ok(()),
@@ -723,7 +773,8 @@ async fn work(
                 }
                 Err(e) if e.is_infrastructure() && attempt < INFRA_ATTEMPTS => {
                     tracing::warn!(target: "run", worker, error = %e, "infrastructure failure; retrying the sample");
-                    if benches.restart() {
+                    // The benchmark dropped the chain it failed on; the retry gets a fresh one.
+                    if catalog.needs_chain(&job.benchmark) {
                         sh.emit(Progress::WorkerRestarted {
                             worker,
                             error: e.to_string(),
@@ -758,6 +809,37 @@ async fn budget_stop(sh: &Shared) {
             })
             .await;
         }
+    }
+}
+
+/// A model agent whose calls in flight are counted (for [`Progress::Load`]).
+struct Counted<'a> {
+    inner: &'a mut ModelAgent,
+    in_flight: &'a AtomicUsize,
+}
+
+/// Counts one call in flight until dropped (also when the sample is cancelled mid-call).
+struct InFlight<'a>(&'a AtomicUsize);
+
+impl Drop for InFlight<'_> {
+    fn drop(&mut self) {
+        self.0.fetch_sub(1, Ordering::SeqCst);
+    }
+}
+
+impl Agent for Counted<'_> {
+    fn name(&self) -> &str {
+        self.inner.name()
+    }
+    fn respond<'a>(
+        &'a mut self,
+        conversation: &'a [Message],
+    ) -> BoxFuture<'a, Result<String, AgentError>> {
+        Box::pin(async move {
+            self.in_flight.fetch_add(1, Ordering::SeqCst);
+            let _call = InFlight(self.in_flight);
+            self.inner.respond(conversation).await
+        })
     }
 }
 
@@ -817,8 +899,12 @@ async fn run_job(
                 };
                 let mut agent = agent.with_sample(u64::from(job.round)).with_seed(job.seed);
                 let before = agent.calls().len();
+                let mut counted = Counted {
+                    inner: &mut agent,
+                    in_flight: &sh.in_flight,
+                };
                 let r = bench
-                    .run(&job.instance, &mut agent, job.seed, &mut push)
+                    .run(&job.instance, &mut counted, job.seed, &mut push)
                     .await;
                 for c in &agent.calls()[before..] {
                     spend.tokens_in += c.usage.input_tokens;

@@ -14,6 +14,10 @@ use super::RunError;
 /// The benchmarks a run can name, in the order `all` runs them.
 pub const BENCHMARKS: [&str; 3] = ["questbench", "intent2tx", "pilot"];
 
+/// Model calls in flight by default: sized for API models, whose latency (seconds), not the
+/// machine, bounds a run.
+pub const DEFAULT_CONCURRENCY: usize = 32;
+
 fn yes() -> bool {
     true
 }
@@ -177,9 +181,11 @@ pub struct RunSpec {
     /// empty keeps every one.
     #[serde(default)]
     pub prompt_types: Vec<String>,
-    /// Samples in flight at once (and the per-provider concurrency ceiling).
+    /// Model calls in flight at once: samples in flight (each waits for at most one answer at a
+    /// time), and the per-provider concurrency ceiling.
     pub concurrency: usize,
-    /// Chain workers (each owns its Anvil) for QuestBench and executed Intent2Tx samples.
+    /// Chain workers: samples doing chain work (sandbox, transactions, checks) at once, for
+    /// QuestBench and executed Intent2Tx (default: the machine's cores).
     #[serde(default = "one")]
     pub chain_workers: usize,
     /// USD after which no new model call is made.
@@ -263,11 +269,43 @@ pub struct RunSpec {
     /// offline universe).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub fork: Option<ForkSpec>,
+    /// How chain samples share chains with model calls (default: split; see [`ChainScheduling`]).
+    #[serde(default, skip_serializing_if = "ChainScheduling::is_split")]
+    pub chain_scheduling: ChainScheduling,
+}
+
+/// How chain samples (QuestBench, executed Intent2Tx) are scheduled against model calls.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum ChainScheduling {
+    /// A sample takes a chain worker only for chain work; the model is called without one, and
+    /// a composite episode keeps its own chain between rounds (docs/runs.md, "Scheduling").
+    #[default]
+    Split,
+    /// A sample holds a chain worker from start to end, model calls included (Crucible before
+    /// 0.9): throughput is chain workers ÷ latency. Kept to measure against and to show that
+    /// both give the same results.
+    Held,
+}
+
+impl ChainScheduling {
+    /// True for the default.
+    pub fn is_split(&self) -> bool {
+        *self == Self::Split
+    }
+
+    /// `split` or `held`.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Self::Split => "split",
+            Self::Held => "held",
+        }
+    }
 }
 
 impl RunSpec {
-    /// A spec with the defaults: one round, seed 0, concurrency 4, one chain worker, execution
-    /// on, cache on.
+    /// A spec with the defaults: one round, seed 0, [`DEFAULT_CONCURRENCY`] model calls in
+    /// flight, a chain worker per core, execution on, cache on.
     pub fn new(benchmarks: Vec<String>, models: Vec<String>) -> Self {
         Self {
             benchmarks,
@@ -277,8 +315,8 @@ impl RunSpec {
             rounds: 1,
             seed: 0,
             prompt_types: Vec::new(),
-            concurrency: 4,
-            chain_workers: 1,
+            concurrency: DEFAULT_CONCURRENCY,
+            chain_workers: super::capacity::cores(),
             budget_usd: None,
             intent_execute: true,
             cache: true,
@@ -300,6 +338,7 @@ impl RunSpec {
             quest_nl_difficulty: String::new(),
             packs: Vec::new(),
             fork: None,
+            chain_scheduling: ChainScheduling::Split,
         }
     }
 

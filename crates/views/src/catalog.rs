@@ -1,8 +1,9 @@
 //! The benchmark catalogue: loads the three benchmarks for a run from its pinned content packs
 //! (a run stored before packs: the project's `tasks/`) —
-//! the ones that need no chain (shared by every worker) and the ones that do (booted once per
-//! chain worker, each on its own Anvil) — behind [`crucible_run::Benchmarks`], so orchestration
-//! never names a concrete benchmark.
+//! the ones that need no chain and the ones that do (QuestBench, executed Intent2Tx: each over a
+//! pool of chain nodes booted on demand, with chain workers shared by both; sized by
+//! [`ChainSizing`]) — behind [`crucible_run::Benchmarks`], so orchestration never names a
+//! concrete benchmark.
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
@@ -22,7 +23,10 @@ use crucible_questbench::paper::PaperTolerance;
 use crucible_questbench::prompt::{Library, NlDifficulty};
 use crucible_questbench::seam::QuestBench;
 use crucible_questbench::task::{load_dir, Task};
-use crucible_run::{Benchmarks, ChainBenches, LoadBenchmarks, RunError, RunSpec};
+use crucible_chain::pool::{BootNode, ChainWorkers, Load, NodePool};
+use crucible_intent2tx::seam::ExecutorPool;
+use crucible_questbench::seam::HarnessPool;
+use crucible_run::{Benchmarks, ChainLoad, ChainSizing, LoadBenchmarks, RunError, RunSpec};
 
 /// The benchmarks' static data, loaded once per run.
 pub struct Catalog {
@@ -44,6 +48,17 @@ pub struct Catalog {
     shared: BTreeMap<&'static str, Arc<dyn Benchmark>>,
     /// Fork mode: the chain benchmarks boot on this fork instead of the offline universe.
     fork: Option<crucible_chain::fork::ForkTarget>,
+    /// Chain workers and nodes per chain benchmark.
+    sizing: ChainSizing,
+    /// The chain benchmarks, once [`Catalog::boot`] ran.
+    chain: tokio::sync::OnceCell<ChainSet>,
+}
+
+/// The chain benchmarks of a run, their node pools and their shared workers.
+struct ChainSet {
+    workers: Arc<ChainWorkers>,
+    quest: Option<(Arc<dyn Benchmark>, Arc<HarnessPool>)>,
+    intent: Option<(Arc<dyn Benchmark>, Arc<ExecutorPool>)>,
 }
 
 /// A benchmark's content that could not be loaded: the file and why.
@@ -182,6 +197,11 @@ impl Catalog {
             pilot: None,
             shared: BTreeMap::new(),
             fork: None,
+            sizing: ChainSizing {
+                workers: 1,
+                nodes: 1,
+            },
+            chain: tokio::sync::OnceCell::new(),
         };
         for b in benchmarks {
             match b.as_str() {
@@ -286,6 +306,7 @@ impl Catalog {
             })?;
         }
         self.quest_naive = spec.quest_naive;
+        self.sizing = ChainSizing::for_spec(spec);
         self.fork = match &spec.fork {
             Some(f) => Some(crucible_chain::fork::ForkTarget {
                 url: f.reach_url()?,
@@ -389,54 +410,87 @@ impl Catalog {
             .collect()
     }
 
-    /// Boots a chain worker's benchmarks (each with its own Anvil): on the offline universes, or
-    /// in fork mode (`RunSpec::fork`) on a fork of the user's RPC through the persistent fork
-    /// cache, checked first (reachable, right chain id, block not beyond head). Every worker
-    /// forks the same (URL, block), so they share one cache.
-    pub async fn boot(&self) -> Result<ChainBenches, RunError> {
-        let mut out: ChainBenches = BTreeMap::new();
+    /// Chain workers and nodes this catalogue's chain benchmarks use.
+    pub fn sizing(&self) -> ChainSizing {
+        self.sizing
+    }
+
+    /// Boots the chain benchmarks (once; later calls return at once): one node each, on the
+    /// offline universes or in fork mode (`RunSpec::fork`) on a fork of the user's RPC through
+    /// the persistent fork cache, checked first (reachable, right chain id, block not beyond
+    /// head). Every node forks the same (URL, block), so they share one cache. More nodes boot
+    /// on demand, up to [`ChainSizing::nodes`] per benchmark.
+    pub async fn boot(&self) -> Result<(), RunError> {
+        self.chain.get_or_try_init(|| self.boot_set()).await?;
+        Ok(())
+    }
+
+    async fn boot_set(&self) -> Result<ChainSet, RunError> {
+        let workers = ChainWorkers::new(self.sizing.workers);
+        let mut set = ChainSet {
+            workers: Arc::clone(&workers),
+            quest: None,
+            intent: None,
+        };
         if let Some(tasks) = &self.quest_tasks {
-            let h = match &self.fork {
-                Some(t) => Harness::start_fork(&self.config, t).await,
-                None => Harness::start(&self.config).await,
-            }
-            .map_err(|e| {
+            let (config, fork, tolerance) =
+                (self.config.clone(), self.fork.clone(), self.paper_tolerance);
+            let boot: BootNode<Harness, crucible_questbench::QuestError> = Arc::new(move || {
+                let (config, fork) = (config.clone(), fork.clone());
+                Box::pin(async move {
+                    let h = match &fork {
+                        Some(t) => Harness::start_fork(&config, t).await,
+                        None => Harness::start(&config).await,
+                    }?;
+                    Ok(h.with_paper_tolerance(tolerance))
+                })
+            });
+            let first = boot().await.map_err(|e| {
                 BenchError::infrastructure(format!("booting the questbench chain: {e}"), e)
-            })?
-            .with_paper_tolerance(self.paper_tolerance);
-            out.insert(
-                "questbench",
-                Box::new(
-                    QuestBench::new(tasks.clone(), h)
-                        .with_prompt_set(self.prompt_set)
-                        .with_library(self.quest_library)
-                        .with_naive(self.quest_naive)
-                        .with_nl_difficulty(self.quest_nl),
-                ),
-            );
+            })?;
+            let manifest = first.manifest().clone();
+            let pool = Arc::new(NodePool::new(self.sizing.nodes, Some(first), boot));
+            let bench = QuestBench::pooled(
+                tasks.clone(),
+                manifest,
+                Arc::clone(&pool),
+                Some(Arc::clone(&workers)),
+            )
+            .with_prompt_set(self.prompt_set)
+            .with_library(self.quest_library)
+            .with_naive(self.quest_naive)
+            .with_nl_difficulty(self.quest_nl);
+            set.quest = Some((Arc::new(bench), pool));
         }
         if let (Some((d, p)), true) = (&self.intent_data, self.intent_execute) {
-            let ex = match &self.fork {
-                Some(t) => Executor::boot_fork(&self.config, AddressBook::builtin(), t).await,
-                None => Executor::boot(&self.config, AddressBook::builtin()).await,
-            }
-            .map_err(|e| {
+            let (config, fork) = (self.config.clone(), self.fork.clone());
+            let boot: BootNode<Executor, crucible_intent2tx::IntentError> = Arc::new(move || {
+                let (config, fork) = (config.clone(), fork.clone());
+                Box::pin(async move {
+                    match &fork {
+                        Some(t) => Executor::boot_fork(&config, AddressBook::builtin(), t).await,
+                        None => Executor::boot(&config, AddressBook::builtin()).await,
+                    }
+                })
+            });
+            let first = boot().await.map_err(|e| {
                 BenchError::infrastructure(format!("booting the intent2tx chain: {e}"), e)
             })?;
+            let pool = Arc::new(NodePool::new(self.sizing.nodes, Some(first), boot));
             let bench = IntentBench::new(d.clone(), p.clone(), AddressBook::builtin())
                 .with_metric_mode(self.intent_metrics)
                 .with_prompt_set(self.prompt_set)
                 .with_retrieval(self.intent_retrieval)
-                .with_executor(ex);
+                .with_executors(Arc::clone(&pool), Arc::clone(&workers));
             // On a fork every contract an instance calls is expected on the forked chain.
             let bench = if self.fork.is_some() {
                 bench.on_fork()
             } else {
                 bench
             };
-            out.insert("intent2tx", Box::new(bench));
+            set.intent = Some((Arc::new(bench), pool));
         }
-        Ok(out)
+        Ok(set)
     }
 }
 
@@ -445,12 +499,40 @@ impl Benchmarks for Catalog {
         benchmark == "questbench" || (benchmark == "intent2tx" && self.intent_execute)
     }
 
-    fn shared(&self, benchmark: &str) -> Option<Arc<dyn Benchmark>> {
-        self.shared.get(benchmark).cloned()
+    fn benchmark(&self, benchmark: &str) -> Option<Arc<dyn Benchmark>> {
+        if let Some(b) = self.shared.get(benchmark) {
+            return Some(Arc::clone(b));
+        }
+        let set = self.chain.get()?;
+        match benchmark {
+            "questbench" => set.quest.as_ref().map(|(b, _)| Arc::clone(b)),
+            "intent2tx" => set.intent.as_ref().map(|(b, _)| Arc::clone(b)),
+            _ => None,
+        }
     }
 
-    fn boot_chain(&self) -> BoxFuture<'_, Result<ChainBenches, RunError>> {
+    fn warm_up(&self) -> BoxFuture<'_, Result<(), RunError>> {
         Box::pin(self.boot())
+    }
+
+    fn chain_load(&self) -> Option<ChainLoad> {
+        let set = self.chain.get()?;
+        let mut nodes = Load::default();
+        for l in [
+            set.quest.as_ref().map(|(_, p)| p.load()),
+            set.intent.as_ref().map(|(_, p)| p.load()),
+        ]
+        .into_iter()
+        .flatten()
+        {
+            nodes.size += l.size;
+            nodes.busy += l.busy;
+            nodes.waiting += l.waiting;
+        }
+        Some(ChainLoad {
+            workers: set.workers.load(),
+            nodes,
+        })
     }
 }
 

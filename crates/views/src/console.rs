@@ -54,8 +54,11 @@ pub struct RunForm {
     pub seed: u64,
     /// Prompt types to keep (empty: all).
     pub prompt_types: Vec<String>,
-    /// Samples in flight.
+    /// Model calls in flight at once.
     pub concurrency: u32,
+    /// Chain workers (`None`: one per core of this machine).
+    #[serde(default)]
+    pub chain_workers: Option<u32>,
     /// USD budget (`None`: unlimited).
     pub budget_usd: Option<f64>,
     /// Intent2Tx executes answers on the chain.
@@ -199,6 +202,9 @@ impl RunForm {
         spec.difficulties = self.difficulties.clone();
         spec.kinds = self.kinds.clone();
         spec.concurrency = self.concurrency as usize;
+        if let Some(w) = self.chain_workers {
+            spec.chain_workers = w as usize;
+        }
         spec.budget_usd = self.budget_usd;
         spec.intent_execute = self.intent_execute;
         spec.prompt_set = self.prompt_set;
@@ -409,6 +415,54 @@ pub struct RunPlan {
     pub est_seconds: Option<f64>,
     /// How the estimates were made, for people.
     pub basis: String,
+    /// Model calls in flight and chain work.
+    pub scheduling: SchedulingPlan,
+}
+
+/// How a run is scheduled (docs/runs.md, "Scheduling"), for the plan preview.
+#[derive(Debug, Clone, PartialEq, Serialize, TS)]
+pub struct SchedulingPlan {
+    /// Model calls in flight at once.
+    pub concurrency: u32,
+    /// Chain workers (`None`: the run executes nothing on a chain).
+    pub chain_workers: Option<u32>,
+    /// Chains the run may boot per chain benchmark (`None`: no chain work).
+    pub chains_max: Option<u32>,
+    /// The same in words.
+    pub summary: String,
+}
+
+impl SchedulingPlan {
+    /// The scheduling of `spec` on this machine.
+    pub fn of(spec: &RunSpec) -> Self {
+        let chain = spec.benchmarks.iter().any(|b| b == "questbench")
+            || (spec.intent_execute && spec.benchmarks.iter().any(|b| b == "intent2tx"));
+        let sizing = crucible_run::ChainSizing::for_spec(spec);
+        let calls = format!(
+            "Up to {} model call{} at once",
+            spec.concurrency,
+            if spec.concurrency == 1 { "" } else { "s" }
+        );
+        let summary = if !chain {
+            format!("{calls}.")
+        } else {
+            format!(
+                "{calls}; chain work (sandbox, transactions, checks) on {} chain worker{}, \
+                 never held while a model answers; up to {} chain{} per benchmark \
+                 (a multi-round episode keeps its own between rounds).",
+                sizing.workers,
+                if sizing.workers == 1 { "" } else { "s" },
+                sizing.nodes,
+                if sizing.nodes == 1 { "" } else { "s" },
+            )
+        };
+        Self {
+            concurrency: spec.concurrency as u32,
+            chain_workers: chain.then_some(sizing.workers as u32),
+            chains_max: chain.then_some(sizing.nodes as u32),
+            summary,
+        }
+    }
 }
 
 /// Per (benchmark, model): mean cost and latency of stored samples.
@@ -545,7 +599,7 @@ fn instances_per_benchmark(
                 facets,
                 Vec::new(),
             ));
-        } else if let Some(bench) = catalog.shared(b) {
+        } else if let Some(bench) = catalog.benchmark(b) {
             let instances = bench.instances();
             // Every instance's meta is costly (PILOT renders flawed plans): computed once per
             // benchmark and catalogue size while the process lives, and for checking only
@@ -679,6 +733,7 @@ pub fn estimate(config: &Config, spec: &RunSpec, history: &History) -> Result<Ru
         est_cost_usd: cost_known.then_some(cost),
         est_seconds: time_known.then(|| busy_ms / 1000.0 / spec.concurrency.max(1) as f64),
         basis,
+        scheduling: SchedulingPlan::of(spec),
     })
 }
 
@@ -743,6 +798,57 @@ pub struct LiveStatus {
     pub notice: Option<String>,
     /// Seconds since this session started (throughput and ETA move with it between samples).
     pub elapsed_seconds: f64,
+    /// What bounds the run now (`None` until the scheduler first says).
+    pub load: Option<LiveLoad>,
+}
+
+/// What a running run waits for: model calls in flight, chain work, and which of them limits.
+#[derive(Debug, Clone, PartialEq, Serialize, TS)]
+pub struct LiveLoad {
+    /// Model calls waiting for an answer.
+    pub calls_in_flight: u32,
+    /// The most model calls in flight at once (the run's concurrency).
+    pub concurrency: u32,
+    /// Chain workers doing chain work (sandbox, transactions, checks); `None` without chain
+    /// benchmarks.
+    pub chain_workers_busy: Option<u32>,
+    /// Chain workers in all.
+    pub chain_workers: Option<u32>,
+    /// Chains lent to samples (a multi-round episode keeps one between rounds).
+    pub chains_in_use: Option<u32>,
+    /// Chains the run may boot.
+    pub chains_max: Option<u32>,
+    /// `provider`, `chain`, `budget` or `idle`.
+    pub limit: String,
+    /// The limiting factor in words.
+    pub limit_label: String,
+}
+
+impl LiveLoad {
+    fn of(
+        calls_in_flight: usize,
+        concurrency: usize,
+        chain: Option<&crucible_run::ChainLoad>,
+        limit: crucible_run::Limit,
+    ) -> Self {
+        use crucible_run::Limit;
+        let label = match limit {
+            Limit::Provider => "Waiting for model answers: the provider's speed sets the pace",
+            Limit::Chain => "Waiting for chain work: every chain worker is busy",
+            Limit::Budget => "The budget is spent: no new samples start",
+            Limit::Idle => "Starting or finishing",
+        };
+        Self {
+            calls_in_flight: calls_in_flight as u32,
+            concurrency: concurrency as u32,
+            chain_workers_busy: chain.map(|c| c.workers.busy as u32),
+            chain_workers: chain.map(|c| c.workers.size as u32),
+            chains_in_use: chain.map(|c| c.nodes.busy as u32),
+            chains_max: chain.map(|c| c.nodes.size as u32),
+            limit: crucible_core::serde_name(&limit),
+            limit_label: label.into(),
+        }
+    }
 }
 
 /// Folds [`Progress`] events into a [`LiveStatus`].
@@ -783,6 +889,7 @@ impl Tracker {
                 cost_usd: None,
                 failures: Vec::new(),
                 notice: None,
+                load: None,
             },
             failures: VecDeque::new(),
         }
@@ -876,8 +983,23 @@ impl Tracker {
                     error: Some(error.clone()),
                 });
             }
-            Progress::WorkerRestarted { worker, error } => {
-                self.status.notice = Some(format!("chain worker {worker} restarted: {error}"));
+            Progress::WorkerRestarted { error, .. } => {
+                self.status.notice = Some(format!(
+                    "a chain failed and was replaced; its sample is retried ({error})"
+                ));
+            }
+            Progress::Load {
+                calls_in_flight,
+                concurrency,
+                chain,
+                limit,
+            } => {
+                self.status.load = Some(LiveLoad::of(
+                    *calls_in_flight,
+                    *concurrency,
+                    chain.as_ref(),
+                    *limit,
+                ));
             }
             Progress::BudgetReached {
                 spent_usd,
@@ -889,6 +1011,7 @@ impl Tracker {
             }
             Progress::RunFinished { status, .. } => {
                 self.status.status = status.to_string();
+                self.status.load = None;
             }
         }
     }
@@ -1015,6 +1138,7 @@ mod tests {
             seed: 7,
             prompt_types: vec![],
             concurrency: 4,
+            chain_workers: None,
             budget_usd: None,
             intent_execute: true,
             categories: vec![],

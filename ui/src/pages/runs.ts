@@ -2,7 +2,7 @@
 // progress of the runs going on in this app (fed by `run:progress` events), cancel, resume and
 // delete (after an explicit confirmation step in the row),
 // and the new-run form (#/runs/new) with its plan preview and inline problems.
-import type { Bench, BenchPlan, LiveStatus, PromptSet, ProvidersView, RunForm, RunListItem, RunsView } from "../bindings";
+import type { Bench, BenchPlan, LiveLoad, LiveStatus, PromptSet, ProvidersView, RunForm, RunListItem, RunsView } from "../bindings";
 import { PROMPT_SETS, PROMPT_SET_LABEL } from "../bindings";
 import { BENCH_LABEL } from "../bench";
 import { h, mount } from "../dom";
@@ -56,6 +56,18 @@ function bar(done: number, total: number, label: string): HTMLElement {
   return h("progress", { max: String(Math.max(total, 1)), value: String(Math.min(done, total)), "aria-label": label });
 }
 
+/** What a running run waits for: model calls in flight, chain work and the limiting factor. */
+function loadFacts(l: LiveLoad): HTMLElement {
+  return h("div", { class: "live-load", "data-limit": l.limit },
+    h("dl", { class: "facts live-facts" },
+      h("dt", {}, "Model calls in flight"), h("dd", { "data-field": "calls-in-flight" }, `${l.calls_in_flight} of ${l.concurrency}`),
+      l.chain_workers === null ? null : h("dt", {}, "Chain workers busy"),
+      l.chain_workers === null ? null : h("dd", { "data-field": "chain-busy" }, `${l.chain_workers_busy} of ${l.chain_workers}`),
+      l.chains_max === null ? null : h("dt", {}, "Chains in use"),
+      l.chains_max === null ? null : h("dd", { "data-field": "chains-in-use" }, `${l.chains_in_use} of ${l.chains_max}`)),
+    h("p", { class: "small", "data-field": "limit" }, h("strong", {}, "Limited by: "), l.limit_label));
+}
+
 function liveCard(s: LiveStatus, cancel: HTMLElement): HTMLElement {
   const total = s.pending;
   const running = s.status === "running" || s.status === "starting";
@@ -74,6 +86,7 @@ function liveCard(s: LiveStatus, cancel: HTMLElement): HTMLElement {
       h("dt", {}, "Cost so far"), h("dd", { "data-field": "cost" }, fmtUsd(s.cost_usd)),
       h("dt", {}, "Failed"), h("dd", { "data-field": "failed" }, String(s.failed)),
     ),
+    running && s.load ? loadFacts(s.load) : null,
     s.notice ? h("p", { class: "notice", role: "status" }, s.notice) : null,
     h("div", { class: "model-bars" }, ...s.models.map((m) =>
       h("div", { class: "model-bar", "data-model": m.model },
@@ -297,7 +310,8 @@ async function renderNew(root: HTMLElement): Promise<void> {
   const limit = num("rf-limit", "2", { min: "1", placeholder: "all" });
   const rounds = num("rf-rounds", "1", { min: "1", max: "100" });
   const seed = num("rf-seed", "0", { min: "0" });
-  const conc = num("rf-concurrency", "4", { min: "1", max: "256" });
+  const conc = num("rf-concurrency", "32", { min: "1", max: "256" });
+  const chainWorkers = num("rf-chain-workers", "", { min: "1", max: "256", placeholder: "one per core" });
   const budget = num("rf-budget", "", { min: "0", step: "0.01", placeholder: "no limit" });
   const execute = h("input", { type: "checkbox", id: "rf-execute", checked: true });
   const start = h("button", { type: "submit", id: "rf-start", class: "primary" }, "Start run");
@@ -380,7 +394,10 @@ async function renderNew(root: HTMLElement): Promise<void> {
       h("label", { class: "field" }, h("span", { class: "field-label" }, "Tasks per benchmark"), limit, h("span", { class: "field-hint" }, "The first N tasks in catalogue order; empty: all.")),
       h("label", { class: "field" }, h("span", { class: "field-label" }, "Rounds (avg@k)"), rounds),
       h("label", { class: "field" }, h("span", { class: "field-label" }, "Seed"), seed),
-      h("label", { class: "field" }, h("span", { class: "field-label" }, "Concurrency"), conc),
+      h("label", { class: "field" }, h("span", { class: "field-label" }, "Model calls at once"), conc,
+        h("span", { class: "field-hint" }, "How many answers to wait for at the same time. API models: 32 or more; a local model server: its parallel slots.")),
+      h("label", { class: "field" }, h("span", { class: "field-label" }, "Chain workers"), chainWorkers,
+        h("span", { class: "field-hint" }, "Answers executed on the local chain at once (QuestBench, Intent2Tx execution). Empty: one per processor core.")),
       h("label", { class: "field" }, h("span", { class: "field-label" }, "Budget (USD)"), budget, h("span", { class: "field-hint" }, "No new model calls once spent.")),
     ),
     h("fieldset", { id: "rf-prompts", class: "group" }, h("legend", {}, "Prompt settings"),
@@ -418,6 +435,7 @@ async function renderNew(root: HTMLElement): Promise<void> {
       difficulties: checked("difficulty").map((c) => c.value),
       kinds: checked("kind").map((c) => c.value),
       concurrency: Number(conc.value),
+      chain_workers: numOr(chainWorkers),
       budget_usd: numOr(budget),
       intent_execute: execute.checked,
       prompt_set: (promptSet as HTMLSelectElement).value as PromptSet,
@@ -444,7 +462,8 @@ async function renderNew(root: HTMLElement): Promise<void> {
     else if (!whole(f.limit) || f.limit === 0) localProblem = { field: "limit", message: "Tasks per benchmark must be a whole number ≥ 1, or empty for all." };
     else if (!whole(f.rounds)) localProblem = { field: "rounds", message: "Rounds must be a whole number." };
     else if (!whole(f.seed) || f.seed > Number.MAX_SAFE_INTEGER) localProblem = { field: "seed", message: "Seed must be a whole number ≥ 0." };
-    else if (!whole(f.concurrency)) localProblem = { field: "concurrency", message: "Concurrency must be a whole number." };
+    else if (!whole(f.concurrency)) localProblem = { field: "concurrency", message: "Model calls at once must be a whole number." };
+    else if (!whole(f.chain_workers) || f.chain_workers === 0) localProblem = { field: "chain_workers", message: "Chain workers must be a whole number ≥ 1, or empty for one per core." };
     else if (f.budget_usd !== null && !(f.budget_usd >= 0)) localProblem = { field: "budget_usd", message: "Budget must be a non-negative number." };
     else if (chainFork.checked && f.fork_url === null) localProblem = { field: "fork_url", message: "Chain: give the RPC URL to fork from (http:// or https://)." };
     else if (chainFork.checked && !/^https?:\/\//i.test(f.fork_url ?? "")) localProblem = { field: "fork_url", message: "Chain: the RPC URL must start with http:// or https://." };
@@ -453,7 +472,7 @@ async function renderNew(root: HTMLElement): Promise<void> {
   };
   const fieldEl: Record<string, string> = {
     benchmarks: "rf-benchmarks", models: "rf-models", limit: "rf-limit", rounds: "rf-rounds", seed: "rf-seed",
-    concurrency: "rf-concurrency", budget_usd: "rf-budget", prompt_types: "rf-prompts", base_url: "rf-models",
+    concurrency: "rf-concurrency", chain_workers: "rf-chain-workers", budget_usd: "rf-budget", prompt_types: "rf-prompts", base_url: "rf-models",
     filters: "rf-filters", packs: "rf-packs", fork_url: "rf-fork-url", fork_block: "rf-fork-block",
   };
   const showProblem = (p: { field: string; message: string } | null) => {
@@ -507,6 +526,7 @@ async function renderNew(root: HTMLElement): Promise<void> {
             ? h("div", { class: "notice small", "data-field": "not-executable" },
               `${b.not_executable} of these instances call contracts the offline universe does not hold: they get their static metrics only (fork mode executes them). For example: ${b.not_executable_examples.join("; ")}`)
             : null))),
+      h("p", { class: "small", "data-field": "scheduling" }, p.scheduling.summary),
       h("p", { class: "muted small" }, p.basis)));
   };
   let timer: number | undefined;

@@ -1,0 +1,89 @@
+//! How a run's chain work is sized (docs/runs.md, "Scheduling"): chain workers (the CPU side:
+//! sandbox, transactions, checks) and chain nodes (booted chains: an atomic sample holds one
+//! only while it executes, a composite episode for the episode, so nodes above the workers are
+//! memory held by episodes waiting for their model).
+
+use serde::{Deserialize, Serialize};
+
+use super::spec::{ChainScheduling, RunSpec};
+
+/// Resident memory of one chain node, MiB: an Anvil holding the bsc universe, its gate and two
+/// prepared sandbox processes (measured with `crucible bench orchestrator --chain`: see
+/// docs/runs.md). Used to keep the nodes a run may boot within half the available memory.
+pub const NODE_MIB: u64 = 160;
+
+/// Chain workers and nodes of one run.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, ts_rs::TS)]
+pub struct ChainSizing {
+    /// Samples doing chain work at once.
+    pub workers: usize,
+    /// Booted chains per chain benchmark at most (≥ workers).
+    pub nodes: usize,
+}
+
+/// The machine's cores (the default number of chain workers).
+pub fn cores() -> usize {
+    std::thread::available_parallelism().map_or(1, |n| n.get())
+}
+
+/// Available memory in MiB (`MemAvailable`), when the system says.
+pub fn available_mib() -> Option<u64> {
+    let text = std::fs::read_to_string("/proc/meminfo").ok()?;
+    let line = text.lines().find(|l| l.starts_with("MemAvailable:"))?;
+    let kib: u64 = line.split_whitespace().nth(1)?.parse().ok()?;
+    Some(kib / 1024)
+}
+
+/// How many nodes fit in half of `available_mib` (at least one).
+pub fn nodes_in_memory(available_mib: u64) -> usize {
+    ((available_mib / 2) / NODE_MIB).max(1) as usize
+}
+
+impl ChainSizing {
+    /// What `spec` gets on this machine: its chain workers; nodes equal to the workers when no
+    /// sample waits for a model with a chain (built-in agents, re-scores, held scheduling),
+    /// else one per sample in flight, within half the available memory.
+    pub fn for_spec(spec: &RunSpec) -> Self {
+        Self::for_spec_with(spec, available_mib().unwrap_or(4096))
+    }
+
+    /// [`Self::for_spec`] with `available_mib` of memory.
+    pub fn for_spec_with(spec: &RunSpec, available_mib: u64) -> Self {
+        let workers = spec.chain_workers.max(1);
+        let models_wait = spec.rescore_of.is_none()
+            && spec.models.iter().any(|m| !m.starts_with("builtin:"));
+        let nodes = match spec.chain_scheduling {
+            ChainScheduling::Held => workers,
+            ChainScheduling::Split if !models_wait => workers,
+            ChainScheduling::Split => spec
+                .concurrency
+                .min(nodes_in_memory(available_mib))
+                .max(workers),
+        };
+        Self { workers, nodes }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn nodes_follow_waiting_models_and_memory() {
+        let mut s = RunSpec::new(vec!["questbench".into()], vec!["builtin:reference".into()]);
+        s.concurrency = 32;
+        s.chain_workers = 2;
+        assert_eq!(ChainSizing::for_spec_with(&s, 64_000).nodes, 2);
+        s.models.push("openai-compatible:m".into());
+        assert_eq!(ChainSizing::for_spec_with(&s, 64_000).nodes, 32);
+        // 2 GiB available: half of it holds 6 nodes.
+        assert_eq!(ChainSizing::for_spec_with(&s, 2_048).nodes, 6);
+        // Never fewer nodes than workers.
+        assert_eq!(ChainSizing::for_spec_with(&s, 100).nodes, 2);
+        s.chain_scheduling = ChainScheduling::Held;
+        assert_eq!(ChainSizing::for_spec_with(&s, 64_000).nodes, 2);
+        s.chain_scheduling = ChainScheduling::Split;
+        s.rescore_of = Some("r".into());
+        assert_eq!(ChainSizing::for_spec_with(&s, 64_000).nodes, 2);
+    }
+}
