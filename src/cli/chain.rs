@@ -38,6 +38,8 @@ pub enum BenchCmd {
         /// Sequential samples of the overhead run.
         #[arg(long, default_value_t = 200)]
         samples: usize,
+        #[command(flatten)]
+        chain: ChainBenchArgs,
     },
     /// Store write speed: bulk sample rows and one commit per sample.
     Store {
@@ -237,9 +239,11 @@ pub async fn bench(config: &Config, cmd: BenchCmd) -> Result<()> {
                 json,
             )
         }
-        BenchCmd::Orchestrator { json, samples } => {
-            return super::runs::bench_orchestrator(config, json, samples).await
-        }
+        BenchCmd::Orchestrator {
+            json,
+            samples,
+            chain,
+        } => return super::runs::bench_orchestrator(config, json, samples, chain).await,
         BenchCmd::Store { json, rows, dir } => {
             return super::runs::bench_store(json, rows, dir.as_deref()).await
         }
@@ -281,4 +285,31 @@ pub async fn sandbox(config: &Config, args: SandboxArgs) -> Result<()> {
     let run = crucible_bench::figures::run_module(config, profile, &code).await?;
     out!("{}", serde_json::to_string_pretty(&run)?);
     Ok(())
+}
+
+/// `crucible bench orchestrator`'s chain section: whole QuestBench and executed Intent2Tx runs of
+/// one model served by the loopback provider (replaying the reference agent's answers).
+#[derive(Debug, Clone, clap::Args)]
+pub struct ChainBenchArgs {
+    /// Skip the chain section.
+    #[arg(long)]
+    pub no_chain: bool,
+    /// Loopback latency per model call, ms.
+    #[arg(long, default_value_t = 2000)]
+    pub latency_ms: u64,
+    /// Model calls in flight.
+    #[arg(long, default_value_t = 32)]
+    pub concurrency: usize,
+    /// Chain workers (default: the machine's cores).
+    #[arg(long, default_value_t = crucible_run::capacity::cores())]
+    pub chain_workers: usize,
+    /// `split` (default) or `held` (each chain sample holds its worker while the model answers).
+    #[arg(long, default_value = "split", value_parser = ["split", "held"])]
+    pub chain_scheduling: String,
+    /// QuestBench tasks (default: all 107; 0 skips QuestBench).
+    #[arg(long)]
+    pub quest_tasks: Option<usize>,
+    /// Executed Intent2Tx instances (0 skips Intent2Tx).
+    #[arg(long, default_value_t = 400)]
+    pub intent_instances: usize,
 }

@@ -606,9 +606,31 @@ pub async fn agents(config: &Config, cmd: AgentsCmd) -> Result<()> {
 }
 
 /// `crucible bench orchestrator`.
-pub async fn bench_orchestrator(config: &Config, json_out: bool, samples: usize) -> Result<()> {
+pub async fn bench_orchestrator(
+    config: &Config,
+    json_out: bool,
+    samples: usize,
+    chain: super::chain::ChainBenchArgs,
+) -> Result<()> {
     let f = crucible_bench::orchestrator::orchestrator(config, samples).await?;
-    let v = serde_json::to_value(&f)?;
+    let mut v = serde_json::to_value(&f)?;
+    if !chain.no_chain {
+        let opts = crucible_bench::throughput::ChainOptions {
+            latency: std::time::Duration::from_millis(chain.latency_ms),
+            concurrency: chain.concurrency,
+            chain_workers: chain.chain_workers,
+            scheduling: if chain.chain_scheduling == "held" {
+                run::ChainScheduling::Held
+            } else {
+                run::ChainScheduling::Split
+            },
+            intent_instances: chain.intent_instances,
+            quest_tasks: chain.quest_tasks,
+            seed: 0,
+        };
+        let c = crucible_bench::throughput::chain(config, &opts).await?;
+        v["chain"] = serde_json::to_value(&c)?;
+    }
     if json_out {
         out!("{}", serde_json::to_string_pretty(&v)?);
     } else {

@@ -14,3 +14,4 @@ pub mod perf;
 pub mod results;
 pub mod store;
 pub mod synth;
+pub mod throughput;

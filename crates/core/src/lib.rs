@@ -228,6 +228,12 @@ pub trait Benchmark: Send + Sync {
         instance: &str,
         seed: u64,
     ) -> Result<Box<dyn Agent + '_>, BenchError>;
+    /// How many model calls a sample of `instance` is expected to make: a scheduling hint only
+    /// (samples expected to run longest start first, so a run is not left waiting on a last
+    /// long episode). Default 1.
+    fn expected_calls(&self, _instance: &str) -> u32 {
+        1
+    }
     /// Runs one sample of `instance` with `agent`, reporting events as they happen.
     fn run<'a>(
         &'a self,

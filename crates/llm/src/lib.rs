@@ -23,7 +23,7 @@ mod secrets;
 pub use agent::{CallRecord, ModelAgent, ModelSpec, MAX_BODY_BYTES};
 pub use cache::{CacheKey, ResponseCache};
 pub use limiter::{AdaptiveLimiter, Aimd, Permit, ProviderLimits};
-pub use loopback::{Loopback, LOOPBACK_BAD_KEY};
+pub use loopback::{conversation_key, Loopback, LOOPBACK_BAD_KEY};
 pub use price::{Budget, ModelPrice, PriceTable, DEFAULT_PRICES};
 pub use probe::{probe, ProbeReport, PROBE_PROMPT};
 pub use provider::{

@@ -19,6 +19,9 @@ use tokio::sync::oneshot;
 struct Shared {
     latency: Duration,
     key: Option<String>,
+    /// Scripted answers by [`conversation_key`] (empty: always `ok`).
+    script: std::collections::HashMap<u64, String>,
+    scripted: AtomicU64,
     requests: AtomicU64,
     in_flight: AtomicU64,
     max_in_flight: AtomicU64,
@@ -59,6 +62,28 @@ async fn chat(
         tokio::time::sleep(s.latency).await;
     }
     s.in_flight.fetch_sub(1, Ordering::SeqCst);
+    let messages: Vec<(String, String)> = body["messages"]
+        .as_array()
+        .map(|ms| {
+            ms.iter()
+                .map(|m| {
+                    (
+                        m["role"].as_str().unwrap_or_default().to_string(),
+                        m["content"].as_str().unwrap_or_default().to_string(),
+                    )
+                })
+                .collect()
+        })
+        .unwrap_or_default();
+    let content = match s.script.get(&conversation_key(
+        messages.iter().map(|(r, c)| (r.as_str(), c.as_str())),
+    )) {
+        Some(a) => {
+            s.scripted.fetch_add(1, Ordering::Relaxed);
+            a.clone()
+        }
+        None => "ok".to_string(),
+    };
     let prompt_chars: usize = body["messages"]
         .as_array()
         .map(|ms| {
@@ -71,7 +96,7 @@ async fn chat(
         "id": "loopback",
         "object": "chat.completion",
         "model": body["model"],
-        "choices": [{"index": 0, "message": {"role": "assistant", "content": "ok"}, "finish_reason": "stop"}],
+        "choices": [{"index": 0, "message": {"role": "assistant", "content": content}, "finish_reason": "stop"}],
         "usage": {"prompt_tokens": prompt_chars.div_ceil(4), "completion_tokens": 1},
     });
     (axum::http::StatusCode::OK, Json(answer))
@@ -86,11 +111,31 @@ impl Loopback {
     /// Like [`Loopback::start`], but only `Authorization: Bearer <key>` is answered; anything
     /// else gets a 401 whose message is [`LOOPBACK_BAD_KEY`].
     pub async fn start_with_key(latency: Duration, key: Option<String>) -> std::io::Result<Self> {
+        Self::serve(latency, key, std::collections::HashMap::new()).await
+    }
+
+    /// Like [`Loopback::start`], but a conversation whose [`conversation_key`] is in `script`
+    /// gets that answer (anything else: `ok`): replays recorded conversations at a provider's
+    /// latency, so a benchmark's real work (execution, checks) runs behind every call.
+    pub async fn start_scripted(
+        latency: Duration,
+        script: std::collections::HashMap<u64, String>,
+    ) -> std::io::Result<Self> {
+        Self::serve(latency, None, script).await
+    }
+
+    async fn serve(
+        latency: Duration,
+        key: Option<String>,
+        script: std::collections::HashMap<u64, String>,
+    ) -> std::io::Result<Self> {
         let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await?;
         let addr = listener.local_addr()?;
         let shared = Arc::new(Shared {
             latency,
             key,
+            script,
+            scripted: AtomicU64::new(0),
             requests: AtomicU64::new(0),
             in_flight: AtomicU64::new(0),
             max_in_flight: AtomicU64::new(0),
@@ -126,10 +171,44 @@ impl Loopback {
         self.shared.requests.load(Ordering::Relaxed)
     }
 
+    /// Requests answered from the script.
+    pub fn scripted(&self) -> u64 {
+        self.shared.scripted.load(Ordering::Relaxed)
+    }
+
     /// The most requests that were ever being answered at once.
     pub fn max_in_flight(&self) -> u64 {
         self.shared.max_in_flight.load(Ordering::SeqCst)
     }
+}
+
+/// The key a scripted loopback answers by: the first user message, the last message and the
+/// number of assistant messages of a conversation given as (role, content) pairs with the wire's
+/// role names (`system`, `user`, `assistant`). System messages are left out, so a conversation
+/// keys the same whichever way a provider passes its system prompt.
+pub fn conversation_key<'a>(messages: impl IntoIterator<Item = (&'a str, &'a str)>) -> u64 {
+    use std::hash::{Hash, Hasher};
+    let mut first_user: Option<&str> = None;
+    let mut last = "";
+    let mut assistants = 0u32;
+    for (role, content) in messages {
+        if role == "system" {
+            continue;
+        }
+        if role == "user" && first_user.is_none() {
+            first_user = Some(content);
+        }
+        if role == "assistant" {
+            assistants += 1;
+        }
+        last = content;
+    }
+    // FNV-style stable hashing is not needed: the key lives only as long as one process.
+    let mut h = std::collections::hash_map::DefaultHasher::new();
+    first_user.unwrap_or_default().hash(&mut h);
+    last.hash(&mut h);
+    assistants.hash(&mut h);
+    h.finish()
 }
 
 impl Drop for Loopback {

@@ -309,6 +309,14 @@ impl Benchmark for QuestBench {
         }
     }
 
+    fn expected_calls(&self, instance: &str) -> u32 {
+        // A composite: the planning call and (at best) one call per optimal step.
+        self.task(instance)
+            .ok()
+            .and_then(|t| t.spec.composite.as_ref())
+            .map_or(1, |c| 1 + c.optimal_steps)
+    }
+
     fn run<'a>(
         &'a self,
         instance: &'a str,

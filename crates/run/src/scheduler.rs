@@ -577,6 +577,16 @@ async fn execute(
         .await;
     let catalog = prepared.catalog;
     let benches = Arc::new(prepared.benches);
+    // Longest samples first (a stable sort: plan order otherwise), so the run does not end
+    // waiting on one long episode started last. Results do not depend on the order.
+    let mut todo = todo;
+    todo.sort_by_cached_key(|j| {
+        std::cmp::Reverse(
+            benches
+                .get(&j.benchmark)
+                .map_or(1, |b| b.expected_calls(&j.instance)),
+        )
+    });
     let mut queues: Vec<(Queue, usize)> = Vec::new();
     match spec.chain_scheduling {
         ChainScheduling::Split => {
