@@ -25,4 +25,5 @@ mod seam;
 mod store;
 mod studio;
 mod support;
+mod throughput;
 mod universe;

@@ -404,9 +404,13 @@ seed: number,
  */
 prompt_types: Array<string>, 
 /**
- * Samples in flight.
+ * Model calls in flight at once.
  */
 concurrency: number, 
+/**
+ * Chain workers (`None`: one per core of this machine).
+ */
+chain_workers: number | null, 
 /**
  * USD budget (`None`: unlimited).
  */
@@ -493,7 +497,32 @@ est_seconds: number | null,
 /**
  * How the estimates were made, for people.
  */
-basis: string, };
+basis: string, 
+/**
+ * Model calls in flight and chain work.
+ */
+scheduling: SchedulingPlan, };
+
+/**
+ * How a run is scheduled (docs/runs.md, "Scheduling"), for the plan preview.
+ */
+export type SchedulingPlan = { 
+/**
+ * Model calls in flight at once.
+ */
+concurrency: number, 
+/**
+ * Chain workers (`None`: the run executes nothing on a chain).
+ */
+chain_workers: number | null, 
+/**
+ * Chains the run may boot per chain benchmark (`None`: no chain work).
+ */
+chains_max: number | null, 
+/**
+ * The same in words.
+ */
+summary: string, };
 
 /**
  * Samples of one benchmark in a plan.
@@ -716,7 +745,49 @@ notice: string | null,
 /**
  * Seconds since this session started (throughput and ETA move with it between samples).
  */
-elapsed_seconds: number, };
+elapsed_seconds: number, 
+/**
+ * What bounds the run now (`None` until the scheduler first says).
+ */
+load: LiveLoad | null, };
+
+/**
+ * What a running run waits for: model calls in flight, chain work, and which of them limits.
+ */
+export type LiveLoad = { 
+/**
+ * Model calls waiting for an answer.
+ */
+calls_in_flight: number, 
+/**
+ * The most model calls in flight at once (the run's concurrency).
+ */
+concurrency: number, 
+/**
+ * Chain workers doing chain work (sandbox, transactions, checks); `None` without chain
+ * benchmarks.
+ */
+chain_workers_busy: number | null, 
+/**
+ * Chain workers in all.
+ */
+chain_workers: number | null, 
+/**
+ * Chains lent to samples (a multi-round episode keeps one between rounds).
+ */
+chains_in_use: number | null, 
+/**
+ * Chains the run may boot.
+ */
+chains_max: number | null, 
+/**
+ * `provider`, `chain`, `budget` or `idle`.
+ */
+limit: string, 
+/**
+ * The limiting factor in words.
+ */
+limit_label: string, };
 
 /**
  * Progress of one model.

@@ -215,3 +215,58 @@ test("settings lists the content packs, adds a folder, and shows a failed self-t
   assert.deepEqual(sent.find(([c]) => c === "selftest_pack")[1], { name: "mine", seeds: 1 });
   await page.close();
 });
+
+test("a running run shows model calls in flight, chain work and what limits it", async () => {
+  const live = (load) => ({ run_id: "r-live", status: "running", planned: 107, already_done: 0, pending: 107, done: 40,
+    failed: 0, models: [{ model: "openai-compatible:lab", done: 40, planned: 107, failed: 0 }], samples_per_min: 240,
+    eta_seconds: 17, cost_usd: null, failures: [], notice: null, elapsed_seconds: 10, load });
+  const { page } = await open("#/runs", (cmd) => {
+    if (cmd === "list_runs_view") return { ok: { db: "/data/crucible.db", runs: [], live: ["r-live"] } };
+    if (cmd === "get_live") return { ok: live({
+      calls_in_flight: 31, concurrency: 32, chain_workers_busy: 1, chain_workers: 2, chains_in_use: 12, chains_max: 32,
+      limit: "provider", limit_label: "Waiting for model answers: the provider's speed sets the pace" }) };
+    if (cmd === "demo_info") return { ok: NO_QUEST };
+    return { ok: null };
+  });
+  const card = page.locator("#live-r-live");
+  await card.waitFor();
+  assert.equal((await card.locator("[data-field=calls-in-flight]").innerText()).trim(), "31 of 32");
+  assert.equal((await card.locator("[data-field=chain-busy]").innerText()).trim(), "1 of 2");
+  assert.equal((await card.locator("[data-field=chains-in-use]").innerText()).trim(), "12 of 32");
+  assert.match(await card.locator("[data-field=limit]").innerText(), /Limited by: Waiting for model answers/);
+  assert.equal(await card.locator(".live-load").getAttribute("data-limit"), "provider");
+  await page.close();
+});
+
+test("the plan says how the run is scheduled and the chain workers field is sent or named when wrong", async () => {
+  const providers = { file: "/data/providers.json", keychain: "mock", providers: [],
+    builtin_agents: [{ benchmark: "questbench", name: "reference" }] };
+  const forms = [];
+  const plan = { samples: 107, benchmarks: [], est_cost_usd: null, est_seconds: null, basis: "no previous runs",
+    scheduling: { concurrency: 32, chain_workers: 3, chains_max: 32,
+      summary: "Up to 32 model calls at once; chain work on 3 chain workers." } };
+  const { page } = await open("#/runs/new", (cmd, args) => {
+    if (cmd === "list_providers") return { ok: providers };
+    if (cmd === "plan_run") {
+      forms.push(args.form);
+      return { ok: { plan, problem: null } };
+    }
+    return { ok: null };
+  });
+  await page.locator("#rf-chain-workers").waitFor();
+  assert.equal(await page.inputValue("#rf-concurrency"), "32", "sized for API models by default");
+  await page.fill("#rf-chain-workers", "3");
+  for (let i = 0; i < 50 && forms.at(-1)?.chain_workers !== 3; i++) await page.waitForTimeout(100);
+  assert.equal(forms.at(-1).chain_workers, 3);
+  await page.waitForFunction(() => document.querySelector("#rf-plan [data-field=scheduling]"));
+  assert.match(await page.locator("#rf-plan [data-field=scheduling]").innerText(), /3 chain workers/);
+  await page.fill("#rf-chain-workers", "0");
+  await page.waitForFunction(() => document.querySelector("#rf-problem [data-field=chain_workers]"));
+  assert.match(await page.locator("#rf-problem").innerText(), /Chain workers must be a whole number/);
+  assert.equal(await page.getAttribute("#rf-chain-workers", "aria-invalid"), "true");
+  // Empty: one per core (nothing sent).
+  await page.fill("#rf-chain-workers", "");
+  for (let i = 0; i < 50 && forms.at(-1)?.chain_workers !== null; i++) await page.waitForTimeout(100);
+  assert.equal(forms.at(-1).chain_workers, null);
+  await page.close();
+});

@@ -173,7 +173,7 @@ impl PeakRss {
 
 /// The reference agent's answers of a stored run, by conversation key, and each sample's number
 /// of calls.
-async fn script_of(
+pub async fn script_of(
     store: &Store,
     run_id: &str,
 ) -> Result<(HashMap<u64, String>, Vec<u32>), RunError> {

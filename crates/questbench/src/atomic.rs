@@ -159,8 +159,26 @@ pub struct Harness {
 impl Harness {
     /// Boots the bsc universe, starts the gate and prepares the sandbox.
     pub async fn start(config: &Config) -> Result<Self, QuestError> {
-        let (chain, manifest) = universe::boot(config, Profile::Bsc).await?;
-        Self::on_chain(config, chain, manifest).await
+        Self::boot(config, None, PREPARED_AHEAD).await
+    }
+
+    /// [`Self::start`] (or [`Self::start_fork`] with `fork`) keeping `prepared_ahead` sandbox
+    /// processes ready instead of two: one is enough where a model's answer takes longer than
+    /// preparing the next (a pool of many parked chains), and each costs ≈ 50 MiB.
+    pub async fn boot(
+        config: &Config,
+        fork: Option<&crucible_chain::fork::ForkTarget>,
+        prepared_ahead: usize,
+    ) -> Result<Self, QuestError> {
+        let (chain, manifest) = match fork {
+            Some(t) => {
+                let (chain, manifest, _, _) =
+                    universe::boot_fork_cached(config, Profile::Bsc, t).await?;
+                (chain, manifest)
+            }
+            None => universe::boot(config, Profile::Bsc).await?,
+        };
+        Self::on_chain_with(config, chain, manifest, prepared_ahead.max(1)).await
     }
 
     /// Fork mode: forks `target` (through its persistent cache) at its block, deploys the test
@@ -172,9 +190,7 @@ impl Harness {
         config: &Config,
         target: &crucible_chain::fork::ForkTarget,
     ) -> Result<Self, QuestError> {
-        let (chain, manifest, _, _) =
-            universe::boot_fork_cached(config, Profile::Bsc, target).await?;
-        Self::on_chain(config, chain, manifest).await
+        Self::boot(config, Some(target), PREPARED_AHEAD).await
     }
 
     /// Starts on an already booted bsc chain (the universe or a fork laid over with it).
@@ -182,6 +198,15 @@ impl Harness {
         config: &Config,
         chain: Chain,
         manifest: Manifest,
+    ) -> Result<Self, QuestError> {
+        Self::on_chain_with(config, chain, manifest, PREPARED_AHEAD).await
+    }
+
+    async fn on_chain_with(
+        config: &Config,
+        chain: Chain,
+        manifest: Manifest,
+        prepared_ahead: usize,
     ) -> Result<Self, QuestError> {
         let gate = Gate::start(&chain.url()).await?;
         let sandbox = Sandbox::new(config)?;
@@ -200,7 +225,7 @@ impl Harness {
         };
         {
             let mut next = h.next.lock().await;
-            for _ in 0..PREPARED_AHEAD {
+            for _ in 0..prepared_ahead {
                 next.push_back(h.spawn_prepare());
             }
         }

@@ -7,10 +7,11 @@ use serde::{Deserialize, Serialize};
 
 use super::spec::{ChainScheduling, RunSpec};
 
-/// Resident memory of one chain node, MiB: an Anvil holding the bsc universe, its gate and two
-/// prepared sandbox processes (measured with `crucible bench orchestrator --chain`: see
-/// docs/runs.md). Used to keep the nodes a run may boot within half the available memory.
-pub const NODE_MIB: u64 = 160;
+/// Resident memory of one parked chain node, MiB: an Anvil holding the bsc universe (≈ 30 MiB),
+/// its gate and one prepared sandbox process (≈ 52 MiB Deno plus bubblewrap), rounded up
+/// (measured: docs/runs.md, "Figures"). Keeps the nodes a run may boot within half the
+/// available memory.
+pub const NODE_MIB: u64 = 100;
 
 /// Chain workers and nodes of one run.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, ts_rs::TS)]
@@ -76,8 +77,8 @@ mod tests {
         assert_eq!(ChainSizing::for_spec_with(&s, 64_000).nodes, 2);
         s.models.push("openai-compatible:m".into());
         assert_eq!(ChainSizing::for_spec_with(&s, 64_000).nodes, 32);
-        // 2 GiB available: half of it holds 6 nodes.
-        assert_eq!(ChainSizing::for_spec_with(&s, 2_048).nodes, 6);
+        // 2 GiB available: half of it holds 10 nodes.
+        assert_eq!(ChainSizing::for_spec_with(&s, 2_048).nodes, 10);
         // Never fewer nodes than workers.
         assert_eq!(ChainSizing::for_spec_with(&s, 100).nodes, 2);
         s.chain_scheduling = ChainScheduling::Held;

@@ -435,13 +435,12 @@ impl Catalog {
         if let Some(tasks) = &self.quest_tasks {
             let (config, fork, tolerance) =
                 (self.config.clone(), self.fork.clone(), self.paper_tolerance);
+            // Chains parked under waiting episodes keep one sandbox ready, not two.
+            let ahead = if self.sizing.nodes > self.sizing.workers { 1 } else { 2 };
             let boot: BootNode<Harness, crucible_questbench::QuestError> = Arc::new(move || {
                 let (config, fork) = (config.clone(), fork.clone());
                 Box::pin(async move {
-                    let h = match &fork {
-                        Some(t) => Harness::start_fork(&config, t).await,
-                        None => Harness::start(&config).await,
-                    }?;
+                    let h = Harness::boot(&config, fork.as_ref(), ahead).await?;
                     Ok(h.with_paper_tolerance(tolerance))
                 })
             });
