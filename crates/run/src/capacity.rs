@@ -18,7 +18,8 @@ pub const NODE_MIB: u64 = 100;
 pub struct ChainSizing {
     /// Samples doing chain work at once.
     pub workers: usize,
-    /// Booted chains per chain benchmark at most (≥ workers).
+    /// QuestBench chains at most (≥ workers): composite episodes keep theirs while the model
+    /// answers. Intent2Tx, which has no episodes, boots at most one executor per worker.
     pub nodes: usize,
 }
 

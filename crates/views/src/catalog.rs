@@ -419,7 +419,8 @@ impl Catalog {
     /// offline universes or in fork mode (`RunSpec::fork`) on a fork of the user's RPC through
     /// the persistent fork cache, checked first (reachable, right chain id, block not beyond
     /// head). Every node forks the same (URL, block), so they share one cache. More nodes boot
-    /// on demand, up to [`ChainSizing::nodes`] per benchmark.
+    /// on demand: QuestBench harnesses up to [`ChainSizing::nodes`] (composite episodes park on
+    /// theirs), Intent2Tx executors up to [`ChainSizing::workers`].
     pub async fn boot(&self) -> Result<(), RunError> {
         self.chain.get_or_try_init(|| self.boot_set()).await?;
         Ok(())
@@ -475,7 +476,9 @@ impl Catalog {
             let first = boot().await.map_err(|e| {
                 BenchError::infrastructure(format!("booting the intent2tx chain: {e}"), e)
             })?;
-            let pool = Arc::new(NodePool::new(self.sizing.nodes, Some(first), boot));
+            // An Intent2Tx sample holds its executor only while it executes, on a worker: more
+            // executors than workers would only wait.
+            let pool = Arc::new(NodePool::new(self.sizing.workers, Some(first), boot));
             let bench = IntentBench::new(d.clone(), p.clone(), AddressBook::builtin())
                 .with_metric_mode(self.intent_metrics)
                 .with_prompt_set(self.prompt_set)

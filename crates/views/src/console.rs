@@ -426,7 +426,8 @@ pub struct SchedulingPlan {
     pub concurrency: u32,
     /// Chain workers (`None`: the run executes nothing on a chain).
     pub chain_workers: Option<u32>,
-    /// Chains the run may boot per chain benchmark (`None`: no chain work).
+    /// QuestBench chains the run may boot (Intent2Tx alone: its executors, one per worker;
+    /// `None`: no chain work).
     pub chains_max: Option<u32>,
     /// The same in words.
     pub summary: String,
@@ -435,31 +436,36 @@ pub struct SchedulingPlan {
 impl SchedulingPlan {
     /// The scheduling of `spec` on this machine.
     pub fn of(spec: &RunSpec) -> Self {
-        let chain = spec.benchmarks.iter().any(|b| b == "questbench")
-            || (spec.intent_execute && spec.benchmarks.iter().any(|b| b == "intent2tx"));
+        let quest = spec.benchmarks.iter().any(|b| b == "questbench");
+        let chain =
+            quest || (spec.intent_execute && spec.benchmarks.iter().any(|b| b == "intent2tx"));
         let sizing = crucible_run::ChainSizing::for_spec(spec);
-        let calls = format!(
+        let plural = |n: usize| if n == 1 { "" } else { "s" };
+        let mut summary = format!(
             "Up to {} model call{} at once",
             spec.concurrency,
-            if spec.concurrency == 1 { "" } else { "s" }
+            plural(spec.concurrency)
         );
-        let summary = if !chain {
-            format!("{calls}.")
-        } else {
-            format!(
-                "{calls}; chain work (sandbox, transactions, checks) on {} chain worker{}, \
-                 never held while a model answers; up to {} chain{} per benchmark \
-                 (a multi-round episode keeps its own between rounds).",
+        if chain {
+            summary.push_str(&format!(
+                "; chain work (sandbox, transactions, checks) on {} chain worker{}, never held \
+                 while a model answers",
                 sizing.workers,
-                if sizing.workers == 1 { "" } else { "s" },
+                plural(sizing.workers)
+            ));
+        }
+        if quest {
+            summary.push_str(&format!(
+                "; up to {} QuestBench chain{} (a multi-round episode keeps its own between rounds)",
                 sizing.nodes,
-                if sizing.nodes == 1 { "" } else { "s" },
-            )
-        };
+                plural(sizing.nodes)
+            ));
+        }
+        summary.push('.');
         Self {
             concurrency: spec.concurrency as u32,
             chain_workers: chain.then_some(sizing.workers as u32),
-            chains_max: chain.then_some(sizing.nodes as u32),
+            chains_max: chain.then_some(if quest { sizing.nodes } else { sizing.workers } as u32),
             summary,
         }
     }
@@ -1127,6 +1133,28 @@ pub async fn run_cost(store: &Store, run_id: &str) -> Result<f64, StoreError> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn the_plan_says_how_a_run_is_scheduled() {
+        let mut s = RunSpec::new(vec!["pilot".into()], vec!["builtin:reference".into()]);
+        s.concurrency = 8;
+        let p = SchedulingPlan::of(&s);
+        assert_eq!((p.concurrency, p.chain_workers, p.chains_max), (8, None, None));
+        assert_eq!(p.summary, "Up to 8 model calls at once.");
+        s.benchmarks = vec!["questbench".into(), "intent2tx".into()];
+        s.chain_workers = 3;
+        s.models.push("openai-compatible:m".into());
+        let p = SchedulingPlan::of(&s);
+        assert_eq!(p.chain_workers, Some(3));
+        assert!(p.chains_max.unwrap() >= 3, "{p:?}");
+        assert!(p.summary.contains("on 3 chain workers"), "{}", p.summary);
+        assert!(p.summary.contains("QuestBench chains"), "{}", p.summary);
+        // Intent2Tx alone: one executor per worker, no episodes to park.
+        s.benchmarks = vec!["intent2tx".into()];
+        let p = SchedulingPlan::of(&s);
+        assert_eq!(p.chains_max, Some(3));
+        assert!(!p.summary.contains("QuestBench"), "{}", p.summary);
+    }
 
     fn form() -> RunForm {
         RunForm {

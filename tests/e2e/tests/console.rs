@@ -380,6 +380,9 @@ struct RunSeen {
     first_samples: String,
     first_models: String,
     live_seen: bool,
+    second_load: String,
+    second_calls: String,
+    second_chain: String,
     second_cancelled_status: String,
     second_cancelled_samples: String,
     second_cancelled_resumable: String,
@@ -495,6 +498,10 @@ async fn run_flow(app: &App) -> Result<RunSeen> {
         |t| !t.starts_with("0 /"),
     )
     .await?;
+    // What bounds it: model calls in flight, chain work, the limiting factor in words.
+    seen.second_load = live_text(app, ".live [data-field=limit]").await?;
+    seen.second_calls = live_text(app, ".live [data-field=calls-in-flight]").await?;
+    seen.second_chain = live_text(app, ".live [data-field=chain-busy]").await?;
     app.screenshot("console-run-live").await?;
     click_live(app, ".live .cancel-run").await?;
     seen.second_cancelled_status = app
@@ -578,6 +585,21 @@ async fn runs_start_watch_cancel_resume_by_keyboard() {
         seen.first_models
     );
     assert!(seen.live_seen, "a live progress card appeared");
+    assert!(
+        seen.second_load.starts_with("Limited by: "),
+        "the live card names what limits the run: {}",
+        seen.second_load
+    );
+    assert!(
+        seen.second_calls.ends_with(" of 1"),
+        "model calls in flight out of the run's concurrency: {}",
+        seen.second_calls
+    );
+    assert!(
+        seen.second_chain.contains(" of "),
+        "chain workers busy out of all: {}",
+        seen.second_chain
+    );
     assert!(
         seen.bad_form_problem.to_lowercase().contains("round"),
         "{}",
