@@ -58,7 +58,7 @@ pub struct ChainFigures {
     pub concurrency: usize,
     /// Chain workers.
     pub chain_workers: usize,
-    /// `split` (default) or `held` (the scheduling before 0.9, for comparison).
+    /// `split` (default) or `held` (the scheduling before split chain work, for comparison).
     pub scheduling: String,
     /// One entry per benchmark.
     pub runs: Vec<ChainRun>,

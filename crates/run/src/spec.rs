@@ -282,9 +282,9 @@ pub enum ChainScheduling {
     /// a composite episode keeps its own chain between rounds (docs/runs.md, "Scheduling").
     #[default]
     Split,
-    /// A sample holds a chain worker from start to end, model calls included (Crucible before
-    /// 0.9): throughput is chain workers ÷ latency. Kept to measure against and to show that
-    /// both give the same results.
+    /// A sample holds a chain worker from start to end, model calls included (how Crucible
+    /// scheduled before chain work was split off): throughput is chain workers ÷ latency. Kept
+    /// to measure against and to show that both give the same results.
     Held,
 }
 
