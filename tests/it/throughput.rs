@@ -148,3 +148,68 @@ async fn split_and_held_scheduling_store_the_same_seeded_samples() {
         .count();
     assert!(composites >= 3, "only {composites} multi-round composite samples");
 }
+
+/// Every `Progress::Load` of a run of `spec`.
+async fn loads(spec: RunSpec) -> Vec<(usize, usize, Option<run::ChainLoad>, run::Limit)> {
+    let dir = tempfile::tempdir().unwrap();
+    let mut config = crucible_core::Config::test();
+    config.data_dir = dir.path().to_path_buf();
+    let store = Store::open(&dir.path().join("c.db")).await.unwrap();
+    let mut ctx = RunContext::new(config, store, loader());
+    let (tx, mut rx) = tokio::sync::mpsc::unbounded_channel();
+    ctx.progress = Some(tx);
+    let report = run::start(&ctx, spec).await.unwrap();
+    assert_eq!(report.status, "finished");
+    drop(ctx);
+    let mut out = Vec::new();
+    while let Some(p) = rx.recv().await {
+        if let run::Progress::Load {
+            calls_in_flight,
+            concurrency,
+            chain,
+            limit,
+        } = p
+        {
+            out.push((calls_in_flight, concurrency, chain, limit));
+        }
+    }
+    out
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_live_load_names_the_provider_or_the_chain_as_the_limit() {
+    // A slow provider and nothing on a chain: model calls in flight, the provider limits.
+    let server = Loopback::start(Duration::from_millis(400)).await.unwrap();
+    let mut s = RunSpec::new(
+        vec!["intent2tx".into()],
+        vec!["openai-compatible:slow".into()],
+    );
+    s.base_url = Some(server.base_url());
+    s.intent_execute = false;
+    s.cache = false;
+    s.limit = Some(16);
+    s.prompt_types = vec!["direct".into()];
+    s.concurrency = 8;
+    let seen = loads(s).await;
+    assert!(
+        seen.iter().any(|(calls, conc, chain, limit)| *calls >= 4
+            && *conc == 8
+            && chain.is_none()
+            && *limit == run::Limit::Provider),
+        "{seen:?}"
+    );
+
+    // Built-in agents on QuestBench: no model to wait for, eight samples for two chains.
+    let mut s = RunSpec::new(vec!["questbench".into()], vec!["builtin:reference".into()]);
+    s.limit = Some(8);
+    s.rounds = 2;
+    s.concurrency = 8;
+    s.chain_workers = 2;
+    let seen = loads(s).await;
+    assert!(
+        seen.iter().any(|(calls, _, chain, limit)| *calls == 0
+            && chain.is_some_and(|c| c.workers.size == 2 && c.nodes.size == 2)
+            && *limit == run::Limit::Chain),
+        "{seen:?}"
+    );
+}

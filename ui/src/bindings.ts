@@ -516,7 +516,8 @@ concurrency: number,
  */
 chain_workers: number | null, 
 /**
- * Chains the run may boot per chain benchmark (`None`: no chain work).
+ * QuestBench chains the run may boot (Intent2Tx alone: its executors, one per worker;
+ * `None`: no chain work).
  */
 chains_max: number | null, 
 /**
@@ -781,7 +782,7 @@ chains_in_use: number | null,
  */
 chains_max: number | null, 
 /**
- * `provider`, `chain`, `budget` or `idle`.
+ * `provider`, `chain`, `budget` or `local`.
  */
 limit: string, 
 /**

@@ -90,8 +90,9 @@ pub enum Progress {
         /// The failure.
         error: String,
     },
-    /// What bounds the run right now: model calls in flight, chain workers and nodes in use, and
-    /// the limiting factor. Sent when it changes (at most twice a second); not stored.
+    /// What bounds the run: model calls in flight and chain workers busy (averaged over the last
+    /// half second), chains in use (its most), and the limiting factor. Sent when it changes (at
+    /// most twice a second); not stored.
     Load {
         /// Model calls waiting for an answer.
         calls_in_flight: usize,
@@ -161,8 +162,9 @@ pub enum Limit {
     Chain,
     /// The budget is spent.
     Budget,
-    /// Nothing is running (starting, or finishing the last commits).
-    Idle,
+    /// Nothing waits for a model or a chain: Crucible's own work (preparing, scoring and saving
+    /// samples; starting and finishing) sets the pace.
+    Local,
 }
 
 /// The benchmarks of a run as the scheduler sees them.
@@ -684,32 +686,60 @@ async fn execute(
     })
 }
 
-/// Sends [`Progress::Load`] whenever it changes (checked twice a second) until `stop`.
+/// Looks at what the run waits for every 50 ms and sends [`Progress::Load`] for each half
+/// second (when it changed): calls in flight and chain workers busy averaged over it, chains in
+/// use at their most, and the limiting factor seen most often (budget overrides).
 async fn watch_load(
     sh: Arc<Shared>,
     catalog: Arc<dyn Benchmarks>,
     concurrency: usize,
     stop: CancellationToken,
 ) {
+    const TICKS: usize = 10;
     let mut last: Option<Progress> = None;
     loop {
-        let calls = sh.in_flight.load(Ordering::SeqCst);
-        let chain = catalog.chain_load();
-        let waiting_for_chain =
-            chain.is_some_and(|c| c.workers.waiting > 0 || c.nodes.waiting > 0);
+        let (mut calls, mut workers, mut chain) = (0usize, 0usize, None::<ChainLoad>);
+        let mut seen = [0usize; 3]; // chain, provider, local
+        for _ in 0..TICKS {
+            let c = sh.in_flight.load(Ordering::SeqCst);
+            let now = catalog.chain_load();
+            calls += c;
+            if let Some(l) = now {
+                workers += l.workers.busy;
+                let max = chain.get_or_insert(l);
+                max.nodes.busy = max.nodes.busy.max(l.nodes.busy);
+                max.nodes.waiting = max.nodes.waiting.max(l.nodes.waiting);
+                max.workers.waiting = max.workers.waiting.max(l.workers.waiting);
+            }
+            let waiting_for_chain =
+                now.is_some_and(|l| l.workers.waiting > 0 || l.nodes.waiting > 0);
+            let i = if waiting_for_chain {
+                0
+            } else if c > 0 {
+                1
+            } else {
+                2
+            };
+            seen[i] += 1;
+            tokio::select! {
+                _ = stop.cancelled() => return,
+                _ = tokio::time::sleep(std::time::Duration::from_millis(50)) => {}
+            }
+        }
         let limit = if sh.budget_hit.load(Ordering::SeqCst) {
             Limit::Budget
-        } else if waiting_for_chain {
+        } else if seen[0] >= seen[1] && seen[0] >= seen[2] {
             Limit::Chain
-        } else if calls > 0 {
+        } else if seen[1] >= seen[2] {
             Limit::Provider
-        } else if chain.is_some_and(|c| c.workers.busy > 0) {
-            Limit::Chain
         } else {
-            Limit::Idle
+            Limit::Local
         };
+        if let Some(c) = &mut chain {
+            c.workers.busy = (workers + TICKS / 2) / TICKS;
+        }
         let now = Progress::Load {
-            calls_in_flight: calls,
+            calls_in_flight: (calls + TICKS / 2) / TICKS,
             concurrency,
             chain,
             limit,
@@ -717,10 +747,6 @@ async fn watch_load(
         if last.as_ref() != Some(&now) {
             sh.emit(now.clone()).await;
             last = Some(now);
-        }
-        tokio::select! {
-            _ = stop.cancelled() => return,
-            _ = tokio::time::sleep(std::time::Duration::from_millis(500)) => {}
         }
     }
 }

@@ -824,7 +824,7 @@ pub struct LiveLoad {
     pub chains_in_use: Option<u32>,
     /// Chains the run may boot.
     pub chains_max: Option<u32>,
-    /// `provider`, `chain`, `budget` or `idle`.
+    /// `provider`, `chain`, `budget` or `local`.
     pub limit: String,
     /// The limiting factor in words.
     pub limit_label: String,
@@ -842,7 +842,7 @@ impl LiveLoad {
             Limit::Provider => "Waiting for model answers: the provider's speed sets the pace",
             Limit::Chain => "Waiting for chain work: every chain worker is busy",
             Limit::Budget => "The budget is spent: no new samples start",
-            Limit::Idle => "Starting or finishing",
+            Limit::Local => "Crucible's own work: preparing, scoring and saving samples",
         };
         Self {
             calls_in_flight: calls_in_flight as u32,
