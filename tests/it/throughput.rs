@@ -137,7 +137,10 @@ async fn split_and_held_scheduling_store_the_same_seeded_samples() {
         split.keys().collect::<Vec<_>>()
     );
     for (k, h) in &held {
-        assert_eq!(h, &split[k], "sample {k:?} differs between held and split scheduling");
+        assert_eq!(
+            h, &split[k],
+            "sample {k:?} differs between held and split scheduling"
+        );
     }
     // The replayed answers are right, so the samples really executed and passed.
     let passed = held.values().filter(|v| v["row"]["passed"] == true).count();
@@ -146,7 +149,10 @@ async fn split_and_held_scheduling_store_the_same_seeded_samples() {
         .values()
         .filter(|v| v["row"]["k_act"].as_i64().unwrap_or(0) > 1)
         .count();
-    assert!(composites >= 3, "only {composites} multi-round composite samples");
+    assert!(
+        composites >= 3,
+        "only {composites} multi-round composite samples"
+    );
 }
 
 /// Every `Progress::Load` of a run of `spec`.

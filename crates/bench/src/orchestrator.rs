@@ -17,9 +17,7 @@ use crucible_core::{
     SampleRecord,
 };
 use crucible_llm::{Loopback, ModelAgent, ModelSpec, Provider};
-use crucible_run::{
-    start, Benchmarks, LoadBenchmarks, Progress, RunContext, RunError, RunSpec,
-};
+use crucible_run::{start, Benchmarks, LoadBenchmarks, Progress, RunContext, RunError, RunSpec};
 use crucible_store::Store;
 
 /// The figures.

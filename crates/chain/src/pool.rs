@@ -303,7 +303,14 @@ mod tests {
     async fn workers_bound_chain_work_and_report_their_load() {
         let w = ChainWorkers::new(1);
         let held = w.enter().await;
-        assert_eq!(w.load(), Load { size: 1, busy: 1, waiting: 0 });
+        assert_eq!(
+            w.load(),
+            Load {
+                size: 1,
+                busy: 1,
+                waiting: 0
+            }
+        );
         let w2 = Arc::clone(&w);
         let waiter = tokio::spawn(async move {
             let _x = w2.enter().await;
@@ -312,6 +319,13 @@ mod tests {
         assert_eq!(w.load().waiting, 1);
         drop(held);
         waiter.await.unwrap();
-        assert_eq!(w.load(), Load { size: 1, busy: 0, waiting: 0 });
+        assert_eq!(
+            w.load(),
+            Load {
+                size: 1,
+                busy: 0,
+                waiting: 0
+            }
+        );
     }
 }

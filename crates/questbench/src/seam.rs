@@ -16,10 +16,10 @@ use serde_json::json;
 use super::atomic::{as_answer, Harness};
 use super::composite;
 use super::instance::Instance;
-use crucible_chain::pool::{ChainWorkers, Lease, NodePool};
-use crucible_chain::{ChainError, Manifest};
 use super::prompt::{Library, NlDifficulty, Prompting};
 use super::task::{Kind, Task};
+use crucible_chain::pool::{ChainWorkers, Lease, NodePool};
+use crucible_chain::{ChainError, Manifest};
 use crucible_core::{
     serde_name, Agent, AgentError, BenchError, Benchmark, BoxFuture, Event, FixedAgent,
     InstanceMeta, Message, PaperScore, PromptSet, Role, SampleRecord, ScriptedAgent,
@@ -328,7 +328,11 @@ impl Benchmark for QuestBench {
             let task = self.task(instance)?;
             let bench = |e: super::QuestError| e.into_bench(task);
             if self.prompting.library == Library::Viem {
-                self.lease().await.map_err(bench)?.require_viem().map_err(bench)?;
+                self.lease()
+                    .await
+                    .map_err(bench)?
+                    .require_viem()
+                    .map_err(bench)?;
             }
             let inst = Instance::with_difficulty(task, seed, &self.manifest, self.nl_difficulty)
                 .map_err(bench)?;
@@ -388,12 +392,8 @@ impl Benchmark for QuestBench {
                     prompt_set: self.prompting.set,
                 });
             }
-            let mut transcript = super::prompt::atomic_messages(
-                task,
-                &inst,
-                &self.manifest,
-                &self.prompting,
-            );
+            let mut transcript =
+                super::prompt::atomic_messages(task, &inst, &self.manifest, &self.prompting);
             for m in &transcript {
                 events(Event::Turn { message: m.clone() });
             }

@@ -52,8 +52,8 @@ impl ChainSizing {
     /// [`Self::for_spec`] with `available_mib` of memory.
     pub fn for_spec_with(spec: &RunSpec, available_mib: u64) -> Self {
         let workers = spec.chain_workers.max(1);
-        let models_wait = spec.rescore_of.is_none()
-            && spec.models.iter().any(|m| !m.starts_with("builtin:"));
+        let models_wait =
+            spec.rescore_of.is_none() && spec.models.iter().any(|m| !m.starts_with("builtin:"));
         let nodes = match spec.chain_scheduling {
             ChainScheduling::Held => workers,
             ChainScheduling::Split if !models_wait => workers,

@@ -14,13 +14,16 @@ pub mod scheduler;
 pub mod spec;
 mod versions;
 
+pub use capacity::ChainSizing;
 pub use models::{resolve_key, ModelRef};
 pub use scheduler::{
     check_models, rescore, resume, start, Benchmarks, ChainLoad, Limit, LoadBenchmarks, Progress,
     RunContext, RunReport,
 };
-pub use capacity::ChainSizing;
-pub use spec::{plan, sample_seed, ChainScheduling, ForkSpec, DEFAULT_CONCURRENCY, Job, PackRef, RunSpec, BENCHMARKS, FORK_URL_ENV};
+pub use spec::{
+    plan, sample_seed, ChainScheduling, ForkSpec, Job, PackRef, RunSpec, BENCHMARKS,
+    DEFAULT_CONCURRENCY, FORK_URL_ENV,
+};
 pub use versions::versions;
 
 use crucible_core::BenchError;

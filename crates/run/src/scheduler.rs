@@ -28,8 +28,8 @@ use super::models::{resolve_key, ModelRef};
 use super::spec::{plan, ChainScheduling, Job, RunSpec};
 use super::versions::versions;
 use super::RunError;
-use crucible_core::Config;
 use crucible_chain::pool::Load;
+use crucible_core::Config;
 use crucible_core::{
     Agent, AgentError, Benchmark, BoxFuture, Event, Message, Outcome, Role, RunStatus,
     SampleRecord, ScriptedAgent,
@@ -773,10 +773,9 @@ async fn work(
         let Some(job) = queue.lock().await.pop_front() else {
             return Ok(());
         };
-        let bench = benches
-            .get(&job.benchmark)
-            .cloned()
-            .ok_or_else(|| RunError::Spec(format!("benchmark {:?} is not loaded", job.benchmark)))?;
+        let bench = benches.get(&job.benchmark).cloned().ok_or_else(|| {
+            RunError::Spec(format!("benchmark {:?} is not loaded", job.benchmark))
+        })?;
         let mut attempt = 0;
         loop {
             attempt += 1;

@@ -9,9 +9,11 @@ use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
+use crucible_chain::pool::{BootNode, ChainWorkers, Load, NodePool};
 use crucible_core::Config;
 use crucible_core::{BenchError, Benchmark, BoxFuture, PromptSet};
 use crucible_intent2tx::metrics::MetricMode;
+use crucible_intent2tx::seam::ExecutorPool;
 use crucible_intent2tx::seam::IntentBench;
 use crucible_intent2tx::RetrievalMode;
 use crucible_intent2tx::{execute::Executor, import::load_clean, AddressBook, Instance};
@@ -21,11 +23,9 @@ use crucible_pilot::task::TaskLibrary;
 use crucible_questbench::atomic::Harness;
 use crucible_questbench::paper::PaperTolerance;
 use crucible_questbench::prompt::{Library, NlDifficulty};
+use crucible_questbench::seam::HarnessPool;
 use crucible_questbench::seam::QuestBench;
 use crucible_questbench::task::{load_dir, Task};
-use crucible_chain::pool::{BootNode, ChainWorkers, Load, NodePool};
-use crucible_intent2tx::seam::ExecutorPool;
-use crucible_questbench::seam::HarnessPool;
 use crucible_run::{Benchmarks, ChainLoad, ChainSizing, LoadBenchmarks, RunError, RunSpec};
 
 /// The benchmarks' static data, loaded once per run.
@@ -437,7 +437,11 @@ impl Catalog {
             let (config, fork, tolerance) =
                 (self.config.clone(), self.fork.clone(), self.paper_tolerance);
             // Chains parked under waiting episodes keep one sandbox ready, not two.
-            let ahead = if self.sizing.nodes > self.sizing.workers { 1 } else { 2 };
+            let ahead = if self.sizing.nodes > self.sizing.workers {
+                1
+            } else {
+                2
+            };
             let boot: BootNode<Harness, crucible_questbench::QuestError> = Arc::new(move || {
                 let (config, fork) = (config.clone(), fork.clone());
                 Box::pin(async move {

@@ -1139,7 +1139,10 @@ mod tests {
         let mut s = RunSpec::new(vec!["pilot".into()], vec!["builtin:reference".into()]);
         s.concurrency = 8;
         let p = SchedulingPlan::of(&s);
-        assert_eq!((p.concurrency, p.chain_workers, p.chains_max), (8, None, None));
+        assert_eq!(
+            (p.concurrency, p.chain_workers, p.chains_max),
+            (8, None, None)
+        );
         assert_eq!(p.summary, "Up to 8 model calls at once.");
         s.benchmarks = vec!["questbench".into(), "intent2tx".into()];
         s.chain_workers = 3;
