@@ -123,7 +123,8 @@ impl From<crucible_llm::LlmError> for CommandError {
 impl From<crucible_core::ConfigError> for CommandError {
     fn from(e: crucible_core::ConfigError) -> Self {
         let kind = match e {
-            crucible_core::ConfigError::File { .. } => ErrorKind::Config,
+            crucible_core::ConfigError::File { .. }
+            | crucible_core::ConfigError::NoDataDir { .. } => ErrorKind::Config,
             crucible_core::ConfigError::ToolMissing { .. } => ErrorKind::Internal,
         };
         Self {

@@ -111,6 +111,7 @@ pub async fn launch(
     let (tx, rx) = mpsc::unbounded_channel();
     let mut ctx = RunContext::new(config, store.clone(), crucible_views::catalog::loader());
     ctx.progress = Some(tx);
+    ctx.holder = crucible_run::scheduler::holder_name("the Crucible app");
     let cancel = ctx.cancel.clone();
     let per_model = match &what {
         Launch::Start(_, m) => m.clone(),
@@ -129,8 +130,14 @@ pub async fn launch(
         };
         if let Err(e) = result {
             tracing::warn!(target: "app::runs", error = %e, "run stopped with an error");
+            // A full disk leaves the run interrupted (resumable), not failed.
+            let status = if matches!(e, crucible_run::RunError::DiskFull { .. }) {
+                "interrupted"
+            } else {
+                "failed"
+            };
             if let Ok(mut t) = run_tracker.lock() {
-                t.stopped("failed", Some(e.to_string()));
+                t.stopped(status, Some(e.to_string()));
             }
             answer(&run_id_tx, Err(CommandError::from(e)));
         }

@@ -77,7 +77,7 @@ pub fn providers_view(
                 .iter()
                 .map(String::as_str)
                 .chain(p.kind.key_env())
-                .chain(["CRUCIBLE_API_KEY"])
+                .chain(p.kind.shares_crucible_key().then_some("CRUCIBLE_API_KEY"))
                 .map(str::to_string)
                 .collect(),
             entry: p.clone(),
@@ -105,18 +105,19 @@ pub fn save(
     let path = Registry::file(&config.data_dir).display().to_string();
     registry.upsert(entry, previous_id, &path)?;
     registry.save(&config.data_dir)?;
+    let account = crucible_llm::provider_account(&id);
     match key.filter(|k| !k.trim().is_empty()) {
-        Some(k) => keychain.set(&id, &ApiKey::new(k))?,
+        Some(k) => keychain.set(&account, &ApiKey::new(k))?,
         None => {
             if let Some(old) = previous_id.filter(|old| *old != id) {
-                if let Some(k) = keychain.get(old)? {
-                    keychain.set(&id, &k)?;
+                if let Some(k) = keychain.get(&crucible_llm::provider_account(old))? {
+                    keychain.set(&account, &k)?;
                 }
             }
         }
     }
     if let Some(old) = previous_id.filter(|old| *old != id) {
-        keychain.delete(old)?;
+        keychain.delete(&crucible_llm::provider_account(old))?;
     }
     Ok(registry)
 }
@@ -132,7 +133,7 @@ pub fn remove(
         return Err(CommandError::not_found(format!("no saved provider {id:?}")));
     }
     registry.save(&config.data_dir)?;
-    keychain.delete(id)?;
+    keychain.delete(&crucible_llm::provider_account(id))?;
     Ok(registry)
 }
 
@@ -172,10 +173,10 @@ mod tests {
             "the key never goes back to the UI"
         );
         save(&config, &kc, entry("b"), Some("a"), None).unwrap();
-        assert_eq!(kc.get("b").unwrap(), Some(ApiKey::new("sk-1")));
-        assert_eq!(kc.get("a").unwrap(), None);
+        assert_eq!(kc.get("provider/b").unwrap(), Some(ApiKey::new("sk-1")));
+        assert_eq!(kc.get("provider/a").unwrap(), None);
         remove(&config, &kc, "b").unwrap();
-        assert_eq!(kc.get("b").unwrap(), None);
+        assert_eq!(kc.get("provider/b").unwrap(), None);
         let err = remove(&config, &kc, "b").unwrap_err();
         assert!(err.message.contains("no saved provider \"b\""), "{err:?}");
         assert!(view
@@ -200,7 +201,7 @@ mod tests {
             err.message
         );
         assert_eq!(
-            kc.get("x").unwrap(),
+            kc.get("provider/x").unwrap(),
             None,
             "no key stored for a rejected provider"
         );

@@ -30,6 +30,23 @@ pub enum UniverseCmd {
 /// `crucible bench`.
 #[derive(Debug, Subcommand)]
 pub enum BenchCmd {
+    /// Every parser of untrusted input (model answers, imports, task files, the explorer
+    /// snapshot, provider responses) driven with generated inputs: inputs/s and findings
+    /// (panics, inputs slower than `--slow-ms`) per parser.
+    Fuzz {
+        /// Print JSON.
+        #[arg(long)]
+        json: bool,
+        /// Seconds per parser.
+        #[arg(long, default_value_t = 5.0)]
+        seconds: f64,
+        /// Generator seed.
+        #[arg(long, default_value_t = 0)]
+        seed: u64,
+        /// An input slower than this is a finding, ms.
+        #[arg(long, default_value_t = 1000)]
+        slow_ms: u64,
+    },
     /// Scheduler overhead per model call and throughput against the loopback provider.
     Orchestrator {
         /// Print JSON.
@@ -204,6 +221,22 @@ pub async fn universe(config: &Config, cmd: UniverseCmd) -> Result<()> {
 /// Runs `crucible bench …`.
 pub async fn bench(config: &Config, cmd: BenchCmd) -> Result<()> {
     let (report, json) = match cmd {
+        BenchCmd::Fuzz {
+            json,
+            seconds,
+            seed,
+            slow_ms,
+        } => {
+            let opts = crucible_bench::fuzz::FuzzOptions {
+                seconds,
+                seed,
+                slow_ms,
+            };
+            (
+                serde_json::to_value(crucible_bench::fuzz::fuzz(&config.project_dir, &opts))?,
+                json,
+            )
+        }
         BenchCmd::Chain { json, runs } => (
             serde_json::to_value(crucible_bench::figures::chain(config, runs).await?)?,
             json,

@@ -53,7 +53,8 @@ pub struct TestArgs {
     #[arg(long)]
     model: String,
     /// Env var holding the key (default: the OS keychain entry `crucible/<provider>`, then the
-    /// provider's usual variable, then CRUCIBLE_API_KEY).
+    /// provider's usual variable, then CRUCIBLE_API_KEY for hosted providers; an ollama or
+    /// openai-compatible server gets CRUCIBLE_API_KEY only with `--key-env CRUCIBLE_API_KEY`).
     #[arg(long)]
     key_env: Option<String>,
     /// Print JSON.

@@ -333,6 +333,7 @@ where
         crucible_views::catalog::loader(),
     );
     ctx.progress = tx;
+    ctx.holder = run::scheduler::holder_name("crucible run");
     let cancel = ctx.cancel.clone();
     let ctrl_c = tokio::spawn(async move {
         if tokio::signal::ctrl_c().await.is_ok() {

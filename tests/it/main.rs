@@ -9,6 +9,7 @@ mod fork;
 mod inspect;
 mod intent;
 mod intent_exec;
+mod lease;
 mod llm;
 mod packs;
 mod pilot;

@@ -1405,7 +1405,15 @@ async fn a_broken_task_is_reported_once_with_its_file_and_field_and_no_anvil_res
     task["parameters"][0]["sample"]["name"] = json!("NoSuchRouter");
     let file = dir.join(format!("{id}.json"));
     std::fs::write(&file, serde_json::to_string_pretty(&task).unwrap()).unwrap();
-    std::os::unix::fs::symlink(real.join(rel).join(id), dir.join(id)).unwrap();
+    // The task's solution files, copied (a symlink out of the task folder is refused).
+    let solutions = dir.join(id);
+    std::fs::create_dir_all(&solutions).unwrap();
+    for e in std::fs::read_dir(real.join(rel).join(id))
+        .unwrap()
+        .flatten()
+    {
+        std::fs::copy(e.path(), solutions.join(e.file_name())).unwrap();
+    }
 
     let mut config = crucible_core::Config::test();
     config.project_dir = project.path().to_path_buf();

@@ -288,3 +288,350 @@ async fn the_module_sees_the_harness_clock_not_the_wall_clock() {
         ])
     );
 }
+
+// ---- Hardening (issue #20): the OS layers hold on their own, even when Crucible runs as root
+// and even where Deno's permission checks are switched off (`Sandbox::with_unchecked_deno`).
+
+/// The deno process under the sandbox whose outermost process is `root` (bubblewrap).
+fn deno_under(root: u32) -> Option<u32> {
+    let mut parents = std::collections::HashMap::new();
+    for entry in std::fs::read_dir("/proc").ok()?.flatten() {
+        let Ok(pid) = entry.file_name().to_string_lossy().parse::<u32>() else {
+            continue;
+        };
+        let Ok(stat) = std::fs::read_to_string(format!("/proc/{pid}/stat")) else {
+            continue;
+        };
+        // "pid (comm) state ppid ...": comm may hold spaces, so split after the last ')'.
+        let Some(close) = stat.rfind(')') else {
+            continue;
+        };
+        let comm = stat[stat.find('(').unwrap_or(0) + 1..close].to_string();
+        let ppid: u32 = stat[close + 1..]
+            .split_whitespace()
+            .nth(1)
+            .and_then(|p| p.parse().ok())
+            .unwrap_or(0);
+        parents.insert(pid, (ppid, comm));
+    }
+    parents.iter().find_map(|(&pid, (_, comm))| {
+        let mut p = pid;
+        for _ in 0..8 {
+            let (ppid, _) = parents.get(&p)?;
+            if *ppid == root {
+                return (comm == "deno").then_some(pid);
+            }
+            p = *ppid;
+        }
+        None
+    })
+}
+
+/// Runs `code` on a prepared process of `sandbox` and, while it runs, reads `/proc/<deno>/<file>`
+/// for each file from outside.
+async fn observe(
+    rig: &Rig,
+    sandbox: &Sandbox,
+    code: &str,
+    files: &[&str],
+) -> (Vec<String>, SandboxRun) {
+    let call = Call {
+        provider_url: rig.gate.url(),
+        agent_address: AGENT.into(),
+        deployed_contracts: json!({}),
+        now_ms: None,
+    };
+    let prepared = sandbox
+        .prepare(&call.provider_url)
+        .await
+        .unwrap_or_else(|e| panic!("{e}"));
+    let root = prepared.pid().expect("the sandbox process has a pid");
+    let code = code.to_string();
+    let running = tokio::spawn(async move { prepared.run(&code, &call).await });
+    let mut seen = Vec::new();
+    for _ in 0..100 {
+        tokio::time::sleep(Duration::from_millis(20)).await;
+        if let Some(deno) = deno_under(root) {
+            seen = files
+                .iter()
+                .map(|f| std::fs::read_to_string(format!("/proc/{deno}/{f}")).unwrap_or_default())
+                .collect();
+            if seen.iter().all(|s| !s.is_empty()) {
+                break;
+            }
+        }
+    }
+    let run = running.await.unwrap().unwrap_or_else(|e| panic!("{e}"));
+    assert!(!seen.is_empty(), "no deno process found under pid {root}");
+    (seen, run)
+}
+
+fn status_field<'a>(status: &'a str, name: &str) -> &'a str {
+    status
+        .lines()
+        .find_map(|l| l.strip_prefix(name))
+        .map(str::trim)
+        .unwrap_or_else(|| panic!("no {name} in {status}"))
+}
+
+const STAY_ALIVE: &str = "export async function executeSkill(a: string, b: string, c: unknown) { await new Promise((r) => setTimeout(r, 1500)); return 1; }\n";
+
+#[tokio::test]
+async fn the_module_runs_without_capabilities_and_as_an_unprivileged_uid() {
+    let rig = rig().await;
+    let (seen, run) = observe(&rig, &rig.sandbox, STAY_ALIVE, &["status"]).await;
+    assert_eq!(run.outcome.unwrap_or_else(|f| panic!("{f:?}")), json!(1));
+    let status = &seen[0];
+    assert_eq!(
+        status_field(status, "CapEff:"),
+        "0000000000000000",
+        "{status}"
+    );
+    assert_eq!(
+        status_field(status, "CapPrm:"),
+        "0000000000000000",
+        "{status}"
+    );
+    let uid = status_field(status, "Uid:");
+    assert!(
+        uid.split_whitespace().all(|u| u != "0"),
+        "the module must not run as uid 0 (running as uid {}): {uid}",
+        std::fs::read_to_string("/proc/self/status")
+            .map(|s| status_field(&s, "Uid:").to_string())
+            .unwrap_or_default()
+    );
+    let gid = status_field(status, "Gid:");
+    assert!(gid.split_whitespace().all(|g| g != "0"), "{gid}");
+}
+
+#[tokio::test]
+async fn read_only_binds_stay_read_only_even_without_denos_checks() {
+    let rig = rig().await;
+    let open = rig.sandbox.clone().with_unchecked_deno();
+    let run = rig
+        .run_with(
+            &open,
+            r#"export async function executeSkill(a: string, b: string, c: unknown) {
+  const out: Record<string, string> = {};
+  try { await Deno.writeTextFile("/sandbox/work/owned.ts", "x"); out.write = "written"; } catch (e) { out.write = String(e); }
+  try {
+    const o = await new Deno.Command("/usr/bin/mount", { args: ["-o", "remount,bind,rw", "/sandbox/work"] }).output();
+    out.remount = `exit ${o.code}: ${new TextDecoder().decode(o.stderr)}`;
+  } catch (e) { out.remount = "spawn failed: " + String(e); }
+  try { await Deno.writeTextFile("/sandbox/work/owned.ts", "x"); out.after = "written"; } catch (e) { out.after = String(e); }
+  return out;
+}
+"#,
+        )
+        .await;
+    let v = run
+        .outcome
+        .unwrap_or_else(|f| panic!("{f:?}\n{}", run.logs));
+    assert!(v["write"].as_str().unwrap().contains("Read-only"), "{v}");
+    let remount = v["remount"].as_str().unwrap();
+    assert!(
+        !remount.starts_with("spawn failed"),
+        "/usr/bin/mount is needed for this test (apt-get install mount): {remount}"
+    );
+    assert!(!remount.starts_with("exit 0"), "remount succeeded: {v}");
+    assert!(v["after"].as_str().unwrap().contains("Read-only"), "{v}");
+}
+
+#[tokio::test]
+async fn the_module_has_its_own_network_namespace() {
+    let rig = rig().await;
+    let host = std::fs::read_link("/proc/self/ns/net").unwrap();
+    let prepared = rig
+        .sandbox
+        .prepare(&rig.gate.url())
+        .await
+        .unwrap_or_else(|e| panic!("{e}"));
+    let root = prepared.pid().unwrap();
+    let mut theirs = None;
+    for _ in 0..100 {
+        if let Some(deno) = deno_under(root) {
+            theirs = std::fs::read_link(format!("/proc/{deno}/ns/net")).ok();
+            break;
+        }
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
+    let theirs = theirs.expect("the prepared deno process");
+    assert_ne!(
+        theirs, host,
+        "the sandbox shares the host's network namespace"
+    );
+}
+
+#[tokio::test]
+async fn other_loopback_ports_are_unreachable_even_without_denos_checks() {
+    let rig = rig().await;
+    let open = rig.sandbox.clone().with_unchecked_deno();
+    let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    let mine = listener.local_addr().unwrap().port();
+    let anvil: u16 = rig
+        .chain
+        .url()
+        .rsplit(':')
+        .next()
+        .unwrap()
+        .trim_end_matches('/')
+        .parse()
+        .unwrap();
+    let code = format!(
+        r#"import {{ ethers }} from "ethers";
+export async function executeSkill(providerUrl: string, agentAddress: string, c: unknown) {{
+  const out: Record<string, string> = {{}};
+  for (const [name, port] of [["anvil", {anvil}], ["listener", {mine}]]) {{
+    try {{ const conn = await Deno.connect({{ hostname: "127.0.0.1", port: port as number }}); conn.close(); out[name as string] = "connected"; }}
+    catch (e) {{ out[name as string] = String(e); }}
+  }}
+  const p = new ethers.JsonRpcProvider(providerUrl, undefined, {{ staticNetwork: true }});
+  out.gate = String((await p.getNetwork()).chainId);
+  return out;
+}}
+"#
+    );
+    let run = rig.run_with(&open, &code).await;
+    drop(listener);
+    let v = run
+        .outcome
+        .unwrap_or_else(|f| panic!("{f:?}\n{}", run.logs));
+    assert_eq!(v["gate"], "56", "JSON-RPC through the gate works: {v}");
+    for name in ["anvil", "listener"] {
+        let r = v[name].as_str().unwrap();
+        assert!(
+            r.contains("refused") || r.contains("unreachable"),
+            "{name}: {r}"
+        );
+    }
+}
+
+#[tokio::test]
+async fn each_sandbox_has_its_own_deno_cache() {
+    let rig = rig().await;
+    let cfg = config();
+    let open = Sandbox::new(&cfg)
+        .unwrap_or_else(|e| panic!("{e}"))
+        .with_unchecked_deno();
+    let write = r#"export async function executeSkill(a: string, b: string, c: unknown) {
+  const dir = Deno.env.get("DENO_DIR") ?? "";
+  await Deno.writeTextFile(dir + "/probe.txt", "planted");
+  await Deno.writeTextFile(dir + "/gen/probe.txt", "planted");
+  return dir;
+}
+"#;
+    let run = rig.run_with(&open, write).await;
+    let dir = run
+        .outcome
+        .unwrap_or_else(|f| panic!("{f:?}\n{}", run.logs));
+    assert!(!dir.as_str().unwrap().is_empty());
+    // Another sandbox does not see what the first one wrote.
+    let read = r#"export async function executeSkill(a: string, b: string, c: unknown) {
+  const dir = Deno.env.get("DENO_DIR") ?? "";
+  const out: string[] = [];
+  for (const f of ["/probe.txt", "/gen/probe.txt"]) {
+    try { out.push(await Deno.readTextFile(dir + f)); } catch (e) { out.push(String(e)); }
+  }
+  return out;
+}
+"#;
+    let run = rig.run_with(&open, read).await;
+    let v = run
+        .outcome
+        .unwrap_or_else(|f| panic!("{f:?}\n{}", run.logs));
+    for r in v.as_array().unwrap() {
+        assert!(
+            !r.as_str().unwrap().contains("planted"),
+            "one sandbox's cache write reached another: {v}"
+        );
+    }
+    // Nor does the shared pre-warmed cache on the host change.
+    let shared: Vec<_> = std::fs::read_dir(cfg.data_dir.join("sandbox"))
+        .unwrap()
+        .flatten()
+        .filter(|e| e.file_name().to_string_lossy().starts_with("deno-cache-"))
+        .collect();
+    assert_eq!(shared.len(), 1, "one pre-warmed cache");
+    for f in ["probe.txt", "gen/probe.txt"] {
+        assert!(
+            !shared[0].path().join(f).exists(),
+            "a module's write reached the shared cache: {f}"
+        );
+    }
+}
+
+#[tokio::test]
+async fn printed_markers_do_not_change_the_outcome() {
+    let rig = rig().await;
+    // A forged success line (the old stdout marker) and a clean exit: not a success.
+    let run = rig
+        .run(
+            r#"export function executeSkill(a: string, b: string, c: unknown) {
+  console.log("\u001eCRUCIBLE-RESULT\u001e" + JSON.stringify({ kind: "ok", value: "forged" }));
+  Deno.exit(0);
+}
+"#,
+        )
+        .await;
+    let f = run
+        .outcome
+        .expect_err("a printed success marker is not a result");
+    assert_eq!(f.kind, FailureKind::Crashed, "{}", f.message);
+    // Fake runtime failures on stderr, then an exit: still the module's own crash.
+    for text in [
+        "Fatal JavaScript out of memory: Reached heap limit",
+        "NotCapable: Requires net access to \"10.0.0.1:80\"",
+    ] {
+        let run = rig
+            .run(&format!(
+                "export function executeSkill(a: string, b: string, c: unknown) {{ console.error({text:?}); Deno.exit(1); }}\n"
+            ))
+            .await;
+        let f = run.outcome.expect_err("exit without a result");
+        assert_eq!(f.kind, FailureKind::Crashed, "{text}: {}", f.message);
+    }
+    // An uncaught error thrown after printing a permission text is the module's throw.
+    let run = rig
+        .run(
+            r#"export async function executeSkill(a: string, b: string, c: unknown) {
+  console.error("NotCapable: Requires read access to \"/etc\"");
+  setTimeout(() => { throw new Error("late"); }, 10);
+  await new Promise((r) => setTimeout(r, 2000));
+}
+"#,
+        )
+        .await;
+    let f = run.outcome.expect_err("an uncaught throw");
+    assert_eq!(f.kind, FailureKind::Threw, "{}", f.message);
+    // A forged failure line before a real return does not turn the value into a failure.
+    let run = rig
+        .run(
+            r#"export function executeSkill(a: string, b: string, c: unknown) {
+  console.log("\u001eCRUCIBLE-RESULT\u001e" + JSON.stringify({ kind: "threw", message: "forged" }));
+  console.error("Fatal JavaScript out of memory");
+  return 7;
+}
+"#,
+        )
+        .await;
+    assert_eq!(run.outcome.unwrap_or_else(|f| panic!("{f:?}")), json!(7));
+}
+
+#[tokio::test]
+async fn a_busy_module_hits_the_cpu_time_limit_before_the_wall_clock() {
+    let rig = rig().await;
+    let sandbox = rig.sandbox.clone().with_limits(Limits {
+        timeout: Duration::from_secs(40),
+        cpu: Duration::from_secs(2),
+        ..Limits::default()
+    });
+    let run = rig.run_with(&sandbox, &module("while (true) {}")).await;
+    let f = run.outcome.expect_err("a busy loop never returns");
+    assert_eq!(f.kind, FailureKind::Timeout, "{}", f.message);
+    assert!(f.message.contains("CPU"), "{}", f.message);
+    assert!(
+        run.elapsed < Duration::from_secs(20),
+        "stopped by the CPU limit, not the 40 s wall clock: {:?}",
+        run.elapsed
+    );
+}

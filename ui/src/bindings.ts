@@ -255,8 +255,9 @@ name: string, };
  */
 export type ProviderEntry = { 
 /**
- * Unique id (`[a-z0-9][a-z0-9_-]*`, at most 40 chars): the keychain account of its key and
- * the prefix of its models in runs (`<id>:<model>`).
+ * Unique id (`[a-z0-9][a-z0-9_-]*`, at most 40 chars): names the keychain account of its
+ * key (`provider/<id>`, see [`provider_account`]) and prefixes its models in runs
+ * (`<id>:<model>`).
  */
 id: string, 
 /**
@@ -269,7 +270,8 @@ kind: Provider,
 base_url: string | null, 
 /**
  * Env var to read the key from when the keychain has none (default: the kind's usual one,
- * then `CRUCIBLE_API_KEY`).
+ * then `CRUCIBLE_API_KEY` for hosted kinds). An Ollama or OpenAI-compatible provider gets
+ * `CRUCIBLE_API_KEY` only by naming it here (the opt-in).
  */
 key_env: string | null, 
 /**
@@ -685,7 +687,12 @@ passed: number,
 /**
  * USD of its stored samples.
  */
-cost_usd: number, };
+cost_usd: number, 
+/**
+ * A `running` run another process is running now: who ("crucible run (pid 1234 on host
+ * lab-3)"); it cannot be resumed until that stops. `None` otherwise.
+ */
+held_by: string | null, };
 
 /**
  * The live state of a run, as sent to the UI a few times a second.

@@ -270,3 +270,22 @@ test("the plan says how the run is scheduled and the chain workers field is sent
   assert.equal(forms.at(-1).chain_workers, null);
   await page.close();
 });
+
+test("a run another process is running says who, and offers neither resume nor delete", async () => {
+  const run = (id, held_by) => ({ run_id: id, status: "running", benchmarks: ["pilot"], models: ["builtin:reference"],
+    fork: null, started: "2026-11-24T10:00:00Z", finished_at: null, planned: 10, finished: 3, failed: 0, passed: 3, cost_usd: 0, held_by });
+  const { page } = await open("#/runs", (cmd) => {
+    if (cmd === "list_runs_view") return { ok: { db: "/data/crucible.db", live: [],
+      runs: [run("r-held", "crucible run (pid 4242 on host lab-3)"), run("r-dead", null)] } };
+    if (cmd === "demo_info") return { ok: NO_QUEST };
+    return { ok: null };
+  });
+  await page.locator("#run-r-held").waitFor();
+  assert.equal((await page.locator("#run-r-held [data-field=status]").innerText()).trim(), "running elsewhere");
+  assert.match(await page.locator("#run-r-held [data-field=held-by]").innerText(), /crucible run \(pid 4242 on host lab-3\)/);
+  assert.equal(await page.locator("#run-r-held .resume-run").count(), 0);
+  assert.equal(await page.locator("#run-r-held .delete-run").count(), 0);
+  assert.equal((await page.locator("#run-r-dead [data-field=status]").innerText()).trim(), "interrupted");
+  assert.equal(await page.locator("#run-r-dead .resume-run").count(), 1);
+  await page.close();
+});

@@ -1,13 +1,14 @@
 //! The figures `crucible bench …` prints and the synthetic data they run on, kept out of the
 //! libraries: chain and sandbox timings ([`figures`]), the orchestrator ([`orchestrator`]), the
 //! store ([`store`]), seeded synthetic datasets ([`synth`]) and the desktop app's perf marks
-//! ([`perf`]).
+//! ([`perf`]), and the parsers of untrusted input driven with generated inputs ([`fuzz`]).
 //!
 //! Figures are printed, never asserted on time.
 
 #![warn(missing_docs, unreachable_pub)]
 
 pub mod figures;
+pub mod fuzz;
 pub mod inspect;
 pub mod orchestrator;
 pub mod perf;

@@ -16,7 +16,7 @@ use crucible_core::{
     Agent, BenchError, Benchmark, BoxFuture, Event, InstanceMeta, Message, Outcome, Role,
     SampleRecord,
 };
-use crucible_llm::{Loopback, ModelAgent, ModelSpec, Provider};
+use crucible_llm::{FaultCounts, FaultMix, FaultServer, Loopback, ModelAgent, ModelSpec, Provider};
 use crucible_run::{start, Benchmarks, LoadBenchmarks, Progress, RunContext, RunError, RunSpec};
 use crucible_store::Store;
 
@@ -43,7 +43,44 @@ pub struct OrchestratorFigures {
     pub calls_per_s: f64,
     /// The ceiling: concurrency × 1000 / latency.
     pub ideal_calls_per_s: f64,
+    /// Provider throughput under faults: the same PILOT run fault-free and under a fault mix.
+    pub faults: FaultFigures,
 }
+
+/// `crucible bench orchestrator`'s fault section: a PILOT-Bench run ([`FAULT_TASKS`] tasks × 4
+/// prompt types, one `openai-compatible` model, cache off) against a [`FaultServer`], first
+/// fault-free, then under issue #20's mix (25 % 429 with `retry-after: 1`, 10 % 500, 5 %
+/// truncated bodies, 5 % answers after 3 s), through the real scheduler and catalogue.
+#[derive(Debug, Clone, Serialize)]
+pub struct FaultFigures {
+    /// Samples per run (tasks × prompt types).
+    pub samples: u64,
+    /// Samples (and so model calls) in flight at most.
+    pub concurrency: usize,
+    /// The fault-free run's wall time, s.
+    pub fault_free_seconds: f64,
+    /// The same run's wall time under the mix, s (target ≤ 15).
+    pub faulty_seconds: f64,
+    /// HTTP requests of the fault-free run.
+    pub fault_free_calls: u64,
+    /// HTTP requests of the faulty run (retries included), by what the server did.
+    pub faulty: FaultCounts,
+    /// Samples the faulty run stored (every one: a call that gave up is a stored agent error).
+    pub stored: u64,
+    /// Of those, samples with outcome `agent_error` (a model call ran out of retries).
+    pub agent_errors: u64,
+    /// Most requests the server answered at once during the faulty run.
+    pub max_in_flight: u64,
+    /// The longest sample of the faulty run, start to stored, s: its calls go one after the
+    /// other, each waiting out its own `retry-after`s, backoffs and slow answers, so no
+    /// scheduler finishes the run sooner than this.
+    pub longest_sample_seconds: f64,
+}
+
+/// PILOT-Bench tasks of the fault section (× 4 prompt types = 40 samples).
+pub const FAULT_TASKS: usize = 10;
+/// The fault server's seed (its faults are a function of it and the conversation).
+pub const FAULT_SEED: u64 = 20;
 
 fn bench_err(e: impl std::fmt::Display) -> RunError {
     RunError::Bench(BenchError::infrastructure_msg(format!("bench: {e}")))
@@ -254,6 +291,7 @@ pub async fn orchestrator(
     let (wall, _) = timed(ctx.clone(), spec(&slow.base_url(), 640, 2, concurrency)).await?;
     let calls_slow = slow.requests();
     store.close().await;
+    let faults = fault_section(&config).await?;
     Ok(OrchestratorFigures {
         overhead_samples: calls,
         per_sample_ms,
@@ -265,5 +303,61 @@ pub async fn orchestrator(
         seconds: wall.as_secs_f64(),
         calls_per_s: calls_slow as f64 / wall.as_secs_f64(),
         ideal_calls_per_s: concurrency as f64 * 1000.0 / latency_ms as f64,
+        faults,
+    })
+}
+
+/// One PILOT run against a fault server with `mix`: (wall time, stored samples, agent errors,
+/// longest sample in ms, server).
+async fn pilot_under(
+    config: &Config,
+    mix: FaultMix,
+    concurrency: usize,
+) -> Result<(Duration, u64, u64, i64, FaultServer), RunError> {
+    let dir = tempfile::tempdir().map_err(bench_err)?;
+    let mut config = config.clone();
+    config.data_dir = dir.path().to_path_buf();
+    let store = Store::open(&dir.path().join("faults.db")).await?;
+    let ctx = RunContext::new(config, store.clone(), crucible_views::catalog::loader());
+    let server = FaultServer::start(mix, FAULT_SEED)
+        .await
+        .map_err(bench_err)?;
+    let mut s = RunSpec::new(
+        vec!["pilot".into()],
+        vec!["openai-compatible:faults".into()],
+    );
+    s.base_url = Some(server.base_url());
+    s.limit = Some(FAULT_TASKS);
+    s.cache = false;
+    s.concurrency = concurrency;
+    let (wall, run_id) = timed(ctx, s).await?;
+    let samples = store.samples(&run_id).await?;
+    let errors = samples
+        .iter()
+        .filter(|(_, r)| r.outcome == crucible_core::Outcome::AgentError.as_str())
+        .count() as u64;
+    let longest_ms = samples.iter().map(|(_, r)| r.latency_ms).max().unwrap_or(0);
+    store.close().await;
+    Ok((wall, samples.len() as u64, errors, longest_ms, server))
+}
+
+/// The fault section (see [`FaultFigures`]).
+pub async fn fault_section(config: &Config) -> Result<FaultFigures, RunError> {
+    let concurrency = crucible_run::DEFAULT_CONCURRENCY;
+    let (clean, clean_samples, _, _, clean_server) =
+        pilot_under(config, FaultMix::none(), concurrency).await?;
+    let (faulty, stored, agent_errors, longest_ms, server) =
+        pilot_under(config, FaultMix::issue_20(), concurrency).await?;
+    Ok(FaultFigures {
+        samples: clean_samples,
+        concurrency,
+        fault_free_seconds: clean.as_secs_f64(),
+        faulty_seconds: faulty.as_secs_f64(),
+        fault_free_calls: clean_server.counts().requests,
+        faulty: server.counts(),
+        stored,
+        agent_errors,
+        max_in_flight: server.max_in_flight(),
+        longest_sample_seconds: longest_ms as f64 / 1e3,
     })
 }

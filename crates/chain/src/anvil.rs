@@ -259,6 +259,67 @@ impl Drop for Anvil {
     }
 }
 
+/// `setpriv` when the system has it (util-linux, on every Debian): nodes then die with Crucible.
+fn setpriv() -> Option<&'static std::path::Path> {
+    static SETPRIV: std::sync::OnceLock<Option<std::path::PathBuf>> = std::sync::OnceLock::new();
+    SETPRIV
+        .get_or_init(|| {
+            let found = ["/usr/bin/setpriv", "/bin/setpriv"]
+                .iter()
+                .map(std::path::PathBuf::from)
+                .find(|p| p.is_file());
+            if found.is_none() {
+                tracing::warn!(target: "chain::anvil", "setpriv not found (util-linux): a node may outlive a killed Crucible");
+            }
+            found
+        })
+        .as_deref()
+}
+
+/// Starts `cmd` on the process-wide spawner thread. A parent-death signal is tied to the thread
+/// that forked the child, and tokio's blocking threads come and go; this one never exits, so the
+/// signal fires only when the whole process dies.
+pub fn spawn_here(cmd: Command) -> std::io::Result<Child> {
+    type Job = (
+        Command,
+        std::sync::mpsc::Sender<std::io::Result<(Command, Child)>>,
+    );
+    static SPAWNER: std::sync::OnceLock<Mutex<std::sync::mpsc::Sender<Job>>> =
+        std::sync::OnceLock::new();
+    let tx = SPAWNER.get_or_init(|| {
+        let (tx, rx) = std::sync::mpsc::channel::<Job>();
+        let started = std::thread::Builder::new()
+            .name("crucible-spawner".into())
+            .spawn(move || {
+                for (mut cmd, back) in rx {
+                    let r = cmd.spawn().map(|c| (cmd, c));
+                    let _ = back.send(r);
+                }
+            });
+        if let Err(e) = started {
+            tracing::warn!(target: "chain::anvil", error = %e, "no spawner thread; nodes start on the caller's thread");
+        }
+        Mutex::new(tx)
+    });
+    let (back, answer) = std::sync::mpsc::channel();
+    let sender = tx.lock().map(|t| t.clone());
+    let cmd = match sender {
+        Ok(t) => match t.send((cmd, back)) {
+            Ok(()) => {
+                return answer
+                    .recv()
+                    .map_err(|_| std::io::Error::other("spawner thread gone"))?
+                    .map(|(_, child)| child);
+            }
+            Err(std::sync::mpsc::SendError((cmd, _))) => cmd,
+        },
+        Err(_) => cmd,
+    };
+    // No spawner thread: start here (the node then dies with this thread, or outlives a kill).
+    let mut cmd = cmd;
+    cmd.spawn()
+}
+
 fn start_process(
     spec: &AnvilSpec,
     port: u16,
@@ -292,24 +353,36 @@ fn start_process(
     }
     args.extend(spec.extra_args.iter().cloned());
     // The cap is applied by the shell so the core needs no unsafe pre_exec; `exec` keeps one PID.
+    // `setpriv --pdeathsig KILL` (util-linux) makes the kernel kill the node when the thread that
+    // started it dies: every node is started on one thread that lives as long as the process
+    // ([`spawn_here`]), so a `kill -9` of the CLI or the app takes its Anvils with it.
+    let pdeathsig = setpriv();
     let mut cmd = Command::new("/bin/sh");
     cmd.arg("-c")
-        .arg(if spec.memory_mib > 0 {
-            format!("ulimit -v {} && exec \"$0\" \"$@\"", spec.memory_mib * 1024)
-        } else {
-            "exec \"$0\" \"$@\"".to_string()
-        })
-        .arg(&spec.program)
-        .args(&args)
-        .env_remove("HTTP_PROXY")
-        .env_remove("HTTPS_PROXY")
-        .env_remove("http_proxy")
-        .env_remove("https_proxy")
-        .stdin(Stdio::null())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped());
-    let mut child = cmd
-        .spawn()
+        .arg(match (spec.memory_mib > 0, pdeathsig.is_some()) {
+            (true, true) => format!(
+                "ulimit -v {} && exec \"$0\" --pdeathsig KILL -- \"$@\"",
+                spec.memory_mib * 1024
+            ),
+            (true, false) => {
+                format!("ulimit -v {} && exec \"$0\" \"$@\"", spec.memory_mib * 1024)
+            }
+            (false, true) => "exec \"$0\" --pdeathsig KILL -- \"$@\"".to_string(),
+            (false, false) => "exec \"$0\" \"$@\"".to_string(),
+        });
+    match &pdeathsig {
+        Some(setpriv) => cmd.arg(setpriv).arg(&spec.program),
+        None => cmd.arg(&spec.program),
+    }
+    .args(&args)
+    .env_remove("HTTP_PROXY")
+    .env_remove("HTTPS_PROXY")
+    .env_remove("http_proxy")
+    .env_remove("https_proxy")
+    .stdin(Stdio::null())
+    .stdout(Stdio::piped())
+    .stderr(Stdio::piped());
+    let mut child = spawn_here(cmd)
         .map_err(|e| ChainError::Spawn(format!("{}: {e}", spec.program.display())))?;
     for stream in [
         child

@@ -7,7 +7,9 @@
 //!   fail inside the module instead of exhausting the machine;
 //! - bubblewrap gives Deno a filesystem of `/usr`, the vendored `node_modules` (read-only) and the
 //!   module itself: a literal `import("/etc/passwd")` finds nothing to read; no env, new session,
-//!   dies with its parent;
+//!   dies with its parent; the module runs as uid/gid 65534 with no capabilities (also when
+//!   Crucible runs as root), in its own network namespace where the only endpoint is the gate
+//!   (through a Unix socket), with its own copy of a pre-warmed Deno cache;
 //! - Deno's permissions: network to the RPC gate's port only, no read/write/env (beyond the two
 //!   names `ws` probes)/run/ffi, `--no-remote`, a V8 old-space cap;
 //! - the [`Gate`](crate::gate::Gate) in front of Anvil: read-only methods only.
@@ -40,6 +42,14 @@ pub struct Limits {
     pub data_mib: u64,
     /// Largest accepted result / stdout in bytes.
     pub output_bytes: usize,
+    /// CPU time the sandbox process may use (all its threads, start-up included), besides the
+    /// wall clock: a module that keeps several threads busy is stopped sooner.
+    #[serde(default = "default_cpu")]
+    pub cpu: Duration,
+}
+
+fn default_cpu() -> Duration {
+    Duration::from_secs(10)
 }
 
 impl Default for Limits {
@@ -49,6 +59,7 @@ impl Default for Limits {
             heap_mib: 256,
             data_mib: 2048,
             output_bytes: 1 << 20,
+            cpu: default_cpu(),
         }
     }
 }
@@ -138,11 +149,18 @@ pub struct Sandbox {
     deno: PathBuf,
     bwrap: PathBuf,
     node_modules: PathBuf,
+    /// The pre-warmed Deno cache each sandbox gets a copy of (see [`Sandbox::warm`]).
     deno_dir: PathBuf,
+    /// Set only while warming: the writable cache the warm-up run fills.
+    warming: Option<PathBuf>,
     ethers_bundle: PathBuf,
     /// `viem` and `viem/chains` bundles and the vendored version, when viem is vendored.
     viem: Option<ViemBundles>,
     limits: Limits,
+    /// Test hook: Deno runs with `--allow-all` ([`Sandbox::with_unchecked_deno`]).
+    unchecked: bool,
+    /// Crucible runs as root: the module's uid is switched with `setpriv` (see `command`).
+    as_root: bool,
 }
 
 /// The pre-bundled viem entry points.
@@ -166,6 +184,57 @@ const MARKER: &str = "\u{1e}CRUCIBLE-RESULT\u{1e}";
 const RUNNER: &str = include_str!("sandbox_runner.ts");
 const READY: &str = "\u{1e}CRUCIBLE-READY\u{1e}";
 const LOG_KEEP: usize = 16 * 1024;
+/// The uid and gid the module runs as inside the sandbox (`nobody`).
+const SANDBOX_ID: &str = "65534";
+/// Switches the module to [`SANDBOX_ID`] when Crucible runs as root (util-linux).
+const SETPRIV: &str = "/usr/bin/setpriv";
+/// Where the sandbox's copy of the Deno cache appears inside it.
+const DENO_DIR: &str = "/denocache";
+/// Where the gate's socket appears inside the sandbox.
+const GATE_SOCKET: &str = "/sandbox/gate.sock";
+
+/// Carries the sandbox's connections to the gate: a Unix socket in the run's work directory
+/// (bound into the sandbox) whose every connection is piped to the gate's loopback port. The
+/// sandbox's own network namespace has nothing else. Stops when dropped.
+#[derive(Debug)]
+struct Relay(tokio::task::JoinHandle<()>);
+
+impl Relay {
+    fn start(path: &Path, port: u16) -> Result<Self, SandboxError> {
+        let io =
+            |e: std::io::Error| SandboxError::Io(format!("gate socket {}: {e}", path.display()));
+        let listener = tokio::net::UnixListener::bind(path).map_err(io)?;
+        // Connecting needs write permission on the socket, and the module is uid 65534. The
+        // socket sits in the run's private (0700) directory, so nobody else reaches it.
+        std::fs::set_permissions(path, std::os::unix::fs::PermissionsExt::from_mode(0o666))
+            .map_err(io)?;
+        Ok(Self(tokio::spawn(async move {
+            let mut open = tokio::task::JoinSet::new();
+            loop {
+                tokio::select! {
+                    accepted = listener.accept() => {
+                        let Ok((mut inside, _)) = accepted else { continue };
+                        open.spawn(async move {
+                            if let Ok(mut gate) =
+                                tokio::net::TcpStream::connect(("127.0.0.1", port)).await
+                            {
+                                let _ = tokio::io::copy_bidirectional(&mut inside, &mut gate).await;
+                            }
+                        });
+                    }
+                    Some(_) = open.join_next(), if !open.is_empty() => {}
+                }
+            }
+        })))
+    }
+}
+
+impl Drop for Relay {
+    fn drop(&mut self) {
+        // Aborting the task drops the listener and, with the JoinSet, every open connection.
+        self.0.abort();
+    }
+}
 
 impl Sandbox {
     /// Resolves Deno, bubblewrap and the vendored node_modules from `config`.
@@ -174,6 +243,12 @@ impl Sandbox {
         let version = vendored_version(&node_modules, "ethers")
             .ok_or_else(|| SandboxError::NoEthers(node_modules.join("ethers")))?;
         let deno = config.deno()?;
+        if effective_uid() == Some(0) && !Path::new(SETPRIV).is_file() {
+            return Err(SandboxError::Io(format!(
+                "running as root, the sandbox switches the module to uid {SANDBOX_ID} with \
+                 {SETPRIV}, which is missing; install it (apt-get install util-linux)"
+            )));
+        }
         let dir = config.data_dir.join("sandbox");
         let ethers_bundle = dir.join(format!("ethers-{version}.js"));
         if !ethers_bundle.is_file() {
@@ -202,15 +277,31 @@ impl Sandbox {
                 })
             }
         };
+        let deno_dir = dir.join(format!(
+            "deno-cache-{}",
+            cache_key(&deno, &ethers_bundle, viem.as_ref())
+        ));
         Ok(Self {
             deno,
             bwrap: config.bwrap()?,
             node_modules,
-            deno_dir: config.data_dir.join("deno-cache"),
+            deno_dir,
+            warming: None,
             ethers_bundle,
             viem,
             limits: Limits::default(),
+            unchecked: false,
+            as_root: effective_uid() == Some(0),
         })
+    }
+
+    /// Test hook: replaces Deno's permission flags with `--allow-all`, so a test can prove that
+    /// the operating-system layers (no capabilities, an unprivileged uid, the network namespace,
+    /// read-only binds, the private cache) hold on their own. Never for model code.
+    #[doc(hidden)]
+    pub fn with_unchecked_deno(mut self) -> Self {
+        self.unchecked = true;
+        self
     }
 
     /// With other limits.
@@ -241,8 +332,10 @@ impl Sandbox {
     /// Runs `code` and classifies what happened. Only harness problems are errors.
     /// `elapsed` counts from process start (a cold start).
     pub async fn run(&self, code: &str, call: &Call) -> Result<SandboxRun, SandboxError> {
+        // Warming the cache (once per data dir) is not part of the module's run.
+        self.ensure_warm(&call.provider_url).await?;
         let started = Instant::now();
-        let prepared = self.prepare(&call.provider_url).await?;
+        let prepared = self.start(&call.provider_url).await?;
         let mut run = prepared.run(code, call).await?;
         run.elapsed = started.elapsed();
         Ok(run)
@@ -253,6 +346,19 @@ impl Sandbox {
     /// module, so isolation between modules is the same as with a cold start; preparing the next
     /// process while the current one runs takes the runtime's start-up off the critical path.
     pub async fn prepare(&self, provider_url: &str) -> Result<Prepared, SandboxError> {
+        self.ensure_warm(provider_url).await?;
+        self.start(provider_url).await
+    }
+
+    async fn ensure_warm(&self, provider_url: &str) -> Result<(), SandboxError> {
+        if self.warming.is_none() && !self.deno_dir.is_dir() {
+            self.warm(provider_url).await?;
+        }
+        Ok(())
+    }
+
+    /// [`Self::prepare`] without the warm-up check.
+    async fn start(&self, provider_url: &str) -> Result<Prepared, SandboxError> {
         let port = gate_port(provider_url)?;
         let work = tempfile::Builder::new()
             .prefix("crucible-sbx-")
@@ -282,7 +388,16 @@ impl Sandbox {
                 r#"{{"name":"crucible-agent","private":true,"type":"module","dependencies":{{"ethers":"6.17.0"{deps}}}}}"#
             ),
         )?;
-        std::fs::create_dir_all(&self.deno_dir).map_err(|e| SandboxError::Io(e.to_string()))?;
+        // This run's own copy of the pre-warmed cache (Deno needs a writable cache to use it: with
+        // a read-only one every start recompiles the bundles, ≈ 0.7 s). Nothing written to it
+        // reaches the shared cache or another sandbox.
+        if self.warming.is_none() {
+            copy_tree(&self.deno_dir, &work.path().join("denocache"))
+                .map_err(|e| SandboxError::Io(format!("copying the Deno cache: {e}")))?;
+        }
+        // The sandbox has its own network namespace: the gate reaches it only through this
+        // socket, which the runner's forwarder serves on 127.0.0.1:<port> inside.
+        let relay = Relay::start(&work.path().join("gate.sock"), port)?;
         let mut child = self
             .command(work.path(), port)
             .spawn()
@@ -317,6 +432,7 @@ impl Sandbox {
         }
         Ok(Prepared {
             work,
+            _relay: relay,
             child,
             stdout,
             stderr,
@@ -324,22 +440,130 @@ impl Sandbox {
         })
     }
 
+    /// Fills the Deno cache every sandbox then gets a copy of: one sandbox run, with a
+    /// writable cache, of a module that loads the vendored libraries, so the runner's and the
+    /// libraries' compiled code (transpiled TypeScript, V8 code cache, module analysis) is
+    /// there; the directory is renamed into place only when the run succeeded. The cache's name
+    /// hashes Deno, the runner and the bundles, so a new version warms a new cache. Runs once
+    /// per data directory (concurrent first uses each warm their own and the first rename wins).
+    async fn warm(&self, provider_url: &str) -> Result<(), SandboxError> {
+        static WARMING: tokio::sync::Mutex<()> = tokio::sync::Mutex::const_new(());
+        let _one = WARMING.lock().await;
+        if self.deno_dir.is_dir() {
+            return Ok(());
+        }
+        let io = |e: std::io::Error| SandboxError::Io(format!("warming the Deno cache: {e}"));
+        let parent = self
+            .deno_dir
+            .parent()
+            .expect("the cache lives in the data dir");
+        std::fs::create_dir_all(parent).map_err(io)?;
+        let tmp = tempfile::Builder::new()
+            .prefix(".deno-cache-warming-")
+            .tempdir_in(parent)
+            .map_err(io)?;
+        // The warm-up module runs as uid 65534.
+        std::fs::set_permissions(
+            tmp.path(),
+            std::os::unix::fs::PermissionsExt::from_mode(0o777),
+        )
+        .map_err(io)?;
+        let mut warmer = self.clone();
+        warmer.warming = Some(tmp.path().to_path_buf());
+        warmer.unchecked = false;
+        let imports = if self.viem.is_some() {
+            "import { ethers } from \"ethers\";\nimport * as viem from \"viem\";\nimport * as chains from \"viem/chains\";\nexport function executeSkill(a: string, b: string, c: unknown) { return [ethers.ZeroAddress, typeof viem.createPublicClient, typeof chains.bsc]; }\n"
+        } else {
+            "import { ethers } from \"ethers\";\nexport function executeSkill(a: string, b: string, c: unknown) { return [ethers.ZeroAddress]; }\n"
+        };
+        let call = Call {
+            provider_url: provider_url.to_string(),
+            agent_address: "0x0000000000000000000000000000000000000000".into(),
+            deployed_contracts: Value::Object(Default::default()),
+            now_ms: None,
+        };
+        let run = warmer
+            .start(provider_url)
+            .await?
+            .run(imports, &call)
+            .await?;
+        if let Err(f) = run.outcome {
+            return Err(SandboxError::Io(format!(
+                "warming the Deno cache: the warm-up module failed ({:?}: {})",
+                f.kind, f.message
+            )));
+        }
+        std::fs::set_permissions(
+            tmp.path(),
+            std::os::unix::fs::PermissionsExt::from_mode(0o755),
+        )
+        .map_err(io)?;
+        let tmp = tmp.keep();
+        if std::fs::rename(&tmp, &self.deno_dir).is_err() {
+            // Another process warmed it first: keep theirs.
+            let _ = std::fs::remove_dir_all(&tmp);
+            if !self.deno_dir.is_dir() {
+                return Err(SandboxError::Io(format!(
+                    "warming the Deno cache: cannot create {}",
+                    self.deno_dir.display()
+                )));
+            }
+        }
+        Ok(())
+    }
+
     fn command(&self, work: &Path, port: u16) -> tokio::process::Command {
         let mut cmd = tokio::process::Command::new("/bin/sh");
         let data_kib = self.limits.data_mib * 1024;
+        // RLIMIT_CPU: SIGXCPU at the soft limit, SIGKILL a second later (a module that catches
+        // SIGXCPU gains nothing).
+        let cpu = self.limits.cpu.as_secs_f64().ceil().max(1.0) as u64;
         cmd.arg("-c")
-            .arg(format!("ulimit -d {data_kib} && exec \"$0\" \"$@\""))
+            .arg(format!(
+                "ulimit -d {data_kib} && ulimit -S -t {cpu} && ulimit -H -t {} && exec \"$0\" \"$@\"",
+                cpu + 1
+            ))
             .arg(&self.bwrap);
         let bind_ro = |cmd: &mut tokio::process::Command, from: &Path, to: &str| {
             cmd.arg("--ro-bind").arg(from).arg(to);
         };
-        cmd.args([
-            "--unshare-all",
-            "--share-net",
-            "--die-with-parent",
-            "--new-session",
-            "--clearenv",
-        ]);
+        // Every namespace, the network one included (the gate comes in through a socket), and
+        // the module runs as uid/gid 65534 with no capabilities, also when Crucible runs as root:
+        // - as a normal user, bubblewrap makes a user namespace in which 65534 maps to that
+        //   user, drops every capability and forbids further user namespaces;
+        // - as root, a user namespace would map the module to the real root (uid 0 outside), so
+        //   there is none: bubblewrap keeps only what `setpriv` needs to switch to the real uid
+        //   65534 and then drop every capability, the bounding set included.
+        if self.as_root {
+            cmd.args([
+                "--unshare-ipc",
+                "--unshare-pid",
+                "--unshare-net",
+                "--unshare-uts",
+                "--unshare-cgroup-try",
+                "--cap-drop",
+                "ALL",
+                "--cap-add",
+                "CAP_SETUID",
+                "--cap-add",
+                "CAP_SETGID",
+                "--cap-add",
+                "CAP_SETPCAP",
+            ]);
+        } else {
+            cmd.args([
+                "--unshare-all",
+                "--unshare-user",
+                "--disable-userns",
+                "--uid",
+                SANDBOX_ID,
+                "--gid",
+                SANDBOX_ID,
+                "--cap-drop",
+                "ALL",
+            ]);
+        }
+        cmd.args(["--die-with-parent", "--new-session", "--clearenv"]);
         cmd.args(["--ro-bind", "/usr", "/usr"]);
         for (link, target) in [
             ("/lib", "usr/lib"),
@@ -351,7 +575,14 @@ impl Sandbox {
             }
         }
         // Name resolution is not needed (the gate is an IP literal); /etc stays empty.
-        cmd.args(["--proc", "/proc", "--dev", "/dev", "--tmpfs", "/tmp"]);
+        // Directories bubblewrap creates for mount points are 0700 when it runs as root: make the
+        // parents traversable for uid 65534.
+        cmd.args([
+            "--proc", "/proc", "--dev", "/dev", "--perms", "1777", "--tmpfs", "/tmp",
+        ]);
+        for dir in ["/opt", "/sandbox", "/sandbox/vendor"] {
+            cmd.args(["--perms", "0755", "--dir", dir]);
+        }
         bind_ro(&mut cmd, &self.node_modules, "/sandbox/node_modules");
         bind_ro(
             &mut cmd,
@@ -365,14 +596,18 @@ impl Sandbox {
             bind_ro(&mut cmd, &v.chains, "/sandbox/vendor/viem-chains.js");
         }
         bind_ro(&mut cmd, &work.join("runner.ts"), "/sandbox/runner.ts");
+        bind_ro(&mut cmd, &work.join("gate.sock"), GATE_SOCKET);
         // The module is written here after start-up; the directory is read-only inside.
         bind_ro(&mut cmd, &work.join("work"), "/sandbox/work");
         bind_ro(&mut cmd, &self.deno, "/opt/deno");
-        cmd.arg("--bind").arg(&self.deno_dir).arg("/denocache");
+        match &self.warming {
+            Some(dir) => cmd.arg("--bind").arg(dir).arg(DENO_DIR),
+            None => cmd.arg("--bind").arg(work.join("denocache")).arg(DENO_DIR),
+        };
         cmd.args([
             "--setenv",
             "DENO_DIR",
-            "/denocache",
+            DENO_DIR,
             "--setenv",
             "NO_COLOR",
             "1",
@@ -381,6 +616,20 @@ impl Sandbox {
             "1",
             "--chdir",
             "/sandbox",
+        ]);
+        if self.as_root {
+            cmd.arg(SETPRIV).args([
+                "--reuid",
+                SANDBOX_ID,
+                "--regid",
+                SANDBOX_ID,
+                "--clear-groups",
+                "--inh-caps=-all",
+                "--bounding-set=-all",
+                "--",
+            ]);
+        }
+        cmd.args([
             "/opt/deno",
             "run",
             "--quiet",
@@ -388,21 +637,28 @@ impl Sandbox {
             "--no-lock",
             "--no-remote",
         ]);
-        cmd.arg(format!("--allow-net=127.0.0.1:{port}"))
+        if self.unchecked {
+            cmd.arg("--allow-all");
+        } else {
+            // The forwarder listens on the gate's port and connects to the socket (Deno checks
+            // a Unix socket as net, read and write of its path).
+            cmd.arg(format!("--allow-net=127.0.0.1:{port},unix:{GATE_SOCKET}"))
+                .arg(format!("--allow-write={GATE_SOCKET}"))
             // Only its own file (the runner imports it by a computed specifier) and the viem
             // bundles: ethers is in the runner's static graph, viem is loaded by the module's
             // own imports, which Deno checks like any dynamic read. Public library code only.
             .arg(if self.viem.is_some() {
-                "--allow-read=/sandbox/work/agent.ts,/sandbox/vendor/viem.js,/sandbox/vendor/viem-chains.js"
+                "--allow-read=/sandbox/work/agent.ts,/sandbox/gate.sock,/sandbox/vendor/viem.js,/sandbox/vendor/viem-chains.js"
             } else {
-                "--allow-read=/sandbox/work/agent.ts"
+                "--allow-read=/sandbox/work/agent.ts,/sandbox/gate.sock"
             })
             .arg("--allow-env=WS_NO_BUFFER_UTIL,WS_NO_UTF_8_VALIDATE")
             .arg(format!(
                 "--v8-flags=--max-old-space-size={}",
                 self.limits.heap_mib
-            ))
-            .arg("/sandbox/runner.ts");
+            ));
+        }
+        cmd.arg("/sandbox/runner.ts").arg(port.to_string());
         cmd.env_clear()
             .env("PATH", "/usr/bin:/bin")
             .stdin(Stdio::piped())
@@ -417,6 +673,7 @@ impl Sandbox {
 #[derive(Debug)]
 pub struct Prepared {
     work: tempfile::TempDir,
+    _relay: Relay,
     child: tokio::process::Child,
     stdout: tokio::io::BufReader<tokio::process::ChildStdout>,
     stderr: tokio::task::JoinHandle<Vec<u8>>,
@@ -424,12 +681,20 @@ pub struct Prepared {
 }
 
 impl Prepared {
+    /// The pid of the sandbox's outermost process (bubblewrap; Deno runs below it), for
+    /// observing the sandbox from outside. `None` once it has been reaped.
+    pub fn pid(&self) -> Option<u32> {
+        self.child.id()
+    }
+
     /// Runs `code`; `elapsed` counts from handing over the module.
     pub async fn run(mut self, code: &str, call: &Call) -> Result<SandboxRun, SandboxError> {
         use tokio::io::AsyncWriteExt;
         write(&self.work.path().join("work"), "agent.ts", code)?;
         let started = Instant::now();
+        let nonce = nonce()?;
         let request = serde_json::json!({
+            "nonce": nonce,
             "providerUrl": call.provider_url,
             "agentAddress": call.agent_address,
             "deployedContracts": call.deployed_contracts,
@@ -474,7 +739,15 @@ impl Prepared {
         };
         let err = (&mut self.stderr).await.unwrap_or_default();
         let status = status.map_err(|e| SandboxError::Io(e.to_string()))?;
-        let (outcome, logs) = classify(&out, &err, status.code(), cap, self.limits.output_bytes);
+        let (outcome, logs) = classify(
+            &out,
+            &nonce,
+            &err,
+            status.code(),
+            cap,
+            self.limits.output_bytes,
+            self.limits.cpu,
+        );
         Ok(SandboxRun {
             outcome,
             elapsed,
@@ -539,26 +812,97 @@ fn write(dir: &Path, name: &str, text: &str) -> Result<(), SandboxError> {
     std::fs::write(dir.join(name), text).map_err(|e| SandboxError::Io(format!("{name}: {e}")))
 }
 
+/// Copies the directory tree `from` to `to`, writable by the sandbox's uid (the copy lives in the
+/// run's private directory).
+fn copy_tree(from: &Path, to: &Path) -> std::io::Result<()> {
+    use std::os::unix::fs::PermissionsExt;
+    std::fs::create_dir_all(to)?;
+    std::fs::set_permissions(to, std::fs::Permissions::from_mode(0o777))?;
+    for entry in std::fs::read_dir(from)? {
+        let entry = entry?;
+        let kind = entry.file_type()?;
+        let target = to.join(entry.file_name());
+        if kind.is_dir() {
+            copy_tree(&entry.path(), &target)?;
+        } else if kind.is_file() {
+            std::fs::copy(entry.path(), &target)?;
+            std::fs::set_permissions(&target, std::fs::Permissions::from_mode(0o666))?;
+        }
+    }
+    Ok(())
+}
+
+/// Names the pre-warmed Deno cache after what fills it: Deno (path, size, mtime), the runner and
+/// the bundles (their names carry the library versions).
+fn cache_key(deno: &Path, ethers: &Path, viem: Option<&ViemBundles>) -> String {
+    use sha2::{Digest, Sha256};
+    let mut h = Sha256::new();
+    h.update(deno.as_os_str().as_encoded_bytes());
+    if let Ok(m) = std::fs::metadata(deno) {
+        h.update(m.len().to_le_bytes());
+        if let Ok(t) = m.modified() {
+            h.update(format!("{t:?}"));
+        }
+    }
+    h.update(RUNNER);
+    h.update(ethers.as_os_str().as_encoded_bytes());
+    if let Some(v) = viem {
+        h.update(v.main.as_os_str().as_encoded_bytes());
+        h.update(v.chains.as_os_str().as_encoded_bytes());
+    }
+    h.finalize()[..8]
+        .iter()
+        .map(|b| format!("{b:02x}"))
+        .collect()
+}
+
+/// This process's effective uid (from `/proc/self/status`).
+fn effective_uid() -> Option<u32> {
+    let status = std::fs::read_to_string("/proc/self/status").ok()?;
+    let line = status.lines().find(|l| l.starts_with("Uid:"))?;
+    line.split_whitespace().nth(2)?.parse().ok()
+}
+
 fn gate_port(url: &str) -> Result<u16, SandboxError> {
     url.strip_prefix("http://127.0.0.1:")
         .and_then(|p| p.trim_end_matches('/').parse().ok())
         .ok_or_else(|| SandboxError::BadUrl(url.to_string()))
 }
 
+/// A fresh 128-bit nonce (hex) for one run's result line.
+fn nonce() -> Result<String, SandboxError> {
+    use std::io::Read;
+    let mut bytes = [0u8; 16];
+    std::fs::File::open("/dev/urandom")
+        .and_then(|mut f| f.read_exact(&mut bytes))
+        .map_err(|e| SandboxError::Io(format!("/dev/urandom: {e}")))?;
+    Ok(bytes.iter().map(|b| format!("{b:02x}")).collect())
+}
+
 /// Turns the process's output into an outcome. Pure, so every branch is unit-tested.
+///
+/// The class comes from the runner's result line (the marker followed by this run's `nonce`,
+/// which the module cannot know) or, without one, from what the harness observed (output size,
+/// exit status); stderr is only quoted in the message.
 fn classify(
     out: &[u8],
+    nonce: &str,
     err: &[u8],
     code: Option<i32>,
     cap: usize,
     result_cap: usize,
+    cpu: Duration,
 ) -> (Result<Value, Failure>, String) {
     let stdout = String::from_utf8_lossy(out);
     let stderr = String::from_utf8_lossy(err);
-    let (logs, result) = match stdout.rfind(MARKER) {
+    let marker = format!("{MARKER}{nonce}");
+    let (logs, result) = match stdout.rfind(&marker) {
         Some(i) => (
             stdout[..i].to_string(),
-            Some(stdout[i + MARKER.len()..].trim().to_string()),
+            stdout[i + marker.len()..]
+                .lines()
+                .next()
+                .map(str::to_string),
         ),
         None => (stdout.to_string(), None),
     };
@@ -590,7 +934,10 @@ fn classify(
                 classify_error_text(&message, FailureKind::LoadError),
                 message,
             ),
-            Some("threw") => fail(classify_error_text(&message, FailureKind::Threw), message),
+            Some("threw") => fail(FailureKind::Threw, message),
+            Some("permission_denied") => fail(FailureKind::PermissionDenied, message),
+            Some("memory") => fail(FailureKind::Memory, message),
+            Some("exited") => fail(FailureKind::Crashed, message),
             Some("output_too_large") => fail(FailureKind::OutputTooLarge, message),
             other => fail(
                 FailureKind::Crashed,
@@ -609,28 +956,40 @@ fn classify(
         );
     }
     let tail = truncate(stderr.trim(), 4000);
-    if stderr.contains("out of memory")
-        || stderr.contains("heap limit")
-        || stderr.contains("Array buffer allocation failed")
-    {
+    // The runtime died of a signal (bubblewrap reports 128 + signal): SIGXCPU at the CPU-time
+    // limit, SIGKILL a second after it (or from the system).
+    if code == Some(128 + 24) || code == Some(128 + 9) {
+        let how = if code == Some(152) {
+            "SIGXCPU"
+        } else {
+            "SIGKILL; or killed by the system"
+        };
         return (
-            fail(FailureKind::Memory, "memory limit reached".into()),
+            fail(
+                FailureKind::Timeout,
+                format!("CPU time limit of {cpu:?} reached ({how})"),
+            ),
             logs,
         );
     }
+    // The module's own exits are reported on the channel, so a trap or abort without a result
+    // line is the runtime's: V8 stops like this at the heap limit.
     if code == Some(133) || code == Some(134) {
         return (
-            fail(FailureKind::Memory, format!("runtime aborted: {tail}")),
+            fail(
+                FailureKind::Memory,
+                format!("memory limit reached (runtime aborted): {tail}"),
+            ),
             logs,
         );
     }
-    let kind = classify_error_text(&tail, FailureKind::Crashed);
-    let kind = if kind == FailureKind::Crashed && stderr.contains("Uncaught") {
-        FailureKind::Threw
-    } else {
-        kind
-    };
-    (fail(kind, format!("exit {code:?}: {tail}")), logs)
+    (
+        fail(
+            FailureKind::Crashed,
+            format!("exit {code:?} without a result: {tail}"),
+        ),
+        logs,
+    )
 }
 
 fn classify_error_text(text: &str, default: FailureKind) -> FailureKind {
@@ -666,8 +1025,11 @@ fn truncate(s: &str, max: usize) -> String {
 mod tests {
     use super::*;
 
+    const NONCE: &str = "0123456789abcdef0123456789abcdef";
+    const CPU: Duration = Duration::from_secs(10);
+
     fn line(v: &str) -> Vec<u8> {
-        format!("log line\n{MARKER}{v}\n").into_bytes()
+        format!("log line\n{MARKER}{NONCE}{v}\n").into_bytes()
     }
 
     type Case = (
@@ -707,14 +1069,26 @@ mod tests {
             ),
             (
                 line(
-                    r#"{"kind":"threw","message":"NotCapable: Requires read access to \"/etc\""}"#,
+                    r#"{"kind":"permission_denied","message":"NotCapable: Requires read access to \"/etc\""}"#,
                 ),
                 "",
                 Some(0),
                 Err(FailureKind::PermissionDenied),
             ),
             (
-                line(r#"{"kind":"threw","message":"RangeError: Array buffer allocation failed"}"#),
+                line(r#"{"kind":"threw","message":"NotCapable: Requires read access (made up)"}"#),
+                "",
+                Some(0),
+                Err(FailureKind::Threw),
+            ),
+            (
+                line(r#"{"kind":"exited","message":"exit(134)"}"#),
+                "",
+                Some(0),
+                Err(FailureKind::Crashed),
+            ),
+            (
+                line(r#"{"kind":"memory","message":"RangeError: Array buffer allocation failed"}"#),
                 "",
                 Some(0),
                 Err(FailureKind::Memory),
@@ -755,13 +1129,27 @@ mod tests {
                 vec![],
                 "error: Uncaught (in promise) Error: late",
                 Some(1),
-                Err(FailureKind::Threw),
+                Err(FailureKind::Crashed),
+            ),
+            (
+                vec![],
+                "Fatal JavaScript out of memory: Reached heap limit",
+                Some(1),
+                Err(FailureKind::Crashed),
+            ),
+            (
+                format!("{MARKER}{{\"kind\":\"ok\",\"value\":1}}\n").into_bytes(),
+                "",
+                Some(0),
+                Err(FailureKind::Crashed),
             ),
             (vec![], "segfault", Some(139), Err(FailureKind::Crashed)),
+            (vec![], "", Some(152), Err(FailureKind::Timeout)),
+            (vec![], "", Some(137), Err(FailureKind::Timeout)),
             (line("not json"), "", Some(0), Err(FailureKind::Crashed)),
         ];
         for (out, err, code, want) in cases {
-            let (got, _) = classify(&out, err.as_bytes(), code, cap, cap);
+            let (got, _) = classify(&out, NONCE, err.as_bytes(), code, cap, cap, CPU);
             match (got, want) {
                 (Ok(v), Ok(w)) => assert_eq!(v, serde_json::from_str::<Value>(w).unwrap()),
                 (Err(f), Err(k)) => assert_eq!(f.kind, k, "{}", f.message),
@@ -772,8 +1160,8 @@ mod tests {
 
     #[test]
     fn logs_before_the_marker_are_kept_and_forged_earlier_markers_do_not_win() {
-        let out = format!("{MARKER}{{\"kind\":\"ok\",\"value\":1}}\nhello\n{MARKER}{{\"kind\":\"ok\",\"value\":2}}\n");
-        let (got, logs) = classify(out.as_bytes(), b"", Some(0), 1000, 1000);
+        let out = format!("{MARKER}{NONCE}{{\"kind\":\"ok\",\"value\":1}}\nhello\n{MARKER}{{\"kind\":\"threw\"}}\n{MARKER}{NONCE}{{\"kind\":\"ok\",\"value\":2}}\n");
+        let (got, logs) = classify(out.as_bytes(), NONCE, b"", Some(0), 1000, 1000, CPU);
         assert_eq!(got.unwrap(), Value::from(2));
         assert!(logs.contains("hello"));
     }

@@ -1,16 +1,52 @@
 // Crucible sandbox runner. Loads ethers, says READY, reads one request line from stdin, imports the
 // agent module (written after start-up), calls executeSkill once, prints one result line after a
-// marker and exits (ethers keeps timers alive otherwise). The agent controls its own return value
-// anyway, so nothing here is secret from it.
+// marker and the request's nonce, and exits (ethers keeps timers alive otherwise).
+//
+// The result line is the structured channel the harness classifies from: the nonce arrives on
+// stdin before the module is imported and lives only in this module's scope, and everything the
+// line is written with is captured before the module runs, so the module can print anything (a
+// fake marker, fake runtime errors) without forging a result or a failure class.
 import "ethers";
 
 const MARKER = "\u001eCRUCIBLE-RESULT\u001e";
 const READY = "\u001eCRUCIBLE-READY\u001e";
 const enc = new TextEncoder();
+const encode = TextEncoder.prototype.encode.bind(enc);
+const writeOut = Deno.stdout.writeSync.bind(Deno.stdout);
+const stringify = JSON.stringify;
+const realExit = Deno.exit;
+const NotCapable = Deno.errors.NotCapable;
+const PermissionDenied = Deno.errors.PermissionDenied;
+const RangeErr = RangeError;
+const TypeErr = TypeError;
+let nonce = "";
+
+function line(json: string): never {
+  writeOut(encode("\n" + MARKER + nonce + json + "\n"));
+  realExit(0);
+}
 
 function emit(o: Record<string, unknown>): never {
-  Deno.stdout.writeSync(enc.encode("\n" + MARKER + JSON.stringify(o) + "\n"));
-  Deno.exit(0);
+  line(stringify(o));
+}
+
+/// The failure class of an error the module threw or caused, decided by its type.
+function thrown(e: unknown): never {
+  const message = describe(e);
+  if (e instanceof NotCapable || e instanceof PermissionDenied) {
+    emit({ kind: "permission_denied", message });
+  }
+  // Importing anything outside the sandbox's module graph (a remote or outside specifier).
+  if (e instanceof TypeErr && (message.includes("Module not found") || message.includes("remote specifier"))) {
+    emit({ kind: "permission_denied", message });
+  }
+  if (
+    e instanceof RangeErr &&
+    (message.includes("Array buffer allocation failed") || message.includes("Invalid array buffer length"))
+  ) {
+    emit({ kind: "memory", message });
+  }
+  emit({ kind: "threw", message });
 }
 
 function describe(e: unknown): string {
@@ -35,8 +71,42 @@ async function readRequest(): Promise<Record<string, unknown>> {
   return JSON.parse(text.split("\n")[0]);
 }
 
+// The sandbox has its own network namespace with nothing in it; the gate comes in through a
+// Unix socket. Serve it on 127.0.0.1:<gate port> (argv[0]) so the module talks plain HTTP to the
+// provider URL it is given. Started before the module exists.
+const gatePort = Number(Deno.args[0]);
+const gateListener = Deno.listen({ hostname: "127.0.0.1", port: gatePort });
+(async () => {
+  for await (const conn of gateListener) {
+    Deno.connect({ transport: "unix", path: "/sandbox/gate.sock" }).then(
+      (gate) => {
+        conn.readable.pipeTo(gate.writable).catch(() => {});
+        gate.readable.pipeTo(conn.writable).catch(() => {});
+      },
+      () => conn.close(),
+    );
+  }
+})().catch(() => {});
+
 Deno.stdout.writeSync(enc.encode(READY + "\n"));
 const request = await readRequest();
+nonce = String(request.nonce);
+// The module's own exits and uncaught errors are reported on the channel too.
+const processModule = (await import("node:process")).default as unknown as Record<string, unknown>;
+const exited = (code?: unknown) =>
+  emit({ kind: "exited", message: `the module exited (code ${String(code ?? 0)}) without returning` });
+(Deno as unknown as Record<string, unknown>).exit = exited;
+processModule.exit = exited;
+processModule.reallyExit = exited;
+processModule.abort = () => exited("abort");
+globalThis.addEventListener("error", (e) => {
+  e.preventDefault();
+  thrown(e.error);
+});
+globalThis.addEventListener("unhandledrejection", (e) => {
+  e.preventDefault();
+  thrown(e.reason);
+});
 const providerUrl = request.providerUrl as string;
 const agentAddress = request.agentAddress as string;
 const cap = Number(request.cap);
@@ -64,6 +134,9 @@ try {
   const specifier = ["./work", "agent.ts"].join("/");
   mod = await import(specifier);
 } catch (e) {
+  if (e instanceof NotCapable || e instanceof PermissionDenied) {
+    emit({ kind: "permission_denied", message: describe(e) });
+  }
   emit({ kind: "load_error", message: describe(e) });
 }
 
@@ -89,7 +162,7 @@ try {
     request.deployedContracts,
   );
 } catch (e) {
-  emit({ kind: "threw", message: describe(e) });
+  thrown(e);
 }
 
 let text: string | undefined;
@@ -102,5 +175,4 @@ if (text === undefined) emit({ kind: "ok", value: null });
 if (text!.length > cap) {
   emit({ kind: "output_too_large", message: `result is ${text!.length} bytes; the limit is ${cap}` });
 }
-Deno.stdout.writeSync(enc.encode("\n" + MARKER + '{"kind":"ok","value":' + text + "}\n"));
-Deno.exit(0);
+line('{"kind":"ok","value":' + text + "}");

@@ -22,6 +22,17 @@ pub enum ConfigError {
         /// How to install it.
         hint: &'static str,
     },
+    /// No data directory could be determined (no home or data folder) and none was configured:
+    /// Crucible does not fall back to a shared temp folder, where other users could read or plant
+    /// runs and keys' metadata.
+    #[error(
+        "no data directory: this machine reports no home or data folder; set `data_dir` in \
+         {config_file} or the CRUCIBLE_DATA_DIR environment variable"
+    )]
+    NoDataDir {
+        /// Where the config file is read from (or how to pass one).
+        config_file: String,
+    },
     /// The config file exists but cannot be read or parsed.
     #[error("config file {path}: {message}")]
     File {
@@ -56,9 +67,11 @@ pub struct Config {
 
 impl Default for Config {
     fn default() -> Self {
+        // Empty when the platform has no data folder: `Config::load` then refuses to start
+        // rather than use a shared temp folder.
         let data_dir = dirs::data_dir()
-            .unwrap_or_else(std::env::temp_dir)
-            .join("crucible");
+            .map(|d| d.join("crucible"))
+            .unwrap_or_default();
         Self {
             data_dir,
             project_dir: default_project_dir(),
@@ -108,26 +121,52 @@ const BWRAP_HINT: &str = "install it with `apt-get install bubblewrap`, or set `
 in the config / CRUCIBLE_BWRAP";
 
 impl Config {
-    /// The config file's default location.
-    pub fn default_file() -> PathBuf {
-        dirs::config_dir()
-            .unwrap_or_else(std::env::temp_dir)
-            .join("crucible")
-            .join("config.json")
+    /// The config file's default location, when the platform has a config folder.
+    pub fn default_file() -> Option<PathBuf> {
+        dirs::config_dir().map(|d| d.join("crucible").join("config.json"))
     }
 
-    /// Resolves file → environment. A missing file means defaults; a broken one is an error.
+    /// Resolves file → environment. A missing file means defaults; a broken one is an error, and
+    /// so is a machine where no data directory can be determined and none is configured.
     pub fn load(file: Option<&Path>) -> Result<Self, ConfigError> {
+        Self::load_with(file, dirs::config_dir(), dirs::data_dir(), |k| {
+            std::env::var_os(k)
+        })
+    }
+
+    /// [`Config::load`] with the platform's folders (`dirs::config_dir`, `dirs::data_dir`) and the
+    /// environment injected, so tests can play a machine that has none.
+    fn load_with(
+        file: Option<&Path>,
+        config_dir: Option<PathBuf>,
+        platform_data_dir: Option<PathBuf>,
+        get: impl Fn(&str) -> Option<std::ffi::OsString>,
+    ) -> Result<Self, ConfigError> {
+        // Without a config folder there is no default file (never one in a shared temp folder).
         let path = file
             .map(Path::to_path_buf)
-            .unwrap_or_else(Self::default_file);
-        let mut cfg = match std::fs::read_to_string(&path) {
+            .or_else(|| config_dir.map(|d| d.join("crucible").join("config.json")));
+        let config_file = match &path {
+            Some(p) => format!("the config file {}", p.display()),
+            None => "a config file passed with --config".to_string(),
+        };
+        let mut file_sets_data_dir = false;
+        let read = match &path {
+            Some(p) => std::fs::read_to_string(p),
+            None => Err(std::io::ErrorKind::NotFound.into()),
+        };
+        let path = path.unwrap_or_default();
+        let mut cfg = match read {
             Ok(text) => {
-                let de = &mut serde_json::Deserializer::from_str(&text);
-                serde_path_to_error::deserialize(de).map_err(|e| ConfigError::File {
+                let bad = |message: String| ConfigError::File {
                     path: path.clone(),
-                    message: format!("field `{}`: {}", e.path(), e.inner()),
-                })?
+                    message,
+                };
+                let v: serde_json::Value =
+                    serde_json::from_str(&text).map_err(|e| bad(e.to_string()))?;
+                file_sets_data_dir = v.get("data_dir").is_some();
+                serde_path_to_error::deserialize(v)
+                    .map_err(|e| bad(format!("field `{}`: {}", e.path(), e.inner())))?
             }
             Err(e) if e.kind() == std::io::ErrorKind::NotFound && file.is_none() => Self::default(),
             Err(e) => {
@@ -137,7 +176,15 @@ impl Config {
                 })
             }
         };
-        cfg.apply_env(|k| std::env::var_os(k));
+        if !file_sets_data_dir {
+            cfg.data_dir = platform_data_dir
+                .map(|d| d.join("crucible"))
+                .unwrap_or_default();
+        }
+        cfg.apply_env(get);
+        if cfg.data_dir.as_os_str().is_empty() {
+            return Err(ConfigError::NoDataDir { config_file });
+        }
         Ok(cfg)
     }
 
@@ -318,6 +365,46 @@ fn is_executable(p: &Path) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn no_data_dir_is_an_error_saying_where_to_set_one_not_tmp() {
+        let tmp = tempfile::tempdir().unwrap();
+        let none = |_: &str| None;
+        // A machine with no home or data folder: no silent /tmp.
+        let e = Config::load_with(None, Some(tmp.path().into()), None, none)
+            .map(|c| c.data_dir)
+            .unwrap_err()
+            .to_string();
+        assert!(
+            e.contains("CRUCIBLE_DATA_DIR")
+                && e.contains("data_dir")
+                && e.contains(
+                    &tmp.path()
+                        .join("crucible/config.json")
+                        .display()
+                        .to_string()
+                ),
+            "{e}"
+        );
+        // Nor without a config folder either.
+        let e = Config::load_with(None, None, None, none)
+            .unwrap_err()
+            .to_string();
+        assert!(
+            e.contains("CRUCIBLE_DATA_DIR") && e.contains("--config"),
+            "{e}"
+        );
+        // The variable, the config file or the platform folder each give one.
+        let env = |k: &str| (k == "CRUCIBLE_DATA_DIR").then(|| "/srv/crucible".into());
+        let c = Config::load_with(None, None, None, env).unwrap();
+        assert_eq!(c.data_dir, Path::new("/srv/crucible"));
+        let file = tmp.path().join("c.json");
+        std::fs::write(&file, r#"{"data_dir": "/srv/x"}"#).unwrap();
+        let c = Config::load_with(Some(&file), None, None, none).unwrap();
+        assert_eq!(c.data_dir, Path::new("/srv/x"));
+        let c = Config::load_with(None, None, Some("/home/u/.local/share".into()), none).unwrap();
+        assert_eq!(c.data_dir, Path::new("/home/u/.local/share/crucible"));
+    }
 
     #[test]
     fn test_dirs_of_dead_processes_are_swept_and_live_ones_kept() {

@@ -13,6 +13,7 @@
 
 mod benchmark_id;
 pub mod config;
+pub mod durable;
 mod error;
 mod outcome;
 mod prompt_set;

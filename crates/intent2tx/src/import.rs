@@ -8,7 +8,6 @@
 //! into place, so a failure leaves nothing behind.
 
 use std::collections::HashMap;
-use std::io::Write;
 use std::path::Path;
 
 use serde::Serialize;
@@ -505,33 +504,19 @@ fn python_literals(text: &str) -> String {
     out
 }
 
-/// Writes instances as JSON Lines, atomically: all or nothing.
+/// Writes instances as JSON Lines, atomically and durably ([`crucible_core::durable::write_file`]):
+/// all or nothing.
 pub fn write_jsonl(path: &Path, instances: &[Instance]) -> Result<(), IntentError> {
     let io = |source| IntentError::Io {
         path: path.to_path_buf(),
         source,
     };
-    let dir = match path.parent() {
-        Some(p) if !p.as_os_str().is_empty() => p.to_path_buf(),
-        _ => std::path::PathBuf::from("."),
-    };
-    let mut tmp = tempfile::NamedTempFile::new_in(&dir).map_err(io)?;
+    let mut text = Vec::new();
     for inst in instances {
-        let line = serde_json::to_string(inst)?;
-        tmp.write_all(line.as_bytes()).map_err(io)?;
-        tmp.write_all(b"\n").map_err(io)?;
+        serde_json::to_writer(&mut text, inst)?;
+        text.push(b'\n');
     }
-    tmp.flush().map_err(io)?;
-    #[cfg(unix)]
-    {
-        // NamedTempFile is created 0600; a dataset is an ordinary file.
-        use std::os::unix::fs::PermissionsExt;
-        tmp.as_file()
-            .set_permissions(std::fs::Permissions::from_mode(0o644))
-            .map_err(io)?;
-    }
-    tmp.persist(path).map_err(|e| io(e.error))?;
-    Ok(())
+    crucible_core::durable::write_file(path, &text).map_err(io)
 }
 
 /// Reads a JSON Lines dataset written by [`write_jsonl`] (or any importable file), failing on the

@@ -12,6 +12,22 @@
 use serde::Serialize;
 use serde_json::Value;
 
+#[cfg(test)]
+thread_local! {
+    /// Work done by the repair passes on this thread (bytes visited, lookups made), read by the
+    /// tests that prove the repair is linear without timing anything.
+    static STEPS: std::cell::Cell<u64> = const { std::cell::Cell::new(0) };
+}
+
+/// Counts `n` units of repair work (tests only; free otherwise).
+#[inline]
+fn tick(n: usize) {
+    #[cfg(test)]
+    STEPS.with(|s| s.set(s.get() + n as u64));
+    #[cfg(not(test))]
+    let _ = n;
+}
+
 /// One repair applied to make an answer readable.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "snake_case")]
@@ -197,6 +213,7 @@ fn scan(text: &str, mut f: impl FnMut(usize, u8) -> bool) {
     let mut i = 0;
     let mut in_str = false;
     while i < b.len() {
+        tick(1);
         let c = b[i];
         if in_str {
             if c == b'\\' {
@@ -286,6 +303,7 @@ fn strip_comments(text: &str) -> (String, bool) {
     let mut in_str = false;
     let mut changed = false;
     while i < b.len() {
+        tick(1);
         let c = b[i];
         if in_str {
             out.push(c);
@@ -348,12 +366,19 @@ fn strip_trailing_commas(text: &str) -> (String, bool) {
     if drop.is_empty() {
         return (text.to_string(), false);
     }
-    let out: Vec<u8> = b
-        .iter()
-        .enumerate()
-        .filter(|(i, _)| !drop.contains(i))
-        .map(|(_, c)| *c)
-        .collect();
+    // `drop` is ascending (the scan goes left to right), so one merge pass removes them all:
+    // looking each byte up in the list was quadratic (issue #20: 160 000 trailing commas in an
+    // 800 KB answer took 15 s).
+    let mut out = Vec::with_capacity(b.len());
+    let mut next = drop.iter().peekable();
+    for (i, c) in b.iter().enumerate() {
+        tick(1);
+        if next.peek() == Some(&&i) {
+            next.next();
+        } else {
+            out.push(*c);
+        }
+    }
     (
         String::from_utf8(out).unwrap_or_else(|_| text.to_string()),
         true,
@@ -367,6 +392,7 @@ fn quote_long_integers(text: &str) -> String {
     let mut i = 0;
     let mut in_str = false;
     while i < b.len() {
+        tick(1);
         let c = b[i];
         if in_str {
             if c == b'\\' && i + 1 < b.len() {
@@ -547,5 +573,106 @@ mod tests {
         }
         let p = parse_prediction("{\"é\":\"ü\"}", false);
         assert_eq!(p.steps, vec![json!({"é": "ü"})]);
+    }
+
+    /// Runs `parse_prediction` and returns the repair work it did.
+    fn counted(text: &str, multi: bool) -> (Parsed, u64) {
+        STEPS.with(|s| s.set(0));
+        let p = parse_prediction(text, multi);
+        (p, STEPS.with(|s| s.get()))
+    }
+
+    /// The adversarial answers of issue #20: about 800 KB each.
+    pub(super) fn adversarial_answers() -> Vec<(&'static str, String)> {
+        let n = 160_000;
+        vec![
+            // 160 000 trailing commas: each removal used to search the list of all removals.
+            ("trailing commas", format!("[{}0]", "[0,],".repeat(n))),
+            ("open brackets", "[{\"a\":".repeat(n)),
+            (
+                "unbalanced quotes",
+                format!("{{{}", "\"a\":\"\\\",".repeat(100_000)),
+            ),
+            ("open comments", format!("{{{}", "/*,}".repeat(200_000))),
+            ("minus signs", format!("[{}]", "-".repeat(5 * n))),
+        ]
+    }
+
+    #[test]
+    fn an_800_kb_adversarial_answer_is_repaired_in_linear_work() {
+        for (name, text) in adversarial_answers() {
+            assert!(text.len() >= 700_000, "{name}: {} bytes", text.len());
+            let (p, steps) = counted(&text, true);
+            // Every pass is linear: a handful of visits per byte. The quadratic trailing-comma
+            // removal did ~10^10 lookups here.
+            assert!(
+                steps <= 20 * text.len() as u64,
+                "{name}: {steps} steps for {} bytes",
+                text.len()
+            );
+            assert!(
+                p.error.is_some() || !p.steps.is_empty(),
+                "{name}: neither a parse nor a named error"
+            );
+        }
+        // The trailing-comma answer is repaired into a parse.
+        let (p, _) = counted(&adversarial_answers()[0].1, true);
+        assert_eq!(p.steps.len(), 160_001);
+        assert_eq!(p.repairs, vec![Repair::RemovedTrailingCommas]);
+    }
+
+    mod props {
+        use super::*;
+        use proptest::prelude::*;
+
+        /// Model-answer-like text: JSON and Markdown fragments in any order, plus any chars.
+        fn answer_text() -> impl Strategy<Value = String> {
+            let token = prop_oneof![
+                Just("```json\n".to_string()),
+                Just("```".to_string()),
+                Just("{".to_string()),
+                Just("}".to_string()),
+                Just("[".to_string()),
+                Just("]".to_string()),
+                Just("\"".to_string()),
+                Just("\\".to_string()),
+                Just(",".to_string()),
+                Just(":".to_string()),
+                Just("//".to_string()),
+                Just("/*".to_string()),
+                Just("*/".to_string()),
+                Just("\n".to_string()),
+                Just("-".to_string()),
+                Just("1000000000000000000001".to_string()),
+                Just("{\"function\": \"transfer\", \"value\": 0},".to_string()),
+                // Words, without a regex strategy (proptest compiles one per value).
+                prop::collection::vec(
+                    prop::sample::select(b"abcdefghijklmnopqrstuvwxyz_0123456789 ".to_vec()),
+                    1..8
+                )
+                .prop_map(|v| String::from_utf8(v).unwrap_or_default()),
+                any::<char>().prop_map(String::from),
+            ];
+            prop::collection::vec(token, 0..400).prop_map(|v| v.concat())
+        }
+
+        proptest! {
+            #![proptest_config(ProptestConfig { cases: 400, ..ProptestConfig::default() })]
+
+            #[test]
+            fn parse_prediction_is_linear_and_names_failures(text in answer_text(), multi in any::<bool>()) {
+                let (p, steps) = counted(&text, multi);
+                // Linear work: a few visits per byte, whatever the input.
+                prop_assert!(steps <= 20 * text.len() as u64 + 64, "{steps} steps for {} bytes", text.len());
+                // Nothing recovered is either an empty array or a named error, never a silence.
+                match &p.error {
+                    Some(e) => prop_assert!(!e.is_empty() && p.steps.is_empty(), "{p:?}"),
+                    None => prop_assert!(p.steps.len() <= text.len()),
+                }
+                if p.steps.is_empty() && p.error.is_none() {
+                    prop_assert!(text.contains('['), "{text:?}: {p:?}");
+                }
+            }
+        }
     }
 }

@@ -10,7 +10,7 @@ use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
 use super::cache::{CacheKey, ResponseCache};
-use super::limiter::{AdaptiveLimiter, Aimd};
+use super::limiter::{AdaptiveLimiter, Aimd, RateLimits};
 use super::price::{Budget, PriceTable};
 use super::provider::{self, ApiKey, Completion, ModelSettings, Provider, Usage, WireRequest};
 use super::retry::{is_retryable_status, parse_retry_after, Clock, RetryPolicy, SystemClock};
@@ -120,12 +120,53 @@ pub struct ModelAgent {
     calls: Vec<CallRecord>,
 }
 
+/// Longest provider error text kept (stored in a sample, logged, shown): a provider's message is
+/// a sentence; a bigger body is a broken or hostile server, and is cut here.
+pub const MAX_ERROR_TEXT: usize = 4096;
+
+/// The origin (`scheme://host:port`) of a URL, as the same-origin rule compares it.
+fn origin(u: &reqwest::Url) -> (String, String, Option<u16>) {
+    (
+        u.scheme().to_string(),
+        u.host_str().unwrap_or_default().to_ascii_lowercase(),
+        u.port_or_known_default(),
+    )
+}
+
+/// Provider calls follow a redirect only within the origin they were sent to (at most 5 hops):
+/// the key headers (`authorization`, `x-api-key`, `x-goog-api-key`) would otherwise go to
+/// whatever host, or plain-http URL, the server names. reqwest's default policy strips only
+/// `authorization` across hosts. A refused redirect comes back as the 3xx answer itself.
+fn redirect_policy() -> reqwest::redirect::Policy {
+    reqwest::redirect::Policy::custom(|attempt| {
+        let first = attempt.previous().first().map(origin);
+        if attempt.previous().len() > 5 || first.as_ref() != Some(&origin(attempt.url())) {
+            attempt.stop()
+        } else {
+            attempt.follow()
+        }
+    })
+}
+
 fn client(policy: &RetryPolicy) -> Result<reqwest::Client, LlmError> {
     reqwest::Client::builder()
         .connect_timeout(policy.connect_timeout)
         .timeout(policy.request_timeout)
+        .redirect(redirect_policy())
         .build()
         .map_err(|e| LlmError::Client(e.to_string()))
+}
+
+/// `text` cut to at most [`MAX_ERROR_TEXT`] bytes on a character boundary, saying how much went.
+pub(crate) fn bound(text: String) -> String {
+    if text.len() <= MAX_ERROR_TEXT {
+        return text;
+    }
+    let mut end = MAX_ERROR_TEXT - 64;
+    while !text.is_char_boundary(end) {
+        end -= 1;
+    }
+    format!("{}… ({} more bytes cut)", &text[..end], text.len() - end)
 }
 
 impl ModelAgent {
@@ -289,7 +330,9 @@ impl ModelAgent {
         let completion = loop {
             let permit = self.limiter.acquire().await;
             attempts += 1;
-            let outcome = self.attempt(&req).await;
+            let (limits, outcome) = self.attempt(&req).await;
+            // Still holding the permit: the limiter counts the others in flight.
+            self.limiter.observe(&limits);
             drop(permit);
             let f = match outcome {
                 Ok(c) => {
@@ -300,6 +343,8 @@ impl ModelAgent {
             };
             if f.status == Some(429) {
                 self.limiter.on_throttle();
+            } else {
+                self.limiter.on_error();
             }
             tracing::info!(
                 target: "llm::http",
@@ -362,17 +407,25 @@ impl ModelAgent {
         Ok(completion)
     }
 
-    /// Removes the key from text that came from the server (some echo it back in errors).
+    /// Removes the key from text that came from the server (some echo it back in errors), then
+    /// bounds it to [`MAX_ERROR_TEXT`]: scrubbing first, so a cut never leaves part of a key.
     fn scrub(&self, text: String) -> String {
-        match &self.key {
-            Some(k) if !k.expose().is_empty() && text.contains(k.expose()) => {
-                text.replace(k.expose(), "<redacted>")
-            }
-            _ => text,
-        }
+        bound(scrub_key(text, self.key.as_ref()))
     }
 
-    async fn attempt(&self, req: &WireRequest) -> Result<Completion, Failure> {
+    /// One HTTP request: the rate-limit headers of the answer (empty without one) and what came
+    /// of it.
+    async fn attempt(&self, req: &WireRequest) -> (RateLimits, Result<Completion, Failure>) {
+        let mut limits = RateLimits::default();
+        let outcome = self.attempt_inner(req, &mut limits).await;
+        (limits, outcome)
+    }
+
+    async fn attempt_inner(
+        &self,
+        req: &WireRequest,
+        limits: &mut RateLimits,
+    ) -> Result<Completion, Failure> {
         let mut rb = self.http.post(&req.url).json(&req.body);
         for (name, value) in &req.headers {
             rb = rb.header(*name, value);
@@ -393,6 +446,8 @@ impl ModelAgent {
             .filter(|ms| ms.is_finite() && *ms >= 0.0)
             .map(|ms| Duration::from_secs_f64(ms.min(1e12) / 1000.0))
             .or_else(|| header("retry-after").and_then(|v| parse_retry_after(v, self.clock.now())));
+        *limits = RateLimits::from_headers(header, self.clock.now());
+        let location = header("location").map(str::to_string);
         let mut resp = resp;
         let mut bytes: Vec<u8> = Vec::new();
         while let Some(chunk) = resp.chunk().await.map_err(transport)? {
@@ -402,15 +457,38 @@ impl ModelAgent {
                     message: format!("the response body exceeds {} MiB", MAX_BODY_BYTES >> 20),
                     retryable: false,
                     retry_after: None,
-                    malformed: Some(
-                        self.scrub(provider::snippet(&String::from_utf8_lossy(&bytes))),
-                    ),
+                    malformed: Some(provider::snippet(&scrub_key(
+                        String::from_utf8_lossy(&bytes).into_owned(),
+                        self.key.as_ref(),
+                    ))),
                 });
             }
             bytes.extend_from_slice(&chunk);
         }
         let body = String::from_utf8_lossy(&bytes).into_owned();
+        if (300..400).contains(&status) {
+            // Only a redirect to another origin gets here (see `redirect_policy`).
+            let to = location
+                .as_deref()
+                .and_then(|l| reqwest::Url::parse(&req.url).ok()?.join(l).ok())
+                .map(|u| u.origin().ascii_serialization())
+                .unwrap_or_else(|| "an unnamed place".into());
+            return Err(Failure {
+                status: Some(status),
+                message: format!(
+                    "the server redirected the call to {to}; provider calls never follow a \
+                     redirect to another origin (the API key would go with it): use the final \
+                     address as the base URL"
+                ),
+                retryable: false,
+                retry_after: None,
+                malformed: None,
+            });
+        }
         if !(200..300).contains(&status) {
+            // Scrub the whole body before picking the message out of it: a key cut in half by
+            // the bound would no longer match.
+            let body = scrub_key(body, self.key.as_ref());
             return Err(Failure {
                 status: Some(status),
                 message: self.scrub(provider::error_message(&body)),
@@ -419,6 +497,7 @@ impl ModelAgent {
                 malformed: None,
             });
         }
+        let body = scrub_key(body, self.key.as_ref());
         let malformed = |detail: String| Failure {
             status: Some(status),
             message: self.scrub(detail),
@@ -429,6 +508,16 @@ impl ModelAgent {
         let value: Value = serde_json::from_str(&body)
             .map_err(|e| malformed(format!("the body is not JSON ({e})")))?;
         provider::decode(self.spec.provider.wire(), &value).map_err(|e| malformed(e.0))
+    }
+}
+
+/// `text` with every occurrence of `key` replaced by `<redacted>`.
+fn scrub_key(text: String, key: Option<&ApiKey>) -> String {
+    match key {
+        Some(k) if !k.expose().is_empty() && text.contains(k.expose()) => {
+            text.replace(k.expose(), "<redacted>")
+        }
+        _ => text,
     }
 }
 

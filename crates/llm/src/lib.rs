@@ -11,6 +11,7 @@
 
 mod agent;
 mod cache;
+mod faults;
 mod limiter;
 mod loopback;
 mod price;
@@ -20,26 +21,32 @@ mod registry;
 mod retry;
 mod secrets;
 
-pub use agent::{CallRecord, ModelAgent, ModelSpec, MAX_BODY_BYTES};
+pub use agent::{CallRecord, ModelAgent, ModelSpec, MAX_BODY_BYTES, MAX_ERROR_TEXT};
 pub use cache::{CacheKey, ResponseCache};
-pub use limiter::{AdaptiveLimiter, Aimd, Permit, ProviderLimits};
+pub use faults::{Fault, FaultCounts, FaultMix, FaultServer, RateHeaders, RateWindow, Served};
+pub use limiter::{
+    AdaptiveLimiter, Aimd, Permit, ProviderLimits, RateLimits, MAX_PACE, SUSTAINED_SHARE,
+    SUSTAINED_WINDOW,
+};
 pub use loopback::{conversation_key, Loopback, LOOPBACK_BAD_KEY};
 pub use price::{Budget, ModelPrice, PriceTable, DEFAULT_PRICES};
 pub use probe::{probe, ProbeReport, PROBE_PROMPT};
 pub use provider::{
     decode, encode, error_message, ApiKey, Completion, DecodeError, ModelSettings, Provider,
     SystemPrompt, Usage, Wire, WireRequest, ANTHROPIC_DEFAULT_MAX_TOKENS, ANTHROPIC_VERSION,
+    CRUCIBLE_API_KEY,
 };
 pub use registry::{
     resolve_run_key, resolve_run_key_from_os, ConnectionTest, ModelEntry, ProviderEntry, Registry,
     REGISTRY_FILE, REGISTRY_VERSION,
 };
 pub use retry::{
-    is_retryable_status, parse_retry_after, Clock, RecordingClock, RetryPolicy, SystemClock,
+    format_rfc3339, is_retryable_status, parse_reset, parse_retry_after, parse_rfc3339, Clock,
+    RecordingClock, RetryPolicy, SystemClock,
 };
 pub use secrets::{
-    os_keychain, resolve_key, resolve_key_from_os, KeySource, MemoryKeychain, OsKeychain,
-    SecretStore, KEYCHAIN_SERVICE,
+    backend_note, os_keychain, provider_account, resolve_key, resolve_key_from_os, KeySource,
+    MemoryKeychain, OsKeychain, SecretStore, KEYCHAIN_SERVICE,
 };
 
 /// Everything that can go wrong calling a model.

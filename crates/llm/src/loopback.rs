@@ -62,19 +62,7 @@ async fn chat(
         tokio::time::sleep(s.latency).await;
     }
     s.in_flight.fetch_sub(1, Ordering::SeqCst);
-    let messages: Vec<(String, String)> = body["messages"]
-        .as_array()
-        .map(|ms| {
-            ms.iter()
-                .map(|m| {
-                    (
-                        m["role"].as_str().unwrap_or_default().to_string(),
-                        m["content"].as_str().unwrap_or_default().to_string(),
-                    )
-                })
-                .collect()
-        })
-        .unwrap_or_default();
+    let messages = wire_messages(&body);
     let content = match s.script.get(&conversation_key(
         messages.iter().map(|(r, c)| (r.as_str(), c.as_str())),
     )) {
@@ -180,6 +168,23 @@ impl Loopback {
     pub fn max_in_flight(&self) -> u64 {
         self.shared.max_in_flight.load(Ordering::SeqCst)
     }
+}
+
+/// The (role, content) pairs of an OpenAI chat-completions request body (missing fields empty).
+pub(crate) fn wire_messages(body: &Value) -> Vec<(String, String)> {
+    body["messages"]
+        .as_array()
+        .map(|ms| {
+            ms.iter()
+                .map(|m| {
+                    (
+                        m["role"].as_str().unwrap_or_default().to_string(),
+                        m["content"].as_str().unwrap_or_default().to_string(),
+                    )
+                })
+                .collect()
+        })
+        .unwrap_or_default()
 }
 
 /// The key a scripted loopback answers by: the first user message, the last message and the

@@ -116,6 +116,14 @@ impl Provider {
     pub fn needs_key(self) -> bool {
         !matches!(self, Provider::Ollama | Provider::OpenAiCompatible)
     }
+
+    /// Whether `CRUCIBLE_API_KEY` is this provider's implicit fallback key: only for the hosted
+    /// providers. An Ollama or OpenAI-compatible server is any host the user typed, so the shared
+    /// key goes there only when that provider opts in by naming the variable (`--key-env
+    /// CRUCIBLE_API_KEY`, or a saved provider's `key_env`).
+    pub fn shares_crucible_key(self) -> bool {
+        self.needs_key()
+    }
 }
 
 impl fmt::Display for Provider {
@@ -123,6 +131,9 @@ impl fmt::Display for Provider {
         f.write_str(self.as_str())
     }
 }
+
+/// The variable every hosted provider falls back to for its key.
+pub const CRUCIBLE_API_KEY: &str = "CRUCIBLE_API_KEY";
 
 /// An API key. Its `Debug` and `Display` never show it; it is only ever put in a request header.
 #[derive(Clone, PartialEq, Eq)]
@@ -135,7 +146,9 @@ impl ApiKey {
     }
 
     /// The key for `provider`: `explicit_env` if given, else the provider's usual variable, else
-    /// `CRUCIBLE_API_KEY`. `get` reads a variable (`std::env::var` in the app, a map in tests).
+    /// `CRUCIBLE_API_KEY` — the last only for the hosted providers ([`Provider::shares_crucible_key`]):
+    /// an Ollama or OpenAI-compatible server gets it only when named explicitly (`--key-env
+    /// CRUCIBLE_API_KEY`). `get` reads a variable (`std::env::var` in the app, a map in tests).
     pub fn resolve(
         provider: Provider,
         explicit_env: Option<&str>,
@@ -151,7 +164,11 @@ impl ApiKey {
                 });
         }
         let mut tried = Vec::new();
-        for var in provider.key_env().into_iter().chain(["CRUCIBLE_API_KEY"]) {
+        for var in provider
+            .key_env()
+            .into_iter()
+            .chain(provider.shares_crucible_key().then_some(CRUCIBLE_API_KEY))
+        {
             tried.push(var);
             if let Some(k) = nonempty(var) {
                 return Ok(Some(Self(k.trim().to_string())));

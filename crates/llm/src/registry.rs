@@ -16,7 +16,7 @@ use super::agent::ModelSpec;
 use super::price::{ModelPrice, PriceTable};
 use super::probe::probe;
 use super::provider::{ModelSettings, Provider};
-use super::secrets::{resolve_key, KeySource, SecretStore};
+use super::secrets::{provider_account, resolve_key, KeySource, SecretStore};
 use super::LlmError;
 
 /// The registry file's name inside the data dir.
@@ -42,8 +42,9 @@ pub struct ModelEntry {
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, TS)]
 #[serde(deny_unknown_fields)]
 pub struct ProviderEntry {
-    /// Unique id (`[a-z0-9][a-z0-9_-]*`, at most 40 chars): the keychain account of its key and
-    /// the prefix of its models in runs (`<id>:<model>`).
+    /// Unique id (`[a-z0-9][a-z0-9_-]*`, at most 40 chars): names the keychain account of its
+    /// key (`provider/<id>`, see [`provider_account`]) and prefixes its models in runs
+    /// (`<id>:<model>`).
     pub id: String,
     /// Which provider kind (wire format, default URL, usual key variable).
     pub kind: Provider,
@@ -51,7 +52,8 @@ pub struct ProviderEntry {
     #[serde(default)]
     pub base_url: Option<String>,
     /// Env var to read the key from when the keychain has none (default: the kind's usual one,
-    /// then `CRUCIBLE_API_KEY`).
+    /// then `CRUCIBLE_API_KEY` for hosted kinds). An Ollama or OpenAI-compatible provider gets
+    /// `CRUCIBLE_API_KEY` only by naming it here (the opt-in).
     #[serde(default)]
     pub key_env: Option<String>,
     /// The models saved for it.
@@ -224,15 +226,39 @@ impl ProviderEntry {
         }
     }
 
-    /// The key itself (see [`ProviderEntry::key_source`] for the order).
+    /// The keychain account of this provider's key ([`provider_account`]).
+    pub fn account(&self) -> String {
+        provider_account(&self.id)
+    }
+
+    /// The key itself (see [`ProviderEntry::key_source`] for the order). `CRUCIBLE_API_KEY` is
+    /// used for an Ollama or OpenAI-compatible provider only when its `key_env` names it.
     pub fn resolve_key(
         &self,
         keychain: &dyn SecretStore,
         get_env: impl Fn(&str) -> Option<String>,
     ) -> Result<(Option<super::provider::ApiKey>, KeySource), LlmError> {
         // A custom key_env is a fallback here, not an override: the keychain comes first.
-        if let Ok(Some(k)) = keychain.get(&self.id) {
+        let account = self.account();
+        if let Ok(Some(k)) = keychain.get(&account) {
             return Ok((Some(k), KeySource::Keychain(keychain.backend())));
+        }
+        // Keys saved before accounts were namespaced are filed under the bare id. One whose id is
+        // a kind name is indistinguishable from the built-in account and is left to it.
+        if Provider::parse(&self.id).is_err() {
+            if let Ok(Some(k)) = keychain.get(&self.id) {
+                match keychain.set(&account, &k) {
+                    Ok(()) => {
+                        if let Err(e) = keychain.delete(&self.id) {
+                            tracing::warn!(target: "llm::secrets", error = %e, "old keychain entry not removed");
+                        }
+                    }
+                    Err(e) => {
+                        tracing::warn!(target: "llm::secrets", error = %e, "key not moved to its namespaced account")
+                    }
+                }
+                return Ok((Some(k), KeySource::Keychain(keychain.backend())));
+            }
         }
         if let Some(var) = &self.key_env {
             if let Some(k) = get_env(var).filter(|v| !v.trim().is_empty()) {
@@ -242,7 +268,7 @@ impl ProviderEntry {
                 ));
             }
         }
-        resolve_key(self.kind, Some(&self.id), None, keychain, get_env)
+        resolve_key(self.kind, Some(&account), None, keychain, get_env)
     }
 }
 
@@ -311,9 +337,7 @@ impl Registry {
         let mut text =
             serde_json::to_string_pretty(self).map_err(|e| bad(&shown, "", e.to_string()))?;
         text.push('\n');
-        let tmp = data_dir.join(format!(".{REGISTRY_FILE}.tmp"));
-        std::fs::write(&tmp, text).map_err(io)?;
-        std::fs::rename(&tmp, &path).map_err(io)?;
+        crucible_core::durable::write_file(&path, text.as_bytes()).map_err(io)?;
         Ok(())
     }
 

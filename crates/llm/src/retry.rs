@@ -127,6 +127,161 @@ pub fn parse_retry_after(value: &str, now: SystemTime) -> Option<Duration> {
     Some(at.duration_since(now).unwrap_or(Duration::ZERO))
 }
 
+/// Reads a reset time as providers send it: a Go-style duration (`1s`, `6m0s`, `250ms`,
+/// `1.5s`), plain seconds (`30`, `0.5`), a Unix timestamp in seconds or milliseconds
+/// (OpenRouter), or an RFC 3339 time (`2025-01-01T00:00:30Z`, Anthropic) — the last two relative
+/// to `now` (a time in the past means "now"). Anything else is ignored.
+pub fn parse_reset(value: &str, now: SystemTime) -> Option<Duration> {
+    let v = value.trim();
+    if v.is_empty() || v.len() > 64 {
+        return None;
+    }
+    if let Ok(n) = v.parse::<f64>() {
+        if !(n.is_finite() && n >= 0.0) {
+            return None;
+        }
+        let since_epoch = now.duration_since(SystemTime::UNIX_EPOCH).ok()?;
+        // 1e9 s is 2001: a number that large is a timestamp, not a wait.
+        let at = if n >= 1e11 {
+            Duration::from_secs_f64(n.min(1e15) / 1000.0)
+        } else if n >= 1e9 {
+            Duration::from_secs_f64(n)
+        } else {
+            return Some(Duration::from_secs_f64(n));
+        };
+        return Some(at.saturating_sub(since_epoch));
+    }
+    if let Some(d) = parse_go_duration(v) {
+        return Some(d);
+    }
+    let at = parse_rfc3339(v)?;
+    Some(at.duration_since(now).unwrap_or(Duration::ZERO))
+}
+
+/// A Go `time.Duration` string (`1h2m3.5s`, `250ms`, `0s`): what OpenAI's reset headers hold.
+fn parse_go_duration(v: &str) -> Option<Duration> {
+    let mut rest = v;
+    let mut total = 0f64;
+    let mut any = false;
+    while !rest.is_empty() {
+        let num_len = rest
+            .find(|c: char| !(c.is_ascii_digit() || c == '.'))
+            .unwrap_or(rest.len());
+        if num_len == 0 {
+            return None;
+        }
+        let n: f64 = rest[..num_len].parse().ok()?;
+        rest = &rest[num_len..];
+        let unit_len = rest
+            .find(|c: char| c.is_ascii_digit() || c == '.')
+            .unwrap_or(rest.len());
+        let scale = match &rest[..unit_len] {
+            "h" => 3600.0,
+            "m" => 60.0,
+            "s" => 1.0,
+            "ms" => 1e-3,
+            "us" | "\u{b5}s" => 1e-6,
+            "ns" => 1e-9,
+            _ => return None,
+        };
+        rest = &rest[unit_len..];
+        total += n * scale;
+        any = true;
+    }
+    (any && total.is_finite()).then(|| Duration::from_secs_f64(total.min(1e9)))
+}
+
+/// Days since 1970-01-01 of a proleptic Gregorian date (H. Hinnant's `days_from_civil`).
+fn days_from_civil(y: i64, m: i64, d: i64) -> i64 {
+    let y = if m <= 2 { y - 1 } else { y };
+    let era = if y >= 0 { y } else { y - 399 } / 400;
+    let yoe = y - era * 400;
+    let doy = (153 * (m + if m > 2 { -3 } else { 9 }) + 2) / 5 + d - 1;
+    let doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;
+    era * 146_097 + doe - 719_468
+}
+
+/// (year, month, day) of a day count since 1970-01-01.
+fn civil_from_days(z: i64) -> (i64, i64, i64) {
+    let z = z + 719_468;
+    let era = if z >= 0 { z } else { z - 146_096 } / 146_097;
+    let doe = z - era * 146_097;
+    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
+    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
+    let mp = (5 * doy + 2) / 153;
+    let d = doy - (153 * mp + 2) / 5 + 1;
+    let m = if mp < 10 { mp + 3 } else { mp - 9 };
+    (yoe + era * 400 + i64::from(m <= 2), m, d)
+}
+
+/// An RFC 3339 time (`2025-01-01T00:00:30Z`, `…30.25+01:00`); `None` for anything else.
+pub fn parse_rfc3339(v: &str) -> Option<SystemTime> {
+    let b = v.as_bytes();
+    let num = |from: usize, len: usize| -> Option<i64> {
+        let s = b.get(from..from + len)?;
+        if !s.iter().all(u8::is_ascii_digit) {
+            return None;
+        }
+        std::str::from_utf8(s).ok()?.parse().ok()
+    };
+    let sep = |at: usize, want: &[u8]| b.get(at).is_some_and(|c| want.contains(c));
+    if !(sep(4, b"-") && sep(7, b"-") && sep(10, b"Tt ") && sep(13, b":") && sep(16, b":")) {
+        return None;
+    }
+    let (y, mo, d) = (num(0, 4)?, num(5, 2)?, num(8, 2)?);
+    let (h, mi, s) = (num(11, 2)?, num(14, 2)?, num(17, 2)?);
+    if !((1..=12).contains(&mo) && (1..=31).contains(&d) && h < 24 && mi < 60 && s <= 60) {
+        return None;
+    }
+    let mut i = 19;
+    let mut nanos = 0u32;
+    if sep(i, b".") {
+        i += 1;
+        let start = i;
+        while b.get(i).is_some_and(u8::is_ascii_digit) {
+            i += 1;
+        }
+        let digits = v.get(start..i)?;
+        if digits.is_empty() {
+            return None;
+        }
+        let padded: String = digits.chars().chain("000000000".chars()).take(9).collect();
+        nanos = padded.parse().ok()?;
+    }
+    let offset = match b.get(i) {
+        Some(b'Z' | b'z') if i + 1 == b.len() => 0,
+        Some(c @ (b'+' | b'-')) if i + 6 == b.len() && sep(i + 3, b":") => {
+            let o = num(i + 1, 2)? * 3600 + num(i + 4, 2)? * 60;
+            if *c == b'+' {
+                o
+            } else {
+                -o
+            }
+        }
+        _ => return None,
+    };
+    let secs = days_from_civil(y, mo, d) * 86_400 + h * 3600 + mi * 60 + s - offset;
+    let secs = u64::try_from(secs).ok()?;
+    SystemTime::UNIX_EPOCH.checked_add(Duration::new(secs, nanos))
+}
+
+/// `t` as RFC 3339 in UTC with milliseconds (`2025-01-01T00:00:30.250Z`).
+pub fn format_rfc3339(t: SystemTime) -> String {
+    let d = t
+        .duration_since(SystemTime::UNIX_EPOCH)
+        .unwrap_or(Duration::ZERO);
+    let secs = d.as_secs() as i64;
+    let (y, m, day) = civil_from_days(secs.div_euclid(86_400));
+    let rem = secs.rem_euclid(86_400);
+    format!(
+        "{y:04}-{m:02}-{day:02}T{:02}:{:02}:{:02}.{:03}Z",
+        rem / 3600,
+        rem % 3600 / 60,
+        rem % 60,
+        d.subsec_millis()
+    )
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -195,5 +350,48 @@ mod tests {
         ] {
             assert_eq!(is_retryable_status(s), want, "{s}");
         }
+    }
+
+    #[test]
+    fn reset_times_in_every_providers_form() {
+        let now = httpdate::parse_http_date("Wed, 01 Jan 2025 00:00:00 GMT").unwrap();
+        let ms = Duration::from_millis;
+        let cases: [(&str, Option<Duration>); 14] = [
+            ("1s", Some(ms(1000))),
+            ("6m0s", Some(ms(360_000))),
+            ("250ms", Some(ms(250))),
+            ("1.5s", Some(ms(1500))),
+            ("1h2m3s", Some(ms(3_723_000))),
+            ("30", Some(ms(30_000))),
+            ("2025-01-01T00:00:30Z", Some(ms(30_000))),
+            ("2025-01-01T00:00:30.250Z", Some(ms(30_250))),
+            ("2025-01-01T01:00:30+01:00", Some(ms(30_000))),
+            ("2024-12-31T23:59:00Z", Some(Duration::ZERO)),
+            ("1735689610", Some(ms(10_000))),
+            ("1735689600500", Some(ms(500))),
+            ("soon", None),
+            ("2025-13-01T00:00:00Z", None),
+        ];
+        for (input, want) in cases {
+            assert_eq!(parse_reset(input, now), want, "{input:?}");
+        }
+        for bad in [
+            "",
+            "-1s",
+            "1x",
+            "s",
+            "2025-01-01T00:00:30",
+            "2025-01-01T00:00:30.Z",
+        ] {
+            assert_eq!(parse_reset(bad, now), None, "{bad:?}");
+        }
+        for t in [
+            now,
+            now + ms(1_234),
+            now + Duration::from_secs(86_400 * 400 + 7),
+        ] {
+            assert_eq!(parse_rfc3339(&format_rfc3339(t)), Some(t), "{t:?}");
+        }
+        assert_eq!(format_rfc3339(now), "2025-01-01T00:00:00.000Z");
     }
 }

@@ -19,12 +19,20 @@ use std::sync::{Mutex, OnceLock};
 use serde::{Deserialize, Serialize};
 use ts_rs::TS;
 
-use super::provider::{ApiKey, Provider};
+use super::provider::{ApiKey, Provider, CRUCIBLE_API_KEY};
 use super::LlmError;
 
-/// The keychain "service" under which every Crucible key is filed; the account is the saved
-/// provider's id (or the provider kind's name, e.g. `openai`, for keys the CLI uses).
+/// The keychain "service" under which every Crucible key is filed; the account is
+/// [`provider_account`] for a saved provider, or the provider kind's name (`openai`: the built-in
+/// `crucible/<kind>` accounts the CLI uses).
 pub const KEYCHAIN_SERVICE: &str = "crucible";
+
+/// The keychain account of a saved provider's key: `provider/<id>`. Ids never contain `/` and
+/// kind names never do either, so a saved provider (even one with the id `openai`) can never
+/// read or overwrite the built-in `crucible/<kind>` accounts.
+pub fn provider_account(id: &str) -> String {
+    format!("provider/{id}")
+}
 
 /// Where the key a provider will use comes from.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, TS)]
@@ -41,11 +49,23 @@ pub enum KeySource {
 impl fmt::Display for KeySource {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
-            KeySource::Keychain(backend) => write!(f, "OS keychain ({backend})"),
+            KeySource::Keychain(backend) => match backend_note(backend) {
+                Some(note) => write!(f, "OS keychain ({backend}: {note})"),
+                None => write!(f, "OS keychain ({backend})"),
+            },
             KeySource::Env(var) => write!(f, "environment variable {var}"),
             KeySource::None => f.write_str("no key"),
         }
     }
+}
+
+/// What a user must know about a keychain backend, if anything: keys in the kernel keyutils
+/// store (the Linux fallback when no desktop keyring answers) do not survive a reboot.
+pub fn backend_note(backend: &str) -> Option<&'static str> {
+    (backend == "keyutils").then_some(
+        "keys kept here do not survive a reboot; run a desktop keyring (Secret Service) or also \
+         set the key in an environment variable",
+    )
 }
 
 /// Somewhere keys are kept, by account name. The OS keychain in the app and CLI; an in-memory map
@@ -210,8 +230,9 @@ impl OsKeychain {
         {
             Ok(_) | Err(keyring::Error::NoEntry) => Backend::Native,
             Err(e) => {
-                tracing::info!(target: "llm::secrets", error = %e,
-                    "no Secret Service on the session bus; using the kernel keyutils store");
+                tracing::warn!(target: "llm::secrets", error = %e,
+                    "no Secret Service on the session bus; using the kernel keyutils store, whose \
+                     keys do not survive a reboot");
                 Backend::Keyutils
             }
         }
@@ -355,7 +376,9 @@ mod keyutils {
 
 /// The key `provider` will use, and where it comes from. Order: `explicit_env` when given (the
 /// CLI's `--key-env`; missing is an error); else the keychain under `account` (a saved provider's
-/// id; default: the provider's name); else the provider's usual variable; else `CRUCIBLE_API_KEY`.
+/// account, see [`provider_account`]; default: the provider's name); else the provider's usual
+/// variable; else `CRUCIBLE_API_KEY` for the hosted providers only
+/// ([`Provider::shares_crucible_key`]).
 /// A provider that needs a key and has none is [`LlmError::MissingKey`]; a keychain that cannot
 /// be read is reported as a warning and the env vars are tried (the error would otherwise hide a
 /// perfectly good env var).
@@ -380,7 +403,11 @@ pub fn resolve_key(
     }
     let nonempty = |name: &str| get_env(name).filter(|v| !v.trim().is_empty());
     let mut tried = Vec::new();
-    for var in provider.key_env().into_iter().chain(["CRUCIBLE_API_KEY"]) {
+    for var in provider
+        .key_env()
+        .into_iter()
+        .chain(provider.shares_crucible_key().then_some(CRUCIBLE_API_KEY))
+    {
         tried.push(var.to_string());
         if let Some(k) = nonempty(var) {
             return Ok((Some(ApiKey::new(k.trim())), KeySource::Env(var.to_string())));
@@ -511,6 +538,14 @@ mod tests {
             .to_string()
             .contains("key is empty"));
         assert!(!kc.delete("a").unwrap());
+    }
+
+    #[test]
+    fn the_keyutils_fallback_says_its_keys_do_not_survive_a_reboot() {
+        let shown = KeySource::Keychain("keyutils".into()).to_string();
+        assert!(shown.contains("do not survive a reboot"), "{shown}");
+        let shown = KeySource::Keychain("secret-service".into()).to_string();
+        assert_eq!(shown, "OS keychain (secret-service)");
     }
 
     #[test]

@@ -175,6 +175,11 @@ fn submit_fragment(text: &str) -> bool {
 /// The first `{…}` in `text` that parses as a JSON control object ([`is_control`]).
 fn bare_object(text: &str) -> Option<Value> {
     for (i, _) in text.match_indices('{') {
+        // Only a `{` followed by a key (or `}`) can start an object: skipping the rest keeps a
+        // reply of 800 000 `{` from starting 800 000 JSON parses.
+        if !matches!(text[i + 1..].trim_start().bytes().next(), Some(b'"' | b'}')) {
+            continue;
+        }
         let mut it = serde_json::Deserializer::from_str(&text[i..]).into_iter::<Value>();
         if let Some(Ok(v)) = it.next() {
             if is_control(&v) {
@@ -1089,15 +1094,23 @@ pub fn render_script(task: &Task, rel: &str, inst: &Instance) -> Result<Vec<Stri
 }
 
 /// Load-time validation of a scripted solution: a JSON array whose strings' `{{…}}` placeholders
-/// are parameters, whose step files exist and whose step placeholders are all bound by `with`.
-pub(crate) fn check_script(task: &Task, rel: &str) -> Result<(), String> {
+/// are parameters, whose step files exist inside the task's folder and whose step placeholders are
+/// all bound by `with`. An error is `(where inside the script, message)`, as `("[2].step", …)`.
+pub(crate) fn check_script(task: &Task, rel: &str) -> Result<(), (String, String)> {
+    let whole = |m: String| (String::new(), m);
+    let unreadable = |e: QuestError, what: &str| match e {
+        QuestError::Load { message, .. } => message,
+        _ => format!("{what} does not exist"),
+    };
     let text = task
         .read_relative(rel)
-        .map_err(|_| "solution file does not exist".to_string())?;
-    let items: Vec<Value> =
-        serde_json::from_str(&text).map_err(|e| format!("not a JSON array of replies: {e}"))?;
+        .map_err(|e| whole(unreadable(e, "solution file")))?;
+    let items: Vec<Value> = serde_json::from_str(&text)
+        .map_err(|e| whole(format!("not a JSON array of replies: {e}")))?;
     if items.len() < 2 {
-        return Err("a script needs the planning reply and at least one round".into());
+        return Err(whole(
+            "a script needs the planning reply and at least one round".into(),
+        ));
     }
     let is_param = |name: &str| task.spec.parameters.iter().any(|p| p.name == name);
     let check_text = |s: &str| -> Result<(), String> {
@@ -1111,38 +1124,42 @@ pub(crate) fn check_script(task: &Task, rel: &str) -> Result<(), String> {
         Ok(())
     };
     for (i, it) in items.iter().enumerate() {
+        let at = |sub: &str, m: String| (format!("[{i}]{sub}"), m);
         match it {
-            Value::String(s) => check_text(s).map_err(|m| format!("[{i}]: {m}"))?,
+            Value::String(s) => check_text(s).map_err(|m| at("", m))?,
             Value::Object(o) => {
                 let file = o
                     .get("step")
                     .and_then(Value::as_str)
-                    .ok_or_else(|| format!("[{i}]: a step object needs \"step\""))?;
+                    .ok_or_else(|| at("", "a step object needs \"step\"".into()))?;
                 let src = task
                     .read_relative(file)
-                    .map_err(|_| format!("[{i}]: step file {file} does not exist"))?;
+                    .map_err(|e| at(".step", unreadable(e, &format!("step file {file}"))))?;
                 let with = match o.get("with") {
                     Some(Value::Object(w)) => w.clone(),
                     None => Map::new(),
-                    Some(_) => return Err(format!("[{i}]: \"with\" must be an object")),
+                    Some(_) => return Err(at(".with", "\"with\" must be an object".into())),
                 };
                 for (k, v) in &with {
                     let v = v
                         .as_str()
-                        .ok_or_else(|| format!("[{i}]: with.{k} must be text"))?;
-                    check_text(v).map_err(|m| format!("[{i}].with.{k}: {m}"))?;
+                        .ok_or_else(|| at(&format!(".with.{k}"), "must be text".into()))?;
+                    check_text(v).map_err(|m| at(&format!(".with.{k}"), m))?;
                 }
                 for ph in placeholders(&src) {
                     if let Some(name) = ph.strip_prefix('{') {
                         if !with.contains_key(name) {
-                            return Err(format!(
-                                "[{i}]: step {file} placeholder {{{{{name}}}}} is not bound by \"with\""
+                            return Err(at(
+                                ".with",
+                                format!(
+                                    "step {file} placeholder {{{{{name}}}}} is not bound by \"with\""
+                                ),
                             ));
                         }
                     }
                 }
             }
-            other => return Err(format!("[{i}]: unexpected element {other}")),
+            other => return Err(at("", format!("unexpected element {other}"))),
         }
     }
     Ok(())

@@ -61,17 +61,61 @@ fn flatten(prefix: &str, v: &Value, out: &mut Vec<(String, Value)>) {
     }
 }
 
+/// One CSV cell. Text a spreadsheet would evaluate as a formula (starting with `=`, `+`, `-`,
+/// `@`, a tab or a carriage return; model answers and task titles end up here) gets a leading
+/// `'`, so it is shown as text. Numbers stay numbers: JSON numbers, and text that is only a
+/// number (`-12`, `+3.5e-2`), which no spreadsheet evaluates as a formula.
 fn csv_cell(v: &Value) -> String {
-    let s = match v {
+    let mut s = match v {
         Value::Null => String::new(),
         Value::String(s) => s.clone(),
         other => other.to_string(),
     };
-    if s.contains([',', '"', '\n']) {
+    if matches!(v, Value::String(_))
+        && s.starts_with(['=', '+', '-', '@', '\t', '\r'])
+        && !is_plain_number(&s)
+    {
+        s.insert(0, '\'');
+    }
+    if s.contains([',', '"', '\n', '\r']) {
         format!("\"{}\"", s.replace('"', "\"\""))
     } else {
         s
     }
+}
+
+/// Whether `s` is only a decimal number: optional sign, digits, optional fraction and exponent.
+fn is_plain_number(s: &str) -> bool {
+    let b = s.as_bytes();
+    let mut i = 0;
+    let digits = |i: &mut usize| {
+        let start = *i;
+        while *i < b.len() && b[*i].is_ascii_digit() {
+            *i += 1;
+        }
+        *i > start
+    };
+    if matches!(b.first(), Some(b'+' | b'-')) {
+        i += 1;
+    }
+    let mut any = digits(&mut i);
+    if b.get(i) == Some(&b'.') {
+        i += 1;
+        any |= digits(&mut i);
+    }
+    if !any {
+        return false;
+    }
+    if matches!(b.get(i), Some(b'e' | b'E')) {
+        i += 1;
+        if matches!(b.get(i), Some(b'+' | b'-')) {
+            i += 1;
+        }
+        if !digits(&mut i) {
+            return false;
+        }
+    }
+    i == b.len()
 }
 
 /// Rows as CSV text with the union of flattened columns, in first-seen order.
@@ -633,6 +677,36 @@ mod tests {
             csv,
             "model,ci95_lo,ci95_hi,raw.pass,ci95,extra\n\"a,b\",1.0,2.0,3,,\n\"q\"\"x\",,,,,true\n"
         );
+    }
+
+    #[test]
+    fn csv_cells_that_a_spreadsheet_would_evaluate_are_neutralised() {
+        let cases: Vec<(Value, &str)> = vec![
+            // Text a spreadsheet reads as a formula gets a leading `'`.
+            (
+                json!("=HYPERLINK(\"http://x\",\"y\")"),
+                "\"'=HYPERLINK(\"\"http://x\"\",\"\"y\"\")\"",
+            ),
+            (json!("=1+2"), "'=1+2"),
+            (json!("+cmd|' /C calc'!A0"), "'+cmd|' /C calc'!A0"),
+            (json!("-2+3"), "'-2+3"),
+            (json!("@SUM(A1:A9)"), "'@SUM(A1:A9)"),
+            (json!("\t=1"), "'\t=1"),
+            (json!("\r=1"), "\"'\r=1\""),
+            // Numbers stay numbers: JSON numbers, and text that is only a number.
+            (json!(-12), "-12"),
+            (json!(-0.5), "-0.5"),
+            (json!("-12"), "-12"),
+            (json!("+3.5e-2"), "+3.5e-2"),
+            (json!("gpt-4o"), "gpt-4o"),
+            (json!("a=b"), "a=b"),
+            (json!(""), ""),
+        ];
+        for (v, want) in cases {
+            assert_eq!(csv_cell(&v), want, "{v}");
+        }
+        let csv = to_csv(&[json!({"model": "=cmd()", "score": -3})]);
+        assert_eq!(csv, "model,score\n'=cmd(),-3\n");
     }
 
     #[test]

@@ -51,7 +51,18 @@ impl ChainSizing {
 
     /// [`Self::for_spec`] with `available_mib` of memory.
     pub fn for_spec_with(spec: &RunSpec, available_mib: u64) -> Self {
-        let workers = spec.chain_workers.max(1);
+        Self::sized(spec, available_mib, cores())
+    }
+
+    /// [`Self::for_spec`] on a machine with `cores` cores and `available_mib` of memory. The
+    /// chain workers asked for are capped at twice the cores (chain work is CPU work: more only
+    /// queue at the CPU) and at what fits in half the memory.
+    pub fn sized(spec: &RunSpec, available_mib: u64, cores: usize) -> Self {
+        let workers = spec
+            .chain_workers
+            .min(2 * cores.max(1))
+            .min(nodes_in_memory(available_mib))
+            .max(1);
         let models_wait =
             spec.rescore_of.is_none() && spec.models.iter().any(|m| !m.starts_with("builtin:"));
         let nodes = match spec.chain_scheduling {
@@ -80,12 +91,35 @@ mod tests {
         assert_eq!(ChainSizing::for_spec_with(&s, 64_000).nodes, 32);
         // 2 GiB available: half of it holds 10 nodes.
         assert_eq!(ChainSizing::for_spec_with(&s, 2_048).nodes, 10);
-        // Never fewer nodes than workers.
-        assert_eq!(ChainSizing::for_spec_with(&s, 100).nodes, 2);
+        // Never fewer nodes than workers (which memory caps too).
+        let tight = ChainSizing::sized(&s, 100, 2);
+        assert_eq!((tight.workers, tight.nodes), (1, 1));
         s.chain_scheduling = ChainScheduling::Held;
         assert_eq!(ChainSizing::for_spec_with(&s, 64_000).nodes, 2);
         s.chain_scheduling = ChainScheduling::Split;
         s.rescore_of = Some("r".into());
         assert_eq!(ChainSizing::for_spec_with(&s, 64_000).nodes, 2);
+    }
+
+    #[test]
+    fn chain_workers_are_capped_by_cores_and_memory() {
+        let mut s = RunSpec::new(vec!["questbench".into()], vec!["builtin:reference".into()]);
+        s.chain_workers = 64;
+        assert_eq!(
+            ChainSizing::sized(&s, 64_000, 4).workers,
+            8,
+            "twice the cores"
+        );
+        assert_eq!(
+            ChainSizing::sized(&s, 1_000, 16).workers,
+            5,
+            "half of 1,000 MiB"
+        );
+        s.chain_workers = 3;
+        assert_eq!(
+            ChainSizing::sized(&s, 64_000, 4).workers,
+            3,
+            "what was asked"
+        );
     }
 }

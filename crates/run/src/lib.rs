@@ -52,6 +52,19 @@ pub enum RunError {
     /// The store failed.
     #[error(transparent)]
     Store(#[from] crucible_store::StoreError),
+    /// The disk holding the database filled up: the run stopped, left interrupted.
+    #[error(
+        "the disk holding {} is full: run {run_id} stopped and is left interrupted, with every \
+         finished sample kept; free some space, then resume it (`crucible run --resume \
+         {run_id}`, or Resume on the Runs page)",
+        db.display()
+    )]
+    DiskFull {
+        /// The database file.
+        db: std::path::PathBuf,
+        /// The run.
+        run_id: String,
+    },
 }
 
 impl RunError {

@@ -9,10 +9,11 @@ use super::RunError;
 use crucible_llm::{ApiKey, LlmError, ModelSpec};
 
 /// The API key for a provider model. With `provider` (the saved provider a run's
-/// [`super::spec::ModelEndpoint`] names), that provider's key: OS keychain under its id, then its
-/// env var, …; a provider no longer saved is an error naming it. Without, a saved provider
-/// (in `data_dir`'s registry) with the same base URL lends its key; otherwise the keychain under
-/// the provider's name, its usual env var, then `CRUCIBLE_API_KEY`. Every key a run uses is
+/// [`super::spec::ModelEndpoint`] names), that provider's key: OS keychain under
+/// `provider/<id>`, then its env var, …; a provider no longer saved is an error naming it.
+/// Without, a saved provider (in `data_dir`'s registry) with the same base URL lends its key;
+/// otherwise the keychain under the provider's name, its usual env var, then `CRUCIBLE_API_KEY`
+/// (hosted providers only; see `crucible_llm::Provider::shares_crucible_key`). Every key a run uses is
 /// looked up here, and nowhere is one stored.
 pub fn resolve_key(
     data_dir: &Path,

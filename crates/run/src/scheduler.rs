@@ -202,18 +202,110 @@ pub struct RunContext {
     pub progress: Option<mpsc::UnboundedSender<Progress>>,
     /// Cancels the run; samples in flight are dropped (and stay missing for resume).
     pub cancel: CancellationToken,
+    /// Who runs it, as another process refused the run is told ("crucible run (pid 1234 on
+    /// host lab-3)").
+    pub holder: String,
+    /// How long the run's lease lasts without a renewal (renewed every third of it): a
+    /// crashed holder's run can be resumed this long after it stopped.
+    pub lease_ttl: std::time::Duration,
+}
+
+/// How long a run's lease lasts without renewal by default.
+pub const LEASE_TTL: std::time::Duration = std::time::Duration::from_secs(30);
+
+/// This machine's host name ("" when unknown).
+fn host_name() -> String {
+    std::fs::read_to_string("/proc/sys/kernel/hostname")
+        .or_else(|_| std::fs::read_to_string("/etc/hostname"))
+        .map(|h| h.trim().to_string())
+        .unwrap_or_default()
+}
+
+/// "`what` (pid N on host H)" for this process.
+pub fn holder_name(what: &str) -> String {
+    let host = host_name();
+    if host.is_empty() {
+        format!("{what} (pid {})", std::process::id())
+    } else {
+        format!("{what} (pid {} on host {host})", std::process::id())
+    }
+}
+
+/// True unless `h` is a process on this host that is gone (a crashed or killed holder, whose
+/// lease a resume breaks at once).
+pub fn holder_may_run(h: &crucible_store::LeaseHolder) -> bool {
+    h.host != host_name() || alive(h.pid)
+}
+
+/// True while process `pid` runs (not a zombie).
+fn alive(pid: u32) -> bool {
+    match std::fs::read_to_string(format!("/proc/{pid}/status")) {
+        Ok(s) => !s
+            .lines()
+            .any(|l| l.starts_with("State:") && l.contains('Z')),
+        Err(_) => false,
+    }
+}
+
+/// A run's lease, held by this process while it runs the run.
+struct Held {
+    run_id: String,
+    token: String,
+}
+
+/// Takes `run_id`'s lease for this context. Refused with who holds it — unless the holder is a
+/// process on this host that is gone (killed, crashed): then its lease is broken at once
+/// instead of after it expires.
+async fn take_lease(ctx: &RunContext, run_id: &str) -> Result<Held, RunError> {
+    let token = format!(
+        "{}-{}-{:x}",
+        std::process::id(),
+        run_id,
+        SystemTime::now()
+            .duration_since(SystemTime::UNIX_EPOCH)
+            .map_or(0, |d| d.as_nanos())
+    );
+    let me = crucible_store::LeaseHolder {
+        name: ctx.holder.clone(),
+        pid: std::process::id(),
+        host: host_name(),
+    };
+    let ttl = ctx.lease_ttl.as_secs().max(1) as i64;
+    match ctx.store.acquire_lease(run_id, &me, &token, ttl).await {
+        Err(crucible_store::StoreError::Leased { .. }) => {
+            let gone = match ctx.store.lease_holder(run_id).await? {
+                Some(h) if h.host == me.host && !alive(h.pid) => Some(h),
+                _ => None,
+            };
+            match gone {
+                Some(h) => {
+                    tracing::info!(target: "run", holder = %h.name, "the run's holder is gone; taking its lease");
+                    ctx.store.break_lease(run_id, &h).await?;
+                    ctx.store.acquire_lease(run_id, &me, &token, ttl).await?;
+                }
+                None => ctx.store.acquire_lease(run_id, &me, &token, ttl).await?,
+            }
+        }
+        other => other?,
+    }
+    Ok(Held {
+        run_id: run_id.to_string(),
+        token,
+    })
 }
 
 impl std::fmt::Debug for RunContext {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("RunContext")
             .field("store", &self.store.path())
+            .field("holder", &self.holder)
             .finish_non_exhaustive()
     }
 }
 
 impl RunContext {
-    /// A context with no progress channel and a fresh token.
+    /// A context with no progress channel, a fresh token, and this process as the run's holder
+    /// (named "Crucible"; the CLI and the app say which they are).
     pub fn new(config: Config, store: Store, benchmarks: LoadBenchmarks) -> Self {
         Self {
             config,
@@ -221,6 +313,8 @@ impl RunContext {
             store,
             progress: None,
             cancel: CancellationToken::new(),
+            holder: holder_name("Crucible"),
+            lease_ttl: LEASE_TTL,
         }
     }
 }
@@ -348,7 +442,8 @@ pub async fn start(ctx: &RunContext, spec: RunSpec) -> Result<RunReport, RunErro
     }
     let id = new_run_id();
     create(ctx, &id, &spec, &prepared, jobs.len()).await?;
-    execute(ctx, &id, &spec, prepared, jobs).await
+    let lease = take_lease(ctx, &id).await?;
+    execute(ctx, &id, &spec, prepared, jobs, lease).await
 }
 
 async fn create(
@@ -393,10 +488,12 @@ pub async fn resume(ctx: &RunContext, run_id: &str) -> Result<RunReport, RunErro
     if let Some(src) = &spec.rescore_of {
         jobs = replay_jobs(&ctx.store, src).await?;
     }
+    // One process per run: a second resumer is refused here, before anything changes.
+    let lease = take_lease(ctx, run_id).await?;
     ctx.store
         .set_status(run_id, RunStatus::Running, None)
         .await?;
-    execute(ctx, run_id, &spec, prepared, jobs).await
+    execute(ctx, run_id, &spec, prepared, jobs, lease).await
 }
 
 async fn replay_jobs(store: &Store, source: &str) -> Result<Vec<Job>, RunError> {
@@ -451,7 +548,8 @@ pub async fn rescore(ctx: &RunContext, source: &str) -> Result<RunReport, RunErr
     let jobs = replay_jobs(&ctx.store, source).await?;
     let id = new_run_id();
     create(ctx, &id, &spec, &prepared, jobs.len()).await?;
-    let mut report = execute(ctx, &id, &spec, prepared, jobs).await?;
+    let lease = take_lease(ctx, &id).await?;
+    let mut report = execute(ctx, &id, &spec, prepared, jobs, lease).await?;
     let old: BTreeMap<_, _> = ctx
         .store
         .samples(source)
@@ -528,6 +626,22 @@ async fn execute(
     spec: &RunSpec,
     prepared: Prepared,
     jobs: Vec<Job>,
+    lease: Held,
+) -> Result<RunReport, RunError> {
+    let r = execute_leased(ctx, run_id, spec, prepared, jobs, &lease).await;
+    if let Err(e) = ctx.store.release_lease(&lease.run_id, &lease.token).await {
+        tracing::warn!(target: "run", error = %e, "releasing the run's lease failed; it expires by itself");
+    }
+    r
+}
+
+async fn execute_leased(
+    ctx: &RunContext,
+    run_id: &str,
+    spec: &RunSpec,
+    prepared: Prepared,
+    jobs: Vec<Job>,
+    lease: &Held,
 ) -> Result<RunReport, RunError> {
     let planned = ctx.store.run(run_id).await?.planned as u64;
     let done = ctx.store.done(run_id).await?;
@@ -619,6 +733,34 @@ async fn execute(
             worker += 1;
         }
     }
+    // Renews the lease every third of its life; a lost lease (another process took the run
+    // over after this one stalled) stops the run.
+    let lost = Arc::new(std::sync::Mutex::new(None::<RunError>));
+    let renewing = {
+        let (store, sh, lost) = (ctx.store.clone(), Arc::clone(&shared), Arc::clone(&lost));
+        let (id, token, ttl) = (lease.run_id.clone(), lease.token.clone(), ctx.lease_ttl);
+        tokio::spawn(async move {
+            loop {
+                tokio::select! {
+                    _ = sh.stop.cancelled() => return,
+                    _ = tokio::time::sleep(ttl / 3) => {}
+                }
+                if let Err(e) = store
+                    .renew_lease(&id, &token, ttl.as_secs().max(1) as i64)
+                    .await
+                {
+                    if matches!(e, crucible_store::StoreError::LeaseLost(_)) {
+                        if let Ok(mut l) = lost.lock() {
+                            *l = Some(e.into());
+                        }
+                        sh.stop.cancel();
+                        return;
+                    }
+                    tracing::warn!(target: "run", error = %e, "renewing the run's lease failed; retrying");
+                }
+            }
+        })
+    };
     let watching = CancellationToken::new();
     let watch = tokio::spawn(watch_load(
         Arc::clone(&shared),
@@ -645,6 +787,22 @@ async fn execute(
     }
     watching.cancel();
     let _ = watch.await;
+    renewing.abort();
+    if let Some(e) = lost.lock().ok().and_then(|mut l| l.take()) {
+        fatal.get_or_insert(e);
+    }
+    if let Some(e @ RunError::DiskFull { .. }) = fatal {
+        // Nothing more can be written: the run stays `running` in the store, which lists it as
+        // interrupted (resumable) once this process is gone; every committed sample is kept.
+        let _ = shared.ctx.progress.as_ref().map(|tx| {
+            tx.send(Progress::RunFinished {
+                status: RunStatus::Running,
+                finished: shared.done.load(Ordering::SeqCst),
+                failed: shared.unrun.load(Ordering::SeqCst),
+            })
+        });
+        return Err(e);
+    }
     let summary = ctx
         .store
         .runs()
@@ -791,7 +949,15 @@ async fn work(
                         budget_stop(&sh).await;
                         return Ok(());
                     }
-                    sh.ctx.store.insert_sample(&sample).await?;
+                    if let Err(e) = sh.ctx.store.insert_sample(&sample).await {
+                        if e.is_disk_full() {
+                            return Err(RunError::DiskFull {
+                                db: sh.ctx.store.path().to_path_buf(),
+                                run_id: sh.run_id.clone(),
+                            });
+                        }
+                        return Err(e.into());
+                    }
                     let done = sh.done.fetch_add(1, Ordering::SeqCst) + 1;
                     sh.emit(Progress::SampleFinished {
                         benchmark: job.benchmark.clone(),

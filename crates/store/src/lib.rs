@@ -52,7 +52,7 @@ pub use reads::{
     ReportRow, SampleBrief, SampleDetail, SamplePair, StoredAnswer, StoredSample, TextColumn,
 };
 pub use run_store::{RunReader, RunStore};
-pub use runs::{NewRun, RunHead, RunRow, RunSummary};
+pub use runs::{LeaseHolder, NewRun, RunHead, RunRow, RunSummary};
 pub use samples::{NewSample, SampleKey, SampleRow, SampleRowRef};
 pub use schema::{
     KNOWN_BENCHMARKS, REPORT_COLUMNS, SAMPLE_COLUMNS, SAMPLE_COLUMN_COUNT, SUMMARY_COLUMNS,

@@ -15,8 +15,9 @@ use crucible_core::RunStatus;
 use serde_json::{Map, Value};
 
 use crate::{
-    NewRun, NewSample, ReportRow, RunHead, RunRow, RunSummary, SampleBrief, SampleDetail,
-    SampleKey, SamplePair, SampleRow, StoreError, StoredAnswer, StoredSample, TextColumn,
+    LeaseHolder, NewRun, NewSample, ReportRow, RunHead, RunRow, RunSummary, SampleBrief,
+    SampleDetail, SampleKey, SamplePair, SampleRow, StoreError, StoredAnswer, StoredSample,
+    TextColumn,
 };
 
 /// A run store: runs, their models and progress log, and finished samples with their
@@ -48,6 +49,44 @@ pub trait RunStore: RunReader {
     /// Deletes a run with everything stored under it in one transaction; returns how many
     /// samples went with it.
     fn delete_run(&self, run_id: &str) -> impl Future<Output = Result<u64, StoreError>> + Send;
+
+    /// Takes a run's lease for `ttl_s` seconds (one process runs or resumes a run at a time);
+    /// [`StoreError::Leased`] names the holder when another process holds an unexpired one.
+    fn acquire_lease(
+        &self,
+        run_id: &str,
+        holder: &LeaseHolder,
+        token: &str,
+        ttl_s: i64,
+    ) -> impl Future<Output = Result<(), StoreError>> + Send;
+
+    /// Extends a held lease; [`StoreError::LeaseLost`] when another process took it over.
+    fn renew_lease(
+        &self,
+        run_id: &str,
+        token: &str,
+        ttl_s: i64,
+    ) -> impl Future<Output = Result<(), StoreError>> + Send;
+
+    /// Who holds a run's unexpired lease, if anyone.
+    fn lease_holder(
+        &self,
+        run_id: &str,
+    ) -> impl Future<Output = Result<Option<LeaseHolder>, StoreError>> + Send;
+
+    /// Drops a run's lease if `holder` still holds it (its process is known to be gone).
+    fn break_lease(
+        &self,
+        run_id: &str,
+        holder: &LeaseHolder,
+    ) -> impl Future<Output = Result<bool, StoreError>> + Send;
+
+    /// Gives a held lease back.
+    fn release_lease(
+        &self,
+        run_id: &str,
+        token: &str,
+    ) -> impl Future<Output = Result<(), StoreError>> + Send;
 
     /// Appends one progress event (JSON of `run::Progress`) to a run's log.
     fn log(&self, run_id: &str, event: &str)

@@ -76,3 +76,14 @@ pub struct NewRun {
     /// `(display name, spec JSON)` per model.
     pub models: Vec<(String, String)>,
 }
+
+/// Who holds a run's lease (docs/runs.md, "One process per run").
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct LeaseHolder {
+    /// For people: "crucible run (pid 1234 on host lab-3)".
+    pub name: String,
+    /// Its process id.
+    pub pid: u32,
+    /// Its host name.
+    pub host: String,
+}

@@ -1088,6 +1088,9 @@ pub struct RunListItem {
     pub passed: u32,
     /// USD of its stored samples.
     pub cost_usd: f64,
+    /// A `running` run another process is running now: who ("crucible run (pid 1234 on host
+    /// lab-3)"); it cannot be resumed until that stops. `None` otherwise.
+    pub held_by: Option<String>,
 }
 
 /// Every run of `store`, newest first.
@@ -1099,8 +1102,22 @@ pub async fn list_runs(store: &Store) -> Result<Vec<RunListItem>, StoreError> {
         let models = store.models(&r.run_id).await?;
         let cost = run_cost(store, &r.run_id).await?;
         let fork = spec.as_ref().and_then(|s| s.fork.as_ref()).map(fork_label);
+        // A database from before leases has no lease table: nobody holds anything there.
+        let held_by = if r.status == "running" {
+            store
+                .lease_holder(&r.run_id)
+                .await
+                .ok()
+                .flatten()
+                // A holder on this host whose process is gone holds nothing: resumable.
+                .filter(crucible_run::scheduler::holder_may_run)
+                .map(|h| h.name)
+        } else {
+            None
+        };
         out.push(RunListItem {
             fork,
+            held_by,
             benchmarks: spec.map(|s| s.benchmarks).unwrap_or_default(),
             models: models.into_iter().map(|(m, _)| m).collect(),
             started: r.created_at,

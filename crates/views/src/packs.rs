@@ -255,9 +255,7 @@ fn write_registry(config: &Config, reg: &Registered) -> Result<(), PackError> {
     std::fs::create_dir_all(&config.data_dir).map_err(io(&config.data_dir))?;
     let text = serde_json::to_string_pretty(reg).map_err(|e| PackError::Invalid(e.to_string()))?;
     // Written whole then renamed: a failure leaves the previous list.
-    let tmp = file.with_extension("json.tmp");
-    std::fs::write(&tmp, text).map_err(io(&tmp))?;
-    std::fs::rename(&tmp, &file).map_err(io(&file))
+    crucible_core::durable::write_file(&file, text.as_bytes()).map_err(io(&file))
 }
 
 /// A folder as a pack: its manifest, benchmark, task count and hash, or the error.

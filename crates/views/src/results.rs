@@ -561,11 +561,9 @@ fn memo_ceilings(
                     library: stamp,
                     ceilings: known.clone(),
                 };
-                let tmp = f.with_extension("tmp");
                 let written = serde_json::to_vec(&saved)
                     .map_err(std::io::Error::other)
-                    .and_then(|b| std::fs::write(&tmp, b))
-                    .and_then(|()| std::fs::rename(&tmp, f));
+                    .and_then(|b| crucible_core::durable::write_file(f, &b));
                 if let Err(e) = written {
                     tracing::warn!(target: "results", file = %f.display(), "cannot save PILOT ceilings: {e}");
                 }

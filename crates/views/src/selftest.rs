@@ -371,7 +371,10 @@ fn record(config: &Config, v: &PackVerdict) -> std::io::Result<()> {
     all.insert(v.pack.clone(), v.clone());
     std::fs::create_dir_all(&config.data_dir)?;
     let file = verified_file(config);
-    let tmp = file.with_extension("json.tmp");
-    std::fs::write(&tmp, serde_json::to_string_pretty(&all).unwrap_or_default())?;
-    std::fs::rename(&tmp, &file)
+    crucible_core::durable::write_file(
+        &file,
+        serde_json::to_string_pretty(&all)
+            .unwrap_or_default()
+            .as_bytes(),
+    )
 }

@@ -12,7 +12,7 @@ use crucible_views::trace::SampleView;
 
 use crucible_views::inspect::{Replay, ReplayMode};
 
-use crate::commands::tasks::{watch, StudioState};
+use crate::commands::tasks::StudioState;
 use crate::{AppState, CommandError};
 
 /// The explorer of the app's store, opened once and shared (with its report cache).
@@ -189,11 +189,7 @@ pub async fn results_replay(
 ) -> Result<Replay, CommandError> {
     let (config, e) = explorer(&state).await?;
     let mut replayer = studio.replayer.lock().await;
-    let before = replayer.anvil_pids().len();
     let out = replayer.replay(&config, &e, id, mode).await;
-    for pid in replayer.anvil_pids()[before..].to_vec() {
-        watch(&studio, pid);
-    }
     Ok(out?)
 }
 

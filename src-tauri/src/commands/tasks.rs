@@ -20,33 +20,10 @@ pub struct StudioState {
     intent: Mutex<Option<Executor>>,
     /// The Results page's re-execute/re-score chains (booted on first use, like the above).
     pub(crate) replayer: Mutex<crucible_views::inspect::Replayer>,
-    watchdogs: std::sync::Mutex<Vec<std::process::Child>>,
 }
 
-/// Starts a watchdog that stops Anvil `pid` once this process is gone. A clean exit drops the
-/// chains (and the watchdogs); this covers a SIGKILL (as a WebDriver sends when a session ends),
-/// which runs no handler and would otherwise leave Anvil running.
-pub(crate) fn watch(studio: &StudioState, pid: u32) {
-    let script = "while [ -e /proc/$1 ] && ! grep -q '^State:.Z' /proc/$1/status 2>/dev/null; \
-                  do sleep 1; done; kill \"$2\" 2>/dev/null";
-    let child = std::process::Command::new("/bin/sh")
-        .args(["-c", script, "crucible-watchdog"])
-        .arg(std::process::id().to_string())
-        .arg(pid.to_string())
-        .stdin(std::process::Stdio::null())
-        .stdout(std::process::Stdio::null())
-        .stderr(std::process::Stdio::null())
-        .spawn();
-    match (child, studio.watchdogs.lock()) {
-        (Ok(c), Ok(mut w)) => w.push(c),
-        (Err(e), _) => tracing::warn!(target: "app", error = %e, "cannot start the anvil watchdog"),
-        (Ok(mut c), Err(_)) => {
-            let _ = c.kill();
-        }
-    }
-}
-
-/// The QuestBench harness, booted (with its watchdog) on first use.
+/// The QuestBench harness, booted on first use. Its Anvil dies with this process, even on a
+/// SIGKILL (a parent-death signal: `crucible_chain::anvil`).
 async fn harness<'a>(
     studio: &'a StudioState,
     config: &crucible_core::Config,
@@ -56,7 +33,6 @@ async fn harness<'a>(
         let h = Harness::start(config)
             .await
             .map_err(studio::StudioError::from)?;
-        watch(studio, h.chain().anvil().pid());
         *guard = Some(h);
     }
     Ok(guard)
@@ -77,12 +53,6 @@ impl StudioState {
         }
         if let Ok(mut r) = self.replayer.try_lock() {
             *r = crucible_views::inspect::Replayer::new();
-        }
-        if let Ok(mut w) = self.watchdogs.lock() {
-            for mut c in w.drain(..) {
-                let _ = c.kill();
-                let _ = c.wait();
-            }
         }
     }
 }
@@ -246,7 +216,6 @@ pub async fn dry_run(
             if guard.is_none() {
                 let ex = Executor::boot(&config, crucible_intent2tx::AddressBook::builtin()).await;
                 let ex = ex.map_err(studio::StudioError::from)?;
-                watch(&studio_state, ex.chain().anvil().pid());
                 *guard = Some(ex);
             }
             Ok(studio::dry_run_intent(guard.as_mut(), &inst, &solution).await?)

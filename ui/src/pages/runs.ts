@@ -47,6 +47,7 @@ function duration(r: RunListItem): string {
 function shownStatus(r: RunListItem, live: boolean): { label: string; cls: string; resumable: boolean } {
   const incomplete = r.finished < r.planned;
   if (r.status === "running" && live) return { label: "running", cls: "info", resumable: false };
+  if (r.status === "running" && r.held_by) return { label: "running elsewhere", cls: "info", resumable: false };
   if (r.status === "running") return { label: "interrupted", cls: "warn", resumable: true };
   if (r.status === "finished") return { label: "finished", cls: "ok", resumable: false };
   return { label: r.status, cls: "warn", resumable: incomplete };
@@ -191,7 +192,10 @@ function runsTable(view: RunsView, onResume: (id: string) => void, onDemo: () =>
       return h("tr", { id: `run-${r.run_id}`, "data-status": r.status },
         h("td", { class: "mono small run-id" }, r.run_id),
         h("td", {}, h("span", { class: `badge ${st.cls}`, "data-field": "status" }, st.label),
-          st.resumable ? h("div", { class: "muted small", "data-field": "resumable" }, "resumable") : null),
+          st.resumable ? h("div", { class: "muted small", "data-field": "resumable" }, "resumable") : null,
+          r.held_by && !live.has(r.run_id)
+            ? h("div", { class: "muted small", "data-field": "held-by" }, `by ${r.held_by}; it can be resumed here once that stops`)
+            : null),
         h("td", { class: "small" }, r.models.join(", ")),
         h("td", { class: "small" }, r.benchmarks.join(", "),
           r.fork ? h("div", { class: "muted small", "data-field": "fork" }, `Chain: ${r.fork}`) : null),
@@ -200,7 +204,7 @@ function runsTable(view: RunsView, onResume: (id: string) => void, onDemo: () =>
         h("td", { class: "small", "data-field": "samples" }, `${r.finished}/${r.planned}${r.failed ? ` (${r.failed} failed)` : ""}`),
         h("td", { class: "small" }, fmtUsd(r.cost_usd)),
         h("td", { class: "actions" }, st.resumable ? resume : null,
-          live.has(r.run_id) ? null : deleteCell(r, onDelete)));
+          live.has(r.run_id) || r.held_by ? null : deleteCell(r, onDelete)));
     }))));
 }
 

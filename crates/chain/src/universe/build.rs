@@ -589,9 +589,8 @@ pub async fn build_into(
 }
 
 fn write_atomic(path: &Path, bytes: &[u8]) -> Result<(), ChainError> {
-    let tmp = path.with_extension("tmp");
-    std::fs::write(&tmp, bytes).map_err(|e| err(format!("{}: {e}", tmp.display())))?;
-    std::fs::rename(&tmp, path).map_err(|e| err(format!("{}: {e}", path.display())))
+    crucible_core::durable::write_file(path, bytes)
+        .map_err(|e| err(format!("{}: {e}", path.display())))
 }
 
 /// Converts a state dump into a genesis file: every account with code or storage, plus the role

@@ -18,6 +18,23 @@ pub struct Task {
 }
 
 impl Task {
+    /// Every solution file the task names, with the field naming it
+    /// (`solutions.reference`, `solutions.wrong[i].file`), relative to the task's folder.
+    pub fn solution_files(&self) -> impl Iterator<Item = (String, &String)> {
+        std::iter::once((
+            "solutions.reference".to_string(),
+            &self.spec.solutions.reference,
+        ))
+        .chain(
+            self.spec
+                .solutions
+                .wrong
+                .iter()
+                .enumerate()
+                .map(|(i, w)| (format!("solutions.wrong[{i}].file"), &w.file)),
+        )
+    }
+
     /// The task id.
     pub fn id(&self) -> &str {
         &self.spec.id
@@ -33,9 +50,22 @@ impl Task {
         self.read_relative(&self.spec.solutions.reference)
     }
 
-    /// Reads a file next to the task file.
+    /// The task's folder: the directory holding the task file. Solution and step files must stay
+    /// inside it.
+    pub fn folder(&self) -> &Path {
+        self.path.parent().unwrap_or(Path::new("."))
+    }
+
+    /// Reads a file next to the task file. A path that is absolute, climbs out with `..` or
+    /// resolves outside the task's folder through a symlink is refused (a `Load` error on
+    /// `solutions`), so a task file can never make Crucible read, and show a model, a file
+    /// elsewhere on the machine.
     pub fn read_relative(&self, rel: &str) -> Result<String, QuestError> {
-        let p = self.path.parent().unwrap_or(Path::new(".")).join(rel);
+        let p = confined(self.folder(), rel).map_err(|message| QuestError::Load {
+            file: self.path.display().to_string(),
+            field: "solutions".into(),
+            message,
+        })?;
         std::fs::read_to_string(&p).map_err(|e| QuestError::Io {
             path: p.display().to_string(),
             source: e,
@@ -69,27 +99,26 @@ impl Task {
             source: e,
         })?;
         let task = Self::from_json(&text, path)?;
+        let solution_files = task.solution_files();
         if task.spec.kind == Kind::Composite {
-            for rel in std::iter::once(&task.spec.solutions.reference)
-                .chain(task.spec.solutions.wrong.iter().map(|w| &w.file))
-            {
-                crate::composite::check_script(&task, rel).map_err(|message| QuestError::Load {
-                    file: path.display().to_string(),
-                    field: "solutions".into(),
-                    message: format!("{rel}: {message}"),
+            for (field, rel) in solution_files {
+                crate::composite::check_script(&task, rel).map_err(|(sub, message)| {
+                    QuestError::Load {
+                        file: path.display().to_string(),
+                        field: format!("{field}{sub}"),
+                        message: format!("{rel}: {message}"),
+                    }
                 })?;
             }
             return Ok(task);
         }
-        for rel in std::iter::once(&task.spec.solutions.reference)
-            .chain(task.spec.solutions.wrong.iter().map(|w| &w.file))
-        {
-            let p = path.parent().unwrap_or(Path::new(".")).join(rel);
+        for (field, rel) in solution_files {
             let load_err = |message: String| QuestError::Load {
                 file: path.display().to_string(),
-                field: "solutions".into(),
+                field: field.clone(),
                 message,
             };
+            let p = confined(task.folder(), rel).map_err(&load_err)?;
             let src = std::fs::read_to_string(&p)
                 .map_err(|_| load_err(format!("solution file {rel} does not exist")))?;
             // `{{name}}` placeholders are filled from the instance; a typo would ship a broken
@@ -108,11 +137,45 @@ impl Task {
     }
 }
 
+/// Resolves `rel` inside `folder`, refusing what would leave it: an empty or absolute path, a `..`
+/// component, or an existing file whose real path (symlinks followed) is outside the folder's
+/// real path. A file that does not exist is returned as is: reading it reports it missing.
+pub(crate) fn confined(folder: &Path, rel: &str) -> Result<PathBuf, String> {
+    use std::path::Component;
+    let p = Path::new(rel);
+    if rel.is_empty()
+        || p.is_absolute()
+        || p.components()
+            .any(|c| !matches!(c, Component::Normal(_) | Component::CurDir))
+    {
+        return Err(format!(
+            "{rel:?} must be a path relative to the task file, without `..`"
+        ));
+    }
+    let joined = folder.join(p);
+    let real = match joined.canonicalize() {
+        Ok(r) => r,
+        Err(_) => return Ok(joined),
+    };
+    let real_folder = folder
+        .canonicalize()
+        .map_err(|e| format!("task folder {}: {e}", folder.display()))?;
+    if !real.starts_with(&real_folder) {
+        return Err(format!(
+            "{rel:?} resolves to {} through a symlink, outside the task folder {}; copy the \
+             file into the folder instead",
+            real.display(),
+            folder.display()
+        ));
+    }
+    Ok(joined)
+}
+
 /// Loads every `*.json` task under `dir` (recursively; composite scripts `*.rounds.json` are
 /// solutions, not tasks), sorted by id; ids must be unique.
 pub fn load_dir(dir: &Path) -> Result<Vec<Task>, QuestError> {
     let mut files = Vec::new();
-    collect_json(dir, &mut files)?;
+    collect_json(dir, &mut Default::default(), &mut files)?;
     let mut tasks = Vec::new();
     for f in files {
         tasks.push(Task::load(&f)?);
@@ -148,16 +211,34 @@ pub fn is_task_file(path: &Path) -> bool {
         && folder != Some("published")
 }
 
-fn collect_json(dir: &Path, out: &mut Vec<PathBuf>) -> Result<(), QuestError> {
-    let rd = std::fs::read_dir(dir).map_err(|e| QuestError::Io {
+/// Collects the task files under `dir`, following symlinked folders once: a folder whose real
+/// path was already walked (a link back to a parent) is an error naming the link, not a walk
+/// without end.
+fn collect_json(
+    dir: &Path,
+    seen: &mut std::collections::BTreeSet<PathBuf>,
+    out: &mut Vec<PathBuf>,
+) -> Result<(), QuestError> {
+    let io = |source| QuestError::Io {
         path: dir.display().to_string(),
-        source: e,
-    })?;
+        source,
+    };
+    let real = dir.canonicalize().map_err(io)?;
+    if !seen.insert(real.clone()) {
+        return Err(QuestError::Io {
+            path: dir.display().to_string(),
+            source: std::io::Error::other(format!(
+                "symbolic link loop: leads to {}, which is already listed; remove the link",
+                real.display()
+            )),
+        });
+    }
+    let rd = std::fs::read_dir(dir).map_err(io)?;
     let mut entries: Vec<PathBuf> = rd.flatten().map(|e| e.path()).collect();
     entries.sort();
     for p in entries {
         if p.is_dir() {
-            collect_json(&p, out)?;
+            collect_json(&p, seen, out)?;
         } else if is_task_file(&p) {
             out.push(p);
         }

@@ -121,6 +121,33 @@ impl Store {
             .synchronous(SqliteSynchronous::Normal)
             .foreign_keys(true)
             .busy_timeout(Duration::from_secs(30));
+        // Two processes opening a new database at once would both create it (switching it to
+        // WAL needs the whole file) and both apply the first migration (sqlx takes no lock on
+        // SQLite): an exclusive advisory lock (flock) makes one open-and-migrate while the
+        // others wait, then find nothing left to do. The lock is on the database's folder,
+        // never on the database file: closing another descriptor of the file would drop
+        // SQLite's own (POSIX, per-process) locks on it.
+        let locked = if migrate {
+            let folder = match path.parent() {
+                Some(p) if !p.as_os_str().is_empty() => p.to_path_buf(),
+                _ => PathBuf::from("."),
+            };
+            let file = std::fs::File::open(&folder).map_err(|e| StoreError::Io {
+                path: folder.clone(),
+                source: e,
+            })?;
+            Some(
+                tokio::task::spawn_blocking(move || file.lock().map(|()| file))
+                    .await
+                    .map_err(|e| StoreError::Corrupt(format!("migration lock task failed: {e}")))?
+                    .map_err(|e| StoreError::Io {
+                        path: folder,
+                        source: e,
+                    })?,
+            )
+        } else {
+            None
+        };
         let pool = SqlitePoolOptions::new()
             .max_connections(4)
             .connect_with(opts)
@@ -135,6 +162,7 @@ impl Store {
                     source,
                 })?;
         }
+        drop(locked);
         Ok(Self {
             pool,
             path: path.to_path_buf(),
@@ -156,6 +184,36 @@ impl Store {
 impl RunStore for Store {
     async fn create_run(&self, run: &NewRun) -> Result<(), StoreError> {
         Store::create_run(self, run).await
+    }
+
+    async fn acquire_lease(
+        &self,
+        run_id: &str,
+        holder: &crate::LeaseHolder,
+        token: &str,
+        ttl_s: i64,
+    ) -> Result<(), StoreError> {
+        Store::acquire_lease(self, run_id, holder, token, ttl_s).await
+    }
+
+    async fn renew_lease(&self, run_id: &str, token: &str, ttl_s: i64) -> Result<(), StoreError> {
+        Store::renew_lease(self, run_id, token, ttl_s).await
+    }
+
+    async fn release_lease(&self, run_id: &str, token: &str) -> Result<(), StoreError> {
+        Store::release_lease(self, run_id, token).await
+    }
+
+    async fn lease_holder(&self, run_id: &str) -> Result<Option<crate::LeaseHolder>, StoreError> {
+        Store::lease_holder(self, run_id).await
+    }
+
+    async fn break_lease(
+        &self,
+        run_id: &str,
+        holder: &crate::LeaseHolder,
+    ) -> Result<bool, StoreError> {
+        Store::break_lease(self, run_id, holder).await
     }
 
     async fn set_status(

@@ -4,9 +4,134 @@
 use crucible_core::RunStatus;
 
 use super::Store;
-use crate::{NewRun, RunHead, RunRow, RunSummary, StoreError};
+use crate::{LeaseHolder, NewRun, RunHead, RunRow, RunSummary, StoreError};
+
+/// Unix seconds now.
+fn now_s() -> i64 {
+    std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0, |d| d.as_secs() as i64)
+}
 
 impl Store {
+    /// Takes `run_id`'s lease for `ttl_s` seconds as `holder` (identified by `token`): when no
+    /// one holds it, its holder's lease expired, or `token` already holds it. Otherwise
+    /// [`StoreError::Leased`] names the holder. One statement, so two processes racing for it
+    /// cannot both win.
+    pub async fn acquire_lease(
+        &self,
+        run_id: &str,
+        holder: &LeaseHolder,
+        token: &str,
+        ttl_s: i64,
+    ) -> Result<(), StoreError> {
+        let _turn = self.write.lock().await;
+        let now = now_s();
+        let taken = sqlx::query(
+            "INSERT INTO run_leases (run_id, holder, pid, host, token, renewed_at, expires_at) \
+             VALUES (?1, ?2, ?6, ?7, ?3, ?4, ?5) \
+             ON CONFLICT(run_id) DO UPDATE SET holder = excluded.holder, pid = excluded.pid, \
+               host = excluded.host, token = excluded.token, \
+               renewed_at = excluded.renewed_at, expires_at = excluded.expires_at \
+             WHERE run_leases.expires_at <= ?4 OR run_leases.token = ?3",
+        )
+        .bind(run_id)
+        .bind(&holder.name)
+        .bind(token)
+        .bind(now)
+        .bind(now + ttl_s.max(1))
+        .bind(i64::from(holder.pid))
+        .bind(&holder.host)
+        .execute(&self.pool)
+        .await?
+        .rows_affected();
+        if taken == 1 {
+            return Ok(());
+        }
+        let (holder, expires_at): (String, i64) =
+            sqlx::query_as("SELECT holder, expires_at FROM run_leases WHERE run_id = ?")
+                .bind(run_id)
+                .fetch_one(&self.pool)
+                .await?;
+        Err(StoreError::Leased {
+            run_id: run_id.to_string(),
+            holder,
+            expires_in_s: (expires_at - now).max(0),
+        })
+    }
+
+    /// Extends the lease `token` holds by `ttl_s` seconds from now; [`StoreError::LeaseLost`]
+    /// when another process took it over.
+    pub async fn renew_lease(
+        &self,
+        run_id: &str,
+        token: &str,
+        ttl_s: i64,
+    ) -> Result<(), StoreError> {
+        let _turn = self.write.lock().await;
+        let now = now_s();
+        let n = sqlx::query(
+            "UPDATE run_leases SET renewed_at = ?, expires_at = ? WHERE run_id = ? AND token = ?",
+        )
+        .bind(now)
+        .bind(now + ttl_s.max(1))
+        .bind(run_id)
+        .bind(token)
+        .execute(&self.pool)
+        .await?
+        .rows_affected();
+        if n == 1 {
+            Ok(())
+        } else {
+            Err(StoreError::LeaseLost(run_id.to_string()))
+        }
+    }
+
+    /// Gives the lease `token` holds back (nothing when it holds none).
+    pub async fn release_lease(&self, run_id: &str, token: &str) -> Result<(), StoreError> {
+        let _turn = self.write.lock().await;
+        sqlx::query("DELETE FROM run_leases WHERE run_id = ? AND token = ?")
+            .bind(run_id)
+            .bind(token)
+            .execute(&self.pool)
+            .await?;
+        Ok(())
+    }
+
+    /// Who holds `run_id`'s lease now (an unexpired one), if anyone.
+    pub async fn lease_holder(&self, run_id: &str) -> Result<Option<LeaseHolder>, StoreError> {
+        let row: Option<(String, i64, String)> = sqlx::query_as(
+            "SELECT holder, pid, host FROM run_leases WHERE run_id = ? AND expires_at > ?",
+        )
+        .bind(run_id)
+        .bind(now_s())
+        .fetch_optional(&self.pool)
+        .await?;
+        Ok(row.map(|(name, pid, host)| LeaseHolder {
+            name,
+            pid: pid as u32,
+            host,
+        }))
+    }
+
+    /// Drops `run_id`'s lease if `holder` (its process and host) still holds it: for a
+    /// resumer that saw the holder's process is gone. Returns whether one was dropped.
+    pub async fn break_lease(
+        &self,
+        run_id: &str,
+        holder: &LeaseHolder,
+    ) -> Result<bool, StoreError> {
+        let _turn = self.write.lock().await;
+        let n = sqlx::query("DELETE FROM run_leases WHERE run_id = ? AND pid = ? AND host = ?")
+            .bind(run_id)
+            .bind(i64::from(holder.pid))
+            .bind(&holder.host)
+            .execute(&self.pool)
+            .await?
+            .rows_affected();
+        Ok(n > 0)
+    }
+
     /// Creates a run (status `running`) and its models in one transaction.
     pub async fn create_run(&self, run: &NewRun) -> Result<(), StoreError> {
         let _turn = self.write.lock().await;
@@ -63,6 +188,22 @@ impl Store {
     pub async fn delete_run(&self, run_id: &str) -> Result<u64, StoreError> {
         let _turn = self.write.lock().await;
         let mut tx = self.pool.begin().await?;
+        // Never from under the process running it.
+        let held: Option<(String, i64)> = sqlx::query_as(
+            "SELECT holder, expires_at FROM run_leases WHERE run_id = ? AND expires_at > ?",
+        )
+        .bind(run_id)
+        .bind(now_s())
+        .fetch_optional(&mut *tx)
+        .await?;
+        if let Some((holder, expires_at)) = held {
+            tx.rollback().await?;
+            return Err(StoreError::Leased {
+                run_id: run_id.to_string(),
+                holder,
+                expires_in_s: (expires_at - now_s()).max(0),
+            });
+        }
         let samples: i64 = sqlx::query_scalar("SELECT COUNT(*) FROM samples WHERE run_id = ?")
             .bind(run_id)
             .fetch_one(&mut *tx)

@@ -467,3 +467,110 @@ async fn synthetic_stores_write_every_column_and_copy_a_sample() {
         "long answer"
     );
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn a_new_database_opened_by_many_at_once_is_migrated_once() {
+    for attempt in 0..5 {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join(format!("race-{attempt}.db"));
+        let opens: Vec<_> = (0..6)
+            .map(|_| {
+                let p = path.clone();
+                tokio::spawn(async move { Store::open(&p).await })
+            })
+            .collect();
+        for o in opens {
+            let store = o
+                .await
+                .unwrap()
+                .unwrap_or_else(|e| panic!("attempt {attempt}: {e}"));
+            store.close().await;
+        }
+        let store = Store::open_existing(&path).await.unwrap();
+        let applied: Vec<i64> =
+            sqlx::query_scalar("SELECT version FROM _sqlx_migrations ORDER BY version")
+                .fetch_all(&store.pool)
+                .await
+                .unwrap();
+        let want: Vec<i64> = sqlx::migrate!("../../migrations")
+            .iter()
+            .map(|m| m.version)
+            .collect();
+        assert_eq!(applied, want, "attempt {attempt}: each migration once");
+    }
+}
+
+#[tokio::test]
+async fn a_run_has_one_lease_holder_until_it_expires_or_is_released() {
+    let who = |name: &str, pid: u32| crate::LeaseHolder {
+        name: name.into(),
+        pid,
+        host: "h".into(),
+    };
+    let dir = tempfile::tempdir().unwrap();
+    let store = Store::open(&dir.path().join("l.db")).await.unwrap();
+    store
+        .create_run(&new_run("r1", "2026-01-01T00:00:00Z"))
+        .await
+        .unwrap();
+    store
+        .acquire_lease("r1", &who("proc A", 1), "ta", 60)
+        .await
+        .unwrap();
+    // The holder may take it again; another is refused, and told who holds it.
+    store
+        .acquire_lease("r1", &who("proc A", 1), "ta", 60)
+        .await
+        .unwrap();
+    match store.acquire_lease("r1", &who("proc B", 2), "tb", 60).await {
+        Err(StoreError::Leased {
+            holder,
+            expires_in_s,
+            ..
+        }) => {
+            assert_eq!(holder, "proc A");
+            assert!(expires_in_s > 50, "{expires_in_s}");
+        }
+        other => panic!("{other:?}"),
+    }
+    assert_eq!(
+        store.lease_holder("r1").await.unwrap(),
+        Some(who("proc A", 1))
+    );
+    // Released: B takes it, and A's renewal now says it lost the lease.
+    store.release_lease("r1", "ta").await.unwrap();
+    store
+        .acquire_lease("r1", &who("proc B", 2), "tb", 1)
+        .await
+        .unwrap();
+    assert!(matches!(
+        store.renew_lease("r1", "ta", 60).await,
+        Err(StoreError::LeaseLost(_))
+    ));
+    // B stops renewing: after its second, C may take the run over.
+    tokio::time::sleep(std::time::Duration::from_millis(2100)).await;
+    assert_eq!(store.lease_holder("r1").await.unwrap(), None);
+    store
+        .acquire_lease("r1", &who("proc C", 3), "tc", 60)
+        .await
+        .unwrap();
+    // Breaking names the holder: a stale view of who held it breaks nothing.
+    assert!(!store.break_lease("r1", &who("proc B", 2)).await.unwrap());
+    assert!(store.break_lease("r1", &who("proc C", 3)).await.unwrap());
+    store
+        .acquire_lease("r1", &who("proc D", 4), "td", 60)
+        .await
+        .unwrap();
+    // Not deleted from under its holder; released, deleting the run leaves no lease behind.
+    assert!(matches!(
+        store.delete_run("r1").await,
+        Err(StoreError::Leased { .. })
+    ));
+    store.release_lease("r1", "td").await.unwrap();
+    store.delete_run("r1").await.unwrap();
+    let left: i64 = sqlx::query_scalar("SELECT COUNT(*) FROM run_leases")
+        .fetch_one(&store.pool)
+        .await
+        .unwrap();
+    assert_eq!(left, 0);
+}

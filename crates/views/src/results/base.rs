@@ -620,9 +620,7 @@ impl Base {
 
     /// Writes the snapshot to `path` (temp file + rename, so a reader never sees half of it).
     pub fn save(&self, path: &Path) -> std::io::Result<()> {
-        let tmp = path.with_extension("explorer-cache.tmp");
-        std::fs::write(&tmp, self.encode())?;
-        std::fs::rename(&tmp, path)
+        crucible_core::durable::write_file(path, &self.encode())
     }
 }
 

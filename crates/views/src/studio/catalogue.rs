@@ -82,7 +82,28 @@ pub(super) fn quest_dirs(config: &Config) -> [(Origin, PathBuf); 2] {
     ]
 }
 
-fn json_files(dir: &Path, out: &mut Vec<PathBuf>) {
+/// Collects the task files under `dir`. Symlinked folders are followed once: a folder whose real
+/// path was already walked (a link back to a parent, a loop) is a listed problem, not a walk
+/// without end.
+fn json_files(
+    dir: &Path,
+    seen: &mut BTreeSet<PathBuf>,
+    out: &mut Vec<PathBuf>,
+    problems: &mut Vec<LoadProblem>,
+) {
+    let Ok(real) = dir.canonicalize() else {
+        return;
+    };
+    if !seen.insert(real.clone()) {
+        problems.push(LoadProblem {
+            file: dir.display().to_string(),
+            message: format!(
+                "symbolic link loop: leads to {}, which is already listed; skipped (remove the link)",
+                real.display()
+            ),
+        });
+        return;
+    }
     let Ok(rd) = std::fs::read_dir(dir) else {
         return;
     };
@@ -90,7 +111,7 @@ fn json_files(dir: &Path, out: &mut Vec<PathBuf>) {
     entries.sort();
     for p in entries {
         if p.is_dir() {
-            json_files(&p, out);
+            json_files(&p, seen, out, problems);
         } else if crucible_questbench::task::is_task_file(&p) {
             out.push(p);
         }
@@ -105,7 +126,7 @@ pub fn quest_tasks(config: &Config) -> (Vec<(Origin, Task)>, Vec<LoadProblem>) {
     let mut seen = BTreeSet::new();
     for (origin, dir) in quest_dirs(config) {
         let mut files = Vec::new();
-        json_files(&dir, &mut files);
+        json_files(&dir, &mut BTreeSet::new(), &mut files, &mut problems);
         for f in files {
             match Task::load(&f) {
                 Ok(t) if !seen.insert(t.spec.id.clone()) => problems.push(LoadProblem {
@@ -427,5 +448,56 @@ pub fn detail(config: &Config, bench: Bench, id: &str) -> Result<TaskDetail, Stu
                 }),
             })
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn copy_task(from_dir: &Path, id: &str, to_dir: &Path) {
+        std::fs::create_dir_all(to_dir.join(id)).unwrap();
+        std::fs::copy(
+            from_dir.join(format!("{id}.json")),
+            to_dir.join(format!("{id}.json")),
+        )
+        .unwrap();
+        for e in std::fs::read_dir(from_dir.join(id)).unwrap() {
+            let e = e.unwrap();
+            std::fs::copy(e.path(), to_dir.join(id).join(e.file_name())).unwrap();
+        }
+    }
+
+    #[test]
+    fn a_symlink_loop_under_the_user_tasks_is_reported_not_followed() {
+        let tmp = tempfile::tempdir().unwrap();
+        let config = Config {
+            data_dir: tmp.path().join("data"),
+            project_dir: tmp.path().join("project"),
+            ..Config::test()
+        };
+        let user = user_dir(&config).join("questbench");
+        let sub = user.join("mine");
+        copy_task(
+            &Config::test()
+                .project_dir
+                .join("tasks/questbench/atomic/native_transfer"),
+            "bnb_transfer_basic",
+            &sub,
+        );
+        // `mine/back` points at its own parent: following it walks
+        // `mine/back/mine/back/…` until the kernel gives up, listing the task ~40 times.
+        std::os::unix::fs::symlink("..", sub.join("back")).unwrap();
+
+        let (tasks, problems) = quest_tasks(&config);
+        assert_eq!(tasks.len(), 1, "{problems:?}");
+        assert_eq!(problems.len(), 1, "{problems:?}");
+        assert!(
+            problems[0].file.ends_with("mine/back") && problems[0].message.contains("loop"),
+            "{problems:?}"
+        );
+        // The whole catalogue lists it the same way.
+        let cat = catalogue(&config);
+        assert!(cat.problems.iter().any(|p| p.message.contains("loop")));
     }
 }

@@ -219,23 +219,24 @@ pub fn validate_quest(text: &str, path: &Path) -> Validation {
 /// Full validation: the format, then the solution files next to `path` and their placeholders.
 pub(super) fn check_quest_text(text: &str, path: &Path) -> Result<Task, StudioError> {
     let task = Task::from_json(text, path)?;
-    let dir = path.parent().unwrap_or(Path::new("."));
-    for rel in std::iter::once(&task.spec.solutions.reference)
-        .chain(task.spec.solutions.wrong.iter().map(|w| &w.file))
-    {
-        let src = std::fs::read_to_string(dir.join(rel)).map_err(|_| QuestError::Load {
+    for (field, rel) in task.solution_files() {
+        let load_err = |message: String| QuestError::Load {
             file: path.display().to_string(),
-            field: "solutions".into(),
-            message: format!("solution file {rel} does not exist"),
+            field: field.clone(),
+            message,
+        };
+        // `read_relative` keeps the read inside the task's folder (no absolute path, `..` or
+        // symlink out); its refusal is reported on the field that named the file.
+        let src = task.read_relative(rel).map_err(|e| match e {
+            QuestError::Load { message, .. } => load_err(message),
+            _ => load_err(format!("solution file {rel} does not exist")),
         })?;
         for ph in crucible_questbench::task::placeholders(&src) {
             if let Some(name) = ph.strip_prefix('{') {
                 if !task.spec.parameters.iter().any(|q| q.name == name) {
-                    return Err(QuestError::Load {
-                        file: path.display().to_string(),
-                        field: "solutions".into(),
-                        message: format!("{rel}: placeholder {{{{{name}}}}} is not a parameter"),
-                    }
+                    return Err(load_err(format!(
+                        "{rel}: placeholder {{{{{name}}}}} is not a parameter"
+                    ))
                     .into());
                 }
             }

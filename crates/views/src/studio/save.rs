@@ -60,12 +60,7 @@ pub fn save_quest(config: &Config, text: &str, dest: &Path) -> Result<PathBuf, S
     }
     let dir = dest.parent().unwrap_or(Path::new("."));
     std::fs::create_dir_all(dir).map_err(io_err(dir))?;
-    let tmp = dir.join(format!(
-        ".{}.saving",
-        dest.file_name().and_then(|n| n.to_str()).unwrap_or("task")
-    ));
-    std::fs::write(&tmp, text).map_err(io_err(&tmp))?;
-    std::fs::rename(&tmp, dest).map_err(io_err(dest))?;
+    crucible_core::durable::write_file(dest, text.as_bytes()).map_err(io_err(dest))?;
     tracing::info!(target: "studio", path = %dest.display(), "task saved");
     Ok(dest.to_path_buf())
 }
