@@ -474,7 +474,15 @@ async fn malformed_json_and_client_errors_are_not_retried() {
     for (act, needles, status) in cases {
         let server = Server::scripted(vec![act, openai_ok("never")]).await;
         let clock = RecordingClock::new(fixed_now());
-        let mut a = agent(&server, "openai:gpt-4o", &clock);
+        // None of these answers is slow: a generous timeout keeps the 32 MiB body (read in a
+        // debug build on a loaded machine) from timing out into a retry, which is not the
+        // behaviour under test.
+        let mut a = agent(&server, "openai:gpt-4o", &clock)
+            .with_policy(RetryPolicy {
+                request_timeout: Duration::from_secs(60),
+                ..fast_policy()
+            })
+            .unwrap();
         let err = a.complete(&conversation()).await.unwrap_err();
         let msg = err.to_string();
         assert_eq!(server.count(), 1, "{msg}");

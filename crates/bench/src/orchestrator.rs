@@ -16,7 +16,9 @@ use crucible_core::{
     Agent, BenchError, Benchmark, BoxFuture, Event, InstanceMeta, Message, Outcome, Role,
     SampleRecord,
 };
-use crucible_llm::{FaultCounts, FaultMix, FaultServer, Loopback, ModelAgent, ModelSpec, Provider};
+use crucible_llm::{
+    FaultCounts, FaultMix, FaultServer, ImposedWait, Loopback, ModelAgent, ModelSpec, Provider,
+};
 use crucible_run::{start, Benchmarks, LoadBenchmarks, Progress, RunContext, RunError, RunSpec};
 use crucible_store::Store;
 
@@ -75,6 +77,13 @@ pub struct FaultFigures {
     /// other, each waiting out its own `retry-after`s, backoffs and slow answers, so no
     /// scheduler finishes the run sooner than this.
     pub longest_sample_seconds: f64,
+    /// The sample on which the fault server itself imposed the longest wait (its `retry-after`s
+    /// plus its slow answers' delays; `total` in s): the part of the longest sample no client
+    /// that honours `retry-after` and waits for its answers can remove.
+    pub imposed_wait: ImposedWait,
+    /// Samples the fault server told apart in the faulty run (equal to `samples` when it told
+    /// every one apart, so that `imposed_wait` is one sample's).
+    pub server_samples: u64,
 }
 
 /// PILOT-Bench tasks of the fault section (× 4 prompt types = 40 samples).
@@ -359,5 +368,7 @@ pub async fn fault_section(config: &Config) -> Result<FaultFigures, RunError> {
         agent_errors,
         max_in_flight: server.max_in_flight(),
         longest_sample_seconds: longest_ms as f64 / 1e3,
+        imposed_wait: server.longest_imposed_wait(),
+        server_samples: server.samples().len() as u64,
     })
 }

@@ -178,6 +178,24 @@ pub struct FaultCounts {
     pub over_window: u64,
 }
 
+/// The wait a [`FaultServer`] imposed on one sample ([`FaultServer::samples`]).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, serde::Serialize)]
+pub struct ImposedWait {
+    /// The sample's requests (retries included).
+    pub requests: u64,
+    /// Of those, answered `429` with `retry-after`.
+    pub rate_limited: u64,
+    /// Of those, answered only after the slow delay.
+    pub slow: u64,
+    /// The retry-afters plus the slow delays.
+    #[serde(serialize_with = "as_seconds")]
+    pub total: Duration,
+}
+
+fn as_seconds<S: serde::Serializer>(d: &Duration, s: S) -> Result<S::Ok, S::Error> {
+    s.serialize_f64(d.as_secs_f64())
+}
+
 #[derive(Debug)]
 struct Shared {
     mix: FaultMix,
@@ -199,6 +217,10 @@ pub struct FaultServer {
     shared: Arc<Shared>,
     stop: Option<oneshot::Sender<()>>,
 }
+
+/// How far a sample's next call may arrive before its previous answer was stamped
+/// ([`FaultServer::samples`]).
+const SAME_SAMPLE_SLACK: Duration = Duration::from_millis(20);
 
 /// Largest request head and body read (a model request is far smaller).
 const MAX_HEAD: usize = 64 << 10;
@@ -285,6 +307,64 @@ impl FaultServer {
             }
         }
         c
+    }
+
+    /// The sample on which the server itself imposed the longest wait: the `retry-after`s it
+    /// asked for and its slow answers' delays, over every call of that sample. A client that
+    /// honours `retry-after` and waits for answers cannot finish that sample sooner, whatever its
+    /// scheduling; the rest of a sample's time is the client's own (backoff after 500s and cut
+    /// bodies, queueing, the agent's work). See [`FaultServer::samples`] for how calls are told
+    /// apart by sample.
+    pub fn longest_imposed_wait(&self) -> ImposedWait {
+        self.samples()
+            .into_iter()
+            .max_by_key(|w| (w.total, w.requests))
+            .unwrap_or_default()
+    }
+
+    /// The calls grouped by sample, with what the server imposed on each. A sample is told by
+    /// its opening (system prompt and first user message: [`Served::thread`]) and, because two
+    /// samples can open alike, by time: one sample's calls go one after the other, so calls of
+    /// one opening that overlap in time belong to different samples (each call joins the first
+    /// sample of its opening whose previous call was answered before it arrived).
+    pub fn samples(&self) -> Vec<ImposedWait> {
+        let mut log = lock(&self.shared.log).clone();
+        log.sort_by_key(|s| s.arrived);
+        // Per opening: each sample's last answer and what it has been imposed so far.
+        let mut lanes: HashMap<u64, Vec<(Instant, ImposedWait)>> = HashMap::new();
+        for s in &log {
+            let imposed = match s.fault {
+                Fault::RateLimited => self.shared.mix.retry_after,
+                Fault::Slow => self.shared.mix.slow_delay,
+                _ => Duration::ZERO,
+            };
+            let of_opening = lanes.entry(s.thread).or_default();
+            // The server stamps an answer once written; the client may already have sent its
+            // next call (a cut body is seen at once), so "before" allows a few milliseconds.
+            let i = match of_opening
+                .iter()
+                .position(|(last, _)| *last <= s.arrived + SAME_SAMPLE_SLACK)
+            {
+                Some(i) => i,
+                None => {
+                    of_opening.push((s.answered, ImposedWait::default()));
+                    of_opening.len() - 1
+                }
+            };
+            let (last, w) = &mut of_opening[i];
+            *last = s.answered;
+            w.requests += 1;
+            w.total += imposed;
+            match s.fault {
+                Fault::RateLimited => w.rate_limited += 1,
+                Fault::Slow => w.slow += 1,
+                _ => {}
+            }
+        }
+        lanes
+            .into_values()
+            .flat_map(|l| l.into_iter().map(|(_, w)| w))
+            .collect()
     }
 
     /// The most calls that were ever being answered at once.
@@ -566,5 +646,57 @@ mod tests {
         assert_ne!(draw(1, 2, 3), draw(2, 2, 3));
         assert_ne!(draw(1, 2, 3), draw(1, 2, 4));
         assert_eq!(FaultMix::none().pick(0.0), Fault::None);
+    }
+
+    #[tokio::test]
+    async fn the_imposed_wait_is_the_longest_samples_retry_afters_and_slow_delays() {
+        let server = FaultServer::start(FaultMix::issue_20(), 1).await.unwrap();
+        let t0 = Instant::now();
+        let at = |ms| t0 + Duration::from_millis(ms);
+        // (opening, fault, arrived ms, answered ms)
+        let served = |thread, fault, arrived, answered| Served {
+            conversation: thread,
+            attempt: 0,
+            thread,
+            fault,
+            arrived: at(arrived),
+            answered: at(answered),
+        };
+        lock(&server.shared.log).extend([
+            // Opening 1, one sample: two 429s (1 s each) and a slow answer (3 s) = 5 s.
+            served(1, Fault::RateLimited, 0, 1),
+            // (the retry after a cut-short 500 arrives as its answer is being stamped)
+            served(1, Fault::ServerError, 1001, 1010),
+            served(1, Fault::RateLimited, 1005, 1101),
+            served(1, Fault::Slow, 2101, 5101),
+            served(1, Fault::None, 5102, 5103),
+            // Opening 2, two samples at once (their calls overlap): 429, 429 on one and
+            // 429, 429, slow on the other; together 7 s, but no sample waited more than 5 s.
+            served(2, Fault::RateLimited, 0, 100),
+            served(2, Fault::RateLimited, 0, 100),
+            served(2, Fault::RateLimited, 1100, 1200),
+            served(2, Fault::RateLimited, 1100, 1200),
+            served(2, Fault::Slow, 2200, 5200),
+            served(2, Fault::None, 2300, 2400),
+        ]);
+        let samples = server.samples();
+        assert_eq!(samples.len(), 3, "{samples:?}");
+        let mut totals: Vec<u64> = samples.iter().map(|w| w.total.as_secs()).collect();
+        totals.sort_unstable();
+        assert_eq!(totals, [2, 5, 5]);
+        let w = server.longest_imposed_wait();
+        assert_eq!(
+            w,
+            ImposedWait {
+                requests: 5,
+                rate_limited: 2,
+                slow: 1,
+                total: Duration::from_secs(5),
+            }
+        );
+        assert_eq!(
+            serde_json::to_value(w).unwrap()["total"],
+            serde_json::json!(5.0)
+        );
     }
 }

@@ -23,7 +23,9 @@ mod secrets;
 
 pub use agent::{CallRecord, ModelAgent, ModelSpec, MAX_BODY_BYTES, MAX_ERROR_TEXT};
 pub use cache::{CacheKey, ResponseCache};
-pub use faults::{Fault, FaultCounts, FaultMix, FaultServer, RateHeaders, RateWindow, Served};
+pub use faults::{
+    Fault, FaultCounts, FaultMix, FaultServer, ImposedWait, RateHeaders, RateWindow, Served,
+};
 pub use limiter::{
     AdaptiveLimiter, Aimd, Permit, ProviderLimits, RateLimits, MAX_PACE, SUSTAINED_SHARE,
     SUSTAINED_WINDOW,

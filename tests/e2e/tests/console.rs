@@ -1010,3 +1010,102 @@ async fn one_run_uses_models_of_two_providers_with_different_urls_and_keys() {
         "no model call failed: each model used its own provider's URL and key"
     );
 }
+
+/// The pid of the app started with `data` as its data dir (found through `/proc`: the process
+/// whose executable is the app binary and whose environment names that data dir).
+fn app_pid(data: &Path) -> Option<u32> {
+    let want = format!("CRUCIBLE_DATA_DIR={}", data.display());
+    let app = app_binary().ok()?;
+    let app_name = app.file_name()?.to_owned();
+    std::fs::read_dir("/proc").ok()?.flatten().find_map(|e| {
+        let pid: u32 = e.file_name().to_str()?.parse().ok()?;
+        let exe = std::fs::read_link(e.path().join("exe")).ok()?;
+        if exe.file_name()? != app_name.as_os_str() {
+            return None;
+        }
+        let environ = std::fs::read(e.path().join("environ")).ok()?;
+        environ
+            .split(|b| *b == 0)
+            .any(|v| v == want.as_bytes())
+            .then_some(pid)
+    })
+}
+
+/// Live children of `parent` whose command name is `name`.
+fn children_named(parent: u32, name: &str) -> Vec<u32> {
+    let Ok(dir) = std::fs::read_dir("/proc") else {
+        return Vec::new();
+    };
+    dir.flatten()
+        .filter_map(|e| {
+            let pid: u32 = e.file_name().to_str()?.parse().ok()?;
+            let status = std::fs::read_to_string(e.path().join("status")).ok()?;
+            let field = |k: &str| {
+                status
+                    .lines()
+                    .find_map(|l| l.strip_prefix(k))
+                    .map(|v| v.trim().to_string())
+            };
+            (field("PPid:")?.parse::<u32>().ok()? == parent && field("Name:")? == name)
+                .then_some(pid)
+        })
+        .collect()
+}
+
+/// Whether `pid` is still a running process (a zombie counts as gone).
+fn alive(pid: u32) -> bool {
+    std::fs::read_to_string(format!("/proc/{pid}/status")).is_ok_and(|s| {
+        !s.lines()
+            .any(|l| l.starts_with("State:") && l.contains('Z'))
+    })
+}
+
+#[tokio::test]
+#[ignore = "needs the built app and CLI, tauri-driver, WebKitWebDriver and an X display; run .ci/e2e"]
+async fn killing_the_app_takes_its_anvils_with_it_and_the_run_resumes_after_restart() {
+    let server = LoopbackServer::start_slow(400).expect("loopback server");
+    let data = tempfile::tempdir().unwrap();
+    let config = tempfile::tempdir().unwrap();
+    write_provider(data.path(), "lab", &server.base_url);
+    let env = env_for(data.path(), config.path());
+
+    let app = App::launch(&env).await.expect("app launches");
+    let started = start_slow_run(&app).await;
+    // The run's chain benchmarks have their chains booted once a sample is stored.
+    let deadline = std::time::Instant::now() + Duration::from_secs(60);
+    let found = loop {
+        let pid = app_pid(data.path());
+        let anvils = pid.map(|p| children_named(p, "anvil")).unwrap_or_default();
+        if !anvils.is_empty() || std::time::Instant::now() > deadline {
+            break pid.map(|p| (p, anvils));
+        }
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    };
+    let Some((pid, anvils)) = found else {
+        app.close().await;
+        panic!("the app's process was not found through /proc");
+    };
+    let _ = Command::new("kill").args(["-9", &pid.to_string()]).status();
+    let deadline = std::time::Instant::now() + Duration::from_secs(10);
+    while anvils.iter().any(|p| alive(*p)) && std::time::Instant::now() < deadline {
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
+    let left: Vec<u32> = anvils.iter().copied().filter(|p| alive(*p)).collect();
+    for p in &left {
+        let _ = Command::new("kill").args(["-9", &p.to_string()]).status();
+    }
+    app.close().await;
+    started.expect("a slow run starts");
+    assert!(!anvils.is_empty(), "the run booted no Anvil under the app");
+    assert!(left.is_empty(), "Anvils outlived the killed app: {left:?}");
+
+    // The killed app's lease names a process that is gone: the run is resumable at once.
+    let app = App::launch(&env).await.expect("app relaunches");
+    let seen = resume_after_restart(&app).await;
+    app.close().await;
+    let (before, _, after, after_samples) = seen.expect("resume after the app was killed");
+    assert_eq!(before, "interrupted (resumable)");
+    assert_eq!(after, "finished");
+    let (done, total) = counts(&after_samples);
+    assert_eq!(done, total, "{after_samples}");
+}
