@@ -957,4 +957,27 @@ async fn prepared_sandboxes_stay_within_the_process_wide_cap() {
         "the oldest idle ones were evicted: {evicted}"
     );
     assert_eq!(slots.in_use(), 0, "every slot is free again");
+    // Within the cap nothing is evicted, and a process that ran its module frees its slot.
+    let before = slots.evictions();
+    let mut again = Vec::new();
+    for _ in 0..CAP {
+        again.push(
+            sandbox
+                .prepare(&rig.gate.url())
+                .await
+                .unwrap_or_else(|e| panic!("{e}")),
+        );
+    }
+    for p in again {
+        let call = Call {
+            provider_url: rig.gate.url(),
+            agent_address: AGENT.into(),
+            deployed_contracts: json!({}),
+            now_ms: None,
+        };
+        let run = p.run(&module("return 2;"), &call).await.unwrap();
+        assert_eq!(run.outcome.unwrap_or_else(|f| panic!("{f:?}")), json!(2));
+    }
+    assert_eq!(slots.evictions(), before, "nothing evicted within the cap");
+    assert_eq!(slots.in_use(), 0, "a slot is freed when its module is done");
 }

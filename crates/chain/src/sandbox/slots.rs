@@ -165,7 +165,11 @@ impl Slot {
     pub(crate) fn unpark(&mut self) -> Option<tokio::process::Child> {
         let mut state = self.pool.lock();
         match state.idle.iter().position(|(id, _)| *id == self.id) {
-            Some(i) => state.idle.remove(i).map(|(_, child)| child),
+            Some(i) => {
+                // Executing now: this slot is freed when the process is done.
+                self.parked = false;
+                state.idle.remove(i).map(|(_, child)| child)
+            }
             None => {
                 self.gone = true;
                 None
