@@ -15,6 +15,11 @@
 //! - the [`Gate`](crate::gate::Gate) in front of Anvil: read-only methods only.
 //!
 //! The harness kills the process at the wall-clock timeout and reads at most the output cap.
+//! Every sandbox process holds a slot of the process-wide [`SandboxSlots`] (idle prepared
+//! processes are evicted, oldest first, rather than waited for). A failure is classified from the
+//! runner's nonce-authenticated result line; `permission_denied` additionally needs the runtime's
+//! own record of a refusal (Deno's permission audit log, read from a FIFO), since a module can
+//! make any error object it likes.
 //!
 //! Libraries: `ethers` (always) and, when it is vendored, `viem` (with `viem/chains`) resolve to
 //! one pre-bundled file each through the import map; any other package in the vendored
