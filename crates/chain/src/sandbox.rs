@@ -1019,8 +1019,7 @@ impl Process {
             &err,
             status.code(),
             cap,
-            self.limits.output_bytes,
-            self.limits.cpu,
+            &self.limits,
         );
         Ok(Some(SandboxRun {
             outcome,
@@ -1167,9 +1166,9 @@ fn classify(
     err: &[u8],
     code: Option<i32>,
     cap: usize,
-    result_cap: usize,
-    cpu: Duration,
+    limits: &Limits,
 ) -> (Result<Value, Failure>, String) {
+    let (result_cap, cpu) = (limits.output_bytes, limits.cpu);
     let stdout = String::from_utf8_lossy(out);
     let stderr = String::from_utf8_lossy(err);
     let marker = format!("{MARKER}{nonce}");
@@ -1296,6 +1295,14 @@ mod tests {
 
     const NONCE: &str = "0123456789abcdef0123456789abcdef";
     const CPU: Duration = Duration::from_secs(10);
+
+    fn limits(cap: usize) -> Limits {
+        Limits {
+            output_bytes: cap,
+            cpu: CPU,
+            ..Limits::default()
+        }
+    }
 
     fn line(v: &str) -> Vec<u8> {
         format!("log line\n{MARKER}{NONCE}{v}\n").into_bytes()
@@ -1429,7 +1436,7 @@ mod tests {
         ];
         for (out, err, code, want) in cases {
             let none = Denials::default();
-            let (got, _) = classify(&out, NONCE, &none, err.as_bytes(), code, cap, cap, CPU);
+            let (got, _) = classify(&out, NONCE, &none, err.as_bytes(), code, cap, &limits(cap));
             match (got, want) {
                 (Ok(v), Ok(w)) => assert_eq!(v, serde_json::from_str::<Value>(w).unwrap()),
                 (Err(f), Err(k)) => assert_eq!(f.kind, k, "{}", f.message),
@@ -1442,7 +1449,15 @@ mod tests {
     fn logs_before_the_marker_are_kept_and_forged_earlier_markers_do_not_win() {
         let out = format!("{MARKER}{NONCE}{{\"kind\":\"ok\",\"value\":1}}\nhello\n{MARKER}{{\"kind\":\"threw\"}}\n{MARKER}{NONCE}{{\"kind\":\"ok\",\"value\":2}}\n");
         let none = Denials::default();
-        let (got, logs) = classify(out.as_bytes(), NONCE, &none, b"", Some(0), 1000, 1000, CPU);
+        let (got, logs) = classify(
+            out.as_bytes(),
+            NONCE,
+            &none,
+            b"",
+            Some(0),
+            1000,
+            &limits(1000),
+        );
         assert_eq!(got.unwrap(), Value::from(2));
         assert!(logs.contains("hello"));
     }
@@ -1450,7 +1465,7 @@ mod tests {
     #[test]
     fn a_permission_failure_stands_only_with_a_denial_the_runtime_audited() {
         let out = line(r#"{"kind":"permission_denied","message":"NotCapable: x"}"#);
-        let run = |d: &Denials| classify(&out, NONCE, d, b"", Some(0), 1000, 1000, CPU).0;
+        let run = |d: &Denials| classify(&out, NONCE, d, b"", Some(0), 1000, &limits(1000)).0;
         assert_eq!(
             run(&Denials::default()).unwrap_err().kind,
             FailureKind::Threw
