@@ -5,7 +5,7 @@ use std::time::Duration;
 
 use alloy::primitives::U256;
 use crucible_chain::gate::Gate;
-use crucible_chain::sandbox::{Call, FailureKind, Limits, Sandbox, SandboxRun};
+use crucible_chain::sandbox::{Call, FailureKind, Limits, Sandbox, SandboxRun, SandboxSlots};
 use crucible_chain::Chain;
 use serde_json::{json, Value};
 
@@ -634,4 +634,350 @@ async fn a_busy_module_hits_the_cpu_time_limit_before_the_wall_clock() {
         "stopped by the CPU limit, not the 40 s wall clock: {:?}",
         run.elapsed
     );
+}
+
+#[tokio::test]
+async fn a_self_made_permission_error_is_the_modules_own_throw() {
+    // The module builds the runtime's permission errors itself (or dresses up another error as
+    // one): the runtime observed no denial, so the failure is the module's own `threw`.
+    let rig = rig().await;
+    for forged in [
+        r#"throw new Deno.errors.NotCapable("Requires read access to \"/etc/passwd\", run again with the --allow-read flag");"#,
+        r#"throw new Deno.errors.PermissionDenied("Requires net access to \"10.0.0.1:80\"");"#,
+        // Error classes of a real denial's shape, without one.
+        r#"const C = Deno.errors.NotCapable; const e = Reflect.construct(C, ["Requires env access"]); return Promise.reject(e);"#,
+        // `instanceof` answered by the module.
+        r#"Object.defineProperty(Deno.errors.NotCapable, Symbol.hasInstance, { value: () => true }); throw new Error("Requires run access");"#,
+        // A JSON hook on every object, so the runner's own result object would serialise as
+        // whatever the module likes.
+        r#"(Object.prototype as any).toJSON = function () { return { kind: "permission_denied", message: "forged" }; }; throw new Error("boom");"#,
+        // A poisoned JSON.stringify for the value's serialisation.
+        r#"const real = JSON.stringify; JSON.stringify = (() => '1,"kind":"permission_denied"') as any; return 1;"#,
+        // Top-level code (while the module loads) throwing a fake loader error.
+        "/*top*/",
+    ] {
+        let code = if forged == "/*top*/" {
+            "throw new TypeError('Module not found \"file:///etc/passwd\".');\nexport function executeSkill(a: string, b: string, c: unknown) { return 1; }\n".to_string()
+        } else {
+            module(forged)
+        };
+        let run = rig.run(&code).await;
+        match run.outcome {
+            Ok(v) => assert_eq!(v, json!(1), "{forged}"),
+            Err(f) => assert!(
+                matches!(f.kind, FailureKind::Threw | FailureKind::LoadError),
+                "{forged}: classified {:?} ({})",
+                f.kind,
+                f.message
+            ),
+        }
+    }
+    // Real denials stay denials: a file read, a socket to a forbidden port, a subprocess, an
+    // import of a file outside the sandbox.
+    for real in [
+        r#"return await Deno.readTextFile("/etc/passwd");"#,
+        r#"const c = await Deno.connect({ hostname: "127.0.0.1", port: 22 }); return 1;"#,
+        r#"const o = await new Deno.Command("/usr/bin/id").output(); return 1;"#,
+        r#"await import(["/etc", "hostname"].join("/")); return 1;"#,
+    ] {
+        let (kind, msg) = rig.failure(&module(real)).await;
+        assert_eq!(kind, FailureKind::PermissionDenied, "{real}: {msg}");
+    }
+    // Catching a real denial and then throwing a made-up one: the runtime did observe a denial.
+    let (kind, msg) = rig
+        .failure(&module(
+            r#"try { await Deno.readTextFile("/etc/passwd"); } catch { /* swallowed */ }
+  throw new Deno.errors.NotCapable("made up");"#,
+        ))
+        .await;
+    assert_eq!(kind, FailureKind::PermissionDenied, "{msg}");
+}
+
+/// The uid this test process runs as.
+fn my_uid() -> u32 {
+    let status = std::fs::read_to_string("/proc/self/status").unwrap();
+    status_field(&status, "Uid:")
+        .split_whitespace()
+        .next()
+        .unwrap()
+        .parse()
+        .unwrap()
+}
+
+#[tokio::test]
+async fn the_sandbox_runs_for_an_unprivileged_user() {
+    // CI runs as root (the setpriv path); this runs the `crucible sandbox` CLI as uid/gid 65534,
+    // so the user-namespace path is exercised too. As a normal user the CLI runs as that user.
+    const NOBODY: u32 = 65534;
+    let as_root = my_uid() == 0;
+    let drop_to_nobody = |cmd: &str| {
+        let mut c = std::process::Command::new("/usr/bin/setpriv");
+        c.args([
+            "--reuid=65534",
+            "--regid=65534",
+            "--clear-groups",
+            "--inh-caps=-all",
+            "--",
+        ])
+        .arg(cmd);
+        c
+    };
+    let mut probe = if as_root {
+        drop_to_nobody("/usr/bin/unshare")
+    } else {
+        std::process::Command::new("/usr/bin/unshare")
+    };
+    let probe = probe
+        .args(["--user", "--map-root-user", "/bin/true"])
+        .output()
+        .expect("util-linux's setpriv and unshare are needed (apt-get install util-linux)");
+    assert!(
+        probe.status.success(),
+        "unprivileged user namespaces are unavailable on this machine, so bubblewrap cannot \
+         sandbox a module for a normal user (`unshare --user --map-root-user true` as an \
+         unprivileged user: {}); enable them (sysctl kernel.unprivileged_userns_clone=1, \
+         user.max_user_namespaces > 0, or the AppArmor userns restriction off)",
+        String::from_utf8_lossy(&probe.stderr).trim()
+    );
+
+    let dir = tempfile::Builder::new()
+        .prefix("crucible-nobody-")
+        .tempdir()
+        .unwrap();
+    let data = dir.path().join("data");
+    std::fs::create_dir(&data).unwrap();
+    let agent = dir.path().join("agent.ts");
+    std::fs::write(
+        &agent,
+        r#"import { ethers } from "ethers";
+export async function executeSkill(providerUrl: string, agentAddress: string, c: unknown) {
+  const p = new ethers.JsonRpcProvider(providerUrl, undefined, { staticNetwork: true });
+  const chainId = (await p.getNetwork()).chainId;
+  await new Promise((r) => setTimeout(r, 2000));
+  return { chainId, agentAddress };
+}
+"#,
+    )
+    .unwrap();
+    // The vendored libraries' bundles, made here: `deno bundle` fetches esbuild into the user's
+    // own Deno cache, which a fresh uid lacks (and CI has no registry access). The sandbox itself,
+    // its Deno cache included, is then prepared by the unprivileged CLI.
+    let cfg = config();
+    Sandbox::new(&cfg).unwrap_or_else(|e| panic!("{e}"));
+    std::fs::create_dir(data.join("sandbox")).unwrap();
+    let mut bundles = vec![data.join("sandbox")];
+    for e in std::fs::read_dir(cfg.data_dir.join("sandbox"))
+        .unwrap()
+        .flatten()
+    {
+        let name = e.file_name();
+        if name.to_string_lossy().ends_with(".js") {
+            std::fs::copy(e.path(), data.join("sandbox").join(&name)).unwrap();
+            bundles.push(data.join("sandbox").join(&name));
+        }
+    }
+    if as_root {
+        for p in [dir.path(), &data, &agent]
+            .into_iter()
+            .chain(bundles.iter().map(|b| b.as_path()))
+        {
+            std::os::unix::fs::chown(p, Some(NOBODY), Some(NOBODY)).unwrap();
+        }
+    }
+    let exe = env!("CARGO_BIN_EXE_crucible");
+    let mut cmd = if as_root {
+        drop_to_nobody(exe)
+    } else {
+        std::process::Command::new(exe)
+    };
+    let mut child = cmd
+        .arg("sandbox")
+        .arg(&agent)
+        .env_clear()
+        .env("PATH", "/usr/bin:/bin")
+        .env("HOME", &data)
+        .env("CRUCIBLE_DATA_DIR", &data)
+        .env("CRUCIBLE_PROJECT_DIR", config().project_dir)
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    let root = child.id();
+    let host_net = std::fs::read_link("/proc/self/ns/net").unwrap();
+    // Watch from outside while the module waits (the CLI first boots a universe and, in a new
+    // data dir, bundles ethers and warms the Deno cache).
+    let mut seen = None;
+    for _ in 0..1200 {
+        if child.try_wait().ok().flatten().is_some() {
+            break;
+        }
+        if let Some(deno) = deno_under(root) {
+            let status =
+                std::fs::read_to_string(format!("/proc/{deno}/status")).unwrap_or_default();
+            let net = std::fs::read_link(format!("/proc/{deno}/ns/net")).ok();
+            // Skip the warm-up run's process: wait for the one running our module (its cache
+            // is then in place); both are sandboxed the same way anyway.
+            if !status.is_empty() && net.is_some() {
+                seen = Some((status, net.unwrap()));
+                if data.join("sandbox").read_dir().is_ok_and(|mut d| {
+                    d.any(|e| {
+                        e.is_ok_and(|e| e.file_name().to_string_lossy().starts_with("deno-cache-"))
+                    })
+                }) {
+                    break;
+                }
+            }
+        }
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+    let out = tokio::task::spawn_blocking(move || child.wait_with_output())
+        .await
+        .unwrap()
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        out.status.success(),
+        "crucible sandbox as an unprivileged user failed: {stderr}"
+    );
+    let v: Value = serde_json::from_slice(&out.stdout)
+        .unwrap_or_else(|e| panic!("{e}: {}", String::from_utf8_lossy(&out.stdout)));
+    let value = &v["outcome"]["Ok"];
+    assert_eq!(value["chainId"], "56", "{v}");
+    let (status, net) = seen.expect("no deno process seen under the unprivileged CLI");
+    assert_eq!(
+        status_field(&status, "CapEff:"),
+        "0000000000000000",
+        "{status}"
+    );
+    assert_eq!(
+        status_field(&status, "CapPrm:"),
+        "0000000000000000",
+        "{status}"
+    );
+    assert!(
+        status_field(&status, "Uid:")
+            .split_whitespace()
+            .all(|u| u != "0"),
+        "{status}"
+    );
+    assert_ne!(
+        net, host_net,
+        "the sandbox shares the host's network namespace"
+    );
+}
+
+/// Live Deno processes serving the gate on `port` (their command line ends with it).
+fn denos_for_gate(port: u16) -> usize {
+    let tail = format!("/sandbox/runner.ts\0{port}\0");
+    std::fs::read_dir("/proc")
+        .map(|d| {
+            d.flatten()
+                .filter(|e| {
+                    let p = e.path();
+                    std::fs::read_to_string(p.join("comm")).is_ok_and(|c| c.trim() == "deno")
+                        && std::fs::read(p.join("cmdline"))
+                            .is_ok_and(|c| c.ends_with(tail.as_bytes()))
+                })
+                .count()
+        })
+        .unwrap_or(0)
+}
+
+#[tokio::test]
+async fn prepared_sandboxes_stay_within_the_process_wide_cap() {
+    use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
+    use std::sync::Arc;
+
+    const CAP: usize = 3;
+    let rig = rig().await;
+    let slots = SandboxSlots::new(CAP);
+    let sandbox = rig.sandbox.clone().with_slots(slots.clone());
+    let port: u16 = rig.gate.url().rsplit(':').next().unwrap().parse().unwrap();
+    // Warm the Deno cache (a one-off run) before counting.
+    let warm = rig.run_with(&sandbox, &module("return 0;")).await;
+    assert_eq!(warm.outcome.unwrap_or_else(|f| panic!("{f:?}")), json!(0));
+    let most = Arc::new(AtomicUsize::new(0));
+    let stop = Arc::new(AtomicBool::new(false));
+    let sampler = std::thread::spawn({
+        let (most, stop) = (most.clone(), stop.clone());
+        move || {
+            while !stop.load(Ordering::Relaxed) {
+                most.fetch_max(denos_for_gate(port), Ordering::Relaxed);
+                std::thread::sleep(Duration::from_millis(5));
+            }
+        }
+    });
+    // More prepared sandboxes than slots, all held at once (as parked episodes hold theirs).
+    let mut prepared = Vec::new();
+    for _ in 0..3 * CAP {
+        prepared.push(
+            sandbox
+                .prepare(&rig.gate.url())
+                .await
+                .unwrap_or_else(|e| panic!("{e}")),
+        );
+    }
+    tokio::time::sleep(Duration::from_millis(300)).await;
+    let evicted = slots.evictions();
+    // Every module still runs, through the gate, whether its process survived or not; all at
+    // once, so some wait for a slot.
+    let runs = prepared.into_iter().enumerate().map(|(i, p)| {
+        let call = Call {
+            provider_url: rig.gate.url(),
+            agent_address: AGENT.into(),
+            deployed_contracts: json!({}),
+            now_ms: None,
+        };
+        let code = module(&format!(
+            "const p = new ethers.JsonRpcProvider(providerUrl, undefined, {{ staticNetwork: true }});\n  await new Promise((r) => setTimeout(r, 300));\n  return [{i}, (await p.getNetwork()).chainId];"
+        ));
+        tokio::spawn(async move { p.run(&code, &call).await })
+    });
+    let mut results = Vec::new();
+    for handle in runs.collect::<Vec<_>>() {
+        results.push(handle.await.unwrap());
+    }
+    stop.store(true, Ordering::Relaxed);
+    sampler.join().unwrap();
+    for (i, r) in results.into_iter().enumerate() {
+        let run = r.unwrap_or_else(|e| panic!("{e}"));
+        let v = run
+            .outcome
+            .unwrap_or_else(|f| panic!("module {i}: {f:?}\n{}", run.logs));
+        assert_eq!(v, json!([i, "56"]));
+    }
+    let most = most.load(Ordering::Relaxed);
+    assert!(most > 0, "the sampler saw no sandbox process");
+    assert!(
+        most <= CAP,
+        "{most} sandbox processes were alive at once; the cap is {CAP}"
+    );
+    assert!(
+        evicted >= 2 * CAP as u64,
+        "the oldest idle ones were evicted: {evicted}"
+    );
+    assert_eq!(slots.in_use(), 0, "every slot is free again");
+    // Within the cap nothing is evicted, and a process that ran its module frees its slot.
+    let before = slots.evictions();
+    let mut again = Vec::new();
+    for _ in 0..CAP {
+        again.push(
+            sandbox
+                .prepare(&rig.gate.url())
+                .await
+                .unwrap_or_else(|e| panic!("{e}")),
+        );
+    }
+    for p in again {
+        let call = Call {
+            provider_url: rig.gate.url(),
+            agent_address: AGENT.into(),
+            deployed_contracts: json!({}),
+            now_ms: None,
+        };
+        let run = p.run(&module("return 2;"), &call).await.unwrap();
+        assert_eq!(run.outcome.unwrap_or_else(|f| panic!("{f:?}")), json!(2));
+    }
+    assert_eq!(slots.evictions(), before, "nothing evicted within the cap");
+    assert_eq!(slots.in_use(), 0, "a slot is freed when its module is done");
 }

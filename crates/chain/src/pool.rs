@@ -32,13 +32,52 @@ pub struct Load {
     pub waiting: usize,
 }
 
-/// The chain workers of a run: at most `size` samples do chain work at once.
+/// The chain workers of the whole process, shared by every run in it (the app may run several):
+/// at most twice the cores do chain work at once, however the runs were sized. A worker takes
+/// its run's permit first, then the machine's, and holds both only while chain work runs, never
+/// waiting for anything else meanwhile, so sharing cannot deadlock.
+#[derive(Debug)]
+pub struct MachineWorkers {
+    sem: Semaphore,
+    size: usize,
+}
+
+impl MachineWorkers {
+    /// `size` workers for the whole process (at least one).
+    pub fn new(size: usize) -> Arc<Self> {
+        let size = size.max(1);
+        Arc::new(Self {
+            sem: Semaphore::new(size),
+            size,
+        })
+    }
+
+    /// The process-wide set every [`ChainWorkers::new`] shares: twice the machine's cores.
+    pub fn global() -> Arc<Self> {
+        static GLOBAL: std::sync::OnceLock<Arc<MachineWorkers>> = std::sync::OnceLock::new();
+        GLOBAL
+            .get_or_init(|| {
+                let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
+                Self::new(2 * cores)
+            })
+            .clone()
+    }
+
+    /// How many workers the process has.
+    pub fn size(&self) -> usize {
+        self.size
+    }
+}
+
+/// The chain workers of a run: at most `size` samples do chain work at once, within the
+/// process-wide [`MachineWorkers`].
 #[derive(Debug)]
 pub struct ChainWorkers {
     sem: Semaphore,
     size: usize,
     busy: AtomicUsize,
     waiting: AtomicUsize,
+    machine: Arc<MachineWorkers>,
 }
 
 /// One chain worker, held while chain work runs; dropping it frees the worker.
@@ -46,31 +85,41 @@ pub struct ChainWorkers {
 pub struct Worker<'a> {
     set: &'a ChainWorkers,
     _permit: SemaphorePermit<'a>,
+    _machine: SemaphorePermit<'a>,
 }
 
 impl ChainWorkers {
-    /// `size` workers (at least one).
+    /// `size` workers (at least one), within [`MachineWorkers::global`].
     pub fn new(size: usize) -> Arc<Self> {
+        Self::sharing(size, MachineWorkers::global())
+    }
+
+    /// `size` workers (at least one), within `machine`.
+    pub fn sharing(size: usize, machine: Arc<MachineWorkers>) -> Arc<Self> {
         let size = size.max(1);
         Arc::new(Self {
             sem: Semaphore::new(size),
             size,
             busy: AtomicUsize::new(0),
             waiting: AtomicUsize::new(0),
+            machine,
         })
     }
 
-    /// Waits for a free worker.
+    /// Waits for a free worker: the run's, then the machine's.
     pub async fn enter(&self) -> Worker<'_> {
         self.waiting.fetch_add(1, Ordering::SeqCst);
         let permit = self.sem.acquire().await;
+        let machine = self.machine.sem.acquire().await;
         self.waiting.fetch_sub(1, Ordering::SeqCst);
-        // The semaphore is never closed.
+        // The semaphores are never closed.
         let permit = permit.unwrap_or_else(|_| unreachable!("chain worker semaphore closed"));
+        let machine = machine.unwrap_or_else(|_| unreachable!("machine worker semaphore closed"));
         self.busy.fetch_add(1, Ordering::SeqCst);
         Worker {
             set: self,
             _permit: permit,
+            _machine: machine,
         }
     }
 
@@ -327,5 +376,32 @@ mod tests {
                 waiting: 0
             }
         );
+    }
+
+    #[tokio::test]
+    async fn runs_share_the_machines_workers() {
+        // Two runs of 3 workers each on a machine of 2: at most 2 do chain work at once.
+        let machine = MachineWorkers::new(2);
+        let runs = [
+            ChainWorkers::sharing(3, machine.clone()),
+            ChainWorkers::sharing(3, machine.clone()),
+        ];
+        let now = Arc::new(AtomicUsize::new(0));
+        let most = Arc::new(AtomicUsize::new(0));
+        let mut tasks = Vec::new();
+        for i in 0..12 {
+            let (w, now, most) = (runs[i % 2].clone(), now.clone(), most.clone());
+            tasks.push(tokio::spawn(async move {
+                let _worker = w.enter().await;
+                most.fetch_max(now.fetch_add(1, Ordering::SeqCst) + 1, Ordering::SeqCst);
+                tokio::time::sleep(std::time::Duration::from_millis(5)).await;
+                now.fetch_sub(1, Ordering::SeqCst);
+            }));
+        }
+        for t in tasks {
+            t.await.unwrap();
+        }
+        assert_eq!(most.load(Ordering::SeqCst), 2);
+        assert!(MachineWorkers::global().size() >= 2);
     }
 }

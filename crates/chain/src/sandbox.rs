@@ -15,6 +15,11 @@
 //! - the [`Gate`](crate::gate::Gate) in front of Anvil: read-only methods only.
 //!
 //! The harness kills the process at the wall-clock timeout and reads at most the output cap.
+//! Every sandbox process holds a slot of the process-wide [`SandboxSlots`] (idle prepared
+//! processes are evicted, oldest first, rather than waited for). A failure is classified from the
+//! runner's nonce-authenticated result line; `permission_denied` additionally needs the runtime's
+//! own record of a refusal (Deno's permission audit log, read from a FIFO), since a module can
+//! make any error object it likes.
 //!
 //! Libraries: `ethers` (always) and, when it is vendored, `viem` (with `viem/chains`) resolve to
 //! one pre-bundled file each through the import map; any other package in the vendored
@@ -30,6 +35,11 @@ use serde_json::Value;
 use tokio::io::AsyncReadExt;
 
 use crucible_core::{Config, ConfigError};
+
+mod slots;
+
+pub use slots::SandboxSlots;
+use slots::Slot;
 
 /// Resource limits of one run.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
@@ -161,6 +171,8 @@ pub struct Sandbox {
     unchecked: bool,
     /// Crucible runs as root: the module's uid is switched with `setpriv` (see `command`).
     as_root: bool,
+    /// The slots its processes take ([`SandboxSlots::global`] unless set).
+    slots: std::sync::Arc<SandboxSlots>,
 }
 
 /// The pre-bundled viem entry points.
@@ -192,6 +204,177 @@ const SETPRIV: &str = "/usr/bin/setpriv";
 const DENO_DIR: &str = "/denocache";
 /// Where the gate's socket appears inside the sandbox.
 const GATE_SOCKET: &str = "/sandbox/gate.sock";
+/// Where Deno writes its permission audit log inside the sandbox (`DENO_AUDIT_PERMISSIONS`): a
+/// FIFO the harness reads, so a module that provokes checks in a loop fills no disk.
+const AUDIT: &str = "/sandbox/audit";
+/// Imported by the runner: the marker module, then the agent's module.
+const ENTRY: &str =
+    "import \"./mark.ts\";\nimport * as agent from \"./agent.ts\";\nexport { agent };\n";
+/// Evaluated after the whole module graph loaded and before the agent's module: tells the runner
+/// that from now on an error may be the module's own.
+const MARK: &str = "(globalThis as unknown as Record<symbol, () => void>)[Symbol.for(\"crucible.evaluating\")]?.();\n";
+/// The environment variables `ws` probes (granted, harmless).
+const ENV_GRANTED: [&str; 2] = ["WS_NO_BUFFER_UTIL", "WS_NO_UTF_8_VALIDATE"];
+
+/// What Deno's permission flags grant a sandbox: the flags are built from it, and an audited
+/// permission check outside it is a denial the runtime observed.
+#[derive(Debug, Clone)]
+struct Grants {
+    /// `host:port` of the gate (the forwarder listens there and the module connects there).
+    net: String,
+    read: Vec<&'static str>,
+}
+
+impl Grants {
+    fn new(port: u16, viem: bool) -> Self {
+        let mut read = vec![
+            "/sandbox/work/entry.ts",
+            "/sandbox/work/mark.ts",
+            "/sandbox/work/agent.ts",
+            GATE_SOCKET,
+        ];
+        if viem {
+            read.extend(["/sandbox/vendor/viem.js", "/sandbox/vendor/viem-chains.js"]);
+        }
+        Self {
+            net: format!("127.0.0.1:{port}"),
+            read,
+        }
+    }
+
+    /// Whether an audit-log entry (`{"permission": …, "value": …}`) is one of these grants.
+    fn allows(&self, entry: &Value) -> bool {
+        let value = entry.get("value").and_then(Value::as_str);
+        match (entry.get("permission").and_then(Value::as_str), value) {
+            (Some("net"), Some(v)) => {
+                // Deno audits both `host:port` and the URL a `fetch` asked for.
+                let authority = v.split_once("://").map_or(v, |(_, rest)| rest);
+                let authority = authority.split(['/', '?', '#']).next().unwrap_or("");
+                authority == self.net || v == format!("unix:{GATE_SOCKET}")
+            }
+            (Some("read"), Some(v)) => self.read.contains(&v),
+            (Some("write"), Some(v)) => v == GATE_SOCKET,
+            (Some("env"), Some(v)) => ENV_GRANTED.contains(&v),
+            _ => false,
+        }
+    }
+}
+
+/// Reads Deno's permission audit log (one JSON line per permission check) from the sandbox's
+/// FIFO and keeps the denials: the runtime's own record, which the module can add to only by
+/// really attempting something.
+#[derive(Debug)]
+struct Audit {
+    stop: Option<tokio::sync::oneshot::Sender<()>>,
+    task: tokio::task::JoinHandle<Denials>,
+}
+
+/// Permission checks the runtime refused during one run.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+struct Denials {
+    count: usize,
+    /// The first one, e.g. `read /etc/passwd`.
+    first: Option<String>,
+}
+
+impl Audit {
+    async fn start(fifo: &Path, grants: Grants) -> Result<Self, SandboxError> {
+        let io = |e: std::io::Error| SandboxError::Io(format!("audit log {}: {e}", fifo.display()));
+        // A FIFO, not a file (no disk for a module that provokes checks in a loop); made by
+        // mkfifo(1) because the workspace forbids unsafe code.
+        let made = tokio::process::Command::new("mkfifo")
+            .arg("-m")
+            .arg("0666")
+            .arg(fifo)
+            .status()
+            .await
+            .map_err(io)?;
+        if !made.success() {
+            return Err(SandboxError::Io(format!(
+                "mkfifo {} failed",
+                fifo.display()
+            )));
+        }
+        // Read-write, so the FIFO never reports end-of-file before Deno opens it.
+        let rx = tokio::net::unix::pipe::OpenOptions::new()
+            .read_write(true)
+            .open_receiver(fifo)
+            .map_err(io)?;
+        let (stop, mut stopped) = tokio::sync::oneshot::channel::<()>();
+        let task = tokio::spawn(async move {
+            let mut denials = Denials::default();
+            let mut pending = Vec::new();
+            let mut buf = vec![0u8; 16 * 1024];
+            let take = |bytes: &[u8], pending: &mut Vec<u8>, denials: &mut Denials| {
+                for &b in bytes {
+                    if b != b'\n' {
+                        // An entry longer than this is not a grant (they are short paths).
+                        if pending.len() < 8 * 1024 {
+                            pending.push(b);
+                        }
+                        continue;
+                    }
+                    let entry: Value = serde_json::from_slice(pending).unwrap_or(Value::Null);
+                    pending.clear();
+                    if !grants.allows(&entry) {
+                        denials.count += 1;
+                        if denials.first.is_none() {
+                            denials.first = Some(format!(
+                                "{} {}",
+                                entry
+                                    .get("permission")
+                                    .and_then(Value::as_str)
+                                    .unwrap_or("?"),
+                                entry.get("value").map(Value::to_string).unwrap_or_default()
+                            ));
+                        }
+                    }
+                }
+            };
+            loop {
+                tokio::select! {
+                    biased;
+                    _ = &mut stopped => break,
+                    ready = rx.readable() => {
+                        if ready.is_err() { break; }
+                        match rx.try_read(&mut buf) {
+                            Ok(0) => break,
+                            Ok(n) => take(&buf[..n], &mut pending, &mut denials),
+                            Err(e) if e.kind() == std::io::ErrorKind::WouldBlock => {}
+                            Err(_) => break,
+                        }
+                    }
+                }
+            }
+            // The process has exited: everything it wrote is in the pipe.
+            while let Ok(n) = rx.try_read(&mut buf) {
+                if n == 0 {
+                    break;
+                }
+                take(&buf[..n], &mut pending, &mut denials);
+            }
+            denials
+        });
+        Ok(Self {
+            stop: Some(stop),
+            task,
+        })
+    }
+
+    /// The denials, once the sandbox process has exited.
+    async fn finish(mut self) -> Denials {
+        if let Some(stop) = self.stop.take() {
+            let _ = stop.send(());
+        }
+        (&mut self.task).await.unwrap_or_default()
+    }
+}
+
+impl Drop for Audit {
+    fn drop(&mut self) {
+        self.task.abort();
+    }
+}
 
 /// Carries the sandbox's connections to the gate: a Unix socket in the run's work directory
 /// (bound into the sandbox) whose every connection is piped to the gate's loopback port. The
@@ -292,6 +475,7 @@ impl Sandbox {
             limits: Limits::default(),
             unchecked: false,
             as_root: effective_uid() == Some(0),
+            slots: SandboxSlots::global(),
         })
     }
 
@@ -302,6 +486,18 @@ impl Sandbox {
     pub fn with_unchecked_deno(mut self) -> Self {
         self.unchecked = true;
         self
+    }
+
+    /// With its processes counted against `slots` instead of the process-wide pool (tests, or a
+    /// host that sizes its own).
+    pub fn with_slots(mut self, slots: std::sync::Arc<SandboxSlots>) -> Self {
+        self.slots = slots;
+        self
+    }
+
+    /// The slots its processes take.
+    pub fn slots(&self) -> &std::sync::Arc<SandboxSlots> {
+        &self.slots
     }
 
     /// With other limits.
@@ -334,9 +530,18 @@ impl Sandbox {
     pub async fn run(&self, code: &str, call: &Call) -> Result<SandboxRun, SandboxError> {
         // Warming the cache (once per data dir) is not part of the module's run.
         self.ensure_warm(&call.provider_url).await?;
+        self.cold(code, call).await
+    }
+
+    /// Starts a process on a slot taken for running now and runs `code`; `elapsed` counts from
+    /// process start.
+    async fn cold(&self, code: &str, call: &Call) -> Result<SandboxRun, SandboxError> {
+        let slot = self.slots.for_run().await;
         let started = Instant::now();
-        let prepared = self.start(&call.provider_url).await?;
-        let mut run = prepared.run(code, call).await?;
+        let process = self.start(&call.provider_url, slot, false).await?;
+        let mut run = process.run(code, call).await?.ok_or_else(|| {
+            SandboxError::Io("a process started for a run was never parked, yet is gone".into())
+        })?;
         run.elapsed = started.elapsed();
         Ok(run)
     }
@@ -345,9 +550,20 @@ impl Sandbox {
     /// ethers; [`Prepared::run`] then hands it one module. A prepared process serves exactly one
     /// module, so isolation between modules is the same as with a cold start; preparing the next
     /// process while the current one runs takes the runtime's start-up off the critical path.
+    ///
+    /// The process takes a slot of [`SandboxSlots`]: a free one, else the oldest idle prepared
+    /// process's (which is killed). When every slot executes a module, nothing is started now and
+    /// [`Prepared::run`] starts cold; a prepared process evicted later is replaced the same way.
     pub async fn prepare(&self, provider_url: &str) -> Result<Prepared, SandboxError> {
         self.ensure_warm(provider_url).await?;
-        self.start(provider_url).await
+        let process = match self.slots.for_prepare().await {
+            Some(slot) => Some(self.start(provider_url, slot, true).await?),
+            None => None,
+        };
+        Ok(Prepared {
+            process,
+            sandbox: self.clone(),
+        })
     }
 
     async fn ensure_warm(&self, provider_url: &str) -> Result<(), SandboxError> {
@@ -357,8 +573,14 @@ impl Sandbox {
         Ok(())
     }
 
-    /// [`Self::prepare`] without the warm-up check.
-    async fn start(&self, provider_url: &str) -> Result<Prepared, SandboxError> {
+    /// Starts a process on `slot` and waits until it is ready; a `park`ed one waits in the slot
+    /// pool, where it may be evicted, until it runs a module.
+    async fn start(
+        &self,
+        provider_url: &str,
+        mut slot: Slot,
+        park: bool,
+    ) -> Result<Process, SandboxError> {
         let port = gate_port(provider_url)?;
         let work = tempfile::Builder::new()
             .prefix("crucible-sbx-")
@@ -367,6 +589,13 @@ impl Sandbox {
         let agent_dir = work.path().join("work");
         std::fs::create_dir_all(&agent_dir).map_err(|e| SandboxError::Io(e.to_string()))?;
         write(work.path(), "runner.ts", RUNNER)?;
+        write(&agent_dir, "entry.ts", ENTRY)?;
+        write(&agent_dir, "mark.ts", MARK)?;
+        let audit = Audit::start(
+            &work.path().join("audit.fifo"),
+            Grants::new(port, self.viem.is_some()),
+        )
+        .await?;
         // `ethers` resolves to one pre-bundled file (one module to load instead of ~170);
         // anything else from node_modules still resolves through package.json.
         let (imports, deps) = match &self.viem {
@@ -430,13 +659,23 @@ impl Sandbox {
                 truncate(err.trim(), 2000)
             )));
         }
-        Ok(Prepared {
+        let pid = child.id();
+        let child = if park {
+            slot.park(child);
+            None
+        } else {
+            Some(child)
+        };
+        Ok(Process {
+            child,
+            pid,
             work,
             _relay: relay,
-            child,
+            audit,
             stdout,
             stderr,
             limits: self.limits,
+            slot,
         })
     }
 
@@ -482,11 +721,7 @@ impl Sandbox {
             deployed_contracts: Value::Object(Default::default()),
             now_ms: None,
         };
-        let run = warmer
-            .start(provider_url)
-            .await?
-            .run(imports, &call)
-            .await?;
+        let run = warmer.cold(imports, &call).await?;
         if let Err(f) = run.outcome {
             return Err(SandboxError::Io(format!(
                 "warming the Deno cache: the warm-up module failed ({:?}: {})",
@@ -597,6 +832,7 @@ impl Sandbox {
         }
         bind_ro(&mut cmd, &work.join("runner.ts"), "/sandbox/runner.ts");
         bind_ro(&mut cmd, &work.join("gate.sock"), GATE_SOCKET);
+        cmd.arg("--bind").arg(work.join("audit.fifo")).arg(AUDIT);
         // The module is written here after start-up; the directory is read-only inside.
         bind_ro(&mut cmd, &work.join("work"), "/sandbox/work");
         bind_ro(&mut cmd, &self.deno, "/opt/deno");
@@ -614,6 +850,9 @@ impl Sandbox {
             "--setenv",
             "DENO_NO_UPDATE_CHECK",
             "1",
+            "--setenv",
+            "DENO_AUDIT_PERMISSIONS",
+            AUDIT,
             "--chdir",
             "/sandbox",
         ]);
@@ -642,21 +881,18 @@ impl Sandbox {
         } else {
             // The forwarder listens on the gate's port and connects to the socket (Deno checks
             // a Unix socket as net, read and write of its path).
-            cmd.arg(format!("--allow-net=127.0.0.1:{port},unix:{GATE_SOCKET}"))
+            let grants = Grants::new(port, self.viem.is_some());
+            cmd.arg(format!("--allow-net={},unix:{GATE_SOCKET}", grants.net))
                 .arg(format!("--allow-write={GATE_SOCKET}"))
-            // Only its own file (the runner imports it by a computed specifier) and the viem
-            // bundles: ethers is in the runner's static graph, viem is loaded by the module's
-            // own imports, which Deno checks like any dynamic read. Public library code only.
-            .arg(if self.viem.is_some() {
-                "--allow-read=/sandbox/work/agent.ts,/sandbox/gate.sock,/sandbox/vendor/viem.js,/sandbox/vendor/viem-chains.js"
-            } else {
-                "--allow-read=/sandbox/work/agent.ts,/sandbox/gate.sock"
-            })
-            .arg("--allow-env=WS_NO_BUFFER_UTIL,WS_NO_UTF_8_VALIDATE")
-            .arg(format!(
-                "--v8-flags=--max-old-space-size={}",
-                self.limits.heap_mib
-            ));
+                // Only its own file (the runner imports it by a computed specifier) and the viem
+                // bundles: ethers is in the runner's static graph, viem is loaded by the module's
+                // own imports, which Deno checks like any dynamic read. Public library code only.
+                .arg(format!("--allow-read={}", grants.read.join(",")))
+                .arg(format!("--allow-env={}", ENV_GRANTED.join(",")))
+                .arg(format!(
+                    "--v8-flags=--max-old-space-size={}",
+                    self.limits.heap_mib
+                ));
         }
         cmd.arg("/sandbox/runner.ts").arg(port.to_string());
         cmd.env_clear()
@@ -669,27 +905,64 @@ impl Sandbox {
     }
 }
 
-/// A started sandbox process with ethers loaded, waiting for one module.
+/// A sandbox process with ethers loaded, waiting for one module (or, when the slot pool was
+/// full of executing modules or the process was evicted since, the promise of a cold start).
 #[derive(Debug)]
 pub struct Prepared {
-    work: tempfile::TempDir,
-    _relay: Relay,
-    child: tokio::process::Child,
-    stdout: tokio::io::BufReader<tokio::process::ChildStdout>,
-    stderr: tokio::task::JoinHandle<Vec<u8>>,
-    limits: Limits,
+    process: Option<Process>,
+    sandbox: Sandbox,
 }
 
 impl Prepared {
     /// The pid of the sandbox's outermost process (bubblewrap; Deno runs below it), for
-    /// observing the sandbox from outside. `None` once it has been reaped.
+    /// observing the sandbox from outside. `None` when no process was prepared.
     pub fn pid(&self) -> Option<u32> {
-        self.child.id()
+        self.process.as_ref().and_then(|p| p.pid)
     }
 
-    /// Runs `code`; `elapsed` counts from handing over the module.
-    pub async fn run(mut self, code: &str, call: &Call) -> Result<SandboxRun, SandboxError> {
+    /// Runs `code`; `elapsed` counts from handing over the module (and includes the start-up
+    /// when the process was evicted or never prepared).
+    pub async fn run(self, code: &str, call: &Call) -> Result<SandboxRun, SandboxError> {
+        if let Some(process) = self.process {
+            if let Some(run) = process.run(code, call).await? {
+                return Ok(run);
+            }
+            tracing::debug!(target: "chain::sandbox", "the prepared process was evicted; starting cold");
+        }
+        self.sandbox.cold(code, call).await
+    }
+}
+
+/// One sandbox process and its slot.
+#[derive(Debug)]
+struct Process {
+    /// `None` while parked in the slot pool. Dropped before the slot, so a freed slot never
+    /// overlaps a live process.
+    child: Option<tokio::process::Child>,
+    pid: Option<u32>,
+    work: tempfile::TempDir,
+    _relay: Relay,
+    audit: Audit,
+    stdout: tokio::io::BufReader<tokio::process::ChildStdout>,
+    stderr: tokio::task::JoinHandle<Vec<u8>>,
+    limits: Limits,
+    slot: Slot,
+}
+
+impl Process {
+    /// Runs `code`; `elapsed` counts from handing over the module. `None` when the process was
+    /// evicted while it waited (nothing ran).
+    async fn run(mut self, code: &str, call: &Call) -> Result<Option<SandboxRun>, SandboxError> {
         use tokio::io::AsyncWriteExt;
+        if self.child.is_none() {
+            match self.slot.unpark() {
+                Some(child) => self.child = Some(child),
+                None => return Ok(None),
+            }
+        }
+        let Some(child) = self.child.as_mut() else {
+            return Ok(None);
+        };
         write(&self.work.path().join("work"), "agent.ts", code)?;
         let started = Instant::now();
         let nonce = nonce()?;
@@ -701,14 +974,13 @@ impl Prepared {
             "cap": self.limits.output_bytes,
             "nowMs": call.now_ms,
         });
-        let mut stdin = self.child.stdin.take().expect("piped");
+        let mut stdin = child.stdin.take().expect("piped");
         stdin
             .write_all(format!("{request}\n").as_bytes())
             .await
             .map_err(|e| SandboxError::Io(format!("sandbox stdin: {e}")))?;
         drop(stdin);
         let cap = self.limits.output_bytes + 64 * 1024;
-        let child = &mut self.child;
         let stdout = &mut self.stdout;
         let waited = tokio::time::timeout(self.limits.timeout, async {
             let mut out = Vec::new();
@@ -725,34 +997,35 @@ impl Prepared {
         let (out, status) = match waited {
             Ok(v) => v,
             Err(_) => {
-                let _ = self.child.kill().await;
+                let _ = child.kill().await;
                 self.stderr.abort();
-                return Ok(SandboxRun {
+                return Ok(Some(SandboxRun {
                     outcome: Err(Failure {
                         kind: FailureKind::Timeout,
                         message: format!("no result within {:?}", self.limits.timeout),
                     }),
                     elapsed,
                     logs: String::new(),
-                });
+                }));
             }
         };
         let err = (&mut self.stderr).await.unwrap_or_default();
         let status = status.map_err(|e| SandboxError::Io(e.to_string()))?;
+        let denials = self.audit.finish().await;
         let (outcome, logs) = classify(
             &out,
             &nonce,
+            &denials,
             &err,
             status.code(),
             cap,
-            self.limits.output_bytes,
-            self.limits.cpu,
+            &self.limits,
         );
-        Ok(SandboxRun {
+        Ok(Some(SandboxRun {
             outcome,
             elapsed,
             logs,
-        })
+        }))
     }
 }
 
@@ -883,16 +1156,19 @@ fn nonce() -> Result<String, SandboxError> {
 ///
 /// The class comes from the runner's result line (the marker followed by this run's `nonce`,
 /// which the module cannot know) or, without one, from what the harness observed (output size,
-/// exit status); stderr is only quoted in the message.
+/// exit status); stderr is only quoted in the message. A `permission_denied` line stands only
+/// when the runtime's audit log recorded a refused check (`denials`) or the runner saw the
+/// runtime refuse (`runtime`): an error object alone is the module's to make.
 fn classify(
     out: &[u8],
     nonce: &str,
+    denials: &Denials,
     err: &[u8],
     code: Option<i32>,
     cap: usize,
-    result_cap: usize,
-    cpu: Duration,
+    limits: &Limits,
 ) -> (Result<Value, Failure>, String) {
+    let (result_cap, cpu) = (limits.output_bytes, limits.cpu);
     let stdout = String::from_utf8_lossy(out);
     let stderr = String::from_utf8_lossy(err);
     let marker = format!("{MARKER}{nonce}");
@@ -930,12 +1206,22 @@ fn classify(
                 "the module does not export executeSkill".into(),
             ),
             Some("wrong_signature") => fail(FailureKind::WrongSignature, message),
-            Some("load_error") => fail(
-                classify_error_text(&message, FailureKind::LoadError),
-                message,
-            ),
+            Some("load_error") => fail(FailureKind::LoadError, message),
             Some("threw") => fail(FailureKind::Threw, message),
-            Some("permission_denied") => fail(FailureKind::PermissionDenied, message),
+            Some("permission_denied") => {
+                let runtime = parsed.get("runtime") == Some(&Value::Bool(true));
+                match &denials.first {
+                    _ if runtime => fail(FailureKind::PermissionDenied, message),
+                    Some(first) => fail(
+                        FailureKind::PermissionDenied,
+                        format!("{message} (refused by the runtime: {first})"),
+                    ),
+                    None => fail(
+                        FailureKind::Threw,
+                        format!("{message} (a permission error the runtime did not raise)"),
+                    ),
+                }
+            }
             Some("memory") => fail(FailureKind::Memory, message),
             Some("exited") => fail(FailureKind::Crashed, message),
             Some("output_too_large") => fail(FailureKind::OutputTooLarge, message),
@@ -992,24 +1278,6 @@ fn classify(
     )
 }
 
-fn classify_error_text(text: &str, default: FailureKind) -> FailureKind {
-    if text.contains("NotCapable")
-        || text.contains("Requires ") && text.contains(" access")
-        || text.contains("PermissionDenied")
-    {
-        FailureKind::PermissionDenied
-    } else if text.contains("Array buffer allocation failed")
-        || text.contains("Invalid array buffer length")
-    {
-        FailureKind::Memory
-    } else if text.contains("Module not found") || text.contains("remote specifier") {
-        // Importing anything outside the sandbox's module graph.
-        FailureKind::PermissionDenied
-    } else {
-        default
-    }
-}
-
 fn truncate(s: &str, max: usize) -> String {
     if s.len() <= max {
         return s.to_string();
@@ -1027,6 +1295,14 @@ mod tests {
 
     const NONCE: &str = "0123456789abcdef0123456789abcdef";
     const CPU: Duration = Duration::from_secs(10);
+
+    fn limits(cap: usize) -> Limits {
+        Limits {
+            output_bytes: cap,
+            cpu: CPU,
+            ..Limits::default()
+        }
+    }
 
     fn line(v: &str) -> Vec<u8> {
         format!("log line\n{MARKER}{NONCE}{v}\n").into_bytes()
@@ -1073,6 +1349,15 @@ mod tests {
                 ),
                 "",
                 Some(0),
+                // No denial in the audit log: the module made the error itself.
+                Err(FailureKind::Threw),
+            ),
+            (
+                line(
+                    r#"{"kind":"permission_denied","message":"TypeError: Module not found","runtime":true}"#,
+                ),
+                "",
+                Some(0),
                 Err(FailureKind::PermissionDenied),
             ),
             (
@@ -1101,11 +1386,12 @@ mod tests {
             ),
             (
                 line(
-                    r#"{"kind":"load_error","message":"Module not found \"file:///etc/passwd\""}"#,
+                    r#"{"kind":"load_error","message":"TypeError: Module not found \"file:///etc/passwd\""}"#,
                 ),
                 "",
                 Some(0),
-                Err(FailureKind::PermissionDenied),
+                // The runner names graph-time denials itself (`runtime`); text decides nothing.
+                Err(FailureKind::LoadError),
             ),
             (
                 line(r#"{"kind":"output_too_large","message":"big"}"#),
@@ -1149,7 +1435,8 @@ mod tests {
             (line("not json"), "", Some(0), Err(FailureKind::Crashed)),
         ];
         for (out, err, code, want) in cases {
-            let (got, _) = classify(&out, NONCE, err.as_bytes(), code, cap, cap, CPU);
+            let none = Denials::default();
+            let (got, _) = classify(&out, NONCE, &none, err.as_bytes(), code, cap, &limits(cap));
             match (got, want) {
                 (Ok(v), Ok(w)) => assert_eq!(v, serde_json::from_str::<Value>(w).unwrap()),
                 (Err(f), Err(k)) => assert_eq!(f.kind, k, "{}", f.message),
@@ -1161,9 +1448,66 @@ mod tests {
     #[test]
     fn logs_before_the_marker_are_kept_and_forged_earlier_markers_do_not_win() {
         let out = format!("{MARKER}{NONCE}{{\"kind\":\"ok\",\"value\":1}}\nhello\n{MARKER}{{\"kind\":\"threw\"}}\n{MARKER}{NONCE}{{\"kind\":\"ok\",\"value\":2}}\n");
-        let (got, logs) = classify(out.as_bytes(), NONCE, b"", Some(0), 1000, 1000, CPU);
+        let none = Denials::default();
+        let (got, logs) = classify(
+            out.as_bytes(),
+            NONCE,
+            &none,
+            b"",
+            Some(0),
+            1000,
+            &limits(1000),
+        );
         assert_eq!(got.unwrap(), Value::from(2));
         assert!(logs.contains("hello"));
+    }
+
+    #[test]
+    fn a_permission_failure_stands_only_with_a_denial_the_runtime_audited() {
+        let out = line(r#"{"kind":"permission_denied","message":"NotCapable: x"}"#);
+        let run = |d: &Denials| classify(&out, NONCE, d, b"", Some(0), 1000, &limits(1000)).0;
+        assert_eq!(
+            run(&Denials::default()).unwrap_err().kind,
+            FailureKind::Threw
+        );
+        let seen = Denials {
+            count: 1,
+            first: Some("read \"/etc/passwd\"".into()),
+        };
+        let f = run(&seen).unwrap_err();
+        assert_eq!(f.kind, FailureKind::PermissionDenied);
+        assert!(f.message.contains("/etc/passwd"), "{}", f.message);
+    }
+
+    #[test]
+    fn audited_checks_inside_the_grants_are_not_denials() {
+        let g = Grants::new(8545, true);
+        let entry = |p: &str, v: &str| serde_json::json!({"v": 1, "permission": p, "value": v});
+        for (p, v) in [
+            ("net", "127.0.0.1:8545"),
+            ("net", "http://127.0.0.1:8545/"),
+            ("read", "/sandbox/work/agent.ts"),
+            ("read", "/sandbox/vendor/viem.js"),
+            ("write", GATE_SOCKET),
+            ("env", "WS_NO_BUFFER_UTIL"),
+        ] {
+            assert!(g.allows(&entry(p, v)), "{p} {v}");
+        }
+        for (p, v) in [
+            ("net", "127.0.0.1:8546"),
+            ("net", "http://127.0.0.1:85450/"),
+            ("net", "http://example.com/127.0.0.1:8545"),
+            ("net", "localhost:8545"),
+            ("read", "/etc/passwd"),
+            ("write", "/sandbox/work/agent.ts"),
+            ("env", "HOME"),
+            ("import", "esm.sh:443"),
+            ("sys", "hostname"),
+        ] {
+            assert!(!g.allows(&entry(p, v)), "{p} {v}");
+        }
+        assert!(!g.allows(&serde_json::json!({"permission": "env", "value": null})));
+        assert!(!g.allows(&Value::Null));
     }
 
     #[test]
