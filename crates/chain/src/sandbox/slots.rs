@@ -72,12 +72,16 @@ impl SandboxSlots {
             .clone()
     }
 
-    /// Slots for a machine with `cores` cores and `available_mib` of available memory: four per
-    /// core (one executing and one prepared for each of at most two chain workers per core), and
-    /// no more than fit in a quarter of the memory; at least two.
+    /// Slots for a machine with `cores` cores and `available_mib` of available memory: as many
+    /// as fit in a quarter of the memory at [`PROCESS_MIB`] each, at most sixteen per core, at
+    /// least two. An idle prepared process costs memory only (CPU is bounded by the chain
+    /// workers, at most two per core, which execute modules); a run at the default 32 model calls
+    /// in flight parks up to 32 composite episodes, and each keeps its next round's process
+    /// prepared only while it has a slot (a cold start costs ≈ 0.4 s more), so the cap follows
+    /// memory and only stops at a count no machine's cores would ever need.
     pub fn for_machine(cores: usize, available_mib: u64) -> usize {
         let by_memory = (available_mib / 4 / PROCESS_MIB) as usize;
-        (4 * cores.max(1)).min(by_memory).max(2)
+        by_memory.min(16 * cores.max(1)).max(2)
     }
 
     /// How many slots there are.
@@ -212,12 +216,17 @@ mod tests {
 
     #[test]
     fn sized_by_cores_and_memory() {
-        assert_eq!(SandboxSlots::for_machine(2, 22_000), 8);
+        assert_eq!(
+            SandboxSlots::for_machine(2, 22_000),
+            32,
+            "sixteen per core on the 2-core CI machine"
+        );
         assert_eq!(
             SandboxSlots::for_machine(16, 4_096),
             16,
             "a quarter of 4 GiB"
         );
+        assert_eq!(SandboxSlots::for_machine(2, 4_096), 16, "memory first");
         assert_eq!(SandboxSlots::for_machine(1, 100), 2, "at least two");
     }
 
