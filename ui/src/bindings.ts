@@ -1874,7 +1874,7 @@ export type CompareView = {
 /**
  * What `crucible compare --json` prints.
  */
-compare: CompareReport, 
+compare: CompareReport, verdicts: Array<Verdict>,
 /**
  * Per-category mean deltas over the paired samples.
  */
@@ -1886,7 +1886,10 @@ disagreements: Array<Disagreement>,
 /**
  * How many disagreements there are in all.
  */
-disagreements_total: number, };
+disagreements_total: number, pairs: Array<Disagreement>, };
+export type VerdictOutcome = "a_better" | "b_better" | "not_distinguishable";
+export type PassCounts = { only_a: number, only_b: number, both_pass: number, both_fail: number, };
+export type Verdict = { benchmark: string, model_a: string, model_b: string, label_a: string, label_b: string, outcome: VerdictOutcome, sentence: string, diff_points: number, ci_lo: number, ci_hi: number, confidence_pct: number, n_pairs: number, sign_p: number, mcnemar_p: number, counts: PassCounts, };
 
 /**
  * Mean score per category on both sides.
