@@ -273,9 +273,8 @@ pub async fn compare(args: CompareArgs) -> Result<()> {
             "compare needs two runs (RUN_A RUN_B) or one run and two models (--run R --models A,B)"
         );
     };
-    let v =
-        crucible_views::results::compare_json(&store, run_a, run_b, args.seed, args.scoring)
-            .await?;
+    let v = crucible_views::results::compare_json(&store, run_a, run_b, args.seed, args.scoring)
+        .await?;
     if args.json {
         out!("{}", pretty(&v)?);
     } else {

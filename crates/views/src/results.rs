@@ -1211,9 +1211,10 @@ impl Explorer {
         };
         // The dataset `crucible compare` loads, cut from the base: the same comparisons.
         let (ds, _) = self.dataset(&pair).await?;
-        let cmp = tokio::task::spawn_blocking(move || report::compare_runs(&ds, 0, 1, seed))
-            .await
-            .map_err(|e| ResultsError::BadQuery(format!("compare task failed: {e}")))?;
+        let (cmp, ds) =
+            tokio::task::spawn_blocking(move || (report::compare_runs(&ds, 0, 1, seed), ds))
+                .await
+                .map_err(|e| ResultsError::BadQuery(format!("compare task failed: {e}")))?;
         no_pairs_check(run_a, run_b, &cmp, &ds)?;
         let compare = compare_value(run_a, run_b, seed, scoring, &cmp);
         let base = self.base().await?;
@@ -1298,7 +1299,12 @@ fn no_pairs_check(
     } else {
         "they ran the same benchmarks on different tasks, rounds or models".to_string()
     };
-    Err(ReportError::Empty(verdict::nothing_to_compare(&format!("run {run_a}"), &format!("run {run_b}"), &why)).into())
+    Err(ReportError::Empty(verdict::nothing_to_compare(
+        &format!("run {run_a}"),
+        &format!("run {run_b}"),
+        &why,
+    ))
+    .into())
 }
 
 /// Every pair of samples of runs `a` and `b` on the same benchmark, instance and round, ordered

@@ -154,7 +154,10 @@ pub fn nothing_to_compare(label_a: &str, label_b: &str, why: &str) -> String {
 
 /// A benchmark's name for people; an unknown id is shown as stored.
 fn bench_label(id: &str) -> &str {
-    BenchmarkId::parse(id).map_or(id, BenchmarkId::label)
+    match BenchmarkId::parse(id) {
+        Some(b) => b.label(),
+        None => id,
+    }
 }
 
 /// `x` in points, one decimal at most ("93 points", "1.5 points", "1 point").
@@ -168,11 +171,11 @@ fn points(x: f64) -> String {
 }
 
 /// A number as the sentences print it: one decimal, none when whole, a true minus sign, and
-/// two significant digits for values that would round to 0 (a CI end of 0.04 is not "0").
+/// one significant digit for values that would round to 0 (a CI end of 0.04 is not "0").
 fn number(x: f64) -> String {
     let r = (x * 10.0).round() / 10.0;
     let s = if r == 0.0 && x != 0.0 {
-        format!("{:.1$}", x, 1 + (-x.abs().log10()).ceil() as usize)
+        format!("{:.1$}", x, (-x.abs().log10()).ceil() as usize)
     } else if r.fract() == 0.0 {
         format!("{r:.0}")
     } else {
@@ -407,16 +410,25 @@ mod tests {
                 number(v.ci_hi)
             )
         );
-        assert_eq!((v.counts.only_a, v.counts.only_b, v.counts.both_pass), (3, 2, 5));
+        assert_eq!(
+            (v.counts.only_a, v.counts.only_b, v.counts.both_pass),
+            (3, 2, 5)
+        );
         // Equal on average.
         let v = &labels().verdicts(&[cmp(&[(1.0, 0.0), (0.0, 1.0)])])[0];
-        assert!(v.sentence.contains("builtin:reference scores the same as builtin:faulty-0.3"));
+        assert!(v
+            .sentence
+            .contains("builtin:reference scores the same as builtin:faulty-0.3"));
     }
 
     #[test]
     fn no_shared_instances_say_there_is_nothing_to_compare_and_why() {
         assert_eq!(
-            nothing_to_compare("lab · llama-3-70b", "builtin:reference", "they ran no benchmark in common"),
+            nothing_to_compare(
+                "lab · llama-3-70b",
+                "builtin:reference",
+                "they ran no benchmark in common"
+            ),
             "Nothing to compare: lab · llama-3-70b and builtin:reference share no instances \
              (they ran no benchmark in common)."
         );
@@ -424,10 +436,10 @@ mod tests {
 
     #[test]
     fn saved_provider_names_label_models_and_equal_names_are_told_apart() {
-        let mut spec: crucible_run::RunSpec = serde_json::from_value(serde_json::json!({
-            "benchmarks": ["pilot"], "models": ["openai:llama-3-70b", "builtin:reference"], "rounds": 1
-        }))
-        .unwrap();
+        let mut spec = crucible_run::RunSpec::new(
+            vec!["pilot".into()],
+            vec!["openai:llama-3-70b".into(), "builtin:reference".into()],
+        );
         spec.endpoints.insert(
             "openai:llama-3-70b".into(),
             crucible_run::spec::ModelEndpoint {
@@ -455,7 +467,74 @@ mod tests {
             c.model_a = "openai:llama-3-70b".into();
             c
         }])[0];
-        assert!(v.sentence.starts_with("lab · llama-3-70b beats builtin:faulty-0.3 by 100 points"), "{}", v.sentence);
+        assert!(
+            v.sentence
+                .starts_with("lab · llama-3-70b beats builtin:faulty-0.3 by 100 points"),
+            "{}",
+            v.sentence
+        );
+    }
+
+    #[test]
+    fn the_view_keeps_every_pass_fail_class_for_the_matrix_and_counts_disagreements() {
+        use crate::results::{Disagreement, Tally, MAX_PAGE};
+        let d = |i: i64, passed_a: bool, passed_b: bool| Disagreement {
+            benchmark: "pilot".into(),
+            instance: format!("t{i}"),
+            task: format!("t{i}"),
+            category: "c".into(),
+            round: 0,
+            model_a: "a".into(),
+            model_b: "b".into(),
+            id_a: i,
+            id_b: -i,
+            score_a: f64::from(u8::from(passed_a)),
+            score_b: f64::from(u8::from(passed_b)),
+            passed_a,
+            passed_b,
+        };
+        let mut t = Tally::default();
+        // Many more "both pass" pairs than a page: the rarer classes must still be listed.
+        let mut i = 0;
+        for (n, a, b) in [
+            (2000, true, true),
+            (3, true, false),
+            (2, false, true),
+            (4, false, false),
+        ] {
+            for _ in 0..n {
+                i += 1;
+                t.add(d(i, a, b), a != b);
+            }
+        }
+        let report = report::CompareReport {
+            sides: report::CompareSides::Models {
+                run: "r".into(),
+                model_a: "a".into(),
+                model_b: "b".into(),
+            },
+            seed: 0,
+            scoring: crucible_core::Scoring::Paper,
+            comparisons: vec![],
+        };
+        let v = t.view(report, &labels());
+        let count = |a: bool, b: bool| {
+            v.pairs
+                .iter()
+                .filter(|p| (p.passed_a, p.passed_b) == (a, b))
+                .count()
+        };
+        assert_eq!(
+            [
+                count(true, true),
+                count(true, false),
+                count(false, true),
+                count(false, false)
+            ],
+            [MAX_PAGE as usize, 3, 2, 4]
+        );
+        assert_eq!(v.disagreements_total, 5);
+        assert_eq!(v.categories[0].n_pairs, 2009);
     }
 
     #[test]

@@ -538,7 +538,10 @@ async fn results_page_matches_the_cli_and_shows_traces_exports_and_comparisons()
         .as_array()
         .into_iter()
         .flatten()
-        .map(|v| v["counts"]["only_a"].as_u64().unwrap_or(0) + v["counts"]["only_b"].as_u64().unwrap_or(0))
+        .map(|v| {
+            v["counts"]["only_a"].as_u64().unwrap_or(0)
+                + v["counts"]["only_b"].as_u64().unwrap_or(0)
+        })
         .sum();
     assert_eq!(seen.differ_count, differ.to_string(), "{seen:?}");
     for t in [&seen.compare_trace, &seen.compare_trace_b] {
@@ -577,7 +580,9 @@ async fn results_page_matches_the_cli_and_shows_traces_exports_and_comparisons()
     assert_eq!(seen.models_rows as usize, n, "{seen:?}");
     // The verdict sentence is the CLI's, word for word: the reference agent beats the
     // known-wrong one, significantly.
-    let sentence = models["verdicts"][0]["sentence"].as_str().unwrap_or_default();
+    let sentence = models["verdicts"][0]["sentence"]
+        .as_str()
+        .unwrap_or_default();
     assert_eq!(seen.models_first, sentence, "{seen:?}");
     assert!(
         sentence.starts_with("builtin:reference beats builtin:known-wrong by ")
