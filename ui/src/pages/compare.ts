@@ -193,7 +193,9 @@ function showCompare(out: HTMLElement, v: CompareView, ctx: CompareContext): voi
     return x ? [x.label_a, x.label_b] : [d.model_a, d.model_b];
   };
   const onePair = v.verdicts.length > 0 && v.verdicts.every((x) => x.label_a === v.verdicts[0].label_a && x.label_b === v.verdicts[0].label_b);
-  const [headA, headB] = onePair ? [v.verdicts[0].label_a, v.verdicts[0].label_b] : ["A", "B"];
+  // Column heads: the two models, or the two runs when several models are paired.
+  const runsOf = "run_a" in v.compare ? [v.compare.run_a, v.compare.run_b] : null;
+  const [headA, headB] = onePair ? [v.verdicts[0].label_a, v.verdicts[0].label_b] : (runsOf ?? ["A", "B"]);
 
   // Filters over the matrix: a class, within one comparison (benchmark and models) or all.
   let filter: Filter = v.pairs.some((d) => d.passed_a !== d.passed_b) ? "differ" : "all";
@@ -291,7 +293,7 @@ function showCompare(out: HTMLElement, v: CompareView, ctx: CompareContext): voi
               h(
                 "thead",
                 {},
-                h("tr", {}, h("th", {}, "Benchmark"), h("th", {}, "Task"), h("th", {}, "Round"), several ? h("th", {}, "Models") : null, h("th", {}, headA), h("th", {}, headB)),
+                h("tr", {}, h("th", {}, "Benchmark"), h("th", {}, "Task"), h("th", {}, "Round"), several ? h("th", {}, "Model") : null, h("th", {}, headA), h("th", {}, headB)),
               ),
               h(
                 "tbody",
@@ -304,7 +306,7 @@ function showCompare(out: HTMLElement, v: CompareView, ctx: CompareContext): voi
                     h("td", {}, benchLabel(d.benchmark)),
                     h("td", { class: "mono small", title: d.instance }, d.task),
                     h("td", { class: "num" }, String(d.round)),
-                    several ? h("td", { class: "small" }, `${la} vs ${lb}`) : null,
+                    several ? h("td", { class: "small" }, d.model_a === d.model_b ? d.model_a : `${la} vs ${lb}`) : null,
                     cell(d, "a"),
                     cell(d, "b"),
                   );
@@ -352,7 +354,7 @@ function showCompare(out: HTMLElement, v: CompareView, ctx: CompareContext): voi
       matrixBox,
     ),
     traces,
-    details(v, onePair ? [headA, headB] : null),
+    details(v, onePair || runsOf ? [headA, headB] : null),
   );
 }
 
@@ -405,7 +407,11 @@ function details(v: CompareView, heads: [string, string] | null): HTMLElement {
     ["Significant at 95 %", (i) => (v.compare.comparisons[i].separable ? "yes" : "no")],
   ];
   const n = v.compare.comparisons.length;
-  const modelsRow = heads ? [] : [h("tr", {}, h("th", { scope: "row" }, "Models"), ...v.verdicts.map((x) => h("td", {}, `${x.label_a} vs ${x.label_b}`)))];
+  const pairsOfModels = new Set(v.verdicts.map((x) => `${x.model_a}\u0000${x.model_b}`));
+  const modelsRow =
+    pairsOfModels.size < 2
+      ? []
+      : [h("tr", {}, h("th", { scope: "row" }, "Model"), ...v.verdicts.map((x) => h("td", {}, x.model_a === x.model_b ? x.model_a : `${x.label_a} vs ${x.label_b}`)))];
   return h(
     "details",
     { class: "card", id: "compare-details" },
