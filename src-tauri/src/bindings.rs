@@ -198,6 +198,9 @@ pub fn typescript() -> String {
         decl::<CompareView>(&mut out);
         decl::<CategoryDelta>(&mut out);
         decl::<Disagreement>(&mut out);
+        decl::<crucible_views::verdict::Verdict>(&mut out);
+        decl::<crucible_views::verdict::VerdictOutcome>(&mut out);
+        decl::<crucible_views::verdict::PassCounts>(&mut out);
         decl::<Facets>(&mut out);
         decl::<ChartView>(&mut out);
     }

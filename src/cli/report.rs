@@ -273,13 +273,13 @@ pub async fn compare(args: CompareArgs) -> Result<()> {
             "compare needs two runs (RUN_A RUN_B) or one run and two models (--run R --models A,B)"
         );
     };
-    let cmp =
-        crucible_views::results::comparisons(&store, run_a, run_b, args.seed, args.scoring).await?;
-    let v = crucible_views::results::compare_value(run_a, run_b, args.seed, args.scoring, &cmp);
+    let v = crucible_views::results::compare_json(&store, run_a, run_b, args.seed, args.scoring)
+        .await?;
     if args.json {
         out!("{}", pretty(&v)?);
     } else {
-        for c in &cmp {
+        for (c, verdict) in v.compare.comparisons.iter().zip(&v.verdicts) {
+            out!("{}", verdict.sentence);
             out!(
                 "{} {} vs {}: {} pairs, A {:.2} B {:.2}, diff {:+.2} [{:.2}, {:.2}], sign p={:.4}, McNemar p={:.4}{}",
                 c.benchmark, c.model_a, c.model_b, c.n_pairs, c.mean_a, c.mean_b, c.diff.diff, c.diff.lo, c.diff.hi,
@@ -307,7 +307,8 @@ async fn compare_models(store: &Store, run: &str, args: &CompareArgs) -> Result<
         out!("{}", pretty(&serde_json::to_value(&v)?)?);
         return Ok(());
     }
-    for c in &v.compare.comparisons {
+    for (c, verdict) in v.compare.comparisons.iter().zip(&v.verdicts) {
+        out!("{}", verdict.sentence);
         out!(
             "{} {} vs {}: {} pairs, A {:.2} B {:.2}, diff {:+.2} [{:.2}, {:.2}], sign p={:.4}, McNemar p={:.4}",
             c.benchmark,

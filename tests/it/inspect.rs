@@ -410,18 +410,34 @@ async fn two_models_of_one_run_are_compared_on_the_same_instances() {
     // The app serves it from the explorer's base: the same value, pair for pair.
     let base = ex.base().await.unwrap();
     assert_eq!(
-        compare_models_in(base.clone(), &run, a, b, 0, Scoring::Paper)
-            .await
-            .unwrap(),
+        compare_models_in(
+            base.clone(),
+            &run,
+            a,
+            b,
+            0,
+            Scoring::Paper,
+            Default::default()
+        )
+        .await
+        .unwrap(),
         v
     );
     let swapped = compare_models(ex.store(), &run, b, a, 3, Scoring::Paper)
         .await
         .unwrap();
     assert_eq!(
-        compare_models_in(base.clone(), &run, b, a, 3, Scoring::Paper)
-            .await
-            .unwrap(),
+        compare_models_in(
+            base.clone(),
+            &run,
+            b,
+            a,
+            3,
+            Scoring::Paper,
+            Default::default()
+        )
+        .await
+        .unwrap(),
         swapped
     );
 
@@ -479,19 +495,43 @@ async fn two_models_of_one_run_are_compared_on_the_same_instances() {
         compare_models(ex.store(), &run, a, a, 0, Scoring::Paper)
             .await
             .unwrap_err(),
-        compare_models_in(base.clone(), &run, a, a, 0, Scoring::Paper)
-            .await
-            .unwrap_err(),
+        compare_models_in(
+            base.clone(),
+            &run,
+            a,
+            a,
+            0,
+            Scoring::Paper,
+            Default::default(),
+        )
+        .await
+        .unwrap_err(),
     ] {
         assert!(e.to_string().contains("two different models"), "{e}");
     }
     for e in [
-        compare_models_in(base.clone(), &run, a, "openai:gpt-9", 0, Scoring::Paper)
-            .await
-            .unwrap_err(),
-        compare_models_in(base.clone(), "run-nope", a, b, 0, Scoring::Paper)
-            .await
-            .unwrap_err(),
+        compare_models_in(
+            base.clone(),
+            &run,
+            a,
+            "openai:gpt-9",
+            0,
+            Scoring::Paper,
+            Default::default(),
+        )
+        .await
+        .unwrap_err(),
+        compare_models_in(
+            base.clone(),
+            "run-nope",
+            a,
+            b,
+            0,
+            Scoring::Paper,
+            Default::default(),
+        )
+        .await
+        .unwrap_err(),
         compare_models_in(
             base.clone(),
             &run,
@@ -499,6 +539,7 @@ async fn two_models_of_one_run_are_compared_on_the_same_instances() {
             "builtin:no-retry",
             0,
             Scoring::Paper,
+            Default::default(),
         )
         .await
         .unwrap_err(),

@@ -617,6 +617,11 @@ async fn paired_comparison_of_two_runs() {
     assert_eq!((c.wins_a, c.wins_b, c.ties), (6, 0, 0));
     assert!(close(c.sign_p, 0.03125), "2·0.5⁶");
     assert_eq!((c.pass_only_a, c.pass_only_b), (4, 0));
+    assert_eq!(
+        c.both_pass + c.both_fail,
+        2,
+        "every pair in one pass/fail class"
+    );
     assert!(close(c.mcnemar_p, 0.125), "2·0.5⁴");
     assert!(c.diff.lo > 0.0 && c.separable);
     assert_eq!(
@@ -786,12 +791,21 @@ async fn cli_report_and_compare_json_shape_and_errors() {
     assert!(ok, "{err}");
     assert_eq!(
         keys(&v),
-        ["comparisons", "run_a", "run_b", "scoring", "seed"]
+        [
+            "comparisons",
+            "run_a",
+            "run_b",
+            "scoring",
+            "seed",
+            "verdicts"
+        ]
     );
     assert_eq!(
         keys(&v["comparisons"][0]),
         [
             "benchmark",
+            "both_fail",
+            "both_pass",
             "diff",
             "mcnemar_p",
             "mean_a",

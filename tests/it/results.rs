@@ -170,7 +170,12 @@ async fn the_explorer_serves_what_the_cli_prints_over_a_real_demo_store() {
         &["compare", "--db", dbs, &demo, &only, "--json"],
     );
     let cmp = ex.compare(&demo, &only, 0, Scoring::Paper).await.unwrap();
-    let ui = serde_json::to_string_pretty(&cmp.compare).unwrap() + "\n";
+    let ui = serde_json::to_string_pretty(&crucible_views::results::RunsCompareJson {
+        compare: cmp.compare.clone(),
+        verdicts: cmp.verdicts.clone(),
+    })
+    .unwrap()
+        + "\n";
     assert!(
         ui == cli,
         "compare: first difference {:?}",

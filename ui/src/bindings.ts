@@ -1867,14 +1867,18 @@ kind: string,
 data: JsonValue, };
 
 /**
- * A run comparison: exactly `crucible compare --json`'s value plus the disagreements and
- * per-category deltas.
+ * A run comparison: exactly `crucible compare --json`'s value plus its verdicts, the paired
+ * samples (for the task × model matrix), the disagreements and per-category deltas.
  */
 export type CompareView = { 
 /**
  * What `crucible compare --json` prints.
  */
 compare: CompareReport, 
+/**
+ * One verdict per comparison, in the same order (the sentence the Compare screen leads with).
+ */
+verdicts: Array<Verdict>, 
 /**
  * Per-category mean deltas over the paired samples.
  */
@@ -1886,7 +1890,12 @@ disagreements: Array<Disagreement>,
 /**
  * How many disagreements there are in all.
  */
-disagreements_total: number, };
+disagreements_total: number, 
+/**
+ * Paired samples in pairing order, at most [`MAX_PAGE`] of each pass/fail class (A only
+ * passed, B only, both, neither), so every class can be listed.
+ */
+pairs: Array<Disagreement>, };
 
 /**
  * Mean score per category on both sides.
@@ -1974,6 +1983,97 @@ passed_a: boolean,
  * Passed B.
  */
 passed_b: boolean, };
+
+/**
+ * One comparison said in words, with the figures the words come from.
+ */
+export type Verdict = { 
+/**
+ * Benchmark id (`questbench`, `intent2tx`, `pilot`).
+ */
+benchmark: string, 
+/**
+ * Model of side A as stored (the key of the comparison and its samples).
+ */
+model_a: string, 
+/**
+ * Model of side B as stored.
+ */
+model_b: string, 
+/**
+ * Side A as people named it (`lab · llama-3-70b`; the model spec when no name was saved).
+ */
+label_a: string, 
+/**
+ * Side B as people named it.
+ */
+label_b: string, 
+/**
+ * Which side the comparison favours.
+ */
+outcome: VerdictOutcome, 
+/**
+ * The verdict in one sentence.
+ */
+sentence: string, 
+/**
+ * Mean score of A minus mean score of B, in points (0–100 scale).
+ */
+diff_points: number, 
+/**
+ * Lower end of the CI of `diff_points`.
+ */
+ci_lo: number, 
+/**
+ * Upper end of the CI of `diff_points`.
+ */
+ci_hi: number, 
+/**
+ * The CI's confidence level, % ([`CONFIDENCE_PCT`]).
+ */
+confidence_pct: number, 
+/**
+ * Paired samples the comparison rests on.
+ */
+n_pairs: number, 
+/**
+ * Exact sign test p-value on score wins.
+ */
+sign_p: number, 
+/**
+ * McNemar exact p-value on pass/fail.
+ */
+mcnemar_p: number, 
+/**
+ * The pass/fail split of the pairs.
+ */
+counts: PassCounts, };
+
+/**
+ * Which side a comparison favours.
+ */
+export type VerdictOutcome = "a_better" | "b_better" | "not_distinguishable";
+
+/**
+ * How the paired samples of a comparison split on pass/fail.
+ */
+export type PassCounts = { 
+/**
+ * Pairs A passed and B failed (improvements of A over B).
+ */
+only_a: number, 
+/**
+ * Pairs B passed and A failed (regressions of A against B).
+ */
+only_b: number, 
+/**
+ * Pairs both passed.
+ */
+both_pass: number, 
+/**
+ * Pairs both failed.
+ */
+both_fail: number, };
 
 /**
  * Facets for the filter menus of a selection.
@@ -3108,6 +3208,14 @@ pass_only_a: number,
  * Pairs only B passed.
  */
 pass_only_b: number, 
+/**
+ * Pairs both passed.
+ */
+both_pass: number, 
+/**
+ * Pairs both failed.
+ */
+both_fail: number, 
 /**
  * McNemar exact p-value on pass/fail.
  */

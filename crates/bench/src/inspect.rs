@@ -101,7 +101,16 @@ pub async fn bench(
     let mut times = Vec::new();
     for seed in 0..3 {
         let t = Instant::now();
-        compare_models_in(base.clone(), &run, &a, &b, seed, Scoring::Paper).await?;
+        compare_models_in(
+            base.clone(),
+            &run,
+            &a,
+            &b,
+            seed,
+            Scoring::Paper,
+            Default::default(),
+        )
+        .await?;
         times.push(ms(t));
     }
     let compare_models_base_ms = median(times);

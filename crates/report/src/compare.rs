@@ -47,6 +47,12 @@ pub struct Comparison {
     /// Pairs only B passed.
     #[ts(type = "number")]
     pub pass_only_b: u64,
+    /// Pairs both passed.
+    #[ts(type = "number")]
+    pub both_pass: u64,
+    /// Pairs both failed.
+    #[ts(type = "number")]
+    pub both_fail: u64,
     /// McNemar exact p-value on pass/fail.
     pub mcnemar_p: f64,
     /// Whether the CI excludes 0.
@@ -113,6 +119,7 @@ pub fn compare_samples(
     let wins_b = xa.iter().zip(&xb).filter(|(x, y)| x < y).count() as u64;
     let pass_only_a = pairs.iter().filter(|p| p.0.passed && !p.1.passed).count() as u64;
     let pass_only_b = pairs.iter().filter(|p| !p.0.passed && p.1.passed).count() as u64;
+    let both_pass = pairs.iter().filter(|p| p.0.passed && p.1.passed).count() as u64;
     Some(Comparison {
         benchmark: bench.to_string(),
         model_a: model_a.to_string(),
@@ -128,6 +135,8 @@ pub fn compare_samples(
         sign_p: stats::binomial_two_sided(wins_a, wins_a + wins_b),
         pass_only_a,
         pass_only_b,
+        both_pass,
+        both_fail: pairs.len() as u64 - both_pass - pass_only_a - pass_only_b,
         mcnemar_p: stats::mcnemar_exact(pass_only_a, pass_only_b),
     })
 }
@@ -192,6 +201,8 @@ mod tests {
             sign_p: 1.0,
             pass_only_a: 1,
             pass_only_b: 0,
+            both_pass: 0,
+            both_fail: 1,
             mcnemar_p: 1.0,
             separable: false,
         };

@@ -21,6 +21,7 @@ use ts_rs::TS;
 use crate::catalog;
 use crate::results::{CompareView, Disagreement, Explorer};
 use crate::studio::CompositeTrace;
+use crate::verdict::{self, ModelLabels, SideLabels};
 use crucible_core::{BenchError, Benchmark, Event, ScriptedAgent};
 use crucible_core::{Config, Scoring};
 use crucible_intent2tx::{execute::Executor, seam::IntentBench, AddressBook};
@@ -913,6 +914,7 @@ pub async fn compare_models(
     // The run's models as its spec lists them (cheap); a store without them is read from samples.
     let models = store.model_names(run).await?;
     models_check(run, model_a, model_b, &models)?;
+    let labels = ModelLabels::of_run(store, run).await;
     let mut pairs = store.model_pairs(run, model_a, model_b).await?;
     if scoring == Scoring::Paper {
         let unscored = pairs
@@ -951,11 +953,12 @@ pub async fn compare_models(
             benchmark: p.benchmark,
         })
         .collect();
-    compare_pairs(run, model_a, model_b, seed, scoring, pairs).await
+    compare_pairs(run, model_a, model_b, seed, scoring, pairs, labels).await
 }
 
 /// [`compare_models`] served from the explorer's in-memory base instead of a join in SQLite (the
-/// same view: pairs in the same order, the same figures).
+/// same view: pairs in the same order, the same figures); `labels` are the run's
+/// ([`ModelLabels::of_run`], which `compare_models` reads itself).
 pub async fn compare_models_in(
     base: std::sync::Arc<crate::results::Base>,
     run: &str,
@@ -963,6 +966,7 @@ pub async fn compare_models_in(
     model_b: &str,
     seed: u64,
     scoring: Scoring,
+    labels: ModelLabels,
 ) -> Result<CompareView, InspectError> {
     let (r, a, b) = (run.to_string(), model_a.to_string(), model_b.to_string());
     let pairs = tokio::task::spawn_blocking(move || {
@@ -1030,7 +1034,7 @@ pub async fn compare_models_in(
             runs: vec![run.to_string()],
         }));
     }
-    compare_pairs(run, model_a, model_b, seed, scoring, pairs).await
+    compare_pairs(run, model_a, model_b, seed, scoring, pairs, labels).await
 }
 
 /// The checks both comparisons make before pairing: two different models, both in the run
@@ -1070,10 +1074,15 @@ async fn compare_pairs(
     seed: u64,
     scoring: Scoring,
     pairs: Vec<Disagreement>,
+    labels: ModelLabels,
 ) -> Result<CompareView, InspectError> {
+    let labels = SideLabels::one_run(labels);
     if pairs.is_empty() {
-        return Err(InspectError::BadCompare(format!(
-            "models {model_a} and {model_b} share no instances in run {run} to pair"
+        let (la, lb) = labels.pair(model_a, model_b);
+        return Err(InspectError::BadCompare(verdict::nothing_to_compare(
+            &la,
+            &lb,
+            &format!("in run {run} they answered no task of the same benchmark in the same round"),
         )));
     }
     let mut names = Interner::default();
@@ -1114,16 +1123,19 @@ async fn compare_pairs(
     })
     .await
     .map_err(|e| InspectError::BadCompare(format!("the comparison task failed: {e}")))?;
-    Ok(tally.view(report::CompareReport {
-        sides: report::CompareSides::Models {
-            run: run.to_string(),
-            model_a: model_a.to_string(),
-            model_b: model_b.to_string(),
+    Ok(tally.view(
+        report::CompareReport {
+            sides: report::CompareSides::Models {
+                run: run.to_string(),
+                model_a: model_a.to_string(),
+                model_b: model_b.to_string(),
+            },
+            seed,
+            scoring,
+            comparisons,
         },
-        seed,
-        scoring,
-        comparisons,
-    }))
+        &labels,
+    ))
 }
 
 #[cfg(test)]

@@ -1,7 +1,7 @@
 //! What the desktop app and the CLI show, testable without a window: the benchmark [`catalog`]
 //! for runs, the run [`console`] (new-run form, estimates, live progress, runs list), the task
 //! author's [`studio`], the reviewer's [`results`] explorer, its typed sample [`trace`] view and
-//! sample actions ([`inspect`]), and the System page's [`status`].
+//! sample actions ([`inspect`]), the Compare screen's [`verdict`], and the System page's [`status`].
 //!
 //! This is the one library crate that names every benchmark: it plugs them into orchestration.
 //! It must not write SQL (it asks `crucible-store`) or hold window or Tauri types.
@@ -17,3 +17,4 @@ pub mod selftest;
 pub mod status;
 pub mod studio;
 pub mod trace;
+pub mod verdict;

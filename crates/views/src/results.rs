@@ -28,6 +28,8 @@ use crucible_report::{
 };
 use crucible_store::{RunReader, SampleBrief, Store, StoreError, TextColumn};
 
+use crate::verdict::{self, ModelLabels, SideLabels, Verdict};
+
 /// Largest page a sample listing returns.
 pub const MAX_PAGE: u32 = 500;
 
@@ -393,18 +395,34 @@ pub struct CategoryDelta {
     pub delta: f64,
 }
 
-/// A run comparison: exactly `crucible compare --json`'s value plus the disagreements and
-/// per-category deltas.
+/// A run comparison: exactly `crucible compare --json`'s value plus its verdicts, the paired
+/// samples (for the task × model matrix), the disagreements and per-category deltas.
 #[derive(Debug, Clone, PartialEq, Serialize, TS)]
 pub struct CompareView {
     /// What `crucible compare --json` prints.
     pub compare: report::CompareReport,
+    /// One verdict per comparison, in the same order (the sentence the Compare screen leads with).
+    pub verdicts: Vec<Verdict>,
     /// Per-category mean deltas over the paired samples.
     pub categories: Vec<CategoryDelta>,
     /// Paired samples that differ in pass/fail or score, at most [`MAX_PAGE`].
     pub disagreements: Vec<Disagreement>,
     /// How many disagreements there are in all.
     pub disagreements_total: u32,
+    /// Paired samples in pairing order, at most [`MAX_PAGE`] of each pass/fail class (A only
+    /// passed, B only, both, neither), so every class can be listed.
+    pub pairs: Vec<Disagreement>,
+}
+
+/// What `crucible compare RUN_A RUN_B --json` prints: the paired statistics (their keys first)
+/// and their verdicts.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct RunsCompareJson {
+    /// `{run_a, run_b, seed, scoring, comparisons}`.
+    #[serde(flatten)]
+    pub compare: report::CompareReport,
+    /// One verdict per comparison.
+    pub verdicts: Vec<Verdict>,
 }
 
 /// Paired samples summed up into a [`CompareView`]'s per-category means and disagreements.
@@ -413,6 +431,9 @@ pub struct Tally {
     cats: std::collections::BTreeMap<(String, String), (u32, f64, f64)>,
     disagreements: Vec<Disagreement>,
     total: u32,
+    pairs: Vec<Disagreement>,
+    /// Pairs kept per pass/fail class: A only, B only, both, neither.
+    kept: [u32; 4],
 }
 
 impl Tally {
@@ -425,6 +446,16 @@ impl Tally {
         c.0 += 1;
         c.1 += d.score_a;
         c.2 += d.score_b;
+        let class = match (d.passed_a, d.passed_b) {
+            (true, false) => 0,
+            (false, true) => 1,
+            (true, true) => 2,
+            (false, false) => 3,
+        };
+        if self.kept[class] < MAX_PAGE {
+            self.kept[class] += 1;
+            self.pairs.push(d.clone());
+        }
         if differ {
             self.total += 1;
             if self.disagreements.len() < MAX_PAGE as usize {
@@ -433,8 +464,8 @@ impl Tally {
         }
     }
 
-    /// The view, with `compare` as its statistics.
-    pub fn view(self, compare: report::CompareReport) -> CompareView {
+    /// The view, with `compare` as its statistics and its sides named by `labels`.
+    pub fn view(self, compare: report::CompareReport, labels: &SideLabels) -> CompareView {
         let categories = self
             .cats
             .into_iter()
@@ -451,10 +482,12 @@ impl Tally {
             })
             .collect();
         CompareView {
+            verdicts: labels.verdicts(&compare.comparisons),
             compare,
             categories,
             disagreements: self.disagreements,
             disagreements_total: self.total,
+            pairs: self.pairs,
         }
     }
 }
@@ -1170,6 +1203,7 @@ impl Explorer {
         scoring: Scoring,
     ) -> Result<CompareView, ResultsError> {
         same_run_check(run_a, run_b)?;
+        let labels = side_labels(&self.store, run_a, run_b).await;
         let pair = SampleFilter {
             runs: vec![run_a.to_string(), run_b.to_string()],
             scoring,
@@ -1177,10 +1211,11 @@ impl Explorer {
         };
         // The dataset `crucible compare` loads, cut from the base: the same comparisons.
         let (ds, _) = self.dataset(&pair).await?;
-        let cmp = tokio::task::spawn_blocking(move || report::compare_runs(&ds, 0, 1, seed))
-            .await
-            .map_err(|e| ResultsError::BadQuery(format!("compare task failed: {e}")))?;
-        no_pairs_check(run_a, run_b, &cmp)?;
+        let (cmp, ds) =
+            tokio::task::spawn_blocking(move || (report::compare_runs(&ds, 0, 1, seed), ds))
+                .await
+                .map_err(|e| ResultsError::BadQuery(format!("compare task failed: {e}")))?;
+        no_pairs_check(run_a, run_b, &cmp, &ds)?;
         let compare = compare_value(run_a, run_b, seed, scoring, &cmp);
         let base = self.base().await?;
         let (a, b) = (run_a.to_string(), run_b.to_string());
@@ -1192,8 +1227,18 @@ impl Explorer {
             let differ = d.passed_a != d.passed_b || d.score_a != d.score_b;
             tally.add(d, differ);
         }
-        Ok(tally.view(compare))
+        Ok(tally.view(compare, &labels))
     }
+}
+
+/// The sides' labels of a comparison of two runs: each run's saved provider names.
+async fn side_labels(store: &impl RunReader, run_a: &str, run_b: &str) -> SideLabels {
+    SideLabels::two_runs(
+        run_a,
+        ModelLabels::of_run(store, run_a).await,
+        run_b,
+        ModelLabels::of_run(store, run_b).await,
+    )
 }
 
 /// The paired comparisons of two runs (`crucible compare`'s core). Two equal runs and runs
@@ -1209,7 +1254,7 @@ pub async fn comparisons(
     let runs = vec![run_a.to_string(), run_b.to_string()];
     let ds = Dataset::load(store, &runs, BenchSelection(None), scoring).await?;
     let cmp = report::compare_runs(&ds, 0, 1, seed);
-    no_pairs_check(run_a, run_b, &cmp)?;
+    no_pairs_check(run_a, run_b, &cmp, &ds)?;
     Ok(cmp)
 }
 
@@ -1222,18 +1267,44 @@ fn same_run_check(run_a: &str, run_b: &str) -> Result<(), ResultsError> {
     Ok(())
 }
 
+/// Runs without a paired sample are an error whose message is the verdict: nothing to compare,
+/// and why (no benchmark in common, or no instance in common).
 fn no_pairs_check(
     run_a: &str,
     run_b: &str,
     cmp: &[report::Comparison],
+    ds: &Dataset,
 ) -> Result<(), ResultsError> {
-    if cmp.is_empty() {
-        return Err(ReportError::Empty(format!(
-            "runs {run_a} and {run_b} share no benchmark instances to pair"
-        ))
-        .into());
+    if !cmp.is_empty() {
+        return Ok(());
     }
-    Ok(())
+    let benches = |run: u32| -> BTreeSet<&str> {
+        ds.samples
+            .iter()
+            .filter(|s| s.run == run)
+            .map(|s| s.bench.label())
+            .collect()
+    };
+    let (ba, bb) = (benches(0), benches(1));
+    let list = |b: &BTreeSet<&str>| b.iter().copied().collect::<Vec<_>>().join(", ");
+    let why = if ba.is_empty() || bb.is_empty() {
+        let empty = if ba.is_empty() { run_a } else { run_b };
+        format!("run {empty} has no samples on the chosen benchmarks")
+    } else if ba.is_disjoint(&bb) {
+        format!(
+            "they ran no benchmark in common: {run_a} ran {}, {run_b} ran {}",
+            list(&ba),
+            list(&bb)
+        )
+    } else {
+        "they ran the same benchmarks on different tasks, rounds or models".to_string()
+    };
+    Err(ReportError::Empty(verdict::nothing_to_compare(
+        &format!("run {run_a}"),
+        &format!("run {run_b}"),
+        &why,
+    ))
+    .into())
 }
 
 /// Every pair of samples of runs `a` and `b` on the same benchmark, instance and round, ordered
@@ -1301,16 +1372,21 @@ pub fn compare_value(
     }
 }
 
-/// [`comparisons`] as [`compare_value`].
+/// What `crucible compare RUN_A RUN_B --json` prints: [`comparisons`] as [`compare_value`],
+/// with their verdicts (each run's models named as its spec names them).
 pub async fn compare_json(
     store: &impl RunReader,
     run_a: &str,
     run_b: &str,
     seed: u64,
     scoring: Scoring,
-) -> Result<report::CompareReport, ResultsError> {
+) -> Result<RunsCompareJson, ResultsError> {
     let cmp = comparisons(store, run_a, run_b, seed, scoring).await?;
-    Ok(compare_value(run_a, run_b, seed, scoring, &cmp))
+    let labels = side_labels(store, run_a, run_b).await;
+    Ok(RunsCompareJson {
+        verdicts: labels.verdicts(&cmp),
+        compare: compare_value(run_a, run_b, seed, scoring, &cmp),
+    })
 }
 
 /// The SVG of every chart the report has data for, in [`chart::CHART_NAMES`] order.

@@ -142,7 +142,8 @@ pub async fn results_sample_json(
     Ok(explorer(&state).await?.1.sample_json(id).await?)
 }
 
-/// Two runs side by side (`crucible compare`, seed 0) with disagreements and category deltas.
+/// Two runs side by side (`crucible compare`, seed 0) with verdicts, paired samples,
+/// disagreements and category deltas.
 #[tauri::command]
 pub async fn results_compare(
     state: tauri::State<'_, AppState>,
@@ -204,10 +205,11 @@ pub async fn results_compare_models(
 ) -> Result<CompareView, CommandError> {
     let e = explorer(&state).await?.1;
     let base = e.base().await?;
-    Ok(
-        crucible_views::inspect::compare_models_in(base, &run, &model_a, &model_b, 0, scoring)
-            .await?,
+    let labels = crucible_views::verdict::ModelLabels::of_run(e.store(), &run).await;
+    Ok(crucible_views::inspect::compare_models_in(
+        base, &run, &model_a, &model_b, 0, scoring, labels,
     )
+    .await?)
 }
 
 /// The code or JSON the scorer read from a sample's answer (clipped), for highlighting.

@@ -4,7 +4,9 @@
 //! composite tasks) and reads its rounds, revert reason and end-state checks, sees its code
 //! highlighted, re-executes it on a fresh snapshot and reads "agrees" with the same revert reason,
 //! exports a chart and finds the file, hovers a quadrant point for its model and coordinates,
-//! compares the two runs, and compares two models of the demo run.
+//! opens Compare on a verdict of two different models, compares the two runs (the CLI's verdict
+//! sentences; a matrix cell opens both traces side by side), and compares two models of the demo
+//! run (the CLI's verdict: the reference beats known-wrong, significantly).
 //! `#[ignore]`d like the other E2E tests; `.ci/e2e` runs them.
 
 use std::collections::BTreeMap;
@@ -87,7 +89,6 @@ struct Seen {
     failed_checks: usize,
     export_status: String,
     compare_rows: usize,
-    disagreements_head: String,
     leaderboard_ms: String,
     trace_ms: String,
     compare_trace: String,
@@ -102,6 +103,11 @@ struct Seen {
     chart_tip: String,
     models_rows: u64,
     models_first: String,
+    default_verdict: String,
+    default_pickers: Vec<String>,
+    compare_sentences: Vec<String>,
+    differ_count: String,
+    compare_trace_b: String,
     models_disagreements: String,
     pilot_reexec_disabled: bool,
     pilot_rescore: String,
@@ -295,42 +301,89 @@ async fn flow(app: &App, demo: &str, only: &str) -> Result<Seen> {
         .to_string();
     app.screenshot("results-chart-hover").await?;
 
-    // Compare the two runs.
+    // Compare opens on a verdict: two different models of the ticked run, compared at once.
     app.click("#tab-compare").await?;
-    app.select("#compare-a", demo).await?;
-    app.select("#compare-b", only).await?;
-    app.click("#compare-go").await?;
-    app.text("#compare-stats table").await?;
-    seen.compare_rows = app
-        .eval("return document.querySelectorAll('#compare-stats tbody tr').length")
-        .await?
-        .as_u64()
-        .unwrap_or(0) as usize;
-    seen.disagreements_head = app.text("#compare-disagreements h2").await?;
-    app.screenshot("results-compare").await?;
-    // A disagreement opens its sample's trace (PILOT: criteria and turn timeline).
-    app.click("#compare-disagreements button[data-open]")
-        .await?;
-    seen.compare_trace = app
-        .text("#compare-trace #trace-pilot h3")
-        .await
-        .unwrap_or_default();
-    app.screenshot("results-compare-trace").await?;
-    // That PILOT sample has nothing to re-execute; re-scoring it through the simulator agrees.
-    seen.pilot_reexec_disabled = app
-        .eval("return document.querySelector('#compare-trace #replay-reexecute').disabled")
-        .await?
-        .as_bool()
-        .unwrap_or(false);
-    app.click("#compare-trace #replay-rescore").await?;
-    seen.pilot_rescore = app
+    seen.default_verdict = app
         .wait_text(
-            "#compare-trace #replay-verdict",
+            "#compare-verdict .verdict-sentence",
             Duration::from_secs(60),
             |t| !t.is_empty(),
         )
         .await?;
-    app.eval("document.querySelector('#compare-trace #replay').scrollIntoView(); return true")
+    seen.default_pickers = app
+        .eval(
+            "return ['compare-run', 'compare-model-a', 'compare-model-b', 'compare-a', 'compare-b']\
+             .map((id) => document.getElementById(id).value)",
+        )
+        .await?
+        .as_array()
+        .map(|v| {
+            v.iter()
+                .map(|x| x.as_str().unwrap_or_default().to_string())
+                .collect()
+        })
+        .unwrap_or_default();
+    app.screenshot("results-compare-default").await?;
+
+    // Compare the two runs.
+    app.select("#compare-a", demo).await?;
+    app.select("#compare-b", only).await?;
+    app.click("#compare-go").await?;
+    app.wait_text("#compare-verdict", Duration::from_secs(60), |t| {
+        t.contains(&format!("in {only}"))
+    })
+    .await?;
+    seen.compare_rows = app
+        .eval("return document.querySelectorAll('#compare-verdict .verdict').length")
+        .await?
+        .as_u64()
+        .unwrap_or(0) as usize;
+    seen.compare_sentences = app
+        .eval(
+            "return [...document.querySelectorAll('#compare-verdict .verdict-sentence')]\
+             .map((p) => p.textContent)",
+        )
+        .await?
+        .as_array()
+        .map(|v| {
+            v.iter()
+                .map(|x| x.as_str().unwrap_or_default().to_string())
+                .collect()
+        })
+        .unwrap_or_default();
+    seen.differ_count = app.text("[data-filter='differ'] b").await?;
+    app.screenshot("results-compare").await?;
+    // A PILOT cell of the task × model matrix opens both samples' traces side by side
+    // (PILOT: criteria and turn timeline).
+    app.click("[data-filter='all']").await?;
+    app.click("#compare-matrix tr[data-benchmark='pilot'] button[data-side='a']")
+        .await?;
+    seen.compare_trace = app
+        .text("#compare-trace-a #trace-pilot h3")
+        .await
+        .unwrap_or_default();
+    seen.compare_trace_b = app
+        .text("#compare-trace-b #trace-pilot h3")
+        .await
+        .unwrap_or_default();
+    app.eval("document.getElementById('compare-pair').scrollIntoView(); return true")
+        .await?;
+    app.screenshot("results-compare-trace").await?;
+    // That PILOT sample has nothing to re-execute; re-scoring it through the simulator agrees.
+    seen.pilot_reexec_disabled = app
+        .eval("return document.querySelector('#compare-trace-a #replay-reexecute').disabled")
+        .await?
+        .as_bool()
+        .unwrap_or(false);
+    app.click("#compare-trace-a #replay-rescore").await?;
+    seen.pilot_rescore = app
+        .wait_text(
+            "#compare-trace-a #replay-verdict",
+            Duration::from_secs(60),
+            |t| !t.is_empty(),
+        )
+        .await?;
+    app.eval("document.querySelector('#compare-trace-a #replay').scrollIntoView(); return true")
         .await?;
     app.screenshot("results-rescore-pilot").await?;
 
@@ -340,18 +393,18 @@ async fn flow(app: &App, demo: &str, only: &str) -> Result<Seen> {
     app.select("#compare-model-b", "builtin:known-wrong")
         .await?;
     app.click("#compare-models-go").await?;
-    app.wait_text("#compare-stats", Duration::from_secs(30), |t| {
-        t.contains("builtin:known-wrong")
+    app.wait_text("#compare-verdict", Duration::from_secs(30), |t| {
+        t.contains("builtin:known-wrong") && !t.contains(&format!("in {only}"))
     })
     .await?;
     seen.models_rows = app
-        .eval("return document.querySelectorAll('#compare-stats tbody tr').length")
+        .eval("return document.querySelectorAll('#compare-verdict .verdict').length")
         .await?
         .as_u64()
         .unwrap_or(0);
-    seen.models_first = app.text("#compare-stats tbody tr").await?;
-    seen.models_disagreements = app.text("#compare-disagreements h2").await?;
-    app.eval("document.getElementById('compare-models').scrollIntoView(); return true")
+    seen.models_first = app.text("#compare-verdict .verdict-sentence").await?;
+    seen.models_disagreements = app.text("[data-filter='differ'] b").await?;
+    app.eval("document.getElementById('compare-pickers').scrollIntoView(); return true")
         .await?;
     app.screenshot("results-compare-models").await?;
     Ok(seen)
@@ -467,15 +520,33 @@ async fn results_page_matches_the_cli_and_shows_traces_exports_and_comparisons()
     let svg = std::fs::read_to_string(&path).with_context(|| format!("reading {path}"))?;
     assert!(svg.contains("<svg"), "{path}");
 
-    // The comparison has one row per paired comparison of the CLI.
+    // Compare opened on a verdict of two different models and two different runs.
+    assert!(!seen.default_verdict.is_empty(), "{seen:?}");
+    let p = &seen.default_pickers;
+    assert!(p.len() == 5 && p[1] != p[2] && p[3] != p[4], "{seen:?}");
+    // The comparison of two runs says, per paired comparison of the CLI, the CLI's verdict.
     let n = compare["comparisons"].as_array().map_or(0, Vec::len);
     assert_eq!(seen.compare_rows, n);
-    assert!(seen.disagreements_head.starts_with("Disagreements"));
-    assert!(
-        seen.compare_trace
-            .eq_ignore_ascii_case("Evaluator criteria"),
-        "{seen:?}"
-    );
+    let cli_sentences: Vec<String> = compare["verdicts"]
+        .as_array()
+        .context("no verdicts in the CLI's compare")?
+        .iter()
+        .map(|v| v["sentence"].as_str().unwrap_or_default().to_string())
+        .collect();
+    assert_eq!(seen.compare_sentences, cli_sentences);
+    let differ: u64 = compare["verdicts"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .map(|v| {
+            v["counts"]["only_a"].as_u64().unwrap_or(0)
+                + v["counts"]["only_b"].as_u64().unwrap_or(0)
+        })
+        .sum();
+    assert_eq!(seen.differ_count, differ.to_string(), "{seen:?}");
+    for t in [&seen.compare_trace, &seen.compare_trace_b] {
+        assert!(t.eq_ignore_ascii_case("Evaluator criteria"), "{seen:?}");
+    }
 
     // Highlighted code is present; re-executing the failed composite agrees, with its revert.
     assert!(seen.highlighted_keywords > 0, "{seen:?}");
@@ -507,12 +578,19 @@ async fn results_page_matches_the_cli_and_shows_traces_exports_and_comparisons()
         .as_array()
         .map_or(0, Vec::len);
     assert_eq!(seen.models_rows as usize, n, "{seen:?}");
-    assert!(seen.models_first.contains("builtin:reference"), "{seen:?}");
-    let total = models["disagreements_total"].as_u64().unwrap_or(0);
+    // The verdict sentence is the CLI's, word for word: the reference agent beats the
+    // known-wrong one, significantly.
+    let sentence = models["verdicts"][0]["sentence"]
+        .as_str()
+        .unwrap_or_default();
+    assert_eq!(seen.models_first, sentence, "{seen:?}");
     assert!(
-        seen.models_disagreements
-            .starts_with(&format!("Disagreements ({total}")),
-        "{seen:?}"
+        sentence.starts_with("builtin:reference beats builtin:known-wrong by ")
+            && sentence.ends_with("significant."),
+        "{sentence}"
     );
+    let c = &models["verdicts"][0]["counts"];
+    let differ = c["only_a"].as_u64().unwrap_or(0) + c["only_b"].as_u64().unwrap_or(0);
+    assert_eq!(seen.models_disagreements, differ.to_string(), "{seen:?}");
     Ok(())
 }

@@ -6,7 +6,6 @@ import type {
   Bench,
   CheckView,
   ClippedText,
-  CompareView,
   Highlight,
   IntentTables,
   IntentTrace,
@@ -25,11 +24,10 @@ import type {
 import { BENCHES, BENCH_LABEL, SCORINGS, SCORING_LABEL } from "../bench";
 import { columnLabel, tableLabel } from "../labels";
 import { renderPaperTables } from "./paper-tables";
+import { renderCompare } from "./compare";
 import { h, mount } from "../dom";
 import {
   resultsCharts,
-  resultsCompare,
-  resultsCompareModels,
   resultsExport,
   resultsExtracted,
   resultsReplay,
@@ -160,7 +158,7 @@ const isRows = (v: JsonValue): v is Row[] => Array.isArray(v) && v.every((x) => 
 // ---------- tables ----------
 
 /** The sample filter behind one cell of a report table. */
-function cellFilter(s: State, bench: Bench | "cross" | "compare", row: Row, col: string): SampleFilter {
+function cellFilter(s: State, bench: Bench | "cross", row: Row, col: string): SampleFilter {
   const f = baseFilter(s);
   f.benchmark = bench === "cross" ? f.benchmark : bench;
   if (typeof row.model === "string") f.model = row.model;
@@ -173,7 +171,7 @@ function cellFilter(s: State, bench: Bench | "cross" | "compare", row: Row, col:
   return f;
 }
 
-function table(s: State, bench: Bench | "cross" | "compare", name: string, rows: readonly Row[], onCell: (f: SampleFilter) => void): HTMLElement {
+function table(s: State, bench: Bench | "cross", name: string, rows: readonly Row[], onCell: (f: SampleFilter) => void): HTMLElement {
   const id = `${bench}-${name}`;
   const flatRows = rows.map(flat);
   const cols: string[] = [];
@@ -450,7 +448,7 @@ async function renderTab(outer: HTMLElement, s: State, onCell: (f: SampleFilter)
       await renderSamples(content, s);
       break;
     case "compare":
-      renderCompare(content, s);
+      renderCompare(content, { runs: s.runs, selected: [...s.selected], scoring: s.scoring, renderTrace });
       break;
   }
   if (content.isConnected) outer.dataset.renderMs = (performance.now() - t0).toFixed(1);
@@ -1000,105 +998,4 @@ async function renderTrace(el: HTMLElement, id: number): Promise<void> {
   );
   el.dataset.renderMs = (performance.now() - t0).toFixed(1);
   el.scrollIntoView({ block: "start" });
-}
-
-// ---------- compare ----------
-
-function renderCompare(content: HTMLElement, s: State): void {
-  const opts = () => s.runs.map((r) => h("option", { value: r.run_id }, `${r.run_id} · ${r.benchmarks.join(", ")} · ${r.models.length} models`));
-  const a = h("select", { id: "compare-a", "aria-label": "run A" }, ...opts());
-  const b = h("select", { id: "compare-b", "aria-label": "run B" }, ...opts());
-  const sel = [...s.selected];
-  a.value = sel[0] ?? s.runs[0].run_id;
-  b.value = sel[1] ?? s.runs.find((r) => r.run_id !== a.value)?.run_id ?? a.value;
-  const go = h("button", { class: "primary", id: "compare-go" }, "Compare");
-  const out = h("div", { id: "compare-out" });
-  go.addEventListener("click", async () => {
-    mount(out, h("p", { class: "muted" }, "Comparing…"));
-    const r = await resultsCompare(a.value, b.value, s.scoring);
-    if (!r.ok) mount(out, errorBox(r.error));
-    else showCompare(out, s, r.value);
-  });
-  // Two models of one run: the same instances, rounds and seeds, paired.
-  const run = h("select", { id: "compare-run", "aria-label": "run" }, ...s.runs.map((r) => h("option", { value: r.run_id }, r.run_id)));
-  run.value = sel[0] ?? s.runs[0].run_id;
-  const ma = h("select", { id: "compare-model-a", "aria-label": "model A" });
-  const mb = h("select", { id: "compare-model-b", "aria-label": "model B" });
-  const fillModels = () => {
-    const models = s.runs.find((r) => r.run_id === run.value)?.models ?? [];
-    ma.replaceChildren(...models.map((m) => h("option", { value: m }, m)));
-    mb.replaceChildren(...models.map((m) => h("option", { value: m }, m)));
-    ma.value = models[0] ?? "";
-    mb.value = models[1] ?? models[0] ?? "";
-  };
-  fillModels();
-  run.addEventListener("change", fillModels);
-  const goModels = h("button", { class: "primary", id: "compare-models-go" }, "Compare models");
-  goModels.addEventListener("click", async () => {
-    mount(out, h("p", { class: "muted" }, "Comparing…"));
-    const r = await resultsCompareModels(run.value, ma.value, mb.value, s.scoring);
-    if (!r.ok) mount(out, errorBox(r.error));
-    else showCompare(out, s, r.value);
-  });
-  mount(
-    content,
-    h("div", { class: "card" }, h("h2", {}, "Compare two runs"), h("div", { class: "filters" }, h("label", {}, "A ", a), h("label", {}, "B ", b), go)),
-    h(
-      "div",
-      { class: "card", id: "compare-models" },
-      h("h2", {}, "Compare two models of one run"),
-      h("div", { class: "filters" }, h("label", {}, "Run ", run), h("label", {}, "A ", ma), h("label", {}, "B ", mb), goModels),
-    ),
-    out,
-  );
-}
-
-function showCompare(out: HTMLElement, s: State, v: CompareView): void {
-  const openSample = (id: number) => {
-    const trace = out.querySelector<HTMLElement>("#compare-trace")!;
-    void renderTrace(trace, id);
-  };
-  mount(
-    out,
-    h("section", { class: "card", id: "compare-stats" }, h("h2", {}, "Paired statistics (crucible compare)"), table(s, "compare", "comparisons", v.compare.comparisons, () => {})),
-    h("section", { class: "card", id: "compare-categories" }, h("h2", {}, "Per-category deltas"), table(s, "compare", "categories", v.categories, () => {})),
-    h(
-      "section",
-      { class: "card", id: "compare-disagreements" },
-      h("h2", {}, `Disagreements (${v.disagreements_total}${v.disagreements.length < v.disagreements_total ? `, first ${v.disagreements.length}` : ""})`),
-      h(
-        "div",
-        { class: "rtable-wrap" },
-        h(
-        "table",
-        { class: "rtable compact" },
-        h("thead", {}, h("tr", {}, ...["benchmark", "task", "instance", "round", "A", "B", "score A", "score B", ""].map((c) => h("th", {}, c)))),
-        h(
-          "tbody",
-          {},
-          ...v.disagreements.map((d) => {
-            const la = h("button", { class: "link-button", "data-open": String(d.id_a) }, `A #${d.id_a}`);
-            const lb = h("button", { class: "link-button", "data-open": String(d.id_b) }, `B #${d.id_b}`);
-            la.addEventListener("click", () => openSample(d.id_a));
-            lb.addEventListener("click", () => openSample(d.id_b));
-            return h(
-              "tr",
-              { "data-disagreement": d.instance },
-              h("td", {}, d.benchmark),
-              h("td", { class: "mono small" }, d.task),
-              h("td", { class: "mono small" }, d.instance),
-              h("td", { class: "num" }, String(d.round)),
-              h("td", {}, `${d.model_a} ${d.passed_a ? "✓" : "✗"}`),
-              h("td", {}, `${d.model_b} ${d.passed_b ? "✓" : "✗"}`),
-              h("td", { class: "num" }, d.score_a.toFixed(3)),
-              h("td", { class: "num" }, d.score_b.toFixed(3)),
-              h("td", {}, la, " ", lb),
-            );
-          }),
-        ),
-      ),
-      ),
-    ),
-    h("div", { id: "compare-trace" }),
-  );
 }

@@ -1,0 +1,558 @@
+//! The Compare screen's verdict: one plain-language sentence per paired comparison ("reference
+//! beats faulty-0.3 by 93 points on EVM-QuestBench (95 % CI 90–100), significant"), with the
+//! figures it rests on and the pass/fail counts behind it, and the names people chose for their
+//! models (a saved provider's id and the model name, "lab · llama-3-70b").
+//!
+//! It reads the statistics `report::compare` computed (paired bootstrap CI, sign test, McNemar)
+//! and must not compute statistics of its own: the sentence and `crucible compare --json`'s
+//! numbers can then never disagree.
+
+use std::collections::BTreeMap;
+
+use crucible_core::BenchmarkId;
+use crucible_report as report;
+use crucible_store::RunReader;
+use serde::Serialize;
+use ts_rs::TS;
+
+/// The confidence level of every interval a verdict quotes (the paired bootstrap's).
+pub const CONFIDENCE_PCT: u32 = 95;
+
+/// Which side a comparison favours.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, TS)]
+#[serde(rename_all = "snake_case")]
+pub enum VerdictOutcome {
+    /// Side A scores higher and the 95 % CI of the difference excludes 0.
+    ABetter,
+    /// Side B scores higher and the 95 % CI of the difference excludes 0.
+    BBetter,
+    /// The 95 % CI of the difference contains 0.
+    NotDistinguishable,
+}
+
+/// How the paired samples of a comparison split on pass/fail.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, TS)]
+pub struct PassCounts {
+    /// Pairs A passed and B failed (improvements of A over B).
+    #[ts(type = "number")]
+    pub only_a: u64,
+    /// Pairs B passed and A failed (regressions of A against B).
+    #[ts(type = "number")]
+    pub only_b: u64,
+    /// Pairs both passed.
+    #[ts(type = "number")]
+    pub both_pass: u64,
+    /// Pairs both failed.
+    #[ts(type = "number")]
+    pub both_fail: u64,
+}
+
+/// One comparison said in words, with the figures the words come from.
+#[derive(Debug, Clone, PartialEq, Serialize, TS)]
+pub struct Verdict {
+    /// Benchmark id (`questbench`, `intent2tx`, `pilot`).
+    pub benchmark: String,
+    /// Model of side A as stored (the key of the comparison and its samples).
+    pub model_a: String,
+    /// Model of side B as stored.
+    pub model_b: String,
+    /// Side A as people named it (`lab · llama-3-70b`; the model spec when no name was saved).
+    pub label_a: String,
+    /// Side B as people named it.
+    pub label_b: String,
+    /// Which side the comparison favours.
+    pub outcome: VerdictOutcome,
+    /// The verdict in one sentence.
+    pub sentence: String,
+    /// Mean score of A minus mean score of B, in points (0–100 scale).
+    pub diff_points: f64,
+    /// Lower end of the CI of `diff_points`.
+    pub ci_lo: f64,
+    /// Upper end of the CI of `diff_points`.
+    pub ci_hi: f64,
+    /// The CI's confidence level, % ([`CONFIDENCE_PCT`]).
+    pub confidence_pct: u32,
+    /// Paired samples the comparison rests on.
+    #[ts(type = "number")]
+    pub n_pairs: u64,
+    /// Exact sign test p-value on score wins.
+    pub sign_p: f64,
+    /// McNemar exact p-value on pass/fail.
+    pub mcnemar_p: f64,
+    /// The pass/fail split of the pairs.
+    pub counts: PassCounts,
+}
+
+impl Verdict {
+    /// The verdict of `c`, naming its sides `label_a` and `label_b`.
+    pub fn of(c: &report::Comparison, label_a: &str, label_b: &str) -> Self {
+        let d = &c.diff;
+        let outcome = if d.lo > 0.0 {
+            VerdictOutcome::ABetter
+        } else if d.hi < 0.0 {
+            VerdictOutcome::BBetter
+        } else {
+            VerdictOutcome::NotDistinguishable
+        };
+        let bench = bench_label(&c.benchmark);
+        let sentence = match outcome {
+            VerdictOutcome::ABetter => beats(label_a, label_b, d.diff, d.lo, d.hi, bench),
+            VerdictOutcome::BBetter => beats(label_b, label_a, -d.diff, -d.hi, -d.lo, bench),
+            VerdictOutcome::NotDistinguishable => {
+                let how = if d.diff.abs() < 0.05 {
+                    "scores the same as".to_string()
+                } else if d.diff > 0.0 {
+                    format!("scores {} more than", points(d.diff))
+                } else {
+                    format!("scores {} less than", points(-d.diff))
+                };
+                format!(
+                    "{label_a} and {label_b} are not distinguishable on {bench}: {label_a} {how} \
+                     {label_b} on average ({CONFIDENCE_PCT} % CI {}), not significant.",
+                    range(d.lo, d.hi)
+                )
+            }
+        };
+        Self {
+            benchmark: c.benchmark.clone(),
+            model_a: c.model_a.clone(),
+            model_b: c.model_b.clone(),
+            label_a: label_a.to_string(),
+            label_b: label_b.to_string(),
+            outcome,
+            sentence,
+            diff_points: d.diff,
+            ci_lo: d.lo,
+            ci_hi: d.hi,
+            confidence_pct: CONFIDENCE_PCT,
+            n_pairs: c.n_pairs as u64,
+            sign_p: c.sign_p,
+            mcnemar_p: c.mcnemar_p,
+            counts: PassCounts {
+                only_a: c.pass_only_a,
+                only_b: c.pass_only_b,
+                both_pass: c.both_pass,
+                both_fail: c.both_fail,
+            },
+        }
+    }
+}
+
+fn beats(winner: &str, loser: &str, diff: f64, lo: f64, hi: f64, bench: &str) -> String {
+    format!(
+        "{winner} beats {loser} by {} on {bench} ({CONFIDENCE_PCT} % CI {}), significant.",
+        points(diff),
+        range(lo, hi)
+    )
+}
+
+/// The sentence a comparison with nothing to pair says: which sides, and `why` ("they ran no
+/// benchmark in common", …).
+pub fn nothing_to_compare(label_a: &str, label_b: &str, why: &str) -> String {
+    format!("Nothing to compare: {label_a} and {label_b} share no instances ({why}).")
+}
+
+/// A benchmark's name for people; an unknown id is shown as stored.
+fn bench_label(id: &str) -> &str {
+    match BenchmarkId::parse(id) {
+        Some(b) => b.label(),
+        None => id,
+    }
+}
+
+/// `x` in points, one decimal at most ("93 points", "1.5 points", "1 point").
+fn points(x: f64) -> String {
+    let n = number(x);
+    if n == "1" {
+        "1 point".into()
+    } else {
+        format!("{n} points")
+    }
+}
+
+/// A number as the sentences print it: one decimal, none when whole, a true minus sign, and
+/// one significant digit for values that would round to 0 (a CI end of 0.04 is not "0").
+fn number(x: f64) -> String {
+    let r = (x * 10.0).round() / 10.0;
+    let s = if r == 0.0 && x != 0.0 {
+        format!("{:.1$}", x, (-x.abs().log10()).ceil() as usize)
+    } else if r.fract() == 0.0 {
+        format!("{r:.0}")
+    } else {
+        format!("{r:.1}")
+    };
+    match s.strip_prefix('-') {
+        Some(rest) if rest.trim_matches(['0', '.']).is_empty() => rest.to_string(),
+        Some(rest) => format!("−{rest}"),
+        None => s,
+    }
+}
+
+/// A CI as words: "90–100", or "−4 to 7" when an end is negative (a dash after a minus misreads).
+fn range(lo: f64, hi: f64) -> String {
+    if lo < 0.0 || hi < 0.0 {
+        format!("{} to {}", number(lo), number(hi))
+    } else {
+        format!("{}–{}", number(lo), number(hi))
+    }
+}
+
+/// The names people chose for a run's models: a model served by a saved provider is
+/// `<provider id> · <model>`; every other model keeps its spec (`builtin:reference`).
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct ModelLabels {
+    /// Spec (`openai:llama-3-70b`) → label.
+    named: BTreeMap<String, String>,
+}
+
+impl ModelLabels {
+    /// The labels a run's spec gives (its `endpoints` name each provider model's saved provider).
+    pub fn of_spec(spec: &crucible_run::RunSpec) -> Self {
+        let named = spec
+            .models
+            .iter()
+            .filter_map(|m| {
+                let provider = spec.provider_of(m)?;
+                let model = m.split_once(':').map_or(m.as_str(), |(_, name)| name);
+                Some((m.clone(), format!("{provider} · {model}")))
+            })
+            .collect();
+        Self { named }
+    }
+
+    /// The labels of a stored run (none when the run or its spec cannot be read: specs are
+    /// shown then, as everywhere else).
+    pub async fn of_run(store: &impl RunReader, run: &str) -> Self {
+        match store.run(run).await {
+            Ok(row) => serde_json::from_str::<crucible_run::RunSpec>(&row.spec)
+                .map(|s| Self::of_spec(&s))
+                .unwrap_or_default(),
+            Err(_) => Self::default(),
+        }
+    }
+
+    /// The label of a stored model name. Report rows suffix a model (`openai:m · assisted
+    /// prompts`); the suffix is kept.
+    pub fn label(&self, model: &str) -> String {
+        for (spec, label) in &self.named {
+            if model == spec {
+                return label.clone();
+            }
+            if let Some(rest) = model.strip_prefix(spec.as_str()) {
+                if rest.starts_with(" · ") {
+                    return format!("{label}{rest}");
+                }
+            }
+        }
+        model.to_string()
+    }
+}
+
+/// The labels of a comparison's two sides: two runs (`runs` = their ids) or two models of one
+/// run (the same labels on both sides).
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct SideLabels {
+    a: ModelLabels,
+    b: ModelLabels,
+    runs: Option<(String, String)>,
+}
+
+impl SideLabels {
+    /// Two models of one run.
+    pub fn one_run(labels: ModelLabels) -> Self {
+        Self {
+            a: labels.clone(),
+            b: labels,
+            runs: None,
+        }
+    }
+
+    /// Two runs: each side labelled by its own run's spec; a model both runs have is told apart
+    /// by its run id.
+    pub fn two_runs(run_a: &str, a: ModelLabels, run_b: &str, b: ModelLabels) -> Self {
+        Self {
+            a,
+            b,
+            runs: Some((run_a.to_string(), run_b.to_string())),
+        }
+    }
+
+    /// The two sides' names for a comparison of `model_a` with `model_b`, never the same text.
+    pub fn pair(&self, model_a: &str, model_b: &str) -> (String, String) {
+        let (la, lb) = (self.a.label(model_a), self.b.label(model_b));
+        if la != lb {
+            return (la, lb);
+        }
+        match &self.runs {
+            Some((ra, rb)) => (format!("{la} in {ra}"), format!("{lb} in {rb}")),
+            None => (format!("{la} (A)"), format!("{lb} (B)")),
+        }
+    }
+
+    /// The verdict of every comparison.
+    pub fn verdicts(&self, comparisons: &[report::Comparison]) -> Vec<Verdict> {
+        comparisons
+            .iter()
+            .map(|c| {
+                let (la, lb) = self.pair(&c.model_a, &c.model_b);
+                Verdict::of(c, &la, &lb)
+            })
+            .collect()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use report::compare::compare_samples;
+    use report::{Bench, Sample};
+
+    /// A comparison of hand-made pairs: `(score A, score B)` per instance, pass at ≥ 0.6.
+    fn cmp(pairs: &[(f64, f64)]) -> report::Comparison {
+        let side = |model: u32, pick: fn(&(f64, f64)) -> f64| -> Vec<Sample> {
+            pairs
+                .iter()
+                .enumerate()
+                .map(|(i, p)| Sample {
+                    bench: Bench::Questbench,
+                    model,
+                    instance: i as u32,
+                    score: pick(p),
+                    passed: pick(p) >= 0.6,
+                    ..Sample::BLANK
+                })
+                .collect()
+        };
+        let (a, b) = (side(0, |p| p.0), side(1, |p| p.1));
+        let (ra, rb): (Vec<&Sample>, Vec<&Sample>) = (a.iter().collect(), b.iter().collect());
+        compare_samples(
+            Bench::Questbench,
+            "builtin:reference",
+            "builtin:faulty-0.3",
+            &ra,
+            &rb,
+            7,
+        )
+        .unwrap()
+    }
+
+    fn labels() -> SideLabels {
+        SideLabels::one_run(ModelLabels::default())
+    }
+
+    #[test]
+    fn a_significant_win_names_the_winner_first_with_the_ci() {
+        let mut pairs = vec![(1.0, 0.0); 28];
+        pairs.extend([(1.0, 1.0), (0.0, 0.0)]);
+        let v = &labels().verdicts(&[cmp(&pairs)])[0];
+        assert_eq!(v.outcome, VerdictOutcome::ABetter);
+        assert_eq!(
+            v.sentence,
+            format!(
+                "builtin:reference beats builtin:faulty-0.3 by 93.3 points on EVM-QuestBench \
+                 (95 % CI {}–{}), significant.",
+                number(v.ci_lo),
+                number(v.ci_hi)
+            )
+        );
+        assert!(v.ci_lo > 80.0 && v.ci_hi <= 100.0, "{v:?}");
+        assert_eq!(
+            v.counts,
+            PassCounts {
+                only_a: 28,
+                only_b: 0,
+                both_pass: 1,
+                both_fail: 1
+            }
+        );
+        assert_eq!(v.n_pairs, 30);
+    }
+
+    #[test]
+    fn a_significant_loss_says_b_beats_a_with_the_ci_turned_round() {
+        let mut pairs = vec![(0.0, 1.0); 20];
+        pairs.extend([(0.5, 0.5); 4]);
+        let c = cmp(&pairs);
+        let v = &labels().verdicts(std::slice::from_ref(&c))[0];
+        assert_eq!(v.outcome, VerdictOutcome::BBetter);
+        assert!(v.diff_points < 0.0 && v.ci_hi < 0.0);
+        // B − A = 83.3, its CI is A − B's negated and swapped.
+        assert_eq!(
+            v.sentence,
+            format!(
+                "builtin:faulty-0.3 beats builtin:reference by 83.3 points on EVM-QuestBench \
+                 (95 % CI {}–{}), significant.",
+                number(-c.diff.hi),
+                number(-c.diff.lo)
+            )
+        );
+        assert_eq!(
+            (v.counts.only_a, v.counts.only_b, v.counts.both_fail),
+            (0, 20, 4)
+        );
+    }
+
+    #[test]
+    fn a_tie_is_not_distinguishable_and_quotes_a_ci_through_zero() {
+        let mut pairs = vec![(1.0, 0.0); 3];
+        pairs.extend([(0.0, 1.0); 2]);
+        pairs.extend([(1.0, 1.0); 5]);
+        let v = &labels().verdicts(&[cmp(&pairs)])[0];
+        assert_eq!(v.outcome, VerdictOutcome::NotDistinguishable);
+        assert!(v.ci_lo < 0.0 && v.ci_hi > 0.0, "{v:?}");
+        assert_eq!(
+            v.sentence,
+            format!(
+                "builtin:reference and builtin:faulty-0.3 are not distinguishable on \
+                 EVM-QuestBench: builtin:reference scores 10 points more than builtin:faulty-0.3 \
+                 on average (95 % CI −{} to {}), not significant.",
+                number(-v.ci_lo),
+                number(v.ci_hi)
+            )
+        );
+        assert_eq!(
+            (v.counts.only_a, v.counts.only_b, v.counts.both_pass),
+            (3, 2, 5)
+        );
+        // Equal on average.
+        let v = &labels().verdicts(&[cmp(&[(1.0, 0.0), (0.0, 1.0)])])[0];
+        assert!(v
+            .sentence
+            .contains("builtin:reference scores the same as builtin:faulty-0.3"));
+    }
+
+    #[test]
+    fn no_shared_instances_say_there_is_nothing_to_compare_and_why() {
+        assert_eq!(
+            nothing_to_compare(
+                "lab · llama-3-70b",
+                "builtin:reference",
+                "they ran no benchmark in common"
+            ),
+            "Nothing to compare: lab · llama-3-70b and builtin:reference share no instances \
+             (they ran no benchmark in common)."
+        );
+    }
+
+    #[test]
+    fn saved_provider_names_label_models_and_equal_names_are_told_apart() {
+        let mut spec = crucible_run::RunSpec::new(
+            vec!["pilot".into()],
+            vec!["openai:llama-3-70b".into(), "builtin:reference".into()],
+        );
+        spec.endpoints.insert(
+            "openai:llama-3-70b".into(),
+            crucible_run::spec::ModelEndpoint {
+                provider: "lab".into(),
+                base_url: "http://127.0.0.1:1/v1".into(),
+            },
+        );
+        let l = ModelLabels::of_spec(&spec);
+        assert_eq!(l.label("openai:llama-3-70b"), "lab · llama-3-70b");
+        assert_eq!(
+            l.label("openai:llama-3-70b · assisted prompts"),
+            "lab · llama-3-70b · assisted prompts"
+        );
+        assert_eq!(l.label("builtin:reference"), "builtin:reference");
+        let runs = SideLabels::two_runs("run-1", l.clone(), "run-2", l.clone());
+        assert_eq!(
+            runs.pair("openai:llama-3-70b", "openai:llama-3-70b"),
+            (
+                "lab · llama-3-70b in run-1".to_string(),
+                "lab · llama-3-70b in run-2".to_string()
+            )
+        );
+        let v = &SideLabels::one_run(l).verdicts(&[{
+            let mut c = cmp(&[(1.0, 0.0); 12]);
+            c.model_a = "openai:llama-3-70b".into();
+            c
+        }])[0];
+        assert!(
+            v.sentence
+                .starts_with("lab · llama-3-70b beats builtin:faulty-0.3 by 100 points"),
+            "{}",
+            v.sentence
+        );
+    }
+
+    #[test]
+    fn the_view_keeps_every_pass_fail_class_for_the_matrix_and_counts_disagreements() {
+        use crate::results::{Disagreement, Tally, MAX_PAGE};
+        let d = |i: i64, passed_a: bool, passed_b: bool| Disagreement {
+            benchmark: "pilot".into(),
+            instance: format!("t{i}"),
+            task: format!("t{i}"),
+            category: "c".into(),
+            round: 0,
+            model_a: "a".into(),
+            model_b: "b".into(),
+            id_a: i,
+            id_b: -i,
+            score_a: f64::from(u8::from(passed_a)),
+            score_b: f64::from(u8::from(passed_b)),
+            passed_a,
+            passed_b,
+        };
+        let mut t = Tally::default();
+        // Many more "both pass" pairs than a page: the rarer classes must still be listed.
+        let mut i = 0;
+        for (n, a, b) in [
+            (2000, true, true),
+            (3, true, false),
+            (2, false, true),
+            (4, false, false),
+        ] {
+            for _ in 0..n {
+                i += 1;
+                t.add(d(i, a, b), a != b);
+            }
+        }
+        let report = report::CompareReport {
+            sides: report::CompareSides::Models {
+                run: "r".into(),
+                model_a: "a".into(),
+                model_b: "b".into(),
+            },
+            seed: 0,
+            scoring: crucible_core::Scoring::Paper,
+            comparisons: vec![],
+        };
+        let v = t.view(report, &labels());
+        let count = |a: bool, b: bool| {
+            v.pairs
+                .iter()
+                .filter(|p| (p.passed_a, p.passed_b) == (a, b))
+                .count()
+        };
+        assert_eq!(
+            [
+                count(true, true),
+                count(true, false),
+                count(false, true),
+                count(false, false)
+            ],
+            [MAX_PAGE as usize, 3, 2, 4]
+        );
+        assert_eq!(v.disagreements_total, 5);
+        assert_eq!(v.categories[0].n_pairs, 2009);
+    }
+
+    #[test]
+    fn numbers_read_as_people_write_them() {
+        for (x, want) in [
+            (93.0, "93"),
+            (93.34, "93.3"),
+            (-4.0, "−4"),
+            (0.04, "0.04"),
+            (-0.004, "−0.004"),
+            (0.0, "0"),
+            (-0.0, "0"),
+            (100.0, "100"),
+        ] {
+            assert_eq!(number(x), want, "{x}");
+        }
+        assert_eq!(range(90.0, 100.0), "90–100");
+        assert_eq!(range(-4.2, 7.0), "−4.2 to 7");
+        assert_eq!(points(1.0), "1 point");
+    }
+}

@@ -1,0 +1,163 @@
+// Frontend-only tests of Results → Compare (same harness as mock-ipc.test.mjs): the screen leads
+// with the core's verdict sentence, the pickers start on two different runs and two different
+// models, the pass/fail counts filter the task × model matrix, a cell opens both samples' traces
+// side by side with the differing facts marked, "nothing to compare" is said plainly (not as a
+// bug), and no visible header or label is a raw key. Run: npm --prefix ui test (after build).
+import { test } from "node:test";
+import assert from "node:assert/strict";
+import { mkdirSync } from "node:fs";
+import { join } from "node:path";
+import { open, shots, useBrowser } from "./harness.mjs";
+
+useBrowser();
+
+const run = (run_id, created_at, models) => ({ run_id, status: "finished", created_at, samples: 40, passed: 20, benchmarks: ["questbench"], models, fork: null });
+const RUNS = [
+  run("run-new", "2026-11-22T11:00:00Z", ["builtin:reference", "openai:llama-3-70b"]),
+  run("run-old", "2026-11-22T10:00:00Z", ["builtin:reference", "openai:llama-3-70b"]),
+  run("run-older", "2026-11-21T10:00:00Z", ["builtin:reference"]),
+];
+const [A, B] = ["builtin:reference", "openai:llama-3-70b"];
+const pair = (i, passA, passB) => ({
+  benchmark: "questbench", instance: `task_${i}`, task: `erc20_transfer_${i}`, category: "token_transfer", round: 0,
+  model_a: A, model_b: B, id_a: 100 + i, id_b: 200 + i, score_a: passA ? 1 : 0.2, score_b: passB ? 1 : 0.2, passed_a: passA, passed_b: passB,
+});
+const PAIRS = [pair(1, true, false), pair(2, true, false), pair(3, false, true), pair(4, true, true), pair(5, false, false)];
+const COMPARISON = {
+  benchmark: "questbench", model_a: A, model_b: B, n_pairs: 5, mean_a: 68, mean_b: 52, diff: { diff: 16, lo: -16, hi: 48, resamples: 2000 },
+  wins_a: 2, wins_b: 1, ties: 2, sign_p: 1, pass_only_a: 2, pass_only_b: 1, both_pass: 1, both_fail: 1, mcnemar_p: 1, separable: false,
+};
+const SENTENCE = "builtin:reference and lab · llama-3-70b are not distinguishable on EVM-QuestBench: builtin:reference scores 16 points more than lab · llama-3-70b on average (95 % CI −16 to 48), not significant.";
+const VIEW = {
+  compare: { run: "run-new", model_a: A, model_b: B, seed: 0, scoring: "paper", comparisons: [COMPARISON] },
+  verdicts: [{
+    benchmark: "questbench", model_a: A, model_b: B, label_a: A, label_b: "lab · llama-3-70b", outcome: "not_distinguishable", sentence: SENTENCE,
+    diff_points: 16, ci_lo: -16, ci_hi: 48, confidence_pct: 95, n_pairs: 5, sign_p: 1, mcnemar_p: 1,
+    counts: { only_a: 2, only_b: 1, both_pass: 1, both_fail: 1 },
+  }],
+  categories: [{ benchmark: "questbench", category: "token_transfer", n_pairs: 5, mean_a: 68, mean_b: 52, delta: 16 }],
+  disagreements: PAIRS.filter((p) => p.passed_a !== p.passed_b),
+  disagreements_total: 3,
+  pairs: PAIRS,
+};
+const trace = (id, model, outcome, passed) => ({
+  summary: { id, run_id: "run-new", benchmark: "questbench", model, instance: "task_1", task: "erc20_transfer_1", prompt_type: "", round: 0, kind: "atomic", category: "token_transfer", difficulty: "easy", outcome, score: passed ? 1 : 0.2, passed },
+  subcategory: "", seed: "42", prompt: { text: "Send 1 token", total_bytes: 12, truncated: false }, raw_answer: { text: "```ts\nexport default 1\n```", total_bytes: 24, truncated: false },
+  metrics: {}, details: {}, k_act: null, k_opt: null, tokens_in: 10, tokens_out: 20, cost_usd: 0, latency_ms: 3, error: null, events: [], artefacts: [],
+  view: { checks: [{ name: "balance", weight: 100, expected: "1", actual: passed ? "1" : "0", passed }], highlights: [], composite: null, intent: null, pilot: null },
+});
+
+function handler(calls, overrides = {}) {
+  return (cmd, args) => {
+    calls.push([cmd, args]);
+    if (overrides[cmd]) return overrides[cmd](args);
+    switch (cmd) {
+      case "results_runs": return { ok: RUNS };
+      case "results_report": return { ok: { samples: 1, runs: ["run-new"], profile: [], cost: [] } };
+      case "results_facets": return { ok: { categories: [], difficulties: [] } };
+      case "results_compare_models": return { ok: VIEW };
+      case "results_compare": return { ok: { ...VIEW, compare: { run_a: args.runA, run_b: args.runB, seed: 0, scoring: "paper", comparisons: [COMPARISON] } } };
+      case "results_sample": return { ok: args.id === 101 ? trace(101, A, "exact", true) : trace(args.id, B, "wrong_effect", false) };
+      case "results_extracted": return { ok: null };
+      default: return { reject: { kind: "internal", message: `unexpected ${cmd}` } };
+    }
+  };
+}
+
+async function openCompare(calls, overrides) {
+  const { page } = await open("#/results", handler(calls, overrides));
+  await page.locator("#tab-compare").click();
+  return page;
+}
+
+test("Compare leads with the verdict and its pickers start on two different runs and models", async () => {
+  const calls = [];
+  const page = await openCompare(calls);
+  await page.locator("#compare-verdict .verdict-sentence").waitFor();
+  assert.equal(await page.locator("#compare-verdict .verdict-sentence").textContent(), SENTENCE);
+  // The verdict is the first thing after the pickers.
+  assert.equal(await page.locator("#compare-out > :first-child").getAttribute("id"), "compare-verdict");
+  // Compared at once, on two different models of the newest run with two models.
+  const asked = calls.find(([c]) => c === "results_compare_models");
+  assert.ok(asked, "the default pair is compared without a click");
+  assert.deepEqual([asked[1].run, asked[1].modelA, asked[1].modelB], ["run-new", A, B]);
+  assert.equal(await page.locator("#compare-model-a").inputValue(), A);
+  assert.equal(await page.locator("#compare-model-b").inputValue(), B);
+  // Two runs: the two most recent, never the same one.
+  assert.equal(await page.locator("#compare-a").inputValue(), "run-new");
+  assert.equal(await page.locator("#compare-b").inputValue(), "run-old");
+  await page.locator("#compare-b").selectOption("run-new");
+  assert.notEqual(await page.locator("#compare-a").inputValue(), "run-new", "picking A's run for B moves A");
+  // A run with one model cannot be compared with itself; the page says why.
+  await page.locator("#compare-run").selectOption("run-older");
+  assert.equal(await page.locator("#compare-models-go").isDisabled(), true);
+  assert.match(await page.locator("#compare-models-why").textContent(), /one model/);
+  // Counts are filters over the matrix: the improvements of A, then of B.
+  assert.equal(await page.locator("#compare-matrix tbody tr").count(), 3, "starts on the pairs that differ in pass/fail");
+  await page.locator("#compare-verdict [data-filter='only_a']").click();
+  assert.deepEqual(await page.locator("#compare-matrix tbody tr").evaluateAll((rs) => rs.map((r) => r.dataset.class)), ["only_a", "only_a"]);
+  await page.locator("#compare-verdict [data-filter='only_b']").click();
+  assert.equal(await page.locator("#compare-matrix tbody tr").count(), 1);
+  await page.locator("[data-filter='all']").click();
+  assert.equal(await page.locator("#compare-matrix tbody tr").count(), 5);
+  mkdirSync(shots, { recursive: true });
+  await page.screenshot({ path: join(shots, "mock-compare-verdict.png"), fullPage: true });
+  await page.close();
+});
+
+test("a matrix cell opens both traces side by side with the differing facts marked", async () => {
+  const calls = [];
+  const page = await openCompare(calls);
+  await page.locator("#compare-matrix").waitFor();
+  await page.locator("#compare-matrix tr[data-pair='101,201'] button[data-side='b']").click();
+  await page.locator("#compare-trace-b [data-fact='outcome']").waitFor();
+  await page.locator("#compare-trace-a [data-fact='outcome']").waitFor();
+  const opened = calls.filter(([c]) => c === "results_sample").map(([, a]) => a.id).sort();
+  assert.deepEqual(opened, [101, 201]);
+  assert.equal(await page.locator("#compare-trace-a [data-fact='outcome']").textContent(), "exact");
+  assert.equal(await page.locator("#compare-trace-b [data-fact='outcome']").textContent(), "wrong_effect");
+  // Marked: outcome, score and the failing check; not the task both answered.
+  await page.locator("#compare-trace-a dd.differs").first().waitFor();
+  for (const side of ["a", "b"]) {
+    assert.equal(await page.locator(`#compare-trace-${side} dd[data-fact='outcome']`).getAttribute("class"), "differs");
+    assert.equal(await page.locator(`#compare-trace-${side} dd[data-fact='score']`).getAttribute("class"), "differs");
+    assert.equal(await page.locator(`#compare-trace-${side} dd[data-fact='task']`).getAttribute("class"), null);
+    assert.equal(await page.locator(`#compare-trace-${side} tr[data-check='balance']`).getAttribute("class"), "differs");
+  }
+  // Side by side: the two traces start at the same height.
+  const [ya, yb] = await Promise.all(["a", "b"].map((s) => page.locator(`#compare-trace-${s}`).evaluate((e) => e.getBoundingClientRect().top)));
+  assert.equal(ya, yb);
+  await page.locator("#compare-pair").scrollIntoViewIfNeeded();
+  mkdirSync(shots, { recursive: true });
+  await page.screenshot({ path: join(shots, "mock-compare-traces.png") });
+  await page.close();
+});
+
+test("no visible header or label on the Compare screen is a raw key", async () => {
+  const calls = [];
+  const page = await openCompare(calls);
+  await page.locator("#compare-matrix").waitFor();
+  await page.locator("#compare-details > summary").click();
+  await page.locator("#compare-matrix tr[data-pair='101,201'] button[data-side='a']").click();
+  await page.locator("#compare-trace-b [data-fact='outcome']").waitFor();
+  const labels = await page.locator("#results-content").evaluate((root) =>
+    [...root.querySelectorAll("th, label, summary, h2, h3, dt, .picker-title, .count-filter, legend, button")]
+      .filter((e) => e.offsetParent !== null)
+      .map((e) => (e.childNodes.length && e.tagName === "LABEL" ? e.childNodes[0].textContent : e.textContent).trim())
+      .filter(Boolean),
+  );
+  assert.ok(labels.length > 30, `labels read: ${labels.length}`);
+  const raw = labels.filter((t) => /^[a-z]+(_[a-z]+)+$/.test(t) || /\b[a-z]+\.[a-z_]+\b/.test(t.replace(/\b\d+\.\d+\b/g, "")));
+  assert.deepEqual(raw, [], "raw keys shown as labels");
+  await page.close();
+});
+
+test("nothing to compare is said plainly, not as a bug", async () => {
+  const calls = [];
+  const message = "Nothing to compare: builtin:reference and lab · llama-3-70b share no instances (in run run-new they answered no task of the same benchmark in the same round).";
+  const page = await openCompare(calls, { results_compare_models: () => ({ reject: { kind: "invalid", message } }) });
+  await page.locator("#compare-verdict[data-outcome='nothing']").waitFor();
+  assert.equal(await page.locator("#compare-verdict .verdict-sentence").textContent(), message);
+  assert.doesNotMatch(await page.locator("#compare-verdict").textContent(), /bug/i);
+  await page.close();
+});
