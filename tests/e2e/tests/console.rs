@@ -624,9 +624,17 @@ async fn runs_start_watch_cancel_resume_by_keyboard() {
 
 /// Starts a slow run of the loopback model only and waits until a sample is stored.
 async fn start_slow_run(app: &App) -> Result<()> {
+    start_slow_run_on(app, &[]).await
+}
+
+/// Like [`start_slow_run`], also ticking the benchmarks with these form ids (PILOT stays on).
+async fn start_slow_run_on(app: &App, also: &[&str]) -> Result<()> {
     app.click("#nav-runs").await?;
     app.click("#new-run").await?;
     app.text("#run-form").await?;
+    for id in also {
+        app.click(id).await?;
+    }
     app.fill("#rf-rounds", "4").await?;
     app.fill("#rf-concurrency", "1").await?;
     app.fill("#rf-limit", "1").await?;
@@ -1070,8 +1078,8 @@ async fn killing_the_app_takes_its_anvils_with_it_and_the_run_resumes_after_rest
     let env = env_for(data.path(), config.path());
 
     let app = App::launch(&env).await.expect("app launches");
-    let started = start_slow_run(&app).await;
-    // The run's chain benchmarks have their chains booted once a sample is stored.
+    // QuestBench beside the slow PILOT samples: its chains are booted before the first sample.
+    let started = start_slow_run_on(&app, &["#rf-bench-questbench"]).await;
     let deadline = std::time::Instant::now() + Duration::from_secs(60);
     let found = loop {
         let pid = app_pid(data.path());
