@@ -132,8 +132,8 @@ pub fn typescript() -> String {
     // Run console: runs.
     {
         use crucible_views::console::{
-            BenchPlan, FailureView, FormError, LiveLoad, LiveStatus, ModelProgress, RunForm,
-            RunListItem, RunPlan, SchedulingPlan, TaskFacets,
+            BenchPlan, ErrorReason, FailureView, FormError, LiveLoad, LiveStatus, ModelProgress,
+            RunForm, RunListItem, RunPlan, SchedulingPlan, TaskFacets,
         };
         decl::<RunForm>(&mut out);
         decl::<crate::PlanResult>(&mut out);
@@ -145,6 +145,7 @@ pub fn typescript() -> String {
         decl::<crate::RunsView>(&mut out);
         decl::<crate::DemoInfo>(&mut out);
         decl::<RunListItem>(&mut out);
+        decl::<ErrorReason>(&mut out);
         decl::<LiveStatus>(&mut out);
         decl::<LiveLoad>(&mut out);
         decl::<ModelProgress>(&mut out);

@@ -117,7 +117,12 @@ pub async fn launch(
         Launch::Start(_, m) => m.clone(),
         Launch::Resume(_, m) => m.clone(),
     };
-    let tracker = Arc::new(Mutex::new(Tracker::new(&per_model)));
+    // The live bars name models as the run's spec names them (a resumed run: its stored spec).
+    let labels = match &what {
+        Launch::Start(spec, _) => crucible_views::verdict::ModelLabels::of_spec(spec),
+        Launch::Resume(run, _) => crucible_views::verdict::ModelLabels::of_run(&store, run).await,
+    };
+    let tracker = Arc::new(Mutex::new(Tracker::new(&per_model).labelled(labels)));
     let (id_tx, id_rx) = oneshot::channel();
     let id_tx: IdSender = Arc::new(Mutex::new(Some(id_tx)));
 

@@ -152,9 +152,13 @@ pub async fn report(config: &Config, args: ReportArgs) -> Result<()> {
         bail!("--format and --out go together (e.g. --format csv --out DIR)");
     }
     let store = open(&args.db).await?;
-    let ds = Dataset::load_with(&store, &args.runs, sel, args.scoring, args.intent_metrics).await?;
+    let mut ds =
+        Dataset::load_with(&store, &args.runs, sel, args.scoring, args.intent_metrics).await?;
+    // Reports, exports and charts name models as people named them (`lab · llama-3-70b`).
+    let labels = crucible_views::verdict::RunLabels::of_runs(&store, &ds.runs).await;
+    labels.relabel(&mut ds);
     if args.paper_tables {
-        return paper_tables(config, &ds, sel, &args);
+        return paper_tables(config, &ds, sel, &args, &labels);
     } else if !args.map.is_empty() {
         bail!("--map goes with --paper-tables");
     }
@@ -424,13 +428,15 @@ fn paper_tables(
     ds: &Dataset,
     sel: BenchSelection,
     args: &ReportArgs,
+    labels: &crucible_views::verdict::RunLabels,
 ) -> Result<()> {
     let mut map = std::collections::BTreeMap::new();
     for m in &args.map {
         let Some((yours, theirs)) = m.split_once('=') else {
             bail!("--map {m:?}: expected YOUR_MODEL=PUBLISHED_MODEL");
         };
-        map.insert(yours.trim().to_string(), theirs.trim().to_string());
+        // Either the stored name or the label may be given; the report rows carry the label.
+        map.insert(labels.label_any(yours.trim()), theirs.trim().to_string());
     }
     let tasks = config.project_dir.join("tasks");
     let mut published = Vec::new();

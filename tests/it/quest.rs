@@ -112,15 +112,11 @@ fn instances_and_prompts_are_byte_identical_for_a_seed() {
     }
 }
 
-#[tokio::test]
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn selftest_passes_on_the_slice_with_two_seeds() {
-    let h = Harness::start(&config())
-        .await
-        .unwrap_or_else(|e| panic!("{e}"));
     let tasks = catalogue();
-    let report = atomic::selftest(&h, &tasks, 2)
-        .await
-        .unwrap_or_else(|e| panic!("{e}"));
+    let report = crate::support::selftest_halves(&tasks, 2).await;
+    assert_eq!(report.summary.tasks, tasks.len());
     let bad: Vec<String> = report
         .tasks
         .iter()

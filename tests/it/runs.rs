@@ -1085,6 +1085,91 @@ async fn task_filters_select_before_the_limit_and_a_filter_matching_nothing_is_n
     assert!(!err.contains("panicked"), "{err}");
 }
 
+/// The names the user chose (saved provider · model) are what the runs list, the leaderboards,
+/// the samples list and the CLI's report and CSV export show; filtering by that name finds the
+/// model's samples; the stored spec names stay what resume and compare read.
+async fn names_people_chose_stay(
+    config: &crucible_core::Config,
+    store: &Store,
+    dir: &Path,
+    run_id: &str,
+    ida: &str,
+    idb: &str,
+) {
+    use crucible_views::results::{Explorer, SampleFilter};
+    let (la, lb) = (format!("{ida} · alpha"), format!("{idb} · beta"));
+    let listed = crucible_views::console::list_runs(store).await.unwrap();
+    let item = listed.iter().find(|r| r.run_id == run_id).unwrap();
+    assert_eq!(
+        item.models,
+        ["openai-compatible:alpha", "openai-compatible:beta"]
+    );
+    assert_eq!(item.model_labels, [la.clone(), lb.clone()]);
+
+    let ex = Explorer::from_store(store.clone());
+    let info = ex.runs().await.unwrap();
+    let info = info.iter().find(|r| r.run_id == run_id).unwrap();
+    assert_eq!(info.model_labels, [la.clone(), lb.clone()]);
+    let only = SampleFilter {
+        runs: vec![run_id.to_string()],
+        ..Default::default()
+    };
+    let report = serde_json::to_string(&ex.report(config, &only, true).await.unwrap()).unwrap();
+    assert!(report.contains(&la) && report.contains(&lb), "{report}");
+    assert!(!report.contains("openai-compatible:"), "{report}");
+    // The leaderboard's name filters the samples; the rows carry it too.
+    let by_label = SampleFilter {
+        model: Some(la.clone()),
+        ..only.clone()
+    };
+    let page = ex.samples(&by_label, 0, 100).await.unwrap();
+    assert_eq!(page.total, 16);
+    assert!(page.rows.iter().all(|r| r.model == la));
+    let report = ex.report(config, &by_label, true).await.unwrap();
+    let text = serde_json::to_string(&report).unwrap();
+    assert!(text.contains(&la) && !text.contains(&lb), "{text}");
+    let trace = ex.sample(page.rows[0].id).await.unwrap();
+    assert_eq!(trace.summary.model, la);
+
+    // The CLI: report --json and the CSV export.
+    let out = dir.join("export");
+    let run = Command::new(env!("CARGO_BIN_EXE_crucible"))
+        .args([
+            "report",
+            "--json",
+            "--no-ceiling",
+            "--run",
+            run_id,
+            "--format",
+            "csv",
+        ])
+        .arg("--out")
+        .arg(&out)
+        .arg("--db")
+        .arg(dir.join("c.db"))
+        .env("CRUCIBLE_DATA_DIR", &config.data_dir)
+        .output()
+        .unwrap();
+    let stdout = String::from_utf8_lossy(&run.stdout);
+    assert!(
+        run.status.success(),
+        "{stdout}{}",
+        String::from_utf8_lossy(&run.stderr)
+    );
+    assert!(
+        stdout.contains(&la) && !stdout.contains("openai-compatible:"),
+        "{stdout}"
+    );
+    let mut csv = String::new();
+    for f in std::fs::read_dir(&out).unwrap() {
+        csv.push_str(&std::fs::read_to_string(f.unwrap().path()).unwrap());
+    }
+    assert!(
+        csv.contains(&lb) && !csv.contains("openai-compatible:"),
+        "{csv}"
+    );
+}
+
 /// Writes `<data>/providers.json` with two openai-compatible providers, each with one model and
 /// its key in its own env var.
 fn two_providers(data: &Path, a: (&str, &str, &str, &str), b: (&str, &str, &str, &str)) {
@@ -1202,6 +1287,7 @@ async fn one_run_mixes_two_saved_providers_with_their_own_urls_and_keys_and_resu
     let per_model = |m: &str| samples.iter().filter(|(_, s)| s.model == m).count();
     assert_eq!(per_model("openai-compatible:alpha"), 16);
     assert_eq!(per_model("openai-compatible:beta"), 16);
+    names_people_chose_stay(&config, &store, dir.path(), &first.run_id, &ida, &idb).await;
     assert!(
         a.requests() >= 16 && b.requests() >= 16,
         "{} {}",

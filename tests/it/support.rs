@@ -60,3 +60,34 @@ pub fn crucible_cli(data: &std::path::Path, args: &[&str]) -> (bool, serde_json:
         String::from_utf8_lossy(&out.stderr).into_owned(),
     )
 }
+
+/// `atomic::selftest` of `tasks` on `seeds` seeds, split in two halves on two harnesses (each
+/// its own Anvil, gate and sandboxes) run at once, the reports merged in task order. The
+/// self-test is latency-bound (each module's round trip through the sandbox and the gate), so the
+/// split takes the catalogue's self-test off the suite's critical path; what is tested is the same.
+pub async fn selftest_halves(
+    tasks: &[crucible_questbench::task::Task],
+    seeds: u64,
+) -> crucible_questbench::atomic::SelftestReport {
+    let (first, second) = tasks.split_at(tasks.len() / 2);
+    let (mut a, b) = tokio::join!(selftest_on(first, seeds), selftest_on(second, seeds));
+    a.tasks.extend(b.tasks);
+    a.summary.tasks += b.summary.tasks;
+    a.summary.reference_perfect += b.summary.reference_perfect;
+    a.summary.wrong_total += b.summary.wrong_total;
+    a.summary.wrong_rejected += b.summary.wrong_rejected;
+    a
+}
+
+/// `atomic::selftest` of `tasks` on a harness of its own.
+async fn selftest_on(
+    tasks: &[crucible_questbench::task::Task],
+    seeds: u64,
+) -> crucible_questbench::atomic::SelftestReport {
+    let h = crucible_questbench::atomic::Harness::start(&config())
+        .await
+        .unwrap_or_else(|e| panic!("{e}"));
+    crucible_questbench::atomic::selftest(&h, tasks, seeds)
+        .await
+        .unwrap_or_else(|e| panic!("{e}"))
+}

@@ -652,9 +652,19 @@ status: string,
  */
 benchmarks: Array<string>, 
 /**
- * Models.
+ * Models, as stored (what resume, compare and filters name).
  */
 models: Array<string>, 
+/**
+ * The same models as people named them (`lab · llama-3-70b` for a saved provider's
+ * model), in the order of `models`.
+ */
+model_labels: Array<string>, 
+/**
+ * Why its errors happened (provider or infrastructure failures, not wrong answers): the
+ * most frequent reasons, each with its count.
+ */
+error_reasons: Array<ErrorReason>, 
 /**
  * The chain of a fork run, for people: `fork of URL at block N (chain id C)` with the
  * URL as stored (credentials removed); `None` for a run on the offline universe.
@@ -693,6 +703,19 @@ cost_usd: number,
  * lab-3)"); it cannot be resumed until that stops. `None` otherwise.
  */
 held_by: string | null, };
+
+/**
+ * One reason a run's samples errored and how many it hit.
+ */
+export type ErrorReason = { 
+/**
+ * The stored error, clipped to [`REASON_CHARS`] characters.
+ */
+reason: string, 
+/**
+ * Samples with this error.
+ */
+samples: number, };
 
 /**
  * The live state of a run, as sent to the UI a few times a second.
@@ -802,9 +825,13 @@ limit_label: string, };
  */
 export type ModelProgress = { 
 /**
- * Model.
+ * Model, as stored.
  */
 model: string, 
+/**
+ * The model as people named it (`lab · llama-3-70b` for a saved provider's model).
+ */
+label: string, 
 /**
  * Samples finished in this session.
  */
@@ -1553,9 +1580,14 @@ passed: number,
  */
 benchmarks: Array<string>, 
 /**
- * Models present, sorted.
+ * Models present, sorted (as stored: what a comparison or filter of this run names).
  */
 models: Array<string>, 
+/**
+ * The same models as people named them (`lab · llama-3-70b` for a saved provider's model),
+ * in the order of `models`.
+ */
+model_labels: Array<string>, 
 /**
  * The chain of a fork run (`fork of URL at block N (chain id C)`, the URL without
  * credentials); `None` on the offline universe.

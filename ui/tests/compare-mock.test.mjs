@@ -11,7 +11,7 @@ import { open, shots, useBrowser } from "./harness.mjs";
 
 useBrowser();
 
-const run = (run_id, created_at, models) => ({ run_id, status: "finished", created_at, samples: 40, passed: 20, benchmarks: ["questbench"], models, fork: null });
+const run = (run_id, created_at, models) => ({ run_id, status: "finished", created_at, samples: 40, passed: 20, benchmarks: ["questbench"], models, model_labels: models, fork: null });
 const RUNS = [
   run("run-new", "2026-11-22T11:00:00Z", ["builtin:reference", "openai:llama-3-70b"]),
   run("run-old", "2026-11-22T10:00:00Z", ["builtin:reference", "openai:llama-3-70b"]),

@@ -11,7 +11,7 @@ import { open, shots, useBrowser } from "./harness.mjs";
 
 useBrowser();
 
-const RUN = { run_id: "run-1", status: "finished", created_at: "2026-11-22T10:00:00Z", samples: 1, passed: 0, benchmarks: ["questbench"], models: ["builtin:a", "builtin:b"], fork: null };
+const RUN = { run_id: "run-1", status: "finished", created_at: "2026-11-22T10:00:00Z", samples: 1, passed: 0, benchmarks: ["questbench"], models: ["builtin:a", "builtin:b"], model_labels: ["builtin:a", "builtin:b"], fork: null };
 const SUMMARY = {
   id: 7, run_id: "run-1", benchmark: "questbench", model: "builtin:a", instance: "bnb_transfer", task: "bnb_transfer",
   prompt_type: "", round: 0, kind: "atomic", category: "transfer", difficulty: "easy", outcome: "revert", score: 0, passed: false,

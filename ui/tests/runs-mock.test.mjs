@@ -119,6 +119,7 @@ test("the Chain choice sends the fork URL and block, and a bad one names the fie
 
 test("a fork run says which chain it ran on in the runs list", async () => {
   const run = (id, fork) => ({ run_id: id, status: "finished", benchmarks: ["questbench"], models: ["builtin:reference"],
+    model_labels: ["builtin:reference"], error_reasons: [],
     fork, started: "2026-11-24T10:00:00Z", finished_at: "2026-11-24T10:01:00Z", planned: 1, finished: 1, failed: 0, passed: 1, cost_usd: 0 });
   const { page } = await open("#/runs", (cmd) => {
     if (cmd === "list_runs_view") return { ok: { db: "/data/crucible.db", live: [],
@@ -218,7 +219,7 @@ test("settings lists the content packs, adds a folder, and shows a failed self-t
 
 test("a running run shows model calls in flight, chain work and what limits it", async () => {
   const live = (load) => ({ run_id: "r-live", status: "running", planned: 107, already_done: 0, pending: 107, done: 40,
-    failed: 0, models: [{ model: "openai-compatible:lab", done: 40, planned: 107, failed: 0 }], samples_per_min: 240,
+    failed: 0, models: [{ model: "openai-compatible:lab", label: "lab · lab", done: 40, planned: 107, failed: 0 }], samples_per_min: 240,
     eta_seconds: 17, cost_usd: null, failures: [], notice: null, elapsed_seconds: 10, load });
   const { page } = await open("#/runs", (cmd) => {
     if (cmd === "list_runs_view") return { ok: { db: "/data/crucible.db", runs: [], live: ["r-live"] } };
@@ -273,6 +274,7 @@ test("the plan says how the run is scheduled and the chain workers field is sent
 
 test("a run another process is running says who, and offers neither resume nor delete", async () => {
   const run = (id, held_by) => ({ run_id: id, status: "running", benchmarks: ["pilot"], models: ["builtin:reference"],
+    model_labels: ["builtin:reference"], error_reasons: [],
     fork: null, started: "2026-11-24T10:00:00Z", finished_at: null, planned: 10, finished: 3, failed: 0, passed: 3, cost_usd: 0, held_by });
   const { page } = await open("#/runs", (cmd) => {
     if (cmd === "list_runs_view") return { ok: { db: "/data/crucible.db", live: [],
@@ -288,4 +290,51 @@ test("a run another process is running says who, and offers neither resume nor d
   assert.equal((await page.locator("#run-r-dead [data-field=status]").innerText()).trim(), "interrupted");
   assert.equal(await page.locator("#run-r-dead .resume-run").count(), 1);
   await page.close();
+});
+
+test("a finished run names models as the user did, splits errors from wrong answers and leads to its results", async () => {
+  const run = { run_id: "r-done", status: "finished", benchmarks: ["pilot"], models: ["builtin:reference", "openai-compatible:llama-3-70b"],
+    model_labels: ["builtin:reference", "lab · llama-3-70b"], fork: null, started: "2026-11-24T10:00:00Z",
+    finished_at: "2026-11-24T10:01:00Z", planned: 20, finished: 20, failed: 3, passed: 12, cost_usd: 0.5, held_by: null,
+    error_reasons: [{ reason: "provider lab: HTTP 503 Service Unavailable after 4 attempts", samples: 2 },
+      { reason: "no reason recorded", samples: 1 }] };
+  const { page } = await open("#/runs", (cmd) => {
+    if (cmd === "list_runs_view") return { ok: { db: "/data/crucible.db", live: [], runs: [run] } };
+    return { ok: null };
+  });
+  const row = page.locator("#run-r-done");
+  await row.waitFor();
+  assert.equal((await row.locator("[data-field=models]").innerText()).trim(), "builtin:reference, lab · llama-3-70b");
+  assert.equal((await row.locator("[data-field=passed]").innerText()).trim(), "12 passed");
+  assert.equal((await row.locator("[data-field=wrong]").innerText()).trim(), "5 wrong answers");
+  await row.locator("[data-field=errors] summary").click();
+  const reasons = await row.locator("[data-field=error-reason]").allInnerTexts();
+  assert.deepEqual(reasons.map((t) => t.trim()),
+    ["2 × provider lab: HTTP 503 Service Unavailable after 4 attempts", "1 × no reason recorded"]);
+  assert.equal(await row.locator("a.open-results").getAttribute("href"), "#/results/run?id=r-done&tab=leaderboards");
+  assert.equal(await row.locator("a.compare-models").getAttribute("href"), "#/results/run?id=r-done&tab=compare");
+  const text = await page.locator("#runs-table").innerText();
+  assert.ok(!/openai-compatible:|_/.test(text.replace(/r-done/g, "")), text);
+  await page.close();
+});
+
+test("the new-run form lists the user's models first and folds the offline test agents", async () => {
+  const withProviders = (providers) => ({ file: "/data/providers.json", keychain: "mock", providers, builtin_agents: [
+    { name: "reference", benchmark: "pilot" }, { name: "follows-plan", benchmark: "pilot" }] });
+  const provider = { entry: { id: "lab", kind: "openai-compatible", base_url: "http://127.0.0.1:9/v1", key_env: null,
+    models: [{ name: "llama-3-70b", settings: null, price: null }] }, key_source: { kind: "none" }, env_vars: [] };
+  for (const [providers, folded] of [[[provider], true], [[], false]]) {
+    const { page } = await open("#/runs/new", (cmd) => {
+      if (cmd === "list_providers") return { ok: withProviders(providers) };
+      if (cmd === "plan_run") return { ok: { plan: null, problem: { field: "models", message: "mock" } } };
+      return { ok: null };
+    });
+    await page.locator("#rf-builtin-agents").waitFor({ state: "attached" });
+    assert.equal(await page.locator("#rf-builtin-agents").evaluate((d) => d.open), !folded);
+    // Ticked by default only when there is nothing else to run.
+    assert.equal(await page.locator("#rf-model-builtin-reference").isChecked(), !folded);
+    const labels = await page.locator("#rf-models label").allInnerTexts();
+    if (folded) assert.match(labels[0], /^lab · llama-3-70b/);
+    await page.close();
+  }
 });

@@ -763,8 +763,10 @@ pub struct FailureView {
 /// Progress of one model.
 #[derive(Debug, Clone, PartialEq, Serialize, TS)]
 pub struct ModelProgress {
-    /// Model.
+    /// Model, as stored.
     pub model: String,
+    /// The model as people named it (`lab · llama-3-70b` for a saved provider's model).
+    pub label: String,
     /// Samples finished in this session.
     pub done: u32,
     /// Samples planned for it in this session.
@@ -862,6 +864,7 @@ impl LiveLoad {
 pub struct Tracker {
     status: LiveStatus,
     failures: VecDeque<FailureView>,
+    labels: crate::verdict::ModelLabels,
 }
 
 /// How many failures the live view keeps.
@@ -884,6 +887,7 @@ impl Tracker {
                     .iter()
                     .map(|(m, n)| ModelProgress {
                         model: m.clone(),
+                        label: m.clone(),
                         done: 0,
                         planned: *n,
                         failed: 0,
@@ -898,15 +902,27 @@ impl Tracker {
                 load: None,
             },
             failures: VecDeque::new(),
+            labels: Default::default(),
         }
+    }
+
+    /// Shows the models under the names the run's spec gives them.
+    pub fn labelled(mut self, labels: crate::verdict::ModelLabels) -> Self {
+        for m in &mut self.status.models {
+            m.label = labels.label(&m.model);
+        }
+        self.labels = labels;
+        self
     }
 
     fn model(&mut self, name: &str) -> &mut ModelProgress {
         if let Some(i) = self.status.models.iter().position(|m| m.model == name) {
             return &mut self.status.models[i];
         }
+        let label = self.labels.label(name);
         self.status.models.push(ModelProgress {
             model: name.to_string(),
+            label,
             done: 0,
             planned: 0,
             failed: 0,
@@ -1069,8 +1085,14 @@ pub struct RunListItem {
     pub status: String,
     /// Benchmarks.
     pub benchmarks: Vec<String>,
-    /// Models.
+    /// Models, as stored (what resume, compare and filters name).
     pub models: Vec<String>,
+    /// The same models as people named them (`lab · llama-3-70b` for a saved provider's
+    /// model), in the order of `models`.
+    pub model_labels: Vec<String>,
+    /// Why its errors happened (provider or infrastructure failures, not wrong answers): the
+    /// most frequent reasons, each with its count.
+    pub error_reasons: Vec<ErrorReason>,
     /// The chain of a fork run, for people: `fork of URL at block N (chain id C)` with the
     /// URL as stored (credentials removed); `None` for a run on the offline universe.
     pub fork: Option<String>,
@@ -1092,6 +1114,21 @@ pub struct RunListItem {
     /// lab-3)"); it cannot be resumed until that stops. `None` otherwise.
     pub held_by: Option<String>,
 }
+
+/// One reason a run's samples errored and how many it hit.
+#[derive(Debug, Clone, PartialEq, Serialize, TS)]
+pub struct ErrorReason {
+    /// The stored error, clipped to [`REASON_CHARS`] characters.
+    pub reason: String,
+    /// Samples with this error.
+    pub samples: u32,
+}
+
+/// How much of an error reason a run card shows.
+pub const REASON_CHARS: usize = 240;
+
+/// Error reasons a run card lists.
+const REASONS: u32 = 3;
 
 /// Every run of `store`, newest first.
 pub async fn list_runs(store: &Store) -> Result<Vec<RunListItem>, StoreError> {
@@ -1115,11 +1152,31 @@ pub async fn list_runs(store: &Store) -> Result<Vec<RunListItem>, StoreError> {
         } else {
             None
         };
+        let labels = spec
+            .as_ref()
+            .map(crate::verdict::ModelLabels::of_spec)
+            .unwrap_or_default();
+        let models: Vec<String> = models.into_iter().map(|(m, _)| m).collect();
+        let error_reasons = if r.failed > 0 {
+            store
+                .error_reasons(&r.run_id, REASONS)
+                .await?
+                .into_iter()
+                .map(|(reason, n)| ErrorReason {
+                    reason: clip_reason(&reason),
+                    samples: n.clamp(0, i64::from(u32::MAX)) as u32,
+                })
+                .collect()
+        } else {
+            Vec::new()
+        };
         out.push(RunListItem {
             fork,
             held_by,
             benchmarks: spec.map(|s| s.benchmarks).unwrap_or_default(),
-            models: models.into_iter().map(|(m, _)| m).collect(),
+            model_labels: models.iter().map(|m| labels.label(m)).collect(),
+            models,
+            error_reasons,
             started: r.created_at,
             finished_at: r.finished_at,
             planned: r.planned as u32,
@@ -1132,6 +1189,19 @@ pub async fn list_runs(store: &Store) -> Result<Vec<RunListItem>, StoreError> {
         });
     }
     Ok(out)
+}
+
+/// An error reason as a run card shows it: its first [`REASON_CHARS`] characters, whitespace
+/// runs folded ("no reason recorded" for an empty one).
+fn clip_reason(reason: &str) -> String {
+    let folded = reason.split_whitespace().collect::<Vec<_>>().join(" ");
+    if folded.is_empty() {
+        return "no reason recorded".into();
+    }
+    match folded.char_indices().nth(REASON_CHARS) {
+        Some((i, _)) => format!("{}…", &folded[..i]),
+        None => folded,
+    }
 }
 
 /// `fork of URL at block N (chain id C)`, the URL as stored (credentials removed).

@@ -28,7 +28,7 @@ use crucible_report::{
 };
 use crucible_store::{RunReader, SampleBrief, Store, StoreError, TextColumn};
 
-use crate::verdict::{self, ModelLabels, SideLabels, Verdict};
+use crate::verdict::{self, ModelLabels, RunLabels, SideLabels, Verdict};
 
 /// Largest page a sample listing returns.
 pub const MAX_PAGE: u32 = 500;
@@ -93,8 +93,11 @@ pub struct RunInfo {
     pub passed: u32,
     /// Benchmarks present, sorted.
     pub benchmarks: Vec<String>,
-    /// Models present, sorted.
+    /// Models present, sorted (as stored: what a comparison or filter of this run names).
     pub models: Vec<String>,
+    /// The same models as people named them (`lab · llama-3-70b` for a saved provider's model),
+    /// in the order of `models`.
+    pub model_labels: Vec<String>,
     /// The chain of a fork run (`fork of URL at block N (chain id C)`, the URL without
     /// credentials); `None` on the offline universe.
     pub fork: Option<String>,
@@ -692,6 +695,9 @@ pub struct Explorer {
     /// Sample memory already faulted in, for the next big cut ([`base::prefaulted`]): filled
     /// while a snapshot is read, and with the samples of reports the cache lets go.
     spare: Arc<Mutex<Vec<report::Sample>>>,
+    /// The names people chose for each run's models, read from run specs as runs are seen
+    /// (a run's spec never changes).
+    labels: Arc<tokio::sync::Mutex<RunLabels>>,
 }
 
 /// Snapshots of fewer samples than this get no prefaulted memory (fresh memory is cheap there).
@@ -775,7 +781,20 @@ impl Explorer {
             ceilings: Arc::default(),
             ceilings_file: None,
             spare: Arc::default(),
+            labels: Arc::default(),
         }
+    }
+
+    /// The model labels of `runs` (every run when empty).
+    pub async fn labels(&self, runs: &[String]) -> Result<RunLabels, ResultsError> {
+        let runs = if runs.is_empty() {
+            self.store.run_ids().await?
+        } else {
+            runs.to_vec()
+        };
+        let mut l = self.labels.lock().await;
+        l.read_missing(&self.store, &runs).await;
+        Ok(l.only(&runs))
     }
 
     /// The base, up to date with the store: read from the snapshot or the store on first use,
@@ -898,6 +917,8 @@ impl Explorer {
                 .and_then(|row| serde_json::from_str::<crucible_run::RunSpec>(&row.spec).ok())
                 .and_then(|spec| spec.fork)
                 .map(|f| super::console::fork_label(&f));
+            let labels = self.labels(std::slice::from_ref(&r.id)).await?;
+            let model_labels = g.models.iter().map(|m| labels.label(&r.id, m)).collect();
             out.push(RunInfo {
                 run_id: r.id,
                 status: r.status,
@@ -906,6 +927,7 @@ impl Explorer {
                 passed: g.passed,
                 benchmarks: g.benchmarks,
                 models: g.models,
+                model_labels,
                 fork,
             });
         }
@@ -921,8 +943,10 @@ impl Explorer {
         let bench = filter.benchmark.as_deref().filter(|b| !b.is_empty());
         let sel = BenchSelection::parse(bench.unwrap_or("all"))?;
         let runs = select_runs(&self.store, &filter.runs).await?;
+        let labels = self.labels(&runs).await?;
         let base = self.base().await?;
-        let filter = filter.clone();
+        let mut filter = filter.clone();
+        filter.model = labels.filter_model(&filter.model);
         let spare = self.spare.clone();
         let ds = tokio::task::spawn_blocking(move || {
             let t = std::time::Instant::now();
@@ -932,6 +956,7 @@ impl Explorer {
             keep_spare(&spare, buf);
             let mut ds = ds?;
             ds.apply_scoring(filter.scoring)?;
+            labels.relabel(&mut ds);
             tracing::debug!(target: "results", ms = t.elapsed().as_millis() as u64, samples = ds.samples.len(), "dataset cut from the base");
             if ds.samples.is_empty() {
                 return Err(ReportError::Empty("no samples match the filter".into()));
@@ -1081,8 +1106,10 @@ impl Explorer {
             return Err(ResultsError::BadQuery("limit must be at least 1".into()));
         }
         let limit = limit.min(MAX_PAGE);
+        let labels = self.labels(&filter.runs).await?;
         let base = self.base().await?;
-        let f = filter.clone();
+        let mut f = filter.clone();
+        f.model = labels.filter_model(&f.model);
         let ids = tokio::task::spawn_blocking(move || {
             let m = f.matcher(base.names(), true);
             base.ids_where(&f.runs, |_, s| m.keeps(s))
@@ -1099,7 +1126,14 @@ impl Explorer {
             Vec::new()
         } else {
             let briefs = self.store.sample_briefs(&page).await?;
-            briefs.into_iter().map(summary_of).collect()
+            briefs
+                .into_iter()
+                .map(|b| {
+                    let mut s = summary_of(b);
+                    s.model = labels.label(&s.run_id, &s.model);
+                    s
+                })
+                .collect()
         };
         Ok(SamplePage {
             total: ids.len().min(u32::MAX as usize) as u32,
@@ -1125,8 +1159,11 @@ impl Explorer {
         };
         let events = self.store.events(id).await?;
         let artefacts = self.store.artefacts(id).await?;
+        let mut summary = summary_of(r.summary);
+        let labels = self.labels(std::slice::from_ref(&summary.run_id)).await?;
+        summary.model = labels.label(&summary.run_id, &summary.model);
         Ok(SampleTrace {
-            summary: summary_of(r.summary),
+            summary,
             subcategory: r.subcategory,
             seed: (r.seed as u64).to_string(),
             prompt: clipped(r.prompt, r.prompt_bytes),

@@ -7,7 +7,7 @@
 //! and must not compute statistics of its own: the sentence and `crucible compare --json`'s
 //! numbers can then never disagree.
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, HashMap};
 
 use crucible_core::BenchmarkId;
 use crucible_report as report;
@@ -245,6 +245,115 @@ impl ModelLabels {
             }
         }
         model.to_string()
+    }
+
+    /// The stored model name `label` stands for (suffix kept), if it is one of these labels.
+    pub fn spec_of(&self, label: &str) -> Option<String> {
+        for (spec, l) in &self.named {
+            if label == l {
+                return Some(spec.clone());
+            }
+            if let Some(rest) = label.strip_prefix(l.as_str()) {
+                if rest.starts_with(" · ") {
+                    return Some(format!("{spec}{rest}"));
+                }
+            }
+        }
+        None
+    }
+
+    /// Whether no model has a chosen name.
+    pub fn is_empty(&self) -> bool {
+        self.named.is_empty()
+    }
+}
+
+/// The names people chose for the models of several runs (each run's own [`ModelLabels`]):
+/// what run cards, leaderboards, charts and exports show instead of the stored spec.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct RunLabels {
+    by_run: HashMap<String, ModelLabels>,
+}
+
+impl RunLabels {
+    /// The labels of `runs` (a run whose spec cannot be read names no model).
+    pub async fn of_runs(store: &impl RunReader, runs: &[String]) -> Self {
+        let mut out = Self::default();
+        out.read_missing(store, runs).await;
+        out
+    }
+
+    /// Reads the labels of the runs in `runs` not read yet.
+    pub async fn read_missing(&mut self, store: &impl RunReader, runs: &[String]) {
+        for run in runs {
+            if !self.by_run.contains_key(run) {
+                let labels = ModelLabels::of_run(store, run).await;
+                self.by_run.insert(run.clone(), labels);
+            }
+        }
+    }
+
+    /// The labels of the runs in `runs` only.
+    pub fn only(&self, runs: &[String]) -> Self {
+        Self {
+            by_run: runs
+                .iter()
+                .filter_map(|r| Some((r.clone(), self.by_run.get(r)?.clone())))
+                .collect(),
+        }
+    }
+
+    /// The label of `model` as run `run` stored it.
+    pub fn label(&self, run: &str, model: &str) -> String {
+        self.by_run
+            .get(run)
+            .map_or_else(|| model.to_string(), |l| l.label(model))
+    }
+
+    /// The label some run gives `model` (the first run, by id, that names it), else `model`.
+    pub fn label_any(&self, model: &str) -> String {
+        let mut runs: Vec<&String> = self.by_run.keys().collect();
+        runs.sort();
+        runs.into_iter()
+            .map(|r| self.by_run[r].label(model))
+            .find(|l| l != model)
+            .unwrap_or_else(|| model.to_string())
+    }
+
+    /// The stored model name a label shown for any of these runs stands for.
+    pub fn spec_of(&self, label: &str) -> Option<String> {
+        let mut runs: Vec<&String> = self.by_run.keys().collect();
+        runs.sort();
+        runs.into_iter().find_map(|r| self.by_run[r].spec_of(label))
+    }
+
+    /// A filter's model, which the app gives as a label, as the stored name to match.
+    pub fn filter_model(&self, model: &Option<String>) -> Option<String> {
+        let m = model.as_ref()?;
+        Some(self.spec_of(m).unwrap_or_else(|| m.clone()))
+    }
+
+    /// Renames every sample's model to its label, run by run (a spec two runs label differently
+    /// becomes two models). Reports, charts and exports built from `ds` then show the labels.
+    pub fn relabel(&self, ds: &mut report::Dataset) {
+        if self.by_run.values().all(ModelLabels::is_empty) {
+            return;
+        }
+        let mut memo: HashMap<(u32, u32), u32> = HashMap::new();
+        for i in 0..ds.samples.len() {
+            let key = (ds.samples[i].run, ds.samples[i].model);
+            let id = match memo.get(&key) {
+                Some(&id) => id,
+                None => {
+                    let run = ds.runs.get(key.0 as usize).map_or("", String::as_str);
+                    let label = self.label(run, ds.names.name(key.1));
+                    let id = ds.names.id(&label);
+                    memo.insert(key, id);
+                    id
+                }
+            };
+            ds.samples[i].model = id;
+        }
     }
 }
 

@@ -412,7 +412,13 @@ async fn run_flow(app: &App) -> Result<RunSeen> {
         .await?;
     let mut path = tab_to(app, "rf-model-lab-loop-1", 30).await?;
     app.keys(" ").await?; // Space ticks the checkbox
-                          // The preview follows the form: wait for the one with both models.
+                          // With a saved provider the offline agents are folded and unticked: Enter unfolds them,
+                          // Space ticks the reference beside the user's model.
+    path.extend(tab_to(app, "rf-builtin-agents-toggle", 5).await?);
+    app.keys("\u{E007}").await?;
+    path.extend(tab_to(app, "rf-model-builtin-reference", 5).await?);
+    app.keys(" ").await?;
+    // The preview follows the form: wait for the one with both models.
     app.wait_text("#rf-plan", Duration::from_secs(20), |t| {
         t.contains("× 2 model(s)")
     })
@@ -482,7 +488,7 @@ async fn run_flow(app: &App) -> Result<RunSeen> {
     app.fill("#rf-seed", "11").await?;
     app.fill("#rf-concurrency", "1").await?;
     app.fill("#rf-limit", "1").await?;
-    app.click("#rf-model-builtin-reference").await?; // untick: only the model
+    // With a saved provider the offline agents are folded and none is ticked: only the model.
     app.click("#rf-model-lab-loop-1").await?;
     app.wait_text(
         "#rf-plan [data-field=planned]",
@@ -577,8 +583,10 @@ async fn runs_start_watch_cancel_resume_by_keyboard() {
         seen.first_samples
     );
     assert!(
+        // The saved provider's model under the name the user chose, not its stored spec.
         seen.first_models.contains("builtin:reference")
-            && seen.first_models.contains("openai-compatible:loop-1"),
+            && seen.first_models.contains("lab · loop-1")
+            && !seen.first_models.contains("openai-compatible:"),
         "{}",
         seen.first_models
     );
@@ -638,7 +646,6 @@ async fn start_slow_run_on(app: &App, also: &[&str]) -> Result<()> {
     app.fill("#rf-rounds", "4").await?;
     app.fill("#rf-concurrency", "1").await?;
     app.fill("#rf-limit", "1").await?;
-    app.click("#rf-model-builtin-reference").await?;
     app.click("#rf-model-lab-loop-1").await?;
     app.wait_text(
         "#rf-plan [data-field=planned]",
@@ -969,8 +976,7 @@ async fn one_run_uses_models_of_two_providers_with_different_urls_and_keys() {
         app.click("#new-run").await?;
         app.text("#run-form").await?;
         app.fill("#rf-limit", "1").await?;
-        // builtin:reference is ticked by default: untick it, keep only the two provider models.
-        app.click("#rf-model-builtin-reference").await?;
+        // With saved providers no offline agent is ticked: only the two provider models run.
         app.click("#rf-model-lab-a-alpha").await?;
         app.click("#rf-model-lab-b-beta").await?;
         let planned = app

@@ -76,6 +76,12 @@ export function renderCompare(content: HTMLElement, ctx: CompareContext): void {
   const goModels = h("button", { class: "primary", id: "compare-models-go" }, "Compare models");
   const modelsWhy = h("span", { class: "muted small", id: "compare-models-why" });
   const models = () => runs.find((r) => r.run_id === run.value)?.models ?? [];
+  // Options show the names people chose; their values stay the stored names the compare reads.
+  const labelOf = (m: string) => {
+    const r = runs.find((x) => x.run_id === run.value);
+    const i = r ? r.models.indexOf(m) : -1;
+    return r && i >= 0 ? r.model_labels[i] ?? m : m;
+  };
   const checkModels = () => {
     const ms = models();
     goModels.disabled = ms.length < 2 || ma.value === mb.value;
@@ -83,8 +89,8 @@ export function renderCompare(content: HTMLElement, ctx: CompareContext): void {
   };
   const fillModels = () => {
     const ms = models();
-    ma.replaceChildren(...ms.map((m) => h("option", { value: m }, m)));
-    mb.replaceChildren(...ms.map((m) => h("option", { value: m }, m)));
+    ma.replaceChildren(...ms.map((m) => h("option", { value: m }, labelOf(m))));
+    mb.replaceChildren(...ms.map((m) => h("option", { value: m }, labelOf(m))));
     ma.value = ms[0] ?? "";
     mb.value = otherThan(ms, ma.value) || ma.value;
     checkModels();

@@ -95,6 +95,21 @@ export function sampleLink(run: string, benchmark: string, model: string, instan
   return `#/results/sample?${q.toString()}`;
 }
 
+/** The link a finished run's "Open results" / "Compare models" use: `#/results/run?id=…&tab=…`. */
+export function runLink(run: string, tab: "leaderboards" | "compare"): string {
+  return `#/results/run?${new URLSearchParams({ id: run, tab }).toString()}`;
+}
+
+/** The run and tab a `#/results/run?…` hash names, or null for any other hash. */
+function parseRunLink(hash: string): { run: string; tab: Tab } | null {
+  const m = /^#\/?results\/run\?(.*)$/.exec(hash);
+  if (!m) return null;
+  const q = new URLSearchParams(m[1]);
+  const run = q.get("id") ?? "";
+  const tab = q.get("tab") === "compare" ? "compare" : "leaderboards";
+  return run ? { run, tab } : null;
+}
+
 /** The sample a `#/results/sample?…` hash names, or null for any other hash. */
 function parseSampleLink(hash: string): { run: string; benchmark: string; model: string; instance: string; round: number } | null {
   const m = /^#\/?results\/sample\?(.*)$/.exec(hash);
@@ -249,7 +264,8 @@ export async function renderResults(root: HTMLElement): Promise<void> {
           { class: "card empty", id: "results-empty" },
           h("h2", {}, "No runs yet"),
           h("p", {}, runs.error.message),
-          h("p", { class: "muted" }, "Try `crucible demo` for a small run of every benchmark with built-in agents."),
+          h("p", {}, "Make a first run on the ", h("a", { href: "#/runs", id: "results-empty-runs" }, "Runs page"),
+            ": its demo runs every benchmark with the built-in offline agents in about a minute, with no key and no network."),
         ),
       );
     } else mount(body, errorBox(runs.error));
@@ -274,7 +290,22 @@ export async function renderResults(root: HTMLElement): Promise<void> {
   };
   if (s.selected.size === 0) s.selected.add(runs.value[0].run_id);
   const link = parseSampleLink(window.location.hash);
-  if (link && runs.value.some((r) => r.run_id === link.run)) {
+  const runLinked = parseRunLink(window.location.hash);
+  if (runLinked) {
+    if (!runs.value.some((r) => r.run_id === runLinked.run)) {
+      mount(body, h("div", { class: "card", id: "results-link-missing", role: "alert" },
+        h("p", {}, `Run ${runLinked.run} is not in the store (deleted, or another database).`)));
+      return;
+    }
+    // That run alone, on the tab asked for; every other choice starts afresh.
+    s.selected = new Set([runLinked.run]);
+    s.bench = "all";
+    s.category = "";
+    s.difficulty = "";
+    s.tab = runLinked.tab;
+    s.samplesFilter = emptyFilter();
+    s.samplesOffset = 0;
+  } else if (link && runs.value.some((r) => r.run_id === link.run)) {
     // Open that one sample: its run only, the Samples tab filtered down to it, then its trace.
     const [, promptType] = link.instance.split("#");
     s.selected = new Set([link.run]);
@@ -330,7 +361,7 @@ function runPicker(s: State, onChange: () => void): HTMLElement {
             h("td", { class: "num" }, String(r.passed)),
             h("td", {}, r.benchmarks.join(", "),
               r.fork ? h("div", { class: "muted small", "data-field": "fork" }, `Chain: ${r.fork}`) : null),
-            h("td", { class: "small" }, r.models.join(", ")),
+            h("td", { class: "small" }, r.model_labels.join(", ")),
           );
         }),
       ),

@@ -10,7 +10,7 @@ import { cancelRun, deleteRun, demoInfo, getLive, startDemo, listPacks, listProv
 import type { PackInfo } from "../bindings";
 import { packBadge } from "./packs";
 import { errorBox } from "../status-view";
-import { sampleLink } from "./results";
+import { runLink, sampleLink } from "./results";
 
 let unlisten: (() => void) | null = null;
 
@@ -91,8 +91,8 @@ function liveCard(s: LiveStatus, cancel: HTMLElement): HTMLElement {
     s.notice ? h("p", { class: "notice", role: "status" }, s.notice) : null,
     h("div", { class: "model-bars" }, ...s.models.map((m) =>
       h("div", { class: "model-bar", "data-model": m.model },
-        h("span", { class: "mono small" }, m.model),
-        bar(m.done, m.planned, `${m.model}: ${m.done} of ${m.planned}`),
+        h("span", { class: "small" }, m.label),
+        bar(m.done, m.planned, `${m.label}: ${m.done} of ${m.planned}`),
         h("span", { class: "small" }, `${m.done}/${m.planned}${m.failed ? `, ${m.failed} failed` : ""}`)))),
     s.failures.length
       ? h("div", { class: "failures" }, h("h3", {}, "Latest failures"),
@@ -170,6 +170,35 @@ function demoNote(): HTMLElement {
   return note;
 }
 
+/**
+ * How a run's stored samples split: passed, wrong answers (the model answered and was scored
+ * wrong) and errors (the provider or the infrastructure failed; no answer was scored), each
+ * error reason inline with its count.
+ */
+function answers(r: RunListItem): HTMLElement {
+  const wrong = Math.max(0, r.finished - r.passed - r.failed);
+  const plural = (n: number, one: string, many: string) => `${n} ${n === 1 ? one : many}`;
+  return h("div", { class: "answers", "data-field": "answers" },
+    h("div", { "data-field": "passed" }, plural(r.passed, "passed", "passed")),
+    h("div", { "data-field": "wrong", title: "The model answered and the answer was scored wrong." },
+      plural(wrong, "wrong answer", "wrong answers")),
+    r.failed === 0 ? null : h("details", { class: "errors", "data-field": "errors" },
+      h("summary", { title: "The provider or the infrastructure failed, so no answer was scored. Resuming the run retries them." },
+        plural(r.failed, "error", "errors")),
+      h("ul", { class: "reasons" }, ...r.error_reasons.map((e) =>
+        h("li", { "data-field": "error-reason" }, h("span", { class: "count" }, `${e.samples} ×`), " ", e.reason)))));
+}
+
+/** A run with stored samples leads to its results; one with two models or more, to their comparison. */
+function resultLinks(r: RunListItem): HTMLElement | null {
+  if (r.finished === 0) return null;
+  return h("div", { class: "result-links" },
+    h("a", { class: "button primary open-results", href: runLink(r.run_id, "leaderboards") }, "Open results"),
+    r.models.length >= 2
+      ? h("a", { class: "button secondary compare-models", href: runLink(r.run_id, "compare") }, "Compare models")
+      : null);
+}
+
 function runsTable(view: RunsView, onResume: (id: string) => void, onDemo: () => void, onDelete: (id: string) => void): HTMLElement {
   if (view.runs.length === 0) {
     const demo = h("button", { type: "button", id: "run-demo", class: "secondary" }, "Run the offline demo");
@@ -179,8 +208,7 @@ function runsTable(view: RunsView, onResume: (id: string) => void, onDemo: () =>
         ": the built-in agents need no key and no network, so a first run works offline."),
       h("p", {}, demo, " ", demoNote()),
       h("p", { class: "muted" }, "To evaluate a real model, add it in ",
-        h("a", { href: "#/settings/providers" }, "Settings → Providers & models"), " first. ",
-        "From a terminal, ", h("code", {}, "crucible demo"), " fills this database with a demo run."));
+        h("a", { href: "#/settings/providers" }, "Settings → Providers & models"), " first."));
   }
   const live = new Set(view.live);
   return h("div", { class: "table-scroll" }, h("table", { class: "runs", id: "runs-table" },
@@ -196,14 +224,14 @@ function runsTable(view: RunsView, onResume: (id: string) => void, onDemo: () =>
           r.held_by && !live.has(r.run_id)
             ? h("div", { class: "muted small", "data-field": "held-by" }, `by ${r.held_by}; it can be resumed here once that stops`)
             : null),
-        h("td", { class: "small" }, r.models.join(", ")),
-        h("td", { class: "small" }, r.benchmarks.join(", "),
+        h("td", { class: "small", "data-field": "models" }, r.model_labels.join(", ")),
+        h("td", { class: "small" }, r.benchmarks.map((b) => BENCH_LABEL[b as Bench] ?? b).join(", "),
           r.fork ? h("div", { class: "muted small", "data-field": "fork" }, `Chain: ${r.fork}`) : null),
         h("td", { class: "small" }, fmtTime(r.started)),
         h("td", { class: "small" }, duration(r)),
-        h("td", { class: "small", "data-field": "samples" }, `${r.finished}/${r.planned}${r.failed ? ` (${r.failed} failed)` : ""}`),
+        h("td", { class: "small" }, h("span", { "data-field": "samples" }, `${r.finished}/${r.planned} samples`), answers(r)),
         h("td", { class: "small" }, fmtUsd(r.cost_usd)),
-        h("td", { class: "actions" }, st.resumable ? resume : null,
+        h("td", { class: "actions" }, st.resumable ? resume : null, resultLinks(r),
           live.has(r.run_id) || r.held_by ? null : deleteCell(r, onDelete)));
     }))));
 }
@@ -277,6 +305,30 @@ async function renderList(root: HTMLElement): Promise<void> {
     if (before !== s.status) void refresh();
   });
   await refresh();
+}
+
+/**
+ * The models a run can use: the user's saved providers' models first, under the names they chose
+ * ("lab · llama-3-70b"); the built-in agents folded under "Offline test agents" (open, with the
+ * reference ticked, while no provider is saved, so a first run works out of the box).
+ */
+function modelChoices(pv: ProvidersView | null, builtinNames: string[], where: (n: string) => string): HTMLElement {
+  const providers = pv?.providers ?? [];
+  const own = providers.flatMap((p) => p.entry.models.map((m) =>
+    check("model", `${p.entry.kind}:${m.name}`, `${p.entry.id} · ${m.name}`, false,
+      { id: `rf-model-${p.entry.id}-${m.name.replace(/[^a-zA-Z0-9_-]/g, "_")}`, "data-provider": p.entry.id })));
+  const noProviders = own.length === 0;
+  const builtins = h("details", { id: "rf-builtin-agents", class: "fold", open: noProviders },
+    h("summary", { id: "rf-builtin-agents-toggle" }, "Offline test agents", h("span", { class: "muted small" }, " — built in, no key, no network, free")),
+    h("p", { class: "muted small" }, "Reference solvers and agents that make known mistakes; each runs only on the benchmarks that have it."),
+    ...builtinNames.map((n) => check("model", `builtin:${n}`, `${n} — ${where(n)}`, noProviders && n === "reference", { id: `rf-model-builtin-${n}` })));
+  return h("fieldset", { id: "rf-models", class: "group" }, h("legend", {}, "Models"),
+    noProviders
+      ? h("p", { class: "muted small", id: "rf-no-providers" }, "To evaluate your own model, add its provider in ",
+        h("a", { href: "#/settings/providers" }, "Settings → Providers & models"), ".")
+      : h("p", { class: "muted small" }, "Your models:"),
+    ...own,
+    builtins);
 }
 
 function check(name: string, value: string, label: string, checked: boolean, extra: Record<string, string> = {}): HTMLElement {
@@ -385,15 +437,7 @@ async function renderNew(root: HTMLElement): Promise<void> {
     h("fieldset", { id: "rf-benchmarks", class: "group" }, h("legend", {}, "Benchmarks"),
       ...BENCH_CHOICES.map((b) => check("bench", b.id, `${BENCH_LABEL[b.id]} (${b.note})`, b.id === "pilot", { id: `rf-bench-${b.id}` }))),
     packChoices,
-    h("fieldset", { id: "rf-models", class: "group" }, h("legend", {}, "Models"),
-      h("p", { class: "muted small" }, "Built-in agents (offline, free; each runs only on the benchmarks that have it):"),
-      ...builtinNames.map((n) => check("model", `builtin:${n}`, `builtin:${n} — ${where(n)}`, n === "reference", { id: `rf-model-builtin-${n}` })),
-      (pv?.providers.length ?? 0) > 0
-        ? h("p", { class: "muted small" }, "Saved providers:")
-        : h("p", { class: "muted small" }, "No saved providers: add one in ", h("a", { href: "#/settings/providers" }, "Settings → Providers & models"), "."),
-      ...(pv?.providers ?? []).flatMap((p) => p.entry.models.map((m) =>
-        check("model", `${p.entry.kind}:${m.name}`, `${p.entry.id}: ${m.name}`, false,
-          { id: `rf-model-${p.entry.id}-${m.name.replace(/[^a-zA-Z0-9_-]/g, "_")}`, "data-provider": p.entry.id })))),
+    modelChoices(pv, builtinNames, where),
     h("div", { class: "form-grid" },
       h("label", { class: "field" }, h("span", { class: "field-label" }, "Tasks per benchmark"), limit, h("span", { class: "field-hint" }, "The first N tasks in catalogue order; empty: all.")),
       h("label", { class: "field" }, h("span", { class: "field-label" }, "Rounds (avg@k)"), rounds),

@@ -115,6 +115,28 @@ impl Store {
         Ok(sum)
     }
 
+    /// The most frequent reasons of a run's errors (`agent_error` samples: the provider or the
+    /// infrastructure failed, not the model's answer), most frequent first, at most `limit`.
+    pub async fn error_reasons(
+        &self,
+        run_id: &str,
+        limit: u32,
+    ) -> Result<Vec<(String, i64)>, StoreError> {
+        let rows: Vec<(Option<String>, i64)> = sqlx::query_as(
+            "SELECT error, COUNT(*) AS n FROM samples \
+             WHERE run_id = ? AND outcome = 'agent_error' \
+             GROUP BY error ORDER BY n DESC, error LIMIT ?",
+        )
+        .bind(run_id)
+        .bind(i64::from(limit))
+        .fetch_all(&self.pool)
+        .await?;
+        Ok(rows
+            .into_iter()
+            .map(|(e, n)| (e.unwrap_or_default(), n))
+            .collect())
+    }
+
     /// The identities of the samples already stored for a run.
     pub async fn done(&self, run_id: &str) -> Result<BTreeSet<SampleKey>, StoreError> {
         let rows: Vec<SampleKey> = sqlx::query_as(
