@@ -232,6 +232,56 @@ mod tests {
     use super::*;
 
     #[test]
+    fn setup_failures_that_are_not_bugs_have_their_own_kind() {
+        use crucible_views::setup::SetupError;
+        let cases = [
+            (
+                SetupError::Build {
+                    profile: "bsc".into(),
+                    message: "anvil not found".into(),
+                    tool_missing: true,
+                },
+                ErrorKind::ToolMissing,
+            ),
+            (
+                SetupError::WrongProgram {
+                    path: "/x".into(),
+                    tool: "deno",
+                    said: "nothing".into(),
+                },
+                ErrorKind::Invalid,
+            ),
+            (
+                SetupError::ConfigFile {
+                    path: "/cfg/config.json".into(),
+                    action: "written",
+                    source: std::io::Error::from_raw_os_error(28),
+                },
+                ErrorKind::DiskFull,
+            ),
+            (
+                SetupError::ConfigFile {
+                    path: "/cfg/config.json".into(),
+                    action: "written",
+                    source: std::io::Error::other("boom"),
+                },
+                ErrorKind::Internal,
+            ),
+        ];
+        for (e, kind) in cases {
+            let text = e.to_string();
+            assert_eq!(CommandError::from(e).kind, kind, "{text}");
+        }
+        let missing = crucible_core::Config {
+            anvil_path: Some("/nonexistent/anvil".into()),
+            ..crucible_core::Config::test()
+        }
+        .anvil()
+        .unwrap_err();
+        assert_eq!(CommandError::from(missing).kind, ErrorKind::ToolMissing);
+    }
+
+    #[test]
     fn serialises_as_kind_and_message() {
         let bad =
             crucible_core::Config::load(Some(std::path::Path::new("/nonexistent/crucible.json")))
