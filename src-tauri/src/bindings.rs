@@ -105,6 +105,11 @@ pub fn typescript() -> String {
     decl::<ToolLocation>(&mut out);
     decl::<UniverseStatus>(&mut out);
     decl::<UniverseState>(&mut out);
+    decl::<crucible_views::setup::LocatedTool>(&mut out);
+    decl::<crucible_views::setup::ConfigReset>(&mut out);
+    decl::<crucible_views::setup::UniverseBuilt>(&mut out);
+    decl::<crate::live::UniverseBuild>(&mut out);
+    decl::<crate::live::UniverseBuildState>(&mut out);
     decl::<crucible_bench::perf::PerfMark>(&mut out);
     // Any JSON (stored details, events, artefacts, a studio task's extra view).
     decl::<serde_json::Value>(&mut out);
@@ -385,6 +390,10 @@ mod tests {
             "ToolLocation",
             "UniverseStatus",
             "UniverseState",
+            "LocatedTool",
+            "ConfigReset",
+            "UniverseBuild",
+            "UniverseBuildState",
             "ProvidersView",
             "ProviderEntry",
             "KeySource",

@@ -22,6 +22,35 @@ pub enum ErrorKind {
     Task,
     /// A chain, sandbox or universe needed for a dry-run could not be started or failed.
     Chain,
+    /// An external tool (Anvil, Deno, bubblewrap) is missing; Settings → System locates it.
+    ToolMissing,
+    /// The disk is full (or the user's quota is used up); nothing was written.
+    DiskFull,
+}
+
+/// Whether an I/O error means the disk (or quota) is full.
+pub fn is_disk_full(e: &std::io::Error) -> bool {
+    matches!(e.raw_os_error(), Some(28 | 122)) // ENOSPC, EDQUOT
+}
+
+impl From<crucible_views::setup::SetupError> for CommandError {
+    fn from(e: crucible_views::setup::SetupError) -> Self {
+        let kind = if e.is_tool_missing() {
+            ErrorKind::ToolMissing
+        } else if e.is_user_input() {
+            ErrorKind::Invalid
+        } else if e.io().is_some_and(is_disk_full) {
+            ErrorKind::DiskFull
+        } else if matches!(e, crucible_views::setup::SetupError::Build { .. }) {
+            ErrorKind::Chain
+        } else {
+            ErrorKind::Internal
+        };
+        Self {
+            kind,
+            message: e.to_string(),
+        }
+    }
 }
 
 /// A command's failure as the UI receives it.
@@ -125,7 +154,7 @@ impl From<crucible_core::ConfigError> for CommandError {
         let kind = match e {
             crucible_core::ConfigError::File { .. }
             | crucible_core::ConfigError::NoDataDir { .. } => ErrorKind::Config,
-            crucible_core::ConfigError::ToolMissing { .. } => ErrorKind::Internal,
+            crucible_core::ConfigError::ToolMissing { .. } => ErrorKind::ToolMissing,
         };
         Self {
             kind,
@@ -201,6 +230,56 @@ impl From<crucible_views::inspect::InspectError> for CommandError {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn setup_failures_that_are_not_bugs_have_their_own_kind() {
+        use crucible_views::setup::SetupError;
+        let cases = [
+            (
+                SetupError::Build {
+                    profile: "bsc".into(),
+                    message: "anvil not found".into(),
+                    tool_missing: true,
+                },
+                ErrorKind::ToolMissing,
+            ),
+            (
+                SetupError::WrongProgram {
+                    path: "/x".into(),
+                    tool: "deno",
+                    said: "nothing".into(),
+                },
+                ErrorKind::Invalid,
+            ),
+            (
+                SetupError::ConfigFile {
+                    path: "/cfg/config.json".into(),
+                    action: "written",
+                    source: std::io::Error::from_raw_os_error(28),
+                },
+                ErrorKind::DiskFull,
+            ),
+            (
+                SetupError::ConfigFile {
+                    path: "/cfg/config.json".into(),
+                    action: "written",
+                    source: std::io::Error::other("boom"),
+                },
+                ErrorKind::Internal,
+            ),
+        ];
+        for (e, kind) in cases {
+            let text = e.to_string();
+            assert_eq!(CommandError::from(e).kind, kind, "{text}");
+        }
+        let missing = crucible_core::Config {
+            anvil_path: Some("/nonexistent/anvil".into()),
+            ..crucible_core::Config::test()
+        }
+        .anvil()
+        .unwrap_err();
+        assert_eq!(CommandError::from(missing).kind, ErrorKind::ToolMissing);
+    }
 
     #[test]
     fn serialises_as_kind_and_message() {

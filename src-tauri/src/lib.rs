@@ -18,8 +18,13 @@ pub use runs_view::{DemoInfo, PlanResult, RunsView};
 /// file must not stop the window from opening; the UI shows the error instead.
 #[derive(Debug)]
 pub struct AppState {
-    /// The resolved configuration, or the load error as the UI will see it.
-    pub config: Result<crucible_core::Config, CommandError>,
+    /// The resolved configuration, or the load error as the UI will see it; replaced after the
+    /// user locates a tool or resets the config file (read it with [`AppState::config`]).
+    pub config: std::sync::RwLock<Result<crucible_core::Config, CommandError>>,
+    /// The config file the app reads (`None` on a platform without a config folder).
+    pub config_file: Option<std::path::PathBuf>,
+    /// Universe builds started from Settings → System or Home.
+    pub builds: std::sync::Arc<live::UniverseBuilds>,
     /// Where API keys are kept: the OS keychain (see `crucible_llm::OsKeychain`).
     pub keychain: std::sync::Arc<dyn crucible_llm::SecretStore>,
     /// Runs going on in this app (cancel tokens, live progress).
@@ -31,16 +36,57 @@ pub struct AppState {
 impl AppState {
     /// Resolves the configuration once (file → environment), as the CLI does.
     pub fn load() -> Self {
-        let config = crucible_core::Config::load(None).map_err(CommandError::from);
-        if let Err(e) = &config {
-            tracing::warn!(target: "app", error = %e.message, "configuration not loaded");
-        }
         Self {
-            config,
+            config: std::sync::RwLock::new(Self::resolve()),
+            config_file: crucible_core::Config::default_file(),
+            builds: std::sync::Arc::default(),
             keychain: std::sync::Arc::new(crucible_llm::OsKeychain::default()),
             runs: std::sync::Arc::default(),
             explorer: std::sync::Mutex::new(None),
         }
+    }
+}
+
+impl AppState {
+    /// Reads the config file (→ environment) again; a broken file is explained in plain words
+    /// ([`crucible_views::setup::explain_config`]), not as the parser's message.
+    fn resolve() -> Result<crucible_core::Config, CommandError> {
+        let config = crucible_core::Config::load(None).map_err(|e| match &e {
+            crucible_core::ConfigError::File { path, .. } => {
+                match crucible_views::setup::explain_config(path) {
+                    Some(p) => CommandError {
+                        kind: ErrorKind::Config,
+                        message: format!(
+                            "The settings file {} cannot be used: {}.",
+                            p.file, p.problem
+                        ),
+                    },
+                    None => CommandError::from(e),
+                }
+            }
+            _ => CommandError::from(e),
+        });
+        if let Err(e) = &config {
+            tracing::warn!(target: "app", error = %e.message, "configuration not loaded");
+        }
+        config
+    }
+
+    /// The configuration, or why it could not be loaded.
+    pub fn config(&self) -> Result<crucible_core::Config, CommandError> {
+        match self.config.read() {
+            Ok(c) => c.clone(),
+            Err(_) => Err(CommandError::internal("the configuration lock is poisoned")),
+        }
+    }
+
+    /// Loads the configuration again (after the config file changed) and returns it.
+    pub fn reload_config(&self) -> Result<crucible_core::Config, CommandError> {
+        let fresh = Self::resolve();
+        if let Ok(mut c) = self.config.write() {
+            *c = fresh.clone();
+        }
+        fresh
     }
 }
 
@@ -64,6 +110,10 @@ pub fn run() {
         .manage(commands::tasks::StudioState::default())
         .invoke_handler(tauri::generate_handler![
             commands::system::get_system_status,
+            commands::system::locate_tool,
+            commands::system::reset_config,
+            commands::system::build_universe,
+            commands::system::universe_builds,
             commands::perf::perf_mark,
             // Run console (Settings → Providers & models; Runs)
             commands::providers::list_providers,
@@ -148,7 +198,7 @@ pub fn run() {
 fn print_status() -> i32 {
     use std::io::Write;
     let state = AppState::load();
-    let (json, code) = match &state.config {
+    let (json, code) = match &state.config() {
         Ok(config) => (
             serde_json::to_string(&crucible_views::status::system_status(config)),
             0,

@@ -231,3 +231,101 @@ async fn forward(
         runs.remove(&run_id);
     }
 }
+
+/// One universe build started from the app, as the window polls it (`universe_builds`).
+#[derive(Debug, Clone, serde::Serialize, ts_rs::TS)]
+pub struct UniverseBuild {
+    /// The profile being built.
+    pub profile: String,
+    /// Running (with the seconds so far), built, or failed.
+    pub state: UniverseBuildState,
+}
+
+/// Where one universe build is.
+#[derive(Debug, Clone, serde::Serialize, ts_rs::TS)]
+#[serde(tag = "kind", rename_all = "snake_case")]
+pub enum UniverseBuildState {
+    /// Anvil is up and the contracts are being deployed.
+    Running {
+        /// Seconds since the build started.
+        seconds: f64,
+    },
+    /// Finished: what was written.
+    Built {
+        /// The build's result.
+        result: crucible_views::setup::UniverseBuilt,
+    },
+    /// Failed: why, and what fixes it (the error's kind).
+    Failed {
+        /// The failure as every command reports one.
+        error: CommandError,
+    },
+}
+
+enum BuildJob {
+    Running(Instant),
+    Built(crucible_views::setup::UniverseBuilt),
+    Failed(CommandError),
+}
+
+/// Universe builds of this process, by profile: at most one at a time per profile.
+#[derive(Default)]
+pub struct UniverseBuilds {
+    jobs: Mutex<BTreeMap<String, BuildJob>>,
+}
+
+impl std::fmt::Debug for UniverseBuilds {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("UniverseBuilds").finish_non_exhaustive()
+    }
+}
+
+impl UniverseBuilds {
+    /// Every build started in this process, by profile name.
+    pub fn list(&self) -> Vec<UniverseBuild> {
+        let Ok(jobs) = self.jobs.lock() else {
+            return Vec::new();
+        };
+        jobs.iter()
+            .map(|(profile, job)| UniverseBuild {
+                profile: profile.clone(),
+                state: match job {
+                    BuildJob::Running(t) => UniverseBuildState::Running {
+                        seconds: t.elapsed().as_secs_f64(),
+                    },
+                    BuildJob::Built(r) => UniverseBuildState::Built { result: r.clone() },
+                    BuildJob::Failed(e) => UniverseBuildState::Failed { error: e.clone() },
+                },
+            })
+            .collect()
+    }
+
+    /// Starts building `profile` in the background; `false` when a build of it is already going.
+    pub fn start(
+        self: &Arc<Self>,
+        config: crucible_core::Config,
+        profile: crucible_chain::universe::Profile,
+    ) -> bool {
+        let name = profile.name().to_string();
+        {
+            let Ok(mut jobs) = self.jobs.lock() else {
+                return false;
+            };
+            if matches!(jobs.get(&name), Some(BuildJob::Running(_))) {
+                return false;
+            }
+            jobs.insert(name.clone(), BuildJob::Running(Instant::now()));
+        }
+        let me = Arc::clone(self);
+        tauri::async_runtime::spawn(async move {
+            let job = match crucible_views::setup::build_universe(&config, profile).await {
+                Ok(r) => BuildJob::Built(r),
+                Err(e) => BuildJob::Failed(CommandError::from(e)),
+            };
+            if let Ok(mut jobs) = me.jobs.lock() {
+                jobs.insert(name, job);
+            }
+        });
+        true
+    }
+}

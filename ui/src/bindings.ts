@@ -17,7 +17,7 @@ message: string, };
 /**
  * What went wrong, coarsely, so the UI can choose what to advise.
  */
-export type ErrorKind = "config" | "internal" | "invalid" | "keychain" | "not_found" | "task" | "chain";
+export type ErrorKind = "config" | "internal" | "invalid" | "keychain" | "not_found" | "task" | "chain" | "tool_missing" | "disk_full";
 
 /**
  * Everything the "System" page shows, as one serialisable value.
@@ -107,6 +107,95 @@ contracts: number | null, } | { "kind": "not_built" } | { "kind": "unreadable",
  * What went wrong, naming the file.
  */
 message: string, };
+
+/**
+ * A tool the user pointed Crucible at, checked and saved.
+ */
+export type LocatedTool = { 
+/**
+ * The program's name.
+ */
+name: string, 
+/**
+ * The path saved in the config file.
+ */
+path: string, 
+/**
+ * The first line of its `--version` output.
+ */
+version: string, 
+/**
+ * The config file the path was saved in.
+ */
+config_file: string, };
+
+/**
+ * A config file reset to defaults.
+ */
+export type ConfigReset = { 
+/**
+ * The config file, now holding the defaults.
+ */
+file: string, 
+/**
+ * Where the old file was moved, byte for byte; `null` when there was none.
+ */
+backup: string | null, };
+
+/**
+ * A universe build's outcome.
+ */
+export type UniverseBuilt = { 
+/**
+ * The profile built.
+ */
+profile: string, 
+/**
+ * How many contracts were deployed.
+ */
+contracts: number, 
+/**
+ * How many trading pairs were created.
+ */
+pairs: number, 
+/**
+ * How long it took, in seconds.
+ */
+seconds: number, 
+/**
+ * Where the manifest and genesis were written.
+ */
+dir: string, };
+
+/**
+ * One universe build started from the app, as the window polls it (`universe_builds`).
+ */
+export type UniverseBuild = { 
+/**
+ * The profile being built.
+ */
+profile: string, 
+/**
+ * Running (with the seconds so far), built, or failed.
+ */
+state: UniverseBuildState, };
+
+/**
+ * Where one universe build is.
+ */
+export type UniverseBuildState = { "kind": "running", 
+/**
+ * Seconds since the build started.
+ */
+seconds: number, } | { "kind": "built", 
+/**
+ * The build's result.
+ */
+result: UniverseBuilt, } | { "kind": "failed", 
+/**
+ * The failure as every command reports one.
+ */
+error: CommandError, };
 
 /**
  * What the UI reports through the perf hook.

@@ -5,7 +5,7 @@ import { invoke } from "@tauri-apps/api/core";
 import { listen } from "@tauri-apps/api/event";
 import type {
   ChartView, CommandError, CompareView, DemoInfo, Extracted, Replay, ReplayMode, ConnectionTest, Facets, LiveStatus, PlanResult, ProviderEntry, ProvidersView, Report, RunForm, RunInfo, RunsView, SampleFilter, SamplePage, SampleView, Scoring, PaperTables,
-  PerfMark, SystemStatus, PackInfo, PackVerdict, SelftestProgress,
+  PerfMark, SystemStatus, LocatedTool, ConfigReset, UniverseBuild, PackInfo, PackVerdict, SelftestProgress,
 } from "./bindings";
 
 export type Result<T> = { ok: true; value: T } | { ok: false; error: CommandError };
@@ -31,6 +31,20 @@ async function call<T>(cmd: string, args?: Record<string, unknown>): Promise<Res
 /** Versions, data dir, external tools and built universes (Rust: `get_system_status`). */
 export const getSystemStatus = (): Promise<Result<SystemStatus>> =>
   call<SystemStatus>("get_system_status");
+
+/** Checks that `path` runs and is `tool`, then saves it in the config file (Rust: `locate_tool`). */
+export const locateTool = (tool: string, path: string): Promise<Result<LocatedTool>> =>
+  call<LocatedTool>("locate_tool", { tool, path });
+
+/** Moves the config file aside (the backup's name returned) and writes the defaults. */
+export const resetConfig = (): Promise<Result<ConfigReset>> => call<ConfigReset>("reset_config");
+
+/** Starts building a universe in the background; poll `universeBuilds` for progress. */
+export const buildUniverse = (profile: string): Promise<Result<UniverseBuild[]>> =>
+  call<UniverseBuild[]>("build_universe", { profile });
+
+/** Universe builds started in this app: running (seconds so far), built or failed. */
+export const universeBuilds = (): Promise<Result<UniverseBuild[]>> => call<UniverseBuild[]>("universe_builds");
 
 // --- Run console: providers and models (Rust: commands/providers.rs) ---
 

@@ -15,7 +15,7 @@ const STATUS = {
   project_dir: "/src/crucible",
   tools: [
     { name: "anvil", purpose: "local EVM chain", location: { kind: "found", path: "/opt/anvil" } },
-    { name: "deno", purpose: "sandbox", location: { kind: "missing", message: "deno not found; install it with `npm ci`" } },
+    { name: "deno", purpose: "sandbox", location: { kind: "missing", message: "deno not found (looked at: /opt/deno, PATH); install it with `npm ci`" } },
     // Paths come from the file system: this one must render as text, not as an element.
     { name: "bwrap", purpose: "isolation", location: { kind: "found", path: "/tmp/<img src=x onerror=alert(1)>/bwrap" } },
   ],
@@ -38,7 +38,7 @@ test("settings renders every tool and universe state", async () => {
   );
   assert.deepEqual(
     [await cell("#tool-deno", "state"), await cell("#tool-deno", "detail")],
-    ["missing", "deno not found; install it with `npm ci`"],
+    ["missing", "Not found (looked at: /opt/deno, PATH)."],
   );
   assert.equal(await cell("#tool-bwrap", "detail"), "/tmp/<img src=x onerror=alert(1)>/bwrap");
   assert.equal(await page.locator("#tool-bwrap img").count(), 0, "file-system text is never parsed as HTML");
@@ -48,11 +48,11 @@ test("settings renders every tool and universe state", async () => {
   );
   assert.deepEqual(
     [await cell("#universe-eth", "state"), await cell("#universe-eth", "detail")],
-    ["not built", "crucible universe build --profile eth"],
+    ["not built", "Not built yet: press Build (it takes a few seconds)."],
   );
   assert.deepEqual(
     [await cell("#universe-zz", "state"), await cell("#universe-zz", "detail")],
-    ["unreadable", "manifest zz: not valid JSON"],
+    ["unreadable", "manifest zz: not valid JSON. Press Build to write it again."],
   );
   assert.equal(await rowText(page, "#sys-data-dir"), "/data/crucible");
   assert.equal(await rowText(page, "#nav-version"), "v0.1.0");
@@ -67,20 +67,27 @@ test("settings renders every tool and universe state", async () => {
   // and the Results page's one background warm-up after the first screen.
   assert.ok(calls.filter((c) => c === "perf_mark").length <= 1, `${calls}`);
   assert.ok(calls.filter((c) => c === "results_warm").length <= 1, `${calls}`);
-  assert.ok(calls.every((c) => ["get_system_status", "perf_mark", "results_warm"].includes(c)), `only get_system_status: ${calls}`);
+  assert.ok(calls.every((c) => ["get_system_status", "universe_builds", "perf_mark", "results_warm"].includes(c)), `only the status: ${calls}`);
+  assert.equal(await page.locator("#build-eth").innerText(), "Build");
+  assert.equal(await page.locator("#build-bsc").count(), 0, "a built universe has no Build button");
+  assert.equal(await page.locator("#locate-deno").innerText(), "Locate…");
+  assert.equal(await page.locator("#locate-anvil").count(), 0, "a found tool has no Locate");
+  const page_ = await page.content();
+  assert.ok(!page_.includes("npm ci") && !page_.includes("crucible universe build"), "no terminal commands on the page");
   mkdirSync(shots, { recursive: true });
   await page.screenshot({ path: join(shots, "mock-settings.png"), timeout: 15000 });
   await page.close();
 });
 
 test("a {kind, message} rejection shows an error box that switches on kind", async () => {
-  for (const [kind, advice] of [["config", "Fix or remove the config file"], ["internal", "bug in Crucible"]]) {
+  for (const [kind, advice] of [["config", "Reset it to the defaults"], ["tool_missing", "Locate it in Settings"], ["disk_full", "Free some space"], ["internal", "bug in Crucible"]]) {
     const { page } = await open("#/", () => ({ reject: { kind, message: `the ${kind} message` } }));
     const box = page.locator("#status-error");
     await box.waitFor();
     assert.equal(await box.getAttribute("data-kind"), kind);
     const text = await box.innerText();
     assert.ok(text.includes(advice) && text.includes(`the ${kind} message`), text);
+    if (kind !== "internal") assert.ok(!text.includes("bug"), `${kind} is not called a bug: ${text}`);
     await page.close();
   }
 });
@@ -101,5 +108,81 @@ test("unknown routes fall back to Home and the nav marks the current page", asyn
   await page.click("#nav-tasks");
   assert.equal(await rowText(page, "#page h1"), "Tasks");
   assert.equal(await page.locator("nav a[aria-current=page]").getAttribute("id"), "nav-tasks");
+  await page.close();
+});
+
+test("locating a tool sends the typed path, shows the result and refreshes the status", async () => {
+  let located = false;
+  const sent = [];
+  const { page } = await open("#/settings", (cmd, args) => {
+    sent.push([cmd, args]);
+    if (cmd === "universe_builds") return { ok: [] };
+    if (cmd === "locate_tool") {
+      if (args.path === "/home/me/notes.txt") return { reject: { kind: "invalid", message: "/home/me/notes.txt is not deno: asked for its version it said \"hello\"" } };
+      located = true;
+      return { ok: { name: "deno", path: args.path, version: "deno 2.9.6", config_file: "/cfg/config.json" } };
+    }
+    if (cmd === "get_system_status") {
+      const tools = STATUS.tools.map((t) => t.name === "deno" && located ? { ...t, location: { kind: "found", path: "/opt/deno/deno" } } : t);
+      return { ok: { ...STATUS, tools } };
+    }
+    return { ok: null };
+  });
+  await page.locator("#locate-deno").waitFor();
+  await page.fill("#locate-deno-path", "/home/me/notes.txt");
+  await page.click("#locate-deno");
+  await page.locator("#tool-deno-result").waitFor();
+  assert.match(await page.locator("#tool-deno-result").innerText(), /notes\.txt is not deno/);
+  await page.fill("#locate-deno-path", "/opt/deno/deno");
+  await page.click("#locate-deno");
+  await page.waitForFunction(() => document.querySelector("#tool-deno [data-field=state]")?.textContent === "found");
+  assert.match(await page.locator("#tool-deno-result").innerText(), /Saved: deno 2\.9\.6 at \/opt\/deno\/deno/);
+  assert.deepEqual(sent.filter(([c]) => c === "locate_tool").map(([, a]) => a), [
+    { tool: "deno", path: "/home/me/notes.txt" }, { tool: "deno", path: "/opt/deno/deno" }]);
+  await page.close();
+});
+
+test("Build shows progress while the universe builds, then a result line and the new state", async () => {
+  let polls = 0;
+  let started = false;
+  const { page } = await open("#/settings", (cmd) => {
+    if (cmd === "build_universe") { started = true; return { ok: [{ profile: "eth", state: { kind: "running", seconds: 0 } }] }; }
+    if (cmd === "universe_builds") {
+      if (!started) return { ok: [] };
+      polls += 1;
+      return polls < 8
+        ? { ok: [{ profile: "eth", state: { kind: "running", seconds: polls * 0.3 } }] }
+        : { ok: [{ profile: "eth", state: { kind: "built", result: { profile: "eth", contracts: 31, pairs: 4, seconds: 2.4, dir: "/x" } } }] };
+    }
+    if (cmd === "get_system_status") {
+      const universes = STATUS.universes.map((u) => u.profile === "eth" && polls >= 8 ? { ...u, state: { kind: "built", chain_id: 1, contracts: 31 } } : u);
+      return { ok: { ...STATUS, universes } };
+    }
+    return { ok: null };
+  });
+  await page.locator("#build-eth").waitFor();
+  await page.click("#build-eth");
+  await page.locator("#build-eth-progress").waitFor();
+  assert.match(await page.locator("#build-eth-progress").innerText(), /Building… \d/);
+  await page.locator("#universe-eth-result").waitFor({ timeout: 10000 });
+  assert.equal(await page.locator("#universe-eth-result").innerText(), "Built in 2.4 s: 31 contracts, 4 trading pairs.");
+  assert.equal(await page.locator("#universe-eth [data-field=state]").innerText(), "built");
+  await page.close();
+});
+
+test("a broken config file is explained and Reset to defaults names the backup", async () => {
+  let reset = false;
+  const { page } = await open("#/", (cmd) => {
+    if (cmd === "universe_builds") return { ok: [] };
+    if (cmd === "reset_config") { reset = true; return { ok: { file: "/cfg/crucible/config.json", backup: "/cfg/crucible/config.broken.json" } }; }
+    if (cmd === "get_system_status") return reset ? { ok: STATUS } : { reject: { kind: "config", message: "The settings file /cfg/crucible/config.json cannot be used: the setting “anvil_port” must be a whole number from 0 to 65535, not the text \"x\"." } };
+    return { ok: null };
+  });
+  await page.locator("#reset-config").waitFor();
+  assert.match(await page.locator("#status-error").innerText(), /anvil_port.*whole number/);
+  await page.click("#reset-config");
+  await page.locator("#home-tool-anvil").waitFor();
+  assert.equal(await page.locator("#config-reset-result").innerText(),
+    "Settings reset to defaults in /cfg/crucible/config.json. Your old file was kept as /cfg/crucible/config.broken.json.");
   await page.close();
 });

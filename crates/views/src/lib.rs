@@ -14,6 +14,7 @@ pub mod inspect;
 pub mod packs;
 pub mod results;
 pub mod selftest;
+pub mod setup;
 pub mod status;
 pub mod studio;
 pub mod trace;

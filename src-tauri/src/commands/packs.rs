@@ -48,7 +48,7 @@ impl From<SelftestError> for CommandError {
 /// Every pack with its task count, hash, origin, load error and last self-test verdict.
 #[tauri::command]
 pub async fn list_packs(state: tauri::State<'_, AppState>) -> Result<Vec<PackInfo>, CommandError> {
-    let config = state.config.clone()?;
+    let config = state.config()?;
     tauri::async_runtime::spawn_blocking(move || packs::list(&config))
         .await
         .map_err(|e| CommandError::internal(format!("listing packs failed: {e}")))?
@@ -61,7 +61,7 @@ pub async fn add_pack(
     state: tauri::State<'_, AppState>,
     dir: String,
 ) -> Result<Vec<PackInfo>, CommandError> {
-    let config = state.config.clone()?;
+    let config = state.config()?;
     let dir = dir.trim().to_string();
     if dir.is_empty() {
         return Err(CommandError::invalid_msg(
@@ -83,7 +83,7 @@ pub async fn remove_pack(
     state: tauri::State<'_, AppState>,
     name: String,
 ) -> Result<Vec<PackInfo>, CommandError> {
-    let config = state.config.clone()?;
+    let config = state.config()?;
     tauri::async_runtime::spawn_blocking(move || {
         packs::remove(&config, &name)?;
         packs::list(&config)
@@ -101,7 +101,7 @@ pub async fn selftest_pack(
     name: String,
     seeds: u32,
 ) -> Result<PackVerdict, CommandError> {
-    let config = state.config.clone()?;
+    let config = state.config()?;
     let list = {
         let c = config.clone();
         tauri::async_runtime::spawn_blocking(move || packs::list(&c))

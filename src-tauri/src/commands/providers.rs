@@ -12,7 +12,7 @@ use crate::{AppState, CommandError};
 pub async fn list_providers(
     state: tauri::State<'_, AppState>,
 ) -> Result<ProvidersView, CommandError> {
-    let config = state.config.clone()?;
+    let config = state.config()?;
     let registry = Registry::load(&config.data_dir)?;
     Ok(providers_view(&config, &registry, state.keychain.as_ref()))
 }
@@ -26,7 +26,7 @@ pub async fn save_provider(
     previous_id: Option<String>,
     key: Option<String>,
 ) -> Result<ProvidersView, CommandError> {
-    let config = state.config.clone()?;
+    let config = state.config()?;
     let kc = state.keychain.as_ref();
     let registry = crate::providers_view::save(&config, kc, entry, previous_id.as_deref(), key)?;
     Ok(providers_view(&config, &registry, kc))
@@ -38,7 +38,7 @@ pub async fn remove_provider(
     state: tauri::State<'_, AppState>,
     id: String,
 ) -> Result<ProvidersView, CommandError> {
-    let config = state.config.clone()?;
+    let config = state.config()?;
     let kc = state.keychain.as_ref();
     let registry = crate::providers_view::remove(&config, kc, &id)?;
     Ok(providers_view(&config, &registry, kc))
@@ -51,7 +51,7 @@ pub async fn test_connection(
     id: String,
     model: String,
 ) -> Result<ConnectionTest, CommandError> {
-    let config = state.config.clone()?;
+    let config = state.config()?;
     let registry = Registry::load(&config.data_dir)?;
     let kc = state.keychain.clone();
     Ok(registry

@@ -17,7 +17,7 @@ use crate::{AppState, CommandError};
 
 /// The explorer of the app's store, opened once and shared (with its report cache).
 async fn explorer(state: &AppState) -> Result<(crucible_core::Config, Explorer), CommandError> {
-    let config = state.config.clone()?;
+    let config = state.config()?;
     if let Some(e) = state
         .explorer
         .lock()

@@ -13,7 +13,7 @@ use crate::{AppState, CommandError};
 pub(crate) async fn open_store(
     state: &AppState,
 ) -> Result<(crucible_core::Config, Store), CommandError> {
-    let config = state.config.clone()?;
+    let config = state.config()?;
     std::fs::create_dir_all(&config.data_dir).map_err(|e| {
         CommandError::internal(format!("creating {}: {e}", config.data_dir.display()))
     })?;
@@ -59,7 +59,7 @@ pub async fn start_run(
 /// there; otherwise the reason).
 #[tauri::command]
 pub async fn demo_info(state: tauri::State<'_, AppState>) -> Result<DemoInfo, CommandError> {
-    let config = state.config.clone()?;
+    let config = state.config()?;
     tauri::async_runtime::spawn_blocking(move || DemoInfo::of(&config))
         .await
         .map_err(|e| CommandError::internal(format!("demo check failed: {e}")))

@@ -91,7 +91,7 @@ async fn blocking<T: Send + 'static>(
     state: &tauri::State<'_, AppState>,
     f: impl FnOnce(crucible_core::Config) -> Result<T, studio::StudioError> + Send + 'static,
 ) -> Res<T> {
-    let config = state.config.clone()?;
+    let config = state.config()?;
     tauri::async_runtime::spawn_blocking(move || f(config))
         .await
         .map_err(|e| CommandError::internal(format!("studio task failed: {e}")))?
@@ -197,7 +197,7 @@ pub async fn dry_run(
     prompt: Option<String>,
     execute: bool,
 ) -> Res<DryRun> {
-    let config = state.config.clone()?;
+    let config = state.config()?;
     match bench {
         Bench::Questbench => {
             let task = studio::quest_task(&config, &id)?;
@@ -239,7 +239,7 @@ pub async fn selftest_quest_task(
     id: String,
     seeds: u32,
 ) -> Res<Selftest> {
-    let config = state.config.clone()?;
+    let config = state.config()?;
     let task = studio::quest_task(&config, &id)?;
     let guard = harness(&studio_state, &config).await?;
     let h = guard

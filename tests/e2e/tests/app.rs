@@ -3,6 +3,7 @@
 
 use std::collections::BTreeMap;
 use std::path::Path;
+use std::time::Duration;
 
 use anyhow::Result;
 use crucible_e2e::{reported_status, workspace_root, App};
@@ -23,10 +24,18 @@ fn expected_tools(status: &Value) -> Vec<Row> {
         .map(|t| {
             let loc = &t["location"];
             let (badge, detail) = match loc["kind"].as_str() {
-                Some("found") => ("found", &loc["path"]),
-                _ => ("missing", &loc["message"]),
+                Some("found") => ("found", str_of(&loc["path"])),
+                // The UI says where Crucible looked, never an install command.
+                _ => {
+                    let m = str_of(&loc["message"]);
+                    let looked = m
+                        .split_once("(looked at: ")
+                        .and_then(|(_, r)| r.split_once(");"))
+                        .map(|(l, _)| format!("Not found (looked at: {l})."));
+                    ("missing", looked.unwrap_or_else(|| "Not found.".into()))
+                }
             };
-            (str_of(&t["name"]), badge.to_string(), str_of(detail))
+            (str_of(&t["name"]), badge.to_string(), detail)
         })
         .collect()
 }
@@ -205,7 +214,7 @@ async fn found_missing_and_built_states_render() {
     let (_, deno_state, deno_detail) = &seen.tools[1];
     assert_eq!(deno_state, "missing");
     assert!(
-        deno_detail.contains("/nonexistent/deno") && deno_detail.contains("npm ci"),
+        deno_detail.contains("/nonexistent/deno") && !deno_detail.contains("npm ci"),
         "{deno_detail}"
     );
     assert_eq!(
@@ -215,10 +224,71 @@ async fn found_missing_and_built_states_render() {
             (
                 "eth".into(),
                 "not built".into(),
-                "crucible universe build --profile eth".into()
+                "Not built yet: press Build (it takes a few seconds).".into()
             ),
         ]
     );
+}
+
+/// A project that shares the checkout's contract artifacts and tools but has no built universe.
+fn project_without_universes() -> tempfile::TempDir {
+    let project = tempfile::tempdir().unwrap();
+    let root = workspace_root();
+    std::fs::create_dir_all(project.path().join("assets")).unwrap();
+    for (from, to) in [
+        ("assets/artifacts", "assets/artifacts"),
+        ("node_modules", "node_modules"),
+        ("tasks", "tasks"),
+    ] {
+        std::os::unix::fs::symlink(root.join(from), project.path().join(to)).unwrap();
+    }
+    project
+}
+
+#[tokio::test]
+#[ignore = "needs the built app, tauri-driver, WebKitWebDriver and an X display; run .ci/e2e"]
+async fn a_missing_universe_is_built_with_the_button() {
+    let (project, data) = (project_without_universes(), tempfile::tempdir().unwrap());
+    let env = base_env(project.path(), data.path());
+    let app = App::launch(&env).await.expect("app launches");
+    let seen = async {
+        let before = app.text("#home-universe-bsc [data-field=state]").await?;
+        app.screenshot("setup-home-not-built").await?;
+        app.click("#nav-settings").await?;
+        app.click("#build-bsc").await?;
+        let result = app
+            .wait_text("#universe-bsc-result", Duration::from_secs(120), |t| {
+                !t.is_empty()
+            })
+            .await?;
+        let after = app
+            .wait_text(
+                "#universe-bsc [data-field=state]",
+                Duration::from_secs(10),
+                |t| t == "built",
+            )
+            .await?;
+        app.screenshot("setup-system-built").await?;
+        let page = app.source().await?;
+        anyhow::Ok((before, result, after, page))
+    }
+    .await;
+    app.close().await;
+    let (before, result, after, page) = seen.expect("the build button works");
+    assert_eq!(before, "not built");
+    assert!(result.starts_with("Built in "), "{result}");
+    assert!(result.contains("contracts"), "{result}");
+    assert_eq!(after, "built");
+    assert!(
+        project
+            .path()
+            .join("assets/universe/bsc/manifest.json")
+            .is_file(),
+        "the real build wrote the manifest"
+    );
+    for terminal in ["npm ci", "crucible universe build"] {
+        assert!(!page.contains(terminal), "no terminal step: {terminal}");
+    }
 }
 
 #[tokio::test]
@@ -241,11 +311,30 @@ async fn broken_config_file_shows_a_config_error_not_a_crash() {
         app.screenshot("config-error-home").await?;
         app.click("#nav-settings").await?;
         let settings = app.attr("#status-error", "data-kind").await?;
-        anyhow::Ok((home, settings))
+        app.click("#reset-config").await?;
+        let reset = app
+            .wait_text("#config-reset-result", Duration::from_secs(10), |t| {
+                t.contains("kept as")
+            })
+            .await?;
+        app.text("#tool-anvil [data-field=state]").await?;
+        app.screenshot("config-reset-system").await?;
+        anyhow::Ok((home, settings, reset))
     }
     .await;
     app.close().await;
-    let ((kind, text), settings_kind) = seen.expect("the error box renders");
+    let ((kind, text), settings_kind, reset) = seen.expect("the error box renders");
+    let backup = file.with_file_name("config.broken.json");
+    assert!(
+        reset.contains(&backup.display().to_string()),
+        "names the backup: {reset}"
+    );
+    assert_eq!(
+        std::fs::read_to_string(&backup).unwrap(),
+        "{\"anvil_port\": \"not a port\"}",
+        "the broken file is kept byte for byte"
+    );
+    assert_eq!(std::fs::read_to_string(&file).unwrap(), "{}\n");
 
     assert_eq!(kind, "config");
     assert_eq!(settings_kind, "config");
@@ -253,5 +342,8 @@ async fn broken_config_file_shows_a_config_error_not_a_crash() {
         text.contains(&file.display().to_string()),
         "names the file: {text}"
     );
-    assert!(text.contains("expected u16"), "says what is wrong: {text}");
+    assert!(
+        text.contains("whole number from 0 to 65535") && !text.contains("expected u16"),
+        "says what is wrong in words: {text}"
+    );
 }

@@ -1,11 +1,11 @@
 // Home: the first-start guide and a short tool status, so a new user sees at once what works.
 import { benchNames } from "../bench";
 import { h, mount } from "../dom";
-import { getSystemStatus } from "../ipc";
-import { errorBox, toolSummary } from "../status-view";
+import { statusPanel } from "../status-view";
 
 export async function renderHome(root: HTMLElement): Promise<void> {
-  const statusBox = h("div", { id: "home-status", "aria-live": "polite" }, h("p", { class: "muted" }, "Checking tools…"));
+  const panel = statusPanel("home");
+  const statusBox = h("div", { id: "home-status" }, panel.el);
   mount(
     root,
     h("header", { class: "page-head" }, h("h1", {}, "Welcome to Crucible"),
@@ -17,11 +17,11 @@ export async function renderHome(root: HTMLElement): Promise<void> {
       h("h2", {}, "Getting started"),
       h("ol", { class: "steps" },
         h("li", {}, h("strong", {}, "Check the tools. "),
-          "Anvil (local chain) and Deno (TypeScript sandbox) come with the project's npm packages: run ",
-          h("code", {}, "npm ci"), " in the project directory. The status below updates when you reopen this page."),
+          "Anvil (local chain) and Deno (TypeScript sandbox) are usually found by themselves. ",
+          "If one is marked missing below, type where its program is and press Locate…; Crucible checks it and remembers it."),
         h("li", {}, h("strong", {}, "Build the offline universes. "),
-          h("code", {}, "crucible universe build --profile bsc"), " and ",
-          h("code", {}, "--profile eth"), " deploy the canonical contracts once; runs then start from the saved state."),
+          "Press Build beside each universe below: a local chain deploys the canonical contracts once (a few seconds); ",
+          "runs then start from the saved state."),
         h("li", {}, h("strong", {}, "Try the built-in agents. "),
           "Reference solvers and fault-injecting variants need no key and no network; they fill every leaderboard and chart."),
         h("li", {}, h("strong", {}, "Add a real model. "),
@@ -36,6 +36,5 @@ export async function renderHome(root: HTMLElement): Promise<void> {
       statusBox,
     ),
   );
-  const result = await getSystemStatus();
-  mount(statusBox, result.ok ? toolSummary(result.value) : errorBox(result.error));
+  await panel.refresh();
 }

@@ -1,7 +1,6 @@
 // Settings: System (versions, paths, tools, universes) and Providers & models (#/settings/providers).
 import { h, mount } from "../dom";
-import { getSystemStatus } from "../ipc";
-import { errorBox, toolsTable, universesTable } from "../status-view";
+import { statusPanel } from "../status-view";
 import type { SystemStatus } from "../bindings";
 import { renderProviders } from "./providers";
 import { renderPacks } from "./packs";
@@ -24,7 +23,7 @@ function tabs(active: Tab): HTMLElement {
     tab("system", "System"), tab("providers", "Providers & models"), tab("packs", "Content packs"));
 }
 
-function systemDetails(s: SystemStatus): HTMLElement {
+function systemDetails(s: SystemStatus, tools: HTMLElement, universes: HTMLElement): HTMLElement {
   return h("div", { id: "system" },
     h("dl", { class: "facts" },
       h("dt", {}, "Version"), h("dd", { id: "sys-version", class: "mono" }, s.version),
@@ -32,9 +31,9 @@ function systemDetails(s: SystemStatus): HTMLElement {
       h("dt", {}, "Project directory"), h("dd", { id: "sys-project-dir", class: "mono" }, s.project_dir),
     ),
     h("h3", {}, "External tools"),
-    toolsTable(s, ""),
+    tools,
     h("h3", {}, "Offline universes"),
-    universesTable(s),
+    universes,
   );
 }
 
@@ -52,12 +51,12 @@ export async function renderSettings(root: HTMLElement): Promise<void> {
     await renderProviders(panel);
     return;
   }
-  const body = h("div", { "aria-live": "polite" }, h("p", { class: "muted" }, "Loading system status…"));
+  const panel = statusPanel("full", systemDetails);
+  const body = panel.el;
   const refresh = h("button", { type: "button", id: "refresh-status" }, "Refresh");
   const load = async () => {
     refresh.setAttribute("disabled", "");
-    const result = await getSystemStatus();
-    mount(body, result.ok ? systemDetails(result.value) : errorBox(result.error));
+    await panel.refresh();
     refresh.removeAttribute("disabled");
   };
   refresh.addEventListener("click", () => void load());
