@@ -431,7 +431,8 @@ async fn run_flow(app: &App) -> Result<RunSeen> {
         )
         .await?;
     app.screenshot("console-new-run").await?;
-    path.extend(tab_to(app, "rf-start", 40).await?);
+    // The unfolded offline agents (a dozen of them) lie between the models and Start.
+    path.extend(tab_to(app, "rf-start", 80).await?);
     seen.keyboard_path = path;
     app.keys("\u{E007}").await?; // Enter presses Start
 
@@ -461,9 +462,14 @@ async fn run_flow(app: &App) -> Result<RunSeen> {
     // A bad form gets an inline problem, not a crash.
     app.click("#new-run").await?;
     app.text("#run-form").await?;
+    // With a saved provider no model is ticked by default: the user's model (kept for the runs
+    // below).
+    app.click("#rf-model-lab-loop-1").await?;
     app.fill("#rf-rounds", "0").await?;
     seen.bad_form_problem = app
-        .wait_text("#rf-problem", Duration::from_secs(10), |t| !t.is_empty())
+        .wait_text("#rf-problem", Duration::from_secs(10), |t| {
+            t.to_lowercase().contains("round")
+        })
         .await?;
     app.screenshot("console-new-run-invalid").await?;
 
@@ -488,8 +494,7 @@ async fn run_flow(app: &App) -> Result<RunSeen> {
     app.fill("#rf-seed", "11").await?;
     app.fill("#rf-concurrency", "1").await?;
     app.fill("#rf-limit", "1").await?;
-    // With a saved provider the offline agents are folded and none is ticked: only the model.
-    app.click("#rf-model-lab-loop-1").await?;
+    // The user's model, ticked above, alone (the offline agents are folded and unticked).
     app.wait_text(
         "#rf-plan [data-field=planned]",
         Duration::from_secs(20),
@@ -1016,7 +1021,10 @@ async fn one_run_uses_models_of_two_providers_with_different_urls_and_keys() {
     assert_eq!(status, "finished");
     assert_eq!(counts(&samples), (8, 8), "{samples}");
     assert!(
-        models.contains("openai-compatible:alpha") && models.contains("openai-compatible:beta"),
+        // Each model under the name the user chose: its saved provider and the model.
+        models.contains("lab-a · alpha")
+            && models.contains("lab-b · beta")
+            && !models.contains("openai-compatible:"),
         "{models}"
     );
     assert_eq!(
