@@ -5,7 +5,9 @@
 // Run: npm --prefix ui test (after build).
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import { open, useBrowser } from "./harness.mjs";
+import { mkdirSync } from "node:fs";
+import { join } from "node:path";
+import { open, shots, useBrowser } from "./harness.mjs";
 
 useBrowser();
 const EMPTY = { db: "/data/crucible.db", runs: [], live: [] };
@@ -315,6 +317,8 @@ test("a finished run names models as the user did, splits errors from wrong answ
   assert.equal(await row.locator("a.compare-models").getAttribute("href"), "#/results/run?id=r-done&tab=compare");
   const text = await page.locator("#runs-table").innerText();
   assert.ok(!/openai-compatible:|_/.test(text.replace(/r-done/g, "")), text);
+  mkdirSync(shots, { recursive: true });
+  await page.screenshot({ path: join(shots, "mock-runs-answers.png"), fullPage: true });
   await page.close();
 });
 

@@ -224,7 +224,8 @@ function runsTable(view: RunsView, onResume: (id: string) => void, onDemo: () =>
           r.held_by && !live.has(r.run_id)
             ? h("div", { class: "muted small", "data-field": "held-by" }, `by ${r.held_by}; it can be resumed here once that stops`)
             : null),
-        h("td", { class: "small", "data-field": "models" }, r.model_labels.join(", ")),
+        h("td", { class: "small", "data-field": "models" },
+          ...r.model_labels.flatMap((m, i) => [i > 0 ? ", " : null, h("span", { class: "model-name" }, m)])),
         h("td", { class: "small" }, r.benchmarks.map((b) => BENCH_LABEL[b as Bench] ?? b).join(", "),
           r.fork ? h("div", { class: "muted small", "data-field": "fork" }, `Chain: ${r.fork}`) : null),
         h("td", { class: "small" }, fmtTime(r.started)),
