@@ -110,6 +110,10 @@ pub fn typescript() -> String {
     decl::<crucible_views::setup::UniverseBuilt>(&mut out);
     decl::<crate::live::UniverseBuild>(&mut out);
     decl::<crate::live::UniverseBuildState>(&mut out);
+    decl::<crucible_views::install::InstalledTool>(&mut out);
+    decl::<crucible_views::install::InstallStage>(&mut out);
+    decl::<crate::live::ToolInstall>(&mut out);
+    decl::<crate::live::ToolInstallState>(&mut out);
     decl::<crucible_bench::perf::PerfMark>(&mut out);
     // Any JSON (stored details, events, artefacts, a studio task's extra view).
     decl::<serde_json::Value>(&mut out);
@@ -394,6 +398,10 @@ mod tests {
             "ConfigReset",
             "UniverseBuild",
             "UniverseBuildState",
+            "ToolInstall",
+            "ToolInstallState",
+            "InstalledTool",
+            "InstallStage",
             "ProvidersView",
             "ProviderEntry",
             "KeySource",

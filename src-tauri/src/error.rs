@@ -26,6 +26,9 @@ pub enum ErrorKind {
     ToolMissing,
     /// The disk is full (or the user's quota is used up); nothing was written.
     DiskFull,
+    /// A server (a model provider, the package registry) could not be reached: no network, a
+    /// wrong address, or the server is not running.
+    Unreachable,
 }
 
 /// Whether an I/O error means the disk (or quota) is full.
@@ -39,6 +42,8 @@ impl From<crucible_views::setup::SetupError> for CommandError {
             ErrorKind::ToolMissing
         } else if e.is_user_input() {
             ErrorKind::Invalid
+        } else if e.is_unreachable() {
+            ErrorKind::Unreachable
         } else if e.io().is_some_and(is_disk_full) {
             ErrorKind::DiskFull
         } else if matches!(e, crucible_views::setup::SetupError::Build { .. }) {
@@ -139,6 +144,8 @@ impl From<crucible_llm::LlmError> for CommandError {
             | E::NoBaseUrl { .. }
             | E::Prices { .. } => ErrorKind::Invalid,
             E::Keychain { .. } => ErrorKind::Keychain,
+            // No answer at all after every retry: the server is down or the address is wrong.
+            E::RetriesExhausted { status: None, .. } => ErrorKind::Unreachable,
             _ => ErrorKind::Internal,
         };
         // LlmError messages never contain keys (see crucible_llm).
@@ -267,6 +274,28 @@ mod tests {
                 },
                 ErrorKind::Internal,
             ),
+            (
+                SetupError::Download {
+                    url: "https://registry.npmjs.org/x".into(),
+                    message: "the registry could not be reached".into(),
+                },
+                ErrorKind::Unreachable,
+            ),
+            (
+                SetupError::ToolFile {
+                    path: "/data/tools".into(),
+                    action: "written",
+                    source: std::io::Error::from_raw_os_error(28),
+                },
+                ErrorKind::DiskFull,
+            ),
+            (
+                SetupError::NotInstallable {
+                    tool: "bwrap",
+                    why: "install bubblewrap",
+                },
+                ErrorKind::Invalid,
+            ),
         ];
         for (e, kind) in cases {
             let text = e.to_string();
@@ -279,6 +308,22 @@ mod tests {
         .anvil()
         .unwrap_err();
         assert_eq!(CommandError::from(missing).kind, ErrorKind::ToolMissing);
+        let silent = crucible_llm::LlmError::RetriesExhausted {
+            provider: crucible_llm::Provider::OpenAiCompatible,
+            model: "m".into(),
+            attempts: 3,
+            status: None,
+            last: "connection refused".into(),
+        };
+        assert_eq!(CommandError::from(silent).kind, ErrorKind::Unreachable);
+        let busy = crucible_llm::LlmError::RetriesExhausted {
+            provider: crucible_llm::Provider::OpenAiCompatible,
+            model: "m".into(),
+            attempts: 3,
+            status: Some(503),
+            last: "overloaded".into(),
+        };
+        assert_eq!(CommandError::from(busy).kind, ErrorKind::Internal);
     }
 
     #[test]

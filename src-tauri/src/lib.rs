@@ -19,12 +19,14 @@ pub use runs_view::{DemoInfo, PlanResult, RunsView};
 #[derive(Debug)]
 pub struct AppState {
     /// The resolved configuration, or the load error as the UI will see it; replaced after the
-    /// user locates a tool or resets the config file (read it with [`AppState::config`]).
-    pub config: std::sync::RwLock<Result<crucible_core::Config, CommandError>>,
+    /// user locates or installs a tool or resets the config file (read it with [`AppState::config`]).
+    pub config: std::sync::Arc<ConfigCell>,
     /// The config file the app reads (`None` on a platform without a config folder).
     pub config_file: Option<std::path::PathBuf>,
     /// Universe builds started from Settings → System or Home.
     pub builds: std::sync::Arc<live::UniverseBuilds>,
+    /// Tool installs started from Settings → System or Home.
+    pub installs: std::sync::Arc<live::ToolInstalls>,
     /// Where API keys are kept: the OS keychain (see `crucible_llm::OsKeychain`).
     pub keychain: std::sync::Arc<dyn crucible_llm::SecretStore>,
     /// Runs going on in this app (cancel tokens, live progress).
@@ -37,9 +39,10 @@ impl AppState {
     /// Resolves the configuration once (file → environment), as the CLI does.
     pub fn load() -> Self {
         Self {
-            config: std::sync::RwLock::new(Self::resolve()),
+            config: std::sync::Arc::new(ConfigCell::load()),
             config_file: crucible_core::Config::default_file(),
             builds: std::sync::Arc::default(),
+            installs: std::sync::Arc::default(),
             keychain: std::sync::Arc::new(crucible_llm::OsKeychain::default()),
             runs: std::sync::Arc::default(),
             explorer: std::sync::Mutex::new(None),
@@ -47,10 +50,31 @@ impl AppState {
     }
 }
 
-impl AppState {
-    /// Reads the config file (→ environment) again; a broken file is explained in plain words
-    /// ([`crucible_views::setup::explain_config`]), not as the parser's message.
-    fn resolve() -> Result<crucible_core::Config, CommandError> {
+/// The configuration the commands read, and the tool paths the user chose in this session.
+///
+/// A path chosen with Locate… or Install is saved in the config file, but a `CRUCIBLE_ANVIL`
+/// (`_DENO`, `_BWRAP`) variable in the app's environment would still win over the file; the
+/// session's choice wins over both, so what the user just chose is what the app uses.
+#[derive(Debug)]
+pub struct ConfigCell {
+    current: std::sync::RwLock<Result<crucible_core::Config, CommandError>>,
+    chosen: std::sync::Mutex<std::collections::BTreeMap<&'static str, std::path::PathBuf>>,
+}
+
+impl ConfigCell {
+    fn load() -> Self {
+        Self {
+            current: std::sync::RwLock::new(Self::resolve(&Default::default())),
+            chosen: std::sync::Mutex::default(),
+        }
+    }
+
+    /// Reads the config file (→ environment → this session's tool choices); a broken file is
+    /// explained in plain words ([`crucible_views::setup::explain_config`]), not as the parser's
+    /// message.
+    fn resolve(
+        chosen: &std::collections::BTreeMap<&'static str, std::path::PathBuf>,
+    ) -> Result<crucible_core::Config, CommandError> {
         let config = crucible_core::Config::load(None).map_err(|e| match &e {
             crucible_core::ConfigError::File { path, .. } => {
                 match crucible_views::setup::explain_config(path) {
@@ -69,24 +93,63 @@ impl AppState {
         if let Err(e) = &config {
             tracing::warn!(target: "app", error = %e.message, "configuration not loaded");
         }
-        config
+        config.map(|mut c| {
+            for (tool, path) in chosen {
+                let slot = match *tool {
+                    "anvil" => &mut c.anvil_path,
+                    "deno" => &mut c.deno_path,
+                    _ => &mut c.bwrap_path,
+                };
+                *slot = Some(path.clone());
+            }
+            c
+        })
     }
 
     /// The configuration, or why it could not be loaded.
-    pub fn config(&self) -> Result<crucible_core::Config, CommandError> {
-        match self.config.read() {
+    pub fn get(&self) -> Result<crucible_core::Config, CommandError> {
+        match self.current.read() {
             Ok(c) => c.clone(),
             Err(_) => Err(CommandError::internal("the configuration lock is poisoned")),
         }
     }
 
     /// Loads the configuration again (after the config file changed) and returns it.
-    pub fn reload_config(&self) -> Result<crucible_core::Config, CommandError> {
-        let fresh = Self::resolve();
-        if let Ok(mut c) = self.config.write() {
+    pub fn reload(&self) -> Result<crucible_core::Config, CommandError> {
+        let chosen = self.chosen.lock().map(|c| c.clone()).unwrap_or_default();
+        let fresh = Self::resolve(&chosen);
+        if let Ok(mut c) = self.current.write() {
             *c = fresh.clone();
         }
         fresh
+    }
+
+    /// Uses `path` for `tool` from now on (it was just located or installed), then reloads.
+    pub fn choose(&self, tool: crucible_views::setup::Tool, path: &std::path::Path) {
+        if let Ok(mut c) = self.chosen.lock() {
+            c.insert(tool.name(), path.to_path_buf());
+        }
+        self.reload().ok();
+    }
+
+    /// Forgets this session's tool choices (the config file was reset to defaults), then reloads.
+    pub fn forget_choices(&self) -> Result<crucible_core::Config, CommandError> {
+        if let Ok(mut c) = self.chosen.lock() {
+            c.clear();
+        }
+        self.reload()
+    }
+}
+
+impl AppState {
+    /// The configuration, or why it could not be loaded.
+    pub fn config(&self) -> Result<crucible_core::Config, CommandError> {
+        self.config.get()
+    }
+
+    /// Loads the configuration again (after the config file changed) and returns it.
+    pub fn reload_config(&self) -> Result<crucible_core::Config, CommandError> {
+        self.config.reload()
     }
 }
 
@@ -114,6 +177,9 @@ pub fn run() {
             commands::system::reset_config,
             commands::system::build_universe,
             commands::system::universe_builds,
+            commands::system::install_tool,
+            commands::system::tool_installs,
+            commands::system::open_folder,
             commands::perf::perf_mark,
             // Run console (Settings → Providers & models; Runs)
             commands::providers::list_providers,

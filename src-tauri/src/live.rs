@@ -262,70 +262,175 @@ pub enum UniverseBuildState {
     },
 }
 
-enum BuildJob {
-    Running(Instant),
-    Built(crucible_views::setup::UniverseBuilt),
+/// One tool install started from the app, as the window polls it (`tool_installs`).
+#[derive(Debug, Clone, serde::Serialize, ts_rs::TS)]
+pub struct ToolInstall {
+    /// The program being installed (`anvil`, `deno`).
+    pub tool: String,
+    /// Running (step and bytes so far), installed, or failed.
+    pub state: ToolInstallState,
+}
+
+/// Where one tool install is.
+#[derive(Debug, Clone, serde::Serialize, ts_rs::TS)]
+#[serde(tag = "kind", rename_all = "snake_case")]
+pub enum ToolInstallState {
+    /// Downloading or checking.
+    Running {
+        /// Seconds since the install started.
+        seconds: f64,
+        /// The step it is at.
+        stage: crucible_views::install::InstallStage,
+        /// Bytes received so far.
+        #[ts(type = "number")]
+        downloaded_bytes: u64,
+        /// The archive's size, when the registry said it.
+        #[ts(type = "number | null")]
+        total_bytes: Option<u64>,
+    },
+    /// Installed and saved in the config file.
+    Installed {
+        /// What was installed where.
+        result: crucible_views::install::InstalledTool,
+    },
+    /// Failed: why, and what fixes it (the error's kind).
+    Failed {
+        /// The failure as every command reports one.
+        error: CommandError,
+    },
+}
+
+/// One background setup job: running (since when, with its progress), done, or failed.
+enum Job<R, P> {
+    Running(Instant, Arc<P>),
+    Done(R),
     Failed(CommandError),
 }
 
-/// Universe builds of this process, by profile: at most one at a time per profile.
-#[derive(Default)]
-pub struct UniverseBuilds {
-    jobs: Mutex<BTreeMap<String, BuildJob>>,
+/// Background setup jobs of this process by key (a universe profile, a tool): at most one running
+/// per key; the last outcome of each is kept for the window to show.
+pub struct Jobs<R, P> {
+    jobs: Mutex<BTreeMap<String, Job<R, P>>>,
 }
 
-impl std::fmt::Debug for UniverseBuilds {
+impl<R, P> Default for Jobs<R, P> {
+    fn default() -> Self {
+        Self {
+            jobs: Mutex::default(),
+        }
+    }
+}
+
+impl<R, P> std::fmt::Debug for Jobs<R, P> {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("UniverseBuilds").finish_non_exhaustive()
+        f.debug_struct("Jobs").finish_non_exhaustive()
     }
 }
 
-impl UniverseBuilds {
-    /// Every build started in this process, by profile name.
-    pub fn list(&self) -> Vec<UniverseBuild> {
-        let Ok(jobs) = self.jobs.lock() else {
-            return Vec::new();
-        };
-        jobs.iter()
-            .map(|(profile, job)| UniverseBuild {
-                profile: profile.clone(),
-                state: match job {
-                    BuildJob::Running(t) => UniverseBuildState::Running {
-                        seconds: t.elapsed().as_secs_f64(),
-                    },
-                    BuildJob::Built(r) => UniverseBuildState::Built { result: r.clone() },
-                    BuildJob::Failed(e) => UniverseBuildState::Failed { error: e.clone() },
-                },
-            })
-            .collect()
-    }
-
-    /// Starts building `profile` in the background; `false` when a build of it is already going.
-    pub fn start(
-        self: &Arc<Self>,
-        config: crucible_core::Config,
-        profile: crucible_chain::universe::Profile,
-    ) -> bool {
-        let name = profile.name().to_string();
+impl<R: Clone + Send + 'static, P: Default + Send + Sync + 'static> Jobs<R, P> {
+    /// Starts `work` for `key` in the background; `false` when a job for `key` is already running.
+    pub fn start<F, Fut>(self: &Arc<Self>, key: String, work: F) -> bool
+    where
+        F: FnOnce(Arc<P>) -> Fut,
+        Fut: std::future::Future<Output = Result<R, CommandError>> + Send + 'static,
+    {
+        let progress = Arc::new(P::default());
         {
             let Ok(mut jobs) = self.jobs.lock() else {
                 return false;
             };
-            if matches!(jobs.get(&name), Some(BuildJob::Running(_))) {
+            if matches!(jobs.get(&key), Some(Job::Running(..))) {
                 return false;
             }
-            jobs.insert(name.clone(), BuildJob::Running(Instant::now()));
+            jobs.insert(
+                key.clone(),
+                Job::Running(Instant::now(), Arc::clone(&progress)),
+            );
         }
         let me = Arc::clone(self);
+        let fut = work(progress);
         tauri::async_runtime::spawn(async move {
-            let job = match crucible_views::setup::build_universe(&config, profile).await {
-                Ok(r) => BuildJob::Built(r),
-                Err(e) => BuildJob::Failed(CommandError::from(e)),
+            let job = match fut.await {
+                Ok(r) => Job::Done(r),
+                Err(e) => Job::Failed(e),
             };
             if let Ok(mut jobs) = me.jobs.lock() {
-                jobs.insert(name, job);
+                jobs.insert(key, job);
             }
         });
         true
+    }
+
+    /// Every job, by key, through `view(key, seconds and progress while running, or the outcome)`.
+    fn list<T>(
+        &self,
+        view: impl Fn(&str, Result<(f64, &P), Result<&R, &CommandError>>) -> T,
+    ) -> Vec<T> {
+        let Ok(jobs) = self.jobs.lock() else {
+            return Vec::new();
+        };
+        jobs.iter()
+            .map(|(key, job)| match job {
+                Job::Running(t, p) => view(key, Ok((t.elapsed().as_secs_f64(), p.as_ref()))),
+                Job::Done(r) => view(key, Err(Ok(r))),
+                Job::Failed(e) => view(key, Err(Err(e))),
+            })
+            .collect()
+    }
+}
+
+/// Universe builds started from the app, by profile.
+pub type UniverseBuilds = Jobs<crucible_views::setup::UniverseBuilt, ()>;
+
+impl UniverseBuilds {
+    /// Every build started in this process.
+    pub fn builds(&self) -> Vec<UniverseBuild> {
+        self.list(|profile, job| UniverseBuild {
+            profile: profile.to_string(),
+            state: match job {
+                Ok((seconds, ())) => UniverseBuildState::Running { seconds },
+                Err(Ok(r)) => UniverseBuildState::Built { result: r.clone() },
+                Err(Err(e)) => UniverseBuildState::Failed { error: e.clone() },
+            },
+        })
+    }
+
+    /// Starts building `profile`; `false` when a build of it is already going.
+    pub fn build(
+        self: &Arc<Self>,
+        config: crucible_core::Config,
+        profile: crucible_chain::universe::Profile,
+    ) -> bool {
+        self.start(profile.name().to_string(), move |_| async move {
+            crucible_views::setup::build_universe(&config, profile)
+                .await
+                .map_err(CommandError::from)
+        })
+    }
+}
+
+/// Tool installs started from the app, by program name.
+pub type ToolInstalls =
+    Jobs<crucible_views::install::InstalledTool, crucible_views::install::InstallProgress>;
+
+impl ToolInstalls {
+    /// Every install started in this process.
+    pub fn installs(&self) -> Vec<ToolInstall> {
+        self.list(|tool, job| ToolInstall {
+            tool: tool.to_string(),
+            state: match job {
+                Ok((seconds, p)) => {
+                    let (stage, downloaded_bytes, total_bytes) = p.read();
+                    ToolInstallState::Running {
+                        seconds,
+                        stage,
+                        downloaded_bytes,
+                        total_bytes,
+                    }
+                }
+                Err(Ok(r)) => ToolInstallState::Installed { result: r.clone() },
+                Err(Err(e)) => ToolInstallState::Failed { error: e.clone() },
+            },
+        })
     }
 }

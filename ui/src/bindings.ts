@@ -17,7 +17,7 @@ message: string, };
 /**
  * What went wrong, coarsely, so the UI can choose what to advise.
  */
-export type ErrorKind = "config" | "internal" | "invalid" | "keychain" | "not_found" | "task" | "chain" | "tool_missing" | "disk_full";
+export type ErrorKind = "config" | "internal" | "invalid" | "keychain" | "not_found" | "task" | "chain" | "tool_missing" | "disk_full" | "unreachable";
 
 /**
  * Everything the "System" page shows, as one serialisable value.
@@ -59,7 +59,16 @@ purpose: string,
 /**
  * Its resolved path, or why it is missing and how to install it.
  */
-location: ToolLocation, };
+location: ToolLocation, 
+/**
+ * The pinned package the app's Install button downloads (e.g.
+ * `@foundry-rs/anvil-linux-amd64 1.7.1`); `None` when the app cannot install it here.
+ */
+package: string | null, 
+/**
+ * How to get it when the app cannot install it, in words; `None` when Install can.
+ */
+install_instead: string | null, };
 
 /**
  * The result of tool discovery (explicit config → `PATH` → the project's `node_modules`).
@@ -192,6 +201,86 @@ seconds: number, } | { "kind": "built",
  * The build's result.
  */
 result: UniverseBuilt, } | { "kind": "failed", 
+/**
+ * The failure as every command reports one.
+ */
+error: CommandError, };
+
+/**
+ * A tool installed by the app.
+ */
+export type InstalledTool = { 
+/**
+ * The program's name.
+ */
+name: string, 
+/**
+ * The package and version installed, e.g. `@foundry-rs/anvil-linux-amd64 1.7.1`.
+ */
+package: string, 
+/**
+ * Where the program now is (saved in the config file).
+ */
+path: string, 
+/**
+ * The first line of its `--version` output.
+ */
+version: string, 
+/**
+ * The config file the path was saved in.
+ */
+config_file: string, 
+/**
+ * The address it was downloaded from.
+ */
+url: string, 
+/**
+ * The archive's size in bytes.
+ */
+bytes: number, };
+
+/**
+ * The step an install is at.
+ */
+export type InstallStage = "connecting" | "downloading" | "checking";
+
+/**
+ * One tool install started from the app, as the window polls it (`tool_installs`).
+ */
+export type ToolInstall = { 
+/**
+ * The program being installed (`anvil`, `deno`).
+ */
+tool: string, 
+/**
+ * Running (step and bytes so far), installed, or failed.
+ */
+state: ToolInstallState, };
+
+/**
+ * Where one tool install is.
+ */
+export type ToolInstallState = { "kind": "running", 
+/**
+ * Seconds since the install started.
+ */
+seconds: number, 
+/**
+ * The step it is at.
+ */
+stage: InstallStage, 
+/**
+ * Bytes received so far.
+ */
+downloaded_bytes: number, 
+/**
+ * The archive's size, when the registry said it.
+ */
+total_bytes: number | null, } | { "kind": "installed", 
+/**
+ * What was installed where.
+ */
+result: InstalledTool, } | { "kind": "failed", 
 /**
  * The failure as every command reports one.
  */

@@ -5,7 +5,7 @@ import { invoke } from "@tauri-apps/api/core";
 import { listen } from "@tauri-apps/api/event";
 import type {
   ChartView, CommandError, CompareView, DemoInfo, Extracted, Replay, ReplayMode, ConnectionTest, Facets, LiveStatus, PlanResult, ProviderEntry, ProvidersView, Report, RunForm, RunInfo, RunsView, SampleFilter, SamplePage, SampleView, Scoring, PaperTables,
-  PerfMark, SystemStatus, LocatedTool, ConfigReset, UniverseBuild, PackInfo, PackVerdict, SelftestProgress,
+  PerfMark, SystemStatus, LocatedTool, ConfigReset, UniverseBuild, ToolInstall, PackInfo, PackVerdict, SelftestProgress,
 } from "./bindings";
 
 export type Result<T> = { ok: true; value: T } | { ok: false; error: CommandError };
@@ -45,6 +45,16 @@ export const buildUniverse = (profile: string): Promise<Result<UniverseBuild[]>>
 
 /** Universe builds started in this app: running (seconds so far), built or failed. */
 export const universeBuilds = (): Promise<Result<UniverseBuild[]>> => call<UniverseBuild[]>("universe_builds");
+
+/** Shows a folder inside the data folder (an export's) in the file manager; returns the folder. */
+export const openFolder = (path: string): Promise<Result<string>> => call<string>("open_folder", { path });
+
+/** Starts installing a tool's pinned package in the background; poll `toolInstalls` for progress. */
+export const installTool = (tool: string): Promise<Result<ToolInstall[]>> =>
+  call<ToolInstall[]>("install_tool", { tool });
+
+/** Tool installs started in this app: running (step, bytes so far), installed or failed. */
+export const toolInstalls = (): Promise<Result<ToolInstall[]>> => call<ToolInstall[]>("tool_installs");
 
 // --- Run console: providers and models (Rust: commands/providers.rs) ---
 

@@ -1,17 +1,18 @@
 // Renders a `SystemStatus` (or the error that replaced it) with the setup actions beside what is
-// missing: "Locate…" for a tool (a path field, checked by running the program), "Build" for a
+// missing: "Install" for a tool Crucible can download (its pinned package, checked against the lock
+// file's digest), "Locate…" for a tool (a path field, checked by running the program), "Build" for a
 // universe (built in the background, progress polled), "Reset to defaults" for a broken config
 // file. Used by Home (compact) and Settings → System (full). The panel refreshes itself after every
 // action and every few seconds while it is on screen. Element ids and `data-field`s are what the
 // E2E tests read.
-import type { CommandError, SystemStatus, ToolStatus, UniverseBuild, UniverseStatus } from "./bindings";
+import type { CommandError, SystemStatus, ToolInstall, ToolStatus, UniverseBuild, UniverseStatus } from "./bindings";
 import { h, mount } from "./dom";
-import { buildUniverse, getSystemStatus, locateTool, resetConfig, universeBuilds } from "./ipc";
+import { buildUniverse, getSystemStatus, installTool, locateTool, resetConfig, toolInstalls, universeBuilds } from "./ipc";
 
 /** How often the status is re-read while the page is visible. */
 export const REFRESH_MS = 5000;
-/** How often a running universe build is polled. */
-const BUILD_POLL_MS = 300;
+/** How often running builds and installs are polled. */
+const JOB_POLL_MS = 300;
 
 const TOOL_LABEL: Record<string, string> = { anvil: "Anvil", deno: "Deno", bwrap: "Bubblewrap" };
 const toolLabel = (name: string) => TOOL_LABEL[name] ?? name;
@@ -57,8 +58,10 @@ interface PanelState {
   paths: Map<string, string>;
   results: Map<string, { text: string; ok: boolean }>;
   builds: Map<string, UniverseBuild>;
+  installs: Map<string, ToolInstall>;
   refresh: () => Promise<void>;
-  pollBuilds: () => void;
+  /** Polls the running builds and installs until they finish. */
+  pollJobs: () => void;
 }
 
 function resultLine(st: PanelState, key: string, id: string): HTMLElement | null {
@@ -113,9 +116,50 @@ function buildAction(st: PanelState, u: UniverseStatus, idPrefix: string): HTMLE
     if (!r.ok) st.results.set(`universe-${u.profile}`, { text: `${r.error.message}.`, ok: false });
     else for (const b of r.value) st.builds.set(b.profile, b);
     await st.refresh();
-    st.pollBuilds();
+    st.pollJobs();
   });
   return button;
+}
+
+const MB = (bytes: number) => `${(bytes / 1e6).toFixed(1)} MB`;
+
+/** "Install" for a missing tool the app can download, its progress while it runs, or what to do instead. */
+function installAction(st: PanelState, t: ToolStatus, idPrefix: string): HTMLElement | null {
+  const id = `${idPrefix}install-${t.name}`;
+  const job = st.installs.get(t.name);
+  if (job?.state.kind === "running") {
+    const s = job.state;
+    const what = s.stage === "connecting" ? `Contacting the package registry… ${s.seconds.toFixed(0)} s`
+      : s.stage === "downloading" ? `Downloading ${toolLabel(t.name)}… ${MB(s.downloaded_bytes)}${s.total_bytes ? ` of ${MB(s.total_bytes)}` : ""}`
+      : `Checking and unpacking ${toolLabel(t.name)}…`;
+    const bar = s.stage === "downloading" && s.total_bytes
+      ? h("progress", { max: String(s.total_bytes), value: String(s.downloaded_bytes), "aria-label": `Installing ${toolLabel(t.name)}` })
+      : h("progress", { "aria-label": `Installing ${toolLabel(t.name)}` });
+    return h("div", { class: "building", id: `${id}-progress`, role: "status" }, bar, h("span", { class: "small" }, what));
+  }
+  if (t.location.kind === "found") return null;
+  if (!t.package) return t.install_instead ? h("p", { class: "small", "data-field": "install-instead" }, t.install_instead) : null;
+  const button = h("button", { type: "button", class: "btn primary", id, title: `Downloads ${t.package} and checks it against the version Crucible pins` },
+    `Install ${toolLabel(t.name)}`);
+  button.addEventListener("click", async () => {
+    button.setAttribute("disabled", "");
+    st.results.delete(`tool-${t.name}`);
+    const r = await installTool(t.name);
+    if (!r.ok) st.results.set(`tool-${t.name}`, { text: `${r.error.message}.`, ok: false });
+    else for (const j of r.value) st.installs.set(j.tool, j);
+    await st.refresh();
+    st.pollJobs();
+  });
+  return h("div", { class: "install" }, button,
+    h("span", { class: "muted small" }, ` about ${t.name === "deno" ? "42" : "19"} MB from the npm registry; or tell Crucible where it is:`));
+}
+
+/** What to show for a tool that is missing: Install (when possible) and Locate…. */
+function toolActions(st: PanelState, t: ToolStatus, idPrefix: string): HTMLElement[] {
+  if (t.location.kind === "found" && st.installs.get(t.name)?.state.kind !== "running") return [];
+  const install = installAction(st, t, idPrefix);
+  const running = st.installs.get(t.name)?.state.kind === "running";
+  return [install, running ? null : locateForm(st, t, idPrefix)].filter((e): e is HTMLElement => e !== null);
 }
 
 /** The full tools table (Settings → System). */
@@ -135,7 +179,7 @@ function toolsTable(st: PanelState, status: SystemStatus, idPrefix: string): HTM
           h("td", {}, h("div", { class: "name" }, toolLabel(t.name)), h("div", { class: "muted small" }, t.purpose)),
           h("td", {}, badge(s.label, s.ok)),
           h("td", { class: s.ok ? "mono" : "message" }, h("span", { "data-field": "detail" }, s.detail),
-            s.ok ? null : locateForm(st, t, idPrefix),
+            ...toolActions(st, t, idPrefix),
             resultLine(st, `tool-${t.name}`, `${idPrefix}tool-${t.name}-result`)),
         );
       }),
@@ -180,7 +224,7 @@ function summary(st: PanelState, status: SystemStatus): HTMLElement {
         badge(s.label, s.ok),
         h("span", { class: "name" }, toolLabel(t.name)),
         h("span", { class: "muted" }, t.purpose),
-        s.ok ? null : locateForm(st, t, "home-"),
+        ...toolActions(st, t, "home-"),
         resultLine(st, `tool-${t.name}`, `home-tool-${t.name}-result`),
       );
     }),
@@ -210,7 +254,24 @@ function buildResult(b: UniverseBuild): { text: string; ok: boolean } | null {
     }
     case "failed": {
       const e = b.state.error;
-      const fix = e.kind === "tool_missing" ? " Locate Anvil above, then press Build again." : "";
+      const fix = e.kind === "tool_missing" ? " Install or locate Anvil above, then press Build again." : "";
+      return { text: `${e.message}.${fix}`, ok: false };
+    }
+  }
+}
+
+/** The result line of a finished install. */
+function installResult(j: ToolInstall): { text: string; ok: boolean } | null {
+  switch (j.state.kind) {
+    case "running":
+      return null;
+    case "installed": {
+      const r = j.state.result;
+      return { text: `Installed ${r.version} (${MB(r.bytes)}, checked against the pinned version) at ${r.path}; saved in ${r.config_file}.`, ok: true };
+    }
+    case "failed": {
+      const e = j.state.error;
+      const fix = e.kind === "unreachable" ? " Check the network connection and try again, or locate the program below." : "";
       return { text: `${e.message}.${fix}`, ok: false };
     }
   }
@@ -230,10 +291,10 @@ export function statusPanel(
   let polling = false;
   let notice = "";
   const st: PanelState = {
-    paths: new Map(), results: new Map(), builds: new Map(),
+    paths: new Map(), results: new Map(), builds: new Map(), installs: new Map(),
     refresh: async () => {
       const result = await getSystemStatus();
-      const key = notice + JSON.stringify(result) + JSON.stringify([...st.results]) + JSON.stringify([...st.builds]);
+      const key = notice + JSON.stringify(result) + JSON.stringify([...st.results]) + JSON.stringify([...st.builds]) + JSON.stringify([...st.installs]);
       if (key === last) return;
       last = key;
       const focused = document.activeElement?.id;
@@ -248,13 +309,13 @@ export function statusPanel(
       }
       if (focused) (document.getElementById(focused) as HTMLElement | null)?.focus();
     },
-    pollBuilds: () => {
+    pollJobs: () => {
       if (polling) return;
       polling = true;
       const tick = async () => {
-        const r = await universeBuilds();
+        const [builds, installs] = await Promise.all([universeBuilds(), toolInstalls()]);
         let running = false;
-        if (r.ok && Array.isArray(r.value)) for (const b of r.value) {
+        if (builds.ok && Array.isArray(builds.value)) for (const b of builds.value) {
           const was = st.builds.get(b.profile);
           st.builds.set(b.profile, b);
           if (b.state.kind === "running") running = true;
@@ -263,8 +324,17 @@ export function statusPanel(
             if (line) st.results.set(`universe-${b.profile}`, line);
           }
         }
+        if (installs.ok && Array.isArray(installs.value)) for (const j of installs.value) {
+          const was = st.installs.get(j.tool);
+          st.installs.set(j.tool, j);
+          if (j.state.kind === "running") running = true;
+          else if (was?.state.kind === "running") {
+            const line = installResult(j);
+            if (line) st.results.set(`tool-${j.tool}`, line);
+          }
+        }
         await st.refresh();
-        if (running && el.isConnected) setTimeout(() => void tick(), BUILD_POLL_MS);
+        if (running && el.isConnected) setTimeout(() => void tick(), JOB_POLL_MS);
         else polling = false;
       };
       void tick();
@@ -274,9 +344,9 @@ export function statusPanel(
     if (!el.isConnected) { clearInterval(timer); return; }
     if (!document.hidden) void st.refresh();
   }, REFRESH_MS);
-  // A build started elsewhere (Home, then Settings) shows its progress here too.
-  void universeBuilds().then((r) => {
-    if (r.ok && Array.isArray(r.value) && r.value.some((b) => b.state.kind === "running")) st.pollBuilds();
+  // A build or install started elsewhere (Home, then Settings) shows its progress here too.
+  void Promise.all([universeBuilds(), toolInstalls()]).then((rs) => {
+    if (rs.some((r) => r.ok && Array.isArray(r.value) && r.value.some((j) => j.state.kind === "running"))) st.pollJobs();
   });
   return { el, refresh: st.refresh };
 }
@@ -289,7 +359,11 @@ function adviceFor(kind: CommandError["kind"]): { title: string; advice: string;
         advice: "Reset it to the defaults: the file is moved aside as a backup (nothing is deleted) and Crucible starts with default settings." };
     case "tool_missing":
       return { title: "A program Crucible needs is missing",
-        advice: "Locate it in Settings → System.", link: ["#/settings", "Open Settings → System"] };
+        advice: "Install it (one button) or locate it in Settings → System.", link: ["#/settings", "Open Settings → System"] };
+    case "unreachable":
+      return { title: "A server could not be reached",
+        advice: "Check the network connection and the server's address. For a model, check its provider's base URL in Settings → Providers & models; for a model server on this computer (Ollama, vLLM), make sure it is running.",
+        link: ["#/settings/providers", "Open Settings → Providers & models"] };
     case "disk_full":
       return { title: "The disk is full",
         advice: "Free some space on the disk that holds Crucible's data folder, then try again. Nothing was lost." };

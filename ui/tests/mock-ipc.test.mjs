@@ -14,10 +14,10 @@ const STATUS = {
   data_dir: "/data/crucible",
   project_dir: "/src/crucible",
   tools: [
-    { name: "anvil", purpose: "local EVM chain", location: { kind: "found", path: "/opt/anvil" } },
-    { name: "deno", purpose: "sandbox", location: { kind: "missing", message: "deno not found (looked at: /opt/deno, PATH); install it with `npm ci`" } },
+    { name: "anvil", purpose: "local EVM chain", location: { kind: "found", path: "/opt/anvil" }, package: "@foundry-rs/anvil-linux-amd64 1.7.1", install_instead: null },
+    { name: "deno", purpose: "sandbox", location: { kind: "missing", message: "deno not found (looked at: /opt/deno, PATH); install it with `npm ci`" }, package: "@deno/linux-x64-glibc 2.9.6", install_instead: null },
     // Paths come from the file system: this one must render as text, not as an element.
-    { name: "bwrap", purpose: "isolation", location: { kind: "found", path: "/tmp/<img src=x onerror=alert(1)>/bwrap" } },
+    { name: "bwrap", purpose: "isolation", location: { kind: "found", path: "/tmp/<img src=x onerror=alert(1)>/bwrap" }, package: null, install_instead: "Bubblewrap comes with the operating system" },
   ],
   universes: [
     { profile: "bsc", manifest: "/src/crucible/assets/universe/bsc/manifest.json", state: { kind: "built", chain_id: 56, contracts: 40 } },
@@ -67,11 +67,13 @@ test("settings renders every tool and universe state", async () => {
   // and the Results page's one background warm-up after the first screen.
   assert.ok(calls.filter((c) => c === "perf_mark").length <= 1, `${calls}`);
   assert.ok(calls.filter((c) => c === "results_warm").length <= 1, `${calls}`);
-  assert.ok(calls.every((c) => ["get_system_status", "universe_builds", "perf_mark", "results_warm"].includes(c)), `only the status: ${calls}`);
+  assert.ok(calls.every((c) => ["get_system_status", "universe_builds", "tool_installs", "perf_mark", "results_warm"].includes(c)), `only the status: ${calls}`);
   assert.equal(await page.locator("#build-eth").innerText(), "Build");
   assert.equal(await page.locator("#build-bsc").count(), 0, "a built universe has no Build button");
   assert.equal(await page.locator("#locate-deno").innerText(), "Locate…");
   assert.equal(await page.locator("#locate-anvil").count(), 0, "a found tool has no Locate");
+  assert.equal(await page.locator("#install-deno").innerText(), "Install Deno");
+  assert.equal(await page.locator("#install-anvil").count(), 0, "a found tool has no Install");
   const page_ = await page.content();
   assert.ok(!page_.includes("npm ci") && !page_.includes("crucible universe build"), "no terminal commands on the page");
   mkdirSync(shots, { recursive: true });
@@ -80,7 +82,7 @@ test("settings renders every tool and universe state", async () => {
 });
 
 test("a {kind, message} rejection shows an error box that switches on kind", async () => {
-  for (const [kind, advice] of [["config", "Reset it to the defaults"], ["tool_missing", "Locate it in Settings"], ["disk_full", "Free some space"], ["internal", "bug in Crucible"]]) {
+  for (const [kind, advice] of [["config", "Reset it to the defaults"], ["tool_missing", "Install it (one button) or locate it in Settings"], ["unreachable", "Check the network connection"], ["disk_full", "Free some space"], ["internal", "bug in Crucible"]]) {
     const { page } = await open("#/", () => ({ reject: { kind, message: `the ${kind} message` } }));
     const box = page.locator("#status-error");
     await box.waitFor();
@@ -90,6 +92,49 @@ test("a {kind, message} rejection shows an error box that switches on kind", asy
     if (kind !== "internal") assert.ok(!text.includes("bug"), `${kind} is not called a bug: ${text}`);
     await page.close();
   }
+});
+
+test("Install downloads a missing tool with progress, then shows where it went", async () => {
+  const missing = structuredClone(STATUS);
+  missing.tools[0].location = { kind: "missing", message: "anvil not found (looked at: PATH)" };
+  missing.tools[2].location = { kind: "missing", message: "bwrap not found (looked at: PATH)" };
+  let polls = 0;
+  let installed = false;
+  const started = [];
+  const running = (downloaded) => [{ tool: "anvil", state: { kind: "running", seconds: 1, stage: "downloading", downloaded_bytes: downloaded, total_bytes: 20_000_000 } }];
+  const { page } = await open("#/settings", (cmd, args) => {
+    if (cmd === "install_tool") { started.push(args.tool); return { ok: running(0) }; }
+    if (cmd === "tool_installs") {
+      if (started.length === 0) return { ok: [] };
+      polls += 1;
+      if (polls < 4) return { ok: running(5_000_000 * polls) };
+      installed = true;
+      return { ok: [{ tool: "anvil", state: { kind: "installed", result: { name: "anvil", package: "@foundry-rs/anvil-linux-amd64 1.7.1", path: "/data/crucible/tools/anvil", version: "anvil Version: 1.7.1", config_file: "/cfg/config.json", url: "https://registry.npmjs.org/x.tgz", bytes: 20_000_000 } } }] };
+    }
+    if (cmd === "universe_builds") return { ok: [] };
+    if (cmd === "get_system_status") {
+      if (!installed) return { ok: missing };
+      const now = structuredClone(missing);
+      now.tools[0].location = { kind: "found", path: "/data/crucible/tools/anvil" };
+      return { ok: now };
+    }
+    return { ok: null };
+  });
+  await page.locator("#install-anvil").waitFor();
+  assert.equal(await page.locator("#tool-bwrap [data-field=install-instead]").innerText(), "Bubblewrap comes with the operating system",
+    "a tool the app cannot install says what to do instead");
+  assert.equal(await page.locator("#install-bwrap").count(), 0);
+  await page.click("#install-anvil");
+  await page.locator("#install-anvil-progress").waitFor();
+  const progress = await page.locator("#install-anvil-progress").innerText();
+  assert.match(progress, /Downloading Anvil… \d+\.\d MB of 20\.0 MB/);
+  await page.screenshot({ path: join(shots, "mock-install-progress.png"), timeout: 15000 });
+  const result = page.locator("#tool-anvil-result");
+  await result.waitFor({ timeout: 10000 });
+  assert.match(await result.innerText(), /^Installed anvil Version: 1\.7\.1 \(20\.0 MB, checked against the pinned version\) at \/data\/crucible\/tools\/anvil/);
+  assert.equal(await page.locator("#tool-anvil [data-field=state]").innerText(), "found");
+  assert.deepEqual(started, ["anvil"]);
+  await page.close();
 });
 
 test("any other rejection is shown as kind internal with its text", async () => {

@@ -57,6 +57,12 @@ pub struct Config {
     pub deno_path: Option<PathBuf>,
     /// Explicit path to the `bwrap` (bubblewrap) binary.
     pub bwrap_path: Option<PathBuf>,
+    /// The npm registry the app's "Install" buttons download Anvil and Deno from (a lab's mirror);
+    /// `None`: <https://registry.npmjs.org>.
+    pub npm_registry: Option<String>,
+    /// The program that shows a folder (the app's "Open folder" after an export); `None`: the
+    /// system's (`xdg-open` on Linux, `open` on macOS, `explorer` on Windows).
+    pub file_manager: Option<PathBuf>,
     /// Port for Anvil; 0 picks a free loopback port.
     pub anvil_port: u16,
     /// Memory cap for each Anvil process, in MiB (address-space limit).
@@ -78,6 +84,8 @@ impl Default for Config {
             anvil_path: None,
             deno_path: None,
             bwrap_path: None,
+            npm_registry: None,
+            file_manager: None,
             anvil_port: 0,
             anvil_memory_mib: 4096,
             seed: 0,
@@ -204,6 +212,12 @@ impl Config {
         }
         if let Some(v) = get("CRUCIBLE_BWRAP") {
             self.bwrap_path = Some(v.into());
+        }
+        if let Some(v) = get("CRUCIBLE_NPM_REGISTRY").and_then(|v| v.into_string().ok()) {
+            self.npm_registry = Some(v);
+        }
+        if let Some(v) = get("CRUCIBLE_FILE_MANAGER") {
+            self.file_manager = Some(v.into());
         }
         if let Some(seed) = get("CRUCIBLE_SEED").and_then(|v| v.to_str()?.parse().ok()) {
             self.seed = seed;

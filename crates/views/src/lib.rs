@@ -11,6 +11,7 @@
 pub mod catalog;
 pub mod console;
 pub mod inspect;
+pub mod install;
 pub mod packs;
 pub mod results;
 pub mod selftest;

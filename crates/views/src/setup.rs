@@ -72,6 +72,51 @@ pub enum SetupError {
         /// What is wrong with it, in words.
         problem: String,
     },
+    /// The app cannot install this tool here (the sentence says what to do instead).
+    #[error("{why}")]
+    NotInstallable {
+        /// The tool.
+        tool: &'static str,
+        /// Why not, and what to do instead.
+        why: &'static str,
+    },
+    /// The package could not be downloaded (or read once downloaded).
+    #[error("the download from {url} failed: {message}")]
+    Download {
+        /// Where from.
+        url: String,
+        /// What failed, in words.
+        message: String,
+    },
+    /// The download is not the pinned package: its digest differs from the lock file's.
+    #[error(
+        "the file downloaded from {url} is not the {tool} package Crucible pins (its SHA-512 \
+         digest differs), so nothing was installed; check the npm_registry setting or try again"
+    )]
+    Tampered {
+        /// Where from.
+        url: String,
+        /// The tool.
+        tool: &'static str,
+    },
+    /// A file of an installed tool could not be written.
+    #[error("{path} could not be {action}: {source}")]
+    ToolFile {
+        /// The file or folder.
+        path: PathBuf,
+        /// "created", "written", "replaced", "moved into place".
+        action: &'static str,
+        /// The underlying failure.
+        source: std::io::Error,
+    },
+    /// A folder could not be shown.
+    #[error("{path} could not be opened: {message}")]
+    OpenFolder {
+        /// The folder.
+        path: PathBuf,
+        /// Why, in words.
+        message: String,
+    },
     /// The universe profile is not one Crucible can build.
     #[error("there is no universe called {0:?} to build (the universes are bsc and eth)")]
     UnknownProfile(String),
@@ -99,6 +144,11 @@ impl SetupError {
         )
     }
 
+    /// Whether the failure is the network (the registry could not be reached or broke off).
+    pub fn is_unreachable(&self) -> bool {
+        matches!(self, Self::Download { .. })
+    }
+
     /// Whether the failure is about a file the user chose or wrote (fixable by choosing again).
     pub fn is_user_input(&self) -> bool {
         matches!(
@@ -109,13 +159,15 @@ impl SetupError {
                 | Self::WrongProgram { .. }
                 | Self::ConfigBroken { .. }
                 | Self::UnknownProfile(_)
+                | Self::NotInstallable { .. }
+                | Self::OpenFolder { .. }
         )
     }
 
     /// The underlying I/O error, when there is one (a full disk is told apart by its callers).
     pub fn io(&self) -> Option<&std::io::Error> {
         match self {
-            Self::ConfigFile { source, .. } => Some(source),
+            Self::ConfigFile { source, .. } | Self::ToolFile { source, .. } => Some(source),
             _ => None,
         }
     }
@@ -385,7 +437,7 @@ fn explain_setting(key: &str, serde: &str) -> String {
         let field = rest.split('`').next().unwrap_or(rest);
         return format!(
             "\u{201c}{field}\u{201d} is not a setting Crucible knows (a typing mistake?); \
-             the settings are data_dir, project_dir, anvil_path, deno_path, bwrap_path, \
+             the settings are data_dir, project_dir, anvil_path, deno_path, bwrap_path, npm_registry, file_manager, \
              anvil_port, anvil_memory_mib and seed"
         );
     }
@@ -521,6 +573,69 @@ pub async fn build_universe(
         seconds: report.build_ms / 1e3,
         dir: report.dir.display().to_string(),
     })
+}
+
+/// Shows `path`'s folder (a file's own folder) in the file manager; only folders inside the data
+/// folder (exports, installed tools), so a window cannot be made to open anything else. Returns
+/// the folder shown.
+pub fn open_folder(config: &Config, path: &Path) -> Result<PathBuf, SetupError> {
+    let fail = |message: String| SetupError::OpenFolder {
+        path: path.into(),
+        message,
+    };
+    let real = std::fs::canonicalize(path).map_err(|e| fail(format!("it does not exist ({e})")))?;
+    let folder = if real.is_dir() {
+        real
+    } else {
+        real.parent().map(Path::to_path_buf).unwrap_or(real)
+    };
+    let data = std::fs::canonicalize(&config.data_dir).unwrap_or_else(|_| config.data_dir.clone());
+    if !folder.starts_with(&data) {
+        return Err(fail(format!(
+            "only folders inside Crucible's data folder {} are opened from the app",
+            data.display()
+        )));
+    }
+    let program = config.file_manager.clone().unwrap_or_else(|| {
+        PathBuf::from(if cfg!(target_os = "macos") {
+            "open"
+        } else if cfg!(windows) {
+            "explorer"
+        } else {
+            "xdg-open"
+        })
+    });
+    let mut child = Command::new(&program)
+        .arg(&folder)
+        .stdin(Stdio::null())
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .spawn()
+        .map_err(|e| {
+            fail(format!(
+                "no file manager could be started ({}: {e}); the files are in {}",
+                program.display(),
+                folder.display()
+            ))
+        })?;
+    // The opener hands the folder to the file manager and exits; a failure shows in its status.
+    let deadline = Instant::now() + VERSION_TIMEOUT;
+    while Instant::now() < deadline {
+        match child.try_wait() {
+            Ok(Some(status)) if status.success() => return Ok(folder),
+            Ok(Some(status)) => {
+                return Err(fail(format!(
+                    "the file manager ({}) could not show it ({status}); the files are in {}",
+                    program.display(),
+                    folder.display()
+                )))
+            }
+            Ok(None) => std::thread::sleep(Duration::from_millis(20)),
+            Err(e) => return Err(fail(e.to_string())),
+        }
+    }
+    // Still running (a file manager that stays in the foreground): it is showing the folder.
+    Ok(folder)
 }
 
 #[cfg(test)]
@@ -727,5 +842,48 @@ mod tests {
         let err = build_universe(&cfg, Profile::Eth).await.unwrap_err();
         assert!(err.is_tool_missing(), "{err}");
         assert!(profile("moon").unwrap_err().is_user_input());
+    }
+
+    #[test]
+    fn open_folder_shows_only_folders_inside_the_data_folder() {
+        use std::os::unix::fs::PermissionsExt;
+        let dir = tempfile::tempdir().unwrap();
+        let data = dir.path().join("data");
+        let exports = data.join("exports");
+        std::fs::create_dir_all(&exports).unwrap();
+        std::fs::write(exports.join("chart.png"), b"png").unwrap();
+        let seen = dir.path().join("seen.txt");
+        let manager = dir.path().join("fm.sh");
+        std::fs::write(
+            &manager,
+            format!("#!/bin/sh\necho \"$1\" > {}\n", seen.display()),
+        )
+        .unwrap();
+        std::fs::set_permissions(&manager, std::fs::Permissions::from_mode(0o755)).unwrap();
+        let config = Config {
+            data_dir: data.clone(),
+            file_manager: Some(manager),
+            ..Config::test()
+        };
+        let shown = open_folder(&config, &exports.join("chart.png")).unwrap();
+        let exports_real = std::fs::canonicalize(&exports).unwrap();
+        assert_eq!(shown, exports_real, "a file's own folder is shown");
+        assert_eq!(
+            std::fs::read_to_string(&seen).unwrap().trim(),
+            exports_real.display().to_string()
+        );
+        let outside = open_folder(&config, dir.path()).unwrap_err();
+        assert!(
+            outside.to_string().contains("only folders inside"),
+            "{outside}"
+        );
+        let gone = open_folder(&config, &data.join("nope")).unwrap_err();
+        assert!(gone.to_string().contains("does not exist"), "{gone}");
+        let broken = Config {
+            file_manager: Some(dir.path().join("no-such-program")),
+            ..config
+        };
+        let e = open_folder(&broken, &exports).unwrap_err();
+        assert!(e.to_string().contains("the files are in"), "{e}");
     }
 }

@@ -43,6 +43,11 @@ pub struct ToolStatus {
     pub purpose: String,
     /// Its resolved path, or why it is missing and how to install it.
     pub location: ToolLocation,
+    /// The pinned package the app's Install button downloads (e.g.
+    /// `@foundry-rs/anvil-linux-amd64 1.7.1`); `None` when the app cannot install it here.
+    pub package: Option<String>,
+    /// How to get it when the app cannot install it, in words; `None` when Install can.
+    pub install_instead: Option<String>,
 }
 
 /// The result of tool discovery (explicit config → `PATH` → the project's `node_modules`).
@@ -96,9 +101,16 @@ pub enum UniverseState {
 
 /// Takes the snapshot. Never fails: every problem is reported inside the status.
 pub fn system_status(config: &Config) -> SystemStatus {
-    let tool =
-        |name: &str, purpose: &str, found: Result<std::path::PathBuf, ConfigError>| ToolStatus {
+    let tool = |name: &str, purpose: &str, found: Result<std::path::PathBuf, ConfigError>| {
+        let which = crate::setup::Tool::try_from_name(name).ok();
+        let package = which.and_then(crate::install::Package::for_tool);
+        ToolStatus {
             name: name.to_string(),
+            package: package.map(|p| format!("{} {}", p.name, p.version)),
+            install_instead: match (which, package) {
+                (Some(t), None) => Some(crate::install::why_not_installable(t).to_string()),
+                _ => None,
+            },
             purpose: purpose.to_string(),
             location: match found {
                 Ok(path) => ToolLocation::Found {
@@ -108,7 +120,8 @@ pub fn system_status(config: &Config) -> SystemStatus {
                     message: e.to_string(),
                 },
             },
-        };
+        }
+    };
     let tools = vec![
         tool(
             "anvil",

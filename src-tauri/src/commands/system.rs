@@ -4,7 +4,7 @@
 use crucible_views::setup::{self, ConfigReset, LocatedTool};
 use crucible_views::status::SystemStatus;
 
-use crate::live::UniverseBuild;
+use crate::live::{ToolInstall, UniverseBuild};
 
 use crate::{AppState, CommandError};
 
@@ -42,7 +42,11 @@ pub async fn locate_tool(
     })
     .await
     .map_err(|e| CommandError::internal(format!("locate task failed: {e}")))??;
-    state.reload_config().ok();
+    if let Ok(tool) = setup::Tool::try_from_name(&located.name) {
+        state
+            .config
+            .choose(tool, std::path::Path::new(&located.path));
+    }
     Ok(located)
 }
 
@@ -51,7 +55,7 @@ pub async fn locate_tool(
 pub async fn reset_config(state: tauri::State<'_, AppState>) -> Result<ConfigReset, CommandError> {
     let file = config_file(&state)?;
     let reset = setup::reset_config(&file)?;
-    state.reload_config()?;
+    state.config.forget_choices()?;
     Ok(reset)
 }
 
@@ -62,8 +66,8 @@ pub async fn build_universe(
     profile: String,
 ) -> Result<Vec<UniverseBuild>, CommandError> {
     let config = state.config()?;
-    state.builds.start(config, setup::profile(&profile)?);
-    Ok(state.builds.list())
+    state.builds.build(config, setup::profile(&profile)?);
+    Ok(state.builds.builds())
 }
 
 /// The universe builds started in this app: running (seconds so far), built or failed.
@@ -71,5 +75,62 @@ pub async fn build_universe(
 pub async fn universe_builds(
     state: tauri::State<'_, AppState>,
 ) -> Result<Vec<UniverseBuild>, CommandError> {
-    Ok(state.builds.list())
+    Ok(state.builds.builds())
+}
+
+/// Starts installing `tool` (`anvil`, `deno`) from the pinned npm package in the background
+/// ([`crucible_views::install::install_tool`]); poll [`tool_installs`] for progress. The config
+/// is reloaded once the program is saved, so the next status shows it found.
+#[tauri::command]
+pub async fn install_tool(
+    state: tauri::State<'_, AppState>,
+    tool: String,
+) -> Result<Vec<ToolInstall>, CommandError> {
+    let file = config_file(&state)?;
+    let config = state.config()?;
+    let tool = setup::Tool::try_from_name(&tool)?;
+    if crucible_views::install::Package::for_tool(tool).is_none() {
+        return Err(CommandError::invalid_msg(
+            crucible_views::install::why_not_installable(tool),
+        ));
+    }
+    let cell = std::sync::Arc::clone(&state.config);
+    state
+        .installs
+        .start(tool.name().to_string(), move |progress| async move {
+            let installed = crucible_views::install::install_tool(
+                &file,
+                &config.data_dir,
+                config.npm_registry.as_deref(),
+                tool,
+                &progress,
+            )
+            .await?;
+            cell.choose(tool, std::path::Path::new(&installed.path));
+            Ok(installed)
+        });
+    Ok(state.installs.installs())
+}
+
+/// The tool installs started in this app: running (step, bytes), installed or failed.
+#[tauri::command]
+pub async fn tool_installs(
+    state: tauri::State<'_, AppState>,
+) -> Result<Vec<ToolInstall>, CommandError> {
+    Ok(state.installs.installs())
+}
+
+/// Shows a folder inside the data folder (an export's) in the file manager; returns the folder.
+#[tauri::command]
+pub async fn open_folder(
+    state: tauri::State<'_, AppState>,
+    path: String,
+) -> Result<String, CommandError> {
+    let config = state.config()?;
+    let shown = tauri::async_runtime::spawn_blocking(move || {
+        setup::open_folder(&config, std::path::Path::new(&path))
+    })
+    .await
+    .map_err(|e| CommandError::internal(format!("open task failed: {e}")))??;
+    Ok(shown.display().to_string())
 }

@@ -7,6 +7,7 @@
 //! It owns no assertions: tests collect what they saw, call [`App::close`], then assert.
 
 use std::collections::BTreeMap;
+use std::io::{BufRead, BufReader};
 use std::net::{TcpListener, TcpStream};
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
@@ -397,5 +398,70 @@ impl App {
             let _ = tokio::time::timeout(CLOSE_TIMEOUT, client.close()).await;
         }
         drop(self.driver);
+    }
+}
+
+/// `crucible models loopback`: a real OpenAI-wire server on 127.0.0.1 that accepts one key. It
+/// serves until killed, which dropping this does.
+#[derive(Debug)]
+pub struct LoopbackServer {
+    child: Child,
+    /// The server's OpenAI-compatible base URL (`http://127.0.0.1:<port>/v1`).
+    pub base_url: String,
+}
+
+impl LoopbackServer {
+    /// A server that accepts only `key`.
+    pub fn start(key: &str) -> Result<Self> {
+        Self::spawn(&["models", "loopback", "--key", key])
+    }
+
+    /// A server that accepts any request (no key) and waits `latency_ms` before each answer.
+    pub fn start_slow(latency_ms: u64) -> Result<Self> {
+        Self::spawn(&[
+            "models",
+            "loopback",
+            "--latency-ms",
+            &latency_ms.to_string(),
+        ])
+    }
+
+    fn spawn(args: &[&str]) -> Result<Self> {
+        let cli: PathBuf = app_binary()?
+            .parent()
+            .context("app binary has no directory")?
+            .join("crucible");
+        if !cli.is_file() {
+            bail!(
+                "{} not found; build it with `cargo build -p crucible -p crucible-app --features crucible-app/custom-protocol`",
+                cli.display()
+            );
+        }
+        let mut child = Command::new(&cli)
+            .args(args)
+            .stdin(Stdio::null())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::inherit())
+            .spawn()
+            .with_context(|| format!("starting {}", cli.display()))?;
+        let mut line = String::new();
+        BufReader::new(child.stdout.take().context("no stdout")?)
+            .read_line(&mut line)
+            .context("reading the loopback server's address")?;
+        let v: serde_json::Value = serde_json::from_str(line.trim())
+            .with_context(|| format!("loopback printed {line:?}"))?;
+        let base_url = v["base_url"]
+            .as_str()
+            .context("no base_url in the loopback's first line")?
+            .to_string();
+        Ok(Self { child, base_url })
+    }
+}
+
+impl Drop for LoopbackServer {
+    fn drop(&mut self) {
+        drop(self.child.stdin.take());
+        let _ = self.child.kill();
+        let _ = self.child.wait();
     }
 }

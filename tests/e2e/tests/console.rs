@@ -9,74 +9,12 @@ use std::process::{Child, Command, Stdio};
 use std::time::Duration;
 
 use anyhow::{bail, Context, Result};
-use crucible_e2e::{app_binary, workspace_root, App};
+use crucible_e2e::{app_binary, workspace_root, App, LoopbackServer};
 
 /// The key the loopback server accepts; it must never appear on screen or in the data dir.
 const SECRET: &str = "sk-e2e-console-SECRET-5150";
 /// The loopback server's message for any other key (`crucible_llm::LOOPBACK_BAD_KEY`).
 const BAD_KEY_MESSAGE: &str = "Incorrect API key provided";
-
-/// `crucible models loopback`: a real OpenAI-wire server on 127.0.0.1 that accepts one key. It
-/// serves until killed, which dropping this does.
-struct LoopbackServer {
-    child: Child,
-    base_url: String,
-}
-
-impl LoopbackServer {
-    fn start(key: &str) -> Result<Self> {
-        Self::spawn(&["models", "loopback", "--key", key])
-    }
-
-    /// A server that accepts any request (no key) and waits `latency_ms` before each answer.
-    fn start_slow(latency_ms: u64) -> Result<Self> {
-        Self::spawn(&[
-            "models",
-            "loopback",
-            "--latency-ms",
-            &latency_ms.to_string(),
-        ])
-    }
-
-    fn spawn(args: &[&str]) -> Result<Self> {
-        let cli: PathBuf = app_binary()?
-            .parent()
-            .context("app binary has no directory")?
-            .join("crucible");
-        if !cli.is_file() {
-            bail!(
-                "{} not found; build it with `cargo build -p crucible -p crucible-app --features crucible-app/custom-protocol`",
-                cli.display()
-            );
-        }
-        let mut child = Command::new(&cli)
-            .args(args)
-            .stdin(Stdio::null())
-            .stdout(Stdio::piped())
-            .stderr(Stdio::inherit())
-            .spawn()
-            .with_context(|| format!("starting {}", cli.display()))?;
-        let mut line = String::new();
-        BufReader::new(child.stdout.take().context("no stdout")?)
-            .read_line(&mut line)
-            .context("reading the loopback server's address")?;
-        let v: serde_json::Value = serde_json::from_str(line.trim())
-            .with_context(|| format!("loopback printed {line:?}"))?;
-        let base_url = v["base_url"]
-            .as_str()
-            .context("no base_url in the loopback's first line")?
-            .to_string();
-        Ok(Self { child, base_url })
-    }
-}
-
-impl Drop for LoopbackServer {
-    fn drop(&mut self) {
-        drop(self.child.stdin.take());
-        let _ = self.child.kill();
-        let _ = self.child.wait();
-    }
-}
 
 fn env_for(data: &Path, config: &Path) -> BTreeMap<String, String> {
     BTreeMap::from([

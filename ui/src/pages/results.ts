@@ -29,6 +29,7 @@ import { h, mount } from "../dom";
 import {
   resultsCharts,
   resultsExport,
+  openFolder,
   resultsExtracted,
   resultsReplay,
   resultsFacets,
@@ -537,7 +538,14 @@ async function renderCharts(content: HTMLElement, s: State): Promise<void> {
       const res = await resultsExport(baseFilter(s), chart, format);
       if (res.ok) {
         status.textContent = "";
-        status.append("Wrote ", ...res.value.flatMap((p, i) => [i ? ", " : "", h("code", { class: "export-path" }, p)]));
+        const open = h("button", { type: "button", class: "btn", id: "export-open-folder" }, "Open folder");
+        const opened = h("span", { class: "small", id: "export-opened", role: "status" });
+        open.addEventListener("click", async () => {
+          const o = await openFolder(res.value[0] ?? "");
+          if (o.ok) opened.textContent = ` Opened ${o.value} in the file manager.`;
+          else mount(opened, errorBox(o.error));
+        });
+        status.append("Wrote ", ...res.value.flatMap((p, i) => [i ? ", " : "", h("code", { class: "export-path" }, p)]), " ", open, opened);
       } else {
         mount(status, errorBox(res.error));
       }
