@@ -348,6 +348,12 @@ function field(label: string, control: HTMLElement, hint?: string): HTMLElement 
     hint ? h("span", { class: "field-hint" }, hint) : null);
 }
 
+/** A radio choice: its name in bold, what it means beside it. */
+function choice(name: string, id: string, value: string, checked: boolean, title: string, note: string, cls = "check"): HTMLElement {
+  return h("label", { class: cls }, h("input", { type: "radio", name, id, value, checked }), " ", h("strong", {}, title),
+    h("span", { class: "muted small" }, ` — ${note}`));
+}
+
 /** A problem with the form, named by its `RunForm` field (the back end's `FormError` has the same shape). */
 type Problem = { field: string; message: string };
 
@@ -475,12 +481,12 @@ async function renderNew(root: HTMLElement, quickFirst: boolean): Promise<void> 
   let facetKey = "";
 
   // Quick compare: two models, one benchmark, a size.
-  const modeQuick = h("input", { type: "radio", name: "mode", id: "rf-mode-quick", value: "quick", checked: quickFirst });
-  const modeFull = h("input", { type: "radio", name: "mode", id: "rf-mode-full", value: "full", checked: !quickFirst });
-  const quick = () => modeQuick.checked;
   const mode = h("fieldset", { id: "rf-mode", class: "group mode-switch" }, h("legend", {}, "What kind of run?"),
-    h("label", { class: "mode-choice" }, modeQuick, " ", h("strong", {}, "Quick compare"), h("span", { class: "muted" }, " — two models on one benchmark")),
-    h("label", { class: "mode-choice" }, modeFull, " ", h("strong", {}, "Full setup"), h("span", { class: "muted" }, " — every option, any number of models")));
+    choice("mode", "rf-mode-quick", "quick", quickFirst, "Quick compare", "two models on one benchmark", "mode-choice"),
+    choice("mode", "rf-mode-full", "full", !quickFirst, "Full setup", "every option, any number of models", "mode-choice"));
+  const modeQuick = mode.querySelector<HTMLInputElement>("#rf-mode-quick")!;
+  const modeFull = mode.querySelector<HTMLInputElement>("#rf-mode-full")!;
+  const quick = () => modeQuick.checked;
   const quickA = h("select", { id: "rf-quick-a" });
   const quickB = h("select", { id: "rf-quick-b" });
   const quickBench = () => (form.querySelector<HTMLInputElement>("input[name=quick-bench]:checked")?.value ?? "pilot") as Bench;
@@ -506,13 +512,9 @@ async function renderNew(root: HTMLElement, quickFirst: boolean): Promise<void> 
         : h("p", { class: "muted small" }, "Only the offline test agents are listed: to compare your own models, add their provider in ",
           h("a", { href: "#/settings/providers" }, "Settings → Providers & models"), ".")),
     h("fieldset", { id: "rf-quick-bench", class: "group" }, h("legend", {}, "Benchmark"),
-      ...BENCH_CHOICES.map((b) => h("label", { class: "check" },
-        h("input", { type: "radio", name: "quick-bench", id: `rf-quick-bench-${b.id}`, value: b.id, checked: b.id === "pilot" }),
-        " ", h("strong", {}, BENCH_LABEL[b.id]), h("span", { class: "muted small" }, ` — ${b.note}`)))),
+      ...BENCH_CHOICES.map((b) => choice("quick-bench", `rf-quick-bench-${b.id}`, b.id, b.id === "pilot", BENCH_LABEL[b.id], b.note))),
     h("fieldset", { id: "rf-quick-size", class: "group" }, h("legend", {}, "Size"),
-      ...QUICK_SIZES.map((s, i) => h("label", { class: "check" },
-        h("input", { type: "radio", name: "quick-size", id: `rf-quick-size-${s.id}`, value: s.id, checked: i === 0 }),
-        " ", h("strong", {}, s.label), h("span", { class: "muted small" }, ` — ${s.note}`))),
+      ...QUICK_SIZES.map((s, i) => choice("quick-size", `rf-quick-size-${s.id}`, s.id, i === 0, s.label, s.note)),
       h("p", { class: "muted small" }, "The first tasks in catalogue order, one round, the papers' prompts, on the offline chain. For other settings choose Full setup.")));
   quickPart.querySelector("#rf-quick-bench")!.addEventListener("change", fillQuickModels);
 
@@ -760,12 +762,15 @@ async function renderNew(root: HTMLElement, quickFirst: boolean): Promise<void> 
   const preview = async () => {
     const mine = ++seq;
     const { form: f, problems } = read();
-    if (showProblems(problems)) {
+    // A form with problems has no plan and cannot start.
+    const blocked = (ps: Problem[]) => {
+      if (!showProblems(ps)) return false;
       mount(plan);
       mount(footPlan);
       start.setAttribute("disabled", "");
-      return;
-    }
+      return true;
+    };
+    if (blocked(problems)) return;
     if (!footPlan.textContent) mount(footPlan, h("span", { class: "muted" }, "Working out the plan…"));
     const r = await planRun(f);
     if (mine !== seq) return; // a newer edit is being previewed
@@ -774,12 +779,7 @@ async function renderNew(root: HTMLElement, quickFirst: boolean): Promise<void> 
       mount(footPlan);
       return;
     }
-    if (showProblems(r.value.problem ? [r.value.problem] : [])) {
-      mount(plan);
-      mount(footPlan);
-      start.setAttribute("disabled", "");
-      return;
-    }
+    if (blocked(r.value.problem ? [r.value.problem] : [])) return;
     start.removeAttribute("disabled");
     const p = r.value.plan!;
     const key = JSON.stringify(p.benchmarks.map((b) => [b.benchmark, b.facets]));
