@@ -101,7 +101,7 @@ test("the Chain choice sends the fork URL and block, and a bad one names the fie
   assert.equal(await page.isDisabled("#rf-fork-url"), false);
   // Fork chosen without a URL: a local error on the URL field, nothing sent.
   await page.waitForFunction(() => document.querySelector("#rf-problem [data-field=fork_url]"));
-  assert.match(await page.locator("#rf-problem").innerText(), /RPC URL to fork from/);
+  assert.match(await page.locator("#rf-fork-url-error").innerText(), /RPC URL to fork from/);
   assert.equal(await page.getAttribute("#rf-fork-url", "aria-invalid"), "true");
   await page.fill("#rf-fork-url", "https://bsc.example/key123");
   await page.fill("#rf-fork-block", "0");
@@ -176,7 +176,8 @@ test("the new-run form lists the packs with task counts and state, and sends the
   // No pack at all for a chosen benchmark: the form says so before asking the back end.
   await page.uncheck("#rf-pack-my-quests");
   await page.locator('#rf-problem [data-field="packs"]').waitFor();
-  assert.match(await page.locator("#rf-problem").innerText(), /choose at least one pack for EVM-QuestBench/);
+  assert.match(await page.locator("#rf-packs-error").innerText(), /Choose at least one pack for EVM-QuestBench/);
+  assert.match(await page.locator("#rf-problem").innerText(), /1 field needs attention: Task packs/);
   await page.close();
 });
 
@@ -265,7 +266,7 @@ test("the plan says how the run is scheduled and the chain workers field is sent
   assert.match(await page.locator("#rf-plan [data-field=scheduling]").innerText(), /3 chain workers/);
   await page.fill("#rf-chain-workers", "0");
   await page.waitForFunction(() => document.querySelector("#rf-problem [data-field=chain_workers]"));
-  assert.match(await page.locator("#rf-problem").innerText(), /Chain workers must be a whole number/);
+  assert.match(await page.locator("#rf-chain-workers-error").innerText(), /Chain workers must be a whole number/);
   assert.equal(await page.getAttribute("#rf-chain-workers", "aria-invalid"), "true");
   // Empty: one per core (nothing sent).
   await page.fill("#rf-chain-workers", "");

@@ -243,6 +243,15 @@ impl App {
             .for_element(Locator::Css(css))
             .await
             .with_context(|| format!("waiting for `{css}`"))?;
+        // The new-run form's footer is sticky: an element scrolled only to the window's bottom
+        // edge could sit under it, so it is centred first.
+        self.client()?
+            .execute(
+                "document.querySelector(arguments[0])?.scrollIntoView({block: 'center'});",
+                vec![css.into()],
+            )
+            .await
+            .with_context(|| format!("scrolling `{css}` into view"))?;
         el.click()
             .await
             .with_context(|| format!("clicking `{css}`"))?;

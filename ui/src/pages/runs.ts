@@ -1,8 +1,9 @@
 // Runs: the list of stored runs (status, models, benchmarks, started, duration, cost), live
 // progress of the runs going on in this app (fed by `run:progress` events), cancel, resume and
 // delete (after an explicit confirmation step in the row),
-// and the new-run form (#/runs/new) with its plan preview and inline problems.
-import type { Bench, BenchPlan, LiveLoad, LiveStatus, PromptSet, ProvidersView, RunForm, RunListItem, RunsView } from "../bindings";
+// and the new-run form (#/runs/new; #/runs/new?preset=quick opens its "Quick compare") with its
+// plan preview, a sticky footer holding the plan's line and Start, and each problem next to its field.
+import type { Bench, BenchPlan, LiveLoad, LiveStatus, PromptSet, ProvidersView, RunForm, RunListItem, RunPlan, RunsView } from "../bindings";
 import { PROMPT_SETS, PROMPT_SET_LABEL } from "../bindings";
 import { BENCH_LABEL } from "../bench";
 import { h, mount } from "../dom";
@@ -205,6 +206,7 @@ function runsTable(view: RunsView, onResume: (id: string) => void, onDemo: () =>
     demo.addEventListener("click", () => { demo.setAttribute("disabled", ""); onDemo(); });
     return h("section", { class: "card empty", id: "runs-empty" },
       h("p", {}, h("strong", {}, "No runs yet. "), "Press ", h("a", { href: "#/runs/new" }, "New run"),
+        " (or ", h("a", { href: "#/runs/new?preset=quick" }, "Quick compare"), " for two models side by side)",
         ": the built-in agents need no key and no network, so a first run works offline."),
       h("p", {}, demo, " ", demoNote()),
       h("p", { class: "muted" }, "To evaluate a real model, add it in ",
@@ -243,7 +245,10 @@ async function renderList(root: HTMLElement): Promise<void> {
   const problem = h("div", { id: "runs-problem", role: "alert" });
   mount(root,
     h("header", { class: "page-head card-head" }, h("h1", {}, "Runs"),
-      h("a", { href: "#/runs/new", id: "new-run", class: "button primary" }, "New run")),
+      h("div", { class: "head-actions" },
+        h("a", { href: "#/runs/new?preset=quick", id: "quick-compare", class: "button secondary",
+          title: "Two models on one benchmark, everything else at its default" }, "Quick compare"),
+        h("a", { href: "#/runs/new", id: "new-run", class: "button primary" }, "New run"))),
     problem, liveSlot, listSlot);
   const cards = new Map<string, LiveStatus>();
   // One Cancel button per run, kept across redraws (several a second), so a keyboard user's
@@ -337,12 +342,107 @@ function check(name: string, value: string, label: string, checked: boolean, ext
     h("input", { type: "checkbox", name, value, checked, ...extra }), " ", label);
 }
 
-async function renderNew(root: HTMLElement): Promise<void> {
+/** A labelled form field: the label names the control (and the field in the problem summary). */
+function field(label: string, control: HTMLElement, hint?: string): HTMLElement {
+  return h("div", { class: "field" }, h("label", { class: "field-label", for: control.id }, label), control,
+    hint ? h("span", { class: "field-hint" }, hint) : null);
+}
+
+/** A radio choice: its name in bold, what it means beside it. */
+function choice(name: string, id: string, value: string, checked: boolean, title: string, note: string, cls = "check"): HTMLElement {
+  return h("label", { class: cls }, h("input", { type: "radio", name, id, value, checked }), " ", h("strong", {}, title),
+    h("span", { class: "muted small" }, ` — ${note}`));
+}
+
+/** A problem with the form, named by its `RunForm` field (the back end's `FormError` has the same shape). */
+type Problem = { field: string; message: string };
+
+/** What every run starts from; the quick compare sets only the benchmark, the two models and the size. */
+function defaultForm(): RunForm {
+  return {
+    benchmarks: [], models: [], base_url: null, model_providers: {}, limit: null, rounds: 1, seed: 0,
+    prompt_types: [], categories: [], difficulties: [], kinds: [], concurrency: 32, chain_workers: null,
+    budget_usd: null, intent_execute: true, prompt_set: "paper", preset: null, packs: [], fork_url: null, fork_block: null,
+  };
+}
+
+/** The quick compare's sizes: the first N tasks of the benchmark (`limit`), or all of them. */
+const QUICK_SIZES: { id: string; label: string; note: string; limit: number | null }[] = [
+  { id: "small", label: "Small", note: "10 tasks", limit: 10 },
+  { id: "medium", label: "Medium", note: "50 tasks", limit: 50 },
+  { id: "full", label: "Full", note: "all tasks", limit: null },
+];
+
+/** Where each field's problem is shown, per form mode (a field with no place here is named in the summary only). */
+const FULL_FIELD: Record<string, string> = {
+  benchmarks: "rf-benchmarks", models: "rf-models", limit: "rf-limit", rounds: "rf-rounds", seed: "rf-seed",
+  concurrency: "rf-concurrency", chain_workers: "rf-chain-workers", budget_usd: "rf-budget", prompt_types: "rf-prompts", base_url: "rf-models",
+  filters: "rf-filters", packs: "rf-packs", fork_url: "rf-fork-url", fork_block: "rf-fork-block", preset: "rf-protocol", prompt_set: "rf-prompt-set",
+};
+const QUICK_FIELD: Record<string, string> = {
+  benchmarks: "rf-quick-bench", packs: "rf-quick-bench", models: "rf-quick-models", base_url: "rf-quick-models",
+  model_a: "rf-quick-a", model_b: "rf-quick-b", limit: "rf-quick-size", filters: "rf-quick-size",
+};
+
+const sentence = (m: string) => m.charAt(0).toUpperCase() + m.slice(1);
+
+/**
+ * The quick compare's model choices for one benchmark: the user's saved-provider models first
+ * ("lab · llama-3-70b"), then the built-in agents under "Offline test agents"; an agent the
+ * benchmark does not have stays listed, disabled, saying which benchmarks it serves.
+ */
+function quickModelOptions(pv: ProvidersView | null, bench: Bench): HTMLElement[] {
+  const own = (pv?.providers ?? []).flatMap((p) => p.entry.models.map((m) =>
+    h("option", { value: `${p.entry.id}/${m.name}`, "data-model": `${p.entry.kind}:${m.name}`, "data-provider": p.entry.id },
+      `${p.entry.id} · ${m.name}`)));
+  const agents = pv?.builtin_agents ?? [];
+  const names = [...new Set(agents.map((a) => a.name))];
+  const serves = (n: string) => agents.filter((a) => a.name === n).map((a) => a.benchmark as Bench);
+  const usable = names.filter((n) => serves(n).includes(bench));
+  const other = names.filter((n) => !serves(n).includes(bench));
+  const builtins = names.length === 0 ? null : h("optgroup", { label: "Offline test agents (built in, free, no network)" },
+    ...usable.map((n) => h("option", { value: `builtin:${n}`, "data-model": `builtin:${n}` }, `${n} (offline test agent)`)),
+    ...other.map((n) => h("option", { value: `builtin:${n}`, "data-model": `builtin:${n}`, disabled: true },
+      `${n} — only for ${serves(n).map((b) => BENCH_LABEL[b] ?? b).join(", ")}`)));
+  return [...own, ...(builtins ? [builtins] : [])];
+}
+
+/** The plan in one line: samples, estimated cost and duration (the footer and the plan's first line). */
+function planLine(p: RunPlan): HTMLElement {
+  return h("span", { class: "plan-line" }, h("strong", { "data-field": "planned" }, `${p.samples} samples`), " · estimated cost ",
+    h("strong", { "data-field": "est-cost" }, fmtUsd(p.est_cost_usd)), " · estimated duration ",
+    h("strong", { "data-field": "est-duration" }, p.est_seconds === null ? "unknown" : fmtDuration(p.est_seconds)));
+}
+
+/** The plan benchmark by benchmark, with its scheduling and how the estimates were made. */
+function planDetail(p: RunPlan): HTMLElement {
+  return h("div", { class: "plan" },
+    h("p", {}, planLine(p)),
+    h("ul", { class: "small" }, ...p.benchmarks.map((b) =>
+      h("li", {}, `${BENCH_LABEL[b.benchmark as Bench] ?? b.benchmark}: ${b.instances} instances × ${b.models.length} model(s) × ${b.rounds} round(s) = ${b.samples} samples`,
+        b.models.length === 0 ? " (no chosen model runs here)" : "",
+        b.protocol ? h("div", { class: "muted small", "data-field": "protocol" }, `Paper protocol: ${b.protocol}.`) : null,
+        b.not_executable > 0
+          ? h("div", { class: "notice small", "data-field": "not-executable" },
+            `${b.not_executable} of these instances call contracts the offline universe does not hold: they get their static metrics only (fork mode executes them). For example: ${b.not_executable_examples.join("; ")}`)
+          : null))),
+    h("p", { class: "small", "data-field": "scheduling" }, p.scheduling.summary),
+    h("p", { class: "muted small" }, p.basis));
+}
+
+/**
+ * The new-run form: "Quick compare" (two models, one benchmark, a size; everything else at its
+ * default) or the full setup. Both read into one `RunForm`, previewed with `plan_run` and started
+ * with `start_run` by the same code; a sticky footer keeps the plan's line, the problem summary
+ * and Start in view, and each problem is said next to its field.
+ */
+async function renderNew(root: HTMLElement, quickFirst: boolean): Promise<void> {
   mount(root, h("p", { class: "muted" }, "Loading models…"));
   const providers = await listProviders();
   const pv: ProvidersView | null = providers.ok ? providers.value : null;
   const packsResult = await listPacks();
   const packs: PackInfo[] = packsResult.ok && Array.isArray(packsResult.value) ? packsResult.value : [];
+  const defaults = defaultForm();
   // A benchmark reads its first built-in pack unless the user picks others.
   const defaultPack: Record<string, string> = { questbench: "builtin-questbench", intent2tx: "builtin-intent2tx", pilot: "builtin-pilot" };
   const packChoices = h("fieldset", { id: "rf-packs", class: "group pack-list" }, h("legend", {}, "Task packs"),
@@ -359,34 +459,75 @@ async function renderNew(root: HTMLElement): Promise<void> {
           h("span", { class: "muted small" }, p.error ? " — does not load" : ` — ${p.tasks.toLocaleString("en")} tasks`), " ", packBadge(p));
       }))));
   const builtinNames = [...new Set((pv?.builtin_agents ?? []).map((a) => a.name))];
-  const where = (n: string) => (pv?.builtin_agents ?? []).filter((a) => a.name === n).map((a) => a.benchmark).join(", ");
+  const where = (n: string) => (pv?.builtin_agents ?? []).filter((a) => a.name === n)
+    .map((a) => BENCH_LABEL[a.benchmark as Bench] ?? a.benchmark).join(", ");
   const plan = h("div", { id: "rf-plan", "aria-live": "polite" }, h("p", { class: "muted" }, "Choose benchmarks and models."));
-  const problem = h("div", { id: "rf-problem", role: "alert" });
+  const problem = h("div", { id: "rf-problem", role: "status" });
+  const footPlan = h("p", { id: "rf-footer-plan", class: "foot-plan" });
   const num = (id: string, value: string, attrs: Record<string, string> = {}) =>
     h("input", { id, type: "number", value, ...attrs });
   const limit = num("rf-limit", "2", { min: "1", placeholder: "all" });
-  const rounds = num("rf-rounds", "1", { min: "1", max: "100" });
-  const seed = num("rf-seed", "0", { min: "0" });
-  const conc = num("rf-concurrency", "32", { min: "1", max: "256" });
+  const rounds = num("rf-rounds", String(defaults.rounds), { min: "1", max: "100" });
+  const seed = num("rf-seed", String(defaults.seed), { min: "0" });
+  const conc = num("rf-concurrency", String(defaults.concurrency), { min: "1", max: "256" });
   const chainWorkers = num("rf-chain-workers", "", { min: "1", max: "256", placeholder: "one per core" });
   const budget = num("rf-budget", "", { min: "0", step: "0.01", placeholder: "no limit" });
-  const execute = h("input", { type: "checkbox", id: "rf-execute", checked: true });
+  const execute = h("input", { type: "checkbox", id: "rf-execute", checked: defaults.intent_execute });
   const start = h("button", { type: "submit", id: "rf-start", class: "primary" }, "Start run");
   const filterSlot = h("div", { id: "rf-filter-choices" }, h("p", { class: "muted small" }, "Loading the tasks' values…"));
   const filters = h("fieldset", { id: "rf-filters", class: "group" }, h("legend", {}, "Task filters"),
     h("p", { class: "muted small" }, "Unticked: every task. Applied before “Tasks per benchmark”, so the limit counts matching tasks."),
     filterSlot);
   let facetKey = "";
+
+  // Quick compare: two models, one benchmark, a size.
+  const mode = h("fieldset", { id: "rf-mode", class: "group mode-switch" }, h("legend", {}, "What kind of run?"),
+    choice("mode", "rf-mode-quick", "quick", quickFirst, "Quick compare", "two models on one benchmark", "mode-choice"),
+    choice("mode", "rf-mode-full", "full", !quickFirst, "Full setup", "every option, any number of models", "mode-choice"));
+  const modeQuick = mode.querySelector<HTMLInputElement>("#rf-mode-quick")!;
+  const modeFull = mode.querySelector<HTMLInputElement>("#rf-mode-full")!;
+  const quick = () => modeQuick.checked;
+  const quickA = h("select", { id: "rf-quick-a" });
+  const quickB = h("select", { id: "rf-quick-b" });
+  const quickBench = () => (form.querySelector<HTMLInputElement>("input[name=quick-bench]:checked")?.value ?? "pilot") as Bench;
+  const quickSize = () => QUICK_SIZES.find((s) => s.id === form.querySelector<HTMLInputElement>("input[name=quick-size]:checked")?.value) ?? QUICK_SIZES[0];
+  // The options follow the benchmark (built-in agents serve only theirs); a choice that stays
+  // possible is kept, and A and B never start on the same model.
+  const fillQuickModels = () => {
+    const before = [quickA.value, quickB.value];
+    const enabled = (s: HTMLSelectElement) => [...s.options].filter((o) => !o.disabled);
+    for (const s of [quickA, quickB]) mount(s, ...quickModelOptions(pv, quickBench()));
+    const a = enabled(quickA).find((o) => o.value === before[0]) ?? enabled(quickA)[0];
+    if (a) quickA.value = a.value;
+    const b = enabled(quickB).find((o) => o.value === before[1] && o.dataset.model !== a?.dataset.model)
+      ?? enabled(quickB).find((o) => o.dataset.model !== a?.dataset.model);
+    if (b) quickB.value = b.value;
+    else if (enabled(quickB).length === 0) quickB.selectedIndex = -1;
+  };
+  const quickPart = h("div", { id: "rf-quick" },
+    h("p", { class: "muted" }, "Two models answer the same tasks of one benchmark, once each; Results then says which is better and how sure that is."),
+    h("fieldset", { id: "rf-quick-models", class: "group quick-models" }, h("legend", {}, "Models to compare"),
+      field("Model A", quickA), field("Model B", quickB),
+      pv && pv.providers.length > 0 ? null
+        : h("p", { class: "muted small" }, "Only the offline test agents are listed: to compare your own models, add their provider in ",
+          h("a", { href: "#/settings/providers" }, "Settings → Providers & models"), ".")),
+    h("fieldset", { id: "rf-quick-bench", class: "group" }, h("legend", {}, "Benchmark"),
+      ...BENCH_CHOICES.map((b) => choice("quick-bench", `rf-quick-bench-${b.id}`, b.id, b.id === "pilot", BENCH_LABEL[b.id], b.note))),
+    h("fieldset", { id: "rf-quick-size", class: "group" }, h("legend", {}, "Size"),
+      ...QUICK_SIZES.map((s, i) => choice("quick-size", `rf-quick-size-${s.id}`, s.id, i === 0, s.label, s.note)),
+      h("p", { class: "muted small" }, "The first tasks in catalogue order, one round, the papers' prompts, on the offline chain. For other settings choose Full setup.")));
+  quickPart.querySelector("#rf-quick-bench")!.addEventListener("change", fillQuickModels);
+
   const presetPaper = h("input", { type: "radio", name: "preset", id: "rf-preset-paper", value: "paper" });
   const presetCustom = h("input", { type: "radio", name: "preset", id: "rf-preset-custom", value: "", checked: true });
   const promptSet = h("select", { id: "rf-prompt-set" },
-    ...PROMPT_SETS.map((s) => h("option", { value: s, selected: s === "paper" }, PROMPT_SET_LABEL[s])));
+    ...PROMPT_SETS.map((s) => h("option", { value: s, selected: s === defaults.prompt_set }, PROMPT_SET_LABEL[s])));
   const protocol = h("fieldset", { id: "rf-protocol", class: "group" }, h("legend", {}, "Protocol"),
     h("label", { class: "check" }, presetPaper, " ", h("strong", {}, "Paper protocol"),
       " — run each chosen benchmark as its paper did: the whole task set, the paper's rounds, prompts, retrieval and scoring. Choose models and press Start."),
     h("label", { class: "check" }, presetCustom, " ", h("strong", {}, "Custom"), " — choose tasks, rounds and prompts below."),
-    h("label", { class: "field" }, h("span", { class: "field-label" }, "Prompt wording"), promptSet,
-      h("span", { class: "field-hint" }, "Paper prompts give the model exactly what the papers' prompts give; assisted prompts add hints, and their scores are not comparable with the papers' tables.")));
+    field("Prompt wording", promptSet,
+      "Paper prompts give the model exactly what the papers' prompts give; assisted prompts add hints, and their scores are not comparable with the papers' tables."));
   // Chain: the offline universe, or a fork of the user's RPC at a pinned block.
   const chainOffline = h("input", { type: "radio", name: "chain", id: "rf-chain-offline", value: "offline", checked: true });
   const chainFork = h("input", { type: "radio", name: "chain", id: "rf-chain-fork", value: "fork" });
@@ -398,10 +539,8 @@ async function renderNew(root: HTMLElement): Promise<void> {
     h("label", { class: "check" }, chainFork, " ", h("strong", {}, "Fork from an RPC at a block"),
       " — QuestBench needs a BNB Smart Chain RPC, executed Intent2Tx an Ethereum one (run them separately). Reads are cached on this computer, so a re-run of the same RPC and block works offline."),
     h("div", { class: "form-grid" },
-      h("label", { class: "field" }, h("span", { class: "field-label" }, "RPC URL"), forkUrl,
-        h("span", { class: "field-hint" }, "An API key in the URL is used for this run and never stored (the run keeps the URL without it).")),
-      h("label", { class: "field" }, h("span", { class: "field-label" }, "Block"), forkBlock,
-        h("span", { class: "field-hint" }, "The block to fork at; at most the RPC's latest block."))));
+      field("RPC URL", forkUrl, "An API key in the URL is used for this run and never stored (the run keeps the URL without it)."),
+      field("Fork block", forkBlock, "The block to fork at; at most the RPC's latest block.")));
   const chainLocks = () => {
     const on = chainFork.checked;
     forkUrl.toggleAttribute("disabled", !on);
@@ -410,13 +549,13 @@ async function renderNew(root: HTMLElement): Promise<void> {
   // Under the paper protocol the task set, rounds and prompt types are the paper's.
   const protocolLocks = () => {
     const paper = presetPaper.checked;
-    for (const id of ["rf-limit", "rf-rounds"]) (document.getElementById(id) as HTMLInputElement | null)?.toggleAttribute("disabled", paper);
+    for (const el of [limit, rounds]) el.toggleAttribute("disabled", paper);
     for (const el of form.querySelectorAll<HTMLInputElement>("input[name=prompt], #rf-filters input")) {
       el.toggleAttribute("disabled", paper);
       el.parentElement?.classList.toggle("preset-locked", paper);
     }
     promptSet.toggleAttribute("disabled", paper);
-    if (paper) (promptSet as HTMLSelectElement).value = "paper";
+    if (paper) promptSet.value = "paper";
     // The paper protocol reads the paper-shaped Intent2Tx set: the ticks follow the protocol
     // while the user has not picked packs of their own.
     const plain = document.getElementById("rf-pack-builtin-intent2tx") as HTMLInputElement | null;
@@ -431,8 +570,7 @@ async function renderNew(root: HTMLElement): Promise<void> {
   const checkedPacks = (b: string) =>
     [...form.querySelectorAll<HTMLInputElement>(`input[name=pack][data-bench=${b}]:checked`)].map((c) => c.value);
 
-  const form = h("form", { id: "run-form", class: "card form", "aria-labelledby": "rf-title", novalidate: true },
-    h("h2", { id: "rf-title" }, "New run"),
+  const fullPart = h("div", { id: "rf-full" },
     protocol,
     chain,
     h("fieldset", { id: "rf-benchmarks", class: "group" }, h("legend", {}, "Benchmarks"),
@@ -440,24 +578,51 @@ async function renderNew(root: HTMLElement): Promise<void> {
     packChoices,
     modelChoices(pv, builtinNames, where),
     h("div", { class: "form-grid" },
-      h("label", { class: "field" }, h("span", { class: "field-label" }, "Tasks per benchmark"), limit, h("span", { class: "field-hint" }, "The first N tasks in catalogue order; empty: all.")),
-      h("label", { class: "field" }, h("span", { class: "field-label" }, "Rounds (avg@k)"), rounds),
-      h("label", { class: "field" }, h("span", { class: "field-label" }, "Seed"), seed),
-      h("label", { class: "field" }, h("span", { class: "field-label" }, "Model calls at once"), conc,
-        h("span", { class: "field-hint" }, "How many answers to wait for at the same time. API models: 32 or more; a local model server: its parallel slots.")),
-      h("label", { class: "field" }, h("span", { class: "field-label" }, "Chain workers"), chainWorkers,
-        h("span", { class: "field-hint" }, "Answers executed on the local chain at once (QuestBench, Intent2Tx execution). Empty: one per processor core.")),
-      h("label", { class: "field" }, h("span", { class: "field-label" }, "Budget (USD)"), budget, h("span", { class: "field-hint" }, "No new model calls once spent.")),
+      field("Tasks per benchmark", limit, "The first N tasks in catalogue order; empty: all."),
+      field("Rounds (avg@k)", rounds),
+      field("Seed", seed),
+      field("Model calls at once", conc, "How many answers to wait for at the same time. API models: 32 or more; a local model server: its parallel slots."),
+      field("Chain workers", chainWorkers, "Answers executed on the local chain at once (QuestBench, Intent2Tx execution). Empty: one per processor core."),
+      field("Budget (USD)", budget, "No new model calls once spent."),
     ),
     h("fieldset", { id: "rf-prompts", class: "group" }, h("legend", {}, "Prompt settings"),
       h("p", { class: "muted small" }, "QuestBench uses its default prompt (ethers v6). Unticked: every prompt type runs."),
-      ...BENCH_CHOICES.flatMap((b) => b.prompts.map((p) => check("prompt", p, `${b.id}: ${p}`, false, { id: `rf-prompt-${p}` }))),
+      ...BENCH_CHOICES.flatMap((b) => b.prompts.map((p) => check("prompt", p, `${BENCH_LABEL[b.id]}: ${p}`, false, { id: `rf-prompt-${p}` }))),
       h("label", { class: "check" }, execute, ` ${BENCH_LABEL.intent2tx}: execute answers on the local chain (Exec, StateEq)`)),
-    filters,
-    plan, problem,
-    h("div", { class: "form-actions" }, start, h("a", { href: "#/runs", class: "button secondary" }, "Back to runs")));
+    filters);
 
-  const read = (): { form: RunForm; localProblem: { field: string; message: string } | null } => {
+  const form = h("form", { id: "run-form", class: "card form", "aria-labelledby": "rf-title", novalidate: true },
+    h("h2", { id: "rf-title" }, "New run"),
+    mode,
+    quickPart,
+    fullPart,
+    plan,
+    // Sticky: the plan's line, what needs fixing and Start stay in view while the form scrolls.
+    h("div", { id: "rf-footer", class: "form-footer" },
+      h("div", { class: "foot-status" }, footPlan, problem),
+      h("div", { class: "form-actions" }, start, h("a", { href: "#/runs", class: "button secondary" }, "Back to runs"))));
+  const showMode = () => {
+    quickPart.hidden = !quick();
+    fullPart.hidden = quick();
+  };
+  mode.addEventListener("change", () => {
+    showMode();
+    // The address follows the mode, so a reload or a shared link opens the same form.
+    history.replaceState(null, "", quick() ? "#/runs/new?preset=quick" : "#/runs/new");
+  });
+  fillQuickModels();
+  showMode();
+  // A field the keyboard reaches is never left under the sticky footer.
+  const footer = form.querySelector<HTMLElement>("#rf-footer")!;
+  form.addEventListener("focusin", (ev) => {
+    const el = ev.target as HTMLElement;
+    if (footer.contains(el)) return;
+    const under = el.getBoundingClientRect().bottom - footer.getBoundingClientRect().top;
+    if (under > 0) window.scrollBy({ top: under + 12 });
+  });
+
+  /** The full setup, every field read; all local problems at once. */
+  const readFull = (): { form: RunForm; problems: Problem[] } => {
     const checked = (name: string) => [...form.querySelectorAll<HTMLInputElement>(`input[name=${name}]:checked`)];
     const models = checked("model");
     // Each saved-provider model carries its provider: one run may mix providers (URLs, keys).
@@ -470,7 +635,7 @@ async function renderNew(root: HTMLElement): Promise<void> {
       modelProviders[m.value] = p;
     }
     const numOr = (el: HTMLInputElement) => (el.value.trim() === "" ? null : Number(el.value));
-    let localProblem0: { field: string; message: string } | null = null;
+    const problems: Problem[] = [];
     const f: RunForm = {
       benchmarks: checked("bench").map((c) => c.value),
       models: models.map((c) => c.value),
@@ -487,11 +652,11 @@ async function renderNew(root: HTMLElement): Promise<void> {
       chain_workers: numOr(chainWorkers),
       budget_usd: numOr(budget),
       intent_execute: execute.checked,
-      prompt_set: (promptSet as HTMLSelectElement).value as PromptSet,
+      prompt_set: promptSet.value as PromptSet,
       preset: presetPaper.checked ? "paper" : null,
       packs: [],
-      fork_url: chainFork.checked ? ((forkUrl as HTMLInputElement).value.trim() || null) : null,
-      fork_block: chainFork.checked ? numOr(forkBlock as HTMLInputElement) : null,
+      fork_url: chainFork.checked ? (forkUrl.value.trim() || null) : null,
+      fork_block: chainFork.checked ? numOr(forkBlock) : null,
     };
     // The chosen benchmarks' packs; a benchmark left on its built-in default names none, so
     // the default follows the protocol (the paper protocol reads the paper-shaped Intent2Tx set).
@@ -499,84 +664,133 @@ async function renderNew(root: HTMLElement): Promise<void> {
       const mine = checked("pack").filter((c) => c.dataset.bench === b).map((c) => c.value);
       const offered = form.querySelectorAll(`input[name=pack][data-bench=${b}]`).length;
       if (mine.length === 0 && offered > 0) {
-        localProblem0 ??= { field: "packs", message: `Task packs: choose at least one pack for ${BENCH_LABEL[b as Bench] ?? b}.` };
+        problems.push({ field: "packs", message: `Choose at least one pack for ${BENCH_LABEL[b as Bench] ?? b}.` });
       } else if (mine.length > 0 && !(mine.length === 1 && mine[0] === defaultPack[b])) {
         f.packs.push(...mine);
       }
     }
-    let localProblem = localProblem0;
     const whole = (x: number | null) => x === null || (Number.isInteger(x) && x >= 0);
-    if (localProblem) { /* the packs' problem comes first */ }
-    else if (twice.size > 0) localProblem = { field: "models", message: `Models: ${[...twice].join(", ")} is offered by two saved providers; pick it from one of them.` };
-    else if (!whole(f.limit) || f.limit === 0) localProblem = { field: "limit", message: "Tasks per benchmark must be a whole number ≥ 1, or empty for all." };
-    else if (!whole(f.rounds)) localProblem = { field: "rounds", message: "Rounds must be a whole number." };
-    else if (!whole(f.seed) || f.seed > Number.MAX_SAFE_INTEGER) localProblem = { field: "seed", message: "Seed must be a whole number ≥ 0." };
-    else if (!whole(f.concurrency)) localProblem = { field: "concurrency", message: "Model calls at once must be a whole number." };
-    else if (!whole(f.chain_workers) || f.chain_workers === 0) localProblem = { field: "chain_workers", message: "Chain workers must be a whole number ≥ 1, or empty for one per core." };
-    else if (f.budget_usd !== null && !(f.budget_usd >= 0)) localProblem = { field: "budget_usd", message: "Budget must be a non-negative number." };
-    else if (chainFork.checked && f.fork_url === null) localProblem = { field: "fork_url", message: "Chain: give the RPC URL to fork from (http:// or https://)." };
-    else if (chainFork.checked && !/^https?:\/\//i.test(f.fork_url ?? "")) localProblem = { field: "fork_url", message: "Chain: the RPC URL must start with http:// or https://." };
-    else if (chainFork.checked && (f.fork_block === null || !whole(f.fork_block) || f.fork_block < 1 || f.fork_block > Number.MAX_SAFE_INTEGER)) localProblem = { field: "fork_block", message: "Chain: the fork block must be a whole number ≥ 1." };
-    return { form: f, localProblem };
+    const wrong = (bad: boolean, field: string, message: string) => { if (bad) problems.push({ field, message }); };
+    wrong(twice.size > 0, "models", `${[...twice].join(", ")} is offered by two saved providers; pick it from one of them.`);
+    wrong(!whole(f.limit) || f.limit === 0, "limit", "Tasks per benchmark must be a whole number ≥ 1, or empty for all.");
+    wrong(!whole(f.rounds), "rounds", "Rounds must be a whole number.");
+    wrong(!whole(f.seed) || f.seed > Number.MAX_SAFE_INTEGER, "seed", "Seed must be a whole number ≥ 0.");
+    wrong(!whole(f.concurrency), "concurrency", "Model calls at once must be a whole number.");
+    wrong(!whole(f.chain_workers) || f.chain_workers === 0, "chain_workers", "Chain workers must be a whole number ≥ 1, or empty for one per core.");
+    wrong(f.budget_usd !== null && !(f.budget_usd >= 0), "budget_usd", "Budget must be a non-negative number.");
+    if (chainFork.checked) {
+      wrong(f.fork_url === null, "fork_url", "Give the RPC URL to fork from (http:// or https://).");
+      wrong(f.fork_url !== null && !/^https?:\/\//i.test(f.fork_url), "fork_url", "The RPC URL must start with http:// or https://.");
+      wrong(f.fork_block === null || !whole(f.fork_block) || f.fork_block < 1 || f.fork_block > Number.MAX_SAFE_INTEGER,
+        "fork_block", "The fork block must be a whole number ≥ 1.");
+    }
+    return { form: f, problems };
   };
-  const fieldEl: Record<string, string> = {
-    benchmarks: "rf-benchmarks", models: "rf-models", limit: "rf-limit", rounds: "rf-rounds", seed: "rf-seed",
-    concurrency: "rf-concurrency", chain_workers: "rf-chain-workers", budget_usd: "rf-budget", prompt_types: "rf-prompts", base_url: "rf-models",
-    filters: "rf-filters", packs: "rf-packs", fork_url: "rf-fork-url", fork_block: "rf-fork-block",
+  /** The quick compare: the defaults with one benchmark, the two chosen models and the size's limit. */
+  const readQuick = (): { form: RunForm; problems: Problem[] } => {
+    const bench = quickBench();
+    const [a, b] = [quickA, quickB].map((s) => [...s.selectedOptions].find((o) => !o.disabled));
+    const chosen = [a, b].filter((o): o is HTMLOptionElement => o !== undefined);
+    const f: RunForm = { ...defaults, model_providers: {}, benchmarks: [bench], models: chosen.map((o) => o.dataset.model!), limit: quickSize().limit };
+    for (const o of chosen) if (o.dataset.provider) f.model_providers[o.dataset.model!] = o.dataset.provider;
+    const problems: Problem[] = [];
+    const addYours = "add your model's provider in Settings → Providers & models.";
+    if (!a) problems.push({ field: "model_a", message: `No model can run ${BENCH_LABEL[bench]}: ${addYours}` });
+    else if (!b) problems.push({ field: "model_b", message: `Only one model can run ${BENCH_LABEL[bench]}; to compare two, ${addYours}` });
+    else if (a.dataset.model === b.dataset.model) {
+      problems.push({ field: "model_b", message: a.value === b.value
+        ? "Model B is the same as model A: choose a different model to compare."
+        : `Both are called “${a.dataset.model!.replace(/^[^:]*:/, "")}”, so one run cannot tell them apart: choose a different model B.` });
+    }
+    return { form: f, problems };
   };
-  const showProblem = (p: { field: string; message: string } | null) => {
-    for (const el of form.querySelectorAll("[aria-invalid]")) el.removeAttribute("aria-invalid");
-    if (!p) {
+  const read = () => (quick() ? readQuick() : readFull());
+
+  /** The element showing a field's problem in the current mode, when it is on screen. */
+  const placeOf = (name: string): HTMLElement | null => {
+    const id = (quick() ? QUICK_FIELD : FULL_FIELD)[name];
+    const el = id ? form.querySelector<HTMLElement>(`#${id}`) : null;
+    return el && el.getClientRects().length > 0 ? el : null;
+  };
+  const labelOf = (el: HTMLElement) =>
+    (el instanceof HTMLFieldSetElement ? el.querySelector("legend") : form.querySelector(`label[for="${el.id}"]`))?.textContent ?? el.id;
+  const goTo = (el: HTMLElement) => {
+    const target = el instanceof HTMLFieldSetElement
+      ? el.querySelector<HTMLElement>("input:not(:disabled), select:not(:disabled)") ?? el : el;
+    target.scrollIntoView({ block: "center" });
+    target.focus({ preventScroll: true });
+  };
+  /** Says each problem next to its field and sums them up in the footer; true when there are any. */
+  const showProblems = (ps: Problem[]): boolean => {
+    for (const el of form.querySelectorAll(".field-error")) el.remove();
+    for (const el of form.querySelectorAll("[aria-invalid]")) {
+      el.removeAttribute("aria-invalid");
+      el.removeAttribute("aria-describedby");
+    }
+    if (ps.length === 0) {
       mount(problem);
       return false;
     }
-    mount(problem, h("p", { class: "error", "data-field": p.field }, p.message));
-    document.getElementById(fieldEl[p.field] ?? "")?.setAttribute("aria-invalid", "true");
+    const placed = new Map<HTMLElement, Problem[]>();
+    const unplaced: Problem[] = [];
+    for (const p of ps) {
+      const el = placeOf(p.field);
+      if (el) placed.set(el, [...(placed.get(el) ?? []), p]);
+      else unplaced.push(p);
+    }
+    for (const [el, mine] of placed) {
+      const note = h("p", { class: "field-error", id: `${el.id}-error`, "data-field": mine[0].field },
+        mine.map((p) => sentence(p.message)).join(" "));
+      if (el instanceof HTMLFieldSetElement) el.querySelector("legend")!.after(note);
+      else el.after(note);
+      el.setAttribute("aria-invalid", "true");
+      el.setAttribute("aria-describedby", note.id);
+    }
+    const n = placed.size + unplaced.length;
+    mount(problem, h("div", { class: "problem-summary" },
+      h("strong", {}, n === 1 ? "1 field needs attention: " : `${n} fields need attention: `),
+      ...[...placed].flatMap(([el, mine], i) => {
+        const go = h("button", { type: "button", class: "link-button", "data-field": mine[0].field }, labelOf(el));
+        go.addEventListener("click", () => goTo(el));
+        return [i > 0 ? ", " : null, go];
+      }),
+      ...unplaced.map((p) => h("div", { class: "error-text", "data-field": p.field }, sentence(p.message)))));
     return true;
   };
+
   let seq = 0;
   const preview = async () => {
     const mine = ++seq;
-    const { form: f, localProblem } = read();
-    if (showProblem(localProblem)) {
+    const { form: f, problems } = read();
+    // A form with problems has no plan and cannot start.
+    const blocked = (ps: Problem[]) => {
+      if (!showProblems(ps)) return false;
       mount(plan);
+      mount(footPlan);
       start.setAttribute("disabled", "");
-      return;
-    }
+      return true;
+    };
+    if (blocked(problems)) return;
+    if (!footPlan.textContent) mount(footPlan, h("span", { class: "muted" }, "Working out the plan…"));
     const r = await planRun(f);
     if (mine !== seq) return; // a newer edit is being previewed
     if (!r.ok) {
       mount(plan, errorBox(r.error));
+      mount(footPlan);
       return;
     }
-    if (showProblem(r.value.problem)) {
-      mount(plan);
-      start.setAttribute("disabled", "");
-      return;
-    }
+    if (blocked(r.value.problem ? [r.value.problem] : [])) return;
     start.removeAttribute("disabled");
     const p = r.value.plan!;
     const key = JSON.stringify(p.benchmarks.map((b) => [b.benchmark, b.facets]));
-    if (key !== facetKey) {
+    if (key !== facetKey && !quick()) {
       facetKey = key;
       const ticked = new Set([...form.querySelectorAll<HTMLInputElement>("#rf-filters input:checked")].map((c) => `${c.name}=${c.value}`));
       const rows = filterChoices(p.benchmarks, ticked);
       mount(filterSlot, ...(rows.length ? rows : [h("p", { class: "muted small" }, "The chosen benchmarks have nothing to filter on.")]));
     }
-    mount(plan, h("div", { class: "plan" },
-      h("p", {}, h("strong", { "data-field": "planned" }, `${p.samples} samples`), " · estimated cost ",
-        h("strong", { "data-field": "est-cost" }, fmtUsd(p.est_cost_usd)), " · estimated duration ",
-        h("strong", { "data-field": "est-duration" }, p.est_seconds === null ? "unknown" : fmtDuration(p.est_seconds))),
-      h("ul", { class: "small" }, ...p.benchmarks.map((b) =>
-        h("li", {}, `${BENCH_LABEL[b.benchmark as Bench] ?? b.benchmark}: ${b.instances} instances × ${b.models.length} model(s) × ${b.rounds} round(s) = ${b.samples} samples`,
-          b.models.length === 0 ? " (no chosen model runs here)" : "",
-          b.protocol ? h("div", { class: "muted small", "data-field": "protocol" }, `Paper protocol: ${b.protocol}.`) : null,
-          b.not_executable > 0
-            ? h("div", { class: "notice small", "data-field": "not-executable" },
-              `${b.not_executable} of these instances call contracts the offline universe does not hold: they get their static metrics only (fork mode executes them). For example: ${b.not_executable_examples.join("; ")}`)
-            : null))),
-      h("p", { class: "small", "data-field": "scheduling" }, p.scheduling.summary),
-      h("p", { class: "muted small" }, p.basis)));
+    mount(plan, planDetail(p));
+    mount(footPlan, planLine(p));
   };
   let timer: number | undefined;
   form.addEventListener("input", () => {
@@ -591,10 +805,10 @@ async function renderNew(root: HTMLElement): Promise<void> {
   });
   form.addEventListener("submit", async (ev) => {
     ev.preventDefault();
-    const { form: f, localProblem } = read();
-    if (showProblem(localProblem)) return;
+    const { form: f, problems } = read();
+    if (showProblems(problems)) return;
     start.setAttribute("disabled", "");
-    mount(plan, h("p", { class: "muted" }, "Starting… (loading tasks, booting chains when needed)"));
+    mount(footPlan, h("span", { class: "muted" }, "Starting… (loading tasks, booting chains when needed)"));
     const r = await startRun(f);
     if (r.ok) {
       window.location.hash = "#/runs";
@@ -604,14 +818,15 @@ async function renderNew(root: HTMLElement): Promise<void> {
     }
   });
   mount(root, h("header", { class: "page-head" }, h("h1", {}, "Runs"),
-    h("p", { class: "lede" }, "Choose what to evaluate. The plan below updates as you change the form.")),
+    h("p", { class: "lede" }, "Choose what to evaluate. The plan at the bottom updates as you change the form.")),
     providers.ok ? null : errorBox(providers.error), form);
-  (form.querySelector("input") as HTMLInputElement | null)?.focus();
+  (quick() ? modeQuick : modeFull).focus();
   await preview();
 }
 
 export async function renderRuns(root: HTMLElement): Promise<void> {
-  const sub = window.location.hash.replace(/^#\/?/, "").split("/")[1];
-  if (sub === "new") await renderNew(root);
+  const [path, query] = window.location.hash.replace(/^#\/?/, "").split("?");
+  const sub = path.split("/")[1];
+  if (sub === "new") await renderNew(root, new URLSearchParams(query ?? "").get("preset") === "quick");
   else await renderList(root);
 }
