@@ -27,3 +27,13 @@ export function mount(root: HTMLElement, ...children: Child[]): void {
     if (child) root.append(child);
   }
 }
+
+/**
+ * An identifier (a task, instance or run id) shown as data, not as words: it may break after
+ * `_ # / - : .` but never inside a word. The checks for raw keys on screen skip `.ident`.
+ */
+export function ident(text: string): HTMLElement {
+  const el = h("span", { class: "ident" });
+  for (const part of text.split(/(?<=[_#/:.-])/)) el.append(part, document.createElement("wbr"));
+  return el;
+}

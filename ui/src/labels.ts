@@ -110,3 +110,16 @@ const PILOT_TABLES: Readonly<Record<string, string>> = {
 export function tableLabel(name: string, bench?: string): string {
   return (bench === "pilot" ? PILOT_TABLES[name] : undefined) ?? TABLES[name] ?? columnLabel(name);
 }
+
+/** A data value that is a snake_case word (an outcome, a category): words with a capital first letter. */
+export function valueLabel(v: string): string {
+  const words = v.replace(/_/g, " ").trim();
+  return words.charAt(0).toUpperCase() + words.slice(1);
+}
+
+/** A chart's card title: its name in words, benchmarks by their names (`pilot_prompts` → "PILOT-Bench prompts"). */
+export function chartLabel(name: string): string {
+  const bench: Record<string, string> = { pilot: "PILOT-Bench", questbench: "EVM-QuestBench", quest: "EVM-QuestBench", intent2tx: "Intent2Tx", intent: "Intent2Tx" };
+  const words = name.split("_").map((w, i) => bench[w] ?? (i === 0 ? w.charAt(0).toUpperCase() + w.slice(1) : w));
+  return words.join(" ");
+}

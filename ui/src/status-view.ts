@@ -151,7 +151,7 @@ function installAction(st: PanelState, t: ToolStatus, idPrefix: string): HTMLEle
     st.pollJobs();
   });
   return h("div", { class: "install" }, button,
-    h("span", { class: "muted small" }, ` about ${t.name === "deno" ? "42" : "19"} MB from the npm registry; or tell Crucible where it is:`));
+    h("span", { class: "muted small" }, `A ${t.name === "deno" ? "42" : "19"} MB download, checked before it is used. Already have it? Type where it is:`));
 }
 
 /** What to show for a tool that is missing: Install (when possible) and Locate…. */

@@ -114,8 +114,8 @@ test("a matrix cell opens both traces side by side with the differing facts mark
   await page.locator("#compare-trace-a [data-fact='outcome']").waitFor();
   const opened = calls.filter(([c]) => c === "results_sample").map(([, a]) => a.id).sort();
   assert.deepEqual(opened, [101, 201]);
-  assert.equal(await page.locator("#compare-trace-a [data-fact='outcome']").textContent(), "exact");
-  assert.equal(await page.locator("#compare-trace-b [data-fact='outcome']").textContent(), "wrong_effect");
+  assert.equal(await page.locator("#compare-trace-a [data-fact='outcome']").textContent(), "Exact");
+  assert.equal(await page.locator("#compare-trace-b [data-fact='outcome']").textContent(), "Wrong effect");
   // Marked: outcome, score and the failing check; not the task both answered.
   await page.locator("#compare-trace-a dd.differs").first().waitFor();
   for (const side of ["a", "b"]) {

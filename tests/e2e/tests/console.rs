@@ -3,9 +3,8 @@
 //! with the real OS keychain. `#[ignore]`d like the other E2E tests; `.ci/e2e` runs them.
 
 use std::collections::BTreeMap;
-use std::io::{BufRead, BufReader};
 use std::path::{Path, PathBuf};
-use std::process::{Child, Command, Stdio};
+use std::process::Command;
 use std::time::Duration;
 
 use anyhow::{bail, Context, Result};

@@ -137,18 +137,31 @@ fn fresh_project() -> tempfile::TempDir {
 
 /// What a person reads on the current screen that must not be there: a header, label, legend,
 /// title, button or tab that is a raw `snake_case` key; a raw wei amount (15 or more digits in
-/// a row); a terminal command. Returns the offending texts.
+/// a row); a terminal command. Identifiers and raw data shown as such (`code`, `pre`, `.mono`,
+/// `.ident`: task ids, seeds, a tool call's JSON) are data, not words, and are skipped. Returns
+/// the offending texts.
 async fn unreadable(app: &App) -> Result<Vec<String>> {
     let found = app
         .eval(
             "const seen = []; \
-             const visible = (e) => e.offsetParent !== null || e.getClientRects().length > 0; \
+             const data = 'code, pre, .mono, .ident, textarea, script, style'; \
+             const visible = (e) => e.getClientRects().length > 0; \
+             const words = (e) => { \
+               const c = e.cloneNode(true); \
+               for (const d of c.querySelectorAll(data)) d.remove(); \
+               return (c.textContent || '').trim(); }; \
              for (const e of document.querySelectorAll('th, label, legend, h1, h2, h3, h4, button, summary, dt, .tab, .field-label, option')) { \
                if (!visible(e) && e.tagName !== 'OPTION') continue; \
-               const t = (e.innerText || e.textContent || '').trim(); \
+               const t = words(e); \
                if (/\\b[a-z][a-z0-9]*_[a-z0-9_]+\\b/.test(t)) seen.push(`key in ${e.tagName.toLowerCase()}: ${t}`); \
              } \
-             const text = document.querySelector('main, #app, body').innerText; \
+             const walker = document.createTreeWalker(document.body, NodeFilter.SHOW_TEXT); \
+             let text = ''; \
+             for (let n = walker.nextNode(); n; n = walker.nextNode()) { \
+               const p = n.parentElement; \
+               if (!p || p.closest(data) || !visible(p)) continue; \
+               text += n.textContent + ' '; \
+             } \
              for (const m of text.match(/\\d{15,}/g) || []) seen.push(`raw amount: ${m}`); \
              for (const cmd of ['npm ci', 'cargo ', 'crucible universe', 'apt-get', 'sudo ']) \
                if (text.includes(cmd)) seen.push(`terminal command: ${cmd}`); \
@@ -403,6 +416,9 @@ async fn a_researcher_goes_from_first_launch_to_a_verdict_without_a_terminal() {
     ]);
     let app = App::launch(&env).await.expect("app launches");
     let seen = journey(&app, &loopback.base_url).await;
+    if seen.is_err() {
+        let _ = app.screenshot("journey-failed").await;
+    }
     app.close().await;
     let seen = seen.expect("the journey completes");
 

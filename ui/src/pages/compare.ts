@@ -6,7 +6,7 @@
 // Element ids are what the tests use.
 import type { CommandError, CompareView, Disagreement, RunInfo, Scoring, Verdict } from "../bindings";
 import { BENCH_LABEL } from "../bench";
-import { h, mount } from "../dom";
+import { h, ident, mount } from "../dom";
 import { resultsCompare, resultsCompareModels } from "../ipc";
 import { errorBox } from "../status-view";
 
@@ -332,7 +332,7 @@ function showCompare(out: HTMLElement, v: CompareView, ctx: CompareContext): voi
       h(
         "section",
         { class: "card", id: "compare-pair" },
-        h("h2", {}, `${d.task}, round ${d.round}: ${la} and ${lb} side by side`),
+        h("h2", {}, ident(d.task), `, round ${d.round}: ${la} and ${lb} side by side`),
         h("p", { class: "muted small" }, "Facts and checks that differ between the two samples are marked."),
         h("div", { class: "trace-pair" }, h("div", {}, h("h3", {}, la), ta), h("div", {}, h("h3", {}, lb), tb)),
       ),

@@ -22,10 +22,10 @@ import type {
   Scoring,
 } from "../bindings";
 import { BENCHES, BENCH_LABEL, SCORINGS, SCORING_LABEL } from "../bench";
-import { columnLabel, tableLabel } from "../labels";
+import { chartLabel, columnLabel, tableLabel, valueLabel } from "../labels";
 import { renderPaperTables } from "./paper-tables";
 import { renderCompare } from "./compare";
-import { h, mount } from "../dom";
+import { h, ident, mount } from "../dom";
 import {
   resultsCharts,
   resultsExport,
@@ -250,7 +250,7 @@ export async function renderResults(root: HTMLElement): Promise<void> {
       "div",
       { class: "page-head" },
       h("h1", {}, "Results"),
-      h("p", { class: "lede" }, "Leaderboards, charts and per-sample traces of stored runs. Every number is the one `crucible report --json` prints; click a cell to see the samples behind it."),
+      h("p", { class: "lede" }, "Leaderboards, charts and per-sample traces of stored runs. Every number is the one the report exports carry; click a cell to see the samples behind it."),
     ),
     h("div", { id: "results-body" }, h("p", { class: "muted" }, "Loading runs…")),
   );
@@ -360,7 +360,7 @@ function runPicker(s: State, onChange: () => void): HTMLElement {
             h("td", {}, r.status),
             h("td", { class: "num" }, String(r.samples)),
             h("td", { class: "num" }, String(r.passed)),
-            h("td", {}, r.benchmarks.join(", "),
+            h("td", {}, r.benchmarks.map((b) => BENCH_LABEL[b as keyof typeof BENCH_LABEL] ?? b).join(", "),
               r.fork ? h("div", { class: "muted small", "data-field": "fork" }, `Chain: ${r.fork}`) : null),
             h("td", { class: "small" }, r.model_labels.join(", ")),
           );
@@ -406,7 +406,7 @@ function renderBody(body: HTMLElement, s: State): void {
     const diffSel = h("select", { id: "filter-difficulty", "aria-label": "difficulty" }, h("option", { value: "" }, "any difficulty"));
     const facets = await resultsFacets({ ...baseFilter(s), category: null, difficulty: null });
     if (facets.ok) {
-      for (const c of facets.value.categories) catSel.append(h("option", { value: c }, c));
+      for (const c of facets.value.categories) catSel.append(h("option", { value: c }, valueLabel(c)));
       for (const d of facets.value.difficulties) diffSel.append(h("option", { value: d }, d));
     }
     catSel.value = s.category;
@@ -557,7 +557,7 @@ async function renderCharts(content: HTMLElement, s: State): Promise<void> {
     return h(
       "section",
       { class: "card chart", "data-chart": c.name },
-      h("div", { class: "card-head" }, h("h2", {}, c.name.replace(/_/g, " ")), h("div", { class: "actions" }, exportBtn(c.name, "png"), exportBtn(c.name, "svg"), exportBtn(c.name, "csv"), exportBtn(c.name, "latex"))),
+      h("div", { class: "card-head" }, h("h2", {}, chartLabel(c.name)), h("div", { class: "actions" }, exportBtn(c.name, "png"), exportBtn(c.name, "svg"), exportBtn(c.name, "csv"), exportBtn(c.name, "latex"))),
       img,
     );
   });
@@ -992,17 +992,17 @@ async function renderTrace(el: HTMLElement, id: number): Promise<void> {
       ta.select();
     }
   });
-  const facts: [string, string][] = [
-    ["run", s.run_id],
-    ["benchmark", s.benchmark],
+  const facts: [string, string | HTMLElement][] = [
+    ["run", ident(s.run_id)],
+    ["benchmark", BENCH_LABEL[s.benchmark as keyof typeof BENCH_LABEL] ?? s.benchmark],
     ["model", s.model],
-    ["task", s.task],
-    ["instance", s.instance],
-    ["kind / category", `${s.kind} / ${s.category}${t.subcategory ? " / " + t.subcategory : ""}`],
+    ["task", ident(s.task)],
+    ["instance", ident(s.instance)],
+    ["kind / category", [s.kind, s.category, t.subcategory].filter((x) => x).map(valueLabel).join(" / ")],
     ["difficulty", s.difficulty],
     ["prompt type", s.prompt_type || "–"],
-    ["round / seed", `${s.round} / ${t.seed}`],
-    ["outcome", s.outcome],
+    ["round / seed", h("span", {}, `${s.round} / `, h("span", { class: "mono" }, String(t.seed)))],
+    ["outcome", valueLabel(s.outcome)],
     ["score", `${s.score.toFixed(3)} (${s.passed ? "passed" : "failed"})`],
     ["rounds used / optimal", t.k_act === null ? "–" : `${t.k_act} / ${t.k_opt ?? "–"}`],
     ["tokens in / out", `${t.tokens_in} / ${t.tokens_out}`],
@@ -1016,7 +1016,7 @@ async function renderTrace(el: HTMLElement, id: number): Promise<void> {
     h(
       "section",
       { class: "card trace", "data-sample": String(s.id) },
-      h("div", { class: "card-head" }, h("h2", {}, `Sample ${s.id}: ${s.task}`), h("div", { class: "actions" }, replayButton(s.id, "reexecute", "Re-execute", replayOut, noChain), replayButton(s.id, "rescore", "Re-score", replayOut, null), copy)),
+      h("div", { class: "card-head" }, h("h2", {}, `Sample ${s.id}: `, ident(s.task)), h("div", { class: "actions" }, replayButton(s.id, "reexecute", "Re-execute", replayOut, noChain), replayButton(s.id, "rescore", "Re-score", replayOut, null), copy)),
       copyStatus,
       replayOut,
       h("dl", { class: "facts" }, ...facts.flatMap(([k, v]) => [h("dt", {}, k), h("dd", { "data-fact": k }, v)])),
