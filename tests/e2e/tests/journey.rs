@@ -315,8 +315,12 @@ async fn journey(app: &App, loopback: &str) -> Result<Seen> {
     step(app, "12-verdict", &mut problems).await?;
 
     // 8. A disagreement: a matrix cell opens both traces side by side, differences marked.
-    app.click("#compare-matrix tr[data-benchmark='pilot'] button[data-side='a']")
-        .await?;
+    let cell = "#compare-matrix tr[data-benchmark='pilot'] button[data-side='a']";
+    app.click(cell).await?;
+    // The matrix re-renders once its filters settle; a click that landed on the old row is redone.
+    if app.text("#compare-trace-a #trace-pilot h3").await.is_err() {
+        app.click(cell).await?;
+    }
     seen.trace_a = app.text("#compare-trace-a #trace-pilot h3").await?;
     seen.trace_b = app.text("#compare-trace-b #trace-pilot h3").await?;
     seen.differences = app
