@@ -145,7 +145,12 @@ impl From<crucible_llm::LlmError> for CommandError {
             | E::Prices { .. } => ErrorKind::Invalid,
             E::Keychain { .. } => ErrorKind::Keychain,
             // No answer at all after every retry: the server is down or the address is wrong.
-            E::RetriesExhausted { status: None, .. } => ErrorKind::Unreachable,
+            E::RetriesExhausted { status: None, .. }
+            | E::ModelList {
+                unreachable: true, ..
+            } => ErrorKind::Unreachable,
+            // The server answered, but not with a list: the address, kind or key is wrong.
+            E::ModelList { .. } => ErrorKind::Invalid,
             _ => ErrorKind::Internal,
         };
         // LlmError messages never contain keys (see crucible_llm).

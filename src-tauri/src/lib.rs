@@ -186,6 +186,7 @@ pub fn run() {
             commands::providers::save_provider,
             commands::providers::remove_provider,
             commands::providers::test_connection,
+            commands::providers::provider_models,
             commands::runs::plan_run,
             commands::runs::start_run,
             commands::runs::resume_run,

@@ -70,6 +70,10 @@ export const saveProvider = (
   call<ProvidersView>("save_provider", { entry, previousId, key });
 
 /** Removes a provider and its stored key. */
+/** The models the provider's API lists (`entry` as typed; `key` typed, else the stored one). */
+export const providerModels = (entry: ProviderEntry, key: string | null): Promise<Result<string[]>> =>
+  call<string[]>("provider_models", { entry, key });
+
 export const removeProvider = (id: string): Promise<Result<ProvidersView>> =>
   call<ProvidersView>("remove_provider", { id });
 

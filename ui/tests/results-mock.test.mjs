@@ -124,3 +124,30 @@ test("the run picker says which chain a fork run ran on", async () => {
   assert.equal((await cell.innerText()).trim(), `Chain: ${fork}`);
   await page.close();
 });
+
+test("the leaderboard ranks models, marks the best and folds the advanced statistics under Details", async () => {
+  const row = (model, total, sd) => ({ model, rounds: 3, atomic: total - 10, composite: 10, total, sd, cv_pct: 2.5, ci95: [total - 3, total + 3],
+    spearman_mean: 0.9, spearman_min: 0.8, spearman_max: 1, pass_count: [4, 5, 4], group: "a" });
+  const report = { samples: 9, runs: ["run-1"], profile: [], cost: [], scoring: "paper",
+    questbench: { leaderboard: [row("builtin:b", 40, 1.5), row("lab · llama", 93, 0.5), row("builtin:c", 40, 2)] } };
+  const calls = [];
+  const base = handler(calls);
+  const { page } = await open("#/results", (cmd, args) => (cmd === "results_report" ? { ok: report } : base(cmd, args)));
+  const table = page.locator("#table-questbench-leaderboard");
+  await table.waitFor();
+  const ranks = await page.$$eval("#table-questbench-leaderboard tbody tr", (trs) =>
+    trs.map((tr) => [tr.querySelector("td[data-col=model]").textContent, tr.querySelector("td[data-col=rank]").textContent, tr.className]));
+  assert.deepEqual(ranks, [["builtin:b", "2", ""], ["lab · llama", "1best", "best"], ["builtin:c", "2", ""]], "ties share a rank; the best is marked");
+  assert.equal(await page.locator("#table-questbench-leaderboard th[data-col=rank]").getAttribute("title"),
+    "Position by the benchmark's main score; equal scores share a rank");
+  assert.match(await page.locator("#table-questbench-leaderboard th[data-col=cv_pct]").getAttribute("title"), /lower is steadier/);
+  // Advanced statistics are folded until asked for; the headline columns always show.
+  assert.equal(await page.locator("#table-questbench-leaderboard th[data-col=sd]").isVisible(), false);
+  assert.equal(await page.locator("#table-questbench-leaderboard th[data-col=total]").isVisible(), true);
+  await page.click("#details-questbench-leaderboard");
+  assert.equal(await page.locator("#table-questbench-leaderboard th[data-col=sd]").isVisible(), true);
+  assert.equal(await page.locator("#details-questbench-leaderboard").getAttribute("aria-expanded"), "true");
+  mkdirSync(shots, { recursive: true });
+  await page.screenshot({ path: join(shots, "mock-leaderboard.png"), timeout: 15000 });
+  await page.close();
+});

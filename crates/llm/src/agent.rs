@@ -137,7 +137,7 @@ fn origin(u: &reqwest::Url) -> (String, String, Option<u16>) {
 /// the key headers (`authorization`, `x-api-key`, `x-goog-api-key`) would otherwise go to
 /// whatever host, or plain-http URL, the server names. reqwest's default policy strips only
 /// `authorization` across hosts. A refused redirect comes back as the 3xx answer itself.
-fn redirect_policy() -> reqwest::redirect::Policy {
+pub(crate) fn redirect_policy() -> reqwest::redirect::Policy {
     reqwest::redirect::Policy::custom(|attempt| {
         let first = attempt.previous().first().map(origin);
         if attempt.previous().len() > 5 || first.as_ref() != Some(&origin(attempt.url())) {

@@ -14,6 +14,7 @@ mod cache;
 mod faults;
 mod limiter;
 mod loopback;
+mod models;
 mod price;
 mod probe;
 mod provider;
@@ -31,6 +32,7 @@ pub use limiter::{
     SUSTAINED_WINDOW,
 };
 pub use loopback::{conversation_key, Loopback, LOOPBACK_BAD_KEY};
+pub use models::{list_models, LOOPBACK_MODELS, MAX_LISTED_MODELS};
 pub use price::{Budget, ModelPrice, PriceTable, DEFAULT_PRICES};
 pub use probe::{probe, ProbeReport, PROBE_PROMPT};
 pub use provider::{
@@ -153,6 +155,18 @@ pub enum LlmError {
         backend: String,
         /// What went wrong.
         message: String,
+    },
+    /// A provider's model list could not be read.
+    #[error("{provider}'s model list at {url}: {message}")]
+    ModelList {
+        /// The provider kind.
+        provider: Provider,
+        /// The address asked (never with a key in it).
+        url: String,
+        /// What went wrong, in words.
+        message: String,
+        /// Whether the server could not be reached at all.
+        unreachable: bool,
     },
     /// The saved providers file (or an edit to it) is invalid.
     #[error("providers file {path}: `{field}`: {message}")]

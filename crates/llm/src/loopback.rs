@@ -39,22 +39,49 @@ pub struct Loopback {
 pub const LOOPBACK_BAD_KEY: &str =
     "Incorrect API key provided. You can find your API key in the loopback server's settings.";
 
+/// The key check every route makes: `None` when the request may go on, else the 401 answer.
+fn refused(
+    s: &Shared,
+    headers: &axum::http::HeaderMap,
+) -> Option<(axum::http::StatusCode, Json<Value>)> {
+    let want = s.key.as_ref()?;
+    let got = headers
+        .get(axum::http::header::AUTHORIZATION)
+        .and_then(|v| v.to_str().ok())
+        .and_then(|v| v.strip_prefix("Bearer "));
+    (got != Some(want.as_str())).then(|| {
+        let err = json!({"error": {"message": LOOPBACK_BAD_KEY,
+            "type": "invalid_request_error", "code": "invalid_api_key"}});
+        (axum::http::StatusCode::UNAUTHORIZED, Json(err))
+    })
+}
+
+/// `GET /v1/models`: the models it answers as ([`crate::LOOPBACK_MODELS`]), in OpenAI's list format.
+async fn models(
+    State(s): State<Arc<Shared>>,
+    headers: axum::http::HeaderMap,
+) -> (axum::http::StatusCode, Json<Value>) {
+    if let Some(no) = refused(&s, &headers) {
+        return no;
+    }
+    let data: Vec<Value> = crate::LOOPBACK_MODELS
+        .iter()
+        .map(|m| json!({"id": m, "object": "model", "owned_by": "loopback"}))
+        .collect();
+    (
+        axum::http::StatusCode::OK,
+        Json(json!({"object": "list", "data": data})),
+    )
+}
+
 async fn chat(
     State(s): State<Arc<Shared>>,
     headers: axum::http::HeaderMap,
     Json(body): Json<Value>,
 ) -> (axum::http::StatusCode, Json<Value>) {
     s.requests.fetch_add(1, Ordering::Relaxed);
-    if let Some(want) = &s.key {
-        let got = headers
-            .get(axum::http::header::AUTHORIZATION)
-            .and_then(|v| v.to_str().ok())
-            .and_then(|v| v.strip_prefix("Bearer "));
-        if got != Some(want.as_str()) {
-            let err = json!({"error": {"message": LOOPBACK_BAD_KEY,
-                "type": "invalid_request_error", "code": "invalid_api_key"}});
-            return (axum::http::StatusCode::UNAUTHORIZED, Json(err));
-        }
+    if let Some(no) = refused(&s, &headers) {
+        return no;
     }
     let now = s.in_flight.fetch_add(1, Ordering::SeqCst) + 1;
     s.max_in_flight.fetch_max(now, Ordering::SeqCst);
@@ -130,6 +157,7 @@ impl Loopback {
         });
         let app = Router::new()
             .route("/v1/chat/completions", post(chat))
+            .route("/v1/models", axum::routing::get(models))
             .with_state(Arc::clone(&shared));
         let (tx, rx) = oneshot::channel::<()>();
         tokio::spawn(async move {

@@ -314,7 +314,7 @@ fn split_system(messages: &[Message], mode: SystemPrompt) -> (Option<String>, Ve
     }
 }
 
-fn join_url(base: &str, path: &str) -> String {
+pub(crate) fn join_url(base: &str, path: &str) -> String {
     format!(
         "{}/{}",
         base.trim_end_matches('/'),

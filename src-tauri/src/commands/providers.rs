@@ -58,3 +58,25 @@ pub async fn test_connection(
         .test_connection(&id, &model, kc.as_ref(), crucible_core::config::process_env)
         .await)
 }
+
+/// The models the provider's API lists, for the provider form: `entry` as typed (saved or not),
+/// with the key typed into the form, else the one stored for it (keychain, then variable).
+#[tauri::command]
+pub async fn provider_models(
+    state: tauri::State<'_, AppState>,
+    entry: ProviderEntry,
+    key: Option<String>,
+) -> Result<Vec<String>, CommandError> {
+    let typed = key
+        .map(|k| k.trim().to_string())
+        .filter(|k| !k.is_empty())
+        .map(crucible_llm::ApiKey::new);
+    let key = match typed {
+        Some(k) => Some(k),
+        None => entry
+            .resolve_key(state.keychain.as_ref(), crucible_core::config::process_env)
+            .map(|(k, _)| k)
+            .unwrap_or(None),
+    };
+    Ok(crucible_llm::list_models(entry.kind, entry.base_url.as_deref(), key.as_ref()).await?)
+}

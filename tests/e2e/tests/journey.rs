@@ -220,6 +220,7 @@ struct Seen {
     deno_result: String,
     universes: Vec<String>,
     demo_status: String,
+    listed: String,
     provider_card: String,
     compare_status: String,
     compare_models: String,
@@ -282,7 +283,17 @@ async fn journey(app: &App, loopback: &str) -> Result<Seen> {
     app.fill("#pf-id", "lab").await?;
     app.select("#pf-kind", "openai-compatible").await?;
     app.fill("#pf-base-url", loopback).await?;
-    app.fill("#pf-model-0-name", "loop-1").await?;
+    // The provider's own model list, one click to add a model.
+    app.click("#pf-load-models").await?;
+    seen.listed = app
+        .wait_text(
+            "#pf-listed-models [data-field=listed-count]",
+            Duration::from_secs(20),
+            |t| t.contains("lists"),
+        )
+        .await?;
+    app.click("#pf-listed-models button[data-model='loop-1']")
+        .await?;
     step(app, "08-provider-form", &mut problems).await?;
     app.click("#pf-save").await?;
     seen.provider_card = app.text("#provider-lab").await?;

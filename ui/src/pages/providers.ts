@@ -3,7 +3,7 @@
 // built-in agents that are always there. Element ids and data-fields are what the E2E tests use.
 import type { ConnectionTest, KeySource, ModelEntry, Provider, ProviderEntry, ProvidersView } from "../bindings";
 import { h, mount } from "../dom";
-import { listProviders, removeProvider, saveProvider, testConnection } from "../ipc";
+import { listProviders, providerModels, removeProvider, saveProvider, testConnection } from "../ipc";
 import { errorBox } from "../status-view";
 
 const KINDS: { kind: Provider; label: string; url: string | null; keyVar: string | null }[] = [
@@ -76,6 +76,10 @@ function providerForm(existing: ProviderEntry | null, onDone: (v: ProvidersView 
     placeholder: existing ? "leave empty to keep the stored key" : "stored in the OS keychain, never shown again" });
   const keyEnv = h("input", { id: "pf-key-env", autocomplete: "off", spellcheck: "false", value: existing?.key_env ?? "" });
   const models = h("div", { id: "pf-models", class: "model-rows" });
+  // The provider's own list of models, once loaded: offered as the name fields' suggestions and as
+  // one-click additions.
+  const known = h("datalist", { id: "pf-known-models" });
+  const listed = h("div", { id: "pf-listed-models", "aria-live": "polite" });
   const error = h("div", { id: "pf-error", role: "alert", "aria-live": "assertive" });
   const syncKind = () => {
     const k = kindInfo(kind.value as Provider);
@@ -87,7 +91,8 @@ function providerForm(existing: ProviderEntry | null, onDone: (v: ProvidersView 
 
   const addModelRow = (m: ModelEntry | null) => {
     const i = models.children.length;
-    const name = h("input", { id: `pf-model-${i}-name`, class: "m-name", autocomplete: "off", spellcheck: "false", value: m?.name ?? "" });
+    const name = h("input", { id: `pf-model-${i}-name`, class: "m-name", autocomplete: "off", spellcheck: "false", value: m?.name ?? "",
+      list: "pf-known-models" });
     const temp = h("input", { id: `pf-model-${i}-temp`, class: "m-temp", type: "number", step: "0.1", min: "0", max: "2",
       value: String(m?.settings.temperature ?? 0.7) });
     const max = h("input", { id: `pf-model-${i}-max`, class: "m-max", type: "number", min: "1", step: "1",
@@ -110,6 +115,39 @@ function providerForm(existing: ProviderEntry | null, onDone: (v: ProvidersView 
   if (!existing) addModelRow(null);
   const addModel = h("button", { type: "button", id: "pf-add-model", class: "secondary" }, "Add model");
   addModel.addEventListener("click", () => addModelRow(null).focus());
+  const loadModels = h("button", { type: "button", id: "pf-load-models", class: "secondary",
+    title: "Asks the provider which models it serves (uses the key above, or the stored one)" }, "Load the provider's models");
+  /** A listed model: fills the first empty name field, else adds a row. */
+  const useModel = (name: string) => {
+    const empty = [...models.querySelectorAll<HTMLInputElement>(".m-name")].find((x) => x.value.trim() === "");
+    const input = empty ?? addModelRow(null);
+    input.value = name;
+    input.focus();
+  };
+  loadModels.addEventListener("click", async () => {
+    loadModels.setAttribute("disabled", "");
+    mount(listed, h("p", { class: "muted small" }, "Asking the provider for its models…"));
+    const r = await providerModels(read(), key.value === "" ? null : key.value);
+    loadModels.removeAttribute("disabled");
+    if (!r.ok) {
+      mount(listed, errorBox(r.error));
+      return;
+    }
+    mount(known, ...r.value.map((n) => h("option", { value: n })));
+    if (r.value.length === 0) {
+      mount(listed, h("p", { class: "muted small" }, "The provider lists no models; type the model's name yourself."));
+      return;
+    }
+    const shown = r.value.slice(0, 60);
+    mount(listed, h("p", { class: "small", "data-field": "listed-count" },
+      `The provider lists ${r.value.length} model${r.value.length === 1 ? "" : "s"}. Click one to add it`,
+      r.value.length > shown.length ? ` (the first ${shown.length} are shown; type in a name field to search all)` : "", ":"),
+    h("div", { class: "chips" }, ...shown.map((n) => {
+      const b = h("button", { type: "button", class: "chip", "data-model": n }, n);
+      b.addEventListener("click", () => useModel(n));
+      return b;
+    })));
+  });
 
   const read = (): ProviderEntry => ({
     id: id.value.trim(),
@@ -139,15 +177,20 @@ function providerForm(existing: ProviderEntry | null, onDone: (v: ProvidersView 
   const form = h("form", { id: "provider-form", class: "card form", "aria-labelledby": "pf-title", novalidate: true },
     h("h2", { id: "pf-title" }, existing ? `Edit provider ${existing.id}` : "Add a provider"),
     h("div", { class: "form-grid" },
-      field("Name", id, "Lowercase id; models appear in runs as name:model."),
-      field("Kind", kind),
-      field("Base URL", baseUrl, "Empty: the kind's default."),
-      field("API key", key, existing ? "Stored in the OS keychain. Type a new one to replace it." : "Stored in the OS keychain; never shown again. Leave empty to use an environment variable."),
-      field("Key variable (fallback)", keyEnv, "Read when the keychain has no key."),
+      field("Name", id, "A short name you choose (lowercase letters, digits, - or _). Runs show its models as “name · model”."),
+      field("Kind", kind, "The service this is; it decides how Crucible talks to it. Local servers (vLLM, llama.cpp, LM Studio) are OpenAI-compatible."),
+      field("Base URL", baseUrl, "The server's address. Empty: the kind's usual address (shown in grey)."),
+      field("API key", key, existing ? "Stored in the OS keychain. Type a new one to replace it." : "Stored in the OS keychain; never shown again. Leave empty for a server that needs none, or to use an environment variable."),
+      field("Key variable (fallback)", keyEnv, "Only if your key is kept in an environment variable: its name. Read when the keychain has no key."),
     ),
     h("h3", {}, "Models"),
-    models,
-    h("div", { class: "form-actions" }, addModel),
+    h("p", { class: "muted small", id: "pf-model-help" },
+      "Model name: exactly as the provider spells it. Temperature: 0 gives the most repeatable answers. ",
+      "Max tokens: the longest answer allowed (empty: the provider's default). ",
+      "Prices: US dollars per million tokens read and written, for cost estimates and budgets (empty: Crucible's price table; a model it does not know counts as free)."),
+    models, known,
+    h("div", { class: "form-actions" }, addModel, loadModels),
+    listed,
     error,
     h("div", { class: "form-actions" }, save, cancel),
   );

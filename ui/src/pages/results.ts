@@ -187,7 +187,32 @@ function cellFilter(s: State, bench: Bench | "cross", row: Row, col: string): Sa
   return f;
 }
 
-function table(s: State, bench: Bench | "cross", name: string, rows: readonly Row[], onCell: (f: SampleFilter) => void): HTMLElement {
+/** How a benchmark's lead table is read: the column that ranks it, and the statistics folded under "Details". */
+const LEAD_SCORE: Record<Bench, { score: string; advanced: string[] }> = {
+  questbench: { score: "total", advanced: ["sd", "cv_pct", "ci95", "spearman_mean", "spearman_min", "spearman_max", "pass_count", "group"] },
+  intent2tx: { score: "final_score", advanced: [] },
+  pilot: { score: "full_pct", advanced: [] },
+};
+
+/** One-line definitions shown when hovering a column's header. */
+const DEFINITIONS: Readonly<Record<string, string>> = {
+  rank: "Position by the benchmark's main score; equal scores share a rank",
+  rounds: "How many times each task was answered (the score is the mean over rounds, avg@k)",
+  total: "Atomic plus composite points, the paper's headline score",
+  sd: "Standard deviation of the total across rounds",
+  cv_pct: "Standard deviation as a percentage of the mean: lower is steadier",
+  ci95: "Range that holds the true total with 95 % confidence",
+  spearman_mean: "How alike the per-task ranking is between rounds (1 = the same order every round)",
+  spearman_min: "The least alike pair of rounds",
+  spearman_max: "The most alike pair of rounds",
+  pass_count: "Tasks passed in each round",
+  group: "Models in the same group are not significantly different",
+  final_score: "The paper's overall Intent2Tx score",
+  full_pct: "Workflows completed fully, as a percentage of attempts",
+};
+
+function table(s: State, bench: Bench | "cross", name: string, rows: readonly Row[], onCell: (f: SampleFilter) => void,
+  lead?: { score: string; advanced: string[] }): HTMLElement {
   const id = `${bench}-${name}`;
   const flatRows = rows.map(flat);
   const cols: string[] = [];
@@ -203,14 +228,23 @@ function table(s: State, bench: Bench | "cross", name: string, rows: readonly Ro
     });
   }
   const wrap = h("div", { class: "rtable-wrap" });
+  // The lead table ranks its rows by the main score (ties share a rank) and marks the best.
+  const scores = lead ? flatRows.map((r) => (typeof r[lead.score] === "number" ? (r[lead.score] as number) : null)) : [];
+  const rankOf = (i: number): number | null => {
+    const x = scores[i];
+    return x === null || x === undefined ? null : 1 + scores.filter((y) => y !== null && y > x).length;
+  };
+  const adv = new Set(lead?.advanced ?? []);
   const render = () => {
     const cur = s.sort[id];
     const head = h(
       "tr",
       {},
+      lead ? h("th", { "data-col": "rank", title: DEFINITIONS.rank }, "Rank") : null,
       ...cols.map((c) => {
         const mark = cur?.key === c ? (cur.desc ? " ▼" : " ▲") : "";
-        const th = h("th", { "data-col": c, title: `Sort by ${columnLabel(c)}` }, columnLabel(c) + mark);
+        const what = DEFINITIONS[c] ? `${DEFINITIONS[c]}. Click to sort.` : `Sort by ${columnLabel(c)}`;
+        const th = h("th", { "data-col": c, title: what, class: adv.has(c) ? "adv" : undefined }, columnLabel(c) + mark);
         th.addEventListener("click", () => {
           const prev = s.sort[id];
           s.sort[id] = { key: c, desc: prev?.key === c ? !prev.desc : true };
@@ -222,10 +256,12 @@ function table(s: State, bench: Bench | "cross", name: string, rows: readonly Ro
     const body = order.map(({ r, i }) =>
       h(
         "tr",
-        { "data-row": String(i) },
+        { "data-row": String(i), class: lead && rankOf(i) === 1 ? "best" : undefined },
+        lead ? h("td", { "data-col": "rank", class: "num" }, rankOf(i) === null ? "–" : String(rankOf(i)),
+          rankOf(i) === 1 ? h("span", { class: "best-badge" }, "best") : null) : null,
         ...cols.map((c) => {
           const v = r[c] ?? null;
-          const td = h("td", { "data-col": c, class: typeof v === "number" ? "num" : undefined }, fmt(v));
+          const td = h("td", { "data-col": c, class: [typeof v === "number" ? "num" : "", adv.has(c) ? "adv" : ""].join(" ").trim() || undefined }, fmt(v));
           if (typeof rows[i].model === "string") {
             td.classList.add("clickable");
             td.title = "Show the samples behind this cell";
@@ -235,7 +271,20 @@ function table(s: State, bench: Bench | "cross", name: string, rows: readonly Ro
         }),
       ),
     );
-    mount(wrap, h("table", { class: "rtable", id: `table-${id}`, "data-table": id }, h("thead", {}, head), h("tbody", {}, ...body)));
+    const tableEl = h("table", { class: "rtable", id: `table-${id}`, "data-table": id }, h("thead", {}, head), h("tbody", {}, ...body));
+    if (adv.size === 0) {
+      mount(wrap, tableEl);
+      return;
+    }
+    // Advanced statistics stay out of the way until asked for.
+    const toggle = h("button", { type: "button", class: "link-button small", id: `details-${id}`, "aria-expanded": "false",
+      "aria-controls": `table-${id}` }, "Show details: spread, confidence interval, rank stability");
+    toggle.addEventListener("click", () => {
+      const open = tableEl.classList.toggle("show-adv");
+      toggle.setAttribute("aria-expanded", String(open));
+      toggle.textContent = open ? "Hide details" : "Show details: spread, confidence interval, rank stability";
+    });
+    mount(wrap, toggle, tableEl);
   };
   render();
   return wrap;
@@ -341,7 +390,7 @@ function runPicker(s: State, onChange: () => void): HTMLElement {
     h(
       "table",
       { class: "rtable compact" },
-      h("thead", {}, h("tr", {}, h("th", {}, ""), h("th", {}, "run"), h("th", {}, "status"), h("th", {}, "samples"), h("th", {}, "passed"), h("th", {}, "benchmarks"), h("th", {}, "models"))),
+      h("thead", {}, h("tr", {}, h("th", {}, h("span", { class: "sr-only" }, "Include")), h("th", {}, "Run"), h("th", {}, "Status"), h("th", {}, "Samples"), h("th", {}, "Passed"), h("th", {}, "Benchmarks"), h("th", {}, "Models"))),
       h(
         "tbody",
         {},
@@ -504,7 +553,7 @@ async function renderLeaderboards(content: HTMLElement, s: State, onCell: (f: Sa
     const lead = LEAD[b];
     const card = h("section", { class: "card", id: `board-${b}`, "data-bench": b }, h("h2", {}, `${BENCH_LABEL[b]} — ${tableLabel(lead, b)}`));
     const leadRows = t[lead];
-    if (isRows(leadRows)) card.append(table(s, b, lead, leadRows, onCell));
+    if (isRows(leadRows)) card.append(table(s, b, lead, leadRows, onCell, LEAD_SCORE[b]));
     for (const [name, rows] of Object.entries(t)) {
       if (name === lead) continue;
       const det = h("details", { "data-table-name": `${b}-${name}` }, h("summary", {}, tableLabel(name, b)));
