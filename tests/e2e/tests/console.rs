@@ -588,13 +588,25 @@ async fn start_slow_run_on(app: &App, also: &[&str]) -> Result<()> {
     app.fill("#rf-rounds", "4").await?;
     app.fill("#rf-concurrency", "1").await?;
     app.fill("#rf-limit", "1").await?;
-    app.click("#rf-model-lab-loop-1").await?;
-    app.wait_text(
-        "#rf-plan [data-field=planned]",
-        Duration::from_secs(20),
-        |t| t.ends_with("samples"),
-    )
+    // The form checks itself 150 ms after each edit and says, next to the models, that none is
+    // chosen yet; click the model once that note is in place (it moves the checkbox down).
+    app.wait_text("#rf-problem", Duration::from_secs(20), |t| {
+        t.contains("Models")
+    })
     .await?;
+    app.click("#rf-model-lab-loop-1").await?;
+    let planned = app
+        .wait_text(
+            "#rf-plan [data-field=planned]",
+            Duration::from_secs(20),
+            |t| t.ends_with("samples"),
+        )
+        .await;
+    if planned.is_err() {
+        app.screenshot("console-slow-run-form-failed").await?;
+        let problem = app.text("#rf-problem").await.unwrap_or_default();
+        planned.with_context(|| format!("the form says: {problem:?}"))?;
+    }
     app.click("#rf-start").await?;
     app.wait_text(
         ".live [data-field=live-count]",

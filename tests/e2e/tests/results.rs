@@ -272,11 +272,12 @@ async fn flow(app: &App, demo: &str, only: &str) -> Result<Seen> {
     // Charts: export the first chart as SVG.
     app.click("#tab-charts").await?;
     app.click("section.chart button[data-export='svg']").await?;
-    seen.export_status = app
-        .wait_text("#export-status", Duration::from_secs(30), |t| {
-            t.contains(".svg")
-        })
-        .await?;
+    app.wait_text("#export-status", Duration::from_secs(30), |t| {
+        t.contains(".svg")
+    })
+    .await?;
+    // The first path written (the status also offers "Open folder").
+    seen.export_status = app.text("#export-status .export-path").await?;
     app.screenshot("results-charts").await?;
     // Hover details: every data point/bar carries a title; hovering the quadrant's first point
     // shows its model and coordinates.
@@ -506,13 +507,7 @@ async fn results_page_matches_the_cli_and_shows_traces_exports_and_comparisons()
     );
 
     // The exported chart exists where the status says.
-    let path = seen
-        .export_status
-        .trim_start_matches("Wrote ")
-        .split(", ")
-        .next()
-        .unwrap_or_default()
-        .to_string();
+    let path = seen.export_status.clone();
     assert!(
         path.starts_with(&data.path().join("exports").display().to_string()),
         "{path}"
