@@ -3,6 +3,7 @@
 // built-in agents that are always there. Element ids and data-fields are what the E2E tests use.
 import type { ConnectionTest, KeySource, ModelEntry, Provider, ProviderEntry, ProvidersView } from "../bindings";
 import { h, mount } from "../dom";
+import { BENCH_LABEL } from "../bench";
 import { listProviders, providerModels, removeProvider, saveProvider, testConnection } from "../ipc";
 import { errorBox } from "../status-view";
 
@@ -293,9 +294,9 @@ function builtins(view: ProvidersView): HTMLElement {
   for (const a of view.builtin_agents) by.set(a.benchmark, [...(by.get(a.benchmark) ?? []), a.name]);
   return h("section", { class: "card", id: "builtin-agents" },
     h("h2", {}, "Built-in agents"),
-    h("p", { class: "muted" }, "Always available: no key, no network. Use them in runs as builtin:NAME."),
+    h("p", { class: "muted" }, "Always available: no key, no network, no cost. They answer the tasks in known ways (right, or wrong on purpose) so every table and chart has something to show; New run lists them under “Offline test agents”."),
     h("dl", { class: "facts" }, ...[...by.entries()].flatMap(([b, names]) => [
-      h("dt", {}, b), h("dd", { "data-benchmark": b }, names.join(", ")),
+      h("dt", {}, BENCH_LABEL[b as keyof typeof BENCH_LABEL] ?? b), h("dd", { "data-benchmark": b }, names.join(", ")),
     ])));
 }
 
