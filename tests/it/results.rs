@@ -294,6 +294,124 @@ async fn samples_page_traces_show_checks_and_huge_answers_are_clipped() {
     let e = ex.samples(&f, 0, 0).await.unwrap_err();
     assert!(e.to_string().contains("limit"), "{e}");
 
+    // Search (every word, any field, any case), a score range and any column's order.
+    let task = whole.rows[whole.rows.len() / 2].task.clone();
+    let word = task.split('_').next().unwrap().to_uppercase();
+    let found = ex
+        .samples(
+            &SampleFilter {
+                search: Some(format!("  {word}  ")),
+                ..f.clone()
+            },
+            0,
+            500,
+        )
+        .await
+        .unwrap();
+    assert!(found.total > 0 && found.total < whole.total, "{word}");
+    let lower = word.to_lowercase();
+    assert!(found.rows.iter().all(
+        |r| [&r.task, &r.instance, &r.model, &r.outcome, &r.category]
+            .iter()
+            .any(|x| x.to_lowercase().contains(&lower))
+    ));
+    let none = ex
+        .samples(
+            &SampleFilter {
+                search: Some(format!("{word} no-such-word-anywhere")),
+                ..f.clone()
+            },
+            0,
+            500,
+        )
+        .await
+        .unwrap();
+    assert_eq!(none.total, 0, "every word must match");
+    let mid = ex
+        .samples(
+            &SampleFilter {
+                score_min: Some(0.25),
+                score_max: Some(0.75),
+                ..f.clone()
+            },
+            0,
+            500,
+        )
+        .await
+        .unwrap();
+    assert!(mid.rows.iter().all(|r| (0.25..=0.75).contains(&r.score)));
+    assert_eq!(
+        mid.total as usize,
+        whole
+            .rows
+            .iter()
+            .filter(|r| (0.25..=0.75).contains(&r.score))
+            .count()
+    );
+    let by_score = ex
+        .samples(
+            &SampleFilter {
+                sort: Some("-score".into()),
+                ..f.clone()
+            },
+            0,
+            500,
+        )
+        .await
+        .unwrap();
+    assert_eq!(by_score.total, whole.total);
+    assert!(by_score
+        .rows
+        .windows(2)
+        .all(|w| w[0].score > w[1].score || (w[0].score == w[1].score && w[0].id < w[1].id)));
+    let by_model_page = ex
+        .samples(
+            &SampleFilter {
+                sort: Some("model".into()),
+                ..f.clone()
+            },
+            5,
+            7,
+        )
+        .await
+        .unwrap();
+    let by_model_all = ex
+        .samples(
+            &SampleFilter {
+                sort: Some("model".into()),
+                ..f.clone()
+            },
+            0,
+            500,
+        )
+        .await
+        .unwrap();
+    assert_eq!(
+        by_model_page.rows,
+        by_model_all.rows[5..12],
+        "pages follow the order"
+    );
+    for (bad, says) in [
+        (
+            SampleFilter {
+                sort: Some("price".into()),
+                ..f.clone()
+            },
+            "\"price\"",
+        ),
+        (
+            SampleFilter {
+                score_min: Some(0.9),
+                score_max: Some(0.1),
+                ..f.clone()
+            },
+            "lowest score is above",
+        ),
+    ] {
+        let e = ex.samples(&bad, 0, 10).await.unwrap_err();
+        assert!(e.to_string().contains(says), "{e}");
+    }
+
     // A failed QuestBench sample's trace has its checks with expected/actual and pass flags.
     let qb_failed = ex
         .samples(

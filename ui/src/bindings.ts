@@ -1819,7 +1819,26 @@ passed: boolean | null,
 /**
  * The scale scores are read on (EVM-QuestBench has two; default the paper's).
  */
-scoring: Scoring, };
+scoring: Scoring, 
+/**
+ * The sample listing only: words every listed sample contains in its task, instance, model,
+ * outcome or category (any case; the words may be in different fields).
+ */
+search?: string, 
+/**
+ * The sample listing only: the lowest score listed (0 to 1, on `scoring`).
+ */
+score_min?: number, 
+/**
+ * The sample listing only: the highest score listed (0 to 1, on `scoring`).
+ */
+score_max?: number, 
+/**
+ * The sample listing only: its order, a column (`id`, `benchmark`, `model`, `task`, `kind`,
+ * `category`, `difficulty`, `round`, `outcome`, `score`), `-` in front for descending.
+ * Default: id order.
+ */
+sort?: string, };
 
 /**
  * One page of a sample listing.
@@ -1838,7 +1857,7 @@ offset: number,
  */
 limit: number, 
 /**
- * The rows, ordered by id.
+ * The rows, in the listing's order (id order unless the filter sorts).
  */
 rows: Array<SampleSummary>, };
 

@@ -151,3 +151,36 @@ test("the leaderboard ranks models, marks the best and folds the advanced statis
   await page.screenshot({ path: join(shots, "mock-leaderboard.png"), timeout: 15000 });
   await page.close();
 });
+
+test("samples are searched, narrowed by result and score, and sorted by any column", async () => {
+  const calls = [];
+  const base = handler(calls);
+  const { page } = await open("#/results", base);
+  await page.locator("#tab-samples").click();
+  await page.locator("#samples-table").waitFor();
+  const lastFilter = () => calls.filter(([c]) => c === "results_samples").at(-1)[1].filter;
+  assert.deepEqual((await page.$$eval("#samples-table thead th", (ths) => ths.map((t) => t.textContent))).slice(0, 10),
+    ["Sample ▲", "Benchmark", "Model", "Task", "Kind", "Category", "Difficulty", "Round", "Outcome", "Score (0–1)"]);
+  await page.fill("#samples-search", "bnb transfer");
+  await page.press("#samples-search", "Enter");
+  await page.waitForFunction(() => document.querySelector("#samples-filter")?.textContent.includes("Search: bnb transfer"));
+  assert.equal(lastFilter().search, "bnb transfer");
+  await page.selectOption("#samples-result", "false");
+  await page.waitForFunction(() => document.querySelector("#samples-filter")?.textContent.includes("Result: failed"));
+  assert.equal(lastFilter().passed, false);
+  await page.fill("#samples-score-max", "0.5");
+  await page.press("#samples-score-max", "Enter");
+  await page.waitForFunction(() => document.querySelector("#samples-filter")?.textContent.includes("Score at most: 0.5"));
+  assert.equal(lastFilter().score_max, 0.5);
+  await page.click("#samples-table th[data-sort=score]");
+  await page.waitForFunction(() => document.querySelector("#samples-table th[data-sort=score]")?.textContent.endsWith("▲"));
+  assert.equal(lastFilter().sort, "score");
+  await page.click("#samples-table th[data-sort=score]");
+  await page.waitForFunction(() => document.querySelector("#samples-table th[data-sort=score]")?.getAttribute("aria-sort") === "descending");
+  assert.equal(lastFilter().sort, "-score");
+  assert.equal(lastFilter().search, "bnb transfer", "sorting keeps the search");
+  // Rows read as words: the outcome and kind of the mocked sample.
+  assert.equal(await page.locator("#samples-table tbody td[data-col=outcome]").first().textContent(), "Revert");
+  await page.screenshot({ path: join(shots, "mock-samples-search.png"), timeout: 15000 });
+  await page.close();
+});

@@ -129,6 +129,114 @@ pub struct SampleFilter {
     pub passed: Option<bool>,
     /// The scale scores are read on (EVM-QuestBench has two; default the paper's).
     pub scoring: Scoring,
+    /// The sample listing only: words every listed sample contains in its task, instance, model,
+    /// outcome or category (any case; the words may be in different fields).
+    #[ts(optional)]
+    pub search: Option<String>,
+    /// The sample listing only: the lowest score listed (0 to 1, on `scoring`).
+    #[ts(optional)]
+    pub score_min: Option<f64>,
+    /// The sample listing only: the highest score listed (0 to 1, on `scoring`).
+    #[ts(optional)]
+    pub score_max: Option<f64>,
+    /// The sample listing only: its order, a column (`id`, `benchmark`, `model`, `task`, `kind`,
+    /// `category`, `difficulty`, `round`, `outcome`, `score`), `-` in front for descending.
+    /// Default: id order.
+    #[ts(optional)]
+    pub sort: Option<String>,
+}
+
+/// The listing's search, score range and order, checked (an unknown sort column is an error).
+struct Listing {
+    words: Vec<String>,
+    min: f64,
+    max: f64,
+    sort: Option<(SortKey, bool)>,
+}
+
+#[derive(Clone, Copy)]
+enum SortKey {
+    Id,
+    Bench,
+    Model,
+    Task,
+    Kind,
+    Category,
+    Difficulty,
+    Round,
+    Outcome,
+    Score,
+}
+
+impl Listing {
+    fn of(f: &SampleFilter) -> Result<Self, ResultsError> {
+        let words = f
+            .search
+            .as_deref()
+            .unwrap_or("")
+            .split_whitespace()
+            .map(str::to_lowercase)
+            .collect();
+        let bound = |x: Option<f64>, default: f64, what: &str| match x {
+            None => Ok(default),
+            Some(v) if v.is_finite() => Ok(v),
+            Some(_) => Err(ResultsError::BadQuery(format!(
+                "the {what} score must be a number"
+            ))),
+        };
+        let (min, max) = (
+            bound(f.score_min, f64::NEG_INFINITY, "lowest")?,
+            bound(f.score_max, f64::INFINITY, "highest")?,
+        );
+        if min > max {
+            return Err(ResultsError::BadQuery(
+                "the lowest score is above the highest".into(),
+            ));
+        }
+        let sort = match f.sort.as_deref().map(str::trim).filter(|x| !x.is_empty()) {
+            None => None,
+            Some(x) => {
+                let (desc, col) = x.strip_prefix('-').map_or((false, x), |c| (true, c));
+                let key = match col {
+                    "id" => SortKey::Id,
+                    "benchmark" => SortKey::Bench,
+                    "model" => SortKey::Model,
+                    "task" => SortKey::Task,
+                    "kind" => SortKey::Kind,
+                    "category" => SortKey::Category,
+                    "difficulty" => SortKey::Difficulty,
+                    "round" => SortKey::Round,
+                    "outcome" => SortKey::Outcome,
+                    "score" => SortKey::Score,
+                    other => {
+                        return Err(ResultsError::BadQuery(format!(
+                            "samples cannot be sorted by {other:?}"
+                        )))
+                    }
+                };
+                Some((key, desc))
+            }
+        };
+        Ok(Self {
+            words,
+            min,
+            max,
+            sort,
+        })
+    }
+
+    /// Whether `s` (read through `names`) is in the score range and holds every word.
+    fn keeps(&self, names: &Interner, s: &report::Sample, scoring: Scoring) -> bool {
+        let score = score_on(s, scoring);
+        let in_range = (self.min == f64::NEG_INFINITY && self.max == f64::INFINITY)
+            || (score >= self.min && score <= self.max);
+        in_range
+            && self.words.iter().all(|w| {
+                [s.task, s.instance, s.model, s.outcome, s.category]
+                    .iter()
+                    .any(|&id| names.name(id).to_lowercase().contains(w.as_str()))
+            })
+    }
 }
 
 impl SampleFilter {
@@ -249,7 +357,7 @@ pub struct SampleSummary {
     pub difficulty: String,
     /// Outcome class.
     pub outcome: String,
-    /// Score in [0, 1].
+    /// Score in [0, 1] (in a listing: on the filter's scoring).
     pub score: f64,
     /// Passed.
     pub passed: bool,
@@ -264,7 +372,7 @@ pub struct SamplePage {
     pub offset: u32,
     /// Page size asked for (capped at [`MAX_PAGE`]).
     pub limit: u32,
-    /// The rows, ordered by id.
+    /// The rows, in the listing's order (id order unless the filter sorts).
     pub rows: Vec<SampleSummary>,
 }
 
@@ -1106,34 +1214,78 @@ impl Explorer {
             return Err(ResultsError::BadQuery("limit must be at least 1".into()));
         }
         let limit = limit.min(MAX_PAGE);
+        let listing = Listing::of(filter)?;
         let labels = self.labels(&filter.runs).await?;
         let base = self.base().await?;
         let mut f = filter.clone();
         f.model = labels.filter_model(&f.model);
         let ids = tokio::task::spawn_blocking(move || {
             let m = f.matcher(base.names(), true);
-            base.ids_where(&f.runs, |_, s| m.keeps(s))
+            let scoring = f.scoring;
+            let mut hits =
+                base.pairs_where(&f.runs, |n, s| m.keeps(s) && listing.keeps(n, s, scoring));
+            if let Some((key, desc)) = listing.sort {
+                let names = base.names();
+                let text = |id: u32| names.name(id);
+                hits.sort_by(|(ia, a), (ib, b)| {
+                    let o = match key {
+                        SortKey::Id => ia.cmp(ib),
+                        SortKey::Bench => a.bench.as_str().cmp(b.bench.as_str()),
+                        SortKey::Model => text(a.model).cmp(text(b.model)),
+                        SortKey::Task => text(a.task).cmp(text(b.task)),
+                        SortKey::Kind => text(a.kind).cmp(text(b.kind)),
+                        SortKey::Category => text(a.category).cmp(text(b.category)),
+                        SortKey::Difficulty => text(a.difficulty).cmp(text(b.difficulty)),
+                        SortKey::Round => a.round.cmp(&b.round),
+                        SortKey::Outcome => text(a.outcome).cmp(text(b.outcome)),
+                        SortKey::Score => score_on(a, scoring).total_cmp(&score_on(b, scoring)),
+                    };
+                    // Ties keep id order, whichever way the column runs.
+                    (if desc { o.reverse() } else { o }).then(ia.cmp(ib))
+                });
+            }
+            hits.into_iter()
+                .map(|(id, s)| (id, score_on(s, scoring), passed_on(s, scoring)))
+                .collect::<Vec<(i64, f64, bool)>>()
         })
         .await
         .map_err(|e| ResultsError::BadQuery(format!("listing task failed: {e}")))?;
-        let page: Vec<i64> = ids
+        let shown: Vec<(i64, f64, bool)> = ids
             .iter()
             .skip(offset as usize)
             .take(limit as usize)
             .copied()
             .collect();
+        let page: Vec<i64> = shown.iter().map(|(id, ..)| *id).collect();
         let rows: Vec<SampleSummary> = if page.is_empty() {
             Vec::new()
         } else {
             let briefs = self.store.sample_briefs(&page).await?;
-            briefs
+            let mut rows: Vec<SampleSummary> = briefs
                 .into_iter()
                 .map(|b| {
                     let mut s = summary_of(b);
                     s.model = labels.label(&s.run_id, &s.model);
                     s
                 })
-                .collect()
+                .collect();
+            // The store answers in id order; the page's order is the listing's, and each row's
+            // score and pass flag are on the listing's scale (the one it was filtered on).
+            let at: HashMap<i64, (usize, f64, bool)> = shown
+                .iter()
+                .enumerate()
+                .map(|(i, (id, score, passed))| (*id, (i, *score, *passed)))
+                .collect();
+            for r in &mut rows {
+                if let Some(&(_, score, passed)) = at.get(&r.id) {
+                    if score.is_finite() {
+                        r.score = score;
+                        r.passed = passed;
+                    }
+                }
+            }
+            rows.sort_by_key(|r| at.get(&r.id).map_or(usize::MAX, |a| a.0));
+            rows
         };
         Ok(SamplePage {
             total: ids.len().min(u32::MAX as usize) as u32,

@@ -189,12 +189,12 @@ async fn flow(app: &App, demo: &str, only: &str) -> Result<Seen> {
         .await?;
     assert_eq!(row, Value::Bool(true));
     app.wait_text("#samples-filter", Duration::from_secs(20), |t| {
-        t.contains("model = builtin:known-wrong") && t.contains("composite")
+        t.contains("Model: builtin:known-wrong") && t.contains("Composite")
     })
     .await?;
     app.click("#samples-failed").await?;
     app.wait_text("#samples-filter", Duration::from_secs(20), |t| {
-        t.contains("passed = false")
+        t.contains("Result: failed")
     })
     .await?;
     app.screenshot("results-samples").await?;

@@ -674,14 +674,31 @@ function chartBox(name: string, svg: string): HTMLElement {
   return box;
 }
 
+/** Names of a filter's parts, for people. */
+const FILTER_LABEL: Record<string, string> = {
+  benchmark: "Benchmark", model: "Model", task: "Task", category: "Category", difficulty: "Difficulty", kind: "Kind",
+  prompt_type: "Prompt type", outcome: "Outcome", passed: "Result", scoring: "Scores", search: "Search",
+  score_min: "Score at least", score_max: "Score at most",
+};
+
 function describeFilter(f: SampleFilter): string {
   const parts: string[] = [];
   for (const [k, v] of Object.entries(f)) {
-    if (k === "runs" || v === null || v === "") continue;
-    parts.push(`${k} = ${String(v)}`);
+    if (k === "runs" || k === "sort" || k === "scoring" || v === null || v === undefined || v === "") continue;
+    const shown = k === "passed" ? (v ? "passed" : "failed")
+      : k === "benchmark" ? BENCH_LABEL[v as Bench] ?? String(v)
+      : k === "outcome" || k === "kind" || k === "category" ? valueLabel(String(v))
+      : String(v);
+    parts.push(`${FILTER_LABEL[k] ?? columnLabel(k)}: ${shown}`);
   }
-  return parts.length ? parts.join(" · ") : "all samples of the selected runs";
+  return parts.length ? parts.join(" · ") : "All samples of the selected runs";
 }
+
+/** The samples table's columns: the sort key each is ordered by, and its header. */
+const SAMPLE_COLS: [string, string][] = [
+  ["id", "Sample"], ["benchmark", "Benchmark"], ["model", "Model"], ["task", "Task"], ["kind", "Kind"],
+  ["category", "Category"], ["difficulty", "Difficulty"], ["round", "Round"], ["outcome", "Outcome"], ["score", "Score (0–1)"],
+];
 
 async function renderSamples(content: HTMLElement, s: State): Promise<void> {
   if (s.samplesFilter.runs.length === 0) s.samplesFilter = baseFilter(s);
@@ -716,6 +733,28 @@ async function renderSamples(content: HTMLElement, s: State): Promise<void> {
     s.samplesOffset = 0;
     void renderSamples(content, s);
   });
+  // Search, result and score range: applied on Enter / change, from the first page.
+  const refilter = (patch: Partial<SampleFilter>) => {
+    s.samplesFilter = { ...s.samplesFilter, ...patch };
+    s.samplesOffset = 0;
+    void renderSamples(content, s);
+  };
+  const search = h("input", { type: "search", id: "samples-search", placeholder: "Search task, model, outcome…",
+    "aria-label": "Search samples", value: f.search ?? "" });
+  search.addEventListener("change", () => refilter({ search: search.value.trim() || undefined }));
+  const result = h("select", { id: "samples-result", "aria-label": "Result" },
+    h("option", { value: "", selected: f.passed === null }, "passed and failed"),
+    h("option", { value: "true", selected: f.passed === true }, "passed only"),
+    h("option", { value: "false", selected: f.passed === false }, "failed only"));
+  result.addEventListener("change", () => refilter({ passed: result.value === "" ? null : result.value === "true" }));
+  const bound = (id: string, label: string, v: number | undefined | null) =>
+    h("input", { type: "number", id, min: "0", max: "1", step: "0.05", placeholder: label, "aria-label": `${label} score`, value: v === null || v === undefined ? "" : String(v), class: "score-bound" });
+  const lo = bound("samples-score-min", "from", f.score_min);
+  const hi = bound("samples-score-max", "to", f.score_max);
+  const num = (x: HTMLInputElement) => (x.value.trim() === "" ? undefined : Number(x.value));
+  for (const x of [lo, hi]) x.addEventListener("change", () => refilter({ score_min: num(lo as HTMLInputElement), score_max: num(hi as HTMLInputElement) }));
+  const tools = h("div", { class: "samples-tools", id: "samples-tools" },
+    search, result, h("label", { class: "inline" }, "Score ", lo, " – ", hi));
   nav.append(
     h("span", { id: "samples-range" }, p.total === 0 ? "no samples" : `${p.offset + 1}–${p.offset + p.rows.length} of ${p.total}`),
     prevB,
@@ -728,14 +767,14 @@ async function renderSamples(content: HTMLElement, s: State): Promise<void> {
       "tr",
       { class: "clickable", "data-sample": String(r.id), "data-outcome": r.outcome, "data-kind": r.kind },
       h("td", { class: "num" }, String(r.id)),
-      h("td", {}, r.benchmark),
-      h("td", {}, r.model),
-      h("td", { class: "mono small" }, r.task),
-      h("td", {}, r.kind),
-      h("td", {}, r.category),
+      h("td", {}, BENCH_LABEL[r.benchmark as Bench] ?? r.benchmark),
+      h("td", { "data-col": "model" }, r.model),
+      h("td", { class: "small" }, ident(r.task)),
+      h("td", {}, valueLabel(r.kind)),
+      h("td", {}, valueLabel(r.category)),
       h("td", {}, r.difficulty),
       h("td", { class: "num" }, String(r.round)),
-      h("td", {}, r.outcome),
+      h("td", { "data-col": "outcome" }, valueLabel(r.outcome)),
       h("td", { class: "num" }, r.score.toFixed(3)),
       h("td", {}, h("span", { class: `badge ${r.passed ? "ok" : "warn"}` }, r.passed ? "pass" : "fail")),
     );
@@ -749,6 +788,7 @@ async function renderSamples(content: HTMLElement, s: State): Promise<void> {
   mount(
     content,
     h("p", { class: "muted small", id: "samples-filter" }, describeFilter(f)),
+    tools,
     nav,
     h(
       "div",
@@ -756,7 +796,17 @@ async function renderSamples(content: HTMLElement, s: State): Promise<void> {
       h(
         "table",
         { class: "rtable", id: "samples-table" },
-        h("thead", {}, h("tr", {}, ...["id", "bench", "model", "task", "kind", "category", "difficulty", "round", "outcome", "score", ""].map((c) => h("th", {}, c)))),
+        h("thead", {}, h("tr", {}, ...SAMPLE_COLS.map(([key, label]) => {
+          const cur = f.sort ?? "id";
+          const desc = cur === `-${key}`;
+          const on = desc || cur === key;
+          const th = h("th", { "data-sort": key, tabindex: "0", title: `Sort by ${label.toLowerCase()}`,
+            "aria-sort": on ? (desc ? "descending" : "ascending") : "none" }, label + (on ? (desc ? " ▼" : " ▲") : ""));
+          const go = () => refilter({ sort: on && !desc ? `-${key}` : key });
+          th.addEventListener("click", go);
+          th.addEventListener("keydown", (e) => { if (e.key === "Enter" || e.key === " ") { e.preventDefault(); go(); } });
+          return th;
+        }), h("th", {}, h("span", { class: "sr-only" }, "Result")))),
         h("tbody", {}, ...rows),
       ),
     ),

@@ -342,6 +342,18 @@ impl Base {
         runs: &[String],
         keep: impl Fn(&Interner, &Sample) -> bool,
     ) -> Vec<i64> {
+        self.pairs_where(runs, keep)
+            .into_iter()
+            .map(|(id, _)| id)
+            .collect()
+    }
+
+    /// Like [`Self::ids_where`], with each id's sample.
+    pub fn pairs_where(
+        &self,
+        runs: &[String],
+        keep: impl Fn(&Interner, &Sample) -> bool,
+    ) -> Vec<(i64, &Sample)> {
         let wanted: Option<Vec<u32>> = (!runs.is_empty()).then(|| {
             runs.iter()
                 .filter_map(|r| self.run_index.get(r).copied())
@@ -355,7 +367,7 @@ impl Base {
                     && wanted.as_ref().is_none_or(|w| w.contains(&s.run))
                     && keep(&self.names, s)
             })
-            .map(|(k, _)| self.ids[k])
+            .map(|(k, s)| (self.ids[k], s))
             .collect()
     }
 
