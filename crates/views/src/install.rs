@@ -361,6 +361,16 @@ mod tests {
         }
     }
 
+    /// Installs `tool` with a fresh progress (what every failure test does).
+    async fn install(
+        config: &Path,
+        data: &Path,
+        registry: Option<&str>,
+        tool: Tool,
+    ) -> Result<InstalledTool, SetupError> {
+        install_tool(config, data, registry, tool, &InstallProgress::default()).await
+    }
+
     /// Serves `body` with `status` to every request on 127.0.0.1 until the test ends.
     async fn serve(status: u16, body: Vec<u8>) -> String {
         use tokio::io::{AsyncReadExt, AsyncWriteExt};
@@ -429,15 +439,9 @@ mod tests {
         assert_eq!(saved["anvil_path"], got.path.as_str());
         assert_eq!(saved["seed"], 5, "the other settings are kept");
         // Installing again replaces the program in place and leaves no staging folder behind.
-        install_tool(
-            &config,
-            &data,
-            Some(&registry),
-            Tool::Anvil,
-            &InstallProgress::default(),
-        )
-        .await
-        .unwrap();
+        install(&config, &data, Some(&registry), Tool::Anvil)
+            .await
+            .unwrap();
         let left: Vec<_> = std::fs::read_dir(data.join("tools"))
             .unwrap()
             .map(|e| e.unwrap().file_name().into_string().unwrap())
@@ -464,15 +468,9 @@ mod tests {
             b.into_inner().unwrap().finish().unwrap();
         }
         let registry = serve(200, tarball).await;
-        let e = install_tool(
-            &config,
-            &data,
-            Some(&registry),
-            Tool::Anvil,
-            &InstallProgress::default(),
-        )
-        .await
-        .unwrap_err();
+        let e = install(&config, &data, Some(&registry), Tool::Anvil)
+            .await
+            .unwrap_err();
         assert!(matches!(e, SetupError::Tampered { .. }), "{e}");
         assert!(e.to_string().contains("nothing was installed"), "{e}");
         assert!(!config.exists(), "no path saved");
@@ -484,15 +482,9 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         let (config, data) = (dir.path().join("config.json"), dir.path().join("data"));
         let registry = serve(404, b"not found".to_vec()).await;
-        let e = install_tool(
-            &config,
-            &data,
-            Some(&registry),
-            Tool::Deno,
-            &InstallProgress::default(),
-        )
-        .await
-        .unwrap_err();
+        let e = install(&config, &data, Some(&registry), Tool::Deno)
+            .await
+            .unwrap_err();
         let text = e.to_string();
         assert!(e.is_unreachable(), "{text}");
         assert!(text.contains("404") && text.contains(&registry), "{text}");
@@ -500,26 +492,14 @@ mod tests {
         let closed = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
         let url = format!("http://{}", closed.local_addr().unwrap());
         drop(closed);
-        let e = install_tool(
-            &config,
-            &data,
-            Some(&url),
-            Tool::Deno,
-            &InstallProgress::default(),
-        )
-        .await
-        .unwrap_err();
+        let e = install(&config, &data, Some(&url), Tool::Deno)
+            .await
+            .unwrap_err();
         assert!(e.to_string().contains("could not be reached"), "{e}");
         assert!(!config.exists());
-        let bwrap = install_tool(
-            &config,
-            &data,
-            None,
-            Tool::Bwrap,
-            &InstallProgress::default(),
-        )
-        .await
-        .unwrap_err();
+        let bwrap = install(&config, &data, None, Tool::Bwrap)
+            .await
+            .unwrap_err();
         assert!(
             matches!(bwrap, SetupError::NotInstallable { .. }),
             "{bwrap}"
