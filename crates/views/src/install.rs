@@ -398,7 +398,13 @@ mod tests {
     /// add` fetches it when the cache was cleared).
     fn pinned_archive(tool: Tool) -> Vec<u8> {
         let p = Package::for_tool(tool).unwrap();
-        let cache = std::path::PathBuf::from(std::env::var("HOME").unwrap()).join(".npm/_cacache");
+        // npm's cache folder as npm itself reports it (`~/.npm` unless configured elsewhere).
+        let out = std::process::Command::new("npm")
+            .args(["config", "get", "cache"])
+            .output()
+            .expect("npm runs");
+        let cache =
+            std::path::PathBuf::from(String::from_utf8_lossy(&out.stdout).trim()).join("_cacache");
         let file = p.npm_cache_file(&cache);
         if !file.is_file() {
             let ok = std::process::Command::new("npm")

@@ -18,8 +18,9 @@ use std::time::Duration;
 use anyhow::{Context, Result};
 use crucible_e2e::{workspace_root, App, LoopbackServer};
 
-/// The pinned packages the Install buttons fetch: (path on the registry, lock-file integrity).
-fn pinned_packages() -> Vec<(String, String)> {
+/// The pinned packages the Install buttons fetch: (path on the registry, lock-file integrity,
+/// `name@version`).
+fn pinned_packages() -> Vec<(String, String, String)> {
     let lock: serde_json::Value = serde_json::from_str(
         &std::fs::read_to_string(workspace_root().join("package-lock.json")).unwrap(),
     )
@@ -33,6 +34,7 @@ fn pinned_packages() -> Vec<(String, String)> {
             (
                 format!("/{name}/-/{base}-{version}.tgz"),
                 entry["integrity"].as_str().unwrap().to_string(),
+                format!("{name}@{version}"),
             )
         })
         .collect()
@@ -59,9 +61,13 @@ fn npm_cached(integrity: &str) -> Result<Vec<u8>> {
         }
     }
     let hex: String = bytes.iter().map(|b| format!("{b:02x}")).collect();
-    let home = std::env::var("HOME").context("HOME")?;
-    let file = PathBuf::from(home)
-        .join(".npm/_cacache/content-v2/sha512")
+    // npm's cache folder as npm itself reports it (`~/.npm` unless configured elsewhere).
+    let out = std::process::Command::new("npm")
+        .args(["config", "get", "cache"])
+        .output()
+        .context("running npm config get cache")?;
+    let file = PathBuf::from(String::from_utf8_lossy(&out.stdout).trim())
+        .join("_cacache/content-v2/sha512")
         .join(&hex[..2])
         .join(&hex[2..4])
         .join(&hex[4..]);
@@ -78,7 +84,17 @@ fn npm_cached(integrity: &str) -> Result<Vec<u8>> {
 fn registry_mirror() -> Result<String> {
     let files: BTreeMap<String, Vec<u8>> = pinned_packages()
         .into_iter()
-        .map(|(path, integrity)| Ok((path, npm_cached(&integrity)?)))
+        .map(|(path, integrity, spec)| {
+            let bytes = npm_cached(&integrity).or_else(|_| {
+                // A cleared cache: npm fetches the archive into it again.
+                std::process::Command::new("npm")
+                    .args(["cache", "add", &spec])
+                    .status()
+                    .context("npm cache add")?;
+                npm_cached(&integrity)
+            })?;
+            Ok((path, bytes))
+        })
         .collect::<Result<_>>()?;
     let listener = TcpListener::bind("127.0.0.1:0")?;
     let url = format!("http://{}", listener.local_addr()?);
