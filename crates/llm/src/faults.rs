@@ -579,8 +579,8 @@ async fn serve(mut sock: TcpStream, s: Arc<Shared>) -> std::io::Result<()> {
     } else {
         bytes.extend_from_slice(text.as_bytes());
     }
-    let written = sock.write_all(&bytes).await;
-    let _ = sock.shutdown().await;
+    // Logged before the answer leaves: a client that has its answer must find it counted
+    // (logging after the write raced a test reading the counts right after its last call).
     lock(&s.log).push(Served {
         conversation,
         attempt,
@@ -589,6 +589,8 @@ async fn serve(mut sock: TcpStream, s: Arc<Shared>) -> std::io::Result<()> {
         arrived,
         answered: Instant::now(),
     });
+    let written = sock.write_all(&bytes).await;
+    let _ = sock.shutdown().await;
     written
 }
 
