@@ -1914,7 +1914,7 @@ difficulty: string,
  */
 outcome: string, 
 /**
- * Score in [0, 1].
+ * Score in [0, 1] (in a listing: on the filter's scoring).
  */
 score: number, 
 /**
