@@ -594,7 +594,19 @@ async fn start_slow_run_on(app: &App, also: &[&str]) -> Result<()> {
         t.contains("Models")
     })
     .await?;
-    app.click("#rf-model-lab-loop-1").await?;
+    // A note the form adds or removes above the box can move it between the scroll and the
+    // click; a click that missed is made again.
+    for _ in 0..3 {
+        app.click("#rf-model-lab-loop-1").await?;
+        tokio::time::sleep(Duration::from_millis(400)).await;
+        if app
+            .eval("return document.getElementById('rf-model-lab-loop-1').checked")
+            .await?
+            == serde_json::Value::Bool(true)
+        {
+            break;
+        }
+    }
     let planned = app
         .wait_text(
             "#rf-plan [data-field=planned]",
