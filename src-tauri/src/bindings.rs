@@ -115,6 +115,11 @@ pub fn typescript() -> String {
     decl::<crate::live::ToolInstall>(&mut out);
     decl::<crate::live::ToolInstallState>(&mut out);
     decl::<crucible_bench::perf::PerfMark>(&mut out);
+    decl::<crucible_views::database::DatabaseCheck>(&mut out);
+    decl::<crucible_views::database::DatabaseState>(&mut out);
+    decl::<crucible_views::database::FreshDatabase>(&mut out);
+    decl::<crucible_views::database::Recovery>(&mut out);
+    decl::<crucible_views::database::OpenedDatabase>(&mut out);
     // Any JSON (stored details, events, artefacts, a studio task's extra view).
     decl::<serde_json::Value>(&mut out);
     decl::<crucible_core::Scoring>(&mut out);
@@ -396,6 +401,8 @@ mod tests {
             "UniverseState",
             "LocatedTool",
             "ConfigReset",
+            "DatabaseCheck",
+            "Recovery",
             "UniverseBuild",
             "UniverseBuildState",
             "ToolInstall",

@@ -29,6 +29,9 @@ pub enum ErrorKind {
     /// A server (a model provider, the package registry) could not be reached: no network, a
     /// wrong address, or the server is not running.
     Unreachable,
+    /// The database file is damaged, not a database, or another program's SQLite file: a
+    /// problem with the file, not a bug. The UI offers another file, a fresh one, or recovery.
+    DatabaseDamaged,
 }
 
 /// Whether an I/O error means the disk (or quota) is full.
@@ -106,11 +109,42 @@ impl CommandError {
     }
 }
 
+/// [`ErrorKind::DatabaseDamaged`] when `e` is a damaged or foreign database file, else `other`.
+fn store_kind(e: &crucible_store::StoreError, other: ErrorKind) -> ErrorKind {
+    if e.is_damaged_file() {
+        ErrorKind::DatabaseDamaged
+    } else {
+        other
+    }
+}
+
+impl From<crucible_views::database::DatabaseError> for CommandError {
+    fn from(e: crucible_views::database::DatabaseError) -> Self {
+        use crucible_views::database::DatabaseError as E;
+        let e = match e {
+            E::Setup(s) => return Self::from(s),
+            e => e,
+        };
+        let kind = match &e {
+            E::Setup(_) => ErrorKind::Internal,
+            E::Store(s) if s.is_disk_full() => ErrorKind::DiskFull,
+            E::Store(s) => store_kind(s, ErrorKind::Internal),
+            E::NoSuchFile(_) | E::Unusable { .. } => ErrorKind::Invalid,
+            E::Move { .. } if e.io().is_some_and(is_disk_full) => ErrorKind::DiskFull,
+            E::Move { .. } => ErrorKind::Internal,
+        };
+        Self {
+            kind,
+            message: e.to_string(),
+        }
+    }
+}
+
 impl From<crucible_store::StoreError> for CommandError {
     fn from(e: crucible_store::StoreError) -> Self {
         let kind = match e {
             crucible_store::StoreError::UnknownRun(_) => ErrorKind::NotFound,
-            _ => ErrorKind::Internal,
+            _ => store_kind(&e, ErrorKind::Internal),
         };
         // Store messages name the database and the run, never a key (keys are never stored).
         Self {
@@ -122,7 +156,9 @@ impl From<crucible_store::StoreError> for CommandError {
 
 impl From<crucible_run::RunError> for CommandError {
     fn from(e: crucible_run::RunError) -> Self {
-        let kind = if e.is_infrastructure() {
+        let kind = if let crucible_run::RunError::Store(s) = &e {
+            store_kind(s, ErrorKind::Internal)
+        } else if e.is_infrastructure() {
             ErrorKind::Internal
         } else {
             ErrorKind::Invalid
@@ -209,6 +245,7 @@ impl From<crucible_views::results::ResultsError> for CommandError {
             | E::UnknownChart(_)
             | E::UnknownFormat(_)
             | E::Report(R::UnknownBench(_) | R::NoPaperScores { .. }) => ErrorKind::Invalid,
+            E::Store(s) | E::Report(R::Store(s)) => store_kind(s, ErrorKind::Internal),
             _ => ErrorKind::Internal,
         };
         Self {
@@ -223,6 +260,9 @@ impl From<crucible_views::inspect::InspectError> for CommandError {
         use crucible_views::inspect::InspectError as E;
         let kind = match &e {
             E::UnknownSample(_) => ErrorKind::NotFound,
+            E::Report(crucible_report::ReportError::Store(s)) if s.is_damaged_file() => {
+                ErrorKind::DatabaseDamaged
+            }
             E::NothingToExecute { .. }
             | E::UnknownBenchmark { .. }
             | E::BadCompare(_)
@@ -230,7 +270,7 @@ impl From<crucible_views::inspect::InspectError> for CommandError {
             E::Setup { .. } => ErrorKind::Chain,
             E::Replay { source, .. } if source.is_infrastructure() => ErrorKind::Chain,
             E::Replay { .. } => ErrorKind::Task,
-            E::Store(_) => ErrorKind::Internal,
+            E::Store(s) => store_kind(s, ErrorKind::Internal),
         };
         Self {
             kind,
@@ -329,6 +369,47 @@ mod tests {
             last: "overloaded".into(),
         };
         assert_eq!(CommandError::from(busy).kind, ErrorKind::Internal);
+    }
+
+    #[tokio::test]
+    async fn a_damaged_or_foreign_database_is_not_called_a_bug() {
+        let dir = tempfile::tempdir().unwrap();
+        let db = dir.path().join("crucible.db");
+        std::fs::write(&db, "not a database ".repeat(300)).unwrap();
+        let damaged = crucible_store::Store::open(&db).await.unwrap_err();
+        let e = CommandError::from(damaged);
+        assert_eq!(e.kind, ErrorKind::DatabaseDamaged, "{e:?}");
+        assert!(e.message.contains(&db.display().to_string()), "{e:?}");
+        let v = serde_json::to_value(&e).unwrap();
+        assert_eq!(v["kind"], "database_damaged");
+
+        // Through the results explorer and the report, as the Results page meets it.
+        let results = crucible_views::results::Explorer::open(&db)
+            .await
+            .unwrap_err();
+        assert_eq!(CommandError::from(results).kind, ErrorKind::DatabaseDamaged);
+        let report =
+            crucible_views::results::ResultsError::Report(crucible_report::ReportError::Store(
+                crucible_store::StoreError::Foreign { path: db.clone() },
+            ));
+        assert_eq!(CommandError::from(report).kind, ErrorKind::DatabaseDamaged);
+        let run = crucible_run::RunError::Store(crucible_store::StoreError::Damaged {
+            path: db.clone(),
+            detail: "database disk image is malformed".into(),
+        });
+        assert_eq!(CommandError::from(run).kind, ErrorKind::DatabaseDamaged);
+
+        // The damaged-database actions: a bad choice is the user's input, not a bug.
+        let config = dir.path().join("config.json");
+        let chosen = crucible_views::database::open_other(&config, &db)
+            .await
+            .unwrap_err();
+        assert_eq!(CommandError::from(chosen).kind, ErrorKind::Invalid);
+        // Other store failures stay what they were.
+        let unknown = crucible_store::StoreError::UnknownRun("run-x".into());
+        assert_eq!(CommandError::from(unknown).kind, ErrorKind::NotFound);
+        let other = crucible_store::StoreError::Corrupt("bad json".into());
+        assert_eq!(CommandError::from(other).kind, ErrorKind::Internal);
     }
 
     #[test]

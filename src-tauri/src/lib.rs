@@ -31,7 +31,9 @@ pub struct AppState {
     pub keychain: std::sync::Arc<dyn crucible_llm::SecretStore>,
     /// Runs going on in this app (cancel tokens, live progress).
     pub runs: std::sync::Arc<live::ActiveRuns>,
-    /// The Results page's read-only view of `<data dir>/crucible.db`, opened on first use.
+    /// The Results page's read-only view of the database ([`crucible_core::Config::database_file`],
+    /// by default `<data dir>/crucible.db`), opened on first use; dropped when the database is
+    /// replaced ([`AppState::forget_database`]).
     pub explorer: std::sync::Mutex<Option<crucible_views::results::Explorer>>,
 }
 
@@ -147,6 +149,23 @@ impl AppState {
         self.config.get()
     }
 
+    /// The database file this session uses.
+    pub fn database(&self) -> Result<std::path::PathBuf, CommandError> {
+        Ok(self.config()?.database_file())
+    }
+
+    /// Drops every cached handle on the database (the explorer and its report cache), so the
+    /// next command opens whatever file is at the database's path now. The commands open a new
+    /// store per call, so the explorer is the only one cached.
+    pub fn forget_database(&self) {
+        let old = self
+            .explorer
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .take();
+        drop(old);
+    }
+
     /// Loads the configuration again (after the config file changed) and returns it.
     pub fn reload_config(&self) -> Result<crucible_core::Config, CommandError> {
         self.config.reload()
@@ -181,6 +200,11 @@ pub fn run() {
             commands::system::tool_installs,
             commands::system::open_folder,
             commands::perf::perf_mark,
+            // A damaged or foreign database file (the panel of `database_damaged` errors)
+            commands::database::check_database,
+            commands::database::start_fresh_database,
+            commands::database::recover_database,
+            commands::database::open_database,
             // Run console (Settings → Providers & models; Runs)
             commands::providers::list_providers,
             commands::providers::save_provider,

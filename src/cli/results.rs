@@ -89,7 +89,7 @@ pub enum ResultsCmd {
 pub struct ReplayArgs {
     /// The sample id (as `results` listings and the app show it).
     sample: i64,
-    /// The SQLite store (default: `<data dir>/crucible.db`).
+    /// The SQLite store (default: the `database` setting, else `<data dir>/crucible.db`).
     #[arg(long)]
     db: Option<PathBuf>,
     /// Print JSON.
@@ -105,9 +105,7 @@ pub async fn results(config: &Config, cmd: ResultsCmd) -> Result<()> {
         ResultsCmd::Reexec(a) => (ReplayMode::Reexecute, a),
         ResultsCmd::Rescore(a) => (ReplayMode::Rescore, a),
     };
-    let db =
-        a.db.clone()
-            .unwrap_or_else(|| config.data_dir.join("crucible.db"));
+    let db = a.db.clone().unwrap_or_else(|| config.database_file());
     let explorer = crucible_views::results::Explorer::open(&db).await?;
     let mut replayer = Replayer::new();
     let r = replayer.replay(config, &explorer, a.sample, mode).await?;

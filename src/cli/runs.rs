@@ -32,7 +32,7 @@ pub struct RunArgs {
     /// Run seed.
     #[arg(long, default_value_t = 0)]
     seed: u64,
-    /// The database (default: `<data dir>/crucible.db`).
+    /// The database (default: the `database` setting, else `<data dir>/crucible.db`).
     #[arg(long)]
     db: Option<PathBuf>,
     /// Model calls in flight at once (samples in flight; also the per-provider ceiling).
@@ -135,7 +135,7 @@ pub struct RunArgs {
 pub struct RescoreArgs {
     /// The run to re-score.
     run_id: String,
-    /// The database (default: `<data dir>/crucible.db`).
+    /// The database (default: the `database` setting, else `<data dir>/crucible.db`).
     #[arg(long)]
     db: Option<PathBuf>,
     /// Print JSON.
@@ -148,7 +148,7 @@ pub struct RescoreArgs {
 pub enum RunsCmd {
     /// Every run, newest first, with counts.
     List {
-        /// The database (default: `<data dir>/crucible.db`).
+        /// The database (default: the `database` setting, else `<data dir>/crucible.db`).
         #[arg(long)]
         db: Option<PathBuf>,
         /// Print JSON.
@@ -159,7 +159,7 @@ pub enum RunsCmd {
     Show {
         /// Run id.
         run_id: String,
-        /// The database (default: `<data dir>/crucible.db`).
+        /// The database (default: the `database` setting, else `<data dir>/crucible.db`).
         #[arg(long)]
         db: Option<PathBuf>,
         /// Print JSON.
@@ -170,7 +170,7 @@ pub enum RunsCmd {
     Delete {
         /// Run id.
         run_id: String,
-        /// The database (default: `<data dir>/crucible.db`).
+        /// The database (default: the `database` setting, else `<data dir>/crucible.db`).
         #[arg(long)]
         db: Option<PathBuf>,
         /// Print JSON.
@@ -193,7 +193,7 @@ pub enum AgentsCmd {
 /// `crucible demo`.
 #[derive(Debug, Args)]
 pub struct DemoArgs {
-    /// The database (default: `<data dir>/crucible.db`).
+    /// The database (default: the `database` setting, else `<data dir>/crucible.db`).
     #[arg(long)]
     db: Option<PathBuf>,
     /// Tasks per benchmark.
@@ -217,7 +217,7 @@ fn db_path(config: &Config, db: Option<PathBuf>) -> Result<PathBuf> {
         None => {
             std::fs::create_dir_all(&config.data_dir)
                 .with_context(|| format!("creating {}", config.data_dir.display()))?;
-            config.data_dir.join("crucible.db")
+            config.database_file()
         }
     })
 }

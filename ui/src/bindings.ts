@@ -17,7 +17,7 @@ message: string, };
 /**
  * What went wrong, coarsely, so the UI can choose what to advise.
  */
-export type ErrorKind = "config" | "internal" | "invalid" | "keychain" | "not_found" | "task" | "chain" | "tool_missing" | "disk_full" | "unreachable";
+export type ErrorKind = "config" | "internal" | "invalid" | "keychain" | "not_found" | "task" | "chain" | "tool_missing" | "disk_full" | "unreachable" | "database_damaged";
 
 /**
  * Everything the "System" page shows, as one serialisable value.
@@ -334,6 +334,107 @@ status: string, } | { "mark": "error",
  * What went wrong.
  */
 message: string, };
+
+/**
+ * A database file and what is wrong with it, for the damaged-database panel.
+ */
+export type DatabaseCheck = { 
+/**
+ * The file.
+ */
+path: string, 
+/**
+ * Its state.
+ */
+state: DatabaseState, 
+/**
+ * One plain sentence (no SQLite codes).
+ */
+headline: string, 
+/**
+ * The technical detail (SQLite's own words), for a folded "Details".
+ */
+detail: string | null, };
+
+/**
+ * What is wrong with a database file, if anything.
+ */
+export type DatabaseState = { "kind": "healthy", 
+/**
+ * Runs in it.
+ */
+runs: number, } | { "kind": "missing" } | { "kind": "damaged" } | { "kind": "foreign" };
+
+/**
+ * A fresh database started in place of a damaged one.
+ */
+export type FreshDatabase = { 
+/**
+ * The new, empty database.
+ */
+path: string, 
+/**
+ * Where the old file was moved, byte for byte.
+ */
+kept_as: string, 
+/**
+ * What happened, in words.
+ */
+summary: string, };
+
+/**
+ * What [`recover`] did.
+ */
+export type Recovery = { 
+/**
+ * The new database holding what was recovered.
+ */
+path: string, 
+/**
+ * Where the damaged file was moved, byte for byte.
+ */
+kept_as: string, 
+/**
+ * Runs recovered.
+ */
+runs: number, 
+/**
+ * Samples recovered.
+ */
+samples: number, 
+/**
+ * Runs that could not be read.
+ */
+runs_lost: number, 
+/**
+ * Samples that could not be read (or whose run could not be).
+ */
+samples_lost: number, 
+/**
+ * What happened, in words ("Recovered 3 runs and 1,204 samples; 2 runs could not be read.").
+ */
+summary: string, };
+
+/**
+ * Another database chosen by the user, checked and remembered.
+ */
+export type OpenedDatabase = { 
+/**
+ * The database now used (absolute).
+ */
+path: string, 
+/**
+ * Runs in it.
+ */
+runs: number, 
+/**
+ * The config file that remembers it.
+ */
+config_file: string, 
+/**
+ * What happened, in words.
+ */
+summary: string, };
 
 export type JsonValue = number | string | boolean | Array<JsonValue> | { [key in string]: JsonValue } | null;
 

@@ -7,6 +7,7 @@ import type {
   ChartView, CommandError, CompareView, DemoInfo, Extracted, Replay, ReplayMode, ConnectionTest, Facets, LiveStatus, PlanResult, ProviderEntry, ProvidersView, Report, RunForm, RunInfo, RunsView, SampleFilter, SamplePage, SampleView, Scoring, PaperTables,
   PerfMark, SystemStatus, LocatedTool, ConfigReset, UniverseBuild, ToolInstall, PackInfo, PackVerdict, SelftestProgress,
 } from "./bindings";
+import type { DatabaseCheck, FreshDatabase, OpenedDatabase, Recovery } from "./bindings";
 
 export type Result<T> = { ok: true; value: T } | { ok: false; error: CommandError };
 
@@ -255,3 +256,18 @@ export async function onSelftestProgress(cb: (p: SelftestProgress) => void): Pro
     return () => {};
   }
 }
+
+// --- A damaged or foreign database file (Rust: commands/database.rs) ---
+
+/** The database file and what is wrong with it, in one plain sentence. */
+export const checkDatabase = (): Promise<Result<DatabaseCheck>> => call<DatabaseCheck>("check_database");
+
+/** Moves the database file aside (never deleted) and starts a new, empty one in its place. */
+export const startFreshDatabase = (): Promise<Result<FreshDatabase>> => call<FreshDatabase>("start_fresh_database");
+
+/** Moves the database file aside and copies what can still be read from it into a new one. */
+export const recoverDatabase = (): Promise<Result<Recovery>> => call<Recovery>("recover_database");
+
+/** Checks that `path` is a Crucible database, remembers it in the settings file and uses it. */
+export const openDatabase = (path: string): Promise<Result<OpenedDatabase>> =>
+  call<OpenedDatabase>("open_database", { path });

@@ -8,6 +8,7 @@
 import type { CommandError, SystemStatus, ToolInstall, ToolStatus, UniverseBuild, UniverseStatus } from "./bindings";
 import { h, mount } from "./dom";
 import { buildUniverse, getSystemStatus, installTool, locateTool, resetConfig, toolInstalls, universeBuilds } from "./ipc";
+import { damagedDatabasePanel } from "./database-panel";
 
 /** How often the status is re-read while the page is visible. */
 export const REFRESH_MS = 5000;
@@ -383,6 +384,7 @@ function adviceFor(kind: CommandError["kind"]): { title: string; advice: string;
 
 /** Shown instead of a status when the command failed; `kind` decides the advice and the actions. */
 export function errorBox(error: CommandError, onFixed?: (notice: string) => Promise<void>): HTMLElement {
+  if (error.kind === "database_damaged") return damagedDatabasePanel(error);
   const a = adviceFor(error.kind);
   const actions: HTMLElement[] = [];
   if (error.kind === "config") {

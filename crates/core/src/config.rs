@@ -69,6 +69,9 @@ pub struct Config {
     pub anvil_memory_mib: u64,
     /// Seed for everything random that a run does not seed itself.
     pub seed: u64,
+    /// The run database, when it is not `<data_dir>/crucible.db` (chosen in the app with "Open
+    /// another database…"); read it with [`Config::database_file`].
+    pub database: Option<PathBuf>,
 }
 
 impl Default for Config {
@@ -89,6 +92,7 @@ impl Default for Config {
             anvil_port: 0,
             anvil_memory_mib: 4096,
             seed: 0,
+            database: None,
         }
     }
 }
@@ -219,6 +223,9 @@ impl Config {
         if let Some(v) = get("CRUCIBLE_FILE_MANAGER") {
             self.file_manager = Some(v.into());
         }
+        if let Some(v) = get("CRUCIBLE_DB") {
+            self.database = Some(v.into());
+        }
         if let Some(seed) = get("CRUCIBLE_SEED").and_then(|v| v.to_str()?.parse().ok()) {
             self.seed = seed;
         }
@@ -237,6 +244,13 @@ impl Config {
             seed: 7,
             ..Self::default()
         }
+    }
+
+    /// The run database: the `database` setting, else `<data_dir>/crucible.db`.
+    pub fn database_file(&self) -> PathBuf {
+        self.database
+            .clone()
+            .unwrap_or_else(|| self.data_dir.join("crucible.db"))
     }
 
     /// The project's `assets/` directory.

@@ -66,9 +66,75 @@ pub enum StoreError {
     /// A query failed.
     #[error("database: {0}")]
     Sql(#[from] sqlx::Error),
+    /// The file is not a database, or its pages are damaged (SQLite's "file is not a database",
+    /// code 26, and "database disk image is malformed", code 11): not a bug, the file itself.
+    #[error("the database file {path} is damaged and cannot be read (SQLite says: {detail})")]
+    Damaged {
+        /// The file.
+        path: PathBuf,
+        /// SQLite's own words, for the technical details.
+        detail: String,
+    },
+    /// The file is a valid SQLite database, but holds none of Crucible's tables.
+    #[error("the file {path} is an SQLite database, but not one of Crucible's (it has no runs)")]
+    Foreign {
+        /// The file.
+        path: PathBuf,
+    },
+}
+
+/// Whether SQLite reported the file itself as broken: `SQLITE_CORRUPT` (11) or `SQLITE_NOTADB`
+/// (26), extended codes included (`SQLITE_CORRUPT_INDEX` = 779, …: the primary code is the low
+/// byte).
+pub(crate) fn is_damage(e: &sqlx::Error) -> bool {
+    let sqlx::Error::Database(d) = e else {
+        return false;
+    };
+    let code = d.code().and_then(|c| c.parse::<i64>().ok()).unwrap_or(0);
+    matches!(code & 0xff, 11 | 26)
+}
+
+/// SQLite's message without sqlx's "(code: N)" wrapping.
+pub(crate) fn sqlite_words(e: &sqlx::Error) -> String {
+    match e {
+        sqlx::Error::Database(d) => d.message().to_string(),
+        other => other.to_string(),
+    }
 }
 
 impl StoreError {
+    /// `e` as [`StoreError::Damaged`] naming `path` when SQLite called the file broken, else as
+    /// `other(e)`.
+    pub(crate) fn or_damaged(
+        path: &std::path::Path,
+        e: sqlx::Error,
+        other: impl FnOnce(sqlx::Error) -> Self,
+    ) -> Self {
+        if is_damage(&e) {
+            Self::Damaged {
+                path: path.to_path_buf(),
+                detail: sqlite_words(&e),
+            }
+        } else {
+            other(e)
+        }
+    }
+
+    /// True when the database file itself is unusable — damaged, not a database, or another
+    /// program's SQLite file — rather than Crucible failing: the fix is a different file, not a
+    /// bug report. Also true for a query that hit a damaged page after the file opened.
+    pub fn is_damaged_file(&self) -> bool {
+        match self {
+            Self::Damaged { .. } | Self::Foreign { .. } => true,
+            Self::Open { source, .. } | Self::Sql(source) => is_damage(source),
+            Self::Migrate {
+                source: sqlx::migrate::MigrateError::Execute(source),
+                ..
+            } => is_damage(source),
+            _ => false,
+        }
+    }
+
     /// True when the disk holding the database is full (or refuses writes): SQLite's
     /// `SQLITE_FULL`, or a failed write or sync. Nothing committed is lost; the write that failed
     /// did not happen.

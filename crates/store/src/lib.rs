@@ -57,5 +57,5 @@ pub use samples::{NewSample, SampleKey, SampleRow, SampleRowRef};
 pub use schema::{
     KNOWN_BENCHMARKS, REPORT_COLUMNS, SAMPLE_COLUMNS, SAMPLE_COLUMN_COUNT, SUMMARY_COLUMNS,
 };
-pub use sqlite::{Store, SyntheticRun, SyntheticSample};
+pub use sqlite::{Recovered, Store, SyntheticRun, SyntheticSample};
 pub use time::{rfc3339, run_id};

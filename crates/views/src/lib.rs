@@ -1,7 +1,8 @@
 //! What the desktop app and the CLI show, testable without a window: the benchmark [`catalog`]
 //! for runs, the run [`console`] (new-run form, estimates, live progress, runs list), the task
 //! author's [`studio`], the reviewer's [`results`] explorer, its typed sample [`trace`] view and
-//! sample actions ([`inspect`]), the Compare screen's [`verdict`], and the System page's [`status`].
+//! sample actions ([`inspect`]), the Compare screen's [`verdict`], the System page's [`status`], and the run
+//! [`database`] file when it is damaged or not Crucible's.
 //!
 //! This is the one library crate that names every benchmark: it plugs them into orchestration.
 //! It must not write SQL (it asks `crucible-store`) or hold window or Tauri types.
@@ -10,6 +11,7 @@
 
 pub mod catalog;
 pub mod console;
+pub mod database;
 pub mod inspect;
 pub mod install;
 pub mod packs;

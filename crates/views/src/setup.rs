@@ -319,7 +319,11 @@ pub fn locate_tool(config_file: &Path, tool: Tool, path: &Path) -> Result<Locate
 }
 
 /// Sets one top-level `key` of the config file, which must load (or not exist yet).
-fn set_config_value(file: &Path, key: &str, value: serde_json::Value) -> Result<(), SetupError> {
+pub(crate) fn set_config_value(
+    file: &Path,
+    key: &str,
+    value: serde_json::Value,
+) -> Result<(), SetupError> {
     let mut object = match std::fs::read_to_string(file) {
         Ok(text) => {
             if let Some(problem) = explain_config_text(&text) {
@@ -437,8 +441,8 @@ fn explain_setting(key: &str, serde: &str) -> String {
         let field = rest.split('`').next().unwrap_or(rest);
         return format!(
             "\u{201c}{field}\u{201d} is not a setting Crucible knows (a typing mistake?); \
-             the settings are data_dir, project_dir, anvil_path, deno_path, bwrap_path, npm_registry, file_manager, \
-             anvil_port, anvil_memory_mib and seed"
+             the settings are data_dir, project_dir, anvil_path, deno_path, bwrap_path, npm_registry, \
+             file_manager, anvil_port, anvil_memory_mib, seed and database"
         );
     }
     let wanted = match serde.rsplit("expected ").next().unwrap_or("") {

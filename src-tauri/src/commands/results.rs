@@ -1,6 +1,7 @@
 //! Commands behind the Results page: the run picker, the report (leaderboards and every table, the
 //! same value `crucible report --json` prints), charts, paginated samples, one sample's trace,
-//! run comparison and exports. All of them read `<data dir>/crucible.db` through
+//! run comparison and exports. All of them read the database (`<data dir>/crucible.db` unless the
+//! `database` setting names another) through
 //! [`crucible_views::results::Explorer`].
 
 use crucible_core::Scoring;
@@ -26,7 +27,7 @@ async fn explorer(state: &AppState) -> Result<(crucible_core::Config, Explorer),
     {
         return Ok((config, e));
     }
-    let e = Explorer::open(&config.data_dir.join("crucible.db")).await?;
+    let e = Explorer::open(&config.database_file()).await?;
     *state.explorer.lock().unwrap_or_else(|e| e.into_inner()) = Some(e.clone());
     Ok((config, e))
 }

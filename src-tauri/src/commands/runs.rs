@@ -17,7 +17,7 @@ pub(crate) async fn open_store(
     std::fs::create_dir_all(&config.data_dir).map_err(|e| {
         CommandError::internal(format!("creating {}: {e}", config.data_dir.display()))
     })?;
-    let store = Store::open(&config.data_dir.join("crucible.db")).await?;
+    let store = Store::open(&config.database_file()).await?;
     Ok((config, store))
 }
 

@@ -347,3 +347,90 @@ async fn broken_config_file_shows_a_config_error_not_a_crash() {
         "says what is wrong in words: {text}"
     );
 }
+
+#[tokio::test]
+#[ignore = "needs the built app, tauri-driver, WebKitWebDriver and an X display; run .ci/e2e"]
+async fn a_damaged_database_is_explained_and_a_fresh_one_started_keeping_the_old_file() {
+    // 4 KiB of text where the database should be: SQLite's "file is not a database" (code 26).
+    let (xdg, data) = (tempfile::tempdir().unwrap(), tempfile::tempdir().unwrap());
+    let db = data.path().join("crucible.db");
+    let garbage = "this is not a database, just text. "
+        .repeat(200)
+        .into_bytes()[..4096]
+        .to_vec();
+    std::fs::write(&db, &garbage).unwrap();
+    let mut env = base_env(&workspace_root(), data.path());
+    env.insert("XDG_CONFIG_HOME".into(), xdg.path().display().to_string());
+
+    let app = App::launch(&env).await.expect("app launches");
+    let seen = async {
+        app.click("#nav-runs").await?;
+        let kind = app
+            .attr("#runs-list #database-damaged", "data-kind")
+            .await?;
+        let file = app
+            .wait_text("#database-file", Duration::from_secs(10), |t| !t.is_empty())
+            .await?;
+        let panel = app.text("#runs-list #database-damaged").await?;
+        app.screenshot("database-damaged-runs").await?;
+        app.click("#nav-results").await?;
+        let results_kind = app.attr("#database-damaged", "data-kind").await?;
+        app.click("#nav-runs").await?;
+        app.click("#database-fresh").await?;
+        let notice = app
+            .wait_text("#database-notice", Duration::from_secs(20), |t| {
+                t.contains("kept as")
+            })
+            .await?;
+        let empty = app.text("#runs-empty").await?;
+        app.screenshot("database-fresh-runs").await?;
+        anyhow::Ok((kind, file, panel, results_kind, notice, empty))
+    }
+    .await;
+    app.close().await;
+    let (kind, file, panel, results_kind, notice, empty) =
+        seen.expect("the damaged-database panel renders and works");
+
+    assert_eq!(kind, "database_damaged");
+    assert_eq!(results_kind, "database_damaged", "the Results page too");
+    assert_eq!(file, db.display().to_string(), "names the file");
+    assert!(panel.contains("is damaged"), "says what is wrong: {panel}");
+    assert!(
+        !panel.contains("bug in Crucible") || panel.contains("not a bug in Crucible"),
+        "not called a bug: {panel}"
+    );
+    for button in [
+        "Open another database",
+        "Start a fresh database",
+        "Recover what can be read",
+    ] {
+        assert!(panel.contains(button), "offers {button}: {panel}");
+    }
+    assert!(
+        !panel.contains("code: 26"),
+        "no SQLite code on show: {panel}"
+    );
+    assert!(empty.contains("No runs yet"), "{empty}");
+
+    // The damaged file is still beside the new database, byte for byte, under the name shown.
+    let kept: Vec<_> = std::fs::read_dir(data.path())
+        .unwrap()
+        .filter_map(|e| e.ok())
+        .map(|e| e.path())
+        .filter(|p| {
+            p.file_name()
+                .is_some_and(|n| n.to_string_lossy().starts_with("crucible.db.damaged-"))
+        })
+        .collect();
+    assert_eq!(kept.len(), 1, "{kept:?}");
+    assert_eq!(std::fs::read(&kept[0]).unwrap(), garbage);
+    assert!(
+        notice.contains(&kept[0].display().to_string()),
+        "names where the old file went: {notice}"
+    );
+    assert_ne!(
+        std::fs::read(&db).unwrap(),
+        garbage,
+        "a new database in its place"
+    );
+}

@@ -18,8 +18,10 @@ use std::time::Duration;
 use crucible_core::RunStatus;
 use serde_json::{Map, Value};
 use sqlx::sqlite::{
-    SqliteConnectOptions, SqliteJournalMode, SqlitePool, SqlitePoolOptions, SqliteSynchronous,
+    SqliteConnectOptions, SqliteConnection, SqliteJournalMode, SqlitePool, SqlitePoolOptions,
+    SqliteSynchronous,
 };
+use sqlx::Connection;
 
 use crate::{
     NewRun, NewSample, ReportRow, RunHead, RunReader, RunRow, RunStore, RunSummary, SampleBrief,
@@ -27,6 +29,7 @@ use crate::{
     TextColumn,
 };
 
+mod damage;
 mod mirror;
 mod reads;
 mod runs;
@@ -35,6 +38,7 @@ mod synthetic;
 #[cfg(test)]
 mod tests;
 
+pub use damage::Recovered;
 pub use synthetic::{SyntheticRun, SyntheticSample};
 
 /// A handle on one SQLite database file. Clones share the connection pool.
@@ -86,14 +90,17 @@ impl Store {
         if !path.is_file() {
             return Err(StoreError::NoDatabase(path.to_path_buf()));
         }
+        probe(path).await?;
         let opts = SqliteConnectOptions::new().filename(path).read_only(true);
         let pool = SqlitePoolOptions::new()
             .max_connections(2)
             .connect_with(opts)
             .await
-            .map_err(|source| StoreError::Open {
-                path: path.to_path_buf(),
-                source,
+            .map_err(|e| {
+                StoreError::or_damaged(path, e, |source| StoreError::Open {
+                    path: path.to_path_buf(),
+                    source,
+                })
             })?;
         Ok(Self {
             pool,
@@ -107,9 +114,11 @@ impl Store {
     }
 
     async fn connect_as(path: &Path, create: bool, migrate: bool) -> Result<Self, StoreError> {
-        let open = |source| StoreError::Open {
-            path: path.to_path_buf(),
-            source,
+        let open = |e| {
+            StoreError::or_damaged(path, e, |source| StoreError::Open {
+                path: path.to_path_buf(),
+                source,
+            })
         };
         // WAL + synchronous=NORMAL survives a killed process (only an OS crash can lose the
         // last commits), and keeps a commit per sample cheap.
@@ -148,6 +157,7 @@ impl Store {
         } else {
             None
         };
+        probe(path).await?;
         let pool = SqlitePoolOptions::new()
             .max_connections(4)
             .connect_with(opts)
@@ -157,9 +167,14 @@ impl Store {
             sqlx::migrate!("../../migrations")
                 .run(&pool)
                 .await
-                .map_err(|source| StoreError::Migrate {
-                    path: path.to_path_buf(),
-                    source,
+                .map_err(|source| match source {
+                    sqlx::migrate::MigrateError::Execute(e) if crate::error::is_damage(&e) => {
+                        open(e)
+                    }
+                    source => StoreError::Migrate {
+                        path: path.to_path_buf(),
+                        source,
+                    },
                 })?;
         }
         drop(locked);
@@ -178,6 +193,40 @@ impl Store {
     /// Closes every connection (checkpointing the WAL).
     pub async fn close(&self) {
         self.pool.close().await;
+    }
+}
+
+/// Reads the schema of an existing, non-empty file on a read-only connection before anything
+/// writes to it (switching a file to WAL or migrating it would change another program's file):
+/// a damaged file is [`StoreError::Damaged`], a database without Crucible's tables
+/// [`StoreError::Foreign`]. A missing or empty file is a new database.
+async fn probe(path: &Path) -> Result<(), StoreError> {
+    if !std::fs::metadata(path).is_ok_and(|m| m.len() > 0) {
+        return Ok(());
+    }
+    let failed = |e| {
+        StoreError::or_damaged(path, e, |source| StoreError::Open {
+            path: path.to_path_buf(),
+            source,
+        })
+    };
+    let opts = SqliteConnectOptions::new().filename(path).read_only(true);
+    let mut conn = SqliteConnection::connect_with(&opts)
+        .await
+        .map_err(failed)?;
+    let tables: Result<Vec<String>, _> =
+        sqlx::query_scalar("SELECT name FROM sqlite_master WHERE type = 'table'")
+            .fetch_all(&mut conn)
+            .await;
+    conn.close().await.ok();
+    let tables = tables.map_err(failed)?;
+    let ours = |t: &String| t == "runs" || t == "_sqlx_migrations";
+    if tables.is_empty() || tables.iter().any(ours) {
+        Ok(())
+    } else {
+        Err(StoreError::Foreign {
+            path: path.to_path_buf(),
+        })
     }
 }
 
