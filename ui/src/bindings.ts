@@ -2671,7 +2671,11 @@ profile: Array<ProfileRow>,
 /**
  * Cost vs score per model and benchmark (for the frontier chart).
  */
-cost: Array<CostRow>, };
+cost: Array<CostRow>, 
+/**
+ * Mean score and pass rate of every (benchmark, model, category): the heat map.
+ */
+categories: Array<CategoryCell>, };
 
 /**
  * One row of the cross-benchmark profile: normalised scores in [0, 1] per axis.
@@ -2724,6 +2728,39 @@ score: number,
  * and better-or-equal with one strict).
  */
 frontier: boolean, };
+
+/**
+ * One cell of the model × category heat map: a model's samples of one benchmark category.
+ */
+export type CategoryCell = { 
+/**
+ * Benchmark.
+ */
+benchmark: string, 
+/**
+ * Model name.
+ */
+model: string, 
+/**
+ * Category (empty for samples that have none).
+ */
+category: string, 
+/**
+ * Samples.
+ */
+n: number, 
+/**
+ * Samples passed.
+ */
+passed: number, 
+/**
+ * Mean score × 100 (a percentage of the maximum score).
+ */
+score_pct: number, 
+/**
+ * passed / n · 100.
+ */
+pass_rate_pct: number, };
 
 /**
  * One model's figures for one benchmark.
@@ -2899,6 +2936,14 @@ composite: number,
  * Mean over rounds of the per-round total.
  */
 total: number, 
+/**
+ * The most a round could score: its tasks × 100 points (mean over rounds).
+ */
+max_total: number, 
+/**
+ * `total` as a percentage of `max_total`.
+ */
+total_pct: number, 
 /**
  * SD of the per-round totals.
  */

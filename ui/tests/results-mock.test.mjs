@@ -152,6 +152,43 @@ test("the leaderboard ranks models, marks the best and folds the advanced statis
   await page.close();
 });
 
+test("scores read as a share of the maximum and the model × category heat map drills into samples", async () => {
+  const qb = (model, total) => ({ model, rounds: 1, atomic: total, composite: 0, total, max_total: 400, total_pct: total / 4, sd: null, cv_pct: null,
+    ci95: null, spearman_mean: null, spearman_min: null, spearman_max: null, pass_count: 1, group: 1 });
+  const cell = (benchmark, model, category, score_pct, passed, n) => ({ benchmark, model, category, n, passed, score_pct, pass_rate_pct: passed / n * 100 });
+  const report = { samples: 12, runs: ["run-1"], profile: [], cost: [], scoring: "paper",
+    questbench: { leaderboard: [qb("lab · llama", 300), qb("builtin:b", 100)] },
+    intent2tx: { table1: [{ model: "lab · llama", setting: "direct", steps: "single", n: 4, format: 1, logic: 1, param: 0.5, pass: 0.5, final_score: 0.625 }] },
+    categories: [
+      cell("questbench", "lab · llama", "transfer", 100, 2, 2), cell("questbench", "lab · llama", "swap_exact_in", 50, 1, 2),
+      cell("questbench", "builtin:b", "transfer", 0, 0, 2),
+      cell("intent2tx", "lab · llama", "swap", 62.5, 2, 4),
+    ] };
+  const calls = [];
+  const base = handler(calls);
+  const { page } = await open("#/results", (cmd, args) => (cmd === "results_report" ? { ok: report } : base(cmd, args)));
+  await page.locator("#heat-table-questbench").waitFor();
+  const pct = await page.$$eval("#table-questbench-leaderboard tbody td[data-col=total_pct]", (tds) => tds.map((t) => t.textContent));
+  assert.deepEqual(pct, ["75", "25"], "total as % of the most possible");
+  assert.equal(await page.locator("#table-questbench-leaderboard th[data-col=total_pct]").textContent(), "% of most possible");
+  assert.equal(await page.locator("#table-intent2tx-table1 td[data-col=final_pct]").textContent(), "62.50");
+  // One category only: no heat map for Intent2Tx (a single column says nothing new).
+  assert.equal(await page.locator("#heat-intent2tx").count(), 0);
+  const grid = await page.$$eval("#heat-table-questbench tr", (trs) => trs.map((tr) => [...tr.children].map((c) => c.textContent)));
+  assert.deepEqual(grid, [["Model", "Swap exact in", "Transfer"], ["builtin:b", "–", "0 %"], ["lab · llama", "50 %", "100 %"]]);
+  const colours = await page.$$eval("#heat-table-questbench td.heat-cell", (tds) => tds.map((t) => getComputedStyle(t).backgroundColor));
+  assert.equal(new Set(colours).size, 3, "each score has its own shade");
+  assert.match(await page.locator("#heat-table-questbench td[data-category=swap_exact_in]").getAttribute("title"), /1 of 2 passed/);
+  await page.screenshot({ path: join(shots, "mock-heat-map.png"), timeout: 15000 });
+  // Enter on a focused cell lists that model's samples of that category.
+  await page.focus("#heat-table-questbench td[data-model='lab · llama'][data-category=swap_exact_in]");
+  await page.keyboard.press("Enter");
+  await page.locator("#samples-table").waitFor();
+  const f = calls.filter(([c]) => c === "results_samples").at(-1)[1].filter;
+  assert.deepEqual([f.benchmark, f.model, f.category], ["questbench", "lab · llama", "swap_exact_in"]);
+  await page.close();
+});
+
 test("samples are searched, narrowed by result and score, and sorted by any column", async () => {
   const calls = [];
   const base = handler(calls);

@@ -167,6 +167,27 @@ pub struct Report {
     pub profile: Vec<ProfileRow>,
     /// Cost vs score per model and benchmark (for the frontier chart).
     pub cost: Vec<CostRow>,
+    /// Mean score and pass rate of every (benchmark, model, category): the heat map.
+    pub categories: Vec<CategoryCell>,
+}
+
+/// One cell of the model × category heat map: a model's samples of one benchmark category.
+#[derive(Debug, Clone, Serialize, PartialEq, TS)]
+pub struct CategoryCell {
+    /// Benchmark.
+    pub benchmark: String,
+    /// Model name.
+    pub model: String,
+    /// Category (empty for samples that have none).
+    pub category: String,
+    /// Samples.
+    pub n: usize,
+    /// Samples passed.
+    pub passed: usize,
+    /// Mean score × 100 (a percentage of the maximum score).
+    pub score_pct: f64,
+    /// passed / n · 100.
+    pub pass_rate_pct: f64,
 }
 
 /// Total cost and mean score of one model on one benchmark.
@@ -302,6 +323,43 @@ pub fn cost(ds: &Dataset) -> Vec<CostRow> {
         .collect()
 }
 
+/// The model × category heat map of a dataset: one cell per (benchmark, model, category) that has
+/// samples, ordered by benchmark, model and category.
+pub fn categories(ds: &Dataset) -> Vec<CategoryCell> {
+    let mut ids: IdMap<(Bench, u32, u32), (f64, usize, usize)> = IdMap::default();
+    for s in &ds.samples {
+        let e = ids.entry((s.bench, s.model, s.category)).or_default();
+        e.0 += s.score;
+        e.1 += usize::from(s.passed);
+        e.2 += 1;
+    }
+    let cells: BTreeMap<(String, String, String), (f64, usize, usize)> = ids
+        .into_iter()
+        .map(|((b, m, c), v)| {
+            let key = (
+                b.to_string(),
+                ds.name(m).to_string(),
+                ds.name(c).to_string(),
+            );
+            (key, v)
+        })
+        .collect();
+    cells
+        .into_iter()
+        .map(
+            |((benchmark, model, category), (sum, passed, n))| CategoryCell {
+                benchmark,
+                model,
+                category,
+                n,
+                passed,
+                score_pct: sum / n as f64 * 100.0,
+                pass_rate_pct: passed as f64 / n as f64 * 100.0,
+            },
+        )
+        .collect()
+}
+
 /// Builds every table of the selected benchmarks. `pilot_ceilings` maps PILOT task ids to their
 /// exact optimal full-success probability (empty when not computed).
 pub fn build(ds: &Dataset, sel: BenchSelection, pilot_ceilings: &HashMap<String, f64>) -> Report {
@@ -325,6 +383,7 @@ pub fn build(ds: &Dataset, sel: BenchSelection, pilot_ceilings: &HashMap<String,
         });
         let profile = scope.spawn(|| profile(ds));
         let cost = cost(ds);
+        let categories = categories(ds);
         Report {
             runs: ds.runs.clone(),
             samples: ds.samples.len(),
@@ -342,6 +401,66 @@ pub fn build(ds: &Dataset, sel: BenchSelection, pilot_ceilings: &HashMap<String,
                 .join()
                 .unwrap_or_else(|e| std::panic::resume_unwind(e)),
             cost,
+            categories,
         }
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use dataset::Sample;
+
+    /// A dataset of (bench, model, category, score, passed) samples.
+    fn ds(rows: &[(Bench, &str, &str, f64, bool)]) -> Dataset {
+        let mut ds = Dataset::default();
+        for &(bench, model, category, score, passed) in rows {
+            let (model, category) = (ds.names.id(model), ds.names.id(category));
+            ds.samples.push(Sample {
+                bench,
+                model,
+                category,
+                score,
+                passed,
+                ..Sample::BLANK
+            });
+        }
+        ds
+    }
+
+    #[test]
+    fn category_cells_hold_each_models_mean_and_pass_rate_per_category() {
+        let ds = ds(&[
+            (Bench::Questbench, "a", "swap", 1.0, true),
+            (Bench::Questbench, "a", "swap", 0.5, false),
+            (Bench::Questbench, "a", "lend", 0.0, false),
+            (Bench::Questbench, "b", "swap", 0.25, false),
+            (Bench::Pilot, "a", "swap", 1.0, true),
+        ]);
+        let cells = categories(&ds);
+        let seen: Vec<(&str, &str, &str, usize, usize, f64, f64)> = cells
+            .iter()
+            .map(|c| {
+                (
+                    c.benchmark.as_str(),
+                    c.model.as_str(),
+                    c.category.as_str(),
+                    c.n,
+                    c.passed,
+                    c.score_pct,
+                    c.pass_rate_pct,
+                )
+            })
+            .collect();
+        let qb = Bench::Questbench.to_string();
+        let pilot = Bench::Pilot.to_string();
+        let mut want = vec![
+            (qb.as_str(), "a", "lend", 1, 0, 0.0, 0.0),
+            (qb.as_str(), "a", "swap", 2, 1, 75.0, 50.0),
+            (qb.as_str(), "b", "swap", 1, 0, 25.0, 0.0),
+            (pilot.as_str(), "a", "swap", 1, 1, 100.0, 100.0),
+        ];
+        want.sort_by(|x, y| (x.0, x.1, x.2).cmp(&(y.0, y.1, y.2)));
+        assert_eq!(seen, want);
+    }
 }

@@ -27,6 +27,10 @@ pub struct LeaderRow {
     pub composite: f64,
     /// Mean over rounds of the per-round total.
     pub total: f64,
+    /// The most a round could score: its tasks × 100 points (mean over rounds).
+    pub max_total: f64,
+    /// `total` as a percentage of `max_total`.
+    pub total_pct: f64,
     /// SD of the per-round totals.
     pub sd: Option<f64>,
     /// CV % of the per-round totals.
@@ -229,7 +233,15 @@ pub fn tables(ds: &Dataset) -> Option<QuestTables> {
                     .collect();
                 stats::mean(&per).unwrap_or(0.0)
             };
+            let counts: Vec<f64> = rounds.values().map(|v| v.len() as f64 * 100.0).collect();
+            let max_total = stats::mean(&counts).unwrap_or(0.0);
             LeaderRow {
+                max_total,
+                total_pct: if max_total > 0.0 {
+                    s.mean / max_total * 100.0
+                } else {
+                    0.0
+                },
                 atomic: sums("atomic"),
                 composite: sums("composite"),
                 total: s.mean,
@@ -381,6 +393,32 @@ pub fn quadrant(atomic: f64, composite: f64, med_a: f64, med_c: f64) -> &'static
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn the_leaderboard_gives_the_total_as_a_share_of_what_the_rounds_could_score() {
+        let mut ds = Dataset::default();
+        let (m, atomic) = (ds.names.id("m"), ds.names.id("atomic"));
+        // Two rounds of three tasks (at most 300 points each): 200 and 100 points.
+        for (round, scores) in [(0, [1.0, 1.0, 0.0]), (1, [1.0, 0.0, 0.0])] {
+            for (i, score) in scores.into_iter().enumerate() {
+                let task = ds.names.id(&format!("t{i}"));
+                ds.samples.push(Sample {
+                    bench: Bench::Questbench,
+                    model: m,
+                    kind: atomic,
+                    task,
+                    round,
+                    score,
+                    passed: score >= 0.6,
+                    ..Sample::BLANK
+                });
+            }
+        }
+        let t = tables(&ds).expect("questbench tables");
+        let row = &t.leaderboard[0];
+        assert_eq!((row.total, row.max_total), (150.0, 300.0));
+        assert_eq!(row.total_pct, 50.0);
+    }
 
     #[test]
     fn quadrant_rule() {

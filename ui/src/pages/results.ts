@@ -4,6 +4,7 @@
 // data-* attributes are what the E2E tests use.
 import type {
   Bench,
+  CategoryCell,
   CheckView,
   ClippedText,
   Highlight,
@@ -199,6 +200,9 @@ const DEFINITIONS: Readonly<Record<string, string>> = {
   rank: "Position by the benchmark's main score; equal scores share a rank",
   rounds: "How many times each task was answered (the score is the mean over rounds, avg@k)",
   total: "Atomic plus composite points, the paper's headline score",
+  max_total: "What a round scores if every task gets its full 100 points",
+  total_pct: "Total points as a percentage of the most a round could score",
+  final_pct: "The final score as a percentage of its maximum (1)",
   sd: "Standard deviation of the total across rounds",
   cv_pct: "Standard deviation as a percentage of the mean: lower is steadier",
   ci95: "Range that holds the true total with 95 % confidence",
@@ -535,6 +539,66 @@ async function renderTab(outer: HTMLElement, s: State, onCell: (f: SampleFilter)
   if (content.isConnected) outer.dataset.renderMs = (performance.now() - t0).toFixed(1);
 }
 
+/** A lead table's rows with its score also as a percentage of the maximum, where the report does
+ *  not carry one (EVM-QuestBench's leaderboard has `total_pct`; PILOT-Bench's scores are
+ *  percentages already). */
+function withPercent(b: Bench, rows: readonly Row[]): readonly Row[] {
+  if (b !== "intent2tx") return rows;
+  return rows.map((r) => ({ ...r, final_pct: typeof r.final_score === "number" ? r.final_score * 100 : null }));
+}
+
+/** The heat map's cell colour for a score in percent: from near white (0 %) to a mid blue
+ *  (100 %), light enough everywhere for dark text at WCAG AA. */
+export function heatColour(pct: number): string {
+  const x = Math.max(0, Math.min(100, pct)) / 100;
+  return `hsl(210, 65%, ${(97 - 27 * x).toFixed(1)}%)`;
+}
+
+/** A benchmark's model × category heat map (mean score per cell as a percentage of the maximum,
+ *  pass rate and sample count on hover); a click lists the cell's samples. None when the benchmark
+ *  has fewer than two categories (a single column says nothing the leaderboard does not). */
+function heatMap(s: State, b: Bench, all: readonly CategoryCell[] | undefined, onCell: (f: SampleFilter) => void): HTMLElement | null {
+  // Samples without a category have no filter of their own to drill into: left out.
+  const cells = (all ?? []).filter((c) => c.benchmark === b && c.category !== "");
+  const categories = [...new Set(cells.map((c) => c.category))].sort();
+  const models = [...new Set(cells.map((c) => c.model))].sort();
+  if (categories.length < 2 || models.length === 0) return null;
+  const at = new Map(cells.map((c) => [`${c.model}\u0000${c.category}`, c]));
+  const catName = valueLabel;
+  const head = h("tr", {}, h("th", { scope: "col" }, "Model"), ...categories.map((c) => h("th", { scope: "col", class: "heat-cat" }, catName(c))));
+  const rows = models.map((m) =>
+    h("tr", {}, h("th", { scope: "row", class: "heat-model" }, m), ...categories.map((c) => {
+      const cell = at.get(`${m}\u0000${c}`);
+      if (!cell) return h("td", { class: "heat-empty", title: "No samples" }, "–");
+      const what = `${m} on ${catName(c)}: mean score ${cell.score_pct.toFixed(1)} % of the maximum, ${cell.passed} of ${cell.n} passed (${cell.pass_rate_pct.toFixed(0)} %). Click to list the samples.`;
+      const td = h("td", { class: "num heat-cell clickable", tabindex: "0", role: "button", title: what, "aria-label": what,
+        "data-model": m, "data-category": c, style: `background:${heatColour(cell.score_pct)}` }, `${Math.round(cell.score_pct)} %`);
+      const open = () => {
+        const f = baseFilter(s);
+        f.benchmark = b;
+        f.model = m;
+        f.category = c;
+        onCell(f);
+      };
+      td.addEventListener("click", open);
+      td.addEventListener("keydown", (e) => {
+        if (e.key === "Enter" || e.key === " ") {
+          e.preventDefault();
+          open();
+        }
+      });
+      return td;
+    })),
+  );
+  return h(
+    "details",
+    { class: "heat", id: `heat-${b}`, "data-table-name": `${b}-categories`, open: "" },
+    h("summary", {}, "Model × category: mean score as % of the maximum"),
+    h("p", { class: "muted small" }, "Darker is better. Hover a cell for its pass rate and sample count; click it to list its samples."),
+    h("div", { class: "rtable-wrap" }, h("table", { class: "rtable heat-table", id: `heat-table-${b}` }, h("thead", {}, head), h("tbody", {}, ...rows))),
+  );
+}
+
 async function renderLeaderboards(content: HTMLElement, s: State, onCell: (f: SampleFilter) => void): Promise<void> {
   const r = await resultsReport(baseFilter(s));
   if (!r.ok) {
@@ -553,7 +617,9 @@ async function renderLeaderboards(content: HTMLElement, s: State, onCell: (f: Sa
     const lead = LEAD[b];
     const card = h("section", { class: "card", id: `board-${b}`, "data-bench": b }, h("h2", {}, `${BENCH_LABEL[b]} — ${tableLabel(lead, b)}`));
     const leadRows = t[lead];
-    if (isRows(leadRows)) card.append(table(s, b, lead, leadRows, onCell, LEAD_SCORE[b]));
+    if (isRows(leadRows)) card.append(table(s, b, lead, withPercent(b, leadRows), onCell, LEAD_SCORE[b]));
+    const heat = heatMap(s, b, report.categories, onCell);
+    if (heat) card.append(heat);
     for (const [name, rows] of Object.entries(t)) {
       if (name === lead) continue;
       const det = h("details", { "data-table-name": `${b}-${name}` }, h("summary", {}, tableLabel(name, b)));
