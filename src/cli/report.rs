@@ -361,6 +361,7 @@ pub fn bench(args: BenchReportArgs) -> Result<()> {
     let t = Instant::now();
     let profile = report::profile(&ds);
     let cost = report::cost(&ds);
+    let categories = report::categories(&ds);
     let profile_ms = ms(t);
     let tables_ms = ms(t_all);
     let r = report::Report {
@@ -372,6 +373,7 @@ pub fn bench(args: BenchReportArgs) -> Result<()> {
         pilot: p,
         profile,
         cost,
+        categories,
     };
     let tmp = tempfile::tempdir()?;
     let dir = match &args.charts {

@@ -113,6 +113,28 @@ test("re-execute shows the fresh verdict next to the stored one, differences mar
   await page.close();
 });
 
+test("a trace opens on who answered, the prompt and the answer, with the metadata folded", async () => {
+  const { page } = await open("#/results", handler([]));
+  await page.locator("#tab-samples").click();
+  await page.locator("#samples-table tr[data-sample='7'] td").first().click();
+  await page.locator("#trace .facts-head [data-fact=model]").waitFor();
+  const head = await page.$$eval("#trace .facts-head dt", (dts) => dts.map((d) => d.textContent));
+  assert.deepEqual(head, ["Model", "Outcome", "Score"]);
+  assert.equal(await page.locator("#trace [data-fact=score]").innerText(), "0.000 (failed)");
+  assert.equal(await page.locator("#trace-facts").getAttribute("open"), null, "run, seed, tokens and cost start folded");
+  assert.equal(await page.locator("#trace [data-fact=instance]").isVisible(), false);
+  await page.locator("#trace-facts > summary").click();
+  assert.equal(await page.locator("#trace [data-fact=instance]").isVisible(), true, "one click unfolds them");
+  // Prompt and answer come before the checks and the raw JSON, which is folded.
+  const order = await page.evaluate(() => {
+    const at = (css) => [...document.querySelectorAll("#trace *")].indexOf(document.querySelector(css));
+    return [at("pre[data-field=prompt]"), at("pre[data-field=raw_answer]"), at("#trace-checks"), at("#trace-details")];
+  });
+  assert.ok(order.every((x) => x >= 0) && order[0] < order[1] && order[1] < order[2] && order[2] < order[3], String(order));
+  assert.equal(await page.locator("#trace-details").getAttribute("open"), null);
+  await page.close();
+});
+
 test("the run picker says which chain a fork run ran on", async () => {
   const calls = [];
   const base = handler(calls);

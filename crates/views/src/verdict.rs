@@ -197,8 +197,32 @@ fn range(lo: f64, hi: f64) -> String {
     }
 }
 
+/// What a built-in agent's label ends with: `builtin:reference` reads "reference (offline test
+/// agent)".
+pub const BUILTIN_SUFFIX: &str = " (offline test agent)";
+
+/// The label of a built-in agent's spec (`builtin:reference` → "reference (offline test
+/// agent)"), a report suffix (` · assisted prompts`) kept; `None` for any other model.
+pub fn builtin_label(model: &str) -> Option<String> {
+    let rest = model.strip_prefix("builtin:")?;
+    let (name, suffix) = match rest.find(" · ") {
+        Some(i) => rest.split_at(i),
+        None => (rest, ""),
+    };
+    Some(format!("{name}{BUILTIN_SUFFIX}{suffix}"))
+}
+
+/// The spec a built-in agent's label ([`builtin_label`]) stands for.
+pub fn builtin_spec(label: &str) -> Option<String> {
+    let i = label.find(BUILTIN_SUFFIX)?;
+    let (name, rest) = (&label[..i], &label[i + BUILTIN_SUFFIX.len()..]);
+    (!name.is_empty() && (rest.is_empty() || rest.starts_with(" · ")))
+        .then(|| format!("builtin:{name}{rest}"))
+}
+
 /// The names people chose for a run's models: a model served by a saved provider is
-/// `<provider id> · <model>`; every other model keeps its spec (`builtin:reference`).
+/// `<provider id> · <model>`; a built-in agent is "reference (offline test agent)"
+/// ([`builtin_label`]); any other model keeps its spec.
 #[derive(Debug, Clone, Default, PartialEq)]
 pub struct ModelLabels {
     /// Spec (`openai:llama-3-70b`) → label.
@@ -244,7 +268,7 @@ impl ModelLabels {
                 }
             }
         }
-        model.to_string()
+        builtin_label(model).unwrap_or_else(|| model.to_string())
     }
 
     /// The stored model name `label` stands for (suffix kept), if it is one of these labels.
@@ -259,7 +283,7 @@ impl ModelLabels {
                 }
             }
         }
-        None
+        builtin_spec(label)
     }
 
     /// Whether no model has a chosen name.
@@ -307,7 +331,7 @@ impl RunLabels {
     pub fn label(&self, run: &str, model: &str) -> String {
         self.by_run
             .get(run)
-            .map_or_else(|| model.to_string(), |l| l.label(model))
+            .map_or_else(|| ModelLabels::default().label(model), |l| l.label(model))
     }
 
     /// The label some run gives `model` (the first run, by id, that names it), else `model`.
@@ -317,14 +341,16 @@ impl RunLabels {
         runs.into_iter()
             .map(|r| self.by_run[r].label(model))
             .find(|l| l != model)
-            .unwrap_or_else(|| model.to_string())
+            .unwrap_or_else(|| ModelLabels::default().label(model))
     }
 
     /// The stored model name a label shown for any of these runs stands for.
     pub fn spec_of(&self, label: &str) -> Option<String> {
         let mut runs: Vec<&String> = self.by_run.keys().collect();
         runs.sort();
-        runs.into_iter().find_map(|r| self.by_run[r].spec_of(label))
+        runs.into_iter()
+            .find_map(|r| self.by_run[r].spec_of(label))
+            .or_else(|| builtin_spec(label))
     }
 
     /// A filter's model, which the app gives as a label, as the stored name to match.
@@ -336,9 +362,6 @@ impl RunLabels {
     /// Renames every sample's model to its label, run by run (a spec two runs label differently
     /// becomes two models). Reports, charts and exports built from `ds` then show the labels.
     pub fn relabel(&self, ds: &mut report::Dataset) {
-        if self.by_run.values().all(ModelLabels::is_empty) {
-            return;
-        }
         let mut memo: HashMap<(u32, u32), u32> = HashMap::new();
         for i in 0..ds.samples.len() {
             let key = (ds.samples[i].run, ds.samples[i].model);
@@ -458,7 +481,7 @@ mod tests {
         assert_eq!(
             v.sentence,
             format!(
-                "builtin:reference beats builtin:faulty-0.3 by 93.3 points on EVM-QuestBench \
+                "reference (offline test agent) beats faulty-0.3 (offline test agent) by 93.3 points on EVM-QuestBench \
                  (95 % CI {}–{}), significant.",
                 number(v.ci_lo),
                 number(v.ci_hi)
@@ -489,7 +512,7 @@ mod tests {
         assert_eq!(
             v.sentence,
             format!(
-                "builtin:faulty-0.3 beats builtin:reference by 83.3 points on EVM-QuestBench \
+                "faulty-0.3 (offline test agent) beats reference (offline test agent) by 83.3 points on EVM-QuestBench \
                  (95 % CI {}–{}), significant.",
                 number(-c.diff.hi),
                 number(-c.diff.lo)
@@ -512,8 +535,8 @@ mod tests {
         assert_eq!(
             v.sentence,
             format!(
-                "builtin:reference and builtin:faulty-0.3 are not distinguishable on \
-                 EVM-QuestBench: builtin:reference scores 10 points more than builtin:faulty-0.3 \
+                "reference (offline test agent) and faulty-0.3 (offline test agent) are not distinguishable on \
+                 EVM-QuestBench: reference (offline test agent) scores 10 points more than faulty-0.3 (offline test agent) \
                  on average (95 % CI −{} to {}), not significant.",
                 number(-v.ci_lo),
                 number(v.ci_hi)
@@ -525,9 +548,9 @@ mod tests {
         );
         // Equal on average.
         let v = &labels().verdicts(&[cmp(&[(1.0, 0.0), (0.0, 1.0)])])[0];
-        assert!(v
-            .sentence
-            .contains("builtin:reference scores the same as builtin:faulty-0.3"));
+        assert!(v.sentence.contains(
+            "reference (offline test agent) scores the same as faulty-0.3 (offline test agent)"
+        ));
     }
 
     #[test]
@@ -562,7 +585,23 @@ mod tests {
             l.label("openai:llama-3-70b · assisted prompts"),
             "lab · llama-3-70b · assisted prompts"
         );
-        assert_eq!(l.label("builtin:reference"), "builtin:reference");
+        assert_eq!(
+            l.label("builtin:reference"),
+            "reference (offline test agent)"
+        );
+        assert_eq!(
+            l.label("builtin:reference · assisted prompts"),
+            "reference (offline test agent) · assisted prompts"
+        );
+        for spec in [
+            "builtin:reference",
+            "builtin:faulty-0.3 · assisted prompts",
+            "openai:llama-3-70b",
+        ] {
+            assert_eq!(l.spec_of(&l.label(spec)).as_deref(), Some(spec), "{spec}");
+        }
+        assert_eq!(l.spec_of("reference"), None, "a bare name is not a label");
+        assert_eq!(builtin_spec(" (offline test agent)"), None, "no name");
         let runs = SideLabels::two_runs("run-1", l.clone(), "run-2", l.clone());
         assert_eq!(
             runs.pair("openai:llama-3-70b", "openai:llama-3-70b"),
@@ -577,8 +616,9 @@ mod tests {
             c
         }])[0];
         assert!(
-            v.sentence
-                .starts_with("lab · llama-3-70b beats builtin:faulty-0.3 by 100 points"),
+            v.sentence.starts_with(
+                "lab · llama-3-70b beats faulty-0.3 (offline test agent) by 100 points"
+            ),
             "{}",
             v.sentence
         );

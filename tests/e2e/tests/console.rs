@@ -526,7 +526,7 @@ async fn runs_start_watch_cancel_resume_by_keyboard() {
     );
     assert!(
         // The saved provider's model under the name the user chose, not its stored spec.
-        seen.first_models.contains("builtin:reference")
+        seen.first_models.contains("reference (offline test agent)")
             && seen.first_models.contains("lab · loop-1")
             && !seen.first_models.contains("openai-compatible:"),
         "{}",
@@ -704,15 +704,25 @@ async fn offline_demo_runs_from_the_empty_runs_page() {
         // A latest failure opens that sample's trace in Results.
         let failure = live_text(&app, ".live .open-failure").await?;
         click_live(&app, ".live .open-failure").await?;
-        let instance = app
+        // The trace opens on who answered and how; the rest of its metadata is folded.
+        let model = app
             .wait_text(
-                "#trace .trace [data-fact=instance]",
+                "#trace .trace [data-fact=model]",
                 Duration::from_secs(20),
                 |t| !t.is_empty(),
             )
             .await?;
-        let model = app.text("#trace .trace [data-fact=model]").await?;
-        let round = app.text("#trace .trace [data-fact='round / seed']").await?;
+        let fact = |k: &str| {
+            format!(
+                "return document.querySelector(\"#trace .trace [data-fact='{k}']\")?.textContent ?? ''"
+            )
+        };
+        let folded = app
+            .eval("return document.querySelector('#trace #trace-facts')?.open === false")
+            .await?;
+        anyhow::ensure!(folded == serde_json::Value::Bool(true), "the sample's metadata starts folded");
+        let instance = app.eval(&fact("instance")).await?.as_str().unwrap_or_default().to_string();
+        let round = app.eval(&fact("round / seed")).await?.as_str().unwrap_or_default().to_string();
         let route = app.eval("return window.location.hash").await?;
         app.screenshot("console-failure-trace").await?;
         Ok((
@@ -744,7 +754,8 @@ async fn offline_demo_runs_from_the_empty_runs_page() {
     let (done, total) = counts(&samples);
     assert!(total > 0 && done == total, "{samples}");
     assert!(
-        models.contains("builtin:reference") && models.contains("builtin:follows-plan"),
+        models.contains("reference (offline test agent)")
+            && models.contains("follows-plan (offline test agent)"),
         "{models}"
     );
 }

@@ -148,7 +148,7 @@ async fn flow(app: &App, demo: &str, only: &str) -> Result<Seen> {
     .await?;
     let card = "#paper-questbench-table1-rank";
     app.select(
-        &format!("{card} select[data-map='builtin:reference']"),
+        &format!("{card} select[data-map='reference (offline test agent)']"),
         "Claude-Sonnet-4.5",
     )
     .await?;
@@ -183,13 +183,13 @@ async fn flow(app: &App, demo: &str, only: &str) -> Result<Seen> {
     let row = app
         .eval(&format!(
             "const r = [...document.querySelectorAll('{table} tbody tr')].find(r => \
-             r.querySelector('td[data-col=model]')?.textContent === 'builtin:known-wrong'); \
+             r.querySelector('td[data-col=model]')?.textContent === 'known-wrong (offline test agent)'); \
              r.querySelector('td[data-col=composite]').click(); return true"
         ))
         .await?;
     assert_eq!(row, Value::Bool(true));
     app.wait_text("#samples-filter", Duration::from_secs(20), |t| {
-        t.contains("Model: builtin:known-wrong") && t.contains("Composite")
+        t.contains("Model: known-wrong (offline test agent)") && t.contains("Composite")
     })
     .await?;
     app.click("#samples-failed").await?;
@@ -395,7 +395,7 @@ async fn flow(app: &App, demo: &str, only: &str) -> Result<Seen> {
         .await?;
     app.click("#compare-models-go").await?;
     app.wait_text("#compare-verdict", Duration::from_secs(30), |t| {
-        t.contains("builtin:known-wrong") && !t.contains(&format!("in {only}"))
+        t.contains("known-wrong (offline test agent)") && !t.contains(&format!("in {only}"))
     })
     .await?;
     seen.models_rows = app
@@ -564,7 +564,7 @@ async fn results_page_matches_the_cli_and_shows_traces_exports_and_comparisons()
     // Chart hover details: titles on the data, the tooltip names a model and its coordinates.
     assert!(seen.chart_titles > 0, "{seen:?}");
     assert!(
-        seen.chart_tip.contains("builtin:") && seen.chart_tip.contains("AtomicAvg"),
+        seen.chart_tip.contains("(offline test agent)") && seen.chart_tip.contains("AtomicAvg"),
         "{seen:?}"
     );
 
@@ -580,8 +580,9 @@ async fn results_page_matches_the_cli_and_shows_traces_exports_and_comparisons()
         .unwrap_or_default();
     assert_eq!(seen.models_first, sentence, "{seen:?}");
     assert!(
-        sentence.starts_with("builtin:reference beats builtin:known-wrong by ")
-            && sentence.ends_with("significant."),
+        sentence.starts_with(
+            "reference (offline test agent) beats known-wrong (offline test agent) by ",
+        ) && sentence.ends_with("significant."),
         "{sentence}"
     );
     let c = &models["verdicts"][0]["counts"];

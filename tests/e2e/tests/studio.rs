@@ -412,7 +412,7 @@ async fn a_task_authored_in_the_studio_runs_from_its_pack_and_shows_in_the_resul
             .wait_text(
                 "#table-questbench-leaderboard",
                 Duration::from_secs(60),
-                |t| t.contains("builtin:reference"),
+                |t| t.contains("reference (offline test agent)"),
             )
             .await?;
         app.screenshot("packs-run-results").await?;

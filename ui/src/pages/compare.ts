@@ -377,6 +377,8 @@ function markDifferences(a: HTMLElement, b: HTMLElement): void {
     const other = fb.get(k);
     if (!other || same.has(k) || dd.textContent === other.textContent) continue;
     for (const x of [dd, other]) {
+      // A difference in the folded metadata unfolds it.
+      x.closest("details")?.setAttribute("open", "");
       x.classList.add("differs");
       x.previousElementSibling?.classList.add("differs");
       x.title = "Differs between the two samples";

@@ -1157,23 +1157,29 @@ async function renderTrace(el: HTMLElement, id: number): Promise<void> {
       ta.select();
     }
   });
+  // What a reader needs first (who answered, how it went) stays in view; the rest of the
+  // sample's metadata is folded. `data-fact` keys are what the compare view and tests read.
+  const head: [string, string | HTMLElement][] = [
+    ["model", s.model],
+    ["outcome", valueLabel(s.outcome)],
+    ["score", `${s.score.toFixed(3)} (${s.passed ? "passed" : "failed"})`],
+  ];
   const facts: [string, string | HTMLElement][] = [
     ["run", ident(s.run_id)],
     ["benchmark", BENCH_LABEL[s.benchmark as keyof typeof BENCH_LABEL] ?? s.benchmark],
-    ["model", s.model],
     ["task", ident(s.task)],
     ["instance", ident(s.instance)],
     ["kind / category", [s.kind, s.category, t.subcategory].filter((x) => x).map(valueLabel).join(" / ")],
-    ["difficulty", s.difficulty],
-    ["prompt type", s.prompt_type || "–"],
+    ["difficulty", s.difficulty ? valueLabel(s.difficulty) : "–"],
+    ["prompt type", s.prompt_type ? valueLabel(s.prompt_type) : "–"],
     ["round / seed", h("span", {}, `${s.round} / `, h("span", { class: "mono" }, String(t.seed)))],
-    ["outcome", valueLabel(s.outcome)],
-    ["score", `${s.score.toFixed(3)} (${s.passed ? "passed" : "failed"})`],
     ["rounds used / optimal", t.k_act === null ? "–" : `${t.k_act} / ${t.k_opt ?? "–"}`],
     ["tokens in / out", `${t.tokens_in} / ${t.tokens_out}`],
     ["cost / latency", `$${t.cost_usd.toFixed(4)} / ${t.latency_ms} ms`],
   ];
-  if (t.error) facts.push(["error", t.error]);
+  if (t.error) head.push(["error", t.error]);
+  const factList = (rows: [string, string | HTMLElement][], cls: string) =>
+    h("dl", { class: cls }, ...rows.flatMap(([k, v]) => [h("dt", {}, valueLabel(k)), h("dd", { "data-fact": k }, v)]));
   const replayOut = h("div", { id: "replay-out" });
   const noChain = s.benchmark === "pilot" ? "PILOT samples have no transaction to re-execute; re-score replays them through the simulator" : null;
   mount(
@@ -1184,20 +1190,23 @@ async function renderTrace(el: HTMLElement, id: number): Promise<void> {
       h("div", { class: "card-head" }, h("h2", {}, `Sample ${s.id}: `, ident(s.task)), h("div", { class: "actions" }, replayButton(s.id, "reexecute", "Re-execute", replayOut, noChain), replayButton(s.id, "rescore", "Re-score", replayOut, null), copy)),
       copyStatus,
       replayOut,
-      h("dl", { class: "facts" }, ...facts.flatMap(([k, v]) => [h("dt", {}, k), h("dd", { "data-fact": k }, v)])),
+      factList(head, "facts facts-head"),
+      h("details", { class: "facts-more", id: "trace-facts" },
+        h("summary", {}, "Sample details: run, benchmark, task, category, seed, rounds, tokens, cost"),
+        factList(facts, "facts")),
       highlights(v.highlights),
+      textBlock(s.id, "prompt", "Prompt", t.prompt),
+      textBlock(s.id, "raw_answer", "Answer", t.raw_answer),
+      extractedSection(s.id),
       // Intent2Tx's and PILOT's checks are their own sections' rows.
       s.benchmark === "questbench" ? checksTable(v.checks) : null,
       v.composite ? roundsSection(v.composite, "trace-rounds") : null,
       v.intent ? intentDiff(v.intent) : null,
       v.pilot ? pilotTimeline(v.pilot) : null,
-      textBlock(s.id, "prompt", "Prompt", t.prompt),
-      textBlock(s.id, "raw_answer", "Raw answer", t.raw_answer),
-      extractedSection(s.id),
-      jsonSec("Metrics", t.metrics, "trace-metrics"),
-      jsonSec("Details (extracted answer, rounds, transactions, state diff, checks)", t.details, "trace-details"),
-      t.artefacts.length ? h("div", { id: "trace-artefacts" }, ...t.artefacts.map((a) => jsonSec(`Artefact: ${a.kind}`, a.data))) : null,
-      t.events.length ? jsonSec(`Events (${t.events.length})`, t.events, "trace-events") : null,
+      jsonSec("Metrics", t.metrics, "trace-metrics", false),
+      jsonSec("Details (extracted answer, rounds, transactions, state diff, checks)", t.details, "trace-details", false),
+      t.artefacts.length ? h("div", { id: "trace-artefacts" }, ...t.artefacts.map((a) => jsonSec(`Artefact: ${a.kind}`, a.data, undefined, false))) : null,
+      t.events.length ? jsonSec(`Events (${t.events.length})`, t.events, "trace-events", false) : null,
     ),
   );
   el.dataset.renderMs = (performance.now() - t0).toFixed(1);
