@@ -282,12 +282,13 @@ pub fn typescript() -> String {
     // Results explorer: sample actions.
     {
         use crucible_views::inspect::{
-            CheckView, Difference, Extracted, Replay, ReplayMode, VerdictView,
+            CheckView, Difference, Extracted, Replay, ReplayMode, Unit, VerdictView,
         };
         decl::<ReplayMode>(&mut out);
         decl::<Replay>(&mut out);
         decl::<VerdictView>(&mut out);
         decl::<CheckView>(&mut out);
+        decl::<Unit>(&mut out);
         decl::<Difference>(&mut out);
         decl::<Extracted>(&mut out);
     }

@@ -221,6 +221,20 @@ async fn a_questbench_run_stores_both_scorings_and_reports_on_either() {
             ("state", false)
         ]
     );
+    // The allowance check names its token's unit, so the app shows token units, not wei; the
+    // other checks have none.
+    let state = &checks[3];
+    assert!(
+        state["unit"]["symbol"]
+            .as_str()
+            .is_some_and(|s| !s.is_empty())
+            && (0..=36).contains(&state["unit"]["decimals"].as_u64().unwrap_or(99)),
+        "{state}"
+    );
+    assert!(
+        checks[..3].iter().all(|c| c.get("unit").is_none()),
+        "{checks:?}"
+    );
     let good = row("builtin:reference");
     assert_eq!((good.score, good.score_paper), (1.0, Some(1.0)));
 

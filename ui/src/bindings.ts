@@ -3910,7 +3910,25 @@ actual: string,
 /**
  * Whether it passed.
  */
-passed: boolean, };
+passed: boolean, 
+/**
+ * The token `expected` and `actual` are amounts of (integers in its smallest unit), when
+ * the check is an amount check whose token the universe describes.
+ */
+unit: Unit | null, };
+
+/**
+ * How an integer amount reads: the token's symbol and decimal places.
+ */
+export type Unit = { 
+/**
+ * `BNB`, `USDT`, …
+ */
+symbol: string, 
+/**
+ * Decimal places.
+ */
+decimals: number, };
 
 /**
  * One field on which the stored and the fresh verdict differ.

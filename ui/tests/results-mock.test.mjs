@@ -22,7 +22,8 @@ const TRACE = {
   metrics: { score_100: 0 }, details: { verdict: { checks: [] } }, k_act: null, k_opt: null, tokens_in: 0, tokens_out: 0,
   cost_usd: 0, latency_ms: 3, error: null, events: [], artefacts: [],
   view: {
-    checks: [{ name: "balance", weight: 100, expected: "1", actual: "0", passed: false }],
+    checks: [{ name: "balance", weight: 60, expected: "1", actual: "0", passed: false },
+      { name: "BUSD received", weight: 40, expected: "1055821885238969613 (±500 bps)", actual: "2000000000000000000000", passed: false, unit: { symbol: "BUSD", decimals: 18 } }],
     highlights: [{ kind: "revert", text: "STF <b>x</b>", path: "verdict.tx.revert_reason" }],
     composite: null, intent: null, pilot: null,
   },
@@ -132,6 +133,11 @@ test("a trace opens on who answered, the prompt and the answer, with the metadat
   });
   assert.ok(order.every((x) => x >= 0) && order[0] < order[1] && order[1] < order[2] && order[2] < order[3], String(order));
   assert.equal(await page.locator("#trace-details").getAttribute("open"), null);
+  // Amounts in token units, the exact integer on hover; a check without a unit is left as it is.
+  const busd = page.locator("#trace-checks tr[data-check='BUSD received'] td .amount");
+  assert.deepEqual(await busd.allTextContents(), ["≈ 1.055821 BUSD (±500 bps)", "2,000 BUSD"]);
+  assert.match(await busd.first().getAttribute("title"), /^1055821885238969613 in the smallest unit/);
+  assert.equal(await page.locator("#trace-checks tr[data-check='balance'] td").nth(2).textContent(), "1");
   await page.close();
 });
 

@@ -72,6 +72,20 @@ pub struct CheckResult {
     pub paper_passed: bool,
     /// An answer check: the field was present and of the right type (`true` for other checks).
     pub well_formed: bool,
+    /// The unit of an amount check's `expected` and `actual` (integers in the token's smallest
+    /// unit), so a reader sees "1.5 USDT" rather than wei; absent for other checks and for
+    /// tokens the universe does not describe.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub unit: Option<AmountUnit>,
+}
+
+/// A token's symbol and decimals: how an integer amount in its smallest unit reads.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct AmountUnit {
+    /// `BNB`, `USDT`, …
+    pub symbol: String,
+    /// Decimal places (18 for the native coin).
+    pub decimals: u8,
 }
 
 /// Values a check needs from before the transaction.
@@ -402,9 +416,35 @@ impl<'a> Probe<'a> {
                 paper: c.paper_part(),
                 paper_passed,
                 well_formed: v.well_formed,
+                unit: self.unit(&c.check),
             });
         }
         Ok(out)
+    }
+
+    /// The unit an amount check's numbers are in: the chain's native coin for value and native
+    /// balance checks, the token's symbol and decimals for ERC-20 balance and allowance checks.
+    fn unit(&self, check: &Check) -> Option<AmountUnit> {
+        let native = || AmountUnit {
+            symbol: match self.manifest.profile {
+                crucible_chain::Profile::Bsc => "BNB",
+                crucible_chain::Profile::Eth => "ETH",
+            }
+            .into(),
+            decimals: 18,
+        };
+        match check {
+            Check::TxValue { .. } | Check::NativeDelta { .. } => Some(native()),
+            Check::Erc20Delta { token, .. } | Check::AllowanceEquals { token, .. } => {
+                let at = self.addr(token).ok()?;
+                let c = self.manifest.contracts.iter().find(|c| c.address == at)?;
+                Some(AmountUnit {
+                    symbol: c.symbol.clone()?,
+                    decimals: c.decimals?,
+                })
+            }
+            _ => None,
+        }
     }
 
     async fn evaluate(

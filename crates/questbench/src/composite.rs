@@ -1262,6 +1262,7 @@ mod tests {
             paper: crate::paper::PaperPart::State,
             paper_passed: passed,
             well_formed: true,
+            unit: None,
         }
     }
 

@@ -131,6 +131,29 @@ pub struct CheckView {
     pub actual: String,
     /// Whether it passed.
     pub passed: bool,
+    /// The token `expected` and `actual` are amounts of (integers in its smallest unit), when
+    /// the check is an amount check whose token the universe describes.
+    pub unit: Option<Unit>,
+}
+
+/// How an integer amount reads: the token's symbol and decimal places.
+#[derive(Debug, Clone, PartialEq, Serialize, TS)]
+pub struct Unit {
+    /// `BNB`, `USDT`, …
+    pub symbol: String,
+    /// Decimal places.
+    pub decimals: u8,
+}
+
+/// The unit a stored check names (`{"symbol", "decimals"}`), if it names a sane one.
+fn unit_of(v: &Value) -> Option<Unit> {
+    let symbol = v["symbol"].as_str()?;
+    let decimals = u8::try_from(v["decimals"].as_u64()?).ok()?;
+    let sane = !symbol.is_empty() && symbol.len() <= 16 && decimals <= 36;
+    sane.then(|| Unit {
+        symbol: symbol.to_string(),
+        decimals,
+    })
 }
 
 /// The verdict of a sample, stored or fresh, reduced to what a reviewer compares.
@@ -664,6 +687,7 @@ fn check(name: impl Into<String>, passed: bool, expected: String, actual: String
         expected,
         actual,
         passed,
+        unit: None,
     }
 }
 
@@ -706,6 +730,7 @@ pub(crate) fn checks_of(benchmark: &str, d: &Value) -> Vec<CheckView> {
                     expected: text(&c["expected"]),
                     actual: text(&c["actual"]),
                     passed: c["passed"].as_bool().unwrap_or(false),
+                    unit: unit_of(&c["unit"]),
                 });
             }
         }
@@ -1162,6 +1187,7 @@ mod tests {
                     expected: "1".into(),
                     actual: a.to_string(),
                     passed: *p,
+                    unit: None,
                 })
                 .collect(),
             revert_reasons: reverts.iter().map(|s| s.to_string()).collect(),
@@ -1225,14 +1251,25 @@ mod tests {
     #[test]
     fn checks_and_reverts_are_read_from_each_benchmarks_details() {
         let quest = json!({"verdict": {"reason": "r", "checks": [
-            {"name": "to_balance", "weight": 40, "expected": "5", "actual": "4", "passed": false}],
+            {"name": "to_balance", "weight": 40, "expected": "5", "actual": "4", "passed": false,
+             "unit": {"symbol": "USDT", "decimals": 18}},
+            {"name": "odd unit", "expected": "5", "actual": "5", "passed": true,
+             "unit": {"symbol": "X", "decimals": 300}}],
             "rounds": [{"revert_reason": "STF", "tx": {"revert_reason": "STF"},
                         "checks": [{"name": "progress", "passed": true}]},
                        {"revert_reason": null, "tx": {"revert_reason": "OUT"}},
                        {"revert_reason": "STF", "tx": {"revert_reason": "STF"}}]}});
         let c = checks_of("questbench", &quest);
-        assert_eq!(c.len(), 1, "round checks are progress only");
+        assert_eq!(c.len(), 2, "round checks are progress only");
         assert_eq!((c[0].weight, c[0].actual.as_str()), (Some(40), "4"));
+        assert_eq!(
+            c[0].unit,
+            Some(Unit {
+                symbol: "USDT".into(),
+                decimals: 18
+            })
+        );
+        assert_eq!(c[1].unit, None, "a unit that cannot be right is not used");
         let mut r = Vec::new();
         revert_reasons(&quest, &mut r);
         assert_eq!(

@@ -21,6 +21,7 @@ import type {
   SampleFilter,
   SamplePage,
   Scoring,
+  Unit,
 } from "../bindings";
 import { BENCHES, BENCH_LABEL, SCORINGS, SCORING_LABEL } from "../bench";
 import { chartLabel, columnLabel, tableLabel, valueLabel } from "../labels";
@@ -44,6 +45,7 @@ import {
 import { errorBox } from "../status-view";
 import { roundsSection } from "../rounds-view";
 import { highlightInto } from "../highlight";
+import { tokenAmount } from "../units";
 
 /** One row of a report table, as the generic sortable table shows it: every row type of the
  *  generated `Report` (and of the comparisons) is one. */
@@ -918,6 +920,16 @@ function textBlock(id: number, field: "prompt" | "raw_answer", label: string, t:
 const show = (v: string | number | null) => (v === null || v === "" ? "–" : String(v));
 const okBadge = (ok: boolean) => h("span", { class: `badge ${ok ? "ok" : "warn"}` }, ok ? "ok" : "wrong");
 
+/** A check's expected or actual text: an integer (with whatever note follows it, such as a
+ *  tolerance) in token units when the check names its unit; anything else as it is. */
+export function amountCell(text: string, unit: Unit | null): HTMLElement | string {
+  const m = /^(-?\d+)(.*)$/s.exec(text);
+  if (!unit || !m) return text === "" ? "–" : text;
+  const [, raw, rest] = m;
+  return h("span", { class: "amount", title: `${raw} in the smallest unit (1 ${unit.symbol} = 10^${unit.decimals})`, "data-raw": raw },
+    `${tokenAmount(raw, unit.decimals)} ${unit.symbol}${rest}`);
+}
+
 /** QuestBench: the verdict's scoring checks (a composite's end-state ones; its per-round checks
  *  are progress, shown in the rounds section). */
 function checksTable(checks: CheckView[]): HTMLElement | null {
@@ -929,7 +941,7 @@ function checksTable(checks: CheckView[]): HTMLElement | null {
     h(
       "table",
       { class: "rtable compact" },
-      h("thead", {}, h("tr", {}, ...["check", "weight", "expected", "actual", "result"].map((c) => h("th", {}, c)))),
+      h("thead", {}, h("tr", {}, ...["Check", "Points", "Expected", "Actual", "Result"].map((c) => h("th", {}, c)))),
       h(
         "tbody",
         {},
@@ -939,8 +951,8 @@ function checksTable(checks: CheckView[]): HTMLElement | null {
             { "data-check": c.name, "data-pass": String(c.passed) },
             h("td", {}, c.name),
             h("td", { class: "num" }, show(c.weight)),
-            h("td", { class: "mono small" }, show(c.expected)),
-            h("td", { class: "mono small" }, show(c.actual)),
+            h("td", { class: c.unit ? "small" : "mono small" }, amountCell(c.expected, c.unit)),
+            h("td", { class: c.unit ? "small" : "mono small" }, amountCell(c.actual, c.unit)),
             h("td", {}, h("span", { class: `badge ${c.passed ? "ok" : "warn"}` }, c.passed ? "pass" : "fail")),
           ),
         ),

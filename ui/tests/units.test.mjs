@@ -1,0 +1,31 @@
+// Unit tests of token amounts for people (ui/src/units.ts): wei read in the token's units, with
+// thousands separators, small amounts never shown as 0, rounding marked.
+import { test } from "node:test";
+import assert from "node:assert/strict";
+import { readFileSync, writeFileSync, mkdtempSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { pathToFileURL } from "node:url";
+import { transformWithOxc } from "vite";
+import { uiDir } from "./harness.mjs";
+
+const src = readFileSync(join(uiDir, "src", "units.ts"), "utf8");
+const { code } = await transformWithOxc(src, "units.ts", { lang: "ts" });
+const file = join(mkdtempSync(join(tmpdir(), "units-")), "units.mjs");
+writeFileSync(file, code);
+const { tokenAmount } = await import(pathToFileURL(file).href);
+
+test("integers in the smallest unit read in token units", () => {
+  assert.equal(tokenAmount("1059000000000000000000", 18), "1,059");
+  assert.equal(tokenAmount("1500000", 6), "1.5");
+  assert.equal(tokenAmount("0", 18), "0");
+  assert.equal(tokenAmount("-2500000000000000000", 18), "−2.5");
+  assert.equal(tokenAmount("1234567890123", 0), "1,234,567,890,123");
+});
+
+test("rounding is marked and a small amount keeps its significant digits", () => {
+  assert.equal(tokenAmount("1055821885238969613", 18), "≈ 1.055821");
+  assert.equal(tokenAmount("1", 18), "0.000000000000000001");
+  assert.equal(tokenAmount("123456789", 18), "≈ 0.000000000123456");
+  assert.equal(tokenAmount("000120", 2), "1.2", "leading zeros are not digits");
+});
