@@ -223,6 +223,8 @@ pub fn typescript() -> String {
     {
         use crucible_views::trace::*;
         decl::<TraceView>(&mut out);
+        decl::<crucible_views::txview::TxView>(&mut out);
+        decl::<crucible_views::txview::TxArg>(&mut out);
         decl::<Highlight>(&mut out);
         decl::<HighlightKind>(&mut out);
         decl::<IntentTrace>(&mut out);

@@ -704,6 +704,7 @@ async fn cli_report_and_compare_json_shape_and_errors() {
     assert_eq!(
         keys(&v),
         [
+            "categories",
             "cost",
             "intent2tx",
             "pilot",
@@ -722,6 +723,7 @@ async fn cli_report_and_compare_json_shape_and_errors() {
             "composite",
             "cv_pct",
             "group",
+            "max_total",
             "model",
             "pass_count",
             "rounds",
@@ -729,7 +731,8 @@ async fn cli_report_and_compare_json_shape_and_errors() {
             "spearman_max",
             "spearman_mean",
             "spearman_min",
-            "total"
+            "total",
+            "total_pct"
         ]
     );
     assert_eq!(
@@ -942,7 +945,9 @@ fn exports_write_csv_jsonl_and_latex() {
     assert!(csv.lines().nth(13).unwrap().contains("i1#direct"), "{csv}");
     let lb = std::fs::read_to_string(dir.path().join("questbench_leaderboard.csv")).unwrap();
     assert!(
-        lb.starts_with("model,rounds,atomic,composite,total,sd,cv_pct,ci95_lo,ci95_hi,"),
+        lb.starts_with(
+            "model,rounds,atomic,composite,total,max_total,total_pct,sd,cv_pct,ci95_lo,ci95_hi,"
+        ),
         "{lb}"
     );
     assert!(

@@ -439,12 +439,25 @@ async fn samples_page_traces_show_checks_and_huge_answers_are_clipped() {
     // The typed reading the app sends with every trace: the real stored details of every
     // benchmark parse into their views.
     let mut seen = std::collections::BTreeSet::new();
+    let decoder = crucible_views::txview::Decoder::load(&crucible_core::Config::test());
+    let mut decoded = 0;
     for row in &whole.rows {
         let t = ex.sample(row.id).await.unwrap();
-        let v = SampleView::new(t.clone()).view;
+        let v = SampleView::decoded(t.clone(), &decoder).view;
         match (row.benchmark.as_str(), row.kind.as_str()) {
             ("questbench", kind) => {
                 assert!(!v.checks.is_empty(), "{row:?}");
+                // The reference agent's transactions target the universe's contracts: each is
+                // named and its calldata decoded (a plain transfer has none to decode).
+                if row.model == "reference (offline test agent)" {
+                    for tx in &v.transactions {
+                        assert!(tx.undecoded.is_none(), "{row:?}: {tx:?}");
+                        if tx.function.is_some() {
+                            assert!(tx.to.contains(" (0x"), "a known contract by name: {tx:?}");
+                            decoded += 1;
+                        }
+                    }
+                }
                 assert!(v.intent.is_none() && v.pilot.is_none());
                 if kind == "composite" {
                     let c = v.composite.as_ref().expect("composite rounds");
@@ -470,6 +483,7 @@ async fn samples_page_traces_show_checks_and_huge_answers_are_clipped() {
         }
         seen.insert(format!("{} {}", row.benchmark, row.kind));
     }
+    assert!(decoded > 0, "no reference transaction was decoded");
     assert!(
         seen.contains("questbench composite")
             && seen.iter().any(|s| s.starts_with("intent2tx"))

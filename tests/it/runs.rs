@@ -280,7 +280,7 @@ async fn a_questbench_run_stores_both_scorings_and_reports_on_either() {
         let board = v["questbench"]["leaderboard"].as_array().unwrap();
         let row = board
             .iter()
-            .find(|r| r["model"] == "builtin:known-wrong")
+            .find(|r| r["model"] == "known-wrong (offline test agent)")
             .unwrap();
         let got = row["atomic"].as_f64().unwrap();
         assert!((got - atomic).abs() < 1e-9, "{scoring}: {row}");
@@ -1620,8 +1620,8 @@ async fn run_options_choose_the_intent_metrics_and_bad_names_are_refused() {
     )
     .to_string();
     assert!(
-        stored.contains("\"builtin:reference · reference-code metrics\"")
-            && stored.contains("\"builtin:reference\""),
+        stored.contains("\"reference (offline test agent) · reference-code metrics\"")
+            && stored.contains("\"reference (offline test agent)\""),
         "{stored}"
     );
     for mode in ["paper", "reference-code"] {
@@ -1634,7 +1634,8 @@ async fn run_options_choose_the_intent_metrics_and_bad_names_are_refused() {
         )
         .to_string();
         assert!(
-            one.contains("\"builtin:reference\"") && !one.contains("reference-code metrics"),
+            one.contains("\"reference (offline test agent)\"")
+                && !one.contains("reference-code metrics"),
             "{mode}: {one}"
         );
     }
@@ -1769,8 +1770,8 @@ async fn runs_record_their_prompt_set_and_reports_keep_the_sets_apart() {
     )
     .to_string();
     assert!(
-        report.contains("\"builtin:reference\"")
-            && report.contains("\"builtin:reference · assisted prompts\""),
+        report.contains("\"reference (offline test agent)\"")
+            && report.contains("\"reference (offline test agent) · assisted prompts\""),
         "both sets appear as separate rows: {report}"
     );
     let tables = json_of(
@@ -1780,7 +1781,10 @@ async fn runs_record_their_prompt_set_and_reports_keep_the_sets_apart() {
             .unwrap(),
     )
     .to_string();
-    assert!(tables.contains("builtin:reference"), "{tables}");
+    assert!(
+        tables.contains("reference (offline test agent)"),
+        "{tables}"
+    );
     assert!(
         !tables.contains("assisted prompts"),
         "assisted samples never stand beside the papers' rows"

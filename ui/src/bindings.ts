@@ -2456,7 +2456,82 @@ intent: IntentTrace | null,
 /**
  * PILOT samples.
  */
-pilot: PilotTrace | null, };
+pilot: PilotTrace | null, 
+/**
+ * QuestBench's transactions (an atomic sample's one, a composite's one per round), decoded
+ * against the universe ([`crate::txview`]); empty when there are none or no decoder was
+ * given.
+ */
+transactions: Array<TxView>, };
+
+/**
+ * A transaction as the trace viewer shows it.
+ */
+export type TxView = { 
+/**
+ * Where it was found (`transaction`, `round 2`).
+ */
+label: string, 
+/**
+ * The target: its universe name and short address (`PancakeRouter (0x10ED…024E)`), or the
+ * address.
+ */
+to: string, 
+/**
+ * The target's full address.
+ */
+to_address: string, 
+/**
+ * The function called (`approve(address,uint256)`), `None` for a plain transfer or
+ * calldata no known contract declares.
+ */
+function: string | null, 
+/**
+ * The decoded arguments, in order.
+ */
+args: Array<TxArg>, 
+/**
+ * Why the calldata is not decoded (unknown selector, bad encoding), when it is not.
+ */
+undecoded: string | null, 
+/**
+ * The native value sent, in coin units (`0.5 BNB`).
+ */
+value: string, 
+/**
+ * The value's exact integer in wei.
+ */
+value_wei: string, 
+/**
+ * Gas used, when the receipt has it.
+ */
+gas_used: number | null, 
+/**
+ * Whether it succeeded (receipt status), when known.
+ */
+success: boolean | null, };
+
+/**
+ * One decoded argument.
+ */
+export type TxArg = { 
+/**
+ * Its name in the ABI (`amountIn`), or `#1` when unnamed.
+ */
+name: string, 
+/**
+ * Its Solidity type.
+ */
+ty: string, 
+/**
+ * The value for people: an amount in token units, an address by name.
+ */
+text: string, 
+/**
+ * The exact value when `text` is a reading of it (an integer in the smallest unit, a full
+ * address), for hovering.
+ */
+exact: string | null, };
 
 /**
  * A revert reason or receipt status found anywhere in a sample's details or artefacts.

@@ -73,7 +73,8 @@ export function roundsSection(ep: CompositeTrace, id: string): HTMLElement {
           : null,
         r.reason && !(r.kind === "tx" && r.status === false) ? field("Reason", h("span", { class: "mono" }, r.reason)) : null,
         r.code ? field("Code", hl(r.code, "typescript")) : null,
-        present(r.tx) ? field("Transaction and receipt", hl(asJson(r.tx), "json")) : null,
+        // The decoded transaction is the trace's Transactions section; its JSON stays at hand, folded.
+        present(r.tx) ? h("details", { class: "tx-json" }, h("summary", {}, "Transaction and receipt as stored (JSON)"), hl(asJson(r.tx), "json")) : null,
         present(r.query) ? field("Query", h("pre", { class: "code" }, asJson(r.query))) : null,
         present(r.result) ? field("Query result", h("pre", { class: "code" }, asJson(r.result))) : null,
         present(r.balance_changes) ? field("Agent balance changes (base units)", h("pre", { class: "code" }, asJson(r.balance_changes))) : null,

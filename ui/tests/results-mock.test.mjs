@@ -26,6 +26,10 @@ const TRACE = {
       { name: "BUSD received", weight: 40, expected: "1055821885238969613 (±500 bps)", actual: "2000000000000000000000", passed: false, unit: { symbol: "BUSD", decimals: 18 } }],
     highlights: [{ kind: "revert", text: "STF <b>x</b>", path: "verdict.tx.revert_reason" }],
     composite: null, intent: null, pilot: null,
+    transactions: [{ label: "Transaction", to: "USDT (0x55d3…7955)", to_address: "0x55d398326f99059fF775485246999027B3197955",
+      function: "approve(address,uint256)", undecoded: null, value: "0 BNB", value_wei: "0", gas_used: 46012, success: false,
+      args: [{ name: "spender", ty: "address", text: "PancakeRouter (0x10ED…024E)", exact: "0x10ED43C718714eb63d5aA57B78B54704E256024E" },
+        { name: "value", ty: "uint256", text: "1,500 USDT", exact: "1500000000000000000000" }] }],
   },
 };
 const verdict = (outcome, score, actual) => ({
@@ -138,6 +142,15 @@ test("a trace opens on who answered, the prompt and the answer, with the metadat
   assert.deepEqual(await busd.allTextContents(), ["≈ 1.055821 BUSD (±500 bps)", "2,000 BUSD"]);
   assert.match(await busd.first().getAttribute("title"), /^1055821885238969613 in the smallest unit/);
   assert.equal(await page.locator("#trace-checks tr[data-check='balance'] td").nth(2).textContent(), "1");
+  // The transaction decoded: contract and arguments by name, the amount in tokens, wei on hover.
+  const tx = page.locator("#trace-transactions .tx[data-tx=Transaction]");
+  assert.match(await tx.locator(".tx-head").innerText(), /Transaction reverted to USDT \(0x55d3…7955\): approve\(address,uint256\)/);
+  assert.equal(await tx.locator("tr[data-arg=value] td.tx-value").innerText(), "1,500 USDT");
+  assert.equal(await tx.locator("tr[data-arg=value] td.tx-value").getAttribute("title"), "1500000000000000000000");
+  assert.equal(await tx.locator(".tx-to").getAttribute("title"), "0x55d398326f99059fF775485246999027B3197955");
+  assert.match(await tx.innerText(), /Value sent: 0 BNB · gas used 46,012/);
+  await page.locator("#trace-transactions").scrollIntoViewIfNeeded();
+  await page.screenshot({ path: join(shots, "mock-trace-transaction.png"), timeout: 15000 });
   await page.close();
 });
 

@@ -21,4 +21,5 @@ pub mod setup;
 pub mod status;
 pub mod studio;
 pub mod trace;
+pub mod txview;
 pub mod verdict;

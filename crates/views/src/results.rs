@@ -1441,7 +1441,12 @@ pub async fn comparisons(
 ) -> Result<Vec<report::Comparison>, ResultsError> {
     same_run_check(run_a, run_b)?;
     let runs = vec![run_a.to_string(), run_b.to_string()];
-    let ds = Dataset::load(store, &runs, BenchSelection(None), scoring).await?;
+    let mut ds = Dataset::load(store, &runs, BenchSelection(None), scoring).await?;
+    // Named as the app names them (saved provider names, built-in agents in words), so the CLI's
+    // comparison is the app's.
+    crate::verdict::RunLabels::of_runs(store, &runs)
+        .await
+        .relabel(&mut ds);
     let cmp = report::compare_runs(&ds, 0, 1, seed);
     no_pairs_check(run_a, run_b, &cmp, &ds)?;
     Ok(cmp)

@@ -150,6 +150,10 @@ pub struct TraceView {
     pub intent: Option<IntentTrace>,
     /// PILOT samples.
     pub pilot: Option<PilotTrace>,
+    /// QuestBench's transactions (an atomic sample's one, a composite's one per round), decoded
+    /// against the universe ([`crate::txview`]); empty when there are none or no decoder was
+    /// given.
+    pub transactions: Vec<crate::txview::TxView>,
 }
 
 impl TraceView {
@@ -165,7 +169,32 @@ impl TraceView {
                 .then(|| intent(details))
                 .flatten(),
             pilot: (benchmark == "pilot").then(|| pilot(details)).flatten(),
+            transactions: Vec::new(),
         }
+    }
+
+    /// Decodes the sample's QuestBench transactions with `decoder`.
+    pub fn decode(
+        mut self,
+        benchmark: &str,
+        details: &Value,
+        decoder: &crate::txview::Decoder,
+    ) -> Self {
+        if benchmark != "questbench" {
+            return self;
+        }
+        let profile = crucible_chain::Profile::Bsc;
+        let v = &details["verdict"];
+        if let Some(tx) = decoder.tx(profile, "Transaction", &v["tx"]) {
+            self.transactions.push(tx);
+        }
+        for (i, r) in v["rounds"].as_array().into_iter().flatten().enumerate() {
+            let round = u32_of(&r["round"]).unwrap_or(i as u32 + 1);
+            if let Some(tx) = decoder.tx(profile, &format!("Round {round}"), &r["tx"]) {
+                self.transactions.push(tx);
+            }
+        }
+        self
     }
 }
 
@@ -181,6 +210,15 @@ pub struct SampleView {
 }
 
 impl SampleView {
+    /// Adds the typed reading to a trace, its transactions decoded with `decoder`.
+    pub fn decoded(trace: SampleTrace, decoder: &crate::txview::Decoder) -> Self {
+        let mut v = Self::new(trace);
+        v.view = v
+            .view
+            .decode(&v.trace.summary.benchmark, &v.trace.details, decoder);
+        v
+    }
+
     /// Adds the typed reading to a trace.
     pub fn new(trace: SampleTrace) -> Self {
         let artefacts: Vec<(&str, &Value)> = trace

@@ -121,7 +121,9 @@ pub async fn results_sample(
     state: tauri::State<'_, AppState>,
     id: i64,
 ) -> Result<SampleView, CommandError> {
-    Ok(SampleView::new(explorer(&state).await?.1.sample(id).await?))
+    let trace = explorer(&state).await?.1.sample(id).await?;
+    let decoder = crucible_views::txview::Decoder::shared(&state.config()?);
+    Ok(SampleView::decoded(trace, &decoder))
 }
 
 /// The whole `prompt` or `raw_answer` of a sample ("show all").

@@ -21,6 +21,7 @@ import type {
   SampleFilter,
   SamplePage,
   Scoring,
+  TxView,
   Unit,
 } from "../bindings";
 import { BENCHES, BENCH_LABEL, SCORINGS, SCORING_LABEL } from "../bench";
@@ -930,6 +931,33 @@ export function amountCell(text: string, unit: Unit | null): HTMLElement | strin
     `${tokenAmount(raw, unit.decimals)} ${unit.symbol}${rest}`);
 }
 
+/** QuestBench: the transactions the answer sent, decoded against the universe: the target and
+ *  every argument by name, amounts in token units (the exact integer on hover). */
+function transactionsSection(txs: TxView[]): HTMLElement | null {
+  if (txs.length === 0) return null;
+  const one = (t: TxView) => {
+    const status = t.success === null ? null : h("span", { class: `badge ${t.success ? "ok" : "warn"}` }, t.success ? "succeeded" : "reverted");
+    const args = t.args.length
+      ? h("table", { class: "rtable compact tx-args" },
+        h("thead", {}, h("tr", {}, h("th", {}, "Argument"), h("th", {}, "Type"), h("th", {}, "Value"))),
+        h("tbody", {}, ...t.args.map((a) => h("tr", { "data-arg": a.name },
+          h("td", {}, a.name), h("td", { class: "mono small" }, a.ty),
+          h("td", { class: "tx-value", title: a.exact ?? undefined }, a.text)))))
+      : null;
+    return h("div", { class: "tx", "data-tx": t.label },
+      h("p", { class: "tx-head" }, h("b", {}, t.label), " ", status,
+        " to ", h("span", { class: "tx-to", title: t.to_address }, t.to),
+        t.function ? ": " : t.undecoded ? null : ": a plain transfer",
+        t.function ? h("code", { class: "tx-fn" }, t.function) : null),
+      t.undecoded ? h("p", { class: "muted small tx-undecoded" }, `Calldata not decoded: ${t.undecoded}.`) : null,
+      args,
+      h("p", { class: "small muted" }, "Value sent: ", h("span", { class: "tx-native", title: `${t.value_wei} wei` }, t.value),
+        t.gas_used === null ? null : ` · gas used ${t.gas_used.toLocaleString("en-US")}`),
+    );
+  };
+  return h("section", { class: "trace-sec", id: "trace-transactions" }, h("h3", {}, txs.length === 1 ? "Transaction" : `Transactions (${txs.length})`), ...txs.map(one));
+}
+
 /** QuestBench: the verdict's scoring checks (a composite's end-state ones; its per-round checks
  *  are progress, shown in the rounds section). */
 function checksTable(checks: CheckView[]): HTMLElement | null {
@@ -1212,6 +1240,7 @@ async function renderTrace(el: HTMLElement, id: number): Promise<void> {
       extractedSection(s.id),
       // Intent2Tx's and PILOT's checks are their own sections' rows.
       s.benchmark === "questbench" ? checksTable(v.checks) : null,
+      transactionsSection(v.transactions ?? []),
       v.composite ? roundsSection(v.composite, "trace-rounds") : null,
       v.intent ? intentDiff(v.intent) : null,
       v.pilot ? pilotTimeline(v.pilot) : null,
