@@ -24,12 +24,20 @@ const row = (model, total) => ({ model, rounds: 1, atomic: total, composite: 0, 
 const SUMMARY = { id: 7, run_id: "run-1", benchmark: "questbench", model: "builtin:a", instance: "bnb_transfer", task: "bnb_transfer",
   prompt_type: "", round: 0, kind: "atomic", category: "transfer", difficulty: "easy", outcome: "revert", score: 0, passed: false };
 
+const RUN_ITEM = { run_id: "r-done", status: "finished", benchmarks: ["pilot"], models: ["builtin:reference", "openai-compatible:m"],
+  model_labels: ["reference (offline test agent)", "lab · m"], fork: null, started: "2026-11-24T10:00:00Z",
+  finished_at: "2026-11-24T10:01:00Z", planned: 20, finished: 20, failed: 3, passed: 12, cost_usd: 0.5, held_by: null,
+  error_reasons: [{ reason: "provider lab: HTTP 503 Service Unavailable after 4 attempts", samples: 3 }] };
+
 function handler(cmd) {
   switch (cmd) {
     case "get_system_status": return { ok: STATUS };
     case "universe_builds": case "tool_installs": return { ok: [] };
     case "results_runs": return { ok: [RUN] };
-    case "results_report": return { ok: { samples: 2, runs: ["run-1"], profile: [], cost: [], scoring: "paper", questbench: { leaderboard: [row("builtin:a", 40), row("lab · m", 93)] } } };
+    case "results_report": return { ok: { samples: 2, runs: ["run-1"], profile: [], cost: [], scoring: "paper", questbench: { leaderboard: [row("builtin:a", 40), row("lab · m", 93)] },
+      // Heat-map cells from empty to full: dark text must stay readable on every shade.
+      categories: [0, 25, 50, 75, 100].flatMap((pct, i) => ["builtin:a", "lab · m"].map((model) => ({ benchmark: "questbench", model, category: `cat_${i}`, n: 4, passed: Math.round(pct / 25), score_pct: pct, pass_rate_pct: pct })) ) } };
+    case "list_runs_view": return { ok: { db: "/data/crucible.db", live: [], runs: [RUN_ITEM] } };
     case "results_facets": return { ok: { categories: ["transfer"], difficulties: ["easy"] } };
     case "results_samples": return { ok: { total: 1, offset: 0, limit: 50, rows: [SUMMARY] } };
     default: return { ok: null };
@@ -74,7 +82,8 @@ async function lowContrast(page) {
 for (const [name, hash, ready, click] of [
   ["Home", "#/", "#home-tool-anvil", null],
   ["Settings → System", "#/settings", "#tool-anvil", null],
-  ["Results leaderboards", "#/results", "#table-questbench-leaderboard", null],
+  ["Results leaderboards", "#/results", "#heat-table-questbench", null],
+  ["Runs", "#/runs", "#run-r-done", null],
   ["Results samples", "#/results", "#samples-table", "#tab-samples"],
 ]) {
   test(`${name}: every text meets WCAG AA contrast`, async () => {
