@@ -748,8 +748,10 @@ pub fn estimate(config: &Config, spec: &RunSpec, history: &History) -> Result<Ru
 pub struct FailureView {
     /// Benchmark.
     pub benchmark: String,
-    /// Model.
+    /// Model (the stored spec; it finds the sample).
     pub model: String,
+    /// The model as people named it ([`crate::verdict::ModelLabels`]).
+    pub label: String,
     /// Instance.
     pub instance: String,
     /// Round.
@@ -930,7 +932,8 @@ impl Tracker {
         self.status.models.last_mut().expect("just pushed")
     }
 
-    fn fail(&mut self, f: FailureView) {
+    fn fail(&mut self, mut f: FailureView) {
+        f.label = self.labels.label(&f.model);
         self.failures.push_front(f);
         self.failures.truncate(LIVE_FAILURES);
     }
@@ -980,6 +983,7 @@ impl Tracker {
                     self.fail(FailureView {
                         benchmark: benchmark.clone(),
                         model: model.clone(),
+                        label: String::new(),
                         instance: instance.clone(),
                         round: *round,
                         outcome: outcome.clone(),
@@ -999,6 +1003,7 @@ impl Tracker {
                 self.fail(FailureView {
                     benchmark: benchmark.clone(),
                     model: model.clone(),
+                    label: String::new(),
                     instance: instance.clone(),
                     round: *round,
                     outcome: "not_run".into(),

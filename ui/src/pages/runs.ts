@@ -99,9 +99,9 @@ function liveCard(s: LiveStatus, cancel: HTMLElement): HTMLElement {
       ? h("div", { class: "failures" }, h("h3", {}, "Latest failures"),
         h("ul", {}, ...s.failures.map((f) => h("li", { class: "small failure" },
           f.outcome === "not_run"
-            ? h("span", { class: "mono" }, `${f.benchmark} · ${f.model} · ${f.instance} · round ${f.round}`)
+            ? h("span", { class: "mono" }, `${f.benchmark} · ${f.label || f.model} · ${f.instance} · round ${f.round}`)
             : h("a", { class: "mono open-failure", href: sampleLink(s.run_id, f.benchmark, f.model, f.instance, f.round),
-              title: "Open this sample's trace in Results" }, `${f.benchmark} · ${f.model} · ${f.instance} · round ${f.round}`),
+              title: "Open this sample's trace in Results" }, `${f.benchmark} · ${f.label || f.model} · ${f.instance} · round ${f.round}`),
           " ", h("span", { class: "badge warn" }, f.outcome), f.error ? ` ${f.error}` : ""))))
       : null,
   );
