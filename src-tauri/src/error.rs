@@ -144,6 +144,7 @@ impl From<crucible_store::StoreError> for CommandError {
     fn from(e: crucible_store::StoreError) -> Self {
         let kind = match e {
             crucible_store::StoreError::UnknownRun(_) => ErrorKind::NotFound,
+            crucible_store::StoreError::Notes(_) => ErrorKind::Invalid,
             _ => store_kind(&e, ErrorKind::Internal),
         };
         // Store messages name the database and the run, never a key (keys are never stored).
