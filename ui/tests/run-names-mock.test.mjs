@@ -150,7 +150,7 @@ test("the new-run form sends the typed name; a quick compare left unnamed gets a
   await page.close();
 });
 
-test("Results and Compare pick runs by name with the id beside it", async () => {
+test("the Results run picker shows runs by name with the id beside it", async () => {
   const info = (id, name) => ({ run_id: id, name, note: null, status: "finished", created_at: "2026-11-28T10:00:00Z", samples: 4, passed: 2,
     benchmarks: ["pilot"], models: ["builtin:a", "builtin:b"], model_labels: ["builtin:a", "builtin:b"], fork: null });
   const { page } = await open("#/results", (cmd) => {

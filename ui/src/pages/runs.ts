@@ -936,7 +936,7 @@ async function renderRunDetail(root: HTMLElement, runId: string, focus: "title" 
   const st = shownStatus(r, res.value.live.includes(r.run_id));
   const title = h("h1", { id: "run-title", tabindex: "-1" }, r.name ?? `Run ${r.run_id}`);
   const rename = h("button", { type: "button", id: "run-annotate", class: "secondary", "aria-expanded": "false", "aria-controls": "run-annotate-slot" },
-    r.name || r.note ? "Rename / edit the note" : "Rename / add a note");
+    "Rename / add a note");
   const slot = h("div", { id: "run-annotate-slot" });
   rename.addEventListener("click", () => {
     rename.hidden = true;
