@@ -411,6 +411,15 @@ mod tests {
         assert_eq!(CommandError::from(unknown).kind, ErrorKind::NotFound);
         let other = crucible_store::StoreError::Corrupt("bad json".into());
         assert_eq!(CommandError::from(other).kind, ErrorKind::Internal);
+        // A refused run name is the user's input, said in the store's sentence.
+        let name = crucible_store::RunNotes::try_new(Some("a\tb"), None).unwrap_err();
+        let e = CommandError::from(crucible_store::StoreError::from(name));
+        assert_eq!(e.kind, ErrorKind::Invalid);
+        assert!(
+            e.message.starts_with("the run name contains"),
+            "{}",
+            e.message
+        );
     }
 
     #[test]

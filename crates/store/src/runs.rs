@@ -102,7 +102,7 @@ pub const NOTE_MAX_CHARS: usize = 4000;
 /// [`NAME_MAX_CHARS`] characters; the note at most [`NOTE_MAX_CHARS`] characters (line breaks and
 /// tabs allowed); an empty or blank value is `None` (stored as NULL). Built with
 /// [`RunNotes::try_new`], so every caller (the app, the CLI, the run itself) applies one rule.
-#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct RunNotes {
     name: Option<String>,
     note: Option<String>,

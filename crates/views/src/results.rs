@@ -17,6 +17,7 @@ use serde_json::Value;
 use ts_rs::TS;
 
 pub mod base;
+pub mod named_runs;
 
 pub use base::{Base, Opened, Refresh};
 
@@ -1600,7 +1601,8 @@ pub fn charts(r: &Report) -> Result<Vec<ChartView>, ResultsError> {
 /// Writes an export into `dir` and returns the paths written: `png`/`svg` write
 /// `<chart>.png`/`<chart>.svg` exactly as `crucible report --charts DIR` does; `csv`/`latex` write
 /// every table file exactly as `crucible report --format csv|latex --out DIR` does (`chart` is
-/// then ignored).
+/// then ignored; CSV callers add the runs by name with [`named_runs::write_runs`], as the CLI
+/// does).
 pub fn export(
     r: &Report,
     ds: &Dataset,

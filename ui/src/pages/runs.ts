@@ -603,7 +603,8 @@ async function renderNew(root: HTMLElement, quickFirst: boolean): Promise<void> 
       h("label", { class: "check" }, execute, ` ${BENCH_LABEL.intent2tx}: execute answers on the local chain (Exec, StateEq)`)),
     filters);
 
-  // The run's name and note (both modes): what the runs list and Results show instead of its id.
+  // The run's name and note (both modes, after the choices a quick compare's default name is
+  // made of): what the runs list and Results show instead of its id.
   const nameInput = h("input", { id: "rf-name", type: "text", autocomplete: "off", spellcheck: "false" });
   const noteInput = h("textarea", { id: "rf-note", rows: "2" });
   const naming = h("div", { id: "rf-naming", class: "form-grid" },
@@ -626,9 +627,9 @@ async function renderNew(root: HTMLElement, quickFirst: boolean): Promise<void> 
   const form = h("form", { id: "run-form", class: "card form", "aria-labelledby": "rf-title", novalidate: true },
     h("h2", { id: "rf-title" }, "New run"),
     mode,
-    naming,
     quickPart,
     fullPart,
+    naming,
     plan,
     // Sticky: the plan's line, what needs fixing and Start stay in view while the form scrolls.
     h("div", { id: "rf-footer", class: "form-footer" },
