@@ -1,6 +1,6 @@
 //! Runs people name and annotate: a name and note given at start reach the run's own columns (not
-//! the stored spec), every listing (the runs list, the explorer's run picker, `crucible runs`)
-//! shows them, renaming changes nothing else of the run, and a refused name stores nothing.
+//! the stored spec), every listing (the runs list, the explorer's run picker, `crucible runs`,
+//! a CSV export's `runs.csv`) shows them, renaming changes nothing else of the run, and a refused name stores nothing.
 
 use std::path::Path;
 
@@ -136,6 +136,20 @@ fn crucible_run_takes_a_name_and_note_and_runs_lists_them() {
     let id = v[0]["run_id"].as_str().unwrap();
     let (ok, text, _) = cli(tmp.path(), &["runs", "show", id, "--db", db]);
     assert!(ok && text.contains("name: from the terminal"), "{text}");
+    // A CSV export lists its runs by name beside the tables keyed by run id.
+    let out_dir = tmp.path().join("export");
+    let out_dir = out_dir.to_str().unwrap();
+    let (ok, _, err) = cli(
+        tmp.path(),
+        &["report", "--db", db, "--format", "csv", "--out", out_dir],
+    );
+    assert!(ok, "{err}");
+    let runs_csv = std::fs::read_to_string(Path::new(out_dir).join("runs.csv")).unwrap();
+    assert!(
+        runs_csv.starts_with("run_id,name,note,status,created_at\n")
+            && runs_csv.contains(&format!("{id},from the terminal,a note,finished,")),
+        "{runs_csv}"
+    );
     // A name with a line break is refused, saying why, and no run is made.
     let (ok, _, err) = cli(
         tmp.path(),
