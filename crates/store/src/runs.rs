@@ -88,7 +88,7 @@ pub struct NewRun {
     pub planned: u64,
     /// `(display name, spec JSON)` per model.
     pub models: Vec<(String, String)>,
-    /// The name and note given at start (checked again when stored).
+    /// The name and note given at start (a `RunNotes` is only made checked, by `try_new`).
     pub notes: RunNotes,
 }
 
