@@ -164,6 +164,15 @@ pub fn typescript() -> String {
         decl::<LiveLoad>(&mut out);
         decl::<ModelProgress>(&mut out);
         decl::<FailureView>(&mut out);
+        // A run's name and note: the limits `annotate_run` and the new-run form check.
+        out.push_str(&format!(
+            "\n/**\n * The longest run name, in characters (one line).\n */\nexport const RUN_NAME_MAX_CHARS = {};\n",
+            crucible_store::NAME_MAX_CHARS
+        ));
+        out.push_str(&format!(
+            "\n/**\n * The longest run note, in characters.\n */\nexport const RUN_NOTE_MAX_CHARS = {};\n",
+            crucible_store::NOTE_MAX_CHARS
+        ));
     }
     // Tasks page (the studio).
     {

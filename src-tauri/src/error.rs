@@ -144,6 +144,7 @@ impl From<crucible_store::StoreError> for CommandError {
     fn from(e: crucible_store::StoreError) -> Self {
         let kind = match e {
             crucible_store::StoreError::UnknownRun(_) => ErrorKind::NotFound,
+            crucible_store::StoreError::Notes(_) => ErrorKind::Invalid,
             _ => store_kind(&e, ErrorKind::Internal),
         };
         // Store messages name the database and the run, never a key (keys are never stored).
@@ -410,6 +411,15 @@ mod tests {
         assert_eq!(CommandError::from(unknown).kind, ErrorKind::NotFound);
         let other = crucible_store::StoreError::Corrupt("bad json".into());
         assert_eq!(CommandError::from(other).kind, ErrorKind::Internal);
+        // A refused run name is the user's input, said in the store's sentence.
+        let name = crucible_store::RunNotes::try_new(Some("a\tb"), None).unwrap_err();
+        let e = CommandError::from(crucible_store::StoreError::from(name));
+        assert_eq!(e.kind, ErrorKind::Invalid);
+        assert!(
+            e.message.starts_with("the run name contains"),
+            "{}",
+            e.message
+        );
     }
 
     #[test]

@@ -218,6 +218,7 @@ pub fn run() {
             commands::runs::list_runs_view,
             commands::runs::get_live,
             commands::runs::delete_run,
+            commands::runs::annotate_run,
             commands::runs::demo_info,
             commands::runs::start_demo,
             // Settings → Content packs (and the New run form's pack list)

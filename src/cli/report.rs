@@ -177,6 +177,11 @@ pub async fn report(config: &Config, args: ReportArgs) -> Result<()> {
                 .into_iter()
                 .map(|n| dir.join(n)),
         );
+        // The tables key on run ids; `runs.csv`/`runs.jsonl` give each run's name and note.
+        if f == export::Format::Csv {
+            let runs = crucible_views::results::named_runs::exported_runs(&store, &ds.runs).await?;
+            files.extend(crucible_views::results::named_runs::write_runs(&runs, dir)?);
+        }
     }
     if let Some(dir) = &args.charts {
         for n in chart::write_all(&r, dir)? {

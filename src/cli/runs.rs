@@ -122,6 +122,13 @@ pub struct RunArgs {
     /// Fork mode: the block to fork at (at least 1, not beyond the RPC's head).
     #[arg(long, requires = "fork_url")]
     fork_block: Option<u64>,
+    /// What to call the run, shown instead of its id in the app and in `crucible runs` (one
+    /// line, at most 120 characters; change it later in the app).
+    #[arg(long, conflicts_with = "resume")]
+    name: Option<String>,
+    /// A free-text note about the run (at most 4,000 characters).
+    #[arg(long, conflicts_with = "resume")]
+    note: Option<String>,
     /// Finish the missing samples of this run instead of starting one.
     #[arg(long)]
     resume: Option<String>,
@@ -408,6 +415,8 @@ pub async fn run_cmd(config: &Config, a: RunArgs) -> Result<()> {
         run::preset::apply(&mut spec, p)?;
     }
     spec.cache = !a.no_cache;
+    spec.name = a.name.clone();
+    spec.note = a.note.clone();
     spec.packs = a.packs.iter().map(|n| run::PackRef::named(n)).collect();
     if let (Some(url), Some(block)) = (&a.fork_url, a.fork_block) {
         spec.fork = Some(run::ForkSpec::new(url, block)?);
@@ -474,7 +483,8 @@ pub async fn runs(config: &Config, cmd: RunsCmd) -> Result<()> {
                 let v: Vec<_> = list
                     .iter()
                     .map(|r| {
-                        json!({"run_id": r.run_id, "status": r.status, "created_at": r.created_at,
+                        json!({"run_id": r.run_id, "name": r.name, "note": r.note,
+                               "status": r.status, "created_at": r.created_at,
                                "finished_at": r.finished_at, "samples": r.planned,
                                "finished": r.finished, "failed": r.failed, "passed": r.passed})
                     })
@@ -482,8 +492,15 @@ pub async fn runs(config: &Config, cmd: RunsCmd) -> Result<()> {
                 out!("{}", serde_json::to_string_pretty(&v)?);
             } else {
                 for r in &list {
+                    // The name people gave it after the id, quoted so a name is never read as a
+                    // column.
+                    let name = r
+                        .name
+                        .as_ref()
+                        .map(|n| format!("  {n:?}"))
+                        .unwrap_or_default();
                     out!(
-                        "{}  {:<10} {}/{} samples, {} passed, {} failed",
+                        "{}  {:<10} {}/{} samples, {} passed, {} failed{name}",
                         r.run_id,
                         r.status,
                         r.finished,
@@ -532,7 +549,8 @@ pub async fn runs(config: &Config, cmd: RunsCmd) -> Result<()> {
                                   "chain_id": f.chain_id}),
                 None => json!({"mode": "universe"}),
             };
-            let v = json!({"run_id": run.id, "status": run.status, "created_at": run.created_at,
+            let v = json!({"run_id": run.id, "name": run.name, "note": run.note,
+                           "status": run.status, "created_at": run.created_at,
                            "finished_at": run.finished_at, "seed": run.seed as u64,
                            "planned": run.planned, "chain": chain, "scheduling": scheduling,
                            "samples": samples});
@@ -540,6 +558,12 @@ pub async fn runs(config: &Config, cmd: RunsCmd) -> Result<()> {
                 out!("{}", serde_json::to_string_pretty(&v)?);
             } else {
                 out!("{} {} ({} samples)", run.id, run.status, samples.len());
+                if let Some(n) = &run.name {
+                    out!("name: {n}");
+                }
+                if let Some(n) = &run.note {
+                    out!("note: {n}");
+                }
                 if let Some(s) = &spec {
                     out!(
                         "scheduling: up to {} model calls in flight, {} chain workers ({})",

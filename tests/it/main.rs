@@ -20,6 +20,7 @@ mod quest_bank;
 mod report;
 mod results;
 mod results_base;
+mod run_names;
 mod runs;
 mod sandbox;
 mod seam;

@@ -1253,6 +1253,8 @@ async fn one_run_mixes_two_saved_providers_with_their_own_urls_and_keys_and_resu
         packs: Vec::new(),
         fork_url: None,
         fork_block: None,
+        name: None,
+        note: None,
     };
     let mut s = form.to_spec(&config.data_dir).unwrap();
     s.cache = false;
@@ -1829,6 +1831,8 @@ fn the_paper_preset_plans_each_papers_protocol() {
         packs: Vec::new(),
         fork_url: None,
         fork_block: None,
+        name: None,
+        note: None,
     };
     let spec = form.to_spec(&config.data_dir).unwrap();
     assert_eq!(spec.prompt_set, crucible_core::PromptSet::Paper);

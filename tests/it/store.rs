@@ -14,6 +14,8 @@ const CONTRACT: [(&str, &[&str]); 5] = [
             "seed",
             "spec",
             "versions",
+            "name",
+            "note",
         ],
     ),
     ("run_models", &["run_id", "model", "spec"]),
@@ -145,6 +147,7 @@ async fn two_handles_writing_one_file_at_once_lose_no_sample() {
         versions: "{}".into(),
         planned: 400,
         models: vec![],
+        notes: Default::default(),
     })
     .await
     .unwrap();

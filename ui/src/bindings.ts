@@ -739,7 +739,15 @@ fork_url: string | null,
 /**
  * Chain: the block to fork at (with `fork_url`; at least 1).
  */
-fork_block: number | null, };
+fork_block: number | null, 
+/**
+ * What to call the run (`None` or blank: unnamed, the run id is shown).
+ */
+name: string | null, 
+/**
+ * A free-text note about the run (`None` or blank: none).
+ */
+note: string | null, };
 
 /**
  * The new-run form's preview: a plan, or the first problem with its field.
@@ -871,7 +879,7 @@ kinds: Array<string>, };
 export type FormError = { 
 /**
  * The form field (`benchmarks`, `models`, `rounds`, `seed`, `limit`, `concurrency`,
- * `budget_usd`, `prompt_types`, `base_url`).
+ * `budget_usd`, `prompt_types`, `base_url`, `name`, `note`).
  */
 field: string, 
 /**
@@ -922,6 +930,14 @@ export type RunListItem = {
  * Run id.
  */
 run_id: string, 
+/**
+ * What people called the run (`None`: unnamed; show the id).
+ */
+name: string | null, 
+/**
+ * What people wrote about the run.
+ */
+note: string | null, 
 /**
  * As stored: running | finished | cancelled | interrupted | failed.
  */
@@ -1133,9 +1149,13 @@ export type FailureView = {
  */
 benchmark: string, 
 /**
- * Model.
+ * Model (the stored spec; it finds the sample).
  */
 model: string, 
+/**
+ * The model as people named it ([`crate::verdict::ModelLabels`]).
+ */
+label: string, 
 /**
  * Instance.
  */
@@ -1152,6 +1172,16 @@ outcome: string,
  * The error when there is one.
  */
 error: string | null, };
+
+/**
+ * The longest run name, in characters (one line).
+ */
+export const RUN_NAME_MAX_CHARS = 120;
+
+/**
+ * The longest run note, in characters.
+ */
+export const RUN_NOTE_MAX_CHARS = 4000;
 
 /**
  * One of the three benchmarks Crucible implements.
@@ -1838,6 +1868,14 @@ export type RunInfo = {
  * Run id.
  */
 run_id: string, 
+/**
+ * What people called the run (`None`: unnamed; show the id).
+ */
+name: string | null, 
+/**
+ * What people wrote about the run.
+ */
+note: string | null, 
 /**
  * running | finished | cancelled | interrupted | failed.
  */

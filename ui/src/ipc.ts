@@ -8,6 +8,7 @@ import type {
   PerfMark, SystemStatus, LocatedTool, ConfigReset, UniverseBuild, ToolInstall, PackInfo, PackVerdict, SelftestProgress,
 } from "./bindings";
 import type { DatabaseCheck, FreshDatabase, OpenedDatabase, Recovery } from "./bindings";
+import type { FormError } from "./bindings";
 
 export type Result<T> = { ok: true; value: T } | { ok: false; error: CommandError };
 
@@ -98,6 +99,13 @@ export const cancelRun = (runId: string): Promise<Result<null>> => call<null>("c
 
 /** Deletes a stored run with its samples (refused for a run going on in this app). */
 export const deleteRun = (runId: string): Promise<Result<null>> => call<null>("delete_run", { runId });
+
+/**
+ * Names a stored run and sets its note; an empty one clears it (Rust: `annotate_run`). Resolves
+ * to `null` once saved, or to the refused field's problem (`name` or `note`) with nothing saved.
+ */
+export const annotateRun = (runId: string, name: string | null, note: string | null): Promise<Result<FormError | null>> =>
+  call<FormError | null>("annotate_run", { runId, name, note });
 
 /** Every stored run, newest first, and the ids running in this app. */
 export const listRuns = (): Promise<Result<RunsView>> => call<RunsView>("list_runs_view");

@@ -258,7 +258,7 @@ test("the full form reports every local problem at once, each next to its field"
   await page.close();
 });
 
-test("the quick compare is keyboard-usable: mode, A, B, benchmark, size, Start in Tab order", async () => {
+test("the quick compare is keyboard-usable: mode, A, B, benchmark, size, run name, note, Start in Tab order", async () => {
   const { page } = await openForm("#/runs/new?preset=quick");
   await page.locator("#rf-footer [data-field=planned]").waitFor();
   assert.equal(await page.evaluate(() => document.activeElement?.id), "rf-mode-quick");
@@ -270,6 +270,6 @@ test("the quick compare is keyboard-usable: mode, A, B, benchmark, size, Start i
     if (id === "rf-start") break;
   }
   assert.deepEqual(path.filter((id) => id.startsWith("rf-")),
-    ["rf-quick-a", "rf-quick-b", "rf-quick-bench-pilot", "rf-quick-size-small", "rf-start"], `${path}`);
+    ["rf-quick-a", "rf-quick-b", "rf-quick-bench-pilot", "rf-quick-size-small", "rf-name", "rf-note", "rf-start"], `${path}`);
   await page.close();
 });

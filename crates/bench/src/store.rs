@@ -97,6 +97,7 @@ pub async fn write_figures(rows: usize, dir: Option<&Path>) -> Result<StoreFigur
                 versions: "{}".into(),
                 planned: rows as u64,
                 models: vec![],
+                notes: Default::default(),
             })
             .await?;
     }

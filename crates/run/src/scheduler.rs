@@ -453,11 +453,19 @@ async fn create(
     p: &Prepared,
     planned: usize,
 ) -> Result<(), RunError> {
+    // The name and note live in their own columns (people change them later); the stored spec
+    // says what ran.
+    let notes = spec.notes()?;
+    let stored = RunSpec {
+        name: None,
+        note: None,
+        ..spec.clone()
+    };
     let run = NewRun {
         id: id.to_string(),
         created_at: rfc3339(SystemTime::now()),
         seed: spec.seed,
-        spec: serde_json::to_string(spec).unwrap_or_default(),
+        spec: serde_json::to_string(&stored).unwrap_or_default(),
         versions: p.versions.to_string(),
         planned: planned as u64,
         models: p
@@ -465,6 +473,7 @@ async fn create(
             .iter()
             .map(|(n, r)| (n.clone(), r.spec_json().to_string()))
             .collect(),
+        notes,
     };
     ctx.store.create_run(&run).await?;
     Ok(())

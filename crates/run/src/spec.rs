@@ -272,6 +272,13 @@ pub struct RunSpec {
     /// How chain samples share chains with model calls (default: split; see [`ChainScheduling`]).
     #[serde(default, skip_serializing_if = "ChainScheduling::is_split")]
     pub chain_scheduling: ChainScheduling,
+    /// What people call the run, given at start (`None`: unnamed). Stored in the run's `name`
+    /// column, where it can be changed later, and left out of the stored spec.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub name: Option<String>,
+    /// A free-text note about the run, given at start; stored like `name`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub note: Option<String>,
 }
 
 /// How chain samples (QuestBench, executed Intent2Tx) are scheduled against model calls.
@@ -339,7 +346,16 @@ impl RunSpec {
             packs: Vec::new(),
             fork: None,
             chain_scheduling: ChainScheduling::Split,
+            name: None,
+            note: None,
         }
+    }
+
+    /// The run's name and note as the store keeps them (trimmed, blank as none); a name or note
+    /// the store would refuse is [`RunError::Spec`] with the store's sentence.
+    pub fn notes(&self) -> Result<crucible_store::RunNotes, RunError> {
+        crucible_store::RunNotes::try_new(self.name.as_deref(), self.note.as_deref())
+            .map_err(|e| RunError::Spec(e.to_string()))
     }
 
     /// The rounds of `benchmark`: its own when the spec sets one, else `rounds`.
@@ -476,6 +492,7 @@ impl RunSpec {
             return Err(RunError::Spec("no benchmark given (--bench)".into()));
         }
         self.benchmarks = benches;
+        self.notes()?;
         let mut seen = BTreeSet::new();
         self.models.retain(|m| seen.insert(m.clone()));
         if self.models.is_empty() {

@@ -42,6 +42,9 @@ pub enum StoreError {
     /// No run has this id.
     #[error("unknown run id {0:?}")]
     UnknownRun(String),
+    /// A run's name or note was refused (too long, or a character a name cannot hold).
+    #[error(transparent)]
+    Notes(#[from] crate::NotesError),
     /// A stored value could not be read back (hand-edited or corrupt rows).
     #[error("corrupt stored value: {0}")]
     Corrupt(String),

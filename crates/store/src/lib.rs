@@ -52,7 +52,10 @@ pub use reads::{
     ReportRow, SampleBrief, SampleDetail, SamplePair, StoredAnswer, StoredSample, TextColumn,
 };
 pub use run_store::{RunReader, RunStore};
-pub use runs::{LeaseHolder, NewRun, RunHead, RunRow, RunSummary};
+pub use runs::{
+    LeaseHolder, NewRun, NotesError, RunHead, RunNotes, RunRow, RunSummary, NAME_MAX_CHARS,
+    NOTE_MAX_CHARS,
+};
 pub use samples::{NewSample, SampleKey, SampleRow, SampleRowRef};
 pub use schema::{
     KNOWN_BENCHMARKS, REPORT_COLUMNS, SAMPLE_COLUMNS, SAMPLE_COLUMN_COUNT, SUMMARY_COLUMNS,

@@ -36,6 +36,17 @@ pub trait RunStore: RunReader {
         finished_at: Option<&str>,
     ) -> impl Future<Output = Result<(), StoreError>> + Send;
 
+    /// Sets (or clears) a run's name and note as people typed them: the name trimmed, at most
+    /// 120 characters on one line, the note at most 4,000 characters, an empty value cleared
+    /// ([`crate::RunNotes::try_new`]). Changes nothing else of the run (status, samples, lease).
+    /// A refused value is [`StoreError::Notes`]; an unknown run [`StoreError::UnknownRun`].
+    fn annotate_run(
+        &self,
+        run_id: &str,
+        name: Option<&str>,
+        note: Option<&str>,
+    ) -> impl Future<Output = Result<crate::RunNotes, StoreError>> + Send;
+
     /// Stores one finished sample with its events and artefacts in one transaction; returns its
     /// id. A sample already stored under the same key keeps its first result (and that id).
     fn insert_sample(&self, s: &NewSample) -> impl Future<Output = Result<i64, StoreError>> + Send;

@@ -23,7 +23,7 @@ use crucible_store::{Store, StoreError};
 #[error("{field}: {message}")]
 pub struct FormError {
     /// The form field (`benchmarks`, `models`, `rounds`, `seed`, `limit`, `concurrency`,
-    /// `budget_usd`, `prompt_types`, `base_url`).
+    /// `budget_usd`, `prompt_types`, `base_url`, `name`, `note`).
     pub field: String,
     /// What is wrong, for people.
     pub message: String,
@@ -95,6 +95,17 @@ pub struct RunForm {
     #[serde(default)]
     #[ts(type = "number | null")]
     pub fork_block: Option<u64>,
+    /// What to call the run (`None` or blank: unnamed, the run id is shown).
+    #[serde(default)]
+    pub name: Option<String>,
+    /// A free-text note about the run (`None` or blank: none).
+    #[serde(default)]
+    pub note: Option<String>,
+}
+
+/// A refused run name or note as a form problem on its field (`name` or `note`).
+pub fn notes_problem(e: &crucible_store::NotesError) -> FormError {
+    form_err(e.field(), e.to_string())
 }
 
 impl RunForm {
@@ -138,6 +149,8 @@ impl RunForm {
 
     /// The run spec, or the first problem with a field named.
     pub fn to_spec(&self, data_dir: &std::path::Path) -> Result<RunSpec, FormError> {
+        let notes = crucible_store::RunNotes::try_new(self.name.as_deref(), self.note.as_deref())
+            .map_err(|e| notes_problem(&e))?;
         if self.benchmarks.is_empty() {
             return Err(form_err("benchmarks", "choose at least one benchmark"));
         }
@@ -208,6 +221,8 @@ impl RunForm {
         spec.budget_usd = self.budget_usd;
         spec.intent_execute = self.intent_execute;
         spec.prompt_set = self.prompt_set;
+        spec.name = notes.name().map(str::to_string);
+        spec.note = notes.note().map(str::to_string);
         spec.packs = self
             .packs
             .iter()
@@ -1086,6 +1101,10 @@ impl Tracker {
 pub struct RunListItem {
     /// Run id.
     pub run_id: String,
+    /// What people called the run (`None`: unnamed; show the id).
+    pub name: Option<String>,
+    /// What people wrote about the run.
+    pub note: Option<String>,
     /// As stored: running | finished | cancelled | interrupted | failed.
     pub status: String,
     /// Benchmarks.
@@ -1191,6 +1210,8 @@ pub async fn list_runs(store: &Store) -> Result<Vec<RunListItem>, StoreError> {
             cost_usd: cost,
             status: r.status,
             run_id: r.run_id,
+            name: r.name,
+            note: r.note,
         });
     }
     Ok(out)
@@ -1273,6 +1294,40 @@ mod tests {
             packs: Vec::new(),
             fork_url: None,
             fork_block: None,
+            name: None,
+            note: None,
+        }
+    }
+
+    #[test]
+    fn a_run_name_and_note_reach_the_spec_and_a_bad_one_names_its_field() {
+        let dir = tempfile::tempdir().unwrap();
+        let mut f = form();
+        f.name = Some("  llama vs reference, small ".into());
+        f.note = Some("first try\nwith two lines".into());
+        let spec = f.to_spec(dir.path()).unwrap();
+        assert_eq!(spec.name.as_deref(), Some("llama vs reference, small"));
+        assert_eq!(spec.note.as_deref(), Some("first try\nwith two lines"));
+        f.name = Some("   ".into());
+        f.note = Some(String::new());
+        let spec = f.to_spec(dir.path()).unwrap();
+        assert_eq!((spec.name, spec.note), (None, None), "blank is unnamed");
+        for (name, note, field) in [
+            ("x".repeat(121), String::new(), "name"),
+            ("two\nlines".into(), String::new(), "name"),
+            (String::new(), "y".repeat(4001), "note"),
+        ] {
+            f.name = Some(name);
+            f.note = Some(note);
+            let e = f.to_spec(dir.path()).unwrap_err();
+            assert_eq!(e.field, field, "{e}");
+            assert!(
+                e.message.starts_with(&format!(
+                    "the {}",
+                    if field == "name" { "run name" } else { "note" }
+                )),
+                "{e}"
+            );
         }
     }
 

@@ -417,6 +417,7 @@ mod tests {
                     versions: "{}".into(),
                     planned: samples as u64,
                     models: vec![],
+                    notes: Default::default(),
                 })
                 .await
                 .unwrap();

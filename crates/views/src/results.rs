@@ -17,6 +17,7 @@ use serde_json::Value;
 use ts_rs::TS;
 
 pub mod base;
+pub mod named_runs;
 
 pub use base::{Base, Opened, Refresh};
 
@@ -83,6 +84,10 @@ pub enum ResultsError {
 pub struct RunInfo {
     /// Run id.
     pub run_id: String,
+    /// What people called the run (`None`: unnamed; show the id).
+    pub name: Option<String>,
+    /// What people wrote about the run.
+    pub note: Option<String>,
     /// running | finished | cancelled | interrupted | failed.
     pub status: String,
     /// Created, RFC 3339.
@@ -1017,18 +1022,19 @@ impl Explorer {
         for r in runs {
             let g = groups.remove(&r.id).unwrap_or_default();
             // The chain a run used is in its spec (fork mode); an unreadable spec shows none.
-            let fork = self
-                .store
-                .run(&r.id)
-                .await
-                .ok()
+            let row = self.store.run(&r.id).await.ok();
+            let fork = row
+                .as_ref()
                 .and_then(|row| serde_json::from_str::<crucible_run::RunSpec>(&row.spec).ok())
                 .and_then(|spec| spec.fork)
                 .map(|f| super::console::fork_label(&f));
+            let (name, note) = row.map(|r| (r.name, r.note)).unwrap_or_default();
             let labels = self.labels(std::slice::from_ref(&r.id)).await?;
             let model_labels = g.models.iter().map(|m| labels.label(&r.id, m)).collect();
             out.push(RunInfo {
                 run_id: r.id,
+                name,
+                note,
                 status: r.status,
                 created_at: r.created_at,
                 samples: g.samples,
@@ -1600,7 +1606,8 @@ pub fn charts(r: &Report) -> Result<Vec<ChartView>, ResultsError> {
 /// Writes an export into `dir` and returns the paths written: `png`/`svg` write
 /// `<chart>.png`/`<chart>.svg` exactly as `crucible report --charts DIR` does; `csv`/`latex` write
 /// every table file exactly as `crucible report --format csv|latex --out DIR` does (`chart` is
-/// then ignored).
+/// then ignored; CSV callers add the runs by name with [`named_runs::write_runs`], as the CLI
+/// does).
 pub fn export(
     r: &Report,
     ds: &Dataset,

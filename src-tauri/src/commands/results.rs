@@ -174,8 +174,18 @@ pub async fn results_export(
     let (config, e) = explorer(&state).await?;
     let dir = dir.map_or_else(|| config.data_dir.join("exports"), Into::into);
     let loaded = e.loaded(&config, &filter, false).await?;
+    // The tables key on run ids; a CSV export also lists its runs by the names people gave them.
+    let runs = if format == "csv" {
+        results::named_runs::exported_runs(e.store(), &loaded.dataset.runs).await?
+    } else {
+        Vec::new()
+    };
     let paths = tauri::async_runtime::spawn_blocking(move || {
-        results::export(&loaded.report, &loaded.dataset, &chart, &format, &dir)
+        let mut paths = results::export(&loaded.report, &loaded.dataset, &chart, &format, &dir)?;
+        if format == "csv" {
+            paths.extend(results::named_runs::write_runs(&runs, &dir)?);
+        }
+        Ok::<_, results::ResultsError>(paths)
     })
     .await
     .map_err(|e| CommandError::internal(format!("export task failed: {e}")))??;

@@ -1,10 +1,12 @@
-//! Commands behind the Runs page: plan preview, start, cancel, resume, the runs list and a run's
-//! live status. Progress arrives as `run:progress` events (see `live.rs`).
+//! Commands behind the Runs page: plan preview, start, cancel, resume, the runs list, a run's
+//! live status and its name and note. Progress arrives as `run:progress` events (see `live.rs`).
 
 use std::sync::Arc;
 
-use crucible_store::Store;
-use crucible_views::console::{estimate, list_runs, History, LiveStatus, RunForm};
+use crucible_store::{Store, StoreError};
+use crucible_views::console::{
+    estimate, list_runs, notes_problem, FormError, History, LiveStatus, RunForm,
+};
 
 use crate::live::{launch, Launch};
 use crate::runs_view::{DemoInfo, PlanResult, RunsView};
@@ -151,4 +153,25 @@ pub async fn delete_run(
     let (_, store) = open_store(&state).await?;
     store.delete_run(&run_id).await?;
     Ok(())
+}
+
+/// Names a stored run and sets its note (an empty one clears it), also while it runs: nothing
+/// else of the run changes. A refused name or note is the problem on its field (`name` or
+/// `note`) with nothing saved; `None` once saved. An unknown run is `not_found`.
+#[tauri::command]
+pub async fn annotate_run(
+    state: tauri::State<'_, AppState>,
+    run_id: String,
+    name: Option<String>,
+    note: Option<String>,
+) -> Result<Option<FormError>, CommandError> {
+    let (_, store) = open_store(&state).await?;
+    match store
+        .annotate_run(&run_id, name.as_deref(), note.as_deref())
+        .await
+    {
+        Ok(_) => Ok(None),
+        Err(StoreError::Notes(e)) => Ok(Some(notes_problem(&e))),
+        Err(e) => Err(e.into()),
+    }
 }

@@ -1103,3 +1103,115 @@ async fn killing_the_app_takes_its_anvils_with_it_and_the_run_resumes_after_rest
     let (done, total) = counts(&after_samples);
     assert_eq!(done, total, "{after_samples}");
 }
+
+#[tokio::test]
+#[ignore = "needs the built app and CLI, tauri-driver, WebKitWebDriver and an X display; run .ci/e2e"]
+async fn a_run_named_in_the_form_is_listed_by_name_renamed_and_loses_nothing() {
+    let data = tempfile::tempdir().unwrap();
+    let config = tempfile::tempdir().unwrap();
+    let env = env_for(data.path(), config.path());
+    let app = App::launch(&env).await.expect("app launches");
+    let first_row = "#runs-table tbody tr:first-child";
+    let seen: Result<_> = async {
+        app.click("#nav-runs").await?;
+        app.click("#new-run").await?;
+        app.text("#run-form").await?;
+        app.fill("#rf-name", "llama vs reference, small").await?;
+        app.wait_text(
+            "#rf-plan [data-field=planned]",
+            Duration::from_secs(30),
+            |t| t.ends_with("samples"),
+        )
+        .await?;
+        app.screenshot("run-names-form").await?;
+        app.click("#rf-start").await?;
+        app.wait_text(
+            &format!("{first_row} [data-field=status]"),
+            Duration::from_secs(120),
+            |t| t == "finished",
+        )
+        .await?;
+        let listed_name = live_text(&app, &format!("{first_row} [data-field=run-name]")).await?;
+        let samples = live_text(&app, &format!("{first_row} [data-field=samples]")).await?;
+        let run_id = listed_runs(&app)
+            .await?
+            .first()
+            .cloned()
+            .unwrap_or_default();
+        app.screenshot("run-names-listed").await?;
+
+        // The run's page: rename it by keyboard-reachable controls, add a note.
+        click_live(&app, &format!("{first_row} a.run-open")).await?;
+        let title = app.text("#run-title").await?;
+        app.click("#run-annotate").await?;
+        let focused = app.focused_id().await?;
+        // Too long: said next to the field, nothing saved.
+        app.fill("#run-name-input", &"x".repeat(130)).await?;
+        app.click("#run-annotate-save").await?;
+        let refused = app.text("#run-name-input-error").await?;
+        app.screenshot("run-names-refused").await?;
+        app.fill("#run-name-input", "renamed after a look").await?;
+        app.fill("#run-note-input", "the reference solved every task")
+            .await?;
+        app.click("#run-annotate-save").await?;
+        let renamed = app
+            .wait_text("#run-title", Duration::from_secs(10), |t| {
+                t == "renamed after a look"
+            })
+            .await?;
+        let note = app.text("#run-note").await?;
+        app.screenshot("run-names-renamed").await?;
+
+        app.click("#nav-runs").await?;
+        let relisted = app
+            .wait_text(
+                &format!("{first_row} [data-field=run-name]"),
+                Duration::from_secs(10),
+                |t| t == "renamed after a look",
+            )
+            .await?;
+        let status_after = live_text(&app, &format!("{first_row} [data-field=status]")).await?;
+        let samples_after = live_text(&app, &format!("{first_row} [data-field=samples]")).await?;
+        Ok((
+            (listed_name, samples, run_id, title, focused),
+            (refused, renamed, note),
+            (relisted, status_after, samples_after),
+        ))
+    }
+    .await;
+    app.close().await;
+    let (
+        (listed_name, samples, run_id, title, focused),
+        (refused, renamed, note),
+        (relisted, status_after, samples_after),
+    ) = seen.expect("a run is named, listed and renamed");
+    assert_eq!(listed_name, "llama vs reference, small");
+    assert_eq!(title, "llama vs reference, small");
+    assert_eq!(
+        focused, "run-name-input",
+        "the form opens on the name field"
+    );
+    assert!(
+        refused.contains("130 characters long") && refused.contains("at most 120"),
+        "{refused}"
+    );
+    assert_eq!(renamed, "renamed after a look");
+    assert_eq!(note, "the reference solved every task");
+    assert_eq!(relisted, "renamed after a look");
+    // Renaming changed nothing else: same status and samples, on screen and in the database.
+    assert_eq!(status_after, "finished");
+    assert_eq!(samples_after, samples);
+    let (done, total) = counts(&samples);
+    assert!(total > 0 && done == total, "{samples}");
+    let cli = app_binary().unwrap().parent().unwrap().join("crucible");
+    let out = Command::new(cli)
+        .args(["runs", "show", &run_id, "--json", "--db"])
+        .arg(data.path().join("crucible.db"))
+        .output()
+        .unwrap();
+    let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(v["name"], "renamed after a look");
+    assert_eq!(v["note"], "the reference solved every task");
+    assert_eq!(v["status"], "finished");
+    assert_eq!(v["samples"].as_array().unwrap().len() as u32, total);
+}

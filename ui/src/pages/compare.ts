@@ -7,6 +7,7 @@
 import type { CommandError, CompareView, Disagreement, RunInfo, Scoring, Verdict } from "../bindings";
 import { BENCH_LABEL } from "../bench";
 import { h, ident, mount } from "../dom";
+import { runText } from "../run-name";
 import { resultsCompare, resultsCompareModels } from "../ipc";
 import { errorBox } from "../status-view";
 
@@ -50,7 +51,7 @@ export function renderCompare(content: HTMLElement, ctx: CompareContext): void {
   const runIds = runs.map((r) => r.run_id);
 
   // Two runs: the two ticked in the run picker, else the two most recent.
-  const runOption = (r: RunInfo) => h("option", { value: r.run_id }, `${r.run_id} · ${r.benchmarks.map(benchLabel).join(", ")} · ${r.models.length} model${r.models.length === 1 ? "" : "s"}`);
+  const runOption = (r: RunInfo) => h("option", { value: r.run_id }, `${runText(r)} · ${r.benchmarks.map(benchLabel).join(", ")} · ${r.models.length} model${r.models.length === 1 ? "" : "s"}`);
   const a = h("select", { id: "compare-a", "aria-label": "run A" }, ...runs.map(runOption));
   const b = h("select", { id: "compare-b", "aria-label": "run B" }, ...runs.map(runOption));
   const picked = selected.filter((r) => runIds.includes(r));
@@ -69,7 +70,7 @@ export function renderCompare(content: HTMLElement, ctx: CompareContext): void {
 
   // Two models of one run: the first ticked run with two models, else the most recent one.
   const multi = runs.filter((r) => r.models.length >= 2);
-  const run = h("select", { id: "compare-run", "aria-label": "run" }, ...runs.map((r) => h("option", { value: r.run_id }, `${r.run_id} · ${r.models.length} model${r.models.length === 1 ? "" : "s"}`)));
+  const run = h("select", { id: "compare-run", "aria-label": "run" }, ...runs.map((r) => h("option", { value: r.run_id }, `${runText(r)} · ${r.models.length} model${r.models.length === 1 ? "" : "s"}`)));
   run.value = multi.find((r) => selected.includes(r.run_id))?.run_id ?? multi[0]?.run_id ?? runIds[0];
   const ma = h("select", { id: "compare-model-a", "aria-label": "model A" });
   const mb = h("select", { id: "compare-model-b", "aria-label": "model B" });
@@ -200,7 +201,8 @@ function showCompare(out: HTMLElement, v: CompareView, ctx: CompareContext): voi
   };
   const onePair = v.verdicts.length > 0 && v.verdicts.every((x) => x.label_a === v.verdicts[0].label_a && x.label_b === v.verdicts[0].label_b);
   // Column heads: the two models, or the two runs when several models are paired.
-  const runsOf = "run_a" in v.compare ? [v.compare.run_a, v.compare.run_b] : null;
+  const named = (id: string) => ctx.runs.find((r) => r.run_id === id)?.name ?? id;
+  const runsOf = "run_a" in v.compare ? [named(v.compare.run_a), named(v.compare.run_b)] : null;
   const [headA, headB] = onePair ? [v.verdicts[0].label_a, v.verdicts[0].label_b] : (runsOf ?? ["A", "B"]);
 
   // Filters over the matrix: a class, within one comparison (benchmark and models) or all.

@@ -29,6 +29,7 @@ import { chartLabel, columnLabel, tableLabel, valueLabel } from "../labels";
 import { renderPaperTables } from "./paper-tables";
 import { renderCompare } from "./compare";
 import { h, ident, mount } from "../dom";
+import { runText, runTitle } from "../run-name";
 import {
   resultsCharts,
   resultsExport,
@@ -402,7 +403,7 @@ function runPicker(s: State, onChange: () => void): HTMLElement {
         "tbody",
         {},
         ...s.runs.map((r) => {
-          const cb = h("input", { type: "checkbox", "data-run": r.run_id, checked: s.selected.has(r.run_id), "aria-label": `select ${r.run_id}` });
+          const cb = h("input", { type: "checkbox", "data-run": r.run_id, checked: s.selected.has(r.run_id), "aria-label": `select ${runText(r)}` });
           cb.addEventListener("change", () => {
             if (cb.checked) s.selected.add(r.run_id);
             else s.selected.delete(r.run_id);
@@ -412,7 +413,7 @@ function runPicker(s: State, onChange: () => void): HTMLElement {
             "tr",
             {},
             h("td", {}, cb),
-            h("td", { class: "mono" }, r.run_id),
+            h("td", { class: "run-cell", title: r.note ?? undefined }, runTitle(r)),
             h("td", {}, r.status),
             h("td", { class: "num" }, String(r.samples)),
             h("td", { class: "num" }, String(r.passed)),

@@ -1,17 +1,19 @@
-// Runs: the list of stored runs (status, models, benchmarks, started, duration, cost), live
-// progress of the runs going on in this app (fed by `run:progress` events), cancel, resume and
-// delete (after an explicit confirmation step in the row),
+// Runs: the list of stored runs by name (status, models, benchmarks, started, duration, cost),
+// live progress of the runs going on in this app (fed by `run:progress` events), cancel, resume
+// and delete (after an explicit confirmation step in the row), a run's own page (#/runs/<id>:
+// its name, note and facts, with "Rename / add a note"),
 // and the new-run form (#/runs/new; #/runs/new?preset=quick opens its "Quick compare") with its
 // plan preview, a sticky footer holding the plan's line and Start, and each problem next to its field.
 import type { Bench, BenchPlan, LiveLoad, LiveStatus, PromptSet, ProvidersView, RunForm, RunListItem, RunPlan, RunsView } from "../bindings";
-import { PROMPT_SETS, PROMPT_SET_LABEL } from "../bindings";
+import { PROMPT_SETS, PROMPT_SET_LABEL, RUN_NAME_MAX_CHARS, RUN_NOTE_MAX_CHARS } from "../bindings";
 import { BENCH_LABEL } from "../bench";
-import { h, mount } from "../dom";
-import { cancelRun, deleteRun, demoInfo, getLive, startDemo, listPacks, listProviders, listRuns, onRunProgress, planRun, resumeRun, startRun } from "../ipc";
+import { h, ident, mount } from "../dom";
+import { annotateRun, cancelRun, deleteRun, demoInfo, getLive, startDemo, listPacks, listProviders, listRuns, onRunProgress, planRun, resumeRun, startRun } from "../ipc";
 import type { PackInfo } from "../bindings";
 import { packBadge } from "./packs";
 import { errorBox } from "../status-view";
 import { runLink, sampleLink } from "./results";
+import { runText, runTitle } from "../run-name";
 
 let unlisten: (() => void) | null = null;
 
@@ -70,12 +72,12 @@ function loadFacts(l: LiveLoad): HTMLElement {
     h("p", { class: "small", "data-field": "limit" }, h("strong", {}, "Limited by: "), l.limit_label));
 }
 
-function liveCard(s: LiveStatus, cancel: HTMLElement): HTMLElement {
+function liveCard(s: LiveStatus, cancel: HTMLElement, name: string | null): HTMLElement {
   const total = s.pending;
   const running = s.status === "running" || s.status === "starting";
-  return h("section", { class: "card live", id: `live-${s.run_id}`, "data-status": s.status, "aria-label": `Run ${s.run_id} progress` },
+  return h("section", { class: "card live", id: `live-${s.run_id}`, "data-status": s.status, "aria-label": `Run ${runText({ run_id: s.run_id, name })} progress` },
     h("div", { class: "card-head" },
-      h("h2", {}, `Run ${s.run_id} `, h("span", { class: `badge ${s.status === "finished" ? "ok" : running ? "info" : "warn"}`, "data-field": "live-status" }, s.status)),
+      h("h2", {}, "Run ", runTitle({ run_id: s.run_id, name }), " ", h("span", { class: `badge ${s.status === "finished" ? "ok" : running ? "info" : "warn"}`, "data-field": "live-status" }, s.status)),
       running ? cancel : null),
     h("div", { class: "live-main" },
       bar(s.done, total, `Run ${s.run_id}: ${s.done} of ${total} samples`),
@@ -136,14 +138,14 @@ function deleteCell(r: RunListItem, onDelete: (id: string) => void): HTMLElement
     const no = h("button", { type: "button", class: "secondary cancel-delete" }, "Keep");
     yes.addEventListener("click", () => { yes.setAttribute("disabled", ""); onDelete(r.run_id); });
     no.addEventListener("click", () => { idle(); (cell.querySelector("button") as HTMLButtonElement | null)?.focus(); });
-    mount(cell, h("div", { class: "confirm", role: "group", "aria-label": `Confirm deleting run ${r.run_id}` },
+    mount(cell, h("div", { class: "confirm", role: "group", "aria-label": `Confirm deleting run ${runText(r)}` },
       h("span", { class: "small", "data-field": "confirm-text" },
-        `Delete ${r.run_id} and its ${r.finished} stored sample${r.finished === 1 ? "" : "s"}? This cannot be undone. `),
+        `Delete ${r.name ? `“${r.name}” (${r.run_id})` : r.run_id} and its ${r.finished} stored sample${r.finished === 1 ? "" : "s"}? This cannot be undone. `),
       yes, " ", no));
     no.focus();
   };
   const idle = () => {
-    const del = h("button", { type: "button", class: "secondary delete-run", "aria-label": `Delete run ${r.run_id}` }, "Delete");
+    const del = h("button", { type: "button", class: "secondary delete-run", "aria-label": `Delete run ${runText(r)}` }, "Delete");
     del.addEventListener("click", ask);
     mount(cell, del);
   };
@@ -220,7 +222,11 @@ function runsTable(view: RunsView, onResume: (id: string) => void, onDemo: () =>
       const resume = h("button", { type: "button", class: "secondary resume-run" }, "Resume");
       resume.addEventListener("click", () => onResume(r.run_id));
       return h("tr", { id: `run-${r.run_id}`, "data-status": r.status },
-        h("td", { class: "mono small run-id" }, r.run_id),
+        h("td", { class: "small run-id" },
+          h("a", { class: "run-open", href: `#/runs/${encodeURIComponent(r.run_id)}`,
+            title: "This run's page: its note, rename it or add a note" }, runTitle(r)),
+          r.note ? h("div", { class: "muted small run-note-line", "data-field": "note", title: r.note },
+            r.note.length > 80 ? `${r.note.slice(0, 80)}…` : r.note) : null),
         h("td", {}, h("span", { class: `badge ${st.cls}`, "data-field": "status" }, st.label),
           st.resumable ? h("div", { class: "muted small", "data-field": "resumable" }, "resumable") : null,
           r.held_by && !live.has(r.run_id)
@@ -266,9 +272,11 @@ async function renderList(root: HTMLElement): Promise<void> {
     }
     return b;
   };
+  // The names of the runs listed, for the live cards' headings.
+  const names = new Map<string, string | null>();
   const drawLive = () => {
     const active = document.activeElement;
-    mount(liveSlot, ...[...cards.values()].map((s) => liveCard(s, cancelFor(s.run_id))));
+    mount(liveSlot, ...[...cards.values()].map((s) => liveCard(s, cancelFor(s.run_id), names.get(s.run_id) ?? null)));
     if (active instanceof HTMLElement && active !== document.activeElement && active.isConnected) {
       active.focus({ preventScroll: true });
     }
@@ -279,6 +287,7 @@ async function renderList(root: HTMLElement): Promise<void> {
       mount(listSlot, errorBox(r.error));
       return;
     }
+    for (const run of r.value.runs) names.set(run.run_id, run.name);
     mount(listSlot, runsTable(r.value, async (id) => {
       mount(problem);
       const started = await resumeRun(id);
@@ -363,6 +372,7 @@ function defaultForm(): RunForm {
     benchmarks: [], models: [], base_url: null, model_providers: {}, limit: null, rounds: 1, seed: 0,
     prompt_types: [], categories: [], difficulties: [], kinds: [], concurrency: 32, chain_workers: null,
     budget_usd: null, intent_execute: true, prompt_set: "paper", preset: null, packs: [], fork_url: null, fork_block: null,
+    name: null, note: null,
   };
 }
 
@@ -378,10 +388,12 @@ const FULL_FIELD: Record<string, string> = {
   benchmarks: "rf-benchmarks", models: "rf-models", limit: "rf-limit", rounds: "rf-rounds", seed: "rf-seed",
   concurrency: "rf-concurrency", chain_workers: "rf-chain-workers", budget_usd: "rf-budget", prompt_types: "rf-prompts", base_url: "rf-models",
   filters: "rf-filters", packs: "rf-packs", fork_url: "rf-fork-url", fork_block: "rf-fork-block", preset: "rf-protocol", prompt_set: "rf-prompt-set",
+  name: "rf-name", note: "rf-note",
 };
 const QUICK_FIELD: Record<string, string> = {
   benchmarks: "rf-quick-bench", packs: "rf-quick-bench", models: "rf-quick-models", base_url: "rf-quick-models",
   model_a: "rf-quick-a", model_b: "rf-quick-b", limit: "rf-quick-size", filters: "rf-quick-size",
+  name: "rf-name", note: "rf-note",
 };
 
 const sentence = (m: string) => m.charAt(0).toUpperCase() + m.slice(1);
@@ -591,11 +603,33 @@ async function renderNew(root: HTMLElement, quickFirst: boolean): Promise<void> 
       h("label", { class: "check" }, execute, ` ${BENCH_LABEL.intent2tx}: execute answers on the local chain (Exec, StateEq)`)),
     filters);
 
+  // The run's name and note (both modes, after the choices a quick compare's default name is
+  // made of): what the runs list and Results show instead of its id.
+  const nameInput = h("input", { id: "rf-name", type: "text", autocomplete: "off", spellcheck: "false" });
+  const noteInput = h("textarea", { id: "rf-note", rows: "2" });
+  const naming = h("div", { id: "rf-naming", class: "form-grid" },
+    field("Run name (optional)", nameInput, `Shown instead of the run's id. One line, up to ${RUN_NAME_MAX_CHARS} characters.`),
+    field("Note (optional)", noteInput, `Anything worth remembering about this run, up to ${RUN_NOTE_MAX_CHARS.toLocaleString("en")} characters.`));
+  /** The name a quick compare gets when none is typed: "alpha vs reference · PILOT-Bench · small". */
+  const quickName = (): string | null => {
+    const [a, b] = [quickA, quickB].map((s) => [...s.selectedOptions].find((o) => !o.disabled));
+    if (!a || !b) return null;
+    const short = (o: HTMLOptionElement) => (o.dataset.model ?? o.value).replace(/^[^:]*:/, "");
+    const name = `${short(a)} vs ${short(b)} · ${BENCH_LABEL[quickBench()]} · ${quickSize().label.toLowerCase()}`;
+    return [...name].slice(0, RUN_NAME_MAX_CHARS).join("");
+  };
+  const namePlaceholder = () => {
+    const dflt = quick() ? quickName() : null;
+    nameInput.placeholder = dflt ? `Empty: “${dflt}”` : "e.g. llama vs reference, small";
+  };
+  const typed = (el: HTMLInputElement | HTMLTextAreaElement) => (el.value.trim() === "" ? null : el.value);
+
   const form = h("form", { id: "run-form", class: "card form", "aria-labelledby": "rf-title", novalidate: true },
     h("h2", { id: "rf-title" }, "New run"),
     mode,
     quickPart,
     fullPart,
+    naming,
     plan,
     // Sticky: the plan's line, what needs fixing and Start stay in view while the form scrolls.
     h("div", { id: "rf-footer", class: "form-footer" },
@@ -604,6 +638,7 @@ async function renderNew(root: HTMLElement, quickFirst: boolean): Promise<void> 
   const showMode = () => {
     quickPart.hidden = !quick();
     fullPart.hidden = quick();
+    namePlaceholder();
   };
   mode.addEventListener("change", () => {
     showMode();
@@ -657,6 +692,8 @@ async function renderNew(root: HTMLElement, quickFirst: boolean): Promise<void> 
       packs: [],
       fork_url: chainFork.checked ? (forkUrl.value.trim() || null) : null,
       fork_block: chainFork.checked ? numOr(forkBlock) : null,
+      name: typed(nameInput),
+      note: typed(noteInput),
     };
     // The chosen benchmarks' packs; a benchmark left on its built-in default names none, so
     // the default follows the protocol (the paper protocol reads the paper-shaped Intent2Tx set).
@@ -691,7 +728,8 @@ async function renderNew(root: HTMLElement, quickFirst: boolean): Promise<void> 
     const bench = quickBench();
     const [a, b] = [quickA, quickB].map((s) => [...s.selectedOptions].find((o) => !o.disabled));
     const chosen = [a, b].filter((o): o is HTMLOptionElement => o !== undefined);
-    const f: RunForm = { ...defaults, model_providers: {}, benchmarks: [bench], models: chosen.map((o) => o.dataset.model!), limit: quickSize().limit };
+    const f: RunForm = { ...defaults, model_providers: {}, benchmarks: [bench], models: chosen.map((o) => o.dataset.model!), limit: quickSize().limit,
+      name: typed(nameInput) ?? quickName(), note: typed(noteInput) };
     for (const o of chosen) if (o.dataset.provider) f.model_providers[o.dataset.model!] = o.dataset.provider;
     const problems: Problem[] = [];
     const addYours = "add your model's provider in Settings → Providers & models.";
@@ -800,6 +838,7 @@ async function renderNew(root: HTMLElement, quickFirst: boolean): Promise<void> 
   form.addEventListener("change", () => {
     protocolLocks();
     chainLocks();
+    namePlaceholder();
     window.clearTimeout(timer);
     timer = window.setTimeout(() => void preview(), 150);
   });
@@ -824,9 +863,123 @@ async function renderNew(root: HTMLElement, quickFirst: boolean): Promise<void> 
   await preview();
 }
 
+/**
+ * "Rename / add a note": an inline form with the run's name and note, Save and Cancel. A refused
+ * value is said next to its field (nothing is saved); Escape or Cancel closes it unchanged.
+ */
+function annotateForm(r: RunListItem, done: (saved: boolean) => void): HTMLFormElement {
+  const nameInput = h("input", { id: "run-name-input", type: "text", autocomplete: "off", spellcheck: "false", value: r.name ?? "" });
+  const noteInput = h("textarea", { id: "run-note-input", rows: "4" });
+  noteInput.value = r.note ?? "";
+  const save = h("button", { type: "submit", id: "run-annotate-save", class: "primary" }, "Save");
+  const cancel = h("button", { type: "button", id: "run-annotate-cancel", class: "secondary" }, "Cancel");
+  const problem = h("div", { id: "run-annotate-problem", role: "alert" });
+  const form = h("form", { id: "run-annotate-form", class: "form", "aria-label": "Rename the run or add a note", novalidate: true },
+    field("Run name", nameInput, `Shown instead of the run's id. One line, up to ${RUN_NAME_MAX_CHARS} characters; empty shows the id.`),
+    field("Note", noteInput, `Up to ${RUN_NOTE_MAX_CHARS.toLocaleString("en")} characters; empty removes the note.`),
+    problem,
+    h("div", { class: "form-actions" }, save, " ", cancel));
+  const clear = () => {
+    for (const el of form.querySelectorAll(".field-error")) el.remove();
+    for (const el of [nameInput, noteInput]) {
+      el.removeAttribute("aria-invalid");
+      el.removeAttribute("aria-describedby");
+    }
+    mount(problem);
+  };
+  cancel.addEventListener("click", () => done(false));
+  form.addEventListener("keydown", (ev) => {
+    if (ev.key === "Escape") {
+      ev.preventDefault();
+      done(false);
+    }
+  });
+  form.addEventListener("submit", async (ev) => {
+    ev.preventDefault();
+    clear();
+    save.setAttribute("disabled", "");
+    const res = await annotateRun(r.run_id, nameInput.value, noteInput.value);
+    save.removeAttribute("disabled");
+    if (!res.ok) {
+      mount(problem, errorBox(res.error));
+      return;
+    }
+    const refused = res.value;
+    if (refused === null) {
+      done(true);
+      return;
+    }
+    const el = refused.field === "note" ? noteInput : nameInput;
+    const note = h("p", { class: "field-error", id: `${el.id}-error`, "data-field": refused.field }, sentence(refused.message));
+    el.after(note);
+    el.setAttribute("aria-invalid", "true");
+    el.setAttribute("aria-describedby", note.id);
+    el.focus();
+  });
+  return form;
+}
+
+/** One run's page: its name (or id), the note under it, its facts, and "Rename / add a note". */
+async function renderRunDetail(root: HTMLElement, runId: string, focus: "title" | null = null): Promise<void> {
+  const back = h("a", { href: "#/runs", class: "button secondary" }, "Back to runs");
+  mount(root, h("p", { class: "muted" }, "Loading the run…"));
+  const res = await listRuns();
+  if (!res.ok) {
+    mount(root, h("header", { class: "page-head" }, h("h1", {}, "Run")), errorBox(res.error), back);
+    return;
+  }
+  const r = res.value.runs.find((x) => x.run_id === runId);
+  if (!r) {
+    mount(root, h("header", { class: "page-head" }, h("h1", {}, "Run not found")),
+      h("p", { id: "run-missing", role: "alert" }, `There is no run ${runId} in this database (it was deleted, or another database is open).`), back);
+    return;
+  }
+  const st = shownStatus(r, res.value.live.includes(r.run_id));
+  const title = h("h1", { id: "run-title", tabindex: "-1" }, r.name ?? `Run ${r.run_id}`);
+  const rename = h("button", { type: "button", id: "run-annotate", class: "secondary", "aria-expanded": "false", "aria-controls": "run-annotate-slot" },
+    "Rename / add a note");
+  const slot = h("div", { id: "run-annotate-slot" });
+  rename.addEventListener("click", () => {
+    rename.hidden = true;
+    rename.setAttribute("aria-expanded", "true");
+    const form = annotateForm(r, (saved) => {
+      if (saved) void renderRunDetail(root, runId, "title");
+      else {
+        mount(slot);
+        rename.hidden = false;
+        rename.setAttribute("aria-expanded", "false");
+        rename.focus();
+      }
+    });
+    mount(slot, form);
+    form.querySelector<HTMLInputElement>("#run-name-input")!.focus();
+  });
+  mount(root,
+    h("header", { class: "page-head card-head" },
+      h("div", {}, title,
+        r.name ? h("p", { class: "mono small muted", id: "run-id" }, ident(r.run_id)) : null),
+      h("div", { class: "head-actions" }, back)),
+    h("section", { class: "card", id: "run-detail", "aria-labelledby": "run-title" },
+      r.note ? h("p", { class: "run-note", id: "run-note" }, r.note) : h("p", { class: "muted small", id: "run-note-empty" }, "No note."),
+      rename, slot,
+      h("dl", { class: "facts" },
+        h("dt", {}, "Status"), h("dd", { "data-field": "status" }, h("span", { class: `badge ${st.cls}` }, st.label)),
+        h("dt", {}, "Models"), h("dd", { "data-field": "models" }, r.model_labels.join(", ")),
+        h("dt", {}, "Benchmarks"), h("dd", {}, r.benchmarks.map((b) => BENCH_LABEL[b as Bench] ?? b).join(", ")),
+        r.fork ? h("dt", {}, "Chain") : null, r.fork ? h("dd", {}, r.fork) : null,
+        h("dt", {}, "Started"), h("dd", {}, fmtTime(r.started)),
+        h("dt", {}, "Duration"), h("dd", {}, duration(r)),
+        h("dt", {}, "Samples"), h("dd", { "data-field": "samples" }, `${r.finished}/${r.planned} stored`),
+        h("dt", {}, "Cost"), h("dd", {}, fmtUsd(r.cost_usd))),
+      answers(r),
+      resultLinks(r)));
+  if (focus === "title") title.focus();
+}
+
 export async function renderRuns(root: HTMLElement): Promise<void> {
   const [path, query] = window.location.hash.replace(/^#\/?/, "").split("?");
   const sub = path.split("/")[1];
   if (sub === "new") await renderNew(root, new URLSearchParams(query ?? "").get("preset") === "quick");
+  else if (sub) await renderRunDetail(root, decodeURIComponent(sub));
   else await renderList(root);
 }

@@ -306,6 +306,7 @@ mod tests {
                     versions: "{}".into(),
                     planned: 300,
                     models: vec![("builtin:reference".into(), "{}".into())],
+                    notes: Default::default(),
                 })
                 .await
                 .unwrap();
@@ -483,6 +484,7 @@ mod tests {
                 versions: "{}".into(),
                 planned: 1,
                 models: vec![],
+                notes: Default::default(),
             })
             .await
             .unwrap();

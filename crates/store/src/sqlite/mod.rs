@@ -31,6 +31,8 @@ use crate::{
 
 mod damage;
 mod mirror;
+#[cfg(test)]
+mod notes_tests;
 mod reads;
 mod runs;
 mod samples;
@@ -272,6 +274,15 @@ impl RunStore for Store {
         finished_at: Option<&str>,
     ) -> Result<(), StoreError> {
         Store::set_status(self, run_id, status, finished_at).await
+    }
+
+    async fn annotate_run(
+        &self,
+        run_id: &str,
+        name: Option<&str>,
+        note: Option<&str>,
+    ) -> Result<crate::RunNotes, StoreError> {
+        Store::annotate_run(self, run_id, name, note).await
     }
 
     async fn insert_sample(&self, s: &NewSample) -> Result<i64, StoreError> {

@@ -1,10 +1,14 @@
-//! SQL of runs: the `runs` and `run_models` rows, the `run_log`, deleting a run with everything
-//! under it, and run listings.
+//! SQL of runs: the `runs` and `run_models` rows, the `run_log`, a run's name and note, deleting
+//! a run with everything under it, and run listings.
+//!
+//! Reads of a run's name and note first ask whether the file has those columns (migration 0005):
+//! a store opened read-only is never migrated, so one written by an older Crucible still lists,
+//! its runs unnamed.
 
 use crucible_core::RunStatus;
 
 use super::Store;
-use crate::{LeaseHolder, NewRun, RunHead, RunRow, RunSummary, StoreError};
+use crate::{LeaseHolder, NewRun, RunHead, RunNotes, RunRow, RunSummary, StoreError};
 
 /// Unix seconds now.
 fn now_s() -> i64 {
@@ -14,6 +18,40 @@ fn now_s() -> i64 {
 }
 
 impl Store {
+    /// Whether the `runs` table has the `name` and `note` columns (a file migrated to 0005).
+    async fn has_run_notes(&self) -> Result<bool, StoreError> {
+        let n: i64 = sqlx::query_scalar(
+            "SELECT COUNT(*) FROM pragma_table_info('runs') WHERE name IN ('name', 'note')",
+        )
+        .fetch_one(&self.pool)
+        .await?;
+        Ok(n == 2)
+    }
+
+    /// Sets (or clears) a run's name and note, checked by [`RunNotes::try_new`]: an empty or
+    /// blank value clears it. Nothing else of the run changes (status, samples, lease). A refused
+    /// value is [`StoreError::Notes`]; an unknown run [`StoreError::UnknownRun`].
+    pub async fn annotate_run(
+        &self,
+        run_id: &str,
+        name: Option<&str>,
+        note: Option<&str>,
+    ) -> Result<RunNotes, StoreError> {
+        let notes = RunNotes::try_new(name, note)?;
+        let _turn = self.write.lock().await;
+        let n = sqlx::query("UPDATE runs SET name = ?, note = ? WHERE id = ?")
+            .bind(notes.name())
+            .bind(notes.note())
+            .bind(run_id)
+            .execute(&self.pool)
+            .await?
+            .rows_affected();
+        if n == 0 {
+            return Err(StoreError::UnknownRun(run_id.to_string()));
+        }
+        Ok(notes)
+    }
+
     /// Takes `run_id`'s lease for `ttl_s` seconds as `holder` (identified by `token`): when no
     /// one holds it, its holder's lease expired, or `token` already holds it. Otherwise
     /// [`StoreError::Leased`] names the holder. One statement, so two processes racing for it
@@ -137,8 +175,8 @@ impl Store {
         let _turn = self.write.lock().await;
         let mut tx = self.pool.begin().await?;
         sqlx::query(
-            "INSERT INTO runs (id, created_at, status, seed, spec, versions, planned) \
-             VALUES (?, ?, 'running', ?, ?, ?, ?)",
+            "INSERT INTO runs (id, created_at, status, seed, spec, versions, planned, name, note) \
+             VALUES (?, ?, 'running', ?, ?, ?, ?, ?, ?)",
         )
         .bind(&run.id)
         .bind(&run.created_at)
@@ -146,6 +184,8 @@ impl Store {
         .bind(&run.spec)
         .bind(&run.versions)
         .bind(run.planned as i64)
+        .bind(run.notes.name())
+        .bind(run.notes.note())
         .execute(&mut *tx)
         .await?;
         for (model, spec) in &run.models {
@@ -258,10 +298,15 @@ impl Store {
 
     /// One run.
     pub async fn run(&self, run_id: &str) -> Result<RunRow, StoreError> {
-        sqlx::query_as::<_, RunRow>(
-            "SELECT id, created_at, finished_at, status, seed, spec, versions, planned \
-             FROM runs WHERE id = ?",
-        )
+        let notes = if self.has_run_notes().await? {
+            ", name, note"
+        } else {
+            ""
+        };
+        sqlx::query_as::<_, RunRow>(&format!(
+            "SELECT id, created_at, finished_at, status, seed, spec, versions, planned{notes} \
+             FROM runs WHERE id = ?"
+        ))
         .bind(run_id)
         .fetch_optional(&self.pool)
         .await?
@@ -270,14 +315,19 @@ impl Store {
 
     /// Every run, newest first, with counts.
     pub async fn runs(&self) -> Result<Vec<RunSummary>, StoreError> {
-        Ok(sqlx::query_as::<_, RunSummary>(
-            "SELECT r.id AS run_id, r.status, r.created_at, r.finished_at, r.planned, \
+        let notes = if self.has_run_notes().await? {
+            "r.name, r.note, "
+        } else {
+            ""
+        };
+        Ok(sqlx::query_as::<_, RunSummary>(&format!(
+            "SELECT r.id AS run_id, r.status, r.created_at, r.finished_at, r.planned, {notes}\
              COUNT(s.id) AS finished, \
              COALESCE(SUM(s.outcome = 'agent_error'), 0) AS failed, \
              COALESCE(SUM(s.passed), 0) AS passed \
              FROM runs r LEFT JOIN samples s ON s.run_id = r.id \
-             GROUP BY r.id ORDER BY r.created_at DESC, r.id DESC",
-        )
+             GROUP BY r.id ORDER BY r.created_at DESC, r.id DESC"
+        ))
         .fetch_all(&self.pool)
         .await?)
     }

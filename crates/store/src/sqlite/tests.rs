@@ -49,6 +49,7 @@ fn new_run(id: &str, created: &str) -> NewRun {
         versions: "{}".into(),
         planned: 3,
         models: vec![("builtin:reference".into(), "{}".into())],
+        notes: Default::default(),
     }
 }
 
