@@ -126,3 +126,15 @@ export function chartLabel(name: string): string {
   const words = name.split("_").map((w, i) => bench[w] ?? (i === 0 ? w.charAt(0).toUpperCase() + w.slice(1) : w));
   return words.join(" ");
 }
+
+/** What a built-in agent's label ends with (the core's `verdict::BUILTIN_SUFFIX`). */
+const OFFLINE = " (offline test agent)";
+
+/** A run's models in one line: people's models first, then the built-in agents folded under one
+ *  phrase ("offline test agents: reference, known-wrong") instead of the suffix on every name. */
+export function modelList(labels: readonly string[]): string {
+  const agents = labels.filter((l) => l.endsWith(OFFLINE)).map((l) => l.slice(0, -OFFLINE.length));
+  const own = labels.filter((l) => !l.endsWith(OFFLINE));
+  const folded = agents.length === 0 ? [] : agents.length === 1 ? [`${agents[0]}${OFFLINE}`] : [`offline test agents: ${agents.join(", ")}`];
+  return [...own, ...folded].join("; ");
+}

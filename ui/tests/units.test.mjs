@@ -29,3 +29,17 @@ test("rounding is marked and a small amount keeps its significant digits", () =>
   assert.equal(tokenAmount("123456789", 18), "≈ 0.000000000123456");
   assert.equal(tokenAmount("000120", 2), "1.2", "leading zeros are not digits");
 });
+
+const labelsSrc = readFileSync(join(uiDir, "src", "labels.ts"), "utf8");
+const labelsJs = (await transformWithOxc(labelsSrc, "labels.ts", { lang: "ts" })).code;
+const labelsFile = join(mkdtempSync(join(tmpdir(), "labels-")), "labels.mjs");
+writeFileSync(labelsFile, labelsJs);
+const { modelList } = await import(pathToFileURL(labelsFile).href);
+
+test("a run's models list people's models first and fold the built-in agents under one phrase", () => {
+  assert.equal(modelList(["reference (offline test agent)", "lab · llama", "known-wrong (offline test agent)"]),
+    "lab · llama; offline test agents: reference, known-wrong");
+  assert.equal(modelList(["reference (offline test agent)"]), "reference (offline test agent)");
+  assert.equal(modelList(["lab · a", "lab · b"]), "lab · a; lab · b");
+  assert.equal(modelList([]), "");
+});

@@ -25,7 +25,7 @@ import type {
   Unit,
 } from "../bindings";
 import { BENCHES, BENCH_LABEL, SCORINGS, SCORING_LABEL } from "../bench";
-import { chartLabel, columnLabel, tableLabel, valueLabel } from "../labels";
+import { chartLabel, columnLabel, modelList, tableLabel, valueLabel } from "../labels";
 import { renderPaperTables } from "./paper-tables";
 import { renderCompare } from "./compare";
 import { h, ident, mount } from "../dom";
@@ -419,7 +419,7 @@ function runPicker(s: State, onChange: () => void): HTMLElement {
             h("td", { class: "num" }, String(r.passed)),
             h("td", {}, r.benchmarks.map((b) => BENCH_LABEL[b as keyof typeof BENCH_LABEL] ?? b).join(", "),
               r.fork ? h("div", { class: "muted small", "data-field": "fork" }, `Chain: ${r.fork}`) : null),
-            h("td", { class: "small" }, r.model_labels.join(", ")),
+            h("td", { class: "small" }, modelList(r.model_labels)),
           );
         }),
       ),
