@@ -188,6 +188,9 @@ pub fn typescript() -> String {
         decl::<ParamRow>(&mut out);
         decl::<CheckRow>(&mut out);
         decl::<QuestRender>(&mut out);
+        decl::<ExpectedRow>(&mut out);
+        decl::<PreviewFact>(&mut out);
+        decl::<PromptPreview>(&mut out);
         decl::<Validation>(&mut out);
         decl::<SolutionChoice>(&mut out);
         decl::<CheckOutcome>(&mut out);
@@ -433,6 +436,7 @@ mod tests {
             "Catalogue",
             "TaskDetail",
             "QuestRender",
+            "PromptPreview",
             "Validation",
             "SolutionChoice",
             "DryRun",

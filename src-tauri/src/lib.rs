@@ -230,6 +230,7 @@ pub fn run() {
             commands::tasks::list_tasks,
             commands::tasks::get_task,
             commands::tasks::render_quest_task,
+            commands::tasks::preview_task,
             commands::tasks::validate_quest_task,
             commands::tasks::save_quest_task,
             commands::tasks::new_quest_task,

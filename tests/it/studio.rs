@@ -398,7 +398,10 @@ async fn intent_dry_runs_execute_on_the_eth_universe() {
         d.checks.iter().find(|c| c.name == name).map(|c| c.passed)
     };
     assert_eq!(
-        (exec(&r, "exec"), exec(&r, "state_eq")),
+        (
+            exec(&r, "Executes without reverting"),
+            exec(&r, "Same state change as the ground truth")
+        ),
         (Some(true), Some(true)),
         "{r:?}"
     );
@@ -406,7 +409,11 @@ async fn intent_dry_runs_execute_on_the_eth_universe() {
     let w = studio::dry_run_intent(Some(&mut ex), &inst, &SolutionChoice::Wrong { index: 0 })
         .await
         .unwrap();
-    assert_eq!(exec(&w, "state_eq"), Some(false), "{w:?}");
+    assert_eq!(
+        exec(&w, "Same state change as the ground truth"),
+        Some(false),
+        "{w:?}"
+    );
     assert!(!w.passed);
 }
 
@@ -725,4 +732,94 @@ fn pilot_tasks_are_edited_with_field_named_errors_and_saved_into_a_studio_pack()
         schema.contains(&lib.tasks[0].task.required_tools[0]),
         "{schema}"
     );
+}
+
+#[test]
+fn intent_and_pilot_tasks_render_their_exact_prompt_and_what_scoring_expects() {
+    use crucible_core::PromptSet;
+    let c = config();
+    // Intent2Tx: the prompt a run sends (paper wording by default), and the ground truth in words.
+    let id = "gen-20260-00003"; // "Send 1000 USDT to 0x14dC…"
+    let inst = studio::intent_instance(&c, id).unwrap();
+    let paper = studio::preview_intent(&c, id, PromptSet::Paper).unwrap();
+    let assisted = studio::preview_intent(&c, id, PromptSet::Assisted).unwrap();
+    let book = crucible_intent2tx::AddressBook::builtin();
+    let run_prompt = crucible_intent2tx::build_prompt_with(
+        PromptSet::Paper,
+        crucible_intent2tx::RetrievalMode::Realistic,
+        crucible_intent2tx::Setting::Direct,
+        &inst,
+        &book,
+        None,
+    );
+    assert_eq!(
+        paper.prompt,
+        format!("{}\n\n{}", run_prompt.system, run_prompt.user)
+    );
+    assert_ne!(paper.prompt, assisted.prompt, "the two wordings differ");
+    assert!(paper.variant.contains("paper") && assisted.variant.contains("assisted"));
+    assert_eq!(paper.expected.len(), 1, "{:?}", paper.expected);
+    let row = &paper.expected[0];
+    assert_eq!(row.action, "transfer");
+    assert!(row.target.starts_with("USDT (0x"), "{}", row.target);
+    assert!(
+        row.details
+            .iter()
+            .any(|d| d == "value = 1,000 USDT (1000000000 base units)"),
+        "amounts in token units: {:?}",
+        row.details
+    );
+    assert!(paper.note.contains("no seed"), "{}", paper.note);
+
+    // PILOT: each prompt type is the one a run sends; plan prompts show the plan they carry.
+    let engine = studio::pilot_engine(&c).unwrap();
+    let cat = studio::catalogue(&c);
+    let flawed_task = cat
+        .tasks
+        .iter()
+        .filter(|t| t.bench == Bench::Pilot)
+        .find(|t| engine.render(&t.id).unwrap().flaw.is_some())
+        .expect("a PILOT task with a flaw");
+    let rendered = engine.render(&flawed_task.id).unwrap();
+    for pt in crucible_pilot::PromptType::ALL {
+        let p = studio::preview_pilot(&c, &flawed_task.id, PromptSet::Paper, pt).unwrap();
+        assert_eq!(p.prompt, rendered.prompt(PromptSet::Paper, pt), "{pt:?}");
+        let plan = match pt {
+            crucible_pilot::PromptType::Flawed => &rendered.flawed_plan,
+            _ => &rendered.optimal_plan,
+        };
+        let tools: Vec<&str> = p.expected.iter().map(|r| r.target.as_str()).collect();
+        assert_eq!(tools, plan.tools(), "{pt:?}");
+        let flaw = p
+            .facts
+            .iter()
+            .find(|f| f.label == "Flaw in the flawed prompt")
+            .unwrap();
+        let (kind, _) = flaw.value.split_once(':').unwrap();
+        assert!(
+            !kind.contains('_'),
+            "the flaw's kind is in words: {}",
+            flaw.value
+        );
+    }
+    let baseline = studio::preview_pilot(
+        &c,
+        &flawed_task.id,
+        PromptSet::Paper,
+        crucible_pilot::PromptType::Baseline,
+    )
+    .unwrap();
+    assert!(
+        baseline.expected_title.contains("not in this prompt"),
+        "{}",
+        baseline.expected_title
+    );
+    let e = studio::preview_pilot(
+        &c,
+        "no_such_task",
+        PromptSet::Paper,
+        crucible_pilot::PromptType::Cot,
+    )
+    .unwrap_err();
+    assert!(e.to_string().contains("no_such_task"), "{e}");
 }

@@ -1389,6 +1389,78 @@ checks: Array<CheckRow>,
 agent_address: string, };
 
 /**
+ * One line of what the answer is held to.
+ */
+export type ExpectedRow = { 
+/**
+ * 1-based step.
+ */
+step: number, 
+/**
+ * Intent2Tx: the contract, named, with its address; PILOT: the tool.
+ */
+target: string, 
+/**
+ * Intent2Tx: the function; PILOT: why the step is there.
+ */
+action: string, 
+/**
+ * Arguments in words (`amountIn = 1,000 USDC`), ETH sent, or the step's parameters.
+ */
+details: Array<string>, };
+
+/**
+ * A labelled fact shown above the prompt.
+ */
+export type PreviewFact = { 
+/**
+ * Label in words.
+ */
+label: string, 
+/**
+ * Value in words.
+ */
+value: string, };
+
+/**
+ * An Intent2Tx or PILOT task as a run would present it.
+ */
+export type PromptPreview = { 
+/**
+ * Benchmark.
+ */
+bench: Bench, 
+/**
+ * Task id.
+ */
+id: string, 
+/**
+ * The wording and variant in words ("paper wording · flawed plan").
+ */
+variant: string, 
+/**
+ * The exact prompt: system message, a blank line, user message (Intent2Tx), or the one
+ * message PILOT sends.
+ */
+prompt: string, 
+/**
+ * Heading of `expected` in words.
+ */
+expected_title: string, 
+/**
+ * What the answer is held to, step by step.
+ */
+expected: Array<ExpectedRow>, 
+/**
+ * Other facts (flaw, required tools, success ceiling, category, …).
+ */
+facts: Array<PreviewFact>, 
+/**
+ * Why there is no seed, and where the seeded parts show.
+ */
+note: string, };
+
+/**
  * The result of validating edited task text.
  */
 export type Validation = { 

@@ -125,7 +125,7 @@ export async function onRunProgress(cb: (s: LiveStatus) => void): Promise<() => 
 
 // Tasks page (the studio). Rust: src-tauri/src/commands/tasks.rs.
 import type {
-  BankImport, Bench, Catalogue, DryRun, IntentImport, QuestRender, Selftest, SolutionChoice,
+  BankImport, Bench, Catalogue, DryRun, IntentImport, PromptPreview, PromptSet, QuestRender, Selftest, SolutionChoice,
   TaskDetail, Validation,
 } from "./bindings";
 
@@ -137,6 +137,9 @@ export const getTask = (bench: Bench, id: string): Promise<Result<TaskDetail>> =
 /** Renders QuestBench task text at a seed (Rust: `render_quest_task`). */
 export const renderQuestTask = (text: string, path: string, seed: number): Promise<Result<QuestRender>> =>
   call<QuestRender>("render_quest_task", { text, path, seed });
+/** The exact prompt of an Intent2Tx or PILOT task and what scoring expects (Rust: `preview_task`). */
+export const previewTask = (bench: Bench, id: string, wording: PromptSet, prompt: string | null): Promise<Result<PromptPreview>> =>
+  call<PromptPreview>("preview_task", { bench, id, wording, prompt });
 /** Validates QuestBench task text as the loader would at `path` (Rust: `validate_quest_task`). */
 export const validateQuestTask = (text: string, path: string): Promise<Result<Validation>> =>
   call<Validation>("validate_quest_task", { text, path });

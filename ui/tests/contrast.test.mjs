@@ -4,6 +4,7 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
 import { open, useBrowser } from "./harness.mjs";
+import { RUNS as COMPARE_RUNS, VIEW as COMPARE_VIEW, trace } from "./compare-fixtures.mjs";
 
 useBrowser();
 
@@ -29,11 +30,29 @@ const RUN_ITEM = { run_id: "r-done", status: "finished", benchmarks: ["pilot"], 
   finished_at: "2026-11-24T10:01:00Z", planned: 20, finished: 20, failed: 3, passed: 12, cost_usd: 0.5, held_by: null,
   error_reasons: [{ reason: "provider lab: HTTP 503 Service Unavailable after 4 attempts", samples: 3 }] };
 
-function handler(cmd) {
+// The Tasks page on a PILOT task's Render tab (the facts, the plan table and the prompt).
+const PILOT_TASK = { bench: "pilot", id: "pipeline_0", title: "Pipeline for survey_answers", kind: "pipeline", category: "advanced_computation", subcategory: "", difficulty: "hard", origin: "project", path: "/src/tasks/pilot/pipeline_0.json" };
+const PREVIEW = {
+  bench: "pilot", id: "pipeline_0", variant: "paper wording · flawed plan prompt", prompt: "Execute a pipeline task.\n1. file_operations_reader",
+  expected_title: "The flawed plan given in the prompt",
+  expected: [{ step: 1, target: "file_operations_reader", action: "required step of the task (read stage)", details: ["source = data/survey_answers.xml", "if it fails, retry file_operations_reader"] }],
+  facts: [{ label: "Required tools", value: "file_operations_reader, network_validator" }, { label: "Flaw in the flawed prompt", value: "order (swap adjacent, low severity): swapped steps 2 and 3" }],
+  note: "The prompt does not depend on the seed.",
+};
+
+function handler(cmd, args) {
   switch (cmd) {
+    case "results_compare_models": return { ok: COMPARE_VIEW };
+    case "results_sample": return { ok: args.id === 101 ? trace(101, "builtin:reference", "exact", true) : trace(args.id, "openai:llama-3-70b", "wrong_effect", false) };
+    case "results_extracted": return { ok: null };
+    case "list_tasks": return { ok: { tasks: [PILOT_TASK], problems: [] } };
+    case "get_task": return { ok: { summary: PILOT_TASK, text: "{}", reference: "", wrong: [], workflow: ["file_operations_reader"], k_opt: 1,
+      extra: { required_tools: ["file_operations_reader"], p_full_success: 0.4, flaw: null, prompts: { baseline: "b", cot: "c", optimal: "o", flawed: "f" }, tools: {} } } };
+    case "preview_task": return { ok: PREVIEW };
+    case "get_quest_schema": case "get_pilot_schema": case "get_intent_schema": return { ok: "{}" };
     case "get_system_status": return { ok: STATUS };
     case "universe_builds": case "tool_installs": return { ok: [] };
-    case "results_runs": return { ok: [RUN] };
+    case "results_runs": return { ok: [RUN, ...COMPARE_RUNS] };
     case "results_report": return { ok: { samples: 2, runs: ["run-1"], profile: [], cost: [], scoring: "paper", questbench: { leaderboard: [row("builtin:a", 40), row("lab · m", 93)] },
       // Heat-map cells from empty to full: dark text must stay readable on every shade.
       categories: [0, 25, 50, 75, 100].flatMap((pct, i) => ["builtin:a", "lab · m"].map((model) => ({ benchmark: "questbench", model, category: `cat_${i}`, n: 4, passed: Math.round(pct / 25), score_pct: pct, pass_rate_pct: pct })) ) } };
@@ -79,16 +98,19 @@ async function lowContrast(page) {
   });
 }
 
-for (const [name, hash, ready, click] of [
-  ["Home", "#/", "#home-tool-anvil", null],
-  ["Settings → System", "#/settings", "#tool-anvil", null],
-  ["Results leaderboards", "#/results", "#heat-table-questbench", null],
-  ["Runs", "#/runs", "#run-r-done", null],
-  ["Results samples", "#/results", "#samples-table", "#tab-samples"],
+for (const [name, hash, ready, clicks] of [
+  ["Home", "#/", "#home-tool-anvil", []],
+  ["Settings → System", "#/settings", "#tool-anvil", []],
+  ["Results leaderboards", "#/results", "#heat-table-questbench", []],
+  ["Runs", "#/runs", "#run-r-done", []],
+  ["Results samples", "#/results", "#samples-table", ["#tab-samples"]],
+  ["Compare (verdict, matrix and both traces)", "#/results", "#compare-trace-b [data-fact='outcome']",
+    ["#tab-compare", "#compare-matrix tr[data-pair='101,201'] button[data-side='b']"]],
+  ["Tasks (a PILOT task's Render tab)", "#/tasks", "#render-expected", ["#task-pilot-pipeline_0", "#tab-render"]],
 ]) {
   test(`${name}: every text meets WCAG AA contrast`, async () => {
     const { page } = await open(hash, handler);
-    if (click) {
+    for (const click of clicks) {
       await page.locator(click).waitFor();
       await page.click(click);
     }

@@ -6,8 +6,8 @@ use crucible_intent2tx::execute::Executor;
 use crucible_questbench::atomic::Harness;
 use crucible_questbench::import::BankImport;
 use crucible_views::studio::{
-    self, Bench, Catalogue, DryRun, IntentImport, QuestRender, Selftest, SolutionChoice,
-    TaskDetail, Validation,
+    self, Bench, Catalogue, DryRun, IntentImport, PromptPreview, QuestRender, Selftest,
+    SolutionChoice, TaskDetail, Validation,
 };
 use tokio::sync::Mutex;
 
@@ -124,6 +124,29 @@ pub async fn render_quest_task(
 ) -> Res<QuestRender> {
     blocking(&state, move |c| {
         studio::render_quest(&c, &text, path.as_ref(), seed.into())
+    })
+    .await
+}
+
+/// The exact prompt of an Intent2Tx or PILOT task in `wording`, with what scoring expects
+/// (`prompt` is the PILOT prompt type: baseline, cot, optimal, flawed).
+#[tauri::command]
+pub async fn preview_task(
+    state: tauri::State<'_, AppState>,
+    bench: Bench,
+    id: String,
+    wording: crucible_core::PromptSet,
+    prompt: Option<String>,
+) -> Res<PromptPreview> {
+    blocking(&state, move |c| match bench {
+        Bench::Intent2tx => studio::preview_intent(&c, &id, wording),
+        Bench::Pilot => {
+            let pt = crucible_pilot::PromptType::parse(prompt.as_deref().unwrap_or("baseline"))?;
+            studio::preview_pilot(&c, &id, wording, pt)
+        }
+        Bench::Questbench => Err(studio::StudioError::Invalid(
+            "QuestBench tasks render at a seed: use the Render tab's seed picker".into(),
+        )),
     })
     .await
 }

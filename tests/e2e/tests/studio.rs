@@ -49,6 +49,9 @@ struct Seen {
     save_error: String,
     pilot_tools: String,
     intent_truth: String,
+    pilot_plan: String,
+    pilot_prompt: String,
+    intent_expected: String,
     completions: String,
 }
 
@@ -114,10 +117,24 @@ async fn render_two_seeds_and_edit_errors_name_the_field() {
         app.click("#task-list li:first-child button").await?;
         seen.pilot_tools = app.text("#ov-tools").await?;
         app.screenshot("studio-pilot").await?;
+        // Every benchmark has the Render tab: PILOT's shows the plan its flawed prompt carries.
+        app.click("#tab-render").await?;
+        app.text("#render-out [data-variant] #render-prompt").await?;
+        app.set_value("#render-prompt-type", "flawed").await?;
+        seen.pilot_plan = app
+            .text_when("#render-out h3", Duration::from_secs(10), |t| t.to_lowercase().contains("flawed plan"))
+            .await?;
+        seen.pilot_plan.push('\n');
+        seen.pilot_plan.push_str(&app.text("#render-facts").await?);
+        seen.pilot_prompt = app.text("#render-prompt").await?;
+        app.screenshot("studio-pilot-render").await?;
         app.set_value("#task-bench", "intent2tx").await?;
         app.click("#task-list li:first-child button").await?;
         seen.intent_truth = app.text("#ov-truth").await?;
         app.screenshot("studio-intent").await?;
+        app.click("#tab-render").await?;
+        seen.intent_expected = app.text("#render-out [data-variant] #render-expected").await?;
+        app.screenshot("studio-intent-render").await?;
         anyhow::Ok(seen)
     }
     .await;
@@ -160,6 +177,21 @@ async fn render_two_seeds_and_edit_errors_name_the_field() {
         seen.completions
     );
     assert!(!seen.pilot_tools.is_empty());
+    assert!(
+        seen.pilot_plan.contains("Flaw in the flawed prompt"),
+        "{}",
+        seen.pilot_plan
+    );
+    assert!(
+        seen.pilot_prompt.contains("plan") || seen.pilot_prompt.contains("Plan"),
+        "the flawed prompt carries a plan: {}",
+        seen.pilot_prompt
+    );
+    assert!(
+        seen.intent_expected.contains("Contract") && seen.intent_expected.contains("0x"),
+        "the ground truth names its contract: {}",
+        seen.intent_expected
+    );
     assert!(
         seen.intent_truth.contains("\"function\""),
         "{}",

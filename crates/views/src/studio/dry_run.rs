@@ -504,16 +504,16 @@ pub async fn dry_run_intent(
         name: name.into(),
         family: "metric".into(),
         weight: 0,
-        expected: "1".into(),
-        actual: format!("{v}"),
+        expected: "1.00".into(),
+        actual: format!("{v:.2}"),
         passed: v >= 1.0,
     };
     let mut checks = vec![
-        metric("fmt", s.fmt),
-        metric("logic", s.logic),
-        metric("param", s.param),
-        metric("pass", s.pass),
-        metric("final", s.final_score),
+        metric("Format (valid JSON in the schema)", s.fmt),
+        metric("Logic (right contracts and functions)", s.logic),
+        metric("Param (right arguments)", s.param),
+        metric("Pass (all of the above)", s.pass),
+        metric("Final score", s.final_score),
     ];
     let mut tx = Value::Null;
     let mut reason = String::new();
@@ -524,26 +524,34 @@ pub async fn dry_run_intent(
             .evaluate(inst, intent::execute::prediction_calls(&parsed))
             .await?;
         checks.push(CheckOutcome {
-            name: "exec".into(),
+            name: "Executes without reverting".into(),
             family: "execution".into(),
             weight: 0,
-            expected: "true".into(),
-            actual: report.exec.to_string(),
+            expected: "yes".into(),
+            actual: yes_no(report.exec),
             passed: report.exec,
         });
         checks.push(CheckOutcome {
-            name: "state_eq".into(),
+            name: "Same state change as the ground truth".into(),
             family: "execution".into(),
             weight: 0,
-            expected: "true".into(),
-            actual: report.state_eq.to_string(),
+            expected: "yes".into(),
+            actual: yes_no(report.state_eq),
             passed: report.state_eq,
         });
         reason = report.reason.clone().unwrap_or_default();
         passed &= report.state_eq;
         tx = serde_json::to_value(&report).unwrap_or_default();
     }
-    let prompt = intent::build_prompt(intent::Setting::Direct, inst, &book, None);
+    // Runs use the paper's wording by default: show that one (the Render tab shows both).
+    let prompt = intent::build_prompt_with(
+        crucible_core::PromptSet::Paper,
+        intent::RetrievalMode::Realistic,
+        intent::Setting::Direct,
+        inst,
+        &book,
+        None,
+    );
     Ok(DryRun {
         bench: Bench::Intent2tx,
         id: inst.id.clone(),
@@ -560,6 +568,10 @@ pub async fn dry_run_intent(
         logs: serde_json::to_string_pretty(&s.steps).unwrap_or_default(),
         composite: None,
     })
+}
+
+fn yes_no(b: bool) -> String {
+    if b { "yes" } else { "no" }.into()
 }
 
 /// Parses pasted PILOT turns: a JSON array of strings.
@@ -617,11 +629,11 @@ pub fn dry_run_pilot(
         name: name.into(),
         family: "criterion".into(),
         weight: 0,
-        expected: "true".into(),
-        actual: ok.to_string(),
+        expected: "yes".into(),
+        actual: yes_no(ok),
         passed: ok,
     };
-    let outcome = label(&e.outcome);
+    let outcome = super::words(&e.outcome);
     let passed = e.outcome == pilot::Outcome::FullSuccess;
     // The episode ran in the engine's wording (the paper's by default): show that one.
     let prompt_text = engine
@@ -644,13 +656,13 @@ pub fn dry_run_pilot(
         score: (e.coverage * 100.0).round().clamp(0.0, 100.0) as u32,
         passed,
         outcome,
-        reason: label(&e.termination),
+        reason: super::words(&e.termination),
         tx: Value::Null,
         checks: vec![
             crit("all required tools covered", e.covered == e.required),
-            crit("sequence_ok", e.sequence_ok),
-            crit("output_ok", e.output_ok),
-            crit("completion_signal", e.completion_signal),
+            crit("tools called in a valid order", e.sequence_ok),
+            crit("final output produced", e.output_ok),
+            crit("signalled completion", e.completion_signal),
         ],
         logs: serde_json::to_string_pretty(&ep.messages).unwrap_or_default(),
         composite: None,

@@ -9,11 +9,13 @@
 //!
 //! `catalogue` lists and finds tasks and builds the detail view, `render` renders and validates
 //! QuestBench text without a chain, `save` is the only place that writes into the task folders
-//! (task files and Intent2Tx imports), `wizard` makes a new task from an existing one, and
-//! `dry_run` executes solutions on a booted harness. Callers name `studio::…`, never a submodule.
+//! (task files and Intent2Tx imports), `wizard` makes a new task from an existing one, `preview`
+//! renders the Intent2Tx and PILOT prompts with what scoring expects, and `dry_run` executes
+//! solutions on a booted harness. Callers name `studio::…`, never a submodule.
 
 mod catalogue;
 mod dry_run;
+mod preview;
 mod render;
 mod save;
 mod wizard;
@@ -36,6 +38,7 @@ pub use dry_run::{
     intent_answer, pilot_turns, quest_solution, selftest_quest, CheckOutcome, CompositeTrace,
     DryRun, RoundTrace, Selftest, SelftestRow, SolutionChoice,
 };
+pub use preview::{preview_intent, preview_pilot, ExpectedRow, PreviewFact, PromptPreview};
 pub use render::{
     render_quest, render_task, validate_quest, CheckRow, ParamRow, QuestRender, Validation,
 };
@@ -103,4 +106,9 @@ fn label<T: Serialize>(v: &T) -> String {
         Ok(other) => other.to_string(),
         Err(_) => String::new(),
     }
+}
+
+/// A serde enum's wire name in words (`"full_success"` → `"full success"`), for text a person reads.
+fn words<T: Serialize>(v: &T) -> String {
+    label(v).replace('_', " ")
 }

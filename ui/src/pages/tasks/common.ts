@@ -1,7 +1,7 @@
 // Tasks studio: the vocabulary every part of the studio shares (the page's remembered state) and
 // the small view helpers their panels are built from. Benchmark labels come from ../../bench.
 import { h } from "../../dom";
-import type { Bench, Catalogue, CommandError, TaskDetail } from "../../bindings";
+import type { Bench, Catalogue, CommandError, PromptSet, TaskDetail } from "../../bindings";
 
 export type Tab = "overview" | "render" | "edit" | "dryrun";
 
@@ -13,6 +13,9 @@ export interface State {
   detail: TaskDetail | null;
   tab: Tab;
   seed: number;
+  /** The Render tab's prompt wording and PILOT prompt type (Intent2Tx and PILOT). */
+  wording: PromptSet;
+  promptType: string;
   /** The editor's document: text and the path it validates/saves against. */
   doc: { text: string; path: string } | null;
 }

@@ -8,7 +8,7 @@ import { studioError, type State, type Tab } from "./common";
 import { dryRunView } from "./dry-run";
 import { editor } from "./editor";
 import { overview } from "./overview";
-import { renderView } from "./render";
+import { previewView, renderView } from "./render";
 import { wizard } from "./wizard";
 
 export interface DetailDeps {
@@ -50,10 +50,8 @@ export function taskDetail(state: State, deps: DetailDeps): DetailView {
     const d = state.detail;
     if (!d) return;
     const s = d.summary;
-    const tabs: [Tab, string][] = [["overview", "Overview"]];
-    if (s.bench === "questbench") tabs.push(["render", "Render"], ["edit", "Edit"]);
-    if (s.bench !== "questbench") tabs.push(["edit", "Edit"]);
-    tabs.push(["dryrun", "Dry-run"]);
+    // The same four tabs for every benchmark, in the same order.
+    const tabs: [Tab, string][] = [["overview", "Overview"], ["render", "Render"], ["edit", "Edit"], ["dryrun", "Dry-run"]];
     if (!tabs.some(([t]) => t === state.tab)) state.tab = "overview";
     const panel = h("div", { role: "tabpanel", id: "task-panel", "aria-labelledby": `tab-${state.tab}` });
     const tablist = h("div", { class: "tabs", role: "tablist", "aria-label": "Task views" },
@@ -88,7 +86,7 @@ export function taskDetail(state: State, deps: DetailDeps): DetailView {
       panel,
     );
     if (state.tab === "overview") mount(panel, overview(d));
-    else if (state.tab === "render") void renderView(panel, state);
+    else if (state.tab === "render") void (s.bench === "questbench" ? renderView(panel, state) : previewView(panel, state, s.bench, s.id));
     else if (state.tab === "edit") mount(panel, editor(state, { reload: deps.reload, schema: deps.schema }));
     else mount(panel, dryRunView(d, state));
   };

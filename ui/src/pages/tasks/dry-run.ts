@@ -5,6 +5,7 @@ import { dryRun, selftestQuestTask } from "../../ipc";
 import { roundsSection } from "../../rounds-view";
 import type { DryRun, Selftest, SolutionChoice, TaskDetail } from "../../bindings";
 import { badge, json, pre, studioError, table, type State } from "./common";
+import { PROMPT_TYPES } from "./render";
 import { seedPicker } from "./seed-picker";
 
 export function dryRunView(d: TaskDetail, state: State): HTMLElement {
@@ -27,7 +28,8 @@ export function dryRunView(d: TaskDetail, state: State): HTMLElement {
   let prompt: HTMLSelectElement | null = null;
   let execute: HTMLInputElement | null = null;
   if (s.bench === "pilot") {
-    prompt = h("select", { id: "dry-prompt", "aria-label": "Prompt type" }, ...["baseline", "cot", "optimal", "flawed"].map((p) => h("option", { value: p }, p)));
+    prompt = h("select", { id: "dry-prompt", "aria-label": "Prompt type" }, ...PROMPT_TYPES.map(([v, l]) => h("option", { value: v }, l)));
+    prompt.value = state.promptType;
     extra.append(h("label", { for: "dry-prompt" }, "Prompt"), prompt);
   }
   if (s.bench === "intent2tx") {

@@ -1,7 +1,10 @@
-// Tasks studio: the Render tab of a QuestBench task, the editor's current text rendered at a seed.
+// Tasks studio: the Render tab. A QuestBench task is the editor's current text rendered at a seed;
+// an Intent2Tx or PILOT task has no seed, so its tab shows the exact prompt in either wording (and,
+// for PILOT, of each prompt type) with what scoring holds the answer to.
 import { h, mount } from "../../dom";
-import { renderQuestTask } from "../../ipc";
-import type { QuestRender } from "../../bindings";
+import { previewTask, renderQuestTask } from "../../ipc";
+import { PROMPT_SETS, PROMPT_SET_LABEL } from "../../bindings";
+import type { Bench, PromptPreview, PromptSet, QuestRender } from "../../bindings";
 import { pre, studioError, table, type State } from "./common";
 import { seedPicker } from "./seed-picker";
 
@@ -32,5 +35,51 @@ function rendered(r: QuestRender): HTMLElement {
     table("render-checks", ["Check", "Family", "Points", "Compares against"], r.checks.map((c) => [c.name, c.family, String(c.weight), h("span", { class: "mono small" }, c.expected)])),
     h("h3", {}, "The exact prompt"),
     pre(r.prompt, { id: "render-prompt" }),
+  );
+}
+
+/** PILOT's four prompt types in words (the paper's Table 3 order). */
+export const PROMPT_TYPES: [string, string][] = [
+  ["baseline", "Baseline"], ["cot", "Chain of thought"], ["optimal", "With the optimal plan"], ["flawed", "With the flawed plan"],
+];
+
+/** The Render tab of an Intent2Tx or PILOT task. The choices are remembered for the session. */
+export async function previewView(panel: HTMLElement, state: State, bench: Bench, id: string): Promise<void> {
+  const out = h("div", { id: "render-out", "aria-live": "polite" });
+  const wording = h("select", { id: "render-wording", "aria-label": "Prompt wording" },
+    ...PROMPT_SETS.map((p) => h("option", { value: p }, PROMPT_SET_LABEL[p])));
+  wording.value = state.wording;
+  const type = bench === "pilot"
+    ? h("select", { id: "render-prompt-type", "aria-label": "Prompt type" }, ...PROMPT_TYPES.map(([v, l]) => h("option", { value: v }, l)))
+    : null;
+  if (type) type.value = state.promptType;
+  const run = async () => {
+    state.wording = wording.value as PromptSet;
+    if (type) state.promptType = type.value;
+    mount(out, h("p", { class: "muted" }, "Rendering…"));
+    const r = await previewTask(bench, id, state.wording, type ? type.value : null);
+    mount(out, r.ok ? previewed(r.value) : studioError(r.error, "render-error"));
+  };
+  wording.addEventListener("change", () => void run());
+  type?.addEventListener("change", () => void run());
+  mount(panel,
+    h("div", { class: "row" },
+      h("label", { for: "render-wording" }, "Wording"), wording,
+      type ? h("label", { for: "render-prompt-type" }, "Prompt") : null, type),
+    out,
+  );
+  await run();
+}
+
+function previewed(p: PromptPreview): HTMLElement {
+  return h("div", { "data-variant": p.variant },
+    h("p", { class: "small muted", id: "render-note" }, p.note),
+    h("dl", { class: "facts", id: "render-facts" }, ...p.facts.flatMap((f) => [h("dt", {}, f.label), h("dd", {}, f.value)])),
+    h("h3", {}, p.expected_title),
+    table("render-expected", ["Step", p.bench === "pilot" ? "Tool" : "Contract", p.bench === "pilot" ? "Why" : "Function", p.bench === "pilot" ? "Parameters" : "Arguments"],
+      p.expected.map((e) => [String(e.step), h("span", { class: "mono" }, e.target), e.action,
+        e.details.length ? h("ul", { class: "plain small" }, ...e.details.map((d) => h("li", {}, d))) : h("span", { class: "muted" }, "none")])),
+    h("h3", {}, `The exact prompt (${p.variant})`),
+    pre(p.prompt, { id: "render-prompt" }),
   );
 }
