@@ -115,6 +115,7 @@ async fn a_scripted_pilot_answer_is_scored_and_bad_names_are_clear_errors() {
 #[tokio::test]
 async fn intent_reference_scores_one_everywhere_and_faults_score_less() {
     let bench = intent();
+    let data = load_clean(&root().join("tasks/intent2tx/default/instances.jsonl")).unwrap();
     let direct: Vec<String> = bench
         .instances()
         .into_iter()
@@ -127,6 +128,14 @@ async fn intent_reference_scores_one_everywhere_and_faults_score_less() {
             .unwrap();
         assert_eq!(rec.score, 1.0, "{instance}");
         assert!(rec.passed && rec.outcome == "pass");
+        // The trace can show expected beside answered values: the truth is stored with the sample.
+        let id = instance.trim_end_matches("#direct");
+        let truth = &data.iter().find(|i| i.id == id).unwrap().ground_truth;
+        assert_eq!(
+            rec.details["ground_truth"],
+            serde_json::to_value(truth).unwrap(),
+            "{instance}"
+        );
     }
     let mut lowered = 0;
     for instance in direct.iter().take(40) {

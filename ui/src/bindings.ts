@@ -2707,7 +2707,15 @@ field: string,
 /**
  * Whether it holds.
  */
-ok: boolean, };
+ok: boolean, 
+/**
+ * The ground truth's value (absent for `present`, and for runs that did not store it).
+ */
+expected: string | null, 
+/**
+ * The answer's value (absent when the answer has no such step or field).
+ */
+answered: string | null, };
 
 /**
  * How one parameter key of an Intent2Tx step scored.
@@ -2732,7 +2740,15 @@ type_ok: boolean,
 /**
  * Its value matches.
  */
-value_ok: boolean, };
+value_ok: boolean, 
+/**
+ * The ground truth's value (absent for runs that did not store it).
+ */
+expected: string | null, 
+/**
+ * The answer's value.
+ */
+answered: string | null, };
 
 /**
  * The execution verdict of an Intent2Tx sample.

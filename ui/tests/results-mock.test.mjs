@@ -154,6 +154,37 @@ test("a trace opens on who answered, the prompt and the answer, with the metadat
   await page.close();
 });
 
+test("an Intent2Tx trace puts the expected and answered value of every field side by side", async () => {
+  const step = {
+    fields: [
+      { field: "present", ok: true, expected: null, answered: null },
+      { field: "contract_ok", ok: true, expected: "USDT", answered: "USDT" },
+      { field: "address_ok", ok: false, expected: "0xdAC17F958D2ee523a2206206994597C13D831ec7", answered: "0x0000000000000000000000000000000000000001" },
+    ],
+    keys: [
+      { key: "value", in_truth: true, exists: true, type_ok: true, value_ok: false, expected: "1000000000", answered: "1000" },
+      { key: "memo", in_truth: false, exists: true, type_ok: false, value_ok: false, expected: null, answered: "hi" },
+    ],
+  };
+  const intentTrace = { ...TRACE, summary: { ...SUMMARY, benchmark: "intent2tx" },
+    view: { ...TRACE.view, checks: [], highlights: [], transactions: [], intent: { steps: [step], execution: null, not_executable: null } } };
+  const h = handler([]);
+  const { page } = await open("#/results", (cmd, args) => (cmd === "results_sample" ? { ok: intentTrace } : h(cmd, args)));
+  await page.locator("#tab-samples").click();
+  await page.locator("#samples-table tr[data-sample='7'] td").first().click();
+  const table = page.locator("#trace-intent-diff table");
+  await table.waitFor();
+  assert.deepEqual(await table.locator("th").allTextContents(), ["Step", "Field", "Expected", "Answered", "Verdict"]);
+  const cells = (css) => table.locator(`tr[data-field='${css}'] td`).allTextContents();
+  assert.deepEqual((await cells("address_ok")).slice(1, 4),
+    ["Contract address", "0xdAC17F958D2ee523a2206206994597C13D831ec7", "0x0000000000000000000000000000000000000001"]);
+  const value = await cells("param:value");
+  assert.deepEqual(value.slice(1, 4), ["Argument value", "1000000000", "1000"]);
+  assert.match(value[4], /wrong value/);
+  assert.match((await cells("param:memo"))[4], /not in the ground truth/);
+  await page.close();
+});
+
 test("the run picker says which chain a fork run ran on", async () => {
   const calls = [];
   const base = handler(calls);

@@ -355,6 +355,8 @@ impl Benchmark for IntentBench {
                 "execution": execution,
                 "demonstrations": prompt.demonstrations,
                 "agent_error": agent_error,
+                // Kept so a reviewer sees expected beside answered values in the trace.
+                "ground_truth": inst.ground_truth,
             });
             if let (Some(why), Some(_)) = (&not_executable, &self.executor) {
                 details["not_executable"] = json!(why);

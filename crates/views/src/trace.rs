@@ -46,6 +46,10 @@ pub struct IntentField {
     pub field: String,
     /// Whether it holds.
     pub ok: bool,
+    /// The ground truth's value (absent for `present`, and for runs that did not store it).
+    pub expected: Option<String>,
+    /// The answer's value (absent when the answer has no such step or field).
+    pub answered: Option<String>,
 }
 
 /// How one parameter key of an Intent2Tx step scored.
@@ -61,6 +65,10 @@ pub struct IntentKey {
     pub type_ok: bool,
     /// Its value matches.
     pub value_ok: bool,
+    /// The ground truth's value (absent for runs that did not store it).
+    pub expected: Option<String>,
+    /// The answer's value.
+    pub answered: Option<String>,
 }
 
 /// One ground-truth step of an Intent2Tx sample.
@@ -173,6 +181,56 @@ impl TraceView {
         }
     }
 
+    /// Fills an Intent2Tx sample's expected values (from the stored ground truth) and answered
+    /// values (from the raw answer, parsed as scoring parses it) beside each field and argument.
+    pub fn with_intent_values(mut self, details: &Value, answer: &str) -> Self {
+        let Some(t) = self.intent.as_mut() else {
+            return self;
+        };
+        let truth = &details["ground_truth"];
+        let multi = truth.is_array();
+        let truth_steps: Vec<&Value> = match truth {
+            Value::Array(a) => a.iter().collect(),
+            Value::Object(_) => vec![truth],
+            _ => Vec::new(),
+        };
+        let answered = crucible_intent2tx::parse_prediction(answer, multi).steps;
+        let text = |v: &Value| match v {
+            Value::Null => None,
+            Value::String(s) => Some(s.clone()),
+            other => Some(other.to_string()),
+        };
+        let field_of = |step: Option<&Value>, field: &str| -> Option<String> {
+            let step = step?;
+            match field {
+                "contract_ok" => text(&step["contract"]),
+                "address_ok" => text(&step["contract_address"]),
+                "function_ok" => text(&step["function"]),
+                _ => None,
+            }
+        };
+        let key_of = |step: Option<&Value>, key: &str| -> Option<String> {
+            let step = step?;
+            if key == "value_eth" {
+                return text(&step["value"]);
+            }
+            let p = &step["params"][key];
+            text(if p.is_object() { &p["val"] } else { p })
+        };
+        for (i, st) in t.steps.iter_mut().enumerate() {
+            let (want, got) = (truth_steps.get(i).copied(), answered.get(i));
+            for f in &mut st.fields {
+                f.expected = field_of(want, &f.field);
+                f.answered = field_of(got, &f.field);
+            }
+            for k in &mut st.keys {
+                k.expected = key_of(want, &k.key);
+                k.answered = key_of(got, &k.key);
+            }
+        }
+        self
+    }
+
     /// Decodes the sample's QuestBench transactions with `decoder`.
     pub fn decode(
         mut self,
@@ -226,7 +284,8 @@ impl SampleView {
             .iter()
             .map(|a| (a.kind.as_str(), &a.data))
             .collect();
-        let view = TraceView::of(&trace.summary.benchmark, &trace.details, &artefacts);
+        let view = TraceView::of(&trace.summary.benchmark, &trace.details, &artefacts)
+            .with_intent_values(&trace.details, &trace.raw_answer.text);
         Self { trace, view }
     }
 }
@@ -298,6 +357,8 @@ fn intent(details: &Value) -> Option<IntentTrace> {
                     st[f].as_bool().map(|ok| IntentField {
                         field: f.to_string(),
                         ok,
+                        expected: None,
+                        answered: None,
                     })
                 })
                 .collect(),
@@ -317,6 +378,8 @@ fn intent(details: &Value) -> Option<IntentTrace> {
                         exists: flag("exists"),
                         type_ok: flag("type_ok"),
                         value_ok: flag("value_ok"),
+                        expected: None,
+                        answered: None,
                     }
                 })
                 .collect(),
@@ -523,7 +586,31 @@ mod tests {
             "execution": {"exec": false, "state_eq": false, "reason": "reverted"}
         });
         let t = TraceView::of("intent2tx", &d, &[]);
-        let i = t.intent.unwrap();
+        let i = t.intent.clone().unwrap();
+        assert_eq!(
+            i.steps[0].keys[0].expected, None,
+            "no stored truth: no value"
+        );
+        // With the stored ground truth and the raw answer, both values sit beside each verdict.
+        let mut d2 = d.clone();
+        d2["ground_truth"] = json!({"contract": "USDT", "contract_address": "0xdAC1", "function": "transfer",
+            "params": {"amount": {"type": "uint256", "val": "1000"}}, "value": 0});
+        let answer = r#"{"contract": "USDT", "contract_address": "0xbad", "function": "transfer",
+            "params": {"amount": {"type": "uint256", "val": "999"}}, "value": 0}"#;
+        let v = TraceView::of("intent2tx", &d2, &[]).with_intent_values(&d2, answer);
+        let s = &v.intent.unwrap().steps[0];
+        let addr = s.fields.iter().find(|f| f.field == "address_ok").unwrap();
+        assert_eq!(
+            (addr.expected.as_deref(), addr.answered.as_deref()),
+            (Some("0xdAC1"), Some("0xbad"))
+        );
+        assert_eq!(
+            (s.keys[0].expected.as_deref(), s.keys[0].answered.as_deref()),
+            (Some("1000"), Some("999"))
+        );
+        // Unparseable answers leave the answered side empty, never fail the view.
+        let v = TraceView::of("intent2tx", &d2, &[]).with_intent_values(&d2, "not json at all");
+        assert_eq!(v.intent.unwrap().steps[0].keys[0].answered, None);
         assert_eq!(i.steps[0].fields.len(), 4);
         assert!(!i.steps[0].fields[2].ok);
         assert_eq!(i.steps[0].keys[0].key, "amount");

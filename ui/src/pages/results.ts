@@ -651,7 +651,14 @@ async function renderCharts(content: HTMLElement, s: State): Promise<void> {
   }
   const status = h("p", { class: "muted small", id: "export-status", role: "status" });
   const exportBtn = (chart: string, format: string) => {
-    const b = h("button", { class: "secondary", "data-export": format, "data-chart": chart }, format.toUpperCase());
+    const what: Record<string, [string, string]> = {
+      png: ["PNG", "Save the chart as a PNG image (print resolution)"],
+      svg: ["SVG", "Save the chart as an SVG drawing (scales without blur)"],
+      csv: ["CSV", "Save the chart's numbers as a CSV table"],
+      latex: ["LaTeX", "Save the chart's numbers as a LaTeX table for a paper"],
+    };
+    const [text, tip] = what[format] ?? [format.toUpperCase(), ""];
+    const b = h("button", { class: "secondary", "data-export": format, "data-chart": chart, title: tip, "aria-label": tip }, text);
     b.addEventListener("click", async () => {
       status.textContent = "Exporting…";
       const res = await resultsExport(baseFilter(s), chart, format);
@@ -1001,16 +1008,23 @@ function highlights(items: Highlight[]): HTMLElement | null {
 }
 
 /** Intent2Tx: per step, the field-by-field verdict against the ground truth, and execution. */
+const INTENT_FIELD: Record<string, string> = { present: "Step present", contract_ok: "Contract", address_ok: "Contract address", function_ok: "Function" };
 function intentDiff(t: IntentTrace): HTMLElement {
   const rows: HTMLElement[] = [];
+  const value = (v: string | null | undefined, missing: string) => (v == null ? h("span", { class: "muted" }, missing) : h("span", { class: "mono" }, v));
   t.steps.forEach((st, i) => {
     for (const f of st.fields) {
-      rows.push(h("tr", { "data-field": f.field, "data-ok": String(f.ok) }, h("td", { class: "num" }, String(i + 1)), h("td", {}, f.field.replace(/_ok$/, "")), h("td", {}, "–"), h("td", {}, okBadge(f.ok))));
+      const present = f.field === "present";
+      rows.push(h("tr", { "data-field": f.field, "data-ok": String(f.ok) }, h("td", { class: "num" }, String(i + 1)), h("td", {}, INTENT_FIELD[f.field] ?? f.field),
+        h("td", {}, present ? "–" : value(f.expected, "not stored")), h("td", {}, present ? (f.ok ? "yes" : "no") : value(f.answered, "missing")), h("td", {}, okBadge(f.ok))));
     }
     for (const k of st.keys) {
       const ok = k.exists && k.type_ok && k.value_ok;
-      const detail = `in truth: ${k.in_truth ? "yes" : "no"} · present: ${k.exists ? "yes" : "no"} · type ${k.type_ok ? "ok" : "wrong"} · value ${k.value_ok ? "ok" : "wrong"}`;
-      rows.push(h("tr", { "data-field": `param:${k.key}`, "data-ok": String(ok) }, h("td", { class: "num" }, String(i + 1)), h("td", { class: "mono" }, `param ${k.key}`), h("td", { class: "small" }, detail), h("td", {}, okBadge(ok))));
+      const why = !k.in_truth ? "not in the ground truth" : !k.exists ? "missing" : !k.type_ok ? "wrong type" : !k.value_ok ? "wrong value" : "";
+      const name = k.key === "value_eth" ? "ETH sent" : h("span", {}, "Argument ", h("span", { class: "mono" }, k.key));
+      rows.push(h("tr", { "data-field": `param:${k.key}`, "data-ok": String(ok) }, h("td", { class: "num" }, String(i + 1)), h("td", {}, name),
+        h("td", {}, value(k.expected, k.in_truth ? "not stored" : "—")), h("td", {}, value(k.answered, "missing")),
+        h("td", {}, okBadge(ok), why ? h("span", { class: "small muted" }, ` ${why}`) : null)));
     }
   });
   const exec = t.execution;
@@ -1018,7 +1032,7 @@ function intentDiff(t: IntentTrace): HTMLElement {
     "section",
     { class: "trace-sec", id: "trace-intent-diff" },
     h("h3", {}, "Fields vs ground truth"),
-    h("table", { class: "rtable compact" }, h("thead", {}, h("tr", {}, ...["step", "field", "detail", ""].map((c) => h("th", {}, c)))), h("tbody", {}, ...rows)),
+    h("table", { class: "rtable compact" }, h("thead", {}, h("tr", {}, ...["Step", "Field", "Expected", "Answered", "Verdict"].map((c) => h("th", {}, c)))), h("tbody", {}, ...rows)),
     exec
       ? h("p", { class: "small", id: "trace-intent-exec" }, `Execution: ${exec.exec ? "executed" : "not executed"} · state equal to the truth's: ${exec.state_eq ? "yes" : "no"}`, exec.reason ? h("span", { class: "mono" }, ` · ${exec.reason}`) : null)
       : null,
@@ -1030,24 +1044,25 @@ function intentDiff(t: IntentTrace): HTMLElement {
 
 /** PILOT: the turn timeline (tool calls, simulated faults) and the evaluator's criteria. */
 function pilotTimeline(p: PilotTrace): HTMLElement {
-  const crit: [string, string | boolean][] = [
-    ["outcome", p.outcome],
-    ["tool coverage", `${p.covered}/${p.required} (${(p.coverage * 100).toFixed(0)} %)`],
-    ["sequence ok", p.sequence_ok],
-    ["output ok", p.output_ok],
-    ["completion signal", p.completion_signal],
-    ["termination", `${p.termination} after ${p.turns} turns`],
+  // [stable id, label in words, value]
+  const crit: [string, string, string | boolean][] = [
+    ["outcome", "Outcome", valueLabel(p.outcome)],
+    ["tool coverage", "Required tools that succeeded", `${p.covered} of ${p.required} (${(p.coverage * 100).toFixed(0)} %)`],
+    ["sequence ok", "Tools called in a valid order", p.sequence_ok],
+    ["output ok", "Final output produced", p.output_ok],
+    ["completion signal", "Signalled completion", p.completion_signal],
+    ["termination", "Episode ended by", `${valueLabel(p.termination)} after ${p.turns} turns`],
   ];
   return h(
     "section",
     { class: "trace-sec", id: "trace-pilot" },
     h("h3", {}, "Evaluator criteria"),
-    h("dl", { class: "facts" }, ...crit.flatMap(([k, v]) => [h("dt", {}, k), h("dd", { "data-criterion": k }, typeof v === "boolean" ? okBadge(v) : v)])),
+    h("dl", { class: "facts" }, ...crit.flatMap(([k, label, v]) => [h("dt", {}, label), h("dd", { "data-criterion": k }, typeof v === "boolean" ? okBadge(v) : v)])),
     h("h3", {}, `Turn timeline (${p.calls.length} tool calls)`),
     h(
       "table",
       { class: "rtable compact" },
-      h("thead", {}, h("tr", {}, ...["turn", "tool", "result", "simulated fault", "p(success)"].map((c) => h("th", {}, c)))),
+      h("thead", {}, h("tr", {}, ...["Turn", "Tool", "Result", "Simulated fault", "Success probability"].map((c) => h("th", {}, c)))),
       h(
         "tbody",
         {},
@@ -1140,7 +1155,7 @@ function replayView(r: Replay): HTMLElement {
     ),
     h("table", { class: "rtable compact", id: "replay-verdicts" }, h("thead", {}, h("tr", {}, h("th", {}, ""), h("th", {}, "stored"), h("th", {}, "fresh"))), h("tbody", {}, ...verdictRows)),
     checkRows.length
-      ? h("table", { class: "rtable compact", id: "replay-checks" }, h("thead", {}, h("tr", {}, ...["check", "expected", "stored", "fresh"].map((c) => h("th", {}, c)))), h("tbody", {}, ...checkRows))
+      ? h("table", { class: "rtable compact", id: "replay-checks" }, h("thead", {}, h("tr", {}, ...["Check", "Expected", "Stored run", "Fresh run"].map((c) => h("th", {}, c)))), h("tbody", {}, ...checkRows))
       : null,
     r.differences.length ? h("ul", { id: "replay-differences" }, ...r.differences.map((d) => h("li", { "data-difference": d.field }, h("b", {}, d.field), `: stored ${d.stored || "–"} → fresh ${d.fresh || "–"}`))) : null,
     r.notes.length ? h("ul", { class: "muted small", id: "replay-notes" }, ...r.notes.map((n) => h("li", {}, n))) : null,

@@ -24,6 +24,12 @@ const BENCH_CHOICES: { id: Bench; note: string; prompts: string[] }[] = [
   { id: "pilot", note: "tool workflows", prompts: ["baseline", "cot", "optimal", "flawed"] },
 ];
 
+/** Prompt settings in words (the values stay the CLI's names). */
+const PROMPT_WORDS: Record<string, string> = {
+  direct: "direct", retrieval: "retrieval (three worked examples)",
+  baseline: "baseline", cot: "chain of thought", optimal: "with the optimal plan", flawed: "with a flawed plan",
+};
+
 function fmtDuration(secs: number): string {
   if (!Number.isFinite(secs)) return "–";
   if (secs < 60) return `${Math.round(secs)} s`;
@@ -599,7 +605,7 @@ async function renderNew(root: HTMLElement, quickFirst: boolean): Promise<void> 
     ),
     h("fieldset", { id: "rf-prompts", class: "group" }, h("legend", {}, "Prompt settings"),
       h("p", { class: "muted small" }, "QuestBench uses its default prompt (ethers v6). Unticked: every prompt type runs."),
-      ...BENCH_CHOICES.flatMap((b) => b.prompts.map((p) => check("prompt", p, `${BENCH_LABEL[b.id]}: ${p}`, false, { id: `rf-prompt-${p}` }))),
+      ...BENCH_CHOICES.flatMap((b) => b.prompts.map((p) => check("prompt", p, `${BENCH_LABEL[b.id]}: ${PROMPT_WORDS[p] ?? p}`, false, { id: `rf-prompt-${p}` }))),
       h("label", { class: "check" }, execute, ` ${BENCH_LABEL.intent2tx}: execute answers on the local chain (Exec, StateEq)`)),
     filters);
 
