@@ -761,7 +761,11 @@ fn intent_and_pilot_tasks_render_their_exact_prompt_and_what_scoring_expects() {
     assert_eq!(paper.expected.len(), 1, "{:?}", paper.expected);
     let row = &paper.expected[0];
     assert_eq!(row.action, "transfer");
-    assert!(row.target.starts_with("USDT (0x"), "{}", row.target);
+    assert_eq!(row.target, "USDT");
+    assert_eq!(
+        row.address.as_deref(),
+        Some(inst.ground_truth.steps()[0].contract_address.as_str())
+    );
     assert!(
         row.details
             .iter()

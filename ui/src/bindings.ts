@@ -1397,9 +1397,13 @@ export type ExpectedRow = {
  */
 step: number, 
 /**
- * Intent2Tx: the contract, named, with its address; PILOT: the tool.
+ * Intent2Tx: the contract's name; PILOT: the tool.
  */
 target: string, 
+/**
+ * Intent2Tx: the contract's address (PILOT: none).
+ */
+address: string | null, 
 /**
  * Intent2Tx: the function; PILOT: why the step is there.
  */

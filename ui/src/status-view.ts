@@ -353,7 +353,7 @@ export function statusPanel(
 }
 
 /** Advice and actions for an error that is not a bug, by kind; `null` for a genuine bug. */
-function adviceFor(kind: CommandError["kind"]): { title: string; advice: string; link?: [string, string] } | null {
+export function adviceFor(kind: CommandError["kind"]): { title: string; advice: string; link?: [string, string] } | null {
   switch (kind) {
     case "config":
       return { title: "The settings file cannot be used",

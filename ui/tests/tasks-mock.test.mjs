@@ -84,6 +84,8 @@ test("dry-run sends the chosen solution and a chain failure shows a chain error 
   await page.locator("#dry-error").waitFor();
   assert.equal(await page.getAttribute("#dry-error", "data-kind"), "chain");
   assert.match(await page.locator("#dry-error").innerText(), /cannot start anvil/);
+  // The error links to the setting that fixes it.
+  assert.equal(await page.getAttribute("#dry-error a.fix-link", "href"), "#/settings");
   await page.selectOption("#dry-solution", "pasted");
   await page.fill("#dry-pasted", "export async function executeSkill() { return {}; }");
   await page.click("#dry-run-btn");

@@ -21,8 +21,10 @@ use crate::txview::token_amount;
 pub struct ExpectedRow {
     /// 1-based step.
     pub step: u32,
-    /// Intent2Tx: the contract, named, with its address; PILOT: the tool.
+    /// Intent2Tx: the contract's name; PILOT: the tool.
     pub target: String,
+    /// Intent2Tx: the contract's address (PILOT: none).
+    pub address: Option<String>,
     /// Intent2Tx: the function; PILOT: why the step is there.
     pub action: String,
     /// Arguments in words (`amountIn = 1,000 USDC`), ETH sent, or the step's parameters.
@@ -143,7 +145,8 @@ pub fn preview_intent(
             }
             ExpectedRow {
                 step: i as u32 + 1,
-                target: format!("{} ({})", c.contract, c.contract_address),
+                target: c.contract.clone(),
+                address: Some(c.contract_address.clone()),
                 action: c.function.clone(),
                 details,
             }
@@ -224,6 +227,7 @@ pub fn preview_pilot(
             ExpectedRow {
                 step: i as u32 + 1,
                 target: s.tool.clone(),
+                address: None,
                 action: s.reason.clone(),
                 details,
             }

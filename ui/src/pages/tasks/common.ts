@@ -1,6 +1,7 @@
 // Tasks studio: the vocabulary every part of the studio shares (the page's remembered state) and
 // the small view helpers their panels are built from. Benchmark labels come from ../../bench.
 import { h } from "../../dom";
+import { adviceFor } from "../../status-view";
 import type { Bench, Catalogue, CommandError, PromptSet, TaskDetail } from "../../bindings";
 
 export type Tab = "overview" | "render" | "edit" | "dryrun";
@@ -20,15 +21,21 @@ export interface State {
   doc: { text: string; path: string } | null;
 }
 
+/** A studio error: what went wrong in words, the message, and a link to the setting that fixes
+ *  it (a missing program or a chain that will not start → Settings → System). */
 export function studioError(error: CommandError, id = "task-error"): HTMLElement {
   const title: Record<string, string> = {
     task: "The task or the request is invalid",
     chain: "The chain or sandbox could not run",
     config: "The configuration could not be loaded",
   };
+  const a = adviceFor(error.kind);
   return h("div", { class: "error", role: "alert", id, "data-kind": error.kind },
-    h("strong", {}, title[error.kind] ?? "Something went wrong"),
+    h("strong", {}, title[error.kind] ?? a?.title ?? "Something went wrong"),
     h("pre", {}, error.message),
+    a && error.kind !== "task" && error.kind !== "invalid" ? h("p", {}, a.advice) : null,
+    a?.link ? h("p", {}, h("a", { href: a.link[0], class: "fix-link" }, a.link[1])) : null,
+    a ? null : h("p", {}, "This is a bug in Crucible; the message above helps to report it."),
   );
 }
 
