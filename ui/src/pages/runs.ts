@@ -39,7 +39,7 @@ function fmtDuration(secs: number): string {
 }
 
 function fmtUsd(x: number | null): string {
-  return x === null ? "unknown" : `$${x.toFixed(x < 1 ? 4 : 2)}`;
+  return x === null ? "unknown" : x === 0 ? "$0 (nothing billed)" : `$${x.toFixed(x < 1 ? 4 : 2)}`;
 }
 
 function fmtTime(rfc: string): string {
@@ -976,8 +976,8 @@ async function renderRunDetail(root: HTMLElement, runId: string, focus: "title" 
         h("dt", {}, "Started"), h("dd", {}, fmtTime(r.started)),
         h("dt", {}, "Duration"), h("dd", {}, duration(r)),
         h("dt", {}, "Samples"), h("dd", { "data-field": "samples" }, `${r.finished}/${r.planned} stored`),
-        h("dt", {}, "Cost"), h("dd", {}, fmtUsd(r.cost_usd))),
-      answers(r),
+        h("dt", {}, "Cost"), h("dd", {}, fmtUsd(r.cost_usd)),
+        h("dt", {}, "Answers"), h("dd", {}, answers(r))),
       resultLinks(r)));
   if (focus === "title") title.focus();
 }
