@@ -188,6 +188,7 @@ pub fn typescript() -> String {
         decl::<ParamRow>(&mut out);
         decl::<CheckRow>(&mut out);
         decl::<QuestRender>(&mut out);
+        decl::<PreviewArg>(&mut out);
         decl::<ExpectedRow>(&mut out);
         decl::<PreviewFact>(&mut out);
         decl::<PromptPreview>(&mut out);

@@ -767,11 +767,19 @@ fn intent_and_pilot_tasks_render_their_exact_prompt_and_what_scoring_expects() {
         Some(inst.ground_truth.steps()[0].contract_address.as_str())
     );
     assert!(
-        row.details
-            .iter()
-            .any(|d| d == "value = 1,000 USDT (1000000000 base units)"),
+        row.details.iter().any(|d| d.text == "value = 1,000 USDT"
+            && d.exact.as_deref() == Some("1000000000 base units")),
         "amounts in token units: {:?}",
         row.details
+    );
+    let to = row
+        .details
+        .iter()
+        .find(|d| d.text.starts_with("to = "))
+        .unwrap();
+    assert_eq!(
+        to.exact, None,
+        "an address outside the book is shown as it is: {to:?}"
     );
     assert!(paper.note.contains("no seed"), "{}", paper.note);
 

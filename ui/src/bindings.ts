@@ -1389,6 +1389,19 @@ checks: Array<CheckRow>,
 agent_address: string, };
 
 /**
+ * One argument or parameter line, with the exact value behind a rounded or named one.
+ */
+export type PreviewArg = { 
+/**
+ * The line in words (`value = 1,000 USDT`).
+ */
+text: string, 
+/**
+ * The exact value when `text` shows it otherwise (base units, a named address).
+ */
+exact: string | null, };
+
+/**
  * One line of what the answer is held to.
  */
 export type ExpectedRow = { 
@@ -1411,7 +1424,7 @@ action: string,
 /**
  * Arguments in words (`amountIn = 1,000 USDC`), ETH sent, or the step's parameters.
  */
-details: Array<string>, };
+details: Array<PreviewArg>, };
 
 /**
  * A labelled fact shown above the prompt.

@@ -35,7 +35,7 @@ const PILOT_TASK = { bench: "pilot", id: "pipeline_0", title: "Pipeline for surv
 const PREVIEW = {
   bench: "pilot", id: "pipeline_0", variant: "paper wording · flawed plan prompt", prompt: "Execute a pipeline task.\n1. file_operations_reader",
   expected_title: "The flawed plan given in the prompt",
-  expected: [{ step: 1, target: "file_operations_reader", action: "required step of the task (read stage)", details: ["source = data/survey_answers.xml", "if it fails, retry file_operations_reader"] }],
+  expected: [{ step: 1, target: "file_operations_reader", action: "required step of the task (read stage)", details: [{ text: "source = data/survey_answers.xml", exact: null }, { text: "if it fails, retry file_operations_reader", exact: null }] }],
   facts: [{ label: "Required tools", value: "file_operations_reader, network_validator" }, { label: "Flaw in the flawed prompt", value: "order (swap adjacent, low severity): swapped steps 2 and 3" }],
   note: "The prompt does not depend on the seed.",
 };

@@ -192,6 +192,17 @@ async fn render_two_seeds_and_edit_errors_name_the_field() {
         "the ground truth names its contract: {}",
         seen.intent_expected
     );
+    let digits = seen
+        .intent_expected
+        .split(|c: char| !c.is_ascii_digit())
+        .map(str::len)
+        .max()
+        .unwrap_or(0);
+    assert!(
+        digits < 15,
+        "amounts in token units, base units only on hover: {}",
+        seen.intent_expected
+    );
     assert!(
         seen.intent_truth.contains("\"function\""),
         "{}",

@@ -38,7 +38,9 @@ pub use dry_run::{
     intent_answer, pilot_turns, quest_solution, selftest_quest, CheckOutcome, CompositeTrace,
     DryRun, RoundTrace, Selftest, SelftestRow, SolutionChoice,
 };
-pub use preview::{preview_intent, preview_pilot, ExpectedRow, PreviewFact, PromptPreview};
+pub use preview::{
+    preview_intent, preview_pilot, ExpectedRow, PreviewArg, PreviewFact, PromptPreview,
+};
 pub use render::{
     render_quest, render_task, validate_quest, CheckRow, ParamRow, QuestRender, Validation,
 };

@@ -28,7 +28,20 @@ pub struct ExpectedRow {
     /// Intent2Tx: the function; PILOT: why the step is there.
     pub action: String,
     /// Arguments in words (`amountIn = 1,000 USDC`), ETH sent, or the step's parameters.
-    pub details: Vec<String>,
+    pub details: Vec<PreviewArg>,
+}
+
+/// One argument or parameter line, with the exact value behind a rounded or named one.
+#[derive(Debug, Clone, PartialEq, Serialize, TS)]
+pub struct PreviewArg {
+    /// The line in words (`value = 1,000 USDT`).
+    pub text: String,
+    /// The exact value when `text` shows it otherwise (base units, a named address).
+    pub exact: Option<String>,
+}
+
+fn arg(text: String) -> PreviewArg {
+    PreviewArg { text, exact: None }
 }
 
 /// A labelled fact shown above the prompt.
@@ -78,7 +91,12 @@ fn wording(set: PromptSet) -> &'static str {
 
 /// An Intent2Tx argument in words: token amounts in token units when the book knows the token
 /// the call moves, addresses named when they are in the book.
-fn intent_arg(book: &AddressBook, call: &intent::Call, name: &str, p: &intent::Param) -> String {
+fn intent_arg(
+    book: &AddressBook,
+    call: &intent::Call,
+    name: &str,
+    p: &intent::Param,
+) -> PreviewArg {
     let text = match &p.val {
         Value::String(s) => s.clone(),
         other => other.to_string(),
@@ -86,9 +104,12 @@ fn intent_arg(book: &AddressBook, call: &intent::Call, name: &str, p: &intent::P
     // Addresses: the book's name beside the address.
     if p.ty == "address" {
         if let Some(e) = text.parse().ok().and_then(|a| book.by_address(a)) {
-            return format!("{name} = {} ({text})", e.name);
+            return PreviewArg {
+                text: format!("{name} = {}", e.name),
+                exact: Some(text),
+            };
         }
-        return format!("{name} = {text}");
+        return arg(format!("{name} = {text}"));
     }
     // Amounts: a uint whose name says amount/value, on a token contract with known decimals.
     let amountish = {
@@ -98,14 +119,13 @@ fn intent_arg(book: &AddressBook, call: &intent::Call, name: &str, p: &intent::P
     if p.ty.starts_with("uint") && amountish {
         let decimals = book.by_name(&call.contract).and_then(|e| e.decimals);
         if let (Some(d), Ok(raw)) = (decimals, text.parse::<U256>()) {
-            return format!(
-                "{name} = {} {} ({text} base units)",
-                token_amount(raw, d),
-                call.contract
-            );
+            return PreviewArg {
+                text: format!("{name} = {} {}", token_amount(raw, d), call.contract),
+                exact: Some(format!("{text} base units")),
+            };
         }
     }
-    format!("{name} = {text}")
+    arg(format!("{name} = {text}"))
 }
 
 /// The Direct-setting prompt of an Intent2Tx instance in `set`'s wording, and its ground truth.
@@ -130,7 +150,7 @@ pub fn preview_intent(
         .iter()
         .enumerate()
         .map(|(i, c)| {
-            let mut details: Vec<String> = c
+            let mut details: Vec<PreviewArg> = c
                 .params
                 .iter()
                 .map(|(n, p)| intent_arg(&book, c, n, p))
@@ -141,7 +161,7 @@ pub fn preview_intent(
                 _ => 0.0,
             };
             if eth != 0.0 {
-                details.push(format!("sends {} ETH", c.value));
+                details.push(arg(format!("sends {} ETH", c.value)));
             }
             ExpectedRow {
                 step: i as u32 + 1,
@@ -217,13 +237,13 @@ pub fn preview_pilot(
         .iter()
         .enumerate()
         .map(|(i, s)| {
-            let mut details: Vec<String> = s
+            let mut details: Vec<PreviewArg> = s
                 .parameters
                 .iter()
-                .map(|(n, v)| format!("{n} = {v}"))
+                .map(|(n, v)| arg(format!("{n} = {v}")))
                 .collect();
             // The plan's own fallback sentences ("if it fails, retry …").
-            details.extend(s.alternatives.iter().cloned());
+            details.extend(s.alternatives.iter().cloned().map(arg));
             ExpectedRow {
                 step: i as u32 + 1,
                 target: s.tool.clone(),

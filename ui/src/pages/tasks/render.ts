@@ -81,7 +81,7 @@ function previewed(p: PromptPreview): HTMLElement {
         h("span", {}, h("span", { class: "mono" }, e.target),
           e.address ? h("span", { class: "mono small muted block", title: e.address }, `${e.address.slice(0, 6)}…${e.address.slice(-4)}`) : null),
         e.action,
-        e.details.length ? h("ul", { class: "plain small" }, ...e.details.map((d) => h("li", {}, d))) : h("span", { class: "muted" }, "none")])),
+        e.details.length ? h("ul", { class: "plain small" }, ...e.details.map((d) => h("li", d.exact ? { title: d.exact } : {}, d.text))) : h("span", { class: "muted" }, "none")])),
     h("h3", {}, `The exact prompt (${p.variant})`),
     pre(p.prompt, { id: "render-prompt" }),
   );
