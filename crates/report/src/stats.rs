@@ -1,13 +1,15 @@
 //! Statistics used by every report table: location and spread over rounds, Student-t confidence
 //! intervals, Spearman rank correlation with tie handling, exact binomial tests (sign test and
-//! McNemar), the seeded paired bootstrap, Welch's t-test and leaderboard tie groups.
+//! McNemar), the seeded paired bootstrap, Welch's t-test and leaderboard tie groups; and, for the
+//! reviewer, Holm-adjusted p-values, cluster-robust standard errors (tasks as clusters) and the
+//! rounds a comparison needs for a given power.
 //!
 //! Pure functions over slices; no I/O, no clock. Randomness (the bootstrap) takes a seed.
 
 use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 use serde::Serialize;
-use statrs::distribution::{Binomial, ContinuousCDF, DiscreteCDF, StudentsT};
+use statrs::distribution::{Binomial, ContinuousCDF, DiscreteCDF, Normal, StudentsT};
 use ts_rs::TS;
 
 /// The significance level used for tie groups and the "separable" verdicts.
@@ -321,6 +323,81 @@ pub fn tie_groups(n: usize, mut separable: impl FnMut(usize, usize) -> bool) -> 
     group
 }
 
+/// Holm–Bonferroni adjusted p-values, in the input order: the i-th smallest p is multiplied by
+/// (m − i + 1), capped at 1, and made non-decreasing in that order (Holm 1979). A comparison is
+/// significant at level α after correction when its adjusted p is below α.
+pub fn holm(p: &[f64]) -> Vec<f64> {
+    let m = p.len();
+    let mut order: Vec<usize> = (0..m).collect();
+    order.sort_by(|&a, &b| p[a].total_cmp(&p[b]));
+    let mut adjusted = vec![0.0; m];
+    let mut running = 0.0_f64;
+    for (rank, &i) in order.iter().enumerate() {
+        running = running.max(((m - rank) as f64 * p[i]).min(1.0));
+        adjusted[i] = running;
+    }
+    adjusted
+}
+
+/// Standard error of the mean with observations clustered (Miller, "Adding Error Bars to Evals",
+/// 2024, §2.2): the CLT variance s²/n plus the within-cluster cross terms
+/// (1/n²) Σ_c Σ_{i≠j∈c} (x_i − x̄)(x_j − x̄). `cluster[i]` names observation i's cluster (a task:
+/// its rounds and seeds are correlated). `None` below two observations or on a length mismatch.
+pub fn clustered_se<K: Ord>(xs: &[f64], cluster: &[K]) -> Option<f64> {
+    let n = xs.len();
+    if n < 2 || cluster.len() != n {
+        return None;
+    }
+    let m = mean(xs)?;
+    let s = sd(xs)?;
+    let mut sums: std::collections::BTreeMap<&K, (f64, f64)> = std::collections::BTreeMap::new();
+    for (x, k) in xs.iter().zip(cluster) {
+        let e = x - m;
+        let slot = sums.entry(k).or_insert((0.0, 0.0));
+        slot.0 += e;
+        slot.1 += e * e;
+    }
+    // Σ_{i≠j in c} e_i e_j = (Σ e)² − Σ e².
+    let cross: f64 = sums.values().map(|(sum, sq)| sum * sum - sq).sum();
+    let nf = n as f64;
+    let var = s * s / nf + cross / (nf * nf);
+    Some(var.max(0.0).sqrt())
+}
+
+/// Standard normal quantile Φ⁻¹(p).
+fn z(p: f64) -> f64 {
+    Normal::new(0.0, 1.0)
+        .map(|d| d.inverse_cdf(p))
+        .unwrap_or(f64::NAN)
+}
+
+/// Rounds each model needs so that a two-sided test at level `alpha` detects a difference of
+/// `delta` between two models' mean headline scores with probability `power`, when one round's
+/// score has standard deviation `sd`: n = 2·sd²·(z₁₋α/₂ + z_power)² / delta², rounded up (the
+/// two-sample normal approximation; pairing on instances can only need fewer). `None` when an
+/// input is out of range.
+pub fn rounds_needed(sd: f64, delta: f64, alpha: f64, power: f64) -> Option<u64> {
+    let ok = sd.is_finite() && sd >= 0.0 && delta.is_finite() && delta > 0.0;
+    if !ok || !(0.0..1.0).contains(&alpha) || alpha == 0.0 || !(0.0..1.0).contains(&power) {
+        return None;
+    }
+    let k = z(1.0 - alpha / 2.0) + z(power);
+    let n = 2.0 * sd * sd * k * k / (delta * delta);
+    Some((n.ceil() as u64).max(1))
+}
+
+/// The smallest difference `rounds` rounds per model detect at level `alpha` with probability
+/// `power` (the inverse of [`rounds_needed`]): (z₁₋α/₂ + z_power)·sd·√(2/rounds).
+pub fn minimum_detectable(sd: f64, rounds: u64, alpha: f64, power: f64) -> Option<f64> {
+    if rounds == 0 || !sd.is_finite() || sd < 0.0 || !(0.0..1.0).contains(&alpha) || alpha == 0.0 {
+        return None;
+    }
+    if !(0.0..1.0).contains(&power) {
+        return None;
+    }
+    Some((z(1.0 - alpha / 2.0) + z(power)) * sd * (2.0 / rounds as f64).sqrt())
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -489,5 +566,56 @@ mod tests {
         let g = tie_groups(5, |i, j| (s[i] - s[j]) > 0.15);
         assert_eq!(g, vec![1, 1, 2, 3, 3]);
         assert_eq!(tie_groups(0, |_, _| true), Vec::<usize>::new());
+    }
+
+    #[test]
+    fn holm_matches_hand_computed_adjustments() {
+        // Sorted 0.005, 0.01, 0.03, 0.04 → ×4, ×3, ×2, ×1 = 0.02, 0.03, 0.06, 0.04 → monotone
+        // 0.02, 0.03, 0.06, 0.06 (R: p.adjust(c(0.01, 0.04, 0.03, 0.005), "holm")).
+        let got = holm(&[0.01, 0.04, 0.03, 0.005]);
+        for (g, want) in got.iter().zip([0.03, 0.06, 0.06, 0.02]) {
+            assert!(close(*g, want, 1e-12), "{got:?}");
+        }
+        // Capped at 1; one comparison is left as it is; none is empty.
+        assert_eq!(holm(&[0.6, 0.7]), vec![1.0, 1.0]);
+        assert_eq!(holm(&[0.2]), vec![0.2]);
+        assert!(holm(&[]).is_empty());
+    }
+
+    #[test]
+    fn clustered_se_adds_the_within_task_correlation() {
+        // x = 1,1,0,0 in tasks a,a,b,b: x̄ = ½, s² = ⅓, CLT variance ⅓/4 = 1/12; cross terms
+        // 2·(½·½) + 2·(½·½) = 1, over n² = 16 → variance 1/12 + 1/16 = 7/48.
+        let se = clustered_se(&[1.0, 1.0, 0.0, 0.0], &["a", "a", "b", "b"]).unwrap();
+        assert!(close(se, (7.0_f64 / 48.0).sqrt(), 1e-12), "{se}");
+        // Rounds that disagree within a task: cross terms −1/16 → 1/12 − 1/16 = 1/48.
+        let se = clustered_se(&[1.0, 0.0, 1.0, 0.0], &["a", "a", "b", "b"]).unwrap();
+        assert!(close(se, (1.0_f64 / 48.0).sqrt(), 1e-12), "{se}");
+        // One observation per cluster: the plain standard error s/√n.
+        let xs = [3.0, 5.0, 4.0, 8.0];
+        let se = clustered_se(&xs, &[1, 2, 3, 4]).unwrap();
+        assert!(close(se, sd(&xs).unwrap() / 2.0, 1e-12), "{se}");
+        assert_eq!(clustered_se(&[1.0], &["a"]), None);
+        assert_eq!(clustered_se(&[1.0, 2.0], &["a"]), None);
+    }
+
+    #[test]
+    fn rounds_needed_and_minimum_detectable_difference_match_the_normal_formula() {
+        // sd 10, delta 5, α 0.05, power 0.8: z = 1.959964 + 0.841621 = 2.801585;
+        // n = 2·100·7.848879/25 = 62.79 → 63 rounds per model.
+        assert_eq!(rounds_needed(10.0, 5.0, 0.05, 0.8), Some(63));
+        // Power 0.9 (z 1.281552): k = 3.241516, n = 2·100·10.507424/25 = 84.06 → 85.
+        assert_eq!(rounds_needed(10.0, 5.0, 0.05, 0.9), Some(85));
+        // Five rounds with sd 10 detect 2.801585·10·√(2/5) = 17.72 points.
+        let d = minimum_detectable(10.0, 5, 0.05, 0.8).unwrap();
+        assert!(close(d, 17.7185, 1e-3), "{d}");
+        // The two are inverse: the detectable difference at 63 rounds is at most 5.
+        assert!(minimum_detectable(10.0, 63, 0.05, 0.8).unwrap() <= 5.0);
+        // No variation: one round suffices. Bad inputs: None.
+        assert_eq!(rounds_needed(0.0, 5.0, 0.05, 0.8), Some(1));
+        assert_eq!(rounds_needed(10.0, 0.0, 0.05, 0.8), None);
+        assert_eq!(rounds_needed(10.0, 5.0, 0.0, 0.8), None);
+        assert_eq!(rounds_needed(10.0, 5.0, 0.05, 1.0), None);
+        assert_eq!(minimum_detectable(10.0, 0, 0.05, 0.8), None);
     }
 }
