@@ -68,6 +68,8 @@ enum Command {
     Published(cli::published::PublishedArgs),
     /// Paired comparison of two runs (or of two models of one run) on the same instances.
     Compare(cli::report::CompareArgs),
+    /// Rounds planner: rounds per model needed to detect a difference, from a run's variation.
+    Power(cli::report::PowerArgs),
     /// Re-execute or re-score one stored sample and compare with its stored verdict.
     #[command(subcommand)]
     Results(cli::results::ResultsCmd),
@@ -112,6 +114,7 @@ fn main() -> Result<()> {
             Command::Published(args) => cli::published::published(&config, args),
             Command::Packs(cmd) => cli::packs::packs(&config, cmd),
             Command::Compare(args) => cli::report::compare(args).await,
+            Command::Power(args) => cli::report::power(args).await,
             Command::Results(cmd) => cli::results::results(&config, cmd).await,
         }
     })

@@ -105,6 +105,95 @@ pub struct CompareArgs {
     json: bool,
 }
 
+/// `crucible power`: the rounds planner.
+#[derive(Debug, Args)]
+pub struct PowerArgs {
+    /// The SQLite store.
+    #[arg(long)]
+    db: Option<PathBuf>,
+    /// The run whose round-to-round variation is assumed (repeat for several runs).
+    #[arg(long = "run")]
+    runs: Vec<String>,
+    /// Benchmark: questbench, intent2tx, pilot or all.
+    #[arg(long, default_value = "all")]
+    bench: String,
+    /// The difference to detect, in points (mean score × 100).
+    #[arg(long)]
+    delta: f64,
+    /// The SD of one round's headline in points, instead of the run's observed one.
+    #[arg(long)]
+    sd: Option<f64>,
+    /// Probability of detecting the difference.
+    #[arg(long, default_value_t = report::power::DEFAULT_POWER)]
+    power: f64,
+    /// Two-sided significance level.
+    #[arg(long, default_value_t = report::power::DEFAULT_ALPHA)]
+    alpha: f64,
+    /// Print JSON.
+    #[arg(long)]
+    json: bool,
+}
+
+/// `crucible power`: per benchmark, the rounds per model a comparison needs to detect `--delta`.
+pub async fn power(args: PowerArgs) -> Result<()> {
+    if !(args.delta.is_finite() && args.delta > 0.0) {
+        bail!(
+            "--delta must be a positive number of points (got {})",
+            args.delta
+        );
+    }
+    if args.sd.is_some_and(|s| !(s.is_finite() && s >= 0.0)) {
+        bail!("--sd must be zero or a positive number of points");
+    }
+    if !(args.power > 0.0 && args.power < 1.0) || !(args.alpha > 0.0 && args.alpha < 1.0) {
+        bail!("--power and --alpha must be between 0 and 1 (exclusive)");
+    }
+    let sel = BenchSelection::parse(&args.bench)?;
+    let ds = match (&args.db, args.runs.is_empty()) {
+        (Some(db), false) => {
+            let store = open(db).await?;
+            Dataset::load(&store, &args.runs, sel, Scoring::Paper).await?
+        }
+        (None, true) if args.sd.is_some() => Dataset::default(),
+        _ => {
+            bail!("power needs a run to observe (--db DB --run R) or an SD to assume (--sd POINTS)")
+        }
+    };
+    let benches: Vec<report::Bench> = match sel.0 {
+        Some(b) => vec![b],
+        None if args.runs.is_empty() => crucible_core::BenchmarkId::ALL.to_vec(),
+        None => crucible_core::BenchmarkId::ALL
+            .into_iter()
+            .filter(|b| ds.of(*b).next().is_some())
+            .collect(),
+    };
+    let plans: Vec<_> = benches
+        .into_iter()
+        .map(|b| report::power::plan(&ds, b, args.delta, args.sd, args.power, args.alpha))
+        .collect();
+    if args.json {
+        out!("{}", pretty(&plans)?);
+        return Ok(());
+    }
+    for p in &plans {
+        match (p.rounds_needed, p.assumed_sd) {
+            (Some(n), Some(sd)) => out!(
+                "{}: {n} rounds per model detect {:.1} points with {:.0} % power at α = {} (round SD {sd:.2} points, {}){}",
+                p.benchmark.label(),
+                p.delta,
+                p.power * 100.0,
+                p.alpha,
+                p.sd_source,
+                p.minimum_detectable_now
+                    .map(|d| format!("; the {} observed rounds detect {d:.1} points", p.rounds_observed))
+                    .unwrap_or_default()
+            ),
+            _ => out!("{}: {}", p.benchmark.label(), p.note.as_deref().unwrap_or("no plan")),
+        }
+    }
+    Ok(())
+}
+
 /// `crucible bench report`.
 #[derive(Debug, Args)]
 pub struct BenchReportArgs {

@@ -14,6 +14,7 @@ mod llm;
 mod packs;
 mod pilot;
 mod pilot_release;
+mod power;
 mod providers;
 mod quest;
 mod quest_bank;

@@ -15,6 +15,7 @@ pub mod dataset;
 pub mod export;
 pub mod intent;
 pub mod pilot;
+pub mod power;
 pub mod published;
 pub mod quest;
 pub mod reproduce;
