@@ -151,6 +151,7 @@ pub fn typescript() -> String {
         };
         decl::<RunForm>(&mut out);
         decl::<crate::PlanResult>(&mut out);
+        decl::<crucible_views::planner::RoundsAdvice>(&mut out);
         decl::<RunPlan>(&mut out);
         decl::<SchedulingPlan>(&mut out);
         decl::<BenchPlan>(&mut out);
@@ -252,8 +253,8 @@ pub fn typescript() -> String {
     // (`crucible compare --json`).
     {
         use crucible_report::{
-            intent, pilot, quest, stats, summary, CategoryCell, CompareReport, CompareSides,
-            Comparison, CostRow, ProfileRow, Report,
+            intent, pilot, quest, significance, stats, summary, CategoryCell, CompareReport,
+            CompareSides, Comparison, CostRow, ProfileRow, Report,
         };
         decl::<Report>(&mut out);
         decl::<ProfileRow>(&mut out);
@@ -262,6 +263,8 @@ pub fn typescript() -> String {
         decl::<summary::ModelSummary>(&mut out);
         decl::<summary::Stability>(&mut out);
         decl::<summary::RoundPair>(&mut out);
+        decl::<significance::Significance>(&mut out);
+        decl::<significance::PairTest>(&mut out);
         decl::<stats::Correlation>(&mut out);
         decl::<quest::QuestTables>(&mut out);
         decl::<quest::LeaderRow>(&mut out);
@@ -432,6 +435,7 @@ mod tests {
             "ConnectionTest",
             "RunForm",
             "PlanResult",
+            "RoundsAdvice",
             "RunsView",
             "LiveStatus",
             "Catalogue",

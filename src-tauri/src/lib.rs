@@ -212,6 +212,7 @@ pub fn run() {
             commands::providers::test_connection,
             commands::providers::provider_models,
             commands::runs::plan_run,
+            commands::runs::rounds_advice,
             commands::runs::start_run,
             commands::runs::resume_run,
             commands::runs::cancel_run,

@@ -293,6 +293,36 @@ fn opt(v: Option<f64>, d: usize) -> String {
     v.map_or("-".into(), |x| format!("{x:.d$}"))
 }
 
+/// A benchmark's tiers, both 95 % intervals of every model's headline and the verdict on each
+/// adjacent pair.
+fn significance_text(
+    bench: &str,
+    unit: &str,
+    rows: &[report::summary::ModelSummary],
+    sig: &report::significance::Significance,
+) -> String {
+    let mut s = format!(
+        "\n{bench}: which differences are real (exact sign test on per-task scores, \
+         Holm-corrected over {} comparisons, alpha = {})\n  tier model                            {unit:>12}  95% CI over rounds (t)  95% CI, tasks as clusters\n",
+        sig.comparisons, sig.alpha
+    );
+    let ci = |c: Option<[f64; 2]>| c.map_or("-".into(), |[l, h]| format!("[{l:.1}, {h:.1}]"));
+    for x in rows {
+        s += &format!(
+            "  {:>4} {:<32} {:>12.1}  {:<22}  {}\n",
+            x.tier,
+            x.model,
+            x.mean,
+            ci(x.ci95),
+            ci(x.ci95_clustered)
+        );
+    }
+    for t in sig.pairs.iter().filter(|t| t.adjacent) {
+        s += &format!("  {}\n", t.sentence());
+    }
+    s
+}
+
 fn text(r: &report::Report) -> String {
     let mut s = format!(
         "runs: {} · samples: {} · {}\n",
@@ -301,11 +331,11 @@ fn text(r: &report::Report) -> String {
         r.scoring.label()
     );
     if let Some(q) = &r.questbench {
-        s += "\nEVM-QuestBench leaderboard\n  grp model                              atomic  composite    total      sd   cv%  95% CI\n";
+        s += "\nEVM-QuestBench leaderboard\n  tier model                             atomic  composite    total      sd   cv%  95% CI\n";
         for x in &q.leaderboard {
             s += &format!(
-                "  {:>3} {:<32} {:>8.1} {:>10.1} {:>8.1} {:>7} {:>5}  {}\n",
-                x.group,
+                "  {:>4} {:<32} {:>8.1} {:>10.1} {:>8.1} {:>7} {:>5}  {}\n",
+                x.tier,
                 x.model,
                 x.atomic,
                 x.composite,
@@ -316,6 +346,20 @@ fn text(r: &report::Report) -> String {
                     .map_or("-".into(), |[l, h]| format!("[{l:.1}, {h:.1}]"))
             );
         }
+    }
+    if let Some(q) = &r.questbench {
+        s += &significance_text(
+            "EVM-QuestBench",
+            "total points",
+            &q.summary,
+            &q.significance,
+        );
+    }
+    if let Some(i) = &r.intent2tx {
+        s += &significance_text("Intent2Tx", "score × 100", &i.summary, &i.significance);
+    }
+    if let Some(p) = &r.pilot {
+        s += &significance_text("PILOT-Bench", "score × 100", &p.summary, &p.significance);
     }
     if let Some(i) = &r.intent2tx {
         s += "\nIntent2Tx Table 1\n  model                            setting    steps      F     L     P     A  Final\n";

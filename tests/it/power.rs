@@ -119,4 +119,43 @@ fn power_plans_rounds_from_a_runs_observed_variation_and_refuses_bad_input() {
         assert!(!ok, "{args:?} succeeded");
         assert!(err.contains(needle), "{args:?}: {err}");
     }
+
+    // The new-run form's planner reads the same store: the same SD and rounds, and the smallest
+    // difference the planned rounds detect.
+    let rt = tokio::runtime::Runtime::new().unwrap();
+    rt.block_on(async {
+        let store = crucible_store::Store::open(std::path::Path::new(db))
+            .await
+            .unwrap();
+        let benches = ["pilot".to_string(), "questbench".to_string()];
+        let advice = crucible_views::planner::rounds_advice(&store, &benches, 3, 10.0, None)
+            .await
+            .unwrap();
+        let a = &advice[0];
+        assert_eq!((a.benchmark.as_str(), a.rounds), ("pilot", 3));
+        assert!((a.assumed_sd.unwrap() - sd).abs() < 1e-9, "{a:?}");
+        assert_eq!(
+            (a.rounds_needed, a.models_observed, a.sd_entered),
+            (Some(want), 2, false)
+        );
+        let mdd = k * sd * (2.0_f64 / 3.0).sqrt();
+        assert!((a.min_detectable.unwrap() - mdd).abs() < 1e-4, "{a:?}");
+        assert!(a
+            .sentence
+            .contains(&format!("a difference of {mdd:.1} points")));
+        // No QuestBench rounds in the store: unknown, and the sentence says what to do.
+        assert_eq!(advice[1].rounds_needed, None);
+        assert!(advice[1].sentence.contains("Run two rounds once"));
+        for (delta, sd, needle) in [
+            (0.0, None, "difference to detect"),
+            (5.0, Some(-1.0), "round-to-round SD"),
+            (f64::NAN, None, "difference to detect"),
+        ] {
+            let e = crucible_views::planner::rounds_advice(&store, &benches, 3, delta, sd)
+                .await
+                .unwrap_err();
+            assert!(e.contains(needle), "{e}");
+        }
+        store.close().await;
+    });
 }

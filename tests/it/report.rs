@@ -400,8 +400,12 @@ async fn tables_from_a_store_match_hand_computed_values() {
         b.spearman_mean, None,
         "B's round 0 is constant: ρ undefined"
     );
-    // Welch p = 0.1443 (scipy) ≥ 0.05 → one tie group.
-    assert_eq!((a.group, b.group), (1, 1));
+    // Paired on tasks, A scored more than B on all three: exact sign test p = 2/2³ = 0.25, one
+    // comparison so Holm leaves it at 0.25 ≥ 0.05 → one tier.
+    assert_eq!((a.tier, b.tier), (1, 1));
+    let ab = &q.significance.pairs[0];
+    assert_eq!((ab.instances, ab.higher_better, ab.lower_better), (3, 3, 0));
+    assert!(close(ab.p, 0.25) && close(ab.p_holm, 0.25) && !ab.differ);
 
     let ca = q.composite.iter().find(|c| c.model == "A").unwrap();
     assert!(
@@ -720,20 +724,30 @@ async fn cli_report_and_compare_json_shape_and_errors() {
         [
             "atomic",
             "ci95",
+            "ci95_clustered",
             "composite",
             "cv_pct",
-            "group",
             "max_total",
             "model",
             "pass_count",
             "rounds",
             "sd",
+            "se_clustered",
             "spearman_max",
             "spearman_mean",
             "spearman_min",
+            "tier",
             "total",
             "total_pct"
         ]
+    );
+    assert_eq!(
+        keys(&v["questbench"]["significance"]),
+        ["alpha", "comparisons", "pairs", "tiers"]
+    );
+    assert_eq!(
+        v["questbench"]["significance"]["tiers"][0],
+        serde_json::json!(["A", 1])
     );
     assert_eq!(
         keys(&v["questbench"]["quadrants"][0]),

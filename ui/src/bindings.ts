@@ -763,6 +763,55 @@ plan: RunPlan | null,
 problem: FormError | null, };
 
 /**
+ * The planner's answer for one benchmark.
+ */
+export type RoundsAdvice = { 
+/**
+ * Benchmark (`questbench`, …).
+ */
+benchmark: string, 
+/**
+ * Rounds per model the form plans.
+ */
+rounds: number, 
+/**
+ * The SD of one round's score (points out of 100) the figures assume; `null` when unknown.
+ */
+assumed_sd: number | null, 
+/**
+ * Whether `assumed_sd` was entered (else observed in stored runs).
+ */
+sd_entered: boolean, 
+/**
+ * Models whose rounds the observed SD pools (0 when entered or unknown).
+ */
+models_observed: number, 
+/**
+ * The smallest difference (points) the planned rounds detect at 80 % power, α = 0.05.
+ */
+min_detectable: number | null, 
+/**
+ * The difference asked about (points).
+ */
+delta: number, 
+/**
+ * Rounds per model that detect `delta` at 80 % power.
+ */
+rounds_needed: number | null, 
+/**
+ * Power assumed (0.8).
+ */
+power: number, 
+/**
+ * Two-sided level (0.05).
+ */
+alpha: number, 
+/**
+ * All of it in words, for the form.
+ */
+sentence: string, };
+
+/**
  * What pressing Start would do.
  */
 export type RunPlan = { 
@@ -3009,9 +3058,19 @@ sd: number | null,
  */
 cv_pct: number | null, 
 /**
- * 95 % CI of the mean (Student t, n − 1 df).
+ * 95 % CI of the mean (Student t over the per-round figures, n − 1 df).
  */
 ci95: [number, number] | null, 
+/**
+ * Standard error of the mean with the samples clustered on their task (Miller 2024): the
+ * rounds and seeds of one task are correlated, so they count as one cluster. `null` below two
+ * samples.
+ */
+se_clustered: number | null, 
+/**
+ * 95 % interval from `se_clustered`: mean ± 1.96 · SE.
+ */
+ci95_clustered: [number, number] | null, 
 /**
  * Mean number of passed samples per round.
  */
@@ -3021,9 +3080,10 @@ pass_count: number,
  */
 spearman: Stability, 
 /**
- * Tie group (1 = top group); models in one group are not separable at α = 0.05.
+ * Significance tier (1 = top): a tier is its best model and every model the Holm-corrected
+ * paired tests cannot tell apart from it.
  */
-group: number, };
+tier: number, };
 
 /**
  * Stability of a model's per-instance scores across rounds.
@@ -3064,6 +3124,73 @@ b: number,
 spearman: Correlation | null, };
 
 /**
+ * A benchmark's significance analysis.
+ */
+export type Significance = { 
+/**
+ * Level the Holm-adjusted p-values are compared with.
+ */
+alpha: number, 
+/**
+ * Comparisons corrected for: every pair of models, n·(n − 1)/2.
+ */
+comparisons: number, 
+/**
+ * Every pair, in leaderboard order (by the higher model's rank, then the lower's).
+ */
+pairs: Array<PairTest>, 
+/**
+ * Each model's tier, in leaderboard order: `(model, tier)`, tier 1 = top.
+ */
+tiers: Array<[string, number]>, };
+
+/**
+ * The test between two models of one benchmark.
+ */
+export type PairTest = { 
+/**
+ * The model ranked higher (larger mean headline).
+ */
+higher: string, 
+/**
+ * The model ranked lower.
+ */
+lower: string, 
+/**
+ * Whether the two are next to each other on the leaderboard.
+ */
+adjacent: boolean, 
+/**
+ * Instances both models answered (the pairs).
+ */
+instances: number, 
+/**
+ * Instances where the higher model scored more.
+ */
+higher_better: number, 
+/**
+ * Instances where the lower model scored more.
+ */
+lower_better: number, 
+/**
+ * Exact two-sided sign test p-value, before correction.
+ */
+p: number, 
+/**
+ * Holm-adjusted p-value over every comparison of the benchmark.
+ */
+p_holm: number, 
+/**
+ * Whether `p_holm` is below α: the two models differ.
+ */
+differ: boolean, 
+/**
+ * Mean per-instance difference (higher − lower, points on 0–100) with its paired-bootstrap
+ * 95 % interval; adjacent pairs only (`null` otherwise or without pairs).
+ */
+diff: BootstrapCi | null, };
+
+/**
  * A correlation coefficient with its two-sided p-value.
  */
 export type Correlation = { 
@@ -3089,6 +3216,10 @@ export type QuestTables = {
  * Spearman ρ and p-value.
  */
 summary: Array<ModelSummary>, 
+/**
+ * Paired tests between the models (Holm-corrected) behind the tiers.
+ */
+significance: Significance, 
 /**
  * Agreement of the model ranking (per-round totals) between every pair of rounds.
  */
@@ -3171,9 +3302,17 @@ sd: number | null,
  */
 cv_pct: number | null, 
 /**
- * 95 % CI of the mean total.
+ * 95 % CI of the mean total (Student t over rounds).
  */
 ci95: [number, number] | null, 
+/**
+ * Standard error of the mean total with tasks as clusters.
+ */
+se_clustered: number | null, 
+/**
+ * 95 % interval of the mean total from `se_clustered`.
+ */
+ci95_clustered: [number, number] | null, 
 /**
  * Mean Spearman ρ of per-task scores between rounds.
  */
@@ -3191,9 +3330,9 @@ spearman_max: number | null,
  */
 pass_count: number, 
 /**
- * Tie group (1 = top).
+ * Significance tier (1 = top): models in one tier are statistically indistinguishable.
  */
-group: number, };
+tier: number, };
 
 /**
  * Table 2 row (composite quality).
@@ -3359,6 +3498,10 @@ export type IntentTables = {
  */
 summary: Array<ModelSummary>, 
 /**
+ * Paired tests between the models (Holm-corrected) behind the tiers.
+ */
+significance: Significance, 
+/**
  * Table 1.
  */
 table1: Array<Table1Row>, 
@@ -3521,6 +3664,10 @@ export type PilotTables = {
  * Per-model statistics over rounds (per-round mean score × 100; full = 1, partial = 0.5).
  */
 summary: Array<ModelSummary>, 
+/**
+ * Paired tests between the models (Holm-corrected) behind the tiers.
+ */
+significance: Significance, 
 /**
  * Table 2.
  */

@@ -8,7 +8,7 @@ import type {
   PerfMark, SystemStatus, LocatedTool, ConfigReset, UniverseBuild, ToolInstall, PackInfo, PackVerdict, SelftestProgress,
 } from "./bindings";
 import type { DatabaseCheck, FreshDatabase, OpenedDatabase, Recovery } from "./bindings";
-import type { FormError } from "./bindings";
+import type { FormError, RoundsAdvice } from "./bindings";
 
 export type Result<T> = { ok: true; value: T } | { ok: false; error: CommandError };
 
@@ -87,6 +87,11 @@ export const testConnection = (id: string, model: string): Promise<Result<Connec
 
 /** The plan preview of the new-run form, or its first problem with the field named. */
 export const planRun = (form: RunForm): Promise<Result<PlanResult>> => call<PlanResult>("plan_run", { form });
+
+/** The rounds planner: per benchmark, the smallest difference `rounds` rounds detect and the rounds
+ *  `delta` points need (from stored runs, or the entered round-to-round `sd`). */
+export const roundsAdvice = (benchmarks: string[], rounds: number, delta: number, sd: number | null): Promise<Result<RoundsAdvice[]>> =>
+  call<RoundsAdvice[]>("rounds_advice", { benchmarks, rounds, delta, sd });
 
 /** Starts a run; resolves to its id once it exists in the database. */
 export const startRun = (form: RunForm): Promise<Result<string>> => call<string>("start_run", { form });

@@ -199,7 +199,7 @@ test("the run picker says which chain a fork run ran on", async () => {
 
 test("the leaderboard ranks models, marks the best and folds the advanced statistics under Details", async () => {
   const row = (model, total, sd) => ({ model, rounds: 3, atomic: total - 10, composite: 10, total, sd, cv_pct: 2.5, ci95: [total - 3, total + 3],
-    spearman_mean: 0.9, spearman_min: 0.8, spearman_max: 1, pass_count: [4, 5, 4], group: "a" });
+    spearman_mean: 0.9, spearman_min: 0.8, spearman_max: 1, pass_count: [4, 5, 4], tier: total > 50 ? 1 : 2 });
   const report = { samples: 9, runs: ["run-1"], profile: [], cost: [], scoring: "paper",
     questbench: { leaderboard: [row("builtin:b", 40, 1.5), row("lab · llama", 93, 0.5), row("builtin:c", 40, 2)] } };
   const calls = [];
@@ -224,9 +224,57 @@ test("the leaderboard ranks models, marks the best and folds the advanced statis
   await page.close();
 });
 
+test("the leaderboard puts tiers beside ranks, both intervals beside each score, and says which neighbours cannot be told apart", async () => {
+  const summary = (model, mean, tier, ci95, se) => ({ model, rounds: ci95 ? 3 : 1, per_round: [mean], mean, sd: null, cv_pct: null, ci95,
+    se_clustered: se, ci95_clustered: se === null ? null : [mean - 1.96 * se, mean + 1.96 * se], pass_count: 1,
+    spearman: { mean: null, min: null, max: null, pairs: [] }, tier });
+  const lead = (model, total, tier) => ({ model, rounds: 3, atomic: total, composite: 0, total, max_total: 400, total_pct: total / 4, sd: 1, cv_pct: 1,
+    ci95: [total - 2, total + 2], se_clustered: 4, ci95_clustered: [total - 7.84, total + 7.84], spearman_mean: null, spearman_min: null,
+    spearman_max: null, pass_count: 1, tier });
+  const pair = (higher, lower, adjacent, n, hb, lb, p, p_holm, diff) => ({ higher, lower, adjacent, instances: n, higher_better: hb, lower_better: lb,
+    p, p_holm, differ: p_holm < 0.05, diff });
+  const questbench = {
+    leaderboard: [lead("lab · llama", 300, 1), lead("builtin:b", 290, 1), lead("builtin:c", 100, 2)],
+    summary: [summary("lab · llama", 300, 1, [298, 302], 4), summary("builtin:b", 290, 1, [288, 292], 5), summary("builtin:c", 100, 2, null, null)],
+    significance: { alpha: 0.05, comparisons: 3, tiers: [["lab · llama", 1], ["builtin:b", 1], ["builtin:c", 2]], pairs: [
+      pair("lab · llama", "builtin:b", true, 12, 3, 0, 0.25, 0.25, { diff: 25, lo: 8.3, hi: 41.7, resamples: 2000 }),
+      pair("lab · llama", "builtin:c", false, 12, 11, 0, 0.000977, 0.00293, null),
+      pair("builtin:b", "builtin:c", true, 12, 8, 0, 0.0078, 0.0156, { diff: 66.7, lo: 41.7, hi: 91.7, resamples: 2000 }),
+    ] },
+  };
+  const report = { samples: 36, runs: ["run-1"], profile: [], cost: [], scoring: "paper", questbench, categories: [] };
+  const { page } = await open("#/results", (cmd, args) => (cmd === "results_report" ? { ok: report } : handler([])(cmd, args)));
+  await page.locator("#sig-questbench").waitFor();
+  // Tier sits right after Rank in the lead table, not as a raw column.
+  const heads = await page.$$eval("#table-questbench-leaderboard thead th", (ths) => ths.slice(0, 3).map((t) => t.textContent));
+  assert.deepEqual(heads, ["Rank", "Tier", "Model"]);
+  const tiers = await page.$$eval("#table-questbench-leaderboard tbody td[data-col=tier]", (tds) => tds.map((t) => t.textContent));
+  assert.deepEqual(tiers, ["Tier 1", "Tier 1", "Tier 2"]);
+  assert.equal(await page.locator("#sig-headline-questbench").textContent(), "Cannot be told apart: lab · llama and builtin:b.");
+  const models = await page.$$eval("#sig-models-questbench tbody tr", (trs) => trs.map((tr) => [...tr.children].map((c) => c.textContent)));
+  assert.deepEqual(models, [
+    ["1", "Tier 1", "lab · llama", "300.0", "298.0 to 302.0", "4.0", "292.2 to 307.8"],
+    ["2", "Tier 1", "builtin:b", "290.0", "288.0 to 292.0", "5.0", "280.2 to 299.8"],
+    ["3", "Tier 2", "builtin:c", "100.0", "one round: none", "–", "–"],
+  ]);
+  const pairs = await page.$$eval("#sig-pairs-questbench tbody tr", (trs) => trs.map((tr) => [...tr.children].map((c) => c.textContent)));
+  assert.deepEqual(pairs, [
+    ["lab · llama vs builtin:b", "12", "3 / 0 tasks", "25.0 (8.3 to 41.7)", "0.250", "Indistinguishable"],
+    ["builtin:b vs builtin:c", "12", "8 / 0 tasks", "66.7 (41.7 to 91.7)", "0.016", "Differ"],
+  ], "only neighbours are listed");
+  assert.match(await page.locator("#sig-pairs-questbench tbody tr").first().getAttribute("title"),
+    /^lab · llama and builtin:b are indistinguishable \(p = 0\.250 after Holm; lab · llama scored more on 3 of 12 tasks, builtin:b on 0; difference 25\.0 points/);
+  assert.match(await page.locator("#sig-questbench").textContent(), /3 comparisons are Holm-corrected together at α = 0\.05/);
+  assert.equal(await page.locator("#sig-questbench pre.json").count(), 0, "no raw JSON");
+  await page.locator("#sig-questbench").scrollIntoViewIfNeeded();
+  mkdirSync(shots, { recursive: true });
+  await page.screenshot({ path: join(shots, "mock-significance-tiers.png"), timeout: 15000, fullPage: true });
+  await page.close();
+});
+
 test("scores read as a share of the maximum and the model × category heat map drills into samples", async () => {
   const qb = (model, total) => ({ model, rounds: 1, atomic: total, composite: 0, total, max_total: 400, total_pct: total / 4, sd: null, cv_pct: null,
-    ci95: null, spearman_mean: null, spearman_min: null, spearman_max: null, pass_count: 1, group: 1 });
+    ci95: null, spearman_mean: null, spearman_min: null, spearman_max: null, pass_count: 1, tier: 1 });
   const cell = (benchmark, model, category, score_pct, passed, n) => ({ benchmark, model, category, n, passed, score_pct, pass_rate_pct: passed / n * 100 });
   const report = { samples: 12, runs: ["run-1"], profile: [], cost: [], scoring: "paper",
     questbench: { leaderboard: [qb("lab · llama", 300), qb("builtin:b", 100)] },

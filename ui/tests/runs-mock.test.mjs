@@ -343,3 +343,52 @@ test("the new-run form lists the user's models first and folds the offline test 
     await page.close();
   }
 });
+
+test("the rounds planner says what the planned rounds can detect and sets the rounds a named difference needs", async () => {
+  const providers = { file: "/data/providers.json", keychain: "mock", providers: [],
+    builtin_agents: [{ benchmark: "pilot", name: "reference" }] };
+  const forms = [];
+  const asked = [];
+  const planOf = (rounds) => ({ samples: 24 * rounds, est_cost_usd: 0, est_seconds: null, basis: "no previous runs",
+    benchmarks: [{ benchmark: "pilot", instances: 24, models: ["builtin:reference"], rounds, samples: 24 * rounds, protocol: null,
+      facets: { categories: [], difficulties: [], kinds: [] }, not_executable: 0, not_executable_examples: [] }],
+    scheduling: { concurrency: 32, chain_workers: null, chains_max: null, summary: "Up to 32 model calls at once." } });
+  const { page } = await open("#/runs/new", (cmd, args) => {
+    if (cmd === "list_providers") return { ok: providers };
+    if (cmd === "plan_run") {
+      forms.push(args.form);
+      return { ok: { plan: planOf(args.form.rounds), problem: null } };
+    }
+    if (cmd === "rounds_advice") {
+      asked.push(args);
+      if (args.sd !== null && args.sd <= 0) return { reject: { kind: "invalid", message: "the round-to-round SD must be more than 0 and at most 100 points, not -2 (leave it empty to use the stored runs)" } };
+      const need = args.sd === null ? 16 : 63;
+      return { ok: [{ benchmark: "pilot", rounds: args.rounds, assumed_sd: args.sd ?? 5, sd_entered: args.sd !== null, models_observed: 2,
+        min_detectable: 10 / Math.sqrt(args.rounds), delta: args.delta, rounds_needed: need, power: 0.8, alpha: 0.05,
+        sentence: `PILOT-Bench: with ${args.rounds} rounds per model, a difference of ${(10 / Math.sqrt(args.rounds)).toFixed(1)} points (out of 100) or more is detected 80 % of the time (α = 0.05). Detecting ${args.delta.toFixed(1)} points takes ${need} rounds per model.` }] };
+    }
+    return { ok: null };
+  });
+  await page.locator("#rf-power").waitFor();
+  await page.waitForFunction(() => document.querySelector("#rf-power-out li[data-bench=pilot]"));
+  const first = asked.at(-1);
+  assert.deepEqual([first.benchmarks, first.delta, first.sd], [["pilot"], 5, null], "the default difference is 5 points, the SD from stored runs");
+  assert.match(await page.locator("#rf-power-out li[data-bench=pilot]").innerText(), /with 1 rounds per model, a difference of 10\.0 points/);
+  // "Use 16 rounds" puts the answer into the form, which plans again.
+  await page.click("#rf-power-out [data-use-rounds='16']");
+  assert.equal(await page.inputValue("#rf-rounds"), "16");
+  for (let i = 0; i < 50 && forms.at(-1)?.rounds !== 16; i++) await page.waitForTimeout(100);
+  assert.equal(forms.at(-1).rounds, 16);
+  await page.waitForFunction(() => /with 16 rounds per model, a difference of 2\.5 points/.test(document.querySelector("#rf-power-out")?.textContent ?? ""));
+  assert.equal(await page.locator("#rf-power-out [data-use-rounds]").count(), 0, "the plan already has the rounds needed");
+  // An entered SD is sent; a bad one says what is wrong and what to do.
+  await page.fill("#rf-power-sd", "10");
+  for (let i = 0; i < 50 && asked.at(-1)?.sd !== 10; i++) await page.waitForTimeout(100);
+  await page.waitForFunction(() => document.querySelector("#rf-power-out [data-use-rounds='63']"));
+  mkdirSync(shots, { recursive: true });
+  await page.locator("#rf-power").scrollIntoViewIfNeeded();
+  await page.screenshot({ path: join(shots, "mock-rounds-planner.png"), timeout: 15000 });
+  await page.fill("#rf-power-sd", "-2");
+  await page.waitForFunction(() => /leave it empty to use the stored runs/.test(document.querySelector("#rf-power-out")?.textContent ?? ""));
+  await page.close();
+});

@@ -409,7 +409,7 @@ pub fn latex(r: &Report) -> Vec<(String, String)> {
                     num(x.cv_pct, 2),
                     x.ci95
                         .map_or("--".into(), |[l, h]| format!("[{l:.1}, {h:.1}]")),
-                    x.group.to_string(),
+                    x.tier.to_string(),
                 ]
             })
             .collect::<Vec<_>>();
@@ -419,7 +419,7 @@ pub fn latex(r: &Report) -> Vec<(String, String)> {
                 "EVM-QuestBench leaderboard (avg over rounds)",
                 "tab:qb-leaderboard",
                 &[
-                    "Model", "Atom", "Comp", "Total", "SD", "CV%", "95% CI", "Group",
+                    "Model", "Atom", "Comp", "Total", "SD", "CV%", "95% CI", "Tier",
                 ],
                 &rows,
             ),

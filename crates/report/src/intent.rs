@@ -7,6 +7,7 @@ use serde::Serialize;
 use ts_rs::TS;
 
 use super::dataset::{Bench, Dataset, Sample};
+use super::significance::Significance;
 use super::summary::{summaries, ModelSummary};
 
 /// Table 1 row: mean field metrics of one (model, setting, steps) cell.
@@ -94,6 +95,8 @@ pub struct FormEffectRow {
 pub struct IntentTables {
     /// Per-model statistics over rounds (per-round mean S_final × 100).
     pub summary: Vec<ModelSummary>,
+    /// Paired tests between the models (Holm-corrected) behind the tiers.
+    pub significance: Significance,
     /// Table 1.
     pub table1: Vec<Table1Row>,
     /// Table 2.
@@ -230,8 +233,10 @@ pub fn tables(ds: &Dataset) -> Option<IntentTables> {
         }
         form_vs_effect.push(fe);
     }
+    let (summary, significance) = summaries(ds, b);
     Some(IntentTables {
-        summary: summaries(ds, b),
+        summary,
+        significance,
         table1,
         table2,
         failure_modes,

@@ -19,6 +19,7 @@ pub mod power;
 pub mod published;
 pub mod quest;
 pub mod reproduce;
+pub mod significance;
 pub mod stats;
 pub mod summary;
 

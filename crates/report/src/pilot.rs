@@ -8,6 +8,7 @@ use serde::Serialize;
 use ts_rs::TS;
 
 use super::dataset::{Bench, Dataset};
+use super::significance::Significance;
 use super::summary::{summaries, ModelSummary};
 
 /// Full/partial/fail shares of one cell, in percent.
@@ -101,6 +102,8 @@ pub struct CeilingRow {
 pub struct PilotTables {
     /// Per-model statistics over rounds (per-round mean score × 100; full = 1, partial = 0.5).
     pub summary: Vec<ModelSummary>,
+    /// Paired tests between the models (Holm-corrected) behind the tiers.
+    pub significance: Significance,
     /// Table 2.
     pub table2: Vec<PromptRow>,
     /// Table 3.
@@ -310,9 +313,11 @@ pub fn tables(ds: &Dataset, ceilings: &HashMap<String, f64>) -> Option<PilotTabl
             order(&b.sub),
         ))
     });
+    let (summary, significance) = summaries(ds, b);
     Some(PilotTables {
         by_variant,
-        summary: summaries(ds, b),
+        summary,
+        significance,
         table2,
         table3,
         by_flaw: cell_rows(ds, by_flaw),

@@ -8,6 +8,7 @@ use serde::Serialize;
 use ts_rs::TS;
 
 use super::dataset::{Bench, Dataset, Sample};
+use super::significance::Significance;
 use super::stats;
 use super::summary::{by_model, by_round, rank_stability, summaries, ModelSummary, Stability};
 
@@ -35,8 +36,12 @@ pub struct LeaderRow {
     pub sd: Option<f64>,
     /// CV % of the per-round totals.
     pub cv_pct: Option<f64>,
-    /// 95 % CI of the mean total.
+    /// 95 % CI of the mean total (Student t over rounds).
     pub ci95: Option<[f64; 2]>,
+    /// Standard error of the mean total with tasks as clusters.
+    pub se_clustered: Option<f64>,
+    /// 95 % interval of the mean total from `se_clustered`.
+    pub ci95_clustered: Option<[f64; 2]>,
     /// Mean Spearman ρ of per-task scores between rounds.
     pub spearman_mean: Option<f64>,
     /// Smallest pairwise ρ.
@@ -45,8 +50,8 @@ pub struct LeaderRow {
     pub spearman_max: Option<f64>,
     /// Mean number of tasks ≥ 60 points per round.
     pub pass_count: f64,
-    /// Tie group (1 = top).
-    pub group: usize,
+    /// Significance tier (1 = top): models in one tier are statistically indistinguishable.
+    pub tier: usize,
 }
 
 /// Table 2 row (composite quality).
@@ -149,6 +154,8 @@ pub struct QuestTables {
     /// Per-model statistics over rounds (per-round total points), with every round pair's
     /// Spearman ρ and p-value.
     pub summary: Vec<ModelSummary>,
+    /// Paired tests between the models (Holm-corrected) behind the tiers.
+    pub significance: Significance,
     /// Agreement of the model ranking (per-round totals) between every pair of rounds.
     pub rank_stability: Stability,
     /// Table 1.
@@ -215,7 +222,7 @@ pub fn tables(ds: &Dataset) -> Option<QuestTables> {
         .iter()
         .map(|(m, v)| (ds.name(*m).to_string(), v))
         .collect();
-    let summary = summaries(ds, b);
+    let (summary, significance) = summaries(ds, b);
     let leaderboard: Vec<LeaderRow> = summary
         .iter()
         .cloned()
@@ -249,11 +256,13 @@ pub fn tables(ds: &Dataset) -> Option<QuestTables> {
                 sd: s.sd,
                 cv_pct: s.cv_pct,
                 ci95: s.ci95,
+                se_clustered: s.se_clustered,
+                ci95_clustered: s.ci95_clustered,
                 spearman_mean: s.spearman.mean,
                 spearman_min: s.spearman.min,
                 spearman_max: s.spearman.max,
                 pass_count: s.pass_count,
-                group: s.group,
+                tier: s.tier,
                 model: s.model,
             }
         })
@@ -362,6 +371,7 @@ pub fn tables(ds: &Dataset) -> Option<QuestTables> {
     Some(QuestTables {
         rank_stability: rank_stability(&summary),
         summary,
+        significance,
         leaderboard,
         composite,
         quadrants,
@@ -418,6 +428,17 @@ mod tests {
         let row = &t.leaderboard[0];
         assert_eq!((row.total, row.max_total), (150.0, 300.0));
         assert_eq!(row.total_pct, 50.0);
+        // Tasks as clusters, by hand: scores ×100 are t0 [100, 100], t1 [100, 0], t2 [0, 0];
+        // mean 50, s² = 6·50²/5 = 3000, CLT term 3000/6 = 500; cross terms (Σe)² − Σe² per task:
+        // 5000, −5000, 5000 → 5000/6² = 138.9. SE of the mean score = √638.9 = 25.28; the total is
+        // a sum over 3 tasks per round, so its SE is 3 × that.
+        let se = (500.0_f64 + 5000.0 / 36.0).sqrt() * 3.0;
+        let got = row.se_clustered.expect("six samples have a clustered SE");
+        assert!((got - se).abs() < 1e-9, "{got} vs {se}");
+        let [lo, hi] = row.ci95_clustered.expect("and an interval");
+        assert!((lo - (150.0 - 1.959_963_984_540_054 * se)).abs() < 1e-9);
+        assert!((hi - (150.0 + 1.959_963_984_540_054 * se)).abs() < 1e-9);
+        assert_eq!((row.tier, t.significance.comparisons), (1, 0));
     }
 
     #[test]

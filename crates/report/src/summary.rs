@@ -1,5 +1,6 @@
 //! Per-model statistics over rounds, shared by every benchmark's leaderboard: mean, SD, CV %,
-//! 95 % CI, pass counts, round-to-round Spearman stability and tie groups.
+//! 95 % CI (Student t over rounds, and clustered on tasks), pass counts, round-to-round Spearman
+//! stability and significance tiers ([`crate::significance`]).
 
 use std::collections::BTreeMap;
 
@@ -7,7 +8,8 @@ use serde::Serialize;
 use ts_rs::TS;
 
 use super::dataset::{Bench, Dataset, Sample};
-use super::stats::{self, Correlation, ALPHA};
+use super::significance::{self, join, Significance};
+use super::stats::{self, Correlation};
 
 /// Spearman correlation of one model's per-instance scores between two rounds.
 #[derive(Debug, Clone, Serialize, PartialEq, TS)]
@@ -48,14 +50,21 @@ pub struct ModelSummary {
     pub sd: Option<f64>,
     /// CV % of `per_round`.
     pub cv_pct: Option<f64>,
-    /// 95 % CI of the mean (Student t, n − 1 df).
+    /// 95 % CI of the mean (Student t over the per-round figures, n − 1 df).
     pub ci95: Option<[f64; 2]>,
+    /// Standard error of the mean with the samples clustered on their task (Miller 2024): the
+    /// rounds and seeds of one task are correlated, so they count as one cluster. `null` below two
+    /// samples.
+    pub se_clustered: Option<f64>,
+    /// 95 % interval from `se_clustered`: mean ± 1.96 · SE.
+    pub ci95_clustered: Option<[f64; 2]>,
     /// Mean number of passed samples per round.
     pub pass_count: f64,
     /// Round-to-round rank stability.
     pub spearman: Stability,
-    /// Tie group (1 = top group); models in one group are not separable at α = 0.05.
-    pub group: usize,
+    /// Significance tier (1 = top): a tier is its best model and every model the Holm-corrected
+    /// paired tests cannot tell apart from it.
+    pub tier: usize,
 }
 
 /// Buckets samples by model id (model ids in name order).
@@ -86,25 +95,6 @@ pub fn by_round<'a>(samples: &[&'a Sample]) -> BTreeMap<u64, Vec<&'a Sample>> {
         m.entry(s.round_key()).or_default().push(s);
     }
     m
-}
-
-/// Pairs of values for the keys present in both sorted (key, value) lists (merge join).
-fn join(a: &[(u32, f64)], b: &[(u32, f64)]) -> (Vec<f64>, Vec<f64>) {
-    let (mut i, mut j) = (0, 0);
-    let (mut x, mut y) = (Vec::new(), Vec::new());
-    while i < a.len() && j < b.len() {
-        match a[i].0.cmp(&b[j].0) {
-            std::cmp::Ordering::Less => i += 1,
-            std::cmp::Ordering::Greater => j += 1,
-            std::cmp::Ordering::Equal => {
-                x.push(a[i].1);
-                y.push(b[j].1);
-                i += 1;
-                j += 1;
-            }
-        }
-    }
-    (x, y)
 }
 
 fn stability(rounds: &BTreeMap<u64, Vec<&Sample>>) -> Stability {
@@ -153,9 +143,15 @@ fn stability(rounds: &BTreeMap<u64, Vec<&Sample>>) -> Stability {
     }
 }
 
-/// Per-instance mean score of a model, sorted by instance id.
+/// The two-sided 95 % normal quantile.
+const Z95: f64 = 1.959_963_984_540_054;
+
+/// Per-instance mean score × 100 of a model, sorted by instance id.
 fn instance_means(samples: &[&Sample]) -> Vec<(u32, f64)> {
-    let mut l: Vec<(u32, f64)> = samples.iter().map(|s| (s.instance, s.score)).collect();
+    let mut l: Vec<(u32, f64)> = samples
+        .iter()
+        .map(|s| (s.instance, s.score * 100.0))
+        .collect();
     l.sort_unstable_by_key(|e| e.0);
     let mut out: Vec<(u32, f64)> = Vec::new();
     let mut n = 0u32;
@@ -180,35 +176,41 @@ fn instance_means(samples: &[&Sample]) -> Vec<(u32, f64)> {
     out
 }
 
-/// Whether two models are separable at α = 0.05: Welch's t-test on their per-round figures when
-/// both have ≥ 2 rounds, otherwise the exact sign test on their paired per-instance mean scores.
-pub fn separable(a: &ModelSummary, b: &ModelSummary, ia: &[(u32, f64)], ib: &[(u32, f64)]) -> bool {
-    if let Some(p) = stats::welch_p(&a.per_round, &b.per_round) {
-        return p < ALPHA;
-    }
-    let (x, y) = join(ia, ib);
-    let wins = x.iter().zip(&y).filter(|(p, q)| p > q).count() as u64;
-    let losses = x.iter().zip(&y).filter(|(p, q)| p < q).count() as u64;
-    stats::binomial_two_sided(wins, wins + losses) < ALPHA
+/// The clustered standard error of a model's headline, on the headline's scale: the mean sample
+/// score × 100 (EVM-QuestBench's headline, a sum over a round's tasks, scales it by the samples per
+/// round).
+fn headline_se(b: Bench, samples: &[&Sample], rounds: usize) -> Option<f64> {
+    let xs: Vec<f64> = samples.iter().map(|s| s.score * 100.0).collect();
+    let tasks: Vec<u32> = samples.iter().map(|s| s.task).collect();
+    let se = stats::clustered_se(&xs, &tasks)?;
+    Some(match b {
+        Bench::Questbench => se * samples.len() as f64 / rounds.max(1) as f64,
+        _ => se,
+    })
 }
 
-/// Every model's summary for one benchmark, best mean first, with tie groups.
-pub fn summaries(ds: &Dataset, b: Bench) -> Vec<ModelSummary> {
+/// Every model's summary for one benchmark, best mean first, with its significance tier; and the
+/// tests behind the tiers.
+pub fn summaries(ds: &Dataset, b: Bench) -> (Vec<ModelSummary>, Significance) {
     let one = |(model, samples): (u32, Vec<&Sample>)| {
         let rounds = by_round(&samples);
         let per_round: Vec<f64> = rounds.values().map(|v| round_value(b, v)).collect();
         let passes = samples.iter().filter(|s| s.passed).count() as f64;
+        let mean = stats::mean(&per_round).unwrap_or(0.0);
+        let se_clustered = headline_se(b, &samples, rounds.len());
         let summary = ModelSummary {
             model: ds.name(model).to_string(),
             rounds: per_round.len(),
-            mean: stats::mean(&per_round).unwrap_or(0.0),
+            mean,
             sd: stats::sd(&per_round),
             cv_pct: stats::cv_pct(&per_round),
             ci95: stats::ci95(&per_round),
+            se_clustered,
+            ci95_clustered: se_clustered.map(|se| [mean - Z95 * se, mean + Z95 * se]),
             pass_count: passes / per_round.len().max(1) as f64,
             spearman: stability(&rounds),
             per_round,
-            group: 0,
+            tier: 0,
         };
         (summary, instance_means(&samples))
     };
@@ -239,16 +241,20 @@ pub fn summaries(ds: &Dataset, b: Bench) -> Vec<ModelSummary> {
             .total_cmp(&x.0.mean)
             .then_with(|| x.0.model.cmp(&y.0.model))
     });
-    let groups = stats::tie_groups(rows.len(), |i, j| {
-        separable(&rows[i].0, &rows[j].0, &rows[i].1, &rows[j].1)
-    });
-    rows.into_iter()
-        .zip(groups)
-        .map(|((mut s, _), g)| {
-            s.group = g;
+    let named: Vec<(&str, &[(u32, f64)])> = rows
+        .iter()
+        .map(|(s, i)| (s.model.as_str(), i.as_slice()))
+        .collect();
+    let sig = significance::analyse(&named);
+    let models = rows
+        .into_iter()
+        .zip(&sig.tiers)
+        .map(|((mut s, _), (_, t))| {
+            s.tier = *t;
             s
         })
-        .collect()
+        .collect();
+    (models, sig)
 }
 
 /// Agreement of the model ranking between rounds: Spearman ρ between the models' figures in round
@@ -295,6 +301,8 @@ mod tests {
             sd: None,
             cv_pct: None,
             ci95: None,
+            se_clustered: None,
+            ci95_clustered: None,
             pass_count: 0.0,
             spearman: Stability {
                 mean: None,
@@ -302,7 +310,7 @@ mod tests {
                 max: None,
                 pairs: vec![],
             },
-            group: 0,
+            tier: 0,
         }
     }
 

@@ -15,6 +15,7 @@ pub mod database;
 pub mod inspect;
 pub mod install;
 pub mod packs;
+pub mod planner;
 pub mod results;
 pub mod selftest;
 pub mod setup;

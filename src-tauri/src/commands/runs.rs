@@ -41,6 +41,22 @@ pub async fn plan_run(
     Ok(PlanResult::from(plan))
 }
 
+/// The rounds planner: per benchmark, the smallest difference `rounds` rounds detect and the
+/// rounds `delta` points need, from the newest stored runs' variation or the entered `sd`.
+#[tauri::command]
+pub async fn rounds_advice(
+    state: tauri::State<'_, AppState>,
+    benchmarks: Vec<String>,
+    rounds: u32,
+    delta: f64,
+    sd: Option<f64>,
+) -> Result<Vec<crucible_views::planner::RoundsAdvice>, CommandError> {
+    let (_, store) = open_store(&state).await?;
+    crucible_views::planner::rounds_advice(&store, &benchmarks, rounds, delta, sd)
+        .await
+        .map_err(CommandError::invalid_msg)
+}
+
 /// Starts a run; returns its id once it exists in the database.
 #[tauri::command]
 pub async fn start_run(

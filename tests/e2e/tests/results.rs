@@ -83,6 +83,8 @@ struct Seen {
     paper_comparisons: u64,
     board: Vec<Vec<String>>,
     board_cols: Vec<String>,
+    sig_tiers: Vec<(String, String)>,
+    sig_headline: String,
     trace_task: String,
     highlights: String,
     checks: usize,
@@ -113,7 +115,7 @@ struct Seen {
     pilot_rescore: String,
 }
 
-const COLS: [&str; 6] = ["model", "total", "atomic", "composite", "ci95", "group"];
+const COLS: [&str; 6] = ["model", "total", "atomic", "composite", "ci95", "tier"];
 
 async fn flow(app: &App, demo: &str, only: &str) -> Result<Seen> {
     let mut seen = Seen::default();
@@ -136,6 +138,15 @@ async fn flow(app: &App, demo: &str, only: &str) -> Result<Seen> {
         .await?;
     seen.board = serde_json::from_value(rows)?;
     seen.board_cols = COLS.iter().map(|s| s.to_string()).collect();
+    // Which differences are real: every model's tier, and the verdict on neighbours in words.
+    let tiers = app
+        .eval(
+            "return [...document.querySelectorAll('#sig-models-questbench tbody tr')].map(tr => \
+             [tr.dataset.model, tr.dataset.tier])",
+        )
+        .await?;
+    seen.sig_tiers = serde_json::from_value(tiers)?;
+    seen.sig_headline = app.text("#sig-headline-questbench").await?;
     seen.leaderboard_ms = app.attr("#results-content", "data-render-ms").await?;
     app.screenshot("results-leaderboards").await?;
 
@@ -478,9 +489,29 @@ async fn results_page_matches_the_cli_and_shows_traces_exports_and_comparisons()
         .as_array()
         .context("no leaderboard in the CLI report")?
         .iter()
-        .map(|r| COLS.iter().map(|c| fmt(&r[*c])).collect())
+        .map(|r| {
+            COLS.iter()
+                .map(|c| match *c {
+                    "tier" => format!("Tier {}", fmt(&r[*c])),
+                    _ => fmt(&r[*c]),
+                })
+                .collect()
+        })
         .collect();
     assert_eq!(seen.board, want, "columns {:?}", seen.board_cols);
+    // The significance tiers are the CLI's, model by model.
+    let tiers: Vec<(String, String)> = report["questbench"]["significance"]["tiers"]
+        .as_array()
+        .context("no significance in the CLI report")?
+        .iter()
+        .map(|t| (t[0].as_str().unwrap_or("?").to_string(), t[1].to_string()))
+        .collect();
+    assert_eq!(seen.sig_tiers, tiers);
+    assert!(
+        seen.sig_headline.starts_with("Cannot be told apart")
+            || seen.sig_headline.starts_with("Every model differs"),
+        "{seen:?}"
+    );
 
     // The reproduction view: the 14 published tables of the three papers, their rows marked,
     // and the mapped reference agent compared on QuestBench Table 1's atomic, composite and total.

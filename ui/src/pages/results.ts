@@ -5,6 +5,7 @@
 import type {
   Bench,
   CategoryCell,
+  ModelSummary,
   CheckView,
   ClippedText,
   Highlight,
@@ -21,6 +22,7 @@ import type {
   SampleFilter,
   SamplePage,
   Scoring,
+  Significance,
   TxView,
   Unit,
 } from "../bindings";
@@ -48,6 +50,7 @@ import { errorBox } from "../status-view";
 import { roundsSection } from "../rounds-view";
 import { highlightInto } from "../highlight";
 import { tokenAmount } from "../units";
+import { significanceBlock } from "./significance";
 
 /** One row of a report table, as the generic sortable table shows it: every row type of the
  *  generated `Report` (and of the comparisons) is one. */
@@ -192,9 +195,16 @@ function cellFilter(s: State, bench: Bench | "cross", row: Row, col: string): Sa
   return f;
 }
 
+/** Each benchmark's model summaries (best first) and the paired tests behind their tiers. */
+const SIGNIFICANCE: Record<Bench, (r: Report) => [ModelSummary[], Significance] | null> = {
+  questbench: (r) => (r.questbench?.significance ? [r.questbench.summary ?? [], r.questbench.significance] : null),
+  intent2tx: (r) => (r.intent2tx?.significance ? [r.intent2tx.summary ?? [], r.intent2tx.significance] : null),
+  pilot: (r) => (r.pilot?.significance ? [r.pilot.summary ?? [], r.pilot.significance] : null),
+};
+
 /** How a benchmark's lead table is read: the column that ranks it, and the statistics folded under "Details". */
 const LEAD_SCORE: Record<Bench, { score: string; advanced: string[] }> = {
-  questbench: { score: "total", advanced: ["sd", "cv_pct", "ci95", "spearman_mean", "spearman_min", "spearman_max", "pass_count", "group"] },
+  questbench: { score: "total", advanced: ["sd", "cv_pct", "ci95", "se_clustered", "ci95_clustered", "spearman_mean", "spearman_min", "spearman_max", "pass_count"] },
   intent2tx: { score: "final_score", advanced: [] },
   pilot: { score: "full_pct", advanced: [] },
 };
@@ -214,7 +224,9 @@ const DEFINITIONS: Readonly<Record<string, string>> = {
   spearman_min: "The least alike pair of rounds",
   spearman_max: "The most alike pair of rounds",
   pass_count: "Tasks passed in each round",
-  group: "Models in the same group are not significantly different",
+  tier: "Models in one tier cannot be told apart by paired per-task tests (Holm-corrected)",
+  se_clustered: "Standard error of the score with each task's rounds and seeds counted as one cluster",
+  ci95_clustered: "Range that holds the true score with 95 % confidence, counting which tasks were drawn",
   final_score: "The paper's overall Intent2Tx score",
   full_pct: "Workflows completed fully, as a percentage of attempts",
 };
@@ -223,8 +235,10 @@ function table(s: State, bench: Bench | "cross", name: string, rows: readonly Ro
   lead?: { score: string; advanced: string[] }): HTMLElement {
   const id = `${bench}-${name}`;
   const flatRows = rows.map(flat);
+  // A lead table's significance tier sits beside its rank, not among the columns.
+  const tiered = lead !== undefined && flatRows.some((r) => typeof r.tier === "number");
   const cols: string[] = [];
-  for (const r of flatRows) for (const k of Object.keys(r)) if (!cols.includes(k)) cols.push(k);
+  for (const r of flatRows) for (const k of Object.keys(r)) if (!cols.includes(k) && !(tiered && k === "tier")) cols.push(k);
   const sort = s.sort[id];
   const order = flatRows.map((r, i) => ({ r, i }));
   if (sort) {
@@ -249,6 +263,7 @@ function table(s: State, bench: Bench | "cross", name: string, rows: readonly Ro
       "tr",
       {},
       lead ? h("th", { "data-col": "rank", title: DEFINITIONS.rank }, "Rank") : null,
+      tiered ? h("th", { "data-col": "tier", title: DEFINITIONS.tier }, "Tier") : null,
       ...cols.map((c) => {
         const mark = cur?.key === c ? (cur.desc ? " ▼" : " ▲") : "";
         const what = DEFINITIONS[c] ? `${DEFINITIONS[c]}. Click to sort.` : `Sort by ${columnLabel(c)}`;
@@ -267,6 +282,7 @@ function table(s: State, bench: Bench | "cross", name: string, rows: readonly Ro
         { "data-row": String(i), class: lead && rankOf(i) === 1 ? "best" : undefined },
         lead ? h("td", { "data-col": "rank", class: "num" }, rankOf(i) === null ? "–" : String(rankOf(i)),
           rankOf(i) === 1 ? h("span", { class: "best-badge" }, "best") : null) : null,
+        tiered ? h("td", { "data-col": "tier", class: "num" }, typeof r.tier === "number" ? `Tier ${r.tier}` : "–") : null,
         ...cols.map((c) => {
           const v = r[c] ?? null;
           const td = h("td", { "data-col": c, class: [typeof v === "number" ? "num" : "", adv.has(c) ? "adv" : ""].join(" ").trim() || undefined }, fmt(v));
@@ -622,10 +638,12 @@ async function renderLeaderboards(content: HTMLElement, s: State, onCell: (f: Sa
     const card = h("section", { class: "card", id: `board-${b}`, "data-bench": b }, h("h2", {}, `${BENCH_LABEL[b]} — ${tableLabel(lead, b)}`));
     const leadRows = t[lead];
     if (isRows(leadRows)) card.append(table(s, b, lead, withPercent(b, leadRows), onCell, LEAD_SCORE[b]));
+    const sig = SIGNIFICANCE[b](report);
+    if (sig) card.append(significanceBlock(b, b === "questbench" ? "points" : "points of 100", sig[0], sig[1]));
     const heat = heatMap(s, b, report.categories, onCell);
     if (heat) card.append(heat);
     for (const [name, rows] of Object.entries(t)) {
-      if (name === lead) continue;
+      if (name === lead || name === "significance") continue;
       const det = h("details", { "data-table-name": `${b}-${name}` }, h("summary", {}, tableLabel(name, b)));
       if (isRows(rows)) det.append(table(s, b, name, rows, onCell));
       else det.append(h("pre", { class: "json" }, JSON.stringify(rows, null, 2)));

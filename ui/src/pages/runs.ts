@@ -4,11 +4,11 @@
 // its name, note and facts, with "Rename / add a note"),
 // and the new-run form (#/runs/new; #/runs/new?preset=quick opens its "Quick compare") with its
 // plan preview, a sticky footer holding the plan's line and Start, and each problem next to its field.
-import type { Bench, BenchPlan, LiveLoad, LiveStatus, PromptSet, ProvidersView, RunForm, RunListItem, RunPlan, RunsView } from "../bindings";
+import type { Bench, BenchPlan, LiveLoad, LiveStatus, PromptSet, ProvidersView, RoundsAdvice, RunForm, RunListItem, RunPlan, RunsView } from "../bindings";
 import { PROMPT_SETS, PROMPT_SET_LABEL, RUN_NAME_MAX_CHARS, RUN_NOTE_MAX_CHARS } from "../bindings";
 import { BENCH_LABEL } from "../bench";
 import { h, ident, mount } from "../dom";
-import { annotateRun, cancelRun, deleteRun, demoInfo, getLive, startDemo, listPacks, listProviders, listRuns, onRunProgress, planRun, resumeRun, startRun } from "../ipc";
+import { annotateRun, cancelRun, deleteRun, demoInfo, getLive, startDemo, listPacks, listProviders, listRuns, onRunProgress, planRun, resumeRun, roundsAdvice, startRun } from "../ipc";
 import type { PackInfo } from "../bindings";
 import { packBadge } from "./packs";
 import { errorBox } from "../status-view";
@@ -491,6 +491,18 @@ async function renderNew(root: HTMLElement, quickFirst: boolean): Promise<void> 
   const chainWorkers = num("rf-chain-workers", "", { min: "1", max: "256", placeholder: "one per core" });
   const budget = num("rf-budget", "", { min: "0", step: "0.01", placeholder: "no limit" });
   const execute = h("input", { type: "checkbox", id: "rf-execute", checked: defaults.intent_execute });
+  // The rounds planner: what the planned rounds can tell apart, and the rounds a named difference needs.
+  const powerDelta = num("rf-power-delta", "5", { min: "0.1", max: "100", step: "0.1" });
+  const powerSd = num("rf-power-sd", "", { min: "0.1", max: "100", step: "0.1", placeholder: "from stored runs" });
+  const powerOut = h("div", { id: "rf-power-out", "aria-live": "polite" }, h("p", { class: "muted small" }, "Waiting for the plan…"));
+  const power = h("details", { id: "rf-power", class: "power-plan", open: "" },
+    h("summary", {}, "Rounds planner: can this run tell two models apart?"),
+    h("p", { class: "muted small" },
+      "Scores are points out of 100. The figures assume 80 % power and a two-sided test at α = 0.05; the spread between rounds comes from the newest stored runs unless you enter one."),
+    h("div", { class: "power-fields" },
+      field("Difference to detect (points)", powerDelta),
+      field("Round-to-round SD (points)", powerSd, "Leave empty to use the stored runs")),
+    powerOut);
   const start = h("button", { type: "submit", id: "rf-start", class: "primary" }, "Start run");
   const filterSlot = h("div", { id: "rf-filter-choices" }, h("p", { class: "muted small" }, "Loading the tasks' values…"));
   const filters = h("fieldset", { id: "rf-filters", class: "group" }, h("legend", {}, "Task filters"),
@@ -637,6 +649,7 @@ async function renderNew(root: HTMLElement, quickFirst: boolean): Promise<void> 
     fullPart,
     naming,
     plan,
+    power,
     // Sticky: the plan's line, what needs fixing and Start stay in view while the form scrolls.
     h("div", { id: "rf-footer", class: "form-footer" },
       h("div", { class: "foot-status" }, footPlan, problem),
@@ -835,6 +848,37 @@ async function renderNew(root: HTMLElement, quickFirst: boolean): Promise<void> 
     }
     mount(plan, planDetail(p));
     mount(footPlan, planLine(p));
+    await showPower(p, mine);
+  };
+  const showPower = async (p: RunPlan, mine: number) => {
+    const delta = Number(powerDelta.value);
+    const sd = powerSd.value.trim() === "" ? null : Number(powerSd.value);
+    // One call per distinct rounds count (a paper protocol can plan different rounds per benchmark).
+    const byRounds = new Map<number, string[]>();
+    for (const b of p.benchmarks) if (b.models.length > 0) byRounds.set(b.rounds, [...(byRounds.get(b.rounds) ?? []), b.benchmark]);
+    const results = await Promise.all([...byRounds].map(([r, bs]) => roundsAdvice(bs, r, delta, sd)));
+    if (mine !== seq) return;
+    const failed = results.find((r) => !r.ok);
+    if (failed && !failed.ok) {
+      mount(powerOut, errorBox(failed.error));
+      return;
+    }
+    const all = results.flatMap((r) => (r.ok ? r.value ?? [] : []));
+    const use = (a: RoundsAdvice) => {
+      const n = a.rounds_needed;
+      if (n === null || n === a.rounds || quick() || rounds.disabled) return null;
+      if (n > 100) return h("span", { class: "muted" }, " That is more than the 100 rounds a run can have: detect a larger difference, or reduce the spread.");
+      const b = h("button", { type: "button", class: "link-button small", "data-use-rounds": String(n) }, `Use ${n} rounds`);
+      b.addEventListener("click", () => {
+        rounds.value = String(n);
+        form.dispatchEvent(new Event("input"));
+        rounds.focus();
+      });
+      return h("span", {}, " ", b);
+    };
+    mount(powerOut, h("ul", { class: "small power-list" }, ...all.map((a) =>
+      h("li", { "data-bench": a.benchmark, "data-min-detectable": a.min_detectable === null ? "" : a.min_detectable.toFixed(1),
+        "data-rounds-needed": a.rounds_needed === null ? "" : String(a.rounds_needed) }, a.sentence, use(a)))));
   };
   let timer: number | undefined;
   form.addEventListener("input", () => {
