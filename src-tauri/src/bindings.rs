@@ -263,6 +263,8 @@ pub fn typescript() -> String {
         decl::<summary::ModelSummary>(&mut out);
         decl::<summary::Stability>(&mut out);
         decl::<summary::RoundPair>(&mut out);
+        decl::<summary::RankStability>(&mut out);
+        decl::<summary::RankPair>(&mut out);
         decl::<significance::Significance>(&mut out);
         decl::<significance::PairTest>(&mut out);
         decl::<stats::Correlation>(&mut out);

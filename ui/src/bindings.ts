@@ -3124,6 +3124,65 @@ b: number,
 spearman: Correlation | null, };
 
 /**
+ * Whether the leaderboard order holds from round to round.
+ */
+export type RankStability = { 
+/**
+ * Mean Spearman ρ over the defined round pairs.
+ */
+mean: number | null, 
+/**
+ * Smallest ρ.
+ */
+min: number | null, 
+/**
+ * Largest ρ.
+ */
+max: number | null, 
+/**
+ * Mean Kendall τ-b over the defined round pairs.
+ */
+kendall_mean: number | null, 
+/**
+ * Smallest τ.
+ */
+kendall_min: number | null, 
+/**
+ * Largest τ.
+ */
+kendall_max: number | null, 
+/**
+ * Every pair of rounds.
+ */
+pairs: Array<RankPair>, };
+
+/**
+ * Agreement of the model ranking between two rounds.
+ */
+export type RankPair = { 
+/**
+ * First round (0-based position among each model's rounds).
+ */
+a: number, 
+/**
+ * Second round.
+ */
+b: number, 
+/**
+ * Models with both rounds.
+ */
+models: number, 
+/**
+ * Spearman ρ (with p) of the models' scores in the two rounds; `null` below three models or
+ * when a round's scores are all equal.
+ */
+spearman: Correlation | null, 
+/**
+ * Kendall τ-b of the same; `null` below two models or when a round's scores are all equal.
+ */
+kendall: number | null, };
+
+/**
  * A benchmark's significance analysis.
  */
 export type Significance = { 
@@ -3223,7 +3282,7 @@ significance: Significance,
 /**
  * Agreement of the model ranking (per-round totals) between every pair of rounds.
  */
-rank_stability: Stability, 
+rank_stability: RankStability, 
 /**
  * Table 1.
  */
@@ -3502,6 +3561,10 @@ summary: Array<ModelSummary>,
  */
 significance: Significance, 
 /**
+ * Agreement of the model ranking between every pair of rounds.
+ */
+rank_stability: RankStability, 
+/**
  * Table 1.
  */
 table1: Array<Table1Row>, 
@@ -3668,6 +3731,10 @@ summary: Array<ModelSummary>,
  * Paired tests between the models (Holm-corrected) behind the tiers.
  */
 significance: Significance, 
+/**
+ * Agreement of the model ranking between every pair of rounds.
+ */
+rank_stability: RankStability, 
 /**
  * Table 2.
  */

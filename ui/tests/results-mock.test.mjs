@@ -242,6 +242,8 @@ test("the leaderboard puts tiers beside ranks, both intervals beside each score,
       pair("builtin:b", "builtin:c", true, 12, 8, 0, 0.0078, 0.0156, { diff: 66.7, lo: 41.7, hi: 91.7, resamples: 2000 }),
     ] },
   };
+  questbench.rank_stability = { mean: 0.5, min: 0.5, max: 0.5, kendall_mean: 1 / 3, kendall_min: 1 / 3, kendall_max: 1 / 3,
+    pairs: [{ a: 0, b: 1, models: 3, spearman: { rho: 0.5, p: 0.67, n: 3 }, kendall: 1 / 3 }] };
   const report = { samples: 36, runs: ["run-1"], profile: [], cost: [], scoring: "paper", questbench, categories: [] };
   const { page } = await open("#/results", (cmd, args) => (cmd === "results_report" ? { ok: report } : handler([])(cmd, args)));
   await page.locator("#sig-questbench").waitFor();
@@ -266,6 +268,11 @@ test("the leaderboard puts tiers beside ranks, both intervals beside each score,
     /^lab · llama and builtin:b are indistinguishable \(p = 0\.250 after Holm; lab · llama scored more on 3 of 12 tasks, builtin:b on 0; difference 25\.0 points/);
   assert.match(await page.locator("#sig-questbench").textContent(), /3 comparisons are Holm-corrected together at α = 0\.05/);
   assert.equal(await page.locator("#sig-questbench pre.json").count(), 0, "no raw JSON");
+  // Rank stability reads as a table, not JSON: Kendall τ beside Spearman ρ per pair of rounds.
+  assert.match(await page.locator("#rank-stability-headline-questbench").textContent(), /^Mean agreement between rounds: Kendall τ 0\.33 \(from 0\.33 to 0\.33\), Spearman ρ 0\.50\./);
+  const stab = await page.$$eval("#rank-stability-table-questbench tbody tr", (trs) => trs.map((tr) => [...tr.children].map((c) => c.textContent)));
+  assert.deepEqual(stab, [["Round 1 vs round 2", "3", "0.33", "0.50"]]);
+  assert.equal(await page.locator("#board-questbench pre.json").count(), 0, "no table of the card is raw JSON");
   await page.locator("#sig-questbench").scrollIntoViewIfNeeded();
   mkdirSync(shots, { recursive: true });
   await page.screenshot({ path: join(shots, "mock-significance-tiers.png"), timeout: 15000, fullPage: true });

@@ -8,7 +8,7 @@ use ts_rs::TS;
 
 use super::dataset::{Bench, Dataset, Sample};
 use super::significance::Significance;
-use super::summary::{summaries, ModelSummary};
+use super::summary::{rank_stability, summaries, ModelSummary, RankStability};
 
 /// Table 1 row: mean field metrics of one (model, setting, steps) cell.
 #[derive(Debug, Clone, Serialize, PartialEq, TS)]
@@ -97,6 +97,8 @@ pub struct IntentTables {
     pub summary: Vec<ModelSummary>,
     /// Paired tests between the models (Holm-corrected) behind the tiers.
     pub significance: Significance,
+    /// Agreement of the model ranking between every pair of rounds.
+    pub rank_stability: RankStability,
     /// Table 1.
     pub table1: Vec<Table1Row>,
     /// Table 2.
@@ -235,6 +237,7 @@ pub fn tables(ds: &Dataset) -> Option<IntentTables> {
     }
     let (summary, significance) = summaries(ds, b);
     Some(IntentTables {
+        rank_stability: rank_stability(&summary),
         summary,
         significance,
         table1,

@@ -9,7 +9,7 @@ use ts_rs::TS;
 
 use super::dataset::{Bench, Dataset};
 use super::significance::Significance;
-use super::summary::{summaries, ModelSummary};
+use super::summary::{rank_stability, summaries, ModelSummary, RankStability};
 
 /// Full/partial/fail shares of one cell, in percent.
 #[derive(Debug, Clone, Serialize, PartialEq, TS)]
@@ -104,6 +104,8 @@ pub struct PilotTables {
     pub summary: Vec<ModelSummary>,
     /// Paired tests between the models (Holm-corrected) behind the tiers.
     pub significance: Significance,
+    /// Agreement of the model ranking between every pair of rounds.
+    pub rank_stability: RankStability,
     /// Table 2.
     pub table2: Vec<PromptRow>,
     /// Table 3.
@@ -316,6 +318,7 @@ pub fn tables(ds: &Dataset, ceilings: &HashMap<String, f64>) -> Option<PilotTabl
     let (summary, significance) = summaries(ds, b);
     Some(PilotTables {
         by_variant,
+        rank_stability: rank_stability(&summary),
         summary,
         significance,
         table2,

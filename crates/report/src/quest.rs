@@ -10,7 +10,7 @@ use ts_rs::TS;
 use super::dataset::{Bench, Dataset, Sample};
 use super::significance::Significance;
 use super::stats;
-use super::summary::{by_model, by_round, rank_stability, summaries, ModelSummary, Stability};
+use super::summary::{by_model, by_round, rank_stability, summaries, ModelSummary, RankStability};
 
 /// Below this CompositeAvg (points out of 100) a model is "Atomic-Only" whatever its medians say.
 pub const ATOMIC_ONLY_BELOW: f64 = 5.0;
@@ -157,7 +157,7 @@ pub struct QuestTables {
     /// Paired tests between the models (Holm-corrected) behind the tiers.
     pub significance: Significance,
     /// Agreement of the model ranking (per-round totals) between every pair of rounds.
-    pub rank_stability: Stability,
+    pub rank_stability: RankStability,
     /// Table 1.
     pub leaderboard: Vec<LeaderRow>,
     /// Table 2.

@@ -138,6 +138,40 @@ pub fn spearman_ranked(rx: &[f64], ry: &[f64]) -> Option<Correlation> {
     Some(Correlation { rho, p, n })
 }
 
+/// Kendall's τ-b: (C − D) / √((n₀ − n₁)(n₀ − n₂)) over the n₀ = n(n − 1)/2 pairs, C concordant and
+/// D discordant, n₁ and n₂ the pairs tied in x and in y (a pair tied in both counts in both and in
+/// neither C nor D). O(n²): meant for rankings of models, not of instances. `None` when n < 2, the
+/// lengths differ, or one side is constant.
+pub fn kendall_tau_b(x: &[f64], y: &[f64]) -> Option<f64> {
+    let n = x.len();
+    if n < 2 || y.len() != n {
+        return None;
+    }
+    let (mut c, mut d, mut tx, mut ty) = (0u64, 0u64, 0u64, 0u64);
+    for i in 0..n {
+        for j in i + 1..n {
+            let a = x[i] - x[j];
+            let b = y[i] - y[j];
+            if a == 0.0 {
+                tx += 1;
+            }
+            if b == 0.0 {
+                ty += 1;
+            }
+            if a != 0.0 && b != 0.0 {
+                if (a > 0.0) == (b > 0.0) {
+                    c += 1;
+                } else {
+                    d += 1;
+                }
+            }
+        }
+    }
+    let n0 = (n * (n - 1) / 2) as u64;
+    let denom = (((n0 - tx) * (n0 - ty)) as f64).sqrt();
+    (denom > 0.0).then(|| (c as f64 - d as f64) / denom)
+}
+
 /// Exact two-sided binomial test of k successes in n trials against p = 0.5 (the sign test;
 /// McNemar's exact test on the discordant pairs is the same test). p = min(1, 2·P(X ≤ min(k, n−k))).
 pub fn binomial_two_sided(k: u64, n: u64) -> f64 {
@@ -557,6 +591,19 @@ mod tests {
         assert_eq!(percentile_nearest_rank(&[4.0], 90.0), Some(4.0));
         assert_eq!(median(&xs), Some(5.5));
         assert_eq!(median(&[3.0, 1.0, 2.0]), Some(2.0));
+    }
+
+    #[test]
+    fn kendall_tau_b_matches_hand_counts() {
+        // 10 pairs: 7 concordant, 3 discordant, no ties → 0.4.
+        let t = kendall_tau_b(&[1.0, 2.0, 3.0, 4.0, 5.0], &[3.0, 1.0, 2.0, 5.0, 4.0]).unwrap();
+        assert!((t - 0.4).abs() < 1e-12, "{t}");
+        // 6 pairs, one tied in x, one in y, 4 concordant: 4 / √(5·5) = 0.8.
+        let t = kendall_tau_b(&[1.0, 2.0, 2.0, 3.0], &[1.0, 3.0, 2.0, 3.0]).unwrap();
+        assert!((t - 0.8).abs() < 1e-12, "{t}");
+        assert_eq!(kendall_tau_b(&[1.0, 2.0], &[2.0, 1.0]), Some(-1.0));
+        assert_eq!(kendall_tau_b(&[1.0, 1.0, 1.0], &[1.0, 2.0, 3.0]), None);
+        assert_eq!(kendall_tau_b(&[1.0], &[1.0]), None);
     }
 
     #[test]

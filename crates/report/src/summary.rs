@@ -35,6 +35,41 @@ pub struct Stability {
     pub pairs: Vec<RoundPair>,
 }
 
+/// Agreement of the model ranking between two rounds.
+#[derive(Debug, Clone, Serialize, PartialEq, TS)]
+pub struct RankPair {
+    /// First round (0-based position among each model's rounds).
+    pub a: usize,
+    /// Second round.
+    pub b: usize,
+    /// Models with both rounds.
+    pub models: usize,
+    /// Spearman ρ (with p) of the models' scores in the two rounds; `null` below three models or
+    /// when a round's scores are all equal.
+    pub spearman: Option<Correlation>,
+    /// Kendall τ-b of the same; `null` below two models or when a round's scores are all equal.
+    pub kendall: Option<f64>,
+}
+
+/// Whether the leaderboard order holds from round to round.
+#[derive(Debug, Clone, Serialize, PartialEq, TS)]
+pub struct RankStability {
+    /// Mean Spearman ρ over the defined round pairs.
+    pub mean: Option<f64>,
+    /// Smallest ρ.
+    pub min: Option<f64>,
+    /// Largest ρ.
+    pub max: Option<f64>,
+    /// Mean Kendall τ-b over the defined round pairs.
+    pub kendall_mean: Option<f64>,
+    /// Smallest τ.
+    pub kendall_min: Option<f64>,
+    /// Largest τ.
+    pub kendall_max: Option<f64>,
+    /// Every pair of rounds.
+    pub pairs: Vec<RankPair>,
+}
+
 /// One model's figures for one benchmark.
 #[derive(Debug, Clone, Serialize, PartialEq, TS)]
 pub struct ModelSummary {
@@ -257,9 +292,10 @@ pub fn summaries(ds: &Dataset, b: Bench) -> (Vec<ModelSummary>, Significance) {
     (models, sig)
 }
 
-/// Agreement of the model ranking between rounds: Spearman ρ between the models' figures in round
-/// position a and round position b (the i-th round of every model), for every pair of positions.
-pub fn rank_stability(rows: &[ModelSummary]) -> Stability {
+/// Agreement of the model ranking between rounds: Spearman ρ and Kendall τ-b between the models'
+/// figures in round position a and round position b (the i-th round of every model), for every
+/// pair of positions.
+pub fn rank_stability(rows: &[ModelSummary]) -> RankStability {
     let max_rounds = rows.iter().map(|r| r.per_round.len()).max().unwrap_or(0);
     let mut pairs = Vec::new();
     for a in 0..max_rounds {
@@ -269,10 +305,12 @@ pub fn rank_stability(rows: &[ModelSummary]) -> Stability {
                 .filter(|r| r.per_round.len() > b)
                 .map(|r| (r.per_round[a], r.per_round[b]))
                 .unzip();
-            pairs.push(RoundPair {
+            pairs.push(RankPair {
                 a,
                 b,
+                models: x.len(),
                 spearman: stats::spearman(&x, &y),
+                kendall: stats::kendall_tau_b(&x, &y),
             });
         }
     }
@@ -280,10 +318,14 @@ pub fn rank_stability(rows: &[ModelSummary]) -> Stability {
         .iter()
         .filter_map(|p| p.spearman.map(|c| c.rho))
         .collect();
-    Stability {
+    let taus: Vec<f64> = pairs.iter().filter_map(|p| p.kendall).collect();
+    RankStability {
         mean: stats::mean(&rhos),
         min: rhos.iter().copied().reduce(f64::min),
         max: rhos.iter().copied().reduce(f64::max),
+        kendall_mean: stats::mean(&taus),
+        kendall_min: taus.iter().copied().reduce(f64::min),
+        kendall_max: taus.iter().copied().reduce(f64::max),
         pairs,
     }
 }
@@ -334,5 +376,14 @@ mod tests {
         assert_eq!(rhos, vec![1.0, -1.0, -1.0]);
         assert_eq!((s.min, s.max), (Some(-1.0), Some(1.0)));
         assert!((s.mean.unwrap() + 1.0 / 3.0).abs() < 1e-12);
+        // Kendall τ agrees here (no ties): same order 1, reversed −1.
+        let taus: Vec<Option<f64>> = s.pairs.iter().map(|p| p.kendall).collect();
+        assert_eq!(taus, vec![Some(1.0), Some(-1.0), Some(-1.0)]);
+        assert_eq!((s.kendall_min, s.kendall_max), (Some(-1.0), Some(1.0)));
+        assert_eq!(s.pairs[0].models, 3);
+        // Two models only: Spearman is undefined (n < 3), Kendall is not.
+        let two = rank_stability(&rows[..2]);
+        assert_eq!(two.pairs[2].spearman, None);
+        assert_eq!(two.pairs[2].kendall, Some(-1.0));
     }
 }

@@ -15,6 +15,7 @@ import type {
   PilotTables,
   PilotTrace,
   QuestTables,
+  RankStability,
   Replay,
   ReplayMode,
   Report,
@@ -50,7 +51,7 @@ import { errorBox } from "../status-view";
 import { roundsSection } from "../rounds-view";
 import { highlightInto } from "../highlight";
 import { tokenAmount } from "../units";
-import { significanceBlock } from "./significance";
+import { rankStabilityBlock, significanceBlock } from "./significance";
 
 /** One row of a report table, as the generic sortable table shows it: every row type of the
  *  generated `Report` (and of the comparisons) is one. */
@@ -644,6 +645,16 @@ async function renderLeaderboards(content: HTMLElement, s: State, onCell: (f: Sa
     if (heat) card.append(heat);
     for (const [name, rows] of Object.entries(t)) {
       if (name === lead || name === "significance") continue;
+      if (name === "quadrant_medians" && Array.isArray(rows) && rows.length === 2 && rows.every((x) => typeof x === "number")) {
+        const [a, c] = rows as number[];
+        card.append(h("p", { class: "muted small", id: `${b}-quadrant-medians` },
+          `The quadrants split at the models' medians: ${a.toFixed(1)} points per atomic task and ${c.toFixed(1)} per composite task.`));
+        continue;
+      }
+      if (name === "rank_stability" && rows !== null && typeof rows === "object" && !Array.isArray(rows)) {
+        card.append(rankStabilityBlock(b, rows as unknown as RankStability));
+        continue;
+      }
       const det = h("details", { "data-table-name": `${b}-${name}` }, h("summary", {}, tableLabel(name, b)));
       if (isRows(rows)) det.append(table(s, b, name, rows, onCell));
       else det.append(h("pre", { class: "json" }, JSON.stringify(rows, null, 2)));

@@ -1,7 +1,7 @@
 // "Which differences are real": a benchmark's significance tiers, each model's score with both 95 %
 // intervals (Student t over rounds, and clustered on tasks), and the verdict on every pair of
 // neighbours. The numbers are the report's (`significance`, `summary`); this file only lays them out.
-import type { ModelSummary, PairTest, Significance } from "../bindings";
+import type { ModelSummary, PairTest, RankStability, Significance } from "../bindings";
 import { h } from "../dom";
 
 const one = (x: number): string => x.toFixed(1);
@@ -96,5 +96,45 @@ export function significanceBlock(bench: string, unit: string, summary: readonly
       "The clustered interval counts a task's rounds and seeds as one piece of evidence, so it is the wider, honest one when tasks are few."),
     h("div", { class: "rtable-wrap" }, models),
     pairs ? h("div", { class: "rtable-wrap" }, pairs) : null,
+  );
+}
+
+const corr = (x: number | null | undefined): string => (x === null || x === undefined ? "–" : x.toFixed(2));
+
+/** Whether the leaderboard order holds from round to round: Spearman ρ and Kendall τ between the
+ *  models' scores in every two rounds. */
+export function rankStabilityBlock(bench: string, r: RankStability): HTMLElement {
+  const defined = r.pairs.filter((p) => p.kendall !== null || p.spearman !== null);
+  const headline =
+    r.pairs.length === 0
+      ? "One round: run two rounds or more to see whether the order holds."
+      : defined.length === 0
+        ? "Not measurable: every round scored the models alike, or there is only one model."
+        : `Mean agreement between rounds: Kendall τ ${corr(r.kendall_mean)} (from ${corr(r.kendall_min)} to ${corr(r.kendall_max)}), ` +
+          `Spearman ρ ${corr(r.mean)}. 1 means the same order every round; 0, no relation; −1, reversed.`;
+  return h(
+    "details",
+    { class: "sig", id: `rank-stability-${bench}`, "data-table-name": `${bench}-rank_stability` },
+    h("summary", {}, "Rank stability: does the order hold from round to round?"),
+    h("p", { class: "sig-headline", id: `rank-stability-headline-${bench}` }, headline),
+    r.pairs.length === 0
+      ? null
+      : h("div", { class: "rtable-wrap" }, h(
+          "table",
+          { class: "rtable", id: `rank-stability-table-${bench}` },
+          h("thead", {}, h("tr", {},
+            h("th", { scope: "col" }, "Rounds compared"),
+            h("th", { scope: "col", title: "Models that have both rounds" }, "Models"),
+            h("th", { scope: "col", title: "Share of model pairs in the same order minus those reversed, ties corrected (τ-b)" }, "Kendall τ"),
+            h("th", { scope: "col", title: "Correlation of the models' ranks (needs three models)" }, "Spearman ρ"),
+          )),
+          h("tbody", {}, ...r.pairs.map((p) =>
+            h("tr", { "data-rounds": `${p.a + 1}-${p.b + 1}` },
+              h("td", {}, `Round ${p.a + 1} vs round ${p.b + 1}`),
+              h("td", { class: "num" }, String(p.models)),
+              h("td", { class: "num" }, corr(p.kendall)),
+              h("td", { class: "num" }, corr(p.spearman?.rho)),
+            ))),
+        )),
   );
 }
