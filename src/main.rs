@@ -70,6 +70,11 @@ enum Command {
     Compare(cli::report::CompareArgs),
     /// Rounds planner: rounds per model needed to detect a difference, from a run's variation.
     Power(cli::report::PowerArgs),
+    /// Override a sample's verdict as a reviewer (kept with who, when, why and the original).
+    Annotate(cli::annotate::AnnotateArgs),
+    /// Reviewers' overrides.
+    #[command(subcommand)]
+    Annotations(cli::annotate::AnnotationsCmd),
     /// Re-execute or re-score one stored sample and compare with its stored verdict.
     #[command(subcommand)]
     Results(cli::results::ResultsCmd),
@@ -116,6 +121,8 @@ fn main() -> Result<()> {
             Command::Compare(args) => cli::report::compare(args).await,
             Command::Power(args) => cli::report::power(args).await,
             Command::Results(cmd) => cli::results::results(&config, cmd).await,
+            Command::Annotate(args) => cli::annotate::annotate(&config, args).await,
+            Command::Annotations(cmd) => cli::annotate::annotations(&config, cmd).await,
         }
     })
 }

@@ -266,6 +266,8 @@ pub fn typescript() -> String {
         decl::<summary::RankStability>(&mut out);
         decl::<summary::RankPair>(&mut out);
         decl::<significance::Significance>(&mut out);
+        decl::<crucible_report::overrides::OverrideMode>(&mut out);
+        decl::<crucible_report::overrides::OverridesUsed>(&mut out);
         decl::<significance::PairTest>(&mut out);
         decl::<stats::Correlation>(&mut out);
         decl::<quest::QuestTables>(&mut out);

@@ -8,6 +8,7 @@ macro_rules! out {
     };
 }
 
+pub mod annotate;
 mod chain;
 pub mod intent;
 mod models;

@@ -10,6 +10,7 @@ use clap::Args;
 use crucible_bench::synth;
 use crucible_core::{Config, Scoring};
 use crucible_report::dataset::IntentMetrics;
+use crucible_report::overrides::OverrideMode;
 use crucible_report::{self as report, chart, export, BenchSelection, Dataset};
 use crucible_store::Store;
 use serde_json::{json, Value};
@@ -50,6 +51,11 @@ pub struct ReportArgs {
     /// reference-code (the authors' scorer, which computed the published tables).
     #[arg(long, default_value = "stored", value_parser = intent_metrics_arg)]
     intent_metrics: IntentMetrics,
+    /// Reviewers' overrides (`crucible annotate`): include (the newest override of a sample
+    /// replaces the scorer's verdict) or exclude (the scorer's verdicts only). The report always
+    /// says which, and how many samples have one.
+    #[arg(long, default_value = "include", value_parser = overrides_arg)]
+    overrides: OverrideMode,
     /// Print the papers' tables with the published rows beside your models, computed the
     /// papers' way (the reproduction view) instead of the report.
     #[arg(long)]
@@ -63,6 +69,12 @@ pub struct ReportArgs {
 /// `--scoring`'s parser.
 pub(crate) fn scoring_arg(s: &str) -> Result<Scoring, String> {
     Scoring::parse(s).ok_or_else(|| format!("unknown scoring {s:?}: use paper or crucible"))
+}
+
+/// Parses `--overrides`.
+fn overrides_arg(s: &str) -> Result<OverrideMode, String> {
+    OverrideMode::parse(s)
+        .ok_or_else(|| format!("unknown --overrides {s:?}: use include or exclude"))
 }
 
 /// Parses `--intent-metrics` of a report.
@@ -241,8 +253,15 @@ pub async fn report(config: &Config, args: ReportArgs) -> Result<()> {
         bail!("--format and --out go together (e.g. --format csv --out DIR)");
     }
     let store = open(&args.db).await?;
-    let mut ds =
-        Dataset::load_with(&store, &args.runs, sel, args.scoring, args.intent_metrics).await?;
+    let mut ds = Dataset::load_with(
+        &store,
+        &args.runs,
+        sel,
+        args.scoring,
+        args.intent_metrics,
+        args.overrides,
+    )
+    .await?;
     // Reports, exports and charts name models as people named them (`lab · llama-3-70b`).
     let labels = crucible_views::verdict::RunLabels::of_runs(&store, &ds.runs).await;
     labels.relabel(&mut ds);
@@ -293,6 +312,18 @@ fn opt(v: Option<f64>, d: usize) -> String {
     v.map_or("-".into(), |x| format!("{x:.d$}"))
 }
 
+/// What a report says about reviewers' overrides, in words.
+fn overrides_label(o: report::overrides::OverridesUsed) -> String {
+    use report::overrides::OverrideMode;
+    match (o.mode, o.samples) {
+        (_, 0) => "no reviewer overrides".into(),
+        (OverrideMode::Include, n) => format!("{n} sample(s) with a reviewer's override, counted"),
+        (OverrideMode::Exclude, n) => {
+            format!("{n} sample(s) with a reviewer's override, left out (scorer's verdicts)")
+        }
+    }
+}
+
 /// A benchmark's tiers, both 95 % intervals of every model's headline and the verdict on each
 /// adjacent pair.
 fn significance_text(
@@ -325,10 +356,11 @@ fn significance_text(
 
 fn text(r: &report::Report) -> String {
     let mut s = format!(
-        "runs: {} · samples: {} · {}\n",
+        "runs: {} · samples: {} · {} · {}\n",
         r.runs.join(", "),
         r.samples,
-        r.scoring.label()
+        r.scoring.label(),
+        overrides_label(r.overrides)
     );
     if let Some(q) = &r.questbench {
         s += "\nEVM-QuestBench leaderboard\n  tier model                             atomic  composite    total      sd   cv%  95% CI\n";
@@ -506,6 +538,7 @@ pub fn bench(args: BenchReportArgs) -> Result<()> {
         runs: ds.runs.clone(),
         samples: ds.samples.len(),
         scoring: ds.scoring,
+        overrides: ds.overrides,
         questbench: q,
         intent2tx: i,
         pilot: p,

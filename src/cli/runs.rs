@@ -229,7 +229,7 @@ fn db_path(config: &Config, db: Option<PathBuf>) -> Result<PathBuf> {
     })
 }
 
-async fn open_existing(config: &Config, db: Option<PathBuf>) -> Result<Store> {
+pub(crate) async fn open_existing(config: &Config, db: Option<PathBuf>) -> Result<Store> {
     Ok(Store::open_existing(&db_path(config, db)?).await?)
 }
 
@@ -530,8 +530,8 @@ pub async fn runs(config: &Config, cmd: RunsCmd) -> Result<()> {
                 .samples(&run_id)
                 .await?
                 .into_iter()
-                .map(|(_, s)| {
-                    json!({"benchmark": s.benchmark, "task": s.task, "instance": s.instance,
+                .map(|(id, s)| {
+                    json!({"id": id, "benchmark": s.benchmark, "task": s.task, "instance": s.instance,
                            "model": s.model, "round": s.round, "prompt_type": s.prompt_type,
                            "score": s.score, "outcome": s.outcome})
                 })

@@ -11,6 +11,7 @@ mod intent;
 mod intent_exec;
 mod lease;
 mod llm;
+mod overrides;
 mod packs;
 mod pilot;
 mod pilot_release;

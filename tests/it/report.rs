@@ -56,6 +56,7 @@ fn push(
         cost_usd: 0.01,
         other_score: score,
         other_passed: passed,
+        overridden: false,
     };
     ds.samples.push(s);
 }

@@ -361,7 +361,13 @@ async fn a_cut_into_spare_memory_is_the_same_cut() {
         for room in [n, 2 * n] {
             let mut spare = prefaulted(room);
             let got = base
-                .dataset_into(&runs, bench, |_, _| true, &mut spare)
+                .dataset_into(
+                    &runs,
+                    bench,
+                    |_, _| true,
+                    (&Default::default(), Default::default()),
+                    &mut spare,
+                )
                 .unwrap();
             assert_eq!(shape(&got), shape(&want));
             assert_eq!(got.samples.capacity(), room);
@@ -371,7 +377,13 @@ async fn a_cut_into_spare_memory_is_the_same_cut() {
         for room in [n - 1, 2 * n + 2] {
             let mut spare = prefaulted(room);
             let got = base
-                .dataset_into(&runs, bench, |_, _| true, &mut spare)
+                .dataset_into(
+                    &runs,
+                    bench,
+                    |_, _| true,
+                    (&Default::default(), Default::default()),
+                    &mut spare,
+                )
                 .unwrap();
             assert_eq!(shape(&got), shape(&want));
             assert_eq!(spare.capacity(), room, "the spare was taken");

@@ -2115,7 +2115,11 @@ score_max?: number,
  * `category`, `difficulty`, `round`, `outcome`, `score`), `-` in front for descending.
  * Default: id order.
  */
-sort?: string, };
+sort?: string, 
+/**
+ * Whether reviewers' overrides count (default: they do; reports always say).
+ */
+overrides: OverrideMode, };
 
 /**
  * One page of a sample listing.
@@ -2942,7 +2946,11 @@ cost: Array<CostRow>,
 /**
  * Mean score and pass rate of every (benchmark, model, category): the heat map.
  */
-categories: Array<CategoryCell>, };
+categories: Array<CategoryCell>, 
+/**
+ * Whether reviewers' overrides were counted, and how many samples they touch.
+ */
+overrides: OverridesUsed, };
 
 /**
  * One row of the cross-benchmark profile: normalised scores in [0, 1] per axis.
@@ -3202,6 +3210,24 @@ pairs: Array<PairTest>,
  * Each model's tier, in leaderboard order: `(model, tier)`, tier 1 = top.
  */
 tiers: Array<[string, number]>, };
+
+/**
+ * Whether a report counts reviewers' overrides.
+ */
+export type OverrideMode = "include" | "exclude";
+
+/**
+ * What a report says about overrides.
+ */
+export type OverridesUsed = { 
+/**
+ * Whether they were counted.
+ */
+mode: OverrideMode, 
+/**
+ * Samples of the report whose verdict a reviewer overrode (counted or not).
+ */
+samples: number, };
 
 /**
  * The test between two models of one benchmark.

@@ -244,8 +244,14 @@ test("the leaderboard puts tiers beside ranks, both intervals beside each score,
   };
   questbench.rank_stability = { mean: 0.5, min: 0.5, max: 0.5, kendall_mean: 1 / 3, kendall_min: 1 / 3, kendall_max: 1 / 3,
     pairs: [{ a: 0, b: 1, models: 3, spearman: { rho: 0.5, p: 0.67, n: 3 }, kendall: 1 / 3 }] };
-  const report = { samples: 36, runs: ["run-1"], profile: [], cost: [], scoring: "paper", questbench, categories: [] };
-  const { page } = await open("#/results", (cmd, args) => (cmd === "results_report" ? { ok: report } : handler([])(cmd, args)));
+  const report = { samples: 36, runs: ["run-1"], profile: [], cost: [], scoring: "paper", questbench, categories: [],
+    overrides: { mode: "include", samples: 2 } };
+  const asked = [];
+  const { page } = await open("#/results", (cmd, args) => {
+    if (cmd !== "results_report") return handler([])(cmd, args);
+    asked.push(args.filter);
+    return { ok: { ...report, overrides: { mode: args.filter.overrides, samples: 2 } } };
+  });
   await page.locator("#sig-questbench").waitFor();
   // Tier sits right after Rank in the lead table, not as a raw column.
   const heads = await page.$$eval("#table-questbench-leaderboard thead th", (ths) => ths.slice(0, 3).map((t) => t.textContent));
@@ -273,6 +279,15 @@ test("the leaderboard puts tiers beside ranks, both intervals beside each score,
   const stab = await page.$$eval("#rank-stability-table-questbench tbody tr", (trs) => trs.map((tr) => [...tr.children].map((c) => c.textContent)));
   assert.deepEqual(stab, [["Round 1 vs round 2", "3", "0.33", "0.50"]]);
   assert.equal(await page.locator("#board-questbench pre.json").count(), 0, "no table of the card is raw JSON");
+  // Reviewers' overrides are always said, and the filter bar can leave them out.
+  assert.equal(await page.locator("#report-overrides").textContent(), " · 2 samples have a reviewer's override, counted in these tables");
+  assert.equal(asked.at(-1).overrides, "include");
+  await page.selectOption("#filter-overrides", "exclude");
+  await page.waitForFunction(() => document.querySelector("#report-overrides")?.dataset.mode === "exclude");
+  assert.equal(asked.at(-1).overrides, "exclude");
+  assert.match(await page.locator("#report-overrides").textContent(), /left out: these are the scorer's verdicts/);
+  await page.selectOption("#filter-overrides", "include");
+  await page.waitForFunction(() => document.querySelector("#report-overrides")?.dataset.mode === "include");
   await page.locator("#sig-questbench").scrollIntoViewIfNeeded();
   mkdirSync(shots, { recursive: true });
   await page.screenshot({ path: join(shots, "mock-significance-tiers.png"), timeout: 15000, fullPage: true });

@@ -131,6 +131,7 @@ impl Builder {
             // Synthetic data has one scoring.
             other_score: score,
             other_passed: passed,
+            overridden: false,
         };
         self.ds.samples.push(s);
     }

@@ -72,6 +72,9 @@ pub struct Config {
     /// The run database, when it is not `<data_dir>/crucible.db` (chosen in the app with "Open
     /// another database…"); read it with [`Config::database_file`].
     pub database: Option<PathBuf>,
+    /// The reviewer's name kept with each override of a sample's verdict (Settings); `None`:
+    /// the system user's name.
+    pub reviewer: Option<String>,
 }
 
 impl Default for Config {
@@ -93,6 +96,7 @@ impl Default for Config {
             anvil_memory_mib: 4096,
             seed: 0,
             database: None,
+            reviewer: None,
         }
     }
 }

@@ -9,6 +9,7 @@ use crucible_core::{PromptSet, Scoring};
 use crucible_store::{ReportRow, RunReader};
 use serde_json::Value;
 
+use super::overrides::{self, OverrideMode, OverridesUsed};
 use super::ReportError;
 
 /// The three benchmarks a sample can belong to (the workspace's one enum, under the name the
@@ -278,6 +279,8 @@ pub struct Sample {
     pub other_score: f64,
     /// `passed` on the other scoring.
     pub other_passed: bool,
+    /// A reviewer's override set `score`/`passed` (and the other scoring's).
+    pub overridden: bool,
 }
 
 impl Sample {
@@ -304,6 +307,7 @@ impl Sample {
         cost_usd: 0.0,
         other_score: 0.0,
         other_passed: false,
+        overridden: false,
     };
 
     /// The (run, round) pair that identifies one repetition.
@@ -331,6 +335,8 @@ pub struct Dataset {
     /// The scale `Sample::score` and `Sample::passed` are on (Crucible's as loaded, until
     /// [`Dataset::apply_scoring`]).
     pub scoring: Scoring,
+    /// Whether reviewers' overrides were applied, and to how many samples they apply.
+    pub overrides: OverridesUsed,
 }
 
 impl Default for Dataset {
@@ -343,6 +349,10 @@ impl Default for Dataset {
             metrics: Vec::new(),
             bench_spans: None,
             scoring: Scoring::Crucible,
+            overrides: OverridesUsed {
+                mode: OverrideMode::Include,
+                samples: 0,
+            },
         }
     }
 }
@@ -411,7 +421,15 @@ impl Dataset {
         bench: BenchSelection,
         scoring: Scoring,
     ) -> Result<Dataset, ReportError> {
-        Self::load_with(store, runs, bench, scoring, IntentMetrics::Stored).await
+        Self::load_with(
+            store,
+            runs,
+            bench,
+            scoring,
+            IntentMetrics::Stored,
+            OverrideMode::Include,
+        )
+        .await
     }
 
     /// [`Dataset::load`] with Intent2Tx's field metrics read under `intent`. A mode asked of
@@ -422,14 +440,17 @@ impl Dataset {
         bench: BenchSelection,
         scoring: Scoring,
         intent: IntentMetrics,
+        mode: OverrideMode,
     ) -> Result<Dataset, ReportError> {
         let selected = select_runs(store, runs).await?;
+        let mut overridden = 0usize;
         let mut lacking: Vec<u32> = Vec::new();
         let mut ds = Dataset {
             runs: selected.clone(),
             ..Default::default()
         };
         for (ri, run) in selected.iter().enumerate() {
+            let verdicts = overrides::latest(&store.overrides(Some(run)).await?);
             let Dataset {
                 names,
                 samples,
@@ -437,7 +458,7 @@ impl Dataset {
                 ..
             } = &mut ds;
             store
-                .report_rows(run, |row| {
+                .report_rows(run, |id, row| {
                     if intent != IntentMetrics::Stored
                         && row.benchmark == "intent2tx"
                         && intent_metrics_of(row.metrics, intent).is_none()
@@ -445,9 +466,15 @@ impl Dataset {
                         lacking.push(ri as u32);
                         return;
                     }
-                    if let Some(sample) =
+                    if let Some(mut sample) =
                         sample_of_row(&row, ri as u32, bench, intent, names, metrics)
                     {
+                        if let Some(v) = verdicts.get(&id) {
+                            overridden += 1;
+                            if mode == OverrideMode::Include {
+                                overrides::apply(&mut sample, *v);
+                            }
+                        }
                         samples.push(sample);
                     }
                 })
@@ -464,6 +491,10 @@ impl Dataset {
                     .collect(),
             });
         }
+        ds.overrides = OverridesUsed {
+            mode,
+            samples: overridden,
+        };
         ds.group_by_bench();
         ds.check_not_empty(bench)?;
         ds.apply_scoring(scoring)?;
@@ -635,6 +666,7 @@ pub fn sample_of_row(
         k_act: row.k_act.map(|v| v.clamp(0, u16::MAX as i64) as u16),
         k_opt: row.k_opt.map(|v| v.clamp(0, u16::MAX as i64) as u16),
         cost_usd: row.cost_usd,
+        overridden: false,
     })
 }
 

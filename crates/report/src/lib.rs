@@ -14,6 +14,7 @@ pub mod compare;
 pub mod dataset;
 pub mod export;
 pub mod intent;
+pub mod overrides;
 pub mod pilot;
 pub mod power;
 pub mod published;
@@ -171,6 +172,8 @@ pub struct Report {
     pub cost: Vec<CostRow>,
     /// Mean score and pass rate of every (benchmark, model, category): the heat map.
     pub categories: Vec<CategoryCell>,
+    /// Whether reviewers' overrides were counted, and how many samples they touch.
+    pub overrides: overrides::OverridesUsed,
 }
 
 /// One cell of the model × category heat map: a model's samples of one benchmark category.
@@ -390,6 +393,7 @@ pub fn build(ds: &Dataset, sel: BenchSelection, pilot_ceilings: &HashMap<String,
             runs: ds.runs.clone(),
             samples: ds.samples.len(),
             scoring: ds.scoring,
+            overrides: ds.overrides,
             questbench: quest
                 .join()
                 .unwrap_or_else(|e| std::panic::resume_unwind(e)),

@@ -42,6 +42,12 @@ pub enum StoreError {
     /// No run has this id.
     #[error("unknown run id {0:?}")]
     UnknownRun(String),
+    /// No sample has this id.
+    #[error("unknown sample id {0}: `crucible runs show RUN --json` lists each sample's id")]
+    UnknownSample(i64),
+    /// An override was refused (no note, score out of range, …).
+    #[error(transparent)]
+    Override(#[from] crate::OverrideError),
     /// A run's name or note was refused (too long, or a character a name cannot hold).
     #[error(transparent)]
     Notes(#[from] crate::NotesError),

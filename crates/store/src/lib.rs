@@ -38,6 +38,7 @@
 #![warn(missing_docs, unreachable_pub)]
 
 mod error;
+mod overrides;
 mod reads;
 mod run_store;
 mod runs;
@@ -48,6 +49,9 @@ mod sqlite;
 mod time;
 
 pub use error::StoreError;
+pub use overrides::{
+    NewOverride, OverrideError, OverrideRow, OVERRIDE_NOTE_MAX_CHARS, REVIEWER_MAX_CHARS,
+};
 pub use reads::{
     ReportRow, SampleBrief, SampleDetail, SamplePair, StoredAnswer, StoredSample, TextColumn,
 };

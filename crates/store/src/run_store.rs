@@ -99,6 +99,13 @@ pub trait RunStore: RunReader {
         token: &str,
     ) -> impl Future<Output = Result<(), StoreError>> + Send;
 
+    /// Records a reviewer's verdict on a sample (the sample's own row is never changed).
+    fn add_override(
+        &self,
+        o: &crate::NewOverride,
+        created_at: &str,
+    ) -> impl Future<Output = Result<crate::OverrideRow, StoreError>> + Send;
+
     /// Appends one progress event (JSON of `run::Progress`) to a run's log.
     fn log(&self, run_id: &str, event: &str)
         -> impl Future<Output = Result<(), StoreError>> + Send;
@@ -170,15 +177,21 @@ pub trait RunReader: Send + Sync {
         sample_id: i64,
     ) -> impl Future<Output = Result<Vec<(String, String)>, StoreError>> + Send;
 
-    /// Calls `f` with the report columns of every sample of a run, in id order (the order the
-    /// samples were stored in).
+    /// Calls `f` with the id and report columns of every sample of a run, in id order (the order
+    /// the samples were stored in).
     fn report_rows<F>(
         &self,
         run_id: &str,
         f: F,
     ) -> impl Future<Output = Result<(), StoreError>> + Send
     where
-        F: for<'r> FnMut(ReportRow<'r>) + Send;
+        F: for<'r> FnMut(i64, ReportRow<'r>) + Send;
+
+    /// Reviewers' overrides (of `run_id`'s samples, or of every run), oldest first.
+    fn overrides(
+        &self,
+        run_id: Option<&str>,
+    ) -> impl Future<Output = Result<Vec<crate::OverrideRow>, StoreError>> + Send;
 
     /// The listing lines of the samples with these ids, in id order (unknown ids are left out).
     fn sample_briefs(

@@ -149,6 +149,8 @@ pub struct SampleFilter {
     /// Default: id order.
     #[ts(optional)]
     pub sort: Option<String>,
+    /// Whether reviewers' overrides count (default: they do; reports always say).
+    pub overrides: crucible_report::overrides::OverrideMode,
 }
 
 /// The listing's search, score range and order, checked (an unknown sort column is an error).
@@ -786,8 +788,8 @@ impl Loaded {
     }
 }
 
-/// (filter, no PILOT ceiling, base generation).
-type CacheKey = (SampleFilter, bool, u64);
+/// (filter, no PILOT ceiling, (base generation, newest override id)).
+type CacheKey = (SampleFilter, bool, (u64, i64));
 
 /// Selections whose dataset and report are kept.
 pub const CACHE_ENTRIES: usize = 8;
@@ -1059,6 +1061,7 @@ impl Explorer {
         let runs = select_runs(&self.store, &filter.runs).await?;
         let labels = self.labels(&runs).await?;
         let base = self.base().await?;
+        let verdicts = crucible_report::overrides::latest(&self.store.overrides(None).await?);
         let mut filter = filter.clone();
         filter.model = labels.filter_model(&filter.model);
         let spare = self.spare.clone();
@@ -1066,7 +1069,13 @@ impl Explorer {
             let t = std::time::Instant::now();
             let m = filter.matcher(base.names(), false);
             let mut buf = std::mem::take(&mut *spare.lock().unwrap_or_else(|e| e.into_inner()));
-            let ds = base.dataset_into(&runs, sel, |_, s| m.keeps(s), &mut buf);
+            let ds = base.dataset_into(
+                &runs,
+                sel,
+                |_, s| m.keeps(s),
+                (&verdicts, filter.overrides),
+                &mut buf,
+            );
             keep_spare(&spare, buf);
             let mut ds = ds?;
             ds.apply_scoring(filter.scoring)?;
@@ -1102,7 +1111,10 @@ impl Explorer {
         filter: &SampleFilter,
         no_ceiling: bool,
     ) -> Result<Arc<Loaded>, ResultsError> {
-        let generation = self.base().await?.generation;
+        // An override changes a report without changing the base: the newest override's id is
+        // part of the key.
+        let newest_override = self.store.overrides(None).await?.last().map_or(0, |o| o.id);
+        let generation = (self.base().await?.generation, newest_override);
         let key = (filter.clone(), no_ceiling, generation);
         if let Some((_, v)) = self
             .cache

@@ -22,6 +22,8 @@ import type {
   RunInfo,
   SampleFilter,
   SamplePage,
+  OverrideMode,
+  OverridesUsed,
   Scoring,
   Significance,
   TxView,
@@ -74,6 +76,7 @@ interface State {
   difficulty: string;
   /** The scale every score is read on (EVM-QuestBench has two). */
   scoring: Scoring;
+  overrides: OverrideMode;
   tab: Tab;
   samplesFilter: SampleFilter;
   samplesOffset: number;
@@ -92,6 +95,7 @@ const emptyFilter = (): SampleFilter => ({
   outcome: null,
   passed: null,
   scoring: "paper",
+  overrides: "include",
 });
 
 let st: State | null = null;
@@ -139,6 +143,7 @@ function baseFilter(s: State): SampleFilter {
     category: s.category || null,
     difficulty: s.difficulty || null,
     scoring: s.scoring,
+    overrides: s.overrides,
   };
 }
 
@@ -194,6 +199,16 @@ function cellFilter(s: State, bench: Bench | "cross", row: Row, col: string): Sa
     f.kind = row.setting;
   if (col === "pass_count" || col === "passed") f.passed = true;
   return f;
+}
+
+/** What a report says about reviewers' overrides: nothing when there are none, else how many and
+ *  whether they count (always said, so a table is never read without knowing). */
+export function overridesNote(o: OverridesUsed | undefined): HTMLElement | null {
+  if (!o || o.samples === 0) return null;
+  const n = o.samples === 1 ? "1 sample has" : `${o.samples} samples have`;
+  const how = o.mode === "include" ? "counted in these tables" : "left out: these are the scorer's verdicts";
+  return h("span", { class: `overrides-note ${o.mode}`, id: "report-overrides", "data-mode": o.mode, "data-samples": String(o.samples) },
+    ` · ${n} a reviewer's override, ${how}`);
 }
 
 /** Each benchmark's model summaries (best first) and the paired tests behind their tiers. */
@@ -358,6 +373,7 @@ export async function renderResults(root: HTMLElement): Promise<void> {
     category: prev?.category ?? "",
     difficulty: prev?.difficulty ?? "",
     scoring: prev?.scoring ?? "paper",
+    overrides: prev?.overrides ?? "include",
     tab: prev?.tab ?? "leaderboards",
     samplesFilter: prev?.samplesFilter ?? emptyFilter(),
     samplesOffset: prev?.samplesOffset ?? 0,
@@ -491,11 +507,19 @@ function renderBody(body: HTMLElement, s: State): void {
       ...SCORINGS.map((x) => h("option", { value: x }, SCORING_LABEL[x])),
     );
     scoringSel.value = s.scoring;
+    const overridesSel = h(
+      "select",
+      { id: "filter-overrides", "aria-label": "reviewer overrides", title: "Whether reviewers' overrides of sample verdicts count in the tables" },
+      h("option", { value: "include" }, "Counted"),
+      h("option", { value: "exclude" }, "Left out (the scorer's verdicts)"),
+    );
+    overridesSel.value = s.overrides;
     const changed = () => {
       s.bench = benchSel.value;
       s.category = catSel.value;
       s.difficulty = diffSel.value;
       s.scoring = scoringSel.value as Scoring;
+      s.overrides = overridesSel.value as OverrideMode;
       s.samplesFilter = baseFilter(s);
       s.samplesOffset = 0;
       void renderFilters();
@@ -505,12 +529,14 @@ function renderBody(body: HTMLElement, s: State): void {
     catSel.addEventListener("change", changed);
     diffSel.addEventListener("change", changed);
     scoringSel.addEventListener("change", changed);
+    overridesSel.addEventListener("change", changed);
     mount(
       filters,
       h("label", {}, "Benchmark ", benchSel),
       h("label", {}, "Category ", catSel),
       h("label", {}, "Difficulty ", diffSel),
       h("label", {}, "Scores ", scoringSel),
+      h("label", {}, "Reviewer overrides ", overridesSel),
     );
   };
   void renderFilters();
@@ -628,7 +654,8 @@ async function renderLeaderboards(content: HTMLElement, s: State, onCell: (f: Sa
   }
   const report: Report = r.value;
   const sections: HTMLElement[] = [
-    h("p", { class: "muted small", id: "report-meta", "data-scoring": report.scoring }, `${report.samples} samples · runs ${fmt(report.runs)} · ${SCORING_LABEL[report.scoring]}`),
+    h("p", { class: "muted small", id: "report-meta", "data-scoring": report.scoring }, `${report.samples} samples · runs ${fmt(report.runs)} · ${SCORING_LABEL[report.scoring]}`,
+      overridesNote(report.overrides)),
   ];
   // Every table of a benchmark, its leaderboard first, in the report's order.
   const boards: Record<Bench, Row | undefined> = { questbench: report.questbench, intent2tx: report.intent2tx, pilot: report.pilot };

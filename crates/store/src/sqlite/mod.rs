@@ -33,6 +33,7 @@ mod damage;
 mod mirror;
 #[cfg(test)]
 mod notes_tests;
+mod overrides;
 mod reads;
 mod runs;
 mod samples;
@@ -297,6 +298,14 @@ impl RunStore for Store {
         Store::delete_run(self, run_id).await
     }
 
+    async fn add_override(
+        &self,
+        o: &crate::NewOverride,
+        created_at: &str,
+    ) -> Result<crate::OverrideRow, StoreError> {
+        Store::add_override(self, o, created_at).await
+    }
+
     async fn log(&self, run_id: &str, event: &str) -> Result<(), StoreError> {
         Store::log(self, run_id, event).await
     }
@@ -305,6 +314,10 @@ impl RunStore for Store {
 impl RunReader for Store {
     async fn run(&self, run_id: &str) -> Result<RunRow, StoreError> {
         Store::run(self, run_id).await
+    }
+
+    async fn overrides(&self, run_id: Option<&str>) -> Result<Vec<crate::OverrideRow>, StoreError> {
+        Store::overrides(self, run_id).await
     }
 
     async fn runs(&self) -> Result<Vec<RunSummary>, StoreError> {
@@ -357,7 +370,7 @@ impl RunReader for Store {
 
     async fn report_rows<F>(&self, run_id: &str, f: F) -> Result<(), StoreError>
     where
-        F: for<'r> FnMut(ReportRow<'r>) + Send,
+        F: for<'r> FnMut(i64, ReportRow<'r>) + Send,
     {
         Store::report_rows(self, run_id, f).await
     }

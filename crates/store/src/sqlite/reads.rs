@@ -40,19 +40,19 @@ pub(super) fn report_row(row: &SqliteRow, at: usize) -> Result<ReportRow<'_>, sq
 }
 
 impl Store {
-    /// Calls `f` with the report columns of every sample of a run, in id order.
+    /// Calls `f` with the id and report columns of every sample of a run, in id order.
     pub async fn report_rows<F>(&self, run_id: &str, mut f: F) -> Result<(), StoreError>
     where
-        F: for<'r> FnMut(ReportRow<'r>) + Send,
+        F: for<'r> FnMut(i64, ReportRow<'r>) + Send,
     {
         let rows = sqlx::query(&format!(
-            "SELECT {REPORT_COLUMNS} FROM samples WHERE run_id = ? ORDER BY id"
+            "SELECT id, {REPORT_COLUMNS} FROM samples WHERE run_id = ? ORDER BY id"
         ))
         .bind(run_id)
         .fetch_all(&self.pool)
         .await?;
         for row in &rows {
-            f(report_row(row, 0)?);
+            f(row.try_get(0)?, report_row(row, 1)?);
         }
         Ok(())
     }

@@ -259,6 +259,12 @@ impl Store {
         ] {
             sqlx::query(sql).bind(run_id).execute(&mut *tx).await?;
         }
+        if self.has_overrides().await? {
+            sqlx::query("DELETE FROM sample_overrides WHERE run_id = ?")
+                .bind(run_id)
+                .execute(&mut *tx)
+                .await?;
+        }
         let n = sqlx::query("DELETE FROM runs WHERE id = ?")
             .bind(run_id)
             .execute(&mut *tx)

@@ -307,7 +307,7 @@ async fn every_read_of_reports_and_views_runs_against_a_migrated_database() {
 
     let mut seen = Vec::new();
     store
-        .report_rows("run-a", |r| {
+        .report_rows("run-a", |_, r| {
             seen.push((r.benchmark.to_string(), r.model.to_string(), r.passed))
         })
         .await

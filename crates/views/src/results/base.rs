@@ -20,7 +20,11 @@ use std::collections::HashMap;
 use std::path::Path;
 
 use crucible_report::dataset::{add_metrics, sample_of_row, Interner, Metrics, NO_METRICS};
+use crucible_report::overrides::{self, OverrideMode, OverridesUsed};
 use crucible_report::{Bench, BenchSelection, Dataset, ReportError, Sample};
+
+/// Reviewers' newest verdict per sample id ([`overrides::latest`]).
+pub type Verdicts = HashMap<i64, (bool, f64)>;
 use crucible_store::snapshot::{self, SnapshotReader, SnapshotRecord, SnapshotWriter};
 use crucible_store::Store;
 
@@ -240,7 +244,14 @@ impl Base {
         bench: BenchSelection,
         keep: impl Fn(&Interner, &Sample) -> bool,
     ) -> Result<Dataset, ReportError> {
-        self.dataset_into(runs, bench, keep, &mut Vec::new())
+        let none = Verdicts::default();
+        self.dataset_into(
+            runs,
+            bench,
+            keep,
+            (&none, OverrideMode::Include),
+            &mut Vec::new(),
+        )
     }
 
     /// [`Base::dataset`], its samples written into `spare` (taken, emptied first) when the
@@ -252,6 +263,7 @@ impl Base {
         runs: &[String],
         bench: BenchSelection,
         keep: impl Fn(&Interner, &Sample) -> bool,
+        (verdicts, mode): (&Verdicts, OverrideMode),
         spare: &mut Vec<Sample>,
     ) -> Result<Dataset, ReportError> {
         // Base run index → position in the selection.
@@ -317,9 +329,16 @@ impl Base {
         } else {
             ds.samples.reserve_exact(kept);
         }
+        let mut overridden = 0;
         for list in &picked {
             for &(k, _) in list.iter().filter(|(_, kept)| *kept) {
                 let mut s = self.samples[k as usize];
+                if let Some(v) = verdicts.get(&self.ids[k as usize]) {
+                    overridden += 1;
+                    if mode == OverrideMode::Include {
+                        overrides::apply(&mut s, *v);
+                    }
+                }
                 for l in s.labels_mut() {
                     *l = remap[*l as usize];
                 }
@@ -330,6 +349,10 @@ impl Base {
                 ds.samples.push(s);
             }
         }
+        ds.overrides = OverridesUsed {
+            mode,
+            samples: overridden,
+        };
         ds.bench_spans = Some(crucible_report::dataset::bench_spans(&ds.samples));
         ds.check_not_empty(bench)?;
         Ok(ds)
@@ -498,6 +521,7 @@ impl Base {
                 cost_usd: r.cost_usd,
                 other_score: r.score_paper,
                 other_passed: r.passed_paper,
+                overridden: false,
             });
             ids.push(r.id);
         }

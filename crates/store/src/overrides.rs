@@ -1,0 +1,133 @@
+//! Reviewers' overrides of sample verdicts: what a reviewer asks to record ([`NewOverride`],
+//! checked before any SQL) and what the store keeps ([`OverrideRow`]).
+
+use serde::{Deserialize, Serialize};
+
+/// Longest override note, in characters.
+pub const OVERRIDE_NOTE_MAX_CHARS: usize = 4000;
+/// Longest reviewer name, in characters.
+pub const REVIEWER_MAX_CHARS: usize = 120;
+
+/// A reviewer's verdict on one sample, before it is stored.
+#[derive(Debug, Clone, PartialEq)]
+pub struct NewOverride {
+    sample_id: i64,
+    passed: bool,
+    score: Option<f64>,
+    note: String,
+    reviewer: String,
+}
+
+/// Why an override was refused.
+#[derive(Debug, Clone, PartialEq, thiserror::Error)]
+pub enum OverrideError {
+    /// The score is not in [0, 1].
+    #[error("the override's score must be between 0 and 100 points, not {0}")]
+    Score(f64),
+    /// No note.
+    #[error("an override needs a note saying why (it is kept with the verdict)")]
+    NoNote,
+    /// The note is too long.
+    #[error("the note is {0} characters; at most {OVERRIDE_NOTE_MAX_CHARS} are kept")]
+    LongNote(usize),
+    /// No reviewer name.
+    #[error("an override needs the reviewer's name (set it in Settings, or pass --reviewer)")]
+    NoReviewer,
+    /// The reviewer name is too long or has line breaks.
+    #[error("the reviewer's name must be one line of at most {REVIEWER_MAX_CHARS} characters")]
+    BadReviewer,
+}
+
+impl NewOverride {
+    /// Checks an override: `score` (0–1, `None`: 1 for a pass, 0 for a fail) must be a number in
+    /// range, the note non-blank and at most [`OVERRIDE_NOTE_MAX_CHARS`], the reviewer one
+    /// non-blank line of at most [`REVIEWER_MAX_CHARS`].
+    pub fn try_new(
+        sample_id: i64,
+        passed: bool,
+        score: Option<f64>,
+        note: &str,
+        reviewer: &str,
+    ) -> Result<Self, OverrideError> {
+        if let Some(s) = score {
+            if !(s.is_finite() && (0.0..=1.0).contains(&s)) {
+                return Err(OverrideError::Score(s * 100.0));
+            }
+        }
+        let note = note.trim();
+        if note.is_empty() {
+            return Err(OverrideError::NoNote);
+        }
+        let n = note.chars().count();
+        if n > OVERRIDE_NOTE_MAX_CHARS {
+            return Err(OverrideError::LongNote(n));
+        }
+        let reviewer = reviewer.trim();
+        if reviewer.is_empty() {
+            return Err(OverrideError::NoReviewer);
+        }
+        if reviewer.chars().count() > REVIEWER_MAX_CHARS || reviewer.contains(['\n', '\r']) {
+            return Err(OverrideError::BadReviewer);
+        }
+        Ok(Self {
+            sample_id,
+            passed,
+            score,
+            note: note.to_string(),
+            reviewer: reviewer.to_string(),
+        })
+    }
+
+    /// The sample.
+    pub fn sample_id(&self) -> i64 {
+        self.sample_id
+    }
+
+    /// The reviewer's verdict.
+    pub fn passed(&self) -> bool {
+        self.passed
+    }
+
+    /// The score the reviewer gives (0–1): as entered, else the full mark for a pass and zero for
+    /// a fail.
+    pub fn score(&self) -> f64 {
+        self.score.unwrap_or(if self.passed { 1.0 } else { 0.0 })
+    }
+
+    /// Why.
+    pub fn note(&self) -> &str {
+        &self.note
+    }
+
+    /// Who.
+    pub fn reviewer(&self) -> &str {
+        &self.reviewer
+    }
+}
+
+/// A stored override, with its provenance.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct OverrideRow {
+    /// Override id (grows with time).
+    pub id: i64,
+    /// The sample overridden.
+    pub sample_id: i64,
+    /// Its run.
+    pub run_id: String,
+    /// The reviewer's verdict.
+    pub passed: bool,
+    /// The reviewer's score (0–1).
+    pub score: f64,
+    /// Why.
+    pub note: String,
+    /// Who (from settings or `--reviewer`).
+    pub reviewer: String,
+    /// When (RFC 3339 UTC).
+    pub created_at: String,
+    /// What the scorer said: passed.
+    pub original_passed: bool,
+    /// What the scorer said: score (0–1).
+    pub original_score: f64,
+    /// The Crucible version that scored the sample (from its run).
+    pub scorer_version: String,
+}

@@ -1,0 +1,263 @@
+//! SQL of reviewers' overrides (migration 0006). A store opened read-only is never migrated, so a
+//! read first asks whether the file has the table: an older file simply has no overrides.
+
+use sqlx::Row;
+
+use super::Store;
+use crate::{NewOverride, OverrideRow, StoreError};
+
+const COLUMNS: &str = "id, sample_id, run_id, passed, score, note, reviewer, created_at, \
+                       original_passed, original_score, scorer_version";
+
+fn row_of(r: &sqlx::sqlite::SqliteRow) -> Result<OverrideRow, sqlx::Error> {
+    Ok(OverrideRow {
+        id: r.try_get(0)?,
+        sample_id: r.try_get(1)?,
+        run_id: r.try_get(2)?,
+        passed: r.try_get::<i64, _>(3)? != 0,
+        score: r.try_get(4)?,
+        note: r.try_get(5)?,
+        reviewer: r.try_get(6)?,
+        created_at: r.try_get(7)?,
+        original_passed: r.try_get::<i64, _>(8)? != 0,
+        original_score: r.try_get(9)?,
+        scorer_version: r.try_get(10)?,
+    })
+}
+
+impl Store {
+    /// Whether the file has the `sample_overrides` table (a file migrated to 0006).
+    pub(super) async fn has_overrides(&self) -> Result<bool, StoreError> {
+        let n: i64 = sqlx::query_scalar(
+            "SELECT COUNT(*) FROM sqlite_master WHERE type = 'table' AND name = 'sample_overrides'",
+        )
+        .fetch_one(&self.pool)
+        .await?;
+        Ok(n == 1)
+    }
+
+    /// Records a reviewer's verdict on a sample, with the scorer's verdict and version beside it.
+    /// The sample's own row is never changed. An unknown sample is [`StoreError::UnknownSample`].
+    pub async fn add_override(
+        &self,
+        o: &NewOverride,
+        created_at: &str,
+    ) -> Result<OverrideRow, StoreError> {
+        let _turn = self.write.lock().await;
+        let mut tx = self.pool.begin().await?;
+        let found = sqlx::query(
+            "SELECT s.run_id, s.passed, s.score, r.versions FROM samples s \
+             JOIN runs r ON r.id = s.run_id WHERE s.id = ?",
+        )
+        .bind(o.sample_id())
+        .fetch_optional(&mut *tx)
+        .await?;
+        let Some(found) = found else {
+            return Err(StoreError::UnknownSample(o.sample_id()));
+        };
+        let run_id: String = found.try_get(0)?;
+        let original_passed = found.try_get::<i64, _>(1)? != 0;
+        let original_score: f64 = found.try_get(2)?;
+        let versions: String = found.try_get(3)?;
+        let scorer_version = serde_json::from_str::<serde_json::Value>(&versions)
+            .ok()
+            .and_then(|v| v["crucible"].as_str().map(str::to_string))
+            .unwrap_or_else(|| "unknown".into());
+        let row = sqlx::query(&format!(
+            "INSERT INTO sample_overrides (sample_id, run_id, passed, score, note, reviewer, \
+             created_at, original_passed, original_score, scorer_version) \
+             VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING {COLUMNS}"
+        ))
+        .bind(o.sample_id())
+        .bind(&run_id)
+        .bind(i64::from(o.passed()))
+        .bind(o.score())
+        .bind(o.note())
+        .bind(o.reviewer())
+        .bind(created_at)
+        .bind(i64::from(original_passed))
+        .bind(original_score)
+        .bind(&scorer_version)
+        .fetch_one(&mut *tx)
+        .await?;
+        let out = row_of(&row)?;
+        tx.commit().await?;
+        Ok(out)
+    }
+
+    /// Every override (of `run_id`'s samples, or of all), oldest first; empty for a file without
+    /// the table.
+    pub async fn overrides(&self, run_id: Option<&str>) -> Result<Vec<OverrideRow>, StoreError> {
+        if !self.has_overrides().await? {
+            return Ok(Vec::new());
+        }
+        let rows = match run_id {
+            Some(r) => {
+                sqlx::query(&format!(
+                    "SELECT {COLUMNS} FROM sample_overrides WHERE run_id = ? ORDER BY id"
+                ))
+                .bind(r)
+                .fetch_all(&self.pool)
+                .await?
+            }
+            None => {
+                sqlx::query(&format!(
+                    "SELECT {COLUMNS} FROM sample_overrides ORDER BY id"
+                ))
+                .fetch_all(&self.pool)
+                .await?
+            }
+        };
+        Ok(rows.iter().map(row_of).collect::<Result<_, _>>()?)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::super::tests::row;
+    use super::Store;
+    use crate::{NewOverride, NewRun, NewSample, OverrideError, StoreError};
+
+    #[tokio::test]
+    async fn overrides_keep_the_scorers_verdict_and_go_with_their_run() {
+        let dir = tempfile::tempdir().unwrap();
+        let store = Store::open(&dir.path().join("c.db")).await.unwrap();
+        for id in ["run-a", "run-b"] {
+            store
+                .create_run(&NewRun {
+                    id: id.into(),
+                    created_at: "2026-01-01T00:00:00Z".into(),
+                    seed: 1,
+                    spec: "{}".into(),
+                    versions: r#"{"crucible":"9.8.7"}"#.into(),
+                    planned: 1,
+                    models: vec![],
+                    notes: Default::default(),
+                })
+                .await
+                .unwrap();
+        }
+        let mut failed = row("run-a", "t1#optimal", 0);
+        failed.score = 0.25;
+        failed.passed = false;
+        let a = store
+            .insert_sample(&NewSample {
+                row: failed,
+                events: vec![],
+                artefacts: vec![],
+            })
+            .await
+            .unwrap();
+        let b = store
+            .insert_sample(&NewSample {
+                row: row("run-b", "t1#optimal", 0),
+                events: vec![],
+                artefacts: vec![],
+            })
+            .await
+            .unwrap();
+        let first = NewOverride::try_new(
+            a,
+            true,
+            None,
+            "the balance check read the wrong token",
+            "Ada",
+        )
+        .unwrap();
+        let o = store
+            .add_override(&first, "2026-02-01T00:00:00Z")
+            .await
+            .unwrap();
+        assert_eq!(
+            (o.sample_id, o.run_id.as_str(), o.passed, o.score),
+            (a, "run-a", true, 1.0)
+        );
+        assert_eq!(
+            (
+                o.original_passed,
+                o.original_score,
+                o.scorer_version.as_str()
+            ),
+            (false, 0.25, "9.8.7")
+        );
+        assert_eq!(o.reviewer, "Ada");
+        // A second opinion is kept too; the sample's own row never changes.
+        let second = NewOverride::try_new(a, false, Some(0.1), "on reflection, no", "Bo").unwrap();
+        store
+            .add_override(&second, "2026-02-02T00:00:00Z")
+            .await
+            .unwrap();
+        let other = NewOverride::try_new(b, false, None, "wrong", "Bo").unwrap();
+        store
+            .add_override(&other, "2026-02-03T00:00:00Z")
+            .await
+            .unwrap();
+        let of_a = store.overrides(Some("run-a")).await.unwrap();
+        assert_eq!(of_a.len(), 2);
+        assert_eq!(
+            (of_a[1].passed, of_a[1].score, of_a[1].original_score),
+            (false, 0.1, 0.25)
+        );
+        assert_eq!(store.overrides(None).await.unwrap().len(), 3);
+        let (_, stored) = store.samples("run-a").await.unwrap().remove(0);
+        assert_eq!((stored.score, stored.passed), (0.25, false));
+        // An unknown sample is named, and nothing is written.
+        let ghost = NewOverride::try_new(a + 100, true, None, "n", "Ada").unwrap();
+        let e = store
+            .add_override(&ghost, "2026-02-04T00:00:00Z")
+            .await
+            .unwrap_err();
+        assert!(
+            matches!(e, StoreError::UnknownSample(id) if id == a + 100),
+            "{e}"
+        );
+        assert_eq!(store.overrides(None).await.unwrap().len(), 3);
+        // Deleting a run deletes its overrides and no other's.
+        store.delete_run("run-a").await.unwrap();
+        let left = store.overrides(None).await.unwrap();
+        assert_eq!((left.len(), left[0].run_id.as_str()), (1, "run-b"));
+    }
+
+    #[test]
+    fn an_override_is_checked_before_any_sql() {
+        let ok = NewOverride::try_new(1, true, None, " looks right ", "Ada").unwrap();
+        assert_eq!(
+            (ok.score(), ok.note(), ok.reviewer()),
+            (1.0, "looks right", "Ada")
+        );
+        assert_eq!(
+            NewOverride::try_new(1, false, None, "n", "A")
+                .unwrap()
+                .score(),
+            0.0
+        );
+        assert_eq!(
+            NewOverride::try_new(1, true, Some(0.4), "n", "A")
+                .unwrap()
+                .score(),
+            0.4
+        );
+        for (score, note, who, want) in [
+            (Some(1.5), "n", "A", OverrideError::Score(150.0)),
+            (Some(f64::NAN), "n", "A", OverrideError::Score(f64::NAN)),
+            (None, "  ", "A", OverrideError::NoNote),
+            (None, "n", " ", OverrideError::NoReviewer),
+            (None, "n", "A\nB", OverrideError::BadReviewer),
+        ] {
+            let e = NewOverride::try_new(1, true, score, note, who).unwrap_err();
+            match (&e, &want) {
+                (OverrideError::Score(a), OverrideError::Score(b)) if a.is_nan() => {
+                    assert!(b.is_nan())
+                }
+                _ => assert_eq!(e, want),
+            }
+        }
+        let long = "x".repeat(crate::OVERRIDE_NOTE_MAX_CHARS + 1);
+        assert!(matches!(
+            NewOverride::try_new(1, true, None, &long, "A"),
+            Err(OverrideError::LongNote(_))
+        ));
+        let e: StoreError = OverrideError::NoNote.into();
+        assert!(e.to_string().contains("needs a note"));
+    }
+}

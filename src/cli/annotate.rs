@@ -1,0 +1,130 @@
+//! `crucible annotate SAMPLE_ID --verdict pass|fail [--score X] --note TEXT` and
+//! `crucible annotations list [--run R]`: a reviewer's overrides of sample verdicts, stored with
+//! their provenance beside the scorer's verdict (which is never changed).
+
+use std::path::PathBuf;
+
+use anyhow::{bail, Result};
+use clap::{Args, Subcommand};
+use crucible_core::Config;
+use crucible_store::{NewOverride, OverrideRow};
+
+use super::runs::open_existing;
+
+/// `crucible annotate`.
+#[derive(Debug, Args)]
+pub struct AnnotateArgs {
+    /// The sample's id (`crucible runs show RUN --json` lists each sample's `id`).
+    pub sample_id: i64,
+    /// The reviewer's verdict: pass or fail.
+    #[arg(long)]
+    pub verdict: String,
+    /// The reviewer's score in points (0–100); default: 100 for pass, 0 for fail.
+    #[arg(long)]
+    pub score: Option<f64>,
+    /// Why (kept with the override; required).
+    #[arg(long)]
+    pub note: String,
+    /// Who reviews (default: the `reviewer` setting, else the system user).
+    #[arg(long)]
+    pub reviewer: Option<String>,
+    /// The database (default: the `database` setting, else `<data dir>/crucible.db`).
+    #[arg(long)]
+    pub db: Option<PathBuf>,
+    /// Print the stored override as JSON.
+    #[arg(long)]
+    pub json: bool,
+}
+
+/// `crucible annotations …`.
+#[derive(Debug, Subcommand)]
+pub enum AnnotationsCmd {
+    /// Every override, oldest first.
+    List {
+        /// Only this run's samples.
+        #[arg(long)]
+        run: Option<String>,
+        /// The database (default: the `database` setting, else `<data dir>/crucible.db`).
+        #[arg(long)]
+        db: Option<PathBuf>,
+        /// Print JSON.
+        #[arg(long)]
+        json: bool,
+    },
+}
+
+/// The reviewer's name: `--reviewer`, else the setting, else the system user.
+fn reviewer(config: &Config, given: Option<String>) -> String {
+    given
+        .or_else(|| config.reviewer.clone())
+        .or_else(|| crucible_core::config::process_env("USER"))
+        .unwrap_or_default()
+}
+
+fn line(o: &OverrideRow) -> String {
+    let verdict = |p: bool| if p { "pass" } else { "fail" };
+    format!(
+        "sample {} (run {}): {} {:.1} points, scorer said {} {:.1} — by {} at {} (scored by Crucible {}): {}",
+        o.sample_id,
+        o.run_id,
+        verdict(o.passed),
+        o.score * 100.0,
+        verdict(o.original_passed),
+        o.original_score * 100.0,
+        o.reviewer,
+        o.created_at,
+        o.scorer_version,
+        o.note
+    )
+}
+
+/// `crucible annotate`.
+pub async fn annotate(config: &Config, args: AnnotateArgs) -> Result<()> {
+    let passed = match args.verdict.as_str() {
+        "pass" => true,
+        "fail" => false,
+        other => bail!("unknown --verdict {other:?}: use pass or fail"),
+    };
+    if let Some(s) = args.score {
+        if !(s.is_finite() && (0.0..=100.0).contains(&s)) {
+            bail!("--score must be between 0 and 100 points, not {s}");
+        }
+    }
+    let who = reviewer(config, args.reviewer);
+    let o = NewOverride::try_new(
+        args.sample_id,
+        passed,
+        args.score.map(|s| s / 100.0),
+        &args.note,
+        &who,
+    )?;
+    let store = open_existing(config, args.db).await?;
+    let now = crucible_store::rfc3339(std::time::SystemTime::now());
+    let row = store.add_override(&o, &now).await?;
+    if args.json {
+        out!("{}", serde_json::to_string_pretty(&row)?);
+    } else {
+        out!("{}", line(&row));
+    }
+    Ok(())
+}
+
+/// `crucible annotations …`.
+pub async fn annotations(config: &Config, cmd: AnnotationsCmd) -> Result<()> {
+    let AnnotationsCmd::List { run, db, json } = cmd;
+    let store = open_existing(config, db).await?;
+    if let Some(r) = &run {
+        store.run(r).await?;
+    }
+    let rows = store.overrides(run.as_deref()).await?;
+    if json {
+        out!("{}", serde_json::to_string_pretty(&rows)?);
+    } else if rows.is_empty() {
+        out!("no overrides");
+    } else {
+        for o in &rows {
+            out!("{}", line(o));
+        }
+    }
+    Ok(())
+}

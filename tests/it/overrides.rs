@@ -1,0 +1,201 @@
+//! Reviewers' overrides (`crucible annotate`, `crucible annotations list`, `report --overrides`):
+//! an override changes the report it is counted in and is marked there, `--overrides exclude`
+//! gives the scorer's report back, the original verdict and provenance are kept, and bad input
+//! is refused with what is wrong while nothing stored changes.
+
+use crate::support::crucible_cli;
+
+#[test]
+fn an_override_changes_the_report_and_is_marked_and_excluding_it_restores_the_scorer() {
+    let tmp = tempfile::tempdir().unwrap();
+    let db = tmp.path().join("runs.db");
+    let db = db.to_str().unwrap();
+    let cli = |args: &[&str]| crucible_cli(tmp.path(), args);
+    let (ok, run, err) = cli(&[
+        "run",
+        "--bench",
+        "pilot",
+        "--model",
+        "builtin:no-retry",
+        "--limit",
+        "6",
+        "--seed",
+        "5",
+        "--json",
+        "--db",
+        db,
+    ]);
+    assert!(ok, "{err}");
+    let id = run["run_id"].as_str().unwrap().to_string();
+    let (ok, shown, err) = cli(&["runs", "show", &id, "--json", "--db", db]);
+    assert!(ok, "{err}");
+    let samples = shown["samples"].as_array().unwrap();
+    let n = samples.len() as f64;
+    let failed = samples
+        .iter()
+        .find(|s| s["score"].as_f64().unwrap() < 1.0)
+        .expect("the no-retry agent fails some workflow");
+    let sample_id = failed["id"]
+        .as_i64()
+        .expect("runs show lists each sample's id");
+    let before = failed["score"].as_f64().unwrap();
+
+    let mean = |v: &serde_json::Value| v["pilot"]["summary"][0]["mean"].as_f64().unwrap();
+    let report = |extra: &[&str]| {
+        let mut args = vec![
+            "report",
+            "--db",
+            db,
+            "--bench",
+            "pilot",
+            "--json",
+            "--no-ceiling",
+        ];
+        args.extend_from_slice(extra);
+        let (ok, v, err) = cli(&args);
+        assert!(ok, "{err}");
+        v
+    };
+    let plain = report(&[]);
+    assert_eq!(
+        plain["overrides"],
+        serde_json::json!({"mode": "include", "samples": 0})
+    );
+
+    // Bad input names the problem and stores nothing.
+    let sid = sample_id.to_string();
+    for (args, needle) in [
+        (
+            vec!["annotate", &sid, "--verdict", "maybe", "--note", "x"],
+            "--verdict",
+        ),
+        (
+            vec!["annotate", &sid, "--verdict", "pass", "--note", "  "],
+            "note",
+        ),
+        (
+            vec![
+                "annotate",
+                &sid,
+                "--verdict",
+                "pass",
+                "--score",
+                "150",
+                "--note",
+                "x",
+            ],
+            "--score",
+        ),
+        (
+            vec!["annotate", "999999", "--verdict", "pass", "--note", "x"],
+            "999999",
+        ),
+    ] {
+        let mut a = args.clone();
+        a.extend_from_slice(&["--reviewer", "Ada", "--db", db]);
+        let (ok, _, err) = cli(&a);
+        assert!(!ok, "{a:?} succeeded");
+        assert!(err.contains(needle), "{a:?}: {err}");
+    }
+    let (ok, listed, err) = cli(&["annotations", "list", "--db", db, "--json"]);
+    assert!(ok, "{err}");
+    assert_eq!(
+        listed,
+        serde_json::json!([]),
+        "a refused override stores nothing"
+    );
+
+    // The reviewer says the failed sample passed, at full marks.
+    let (ok, o, err) = cli(&[
+        "annotate",
+        &sid,
+        "--verdict",
+        "pass",
+        "--note",
+        "the retry was not needed: the tool succeeded",
+        "--reviewer",
+        "Ada",
+        "--db",
+        db,
+        "--json",
+    ]);
+    assert!(ok, "{err}");
+    assert_eq!(
+        (o["passed"].as_bool(), o["score"].as_f64()),
+        (Some(true), Some(1.0))
+    );
+    assert_eq!(o["original_score"].as_f64(), Some(before));
+    assert_eq!(o["original_passed"], failed["outcome"] == "full_success");
+    assert_eq!(
+        (o["reviewer"].as_str(), o["run_id"].as_str()),
+        (Some("Ada"), Some(id.as_str()))
+    );
+    assert!(!o["scorer_version"].as_str().unwrap().is_empty());
+    assert!(o["created_at"].as_str().unwrap().ends_with('Z'));
+
+    // Counted by default, and marked; the mean moves by exactly the score's change over n.
+    let with = report(&[]);
+    assert_eq!(
+        with["overrides"],
+        serde_json::json!({"mode": "include", "samples": 1})
+    );
+    let moved = mean(&with) - mean(&plain);
+    assert!((moved - (1.0 - before) * 100.0 / n).abs() < 1e-9, "{moved}");
+    // Excluded on request: the scorer's report, still saying an override exists.
+    let without = report(&["--overrides", "exclude"]);
+    assert_eq!(
+        without["overrides"],
+        serde_json::json!({"mode": "exclude", "samples": 1})
+    );
+    assert_eq!(mean(&without), mean(&plain));
+    let (ok, _, err) = cli(&["report", "--db", db, "--overrides", "sometimes"]);
+    assert!(!ok && err.contains("include or exclude"), "{err}");
+
+    // A second opinion wins; both are listed with their provenance, and the sample's own row is
+    // unchanged.
+    let (ok, _, err) = cli(&[
+        "annotate",
+        &sid,
+        "--verdict",
+        "fail",
+        "--score",
+        "25",
+        "--note",
+        "on a second look, no",
+        "--reviewer",
+        "Bo",
+        "--db",
+        db,
+    ]);
+    assert!(ok, "{err}");
+    let (ok, listed, err) = cli(&["annotations", "list", "--run", &id, "--db", db, "--json"]);
+    assert!(ok, "{err}");
+    let reviewers: Vec<&str> = listed
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|o| o["reviewer"].as_str().unwrap())
+        .collect();
+    assert_eq!(reviewers, ["Ada", "Bo"]);
+    let second = report(&[]);
+    let moved = mean(&second) - mean(&plain);
+    assert!(
+        (moved - (0.25 - before) * 100.0 / n).abs() < 1e-9,
+        "{moved}"
+    );
+    let (ok, again, _) = cli(&["runs", "show", &id, "--json", "--db", db]);
+    assert!(ok);
+    let row = again["samples"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|s| s["id"] == sample_id)
+        .unwrap();
+    assert_eq!(
+        row["score"].as_f64(),
+        Some(before),
+        "the stored verdict is never changed"
+    );
+    let (ok, _, err) = cli(&["annotations", "list", "--run", "no-such-run", "--db", db]);
+    assert!(!ok && err.contains("no-such-run"), "{err}");
+}
