@@ -2893,7 +2893,12 @@ cost: Array<CostRow>,
 /**
  * Mean score and pass rate of every (benchmark, model, category): the heat map.
  */
-categories: Array<CategoryCell>, };
+categories: Array<CategoryCell>, 
+/**
+ * Pass rate of every (benchmark, model, task) across rounds, with flaky cells: the
+ * repeat-stability heat map.
+ */
+tasks: Array<TaskCell>, };
 
 /**
  * One row of the cross-benchmark profile: normalised scores in [0, 1] per axis.
@@ -2979,6 +2984,52 @@ score_pct: number,
  * passed / n · 100.
  */
 pass_rate_pct: number, };
+
+/**
+ * One cell of the models × tasks repeat-stability heat map: a model's samples of one task.
+ */
+export type TaskCell = { 
+/**
+ * Benchmark.
+ */
+benchmark: string, 
+/**
+ * Model name.
+ */
+model: string, 
+/**
+ * Task id.
+ */
+task: string, 
+/**
+ * PILOT-Bench prompt type the samples were asked under ("" for the other benchmarks, whose
+ * tasks have one condition).
+ */
+prompt_type: string, 
+/**
+ * Samples (rounds × seeds).
+ */
+n: number, 
+/**
+ * Samples passed.
+ */
+passed: number, 
+/**
+ * passed / n · 100.
+ */
+pass_rate_pct: number, 
+/**
+ * Mean score × 100 (a percentage of the maximum score).
+ */
+score_pct: number, 
+/**
+ * Sample standard deviation of the scores × 100 (`None` below two samples).
+ */
+score_sd: number | null, 
+/**
+ * The samples disagree: some passed and some failed (0 < passed < n).
+ */
+flaky: boolean, };
 
 /**
  * One model's figures for one benchmark.

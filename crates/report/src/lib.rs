@@ -18,6 +18,7 @@ pub mod pilot;
 pub mod power;
 pub mod published;
 pub mod quest;
+pub mod repeat;
 pub mod reproduce;
 pub mod stats;
 pub mod summary;
@@ -170,6 +171,9 @@ pub struct Report {
     pub cost: Vec<CostRow>,
     /// Mean score and pass rate of every (benchmark, model, category): the heat map.
     pub categories: Vec<CategoryCell>,
+    /// Pass rate of every (benchmark, model, task) across rounds, with flaky cells: the
+    /// repeat-stability heat map.
+    pub tasks: Vec<repeat::TaskCell>,
 }
 
 /// One cell of the model × category heat map: a model's samples of one benchmark category.
@@ -385,6 +389,7 @@ pub fn build(ds: &Dataset, sel: BenchSelection, pilot_ceilings: &HashMap<String,
         let profile = scope.spawn(|| profile(ds));
         let cost = cost(ds);
         let categories = categories(ds);
+        let tasks = repeat::task_cells(ds);
         Report {
             runs: ds.runs.clone(),
             samples: ds.samples.len(),
@@ -403,6 +408,7 @@ pub fn build(ds: &Dataset, sel: BenchSelection, pilot_ceilings: &HashMap<String,
                 .unwrap_or_else(|e| std::panic::resume_unwind(e)),
             cost,
             categories,
+            tasks,
         }
     })
 }
