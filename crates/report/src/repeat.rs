@@ -3,8 +3,9 @@
 //! same model on the same task passed in some samples and failed in others.
 //!
 //! A pure function of a [`Dataset`]; no I/O. PILOT-Bench asks every task under several prompt
-//! types (optimal, flawed, no plan), which are different conditions rather than repetitions, so a
-//! PILOT cell is one (task, prompt type) pair: pooling them would call a task flaky because a
+//! types (baseline, chain of thought, optimal plan, flawed plan) and Intent2Tx in two settings
+//! (direct, retrieval): different conditions rather than repetitions, so a cell of those
+//! benchmarks is one (task, prompt type) pair. Pooling them would call a task flaky because a
 //! flawed plan failed where the optimal one passed.
 
 use std::collections::BTreeMap;
@@ -23,8 +24,8 @@ pub struct TaskCell {
     pub model: String,
     /// Task id.
     pub task: String,
-    /// PILOT-Bench prompt type the samples were asked under ("" for the other benchmarks, whose
-    /// tasks have one condition).
+    /// The condition the samples were asked under: PILOT-Bench's prompt type or Intent2Tx's
+    /// setting ("" for EVM-QuestBench, whose tasks have one).
     pub prompt_type: String,
     /// Samples (rounds × seeds).
     pub n: usize,
@@ -40,19 +41,30 @@ pub struct TaskCell {
     pub flaky: bool,
 }
 
+/// One cell's samples while counting: their scores in sample order (kept for the SD) and how many
+/// passed.
+#[derive(Default)]
+struct Tally {
+    scores: Vec<f64>,
+    passed: usize,
+}
+
+/// A cell's key: benchmark, model, task and prompt type.
+type Key<T> = (Bench, T, T, T);
+
 /// The repeat-stability heat map of a dataset: one cell per (benchmark, model, task, prompt type)
 /// that has samples, ordered by benchmark, model, task and prompt type.
 pub fn task_cells(ds: &Dataset) -> Vec<TaskCell> {
-    // Scores per cell in sample order (kept for the SD), and how many passed.
-    let mut ids: IdMap<(Bench, u32, u32, u32), (Vec<f64>, usize)> = IdMap::default();
+    let mut ids: IdMap<Key<u32>, Tally> = IdMap::default();
     for s in &ds.samples {
         let e = ids
             .entry((s.bench, s.model, s.task, s.prompt_type))
             .or_default();
-        e.0.push(s.score);
-        e.1 += usize::from(s.passed);
+        e.scores.push(s.score);
+        e.passed += usize::from(s.passed);
     }
-    let cells: BTreeMap<(String, String, String, String), (Vec<f64>, usize)> = ids
+    // Benchmarks by name, as the other tables order them.
+    let cells: BTreeMap<(String, String, String, String), Tally> = ids
         .into_iter()
         .map(|((b, m, t, p), v)| {
             let key = (
@@ -67,7 +79,7 @@ pub fn task_cells(ds: &Dataset) -> Vec<TaskCell> {
     cells
         .into_iter()
         .map(
-            |((benchmark, model, task, prompt_type), (scores, passed))| {
+            |((benchmark, model, task, prompt_type), Tally { scores, passed })| {
                 let n = scores.len();
                 TaskCell {
                     benchmark,
