@@ -3002,8 +3002,8 @@ model: string,
  */
 task: string, 
 /**
- * PILOT-Bench prompt type the samples were asked under ("" for the other benchmarks, whose
- * tasks have one condition).
+ * The condition the samples were asked under: PILOT-Bench's prompt type or Intent2Tx's
+ * setting ("" for EVM-QuestBench, whose tasks have one).
  */
 prompt_type: string, 
 /**
