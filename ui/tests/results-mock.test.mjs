@@ -351,3 +351,27 @@ test("the repeat-stability heat map marks flaky tasks, sorts them first and dril
   assert.deepEqual([f.benchmark, f.model, f.task, f.prompt_type], ["questbench", "lab · llama", "swap_exact_in", null]);
   await page.close();
 });
+
+test("a repeat-stability map of many tasks starts folded, is drawn when unfolded and shows the first 200 rows", async () => {
+  const tasks = Array.from({ length: 250 }, (_, i) => ({ benchmark: "questbench", model: "builtin:a", task: `task_${i}`, prompt_type: "",
+    n: 2, passed: i % 2, pass_rate_pct: (i % 2) * 50, score_pct: 40, score_sd: 5, flaky: i % 2 === 1 }));
+  const report = { samples: 500, runs: ["run-1"], profile: [], cost: [], scoring: "paper", categories: [], tasks,
+    questbench: { leaderboard: [{ model: "builtin:a", rounds: 2, atomic: 1, composite: 0, total: 1, sd: null, cv_pct: null, ci95: null,
+      spearman_mean: null, spearman_min: null, spearman_max: null, pass_count: 1, group: 1 }] } };
+  const base = handler([]);
+  const { page } = await open("#/results", (cmd, args) => (cmd === "results_report" ? { ok: report } : base(cmd, args)));
+  const block = page.locator("#task-heat-questbench");
+  await block.waitFor();
+  assert.equal(await block.getAttribute("open"), null, "folded above 30 tasks");
+  assert.equal(await page.locator("#task-heat-table-questbench tbody tr").count(), 0, "not drawn while folded");
+  assert.equal(await page.locator("#task-heat-models-questbench li").textContent(), "builtin:a: 125 flaky tasks of 250 (50 %)");
+  await block.locator("summary").click();
+  await page.waitForFunction(() => document.querySelectorAll("#task-heat-table-questbench tbody tr").length === 200);
+  await page.click("#task-heat-more-questbench");
+  assert.equal(await page.locator("#task-heat-table-questbench tbody tr").count(), 250);
+  assert.equal(await page.locator("#task-heat-more-questbench").isVisible(), false);
+  // Task names sort as people count: task_2 before task_10.
+  const first = await page.$$eval("#task-heat-table-questbench tbody tr", (trs) => trs.slice(0, 3).map((tr) => tr.dataset.task));
+  assert.deepEqual(first, ["task_0", "task_1", "task_2"]);
+  await page.close();
+});
