@@ -253,13 +253,14 @@ pub fn typescript() -> String {
     // (`crucible compare --json`).
     {
         use crucible_report::{
-            intent, pilot, quest, significance, stats, summary, CategoryCell, CompareReport,
-            CompareSides, Comparison, CostRow, ProfileRow, Report,
+            intent, pilot, quest, repeat, significance, stats, summary, CategoryCell,
+            CompareReport, CompareSides, Comparison, CostRow, ProfileRow, Report,
         };
         decl::<Report>(&mut out);
         decl::<ProfileRow>(&mut out);
         decl::<CostRow>(&mut out);
         decl::<CategoryCell>(&mut out);
+        decl::<repeat::TaskCell>(&mut out);
         decl::<summary::ModelSummary>(&mut out);
         decl::<summary::Stability>(&mut out);
         decl::<summary::RoundPair>(&mut out);

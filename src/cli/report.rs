@@ -532,6 +532,7 @@ pub fn bench(args: BenchReportArgs) -> Result<()> {
     let profile = report::profile(&ds);
     let cost = report::cost(&ds);
     let categories = report::categories(&ds);
+    let tasks = report::repeat::task_cells(&ds);
     let profile_ms = ms(t);
     let tables_ms = ms(t_all);
     let r = report::Report {
@@ -545,6 +546,7 @@ pub fn bench(args: BenchReportArgs) -> Result<()> {
         profile,
         cost,
         categories,
+        tasks,
     };
     let tmp = tempfile::tempdir()?;
     let dir = match &args.charts {

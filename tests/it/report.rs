@@ -599,6 +599,57 @@ async fn tables_from_a_store_match_hand_computed_values() {
     assert_eq!((pb.intent_translation, pb.robustness), (None, None));
 }
 
+/// The repeat-stability cells of a three-round run agree with the stored samples counted in SQL
+/// (one cell per benchmark, model, task and prompt type; flaky exactly when some passed and some
+/// failed), and both kinds of cell occur.
+#[tokio::test]
+async fn repeat_stability_cells_count_the_stored_samples_of_every_round() {
+    let dir = tempfile::tempdir().unwrap();
+    let db = dir.path().join("s.db");
+    let ds = synth::generate(&synth::SynthSpec {
+        models: 2,
+        rounds: 3,
+        intent_tasks: 6,
+        pilot_tasks: 6,
+        seed: 11,
+    });
+    let st = store(&db, Some(&ds)).await;
+    let loaded = Dataset::load(&st, &[], BenchSelection(None), Scoring::Crucible)
+        .await
+        .unwrap();
+    let r = report::build(&loaded, BenchSelection(None), &HashMap::new());
+    st.close().await;
+
+    let pool = SqlitePoolOptions::new()
+        .max_connections(1)
+        .connect_with(SqliteConnectOptions::new().filename(&db))
+        .await
+        .unwrap();
+    let want: Vec<(String, String, String, String, i64, i64, f64, i64)> = sqlx::query_as(
+        "SELECT benchmark, model, task, prompt_type, COUNT(*), SUM(passed), AVG(score), \
+         COUNT(DISTINCT run_id || '/' || round) \
+         FROM samples GROUP BY 1, 2, 3, 4 ORDER BY 1, 2, 3, 4",
+    )
+    .fetch_all(&pool)
+    .await
+    .unwrap();
+    pool.close().await;
+
+    assert_eq!(r.tasks.len(), want.len());
+    for (c, (b, m, t, p, n, passed, mean, rounds)) in r.tasks.iter().zip(&want) {
+        let key = (&c.benchmark, &c.model, &c.task, &c.prompt_type);
+        assert_eq!(key, (b, m, t, p));
+        assert_eq!((c.n as i64, c.passed as i64), (*n, *passed), "{c:?}");
+        assert_eq!(*rounds, 3, "every cell spans the run's three rounds: {c:?}");
+        assert!(close(c.score_pct, mean * 100.0), "{c:?}");
+        assert!(close(c.pass_rate_pct, *passed as f64 / *n as f64 * 100.0));
+        assert_eq!(c.flaky, *passed > 0 && passed < n, "{c:?}");
+        assert!(c.score_sd.is_some(), "{c:?}");
+    }
+    assert!(r.tasks.iter().any(|c| c.flaky), "some cell is flaky");
+    assert!(r.tasks.iter().any(|c| !c.flaky), "some cell is stable");
+}
+
 #[tokio::test]
 async fn paired_comparison_of_two_runs() {
     let dir = tempfile::tempdir().unwrap();
@@ -712,12 +763,14 @@ async fn cli_report_and_compare_json_shape_and_errors() {
             "categories",
             "cost",
             "intent2tx",
+            "overrides",
             "pilot",
             "profile",
             "questbench",
             "runs",
             "samples",
-            "scoring"
+            "scoring",
+            "tasks"
         ]
     );
     assert_eq!(

@@ -2948,6 +2948,11 @@ cost: Array<CostRow>,
  */
 categories: Array<CategoryCell>, 
 /**
+ * Pass rate of every (benchmark, model, task) across rounds, with flaky cells: the
+ * repeat-stability heat map.
+ */
+tasks: Array<TaskCell>, 
+/**
  * Whether reviewers' overrides were counted, and how many samples they touch.
  */
 overrides: OverridesUsed, };
@@ -3036,6 +3041,52 @@ score_pct: number,
  * passed / n · 100.
  */
 pass_rate_pct: number, };
+
+/**
+ * One cell of the models × tasks repeat-stability heat map: a model's samples of one task.
+ */
+export type TaskCell = { 
+/**
+ * Benchmark.
+ */
+benchmark: string, 
+/**
+ * Model name.
+ */
+model: string, 
+/**
+ * Task id.
+ */
+task: string, 
+/**
+ * The condition the samples were asked under: PILOT-Bench's prompt type or Intent2Tx's
+ * setting ("" for EVM-QuestBench, whose tasks have one).
+ */
+prompt_type: string, 
+/**
+ * Samples (rounds × seeds).
+ */
+n: number, 
+/**
+ * Samples passed.
+ */
+passed: number, 
+/**
+ * passed / n · 100.
+ */
+pass_rate_pct: number, 
+/**
+ * Mean score × 100 (a percentage of the maximum score).
+ */
+score_pct: number, 
+/**
+ * Sample standard deviation of the scores × 100 (`None` below two samples).
+ */
+score_sd: number | null, 
+/**
+ * The samples disagree: some passed and some failed (0 < passed < n).
+ */
+flaky: boolean, };
 
 /**
  * One model's figures for one benchmark.

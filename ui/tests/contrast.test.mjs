@@ -55,7 +55,9 @@ function handler(cmd, args) {
     case "results_runs": return { ok: [RUN, ...COMPARE_RUNS] };
     case "results_report": return { ok: { samples: 2, runs: ["run-1"], profile: [], cost: [], scoring: "paper", questbench: { leaderboard: [row("builtin:a", 40), row("lab · m", 93)] },
       // Heat-map cells from empty to full: dark text must stay readable on every shade.
-      categories: [0, 25, 50, 75, 100].flatMap((pct, i) => ["builtin:a", "lab · m"].map((model) => ({ benchmark: "questbench", model, category: `cat_${i}`, n: 4, passed: Math.round(pct / 25), score_pct: pct, pass_rate_pct: pct })) ) } };
+      categories: [0, 25, 50, 75, 100].flatMap((pct, i) => ["builtin:a", "lab · m"].map((model) => ({ benchmark: "questbench", model, category: `cat_${i}`, n: 4, passed: Math.round(pct / 25), score_pct: pct, pass_rate_pct: pct })) ),
+      // Repeat-stability cells on every shade, flaky ones (marked "≈") among them.
+      tasks: [0, 25, 50, 75, 100].flatMap((pct, i) => ["builtin:a", "lab · m"].map((model) => ({ benchmark: "questbench", model, task: `task_${i}`, prompt_type: "", n: 4, passed: pct / 25, pass_rate_pct: pct, score_pct: pct, score_sd: 10, flaky: pct > 0 && pct < 100 })) ) } };
     case "list_runs_view": return { ok: { db: "/data/crucible.db", live: [], runs: [RUN_ITEM] } };
     case "results_facets": return { ok: { categories: ["transfer"], difficulties: ["easy"] } };
     case "results_samples": return { ok: { total: 1, offset: 0, limit: 50, rows: [SUMMARY] } };
@@ -101,7 +103,7 @@ async function lowContrast(page) {
 for (const [name, hash, ready, clicks] of [
   ["Home", "#/", "#home-tool-anvil", []],
   ["Settings → System", "#/settings", "#tool-anvil", []],
-  ["Results leaderboards", "#/results", "#heat-table-questbench", []],
+  ["Results leaderboards", "#/results", "#task-heat-table-questbench", []],
   ["Runs", "#/runs", "#run-r-done", []],
   ["Results samples", "#/results", "#samples-table", ["#tab-samples"]],
   ["Compare (verdict, matrix and both traces)", "#/results", "#compare-trace-b [data-fact='outcome']",

@@ -363,3 +363,85 @@ test("samples are searched, narrowed by result and score, and sorted by any colu
   await page.screenshot({ path: join(shots, "mock-samples-search.png"), timeout: 15000 });
   await page.close();
 });
+
+test("the repeat-stability heat map marks flaky tasks, sorts them first and drills into a cell's samples", async () => {
+  const qb = (model, total) => ({ model, rounds: 3, atomic: total, composite: 0, total, max_total: 300, total_pct: total / 3, sd: null, cv_pct: null,
+    ci95: null, spearman_mean: null, spearman_min: null, spearman_max: null, pass_count: 1, group: 1 });
+  const cell = (benchmark, model, task, passed, n, prompt_type = "") => ({ benchmark, model, task, prompt_type, n, passed,
+    pass_rate_pct: passed / n * 100, score_pct: passed / n * 90, score_sd: n > 1 ? 12.5 : null, flaky: passed > 0 && passed < n });
+  const report = { samples: 21, runs: ["run-1"], profile: [], cost: [], scoring: "paper", categories: [],
+    questbench: { leaderboard: [qb("builtin:a", 200), qb("lab · llama", 100)] },
+    intent2tx: { table1: [{ model: "builtin:a", setting: "direct", steps: "single", n: 1, format: 1, logic: 1, param: 1, pass: 1, final_score: 1 }] },
+    tasks: [
+      cell("questbench", "builtin:a", "aave_supply", 3, 3), cell("questbench", "builtin:a", "bnb_transfer", 3, 3),
+      cell("questbench", "builtin:a", "swap_exact_in", 2, 3),
+      cell("questbench", "lab · llama", "aave_supply", 0, 3), cell("questbench", "lab · llama", "bnb_transfer", 3, 3),
+      cell("questbench", "lab · llama", "swap_exact_in", 2, 3),
+      // One sample per cell: nothing can disagree.
+      cell("intent2tx", "builtin:a", "i1", 1, 1, "direct"),
+    ] };
+  const calls = [];
+  const base = handler(calls);
+  const { page } = await open("#/results", (cmd, args) => (cmd === "results_report" ? { ok: report } : base(cmd, args)));
+  const table = page.locator("#task-heat-table-questbench");
+  await table.waitFor();
+  assert.equal(await page.locator("#task-heat-questbench").getAttribute("open"), "", "few tasks: unfolded");
+  const grid = () => page.$$eval("#task-heat-table-questbench tr", (trs) => trs.map((tr) => [...tr.children].map((c) => c.textContent)));
+  assert.deepEqual(await grid(), [
+    ["Task", "builtin:a", "lab · llama"],
+    ["aave_supply", "100 %", "0 %"],
+    ["bnb_transfer", "100 %", "100 %"],
+    ["swap_exact_in", "67 % ≈", "67 % ≈"],
+  ], "a row per task, a column per model, flaky cells marked");
+  const flaky = table.locator("td[data-model='builtin:a'][data-task=swap_exact_in]");
+  assert.equal(await flaky.getAttribute("data-flaky"), "true");
+  assert.match(await flaky.getAttribute("title"), /^Rounds disagree: passed 2 of 3\./);
+  assert.match(await flaky.getAttribute("aria-label"), /^Flaky\. Rounds disagree/);
+  assert.equal(await table.locator("td[data-flaky=true]").count(), 2);
+  assert.equal(await table.locator("td[data-task=aave_supply][data-model='lab · llama']").getAttribute("data-flaky"), "false", "never passed: stable");
+  assert.deepEqual(await page.locator("#task-heat-models-questbench li").allTextContents(),
+    ["builtin:a: 1 flaky task of 3 (33 %)", "lab · llama: 1 flaky task of 3 (33 %)"]);
+  // Nothing can be flaky with one sample per cell: a line says so instead of a grid.
+  assert.equal(await page.locator("#task-heat-table-intent2tx").count(), 0);
+  assert.match(await page.locator("#task-heat-intent2tx").textContent(), /run two rounds or more to see repeat stability/);
+
+  await page.selectOption("#task-heat-sort-questbench", { label: "Most flaky first" });
+  assert.deepEqual((await grid()).slice(1).map((r) => r[0]), ["swap_exact_in", "aave_supply", "bnb_transfer"], "two flaky cells, then ties by name");
+  await page.selectOption("#task-heat-sort-questbench", { label: "Lowest pass rate first" });
+  assert.deepEqual((await grid()).slice(1).map((r) => r[0]), ["aave_supply", "swap_exact_in", "bnb_transfer"], "mean pass rates 50, 67, 100");
+  await page.selectOption("#task-heat-sort-questbench", { label: "Most flaky first" });
+  mkdirSync(shots, { recursive: true });
+  await page.screenshot({ path: join(shots, "mock-task-heat.png"), fullPage: true, timeout: 15000 });
+
+  // Enter on a focused cell lists that model's samples of that task.
+  await page.focus("#task-heat-table-questbench td[data-model='lab · llama'][data-task=swap_exact_in]");
+  await page.keyboard.press("Enter");
+  await page.locator("#samples-table").waitFor();
+  const f = calls.filter(([c]) => c === "results_samples").at(-1)[1].filter;
+  assert.deepEqual([f.benchmark, f.model, f.task, f.prompt_type], ["questbench", "lab · llama", "swap_exact_in", null]);
+  await page.close();
+});
+
+test("a repeat-stability map of many tasks starts folded, is drawn when unfolded and shows the first 200 rows", async () => {
+  const tasks = Array.from({ length: 250 }, (_, i) => ({ benchmark: "questbench", model: "builtin:a", task: `task_${i}`, prompt_type: "",
+    n: 2, passed: i % 2, pass_rate_pct: (i % 2) * 50, score_pct: 40, score_sd: 5, flaky: i % 2 === 1 }));
+  const report = { samples: 500, runs: ["run-1"], profile: [], cost: [], scoring: "paper", categories: [], tasks,
+    questbench: { leaderboard: [{ model: "builtin:a", rounds: 2, atomic: 1, composite: 0, total: 1, sd: null, cv_pct: null, ci95: null,
+      spearman_mean: null, spearman_min: null, spearman_max: null, pass_count: 1, group: 1 }] } };
+  const base = handler([]);
+  const { page } = await open("#/results", (cmd, args) => (cmd === "results_report" ? { ok: report } : base(cmd, args)));
+  const block = page.locator("#task-heat-questbench");
+  await block.waitFor();
+  assert.equal(await block.getAttribute("open"), null, "folded above 30 tasks");
+  assert.equal(await page.locator("#task-heat-table-questbench tbody tr").count(), 0, "not drawn while folded");
+  assert.equal(await page.locator("#task-heat-models-questbench li").textContent(), "builtin:a: 125 flaky tasks of 250 (50 %)");
+  await block.locator("summary").click();
+  await page.waitForFunction(() => document.querySelectorAll("#task-heat-table-questbench tbody tr").length === 200);
+  await page.click("#task-heat-more-questbench");
+  assert.equal(await page.locator("#task-heat-table-questbench tbody tr").count(), 250);
+  assert.equal(await page.locator("#task-heat-more-questbench").isVisible(), false);
+  // Task names sort as people count: task_2 before task_10.
+  const first = await page.$$eval("#task-heat-table-questbench tbody tr", (trs) => trs.slice(0, 3).map((tr) => tr.dataset.task));
+  assert.deepEqual(first, ["task_0", "task_1", "task_2"]);
+  await page.close();
+});

@@ -341,6 +341,7 @@ pub fn tables(r: &Report) -> Vec<(&'static str, Vec<Value>)> {
     out.push(("profile", rows(&r.profile)));
     out.push(("cost", rows(&r.cost)));
     out.push(("categories", rows(&r.categories)));
+    out.push(("tasks", rows(&r.tasks)));
     out
 }
 

@@ -19,6 +19,7 @@ pub mod pilot;
 pub mod power;
 pub mod published;
 pub mod quest;
+pub mod repeat;
 pub mod reproduce;
 pub mod significance;
 pub mod stats;
@@ -172,6 +173,9 @@ pub struct Report {
     pub cost: Vec<CostRow>,
     /// Mean score and pass rate of every (benchmark, model, category): the heat map.
     pub categories: Vec<CategoryCell>,
+    /// Pass rate of every (benchmark, model, task) across rounds, with flaky cells: the
+    /// repeat-stability heat map.
+    pub tasks: Vec<repeat::TaskCell>,
     /// Whether reviewers' overrides were counted, and how many samples they touch.
     pub overrides: overrides::OverridesUsed,
 }
@@ -389,6 +393,7 @@ pub fn build(ds: &Dataset, sel: BenchSelection, pilot_ceilings: &HashMap<String,
         let profile = scope.spawn(|| profile(ds));
         let cost = cost(ds);
         let categories = categories(ds);
+        let tasks = repeat::task_cells(ds);
         Report {
             runs: ds.runs.clone(),
             samples: ds.samples.len(),
@@ -408,6 +413,7 @@ pub fn build(ds: &Dataset, sel: BenchSelection, pilot_ceilings: &HashMap<String,
                 .unwrap_or_else(|e| std::panic::resume_unwind(e)),
             cost,
             categories,
+            tasks,
         }
     })
 }

@@ -33,6 +33,7 @@ import { BENCHES, BENCH_LABEL, SCORINGS, SCORING_LABEL } from "../bench";
 import { chartLabel, columnLabel, modelList, tableLabel, valueLabel } from "../labels";
 import { renderPaperTables } from "./paper-tables";
 import { renderCompare } from "./compare";
+import { heatColour, taskHeat } from "./task-heat";
 import { h, ident, mount } from "../dom";
 import { runText, runTitle } from "../run-name";
 import {
@@ -594,13 +595,6 @@ function withPercent(b: Bench, rows: readonly Row[]): readonly Row[] {
   return rows.map((r) => ({ ...r, final_pct: typeof r.final_score === "number" ? r.final_score * 100 : null }));
 }
 
-/** The heat map's cell colour for a score in percent: from near white (0 %) to a mid blue
- *  (100 %), light enough everywhere for dark text at WCAG AA. */
-export function heatColour(pct: number): string {
-  const x = Math.max(0, Math.min(100, pct)) / 100;
-  return `hsl(210, 65%, ${(97 - 27 * x).toFixed(1)}%)`;
-}
-
 /** A benchmark's model × category heat map (mean score per cell as a percentage of the maximum,
  *  pass rate and sample count on hover); a click lists the cell's samples. None when the benchmark
  *  has fewer than two categories (a single column says nothing the leaderboard does not). */
@@ -670,6 +664,15 @@ async function renderLeaderboards(content: HTMLElement, s: State, onCell: (f: Sa
     if (sig) card.append(significanceBlock(b, b === "questbench" ? "points" : "points of 100", sig[0], sig[1]));
     const heat = heatMap(s, b, report.categories, onCell);
     if (heat) card.append(heat);
+    const stability = taskHeat(b, report.tasks, (c) => {
+      const f = baseFilter(s);
+      f.benchmark = b;
+      f.model = c.model;
+      f.task = c.task;
+      if (c.prompt_type) f.prompt_type = c.prompt_type;
+      onCell(f);
+    });
+    if (stability) card.append(stability);
     for (const [name, rows] of Object.entries(t)) {
       if (name === lead || name === "significance") continue;
       if (name === "quadrant_medians" && Array.isArray(rows) && rows.length === 2 && rows.every((x) => typeof x === "number")) {
