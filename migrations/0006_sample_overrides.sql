@@ -1,7 +1,9 @@
 -- A reviewer's verdict on a sample, kept beside the scorer's (docs/store.md, "Overrides"). Every
 -- override is kept (the newest of a sample is the one reports use), with who made it, when, why,
 -- what the scorer had said and which Crucible version scored it, so an override never hides the
--- original. Deleting a run deletes its overrides.
+-- original. Deleting a run deletes its overrides. `kind` is `override` (the reviewer's verdict
+-- replaces the scorer's in reports) or `confirm` (the reviewer checked the scorer's verdict and
+-- agrees: reports keep the scorer's; the audit queue counts it towards validator agreement).
 CREATE TABLE sample_overrides (
   id               INTEGER PRIMARY KEY,
   sample_id        INTEGER NOT NULL REFERENCES samples(id) ON DELETE CASCADE,
@@ -13,6 +15,7 @@ CREATE TABLE sample_overrides (
   created_at       TEXT NOT NULL,
   original_passed  INTEGER NOT NULL,
   original_score   REAL NOT NULL,
-  scorer_version   TEXT NOT NULL
+  scorer_version   TEXT NOT NULL,
+  kind             TEXT NOT NULL DEFAULT 'override' CHECK (kind IN ('override', 'confirm'))
 );
 CREATE INDEX sample_overrides_by_run ON sample_overrides (run_id, sample_id);

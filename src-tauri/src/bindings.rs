@@ -152,6 +152,8 @@ pub fn typescript() -> String {
         decl::<RunForm>(&mut out);
         decl::<crate::PlanResult>(&mut out);
         decl::<crucible_views::planner::RoundsAdvice>(&mut out);
+        decl::<crucible_views::review::SampleReview>(&mut out);
+        decl::<crucible_views::review::OverrideView>(&mut out);
         decl::<RunPlan>(&mut out);
         decl::<SchedulingPlan>(&mut out);
         decl::<BenchPlan>(&mut out);
@@ -441,6 +443,8 @@ mod tests {
             "RunForm",
             "PlanResult",
             "RoundsAdvice",
+            "SampleReview",
+            "OverrideView",
             "RunsView",
             "LiveStatus",
             "Catalogue",

@@ -213,6 +213,8 @@ pub fn run() {
             commands::providers::provider_models,
             commands::runs::plan_run,
             commands::runs::rounds_advice,
+            commands::results::sample_review,
+            commands::results::annotate_sample,
             commands::runs::start_run,
             commands::runs::resume_run,
             commands::runs::cancel_run,

@@ -812,6 +812,64 @@ alpha: number,
 sentence: string, };
 
 /**
+ * A sample's review state: its overrides, newest first, and the reviewer name to prefill.
+ */
+export type SampleReview = { 
+/**
+ * Overrides, newest first.
+ */
+overrides: Array<OverrideView>, 
+/**
+ * The `reviewer` setting, if set.
+ */
+reviewer: string | null, };
+
+/**
+ * One override, as the trace viewer shows it (scores in points, 0–100).
+ */
+export type OverrideView = { 
+/**
+ * Override id.
+ */
+id: number, 
+/**
+ * The reviewer's verdict.
+ */
+passed: boolean, 
+/**
+ * The reviewer's score (points).
+ */
+points: number, 
+/**
+ * Why.
+ */
+note: string, 
+/**
+ * Who.
+ */
+reviewer: string, 
+/**
+ * When (RFC 3339 UTC).
+ */
+created_at: string, 
+/**
+ * What the scorer said.
+ */
+original_passed: boolean, 
+/**
+ * The scorer's score (points).
+ */
+original_points: number, 
+/**
+ * The Crucible version that scored the sample.
+ */
+scorer_version: string, 
+/**
+ * Whether this is the sample's newest override (the one reports count).
+ */
+current: boolean, };
+
+/**
  * What pressing Start would do.
  */
 export type RunPlan = { 

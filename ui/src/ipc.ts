@@ -8,7 +8,7 @@ import type {
   PerfMark, SystemStatus, LocatedTool, ConfigReset, UniverseBuild, ToolInstall, PackInfo, PackVerdict, SelftestProgress,
 } from "./bindings";
 import type { DatabaseCheck, FreshDatabase, OpenedDatabase, Recovery } from "./bindings";
-import type { FormError, RoundsAdvice } from "./bindings";
+import type { FormError, OverrideView, RoundsAdvice, SampleReview } from "./bindings";
 
 export type Result<T> = { ok: true; value: T } | { ok: false; error: CommandError };
 
@@ -92,6 +92,14 @@ export const planRun = (form: RunForm): Promise<Result<PlanResult>> => call<Plan
  *  `delta` points need (from stored runs, or the entered round-to-round `sd`). */
 export const roundsAdvice = (benchmarks: string[], rounds: number, delta: number, sd: number | null): Promise<Result<RoundsAdvice[]>> =>
   call<RoundsAdvice[]>("rounds_advice", { benchmarks, rounds, delta, sd });
+
+/** A sample's reviewer overrides (newest first) and the reviewer name to prefill. */
+export const sampleReview = (runId: string, sampleId: number): Promise<Result<SampleReview>> =>
+  call<SampleReview>("sample_review", { runId, sampleId });
+
+/** Records a reviewer's override of a sample's verdict (`points` 0–100 or null). */
+export const annotateSample = (sampleId: number, passed: boolean, points: number | null, note: string, reviewer: string): Promise<Result<OverrideView>> =>
+  call<OverrideView>("annotate_sample", { sampleId, passed, points, note, reviewer });
 
 /** Starts a run; resolves to its id once it exists in the database. */
 export const startRun = (form: RunForm): Promise<Result<string>> => call<string>("start_run", { form });

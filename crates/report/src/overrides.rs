@@ -50,16 +50,20 @@ pub struct OverridesUsed {
     pub samples: usize,
 }
 
-/// The newest override of each sample: sample id → (passed, score).
+/// The reviewer's verdict of each sample whose newest review is an override: sample id →
+/// (passed, score). A sample whose newest review confirms the scorer keeps the scorer's verdict.
 pub fn latest(rows: &[OverrideRow]) -> HashMap<i64, (bool, f64)> {
-    let mut out: HashMap<i64, (i64, bool, f64)> = HashMap::new();
+    let mut out: HashMap<i64, &OverrideRow> = HashMap::new();
     for r in rows {
-        let e = out.entry(r.sample_id).or_insert((r.id, r.passed, r.score));
-        if r.id >= e.0 {
-            *e = (r.id, r.passed, r.score);
+        let e = out.entry(r.sample_id).or_insert(r);
+        if r.id >= e.id {
+            *e = r;
         }
     }
-    out.into_iter().map(|(k, (_, p, s))| (k, (p, s))).collect()
+    out.into_iter()
+        .filter(|(_, r)| r.kind != "confirm")
+        .map(|(k, r)| (k, (r.passed, r.score)))
+        .collect()
 }
 
 /// Puts a reviewer's verdict on a sample (both scorings) and marks it.
@@ -88,6 +92,7 @@ mod tests {
             original_passed: !passed,
             original_score: 0.5,
             scorer_version: "1".into(),
+            kind: "override".into(),
         }
     }
 
@@ -117,6 +122,13 @@ mod tests {
             (true, 0.6, true, 0.6, true)
         );
         assert_eq!(OverrideMode::parse("exclude"), Some(OverrideMode::Exclude));
+        // A newer confirmation hands the sample back to the scorer.
+        let confirm = OverrideRow {
+            kind: "confirm".into(),
+            ..row(4, 7, true, 1.0)
+        };
+        let l = latest(&[row(3, 7, false, 0.0), confirm]);
+        assert!(!l.contains_key(&7));
         assert_eq!(OverrideMode::parse("maybe"), None);
     }
 }

@@ -130,4 +130,6 @@ pub struct OverrideRow {
     pub original_score: f64,
     /// The Crucible version that scored the sample (from its run).
     pub scorer_version: String,
+    /// `override` (replaces the scorer's verdict in reports) or `confirm` (agrees with it).
+    pub kind: String,
 }

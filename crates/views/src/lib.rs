@@ -17,6 +17,7 @@ pub mod install;
 pub mod packs;
 pub mod planner;
 pub mod results;
+pub mod review;
 pub mod selftest;
 pub mod setup;
 pub mod status;

@@ -234,3 +234,45 @@ pub async fn results_extracted(
     let e = explorer(&state).await?.1;
     Ok(crucible_views::inspect::extracted(e.store(), id).await?)
 }
+
+/// A sample's overrides (newest first) and the reviewer name to prefill the override form with.
+#[tauri::command]
+pub async fn sample_review(
+    state: tauri::State<'_, AppState>,
+    run_id: String,
+    sample_id: i64,
+) -> Result<crucible_views::review::SampleReview, CommandError> {
+    let (config, store) = crate::commands::runs::open_store(&state).await?;
+    Ok(crucible_views::review::sample_review(&store, &run_id, sample_id, config.reviewer).await?)
+}
+
+/// Records a reviewer's override of a sample's verdict (`points` 0–100, or none for full marks
+/// on pass and zero on fail), saving the reviewer's name as the `reviewer` setting when it
+/// changed. A refused note, score or name is an error that says what to fix; nothing is stored.
+#[tauri::command]
+pub async fn annotate_sample(
+    state: tauri::State<'_, AppState>,
+    sample_id: i64,
+    passed: bool,
+    points: Option<f64>,
+    note: String,
+    reviewer: String,
+) -> Result<crucible_views::review::OverrideView, CommandError> {
+    let (config, store) = crate::commands::runs::open_store(&state).await?;
+    let saved =
+        crucible_views::review::annotate(&store, sample_id, passed, points, &note, &reviewer)
+            .await
+            .map_err(|e| match e {
+                crucible_store::StoreError::Override(_)
+                | crucible_store::StoreError::UnknownSample(_) => {
+                    CommandError::invalid_msg(e.to_string())
+                }
+                other => other.into(),
+            })?;
+    if config.reviewer.as_deref() != Some(saved.reviewer.as_str()) {
+        let file = crate::commands::system::config_file(&state)?;
+        crucible_views::review::save_reviewer(&file, &saved.reviewer)?;
+        state.reload_config()?;
+    }
+    Ok(saved)
+}

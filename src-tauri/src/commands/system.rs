@@ -21,7 +21,7 @@ pub async fn get_system_status(
 }
 
 /// The config file the app reads, or an error when this platform has none.
-fn config_file(state: &AppState) -> Result<std::path::PathBuf, CommandError> {
+pub(crate) fn config_file(state: &AppState) -> Result<std::path::PathBuf, CommandError> {
     state.config_file.clone().ok_or_else(|| {
         CommandError::invalid_msg("this system has no settings folder; start Crucible with CRUCIBLE_ANVIL / CRUCIBLE_DENO set instead")
     })

@@ -621,3 +621,152 @@ async fn results_page_matches_the_cli_and_shows_traces_exports_and_comparisons()
     assert_eq!(seen.models_disagreements, differ.to_string(), "{seen:?}");
     Ok(())
 }
+
+/// The PILOT-Bench headline of the model whose name contains `who`, as the significance table
+/// shows it (one decimal).
+async fn pilot_mean(app: &App, who: &str) -> Result<String> {
+    let v = app
+        .eval(&format!(
+            "const r = [...document.querySelectorAll('#sig-models-pilot tbody tr')].find(r => \
+             r.dataset.model.includes('{who}')); \
+             return r ? r.querySelector('td[data-col=mean]').textContent : null"
+        ))
+        .await?;
+    v.as_str()
+        .map(str::to_string)
+        .with_context(|| format!("no {who} row in the PILOT significance table"))
+}
+
+#[tokio::test]
+#[ignore = "E2E: needs the built app, tauri-driver and a display (run via .ci/e2e)"]
+async fn a_reviewer_overrides_a_sample_and_the_leaderboard_counts_it_marked() -> Result<()> {
+    let data = tempfile::tempdir()?;
+    let config = tempfile::tempdir()?;
+    let env = env_for(data.path(), config.path());
+    let db = data.path().join("crucible.db");
+    let dbs = db.to_str().context("utf-8 path")?;
+    let run = crucible(
+        &env,
+        &[
+            "run",
+            "--bench",
+            "pilot",
+            "--model",
+            "builtin:reference",
+            "--model",
+            "builtin:no-retry",
+            "--limit",
+            "3",
+            "--seed",
+            "5",
+            "--db",
+            dbs,
+            "--json",
+        ],
+    )?;
+    let run_id = run["run_id"].as_str().context("run id")?.to_string();
+    let shown = crucible(&env, &["runs", "show", &run_id, "--json", "--db", dbs])?;
+    let samples = shown["samples"].as_array().context("samples")?;
+    let mine: Vec<&Value> = samples
+        .iter()
+        .filter(|s| s["model"] == "builtin:no-retry")
+        .collect();
+    let failed = mine
+        .iter()
+        .find(|s| s["score"].as_f64().unwrap_or(1.0) < 1.0)
+        .context("the no-retry agent fails some workflow")?;
+    let id = failed["id"].as_i64().context("sample id")?;
+    let score = failed["score"].as_f64().context("score")?;
+    let before = crucible(&env, &["report", "--db", dbs, "--json", "--no-ceiling"])?;
+    let mean_of = |r: &Value| -> Result<f64> {
+        r["pilot"]["summary"]
+            .as_array()
+            .context("pilot summary")?
+            .iter()
+            .find(|m| m["model"].as_str().unwrap_or("").contains("no-retry"))
+            .and_then(|m| m["mean"].as_f64())
+            .context("no-retry mean")
+    };
+    let cli_before = mean_of(&before)?;
+
+    let app = App::launch(&env).await?;
+    let flow = async {
+        app.click("#nav-results").await?;
+        app.wait_text("#report-meta", Duration::from_secs(60), |t| t.contains(&run_id))
+            .await?;
+        let shown_before = pilot_mean(&app, "no-retry").await?;
+        app.click("#tab-samples").await?;
+        app.wait_text("#samples-table", Duration::from_secs(30), |t| !t.is_empty())
+            .await?;
+        app.eval(&format!(
+            "document.querySelector(\"#samples-table tr[data-sample='{id}'] td\").click(); return true"
+        ))
+        .await?;
+        app.wait_text("#review-list", Duration::from_secs(20), |t| {
+            t.contains("No reviewer has overridden")
+        })
+        .await?;
+        app.eval("document.querySelector('#trace-review').open = true; return true")
+            .await?;
+        // Saving with nothing chosen says what is missing and stores nothing.
+        app.click("#review-save").await?;
+        let problems = app.text("#review-problems").await?;
+        app.click("#review-pass").await?;
+        app.fill("#review-note", "the workflow finished: the retry was not needed")
+            .await?;
+        app.fill("#review-reviewer", "E2E Reviewer").await?;
+        app.click("#review-save").await?;
+        let saved = app
+            .text_when("#review-saved", Duration::from_secs(20), |t| t.contains("Saved"))
+            .await?;
+        let listed = app.text("#review-list").await?;
+        app.screenshot("results-override-saved").await?;
+        app.click("#tab-leaderboards").await?;
+        let marked = app
+            .text_when("#report-overrides", Duration::from_secs(30), |t| {
+                t.contains("1 sample has a reviewer's override")
+            })
+            .await?;
+        let shown_after = pilot_mean(&app, "no-retry").await?;
+        app.screenshot("results-override-leaderboard").await?;
+        app.select("#filter-overrides", "exclude").await?;
+        app.wait_text("#report-overrides", Duration::from_secs(30), |t| {
+            t.contains("left out")
+        })
+        .await?;
+        let shown_excluded = pilot_mean(&app, "no-retry").await?;
+        anyhow::Ok((problems, saved, listed, marked, shown_before, shown_after, shown_excluded))
+    }
+    .await;
+    app.close().await;
+    let (problems, saved, listed, marked, shown_before, shown_after, shown_excluded) = flow?;
+    assert!(
+        problems.contains("Choose Pass or Fail") && problems.contains("note"),
+        "{problems}"
+    );
+    assert!(saved.contains("pass, 100.0 points"), "{saved}");
+    assert!(
+        listed.contains("E2E Reviewer: pass, 100.0 points")
+            && listed.contains("the scorer said fail"),
+        "{listed}"
+    );
+    assert!(marked.contains("counted in these tables"), "{marked}");
+
+    // The page moved by exactly the override, as the CLI computes it from the same store.
+    let after = crucible(&env, &["report", "--db", dbs, "--json", "--no-ceiling"])?;
+    let cli_after = mean_of(&after)?;
+    let n = mine.len() as f64;
+    assert!((cli_after - cli_before - (1.0 - score) * 100.0 / n).abs() < 1e-9);
+    assert_eq!(shown_before, format!("{cli_before:.1}"));
+    assert_eq!(shown_after, format!("{cli_after:.1}"));
+    assert_ne!(shown_before, shown_after, "the leaderboard changed");
+    assert_eq!(
+        shown_excluded, shown_before,
+        "left out, the scorer's figures come back"
+    );
+    let listed = crucible(&env, &["annotations", "list", "--db", dbs, "--json"])?;
+    assert_eq!(listed[0]["sample_id"].as_i64(), Some(id));
+    assert_eq!(listed[0]["reviewer"], "E2E Reviewer");
+    assert_eq!(listed[0]["original_score"].as_f64(), Some(score));
+    Ok(())
+}

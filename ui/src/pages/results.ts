@@ -55,6 +55,7 @@ import { roundsSection } from "../rounds-view";
 import { highlightInto } from "../highlight";
 import { tokenAmount } from "../units";
 import { rankStabilityBlock, significanceBlock } from "./significance";
+import { reviewSection } from "./review";
 
 /** One row of a report table, as the generic sortable table shows it: every row type of the
  *  generated `Report` (and of the comparisons) is one. */
@@ -1309,6 +1310,7 @@ async function renderTrace(el: HTMLElement, id: number): Promise<void> {
       h("details", { class: "facts-more", id: "trace-facts" },
         h("summary", {}, "Sample details: run, benchmark, task, category, seed, rounds, tokens, cost"),
         factList(facts, "facts")),
+      reviewSection(s.run_id, s.id, () => undefined),
       highlights(v.highlights),
       textBlock(s.id, "prompt", "Prompt", t.prompt),
       textBlock(s.id, "raw_answer", "Answer", t.raw_answer),

@@ -619,7 +619,8 @@ async function renderNew(root: HTMLElement, quickFirst: boolean): Promise<void> 
       h("p", { class: "muted small" }, "QuestBench uses its default prompt (ethers v6). Unticked: every prompt type runs."),
       ...BENCH_CHOICES.flatMap((b) => b.prompts.map((p) => check("prompt", p, `${BENCH_LABEL[b.id]}: ${PROMPT_WORDS[p] ?? p}`, false, { id: `rf-prompt-${p}` }))),
       h("label", { class: "check" }, execute, ` ${BENCH_LABEL.intent2tx}: execute answers on the local chain (Exec, StateEq)`)),
-    filters);
+    filters,
+    power);
 
   // The run's name and note (both modes, after the choices a quick compare's default name is
   // made of): what the runs list and Results show instead of its id.
@@ -649,7 +650,6 @@ async function renderNew(root: HTMLElement, quickFirst: boolean): Promise<void> 
     fullPart,
     naming,
     plan,
-    power,
     // Sticky: the plan's line, what needs fixing and Start stay in view while the form scrolls.
     h("div", { id: "rf-footer", class: "form-footer" },
       h("div", { class: "foot-status" }, footPlan, problem),

@@ -91,7 +91,7 @@ export function significanceBlock(bench: string, unit: string, summary: readonly
     h("p", { class: "sig-headline", id: `sig-headline-${bench}` }, headline),
     h("p", { class: "muted small" },
       `Each pair of models is compared task by task (exact sign test on the tasks both answered), and the ${sig.comparisons} ` +
-      `comparison${sig.comparisons === 1 ? "" : "s"} are Holm-corrected together at α = ${sig.alpha}. ` +
+      `${sig.comparisons === 1 ? "comparison is Holm-corrected" : "comparisons are Holm-corrected together"} at α = ${sig.alpha}. ` +
       "A tier is its best model and every model that cannot be told apart from it. " +
       "The clustered interval counts a task's rounds and seeds as one piece of evidence, so it is the wider, honest one when tasks are few."),
     h("div", { class: "rtable-wrap" }, models),

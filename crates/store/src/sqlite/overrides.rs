@@ -7,7 +7,7 @@ use super::Store;
 use crate::{NewOverride, OverrideRow, StoreError};
 
 const COLUMNS: &str = "id, sample_id, run_id, passed, score, note, reviewer, created_at, \
-                       original_passed, original_score, scorer_version";
+                       original_passed, original_score, scorer_version, kind";
 
 fn row_of(r: &sqlx::sqlite::SqliteRow) -> Result<OverrideRow, sqlx::Error> {
     Ok(OverrideRow {
@@ -22,6 +22,7 @@ fn row_of(r: &sqlx::sqlite::SqliteRow) -> Result<OverrideRow, sqlx::Error> {
         original_passed: r.try_get::<i64, _>(8)? != 0,
         original_score: r.try_get(9)?,
         scorer_version: r.try_get(10)?,
+        kind: r.try_get(11)?,
     })
 }
 

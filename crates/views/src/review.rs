@@ -1,0 +1,110 @@
+//! A reviewer's overrides of a sample's verdict, for the trace viewer: the sample's overrides
+//! with their provenance (newest first), and recording a new one with the reviewer's name from
+//! the settings (saved there when the reviewer types it). The store keeps every override and never
+//! changes the sample's own row (docs/store.md, `sample_overrides`).
+
+use std::path::Path;
+
+use serde::Serialize;
+use ts_rs::TS;
+
+use crucible_store::{NewOverride, OverrideRow, RunReader, RunStore, StoreError};
+
+/// One override, as the trace viewer shows it (scores in points, 0–100).
+#[derive(Debug, Clone, PartialEq, Serialize, TS)]
+pub struct OverrideView {
+    /// Override id.
+    #[ts(type = "number")]
+    pub id: i64,
+    /// The reviewer's verdict.
+    pub passed: bool,
+    /// The reviewer's score (points).
+    pub points: f64,
+    /// Why.
+    pub note: String,
+    /// Who.
+    pub reviewer: String,
+    /// When (RFC 3339 UTC).
+    pub created_at: String,
+    /// What the scorer said.
+    pub original_passed: bool,
+    /// The scorer's score (points).
+    pub original_points: f64,
+    /// The Crucible version that scored the sample.
+    pub scorer_version: String,
+    /// Whether this is the sample's newest override (the one reports count).
+    pub current: bool,
+}
+
+/// A sample's review state: its overrides, newest first, and the reviewer name to prefill.
+#[derive(Debug, Clone, PartialEq, Serialize, TS)]
+pub struct SampleReview {
+    /// Overrides, newest first.
+    pub overrides: Vec<OverrideView>,
+    /// The `reviewer` setting, if set.
+    pub reviewer: Option<String>,
+}
+
+fn view(o: &OverrideRow, current: bool) -> OverrideView {
+    OverrideView {
+        id: o.id,
+        passed: o.passed,
+        points: o.score * 100.0,
+        note: o.note.clone(),
+        reviewer: o.reviewer.clone(),
+        created_at: o.created_at.clone(),
+        original_passed: o.original_passed,
+        original_points: o.original_score * 100.0,
+        scorer_version: o.scorer_version.clone(),
+        current,
+    }
+}
+
+/// `sample_id`'s overrides (it belongs to `run_id`), newest first.
+pub async fn sample_review(
+    store: &impl RunReader,
+    run_id: &str,
+    sample_id: i64,
+    reviewer: Option<String>,
+) -> Result<SampleReview, StoreError> {
+    let mut rows: Vec<OverrideRow> = store
+        .overrides(Some(run_id))
+        .await?
+        .into_iter()
+        .filter(|o| o.sample_id == sample_id)
+        .collect();
+    rows.reverse();
+    Ok(SampleReview {
+        overrides: rows
+            .iter()
+            .enumerate()
+            .map(|(i, o)| view(o, i == 0))
+            .collect(),
+        reviewer,
+    })
+}
+
+/// Records an override (`points`: 0–100, `None` for full marks on pass and zero on fail). The
+/// reviewer's name is checked with the rest before anything is written.
+pub async fn annotate(
+    store: &impl RunStore,
+    sample_id: i64,
+    passed: bool,
+    points: Option<f64>,
+    note: &str,
+    reviewer: &str,
+) -> Result<OverrideView, StoreError> {
+    let o = NewOverride::try_new(sample_id, passed, points.map(|p| p / 100.0), note, reviewer)?;
+    let now = crucible_store::rfc3339(std::time::SystemTime::now());
+    let row = store.add_override(&o, &now).await?;
+    Ok(view(&row, true))
+}
+
+/// Saves the reviewer's name as the `reviewer` setting of `config_file` (every other setting kept).
+pub fn save_reviewer(config_file: &Path, name: &str) -> Result<(), crate::setup::SetupError> {
+    crate::setup::set_config_value(
+        config_file,
+        "reviewer",
+        serde_json::Value::String(name.trim().to_string()),
+    )
+}
