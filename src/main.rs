@@ -72,6 +72,8 @@ enum Command {
     Power(cli::report::PowerArgs),
     /// Override a sample's verdict as a reviewer (kept with who, when, why and the original).
     Annotate(cli::annotate::AnnotateArgs),
+    /// The validator-audit queue: samples whose signals disagree, and reviewer agreement.
+    Audit(cli::annotate::AuditArgs),
     /// Reviewers' overrides.
     #[command(subcommand)]
     Annotations(cli::annotate::AnnotationsCmd),
@@ -123,6 +125,7 @@ fn main() -> Result<()> {
             Command::Results(cmd) => cli::results::results(&config, cmd).await,
             Command::Annotate(args) => cli::annotate::annotate(&config, args).await,
             Command::Annotations(cmd) => cli::annotate::annotations(&config, cmd).await,
+            Command::Audit(args) => cli::annotate::audit(&config, args).await,
         }
     })
 }

@@ -1,6 +1,7 @@
-//! `crucible annotate SAMPLE_ID --verdict pass|fail [--score X] --note TEXT` and
-//! `crucible annotations list [--run R]`: a reviewer's overrides of sample verdicts, stored with
-//! their provenance beside the scorer's verdict (which is never changed).
+//! `crucible annotate SAMPLE_ID --verdict pass|fail|confirm [--score X] --note TEXT`,
+//! `crucible annotations list [--run R]` and `crucible audit [--run R]`: a reviewer's overrides
+//! (and confirmations) of sample verdicts, stored with their provenance beside the scorer's
+//! verdict (which is never changed), and the queue of samples whose signals disagree.
 
 use std::path::PathBuf;
 
@@ -16,7 +17,8 @@ use super::runs::open_existing;
 pub struct AnnotateArgs {
     /// The sample's id (`crucible runs show RUN --json` lists each sample's `id`).
     pub sample_id: i64,
-    /// The reviewer's verdict: pass or fail.
+    /// The reviewer's verdict: pass, fail, or confirm (the scorer is right; reports keep its
+    /// verdict and the audit queue counts the agreement).
     #[arg(long)]
     pub verdict: String,
     /// The reviewer's score in points (0–100); default: 100 for pass, 0 for fail.
@@ -32,6 +34,20 @@ pub struct AnnotateArgs {
     #[arg(long)]
     pub db: Option<PathBuf>,
     /// Print the stored override as JSON.
+    #[arg(long)]
+    pub json: bool,
+}
+
+/// `crucible audit`.
+#[derive(Debug, Args)]
+pub struct AuditArgs {
+    /// Runs to audit (repeatable; default: every run).
+    #[arg(long = "run")]
+    pub runs: Vec<String>,
+    /// The database (default: the `database` setting, else `<data dir>/crucible.db`).
+    #[arg(long)]
+    pub db: Option<PathBuf>,
+    /// Print JSON.
     #[arg(long)]
     pub json: bool,
 }
@@ -80,24 +96,32 @@ fn line(o: &OverrideRow) -> String {
 
 /// `crucible annotate`.
 pub async fn annotate(config: &Config, args: AnnotateArgs) -> Result<()> {
-    let passed = match args.verdict.as_str() {
-        "pass" => true,
-        "fail" => false,
-        other => bail!("unknown --verdict {other:?}: use pass or fail"),
+    let (passed, confirm) = match args.verdict.as_str() {
+        "pass" => (true, false),
+        "fail" => (false, false),
+        "confirm" => (true, true),
+        other => bail!("unknown --verdict {other:?}: use pass, fail or confirm"),
     };
+    if confirm && args.score.is_some() {
+        bail!("--score goes with pass or fail: a confirmation keeps the scorer's score");
+    }
     if let Some(s) = args.score {
         if !(s.is_finite() && (0.0..=100.0).contains(&s)) {
             bail!("--score must be between 0 and 100 points, not {s}");
         }
     }
     let who = reviewer(config, args.reviewer);
-    let o = NewOverride::try_new(
-        args.sample_id,
-        passed,
-        args.score.map(|s| s / 100.0),
-        &args.note,
-        &who,
-    )?;
+    let o = if confirm {
+        NewOverride::try_confirm(args.sample_id, &args.note, &who)?
+    } else {
+        NewOverride::try_new(
+            args.sample_id,
+            passed,
+            args.score.map(|s| s / 100.0),
+            &args.note,
+            &who,
+        )?
+    };
     let store = open_existing(config, args.db).await?;
     let now = crucible_store::rfc3339(std::time::SystemTime::now());
     let row = store.add_override(&o, &now).await?;
@@ -125,6 +149,46 @@ pub async fn annotations(config: &Config, cmd: AnnotationsCmd) -> Result<()> {
         for o in &rows {
             out!("{}", line(o));
         }
+    }
+    Ok(())
+}
+
+/// `crucible audit`.
+pub async fn audit(config: &Config, args: AuditArgs) -> Result<()> {
+    let db = args.db.clone().unwrap_or_else(|| config.database_file());
+    if !db.is_file() {
+        bail!("no store at {}: the file does not exist", db.display());
+    }
+    let explorer = crucible_views::results::Explorer::open(&db).await?;
+    let q = explorer.audit(&args.runs).await?;
+    if args.json {
+        out!("{}", serde_json::to_string_pretty(&q)?);
+        return Ok(());
+    }
+    for i in &q.items {
+        out!(
+            "sample {} · {} · {} · {} · {:.1} points ({}) · {}{}",
+            i.sample_id,
+            i.benchmark,
+            i.model,
+            i.task,
+            i.points,
+            if i.passed { "passed" } else { "failed" },
+            i.reasons.join("; "),
+            i.review
+                .as_deref()
+                .map_or(String::new(), |r| format!(" · {r}"))
+        );
+    }
+    match q.agreement_pct {
+        Some(p) => out!(
+            "{} queued · {} reviewed · validator agreement {:.0} % ({} confirmed)",
+            q.items.len(),
+            q.reviewed,
+            p,
+            q.confirmed
+        ),
+        None => out!("{} queued · none reviewed yet", q.items.len()),
     }
     Ok(())
 }

@@ -199,3 +199,140 @@ fn an_override_changes_the_report_and_is_marked_and_excluding_it_restores_the_sc
     let (ok, _, err) = cli(&["annotations", "list", "--run", "no-such-run", "--db", db]);
     assert!(!ok && err.contains("no-such-run"), "{err}");
 }
+
+#[test]
+fn the_audit_queue_lists_disagreeing_signals_and_counts_reviewer_agreement() {
+    let tmp = tempfile::tempdir().unwrap();
+    let db = tmp.path().join("runs.db");
+    let db = db.to_str().unwrap();
+    let cli = |args: &[&str]| crucible_cli(tmp.path(), args);
+    // The known-wrong agent's transfers are mined but move the wrong amount: the checks fail.
+    let (ok, _, err) = cli(&[
+        "run",
+        "--bench",
+        "questbench",
+        "--model",
+        "builtin:known-wrong",
+        "--limit",
+        "4",
+        "--seed",
+        "3",
+        "--json",
+        "--db",
+        db,
+    ]);
+    assert!(ok, "{err}");
+    let (ok, q, err) = cli(&["audit", "--db", db, "--json"]);
+    assert!(ok, "{err}");
+    let items = q["items"].as_array().unwrap();
+    assert!(items.len() >= 2, "{q}");
+    for i in items {
+        assert_eq!(i["passed"], false, "{i}");
+        assert!(
+            ["other", "tolerance_deviation"].contains(&i["outcome"].as_str().unwrap()),
+            "{i}"
+        );
+        assert_eq!(
+            i["reasons"][0],
+            "The transaction ran, but the end-state checks failed"
+        );
+        assert_eq!(i["model"], "known-wrong (offline test agent)");
+        assert!(i["review"].is_null());
+    }
+    assert_eq!(
+        (q["reviewed"].as_u64(), q["agreement_pct"].is_null()),
+        (Some(0), true)
+    );
+
+    // One confirmed, one overridden: agreement 1 of 2.
+    let first = items[0]["sample_id"].as_i64().unwrap().to_string();
+    let second = items[1]["sample_id"].as_i64().unwrap().to_string();
+    let (ok, c, err) = cli(&[
+        "annotate",
+        &first,
+        "--verdict",
+        "confirm",
+        "--note",
+        "",
+        "--reviewer",
+        "Ada",
+        "--db",
+        db,
+        "--json",
+    ]);
+    assert!(ok, "{err}");
+    assert_eq!(
+        (c["kind"].as_str(), c["passed"].as_bool()),
+        (Some("confirm"), Some(false))
+    );
+    let (ok, _, err) = cli(&[
+        "annotate",
+        &first,
+        "--verdict",
+        "confirm",
+        "--score",
+        "50",
+        "--note",
+        "",
+        "--reviewer",
+        "Ada",
+        "--db",
+        db,
+    ]);
+    assert!(
+        !ok && err.contains("--score goes with pass or fail"),
+        "{err}"
+    );
+    let (ok, _, err) = cli(&[
+        "annotate",
+        &second,
+        "--verdict",
+        "pass",
+        "--note",
+        "the amount is within the task's wording",
+        "--reviewer",
+        "Ada",
+        "--db",
+        db,
+    ]);
+    assert!(ok, "{err}");
+    let (ok, q, err) = cli(&["audit", "--db", db, "--json"]);
+    assert!(ok, "{err}");
+    let review = |id: &str| {
+        q["items"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|i| i["sample_id"].to_string() == id)
+            .unwrap()["review"]
+            .clone()
+    };
+    assert_eq!(review(&first), "confirmed");
+    assert_eq!(review(&second), "overridden");
+    assert_eq!(
+        (q["reviewed"].as_u64(), q["confirmed"].as_u64()),
+        (Some(2), Some(1))
+    );
+    assert_eq!(q["agreement_pct"].as_f64(), Some(50.0));
+    // A confirmation leaves the report on the scorer's verdict; the override counts.
+    let (ok, r, err) = cli(&["report", "--db", db, "--bench", "questbench", "--json"]);
+    assert!(ok, "{err}");
+    assert_eq!(r["overrides"]["samples"], 1, "{}", r["overrides"]);
+    let (ok, text, err) = {
+        let out = std::process::Command::new(env!("CARGO_BIN_EXE_crucible"))
+            .args(["audit", "--db", db])
+            .env("CRUCIBLE_DATA_DIR", tmp.path())
+            .output()
+            .unwrap();
+        (
+            out.status.success(),
+            String::from_utf8_lossy(&out.stdout).into_owned(),
+            String::from_utf8_lossy(&out.stderr).into_owned(),
+        )
+    };
+    assert!(ok, "{err}");
+    assert!(
+        text.contains("validator agreement 50 % (1 confirmed)"),
+        "{text}"
+    );
+}

@@ -12,6 +12,7 @@ pub const REVIEWER_MAX_CHARS: usize = 120;
 #[derive(Debug, Clone, PartialEq)]
 pub struct NewOverride {
     sample_id: i64,
+    confirm: bool,
     passed: bool,
     score: Option<f64>,
     note: String,
@@ -71,11 +72,31 @@ impl NewOverride {
         }
         Ok(Self {
             sample_id,
+            confirm: false,
             passed,
             score,
             note: note.to_string(),
             reviewer: reviewer.to_string(),
         })
+    }
+
+    /// A reviewer agreeing with the scorer's verdict of `sample_id` (stored with `kind =
+    /// confirm`, the scorer's verdict copied; the note may be empty).
+    pub fn try_confirm(sample_id: i64, note: &str, reviewer: &str) -> Result<Self, OverrideError> {
+        let mut o = Self::try_new(sample_id, true, None, "confirmed", reviewer)?;
+        let note = note.trim();
+        let n = note.chars().count();
+        if n > OVERRIDE_NOTE_MAX_CHARS {
+            return Err(OverrideError::LongNote(n));
+        }
+        o.note = note.to_string();
+        o.confirm = true;
+        Ok(o)
+    }
+
+    /// Whether the reviewer confirms the scorer (else overrides it).
+    pub fn is_confirmation(&self) -> bool {
+        self.confirm
     }
 
     /// The sample.

@@ -9,6 +9,7 @@
 
 #![warn(missing_docs, unreachable_pub)]
 
+pub mod audit;
 pub mod catalog;
 pub mod console;
 pub mod database;

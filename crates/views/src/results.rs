@@ -1050,6 +1050,22 @@ impl Explorer {
         Ok(out)
     }
 
+    /// The validator-audit queue of a selection (every run when `runs` is empty): its samples
+    /// whose signals disagree, their reviews, and the reviewers' agreement with the scorer.
+    pub async fn audit(&self, runs: &[String]) -> Result<crate::audit::AuditQueue, ResultsError> {
+        let runs = select_runs(&self.store, runs).await?;
+        let labels = self.labels(&runs).await?;
+        let base = self.base().await?;
+        let reviews = self.store.overrides(None).await?;
+        let pairs = base.pairs_where(&runs, |_, _| true);
+        Ok(crate::audit::queue(
+            base.names(),
+            pairs.into_iter().map(|(id, s)| (id, s, base.metric(s))),
+            |m| labels.label_any(m),
+            &reviews,
+        ))
+    }
+
     /// The dataset of a selection, narrowed by the filter's model/task/category/difficulty/…
     /// fields (its `benchmark` selects like `--bench`), cut from the in-memory base.
     pub async fn dataset(

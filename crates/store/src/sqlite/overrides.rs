@@ -66,19 +66,33 @@ impl Store {
             .unwrap_or_else(|| "unknown".into());
         let row = sqlx::query(&format!(
             "INSERT INTO sample_overrides (sample_id, run_id, passed, score, note, reviewer, \
-             created_at, original_passed, original_score, scorer_version) \
-             VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING {COLUMNS}"
+             created_at, original_passed, original_score, scorer_version, kind) \
+             VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING {COLUMNS}"
         ))
         .bind(o.sample_id())
         .bind(&run_id)
-        .bind(i64::from(o.passed()))
-        .bind(o.score())
+        // A confirmation records the scorer's verdict as the reviewer's.
+        .bind(i64::from(if o.is_confirmation() {
+            original_passed
+        } else {
+            o.passed()
+        }))
+        .bind(if o.is_confirmation() {
+            original_score.clamp(0.0, 1.0)
+        } else {
+            o.score()
+        })
         .bind(o.note())
         .bind(o.reviewer())
         .bind(created_at)
         .bind(i64::from(original_passed))
         .bind(original_score)
         .bind(&scorer_version)
+        .bind(if o.is_confirmation() {
+            "confirm"
+        } else {
+            "override"
+        })
         .fetch_one(&mut *tx)
         .await?;
         let out = row_of(&row)?;
@@ -202,6 +216,17 @@ mod tests {
         assert_eq!(store.overrides(None).await.unwrap().len(), 3);
         let (_, stored) = store.samples("run-a").await.unwrap().remove(0);
         assert_eq!((stored.score, stored.passed), (0.25, false));
+        // A confirmation copies the scorer's verdict and is marked as such.
+        let yes = NewOverride::try_confirm(b, "", "Cy").unwrap();
+        let c = store
+            .add_override(&yes, "2026-02-03T01:00:00Z")
+            .await
+            .unwrap();
+        assert_eq!(
+            (c.kind.as_str(), c.passed, c.score, c.note.as_str()),
+            ("confirm", true, 1.0, "")
+        );
+        assert_eq!(o.kind, "override");
         // An unknown sample is named, and nothing is written.
         let ghost = NewOverride::try_new(a + 100, true, None, "n", "Ada").unwrap();
         let e = store
@@ -212,11 +237,11 @@ mod tests {
             matches!(e, StoreError::UnknownSample(id) if id == a + 100),
             "{e}"
         );
-        assert_eq!(store.overrides(None).await.unwrap().len(), 3);
+        assert_eq!(store.overrides(None).await.unwrap().len(), 4);
         // Deleting a run deletes its overrides and no other's.
         store.delete_run("run-a").await.unwrap();
         let left = store.overrides(None).await.unwrap();
-        assert_eq!((left.len(), left[0].run_id.as_str()), (1, "run-b"));
+        assert_eq!((left.len(), left[0].run_id.as_str()), (2, "run-b"));
     }
 
     #[test]

@@ -111,7 +111,7 @@ impl Base {
     }
 
     /// A held sample's metrics (all absent when it has none).
-    fn metric(&self, s: &Sample) -> Metrics {
+    pub fn metric(&self, s: &Sample) -> Metrics {
         self.metrics
             .get(s.metrics as usize)
             .copied()

@@ -1,0 +1,249 @@
+//! The validator-audit queue: samples whose signals disagree, so the scorer's verdict deserves a
+//! human look, and how often reviewers agreed with the scorer (validator agreement).
+//!
+//! A sample is queued when (each reason in words):
+//! - EVM-QuestBench: an atomic task's transaction ran but the end-state checks failed (outcome
+//!   `tolerance_deviation` or `other`, not passed), a composite ended with every round executed
+//!   but the checks failed (`tolerance_deviation`, `over_steps`), or a sample scored 60 points or
+//!   more although it reverted;
+//! - Intent2Tx: the fields passed (A = 1) but the prediction did not execute (Exec = 0) or did not
+//!   change the state as the ground truth did (StateEq = 0).
+//!
+//! A queued sample's newest review decides its state: `confirm` (the reviewer agrees with the
+//! scorer) or `override` (the reviewer changed the verdict); agreement is confirmed ÷ reviewed.
+
+use std::collections::HashMap;
+
+use serde::Serialize;
+use ts_rs::TS;
+
+use crucible_report::dataset::{Interner, Metrics};
+use crucible_report::{Bench, Sample};
+use crucible_store::OverrideRow;
+
+/// One queued sample.
+#[derive(Debug, Clone, PartialEq, Serialize, TS)]
+pub struct AuditItem {
+    /// Sample id.
+    #[ts(type = "number")]
+    pub sample_id: i64,
+    /// Benchmark.
+    pub benchmark: String,
+    /// Model (as people named it).
+    pub model: String,
+    /// Task.
+    pub task: String,
+    /// Round.
+    pub round: u32,
+    /// Outcome class.
+    pub outcome: String,
+    /// The scorer's score (points).
+    pub points: f64,
+    /// The scorer's verdict.
+    pub passed: bool,
+    /// Why it is queued, in words.
+    pub reasons: Vec<String>,
+    /// `confirmed`, `overridden`, or `null` when nobody has reviewed it.
+    pub review: Option<String>,
+}
+
+/// The queue of a selection and the reviewers' agreement with the scorer on it.
+#[derive(Debug, Clone, PartialEq, Serialize, TS)]
+pub struct AuditQueue {
+    /// Queued samples, in id order.
+    pub items: Vec<AuditItem>,
+    /// Queued samples a reviewer has looked at.
+    pub reviewed: usize,
+    /// Of those, the ones the reviewer confirmed.
+    pub confirmed: usize,
+    /// confirmed ÷ reviewed × 100 (`null` before any review).
+    pub agreement_pct: Option<f64>,
+}
+
+/// Why `s` (its metrics `m`, labels in `names`) needs a human look; empty when its signals agree.
+pub fn reasons(names: &Interner, s: &Sample, m: &Metrics) -> Vec<String> {
+    let mut out = Vec::new();
+    let outcome = names.name(s.outcome);
+    match s.bench {
+        Bench::Questbench => {
+            let mined_but_failed = match names.name(s.kind) {
+                "composite" => matches!(outcome, "tolerance_deviation" | "over_steps"),
+                _ => matches!(outcome, "tolerance_deviation" | "other"),
+            };
+            if !s.passed && mined_but_failed {
+                out.push("The transaction ran, but the end-state checks failed".to_string());
+            }
+            if outcome == "revert" && s.score >= 0.6 {
+                out.push(format!(
+                    "Scored {:.0} points although the transaction reverted",
+                    s.score * 100.0
+                ));
+            }
+        }
+        Bench::Intent2tx => {
+            if m.pass == 1.0 && m.exec == 0.0 {
+                out.push("Every field passed, but the prediction did not execute".to_string());
+            } else if m.pass == 1.0 && m.state_eq == 0.0 {
+                out.push(
+                    "Every field passed, but the state change differs from the ground truth"
+                        .to_string(),
+                );
+            }
+        }
+        Bench::Pilot => {}
+    }
+    out
+}
+
+/// The queue over `samples` (id, sample), with `label` naming models for people and the reviews
+/// of those samples (`reviews`, any order).
+pub fn queue<'s>(
+    names: &Interner,
+    samples: impl IntoIterator<Item = (i64, &'s Sample, Metrics)>,
+    label: impl Fn(&str) -> String,
+    reviews: &[OverrideRow],
+) -> AuditQueue {
+    let mut newest: HashMap<i64, &OverrideRow> = HashMap::new();
+    for r in reviews {
+        let e = newest.entry(r.sample_id).or_insert(r);
+        if r.id >= e.id {
+            *e = r;
+        }
+    }
+    let mut items: Vec<AuditItem> = samples
+        .into_iter()
+        .filter_map(|(id, s, m)| {
+            let why = reasons(names, s, &m);
+            (!why.is_empty()).then(|| AuditItem {
+                sample_id: id,
+                benchmark: s.bench.as_str().to_string(),
+                model: label(names.name(s.model)),
+                task: names.name(s.task).to_string(),
+                round: s.round,
+                outcome: names.name(s.outcome).to_string(),
+                points: s.score * 100.0,
+                passed: s.passed,
+                reasons: why,
+                review: newest.get(&id).map(|r| {
+                    if r.kind == "confirm" {
+                        "confirmed".to_string()
+                    } else {
+                        "overridden".to_string()
+                    }
+                }),
+            })
+        })
+        .collect();
+    items.sort_by_key(|i| i.sample_id);
+    let reviewed = items.iter().filter(|i| i.review.is_some()).count();
+    let confirmed = items
+        .iter()
+        .filter(|i| i.review.as_deref() == Some("confirmed"))
+        .count();
+    AuditQueue {
+        items,
+        reviewed,
+        confirmed,
+        agreement_pct: (reviewed > 0).then(|| confirmed as f64 / reviewed as f64 * 100.0),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn review(id: i64, sample_id: i64, kind: &str) -> OverrideRow {
+        OverrideRow {
+            id,
+            sample_id,
+            run_id: "r".into(),
+            passed: true,
+            score: 1.0,
+            note: "n".into(),
+            reviewer: "A".into(),
+            created_at: String::new(),
+            original_passed: false,
+            original_score: 0.0,
+            scorer_version: "1".into(),
+            kind: kind.into(),
+        }
+    }
+
+    #[test]
+    fn disagreeing_signals_are_queued_and_agreement_counts_confirmations() {
+        let mut names = Interner::default();
+        let (other, revert, exact) = (names.id("other"), names.id("revert"), names.id("exact"));
+        let m = names.id("m");
+        let qb = |outcome, score: f64, passed| Sample {
+            bench: Bench::Questbench,
+            model: m,
+            outcome,
+            score,
+            passed,
+            ..Sample::BLANK
+        };
+        let mined_failed = qb(other, 0.3, false);
+        let revert_high = qb(revert, 0.7, true);
+        let fine = qb(exact, 1.0, true);
+        let revert_low = qb(revert, 0.0, false);
+        let intent = |pass: f64, exec: f64, state_eq: f64| {
+            (
+                Sample {
+                    bench: Bench::Intent2tx,
+                    model: m,
+                    outcome: exact,
+                    ..Sample::BLANK
+                },
+                Metrics {
+                    pass,
+                    exec,
+                    state_eq,
+                    ..Metrics::default()
+                },
+            )
+        };
+        let (i1, m1) = intent(1.0, 0.0, 0.0);
+        let (i2, m2) = intent(1.0, 1.0, 0.0);
+        let (i3, m3) = intent(1.0, 1.0, 1.0);
+        let (i4, m4) = intent(0.0, 0.0, 0.0);
+        let none = Metrics::default();
+        let all = vec![
+            (1, &mined_failed, none),
+            (2, &revert_high, none),
+            (3, &fine, none),
+            (4, &revert_low, none),
+            (5, &i1, m1),
+            (6, &i2, m2),
+            (7, &i3, m3),
+            (8, &i4, m4),
+        ];
+        let q = queue(
+            &names,
+            all,
+            |x| format!("<{x}>"),
+            &[
+                review(1, 1, "override"),
+                review(2, 2, "confirm"),
+                review(3, 5, "confirm"),
+                review(4, 3, "confirm"),
+            ],
+        );
+        let ids: Vec<i64> = q.items.iter().map(|i| i.sample_id).collect();
+        assert_eq!(ids, vec![1, 2, 5, 6], "only disagreeing signals are queued");
+        assert_eq!(
+            q.items[0].reasons,
+            ["The transaction ran, but the end-state checks failed"]
+        );
+        assert_eq!(
+            q.items[1].reasons,
+            ["Scored 70 points although the transaction reverted"]
+        );
+        assert!(q.items[2].reasons[0].contains("did not execute"));
+        assert!(q.items[3].reasons[0].contains("state change differs"));
+        assert_eq!(q.items[0].model, "<m>");
+        // Reviews of queued samples only: 1 overridden, 2 and 5 confirmed → 2 of 3 agree.
+        assert_eq!((q.reviewed, q.confirmed), (3, 2));
+        assert!((q.agreement_pct.unwrap() - 200.0 / 3.0).abs() < 1e-9);
+        assert_eq!(q.items[3].review, None);
+    }
+}
