@@ -154,6 +154,8 @@ pub fn typescript() -> String {
         decl::<crucible_views::planner::RoundsAdvice>(&mut out);
         decl::<crucible_views::review::SampleReview>(&mut out);
         decl::<crucible_views::review::OverrideView>(&mut out);
+        decl::<crucible_views::audit::AuditQueue>(&mut out);
+        decl::<crucible_views::audit::AuditItem>(&mut out);
         decl::<RunPlan>(&mut out);
         decl::<SchedulingPlan>(&mut out);
         decl::<BenchPlan>(&mut out);
@@ -445,6 +447,7 @@ mod tests {
             "RoundsAdvice",
             "SampleReview",
             "OverrideView",
+            "AuditQueue",
             "RunsView",
             "LiveStatus",
             "Catalogue",

@@ -215,6 +215,8 @@ pub fn run() {
             commands::runs::rounds_advice,
             commands::results::sample_review,
             commands::results::annotate_sample,
+            commands::results::audit_queue,
+            commands::results::confirm_sample,
             commands::runs::start_run,
             commands::runs::resume_run,
             commands::runs::cancel_run,

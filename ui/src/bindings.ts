@@ -870,6 +870,76 @@ scorer_version: string,
 current: boolean, };
 
 /**
+ * The queue of a selection and the reviewers' agreement with the scorer on it.
+ */
+export type AuditQueue = { 
+/**
+ * Queued samples, in id order.
+ */
+items: Array<AuditItem>, 
+/**
+ * Queued samples a reviewer has looked at.
+ */
+reviewed: number, 
+/**
+ * Of those, the ones the reviewer confirmed.
+ */
+confirmed: number, 
+/**
+ * confirmed ÷ reviewed × 100 (`null` before any review).
+ */
+agreement_pct: number | null, };
+
+/**
+ * One queued sample.
+ */
+export type AuditItem = { 
+/**
+ * Sample id.
+ */
+sample_id: number, 
+/**
+ * Its run.
+ */
+run_id: string, 
+/**
+ * Benchmark.
+ */
+benchmark: string, 
+/**
+ * Model (as people named it).
+ */
+model: string, 
+/**
+ * Task.
+ */
+task: string, 
+/**
+ * Round.
+ */
+round: number, 
+/**
+ * Outcome class.
+ */
+outcome: string, 
+/**
+ * The scorer's score (points).
+ */
+points: number, 
+/**
+ * The scorer's verdict.
+ */
+passed: boolean, 
+/**
+ * Why it is queued, in words.
+ */
+reasons: Array<string>, 
+/**
+ * `confirmed`, `overridden`, or `null` when nobody has reviewed it.
+ */
+review: string | null, };
+
+/**
  * What pressing Start would do.
  */
 export type RunPlan = { 

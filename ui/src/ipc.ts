@@ -8,7 +8,7 @@ import type {
   PerfMark, SystemStatus, LocatedTool, ConfigReset, UniverseBuild, ToolInstall, PackInfo, PackVerdict, SelftestProgress,
 } from "./bindings";
 import type { DatabaseCheck, FreshDatabase, OpenedDatabase, Recovery } from "./bindings";
-import type { FormError, OverrideView, RoundsAdvice, SampleReview } from "./bindings";
+import type { AuditQueue, FormError, OverrideView, RoundsAdvice, SampleReview } from "./bindings";
 
 export type Result<T> = { ok: true; value: T } | { ok: false; error: CommandError };
 
@@ -100,6 +100,13 @@ export const sampleReview = (runId: string, sampleId: number): Promise<Result<Sa
 /** Records a reviewer's override of a sample's verdict (`points` 0–100 or null). */
 export const annotateSample = (sampleId: number, passed: boolean, points: number | null, note: string, reviewer: string): Promise<Result<OverrideView>> =>
   call<OverrideView>("annotate_sample", { sampleId, passed, points, note, reviewer });
+
+/** The validator-audit queue of the selected runs (every run when none). */
+export const auditQueue = (runs: string[]): Promise<Result<AuditQueue>> => call<AuditQueue>("audit_queue", { runs });
+
+/** The reviewer agrees with the scorer's verdict of a sample. */
+export const confirmSample = (sampleId: number, note: string, reviewer: string): Promise<Result<OverrideView>> =>
+  call<OverrideView>("confirm_sample", { sampleId, note, reviewer });
 
 /** Starts a run; resolves to its id once it exists in the database. */
 export const startRun = (form: RunForm): Promise<Result<string>> => call<string>("start_run", { form });

@@ -27,6 +27,8 @@ pub struct AuditItem {
     /// Sample id.
     #[ts(type = "number")]
     pub sample_id: i64,
+    /// Its run.
+    pub run_id: String,
     /// Benchmark.
     pub benchmark: String,
     /// Model (as people named it).
@@ -95,11 +97,12 @@ pub fn reasons(names: &Interner, s: &Sample, m: &Metrics) -> Vec<String> {
     out
 }
 
-/// The queue over `samples` (id, sample), with `label` naming models for people and the reviews
-/// of those samples (`reviews`, any order).
+/// The queue over `samples` (id, sample), with `run_of` naming a sample's run, `label` naming
+/// models for people, and the reviews of those samples (`reviews`, any order).
 pub fn queue<'s>(
     names: &Interner,
     samples: impl IntoIterator<Item = (i64, &'s Sample, Metrics)>,
+    run_of: impl Fn(&Sample) -> String,
     label: impl Fn(&str) -> String,
     reviews: &[OverrideRow],
 ) -> AuditQueue {
@@ -116,6 +119,7 @@ pub fn queue<'s>(
             let why = reasons(names, s, &m);
             (!why.is_empty()).then(|| AuditItem {
                 sample_id: id,
+                run_id: run_of(s),
                 benchmark: s.bench.as_str().to_string(),
                 model: label(names.name(s.model)),
                 task: names.name(s.task).to_string(),
@@ -220,6 +224,7 @@ mod tests {
         let q = queue(
             &names,
             all,
+            |_| "r".to_string(),
             |x| format!("<{x}>"),
             &[
                 review(1, 1, "override"),
@@ -240,7 +245,10 @@ mod tests {
         );
         assert!(q.items[2].reasons[0].contains("did not execute"));
         assert!(q.items[3].reasons[0].contains("state change differs"));
-        assert_eq!(q.items[0].model, "<m>");
+        assert_eq!(
+            (q.items[0].model.as_str(), q.items[0].run_id.as_str()),
+            ("<m>", "r")
+        );
         // Reviews of queued samples only: 1 overridden, 2 and 5 confirmed → 2 of 3 agree.
         assert_eq!((q.reviewed, q.confirmed), (3, 2));
         assert!((q.agreement_pct.unwrap() - 200.0 / 3.0).abs() < 1e-9);

@@ -1061,6 +1061,7 @@ impl Explorer {
         Ok(crate::audit::queue(
             base.names(),
             pairs.into_iter().map(|(id, s)| (id, s, base.metric(s))),
+            |s| base.run_of(s).to_string(),
             |m| labels.label_any(m),
             &reviews,
         ))

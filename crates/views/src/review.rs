@@ -100,6 +100,20 @@ pub async fn annotate(
     Ok(view(&row, true))
 }
 
+/// Records that the reviewer agrees with the scorer's verdict of `sample_id` (the note may be
+/// empty).
+pub async fn confirm(
+    store: &impl RunStore,
+    sample_id: i64,
+    note: &str,
+    reviewer: &str,
+) -> Result<OverrideView, StoreError> {
+    let o = NewOverride::try_confirm(sample_id, note, reviewer)?;
+    let now = crucible_store::rfc3339(std::time::SystemTime::now());
+    let row = store.add_override(&o, &now).await?;
+    Ok(view(&row, true))
+}
+
 /// Saves the reviewer's name as the `reviewer` setting of `config_file` (every other setting kept).
 pub fn save_reviewer(config_file: &Path, name: &str) -> Result<(), crate::setup::SetupError> {
     crate::setup::set_config_value(

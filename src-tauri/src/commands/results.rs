@@ -276,3 +276,38 @@ pub async fn annotate_sample(
     }
     Ok(saved)
 }
+
+/// The validator-audit queue of the selected runs (every run when none).
+#[tauri::command]
+pub async fn audit_queue(
+    state: tauri::State<'_, AppState>,
+    runs: Vec<String>,
+) -> Result<crucible_views::audit::AuditQueue, CommandError> {
+    Ok(explorer(&state).await?.1.audit(&runs).await?)
+}
+
+/// A reviewer agrees with the scorer's verdict of a sample (the audit queue's Confirm).
+#[tauri::command]
+pub async fn confirm_sample(
+    state: tauri::State<'_, AppState>,
+    sample_id: i64,
+    note: String,
+    reviewer: String,
+) -> Result<crucible_views::review::OverrideView, CommandError> {
+    let (config, store) = crate::commands::runs::open_store(&state).await?;
+    let saved = crucible_views::review::confirm(&store, sample_id, &note, &reviewer)
+        .await
+        .map_err(|e| match e {
+            crucible_store::StoreError::Override(_)
+            | crucible_store::StoreError::UnknownSample(_) => {
+                CommandError::invalid_msg(e.to_string())
+            }
+            other => other.into(),
+        })?;
+    if config.reviewer.as_deref() != Some(saved.reviewer.as_str()) {
+        let file = crate::commands::system::config_file(&state)?;
+        crucible_views::review::save_reviewer(&file, &saved.reviewer)?;
+        state.reload_config()?;
+    }
+    Ok(saved)
+}

@@ -770,3 +770,141 @@ async fn a_reviewer_overrides_a_sample_and_the_leaderboard_counts_it_marked() ->
     assert_eq!(listed[0]["original_score"].as_f64(), Some(score));
     Ok(())
 }
+
+/// The sample id of the audit queue's selected row.
+async fn audit_selected(app: &App) -> Result<String> {
+    let v = app
+        .eval("return document.querySelector('#audit-table tr.selected')?.dataset.sample ?? null")
+        .await?;
+    v.as_str()
+        .map(str::to_string)
+        .context("no selected audit row")
+}
+
+#[tokio::test]
+#[ignore = "E2E: needs the built app, tauri-driver and a display (run via .ci/e2e)"]
+async fn the_audit_queue_is_walked_by_keyboard_and_shows_validator_agreement() -> Result<()> {
+    let data = tempfile::tempdir()?;
+    let config = tempfile::tempdir()?;
+    let env = env_for(data.path(), config.path());
+    let db = data.path().join("crucible.db");
+    let dbs = db.to_str().context("utf-8 path")?;
+    let run = crucible(
+        &env,
+        &[
+            "run",
+            "--bench",
+            "questbench",
+            "--model",
+            "builtin:known-wrong",
+            "--limit",
+            "4",
+            "--seed",
+            "3",
+            "--db",
+            dbs,
+            "--json",
+        ],
+    )?;
+    let run_id = run["run_id"].as_str().context("run id")?.to_string();
+    let queue = crucible(&env, &["audit", "--db", dbs, "--json"])?;
+    let ids: Vec<String> = queue["items"]
+        .as_array()
+        .context("items")?
+        .iter()
+        .map(|i| i["sample_id"].to_string())
+        .collect();
+    if ids.len() < 2 {
+        bail!("the known-wrong run queues fewer than two samples: {queue}");
+    }
+
+    let app = App::launch(&env).await?;
+    let flow = async {
+        app.click("#nav-results").await?;
+        app.wait_text("#report-meta", Duration::from_secs(60), |t| {
+            t.contains(&run_id)
+        })
+        .await?;
+        app.click("#tab-audit").await?;
+        let start = app
+            .text_when("#audit-agreement", Duration::from_secs(30), |t| {
+                t.contains("to audit")
+            })
+            .await?;
+        app.wait_text("#trace-review", Duration::from_secs(30), |t| !t.is_empty())
+            .await?;
+        app.fill("#audit-reviewer", "E2E Auditor").await?;
+        app.eval("document.querySelector('#audit-panel').focus(); return true")
+            .await?;
+        let first = audit_selected(&app).await?;
+        app.keys("j").await?;
+        let second = audit_selected(&app).await?;
+        app.keys("k").await?;
+        let back = audit_selected(&app).await?;
+        // C: the scorer was right about the first.
+        app.keys("c").await?;
+        let confirmed = app
+            .text_when("#audit-agreement", Duration::from_secs(30), |t| {
+                t.contains("(1 of 1 confirmed)")
+            })
+            .await?;
+        // J, then P: override the second as a pass, with a note, saved.
+        app.eval("document.querySelector('#audit-panel').focus(); return true")
+            .await?;
+        app.keys("j").await?;
+        app.wait_text("#trace h2", Duration::from_secs(30), |t| {
+            t.contains(&format!("Sample {}", ids[1]))
+        })
+        .await?;
+        app.eval("document.querySelector('#audit-panel').focus(); return true")
+            .await?;
+        app.keys("p").await?;
+        let focused = app.focused_id().await?;
+        app.keys("the amount is what the task's wording asks for")
+            .await?;
+        app.click("#review-save").await?;
+        let after = app
+            .text_when("#audit-agreement", Duration::from_secs(30), |t| {
+                t.contains("(1 of 2 confirmed)")
+            })
+            .await?;
+        let column = app
+            .eval(
+                "return [...document.querySelectorAll('#audit-table tbody tr')].slice(0, 2)\
+                 .map(tr => tr.dataset.review)",
+            )
+            .await?;
+        app.eval("document.querySelector('#audit').scrollIntoView({block: 'start'}); return true")
+            .await?;
+        app.screenshot("results-audit-queue").await?;
+        anyhow::Ok((
+            start, first, second, back, confirmed, focused, after, column,
+        ))
+    }
+    .await;
+    app.close().await;
+    let (start, first, second, back, confirmed, focused, after, column) = flow?;
+    assert!(start.contains("none reviewed yet"), "{start}");
+    assert_eq!(
+        (first.as_str(), second.as_str(), back.as_str()),
+        (ids[0].as_str(), ids[1].as_str(), ids[0].as_str())
+    );
+    assert!(
+        confirmed.contains("validator agreement 100 %"),
+        "{confirmed}"
+    );
+    assert_eq!(focused, "review-note", "P puts the cursor in the note");
+    assert!(after.contains("validator agreement 50 %"), "{after}");
+    assert_eq!(column, serde_json::json!(["confirmed", "overridden"]));
+    // The CLI reads the same reviews.
+    let q = crucible(&env, &["audit", "--db", dbs, "--json"])?;
+    assert_eq!(
+        (q["reviewed"].as_u64(), q["confirmed"].as_u64()),
+        (Some(2), Some(1))
+    );
+    let listed = crucible(&env, &["annotations", "list", "--db", dbs, "--json"])?;
+    assert_eq!(listed[0]["reviewer"], "E2E Auditor");
+    assert_eq!(listed[0]["kind"], "confirm");
+    assert_eq!(listed[1]["kind"], "override");
+    Ok(())
+}

@@ -56,11 +56,12 @@ import { highlightInto } from "../highlight";
 import { tokenAmount } from "../units";
 import { rankStabilityBlock, significanceBlock } from "./significance";
 import { reviewSection } from "./review";
+import { renderAudit } from "./audit";
 
 /** One row of a report table, as the generic sortable table shows it: every row type of the
  *  generated `Report` (and of the comparisons) is one. */
 type Row = { [k: string]: JsonValue };
-type Tab = "leaderboards" | "paper" | "charts" | "samples" | "compare";
+type Tab = "leaderboards" | "paper" | "charts" | "samples" | "compare" | "audit";
 
 const PAGE = 50;
 /** The leaderboard table of each benchmark; the other tables follow it. */
@@ -471,6 +472,7 @@ function renderBody(body: HTMLElement, s: State): void {
     ["charts", "Charts"],
     ["samples", "Samples"],
     ["compare", "Compare"],
+    ["audit", "Audit"],
   ];
   const show = () => {
     for (const b of tabs.querySelectorAll<HTMLButtonElement>("button")) b.classList.toggle("active", b.dataset.tab === s.tab);
@@ -583,6 +585,9 @@ async function renderTab(outer: HTMLElement, s: State, onCell: (f: SampleFilter)
       break;
     case "compare":
       renderCompare(content, { runs: s.runs, selected: [...s.selected], scoring: s.scoring, renderTrace });
+      break;
+    case "audit":
+      await renderAudit(content, [...s.selected], renderTrace);
       break;
   }
   if (content.isConnected) outer.dataset.renderMs = (performance.now() - t0).toFixed(1);
@@ -1243,7 +1248,7 @@ function replayButton(id: number, mode: ReplayMode, label: string, out: HTMLElem
   return b;
 }
 
-async function renderTrace(el: HTMLElement, id: number): Promise<void> {
+async function renderTrace(el: HTMLElement, id: number, onSaved: () => void = () => undefined): Promise<void> {
   mount(el, h("p", { class: "muted" }, "Loading sample…"));
   const t0 = performance.now();
   const r = await resultsSample(id);
@@ -1310,7 +1315,7 @@ async function renderTrace(el: HTMLElement, id: number): Promise<void> {
       h("details", { class: "facts-more", id: "trace-facts" },
         h("summary", {}, "Sample details: run, benchmark, task, category, seed, rounds, tokens, cost"),
         factList(facts, "facts")),
-      reviewSection(s.run_id, s.id, () => undefined),
+      reviewSection(s.run_id, s.id, onSaved),
       highlights(v.highlights),
       textBlock(s.id, "prompt", "Prompt", t.prompt),
       textBlock(s.id, "raw_answer", "Answer", t.raw_answer),

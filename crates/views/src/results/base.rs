@@ -103,6 +103,11 @@ impl Base {
         self.live == 0
     }
 
+    /// The run id of a held sample.
+    pub fn run_of(&self, s: &Sample) -> &str {
+        self.runs.get(s.run as usize).map_or("", String::as_str)
+    }
+
     /// The ids of the runs held, in the order their first sample was read.
     pub fn run_ids(&self) -> Vec<String> {
         let mut v: Vec<(&String, &u32)> = self.run_index.iter().collect();
