@@ -1,6 +1,7 @@
 //! A reviewer's overrides of a sample's verdict, for the trace viewer: the sample's overrides
-//! with their provenance (newest first), and recording a new one with the reviewer's name from
-//! the settings (saved there when the reviewer types it). The store keeps every override and never
+//! with their provenance (newest first), how a stored one reads, and the reviewer's name saved in
+//! the settings. Writing an override is the caller's (`RunStore::add_override`, checked by
+//! `NewOverride`): this crate only reads the store. The store keeps every override and never
 //! changes the sample's own row (docs/store.md, `sample_overrides`).
 
 use std::path::Path;
@@ -8,7 +9,7 @@ use std::path::Path;
 use serde::Serialize;
 use ts_rs::TS;
 
-use crucible_store::{NewOverride, OverrideRow, RunReader, RunStore, StoreError};
+use crucible_store::{OverrideRow, RunReader, StoreError};
 
 /// One override, as the trace viewer shows it (scores in points, 0–100).
 #[derive(Debug, Clone, PartialEq, Serialize, TS)]
@@ -84,34 +85,9 @@ pub async fn sample_review(
     })
 }
 
-/// Records an override (`points`: 0–100, `None` for full marks on pass and zero on fail). The
-/// reviewer's name is checked with the rest before anything is written.
-pub async fn annotate(
-    store: &impl RunStore,
-    sample_id: i64,
-    passed: bool,
-    points: Option<f64>,
-    note: &str,
-    reviewer: &str,
-) -> Result<OverrideView, StoreError> {
-    let o = NewOverride::try_new(sample_id, passed, points.map(|p| p / 100.0), note, reviewer)?;
-    let now = crucible_store::rfc3339(std::time::SystemTime::now());
-    let row = store.add_override(&o, &now).await?;
-    Ok(view(&row, true))
-}
-
-/// Records that the reviewer agrees with the scorer's verdict of `sample_id` (the note may be
-/// empty).
-pub async fn confirm(
-    store: &impl RunStore,
-    sample_id: i64,
-    note: &str,
-    reviewer: &str,
-) -> Result<OverrideView, StoreError> {
-    let o = NewOverride::try_confirm(sample_id, note, reviewer)?;
-    let now = crucible_store::rfc3339(std::time::SystemTime::now());
-    let row = store.add_override(&o, &now).await?;
-    Ok(view(&row, true))
+/// How the trace viewer shows an override just stored (the sample's newest review).
+pub fn stored(o: &OverrideRow) -> OverrideView {
+    view(o, true)
 }
 
 /// Saves the reviewer's name as the `reviewer` setting of `config_file` (every other setting kept).

@@ -246,9 +246,38 @@ pub async fn sample_review(
     Ok(crucible_views::review::sample_review(&store, &run_id, sample_id, config.reviewer).await?)
 }
 
+/// What a review command returns: a refused note, score or name (or an unknown sample) as an
+/// error saying what to fix; the reviewer's name saved as the `reviewer` setting when it changed.
+fn reviewed(
+    state: &AppState,
+    config: &crucible_core::Config,
+    saved: Result<crucible_store::OverrideRow, crucible_store::StoreError>,
+) -> Result<crucible_views::review::OverrideView, CommandError> {
+    let saved = saved.map_err(|e| match e {
+        crucible_store::StoreError::Override(_) | crucible_store::StoreError::UnknownSample(_) => {
+            CommandError::invalid_msg(e.to_string())
+        }
+        other => other.into(),
+    })?;
+    if config.reviewer.as_deref() != Some(saved.reviewer.as_str()) {
+        let file = crate::commands::system::config_file(state)?;
+        crucible_views::review::save_reviewer(&file, &saved.reviewer)?;
+        state.reload_config()?;
+    }
+    Ok(crucible_views::review::stored(&saved))
+}
+
+/// Stores `o` (already checked) as of now.
+async fn store_review(
+    store: &crucible_store::Store,
+    o: Result<crucible_store::NewOverride, crucible_store::OverrideError>,
+) -> Result<crucible_store::OverrideRow, crucible_store::StoreError> {
+    let now = crucible_store::rfc3339(std::time::SystemTime::now());
+    store.add_override(&o?, &now).await
+}
+
 /// Records a reviewer's override of a sample's verdict (`points` 0–100, or none for full marks
-/// on pass and zero on fail), saving the reviewer's name as the `reviewer` setting when it
-/// changed. A refused note, score or name is an error that says what to fix; nothing is stored.
+/// on pass and zero on fail). Nothing is stored when the input is refused.
 #[tauri::command]
 pub async fn annotate_sample(
     state: tauri::State<'_, AppState>,
@@ -259,22 +288,15 @@ pub async fn annotate_sample(
     reviewer: String,
 ) -> Result<crucible_views::review::OverrideView, CommandError> {
     let (config, store) = crate::commands::runs::open_store(&state).await?;
-    let saved =
-        crucible_views::review::annotate(&store, sample_id, passed, points, &note, &reviewer)
-            .await
-            .map_err(|e| match e {
-                crucible_store::StoreError::Override(_)
-                | crucible_store::StoreError::UnknownSample(_) => {
-                    CommandError::invalid_msg(e.to_string())
-                }
-                other => other.into(),
-            })?;
-    if config.reviewer.as_deref() != Some(saved.reviewer.as_str()) {
-        let file = crate::commands::system::config_file(&state)?;
-        crucible_views::review::save_reviewer(&file, &saved.reviewer)?;
-        state.reload_config()?;
-    }
-    Ok(saved)
+    let o = crucible_store::NewOverride::try_new(
+        sample_id,
+        passed,
+        points.map(|p| p / 100.0),
+        &note,
+        &reviewer,
+    );
+    let saved = store_review(&store, o).await;
+    reviewed(&state, &config, saved)
 }
 
 /// The validator-audit queue of the selected runs (every run when none).
@@ -295,19 +317,7 @@ pub async fn confirm_sample(
     reviewer: String,
 ) -> Result<crucible_views::review::OverrideView, CommandError> {
     let (config, store) = crate::commands::runs::open_store(&state).await?;
-    let saved = crucible_views::review::confirm(&store, sample_id, &note, &reviewer)
-        .await
-        .map_err(|e| match e {
-            crucible_store::StoreError::Override(_)
-            | crucible_store::StoreError::UnknownSample(_) => {
-                CommandError::invalid_msg(e.to_string())
-            }
-            other => other.into(),
-        })?;
-    if config.reviewer.as_deref() != Some(saved.reviewer.as_str()) {
-        let file = crate::commands::system::config_file(&state)?;
-        crucible_views::review::save_reviewer(&file, &saved.reviewer)?;
-        state.reload_config()?;
-    }
-    Ok(saved)
+    let o = crucible_store::NewOverride::try_confirm(sample_id, &note, &reviewer);
+    let saved = store_review(&store, o).await;
+    reviewed(&state, &config, saved)
 }
