@@ -21,7 +21,7 @@ const STATUS = {
   ],
 };
 const RUN = { run_id: "run-1", status: "finished", created_at: "2026-11-22T10:00:00Z", samples: 2, passed: 1, benchmarks: ["questbench"], models: ["builtin:a", "lab/m"], model_labels: ["builtin:a", "lab · m"], fork: null };
-const row = (model, total) => ({ model, rounds: 1, atomic: total, composite: 0, total, sd: null, cv_pct: null, ci95: null, spearman_mean: null, spearman_min: null, spearman_max: null, pass_count: [1], group: "a" });
+const row = (model, total) => ({ model, rounds: 1, atomic: total, composite: 0, total, sd: null, cv_pct: null, ci95: null, spearman_mean: null, spearman_min: null, spearman_max: null, pass_count: [1], tier: 1 });
 const SUMMARY = { id: 7, run_id: "run-1", benchmark: "questbench", model: "builtin:a", instance: "bnb_transfer", task: "bnb_transfer",
   prompt_type: "", round: 0, kind: "atomic", category: "transfer", difficulty: "easy", outcome: "revert", score: 0, passed: false };
 

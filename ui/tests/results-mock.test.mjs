@@ -366,7 +366,7 @@ test("samples are searched, narrowed by result and score, and sorted by any colu
 
 test("the repeat-stability heat map marks flaky tasks, sorts them first and drills into a cell's samples", async () => {
   const qb = (model, total) => ({ model, rounds: 3, atomic: total, composite: 0, total, max_total: 300, total_pct: total / 3, sd: null, cv_pct: null,
-    ci95: null, spearman_mean: null, spearman_min: null, spearman_max: null, pass_count: 1, group: 1 });
+    ci95: null, spearman_mean: null, spearman_min: null, spearman_max: null, pass_count: 1, tier: 1 });
   const cell = (benchmark, model, task, passed, n, prompt_type = "") => ({ benchmark, model, task, prompt_type, n, passed,
     pass_rate_pct: passed / n * 100, score_pct: passed / n * 90, score_sd: n > 1 ? 12.5 : null, flaky: passed > 0 && passed < n });
   const report = { samples: 21, runs: ["run-1"], profile: [], cost: [], scoring: "paper", categories: [],
@@ -427,7 +427,7 @@ test("a repeat-stability map of many tasks starts folded, is drawn when unfolded
     n: 2, passed: i % 2, pass_rate_pct: (i % 2) * 50, score_pct: 40, score_sd: 5, flaky: i % 2 === 1 }));
   const report = { samples: 500, runs: ["run-1"], profile: [], cost: [], scoring: "paper", categories: [], tasks,
     questbench: { leaderboard: [{ model: "builtin:a", rounds: 2, atomic: 1, composite: 0, total: 1, sd: null, cv_pct: null, ci95: null,
-      spearman_mean: null, spearman_min: null, spearman_max: null, pass_count: 1, group: 1 }] } };
+      spearman_mean: null, spearman_min: null, spearman_max: null, pass_count: 1, tier: 1 }] } };
   const base = handler([]);
   const { page } = await open("#/results", (cmd, args) => (cmd === "results_report" ? { ok: report } : base(cmd, args)));
   const block = page.locator("#task-heat-questbench");
