@@ -24,7 +24,7 @@ const TRACE = {
   view: {
     checks: [{ name: "balance", weight: 60, expected: "1", actual: "0", passed: false },
       { name: "BUSD received", weight: 40, expected: "1055821885238969613 (±500 bps)", actual: "2000000000000000000000", passed: false, unit: { symbol: "BUSD", decimals: 18 } }],
-    highlights: [{ kind: "revert", text: "STF <b>x</b>", path: "verdict.tx.revert_reason" }],
+    highlights: [{ kind: "revert", text: "STF <b>x</b>", path: "verdict.tx.revert_reason" }, { kind: "status", text: "false", path: "verdict.tx" }],
     composite: null, intent: null, pilot: null,
     transactions: [{ label: "Transaction", to: "USDT (0x55d3…7955)", to_address: "0x55d398326f99059fF775485246999027B3197955",
       function: "approve(address,uint256)", undecoded: null, value: "0 BNB", value_wei: "0", gas_used: 46012, success: false,
@@ -68,6 +68,7 @@ function handler(calls) {
       case "results_sample": return { ok: TRACE };
       case "results_extracted": return { ok: { lang: "typescript", source: "fenced typescript block", text: "const s = '<b>x</b>'; // c\nexport default 1", total_bytes: 44, truncated: false } };
       case "results_replay": return { ok: REPLAY };
+      case "sample_review": return { ok: { overrides: [], reviewer: null } };
       default: return { reject: { kind: "internal", message: `unexpected ${cmd}` } };
     }
   };
@@ -100,6 +101,8 @@ test("re-execute shows the fresh verdict next to the stored one, differences mar
   await page.locator("#trace-extracted pre[data-highlighted=typescript]").waitFor();
   assert.equal(await page.locator("#trace-checks tr[data-check='balance'][data-pass=false]").count(), 1, "the typed checks are listed");
   assert.equal(await page.locator("#trace-highlights .revert-reason").innerText(), "STF <b>x</b>", "highlights are text");
+  assert.match(await page.locator("#trace-highlights li[data-highlight=status]").innerText(), /^Receipt status: failed \(reverted\)/);
+  assert.equal(await page.locator("#trace-highlights.fine").count(), 0, "a revert keeps the problem colour");
   assert.ok((await page.locator("#trace-extracted .tok-kw").count()) >= 2, "const, export highlighted");
   assert.equal(await page.locator("#trace-extracted b").count(), 0, "code text is not markup");
   await page.locator("#replay-reexecute").click();

@@ -1063,13 +1063,23 @@ function checksTable(checks: CheckView[]): HTMLElement | null {
 }
 
 /** Revert reasons and receipt statuses anywhere in the trace, lifted to the top. */
+/** A receipt status in words: the node reports success as `true`, `1` or `0x1`. */
+export function receiptStatus(text: string): { ok: boolean | null; words: string } {
+  const t = text.trim().toLowerCase();
+  if (["true", "1", "0x1", "success"].includes(t)) return { ok: true, words: "succeeded" };
+  if (["false", "0", "0x0", "reverted", "failure"].includes(t)) return { ok: false, words: "failed (reverted)" };
+  return { ok: null, words: text };
+}
+
 function highlights(items: Highlight[]): HTMLElement | null {
   if (items.length === 0) return null;
   const li = (x: Highlight) =>
     x.kind === "revert"
       ? h("li", { "data-highlight": "revert" }, h("b", {}, "Revert reason: "), h("span", { class: "mono revert-reason" }, x.text), h("span", { class: "muted small" }, ` (${x.path})`))
-      : h("li", { "data-highlight": "status" }, h("b", {}, "Receipt status: "), x.text, h("span", { class: "muted small" }, ` (${x.path})`));
-  return h("section", { class: "trace-sec highlight", id: "trace-highlights" }, h("ul", {}, ...items.map(li)));
+      : h("li", { "data-highlight": "status", "data-ok": String(receiptStatus(x.text).ok) }, h("b", {}, "Receipt status: "), receiptStatus(x.text).words, h("span", { class: "muted small" }, ` (${x.path})`));
+  // Red only when something went wrong: a revert reason, or a status that is not a success.
+  const fine = items.every((x) => x.kind === "status" && receiptStatus(x.text).ok === true);
+  return h("section", { class: fine ? "trace-sec highlight fine" : "trace-sec highlight", id: "trace-highlights" }, h("ul", {}, ...items.map(li)));
 }
 
 /** Intent2Tx: per step, the field-by-field verdict against the ground truth, and execution. */
