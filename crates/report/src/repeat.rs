@@ -8,8 +8,6 @@
 //! benchmarks is one (task, prompt type) pair. Pooling them would call a task flaky because a
 //! flawed plan failed where the optimal one passed.
 
-use std::collections::BTreeMap;
-
 use serde::Serialize;
 use ts_rs::TS;
 
@@ -63,38 +61,33 @@ pub fn task_cells(ds: &Dataset) -> Vec<TaskCell> {
         e.scores.push(s.score);
         e.passed += usize::from(s.passed);
     }
-    // Benchmarks by name, as the other tables order them.
-    let cells: BTreeMap<(String, String, String, String), Tally> = ids
-        .into_iter()
-        .map(|((b, m, t, p), v)| {
-            let key = (
-                b.to_string(),
-                ds.name(m).to_string(),
-                ds.name(t).to_string(),
-                ds.name(p).to_string(),
-            );
-            (key, v)
-        })
-        .collect();
+    // Benchmarks by name, as the other tables order them; sorted on the interned names (one
+    // string per cell is built afterwards, not one per comparison).
+    let mut cells: Vec<(Key<u32>, Tally)> = ids.into_iter().collect();
+    cells.sort_unstable_by(|((b1, m1, t1, p1), _), ((b2, m2, t2, p2), _)| {
+        b1.as_str()
+            .cmp(b2.as_str())
+            .then_with(|| ds.name(*m1).cmp(ds.name(*m2)))
+            .then_with(|| ds.name(*t1).cmp(ds.name(*t2)))
+            .then_with(|| ds.name(*p1).cmp(ds.name(*p2)))
+    });
     cells
         .into_iter()
-        .map(
-            |((benchmark, model, task, prompt_type), Tally { scores, passed })| {
-                let n = scores.len();
-                TaskCell {
-                    benchmark,
-                    model,
-                    task,
-                    prompt_type,
-                    n,
-                    passed,
-                    pass_rate_pct: passed as f64 / n as f64 * 100.0,
-                    score_pct: stats::mean(&scores).unwrap_or(0.0) * 100.0,
-                    score_sd: stats::sd(&scores).map(|sd| sd * 100.0),
-                    flaky: passed > 0 && passed < n,
-                }
-            },
-        )
+        .map(|((b, m, t, p), Tally { scores, passed })| {
+            let n = scores.len();
+            TaskCell {
+                benchmark: b.to_string(),
+                model: ds.name(m).to_string(),
+                task: ds.name(t).to_string(),
+                prompt_type: ds.name(p).to_string(),
+                n,
+                passed,
+                pass_rate_pct: passed as f64 / n as f64 * 100.0,
+                score_pct: stats::mean(&scores).unwrap_or(0.0) * 100.0,
+                score_sd: stats::sd(&scores).map(|sd| sd * 100.0),
+                flaky: passed > 0 && passed < n,
+            }
+        })
         .collect()
 }
 

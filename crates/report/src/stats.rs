@@ -377,14 +377,20 @@ pub fn holm(p: &[f64]) -> Vec<f64> {
 /// 2024, §2.2): the CLT variance s²/n plus the within-cluster cross terms
 /// (1/n²) Σ_c Σ_{i≠j∈c} (x_i − x̄)(x_j − x̄). `cluster[i]` names observation i's cluster (a task:
 /// its rounds and seeds are correlated). `None` below two observations or on a length mismatch.
-pub fn clustered_se<K: Ord>(xs: &[f64], cluster: &[K]) -> Option<f64> {
+pub fn clustered_se<K: std::hash::Hash + Eq>(xs: &[f64], cluster: &[K]) -> Option<f64> {
     let n = xs.len();
     if n < 2 || cluster.len() != n {
         return None;
     }
     let m = mean(xs)?;
     let s = sd(xs)?;
-    let mut sums: std::collections::BTreeMap<&K, (f64, f64)> = std::collections::BTreeMap::new();
+    // A fixed hasher: the same observations sum in the same order on every run (the figure is
+    // reproducible to the last bit, as the GUI-vs-CLI report comparisons require).
+    let mut sums: std::collections::HashMap<
+        &K,
+        (f64, f64),
+        std::hash::BuildHasherDefault<crate::IdHasher>,
+    > = std::collections::HashMap::with_capacity_and_hasher(n / 2, Default::default());
     for (x, k) in xs.iter().zip(cluster) {
         let e = x - m;
         let slot = sums.entry(k).or_insert((0.0, 0.0));
