@@ -960,7 +960,9 @@ async fn one_run_uses_models_of_two_providers_with_different_urls_and_keys() {
             .wait_text(
                 "#rf-plan [data-field=planned]",
                 Duration::from_secs(20),
-                |t| t.ends_with("samples"),
+                // The plan is recomputed after each tick: wait for the one that counts both
+                // models (the first tick alone gives 4 samples).
+                |t| t.starts_with("8 ") && t.ends_with("samples"),
             )
             .await?;
         app.screenshot("console-new-run-two-providers").await?;
