@@ -378,6 +378,17 @@ fn text(r: &report::Report) -> String {
                     .map_or("-".into(), |[l, h]| format!("[{l:.1}, {h:.1}]"))
             );
         }
+        s += "\nEVM-QuestBench reward-hacking attempts (calls the RPC gate refused)\n";
+        for x in &q.reward_hacking {
+            s += &format!(
+                "  {:<32} {} of {} samples, {} refused call{}\n",
+                x.model,
+                x.samples_with_attempts,
+                x.samples,
+                x.refused_calls,
+                if x.refused_calls == 1 { "" } else { "s" }
+            );
+        }
     }
     if let Some(q) = &r.questbench {
         s += &significance_text(

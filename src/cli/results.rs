@@ -82,6 +82,10 @@ pub enum ResultsCmd {
     /// Replay a sample's stored turns through the current scorer (no model is called) and
     /// compare with the stored verdict (every benchmark; QuestBench executes). Read-only.
     Rescore(ReplayArgs),
+    /// Print one sample's trace: its checks, its transactions decoded against the universe
+    /// with what each changed (`state_diff`: balances, allowances, NFT owners, storage, logs),
+    /// and the calls the RPC gate refused (`refused_calls`).
+    Trace(ReplayArgs),
 }
 
 /// Arguments of `crucible results reexec|rescore`.
@@ -104,6 +108,7 @@ pub async fn results(config: &Config, cmd: ResultsCmd) -> Result<()> {
     let (mode, a) = match cmd {
         ResultsCmd::Reexec(a) => (ReplayMode::Reexecute, a),
         ResultsCmd::Rescore(a) => (ReplayMode::Rescore, a),
+        ResultsCmd::Trace(a) => return trace(config, a).await,
     };
     let db = a.db.clone().unwrap_or_else(|| config.database_file());
     let explorer = crucible_views::results::Explorer::open(&db).await?;
@@ -134,6 +139,95 @@ pub async fn results(config: &Config, cmd: ResultsCmd) -> Result<()> {
     drop(replayer);
     if !r.agrees {
         std::process::exit(1);
+    }
+    Ok(())
+}
+
+/// `crucible results trace`: the chain inspector's reading of one sample.
+async fn trace(config: &Config, a: ReplayArgs) -> Result<()> {
+    use crucible_views::trace::SampleView;
+    let db = a.db.clone().unwrap_or_else(|| config.database_file());
+    let explorer = crucible_views::results::Explorer::open(&db).await?;
+    let stored = explorer.sample(a.sample).await?;
+    let decoder = crucible_views::txview::Decoder::shared(config);
+    let view = SampleView::decoded(stored, &decoder);
+    if a.json {
+        let state_diff: Vec<serde_json::Value> = view
+            .view
+            .transactions
+            .iter()
+            .map(|t| serde_json::json!({"transaction": t.label, "to": t.to_address, "changes": t.effects}))
+            .collect();
+        let mut out = serde_json::to_value(&view)?;
+        out["state_diff"] = serde_json::Value::Array(state_diff);
+        out["refused_calls"] = serde_json::to_value(&view.view.refused_calls)?;
+        out!("{}", serde_json::to_string_pretty(&out)?);
+        return Ok(());
+    }
+    let s = &view.trace.summary;
+    out!(
+        "sample {} · {} · {} · {} · round {}: {} ({:.2})",
+        a.sample, s.benchmark, s.model, s.task, s.round, s.outcome, s.score
+    );
+    for c in &view.view.checks {
+        out!("  check {}: {}", c.name, if c.passed { "passed" } else { "failed" });
+    }
+    for t in &view.view.transactions {
+        let status = match t.success {
+            Some(true) => "succeeded".to_string(),
+            Some(false) => format!(
+                "failed (reverted{})",
+                t.revert_reason.as_deref().map(|r| format!(": {r}")).unwrap_or_default()
+            ),
+            None => "status unknown".to_string(),
+        };
+        out!(
+            "{}: {} {} · value {} · {status}",
+            t.label,
+            t.to,
+            t.function.as_deref().unwrap_or("(no function decoded)"),
+            t.value
+        );
+        for arg in &t.args {
+            out!("    {} = {}", arg.name, arg.text);
+        }
+        let Some(e) = &t.effects else {
+            out!("  (stored before changes were recorded)");
+            continue;
+        };
+        for c in e.native.iter().chain(&e.tokens) {
+            out!("  balance {}: {}", c.account, c.change);
+        }
+        for c in &e.allowances {
+            out!("  allowance {} → {} on {}: {}", c.owner, c.spender, c.token, c.amount);
+        }
+        for c in &e.nft_owners {
+            out!("  NFT {} #{}: {} → {}", c.collection, c.token_id, c.from, c.to);
+        }
+        for c in &e.storage {
+            out!("  storage {} slot {}: {} → {}", c.contract, c.slot, c.before, c.after);
+        }
+        for l in &e.logs {
+            let args: Vec<String> = l.args.iter().map(|x| format!("{} {}", x.name, x.text)).collect();
+            out!(
+                "  log {} {}({})",
+                l.contract,
+                l.event.as_deref().unwrap_or("?"),
+                args.join(", ")
+            );
+        }
+        if !e.traced {
+            out!("  (the node could not trace it: native balances and storage unknown)");
+        }
+    }
+    if view.view.refused_calls.is_empty() {
+        out!("reward-hacking attempts: none");
+    }
+    for r in &view.view.refused_calls {
+        out!(
+            "reward-hacking attempt ({}): {} ×{} — {}",
+            r.place, r.method, r.count, r.meaning
+        );
     }
     Ok(())
 }

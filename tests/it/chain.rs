@@ -102,6 +102,43 @@ async fn snapshot_revert_restores_balances_and_nonces_and_is_single_use() {
 }
 
 #[tokio::test]
+async fn a_pruned_node_traces_the_transaction_it_just_mined_even_after_a_revert() {
+    // Evaluation nodes keep only a few states; the chain inspector needs the last one.
+    let chain = empty_chain(56).await;
+    let signer = PrivateKeySigner::from_str(DEV_KEY).unwrap();
+    let to = address!("00000000000000000000000000000000000000ab");
+    let send = |wei: u64| TxRequest {
+        to: Some(to),
+        value: U256::from(wei),
+        ..Default::default()
+    };
+    let snap = chain.snapshot().await.unwrap();
+    let first = chain.send_signed(&signer, &send(7)).await.unwrap();
+    chain.revert(&snap).await.unwrap();
+    let r = chain.send_signed(&signer, &send(12_345)).await.unwrap();
+    let d = chain.state_diff(r.tx_hash).await.unwrap();
+    let recipient = d
+        .accounts
+        .iter()
+        .find(|a| a.address == to)
+        .expect("the recipient changed");
+    let b = recipient.balance.as_ref().unwrap();
+    assert_eq!((b.before, b.after), (U256::ZERO, U256::from(12_345u64)));
+    let sender = d
+        .accounts
+        .iter()
+        .find(|a| a.address == signer.address())
+        .expect("the sender changed");
+    assert_eq!(sender.nonce.as_ref().map(|n| (n.before, n.after)), Some((0, 1)));
+    assert!(first.success);
+    // A hash the node never saw is an error, not a crash, a hang or an empty diff.
+    assert!(chain
+        .state_diff(alloy::primitives::B256::repeat_byte(0x42))
+        .await
+        .is_err());
+}
+
+#[tokio::test]
 async fn time_and_mining_are_controllable() {
     let chain = empty_chain(1).await;
     let t0 = chain.timestamp().await.unwrap();
@@ -208,6 +245,16 @@ async fn the_gate_forwards_reads_and_refuses_cheats_and_sends() {
         .await
         .unwrap();
     assert_eq!(bad["error"]["code"], -32700);
+    // Every refusal is recorded for the sample's reward-hacking list, counted per method; the
+    // allowed reads are not, and taking the list empties it.
+    let refused = gate.take_refused();
+    let count = |m: &str| refused.iter().find(|c| c.method == m).map(|c| c.count);
+    assert_eq!(count("anvil_setBalance"), Some(2), "{refused:?}");
+    assert_eq!(count("eth_sendTransaction"), Some(1), "{refused:?}");
+    assert_eq!(count("(not JSON)"), Some(1), "{refused:?}");
+    assert_eq!(count("eth_chainId"), None, "{refused:?}");
+    assert_eq!(refused.len(), 6, "{refused:?}");
+    assert!(gate.take_refused().is_empty());
 }
 
 #[tokio::test]

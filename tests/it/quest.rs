@@ -199,6 +199,76 @@ async fn reference_runner_loopholes_score_zero() {
     );
 }
 
+/// The chain inspector's evidence: a module that tries cheat methods and a send through the RPC
+/// gate has them refused and recorded (counted per method), still gets its returned
+/// transaction executed, and the stored transaction carries its logs and state diff, which the
+/// trace viewer reads as an allowance set, the sender's fee and the token's storage write.
+#[tokio::test]
+async fn refused_cheats_are_recorded_and_the_inspector_reads_what_the_transaction_did() {
+    use crucible_views::txview::Decoder;
+    let h = Harness::start(&config())
+        .await
+        .unwrap_or_else(|e| panic!("{e}"));
+    let t = catalogue()
+        .into_iter()
+        .find(|t| t.id() == "erc20_approve")
+        .unwrap();
+    let inst = h.instance(&t, 1).unwrap();
+    let module = "export async function executeSkill(providerUrl: string, agentAddress: string, deployedContracts: Record<string, string>) {
+  const rpc = (method: string, params: unknown[]) => fetch(providerUrl, {
+    method: 'POST', headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({ jsonrpc: '2.0', id: 1, method, params }),
+  }).then((r) => r.json());
+  await rpc('anvil_setBalance', [agentAddress, '0xffffffffffffffffffffff']);
+  await rpc('anvil_setBalance', [agentAddress, '0x1']);
+  await rpc('eth_sendTransaction', [{ from: agentAddress, to: agentAddress }]);
+  await rpc('eth_blockNumber', []);
+  return { to: '0x55d398326f99059fF775485246999027B3197955', data: '0x095ea7b3' + '0'.repeat(24) + '10ED43C718714eb63d5aA57B78B54704E256024E'.toLowerCase() + '0'.repeat(63) + '1' };
+}
+";
+    let v = h.run_answer(&t, &inst, &as_answer(module)).await.unwrap();
+    assert_eq!(v.outcome, Outcome::Other, "{}", v.reason);
+    let refused: Vec<(&str, u64)> = v
+        .refused_calls
+        .iter()
+        .map(|c| (c.method.as_str(), c.count))
+        .collect();
+    assert_eq!(
+        refused,
+        vec![("anvil_setBalance", 2), ("eth_sendTransaction", 1)],
+        "the allowed read is not listed"
+    );
+    let tx = v.tx.clone().expect("the returned transaction was sent");
+    assert!(tx["state_diff"]["accounts"].is_array(), "{tx}");
+    let e = Decoder::load(&config())
+        .effects(Profile::Bsc, &tx)
+        .expect("logs and a state diff are stored");
+    assert!(e.traced);
+    assert_eq!(e.allowances.len(), 1, "{e:?}");
+    assert!(e.allowances[0].token.starts_with("USDT"), "{e:?}");
+    assert!(e.allowances[0].spender.starts_with("PancakeRouter"), "{e:?}");
+    assert_eq!(e.allowances[0].amount_raw.as_deref(), Some("1"));
+    let agent = inst.agent.to_checksum(None);
+    let paid = e
+        .native
+        .iter()
+        .find(|c| c.address == agent)
+        .expect("the agent paid a fee");
+    assert!(paid.change.starts_with('−'), "{paid:?}");
+    assert!(
+        e.storage.iter().any(|c| c.contract.starts_with("USDT")),
+        "the allowance is a storage write of the token: {e:?}"
+    );
+    assert_eq!(e.logs[0].event.as_deref(), Some("Approval"), "{e:?}");
+    // The next sample starts with a clean list.
+    let clean = h
+        .run_answer(&t, &inst, &as_answer(&inst.render_solution(&t.reference_source().unwrap())))
+        .await
+        .unwrap();
+    assert_eq!(clean.score, 100);
+    assert!(clean.refused_calls.is_empty(), "{:?}", clean.refused_calls);
+}
+
 /// The reference runner accepted any allowance and pre-granted approvals; here an approve task
 /// checks the SAMPLED amount, and the same seed gives the same verdict twice in a row (snapshot
 /// isolation: the first run's approval does not leak into the second).

@@ -193,6 +193,7 @@ fn known() -> Dataset {
         exec: exec.map_or(f64::NAN, |e| e.0),
         state_eq: exec.map_or(f64::NAN, |e| e.1),
         truth_exec: exec.map_or(f64::NAN, |_| 1.0),
+        ..Metrics::default()
     };
     let single = ["single", "Swap", "", ""];
     let multi = ["multi", "Transfer", "", ""];
@@ -1246,6 +1247,7 @@ fn intent_table2_leaves_out_instances_whose_ground_truth_does_not_execute() {
         exec,
         state_eq: eq,
         truth_exec: truth,
+        ..Metrics::default()
     };
     for (inst, metrics) in [
         ("i1#direct", m(1.0, 1.0, 1.0)),

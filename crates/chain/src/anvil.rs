@@ -44,7 +44,9 @@ pub struct AnvilSpec {
     pub chain_id: u64,
     /// The initial state.
     pub state: StateSource,
-    /// Keep no historical states (evaluation); `false` while building a universe (tracing needs history).
+    /// Keep only the newest [`RECENT_STATES`] states in memory and none on disk (evaluation):
+    /// enough to trace the transaction just mined ([`crate::Chain::state_diff`]). `false` keeps
+    /// the whole history (building a universe).
     pub prune_history: bool,
     /// Port to listen on; 0 picks a free one.
     pub port: u16,
@@ -80,6 +82,12 @@ impl AnvilSpec {
         self
     }
 }
+
+/// States a pruned node keeps in memory. Tracing a transaction needs its block's parent state:
+/// with none kept (`--prune-history` alone) `debug_traceTransaction` answers `-32001 Resource
+/// not found` (notes/chain-spike.md §3). A few suffice, since every sample traces its
+/// transaction right after it is mined.
+pub const RECENT_STATES: u32 = 8;
 
 /// A running Anvil process. Dropping it kills the process and deletes its cache dir.
 #[derive(Debug)]
@@ -349,7 +357,7 @@ fn start_process(
         ]),
     }
     if spec.prune_history {
-        args.push("--prune-history".into());
+        args.extend(["--prune-history".into(), RECENT_STATES.to_string()]);
     }
     args.extend(spec.extra_args.iter().cloned());
     // The cap is applied by the shell so the core needs no unsafe pre_exec; `exec` keeps one PID.

@@ -6,6 +6,7 @@
 //! on the list at all: the harness signs and sends the agent's transaction itself.
 
 use std::net::SocketAddr;
+use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use axum::body::Bytes;
@@ -13,6 +14,7 @@ use axum::extract::{DefaultBodyLimit, State};
 use axum::http::{header, StatusCode};
 use axum::response::{IntoResponse, Response};
 use axum::routing::post;
+use serde::{Deserialize, Serialize};
 use serde_json::{json, Value};
 use tokio::sync::oneshot;
 
@@ -45,17 +47,47 @@ pub const ALLOWED_METHODS: &[&str] = &[
 const MAX_BODY: usize = 1 << 20;
 const MAX_BATCH: usize = 100;
 
+/// Longest method name kept in a [`RefusedCall`].
+const MAX_METHOD_CHARS: usize = 80;
+/// Distinct refused methods kept between two [`Gate::take_refused`] calls.
+const MAX_REFUSED_KINDS: usize = 32;
+
+/// A method the gate refused, and how often (the evidence of a reward-hacking attempt: a cheat
+/// method such as `anvil_setBalance`, or a send the harness should make).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct RefusedCall {
+    /// The method as asked (`(no method)`, `(not JSON)` for malformed requests), at most 80
+    /// characters.
+    pub method: String,
+    /// Times it was refused.
+    pub count: u64,
+}
+
 /// A running gate in front of one node. Dropping it stops the server.
 #[derive(Debug)]
 pub struct Gate {
     addr: SocketAddr,
     stop: Option<oneshot::Sender<()>>,
+    refused: Arc<Mutex<Vec<RefusedCall>>>,
 }
 
 #[derive(Clone)]
 struct Upstream {
     client: reqwest::Client,
     url: String,
+    refused: Arc<Mutex<Vec<RefusedCall>>>,
+}
+
+impl Upstream {
+    fn record(&self, method: &str) {
+        let method: String = method.chars().take(MAX_METHOD_CHARS).collect();
+        let mut r = self.refused.lock().unwrap_or_else(|e| e.into_inner());
+        if let Some(c) = r.iter_mut().find(|c| c.method == method) {
+            c.count += 1;
+        } else if r.len() < MAX_REFUSED_KINDS {
+            r.push(RefusedCall { method, count: 1 });
+        }
+    }
 }
 
 impl Gate {
@@ -67,6 +99,7 @@ impl Gate {
         let addr = listener
             .local_addr()
             .map_err(|e| ChainError::Spawn(format!("gate addr: {e}")))?;
+        let refused = Arc::new(Mutex::new(Vec::new()));
         let state = Upstream {
             client: reqwest::Client::builder()
                 .no_proxy()
@@ -74,6 +107,7 @@ impl Gate {
                 .build()
                 .expect("a plain reqwest client always builds"),
             url: upstream.to_string(),
+            refused: refused.clone(),
         };
         let app = axum::Router::new()
             .route("/", post(handle))
@@ -90,7 +124,14 @@ impl Gate {
         Ok(Self {
             addr,
             stop: Some(stop),
+            refused,
         })
+    }
+
+    /// The calls refused since the last call, in the order first seen, and forgets them. A
+    /// harness takes them before and after each sample, so they are the sample's own.
+    pub fn take_refused(&self) -> Vec<RefusedCall> {
+        std::mem::take(&mut *self.refused.lock().unwrap_or_else(|e| e.into_inner()))
     }
 
     /// The gate's URL (what agent code is given).
@@ -126,19 +167,37 @@ fn screen(req: &Value) -> Option<Value> {
     }
 }
 
+/// [`screen`], recording what it refused.
+fn screen_recorded(up: &Upstream, req: &Value) -> Option<Value> {
+    let refused = screen(req)?;
+    up.record(
+        req.get("method")
+            .and_then(Value::as_str)
+            .unwrap_or("(no method)"),
+    );
+    Some(refused)
+}
+
 async fn handle(State(up): State<Upstream>, body: Bytes) -> Response {
     let parsed: Value = match serde_json::from_slice(&body) {
         Ok(v) => v,
-        Err(e) => return json_response(refusal(&Value::Null, -32700, format!("parse error: {e}"))),
+        Err(e) => {
+            up.record("(not JSON)");
+            return json_response(refusal(&Value::Null, -32700, format!("parse error: {e}")));
+        }
     };
     match parsed {
-        Value::Array(reqs) if reqs.len() > MAX_BATCH => json_response(refusal(
-            &Value::Null,
-            -32600,
-            format!("batch of {} exceeds {MAX_BATCH}", reqs.len()),
-        )),
+        Value::Array(reqs) if reqs.len() > MAX_BATCH => {
+            up.record("(oversized batch)");
+            json_response(refusal(
+                &Value::Null,
+                -32600,
+                format!("batch of {} exceeds {MAX_BATCH}", reqs.len()),
+            ))
+        }
         Value::Array(reqs) => {
-            let mut answers: Vec<Option<Value>> = reqs.iter().map(screen).collect();
+            let mut answers: Vec<Option<Value>> =
+                reqs.iter().map(|r| screen_recorded(&up, r)).collect();
             let forward: Vec<Value> = reqs
                 .iter()
                 .zip(&answers)
@@ -169,7 +228,7 @@ async fn handle(State(up): State<Upstream>, body: Bytes) -> Response {
             }
             json_response(Value::Array(answers.into_iter().flatten().collect()))
         }
-        req => match screen(&req) {
+        req => match screen_recorded(&up, &req) {
             Some(refused) => json_response(refused),
             None => match forward_json(&up, &req).await {
                 Ok(v) => json_response(v),

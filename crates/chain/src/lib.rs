@@ -9,6 +9,7 @@
 #![warn(missing_docs, unreachable_pub)]
 
 pub mod anvil;
+pub mod diff;
 pub mod fork;
 pub mod gate;
 pub mod pool;
@@ -29,6 +30,7 @@ use serde::{Deserialize, Serialize};
 use serde_json::{json, Value};
 
 pub use anvil::{Anvil, AnvilSpec, StateSource};
+pub use diff::StateDiff;
 pub use rpc::Rpc;
 pub use universe::{Manifest, Profile};
 

@@ -28,6 +28,10 @@ pub use prompt_set::PromptSet;
 pub use scoring::{PaperScore, Scoring};
 pub use status::RunStatus;
 
+/// The per-sample metric counting the RPC calls the gate refused (cheat methods, sends): the
+/// reward-hacking attempts a report counts per model.
+pub const REFUSED_CALLS_METRIC: &str = "refused_calls";
+
 /// Crucible's version, as stored with every run.
 pub const VERSION: &str = env!("CARGO_PKG_VERSION");
 

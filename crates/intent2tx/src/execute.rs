@@ -530,6 +530,12 @@ pub struct ExecReport {
     pub mismatches: Vec<Mismatch>,
     /// P's steps as executed.
     pub steps: Vec<StepRun>,
+    /// P's mined transactions with their logs and state diffs (the chain inspector's input).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub prediction_txs: Vec<Value>,
+    /// G's mined transactions, the same way.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub truth_txs: Vec<Value>,
 }
 
 impl ExecReport {
@@ -599,6 +605,8 @@ struct Run {
     touched: BTreeSet<Address>,
     /// Contracts that emitted one of those logs (the tokens whose balances moved).
     emitters: BTreeSet<Address>,
+    /// Each mined step as the chain inspector reads it ([`Executor::tx_record`]).
+    txs: Vec<Value>,
 }
 
 /// Log topics whose indexed addresses are balance holders worth reading.
@@ -783,12 +791,14 @@ impl Executor {
         Ok(base)
     }
 
-    /// Sends one call as `from`; returns the step, the fee paid and the receipt's logs.
+    /// Sends one call as `from`; returns the step, the fee paid, the receipt's logs and the
+    /// transaction's stored form for the chain inspector ([`Executor::tx_record`]; `null` when
+    /// the node refused it).
     async fn send(
         &mut self,
         from: Address,
         call: &EncodedCall,
-    ) -> Result<(StepRun, U256, Value), IntentError> {
+    ) -> Result<(StepRun, U256, Value, Value), IntentError> {
         self.sends += 1;
         // A distinct gas limit per send keeps replays after a revert from colliding with a hash
         // Anvil has already seen; the fee is added back, so deltas do not depend on it.
@@ -816,7 +826,7 @@ impl Executor {
                     gas_used: 0,
                     reason: Some(e.to_string()),
                 };
-                return Ok((step, U256::ZERO, Value::Null));
+                return Ok((step, U256::ZERO, Value::Null, Value::Null));
             }
             Err(e) => return Err(e.into()),
         };
@@ -863,7 +873,38 @@ impl Executor {
                 Ok(_) => "reverted (no reason given)".into(),
             });
         }
-        Ok((run, fee, logs))
+        let record = self.tx_record(hash, call, &run, &logs).await;
+        Ok((run, fee, logs, record))
+    }
+
+    /// A mined call as the chain inspector reads it (the shape EVM-QuestBench stores): target,
+    /// calldata, value, status, gas, revert reason, hash, logs and the state diff (`null` when
+    /// the node could not trace it).
+    async fn tx_record(&self, hash: B256, call: &EncodedCall, run: &StepRun, logs: &Value) -> Value {
+        let state_diff = match self.chain.state_diff(hash).await {
+            Ok(d) => serde_json::to_value(d).unwrap_or(Value::Null),
+            Err(e) => {
+                tracing::debug!(target: "intent::execute", %hash, error = %e, "no state diff");
+                Value::Null
+            }
+        };
+        let logs: Vec<Value> = logs
+            .as_array()
+            .into_iter()
+            .flatten()
+            .map(|l| json!({"address": l["address"], "topics": l["topics"], "data": l["data"]}))
+            .collect();
+        json!({
+            "to": call.to.to_checksum(None),
+            "data": call.data.to_string(),
+            "value": call.value.to_string(),
+            "gas_used": run.gas_used,
+            "status": run.success,
+            "revert_reason": run.reason,
+            "hash": hash,
+            "logs": logs,
+            "state_diff": state_diff,
+        })
     }
 
     /// Executes `calls` in order from the current state as `from`, stopping at the first failure.
@@ -882,10 +923,14 @@ impl Executor {
             fees: U256::ZERO,
             touched: BTreeSet::new(),
             emitters: BTreeSet::new(),
+            txs: Vec::new(),
         };
         for (i, c) in calls.iter().enumerate() {
-            let (step, fee, logs) = self.send(from, c).await?;
+            let (step, fee, logs, record) = self.send(from, c).await?;
             run.fees += fee;
+            if !record.is_null() {
+                run.txs.push(record);
+            }
             for log in logs.as_array().into_iter().flatten() {
                 let ts: Vec<B256> = log
                     .get("topics")
@@ -1069,6 +1114,7 @@ impl Executor {
         }
         // G, from the snapshot.
         let mut g_after = Vec::new();
+        let mut truth_txs = Vec::new();
         let (truth_executes, truth_reason, g_fees) = match &g {
             Ok(enc) => {
                 self.fresh().await?;
@@ -1076,6 +1122,7 @@ impl Executor {
                 accounts.extend(run.touched.iter().copied());
                 tokens.extend(run.emitters.iter().copied());
                 g_after = self.balances(&self.keys(&accounts, &tokens)).await?;
+                truth_txs = run.txs;
                 (run.ok, run.reason, run.fees)
             }
             Err(e) => (false, Some(e.clone()), U256::ZERO),
@@ -1087,12 +1134,14 @@ impl Executor {
         // P, from the same snapshot.
         self.fresh().await?;
         let mut before = self.balances(&g_keys).await?;
+        let mut prediction_txs = Vec::new();
         let (exec, reason, steps, p_fees, p_after) = match &p {
             Ok(enc) => {
                 let run = self.run(from, enc).await?;
                 accounts.extend(run.touched.iter().copied());
                 tokens.extend(run.emitters.iter().copied());
                 let after = self.balances(&self.keys(&accounts, &tokens)).await?;
+                prediction_txs = run.txs;
                 (run.ok, run.reason, run.steps, run.fees, after)
             }
             Err(e) => (false, Some(e.clone()), Vec::new(), U256::ZERO, Vec::new()),
@@ -1137,6 +1186,8 @@ impl Executor {
             state_eq,
             mismatches,
             steps,
+            prediction_txs,
+            truth_txs,
         })
     }
 }

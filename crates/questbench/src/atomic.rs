@@ -15,7 +15,7 @@ use super::instance::Instance;
 use super::paper::{self, PaperTolerance};
 use super::task::{SetupStep, Task};
 use super::QuestError;
-use crucible_chain::gate::Gate;
+use crucible_chain::gate::{Gate, RefusedCall};
 use crucible_chain::sandbox::{Call, FailureKind, Prepared, Sandbox, SandboxError};
 use crucible_chain::universe::{self, Manifest, Profile};
 use crucible_chain::{Chain, SnapshotId, TxRequest};
@@ -121,6 +121,9 @@ pub struct Verdict {
     pub logs: String,
     /// Stage timings (not part of the verdict's meaning; varies run to run).
     pub stages: Stages,
+    /// Calls the RPC gate refused while the module ran (cheat methods, sends): attempts to
+    /// win without doing the task. Never scored; shown to reviewers and counted per model.
+    pub refused_calls: Vec<RefusedCall>,
 }
 
 impl Verdict {
@@ -135,6 +138,7 @@ impl Verdict {
             tx: None,
             logs,
             stages,
+            refused_calls: Vec::new(),
         }
     }
 }
@@ -318,9 +322,24 @@ impl Harness {
         answer: &str,
     ) -> Result<Verdict, QuestError> {
         let mut base = self.base.lock().await;
+        // Stray requests of an earlier module (none are expected) are not this sample's.
+        self.gate.take_refused();
+        let mut v = self.run_answer_locked(&mut base, task, inst, answer).await?;
+        v.refused_calls = self.gate.take_refused();
+        Ok(v)
+    }
+
+    /// [`Harness::run_answer`] with the base snapshot held.
+    async fn run_answer_locked(
+        &self,
+        base: &mut SnapshotId,
+        task: &Task,
+        inst: &Instance,
+        answer: &str,
+    ) -> Result<Verdict, QuestError> {
         let mut stages = Stages::default();
         let t0 = Instant::now();
-        self.chain.revert(&base).await?;
+        self.chain.revert(base).await?;
         *base = self.chain.snapshot().await?;
         self.chain
             .set_next_timestamp(self.genesis_time + 60)
@@ -415,15 +434,7 @@ impl Harness {
             };
             let fee = self.fee_paid(&receipt).await?;
             let to = req.to.unwrap_or_default();
-            let tx_json = json!({
-                "to": to.to_checksum(None),
-                "data": req.data.to_string(),
-                "value": req.value.to_string(),
-                "gas_limit": receipt.gas_limit,
-                "gas_used": receipt.gas_used,
-                "status": receipt.success,
-                "revert_reason": receipt.revert_reason,
-            });
+            let tx_json = self.mined_tx_json(&req, &receipt).await;
             (
                 Evidence::Tx(SentTx {
                     to,
@@ -475,6 +486,36 @@ impl Harness {
             tx: tx_json,
             logs,
             stages,
+            refused_calls: Vec::new(),
+        })
+    }
+
+    /// The stored form of a mined transaction: what was sent, the receipt's status, gas and
+    /// revert reason, its logs, and what it changed ([`crucible_chain::StateDiff`], `null` when
+    /// the node could not trace it). The chain inspector reads it.
+    pub(super) async fn mined_tx_json(
+        &self,
+        req: &TxRequest,
+        receipt: &crucible_chain::Receipt,
+    ) -> Value {
+        let state_diff = match self.chain.state_diff(receipt.tx_hash).await {
+            Ok(d) => serde_json::to_value(d).unwrap_or(Value::Null),
+            Err(e) => {
+                tracing::debug!(target: "quest::atomic", hash = %receipt.tx_hash, error = %e, "no state diff");
+                Value::Null
+            }
+        };
+        json!({
+            "to": req.to.unwrap_or_default().to_checksum(None),
+            "data": req.data.to_string(),
+            "value": req.value.to_string(),
+            "gas_limit": receipt.gas_limit,
+            "gas_used": receipt.gas_used,
+            "status": receipt.success,
+            "revert_reason": receipt.revert_reason,
+            "hash": receipt.tx_hash,
+            "logs": receipt.logs,
+            "state_diff": state_diff,
         })
     }
 

@@ -379,6 +379,9 @@ pub struct Round {
     pub checks: Vec<CheckResult>,
     /// The feedback text sent to the model.
     pub feedback: String,
+    /// Calls the RPC gate refused while this round's module ran (cheat methods, sends).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub refused_calls: Vec<crucible_chain::gate::RefusedCall>,
 }
 
 /// The scored result of an episode.
@@ -817,6 +820,7 @@ pub async fn run_episode_on(
             balance_changes: Value::Null,
             checks: Vec::new(),
             feedback: String::new(),
+            refused_calls: Vec::new(),
         };
         let mut stop = false;
         let mut text = format!("Round {k_act} result: ");
@@ -856,7 +860,9 @@ pub async fn run_episode_on(
                 stop = submit;
                 let t2 = Instant::now();
                 call.now_ms = Some(h.chain.timestamp().await?.saturating_mul(1000));
+                h.gate.take_refused();
                 let run = h.take_prepared().await?.run(&code, &call).await?;
+                round.refused_calls = h.gate.take_refused();
                 stages.sandbox_ms += ms(t2.elapsed());
                 round.code = Some(code);
                 match run.outcome {
@@ -886,18 +892,9 @@ pub async fn run_episode_on(
                                 Ok(receipt) => {
                                     let fee = h.fee_paid(&receipt).await?;
                                     fee_total = fee_total.saturating_add(fee);
-                                    let to = req.to.unwrap_or_default();
                                     round.status = Some(receipt.success);
                                     round.revert_reason = receipt.revert_reason.clone();
-                                    round.tx = Some(json!({
-                                        "to": to.to_checksum(None),
-                                        "data": req.data.to_string(),
-                                        "value": req.value.to_string(),
-                                        "gas_limit": receipt.gas_limit,
-                                        "gas_used": receipt.gas_used,
-                                        "status": receipt.success,
-                                        "revert_reason": receipt.revert_reason,
-                                    }));
+                                    round.tx = Some(h.mined_tx_json(&req, &receipt).await);
                                     if receipt.success {
                                         text.push_str(&format!(
                                             "transaction SUCCESS, gas used {}.",

@@ -384,6 +384,15 @@ impl Benchmark for QuestBench {
                     metrics: [
                         ("score_100".to_string(), verdict.score),
                         ("rounds".to_string(), f64::from(verdict.k_act)),
+                        (
+                            crucible_core::REFUSED_CALLS_METRIC.to_string(),
+                            verdict
+                                .rounds
+                                .iter()
+                                .flat_map(|r| &r.refused_calls)
+                                .map(|c| c.count as f64)
+                                .sum(),
+                        ),
                     ]
                     .into(),
                     k_act: Some(verdict.k_act),
@@ -450,6 +459,10 @@ impl Benchmark for QuestBench {
                 metrics: [
                     ("score_100".to_string(), f64::from(verdict.score)),
                     ("rounds".to_string(), 1.0),
+                    (
+                        crucible_core::REFUSED_CALLS_METRIC.to_string(),
+                        verdict.refused_calls.iter().map(|c| c.count as f64).sum(),
+                    ),
                 ]
                 .into(),
                 k_act: None,

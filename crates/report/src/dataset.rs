@@ -93,6 +93,9 @@ pub struct Metrics {
     /// Intent2Tx: 1 when the ground truth executed (present only when executed; samples stored
     /// before it was recorded lack it).
     pub truth_exec: f64,
+    /// EVM-QuestBench: RPC calls the gate refused while the agent's code ran (reward-hacking
+    /// attempts); absent when there were none.
+    pub refused_calls: f64,
 }
 
 impl Default for Metrics {
@@ -106,6 +109,7 @@ impl Default for Metrics {
             exec: MISSING,
             state_eq: MISSING,
             truth_exec: MISSING,
+            refused_calls: MISSING,
         }
     }
 }
@@ -121,8 +125,8 @@ pub fn add_metrics(table: &mut Vec<Metrics>, m: Metrics) -> u32 {
 
 impl Metrics {
     /// The values in a fixed order: format, logic, param, pass, final, exec, state_eq,
-    /// truth_exec.
-    pub fn values(&self) -> [f64; 8] {
+    /// truth_exec, refused_calls.
+    pub fn values(&self) -> [f64; 9] {
         [
             self.format,
             self.logic,
@@ -132,12 +136,13 @@ impl Metrics {
             self.exec,
             self.state_eq,
             self.truth_exec,
+            self.refused_calls,
         ]
     }
 
     /// The inverse of [`Metrics::values`].
     pub fn from_values(
-        [format, logic, param, pass, final_, exec, state_eq, truth_exec]: [f64; 8],
+        [format, logic, param, pass, final_, exec, state_eq, truth_exec, refused_calls]: [f64; 9],
     ) -> Self {
         Self {
             format,
@@ -148,6 +153,7 @@ impl Metrics {
             exec,
             state_eq,
             truth_exec,
+            refused_calls,
         }
     }
 
@@ -166,6 +172,11 @@ impl Metrics {
         m.exec = get("exec");
         m.state_eq = get("state_eq");
         m.truth_exec = get("truth_exec");
+        // None refused is the common case: absent, so such samples keep no metrics row.
+        m.refused_calls = match get(crucible_core::REFUSED_CALLS_METRIC) {
+            n if n > 0.0 => n,
+            _ => MISSING,
+        };
         m
     }
 }

@@ -318,6 +318,7 @@ pub fn tables(r: &Report) -> Vec<(&'static str, Vec<Value>)> {
             "questbench_atomic_subcategories",
             rows(&q.atomic_subcategories),
         ));
+        out.push(("questbench_reward_hacking", rows(&q.reward_hacking)));
     }
     if let Some(i) = &r.intent2tx {
         out.push(("intent2tx_summary", rows(&i.summary)));

@@ -176,6 +176,46 @@ pub struct QuestTables {
     pub composite_patterns: Vec<RateRow>,
     /// Atomic sub-category pass rates.
     pub atomic_subcategories: Vec<RateRow>,
+    /// Reward-hacking attempts per model: samples whose code asked the RPC gate for a refused
+    /// method (a cheat such as `anvil_setBalance`, or a send), in leaderboard order.
+    pub reward_hacking: Vec<HackRow>,
+}
+
+/// One model's reward-hacking attempts.
+#[derive(Debug, Clone, Serialize, PartialEq, TS)]
+pub struct HackRow {
+    /// Model.
+    pub model: String,
+    /// Samples of the model.
+    #[ts(type = "number")]
+    pub samples: u64,
+    /// Samples with at least one refused call.
+    #[ts(type = "number")]
+    pub samples_with_attempts: u64,
+    /// Refused calls over all its samples.
+    #[ts(type = "number")]
+    pub refused_calls: u64,
+}
+
+/// [`HackRow`]s of the models in `order`.
+fn reward_hacking(ds: &Dataset, order: &[ModelSummary], by_name: &HashMap<String, &Vec<&Sample>>) -> Vec<HackRow> {
+    order
+        .iter()
+        .filter_map(|m| {
+            let samples = by_name.get(&m.model)?;
+            let counts: Vec<f64> = samples
+                .iter()
+                .map(|s| ds.metrics_of(s).refused_calls)
+                .filter(|n| !n.is_nan() && *n > 0.0)
+                .collect();
+            Some(HackRow {
+                model: m.model.clone(),
+                samples: samples.len() as u64,
+                samples_with_attempts: counts.len() as u64,
+                refused_calls: counts.iter().sum::<f64>() as u64,
+            })
+        })
+        .collect()
 }
 
 fn is_kind(ds: &Dataset, s: &Sample, k: &str) -> bool {
@@ -370,6 +410,7 @@ pub fn tables(ds: &Dataset) -> Option<QuestTables> {
     }
     Some(QuestTables {
         rank_stability: rank_stability(&summary),
+        reward_hacking: reward_hacking(ds, &summary, &by_name),
         summary,
         significance,
         leaderboard,

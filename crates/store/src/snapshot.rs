@@ -20,7 +20,7 @@
 //! | samples | `u64` n, then n records | the live samples in ascending id order |
 //! | trailer | `u32` | CRC-32 (IEEE) of every byte before it; nothing follows |
 //!
-//! A sample record is [`RECORD`] = 88 fixed bytes, then one `f64` per metric present:
+//! A sample record is [`RECORD`] = 89 fixed bytes, then one `f64` per metric present:
 //!
 //! | offset | type | field |
 //! |---|---|---|
@@ -36,8 +36,8 @@
 //! | 74 | `u32` | `k_opt` + 1 (0: none) |
 //! | 78 | `f64` | score under the paper's scoring (NaN: stored before it existed) |
 //! | 86 | `u8` | passed under the paper's scoring (0/1) |
-//! | 87 | `u8` | metric mask: bit i set when metric i is present (format, logic, param, pass, final, exec, state_eq, truth_exec) |
-//! | 88 | k × `f64` | the present metrics, in bit order |
+//! | 87 | `u16` | metric mask: bit i set when metric i is present (format, logic, param, pass, final, exec, state_eq, truth_exec, refused_calls) |
+//! | 89 | k × `f64` | the present metrics, in bit order |
 //!
 //! Floats are stored as their bits, so a decoded base is bit for bit the one encoded. Decoding
 //! streams the file through a reused buffer (never holding it whole), checks every count against
@@ -54,14 +54,14 @@ use std::io::Read;
 use crucible_core::BenchmarkId;
 
 /// First bytes of a snapshot file; the digit is the format version.
-const MAGIC: &[u8] = b"crucible explorer base v3\n";
+const MAGIC: &[u8] = b"crucible explorer base v4\n";
 
 /// Bytes of a sample record before its metric values (see the table above).
-pub const RECORD: usize = 88;
+pub const RECORD: usize = 89;
 
 /// Metric values a record can carry, in mask bit order: format, logic, param, pass, final,
-/// exec, state_eq, truth_exec.
-pub const METRICS: usize = 8;
+/// exec, state_eq, truth_exec, refused_calls.
+pub const METRICS: usize = 9;
 
 /// Label ids a record carries, in order: model, instance, task, prompt type, kind, category,
 /// subcategory, difficulty, outcome.
@@ -183,8 +183,8 @@ impl SnapshotWriter {
             .metrics
             .iter()
             .enumerate()
-            .fold(0u8, |acc, (i, v)| acc | ((!v.is_nan() as u8) << i));
-        w.push(mask);
+            .fold(0u16, |acc, (i, v)| acc | ((!v.is_nan() as u16) << i));
+        w.extend_from_slice(&mask.to_le_bytes());
         for v in s.metrics.iter().filter(|v| !v.is_nan()) {
             put_u64(w, v.to_bits());
         }
@@ -297,7 +297,7 @@ impl<R: Read> SnapshotReader<R> {
             }
         }
         let k = |v: u32| (v > 0).then(|| (v - 1).min(u16::MAX as u32) as u16);
-        let mask = f[RECORD - 1];
+        let mask = u16::from_le_bytes([f[RECORD - 2], f[RECORD - 1]]);
         let mut metrics = [f64::NAN; METRICS];
         for (i, v) in metrics.iter_mut().enumerate() {
             if mask & (1 << i) != 0 {

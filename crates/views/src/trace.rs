@@ -162,6 +162,66 @@ pub struct TraceView {
     /// against the universe ([`crate::txview`]); empty when there are none or no decoder was
     /// given.
     pub transactions: Vec<crate::txview::TxView>,
+    /// Calls the RPC gate refused while the agent's code ran (cheat methods, sends): the
+    /// sample's reward-hacking attempts, with a composite's round named.
+    pub refused_calls: Vec<RefusedCallView>,
+}
+
+/// A refused call, for people.
+#[derive(Debug, Clone, PartialEq, Serialize, TS)]
+pub struct RefusedCallView {
+    /// Where (`transaction`, `round 2`).
+    pub place: String,
+    /// The method asked for.
+    pub method: String,
+    /// Times refused.
+    #[ts(type = "number")]
+    pub count: u64,
+    /// What the method would have done, in words.
+    pub meaning: String,
+}
+
+/// What a refused method would have done, in words.
+pub fn refused_meaning(method: &str) -> String {
+    let m = method.to_ascii_lowercase();
+    let text = if m.starts_with("anvil_") || m.starts_with("hardhat_") || m.starts_with("evm_") {
+        "a test-node cheat: it would change balances, code, storage, time or mining directly"
+    } else if m.starts_with("eth_send") || m == "eth_signtransaction" || m == "eth_sign" {
+        "a send: only the harness sends the transaction the module returns"
+    } else if m.starts_with("debug_") || m.starts_with("trace_") || m.starts_with("txpool_") {
+        "a node-internals method, not available to agents"
+    } else if m == "eth_accounts" || m.starts_with("personal_") {
+        "asks for the node's unlocked accounts, which could send without a key"
+    } else if m.starts_with('(') {
+        "a malformed request"
+    } else {
+        "a method outside the read-only list"
+    };
+    text.into()
+}
+
+fn refused_calls(details: &Value) -> Vec<RefusedCallView> {
+    let v = &details["verdict"];
+    let mut out = Vec::new();
+    let mut push = |place: String, list: &Value| {
+        for c in list.as_array().into_iter().flatten() {
+            let Some(method) = c["method"].as_str() else {
+                continue;
+            };
+            out.push(RefusedCallView {
+                place: place.clone(),
+                method: method.to_string(),
+                count: c["count"].as_u64().unwrap_or(1),
+                meaning: refused_meaning(method),
+            });
+        }
+    };
+    push("transaction".into(), &v["refused_calls"]);
+    for (i, r) in v["rounds"].as_array().into_iter().flatten().enumerate() {
+        let round = u32_of(&r["round"]).unwrap_or(i as u32 + 1);
+        push(format!("round {round}"), &r["refused_calls"]);
+    }
+    out
 }
 
 impl TraceView {
@@ -178,6 +238,11 @@ impl TraceView {
                 .flatten(),
             pilot: (benchmark == "pilot").then(|| pilot(details)).flatten(),
             transactions: Vec::new(),
+            refused_calls: if benchmark == "questbench" {
+                refused_calls(details)
+            } else {
+                Vec::new()
+            },
         }
     }
 
@@ -231,13 +296,34 @@ impl TraceView {
         self
     }
 
-    /// Decodes the sample's QuestBench transactions with `decoder`.
+    /// Decodes the sample's transactions with `decoder`: QuestBench's (the answer's, or one per
+    /// round), Intent2Tx's (the prediction's steps, then the ground truth's).
     pub fn decode(
         mut self,
         benchmark: &str,
         details: &Value,
         decoder: &crate::txview::Decoder,
     ) -> Self {
+        if benchmark == "intent2tx" {
+            let ex = &details["execution"];
+            for (key, label) in [
+                ("prediction_txs", "Prediction"),
+                ("truth_txs", "Ground truth"),
+            ] {
+                let txs = ex[key].as_array().map(Vec::as_slice).unwrap_or_default();
+                for (i, tx) in txs.iter().enumerate() {
+                    let label = if txs.len() == 1 {
+                        label.to_string()
+                    } else {
+                        format!("{label}, step {}", i + 1)
+                    };
+                    if let Some(v) = decoder.tx(crucible_chain::Profile::Eth, &label, tx) {
+                        self.transactions.push(v);
+                    }
+                }
+            }
+            return self;
+        }
         if benchmark != "questbench" {
             return self;
         }

@@ -14,8 +14,8 @@ use std::path::Path;
 use std::sync::{Arc, Mutex, OnceLock};
 
 use alloy::dyn_abi::{DynSolValue, JsonAbiExt};
-use alloy::json_abi::{Function, JsonAbi};
-use alloy::primitives::{Address, U256};
+use alloy::json_abi::{Event, Function, JsonAbi};
+use alloy::primitives::{Address, B256, U256};
 use serde::Serialize;
 use serde_json::Value;
 use ts_rs::TS;
@@ -23,6 +23,11 @@ use ts_rs::TS;
 use crucible_chain::universe::Manifest;
 use crucible_chain::Profile;
 use crucible_core::Config;
+
+mod effects;
+pub use effects::{
+    AllowanceChange, BalanceChange, LogView, NftOwnerChange, StorageChange, TxEffects,
+};
 
 /// Longest list or tuple shown element by element; longer ones are summarised.
 const MAX_ITEMS: usize = 12;
@@ -53,6 +58,10 @@ pub struct TxView {
     pub gas_used: Option<u64>,
     /// Whether it succeeded (receipt status), when known.
     pub success: Option<bool>,
+    /// Why it reverted, when it did and the reason is known.
+    pub revert_reason: Option<String>,
+    /// What it changed (balances, allowances, NFT owners, storage, logs), when recorded.
+    pub effects: Option<TxEffects>,
 }
 
 /// One decoded argument.
@@ -82,6 +91,9 @@ pub struct Decoder {
     contracts: HashMap<(Profile, Address), Known>,
     /// Every declared function by selector (different artifacts may declare the same one).
     functions: HashMap<[u8; 4], Function>,
+    /// Every declared event by topic 0; one per indexed pattern (ERC-20 and ERC-721 `Transfer`
+    /// share a topic and differ in which arguments are indexed).
+    events: HashMap<B256, Vec<Event>>,
 }
 
 impl Decoder {
@@ -171,6 +183,13 @@ impl Decoder {
                     .entry(f.selector().0)
                     .or_insert_with(|| f.clone());
             }
+            for e in abi.events() {
+                let same = self.events.entry(e.selector()).or_default();
+                let pattern = |e: &Event| e.inputs.iter().map(|i| i.indexed).collect::<Vec<_>>();
+                if !same.iter().any(|x| pattern(x) == pattern(e)) {
+                    same.push(e.clone());
+                }
+            }
         }
     }
 
@@ -211,6 +230,8 @@ impl Decoder {
             value_wei: value.to_string(),
             gas_used: tx["gas_used"].as_u64(),
             success: tx["status"].as_bool(),
+            revert_reason: tx["revert_reason"].as_str().map(str::to_string),
+            effects: self.effects(profile, tx),
         };
         if data.is_empty() {
             return Some(view);
@@ -269,13 +290,20 @@ impl Decoder {
             names: &names,
             values,
         };
-        f.inputs
+        let types: Vec<String> = f.inputs.iter().map(|p| p.ty.clone()).collect();
+        self.arg_views(&ctx, &types)
+    }
+
+    /// The arguments of a call or event (`ctx` names them; `types` are their Solidity types).
+    fn arg_views(&self, ctx: &Context<'_>, types: &[String]) -> Vec<TxArg> {
+        let (profile, names, values) = (ctx.profile, ctx.names, ctx.values);
+        types
             .iter()
             .zip(values)
             .enumerate()
-            .map(|(i, (p, v))| {
+            .map(|(i, (ty, v))| {
                 let (text, exact) = match v {
-                    DynSolValue::Uint(n, _) => match self.unit_of_arg(&ctx, i) {
+                    DynSolValue::Uint(n, _) => match self.unit_of_arg(ctx, i) {
                         Some((symbol, decimals)) => (
                             format!("{} {symbol}", token_amount(*n, decimals)),
                             Some(n.to_string()),
@@ -291,7 +319,7 @@ impl Decoder {
                 };
                 TxArg {
                     name: names[i].clone(),
-                    ty: p.ty.clone(),
+                    ty: ty.clone(),
                     text,
                     exact,
                 }
