@@ -243,6 +243,14 @@ pub fn typescript() -> String {
         decl::<TraceView>(&mut out);
         decl::<crucible_views::txview::TxView>(&mut out);
         decl::<crucible_views::txview::TxArg>(&mut out);
+        decl::<crucible_views::txview::TxEffects>(&mut out);
+        decl::<crucible_views::txview::BalanceChange>(&mut out);
+        decl::<crucible_views::txview::AllowanceChange>(&mut out);
+        decl::<crucible_views::txview::NftOwnerChange>(&mut out);
+        decl::<crucible_views::txview::StorageChange>(&mut out);
+        decl::<crucible_views::txview::LogView>(&mut out);
+        decl::<crucible_views::trace::RefusedCallView>(&mut out);
+        decl::<crucible_report::quest::HackRow>(&mut out);
         decl::<Highlight>(&mut out);
         decl::<HighlightKind>(&mut out);
         decl::<IntentTrace>(&mut out);

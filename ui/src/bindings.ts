@@ -2770,7 +2770,12 @@ pilot: PilotTrace | null,
  * against the universe ([`crate::txview`]); empty when there are none or no decoder was
  * given.
  */
-transactions: Array<TxView>, };
+transactions: Array<TxView>, 
+/**
+ * Calls the RPC gate refused while the agent's code ran (cheat methods, sends): the
+ * sample's reward-hacking attempts, with a composite's round named.
+ */
+refused_calls: Array<RefusedCallView>, };
 
 /**
  * A transaction as the trace viewer shows it.
@@ -2817,7 +2822,15 @@ gas_used: number | null,
 /**
  * Whether it succeeded (receipt status), when known.
  */
-success: boolean | null, };
+success: boolean | null, 
+/**
+ * Why it reverted, when it did and the reason is known.
+ */
+revert_reason: string | null, 
+/**
+ * What it changed (balances, allowances, NFT owners, storage, logs), when recorded.
+ */
+effects: TxEffects | null, };
 
 /**
  * One decoded argument.
@@ -2840,6 +2853,207 @@ text: string,
  * address), for hovering.
  */
 exact: string | null, };
+
+/**
+ * What one transaction changed.
+ */
+export type TxEffects = { 
+/**
+ * Native coin balances that changed (the sender's includes the fee).
+ */
+native: Array<BalanceChange>, 
+/**
+ * Token balances moved, summed per account and token, from the transfer logs.
+ */
+tokens: Array<BalanceChange>, 
+/**
+ * Allowances set (ERC-20 `Approval`) and operators approved (`ApprovalForAll`).
+ */
+allowances: Array<AllowanceChange>, 
+/**
+ * NFTs that changed owner (ERC-721 `Transfer`).
+ */
+nft_owners: Array<NftOwnerChange>, 
+/**
+ * Storage slots written, per contract.
+ */
+storage: Array<StorageChange>, 
+/**
+ * Every log, decoded where the universe declares the event.
+ */
+logs: Array<LogView>, 
+/**
+ * Whether the state diff was recorded (`false`: the node could not trace the transaction;
+ * native balances and storage are then unknown, not unchanged).
+ */
+traced: boolean, 
+/**
+ * Logs and slots left out (beyond the display limits).
+ */
+omitted: string, };
+
+/**
+ * One account's balance change in one asset.
+ */
+export type BalanceChange = { 
+/**
+ * The account, named from the universe when known.
+ */
+account: string, 
+/**
+ * Its full address.
+ */
+address: string, 
+/**
+ * The asset (`BNB`, `USDT`, or the token's address when the universe does not name it).
+ */
+asset: string, 
+/**
+ * The signed change in the asset's units (`+1,500 USDT`, `−0.0021 BNB`).
+ */
+change: string, 
+/**
+ * The signed change in the smallest unit.
+ */
+change_raw: string, 
+/**
+ * Before and after in units, when known (native balances).
+ */
+before: string | null, 
+/**
+ * After, in units, when known.
+ */
+after: string | null, };
+
+/**
+ * An allowance or operator approval set by the transaction.
+ */
+export type AllowanceChange = { 
+/**
+ * The token or collection.
+ */
+token: string, 
+/**
+ * The owner.
+ */
+owner: string, 
+/**
+ * The spender or operator.
+ */
+spender: string, 
+/**
+ * The new allowance in token units, `unlimited`, or `approved`/`revoked` for operators.
+ */
+amount: string, 
+/**
+ * The exact integer, for amounts.
+ */
+amount_raw: string | null, };
+
+/**
+ * An NFT that changed hands.
+ */
+export type NftOwnerChange = { 
+/**
+ * The collection.
+ */
+collection: string, 
+/**
+ * The token id.
+ */
+token_id: string, 
+/**
+ * Owner before (`minted` for a mint).
+ */
+from: string, 
+/**
+ * Owner after (`burned` for a burn).
+ */
+to: string, };
+
+/**
+ * One storage slot written.
+ */
+export type StorageChange = { 
+/**
+ * The contract.
+ */
+contract: string, 
+/**
+ * The slot (hex word).
+ */
+slot: string, 
+/**
+ * The word before.
+ */
+before: string, 
+/**
+ * The word after.
+ */
+after: string, };
+
+/**
+ * One log.
+ */
+export type LogView = { 
+/**
+ * The emitting contract.
+ */
+contract: string, 
+/**
+ * The event (`Transfer`), or `None` when no ABI of the universe declares it.
+ */
+event: string | null, 
+/**
+ * Its arguments, in declaration order.
+ */
+args: Array<TxArg>, 
+/**
+ * Why it is not decoded, when it is not.
+ */
+undecoded: string | null, };
+
+/**
+ * A refused call, for people.
+ */
+export type RefusedCallView = { 
+/**
+ * Where (`transaction`, `round 2`).
+ */
+place: string, 
+/**
+ * The method asked for.
+ */
+method: string, 
+/**
+ * Times refused.
+ */
+count: number, 
+/**
+ * What the method would have done, in words.
+ */
+meaning: string, };
+
+/**
+ * One model's reward-hacking attempts.
+ */
+export type HackRow = { 
+/**
+ * Model.
+ */
+model: string, 
+/**
+ * Samples of the model.
+ */
+samples: number, 
+/**
+ * Samples with at least one refused call.
+ */
+samples_with_attempts: number, 
+/**
+ * Refused calls over all its samples.
+ */
+refused_calls: number, };
 
 /**
  * A revert reason or receipt status found anywhere in a sample's details or artefacts.
@@ -3523,7 +3737,12 @@ composite_patterns: Array<RateRow>,
 /**
  * Atomic sub-category pass rates.
  */
-atomic_subcategories: Array<RateRow>, };
+atomic_subcategories: Array<RateRow>, 
+/**
+ * Reward-hacking attempts per model: samples whose code asked the RPC gate for a refused
+ * method (a cheat such as `anvil_setBalance`, or a send), in leaderboard order.
+ */
+reward_hacking: Array<HackRow>, };
 
 /**
  * Table 1 row.

@@ -70,6 +70,8 @@ const COLUMNS: Readonly<Record<string, string>> = {
   mean: "Mean (points)",
   prompt_type: "Prompt",
   per_round: "Per round (points)",
+  samples_with_attempts: "Samples with an attempt",
+  refused_calls: "Refused calls",
 };
 
 const TABLES: Readonly<Record<string, string>> = {
@@ -84,6 +86,7 @@ const TABLES: Readonly<Record<string, string>> = {
   outcomes: "Outcome distribution (paper Table 8)",
   composite_patterns: "Pass rate by composite workflow pattern (paper Fig. 5/7)",
   atomic_subcategories: "Pass rate by atomic sub-category (paper Fig. 9)",
+  reward_hacking: "Reward-hacking attempts (calls the RPC gate refused)",
   table1: "Field metrics (paper Table 1)",
   table2: "Execution (paper Table 2)",
   failure_modes: "Failure modes",

@@ -28,8 +28,19 @@ const TRACE = {
     composite: null, intent: null, pilot: null,
     transactions: [{ label: "Transaction", to: "USDT (0x55d3…7955)", to_address: "0x55d398326f99059fF775485246999027B3197955",
       function: "approve(address,uint256)", undecoded: null, value: "0 BNB", value_wei: "0", gas_used: 46012, success: false,
+      revert_reason: "STF",
       args: [{ name: "spender", ty: "address", text: "PancakeRouter (0x10ED…024E)", exact: "0x10ED43C718714eb63d5aA57B78B54704E256024E" },
-        { name: "value", ty: "uint256", text: "1,500 USDT", exact: "1500000000000000000000" }] }],
+        { name: "value", ty: "uint256", text: "1,500 USDT", exact: "1500000000000000000000" }],
+      effects: {
+        native: [{ account: "0x1111…1111", address: "0x1111111111111111111111111111111111111111", asset: "BNB", change: "−0.0001 BNB", change_raw: "-100000000000000", before: "1 BNB", after: "≈ 0.9999 BNB" }],
+        tokens: [{ account: "PancakeRouter (0x10ED…024E)", address: "0x10ED43C718714eb63d5aA57B78B54704E256024E", asset: "USDT", change: "+2 USDT", change_raw: "2000000000000000000", before: null, after: null }],
+        allowances: [{ token: "USDT (0x55d3…7955)", owner: "0x1111…1111", spender: "PancakeRouter (0x10ED…024E)", amount: "unlimited", amount_raw: "115792089237316195423570985008687907853269984665640564039457584007913129639935" }],
+        nft_owners: [{ collection: "Punks (0x3333…3333)", token_id: "7", from: "minted", to: "0x1111…1111" }],
+        storage: [{ contract: "USDT (0x55d3…7955)", slot: "0x7d5c0000000000000000000000000000000000000000000000000000000091aa", before: "0x0000000000000000000000000000000000000000000000000000000000000000", after: "0x00000000000000000000000000000000000000000000000000000000000000ff" }],
+        logs: [{ contract: "USDT (0x55d3…7955)", event: "Approval", args: [{ name: "owner", ty: "address", text: "0x1111…1111", exact: null }, { name: "value", ty: "uint256", text: "unlimited", exact: null }], undecoded: null }],
+        traced: true, omitted: "",
+      } }],
+    refused_calls: [{ place: "transaction", method: "anvil_setBalance", count: 2, meaning: "a test-node cheat: it would change balances, code, storage, time or mining directly" }],
   },
 };
 const verdict = (outcome, score, actual) => ({
@@ -147,11 +158,32 @@ test("a trace opens on who answered, the prompt and the answer, with the metadat
   assert.equal(await page.locator("#trace-checks tr[data-check='balance'] td").nth(2).textContent(), "1");
   // The transaction decoded: contract and arguments by name, the amount in tokens, wei on hover.
   const tx = page.locator("#trace-transactions .tx[data-tx=Transaction]");
-  assert.match(await tx.locator(".tx-head").innerText(), /Transaction reverted to USDT \(0x55d3…7955\): approve\(address,uint256\)/);
+  assert.match(await tx.locator(".tx-head").innerText(), /Transaction failed \(reverted\) to USDT \(0x55d3…7955\): approve\(address,uint256\)/);
   assert.equal(await tx.locator("tr[data-arg=value] td.tx-value").innerText(), "1,500 USDT");
   assert.equal(await tx.locator("tr[data-arg=value] td.tx-value").getAttribute("title"), "1500000000000000000000");
   assert.equal(await tx.locator(".tx-to").getAttribute("title"), "0x55d398326f99059fF775485246999027B3197955");
   assert.match(await tx.innerText(), /Value sent: 0 BNB · gas used 46,012/);
+  assert.match(await tx.locator(".tx-head").innerText(), /failed \(reverted\)/);
+  assert.equal(await tx.locator(".tx-revert").innerText(), "Revert reason: STF");
+  // The chain inspector: what it changed, in words and units, raw integers on hover.
+  const balances = tx.locator("[data-effects=balances] tbody tr");
+  assert.equal(await balances.count(), 2);
+  assert.deepEqual(await balances.first().locator("td").allInnerTexts(), ["PancakeRouter (0x10ED…024E)", "USDT", "+2 USDT", "from the transfer logs"]);
+  assert.deepEqual(await balances.nth(1).locator("td").allInnerTexts(), ["0x1111…1111", "BNB", "−0.0001 BNB", "1 BNB → ≈ 0.9999 BNB"]);
+  assert.equal(await balances.nth(1).locator(".delta.down").getAttribute("title"), "-100000000000000 in the smallest unit");
+  assert.deepEqual(await tx.locator("[data-effects=allowances] tbody td").allInnerTexts(), ["USDT (0x55d3…7955)", "0x1111…1111", "PancakeRouter (0x10ED…024E)", "unlimited"]);
+  assert.deepEqual(await tx.locator("[data-effects=nfts] tbody td").allInnerTexts(), ["Punks (0x3333…3333)", "#7", "minted", "0x1111…1111"]);
+  assert.match(await tx.locator(".effects-storage summary").innerText(), /Storage written: 1 slot$/);
+  assert.equal(await tx.locator("[data-effects=storage] code").nth(2).textContent(), "0xff");
+  assert.match(await tx.locator(".effects-logs li[data-event=Approval]").textContent(), /Approval from USDT \(0x55d3…7955\): owner 0x1111…1111, value unlimited/);
+  // The reward-hacking attempts, before the checks, with what each method would have done.
+  const refused = page.locator("#trace-refused");
+  assert.match(await refused.locator("h3").innerText(), /Reward-hacking attempts: 2 refused calls/i);
+  assert.deepEqual(await refused.locator("tbody td").allInnerTexts(), ["transaction", "anvil_setBalance", "2", "a test-node cheat: it would change balances, code, storage, time or mining directly"]);
+  await tx.locator(".effects-storage summary").click();
+  await tx.locator(".effects-logs summary").click();
+  await page.locator("#trace-refused").scrollIntoViewIfNeeded();
+  await page.screenshot({ path: join(shots, "mock-trace-inspector.png"), timeout: 15000, fullPage: true });
   await page.locator("#trace-transactions").scrollIntoViewIfNeeded();
   await page.screenshot({ path: join(shots, "mock-trace-transaction.png"), timeout: 15000 });
   await page.close();

@@ -34,6 +34,7 @@ import { chartLabel, columnLabel, modelList, tableLabel, valueLabel } from "../l
 import { renderPaperTables } from "./paper-tables";
 import { renderCompare } from "./compare";
 import { heatColour, taskHeat } from "./task-heat";
+import { effectsBlock, refusedSection } from "./inspector";
 import { h, ident, mount } from "../dom";
 import { runText, runTitle } from "../run-name";
 import {
@@ -1004,12 +1005,13 @@ export function amountCell(text: string, unit: Unit | null): HTMLElement | strin
     `${tokenAmount(raw, unit.decimals)} ${unit.symbol}${rest}`);
 }
 
-/** QuestBench: the transactions the answer sent, decoded against the universe: the target and
- *  every argument by name, amounts in token units (the exact integer on hover). */
+/** The transactions a sample sent (QuestBench's answer or rounds, Intent2Tx's prediction and
+ *  ground truth), decoded against the universe: the target and every argument by name, amounts
+ *  in token units (the exact integer on hover), and what each changed. */
 function transactionsSection(txs: TxView[]): HTMLElement | null {
   if (txs.length === 0) return null;
   const one = (t: TxView) => {
-    const status = t.success === null ? null : h("span", { class: `badge ${t.success ? "ok" : "warn"}` }, t.success ? "succeeded" : "reverted");
+    const status = t.success === null ? null : h("span", { class: `badge ${t.success ? "ok" : "warn"}` }, t.success ? "succeeded" : "failed (reverted)");
     const args = t.args.length
       ? h("table", { class: "rtable compact tx-args" },
         h("thead", {}, h("tr", {}, h("th", {}, "Argument"), h("th", {}, "Type"), h("th", {}, "Value"))),
@@ -1026,6 +1028,8 @@ function transactionsSection(txs: TxView[]): HTMLElement | null {
       args,
       h("p", { class: "small muted" }, "Value sent: ", h("span", { class: "tx-native", title: `${t.value_wei} wei` }, t.value),
         t.gas_used === null ? null : ` · gas used ${t.gas_used.toLocaleString("en-US")}`),
+      t.success === false && t.revert_reason ? h("p", { class: "small tx-revert" }, `Revert reason: ${t.revert_reason}`) : null,
+      t.effects ? effectsBlock(t.effects) : null,
     );
   };
   return h("section", { class: "trace-sec", id: "trace-transactions" }, h("h3", {}, txs.length === 1 ? "Transaction" : `Transactions (${txs.length})`), ...txs.map(one));
@@ -1331,6 +1335,7 @@ async function renderTrace(el: HTMLElement, id: number, onSaved: () => void = ()
       textBlock(s.id, "raw_answer", "Answer", t.raw_answer),
       extractedSection(s.id),
       // Intent2Tx's and PILOT's checks are their own sections' rows.
+      refusedSection(v.refused_calls ?? []),
       s.benchmark === "questbench" ? checksTable(v.checks) : null,
       transactionsSection(v.transactions ?? []),
       v.composite ? roundsSection(v.composite, "trace-rounds") : null,
