@@ -42,7 +42,10 @@ pub struct ProvidersView {
 }
 
 fn builtin_agents() -> Vec<BuiltinAgentView> {
-    let quest = crucible_questbench::seam::AGENTS.iter().copied();
+    let quest = crucible_questbench::seam::AGENTS
+        .iter()
+        .chain(&crucible_questbench::seam::EXPLOIT_AGENTS)
+        .copied();
     let intent = crucible_intent2tx::agents::BuiltinAgent::ALL.map(|a| a.name());
     let pilot = crucible_pilot::agents::AgentKind::ALL.map(|a| a.as_str());
     let all = [

@@ -120,15 +120,75 @@ pub struct SelftestArgs {
     /// Seeds 0..N per task (QuestBench, PILOT-Bench).
     #[arg(long, default_value_t = 1)]
     seeds: u64,
-    /// Print `{verdict, report}` as JSON.
+    /// Run the built-in exploit agents (reward hacks) on every task instead (EVM-QuestBench):
+    /// none may pass. Exits non-zero when a task lets one pass; partial points are listed.
+    #[arg(long)]
+    exploits: bool,
+    /// Print `{verdict, report}` as JSON (with `--exploits`: the exploit report).
     #[arg(long)]
     json: bool,
+}
+
+/// Runs `crucible selftest --exploits`.
+async fn selftest_exploits(
+    config: &Config,
+    a: &SelftestArgs,
+    pack: &crucible_views::packs::PackInfo,
+) -> Result<()> {
+    let r = crucible_views::selftest::exploits(config, pack, a.task.as_deref(), &|_, _| {}).await?;
+    if a.json {
+        out!("{}", serde_json::to_string_pretty(&r)?);
+    } else {
+        for t in &r.tasks {
+            let scored: Vec<String> = t
+                .exploits
+                .iter()
+                .filter(|e| e.score > 0.0)
+                .map(|e| format!("{} scored {:.0} ({})", e.exploit, e.score, e.outcome))
+                .collect();
+            let mark = if t.flagged {
+                "HOLE"
+            } else if scored.is_empty() {
+                "ok  "
+            } else {
+                "part"
+            };
+            if scored.is_empty() {
+                out!("{mark} {}: every exploit scored 0", t.task);
+            } else {
+                out!("{mark} {}: {}", t.task, scored.join("; "));
+            }
+        }
+        out!(
+            "{} task(s), {} exploit(s) each: {}",
+            r.tasks.len(),
+            crucible_questbench::exploits::EXPLOITS.len(),
+            if r.resistant {
+                format!(
+                    "no exploit passed; {} task(s) give an exploit partial points (status/gas checks)",
+                    r.tasks.iter().filter(|t| t.max_points > 0.0).count()
+                )
+            } else {
+                format!("{} task(s) let an exploit pass", r.flagged.len())
+            }
+        );
+    }
+    anyhow::ensure!(
+        r.resistant,
+        "exploits passed {} task(s): {}",
+        r.flagged.len(),
+        r.flagged.join(", ")
+    );
+    Ok(())
 }
 
 /// Runs `crucible selftest`: exits non-zero when any task fails, after printing every failure.
 pub async fn selftest(config: &Config, a: SelftestArgs) -> Result<()> {
     use crucible_views::selftest;
     let pack = selftest::pack_for(config, &a.bench, a.pack.as_deref())?;
+    if a.exploits {
+        return selftest_exploits(config, &a, &pack).await;
+    }
     let (verdict, report) = selftest::run(config, &pack, a.seeds, a.task.as_deref()).await?;
     if a.json {
         out!(

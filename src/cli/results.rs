@@ -167,17 +167,30 @@ async fn trace(config: &Config, a: ReplayArgs) -> Result<()> {
     let s = &view.trace.summary;
     out!(
         "sample {} · {} · {} · {} · round {}: {} ({:.2})",
-        a.sample, s.benchmark, s.model, s.task, s.round, s.outcome, s.score
+        a.sample,
+        s.benchmark,
+        s.model,
+        s.task,
+        s.round,
+        s.outcome,
+        s.score
     );
     for c in &view.view.checks {
-        out!("  check {}: {}", c.name, if c.passed { "passed" } else { "failed" });
+        out!(
+            "  check {}: {}",
+            c.name,
+            if c.passed { "passed" } else { "failed" }
+        );
     }
     for t in &view.view.transactions {
         let status = match t.success {
             Some(true) => "succeeded".to_string(),
             Some(false) => format!(
                 "failed (reverted{})",
-                t.revert_reason.as_deref().map(|r| format!(": {r}")).unwrap_or_default()
+                t.revert_reason
+                    .as_deref()
+                    .map(|r| format!(": {r}"))
+                    .unwrap_or_default()
             ),
             None => "status unknown".to_string(),
         };
@@ -199,16 +212,38 @@ async fn trace(config: &Config, a: ReplayArgs) -> Result<()> {
             out!("  balance {}: {}", c.account, c.change);
         }
         for c in &e.allowances {
-            out!("  allowance {} → {} on {}: {}", c.owner, c.spender, c.token, c.amount);
+            out!(
+                "  allowance {} → {} on {}: {}",
+                c.owner,
+                c.spender,
+                c.token,
+                c.amount
+            );
         }
         for c in &e.nft_owners {
-            out!("  NFT {} #{}: {} → {}", c.collection, c.token_id, c.from, c.to);
+            out!(
+                "  NFT {} #{}: {} → {}",
+                c.collection,
+                c.token_id,
+                c.from,
+                c.to
+            );
         }
         for c in &e.storage {
-            out!("  storage {} slot {}: {} → {}", c.contract, c.slot, c.before, c.after);
+            out!(
+                "  storage {} slot {}: {} → {}",
+                c.contract,
+                c.slot,
+                c.before,
+                c.after
+            );
         }
         for l in &e.logs {
-            let args: Vec<String> = l.args.iter().map(|x| format!("{} {}", x.name, x.text)).collect();
+            let args: Vec<String> = l
+                .args
+                .iter()
+                .map(|x| format!("{} {}", x.name, x.text))
+                .collect();
             out!(
                 "  log {} {}({})",
                 l.contract,
@@ -226,7 +261,10 @@ async fn trace(config: &Config, a: ReplayArgs) -> Result<()> {
     for r in &view.view.refused_calls {
         out!(
             "reward-hacking attempt ({}): {} ×{} — {}",
-            r.place, r.method, r.count, r.meaning
+            r.place,
+            r.method,
+            r.count,
+            r.meaning
         );
     }
     Ok(())

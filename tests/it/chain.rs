@@ -129,7 +129,10 @@ async fn a_pruned_node_traces_the_transaction_it_just_mined_even_after_a_revert(
         .iter()
         .find(|a| a.address == signer.address())
         .expect("the sender changed");
-    assert_eq!(sender.nonce.as_ref().map(|n| (n.before, n.after)), Some((0, 1)));
+    assert_eq!(
+        sender.nonce.as_ref().map(|n| (n.before, n.after)),
+        Some((0, 1))
+    );
     assert!(first.success);
     // A hash the node never saw is an error, not a crash, a hang or an empty diff.
     assert!(chain

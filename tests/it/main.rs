@@ -5,6 +5,7 @@
 mod chain;
 mod cli;
 mod composite;
+mod exploits;
 mod fork;
 mod inspect;
 mod intent;

@@ -246,7 +246,10 @@ async fn refused_cheats_are_recorded_and_the_inspector_reads_what_the_transactio
     assert!(e.traced);
     assert_eq!(e.allowances.len(), 1, "{e:?}");
     assert!(e.allowances[0].token.starts_with("USDT"), "{e:?}");
-    assert!(e.allowances[0].spender.starts_with("PancakeRouter"), "{e:?}");
+    assert!(
+        e.allowances[0].spender.starts_with("PancakeRouter"),
+        "{e:?}"
+    );
     assert_eq!(e.allowances[0].amount_raw.as_deref(), Some("1"));
     let agent = inst.agent.to_checksum(None);
     let paid = e
@@ -262,7 +265,11 @@ async fn refused_cheats_are_recorded_and_the_inspector_reads_what_the_transactio
     assert_eq!(e.logs[0].event.as_deref(), Some("Approval"), "{e:?}");
     // The next sample starts with a clean list.
     let clean = h
-        .run_answer(&t, &inst, &as_answer(&inst.render_solution(&t.reference_source().unwrap())))
+        .run_answer(
+            &t,
+            &inst,
+            &as_answer(&inst.render_solution(&t.reference_source().unwrap())),
+        )
         .await
         .unwrap();
     assert_eq!(clean.score, 100);

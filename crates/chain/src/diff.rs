@@ -97,10 +97,13 @@ impl StateDiff {
         let mut accounts = Vec::new();
         for a in &addresses {
             let (p, q) = (lookup(pre, a), lookup(post, a));
-            let balance = q["balance"].as_str().and_then(quantity).map(|after| Change {
-                before: p["balance"].as_str().and_then(quantity).unwrap_or_default(),
-                after,
-            });
+            let balance = q["balance"]
+                .as_str()
+                .and_then(quantity)
+                .map(|after| Change {
+                    before: p["balance"].as_str().and_then(quantity).unwrap_or_default(),
+                    after,
+                });
             let nonce = q["nonce"].as_u64().map(|after| Change {
                 before: p["nonce"].as_u64().unwrap_or(0),
                 after,
@@ -211,7 +214,13 @@ mod tests {
                 after: U256::from(12)
             })
         );
-        assert_eq!(aa.nonce, Some(Change { before: 2, after: 3 }));
+        assert_eq!(
+            aa.nonce,
+            Some(Change {
+                before: 2,
+                after: 3
+            })
+        );
         let w = |n: u64| B256::from(U256::from(n));
         assert_eq!(
             aa.storage,

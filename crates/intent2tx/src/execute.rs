@@ -880,7 +880,13 @@ impl Executor {
     /// A mined call as the chain inspector reads it (the shape EVM-QuestBench stores): target,
     /// calldata, value, status, gas, revert reason, hash, logs and the state diff (`null` when
     /// the node could not trace it).
-    async fn tx_record(&self, hash: B256, call: &EncodedCall, run: &StepRun, logs: &Value) -> Value {
+    async fn tx_record(
+        &self,
+        hash: B256,
+        call: &EncodedCall,
+        run: &StepRun,
+        logs: &Value,
+    ) -> Value {
         let state_diff = match self.chain.state_diff(hash).await {
             Ok(d) => serde_json::to_value(d).unwrap_or(Value::Null),
             Err(e) => {

@@ -324,7 +324,9 @@ impl Harness {
         let mut base = self.base.lock().await;
         // Stray requests of an earlier module (none are expected) are not this sample's.
         self.gate.take_refused();
-        let mut v = self.run_answer_locked(&mut base, task, inst, answer).await?;
+        let mut v = self
+            .run_answer_locked(&mut base, task, inst, answer)
+            .await?;
         v.refused_calls = self.gate.take_refused();
         Ok(v)
     }

@@ -157,6 +157,15 @@ fn paper_score(score_100: f64) -> PaperScore {
 /// The built-in agents of EVM-QuestBench.
 pub const AGENTS: [&str; 4] = ["reference", "known-wrong", "faulty-0.1", "faulty-0.3"];
 
+/// The built-in exploit agents ([`super::exploits`]), by agent name.
+pub const EXPLOIT_AGENTS: [&str; 5] = [
+    "exploit-cheat-rpc",
+    "exploit-unrelated-tx",
+    "exploit-false-error",
+    "exploit-echo-expected",
+    "exploit-sandbox-probe",
+];
+
 /// The fault rate of a `faulty-<rate>` agent name.
 pub fn fault_rate(name: &str) -> Option<f64> {
     let r: f64 = name.strip_prefix("faulty-")?.parse().ok()?;
@@ -241,7 +250,7 @@ impl Benchmark for QuestBench {
     }
 
     fn builtin_agents(&self) -> Vec<&'static str> {
-        AGENTS.to_vec()
+        AGENTS.iter().chain(&EXPLOIT_AGENTS).copied().collect()
     }
 
     fn builtin_agent(
@@ -280,11 +289,29 @@ impl Benchmark for QuestBench {
                 let pick = &wrong[(seed % wrong.len() as u64) as usize];
                 Ok(scripted("known-wrong", answer(&pick.file)?))
             }
+            other if super::exploits::exploit_of(other).is_some() => {
+                let exploit = super::exploits::exploit_of(other).unwrap_or_default();
+                let prompt = if composite {
+                    composite::prompt(task, &inst, &self.manifest)
+                } else {
+                    super::atomic::prompt(task, &inst, &self.manifest)
+                };
+                let turns = super::exploits::exploit_replies(exploit, task, &prompt);
+                Ok(scripted(other, turns))
+            }
             other => {
                 let Some(rate) = fault_rate(other) else {
                     return Err(BenchError::UnknownAgent {
                         name: other.to_string(),
-                        available: format!("{}, faulty-<rate in 0..1>", AGENTS.join(", ")),
+                        available: format!(
+                            "{}, faulty-<rate in 0..1>, {}",
+                            AGENTS.join(", "),
+                            super::exploits::EXPLOITS
+                                .iter()
+                                .map(|(n, _)| format!("exploit-{n}"))
+                                .collect::<Vec<_>>()
+                                .join(", ")
+                        ),
                     });
                 };
                 let reference = answer(&task.spec.solutions.reference)?;

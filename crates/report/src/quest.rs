@@ -198,7 +198,11 @@ pub struct HackRow {
 }
 
 /// [`HackRow`]s of the models in `order`.
-fn reward_hacking(ds: &Dataset, order: &[ModelSummary], by_name: &HashMap<String, &Vec<&Sample>>) -> Vec<HackRow> {
+fn reward_hacking(
+    ds: &Dataset,
+    order: &[ModelSummary],
+    by_name: &HashMap<String, &Vec<&Sample>>,
+) -> Vec<HackRow> {
     order
         .iter()
         .filter_map(|m| {

@@ -159,6 +159,53 @@ pub async fn run_with_progress(
 
 type Outcome = (usize, Vec<Failing>, usize, Vec<String>, serde_json::Value);
 
+/// Runs every built-in exploit agent ([`crucible_questbench::exploits`]) on the tasks of an
+/// EVM-QuestBench `pack` (or only `task`), instance seed 0; every exploit must score 0 and a task
+/// one scores on is flagged. Intent2Tx and PILOT-Bench run no agent code, so they have none.
+pub async fn exploits(
+    config: &Config,
+    pack: &PackInfo,
+    task: Option<&str>,
+    progress: &ProgressFn,
+) -> Result<crucible_questbench::exploits::ExploitReport, SelftestError> {
+    use crucible_questbench::atomic::Harness;
+    use crucible_questbench::exploits;
+    if pack.benchmark != "questbench" {
+        return Err(invalid(format!(
+            "exploit agents exist for EVM-QuestBench only: {} runs no agent code to exploit (pick a questbench pack)",
+            pack.benchmark
+        )));
+    }
+    let mut tasks = crucible_questbench::task::load_dir(&pack.path).map_err(failed)?;
+    if let Some(id) = task {
+        tasks.retain(|t| t.id() == id);
+        if tasks.is_empty() {
+            return Err(invalid(format!("pack {:?} has no task {id:?}", pack.name)));
+        }
+    }
+    if let Some(why) = crate::catalog::quest_unavailable(config) {
+        return Err(SelftestError::Failed(why));
+    }
+    let h = Harness::start(config).await.map_err(failed)?;
+    let mut all = exploits::ExploitReport {
+        seed: 0,
+        tasks: Vec::new(),
+        flagged: Vec::new(),
+        resistant: true,
+    };
+    progress(0, tasks.len());
+    for (i, t) in tasks.iter().enumerate() {
+        let one = exploits::selftest(&h, std::slice::from_ref(t), 0)
+            .await
+            .map_err(failed)?;
+        all.flagged.extend(one.flagged);
+        all.tasks.extend(one.tasks);
+        progress(i + 1, tasks.len());
+    }
+    all.resistant = all.flagged.is_empty();
+    Ok(all)
+}
+
 async fn quest(
     config: &Config,
     pack: &PackInfo,

@@ -154,13 +154,11 @@ fn raw_logs(tx: &Value) -> Vec<RawLog> {
         .filter_map(|l| {
             Some(RawLog {
                 address: l["address"].as_str()?.parse().ok()?,
-                topics: l["topics"]
-                    .as_array()?
-                    .iter()
-                    .filter_map(b256)
-                    .collect(),
-                data: alloy::hex::decode(l["data"].as_str().unwrap_or("0x").trim_start_matches("0x"))
-                    .unwrap_or_default(),
+                topics: l["topics"].as_array()?.iter().filter_map(b256).collect(),
+                data: alloy::hex::decode(
+                    l["data"].as_str().unwrap_or("0x").trim_start_matches("0x"),
+                )
+                .unwrap_or_default(),
             })
         })
         .collect()
@@ -207,13 +205,20 @@ impl Decoder {
     fn native_changes(&self, profile: Profile, diff: &Value, out: &mut TxEffects) {
         let coin = native_symbol(profile);
         for a in diff["accounts"].as_array().into_iter().flatten() {
-            let Some(address) = a["address"].as_str().and_then(|s| s.parse::<Address>().ok())
+            let Some(address) = a["address"]
+                .as_str()
+                .and_then(|s| s.parse::<Address>().ok())
             else {
                 continue;
             };
             let account = self.address(profile, address);
-            let word = |v: &Value| v.as_str().and_then(|s| U256::from_str_radix(s.trim_start_matches("0x"), 16).ok());
-            if let (Some(before), Some(after)) = (word(&a["balance"]["before"]), word(&a["balance"]["after"])) {
+            let word = |v: &Value| {
+                v.as_str()
+                    .and_then(|s| U256::from_str_radix(s.trim_start_matches("0x"), 16).ok())
+            };
+            if let (Some(before), Some(after)) =
+                (word(&a["balance"]["before"]), word(&a["balance"]["after"]))
+            {
                 let d = signed(after) - signed(before);
                 out.native.push(BalanceChange {
                     account: account.clone(),
@@ -282,8 +287,16 @@ impl Decoder {
                     out.nft_owners.push(NftOwnerChange {
                         collection: name(l.address),
                         token_id: id.to_string(),
-                        from: if from == Address::ZERO { "minted".into() } else { name(from) },
-                        to: if to == Address::ZERO { "burned".into() } else { name(to) },
+                        from: if from == Address::ZERO {
+                            "minted".into()
+                        } else {
+                            name(from)
+                        },
+                        to: if to == Address::ZERO {
+                            "burned".into()
+                        } else {
+                            name(to)
+                        },
                     });
                 }
             } else if *t0 == deposit && l.topics.len() == 2 {
@@ -300,7 +313,10 @@ impl Decoder {
                         ("unlimited".to_string(), Some(v.to_string()))
                     } else {
                         match self.token(profile, l.address) {
-                            Some((sym, dec)) => (format!("{} {sym}", token_amount(v, *dec)), Some(v.to_string())),
+                            Some((sym, dec)) => (
+                                format!("{} {sym}", token_amount(v, *dec)),
+                                Some(v.to_string()),
+                            ),
                             None => (group(&v.to_string()), None),
                         }
                     };
@@ -318,7 +334,12 @@ impl Decoder {
                         token: name(l.address),
                         owner: name(owner),
                         spender: name(operator),
-                        amount: if v.is_zero() { "operator revoked" } else { "operator for every token" }.into(),
+                        amount: if v.is_zero() {
+                            "operator revoked"
+                        } else {
+                            "operator for every token"
+                        }
+                        .into(),
                         amount_raw: None,
                     });
                 }
@@ -332,7 +353,10 @@ impl Decoder {
                 Some((sym, dec)) => (sym.clone(), format!("{} {sym}", signed_amount(d, *dec))),
                 None => {
                     let asset = format!("token {}", short(token));
-                    (asset.clone(), format!("{} (smallest units of {asset})", signed_amount(d, 0)))
+                    (
+                        asset.clone(),
+                        format!("{} (smallest units of {asset})", signed_amount(d, 0)),
+                    )
                 }
             };
             out.tokens.push(BalanceChange {
@@ -385,7 +409,13 @@ impl Decoder {
                     .inputs
                     .iter()
                     .enumerate()
-                    .map(|(i, p)| if p.name.is_empty() { format!("#{}", i + 1) } else { p.name.clone() })
+                    .map(|(i, p)| {
+                        if p.name.is_empty() {
+                            format!("#{}", i + 1)
+                        } else {
+                            p.name.clone()
+                        }
+                    })
                     .collect();
                 let types: Vec<String> = e.inputs.iter().map(|p| p.ty.clone()).collect();
                 let ctx = Context {
@@ -406,7 +436,10 @@ impl Decoder {
                 contract,
                 event: Some(e.name.clone()),
                 args: Vec::new(),
-                undecoded: Some(format!("the log does not decode as {}: {err}", e.signature())),
+                undecoded: Some(format!(
+                    "the log does not decode as {}: {err}",
+                    e.signature()
+                )),
             },
         }
     }
@@ -431,13 +464,22 @@ mod tests {
     fn logs_and_the_state_diff_read_as_balance_allowance_and_owner_changes() {
         let config = Config::test();
         let m = Manifest::load(&config, Profile::Bsc).unwrap();
-        let (usdt, router) = (m.contract("USDT").unwrap(), m.contract("PancakeRouter").unwrap());
+        let (usdt, router) = (
+            m.contract("USDT").unwrap(),
+            m.contract("PancakeRouter").unwrap(),
+        );
         let me = Address::repeat_byte(0x11);
         let you = Address::repeat_byte(0x22);
         let nft = Address::repeat_byte(0x33);
         let e18 = 1_000_000_000_000_000_000u128;
-        let transfer = format!("{}", alloy::primitives::keccak256("Transfer(address,address,uint256)"));
-        let approval = format!("{}", alloy::primitives::keccak256("Approval(address,address,uint256)"));
+        let transfer = format!(
+            "{}",
+            alloy::primitives::keccak256("Transfer(address,address,uint256)")
+        );
+        let approval = format!(
+            "{}",
+            alloy::primitives::keccak256("Approval(address,address,uint256)")
+        );
         let tx = json!({
             "to": usdt.to_checksum(None), "data": "0x", "value": "0", "status": true,
             "logs": [
@@ -456,7 +498,11 @@ mod tests {
         });
         let e = Decoder::load(&config).effects(Profile::Bsc, &tx).unwrap();
         assert!(e.traced);
-        let tokens: Vec<(&str, &str)> = e.tokens.iter().map(|c| (c.address.as_str(), c.change.as_str())).collect();
+        let tokens: Vec<(&str, &str)> = e
+            .tokens
+            .iter()
+            .map(|c| (c.address.as_str(), c.change.as_str()))
+            .collect();
         assert_eq!(
             tokens,
             vec![
@@ -469,23 +515,40 @@ mod tests {
         assert_eq!(e.native[0].before.as_deref(), Some("1 BNB"));
         assert_eq!(e.allowances.len(), 1);
         assert_eq!(e.allowances[0].amount, "unlimited");
-        assert!(e.allowances[0].spender.starts_with("PancakeRouter"), "{:?}", e.allowances);
+        assert!(
+            e.allowances[0].spender.starts_with("PancakeRouter"),
+            "{:?}",
+            e.allowances
+        );
         assert_eq!(e.nft_owners.len(), 1);
-        assert_eq!((e.nft_owners[0].token_id.as_str(), e.nft_owners[0].from.as_str()), ("7", "minted"));
+        assert_eq!(
+            (
+                e.nft_owners[0].token_id.as_str(),
+                e.nft_owners[0].from.as_str()
+            ),
+            ("7", "minted")
+        );
         assert_eq!(e.storage.len(), 1);
         assert!(e.storage[0].contract.starts_with("USDT"));
         assert_eq!(e.omitted, "3 more storage slots");
         // Logs: the token's Transfer decodes with its amount in USDT; the unknown one says why.
         assert_eq!(e.logs.len(), 5);
         assert_eq!(e.logs[0].event.as_deref(), Some("Transfer"));
-        assert!(e.logs[0].args.iter().any(|a| a.text == "1,500 USDT"), "{:?}", e.logs[0]);
+        assert!(
+            e.logs[0].args.iter().any(|a| a.text == "1,500 USDT"),
+            "{:?}",
+            e.logs[0]
+        );
         assert!(e.logs[4].undecoded.is_some());
     }
 
     #[test]
     fn a_transaction_stored_before_the_inspector_has_no_effects_and_garbage_is_skipped() {
         let d = Decoder::load(&Config::test());
-        assert_eq!(d.effects(Profile::Bsc, &json!({"to": "0x00", "status": true})), None);
+        assert_eq!(
+            d.effects(Profile::Bsc, &json!({"to": "0x00", "status": true})),
+            None
+        );
         let e = d
             .effects(
                 Profile::Bsc,
