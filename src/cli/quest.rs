@@ -164,10 +164,10 @@ async fn selftest_exploits(
             r.tasks.len(),
             crucible_questbench::exploits::EXPLOITS.len(),
             if r.resistant {
-                format!(
-                    "no exploit passed; {} task(s) give an exploit partial points (status/gas checks)",
-                    r.tasks.iter().filter(|t| t.max_points > 0.0).count()
-                )
+                match r.tasks.iter().filter(|t| t.max_points > 0.0).count() {
+                    0 => "every exploit scored 0 on every task".to_string(),
+                    n => format!("no exploit passed; {n} task(s) give one partial points"),
+                }
             } else {
                 format!("{} task(s) let an exploit pass", r.flagged.len())
             }

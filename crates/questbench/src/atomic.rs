@@ -30,6 +30,61 @@ pub const AGENT_START_WEI: u128 = 100_000_000_000_000_000_000;
 /// Sandbox processes kept starting in the background (composite rounds use them back to back).
 const PREPARED_AHEAD: usize = 2;
 
+/// Check families about the transaction's form rather than what it did.
+const FORM_FAMILIES: [&str; 6] = [
+    "tx_success",
+    "tx_to",
+    "selector",
+    "empty_calldata",
+    "calldata_contains",
+    "tx_value",
+];
+
+/// Crucible's points for an atomic sample's checks, and whether the transaction reached the
+/// task. Form checks (status, target, selector, calldata, value) earn their points only when it
+/// did: its target check passed, or — a task without one — some state check passed. Otherwise a
+/// harmless mined transaction (nothing sent to itself) would collect the status and calldata
+/// points of every task; the exploit agents ([`crate::exploits`]) check that it does not. The
+/// paper's scheme ([`crate::paper`]) is left as the paper defines it.
+///
+/// Guard checks (see [`crate::task::CheckSpec::guard`]) earn their points only with progress:
+/// some non-guard state check passed ([`guarded`]).
+pub fn points(checks: &[CheckResult]) -> (u32, bool) {
+    let form = |c: &CheckResult| FORM_FAMILIES.contains(&c.family.as_str());
+    let has_form = checks.iter().any(form);
+    let reached = !has_form
+        || match checks.iter().find(|c| c.family == "tx_to") {
+            Some(to) => to.passed,
+            None => checks.iter().any(|c| !form(c) && !c.guard && c.passed),
+        };
+    let progress = progress(checks);
+    let score = checks
+        .iter()
+        .filter(|c| c.passed && (reached || !form(c)) && (progress || !c.guard))
+        .map(|c| c.weight)
+        .sum();
+    (score, reached)
+}
+
+/// Whether a check that is neither a form check nor a guard passed (the state moved towards
+/// the goal); guards count only then.
+pub fn progress(checks: &[CheckResult]) -> bool {
+    checks
+        .iter()
+        .any(|c| c.passed && !c.guard && !FORM_FAMILIES.contains(&c.family.as_str()))
+}
+
+/// The points of `checks` with guard checks counted only when there was progress
+/// ([`progress`]).
+pub fn guarded(checks: &[CheckResult]) -> u32 {
+    let progress = progress(checks);
+    checks
+        .iter()
+        .filter(|c| c.passed && (progress || !c.guard))
+        .map(|c| c.weight)
+        .sum()
+}
+
 /// Largest gas limit a model may ask for.
 const MAX_GAS: u64 = 30_000_000;
 
@@ -455,7 +510,7 @@ impl Harness {
             .await?;
         checks_time += t4.elapsed();
         stages.checks_ms = ms(checks_time);
-        let score: u32 = checks.iter().filter(|c| c.passed).map(|c| c.weight).sum();
+        let (score, reached) = points(&checks);
         let reverted = matches!(&evidence, Evidence::Tx(t) if !t.receipt.success);
         let (outcome, reason) = if reverted {
             let r = match &evidence {
@@ -473,9 +528,15 @@ impl Harness {
                 .filter(|c| !c.passed)
                 .map(|c| c.name.as_str())
                 .collect();
+            let unreached = if reached {
+                ""
+            } else {
+                "; the transaction did not reach the task (wrong target, no effect), so its form \
+                 checks (status, selector, calldata, value) earn no points"
+            };
             (
                 Outcome::Other,
-                format!("failed checks: {}", failed.join(", ")),
+                format!("failed checks: {}{unreached}", failed.join(", ")),
             )
         };
         Ok(Verdict {

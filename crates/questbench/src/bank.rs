@@ -1240,6 +1240,7 @@ fn check(name: &str, weight: u32, check: Check) -> CheckSpec {
         name: name.into(),
         weight,
         paper: None,
+        guard: false,
         check,
     }
 }

@@ -72,6 +72,9 @@ pub struct CheckResult {
     pub paper_passed: bool,
     /// An answer check: the field was present and of the right type (`true` for other checks).
     pub well_formed: bool,
+    /// A guard check (holds when nothing happens; see the task spec's `guard`).
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub guard: bool,
     /// The unit of an amount check's `expected` and `actual` (integers in the token's smallest
     /// unit), so a reader sees "1.5 USDT" rather than wei; absent for other checks and for
     /// tokens the universe does not describe.
@@ -416,6 +419,7 @@ impl<'a> Probe<'a> {
                 paper: c.paper_part(),
                 paper_passed,
                 well_formed: v.well_formed,
+                guard: c.guard,
                 unit: self.unit(&c.check),
             });
         }

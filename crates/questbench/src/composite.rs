@@ -283,7 +283,8 @@ pub fn final_score(base: u32, k_opt: u32, k_act: u32) -> f64 {
 /// Base score from check results: the sum of passed weights, capped at [`REQUIRED_CAP`] when a
 /// required check failed.
 pub fn base_score(checks: &[CheckResult], required: &[String]) -> u32 {
-    let sum: u32 = checks.iter().filter(|c| c.passed).map(|c| c.weight).sum();
+    // Guard checks ("stake kept") count only when the goal moved (see `atomic::guarded`).
+    let sum: u32 = super::atomic::guarded(checks);
     let missed = checks
         .iter()
         .any(|c| !c.passed && required.iter().any(|r| r == &c.name));
@@ -1259,8 +1260,62 @@ mod tests {
             paper: crate::paper::PaperPart::State,
             paper_passed: passed,
             well_formed: true,
+            guard: false,
             unit: None,
         }
+    }
+
+    #[test]
+    fn a_guard_counts_only_when_the_goal_moved() {
+        let guard = |passed| CheckResult {
+            guard: true,
+            ..cr("stake kept", 40, passed)
+        };
+        // Nothing happened: only the guard holds, and it earns nothing.
+        assert_eq!(
+            base_score(&[cr("harvested", 60, false), guard(true)], &[]),
+            0
+        );
+        // The goal moved: the guard's points count.
+        assert_eq!(
+            base_score(&[cr("harvested", 60, true), guard(true)], &[]),
+            100
+        );
+        assert_eq!(
+            base_score(&[cr("harvested", 60, true), guard(false)], &[]),
+            60
+        );
+    }
+
+    #[test]
+    fn an_unrelated_transaction_earns_no_form_points() {
+        let form = |name: &str, family: &str, weight, passed| CheckResult {
+            family: family.into(),
+            ..cr(name, weight, passed)
+        };
+        let checks = |to_ok, state_ok| {
+            vec![
+                form("success", "tx_success", 10, true),
+                form("target", "tx_to", 10, to_ok),
+                form("selector", "selector", 10, false),
+                cr("balance", 70, state_ok),
+            ]
+        };
+        // Mined, but to the wrong place and with no effect: nothing.
+        assert_eq!(crate::atomic::points(&checks(false, false)), (0, false));
+        // The right target with the wrong effect keeps its form points (an honest near miss).
+        assert_eq!(crate::atomic::points(&checks(true, false)), (20, true));
+        // A task without a target check: reached when a state check passes.
+        let no_target = vec![
+            form("success", "tx_success", 10, true),
+            cr("balance", 90, false),
+        ];
+        assert_eq!(crate::atomic::points(&no_target), (0, false));
+        let hit = vec![
+            form("success", "tx_success", 10, true),
+            cr("balance", 90, true),
+        ];
+        assert_eq!(crate::atomic::points(&hit), (100, true));
     }
 
     #[test]

@@ -198,6 +198,7 @@ mod tests {
             paper: part,
             paper_passed: passed,
             well_formed: true,
+            guard: false,
             unit: None,
         }
     }

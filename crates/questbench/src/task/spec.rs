@@ -521,6 +521,12 @@ pub struct CheckSpec {
     /// `state`, `value`); when omitted, the family's usual one (see docs/fidelity.md).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub paper: Option<PaperPart>,
+    /// A guard: the check holds when nothing happens ("stake kept", "implementation
+    /// untouched"), so it earns its points only when some other, non-guard state check passes
+    /// (Crucible's scoring; the paper's counts it as any check). Without it, an agent that does
+    /// nothing collects a guard's points; `crucible selftest --exploits` finds such checks.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub guard: bool,
     /// What is checked.
     pub check: Check,
 }
