@@ -205,6 +205,8 @@ pub fn typescript() -> String {
         decl::<DryRun>(&mut out);
         decl::<SelftestRow>(&mut out);
         decl::<Selftest>(&mut out);
+        decl::<crucible_views::studio::ExploitCheck>(&mut out);
+        decl::<crucible_views::studio::ExploitRow>(&mut out);
         decl::<IntentRowError>(&mut out);
         decl::<IntentImport>(&mut out);
         decl::<Unmapped>(&mut out);
@@ -466,6 +468,7 @@ mod tests {
             "SolutionChoice",
             "DryRun",
             "Selftest",
+            "ExploitCheck",
             "IntentImport",
             "BankImport",
             "Replay",

@@ -243,6 +243,7 @@ pub fn run() {
             commands::tasks::import_intent_instances,
             commands::tasks::dry_run,
             commands::tasks::selftest_quest_task,
+            commands::tasks::exploit_quest_task,
             commands::tasks::get_quest_schema,
             commands::tasks::validate_intent_instance,
             commands::tasks::save_intent_instance,

@@ -8,7 +8,7 @@ import type {
   PerfMark, SystemStatus, LocatedTool, ConfigReset, UniverseBuild, ToolInstall, PackInfo, PackVerdict, SelftestProgress,
 } from "./bindings";
 import type { DatabaseCheck, FreshDatabase, OpenedDatabase, Recovery } from "./bindings";
-import type { AuditQueue, FormError, OverrideView, RoundsAdvice, SampleReview } from "./bindings";
+import type { AuditQueue, ExploitCheck, FormError, OverrideView, RoundsAdvice, SampleReview } from "./bindings";
 
 export type Result<T> = { ok: true; value: T } | { ok: false; error: CommandError };
 
@@ -179,6 +179,10 @@ export const importIntentInstances = (text: string, name: string | null): Promis
 export const dryRun = (
   bench: Bench, id: string, seed: number, solution: SolutionChoice, prompt: string | null, execute: boolean,
 ): Promise<Result<DryRun>> => call<DryRun>("dry_run", { bench, id, seed, solution, prompt, execute });
+/** Every built-in exploit agent on a QuestBench task; each must score 0 (Rust: `exploit_quest_task`). */
+export const exploitQuestTask = (id: string): Promise<Result<ExploitCheck>> =>
+  call<ExploitCheck>("exploit_quest_task", { id });
+
 /** Reference + known-wrong over seeds 0..N (Rust: `selftest_quest_task`). */
 export const selftestQuestTask = (id: string, seeds: number): Promise<Result<Selftest>> =>
   call<Selftest>("selftest_quest_task", { id, seeds });

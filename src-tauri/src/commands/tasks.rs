@@ -271,6 +271,22 @@ pub async fn selftest_quest_task(
     Ok(studio::selftest_quest(h, &task, seeds.into()).await?)
 }
 
+/// Runs every built-in exploit agent on a QuestBench task; each must score 0.
+#[tauri::command]
+pub async fn exploit_quest_task(
+    state: tauri::State<'_, AppState>,
+    studio_state: tauri::State<'_, StudioState>,
+    id: String,
+) -> Res<studio::ExploitCheck> {
+    let config = state.config()?;
+    let task = studio::quest_task(&config, &id)?;
+    let guard = harness(&studio_state, &config).await?;
+    let h = guard
+        .as_ref()
+        .ok_or_else(|| CommandError::internal("harness missing"))?;
+    Ok(studio::exploit_check(h, &task).await?)
+}
+
 /// The QuestBench task format's JSON Schema (drives the editor's completion).
 #[tauri::command]
 pub fn get_quest_schema() -> String {

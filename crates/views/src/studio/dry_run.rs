@@ -461,6 +461,71 @@ pub async fn selftest_quest(
     })
 }
 
+/// One exploit agent's result on a task, for the studio's self-test.
+#[derive(Debug, Clone, PartialEq, Serialize, TS)]
+pub struct ExploitRow {
+    /// The agent (`exploit-cheat-rpc`).
+    pub agent: String,
+    /// What it tries, in words.
+    pub tries: String,
+    /// Points under Crucible's scoring (must be 0).
+    pub points: f64,
+    /// Points under the paper's scoring.
+    pub paper_points: f64,
+    /// Outcome class.
+    pub outcome: String,
+    /// The verdict's reason.
+    pub reason: String,
+    /// Calls the RPC gate refused.
+    #[ts(type = "number")]
+    pub refused_calls: u64,
+}
+
+/// Every exploit agent's result on one task.
+#[derive(Debug, Clone, PartialEq, Serialize, TS)]
+pub struct ExploitCheck {
+    /// Task id.
+    pub id: String,
+    /// One row per exploit.
+    pub exploits: Vec<ExploitRow>,
+    /// Whether every exploit scored 0.
+    pub resistant: bool,
+    /// Whether an exploit passed (the task's checks have a hole).
+    pub passed_by_exploit: bool,
+}
+
+/// Runs every built-in exploit agent on `task` (instance seed 0).
+pub async fn exploit_check(harness: &Harness, task: &Task) -> Result<ExploitCheck, StudioError> {
+    use crucible_questbench::exploits;
+    let report = exploits::selftest(harness, std::slice::from_ref(task), 0).await?;
+    let t = report.tasks.into_iter().next().ok_or_else(|| {
+        StudioError::Invalid(format!("the exploit self-test of {} ran nothing", task.spec.id))
+    })?;
+    let exploits: Vec<ExploitRow> = t
+        .exploits
+        .into_iter()
+        .map(|e| ExploitRow {
+            tries: exploits::EXPLOITS
+                .iter()
+                .find(|(n, _)| *n == e.exploit)
+                .map(|(_, w)| w.to_string())
+                .unwrap_or_default(),
+            agent: format!("exploit-{}", e.exploit),
+            points: e.score,
+            paper_points: e.paper_score,
+            outcome: e.outcome,
+            reason: e.reason,
+            refused_calls: e.refused_calls,
+        })
+        .collect();
+    Ok(ExploitCheck {
+        id: t.task,
+        resistant: exploits.iter().all(|e| e.points == 0.0),
+        passed_by_exploit: t.flagged,
+        exploits,
+    })
+}
+
 /// The Intent2Tx answer for a choice: ground truth, a fault agent's answer, or the pasted text.
 pub fn intent_answer(
     inst: &intent::Instance,

@@ -35,8 +35,9 @@ pub use catalogue::{
 };
 pub use dry_run::{
     composite_solution, composite_turns, dry_run_intent, dry_run_pilot, dry_run_quest,
-    intent_answer, pilot_turns, quest_solution, selftest_quest, CheckOutcome, CompositeTrace,
-    DryRun, RoundTrace, Selftest, SelftestRow, SolutionChoice,
+    exploit_check, intent_answer, pilot_turns, quest_solution, selftest_quest, CheckOutcome,
+    CompositeTrace, DryRun, ExploitCheck, ExploitRow, RoundTrace, Selftest, SelftestRow,
+    SolutionChoice,
 };
 pub use preview::{
     preview_intent, preview_pilot, ExpectedRow, PreviewArg, PreviewFact, PromptPreview,

@@ -1,9 +1,10 @@
 // Tasks studio: the Dry-run tab (one solution of any benchmark, scored on a fresh snapshot, with
-// its trace) and, for QuestBench, the self-test of the reference and known-wrong solutions over seeds.
+// its trace) and, for QuestBench, the self-test of the reference and known-wrong solutions over
+// seeds and the exploit-resistance check (every built-in exploit agent must score 0).
 import { h, mount } from "../../dom";
-import { dryRun, selftestQuestTask } from "../../ipc";
+import { dryRun, exploitQuestTask, selftestQuestTask } from "../../ipc";
 import { roundsSection } from "../../rounds-view";
-import type { DryRun, Selftest, SolutionChoice, TaskDetail } from "../../bindings";
+import type { DryRun, ExploitCheck, Selftest, SolutionChoice, TaskDetail } from "../../bindings";
 import { badge, json, pre, studioError, table, type State } from "./common";
 import { PROMPT_TYPES } from "./render";
 import { seedPicker } from "./seed-picker";
@@ -73,6 +74,21 @@ export function dryRunView(d: TaskDetail, state: State): HTMLElement {
       h("div", { class: "row" }, h("label", { for: "selftest-seeds" }, "Seeds"), seeds, go),
       res,
     );
+    const probe = h("button", { type: "button", class: "btn", id: "exploit-btn" }, "Check exploit resistance");
+    const exploitOut = h("div", { id: "exploit-result", "aria-live": "polite" });
+    probe.addEventListener("click", async () => {
+      probe.setAttribute("disabled", "");
+      mount(exploitOut, h("p", { class: "muted", id: "exploit-running" }, "Running the five exploit agents on seed 0 (a few seconds each)…"));
+      const r = await exploitQuestTask(s.id);
+      probe.removeAttribute("disabled");
+      mount(exploitOut, r.ok ? exploitTable(r.value) : studioError(r.error, "exploit-error"));
+    });
+    parts.push(
+      h("h3", {}, "Exploit resistance"),
+      h("p", { class: "muted small" }, "Built-in reward hacks (cheat calls to the chain, an unrelated transaction, a false error report, an echoed answer, sandbox probes) run like a model; each must score 0. A task one scores on has a hole in its checks."),
+      h("div", { class: "row" }, probe),
+      exploitOut,
+    );
   }
   return h("div", {}, ...parts);
 }
@@ -105,5 +121,20 @@ function selftest(s: Selftest): HTMLElement {
     table("selftest-table", ["Seed", "Reference", "Known-wrong scores", "Problems"], s.seeds.map((r) => [
       String(r.seed), `${r.reference} (${r.reference_outcome})`, r.wrong.join(", "), r.problems.join("; ") || "—"]),
       (i) => ({ "data-ok": String(s.seeds[i].ok) })),
+  );
+}
+
+function exploitTable(x: ExploitCheck): HTMLElement {
+  const summary = x.resistant
+    ? "Resistant: every exploit scored 0."
+    : x.passed_by_exploit
+      ? "Hole: an exploit passes this task. Tighten the checks that pass in the rows marked below."
+      : "Weak: an exploit earns points. Mark checks that hold when nothing happens as guards, or tighten them.";
+  return h("div", {},
+    h("p", { id: "exploit-summary" }, badge(x.resistant, "resistant", x.passed_by_exploit ? "hole" : "weak"), " ", summary),
+    table("exploit-table", ["Exploit", "What it tries", "Points", "Paper points", "Outcome", "Refused calls", "Why"], x.exploits.map((e) => [
+      e.agent.replace(/^exploit-/, "").replace(/-/g, " "), e.tries, String(e.points), String(e.paper_points), e.outcome.replace(/_/g, " "),
+      String(e.refused_calls), e.reason || "—"]),
+      (i) => ({ "data-ok": String(x.exploits[i].points === 0), "data-exploit": x.exploits[i].agent })),
   );
 }
