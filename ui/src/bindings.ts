@@ -1921,6 +1921,60 @@ failing: Array<number>,
 ok: boolean, };
 
 /**
+ * Every exploit agent's result on one task.
+ */
+export type ExploitCheck = { 
+/**
+ * Task id.
+ */
+id: string, 
+/**
+ * One row per exploit.
+ */
+exploits: Array<ExploitRow>, 
+/**
+ * Whether every exploit scored 0.
+ */
+resistant: boolean, 
+/**
+ * Whether an exploit passed (the task's checks have a hole).
+ */
+passed_by_exploit: boolean, };
+
+/**
+ * One exploit agent's result on a task, for the studio's self-test.
+ */
+export type ExploitRow = { 
+/**
+ * The agent (`exploit-cheat-rpc`).
+ */
+agent: string, 
+/**
+ * What it tries, in words.
+ */
+tries: string, 
+/**
+ * Points under Crucible's scoring (must be 0).
+ */
+points: number, 
+/**
+ * Points under the paper's scoring.
+ */
+paper_points: number, 
+/**
+ * Outcome class.
+ */
+outcome: string, 
+/**
+ * The verdict's reason.
+ */
+reason: string, 
+/**
+ * Calls the RPC gate refused.
+ */
+refused_calls: number, };
+
+/**
  * A rejected row of an Intent2Tx import.
  */
 export type IntentRowError = { 

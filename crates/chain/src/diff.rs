@@ -175,6 +175,13 @@ impl Chain {
                 json!([hash, {"tracer": "prestateTracer", "tracerConfig": {"diffMode": true}}]),
             )
             .await?;
+        if !v.is_object() {
+            // Anvil answers `null` for a hash it does not know.
+            return Err(ChainError::Decode {
+                method: "debug_traceTransaction".into(),
+                message: format!("no trace of transaction {hash}: the node does not know it"),
+            });
+        }
         Ok(StateDiff::from_prestate(&v))
     }
 }

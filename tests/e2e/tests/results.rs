@@ -771,6 +771,96 @@ async fn a_reviewer_overrides_a_sample_and_the_leaderboard_counts_it_marked() ->
     Ok(())
 }
 
+/// The chain inspector on a real run: a cheating agent's sample shows its refused calls and what
+/// its transaction changed, and the leaderboard counts its attempts; the figures match the CLI's.
+#[tokio::test]
+#[ignore = "needs the built app and CLI, tauri-driver, WebKitWebDriver and an X display; run .ci/e2e"]
+async fn the_chain_inspector_shows_refused_cheats_and_what_the_transaction_changed() -> Result<()> {
+    let data = tempfile::tempdir()?;
+    let config = tempfile::tempdir()?;
+    let env = env_for(data.path(), config.path());
+    let db = data.path().join("crucible.db");
+    let dbs = db.to_str().context("utf-8 path")?;
+    let run = crucible(
+        &env,
+        &[
+            "run",
+            "--bench",
+            "questbench",
+            "--model",
+            "builtin:exploit-cheat-rpc",
+            "--limit",
+            "1",
+            "--seed",
+            "2",
+            "--db",
+            dbs,
+            "--json",
+        ],
+    )?;
+    let run_id = run["run_id"].as_str().context("run id")?.to_string();
+    let shown = crucible(&env, &["runs", "show", &run_id, "--json", "--db", dbs])?;
+    let id = shown["samples"][0]["id"].as_i64().context("sample id")?;
+    let traced = crucible(
+        &env,
+        &["results", "trace", &id.to_string(), "--json", "--db", dbs],
+    )?;
+    let refused_cli = traced["refused_calls"]
+        .as_array()
+        .context("refused_calls")?
+        .len();
+    let app = App::launch(&env).await?;
+    let flow = async {
+        app.click("#nav-results").await?;
+        app.wait_text("#report-meta", Duration::from_secs(60), |t| t.contains(&run_id))
+            .await?;
+        let board = app
+            .text_when("#board-questbench", Duration::from_secs(30), |t| {
+                t.contains("Reward-hacking attempts")
+            })
+            .await?;
+        app.click("#tab-samples").await?;
+        app.wait_text("#samples-table", Duration::from_secs(30), |t| !t.is_empty())
+            .await?;
+        app.eval(&format!(
+            "document.querySelector(\"#samples-table tr[data-sample='{id}'] td\").click(); return true"
+        ))
+        .await?;
+        let refused = app
+            .text_when("#trace-refused", Duration::from_secs(30), |t| {
+                t.contains("anvil_setBalance")
+            })
+            .await?;
+        let rows = app
+            .eval("return document.querySelectorAll('#trace-refused tbody tr').length")
+            .await?;
+        let changed = app.text("#trace-transactions .tx-effects").await?;
+        app.eval("document.querySelector('#trace-refused').scrollIntoView(); return true")
+            .await?;
+        app.screenshot("results-chain-inspector").await?;
+        anyhow::Ok((board, refused, rows, changed))
+    }
+    .await;
+    app.close().await;
+    let (board, refused, rows, changed) = flow?;
+    assert!(board.contains("Samples with an attempt"), "{board}");
+    assert!(refused.contains("test-node cheat"), "{refused}");
+    assert_eq!(
+        rows.as_u64(),
+        Some(refused_cli as u64),
+        "the page lists what the CLI lists"
+    );
+    assert!(
+        changed.contains("WHAT IT CHANGED") || changed.contains("What it changed"),
+        "{changed}"
+    );
+    assert!(
+        changed.contains("Balance changes") && changed.contains("BNB"),
+        "{changed}"
+    );
+    Ok(())
+}
+
 /// The sample id of the audit queue's selected row.
 async fn audit_selected(app: &App) -> Result<String> {
     let v = app

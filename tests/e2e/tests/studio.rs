@@ -217,6 +217,8 @@ struct Flow {
     reference: (String, String),
     wrong: (String, String, String),
     selftest: String,
+    /// The exploit-resistance verdict and how many exploit rows scored 0.
+    exploits: (String, u64),
     composite_reference: (String, String, u64),
     composite_wrong: (String, String, String),
 }
@@ -267,6 +269,17 @@ async fn new_task_from_template_dry_runs_and_self_tests() {
             .text_when("#selftest-summary", RUN_WAIT, |t| !t.is_empty())
             .await?;
         app.screenshot("studio-selftest").await?;
+        app.click("#exploit-btn").await?;
+        let verdict = app
+            .text_when("#exploit-summary", RUN_WAIT, |t| !t.is_empty())
+            .await?;
+        let zero = app
+            .eval("return document.querySelectorAll('#exploit-table tr[data-ok=true]').length")
+            .await?
+            .as_u64()
+            .unwrap_or(0);
+        f.exploits = (verdict, zero);
+        app.screenshot("studio-exploit-resistance").await?;
 
         // A composite task: the reference script's rounds, then the script without the approval.
         app.set_value("#task-search", "").await?;
@@ -320,6 +333,12 @@ async fn new_task_from_template_dry_runs_and_self_tests() {
         "{}",
         f.selftest
     );
+    assert!(
+        f.exploits.0.contains("Resistant: every exploit scored 0"),
+        "{:?}",
+        f.exploits
+    );
+    assert_eq!(f.exploits.1, 5, "all five exploit agents scored 0");
     let (score, episode, mined) = &f.composite_reference;
     assert_eq!(score, "100", "{:?}", f.composite_reference);
     assert!(

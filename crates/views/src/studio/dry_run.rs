@@ -499,7 +499,10 @@ pub async fn exploit_check(harness: &Harness, task: &Task) -> Result<ExploitChec
     use crucible_questbench::exploits;
     let report = exploits::selftest(harness, std::slice::from_ref(task), 0).await?;
     let t = report.tasks.into_iter().next().ok_or_else(|| {
-        StudioError::Invalid(format!("the exploit self-test of {} ran nothing", task.spec.id))
+        StudioError::Invalid(format!(
+            "the exploit self-test of {} ran nothing",
+            task.spec.id
+        ))
     })?;
     let exploits: Vec<ExploitRow> = t
         .exploits
