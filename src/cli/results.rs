@@ -77,10 +77,12 @@ pub async fn bench(config: &Config, args: BenchResultsArgs) -> Result<()> {
 #[derive(Debug, clap::Subcommand)]
 pub enum ResultsCmd {
     /// Run a sample's stored script/calls again on a fresh snapshot of the same seeded instance
-    /// and compare the fresh verdict with the stored one (QuestBench, Intent2Tx). Read-only.
+    /// and compare the fresh verdict with the stored one (QuestBench, Intent2Tx). The sample is
+    /// never changed; the replay is recorded beside it (the audit queue lists disagreements).
     Reexec(ReplayArgs),
     /// Replay a sample's stored turns through the current scorer (no model is called) and
-    /// compare with the stored verdict (every benchmark; QuestBench executes). Read-only.
+    /// compare with the stored verdict (every benchmark; QuestBench executes). Recorded beside
+    /// the sample like `reexec`.
     Rescore(ReplayArgs),
     /// Print one sample's trace: its checks, its transactions decoded against the universe
     /// with what each changed (`state_diff`: balances, allowances, NFT owners, storage, logs),
@@ -114,6 +116,12 @@ pub async fn results(config: &Config, cmd: ResultsCmd) -> Result<()> {
     let explorer = crucible_views::results::Explorer::open(&db).await?;
     let mut replayer = Replayer::new();
     let r = replayer.replay(config, &explorer, a.sample, mode).await?;
+    // Kept beside the sample, so `crucible audit` lists it when the verdicts disagree.
+    {
+        let store = super::runs::open_existing(config, Some(db.clone())).await?;
+        let now = crucible_store::rfc3339(std::time::SystemTime::now());
+        store.add_replay(&r.record(), &now).await?;
+    }
     if a.json {
         out!("{}", serde_json::to_string_pretty(&r)?);
     } else {

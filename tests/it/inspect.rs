@@ -334,6 +334,43 @@ async fn reexecuting_stored_samples_agrees_and_tampered_samples_disagree() {
     let v: Value = serde_json::from_slice(&bad.stdout).unwrap();
     assert_eq!(v["agrees"], false);
     assert_eq!(v["differences"][0]["field"], "outcome");
+    // Both replays are kept beside their samples: the audit queue lists the disagreeing one, in
+    // words, and not the one that agreed.
+    let audit = run_cli(dir.path(), &["audit", "--db", dbs, "--json"]);
+    assert!(
+        audit.status.success(),
+        "{}",
+        String::from_utf8_lossy(&audit.stderr)
+    );
+    let q: Value = serde_json::from_slice(&audit.stdout).unwrap();
+    let items = q["items"].as_array().unwrap();
+    let reasons_of = |id: i64| -> Vec<String> {
+        items
+            .iter()
+            .find(|i| i["sample_id"] == id)
+            .map(|i| {
+                i["reasons"]
+                    .as_array()
+                    .unwrap()
+                    .iter()
+                    .map(|r| r.as_str().unwrap().to_string())
+                    .collect()
+            })
+            .unwrap_or_default()
+    };
+    let tampered = reasons_of(atomic);
+    assert!(
+        tampered
+            .iter()
+            .any(|r| r.starts_with("Re-scored, the fresh verdict disagrees: stored ")),
+        "{tampered:?}"
+    );
+    assert!(
+        !reasons_of(wrong)
+            .iter()
+            .any(|r| r.contains("fresh verdict")),
+        "an agreeing replay queues nothing"
+    );
     let missing = run_cli(dir.path(), &["results", "reexec", "424242", "--db", dbs]);
     assert!(!missing.status.success());
     let err = String::from_utf8_lossy(&missing.stderr);

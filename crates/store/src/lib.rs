@@ -40,6 +40,7 @@
 mod error;
 mod overrides;
 mod reads;
+mod replays;
 mod run_store;
 mod runs;
 mod samples;
@@ -55,6 +56,7 @@ pub use overrides::{
 pub use reads::{
     ReportRow, SampleBrief, SampleDetail, SamplePair, StoredAnswer, StoredSample, TextColumn,
 };
+pub use replays::{NewReplay, ReplayKind, ReplayRow};
 pub use run_store::{RunReader, RunStore};
 pub use runs::{
     LeaseHolder, NewRun, NotesError, RunHead, RunNotes, RunRow, RunSummary, NAME_MAX_CHARS,

@@ -106,6 +106,13 @@ pub trait RunStore: RunReader {
         created_at: &str,
     ) -> impl Future<Output = Result<crate::OverrideRow, StoreError>> + Send;
 
+    /// Records a replay (re-execution or re-score) of a stored sample beside it.
+    fn add_replay(
+        &self,
+        r: &crate::NewReplay,
+        created_at: &str,
+    ) -> impl Future<Output = Result<crate::ReplayRow, StoreError>> + Send;
+
     /// Appends one progress event (JSON of `run::Progress`) to a run's log.
     fn log(&self, run_id: &str, event: &str)
         -> impl Future<Output = Result<(), StoreError>> + Send;
@@ -186,6 +193,12 @@ pub trait RunReader: Send + Sync {
     ) -> impl Future<Output = Result<(), StoreError>> + Send
     where
         F: for<'r> FnMut(i64, ReportRow<'r>) + Send;
+
+    /// Replays of stored samples (of `run_id`'s, or of every run), oldest first.
+    fn replays(
+        &self,
+        run_id: Option<&str>,
+    ) -> impl Future<Output = Result<Vec<crate::ReplayRow>, StoreError>> + Send;
 
     /// Reviewers' overrides (of `run_id`'s samples, or of every run), oldest first.
     fn overrides(

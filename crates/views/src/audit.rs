@@ -7,7 +7,9 @@
 //!   but the checks failed (`tolerance_deviation`, `over_steps`), or a sample scored 60 points or
 //!   more although it reverted;
 //! - Intent2Tx: the fields passed (A = 1) but the prediction did not execute (Exec = 0) or did not
-//!   change the state as the ground truth did (StateEq = 0).
+//!   change the state as the ground truth did (StateEq = 0);
+//! - any benchmark: the sample's newest replay (re-execution or re-score, stored by
+//!   `crucible results reexec|rescore` and the trace's buttons) disagreed with the stored verdict.
 //!
 //! A queued sample's newest review decides its state: `confirm` (the reviewer agrees with the
 //! scorer) or `override` (the reviewer changed the verdict); agreement is confirmed ÷ reviewed.
@@ -19,7 +21,7 @@ use ts_rs::TS;
 
 use crucible_report::dataset::{Interner, Metrics};
 use crucible_report::{Bench, Sample};
-use crucible_store::OverrideRow;
+use crucible_store::{OverrideRow, ReplayRow};
 
 /// One queued sample.
 #[derive(Debug, Clone, PartialEq, Serialize, TS)]
@@ -97,15 +99,41 @@ pub fn reasons(names: &Interner, s: &Sample, m: &Metrics) -> Vec<String> {
     out
 }
 
+/// Why a disagreeing replay queues a sample, in words.
+fn replay_reason(names: &Interner, s: &Sample, r: &ReplayRow) -> String {
+    let how = if r.mode == "rescore" {
+        "Re-scored"
+    } else {
+        "Re-executed"
+    };
+    format!(
+        "{how}, the fresh verdict disagrees: stored {} ({:.0} points), fresh {} ({:.0} points)",
+        names.name(s.outcome).replace('_', " "),
+        s.score * 100.0,
+        r.fresh_outcome.replace('_', " "),
+        r.fresh_score * 100.0
+    )
+}
+
 /// The queue over `samples` (id, sample), with `run_of` naming a sample's run, `label` naming
-/// models for people, and the reviews of those samples (`reviews`, any order).
+/// models for people, the reviews of those samples (`reviews`, any order) and their replays
+/// (`replays`, any order; a sample's newest one counts).
 pub fn queue<'s>(
     names: &Interner,
     samples: impl IntoIterator<Item = (i64, &'s Sample, Metrics)>,
     run_of: impl Fn(&Sample) -> String,
     label: impl Fn(&str) -> String,
     reviews: &[OverrideRow],
+    replays: &[ReplayRow],
 ) -> AuditQueue {
+    // A sample's newest replay decides: a later replay that agrees clears an earlier one.
+    let mut last_replay: HashMap<i64, &ReplayRow> = HashMap::new();
+    for r in replays {
+        let e = last_replay.entry(r.sample_id).or_insert(r);
+        if r.id >= e.id {
+            *e = r;
+        }
+    }
     let mut newest: HashMap<i64, &OverrideRow> = HashMap::new();
     for r in reviews {
         let e = newest.entry(r.sample_id).or_insert(r);
@@ -116,7 +144,10 @@ pub fn queue<'s>(
     let mut items: Vec<AuditItem> = samples
         .into_iter()
         .filter_map(|(id, s, m)| {
-            let why = reasons(names, s, &m);
+            let mut why = reasons(names, s, &m);
+            if let Some(r) = last_replay.get(&id).filter(|r| !r.agrees) {
+                why.push(replay_reason(names, s, r));
+            }
             (!why.is_empty()).then(|| AuditItem {
                 sample_id: id,
                 run_id: run_of(s),
@@ -155,6 +186,20 @@ pub fn queue<'s>(
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    fn replay(id: i64, sample_id: i64, agrees: bool) -> ReplayRow {
+        ReplayRow {
+            id,
+            sample_id,
+            run_id: "r".into(),
+            mode: "reexecute".into(),
+            agrees,
+            fresh_outcome: "revert".into(),
+            fresh_score: 0.0,
+            differences: serde_json::json!([]),
+            created_at: String::new(),
+        }
+    }
 
     fn review(id: i64, sample_id: i64, kind: &str) -> OverrideRow {
         OverrideRow {
@@ -221,7 +266,7 @@ mod tests {
             (7, &i3, m3),
             (8, &i4, m4),
         ];
-        let q = queue(
+        let mut q = queue(
             &names,
             all,
             |_| "r".to_string(),
@@ -232,9 +277,27 @@ mod tests {
                 review(3, 5, "confirm"),
                 review(4, 3, "confirm"),
             ],
+            &[
+                // Sample 3 re-executed twice: the newer replay disagrees, so it is queued.
+                replay(1, 3, true),
+                replay(2, 3, false),
+                // Sample 4's newer replay agrees again: not queued.
+                replay(3, 4, false),
+                replay(4, 4, true),
+            ],
         );
         let ids: Vec<i64> = q.items.iter().map(|i| i.sample_id).collect();
-        assert_eq!(ids, vec![1, 2, 5, 6], "only disagreeing signals are queued");
+        assert_eq!(
+            ids,
+            vec![1, 2, 3, 5, 6],
+            "only disagreeing signals are queued"
+        );
+        assert_eq!(
+            q.items[2].reasons,
+            ["Re-executed, the fresh verdict disagrees: stored exact (100 points), fresh revert (0 points)"]
+        );
+        assert_eq!(q.items[2].review.as_deref(), Some("confirmed"));
+        q.items.remove(2);
         assert_eq!(
             q.items[0].reasons,
             ["The transaction ran, but the end-state checks failed"]
@@ -249,9 +312,9 @@ mod tests {
             (q.items[0].model.as_str(), q.items[0].run_id.as_str()),
             ("<m>", "r")
         );
-        // Reviews of queued samples only: 1 overridden, 2 and 5 confirmed → 2 of 3 agree.
-        assert_eq!((q.reviewed, q.confirmed), (3, 2));
-        assert!((q.agreement_pct.unwrap() - 200.0 / 3.0).abs() < 1e-9);
+        // Reviews of queued samples only: 1 overridden, 2, 3 and 5 confirmed → 3 of 4 agree.
+        assert_eq!((q.reviewed, q.confirmed), (4, 3));
+        assert!((q.agreement_pct.unwrap() - 75.0).abs() < 1e-9);
         assert_eq!(q.items[3].review, None);
     }
 }

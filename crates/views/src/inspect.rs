@@ -1163,6 +1163,24 @@ async fn compare_pairs(
     ))
 }
 
+impl Replay {
+    /// The replay as the store keeps it beside the sample (the audit queue lists samples whose
+    /// newest replay disagrees); the caller writes it.
+    pub fn record(&self) -> crucible_store::NewReplay {
+        crucible_store::NewReplay {
+            sample_id: self.sample_id,
+            mode: match self.mode {
+                ReplayMode::Reexecute => crucible_store::ReplayKind::Reexecute,
+                ReplayMode::Rescore => crucible_store::ReplayKind::Rescore,
+            },
+            agrees: self.agrees,
+            fresh_outcome: self.fresh.outcome.clone(),
+            fresh_score: self.fresh.score,
+            differences: serde_json::to_value(&self.differences).unwrap_or(Value::Null),
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use serde_json::json;

@@ -1057,6 +1057,7 @@ impl Explorer {
         let labels = self.labels(&runs).await?;
         let base = self.base().await?;
         let reviews = self.store.overrides(None).await?;
+        let replays = self.store.replays(None).await?;
         let pairs = base.pairs_where(&runs, |_, _| true);
         Ok(crate::audit::queue(
             base.names(),
@@ -1064,6 +1065,7 @@ impl Explorer {
             |s| base.run_of(s).to_string(),
             |m| labels.label_any(m),
             &reviews,
+            &replays,
         ))
     }
 

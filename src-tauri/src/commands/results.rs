@@ -203,8 +203,13 @@ pub async fn results_replay(
 ) -> Result<Replay, CommandError> {
     let (config, e) = explorer(&state).await?;
     let mut replayer = studio.replayer.lock().await;
-    let out = replayer.replay(&config, &e, id, mode).await;
-    Ok(out?)
+    let out = replayer.replay(&config, &e, id, mode).await?;
+    drop(replayer);
+    // Kept beside the sample, so the audit queue lists it when the verdicts disagree.
+    let (_, store) = crate::commands::runs::open_store(&state).await?;
+    let now = crucible_store::rfc3339(std::time::SystemTime::now());
+    store.add_replay(&out.record(), &now).await?;
+    Ok(out)
 }
 
 /// Two models of one run side by side on the same instances (`crucible compare --run --models`).

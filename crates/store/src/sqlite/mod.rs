@@ -35,6 +35,7 @@ mod mirror;
 mod notes_tests;
 mod overrides;
 mod reads;
+mod replays;
 mod runs;
 mod samples;
 mod synthetic;
@@ -306,6 +307,14 @@ impl RunStore for Store {
         Store::add_override(self, o, created_at).await
     }
 
+    async fn add_replay(
+        &self,
+        r: &crate::NewReplay,
+        created_at: &str,
+    ) -> Result<crate::ReplayRow, StoreError> {
+        Store::add_replay(self, r, created_at).await
+    }
+
     async fn log(&self, run_id: &str, event: &str) -> Result<(), StoreError> {
         Store::log(self, run_id, event).await
     }
@@ -318,6 +327,10 @@ impl RunReader for Store {
 
     async fn overrides(&self, run_id: Option<&str>) -> Result<Vec<crate::OverrideRow>, StoreError> {
         Store::overrides(self, run_id).await
+    }
+
+    async fn replays(&self, run_id: Option<&str>) -> Result<Vec<crate::ReplayRow>, StoreError> {
+        Store::replays(self, run_id).await
     }
 
     async fn runs(&self) -> Result<Vec<RunSummary>, StoreError> {

@@ -265,6 +265,12 @@ impl Store {
                 .execute(&mut *tx)
                 .await?;
         }
+        if self.has_replays().await? {
+            sqlx::query("DELETE FROM sample_replays WHERE run_id = ?")
+                .bind(run_id)
+                .execute(&mut *tx)
+                .await?;
+        }
         let n = sqlx::query("DELETE FROM runs WHERE id = ?")
             .bind(run_id)
             .execute(&mut *tx)

@@ -1,0 +1,175 @@
+//! SQL of replays (migration 0007). A store opened read-only is never migrated, so a read first
+//! asks whether the file has the table: an older file simply has no replays.
+
+use sqlx::Row;
+
+use super::Store;
+use crate::{NewReplay, ReplayRow, StoreError};
+
+const COLUMNS: &str =
+    "id, sample_id, run_id, mode, agrees, fresh_outcome, fresh_score, differences, created_at";
+
+fn row_of(r: &sqlx::sqlite::SqliteRow) -> Result<ReplayRow, sqlx::Error> {
+    let differences: String = r.try_get(7)?;
+    Ok(ReplayRow {
+        id: r.try_get(0)?,
+        sample_id: r.try_get(1)?,
+        run_id: r.try_get(2)?,
+        mode: r.try_get(3)?,
+        agrees: r.try_get::<i64, _>(4)? != 0,
+        fresh_outcome: r.try_get(5)?,
+        fresh_score: r.try_get(6)?,
+        differences: serde_json::from_str(&differences).unwrap_or(serde_json::Value::Null),
+        created_at: r.try_get(8)?,
+    })
+}
+
+impl Store {
+    /// Whether the file has the `sample_replays` table (a file migrated to 0007).
+    pub(super) async fn has_replays(&self) -> Result<bool, StoreError> {
+        let n: i64 = sqlx::query_scalar(
+            "SELECT COUNT(*) FROM sqlite_master WHERE type = 'table' AND name = 'sample_replays'",
+        )
+        .fetch_one(&self.pool)
+        .await?;
+        Ok(n == 1)
+    }
+
+    /// Records a replay of a stored sample. An unknown sample is [`StoreError::UnknownSample`].
+    pub async fn add_replay(
+        &self,
+        r: &NewReplay,
+        created_at: &str,
+    ) -> Result<ReplayRow, StoreError> {
+        let _turn = self.write.lock().await;
+        let mut tx = self.pool.begin().await?;
+        let run_id: Option<String> = sqlx::query_scalar("SELECT run_id FROM samples WHERE id = ?")
+            .bind(r.sample_id)
+            .fetch_optional(&mut *tx)
+            .await?;
+        let Some(run_id) = run_id else {
+            return Err(StoreError::UnknownSample(r.sample_id));
+        };
+        let row = sqlx::query(&format!(
+            "INSERT INTO sample_replays (sample_id, run_id, mode, agrees, fresh_outcome, \
+             fresh_score, differences, created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?) \
+             RETURNING {COLUMNS}"
+        ))
+        .bind(r.sample_id)
+        .bind(&run_id)
+        .bind(r.mode.as_str())
+        .bind(i64::from(r.agrees))
+        .bind(&r.fresh_outcome)
+        .bind(if r.fresh_score.is_finite() {
+            r.fresh_score
+        } else {
+            0.0
+        })
+        .bind(r.differences.to_string())
+        .bind(created_at)
+        .fetch_one(&mut *tx)
+        .await?;
+        let out = row_of(&row)?;
+        tx.commit().await?;
+        Ok(out)
+    }
+
+    /// Replays (of `run_id`'s samples, or of every run), oldest first.
+    pub async fn replays(&self, run_id: Option<&str>) -> Result<Vec<ReplayRow>, StoreError> {
+        if !self.has_replays().await? {
+            return Ok(Vec::new());
+        }
+        let rows = match run_id {
+            Some(r) => {
+                sqlx::query(&format!(
+                    "SELECT {COLUMNS} FROM sample_replays WHERE run_id = ? ORDER BY id"
+                ))
+                .bind(r)
+                .fetch_all(&self.pool)
+                .await?
+            }
+            None => {
+                sqlx::query(&format!("SELECT {COLUMNS} FROM sample_replays ORDER BY id"))
+                    .fetch_all(&self.pool)
+                    .await?
+            }
+        };
+        Ok(rows.iter().map(row_of).collect::<Result<_, _>>()?)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::super::tests::row;
+    use super::Store;
+    use crate::{NewReplay, NewRun, NewSample, ReplayKind, StoreError};
+
+    #[tokio::test]
+    async fn replays_are_kept_per_sample_and_go_with_their_run() {
+        let dir = tempfile::tempdir().unwrap();
+        let store = Store::open(&dir.path().join("c.db")).await.unwrap();
+        store
+            .create_run(&NewRun {
+                id: "run-a".into(),
+                created_at: "2026-01-01T00:00:00Z".into(),
+                seed: 1,
+                spec: "{}".into(),
+                versions: "{}".into(),
+                planned: 1,
+                models: vec![],
+                notes: Default::default(),
+            })
+            .await
+            .unwrap();
+        let id = store
+            .insert_sample(&NewSample {
+                row: row("run-a", "t1#optimal", 0),
+                events: vec![],
+                artefacts: vec![],
+            })
+            .await
+            .unwrap();
+        let replay = |sample_id, agrees| NewReplay {
+            sample_id,
+            mode: ReplayKind::Reexecute,
+            agrees,
+            fresh_outcome: "revert".into(),
+            fresh_score: f64::NAN,
+            differences: serde_json::json!([{"field": "outcome", "stored": "exact", "fresh": "revert"}]),
+        };
+        let r = store
+            .add_replay(&replay(id, false), "2026-02-01T00:00:00Z")
+            .await
+            .unwrap();
+        assert_eq!(
+            (r.sample_id, r.run_id.as_str(), r.agrees),
+            (id, "run-a", false)
+        );
+        assert_eq!(
+            r.fresh_score, 0.0,
+            "a score that is not a number is stored as 0"
+        );
+        assert_eq!(r.differences[0]["fresh"], "revert");
+        store
+            .add_replay(&replay(id, true), "2026-02-02T00:00:00Z")
+            .await
+            .unwrap();
+        let all = store.replays(Some("run-a")).await.unwrap();
+        assert_eq!(
+            all.iter().map(|r| r.agrees).collect::<Vec<_>>(),
+            [false, true]
+        );
+        // An unknown sample stores nothing and says which.
+        let e = store
+            .add_replay(&replay(id + 99, true), "2026-02-03T00:00:00Z")
+            .await
+            .unwrap_err();
+        assert!(
+            matches!(e, StoreError::UnknownSample(n) if n == id + 99),
+            "{e}"
+        );
+        assert_eq!(store.replays(None).await.unwrap().len(), 2);
+        store.delete_run("run-a").await.unwrap();
+        assert!(store.replays(None).await.unwrap().is_empty());
+    }
+}
