@@ -244,6 +244,8 @@ pub fn run() {
             commands::tasks::dry_run,
             commands::tasks::selftest_quest_task,
             commands::tasks::exploit_quest_task,
+            commands::results::reviewer_name,
+            commands::results::set_reviewer_name,
             commands::tasks::get_quest_schema,
             commands::tasks::validate_intent_instance,
             commands::tasks::save_intent_instance,

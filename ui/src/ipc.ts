@@ -179,6 +179,12 @@ export const importIntentInstances = (text: string, name: string | null): Promis
 export const dryRun = (
   bench: Bench, id: string, seed: number, solution: SolutionChoice, prompt: string | null, execute: boolean,
 ): Promise<Result<DryRun>> => call<DryRun>("dry_run", { bench, id, seed, solution, prompt, execute });
+/** The reviewer's name recorded with overrides (Rust: `reviewer_name`). */
+export const reviewerName = (): Promise<Result<string | null>> => call<string | null>("reviewer_name", {});
+
+/** Saves the reviewer's name; returns it as kept (Rust: `set_reviewer_name`). */
+export const setReviewerName = (name: string): Promise<Result<string>> => call<string>("set_reviewer_name", { name });
+
 /** Every built-in exploit agent on a QuestBench task; each must score 0 (Rust: `exploit_quest_task`). */
 export const exploitQuestTask = (id: string): Promise<Result<ExploitCheck>> =>
   call<ExploitCheck>("exploit_quest_task", { id });

@@ -29,7 +29,7 @@ const STATUS = {
 const rowText = (page, css) => page.locator(css).innerText();
 
 test("settings renders every tool and universe state", async () => {
-  const { page, calls } = await open("#/settings", () => ({ ok: STATUS }));
+  const { page, calls } = await open("#/settings", (cmd) => (cmd === "reviewer_name" ? { ok: "Ada" } : { ok: STATUS }));
   await page.locator("#tool-anvil").waitFor();
   const cell = (row, field) => rowText(page, `${row} [data-field=${field}]`);
   assert.deepEqual(
@@ -67,7 +67,7 @@ test("settings renders every tool and universe state", async () => {
   // and the Results page's one background warm-up after the first screen.
   assert.ok(calls.filter((c) => c === "perf_mark").length <= 1, `${calls}`);
   assert.ok(calls.filter((c) => c === "results_warm").length <= 1, `${calls}`);
-  assert.ok(calls.every((c) => ["get_system_status", "universe_builds", "tool_installs", "perf_mark", "results_warm"].includes(c)), `only the status: ${calls}`);
+  assert.ok(calls.every((c) => ["get_system_status", "universe_builds", "tool_installs", "perf_mark", "results_warm", "reviewer_name"].includes(c)), `only the status: ${calls}`);
   assert.equal(await page.locator("#build-eth").innerText(), "Build");
   assert.equal(await page.locator("#build-bsc").count(), 0, "a built universe has no Build button");
   assert.equal(await page.locator("#locate-deno").innerText(), "Locate…");
@@ -78,6 +78,34 @@ test("settings renders every tool and universe state", async () => {
   assert.ok(!page_.includes("npm ci") && !page_.includes("crucible universe build"), "no terminal commands on the page");
   mkdirSync(shots, { recursive: true });
   await page.screenshot({ path: join(shots, "mock-settings.png"), timeout: 15000 });
+  await page.close();
+});
+
+test("the reviewer's name is shown, saved as kept, and a bad one is refused with what to do", async () => {
+  const saved = [];
+  const { page } = await open("#/settings", (cmd, args) => {
+    if (cmd === "reviewer_name") return { ok: null };
+    if (cmd === "set_reviewer_name") {
+      saved.push(args.name);
+      return args.name.includes("\n") || !args.name.trim()
+        ? { reject: { kind: "invalid", message: "the reviewer's name must be one line of at most 120 characters" } }
+        : { ok: args.name.trim() };
+    }
+    return { ok: STATUS };
+  });
+  await page.locator("#settings-reviewer").waitFor();
+  assert.equal(await page.locator("#settings-reviewer").inputValue(), "", "no name yet");
+  assert.match(await page.locator("#settings-reviewing").innerText(), /stored with every verdict you override or confirm/);
+  await page.fill("#settings-reviewer", "  Ada Lovelace ");
+  await page.click("#settings-reviewer-save");
+  await page.locator("#settings-reviewer-status .ok-text").waitFor();
+  assert.match(await page.locator("#settings-reviewer-status").innerText(), /signed "Ada Lovelace"/);
+  assert.equal(await page.locator("#settings-reviewer").inputValue(), "Ada Lovelace");
+  await page.fill("#settings-reviewer", "   ");
+  await page.click("#settings-reviewer-save");
+  await page.locator("#settings-reviewer-status .error, #settings-reviewer-status [role=alert]").first().waitFor();
+  assert.match(await page.locator("#settings-reviewer-status").innerText(), /one line of at most 120 characters/);
+  assert.deepEqual(saved, ["  Ada Lovelace ", "   "]);
   await page.close();
 });
 

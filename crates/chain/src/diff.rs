@@ -175,8 +175,8 @@ impl Chain {
                 json!([hash, {"tracer": "prestateTracer", "tracerConfig": {"diffMode": true}}]),
             )
             .await?;
-        if !v.is_object() {
-            // Anvil answers `null` for a hash it does not know.
+        if v.get("pre").is_none() && v.get("post").is_none() {
+            // For a hash it does not know Anvil answers an empty struct-log trace, not an error.
             return Err(ChainError::Decode {
                 method: "debug_traceTransaction".into(),
                 message: format!("no trace of transaction {hash}: the node does not know it"),

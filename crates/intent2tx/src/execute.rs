@@ -878,7 +878,7 @@ impl Executor {
     }
 
     /// A mined call as the chain inspector reads it (the shape EVM-QuestBench stores): target,
-    /// calldata, value, status, gas, revert reason, hash, logs and the state diff (`null` when
+    /// calldata, value, status, gas, revert reason, logs and the state diff (`null` when
     /// the node could not trace it).
     async fn tx_record(
         &self,
@@ -907,7 +907,6 @@ impl Executor {
             "gas_used": run.gas_used,
             "status": run.success,
             "revert_reason": run.reason,
-            "hash": hash,
             "logs": logs,
             "state_diff": state_diff,
         })

@@ -555,7 +555,9 @@ impl Harness {
 
     /// The stored form of a mined transaction: what was sent, the receipt's status, gas and
     /// revert reason, its logs, and what it changed ([`crucible_chain::StateDiff`], `null` when
-    /// the node could not trace it). The chain inspector reads it.
+    /// the node could not trace it). The chain inspector reads it. No hash: it depends on the
+    /// fee salt of the send, and a seeded sample must store the same bytes however it is
+    /// scheduled.
     pub(super) async fn mined_tx_json(
         &self,
         req: &TxRequest,
@@ -576,7 +578,6 @@ impl Harness {
             "gas_used": receipt.gas_used,
             "status": receipt.success,
             "revert_reason": receipt.revert_reason,
-            "hash": receipt.tx_hash,
             "logs": receipt.logs,
             "state_diff": state_diff,
         })

@@ -51,7 +51,8 @@ mod time;
 
 pub use error::StoreError;
 pub use overrides::{
-    NewOverride, OverrideError, OverrideRow, OVERRIDE_NOTE_MAX_CHARS, REVIEWER_MAX_CHARS,
+    check_reviewer, NewOverride, OverrideError, OverrideRow, OVERRIDE_NOTE_MAX_CHARS,
+    REVIEWER_MAX_CHARS,
 };
 pub use reads::{
     ReportRow, SampleBrief, SampleDetail, SamplePair, StoredAnswer, StoredSample, TextColumn,

@@ -39,6 +39,18 @@ pub enum OverrideError {
     BadReviewer,
 }
 
+/// A reviewer's name as kept: trimmed, one non-blank line of at most [`REVIEWER_MAX_CHARS`].
+pub fn check_reviewer(name: &str) -> Result<&str, OverrideError> {
+    let name = name.trim();
+    if name.is_empty() {
+        return Err(OverrideError::NoReviewer);
+    }
+    if name.chars().count() > REVIEWER_MAX_CHARS || name.contains(['\n', '\r']) {
+        return Err(OverrideError::BadReviewer);
+    }
+    Ok(name)
+}
+
 impl NewOverride {
     /// Checks an override: `score` (0–1, `None`: 1 for a pass, 0 for a fail) must be a number in
     /// range, the note non-blank and at most [`OVERRIDE_NOTE_MAX_CHARS`], the reviewer one
@@ -63,13 +75,7 @@ impl NewOverride {
         if n > OVERRIDE_NOTE_MAX_CHARS {
             return Err(OverrideError::LongNote(n));
         }
-        let reviewer = reviewer.trim();
-        if reviewer.is_empty() {
-            return Err(OverrideError::NoReviewer);
-        }
-        if reviewer.chars().count() > REVIEWER_MAX_CHARS || reviewer.contains(['\n', '\r']) {
-            return Err(OverrideError::BadReviewer);
-        }
+        let reviewer = check_reviewer(reviewer)?;
         Ok(Self {
             sample_id,
             confirm: false,

@@ -272,6 +272,27 @@ fn reviewed(
     Ok(crucible_views::review::stored(&saved))
 }
 
+/// The reviewer's name recorded with overrides (the `reviewer` setting), if set.
+#[tauri::command]
+pub fn reviewer_name(state: tauri::State<'_, AppState>) -> Result<Option<String>, CommandError> {
+    Ok(state.config()?.reviewer)
+}
+
+/// Saves the reviewer's name (one line, at most 120 characters); returns it as kept.
+#[tauri::command]
+pub fn set_reviewer_name(
+    state: tauri::State<'_, AppState>,
+    name: String,
+) -> Result<String, CommandError> {
+    let name = crucible_store::check_reviewer(&name)
+        .map_err(|e| CommandError::invalid_msg(e.to_string()))?
+        .to_string();
+    let file = crate::commands::system::config_file(&state)?;
+    crucible_views::review::save_reviewer(&file, &name)?;
+    state.reload_config()?;
+    Ok(name)
+}
+
 /// Stores `o` (already checked) as of now.
 async fn store_review(
     store: &crucible_store::Store,

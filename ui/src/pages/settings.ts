@@ -4,6 +4,8 @@ import { statusPanel } from "../status-view";
 import type { SystemStatus } from "../bindings";
 import { renderProviders } from "./providers";
 import { renderPacks } from "./packs";
+import { reviewerName, setReviewerName } from "../ipc";
+import { errorBox } from "../status-view";
 
 type Tab = "system" | "providers" | "packs";
 
@@ -68,6 +70,31 @@ export async function renderSettings(root: HTMLElement): Promise<void> {
       h("div", { class: "card-head" }, h("h2", {}, "System"), refresh),
       body,
     ),
+    reviewerCard(),
   );
   await load();
+}
+
+/** The reviewer's name, recorded with every override and confirmation they make. */
+function reviewerCard(): HTMLElement {
+  const input = h("input", { type: "text", id: "settings-reviewer", maxlength: "120", placeholder: "e.g. Ada Lovelace", "aria-describedby": "settings-reviewer-help" });
+  const save = h("button", { type: "button", class: "btn", id: "settings-reviewer-save" }, "Save name");
+  const status = h("div", { id: "settings-reviewer-status", "aria-live": "polite" });
+  void reviewerName().then((r) => { if (r.ok && r.value) input.value = r.value; });
+  save.addEventListener("click", async () => {
+    save.setAttribute("disabled", "");
+    const r = await setReviewerName(input.value);
+    save.removeAttribute("disabled");
+    if (r.ok) {
+      input.value = r.value;
+      mount(status, h("p", { class: "ok-text" }, `Saved: your overrides and confirmations are signed "${r.value}".`));
+    } else {
+      mount(status, errorBox(r.error));
+    }
+  });
+  return h("section", { class: "card", id: "settings-reviewing" },
+    h("div", { class: "card-head" }, h("h2", {}, "Reviewing")),
+    h("p", { class: "muted small", id: "settings-reviewer-help" }, "Your name as a reviewer: it is stored with every verdict you override or confirm, so others can see who decided. One line, at most 120 characters."),
+    h("div", { class: "row" }, h("label", { for: "settings-reviewer" }, "Reviewer name"), input, save),
+    status);
 }
