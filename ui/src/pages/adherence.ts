@@ -43,8 +43,8 @@ function promptTable(rows: readonly AdherenceRow[]): HTMLElement {
       h("th", { scope: "col" }, "Model"),
       h("th", { scope: "col" }, "Prompt"),
       h("th", { scope: "col", title: "Samples with the distances stored (samples of the cell)" }, "Samples measured"),
-      h("th", { scope: "col", title: "Mean normalised edit distance from the executed tools to the optimal plan: the share of steps inserted, removed or replaced (0 % = the plan exactly)" }, "Distance to optimal plan (% of steps changed)"),
-      h("th", { scope: "col", title: "The same, to the flawed plan the prompt handed over" }, "Distance to flawed plan (% of steps changed)"),
+      h("th", { scope: "col", title: "Mean normalised edit distance from the executed tools to the optimal plan: the share of steps inserted, removed or replaced (0 % = the plan exactly)" }, "Distance to optimal plan (% of steps)"),
+      h("th", { scope: "col", title: "The same, to the flawed plan the prompt handed over" }, "Distance to flawed plan (% of steps)"),
       h("th", { scope: "col", title: "Samples whose executed tools are strictly closer to the flawed plan than to the optimal one, of those whose flaw changes the tools" }, "Followed the flaw"),
     )),
     h("tbody", {}, ...rows.map((r) =>
@@ -53,7 +53,7 @@ function promptTable(rows: readonly AdherenceRow[]): HTMLElement {
         h("td", {}, PROMPT[r.prompt_type] ?? r.prompt_type),
         h("td", { class: "num" }, r.measured === r.samples ? String(r.samples) : `${r.measured} of ${r.samples}`),
         h("td", { class: "num" }, distanceText(r.mean_distance_optimal)),
-        h("td", { class: "num" }, r.prompt_type === "flawed" ? distanceText(r.mean_distance_flawed) : "no flawed plan given"),
+        h("td", { class: "num" }, r.prompt_type === "flawed" ? distanceText(r.mean_distance_flawed) : "not given"),
         h("td", { class: "num" }, r.prompt_type === "flawed" ? followedText(r.followed, r.flaw_measurable, r.followed_pct) : "–"),
       ))));
 }
@@ -65,8 +65,8 @@ function flawTable(rows: readonly FlawFollowRow[]): HTMLElement {
       h("th", { scope: "col" }, "Flaw type"),
       h("th", { scope: "col", title: "Flawed-prompt samples with this flaw" }, "Samples"),
       h("th", { scope: "col", title: "Parameter flaws keep the plan's tools, so following them cannot be seen in the calls" }, "Followed the flaw"),
-      h("th", { scope: "col" }, "Distance to optimal plan (% of steps changed)"),
-      h("th", { scope: "col" }, "Distance to flawed plan (% of steps changed)"),
+      h("th", { scope: "col" }, "Distance to optimal plan (% of steps)"),
+      h("th", { scope: "col" }, "Distance to flawed plan (% of steps)"),
     )),
     h("tbody", {}, ...rows.map((r) =>
       h("tr", { "data-model": r.model, "data-flaw": `${r.category}/${r.method}` },

@@ -6,26 +6,20 @@ import { h, mount } from "../dom";
 import { auditPilotSimulator, onSimAuditProgress } from "../ipc";
 import { errorBox } from "../status-view";
 
-const pct = (x: number): string => `${x.toFixed(1)} %`;
-
-function result(a: SimAudit): HTMLElement[] {
+function result(a: SimAudit): (HTMLElement | null)[] {
   const cells = h("table", { class: "rtable", id: "sim-audit-cells" },
     h("thead", {}, h("tr", {},
       h("th", { scope: "col", title: "Prerequisites of the tool never called / called but never succeeded, and failures so far in the episode" }, "Situation"),
       h("th", { scope: "col" }, "Calls"),
-      h("th", { scope: "col" }, "Configured success rate"),
-      h("th", { scope: "col" }, "Observed success rate"),
-      h("th", { scope: "col", title: `Wilson interval at ${a.confidence_pct.toFixed(1)} % per cell, so the whole table is at 95 %` }, `${a.confidence_pct.toFixed(1)} % interval`),
-      h("th", { scope: "col" }, "In words"),
+      h("th", { scope: "col", title: `Success rate the simulator is configured to draw, the rate observed, and the observed rate's Wilson interval at ${a.confidence_pct.toFixed(1)} % per situation (the whole table at 95 %)` }, "Configured vs observed success rate"),
+      h("th", { scope: "col", title: "Whether the configured rate lies inside the observed rate's interval" }, "Verdict"),
     )),
     h("tbody", {}, ...a.cells.map((c) =>
       h("tr", { "data-inside": String(c.inside) },
         h("td", {}, `${c.uncalled} uncalled, ${c.failed} failed prerequisite${c.failed === 1 ? "" : "s"}; ${c.history} failure${c.history === 1 ? "" : "s"} so far`),
         h("td", { class: "num" }, c.calls.toLocaleString("en")),
-        h("td", { class: "num" }, pct(c.configured_pct)),
-        h("td", { class: "num" }, pct(c.observed_pct)),
-        h("td", { class: "num" }, `${pct(c.ci_pct[0])} to ${pct(c.ci_pct[1])}`),
-        h("td", { class: c.inside ? "verdict-tie" : "verdict-differ" }, c.sentence),
+        h("td", { class: "sim-audit-words", "data-configured": String(c.configured_pct), "data-observed": String(c.observed_pct), "data-ci": c.ci_pct.join(" ") }, c.sentence),
+        h("td", {}, h("span", { class: c.inside ? "badge ok" : "badge warn" }, c.inside ? "inside" : "outside")),
       ))));
   const errors = a.errors.length === 0 ? null : h("details", {},
     h("summary", {}, `Error codes per tool (${a.errors.filter((e) => e.inside).length} of ${a.errors.length} inside)`),
