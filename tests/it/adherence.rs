@@ -56,7 +56,7 @@ fn a_pilot_run_reports_plan_adherence_per_model_and_flaw_type() {
     let rows = a["by_prompt"].as_array().expect("by_prompt rows");
     let row = |model: &str, prompt: &str| {
         rows.iter()
-            .find(|r| r["model"] == model && r["prompt_type"] == prompt)
+            .find(|r| r["model"].as_str().unwrap().contains(model) && r["prompt_type"] == prompt)
             .unwrap_or_else(|| panic!("no row {model} {prompt}: {a}"))
     };
     for r in rows {
@@ -64,17 +64,18 @@ fn a_pilot_run_reports_plan_adherence_per_model_and_flaw_type() {
         let d = num(&r["mean_distance_optimal"]);
         assert!((0.0..=1.0).contains(&d), "{r}");
     }
+    // Models are named as people see them ("follows-plan (offline test agent)").
     // Each model answered the 24 tasks under both prompts.
-    assert_eq!(row("builtin:follows-plan", "optimal")["samples"], 24);
-    assert_eq!(row("builtin:follows-plan", "flawed")["samples"], 24);
+    assert_eq!(row("follows-plan", "optimal")["samples"], 24);
+    assert_eq!(row("follows-plan", "flawed")["samples"], 24);
     // The plan-follower executes the optimal plan it is handed (retries are not deviations)...
-    let follows_opt = num(&row("builtin:follows-plan", "optimal")["mean_distance_optimal"]);
+    let follows_opt = num(&row("follows-plan", "optimal")["mean_distance_optimal"]);
     assert!(
         follows_opt < 0.1,
         "follows-plan strays from the optimal plan: {follows_opt}"
     );
     // ... and the flawed one: it is closer to the flawed plan and follows most tool-changing flaws.
-    let f = row("builtin:follows-plan", "flawed");
+    let f = row("follows-plan", "flawed");
     assert!(
         num(&f["mean_distance_flawed"]) < num(&f["mean_distance_optimal"]),
         "{f}"
@@ -86,7 +87,7 @@ fn a_pilot_run_reports_plan_adherence_per_model_and_flaw_type() {
         "{f}"
     );
     // The random agent is far from the plans.
-    let random = num(&row("builtin:random", "optimal")["mean_distance_optimal"]);
+    let random = num(&row("random", "optimal")["mean_distance_optimal"]);
     assert!(
         random > follows_opt + 0.3,
         "random {random} vs follows-plan {follows_opt}"
@@ -95,7 +96,7 @@ fn a_pilot_run_reports_plan_adherence_per_model_and_flaw_type() {
     let by_flaw = a["by_flaw"].as_array().unwrap();
     let flaw_rows: Vec<&Value> = by_flaw
         .iter()
-        .filter(|r| r["model"] == "builtin:follows-plan")
+        .filter(|r| r["model"].as_str().unwrap().contains("follows-plan"))
         .collect();
     let sum = |k: &str| flaw_rows.iter().map(|r| num(&r[k])).sum::<f64>();
     assert_eq!(sum("measurable"), n);
@@ -168,7 +169,10 @@ fn a_pilot_run_reports_plan_adherence_per_model_and_flaw_type() {
     );
     for i in &pilot {
         assert_eq!(i["outcome"], "full_success", "{i}");
-        assert_ne!(i["model"], "builtin:follows-plan", "{i}");
+        assert!(
+            !i["model"].as_str().unwrap().contains("follows-plan"),
+            "{i}"
+        );
         let why = i["reasons"][0].as_str().unwrap();
         assert!(
             why.starts_with("Full success, although the executed tools are "),
