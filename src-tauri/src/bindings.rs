@@ -215,6 +215,10 @@ pub fn typescript() -> String {
         decl::<crucible_views::selftest::PackVerdict>(&mut out);
         decl::<crucible_views::selftest::Failing>(&mut out);
         decl::<crate::commands::packs::SelftestProgress>(&mut out);
+        decl::<crucible_views::sim_audit::SimAudit>(&mut out);
+        decl::<crucible_views::sim_audit::SimAuditCell>(&mut out);
+        decl::<crucible_views::sim_audit::SimAuditErrors>(&mut out);
+        decl::<crate::commands::pilot::SimAuditProgress>(&mut out);
     }
     // Results explorer.
     {
@@ -299,6 +303,9 @@ pub fn typescript() -> String {
         decl::<intent::FailureRow>(&mut out);
         decl::<intent::FormEffectRow>(&mut out);
         decl::<pilot::PilotTables>(&mut out);
+        decl::<crucible_report::adherence::Adherence>(&mut out);
+        decl::<crucible_report::adherence::AdherenceRow>(&mut out);
+        decl::<crucible_report::adherence::FlawFollowRow>(&mut out);
         decl::<pilot::OutcomeShares>(&mut out);
         decl::<pilot::PromptRow>(&mut out);
         decl::<pilot::FlawedRow>(&mut out);
@@ -478,6 +485,9 @@ mod tests {
             "QuestTables",
             "IntentTables",
             "PilotTables",
+            "Adherence",
+            "SimAudit",
+            "SimAuditProgress",
             "CompareReport",
             "SampleView",
             "TraceView",

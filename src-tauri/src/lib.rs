@@ -231,6 +231,7 @@ pub fn run() {
             commands::packs::add_pack,
             commands::packs::remove_pack,
             commands::packs::selftest_pack,
+            commands::pilot::audit_pilot_simulator,
             // Tasks page (the studio).
             commands::tasks::list_tasks,
             commands::tasks::get_task,

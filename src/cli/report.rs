@@ -354,6 +354,51 @@ fn significance_text(
     s
 }
 
+/// PILOT-Bench plan adherence in words and columns (docs/reports.md, "pilot.adherence").
+fn adherence_text(a: &report::adherence::Adherence) -> String {
+    let pct = |k: usize, n: usize, p: Option<f64>| {
+        p.map_or("not measurable".into(), |p| format!("{k} of {n} ({p:.1}%)"))
+    };
+    let mut s = String::from(
+        "\nPILOT-Bench plan adherence (normalised edit distance of the executed tools: 0 = the plan exactly, 1 = nothing in common)\n  \
+         model                            prompt     samples  to optimal  to flawed  followed the flaw\n",
+    );
+    for x in &a.by_prompt {
+        s += &format!(
+            "  {:<32} {:<9} {:>8} {:>11} {:>10}  {}\n",
+            x.model,
+            x.prompt_type,
+            x.measured,
+            opt(x.mean_distance_optimal, 3),
+            opt(x.mean_distance_flawed, 3),
+            if x.prompt_type == "flawed" {
+                pct(x.followed, x.flaw_measurable, x.followed_pct)
+            } else {
+                "-".into()
+            }
+        );
+    }
+    if !a.by_flaw.is_empty() {
+        s += "\nPILOT-Bench: followed the flaw, by flaw type (flawed prompts)\n";
+        for x in &a.by_flaw {
+            s += &format!(
+                "  {:<32} {:<20} {:<28} {}\n",
+                x.model,
+                x.category,
+                x.method,
+                pct(x.followed, x.measurable, x.followed_pct)
+            );
+        }
+    }
+    if a.unmeasured > 0 {
+        s += &format!(
+            "  {} PILOT sample(s) were scored before plan adherence was stored (`crucible rescore RUN` replays them into a run that has it)\n",
+            a.unmeasured
+        );
+    }
+    s
+}
+
 fn text(r: &report::Report) -> String {
     let mut s = format!(
         "runs: {} · samples: {} · {} · {}\n",
@@ -428,6 +473,7 @@ fn text(r: &report::Report) -> String {
                 x.model, x.prompt_type, x.shares.full_pct, x.shares.partial_pct, x.shares.fail_pct
             );
         }
+        s += &adherence_text(&p.adherence);
         if !p.by_variant.is_empty() {
             s += "\nPILOT-Bench by description-difficulty variant (full / partial / fail %)\n";
             for x in &p.by_variant {

@@ -2,6 +2,7 @@
 //! real Anvil, a real Deno inside bubblewrap, real HTTP. A missing tool fails the test with the
 //! install hint; nothing is skipped silently.
 
+mod adherence;
 mod chain;
 mod cli;
 mod composite;

@@ -2181,6 +2181,131 @@ done: number,
 total: number, };
 
 /**
+ * The audit's result for the GUI.
+ */
+export type SimAudit = { 
+/**
+ * Episodes simulated.
+ */
+episodes: number, 
+/**
+ * Tool calls simulated.
+ */
+calls: number, 
+/**
+ * Seed.
+ */
+seed: number, 
+/**
+ * Confidence of each interval, % (Bonferroni-corrected so the family is at 95 %).
+ */
+confidence_pct: number, 
+/**
+ * Success-rate cells with at least 30 calls.
+ */
+cells: Array<SimAuditCell>, 
+/**
+ * Error-code shares per tool with at least 30 failures.
+ */
+errors: Array<SimAuditErrors>, 
+/**
+ * Share of cells whose configured rate is inside the interval, %.
+ */
+inside_pct: number, 
+/**
+ * Whether every cell and every error share is inside its interval.
+ */
+all_inside: boolean, 
+/**
+ * The verdict in one sentence.
+ */
+headline: string, };
+
+/**
+ * One (Nu, Nf, Nh) cell: calls made with that many uncalled and failed prerequisites and that
+ * many failures so far.
+ */
+export type SimAuditCell = { 
+/**
+ * Prerequisites never called.
+ */
+uncalled: number, 
+/**
+ * Prerequisites called but never succeeded.
+ */
+failed: number, 
+/**
+ * Failures so far in the episode.
+ */
+history: number, 
+/**
+ * Configured success rate, %.
+ */
+configured_pct: number, 
+/**
+ * Observed success rate, %.
+ */
+observed_pct: number, 
+/**
+ * Interval of the observed rate, % (low, high).
+ */
+ci_pct: [number, number], 
+/**
+ * Calls observed.
+ */
+calls: number, 
+/**
+ * Whether the configured rate lies inside the interval.
+ */
+inside: boolean, 
+/**
+ * The cell in words.
+ */
+sentence: string, };
+
+/**
+ * One tool's error codes: observed shares against the uniform law.
+ */
+export type SimAuditErrors = { 
+/**
+ * Tool name.
+ */
+tool: string, 
+/**
+ * Failures observed.
+ */
+failures: number, 
+/**
+ * Share of each code when every code may be drawn, %.
+ */
+configured_pct: number, 
+/**
+ * Smallest and largest observed share of any code, %.
+ */
+observed_pct: [number, number], 
+/**
+ * Whether every code's share lies inside its interval.
+ */
+inside: boolean, 
+/**
+ * The tool in words.
+ */
+sentence: string, };
+
+/**
+ * An audit's progress.
+ */
+export type SimAuditProgress = { 
+/**
+ * Episodes simulated so far.
+ */
+done: number, 
+/**
+ * Episodes in all.
+ */
+total: number, };
+
+/**
  * One stored run in the picker.
  */
 export type RunInfo = { 
@@ -4242,7 +4367,119 @@ ceiling: Array<CeilingRow>,
  * `hard_biased`, from task ids `<release id>@<variant>`) and prompt type (`sub`), all
  * prompts; empty when no sample's task has a variant (Crucible's own tasks).
  */
-by_variant: Array<CellRow>, };
+by_variant: Array<CellRow>, 
+/**
+ * Plan adherence: distances of the executed tools to the optimal and the flawed plan, and
+ * how often each type of flaw was followed.
+ */
+adherence: Adherence, };
+
+/**
+ * The plan-adherence tables.
+ */
+export type Adherence = { 
+/**
+ * Per model and prompt type.
+ */
+by_prompt: Array<AdherenceRow>, 
+/**
+ * Per model, flaw category and method.
+ */
+by_flaw: Array<FlawFollowRow>, 
+/**
+ * Per model and flaw category (`method` empty).
+ */
+by_flaw_category: Array<FlawFollowRow>, 
+/**
+ * PILOT samples without stored distances (scored before plan adherence was measured).
+ */
+unmeasured: number, };
+
+/**
+ * Plan adherence of one model under one prompt type.
+ */
+export type AdherenceRow = { 
+/**
+ * Model name.
+ */
+model: string, 
+/**
+ * baseline | cot | optimal | flawed.
+ */
+prompt_type: string, 
+/**
+ * Samples of the cell.
+ */
+samples: number, 
+/**
+ * Of those, the ones with a stored distance to the optimal plan.
+ */
+measured: number, 
+/**
+ * Mean distance to the optimal plan (0 = the plan's tools exactly, 1 = nothing in common).
+ */
+mean_distance_optimal: number | null, 
+/**
+ * Samples with a stored distance to the flawed plan (flawed prompts whose task has a flaw).
+ */
+flawed_measured: number, 
+/**
+ * Mean distance to the flawed plan.
+ */
+mean_distance_flawed: number | null, 
+/**
+ * Samples whose flaw changes the plan's tools (where following it can be seen).
+ */
+flaw_measurable: number, 
+/**
+ * Of those, the ones where the agent followed the flaw.
+ */
+followed: number, 
+/**
+ * followed ÷ flaw_measurable × 100.
+ */
+followed_pct: number | null, };
+
+/**
+ * How often one model followed one type of flaw (flawed prompts only).
+ */
+export type FlawFollowRow = { 
+/**
+ * Model name.
+ */
+model: string, 
+/**
+ * Flaw category (`order`, `tool_misuse`, …).
+ */
+category: string, 
+/**
+ * Flaw method (`swap_adjacent`, …); empty in the per-category rows.
+ */
+method: string, 
+/**
+ * Flawed-prompt samples with this flaw and a stored distance.
+ */
+samples: number, 
+/**
+ * Of those, the ones whose flaw changes the plan's tools (parameter flaws do not).
+ */
+measurable: number, 
+/**
+ * Of those, the ones where the agent followed the flaw.
+ */
+followed: number, 
+/**
+ * followed ÷ measurable × 100 (`null` when nothing was measurable).
+ */
+followed_pct: number | null, 
+/**
+ * Mean distance to the optimal plan.
+ */
+mean_distance_optimal: number | null, 
+/**
+ * Mean distance to the flawed plan.
+ */
+mean_distance_flawed: number | null, };
 
 /**
  * Full/partial/fail shares of one cell, in percent.

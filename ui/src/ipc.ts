@@ -8,7 +8,7 @@ import type {
   PerfMark, SystemStatus, LocatedTool, ConfigReset, UniverseBuild, ToolInstall, PackInfo, PackVerdict, SelftestProgress,
 } from "./bindings";
 import type { DatabaseCheck, FreshDatabase, OpenedDatabase, Recovery } from "./bindings";
-import type { AuditQueue, ExploitCheck, FormError, OverrideView, RoundsAdvice, SampleReview } from "./bindings";
+import type { AuditQueue, ExploitCheck, FormError, OverrideView, RoundsAdvice, SampleReview, SimAudit, SimAuditProgress } from "./bindings";
 
 export type Result<T> = { ok: true; value: T } | { ok: false; error: CommandError };
 
@@ -288,6 +288,20 @@ export const removePack = (name: string): Promise<Result<PackInfo[]>> => call<Pa
 /** Self-tests a pack (progress arrives through `onSelftestProgress`); the verdict is recorded. */
 export const selftestPack = (name: string, seeds: number): Promise<Result<PackVerdict>> =>
   call<PackVerdict>("selftest_pack", { name, seeds });
+
+/** Runs the PILOT simulator fidelity audit (progress through `onSimAuditProgress`; Rust:
+ *  `audit_pilot_simulator`). */
+export const auditPilotSimulator = (episodes: number, seed = 0): Promise<Result<SimAudit>> =>
+  call<SimAudit>("audit_pilot_simulator", { episodes, seed });
+
+/** Subscribes to the simulator audit's progress; resolves to the unsubscribe function. */
+export async function onSimAuditProgress(cb: (p: SimAuditProgress) => void): Promise<() => void> {
+  try {
+    return await listen<SimAuditProgress>("pilot:audit", (e) => cb(e.payload));
+  } catch {
+    return () => {};
+  }
+}
 
 /** Subscribes to self-test progress; resolves to the unsubscribe function. */
 export async function onSelftestProgress(cb: (p: SelftestProgress) => void): Promise<() => void> {

@@ -295,7 +295,7 @@ pub fn generate(spec: &SynthSpec) -> Dataset {
                         exec,
                         state_eq: eq,
                         truth_exec: 1.0,
-                        refused_calls: f64::NAN,
+                        ..Metrics::default()
                     };
                     let outcome = if format == 0.0 {
                         "format_error"

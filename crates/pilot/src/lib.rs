@@ -8,10 +8,12 @@
 //!
 //! Data flow: [`registry::Registry::generate`] → [`task::generate`] → [`prompt::render`] (using
 //! [`solve::Solver`] for the optimal plan and [`flaw::inject`] for the flawed one) →
-//! [`agents::run_episode`] (which drives [`protocol`] and [`sim::Simulator`]) → [`eval::evaluate`].
+//! [`agents::run_episode`] (which drives [`protocol`] and [`sim::Simulator`]) → [`eval::evaluate`]
+//! → [`adherence`] (the executed calls against the optimal and the flawed plan).
 
 #![warn(missing_docs, unreachable_pub)]
 
+pub mod adherence;
 pub mod agents;
 pub mod eval;
 pub mod flaw;
@@ -28,6 +30,7 @@ pub mod task;
 
 use std::path::PathBuf;
 
+pub use adherence::Adherence;
 pub use agents::{run_episode, Agent, AgentKind, Episode};
 pub use eval::{evaluate, Evaluation, Outcome};
 pub use prompt::{PromptType, Prompts};

@@ -4,6 +4,7 @@
 
 use serde_json::json;
 
+use super::adherence::Adherence;
 use super::agents::{self, EpisodeRun, Role as PilotRole};
 use super::eval::Outcome;
 use super::prompt::PromptType;
@@ -239,6 +240,11 @@ impl Benchmark for PilotBench {
                 });
             }
             let ev = &episode.evaluation;
+            // Plan adherence against the optimal plan and, when the prompt handed one over, the
+            // flawed plan (a flawed prompt whose task drew no flaw carries the optimal plan).
+            let flawed = (prompt_type == PromptType::Flawed && rendered.flaw.is_some())
+                .then_some(&rendered.flawed_plan);
+            let adherence = Adherence::measure(&episode.calls, &rendered.optimal_plan, flawed);
             let score = match ev.outcome {
                 Outcome::FullSuccess => 1.0,
                 Outcome::PartialSuccess => 0.5,
@@ -252,6 +258,7 @@ impl Benchmark for PilotBench {
                 "prompt_type": prompt_type.as_str(),
                 "prompt_set": self.prompt_set.as_str(),
                 "agent_error": agent_error,
+                "adherence": adherence,
             });
             // A public-release task: its description-difficulty variant (a report dimension),
             // its own id and per-task difficulty level, and how its tools sit in the registry.
@@ -286,6 +293,7 @@ impl Benchmark for PilotBench {
                     ("turns", f64::from(ev.turns)),
                 ]
                 .into_iter()
+                .chain(adherence.metrics())
                 .map(|(k, v)| (k.to_string(), v))
                 .collect(),
                 k_act: None,
@@ -326,5 +334,59 @@ mod tests {
             assert_eq!(a.transcript[0].content, want.prompt(set, pt));
             assert_eq!(a.details["prompt_set"], set.as_str());
         }
+    }
+
+    #[tokio::test]
+    async fn plan_adherence_is_stored_with_each_sample() {
+        let engine = Arc::new(Engine::new(TaskLibrary::generate(1)));
+        let bench = PilotBench::shared(engine.clone());
+        let (mut followed, mut measurable, mut deviating_full) = (0, 0, 0);
+        let mut optimal_full = 0;
+        for t in engine.lib.tasks.iter().step_by(97).take(40) {
+            let id = &t.task.instance_id;
+            let rendered = engine.render(id).unwrap();
+            for pt in ["optimal", "flawed", "baseline"] {
+                let instance = format!("{id}#{pt}");
+                let rec = run_builtin(&bench, "follows-plan", &instance, 3, &mut |_| {})
+                    .await
+                    .unwrap();
+                let a: Adherence =
+                    serde_json::from_value(rec.details["adherence"].clone()).unwrap();
+                assert_eq!(a.optimal, rendered.optimal_plan.tools());
+                assert_eq!(rec.metrics["plan_distance_optimal"], a.distance_optimal);
+                let with_flaw = pt == "flawed" && rendered.flaw.is_some();
+                assert_eq!(a.flawed.is_some(), with_flaw, "{instance}");
+                assert_eq!(rec.metrics.contains_key("plan_distance_flawed"), with_flaw);
+                if let Some(f) = a.followed_flaw {
+                    measurable += 1;
+                    followed += usize::from(f);
+                    assert_eq!(rec.metrics["followed_flaw"], f64::from(u8::from(f)));
+                }
+                let deviates = crate::adherence::deviates_from_given_plan(
+                    pt,
+                    a.distance_optimal,
+                    a.distance_flawed.unwrap_or(f64::NAN),
+                    a.flaw_distance.unwrap_or(f64::NAN),
+                );
+                if pt == "baseline" {
+                    assert_eq!(deviates, None);
+                }
+                if rec.passed && pt == "optimal" {
+                    optimal_full += 1;
+                }
+                if rec.passed && deviates == Some(true) {
+                    deviating_full += 1;
+                }
+            }
+        }
+        assert!(optimal_full > 10, "{optimal_full}");
+        // Its retries are the plan's own advice: a plan-follower's success is never queued.
+        assert_eq!(deviating_full, 0);
+        // The agent executes the plan it is handed: a tool-changing flaw is followed nearly
+        // always (its searches can recover a removed step, so not always).
+        assert!(
+            measurable > 10 && followed * 10 >= measurable * 8,
+            "{followed} of {measurable}"
+        );
     }
 }

@@ -333,6 +333,21 @@ fn erfc(x: f64) -> f64 {
 /// used round-robin) and compares observed with configured success rates per (Nu, Nf, Nh) cell,
 /// and observed error-code shares with the uniform law per tool.
 pub fn audit(reg: &Registry, task_tools: &[Vec<ToolId>], episodes: u64, seed: u64) -> AuditReport {
+    audit_with_progress(reg, task_tools, episodes, seed, &mut |_| {})
+}
+
+/// Episodes between two progress reports of [`audit_with_progress`].
+pub const AUDIT_PROGRESS_EVERY: u64 = 1_000;
+
+/// [`audit`], calling `progress(episodes done)` every [`AUDIT_PROGRESS_EVERY`] episodes and at
+/// the end (same report, same seed streams).
+pub fn audit_with_progress(
+    reg: &Registry,
+    task_tools: &[Vec<ToolId>],
+    episodes: u64,
+    seed: u64,
+    progress: &mut dyn FnMut(u64),
+) -> AuditReport {
     use std::collections::BTreeMap;
     let mut cells: BTreeMap<(u32, u32, u32), (f64, u64, u64)> = BTreeMap::new();
     let mut errs: Vec<Vec<u64>> = reg
@@ -348,6 +363,9 @@ pub fn audit(reg: &Registry, task_tools: &[Vec<ToolId>], episodes: u64, seed: u6
     let mut calls = 0u64;
     let mut pick = ChaCha8Rng::seed_from_u64(mix_seed(seed, u64::MAX));
     for e in 0..episodes {
+        if e > 0 && e % AUDIT_PROGRESS_EVERY == 0 {
+            progress(e);
+        }
         let pos = (e as usize) % task_tools.len().max(1);
         let tools = &task_tools[pos];
         if tools.is_empty() {
@@ -382,6 +400,7 @@ pub fn audit(reg: &Registry, task_tools: &[Vec<ToolId>], episodes: u64, seed: u6
             }
         }
     }
+    progress(episodes);
     let kept: Vec<_> = cells
         .into_iter()
         .filter(|(_, (_, n, _))| *n >= 30)

@@ -96,6 +96,15 @@ pub struct Metrics {
     /// EVM-QuestBench: RPC calls the gate refused while the agent's code ran (reward-hacking
     /// attempts); absent when there were none.
     pub refused_calls: f64,
+    /// PILOT-Bench: normalised edit distance from the executed tool sequence to the optimal plan
+    /// (absent in samples scored before plan adherence was measured).
+    pub plan_distance_optimal: f64,
+    /// PILOT-Bench: the same to the flawed plan (flawed prompts whose task has a flaw).
+    pub plan_distance_flawed: f64,
+    /// PILOT-Bench: normalised edit distance between the flawed and the optimal plan.
+    pub flaw_plan_distance: f64,
+    /// PILOT-Bench: 1 when the agent followed the flaw, 0 when not (absent: not measurable).
+    pub followed_flaw: f64,
 }
 
 impl Default for Metrics {
@@ -110,6 +119,10 @@ impl Default for Metrics {
             state_eq: MISSING,
             truth_exec: MISSING,
             refused_calls: MISSING,
+            plan_distance_optimal: MISSING,
+            plan_distance_flawed: MISSING,
+            flaw_plan_distance: MISSING,
+            followed_flaw: MISSING,
         }
     }
 }
@@ -125,8 +138,9 @@ pub fn add_metrics(table: &mut Vec<Metrics>, m: Metrics) -> u32 {
 
 impl Metrics {
     /// The values in a fixed order: format, logic, param, pass, final, exec, state_eq,
-    /// truth_exec, refused_calls.
-    pub fn values(&self) -> [f64; 9] {
+    /// truth_exec, refused_calls, plan_distance_optimal, plan_distance_flawed,
+    /// flaw_plan_distance, followed_flaw.
+    pub fn values(&self) -> [f64; 13] {
         [
             self.format,
             self.logic,
@@ -137,12 +151,17 @@ impl Metrics {
             self.state_eq,
             self.truth_exec,
             self.refused_calls,
+            self.plan_distance_optimal,
+            self.plan_distance_flawed,
+            self.flaw_plan_distance,
+            self.followed_flaw,
         ]
     }
 
     /// The inverse of [`Metrics::values`].
     pub fn from_values(
-        [format, logic, param, pass, final_, exec, state_eq, truth_exec, refused_calls]: [f64; 9],
+        [format, logic, param, pass, final_, exec, state_eq, truth_exec, refused_calls, plan_distance_optimal, plan_distance_flawed, flaw_plan_distance, followed_flaw]: [f64;
+            13],
     ) -> Self {
         Self {
             format,
@@ -154,6 +173,10 @@ impl Metrics {
             state_eq,
             truth_exec,
             refused_calls,
+            plan_distance_optimal,
+            plan_distance_flawed,
+            flaw_plan_distance,
+            followed_flaw,
         }
     }
 
@@ -177,6 +200,10 @@ impl Metrics {
             n if n > 0.0 => n,
             _ => MISSING,
         };
+        m.plan_distance_optimal = get("plan_distance_optimal");
+        m.plan_distance_flawed = get("plan_distance_flawed");
+        m.flaw_plan_distance = get("flaw_plan_distance");
+        m.followed_flaw = get("followed_flaw");
         m
     }
 }

@@ -214,6 +214,10 @@ fn metrics_map(m: &super::dataset::Metrics) -> Map<String, Value> {
         ("final", m.final_),
         ("exec", m.exec),
         ("state_eq", m.state_eq),
+        ("plan_distance_optimal", m.plan_distance_optimal),
+        ("plan_distance_flawed", m.plan_distance_flawed),
+        ("flaw_plan_distance", m.flaw_plan_distance),
+        ("followed_flaw", m.followed_flaw),
     ] {
         if !v.is_nan() {
             o.insert(k.into(), Value::from(v));
@@ -252,7 +256,7 @@ pub fn sample_rows(ds: &Dataset) -> Vec<SampleRow<'_>> {
 /// The samples as CSV with fixed columns (metrics as `metrics.<name>`, empty when absent).
 pub fn samples_csv(ds: &Dataset) -> String {
     let mut out = String::from(
-        "run_id,benchmark,model,instance,task,prompt_type,round,kind,category,subcategory,difficulty,outcome,score,passed,k_act,k_opt,cost_usd,metrics.format,metrics.logic,metrics.param,metrics.pass,metrics.final,metrics.exec,metrics.state_eq\n",
+        "run_id,benchmark,model,instance,task,prompt_type,round,kind,category,subcategory,difficulty,outcome,score,passed,k_act,k_opt,cost_usd,metrics.format,metrics.logic,metrics.param,metrics.pass,metrics.final,metrics.exec,metrics.state_eq,metrics.plan_distance_optimal,metrics.plan_distance_flawed,metrics.flaw_plan_distance,metrics.followed_flaw\n",
     );
     let cell = |s: &str| csv_cell(&Value::String(s.to_string()));
     let opt = |v: Option<u16>| v.map_or(String::new(), |x| x.to_string());
@@ -290,6 +294,10 @@ pub fn samples_csv(ds: &Dataset) -> String {
             m(x.final_),
             m(x.exec),
             m(x.state_eq),
+            m(x.plan_distance_optimal),
+            m(x.plan_distance_flawed),
+            m(x.flaw_plan_distance),
+            m(x.followed_flaw),
         ];
         out += &fields.join(",");
         out.push('\n');
@@ -338,6 +346,12 @@ pub fn tables(r: &Report) -> Vec<(&'static str, Vec<Value>)> {
         if !p.by_variant.is_empty() {
             out.push(("pilot_by_variant", rows(&p.by_variant)));
         }
+        out.push(("pilot_adherence", rows(&p.adherence.by_prompt)));
+        out.push(("pilot_adherence_by_flaw", rows(&p.adherence.by_flaw)));
+        out.push((
+            "pilot_adherence_by_flaw_category",
+            rows(&p.adherence.by_flaw_category),
+        ));
     }
     out.push(("profile", rows(&r.profile)));
     out.push(("cost", rows(&r.cost)));

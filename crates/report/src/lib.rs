@@ -9,6 +9,7 @@
 
 #![warn(missing_docs, unreachable_pub)]
 
+pub mod adherence;
 pub mod chart;
 pub mod compare;
 pub mod dataset;

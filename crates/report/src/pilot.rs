@@ -1,12 +1,13 @@
 //! PILOT-Bench tables: Table 2 (Full/Partial/Fail per prompt type), Table 3 (optimal vs flawed),
 //! success by flaw category and method, by task type and complexity, and the optimal-policy
-//! ceiling against the achieved full-success rate.
+//! ceiling against the achieved full-success rate, and plan adherence ([`super::adherence`]).
 
 use std::collections::{BTreeMap, HashMap};
 
 use serde::Serialize;
 use ts_rs::TS;
 
+use super::adherence::{self, Adherence};
 use super::dataset::{Bench, Dataset};
 use super::significance::Significance;
 use super::summary::{rank_stability, summaries, ModelSummary, RankStability};
@@ -122,6 +123,9 @@ pub struct PilotTables {
     /// `hard_biased`, from task ids `<release id>@<variant>`) and prompt type (`sub`), all
     /// prompts; empty when no sample's task has a variant (Crucible's own tasks).
     pub by_variant: Vec<CellRow>,
+    /// Plan adherence: distances of the executed tools to the optimal and the flawed plan, and
+    /// how often each type of flaw was followed.
+    pub adherence: Adherence,
 }
 
 /// The release's variants in report order (others sort after them, by name).
@@ -317,6 +321,7 @@ pub fn tables(ds: &Dataset, ceilings: &HashMap<String, f64>) -> Option<PilotTabl
     });
     let (summary, significance) = summaries(ds, b);
     Some(PilotTables {
+        adherence: adherence::tables(ds),
         by_variant,
         rank_stability: rank_stability(&summary),
         summary,

@@ -8,11 +8,11 @@
 //! (through [`crate::Store`]'s mirror reads) before trusting it, and rebuilds it from the store
 //! when it is missing, rejected here, or out of step.
 //!
-//! Format v3, little-endian throughout; a string is a `u64` byte length then its UTF-8 bytes:
+//! Format v5, little-endian throughout; a string is a `u64` byte length then its UTF-8 bytes:
 //!
 //! | part | bytes | what |
 //! |---|---|---|
-//! | magic | 26 | `crucible explorer base v3\n` (the digit is the format version) |
+//! | magic | 26 | `crucible explorer base v5\n` (the digit is the format version) |
 //! | names | `u64` n, then n strings | the base's interned labels, by id (no repeats) |
 //! | run slots | `u64` n, then n strings | run id of every base run index, deleted runs included |
 //! | live runs | `u64` n, then n × `u32` | the base run index of each run still in the store, ascending |
@@ -36,7 +36,7 @@
 //! | 74 | `u32` | `k_opt` + 1 (0: none) |
 //! | 78 | `f64` | score under the paper's scoring (NaN: stored before it existed) |
 //! | 86 | `u8` | passed under the paper's scoring (0/1) |
-//! | 87 | `u16` | metric mask: bit i set when metric i is present (format, logic, param, pass, final, exec, state_eq, truth_exec, refused_calls) |
+//! | 87 | `u16` | metric mask: bit i set when metric i is present (format, logic, param, pass, final, exec, state_eq, truth_exec, refused_calls, plan_distance_optimal, plan_distance_flawed, flaw_plan_distance, followed_flaw) |
 //! | 89 | k × `f64` | the present metrics, in bit order |
 //!
 //! Floats are stored as their bits, so a decoded base is bit for bit the one encoded. Decoding
@@ -54,14 +54,15 @@ use std::io::Read;
 use crucible_core::BenchmarkId;
 
 /// First bytes of a snapshot file; the digit is the format version.
-const MAGIC: &[u8] = b"crucible explorer base v4\n";
+const MAGIC: &[u8] = b"crucible explorer base v5\n";
 
 /// Bytes of a sample record before its metric values (see the table above).
 pub const RECORD: usize = 89;
 
 /// Metric values a record can carry, in mask bit order: format, logic, param, pass, final,
-/// exec, state_eq, truth_exec, refused_calls.
-pub const METRICS: usize = 9;
+/// exec, state_eq, truth_exec, refused_calls, plan_distance_optimal, plan_distance_flawed,
+/// flaw_plan_distance, followed_flaw.
+pub const METRICS: usize = 13;
 
 /// Label ids a record carries, in order: model, instance, task, prompt type, kind, category,
 /// subcategory, difficulty, outcome.

@@ -10,6 +10,10 @@
 //!   change the state as the ground truth did (StateEq = 0);
 //! - any benchmark: the sample's newest replay (re-execution or re-score, stored by
 //!   `crucible results reexec|rescore` and the trace's buttons) disagreed with the stored verdict.
+//! - PILOT-Bench: a full success whose executed tool sequence deviates from the plan its prompt
+//!   gave (`crucible_pilot::adherence::deviates_from_given_plan`: under the optimal prompt, any
+//!   difference from the optimal plan; under the flawed prompt, farther from the flawed plan than
+//!   the optimal plan is). Samples scored before plan adherence was stored are never queued for it.
 //!
 //! A queued sample's newest review decides its state: `confirm` (the reviewer agrees with the
 //! scorer) or `override` (the reviewer changed the verdict); agreement is confirmed ÷ reviewed.
@@ -94,7 +98,18 @@ pub fn reasons(names: &Interner, s: &Sample, m: &Metrics) -> Vec<String> {
                 );
             }
         }
-        Bench::Pilot => {}
+        Bench::Pilot => {
+            let prompt = names.name(s.prompt_type);
+            let deviates = crucible_pilot::adherence::deviates_from_given_plan(
+                prompt,
+                m.plan_distance_optimal,
+                m.plan_distance_flawed,
+                m.flaw_plan_distance,
+            );
+            if outcome == "full_success" && deviates == Some(true) {
+                out.push(pilot_deviation(prompt, m));
+            }
+        }
     }
     out
 }
@@ -113,6 +128,25 @@ fn replay_reason(names: &Interner, s: &Sample, r: &ReplayRow) -> String {
         r.fresh_outcome.replace('_', " "),
         r.fresh_score * 100.0
     )
+}
+
+/// "Full success, although …": how far the executed tools were from the plan the prompt gave.
+fn pilot_deviation(prompt: &str, m: &Metrics) -> String {
+    let pct = |d: f64| format!("{:.0} %", d * 100.0);
+    if prompt == "flawed" && !m.plan_distance_flawed.is_nan() {
+        format!(
+            "Full success, although the executed tools are {} away from the flawed plan it was given \
+             (normalised edit distance), more than the {} that correcting the flaw takes",
+            pct(m.plan_distance_flawed),
+            pct(m.flaw_plan_distance)
+        )
+    } else {
+        format!(
+            "Full success, although the executed tools are {} away from the optimal plan it was given \
+             (normalised edit distance; 0 % = the plan exactly)",
+            pct(m.plan_distance_optimal)
+        )
+    }
 }
 
 /// The queue over `samples` (id, sample), with `run_of` naming a sample's run, `label` naming
@@ -256,7 +290,46 @@ mod tests {
         let (i3, m3) = intent(1.0, 1.0, 1.0);
         let (i4, m4) = intent(0.0, 0.0, 0.0);
         let none = Metrics::default();
+        let (full, partial) = (names.id("full_success"), names.id("partial_success"));
+        let mut pilot = |prompt: &str, outcome, [d_opt, d_flaw, flaw_d]: [f64; 3]| {
+            (
+                Sample {
+                    bench: Bench::Pilot,
+                    model: m,
+                    prompt_type: names.id(prompt),
+                    outcome,
+                    passed: outcome == full,
+                    ..Sample::BLANK
+                },
+                Metrics {
+                    plan_distance_optimal: d_opt,
+                    plan_distance_flawed: d_flaw,
+                    flaw_plan_distance: flaw_d,
+                    ..Metrics::default()
+                },
+            )
+        };
+        let nan = f64::NAN;
+        // Optimal prompt, full success 1 of 4 tools off the plan: queued.
+        let (p1, pm1) = pilot("optimal", full, [0.25, nan, nan]);
+        // Optimal prompt, full success on the plan; or off it but not a full success: not queued.
+        let (p2, pm2) = pilot("optimal", full, [0.0, nan, nan]);
+        let (p3, pm3) = pilot("optimal", partial, [0.5, nan, nan]);
+        // Flawed prompt: the flaw is 1/3 from the optimal plan; correcting it (1/3 from the
+        // flawed plan) is not queued, going 2/3 away is.
+        let (p4, pm4) = pilot("flawed", full, [0.0, 1.0 / 3.0, 1.0 / 3.0]);
+        let (p5, pm5) = pilot("flawed", full, [1.0 / 3.0, 2.0 / 3.0, 1.0 / 3.0]);
+        // No plan given, or an older sample without distances: never queued for it.
+        let (p6, pm6) = pilot("baseline", full, [0.9, nan, nan]);
+        let (p7, pm7) = pilot("optimal", full, [nan, nan, nan]);
         let all = vec![
+            (11, &p1, pm1),
+            (12, &p2, pm2),
+            (13, &p3, pm3),
+            (14, &p4, pm4),
+            (15, &p5, pm5),
+            (16, &p6, pm6),
+            (17, &p7, pm7),
             (1, &mined_failed, none),
             (2, &revert_high, none),
             (3, &fine, none),
@@ -289,7 +362,7 @@ mod tests {
         let ids: Vec<i64> = q.items.iter().map(|i| i.sample_id).collect();
         assert_eq!(
             ids,
-            vec![1, 2, 3, 5, 6],
+            vec![1, 2, 3, 5, 6, 11, 15],
             "only disagreeing signals are queued"
         );
         assert_eq!(
@@ -298,6 +371,18 @@ mod tests {
         );
         assert_eq!(q.items[2].review.as_deref(), Some("confirmed"));
         q.items.remove(2);
+        assert_eq!(
+            q.items[4].reasons,
+            [
+                "Full success, although the executed tools are 25 % away from the optimal plan it \
+              was given (normalised edit distance; 0 % = the plan exactly)"
+            ]
+        );
+        assert_eq!(
+            q.items[5].reasons,
+            ["Full success, although the executed tools are 67 % away from the flawed plan it was \
+              given (normalised edit distance), more than the 33 % that correcting the flaw takes"]
+        );
         assert_eq!(
             q.items[0].reasons,
             ["The transaction ran, but the end-state checks failed"]
@@ -316,5 +401,6 @@ mod tests {
         assert_eq!((q.reviewed, q.confirmed), (4, 3));
         assert!((q.agreement_pct.unwrap() - 75.0).abs() < 1e-9);
         assert_eq!(q.items[3].review, None);
+        assert_eq!(q.items[4].review, None);
     }
 }

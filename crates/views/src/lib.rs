@@ -21,6 +21,7 @@ pub mod results;
 pub mod review;
 pub mod selftest;
 pub mod setup;
+pub mod sim_audit;
 pub mod status;
 pub mod studio;
 pub mod trace;

@@ -3,6 +3,7 @@
 pub mod database;
 pub mod packs;
 pub mod perf;
+pub mod pilot;
 pub mod providers;
 pub mod results;
 pub mod runs;

@@ -56,6 +56,8 @@ import { roundsSection } from "../rounds-view";
 import { highlightInto } from "../highlight";
 import { tokenAmount } from "../units";
 import { rankStabilityBlock, significanceBlock } from "./significance";
+import { adherenceBlock } from "./adherence";
+import { simAuditBlock } from "./sim-audit";
 import { reviewSection } from "./review";
 import { renderAudit } from "./audit";
 
@@ -692,11 +694,17 @@ async function renderLeaderboards(content: HTMLElement, s: State, onCell: (f: Sa
         card.append(rankStabilityBlock(b, rows as unknown as RankStability));
         continue;
       }
+      if (name === "adherence" && b === "pilot") {
+        const block = adherenceBlock(report.pilot?.adherence);
+        if (block) card.append(block);
+        continue;
+      }
       const det = h("details", { "data-table-name": `${b}-${name}` }, h("summary", {}, tableLabel(name, b)));
       if (isRows(rows)) det.append(table(s, b, name, rows, onCell));
       else det.append(h("pre", { class: "json" }, JSON.stringify(rows, null, 2)));
       card.append(det);
     }
+    if (b === "pilot") card.append(simAuditBlock());
     sections.push(card);
   }
   const cross: [string, string, readonly Row[]][] = [
