@@ -20,7 +20,7 @@ function small(head: string[], rows: (string | HTMLElement)[][], id: string): HT
 
 /** A signed change, green for gains and red for losses. */
 function change(text: string, raw: string): HTMLElement {
-  const up = !text.startsWith("−");
+  const up = !text.replace(/^≈ /, "").startsWith("−");
   return h("span", { class: `delta ${up ? "up" : "down"}`, title: `${raw} in the smallest unit` }, text);
 }
 

@@ -133,10 +133,14 @@ fn signed(x: U256) -> I256 {
     I256::try_from(x).unwrap_or(I256::MAX)
 }
 
-/// `+1,500`, `−0.5` for a signed change of `decimals`.
+/// `+1,500`, `−0.5`, `≈ −0.000035` for a signed change of `decimals`.
 fn signed_amount(d: I256, decimals: u8) -> String {
     let sign = if d.is_negative() { "−" } else { "+" };
-    format!("{sign}{}", token_amount(d.unsigned_abs(), decimals))
+    let abs = token_amount(d.unsigned_abs(), decimals);
+    match abs.strip_prefix("≈ ") {
+        Some(rest) => format!("≈ {sign}{rest}"),
+        None => format!("{sign}{abs}"),
+    }
 }
 
 /// One stored log.
@@ -211,7 +215,12 @@ impl Decoder {
             else {
                 continue;
             };
-            let account = self.address(profile, address);
+            // The local chain's block producer is the zero address: it receives the tips.
+            let account = if address == Address::ZERO {
+                "block producer (receives the fee tip)".to_string()
+            } else {
+                self.address(profile, address)
+            };
             let word = |v: &Value| {
                 v.as_str()
                     .and_then(|s| U256::from_str_radix(s.trim_start_matches("0x"), 16).ok())
@@ -509,6 +518,10 @@ mod tests {
                 (me.to_checksum(None).as_str(), "−1,000 USDT"),
                 (you.to_checksum(None).as_str(), "+1,000 USDT")
             ]
+        );
+        assert_eq!(
+            signed_amount(I256::try_from(-35_081_400_000_000i64).unwrap(), 18),
+            "≈ −0.000035"
         );
         assert_eq!(e.native.len(), 1);
         assert_eq!(e.native[0].change, "−0.5 BNB");
