@@ -520,8 +520,8 @@ mod tests {
             ]
         );
         assert_eq!(
-            signed_amount(I256::try_from(-35_081_400_000_000i64).unwrap(), 18),
-            "≈ −0.000035"
+            signed_amount(I256::try_from(-35_081_412_345_678_901i64).unwrap(), 18),
+            "≈ −0.035081"
         );
         assert_eq!(e.native.len(), 1);
         assert_eq!(e.native[0].change, "−0.5 BNB");
