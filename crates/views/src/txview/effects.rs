@@ -521,7 +521,7 @@ mod tests {
         );
         assert_eq!(
             signed_amount(I256::try_from(-35_081_412_345_678_901i64).unwrap(), 18),
-            "≈ −0.035081"
+            "≈ −0.0350814"
         );
         assert_eq!(e.native.len(), 1);
         assert_eq!(e.native[0].change, "−0.5 BNB");
