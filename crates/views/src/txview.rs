@@ -272,18 +272,7 @@ impl Decoder {
         f: &Function,
         values: &[DynSolValue],
     ) -> Vec<TxArg> {
-        let names: Vec<String> = f
-            .inputs
-            .iter()
-            .enumerate()
-            .map(|(i, p)| {
-                if p.name.is_empty() {
-                    format!("#{}", i + 1)
-                } else {
-                    p.name.clone()
-                }
-            })
-            .collect();
+        let names = param_names(f.inputs.iter().map(|p| p.name.as_str()));
         let ctx = Context {
             profile,
             to,
@@ -454,6 +443,20 @@ impl Context<'_> {
             _ => None,
         }
     }
+}
+
+/// Parameter names for people: the ABI's, or `#n` (1-based) for an unnamed one.
+fn param_names<'a>(names: impl Iterator<Item = &'a str>) -> Vec<String> {
+    names
+        .enumerate()
+        .map(|(i, n)| {
+            if n.is_empty() {
+                format!("#{}", i + 1)
+            } else {
+                n.to_string()
+            }
+        })
+        .collect()
 }
 
 /// The native coin of a profile.

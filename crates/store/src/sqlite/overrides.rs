@@ -29,12 +29,44 @@ fn row_of(r: &sqlx::sqlite::SqliteRow) -> Result<OverrideRow, sqlx::Error> {
 impl Store {
     /// Whether the file has the `sample_overrides` table (a file migrated to 0006).
     pub(super) async fn has_overrides(&self) -> Result<bool, StoreError> {
+        self.has_table("sample_overrides").await
+    }
+
+    /// Whether the file has table `name` (a read-only handle may open a file not yet migrated).
+    pub(super) async fn has_table(&self, name: &str) -> Result<bool, StoreError> {
         let n: i64 = sqlx::query_scalar(
-            "SELECT COUNT(*) FROM sqlite_master WHERE type = 'table' AND name = 'sample_overrides'",
+            "SELECT COUNT(*) FROM sqlite_master WHERE type = 'table' AND name = ?",
         )
+        .bind(name)
         .fetch_one(&self.pool)
         .await?;
         Ok(n == 1)
+    }
+
+    /// Every row of `table` (`columns` selected), of `run_id`'s samples or of every run, oldest
+    /// first.
+    pub(super) async fn rows_by_run(
+        &self,
+        table: &str,
+        columns: &str,
+        run_id: Option<&str>,
+    ) -> Result<Vec<sqlx::sqlite::SqliteRow>, StoreError> {
+        let rows = match run_id {
+            Some(r) => {
+                sqlx::query(&format!(
+                    "SELECT {columns} FROM {table} WHERE run_id = ? ORDER BY id"
+                ))
+                .bind(r)
+                .fetch_all(&self.pool)
+                .await?
+            }
+            None => {
+                sqlx::query(&format!("SELECT {columns} FROM {table} ORDER BY id"))
+                    .fetch_all(&self.pool)
+                    .await?
+            }
+        };
+        Ok(rows)
     }
 
     /// Records a reviewer's verdict on a sample, with the scorer's verdict and version beside it.
@@ -106,23 +138,9 @@ impl Store {
         if !self.has_overrides().await? {
             return Ok(Vec::new());
         }
-        let rows = match run_id {
-            Some(r) => {
-                sqlx::query(&format!(
-                    "SELECT {COLUMNS} FROM sample_overrides WHERE run_id = ? ORDER BY id"
-                ))
-                .bind(r)
-                .fetch_all(&self.pool)
-                .await?
-            }
-            None => {
-                sqlx::query(&format!(
-                    "SELECT {COLUMNS} FROM sample_overrides ORDER BY id"
-                ))
-                .fetch_all(&self.pool)
-                .await?
-            }
-        };
+        let rows = self
+            .rows_by_run("sample_overrides", COLUMNS, run_id)
+            .await?;
         Ok(rows.iter().map(row_of).collect::<Result<_, _>>()?)
     }
 }

@@ -27,12 +27,7 @@ fn row_of(r: &sqlx::sqlite::SqliteRow) -> Result<ReplayRow, sqlx::Error> {
 impl Store {
     /// Whether the file has the `sample_replays` table (a file migrated to 0007).
     pub(super) async fn has_replays(&self) -> Result<bool, StoreError> {
-        let n: i64 = sqlx::query_scalar(
-            "SELECT COUNT(*) FROM sqlite_master WHERE type = 'table' AND name = 'sample_replays'",
-        )
-        .fetch_one(&self.pool)
-        .await?;
-        Ok(n == 1)
+        self.has_table("sample_replays").await
     }
 
     /// Records a replay of a stored sample. An unknown sample is [`StoreError::UnknownSample`].
@@ -79,21 +74,7 @@ impl Store {
         if !self.has_replays().await? {
             return Ok(Vec::new());
         }
-        let rows = match run_id {
-            Some(r) => {
-                sqlx::query(&format!(
-                    "SELECT {COLUMNS} FROM sample_replays WHERE run_id = ? ORDER BY id"
-                ))
-                .bind(r)
-                .fetch_all(&self.pool)
-                .await?
-            }
-            None => {
-                sqlx::query(&format!("SELECT {COLUMNS} FROM sample_replays ORDER BY id"))
-                    .fetch_all(&self.pool)
-                    .await?
-            }
-        };
+        let rows = self.rows_by_run("sample_replays", COLUMNS, run_id).await?;
         Ok(rows.iter().map(row_of).collect::<Result<_, _>>()?)
     }
 }

@@ -17,7 +17,7 @@ use serde::Serialize;
 use serde_json::Value;
 use ts_rs::TS;
 
-use super::{group, native_symbol, short, token_amount, Context, Decoder, TxArg};
+use super::{group, native_symbol, param_names, short, token_amount, Context, Decoder, TxArg};
 use crucible_chain::Profile;
 
 /// Most logs shown per transaction.
@@ -414,18 +414,7 @@ impl Decoder {
                     .iter()
                     .filter_map(|i| if i.indexed { ix.next() } else { body.next() })
                     .collect();
-                let names: Vec<String> = e
-                    .inputs
-                    .iter()
-                    .enumerate()
-                    .map(|(i, p)| {
-                        if p.name.is_empty() {
-                            format!("#{}", i + 1)
-                        } else {
-                            p.name.clone()
-                        }
-                    })
-                    .collect();
+                let names = param_names(e.inputs.iter().map(|p| p.name.as_str()));
                 let types: Vec<String> = e.inputs.iter().map(|p| p.ty.clone()).collect();
                 let ctx = Context {
                     profile,
