@@ -150,8 +150,8 @@ fn a_pilot_run_reports_plan_adherence_per_model_and_flaw_type() {
     assert_eq!(csv.lines().count(), 1 + rows.len());
     assert!(tmp.path().join("csv/pilot_adherence_by_flaw.csv").exists());
     let samples = std::fs::read_to_string(tmp.path().join("csv/samples.csv")).unwrap();
-    assert!(samples.lines().next().unwrap().ends_with(
-        "metrics.plan_distance_optimal,metrics.plan_distance_flawed,metrics.flaw_plan_distance,metrics.followed_flaw"
+    assert!(samples.lines().next().unwrap().contains(
+        "metrics.plan_distance_optimal,metrics.plan_distance_flawed,metrics.flaw_plan_distance,metrics.followed_flaw,"
     ));
 
     // The audit queue: a full success that deviates from its plan, with the reason in words.

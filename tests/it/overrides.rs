@@ -148,6 +148,43 @@ fn an_override_changes_the_report_and_is_marked_and_excluding_it_restores_the_sc
         serde_json::json!({"mode": "exclude", "samples": 1})
     );
     assert_eq!(mean(&without), mean(&plain));
+    // The exported samples carry the override: the reviewer's score, marked in its own column;
+    // excluded, the scorer's score and no mark.
+    for (mode, marked, score) in [("include", "true", "1"), ("exclude", "false", "")] {
+        let out = tmp.path().join(format!("csv-{mode}"));
+        let (ok, _, err) = cli(&[
+            "report",
+            "--db",
+            db,
+            "--bench",
+            "pilot",
+            "--no-ceiling",
+            "--overrides",
+            mode,
+            "--format",
+            "csv",
+            "--out",
+            out.to_str().unwrap(),
+        ]);
+        assert!(ok, "{err}");
+        let csv = std::fs::read_to_string(out.join("samples.csv")).unwrap();
+        let head: Vec<&str> = csv.lines().next().unwrap().split(',').collect();
+        let col = |name: &str| head.iter().position(|h| *h == name).unwrap();
+        let marked_rows: Vec<Vec<&str>> = csv
+            .lines()
+            .skip(1)
+            .map(|l| l.split(',').collect::<Vec<_>>())
+            .filter(|r| r[col("reviewer_override")] == "true")
+            .collect();
+        assert_eq!(
+            marked_rows.len(),
+            usize::from(marked == "true"),
+            "{mode}: {csv}"
+        );
+        if mode == "include" {
+            assert_eq!(marked_rows[0][col("score")], score, "{csv}");
+        }
+    }
     let (ok, _, err) = cli(&["report", "--db", db, "--overrides", "sometimes"]);
     assert!(!ok && err.contains("include or exclude"), "{err}");
 

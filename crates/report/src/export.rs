@@ -202,6 +202,8 @@ pub struct SampleRow<'a> {
     pub cost_usd: f64,
     /// Metrics object (flattened to `metrics.<name>` in CSV).
     pub metrics: Map<String, Value>,
+    /// Whether `score` and `passed` are a reviewer's override (reports that count overrides).
+    pub reviewer_override: bool,
 }
 
 fn metrics_map(m: &super::dataset::Metrics) -> Map<String, Value> {
@@ -218,6 +220,7 @@ fn metrics_map(m: &super::dataset::Metrics) -> Map<String, Value> {
         ("plan_distance_flawed", m.plan_distance_flawed),
         ("flaw_plan_distance", m.flaw_plan_distance),
         ("followed_flaw", m.followed_flaw),
+        ("refused_calls", m.refused_calls),
     ] {
         if !v.is_nan() {
             o.insert(k.into(), Value::from(v));
@@ -249,6 +252,7 @@ pub fn sample_rows(ds: &Dataset) -> Vec<SampleRow<'_>> {
             k_opt: s.k_opt,
             cost_usd: s.cost_usd,
             metrics: metrics_map(&ds.metrics_of(s)),
+            reviewer_override: s.overridden,
         })
         .collect()
 }
@@ -256,7 +260,7 @@ pub fn sample_rows(ds: &Dataset) -> Vec<SampleRow<'_>> {
 /// The samples as CSV with fixed columns (metrics as `metrics.<name>`, empty when absent).
 pub fn samples_csv(ds: &Dataset) -> String {
     let mut out = String::from(
-        "run_id,benchmark,model,instance,task,prompt_type,round,kind,category,subcategory,difficulty,outcome,score,passed,k_act,k_opt,cost_usd,metrics.format,metrics.logic,metrics.param,metrics.pass,metrics.final,metrics.exec,metrics.state_eq,metrics.plan_distance_optimal,metrics.plan_distance_flawed,metrics.flaw_plan_distance,metrics.followed_flaw\n",
+        "run_id,benchmark,model,instance,task,prompt_type,round,kind,category,subcategory,difficulty,outcome,score,passed,k_act,k_opt,cost_usd,metrics.format,metrics.logic,metrics.param,metrics.pass,metrics.final,metrics.exec,metrics.state_eq,metrics.plan_distance_optimal,metrics.plan_distance_flawed,metrics.flaw_plan_distance,metrics.followed_flaw,metrics.refused_calls,reviewer_override\n",
     );
     let cell = |s: &str| csv_cell(&Value::String(s.to_string()));
     let opt = |v: Option<u16>| v.map_or(String::new(), |x| x.to_string());
@@ -298,6 +302,10 @@ pub fn samples_csv(ds: &Dataset) -> String {
             m(x.plan_distance_flawed),
             m(x.flaw_plan_distance),
             m(x.followed_flaw),
+            m(x.refused_calls),
+            // The score and verdict above are the reviewer's when this is true (reports that
+            // count overrides; the report's `overrides` says which).
+            s.overridden.to_string(),
         ];
         out += &fields.join(",");
         out.push('\n');
