@@ -19,7 +19,10 @@ fn untimed(v: Value) -> Value {
     match v {
         Value::Object(m) => Value::Object(
             m.into_iter()
-                .filter(|(k, _)| !k.ends_with("_ms") && k != "stages")
+                // `state_diff`: the chain inspector's evidence records storage that follows the
+                // block timestamp (an AMM's `blockTimestampLast` and price accumulators), and
+                // Intent2Tx blocks carry the wall clock; balances, logs and scores are compared.
+                .filter(|(k, _)| !k.ends_with("_ms") && k != "stages" && k != "state_diff")
                 .map(|(k, v)| (k, untimed(v)))
                 .collect(),
         ),
