@@ -159,23 +159,18 @@ pub async fn run_with_progress(
 
 type Outcome = (usize, Vec<Failing>, usize, Vec<String>, serde_json::Value);
 
-/// Runs every built-in exploit agent ([`crucible_questbench::exploits`]) on the tasks of an
-/// EVM-QuestBench `pack` (or only `task`), instance seed 0; every exploit must score 0 and a task
-/// one scores on is flagged. Intent2Tx and PILOT-Bench run no agent code, so they have none.
-pub async fn exploits(
+/// A QuestBench pack's tasks (only `task` when given) and a booted harness to run them on.
+async fn quest_tasks_and_harness(
     config: &Config,
     pack: &PackInfo,
     task: Option<&str>,
-    progress: &ProgressFn,
-) -> Result<crucible_questbench::exploits::ExploitReport, SelftestError> {
-    use crucible_questbench::atomic::Harness;
-    use crucible_questbench::exploits;
-    if pack.benchmark != "questbench" {
-        return Err(invalid(format!(
-            "exploit agents exist for EVM-QuestBench only: {} runs no agent code to exploit (pick a questbench pack)",
-            pack.benchmark
-        )));
-    }
+) -> Result<
+    (
+        Vec<crucible_questbench::task::Task>,
+        crucible_questbench::atomic::Harness,
+    ),
+    SelftestError,
+> {
     let mut tasks = crucible_questbench::task::load_dir(&pack.path).map_err(failed)?;
     if let Some(id) = task {
         tasks.retain(|t| t.id() == id);
@@ -186,7 +181,29 @@ pub async fn exploits(
     if let Some(why) = crate::catalog::quest_unavailable(config) {
         return Err(SelftestError::Failed(why));
     }
-    let h = Harness::start(config).await.map_err(failed)?;
+    let h = crucible_questbench::atomic::Harness::start(config)
+        .await
+        .map_err(failed)?;
+    Ok((tasks, h))
+}
+
+/// Runs every built-in exploit agent ([`crucible_questbench::exploits`]) on the tasks of an
+/// EVM-QuestBench `pack` (or only `task`), instance seed 0; every exploit must score 0 and a task
+/// one scores on is flagged. Intent2Tx and PILOT-Bench run no agent code, so they have none.
+pub async fn exploits(
+    config: &Config,
+    pack: &PackInfo,
+    task: Option<&str>,
+    progress: &ProgressFn,
+) -> Result<crucible_questbench::exploits::ExploitReport, SelftestError> {
+    use crucible_questbench::exploits;
+    if pack.benchmark != "questbench" {
+        return Err(invalid(format!(
+            "exploit agents exist for EVM-QuestBench only: {} runs no agent code to exploit (pick a questbench pack)",
+            pack.benchmark
+        )));
+    }
+    let (tasks, h) = quest_tasks_and_harness(config, pack, task).await?;
     let mut all = exploits::ExploitReport {
         seed: 0,
         tasks: Vec::new(),
@@ -213,18 +230,8 @@ async fn quest(
     task: Option<&str>,
     progress: &ProgressFn,
 ) -> Result<Outcome, SelftestError> {
-    use crucible_questbench::atomic::{self, Harness};
-    let mut tasks = crucible_questbench::task::load_dir(&pack.path).map_err(failed)?;
-    if let Some(id) = task {
-        tasks.retain(|t| t.id() == id);
-        if tasks.is_empty() {
-            return Err(invalid(format!("pack {:?} has no task {id:?}", pack.name)));
-        }
-    }
-    if let Some(why) = crate::catalog::quest_unavailable(config) {
-        return Err(SelftestError::Failed(why));
-    }
-    let h = Harness::start(config).await.map_err(failed)?;
+    use crucible_questbench::atomic;
+    let (tasks, h) = quest_tasks_and_harness(config, pack, task).await?;
     // One task at a time, so the progress can be told.
     let mut report = atomic::SelftestReport {
         tasks: Vec::new(),
