@@ -9,13 +9,24 @@ mod cli;
 
 /// Execution-grounded evaluation of LLM agents (EVM-QuestBench, Intent2Tx, PILOT-Bench).
 #[derive(Debug, Parser)]
-#[command(name = "crucible", version, about)]
+#[command(
+    name = "crucible",
+    about,
+    disable_version_flag = true,
+    arg_required_else_help = true
+)]
 struct Cli {
     /// Config file (default: the user's config dir, crucible/config.json).
     #[arg(long, global = true)]
     config: Option<PathBuf>,
+    /// Print the version, the git commit and build date, and where the content comes from.
+    #[arg(short = 'V', long)]
+    version: bool,
+    /// With --version: print JSON (with the universes' and the task catalogue's SHA-256).
+    #[arg(long, requires = "version")]
+    json: bool,
     #[command(subcommand)]
-    command: Command,
+    command: Option<Command>,
 }
 
 #[derive(Debug, Subcommand)]
@@ -90,11 +101,19 @@ fn main() -> Result<()> {
         )
         .with_writer(std::io::stderr)
         .init();
+    crucible_core::build::set_stamp(env!("CRUCIBLE_GIT_COMMIT"), env!("CRUCIBLE_BUILD_DATE"));
     let cli = Cli::parse();
     let config = crucible_core::Config::load(cli.config.as_deref())?;
+    let Some(command) = cli.command else {
+        if cli.version {
+            return cli::version(&config, cli.json);
+        }
+        <Cli as clap::CommandFactory>::command().print_help()?;
+        return Ok(());
+    };
     let rt = tokio::runtime::Runtime::new()?;
     rt.block_on(async move {
-        match cli.command {
+        match command {
             Command::Universe(cmd) => cli::universe(&config, cmd).await,
             Command::Bench(cli::BenchCmd::Pilot(args)) => cli::pilot::bench(&config, args),
             Command::Bench(cmd) => cli::bench(&config, cmd).await,

@@ -101,6 +101,8 @@ pub fn typescript() -> String {
     decl::<crate::CommandError>(&mut out);
     decl::<crate::ErrorKind>(&mut out);
     decl::<SystemStatus>(&mut out);
+    decl::<crucible_core::BuildInfo>(&mut out);
+    decl::<crate::first_start::FirstStart>(&mut out);
     decl::<ToolStatus>(&mut out);
     decl::<ToolLocation>(&mut out);
     decl::<UniverseStatus>(&mut out);
@@ -441,6 +443,8 @@ mod tests {
             "CommandError",
             "ErrorKind",
             "SystemStatus",
+            "BuildInfo",
+            "FirstStart",
             "ToolStatus",
             "ToolLocation",
             "UniverseStatus",

@@ -6,6 +6,7 @@
 pub mod bindings;
 mod commands;
 mod error;
+pub mod first_start;
 mod live;
 mod providers_view;
 mod runs_view;
@@ -35,6 +36,8 @@ pub struct AppState {
     /// by default `<data dir>/crucible.db`), opened on first use; dropped when the database is
     /// replaced ([`AppState::forget_database`]).
     pub explorer: std::sync::Mutex<Option<crucible_views::results::Explorer>>,
+    /// The demo run made on a fresh user's first start (Home shows its progress).
+    pub first_start: first_start::FirstStartCell,
 }
 
 impl AppState {
@@ -48,6 +51,7 @@ impl AppState {
             keychain: std::sync::Arc::new(crucible_llm::OsKeychain::default()),
             runs: std::sync::Arc::default(),
             explorer: std::sync::Mutex::new(None),
+            first_start: std::sync::Arc::default(),
         }
     }
 }
@@ -190,7 +194,12 @@ pub fn run() {
     let result = tauri::Builder::default()
         .manage(AppState::load())
         .manage(commands::tasks::StudioState::default())
+        .setup(|app| {
+            first_start::begin(app.handle());
+            Ok(())
+        })
         .invoke_handler(tauri::generate_handler![
+            first_start::first_start,
             commands::system::get_system_status,
             commands::system::locate_tool,
             commands::system::reset_config,

@@ -34,3 +34,44 @@ pub fn emit(text: &str) -> anyhow::Result<()> {
     }
 }
 pub use quest::{quest, selftest, QuestCmd, SelftestArgs};
+
+/// `crucible --version [--json]`: the build (version, commit, date), where the content and the
+/// tools come from, and the content's digests.
+pub fn version(config: &crucible_core::Config, json: bool) -> anyhow::Result<()> {
+    let info = crucible_core::BuildInfo::of(config);
+    let tools: Vec<(&str, _)> = vec![
+        ("anvil", config.locate_anvil()),
+        ("deno", config.locate_deno()),
+        ("bwrap", config.locate_bwrap()),
+    ];
+    if json {
+        let mut v = serde_json::to_value(&info)?;
+        v["tools"] = tools
+            .iter()
+            .map(|(name, found)| {
+                let t = match found {
+                    Ok((path, origin)) => serde_json::json!({"path": path, "origin": origin}),
+                    Err(e) => serde_json::json!({"missing": e.to_string()}),
+                };
+                (name.to_string(), t)
+            })
+            .collect::<serde_json::Map<_, _>>()
+            .into();
+        out!("{}", serde_json::to_string_pretty(&v)?);
+        return Ok(());
+    }
+    out!(
+        "crucible {} (commit {}, built {})",
+        info.version,
+        info.short_commit(),
+        info.build_date
+    );
+    out!("content: {} ({})", info.content_dir, info.content_origin);
+    for (name, found) in &tools {
+        match found {
+            Ok((path, origin)) => out!("{name}: {} ({})", path.display(), origin.describe()),
+            Err(e) => out!("{name}: missing: {e}"),
+        }
+    }
+    Ok(())
+}

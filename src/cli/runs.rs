@@ -549,11 +549,16 @@ pub async fn runs(config: &Config, cmd: RunsCmd) -> Result<()> {
                                   "chain_id": f.chain_id}),
                 None => json!({"mode": "universe"}),
             };
+            // The build that made it (runs stored before builds were recorded have none).
+            let build = serde_json::from_str::<serde_json::Value>(&run.versions)
+                .ok()
+                .map(|v| v["build"].clone())
+                .filter(|b| !b.is_null());
             let v = json!({"run_id": run.id, "name": run.name, "note": run.note,
                            "status": run.status, "created_at": run.created_at,
                            "finished_at": run.finished_at, "seed": run.seed as u64,
                            "planned": run.planned, "chain": chain, "scheduling": scheduling,
-                           "samples": samples});
+                           "build": build, "samples": samples});
             if json {
                 out!("{}", serde_json::to_string_pretty(&v)?);
             } else {
@@ -563,6 +568,14 @@ pub async fn runs(config: &Config, cmd: RunsCmd) -> Result<()> {
                 }
                 if let Some(n) = &run.note {
                     out!("note: {n}");
+                }
+                if let Some(b) = &build {
+                    out!(
+                        "build: crucible {} (commit {}, built {})",
+                        b["version"].as_str().unwrap_or("?"),
+                        b["commit"].as_str().unwrap_or("?"),
+                        b["build_date"].as_str().unwrap_or("?")
+                    );
                 }
                 if let Some(s) = &spec {
                     out!(

@@ -7,7 +7,7 @@ import type {
   ChartView, CommandError, CompareView, DemoInfo, Extracted, Replay, ReplayMode, ConnectionTest, Facets, LiveStatus, PlanResult, ProviderEntry, ProvidersView, Report, RunForm, RunInfo, RunsView, SampleFilter, SamplePage, SampleView, Scoring, PaperTables,
   PerfMark, SystemStatus, LocatedTool, ConfigReset, UniverseBuild, ToolInstall, PackInfo, PackVerdict, SelftestProgress,
 } from "./bindings";
-import type { DatabaseCheck, FreshDatabase, OpenedDatabase, Recovery } from "./bindings";
+import type { DatabaseCheck, FirstStart, FreshDatabase, OpenedDatabase, Recovery } from "./bindings";
 import type { AuditQueue, ExploitCheck, FormError, OverrideView, RoundsAdvice, SampleReview, SimAudit, SimAuditProgress } from "./bindings";
 
 export type Result<T> = { ok: true; value: T } | { ok: false; error: CommandError };
@@ -33,6 +33,9 @@ async function call<T>(cmd: string, args?: Record<string, unknown>): Promise<Res
 /** Versions, data dir, external tools and built universes (Rust: `get_system_status`). */
 export const getSystemStatus = (): Promise<Result<SystemStatus>> =>
   call<SystemStatus>("get_system_status");
+
+/** The demo run a fresh user's first start makes in the background (Rust: `first_start`). */
+export const firstStart = (): Promise<Result<FirstStart>> => call<FirstStart>("first_start");
 
 /** Checks that `path` runs and is `tool`, then saves it in the config file (Rust: `locate_tool`). */
 export const locateTool = (tool: string, path: string): Promise<Result<LocatedTool>> =>

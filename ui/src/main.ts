@@ -47,7 +47,14 @@ void firstScreen.then(() => perfReady(routeOf(window.location.hash)));
 
 // The version in the nav foot; failures show on the pages that need the status, not here.
 void getSystemStatus().then((r) => {
-  if (r.ok) document.getElementById("nav-version")!.textContent = `v${r.value.version}`;
+  if (!r.ok) return;
+  // The version links to the About box (Settings → System) with the commit and build date.
+  const about = document.createElement("a");
+  about.href = "#/settings";
+  about.id = "nav-about";
+  about.title = `About Crucible: commit ${r.value.build.commit.slice(0, 12)}, built ${r.value.build.build_date}`;
+  about.textContent = `v${r.value.version} · About`;
+  document.getElementById("nav-version")!.replaceChildren(about);
 });
 
 // Once the first screen is up, the Results page's data is read into memory in the background so

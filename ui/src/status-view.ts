@@ -50,6 +50,8 @@ export function universeState(u: UniverseStatus): { label: string; detail: strin
   }
 }
 
+const sentenceCase = (s: string) => s.charAt(0).toUpperCase() + s.slice(1);
+
 function badge(label: string, ok: boolean): HTMLElement {
   return h("span", { class: `badge ${ok ? "ok" : "warn"}`, "data-field": "state" }, label);
 }
@@ -180,6 +182,9 @@ function toolsTable(st: PanelState, status: SystemStatus, idPrefix: string): HTM
           h("td", {}, h("div", { class: "name" }, toolLabel(t.name)), h("div", { class: "muted small" }, t.purpose)),
           h("td", {}, badge(s.label, s.ok)),
           h("td", { class: s.ok ? "mono" : "message" }, h("span", { "data-field": "detail" }, s.detail),
+            t.location.kind === "found"
+              ? h("div", { class: "muted small sans", "data-field": "origin" }, sentenceCase(t.location.origin))
+              : null,
             ...toolActions(st, t, idPrefix),
             resultLine(st, `tool-${t.name}`, `${idPrefix}tool-${t.name}-result`)),
         );

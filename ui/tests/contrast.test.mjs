@@ -9,10 +9,11 @@ import { RUNS as COMPARE_RUNS, VIEW as COMPARE_VIEW, trace } from "./compare-fix
 useBrowser();
 
 const STATUS = {
-  version: "0.1.0", data_dir: "/data/crucible", project_dir: "/src/crucible",
+  version: "0.1.0", data_dir: "/data/crucible", project_dir: "/src/crucible", content_origin: "the project checkout this build was made from",
+  build: { version: "0.1.0", commit: "0123456789abcdef0123456789abcdef01234567", build_date: "2026-11-29T01:02:03Z", content_dir: "/src/crucible", content_origin: "the project checkout this build was made from", universes: { bsc: "a".repeat(64), eth: "b".repeat(64) }, tasks_sha256: "c".repeat(64) },
   tools: [
     { name: "anvil", purpose: "local EVM chain", location: { kind: "missing", message: "anvil not found (looked at: PATH)" }, package: "@foundry-rs/anvil-linux-amd64 1.7.1", install_instead: null },
-    { name: "deno", purpose: "sandbox", location: { kind: "found", path: "/opt/deno" }, package: "@deno/linux-x64-glibc 2.9.6", install_instead: null },
+    { name: "deno", purpose: "sandbox", location: { kind: "found", path: "/opt/deno", origin: "installed with the app" }, package: "@deno/linux-x64-glibc 2.9.6", install_instead: null },
     { name: "bwrap", purpose: "isolation", location: { kind: "missing", message: "bwrap not found" }, package: null, install_instead: "Install bubblewrap from your system's software manager" },
   ],
   universes: [

@@ -12,12 +12,13 @@ useBrowser();
 const STATUS = {
   version: "0.1.0",
   data_dir: "/data/crucible",
-  project_dir: "/src/crucible",
+  project_dir: "/src/crucible", content_origin: "the project checkout this build was made from",
+  build: { version: "0.1.0", commit: "0123456789abcdef0123456789abcdef01234567", build_date: "2026-11-29T01:02:03Z", content_dir: "/src/crucible", content_origin: "the project checkout this build was made from", universes: { bsc: "a".repeat(64), eth: "b".repeat(64) }, tasks_sha256: "c".repeat(64) },
   tools: [
-    { name: "anvil", purpose: "local EVM chain", location: { kind: "found", path: "/opt/anvil" }, package: "@foundry-rs/anvil-linux-amd64 1.7.1", install_instead: null },
+    { name: "anvil", purpose: "local EVM chain", location: { kind: "found", path: "/opt/anvil", origin: "installed with the app" }, package: "@foundry-rs/anvil-linux-amd64 1.7.1", install_instead: null },
     { name: "deno", purpose: "sandbox", location: { kind: "missing", message: "deno not found (looked at: /opt/deno, PATH); install it with `npm ci`" }, package: "@deno/linux-x64-glibc 2.9.6", install_instead: null },
     // Paths come from the file system: this one must render as text, not as an element.
-    { name: "bwrap", purpose: "isolation", location: { kind: "found", path: "/tmp/<img src=x onerror=alert(1)>/bwrap" }, package: null, install_instead: "Bubblewrap comes with the operating system" },
+    { name: "bwrap", purpose: "isolation", location: { kind: "found", path: "/tmp/<img src=x onerror=alert(1)>/bwrap", origin: "installed with the app" }, package: null, install_instead: "Bubblewrap comes with the operating system" },
   ],
   universes: [
     { profile: "bsc", manifest: "/src/crucible/assets/universe/bsc/manifest.json", state: { kind: "built", chain_id: 56, contracts: 40 } },
@@ -55,7 +56,16 @@ test("settings renders every tool and universe state", async () => {
     ["unreadable", "manifest zz: not valid JSON. Press Build to write it again."],
   );
   assert.equal(await rowText(page, "#sys-data-dir"), "/data/crucible");
-  assert.equal(await rowText(page, "#nav-version"), "v0.1.0");
+  // Where the content and each tool come from, in words.
+  assert.equal(await rowText(page, "#sys-project-dir [data-field=origin]"), "(the project checkout this build was made from)");
+  assert.equal(await cell("#tool-anvil", "origin"), "Installed with the app");
+  assert.equal(await page.locator("#tool-deno [data-field=origin]").count(), 0, "a missing tool has no origin");
+  // The About box: the build a run records.
+  assert.equal(await rowText(page, "#about [data-field=commit]"), "0123456789abcdef0123456789abcdef01234567");
+  assert.equal(await rowText(page, "#about [data-field=build-date]"), "29 Nov 2026, 01:02 UTC");
+  assert.equal(await rowText(page, "#about [data-field=tasks-digest]"), "SHA-256 cccccccccccccccc…");
+  assert.equal(await rowText(page, "#about [data-field=universe-eth]"), "SHA-256 bbbbbbbbbbbbbbbb…");
+  assert.equal(await rowText(page, "#nav-version"), "v0.1.0 · About");
   // Refresh asks again.
   // (Counted by name: the start-up's background calls below may land at any moment.)
   const statusCalls = () => calls.filter((c) => c === "get_system_status").length;
@@ -196,7 +206,7 @@ test("locating a tool sends the typed path, shows the result and refreshes the s
       return { ok: { name: "deno", path: args.path, version: "deno 2.9.6", config_file: "/cfg/config.json" } };
     }
     if (cmd === "get_system_status") {
-      const tools = STATUS.tools.map((t) => t.name === "deno" && located ? { ...t, location: { kind: "found", path: "/opt/deno/deno" } } : t);
+      const tools = STATUS.tools.map((t) => t.name === "deno" && located ? { ...t, location: { kind: "found", path: "/opt/deno/deno", origin: "installed with the app" } } : t);
       return { ok: { ...STATUS, tools } };
     }
     return { ok: null };

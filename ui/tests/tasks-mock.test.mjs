@@ -9,7 +9,9 @@ import { join } from "node:path";
 import { open, shots, useBrowser } from "./harness.mjs";
 
 useBrowser();
-const STATUS = { version: "0.1.0", data_dir: "/data/crucible", project_dir: "/src", tools: [], universes: [] };
+const STATUS = { version: "0.1.0", data_dir: "/data/crucible", project_dir: "/src", content_origin: "the project checkout this build was made from",
+  build: { version: "0.1.0", commit: "unknown", build_date: "unknown", content_dir: "/src", content_origin: "the project checkout this build was made from", universes: {}, tasks_sha256: "0".repeat(64) },
+  tools: [], universes: [] };
 
 const row = (bench, id, title, extra = {}) => ({
   bench, id, title, kind: "atomic", category: "c", subcategory: "s", difficulty: "easy", origin: "project",

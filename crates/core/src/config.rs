@@ -2,8 +2,15 @@
 //! bubblewrap) are, which ports and seeds to use. Resolved once, in [`Config::load`], from the
 //! config file, then the environment, then explicit overrides; nothing else reads env vars.
 //!
-//! Tool discovery order is fixed: explicit path → `PATH` → the project's `node_modules`. A missing
-//! tool is an error whose message says how to install it.
+//! Content (`tasks/`, `assets/`, the sandbox's vendored npm packages) comes from one directory,
+//! [`Config::project_dir`]: the one set in the config file or `CRUCIBLE_PROJECT_DIR`, else the
+//! installation the running program belongs to (`<prefix>/lib/Crucible/` beside
+//! `<prefix>/bin/`, as the .deb and .rpm lay it out), else the checkout it was compiled in, else
+//! the working directory. [`Config::content_origin`] says which.
+//!
+//! Tool discovery order is fixed: explicit path → the copy installed with the app (a sidecar
+//! beside the running program, `crucible-anvil` / `crucible-deno`) → `PATH` → the project's
+//! `node_modules`. A missing tool is an error whose message says how to install it.
 
 use std::path::{Path, PathBuf};
 
@@ -75,6 +82,86 @@ pub struct Config {
     /// The reviewer's name kept with each override of a sample's verdict (Settings); `None`:
     /// the system user's name.
     pub reviewer: Option<String>,
+    /// On the app's first start for a data directory with no database yet, make the demo run
+    /// in the background so every page has data (`CRUCIBLE_FIRST_START_DEMO=0` turns it off).
+    pub first_start_demo: bool,
+    /// Where [`Config::project_dir`] came from (resolved, never read from the file).
+    #[serde(skip)]
+    pub content_origin: ContentOrigin,
+}
+
+/// Where the content directory ([`Config::project_dir`]) came from.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum ContentOrigin {
+    /// The installed app's resources (`<prefix>/lib/Crucible/`).
+    Installed,
+    /// The checkout the program was compiled in.
+    #[default]
+    Checkout,
+    /// Set by the config file's `project_dir` or `CRUCIBLE_PROJECT_DIR`.
+    Configured,
+    /// Nothing else was found: the working directory.
+    WorkingDir,
+}
+
+impl ContentOrigin {
+    /// In words, for the System page and `crucible --version`.
+    pub fn describe(self) -> &'static str {
+        match self {
+            Self::Installed => "installed with the app",
+            Self::Checkout => "the project checkout this build was made from",
+            Self::Configured => "set in the config file or CRUCIBLE_PROJECT_DIR",
+            Self::WorkingDir => "the working directory (no installation or checkout found)",
+        }
+    }
+}
+
+/// Where a tool was found.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum ToolOrigin {
+    /// The config file, an environment variable or the app's Locate…/Install.
+    Configured,
+    /// The copy installed with the app (a sidecar beside the running program).
+    Bundled,
+    /// The `PATH`.
+    Path,
+    /// The project's `node_modules` (after `npm ci`).
+    NodeModules,
+}
+
+impl ToolOrigin {
+    /// In words, for the System page.
+    pub fn describe(self) -> &'static str {
+        match self {
+            Self::Configured => "chosen in the settings",
+            Self::Bundled => "installed with the app",
+            Self::Path => "found on the PATH",
+            Self::NodeModules => "the project's npm packages",
+        }
+    }
+}
+
+/// The name of the installed content directory under `<prefix>/lib/` (the bundle's product name).
+pub const INSTALL_DIR_NAME: &str = "Crucible";
+
+/// The installed layout the program at `exe` belongs to: `<prefix>/lib/Crucible/` when `exe` is
+/// `<prefix>/bin/<program>` and that directory holds `tasks/` and `assets/`.
+pub fn installed_root(exe: &Path) -> Option<PathBuf> {
+    let exe = exe.canonicalize().ok()?;
+    let bin = exe.parent()?;
+    if bin.file_name()? != "bin" {
+        return None;
+    }
+    let root = bin.parent()?.join("lib").join(INSTALL_DIR_NAME);
+    (root.join("tasks").is_dir() && root.join("assets").is_dir()).then_some(root)
+}
+
+/// The sidecar installed beside the running program for `tool` (`crucible-anvil`), when present.
+fn bundled_tool(tool: &str) -> Option<PathBuf> {
+    let exe = std::env::current_exe().ok()?.canonicalize().ok()?;
+    Some(exe.parent()?.join(format!("crucible-{tool}")))
 }
 
 impl Default for Config {
@@ -84,9 +171,11 @@ impl Default for Config {
         let data_dir = dirs::data_dir()
             .map(|d| d.join("crucible"))
             .unwrap_or_default();
+        let (project_dir, content_origin) = default_project_dir();
         Self {
             data_dir,
-            project_dir: default_project_dir(),
+            project_dir,
+            content_origin,
             anvil_path: None,
             deno_path: None,
             bwrap_path: None,
@@ -97,6 +186,7 @@ impl Default for Config {
             seed: 0,
             database: None,
             reviewer: None,
+            first_start_demo: true,
         }
     }
 }
@@ -118,13 +208,24 @@ fn compiled_project_dir() -> PathBuf {
         .unwrap_or_else(|| here.to_path_buf())
 }
 
-/// The compiled-in checkout if it still exists, else the current directory.
-fn default_project_dir() -> PathBuf {
+/// The installation the running program belongs to, else the compiled-in checkout if it still
+/// exists, else the current directory. An installed program uses its installation even on a
+/// machine that also holds the checkout it was built from.
+fn default_project_dir() -> (PathBuf, ContentOrigin) {
+    if let Some(root) = std::env::current_exe()
+        .ok()
+        .and_then(|e| installed_root(&e))
+    {
+        return (root, ContentOrigin::Installed);
+    }
     let built = compiled_project_dir();
     if built.join("assets").is_dir() {
-        built
+        (built, ContentOrigin::Checkout)
     } else {
-        std::env::current_dir().unwrap_or_else(|_| PathBuf::from("."))
+        (
+            std::env::current_dir().unwrap_or_else(|_| PathBuf::from(".")),
+            ContentOrigin::WorkingDir,
+        )
     }
 }
 
@@ -181,8 +282,13 @@ impl Config {
                 let v: serde_json::Value =
                     serde_json::from_str(&text).map_err(|e| bad(e.to_string()))?;
                 file_sets_data_dir = v.get("data_dir").is_some();
-                serde_path_to_error::deserialize(v)
-                    .map_err(|e| bad(format!("field `{}`: {}", e.path(), e.inner())))?
+                let sets_project = v.get("project_dir").is_some();
+                let mut c: Self = serde_path_to_error::deserialize(v)
+                    .map_err(|e| bad(format!("field `{}`: {}", e.path(), e.inner())))?;
+                if sets_project {
+                    c.content_origin = ContentOrigin::Configured;
+                }
+                c
             }
             Err(e) if e.kind() == std::io::ErrorKind::NotFound && file.is_none() => Self::default(),
             Err(e) => {
@@ -211,6 +317,7 @@ impl Config {
         }
         if let Some(v) = get("CRUCIBLE_PROJECT_DIR") {
             self.project_dir = v.into();
+            self.content_origin = ContentOrigin::Configured;
         }
         if let Some(v) = get("CRUCIBLE_ANVIL") {
             self.anvil_path = Some(v.into());
@@ -233,6 +340,12 @@ impl Config {
         if let Some(seed) = get("CRUCIBLE_SEED").and_then(|v| v.to_str()?.parse().ok()) {
             self.seed = seed;
         }
+        if let Some(v) = get("CRUCIBLE_FIRST_START_DEMO") {
+            self.first_start_demo = !matches!(
+                v.to_str().map(|s| s.trim().to_ascii_lowercase()).as_deref(),
+                Some("0" | "false" | "no" | "off")
+            );
+        }
     }
 
     /// A configuration for tests: a fresh temp data dir, port 0, seed 7, the checkout's tools.
@@ -245,6 +358,7 @@ impl Config {
         Self {
             data_dir: dir,
             project_dir: compiled_project_dir(),
+            content_origin: ContentOrigin::Checkout,
             seed: 7,
             ..Self::default()
         }
@@ -267,23 +381,50 @@ impl Config {
         self.project_dir.join("node_modules")
     }
 
-    /// Finds Anvil: explicit → PATH → node_modules.
+    /// Finds Anvil: explicit → installed with the app → PATH → node_modules.
     pub fn anvil(&self) -> Result<PathBuf, ConfigError> {
+        self.locate_anvil().map(|(p, _)| p)
+    }
+
+    /// Finds Deno: explicit → installed with the app → PATH → node_modules.
+    pub fn deno(&self) -> Result<PathBuf, ConfigError> {
+        self.locate_deno().map(|(p, _)| p)
+    }
+
+    /// Finds bubblewrap: explicit → PATH (it comes with the operating system).
+    pub fn bwrap(&self) -> Result<PathBuf, ConfigError> {
+        self.locate_bwrap().map(|(p, _)| p)
+    }
+
+    /// [`Config::anvil`] with where it was found.
+    pub fn locate_anvil(&self) -> Result<(PathBuf, ToolOrigin), ConfigError> {
         let nm = self
             .node_modules()
             .join("@foundry-rs/anvil-linux-amd64/bin/anvil");
-        discover("anvil", self.anvil_path.as_deref(), &[nm], ANVIL_HINT)
+        discover(
+            "anvil",
+            self.anvil_path.as_deref(),
+            bundled_tool("anvil"),
+            &[nm],
+            ANVIL_HINT,
+        )
     }
 
-    /// Finds Deno: explicit → PATH → node_modules.
-    pub fn deno(&self) -> Result<PathBuf, ConfigError> {
+    /// [`Config::deno`] with where it was found.
+    pub fn locate_deno(&self) -> Result<(PathBuf, ToolOrigin), ConfigError> {
         let nm = self.node_modules().join("@deno/linux-x64-glibc/deno");
-        discover("deno", self.deno_path.as_deref(), &[nm], DENO_HINT)
+        discover(
+            "deno",
+            self.deno_path.as_deref(),
+            bundled_tool("deno"),
+            &[nm],
+            DENO_HINT,
+        )
     }
 
-    /// Finds bubblewrap: explicit → PATH.
-    pub fn bwrap(&self) -> Result<PathBuf, ConfigError> {
-        discover("bwrap", self.bwrap_path.as_deref(), &[], BWRAP_HINT)
+    /// [`Config::bwrap`] with where it was found.
+    pub fn locate_bwrap(&self) -> Result<(PathBuf, ToolOrigin), ConfigError> {
+        discover("bwrap", self.bwrap_path.as_deref(), None, &[], BWRAP_HINT)
     }
 }
 
@@ -355,13 +496,14 @@ fn sweep_dead_test_dirs(tmp: &Path) {
 fn discover(
     tool: &'static str,
     explicit: Option<&Path>,
+    bundled: Option<PathBuf>,
     fallbacks: &[PathBuf],
     hint: &'static str,
-) -> Result<PathBuf, ConfigError> {
+) -> Result<(PathBuf, ToolOrigin), ConfigError> {
     let mut looked = Vec::new();
     if let Some(p) = explicit {
         if is_executable(p) {
-            return Ok(p.to_path_buf());
+            return Ok((p.to_path_buf(), ToolOrigin::Configured));
         }
         // An explicit path that is wrong must not silently fall back to another binary.
         return Err(ConfigError::ToolMissing {
@@ -370,13 +512,20 @@ fn discover(
             hint,
         });
     }
+    // The pinned copy installed with the app wins over whatever else the PATH holds.
+    if let Some(p) = bundled {
+        if is_executable(&p) {
+            return Ok((p, ToolOrigin::Bundled));
+        }
+        looked.push(p.display().to_string());
+    }
     match which::which(tool) {
-        Ok(p) => return Ok(p),
+        Ok(p) => return Ok((p, ToolOrigin::Path)),
         Err(_) => looked.push("PATH".to_string()),
     }
     for p in fallbacks {
         if is_executable(p) {
-            return Ok(p.clone());
+            return Ok((p.clone(), ToolOrigin::NodeModules));
         }
         looked.push(p.display().to_string());
     }
@@ -495,6 +644,7 @@ mod tests {
         let err = discover(
             "definitely-not-a-tool-xyz",
             None,
+            None,
             &[cfg.node_modules()],
             BWRAP_HINT,
         )
@@ -503,6 +653,80 @@ mod tests {
         assert!(err.contains("PATH"), "{err}");
         assert!(err.contains("/nonexistent-project/node_modules"), "{err}");
         assert!(err.contains("apt-get install bubblewrap"), "{err}");
+    }
+
+    #[test]
+    fn a_program_in_an_installed_layout_reads_its_installation() {
+        let tmp = tempfile::tempdir().unwrap();
+        let prefix = tmp.path().join("usr");
+        let exe = prefix.join("bin/crucible");
+        std::fs::create_dir_all(exe.parent().unwrap()).unwrap();
+        std::fs::write(&exe, "").unwrap();
+        // Without the installed content it is not an installation.
+        assert_eq!(installed_root(&exe), None);
+        let root = prefix.join("lib").join(INSTALL_DIR_NAME);
+        std::fs::create_dir_all(root.join("tasks")).unwrap();
+        assert_eq!(installed_root(&exe), None, "assets/ is missing");
+        std::fs::create_dir_all(root.join("assets")).unwrap();
+        assert_eq!(
+            installed_root(&exe),
+            Some(root.canonicalize().unwrap()),
+            "<prefix>/bin/<program> reads <prefix>/lib/Crucible"
+        );
+        // A program elsewhere (a build's target/debug) is not installed, and a missing one neither.
+        let other = tmp.path().join("target/debug/crucible");
+        std::fs::create_dir_all(other.parent().unwrap()).unwrap();
+        std::fs::write(&other, "").unwrap();
+        assert_eq!(installed_root(&other), None);
+        assert_eq!(installed_root(&prefix.join("bin/gone")), None);
+    }
+
+    #[test]
+    fn the_content_origin_follows_what_set_the_project_dir() {
+        let tmp = tempfile::tempdir().unwrap();
+        let none = |_: &str| None;
+        let data = Some(tmp.path().join("data"));
+        let c = Config::load_with(None, None, data.clone(), none).unwrap();
+        assert_ne!(c.content_origin, ContentOrigin::Configured);
+        let env = |k: &str| (k == "CRUCIBLE_PROJECT_DIR").then(|| "/srv/content".into());
+        let c = Config::load_with(None, None, data.clone(), env).unwrap();
+        assert_eq!(
+            (c.project_dir.as_path(), c.content_origin),
+            (Path::new("/srv/content"), ContentOrigin::Configured)
+        );
+        let file = tmp.path().join("c.json");
+        std::fs::write(&file, r#"{"project_dir": "/srv/other"}"#).unwrap();
+        let c = Config::load_with(Some(&file), None, data, none).unwrap();
+        assert_eq!(c.content_origin, ContentOrigin::Configured);
+    }
+
+    #[test]
+    fn a_tool_says_where_it_was_found() {
+        let tmp = tempfile::tempdir().unwrap();
+        let tool = tmp.path().join("anvil");
+        std::fs::write(&tool, "#!/bin/sh\n").unwrap();
+        use std::os::unix::fs::PermissionsExt;
+        std::fs::set_permissions(&tool, std::fs::Permissions::from_mode(0o755)).unwrap();
+        let found = |explicit: Option<&Path>, bundled: Option<PathBuf>, rest: &[PathBuf]| {
+            discover("not-on-path-xyz", explicit, bundled, rest, ANVIL_HINT).map(|(_, o)| o)
+        };
+        assert_eq!(
+            found(Some(&tool), None, &[]).unwrap(),
+            ToolOrigin::Configured
+        );
+        assert_eq!(
+            found(None, Some(tool.clone()), &[]).unwrap(),
+            ToolOrigin::Bundled
+        );
+        assert_eq!(
+            found(None, Some(tmp.path().join("absent")), &[tool.clone()]).unwrap(),
+            ToolOrigin::NodeModules,
+            "a missing sidecar falls through to the project's packages"
+        );
+        let err = found(None, Some(tmp.path().join("absent")), &[])
+            .unwrap_err()
+            .to_string();
+        assert!(err.contains("absent") && err.contains("PATH"), "{err}");
     }
 
     #[test]

@@ -12,6 +12,7 @@
 #![warn(missing_docs, unreachable_pub)]
 
 mod benchmark_id;
+pub mod build;
 pub mod config;
 pub mod durable;
 mod error;
@@ -21,7 +22,8 @@ mod scoring;
 mod status;
 
 pub use benchmark_id::BenchmarkId;
-pub use config::{Config, ConfigError};
+pub use build::BuildInfo;
+pub use config::{installed_root, Config, ConfigError, ContentOrigin, ToolOrigin};
 pub use error::{BenchError, ErrorKind};
 pub use outcome::Outcome;
 pub use prompt_set::PromptSet;

@@ -409,7 +409,16 @@ async fn prepare(
             .collect()
     };
     let jobs = plan(spec, bench_of, models_for)?;
-    let versions = versions(&spec.benchmarks, bench_of);
+    let mut versions = versions(&spec.benchmarks, bench_of);
+    // The build and the content that made the run (shown by `crucible runs show`).
+    let config = ctx.config.clone();
+    let build = tokio::task::spawn_blocking(move || crucible_core::BuildInfo::of(&config))
+        .await
+        .map_err(|source| RunError::Join {
+            what: "reading the build info",
+            source,
+        })?;
+    versions["build"] = serde_json::to_value(build).unwrap_or_default();
     Ok((
         Prepared {
             catalog,

@@ -442,7 +442,8 @@ fn explain_setting(key: &str, serde: &str) -> String {
         return format!(
             "\u{201c}{field}\u{201d} is not a setting Crucible knows (a typing mistake?); \
              the settings are data_dir, project_dir, anvil_path, deno_path, bwrap_path, npm_registry, \
-             file_manager, anvil_port, anvil_memory_mib, seed and database"
+             file_manager, anvil_port, anvil_memory_mib, seed, database, reviewer and \
+             first_start_demo"
         );
     }
     let wanted = match serde.rsplit("expected ").next().unwrap_or("") {

@@ -26,8 +26,13 @@ pub struct SystemStatus {
     pub version: String,
     /// Where runs, caches and per-run chain state live.
     pub data_dir: String,
-    /// The project checkout that holds `assets/`, `tasks/` and `node_modules/`.
+    /// The content directory that holds `assets/`, `tasks/` and `node_modules/`: the
+    /// installation's, or a project checkout.
     pub project_dir: String,
+    /// Where that directory came from, in words ("installed with the app", …).
+    pub content_origin: String,
+    /// The build (version, commit, date) and the digests of the content it reads: the About box.
+    pub build: crucible_core::BuildInfo,
     /// One entry per external tool, always in the order anvil, deno, bwrap.
     pub tools: Vec<ToolStatus>,
     /// The known profiles (bsc, eth) first, then any other built profile, by name.
@@ -58,6 +63,8 @@ pub enum ToolLocation {
     Found {
         /// The resolved executable.
         path: String,
+        /// Where it was found, in words ("installed with the app", "found on the PATH", …).
+        origin: String,
     },
     /// The tool was not found; the message says where we looked and how to install it.
     Missing {
@@ -101,7 +108,9 @@ pub enum UniverseState {
 
 /// Takes the snapshot. Never fails: every problem is reported inside the status.
 pub fn system_status(config: &Config) -> SystemStatus {
-    let tool = |name: &str, purpose: &str, found: Result<std::path::PathBuf, ConfigError>| {
+    let tool = |name: &str,
+                purpose: &str,
+                found: Result<(std::path::PathBuf, crucible_core::ToolOrigin), ConfigError>| {
         let which = crate::setup::Tool::try_from_name(name).ok();
         let package = which.and_then(crate::install::Package::for_tool);
         ToolStatus {
@@ -113,8 +122,9 @@ pub fn system_status(config: &Config) -> SystemStatus {
             },
             purpose: purpose.to_string(),
             location: match found {
-                Ok(path) => ToolLocation::Found {
+                Ok((path, origin)) => ToolLocation::Found {
                     path: path.display().to_string(),
+                    origin: origin.describe().to_string(),
                 },
                 Err(e) => ToolLocation::Missing {
                     message: e.to_string(),
@@ -126,23 +136,25 @@ pub fn system_status(config: &Config) -> SystemStatus {
         tool(
             "anvil",
             "local EVM chain for EVM-QuestBench and Intent2Tx",
-            config.anvil(),
+            config.locate_anvil(),
         ),
         tool(
             "deno",
             "sandbox for model-written TypeScript",
-            config.deno(),
+            config.locate_deno(),
         ),
         tool(
             "bwrap",
             "file-system isolation around the sandbox",
-            config.bwrap(),
+            config.locate_bwrap(),
         ),
     ];
     let status = SystemStatus {
         version: crucible_core::VERSION.to_string(),
         data_dir: config.data_dir.display().to_string(),
         project_dir: config.project_dir.display().to_string(),
+        content_origin: config.content_origin.describe().to_string(),
+        build: crucible_core::BuildInfo::of(config),
         tools,
         universes: universes(&config.assets_dir().join("universe")),
     };
@@ -344,7 +356,8 @@ mod tests {
         assert_eq!(
             tools[0].location,
             ToolLocation::Found {
-                path: anvil.display().to_string()
+                path: anvil.display().to_string(),
+                origin: "chosen in the settings".into()
             }
         );
         // (index, text the message must contain): the path we tried and how to install.
@@ -369,17 +382,21 @@ mod tests {
         assert_eq!(a, system_status(&cfg), "same config, same status");
         assert_eq!(a.version, crucible_core::VERSION);
         assert_eq!(a.data_dir, cfg.data_dir.display().to_string());
-        let expect = |r: Result<std::path::PathBuf, ConfigError>| match r {
-            Ok(p) => ToolLocation::Found {
+        let expect = |r: Result<(std::path::PathBuf, crucible_core::ToolOrigin), ConfigError>| match r {
+            Ok((p, o)) => ToolLocation::Found {
                 path: p.display().to_string(),
+                origin: o.describe().into(),
             },
             Err(e) => ToolLocation::Missing {
                 message: e.to_string(),
             },
         };
-        assert_eq!(a.tools[0].location, expect(cfg.anvil()));
-        assert_eq!(a.tools[1].location, expect(cfg.deno()));
-        assert_eq!(a.tools[2].location, expect(cfg.bwrap()));
+        assert_eq!(a.tools[0].location, expect(cfg.locate_anvil()));
+        assert_eq!(a.tools[1].location, expect(cfg.locate_deno()));
+        assert_eq!(a.tools[2].location, expect(cfg.locate_bwrap()));
+        // The content of a test is the checkout's, and the About box names it.
+        assert_eq!(a.content_origin, "the project checkout this build was made from");
+        assert_eq!(a.build.content_dir, a.project_dir);
     }
 
     #[test]

@@ -141,23 +141,42 @@ impl App {
     /// Starts tauri-driver with `env` added to its environment (the app inherits it) and opens a
     /// session, which launches the app. One retry with fresh ports: other processes on a busy
     /// machine can take a port between our probe and tauri-driver's bind.
+    ///
+    /// The first-start demo is off unless `env` sets `CRUCIBLE_FIRST_START_DEMO`: a test's fresh
+    /// data dir would otherwise get a demo run it did not ask for.
     pub async fn launch(env: &BTreeMap<String, String>) -> Result<Self> {
-        match Self::try_launch(env).await {
+        let mut env = env.clone();
+        env.entry("CRUCIBLE_FIRST_START_DEMO".into())
+            .or_insert_with(|| "0".into());
+        Self::launch_with(&app_binary()?, &env, false).await
+    }
+
+    /// Launches an installed app (`binary`, e.g. `/usr/bin/crucible-app`) the way a user's
+    /// desktop would: with only `env` as its environment (nothing inherited from the test) and
+    /// `/` as its working directory.
+    pub async fn launch_installed(binary: &Path, env: &BTreeMap<String, String>) -> Result<Self> {
+        Self::launch_with(binary, env, true).await
+    }
+
+    async fn launch_with(app: &Path, env: &BTreeMap<String, String>, clean: bool) -> Result<Self> {
+        match Self::try_launch(app, env, clean).await {
             Ok(app) => Ok(app),
             Err(first) => {
                 eprintln!("e2e: first launch failed, retrying once: {first:#}");
-                Self::try_launch(env)
+                Self::try_launch(app, env, clean)
                     .await
                     .with_context(|| format!("second attempt (the first failed with: {first:#})"))
             }
         }
     }
 
-    async fn try_launch(env: &BTreeMap<String, String>) -> Result<Self> {
-        let app = app_binary()?;
+    async fn try_launch(app: &Path, env: &BTreeMap<String, String>, clean: bool) -> Result<Self> {
         let driver_bin = tauri_driver()?;
         let (port, native_port) = free_ports()?;
         let mut cmd = Command::new(&driver_bin);
+        if clean {
+            cmd.env_clear().current_dir("/");
+        }
         cmd.args([
             "--port",
             &port.to_string(),

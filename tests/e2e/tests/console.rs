@@ -954,14 +954,19 @@ async fn one_run_uses_models_of_two_providers_with_different_urls_and_keys() {
         app.text("#run-form").await?;
         app.fill("#rf-limit", "1").await?;
         // With saved providers no offline agent is ticked: only the two provider models run.
+        // Each tick is previewed before the next: the plan settles on one model, then on both.
         app.click("#rf-model-lab-a-alpha").await?;
+        app.wait_text(
+            "#rf-plan [data-field=planned]",
+            Duration::from_secs(20),
+            |t| t.starts_with("4 ") && t.ends_with("samples"),
+        )
+        .await?;
         app.click("#rf-model-lab-b-beta").await?;
         let planned = app
             .wait_text(
                 "#rf-plan [data-field=planned]",
                 Duration::from_secs(20),
-                // The plan is recomputed after each tick: wait for the one that counts both
-                // models (the first tick alone gives 4 samples).
                 |t| t.starts_with("8 ") && t.ends_with("samples"),
             )
             .await?;

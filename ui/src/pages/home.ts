@@ -1,7 +1,79 @@
 // Home: the first-start guide and a short tool status, so a new user sees at once what works.
 import { benchNames } from "../bench";
+import type { FirstStart, LiveStatus } from "../bindings";
 import { h, mount } from "../dom";
+import { firstStart, getLive, onRunProgress } from "../ipc";
 import { statusPanel } from "../status-view";
+
+/** Polls the first-start state while the demo is being set up. */
+const FIRST_START_POLL_MS = 500;
+let unlisten: (() => void) | undefined;
+
+/**
+ * The first-start demo's card: "Preparing a demo run…" with a progress bar while it runs, then a
+ * link to Results; nothing for a returning user. Progress comes from the run's live events.
+ */
+function firstStartCard(root: HTMLElement): HTMLElement {
+  const card = h("section", { class: "card", id: "first-demo", hidden: "" });
+  const progress = (s: LiveStatus | null, runId: string) => {
+    const total = s ? Math.max(s.planned - s.already_done, 0) : 0;
+    const done = s ? s.done : 0;
+    // No live status: the run has ended (the app keeps only runs going on).
+    const finished = s === null || s.status !== "running";
+    const pct = total > 0 ? Math.round((100 * done) / total) : 0;
+    card.hidden = false;
+    mount(card,
+      h("h2", {}, finished ? "Your demo run is ready" : "Preparing a demo run"),
+      finished
+        ? h("p", { "data-field": "state" }, s === null || s.status === "finished"
+          ? "The built-in agents have answered a few tasks of every benchmark. Leaderboards, charts and traces now have data."
+          : `The demo run ended early (${s.status}): ${done.toLocaleString("en")} of ${total.toLocaleString("en")} samples are stored. Open Runs to resume it.`)
+        : h("p", { "data-field": "state" }, "On a first start Crucible runs the built-in agents on a few tasks of every benchmark, so every page has something to show. Look around meanwhile."),
+      finished && s === null ? null : h("div", { class: "progress-line" },
+        h("progress", { id: "first-demo-progress", max: String(Math.max(total, 1)), value: String(done), "aria-label": "Demo run progress" }),
+        h("span", { "data-field": "count" }, total > 0 ? `${done.toLocaleString("en")} of ${total.toLocaleString("en")} samples (${pct} %)` : "Starting…")),
+      h("p", {},
+        finished
+          ? h("a", { href: "#/results", class: "button primary", id: "first-demo-results" }, "Open Results")
+          : h("a", { href: `#/runs/${encodeURIComponent(runId)}`, id: "first-demo-run" }, "Watch it on the Runs page")));
+  };
+  const failed = (message: string) => {
+    card.hidden = false;
+    mount(card, h("h2", {}, "The demo run could not be made"),
+      h("p", { class: "error-text", "data-field": "state" }, message),
+      h("p", {}, h("a", { href: "#/runs" }, "Open Runs")));
+  };
+  const follow = async () => {
+    const r = await firstStart();
+    if (!r.ok || !root.isConnected) return;
+    const st: FirstStart = r.value;
+    if (st.kind === "none") return;
+    if (st.kind === "starting") {
+      card.hidden = false;
+      mount(card, h("h2", {}, "Preparing a demo run"), h("p", { "data-field": "state" }, "Loading the tasks and starting the local chain…"),
+        h("progress", { id: "first-demo-progress", "aria-label": "Demo run progress" }));
+      window.setTimeout(() => void follow(), FIRST_START_POLL_MS);
+      return;
+    }
+    if (st.kind === "failed") {
+      failed(st.message);
+      return;
+    }
+    const runId = st.run_id;
+    if (st.kind === "ended") {
+      progress(null, runId);
+      return;
+    }
+    const live = await getLive(runId);
+    progress(live.ok ? live.value : null, runId);
+    unlisten?.();
+    unlisten = await onRunProgress((s) => {
+      if (s.run_id === runId && card.isConnected) progress(s, runId);
+    });
+  };
+  void follow();
+  return card;
+}
 
 export async function renderHome(root: HTMLElement): Promise<void> {
   const panel = statusPanel("home");
@@ -13,6 +85,7 @@ export async function renderHome(root: HTMLElement): Promise<void> {
         `Execution-grounded evaluation of LLM agents on ${benchNames()}. `,
         "Everything runs offline on a local chain and a seeded tool simulator; a real model is optional."),
     ),
+    firstStartCard(root),
     h("section", { class: "card", id: "first-start" },
       h("h2", {}, "Getting started"),
       h("ol", { class: "steps" },

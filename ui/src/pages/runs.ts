@@ -798,7 +798,9 @@ async function renderNew(root: HTMLElement, quickFirst: boolean): Promise<void> 
     for (const [el, mine] of placed) {
       const note = h("p", { class: "field-error", id: `${el.id}-error`, "data-field": mine[0].field },
         mine.map((p) => sentence(p.message)).join(" "));
-      if (el instanceof HTMLFieldSetElement) el.querySelector("legend")!.after(note);
+      // A group's note goes after its options: a note above them would move every option
+      // when it comes and goes, under a pointer that is about to click one.
+      if (el instanceof HTMLFieldSetElement) el.append(note);
       else el.after(note);
       el.setAttribute("aria-invalid", "true");
       el.setAttribute("aria-describedby", note.id);

@@ -30,13 +30,36 @@ function systemDetails(s: SystemStatus, tools: HTMLElement, universes: HTMLEleme
     h("dl", { class: "facts" },
       h("dt", {}, "Version"), h("dd", { id: "sys-version", class: "mono" }, s.version),
       h("dt", {}, "Data directory"), h("dd", { id: "sys-data-dir", class: "mono" }, s.data_dir),
-      h("dt", {}, "Project directory"), h("dd", { id: "sys-project-dir", class: "mono" }, s.project_dir),
+      h("dt", {}, "Tasks and universes"), h("dd", { id: "sys-project-dir" },
+        h("span", { class: "mono", "data-field": "path" }, s.project_dir), " ",
+        h("span", { class: "muted small", "data-field": "origin" }, `(${s.content_origin})`)),
     ),
     h("h3", {}, "External tools"),
     tools,
     h("h3", {}, "Offline universes"),
     universes,
+    about(s),
   );
+}
+
+/** The About box: the build that is running and the content it reads, as a run records them. */
+function about(s: SystemStatus): HTMLElement {
+  const b = s.build;
+  const known = (v: string) => (v === "unknown" ? "not recorded (built outside a git checkout)" : v);
+  const date = Number.isNaN(Date.parse(b.build_date)) ? known(b.build_date)
+    : new Date(b.build_date).toLocaleString("en-GB", { dateStyle: "medium", timeStyle: "short", timeZone: "UTC" }) + " UTC";
+  const digest = (d: string) => h("span", { class: "mono", title: d }, d.slice(0, 16) + "…");
+  return h("section", { id: "about", "aria-labelledby": "about-title" },
+    h("h3", { id: "about-title" }, "About Crucible"),
+    h("p", { class: "muted small" }, "Every run records this build information, so a result can be traced to the build and the task content that made it."),
+    h("dl", { class: "facts" },
+      h("dt", {}, "Version"), h("dd", { "data-field": "version", class: "mono" }, b.version),
+      h("dt", {}, "Git commit"), h("dd", { "data-field": "commit", class: "mono" }, known(b.commit)),
+      h("dt", {}, "Built"), h("dd", { "data-field": "build-date" }, date),
+      h("dt", {}, "Task catalogue"), h("dd", { "data-field": "tasks-digest" }, "SHA-256 ", digest(b.tasks_sha256)),
+      ...Object.entries(b.universes).flatMap(([profile, d]) => [
+        h("dt", {}, `Universe ${profile}`), h("dd", { "data-field": `universe-${profile}` }, "SHA-256 ", digest(d))]),
+    ));
 }
 
 export async function renderSettings(root: HTMLElement): Promise<void> {
