@@ -153,7 +153,12 @@ pub enum BenchCmd {
 #[derive(Debug, Args)]
 pub struct SandboxArgs {
     /// The TypeScript module (exports executeSkill).
-    pub file: PathBuf,
+    #[arg(required_unless_present = "bundle_into")]
+    pub file: Option<PathBuf>,
+    /// Instead: bundle the vendored npm packages (ethers, viem) into this folder and exit (what
+    /// an installable package ships, so the sandbox needs no network on first use).
+    #[arg(long, value_name = "DIR", conflicts_with = "file")]
+    pub bundle_into: Option<PathBuf>,
     /// Universe to run against.
     #[arg(long, default_value = "bsc")]
     pub profile: String,
@@ -312,8 +317,15 @@ pub async fn bench(config: &Config, cmd: BenchCmd) -> Result<()> {
 
 /// Runs `crucible sandbox FILE`.
 pub async fn sandbox(config: &Config, args: SandboxArgs) -> Result<()> {
-    let code = std::fs::read_to_string(&args.file)
-        .with_context(|| format!("reading {}", args.file.display()))?;
+    if let Some(dir) = &args.bundle_into {
+        for f in crucible_chain::sandbox::Sandbox::bundle_vendored(config, dir)? {
+            out!("{}", f.display());
+        }
+        return Ok(());
+    }
+    let file = args.file.context("no module given")?;
+    let code =
+        std::fs::read_to_string(&file).with_context(|| format!("reading {}", file.display()))?;
     let profile: Profile = args.profile.parse()?;
     let run = crucible_bench::figures::run_module(config, profile, &code).await?;
     out!("{}", serde_json::to_string_pretty(&run)?);

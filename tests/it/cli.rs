@@ -291,3 +291,88 @@ fn tasks_preview_prints_the_opening_messages_of_either_prompt_set() {
         "{err}"
     );
 }
+
+#[test]
+fn version_names_the_build_the_content_and_the_tools_and_every_run_records_it() {
+    let (ok, v, err) = crucible(&["--version", "--json"]);
+    assert!(ok, "{err}");
+    let head = Command::new("git")
+        .args(["-C", env!("CARGO_MANIFEST_DIR"), "rev-parse", "HEAD"])
+        .output()
+        .map(|o| String::from_utf8_lossy(&o.stdout).trim().to_string())
+        .unwrap();
+    assert_eq!(v["version"], env!("CARGO_PKG_VERSION"));
+    assert_eq!(v["commit"], head.as_str(), "{v:#}");
+    assert!(
+        v["build_date"]
+            .as_str()
+            .is_some_and(|d| d.len() == 20 && d.ends_with('Z')),
+        "{v:#}"
+    );
+    // A checkout build reads its checkout; the digests cover both universes and the catalogue.
+    assert_eq!(
+        v["content_origin"],
+        "the project checkout this build was made from"
+    );
+    assert_eq!(
+        v["content_dir"].as_str().map(std::path::Path::new),
+        Some(std::path::Path::new(env!("CARGO_MANIFEST_DIR")))
+    );
+    for digest in [
+        &v["universes"]["bsc"],
+        &v["universes"]["eth"],
+        &v["tasks_sha256"],
+    ] {
+        assert!(digest.as_str().is_some_and(|d| d.len() == 64), "{v:#}");
+    }
+    assert!(v["tools"]["anvil"]["origin"].is_string(), "{v:#}");
+    // Without --json: one line per fact, in words.
+    let out = Command::new(env!("CARGO_BIN_EXE_crucible"))
+        .arg("--version")
+        .output()
+        .unwrap();
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        text.starts_with(&format!(
+            "crucible {} (commit {}",
+            env!("CARGO_PKG_VERSION"),
+            &head[..12]
+        )) && text.contains("content: "),
+        "{text}"
+    );
+    // --json alone is not a command.
+    let (ok, _, err) = crucible(&["--json"]);
+    assert!(!ok && err.contains("--version"), "{err}");
+
+    // A run stores the build that made it.
+    let tmp = tempfile::tempdir().unwrap();
+    let db = tmp.path().join("runs.db");
+    let db = db.to_str().unwrap();
+    let cli = |args: &[&str]| crate::support::crucible_cli(tmp.path(), args);
+    let (ok, run, err) = cli(&[
+        "run",
+        "--bench",
+        "pilot",
+        "--model",
+        "builtin:reference",
+        "--limit",
+        "1",
+        "--json",
+        "--db",
+        db,
+    ]);
+    assert!(ok, "{err}");
+    let id = run["run_id"].as_str().unwrap();
+    let (ok, shown, err) = cli(&["runs", "show", id, "--json", "--db", db]);
+    assert!(ok, "{err}");
+    for field in [
+        "version",
+        "commit",
+        "build_date",
+        "content_dir",
+        "universes",
+        "tasks_sha256",
+    ] {
+        assert_eq!(shown["build"][field], v[field], "{field}: {shown:#}");
+    }
+}

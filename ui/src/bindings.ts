@@ -32,9 +32,18 @@ version: string,
  */
 data_dir: string, 
 /**
- * The project checkout that holds `assets/`, `tasks/` and `node_modules/`.
+ * The content directory that holds `assets/`, `tasks/` and `node_modules/`: the
+ * installation's, or a project checkout.
  */
 project_dir: string, 
+/**
+ * Where that directory came from, in words ("installed with the app", …).
+ */
+content_origin: string, 
+/**
+ * The build (version, commit, date) and the digests of the content it reads: the About box.
+ */
+build: BuildInfo, 
 /**
  * One entry per external tool, always in the order anvil, deno, bwrap.
  */
@@ -43,6 +52,56 @@ tools: Array<ToolStatus>,
  * The known profiles (bsc, eth) first, then any other built profile, by name.
  */
 universes: Array<UniverseStatus>, };
+
+/**
+ * The build and the content behind a result.
+ */
+export type BuildInfo = { 
+/**
+ * Crucible's version.
+ */
+version: string, 
+/**
+ * The git commit the binary was built from (`unknown` when it was built outside a checkout).
+ */
+commit: string, 
+/**
+ * When the binary was built, RFC 3339 UTC.
+ */
+build_date: string, 
+/**
+ * Where the content (tasks, universes, sandbox packages) was read from.
+ */
+content_dir: string, 
+/**
+ * How that directory was chosen, in words.
+ */
+content_origin: string, 
+/**
+ * SHA-256 of each universe profile's files (genesis, manifest), by profile name.
+ */
+universes: { [key in string]: string }, 
+/**
+ * SHA-256 of the built-in task catalogue (every file under `tasks/`).
+ */
+tasks_sha256: string, };
+
+/**
+ * What Home shows about the first-start demo.
+ */
+export type FirstStart = { "kind": "none" } | { "kind": "starting" } | { "kind": "running", 
+/**
+ * The run's id.
+ */
+run_id: string, } | { "kind": "ended", 
+/**
+ * The run's id.
+ */
+run_id: string, } | { "kind": "failed", 
+/**
+ * What went wrong, in words.
+ */
+message: string, };
 
 /**
  * Whether one external tool was found.
@@ -77,7 +136,11 @@ export type ToolLocation = { "kind": "found",
 /**
  * The resolved executable.
  */
-path: string, } | { "kind": "missing", 
+path: string, 
+/**
+ * Where it was found, in words ("installed with the app", "found on the PATH", …).
+ */
+origin: string, } | { "kind": "missing", 
 /**
  * The discovery error's message.
  */

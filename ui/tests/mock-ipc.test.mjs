@@ -153,7 +153,7 @@ test("Install downloads a missing tool with progress, then shows where it went",
     if (cmd === "get_system_status") {
       if (!installed) return { ok: missing };
       const now = structuredClone(missing);
-      now.tools[0].location = { kind: "found", path: "/data/crucible/tools/anvil" };
+      now.tools[0].location = { kind: "found", path: "/data/crucible/tools/anvil", origin: "chosen in the settings" };
       return { ok: now };
     }
     return { ok: null };

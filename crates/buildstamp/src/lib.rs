@@ -20,7 +20,10 @@ pub fn emit(manifest_dir: &Path) {
     if let Some(dir) = &git_dir {
         let dir = Path::new(dir);
         println!("cargo:rerun-if-changed={}", dir.join("HEAD").display());
-        println!("cargo:rerun-if-changed={}", dir.join("packed-refs").display());
+        println!(
+            "cargo:rerun-if-changed={}",
+            dir.join("packed-refs").display()
+        );
         if let Some(head_ref) = git(manifest_dir, &["symbolic-ref", "-q", "HEAD"]) {
             println!("cargo:rerun-if-changed={}", dir.join(head_ref).display());
         }

@@ -175,6 +175,9 @@ pub struct Sandbox {
     slots: std::sync::Arc<SandboxSlots>,
 }
 
+/// The folder of the content directory where an installation ships the sandbox's bundles.
+pub const SHIPPED_BUNDLES: &str = "sandbox";
+
 /// The pre-bundled viem entry points.
 #[derive(Debug, Clone)]
 struct ViemBundles {
@@ -433,7 +436,18 @@ impl Sandbox {
             )));
         }
         let dir = config.data_dir.join("sandbox");
-        let ethers_bundle = dir.join(format!("ethers-{version}.js"));
+        // An installation ships the bundles (`deno bundle` fetches esbuild from the npm registry
+        // on first use, which an offline machine cannot); a checkout makes them once per data dir.
+        let shipped = config.project_dir.join(SHIPPED_BUNDLES);
+        let place = |name: String| {
+            let s = shipped.join(&name);
+            if s.is_file() {
+                s
+            } else {
+                dir.join(name)
+            }
+        };
+        let ethers_bundle = place(format!("ethers-{version}.js"));
         if !ethers_bundle.is_file() {
             bundle(
                 &deno,
@@ -446,8 +460,8 @@ impl Sandbox {
         let viem = match vendored_version(&node_modules, "viem") {
             None => None,
             Some(version) => {
-                let main = dir.join(format!("viem-{version}.js"));
-                let chains = dir.join(format!("viem-chains-{version}.js"));
+                let main = place(format!("viem-{version}.js"));
+                let chains = place(format!("viem-chains-{version}.js"));
                 for (spec, out) in [("viem", &main), ("viem/chains", &chains)] {
                     if !out.is_file() {
                         bundle(&deno, &node_modules, ("viem", &version), spec, out)?;
@@ -477,6 +491,37 @@ impl Sandbox {
             as_root: effective_uid() == Some(0),
             slots: SandboxSlots::global(),
         })
+    }
+
+    /// Bundles the vendored packages (ethers, and viem when vendored) into `dir`, as an
+    /// installation ships them under [`SHIPPED_BUNDLES`]; returns the files written.
+    pub fn bundle_vendored(config: &Config, dir: &Path) -> Result<Vec<PathBuf>, SandboxError> {
+        let node_modules = config.node_modules();
+        let deno = config.deno()?;
+        let ethers = vendored_version(&node_modules, "ethers")
+            .ok_or_else(|| SandboxError::NoEthers(node_modules.join("ethers")))?;
+        let mut jobs = vec![(
+            "ethers".to_string(),
+            ethers.clone(),
+            "ethers",
+            format!("ethers-{ethers}.js"),
+        )];
+        if let Some(v) = vendored_version(&node_modules, "viem") {
+            jobs.push(("viem".into(), v.clone(), "viem", format!("viem-{v}.js")));
+            jobs.push((
+                "viem".into(),
+                v.clone(),
+                "viem/chains",
+                format!("viem-chains-{v}.js"),
+            ));
+        }
+        let mut out = Vec::new();
+        for (package, version, spec, name) in jobs {
+            let file = dir.join(name);
+            bundle(&deno, &node_modules, (&package, &version), spec, &file)?;
+            out.push(file);
+        }
+        Ok(out)
     }
 
     /// Test hook: replaces Deno's permission flags with `--allow-all`, so a test can prove that

@@ -108,30 +108,31 @@ pub enum UniverseState {
 
 /// Takes the snapshot. Never fails: every problem is reported inside the status.
 pub fn system_status(config: &Config) -> SystemStatus {
-    let tool = |name: &str,
-                purpose: &str,
-                found: Result<(std::path::PathBuf, crucible_core::ToolOrigin), ConfigError>| {
-        let which = crate::setup::Tool::try_from_name(name).ok();
-        let package = which.and_then(crate::install::Package::for_tool);
-        ToolStatus {
-            name: name.to_string(),
-            package: package.map(|p| format!("{} {}", p.name, p.version)),
-            install_instead: match (which, package) {
-                (Some(t), None) => Some(crate::install::why_not_installable(t).to_string()),
-                _ => None,
-            },
-            purpose: purpose.to_string(),
-            location: match found {
-                Ok((path, origin)) => ToolLocation::Found {
-                    path: path.display().to_string(),
-                    origin: origin.describe().to_string(),
+    let tool =
+        |name: &str,
+         purpose: &str,
+         found: Result<(std::path::PathBuf, crucible_core::ToolOrigin), ConfigError>| {
+            let which = crate::setup::Tool::try_from_name(name).ok();
+            let package = which.and_then(crate::install::Package::for_tool);
+            ToolStatus {
+                name: name.to_string(),
+                package: package.map(|p| format!("{} {}", p.name, p.version)),
+                install_instead: match (which, package) {
+                    (Some(t), None) => Some(crate::install::why_not_installable(t).to_string()),
+                    _ => None,
                 },
-                Err(e) => ToolLocation::Missing {
-                    message: e.to_string(),
+                purpose: purpose.to_string(),
+                location: match found {
+                    Ok((path, origin)) => ToolLocation::Found {
+                        path: path.display().to_string(),
+                        origin: origin.describe().to_string(),
+                    },
+                    Err(e) => ToolLocation::Missing {
+                        message: e.to_string(),
+                    },
                 },
-            },
-        }
-    };
+            }
+        };
     let tools = vec![
         tool(
             "anvil",
@@ -382,20 +383,24 @@ mod tests {
         assert_eq!(a, system_status(&cfg), "same config, same status");
         assert_eq!(a.version, crucible_core::VERSION);
         assert_eq!(a.data_dir, cfg.data_dir.display().to_string());
-        let expect = |r: Result<(std::path::PathBuf, crucible_core::ToolOrigin), ConfigError>| match r {
-            Ok((p, o)) => ToolLocation::Found {
-                path: p.display().to_string(),
-                origin: o.describe().into(),
-            },
-            Err(e) => ToolLocation::Missing {
-                message: e.to_string(),
-            },
-        };
+        let expect =
+            |r: Result<(std::path::PathBuf, crucible_core::ToolOrigin), ConfigError>| match r {
+                Ok((p, o)) => ToolLocation::Found {
+                    path: p.display().to_string(),
+                    origin: o.describe().into(),
+                },
+                Err(e) => ToolLocation::Missing {
+                    message: e.to_string(),
+                },
+            };
         assert_eq!(a.tools[0].location, expect(cfg.locate_anvil()));
         assert_eq!(a.tools[1].location, expect(cfg.locate_deno()));
         assert_eq!(a.tools[2].location, expect(cfg.locate_bwrap()));
         // The content of a test is the checkout's, and the About box names it.
-        assert_eq!(a.content_origin, "the project checkout this build was made from");
+        assert_eq!(
+            a.content_origin,
+            "the project checkout this build was made from"
+        );
         assert_eq!(a.build.content_dir, a.project_dir);
     }
 

@@ -13,7 +13,7 @@ let unlisten: (() => void) | undefined;
  * The first-start demo's card: "Preparing a demo run…" with a progress bar while it runs, then a
  * link to Results; nothing for a returning user. Progress comes from the run's live events.
  */
-function firstStartCard(root: HTMLElement): HTMLElement {
+function firstStartCard(): HTMLElement {
   const card = h("section", { class: "card", id: "first-demo", hidden: "" });
   const progress = (s: LiveStatus | null, runId: string) => {
     const total = s ? Math.max(s.planned - s.already_done, 0) : 0;
@@ -43,9 +43,12 @@ function firstStartCard(root: HTMLElement): HTMLElement {
       h("p", { class: "error-text", "data-field": "state" }, message),
       h("p", {}, h("a", { href: "#/runs" }, "Open Runs")));
   };
+  // Polls the state (the setup, then an ended run even if its last event was missed) and follows
+  // the run's live events; stops once this card has left the page.
+  let subscribed = false;
   const follow = async () => {
     const r = await firstStart();
-    if (!r.ok || !root.isConnected) return;
+    if (!r.ok || !card.isConnected) return;
     const st: FirstStart = r.value;
     if (st.kind === "none") return;
     if (st.kind === "starting") {
@@ -65,11 +68,16 @@ function firstStartCard(root: HTMLElement): HTMLElement {
       return;
     }
     const live = await getLive(runId);
+    if (!card.isConnected) return;
     progress(live.ok ? live.value : null, runId);
-    unlisten?.();
-    unlisten = await onRunProgress((s) => {
-      if (s.run_id === runId && card.isConnected) progress(s, runId);
-    });
+    if (!subscribed) {
+      subscribed = true;
+      unlisten?.();
+      unlisten = await onRunProgress((s) => {
+        if (s.run_id === runId && card.isConnected) progress(s, runId);
+      });
+    }
+    window.setTimeout(() => void follow(), 4 * FIRST_START_POLL_MS);
   };
   void follow();
   return card;
@@ -85,7 +93,7 @@ export async function renderHome(root: HTMLElement): Promise<void> {
         `Execution-grounded evaluation of LLM agents on ${benchNames()}. `,
         "Everything runs offline on a local chain and a seeded tool simulator; a real model is optional."),
     ),
-    firstStartCard(root),
+    firstStartCard(),
     h("section", { class: "card", id: "first-start" },
       h("h2", {}, "Getting started"),
       h("ol", { class: "steps" },
