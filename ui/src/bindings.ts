@@ -1237,7 +1237,12 @@ cost_usd: number,
  * A `running` run another process is running now: who ("crucible run (pid 1234 on host
  * lab-3)"); it cannot be resumed until that stops. `None` otherwise.
  */
-held_by: string | null, };
+held_by: string | null, 
+/**
+ * The build that made the run, in words ("Crucible 0.1.0, commit 0123456789ab, built
+ * 2026-11-29"); `None` for runs stored before builds were recorded.
+ */
+made_by: string | null, };
 
 /**
  * One reason a run's samples errored and how many it hit.

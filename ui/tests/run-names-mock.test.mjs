@@ -13,7 +13,8 @@ useBrowser();
 const run = (id, name, note = null) => ({ run_id: id, name, note, status: "finished", benchmarks: ["pilot"],
   models: ["builtin:reference", "builtin:follows-plan"], model_labels: ["builtin:reference", "builtin:follows-plan"],
   error_reasons: [], fork: null, started: "2026-11-28T10:10:10Z", finished_at: "2026-11-28T10:11:10Z",
-  planned: 4, finished: 4, failed: 0, passed: 3, cost_usd: 0, held_by: null });
+  planned: 4, finished: 4, failed: 0, passed: 3, cost_usd: 0, held_by: null,
+  made_by: "Crucible 0.1.0, commit 0123456789ab, built 2026-11-28" });
 const NO_QUEST = { benchmarks: ["pilot"], models: ["builtin:reference"], questbench_unavailable: "no anvil" };
 
 async function until(page, check, what) {
@@ -66,6 +67,8 @@ test("a run's page shows its note, renames it, and says a refused name next to t
   assert.equal((await page.locator("#run-title").innerText()).trim(), "old name");
   assert.equal((await page.locator("#run-id").innerText()).replace(/\s/g, ""), "run-a");
   assert.equal(await page.locator("#run-note").innerText(), "line one\nline two");
+  // The build that made it, as every run records it.
+  assert.equal(await page.locator("[data-field=made-by]").innerText(), "Crucible 0.1.0, commit 0123456789ab, built 2026-11-28");
   // Keyboard: focus the button and press Enter; the name field gets the focus.
   await page.focus("#run-annotate");
   await page.keyboard.press("Enter");

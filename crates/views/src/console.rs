@@ -1137,6 +1137,21 @@ pub struct RunListItem {
     /// A `running` run another process is running now: who ("crucible run (pid 1234 on host
     /// lab-3)"); it cannot be resumed until that stops. `None` otherwise.
     pub held_by: Option<String>,
+    /// The build that made the run, in words ("Crucible 0.1.0, commit 0123456789ab, built
+    /// 2026-11-29"); `None` for runs stored before builds were recorded.
+    pub made_by: Option<String>,
+}
+
+/// The build a run's `versions` JSON records, in words.
+pub fn made_by(versions: &str) -> Option<String> {
+    let v: serde_json::Value = serde_json::from_str(versions).ok()?;
+    let b = serde_json::from_value::<crucible_core::BuildInfo>(v.get("build")?.clone()).ok()?;
+    let date = b.build_date.get(..10).unwrap_or(&b.build_date);
+    Some(format!(
+        "Crucible {}, commit {}, built {date}",
+        b.version,
+        b.short_commit()
+    ))
 }
 
 /// One reason a run's samples errored and how many it hit.
@@ -1195,6 +1210,7 @@ pub async fn list_runs(store: &Store) -> Result<Vec<RunListItem>, StoreError> {
             Vec::new()
         };
         out.push(RunListItem {
+            made_by: made_by(&row.versions),
             fork,
             held_by,
             benchmarks: spec.map(|s| s.benchmarks).unwrap_or_default(),
@@ -1246,6 +1262,20 @@ pub async fn run_cost(store: &Store, run_id: &str) -> Result<f64, StoreError> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_run_says_which_build_made_it_and_an_older_run_says_nothing() {
+        let build = serde_json::json!({"version": "0.1.0", "commit": "0123456789abcdef0123",
+            "build_date": "2026-11-29T01:02:03Z", "content_dir": "/usr/lib/Crucible",
+            "content_origin": "installed with the app", "universes": {}, "tasks_sha256": "00"});
+        let versions = serde_json::json!({"crucible": "0.1.0", "benchmarks": {}, "build": build});
+        assert_eq!(
+            made_by(&versions.to_string()).as_deref(),
+            Some("Crucible 0.1.0, commit 0123456789ab, built 2026-11-29")
+        );
+        assert_eq!(made_by(r#"{"crucible": "0.1.0", "benchmarks": {}}"#), None);
+        assert_eq!(made_by("not json"), None);
+    }
 
     #[test]
     fn the_plan_says_how_a_run_is_scheduled() {

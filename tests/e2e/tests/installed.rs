@@ -169,6 +169,22 @@ fn the_installed_cli_runs_the_demo_and_the_report_outside_the_repository() {
     );
     assert_eq!(shown["build"]["content_dir"], CONTENT);
 
+    // Rebuilding an installed universe is refused (as root it would write into the package).
+    let rebuild = Command::new(CLI)
+        .args(["universe", "build", "--profile", "bsc"])
+        .env_clear()
+        .envs(user_env(home.path()))
+        .current_dir("/")
+        .output()
+        .unwrap();
+    let said = String::from_utf8_lossy(&rebuild.stderr);
+    assert!(
+        !rebuild.status.success()
+            && said.contains("installed with the app")
+            && said.contains("CRUCIBLE_PROJECT_DIR"),
+        "{said}"
+    );
+
     assert_eq!(
         snapshot(Path::new(CONTENT)),
         before,

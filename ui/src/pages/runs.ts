@@ -1023,7 +1023,8 @@ async function renderRunDetail(root: HTMLElement, runId: string, focus: "title" 
         h("dt", {}, "Duration"), h("dd", {}, duration(r)),
         h("dt", {}, "Samples"), h("dd", { "data-field": "samples" }, `${r.finished}/${r.planned} stored`),
         h("dt", {}, "Cost"), h("dd", {}, fmtUsd(r.cost_usd)),
-        h("dt", {}, "Answers"), h("dd", {}, answers(r))),
+        h("dt", {}, "Answers"), h("dd", {}, answers(r)),
+        r.made_by ? h("dt", {}, "Made by") : null, r.made_by ? h("dd", { "data-field": "made-by" }, r.made_by) : null),
       resultLinks(r)));
   if (focus === "title") title.focus();
 }

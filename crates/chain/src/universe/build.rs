@@ -509,6 +509,15 @@ fn short_string(s: &str) -> B256 {
 
 /// Rebuilds `profile` into `assets/universe/<profile>/` and returns what was written.
 pub async fn build(config: &Config, profile: Profile) -> Result<BuildReport, ChainError> {
+    // The installed universes are part of the package: nothing is written inside an installation.
+    if config.content_origin == crucible_core::ContentOrigin::Installed {
+        return Err(ChainError::Universe(format!(
+            "the {profile} universe installed with the app ({}) is built already and cannot be \
+             rebuilt in place; to rebuild universes, work in a project checkout \
+             (set CRUCIBLE_PROJECT_DIR to it)",
+            profile.dir(config).display()
+        )));
+    }
     build_into(config, profile, &profile.dir(config)).await
 }
 
