@@ -1,6 +1,6 @@
 //! The first start of a fresh user: with no database yet in the data directory (and the demo never
-//! made there), the app makes the demo run in the background, exactly as the Runs page's "Make a
-//! demo run" button does, so Results, the charts and the traces have data while the user looks
+//! made there), the app makes the demo run in the background, exactly as the Runs page's "Run the
+//! offline demo" button does, so Results, the charts and the traces have data while the user looks
 //! around. Home shows its progress. It happens once per data directory: a marker file records it,
 //! so deleting the demo later does not bring it back. `first_start_demo: false` in the config
 //! file (or `CRUCIBLE_FIRST_START_DEMO=0`) turns it off.
@@ -76,7 +76,7 @@ pub fn begin(app: &tauri::AppHandle) {
                     tracing::warn!(target: "app", error = %e.message, "first-start demo failed");
                     FirstStart::Failed {
                         message: format!(
-                            "The demo run could not be made: {} You can make it later from Runs → Make a demo run.",
+                            "The demo run could not be made: {} You can make it later on the Runs page with “Run the offline demo”.",
                             sentence(&e.message)
                         ),
                     }

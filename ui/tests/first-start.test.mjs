@@ -45,7 +45,7 @@ test("a first start shows the demo being prepared, its progress, then Results", 
 
 test("a failed first-start demo says why and where to make it again", async () => {
   const { page } = await open("#/", (cmd) => cmd === "first_start"
-    ? { ok: { kind: "failed", message: "The demo run could not be made: Anvil not found. You can make it later from Runs → Make a demo run." } }
+    ? { ok: { kind: "failed", message: "The demo run could not be made: Anvil not found. You can make it later on the Runs page with “Run the offline demo”." } }
     : { ok: STATUS });
   await page.waitForFunction(() => document.querySelector("#first-demo h2")?.textContent === "The demo run could not be made");
   assert.match(await page.locator("#first-demo [data-field=state]").innerText(), /Anvil not found\. You can make it later from Runs/);
