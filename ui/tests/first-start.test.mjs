@@ -48,7 +48,7 @@ test("a failed first-start demo says why and where to make it again", async () =
     ? { ok: { kind: "failed", message: "The demo run could not be made: Anvil not found. You can make it later on the Runs page with “Run the offline demo”." } }
     : { ok: STATUS });
   await page.waitForFunction(() => document.querySelector("#first-demo h2")?.textContent === "The demo run could not be made");
-  assert.match(await page.locator("#first-demo [data-field=state]").innerText(), /Anvil not found\. You can make it later from Runs/);
+  assert.match(await page.locator("#first-demo [data-field=state]").innerText(), /Anvil not found\. You can make it later on the Runs page with “Run the offline demo”/);
   await page.close();
 });
 

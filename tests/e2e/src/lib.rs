@@ -271,10 +271,25 @@ impl App {
             )
             .await
             .with_context(|| format!("scrolling `{css}` into view"))?;
-        el.click()
-            .await
-            .with_context(|| format!("clicking `{css}`"))?;
-        Ok(())
+        match el.click().await {
+            Ok(()) => Ok(()),
+            // The page re-rendered between finding and clicking (WebKit: "Node … was not
+            // found"): find the new element once and click that.
+            Err(e) if e.to_string().contains("was not found") => {
+                let again = self
+                    .client()?
+                    .wait()
+                    .at_most(WAIT)
+                    .for_element(Locator::Css(css))
+                    .await
+                    .with_context(|| format!("waiting for `{css}` again"))?;
+                again
+                    .click()
+                    .await
+                    .with_context(|| format!("clicking `{css}` (found again after a re-render)"))
+            }
+            Err(e) => Err(e).with_context(|| format!("clicking `{css}`")),
+        }
     }
 
     async fn element(&self, css: &str) -> Result<fantoccini::elements::Element> {

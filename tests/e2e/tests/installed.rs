@@ -37,13 +37,47 @@ fn user_env(home: &Path) -> BTreeMap<String, String> {
     env
 }
 
-/// Runs the installed CLI as the fresh user; its stdout as JSON.
-fn cli(home: &Path, args: &[&str]) -> Result<Value> {
-    let out = Command::new(CLI)
-        .args(args)
+/// The installed CLI as the fresh user: with `CRUCIBLE_TEST_USER` set (`.ci/package-test` makes
+/// an ordinary account when it runs as root), as that account through `runuser`; otherwise as
+/// the test's own user. Either way with only [`user_env`] and `/` as the working directory.
+fn cli_command(home: &Path, args: &[&str]) -> Command {
+    let mut cmd = match std::env::var("CRUCIBLE_TEST_USER") {
+        Ok(user) if !user.is_empty() => {
+            let mut c = Command::new("runuser");
+            // -m keeps the environment set below (runuser would reset HOME to the account's).
+            c.args(["-m", "-u", &user, "--", CLI]);
+            c
+        }
+        _ => Command::new(CLI),
+    };
+    cmd.args(args)
         .env_clear()
         .envs(user_env(home))
-        .current_dir("/")
+        .current_dir("/");
+    cmd
+}
+
+/// A fresh HOME for the CLI's user (owned by `CRUCIBLE_TEST_USER` when set).
+fn fresh_home() -> tempfile::TempDir {
+    let home = tempfile::Builder::new()
+        .prefix("crucible-home-")
+        .tempdir_in("/tmp")
+        .unwrap();
+    if let Ok(user) = std::env::var("CRUCIBLE_TEST_USER") {
+        if !user.is_empty() {
+            let ok = Command::new("chown")
+                .args([&format!("{user}:"), &home.path().display().to_string()])
+                .status()
+                .is_ok_and(|s| s.success());
+            assert!(ok, "chown of the fresh HOME to {user}");
+        }
+    }
+    home
+}
+
+/// Runs the installed CLI as the fresh user; its stdout as JSON.
+fn cli(home: &Path, args: &[&str]) -> Result<Value> {
+    let out = cli_command(home, args)
         .output()
         .with_context(|| format!("running {CLI} (is the package installed? .ci/package-test)"))?;
     if !out.status.success() {
@@ -101,7 +135,7 @@ fn the_installed_cli_runs_the_demo_and_the_report_outside_the_repository() {
         "{CONTENT} holds the content: {} files",
         before.len()
     );
-    let home = tempfile::tempdir().unwrap();
+    let home = fresh_home();
 
     // Where everything comes from: the installation, not the checkout the test runs in.
     let v = cli(home.path(), &["--version", "--json"]).unwrap();
@@ -141,6 +175,14 @@ fn the_installed_cli_runs_the_demo_and_the_report_outside_the_repository() {
         .to_string();
     let db = home.path().join(".local/share/crucible/crucible.db");
     assert!(db.is_file(), "the store is in the user's data dir");
+    if std::env::var("CRUCIBLE_TEST_USER").is_ok_and(|u| !u.is_empty()) {
+        use std::os::unix::fs::MetadataExt;
+        let owner = std::fs::metadata(&db).unwrap().uid();
+        assert_ne!(
+            owner, 0,
+            "the demo ran as the ordinary account, not as root"
+        );
+    }
     let report = cli(
         home.path(),
         &["report", "--db", db.to_str().unwrap(), "--json"],
@@ -170,11 +212,7 @@ fn the_installed_cli_runs_the_demo_and_the_report_outside_the_repository() {
     assert_eq!(shown["build"]["content_dir"], CONTENT);
 
     // Rebuilding an installed universe is refused (as root it would write into the package).
-    let rebuild = Command::new(CLI)
-        .args(["universe", "build", "--profile", "bsc"])
-        .env_clear()
-        .envs(user_env(home.path()))
-        .current_dir("/")
+    let rebuild = cli_command(home.path(), &["universe", "build", "--profile", "bsc"])
         .output()
         .unwrap();
     let said = String::from_utf8_lossy(&rebuild.stderr);

@@ -15,11 +15,16 @@ let unlisten: (() => void) | undefined;
  */
 function firstStartCard(): HTMLElement {
   const card = h("section", { class: "card", id: "first-demo", hidden: "" });
+  // Once the card says the run ended it stays as it is: a late poll or event must not redraw it
+  // under a pointer about to press "Open Results".
+  let ended = false;
   const progress = (s: LiveStatus | null, runId: string) => {
+    if (ended) return;
     const total = s ? Math.max(s.planned - s.already_done, 0) : 0;
     const done = s ? s.done : 0;
     // No live status: the run has ended (the app keeps only runs going on).
     const finished = s === null || s.status !== "running";
+    ended = finished;
     const pct = total > 0 ? Math.round((100 * done) / total) : 0;
     card.hidden = false;
     mount(card,
@@ -47,8 +52,9 @@ function firstStartCard(): HTMLElement {
   // the run's live events; stops once this card has left the page.
   let subscribed = false;
   const follow = async () => {
+    if (ended) return;
     const r = await firstStart();
-    if (!r.ok || !card.isConnected) return;
+    if (!r.ok || !card.isConnected || ended) return;
     const st: FirstStart = r.value;
     if (st.kind === "none") return;
     if (st.kind === "starting") {
