@@ -255,13 +255,7 @@ impl App {
 
     /// Waits for `css` to match and clicks it.
     pub async fn click(&self, css: &str) -> Result<()> {
-        let el = self
-            .client()?
-            .wait()
-            .at_most(WAIT)
-            .for_element(Locator::Css(css))
-            .await
-            .with_context(|| format!("waiting for `{css}`"))?;
+        let el = self.element(css).await?;
         // The new-run form's footer is sticky: an element scrolled only to the window's bottom
         // edge could sit under it, so it is centred first.
         self.client()?
@@ -275,19 +269,12 @@ impl App {
             Ok(()) => Ok(()),
             // The page re-rendered between finding and clicking (WebKit: "Node … was not
             // found"): find the new element once and click that.
-            Err(e) if e.to_string().contains("was not found") => {
-                let again = self
-                    .client()?
-                    .wait()
-                    .at_most(WAIT)
-                    .for_element(Locator::Css(css))
-                    .await
-                    .with_context(|| format!("waiting for `{css}` again"))?;
-                again
-                    .click()
-                    .await
-                    .with_context(|| format!("clicking `{css}` (found again after a re-render)"))
-            }
+            Err(e) if e.to_string().contains("was not found") => self
+                .element(css)
+                .await?
+                .click()
+                .await
+                .with_context(|| format!("clicking `{css}` (found again after a re-render)")),
             Err(e) => Err(e).with_context(|| format!("clicking `{css}`")),
         }
     }
