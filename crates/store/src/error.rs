@@ -39,6 +39,28 @@ pub enum StoreError {
         #[source]
         source: std::io::Error,
     },
+    /// A lab store (PostgreSQL) could not be reached or refused the connection.
+    #[error(
+        "cannot use the lab store {url}: {source} (check that the server runs and the URL's \
+         host, port, user and database; a password comes from PGPASSWORD, ~/.pgpass or the \
+         app's keychain)"
+    )]
+    Server {
+        /// The URL without its password.
+        url: String,
+        /// Why.
+        #[source]
+        source: sqlx::Error,
+    },
+    /// A lab store's schema migrations failed.
+    #[error("migrating the lab store {url}: {source}")]
+    ServerMigrate {
+        /// The URL without its password.
+        url: String,
+        /// Why.
+        #[source]
+        source: sqlx::migrate::MigrateError,
+    },
     /// No run has this id.
     #[error("unknown run id {0:?}")]
     UnknownRun(String),

@@ -37,8 +37,11 @@
 
 #![warn(missing_docs, unreachable_pub)]
 
+#[cfg(test)]
+mod contract;
 mod error;
 mod overrides;
+mod postgres;
 mod reads;
 mod replays;
 mod run_store;
@@ -67,5 +70,7 @@ pub use samples::{NewSample, SampleKey, SampleRow, SampleRowRef};
 pub use schema::{
     KNOWN_BENCHMARKS, REPORT_COLUMNS, SAMPLE_COLUMNS, SAMPLE_COLUMN_COUNT, SUMMARY_COLUMNS,
 };
+pub use postgres::local::{LocalServer, LocalServerError};
+pub use postgres::{redact_url, PgStore};
 pub use sqlite::{Recovered, Store, SyntheticRun, SyntheticSample};
 pub use time::{rfc3339, run_id};

@@ -192,3 +192,52 @@ pub struct NewSample {
 /// The identity of a sample within a run (what resume compares): benchmark, model, instance,
 /// round.
 pub type SampleKey = (String, String, String, i64);
+
+/// Binds one row's [`SAMPLE_COLUMNS`](crate::SAMPLE_COLUMNS), in their order, on either backend:
+/// the one place that knows their order.
+pub(crate) fn bind_row<'q, DB>(
+    q: sqlx::query::Query<'q, DB, <DB as sqlx::Database>::Arguments<'q>>,
+    r: SampleRowRef<'q>,
+) -> sqlx::query::Query<'q, DB, <DB as sqlx::Database>::Arguments<'q>>
+where
+    DB: sqlx::Database,
+    &'q str: sqlx::Encode<'q, DB> + sqlx::Type<DB>,
+    i64: sqlx::Encode<'q, DB> + sqlx::Type<DB>,
+    f64: sqlx::Encode<'q, DB> + sqlx::Type<DB>,
+    bool: sqlx::Encode<'q, DB> + sqlx::Type<DB>,
+    Option<i64>: sqlx::Encode<'q, DB> + sqlx::Type<DB>,
+    Option<f64>: sqlx::Encode<'q, DB> + sqlx::Type<DB>,
+    Option<bool>: sqlx::Encode<'q, DB> + sqlx::Type<DB>,
+    Option<&'q str>: sqlx::Encode<'q, DB> + sqlx::Type<DB>,
+{
+    q.bind(r.run_id)
+        .bind(r.benchmark)
+        .bind(r.model)
+        .bind(r.instance)
+        .bind(r.task)
+        .bind(r.prompt_type)
+        .bind(r.round)
+        .bind(r.seed)
+        .bind(r.kind)
+        .bind(r.category)
+        .bind(r.subcategory)
+        .bind(r.difficulty)
+        .bind(r.outcome)
+        .bind(r.score)
+        .bind(r.passed)
+        .bind(r.metrics)
+        .bind(r.details)
+        .bind(r.prompt)
+        .bind(r.raw_answer)
+        .bind(r.k_act)
+        .bind(r.k_opt)
+        .bind(r.tokens_in)
+        .bind(r.tokens_out)
+        .bind(r.cost_usd)
+        .bind(r.latency_ms)
+        .bind(r.error)
+        .bind(r.finished_at)
+        .bind(r.score_paper)
+        .bind(r.passed_paper)
+        .bind(r.prompt_set)
+}

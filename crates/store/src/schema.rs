@@ -2,7 +2,7 @@
 //!
 //! [`SAMPLE_COLUMNS`] is the one list of a stored sample's columns: every INSERT of a sample and
 //! every SELECT of a whole row spells its columns from it, and binds them in its order
-//! (`sqlite::samples::bind_row!`). The projections below are the narrower reads of reports and the
+//! (`samples::bind_row`). The projections below are the narrower reads of reports and the
 //! explorer, each next to the one decoder that reads it; a unit test checks that each is a
 //! subsequence of the full list, so a renamed column cannot drift between them.
 //!

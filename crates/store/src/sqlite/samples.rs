@@ -1,17 +1,17 @@
 //! SQL of stored samples: inserting one (with its events and artefacts, in one transaction) or
 //! many, and reading a run's samples back whole for orchestration (resume keys, re-score, cost).
 //!
-//! Every sample INSERT lists [`SAMPLE_COLUMNS`] and binds a row with [`bind_row`], the one place
+//! Every sample INSERT lists [`SAMPLE_COLUMNS`] and binds a row with [`crate::samples::bind_row`], the one place
 //! that knows their order.
 
 use std::collections::BTreeSet;
 
-use sqlx::query::Query;
-use sqlx::sqlite::{Sqlite, SqliteArguments};
+use sqlx::sqlite::Sqlite;
 use sqlx::{FromRow, Row};
 
 use super::Store;
-use crate::{NewSample, SampleKey, SampleRow, SampleRowRef, StoreError, SAMPLE_COLUMNS};
+use crate::samples::bind_row;
+use crate::{NewSample, SampleKey, SampleRow, StoreError, SAMPLE_COLUMNS};
 
 /// Rows per multi-row INSERT (29 columns each stays far under SQLite's 32 766 variables).
 const ROWS_PER_STATEMENT: usize = 200;
@@ -19,43 +19,6 @@ const ROWS_PER_STATEMENT: usize = 200;
 /// One row's placeholders, one per [`SAMPLE_COLUMNS`] entry.
 pub(super) const ROW_PLACEHOLDERS: &str =
     "(?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)";
-
-/// Binds one row's [`SAMPLE_COLUMNS`], in their order.
-pub(super) fn bind_row<'q>(
-    q: Query<'q, Sqlite, SqliteArguments<'q>>,
-    r: SampleRowRef<'q>,
-) -> Query<'q, Sqlite, SqliteArguments<'q>> {
-    q.bind(r.run_id)
-        .bind(r.benchmark)
-        .bind(r.model)
-        .bind(r.instance)
-        .bind(r.task)
-        .bind(r.prompt_type)
-        .bind(r.round)
-        .bind(r.seed)
-        .bind(r.kind)
-        .bind(r.category)
-        .bind(r.subcategory)
-        .bind(r.difficulty)
-        .bind(r.outcome)
-        .bind(r.score)
-        .bind(r.passed)
-        .bind(r.metrics)
-        .bind(r.details)
-        .bind(r.prompt)
-        .bind(r.raw_answer)
-        .bind(r.k_act)
-        .bind(r.k_opt)
-        .bind(r.tokens_in)
-        .bind(r.tokens_out)
-        .bind(r.cost_usd)
-        .bind(r.latency_ms)
-        .bind(r.error)
-        .bind(r.finished_at)
-        .bind(r.score_paper)
-        .bind(r.passed_paper)
-        .bind(r.prompt_set)
-}
 
 impl Store {
     /// Stores one finished sample with its events and artefacts in one transaction; returns its id.

@@ -9,7 +9,8 @@
 
 use sqlx::Row;
 
-use super::samples::{bind_row, ROW_PLACEHOLDERS};
+use super::samples::ROW_PLACEHOLDERS;
+use crate::samples::bind_row;
 use super::Store;
 use crate::schema::names;
 use crate::{SampleRowRef, StoreError, SAMPLE_COLUMNS};

@@ -1,0 +1,195 @@
+//! A throwaway PostgreSQL server on this machine: `initdb` into a temporary directory, `pg_ctl
+//! start` on a free loopback port with trust authentication, stopped and deleted when the
+//! process that started it ends. For the store's tests (every contract test runs on SQLite and
+//! on this) and for `crucible bench distributed`; never for a lab's data.
+//!
+//! The binaries come from `CRUCIBLE_PG_BIN`, else Debian's `/usr/lib/postgresql/<newest>/bin`,
+//! else `PATH`. initdb refuses to run as root, so under root the cluster belongs to the
+//! `postgres` account (which Debian's package creates) and runs through `runuser`.
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Stdio};
+use std::sync::atomic::{AtomicU32, Ordering};
+use std::sync::OnceLock;
+
+/// A running throwaway server.
+#[derive(Debug)]
+pub struct LocalServer {
+    dir: PathBuf,
+    port: u16,
+    next_db: AtomicU32,
+}
+
+/// Why a throwaway server could not start, with what to do.
+#[derive(Debug, thiserror::Error)]
+#[error("cannot start a local PostgreSQL server: {0}")]
+pub struct LocalServerError(String);
+
+fn bin_dir() -> Result<PathBuf, LocalServerError> {
+    if let Some(d) = std::env::var_os("CRUCIBLE_PG_BIN") {
+        return Ok(PathBuf::from(d));
+    }
+    let mut versions: Vec<(u32, PathBuf)> = std::fs::read_dir("/usr/lib/postgresql")
+        .into_iter()
+        .flatten()
+        .flatten()
+        .filter_map(|e| {
+            let v = e.file_name().to_str()?.parse().ok()?;
+            let bin = e.path().join("bin");
+            bin.join("initdb").is_file().then_some((v, bin))
+        })
+        .collect();
+    versions.sort();
+    if let Some((_, bin)) = versions.pop() {
+        return Ok(bin);
+    }
+    std::env::var_os("PATH")
+        .into_iter()
+        .flat_map(|p| std::env::split_paths(&p).collect::<Vec<_>>())
+        .find(|d| d.join("initdb").is_file() && d.join("pg_ctl").is_file())
+        .ok_or_else(|| {
+            LocalServerError(
+                "initdb and pg_ctl were not found (install Debian's `postgresql` package, \
+                 or set CRUCIBLE_PG_BIN to the folder holding them)"
+                    .into(),
+            )
+        })
+}
+
+fn is_root() -> bool {
+    // The owner of /proc/self is the process's effective user.
+    std::fs::metadata("/proc/self").is_ok_and(|m| {
+        use std::os::unix::fs::MetadataExt;
+        m.uid() == 0
+    })
+}
+
+/// `program args…`, as the `postgres` account when we are root.
+fn as_owner(program: &Path) -> Command {
+    if is_root() {
+        let mut c = Command::new("runuser");
+        c.args(["-u", "postgres", "--"]).arg(program);
+        c
+    } else {
+        Command::new(program)
+    }
+}
+
+fn run(mut c: Command, what: &str) -> Result<(), LocalServerError> {
+    let out = c
+        .stdin(Stdio::null())
+        .output()
+        .map_err(|e| LocalServerError(format!("{what}: {e}")))?;
+    if out.status.success() {
+        Ok(())
+    } else {
+        Err(LocalServerError(format!(
+            "{what} failed ({}): {}{}",
+            out.status,
+            String::from_utf8_lossy(&out.stderr).trim(),
+            String::from_utf8_lossy(&out.stdout).trim()
+        )))
+    }
+}
+
+impl LocalServer {
+    /// Starts a new server. It is stopped and its directory deleted when this process exits
+    /// (a watcher process waits for it), or earlier by [`LocalServer::stop`].
+    pub fn start() -> Result<Self, LocalServerError> {
+        let bin = bin_dir()?;
+        let dir = tempfile::Builder::new()
+            .prefix("crucible-pg-")
+            .tempdir()
+            .map_err(|e| LocalServerError(format!("temporary directory: {e}")))?
+            .keep();
+        // The cluster's owner (postgres under root) must reach the directory and its socket.
+        use std::os::unix::fs::PermissionsExt;
+        std::fs::set_permissions(&dir, std::fs::Permissions::from_mode(0o777))
+            .map_err(|e| LocalServerError(format!("{}: {e}", dir.display())))?;
+        let data = dir.join("data");
+        let mut init = as_owner(&bin.join("initdb"));
+        init.arg("-D")
+            .arg(&data)
+            .args(["-A", "trust", "-U", "postgres", "-E", "UTF8", "--no-sync"]);
+        run(init, "initdb")?;
+        let port = std::net::TcpListener::bind("127.0.0.1:0")
+            .and_then(|l| l.local_addr())
+            .map_err(|e| LocalServerError(format!("no free port: {e}")))?
+            .port();
+        let mut start = as_owner(&bin.join("pg_ctl"));
+        start
+            .arg("-D")
+            .arg(&data)
+            .arg("-o")
+            .arg(format!(
+                "-p {port} -k {} -c listen_addresses=127.0.0.1 -c max_connections=200",
+                dir.display()
+            ))
+            .arg("-l")
+            .arg(dir.join("server.log"))
+            .args(["-w", "-t", "60", "start"]);
+        run(start, "pg_ctl start")?;
+        // Stops the server when this process ends, however it ends (tests never drop statics).
+        let stop = format!(
+            "while kill -0 {pid} 2>/dev/null; do sleep 0.5; done; {owner}'{ctl}' -D '{data}' \
+             stop -m immediate >/dev/null 2>&1; rm -rf '{dir}'",
+            pid = std::process::id(),
+            owner = if is_root() { "runuser -u postgres -- " } else { "" },
+            ctl = bin.join("pg_ctl").display(),
+            data = data.display(),
+            dir = dir.display(),
+        );
+        Command::new("sh")
+            .args(["-c", &stop])
+            .stdin(Stdio::null())
+            .stdout(Stdio::null())
+            .stderr(Stdio::null())
+            .spawn()
+            .map_err(|e| LocalServerError(format!("watcher: {e}")))?;
+        Ok(Self {
+            dir,
+            port,
+            next_db: AtomicU32::new(0),
+        })
+    }
+
+    /// The one server of this process, started on first use.
+    pub fn shared() -> Result<&'static LocalServer, String> {
+        static SERVER: OnceLock<Result<LocalServer, String>> = OnceLock::new();
+        SERVER
+            .get_or_init(|| LocalServer::start().map_err(|e| e.to_string()))
+            .as_ref()
+            .map_err(Clone::clone)
+    }
+
+    /// The port it listens on (127.0.0.1).
+    pub fn port(&self) -> u16 {
+        self.port
+    }
+
+    /// The URL of database `db` on it.
+    pub fn url(&self, db: &str) -> String {
+        format!("postgres://postgres@127.0.0.1:{}/{db}", self.port)
+    }
+
+    /// Creates a new empty database and returns its URL (each test gets its own).
+    pub async fn fresh_database(&self) -> Result<String, LocalServerError> {
+        use sqlx::Connection;
+        let n = self.next_db.fetch_add(1, Ordering::Relaxed);
+        let name = format!("t{}_{n}", std::process::id());
+        let mut c = sqlx::PgConnection::connect(&self.url("postgres"))
+            .await
+            .map_err(|e| LocalServerError(format!("connecting: {e}")))?;
+        sqlx::query(&format!("CREATE DATABASE {name}"))
+            .execute(&mut c)
+            .await
+            .map_err(|e| LocalServerError(format!("CREATE DATABASE {name}: {e}")))?;
+        c.close().await.ok();
+        Ok(self.url(&name))
+    }
+
+    /// The server's log file.
+    pub fn log_file(&self) -> PathBuf {
+        self.dir.join("server.log")
+    }
+}
