@@ -54,14 +54,13 @@ pub enum RunError {
     Store(#[from] crucible_store::StoreError),
     /// The disk holding the database filled up: the run stopped, left interrupted.
     #[error(
-        "the disk holding {} is full: run {run_id} stopped and is left interrupted, with every \
+        "the disk holding {db} is full: run {run_id} stopped and is left interrupted, with every \
          finished sample kept; free some space, then resume it (`crucible run --resume \
-         {run_id}`, or Resume on the Runs page)",
-        db.display()
+         {run_id}`, or Resume on the Runs page)"
     )]
     DiskFull {
-        /// The database file.
-        db: std::path::PathBuf,
+        /// The database file (or lab store).
+        db: String,
         /// The run.
         run_id: String,
     },

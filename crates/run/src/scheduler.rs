@@ -35,7 +35,9 @@ use crucible_core::{
     SampleRecord, ScriptedAgent,
 };
 use crucible_llm::{Budget, ModelAgent, PriceTable, ProviderLimits, ResponseCache};
-use crucible_store::{rfc3339, run_id, NewRun, NewSample, SampleRow, Store};
+use crucible_store::{
+    rfc3339, run_id, AnyStore, NewRun, NewSample, RunReader, RunStore, SampleRow,
+};
 
 /// What a run reports while it goes: streamed live to the CLI/UI and (all but per-sample
 /// progress, which the samples table already holds) stored in the run's log.
@@ -196,8 +198,8 @@ pub struct RunContext {
     pub config: Config,
     /// Loads the run's benchmarks.
     pub benchmarks: LoadBenchmarks,
-    /// Where samples go.
-    pub store: Store,
+    /// Where samples go: an SQLite file or a lab store.
+    pub store: AnyStore,
     /// Live progress (optional).
     pub progress: Option<mpsc::UnboundedSender<Progress>>,
     /// Cancels the run; samples in flight are dropped (and stay missing for resume).
@@ -297,7 +299,7 @@ async fn take_lease(ctx: &RunContext, run_id: &str) -> Result<Held, RunError> {
 impl std::fmt::Debug for RunContext {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("RunContext")
-            .field("store", &self.store.path())
+            .field("store", &self.store.location())
             .field("holder", &self.holder)
             .finish_non_exhaustive()
     }
@@ -306,11 +308,11 @@ impl std::fmt::Debug for RunContext {
 impl RunContext {
     /// A context with no progress channel, a fresh token, and this process as the run's holder
     /// (named "Crucible"; the CLI and the app say which they are).
-    pub fn new(config: Config, store: Store, benchmarks: LoadBenchmarks) -> Self {
+    pub fn new(config: Config, store: impl Into<AnyStore>, benchmarks: LoadBenchmarks) -> Self {
         Self {
             config,
             benchmarks,
-            store,
+            store: store.into(),
             progress: None,
             cancel: CancellationToken::new(),
             holder: holder_name("Crucible"),
@@ -514,7 +516,7 @@ pub async fn resume(ctx: &RunContext, run_id: &str) -> Result<RunReport, RunErro
     execute(ctx, run_id, &spec, prepared, jobs, lease).await
 }
 
-async fn replay_jobs(store: &Store, source: &str) -> Result<Vec<Job>, RunError> {
+async fn replay_jobs(store: &AnyStore, source: &str) -> Result<Vec<Job>, RunError> {
     let mut jobs = Vec::new();
     for (id, s) in store.samples(source).await? {
         let mut turns = Vec::new();
@@ -970,7 +972,7 @@ async fn work(
                     if let Err(e) = sh.ctx.store.insert_sample(&sample).await {
                         if e.is_disk_full() {
                             return Err(RunError::DiskFull {
-                                db: sh.ctx.store.path().to_path_buf(),
+                                db: sh.ctx.store.location(),
                                 run_id: sh.run_id.clone(),
                             });
                         }

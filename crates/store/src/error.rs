@@ -61,6 +61,28 @@ pub enum StoreError {
         #[source]
         source: sqlx::migrate::MigrateError,
     },
+    /// `--store` names nothing Crucible can open.
+    #[error("bad store: {0}")]
+    BadUrl(String),
+    /// Something only a lab store (PostgreSQL) can do was asked of an SQLite file.
+    #[error(
+        "{what} needs a lab store (--store postgres://user@host:port/db); {} is an SQLite file",
+        file.display()
+    )]
+    NeedsLab {
+        /// What was asked.
+        what: String,
+        /// The file it was asked of.
+        file: PathBuf,
+    },
+    /// Something only an SQLite file can do was asked of a lab store.
+    #[error("{what} works on an SQLite file; {url} is a lab store")]
+    NeedsFile {
+        /// What was asked.
+        what: String,
+        /// The lab store's URL, without its password.
+        url: String,
+    },
     /// No run has this id.
     #[error("unknown run id {0:?}")]
     UnknownRun(String),

@@ -37,6 +37,7 @@
 
 #![warn(missing_docs, unreachable_pub)]
 
+mod any;
 #[cfg(test)]
 mod contract;
 mod error;
@@ -52,6 +53,7 @@ pub mod snapshot;
 mod sqlite;
 mod time;
 
+pub use any::{AnyStore, StoreUrl};
 pub use error::StoreError;
 pub use overrides::{
     check_reviewer, NewOverride, OverrideError, OverrideRow, OVERRIDE_NOTE_MAX_CHARS,
