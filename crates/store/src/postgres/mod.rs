@@ -23,12 +23,15 @@ use crate::{
 };
 
 pub(crate) mod local;
+mod queue;
 mod reads;
 mod review;
 mod runs;
 mod samples;
 #[cfg(test)]
 mod tests;
+
+pub use queue::{QueueState, WorkerPlace, WorkerRow};
 
 /// A handle on a PostgreSQL database holding a Crucible store. Clones share the pool.
 #[derive(Debug, Clone)]

@@ -151,7 +151,7 @@ async fn insert_rows(
     Ok(())
 }
 
-async fn insert_in(
+pub(super) async fn insert_in(
     tx: &mut sqlx::Transaction<'_, Postgres>,
     s: &NewSample,
 ) -> Result<i64, StoreError> {
