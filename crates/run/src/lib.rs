@@ -8,6 +8,7 @@
 #![warn(missing_docs, unreachable_pub)]
 
 pub mod capacity;
+pub mod distributed;
 pub mod models;
 pub mod preset;
 pub mod scheduler;

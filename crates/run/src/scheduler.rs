@@ -250,7 +250,7 @@ fn alive(pid: u32) -> bool {
 }
 
 /// A run's lease, held by this process while it runs the run.
-struct Held {
+pub(crate) struct Held {
     run_id: String,
     token: String,
 }
@@ -322,11 +322,11 @@ impl RunContext {
 }
 
 /// The models of a run, parsed, and which benchmarks each runs on.
-struct Prepared {
-    catalog: Arc<dyn Benchmarks>,
-    benches: BTreeMap<String, Arc<dyn Benchmark>>,
-    models: BTreeMap<String, ModelRef>,
-    versions: serde_json::Value,
+pub(crate) struct Prepared {
+    pub(crate) catalog: Arc<dyn Benchmarks>,
+    pub(crate) benches: BTreeMap<String, Arc<dyn Benchmark>>,
+    pub(crate) models: BTreeMap<String, ModelRef>,
+    pub(crate) versions: serde_json::Value,
 }
 
 /// Parses every model of `spec` and, when `keys_from` names the data dir (whose saved providers
@@ -353,7 +353,7 @@ pub fn check_models(
     Ok(models)
 }
 
-async fn prepare(
+pub(crate) async fn prepare(
     ctx: &RunContext,
     spec: &RunSpec,
     need_keys: bool,
@@ -432,7 +432,7 @@ async fn prepare(
     ))
 }
 
-fn new_run_id() -> String {
+pub(crate) fn new_run_id() -> String {
     let now = SystemTime::now();
     let nanos = now
         .duration_since(SystemTime::UNIX_EPOCH)
@@ -457,7 +457,7 @@ pub async fn start(ctx: &RunContext, spec: RunSpec) -> Result<RunReport, RunErro
     execute(ctx, &id, &spec, prepared, jobs, lease).await
 }
 
-async fn create(
+pub(crate) async fn create(
     ctx: &RunContext,
     id: &str,
     spec: &RunSpec,
@@ -492,6 +492,21 @@ async fn create(
 
 /// Finishes the missing samples of a stored run (after a crash, a kill or a cancel).
 pub async fn resume(ctx: &RunContext, run_id: &str) -> Result<RunReport, RunError> {
+    let (spec, prepared, jobs) = reload(ctx, run_id).await?;
+    // One process per run: a second resumer is refused here, before anything changes.
+    let lease = take_lease(ctx, run_id).await?;
+    ctx.store
+        .set_status(run_id, RunStatus::Running, None)
+        .await?;
+    execute(ctx, run_id, &spec, prepared, jobs, lease).await
+}
+
+/// A stored run's spec, benchmarks and every planned sample, as they were when it started (the
+/// same seeds give the same samples); refused when the task catalogue changed since.
+pub(crate) async fn reload(
+    ctx: &RunContext,
+    run_id: &str,
+) -> Result<(RunSpec, Prepared, Vec<Job>), RunError> {
     let row = ctx.store.run(run_id).await?;
     let spec: RunSpec = serde_json::from_str(&row.spec).map_err(|e| {
         RunError::Spec(format!("run {run_id}: the stored spec cannot be read: {e}"))
@@ -508,12 +523,7 @@ pub async fn resume(ctx: &RunContext, run_id: &str) -> Result<RunReport, RunErro
     if let Some(src) = &spec.rescore_of {
         jobs = replay_jobs(&ctx.store, src).await?;
     }
-    // One process per run: a second resumer is refused here, before anything changes.
-    let lease = take_lease(ctx, run_id).await?;
-    ctx.store
-        .set_status(run_id, RunStatus::Running, None)
-        .await?;
-    execute(ctx, run_id, &spec, prepared, jobs, lease).await
+    Ok((spec, prepared, jobs))
 }
 
 async fn replay_jobs(store: &AnyStore, source: &str) -> Result<Vec<Job>, RunError> {
@@ -638,7 +648,53 @@ impl Shared {
     }
 }
 
-type Queue = Arc<Mutex<VecDeque<Job>>>;
+/// Where a run's tasks take their next sample from, and where they store it.
+pub(crate) enum Feed {
+    /// This process's own list (a run or a resume on one machine).
+    Local(Mutex<VecDeque<Job>>),
+    /// Claims on a lab store's work queue (a worker of a distributed run).
+    Claims(crate::distributed::Claims),
+}
+
+type Queue = Arc<Feed>;
+
+impl Feed {
+    async fn next(&self, sh: &Shared) -> Result<Option<Job>, RunError> {
+        match self {
+            Self::Local(q) => Ok(q.lock().await.pop_front()),
+            Self::Claims(c) => c.next(&sh.stop).await,
+        }
+    }
+
+    async fn store(&self, sh: &Shared, sample: &NewSample) -> Result<(), RunError> {
+        let stored = match self {
+            Self::Local(_) => sh.ctx.store.insert_sample(sample).await.map(drop),
+            Self::Claims(c) => c.store(sample).await,
+        };
+        match stored {
+            Err(e) if e.is_disk_full() => Err(RunError::DiskFull {
+                db: sh.ctx.store.location(),
+                run_id: sh.run_id.clone(),
+            }),
+            r => Ok(r?),
+        }
+    }
+
+    /// A sample that could not be run: a worker gives its claim back for another try.
+    async fn failed(&self, job: &Job) {
+        if let Self::Claims(c) = self {
+            c.give_back(job).await;
+        }
+    }
+}
+
+/// How a process takes part in a run.
+pub(crate) enum Mode {
+    /// It runs the whole run, holding the run's lease.
+    Leased(Held),
+    /// It is one worker of a distributed run, holding claims on single samples.
+    Worker(crate::distributed::Claims),
+}
 
 async fn execute(
     ctx: &RunContext,
@@ -648,20 +704,24 @@ async fn execute(
     jobs: Vec<Job>,
     lease: Held,
 ) -> Result<RunReport, RunError> {
-    let r = execute_leased(ctx, run_id, spec, prepared, jobs, &lease).await;
-    if let Err(e) = ctx.store.release_lease(&lease.run_id, &lease.token).await {
-        tracing::warn!(target: "run", error = %e, "releasing the run's lease failed; it expires by itself");
+    let mode = Mode::Leased(lease);
+    let r = execute_in(ctx, run_id, spec, prepared, jobs, &mode).await;
+    if let Mode::Leased(lease) = &mode {
+        if let Err(e) = ctx.store.release_lease(&lease.run_id, &lease.token).await {
+            tracing::warn!(target: "run", error = %e, "releasing the run's lease failed; it expires by itself");
+        }
     }
     r
 }
 
-async fn execute_leased(
+/// Runs `jobs` (those not stored yet) of a run, as its lease holder or as one of its workers.
+pub(crate) async fn execute_in(
     ctx: &RunContext,
     run_id: &str,
     spec: &RunSpec,
     prepared: Prepared,
     jobs: Vec<Job>,
-    lease: &Held,
+    mode: &Mode,
 ) -> Result<RunReport, RunError> {
     let planned = ctx.store.run(run_id).await?.planned as u64;
     let done = ctx.store.done(run_id).await?;
@@ -672,14 +732,7 @@ async fn execute_leased(
     let budget = spec.budget_usd.map(Budget::new);
     if let Some(b) = &budget {
         // A resumed run starts with what its stored samples already cost.
-        let spent: f64 = ctx
-            .store
-            .samples(run_id)
-            .await?
-            .iter()
-            .map(|(_, s)| s.cost_usd)
-            .sum();
-        b.charge(spent);
+        b.charge(ctx.store.cost(run_id).await?);
     }
     let prices = PriceTable::resolve(&ctx.config.data_dir).unwrap_or_else(|e| {
         tracing::warn!(target: "run", error = %e, "price table unreadable; using the shipped one");
@@ -713,30 +766,33 @@ async fn execute_leased(
         .await;
     let catalog = prepared.catalog;
     let benches = Arc::new(prepared.benches);
-    // Longest samples first (a stable sort: plan order otherwise), so the run does not end
-    // waiting on one long episode started last. Results do not depend on the order.
     let mut todo = todo;
-    todo.sort_by_cached_key(|j| {
-        std::cmp::Reverse(
-            benches
-                .get(&j.benchmark)
-                .map_or(1, |b| b.expected_calls(&j.instance)),
-        )
-    });
+    longest_first(&mut todo, &benches);
     let mut queues: Vec<(Queue, usize)> = Vec::new();
-    match spec.chain_scheduling {
-        ChainScheduling::Split => {
+    match (mode, spec.chain_scheduling) {
+        (Mode::Worker(claims), _) => {
             let tasks = n.min(todo.len());
-            queues.push((Arc::new(Mutex::new(todo.into())), tasks));
+            claims.offer(todo);
+            queues.push((Arc::new(Feed::Claims(claims.clone())), tasks));
         }
-        ChainScheduling::Held => {
+        (Mode::Leased(_), ChainScheduling::Split) => {
+            let tasks = n.min(todo.len());
+            queues.push((Arc::new(Feed::Local(Mutex::new(todo.into()))), tasks));
+        }
+        (Mode::Leased(_), ChainScheduling::Held) => {
             let (chain_jobs, plain_jobs): (Vec<Job>, Vec<Job>) = todo
                 .into_iter()
                 .partition(|j| catalog.needs_chain(&j.benchmark));
             let chain_n = spec.chain_workers.min(chain_jobs.len());
             let plain_n = n.min(plain_jobs.len());
-            queues.push((Arc::new(Mutex::new(chain_jobs.into())), chain_n));
-            queues.push((Arc::new(Mutex::new(plain_jobs.into())), plain_n));
+            queues.push((
+                Arc::new(Feed::Local(Mutex::new(chain_jobs.into()))),
+                chain_n,
+            ));
+            queues.push((
+                Arc::new(Feed::Local(Mutex::new(plain_jobs.into()))),
+                plain_n,
+            ));
         }
     }
     let mut handles = Vec::new();
@@ -756,30 +812,33 @@ async fn execute_leased(
     // Renews the lease every third of its life; a lost lease (another process took the run
     // over after this one stalled) stops the run.
     let lost = Arc::new(std::sync::Mutex::new(None::<RunError>));
-    let renewing = {
-        let (store, sh, lost) = (ctx.store.clone(), Arc::clone(&shared), Arc::clone(&lost));
-        let (id, token, ttl) = (lease.run_id.clone(), lease.token.clone(), ctx.lease_ttl);
-        tokio::spawn(async move {
-            loop {
-                tokio::select! {
-                    _ = sh.stop.cancelled() => return,
-                    _ = tokio::time::sleep(ttl / 3) => {}
-                }
-                if let Err(e) = store
-                    .renew_lease(&id, &token, ttl.as_secs().max(1) as i64)
-                    .await
-                {
-                    if matches!(e, crucible_store::StoreError::LeaseLost(_)) {
-                        if let Ok(mut l) = lost.lock() {
-                            *l = Some(e.into());
-                        }
-                        sh.stop.cancel();
-                        return;
+    let renewing = match mode {
+        Mode::Worker(claims) => claims.keep_alive(shared.stop.clone()),
+        Mode::Leased(lease) => {
+            let (store, sh, lost) = (ctx.store.clone(), Arc::clone(&shared), Arc::clone(&lost));
+            let (id, token, ttl) = (lease.run_id.clone(), lease.token.clone(), ctx.lease_ttl);
+            tokio::spawn(async move {
+                loop {
+                    tokio::select! {
+                        _ = sh.stop.cancelled() => return,
+                        _ = tokio::time::sleep(ttl / 3) => {}
                     }
-                    tracing::warn!(target: "run", error = %e, "renewing the run's lease failed; retrying");
+                    if let Err(e) = store
+                        .renew_lease(&id, &token, ttl.as_secs().max(1) as i64)
+                        .await
+                    {
+                        if matches!(e, crucible_store::StoreError::LeaseLost(_)) {
+                            if let Ok(mut l) = lost.lock() {
+                                *l = Some(e.into());
+                            }
+                            sh.stop.cancel();
+                            return;
+                        }
+                        tracing::warn!(target: "run", error = %e, "renewing the run's lease failed; retrying");
+                    }
                 }
-            }
-        })
+            })
+        }
     };
     let watching = CancellationToken::new();
     let watch = tokio::spawn(watch_load(
@@ -832,6 +891,14 @@ async fn execute_leased(
         .ok_or_else(|| crucible_store::StoreError::UnknownRun(run_id.to_string()))?;
     let finished = summary.finished as u64;
     let failed = summary.failed as u64 + shared.unrun.load(Ordering::SeqCst);
+    if let Mode::Worker(claims) = mode {
+        // One worker of many: the run's status is the queue's, not this worker's.
+        if let Some(e) = fatal {
+            return Err(e);
+        }
+        let budget_hit = shared.budget_hit.load(Ordering::SeqCst);
+        return claims.settle(planned, finished, failed, budget_hit).await;
+    }
     let status = if fatal.is_some() {
         RunStatus::Failed
     } else if finished >= planned {
@@ -862,6 +929,18 @@ async fn execute_leased(
         rescore_of: None,
         changed: None,
     })
+}
+
+/// Orders samples longest first (a stable sort: plan order otherwise), so a run does not end
+/// waiting on one long episode started last. Results do not depend on the order.
+pub(crate) fn longest_first(jobs: &mut [Job], benches: &BTreeMap<String, Arc<dyn Benchmark>>) {
+    jobs.sort_by_cached_key(|j| {
+        std::cmp::Reverse(
+            benches
+                .get(&j.benchmark)
+                .map_or(1, |b| b.expected_calls(&j.instance)),
+        )
+    });
 }
 
 /// Looks at what the run waits for every 50 ms and sends [`Progress::Load`] for each half
@@ -948,7 +1027,7 @@ async fn work(
             budget_stop(&sh).await;
             return Ok(());
         }
-        let Some(job) = queue.lock().await.pop_front() else {
+        let Some(job) = queue.next(&sh).await? else {
             return Ok(());
         };
         let bench = benches.get(&job.benchmark).cloned().ok_or_else(|| {
@@ -969,15 +1048,7 @@ async fn work(
                         budget_stop(&sh).await;
                         return Ok(());
                     }
-                    if let Err(e) = sh.ctx.store.insert_sample(&sample).await {
-                        if e.is_disk_full() {
-                            return Err(RunError::DiskFull {
-                                db: sh.ctx.store.location(),
-                                run_id: sh.run_id.clone(),
-                            });
-                        }
-                        return Err(e.into());
-                    }
+                    queue.store(&sh, &sample).await?;
                     let done = sh.done.fetch_add(1, Ordering::SeqCst) + 1;
                     sh.emit(Progress::SampleFinished {
                         benchmark: job.benchmark.clone(),
@@ -1006,6 +1077,7 @@ async fn work(
                 Err(e @ RunError::Store(_)) => return Err(e),
                 Err(e) => {
                     sh.unrun.fetch_add(1, Ordering::SeqCst);
+                    queue.failed(&job).await;
                     sh.emit(Progress::SampleFailed {
                         benchmark: job.benchmark.clone(),
                         model: job.model.clone(),

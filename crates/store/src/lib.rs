@@ -73,6 +73,6 @@ pub use schema::{
     KNOWN_BENCHMARKS, REPORT_COLUMNS, SAMPLE_COLUMNS, SAMPLE_COLUMN_COUNT, SUMMARY_COLUMNS,
 };
 pub use postgres::local::{LocalServer, LocalServerError};
-pub use postgres::{redact_url, PgStore, QueueState, WorkerPlace, WorkerRow};
+pub use postgres::{redact_url, PgStore, QueueState, WorkerPlace, WorkerRow, MAX_ATTEMPTS};
 pub use sqlite::{Recovered, Store, SyntheticRun, SyntheticSample};
 pub use time::{rfc3339, run_id};

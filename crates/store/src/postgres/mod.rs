@@ -31,7 +31,7 @@ mod samples;
 #[cfg(test)]
 mod tests;
 
-pub use queue::{QueueState, WorkerPlace, WorkerRow};
+pub use queue::{QueueState, WorkerPlace, WorkerRow, MAX_ATTEMPTS};
 
 /// A handle on a PostgreSQL database holding a Crucible store. Clones share the pool.
 #[derive(Debug, Clone)]

@@ -9,6 +9,10 @@ use sqlx::Row;
 use super::{now_s, PgStore};
 use crate::{NewSample, SampleKey, StoreError};
 
+/// Claims of one item before it is given up (a sample that fails every time, or kills its
+/// worker every time, must not be retried forever).
+pub const MAX_ATTEMPTS: i64 = 3;
+
 /// Where a worker runs.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct WorkerPlace {
@@ -54,8 +58,17 @@ pub struct QueueState {
     pub done: i64,
     /// Items under a live claim.
     pub claimed: i64,
-    /// Items nobody holds (never claimed, or their claim expired).
+    /// Items nobody holds (never claimed, or their claim expired) that may be claimed.
     pub open: i64,
+    /// Items nobody holds that were claimed [`MAX_ATTEMPTS`] times without being stored.
+    pub given_up: i64,
+}
+
+impl QueueState {
+    /// Nothing is left to claim or being worked on.
+    pub fn settled(&self) -> bool {
+        self.open == 0 && self.claimed == 0
+    }
 }
 
 impl PgStore {
@@ -125,7 +138,7 @@ impl PgStore {
              attempts = w.attempts + 1 \
              FROM (SELECT benchmark, model, instance, round FROM work_items \
                    WHERE run_id = $1 AND NOT done \
-                   AND (lease_expires_at IS NULL OR lease_expires_at <= $4) \
+                   AND (lease_expires_at IS NULL OR lease_expires_at <= $4) AND attempts < $5 \
                    AND EXISTS (SELECT 1 FROM runs WHERE id = $1 AND status = 'running') \
                    ORDER BY position LIMIT 1 FOR UPDATE SKIP LOCKED) c \
              WHERE w.run_id = $1 AND w.benchmark = c.benchmark AND w.model = c.model \
@@ -136,6 +149,7 @@ impl PgStore {
         .bind(worker)
         .bind(now + ttl_s.max(1))
         .bind(now)
+        .bind(MAX_ATTEMPTS)
         .fetch_optional(&mut *tx)
         .await?;
         let key = match row {
@@ -249,20 +263,24 @@ impl PgStore {
     /// A run's queue at a glance.
     pub async fn queue_state(&self, run_id: &str) -> Result<QueueState, StoreError> {
         let now = now_s();
-        let (planned, done, claimed): (i64, i64, i64) = sqlx::query_as(
+        let (planned, done, claimed, given_up): (i64, i64, i64, i64) = sqlx::query_as(
             "SELECT COUNT(*), COUNT(*) FILTER (WHERE done), \
-             COUNT(*) FILTER (WHERE NOT done AND lease_expires_at > $2) \
+             COUNT(*) FILTER (WHERE NOT done AND lease_expires_at > $2), \
+             COUNT(*) FILTER (WHERE NOT done AND attempts >= $3 \
+                              AND (lease_expires_at IS NULL OR lease_expires_at <= $2)) \
              FROM work_items WHERE run_id = $1",
         )
         .bind(run_id)
         .bind(now)
+        .bind(MAX_ATTEMPTS)
         .fetch_one(&self.pool)
         .await?;
         Ok(QueueState {
             planned,
             done,
             claimed,
-            open: planned - done - claimed,
+            open: planned - done - claimed - given_up,
+            given_up,
         })
     }
 
