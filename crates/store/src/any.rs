@@ -40,7 +40,10 @@ impl StoreUrl {
         if s.starts_with("postgres://") || s.starts_with("postgresql://") {
             return Ok(Self::Lab(s.to_string()));
         }
-        if let Some(path) = s.strip_prefix("sqlite://").or_else(|| s.strip_prefix("sqlite:")) {
+        if let Some(path) = s
+            .strip_prefix("sqlite://")
+            .or_else(|| s.strip_prefix("sqlite:"))
+        {
             if path.is_empty() {
                 return Err(StoreError::BadUrl(format!("{s:?} names no file")));
             }
@@ -290,10 +293,7 @@ impl RunReader for AnyStore {
     async fn replays(&self, run_id: Option<&str>) -> Result<Vec<crate::ReplayRow>, StoreError> {
         both!(self, s => s.replays(run_id).await)
     }
-    async fn overrides(
-        &self,
-        run_id: Option<&str>,
-    ) -> Result<Vec<crate::OverrideRow>, StoreError> {
+    async fn overrides(&self, run_id: Option<&str>) -> Result<Vec<crate::OverrideRow>, StoreError> {
         both!(self, s => s.overrides(run_id).await)
     }
     async fn sample_briefs(&self, ids: &[i64]) -> Result<Vec<SampleBrief>, StoreError> {
@@ -359,8 +359,14 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         let file: AnyStore = Store::open(&dir.path().join("c.db")).await.unwrap().into();
         let e = file.lab("crucible worker").unwrap_err().to_string();
-        assert!(e.contains("crucible worker") && e.contains("postgres://"), "{e}");
+        assert!(
+            e.contains("crucible worker") && e.contains("postgres://"),
+            "{e}"
+        );
         assert!(file.sqlite().is_some() && !file.is_lab());
-        assert_eq!(file.location(), dir.path().join("c.db").display().to_string());
+        assert_eq!(
+            file.location(),
+            dir.path().join("c.db").display().to_string()
+        );
     }
 }

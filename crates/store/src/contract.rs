@@ -59,9 +59,6 @@ pub(crate) fn new_run(id: &str, created: &str) -> NewRun {
     }
 }
 
-
-
-
 pub(crate) async fn every_query_runs_against_a_migrated_database<S: RunStore>(store: S) {
     store
         .create_run(&new_run("run-a", "2026-01-01T00:00:00Z"))
@@ -160,7 +157,9 @@ pub(crate) async fn bulk_inserts_span_statements_and_keep_every_field<S: RunStor
     assert_eq!(store.events(stored[7].0).await.unwrap().len(), 1);
 }
 
-pub(crate) async fn a_run_has_one_lease_holder_until_it_expires_or_is_released<S: RunStore>(store: S) {
+pub(crate) async fn a_run_has_one_lease_holder_until_it_expires_or_is_released<S: RunStore>(
+    store: S,
+) {
     let who = |name: &str, pid: u32| crate::LeaseHolder {
         name: name.into(),
         pid,
@@ -228,7 +227,11 @@ pub(crate) async fn a_run_has_one_lease_holder_until_it_expires_or_is_released<S
     assert_eq!(store.lease_holder("r1").await.unwrap(), None);
 }
 
-pub(crate) async fn every_read_of_reports_and_views_runs_against_a_migrated_database<S: RunStore>(store: S) -> i64 {
+pub(crate) async fn every_read_of_reports_and_views_runs_against_a_migrated_database<
+    S: RunStore,
+>(
+    store: S,
+) -> i64 {
     use crate::TextColumn;
     store
         .create_run(&new_run("run-a", "2026-01-01T00:00:00Z"))
@@ -294,7 +297,10 @@ pub(crate) async fn every_read_of_reports_and_views_runs_against_a_migrated_data
     assert_eq!(seen.len(), 3);
     assert_eq!(seen[0], ("pilot".into(), "builtin:reference".into(), true));
     let mut ids = Vec::new();
-    store.report_rows("run-a", |id, _| ids.push(id)).await.unwrap();
+    store
+        .report_rows("run-a", |id, _| ids.push(id))
+        .await
+        .unwrap();
     let max = *ids.iter().max().unwrap();
     assert_eq!(ids[0], id_a, "id order is insert order");
     let briefs = store.sample_briefs(&[max, id_a]).await.unwrap();
@@ -342,7 +348,9 @@ pub(crate) async fn every_read_of_reports_and_views_runs_against_a_migrated_data
     id_a
 }
 
-pub(crate) async fn overrides_keep_the_scorers_verdict_and_go_with_their_run<S: RunStore>(store: S) {
+pub(crate) async fn overrides_keep_the_scorers_verdict_and_go_with_their_run<S: RunStore>(
+    store: S,
+) {
     for id in ["run-a", "run-b"] {
         store
             .create_run(&NewRun {
@@ -555,3 +563,94 @@ on_both_backends!(
     overrides_keep_the_scorers_verdict_and_go_with_their_run,
     replays_are_kept_per_sample_and_go_with_their_run,
 );
+
+/// A run pushed from a file to a lab store and pulled back into another file arrives whole: the
+/// same row, samples in stored order with transcripts and artefacts, log, overrides, replays.
+#[tokio::test]
+async fn a_run_copied_to_a_lab_store_and_back_arrives_whole() {
+    use crate::{copy_run, Store};
+    let dir = tempfile::tempdir().unwrap();
+    let local = Store::open(&dir.path().join("a.db")).await.unwrap();
+    let mut run = new_run("run-c", "2026-01-01T00:00:00Z");
+    run.notes = crate::RunNotes::try_new(Some("lab copy"), Some("note")).unwrap();
+    local.create_run(&run).await.unwrap();
+    // Stored out of key order, so id order and key order differ.
+    for (i, inst) in ["t9#cot", "t1#cot", "t5#cot"].iter().enumerate() {
+        local
+            .insert_sample(&NewSample {
+                row: row("run-c", inst, 0),
+                events: vec![format!("{{\"e\":{i}}}")],
+                artefacts: vec![("tx".into(), format!("{i}"))],
+            })
+            .await
+            .unwrap();
+    }
+    local.log("run-c", "{\"started\":1}").await.unwrap();
+    let first = local.samples("run-c").await.unwrap()[0].0;
+    let o = NewOverride::try_new(first, false, Some(0.5), "half right", "Ada").unwrap();
+    local
+        .add_override(&o, "2026-02-01T00:00:00Z")
+        .await
+        .unwrap();
+    local
+        .set_status("run-c", RunStatus::Finished, Some("2026-01-01T01:00:00Z"))
+        .await
+        .unwrap();
+
+    let lab = pg_store().await;
+    let pushed = copy_run(&local, &lab, "run-c", "lab").await.unwrap();
+    assert_eq!((pushed.samples, pushed.overrides), (3, 1));
+    let e = copy_run(&local, &lab, "run-c", "the lab store")
+        .await
+        .unwrap_err();
+    assert!(
+        e.to_string()
+            .contains("the lab store already holds run run-c"),
+        "{e}"
+    );
+    let back = Store::open(&dir.path().join("b.db")).await.unwrap();
+    copy_run(&lab, &back, "run-c", "b.db").await.unwrap();
+    let (a, b) = (
+        local.run("run-c").await.unwrap(),
+        back.run("run-c").await.unwrap(),
+    );
+    assert_eq!(a, b);
+    let order = |s: &Store| {
+        let s = s.clone();
+        async move {
+            let mut v = Vec::new();
+            s.report_rows("run-c", |_, r| v.push(r.instance.to_string()))
+                .await
+                .unwrap();
+            v
+        }
+    };
+    assert_eq!(order(&local).await, ["t9#cot", "t1#cot", "t5#cot"]);
+    assert_eq!(order(&back).await, order(&local).await);
+    for ((ia, sa), (ib, sb)) in local
+        .samples("run-c")
+        .await
+        .unwrap()
+        .iter()
+        .zip(back.samples("run-c").await.unwrap().iter())
+    {
+        assert_eq!(sa, sb);
+        assert_eq!(
+            local.events(*ia).await.unwrap(),
+            back.events(*ib).await.unwrap()
+        );
+        assert_eq!(
+            local.artefacts(*ia).await.unwrap(),
+            back.artefacts(*ib).await.unwrap()
+        );
+    }
+    assert_eq!(back.run_log("run-c").await.unwrap(), ["{\"started\":1}"]);
+    let ov = back.overrides(Some("run-c")).await.unwrap();
+    assert_eq!(
+        (ov[0].score, ov[0].note.as_str(), ov[0].created_at.as_str()),
+        (0.5, "half right", "2026-02-01T00:00:00Z")
+    );
+    // An unknown run is named, and nothing is written.
+    let e = copy_run(&local, &lab, "run-nope", "lab").await.unwrap_err();
+    assert!(matches!(e, StoreError::UnknownRun(_)), "{e}");
+}

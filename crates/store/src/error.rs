@@ -83,6 +83,14 @@ pub enum StoreError {
         /// The lab store's URL, without its password.
         url: String,
     },
+    /// The target store already holds a run with this id.
+    #[error("{store} already holds run {run_id}; delete it there first to copy it again")]
+    RunExists {
+        /// The run.
+        run_id: String,
+        /// The target store (path, or URL without its password).
+        store: String,
+    },
     /// No run has this id.
     #[error("unknown run id {0:?}")]
     UnknownRun(String),

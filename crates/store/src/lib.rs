@@ -40,6 +40,7 @@
 mod any;
 #[cfg(test)]
 mod contract;
+mod copy;
 mod error;
 mod overrides;
 mod postgres;
@@ -54,11 +55,14 @@ mod sqlite;
 mod time;
 
 pub use any::{AnyStore, StoreUrl};
+pub use copy::{copy_run, Copied};
 pub use error::StoreError;
 pub use overrides::{
     check_reviewer, NewOverride, OverrideError, OverrideRow, OVERRIDE_NOTE_MAX_CHARS,
     REVIEWER_MAX_CHARS,
 };
+pub use postgres::local::{LocalServer, LocalServerError};
+pub use postgres::{redact_url, PgStore, QueueState, WorkerPlace, WorkerRow, MAX_ATTEMPTS};
 pub use reads::{
     ReportRow, SampleBrief, SampleDetail, SamplePair, StoredAnswer, StoredSample, TextColumn,
 };
@@ -72,7 +76,5 @@ pub use samples::{NewSample, SampleKey, SampleRow, SampleRowRef};
 pub use schema::{
     KNOWN_BENCHMARKS, REPORT_COLUMNS, SAMPLE_COLUMNS, SAMPLE_COLUMN_COUNT, SUMMARY_COLUMNS,
 };
-pub use postgres::local::{LocalServer, LocalServerError};
-pub use postgres::{redact_url, PgStore, QueueState, WorkerPlace, WorkerRow, MAX_ATTEMPTS};
 pub use sqlite::{Recovered, Store, SyntheticRun, SyntheticSample};
 pub use time::{rfc3339, run_id};

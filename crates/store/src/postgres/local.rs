@@ -108,9 +108,15 @@ impl LocalServer {
             .map_err(|e| LocalServerError(format!("{}: {e}", dir.display())))?;
         let data = dir.join("data");
         let mut init = as_owner(&bin.join("initdb"));
-        init.arg("-D")
-            .arg(&data)
-            .args(["-A", "trust", "-U", "postgres", "-E", "UTF8", "--no-sync"]);
+        init.arg("-D").arg(&data).args([
+            "-A",
+            "trust",
+            "-U",
+            "postgres",
+            "-E",
+            "UTF8",
+            "--no-sync",
+        ]);
         run(init, "initdb")?;
         let port = std::net::TcpListener::bind("127.0.0.1:0")
             .and_then(|l| l.local_addr())
@@ -134,7 +140,11 @@ impl LocalServer {
             "while kill -0 {pid} 2>/dev/null; do sleep 0.5; done; {owner}'{ctl}' -D '{data}' \
              stop -m immediate >/dev/null 2>&1; rm -rf '{dir}'",
             pid = std::process::id(),
-            owner = if is_root() { "runuser -u postgres -- " } else { "" },
+            owner = if is_root() {
+                "runuser -u postgres -- "
+            } else {
+                ""
+            },
             ctl = bin.join("pg_ctl").display(),
             data = data.display(),
             dir = dir.display(),

@@ -255,10 +255,7 @@ impl RunReader for PgStore {
     async fn replays(&self, run_id: Option<&str>) -> Result<Vec<crate::ReplayRow>, StoreError> {
         PgStore::replays(self, run_id).await
     }
-    async fn overrides(
-        &self,
-        run_id: Option<&str>,
-    ) -> Result<Vec<crate::OverrideRow>, StoreError> {
+    async fn overrides(&self, run_id: Option<&str>) -> Result<Vec<crate::OverrideRow>, StoreError> {
         PgStore::overrides(self, run_id).await
     }
     async fn sample_briefs(&self, ids: &[i64]) -> Result<Vec<SampleBrief>, StoreError> {

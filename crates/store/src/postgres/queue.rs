@@ -186,18 +186,25 @@ impl PgStore {
         .bind(worker)
         .execute(&mut *tx)
         .await?;
-        sqlx::query("UPDATE run_workers SET finished = finished + 1, heartbeat_at = $2 WHERE id = $1")
-            .bind(worker)
-            .bind(now_s())
-            .execute(&mut *tx)
-            .await?;
+        sqlx::query(
+            "UPDATE run_workers SET finished = finished + 1, heartbeat_at = $2 WHERE id = $1",
+        )
+        .bind(worker)
+        .bind(now_s())
+        .execute(&mut *tx)
+        .await?;
         tx.commit().await?;
         Ok(id)
     }
 
     /// Extends the claims `worker` holds on `run_id` by `ttl_s` from now and records its
     /// heartbeat; returns how many claims it still holds.
-    pub async fn heartbeat(&self, run_id: &str, worker: i64, ttl_s: i64) -> Result<u64, StoreError> {
+    pub async fn heartbeat(
+        &self,
+        run_id: &str,
+        worker: i64,
+        ttl_s: i64,
+    ) -> Result<u64, StoreError> {
         let now = now_s();
         let held = sqlx::query(
             "UPDATE work_items SET lease_expires_at = $3 \

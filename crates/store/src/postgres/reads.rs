@@ -122,8 +122,12 @@ impl PgStore {
         let mut o = Map::new();
         for (i, c) in r.columns().iter().enumerate() {
             let v = match c.type_info().name() {
-                "INT8" => r.try_get::<Option<i64>, _>(i)?.map_or(Value::Null, Value::from),
-                "FLOAT8" => r.try_get::<Option<f64>, _>(i)?.map_or(Value::Null, Value::from),
+                "INT8" => r
+                    .try_get::<Option<i64>, _>(i)?
+                    .map_or(Value::Null, Value::from),
+                "FLOAT8" => r
+                    .try_get::<Option<f64>, _>(i)?
+                    .map_or(Value::Null, Value::from),
                 "BOOL" => r
                     .try_get::<Option<bool>, _>(i)?
                     .map_or(Value::Null, |b| Value::from(i64::from(b))),

@@ -127,13 +127,16 @@ impl PgStore {
     }
 
     /// Records a replay of a stored sample.
-    pub async fn add_replay(&self, r: &NewReplay, created_at: &str) -> Result<ReplayRow, StoreError> {
+    pub async fn add_replay(
+        &self,
+        r: &NewReplay,
+        created_at: &str,
+    ) -> Result<ReplayRow, StoreError> {
         let mut tx = self.pool.begin().await?;
-        let run_id: Option<String> =
-            sqlx::query_scalar("SELECT run_id FROM samples WHERE id = $1")
-                .bind(r.sample_id)
-                .fetch_optional(&mut *tx)
-                .await?;
+        let run_id: Option<String> = sqlx::query_scalar("SELECT run_id FROM samples WHERE id = $1")
+            .bind(r.sample_id)
+            .fetch_optional(&mut *tx)
+            .await?;
         let Some(run_id) = run_id else {
             return Err(StoreError::UnknownSample(r.sample_id));
         };

@@ -322,12 +322,12 @@ impl PgStore {
 
     /// The models of a run: `(display name, spec JSON)`.
     pub async fn models(&self, run_id: &str) -> Result<Vec<(String, String)>, StoreError> {
-        Ok(sqlx::query_as(
-            "SELECT model, spec FROM run_models WHERE run_id = $1 ORDER BY model",
+        Ok(
+            sqlx::query_as("SELECT model, spec FROM run_models WHERE run_id = $1 ORDER BY model")
+                .bind(run_id)
+                .fetch_all(&self.pool)
+                .await?,
         )
-        .bind(run_id)
-        .fetch_all(&self.pool)
-        .await?)
     }
 
     /// The display names of a run's models, by name (from its samples when it lists none).

@@ -8,9 +8,7 @@ use sqlx::{FromRow, Row};
 
 use super::PgStore;
 use crate::samples::bind_row;
-use crate::{
-    NewSample, SampleKey, SampleRow, StoreError, SAMPLE_COLUMNS, SAMPLE_COLUMN_COUNT,
-};
+use crate::{NewSample, SampleKey, SampleRow, StoreError, SAMPLE_COLUMNS, SAMPLE_COLUMN_COUNT};
 
 /// Rows per multi-row INSERT (30 columns each stays far under PostgreSQL's 65 535 parameters).
 const ROWS_PER_STATEMENT: usize = 500;
@@ -123,12 +121,12 @@ impl PgStore {
 
     /// A sample's stored artefacts `(kind, JSON)`, in order.
     pub async fn artefacts(&self, sample_id: i64) -> Result<Vec<(String, String)>, StoreError> {
-        Ok(sqlx::query_as(
-            "SELECT kind, data FROM artefacts WHERE sample_id = $1 ORDER BY seq",
+        Ok(
+            sqlx::query_as("SELECT kind, data FROM artefacts WHERE sample_id = $1 ORDER BY seq")
+                .bind(sample_id)
+                .fetch_all(&self.pool)
+                .await?,
         )
-        .bind(sample_id)
-        .fetch_all(&self.pool)
-        .await?)
     }
 }
 

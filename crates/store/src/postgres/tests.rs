@@ -1,8 +1,8 @@
 //! PostgreSQL-only tests; the contract's tests run here too (`crate::contract`).
 
 use super::*;
-use crate::WorkerPlace;
 use crate::contract::{new_run, pg_store, row};
+use crate::WorkerPlace;
 
 #[test]
 fn a_url_is_shown_without_its_password() {
@@ -90,7 +90,14 @@ async fn workers_claim_each_item_once_and_an_expired_claim_is_claimed_again() {
         .await
         .unwrap();
     let keys: Vec<SampleKey> = (0..3)
-        .map(|i| ("pilot".into(), "builtin:reference".into(), format!("t{i}#cot"), 0))
+        .map(|i| {
+            (
+                "pilot".into(),
+                "builtin:reference".into(),
+                format!("t{i}#cot"),
+                0,
+            )
+        })
         .collect();
     store.plan_items("run-q", &keys).await.unwrap();
     store.plan_items("run-q", &keys).await.unwrap(); // planning twice adds nothing
@@ -99,8 +106,14 @@ async fn workers_claim_each_item_once_and_an_expired_claim_is_claimed_again() {
         pid,
         slurm_job: Some(format!("77_{pid}")),
     };
-    let a = store.join_run("run-q", &place(1), "2026-01-01T00:00:01Z").await.unwrap();
-    let b = store.join_run("run-q", &place(2), "2026-01-01T00:00:01Z").await.unwrap();
+    let a = store
+        .join_run("run-q", &place(1), "2026-01-01T00:00:01Z")
+        .await
+        .unwrap();
+    let b = store
+        .join_run("run-q", &place(2), "2026-01-01T00:00:01Z")
+        .await
+        .unwrap();
     // Claims go in plan order; nobody gets an item another holds.
     let a0 = store.claim("run-q", a, 1).await.unwrap().unwrap();
     let b0 = store.claim("run-q", b, 60).await.unwrap().unwrap();
@@ -114,11 +127,22 @@ async fn workers_claim_each_item_once_and_an_expired_claim_is_claimed_again() {
     r.benchmark = b0.0.clone();
     r.model = b0.1.clone();
     store
-        .store_claimed(&NewSample { row: r, events: vec![], artefacts: vec![] }, b)
+        .store_claimed(
+            &NewSample {
+                row: r,
+                events: vec![],
+                artefacts: vec![],
+            },
+            b,
+        )
         .await
         .unwrap();
     tokio::time::sleep(std::time::Duration::from_millis(2100)).await;
-    assert_eq!(store.heartbeat("run-q", b, 60).await.unwrap(), 1, "b still holds b1");
+    assert_eq!(
+        store.heartbeat("run-q", b, 60).await.unwrap(),
+        1,
+        "b still holds b1"
+    );
     assert_eq!(store.claim("run-q", b, 60).await.unwrap(), Some(a0.clone()));
     let q = store.queue_state("run-q").await.unwrap();
     assert_eq!((q.done, q.claimed, q.open), (1, 2, 0));
@@ -133,8 +157,14 @@ async fn workers_claim_each_item_once_and_an_expired_claim_is_claimed_again() {
     store.leave_run(b, "stopped", None).await.unwrap();
     let ws = store.workers("run-q", 1).await.unwrap();
     assert_eq!(ws.len(), 2);
-    assert_eq!((ws[0].claimed, ws[0].finished, ws[0].state.as_str()), (1, 0, "lost"));
-    assert_eq!((ws[1].claimed, ws[1].finished, ws[1].state.as_str()), (3, 1, "stopped"));
+    assert_eq!(
+        (ws[0].claimed, ws[0].finished, ws[0].state.as_str()),
+        (1, 0, "lost")
+    );
+    assert_eq!(
+        (ws[1].claimed, ws[1].finished, ws[1].state.as_str()),
+        (3, 1, "stopped")
+    );
     assert_eq!(ws[1].slurm_job.as_deref(), Some("77_2"));
     // Deleting the run takes its queue and workers.
     store.delete_run("run-q").await.unwrap();

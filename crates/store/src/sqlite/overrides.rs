@@ -149,7 +149,6 @@ impl Store {
 mod tests {
     use crate::{NewOverride, OverrideError, StoreError};
 
-
     #[test]
     fn an_override_is_checked_before_any_sql() {
         let ok = NewOverride::try_new(1, true, None, " looks right ", "Ada").unwrap();

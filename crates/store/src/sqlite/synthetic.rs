@@ -10,8 +10,8 @@
 use sqlx::Row;
 
 use super::samples::ROW_PLACEHOLDERS;
-use crate::samples::bind_row;
 use super::Store;
+use crate::samples::bind_row;
 use crate::schema::names;
 use crate::{SampleRowRef, StoreError, SAMPLE_COLUMNS};
 

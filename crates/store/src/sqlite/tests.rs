@@ -92,7 +92,6 @@ fn one_placeholder_per_sample_column() {
     );
 }
 
-
 #[tokio::test]
 async fn synthetic_stores_write_every_column_and_copy_a_sample() {
     let dir = tempfile::tempdir().unwrap();
@@ -200,11 +199,10 @@ async fn the_explorers_mirror_reads_and_read_only_handles_work() {
     let dir = tempfile::tempdir().unwrap();
     let path = dir.path().join("c.db");
     let store = Store::open(&path).await.unwrap();
-    let id_a =
-        crate::contract::every_read_of_reports_and_views_runs_against_a_migrated_database(
-            store.clone(),
-        )
-        .await;
+    let id_a = crate::contract::every_read_of_reports_and_views_runs_against_a_migrated_database(
+        store.clone(),
+    )
+    .await;
     assert_eq!(store.run_id_set().await.unwrap().len(), 2);
     let mut after = Vec::new();
     store
