@@ -60,6 +60,14 @@ enum Command {
     Selftest(cli::SelftestArgs),
     /// Run benchmarks × models × tasks × rounds into the database, or resume a run.
     Run(cli::runs::RunArgs),
+    /// Work on a distributed run in a lab store (claims samples until none are left).
+    Worker(cli::lab::WorkerArgs),
+    /// The workers of a distributed run.
+    #[command(subcommand)]
+    Workers(cli::lab::WorkersCmd),
+    /// Copy runs between the local database and a lab store.
+    #[command(subcommand)]
+    Store(cli::lab::StoreCmd),
     /// Re-score a stored run with the current validators (no model is called).
     Rescore(cli::runs::RescoreArgs),
     /// List stored runs or show one.
@@ -132,6 +140,9 @@ fn main() -> Result<()> {
             Command::Quest(cmd) => cli::quest(&config, cmd).await,
             Command::Selftest(args) => cli::selftest(&config, args).await,
             Command::Run(args) => cli::runs::run_cmd(&config, args).await,
+            Command::Worker(args) => cli::lab::worker(&config, args).await,
+            Command::Workers(cmd) => cli::lab::workers(cmd).await,
+            Command::Store(cmd) => cli::lab::store(&config, cmd).await,
             Command::Rescore(args) => cli::runs::rescore(&config, args).await,
             Command::Runs(cmd) => cli::runs::runs(&config, cmd).await,
             Command::Agents(cmd) => cli::runs::agents(&config, cmd).await,

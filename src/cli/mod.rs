@@ -11,6 +11,7 @@ macro_rules! out {
 pub mod annotate;
 mod chain;
 pub mod intent;
+pub mod lab;
 mod models;
 pub mod packs;
 pub mod pilot;

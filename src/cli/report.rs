@@ -19,8 +19,11 @@ use serde_json::{json, Value};
 #[derive(Debug, Args)]
 pub struct ReportArgs {
     /// The SQLite store.
-    #[arg(long)]
-    db: PathBuf,
+    #[arg(long, required_unless_present = "store")]
+    db: Option<PathBuf>,
+    /// A store URL instead: `sqlite:PATH` or a lab store `postgres://user@host:port/db`.
+    #[arg(long, conflicts_with = "db")]
+    store: Option<String>,
     /// Runs to report on (repeatable; default: every run in the store).
     #[arg(long = "run")]
     runs: Vec<String>,
@@ -252,7 +255,14 @@ pub async fn report(config: &Config, args: ReportArgs) -> Result<()> {
     if format.is_some() != args.out.is_some() {
         bail!("--format and --out go together (e.g. --format csv --out DIR)");
     }
-    let store = open(&args.db).await?;
+    let store: crucible_store::AnyStore = match (&args.store, &args.db) {
+        (Some(url), _) => match crucible_store::StoreUrl::parse(url)? {
+            crucible_store::StoreUrl::File(p) => open(&p).await?.into(),
+            lab => lab.open(None).await?,
+        },
+        (None, Some(db)) => open(db).await?.into(),
+        (None, None) => bail!("report needs a store: --db FILE or --store URL"),
+    };
     let mut ds = Dataset::load_with(
         &store,
         &args.runs,

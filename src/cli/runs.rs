@@ -9,7 +9,7 @@ use anyhow::{bail, Context, Result};
 use clap::{Args, Subcommand};
 use crucible_core::Config;
 use crucible_run::{self as run, Progress, RunContext, RunReport, RunSpec};
-use crucible_store::Store;
+use crucible_store::{AnyStore, RunReader, RunStore, Store, StoreUrl};
 use crucible_views::catalog::DEMO_MODELS;
 use serde_json::json;
 use tokio::sync::mpsc;
@@ -35,6 +35,28 @@ pub struct RunArgs {
     /// The database (default: the `database` setting, else `<data dir>/crucible.db`).
     #[arg(long)]
     db: Option<PathBuf>,
+    /// The store instead of the database file: `sqlite:PATH` or a lab store
+    /// `postgres://user@host:port/db` (password from PGPASSWORD or ~/.pgpass).
+    #[arg(long, conflicts_with = "db")]
+    store: Option<String>,
+    /// Plan the run into the lab store and return its id; `crucible worker` runs it.
+    #[arg(long, requires = "store")]
+    detach: bool,
+    /// Plan the run into the lab store and submit a Slurm job array of workers to run it.
+    #[arg(long, requires = "store")]
+    slurm: bool,
+    /// Workers (array tasks) `--slurm` submits.
+    #[arg(long, default_value_t = 2)]
+    workers: u32,
+    /// The Slurm partition.
+    #[arg(long)]
+    partition: Option<String>,
+    /// An extra `#SBATCH` option for the job array (repeatable), e.g. `--sbatch-arg=--time=2:00:00`.
+    #[arg(long = "sbatch-arg", allow_hyphen_values = true)]
+    sbatch_args: Vec<String>,
+    /// Plan the run and print the Slurm batch script instead of submitting it.
+    #[arg(long, requires = "store")]
+    print_sbatch: bool,
     /// Model calls in flight at once (samples in flight; also the per-provider ceiling).
     #[arg(long, default_value_t = run::DEFAULT_CONCURRENCY)]
     concurrency: usize,
@@ -158,6 +180,9 @@ pub enum RunsCmd {
         /// The database (default: the `database` setting, else `<data dir>/crucible.db`).
         #[arg(long)]
         db: Option<PathBuf>,
+        /// A store URL instead (`sqlite:PATH` or a lab store `postgres://…`).
+        #[arg(long, conflicts_with = "db")]
+        store: Option<String>,
         /// Print JSON.
         #[arg(long)]
         json: bool,
@@ -169,6 +194,9 @@ pub enum RunsCmd {
         /// The database (default: the `database` setting, else `<data dir>/crucible.db`).
         #[arg(long)]
         db: Option<PathBuf>,
+        /// A store URL instead (`sqlite:PATH` or a lab store `postgres://…`).
+        #[arg(long, conflicts_with = "db")]
+        store: Option<String>,
         /// Print JSON.
         #[arg(long)]
         json: bool,
@@ -180,6 +208,9 @@ pub enum RunsCmd {
         /// The database (default: the `database` setting, else `<data dir>/crucible.db`).
         #[arg(long)]
         db: Option<PathBuf>,
+        /// A store URL instead (`sqlite:PATH` or a lab store `postgres://…`).
+        #[arg(long, conflicts_with = "db")]
+        store: Option<String>,
         /// Print JSON.
         #[arg(long)]
         json: bool,
@@ -218,7 +249,7 @@ pub struct DemoArgs {
     json: bool,
 }
 
-fn db_path(config: &Config, db: Option<PathBuf>) -> Result<PathBuf> {
+pub(crate) fn db_path(config: &Config, db: Option<PathBuf>) -> Result<PathBuf> {
     Ok(match db {
         Some(p) => p,
         None => {
@@ -231,6 +262,24 @@ fn db_path(config: &Config, db: Option<PathBuf>) -> Result<PathBuf> {
 
 pub(crate) async fn open_existing(config: &Config, db: Option<PathBuf>) -> Result<Store> {
     Ok(Store::open_existing(&db_path(config, db)?).await?)
+}
+
+/// The store `--store` names, else the database file (`--db`, the setting, the default).
+pub(crate) async fn open_any(
+    config: &Config,
+    db: Option<PathBuf>,
+    store: Option<&str>,
+    create: bool,
+) -> Result<AnyStore> {
+    let url = match store {
+        Some(s) => StoreUrl::parse(s)?,
+        None => StoreUrl::File(db_path(config, db)?),
+    };
+    Ok(if create {
+        url.open(None).await?
+    } else {
+        url.open_existing(None).await?
+    })
 }
 
 /// Drains progress into a bar on stderr when it is a terminal.
@@ -328,11 +377,16 @@ fn print_report(r: &RunReport, json_out: bool) -> Result<()> {
     Ok(())
 }
 
-async fn with_context<F, Fut>(config: &Config, store: Store, f: F) -> Result<RunReport>
+async fn with_context<F, Fut>(
+    config: &Config,
+    store: impl Into<AnyStore>,
+    f: F,
+) -> Result<RunReport>
 where
     F: FnOnce(RunContext) -> Fut,
     Fut: std::future::Future<Output = Result<RunReport, run::RunError>>,
 {
+    let store: AnyStore = store.into();
     let (tx, bar) = progress_bar();
     let mut ctx = RunContext::new(
         config.clone(),
@@ -358,9 +412,8 @@ where
 
 /// `crucible run …`.
 pub async fn run_cmd(config: &Config, a: RunArgs) -> Result<()> {
-    let path = db_path(config, a.db)?;
     if let Some(id) = a.resume {
-        let store = Store::open_existing(&path).await?;
+        let store = open_any(config, a.db, a.store.as_deref(), false).await?;
         let r = with_context(
             config,
             store,
@@ -424,8 +477,63 @@ pub async fn run_cmd(config: &Config, a: RunArgs) -> Result<()> {
     // Bad specs fail before the database is touched.
     let mut spec = spec.validate()?;
     crucible_views::packs::pin(config, &mut spec)?;
-    run::check_models(&spec, Some(&config.data_dir))?;
-    let store = Store::open(&path).await?;
+    let distributed = a.detach || a.slurm || a.print_sbatch;
+    // A distributed run's keys are looked up where its workers run.
+    run::check_models(&spec, (!distributed).then_some(config.data_dir.as_path()))?;
+    let store = open_any(config, a.db, a.store.as_deref(), true).await?;
+    if distributed {
+        let ctx = RunContext::new(
+            config.clone(),
+            store.clone(),
+            crucible_views::catalog::loader(),
+        );
+        let r = run::distributed::detach(&ctx, spec).await?;
+        store.close().await;
+        let url = a.store.unwrap_or_default();
+        let job = super::lab::SlurmJob {
+            run_id: r.run_id.clone(),
+            store: url.clone(),
+            workers: a.workers.max(1),
+            partition: a.partition,
+            sbatch_args: a.sbatch_args,
+            concurrency: None,
+            log_dir: config.data_dir.join("slurm"),
+        };
+        let exe = std::env::current_exe().context("locating this crucible program")?;
+        if a.print_sbatch {
+            out!("{}", job.script(&exe));
+            return Ok(());
+        }
+        let slurm_job = if a.slurm {
+            Some(job.submit(&exe)?)
+        } else {
+            None
+        };
+        if a.json {
+            out!(
+                "{}",
+                serde_json::to_string_pretty(&json!({"run_id": r.run_id, "status": "planned",
+                    "samples": r.samples, "slurm_job": slurm_job,
+                    "store": crucible_store::redact_url(&url)}))?
+            );
+        } else {
+            out!("{}: planned {} samples", r.run_id, r.samples);
+            match slurm_job {
+                Some(j) => out!(
+                    "submitted Slurm job array {j} ({} workers); follow it with `crucible                      workers list --store {} --run {}`",
+                    job.workers,
+                    crucible_store::redact_url(&url),
+                    r.run_id
+                ),
+                None => out!(
+                    "start workers with `crucible worker --store {} --run {}`",
+                    crucible_store::redact_url(&url),
+                    r.run_id
+                ),
+            }
+        }
+        return Ok(());
+    }
     let r = with_context(
         config,
         store,
@@ -476,8 +584,8 @@ pub async fn demo(config: &Config, a: DemoArgs) -> Result<()> {
 /// `crucible runs …`.
 pub async fn runs(config: &Config, cmd: RunsCmd) -> Result<()> {
     match cmd {
-        RunsCmd::List { db, json } => {
-            let store = open_existing(config, db).await?;
+        RunsCmd::List { db, store, json } => {
+            let store = open_any(config, db, store.as_deref(), false).await?;
             let list = store.runs().await?;
             if json {
                 let v: Vec<_> = list
@@ -511,8 +619,13 @@ pub async fn runs(config: &Config, cmd: RunsCmd) -> Result<()> {
                 }
             }
         }
-        RunsCmd::Delete { run_id, db, json } => {
-            let store = open_existing(config, db).await?;
+        RunsCmd::Delete {
+            run_id,
+            db,
+            store,
+            json,
+        } => {
+            let store = open_any(config, db, store.as_deref(), false).await?;
             let samples = store.delete_run(&run_id).await?;
             if json {
                 out!(
@@ -523,8 +636,13 @@ pub async fn runs(config: &Config, cmd: RunsCmd) -> Result<()> {
                 out!("deleted {run_id} ({samples} samples)");
             }
         }
-        RunsCmd::Show { run_id, db, json } => {
-            let store = open_existing(config, db).await?;
+        RunsCmd::Show {
+            run_id,
+            db,
+            store,
+            json,
+        } => {
+            let store = open_any(config, db, store.as_deref(), false).await?;
             let run = store.run(&run_id).await?;
             let samples: Vec<_> = store
                 .samples(&run_id)

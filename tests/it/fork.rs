@@ -90,7 +90,10 @@ fn quest_spec(url: &str, block: u64) -> RunSpec {
     s
 }
 
-async fn scores(store: &impl crucible_store::RunReader, run_id: &str) -> Vec<(String, String, f64, bool)> {
+async fn scores(
+    store: &impl crucible_store::RunReader,
+    run_id: &str,
+) -> Vec<(String, String, f64, bool)> {
     let mut v: Vec<_> = store
         .samples(run_id)
         .await

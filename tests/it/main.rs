@@ -11,6 +11,7 @@ mod fork;
 mod inspect;
 mod intent;
 mod intent_exec;
+mod lab;
 mod lease;
 mod llm;
 mod overrides;

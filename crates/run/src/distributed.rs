@@ -53,14 +53,19 @@ pub async fn detach(ctx: &RunContext, spec: RunSpec) -> Result<RunReport, RunErr
 }
 
 /// Joins `run_id` as one worker and works until the run is settled, cancelled or out of budget
-/// (see the module's doc). The report is the run's as this worker leaves it.
+/// (see the module's doc), running up to `concurrency` samples at once (default: the run's).
+/// The report is the run's as this worker leaves it.
 pub async fn work(
     ctx: &RunContext,
     run_id: &str,
     place: WorkerPlace,
+    concurrency: Option<usize>,
 ) -> Result<RunReport, RunError> {
     let lab = ctx.store.lab("crucible worker")?.clone();
-    let (spec, prepared, jobs) = scheduler::reload(ctx, run_id).await?;
+    let (mut spec, prepared, jobs) = scheduler::reload(ctx, run_id).await?;
+    if let Some(n) = concurrency {
+        spec.concurrency = n.max(1);
+    }
     let worker = lab
         .join_run(run_id, &place, &rfc3339(SystemTime::now()))
         .await?;

@@ -216,7 +216,7 @@ pub struct RunContext {
 pub const LEASE_TTL: std::time::Duration = std::time::Duration::from_secs(30);
 
 /// This machine's host name ("" when unknown).
-fn host_name() -> String {
+pub fn host_name() -> String {
     std::fs::read_to_string("/proc/sys/kernel/hostname")
         .or_else(|_| std::fs::read_to_string("/etc/hostname"))
         .map(|h| h.trim().to_string())

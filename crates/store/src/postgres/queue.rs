@@ -62,6 +62,8 @@ pub struct QueueState {
     pub open: i64,
     /// Items nobody holds that were claimed [`MAX_ATTEMPTS`] times without being stored.
     pub given_up: i64,
+    /// Items claimed more than once (their first worker died or failed on them).
+    pub retried: i64,
 }
 
 impl QueueState {
@@ -270,24 +272,27 @@ impl PgStore {
     /// A run's queue at a glance.
     pub async fn queue_state(&self, run_id: &str) -> Result<QueueState, StoreError> {
         let now = now_s();
-        let (planned, done, claimed, given_up): (i64, i64, i64, i64) = sqlx::query_as(
-            "SELECT COUNT(*), COUNT(*) FILTER (WHERE done), \
+        let (planned, done, claimed, given_up, retried): (i64, i64, i64, i64, i64) =
+            sqlx::query_as(
+                "SELECT COUNT(*), COUNT(*) FILTER (WHERE done), \
              COUNT(*) FILTER (WHERE NOT done AND lease_expires_at > $2), \
              COUNT(*) FILTER (WHERE NOT done AND attempts >= $3 \
-                              AND (lease_expires_at IS NULL OR lease_expires_at <= $2)) \
+                              AND (lease_expires_at IS NULL OR lease_expires_at <= $2)), \
+             COUNT(*) FILTER (WHERE attempts > 1) \
              FROM work_items WHERE run_id = $1",
-        )
-        .bind(run_id)
-        .bind(now)
-        .bind(MAX_ATTEMPTS)
-        .fetch_one(&self.pool)
-        .await?;
+            )
+            .bind(run_id)
+            .bind(now)
+            .bind(MAX_ATTEMPTS)
+            .fetch_one(&self.pool)
+            .await?;
         Ok(QueueState {
             planned,
             done,
             claimed,
             open: planned - done - claimed - given_up,
             given_up,
+            retried,
         })
     }
 

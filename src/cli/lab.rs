@@ -1,0 +1,401 @@
+//! Lab scale (docs/lab-scale.md): `crucible worker`, `workers list`, `store push|pull`, and the
+//! Slurm job array `run --slurm` submits (or `--print-sbatch` prints). Parse, call
+//! `crucible_run::distributed` / `crucible_store`, print.
+
+use std::path::{Path, PathBuf};
+use std::time::Duration;
+
+use anyhow::{bail, Context, Result};
+use clap::{Args, Subcommand};
+use crucible_core::Config;
+use crucible_run::{self as run, RunContext};
+use crucible_store::{AnyStore, RunReader, StoreUrl, WorkerPlace};
+use serde_json::json;
+
+/// `crucible worker`.
+#[derive(Debug, Args)]
+pub struct WorkerArgs {
+    /// The lab store (`postgres://user@host:port/db`; the password from PGPASSWORD or ~/.pgpass).
+    #[arg(long)]
+    store: String,
+    /// The run to work on (default: every running run with samples left, oldest first).
+    #[arg(long)]
+    run: Option<String>,
+    /// Samples this worker runs at once (default: the run's concurrency).
+    #[arg(long)]
+    concurrency: Option<usize>,
+    /// Seconds a claim lasts without a heartbeat (a killed worker's samples go to another
+    /// worker this long after it died).
+    #[arg(long, default_value_t = 30, hide = true)]
+    claim_secs: u64,
+    /// Print JSON.
+    #[arg(long)]
+    json: bool,
+}
+
+/// `crucible workers`.
+#[derive(Debug, Subcommand)]
+pub enum WorkersCmd {
+    /// The workers of a distributed run: node, Slurm job, claimed and stored samples, state.
+    List {
+        /// The lab store.
+        #[arg(long)]
+        store: String,
+        /// The run.
+        #[arg(long)]
+        run: String,
+        /// Print JSON.
+        #[arg(long)]
+        json: bool,
+    },
+}
+
+/// `crucible store`.
+#[derive(Debug, Subcommand)]
+pub enum StoreCmd {
+    /// Publish a local run to a lab store (everything: samples, transcripts, log, reviews).
+    Push {
+        /// The run.
+        run_id: String,
+        /// The lab store (or any store URL) to copy it to.
+        #[arg(long)]
+        to: String,
+        /// The local database (default: the `database` setting, else `<data dir>/crucible.db`).
+        #[arg(long)]
+        db: Option<PathBuf>,
+        /// Print JSON.
+        #[arg(long)]
+        json: bool,
+    },
+    /// Bring a run from a lab store into the local database, for review offline.
+    Pull {
+        /// The run.
+        run_id: String,
+        /// The lab store (or any store URL) to copy it from.
+        #[arg(long)]
+        from: String,
+        /// The local database (default: the `database` setting, else `<data dir>/crucible.db`).
+        #[arg(long)]
+        db: Option<PathBuf>,
+        /// Print JSON.
+        #[arg(long)]
+        json: bool,
+    },
+}
+
+/// Where this process runs, with its Slurm job and array index when Slurm placed it.
+fn here() -> WorkerPlace {
+    let env = |k: &str| std::env::var(k).ok().filter(|v| !v.is_empty());
+    let slurm_job = match (env("SLURM_ARRAY_JOB_ID"), env("SLURM_ARRAY_TASK_ID")) {
+        (Some(job), Some(task)) => Some(format!("{job}_{task}")),
+        _ => env("SLURM_JOB_ID"),
+    };
+    WorkerPlace {
+        host: run::scheduler::host_name(),
+        pid: std::process::id(),
+        slurm_job,
+    }
+}
+
+/// Opens a lab store named by `--store`; a file is refused with what to use instead.
+async fn open_lab(url: &str, what: &str) -> Result<AnyStore> {
+    let store = StoreUrl::parse(url)?;
+    if let StoreUrl::File(p) = &store {
+        bail!(
+            "{what} needs a lab store (--store postgres://user@host:port/db); {} is a file",
+            p.display()
+        );
+    }
+    Ok(store.open(None).await?)
+}
+
+/// `crucible worker`.
+pub async fn worker(config: &Config, a: WorkerArgs) -> Result<()> {
+    let store = open_lab(&a.store, "crucible worker").await?;
+    let lab = store.lab("crucible worker")?.clone();
+    let mut ctx = RunContext::new(
+        config.clone(),
+        store.clone(),
+        crucible_views::catalog::loader(),
+    );
+    ctx.holder = run::scheduler::holder_name("crucible worker");
+    ctx.lease_ttl = Duration::from_secs(a.claim_secs.max(1));
+    let cancel = ctx.cancel.clone();
+    tokio::spawn(async move {
+        if tokio::signal::ctrl_c().await.is_ok() {
+            cancel.cancel();
+        }
+    });
+    let mut reports = Vec::new();
+    let mut seen = std::collections::BTreeSet::new();
+    loop {
+        let run_id = match &a.run {
+            Some(r) if seen.is_empty() => r.clone(),
+            Some(_) => break,
+            None => {
+                // The oldest running run with samples left that this worker has not left.
+                let mut next = None;
+                for id in store.run_ids().await? {
+                    if seen.contains(&id) || store.run(&id).await?.status != "running" {
+                        continue;
+                    }
+                    if lab.queue_state(&id).await?.open > 0 {
+                        next = Some(id);
+                        break;
+                    }
+                }
+                match next {
+                    Some(id) => id,
+                    None => break,
+                }
+            }
+        };
+        seen.insert(run_id.clone());
+        let r = run::distributed::work(&ctx, &run_id, here(), a.concurrency).await?;
+        if !a.json {
+            out!(
+                "{}: {} — {}/{} samples stored in all",
+                r.run_id,
+                r.status,
+                r.finished,
+                r.samples
+            );
+        }
+        reports.push(r);
+        if ctx.cancel.is_cancelled() {
+            break;
+        }
+    }
+    if a.json {
+        out!("{}", serde_json::to_string_pretty(&reports)?);
+    } else if reports.is_empty() {
+        out!("no running run has samples left in {}", store.location());
+    }
+    store.close().await;
+    Ok(())
+}
+
+/// `crucible workers …`.
+pub async fn workers(cmd: WorkersCmd) -> Result<()> {
+    match cmd {
+        WorkersCmd::List { store, run, json } => {
+            let any = open_lab(&store, "crucible workers list").await?;
+            let lab = any.lab("crucible workers list")?;
+            lab.run(&run).await?;
+            let rows = lab.workers(&run, 60).await?;
+            let queue = lab.queue_state(&run).await?;
+            if json {
+                out!(
+                    "{}",
+                    serde_json::to_string_pretty(&json!({"run_id": run, "queue": queue,
+                                                         "workers": rows}))?
+                );
+            } else {
+                out!(
+                    "{run}: {} of {} samples stored, {} being run, {} waiting, {} given up",
+                    queue.done,
+                    queue.planned,
+                    queue.claimed,
+                    queue.open,
+                    queue.given_up
+                );
+                for w in &rows {
+                    out!(
+                        "worker {:<4} {:<8} {:<20} pid {:<8} slurm {:<10} claimed {:<5} stored {:<5} last heard {} s ago{}",
+                        w.id,
+                        w.state,
+                        w.host,
+                        w.pid,
+                        w.slurm_job.as_deref().unwrap_or("-"),
+                        w.claimed,
+                        w.finished,
+                        w.silent_s,
+                        w.error.as_ref().map(|e| format!(" ({e})")).unwrap_or_default()
+                    );
+                }
+            }
+            any.close().await;
+        }
+    }
+    Ok(())
+}
+
+/// `crucible store push|pull`.
+pub async fn store(config: &Config, cmd: StoreCmd) -> Result<()> {
+    let (run_id, local, remote, push, json) = match cmd {
+        StoreCmd::Push {
+            run_id,
+            to,
+            db,
+            json,
+        } => (run_id, db, to, true, json),
+        StoreCmd::Pull {
+            run_id,
+            from,
+            db,
+            json,
+        } => (run_id, db, from, false, json),
+    };
+    let local_path = super::runs::db_path(config, local)?;
+    let remote = StoreUrl::parse(&remote)?;
+    let remote_name = remote.shown();
+    let remote = remote.open(None).await?;
+    let (copied, from, to) = if push {
+        let local = crucible_store::Store::open_existing(&local_path).await?;
+        let c = crucible_store::copy_run(&local, &remote, &run_id, &remote_name).await?;
+        (c, local_path.display().to_string(), remote_name)
+    } else {
+        let local = crucible_store::Store::open(&local_path).await?;
+        let name = local_path.display().to_string();
+        let c = crucible_store::copy_run(&remote, &local, &run_id, &name).await?;
+        (c, remote_name, name)
+    };
+    remote.close().await;
+    if json {
+        out!(
+            "{}",
+            serde_json::to_string_pretty(&json!({"run_id": run_id, "from": from, "to": to,
+                                                 "copied": copied}))?
+        );
+    } else {
+        out!(
+            "copied {run_id} from {from} to {to}: {} samples, {} overrides, {} replays",
+            copied.samples,
+            copied.overrides,
+            copied.replays
+        );
+    }
+    Ok(())
+}
+
+/// What `run --slurm` submits: a job array of `workers` tasks, each a `crucible worker` on the
+/// run. The store URL is written without its password: sbatch exports the submitting shell's
+/// environment (PGPASSWORD) to the tasks, and `~/.pgpass` works on every node.
+#[derive(Debug, Clone)]
+pub struct SlurmJob {
+    /// The planned run.
+    pub run_id: String,
+    /// The lab store, as given (its password is dropped from the script).
+    pub store: String,
+    /// Array tasks.
+    pub workers: u32,
+    /// `--partition`.
+    pub partition: Option<String>,
+    /// Extra `#SBATCH` lines (`--time=1:00:00`, `--gres=gpu:1`, …).
+    pub sbatch_args: Vec<String>,
+    /// Samples each worker runs at once.
+    pub concurrency: Option<usize>,
+    /// Where the tasks' output goes.
+    pub log_dir: PathBuf,
+}
+
+fn quoted(s: &str) -> String {
+    format!("'{}'", s.replace('\'', r"'\''"))
+}
+
+impl SlurmJob {
+    /// The batch script.
+    pub fn script(&self, crucible: &Path) -> String {
+        let mut s = String::from("#!/bin/bash\n");
+        s.push_str(&format!("#SBATCH --job-name=crucible-{}\n", self.run_id));
+        s.push_str(&format!("#SBATCH --array=0-{}\n", self.workers.max(1) - 1));
+        s.push_str(&format!(
+            "#SBATCH --output={}\n",
+            self.log_dir.join("worker-%A_%a.out").display()
+        ));
+        if let Some(p) = &self.partition {
+            s.push_str(&format!("#SBATCH --partition={p}\n"));
+        }
+        for a in &self.sbatch_args {
+            s.push_str(&format!("#SBATCH {a}\n"));
+        }
+        s.push_str(
+            "# One Crucible worker per array task; they share the run through the lab store.\n\
+             # The store's password comes from PGPASSWORD (exported by sbatch) or ~/.pgpass.\n",
+        );
+        let mut cmd = format!(
+            "exec {} worker --store {} --run {}",
+            quoted(&crucible.display().to_string()),
+            quoted(&crucible_store::redact_url(&self.store)),
+            quoted(&self.run_id)
+        );
+        if let Some(c) = self.concurrency {
+            cmd.push_str(&format!(" --concurrency {c}"));
+        }
+        s.push_str(&cmd);
+        s.push('\n');
+        s
+    }
+
+    /// Submits the script with `sbatch`; returns the job id.
+    pub fn submit(&self, crucible: &Path) -> Result<String> {
+        use std::io::Write;
+        std::fs::create_dir_all(&self.log_dir)
+            .with_context(|| format!("creating {}", self.log_dir.display()))?;
+        let mut child = std::process::Command::new("sbatch")
+            .arg("--parsable")
+            .stdin(std::process::Stdio::piped())
+            .stdout(std::process::Stdio::piped())
+            .stderr(std::process::Stdio::piped())
+            .spawn()
+            .context(
+                "starting sbatch (is this a Slurm submit host? `crucible run --print-sbatch` \
+                 prints the script to submit elsewhere)",
+            )?;
+        child
+            .stdin
+            .take()
+            .context("sbatch's input")?
+            .write_all(self.script(crucible).as_bytes())?;
+        let out = child.wait_with_output()?;
+        if !out.status.success() {
+            bail!(
+                "sbatch refused the job array: {}",
+                String::from_utf8_lossy(&out.stderr).trim()
+            );
+        }
+        let id = String::from_utf8_lossy(&out.stdout)
+            .trim()
+            .split(';')
+            .next()
+            .unwrap_or_default()
+            .to_string();
+        if id.is_empty() {
+            bail!("sbatch printed no job id");
+        }
+        Ok(id)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_batch_script_runs_one_worker_per_task_without_the_password() {
+        let job = SlurmJob {
+            run_id: "run-1".into(),
+            store: "postgres://ada:s3cret@db:5432/lab".into(),
+            workers: 3,
+            partition: Some("gpu".into()),
+            sbatch_args: vec!["--time=2:00:00".into()],
+            concurrency: Some(4),
+            log_dir: "/data/slurm".into(),
+        };
+        let s = job.script(Path::new("/opt/crucible/bin/crucible"));
+        assert!(
+            s.starts_with("#!/bin/bash\n#SBATCH --job-name=crucible-run-1\n#SBATCH --array=0-2\n"),
+            "{s}"
+        );
+        assert!(
+            s.contains("#SBATCH --output=/data/slurm/worker-%A_%a.out\n"),
+            "{s}"
+        );
+        assert!(
+            s.contains("#SBATCH --partition=gpu\n#SBATCH --time=2:00:00\n"),
+            "{s}"
+        );
+        assert!(s.contains("exec '/opt/crucible/bin/crucible' worker --store 'postgres://ada@db:5432/lab' --run 'run-1' --concurrency 4\n"), "{s}");
+        assert!(!s.contains("s3cret"), "{s}");
+    }
+}
