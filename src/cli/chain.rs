@@ -58,6 +58,20 @@ pub enum BenchCmd {
         #[command(flatten)]
         chain: ChainBenchArgs,
     },
+    /// Distributed runs on a lab store (a throwaway local PostgreSQL): samples/s for 1, 2 and 4
+    /// workers at 200 ms a model call, the work queue's cost per sample, PostgreSQL vs SQLite
+    /// writes.
+    Distributed {
+        /// Print JSON.
+        #[arg(long)]
+        json: bool,
+        /// Samples of each throughput run.
+        #[arg(long, default_value_t = 400)]
+        samples: usize,
+        /// Rows of the bulk writes.
+        #[arg(long, default_value_t = 100_000)]
+        rows: usize,
+    },
     /// Store write speed: bulk sample rows and one commit per sample.
     Store {
         /// Print JSON.
@@ -282,6 +296,50 @@ pub async fn bench(config: &Config, cmd: BenchCmd) -> Result<()> {
             samples,
             chain,
         } => return super::runs::bench_orchestrator(config, json, samples, chain).await,
+        BenchCmd::Distributed {
+            json,
+            samples,
+            rows,
+        } => {
+            let f = crucible_bench::distributed::distributed(config, samples, rows).await?;
+            if json {
+                out!("{}", serde_json::to_string_pretty(&f)?);
+            } else {
+                out!(
+                    "distributed runs on a local PostgreSQL {} (loopback model {} ms a call, {} \
+                     samples in flight per worker):",
+                    f.postgres,
+                    f.latency_ms,
+                    f.in_flight_per_worker
+                );
+                for t in &f.throughput {
+                    out!(
+                        "  {} worker(s): {} samples in {:.1} s = {:.1} samples/s (ideal {:.0})",
+                        t.workers,
+                        t.samples,
+                        t.seconds,
+                        t.samples_per_s,
+                        t.ideal_samples_per_s
+                    );
+                }
+                out!(
+                    "  work queue: claim + store {:.2} ms a sample, store alone {:.2} ms: {:.2} ms \
+                     added",
+                    f.claim_and_store_ms,
+                    f.store_only_ms,
+                    f.claim_overhead_ms
+                );
+                for w in &f.writes {
+                    out!(
+                        "  {:<8} bulk {:>9.0} rows/s, one commit each {:>7.0} samples/s",
+                        w.backend,
+                        w.bulk_rows_per_s,
+                        w.committed_per_s
+                    );
+                }
+            }
+            return Ok(());
+        }
         BenchCmd::Store { json, rows, dir } => {
             return super::runs::bench_store(json, rows, dir.as_deref()).await
         }

@@ -91,7 +91,7 @@ pub const FAULT_TASKS: usize = 10;
 /// The fault server's seed (its faults are a function of it and the conversation).
 pub const FAULT_SEED: u64 = 20;
 
-fn bench_err(e: impl std::fmt::Display) -> RunError {
+pub(crate) fn bench_err(e: impl std::fmt::Display) -> RunError {
     RunError::Bench(BenchError::infrastructure_msg(format!("bench: {e}")))
 }
 
@@ -220,7 +220,7 @@ impl Benchmarks for ProbeSet {
     }
 }
 
-fn probe_loader(instances: usize) -> LoadBenchmarks {
+pub(crate) fn probe_loader(instances: usize) -> LoadBenchmarks {
     Arc::new(move |_: &Config, spec: &RunSpec| {
         if let Some(b) = spec.benchmarks.iter().find(|b| *b != "probe") {
             return Err(RunError::Spec(format!("unknown benchmark {b:?}")));

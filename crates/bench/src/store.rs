@@ -6,7 +6,7 @@ use std::time::Instant;
 
 use serde::Serialize;
 
-use crucible_store::{NewRun, NewSample, SampleRow, Store, StoreError};
+use crucible_store::{NewRun, NewSample, RunStore, SampleRow, Store, StoreError};
 
 /// The figures.
 #[derive(Debug, Clone, Serialize)]
@@ -29,7 +29,7 @@ pub struct StoreFigures {
     pub db_bytes: u64,
 }
 
-fn sample(run: &str, i: usize) -> NewSample {
+pub(crate) fn sample(run: &str, i: usize) -> NewSample {
     NewSample {
         row: SampleRow {
             run_id: run.into(),
@@ -80,13 +80,14 @@ fn sample(run: &str, i: usize) -> NewSample {
     }
 }
 
-/// Writes `rows` sample rows in bulk and 2,000 samples one commit each, into a fresh database in
-/// `dir` (a temp dir when `None`).
-pub async fn write_figures(rows: usize, dir: Option<&Path>) -> Result<StoreFigures, StoreError> {
-    let tmp = tempfile::tempdir().map_err(|e| StoreError::Corrupt(format!("temp dir: {e}")))?;
-    let path = dir.unwrap_or(tmp.path()).join("bench-store.db");
-    let _ = std::fs::remove_file(&path);
-    let store = Store::open(&path).await?;
+/// Writes `rows` sample rows in bulk (`per_tx` a transaction) and `committed` samples one commit
+/// each into `store`, on either backend: (bulk seconds, one-commit-each seconds).
+pub async fn write_into<S: RunStore>(
+    store: &S,
+    rows: usize,
+    per_tx: usize,
+    committed: usize,
+) -> Result<(f64, f64), StoreError> {
     for id in ["bench-bulk", "bench-commit"] {
         store
             .create_run(&NewRun {
@@ -101,7 +102,6 @@ pub async fn write_figures(rows: usize, dir: Option<&Path>) -> Result<StoreFigur
             })
             .await?;
     }
-    let per_tx = 10_000;
     let started = Instant::now();
     let mut i = 0;
     while i < rows {
@@ -117,12 +117,23 @@ pub async fn write_figures(rows: usize, dir: Option<&Path>) -> Result<StoreFigur
         i += per_tx;
     }
     let bulk = started.elapsed().as_secs_f64();
-    let committed = 2_000;
     let started = Instant::now();
     for j in 0..committed {
         store.insert_sample(&sample("bench-commit", j)).await?;
     }
-    let each = started.elapsed().as_secs_f64();
+    Ok((bulk, started.elapsed().as_secs_f64()))
+}
+
+/// Writes `rows` sample rows in bulk and 2,000 samples one commit each, into a fresh database in
+/// `dir` (a temp dir when `None`).
+pub async fn write_figures(rows: usize, dir: Option<&Path>) -> Result<StoreFigures, StoreError> {
+    let tmp = tempfile::tempdir().map_err(|e| StoreError::Corrupt(format!("temp dir: {e}")))?;
+    let path = dir.unwrap_or(tmp.path()).join("bench-store.db");
+    let _ = std::fs::remove_file(&path);
+    let store = Store::open(&path).await?;
+    let per_tx = 10_000;
+    let committed = 2_000;
+    let (bulk, each) = write_into(&store, rows, per_tx, committed).await?;
     store.close().await;
     let size = |p: &Path| std::fs::metadata(p).map(|m| m.len()).unwrap_or(0);
     let wal = path.with_extension("db-wal");

@@ -170,7 +170,7 @@ impl Claims {
             // Another worker holds the rest; its items come back if it dies.
             tokio::select! {
                 _ = stop.cancelled() => return Ok(None),
-                _ = tokio::time::sleep((self.ttl / 3).min(Duration::from_secs(2))) => {}
+                _ = tokio::time::sleep((self.ttl / 3).min(Duration::from_millis(250))) => {}
             }
         }
     }

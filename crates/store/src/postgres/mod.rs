@@ -115,6 +115,13 @@ impl PgStore {
         Ok(Self { pool, shown })
     }
 
+    /// The server's version (`SHOW server_version`).
+    pub async fn server_version(&self) -> Result<String, StoreError> {
+        Ok(sqlx::query_scalar("SHOW server_version")
+            .fetch_one(&self.pool)
+            .await?)
+    }
+
     /// The URL without its password.
     pub fn shown(&self) -> &str {
         &self.shown
