@@ -165,6 +165,43 @@ impl AnyStore {
         both!(self, s => s.error_reasons(run_id, limit).await)
     }
 
+    /// The largest sample id (0 for none): the explorer's mirror (both backends keep ids in
+    /// the order samples become visible).
+    pub async fn max_sample_id(&self) -> Result<i64, StoreError> {
+        both!(self, s => s.max_sample_id().await)
+    }
+
+    /// Every run id, in no particular order.
+    pub async fn run_id_set(&self) -> Result<Vec<String>, StoreError> {
+        both!(self, s => s.run_id_set().await)
+    }
+
+    /// Streams every sample with an id above `after`, in id order.
+    pub async fn report_rows_after<F>(&self, after: i64, f: F) -> Result<(), StoreError>
+    where
+        F: for<'r> FnMut(i64, &'r str, ReportRow<'r>) + Send,
+    {
+        both!(self, s => s.report_rows_after(after, f).await)
+    }
+
+    /// The samples with these ids, in id order.
+    pub async fn report_rows_with_ids<F>(&self, ids: &[i64], f: F) -> Result<(), StoreError>
+    where
+        F: for<'r> FnMut(i64, &'r str, ReportRow<'r>) + Send,
+    {
+        both!(self, s => s.report_rows_with_ids(ids, f).await)
+    }
+
+    /// The id of some sample of a known benchmark below `below` (any when `None`).
+    pub async fn known_sample_below(&self, below: Option<i64>) -> Result<Option<i64>, StoreError> {
+        both!(self, s => s.known_sample_below(below).await)
+    }
+
+    /// How many samples of known benchmarks have an id up to `max_id`.
+    pub async fn count_known_up_to(&self, max_id: i64) -> Result<i64, StoreError> {
+        both!(self, s => s.count_known_up_to(max_id).await)
+    }
+
     /// Closes every connection.
     pub async fn close(&self) {
         both!(self, s => s.close().await)

@@ -23,6 +23,7 @@ use crate::{
 };
 
 pub(crate) mod local;
+mod mirror;
 mod queue;
 mod reads;
 mod review;

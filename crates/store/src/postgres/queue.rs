@@ -175,6 +175,7 @@ impl PgStore {
     pub async fn store_claimed(&self, s: &NewSample, worker: i64) -> Result<i64, StoreError> {
         let r = &s.row;
         let mut tx = self.pool.begin().await?;
+        super::mirror::lock_sample_writes(&mut tx).await?;
         let id = super::samples::insert_in(&mut tx, s).await?;
         sqlx::query(
             "UPDATE work_items SET done = TRUE, worker = $6, lease_expires_at = NULL \

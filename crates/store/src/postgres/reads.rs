@@ -12,7 +12,7 @@ use crate::{
 };
 
 /// Decodes the [`REPORT_COLUMNS`] of `row`, starting at column `at`, borrowing its texts.
-fn report_row(row: &PgRow, at: usize) -> Result<ReportRow<'_>, sqlx::Error> {
+pub(super) fn report_row(row: &PgRow, at: usize) -> Result<ReportRow<'_>, sqlx::Error> {
     Ok(ReportRow {
         benchmark: row.try_get(at)?,
         model: row.try_get(at + 1)?,
