@@ -166,6 +166,9 @@ pub fn typescript() -> String {
         decl::<crate::RunsView>(&mut out);
         decl::<crate::DemoInfo>(&mut out);
         decl::<RunListItem>(&mut out);
+        decl::<crucible_views::console::RunWorkers>(&mut out);
+        decl::<crucible_views::lab::StoreChoice>(&mut out);
+        decl::<crucible_views::lab::LabCheck>(&mut out);
         decl::<ErrorReason>(&mut out);
         decl::<LiveStatus>(&mut out);
         decl::<LiveLoad>(&mut out);
@@ -464,6 +467,9 @@ mod tests {
             "KeySource",
             "ConnectionTest",
             "RunForm",
+            "RunWorkers",
+            "StoreChoice",
+            "LabCheck",
             "PlanResult",
             "RoundsAdvice",
             "SampleReview",

@@ -145,6 +145,8 @@ impl From<crucible_store::StoreError> for CommandError {
         let kind = match e {
             crucible_store::StoreError::UnknownRun(_) => ErrorKind::NotFound,
             crucible_store::StoreError::Notes(_) => ErrorKind::Invalid,
+            crucible_store::StoreError::Server { .. } => ErrorKind::Unreachable,
+            crucible_store::StoreError::BadUrl(_) => ErrorKind::Invalid,
             _ => store_kind(&e, ErrorKind::Internal),
         };
         // Store messages name the database and the run, never a key (keys are never stored).

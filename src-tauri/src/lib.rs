@@ -36,6 +36,9 @@ pub struct AppState {
     /// by default `<data dir>/crucible.db`), opened on first use; dropped when the database is
     /// replaced ([`AppState::forget_database`]).
     pub explorer: std::sync::Mutex<Option<crucible_views::results::Explorer>>,
+    /// The lab store (Settings → Store) once connected: its pool is shared by every command
+    /// until the choice changes ([`AppState::forget_database`]).
+    pub lab: std::sync::Mutex<Option<crucible_store::AnyStore>>,
     /// The demo run made on a fresh user's first start (Home shows its progress).
     pub first_start: first_start::FirstStartCell,
 }
@@ -51,6 +54,7 @@ impl AppState {
             keychain: std::sync::Arc::new(crucible_llm::OsKeychain::default()),
             runs: std::sync::Arc::default(),
             explorer: std::sync::Mutex::new(None),
+            lab: std::sync::Mutex::new(None),
             first_start: std::sync::Arc::default(),
         }
     }
@@ -158,9 +162,9 @@ impl AppState {
         Ok(self.config()?.database_file())
     }
 
-    /// Drops every cached handle on the database (the explorer and its report cache), so the
-    /// next command opens whatever file is at the database's path now. The commands open a new
-    /// store per call, so the explorer is the only one cached.
+    /// Drops every cached handle on the database (the explorer and its report cache, the lab
+    /// store's pool), so the next command opens whatever store is chosen now. The commands open
+    /// a new file store per call, so those are the only ones cached.
     pub fn forget_database(&self) {
         let old = self
             .explorer
@@ -168,6 +172,8 @@ impl AppState {
             .unwrap_or_else(|e| e.into_inner())
             .take();
         drop(old);
+        let lab = self.lab.lock().unwrap_or_else(|e| e.into_inner()).take();
+        drop(lab);
     }
 
     /// Loads the configuration again (after the config file changed) and returns it.
@@ -200,6 +206,10 @@ pub fn run() {
         })
         .invoke_handler(tauri::generate_handler![
             first_start::first_start,
+            commands::store::store_choice,
+            commands::store::test_lab_store,
+            commands::store::use_lab_store,
+            commands::store::use_local_store,
             commands::system::get_system_status,
             commands::system::locate_tool,
             commands::system::reset_config,

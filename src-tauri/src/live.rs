@@ -10,7 +10,7 @@ use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
 use crucible_run::{self as run, Progress, RunContext, RunSpec};
-use crucible_store::Store;
+use crucible_store::AnyStore;
 use crucible_views::console::{run_cost, LiveStatus, Tracker};
 use tauri::Emitter;
 use tokio::sync::{mpsc, oneshot};
@@ -105,7 +105,7 @@ pub async fn launch(
     app: tauri::AppHandle,
     active: Arc<ActiveRuns>,
     config: crucible_core::Config,
-    store: Store,
+    store: AnyStore,
     what: Launch,
 ) -> Result<String, CommandError> {
     let (tx, rx) = mpsc::unbounded_channel();
@@ -158,7 +158,7 @@ pub async fn launch(
 async fn forward(
     app: tauri::AppHandle,
     active: Arc<ActiveRuns>,
-    store: Store,
+    store: AnyStore,
     tracker: Arc<Mutex<Tracker>>,
     cancel: CancellationToken,
     mut rx: mpsc::UnboundedReceiver<Progress>,

@@ -2,7 +2,7 @@
 //! new-run form, and the runs list with the ids running in this process.
 
 use crucible_run::RunSpec;
-use crucible_store::Store;
+use crucible_store::{AnyStore, RunReader};
 use crucible_views::console::{estimate, FormError, History, RunListItem, RunPlan};
 use serde::Serialize;
 use ts_rs::TS;
@@ -56,7 +56,7 @@ pub struct RunsView {
 pub async fn per_model(
     config: &crucible_core::Config,
     spec: &RunSpec,
-    _store: &Store,
+    _store: &AnyStore,
 ) -> Result<Vec<(String, u32)>, CommandError> {
     let (config, spec2) = (config.clone(), spec.clone());
     let plan = tauri::async_runtime::spawn_blocking(move || {
@@ -81,7 +81,7 @@ pub async fn per_model(
 /// Samples still missing per model of a stored run (for the bars of a resumed run).
 pub async fn missing_per_model(
     config: &crucible_core::Config,
-    store: &Store,
+    store: &AnyStore,
     run_id: &str,
 ) -> Result<Vec<(String, u32)>, CommandError> {
     let row = store.run(run_id).await?;
@@ -123,7 +123,7 @@ impl DemoInfo {
 /// The demo's spec and its planned samples per model.
 pub async fn demo(
     config: &crucible_core::Config,
-    store: &Store,
+    store: &AnyStore,
 ) -> Result<(RunSpec, Vec<(String, u32)>), CommandError> {
     let c = config.clone();
     let (spec, _) =

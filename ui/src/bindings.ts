@@ -1242,7 +1242,76 @@ held_by: string | null,
  * The build that made the run, in words ("Crucible 0.1.0, commit 0123456789ab, built
  * 2026-11-29"); `None` for runs stored before builds were recorded.
  */
-made_by: string | null, };
+made_by: string | null, 
+/**
+ * A distributed run on a lab store (docs/lab-scale.md): its workers and queue; `None` for
+ * a run made by one process.
+ */
+workers: RunWorkers | null, };
+
+/**
+ * The workers of a distributed run, as the runs list shows them.
+ */
+export type RunWorkers = { 
+/**
+ * Workers that joined.
+ */
+joined: number, 
+/**
+ * Workers working now (heard from within their claim's lease).
+ */
+active: number, 
+/**
+ * Samples being run now.
+ */
+running: number, 
+/**
+ * Where the active workers run ("node-1, node-2").
+ */
+hosts: string, };
+
+/**
+ * What Settings → Store shows.
+ */
+export type StoreChoice = { 
+/**
+ * `local` (the database file) or `lab` (a PostgreSQL store).
+ */
+kind: string, 
+/**
+ * The local database file.
+ */
+local_file: string, 
+/**
+ * The lab store's URL, without its password (also when the local file is in use, so it
+ * can be switched back on).
+ */
+lab_url: string | null, 
+/**
+ * A password for the lab store is in the keychain.
+ */
+lab_password_saved: boolean, 
+/**
+ * Where passwords are kept, for people ("secret-service", "keyutils").
+ */
+keychain: string, };
+
+/**
+ * What a successful connection found.
+ */
+export type LabCheck = { 
+/**
+ * The URL, without its password.
+ */
+url: string, 
+/**
+ * The server's version.
+ */
+server_version: string, 
+/**
+ * Runs in the store.
+ */
+runs: number, };
 
 /**
  * One reason a run's samples errored and how many it hit.

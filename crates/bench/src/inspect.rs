@@ -85,7 +85,11 @@ pub async fn bench(
     let ex = Explorer::open(&db)
         .await
         .map_err(|e| bad("opening the bench store", &e))?;
-    let names = ex.store().sample_models(&run, "questbench", 2).await?;
+    let file = ex
+        .store()
+        .sqlite()
+        .ok_or_else(|| bad("the bench store", &"not a file"))?;
+    let names = file.sample_models(&run, "questbench", 2).await?;
     let [a, b] = [0, 1].map(|i| names.get(i).cloned().unwrap_or_default());
     let mut times = Vec::new();
     let mut pairs = 0;
@@ -127,7 +131,7 @@ pub async fn bench(
         extracted(ex.store(), huge).await?;
         times.push(ms(t));
     }
-    let samples = ex.store().sample_count().await?;
+    let samples = file.sample_count().await?;
     Ok(BenchFigures {
         samples: samples.max(0) as u64,
         write_seconds,

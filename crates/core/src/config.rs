@@ -82,6 +82,10 @@ pub struct Config {
     /// The reviewer's name kept with each override of a sample's verdict (Settings); `None`:
     /// the system user's name.
     pub reviewer: Option<String>,
+    /// The app's lab store (Settings → Store): a PostgreSQL URL without its password (the
+    /// password is in the OS keychain); `None`: the local database file. The CLI names its
+    /// store with `--store` instead.
+    pub lab_store: Option<String>,
     /// On the app's first start for a data directory with no database yet, make the demo run
     /// in the background so every page has data (`CRUCIBLE_FIRST_START_DEMO=0` turns it off).
     pub first_start_demo: bool,
@@ -186,6 +190,7 @@ impl Default for Config {
             seed: 0,
             database: None,
             reviewer: None,
+            lab_store: None,
             first_start_demo: true,
         }
     }

@@ -184,6 +184,13 @@ impl ApiKey {
         }
     }
 
+    /// The secret, for a credential kept in the keychain that is not a model key (a lab
+    /// store's password, handed straight to the database driver). Model keys never leave this
+    /// crate this way.
+    pub fn into_secret(self) -> String {
+        self.0
+    }
+
     /// The secret itself, for the request header only.
     pub(crate) fn expose(&self) -> &str {
         &self.0

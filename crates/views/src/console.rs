@@ -16,7 +16,7 @@ use crucible_core::Config;
 use crucible_core::{serde_name, InstanceMeta, PromptSet};
 use crucible_run::spec::ModelEndpoint;
 use crucible_run::{Benchmarks, Progress, RunSpec, BENCHMARKS};
-use crucible_store::{Store, StoreError};
+use crucible_store::{AnyStore, RunReader, RunStore, StoreError};
 
 /// A field-named problem with the new-run form.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, TS, thiserror::Error)]
@@ -495,7 +495,7 @@ pub struct History {
 
 impl History {
     /// Averages over the samples of the newest `max_runs` runs of `store`.
-    pub async fn from_store(store: &Store, max_runs: usize) -> Result<Self, StoreError> {
+    pub async fn from_store(store: &AnyStore, max_runs: usize) -> Result<Self, StoreError> {
         let mut h = History::default();
         for run in store.runs().await?.into_iter().take(max_runs) {
             let samples = store.samples(&run.run_id).await?;
@@ -1140,6 +1140,22 @@ pub struct RunListItem {
     /// The build that made the run, in words ("Crucible 0.1.0, commit 0123456789ab, built
     /// 2026-11-29"); `None` for runs stored before builds were recorded.
     pub made_by: Option<String>,
+    /// A distributed run on a lab store (docs/lab-scale.md): its workers and queue; `None` for
+    /// a run made by one process.
+    pub workers: Option<RunWorkers>,
+}
+
+/// The workers of a distributed run, as the runs list shows them.
+#[derive(Debug, Clone, PartialEq, Serialize, TS)]
+pub struct RunWorkers {
+    /// Workers that joined.
+    pub joined: u32,
+    /// Workers working now (heard from within their claim's lease).
+    pub active: u32,
+    /// Samples being run now.
+    pub running: u32,
+    /// Where the active workers run ("node-1, node-2").
+    pub hosts: String,
 }
 
 /// The build a run's `versions` JSON records, in words.
@@ -1169,8 +1185,11 @@ pub const REASON_CHARS: usize = 240;
 /// Error reasons a run card lists.
 const REASONS: u32 = 3;
 
+/// A worker not heard from for this long is lost (its claims have expired by then).
+const WORKER_LOST_AFTER_S: i64 = 60;
+
 /// Every run of `store`, newest first.
-pub async fn list_runs(store: &Store) -> Result<Vec<RunListItem>, StoreError> {
+pub async fn list_runs(store: &AnyStore) -> Result<Vec<RunListItem>, StoreError> {
     let mut out = Vec::new();
     for r in store.runs().await? {
         let row = store.run(&r.run_id).await?;
@@ -1209,7 +1228,29 @@ pub async fn list_runs(store: &Store) -> Result<Vec<RunListItem>, StoreError> {
         } else {
             Vec::new()
         };
+        let workers = match store.lab("") {
+            Ok(lab) => {
+                let q = lab.queue_state(&r.run_id).await?;
+                if q.planned == 0 {
+                    None
+                } else {
+                    let ws = lab.workers(&r.run_id, WORKER_LOST_AFTER_S).await?;
+                    let live: Vec<_> = ws.iter().filter(|w| w.state == "working").collect();
+                    let mut hosts: Vec<&str> = live.iter().map(|w| w.host.as_str()).collect();
+                    hosts.sort_unstable();
+                    hosts.dedup();
+                    Some(RunWorkers {
+                        joined: ws.len() as u32,
+                        active: live.len() as u32,
+                        running: q.claimed.max(0) as u32,
+                        hosts: hosts.join(", "),
+                    })
+                }
+            }
+            Err(_) => None,
+        };
         out.push(RunListItem {
+            workers,
             made_by: made_by(&row.versions),
             fork,
             held_by,
@@ -1255,7 +1296,7 @@ pub fn fork_label(f: &crucible_run::ForkSpec) -> String {
 }
 
 /// USD spent by a run's stored samples.
-pub async fn run_cost(store: &Store, run_id: &str) -> Result<f64, StoreError> {
+pub async fn run_cost(store: &AnyStore, run_id: &str) -> Result<f64, StoreError> {
     store.cost(run_id).await
 }
 

@@ -15,6 +15,7 @@ pub mod console;
 pub mod database;
 pub mod inspect;
 pub mod install;
+pub mod lab;
 pub mod packs;
 pub mod planner;
 pub mod results;

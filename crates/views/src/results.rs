@@ -27,7 +27,7 @@ use crucible_report::dataset::{select_runs, Interner};
 use crucible_report::{
     self as report, chart, export, Bench, BenchSelection, Dataset, Report, ReportError,
 };
-use crucible_store::{RunReader, SampleBrief, Store, StoreError, TextColumn};
+use crucible_store::{AnyStore, RunReader, SampleBrief, Store, StoreError, TextColumn};
 
 use crate::verdict::{self, ModelLabels, RunLabels, SideLabels, Verdict};
 
@@ -799,7 +799,7 @@ pub const CACHE_ENTRIES: usize = 8;
 /// [`CACHE_ENTRIES`] selections).
 #[derive(Debug, Clone)]
 pub struct Explorer {
-    store: Store,
+    store: AnyStore,
     cache: Arc<Mutex<Vec<(CacheKey, Arc<Loaded>)>>>,
     base: Arc<tokio::sync::Mutex<Option<Arc<Base>>>>,
     snapshot: Option<PathBuf>,
@@ -880,14 +880,14 @@ impl Explorer {
         if !path.is_file() {
             return Err(ResultsError::NoStore(path.to_path_buf()));
         }
-        let mut e = Self::from_store(Store::open_read_only(path).await?);
+        let mut e = Self::from_store(Store::open_read_only(path).await?.into());
         e.snapshot = Some(snapshot_path(path));
         e.ceilings_file = Some(ceilings_path(path));
         Ok(e)
     }
 
-    /// Wraps an open store (tests, the CLI); no snapshot is read or written.
-    pub fn from_store(store: Store) -> Self {
+    /// Wraps an open store (a lab store, tests, the CLI); no snapshot is read or written.
+    pub fn from_store(store: AnyStore) -> Self {
         Self {
             store,
             cache: Arc::default(),
@@ -1009,7 +1009,7 @@ impl Explorer {
     }
 
     /// The store it reads (read-only).
-    pub fn store(&self) -> &Store {
+    pub fn store(&self) -> &AnyStore {
         &self.store
     }
 

@@ -7,5 +7,6 @@ pub mod pilot;
 pub mod providers;
 pub mod results;
 pub mod runs;
+pub mod store;
 pub mod system;
 pub mod tasks;

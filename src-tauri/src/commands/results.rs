@@ -6,6 +6,7 @@
 
 use crucible_core::Scoring;
 use crucible_report::Report;
+use crucible_store::RunStore;
 use crucible_views::results::{
     self, ChartView, CompareView, Explorer, Facets, RunInfo, SampleFilter, SamplePage,
 };
@@ -27,7 +28,11 @@ async fn explorer(state: &AppState) -> Result<(crucible_core::Config, Explorer),
     {
         return Ok((config, e));
     }
-    let e = Explorer::open(&config.database_file()).await?;
+    let e = if config.lab_store.is_some() {
+        Explorer::from_store(crate::commands::runs::open_store(state).await?.1)
+    } else {
+        Explorer::open(&config.database_file()).await?
+    };
     *state.explorer.lock().unwrap_or_else(|e| e.into_inner()) = Some(e.clone());
     Ok((config, e))
 }
@@ -295,7 +300,7 @@ pub fn set_reviewer_name(
 
 /// Stores `o` (already checked) as of now.
 async fn store_review(
-    store: &crucible_store::Store,
+    store: &crucible_store::AnyStore,
     o: Result<crucible_store::NewOverride, crucible_store::OverrideError>,
 ) -> Result<crucible_store::OverrideRow, crucible_store::StoreError> {
     let now = crucible_store::rfc3339(std::time::SystemTime::now());

@@ -3,7 +3,7 @@
 
 use std::sync::Arc;
 
-use crucible_store::{Store, StoreError};
+use crucible_store::{AnyStore, RunStore, StoreError};
 use crucible_views::console::{
     estimate, list_runs, notes_problem, FormError, History, LiveStatus, RunForm,
 };
@@ -12,14 +12,26 @@ use crate::live::{launch, Launch};
 use crate::runs_view::{DemoInfo, PlanResult, RunsView};
 use crate::{AppState, CommandError};
 
+/// The store the app uses: the lab store chosen in Settings → Store (connected once, its pool
+/// shared), else the database file.
 pub(crate) async fn open_store(
     state: &AppState,
-) -> Result<(crucible_core::Config, Store), CommandError> {
+) -> Result<(crucible_core::Config, AnyStore), CommandError> {
     let config = state.config()?;
     std::fs::create_dir_all(&config.data_dir).map_err(|e| {
         CommandError::internal(format!("creating {}: {e}", config.data_dir.display()))
     })?;
-    let store = Store::open(&config.database_file()).await?;
+    if config.lab_store.is_none() {
+        let store = crucible_store::Store::open(&config.database_file()).await?;
+        return Ok((config, store.into()));
+    }
+    let cached = state.lab.lock().unwrap_or_else(|e| e.into_inner()).clone();
+    if let Some(store) = cached {
+        return Ok((config, store));
+    }
+    let password = crate::commands::store::lab_password(state, &config)?;
+    let store = crucible_views::lab::open_chosen(&config, password.as_deref()).await?;
+    *state.lab.lock().unwrap_or_else(|e| e.into_inner()) = Some(store.clone());
     Ok((config, store))
 }
 
@@ -139,7 +151,7 @@ pub async fn cancel_run(
 pub async fn list_runs_view(state: tauri::State<'_, AppState>) -> Result<RunsView, CommandError> {
     let (_, store) = open_store(&state).await?;
     Ok(RunsView {
-        db: store.path().display().to_string(),
+        db: store.location(),
         runs: list_runs(&store).await?,
         live: state.runs.ids(),
     })

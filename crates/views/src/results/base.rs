@@ -13,8 +13,9 @@
 //! missing, foreign, truncated or stale one is rebuilt from the store, never trusted blindly:
 //! after loading it the base is refreshed against the store and its sample count checked.
 //!
-//! The store is read through the SQLite store's mirror reads (`crucible_store::Store::
-//! report_rows_after` and friends), which rest on row ids growing in insert order; no SQL here.
+//! The store is read through its mirror reads (`crucible_store::AnyStore::report_rows_after`
+//! and friends), which rest on sample ids growing in the order samples become visible (SQLite's
+//! row ids; on a lab store, sample commits serialised by an advisory lock); no SQL here.
 
 use std::collections::HashMap;
 use std::path::Path;
@@ -26,7 +27,7 @@ use crucible_report::{Bench, BenchSelection, Dataset, ReportError, Sample};
 /// Reviewers' newest verdict per sample id ([`overrides::latest`]).
 pub type Verdicts = HashMap<i64, (bool, f64)>;
 use crucible_store::snapshot::{self, SnapshotReader, SnapshotRecord, SnapshotWriter};
-use crucible_store::Store;
+use crucible_store::AnyStore;
 
 /// Samples compared with the store when a snapshot is opened ([`Base::probes_match`]).
 const PROBES: usize = 64;
@@ -130,7 +131,7 @@ impl Base {
 
     /// Whether the store has exactly the runs held and no row above the largest id held (two
     /// cheap queries; [`Base::refresh`] is needed otherwise).
-    pub async fn is_current(&self, store: &Store) -> Result<bool, ReportError> {
+    pub async fn is_current(&self, store: &AnyStore) -> Result<bool, ReportError> {
         if store.max_sample_id().await? > self.max_id {
             return Ok(false);
         }
@@ -140,7 +141,7 @@ impl Base {
     }
 
     /// Reads every sample of the store.
-    pub async fn load(store: &Store) -> Result<Base, ReportError> {
+    pub async fn load(store: &AnyStore) -> Result<Base, ReportError> {
         let mut base = Base::default();
         base.refresh(store).await?;
         Ok(base)
@@ -148,7 +149,7 @@ impl Base {
 
     /// Brings the base up to date with the store: drops the samples of deleted runs, then reads
     /// every row above the largest id held.
-    pub async fn refresh(&mut self, store: &Store) -> Result<Refresh, ReportError> {
+    pub async fn refresh(&mut self, store: &AnyStore) -> Result<Refresh, ReportError> {
         let mut out = Refresh::default();
         let runs: std::collections::HashSet<String> =
             store.run_id_set().await?.into_iter().collect();
@@ -551,7 +552,10 @@ impl Base {
     /// is no usable snapshot. A snapshot is used only when a spread of its samples reads back
     /// the same from the store ([`Base::probes_match`]); the full row count is left to
     /// [`Base::count_matches`], which the caller runs in the background.
-    pub async fn open(store: &Store, path: Option<&Path>) -> Result<(Base, Opened), ReportError> {
+    pub async fn open(
+        store: &AnyStore,
+        path: Option<&Path>,
+    ) -> Result<(Base, Opened), ReportError> {
         let file = path.and_then(|p| {
             let f = std::fs::File::open(p).ok()?;
             let len = f.metadata().ok()?.len();
@@ -582,7 +586,7 @@ impl Base {
     /// the base (the first and last included) are read back by id and compared field by field,
     /// and no row lies below the smallest id held. A few indexed lookups: this is what catches a
     /// snapshot of another store, or one the store has moved away from.
-    pub async fn probes_match(&self, store: &Store) -> Result<bool, ReportError> {
+    pub async fn probes_match(&self, store: &AnyStore) -> Result<bool, ReportError> {
         let live: Vec<usize> = (0..self.samples.len()).filter(|&k| !self.dead[k]).collect();
         if live.is_empty() {
             return Ok(store.known_sample_below(None).await?.is_none());
@@ -652,7 +656,7 @@ impl Base {
     /// live samples in number (`extent` is [`Base::extent`]). A full count: slow on a big store, so the explorer runs it off
     /// the view's path. Rows appended meanwhile lie above that id and do not disturb it.
     pub async fn count_matches(
-        store: &Store,
+        store: &AnyStore,
         (max_id, live): (i64, usize),
     ) -> Result<bool, ReportError> {
         let known = store.count_known_up_to(max_id).await?;

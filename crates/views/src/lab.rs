@@ -1,0 +1,158 @@
+//! The app's choice of store (Settings → Store): the local database file or a lab's PostgreSQL
+//! store (docs/lab-scale.md). The lab URL is saved in the config file without its password; the
+//! password goes to the OS keychain under [`keychain_account`]. A URL typed with a password in
+//! it is split the same way, so the config file never holds one.
+
+use std::path::Path;
+
+use crucible_store::{redact_url, AnyStore, PgStore, StoreError, StoreUrl};
+use serde::Serialize;
+use ts_rs::TS;
+
+/// What Settings → Store shows.
+#[derive(Debug, Clone, PartialEq, Serialize, TS)]
+pub struct StoreChoice {
+    /// `local` (the database file) or `lab` (a PostgreSQL store).
+    pub kind: String,
+    /// The local database file.
+    pub local_file: String,
+    /// The lab store's URL, without its password (also when the local file is in use, so it
+    /// can be switched back on).
+    pub lab_url: Option<String>,
+    /// A password for the lab store is in the keychain.
+    pub lab_password_saved: bool,
+    /// Where passwords are kept, for people ("secret-service", "keyutils").
+    pub keychain: String,
+}
+
+/// What a successful connection found.
+#[derive(Debug, Clone, PartialEq, Serialize, TS)]
+pub struct LabCheck {
+    /// The URL, without its password.
+    pub url: String,
+    /// The server's version.
+    pub server_version: String,
+    /// Runs in the store.
+    pub runs: u32,
+}
+
+/// A lab store URL as the user typed it, split into what is saved and the password.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct LabUrl {
+    /// The URL without a password (what the config file keeps).
+    pub url: String,
+    /// A password found in the URL.
+    pub password: Option<String>,
+}
+
+/// Checks a typed lab URL: it must be `postgres://…` (or `postgresql://…`) with a host; a
+/// password in it is taken out.
+pub fn parse_lab_url(typed: &str) -> Result<LabUrl, String> {
+    let typed = typed.trim();
+    match StoreUrl::parse(typed) {
+        Ok(StoreUrl::Lab(_)) => {}
+        Ok(StoreUrl::File(_)) => {
+            return Err(
+                "a lab store's address starts with postgres:// (e.g. postgres://ada@lab-db:5432/crucible)"
+                    .into(),
+            )
+        }
+        Err(e) => return Err(e.to_string()),
+    }
+    let rest = typed.split_once("://").map_or("", |(_, r)| r);
+    let authority = rest.split(['/', '?']).next().unwrap_or("");
+    let host = authority.rsplit_once('@').map_or(authority, |(_, h)| h);
+    if host.trim_matches(':').is_empty() {
+        return Err("the address names no server: postgres://USER@HOST:PORT/DATABASE".into());
+    }
+    let password = authority
+        .rsplit_once('@')
+        .and_then(|(userinfo, _)| userinfo.split_once(':'))
+        .map(|(_, p)| p.to_string())
+        .filter(|p| !p.is_empty());
+    Ok(LabUrl {
+        url: redact_url(typed),
+        password,
+    })
+}
+
+/// The keychain account of a lab store's password.
+pub fn keychain_account(url: &str) -> String {
+    format!("crucible-lab-store:{}", redact_url(url))
+}
+
+/// Saves (or, with `None`, clears) the lab store in the config file.
+pub fn save_lab_store(
+    config_file: &Path,
+    url: Option<&str>,
+) -> Result<(), crate::setup::SetupError> {
+    crate::setup::set_config_value(
+        config_file,
+        "lab_store",
+        url.map_or(serde_json::Value::Null, |u| {
+            serde_json::Value::String(redact_url(u))
+        }),
+    )
+}
+
+/// Connects to a lab store (applying its migrations) and says what is there.
+pub async fn check_lab(
+    url: &str,
+    password: Option<&str>,
+) -> Result<(PgStore, LabCheck), StoreError> {
+    let store = PgStore::connect(url, password).await?;
+    let check = LabCheck {
+        url: store.shown().to_string(),
+        server_version: store.server_version().await?,
+        runs: store.run_ids().await?.len().min(u32::MAX as usize) as u32,
+    };
+    Ok((store, check))
+}
+
+/// Opens the store the app uses: the lab store when one is chosen, else the database file.
+pub async fn open_chosen(
+    config: &crucible_core::Config,
+    password: Option<&str>,
+) -> Result<AnyStore, StoreError> {
+    match &config.lab_store {
+        Some(url) => Ok(PgStore::connect(url, password).await?.into()),
+        None => Ok(crucible_store::Store::open(&config.database_file())
+            .await?
+            .into()),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_typed_url_keeps_no_password_and_says_what_is_wrong() {
+        assert_eq!(
+            parse_lab_url(" postgres://ada:s3cret@lab-db:5432/crucible ").unwrap(),
+            LabUrl {
+                url: "postgres://ada@lab-db:5432/crucible".into(),
+                password: Some("s3cret".into())
+            }
+        );
+        assert_eq!(
+            parse_lab_url("postgresql://lab-db/crucible")
+                .unwrap()
+                .password,
+            None
+        );
+        for (bad, says) in [
+            ("/home/ada/crucible.db", "starts with postgres://"),
+            ("postgres:///crucible", "names no server"),
+            ("mysql://db/x", "not a store Crucible knows"),
+            ("", "empty store"),
+        ] {
+            let e = parse_lab_url(bad).unwrap_err();
+            assert!(e.contains(says), "{bad:?}: {e}");
+        }
+        assert_eq!(
+            keychain_account("postgres://ada:x@h/db"),
+            "crucible-lab-store:postgres://ada@h/db"
+        );
+    }
+}
