@@ -7,7 +7,7 @@ import type {
   ChartView, CommandError, CompareView, DemoInfo, Extracted, Replay, ReplayMode, ConnectionTest, Facets, LiveStatus, PlanResult, ProviderEntry, ProvidersView, Report, RunForm, RunInfo, RunsView, SampleFilter, SamplePage, SampleView, Scoring, PaperTables,
   PerfMark, SystemStatus, LocatedTool, ConfigReset, UniverseBuild, ToolInstall, PackInfo, PackVerdict, SelftestProgress,
 } from "./bindings";
-import type { DatabaseCheck, FirstStart, FreshDatabase, OpenedDatabase, Recovery } from "./bindings";
+import type { DatabaseCheck, FirstStart, FreshDatabase, LabCheck, OpenedDatabase, Recovery, StoreChoice } from "./bindings";
 import type { AuditQueue, ExploitCheck, FormError, OverrideView, RoundsAdvice, SampleReview, SimAudit, SimAuditProgress } from "./bindings";
 
 export type Result<T> = { ok: true; value: T } | { ok: false; error: CommandError };
@@ -184,6 +184,20 @@ export const dryRun = (
 ): Promise<Result<DryRun>> => call<DryRun>("dry_run", { bench, id, seed, solution, prompt, execute });
 /** The reviewer's name recorded with overrides (Rust: `reviewer_name`). */
 export const reviewerName = (): Promise<Result<string | null>> => call<string | null>("reviewer_name", {});
+
+/** Which store the app uses: the local file or a lab store (Rust: `store_choice`). */
+export const storeChoice = (): Promise<Result<StoreChoice>> => call<StoreChoice>("store_choice", {});
+
+/** Connects to a lab store without switching (Rust: `test_lab_store`). */
+export const testLabStore = (url: string, password: string | null): Promise<Result<LabCheck>> =>
+  call<LabCheck>("test_lab_store", { url, password });
+
+/** Switches to a lab store after connecting; the password goes to the keychain (Rust: `use_lab_store`). */
+export const useLabStore = (url: string, password: string | null): Promise<Result<LabCheck>> =>
+  call<LabCheck>("use_lab_store", { url, password });
+
+/** Switches back to the local database file (Rust: `use_local_store`). */
+export const useLocalStore = (keep: boolean): Promise<Result<StoreChoice>> => call<StoreChoice>("use_local_store", { keep });
 
 /** Saves the reviewer's name; returns it as kept (Rust: `set_reviewer_name`). */
 export const setReviewerName = (name: string): Promise<Result<string>> => call<string>("set_reviewer_name", { name });

@@ -4,7 +4,7 @@
 // its name, note and facts, with "Rename / add a note"),
 // and the new-run form (#/runs/new; #/runs/new?preset=quick opens its "Quick compare") with its
 // plan preview, a sticky footer holding the plan's line and Start, and each problem next to its field.
-import type { Bench, BenchPlan, LiveLoad, LiveStatus, PromptSet, ProvidersView, RoundsAdvice, RunForm, RunListItem, RunPlan, RunsView } from "../bindings";
+import type { Bench, BenchPlan, LiveLoad, LiveStatus, PromptSet, ProvidersView, RoundsAdvice, RunForm, RunListItem, RunPlan, RunWorkers, RunsView } from "../bindings";
 import { PROMPT_SETS, PROMPT_SET_LABEL, RUN_NAME_MAX_CHARS, RUN_NOTE_MAX_CHARS } from "../bindings";
 import { BENCH_LABEL } from "../bench";
 import { h, ident, mount } from "../dom";
@@ -56,10 +56,20 @@ function duration(r: RunListItem): string {
 function shownStatus(r: RunListItem, live: boolean): { label: string; cls: string; resumable: boolean } {
   const incomplete = r.finished < r.planned;
   if (r.status === "running" && live) return { label: "running", cls: "info", resumable: false };
+  if (r.status === "running" && r.workers) {
+    const n = r.workers.active;
+    return { label: n > 0 ? `running on ${n} worker${n === 1 ? "" : "s"}` : "waiting for workers", cls: "info", resumable: false };
+  }
   if (r.status === "running" && r.held_by) return { label: "running elsewhere", cls: "info", resumable: false };
   if (r.status === "running") return { label: "interrupted", cls: "warn", resumable: true };
   if (r.status === "finished") return { label: "finished", cls: "ok", resumable: false };
   return { label: r.status, cls: "warn", resumable: incomplete };
+}
+
+/** A distributed run's workers in words: "2 of 3 workers working (node-1, node-2) · 4 samples being run". */
+function workersLine(w: RunWorkers): string {
+  const where = w.hosts ? ` (${w.hosts})` : "";
+  return `${w.active} of ${w.joined} worker${w.joined === 1 ? "" : "s"} working${where} · ${w.running} sample${w.running === 1 ? "" : "s"} being run`;
 }
 
 function bar(done: number, total: number, label: string): HTMLElement {
@@ -237,7 +247,8 @@ function runsTable(view: RunsView, onResume: (id: string) => void, onDemo: () =>
           st.resumable ? h("div", { class: "muted small", "data-field": "resumable" }, "resumable") : null,
           r.held_by && !live.has(r.run_id)
             ? h("div", { class: "muted small", "data-field": "held-by" }, `by ${r.held_by}; it can be resumed here once that stops`)
-            : null),
+            : null,
+          r.status === "running" && r.workers ? h("div", { class: "muted small", "data-field": "workers" }, workersLine(r.workers)) : null),
         h("td", { class: "small", "data-field": "models" },
           ...r.model_labels.flatMap((m, i) => [i > 0 ? ", " : null, h("span", { class: "model-name" }, m)])),
         h("td", { class: "small" }, r.benchmarks.map((b) => BENCH_LABEL[b as Bench] ?? b).join(", "),
@@ -247,9 +258,12 @@ function runsTable(view: RunsView, onResume: (id: string) => void, onDemo: () =>
         h("td", { class: "small" }, h("span", { "data-field": "samples" }, `${r.finished}/${r.planned} samples`), answers(r)),
         h("td", { class: "small" }, fmtUsd(r.cost_usd)),
         h("td", { class: "actions" }, st.resumable ? resume : null, resultLinks(r),
-          live.has(r.run_id) || r.held_by ? null : deleteCell(r, onDelete)));
+          live.has(r.run_id) || r.held_by || (r.status === "running" && r.workers) ? null : deleteCell(r, onDelete)));
     }))));
 }
+
+/** How often the list is read again while a run goes on elsewhere. */
+const ELSEWHERE_POLL_MS = 3000;
 
 async function renderList(root: HTMLElement): Promise<void> {
   const liveSlot = h("div", { id: "live-runs" });
@@ -280,6 +294,7 @@ async function renderList(root: HTMLElement): Promise<void> {
   };
   // The names of the runs listed, for the live cards' headings.
   const names = new Map<string, string | null>();
+  let poll = 0;
   const drawLive = () => {
     const active = document.activeElement;
     mount(liveSlot, ...[...cards.values()].map((s) => liveCard(s, cancelFor(s.run_id), names.get(s.run_id) ?? null)));
@@ -316,6 +331,15 @@ async function renderList(root: HTMLElement): Promise<void> {
       }
     }
     drawLive();
+    // A run going on elsewhere (another process, or workers of a lab store) sends no events
+    // here: the list is read again every few seconds while one is listed.
+    const elsewhere = r.value.runs.some((x) => x.status === "running" && !r.value.live.includes(x.run_id) && (x.workers || x.held_by));
+    clearTimeout(poll);
+    if (elsewhere) {
+      poll = window.setTimeout(() => {
+        if (root.isConnected && root.dataset.route === "runs" && listSlot.isConnected) void refresh();
+      }, ELSEWHERE_POLL_MS);
+    }
   };
   unlisten?.();
   unlisten = await onRunProgress((s) => {
@@ -1022,6 +1046,8 @@ async function renderRunDetail(root: HTMLElement, runId: string, focus: "title" 
         h("dt", {}, "Started"), h("dd", {}, fmtTime(r.started)),
         h("dt", {}, "Duration"), h("dd", {}, duration(r)),
         h("dt", {}, "Samples"), h("dd", { "data-field": "samples" }, `${r.finished}/${r.planned} stored`),
+        r.workers ? h("dt", {}, "Workers") : null,
+        r.workers ? h("dd", { "data-field": "workers" }, workersLine(r.workers)) : null,
         h("dt", {}, "Cost"), h("dd", {}, fmtUsd(r.cost_usd)),
         h("dt", {}, "Answers"), h("dd", {}, answers(r)),
         r.made_by ? h("dt", {}, "Made by") : null, r.made_by ? h("dd", { "data-field": "made-by" }, r.made_by) : null),

@@ -4,14 +4,15 @@ import { statusPanel } from "../status-view";
 import type { SystemStatus } from "../bindings";
 import { renderProviders } from "./providers";
 import { renderPacks } from "./packs";
+import { renderStore } from "./store-settings";
 import { reviewerName, setReviewerName } from "../ipc";
 import { errorBox } from "../status-view";
 
-type Tab = "system" | "providers" | "packs";
+type Tab = "system" | "providers" | "packs" | "store";
 
 function tabOf(hash: string): Tab {
   const t = hash.replace(/^#\/?/, "").split("/")[1];
-  return t === "providers" || t === "packs" ? t : "system";
+  return t === "providers" || t === "packs" || t === "store" ? t : "system";
 }
 
 function tabs(active: Tab): HTMLElement {
@@ -22,7 +23,7 @@ function tabs(active: Tab): HTMLElement {
     return b;
   };
   return h("div", { class: "tabs", role: "tablist", "aria-label": "Settings sections" },
-    tab("system", "System"), tab("providers", "Providers & models"), tab("packs", "Content packs"));
+    tab("system", "System"), tab("providers", "Providers & models"), tab("store", "Store"), tab("packs", "Content packs"));
 }
 
 function systemDetails(s: SystemStatus, tools: HTMLElement, universes: HTMLElement): HTMLElement {
@@ -68,6 +69,12 @@ export async function renderSettings(root: HTMLElement): Promise<void> {
     const panel = h("section", { role: "tabpanel", id: "panel-packs", "aria-labelledby": "tab-packs" });
     mount(root, h("header", { class: "page-head" }, h("h1", {}, "Settings")), tabs(active), panel);
     await renderPacks(panel);
+    return;
+  }
+  if (active === "store") {
+    const panel = h("section", { role: "tabpanel", id: "panel-store", "aria-labelledby": "tab-store" });
+    mount(root, h("header", { class: "page-head" }, h("h1", {}, "Settings")), tabs(active), panel);
+    await renderStore(panel);
     return;
   }
   if (active === "providers") {
