@@ -67,6 +67,14 @@ pub enum StoreCmd {
         #[arg(long)]
         json: bool,
     },
+    /// Start a throwaway PostgreSQL server on this machine and print its store URL; it runs until
+    /// this command is stopped (Ctrl-C), then it and its data are deleted. For trying a lab
+    /// store, and for tests; needs Debian's `postgresql` package.
+    LocalServer {
+        /// Print JSON (`{"url": …}`) as the first line.
+        #[arg(long)]
+        json: bool,
+    },
     /// Bring a run from a lab store into the local database, for review offline.
     Pull {
         /// The run.
@@ -220,9 +228,24 @@ pub async fn workers(cmd: WorkersCmd) -> Result<()> {
     Ok(())
 }
 
-/// `crucible store push|pull`.
+/// `crucible store push|pull|local-server`.
 pub async fn store(config: &Config, cmd: StoreCmd) -> Result<()> {
     let (run_id, local, remote, push, json) = match cmd {
+        StoreCmd::LocalServer { json } => {
+            let server = crucible_store::LocalServer::start()?;
+            let url = server.fresh_database().await?;
+            if json {
+                out!("{}", json!({"url": url}));
+            } else {
+                out!("{url}");
+                eprintln!(
+                    "a throwaway PostgreSQL server runs until this command stops (Ctrl-C); \
+                     its data goes with it"
+                );
+            }
+            tokio::signal::ctrl_c().await?;
+            return Ok(());
+        }
         StoreCmd::Push {
             run_id,
             to,

@@ -457,34 +457,68 @@ impl LoopbackServer {
     }
 
     fn spawn(args: &[&str]) -> Result<Self> {
-        let cli: PathBuf = app_binary()?
-            .parent()
-            .context("app binary has no directory")?
-            .join("crucible");
-        if !cli.is_file() {
-            bail!(
-                "{} not found; build it with `cargo build -p crucible -p crucible-app --features crucible-app/custom-protocol`",
-                cli.display()
-            );
-        }
-        let mut child = Command::new(&cli)
-            .args(args)
-            .stdin(Stdio::null())
-            .stdout(Stdio::piped())
-            .stderr(Stdio::inherit())
-            .spawn()
-            .with_context(|| format!("starting {}", cli.display()))?;
-        let mut line = String::new();
-        BufReader::new(child.stdout.take().context("no stdout")?)
-            .read_line(&mut line)
-            .context("reading the loopback server's address")?;
-        let v: serde_json::Value = serde_json::from_str(line.trim())
-            .with_context(|| format!("loopback printed {line:?}"))?;
+        let (child, v) = spawn_cli(args)?;
         let base_url = v["base_url"]
             .as_str()
             .context("no base_url in the loopback's first line")?
             .to_string();
         Ok(Self { child, base_url })
+    }
+}
+
+/// Starts `crucible ARGS` and reads the JSON object it prints as its first line.
+fn spawn_cli(args: &[&str]) -> Result<(Child, serde_json::Value)> {
+    let cli: PathBuf = app_binary()?
+        .parent()
+        .context("app binary has no directory")?
+        .join("crucible");
+    if !cli.is_file() {
+        bail!(
+            "{} not found; build it with `cargo build -p crucible -p crucible-app --features crucible-app/custom-protocol`",
+            cli.display()
+        );
+    }
+    let mut child = Command::new(&cli)
+        .args(args)
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::inherit())
+        .spawn()
+        .with_context(|| format!("starting {}", cli.display()))?;
+    let mut line = String::new();
+    BufReader::new(child.stdout.take().context("no stdout")?)
+        .read_line(&mut line)
+        .with_context(|| format!("reading the first line of crucible {args:?}"))?;
+    let v: serde_json::Value = serde_json::from_str(line.trim())
+        .with_context(|| format!("crucible {args:?} printed {line:?}"))?;
+    Ok((child, v))
+}
+
+/// `crucible store local-server`: a throwaway PostgreSQL server holding one empty lab store,
+/// deleted when this is dropped (the CLI is killed; its watcher stops the server).
+#[derive(Debug)]
+pub struct LabServer {
+    child: Child,
+    /// The store's URL (`postgres://postgres@127.0.0.1:<port>/<db>`).
+    pub url: String,
+}
+
+impl LabServer {
+    /// Starts one.
+    pub fn start() -> Result<Self> {
+        let (child, v) = spawn_cli(&["store", "local-server", "--json"])?;
+        let url = v["url"]
+            .as_str()
+            .context("no url in local-server's first line")?
+            .to_string();
+        Ok(Self { child, url })
+    }
+}
+
+impl Drop for LabServer {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
     }
 }
 
