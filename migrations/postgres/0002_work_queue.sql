@@ -29,6 +29,8 @@ CREATE TABLE run_workers (
   slurm_job     TEXT,
   started_at    TEXT NOT NULL,
   heartbeat_at  BIGINT NOT NULL,
+  -- Seconds its claims last without a heartbeat: silent for twice that, it is shown as lost.
+  lease_s       BIGINT NOT NULL DEFAULT 30,
   claimed       BIGINT NOT NULL DEFAULT 0,
   finished      BIGINT NOT NULL DEFAULT 0,
   -- working | done (nothing left to claim) | stopped (cancelled, budget) | failed

@@ -92,7 +92,7 @@ pub enum StoreCmd {
 }
 
 /// Where this process runs, with its Slurm job and array index when Slurm placed it.
-fn here() -> WorkerPlace {
+fn here(lease_s: u64) -> WorkerPlace {
     let env = |k: &str| std::env::var(k).ok().filter(|v| !v.is_empty());
     let slurm_job = match (env("SLURM_ARRAY_JOB_ID"), env("SLURM_ARRAY_TASK_ID")) {
         (Some(job), Some(task)) => Some(format!("{job}_{task}")),
@@ -102,6 +102,7 @@ fn here() -> WorkerPlace {
         host: run::scheduler::host_name(),
         pid: std::process::id(),
         slurm_job,
+        lease_s: lease_s as i64,
     }
 }
 
@@ -128,11 +129,25 @@ pub async fn worker(config: &Config, a: WorkerArgs) -> Result<()> {
     );
     ctx.holder = run::scheduler::holder_name("crucible worker");
     ctx.lease_ttl = Duration::from_secs(a.claim_secs.max(1));
+    // Ctrl-C, and SIGTERM (Slurm's scancel and time limit): stop claiming, give back what is
+    // claimed, record the worker as stopped.
     let cancel = ctx.cancel.clone();
     tokio::spawn(async move {
-        if tokio::signal::ctrl_c().await.is_ok() {
-            cancel.cancel();
+        let mut term =
+            tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate()).ok();
+        let terminated = async {
+            match term.as_mut() {
+                Some(t) => {
+                    t.recv().await;
+                }
+                None => std::future::pending::<()>().await,
+            }
+        };
+        tokio::select! {
+            _ = tokio::signal::ctrl_c() => {}
+            _ = terminated => {}
         }
+        cancel.cancel();
     });
     let mut reports = Vec::new();
     let mut seen = std::collections::BTreeSet::new();
@@ -159,7 +174,7 @@ pub async fn worker(config: &Config, a: WorkerArgs) -> Result<()> {
             }
         };
         seen.insert(run_id.clone());
-        let r = run::distributed::work(&ctx, &run_id, here(), a.concurrency).await?;
+        let r = run::distributed::work(&ctx, &run_id, here(a.claim_secs), a.concurrency).await?;
         if !a.json {
             out!(
                 "{}: {} — {}/{} samples stored in all",
@@ -190,7 +205,7 @@ pub async fn workers(cmd: WorkersCmd) -> Result<()> {
             let any = open_lab(&store, "crucible workers list").await?;
             let lab = any.lab("crucible workers list")?;
             lab.run(&run).await?;
-            let rows = lab.workers(&run, 60).await?;
+            let rows = lab.workers(&run).await?;
             let queue = lab.queue_state(&run).await?;
             if json {
                 out!(
@@ -263,6 +278,22 @@ pub async fn store(config: &Config, cmd: StoreCmd) -> Result<()> {
     let remote = StoreUrl::parse(&remote)?;
     let remote_name = remote.shown();
     let remote = remote.open(None).await?;
+    if !push {
+        // A distributed run still going is refused: its workers are still storing samples.
+        if let Ok(lab) = remote.lab("") {
+            let run = lab.run(&run_id).await?;
+            let q = lab.queue_state(&run_id).await?;
+            if run.status == "running" && q.planned > 0 {
+                bail!(
+                    "run {run_id} is still being run by its workers ({} of {} samples stored); \
+                     pull it when it has finished, or cancel it with `crucible runs cancel {run_id} \
+                     --store {remote_name}`",
+                    q.done,
+                    q.planned
+                );
+            }
+        }
+    }
     let (copied, from, to) = if push {
         let local = crucible_store::Store::open_existing(&local_path).await?;
         let c = crucible_store::copy_run(&local, &remote, &run_id, &remote_name).await?;

@@ -201,6 +201,17 @@ pub enum RunsCmd {
         #[arg(long)]
         json: bool,
     },
+    /// Cancels a distributed run on a lab store: its workers stop claiming and leave.
+    Cancel {
+        /// Run id.
+        run_id: String,
+        /// The lab store (`postgres://user@host:port/db`).
+        #[arg(long)]
+        store: String,
+        /// Print JSON.
+        #[arg(long)]
+        json: bool,
+    },
     /// Deletes a run and everything stored under it (samples, transcripts, artefacts, log).
     Delete {
         /// Run id.
@@ -501,6 +512,9 @@ pub async fn run_cmd(config: &Config, a: RunArgs) -> Result<()> {
         };
         let exe = std::env::current_exe().context("locating this crucible program")?;
         if a.print_sbatch {
+            // The script writes its output there, wherever it is submitted from.
+            std::fs::create_dir_all(&job.log_dir)
+                .with_context(|| format!("creating {}", job.log_dir.display()))?;
             out!("{}", job.script(&exe));
             return Ok(());
         }
@@ -520,7 +534,7 @@ pub async fn run_cmd(config: &Config, a: RunArgs) -> Result<()> {
             out!("{}: planned {} samples", r.run_id, r.samples);
             match slurm_job {
                 Some(j) => out!(
-                    "submitted Slurm job array {j} ({} workers); follow it with `crucible                      workers list --store {} --run {}`",
+                    "submitted Slurm job array {j} ({} workers); follow it with `crucible workers list --store {} --run {}`",
                     job.workers,
                     crucible_store::redact_url(&url),
                     r.run_id
@@ -617,6 +631,23 @@ pub async fn runs(config: &Config, cmd: RunsCmd) -> Result<()> {
                         r.failed
                     );
                 }
+            }
+        }
+        RunsCmd::Cancel {
+            run_id,
+            store,
+            json,
+        } => {
+            let store = StoreUrl::parse(&store)?.open(None).await?;
+            run::distributed::cancel(&store, &run_id).await?;
+            store.close().await;
+            if json {
+                out!(
+                    "{}",
+                    serde_json::to_string_pretty(&json!({"cancelled": run_id}))?
+                );
+            } else {
+                out!("cancelled {run_id}: its workers stop claiming samples and leave");
             }
         }
         RunsCmd::Delete {

@@ -60,7 +60,7 @@ fn demo(dir: &Path) -> String {
 async fn counts(ex: &Explorer) -> Vec<i64> {
     // Counted with SQL of the test's own, on a read-only connection to the explorer's file.
     let opts = sqlx::sqlite::SqliteConnectOptions::new()
-        .filename(ex.store().path())
+        .filename(ex.store().path().unwrap())
         .read_only(true);
     let pool = sqlx::sqlite::SqlitePoolOptions::new()
         .max_connections(1)

@@ -169,7 +169,7 @@ impl Lab {
     async fn busy(&self, run: &str, pid: u32) {
         let start = Instant::now();
         loop {
-            let ws = self.store.workers(run, 60).await.unwrap();
+            let ws = self.store.workers(run).await.unwrap();
             if ws
                 .iter()
                 .any(|w| w.pid == i64::from(pid) && w.finished >= 1 && w.claimed > w.finished)
@@ -205,7 +205,7 @@ impl Lab {
             q.retried >= 1,
             "the killed worker's sample was claimed again: {q:?}"
         );
-        let ws = self.store.workers(run, 1).await.unwrap();
+        let ws = self.store.workers(run).await.unwrap();
         let dead = ws.iter().find(|w| w.pid == i64::from(killed_pid)).unwrap();
         assert!(dead.claimed > dead.finished, "{dead:?}");
         assert_ne!(dead.state, "done", "{dead:?}");
@@ -312,7 +312,7 @@ async fn a_slurm_job_array_of_three_workers_finishes_a_run_with_one_killed() {
     // The three array tasks join; kill the first busy one's process (same host here).
     let start = Instant::now();
     let victim = loop {
-        let ws = lab.store.workers(&run, 60).await.unwrap();
+        let ws = lab.store.workers(&run).await.unwrap();
         if let Some(w) = ws
             .iter()
             .find(|w| w.finished >= 1 && w.claimed > w.finished)
@@ -354,7 +354,7 @@ async fn a_slurm_job_array_of_three_workers_finishes_a_run_with_one_killed() {
         );
         tokio::time::sleep(Duration::from_millis(250)).await;
     }
-    let ws = lab.store.workers(&run, 60).await.unwrap();
+    let ws = lab.store.workers(&run).await.unwrap();
     assert_eq!(ws.len(), 3, "{ws:?}");
     assert!(ws.iter().all(|w| w.slurm_job.is_some()), "{ws:?}");
     lab.check(&run, victim.pid as u32).await;
@@ -383,4 +383,119 @@ async fn a_slurm_job_array_of_three_workers_finishes_a_run_with_one_killed() {
         err.contains("postgres://ada@db/lab") && !err.contains(":pw@"),
         "{err}"
     );
+}
+
+fn fails(out: Output) -> String {
+    assert!(
+        !out.status.success(),
+        "should have failed: {}",
+        String::from_utf8_lossy(&out.stdout)
+    );
+    String::from_utf8_lossy(&out.stderr).to_string()
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn a_distributed_run_is_guarded_while_its_workers_run_then_stopped_and_cancelled() {
+    let lab = lab().await;
+    let planned = lab.plan(&["--detach"]);
+    let run = planned["run_id"].as_str().unwrap().to_string();
+    let data = lab.data();
+    let mut worker = crucible(
+        data,
+        &[
+            "worker",
+            "--store",
+            &lab.url,
+            "--run",
+            &run,
+            "--concurrency",
+            "1",
+        ],
+    )
+    .stdout(Stdio::null())
+    .stderr(Stdio::null())
+    .spawn()
+    .unwrap();
+    lab.busy(&run, worker.id()).await;
+    // While it works: no local resume, no pull, no delete.
+    let e = fails(
+        crucible(data, &["run", "--resume", &run, "--store", &lab.url])
+            .output()
+            .unwrap(),
+    );
+    assert!(
+        e.contains("is a distributed run: its workers finish it"),
+        "{e}"
+    );
+    let local = data.join("local.db");
+    let local_s = local.display().to_string();
+    let e = fails(
+        crucible(
+            data,
+            &["store", "pull", &run, "--from", &lab.url, "--db", &local_s],
+        )
+        .output()
+        .unwrap(),
+    );
+    assert!(e.contains("is still being run by its workers"), "{e}");
+    let e = fails(
+        crucible(data, &["runs", "delete", &run, "--store", &lab.url])
+            .output()
+            .unwrap(),
+    );
+    assert!(e.contains("still being run by workers"), "{e}");
+    // SIGTERM (Slurm's scancel): the worker stops, gives its claims back, and says so.
+    let term = Command::new("kill")
+        .args(["-TERM", &worker.id().to_string()])
+        .status()
+        .unwrap();
+    assert!(term.success());
+    let status = tokio::task::spawn_blocking(move || worker.wait().unwrap())
+        .await
+        .unwrap();
+    assert!(status.success(), "{status}");
+    let q = lab.store.queue_state(&run).await.unwrap();
+    assert_eq!(q.claimed, 0, "claims given back: {q:?}");
+    let ws = lab.store.workers(&run).await.unwrap();
+    assert_eq!(ws[0].state, "stopped", "{ws:?}");
+    // Cancelled: a new worker claims nothing and leaves; the run can be pulled.
+    let out = crucible(
+        data,
+        &["runs", "cancel", &run, "--store", &lab.url, "--json"],
+    )
+    .output()
+    .unwrap();
+    ok(out, "runs cancel");
+    assert_eq!(lab.store.run(&run).await.unwrap().status, "cancelled");
+    let out = crucible(
+        data,
+        &["worker", "--store", &lab.url, "--run", &run, "--json"],
+    )
+    .output()
+    .unwrap();
+    let v: Value = serde_json::from_str(&ok(out, "a worker on a cancelled run")).unwrap();
+    assert_eq!(v[0]["status"], "cancelled");
+    let ws = lab.store.workers(&run).await.unwrap();
+    assert_eq!(
+        (ws[1].claimed, ws[1].state.as_str()),
+        (0, "stopped"),
+        "{ws:?}"
+    );
+    let stored = lab.store.samples(&run).await.unwrap().len();
+    let out = crucible(
+        data,
+        &[
+            "store", "pull", &run, "--from", &lab.url, "--db", &local_s, "--json",
+        ],
+    )
+    .output()
+    .unwrap();
+    let v: Value = serde_json::from_str(&ok(out, "pull")).unwrap();
+    assert_eq!(v["copied"]["samples"], stored);
+    let e = fails(
+        crucible(data, &["runs", "cancel", &run, "--store", &lab.url])
+            .output()
+            .unwrap(),
+    );
+    assert!(e.contains("is not running (it is cancelled)"), "{e}");
 }

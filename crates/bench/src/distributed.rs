@@ -108,6 +108,7 @@ pub async fn distributed(
                     host: "bench".into(),
                     pid: w as u32,
                     slurm_job: None,
+                    lease_s: 30,
                 };
                 distributed::work(&ctx, &run, place, None).await
             }));

@@ -18,7 +18,9 @@ use std::sync::Arc;
 use std::time::{Duration, SystemTime};
 
 use crucible_core::RunStatus;
-use crucible_store::{rfc3339, NewSample, PgStore, SampleKey, StoreError, WorkerPlace};
+use crucible_store::{
+    rfc3339, AnyStore, NewSample, PgStore, RunReader, RunStore, SampleKey, StoreError, WorkerPlace,
+};
 use tokio_util::sync::CancellationToken;
 
 use crate::scheduler::{self, longest_first, Mode, RunContext, RunReport};
@@ -52,13 +54,38 @@ pub async fn detach(ctx: &RunContext, spec: RunSpec) -> Result<RunReport, RunErr
     })
 }
 
+/// Cancels a distributed run: its status becomes `cancelled`, so every worker stops claiming
+/// (samples in flight are finished and stored) and leaves. Only for a running run planned into
+/// a lab store; a run one process runs is stopped in that process.
+pub async fn cancel(store: &AnyStore, run_id: &str) -> Result<(), RunError> {
+    let row = store.run(run_id).await?;
+    let lab = store.lab("cancelling a distributed run")?;
+    if lab.queue_state(run_id).await?.planned == 0 {
+        return Err(RunError::Spec(format!(
+            "run {run_id} is not a distributed run: stop it in the process that runs it \
+             (Ctrl-C, or Cancel in its app)"
+        )));
+    }
+    if row.status != RunStatus::Running.as_str() {
+        return Err(RunError::Spec(format!(
+            "run {run_id} is not running (it is {})",
+            row.status
+        )));
+    }
+    let at = rfc3339(SystemTime::now());
+    store
+        .set_status(run_id, RunStatus::Cancelled, Some(&at))
+        .await?;
+    Ok(())
+}
+
 /// Joins `run_id` as one worker and works until the run is settled, cancelled or out of budget
 /// (see the module's doc), running up to `concurrency` samples at once (default: the run's).
 /// The report is the run's as this worker leaves it.
 pub async fn work(
     ctx: &RunContext,
     run_id: &str,
-    place: WorkerPlace,
+    mut place: WorkerPlace,
     concurrency: Option<usize>,
 ) -> Result<RunReport, RunError> {
     let lab = ctx.store.lab("crucible worker")?.clone();
@@ -66,6 +93,9 @@ pub async fn work(
     if let Some(n) = concurrency {
         spec.concurrency = n.max(1);
     }
+    // Chains run on this machine: as many as its cores, whatever the planning machine had.
+    spec.chain_workers = crate::capacity::cores();
+    place.lease_s = ctx.lease_ttl.as_secs().max(1) as i64;
     let worker = lab
         .join_run(run_id, &place, &rfc3339(SystemTime::now()))
         .await?;
@@ -87,6 +117,10 @@ pub async fn work(
         &Mode::Worker(claims.clone()),
     )
     .await;
+    // Samples this worker claimed but did not store (it was stopped) go to others at once.
+    if let Err(e) = lab.release_worker_claims(run_id, worker).await {
+        tracing::warn!(target: "run", error = %e, "giving claims back failed; they expire by themselves");
+    }
     let (state, error) = match &r {
         Ok(_) if claims.stopped.load(Ordering::SeqCst) || ctx.cancel.is_cancelled() => {
             ("stopped", None)

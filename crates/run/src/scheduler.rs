@@ -492,6 +492,15 @@ pub(crate) async fn create(
 
 /// Finishes the missing samples of a stored run (after a crash, a kill or a cancel).
 pub async fn resume(ctx: &RunContext, run_id: &str) -> Result<RunReport, RunError> {
+    if let Ok(lab) = ctx.store.lab("") {
+        if lab.queue_state(run_id).await?.planned > 0 {
+            return Err(RunError::Spec(format!(
+                "run {run_id} is a distributed run: its workers finish it; start one with \
+                 `crucible worker --store {} --run {run_id}`",
+                lab.shown()
+            )));
+        }
+    }
     let (spec, prepared, jobs) = reload(ctx, run_id).await?;
     // One process per run: a second resumer is refused here, before anything changes.
     let lease = take_lease(ctx, run_id).await?;

@@ -30,12 +30,33 @@ pub async fn copy_run<A: RunStore, B: RunStore>(
     run_id: &str,
     to_name: &str,
 ) -> Result<Copied, StoreError> {
+    let copied = copy_whole(from, to, run_id, to_name).await;
+    if let Err(
+        StoreError::RunExists { .. } | StoreError::RunLive { .. } | StoreError::UnknownRun(_),
+    ) = &copied
+    {
+        return copied;
+    }
+    if copied.is_err() {
+        // Nothing half-copied is left behind (the target's writes are not one transaction).
+        if let Err(e) = to.delete_run(run_id).await {
+            tracing::warn!(target: "store", error = %e, "removing a half-copied run failed");
+        }
+    }
+    copied
+}
+
+async fn copy_whole<A: RunStore, B: RunStore>(
+    from: &A,
+    to: &B,
+    run_id: &str,
+    to_name: &str,
+) -> Result<Copied, StoreError> {
     let run = from.run(run_id).await?;
     if let Some(holder) = from.lease_holder(run_id).await? {
-        return Err(StoreError::Leased {
+        return Err(StoreError::RunLive {
             run_id: run_id.to_string(),
-            holder: holder.name,
-            expires_in_s: 0,
+            by: holder.name,
         });
     }
     match to.run(run_id).await {

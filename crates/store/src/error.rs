@@ -83,6 +83,14 @@ pub enum StoreError {
         /// The lab store's URL, without its password.
         url: String,
     },
+    /// A run still being run cannot be copied.
+    #[error("run {run_id} is still being run by {by}; copy it once it has finished")]
+    RunLive {
+        /// The run.
+        run_id: String,
+        /// Who runs it.
+        by: String,
+    },
     /// The target store already holds a run with this id.
     #[error("{store} already holds run {run_id}; delete it there first to copy it again")]
     RunExists {

@@ -1,8 +1,9 @@
 //! The run store: all of Crucible's SQL. Runs, their models, finished samples with their event
 //! transcript and chain artefacts, and the run-level progress log, in one SQLite file (WAL mode,
-//! foreign keys on, a busy timeout so concurrent workers queue instead of failing). The schema is
-//! in `migrations/0001_init.sql`, embedded and applied on open, and documented in
-//! `docs/store.md`.
+//! foreign keys on, a busy timeout so concurrent workers queue instead of failing) or in a lab's
+//! shared PostgreSQL database ([`PgStore`], docs/lab-scale.md), chosen by URL ([`StoreUrl`],
+//! [`AnyStore`]). The schemas are in `migrations/` and `migrations/postgres/`, embedded and
+//! applied on open, and documented in `docs/store.md`.
 //!
 //! This crate owns SQL (and the file format of the explorer's snapshot of it) and nothing else:
 //! it never runs a benchmark or calls a model, and it never sees an API key (callers hand it
@@ -12,14 +13,15 @@
 //! - [`RunStore`] is what orchestration (`crucible-run`) asks of a store, without naming the
 //!   database; its supertrait [`RunReader`] holds every read, and is all that reports
 //!   (`crucible-report`) and views (`crucible-views`) are given. [`Store`] implements both for
-//!   SQLite; a PostgreSQL store is meant to implement them too.
+//!   SQLite, [`PgStore`] for PostgreSQL, and [`AnyStore`] for whichever a URL names; the
+//!   contract tests run every trait method on both backends.
 //! - [`Store`] also has inherent methods that are not in the traits, on purpose:
 //!   - the results explorer's base mirror (`max_sample_id`, `run_id_set`, `report_rows_after`,
 //!     `report_rows_with_ids`, `known_sample_below`, `count_known_up_to`): the explorer keeps an
-//!     in-memory copy of every sample in step with the store by row id, which rests on SQLite's
-//!     row ids growing in insert order (and being reused after the newest rows are deleted); a
-//!     PostgreSQL store would keep it in step another way, and the explorer opens SQLite files
-//!     only (`Store::open_read_only`);
+//!     in-memory copy of every sample in step with the store by row id, which rests on ids
+//!     growing in the order samples become visible: SQLite's row ids (reused after the newest
+//!     rows are deleted), and on PostgreSQL identities with sample commits serialised by an
+//!     advisory lock (`PgStore` has the same methods; [`AnyStore`] forwards them);
 //!   - synthetic stores for `crucible bench` and the report tests (`write_synthetic`,
 //!     `copy_sample_with_answer`, `sample_count`, `sample_models`, `open_unmigrated`): test
 //!     data, not something a run or a report needs from every store.
@@ -28,8 +30,10 @@
 //! - The explorer's snapshot file beside a store (`<store>.explorer-cache`, a compact copy of the
 //!   mirror) is described, encoded and decoded once, in [`snapshot`]: file bytes, no SQL.
 //! - Everything SQLite-specific (connection settings, `ON CONFLICT … RETURNING`, `substr`
-//!   clipping, row-id order) is under `sqlite/`; the traits, row types and column lists are
-//!   plain.
+//!   clipping, row-id order) is under `sqlite/`, everything PostgreSQL-specific (`$N`
+//!   placeholders, BOOLEAN verdicts, the work queue of distributed runs, the throwaway
+//!   [`LocalServer`] of tests and benchmarks) under `postgres/`; the traits, row types and
+//!   column lists are plain.
 //!
 //! Queries use `sqlx::query` with runtime binding rather than the compile-checked `query!`
 //! macros, so a fresh clone builds without a `DATABASE_URL` or committed offline data; the unit

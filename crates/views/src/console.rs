@@ -1185,9 +1185,6 @@ pub const REASON_CHARS: usize = 240;
 /// Error reasons a run card lists.
 const REASONS: u32 = 3;
 
-/// A worker not heard from for this long is lost (its claims have expired by then).
-const WORKER_LOST_AFTER_S: i64 = 60;
-
 /// Every run of `store`, newest first.
 pub async fn list_runs(store: &AnyStore) -> Result<Vec<RunListItem>, StoreError> {
     let mut out = Vec::new();
@@ -1234,7 +1231,7 @@ pub async fn list_runs(store: &AnyStore) -> Result<Vec<RunListItem>, StoreError>
                 if q.planned == 0 {
                     None
                 } else {
-                    let ws = lab.workers(&r.run_id, WORKER_LOST_AFTER_S).await?;
+                    let ws = lab.workers(&r.run_id).await?;
                     let live: Vec<_> = ws.iter().filter(|w| w.state == "working").collect();
                     let mut hosts: Vec<&str> = live.iter().map(|w| w.host.as_str()).collect();
                     hosts.sort_unstable();

@@ -880,14 +880,15 @@ impl Explorer {
         if !path.is_file() {
             return Err(ResultsError::NoStore(path.to_path_buf()));
         }
-        let mut e = Self::from_store(Store::open_read_only(path).await?.into());
+        let mut e = Self::from_store(Store::open_read_only(path).await?);
         e.snapshot = Some(snapshot_path(path));
         e.ceilings_file = Some(ceilings_path(path));
         Ok(e)
     }
 
     /// Wraps an open store (a lab store, tests, the CLI); no snapshot is read or written.
-    pub fn from_store(store: AnyStore) -> Self {
+    pub fn from_store(store: impl Into<AnyStore>) -> Self {
+        let store = store.into();
         Self {
             store,
             cache: Arc::default(),

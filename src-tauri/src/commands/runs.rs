@@ -138,12 +138,17 @@ pub async fn cancel_run(
     run_id: String,
 ) -> Result<(), CommandError> {
     if state.runs.cancel(&run_id) {
-        Ok(())
-    } else {
-        Err(CommandError::not_found(format!(
-            "run {run_id} is not running in this app"
-        )))
+        return Ok(());
     }
+    // A distributed run on the lab store: its workers stop claiming.
+    let (_, store) = open_store(&state).await?;
+    if store.is_lab() {
+        crucible_run::distributed::cancel(&store, &run_id).await?;
+        return Ok(());
+    }
+    Err(CommandError::not_found(format!(
+        "run {run_id} is not running in this app"
+    )))
 }
 
 /// Every run in the database, newest first, and which are going on in this app.

@@ -22,6 +22,8 @@ pub struct WorkerPlace {
     pub pid: u32,
     /// `JOBID_INDEX` when Slurm placed it (`SLURM_ARRAY_JOB_ID`/`SLURM_ARRAY_TASK_ID`).
     pub slurm_job: Option<String>,
+    /// Seconds its claims last without a heartbeat.
+    pub lease_s: i64,
 }
 
 /// One worker of a run, as `crucible workers list` shows it.
@@ -111,8 +113,8 @@ impl PgStore {
     ) -> Result<i64, StoreError> {
         self.run(run_id).await?;
         Ok(sqlx::query_scalar(
-            "INSERT INTO run_workers (run_id, host, pid, slurm_job, started_at, heartbeat_at) \
-             VALUES ($1, $2, $3, $4, $5, $6) RETURNING id",
+            "INSERT INTO run_workers (run_id, host, pid, slurm_job, started_at, heartbeat_at, \
+             lease_s) VALUES ($1, $2, $3, $4, $5, $6, $7) RETURNING id",
         )
         .bind(run_id)
         .bind(&place.host)
@@ -120,6 +122,7 @@ impl PgStore {
         .bind(&place.slurm_job)
         .bind(started_at)
         .bind(now_s())
+        .bind(place.lease_s.max(1))
         .fetch_one(&self.pool)
         .await?)
     }
@@ -251,6 +254,24 @@ impl PgStore {
         Ok(())
     }
 
+    /// Gives back every claim `worker` holds on `run_id` (a worker stopping: its samples go to
+    /// other workers at once instead of after the lease).
+    pub async fn release_worker_claims(
+        &self,
+        run_id: &str,
+        worker: i64,
+    ) -> Result<u64, StoreError> {
+        Ok(sqlx::query(
+            "UPDATE work_items SET lease_expires_at = NULL \
+             WHERE run_id = $1 AND worker = $2 AND NOT done",
+        )
+        .bind(run_id)
+        .bind(worker)
+        .execute(&self.pool)
+        .await?
+        .rows_affected())
+    }
+
     /// Records how a worker ended (`done`, `stopped`, `failed` with `error`).
     pub async fn leave_run(
         &self,
@@ -297,17 +318,13 @@ impl PgStore {
         })
     }
 
-    /// Every worker that joined `run_id`, in joining order. A worker still `working` whose
-    /// heartbeat is older than `lost_after_s` is shown as `lost`.
-    pub async fn workers(
-        &self,
-        run_id: &str,
-        lost_after_s: i64,
-    ) -> Result<Vec<WorkerRow>, StoreError> {
+    /// Every worker that joined `run_id`, in joining order. A worker still `working` that has
+    /// been silent for twice its claims' lease is shown as `lost` (killed, or its node gone).
+    pub async fn workers(&self, run_id: &str) -> Result<Vec<WorkerRow>, StoreError> {
         let now = now_s();
         let rows = sqlx::query(
             "SELECT id, host, pid, slurm_job, started_at, heartbeat_at, claimed, finished, \
-             state, error FROM run_workers WHERE run_id = $1 ORDER BY id",
+             state, error, lease_s FROM run_workers WHERE run_id = $1 ORDER BY id",
         )
         .bind(run_id)
         .fetch_all(&self.pool)
@@ -316,7 +333,8 @@ impl PgStore {
             .map(|r| {
                 let silent_s = (now - r.try_get::<i64, _>(5)?).max(0);
                 let mut state: String = r.try_get(8)?;
-                if state == "working" && silent_s > lost_after_s {
+                let lease_s: i64 = r.try_get(10)?;
+                if state == "working" && silent_s >= 2 * lease_s {
                     state = "lost".into();
                 }
                 Ok(WorkerRow {

@@ -208,12 +208,28 @@ impl PgStore {
                 expires_in_s: (expires_at - now_s()).max(0),
             });
         }
+        // Nor from under a distributed run's workers.
+        let claimed: i64 = sqlx::query_scalar(
+            "SELECT COUNT(*) FROM work_items WHERE run_id = $1 AND NOT done \
+             AND lease_expires_at > $2",
+        )
+        .bind(run_id)
+        .bind(now_s())
+        .fetch_one(&mut *tx)
+        .await?;
+        if claimed > 0 {
+            tx.rollback().await?;
+            return Err(StoreError::RunLive {
+                run_id: run_id.to_string(),
+                by: format!("workers ({claimed} samples being run)"),
+            });
+        }
         let samples: i64 = sqlx::query_scalar("SELECT COUNT(*) FROM samples WHERE run_id = $1")
             .bind(run_id)
             .fetch_one(&mut *tx)
             .await?;
-        // The foreign keys cascade to models, samples, events, artefacts, the log and leases;
-        // overrides, replays and the work queue name the run without a key.
+        // The foreign keys cascade to models, samples, events, artefacts, the log, leases, the
+        // work queue and its workers; overrides and replays name the run without a key.
         for sql in [
             "DELETE FROM sample_overrides WHERE run_id = $1",
             "DELETE FROM sample_replays WHERE run_id = $1",

@@ -105,6 +105,7 @@ async fn workers_claim_each_item_once_and_an_expired_claim_is_claimed_again() {
         host: "node-1".into(),
         pid,
         slurm_job: Some(format!("77_{pid}")),
+        lease_s: 1,
     };
     let a = store
         .join_run("run-q", &place(1), "2026-01-01T00:00:01Z")
@@ -155,7 +156,7 @@ async fn workers_claim_each_item_once_and_an_expired_claim_is_claimed_again() {
         .unwrap();
     assert_eq!(store.claim("run-q", b, 60).await.unwrap(), None);
     store.leave_run(b, "stopped", None).await.unwrap();
-    let ws = store.workers("run-q", 1).await.unwrap();
+    let ws = store.workers("run-q").await.unwrap();
     assert_eq!(ws.len(), 2);
     assert_eq!(
         (ws[0].claimed, ws[0].finished, ws[0].state.as_str()),
@@ -166,7 +167,38 @@ async fn workers_claim_each_item_once_and_an_expired_claim_is_claimed_again() {
         (3, 1, "stopped")
     );
     assert_eq!(ws[1].slurm_job.as_deref(), Some("77_2"));
-    // Deleting the run takes its queue and workers.
+    // Deleting the run takes its queue and workers (once nobody holds a sample of it).
+    store.release_worker_claims("run-q", b).await.unwrap();
     store.delete_run("run-q").await.unwrap();
-    assert!(store.workers("run-q", 1).await.unwrap().is_empty());
+    assert!(store.workers("run-q").await.unwrap().is_empty());
+}
+
+#[tokio::test]
+async fn a_run_with_samples_being_run_is_not_deleted_from_under_its_workers() {
+    let store = pg_store().await;
+    store
+        .create_run(&new_run("run-d", "2026-01-01T00:00:00Z"))
+        .await
+        .unwrap();
+    let key: SampleKey = (
+        "pilot".into(),
+        "builtin:reference".into(),
+        "t0#cot".into(),
+        0,
+    );
+    store.plan_items("run-d", &[key.clone()]).await.unwrap();
+    let w = store
+        .join_run("run-d", &WorkerPlace::default(), "2026-01-01T00:00:01Z")
+        .await
+        .unwrap();
+    assert_eq!(store.claim("run-d", w, 60).await.unwrap(), Some(key));
+    let e = store.delete_run("run-d").await.unwrap_err().to_string();
+    assert!(
+        e.contains("run run-d is still being run by workers (1 samples being run)"),
+        "{e}"
+    );
+    assert!(store.run("run-d").await.is_ok(), "nothing was deleted");
+    // The worker stops and gives its claims back: the run can go.
+    assert_eq!(store.release_worker_claims("run-d", w).await.unwrap(), 1);
+    store.delete_run("run-d").await.unwrap();
 }
