@@ -191,7 +191,9 @@ async fn a_fork_run_scores_the_reference_100_and_replays_offline_after_the_upstr
     assert_eq!(spec["fork"]["chain_id"], 56);
     assert_eq!(spec["fork"]["url"], format!("{url}/"));
     let label = format!("fork of {url}/ at block 1 (chain id 56)");
-    let listed = crucible_views::console::list_runs(&store.clone().into()).await.unwrap();
+    let listed = crucible_views::console::list_runs(&store.clone().into())
+        .await
+        .unwrap();
     assert_eq!(listed[0].fork.as_deref(), Some(label.as_str()));
     let explorer = crucible_views::results::Explorer::open(&tmp.path().join("c.db"))
         .await

@@ -38,7 +38,9 @@ async fn a_run_named_at_start_is_listed_by_its_name_and_renaming_it_changes_noth
     let spec: RunSpec = serde_json::from_str(&row.spec).unwrap();
     assert_eq!((spec.name, spec.note), (None, None));
 
-    let listed = crucible_views::console::list_runs(&store.clone().into()).await.unwrap();
+    let listed = crucible_views::console::list_runs(&store.clone().into())
+        .await
+        .unwrap();
     assert_eq!(listed[0].name.as_deref(), Some("llama vs reference, small"));
     assert_eq!(listed[0].note.as_deref(), Some("first try"));
     let ex = crucible_views::results::Explorer::from_store(store.clone());
@@ -63,7 +65,9 @@ async fn a_run_named_at_start_is_listed_by_its_name_and_renaming_it_changes_noth
         (&row.status, &row.spec, &row.finished_at, row.planned)
     );
     assert_eq!(store.samples(&report.run_id).await.unwrap(), samples);
-    let listed = crucible_views::console::list_runs(&store.clone().into()).await.unwrap();
+    let listed = crucible_views::console::list_runs(&store.clone().into())
+        .await
+        .unwrap();
     assert_eq!(listed[0].name.as_deref(), Some("renamed"));
     assert_eq!(listed[0].finished, 1);
 }

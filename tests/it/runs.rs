@@ -1112,7 +1112,9 @@ async fn names_people_chose_stay(
 ) {
     use crucible_views::results::{Explorer, SampleFilter};
     let (la, lb) = (format!("{ida} · alpha"), format!("{idb} · beta"));
-    let listed = crucible_views::console::list_runs(&store.clone().into()).await.unwrap();
+    let listed = crucible_views::console::list_runs(&store.clone().into())
+        .await
+        .unwrap();
     let item = listed.iter().find(|r| r.run_id == run_id).unwrap();
     assert_eq!(
         item.models,

@@ -125,17 +125,21 @@ async fn flow(
         bail!("the followed run: {samples:?}");
     }
 
-    // Results reads the lab store too: the finished run's PILOT leaderboard.
-    app.eval(&format!(
-        "window.location.hash = '#/results?runs={done}'; return null"
-    ))
+    // Results reads the lab store too: the finished run's PILOT leaderboard (the newest run is
+    // preselected; pick the other one instead).
+    app.click("#nav-results").await?;
+    app.click(&format!("input[data-run='{done}']")).await?;
+    app.click(&format!("input[data-run='{live}']")).await?;
+    app.wait_text("#report-meta", Duration::from_secs(60), |t| {
+        t.contains(done) && !t.contains(live)
+    })
     .await?;
     let board = app
-        .wait_text("#lb-pilot", Duration::from_secs(60), |t| {
+        .wait_text("#table-pilot-table2", Duration::from_secs(60), |t| {
             t.contains("reference")
         })
         .await?;
-    if !board.contains("Tier") {
+    if !board.contains("Full (%)") || !board.contains("reference (offline test agent)") {
         bail!("no leaderboard from the lab store: {board:?}");
     }
     app.screenshot("lab-results").await?;
