@@ -78,16 +78,21 @@ test("Settings → Store tests a lab address, switches to it and back, and says 
 
 test("the runs list shows a distributed run's workers and follows it until it finishes", async () => {
   let reads = 0;
+  const cancelled = [];
   const run = (over) => ({ run_id: "run-lab", name: null, note: null, status: "running", benchmarks: ["pilot"],
     models: ["builtin:reference"], model_labels: ["builtin:reference"], error_reasons: [], fork: null,
     started: "2026-11-29T10:00:00Z", finished_at: null, planned: 48, finished: 20, failed: 0, passed: 15,
     cost_usd: 0, held_by: null, made_by: null,
     workers: { joined: 3, active: 2, running: 4, hosts: "node-1, node-2" }, ...over });
-  const { page } = await open("#/runs", (cmd) => {
+  const { page } = await open("#/runs", (cmd, args) => {
     if (cmd === "list_runs_view") {
       reads += 1;
       const r = reads === 1 ? run({}) : run({ status: "finished", finished: 48, finished_at: "2026-11-29T10:05:00Z" });
       return { ok: { db: "postgres://ada@lab-db:5432/crucible", live: [], runs: [r] } };
+    }
+    if (cmd === "cancel_run") {
+      cancelled.push(args.runId ?? args.run_id);
+      return { ok: null };
     }
     if (cmd === "demo_info") return { ok: { benchmarks: ["pilot"], models: ["builtin:reference"], questbench_unavailable: null } };
     return { ok: null };
@@ -98,6 +103,10 @@ test("the runs list shows a distributed run's workers and follows it until it fi
   assert.equal(await row.locator("[data-field=workers]").innerText(), "2 of 3 workers working (node-1, node-2) · 4 samples being run");
   assert.equal(await row.locator(".resume-run").count(), 0, "workers run it: no Resume");
   assert.equal(await row.locator(".delete-run").count(), 0, "not deleted from under its workers");
+  // Cancel: the run is cancelled in the store (its workers stop).
+  await row.locator(".cancel-distributed").click();
+  for (let i = 0; i < 50 && cancelled.length === 0; i++) await page.waitForTimeout(50);
+  assert.deepEqual(cancelled, ["run-lab"]);
   // Read again a few seconds later: finished.
   for (let i = 0; i < 80 && (await row.locator("[data-field=status]").innerText()) !== "finished"; i++) {
     await page.waitForTimeout(100);

@@ -218,7 +218,8 @@ function resultLinks(r: RunListItem): HTMLElement | null {
       : null);
 }
 
-function runsTable(view: RunsView, onResume: (id: string) => void, onDemo: () => void, onDelete: (id: string) => void): HTMLElement {
+function runsTable(view: RunsView, onResume: (id: string) => void, onDemo: () => void, onDelete: (id: string) => void,
+  onCancel: (id: string) => void): HTMLElement {
   if (view.runs.length === 0) {
     const demo = h("button", { type: "button", id: "run-demo", class: "secondary" }, "Run the offline demo");
     demo.addEventListener("click", () => { demo.setAttribute("disabled", ""); onDemo(); });
@@ -237,6 +238,11 @@ function runsTable(view: RunsView, onResume: (id: string) => void, onDemo: () =>
       const st = shownStatus(r, live.has(r.run_id));
       const resume = h("button", { type: "button", class: "secondary resume-run" }, "Resume");
       resume.addEventListener("click", () => onResume(r.run_id));
+      // A distributed run's workers are elsewhere: Cancel sets the run cancelled in the store.
+      const distributed = r.status === "running" && r.workers !== null && r.workers !== undefined && !live.has(r.run_id);
+      const cancel = distributed ? h("button", { type: "button", class: "danger cancel-distributed",
+        title: "Its workers stop claiming samples, finish the ones in hand and leave" }, "Cancel run") : null;
+      cancel?.addEventListener("click", () => { cancel.setAttribute("disabled", ""); onCancel(r.run_id); });
       return h("tr", { id: `run-${r.run_id}`, "data-status": r.status },
         h("td", { class: "small run-id" },
           h("a", { class: "run-open", href: `#/runs/${encodeURIComponent(r.run_id)}`,
@@ -257,7 +263,7 @@ function runsTable(view: RunsView, onResume: (id: string) => void, onDemo: () =>
         h("td", { class: "small" }, duration(r)),
         h("td", { class: "small" }, h("span", { "data-field": "samples" }, `${r.finished}/${r.planned} samples`), answers(r)),
         h("td", { class: "small" }, fmtUsd(r.cost_usd)),
-        h("td", { class: "actions" }, st.resumable ? resume : null, resultLinks(r),
+        h("td", { class: "actions" }, st.resumable ? resume : null, cancel, resultLinks(r),
           live.has(r.run_id) || r.held_by || (r.status === "running" && r.workers) ? null : deleteCell(r, onDelete)));
     }))));
 }
@@ -322,6 +328,11 @@ async function renderList(root: HTMLElement): Promise<void> {
       mount(problem);
       const gone = await deleteRun(id);
       if (!gone.ok) mount(problem, errorBox(gone.error));
+      void refresh();
+    }, async (id) => {
+      mount(problem);
+      const stopped = await cancelRun(id);
+      if (!stopped.ok) mount(problem, errorBox(stopped.error));
       void refresh();
     }));
     for (const id of r.value.live) {
