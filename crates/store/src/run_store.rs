@@ -255,3 +255,221 @@ pub trait RunReader: Send + Sync {
         model_b: &str,
     ) -> impl Future<Output = Result<Vec<SamplePair>, StoreError>> + Send;
 }
+
+/// Implements [`RunStore`] and [`RunReader`] for a backend type by calling its inherent methods
+/// of the same names (each backend keeps its SQL in inherent methods, so callers holding the
+/// concrete type need not import the traits).
+macro_rules! forward_to_inherent {
+    ($t:ty) => {
+        impl $crate::RunStore for $t {
+            async fn create_run(&self, run: &$crate::NewRun) -> Result<(), $crate::StoreError> {
+                <$t>::create_run(self, run).await
+            }
+            async fn set_status(
+                &self,
+                run_id: &str,
+                status: crucible_core::RunStatus,
+                finished_at: Option<&str>,
+            ) -> Result<(), $crate::StoreError> {
+                <$t>::set_status(self, run_id, status, finished_at).await
+            }
+            async fn annotate_run(
+                &self,
+                run_id: &str,
+                name: Option<&str>,
+                note: Option<&str>,
+            ) -> Result<$crate::RunNotes, $crate::StoreError> {
+                <$t>::annotate_run(self, run_id, name, note).await
+            }
+            async fn insert_sample(
+                &self,
+                s: &$crate::NewSample,
+            ) -> Result<i64, $crate::StoreError> {
+                <$t>::insert_sample(self, s).await
+            }
+            async fn insert_samples(
+                &self,
+                samples: &[$crate::NewSample],
+            ) -> Result<(), $crate::StoreError> {
+                <$t>::insert_samples(self, samples).await
+            }
+            async fn delete_run(&self, run_id: &str) -> Result<u64, $crate::StoreError> {
+                <$t>::delete_run(self, run_id).await
+            }
+            async fn acquire_lease(
+                &self,
+                run_id: &str,
+                holder: &$crate::LeaseHolder,
+                token: &str,
+                ttl_s: i64,
+            ) -> Result<(), $crate::StoreError> {
+                <$t>::acquire_lease(self, run_id, holder, token, ttl_s).await
+            }
+            async fn renew_lease(
+                &self,
+                run_id: &str,
+                token: &str,
+                ttl_s: i64,
+            ) -> Result<(), $crate::StoreError> {
+                <$t>::renew_lease(self, run_id, token, ttl_s).await
+            }
+            async fn lease_holder(
+                &self,
+                run_id: &str,
+            ) -> Result<Option<$crate::LeaseHolder>, $crate::StoreError> {
+                <$t>::lease_holder(self, run_id).await
+            }
+            async fn break_lease(
+                &self,
+                run_id: &str,
+                holder: &$crate::LeaseHolder,
+            ) -> Result<bool, $crate::StoreError> {
+                <$t>::break_lease(self, run_id, holder).await
+            }
+            async fn release_lease(
+                &self,
+                run_id: &str,
+                token: &str,
+            ) -> Result<(), $crate::StoreError> {
+                <$t>::release_lease(self, run_id, token).await
+            }
+            async fn add_override(
+                &self,
+                o: &$crate::NewOverride,
+                created_at: &str,
+            ) -> Result<$crate::OverrideRow, $crate::StoreError> {
+                <$t>::add_override(self, o, created_at).await
+            }
+            async fn add_replay(
+                &self,
+                r: &$crate::NewReplay,
+                created_at: &str,
+            ) -> Result<$crate::ReplayRow, $crate::StoreError> {
+                <$t>::add_replay(self, r, created_at).await
+            }
+            async fn log(&self, run_id: &str, event: &str) -> Result<(), $crate::StoreError> {
+                <$t>::log(self, run_id, event).await
+            }
+        }
+
+        impl $crate::RunReader for $t {
+            async fn run(&self, run_id: &str) -> Result<$crate::RunRow, $crate::StoreError> {
+                <$t>::run(self, run_id).await
+            }
+            async fn runs(&self) -> Result<Vec<$crate::RunSummary>, $crate::StoreError> {
+                <$t>::runs(self).await
+            }
+            async fn run_heads(&self) -> Result<Vec<$crate::RunHead>, $crate::StoreError> {
+                <$t>::run_heads(self).await
+            }
+            async fn newest_run_id(&self) -> Result<Option<String>, $crate::StoreError> {
+                <$t>::newest_run_id(self).await
+            }
+            async fn run_ids(&self) -> Result<Vec<String>, $crate::StoreError> {
+                <$t>::run_ids(self).await
+            }
+            async fn models(
+                &self,
+                run_id: &str,
+            ) -> Result<Vec<(String, String)>, $crate::StoreError> {
+                <$t>::models(self, run_id).await
+            }
+            async fn model_names(&self, run_id: &str) -> Result<Vec<String>, $crate::StoreError> {
+                <$t>::model_names(self, run_id).await
+            }
+            async fn run_log(&self, run_id: &str) -> Result<Vec<String>, $crate::StoreError> {
+                <$t>::run_log(self, run_id).await
+            }
+            async fn cost(&self, run_id: &str) -> Result<f64, $crate::StoreError> {
+                <$t>::cost(self, run_id).await
+            }
+            async fn done(
+                &self,
+                run_id: &str,
+            ) -> Result<std::collections::BTreeSet<$crate::SampleKey>, $crate::StoreError> {
+                <$t>::done(self, run_id).await
+            }
+            async fn samples(
+                &self,
+                run_id: &str,
+            ) -> Result<Vec<(i64, $crate::SampleRow)>, $crate::StoreError> {
+                <$t>::samples(self, run_id).await
+            }
+            async fn events(&self, sample_id: i64) -> Result<Vec<String>, $crate::StoreError> {
+                <$t>::events(self, sample_id).await
+            }
+            async fn artefacts(
+                &self,
+                sample_id: i64,
+            ) -> Result<Vec<(String, String)>, $crate::StoreError> {
+                <$t>::artefacts(self, sample_id).await
+            }
+            async fn report_rows<F>(&self, run_id: &str, f: F) -> Result<(), $crate::StoreError>
+            where
+                F: for<'r> FnMut(i64, $crate::ReportRow<'r>) + Send,
+            {
+                <$t>::report_rows(self, run_id, f).await
+            }
+            async fn replays(
+                &self,
+                run_id: Option<&str>,
+            ) -> Result<Vec<$crate::ReplayRow>, $crate::StoreError> {
+                <$t>::replays(self, run_id).await
+            }
+            async fn overrides(
+                &self,
+                run_id: Option<&str>,
+            ) -> Result<Vec<$crate::OverrideRow>, $crate::StoreError> {
+                <$t>::overrides(self, run_id).await
+            }
+            async fn sample_briefs(
+                &self,
+                ids: &[i64],
+            ) -> Result<Vec<$crate::SampleBrief>, $crate::StoreError> {
+                <$t>::sample_briefs(self, ids).await
+            }
+            async fn sample_detail(
+                &self,
+                id: i64,
+                clip_chars: usize,
+            ) -> Result<Option<$crate::SampleDetail>, $crate::StoreError> {
+                <$t>::sample_detail(self, id, clip_chars).await
+            }
+            async fn sample_text(
+                &self,
+                id: i64,
+                column: $crate::TextColumn,
+            ) -> Result<Option<String>, $crate::StoreError> {
+                <$t>::sample_text(self, id, column).await
+            }
+            async fn sample_record(
+                &self,
+                id: i64,
+            ) -> Result<Option<serde_json::Map<String, serde_json::Value>>, $crate::StoreError>
+            {
+                <$t>::sample_record(self, id).await
+            }
+            async fn stored_sample(
+                &self,
+                id: i64,
+            ) -> Result<Option<$crate::StoredSample>, $crate::StoreError> {
+                <$t>::stored_sample(self, id).await
+            }
+            async fn answer(
+                &self,
+                id: i64,
+            ) -> Result<Option<$crate::StoredAnswer>, $crate::StoreError> {
+                <$t>::answer(self, id).await
+            }
+            async fn model_pairs(
+                &self,
+                run_id: &str,
+                model_a: &str,
+                model_b: &str,
+            ) -> Result<Vec<$crate::SamplePair>, $crate::StoreError> {
+                <$t>::model_pairs(self, run_id, model_a, model_b).await
+            }
+        }
+    };
+}
+pub(crate) use forward_to_inherent;

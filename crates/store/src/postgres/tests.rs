@@ -2,7 +2,8 @@
 
 use super::*;
 use crate::contract::{new_run, pg_store, row};
-use crate::WorkerPlace;
+use crate::{NewSample, SampleKey, WorkerPlace};
+use crucible_core::RunStatus;
 
 #[test]
 fn a_url_is_shown_without_its_password() {

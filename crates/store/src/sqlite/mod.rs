@@ -10,24 +10,17 @@
 //! seeded stores, inherent only). The [`RunStore`] and [`RunReader`] impls at the bottom forward
 //! to the inherent methods, so callers holding a `Store` need not import the traits.
 
-use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
 use std::str::FromStr;
 use std::time::Duration;
 
-use crucible_core::RunStatus;
-use serde_json::{Map, Value};
 use sqlx::sqlite::{
     SqliteConnectOptions, SqliteConnection, SqliteJournalMode, SqlitePool, SqlitePoolOptions,
     SqliteSynchronous,
 };
 use sqlx::Connection;
 
-use crate::{
-    NewRun, NewSample, ReportRow, RunHead, RunReader, RunRow, RunStore, RunSummary, SampleBrief,
-    SampleDetail, SampleKey, SamplePair, SampleRow, StoreError, StoredAnswer, StoredSample,
-    TextColumn,
-};
+use crate::StoreError;
 
 mod damage;
 mod mirror;
@@ -234,194 +227,4 @@ async fn probe(path: &Path) -> Result<(), StoreError> {
     }
 }
 
-impl RunStore for Store {
-    async fn create_run(&self, run: &NewRun) -> Result<(), StoreError> {
-        Store::create_run(self, run).await
-    }
-
-    async fn acquire_lease(
-        &self,
-        run_id: &str,
-        holder: &crate::LeaseHolder,
-        token: &str,
-        ttl_s: i64,
-    ) -> Result<(), StoreError> {
-        Store::acquire_lease(self, run_id, holder, token, ttl_s).await
-    }
-
-    async fn renew_lease(&self, run_id: &str, token: &str, ttl_s: i64) -> Result<(), StoreError> {
-        Store::renew_lease(self, run_id, token, ttl_s).await
-    }
-
-    async fn release_lease(&self, run_id: &str, token: &str) -> Result<(), StoreError> {
-        Store::release_lease(self, run_id, token).await
-    }
-
-    async fn lease_holder(&self, run_id: &str) -> Result<Option<crate::LeaseHolder>, StoreError> {
-        Store::lease_holder(self, run_id).await
-    }
-
-    async fn break_lease(
-        &self,
-        run_id: &str,
-        holder: &crate::LeaseHolder,
-    ) -> Result<bool, StoreError> {
-        Store::break_lease(self, run_id, holder).await
-    }
-
-    async fn set_status(
-        &self,
-        run_id: &str,
-        status: RunStatus,
-        finished_at: Option<&str>,
-    ) -> Result<(), StoreError> {
-        Store::set_status(self, run_id, status, finished_at).await
-    }
-
-    async fn annotate_run(
-        &self,
-        run_id: &str,
-        name: Option<&str>,
-        note: Option<&str>,
-    ) -> Result<crate::RunNotes, StoreError> {
-        Store::annotate_run(self, run_id, name, note).await
-    }
-
-    async fn insert_sample(&self, s: &NewSample) -> Result<i64, StoreError> {
-        Store::insert_sample(self, s).await
-    }
-
-    async fn insert_samples(&self, samples: &[NewSample]) -> Result<(), StoreError> {
-        Store::insert_samples(self, samples).await
-    }
-
-    async fn delete_run(&self, run_id: &str) -> Result<u64, StoreError> {
-        Store::delete_run(self, run_id).await
-    }
-
-    async fn add_override(
-        &self,
-        o: &crate::NewOverride,
-        created_at: &str,
-    ) -> Result<crate::OverrideRow, StoreError> {
-        Store::add_override(self, o, created_at).await
-    }
-
-    async fn add_replay(
-        &self,
-        r: &crate::NewReplay,
-        created_at: &str,
-    ) -> Result<crate::ReplayRow, StoreError> {
-        Store::add_replay(self, r, created_at).await
-    }
-
-    async fn log(&self, run_id: &str, event: &str) -> Result<(), StoreError> {
-        Store::log(self, run_id, event).await
-    }
-}
-
-impl RunReader for Store {
-    async fn run(&self, run_id: &str) -> Result<RunRow, StoreError> {
-        Store::run(self, run_id).await
-    }
-
-    async fn overrides(&self, run_id: Option<&str>) -> Result<Vec<crate::OverrideRow>, StoreError> {
-        Store::overrides(self, run_id).await
-    }
-
-    async fn replays(&self, run_id: Option<&str>) -> Result<Vec<crate::ReplayRow>, StoreError> {
-        Store::replays(self, run_id).await
-    }
-
-    async fn runs(&self) -> Result<Vec<RunSummary>, StoreError> {
-        Store::runs(self).await
-    }
-
-    async fn run_heads(&self) -> Result<Vec<RunHead>, StoreError> {
-        Store::run_heads(self).await
-    }
-
-    async fn newest_run_id(&self) -> Result<Option<String>, StoreError> {
-        Store::newest_run_id(self).await
-    }
-
-    async fn run_ids(&self) -> Result<Vec<String>, StoreError> {
-        Store::run_ids(self).await
-    }
-
-    async fn models(&self, run_id: &str) -> Result<Vec<(String, String)>, StoreError> {
-        Store::models(self, run_id).await
-    }
-
-    async fn model_names(&self, run_id: &str) -> Result<Vec<String>, StoreError> {
-        Store::model_names(self, run_id).await
-    }
-
-    async fn run_log(&self, run_id: &str) -> Result<Vec<String>, StoreError> {
-        Store::run_log(self, run_id).await
-    }
-
-    async fn cost(&self, run_id: &str) -> Result<f64, StoreError> {
-        Store::cost(self, run_id).await
-    }
-
-    async fn done(&self, run_id: &str) -> Result<BTreeSet<SampleKey>, StoreError> {
-        Store::done(self, run_id).await
-    }
-
-    async fn samples(&self, run_id: &str) -> Result<Vec<(i64, SampleRow)>, StoreError> {
-        Store::samples(self, run_id).await
-    }
-
-    async fn events(&self, sample_id: i64) -> Result<Vec<String>, StoreError> {
-        Store::events(self, sample_id).await
-    }
-
-    async fn artefacts(&self, sample_id: i64) -> Result<Vec<(String, String)>, StoreError> {
-        Store::artefacts(self, sample_id).await
-    }
-
-    async fn report_rows<F>(&self, run_id: &str, f: F) -> Result<(), StoreError>
-    where
-        F: for<'r> FnMut(i64, ReportRow<'r>) + Send,
-    {
-        Store::report_rows(self, run_id, f).await
-    }
-
-    async fn sample_briefs(&self, ids: &[i64]) -> Result<Vec<SampleBrief>, StoreError> {
-        Store::sample_briefs(self, ids).await
-    }
-
-    async fn sample_detail(
-        &self,
-        id: i64,
-        clip_chars: usize,
-    ) -> Result<Option<SampleDetail>, StoreError> {
-        Store::sample_detail(self, id, clip_chars).await
-    }
-
-    async fn sample_text(&self, id: i64, column: TextColumn) -> Result<Option<String>, StoreError> {
-        Store::sample_text(self, id, column).await
-    }
-
-    async fn sample_record(&self, id: i64) -> Result<Option<Map<String, Value>>, StoreError> {
-        Store::sample_record(self, id).await
-    }
-
-    async fn stored_sample(&self, id: i64) -> Result<Option<StoredSample>, StoreError> {
-        Store::stored_sample(self, id).await
-    }
-
-    async fn answer(&self, id: i64) -> Result<Option<StoredAnswer>, StoreError> {
-        Store::answer(self, id).await
-    }
-
-    async fn model_pairs(
-        &self,
-        run_id: &str,
-        model_a: &str,
-        model_b: &str,
-    ) -> Result<Vec<SamplePair>, StoreError> {
-        Store::model_pairs(self, run_id, model_a, model_b).await
-    }
-}
+crate::run_store::forward_to_inherent!(Store);

@@ -3,7 +3,7 @@
 
 use super::*;
 use crate::sqlite::tests::row;
-use crate::{LeaseHolder, NewRun, NewSample, NotesError};
+use crate::{LeaseHolder, NewRun, NewSample, NotesError, RunRow};
 use crucible_core::RunStatus;
 
 fn new_run(id: &str, notes: crate::RunNotes) -> NewRun {
