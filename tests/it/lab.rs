@@ -499,3 +499,59 @@ async fn a_distributed_run_is_guarded_while_its_workers_run_then_stopped_and_can
     );
     assert!(e.contains("is not running (it is cancelled)"), "{e}");
 }
+
+/// One budget for all workers: each worker sums what every worker stored before it claims, so
+/// the run stops at the budget (overshooting by at most the samples in flight) and is cancelled.
+#[tokio::test(flavor = "multi_thread")]
+async fn the_budget_holds_across_workers() {
+    let lab = lab().await;
+    let data = lab.data();
+    std::fs::write(
+        data.join("prices.json"),
+        r#"{"as_of": "test", "currency": "USD",
+            "models": {"loopback": {"input_per_mtok": 1000.0, "output_per_mtok": 0.0}}}"#,
+    )
+    .unwrap();
+    let base = lab.loopback.base_url();
+    let out = crucible(
+        data,
+        &[
+            "run", "--store", &lab.url, "--detach", "--bench", "intent2tx", "--model",
+            "openai-compatible:loopback", "--base-url", &base, "--limit", "30",
+            "--prompt-type", "direct", "--no-execute", "--no-cache", "--budget", "1.0", "--json",
+        ],
+    )
+    .output()
+    .unwrap();
+    let planned: Value = serde_json::from_str(&ok(out, "planning")).unwrap();
+    let run = planned["run_id"].as_str().unwrap().to_string();
+    let planned_n = planned["samples"].as_u64().unwrap() as usize;
+    let mut workers: Vec<Child> = (0..3)
+        .map(|_| {
+            crucible(data, &["worker", "--store", &lab.url, "--run", &run, "--concurrency", "1"])
+                .stdout(Stdio::null())
+                .stderr(Stdio::null())
+                .spawn()
+                .unwrap()
+        })
+        .collect();
+    tokio::task::spawn_blocking(move || wait_all(&mut workers, Duration::from_secs(120)))
+        .await
+        .unwrap();
+    assert_eq!(lab.store.run(&run).await.unwrap().status, "cancelled");
+    let costs: Vec<f64> = lab
+        .store
+        .samples(&run)
+        .await
+        .unwrap()
+        .iter()
+        .map(|(_, s)| s.cost_usd)
+        .collect();
+    let spent: f64 = costs.iter().sum();
+    let most = costs.iter().cloned().fold(0.0, f64::max);
+    assert!(!costs.is_empty() && costs.len() < planned_n, "{costs:?}");
+    assert!(spent >= 1.0, "stopped before the budget: {spent}");
+    assert!(spent < 1.0 + 3.0 * most, "overshot by more than the samples in flight: {costs:?}");
+    let ws = lab.store.workers(&run).await.unwrap();
+    assert!(ws.iter().all(|w| w.state == "stopped"), "{ws:?}");
+}
