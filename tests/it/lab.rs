@@ -516,9 +516,25 @@ async fn the_budget_holds_across_workers() {
     let out = crucible(
         data,
         &[
-            "run", "--store", &lab.url, "--detach", "--bench", "intent2tx", "--model",
-            "openai-compatible:loopback", "--base-url", &base, "--limit", "30",
-            "--prompt-type", "direct", "--no-execute", "--no-cache", "--budget", "1.0", "--json",
+            "run",
+            "--store",
+            &lab.url,
+            "--detach",
+            "--bench",
+            "intent2tx",
+            "--model",
+            "openai-compatible:loopback",
+            "--base-url",
+            &base,
+            "--limit",
+            "30",
+            "--prompt-type",
+            "direct",
+            "--no-execute",
+            "--no-cache",
+            "--budget",
+            "1.0",
+            "--json",
         ],
     )
     .output()
@@ -528,11 +544,22 @@ async fn the_budget_holds_across_workers() {
     let planned_n = planned["samples"].as_u64().unwrap() as usize;
     let mut workers: Vec<Child> = (0..3)
         .map(|_| {
-            crucible(data, &["worker", "--store", &lab.url, "--run", &run, "--concurrency", "1"])
-                .stdout(Stdio::null())
-                .stderr(Stdio::null())
-                .spawn()
-                .unwrap()
+            crucible(
+                data,
+                &[
+                    "worker",
+                    "--store",
+                    &lab.url,
+                    "--run",
+                    &run,
+                    "--concurrency",
+                    "1",
+                ],
+            )
+            .stdout(Stdio::null())
+            .stderr(Stdio::null())
+            .spawn()
+            .unwrap()
         })
         .collect();
     tokio::task::spawn_blocking(move || wait_all(&mut workers, Duration::from_secs(120)))
@@ -551,7 +578,10 @@ async fn the_budget_holds_across_workers() {
     let most = costs.iter().cloned().fold(0.0, f64::max);
     assert!(!costs.is_empty() && costs.len() < planned_n, "{costs:?}");
     assert!(spent >= 1.0, "stopped before the budget: {spent}");
-    assert!(spent < 1.0 + 3.0 * most, "overshot by more than the samples in flight: {costs:?}");
+    assert!(
+        spent < 1.0 + 3.0 * most,
+        "overshot by more than the samples in flight: {costs:?}"
+    );
     let ws = lab.store.workers(&run).await.unwrap();
     assert!(ws.iter().all(|w| w.state == "stopped"), "{ws:?}");
 }
