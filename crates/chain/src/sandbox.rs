@@ -429,7 +429,7 @@ impl Sandbox {
         let version = vendored_version(&node_modules, "ethers")
             .ok_or_else(|| SandboxError::NoEthers(node_modules.join("ethers")))?;
         let deno = config.deno()?;
-        if effective_uid() == Some(0) && !Path::new(SETPRIV).is_file() {
+        if crucible_core::effective_uid() == Some(0) && !Path::new(SETPRIV).is_file() {
             return Err(SandboxError::Io(format!(
                 "running as root, the sandbox switches the module to uid {SANDBOX_ID} with \
                  {SETPRIV}, which is missing; install it (apt-get install util-linux)"
@@ -488,7 +488,7 @@ impl Sandbox {
             viem,
             limits: Limits::default(),
             unchecked: false,
-            as_root: effective_uid() == Some(0),
+            as_root: crucible_core::effective_uid() == Some(0),
             slots: SandboxSlots::global(),
         })
     }
@@ -1175,12 +1175,6 @@ fn cache_key(deno: &Path, ethers: &Path, viem: Option<&ViemBundles>) -> String {
 }
 
 /// This process's effective uid (from `/proc/self/status`).
-fn effective_uid() -> Option<u32> {
-    let status = std::fs::read_to_string("/proc/self/status").ok()?;
-    let line = status.lines().find(|l| l.starts_with("Uid:"))?;
-    line.split_whitespace().nth(2)?.parse().ok()
-}
-
 fn gate_port(url: &str) -> Result<u16, SandboxError> {
     url.strip_prefix("http://127.0.0.1:")
         .and_then(|p| p.trim_end_matches('/').parse().ok())

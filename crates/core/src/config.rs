@@ -64,6 +64,9 @@ pub struct Config {
     pub deno_path: Option<PathBuf>,
     /// Explicit path to the `bwrap` (bubblewrap) binary.
     pub bwrap_path: Option<PathBuf>,
+    /// Where the pinned MCP servers of PILOT-Bench's real tools are installed (`npm/`, `py/`);
+    /// `None`: `<project dir>/.tools/mcp`. Read it with [`Config::mcp_servers_dir`].
+    pub mcp_dir: Option<PathBuf>,
     /// The npm registry the app's "Install" buttons download Anvil and Deno from (a lab's mirror);
     /// `None`: <https://registry.npmjs.org>.
     pub npm_registry: Option<String>,
@@ -183,6 +186,7 @@ impl Default for Config {
             anvil_path: None,
             deno_path: None,
             bwrap_path: None,
+            mcp_dir: None,
             npm_registry: None,
             file_manager: None,
             anvil_port: 0,
@@ -333,6 +337,9 @@ impl Config {
         if let Some(v) = get("CRUCIBLE_BWRAP") {
             self.bwrap_path = Some(v.into());
         }
+        if let Some(v) = get("CRUCIBLE_MCP_DIR") {
+            self.mcp_dir = Some(v.into());
+        }
         if let Some(v) = get("CRUCIBLE_NPM_REGISTRY").and_then(|v| v.into_string().ok()) {
             self.npm_registry = Some(v);
         }
@@ -425,6 +432,14 @@ impl Config {
             &[nm],
             DENO_HINT,
         )
+    }
+
+    /// Where the MCP servers are installed: `mcp_dir` / `CRUCIBLE_MCP_DIR`, else
+    /// `<project dir>/.tools/mcp` (what `.ci/mcp-servers` fills).
+    pub fn mcp_servers_dir(&self) -> PathBuf {
+        self.mcp_dir
+            .clone()
+            .unwrap_or_else(|| self.project_dir.join(".tools/mcp"))
     }
 
     /// [`Config::bwrap`] with where it was found.

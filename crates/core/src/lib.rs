@@ -317,3 +317,11 @@ pub async fn run_builtin(
     let mut a = bench.builtin_agent(agent, instance, seed)?;
     bench.run(instance, a.as_mut(), seed, events).await
 }
+
+/// The process's effective uid, from `/proc/self/status` (`None` where there is no procfs):
+/// what decides how sandboxed processes drop to an unprivileged user.
+pub fn effective_uid() -> Option<u32> {
+    let status = std::fs::read_to_string("/proc/self/status").ok()?;
+    let line = status.lines().find(|l| l.starts_with("Uid:"))?;
+    line.split_whitespace().nth(2)?.parse().ok()
+}

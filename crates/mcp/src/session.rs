@@ -1,0 +1,242 @@
+//! One confined MCP server for one episode, through `rmcp`'s client: the handshake and tool
+//! list on start, tool calls with a deadline, and a stop that never waits long.
+
+use std::path::Path;
+use std::time::Duration;
+
+use rmcp::model::CallToolRequestParams;
+use rmcp::service::RunningService;
+use rmcp::transport::TokioChildProcess;
+use rmcp::{RoleClient, ServiceExt};
+use serde::Serialize;
+use serde_json::Value;
+
+use super::confine;
+use super::servers::{Installation, ServerSpec};
+use super::McpError;
+
+/// How long a server may take to start and list its tools.
+pub const START_TIMEOUT: Duration = Duration::from_secs(20);
+/// How long one tool call may take.
+pub const CALL_TIMEOUT: Duration = Duration::from_secs(15);
+/// The longest result text kept from one call (the rest is cut, and said so).
+pub const MAX_RESULT_CHARS: usize = 16_000;
+
+/// A tool as the server lists it.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct ToolInfo {
+    /// The tool's name on its server.
+    pub name: String,
+    /// Its description.
+    pub description: String,
+    /// Its JSON Schema for arguments.
+    pub input_schema: Value,
+}
+
+/// What one call gave.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct CallResult {
+    /// The server ran the tool and did not report an error.
+    pub ok: bool,
+    /// The result's text (joined text blocks; the error message when it failed).
+    pub text: String,
+    /// The class of a failure: `TOOL_ERROR` (the tool reported an error), `UNKNOWN_TOOL`,
+    /// `INVALID_INPUT` (the server refused the arguments), `TIMEOUT`, `SERVER_GONE` (the server
+    /// stopped answering); refined by the caller from the text.
+    pub error: Option<String>,
+}
+
+/// A running, confined server.
+#[derive(Debug)]
+pub struct Session {
+    name: String,
+    version: String,
+    tools: Vec<ToolInfo>,
+    service: Option<RunningService<RoleClient, ()>>,
+}
+
+fn text_of(result: &Value) -> String {
+    let mut out = String::new();
+    if let Some(blocks) = result["content"].as_array() {
+        for b in blocks {
+            if let Some(t) = b["text"].as_str() {
+                if !out.is_empty() {
+                    out.push('\n');
+                }
+                out.push_str(t);
+            }
+        }
+    }
+    if out.is_empty() {
+        if let Some(s) = result.get("structuredContent") {
+            out = s.to_string();
+        }
+    }
+    if out.chars().count() > MAX_RESULT_CHARS {
+        let cut: String = out.chars().take(MAX_RESULT_CHARS).collect();
+        out = format!("{cut}\n[result cut at {MAX_RESULT_CHARS} characters]");
+    }
+    out
+}
+
+impl Session {
+    /// Starts `spec` confined to `episode` (which must exist), finishes the handshake and lists
+    /// its tools, within [`START_TIMEOUT`].
+    pub async fn start(
+        install: &Installation,
+        spec: &ServerSpec,
+        episode: &Path,
+    ) -> Result<Self, McpError> {
+        install.check(spec)?;
+        let start_err = |message: String| McpError::Start {
+            server: spec.name.to_string(),
+            message,
+        };
+        let cmd = confine::command(install, spec, episode);
+        let (transport, stderr) = TokioChildProcess::builder(cmd)
+            .stderr(std::process::Stdio::piped())
+            .spawn()
+            .map_err(|e| start_err(format!("cannot run bubblewrap: {e}")))?;
+        // The server's own messages, kept (bounded) to explain a failed start.
+        let log = std::sync::Arc::new(std::sync::Mutex::new(String::new()));
+        if let Some(mut err) = stderr {
+            let log = log.clone();
+            tokio::spawn(async move {
+                use tokio::io::AsyncReadExt;
+                let mut buf = [0u8; 4096];
+                while let Ok(n) = err.read(&mut buf).await {
+                    if n == 0 {
+                        break;
+                    }
+                    let mut l = log.lock().unwrap_or_else(|e| e.into_inner());
+                    if l.len() < 8192 {
+                        l.push_str(&String::from_utf8_lossy(&buf[..n]));
+                    }
+                }
+            });
+        }
+        let started = tokio::time::timeout(START_TIMEOUT, async {
+            let service = ().serve(transport).await.map_err(|e| e.to_string())?;
+            let tools = service.list_all_tools().await.map_err(|e| e.to_string())?;
+            Ok::<_, String>((service, tools))
+        })
+        .await
+        .unwrap_or_else(|_| Err(format!("no answer within {} s", START_TIMEOUT.as_secs())));
+        let (service, tools) = match started {
+            Ok(s) => s,
+            Err(message) => {
+                tokio::time::sleep(Duration::from_millis(100)).await;
+                let said = log.lock().unwrap_or_else(|e| e.into_inner()).clone();
+                let tail: Vec<&str> = said.lines().rev().take(6).collect();
+                let tail: Vec<&str> = tail.into_iter().rev().collect();
+                return Err(start_err(if tail.is_empty() {
+                    message
+                } else {
+                    format!("{message}; it said: {}", tail.join(" | "))
+                }));
+            }
+        };
+        let info = serde_json::to_value(service.peer_info()).unwrap_or_default();
+        let version = info["serverInfo"]["version"]
+            .as_str()
+            .unwrap_or(spec.version)
+            .to_string();
+        let tools = tools
+            .into_iter()
+            .map(|t| ToolInfo {
+                name: t.name.to_string(),
+                description: t.description.map(|d| d.to_string()).unwrap_or_default(),
+                input_schema: Value::Object((*t.input_schema).clone()),
+            })
+            .collect();
+        Ok(Self {
+            name: spec.name.to_string(),
+            version,
+            tools,
+            service: Some(service),
+        })
+    }
+
+    /// The server's name.
+    pub fn name(&self) -> &str {
+        &self.name
+    }
+
+    /// The version the server reported in its handshake.
+    pub fn version(&self) -> &str {
+        &self.version
+    }
+
+    /// The tools it listed.
+    pub fn tools(&self) -> &[ToolInfo] {
+        &self.tools
+    }
+
+    /// Calls `tool` with `arguments` (a JSON object; anything else is refused as invalid
+    /// input without reaching the server). Never fails: every problem is a failed result.
+    pub async fn call(&self, tool: &str, arguments: &Value) -> CallResult {
+        let fail = |class: &str, text: String| CallResult {
+            ok: false,
+            text,
+            error: Some(class.to_string()),
+        };
+        if !self.tools.iter().any(|t| t.name == tool) {
+            return fail(
+                "UNKNOWN_TOOL",
+                format!("server `{}` has no tool `{tool}`", self.name),
+            );
+        }
+        let args = match arguments {
+            Value::Object(m) => m.clone(),
+            Value::Null => Default::default(),
+            other => {
+                return fail(
+                    "INVALID_INPUT",
+                    format!("arguments must be a JSON object, not {other}"),
+                )
+            }
+        };
+        let Some(service) = &self.service else {
+            return fail("SERVER_GONE", format!("server `{}` was stopped", self.name));
+        };
+        let params = CallToolRequestParams::new(tool.to_string()).with_arguments(args);
+        match tokio::time::timeout(CALL_TIMEOUT, service.call_tool(params)).await {
+            Err(_) => fail(
+                "TIMEOUT",
+                format!(
+                    "`{tool}` gave no answer within {} s",
+                    CALL_TIMEOUT.as_secs()
+                ),
+            ),
+            Ok(Err(rmcp::ServiceError::McpError(e))) => {
+                let class = if e.code.0 == -32602 {
+                    "INVALID_INPUT"
+                } else {
+                    "TOOL_ERROR"
+                };
+                fail(class, e.message.to_string())
+            }
+            Ok(Err(e)) => fail("SERVER_GONE", e.to_string()),
+            Ok(Ok(result)) => {
+                let v = serde_json::to_value(&result).unwrap_or_default();
+                let text = text_of(&v);
+                if v["isError"].as_bool() == Some(true) {
+                    fail("TOOL_ERROR", text)
+                } else {
+                    CallResult {
+                        ok: true,
+                        text,
+                        error: None,
+                    }
+                }
+            }
+        }
+    }
+
+    /// Stops the server (closing its stdin, then killing it if it lingers).
+    pub async fn stop(mut self) {
+        if let Some(s) = self.service.take() {
+            let _ = tokio::time::timeout(Duration::from_secs(3), s.cancel()).await;
+        }
+    }
+}
