@@ -29,8 +29,8 @@ const GIT_ENV: [(&str, &str); 8] = [
     ("GIT_AUTHOR_EMAIL", "agent@crucible.invalid"),
     ("GIT_COMMITTER_NAME", "Crucible Agent"),
     ("GIT_COMMITTER_EMAIL", "agent@crucible.invalid"),
-    ("GIT_AUTHOR_DATE", "2026-05-01T12:00:00Z"),
-    ("GIT_COMMITTER_DATE", "2026-05-01T12:00:00Z"),
+    ("GIT_AUTHOR_DATE", "1777636800 +0000"),
+    ("GIT_COMMITTER_DATE", "1777636800 +0000"),
     ("GIT_CONFIG_NOSYSTEM", "1"),
     ("GIT_TERMINAL_PROMPT", "0"),
 ];

@@ -19,6 +19,7 @@ pub mod eval;
 pub mod flaw;
 pub mod prompt;
 pub mod protocol;
+pub mod real;
 pub mod registry;
 pub mod release;
 pub mod seam;

@@ -58,7 +58,7 @@ impl TurnCommands {
     }
 }
 
-fn tag_bodies<'a>(text: &'a str, tag: &str) -> Vec<&'a str> {
+pub(crate) fn tag_bodies<'a>(text: &'a str, tag: &str) -> Vec<&'a str> {
     let open = format!("<{tag}>");
     let close = format!("</{tag}>");
     let mut out = Vec::new();

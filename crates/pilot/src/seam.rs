@@ -68,7 +68,7 @@ pub fn parse_instance(instance: &str) -> Result<(&str, PromptType), BenchError> 
     Ok((task, prompt))
 }
 
-fn to_run(m: &agents::Message) -> Message {
+pub(crate) fn to_run(m: &agents::Message) -> Message {
     let role = match m.role {
         PilotRole::User => Role::User,
         PilotRole::Assistant => Role::Assistant,
@@ -76,7 +76,7 @@ fn to_run(m: &agents::Message) -> Message {
     Message::new(role, m.text.clone())
 }
 
-fn to_pilot(m: &Message) -> agents::Message {
+pub(crate) fn to_pilot(m: &Message) -> agents::Message {
     agents::Message {
         role: if m.role == Role::Assistant {
             PilotRole::Assistant
@@ -89,7 +89,7 @@ fn to_pilot(m: &Message) -> agents::Message {
 
 /// PILOT-Bench has no chain or sandbox: every failure to run a sample is its content's (an
 /// unknown task, a registry or task file that cannot be used), never worth a retry.
-fn pilot_err(e: PilotError) -> BenchError {
+pub(crate) fn pilot_err(e: PilotError) -> BenchError {
     match e {
         PilotError::UnknownTask(id) => BenchError::UnknownInstance(id),
         PilotError::Io { ref path, .. } => BenchError::Task {
@@ -103,9 +103,9 @@ fn pilot_err(e: PilotError) -> BenchError {
 }
 
 /// A PILOT built-in agent behind the general [`Agent`] trait.
-struct Builtin<'e> {
-    name: &'static str,
-    inner: Box<dyn agents::Agent + Send + 'e>,
+pub(crate) struct Builtin<'e> {
+    pub(crate) name: &'static str,
+    pub(crate) inner: Box<dyn agents::Agent + Send + 'e>,
 }
 
 impl Agent for Builtin<'_> {
