@@ -13,6 +13,14 @@ use serde_json::{json, Value};
 /// `crucible pilot`.
 #[derive(Debug, Subcommand)]
 pub enum PilotCmd {
+    /// The MCP servers of the real-tool set (`--pack pilot-real-tools`): each pinned server,
+    /// the version it reports, and its tools. A server that is not installed is an error that
+    /// says how to install it.
+    Servers {
+        /// Print JSON: `[{"server","package","pinned","installed","running","tools":[{"name","description"}],"error"}]`.
+        #[arg(long)]
+        json: bool,
+    },
     /// Regenerate the registry and the 5,040 tasks (tasks/pilot/ by default) from a seed.
     Generate {
         /// Generation seed.
@@ -274,6 +282,7 @@ fn print(value: &Value, json_out: bool, text: impl FnOnce() -> String) {
 /// Handles `crucible pilot …`.
 pub fn pilot(config: &Config, cmd: PilotCmd) -> Result<()> {
     match cmd {
+        PilotCmd::Servers { json: j } => servers(config, j)?,
         PilotCmd::Generate { seed, out, json: j } => {
             let dir = library_dir(config, out);
             let lib = TaskLibrary::generate(seed);
@@ -719,5 +728,74 @@ pub fn bench(config: &Config, args: PilotBenchArgs) -> Result<()> {
             figs.simulator_calls_per_sec, figs.suite_episodes, figs.suite_seconds, figs.solve_median_ms, figs.solve_p95_ms, figs.solve_tasks
         )
     });
+    Ok(())
+}
+
+/// `crucible pilot servers`: starts each pinned server confined in a scratch episode and lists
+/// what it offers; fails (after listing them all) when one is missing or does not start.
+fn servers(config: &Config, j: bool) -> Result<()> {
+    use crucible_mcp::{Installation, SERVERS};
+    let install = Installation::from_config(config)?;
+    let mut rows = Vec::new();
+    let mut failed = Vec::new();
+    for spec in &SERVERS {
+        let listed = tokio::task::block_in_place(|| {
+            tokio::runtime::Handle::current().block_on(crucible_mcp::probe(&install, spec))
+        })
+        .map_err(|e| e.to_string());
+        let (running, tools, error) = match listed {
+            Ok((v, t)) => (Some(v), t, None),
+            Err(e) => {
+                failed.push(spec.name);
+                (None, Vec::new(), Some(e))
+            }
+        };
+        rows.push(json!({
+            "server": spec.name,
+            "package": spec.package,
+            "registry": spec.registry,
+            "pinned": spec.version,
+            "installed": install.installed_version(spec),
+            "running": running,
+            "about": spec.about,
+            "tools": tools.iter().map(|t| json!({"name": t.name, "description": t.description})).collect::<Vec<_>>(),
+            "error": error,
+        }));
+    }
+    let v = Value::Array(rows);
+    print(&v, j, || {
+        let mut s = format!("MCP servers in {}\n", install.dir.display());
+        for r in v.as_array().into_iter().flatten() {
+            let tools: Vec<&str> = r["tools"]
+                .as_array()
+                .into_iter()
+                .flatten()
+                .filter_map(|t| t["name"].as_str())
+                .collect();
+            match r["error"].as_str() {
+                Some(e) => s.push_str(&format!(
+                    "  {:<11} {}: {e}\n",
+                    r["server"].as_str().unwrap_or(""),
+                    r["package"].as_str().unwrap_or("")
+                )),
+                None => s.push_str(&format!(
+                    "  {:<11} {} {} (reports {}) — {} tools: {}\n",
+                    r["server"].as_str().unwrap_or(""),
+                    r["package"].as_str().unwrap_or(""),
+                    r["installed"].as_str().unwrap_or("?"),
+                    r["running"].as_str().unwrap_or(""),
+                    tools.len(),
+                    tools.join(", ")
+                )),
+            }
+        }
+        s
+    });
+    if !failed.is_empty() {
+        anyhow::bail!(
+            "MCP server(s) {} not usable; install the pinned servers with `bash .ci/mcp-servers`",
+            failed.join(", ")
+        );
+    }
     Ok(())
 }

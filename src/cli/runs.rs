@@ -110,6 +110,10 @@ pub struct RunArgs {
     /// 1,145-instance test set, with a paper-shaped retrieval pool).
     #[arg(long, default_value = "default")]
     intent_dataset: String,
+    /// PILOT-Bench real tools (`--pack pilot-real-tools`): law (fail real calls with PILOT's
+    /// law, seeded) or off (every call reaches its MCP server).
+    #[arg(long, default_value = "law")]
+    faults: String,
     /// The prompts' wording: paper (the published prompts' information) or assisted (Crucible's
     /// earlier prompts with extra hints; not comparable with the papers' tables).
     #[arg(long, default_value = "paper", value_parser = super::report::parse_prompt_set)]
@@ -474,6 +478,7 @@ pub async fn run_cmd(config: &Config, a: RunArgs) -> Result<()> {
     spec.quest_library = unless(a.library, "ethers");
     spec.quest_nl_difficulty = unless(a.nl_difficulty, "random");
     spec.quest_naive = a.naive;
+    spec.pilot_faults = unless(a.faults, "law");
     spec.prompt_set = a.prompt_set;
     if let Some(p) = &a.preset {
         run::preset::apply(&mut spec, p)?;

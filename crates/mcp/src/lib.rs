@@ -17,7 +17,7 @@ pub mod servers;
 pub mod session;
 
 pub use servers::{Installation, ServerId, ServerSpec, SERVERS};
-pub use session::{CallResult, Session, ToolInfo};
+pub use session::{probe, CallResult, Session, ToolInfo};
 
 /// What can go wrong when starting or talking to an MCP server.
 #[derive(Debug, thiserror::Error)]

@@ -240,3 +240,32 @@ impl Session {
         }
     }
 }
+
+/// Starts `spec` once in a scratch episode (with an empty repository `repo/`, which the git
+/// server needs), and returns the version it reports and its tools.
+pub async fn probe(
+    install: &Installation,
+    spec: &ServerSpec,
+) -> Result<(String, Vec<ToolInfo>), McpError> {
+    let start_err = |message: String| McpError::Start {
+        server: spec.name.to_string(),
+        message,
+    };
+    install.check(spec)?;
+    let dir = tempfile::tempdir().map_err(|e| start_err(format!("no scratch folder: {e}")))?;
+    let repo = dir.path().join("repo");
+    std::fs::create_dir(&repo).map_err(|e| start_err(e.to_string()))?;
+    let git = std::process::Command::new("git")
+        .args(["init", "-q"])
+        .current_dir(&repo)
+        .status()
+        .map_err(|e| start_err(format!("cannot run git: {e}")))?;
+    if !git.success() {
+        return Err(start_err("`git init` failed in the scratch folder".into()));
+    }
+    confine::prepare_episode_dir(dir.path()).map_err(|e| start_err(e.to_string()))?;
+    let s = Session::start(install, spec, dir.path()).await?;
+    let out = (s.version().to_string(), s.tools().to_vec());
+    s.stop().await;
+    Ok(out)
+}

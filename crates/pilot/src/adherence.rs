@@ -100,9 +100,16 @@ impl Adherence {
     /// Measures `calls` against the optimal plan and, when the prompt handed one over, the
     /// flawed plan.
     pub fn measure(calls: &[CallRecord], optimal: &Plan, flawed: Option<&Plan>) -> Self {
+        Self::of_tools(calls, optimal.tools(), flawed.map(Plan::tools))
+    }
+
+    /// [`Self::measure`] against plans given as their tool sequences (the real-tool set's plans).
+    pub fn of_tools(
+        calls: &[CallRecord],
+        optimal: Vec<String>,
+        flawed: Option<Vec<String>>,
+    ) -> Self {
         let executed = executed_sequence(calls);
-        let optimal = optimal.tools();
-        let flawed = flawed.map(Plan::tools);
         let distance_optimal = distance(&executed, &optimal);
         let distance_flawed = flawed.as_deref().map(|f| distance(&executed, f));
         let flaw_distance = flawed.as_deref().map(|f| distance(f, &optimal));

@@ -254,6 +254,10 @@ pub struct RunSpec {
     /// EVM-QuestBench: the runner's naive mode (the task's description added to the prompt).
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub quest_naive: bool,
+    /// PILOT-Bench real tools (the `pilot-real-tools` pack): fault injection on real calls,
+    /// `law` (PILOT's law, seeded; empty means it) or `off`. Checked when the benchmarks load.
+    #[serde(default, skip_serializing_if = "String::is_empty")]
+    pub pilot_faults: String,
     /// EVM-QuestBench: natural-language difficulty of the task wording, `random` (empty means
     /// it), `precise`, `moderate` or `vague` (templates the bank labels so; others fall back).
     #[serde(default, skip_serializing_if = "String::is_empty")]
@@ -342,6 +346,7 @@ impl RunSpec {
             preset: None,
             quest_library: String::new(),
             quest_naive: false,
+            pilot_faults: String::new(),
             quest_nl_difficulty: String::new(),
             packs: Vec::new(),
             fork: None,

@@ -17,6 +17,8 @@ use crucible_intent2tx::seam::ExecutorPool;
 use crucible_intent2tx::seam::IntentBench;
 use crucible_intent2tx::RetrievalMode;
 use crucible_intent2tx::{execute::Executor, import::load_clean, AddressBook, Instance};
+use crucible_mcp::Installation;
+use crucible_pilot::real::{FaultMode, RealToolBench, RealToolSet};
 use crucible_pilot::seam::PilotBench;
 use crucible_pilot::suite::Engine;
 use crucible_pilot::task::TaskLibrary;
@@ -45,6 +47,9 @@ pub struct Catalog {
     quest_nl: NlDifficulty,
     intent_retrieval: RetrievalMode,
     pilot: Option<Arc<Engine>>,
+    /// PILOT-Bench on real tools (a real-tool pack such as `pilot-real-tools`) and its pack name.
+    pilot_real: Option<(Arc<RealToolSet>, String)>,
+    pilot_faults: FaultMode,
     shared: BTreeMap<&'static str, Arc<dyn Benchmark>>,
     /// Fork mode: the chain benchmarks boot on this fork instead of the offline universe.
     fork: Option<crucible_chain::fork::ForkTarget>,
@@ -195,6 +200,8 @@ impl Catalog {
             quest_nl: NlDifficulty::default(),
             intent_retrieval: RetrievalMode::default(),
             pilot: None,
+            pilot_real: None,
+            pilot_faults: FaultMode::Law,
             shared: BTreeMap::new(),
             fork: None,
             sizing: ChainSizing {
@@ -260,6 +267,7 @@ impl Catalog {
                 PackContent::Quest(t) => c.quest_tasks = Some(t),
                 PackContent::Intent(d, p) => c.intent_data = Some((d, p)),
                 PackContent::Pilot(lib) => c.pilot = Some(Arc::new(Engine::new(lib))),
+                PackContent::PilotReal(set, name) => c.pilot_real = Some((Arc::new(set), name)),
             }
         }
         c.apply_options(spec)?;
@@ -340,6 +348,24 @@ impl Catalog {
             self.shared.insert(
                 "pilot",
                 Arc::new(PilotBench::shared(engine.clone()).with_prompt_set(self.prompt_set)),
+            );
+        }
+        self.pilot_faults = FaultMode::parse(&spec.pilot_faults).ok_or_else(|| {
+            RunError::Spec(format!(
+                "unknown PILOT-Bench fault mode {:?}: use law or off",
+                spec.pilot_faults
+            ))
+        })?;
+        if let Some((set, name)) = &self.pilot_real {
+            let install = Installation::from_config(&self.config)
+                .map_err(|e| RunError::Spec(e.to_string()))?;
+            self.shared.insert(
+                "pilot",
+                Arc::new(
+                    RealToolBench::new(set.clone(), install)
+                        .with_faults(self.pilot_faults)
+                        .with_pack(name),
+                ),
             );
         }
         Ok(())
@@ -565,6 +591,8 @@ pub enum PackContent {
     Intent(Vec<Instance>, Vec<Instance>),
     /// A PILOT-Bench library (one pack: it carries its own registry).
     Pilot(TaskLibrary),
+    /// A PILOT-Bench real-tool set and its pack's name.
+    PilotReal(RealToolSet, String),
 }
 
 /// Loads `benchmark`'s content from the packs of `spec` (none: an empty set). Intent2Tx pools:
@@ -646,6 +674,10 @@ pub fn pack_content(
             Ok(PackContent::Intent(all, pool))
         }
         "pilot" => match dirs.as_slice() {
+            [(name, dir)] if RealToolSet::is_real_dir(dir) => Ok(PackContent::PilotReal(
+                RealToolSet::load(dir).map_err(|e| content(dir, e.to_string()))?,
+                name.to_string(),
+            )),
             [(_, dir)] => Ok(PackContent::Pilot(
                 TaskLibrary::load(dir).map_err(|e| content(dir, e.to_string()))?,
             )),

@@ -304,7 +304,7 @@ pub struct Replayer {
     quest: Option<QuestBench>,
     intent_exec: Option<IntentBench>,
     intent_plain: Option<IntentBench>,
-    pilot: Option<PilotBench>,
+    pilot: Option<Box<dyn Benchmark>>,
     pids: Vec<u32>,
     /// Per benchmark, the content the booted bench holds: its run's pack hashes, or `builtin`.
     content: BTreeMap<String, String>,
@@ -357,6 +357,7 @@ impl Replayer {
                     .iter()
                     .filter(|p| p.benchmark == benchmark)
                     .map(|p| p.hash.as_str())
+                    .chain(std::iter::once(s.pilot_faults.as_str()))
                     .collect::<Vec<_>>()
                     .join(",")
             },
@@ -438,16 +439,35 @@ impl Replayer {
             ("pilot", _) => {
                 if self.pilot.is_none() {
                     let err = setup("pilot");
-                    let lib = match from_packs(&err)? {
-                        Some(catalog::PackContent::Pilot(lib)) => lib,
-                        _ => catalog::pilot_library(config).map_err(|e| err(e.to_string()))?,
+                    let bench: Box<dyn Benchmark> = match from_packs(&err)? {
+                        Some(catalog::PackContent::Pilot(lib)) => {
+                            Box::new(PilotBench::new(Engine::new(lib)))
+                        }
+                        Some(catalog::PackContent::PilotReal(set, name)) => {
+                            let install = crucible_mcp::Installation::from_config(config)
+                                .map_err(|e| err(e.to_string()))?;
+                            let faults = crucible_pilot::real::FaultMode::parse(
+                                packed.map_or("", |s| s.pilot_faults.as_str()),
+                            )
+                            .unwrap_or_default();
+                            Box::new(
+                                crucible_pilot::real::RealToolBench::new(
+                                    std::sync::Arc::new(set),
+                                    install,
+                                )
+                                .with_faults(faults)
+                                .with_pack(&name),
+                            )
+                        }
+                        _ => Box::new(PilotBench::new(Engine::new(
+                            catalog::pilot_library(config).map_err(|e| err(e.to_string()))?,
+                        ))),
                     };
-                    self.pilot = Some(PilotBench::new(Engine::new(lib)));
+                    self.pilot = Some(bench);
                 }
                 Ok(self
                     .pilot
-                    .as_ref()
-                    .map(|b| b as &dyn Benchmark)
+                    .as_deref()
                     .unwrap_or_else(|| unreachable!("loaded above")))
             }
             (other, _) => Err(InspectError::UnknownBenchmark {

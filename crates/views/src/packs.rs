@@ -149,6 +149,11 @@ pub fn list(config: &Config) -> Result<Vec<PackInfo>, PackError> {
             "builtin",
         ),
         inspect(&tasks.join("pilot"), "builtin-pilot", "builtin"),
+        inspect(
+            &tasks.join(crucible_pilot::real::seam::PACK),
+            crucible_pilot::real::seam::PACK,
+            "builtin",
+        ),
     ];
     // The studio's folders: tasks saved there are a pack at once.
     let studio = config.data_dir.join("tasks");
@@ -352,6 +357,7 @@ fn fill(dir: &Path, use_manifest_name: bool, info: &mut PackInfo) -> Result<(), 
         }
         None if dir.join("instances.jsonl").is_file() => "intent2tx".into(),
         None if dir.join("registry.json").is_file() => "pilot".into(),
+        None if crucible_pilot::real::RealToolSet::is_real_dir(dir) => "pilot".into(),
         None if crucible_pilot::release::is_release_dir(dir) => "pilot".into(),
         None => "questbench".into(),
     };
@@ -361,6 +367,12 @@ fn fill(dir: &Path, use_manifest_name: bool, info: &mut PackInfo) -> Result<(), 
             let file = dir.join("instances.jsonl");
             crucible_intent2tx::import::load_clean(&file)
                 .map_err(|e| format!("{}: {e}", file.display()))?
+                .len()
+        }
+        "pilot" if crucible_pilot::real::RealToolSet::is_real_dir(dir) => {
+            crucible_pilot::real::RealToolSet::load(dir)
+                .map_err(|e| e.to_string())?
+                .tasks
                 .len()
         }
         "pilot" => crucible_pilot::task::TaskLibrary::load(dir)
@@ -463,6 +475,7 @@ pub fn builtin_dir(config: &Config, name: &str) -> Option<PathBuf> {
         "builtin-intent2tx" => tasks.join("intent2tx/default"),
         "builtin-intent2tx-paper" => tasks.join("intent2tx/paper"),
         "builtin-pilot" => tasks.join("pilot"),
+        crucible_pilot::real::seam::PACK => tasks.join(crucible_pilot::real::seam::PACK),
         _ => return None,
     })
 }

@@ -18,7 +18,7 @@
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
 
-use crucible_mcp::{confine, Installation, ServerSpec, Session, SERVERS};
+use crucible_mcp::{Installation, ServerSpec, Session, SERVERS};
 use rand::{Rng, RngCore};
 use rand_chacha::ChaCha8Rng;
 use serde::{Deserialize, Serialize};
@@ -96,33 +96,16 @@ impl Catalog {
         let mut tools = Vec::new();
         let mut versions = BTreeMap::new();
         for spec in &SERVERS {
-            let dir = tempfile::tempdir().map_err(|e| crucible_mcp::McpError::Start {
-                server: spec.name.into(),
-                message: format!("no scratch folder: {e}"),
-            })?;
-            state::set_up(dir.path(), &empty_task()).map_err(|message| {
-                crucible_mcp::McpError::Start {
-                    server: spec.name.into(),
-                    message,
-                }
-            })?;
-            confine::prepare_episode_dir(dir.path()).map_err(|e| {
-                crucible_mcp::McpError::Start {
-                    server: spec.name.into(),
-                    message: e.to_string(),
-                }
-            })?;
-            let s = Session::start(install, spec, dir.path()).await?;
-            versions.insert(spec.name.to_string(), s.version().to_string());
-            for t in s.tools() {
+            let (version, listed) = crucible_mcp::probe(install, spec).await?;
+            versions.insert(spec.name.to_string(), version);
+            for t in listed {
                 tools.push(CatalogTool {
                     name: format!("{}.{}", spec.name, t.name),
                     server: spec.name.to_string(),
-                    description: t.description.clone(),
-                    input_schema: t.input_schema.clone(),
+                    description: t.description,
+                    input_schema: t.input_schema,
                 });
             }
-            s.stop().await;
         }
         Ok(Self { tools, versions })
     }
@@ -192,21 +175,6 @@ fn first_line(s: &str) -> String {
         format!("{cut}…")
     } else {
         cut
-    }
-}
-
-fn empty_task() -> RealTask {
-    RealTask {
-        id: String::new(),
-        task_type: String::new(),
-        complexity: crate::task::Complexity::Easy,
-        description: String::new(),
-        setup: Default::default(),
-        required_tools: Vec::new(),
-        dependencies: Default::default(),
-        optimal_plan: Vec::new(),
-        flawed_plans: Vec::new(),
-        checks: Vec::new(),
     }
 }
 

@@ -17,7 +17,8 @@ use super::episode::{Catalog, FaultMode, RealRun};
 use super::prompt::render;
 use super::state;
 use super::task::RealToolSet;
-use crate::eval::Outcome;
+use crate::adherence::Adherence;
+use crate::eval::{CallRecord, Outcome};
 use crate::prompt::PromptType;
 use crate::seam::{parse_instance, pilot_err, to_run, Builtin};
 use crate::sim::episode_rng;
@@ -228,6 +229,23 @@ impl Benchmark for RealToolBench {
             let outcome = crucible_core::Outcome::from(ev.outcome);
             events(Event::SampleFinished { outcome, score });
             let flaw = (prompt_type == PromptType::Flawed).then(|| &task.flawed_plans[0]);
+            let records: Vec<CallRecord> = episode
+                .calls
+                .iter()
+                .map(|c| CallRecord {
+                    tool: c.tool.clone(),
+                    success: c.success,
+                    error: c.error.clone(),
+                    turn: c.turn,
+                    p: c.p,
+                })
+                .collect();
+            let tools = |plan: &[super::task::Step]| plan.iter().map(|s| s.tool.clone()).collect();
+            let adherence = Adherence::of_tools(
+                &records,
+                tools(&task.optimal_plan),
+                flaw.map(|f| tools(&f.plan)),
+            );
             let details = json!({
                 "task_set": "real-tools",
                 "pack": self.pack,
@@ -238,6 +256,7 @@ impl Benchmark for RealToolBench {
                 "prompt_type": prompt_type.as_str(),
                 "prompt_set": PromptSet::Paper.as_str(),
                 "agent_error": agent_error,
+                "adherence": adherence,
                 "flaw": flaw.map(|f| json!({
                     "category": f.category,
                     "method": f.method,
@@ -271,6 +290,7 @@ impl Benchmark for RealToolBench {
                     ("injected_faults", injected as f64),
                 ]
                 .into_iter()
+                .chain(adherence.metrics())
                 .map(|(k, v)| (k.to_string(), v))
                 .collect(),
                 k_act: None,
