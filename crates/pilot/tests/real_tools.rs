@@ -42,3 +42,142 @@ async fn the_reference_solves_every_task_with_faults_off() {
             .all(|c| c["injected"] == false && c["success"] == true));
     }
 }
+
+/// The end-state checks catch the flawed plans: an agent that follows a plan with a flaw that
+/// changes what gets done fails the task, and one whose flaw is only redundant still succeeds.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn following_a_flawed_plan_fails_on_the_end_state_unless_the_flaw_is_redundant() {
+    let b = bench(FaultMode::Off);
+    let mut caught = 0;
+    for task in &b.set().tasks {
+        let instance = format!("{}#flawed", task.id);
+        let rec = run_builtin(&b, "no-retry", &instance, 7, &mut |_| {})
+            .await
+            .unwrap();
+        let redundant = serde_json::to_value(task.flawed_plans[0].category).unwrap() == "redundant";
+        let checks = &rec.details["evaluation"]["checks"];
+        assert_eq!(rec.passed, redundant, "{instance}: {checks}");
+        assert_eq!(
+            rec.details["flaw"]["method"],
+            serde_json::to_value(task.flawed_plans[0].method).unwrap()
+        );
+        if !redundant {
+            caught += 1;
+            assert!(
+                checks
+                    .as_array()
+                    .unwrap()
+                    .iter()
+                    .any(|c| c["passed"] == false),
+                "{instance}: {checks}"
+            );
+        }
+    }
+    assert!(caught >= 20, "{caught}");
+}
+
+/// Model output is untrusted: escapes from the episode, malformed calls, unknown tools and
+/// oversized arguments are failed calls with a named error; the episode and the machine are
+/// untouched, and the episode still ends.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn hostile_calls_fail_cleanly_and_nothing_outside_the_episode_is_touched() {
+    let b = bench(FaultMode::Off);
+    let outside = tempfile::tempdir().unwrap();
+    let victim = outside.path().join("victim.txt");
+    std::fs::write(&victim, "intact").unwrap();
+    let call = |v: serde_json::Value| format!("<tool_call>{v}</tool_call>");
+    let turns = vec![
+        call(
+            serde_json::json!({"name": "filesystem.read_text_file", "arguments": {"path": "/etc/passwd"}}),
+        ),
+        call(
+            serde_json::json!({"name": "filesystem.write_file", "arguments": {"path": victim.display().to_string(), "content": "owned"}}),
+        ),
+        call(
+            serde_json::json!({"name": "filesystem.write_file", "arguments": {"path": "/episode/big.txt", "content": "y".repeat(300_000)}}),
+        ),
+        call(
+            serde_json::json!({"name": "filesystem.write_file", "arguments": {"path": "/episode/../tmp/x", "content": "x"}}),
+        ),
+        "<tool_call>{broken json</tool_call>".to_string(),
+        call(serde_json::json!({"name": "shell.exec", "arguments": {"cmd": "rm -rf /"}})),
+        call(
+            serde_json::json!({"name": "git.git_add", "arguments": {"repo_path": "/", "files": ["etc"]}}),
+        ),
+        "Task completed.".to_string(),
+    ];
+    let task = &b.set().tasks[0];
+    let mut agent = crucible_core::ScriptedAgent::new("hostile", turns);
+    let rec = b
+        .run(&format!("{}#baseline", task.id), &mut agent, 1, &mut |_| {})
+        .await
+        .unwrap();
+    assert_eq!(std::fs::read_to_string(&victim).unwrap(), "intact");
+    let calls = rec.details["calls"].as_array().unwrap();
+    let errors: Vec<&str> = calls
+        .iter()
+        .map(|c| c["error"].as_str().unwrap_or("-"))
+        .collect();
+    // Outside the episode: refused by the server (and absent inside the sandbox anyway). The
+    // big write is inside the episode and allowed (its result is cut in the record); the git
+    // call outside the repository fails.
+    assert_eq!(
+        errors[..5],
+        [
+            "PERMISSION_DENIED",
+            "PERMISSION_DENIED",
+            "-",
+            "PERMISSION_DENIED",
+            "UNKNOWN_TOOL"
+        ],
+        "{errors:?}"
+    );
+    assert_ne!(errors[5], "-", "{errors:?}");
+    assert!(calls.iter().all(|c| c["injected"] == false));
+    assert!(calls[2]["arguments"]["content"].as_str().unwrap().len() == 300_000);
+    assert_eq!(rec.details["evaluation"]["termination"], "completed");
+    // The unreadable call is said so in the conversation and is no call.
+    assert!(rec
+        .transcript
+        .iter()
+        .any(|m| m.content.contains("could not be read")));
+    assert!(!rec.passed);
+}
+
+#[test]
+fn a_broken_task_file_is_refused_naming_the_task_and_field() {
+    let config = Config::test();
+    let text = std::fs::read_to_string(
+        config
+            .project_dir
+            .join("tasks/pilot-real-tools/real-tools.json"),
+    )
+    .unwrap();
+    let cases = [
+        (
+            "\"path\": \"inbox/note.txt\"",
+            "\"path\": \"../../etc/passwd\"",
+            "must be a relative path",
+        ),
+        (
+            "\"filesystem.read_text_file\"",
+            "\"shell.read_text_file\"",
+            "is not `<server>.<tool>`",
+        ),
+        ("\"version\": 1", "\"version\": 2", "version"),
+        ("\"task_type\"", "\"task_kind\"", "unknown field"),
+    ];
+    for (from, to, want) in cases {
+        let dir = tempfile::tempdir().unwrap();
+        std::fs::write(
+            dir.path().join("real-tools.json"),
+            text.replacen(from, to, 1),
+        )
+        .unwrap();
+        let e = RealToolSet::load(dir.path()).unwrap_err().to_string();
+        assert!(
+            e.contains(want) && e.contains("real-tools.json"),
+            "{to}: {e}"
+        );
+    }
+}

@@ -724,3 +724,147 @@ pub fn evaluate(
         turns,
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::sim::{episode_rng, wilson};
+
+    /// The proxy's injected faults follow PILOT's law: over many seeded calls on a chain of
+    /// dependencies, the injected share of each (Nu, Nf, Nh) cell sits inside its 99.9 % Wilson
+    /// interval around 1 − p, and `off` injects nothing while recording the same p.
+    #[test]
+    fn injected_faults_follow_the_law_and_off_injects_nothing() {
+        let deps: BTreeMap<String, Vec<String>> = [
+            ("b".to_string(), vec!["a".to_string()]),
+            ("c".to_string(), vec!["a".to_string(), "b".to_string()]),
+        ]
+        .into_iter()
+        .collect();
+        let mut cells: BTreeMap<u64, (u64, u64)> = BTreeMap::new();
+        for episode in 0..4000u64 {
+            for mode in [FaultMode::Law, FaultMode::Off] {
+                let mut proxy = Proxy {
+                    mode,
+                    rng: episode_rng(11, 3, episode),
+                    deps: deps.clone(),
+                    succeeded: BTreeSet::new(),
+                    last_failed: BTreeSet::new(),
+                    window: 0,
+                    calls: 0,
+                };
+                // A fixed call pattern that visits unmet, failed and met prerequisites.
+                for (k, tool) in ["b", "a", "c", "b", "a", "c", "c", "b"].iter().enumerate() {
+                    let unmet = deps
+                        .get(*tool)
+                        .is_some_and(|d| d.iter().any(|x| !proxy.succeeded.contains(x)));
+                    let (p, injected) = proxy.before(tool);
+                    // Real outcomes: every call that reaches its server fails one time in five.
+                    let real_ok = (episode + k as u64) % 5 != 0;
+                    proxy.after(tool, injected.is_none() && real_ok);
+                    if mode == FaultMode::Off {
+                        assert!(injected.is_none());
+                        continue;
+                    }
+                    assert!((0.1..=0.95).contains(&p));
+                    let c = cells.entry((p * 1e6).round() as u64).or_default();
+                    c.0 += 1;
+                    c.1 += u64::from(injected.is_some());
+                    if injected == Some("DEPENDENCY_ERROR") {
+                        assert!(
+                            unmet,
+                            "DEPENDENCY_ERROR injected with every prerequisite met"
+                        );
+                    }
+                }
+            }
+        }
+        let mut checked = 0;
+        for (p6, (n, k)) in &cells {
+            if *n < 200 {
+                continue;
+            }
+            let want = 1.0 - *p6 as f64 / 1e6;
+            let (lo, hi) = wilson(*k, *n, 3.29);
+            assert!(
+                lo <= want && want <= hi,
+                "p = {p6}e-6: {k}/{n} injected, want {want}"
+            );
+            checked += 1;
+        }
+        assert!(checked >= 5, "only {checked} cells had enough calls");
+    }
+
+    #[test]
+    fn calls_parse_in_every_accepted_shape_and_bad_ones_are_named() {
+        let (n, a) = parse_call(
+            r#"{"name": "filesystem.read_text_file", "arguments": {"path": "/episode/a"}}"#,
+        )
+        .unwrap();
+        assert_eq!(
+            (n.as_str(), a["path"].as_str()),
+            ("filesystem.read_text_file", Some("/episode/a"))
+        );
+        let (n, a) =
+            parse_call(r#"{"tool": "git.git_status", "args": {"repo_path": "/episode/repo"}}"#)
+                .unwrap();
+        assert_eq!(
+            (n.as_str(), a["repo_path"].as_str()),
+            ("git.git_status", Some("/episode/repo"))
+        );
+        let (n, a) = parse_call(r#"time.get_current_time {"timezone": "UTC"}"#).unwrap();
+        assert_eq!(
+            (n.as_str(), a["timezone"].as_str()),
+            ("time.get_current_time", Some("UTC"))
+        );
+        let (n, a) = parse_call("memory.read_graph").unwrap();
+        assert_eq!(
+            (n.as_str(), a),
+            ("memory.read_graph", serde_json::json!({}))
+        );
+        assert!(parse_call("{not json")
+            .unwrap_err()
+            .contains("not valid JSON"));
+        assert!(parse_call(r#"{"arguments": {}}"#)
+            .unwrap_err()
+            .contains("names no tool"));
+        assert!(parse_call("x.y {oops")
+            .unwrap_err()
+            .contains("arguments are not valid JSON"));
+        assert_eq!(
+            parse_outcome(&outcome_line("git.git_add", false, Some("TIMEOUT"), "slow")),
+            Some(("git.git_add".to_string(), false))
+        );
+        assert_eq!(
+            parse_outcome(&format!(
+                "{}\nResult:\nok",
+                outcome_line("a.b", true, None, "")
+            )),
+            Some(("a.b".to_string(), true))
+        );
+    }
+
+    #[test]
+    fn real_errors_are_classified() {
+        assert_eq!(
+            classify("TOOL_ERROR", "Error: ENOENT: no such file or directory"),
+            "FILE_NOT_FOUND"
+        );
+        assert_eq!(
+            classify(
+                "TOOL_ERROR",
+                "Access denied - path outside allowed directories: /etc"
+            ),
+            "PERMISSION_DENIED"
+        );
+        assert_eq!(
+            classify("TOOL_ERROR", "Invalid arguments for tool"),
+            "INVALID_INPUT"
+        );
+        assert_eq!(
+            classify("TOOL_ERROR", "something broke"),
+            "OPERATION_FAILED"
+        );
+        assert_eq!(classify("TIMEOUT", "whatever"), "TIMEOUT");
+    }
+}
