@@ -685,9 +685,35 @@ pub async fn runs(config: &Config, cmd: RunsCmd) -> Result<()> {
                 .await?
                 .into_iter()
                 .map(|(id, s)| {
-                    json!({"id": id, "benchmark": s.benchmark, "task": s.task, "instance": s.instance,
+                    let mut v = json!({"id": id, "benchmark": s.benchmark, "task": s.task, "instance": s.instance,
                            "model": s.model, "round": s.round, "prompt_type": s.prompt_type,
-                           "score": s.score, "outcome": s.outcome})
+                           "score": s.score, "outcome": s.outcome});
+                    // PILOT-Bench: every tool call; a real-tool sample also names its pack and
+                    // fault mode, and each call its server and whether the fault was injected.
+                    if s.benchmark == "pilot" {
+                        let d: serde_json::Value =
+                            serde_json::from_str(&s.details).unwrap_or_default();
+                        if let Some(calls) = d["calls"].as_array() {
+                            let calls: Vec<_> = calls
+                                .iter()
+                                .map(|c| {
+                                    let mut o = json!({"tool": c["tool"], "success": c["success"],
+                                                       "error": c["error"], "turn": c["turn"], "p": c["p"]});
+                                    if d["task_set"] == "real-tools" {
+                                        o["server"] = c["server"].clone();
+                                        o["injected"] = c["injected"].clone();
+                                    }
+                                    o
+                                })
+                                .collect();
+                            v["calls"] = json!(calls);
+                        }
+                        if d["task_set"] == "real-tools" {
+                            v["pack"] = d["pack"].clone();
+                            v["faults"] = d["faults"].clone();
+                        }
+                    }
+                    v
                 })
                 .collect();
             // The chain the run used: the offline universe, or a fork (URL stored redacted).

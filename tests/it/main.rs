@@ -17,6 +17,7 @@ mod llm;
 mod overrides;
 mod packs;
 mod pilot;
+mod pilot_real;
 mod pilot_release;
 mod power;
 mod providers;

@@ -181,3 +181,30 @@ fn a_broken_task_file_is_refused_naming_the_task_and_field() {
         );
     }
 }
+
+/// The same seed gives the same faults, calls, end state and score (results that read the clock
+/// aside); another seed gives other faults.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_same_seed_gives_the_same_episode() {
+    let b = bench(FaultMode::Law);
+    let instance = "git_feature_branch@real-tools#optimal";
+    let strip = |rec: &crucible_core::SampleRecord| {
+        let mut calls = rec.details["calls"].clone();
+        for c in calls.as_array_mut().unwrap() {
+            c.as_object_mut().unwrap().remove("result");
+        }
+        (calls, rec.score, rec.details["evaluation"].clone())
+    };
+    let mut seen = Vec::new();
+    for seed in [5, 5, 6, 7, 8] {
+        let rec = run_builtin(&b, "reference", instance, seed, &mut |_| {})
+            .await
+            .unwrap();
+        seen.push(strip(&rec));
+    }
+    assert_eq!(seen[0], seen[1]);
+    assert!(
+        seen[2..].iter().any(|s| s.0 != seen[0].0),
+        "other seeds, other faults"
+    );
+}

@@ -359,6 +359,12 @@ impl Catalog {
         if let Some((set, name)) = &self.pilot_real {
             let install = Installation::from_config(&self.config)
                 .map_err(|e| RunError::Spec(e.to_string()))?;
+            // A missing server refuses the run before any sample starts, saying how to install it.
+            for spec in &crucible_mcp::SERVERS {
+                install
+                    .check(spec)
+                    .map_err(|e| RunError::Spec(e.to_string()))?;
+            }
             self.shared.insert(
                 "pilot",
                 Arc::new(
