@@ -271,6 +271,9 @@ pub fn typescript() -> String {
         decl::<IntentExecution>(&mut out);
         decl::<PilotTrace>(&mut out);
         decl::<PilotCall>(&mut out);
+        decl::<crucible_views::trace::ArgView>(&mut out);
+        decl::<crucible_views::trace::StateCheckView>(&mut out);
+        decl::<crucible_views::trace::RealToolsTrace>(&mut out);
     }
     // Results explorer: the report (`crucible report --json`) and comparisons
     // (`crucible compare --json`).
@@ -446,6 +449,9 @@ mod tests {
             "CommandError",
             "ErrorKind",
             "SystemStatus",
+            "RealToolsTrace",
+            "StateCheckView",
+            "ArgView",
             "BuildInfo",
             "FirstStart",
             "ToolStatus",

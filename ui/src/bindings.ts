@@ -3538,7 +3538,11 @@ turns: number,
 /**
  * Every tool call, in order.
  */
-calls: Array<PilotCall>, };
+calls: Array<PilotCall>, 
+/**
+ * Real-tool samples (the `pilot-real-tools` set): pack, faults, servers, end state.
+ */
+real: RealToolsTrace | null, };
 
 /**
  * One PILOT tool call.
@@ -3563,7 +3567,78 @@ error: string | null,
 /**
  * Configured success probability (absent for unknown tools).
  */
-p: number | null, };
+p: number | null, 
+/**
+ * Real tools: the MCP server that serves the tool (`None` for the simulated set).
+ */
+server: string | null, 
+/**
+ * Real tools: the proxy failed the call by PILOT's law without sending it.
+ */
+injected: boolean, 
+/**
+ * Real tools: the arguments sent, one line per argument (`name`, value as text).
+ */
+arguments: Array<ArgView>, 
+/**
+ * Real tools: what the server answered (or the error message), as stored.
+ */
+result: string | null, };
+
+/**
+ * One argument of a real tool call.
+ */
+export type ArgView = { 
+/**
+ * The argument's name.
+ */
+name: string, 
+/**
+ * Its value: text as it is, anything else as compact JSON, cut at 400 characters.
+ */
+value: string, };
+
+/**
+ * One end-state check of a real-tool sample.
+ */
+export type StateCheckView = { 
+/**
+ * The check in words.
+ */
+check: string, 
+/**
+ * Whether it held.
+ */
+passed: boolean, 
+/**
+ * What was found when it did not.
+ */
+detail: string, };
+
+/**
+ * What a real-tool sample adds: its pack, fault mode, servers and end state.
+ */
+export type RealToolsTrace = { 
+/**
+ * The pack the task came from.
+ */
+pack: string, 
+/**
+ * `law` or `off`.
+ */
+faults: string, 
+/**
+ * Each server with the version it reported (`filesystem 0.2.0`).
+ */
+servers: Array<string>, 
+/**
+ * The end-state checks.
+ */
+checks: Array<StateCheckView>, 
+/**
+ * Calls the proxy failed by the law.
+ */
+injected: number, };
 
 /**
  * Every table for the selected benchmarks.

@@ -116,6 +116,49 @@ pub struct PilotCall {
     pub error: Option<String>,
     /// Configured success probability (absent for unknown tools).
     pub p: Option<f64>,
+    /// Real tools: the MCP server that serves the tool (`None` for the simulated set).
+    pub server: Option<String>,
+    /// Real tools: the proxy failed the call by PILOT's law without sending it.
+    pub injected: bool,
+    /// Real tools: the arguments sent, one line per argument (`name`, value as text).
+    pub arguments: Vec<ArgView>,
+    /// Real tools: what the server answered (or the error message), as stored.
+    pub result: Option<String>,
+}
+
+/// One argument of a real tool call.
+#[derive(Debug, Clone, PartialEq, Serialize, TS)]
+pub struct ArgView {
+    /// The argument's name.
+    pub name: String,
+    /// Its value: text as it is, anything else as compact JSON, cut at 400 characters.
+    pub value: String,
+}
+
+/// One end-state check of a real-tool sample.
+#[derive(Debug, Clone, PartialEq, Serialize, TS)]
+pub struct StateCheckView {
+    /// The check in words.
+    pub check: String,
+    /// Whether it held.
+    pub passed: bool,
+    /// What was found when it did not.
+    pub detail: String,
+}
+
+/// What a real-tool sample adds: its pack, fault mode, servers and end state.
+#[derive(Debug, Clone, PartialEq, Serialize, TS)]
+pub struct RealToolsTrace {
+    /// The pack the task came from.
+    pub pack: String,
+    /// `law` or `off`.
+    pub faults: String,
+    /// Each server with the version it reported (`filesystem 0.2.0`).
+    pub servers: Vec<String>,
+    /// The end-state checks.
+    pub checks: Vec<StateCheckView>,
+    /// Calls the proxy failed by the law.
+    pub injected: u32,
 }
 
 /// PILOT: the evaluator's criteria and the tool-call timeline.
@@ -141,6 +184,8 @@ pub struct PilotTrace {
     pub turns: u32,
     /// Every tool call, in order.
     pub calls: Vec<PilotCall>,
+    /// Real-tool samples (the `pilot-real-tools` set): pack, faults, servers, end state.
+    pub real: Option<RealToolsTrace>,
 }
 
 /// The typed reading of a sample's details and artefacts.
@@ -484,9 +529,102 @@ fn intent(details: &Value) -> Option<IntentTrace> {
     })
 }
 
+fn arg_views(v: &Value) -> Vec<ArgView> {
+    let Some(m) = v.as_object() else {
+        return Vec::new();
+    };
+    m.iter()
+        .map(|(k, v)| {
+            let text = match v {
+                Value::String(s) => s.clone(),
+                Value::Array(a) if a.iter().all(Value::is_string) => a
+                    .iter()
+                    .filter_map(Value::as_str)
+                    .collect::<Vec<_>>()
+                    .join(", "),
+                other => other.to_string(),
+            };
+            let value = if text.chars().count() > 400 {
+                format!(
+                    "{}… ({} characters)",
+                    text.chars().take(400).collect::<String>(),
+                    text.chars().count()
+                )
+            } else {
+                text
+            };
+            ArgView {
+                name: k.clone(),
+                value,
+            }
+        })
+        .collect()
+}
+
+/// A real-tool sample's details (as `crucible_pilot::real` stores them), or `None`.
+fn pilot_real(details: &Value) -> Option<PilotTrace> {
+    use crucible_pilot::real::{RealCall, RealEvaluation};
+    let ev: RealEvaluation = serde_json::from_value(details["evaluation"].clone()).ok()?;
+    let calls: Vec<RealCall> = serde_json::from_value(details["calls"].clone()).ok()?;
+    let name = |v: &Value| string_of(v).unwrap_or_default();
+    let servers = details["servers"]
+        .as_object()
+        .map(|m| {
+            m.iter()
+                .map(|(k, v)| format!("{k} {}", v.as_str().unwrap_or("?")))
+                .collect()
+        })
+        .unwrap_or_default();
+    Some(PilotTrace {
+        outcome: crucible_core::Outcome::from(ev.outcome)
+            .as_str()
+            .to_string(),
+        covered: ev.covered.min(u32::MAX as usize) as u32,
+        required: ev.required.min(u32::MAX as usize) as u32,
+        coverage: ev.coverage,
+        sequence_ok: ev.sequence_ok,
+        output_ok: ev.checks_passed == ev.checks.len(),
+        completion_signal: ev.completion_signal,
+        termination: name(&details["evaluation"]["termination"]),
+        turns: ev.turns,
+        real: Some(RealToolsTrace {
+            pack: name(&details["pack"]),
+            faults: name(&details["faults"]),
+            servers,
+            injected: calls.iter().filter(|c| c.injected).count() as u32,
+            checks: ev
+                .checks
+                .iter()
+                .map(|c| StateCheckView {
+                    check: c.check.clone(),
+                    passed: c.passed,
+                    detail: c.detail.clone(),
+                })
+                .collect(),
+        }),
+        calls: calls
+            .into_iter()
+            .map(|c| PilotCall {
+                turn: c.turn,
+                arguments: arg_views(&c.arguments),
+                tool: c.tool,
+                success: c.success,
+                error: c.error,
+                p: c.p,
+                server: Some(c.server),
+                injected: c.injected,
+                result: Some(c.result),
+            })
+            .collect(),
+    })
+}
+
 /// PILOT details' evaluation and calls (as `crucible_pilot::eval` stores them), or `None`.
 fn pilot(details: &Value) -> Option<PilotTrace> {
     use crucible_pilot::eval::{CallRecord, Evaluation};
+    if details["task_set"] == "real-tools" {
+        return pilot_real(details);
+    }
     let ev: Evaluation = serde_json::from_value(details["evaluation"].clone()).ok()?;
     let calls: Vec<CallRecord> = serde_json::from_value(details["calls"].clone()).ok()?;
     let name = |v: &Value| string_of(v).unwrap_or_default();
@@ -510,8 +648,13 @@ fn pilot(details: &Value) -> Option<PilotTrace> {
                 success: c.success,
                 error: c.error,
                 p: c.p,
+                server: None,
+                injected: false,
+                arguments: Vec::new(),
+                result: None,
             })
             .collect(),
+        real: None,
     })
 }
 
@@ -786,5 +929,47 @@ mod tests {
         assert_eq!(p.calls[1].error.as_deref(), Some("timeout"));
         assert_eq!(p.calls[1].p, None);
         assert!(TraceView::of("pilot", &json!({}), &[]).pilot.is_none());
+    }
+
+    #[test]
+    fn real_tool_samples_show_servers_arguments_results_and_the_end_state() {
+        let d = json!({
+            "task_set": "real-tools", "pack": "pilot-real-tools", "faults": "law",
+            "servers": {"filesystem": "0.2.0", "git": "2026.10.19"},
+            "evaluation": {
+                "outcome": "failure", "checks": [
+                    {"check": "notes.txt holds the expected text", "passed": true, "detail": ""},
+                    {"check": "a commit \"Add notes\" exists", "passed": false, "detail": "commits are [\"Initial commit\"]"}
+                ],
+                "checks_passed": 1, "coverage": 0.5, "covered": 1, "required": 2,
+                "successful_calls": 1, "sequence_ok": false, "completion_signal": true,
+                "partial_conditions": 1, "termination": "completed", "turns": 3
+            },
+            "calls": [
+                {"tool": "filesystem.write_file", "server": "filesystem", "success": true, "injected": false,
+                 "error": null, "turn": 1, "p": 0.8, "arguments": {"path": "/episode/repo/notes.txt", "content": "x".repeat(500)},
+                 "result": "Successfully wrote"},
+                {"tool": "git.git_commit", "server": "git", "success": false, "injected": true,
+                 "error": "TIMEOUT", "turn": 2, "p": 0.4, "arguments": {"repo_path": "/episode/repo", "message": "Add notes"},
+                 "result": "the server did not answer in time"}
+            ]
+        });
+        let p = TraceView::of("pilot", &d, &[]).pilot.unwrap();
+        let real = p.real.as_ref().unwrap();
+        assert_eq!(
+            (real.pack.as_str(), real.faults.as_str(), real.injected),
+            ("pilot-real-tools", "law", 1)
+        );
+        assert_eq!(real.servers, ["filesystem 0.2.0", "git 2026.10.19"]);
+        assert_eq!(real.checks.len(), 2);
+        assert!(!p.output_ok, "not every end-state check holds");
+        assert_eq!(p.calls[0].server.as_deref(), Some("filesystem"));
+        assert_eq!(p.calls[0].arguments[0].name, "path");
+        assert!(p.calls[0].arguments[1].value.ends_with("(500 characters)"));
+        assert!(p.calls[1].injected);
+        assert_eq!(
+            p.calls[1].result.as_deref(),
+            Some("the server did not answer in time")
+        );
     }
 }

@@ -13,6 +13,7 @@ import type {
   IntentTrace,
   JsonValue,
   PilotTables,
+  PilotCall,
   PilotTrace,
   QuestTables,
   RankStability,
@@ -1129,40 +1130,91 @@ function intentDiff(t: IntentTrace): HTMLElement {
   );
 }
 
-/** PILOT: the turn timeline (tool calls, simulated faults) and the evaluator's criteria. */
+/** PILOT: the turn timeline (tool calls, simulated or injected faults) and the evaluator's
+ * criteria; a real-tool sample also shows its servers, each call's arguments and result, and the
+ * end-state checks. */
 function pilotTimeline(p: PilotTrace): HTMLElement {
+  const real = p.real;
   // [stable id, label in words, value]
   const crit: [string, string, string | boolean][] = [
     ["outcome", "Outcome", valueLabel(p.outcome)],
     ["tool coverage", "Required tools that succeeded", `${p.covered} of ${p.required} (${(p.coverage * 100).toFixed(0)} %)`],
     ["sequence ok", "Tools called in a valid order", p.sequence_ok],
-    ["output ok", "Final output produced", p.output_ok],
+    real ? ["end state", "Every end-state check holds", p.output_ok] : ["output ok", "Final output produced", p.output_ok],
     ["completion signal", "Signalled completion", p.completion_signal],
     ["termination", "Episode ended by", `${valueLabel(p.termination)} after ${p.turns} turns`],
   ];
+  if (real) {
+    crit.unshift(
+      ["task set", "Task set", `Real tools (pack ${real.pack})`],
+      ["faults", "Fault injection", real.faults === "off" ? "Off: every call reached its server" : `PILOT's law (${real.injected} of ${p.calls.length} calls failed by the proxy)`],
+      ["servers", "MCP servers", real.servers.join(", ")],
+    );
+  }
+  const faultCell = (c: PilotCall): HTMLElement | string => {
+    if (!c.error) return "–";
+    if (!real) return h("span", { class: "mono" }, c.error);
+    return h("span", {}, h("span", { class: "mono" }, c.error), " ", h("span", { class: `badge ${c.injected ? "warn" : "muted"}` }, c.injected ? "injected" : "from the server"));
+  };
+  const argsCell = (c: PilotCall): HTMLElement =>
+    c.arguments.length === 0
+      ? h("span", { class: "muted" }, "none")
+      : h("dl", { class: "args" }, ...c.arguments.flatMap((a) => [h("dt", { class: "mono" }, a.name), h("dd", { class: "mono" }, a.value)]));
+  const resultCell = (c: PilotCall): HTMLElement => {
+    const badge = h("span", { class: `badge ${c.success ? "ok" : "warn"}` }, c.success ? "success" : "failed");
+    if (!c.result) return badge;
+    return h("div", {}, badge, h("details", { class: "call-result" }, h("summary", { class: "small" }, c.success ? "What the server answered" : "Message"), h("pre", { class: "small" }, c.result)));
+  };
+  const heads = real
+    ? ["Turn", "Tool", "Arguments", "Result", "Fault", "Success probability"]
+    : ["Turn", "Tool", "Result", "Simulated fault", "Success probability"];
   return h(
     "section",
     { class: "trace-sec", id: "trace-pilot" },
     h("h3", {}, "Evaluator criteria"),
     h("dl", { class: "facts" }, ...crit.flatMap(([k, label, v]) => [h("dt", {}, label), h("dd", { "data-criterion": k }, typeof v === "boolean" ? okBadge(v) : v)])),
+    real
+      ? h(
+          "div",
+          { id: "trace-pilot-state" },
+          h("h3", {}, `End state (${real.checks.filter((c) => c.passed).length} of ${real.checks.length} checks hold)`),
+          h(
+            "table",
+            { class: "rtable compact" },
+            h("thead", {}, h("tr", {}, ...["Check", "Verdict", "Found"].map((c) => h("th", {}, c)))),
+            h("tbody", {}, ...real.checks.map((c) => h("tr", { "data-ok": String(c.passed) }, h("td", {}, c.check), h("td", {}, okBadge(c.passed)), h("td", { class: "small" }, c.detail || "–")))),
+          ),
+        )
+      : null,
     h("h3", {}, `Turn timeline (${p.calls.length} tool calls)`),
     h(
       "table",
-      { class: "rtable compact" },
-      h("thead", {}, h("tr", {}, ...["Turn", "Tool", "Result", "Simulated fault", "Success probability"].map((c) => h("th", {}, c)))),
+      { class: "rtable compact", id: "trace-pilot-calls" },
+      h("thead", {}, h("tr", {}, ...heads.map((c) => h("th", {}, c)))),
       h(
         "tbody",
         {},
         ...p.calls.map((c) =>
-          h(
-            "tr",
-            { "data-turn": String(c.turn) },
-            h("td", { class: "num" }, String(c.turn)),
-            h("td", { class: "mono" }, c.tool),
-            h("td", {}, h("span", { class: `badge ${c.success ? "ok" : "warn"}` }, c.success ? "success" : "failed")),
-            h("td", { class: "mono" }, c.error ?? "–"),
-            h("td", { class: "num" }, c.p === null ? "–" : c.p.toFixed(3)),
-          ),
+          real
+            ? h(
+                "tr",
+                { "data-turn": String(c.turn), "data-injected": String(c.injected) },
+                h("td", { class: "num" }, String(c.turn)),
+                h("td", { class: "mono" }, c.tool),
+                h("td", {}, argsCell(c)),
+                h("td", {}, resultCell(c)),
+                h("td", {}, faultCell(c)),
+                h("td", { class: "num" }, c.p === null ? "–" : c.p.toFixed(3)),
+              )
+            : h(
+                "tr",
+                { "data-turn": String(c.turn) },
+                h("td", { class: "num" }, String(c.turn)),
+                h("td", { class: "mono" }, c.tool),
+                h("td", {}, h("span", { class: `badge ${c.success ? "ok" : "warn"}` }, c.success ? "success" : "failed")),
+                h("td", { class: "mono" }, c.error ?? "–"),
+                h("td", { class: "num" }, c.p === null ? "–" : c.p.toFixed(3)),
+              ),
         ),
       ),
     ),
