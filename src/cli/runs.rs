@@ -114,6 +114,11 @@ pub struct RunArgs {
     /// law, seeded) or off (every call reaches its MCP server).
     #[arg(long, default_value = "law")]
     faults: String,
+    /// PILOT-Bench (simulated and real tools): text (the paper's tags in the model's text) or
+    /// native (the provider's own tool calling: OpenAI tools, Anthropic tool_use, Gemini
+    /// function calls).
+    #[arg(long, default_value = "text")]
+    tool_protocol: String,
     /// The prompts' wording: paper (the published prompts' information) or assisted (Crucible's
     /// earlier prompts with extra hints; not comparable with the papers' tables).
     #[arg(long, default_value = "paper", value_parser = super::report::parse_prompt_set)]
@@ -479,6 +484,7 @@ pub async fn run_cmd(config: &Config, a: RunArgs) -> Result<()> {
     spec.quest_nl_difficulty = unless(a.nl_difficulty, "random");
     spec.quest_naive = a.naive;
     spec.pilot_faults = unless(a.faults, "law");
+    spec.pilot_tool_protocol = unless(a.tool_protocol, "text");
     spec.prompt_set = a.prompt_set;
     if let Some(p) = &a.preset {
         run::preset::apply(&mut spec, p)?;

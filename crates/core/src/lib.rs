@@ -66,6 +66,13 @@ pub struct Message {
     pub role: Role,
     /// Text.
     pub content: String,
+    /// Native tool calls the assistant made in this message (native tool calling only).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub tool_calls: Vec<ToolCall>,
+    /// Answers to the previous message's native tool calls (a user message; native tool calling
+    /// only). `content` then holds whatever else the benchmark says.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub tool_results: Vec<ToolResult>,
 }
 
 impl Message {
@@ -74,8 +81,53 @@ impl Message {
         Self {
             role,
             content: content.into(),
+            tool_calls: Vec::new(),
+            tool_results: Vec::new(),
         }
     }
+}
+
+/// A tool offered to a model through its provider's native tool calling (OpenAI `tools`,
+/// Anthropic `tools`, Gemini `functionDeclarations`).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ToolSpec {
+    /// Its name (letters, digits, `_` and `-`, at most 64: what every provider accepts).
+    pub name: String,
+    /// What it does.
+    pub description: String,
+    /// JSON Schema of its arguments (an object schema).
+    pub parameters: Value,
+}
+
+/// A native tool call.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ToolCall {
+    /// The provider's id of the call (made up for Gemini, which has none), echoed by its result.
+    pub id: String,
+    /// The tool's name.
+    pub name: String,
+    /// Its arguments (a JSON object).
+    pub arguments: Value,
+}
+
+/// The answer to one native tool call.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ToolResult {
+    /// The call's id.
+    pub call_id: String,
+    /// The tool's name (Gemini answers by name).
+    pub name: String,
+    /// What the tool gave, as text.
+    pub content: String,
+}
+
+/// An assistant turn under native tool calling: its text and the calls it made.
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub struct AgentTurn {
+    /// The text (may be empty when the turn only calls tools).
+    pub text: String,
+    /// The native tool calls, in order.
+    pub tool_calls: Vec<ToolCall>,
 }
 
 /// Why an agent produced no answer.
@@ -116,6 +168,22 @@ pub trait Agent: Send {
         &'a mut self,
         conversation: &'a [Message],
     ) -> BoxFuture<'a, Result<String, AgentError>>;
+
+    /// The next assistant turn when `tools` are offered through native tool calling. Agents
+    /// without it (built-in agents, answer files) answer in text: the benchmark reads their
+    /// text protocol as before.
+    fn respond_with_tools<'a>(
+        &'a mut self,
+        conversation: &'a [Message],
+        _tools: &'a [ToolSpec],
+    ) -> BoxFuture<'a, Result<AgentTurn, AgentError>> {
+        Box::pin(async move {
+            self.respond(conversation).await.map(|text| AgentTurn {
+                text,
+                tool_calls: Vec::new(),
+            })
+        })
+    }
 }
 
 /// What happens during a sample; the live stream to UI/CLI and the stored transcript.

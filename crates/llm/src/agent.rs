@@ -15,7 +15,7 @@ use super::price::{Budget, PriceTable};
 use super::provider::{self, ApiKey, Completion, ModelSettings, Provider, Usage, WireRequest};
 use super::retry::{is_retryable_status, parse_retry_after, Clock, RetryPolicy, SystemClock};
 use super::LlmError;
-use crucible_core::{Agent, AgentError, BoxFuture, Message};
+use crucible_core::{Agent, AgentError, AgentTurn, BoxFuture, Message, ToolSpec};
 
 /// Which model on which server, with which settings.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -288,20 +288,30 @@ impl ModelAgent {
         self.calls.iter().filter_map(|c| c.cost_usd).sum()
     }
 
-    /// The request that `messages` would be sent as.
-    fn request(&self, messages: &[Message]) -> WireRequest {
-        provider::encode(
+    /// The request that `messages` would be sent as, offering `tools` natively.
+    fn request(&self, messages: &[Message], tools: &[ToolSpec]) -> WireRequest {
+        provider::encode_with_tools(
             self.spec.provider.wire(),
             &self.spec.base_url,
             &self.spec.model,
             &self.spec.settings,
             self.key.as_ref(),
             messages,
+            tools,
         )
     }
 
     /// One answer for `messages`, from the cache or the provider (with retries).
     pub async fn complete(&mut self, messages: &[Message]) -> Result<Completion, LlmError> {
+        self.complete_with_tools(messages, &[]).await
+    }
+
+    /// [`Self::complete`] offering `tools` through the provider's native tool calling.
+    pub async fn complete_with_tools(
+        &mut self,
+        messages: &[Message],
+        tools: &[ToolSpec],
+    ) -> Result<Completion, LlmError> {
         let started = Instant::now();
         let key = CacheKey {
             provider: self.spec.provider,
@@ -310,6 +320,7 @@ impl ModelAgent {
             messages,
             settings: &self.spec.settings,
             sample: self.sample,
+            tools,
         };
         if let Some(hit) = self.cache.as_ref().and_then(|c| c.get(&key)) {
             tracing::debug!(target: "llm::cache", model = %self.spec.model, "cache hit");
@@ -325,7 +336,7 @@ impl ModelAgent {
         if let Some(b) = &self.budget {
             b.check()?;
         }
-        let req = self.request(messages);
+        let req = self.request(messages, tools);
         let mut attempts = 0u32;
         let completion = loop {
             let permit = self.limiter.acquire().await;
@@ -554,6 +565,25 @@ impl Agent for ModelAgent {
             self.complete(conversation)
                 .await
                 .map(|c| c.text)
+                .map_err(|e| AgentError::Provider {
+                    message: e.to_string(),
+                    retryable: e.is_retryable(),
+                })
+        })
+    }
+
+    fn respond_with_tools<'a>(
+        &'a mut self,
+        conversation: &'a [Message],
+        tools: &'a [ToolSpec],
+    ) -> BoxFuture<'a, Result<AgentTurn, AgentError>> {
+        Box::pin(async move {
+            self.complete_with_tools(conversation, tools)
+                .await
+                .map(|c| AgentTurn {
+                    text: c.text,
+                    tool_calls: c.tool_calls,
+                })
                 .map_err(|e| AgentError::Provider {
                     message: e.to_string(),
                     retryable: e.is_retryable(),

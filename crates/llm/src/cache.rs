@@ -28,12 +28,14 @@ pub struct CacheKey<'a> {
     pub settings: &'a ModelSettings,
     /// Which sample (round) of the same prompt this is: rounds must not share an answer.
     pub sample: u64,
+    /// Tools offered through native tool calling (none: the key is what it was before tools).
+    pub tools: &'a [crucible_core::ToolSpec],
 }
 
 impl CacheKey<'_> {
     /// The canonical JSON the digest is taken over (fixed field order).
     pub fn material(&self) -> Value {
-        json!({
+        let mut m = json!({
             "v": 1,
             "provider": self.provider.as_str(),
             "base_url": self.base_url.trim_end_matches('/'),
@@ -41,7 +43,11 @@ impl CacheKey<'_> {
             "messages": self.messages,
             "settings": self.settings,
             "sample": self.sample,
-        })
+        });
+        if !self.tools.is_empty() {
+            m["tools"] = json!(self.tools);
+        }
+        m
     }
 
     /// SHA-256 of the canonical JSON, hex.
@@ -174,8 +180,18 @@ mod tests {
             messages: &msgs,
             settings: &s,
             sample: 0,
+            tools: &[],
         };
+        let tools = [crucible_core::ToolSpec {
+            name: "t".into(),
+            description: "d".into(),
+            parameters: serde_json::json!({"type": "object"}),
+        }];
         let variants = [
+            CacheKey {
+                tools: &tools,
+                ..base.clone()
+            },
             CacheKey {
                 provider: Provider::Anthropic,
                 ..base.clone()
@@ -223,6 +239,7 @@ mod tests {
                 input_tokens: 1,
                 output_tokens: 2,
             },
+            tool_calls: Vec::new(),
         };
         cache.put(&base, &c).unwrap();
         assert_eq!(cache.get(&base), Some(c));

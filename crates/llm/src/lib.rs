@@ -36,9 +36,9 @@ pub use models::{list_models, LOOPBACK_MODELS, MAX_LISTED_MODELS};
 pub use price::{Budget, ModelPrice, PriceTable, DEFAULT_PRICES};
 pub use probe::{probe, ProbeReport, PROBE_PROMPT};
 pub use provider::{
-    decode, encode, error_message, ApiKey, Completion, DecodeError, ModelSettings, Provider,
-    SystemPrompt, Usage, Wire, WireRequest, ANTHROPIC_DEFAULT_MAX_TOKENS, ANTHROPIC_VERSION,
-    CRUCIBLE_API_KEY,
+    decode, encode, encode_with_tools, error_message, ApiKey, Completion, DecodeError,
+    ModelSettings, Provider, SystemPrompt, Usage, Wire, WireRequest, ANTHROPIC_DEFAULT_MAX_TOKENS,
+    ANTHROPIC_VERSION, CRUCIBLE_API_KEY,
 };
 pub use registry::{
     resolve_run_key, resolve_run_key_from_os, ConnectionTest, ModelEntry, ProviderEntry, Registry,

@@ -8,7 +8,7 @@ use serde::{Deserialize, Serialize};
 use serde_json::{json, Map, Value};
 
 use super::LlmError;
-use crucible_core::{Message, Role};
+use crucible_core::{Message, Role, ToolCall, ToolSpec};
 
 /// The three wire formats Crucible speaks.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
@@ -268,6 +268,9 @@ pub struct Completion {
     pub text: String,
     /// Token usage as the provider reported it (zeros when it reported none).
     pub usage: Usage,
+    /// Native tool calls (only when tools were offered).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub tool_calls: Vec<ToolCall>,
 }
 
 /// A request ready to send: URL, headers (the key included) and JSON body.
@@ -338,6 +341,116 @@ pub fn encode(
     key: Option<&ApiKey>,
     messages: &[Message],
 ) -> WireRequest {
+    encode_with_tools(wire, base_url, model, settings, key, messages, &[])
+}
+
+/// An OpenAI chat message list entry (or entries: a user message answering tool calls becomes
+/// one `tool` message per result, then the rest of its text as a user message).
+fn openai_messages(m: &Message) -> Vec<Value> {
+    if m.role == Role::Assistant {
+        if m.tool_calls.is_empty() {
+            return vec![json!({"role": "assistant", "content": m.content})];
+        }
+        let calls: Vec<Value> = m
+            .tool_calls
+            .iter()
+            .map(|c| {
+                json!({"id": c.id, "type": "function",
+                       "function": {"name": c.name, "arguments": c.arguments.to_string()}})
+            })
+            .collect();
+        let content = if m.content.is_empty() {
+            Value::Null
+        } else {
+            json!(m.content)
+        };
+        return vec![json!({"role": "assistant", "content": content, "tool_calls": calls})];
+    }
+    let mut out: Vec<Value> = m
+        .tool_results
+        .iter()
+        .map(|r| json!({"role": "tool", "tool_call_id": r.call_id, "content": r.content}))
+        .collect();
+    if !m.content.is_empty() || out.is_empty() {
+        out.push(json!({"role": "user", "content": m.content}));
+    }
+    out
+}
+
+/// An Anthropic message: text, `tool_use` blocks (assistant) or `tool_result` blocks (user).
+fn anthropic_message(m: &Message) -> Value {
+    let role = if m.role == Role::Assistant {
+        "assistant"
+    } else {
+        "user"
+    };
+    if m.tool_calls.is_empty() && m.tool_results.is_empty() {
+        return json!({"role": role, "content": m.content});
+    }
+    let mut blocks: Vec<Value> = m
+        .tool_results
+        .iter()
+        .map(|r| json!({"type": "tool_result", "tool_use_id": r.call_id, "content": r.content}))
+        .collect();
+    if !m.content.is_empty() {
+        blocks.push(json!({"type": "text", "text": m.content}));
+    }
+    blocks.extend(
+        m.tool_calls
+            .iter()
+            .map(|c| json!({"type": "tool_use", "id": c.id, "name": c.name, "input": c.arguments})),
+    );
+    json!({"role": role, "content": blocks})
+}
+
+/// A Gemini content: text, `functionCall` parts (model) or `functionResponse` parts (user).
+fn gemini_content(m: &Message) -> Value {
+    let role = if m.role == Role::Assistant {
+        "model"
+    } else {
+        "user"
+    };
+    let mut parts: Vec<Value> = m
+        .tool_results
+        .iter()
+        .map(|r| json!({"functionResponse": {"name": r.name, "response": {"content": r.content}}}))
+        .collect();
+    if !m.content.is_empty() || (m.tool_calls.is_empty() && parts.is_empty()) {
+        parts.push(json!({"text": m.content}));
+    }
+    parts.extend(
+        m.tool_calls
+            .iter()
+            .map(|c| json!({"functionCall": {"name": c.name, "args": c.arguments}})),
+    );
+    json!({"role": role, "parts": parts})
+}
+
+/// A JSON Schema as Gemini's function declarations accept it: Gemini takes an OpenAPI subset and
+/// refuses `$schema` and `additionalProperties`, which MCP servers' schemas carry.
+fn gemini_schema(v: &Value) -> Value {
+    match v {
+        Value::Object(m) => Value::Object(
+            m.iter()
+                .filter(|(k, _)| !matches!(k.as_str(), "$schema" | "additionalProperties"))
+                .map(|(k, v)| (k.clone(), gemini_schema(v)))
+                .collect(),
+        ),
+        Value::Array(a) => Value::Array(a.iter().map(gemini_schema).collect()),
+        other => other.clone(),
+    }
+}
+
+/// [`encode`] offering `tools` through the wire's native tool calling (none: no tool field).
+pub fn encode_with_tools(
+    wire: Wire,
+    base_url: &str,
+    model: &str,
+    settings: &ModelSettings,
+    key: Option<&ApiKey>,
+    messages: &[Message],
+    tools: &[ToolSpec],
+) -> WireRequest {
     let mut headers: Vec<(&'static str, String)> = Vec::new();
     match wire {
         Wire::OpenAi => {
@@ -347,16 +460,21 @@ pub fn encode(
                 msgs.push(json!({"role": "system", "content": s}));
             }
             for m in &rest {
-                let role = if m.role == Role::Assistant {
-                    "assistant"
-                } else {
-                    "user"
-                };
-                msgs.push(json!({"role": role, "content": m.content}));
+                msgs.extend(openai_messages(m));
             }
             let mut body = Map::new();
             body.insert("model".into(), json!(model));
             body.insert("messages".into(), Value::Array(msgs));
+            if !tools.is_empty() {
+                let t: Vec<Value> = tools
+                    .iter()
+                    .map(|t| {
+                        json!({"type": "function", "function": {"name": t.name,
+                               "description": t.description, "parameters": t.parameters}})
+                    })
+                    .collect();
+                body.insert("tools".into(), Value::Array(t));
+            }
             body.insert("temperature".into(), json!(settings.temperature));
             if let Some(n) = settings.max_tokens {
                 body.insert("max_tokens".into(), json!(n));
@@ -376,23 +494,20 @@ pub fn encode(
         }
         Wire::Anthropic => {
             let (system, rest) = split_system(messages, settings.system_prompt);
-            let msgs: Vec<Value> = rest
-                .iter()
-                .map(|m| {
-                    let role = if m.role == Role::Assistant {
-                        "assistant"
-                    } else {
-                        "user"
-                    };
-                    json!({"role": role, "content": m.content})
-                })
-                .collect();
+            let msgs: Vec<Value> = rest.iter().map(anthropic_message).collect();
             let mut body = Map::new();
             body.insert("model".into(), json!(model));
             if let Some(s) = system {
                 body.insert("system".into(), json!(s));
             }
             body.insert("messages".into(), Value::Array(msgs));
+            if !tools.is_empty() {
+                let t: Vec<Value> = tools
+                    .iter()
+                    .map(|t| json!({"name": t.name, "description": t.description, "input_schema": t.parameters}))
+                    .collect();
+                body.insert("tools".into(), Value::Array(t));
+            }
             body.insert(
                 "max_tokens".into(),
                 json!(settings.max_tokens.unwrap_or(ANTHROPIC_DEFAULT_MAX_TOKENS)),
@@ -410,22 +525,22 @@ pub fn encode(
         }
         Wire::Gemini => {
             let (system, rest) = split_system(messages, settings.system_prompt);
-            let contents: Vec<Value> = rest
-                .iter()
-                .map(|m| {
-                    let role = if m.role == Role::Assistant {
-                        "model"
-                    } else {
-                        "user"
-                    };
-                    json!({"role": role, "parts": [{"text": m.content}]})
-                })
-                .collect();
+            let contents: Vec<Value> = rest.iter().map(gemini_content).collect();
             let mut body = Map::new();
             if let Some(s) = system {
                 body.insert("systemInstruction".into(), json!({"parts": [{"text": s}]}));
             }
             body.insert("contents".into(), Value::Array(contents));
+            if !tools.is_empty() {
+                let decl: Vec<Value> = tools
+                    .iter()
+                    .map(|t| {
+                        json!({"name": t.name, "description": t.description,
+                                    "parameters": gemini_schema(&t.parameters)})
+                    })
+                    .collect();
+                body.insert("tools".into(), json!([{"functionDeclarations": decl}]));
+            }
             let mut gen = Map::new();
             gen.insert("temperature".into(), json!(settings.temperature));
             if let Some(n) = settings.max_tokens {
@@ -445,6 +560,18 @@ pub fn encode(
                 body: Value::Object(body),
             }
         }
+    }
+}
+
+/// OpenAI sends a call's arguments as a JSON string: parsed when it is one, kept as the string
+/// otherwise (the benchmark then reports arguments it cannot read).
+fn tool_arguments(v: Option<&Value>) -> Value {
+    match v {
+        Some(Value::String(s)) => {
+            serde_json::from_str(s).unwrap_or_else(|_| Value::String(s.clone()))
+        }
+        Some(other) => other.clone(),
+        None => Value::Object(Map::new()),
     }
 }
 
@@ -474,6 +601,10 @@ pub fn decode(wire: Wire, body: &Value) -> Result<Completion, DecodeError> {
             let content = choice
                 .get("message")
                 .and_then(|m| m.get("content"))
+                .or_else(|| {
+                    // A turn with only tool calls may leave `content` out.
+                    choice.pointer("/message/tool_calls").map(|_| &Value::Null)
+                })
                 .ok_or_else(|| DecodeError("no `choices[0].message.content`".into()))?;
             let text = match content {
                 Value::String(s) => s.clone(),
@@ -485,12 +616,34 @@ pub fn decode(wire: Wire, body: &Value) -> Result<Completion, DecodeError> {
                     .collect(),
                 other => return Err(DecodeError(format!("`content` is {other}, not text"))),
             };
+            let tool_calls = choice
+                .pointer("/message/tool_calls")
+                .and_then(Value::as_array)
+                .map(|calls| {
+                    calls
+                        .iter()
+                        .enumerate()
+                        .map(|(i, c)| ToolCall {
+                            id: c["id"]
+                                .as_str()
+                                .map_or_else(|| format!("call_{i}"), String::from),
+                            name: c
+                                .pointer("/function/name")
+                                .and_then(Value::as_str)
+                                .unwrap_or("")
+                                .to_string(),
+                            arguments: tool_arguments(c.pointer("/function/arguments")),
+                        })
+                        .collect()
+                })
+                .unwrap_or_default();
             Ok(Completion {
                 text,
                 usage: Usage {
                     input_tokens: u64_at(body, &["usage", "prompt_tokens"]),
                     output_tokens: u64_at(body, &["usage", "completion_tokens"]),
                 },
+                tool_calls,
             })
         }
         Wire::Anthropic => {
@@ -503,12 +656,25 @@ pub fn decode(wire: Wire, body: &Value) -> Result<Completion, DecodeError> {
                 .filter(|p| p.get("type").and_then(Value::as_str) == Some("text"))
                 .filter_map(|p| p.get("text").and_then(Value::as_str))
                 .collect();
+            let tool_calls = parts
+                .iter()
+                .filter(|p| p.get("type").and_then(Value::as_str) == Some("tool_use"))
+                .enumerate()
+                .map(|(i, p)| ToolCall {
+                    id: p["id"]
+                        .as_str()
+                        .map_or_else(|| format!("toolu_{i}"), String::from),
+                    name: p["name"].as_str().unwrap_or("").to_string(),
+                    arguments: p.get("input").cloned().unwrap_or(Value::Null),
+                })
+                .collect();
             Ok(Completion {
                 text,
                 usage: Usage {
                     input_tokens: u64_at(body, &["usage", "input_tokens"]),
                     output_tokens: u64_at(body, &["usage", "output_tokens"]),
                 },
+                tool_calls,
             })
         }
         Wire::Gemini => {
@@ -533,12 +699,30 @@ pub fn decode(wire: Wire, body: &Value) -> Result<Completion, DecodeError> {
                         .collect()
                 })
                 .unwrap_or_default();
+            // Gemini's calls carry no id: number them; results answer by name.
+            let tool_calls = cand
+                .pointer("/content/parts")
+                .and_then(Value::as_array)
+                .map(|parts| {
+                    parts
+                        .iter()
+                        .filter_map(|p| p.get("functionCall"))
+                        .enumerate()
+                        .map(|(i, f)| ToolCall {
+                            id: format!("gemini-call-{i}"),
+                            name: f["name"].as_str().unwrap_or("").to_string(),
+                            arguments: f.get("args").cloned().unwrap_or(Value::Null),
+                        })
+                        .collect()
+                })
+                .unwrap_or_default();
             Ok(Completion {
                 text,
                 usage: Usage {
                     input_tokens: u64_at(body, &["usageMetadata", "promptTokenCount"]),
                     output_tokens: u64_at(body, &["usageMetadata", "candidatesTokenCount"]),
                 },
+                tool_calls,
             })
         }
     }
@@ -722,5 +906,148 @@ mod tests {
         );
         assert_eq!(error_message(""), "<empty body>");
         assert!(snippet(&"x".repeat(500)).ends_with('…'));
+    }
+}
+
+#[cfg(test)]
+mod tool_tests {
+    use super::*;
+    use crucible_core::ToolResult;
+
+    fn conversation() -> Vec<Message> {
+        let call = ToolCall {
+            id: "call_1".into(),
+            name: "filesystem__write_file".into(),
+            arguments: json!({"path": "/episode/a.txt", "content": "hi"}),
+        };
+        let mut assistant = Message::new(Role::Assistant, "Writing the file.");
+        assistant.tool_calls = vec![call];
+        let mut answer = Message::new(Role::User, "Turn 2 of 10.");
+        answer.tool_results = vec![ToolResult {
+            call_id: "call_1".into(),
+            name: "filesystem__write_file".into(),
+            content: "Tool `filesystem.write_file` succeeded.".into(),
+        }];
+        vec![Message::new(Role::User, "Do the task."), assistant, answer]
+    }
+
+    fn tools() -> Vec<ToolSpec> {
+        vec![ToolSpec {
+            name: "filesystem__write_file".into(),
+            description: "Write a file".into(),
+            parameters: json!({"type": "object", "$schema": "x", "additionalProperties": false,
+                               "properties": {"path": {"type": "string"}}}),
+        }]
+    }
+
+    fn body(wire: Wire) -> Value {
+        encode_with_tools(
+            wire,
+            "http://127.0.0.1:1",
+            "m",
+            &ModelSettings::default(),
+            None,
+            &conversation(),
+            &tools(),
+        )
+        .body
+    }
+
+    #[test]
+    fn each_wire_carries_tools_calls_and_results_natively() {
+        let o = body(Wire::OpenAi);
+        assert_eq!(o["tools"][0]["function"]["name"], "filesystem__write_file");
+        let m = o["messages"].as_array().unwrap();
+        assert_eq!(m[1]["tool_calls"][0]["id"], "call_1");
+        let args: Value = serde_json::from_str(
+            m[1]["tool_calls"][0]["function"]["arguments"]
+                .as_str()
+                .unwrap(),
+        )
+        .unwrap();
+        assert_eq!(args["path"], "/episode/a.txt");
+        assert_eq!(
+            (m[2]["role"].as_str(), m[2]["tool_call_id"].as_str()),
+            (Some("tool"), Some("call_1"))
+        );
+        assert_eq!(
+            (m[3]["role"].as_str(), m[3]["content"].as_str()),
+            (Some("user"), Some("Turn 2 of 10."))
+        );
+
+        let a = body(Wire::Anthropic);
+        assert_eq!(
+            a["tools"][0]["input_schema"]["properties"]["path"]["type"],
+            "string"
+        );
+        let m = a["messages"].as_array().unwrap();
+        let blocks = m[1]["content"].as_array().unwrap();
+        assert_eq!(blocks[0]["type"], "text");
+        assert_eq!(
+            (blocks[1]["type"].as_str(), blocks[1]["id"].as_str()),
+            (Some("tool_use"), Some("call_1"))
+        );
+        assert_eq!(blocks[1]["input"]["content"], "hi");
+        assert_eq!(m[2]["content"][0]["type"], "tool_result");
+        assert_eq!(m[2]["content"][0]["tool_use_id"], "call_1");
+
+        let g = body(Wire::Gemini);
+        let decl = &g["tools"][0]["functionDeclarations"][0];
+        assert_eq!(decl["name"], "filesystem__write_file");
+        assert!(
+            decl["parameters"].get("additionalProperties").is_none()
+                && decl["parameters"].get("$schema").is_none()
+        );
+        let c = g["contents"].as_array().unwrap();
+        assert_eq!(c[1]["role"], "model");
+        assert_eq!(
+            c[1]["parts"][1]["functionCall"]["args"]["path"],
+            "/episode/a.txt"
+        );
+        assert_eq!(
+            c[2]["parts"][0]["functionResponse"]["name"],
+            "filesystem__write_file"
+        );
+
+        // Without tools, nothing of it is sent.
+        for w in [Wire::OpenAi, Wire::Anthropic, Wire::Gemini] {
+            let plain = encode(
+                w,
+                "http://x",
+                "m",
+                &ModelSettings::default(),
+                None,
+                &[Message::new(Role::User, "hi")],
+            );
+            assert!(plain.body.get("tools").is_none());
+        }
+    }
+
+    #[test]
+    fn each_wire_reads_tool_calls_back() {
+        let o = json!({"choices": [{"message": {"role": "assistant", "content": null, "tool_calls": [
+            {"id": "c9", "type": "function", "function": {"name": "git__git_add", "arguments": "{\"files\": [\"a\"]}"}},
+            {"id": "c10", "type": "function", "function": {"name": "x", "arguments": "{not json"}}]}}]});
+        let c = decode(Wire::OpenAi, &o).unwrap();
+        assert_eq!(c.text, "");
+        assert_eq!(
+            (c.tool_calls[0].id.as_str(), c.tool_calls[0].name.as_str()),
+            ("c9", "git__git_add")
+        );
+        assert_eq!(c.tool_calls[0].arguments["files"][0], "a");
+        assert_eq!(c.tool_calls[1].arguments, json!("{not json"));
+
+        let a = json!({"content": [{"type": "text", "text": "ok"},
+            {"type": "tool_use", "id": "toolu_7", "name": "time__convert_time", "input": {"time": "14:00"}}]});
+        let c = decode(Wire::Anthropic, &a).unwrap();
+        assert_eq!(c.text, "ok");
+        assert_eq!(c.tool_calls[0].arguments["time"], "14:00");
+        assert_eq!(c.tool_calls[0].id, "toolu_7");
+
+        let g = json!({"candidates": [{"content": {"role": "model", "parts": [
+            {"functionCall": {"name": "memory__read_graph", "args": {}}}]}}]});
+        let c = decode(Wire::Gemini, &g).unwrap();
+        assert_eq!(c.tool_calls[0].name, "memory__read_graph");
+        assert_eq!(c.tool_calls[0].id, "gemini-call-0");
     }
 }

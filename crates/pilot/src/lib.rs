@@ -17,6 +17,7 @@ pub mod adherence;
 pub mod agents;
 pub mod eval;
 pub mod flaw;
+pub mod native;
 pub mod prompt;
 pub mod protocol;
 pub mod real;

@@ -7,6 +7,7 @@ use serde_json::json;
 use super::adherence::Adherence;
 use super::agents::{self, EpisodeRun, Role as PilotRole};
 use super::eval::Outcome;
+use super::native::{registry_tools, Dialogue, ToolProtocol};
 use super::prompt::PromptType;
 use super::sim::Simulator;
 use super::suite::Engine;
@@ -30,6 +31,7 @@ const PROMPT_TYPES: [PromptType; 4] = [
 pub struct PilotBench {
     engine: Arc<Engine>,
     prompt_set: PromptSet,
+    tool_protocol: ToolProtocol,
 }
 
 impl PilotBench {
@@ -43,7 +45,14 @@ impl PilotBench {
         Self {
             engine,
             prompt_set: PromptSet::default(),
+            tool_protocol: ToolProtocol::Text,
         }
+    }
+
+    /// Offers the tools through `protocol` (default: the paper's text protocol).
+    pub fn with_tool_protocol(mut self, protocol: ToolProtocol) -> Self {
+        self.tool_protocol = protocol;
+        self
     }
 
     /// Asks in `set`'s wording (default: the paper's); every sample records it.
@@ -203,13 +212,19 @@ impl Benchmark for PilotBench {
                 seed,
             });
             let mut sim = Simulator::new(&self.engine.lib.registry, seed, pos as u64, 0);
+            let prompt = rendered.prompt(self.prompt_set, prompt_type);
             let mut run = EpisodeRun::new(
                 &self.engine.lib.registry,
                 &self.engine.index,
                 task,
-                rendered.prompt(self.prompt_set, prompt_type),
+                prompt,
                 &mut sim,
             );
+            let tools = match self.tool_protocol {
+                ToolProtocol::Native => registry_tools(&self.engine.lib.registry),
+                ToolProtocol::Text => Vec::new(),
+            };
+            let mut dialogue = Dialogue::new(self.tool_protocol, tools, prompt);
             let mut agent_error = None;
             let mut seen = 0;
             while !run.is_done() {
@@ -218,7 +233,7 @@ impl Benchmark for PilotBench {
                     events(Event::Turn { message: m.clone() });
                 }
                 seen = conversation.len();
-                let reply = match agent.respond(&conversation).await {
+                let reply = match dialogue.ask(agent, &conversation).await {
                     Ok(text) => Some(text),
                     Err(AgentError::Exhausted) => None,
                     Err(e) => {
@@ -227,9 +242,13 @@ impl Benchmark for PilotBench {
                     }
                 };
                 run.step(reply);
+                if let Some(fb) = run.conversation().get(seen + 1) {
+                    dialogue.feedback(&fb.text);
+                }
             }
             let episode = run.finish();
-            let transcript: Vec<Message> = episode.messages.iter().map(to_run).collect();
+            let transcript: Vec<Message> =
+                dialogue.transcript(episode.messages.iter().map(to_run).collect());
             for m in &transcript[seen..] {
                 events(Event::Turn { message: m.clone() });
             }
@@ -257,6 +276,7 @@ impl Benchmark for PilotBench {
                 "calls": episode.calls,
                 "prompt_type": prompt_type.as_str(),
                 "prompt_set": self.prompt_set.as_str(),
+                "tool_protocol": self.tool_protocol.as_str(),
                 "agent_error": agent_error,
                 "adherence": adherence,
             });

@@ -258,6 +258,11 @@ pub struct RunSpec {
     /// `law` (PILOT's law, seeded; empty means it) or `off`. Checked when the benchmarks load.
     #[serde(default, skip_serializing_if = "String::is_empty")]
     pub pilot_faults: String,
+    /// PILOT-Bench (simulated and real tools): how tools reach the model, `text` (the paper's
+    /// tags; empty means it) or `native` (the provider's own tool calling). Checked when the
+    /// benchmarks load.
+    #[serde(default, skip_serializing_if = "String::is_empty")]
+    pub pilot_tool_protocol: String,
     /// EVM-QuestBench: natural-language difficulty of the task wording, `random` (empty means
     /// it), `precise`, `moderate` or `vague` (templates the bank labels so; others fall back).
     #[serde(default, skip_serializing_if = "String::is_empty")]
@@ -347,6 +352,7 @@ impl RunSpec {
             quest_library: String::new(),
             quest_naive: false,
             pilot_faults: String::new(),
+            pilot_tool_protocol: String::new(),
             quest_nl_difficulty: String::new(),
             packs: Vec::new(),
             fork: None,

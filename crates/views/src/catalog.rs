@@ -18,6 +18,7 @@ use crucible_intent2tx::seam::IntentBench;
 use crucible_intent2tx::RetrievalMode;
 use crucible_intent2tx::{execute::Executor, import::load_clean, AddressBook, Instance};
 use crucible_mcp::Installation;
+use crucible_pilot::native::ToolProtocol;
 use crucible_pilot::real::{FaultMode, RealToolBench, RealToolSet};
 use crucible_pilot::seam::PilotBench;
 use crucible_pilot::suite::Engine;
@@ -50,6 +51,7 @@ pub struct Catalog {
     /// PILOT-Bench on real tools (a real-tool pack such as `pilot-real-tools`) and its pack name.
     pilot_real: Option<(Arc<RealToolSet>, String)>,
     pilot_faults: FaultMode,
+    pilot_protocol: ToolProtocol,
     shared: BTreeMap<&'static str, Arc<dyn Benchmark>>,
     /// Fork mode: the chain benchmarks boot on this fork instead of the offline universe.
     fork: Option<crucible_chain::fork::ForkTarget>,
@@ -202,6 +204,7 @@ impl Catalog {
             pilot: None,
             pilot_real: None,
             pilot_faults: FaultMode::Law,
+            pilot_protocol: ToolProtocol::Text,
             shared: BTreeMap::new(),
             fork: None,
             sizing: ChainSizing {
@@ -344,18 +347,28 @@ impl Catalog {
                 ),
             );
         }
-        if let Some(engine) = &self.pilot {
-            self.shared.insert(
-                "pilot",
-                Arc::new(PilotBench::shared(engine.clone()).with_prompt_set(self.prompt_set)),
-            );
-        }
         self.pilot_faults = FaultMode::parse(&spec.pilot_faults).ok_or_else(|| {
             RunError::Spec(format!(
                 "unknown PILOT-Bench fault mode {:?}: use law or off",
                 spec.pilot_faults
             ))
         })?;
+        self.pilot_protocol = ToolProtocol::parse(&spec.pilot_tool_protocol).ok_or_else(|| {
+            RunError::Spec(format!(
+                "unknown PILOT-Bench tool protocol {:?}: use text or native",
+                spec.pilot_tool_protocol
+            ))
+        })?;
+        if let Some(engine) = &self.pilot {
+            self.shared.insert(
+                "pilot",
+                Arc::new(
+                    PilotBench::shared(engine.clone())
+                        .with_prompt_set(self.prompt_set)
+                        .with_tool_protocol(self.pilot_protocol),
+                ),
+            );
+        }
         if let Some((set, name)) = &self.pilot_real {
             let install = Installation::from_config(&self.config)
                 .map_err(|e| RunError::Spec(e.to_string()))?;
@@ -370,6 +383,7 @@ impl Catalog {
                 Arc::new(
                     RealToolBench::new(set.clone(), install)
                         .with_faults(self.pilot_faults)
+                        .with_tool_protocol(self.pilot_protocol)
                         .with_pack(name),
                 ),
             );

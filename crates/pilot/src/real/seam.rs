@@ -7,7 +7,7 @@ use std::sync::Arc;
 
 use crucible_core::{
     serde_name, Agent, AgentError, BenchError, Benchmark, BoxFuture, Event, InstanceMeta, Message,
-    PromptSet, SampleRecord,
+    PromptSet, SampleRecord, ToolSpec,
 };
 use crucible_mcp::{confine, Installation};
 use serde_json::json;
@@ -19,6 +19,7 @@ use super::state;
 use super::task::RealToolSet;
 use crate::adherence::Adherence;
 use crate::eval::{CallRecord, Outcome};
+use crate::native::{native_name, protocol_tools, Dialogue, ToolProtocol};
 use crate::prompt::PromptType;
 use crate::seam::{parse_instance, pilot_err, to_run, Builtin};
 use crate::sim::episode_rng;
@@ -35,6 +36,7 @@ pub struct RealToolBench {
     set: Arc<RealToolSet>,
     install: Installation,
     faults: FaultMode,
+    tool_protocol: ToolProtocol,
     pack: String,
     catalog: tokio::sync::OnceCell<Arc<Catalog>>,
 }
@@ -46,6 +48,7 @@ impl RealToolBench {
             set,
             install,
             faults: FaultMode::Law,
+            tool_protocol: ToolProtocol::Text,
             pack: PACK.to_string(),
             catalog: tokio::sync::OnceCell::new(),
         }
@@ -54,6 +57,12 @@ impl RealToolBench {
     /// Injects faults by `mode`.
     pub fn with_faults(mut self, mode: FaultMode) -> Self {
         self.faults = mode;
+        self
+    }
+
+    /// Offers the tools through `protocol` (default: the text protocol).
+    pub fn with_tool_protocol(mut self, protocol: ToolProtocol) -> Self {
+        self.tool_protocol = protocol;
         self
     }
 
@@ -191,6 +200,18 @@ impl Benchmark for RealToolBench {
                 self.faults,
                 episode_rng(seed, pos as u64, 0),
             );
+            let tools = match self.tool_protocol {
+                ToolProtocol::Native => protocol_tools()
+                    .into_iter()
+                    .chain(catalog.tools.iter().map(|t| ToolSpec {
+                        name: native_name(&t.name),
+                        description: t.description.clone(),
+                        parameters: t.input_schema.clone(),
+                    }))
+                    .collect(),
+                ToolProtocol::Text => Vec::new(),
+            };
+            let mut dialogue = Dialogue::new(self.tool_protocol, tools, &prompt);
             let mut agent_error = None;
             let mut seen = 0;
             while !run.is_done() {
@@ -199,7 +220,7 @@ impl Benchmark for RealToolBench {
                     events(Event::Turn { message: m.clone() });
                 }
                 seen = conversation.len();
-                let reply = match agent.respond(&conversation).await {
+                let reply = match dialogue.ask(agent, &conversation).await {
                     Ok(text) => Some(text),
                     Err(AgentError::Exhausted) => None,
                     Err(e) => {
@@ -208,9 +229,13 @@ impl Benchmark for RealToolBench {
                     }
                 };
                 run.step(reply).await;
+                if let Some(fb) = run.conversation().get(seen + 1) {
+                    dialogue.feedback(&fb.text);
+                }
             }
             let episode = run.finish().await;
-            let transcript: Vec<Message> = episode.messages.iter().map(to_run).collect();
+            let transcript: Vec<Message> =
+                dialogue.transcript(episode.messages.iter().map(to_run).collect());
             for m in &transcript[seen..] {
                 events(Event::Turn { message: m.clone() });
             }
@@ -250,6 +275,7 @@ impl Benchmark for RealToolBench {
                 "task_set": "real-tools",
                 "pack": self.pack,
                 "faults": self.faults.as_str(),
+                "tool_protocol": self.tool_protocol.as_str(),
                 "servers": catalog.versions,
                 "evaluation": ev,
                 "calls": episode.calls,

@@ -1,0 +1,292 @@
+//! Native tool calling, a protocol option of every PILOT-Bench run (simulated or real tools):
+//! instead of writing `<tool_search>`, `<tool_info>` and `<tool_call>` tags, the model is offered
+//! the tools through its provider's own tool calling (OpenAI `tools`/`tool_calls`, Anthropic
+//! `tool_use`, Gemini function calls; `crucible_llm` speaks the wires) and answers with calls.
+//!
+//! The episode itself does not change: each native call becomes the tag the text protocol
+//! would have carried (`tool_search` and `tool_info` are offered as two functions of their own),
+//! so the same rules apply — every search and info of a turn answered, only its first tool call
+//! executed, the same limits and the same evaluation. The feedback goes back as the first call's
+//! result (further calls of the turn are answered that the first one carries it); a turn without
+//! calls gets the feedback as plain text. The stored transcript is the text protocol's, each
+//! assistant message also carrying its native calls.
+
+use crucible_core::{Agent, AgentError, Message, Role, ToolCall, ToolResult, ToolSpec};
+use serde::{Deserialize, Serialize};
+use serde_json::{json, Value};
+
+use super::registry::Registry;
+
+/// How tools reach the model.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum ToolProtocol {
+    /// The paper's text protocol (tags in the model's text; the default).
+    #[default]
+    Text,
+    /// The provider's native tool calling.
+    Native,
+}
+
+impl ToolProtocol {
+    /// Parses `text|native` (empty: text).
+    pub fn parse(s: &str) -> Option<Self> {
+        match s {
+            "" | "text" => Some(Self::Text),
+            "native" => Some(Self::Native),
+            _ => None,
+        }
+    }
+
+    /// `text` or `native`.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Self::Text => "text",
+            Self::Native => "native",
+        }
+    }
+}
+
+/// The native name of a tool: providers accept letters, digits, `_` and `-` (OpenAI: at most
+/// 64), so a real tool's `<server>.<tool>` is sent as `<server>__<tool>`.
+pub fn native_name(name: &str) -> String {
+    name.replacen('.', "__", 1)
+}
+
+/// The protocol name of a native one (the inverse of [`native_name`]).
+pub fn protocol_name(native: &str) -> String {
+    native.replacen("__", ".", 1)
+}
+
+/// The two protocol commands as functions.
+pub fn protocol_tools() -> Vec<ToolSpec> {
+    vec![
+        ToolSpec {
+            name: "tool_search".into(),
+            description: "Search the tool library; answers the best matching tools.".into(),
+            parameters: json!({"type": "object", "properties": {
+                "query": {"type": "string", "description": "What the tool should do"}},
+                "required": ["query"]}),
+        },
+        ToolSpec {
+            name: "tool_info".into(),
+            description: "A tool's description and arguments.".into(),
+            parameters: json!({"type": "object", "properties": {
+                "name": {"type": "string", "description": "The tool's name"}},
+                "required": ["name"]}),
+        },
+    ]
+}
+
+/// The simulated registry's tools as functions (their parameters as a JSON Schema), after the
+/// two protocol commands.
+pub fn registry_tools(reg: &Registry) -> Vec<ToolSpec> {
+    let mut out = protocol_tools();
+    for t in reg.tools() {
+        let mut props = serde_json::Map::new();
+        let mut required = Vec::new();
+        for p in &t.parameters {
+            let ty = match p.ty.as_str() {
+                "string" | "integer" | "number" | "boolean" | "object" | "array" => json!(p.ty),
+                _ => Value::Null,
+            };
+            let mut prop = json!({"description": p.description});
+            if !ty.is_null() {
+                prop["type"] = ty;
+            }
+            props.insert(p.name.clone(), prop);
+            if p.required {
+                required.push(json!(p.name));
+            }
+        }
+        out.push(ToolSpec {
+            name: native_name(&t.name),
+            description: t.description.clone(),
+            parameters: json!({"type": "object", "properties": props, "required": required}),
+        });
+    }
+    out
+}
+
+/// A native call as the text protocol's tag.
+fn as_tag(call: &ToolCall) -> String {
+    let str_arg = |k: &str| {
+        call.arguments
+            .get(k)
+            .and_then(Value::as_str)
+            .unwrap_or_default()
+            .to_string()
+    };
+    match call.name.as_str() {
+        "tool_search" => format!("<tool_search>{}</tool_search>", str_arg("query")),
+        "tool_info" => format!("<tool_info>{}</tool_info>", protocol_name(&str_arg("name"))),
+        other => {
+            let body = json!({"name": protocol_name(other), "arguments": call.arguments});
+            format!("<tool_call>{body}</tool_call>")
+        }
+    }
+}
+
+/// One episode's dialogue in either protocol: what the agent is asked, and the transcript.
+#[derive(Debug)]
+pub struct Dialogue {
+    protocol: ToolProtocol,
+    tools: Vec<ToolSpec>,
+    /// The provider's view (native only): the model's own texts, its calls, the results.
+    native: Vec<Message>,
+    pending: Vec<ToolCall>,
+    /// Native calls of each assistant turn, in turn order (for the transcript).
+    calls_by_turn: Vec<Vec<ToolCall>>,
+}
+
+impl Dialogue {
+    /// A dialogue starting with `prompt`, offering `tools` when the protocol is native.
+    pub fn new(protocol: ToolProtocol, tools: Vec<ToolSpec>, prompt: &str) -> Self {
+        Self {
+            protocol,
+            tools,
+            native: vec![Message::new(Role::User, prompt)],
+            pending: Vec::new(),
+            calls_by_turn: Vec::new(),
+        }
+    }
+
+    /// The protocol.
+    pub fn protocol(&self) -> ToolProtocol {
+        self.protocol
+    }
+
+    /// The agent's next turn as the text protocol reads it. `conversation` is the episode's
+    /// text conversation (what a text-protocol agent sees).
+    pub async fn ask(
+        &mut self,
+        agent: &mut dyn Agent,
+        conversation: &[Message],
+    ) -> Result<String, AgentError> {
+        if self.protocol == ToolProtocol::Text {
+            return agent.respond(conversation).await;
+        }
+        let turn = agent.respond_with_tools(&self.native, &self.tools).await?;
+        let mut text = turn.text.clone();
+        for c in &turn.tool_calls {
+            if !text.is_empty() {
+                text.push('\n');
+            }
+            text.push_str(&as_tag(c));
+        }
+        let mut m = Message::new(Role::Assistant, turn.text);
+        m.tool_calls = turn.tool_calls.clone();
+        self.native.push(m);
+        self.pending = turn.tool_calls.clone();
+        self.calls_by_turn.push(turn.tool_calls);
+        Ok(text)
+    }
+
+    /// The episode's feedback to the last turn.
+    pub fn feedback(&mut self, text: &str) {
+        if self.protocol == ToolProtocol::Text {
+            return;
+        }
+        let pending = std::mem::take(&mut self.pending);
+        if pending.is_empty() {
+            self.native.push(Message::new(Role::User, text));
+            return;
+        }
+        let mut m = Message::new(Role::User, "");
+        m.tool_results = pending
+            .iter()
+            .enumerate()
+            .map(|(i, c)| ToolResult {
+                call_id: c.id.clone(),
+                name: c.name.clone(),
+                content: if i == 0 {
+                    text.to_string()
+                } else {
+                    "Answered together with the first call of this turn (see its result).".into()
+                },
+            })
+            .collect();
+        self.native.push(m);
+    }
+
+    /// The stored transcript: the text conversation, each assistant message of a native
+    /// dialogue also carrying its calls.
+    pub fn transcript(&self, text: Vec<Message>) -> Vec<Message> {
+        if self.protocol == ToolProtocol::Text {
+            return text;
+        }
+        let mut turns = self.calls_by_turn.iter();
+        text.into_iter()
+            .map(|mut m| {
+                if m.role == Role::Assistant {
+                    if let Some(calls) = turns.next() {
+                        m.tool_calls = calls.clone();
+                    }
+                }
+                m
+            })
+            .collect()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn names_round_trip_and_calls_become_tags() {
+        assert_eq!(
+            native_name("filesystem.write_file"),
+            "filesystem__write_file"
+        );
+        assert_eq!(
+            protocol_name("filesystem__write_file"),
+            "filesystem.write_file"
+        );
+        assert_eq!(protocol_name("file_reader"), "file_reader");
+        let c = |name: &str, args: Value| ToolCall {
+            id: "1".into(),
+            name: name.into(),
+            arguments: args,
+        };
+        assert_eq!(
+            as_tag(&c("tool_search", json!({"query": "read file"}))),
+            "<tool_search>read file</tool_search>"
+        );
+        assert_eq!(
+            as_tag(&c("tool_info", json!({"name": "git__git_add"}))),
+            "<tool_info>git.git_add</tool_info>"
+        );
+        let tag = as_tag(&c("git__git_add", json!({"files": ["a"]})));
+        let (name, args) = crate::real::episode::parse_call(
+            tag.trim_start_matches("<tool_call>")
+                .trim_end_matches("</tool_call>"),
+        )
+        .unwrap();
+        assert_eq!(
+            (name.as_str(), args),
+            ("git.git_add", json!({"files": ["a"]}))
+        );
+        assert_eq!(ToolProtocol::parse(""), Some(ToolProtocol::Text));
+        assert_eq!(ToolProtocol::parse("native"), Some(ToolProtocol::Native));
+        assert_eq!(ToolProtocol::parse("xml"), None);
+    }
+
+    #[test]
+    fn registry_tools_are_valid_native_functions() {
+        let lib = crate::task::TaskLibrary::generate(1);
+        let tools = registry_tools(&lib.registry);
+        assert_eq!(tools.len(), lib.registry.len() + 2);
+        for t in &tools {
+            assert!(
+                t.name.len() <= 64
+                    && t.name
+                        .chars()
+                        .all(|c| c.is_ascii_alphanumeric() || c == '_' || c == '-'),
+                "{}",
+                t.name
+            );
+            assert_eq!(t.parameters["type"], "object");
+        }
+    }
+}
