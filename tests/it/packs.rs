@@ -38,6 +38,7 @@ fn packs_list_add_and_remove_folders_of_tasks() {
         ("builtin-questbench", "questbench", 107),
         ("builtin-intent2tx-paper", "intent2tx", 1145),
         ("builtin-pilot", "pilot", 5040),
+        ("pilot-real-tools", "pilot", 24),
     ] {
         let p = pack(&list, name);
         assert_eq!(

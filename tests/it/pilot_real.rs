@@ -158,3 +158,81 @@ fn the_real_tool_pack_runs_end_to_end_and_faults_follow_the_law() {
     // The reference retries injected faults: most samples still end in full success.
     assert!(full >= 80, "{full} of 96 full successes");
 }
+
+/// A task author's self-test of a real-tool pack: a task whose checks the reference cannot meet,
+/// and one whose checks let the flawed plan through, are each named with what went wrong.
+#[test]
+fn the_self_test_of_a_real_tool_pack_names_a_task_its_checks_get_wrong() {
+    let data = tempfile::tempdir().unwrap();
+    let pack = data.path().join("my-real-tools");
+    std::fs::create_dir(&pack).unwrap();
+    let src = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("tasks/pilot-real-tools/real-tools.json");
+    let mut file: Value = serde_json::from_str(&std::fs::read_to_string(src).unwrap()).unwrap();
+    let tasks = file["tasks"].as_array_mut().unwrap();
+    // The config fix: expect a port the plan never writes; the note copy: accept any archive.
+    let fix = tasks
+        .iter_mut()
+        .find(|t| t["id"] == "fs_fix_config_port@real-tools")
+        .unwrap();
+    fix["checks"][0]["content"] =
+        Value::from("[server]\nhost = 127.0.0.1\nport = 7070\nworkers = 4\n");
+    let copy = tasks
+        .iter_mut()
+        .find(|t| t["id"] == "fs_copy_note_to_archive@real-tools")
+        .unwrap();
+    copy["checks"] = serde_json::json!([{"kind": "file_contains", "path": "inbox/note.txt", "text": "supplier"}]);
+    let keep = [
+        "fs_fix_config_port@real-tools",
+        "fs_copy_note_to_archive@real-tools",
+        "git_commit_new_file@real-tools",
+    ];
+    tasks.retain(|t| keep.contains(&t["id"].as_str().unwrap()));
+    std::fs::write(pack.join("real-tools.json"), file.to_string()).unwrap();
+
+    let (ok, list, err) = crucible_cli(
+        data.path(),
+        &["packs", "add", pack.to_str().unwrap(), "--json"],
+    );
+    assert!(ok, "{err}");
+    assert_eq!(list["tasks"], 3, "{list}");
+    let (ok, v, _) = crucible_cli(
+        data.path(),
+        &[
+            "selftest",
+            "--bench",
+            "pilot",
+            "--pack",
+            "my-real-tools",
+            "--json",
+        ],
+    );
+    assert!(!ok, "a failing self-test exits non-zero");
+    let failing = v["verdict"]["failing"].as_array().unwrap();
+    let problems: Vec<(String, String)> = failing
+        .iter()
+        .map(|f| {
+            (
+                f["task"].as_str().unwrap().to_string(),
+                f["problem"].as_str().unwrap().to_string(),
+            )
+        })
+        .collect();
+    assert_eq!(problems.len(), 2, "{problems:?}");
+    assert!(
+        problems
+            .iter()
+            .any(|(t, p)| t == "fs_fix_config_port@real-tools"
+                && p.contains("the reference does not reach the end state")
+                && p.contains("port = 9090")),
+        "{problems:?}"
+    );
+    assert!(
+        problems
+            .iter()
+            .any(|(t, p)| t == "fs_copy_note_to_archive@real-tools"
+                && p.contains("the checks do not catch it")),
+        "{problems:?}"
+    );
+    assert_eq!(v["report"]["tasks"][2]["reference"], "full_success");
+}

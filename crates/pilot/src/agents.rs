@@ -96,11 +96,80 @@ pub struct EpisodeRun<'s, 'r, 'x> {
     turns: u32,
     completion: bool,
     termination: Termination,
+    rules: TurnRules,
+    successes: usize,
+    done: bool,
+}
+
+/// The limits every PILOT episode applies to its calls (simulated or real tools): a loop (the
+/// same tool [`LOOP_LIMIT`] times in a row) and [`MAX_CONSECUTIVE_FAILURES`] failed calls in a
+/// row end it.
+#[derive(Debug, Default)]
+pub(crate) struct TurnRules {
     consec: u32,
     last: Option<String>,
     streak: u32,
-    successes: usize,
-    done: bool,
+}
+
+impl TurnRules {
+    /// Registers a call of `name`; the ending feedback when it makes a loop.
+    pub(crate) fn call(&mut self, name: &str) -> Option<String> {
+        self.streak = if self.last.as_deref() == Some(name) {
+            self.streak + 1
+        } else {
+            1
+        };
+        self.last = Some(name.to_string());
+        (self.streak >= LOOP_LIMIT).then(|| {
+            format!(
+                "Loop detected: `{name}` called {} times in a row. The episode ends.\n",
+                self.streak
+            )
+        })
+    }
+
+    /// Registers whether the turn's call (or unreadable call) succeeded.
+    pub(crate) fn outcome(&mut self, ok: bool) {
+        if ok {
+            self.consec = 0;
+        } else {
+            self.consec += 1;
+        }
+    }
+
+    /// The ending feedback when too many calls in a row have failed.
+    pub(crate) fn too_many_failures(&self) -> Option<String> {
+        (self.consec >= MAX_CONSECUTIVE_FAILURES)
+            .then(|| format!("{} consecutive failures. The episode ends.\n", self.consec))
+    }
+}
+
+/// Ends a turn that was not ended by a rule: a completion signal ends the episode (its feedback,
+/// if any, still recorded); otherwise the feedback (with the format reminder when the turn held
+/// no command) becomes the next user message. True when the episode ended.
+pub(crate) fn close_turn(
+    messages: &mut Vec<Message>,
+    mut feedback: String,
+    completion: bool,
+    empty: bool,
+) -> bool {
+    if completion {
+        if !feedback.is_empty() {
+            messages.push(Message {
+                role: Role::User,
+                text: feedback,
+            });
+        }
+        return true;
+    }
+    if empty {
+        feedback.push_str(protocol::FORMAT_REMINDER);
+    }
+    messages.push(Message {
+        role: Role::User,
+        text: feedback,
+    });
+    false
 }
 
 impl<'s, 'r, 'x> EpisodeRun<'s, 'r, 'x> {
@@ -125,9 +194,7 @@ impl<'s, 'r, 'x> EpisodeRun<'s, 'r, 'x> {
             turns: 0,
             completion: false,
             termination: Termination::TurnLimit,
-            consec: 0,
-            last: None,
-            streak: 0,
+            rules: TurnRules::default(),
             successes: 0,
             done: false,
         }
@@ -168,17 +235,8 @@ impl<'s, 'r, 'x> EpisodeRun<'s, 'r, 'x> {
             fb.push_str(&protocol::info_feedback(reg, name));
         }
         if let Some(name) = cmds.calls.first() {
-            self.streak = if self.last.as_deref() == Some(name.as_str()) {
-                self.streak + 1
-            } else {
-                1
-            };
-            self.last = Some(name.clone());
-            if self.streak >= LOOP_LIMIT {
-                fb.push_str(&format!(
-                    "Loop detected: `{name}` called {} times in a row. The episode ends.\n",
-                    self.streak
-                ));
+            if let Some(ending) = self.rules.call(name) {
+                fb.push_str(&ending);
                 self.end(fb, Termination::Loop);
                 return;
             }
@@ -187,10 +245,8 @@ impl<'s, 'r, 'x> EpisodeRun<'s, 'r, 'x> {
                     let out = self.sim.call(id);
                     if out.success {
                         self.successes += 1;
-                        self.consec = 0;
-                    } else {
-                        self.consec += 1;
                     }
+                    self.rules.outcome(out.success);
                     fb.push_str(&protocol::call_feedback(reg, &out, self.successes));
                     self.calls.push(CallRecord {
                         tool: name.clone(),
@@ -201,7 +257,7 @@ impl<'s, 'r, 'x> EpisodeRun<'s, 'r, 'x> {
                     });
                 }
                 None => {
-                    self.consec += 1;
+                    self.rules.outcome(false);
                     fb.push_str(&protocol::unknown_tool_feedback(name));
                     self.calls.push(CallRecord {
                         tool: name.clone(),
@@ -215,34 +271,17 @@ impl<'s, 'r, 'x> EpisodeRun<'s, 'r, 'x> {
             if cmds.calls.len() > 1 {
                 fb.push_str(&protocol::extra_calls_note(cmds.calls.len() - 1));
             }
-            if self.consec >= MAX_CONSECUTIVE_FAILURES {
-                fb.push_str(&format!(
-                    "{} consecutive failures. The episode ends.\n",
-                    self.consec
-                ));
+            if let Some(ending) = self.rules.too_many_failures() {
+                fb.push_str(&ending);
                 self.end(fb, Termination::ConsecutiveFailures);
                 return;
             }
         }
-        if cmds.completion {
+        if close_turn(&mut self.messages, fb, cmds.completion, cmds.is_empty()) {
             self.completion = true;
             self.termination = Termination::Completed;
             self.done = true;
-            if !fb.is_empty() {
-                self.messages.push(Message {
-                    role: Role::User,
-                    text: fb,
-                });
-            }
-            return;
         }
-        if cmds.is_empty() {
-            fb.push_str(protocol::FORMAT_REMINDER);
-        }
-        self.messages.push(Message {
-            role: Role::User,
-            text: fb,
-        });
     }
 
     fn end(&mut self, feedback: String, why: Termination) {

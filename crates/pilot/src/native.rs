@@ -11,7 +11,9 @@
 //! calls gets the feedback as plain text. The stored transcript is the text protocol's, each
 //! assistant message also carrying its native calls.
 
-use crucible_core::{Agent, AgentError, Message, Role, ToolCall, ToolResult, ToolSpec};
+use crucible_core::{
+    Agent, AgentError, BoxFuture, Event, Message, Role, ToolCall, ToolResult, ToolSpec,
+};
 use serde::{Deserialize, Serialize};
 use serde_json::{json, Value};
 
@@ -227,6 +229,89 @@ impl Dialogue {
             })
             .collect()
     }
+}
+
+/// An episode in progress, as the driver sees it (the simulated and the real-tool episode).
+pub(crate) trait Episodic: Send {
+    /// The text conversation so far.
+    fn messages(&self) -> &[crate::agents::Message];
+    /// True when the episode has ended.
+    fn finished(&self) -> bool;
+    /// Feeds the agent's next turn.
+    fn feed(&mut self, reply: Option<String>) -> BoxFuture<'_, ()>;
+}
+
+impl Episodic for crate::agents::EpisodeRun<'_, '_, '_> {
+    fn messages(&self) -> &[crate::agents::Message] {
+        self.conversation()
+    }
+    fn finished(&self) -> bool {
+        self.is_done()
+    }
+    fn feed(&mut self, reply: Option<String>) -> BoxFuture<'_, ()> {
+        self.step(reply);
+        Box::pin(std::future::ready(()))
+    }
+}
+
+impl Episodic for crate::real::episode::RealRun<'_> {
+    fn messages(&self) -> &[crate::agents::Message] {
+        self.conversation()
+    }
+    fn finished(&self) -> bool {
+        self.is_done()
+    }
+    fn feed(&mut self, reply: Option<String>) -> BoxFuture<'_, ()> {
+        Box::pin(self.step(reply))
+    }
+}
+
+/// Drives an episode to its end: each turn's new messages go out as events, the agent is asked
+/// through the dialogue's protocol, its answer fed, the feedback handed back to the dialogue.
+/// Returns the agent's error (if one ended the episode) and how many messages went out.
+pub(crate) async fn drive(
+    run: &mut dyn Episodic,
+    agent: &mut dyn Agent,
+    dialogue: &mut Dialogue,
+    events: &mut (dyn FnMut(Event) + Send),
+) -> (Option<String>, usize) {
+    let mut agent_error = None;
+    let mut seen = 0;
+    while !run.finished() {
+        let conversation: Vec<Message> = run.messages().iter().map(crate::seam::to_run).collect();
+        for m in &conversation[seen..] {
+            events(Event::Turn { message: m.clone() });
+        }
+        seen = conversation.len();
+        let reply = match dialogue.ask(agent, &conversation).await {
+            Ok(text) => Some(text),
+            Err(AgentError::Exhausted) => None,
+            Err(e) => {
+                agent_error = Some(e.to_string());
+                None
+            }
+        };
+        run.feed(reply).await;
+        if let Some(fb) = run.messages().get(seen + 1) {
+            dialogue.feedback(&fb.text);
+        }
+    }
+    (agent_error, seen)
+}
+
+/// The finished episode's transcript (with native calls), its messages after the first `seen`
+/// going out as events.
+pub(crate) fn finish_transcript(
+    dialogue: &Dialogue,
+    messages: &[crate::agents::Message],
+    seen: usize,
+    events: &mut (dyn FnMut(Event) + Send),
+) -> Vec<Message> {
+    let transcript = dialogue.transcript(messages.iter().map(crate::seam::to_run).collect());
+    for m in transcript.iter().skip(seen) {
+        events(Event::Turn { message: m.clone() });
+    }
+    transcript
 }
 
 #[cfg(test)]

@@ -7,7 +7,7 @@ use serde_json::json;
 use super::adherence::Adherence;
 use super::agents::{self, EpisodeRun, Role as PilotRole};
 use super::eval::Outcome;
-use super::native::{registry_tools, Dialogue, ToolProtocol};
+use super::native::{drive, finish_transcript, registry_tools, Dialogue, ToolProtocol};
 use super::prompt::PromptType;
 use super::sim::Simulator;
 use super::suite::Engine;
@@ -225,33 +225,9 @@ impl Benchmark for PilotBench {
                 ToolProtocol::Text => Vec::new(),
             };
             let mut dialogue = Dialogue::new(self.tool_protocol, tools, prompt);
-            let mut agent_error = None;
-            let mut seen = 0;
-            while !run.is_done() {
-                let conversation: Vec<Message> = run.conversation().iter().map(to_run).collect();
-                for m in &conversation[seen..] {
-                    events(Event::Turn { message: m.clone() });
-                }
-                seen = conversation.len();
-                let reply = match dialogue.ask(agent, &conversation).await {
-                    Ok(text) => Some(text),
-                    Err(AgentError::Exhausted) => None,
-                    Err(e) => {
-                        agent_error = Some(e.to_string());
-                        None
-                    }
-                };
-                run.step(reply);
-                if let Some(fb) = run.conversation().get(seen + 1) {
-                    dialogue.feedback(&fb.text);
-                }
-            }
+            let (agent_error, seen) = drive(&mut run, agent, &mut dialogue, events).await;
             let episode = run.finish();
-            let transcript: Vec<Message> =
-                dialogue.transcript(episode.messages.iter().map(to_run).collect());
-            for m in &transcript[seen..] {
-                events(Event::Turn { message: m.clone() });
-            }
+            let transcript = finish_transcript(&dialogue, &episode.messages, seen, events);
             for c in &episode.calls {
                 events(Event::Note {
                     kind: "tool_call".into(),

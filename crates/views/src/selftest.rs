@@ -131,6 +131,9 @@ pub async fn run_with_progress(
     let (checked, failing, not_exec, examples, report) = match pack.benchmark.as_str() {
         "questbench" => quest(config, pack, seeds, task, progress).await?,
         "intent2tx" => intent(config, pack, task, progress).await?,
+        "pilot" if crucible_pilot::real::RealToolSet::is_real_dir(&pack.path) => {
+            pilot_real(config, pack, task, progress).await?
+        }
         "pilot" => pilot(config, pack, seeds, task, progress)?,
         other => return Err(invalid(format!("unknown benchmark {other:?}"))),
     };
@@ -406,6 +409,98 @@ fn pilot(
         .collect();
     let json = serde_json::to_value(&report).map_err(failed)?;
     Ok((report.tasks, failing, 0, Vec::new(), json))
+}
+
+/// A real-tool pack's self-test, on the real MCP servers with faults off: the reference reaches
+/// every task's end state from the optimal prompt, and the no-retry agent following the flawed
+/// prompt's plan is caught by the checks (unless the flaw is only redundant, which changes no
+/// end state).
+async fn pilot_real(
+    config: &Config,
+    pack: &PackInfo,
+    task: Option<&str>,
+    progress: &ProgressFn,
+) -> Result<Outcome, SelftestError> {
+    use crucible_pilot::real::{FaultMode, RealToolBench, RealToolSet};
+    let set = RealToolSet::load(&pack.path).map_err(failed)?;
+    let ids: Vec<String> = match task {
+        Some(id) => vec![set
+            .task(id)
+            .map_err(|_| invalid(format!("pack {:?} has no task {id:?}", pack.name)))?
+            .id
+            .clone()],
+        None => set.tasks.iter().map(|t| t.id.clone()).collect(),
+    };
+    let install = crucible_mcp::Installation::from_config(config).map_err(failed)?;
+    let bench = RealToolBench::new(std::sync::Arc::new(set), install)
+        .with_faults(FaultMode::Off)
+        .with_pack(&pack.name);
+    let mut failing = Vec::new();
+    let mut rows = Vec::new();
+    for (i, id) in ids.iter().enumerate() {
+        let task = bench.set().task(id).map_err(failed)?;
+        let flaw = &task.flawed_plans[0];
+        let redundant = crucible_core::serde_name(&flaw.category) == "redundant";
+        let reference = crucible_core::run_builtin(
+            &bench,
+            "reference",
+            &format!("{id}#optimal"),
+            0,
+            &mut |_| {},
+        )
+        .await
+        .map_err(failed)?;
+        let flawed =
+            crucible_core::run_builtin(&bench, "no-retry", &format!("{id}#flawed"), 0, &mut |_| {})
+                .await
+                .map_err(failed)?;
+        let unmet = |rec: &crucible_core::SampleRecord| -> Vec<String> {
+            rec.details["evaluation"]["checks"]
+                .as_array()
+                .into_iter()
+                .flatten()
+                .filter(|c| c["passed"] == false)
+                .map(|c| {
+                    format!(
+                        "{} ({})",
+                        c["check"].as_str().unwrap_or(""),
+                        c["detail"].as_str().unwrap_or("")
+                    )
+                })
+                .collect()
+        };
+        if !reference.passed {
+            failing.push(Failing {
+                task: id.clone(),
+                seed: None,
+                problem: format!(
+                    "the reference does not reach the end state: {}",
+                    unmet(&reference).join("; ")
+                ),
+            });
+        }
+        let caught = !flawed.passed;
+        if !redundant && !caught {
+            failing.push(Failing {
+                task: id.clone(),
+                seed: None,
+                problem: format!(
+                    "following the flawed plan ({}) still passes every check: the checks do not catch it",
+                    crucible_core::serde_name(&flaw.method)
+                ),
+            });
+        }
+        rows.push(serde_json::json!({
+            "task": id,
+            "reference": reference.outcome.as_str(),
+            "flaw": crucible_core::serde_name(&flaw.method),
+            "flaw_caught": caught,
+            "flaw_redundant": redundant,
+        }));
+        progress(i + 1, ids.len());
+    }
+    let report = serde_json::json!({"tasks": rows, "faults": "off"});
+    Ok((ids.len(), failing, 0, Vec::new(), report))
 }
 
 fn verified_file(config: &Config) -> PathBuf {

@@ -26,12 +26,9 @@ use serde_json::Value;
 
 use super::state::{self, CheckResult};
 use super::task::{split_tool, RealTask};
-use crate::agents::{Message, Role};
+use crate::agents::{close_turn, Message, Role, TurnRules};
 use crate::eval::{Outcome, Termination};
-use crate::protocol::{
-    self, tag_bodies, LOOP_LIMIT, MAX_CONSECUTIVE_FAILURES, MAX_SEARCHES_PER_TURN, MAX_TURNS,
-    SEARCH_TOP_K,
-};
+use crate::protocol::{self, tag_bodies, MAX_SEARCHES_PER_TURN, MAX_TURNS, SEARCH_TOP_K};
 use crate::sim::{history_count, push_window, success_probability};
 
 /// Whether the proxy injects faults.
@@ -409,9 +406,7 @@ pub struct RealRun<'a> {
     turns: u32,
     completion: bool,
     termination: Termination,
-    consec: u32,
-    last: Option<String>,
-    streak: u32,
+    rules: TurnRules,
     done: bool,
 }
 
@@ -449,9 +444,7 @@ impl<'a> RealRun<'a> {
             turns: 0,
             completion: false,
             termination: Termination::TurnLimit,
-            consec: 0,
-            last: None,
-            streak: 0,
+            rules: TurnRules::default(),
             done: false,
         }
     }
@@ -552,34 +545,24 @@ impl<'a> RealRun<'a> {
         if let Some(body) = bodies.first() {
             match parse_call(body) {
                 Err(problem) => {
-                    self.consec += 1;
+                    self.rules.outcome(false);
                     fb.push_str(&format!(
                         "The tool call could not be read: {problem}. Write \
                          <tool_call>{{\"name\": \"<server>.<tool>\", \"arguments\": {{…}}}}</tool_call>.\n"
                     ));
                 }
                 Ok((name, args)) => {
-                    self.streak = if self.last.as_deref() == Some(name.as_str()) {
-                        self.streak + 1
-                    } else {
-                        1
-                    };
-                    self.last = Some(name.clone());
-                    if self.streak >= LOOP_LIMIT {
-                        fb.push_str(&format!(
-                            "Loop detected: `{name}` called {} times in a row. The episode ends.\n",
-                            self.streak
-                        ));
+                    if let Some(ending) = self.rules.call(&name) {
+                        fb.push_str(&ending);
                         self.end(fb, Termination::Loop);
                         return;
                     }
                     let (ok, error, result, injected, p, server) = self.execute(&name, &args).await;
+                    self.rules.outcome(ok);
                     if ok {
-                        self.consec = 0;
                         fb.push_str(&outcome_line(&name, true, None, ""));
                         fb.push_str(&format!("\nResult:\n{}\n", cut(&result)));
                     } else {
-                        self.consec += 1;
                         fb.push_str(&outcome_line(&name, false, error.as_deref(), &cut(&result)));
                         fb.push('\n');
                     }
@@ -599,34 +582,17 @@ impl<'a> RealRun<'a> {
             if bodies.len() > 1 {
                 fb.push_str(&protocol::extra_calls_note(bodies.len() - 1));
             }
-            if self.consec >= MAX_CONSECUTIVE_FAILURES {
-                fb.push_str(&format!(
-                    "{} consecutive failures. The episode ends.\n",
-                    self.consec
-                ));
+            if let Some(ending) = self.rules.too_many_failures() {
+                fb.push_str(&ending);
                 self.end(fb, Termination::ConsecutiveFailures);
                 return;
             }
         }
-        if cmds.completion {
+        if close_turn(&mut self.messages, fb, cmds.completion, cmds.is_empty()) {
             self.completion = true;
             self.termination = Termination::Completed;
             self.done = true;
-            if !fb.is_empty() {
-                self.messages.push(Message {
-                    role: Role::User,
-                    text: fb,
-                });
-            }
-            return;
         }
-        if cmds.is_empty() {
-            fb.push_str(protocol::FORMAT_REMINDER);
-        }
-        self.messages.push(Message {
-            role: Role::User,
-            text: fb,
-        });
     }
 
     fn end(&mut self, feedback: String, why: Termination) {

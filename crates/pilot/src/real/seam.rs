@@ -6,8 +6,8 @@
 use std::sync::Arc;
 
 use crucible_core::{
-    serde_name, Agent, AgentError, BenchError, Benchmark, BoxFuture, Event, InstanceMeta, Message,
-    PromptSet, SampleRecord, ToolSpec,
+    serde_name, Agent, BenchError, Benchmark, BoxFuture, Event, InstanceMeta, PromptSet,
+    SampleRecord, ToolSpec,
 };
 use crucible_mcp::{confine, Installation};
 use serde_json::json;
@@ -19,9 +19,11 @@ use super::state;
 use super::task::RealToolSet;
 use crate::adherence::Adherence;
 use crate::eval::{CallRecord, Outcome};
-use crate::native::{native_name, protocol_tools, Dialogue, ToolProtocol};
+use crate::native::{
+    drive, finish_transcript, native_name, protocol_tools, Dialogue, ToolProtocol,
+};
 use crate::prompt::PromptType;
-use crate::seam::{parse_instance, pilot_err, to_run, Builtin};
+use crate::seam::{parse_instance, pilot_err, Builtin};
 use crate::sim::episode_rng;
 
 /// The pack name of the built-in real-tool set.
@@ -212,33 +214,9 @@ impl Benchmark for RealToolBench {
                 ToolProtocol::Text => Vec::new(),
             };
             let mut dialogue = Dialogue::new(self.tool_protocol, tools, &prompt);
-            let mut agent_error = None;
-            let mut seen = 0;
-            while !run.is_done() {
-                let conversation: Vec<Message> = run.conversation().iter().map(to_run).collect();
-                for m in &conversation[seen..] {
-                    events(Event::Turn { message: m.clone() });
-                }
-                seen = conversation.len();
-                let reply = match dialogue.ask(agent, &conversation).await {
-                    Ok(text) => Some(text),
-                    Err(AgentError::Exhausted) => None,
-                    Err(e) => {
-                        agent_error = Some(e.to_string());
-                        None
-                    }
-                };
-                run.step(reply).await;
-                if let Some(fb) = run.conversation().get(seen + 1) {
-                    dialogue.feedback(&fb.text);
-                }
-            }
+            let (agent_error, seen) = drive(&mut run, agent, &mut dialogue, events).await;
             let episode = run.finish().await;
-            let transcript: Vec<Message> =
-                dialogue.transcript(episode.messages.iter().map(to_run).collect());
-            for m in &transcript[seen..] {
-                events(Event::Turn { message: m.clone() });
-            }
+            let transcript = finish_transcript(&dialogue, &episode.messages, seen, events);
             for c in &episode.calls {
                 events(Event::Note {
                     kind: "tool_call".into(),
