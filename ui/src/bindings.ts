@@ -804,6 +804,15 @@ fork_url: string | null,
  */
 fork_block: number | null, 
 /**
+ * PILOT-Bench: how tools reach the model, `text` (the paper's tags; empty means it) or
+ * `native` (the provider's own tool calling).
+ */
+pilot_tool_protocol: string, 
+/**
+ * PILOT-Bench real tools: faults on real calls, `law` (empty means it) or `off`.
+ */
+pilot_faults: string, 
+/**
  * What to call the run (`None` or blank: unnamed, the run id is shown).
  */
 name: string | null, 

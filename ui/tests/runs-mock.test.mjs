@@ -116,6 +116,15 @@ test("the Chain choice sends the fork URL and block, and a bad one names the fie
   for (let i = 0; i < 50 && forms.at(-1)?.fork_url !== null; i++) await page.waitForTimeout(100);
   assert.equal(forms.at(-1).fork_url, null);
   assert.equal(forms.at(-1).fork_block, null);
+  // PILOT-Bench: the paper's text protocol and the fault law by default; the choices are sent.
+  assert.equal(forms.at(-1).pilot_tool_protocol, "text");
+  assert.equal(forms.at(-1).pilot_faults, "law");
+  await page.selectOption("#rf-tool-protocol", "native");
+  await page.selectOption("#rf-pilot-faults", "off");
+  for (let i = 0; i < 50 && forms.at(-1)?.pilot_faults !== "off"; i++) await page.waitForTimeout(100);
+  assert.equal(forms.at(-1).pilot_tool_protocol, "native");
+  assert.equal(forms.at(-1).pilot_faults, "off");
+  assert.match(await page.locator("#rf-protocol").innerText(), /native tool calling/);
   await page.close();
 });
 

@@ -95,6 +95,13 @@ pub struct RunForm {
     #[serde(default)]
     #[ts(type = "number | null")]
     pub fork_block: Option<u64>,
+    /// PILOT-Bench: how tools reach the model, `text` (the paper's tags; empty means it) or
+    /// `native` (the provider's own tool calling).
+    #[serde(default)]
+    pub pilot_tool_protocol: String,
+    /// PILOT-Bench real tools: faults on real calls, `law` (empty means it) or `off`.
+    #[serde(default)]
+    pub pilot_faults: String,
     /// What to call the run (`None` or blank: unnamed, the run id is shown).
     #[serde(default)]
     pub name: Option<String>,
@@ -221,6 +228,15 @@ impl RunForm {
         spec.budget_usd = self.budget_usd;
         spec.intent_execute = self.intent_execute;
         spec.prompt_set = self.prompt_set;
+        // The defaults are stored as nothing, like the CLI's.
+        spec.pilot_tool_protocol = match self.pilot_tool_protocol.as_str() {
+            "text" => String::new(),
+            other => other.to_string(),
+        };
+        spec.pilot_faults = match self.pilot_faults.as_str() {
+            "law" => String::new(),
+            other => other.to_string(),
+        };
         spec.name = notes.name().map(str::to_string);
         spec.note = notes.note().map(str::to_string);
         spec.packs = self
@@ -1362,9 +1378,45 @@ mod tests {
             packs: Vec::new(),
             fork_url: None,
             fork_block: None,
+            pilot_tool_protocol: String::new(),
+            pilot_faults: String::new(),
             name: None,
             note: None,
         }
+    }
+
+    #[test]
+    fn pilot_tool_protocol_and_faults_reach_the_spec_and_defaults_are_stored_as_nothing() {
+        let dir = tempfile::tempdir().unwrap();
+        let mut f = form();
+        f.pilot_tool_protocol = "text".into();
+        f.pilot_faults = "law".into();
+        let spec = f.to_spec(dir.path()).unwrap();
+        assert_eq!(
+            (
+                spec.pilot_tool_protocol.as_str(),
+                spec.pilot_faults.as_str()
+            ),
+            ("", "")
+        );
+        f.pilot_tool_protocol = "native".into();
+        f.pilot_faults = "off".into();
+        let spec = f.to_spec(dir.path()).unwrap();
+        assert_eq!(
+            (
+                spec.pilot_tool_protocol.as_str(),
+                spec.pilot_faults.as_str()
+            ),
+            ("native", "off")
+        );
+        // An unknown choice is refused when the benchmarks load, naming the choices.
+        f.pilot_tool_protocol = "smoke-signals".into();
+        let spec = f.to_spec(dir.path()).unwrap();
+        let e = crate::catalog::Catalog::load_spec(&crucible_core::Config::test(), &spec)
+            .err()
+            .map(|e| e.to_string())
+            .unwrap_or_default();
+        assert!(e.contains("use text or native"), "{e}");
     }
 
     #[test]

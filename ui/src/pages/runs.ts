@@ -413,7 +413,7 @@ function defaultForm(): RunForm {
     benchmarks: [], models: [], base_url: null, model_providers: {}, limit: null, rounds: 1, seed: 0,
     prompt_types: [], categories: [], difficulties: [], kinds: [], concurrency: 32, chain_workers: null,
     budget_usd: null, intent_execute: true, prompt_set: "paper", preset: null, packs: [], fork_url: null, fork_block: null,
-    name: null, note: null,
+    pilot_tool_protocol: "", pilot_faults: "", name: null, note: null,
   };
 }
 
@@ -587,12 +587,22 @@ async function renderNew(root: HTMLElement, quickFirst: boolean): Promise<void> 
   const presetCustom = h("input", { type: "radio", name: "preset", id: "rf-preset-custom", value: "", checked: true });
   const promptSet = h("select", { id: "rf-prompt-set" },
     ...PROMPT_SETS.map((s) => h("option", { value: s, selected: s === defaults.prompt_set }, PROMPT_SET_LABEL[s])));
+  const toolProtocol = h("select", { id: "rf-tool-protocol" },
+    h("option", { value: "text", selected: true }, "Text tags, as in the paper"),
+    h("option", { value: "native" }, "The provider's native tool calling"));
+  const pilotFaults = h("select", { id: "rf-pilot-faults" },
+    h("option", { value: "law", selected: true }, "PILOT's fault law (seeded)"),
+    h("option", { value: "off" }, "Off: every call reaches its server"));
   const protocol = h("fieldset", { id: "rf-protocol", class: "group" }, h("legend", {}, "Protocol"),
     h("label", { class: "check" }, presetPaper, " ", h("strong", {}, "Paper protocol"),
       " — run each chosen benchmark as its paper did: the whole task set, the paper's rounds, prompts, retrieval and scoring. Choose models and press Start."),
     h("label", { class: "check" }, presetCustom, " ", h("strong", {}, "Custom"), " — choose tasks, rounds and prompts below."),
     field("Prompt wording", promptSet,
-      "Paper prompts give the model exactly what the papers' prompts give; assisted prompts add hints, and their scores are not comparable with the papers' tables."));
+      "Paper prompts give the model exactly what the papers' prompts give; assisted prompts add hints, and their scores are not comparable with the papers' tables."),
+    field("PILOT-Bench tool calling", toolProtocol,
+      "Text: the model writes the paper's tags. Native: the tools are offered through the provider's own tool calling (OpenAI, Anthropic, Gemini); the episode and its scoring are the same."),
+    field("PILOT-Bench faults on real tools", pilotFaults,
+      "For the real-tools pack: PILOT's law fails calls before they reach their server, seeded so every model meets the same faults; Off lets every call through."));
   // Chain: the offline universe, or a fork of the user's RPC at a pinned block.
   const chainOffline = h("input", { type: "radio", name: "chain", id: "rf-chain-offline", value: "offline", checked: true });
   const chainFork = h("input", { type: "radio", name: "chain", id: "rf-chain-fork", value: "fork" });
@@ -746,6 +756,8 @@ async function renderNew(root: HTMLElement, quickFirst: boolean): Promise<void> 
       packs: [],
       fork_url: chainFork.checked ? (forkUrl.value.trim() || null) : null,
       fork_block: chainFork.checked ? numOr(forkBlock) : null,
+      pilot_tool_protocol: toolProtocol.value,
+      pilot_faults: pilotFaults.value,
       name: typed(nameInput),
       note: typed(noteInput),
     };
