@@ -1255,6 +1255,8 @@ async fn one_run_mixes_two_saved_providers_with_their_own_urls_and_keys_and_resu
         packs: Vec::new(),
         fork_url: None,
         fork_block: None,
+        pilot_tool_protocol: String::new(),
+        pilot_faults: String::new(),
         name: None,
         note: None,
     };
@@ -1833,6 +1835,8 @@ fn the_paper_preset_plans_each_papers_protocol() {
         packs: Vec::new(),
         fork_url: None,
         fork_block: None,
+        pilot_tool_protocol: String::new(),
+        pilot_faults: String::new(),
         name: None,
         note: None,
     };
