@@ -276,9 +276,33 @@ pub fn summaries(ds: &Dataset, b: Bench) -> (Vec<ModelSummary>, Significance) {
             .total_cmp(&x.0.mean)
             .then_with(|| x.0.model.cmp(&y.0.model))
     });
+    // The paired tests see instances in name order (interned ids follow the order samples were
+    // stored in, which differs between two runs of the same samples, e.g. by several workers):
+    // the seeded bootstrap then gives the same interval for the same data.
+    let mut ids: Vec<u32> = rows
+        .iter()
+        .flat_map(|(_, i)| i.iter().map(|e| e.0))
+        .collect();
+    ids.sort_unstable();
+    ids.dedup();
+    ids.sort_by(|a, b| ds.name(*a).cmp(ds.name(*b)));
+    let rank: std::collections::HashMap<u32, u32> = ids
+        .iter()
+        .enumerate()
+        .map(|(r, id)| (*id, r as u32))
+        .collect();
+    let ranked: Vec<Vec<(u32, f64)>> = rows
+        .iter()
+        .map(|(_, i)| {
+            let mut v: Vec<(u32, f64)> = i.iter().map(|(id, x)| (rank[id], *x)).collect();
+            v.sort_unstable_by_key(|e| e.0);
+            v
+        })
+        .collect();
     let named: Vec<(&str, &[(u32, f64)])> = rows
         .iter()
-        .map(|(s, i)| (s.model.as_str(), i.as_slice()))
+        .zip(&ranked)
+        .map(|((s, _), i)| (s.model.as_str(), i.as_slice()))
         .collect();
     let sig = significance::analyse(&named);
     let models = rows
@@ -354,6 +378,46 @@ mod tests {
             },
             tier: 0,
         }
+    }
+
+    /// The same samples stored in another order (as several workers store them) give the same
+    /// significance analysis, bootstrap interval included.
+    #[test]
+    fn significance_does_not_depend_on_the_order_samples_were_stored_in() {
+        use crate::dataset::{Dataset, Sample};
+        let rows: Vec<(&str, String, f64)> = (0..30)
+            .flat_map(|i| {
+                let inst = format!("task-{i:02}");
+                [
+                    ("a", inst.clone(), f64::from(u8::from(i % 3 != 0))),
+                    ("b", inst, f64::from(u8::from(i % 4 == 0))),
+                ]
+            })
+            .collect();
+        let build = |order: &[usize]| {
+            let mut ds = Dataset::default();
+            for &k in order {
+                let (model, inst, score) = &rows[k];
+                let (model, instance) = (ds.names.id(model), ds.names.id(inst));
+                ds.samples.push(Sample {
+                    bench: Bench::Pilot,
+                    model,
+                    instance,
+                    score: *score,
+                    passed: *score == 1.0,
+                    ..Sample::BLANK
+                });
+            }
+            ds
+        };
+        let forward: Vec<usize> = (0..rows.len()).collect();
+        let mut shuffled = forward.clone();
+        shuffled.reverse();
+        shuffled.rotate_left(7);
+        let (_, a) = summaries(&build(&forward), Bench::Pilot);
+        let (_, b) = summaries(&build(&shuffled), Bench::Pilot);
+        assert!(a.pairs[0].diff.is_some());
+        assert_eq!(a, b);
     }
 
     #[test]

@@ -224,6 +224,23 @@ impl PgStore {
                 by: format!("workers ({claimed} samples being run)"),
             });
         }
+        // A worker between two samples holds no claim but is still on the run: it is working
+        // until it says otherwise or falls silent for twice its lease (then it is lost).
+        let working: i64 = sqlx::query_scalar(
+            "SELECT COUNT(*) FROM run_workers WHERE run_id = $1 AND state = 'working' \
+             AND heartbeat_at > $2 - 2 * lease_s",
+        )
+        .bind(run_id)
+        .bind(now_s())
+        .fetch_one(&mut *tx)
+        .await?;
+        if working > 0 {
+            tx.rollback().await?;
+            return Err(StoreError::RunLive {
+                run_id: run_id.to_string(),
+                by: format!("workers ({working} still working on it)"),
+            });
+        }
         let samples: i64 = sqlx::query_scalar("SELECT COUNT(*) FROM samples WHERE run_id = $1")
             .bind(run_id)
             .fetch_one(&mut *tx)
