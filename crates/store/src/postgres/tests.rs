@@ -199,7 +199,35 @@ async fn a_run_with_samples_being_run_is_not_deleted_from_under_its_workers() {
         "{e}"
     );
     assert!(store.run("run-d").await.is_ok(), "nothing was deleted");
-    // The worker stops and gives its claims back: the run can go.
+    // Between two samples the worker holds no claim but is still on the run: still refused.
     assert_eq!(store.release_worker_claims("run-d", w).await.unwrap(), 1);
+    let e = store.delete_run("run-d").await.unwrap_err().to_string();
+    assert!(
+        e.contains("run run-d is still being run by workers (1 still working on it)"),
+        "{e}"
+    );
+    // The worker stops and says so: the run can go.
+    store.leave_run(w, "stopped", None).await.unwrap();
     store.delete_run("run-d").await.unwrap();
+}
+
+#[tokio::test]
+async fn a_run_whose_worker_fell_silent_can_be_deleted() {
+    let store = pg_store().await;
+    store
+        .create_run(&new_run("run-s", "2026-01-01T00:00:00Z"))
+        .await
+        .unwrap();
+    let w = store
+        .join_run("run-s", &WorkerPlace::default(), "2026-01-01T00:00:01Z")
+        .await
+        .unwrap();
+    assert!(store.delete_run("run-s").await.is_err(), "a live worker");
+    // Killed long ago: silent for more than twice its lease, it is lost and guards nothing.
+    sqlx::query("UPDATE run_workers SET heartbeat_at = heartbeat_at - 3600 WHERE id = $1")
+        .bind(w)
+        .execute(&store.pool)
+        .await
+        .unwrap();
+    store.delete_run("run-s").await.unwrap();
 }
