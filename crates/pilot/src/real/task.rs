@@ -15,8 +15,6 @@ use crate::PilotError;
 pub const TASK_FILE: &str = "real-tools.json";
 /// The suffix of every real-tool task id: the report's task-set column (`@variant`) groups them.
 pub const SET_SUFFIX: &str = "@real-tools";
-/// The servers a tool reference may name.
-pub const SERVER_NAMES: [&str; 4] = ["filesystem", "memory", "git", "time"];
 
 /// The file.
 #[derive(Debug, Clone, Serialize, Deserialize)]
@@ -194,7 +192,7 @@ pub fn safe_relative(path: &str) -> bool {
 /// Splits `<server>.<tool>`.
 pub fn split_tool(full: &str) -> Option<(&str, &str)> {
     let (server, tool) = full.split_once('.')?;
-    (SERVER_NAMES.contains(&server) && !tool.is_empty()).then_some((server, tool))
+    (crucible_mcp::ServerSpec::named(server).is_ok() && !tool.is_empty()).then_some((server, tool))
 }
 
 impl RealToolSet {
@@ -247,7 +245,8 @@ impl RealToolSet {
                         id,
                         format!("required_tools[{i}]"),
                         format!(
-                            "`{tool}` is not `<server>.<tool>` with server one of {SERVER_NAMES:?}"
+                            "`{tool}` is not `<server>.<tool>` with server one of {}",
+                            crucible_mcp::SERVERS.map(|s| s.name).join(", ")
                         ),
                     ));
                 }
