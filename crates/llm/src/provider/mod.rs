@@ -1,0 +1,522 @@
+//! Providers and their wire formats: which URL, which headers, which JSON body for a conversation,
+//! and how to read the answer, the token usage and the error message back. Pure functions over
+//! `serde_json::Value`; no I/O happens here (the agent in `super::agent` does the HTTP).
+//! `encode` builds requests (the body each wire expects), `decode` reads answers back.
+
+use std::fmt;
+
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
+
+use super::LlmError;
+use crucible_core::{Message, Role, ToolCall};
+
+mod decode;
+mod encode;
+
+pub use decode::{decode, DecodeError};
+pub use encode::{encode, encode_with_tools};
+
+/// The three wire formats Crucible speaks.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Wire {
+    /// OpenAI chat completions (`POST {base}/chat/completions`).
+    OpenAi,
+    /// Anthropic Messages (`POST {base}/v1/messages`).
+    Anthropic,
+    /// Google Gemini (`POST {base}/v1beta/models/{model}:generateContent`).
+    Gemini,
+}
+
+/// A named provider: a wire format, a default base URL and the env var that holds its key.
+///
+/// Serialised as in model specs (`openai`, `openrouter`, …, `openai-compatible`), the same names
+/// [`Provider::as_str`] gives.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize, ts_rs::TS)]
+#[serde(rename_all = "kebab-case")]
+pub enum Provider {
+    /// api.openai.com.
+    #[serde(rename = "openai")]
+    OpenAi,
+    /// openrouter.ai (OpenAI wire).
+    #[serde(rename = "openrouter")]
+    OpenRouter,
+    /// A local Ollama server (OpenAI wire, no key).
+    Ollama,
+    /// Any OpenAI-compatible server (vLLM, llama.cpp server, …); needs `--base-url`.
+    #[serde(rename = "openai-compatible")]
+    OpenAiCompatible,
+    /// api.anthropic.com.
+    Anthropic,
+    /// generativelanguage.googleapis.com.
+    Gemini,
+}
+
+impl Provider {
+    /// Every provider, in the order the CLI lists them.
+    pub const ALL: [Provider; 6] = [
+        Provider::OpenAi,
+        Provider::OpenRouter,
+        Provider::Ollama,
+        Provider::OpenAiCompatible,
+        Provider::Anthropic,
+        Provider::Gemini,
+    ];
+
+    /// The name used in model specs (`openai:gpt-4o`) and cache keys.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Provider::OpenAi => "openai",
+            Provider::OpenRouter => "openrouter",
+            Provider::Ollama => "ollama",
+            Provider::OpenAiCompatible => "openai-compatible",
+            Provider::Anthropic => "anthropic",
+            Provider::Gemini => "gemini",
+        }
+    }
+
+    /// Parses a provider name; the error lists the known ones.
+    pub fn parse(name: &str) -> Result<Self, LlmError> {
+        Self::ALL
+            .into_iter()
+            .find(|p| p.as_str() == name)
+            .ok_or_else(|| LlmError::UnknownProvider {
+                name: name.to_string(),
+                available: Self::ALL.map(|p| p.as_str()).join(", "),
+            })
+    }
+
+    /// The wire format.
+    pub fn wire(self) -> Wire {
+        match self {
+            Provider::Anthropic => Wire::Anthropic,
+            Provider::Gemini => Wire::Gemini,
+            _ => Wire::OpenAi,
+        }
+    }
+
+    /// The default base URL (`None`: the user must give one).
+    pub fn default_base_url(self) -> Option<&'static str> {
+        match self {
+            Provider::OpenAi => Some("https://api.openai.com/v1"),
+            Provider::OpenRouter => Some("https://openrouter.ai/api/v1"),
+            Provider::Ollama => Some("http://127.0.0.1:11434/v1"),
+            Provider::OpenAiCompatible => None,
+            Provider::Anthropic => Some("https://api.anthropic.com"),
+            Provider::Gemini => Some("https://generativelanguage.googleapis.com"),
+        }
+    }
+
+    /// The provider's usual key variable (`CRUCIBLE_API_KEY` is the fallback for all).
+    pub fn key_env(self) -> Option<&'static str> {
+        match self {
+            Provider::OpenAi => Some("OPENAI_API_KEY"),
+            Provider::OpenRouter => Some("OPENROUTER_API_KEY"),
+            Provider::Anthropic => Some("ANTHROPIC_API_KEY"),
+            Provider::Gemini => Some("GEMINI_API_KEY"),
+            Provider::Ollama | Provider::OpenAiCompatible => None,
+        }
+    }
+
+    /// Whether calls without a key are refused before they are made.
+    pub fn needs_key(self) -> bool {
+        !matches!(self, Provider::Ollama | Provider::OpenAiCompatible)
+    }
+
+    /// Whether `CRUCIBLE_API_KEY` is this provider's implicit fallback key: only for the hosted
+    /// providers. An Ollama or OpenAI-compatible server is any host the user typed, so the shared
+    /// key goes there only when that provider opts in by naming the variable (`--key-env
+    /// CRUCIBLE_API_KEY`, or a saved provider's `key_env`).
+    pub fn shares_crucible_key(self) -> bool {
+        self.needs_key()
+    }
+}
+
+impl fmt::Display for Provider {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+/// The variable every hosted provider falls back to for its key.
+pub const CRUCIBLE_API_KEY: &str = "CRUCIBLE_API_KEY";
+
+/// An API key. Its `Debug` and `Display` never show it; it is only ever put in a request header.
+#[derive(Clone, PartialEq, Eq)]
+pub struct ApiKey(String);
+
+impl ApiKey {
+    /// Wraps a key.
+    pub fn new(key: impl Into<String>) -> Self {
+        Self(key.into())
+    }
+
+    /// The key for `provider`: `explicit_env` if given, else the provider's usual variable, else
+    /// `CRUCIBLE_API_KEY` — the last only for the hosted providers ([`Provider::shares_crucible_key`]):
+    /// an Ollama or OpenAI-compatible server gets it only when named explicitly (`--key-env
+    /// CRUCIBLE_API_KEY`). `get` reads a variable (`std::env::var` in the app, a map in tests).
+    pub fn resolve(
+        provider: Provider,
+        explicit_env: Option<&str>,
+        get: impl Fn(&str) -> Option<String>,
+    ) -> Result<Option<Self>, LlmError> {
+        let nonempty = |name: &str| get(name).filter(|v| !v.trim().is_empty());
+        if let Some(var) = explicit_env {
+            return nonempty(var)
+                .map(|k| Some(Self(k.trim().to_string())))
+                .ok_or_else(|| LlmError::MissingKey {
+                    provider,
+                    tried: var.to_string(),
+                });
+        }
+        let mut tried = Vec::new();
+        for var in provider
+            .key_env()
+            .into_iter()
+            .chain(provider.shares_crucible_key().then_some(CRUCIBLE_API_KEY))
+        {
+            tried.push(var);
+            if let Some(k) = nonempty(var) {
+                return Ok(Some(Self(k.trim().to_string())));
+            }
+        }
+        if provider.needs_key() {
+            Err(LlmError::MissingKey {
+                provider,
+                tried: tried.join(" or "),
+            })
+        } else {
+            Ok(None)
+        }
+    }
+
+    /// The secret, for a credential kept in the keychain that is not a model key (a lab
+    /// store's password, handed straight to the database driver). Model keys never leave this
+    /// crate this way.
+    pub fn into_secret(self) -> String {
+        self.0
+    }
+
+    /// The secret itself, for the request header only.
+    pub(crate) fn expose(&self) -> &str {
+        &self.0
+    }
+}
+
+impl fmt::Debug for ApiKey {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("ApiKey(<redacted>)")
+    }
+}
+
+/// How system messages reach the model.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default, Serialize, Deserialize, ts_rs::TS)]
+#[serde(rename_all = "snake_case")]
+pub enum SystemPrompt {
+    /// The provider's own place for it (`system` role, `system` field, `systemInstruction`).
+    #[default]
+    Native,
+    /// Prepended to the first user message (for models without a system role).
+    FoldIntoUser,
+}
+
+/// Per-model sampling settings; part of the cache key.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, ts_rs::TS)]
+pub struct ModelSettings {
+    /// Sampling temperature (0.7 as in the papers).
+    pub temperature: f64,
+    /// Cap on generated tokens (`None`: the provider's default; Anthropic requires one, 4096).
+    pub max_tokens: Option<u32>,
+    /// Sampling seed, sent where the wire supports it (OpenAI, Gemini).
+    #[ts(type = "number | null")]
+    pub seed: Option<u64>,
+    /// How system messages are sent.
+    pub system_prompt: SystemPrompt,
+}
+
+impl Default for ModelSettings {
+    fn default() -> Self {
+        Self {
+            temperature: 0.7,
+            max_tokens: None,
+            seed: None,
+            system_prompt: SystemPrompt::Native,
+        }
+    }
+}
+
+/// Anthropic's API version header value.
+pub const ANTHROPIC_VERSION: &str = "2023-06-01";
+/// `max_tokens` sent to Anthropic when the settings give none (the field is required there).
+pub const ANTHROPIC_DEFAULT_MAX_TOKENS: u32 = 4096;
+
+/// Token counts of one call.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
+pub struct Usage {
+    /// Prompt tokens.
+    pub input_tokens: u64,
+    /// Generated tokens.
+    pub output_tokens: u64,
+}
+
+impl Usage {
+    /// Adds another call's counts.
+    pub fn add(&mut self, other: Usage) {
+        self.input_tokens += other.input_tokens;
+        self.output_tokens += other.output_tokens;
+    }
+}
+
+/// A model's answer.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Completion {
+    /// The text.
+    pub text: String,
+    /// Token usage as the provider reported it (zeros when it reported none).
+    pub usage: Usage,
+    /// Native tool calls (only when tools were offered).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub tool_calls: Vec<ToolCall>,
+}
+
+/// A request ready to send: URL, headers (the key included) and JSON body.
+#[derive(Clone)]
+pub struct WireRequest {
+    /// Full URL.
+    pub url: String,
+    /// Headers, the auth header included.
+    pub headers: Vec<(&'static str, String)>,
+    /// JSON body.
+    pub body: Value,
+}
+
+impl fmt::Debug for WireRequest {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        // Header values may hold the key: print names only.
+        let names: Vec<&str> = self.headers.iter().map(|(n, _)| *n).collect();
+        f.debug_struct("WireRequest")
+            .field("url", &self.url)
+            .field("headers", &names)
+            .field("body", &self.body)
+            .finish()
+    }
+}
+
+/// Folds system messages into the first user message when asked; returns (system, rest).
+fn split_system(messages: &[Message], mode: SystemPrompt) -> (Option<String>, Vec<Message>) {
+    let system: Vec<&str> = messages
+        .iter()
+        .filter(|m| m.role == Role::System)
+        .map(|m| m.content.as_str())
+        .collect();
+    let mut rest: Vec<Message> = messages
+        .iter()
+        .filter(|m| m.role != Role::System)
+        .cloned()
+        .collect();
+    if system.is_empty() {
+        return (None, rest);
+    }
+    let joined = system.join("\n\n");
+    match mode {
+        SystemPrompt::Native => (Some(joined), rest),
+        SystemPrompt::FoldIntoUser => {
+            match rest.iter_mut().find(|m| m.role == Role::User) {
+                Some(first) => first.content = format!("{joined}\n\n{}", first.content),
+                None => rest.insert(0, Message::new(Role::User, joined)),
+            }
+            (None, rest)
+        }
+    }
+}
+
+pub(crate) fn join_url(base: &str, path: &str) -> String {
+    format!(
+        "{}/{}",
+        base.trim_end_matches('/'),
+        path.trim_start_matches('/')
+    )
+}
+
+/// The provider's own error message in an error body (all three use `error.message`), else a
+/// snippet of the body.
+pub fn error_message(body: &str) -> String {
+    if let Ok(v) = serde_json::from_str::<Value>(body) {
+        if let Some(m) = v.pointer("/error/message").and_then(Value::as_str) {
+            return m.to_string();
+        }
+        if let Some(m) = v.get("error").and_then(Value::as_str) {
+            return m.to_string();
+        }
+        if let Some(m) = v.get("message").and_then(Value::as_str) {
+            return m.to_string();
+        }
+    }
+    snippet(body)
+}
+
+/// The first 200 characters of `body`, on one line.
+pub(crate) fn snippet(body: &str) -> String {
+    let flat: String = body
+        .chars()
+        .map(|c| if c.is_control() { ' ' } else { c })
+        .collect();
+    let trimmed = flat.trim();
+    if trimmed.is_empty() {
+        return "<empty body>".into();
+    }
+    let mut out: String = trimmed.chars().take(200).collect();
+    if trimmed.chars().count() > 200 {
+        out.push('…');
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    fn conv() -> Vec<Message> {
+        vec![
+            Message::new(Role::System, "be brief"),
+            Message::new(Role::User, "hi"),
+            Message::new(Role::Assistant, "hello"),
+            Message::new(Role::User, "again"),
+        ]
+    }
+
+    #[test]
+    fn each_wire_puts_the_system_prompt_in_its_own_place() {
+        let s = ModelSettings {
+            seed: Some(5),
+            max_tokens: Some(64),
+            ..ModelSettings::default()
+        };
+        let key = ApiKey::new("sk-test");
+        let cases: [(Wire, &str, &str, Value); 3] = [
+            (
+                Wire::OpenAi,
+                "http://h/v1/chat/completions",
+                "/messages/0",
+                json!({"role": "system", "content": "be brief"}),
+            ),
+            (
+                Wire::Anthropic,
+                "http://h/v1/v1/messages",
+                "/system",
+                json!("be brief"),
+            ),
+            (
+                Wire::Gemini,
+                "http://h/v1/v1beta/models/m:generateContent",
+                "/systemInstruction",
+                json!({"parts": [{"text": "be brief"}]}),
+            ),
+        ];
+        for (wire, url, ptr, want) in cases {
+            let r = encode(wire, "http://h/v1/", "m", &s, Some(&key), &conv());
+            assert_eq!(r.url, url, "{wire:?}");
+            assert_eq!(r.body.pointer(ptr), Some(&want), "{wire:?}");
+            assert!(!format!("{r:?}").contains("sk-test"), "debug hides the key");
+        }
+        let g = encode(Wire::Gemini, "http://h", "m", &s, None, &conv());
+        assert_eq!(g.body.pointer("/contents/1/role"), Some(&json!("model")));
+        assert_eq!(g.body.pointer("/generationConfig/seed"), Some(&json!(5)));
+        let a = encode(
+            Wire::Anthropic,
+            "http://h",
+            "m",
+            &ModelSettings::default(),
+            None,
+            &conv(),
+        );
+        assert_eq!(a.body["max_tokens"], json!(4096));
+        assert_eq!(a.body.get("seed"), None, "anthropic has no seed");
+    }
+
+    #[test]
+    fn folding_puts_the_system_prompt_in_the_first_user_message() {
+        let s = ModelSettings {
+            system_prompt: SystemPrompt::FoldIntoUser,
+            ..ModelSettings::default()
+        };
+        for wire in [Wire::OpenAi, Wire::Anthropic, Wire::Gemini] {
+            let r = encode(wire, "http://h", "m", &s, None, &conv());
+            let text = r.to_owned().body.to_string();
+            assert!(text.contains("be brief\\n\\nhi"), "{wire:?}: {text}");
+            assert!(r.body.get("system").is_none() && r.body.get("systemInstruction").is_none());
+        }
+    }
+
+    #[test]
+    fn usage_is_read_from_each_wire_format() {
+        let cases = [
+            (
+                Wire::OpenAi,
+                json!({"choices":[{"message":{"content":"a"}}],"usage":{"prompt_tokens":3,"completion_tokens":4}}),
+            ),
+            (
+                Wire::Anthropic,
+                json!({"content":[{"type":"text","text":"a"}],"usage":{"input_tokens":3,"output_tokens":4}}),
+            ),
+            (
+                Wire::Gemini,
+                json!({"candidates":[{"content":{"parts":[{"text":"a"}]}}],"usageMetadata":{"promptTokenCount":3,"candidatesTokenCount":4}}),
+            ),
+        ];
+        for (wire, body) in cases {
+            let c = decode(wire, &body).unwrap();
+            assert_eq!(c.text, "a");
+            assert_eq!(
+                c.usage,
+                Usage {
+                    input_tokens: 3,
+                    output_tokens: 4
+                },
+                "{wire:?}"
+            );
+        }
+        let err = decode(Wire::OpenAi, &json!({"id": 1})).unwrap_err();
+        assert!(err.0.contains("choices"), "{err:?}");
+    }
+
+    #[test]
+    fn keys_resolve_from_the_named_variable_then_the_fallback() {
+        let env = |pairs: &'static [(&'static str, &'static str)]| {
+            move |k: &str| {
+                pairs
+                    .iter()
+                    .find(|(n, _)| *n == k)
+                    .map(|(_, v)| v.to_string())
+            }
+        };
+        let k = ApiKey::resolve(Provider::OpenAi, None, env(&[("CRUCIBLE_API_KEY", "x")]));
+        assert_eq!(k.unwrap(), Some(ApiKey::new("x")));
+        let k = ApiKey::resolve(Provider::Ollama, None, env(&[]));
+        assert_eq!(k.unwrap(), None);
+        let e = ApiKey::resolve(Provider::Anthropic, None, env(&[])).unwrap_err();
+        assert!(
+            e.to_string()
+                .contains("ANTHROPIC_API_KEY or CRUCIBLE_API_KEY"),
+            "{e}"
+        );
+        let e = ApiKey::resolve(Provider::Ollama, Some("MY_KEY"), env(&[])).unwrap_err();
+        assert!(e.to_string().contains("MY_KEY"), "{e}");
+    }
+
+    #[test]
+    fn error_messages_come_from_the_body() {
+        assert_eq!(
+            error_message(r#"{"error":{"message":"slow down"}}"#),
+            "slow down"
+        );
+        assert_eq!(
+            error_message("<html>bad gateway</html>"),
+            "<html>bad gateway</html>"
+        );
+        assert_eq!(error_message(""), "<empty body>");
+        assert!(snippet(&"x".repeat(500)).ends_with('…'));
+    }
+}
