@@ -13,6 +13,7 @@ mod intent;
 mod intent_exec;
 mod lab;
 mod lease;
+mod lifetime;
 mod llm;
 mod overrides;
 mod packs;

@@ -867,8 +867,12 @@ export async function executeSkill(providerUrl: string, agentAddress: string, c:
 }
 
 /// Live Deno processes serving the gate on `port` (their command line ends with it).
+/// Deno processes of this test process (its descendants) serving the gate at `port`: a sandbox
+/// left by another process on the machine, even one whose gate had the same port, is not ours
+/// and does not count.
 fn denos_for_gate(port: u16) -> usize {
     let tail = format!("/sandbox/runner.ts\0{port}\0");
+    let me = std::process::id();
     std::fs::read_dir("/proc")
         .map(|d| {
             d.flatten()
@@ -877,10 +881,39 @@ fn denos_for_gate(port: u16) -> usize {
                     std::fs::read_to_string(p.join("comm")).is_ok_and(|c| c.trim() == "deno")
                         && std::fs::read(p.join("cmdline"))
                             .is_ok_and(|c| c.ends_with(tail.as_bytes()))
+                        && e.file_name()
+                            .to_str()
+                            .and_then(|pid| pid.parse().ok())
+                            .is_some_and(|pid| descends_from(pid, me))
                 })
                 .count()
         })
         .unwrap_or(0)
+}
+
+/// Whether `pid`'s chain of parents reaches `ancestor`.
+fn descends_from(mut pid: u32, ancestor: u32) -> bool {
+    for _ in 0..64 {
+        let Ok(stat) = std::fs::read_to_string(format!("/proc/{pid}/stat")) else {
+            return false;
+        };
+        // The parent is the second field after the parenthesised name.
+        let Some(ppid) = stat
+            .rfind(')')
+            .and_then(|i| stat[i + 1..].split_whitespace().nth(1))
+            .and_then(|p| p.parse::<u32>().ok())
+        else {
+            return false;
+        };
+        if ppid == ancestor {
+            return true;
+        }
+        if ppid <= 1 {
+            return false;
+        }
+        pid = ppid;
+    }
+    false
 }
 
 #[tokio::test]

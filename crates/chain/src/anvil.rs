@@ -268,7 +268,7 @@ impl Drop for Anvil {
 }
 
 /// `setpriv` when the system has it (util-linux, on every Debian): nodes then die with Crucible.
-fn setpriv() -> Option<&'static std::path::Path> {
+pub(crate) fn setpriv() -> Option<&'static std::path::Path> {
     static SETPRIV: std::sync::OnceLock<Option<std::path::PathBuf>> = std::sync::OnceLock::new();
     SETPRIV
         .get_or_init(|| {
@@ -284,14 +284,12 @@ fn setpriv() -> Option<&'static std::path::Path> {
         .as_deref()
 }
 
-/// Starts `cmd` on the process-wide spawner thread. A parent-death signal is tied to the thread
-/// that forked the child, and tokio's blocking threads come and go; this one never exits, so the
-/// signal fires only when the whole process dies.
-pub fn spawn_here(cmd: Command) -> std::io::Result<Child> {
-    type Job = (
-        Command,
-        std::sync::mpsc::Sender<std::io::Result<(Command, Child)>>,
-    );
+/// Runs `job` on the process-wide spawner thread and returns what it returned. A parent-death
+/// signal is tied to the thread that forked the child, and tokio's blocking threads come and go;
+/// this one never exits, so the signal fires only when the whole process dies. Without the
+/// thread (it could not be started) the job runs on the caller's thread.
+fn on_spawner<T: Send + 'static>(job: impl FnOnce() -> T + Send + 'static) -> Option<T> {
+    type Job = Box<dyn FnOnce() + Send>;
     static SPAWNER: std::sync::OnceLock<Mutex<std::sync::mpsc::Sender<Job>>> =
         std::sync::OnceLock::new();
     let tx = SPAWNER.get_or_init(|| {
@@ -299,33 +297,48 @@ pub fn spawn_here(cmd: Command) -> std::io::Result<Child> {
         let started = std::thread::Builder::new()
             .name("crucible-spawner".into())
             .spawn(move || {
-                for (mut cmd, back) in rx {
-                    let r = cmd.spawn().map(|c| (cmd, c));
-                    let _ = back.send(r);
+                for job in rx {
+                    job();
                 }
             });
         if let Err(e) = started {
-            tracing::warn!(target: "chain::anvil", error = %e, "no spawner thread; nodes start on the caller's thread");
+            tracing::warn!(target: "chain::anvil", error = %e, "no spawner thread; processes start on the caller's thread");
         }
         Mutex::new(tx)
     });
     let (back, answer) = std::sync::mpsc::channel();
-    let sender = tx.lock().map(|t| t.clone());
-    let cmd = match sender {
-        Ok(t) => match t.send((cmd, back)) {
-            Ok(()) => {
-                return answer
-                    .recv()
-                    .map_err(|_| std::io::Error::other("spawner thread gone"))?
-                    .map(|(_, child)| child);
-            }
-            Err(std::sync::mpsc::SendError((cmd, _))) => cmd,
-        },
-        Err(_) => cmd,
+    let job: Job = Box::new(move || {
+        let _ = back.send(job());
+    });
+    let unsent = match tx.lock() {
+        Ok(t) => t.send(job).err().map(|std::sync::mpsc::SendError(j)| j),
+        Err(_) => Some(job),
     };
-    // No spawner thread: start here (the node then dies with this thread, or outlives a kill).
-    let mut cmd = cmd;
-    cmd.spawn()
+    if let Some(job) = unsent {
+        // No spawner thread: start here (the child then dies with this thread, or outlives a
+        // kill).
+        job();
+    }
+    answer.recv().ok()
+}
+
+/// Starts `cmd` on the process-wide spawner thread (see [`on_spawner`]).
+pub fn spawn_here(mut cmd: Command) -> std::io::Result<Child> {
+    on_spawner(move || cmd.spawn())
+        .unwrap_or_else(|| Err(std::io::Error::other("spawner thread gone")))
+}
+
+/// [`spawn_here`] for a tokio command: the child is registered with the caller's runtime, but
+/// forked by the spawner thread, so a `--pdeathsig` on it fires only when Crucible dies.
+pub fn spawn_async_here(
+    mut cmd: tokio::process::Command,
+) -> std::io::Result<tokio::process::Child> {
+    let runtime = tokio::runtime::Handle::try_current().ok();
+    on_spawner(move || {
+        let _entered = runtime.as_ref().map(tokio::runtime::Handle::enter);
+        cmd.spawn()
+    })
+    .unwrap_or_else(|| Err(std::io::Error::other("spawner thread gone")))
 }
 
 fn start_process(

@@ -36,6 +36,7 @@ use tokio::io::AsyncReadExt;
 
 use crucible_core::{Config, ConfigError};
 
+mod orphans;
 mod slots;
 
 pub use slots::SandboxSlots;
@@ -627,10 +628,12 @@ impl Sandbox {
         park: bool,
     ) -> Result<Process, SandboxError> {
         let port = gate_port(provider_url)?;
+        orphans::sweep_once();
         let work = tempfile::Builder::new()
-            .prefix("crucible-sbx-")
+            .prefix(orphans::WORK_PREFIX)
             .tempdir()
             .map_err(|e| SandboxError::Io(e.to_string()))?;
+        orphans::claim(work.path()).map_err(|e| SandboxError::Io(e.to_string()))?;
         let agent_dir = work.path().join("work");
         std::fs::create_dir_all(&agent_dir).map_err(|e| SandboxError::Io(e.to_string()))?;
         write(work.path(), "runner.ts", RUNNER)?;
@@ -672,9 +675,7 @@ impl Sandbox {
         // The sandbox has its own network namespace: the gate reaches it only through this
         // socket, which the runner's forwarder serves on 127.0.0.1:<port> inside.
         let relay = Relay::start(&work.path().join("gate.sock"), port)?;
-        let mut child = self
-            .command(work.path(), port)
-            .spawn()
+        let mut child = crate::anvil::spawn_async_here(self.command(work.path(), port))
             .map_err(|e| SandboxError::Io(format!("spawn {}: {e}", self.bwrap.display())))?;
         let mut stdout = tokio::io::BufReader::new(child.stdout.take().expect("piped"));
         let mut stderr = child.stderr.take().expect("piped");
@@ -746,10 +747,16 @@ impl Sandbox {
             .prefix(".deno-cache-warming-")
             .tempdir_in(parent)
             .map_err(io)?;
-        // The warm-up module runs as uid 65534.
+        // The warm-up module runs as uid 65534: the directory is its alone while it warms (0700;
+        // as root it is handed to 65534, as a normal user 65534 inside is this user outside),
+        // never world-writable, and handed back before anyone else uses it.
+        if self.as_root {
+            std::os::unix::fs::chown(tmp.path(), Some(SANDBOX_UID), Some(SANDBOX_UID))
+                .map_err(io)?;
+        }
         std::fs::set_permissions(
             tmp.path(),
-            std::os::unix::fs::PermissionsExt::from_mode(0o777),
+            std::os::unix::fs::PermissionsExt::from_mode(0o700),
         )
         .map_err(io)?;
         let mut warmer = self.clone();
@@ -766,12 +773,26 @@ impl Sandbox {
             deployed_contracts: Value::Object(Default::default()),
             now_ms: None,
         };
-        let run = warmer.cold(imports, &call).await?;
+        // A wall clock of its own: the warm-up waits on nothing but the gate, and a Crucible that
+        // stalls here would hold every first sandbox of the process.
+        let run = tokio::time::timeout(WARM_UP_WALL, warmer.cold(imports, &call))
+            .await
+            .map_err(|_| {
+                SandboxError::Io(format!(
+                    "warming the Deno cache: no result within {} s",
+                    WARM_UP_WALL.as_secs()
+                ))
+            })??;
         if let Err(f) = run.outcome {
             return Err(SandboxError::Io(format!(
                 "warming the Deno cache: the warm-up module failed ({:?}: {})",
                 f.kind, f.message
             )));
+        }
+        // What 65534 wrote becomes the invoking user's, read-only to others: the shared cache
+        // every sandbox copies must not be writable by whoever else runs as 65534.
+        if self.as_root {
+            hand_back(tmp.path()).map_err(io)?;
         }
         std::fs::set_permissions(
             tmp.path(),
@@ -798,12 +819,27 @@ impl Sandbox {
         // RLIMIT_CPU: SIGXCPU at the soft limit, SIGKILL a second later (a module that catches
         // SIGXCPU gains nothing).
         let cpu = self.limits.cpu.as_secs_f64().ceil().max(1.0) as u64;
-        cmd.arg("-c")
-            .arg(format!(
-                "ulimit -d {data_kib} && ulimit -S -t {cpu} && ulimit -H -t {} && exec \"$0\" \"$@\"",
-                cpu + 1
-            ))
-            .arg(&self.bwrap);
+        // `setpriv --pdeathsig KILL` ties bubblewrap to Crucible (bubblewrap's own
+        // `--die-with-parent` ties the runtime to bubblewrap): the process is forked by the
+        // spawner thread that lives as long as Crucible ([`crate::anvil::spawn_async_here`]), so
+        // a SIGKILL of the CLI or the app takes its sandboxes with it, parked or running.
+        let limits = format!(
+            "ulimit -d {data_kib} && ulimit -S -t {cpu} && ulimit -H -t {}",
+            cpu + 1
+        );
+        match crate::anvil::setpriv() {
+            Some(setpriv) => cmd
+                .arg("-c")
+                .arg(format!(
+                    "{limits} && exec \"$0\" --pdeathsig KILL -- \"$@\""
+                ))
+                .arg(setpriv)
+                .arg(&self.bwrap),
+            None => cmd
+                .arg("-c")
+                .arg(format!("{limits} && exec \"$0\" \"$@\""))
+                .arg(&self.bwrap),
+        };
         let bind_ro = |cmd: &mut tokio::process::Command, from: &Path, to: &str| {
             cmd.arg("--ro-bind").arg(from).arg(to);
         };
@@ -1024,7 +1060,9 @@ impl Process {
             .write_all(format!("{request}\n").as_bytes())
             .await
             .map_err(|e| SandboxError::Io(format!("sandbox stdin: {e}")))?;
-        drop(stdin);
+        // Held open until the result is read: the runner ends when this end closes, so a killed
+        // Crucible (no destructor runs) takes a running module with it.
+        let _lifeline = stdin;
         let cap = self.limits.output_bytes + 64 * 1024;
         let stdout = &mut self.stdout;
         let waited = tokio::time::timeout(self.limits.timeout, async {
@@ -1145,6 +1183,32 @@ fn copy_tree(from: &Path, to: &Path) -> std::io::Result<()> {
         } else if kind.is_file() {
             std::fs::copy(entry.path(), &target)?;
             std::fs::set_permissions(&target, std::fs::Permissions::from_mode(0o666))?;
+        }
+    }
+    Ok(())
+}
+
+/// The longest a warm-up run may take (it loads the vendored libraries once; seconds normally).
+const WARM_UP_WALL: Duration = Duration::from_secs(120);
+
+/// uid and gid 65534 (`nobody`), what sandboxed code runs as.
+const SANDBOX_UID: u32 = 65534;
+
+/// Gives every entry under `dir` (not following links) back to root, group-writable by nobody.
+fn hand_back(dir: &Path) -> std::io::Result<()> {
+    use std::os::unix::fs::PermissionsExt;
+    std::os::unix::fs::lchown(dir, Some(0), Some(0))?;
+    for entry in std::fs::read_dir(dir)? {
+        let entry = entry?;
+        let kind = entry.file_type()?;
+        if kind.is_dir() {
+            hand_back(&entry.path())?;
+        } else {
+            std::os::unix::fs::lchown(entry.path(), Some(0), Some(0))?;
+            if kind.is_file() {
+                let mode = entry.metadata()?.permissions().mode() & 0o755;
+                std::fs::set_permissions(entry.path(), std::fs::Permissions::from_mode(mode))?;
+            }
         }
     }
     Ok(())

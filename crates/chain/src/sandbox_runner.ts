@@ -83,13 +83,24 @@ function describe(e: unknown): string {
   }
 }
 
+// Reads the request line, then keeps stdin as a lifeline: Crucible holds its end open until the
+// module's result is read, so end of input means Crucible is gone (killed, whatever the signal)
+// and the runner ends at once instead of outliving it.
 async function readRequest(): Promise<Record<string, unknown>> {
   const dec = new TextDecoder();
+  const reader = Deno.stdin.readable.getReader();
   let text = "";
-  for await (const chunk of Deno.stdin.readable) {
-    text += dec.decode(chunk, { stream: true });
-    if (text.includes("\n")) break;
+  while (!text.includes("\n")) {
+    const { value, done } = await reader.read();
+    if (done) realExit(3);
+    text += dec.decode(value, { stream: true });
   }
+  (async () => {
+    while (!(await reader.read()).done) {
+      // Nothing more is sent; anything that comes is ignored.
+    }
+    realExit(3);
+  })().catch(() => realExit(3));
   return JSON.parse(text.split("\n")[0]);
 }
 
