@@ -14,6 +14,7 @@ mod intent_exec;
 mod lab;
 mod lease;
 mod llm;
+mod llm_params;
 mod overrides;
 mod packs;
 mod pilot;

@@ -350,6 +350,17 @@ pub fn check_models(
         };
         models.insert(name, r);
     }
+    if let Some(data_dir) = keys_from {
+        // A budget must be able to count every model's calls.
+        let specs: Vec<crucible_llm::ModelSpec> = models
+            .values()
+            .filter_map(|r| match r {
+                ModelRef::Provider(s) => Some(s.clone()),
+                ModelRef::Builtin(_) => None,
+            })
+            .collect();
+        crucible_llm::check_priced_in(data_dir, &specs, spec.budget_usd, spec.allow_unpriced)?;
+    }
     Ok(models)
 }
 
