@@ -260,14 +260,14 @@ impl Catalog {
             if let Some(p) = &e.price {
                 p.validate()
                     .map_err(|(field, m)| bad(format!("{at}.price.{field} {m}")))?;
-                if e.price_as_of.as_deref().map_or(true, |d| !is_date(d)) {
+                if e.price_as_of.as_deref().is_none_or(|d| !is_date(d)) {
                     return Err(bad(format!(
                         "{at}.price_as_of must be the date the price was read (YYYY-MM-DD)"
                     )));
                 }
                 if e.price_source
                     .as_deref()
-                    .map_or(true, |s| s.trim().is_empty())
+                    .is_none_or(|s| s.trim().is_empty())
                 {
                     return Err(bad(format!(
                         "{at}.price_source must say where the price comes from"

@@ -1220,7 +1220,7 @@ async fn run_job(
                     .run(&job.instance, &mut counted, job.seed, &mut push)
                     .await;
                 for c in &agent.calls()[before..] {
-                    spend.tokens_in += c.usage.input_tokens;
+                    spend.tokens_in += c.usage.prompt_tokens();
                     spend.tokens_out += c.usage.output_tokens;
                     spend.cost_usd += c.cost_usd.unwrap_or(0.0);
                 }
