@@ -1,5 +1,5 @@
 // Stages what an installed Crucible reads, laid out as a project checkout is, so the same paths
-// work: tasks/, assets/ (universes, artifacts, fonts, the price table; not the Solidity sources)
+// work: tasks/, assets/ (universes, artifacts, fonts, the model catalogue; not the Solidity sources)
 // and node_modules/ holding only the sandbox's vendored packages (ethers, viem) and what they
 // depend on, resolved from package-lock.json. Anvil and Deno are not here: they ship as sidecars.
 //   node .ci/package-content.mjs OUT_DIR
@@ -16,7 +16,7 @@ rmSync(out, { recursive: true, force: true });
 mkdirSync(join(out, "assets"), { recursive: true });
 
 cpSync(join(root, "tasks"), join(out, "tasks"), { recursive: true });
-for (const part of ["universe", "artifacts", "fonts", "prices.json"]) {
+for (const part of ["universe", "artifacts", "fonts", "models.json"]) {
   cpSync(join(root, "assets", part), join(out, "assets", part), { recursive: true });
 }
 

@@ -130,8 +130,8 @@ pub fn typescript() -> String {
     // Run console: providers and models.
     {
         use crucible_llm::{
-            ConnectionTest, KeySource, ModelEntry, ModelPrice, ModelSettings, Provider,
-            ProviderEntry, SystemPrompt,
+            ConnectionTest, Effort, KeySource, ModelEntry, ModelPrice, ModelSettings, Provider,
+            ProviderEntry, Reasoning, SystemPrompt,
         };
         decl::<crate::ProvidersView>(&mut out);
         decl::<crate::ProviderView>(&mut out);
@@ -139,6 +139,8 @@ pub fn typescript() -> String {
         decl::<ProviderEntry>(&mut out);
         decl::<ModelEntry>(&mut out);
         decl::<ModelSettings>(&mut out);
+        decl::<Reasoning>(&mut out);
+        decl::<Effort>(&mut out);
         decl::<SystemPrompt>(&mut out);
         decl::<ModelPrice>(&mut out);
         decl::<Provider>(&mut out);

@@ -78,6 +78,8 @@ pub async fn models(config: &Config, cmd: ModelsCmd) -> Result<()> {
         ModelsCmd::Test(a) => {
             let mut key_source = crucible_llm::KeySource::None;
             let report = match Provider::parse(&a.provider).and_then(|p| {
+                // The data dir's catalogue decides which parameters the probe may send.
+                crucible_llm::Catalog::resolve(&config.data_dir)?;
                 let (key, source) = resolve_key_from_os(p, None, a.key_env.as_deref())?;
                 let spec = crucible_llm::ModelSpec::new(p, &a.model, a.base_url.as_deref())?;
                 Ok((spec, key, source))

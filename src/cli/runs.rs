@@ -71,6 +71,10 @@ pub struct RunArgs {
     /// Stop making model calls after this many USD.
     #[arg(long)]
     budget: Option<f64>,
+    /// With --budget: run models that have no price anyway, outside the budget (without it such
+    /// a run is refused before it starts).
+    #[arg(long)]
+    allow_unpriced: bool,
     /// Overrides the provider's URL for every provider model.
     #[arg(long)]
     base_url: Option<String>,
@@ -452,6 +456,7 @@ pub async fn run_cmd(config: &Config, a: RunArgs) -> Result<()> {
         spec.chain_scheduling = run::ChainScheduling::Held;
     }
     spec.budget_usd = a.budget;
+    spec.allow_unpriced = a.allow_unpriced;
     spec.base_url = a.base_url;
     let mut chosen = std::collections::BTreeMap::new();
     for p in &a.providers {

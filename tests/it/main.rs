@@ -15,6 +15,7 @@ mod lab;
 mod lease;
 mod lifetime;
 mod llm;
+mod llm_params;
 mod overrides;
 mod packs;
 mod pilot;

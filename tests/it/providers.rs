@@ -33,6 +33,7 @@ fn local(id: &str, base_url: &str) -> ProviderEntry {
             price: Some(crucible_llm::ModelPrice {
                 input_per_mtok: 1.5,
                 output_per_mtok: 2.0,
+                ..Default::default()
             }),
         }],
     }

@@ -639,15 +639,22 @@ settings: ModelSettings,
 price: ModelPrice | null, };
 
 /**
- * Per-model sampling settings; part of the cache key.
+ * Per-model request settings; part of the cache key. Every field left unset is not sent, so the
+ * provider's own default applies. Old saved settings (`{"temperature": 0.7, "max_tokens": null,
+ * "seed": null, "system_prompt": "native"}`) still load.
  */
 export type ModelSettings = { 
 /**
- * Sampling temperature (0.7 as in the papers).
+ * Sampling temperature (`None`: not sent, the provider's default).
  */
-temperature: number, 
+temperature: number | null, 
 /**
- * Cap on generated tokens (`None`: the provider's default; Anthropic requires one, 4096).
+ * Nucleus sampling (`None`: not sent).
+ */
+top_p?: number | null, 
+/**
+ * Cap on generated tokens, reasoning included (`None`: the provider's default; Anthropic
+ * requires one, 4096). Sent as `max_completion_tokens` to the models that want that name.
  */
 max_tokens: number | null, 
 /**
@@ -655,9 +662,49 @@ max_tokens: number | null,
  */
 seed: number | null, 
 /**
+ * Stop sequences (`stop`, `stop_sequences`, `stopSequences`).
+ */
+stop?: Array<string>, 
+/**
+ * Reasoning effort and/or thinking budget (`None`: not sent, the model's default).
+ */
+reasoning?: Reasoning | null, 
+/**
  * How system messages are sent.
  */
-system_prompt: SystemPrompt, };
+system_prompt: SystemPrompt, 
+/**
+ * A JSON object merged into the request body last (it wins over what Crucible sets):
+ * `chat_template_kwargs`, OpenRouter `provider`, … Must be an object.
+ */
+extra_body?: Record<string, unknown> | null, 
+/**
+ * Extra request headers (`anthropic-beta`, OpenRouter attribution, …); never the key
+ * headers, which Crucible sets itself.
+ */
+extra_headers?: { [key in string]: string }, };
+
+/**
+ * How hard a reasoning model thinks: a level, a token budget, or both (each wire takes the one
+ * its model accepts; see [`crate::ModelProfile`] and docs/llm.md, "Parameters per model").
+ */
+export type Reasoning = { 
+/**
+ * The effort level (OpenAI `reasoning_effort`, Anthropic `output_config.effort`, Gemini 3
+ * `thinkingLevel`, OpenRouter `reasoning.effort`).
+ */
+effort?: Effort | null, 
+/**
+ * A thinking budget in tokens (Anthropic `thinking.budget_tokens`, Gemini 2.5
+ * `thinkingBudget`, OpenRouter `reasoning.max_tokens`).
+ */
+budget_tokens?: number | null, };
+
+/**
+ * A reasoning effort level. Not every model takes every level: the provider refuses the ones it
+ * does not know, and Crucible names the setting in that error.
+ */
+export type Effort = "none" | "minimal" | "low" | "medium" | "high" | "xhigh";
 
 /**
  * How system messages reach the model.
@@ -669,13 +716,22 @@ export type SystemPrompt = "native" | "fold_into_user";
  */
 export type ModelPrice = { 
 /**
- * USD per 1M prompt tokens.
+ * USD per 1M prompt tokens read fresh.
  */
 input_per_mtok: number, 
 /**
- * USD per 1M generated tokens.
+ * USD per 1M generated tokens (reasoning included).
  */
-output_per_mtok: number, };
+output_per_mtok: number, 
+/**
+ * USD per 1M prompt tokens read from the provider's cache (`None`: billed as input, an
+ * upper bound).
+ */
+cached_input_per_mtok?: number | null, 
+/**
+ * USD per 1M prompt tokens written to the cache (Anthropic; `None`: billed as input).
+ */
+cache_write_per_mtok?: number | null, };
 
 /**
  * A named provider: a wire format, a default base URL and the env var that holds its key.

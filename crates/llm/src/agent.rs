@@ -290,8 +290,8 @@ impl ModelAgent {
 
     /// The request that `messages` would be sent as, offering `tools` natively.
     fn request(&self, messages: &[Message], tools: &[ToolSpec]) -> WireRequest {
-        provider::encode_with_tools(
-            self.spec.provider.wire(),
+        provider::encode_request(
+            self.spec.provider,
             &self.spec.base_url,
             &self.spec.model,
             &self.spec.settings,
@@ -336,6 +336,7 @@ impl ModelAgent {
         if let Some(b) = &self.budget {
             b.check()?;
         }
+        provider::check_settings(self.spec.provider, &self.spec.model, &self.spec.settings)?;
         let req = self.request(messages, tools);
         let mut attempts = 0u32;
         let completion = loop {
@@ -379,7 +380,7 @@ impl ModelAgent {
                     provider: self.spec.provider,
                     model: self.spec.model.clone(),
                     status: f.status.unwrap_or(0),
-                    message: f.message,
+                    message: provider::explain_refusal(f.status.unwrap_or(0), &f.message),
                 });
             }
             if attempts > self.policy.max_retries {

@@ -170,7 +170,7 @@ mod tests {
         let other_msgs = vec![Message::new(Role::User, "hi!")];
         let s = ModelSettings::default();
         let hot = ModelSettings {
-            temperature: 1.0,
+            temperature: Some(1.0),
             ..ModelSettings::default()
         };
         let base = CacheKey {
@@ -238,6 +238,7 @@ mod tests {
             usage: Usage {
                 input_tokens: 1,
                 output_tokens: 2,
+                ..Usage::default()
             },
             tool_calls: Vec::new(),
         };

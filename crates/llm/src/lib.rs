@@ -11,6 +11,7 @@
 
 mod agent;
 mod cache;
+mod catalog;
 mod faults;
 mod limiter;
 mod loopback;
@@ -24,6 +25,10 @@ mod secrets;
 
 pub use agent::{CallRecord, ModelAgent, ModelSpec, MAX_BODY_BYTES, MAX_ERROR_TEXT};
 pub use cache::{CacheKey, ResponseCache};
+pub use catalog::{
+    Catalog, CatalogEntry, MaxTokensField, ModelProfile, Param, ReasoningControl, CATALOG_FILE,
+    DEFAULT_CATALOG,
+};
 pub use faults::{
     Fault, FaultCounts, FaultMix, FaultServer, ImposedWait, RateHeaders, RateWindow, Served,
 };
@@ -33,12 +38,13 @@ pub use limiter::{
 };
 pub use loopback::{conversation_key, Loopback, LOOPBACK_BAD_KEY};
 pub use models::{list_models, LOOPBACK_MODELS, MAX_LISTED_MODELS};
-pub use price::{Budget, ModelPrice, PriceTable, DEFAULT_PRICES};
-pub use probe::{probe, ProbeReport, PROBE_PROMPT};
+pub use price::{check_priced, check_priced_in, Budget, ModelPrice, PriceTable};
+pub use probe::{probe, probe_settings, ProbeReport, PROBE_MAX_TOKENS, PROBE_PROMPT};
 pub use provider::{
-    decode, encode, encode_with_tools, error_message, ApiKey, Completion, DecodeError,
-    ModelSettings, Provider, SystemPrompt, Usage, Wire, WireRequest, ANTHROPIC_DEFAULT_MAX_TOKENS,
-    ANTHROPIC_VERSION, CRUCIBLE_API_KEY,
+    check_settings, decode, encode, encode_request, encode_with_tools, error_message,
+    explain_refusal, ApiKey, Completion, DecodeError, Effort, ModelSettings, Provider, Reasoning,
+    SystemPrompt, Usage, Wire, WireRequest, ANTHROPIC_DEFAULT_MAX_TOKENS, ANTHROPIC_VERSION,
+    CRUCIBLE_API_KEY,
 };
 pub use registry::{
     resolve_run_key, resolve_run_key_from_os, ConnectionTest, ModelEntry, ProviderEntry, Registry,
@@ -136,6 +142,35 @@ pub enum LlmError {
         source_name: String,
         /// What is wrong.
         message: String,
+    },
+    /// The model catalogue (`assets/models.json`, `<data dir>/models.json`) could not be read.
+    #[error("model catalogue {source_name}: {message}")]
+    Catalog {
+        /// File or name of the catalogue.
+        source_name: String,
+        /// What is wrong, naming the field.
+        message: String,
+    },
+    /// A model's settings ask for something the model refuses (caught before any call).
+    #[error("{model}: {message}")]
+    Setting {
+        /// `provider:model`.
+        model: String,
+        /// The setting at fault and what to do.
+        message: String,
+    },
+    /// A run with a budget names models without a price.
+    #[error(
+        "--budget needs a price for every model, and {} {} none: add one in Settings → \
+         Providers & models (the model's price) or in <data dir>/models.json (an entry with \
+         `match`, `price`, `price_as_of` and `price_source`), or pass --allow-unpriced to run \
+         them outside the budget",
+        models.join(", "),
+        if models.len() == 1 { "has" } else { "have" }
+    )]
+    Unpriced {
+        /// The models without a price.
+        models: Vec<String>,
     },
     /// The response cache could not be written or cleared.
     #[error("response cache {path}: {message}")]

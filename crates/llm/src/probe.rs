@@ -5,6 +5,7 @@ use std::time::{Duration, Instant};
 use serde::Serialize;
 
 use super::agent::{ModelAgent, ModelSpec};
+use super::catalog::{self, MaxTokensField, ReasoningControl};
 use super::provider::{ApiKey, ModelSettings, Usage};
 use super::retry::RetryPolicy;
 use crucible_core::{Message, Role};
@@ -27,15 +28,38 @@ pub struct ProbeReport {
     pub answer: Option<String>,
 }
 
-/// Makes one call to `spec` with at most 16 output tokens, temperature 0, one retry and a
-/// 60 s timeout. Never caches, never panics: every failure is in the report.
+/// The output cap of a probe of a model that does not reason.
+pub const PROBE_MAX_TOKENS: u32 = 16;
+
+/// The settings a probe sends: the model's own (so a saved setting the model refuses shows up
+/// here, not in the first run), with the output capped at [`PROBE_MAX_TOKENS`] when the user set
+/// no cap and the model does not reason (a reasoning model's thinking counts against the cap
+/// and would use it up). Nothing the model refuses is added: no temperature, and the cap goes
+/// out under the field the catalogue names (`max_completion_tokens` for GPT-5 and o-series).
+pub fn probe_settings(spec: &ModelSpec) -> ModelSettings {
+    let mut s = spec.settings.clone();
+    let profile = catalog::active().profile(&spec.model);
+    let reasons = s.reasoning.is_some()
+        || profile.max_tokens_field == MaxTokensField::MaxCompletionTokens
+        || !matches!(
+            profile.reasoning,
+            ReasoningControl::Generic
+                | ReasoningControl::AnthropicBudget
+                | ReasoningControl::GeminiBudget
+        );
+    if s.max_tokens.is_none() && !reasons {
+        s.max_tokens = Some(PROBE_MAX_TOKENS);
+    }
+    s
+}
+
+/// Makes one call to `spec` (its settings as [`probe_settings`] gives them) with one retry and
+/// a 60 s timeout. Never caches, never panics: every failure is in the report, a refused
+/// parameter named as the setting to change.
 pub async fn probe(spec: ModelSpec, key: Option<ApiKey>) -> ProbeReport {
     let started = Instant::now();
-    let spec = spec.with_settings(ModelSettings {
-        temperature: 0.0,
-        max_tokens: Some(16),
-        ..ModelSettings::default()
-    });
+    let settings = probe_settings(&spec);
+    let spec = spec.with_settings(settings);
     let policy = RetryPolicy {
         max_retries: 1,
         request_timeout: Duration::from_secs(60),

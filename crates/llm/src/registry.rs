@@ -170,8 +170,11 @@ impl ProviderEntry {
                     format!("{:?} is listed twice", m.name),
                 ));
             }
-            let t = m.settings.temperature;
-            if !(t.is_finite() && (0.0..=2.0).contains(&t)) {
+            if let Some(t) = m
+                .settings
+                .temperature
+                .filter(|t| !(t.is_finite() && (0.0..=2.0).contains(t)))
+            {
                 return Err(bad(
                     path,
                     format!("{mat}.settings.temperature"),
@@ -458,13 +461,14 @@ mod tests {
     #[test]
     fn invalid_entries_name_the_field() {
         let mut temp = entry("ok", Provider::OpenAi, None);
-        temp.models[0].settings.temperature = 3.0;
+        temp.models[0].settings.temperature = Some(3.0);
         let mut dup = entry("ok", Provider::OpenAi, None);
         dup.models.push(dup.models[0].clone());
         let mut price = entry("ok", Provider::OpenAi, None);
         price.models[0].price = Some(ModelPrice {
             input_per_mtok: -1.0,
             output_per_mtok: 1.0,
+            ..ModelPrice::default()
         });
         let mut env = entry("ok", Provider::OpenAi, None);
         env.key_env = Some("lower-case".into());
@@ -528,11 +532,11 @@ mod tests {
             Provider::OpenAiCompatible,
             Some("http://127.0.0.1:9/v1/"),
         );
-        e.models[0].settings.temperature = 0.1;
+        e.models[0].settings.temperature = Some(0.1);
         reg.upsert(e, None, "p").unwrap();
         let s = reg.spec("local:m").unwrap();
         assert_eq!(s.base_url, "http://127.0.0.1:9/v1");
-        assert_eq!(s.settings.temperature, 0.1);
+        assert_eq!(s.settings.temperature, Some(0.1));
         assert!(reg.spec("nope:m").unwrap_err().to_string().contains("nope"));
         assert!(reg.spec("local").is_err());
     }

@@ -350,6 +350,17 @@ pub fn check_models(
         };
         models.insert(name, r);
     }
+    if let Some(data_dir) = keys_from {
+        // A budget must be able to count every model's calls.
+        let specs: Vec<crucible_llm::ModelSpec> = models
+            .values()
+            .filter_map(|r| match r {
+                ModelRef::Provider(s) => Some(s.clone()),
+                ModelRef::Builtin(_) => None,
+            })
+            .collect();
+        crucible_llm::check_priced_in(data_dir, &specs, spec.budget_usd, spec.allow_unpriced)?;
+    }
     Ok(models)
 }
 
@@ -1209,7 +1220,7 @@ async fn run_job(
                     .run(&job.instance, &mut counted, job.seed, &mut push)
                     .await;
                 for c in &agent.calls()[before..] {
-                    spend.tokens_in += c.usage.input_tokens;
+                    spend.tokens_in += c.usage.prompt_tokens();
                     spend.tokens_out += c.usage.output_tokens;
                     spend.cost_usd += c.cost_usd.unwrap_or(0.0);
                 }

@@ -191,6 +191,10 @@ pub struct RunSpec {
     /// USD after which no new model call is made.
     #[serde(default)]
     pub budget_usd: Option<f64>,
+    /// Lets models without a price run under a budget, outside it (`--allow-unpriced`); without
+    /// it a budgeted run with an unpriced model is refused at plan time.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub allow_unpriced: bool,
     /// Intent2Tx also executes answers on the eth universe (Exec, StateEq).
     #[serde(default = "yes")]
     pub intent_execute: bool,
@@ -334,6 +338,7 @@ impl RunSpec {
             concurrency: DEFAULT_CONCURRENCY,
             chain_workers: super::capacity::cores(),
             budget_usd: None,
+            allow_unpriced: false,
             intent_execute: true,
             cache: true,
             rescore_of: None,

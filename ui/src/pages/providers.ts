@@ -1,7 +1,7 @@
 // Settings → Providers & models: saved providers (where each key comes from, never the key),
 // add/edit/remove, "test connection" (one real call, the exact error on failure), and the
 // built-in agents that are always there. Element ids and data-fields are what the E2E tests use.
-import type { ConnectionTest, KeySource, ModelEntry, Provider, ProviderEntry, ProvidersView } from "../bindings";
+import type { ConnectionTest, KeySource, ModelEntry, ModelSettings, Provider, ProviderEntry, ProvidersView } from "../bindings";
 import { h, mount } from "../dom";
 import { BENCH_LABEL } from "../bench";
 import { listProviders, providerModels, removeProvider, saveProvider, testConnection } from "../ipc";
@@ -48,7 +48,7 @@ function validate(e: ProviderEntry): { field: string; message: string } | null {
   for (const [i, m] of e.models.entries()) {
     if (m.name.trim() === "") return { field: `pf-model-${i}-name`, message: `Model ${i + 1}: the name is empty.` };
     const t = m.settings.temperature;
-    if (!Number.isFinite(t) || t < 0 || t > 2)
+    if (t !== null && (!Number.isFinite(t) || t < 0 || t > 2))
       return { field: `pf-model-${i}-temp`, message: `Model ${i + 1}: temperature must be between 0 and 2.` };
     if (m.settings.max_tokens !== null && (!Number.isInteger(m.settings.max_tokens) || m.settings.max_tokens < 1))
       return { field: `pf-model-${i}-max`, message: `Model ${i + 1}: max tokens must be a whole number ≥ 1.` };
@@ -95,7 +95,7 @@ function providerForm(existing: ProviderEntry | null, onDone: (v: ProvidersView 
     const name = h("input", { id: `pf-model-${i}-name`, class: "m-name", autocomplete: "off", spellcheck: "false", value: m?.name ?? "",
       list: "pf-known-models" });
     const temp = h("input", { id: `pf-model-${i}-temp`, class: "m-temp", type: "number", step: "0.1", min: "0", max: "2",
-      value: String(m?.settings.temperature ?? 0.7) });
+      value: m?.settings.temperature != null ? String(m.settings.temperature) : "", placeholder: "default" });
     const max = h("input", { id: `pf-model-${i}-max`, class: "m-max", type: "number", min: "1", step: "1",
       value: m?.settings.max_tokens != null ? String(m.settings.max_tokens) : "", placeholder: "default" });
     const pin = h("input", { id: `pf-model-${i}-pin`, class: "m-pin", type: "number", min: "0", step: "0.01",
@@ -103,7 +103,9 @@ function providerForm(existing: ProviderEntry | null, onDone: (v: ProvidersView 
     const pout = h("input", { id: `pf-model-${i}-pout`, class: "m-pout", type: "number", min: "0", step: "0.01",
       value: m?.price ? String(m.price.output_per_mtok) : "", placeholder: "table" });
     const del = h("button", { type: "button", class: "link-button", "aria-label": `Remove model ${i + 1}` }, "Remove");
+    // Settings this form has no field for (reasoning, stop, extras) are kept as they were.
     const row = h("fieldset", { class: "model-row", "data-system-prompt": m?.settings.system_prompt ?? "native",
+      "data-settings": m ? JSON.stringify(m.settings) : "{}",
       "data-seed": m?.settings.seed != null ? String(m.settings.seed) : "" },
       h("legend", { class: "sr-only" }, `Model ${i + 1}`),
       field("Model name", name), field("Temperature", temp), field("Max tokens", max),
@@ -162,7 +164,8 @@ function providerForm(existing: ProviderEntry | null, onDone: (v: ProvidersView 
       return {
         name: val(".m-name").trim(),
         settings: {
-          temperature: Number(val(".m-temp")),
+          ...(JSON.parse(row.dataset.settings ?? "{}") as Partial<ModelSettings>),
+          temperature: numberOrNull(val(".m-temp")),
           max_tokens: numberOrNull(val(".m-max")),
           seed: row.dataset.seed ? Number(row.dataset.seed) : null,
           system_prompt: row.dataset.systemPrompt === "fold_into_user" ? "fold_into_user" : "native",
@@ -186,9 +189,9 @@ function providerForm(existing: ProviderEntry | null, onDone: (v: ProvidersView 
     ),
     h("h3", {}, "Models"),
     h("p", { class: "muted small", id: "pf-model-help" },
-      "Model name: exactly as the provider spells it. Temperature: 0 gives the most repeatable answers. ",
+      "Model name: exactly as the provider spells it. Temperature: 0 gives the most repeatable answers; empty sends none (the provider's default; reasoning models such as GPT-5 and Claude Opus 4.7 refuse one). ",
       "Max tokens: the longest answer allowed (empty: the provider's default). ",
-      "Prices: US dollars per million tokens read and written, for cost estimates and budgets (empty: Crucible's price table; a model it does not know counts as free)."),
+      "Prices: US dollars per million tokens read and written, for cost estimates and budgets (empty: Crucible's model catalogue; a run with a budget refuses a model without a price)."),
     models, known,
     h("div", { class: "form-actions" }, addModel, loadModels),
     listed,
@@ -281,7 +284,7 @@ function providerCard(view: ProvidersView, i: number, rerender: (v: ProvidersVie
             ? h("span", { class: "muted small" }, " (fallback: no key in the keychain)")
             : null),
       h("dt", {}, "Models"), h("dd", { "data-field": "models" },
-        e.models.map((m) => `${m.name} (T=${m.settings.temperature}${m.price ? `, $${m.price.input_per_mtok}/$${m.price.output_per_mtok} per 1M` : ""})`).join(", ")),
+        e.models.map((m) => `${m.name} (T=${m.settings.temperature ?? "default"}${m.price ? `, $${m.price.input_per_mtok}/$${m.price.output_per_mtok} per 1M` : ""})`).join(", ")),
     ),
     confirmSlot,
     h("div", { class: "test-row" }, modelSel, test),

@@ -28,6 +28,59 @@ fn u64_at(v: &Value, path: &[&str]) -> u64 {
     cur.as_u64().unwrap_or(0)
 }
 
+/// OpenAI-wire usage: `prompt_tokens` includes `prompt_tokens_details.cached_tokens` (split off
+/// as cache reads; OpenRouter also reports `cache_write_tokens` there), `completion_tokens`
+/// includes `completion_tokens_details.reasoning_tokens`; OpenRouter's `cost` is kept as is.
+fn openai_usage(body: &Value) -> Usage {
+    let prompt = u64_at(body, &["usage", "prompt_tokens"]);
+    let cached = u64_at(body, &["usage", "prompt_tokens_details", "cached_tokens"]);
+    let written = u64_at(
+        body,
+        &["usage", "prompt_tokens_details", "cache_write_tokens"],
+    );
+    Usage {
+        input_tokens: prompt.saturating_sub(cached).saturating_sub(written),
+        output_tokens: u64_at(body, &["usage", "completion_tokens"]),
+        cache_read_tokens: cached.min(prompt),
+        cache_write_tokens: written.min(prompt.saturating_sub(cached)),
+        reasoning_tokens: u64_at(
+            body,
+            &["usage", "completion_tokens_details", "reasoning_tokens"],
+        ),
+        reported_cost_usd: body
+            .pointer("/usage/cost")
+            .and_then(Value::as_f64)
+            .filter(|c| c.is_finite() && *c >= 0.0),
+    }
+}
+
+/// Anthropic usage: `input_tokens` already excludes the cache reads and writes, reported apart.
+fn anthropic_usage(body: &Value) -> Usage {
+    Usage {
+        input_tokens: u64_at(body, &["usage", "input_tokens"]),
+        output_tokens: u64_at(body, &["usage", "output_tokens"]),
+        cache_read_tokens: u64_at(body, &["usage", "cache_read_input_tokens"]),
+        cache_write_tokens: u64_at(body, &["usage", "cache_creation_input_tokens"]),
+        ..Usage::default()
+    }
+}
+
+/// Gemini usage: `promptTokenCount` includes `cachedContentTokenCount`; `candidatesTokenCount`
+/// excludes `thoughtsTokenCount`, which is billed as output and so added to it.
+fn gemini_usage(body: &Value) -> Usage {
+    let prompt = u64_at(body, &["usageMetadata", "promptTokenCount"]);
+    let cached = u64_at(body, &["usageMetadata", "cachedContentTokenCount"]);
+    let thoughts = u64_at(body, &["usageMetadata", "thoughtsTokenCount"]);
+    Usage {
+        input_tokens: prompt.saturating_sub(cached),
+        output_tokens: u64_at(body, &["usageMetadata", "candidatesTokenCount"])
+            .saturating_add(thoughts),
+        cache_read_tokens: cached.min(prompt),
+        reasoning_tokens: thoughts,
+        ..Usage::default()
+    }
+}
+
 /// Why a 2xx body could not be read as an answer (the agent wraps it with provider and model).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct DecodeError(pub String);
@@ -81,10 +134,7 @@ pub fn decode(wire: Wire, body: &Value) -> Result<Completion, DecodeError> {
                 .unwrap_or_default();
             Ok(Completion {
                 text,
-                usage: Usage {
-                    input_tokens: u64_at(body, &["usage", "prompt_tokens"]),
-                    output_tokens: u64_at(body, &["usage", "completion_tokens"]),
-                },
+                usage: openai_usage(body),
                 tool_calls,
             })
         }
@@ -112,10 +162,7 @@ pub fn decode(wire: Wire, body: &Value) -> Result<Completion, DecodeError> {
                 .collect();
             Ok(Completion {
                 text,
-                usage: Usage {
-                    input_tokens: u64_at(body, &["usage", "input_tokens"]),
-                    output_tokens: u64_at(body, &["usage", "output_tokens"]),
-                },
+                usage: anthropic_usage(body),
                 tool_calls,
             })
         }
@@ -160,10 +207,7 @@ pub fn decode(wire: Wire, body: &Value) -> Result<Completion, DecodeError> {
                 .unwrap_or_default();
             Ok(Completion {
                 text,
-                usage: Usage {
-                    input_tokens: u64_at(body, &["usageMetadata", "promptTokenCount"]),
-                    output_tokens: u64_at(body, &["usageMetadata", "candidatesTokenCount"]),
-                },
+                usage: gemini_usage(body),
                 tool_calls,
             })
         }

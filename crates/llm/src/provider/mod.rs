@@ -13,9 +13,11 @@ use crucible_core::{Message, Role, ToolCall};
 
 mod decode;
 mod encode;
+mod params;
 
 pub use decode::{decode, DecodeError};
-pub use encode::{encode, encode_with_tools};
+pub use encode::{encode, encode_request, encode_with_tools};
+pub use params::{check_settings, explain_refusal};
 
 /// The three wire formats Crucible speaks.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
@@ -221,29 +223,91 @@ pub enum SystemPrompt {
     FoldIntoUser,
 }
 
-/// Per-model sampling settings; part of the cache key.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, ts_rs::TS)]
-pub struct ModelSettings {
-    /// Sampling temperature (0.7 as in the papers).
-    pub temperature: f64,
-    /// Cap on generated tokens (`None`: the provider's default; Anthropic requires one, 4096).
-    pub max_tokens: Option<u32>,
-    /// Sampling seed, sent where the wire supports it (OpenAI, Gemini).
-    #[ts(type = "number | null")]
-    pub seed: Option<u64>,
-    /// How system messages are sent.
-    pub system_prompt: SystemPrompt,
+/// How hard a reasoning model thinks: a level, a token budget, or both (each wire takes the one
+/// its model accepts; see [`crate::ModelProfile`] and docs/llm.md, "Parameters per model").
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default, Serialize, Deserialize, ts_rs::TS)]
+#[serde(deny_unknown_fields)]
+pub struct Reasoning {
+    /// The effort level (OpenAI `reasoning_effort`, Anthropic `output_config.effort`, Gemini 3
+    /// `thinkingLevel`, OpenRouter `reasoning.effort`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub effort: Option<Effort>,
+    /// A thinking budget in tokens (Anthropic `thinking.budget_tokens`, Gemini 2.5
+    /// `thinkingBudget`, OpenRouter `reasoning.max_tokens`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub budget_tokens: Option<u32>,
 }
 
-impl Default for ModelSettings {
-    fn default() -> Self {
-        Self {
-            temperature: 0.7,
-            max_tokens: None,
-            seed: None,
-            system_prompt: SystemPrompt::Native,
+/// A reasoning effort level. Not every model takes every level: the provider refuses the ones it
+/// does not know, and Crucible names the setting in that error.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize, ts_rs::TS)]
+#[serde(rename_all = "snake_case")]
+pub enum Effort {
+    /// No reasoning (GPT-5.1+ `none`; Gemini 2.5 budget 0).
+    None,
+    /// GPT-5 `minimal`; Gemini 3 Flash `minimal`.
+    Minimal,
+    /// Low.
+    Low,
+    /// Medium.
+    Medium,
+    /// High.
+    High,
+    /// The highest level some models offer (`xhigh` on GPT-5.x and Claude Opus 4.7+).
+    Xhigh,
+}
+
+impl Effort {
+    /// The value the wires send.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Effort::None => "none",
+            Effort::Minimal => "minimal",
+            Effort::Low => "low",
+            Effort::Medium => "medium",
+            Effort::High => "high",
+            Effort::Xhigh => "xhigh",
         }
     }
+}
+
+/// Per-model request settings; part of the cache key. Every field left unset is not sent, so the
+/// provider's own default applies. Old saved settings (`{"temperature": 0.7, "max_tokens": null,
+/// "seed": null, "system_prompt": "native"}`) still load.
+#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize, ts_rs::TS)]
+pub struct ModelSettings {
+    /// Sampling temperature (`None`: not sent, the provider's default).
+    #[serde(default)]
+    pub temperature: Option<f64>,
+    /// Nucleus sampling (`None`: not sent).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub top_p: Option<f64>,
+    /// Cap on generated tokens, reasoning included (`None`: the provider's default; Anthropic
+    /// requires one, 4096). Sent as `max_completion_tokens` to the models that want that name.
+    #[serde(default)]
+    pub max_tokens: Option<u32>,
+    /// Sampling seed, sent where the wire supports it (OpenAI, Gemini).
+    #[serde(default)]
+    #[ts(type = "number | null")]
+    pub seed: Option<u64>,
+    /// Stop sequences (`stop`, `stop_sequences`, `stopSequences`).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub stop: Vec<String>,
+    /// Reasoning effort and/or thinking budget (`None`: not sent, the model's default).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub reasoning: Option<Reasoning>,
+    /// How system messages are sent.
+    #[serde(default)]
+    pub system_prompt: SystemPrompt,
+    /// A JSON object merged into the request body last (it wins over what Crucible sets):
+    /// `chat_template_kwargs`, OpenRouter `provider`, … Must be an object.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[ts(type = "Record<string, unknown> | null")]
+    pub extra_body: Option<Value>,
+    /// Extra request headers (`anthropic-beta`, OpenRouter attribution, …); never the key
+    /// headers, which Crucible sets itself.
+    #[serde(default, skip_serializing_if = "std::collections::BTreeMap::is_empty")]
+    pub extra_headers: std::collections::BTreeMap<String, String>,
 }
 
 /// Anthropic's API version header value.
@@ -251,13 +315,34 @@ pub const ANTHROPIC_VERSION: &str = "2023-06-01";
 /// `max_tokens` sent to Anthropic when the settings give none (the field is required there).
 pub const ANTHROPIC_DEFAULT_MAX_TOKENS: u32 = 4096;
 
-/// Token counts of one call.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
+/// Token counts of one call, split by how each class is billed. `input_tokens` are the prompt
+/// tokens read fresh (not from a cache); `output_tokens` are every generated token, reasoning
+/// included (reasoning is billed as output on every wire); `reasoning_tokens` is that share.
+#[derive(Debug, Clone, Copy, PartialEq, Default, Serialize, Deserialize)]
 pub struct Usage {
-    /// Prompt tokens.
+    /// Prompt tokens not read from a cache.
     pub input_tokens: u64,
-    /// Generated tokens.
+    /// Generated tokens, reasoning included.
     pub output_tokens: u64,
+    /// Prompt tokens read from the provider's prompt cache (OpenAI `cached_tokens`, Anthropic
+    /// `cache_read_input_tokens`, Gemini `cachedContentTokenCount`).
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub cache_read_tokens: u64,
+    /// Prompt tokens written to the cache (Anthropic `cache_creation_input_tokens`).
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub cache_write_tokens: u64,
+    /// The reasoning share of `output_tokens` (OpenAI `reasoning_tokens`, Gemini
+    /// `thoughtsTokenCount`).
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub reasoning_tokens: u64,
+    /// The cost the provider itself reported for the call (OpenRouter `usage.cost`), USD; taken
+    /// as is over the price table.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub reported_cost_usd: Option<f64>,
+}
+
+fn is_zero(n: &u64) -> bool {
+    *n == 0
 }
 
 impl Usage {
@@ -265,6 +350,18 @@ impl Usage {
     pub fn add(&mut self, other: Usage) {
         self.input_tokens += other.input_tokens;
         self.output_tokens += other.output_tokens;
+        self.cache_read_tokens += other.cache_read_tokens;
+        self.cache_write_tokens += other.cache_write_tokens;
+        self.reasoning_tokens += other.reasoning_tokens;
+        self.reported_cost_usd = match (self.reported_cost_usd, other.reported_cost_usd) {
+            (None, None) => None,
+            (a, b) => Some(a.unwrap_or(0.0) + b.unwrap_or(0.0)),
+        };
+    }
+
+    /// Every prompt token, cached or not.
+    pub fn prompt_tokens(&self) -> u64 {
+        self.input_tokens + self.cache_read_tokens + self.cache_write_tokens
     }
 }
 
@@ -451,6 +548,46 @@ mod tests {
     }
 
     #[test]
+    fn cached_reasoning_and_reported_cost_are_read_from_each_wire() {
+        let text = json!([{"text": "a"}]);
+        let g = json!({"candidates": [{"content": {"parts": text}}],
+            "usageMetadata": {"promptTokenCount": 10000, "cachedContentTokenCount": 8000,
+                              "candidatesTokenCount": 200, "thoughtsTokenCount": 1800}});
+        let o = json!({"choices": [{"message": {"content": "a"}}],
+            "usage": {"prompt_tokens": 10000, "prompt_tokens_details": {"cached_tokens": 9000},
+                      "completion_tokens": 3000, "completion_tokens_details": {"reasoning_tokens": 2500}}});
+        let a = json!({"content": [{"type": "text", "text": "a"}],
+            "usage": {"input_tokens": 50, "cache_creation_input_tokens": 2000,
+                      "cache_read_input_tokens": 8000, "output_tokens": 700}});
+        let or = json!({"choices": [{"message": {"content": "a"}}],
+            "usage": {"prompt_tokens": 10, "completion_tokens": 5, "cost": 0.0123}});
+        let u = |w, b: &Value| decode(w, b).unwrap().usage;
+        let counts = |u: Usage| {
+            (
+                u.input_tokens,
+                u.cache_read_tokens,
+                u.cache_write_tokens,
+                u.output_tokens,
+                u.reasoning_tokens,
+            )
+        };
+        assert_eq!(counts(u(Wire::Gemini, &g)), (2000, 8000, 0, 2000, 1800));
+        assert_eq!(counts(u(Wire::OpenAi, &o)), (1000, 9000, 0, 3000, 2500));
+        assert_eq!(counts(u(Wire::Anthropic, &a)), (50, 8000, 2000, 700, 0));
+        assert_eq!(u(Wire::OpenAi, &or).reported_cost_usd, Some(0.0123));
+        // Hostile counts neither overflow nor go negative.
+        let odd = json!({"choices": [{"message": {"content": "a"}}],
+            "usage": {"prompt_tokens": 5, "prompt_tokens_details": {"cached_tokens": 9},
+                      "completion_tokens": u64::MAX, "cost": -1.0}});
+        let x = u(Wire::OpenAi, &odd);
+        assert_eq!((x.input_tokens, x.cache_read_tokens), (0, 5));
+        assert_eq!(x.reported_cost_usd, None);
+        let big = json!({"candidates": [{"content": {"parts": text}}],
+            "usageMetadata": {"candidatesTokenCount": u64::MAX, "thoughtsTokenCount": 5}});
+        assert_eq!(u(Wire::Gemini, &big).output_tokens, u64::MAX);
+    }
+
+    #[test]
     fn usage_is_read_from_each_wire_format() {
         let cases = [
             (
@@ -473,7 +610,8 @@ mod tests {
                 c.usage,
                 Usage {
                     input_tokens: 3,
-                    output_tokens: 4
+                    output_tokens: 4,
+                    ..Usage::default()
                 },
                 "{wire:?}"
             );
