@@ -114,6 +114,15 @@ pub async fn results(config: &Config, cmd: ResultsCmd) -> Result<()> {
     };
     let db = a.db.clone().unwrap_or_else(|| config.database_file());
     let explorer = crucible_views::results::Explorer::open(&db).await?;
+    if mode == ReplayMode::Rescore
+        && crucible_views::inspect::replays_tool_calls(explorer.store(), a.sample).await?
+    {
+        eprintln!(
+            "note: sample {}: {}",
+            a.sample,
+            crucible_views::inspect::TOOL_REPLAY_NOTICE
+        );
+    }
     let mut replayer = Replayer::new();
     let r = replayer.replay(config, &explorer, a.sample, mode).await?;
     // Kept beside the sample, so `crucible audit` lists it when the verdicts disagree.

@@ -577,6 +577,15 @@ pub async fn run_cmd(config: &Config, a: RunArgs) -> Result<()> {
 pub async fn rescore(config: &Config, a: RescoreArgs) -> Result<()> {
     let store = open_existing(config, a.db).await?;
     let id = a.run_id;
+    // A run with real-tool samples replays the model's tool calls: say so before doing it.
+    if let Ok(run) = crucible_store::RunReader::run(&store, &id).await {
+        if run.spec.contains("real-tools") {
+            eprintln!(
+                "note: run {id}: {}",
+                crucible_views::inspect::TOOL_REPLAY_NOTICE
+            );
+        }
+    }
     let r = with_context(
         config,
         store,

@@ -236,3 +236,55 @@ fn the_self_test_of_a_real_tool_pack_names_a_task_its_checks_get_wrong() {
     );
     assert_eq!(v["report"]["tasks"][2]["reference"], "full_success");
 }
+
+/// Re-scoring a real-tool sample is execution (the model's stored calls go through the real MCP
+/// servers again, confined): `results rescore` and `rescore` say so before doing it.
+#[test]
+fn rescoring_a_real_tool_sample_says_it_replays_the_tool_calls() {
+    let data = tempfile::tempdir().unwrap();
+    let (ok, v, err) = crucible_cli(
+        data.path(),
+        &[
+            "run",
+            "--bench",
+            "pilot",
+            "--pack",
+            "pilot-real-tools",
+            "--model",
+            "builtin:reference",
+            "--faults",
+            "off",
+            "--limit",
+            "1",
+            "--json",
+        ],
+    );
+    assert!(ok, "{err}");
+    let run_id = v["run_id"].as_str().unwrap().to_string();
+    let (ok, run, err) = crucible_cli(data.path(), &["runs", "show", &run_id, "--json"]);
+    assert!(ok, "{err}");
+    let id = run["samples"][0]["id"].as_i64().unwrap().to_string();
+    let cli = |args: &[&str]| {
+        let o = std::process::Command::new(env!("CARGO_BIN_EXE_crucible"))
+            .args(args)
+            .env("CRUCIBLE_DATA_DIR", data.path())
+            .env("CRUCIBLE_PROJECT_DIR", env!("CARGO_MANIFEST_DIR"))
+            .output()
+            .unwrap();
+        (
+            o.status.success(),
+            String::from_utf8_lossy(&o.stderr).to_string(),
+        )
+    };
+    for args in [
+        vec!["results", "rescore", id.as_str(), "--json"],
+        vec!["rescore", run_id.as_str(), "--json"],
+    ] {
+        let (ok, err) = cli(&args);
+        assert!(ok, "{args:?}: {err}");
+        assert!(
+            err.contains("replays the model's stored tool calls through the real MCP servers"),
+            "{args:?}: {err}"
+        );
+    }
+}

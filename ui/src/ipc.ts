@@ -269,8 +269,9 @@ export const resultsCompare = (runA: string, runB: string, scoring: Scoring): Pr
 export const resultsExport = (filter: SampleFilter, chart: string, format: string, dir: string | null = null): Promise<Result<string[]>> =>
   call<string[]>("results_export", { filter, chart, format, dir });
 
-/** Re-executes (`reexecute`) or re-scores (`rescore`) one stored sample; read-only (Rust: `results_replay`). */
-export const resultsReplay = (id: number, mode: ReplayMode): Promise<Result<Replay>> => call<Replay>("results_replay", { id, mode });
+/** Re-executes (`reexecute`) or re-scores (`rescore`) one stored sample; read-only (Rust: `results_replay`). `allowReplay`: the user confirmed re-scoring a real-tool sample (required for a lab store's). */
+export const resultsReplay = (id: number, mode: ReplayMode, allowReplay = false): Promise<Result<Replay>> =>
+  call<Replay>("results_replay", allowReplay ? { id, mode, allowReplay } : { id, mode });
 
 /** Two models of one run on the same instances (Rust: `results_compare_models`). */
 export const resultsCompareModels = (run: string, modelA: string, modelB: string, scoring: Scoring): Promise<Result<CompareView>> =>

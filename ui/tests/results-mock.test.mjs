@@ -480,3 +480,24 @@ test("a repeat-stability map of many tasks starts folded, is drawn when unfolded
   assert.deepEqual(first, ["task_0", "task_1", "task_2"]);
   await page.close();
 });
+
+test("re-scoring a real-tool sample asks first: it replays the model's tool calls", async () => {
+  const calls = [];
+  const summary = { ...SUMMARY, task: "git_commit_new_file@real-tools" };
+  const base = handler(calls);
+  const { page } = await open("#/results", (cmd, args) => {
+    if (cmd === "results_samples") return (calls.push([cmd, args]), { ok: { total: 1, offset: 0, limit: 50, rows: [summary] } });
+    if (cmd === "results_sample") return (calls.push([cmd, args]), { ok: { ...TRACE, summary } });
+    return base(cmd, args);
+  });
+  await page.locator("#tab-samples").click();
+  await page.locator("#samples-table tr[data-sample='7'] td").first().click();
+  await page.locator("#replay-rescore").click();
+  await page.locator("#replay-ask").waitFor();
+  assert.match(await page.locator("#replay-ask").innerText(), /replays the model's stored tool calls through the real MCP servers/);
+  assert.equal(calls.filter((c) => c[0] === "results_replay").length, 0, "nothing is replayed before the user confirms");
+  await page.locator("#replay-confirm").click();
+  await page.locator("#replay").waitFor();
+  assert.deepEqual(calls.filter((c) => c[0] === "results_replay").map((c) => c[1]), [{ id: 7, mode: "rescore", allowReplay: true }]);
+  await page.close();
+});

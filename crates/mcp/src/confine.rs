@@ -10,17 +10,21 @@
 //! It has no network, no other file of the machine, a cleared environment, and runs as uid/gid
 //! 65534 without capabilities — also when Crucible runs as root, where `setpriv` switches to the
 //! real uid 65534 (a user namespace would map the server to the real root) and the episode
-//! directory is handed to 65534 first.
+//! directory is handed to 65534 first. It runs under [`SERVER_LIMITS`] (processes, data, CPU
+//! time, file size), and bubblewrap dies with Crucible (`crucible-confine` builds the command
+//! line and starts it; the same module the end-state reader uses).
 
-use std::path::{Component, Path, PathBuf};
+use std::path::Path;
+
+pub use crucible_confine::{as_root, Limits};
+use crucible_confine::{Sandbox, NOBODY};
 
 use super::servers::{node_path, program_dirs, Installation, Registry, ServerSpec};
 
 /// The uid and gid a server runs as.
-pub const SERVER_ID: u32 = 65534;
+pub const SERVER_ID: u32 = NOBODY;
 /// Where the episode directory appears inside.
 pub const EPISODE: &str = "/episode";
-const SETPRIV: &str = "/usr/bin/setpriv";
 
 /// The fixed identity and clock of commits made in an episode, so the same episode makes the
 /// same commit ids.
@@ -34,11 +38,6 @@ const GIT_ENV: [(&str, &str); 8] = [
     ("GIT_CONFIG_NOSYSTEM", "1"),
     ("GIT_TERMINAL_PROMPT", "0"),
 ];
-
-/// Whether this process runs as root (decided once).
-pub fn as_root() -> bool {
-    crucible_core::effective_uid() == Some(0)
-}
 
 /// Hands an episode directory (and everything in it) to the server's uid when Crucible runs
 /// as root; as another user, bubblewrap maps the server to that user and nothing is needed.
@@ -58,100 +57,41 @@ pub fn prepare_episode_dir(dir: &Path) -> std::io::Result<()> {
     walk(dir)
 }
 
-/// The command that starts `spec` confined to `episode`.
+/// The limits every server runs under (per process; the process count is per uid — as root
+/// every process of uid 65534 on the machine, so it is sized for all servers of a process).
+pub const SERVER_LIMITS: Limits = Limits {
+    processes: 1024,
+    data_bytes: 2 << 30,
+    cpu_seconds: 600,
+    file_bytes: 64 << 20,
+};
+
+/// The command that starts `spec` confined to `episode` under `limits` (start it with
+/// [`crucible_confine::spawn`], which ties it to Crucible's life).
 pub fn command(
     install: &Installation,
     spec: &ServerSpec,
     episode: &Path,
-) -> tokio::process::Command {
-    let mut cmd = tokio::process::Command::new(&install.bwrap);
-    if as_root() {
-        cmd.args([
-            "--unshare-ipc",
-            "--unshare-pid",
-            "--unshare-net",
-            "--unshare-uts",
-            "--unshare-cgroup-try",
-            "--cap-drop",
-            "ALL",
-            "--cap-add",
-            "CAP_SETUID",
-            "--cap-add",
-            "CAP_SETGID",
-            "--cap-add",
-            "CAP_SETPCAP",
-        ]);
-    } else {
-        let id = SERVER_ID.to_string();
-        cmd.args(["--unshare-all", "--unshare-user", "--disable-userns"])
-            .args(["--uid", &id, "--gid", &id, "--cap-drop", "ALL"]);
-    }
-    cmd.args(["--die-with-parent", "--new-session", "--clearenv"]);
-    cmd.args(["--ro-bind", "/usr", "/usr"]);
-    for (link, target) in [
-        ("/lib", "usr/lib"),
-        ("/lib64", "usr/lib64"),
-        ("/bin", "usr/bin"),
-    ] {
-        if Path::new(link).exists() {
-            cmd.args(["--symlink", target, link]);
-        }
-    }
-    cmd.args([
-        "--proc", "/proc", "--dev", "/dev", "--perms", "1777", "--tmpfs", "/tmp",
-    ]);
-    let mut made = Vec::new();
+    limits: Limits,
+) -> std::process::Command {
+    let mut sb = Sandbox::new(&install.bwrap);
     for dir in program_dirs(install, spec) {
-        // Parents bubblewrap would create 0700 as root: make them traversable.
-        let mut at = PathBuf::from("/");
-        for c in dir.parent().unwrap_or(&dir).components() {
-            if let Component::Normal(n) = c {
-                at.push(n);
-                if !made.contains(&at) && at != Path::new("/usr") && !at.starts_with("/usr/") {
-                    cmd.args(["--perms", "0755", "--dir"]).arg(&at);
-                    made.push(at.clone());
-                }
-            }
-        }
-        cmd.arg("--ro-bind").arg(&dir).arg(&dir);
+        sb.ro_bind_same(&dir);
     }
-    cmd.arg("--bind").arg(episode).arg(EPISODE);
-    cmd.args(["--chdir", EPISODE]);
-    cmd.args(["--setenv", "PATH", "/usr/local/bin:/usr/bin:/bin"]);
-    cmd.args(["--setenv", "HOME", "/tmp", "--setenv", "LANG", "C.UTF-8"]);
+    sb.bind(episode, Path::new(EPISODE)).chdir(EPISODE);
     for (k, v) in GIT_ENV.iter().chain(spec.env) {
-        cmd.args(["--setenv", k, v]);
+        sb.setenv(k, v);
     }
-    // The episode directory belongs to 65534 only when Crucible is root; git refuses a
-    // repository another uid owns, so every directory is trusted (all of them are this one).
-    cmd.args(["--setenv", "GIT_CONFIG_COUNT", "1"])
-        .args(["--setenv", "GIT_CONFIG_KEY_0", "safe.directory"])
-        .args(["--setenv", "GIT_CONFIG_VALUE_0", "*"]);
-    if as_root() {
-        let id = SERVER_ID.to_string();
-        cmd.arg(SETPRIV).args([
-            "--reuid",
-            &id,
-            "--regid",
-            &id,
-            "--clear-groups",
-            "--inh-caps=-all",
-            "--bounding-set=-all",
-            "--",
-        ]);
-    }
+    // Inside the sandbox only (the server's own git): every directory there is the episode's.
+    sb.setenv("GIT_CONFIG_COUNT", "1")
+        .setenv("GIT_CONFIG_KEY_0", "safe.directory")
+        .setenv("GIT_CONFIG_VALUE_0", "*");
+    sb.limits(limits);
     let entry = install.entry(spec);
-    match spec.registry {
-        Registry::Npm => {
-            cmd.arg(node_path()).arg(entry);
-        }
-        Registry::PyPi => {
-            cmd.arg(entry);
-        }
-    }
+    let mut cmd = match spec.registry {
+        Registry::Npm => sb.command(Path::new(node_path()), [entry.as_os_str()]),
+        Registry::PyPi => sb.command(&entry, std::iter::empty::<&std::ffi::OsStr>()),
+    };
     cmd.args(spec.args);
-    cmd.env_clear()
-        .env("PATH", "/usr/bin:/bin")
-        .kill_on_drop(true);
     cmd
 }

@@ -6,18 +6,25 @@
 //!   started, and the installation check that names the command to run when one is missing;
 //! - [`confine`]: the bubblewrap command line that shows a server only the system's read-only
 //!   files, its own installation and the episode directory (as `/episode`), without network;
-//! - [`session`]: a client over `rmcp` — start, list tools, call a tool with a deadline, stop.
+//! - [`session`]: a client over `rmcp` — start, list tools, call a tool with a deadline, a wall
+//!   clock per server, stop;
+//! - [`slots`]: the process-wide cap on live servers, reserved per episode;
+//! - [`endstate`]: git run on an episode's repository after the episode, in the same
+//!   confinement with the episode read-only (nothing the model wrote runs on the host).
 //!
 //! Nothing here knows PILOT's tasks, faults or scoring (`crucible_pilot::real` does).
 
 #![warn(missing_docs, unreachable_pub)]
 
 pub mod confine;
+pub mod endstate;
 pub mod servers;
 pub mod session;
+pub mod slots;
 
+pub use endstate::EndStateError;
 pub use servers::{Installation, ServerId, ServerSpec, SERVERS};
-pub use session::{probe, CallResult, Session, ToolInfo};
+pub use session::{probe, CallResult, Session, SessionLimits, ToolInfo};
 
 /// What can go wrong when starting or talking to an MCP server.
 #[derive(Debug, thiserror::Error)]

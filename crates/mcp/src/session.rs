@@ -1,12 +1,13 @@
 //! One confined MCP server for one episode, through `rmcp`'s client: the handshake and tool
-//! list on start, tool calls with a deadline, and a stop that never waits long.
+//! list on start, tool calls with a deadline, a wall clock on the whole session (the server is
+//! killed when it runs out), and a stop that never waits long. The server's bubblewrap is
+//! started by `crucible_confine::spawn`, so it dies with Crucible; dropping a session kills it.
 
 use std::path::Path;
 use std::time::Duration;
 
 use rmcp::model::CallToolRequestParams;
 use rmcp::service::RunningService;
-use rmcp::transport::TokioChildProcess;
 use rmcp::{RoleClient, ServiceExt};
 use serde::Serialize;
 use serde_json::Value;
@@ -21,6 +22,34 @@ pub const START_TIMEOUT: Duration = Duration::from_secs(20);
 pub const CALL_TIMEOUT: Duration = Duration::from_secs(15);
 /// The longest result text kept from one call (the rest is cut, and said so).
 pub const MAX_RESULT_CHARS: usize = 16_000;
+/// How long a server may live (one episode): it is killed when this runs out.
+pub const WALL_CLOCK: Duration = Duration::from_secs(30 * 60);
+
+/// What a server may use: its resource limits and its wall clock.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct SessionLimits {
+    /// Per-process limits, applied inside the sandbox.
+    pub limits: confine::Limits,
+    /// How long the server may live.
+    pub wall_clock: Duration,
+}
+
+impl Default for SessionLimits {
+    fn default() -> Self {
+        Self {
+            limits: confine::SERVER_LIMITS,
+            wall_clock: WALL_CLOCK,
+        }
+    }
+}
+
+type SharedChild = std::sync::Arc<std::sync::Mutex<Option<std::process::Child>>>;
+
+fn kill_shared(child: &SharedChild) {
+    if let Some(mut c) = child.lock().unwrap_or_else(|e| e.into_inner()).take() {
+        crucible_confine::kill(&mut c);
+    }
+}
 
 /// A tool as the server lists it.
 #[derive(Debug, Clone, PartialEq, Serialize)]
@@ -53,6 +82,17 @@ pub struct Session {
     version: String,
     tools: Vec<ToolInfo>,
     service: Option<RunningService<RoleClient, ()>>,
+    child: SharedChild,
+    watchdog: Option<tokio::task::JoinHandle<()>>,
+}
+
+impl Drop for Session {
+    fn drop(&mut self) {
+        if let Some(w) = self.watchdog.take() {
+            w.abort();
+        }
+        kill_shared(&self.child);
+    }
 }
 
 fn text_of(result: &Value) -> String {
@@ -81,22 +121,49 @@ fn text_of(result: &Value) -> String {
 
 impl Session {
     /// Starts `spec` confined to `episode` (which must exist), finishes the handshake and lists
-    /// its tools, within [`START_TIMEOUT`].
+    /// its tools, within [`START_TIMEOUT`]; default limits.
     pub async fn start(
         install: &Installation,
         spec: &ServerSpec,
         episode: &Path,
+    ) -> Result<Self, McpError> {
+        Self::start_with(install, spec, episode, SessionLimits::default()).await
+    }
+
+    /// Like [`Session::start`], under `limits`.
+    pub async fn start_with(
+        install: &Installation,
+        spec: &ServerSpec,
+        episode: &Path,
+        limits: SessionLimits,
     ) -> Result<Self, McpError> {
         install.check(spec)?;
         let start_err = |message: String| McpError::Start {
             server: spec.name.to_string(),
             message,
         };
-        let cmd = confine::command(install, spec, episode);
-        let (transport, stderr) = TokioChildProcess::builder(cmd)
-            .stderr(std::process::Stdio::piped())
-            .spawn()
+        let mut cmd = confine::command(install, spec, episode, limits.limits);
+        cmd.stdin(std::process::Stdio::piped())
+            .stdout(std::process::Stdio::piped())
+            .stderr(std::process::Stdio::piped());
+        let mut child = crucible_confine::spawn(cmd)
             .map_err(|e| start_err(format!("cannot run bubblewrap: {e}")))?;
+        let pipes = (child.stdin.take(), child.stdout.take(), child.stderr.take());
+        let child: SharedChild = std::sync::Arc::new(std::sync::Mutex::new(Some(child)));
+        let (Some(stdin), Some(stdout), stderr) = pipes else {
+            kill_shared(&child);
+            return Err(start_err("no pipes to the server".into()));
+        };
+        let io = tokio::process::ChildStdin::from_std(stdin)
+            .and_then(|i| tokio::process::ChildStdout::from_std(stdout).map(|o| (o, i)));
+        let transport = match io {
+            Ok(t) => t,
+            Err(e) => {
+                kill_shared(&child);
+                return Err(start_err(format!("server pipes: {e}")));
+            }
+        };
+        let stderr = stderr.and_then(|e| tokio::process::ChildStderr::from_std(e).ok());
         // The server's own messages, kept (bounded) to explain a failed start.
         let log = std::sync::Arc::new(std::sync::Mutex::new(String::new()));
         if let Some(mut err) = stderr {
@@ -115,6 +182,16 @@ impl Session {
                 }
             });
         }
+        // The wall clock: the whole server (its pid namespace) is killed when it runs out.
+        let watchdog = {
+            let child = child.clone();
+            let server = spec.name;
+            tokio::spawn(async move {
+                tokio::time::sleep(limits.wall_clock).await;
+                tracing::warn!(target: "mcp", server, secs = limits.wall_clock.as_secs(), "server killed: its wall clock ran out");
+                kill_shared(&child);
+            })
+        };
         let started = tokio::time::timeout(START_TIMEOUT, async {
             let service = ().serve(transport).await.map_err(|e| e.to_string())?;
             let tools = service.list_all_tools().await.map_err(|e| e.to_string())?;
@@ -125,6 +202,8 @@ impl Session {
         let (service, tools) = match started {
             Ok(s) => s,
             Err(message) => {
+                watchdog.abort();
+                kill_shared(&child);
                 tokio::time::sleep(Duration::from_millis(100)).await;
                 let said = log.lock().unwrap_or_else(|e| e.into_inner()).clone();
                 let tail: Vec<&str> = said.lines().rev().take(6).collect();
@@ -154,7 +233,18 @@ impl Session {
             version,
             tools,
             service: Some(service),
+            child,
+            watchdog: Some(watchdog),
         })
+    }
+
+    /// The process id of the server's bubblewrap (while it runs).
+    pub fn pid(&self) -> Option<u32> {
+        self.child
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .as_ref()
+            .map(std::process::Child::id)
     }
 
     /// The server's name.
@@ -238,6 +328,8 @@ impl Session {
         if let Some(s) = self.service.take() {
             let _ = tokio::time::timeout(Duration::from_secs(3), s.cancel()).await;
         }
+        let child = self.child.clone();
+        let _ = tokio::task::spawn_blocking(move || kill_shared(&child)).await;
     }
 }
 
@@ -264,6 +356,7 @@ pub async fn probe(
         return Err(start_err("`git init` failed in the scratch folder".into()));
     }
     confine::prepare_episode_dir(dir.path()).map_err(|e| start_err(e.to_string()))?;
+    let _room = super::slots::reserve(1).await;
     let s = Session::start(install, spec, dir.path()).await?;
     let out = (s.version().to_string(), s.tools().to_vec());
     s.stop().await;

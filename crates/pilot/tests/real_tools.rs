@@ -208,3 +208,134 @@ async fn the_same_seed_gives_the_same_episode() {
         "other seeds, other faults"
     );
 }
+
+fn write_call(path: &str, content: &str) -> String {
+    let v = serde_json::json!({"name": "filesystem.write_file", "arguments": {"path": path, "content": content}});
+    format!("<tool_call>{v}</tool_call>")
+}
+
+/// Runs `turns` as a scripted agent on `instance`, then once more as a re-score replays the
+/// stored turns (the same benchmark run with the same assistant turns).
+async fn run_and_replay(
+    b: &RealToolBench,
+    instance: &str,
+    turns: &[String],
+) -> Vec<crucible_core::SampleRecord> {
+    let mut out = Vec::new();
+    for _ in 0..2 {
+        let mut agent = crucible_core::ScriptedAgent::new("scripted", turns.to_vec());
+        out.push(b.run(instance, &mut agent, 1, &mut |_| {}).await.unwrap());
+    }
+    out
+}
+
+/// H1 of the 2026-12 review: a model that writes the repository's own git config (a
+/// `core.fsmonitor` command, or a clean filter behind `.gitattributes`) must not get it run on
+/// the host when the end state is read — neither in the episode nor when it is re-scored.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_model_written_git_config_never_runs_on_the_host() {
+    let b = bench(FaultMode::Off);
+    let host = tempfile::tempdir().unwrap();
+    let marker = host.path().join("HOST-GIT-RAN");
+    let m = marker.display().to_string();
+    let config = |extra: &str| {
+        format!("[core]\n\trepositoryformatversion = 0\n\tfilemode = true\n\tbare = false\n{extra}")
+    };
+    let cases = [
+        vec![
+            write_call(
+                "/episode/repo/.git/config",
+                &config(&format!("\tfsmonitor = \"touch {m}; false\"\n")),
+            ),
+            "Task completed.".to_string(),
+        ],
+        vec![
+            write_call(
+                "/episode/repo/.git/config",
+                &config(&format!("[filter \"x\"]\n\tclean = \"touch {m}; cat\"\n")),
+            ),
+            write_call("/episode/repo/.gitattributes", "* filter=x\n"),
+            write_call("/episode/repo/README.md", "# Changed\n"),
+            "Task completed.".to_string(),
+        ],
+    ];
+    for turns in cases {
+        let recs = run_and_replay(&b, "git_commit_new_file@real-tools#baseline", &turns).await;
+        for rec in &recs {
+            let calls = rec.details["calls"].as_array().unwrap();
+            assert!(
+                calls.iter().all(|c| c["success"] == true),
+                "the writes reached the episode: {calls:?}"
+            );
+            // The git checks ran (in the confinement) and said something.
+            let checks = rec.details["evaluation"]["checks"].as_array().unwrap();
+            assert_eq!(checks.len(), 3, "{checks:?}");
+        }
+        assert!(
+            !marker.exists(),
+            "the model's git config ran on the host: {}",
+            std::fs::read_to_string(&marker).unwrap_or_default()
+        );
+    }
+}
+
+/// M1 of the 2026-12 review: code the model runs inside the sandbox (here through the git
+/// server running its own fsmonitor) turns `repo/notes.txt` into a link to a root-only file, a
+/// FIFO, or a link to `/dev/zero`. The end-state check refuses each as not a regular file,
+/// leaks no text, and the episode ends promptly.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn end_state_reads_refuse_links_fifos_and_devices() {
+    use std::os::unix::fs::PermissionsExt;
+    let b = bench(FaultMode::Off);
+    let host = tempfile::tempdir().unwrap();
+    let canary = host.path().join("canary");
+    std::fs::write(&canary, "ROOT-ONLY-CANARY-7f3a").unwrap();
+    std::fs::set_permissions(&canary, std::fs::Permissions::from_mode(0o600)).unwrap();
+    let c = canary.display();
+    let plant = [
+        format!("ln -sfn {c} /episode/repo/notes.txt"),
+        "rm -f /episode/repo/notes.txt; mkfifo /episode/repo/notes.txt".to_string(),
+        "ln -sfn /dev/zero /episode/repo/notes.txt".to_string(),
+    ];
+    for how in plant {
+        let hook = format!("[core]\n\trepositoryformatversion = 0\n\tbare = false\n\tfsmonitor = \"{how}; false\"\n");
+        let status = serde_json::json!({"name": "git.git_status", "arguments": {"repo_path": "/episode/repo"}});
+        let turns = vec![
+            write_call("/episode/repo/.git/config", &hook),
+            format!("<tool_call>{status}</tool_call>"),
+            "Task completed.".to_string(),
+        ];
+        let started = std::time::Instant::now();
+        let mut agent = crucible_core::ScriptedAgent::new("scripted", turns);
+        let rec = b
+            .run(
+                "git_commit_new_file@real-tools#baseline",
+                &mut agent,
+                1,
+                &mut |_| {},
+            )
+            .await
+            .unwrap();
+        assert!(
+            started.elapsed() < std::time::Duration::from_secs(30),
+            "{how}: {:?}",
+            started.elapsed()
+        );
+        let text = rec.details.to_string();
+        assert!(!text.contains("ROOT-ONLY-CANARY"), "{how}: leaked: {text}");
+        let checks = rec.details["evaluation"]["checks"].as_array().unwrap();
+        let file = checks
+            .iter()
+            .find(|c| c["check"].as_str().unwrap().starts_with("repo/notes.txt"))
+            .unwrap();
+        assert_eq!(file["passed"], false, "{how}: {file}");
+        assert!(
+            file["detail"]
+                .as_str()
+                .unwrap()
+                .contains("not a regular file"),
+            "{how}: {file} (calls: {})",
+            rec.details["calls"]
+        );
+    }
+}

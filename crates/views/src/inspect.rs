@@ -297,6 +297,22 @@ async fn load_stored(store: &impl RunReader, id: i64) -> Result<Stored, InspectE
     })
 }
 
+/// Whether replaying sample `id` runs the model's stored tool calls again through the real MCP
+/// servers (a PILOT real-tool sample): re-scoring it is execution, not arithmetic — confined in
+/// bubblewrap, without network, but still the model's calls, so callers say so (the CLI prints a
+/// notice; the app asks first, and on a lab store refuses without an explicit confirmation).
+pub async fn replays_tool_calls(store: &impl RunReader, id: i64) -> Result<bool, InspectError> {
+    let r = store
+        .stored_sample(id)
+        .await?
+        .ok_or(InspectError::UnknownSample(id))?;
+    Ok(r.benchmark == "pilot"
+        && serde_json::from_str::<Value>(&r.details).is_ok_and(|d| d["task_set"] == "real-tools"))
+}
+
+/// What re-scoring a real-tool sample means, in words (for notices and confirmations).
+pub const TOOL_REPLAY_NOTICE: &str = "re-scoring a PILOT real-tool sample replays the model's stored tool calls through the real MCP servers (in bubblewrap as uid 65534, without network, episode in a fresh folder); only re-score samples whose origin you trust";
+
 /// Replays stored samples. Boots each benchmark (and its chain) on first use and keeps it for the
 /// next replay; dropping the replayer stops its chains.
 #[derive(Default)]

@@ -199,14 +199,27 @@ pub async fn results_export(
 
 /// Re-executes or re-scores one stored sample (read-only) and returns the fresh verdict next to
 /// the stored one. Chains are booted on first use, watched, and kept for the next replay.
+/// Re-scoring a real-tool sample of a lab store replays someone else's model calls through the
+/// MCP servers: refused unless `allow_replay` (the page asks first).
 #[tauri::command]
 pub async fn results_replay(
     state: tauri::State<'_, AppState>,
     studio: tauri::State<'_, StudioState>,
     id: i64,
     mode: ReplayMode,
+    allow_replay: Option<bool>,
 ) -> Result<Replay, CommandError> {
     let (config, e) = explorer(&state).await?;
+    if mode == ReplayMode::Rescore
+        && e.store().is_lab()
+        && !allow_replay.unwrap_or(false)
+        && crucible_views::inspect::replays_tool_calls(e.store(), id).await?
+    {
+        return Err(CommandError::invalid_msg(format!(
+            "sample {id} comes from the lab store: {}; confirm to re-score it",
+            crucible_views::inspect::TOOL_REPLAY_NOTICE
+        )));
+    }
     let mut replayer = studio.replayer.lock().await;
     let out = replayer.replay(&config, &e, id, mode).await?;
     drop(replayer);

@@ -1308,15 +1308,28 @@ function wrapFresh(el: HTMLElement): HTMLElement {
   return h("details", { class: "trace-sec", id: "replay-rounds-box" }, h("summary", {}, "Fresh rounds"), el);
 }
 
-function replayButton(id: number, mode: ReplayMode, label: string, out: HTMLElement, disabledWhy: string | null): HTMLButtonElement {
+/** What re-scoring a real-tool sample does (Rust: `inspect::TOOL_REPLAY_NOTICE`). */
+const TOOL_REPLAY_NOTICE =
+  "Re-scoring a PILOT real-tool sample replays the model's stored tool calls through the real MCP servers (in bubblewrap as uid 65534, without network, in a fresh folder). Only re-score samples whose origin you trust — in a lab store, other members' samples included.";
+
+function replayButton(id: number, mode: ReplayMode, label: string, out: HTMLElement, disabledWhy: string | null, toolReplay = false): HTMLButtonElement {
   const b = h("button", { class: "secondary", id: `replay-${mode}`, title: disabledWhy ?? undefined, disabled: disabledWhy !== null }, label);
-  b.addEventListener("click", async () => {
+  const run = async (): Promise<void> => {
     for (const x of document.querySelectorAll<HTMLButtonElement>("button[id^=replay-]")) x.disabled = true;
     mount(out, h("p", { class: "muted", id: "replay-running", role: "status" }, `${label}: replaying the stored answer (the first time boots a chain; this takes a few seconds)…`));
-    const r = await resultsReplay(id, mode);
+    const r = await resultsReplay(id, mode, toolReplay);
     for (const x of document.querySelectorAll<HTMLButtonElement>("button[id^=replay-]")) x.disabled = x.dataset.never === "1";
     if (r.ok) mount(out, replayView(r.value));
     else mount(out, h("section", { class: "trace-sec", id: "replay" }, errorBox(r.error)));
+  };
+  b.addEventListener("click", () => {
+    if (mode !== "rescore" || !toolReplay) return void run();
+    // Re-scoring a real-tool sample is execution: ask first.
+    const go = h("button", { class: "primary", id: "replay-confirm" }, "Replay the tool calls");
+    const cancel = h("button", { class: "secondary", id: "replay-cancel" }, "Cancel");
+    go.addEventListener("click", () => void run());
+    cancel.addEventListener("click", () => mount(out, h("span", {})));
+    mount(out, h("section", { class: "trace-sec", id: "replay-ask", role: "alertdialog" }, h("p", {}, TOOL_REPLAY_NOTICE), h("div", { class: "actions" }, go, cancel)));
   });
   if (disabledWhy) b.dataset.never = "1";
   return b;
@@ -1382,7 +1395,7 @@ async function renderTrace(el: HTMLElement, id: number, onSaved: () => void = ()
     h(
       "section",
       { class: "card trace", "data-sample": String(s.id) },
-      h("div", { class: "card-head" }, h("h2", {}, `Sample ${s.id}: `, ident(s.task)), h("div", { class: "actions" }, replayButton(s.id, "reexecute", "Re-execute", replayOut, noChain), replayButton(s.id, "rescore", "Re-score", replayOut, null), copy)),
+      h("div", { class: "card-head" }, h("h2", {}, `Sample ${s.id}: `, ident(s.task)), h("div", { class: "actions" }, replayButton(s.id, "reexecute", "Re-execute", replayOut, noChain), replayButton(s.id, "rescore", "Re-score", replayOut, null, s.task.endsWith("@real-tools")), copy)),
       copyStatus,
       replayOut,
       factList(head, "facts facts-head"),

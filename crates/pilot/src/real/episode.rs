@@ -400,6 +400,8 @@ pub struct RealRun<'a> {
     catalog: &'a Catalog,
     dir: PathBuf,
     sessions: BTreeMap<String, Session>,
+    room: Option<crucible_mcp::slots::Reservation>,
+    started: std::time::Instant,
     proxy: Proxy,
     messages: Vec<Message>,
     calls: Vec<RealCall>,
@@ -427,6 +429,8 @@ impl<'a> RealRun<'a> {
             catalog,
             dir: dir.to_path_buf(),
             sessions: BTreeMap::new(),
+            room: None,
+            started: std::time::Instant::now(),
             proxy: Proxy {
                 mode,
                 rng,
@@ -491,7 +495,18 @@ impl<'a> RealRun<'a> {
         }
         if !self.sessions.contains_key(&server) {
             let spec = ServerSpec::named(&server).expect("catalogue servers are known");
-            match Session::start(self.install, spec, &self.dir).await {
+            if self.room.is_none() {
+                // Room for every server the episode may start, taken at once (no deadlock).
+                self.room = Some(crucible_mcp::slots::reserve(SERVERS.len()).await);
+            }
+            // One wall clock for the whole episode: a later server gets what is left of it.
+            let limits = crucible_mcp::SessionLimits {
+                wall_clock: crucible_mcp::session::WALL_CLOCK
+                    .saturating_sub(self.started.elapsed())
+                    .max(std::time::Duration::from_secs(1)),
+                ..Default::default()
+            };
+            match Session::start_with(self.install, spec, &self.dir, limits).await {
                 Ok(s) => {
                     self.sessions.insert(server.clone(), s);
                 }
@@ -609,7 +624,8 @@ impl<'a> RealRun<'a> {
         for (_, s) in std::mem::take(&mut self.sessions) {
             s.stop().await;
         }
-        let checks = state::check(&self.dir, self.task);
+        self.room = None;
+        let checks = state::check(self.install, &self.dir, self.task).await;
         let evaluation = evaluate(
             self.task,
             &self.calls,
