@@ -267,6 +267,7 @@ async fn pilot_run(
         },
     )]);
     s.limit = Some(1);
+    s.prompt_types = vec!["baseline".into()];
     s.rounds = 1;
     s.concurrency = 1;
     s.pilot_tool_protocol = if native { "native" } else { "text" }.into();
