@@ -73,6 +73,14 @@ fn anthropic_thinking_error(i: usize) -> Response {
     )
 }
 
+/// The reasoning blocks Anthropic's `k`-th answer opens with (and a replay must repeat).
+fn anthropic_reasoning(k: usize) -> Vec<Value> {
+    vec![
+        json!({"type": "thinking", "thinking": DECOY, "signature": format!("sig-{k}")}),
+        json!({"type": "redacted_thinking", "data": format!("opaque-{k}")}),
+    ]
+}
+
 /// Gemini's refusal of a replayed function call without its signature.
 fn gemini_signature_error(i: usize) -> Response {
     bad_request(json!({"error": {"code": 400, "status": "INVALID_ARGUMENT",
@@ -101,19 +109,22 @@ impl Loop {
                         .iter()
                         .filter(|m| m["role"] == "assistant")
                         .count();
-                    let want = json!({"type": "thinking", "thinking": DECOY, "signature": format!("sig-{k}")});
-                    if m["role"] == "assistant" && with_use && blocks.first() != Some(&want) {
+                    let want = anthropic_reasoning(k);
+                    if m["role"] == "assistant" && with_use && !blocks.starts_with(&want) {
                         return Some(anthropic_thinking_error(i));
                     }
                 }
             }
             Wire::Gemini => {
-                for (i, c) in body["contents"].as_array()?.iter().enumerate() {
+                let contents = body["contents"].as_array()?;
+                for (i, c) in contents.iter().enumerate() {
+                    let k = contents[..i]
+                        .iter()
+                        .filter(|c| c["role"] == "model")
+                        .count();
                     for p in c["parts"].as_array().into_iter().flatten() {
                         if p.get("functionCall").is_some()
-                            && p["thoughtSignature"]
-                                .as_str()
-                                .is_none_or(|s| !s.starts_with("sig-"))
+                            && p["thoughtSignature"] != json!(format!("sig-{k}"))
                         {
                             return Some(gemini_signature_error(i));
                         }
@@ -153,10 +164,7 @@ impl Loop {
                 "content": "Task completed.", "reasoning_content": "nothing left"},
                 "finish_reason": "stop"}], "usage": {"prompt_tokens": 10, "completion_tokens": 5}})),
             (Wire::Anthropic, 0) => {
-                let mut content = vec![
-                    json!({"type": "thinking", "thinking": DECOY, "signature": "sig-0"}),
-                    json!({"type": "redacted_thinking", "data": "opaque-0"}),
-                ];
+                let mut content = anthropic_reasoning(0);
                 if native {
                     content.push(
                         json!({"type": "tool_use", "id": "toolu_0", "name": "tool_search",
@@ -374,4 +382,137 @@ async fn the_seam_matrix_on_the_anthropic_wire() {
 async fn the_seam_matrix_on_the_gemini_wire() {
     matrix_cell(Wire::Gemini, false).await;
     matrix_cell(Wire::Gemini, true).await;
+}
+
+/// A real-tool episode (`git_commit_new_file@real-tools#baseline`, the real MCP servers) played
+/// natively on each wire by a model whose every answer carries reasoning — Anthropic signed
+/// `thinking` and `redacted_thinking` blocks, Gemini `thoughtSignature`s, an OpenAI inline
+/// `<think>` — with a decoy call in it; the loopback refuses any replayed call whose reasoning
+/// did not come back byte for byte. The episode succeeds, and the transcript keeps the parts.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_real_tool_episode_sends_every_signature_back_on_each_wire() {
+    use crucible_core::Benchmark;
+    use crucible_llm::{ApiKey, ModelAgent, ModelSpec};
+    use crucible_pilot::native::{native_name, ToolProtocol};
+    use crucible_pilot::real::{FaultMode, RealToolBench, RealToolSet};
+    let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR"));
+    let set = RealToolSet::load(&root.join("tasks/pilot-real-tools")).unwrap();
+    let install = crucible_mcp::Installation::from_config(&crate::support::config()).unwrap();
+    let bench = RealToolBench::new(Arc::new(set), install)
+        .with_faults(FaultMode::Off)
+        .with_tool_protocol(ToolProtocol::Native);
+    let task = bench
+        .set()
+        .task("git_commit_new_file@real-tools")
+        .unwrap()
+        .clone();
+    let plan: Vec<(String, Value)> = task
+        .optimal_plan
+        .iter()
+        .map(|s| (native_name(&s.tool), s.arguments.clone()))
+        .collect();
+    for wire in [Wire::OpenAi, Wire::Anthropic, Wire::Gemini] {
+        let lp = Arc::new(RealLoop {
+            inner: Loop {
+                wire,
+                native: true,
+                seen: Mutex::default(),
+                refused: Mutex::default(),
+            },
+            plan: plan.clone(),
+        });
+        let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+        let addr = listener.local_addr().unwrap();
+        let app = Router::new()
+            .fallback(handle_real)
+            .with_state(Arc::clone(&lp));
+        tokio::spawn(async move { axum::serve(listener, app).await });
+        let (kind, model) = wire.kind();
+        let base = format!("http://{addr}/v1");
+        let spec = ModelSpec::parse(&format!("{kind}:{model}"), Some(&base)).unwrap();
+        let mut agent = ModelAgent::new(spec, Some(ApiKey::new("sk-matrix-4242"))).unwrap();
+        let rec = bench
+            .run(
+                "git_commit_new_file@real-tools#baseline",
+                &mut agent,
+                1,
+                &mut |_| {},
+            )
+            .await
+            .unwrap();
+        assert!(
+            rec.passed,
+            "{wire:?}: {} {} {} {:?}",
+            rec.details["evaluation"],
+            rec.details["agent_error"],
+            rec.details["calls"],
+            rec.transcript.iter().map(|m| &m.content).collect::<Vec<_>>()
+        );
+        let seen = lp.inner.seen.lock().unwrap().len();
+        assert_eq!(seen, plan.len() + 1, "{wire:?}: no request refused");
+        let calls = rec.details["calls"].as_array().unwrap();
+        assert!(
+            calls.iter().all(|c| c["tool"] != "wrong_tool"),
+            "{wire:?}: the decoy in the reasoning was never executed"
+        );
+        let with_calls: Vec<&crucible_core::Message> = rec
+            .transcript
+            .iter()
+            .filter(|m| !m.tool_calls.is_empty())
+            .collect();
+        assert_eq!(with_calls.len(), plan.len(), "{wire:?}");
+        for m in with_calls {
+            let r = m
+                .reasoning
+                .as_ref()
+                .expect("reasoning kept in the transcript");
+            assert!(r.text.contains("wrong_tool") && !m.content.contains("wrong_tool"));
+            if wire != Wire::OpenAi {
+                assert!(!r.parts.is_empty(), "{wire:?}: the signatures are stored");
+            }
+        }
+    }
+}
+
+/// The real-tool player: the `k`-th answer calls the plan's `k`-th step, then it is done.
+struct RealLoop {
+    inner: Loop,
+    plan: Vec<(String, Value)>,
+}
+
+async fn handle_real(State(lp): State<Arc<RealLoop>>, body: Bytes) -> Response {
+    let body: Value = serde_json::from_slice(&body).unwrap_or(Value::Null);
+    lp.inner.seen.lock().unwrap().push(body.clone());
+    if let Some(refusal) = lp.inner.validate(&body) {
+        return refusal;
+    }
+    let (list, role) = match lp.inner.wire {
+        Wire::Gemini => ("contents", "model"),
+        _ => ("messages", "assistant"),
+    };
+    let k = body[list]
+        .as_array()
+        .map_or(0, |m| m.iter().filter(|m| m["role"] == role).count());
+    let Some((name, args)) = lp.plan.get(k) else {
+        return lp.inner.answer(2);
+    };
+    match lp.inner.wire {
+        Wire::OpenAi => ok(json!({"choices": [{"message": {"role": "assistant",
+            "content": format!("<think>{DECOY}</think>"),
+            "tool_calls": [{"id": format!("call_{k}"), "type": "function",
+                "function": {"name": name, "arguments": args.to_string()}}]},
+            "finish_reason": "tool_calls"}]})),
+        Wire::Anthropic => {
+            let mut content = anthropic_reasoning(k);
+            content.push(json!({"type": "tool_use", "id": format!("toolu_{k}"),
+                "name": name, "input": args}));
+            ok(json!({"content": content, "stop_reason": "tool_use"}))
+        }
+        Wire::Gemini => ok(
+            json!({"candidates": [{"content": {"role": "model", "parts": [
+            {"text": DECOY, "thought": true},
+            {"functionCall": {"name": name, "args": args}, "thoughtSignature": format!("sig-{k}")}]},
+            "finishReason": "STOP"}]}),
+        ),
+    }
 }
