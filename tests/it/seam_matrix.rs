@@ -446,7 +446,10 @@ async fn a_real_tool_episode_sends_every_signature_back_on_each_wire() {
             rec.details["evaluation"],
             rec.details["agent_error"],
             rec.details["calls"],
-            rec.transcript.iter().map(|m| &m.content).collect::<Vec<_>>()
+            rec.transcript
+                .iter()
+                .map(|m| &m.content)
+                .collect::<Vec<_>>()
         );
         let seen = lp.inner.seen.lock().unwrap().len();
         assert_eq!(seen, plan.len() + 1, "{wire:?}: no request refused");
