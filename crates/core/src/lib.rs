@@ -597,3 +597,40 @@ pub fn effective_uid() -> Option<u32> {
     let line = status.lines().find(|l| l.starts_with("Uid:"))?;
     line.split_whitespace().nth(2)?.parse().ok()
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A transcript stored before messages carried reasoning still loads, and a message without
+    /// reasoning serialises as before (so response-cache keys do not change).
+    #[test]
+    fn messages_without_reasoning_keep_their_stored_form() {
+        let old = r#"{"role":"assistant","content":"ok"}"#;
+        let m: Message = serde_json::from_str(old).unwrap();
+        assert_eq!(m, Message::new(Role::Assistant, "ok"));
+        assert_eq!(serde_json::to_string(&m).unwrap(), old);
+        let turn = AgentTurn {
+            text: "answer".into(),
+            reasoning: Some(Reasoning {
+                text: "why".into(),
+                parts: vec![ReasoningPart::Redacted { data: "x".into() }],
+            }),
+            ..AgentTurn::default()
+        };
+        let back: Message =
+            serde_json::from_str(&serde_json::to_string(&turn.to_message()).unwrap()).unwrap();
+        assert_eq!(back.content, "answer");
+        assert_eq!(back.reasoning, turn.reasoning);
+        let e = Event::ModelCall {
+            call: CallNote {
+                stop: StopReason::Length,
+                truncated: true,
+                ..CallNote::default()
+            },
+        };
+        let text = serde_json::to_string(&e).unwrap();
+        assert!(text.contains(r#""event":"model_call""#), "{text}");
+        assert_eq!(serde_json::from_str::<Event>(&text).unwrap(), e);
+    }
+}
