@@ -7,7 +7,7 @@ use std::path::Path;
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, SystemTime};
 
-use crucible_core::{run_builtin, Agent, Benchmark, BoxFuture, Message, Role};
+use crucible_core::{run_builtin, Agent, AgentRequest, Benchmark, BoxFuture, Message, Role};
 use crucible_intent2tx::seam::IntentBench;
 use crucible_intent2tx::{import::load_clean, AddressBook};
 use crucible_llm::{
@@ -304,7 +304,11 @@ async fn each_wire_format_is_spoken_and_usage_and_cost_are_read() {
         let server = Server::scripted(vec![act]).await;
         let clock = RecordingClock::new(fixed_now());
         let mut a = agent(&server, spec, &clock);
-        let answer = a.respond(&conversation()).await.unwrap();
+        let answer = a
+            .respond(AgentRequest::new(&conversation()))
+            .await
+            .unwrap()
+            .text;
         assert_eq!(answer, text, "{spec}");
         let reqs = server.requests();
         assert_eq!(reqs.len(), 1);
@@ -548,9 +552,23 @@ async fn the_cache_makes_a_repeated_run_free_and_can_be_disabled_and_cleared() {
             .with_sample(sample)
     };
     let mut first = cached(0);
-    assert_eq!(first.respond(&conversation()).await.unwrap(), "one");
+    assert_eq!(
+        first
+            .respond(AgentRequest::new(&conversation()))
+            .await
+            .unwrap()
+            .text,
+        "one"
+    );
     let mut repeat = cached(0);
-    assert_eq!(repeat.respond(&conversation()).await.unwrap(), "one");
+    assert_eq!(
+        repeat
+            .respond(AgentRequest::new(&conversation()))
+            .await
+            .unwrap()
+            .text,
+        "one"
+    );
     assert_eq!(server.count(), 1, "the repeated run makes zero HTTP calls");
     assert!(repeat.calls()[0].cached && repeat.calls()[0].attempts == 0);
     assert_eq!(repeat.total_cost(), 0.0);
@@ -558,12 +576,23 @@ async fn the_cache_makes_a_repeated_run_free_and_can_be_disabled_and_cleared() {
 
     let mut round2 = cached(1);
     assert_eq!(
-        round2.respond(&conversation()).await.unwrap(),
+        round2
+            .respond(AgentRequest::new(&conversation()))
+            .await
+            .unwrap()
+            .text,
         "two",
         "another round is another sample"
     );
     let mut uncached = agent(&server, "openai:gpt-4o", &clock).with_cache(None);
-    assert_eq!(uncached.respond(&conversation()).await.unwrap(), "three");
+    assert_eq!(
+        uncached
+            .respond(AgentRequest::new(&conversation()))
+            .await
+            .unwrap()
+            .text,
+        "three"
+    );
     assert_eq!(server.count(), 3);
 
     for entry in walk(cache.dir()) {
@@ -576,7 +605,14 @@ async fn the_cache_makes_a_repeated_run_free_and_can_be_disabled_and_cleared() {
     }
     assert_eq!(cache.clear().unwrap(), 2);
     let mut after = cached(0);
-    assert_eq!(after.respond(&conversation()).await.unwrap(), "four");
+    assert_eq!(
+        after
+            .respond(AgentRequest::new(&conversation()))
+            .await
+            .unwrap()
+            .text,
+        "four"
+    );
     assert_eq!(server.count(), 4);
 }
 
@@ -640,8 +676,8 @@ async fn agent_server(inner: Box<dyn Agent>) -> Server {
                     Message::new(role, m["content"].as_str().unwrap_or(""))
                 })
                 .collect();
-            match inner.lock().await.respond(&msgs).await {
-                Ok(text) => openai_ok(&text),
+            match inner.lock().await.respond(AgentRequest::new(&msgs)).await {
+                Ok(turn) => openai_ok(&turn.text),
                 Err(e) => reply(500, json!({"error": {"message": e.to_string()}})),
             }
         })

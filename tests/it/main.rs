@@ -32,6 +32,7 @@ mod run_names;
 mod runs;
 mod sandbox;
 mod seam;
+mod seam_matrix;
 mod store;
 mod studio;
 mod support;

@@ -832,7 +832,11 @@ impl crucible_core::Benchmark for Flaky {
                 )));
             }
             drop(node);
-            let answer = agent.respond(&[]).await.unwrap_or_default();
+            let answer = agent
+                .respond(crucible_core::AgentRequest::new(&[]))
+                .await
+                .map(|t| t.text)
+                .unwrap_or_default();
             Ok(crucible_core::SampleRecord {
                 benchmark: "flaky".into(),
                 instance: instance.into(),

@@ -6,7 +6,8 @@ use std::path::Path;
 
 use crucible_core::BenchError;
 use crucible_core::{
-    run_builtin, Agent, AgentError, Benchmark, BoxFuture, Event, Message, Role, ScriptedAgent,
+    run_builtin, Agent, AgentError, AgentRequest, AgentTurn, Benchmark, BoxFuture, Event, Message,
+    Role, ScriptedAgent,
 };
 use crucible_intent2tx::seam::IntentBench;
 use crucible_intent2tx::{import::load_clean, AddressBook};
@@ -157,7 +158,10 @@ impl Agent for Failing {
     fn name(&self) -> &str {
         "failing"
     }
-    fn respond<'a>(&'a mut self, _: &'a [Message]) -> BoxFuture<'a, Result<String, AgentError>> {
+    fn respond<'a>(
+        &'a mut self,
+        _: AgentRequest<'a>,
+    ) -> BoxFuture<'a, Result<AgentTurn, AgentError>> {
         Box::pin(async {
             Err(AgentError::Provider {
                 message: "HTTP 500 after 5 attempts".into(),

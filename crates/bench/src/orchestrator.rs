@@ -13,8 +13,8 @@ use std::sync::Arc;
 
 use crucible_core::Config;
 use crucible_core::{
-    Agent, BenchError, Benchmark, BoxFuture, Event, InstanceMeta, Message, Outcome, Role,
-    SampleRecord,
+    Agent, AgentRequest, BenchError, Benchmark, BoxFuture, Event, InstanceMeta, Message, Outcome,
+    Role, SampleRecord,
 };
 use crucible_llm::{
     FaultCounts, FaultMix, FaultServer, ImposedWait, Loopback, ModelAgent, ModelSpec, Provider,
@@ -174,8 +174,8 @@ impl Benchmark for Probe {
             events(Event::Turn {
                 message: transcript[0].clone(),
             });
-            let (answer, error) = match agent.respond(&transcript).await {
-                Ok(a) => (a, None),
+            let (answer, error) = match agent.respond(AgentRequest::new(&transcript)).await {
+                Ok(a) => (a.text, None),
                 Err(e) => (String::new(), Some(e.to_string())),
             };
             let reply = Message::new(Role::Assistant, answer);

@@ -64,7 +64,7 @@ pub enum Role {
 pub struct Message {
     /// Author.
     pub role: Role,
-    /// Text.
+    /// Text (an assistant's answer only: never its reasoning).
     pub content: String,
     /// Native tool calls the assistant made in this message (native tool calling only).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
@@ -73,6 +73,10 @@ pub struct Message {
     /// only). `content` then holds whatever else the benchmark says.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub tool_results: Vec<ToolResult>,
+    /// The assistant's reasoning for this message, kept apart from `content`: shown in the
+    /// trace, and its opaque parts (signatures) sent back to the provider on later turns.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub reasoning: Option<Reasoning>,
 }
 
 impl Message {
@@ -83,8 +87,60 @@ impl Message {
             content: content.into(),
             tool_calls: Vec::new(),
             tool_results: Vec::new(),
+            reasoning: None,
         }
     }
+}
+
+/// A model's reasoning for one answer: the readable thinking, and what the provider needs back
+/// on later turns, kept byte for byte as it came.
+#[derive(Debug, Clone, PartialEq, Eq, Default, Serialize, Deserialize)]
+pub struct Reasoning {
+    /// The thinking as text (empty when the provider only gave encrypted or redacted parts).
+    pub text: String,
+    /// The provider's own reasoning parts, in the order they came.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub parts: Vec<ReasoningPart>,
+}
+
+impl Reasoning {
+    /// Readable reasoning without provider parts (OpenAI-compatible `reasoning` fields, inline
+    /// `<think>` blocks).
+    pub fn text(text: impl Into<String>) -> Self {
+        Self {
+            text: text.into(),
+            parts: Vec::new(),
+        }
+    }
+}
+
+/// One opaque piece of reasoning a provider wants sent back unchanged.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(tag = "kind", rename_all = "snake_case")]
+pub enum ReasoningPart {
+    /// A thinking block: Anthropic `thinking` (with its `signature`), or a Gemini part with
+    /// `thought: true` (with its `thoughtSignature` when it carried one).
+    Thinking {
+        /// The thinking text.
+        text: String,
+        /// The provider's signature over it.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        signature: Option<String>,
+    },
+    /// Anthropic `redacted_thinking`: encrypted by the provider, sent back as is.
+    Redacted {
+        /// The encrypted data.
+        data: String,
+    },
+    /// A Gemini `thoughtSignature` carried on an answer part: on the function call with id
+    /// `call_id`, or on the text when `call_id` is `None`.
+    Signature {
+        /// The native call it was attached to.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        call_id: Option<String>,
+        /// The signature.
+        signature: String,
+    },
 }
 
 /// A tool offered to a model through its provider's native tool calling (OpenAI `tools`,
@@ -121,13 +177,135 @@ pub struct ToolResult {
     pub content: String,
 }
 
-/// An assistant turn under native tool calling: its text and the calls it made.
+/// How the model is asked to use the offered tools (`tool_choice`).
+#[derive(Debug, Clone, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum ToolChoice {
+    /// The model decides (the providers' default).
+    Auto,
+    /// The model must call some tool.
+    Required,
+    /// The model must not call a tool.
+    None,
+    /// The model must call this tool.
+    Tool(String),
+}
+
+/// What an agent is asked: the conversation, the tools offered natively, and how to use them.
+/// Every decorator forwards the whole request; built-in agents may ignore the tools and answer
+/// in text.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct AgentRequest<'a> {
+    /// The conversation so far.
+    pub messages: &'a [Message],
+    /// Tools offered through the provider's native tool calling (empty: none; the benchmark's
+    /// text protocol carries its tools in the prompt).
+    pub tools: &'a [ToolSpec],
+    /// How the tools must be used (`None`: the provider's default).
+    pub tool_choice: Option<&'a ToolChoice>,
+}
+
+impl<'a> AgentRequest<'a> {
+    /// A request for the next answer to `messages`, with no native tools.
+    pub fn new(messages: &'a [Message]) -> Self {
+        Self {
+            messages,
+            tools: &[],
+            tool_choice: None,
+        }
+    }
+
+    /// The same request offering `tools` natively.
+    pub fn with_tools(mut self, tools: &'a [ToolSpec]) -> Self {
+        self.tools = tools;
+        self
+    }
+
+    /// The same request with a tool choice.
+    pub fn with_tool_choice(mut self, choice: &'a ToolChoice) -> Self {
+        self.tool_choice = Some(choice);
+        self
+    }
+}
+
+/// Why the model stopped.
+#[derive(Debug, Clone, PartialEq, Eq, Hash, Default, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum StopReason {
+    /// It finished its answer (or hit a stop sequence); also what built-in agents give.
+    #[default]
+    Stop,
+    /// It was cut at the token limit (OpenAI `length`, Anthropic `max_tokens`, Gemini
+    /// `MAX_TOKENS`, Ollama `done_reason: length`): the answer is truncated.
+    Length,
+    /// It stopped to call tools.
+    ToolUse,
+    /// The provider's content filter or a refusal stopped it.
+    ContentFilter,
+    /// Anything else, as the provider named it.
+    Other(String),
+}
+
+impl StopReason {
+    /// True when the answer was cut short at the token limit.
+    pub fn is_truncated(&self) -> bool {
+        matches!(self, Self::Length)
+    }
+}
+
+/// Tokens of one turn, as the provider reported them.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
+pub struct TurnUsage {
+    /// Prompt tokens.
+    pub input_tokens: u64,
+    /// Generated tokens (reasoning included, as the providers bill it).
+    pub output_tokens: u64,
+    /// Of the generated tokens, those spent reasoning (0 when the provider does not say).
+    #[serde(default)]
+    pub reasoning_tokens: u64,
+}
+
+/// An agent's turn: its answer, kept apart from its reasoning, the native tool calls it made,
+/// and how the call went.
 #[derive(Debug, Clone, PartialEq, Eq, Default)]
 pub struct AgentTurn {
-    /// The text (may be empty when the turn only calls tools).
+    /// The answer text a benchmark parses (may be empty when the turn only calls tools); never
+    /// the reasoning.
     pub text: String,
+    /// The reasoning, when the model gave any.
+    pub reasoning: Option<Reasoning>,
     /// The native tool calls, in order.
     pub tool_calls: Vec<ToolCall>,
+    /// Tokens (`None` for built-in agents).
+    pub usage: Option<TurnUsage>,
+    /// Why the model stopped.
+    pub stop: StopReason,
+    /// The provider's id of the request, when it gave one.
+    pub request_id: Option<String>,
+}
+
+impl AgentTurn {
+    /// A plain text answer (what built-in agents and answer files give).
+    pub fn text(text: impl Into<String>) -> Self {
+        Self {
+            text: text.into(),
+            ..Self::default()
+        }
+    }
+
+    /// True when the answer was cut at the token limit.
+    pub fn is_truncated(&self) -> bool {
+        self.stop.is_truncated()
+    }
+
+    /// The assistant message this turn adds to a native conversation: its text, its calls and
+    /// its reasoning (so signatures go back to the provider).
+    pub fn to_message(&self) -> Message {
+        let mut m = Message::new(Role::Assistant, self.text.clone());
+        m.tool_calls = self.tool_calls.clone();
+        m.reasoning = self.reasoning.clone();
+        m
+    }
 }
 
 /// Why an agent produced no answer.
@@ -160,30 +338,41 @@ impl AgentError {
 }
 
 /// Anything that answers a conversation: a built-in agent or a model behind a provider.
+///
+/// One required call, so a wrapper (call counting, caching, budgets) cannot narrow what is asked:
+/// it forwards the whole [`AgentRequest`] and the whole [`AgentTurn`].
 pub trait Agent: Send {
     /// The agent's name as shown on leaderboards.
     fn name(&self) -> &str;
-    /// The next assistant message for `conversation`.
+    /// The next turn for `request`. Agents without native tool calling (built-in agents, answer
+    /// files) ignore `request.tools` and answer in text: the benchmark reads their text
+    /// protocol as before.
     fn respond<'a>(
         &'a mut self,
-        conversation: &'a [Message],
-    ) -> BoxFuture<'a, Result<String, AgentError>>;
+        request: AgentRequest<'a>,
+    ) -> BoxFuture<'a, Result<AgentTurn, AgentError>>;
+}
 
-    /// The next assistant turn when `tools` are offered through native tool calling. Agents
-    /// without it (built-in agents, answer files) answer in text: the benchmark reads their
-    /// text protocol as before.
-    fn respond_with_tools<'a>(
-        &'a mut self,
-        conversation: &'a [Message],
-        _tools: &'a [ToolSpec],
-    ) -> BoxFuture<'a, Result<AgentTurn, AgentError>> {
-        Box::pin(async move {
-            self.respond(conversation).await.map(|text| AgentTurn {
-                text,
-                tool_calls: Vec::new(),
-            })
-        })
-    }
+/// One model call as the stored transcript keeps it (beside the messages).
+#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
+pub struct CallNote {
+    /// Why the model stopped.
+    pub stop: StopReason,
+    /// True when the answer was cut at the token limit.
+    #[serde(default)]
+    pub truncated: bool,
+    /// The reasoning, kept apart from the answer.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub reasoning: Option<Reasoning>,
+    /// Tokens.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub usage: Option<TurnUsage>,
+    /// The provider's request id.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub request_id: Option<String>,
+    /// Answered from the response cache.
+    #[serde(default)]
+    pub cached: bool,
 }
 
 /// What happens during a sample; the live stream to UI/CLI and the stored transcript.
@@ -212,6 +401,11 @@ pub enum Event {
         kind: String,
         /// Its data.
         detail: Value,
+    },
+    /// A model call returned (provider models only): its stop reason, reasoning and tokens.
+    ModelCall {
+        /// The call.
+        call: CallNote,
     },
     /// The sample ended.
     SampleFinished {
@@ -340,8 +534,15 @@ impl Agent for ScriptedAgent {
     fn name(&self) -> &str {
         &self.name
     }
-    fn respond<'a>(&'a mut self, _: &'a [Message]) -> BoxFuture<'a, Result<String, AgentError>> {
-        let next = self.turns.pop_front().ok_or(AgentError::Exhausted);
+    fn respond<'a>(
+        &'a mut self,
+        _: AgentRequest<'a>,
+    ) -> BoxFuture<'a, Result<AgentTurn, AgentError>> {
+        let next = self
+            .turns
+            .pop_front()
+            .map(AgentTurn::text)
+            .ok_or(AgentError::Exhausted);
         Box::pin(async move { next })
     }
 }
@@ -368,8 +569,11 @@ impl Agent for FixedAgent {
     fn name(&self) -> &str {
         &self.name
     }
-    fn respond<'a>(&'a mut self, _: &'a [Message]) -> BoxFuture<'a, Result<String, AgentError>> {
-        let a = self.answer.clone();
+    fn respond<'a>(
+        &'a mut self,
+        _: AgentRequest<'a>,
+    ) -> BoxFuture<'a, Result<AgentTurn, AgentError>> {
+        let a = AgentTurn::text(self.answer.clone());
         Box::pin(async move { Ok(a) })
     }
 }
@@ -392,4 +596,41 @@ pub fn effective_uid() -> Option<u32> {
     let status = std::fs::read_to_string("/proc/self/status").ok()?;
     let line = status.lines().find(|l| l.starts_with("Uid:"))?;
     line.split_whitespace().nth(2)?.parse().ok()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A transcript stored before messages carried reasoning still loads, and a message without
+    /// reasoning serialises as before (so response-cache keys do not change).
+    #[test]
+    fn messages_without_reasoning_keep_their_stored_form() {
+        let old = r#"{"role":"assistant","content":"ok"}"#;
+        let m: Message = serde_json::from_str(old).unwrap();
+        assert_eq!(m, Message::new(Role::Assistant, "ok"));
+        assert_eq!(serde_json::to_string(&m).unwrap(), old);
+        let turn = AgentTurn {
+            text: "answer".into(),
+            reasoning: Some(Reasoning {
+                text: "why".into(),
+                parts: vec![ReasoningPart::Redacted { data: "x".into() }],
+            }),
+            ..AgentTurn::default()
+        };
+        let back: Message =
+            serde_json::from_str(&serde_json::to_string(&turn.to_message()).unwrap()).unwrap();
+        assert_eq!(back.content, "answer");
+        assert_eq!(back.reasoning, turn.reasoning);
+        let e = Event::ModelCall {
+            call: CallNote {
+                stop: StopReason::Length,
+                truncated: true,
+                ..CallNote::default()
+            },
+        };
+        let text = serde_json::to_string(&e).unwrap();
+        assert!(text.contains(r#""event":"model_call""#), "{text}");
+        assert_eq!(serde_json::from_str::<Event>(&text).unwrap(), e);
+    }
 }

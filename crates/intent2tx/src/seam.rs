@@ -23,8 +23,8 @@ use crucible_chain::pool::{ChainWorkers, NodePool};
 /// Booted Intent2Tx executors, lent to one execution at a time (see [`crucible_chain::pool`]).
 pub type ExecutorPool = NodePool<Executor, IntentError>;
 use crucible_core::{
-    Agent, BenchError, Benchmark, BoxFuture, Event, FixedAgent, InstanceMeta, Message, Outcome,
-    PromptSet, Role, SampleRecord,
+    Agent, AgentRequest, BenchError, Benchmark, BoxFuture, Event, FixedAgent, InstanceMeta,
+    Message, Outcome, PromptSet, Role, SampleRecord,
 };
 
 /// Intent2Tx as a [`Benchmark`] over a dataset, with a disjoint retrieval pool.
@@ -243,8 +243,8 @@ impl Benchmark for IntentBench {
             for m in &transcript {
                 events(Event::Turn { message: m.clone() });
             }
-            let (answer, agent_error) = match agent.respond(&transcript).await {
-                Ok(a) => (a, None),
+            let (answer, agent_error) = match agent.respond(AgentRequest::new(&transcript)).await {
+                Ok(a) => (a.text, None),
                 Err(e) => (String::new(), Some(e.to_string())),
             };
             let reply = Message::new(Role::Assistant, answer);

@@ -1,5 +1,7 @@
 //! [`ModelAgent`]: a model behind an HTTP provider as a [`crucible_core::Agent`]. One call is: cache
-//! lookup → budget check → (permit → HTTP attempt → classify → backoff)* → cost → cache store.
+//! lookup → budget check → (permit → HTTP attempt → classify → backoff)* → cost → cache store
+//! (never for an answer cut at the token limit). Each call's stop reason and reasoning are kept
+//! in its [`CallRecord`].
 
 use std::sync::Arc;
 use std::time::{Duration, Instant};
@@ -15,7 +17,10 @@ use super::price::{Budget, PriceTable};
 use super::provider::{self, ApiKey, Completion, ModelSettings, Provider, Usage, WireRequest};
 use super::retry::{is_retryable_status, parse_retry_after, Clock, RetryPolicy, SystemClock};
 use super::LlmError;
-use crucible_core::{Agent, AgentError, AgentTurn, BoxFuture, Message, ToolSpec};
+use crucible_core::{
+    Agent, AgentError, AgentRequest, AgentTurn, BoxFuture, Message, Reasoning, StopReason,
+    ToolChoice, ToolSpec, TurnUsage,
+};
 
 /// Which model on which server, with which settings.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -90,6 +95,27 @@ pub struct CallRecord {
     pub cost_usd: Option<f64>,
     /// Wall time of the call including retries, in ms (a measurement, never used in logic).
     pub latency_ms: u64,
+    /// Why the model stopped.
+    #[serde(default)]
+    pub stop: StopReason,
+    /// True when the answer was cut at the token limit (never cached).
+    #[serde(default)]
+    pub truncated: bool,
+    /// The model's reasoning, kept apart from the answer.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub reasoning: Option<Reasoning>,
+    /// The provider's id of the response.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub request_id: Option<String>,
+}
+
+/// The seam's token counts of a provider's usage.
+pub(crate) fn turn_usage(u: &Usage) -> TurnUsage {
+    TurnUsage {
+        input_tokens: u.prompt_tokens(),
+        output_tokens: u.output_tokens,
+        reasoning_tokens: u.reasoning_tokens,
+    }
 }
 
 /// One failed HTTP attempt, classified.
@@ -289,8 +315,14 @@ impl ModelAgent {
     }
 
     /// The request that `messages` would be sent as, offering `tools` natively.
-    fn request(&self, messages: &[Message], tools: &[ToolSpec]) -> WireRequest {
-        provider::encode_request(
+    fn request(
+        &self,
+        messages: &[Message],
+        tools: &[ToolSpec],
+        tool_choice: Option<&ToolChoice>,
+    ) -> WireRequest {
+        let wire = self.spec.provider.wire();
+        let mut req = provider::encode_request(
             self.spec.provider,
             &self.spec.base_url,
             &self.spec.model,
@@ -298,12 +330,16 @@ impl ModelAgent {
             self.key.as_ref(),
             messages,
             tools,
-        )
+        );
+        if let Some(choice) = tool_choice {
+            provider::apply_tool_choice(wire, &mut req.body, choice);
+        }
+        req
     }
 
     /// One answer for `messages`, from the cache or the provider (with retries).
     pub async fn complete(&mut self, messages: &[Message]) -> Result<Completion, LlmError> {
-        self.complete_with_tools(messages, &[]).await
+        self.complete_request(AgentRequest::new(messages)).await
     }
 
     /// [`Self::complete`] offering `tools` through the provider's native tool calling.
@@ -312,6 +348,20 @@ impl ModelAgent {
         messages: &[Message],
         tools: &[ToolSpec],
     ) -> Result<Completion, LlmError> {
+        self.complete_request(AgentRequest::new(messages).with_tools(tools))
+            .await
+    }
+
+    /// The answer to a whole seam request: its messages, its native tools and tool choice.
+    pub async fn complete_request(
+        &mut self,
+        request: AgentRequest<'_>,
+    ) -> Result<Completion, LlmError> {
+        let AgentRequest {
+            messages,
+            tools,
+            tool_choice,
+        } = request;
         let started = Instant::now();
         let key = CacheKey {
             provider: self.spec.provider,
@@ -321,6 +371,7 @@ impl ModelAgent {
             settings: &self.spec.settings,
             sample: self.sample,
             tools,
+            tool_choice,
         };
         if let Some(hit) = self.cache.as_ref().and_then(|c| c.get(&key)) {
             tracing::debug!(target: "llm::cache", model = %self.spec.model, "cache hit");
@@ -330,6 +381,10 @@ impl ModelAgent {
                 usage: hit.usage,
                 cost_usd: Some(0.0),
                 latency_ms: started.elapsed().as_millis() as u64,
+                stop: hit.stop.clone(),
+                truncated: hit.stop.is_truncated(),
+                reasoning: hit.reasoning.clone(),
+                request_id: hit.request_id.clone(),
             });
             return Ok(hit);
         }
@@ -337,7 +392,7 @@ impl ModelAgent {
             b.check()?;
         }
         provider::check_settings(self.spec.provider, &self.spec.model, &self.spec.settings)?;
-        let req = self.request(messages, tools);
+        let req = self.request(messages, tools, tool_choice);
         let mut attempts = 0u32;
         let completion = loop {
             let permit = self.limiter.acquire().await;
@@ -404,7 +459,15 @@ impl ModelAgent {
         if let (Some(b), Some(c)) = (&self.budget, cost) {
             b.charge(c);
         }
-        if let Some(cache) = &self.cache {
+        let truncated = completion.stop.is_truncated();
+        if truncated {
+            tracing::info!(
+                target: "llm::http",
+                provider = %self.spec.provider,
+                model = %self.spec.model,
+                "the answer was cut at the token limit; not cached"
+            );
+        } else if let Some(cache) = &self.cache {
             if let Err(e) = cache.put(&key, &completion) {
                 tracing::warn!(target: "llm::cache", error = %e, "could not store the answer");
             }
@@ -415,6 +478,10 @@ impl ModelAgent {
             usage: completion.usage,
             cost_usd: cost,
             latency_ms: started.elapsed().as_millis() as u64,
+            stop: completion.stop.clone(),
+            truncated,
+            reasoning: completion.reasoning.clone(),
+            request_id: completion.request_id.clone(),
         });
         Ok(completion)
     }
@@ -460,6 +527,10 @@ impl ModelAgent {
             .or_else(|| header("retry-after").and_then(|v| parse_retry_after(v, self.clock.now())));
         *limits = RateLimits::from_headers(header, self.clock.now());
         let location = header("location").map(str::to_string);
+        // OpenAI `x-request-id`, Anthropic `request-id`: the id support asks for.
+        let request_id = header("x-request-id")
+            .or_else(|| header("request-id"))
+            .map(|v| v.chars().take(200).collect::<String>());
         let mut resp = resp;
         let mut bytes: Vec<u8> = Vec::new();
         while let Some(chunk) = resp.chunk().await.map_err(transport)? {
@@ -519,7 +590,12 @@ impl ModelAgent {
         };
         let value: Value = serde_json::from_str(&body)
             .map_err(|e| malformed(format!("the body is not JSON ({e})")))?;
-        provider::decode(self.spec.provider.wire(), &value).map_err(|e| malformed(e.0))
+        let mut completion =
+            provider::decode(self.spec.provider.wire(), &value).map_err(|e| malformed(e.0))?;
+        if request_id.is_some() {
+            completion.request_id = request_id;
+        }
+        Ok(completion)
     }
 }
 
@@ -560,30 +636,18 @@ impl Agent for ModelAgent {
 
     fn respond<'a>(
         &'a mut self,
-        conversation: &'a [Message],
-    ) -> BoxFuture<'a, Result<String, AgentError>> {
-        Box::pin(async move {
-            self.complete(conversation)
-                .await
-                .map(|c| c.text)
-                .map_err(|e| AgentError::Provider {
-                    message: e.to_string(),
-                    retryable: e.is_retryable(),
-                })
-        })
-    }
-
-    fn respond_with_tools<'a>(
-        &'a mut self,
-        conversation: &'a [Message],
-        tools: &'a [ToolSpec],
+        request: AgentRequest<'a>,
     ) -> BoxFuture<'a, Result<AgentTurn, AgentError>> {
         Box::pin(async move {
-            self.complete_with_tools(conversation, tools)
+            self.complete_request(request)
                 .await
                 .map(|c| AgentTurn {
+                    usage: Some(turn_usage(&c.usage)),
                     text: c.text,
+                    reasoning: c.reasoning,
                     tool_calls: c.tool_calls,
+                    stop: c.stop,
+                    request_id: c.request_id,
                 })
                 .map_err(|e| AgentError::Provider {
                     message: e.to_string(),

@@ -30,6 +30,8 @@ pub struct CacheKey<'a> {
     pub sample: u64,
     /// Tools offered through native tool calling (none: the key is what it was before tools).
     pub tools: &'a [crucible_core::ToolSpec],
+    /// How the tools must be used (none: the key is what it was before tool choice).
+    pub tool_choice: Option<&'a crucible_core::ToolChoice>,
 }
 
 impl CacheKey<'_> {
@@ -46,6 +48,9 @@ impl CacheKey<'_> {
         });
         if !self.tools.is_empty() {
             m["tools"] = json!(self.tools);
+        }
+        if let Some(choice) = self.tool_choice {
+            m["tool_choice"] = json!(choice);
         }
         m
     }
@@ -107,8 +112,12 @@ impl ResponseCache {
         }
     }
 
-    /// Stores an answer (atomically: a temp file renamed into place).
+    /// Stores an answer (atomically: a temp file renamed into place). A truncated answer (cut at
+    /// the token limit) is never stored: a later run asks again instead of replaying the cut.
     pub fn put(&self, key: &CacheKey<'_>, completion: &Completion) -> Result<(), LlmError> {
+        if completion.stop.is_truncated() {
+            return Ok(());
+        }
         let path = self.path(&key.digest());
         let parent = path.parent().unwrap_or(&self.dir);
         let io = |e: std::io::Error| LlmError::Cache {
@@ -181,6 +190,7 @@ mod tests {
             settings: &s,
             sample: 0,
             tools: &[],
+            tool_choice: None,
         };
         let tools = [crucible_core::ToolSpec {
             name: "t".into(),
@@ -216,6 +226,10 @@ mod tests {
                 sample: 1,
                 ..base.clone()
             },
+            CacheKey {
+                tool_choice: Some(&crucible_core::ToolChoice::Required),
+                ..base.clone()
+            },
         ];
         for v in &variants {
             assert_ne!(v.digest(), base.digest(), "{v:?}");
@@ -241,7 +255,19 @@ mod tests {
                 ..Usage::default()
             },
             tool_calls: Vec::new(),
+            reasoning: None,
+            stop: crucible_core::StopReason::Stop,
+            request_id: None,
         };
+        let cut = Completion {
+            stop: crucible_core::StopReason::Length,
+            ..c.clone()
+        };
+        cache.put(&base, &cut).unwrap();
+        assert!(
+            cache.get(&base).is_none(),
+            "a truncated answer is never cached"
+        );
         cache.put(&base, &c).unwrap();
         assert_eq!(cache.get(&base), Some(c));
         assert!(cache.get(&variants[5]).is_none());

@@ -12,7 +12,8 @@
 //! assistant message also carrying its native calls.
 
 use crucible_core::{
-    Agent, AgentError, BoxFuture, Event, Message, Role, ToolCall, ToolResult, ToolSpec,
+    Agent, AgentError, AgentRequest, BoxFuture, Event, Message, Reasoning, Role, ToolCall,
+    ToolResult, ToolSpec,
 };
 use serde::{Deserialize, Serialize};
 use serde_json::{json, Value};
@@ -143,8 +144,8 @@ pub struct Dialogue {
     /// The provider's view (native only): the model's own texts, its calls, the results.
     native: Vec<Message>,
     pending: Vec<ToolCall>,
-    /// Native calls of each assistant turn, in turn order (for the transcript).
-    calls_by_turn: Vec<Vec<ToolCall>>,
+    /// Native calls and reasoning of each assistant turn, in turn order (for the transcript).
+    calls_by_turn: Vec<(Vec<ToolCall>, Option<Reasoning>)>,
 }
 
 impl Dialogue {
@@ -172,9 +173,10 @@ impl Dialogue {
         conversation: &[Message],
     ) -> Result<String, AgentError> {
         if self.protocol == ToolProtocol::Text {
-            return agent.respond(conversation).await;
+            return Ok(agent.respond(AgentRequest::new(conversation)).await?.text);
         }
-        let turn = agent.respond_with_tools(&self.native, &self.tools).await?;
+        let request = AgentRequest::new(&self.native).with_tools(&self.tools);
+        let turn = agent.respond(request).await?;
         let mut text = turn.text.clone();
         for c in &turn.tool_calls {
             if !text.is_empty() {
@@ -182,11 +184,10 @@ impl Dialogue {
             }
             text.push_str(&as_tag(c));
         }
-        let mut m = Message::new(Role::Assistant, turn.text);
-        m.tool_calls = turn.tool_calls.clone();
-        self.native.push(m);
+        // The provider's view keeps the turn's reasoning, so its signatures go back.
+        self.native.push(turn.to_message());
         self.pending = turn.tool_calls.clone();
-        self.calls_by_turn.push(turn.tool_calls);
+        self.calls_by_turn.push((turn.tool_calls, turn.reasoning));
         Ok(text)
     }
 
@@ -218,7 +219,7 @@ impl Dialogue {
     }
 
     /// The stored transcript: the text conversation, each assistant message of a native
-    /// dialogue also carrying its calls.
+    /// dialogue also carrying its calls and reasoning (signatures included).
     pub fn transcript(&self, text: Vec<Message>) -> Vec<Message> {
         if self.protocol == ToolProtocol::Text {
             return text;
@@ -227,8 +228,9 @@ impl Dialogue {
         text.into_iter()
             .map(|mut m| {
                 if m.role == Role::Assistant {
-                    if let Some(calls) = turns.next() {
+                    if let Some((calls, reasoning)) = turns.next() {
                         m.tool_calls = calls.clone();
+                        m.reasoning = reasoning.clone();
                     }
                 }
                 m

@@ -15,8 +15,8 @@ use super::PilotError;
 use std::sync::Arc;
 
 use crucible_core::{
-    serde_name, Agent, AgentError, BenchError, Benchmark, BoxFuture, Event, InstanceMeta, Message,
-    PromptSet, Role, SampleRecord,
+    serde_name, Agent, AgentError, AgentRequest, AgentTurn, BenchError, Benchmark, BoxFuture,
+    Event, InstanceMeta, Message, PromptSet, Role, SampleRecord,
 };
 
 const PROMPT_TYPES: [PromptType; 4] = [
@@ -123,10 +123,14 @@ impl Agent for Builtin<'_> {
     }
     fn respond<'a>(
         &'a mut self,
-        conversation: &'a [Message],
-    ) -> BoxFuture<'a, Result<String, AgentError>> {
-        let conv: Vec<agents::Message> = conversation.iter().map(to_pilot).collect();
-        let out = self.inner.respond(&conv).ok_or(AgentError::Exhausted);
+        request: AgentRequest<'a>,
+    ) -> BoxFuture<'a, Result<AgentTurn, AgentError>> {
+        let conv: Vec<agents::Message> = request.messages.iter().map(to_pilot).collect();
+        let out = self
+            .inner
+            .respond(&conv)
+            .map(AgentTurn::text)
+            .ok_or(AgentError::Exhausted);
         Box::pin(async move { out })
     }
 }

@@ -24,7 +24,7 @@ use super::QuestError;
 use crucible_chain::pool::{ChainWorkers, Worker};
 use crucible_chain::sandbox::Call;
 use crucible_chain::universe::Manifest;
-use crucible_core::{Agent, Event, Message, Role};
+use crucible_core::{Agent, AgentRequest, Event, Message, Role};
 
 /// Base score cap when a required (key-operation) check fails.
 pub const REQUIRED_CAP: u32 = 50;
@@ -754,7 +754,10 @@ pub async fn run_episode_on(
     let mut agent_error = None;
     // Planning (not counted); no worker is held while the model answers.
     drop(busy.take());
-    let r = agent.respond(&transcript).await;
+    let r = agent
+        .respond(AgentRequest::new(&transcript))
+        .await
+        .map(|t| t.text);
     match r {
         Ok(plan) => {
             let m = Message::new(Role::Assistant, plan);
@@ -789,7 +792,10 @@ pub async fn run_episode_on(
         events(Event::Turn { message: m.clone() });
         transcript.push(m);
         drop(busy.take());
-        let r = agent.respond(&transcript).await;
+        let r = agent
+            .respond(AgentRequest::new(&transcript))
+            .await
+            .map(|t| t.text);
         let reply = match r {
             Ok(t) => t,
             Err(e) => {

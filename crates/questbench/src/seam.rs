@@ -21,8 +21,9 @@ use super::task::{Kind, Task};
 use crucible_chain::pool::{ChainWorkers, Lease, NodePool};
 use crucible_chain::{ChainError, Manifest};
 use crucible_core::{
-    serde_name, Agent, AgentError, BenchError, Benchmark, BoxFuture, Event, FixedAgent,
-    InstanceMeta, Message, PaperScore, PromptSet, Role, SampleRecord, ScriptedAgent,
+    serde_name, Agent, AgentError, AgentRequest, AgentTurn, BenchError, Benchmark, BoxFuture,
+    Event, FixedAgent, InstanceMeta, Message, PaperScore, PromptSet, Role, SampleRecord,
+    ScriptedAgent,
 };
 
 /// Booted QuestBench harnesses, lent to one sample at a time (see [`crucible_chain::pool`]).
@@ -203,7 +204,10 @@ impl Agent for FaultyAgent {
     fn name(&self) -> &str {
         &self.name
     }
-    fn respond<'a>(&'a mut self, _: &'a [Message]) -> BoxFuture<'a, Result<String, AgentError>> {
+    fn respond<'a>(
+        &'a mut self,
+        _: AgentRequest<'a>,
+    ) -> BoxFuture<'a, Result<AgentTurn, AgentError>> {
         let fault = self.rng.random::<f64>() < self.rate;
         let out = if let Some((reference, wrong)) = &self.atomic {
             if fault && !wrong.is_empty() {
@@ -216,7 +220,8 @@ impl Agent for FaultyAgent {
         } else {
             self.planned = true;
             self.turns.pop_front().ok_or(AgentError::Exhausted)
-        };
+        }
+        .map(AgentTurn::text);
         Box::pin(async move { out })
     }
 }
@@ -433,8 +438,8 @@ impl Benchmark for QuestBench {
             for m in &transcript {
                 events(Event::Turn { message: m.clone() });
             }
-            let (answer, agent_error) = match agent.respond(&transcript).await {
-                Ok(a) => (a, None),
+            let (answer, agent_error) = match agent.respond(AgentRequest::new(&transcript)).await {
+                Ok(a) => (a.text, None),
                 Err(e) => (String::new(), Some(e.to_string())),
             };
             let reply = Message::new(Role::Assistant, answer);

@@ -31,8 +31,8 @@ use super::RunError;
 use crucible_chain::pool::Load;
 use crucible_core::Config;
 use crucible_core::{
-    Agent, AgentError, Benchmark, BoxFuture, Event, Message, Outcome, Role, RunStatus,
-    SampleRecord, ScriptedAgent,
+    Agent, AgentError, AgentRequest, AgentTurn, Benchmark, BoxFuture, CallNote, Event, Message,
+    Outcome, Role, RunStatus, SampleRecord, ScriptedAgent,
 };
 use crucible_llm::{Budget, ModelAgent, PriceTable, ProviderLimits, ResponseCache};
 use crucible_store::{
@@ -1125,10 +1125,13 @@ async fn budget_stop(sh: &Shared) {
     }
 }
 
-/// A model agent whose calls in flight are counted (for [`Progress::Load`]).
+/// A model agent whose calls in flight are counted (for [`Progress::Load`]) and whose calls go
+/// into the sample's events as they return. It forwards the whole request and the whole turn:
+/// tools, tool choice, reasoning and stop reason pass through untouched.
 struct Counted<'a> {
     inner: &'a mut ModelAgent,
     in_flight: &'a AtomicUsize,
+    events: &'a std::sync::Mutex<Vec<Event>>,
 }
 
 /// Counts one call in flight until dropped (also when the sample is cancelled mid-call).
@@ -1146,12 +1149,35 @@ impl Agent for Counted<'_> {
     }
     fn respond<'a>(
         &'a mut self,
-        conversation: &'a [Message],
-    ) -> BoxFuture<'a, Result<String, AgentError>> {
+        request: AgentRequest<'a>,
+    ) -> BoxFuture<'a, Result<AgentTurn, AgentError>> {
         Box::pin(async move {
             self.in_flight.fetch_add(1, Ordering::SeqCst);
             let _call = InFlight(self.in_flight);
-            self.inner.respond(conversation).await
+            let before = self.inner.calls().len();
+            let turn = self.inner.respond(request).await;
+            if let Some(c) = self.inner.calls().get(before) {
+                let note = CallNote {
+                    stop: c.stop.clone(),
+                    truncated: c.truncated,
+                    reasoning: c.reasoning.clone(),
+                    usage: Some(crucible_core::TurnUsage {
+                        input_tokens: c.usage.input_tokens,
+                        output_tokens: c.usage.output_tokens,
+                        reasoning_tokens: turn
+                            .as_ref()
+                            .ok()
+                            .and_then(|t| t.usage)
+                            .map_or(0, |u| u.reasoning_tokens),
+                    }),
+                    request_id: c.request_id.clone(),
+                    cached: c.cached,
+                };
+                if let Ok(mut events) = self.events.lock() {
+                    events.push(Event::ModelCall { call: note });
+                }
+            }
+            turn
         })
     }
 }
@@ -1162,6 +1188,10 @@ struct Spend {
     tokens_in: u64,
     tokens_out: u64,
     cost_usd: f64,
+    /// Model calls made (`None` for built-in agents and replays).
+    calls: Option<u64>,
+    /// Of them, answers cut at the token limit.
+    truncated_calls: u64,
 }
 
 fn model_agent(
@@ -1188,10 +1218,15 @@ async fn run_job(
     agents: &mut BTreeMap<String, ModelAgent>,
 ) -> Result<NewSample, RunError> {
     let started = Instant::now();
-    let mut events = Vec::new();
+    // Shared with the counting agent, so each model call lands between the turns around it.
+    let log = std::sync::Mutex::new(Vec::new());
     let mut spend = Spend::default();
     let record = {
-        let mut push = |e: Event| events.push(e);
+        let mut push = |e: Event| {
+            if let Ok(mut events) = log.lock() {
+                events.push(e);
+            }
+        };
         match (&job.replay, sh.models.get(&job.model)) {
             (Some(turns), _) => {
                 let mut a = ScriptedAgent::new(job.model.clone(), turns.clone());
@@ -1215,14 +1250,18 @@ async fn run_job(
                 let mut counted = Counted {
                     inner: &mut agent,
                     in_flight: &sh.in_flight,
+                    events: &log,
                 };
                 let r = bench
                     .run(&job.instance, &mut counted, job.seed, &mut push)
                     .await;
-                for c in &agent.calls()[before..] {
+                let calls = &agent.calls()[before..];
+                spend.calls = Some(calls.len() as u64);
+                for c in calls {
                     spend.tokens_in += c.usage.prompt_tokens();
                     spend.tokens_out += c.usage.output_tokens;
                     spend.cost_usd += c.cost_usd.unwrap_or(0.0);
+                    spend.truncated_calls += u64::from(c.truncated);
                 }
                 agents.insert(job.model.clone(), agent);
                 r?
@@ -1236,17 +1275,30 @@ async fn run_job(
         }
     };
     let latency_ms = started.elapsed().as_millis() as i64;
+    let events = log.into_inner().unwrap_or_default();
     Ok(to_sample(sh, job, record, events, spend, latency_ms))
 }
 
 fn to_sample(
     sh: &Shared,
     job: &Job,
-    r: SampleRecord,
+    mut r: SampleRecord,
     events: Vec<Event>,
     spend: Spend,
     latency_ms: i64,
 ) -> NewSample {
+    // A provider model's sample says how many of its answers were cut at the token limit.
+    if let (Some(calls), Some(d)) = (spend.calls, r.details.as_object_mut()) {
+        d.insert("model_calls".into(), serde_json::json!(calls));
+        d.insert(
+            "truncated_calls".into(),
+            serde_json::json!(spend.truncated_calls),
+        );
+        d.insert(
+            "truncated".into(),
+            serde_json::json!(spend.truncated_calls > 0),
+        );
+    }
     let error = job.replay_error.clone().or_else(|| {
         r.details
             .get("agent_error")

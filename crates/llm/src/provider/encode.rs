@@ -16,7 +16,7 @@ use super::{
     ANTHROPIC_DEFAULT_MAX_TOKENS, ANTHROPIC_VERSION,
 };
 use crate::catalog::{self, MaxTokensField, ModelProfile, ReasoningControl};
-use crucible_core::{Message, Role, ToolSpec};
+use crucible_core::{Message, ReasoningPart, Role, ToolSpec};
 
 /// Builds the HTTP request for `messages` in `wire`'s format.
 pub fn encode(
@@ -70,14 +70,34 @@ fn anthropic_message(m: &Message) -> Value {
     } else {
         "user"
     };
-    if m.tool_calls.is_empty() && m.tool_results.is_empty() {
+    // Thinking blocks go back first, byte for byte: Anthropic refuses a replayed `tool_use`
+    // whose turn lost its `thinking` / `redacted_thinking` (an unsigned one cannot be sent).
+    let thinking: Vec<Value> = match (&m.reasoning, m.role) {
+        (Some(r), Role::Assistant) => r
+            .parts
+            .iter()
+            .filter_map(|p| match p {
+                ReasoningPart::Thinking {
+                    text,
+                    signature: Some(sig),
+                } => Some(json!({"type": "thinking", "thinking": text, "signature": sig})),
+                ReasoningPart::Redacted { data } => {
+                    Some(json!({"type": "redacted_thinking", "data": data}))
+                }
+                _ => None,
+            })
+            .collect(),
+        _ => Vec::new(),
+    };
+    if m.tool_calls.is_empty() && m.tool_results.is_empty() && thinking.is_empty() {
         return json!({"role": role, "content": m.content});
     }
-    let mut blocks: Vec<Value> = m
-        .tool_results
-        .iter()
-        .map(|r| json!({"type": "tool_result", "tool_use_id": r.call_id, "content": r.content}))
-        .collect();
+    let mut blocks = thinking;
+    blocks.extend(
+        m.tool_results.iter().map(
+            |r| json!({"type": "tool_result", "tool_use_id": r.call_id, "content": r.content}),
+        ),
+    );
     if !m.content.is_empty() {
         blocks.push(json!({"type": "text", "text": m.content}));
     }
@@ -101,14 +121,40 @@ fn gemini_content(m: &Message) -> Value {
         .iter()
         .map(|r| json!({"functionResponse": {"name": r.name, "response": {"content": r.content}}}))
         .collect();
-    if !m.content.is_empty() || (m.tool_calls.is_empty() && parts.is_empty()) {
-        parts.push(json!({"text": m.content}));
+    // Thought signatures go back on the parts they came on: Gemini 3 refuses a replayed
+    // `functionCall` without its `thoughtSignature`.
+    let reasoning = m.reasoning.as_ref().filter(|_| m.role == Role::Assistant);
+    let signature_of = |call: Option<&str>| {
+        reasoning?.parts.iter().find_map(|p| match p {
+            ReasoningPart::Signature { call_id, signature } if call_id.as_deref() == call => {
+                Some(signature.clone())
+            }
+            _ => None,
+        })
+    };
+    for p in reasoning.map(|r| r.parts.as_slice()).unwrap_or_default() {
+        if let ReasoningPart::Thinking {
+            text,
+            signature: Some(sig),
+        } = p
+        {
+            parts.push(json!({"text": text, "thought": true, "thoughtSignature": sig}));
+        }
     }
-    parts.extend(
-        m.tool_calls
-            .iter()
-            .map(|c| json!({"functionCall": {"name": c.name, "args": c.arguments}})),
-    );
+    if !m.content.is_empty() || (m.tool_calls.is_empty() && parts.is_empty()) {
+        let mut text = json!({"text": m.content});
+        if let Some(sig) = signature_of(None) {
+            text["thoughtSignature"] = json!(sig);
+        }
+        parts.push(text);
+    }
+    parts.extend(m.tool_calls.iter().map(|c| {
+        let mut part = json!({"functionCall": {"name": c.name, "args": c.arguments}});
+        if let Some(sig) = signature_of(Some(&c.id)) {
+            part["thoughtSignature"] = json!(sig);
+        }
+        part
+    }));
     json!({"role": role, "parts": parts})
 }
 

@@ -9,11 +9,14 @@ use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
 use super::LlmError;
-use crucible_core::{Message, Role, ToolCall};
+use crucible_core::{Message, Role, StopReason, ToolCall};
 
+mod choice;
 mod decode;
 mod encode;
 mod params;
+
+pub(crate) use choice::apply_tool_choice;
 
 pub use decode::{decode, DecodeError};
 pub use encode::{encode, encode_request, encode_with_tools};
@@ -368,13 +371,22 @@ impl Usage {
 /// A model's answer.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Completion {
-    /// The text.
+    /// The answer text, never the reasoning (an inline `<think>` block is moved out of it).
     pub text: String,
     /// Token usage as the provider reported it (zeros when it reported none).
     pub usage: Usage,
     /// Native tool calls (only when tools were offered).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub tool_calls: Vec<ToolCall>,
+    /// The model's reasoning, kept apart from the answer (with the provider's opaque parts).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub reasoning: Option<crucible_core::Reasoning>,
+    /// Why the model stopped ([`StopReason::Length`]: the answer is truncated).
+    #[serde(default)]
+    pub stop: StopReason,
+    /// The provider's id of the response, when it gave one.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub request_id: Option<String>,
 }
 
 /// A request ready to send: URL, headers (the key included) and JSON body.
