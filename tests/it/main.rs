@@ -34,4 +34,5 @@ mod store;
 mod studio;
 mod support;
 mod throughput;
+mod trust;
 mod universe;
