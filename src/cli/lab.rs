@@ -181,7 +181,16 @@ pub async fn worker(config: &Config, a: WorkerArgs) -> Result<()> {
             }
         };
         seen.insert(run_id.clone());
-        let r = run::distributed::work(&ctx, &run_id, here(a.claim_secs), a.concurrency).await?;
+        let r = match run::distributed::work(&ctx, &run_id, here(a.claim_secs), a.concurrency).await
+        {
+            // Without --run, a run this machine refuses (a key to a URL not allowed here, an
+            // edited spec) is left for others instead of stopping the worker.
+            Err(e @ run::RunError::Untrusted(_)) if a.run.is_none() => {
+                eprintln!("skipping {e}");
+                continue;
+            }
+            r => r?,
+        };
         if !a.json {
             out!(
                 "{}: {} — {}/{} samples stored in all",

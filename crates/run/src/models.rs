@@ -58,6 +58,14 @@ pub fn redact_base_url(url: &str) -> String {
     }
 }
 
+/// `s` (a URL or name read from a store) safe to print: control characters (terminal escapes)
+/// become `\u{fffd}`.
+fn shown(s: &str) -> String {
+    s.chars()
+        .map(|c| if c.is_control() { '\u{fffd}' } else { c })
+        .collect()
+}
+
 fn untrusted(run_id: &str, message: String) -> RunError {
     RunError::Untrusted(format!("run {run_id}: {message}"))
 }
@@ -111,10 +119,10 @@ pub fn key_for(
                              --trust-base-url {} (or add it to trusted_base_urls in the config \
                              file), or save it as a provider in Settings → Providers & models",
                             spec.provider,
-                            spec.model,
-                            redact_base_url(&spec.base_url),
+                            shown(&spec.model),
+                            shown(&redact_base_url(&spec.base_url)),
                             spec.provider,
-                            redact_base_url(&spec.base_url),
+                            shown(&redact_base_url(&spec.base_url)),
                         ),
                     ))
                 }
@@ -209,9 +217,9 @@ pub fn resolve_models(
                             "it wants provider `{}` at {}; your saved `{}` is at {}. Nothing \
                              was sent: a saved provider's key only goes to its own URL. Start \
                              a new run, or change the saved provider if the run is right",
-                            ep.provider,
-                            ep.base_url,
-                            ep.provider,
+                            shown(&ep.provider),
+                            shown(&ep.base_url),
+                            shown(&ep.provider),
                             redact_base_url(&local)
                         ),
                     ));
@@ -241,9 +249,11 @@ pub fn resolve_models(
                         return Err(untrusted(
                             run_id,
                             format!(
-                                "{m}'s base URL had credentials, removed when the run was \
-                                 stored ({u}); give the full URL with --trust-base-url (or \
-                                 trusted_base_urls in the config file, or a saved provider)"
+                                "{}'s base URL had credentials, removed when the run was \
+                                 stored ({}); give the full URL with --trust-base-url (or \
+                                 trusted_base_urls in the config file, or a saved provider)",
+                                shown(m),
+                                shown(u)
                             ),
                         ))
                     }

@@ -617,7 +617,13 @@ impl RunSpec {
     /// plain absolute folder outside `/proc`, `/sys` and `/dev` (it is never opened: packs are
     /// found again by name on this machine). Errors name the field.
     pub fn from_stored(run_id: &str, text: &str) -> Result<Self, RunError> {
+        // Printed as is to terminals and dialogs: a stored value's control characters (terminal
+        // escapes) are replaced.
         let refuse = |m: String| {
+            let m: String = m
+                .chars()
+                .map(|c| if c.is_control() { '\u{fffd}' } else { c })
+                .collect();
             RunError::Untrusted(format!("run {run_id}: the stored spec is refused: {m}"))
         };
         if text.len() > MAX_STORED_SPEC_BYTES {
