@@ -24,6 +24,11 @@ pub struct WorkerArgs {
     /// Samples this worker runs at once (default: the run's concurrency).
     #[arg(long)]
     concurrency: Option<usize>,
+    /// A base URL (or fork RPC URL) the runs' stored specs may send this machine's provider key
+    /// to, beyond the provider's default URL and saved providers' URLs (repeatable; the
+    /// config's `trusted_base_urls` lists more). A run asking for any other is refused.
+    #[arg(long = "trust-base-url", value_name = "URL")]
+    trust_base_urls: Vec<String>,
     /// Seconds a claim lasts without a heartbeat (a killed worker's samples go to another
     /// worker this long after it died).
     #[arg(long, default_value_t = 30, hide = true)]
@@ -129,6 +134,8 @@ pub async fn worker(config: &Config, a: WorkerArgs) -> Result<()> {
     );
     ctx.holder = run::scheduler::holder_name("crucible worker");
     ctx.lease_ttl = Duration::from_secs(a.claim_secs.max(1));
+    ctx.trusted_base_urls
+        .extend(a.trust_base_urls.iter().cloned());
     // Ctrl-C, and SIGTERM (Slurm's scancel and time limit): stop claiming, give back what is
     // claimed, record the worker as stopped.
     let cancel = ctx.cancel.clone();
@@ -174,7 +181,16 @@ pub async fn worker(config: &Config, a: WorkerArgs) -> Result<()> {
             }
         };
         seen.insert(run_id.clone());
-        let r = run::distributed::work(&ctx, &run_id, here(a.claim_secs), a.concurrency).await?;
+        let r = match run::distributed::work(&ctx, &run_id, here(a.claim_secs), a.concurrency).await
+        {
+            // Without --run, a run this machine refuses (a key to a URL not allowed here, an
+            // edited spec) is left for others instead of stopping the worker.
+            Err(e @ run::RunError::Untrusted(_)) if a.run.is_none() => {
+                eprintln!("skipping {e}");
+                continue;
+            }
+            r => r?,
+        };
         if !a.json {
             out!(
                 "{}: {} — {}/{} samples stored in all",

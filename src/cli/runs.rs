@@ -167,6 +167,28 @@ pub struct RunArgs {
     /// Finish the missing samples of this run instead of starting one.
     #[arg(long)]
     resume: Option<String>,
+    /// With --resume: a base URL (or fork RPC URL) the stored run may send this machine's
+    /// provider key to, beyond the provider's default URL and saved providers' URLs
+    /// (repeatable; the config's `trusted_base_urls` lists more).
+    #[arg(long = "trust-base-url", value_name = "URL", requires = "resume")]
+    trust_base_urls: Vec<String>,
+    /// Sampling temperature of every provider model of the run (overrides the saved setting).
+    #[arg(long, conflicts_with = "resume")]
+    temperature: Option<f64>,
+    /// Cap on generated tokens per call of every provider model (overrides the saved setting).
+    #[arg(long, conflicts_with = "resume")]
+    max_tokens: Option<u32>,
+    /// The provider's sampling seed for every provider model (`--seed` is the run's seed).
+    #[arg(long, conflicts_with = "resume")]
+    model_seed: Option<u64>,
+    /// Any other model setting for every provider model, `KEY=VALUE` (VALUE as JSON, else a
+    /// string; repeatable), e.g. `--model-setting system_prompt=fold_into_user`.
+    #[arg(
+        long = "model-setting",
+        value_name = "KEY=VALUE",
+        conflicts_with = "resume"
+    )]
+    model_settings: Vec<String>,
     /// Print JSON.
     #[arg(long)]
     json: bool,
@@ -436,13 +458,14 @@ where
 
 /// `crucible run …`.
 pub async fn run_cmd(config: &Config, a: RunArgs) -> Result<()> {
+    let overrides = setting_overrides(&a)?;
     if let Some(id) = a.resume {
         let store = open_any(config, a.db, a.store.as_deref(), false).await?;
-        let r = with_context(
-            config,
-            store,
-            |ctx| async move { run::resume(&ctx, &id).await },
-        )
+        let trust = a.trust_base_urls;
+        let r = with_context(config, store, |mut ctx| async move {
+            ctx.trusted_base_urls.extend(trust);
+            run::resume(&ctx, &id).await
+        })
         .await?;
         return print_report(&r, a.json);
     }
@@ -468,6 +491,9 @@ pub async fn run_cmd(config: &Config, a: RunArgs) -> Result<()> {
     spec.endpoints =
         crucible_views::console::endpoints_from_registry(&config.data_dir, &spec.models, &chosen)
             .map_err(|e| anyhow::anyhow!("--provider: {e}"))?;
+    if !overrides.is_empty() {
+        spec.setting_overrides.insert("*".into(), overrides);
+    }
     spec.prompt_types = a.prompt_types;
     spec.categories = a.categories;
     spec.difficulties = a.difficulties;
@@ -571,6 +597,29 @@ pub async fn run_cmd(config: &Config, a: RunArgs) -> Result<()> {
     )
     .await?;
     print_report(&r, a.json)
+}
+
+/// The run's model setting overrides from `--temperature`, `--max-tokens`, `--model-seed` and
+/// `--model-setting KEY=VALUE` (checked against the settings' fields when the run starts).
+fn setting_overrides(a: &RunArgs) -> Result<serde_json::Map<String, serde_json::Value>> {
+    let mut m = serde_json::Map::new();
+    if let Some(t) = a.temperature {
+        m.insert("temperature".into(), json!(t));
+    }
+    if let Some(n) = a.max_tokens {
+        m.insert("max_tokens".into(), json!(n));
+    }
+    if let Some(s) = a.model_seed {
+        m.insert("seed".into(), json!(s));
+    }
+    for kv in &a.model_settings {
+        let (k, v) = kv.split_once('=').with_context(|| {
+            format!("--model-setting {kv:?} is not KEY=VALUE (e.g. system_prompt=fold_into_user)")
+        })?;
+        let v = serde_json::from_str(v.trim()).unwrap_or_else(|_| json!(v.trim()));
+        m.insert(k.trim().to_string(), v);
+    }
+    Ok(m)
 }
 
 /// `crucible rescore RUN_ID`.
@@ -749,6 +798,17 @@ pub async fn runs(config: &Config, cmd: RunsCmd) -> Result<()> {
                                   "chain_id": f.chain_id}),
                 None => json!({"mode": "universe"}),
             };
+            // Each model as stored in run_models.spec: provider, URL (credentials removed),
+            // and the settings every request of it carries.
+            let models: serde_json::Map<String, serde_json::Value> = store
+                .models(&run_id)
+                .await?
+                .into_iter()
+                .map(|(name, spec)| {
+                    let v = serde_json::from_str::<serde_json::Value>(&spec).unwrap_or_default();
+                    (name, v)
+                })
+                .collect();
             // The build that made it (runs stored before builds were recorded have none).
             let build = serde_json::from_str::<serde_json::Value>(&run.versions)
                 .ok()
@@ -758,7 +818,7 @@ pub async fn runs(config: &Config, cmd: RunsCmd) -> Result<()> {
                            "status": run.status, "created_at": run.created_at,
                            "finished_at": run.finished_at, "seed": run.seed as u64,
                            "planned": run.planned, "chain": chain, "scheduling": scheduling,
-                           "build": build, "samples": samples});
+                           "build": build, "models": models, "samples": samples});
             if json {
                 out!("{}", serde_json::to_string_pretty(&v)?);
             } else {

@@ -509,6 +509,9 @@ async fn reads_the_cache_lacks_with_the_upstream_gone_are_never_scored_and_resum
     spec.port = port;
     let back = Chain::start(spec).await.unwrap();
     back.mine(1).await.unwrap();
+    // A resume reads the stored spec: its fork RPC is reached only because this user allows it.
+    let mut ctx = ctx.clone();
+    ctx.trusted_base_urls.push(url.clone());
     let done = run::resume(&ctx, &partial.run_id).await.unwrap();
     assert_eq!(done.finished, 6, "{done:?}");
     let all = scores(&store, &partial.run_id).await;

@@ -37,4 +37,5 @@ mod store;
 mod studio;
 mod support;
 mod throughput;
+mod trust;
 mod universe;

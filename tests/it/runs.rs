@@ -1263,6 +1263,7 @@ async fn one_run_mixes_two_saved_providers_with_their_own_urls_and_keys_and_resu
         pilot_faults: String::new(),
         name: None,
         note: None,
+        model_settings: None,
     };
     let mut s = form.to_spec(&config.data_dir).unwrap();
     s.cache = false;
@@ -1843,6 +1844,7 @@ fn the_paper_preset_plans_each_papers_protocol() {
         pilot_faults: String::new(),
         name: None,
         note: None,
+        model_settings: None,
     };
     let spec = form.to_spec(&config.data_dir).unwrap();
     assert_eq!(spec.prompt_set, crucible_core::PromptSet::Paper);

@@ -875,7 +875,13 @@ name: string | null,
 /**
  * A free-text note about the run (`None` or blank: none).
  */
-note: string | null, };
+note: string | null, 
+/**
+ * Model settings for this run that win over those saved for the model: `"*"` (every
+ * provider model) or a model → an object of settings (`temperature`, `max_tokens`, `seed`,
+ * `system_prompt`, …). `None`: the saved settings as they are.
+ */
+model_settings?: { [key in string]: JsonValue }, };
 
 /**
  * The new-run form's preview: a plan, or the first problem with its field.

@@ -92,6 +92,11 @@ pub struct Config {
     /// On the app's first start for a data directory with no database yet, make the demo run
     /// in the background so every page has data (`CRUCIBLE_FIRST_START_DEMO=0` turns it off).
     pub first_start_demo: bool,
+    /// URLs a run read from a store (a resume, a lab worker, the app's Resume) may use with this
+    /// machine's keys: provider base URLs a provider kind's key may go to beyond its default
+    /// URL and saved providers' URLs, and fork RPC URLs (docs/runs.md, "Whose URL a key goes
+    /// to"). Full URLs, compared without a trailing `/`.
+    pub trusted_base_urls: Vec<String>,
     /// Where [`Config::project_dir`] came from (resolved, never read from the file).
     #[serde(skip)]
     pub content_origin: ContentOrigin,
@@ -196,6 +201,7 @@ impl Default for Config {
             reviewer: None,
             lab_store: None,
             first_start_demo: true,
+            trusted_base_urls: Vec::new(),
         }
     }
 }

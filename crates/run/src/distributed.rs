@@ -31,8 +31,9 @@ use crate::{Job, RunError, RunSpec};
 /// each worker looks its keys up where it runs.
 pub async fn detach(ctx: &RunContext, spec: RunSpec) -> Result<RunReport, RunError> {
     let lab = ctx.store.lab("a detached run (--detach)")?.clone();
-    let spec = spec.validate_for(&[])?;
-    let (prepared, mut jobs) = scheduler::prepare(ctx, &spec, false).await?;
+    let mut spec = spec.validate_for(&[])?;
+    crate::models::settle_settings(&mut spec, &ctx.config.data_dir)?;
+    let (prepared, mut jobs) = scheduler::prepare(ctx, &spec, false, crate::Origin::Local).await?;
     if jobs.is_empty() {
         return Err(RunError::Spec(
             "the run selects no samples (check --limit and the prompt types)".into(),

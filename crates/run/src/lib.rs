@@ -16,14 +16,17 @@ pub mod spec;
 mod versions;
 
 pub use capacity::ChainSizing;
-pub use models::{resolve_key, ModelRef};
+pub use models::{
+    key_for, redact_base_url, resolve_key, resolve_models, setting_names, settle_settings,
+    ModelRef, Origin,
+};
 pub use scheduler::{
     check_models, rescore, resume, start, Benchmarks, ChainLoad, Limit, LoadBenchmarks, Progress,
     RunContext, RunReport,
 };
 pub use spec::{
     plan, sample_seed, ChainScheduling, ForkSpec, Job, PackRef, RunSpec, BENCHMARKS,
-    DEFAULT_CONCURRENCY, FORK_URL_ENV,
+    DEFAULT_CONCURRENCY, FORK_URL_ENV, MAX_CONCURRENCY, MAX_JOBS, MAX_ROUNDS,
 };
 pub use versions::versions;
 
@@ -38,6 +41,11 @@ pub enum RunError {
     /// A run spec is unusable (unknown benchmark, bad model spec, no rounds, …).
     #[error("{0}")]
     Spec(String),
+    /// A spec read from a store asks for what this machine does not allow: a key sent to a URL
+    /// its owner did not configure for it, a value past a hard cap, a pack path no pin makes.
+    /// Nothing was sent or started.
+    #[error("{0}")]
+    Untrusted(String),
     /// A model could not be set up (missing key, bad base URL).
     #[error(transparent)]
     Model(#[from] crucible_llm::LlmError),

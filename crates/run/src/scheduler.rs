@@ -24,7 +24,7 @@ use serde::{Deserialize, Serialize};
 use tokio::sync::{mpsc, Mutex};
 use tokio_util::sync::CancellationToken;
 
-use super::models::{resolve_key, ModelRef};
+use super::models::{key_for, resolve_models, ModelRef, Origin};
 use super::spec::{plan, ChainScheduling, Job, RunSpec};
 use super::versions::versions;
 use super::RunError;
@@ -210,6 +210,10 @@ pub struct RunContext {
     /// How long the run's lease lasts without a renewal (renewed every third of it): a
     /// crashed holder's run can be resumed this long after it stopped.
     pub lease_ttl: std::time::Duration,
+    /// URLs this machine's user allows a stored run (resume, worker) to use: provider base URLs
+    /// a provider kind's key may go to, and fork RPC URLs (the config's `trusted_base_urls`,
+    /// plus `--trust-base-url`). Full URLs, credentials included; never stored.
+    pub trusted_base_urls: Vec<String>,
 }
 
 /// How long a run's lease lasts without renewal by default.
@@ -310,6 +314,7 @@ impl RunContext {
     /// (named "Crucible"; the CLI and the app say which they are).
     pub fn new(config: Config, store: impl Into<AnyStore>, benchmarks: LoadBenchmarks) -> Self {
         Self {
+            trusted_base_urls: config.trusted_base_urls.clone(),
             config,
             benchmarks,
             store: store.into(),
@@ -327,29 +332,18 @@ pub(crate) struct Prepared {
     pub(crate) benches: BTreeMap<String, Arc<dyn Benchmark>>,
     pub(crate) models: BTreeMap<String, ModelRef>,
     pub(crate) versions: serde_json::Value,
+    /// Where the spec came from (a stored one never chooses where a key goes).
+    pub(crate) origin: Origin,
 }
 
-/// Parses every model of `spec` and, when `keys_from` names the data dir (whose saved providers
-/// may hold keys), checks that each provider model has its key — before anything is loaded or
-/// stored.
+/// Parses every model of a new run's `spec` and, when `keys_from` names the data dir (whose
+/// saved providers may hold keys), checks that each provider model has its key — before
+/// anything is loaded or stored (see [`resolve_models`]).
 pub fn check_models(
     spec: &RunSpec,
     keys_from: Option<&std::path::Path>,
 ) -> Result<BTreeMap<String, ModelRef>, RunError> {
-    let mut models = BTreeMap::new();
-    for m in &spec.models {
-        let r = ModelRef::parse(m, spec.base_url_of(m))?;
-        if let (ModelRef::Provider(s), Some(data_dir)) = (&r, keys_from) {
-            let key = resolve_key(data_dir, s, spec.provider_of(m))?;
-            // Fails early on a keyless provider that needs one.
-            ModelAgent::new(s.clone(), key)?;
-        }
-        let name = match &r {
-            ModelRef::Builtin(n) => format!("builtin:{n}"),
-            ModelRef::Provider(s) => format!("{}:{}", s.provider, s.model),
-        };
-        models.insert(name, r);
-    }
+    let models = resolve_models(spec, keys_from, &Origin::Local)?;
     if let Some(data_dir) = keys_from {
         // A budget must be able to count every model's calls.
         let specs: Vec<crucible_llm::ModelSpec> = models
@@ -368,8 +362,13 @@ pub(crate) async fn prepare(
     ctx: &RunContext,
     spec: &RunSpec,
     need_keys: bool,
+    origin: Origin,
 ) -> Result<(Prepared, Vec<Job>), RunError> {
-    let models = check_models(spec, need_keys.then_some(ctx.config.data_dir.as_path()))?;
+    let models = resolve_models(
+        spec,
+        need_keys.then_some(ctx.config.data_dir.as_path()),
+        &origin,
+    )?;
     let config = ctx.config.clone();
     let load = Arc::clone(&ctx.benchmarks);
     let for_load = spec.clone();
@@ -438,6 +437,7 @@ pub(crate) async fn prepare(
             benches,
             models,
             versions,
+            origin,
         },
         jobs,
     ))
@@ -455,8 +455,9 @@ pub(crate) fn new_run_id() -> String {
 /// Starts a new run of `spec` and runs it to the end (or until cancelled).
 /// Benchmark names are checked by the context's loader, so a custom loader may bring its own.
 pub async fn start(ctx: &RunContext, spec: RunSpec) -> Result<RunReport, RunError> {
-    let spec = spec.validate_for(&[])?;
-    let (prepared, jobs) = prepare(ctx, &spec, true).await?;
+    let mut spec = spec.validate_for(&[])?;
+    super::models::settle_settings(&mut spec, &ctx.config.data_dir)?;
+    let (prepared, jobs) = prepare(ctx, &spec, true, Origin::Local).await?;
     if jobs.is_empty() {
         return Err(RunError::Spec(
             "the run selects no samples (check --limit and the prompt types)".into(),
@@ -478,9 +479,17 @@ pub(crate) async fn create(
     // The name and note live in their own columns (people change them later); the stored spec
     // says what ran.
     let notes = spec.notes()?;
+    // Credentials in a base URL stay in this process (and the saved provider or config they
+    // came from); the stored spec has them removed.
+    let mut endpoints = spec.endpoints.clone();
+    for e in endpoints.values_mut() {
+        e.base_url = super::models::redact_base_url(&e.base_url);
+    }
     let stored = RunSpec {
         name: None,
         note: None,
+        base_url: spec.base_url.as_deref().map(super::models::redact_base_url),
+        endpoints,
         ..spec.clone()
     };
     let run = NewRun {
@@ -528,10 +537,13 @@ pub(crate) async fn reload(
     run_id: &str,
 ) -> Result<(RunSpec, Prepared, Vec<Job>), RunError> {
     let row = ctx.store.run(run_id).await?;
-    let spec: RunSpec = serde_json::from_str(&row.spec).map_err(|e| {
-        RunError::Spec(format!("run {run_id}: the stored spec cannot be read: {e}"))
-    })?;
-    let (prepared, mut jobs) = prepare(ctx, &spec, spec.rescore_of.is_none()).await?;
+    let mut spec = RunSpec::from_stored(run_id, &row.spec)?;
+    let origin = Origin::Stored {
+        run_id: run_id.to_string(),
+        trusted: ctx.trusted_base_urls.clone(),
+    };
+    trust_fork(&mut spec, &origin);
+    let (prepared, mut jobs) = prepare(ctx, &spec, spec.rescore_of.is_none(), origin).await?;
     let stored: serde_json::Value = serde_json::from_str(&row.versions).unwrap_or_default();
     if stored["benchmarks"] != prepared.versions["benchmarks"] {
         return Err(RunError::Spec(format!(
@@ -544,6 +556,23 @@ pub(crate) async fn reload(
         jobs = replay_jobs(&ctx.store, src).await?;
     }
     Ok((spec, prepared, jobs))
+}
+
+/// A stored spec's fork RPC is reached only when this machine's user allowed it: the full URL
+/// in `CRUCIBLE_FORK_URL` (checked by `ForkSpec::reach_url`) or a trusted URL with the same
+/// redacted form; otherwise the fork cache alone serves the run (`ForkSpec::cache_only`).
+fn trust_fork(spec: &mut RunSpec, origin: &Origin) {
+    let (Some(fork), Origin::Stored { trusted, .. }) = (&mut spec.fork, origin) else {
+        return;
+    };
+    let norm = |u: &str| u.trim().trim_end_matches('/').to_string();
+    let full = trusted
+        .iter()
+        .find(|t| norm(&crucible_chain::fork::redact_url(t)) == norm(&fork.url));
+    match full {
+        Some(t) => fork.full_url = Some(t.trim().to_string()),
+        None => fork.cache_only = true,
+    }
 }
 
 async fn replay_jobs(store: &AnyStore, source: &str) -> Result<Vec<Job>, RunError> {
@@ -589,12 +618,15 @@ async fn replay_jobs(store: &AnyStore, source: &str) -> Result<Vec<Job>, RunErro
 /// on a fresh snapshot. Returns the new run, with how many samples changed.
 pub async fn rescore(ctx: &RunContext, source: &str) -> Result<RunReport, RunError> {
     let row = ctx.store.run(source).await?;
-    let mut spec: RunSpec = serde_json::from_str(&row.spec).map_err(|e| {
-        RunError::Spec(format!("run {source}: the stored spec cannot be read: {e}"))
-    })?;
+    let mut spec = RunSpec::from_stored(source, &row.spec)?;
+    let origin = Origin::Stored {
+        run_id: source.to_string(),
+        trusted: ctx.trusted_base_urls.clone(),
+    };
+    trust_fork(&mut spec, &origin);
     spec.rescore_of = Some(source.to_string());
     spec.budget_usd = None;
-    let (prepared, _) = prepare(ctx, &spec, false).await?;
+    let (prepared, _) = prepare(ctx, &spec, false, origin).await?;
     let jobs = replay_jobs(&ctx.store, source).await?;
     let id = new_run_id();
     create(ctx, &id, &spec, &prepared, jobs.len()).await?;
@@ -635,6 +667,8 @@ struct Shared {
     models: BTreeMap<String, ModelRef>,
     /// The saved provider of each provider model that names one (its key is looked up there).
     endpoints: BTreeMap<String, super::spec::ModelEndpoint>,
+    /// Where the spec came from: a stored one never chooses where a key goes.
+    origin: Origin,
     limits: ProviderLimits,
     prices: Arc<PriceTable>,
     cache: Option<ResponseCache>,
@@ -764,6 +798,7 @@ pub(crate) async fn execute_in(
         run_id: run_id.to_string(),
         models: prepared.models,
         endpoints: spec.endpoints.clone(),
+        origin: prepared.origin,
         limits: ProviderLimits::new(n, n, 8),
         prices: Arc::new(prices),
         cache: spec
@@ -1200,7 +1235,7 @@ fn model_agent(
     spec: &crucible_llm::ModelSpec,
 ) -> Result<ModelAgent, RunError> {
     let provider = sh.endpoints.get(name).map(|e| e.provider.as_str());
-    let key = resolve_key(&sh.ctx.config.data_dir, spec, provider)?;
+    let key = key_for(&sh.ctx.config.data_dir, spec, provider, &sh.origin)?;
     let mut a = ModelAgent::new(spec.clone(), key)?
         .with_limiter(sh.limits.limiter(spec.provider.as_str(), &spec.base_url))
         .with_prices(Arc::clone(&sh.prices))

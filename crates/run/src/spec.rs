@@ -18,6 +18,25 @@ pub const BENCHMARKS: [&str; 3] = ["questbench", "intent2tx", "pilot"];
 /// machine, bounds a run.
 pub const DEFAULT_CONCURRENCY: usize = 32;
 
+/// The most model calls a run may keep in flight (`--concurrency`), and the most chain workers.
+pub const MAX_CONCURRENCY: usize = 1024;
+
+/// The most rounds of one instance (`--rounds`).
+pub const MAX_ROUNDS: u32 = 10_000;
+
+/// The most samples one run may plan (rounds × instances × models, summed over its
+/// benchmarks): a plan is held in memory, about 300 bytes a sample.
+pub const MAX_JOBS: u64 = 1_000_000;
+
+/// The longest stored spec read back (`runs.spec`), in bytes.
+pub const MAX_STORED_SPEC_BYTES: usize = 4 << 20;
+
+/// The longest string in a stored spec, in bytes.
+pub const MAX_STORED_STRING: usize = 4096;
+
+/// The most entries of one list or map in a stored spec (a pack's per-file digests included).
+pub const MAX_STORED_ENTRIES: usize = 100_000;
+
 fn yes() -> bool {
     true
 }
@@ -97,6 +116,11 @@ pub struct ForkSpec {
     /// The full URL as given (credentials included), for this process only; never stored.
     #[serde(skip)]
     pub full_url: Option<String>,
+    /// Set on a spec read from a store whose RPC this machine's user has not allowed (see
+    /// `trusted_base_urls`): only `CRUCIBLE_FORK_URL` reaches it, else the fork cache alone
+    /// serves the run. Never stored.
+    #[serde(skip)]
+    pub cache_only: bool,
 }
 
 impl std::fmt::Debug for ForkSpec {
@@ -107,6 +131,7 @@ impl std::fmt::Debug for ForkSpec {
             .field("chain_id", &self.chain_id)
             .field("redacted", &self.redacted)
             .field("full_url", &self.full_url.as_ref().map(|_| "<not shown>"))
+            .field("cache_only", &self.cache_only)
             .finish()
     }
 }
@@ -134,6 +159,7 @@ impl ForkSpec {
             chain_id: 0,
             redacted: changed,
             full_url: Some(url.trim().to_string()),
+            cache_only: false,
         })
     }
 
@@ -156,7 +182,7 @@ impl ForkSpec {
                 return Ok(Some(u.trim().to_string()));
             }
         }
-        Ok((!self.redacted).then(|| self.url.clone()))
+        Ok((!self.redacted && !self.cache_only).then(|| self.url.clone()))
     }
 }
 
@@ -292,6 +318,17 @@ pub struct RunSpec {
     /// A free-text note about the run, given at start; stored like `name`.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub note: Option<String>,
+    /// Per-run model setting overrides, as asked (`--temperature`, `--max-tokens`,
+    /// `--model-seed`, `--model-setting KEY=VALUE`, the New run form): `"*"` for every provider
+    /// model, or a model's name for that model alone. Keys are `ModelSettings`' fields.
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub setting_overrides: BTreeMap<String, serde_json::Map<String, serde_json::Value>>,
+    /// What every request of each provider model carries, fixed when the run starts (the
+    /// settings saved for the model in Settings, then `setting_overrides`; see
+    /// [`super::models::settle_settings`]). A model without an entry (a run stored before
+    /// saved settings reached runs) uses the defaults.
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub model_settings: BTreeMap<String, serde_json::Value>,
 }
 
 /// How chain samples (QuestBench, executed Intent2Tx) are scheduled against model calls.
@@ -364,6 +401,8 @@ impl RunSpec {
             chain_scheduling: ChainScheduling::Split,
             name: None,
             note: None,
+            setting_overrides: BTreeMap::new(),
+            model_settings: BTreeMap::new(),
         }
     }
 
@@ -527,10 +566,25 @@ impl RunSpec {
         if self.rounds == 0 || self.rounds_by_benchmark.values().any(|r| *r == 0) {
             return Err(RunError::Spec("--rounds must be at least 1".into()));
         }
+        if let Some(r) = std::iter::once(&self.rounds)
+            .chain(self.rounds_by_benchmark.values())
+            .find(|r| **r > MAX_ROUNDS)
+        {
+            return Err(RunError::Spec(format!(
+                "--rounds (rounds) is {r}; at most {MAX_ROUNDS}"
+            )));
+        }
         if self.concurrency == 0 || self.chain_workers == 0 {
             return Err(RunError::Spec(
                 "--concurrency and chain workers must be at least 1".into(),
             ));
+        }
+        if self.concurrency > MAX_CONCURRENCY || self.chain_workers > MAX_CONCURRENCY {
+            return Err(RunError::Spec(format!(
+                "--concurrency (concurrency) is {} and chain workers (chain_workers) {}; each \
+                 at most {MAX_CONCURRENCY}",
+                self.concurrency, self.chain_workers
+            )));
         }
         if self.budget_usd.is_some_and(|b| !b.is_finite() || b < 0.0) {
             return Err(RunError::Spec(
@@ -561,6 +615,60 @@ impl RunSpec {
 }
 
 impl RunSpec {
+    /// A spec read back from a store (`runs.spec` of run `run_id`): other people's data, so it
+    /// is checked like a new run's ([`Self::validate_for`]) and within hard caps — its length
+    /// ([`MAX_STORED_SPEC_BYTES`]), every string ([`MAX_STORED_STRING`]) and list
+    /// ([`MAX_STORED_ENTRIES`]), rounds, concurrency — and each pinned pack's `path` must be a
+    /// plain absolute folder outside `/proc`, `/sys` and `/dev` (it is never opened: packs are
+    /// found again by name on this machine). Errors name the field.
+    pub fn from_stored(run_id: &str, text: &str) -> Result<Self, RunError> {
+        // Printed as is to terminals and dialogs: a stored value's control characters (terminal
+        // escapes) are replaced.
+        let refuse = |m: String| {
+            let m: String = m
+                .chars()
+                .map(|c| if c.is_control() { '\u{fffd}' } else { c })
+                .collect();
+            RunError::Untrusted(format!("run {run_id}: the stored spec is refused: {m}"))
+        };
+        if text.len() > MAX_STORED_SPEC_BYTES {
+            return Err(refuse(format!(
+                "it is {} bytes; at most {MAX_STORED_SPEC_BYTES}",
+                text.len()
+            )));
+        }
+        let v: serde_json::Value =
+            serde_json::from_str(text).map_err(|e| refuse(format!("it cannot be read: {e}")))?;
+        check_sizes(&v, "").map_err(refuse)?;
+        let spec: RunSpec =
+            serde_json::from_value(v).map_err(|e| refuse(format!("it cannot be read: {e}")))?;
+        for (i, p) in spec.packs.iter().enumerate() {
+            if p.path.is_empty() {
+                continue;
+            }
+            let path = std::path::Path::new(&p.path);
+            let plain = path.is_absolute()
+                && path.components().all(|c| {
+                    matches!(
+                        c,
+                        std::path::Component::RootDir | std::path::Component::Normal(_)
+                    )
+                })
+                && !p.path.chars().any(char::is_control)
+                && !["/proc", "/sys", "/dev"]
+                    .iter()
+                    .any(|d| path.starts_with(d));
+            if !plain {
+                return Err(refuse(format!(
+                    "packs[{i}].path is {:?}, which no pinned pack has (packs are read from \
+                     this machine's own pack list, by name)",
+                    p.path
+                )));
+            }
+        }
+        spec.validate_for(&[]).map_err(|e| refuse(e.to_string()))
+    }
+
     /// Checks the fork (URL form, block ≥ 1, one chain for the run's chain benchmarks) and sets
     /// its chain id: 56 when QuestBench runs, 1 when Intent2Tx executes; both at once is an
     /// error (one RPC serves one chain), and so is a fork with no chain benchmark.
@@ -599,6 +707,53 @@ impl RunSpec {
         }
         fork.chain_id = want;
         Ok(())
+    }
+}
+
+/// Every string of a stored spec at most [`MAX_STORED_STRING`] bytes, every list and map at
+/// most [`MAX_STORED_ENTRIES`] entries; the error names the field (`packs[0].files`).
+fn check_sizes(v: &serde_json::Value, at: &str) -> Result<(), String> {
+    let field = |k: &str| {
+        if at.is_empty() {
+            k.to_string()
+        } else {
+            format!("{at}.{k}")
+        }
+    };
+    match v {
+        serde_json::Value::String(s) if s.len() > MAX_STORED_STRING => Err(format!(
+            "{} is {} bytes long; at most {MAX_STORED_STRING}",
+            if at.is_empty() { "a string" } else { at },
+            s.len()
+        )),
+        serde_json::Value::Array(a) => {
+            if a.len() > MAX_STORED_ENTRIES {
+                return Err(format!(
+                    "{at} has {} entries; at most {MAX_STORED_ENTRIES}",
+                    a.len()
+                ));
+            }
+            for (i, x) in a.iter().enumerate() {
+                check_sizes(x, &format!("{at}[{i}]"))?;
+            }
+            Ok(())
+        }
+        serde_json::Value::Object(m) => {
+            if m.len() > MAX_STORED_ENTRIES {
+                return Err(format!(
+                    "{at} has {} entries; at most {MAX_STORED_ENTRIES}",
+                    m.len()
+                ));
+            }
+            for (k, x) in m {
+                if k.len() > MAX_STORED_STRING {
+                    return Err(format!("a key of {at} is {} bytes long", k.len()));
+                }
+                check_sizes(x, &field(k))?;
+            }
+            Ok(())
+        }
+        _ => Ok(()),
     }
 }
 
@@ -710,9 +865,26 @@ pub fn plan<'b>(
         benches.push((b, bench));
     }
     spec.check_filters(&metas)?;
+    let mut chosen = Vec::new();
+    let mut total: u64 = 0;
     for (b, bench) in benches {
         let selected = select(bench, spec)?;
-        for model in models_for(b) {
+        let models = models_for(b);
+        total = total.saturating_add(
+            (selected.len() as u64)
+                .saturating_mul(models.len() as u64)
+                .saturating_mul(u64::from(spec.rounds_of(b))),
+        );
+        chosen.push((b, selected, models));
+    }
+    if total > MAX_JOBS {
+        return Err(RunError::Spec(format!(
+            "the run plans {total} samples (rounds × instances × models); at most {MAX_JOBS}: \
+             lower --rounds or --limit, or split it into several runs"
+        )));
+    }
+    for (b, selected, models) in chosen {
+        for model in models {
             for (instance, meta) in &selected {
                 for round in 0..spec.rounds_of(b) {
                     jobs.push(Job {
@@ -906,6 +1078,60 @@ mod tests {
         let mut s = RunSpec::new(vec!["pilot".into()], vec!["builtin:reference".into()]);
         s.prompt_types = vec!["sideways".into()];
         assert!(s.validate().unwrap_err().to_string().contains("sideways"));
+    }
+
+    #[test]
+    fn a_stored_spec_is_validated_and_capped_naming_the_field() {
+        let mut good = RunSpec::new(vec!["pilot".into()], vec!["builtin:reference".into()]);
+        good.packs = vec![PackRef {
+            path: "/opt/crucible/tasks/pilot".into(),
+            ..PackRef::named("builtin-pilot")
+        }];
+        let text = serde_json::to_string(&good).unwrap();
+        assert!(RunSpec::from_stored("r", &text).is_ok());
+        let edit = |ptr: &str, v: serde_json::Value| {
+            let mut j: serde_json::Value = serde_json::from_str(&text).unwrap();
+            *j.pointer_mut(ptr).unwrap() = v;
+            RunSpec::from_stored("r", &j.to_string())
+                .unwrap_err()
+                .to_string()
+        };
+        let cases = [
+            ("/rounds", serde_json::json!(1_000_000_000u64), "rounds"),
+            ("/rounds", serde_json::json!(0), "--rounds"),
+            (
+                "/concurrency",
+                serde_json::json!(1_000_000u64),
+                "concurrency",
+            ),
+            ("/packs/0/path", serde_json::json!("/proc"), "packs[0].path"),
+            ("/packs/0/path", serde_json::json!("../x"), "packs[0].path"),
+            (
+                "/packs/0/name",
+                serde_json::json!("x".repeat(5000)),
+                "packs[0].name",
+            ),
+        ];
+        for (ptr, v, needle) in cases {
+            let e = edit(ptr, v);
+            assert!(e.contains(needle) && e.contains("run r"), "{ptr}: {e}");
+        }
+        let huge = format!("{{\"pad\": \"{}\"}}", "x".repeat(MAX_STORED_SPEC_BYTES));
+        assert!(RunSpec::from_stored("r", &huge)
+            .unwrap_err()
+            .to_string()
+            .contains("bytes"));
+    }
+
+    #[test]
+    fn a_plan_past_the_sample_cap_is_refused_before_it_is_built() {
+        let mut spec = RunSpec::new(vec!["pilot".into()], vec!["m".into()]);
+        spec.rounds = MAX_ROUNDS;
+        let models: Vec<String> = (0..20).map(|i| format!("m{i}")).collect();
+        let e = plan(&spec, |_| Some(&Fake as &dyn Benchmark), |_| models.clone())
+            .unwrap_err()
+            .to_string();
+        assert!(e.contains("1200000 samples"), "{e}");
     }
 
     fn forked(benches: &[&str], url: &str, block: u64) -> Result<RunSpec, RunError> {

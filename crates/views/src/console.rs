@@ -108,6 +108,12 @@ pub struct RunForm {
     /// A free-text note about the run (`None` or blank: none).
     #[serde(default)]
     pub note: Option<String>,
+    /// Model settings for this run that win over those saved for the model: `"*"` (every
+    /// provider model) or a model → an object of settings (`temperature`, `max_tokens`, `seed`,
+    /// `system_prompt`, …). `None`: the saved settings as they are.
+    #[serde(default)]
+    #[ts(optional)]
+    pub model_settings: Option<BTreeMap<String, serde_json::Value>>,
 }
 
 /// A refused run name or note as a form problem on its field (`name` or `note`).
@@ -239,6 +245,15 @@ impl RunForm {
         };
         spec.name = notes.name().map(str::to_string);
         spec.note = notes.note().map(str::to_string);
+        for (model, v) in self.model_settings.iter().flatten() {
+            let Some(o) = v.as_object() else {
+                return Err(form_err(
+                    "model_settings",
+                    format!("the settings for {model:?} must be an object of setting: value"),
+                ));
+            };
+            spec.setting_overrides.insert(model.clone(), o.clone());
+        }
         spec.packs = self
             .packs
             .iter()
@@ -263,6 +278,11 @@ impl RunForm {
         })?;
         crucible_run::check_models(&spec, Some(data_dir))
             .map_err(|e| form_err("models", e.to_string()))?;
+        // What each model's requests will carry (saved settings, then the overrides), checked
+        // here so a bad setting is a form problem; the run fixes them again when it starts.
+        let mut settled = spec.clone();
+        crucible_run::settle_settings(&mut settled, data_dir)
+            .map_err(|e| form_err("model_settings", e.to_string()))?;
         Ok(spec)
     }
 }
@@ -1382,6 +1402,7 @@ mod tests {
             pilot_faults: String::new(),
             name: None,
             note: None,
+            model_settings: None,
         }
     }
 

@@ -467,6 +467,47 @@ fn has_task_files(dir: &Path) -> bool {
     })
 }
 
+/// The folder of the listed pack named `name` (the first, as [`list`] names them), without
+/// loading any pack: only each candidate folder's `pack.json` name is read.
+fn locate(config: &Config, name: &str) -> Result<Option<PathBuf>, PackError> {
+    let named = |dir: &Path| -> String {
+        std::fs::read_to_string(dir.join("pack.json"))
+            .ok()
+            .and_then(|t| serde_json::from_str::<Manifest>(&t).ok())
+            .and_then(|m| m.name)
+            .filter(|n| !n.trim().is_empty())
+            .unwrap_or_else(|| {
+                dir.file_name()
+                    .map(|n| n.to_string_lossy().into_owned())
+                    .unwrap_or_default()
+            })
+    };
+    let studio = config.data_dir.join("tasks");
+    if name == STUDIO_QUEST && has_task_files(&studio.join("questbench")) {
+        return Ok(Some(studio.join("questbench")));
+    }
+    if name == "my-pilot-tasks" && studio.join("pilot/tasks.jsonl").is_file() {
+        return Ok(Some(studio.join("pilot")));
+    }
+    let mut folders: Vec<PathBuf> = Vec::new();
+    for (dir, keep) in [
+        (studio.join("intent2tx"), "instances.jsonl"),
+        (config.data_dir.join("packs"), ""),
+    ] {
+        if let Ok(entries) = std::fs::read_dir(&dir) {
+            let mut found: Vec<PathBuf> = entries
+                .flatten()
+                .map(|e| e.path())
+                .filter(|p| p.is_dir() && (keep.is_empty() || p.join(keep).is_file()))
+                .collect();
+            found.sort();
+            folders.extend(found);
+        }
+    }
+    folders.extend(registered(config)?.folders);
+    Ok(folders.into_iter().find(|f| named(f) == name))
+}
+
 /// The folder of built-in pack `name`, if it is one.
 pub fn builtin_dir(config: &Config, name: &str) -> Option<PathBuf> {
     let tasks = config.project_dir.join("tasks");
@@ -595,10 +636,23 @@ pub fn pin(config: &Config, spec: &mut crucible_run::RunSpec) -> Result<(), Pack
     Ok(())
 }
 
-/// The folder of a pinned pack, checked against the digests stored when the run started: a
-/// changed, added or removed file is an error naming it.
+/// The folder of a pinned pack, found again by its name in this machine's own pack list (a
+/// stored `path` is never opened: a spec read from a store is other people's data) and checked
+/// against the digests stored when the run started: a changed, added or removed file is an
+/// error naming it.
 pub fn verify(config: &Config, pack: &crucible_run::PackRef) -> Result<PathBuf, String> {
-    let dir = builtin_dir(config, &pack.name).unwrap_or_else(|| PathBuf::from(&pack.path));
+    let dir = match builtin_dir(config, &pack.name) {
+        Some(d) => d,
+        None => locate(config, &pack.name)
+            .map_err(|e| e.to_string())?
+            .ok_or_else(|| {
+                format!(
+                    "pack {:?} is not in this machine's pack list (`crucible packs list`); add it \
+                 (`crucible packs add FOLDER`) to resume this run",
+                    pack.name
+                )
+            })?,
+    };
     if !dir.is_dir() {
         return Err(format!(
             "pack {:?}: its folder {} is gone; put it back to resume this run",
@@ -615,7 +669,7 @@ pub fn verify(config: &Config, pack: &crucible_run::PackRef) -> Result<PathBuf, 
             "pack {:?} changed since the run started: {} was {how}; restore it (the run read hash {}) or start a new run",
             pack.name,
             dir.join(rel).display(),
-            &pack.hash[..pack.hash.len().min(12)]
+            pack.hash.chars().take(12).collect::<String>()
         )
     };
     for (rel, digest) in &pack.files {

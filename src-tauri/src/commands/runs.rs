@@ -3,7 +3,7 @@
 
 use std::sync::Arc;
 
-use crucible_store::{AnyStore, RunStore, StoreError};
+use crucible_store::{AnyStore, RunReader, RunStore, StoreError};
 use crucible_views::console::{
     estimate, list_runs, notes_problem, FormError, History, LiveStatus, RunForm,
 };
@@ -126,6 +126,8 @@ pub async fn resume_run(
         )));
     }
     let (config, store) = open_store(&state).await?;
+    // A stored spec is other people's data: checked (and capped) before it is even planned.
+    crucible_run::RunSpec::from_stored(&run_id, &store.run(&run_id).await?.spec)?;
     let missing = crate::runs_view::missing_per_model(&config, &store, &run_id).await?;
     let what = Launch::Resume(run_id, missing);
     launch(app, Arc::clone(&state.runs), config, store, what).await
