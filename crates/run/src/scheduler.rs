@@ -237,20 +237,10 @@ pub fn holder_name(what: &str) -> String {
     }
 }
 
-/// True unless `h` is a process on this host that is gone (a crashed or killed holder, whose
-/// lease a resume breaks at once).
+/// True unless `h` is a process of this boot of this machine that is gone (a crashed or killed
+/// holder, whose lease a resume breaks at once); judged by boot id + pid, not host name.
 pub fn holder_may_run(h: &crucible_store::LeaseHolder) -> bool {
-    h.host != host_name() || alive(h.pid)
-}
-
-/// True while process `pid` runs (not a zombie).
-fn alive(pid: u32) -> bool {
-    match std::fs::read_to_string(format!("/proc/{pid}/status")) {
-        Ok(s) => !s
-            .lines()
-            .any(|l| l.starts_with("State:") && l.contains('Z')),
-        Err(_) => false,
-    }
+    !h.is_gone_here()
 }
 
 /// A run's lease, held by this process while it runs the run.
@@ -274,13 +264,13 @@ async fn take_lease(ctx: &RunContext, run_id: &str) -> Result<Held, RunError> {
     let me = crucible_store::LeaseHolder {
         name: ctx.holder.clone(),
         pid: std::process::id(),
-        host: host_name(),
+        host: crucible_store::this_machine(),
     };
     let ttl = ctx.lease_ttl.as_secs().max(1) as i64;
     match ctx.store.acquire_lease(run_id, &me, &token, ttl).await {
         Err(crucible_store::StoreError::Leased { .. }) => {
             let gone = match ctx.store.lease_holder(run_id).await? {
-                Some(h) if h.host == me.host && !alive(h.pid) => Some(h),
+                Some(h) if h.is_gone_here() => Some(h),
                 _ => None,
             };
             match gone {

@@ -24,20 +24,20 @@ pub struct Copied {
 
 /// Copies run `run_id` from `from` to `to`. Refused when the run is still being run (a live
 /// lease) or `to` already holds a run with that id ([`StoreError::RunExists`]).
+///
+/// A copy that fails removes only what it created itself: never a run that was already in
+/// `to` or that another copy created a moment earlier (then `create_run` fails and this copy
+/// wrote nothing). While it copies, the target run's status is `failed`, so a copy killed half
+/// way is never listed as a run that resume could finish.
 pub async fn copy_run<A: RunStore, B: RunStore>(
     from: &A,
     to: &B,
     run_id: &str,
     to_name: &str,
 ) -> Result<Copied, StoreError> {
-    let copied = copy_whole(from, to, run_id, to_name).await;
-    if let Err(
-        StoreError::RunExists { .. } | StoreError::RunLive { .. } | StoreError::UnknownRun(_),
-    ) = &copied
-    {
-        return copied;
-    }
-    if copied.is_err() {
+    let mut created = false;
+    let copied = copy_whole(from, to, run_id, to_name, &mut created).await;
+    if copied.is_err() && created {
         // Nothing half-copied is left behind (the target's writes are not one transaction).
         if let Err(e) = to.delete_run(run_id).await {
             tracing::warn!(target: "store", error = %e, "removing a half-copied run failed");
@@ -51,6 +51,7 @@ async fn copy_whole<A: RunStore, B: RunStore>(
     to: &B,
     run_id: &str,
     to_name: &str,
+    created: &mut bool,
 ) -> Result<Copied, StoreError> {
     let run = from.run(run_id).await?;
     if let Some(holder) = from.lease_holder(run_id).await? {
@@ -100,6 +101,10 @@ async fn copy_whole<A: RunStore, B: RunStore>(
         notes,
     })
     .await?;
+    *created = true;
+    // Not resumable while incomplete: the true status is set last.
+    to.set_status(run_id, crucible_core::RunStatus::Failed, None)
+        .await?;
     let mut new_id = std::collections::HashMap::new();
     for (old, s) in &rows {
         new_id.insert(*old, to.insert_sample(s).await?);

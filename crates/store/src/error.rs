@@ -61,6 +61,48 @@ pub enum StoreError {
         #[source]
         source: sqlx::migrate::MigrateError,
     },
+    /// A lab store's schema is older than this build's; it is migrated only on purpose.
+    #[error(
+        "the lab store {url} has schema version {has}; this Crucible needs {wants}. A shared \
+         store is migrated only on purpose: when every member can upgrade, run \
+         `crucible store migrate --store {url}` (older clients are refused afterwards)"
+    )]
+    ServerOutdated {
+        /// The URL without its password.
+        url: String,
+        /// The store's schema version.
+        has: i64,
+        /// This build's.
+        wants: i64,
+    },
+    /// A lab store's schema is newer than this build knows.
+    #[error(
+        "the lab store {url} has schema version {has}, newer than this Crucible knows ({knows}); \
+         upgrade Crucible to use it"
+    )]
+    ServerNewer {
+        /// The URL without its password.
+        url: String,
+        /// The store's schema version.
+        has: i64,
+        /// The newest this build knows.
+        knows: i64,
+    },
+    /// A run, or a review of it, belongs to another member of the lab.
+    #[error(
+        "run {run_id} belongs to {owner}{host}; {what} another member's run needs --force \
+         (and a store whose roles allow it)"
+    )]
+    NotOwner {
+        /// The run.
+        run_id: String,
+        /// The PostgreSQL role that made it.
+        owner: String,
+        /// " (made on host H)", or "".
+        host: String,
+        /// What was asked ("deleting", "cancelling", …).
+        what: String,
+    },
     /// `--store` names nothing Crucible can open.
     #[error("bad store: {0}")]
     BadUrl(String),
@@ -127,6 +169,21 @@ pub enum StoreError {
         holder: String,
         /// Seconds until the lease expires if its holder stops renewing it.
         expires_in_s: i64,
+    },
+    /// A write waited past the lock bound for a lock another session of the lab store holds
+    /// (a stalled worker, a member's open transaction).
+    #[error(
+        "the lab store {url} did not let this process store a sample within {waited_s} s: \
+         {blocker} holds the sample-commit lock (its owner can end it, the store's admin with \
+         SELECT pg_terminate_backend(PID)); nothing was stored, try again once it is gone"
+    )]
+    Blocked {
+        /// The URL without its password.
+        url: String,
+        /// Seconds it waited.
+        waited_s: u64,
+        /// The session in the way, for people.
+        blocker: String,
     },
     /// This process's lease on a run was taken over (it stopped renewing for longer than the
     /// lease lasts, and another process resumed the run).

@@ -46,6 +46,7 @@ mod any;
 mod contract;
 mod copy;
 mod error;
+mod machine;
 mod overrides;
 mod postgres;
 mod reads;
@@ -54,6 +55,7 @@ mod run_store;
 mod runs;
 mod samples;
 pub mod schema;
+mod shown;
 pub mod snapshot;
 mod sqlite;
 mod time;
@@ -61,12 +63,16 @@ mod time;
 pub use any::{AnyStore, StoreUrl};
 pub use copy::{copy_run, Copied};
 pub use error::StoreError;
+pub use machine::{boot_id, host_name, machine_of, pid_alive, this_machine};
 pub use overrides::{
     check_reviewer, NewOverride, OverrideError, OverrideRow, OVERRIDE_NOTE_MAX_CHARS,
     REVIEWER_MAX_CHARS,
 };
 pub use postgres::local::{LocalServer, LocalServerError};
-pub use postgres::{redact_url, PgStore, QueueState, WorkerPlace, WorkerRow, MAX_ATTEMPTS};
+pub use postgres::{
+    schema_version, PgStore, QueueState, WorkerPlace, WorkerRow, IDLE_IN_TRANSACTION_S,
+    LOCK_TIMEOUT_S, MAX_ATTEMPTS,
+};
 pub use reads::{
     ReportRow, SampleBrief, SampleDetail, SamplePair, StoredAnswer, StoredSample, TextColumn,
 };
@@ -80,5 +86,6 @@ pub use samples::{NewSample, SampleKey, SampleRow, SampleRowRef};
 pub use schema::{
     KNOWN_BENCHMARKS, REPORT_COLUMNS, SAMPLE_COLUMNS, SAMPLE_COLUMN_COUNT, SUMMARY_COLUMNS,
 };
+pub use shown::{redact_url, split_url_password, terminal_safe, terminal_safe_with};
 pub use sqlite::{Recovered, Store, SyntheticRun, SyntheticSample};
 pub use time::{rfc3339, run_id};

@@ -198,6 +198,7 @@ pub struct LeaseHolder {
     pub name: String,
     /// Its process id.
     pub pid: u32,
-    /// Its host name.
+    /// Its machine: host name and boot id ([`crate::machine_of`], `lab-3 boot 0f3c…`); the
+    /// boot id, not the host name, tells whether it ran here ([`LeaseHolder::is_gone_here`]).
     pub host: String,
 }

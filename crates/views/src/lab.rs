@@ -5,7 +5,7 @@
 
 use std::path::Path;
 
-use crucible_store::{redact_url, AnyStore, PgStore, StoreError, StoreUrl};
+use crucible_store::{redact_url, split_url_password, AnyStore, PgStore, StoreError, StoreUrl};
 use serde::Serialize;
 use ts_rs::TS;
 
@@ -59,21 +59,16 @@ pub fn parse_lab_url(typed: &str) -> Result<LabUrl, String> {
         }
         Err(e) => return Err(e.to_string()),
     }
-    let rest = typed.split_once("://").map_or("", |(_, r)| r);
+    // One redaction for the CLI, the store and the app (crucible_store::split_url_password):
+    // a password holding `?`, `/` or `@` is taken out whole.
+    let (url, password) = split_url_password(typed);
+    let rest = url.split_once("://").map_or("", |(_, r)| r);
     let authority = rest.split(['/', '?']).next().unwrap_or("");
     let host = authority.rsplit_once('@').map_or(authority, |(_, h)| h);
     if host.trim_matches(':').is_empty() {
         return Err("the address names no server: postgres://USER@HOST:PORT/DATABASE".into());
     }
-    let password = authority
-        .rsplit_once('@')
-        .and_then(|(userinfo, _)| userinfo.split_once(':'))
-        .map(|(_, p)| p.to_string())
-        .filter(|p| !p.is_empty());
-    Ok(LabUrl {
-        url: redact_url(typed),
-        password,
-    })
+    Ok(LabUrl { url, password })
 }
 
 /// The keychain account of a lab store's password.
@@ -149,6 +144,12 @@ mod tests {
         ] {
             let e = parse_lab_url(bad).unwrap_err();
             assert!(e.contains(says), "{bad:?}: {e}");
+        }
+        // A password with `?`, `/` or `@` in it goes to the keychain whole, never into the URL.
+        for pw in ["s3cr?et", "s3/cret", "p@ss"] {
+            let l = parse_lab_url(&format!("postgres://ada:{pw}@lab-db:5432/crucible")).unwrap();
+            assert_eq!(l.url, "postgres://ada@lab-db:5432/crucible");
+            assert_eq!(l.password.as_deref(), Some(pw));
         }
         assert_eq!(
             keychain_account("postgres://ada:x@h/db"),

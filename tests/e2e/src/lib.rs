@@ -499,7 +499,7 @@ fn spawn_cli(args: &[&str]) -> Result<(Child, serde_json::Value)> {
 #[derive(Debug)]
 pub struct LabServer {
     child: Child,
-    /// The store's URL (`postgres://postgres@127.0.0.1:<port>/<db>`).
+    /// The store's URL (`postgres://postgres:<password>@localhost:5432/<db>?host=<socket dir>`).
     pub url: String,
 }
 

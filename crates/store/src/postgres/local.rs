@@ -1,11 +1,17 @@
 //! A throwaway PostgreSQL server on this machine: `initdb` into a temporary directory, `pg_ctl
-//! start` on a free loopback port with trust authentication, stopped and deleted when the
-//! process that started it ends. For the store's tests (every contract test runs on SQLite and
-//! on this) and for `crucible bench distributed`; never for a lab's data.
+//! start`, stopped and deleted when the process that started it ends. For the store's tests
+//! (every contract test runs on SQLite and on this), `crucible store local-server` and
+//! `crucible bench distributed`; never for a lab's data.
+//!
+//! Only its user reaches it: no TCP at all (`listen_addresses = ''`), its Unix socket in the
+//! server's own 0700 directory, and SCRAM authentication with a random password that only
+//! [`LocalServer::url`] carries. Its URL names the socket directory
+//! (`postgres://postgres:PW@localhost:5432/DB?host=/tmp/crucible-pg-…`).
 //!
 //! The binaries come from `CRUCIBLE_PG_BIN`, else Debian's `/usr/lib/postgresql/<newest>/bin`,
 //! else `PATH`. initdb refuses to run as root, so under root the cluster belongs to the
-//! `postgres` account (which Debian's package creates) and runs through `runuser`.
+//! `postgres` account (which Debian's package creates) and runs through `runuser`; its
+//! directory then belongs to `postgres` (0700), which root reaches and nobody else does.
 
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
@@ -17,7 +23,43 @@ use std::sync::OnceLock;
 pub struct LocalServer {
     dir: PathBuf,
     port: u16,
+    password: String,
     next_db: AtomicU32,
+}
+
+/// The port that names the server's socket file (no TCP: the socket lives in the server's own
+/// directory, so no other server is in the way).
+const SOCKET_PORT: u16 = 5432;
+
+/// A random password (32 hex digits from the kernel's generator).
+fn random_password() -> Result<String, LocalServerError> {
+    use std::io::Read;
+    let mut bytes = [0u8; 16];
+    std::fs::File::open("/dev/urandom")
+        .and_then(|mut f| f.read_exact(&mut bytes))
+        .map_err(|e| LocalServerError(format!("/dev/urandom: {e}")))?;
+    Ok(bytes.iter().map(|b| format!("{b:02x}")).collect())
+}
+
+/// The uid and gid of the `postgres` account (from /etc/passwd).
+fn postgres_account() -> Result<(u32, u32), LocalServerError> {
+    let passwd = std::fs::read_to_string("/etc/passwd")
+        .map_err(|e| LocalServerError(format!("/etc/passwd: {e}")))?;
+    passwd
+        .lines()
+        .find_map(|l| {
+            let f: Vec<&str> = l.split(':').collect();
+            (f.len() > 3 && f[0] == "postgres")
+                .then(|| Some((f[2].parse().ok()?, f[3].parse().ok()?)))
+                .flatten()
+        })
+        .ok_or_else(|| {
+            LocalServerError(
+                "as root the server runs as the `postgres` account, and there is none \
+                 (install Debian's `postgresql` package)"
+                    .into(),
+            )
+        })
 }
 
 /// Why a throwaway server could not start, with what to do.
@@ -102,35 +144,77 @@ impl LocalServer {
             .tempdir()
             .map_err(|e| LocalServerError(format!("temporary directory: {e}")))?
             .keep();
-        // The cluster's owner (postgres under root) must reach the directory and its socket.
-        use std::os::unix::fs::PermissionsExt;
-        std::fs::set_permissions(&dir, std::fs::Permissions::from_mode(0o777))
-            .map_err(|e| LocalServerError(format!("{}: {e}", dir.display())))?;
+        // The directory is 0700 and belongs to the cluster's owner: the invoking user, or
+        // `postgres` under root. Nobody else can reach the socket in it.
+        {
+            use std::os::unix::fs::PermissionsExt;
+            std::fs::set_permissions(&dir, std::fs::Permissions::from_mode(0o700))
+                .map_err(|e| LocalServerError(format!("{}: {e}", dir.display())))?;
+        }
+        let owner = if is_root() {
+            let (uid, gid) = postgres_account()?;
+            std::os::unix::fs::chown(&dir, Some(uid), Some(gid))
+                .map_err(|e| LocalServerError(format!("{}: {e}", dir.display())))?;
+            Some((uid, gid))
+        } else {
+            None
+        };
+        let password = random_password()?;
+        let pwfile = dir.join("pwfile");
+        {
+            use std::os::unix::fs::OpenOptionsExt;
+            let mut f = std::fs::OpenOptions::new()
+                .write(true)
+                .create_new(true)
+                .mode(0o600)
+                .open(&pwfile)
+                .map_err(|e| LocalServerError(format!("{}: {e}", pwfile.display())))?;
+            std::io::Write::write_all(&mut f, format!("{password}\n").as_bytes())
+                .map_err(|e| LocalServerError(format!("{}: {e}", pwfile.display())))?;
+            if let Some((uid, gid)) = owner {
+                std::os::unix::fs::chown(&pwfile, Some(uid), Some(gid))
+                    .map_err(|e| LocalServerError(format!("{}: {e}", pwfile.display())))?;
+            }
+        }
         let data = dir.join("data");
         let mut init = as_owner(&bin.join("initdb"));
-        init.arg("-D").arg(&data).args([
-            "-A",
-            "trust",
-            "-U",
-            "postgres",
-            "-E",
-            "UTF8",
-            "--no-sync",
-        ]);
-        run(init, "initdb")?;
-        let port = std::net::TcpListener::bind("127.0.0.1:0")
-            .and_then(|l| l.local_addr())
-            .map_err(|e| LocalServerError(format!("no free port: {e}")))?
-            .port();
+        init.arg("-D")
+            .arg(&data)
+            .args([
+                "-A",
+                "scram-sha-256",
+                "-U",
+                "postgres",
+                "-E",
+                "UTF8",
+                "--no-sync",
+            ])
+            .arg(format!("--pwfile={}", pwfile.display()));
+        let inited = run(init, "initdb");
+        std::fs::remove_file(&pwfile).ok();
+        inited?;
+        let port = SOCKET_PORT;
+        // No TCP; the socket only in the server's own directory, only for its owner.
+        let conf = data.join("postgresql.conf");
+        {
+            use std::io::Write;
+            let mut f = std::fs::OpenOptions::new()
+                .append(true)
+                .open(&conf)
+                .map_err(|e| LocalServerError(format!("{}: {e}", conf.display())))?;
+            write!(
+                f,
+                "\n# crucible store local-server: reachable only by its user\n\
+                 listen_addresses = ''\nport = {port}\nunix_socket_directories = '{}'\n\
+                 unix_socket_permissions = 0700\nmax_connections = 200\n",
+                dir.display()
+            )
+            .map_err(|e| LocalServerError(format!("{}: {e}", conf.display())))?;
+        }
         let mut start = as_owner(&bin.join("pg_ctl"));
         start
             .arg("-D")
             .arg(&data)
-            .arg("-o")
-            .arg(format!(
-                "-p {port} -k {} -c listen_addresses=127.0.0.1 -c max_connections=200",
-                dir.display()
-            ))
             .arg("-l")
             .arg(dir.join("server.log"))
             .args(["-w", "-t", "60", "start"]);
@@ -159,6 +243,7 @@ impl LocalServer {
         Ok(Self {
             dir,
             port,
+            password,
             next_db: AtomicU32::new(0),
         })
     }
@@ -172,14 +257,24 @@ impl LocalServer {
             .map_err(Clone::clone)
     }
 
-    /// The port it listens on (127.0.0.1).
+    /// The port that names its socket file (it listens on no TCP port).
     pub fn port(&self) -> u16 {
         self.port
     }
 
-    /// The URL of database `db` on it.
+    /// The directory holding its Unix socket (0700, its owner's).
+    pub fn socket_dir(&self) -> &Path {
+        &self.dir
+    }
+
+    /// The URL of database `db` on it, with the password (for its user only).
     pub fn url(&self, db: &str) -> String {
-        format!("postgres://postgres@127.0.0.1:{}/{db}", self.port)
+        format!(
+            "postgres://postgres:{}@localhost:{}/{db}?host={}",
+            self.password,
+            self.port,
+            self.dir.display()
+        )
     }
 
     /// Creates a new empty database and returns its URL (each test gets its own).

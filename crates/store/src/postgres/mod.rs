@@ -1,19 +1,27 @@
 //! The PostgreSQL [`PgStore`]: a lab's shared store (docs/lab-scale.md). Same tables, same
 //! columns, same contract as the SQLite [`crate::Store`]; its schema is `migrations/postgres/`,
-//! applied on connect under sqlx's advisory lock, so many workers connecting at once migrate once.
+//! created on connect to an empty database and otherwise changed only by an explicit
+//! [`PgStore::migrate`] (`crucible store migrate`, under sqlx's advisory lock): a shared schema
+//! is not migrated because one member's newer client connected.
 //!
 //! Differences from SQLite, all inside this module: `$N` placeholders, BOOLEAN verdicts, BIGINT
 //! identities for row ids (they grow in insert order, as SQLite's row ids do), `octet_length`
 //! and `substr` for clipped texts, and no per-handle write turn (the server orders writers).
 //! The URL's password is never kept: [`PgStore::shown`] is the URL without it, for messages and
 //! for what runs record.
+//!
+//! Every wait is bounded (docs/lab-scale.md, "Trust model"): each connection sets
+//! `lock_timeout`, `idle_in_transaction_session_timeout` and server-side TCP keepalives, so one
+//! stalled session (a frozen worker, a member's open `BEGIN`) cannot hold the lab's locks for
+//! longer than those bounds. Times that decide anything (claims, heartbeats, leases, the delete
+//! guard, `workers list`) are the server's clock ([`SERVER_NOW`]), never the client's.
 
 use std::str::FromStr;
 use std::time::Duration;
 
 use sqlx::postgres::{PgConnectOptions, PgPool, PgPoolOptions};
 
-use crate::StoreError;
+use crate::{redact_url, StoreError};
 
 pub(crate) mod local;
 mod mirror;
@@ -27,52 +35,137 @@ mod tests;
 
 pub use queue::{QueueState, WorkerPlace, WorkerRow, MAX_ATTEMPTS};
 
+/// The server's clock in Unix seconds, as SQL: every expiry and liveness judgement uses it, so
+/// a client whose clock is off takes nothing from a live holder.
+pub(crate) const SERVER_NOW: &str = "EXTRACT(EPOCH FROM clock_timestamp())::bigint";
+
+/// Seconds a statement waits for a lock another session holds before it fails (and names the
+/// holder where it can).
+pub const LOCK_TIMEOUT_S: u64 = 10;
+
+/// Seconds a session may sit idle inside a transaction before the server ends it (a frozen or
+/// stopped client cannot keep the lab's locks).
+pub const IDLE_IN_TRANSACTION_S: u64 = 60;
+
 /// A handle on a PostgreSQL database holding a Crucible store. Clones share the pool.
 #[derive(Debug, Clone)]
 pub struct PgStore {
     pool: PgPool,
     shown: String,
+    /// Seconds this client's clock is ahead of the server's, as measured on connect.
+    clock_ahead_s: i64,
 }
 
-/// `url` without its password (`postgres://user@host:port/db`), for messages and records.
-pub fn redact_url(url: &str) -> String {
-    let Some((scheme, rest)) = url.split_once("://") else {
-        return url.to_string();
-    };
-    let (authority, tail) = match rest.find(['/', '?']) {
-        Some(i) => rest.split_at(i),
-        None => (rest, ""),
-    };
-    let authority = match authority.rsplit_once('@') {
-        Some((userinfo, host)) => {
-            let user = userinfo.split_once(':').map_or(userinfo, |(u, _)| u);
-            format!("{user}@{host}")
-        }
-        None => authority.to_string(),
-    };
-    // A password can also ride in the query string.
-    let tail = match tail.split_once('?') {
-        Some((path, query)) => {
-            let kept: Vec<&str> = query
-                .split('&')
-                .filter(|kv| !kv.to_ascii_lowercase().starts_with("password="))
-                .collect();
-            if kept.is_empty() {
-                path.to_string()
-            } else {
-                format!("{path}?{}", kept.join("&"))
-            }
-        }
-        None => tail.to_string(),
-    };
-    format!("{scheme}://{authority}{tail}")
+/// The session settings of every lab connection: quiet notices, and the bounds on every wait.
+fn session_settings(opts: PgConnectOptions) -> PgConnectOptions {
+    let lock = format!("{}s", LOCK_TIMEOUT_S);
+    let idle = format!("{}s", IDLE_IN_TRANSACTION_S);
+    let name = format!(
+        "crucible pid {} on {}",
+        std::process::id(),
+        crate::machine::host_name()
+    );
+    // application_name is at most 63 bytes; cut on a character boundary.
+    let mut end = name.len().min(63);
+    while !name.is_char_boundary(end) {
+        end -= 1;
+    }
+    opts.application_name(&name[..end]).options([
+        // Notices ("relation already exists, skipping") are not for people.
+        ("client_min_messages", "warning"),
+        ("lock_timeout", lock.as_str()),
+        ("idle_in_transaction_session_timeout", idle.as_str()),
+        // The server probes an idle client after 30 s, every 10 s, and drops it after 3
+        // misses: a partitioned or powered-off worker's session (and its locks) ends within
+        // about a minute instead of the kernel's two hours.
+        ("tcp_keepalives_idle", "30"),
+        ("tcp_keepalives_interval", "10"),
+        ("tcp_keepalives_count", "3"),
+    ])
+}
+
+/// The store's PostgreSQL schema (`migrations/postgres/`).
+static MIGRATOR: sqlx::migrate::Migrator = sqlx::migrate!("../../migrations/postgres");
+
+/// The schema version this build reads and writes (its newest migration).
+pub fn schema_version() -> i64 {
+    MIGRATOR
+        .migrations
+        .iter()
+        .map(|m| m.version)
+        .max()
+        .unwrap_or(0)
 }
 
 impl PgStore {
-    /// Connects to `url` (`postgres://user@host:port/db`), applying the store's migrations. The
-    /// password comes from the URL, `PGPASSWORD` or `~/.pgpass` (libpq's rules); `password` (the
-    /// app's keychain) overrides them.
+    /// Connects to `url` (`postgres://user@host:port/db`). The password comes from the URL,
+    /// `PGPASSWORD` or `~/.pgpass` (libpq's rules); `password` (the app's keychain) overrides
+    /// them.
+    ///
+    /// An empty database becomes a store (the schema is created). A store whose schema is
+    /// older than this build's is refused ([`StoreError::ServerOutdated`]): a shared schema
+    /// changes only by an explicit [`PgStore::migrate`] (`crucible store migrate`), never
+    /// because some member's newer app connected. A newer schema is refused too
+    /// ([`StoreError::ServerNewer`]).
     pub async fn connect(url: &str, password: Option<&str>) -> Result<Self, StoreError> {
+        let (pool, shown) = Self::pool(url, password).await?;
+        match applied_version(&pool)
+            .await
+            .map_err(|source| StoreError::Server {
+                url: shown.clone(),
+                source,
+            })? {
+            None => Self::apply(&pool, &shown).await?,
+            Some(v) if v < schema_version() => {
+                pool.close().await;
+                return Err(StoreError::ServerOutdated {
+                    url: shown,
+                    has: v,
+                    wants: schema_version(),
+                });
+            }
+            Some(v) if v > schema_version() => {
+                pool.close().await;
+                return Err(StoreError::ServerNewer {
+                    url: shown,
+                    has: v,
+                    knows: schema_version(),
+                });
+            }
+            Some(_) => {}
+        }
+        Self::finish(pool, shown).await
+    }
+
+    /// Migrates the store at `url` to this build's schema (`crucible store migrate`); returns
+    /// the schema versions before and after. Every client of the store must then be this
+    /// build or newer.
+    pub async fn migrate(url: &str, password: Option<&str>) -> Result<(i64, i64), StoreError> {
+        let (pool, shown) = Self::pool(url, password).await?;
+        let before = applied_version(&pool)
+            .await
+            .map_err(|source| StoreError::Server {
+                url: shown.clone(),
+                source,
+            })?
+            .unwrap_or(0);
+        let r = Self::apply(&pool, &shown).await;
+        pool.close().await;
+        r?;
+        Ok((before, schema_version()))
+    }
+
+    async fn apply(pool: &PgPool, shown: &str) -> Result<(), StoreError> {
+        MIGRATOR
+            .run(pool)
+            .await
+            .map_err(|source| StoreError::ServerMigrate {
+                url: shown.to_string(),
+                source,
+            })
+    }
+
+    async fn pool(url: &str, password: Option<&str>) -> Result<(PgPool, String), StoreError> {
         let shown = redact_url(url);
         let server = |source| StoreError::Server {
             url: shown.clone(),
@@ -82,8 +175,7 @@ impl PgStore {
         if let Some(p) = password {
             opts = opts.password(p);
         }
-        // Notices ("relation already exists, skipping") are not for people.
-        opts = opts.options([("client_min_messages", "warning")]);
+        opts = session_settings(opts);
         // One direct connection first: a pool retries a refused connection until its timeout,
         // and a wrong port or a stopped server should be said at once.
         {
@@ -99,14 +191,33 @@ impl PgStore {
             .connect_with(opts)
             .await
             .map_err(server)?;
-        sqlx::migrate!("../../migrations/postgres")
-            .run(&pool)
+        Ok((pool, shown))
+    }
+
+    async fn finish(pool: PgPool, shown: String) -> Result<Self, StoreError> {
+        let server_now: i64 = sqlx::query_scalar(&format!("SELECT {SERVER_NOW}"))
+            .fetch_one(&pool)
             .await
-            .map_err(|source| StoreError::ServerMigrate {
+            .map_err(|source| StoreError::Server {
                 url: shown.clone(),
                 source,
             })?;
-        Ok(Self { pool, shown })
+        let clock_ahead_s = client_now_s() - server_now;
+        if clock_ahead_s.abs() > 5 {
+            tracing::warn!(target: "store", url = %shown, clock_ahead_s,
+                "this machine's clock is off the lab store's; claims and leases use the store's");
+        }
+        Ok(Self {
+            pool,
+            shown,
+            clock_ahead_s,
+        })
+    }
+
+    /// Seconds this machine's clock was ahead of the server's on connect (negative: behind).
+    /// Nothing depends on it; it is shown when large.
+    pub fn clock_ahead_s(&self) -> i64 {
+        self.clock_ahead_s
     }
 
     /// The server's version (`SHOW server_version`).
@@ -127,11 +238,34 @@ impl PgStore {
     }
 }
 
-/// Unix seconds now.
-pub(crate) fn now_s() -> i64 {
+/// The newest schema version applied to the database behind `pool`; `None` when it holds no
+/// store yet (no migrations table).
+async fn applied_version(pool: &PgPool) -> Result<Option<i64>, sqlx::Error> {
+    let table: Option<String> = sqlx::query_scalar("SELECT to_regclass('_sqlx_migrations')::text")
+        .fetch_one(pool)
+        .await?;
+    if table.is_none() {
+        return Ok(None);
+    }
+    Ok(Some(
+        sqlx::query_scalar("SELECT COALESCE(MAX(version), 0) FROM _sqlx_migrations WHERE success")
+            .fetch_one(pool)
+            .await?,
+    ))
+}
+
+/// Unix seconds now on this machine's clock. Only for comparing with the server's: nothing a
+/// lab store decides uses it. `CRUCIBLE_CLOCK_OFFSET_S` (hidden, for tests) shifts it, as a
+/// machine whose clock is off would be; it is read here and nowhere else.
+pub(crate) fn client_now_s() -> i64 {
+    let offset = std::env::var("CRUCIBLE_CLOCK_OFFSET_S")
+        .ok()
+        .and_then(|v| v.trim().parse::<i64>().ok())
+        .unwrap_or(0);
     std::time::SystemTime::now()
         .duration_since(std::time::UNIX_EPOCH)
         .map_or(0, |d| d.as_secs() as i64)
+        + offset
 }
 
 crate::run_store::forward_to_inherent!(PgStore);

@@ -6,7 +6,7 @@
 use serde::Serialize;
 use sqlx::Row;
 
-use super::{now_s, PgStore};
+use super::{PgStore, SERVER_NOW};
 use crate::{NewSample, SampleKey, StoreError};
 
 /// Claims of one item before it is given up (a sample that fails every time, or kills its
@@ -112,16 +112,15 @@ impl PgStore {
         started_at: &str,
     ) -> Result<i64, StoreError> {
         self.run(run_id).await?;
-        Ok(sqlx::query_scalar(
+        Ok(sqlx::query_scalar(&format!(
             "INSERT INTO run_workers (run_id, host, pid, slurm_job, started_at, heartbeat_at, \
-             lease_s) VALUES ($1, $2, $3, $4, $5, $6, $7) RETURNING id",
-        )
+             lease_s) VALUES ($1, $2, $3, $4, $5, {SERVER_NOW}, $6) RETURNING id"
+        ))
         .bind(run_id)
         .bind(&place.host)
         .bind(i64::from(place.pid))
         .bind(&place.slurm_job)
         .bind(started_at)
-        .bind(now_s())
         .bind(place.lease_s.max(1))
         .fetch_one(&self.pool)
         .await?)
@@ -136,8 +135,12 @@ impl PgStore {
         worker: i64,
         ttl_s: i64,
     ) -> Result<Option<SampleKey>, StoreError> {
-        let now = now_s();
         let mut tx = self.pool.begin().await?;
+        // One server instant for the whole transaction: the claim's expiry, the items it may
+        // take and the worker's heartbeat.
+        let now: i64 = sqlx::query_scalar(&format!("SELECT {SERVER_NOW}"))
+            .fetch_one(&mut *tx)
+            .await?;
         let row = sqlx::query(
             "UPDATE work_items w SET worker = $2, lease_expires_at = $3, \
              attempts = w.attempts + 1 \
@@ -175,10 +178,29 @@ impl PgStore {
 
     /// Stores a claimed sample and marks its item done, in one transaction; returns the
     /// sample's id (the first copy's when another worker stored it first).
+    /// A worker that cannot store it within [`super::LOCK_TIMEOUT_S`] (another session holds
+    /// the sample-commit lock) gives the claim back, so another worker may try, and returns
+    /// [`StoreError::Blocked`] naming the session in the way.
     pub async fn store_claimed(&self, s: &NewSample, worker: i64) -> Result<i64, StoreError> {
+        let r = self.store_claimed_once(s, worker).await;
+        if let Err(StoreError::Blocked { .. }) = &r {
+            let key = (
+                s.row.benchmark.clone(),
+                s.row.model.clone(),
+                s.row.instance.clone(),
+                s.row.round,
+            );
+            if let Err(e) = self.release_claim(&s.row.run_id, &key, worker).await {
+                tracing::warn!(target: "store", error = %e, "giving a blocked claim back failed; it expires by itself");
+            }
+        }
+        r
+    }
+
+    async fn store_claimed_once(&self, s: &NewSample, worker: i64) -> Result<i64, StoreError> {
         let r = &s.row;
         let mut tx = self.pool.begin().await?;
-        super::mirror::lock_sample_writes(&mut tx).await?;
+        self.lock_sample_writes(&mut tx).await?;
         let id = super::samples::insert_in(&mut tx, s).await?;
         sqlx::query(
             "UPDATE work_items SET done = TRUE, worker = $6, lease_expires_at = NULL \
@@ -192,11 +214,11 @@ impl PgStore {
         .bind(worker)
         .execute(&mut *tx)
         .await?;
-        sqlx::query(
-            "UPDATE run_workers SET finished = finished + 1, heartbeat_at = $2 WHERE id = $1",
-        )
+        sqlx::query(&format!(
+            "UPDATE run_workers SET finished = finished + 1, heartbeat_at = {SERVER_NOW} \
+             WHERE id = $1"
+        ))
         .bind(worker)
-        .bind(now_s())
         .execute(&mut *tx)
         .await?;
         tx.commit().await?;
@@ -211,23 +233,22 @@ impl PgStore {
         worker: i64,
         ttl_s: i64,
     ) -> Result<u64, StoreError> {
-        let now = now_s();
-        let held = sqlx::query(
-            "UPDATE work_items SET lease_expires_at = $3 \
-             WHERE run_id = $1 AND worker = $2 AND NOT done AND lease_expires_at > $4",
-        )
+        let held = sqlx::query(&format!(
+            "UPDATE work_items SET lease_expires_at = {SERVER_NOW} + $3 \
+             WHERE run_id = $1 AND worker = $2 AND NOT done AND lease_expires_at > {SERVER_NOW}"
+        ))
         .bind(run_id)
         .bind(worker)
-        .bind(now + ttl_s.max(1))
-        .bind(now)
+        .bind(ttl_s.max(1))
         .execute(&self.pool)
         .await?
         .rows_affected();
-        sqlx::query("UPDATE run_workers SET heartbeat_at = $2 WHERE id = $1")
-            .bind(worker)
-            .bind(now)
-            .execute(&self.pool)
-            .await?;
+        sqlx::query(&format!(
+            "UPDATE run_workers SET heartbeat_at = {SERVER_NOW} WHERE id = $1"
+        ))
+        .bind(worker)
+        .execute(&self.pool)
+        .await?;
         Ok(held)
     }
 
@@ -279,13 +300,13 @@ impl PgStore {
         state: &str,
         error: Option<&str>,
     ) -> Result<(), StoreError> {
-        sqlx::query(
-            "UPDATE run_workers SET state = $2, error = $3, heartbeat_at = $4 WHERE id = $1",
-        )
+        sqlx::query(&format!(
+            "UPDATE run_workers SET state = $2, error = $3, heartbeat_at = {SERVER_NOW} \
+             WHERE id = $1"
+        ))
         .bind(worker)
         .bind(state)
         .bind(error)
-        .bind(now_s())
         .execute(&self.pool)
         .await?;
         Ok(())
@@ -293,18 +314,17 @@ impl PgStore {
 
     /// A run's queue at a glance.
     pub async fn queue_state(&self, run_id: &str) -> Result<QueueState, StoreError> {
-        let now = now_s();
         let (planned, done, claimed, given_up, retried): (i64, i64, i64, i64, i64) =
-            sqlx::query_as(
-                "SELECT COUNT(*), COUNT(*) FILTER (WHERE done), \
-             COUNT(*) FILTER (WHERE NOT done AND lease_expires_at > $2), \
-             COUNT(*) FILTER (WHERE NOT done AND attempts >= $3 \
-                              AND (lease_expires_at IS NULL OR lease_expires_at <= $2)), \
+            sqlx::query_as(&format!(
+                "WITH t AS (SELECT {SERVER_NOW} AS now) \
+             SELECT COUNT(*), COUNT(*) FILTER (WHERE done), \
+             COUNT(*) FILTER (WHERE NOT done AND lease_expires_at > t.now), \
+             COUNT(*) FILTER (WHERE NOT done AND attempts >= $2 \
+                              AND (lease_expires_at IS NULL OR lease_expires_at <= t.now)), \
              COUNT(*) FILTER (WHERE attempts > 1) \
-             FROM work_items WHERE run_id = $1",
-            )
+             FROM work_items, t WHERE run_id = $1"
+            ))
             .bind(run_id)
-            .bind(now)
             .bind(MAX_ATTEMPTS)
             .fetch_one(&self.pool)
             .await?;
@@ -321,17 +341,16 @@ impl PgStore {
     /// Every worker that joined `run_id`, in joining order. A worker still `working` that has
     /// been silent for twice its claims' lease is shown as `lost` (killed, or its node gone).
     pub async fn workers(&self, run_id: &str) -> Result<Vec<WorkerRow>, StoreError> {
-        let now = now_s();
-        let rows = sqlx::query(
-            "SELECT id, host, pid, slurm_job, started_at, heartbeat_at, claimed, finished, \
-             state, error, lease_s FROM run_workers WHERE run_id = $1 ORDER BY id",
-        )
+        let rows = sqlx::query(&format!(
+            "SELECT id, host, pid, slurm_job, started_at, {SERVER_NOW} - heartbeat_at, claimed, \
+             finished, state, error, lease_s FROM run_workers WHERE run_id = $1 ORDER BY id"
+        ))
         .bind(run_id)
         .fetch_all(&self.pool)
         .await?;
         rows.iter()
             .map(|r| {
-                let silent_s = (now - r.try_get::<i64, _>(5)?).max(0);
+                let silent_s = r.try_get::<i64, _>(5)?.max(0);
                 let mut state: String = r.try_get(8)?;
                 let lease_s: i64 = r.try_get(10)?;
                 if state == "working" && silent_s >= 2 * lease_s {

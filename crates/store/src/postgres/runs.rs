@@ -4,7 +4,7 @@
 
 use crucible_core::RunStatus;
 
-use super::{now_s, PgStore};
+use super::{PgStore, SERVER_NOW};
 use crate::{LeaseHolder, NewRun, RunHead, RunNotes, RunRow, RunSummary, StoreError};
 
 impl PgStore {
@@ -38,20 +38,21 @@ impl PgStore {
         token: &str,
         ttl_s: i64,
     ) -> Result<(), StoreError> {
-        let now = now_s();
-        let taken = sqlx::query(
-            "INSERT INTO run_leases (run_id, holder, pid, host, token, renewed_at, expires_at) \
-             VALUES ($1, $2, $6, $7, $3, $4, $5) \
+        // The server's clock decides, in the statement itself: a client whose clock runs ahead
+        // cannot see a live lease as expired.
+        let taken = sqlx::query(&format!(
+            "WITH t AS (SELECT {SERVER_NOW} AS now) \
+             INSERT INTO run_leases (run_id, holder, pid, host, token, renewed_at, expires_at) \
+             SELECT $1, $2, $5, $6, $3, t.now, t.now + $4 FROM t \
              ON CONFLICT (run_id) DO UPDATE SET holder = excluded.holder, pid = excluded.pid, \
                host = excluded.host, token = excluded.token, \
                renewed_at = excluded.renewed_at, expires_at = excluded.expires_at \
-             WHERE run_leases.expires_at <= $4 OR run_leases.token = $3",
-        )
+             WHERE run_leases.expires_at <= excluded.renewed_at OR run_leases.token = $3"
+        ))
         .bind(run_id)
         .bind(&holder.name)
         .bind(token)
-        .bind(now)
-        .bind(now + ttl_s.max(1))
+        .bind(ttl_s.max(1))
         .bind(i64::from(holder.pid))
         .bind(&holder.host)
         .execute(&self.pool)
@@ -60,15 +61,16 @@ impl PgStore {
         if taken == 1 {
             return Ok(());
         }
-        let (holder, expires_at): (String, i64) =
-            sqlx::query_as("SELECT holder, expires_at FROM run_leases WHERE run_id = $1")
-                .bind(run_id)
-                .fetch_one(&self.pool)
-                .await?;
+        let (holder, expires_in_s): (String, i64) = sqlx::query_as(&format!(
+            "SELECT holder, expires_at - {SERVER_NOW} FROM run_leases WHERE run_id = $1"
+        ))
+        .bind(run_id)
+        .fetch_one(&self.pool)
+        .await?;
         Err(StoreError::Leased {
             run_id: run_id.to_string(),
             holder,
-            expires_in_s: (expires_at - now).max(0),
+            expires_in_s: expires_in_s.max(0),
         })
     }
 
@@ -79,13 +81,11 @@ impl PgStore {
         token: &str,
         ttl_s: i64,
     ) -> Result<(), StoreError> {
-        let now = now_s();
-        let n = sqlx::query(
-            "UPDATE run_leases SET renewed_at = $1, expires_at = $2 \
-             WHERE run_id = $3 AND token = $4",
-        )
-        .bind(now)
-        .bind(now + ttl_s.max(1))
+        let n = sqlx::query(&format!(
+            "UPDATE run_leases SET renewed_at = {SERVER_NOW}, expires_at = {SERVER_NOW} + $1 \
+             WHERE run_id = $2 AND token = $3"
+        ))
+        .bind(ttl_s.max(1))
         .bind(run_id)
         .bind(token)
         .execute(&self.pool)
@@ -110,11 +110,11 @@ impl PgStore {
 
     /// Who holds `run_id`'s unexpired lease, if anyone.
     pub async fn lease_holder(&self, run_id: &str) -> Result<Option<LeaseHolder>, StoreError> {
-        let row: Option<(String, i64, String)> = sqlx::query_as(
-            "SELECT holder, pid, host FROM run_leases WHERE run_id = $1 AND expires_at > $2",
-        )
+        let row: Option<(String, i64, String)> = sqlx::query_as(&format!(
+            "SELECT holder, pid, host FROM run_leases WHERE run_id = $1 \
+             AND expires_at > {SERVER_NOW}"
+        ))
         .bind(run_id)
-        .bind(now_s())
         .fetch_optional(&self.pool)
         .await?;
         Ok(row.map(|(name, pid, host)| LeaseHolder {
@@ -140,12 +140,55 @@ impl PgStore {
         Ok(n > 0)
     }
 
+    /// The role this handle logged in as (`session_user`): what `created_by` records.
+    pub async fn session_user(&self) -> Result<String, StoreError> {
+        Ok(sqlx::query_scalar("SELECT session_user::text")
+            .fetch_one(&self.pool)
+            .await?)
+    }
+
+    /// Who made `run_id`: the role (`created_by`; "" for runs made before owners were
+    /// recorded) and the host it was planned on.
+    pub async fn run_owner(&self, run_id: &str) -> Result<(String, String), StoreError> {
+        sqlx::query_as("SELECT created_by, created_host FROM runs WHERE id = $1")
+            .bind(run_id)
+            .fetch_optional(&self.pool)
+            .await?
+            .ok_or_else(|| StoreError::UnknownRun(run_id.to_string()))
+    }
+
+    /// Refuses `what` ("deleting", "cancelling", "renaming", "overriding a sample of") on
+    /// another member's run unless `force`: [`StoreError::NotOwner`] names the owner. A run
+    /// with no recorded owner is anyone's. This is a courtesy check; the boundary is the
+    /// store's roles (docs/lab-roles.sql).
+    pub async fn check_owner(
+        &self,
+        run_id: &str,
+        force: bool,
+        what: &str,
+    ) -> Result<(), StoreError> {
+        let (owner, host) = self.run_owner(run_id).await?;
+        if force || owner.is_empty() || owner == self.session_user().await? {
+            return Ok(());
+        }
+        Err(StoreError::NotOwner {
+            run_id: run_id.to_string(),
+            owner: crate::terminal_safe(&owner),
+            host: if host.is_empty() {
+                String::new()
+            } else {
+                format!(" (planned on host {})", crate::terminal_safe(&host))
+            },
+            what: what.to_string(),
+        })
+    }
+
     /// Creates a run (status `running`) and its models in one transaction.
     pub async fn create_run(&self, run: &NewRun) -> Result<(), StoreError> {
         let mut tx = self.pool.begin().await?;
         sqlx::query(
-            "INSERT INTO runs (id, created_at, status, seed, spec, versions, planned, name, note) \
-             VALUES ($1, $2, 'running', $3, $4, $5, $6, $7, $8)",
+            "INSERT INTO runs (id, created_at, status, seed, spec, versions, planned, name, note, \
+             created_host) VALUES ($1, $2, 'running', $3, $4, $5, $6, $7, $8, $9)",
         )
         .bind(&run.id)
         .bind(&run.created_at)
@@ -155,6 +198,7 @@ impl PgStore {
         .bind(run.planned as i64)
         .bind(run.notes.name())
         .bind(run.notes.note())
+        .bind(crate::host_name())
         .execute(&mut *tx)
         .await?;
         for (model, spec) in &run.models {
@@ -193,28 +237,27 @@ impl PgStore {
     /// live lease); returns how many samples went with it.
     pub async fn delete_run(&self, run_id: &str) -> Result<u64, StoreError> {
         let mut tx = self.pool.begin().await?;
-        let held: Option<(String, i64)> = sqlx::query_as(
-            "SELECT holder, expires_at FROM run_leases WHERE run_id = $1 AND expires_at > $2",
-        )
+        let held: Option<(String, i64)> = sqlx::query_as(&format!(
+            "SELECT holder, expires_at - {SERVER_NOW} FROM run_leases WHERE run_id = $1 \
+             AND expires_at > {SERVER_NOW}"
+        ))
         .bind(run_id)
-        .bind(now_s())
         .fetch_optional(&mut *tx)
         .await?;
-        if let Some((holder, expires_at)) = held {
+        if let Some((holder, expires_in_s)) = held {
             tx.rollback().await?;
             return Err(StoreError::Leased {
                 run_id: run_id.to_string(),
                 holder,
-                expires_in_s: (expires_at - now_s()).max(0),
+                expires_in_s: expires_in_s.max(0),
             });
         }
         // Nor from under a distributed run's workers.
-        let claimed: i64 = sqlx::query_scalar(
+        let claimed: i64 = sqlx::query_scalar(&format!(
             "SELECT COUNT(*) FROM work_items WHERE run_id = $1 AND NOT done \
-             AND lease_expires_at > $2",
-        )
+             AND lease_expires_at > {SERVER_NOW}"
+        ))
         .bind(run_id)
-        .bind(now_s())
         .fetch_one(&mut *tx)
         .await?;
         if claimed > 0 {
@@ -226,12 +269,11 @@ impl PgStore {
         }
         // A worker between two samples holds no claim but is still on the run: it is working
         // until it says otherwise or falls silent for twice its lease (then it is lost).
-        let working: i64 = sqlx::query_scalar(
+        let working: i64 = sqlx::query_scalar(&format!(
             "SELECT COUNT(*) FROM run_workers WHERE run_id = $1 AND state = 'working' \
-             AND heartbeat_at > $2 - 2 * lease_s",
-        )
+             AND heartbeat_at > {SERVER_NOW} - 2 * lease_s"
+        ))
         .bind(run_id)
-        .bind(now_s())
         .fetch_one(&mut *tx)
         .await?;
         if working > 0 {

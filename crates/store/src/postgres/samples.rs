@@ -25,7 +25,7 @@ impl PgStore {
     /// id. A sample already stored under the same key keeps its first result (and that id).
     pub async fn insert_sample(&self, s: &NewSample) -> Result<i64, StoreError> {
         let mut tx = self.pool.begin().await?;
-        super::mirror::lock_sample_writes(&mut tx).await?;
+        self.lock_sample_writes(&mut tx).await?;
         let id = insert_in(&mut tx, s).await?;
         tx.commit().await?;
         Ok(id)
@@ -34,7 +34,7 @@ impl PgStore {
     /// Stores many samples in one transaction.
     pub async fn insert_samples(&self, samples: &[NewSample]) -> Result<(), StoreError> {
         let mut tx = self.pool.begin().await?;
-        super::mirror::lock_sample_writes(&mut tx).await?;
+        self.lock_sample_writes(&mut tx).await?;
         let mut plain: Vec<&SampleRow> = Vec::new();
         for s in samples {
             if s.events.is_empty() && s.artefacts.is_empty() {

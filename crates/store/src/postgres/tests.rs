@@ -5,24 +5,6 @@ use crate::contract::{new_run, pg_store, row};
 use crate::{NewSample, SampleKey, WorkerPlace};
 use crucible_core::RunStatus;
 
-#[test]
-fn a_url_is_shown_without_its_password() {
-    for (url, shown) in [
-        (
-            "postgres://ada:s3cret@lab-db:5432/crucible",
-            "postgres://ada@lab-db:5432/crucible",
-        ),
-        (
-            "postgresql://ada@lab-db/crucible?sslmode=require&password=x",
-            "postgresql://ada@lab-db/crucible?sslmode=require",
-        ),
-        ("postgres://lab-db/crucible", "postgres://lab-db/crucible"),
-        ("postgres://a:b@h", "postgres://a@h"),
-    ] {
-        assert_eq!(redact_url(url), shown, "{url}");
-    }
-}
-
 #[tokio::test]
 async fn an_unreachable_server_is_named_without_the_password() {
     // Port 9 (discard) on loopback: nothing listens there.
@@ -230,4 +212,324 @@ async fn a_run_whose_worker_fell_silent_can_be_deleted() {
         .await
         .unwrap();
     store.delete_run("run-s").await.unwrap();
+}
+
+/// A fresh database on this process's throwaway server: its URL (with the server's password).
+async fn pg_url() -> String {
+    crate::LocalServer::shared()
+        .unwrap_or_else(|e| panic!("{e} (bash .ci/setup installs PostgreSQL)"))
+        .fresh_database()
+        .await
+        .unwrap()
+}
+
+#[tokio::test]
+async fn every_lab_connection_bounds_its_waits() {
+    let store = pg_store().await;
+    for (setting, want) in [
+        ("lock_timeout", "10s"),
+        ("idle_in_transaction_session_timeout", "1min"),
+    ] {
+        let got: String = sqlx::query_scalar(&format!("SHOW {setting}"))
+            .fetch_one(&store.pool)
+            .await
+            .unwrap();
+        assert_eq!(got, want, "{setting}");
+    }
+    let app: String = sqlx::query_scalar("SHOW application_name")
+        .fetch_one(&store.pool)
+        .await
+        .unwrap();
+    assert!(
+        app.starts_with(&format!("crucible pid {}", std::process::id())),
+        "{app}"
+    );
+}
+
+#[tokio::test]
+async fn a_held_sample_lock_fails_a_claimed_store_within_its_bound_naming_the_blocker() {
+    use sqlx::Connection;
+    use std::time::{Duration, Instant};
+    let url = pg_url().await;
+    let store = PgStore::connect(&url, None).await.unwrap();
+    store
+        .create_run(&new_run("run-l", "2026-01-01T00:00:00Z"))
+        .await
+        .unwrap();
+    let key: SampleKey = (
+        "pilot".into(),
+        "builtin:reference".into(),
+        "t0#cot".into(),
+        0,
+    );
+    store.plan_items("run-l", &[key.clone()]).await.unwrap();
+    let w = store
+        .join_run("run-l", &WorkerPlace::default(), "2026-01-01T00:00:01Z")
+        .await
+        .unwrap();
+    assert_eq!(
+        store.claim("run-l", w, 60).await.unwrap(),
+        Some(key.clone())
+    );
+    // Another session (a member's psql, a frozen worker) takes the sample-commit lock and sits
+    // on it for two minutes.
+    let opts = PgConnectOptions::from_str(&url)
+        .unwrap()
+        .application_name("lock-hog");
+    let mut hog = sqlx::PgConnection::connect_with(&opts).await.unwrap();
+    let mut tx = hog.begin().await.unwrap();
+    sqlx::query("SELECT pg_advisory_xact_lock($1)")
+        .bind(super::mirror::SAMPLE_WRITE_LOCK)
+        .execute(&mut *tx)
+        .await
+        .unwrap();
+    let sample = NewSample {
+        row: row("run-l", "t0#cot", 0),
+        events: vec![],
+        artefacts: vec![],
+    };
+    let started = Instant::now();
+    let e = tokio::time::timeout(Duration::from_secs(120), store.store_claimed(&sample, w))
+        .await
+        .expect("storing waited for the whole hold")
+        .unwrap_err();
+    let waited = started.elapsed();
+    assert!(waited < Duration::from_secs(15), "waited {waited:?}");
+    let msg = e.to_string();
+    assert!(matches!(e, StoreError::Blocked { .. }), "{msg}");
+    assert!(
+        msg.contains("session pid") && msg.contains("application `lock-hog`"),
+        "{msg}"
+    );
+    assert!(!msg.contains(&split_pw(&url)), "{msg}");
+    // The claim went back: another worker may take the sample at once.
+    let q = store.queue_state("run-l").await.unwrap();
+    assert_eq!((q.open, q.claimed, q.done), (1, 0, 0), "{q:?}");
+    // Once the lock is let go, the sample is claimed and stored.
+    tx.rollback().await.unwrap();
+    assert_eq!(store.claim("run-l", w, 60).await.unwrap(), Some(key));
+    store.store_claimed(&sample, w).await.unwrap();
+    assert_eq!(store.queue_state("run-l").await.unwrap().done, 1);
+}
+
+fn split_pw(url: &str) -> String {
+    crate::split_url_password(url)
+        .1
+        .expect("the local server's URL has a password")
+}
+
+#[tokio::test]
+async fn a_local_server_refuses_other_local_users() {
+    let server = crate::LocalServer::shared().unwrap();
+    let url = server.fresh_database().await.unwrap();
+    let psql = |args: &[&str], as_nobody: bool| {
+        let mut c = if as_nobody {
+            let mut c = std::process::Command::new("setpriv");
+            c.args(["--reuid=65534", "--regid=65534", "--clear-groups", "psql"]);
+            c
+        } else {
+            std::process::Command::new("psql")
+        };
+        c.args(["-X", "-w", "-At"])
+            .args(args)
+            .env_remove("PGPASSWORD")
+            .env("PGPASSFILE", "/dev/null")
+            .env("PGCONNECT_TIMEOUT", "5")
+            .current_dir("/")
+            .output()
+            .expect("psql (Debian's postgresql-client)")
+    };
+    // Its user, with the URL it printed, is in.
+    let ok = psql(&[&url, "-c", "SHOW listen_addresses"], false);
+    assert!(
+        ok.status.success(),
+        "{}",
+        String::from_utf8_lossy(&ok.stderr)
+    );
+    assert_eq!(String::from_utf8_lossy(&ok.stdout).trim(), "", "no TCP");
+    // Without the password, even its user is refused (real authentication, not trust).
+    let (shown, _) = crate::split_url_password(&url);
+    let no_pw = psql(&[&shown, "-c", "SELECT 1"], false);
+    assert!(!no_pw.status.success(), "connected without the password");
+    // Another local user cannot reach it at all, even holding the URL with its password.
+    if std::fs::metadata("/proc/self").is_ok_and(|m| {
+        use std::os::unix::fs::MetadataExt;
+        m.uid() == 0
+    }) {
+        let other = psql(&[&url, "-c", "SELECT current_user"], true);
+        let err = String::from_utf8_lossy(&other.stderr);
+        assert!(
+            !other.status.success(),
+            "uid 65534 connected: {}",
+            String::from_utf8_lossy(&other.stdout)
+        );
+        assert!(err.contains("Permission denied"), "{err}");
+    }
+    use std::os::unix::fs::PermissionsExt;
+    let mode = std::fs::metadata(server.socket_dir())
+        .unwrap()
+        .permissions()
+        .mode();
+    assert_eq!(mode & 0o777, 0o700, "{mode:o}");
+}
+
+#[tokio::test]
+async fn a_shared_schema_is_migrated_only_on_purpose() {
+    let url = pg_url().await;
+    // An empty database becomes a store on connect.
+    let store = PgStore::connect(&url, None).await.unwrap();
+    let now = crate::schema_version();
+    // What an older Crucible left: one migration behind.
+    sqlx::query("DELETE FROM _sqlx_migrations WHERE version = $1")
+        .bind(now)
+        .execute(&store.pool)
+        .await
+        .unwrap();
+    store.close().await;
+    let e = PgStore::connect(&url, None).await.unwrap_err().to_string();
+    assert!(
+        e.contains(&format!("has schema version {}", now - 1))
+            && e.contains("crucible store migrate --store postgres://postgres@"),
+        "{e}"
+    );
+    assert!(!e.contains(&split_pw(&url)), "{e}");
+    // `crucible store migrate` is the one way forward.
+    assert_eq!(PgStore::migrate(&url, None).await.unwrap(), (now - 1, now));
+    let store = PgStore::connect(&url, None).await.unwrap();
+    // A store migrated by a newer Crucible is refused with what to do.
+    sqlx::query(
+        "INSERT INTO _sqlx_migrations (version, description, success, checksum, execution_time) \
+         VALUES ($1, 'from the future', TRUE, '\\x00', 0)",
+    )
+    .bind(now + 1000)
+    .execute(&store.pool)
+    .await
+    .unwrap();
+    store.close().await;
+    let e = PgStore::connect(&url, None).await.unwrap_err().to_string();
+    assert!(e.contains("upgrade Crucible"), "{e}");
+}
+
+#[tokio::test]
+async fn lab_roles_let_no_member_delete_or_change_another_members_run() {
+    let url = pg_url().await;
+    let admin = PgStore::connect(&url, None).await.unwrap();
+    sqlx::raw_sql(include_str!("../../../../docs/lab-roles.sql"))
+        .execute(&admin.pool)
+        .await
+        .unwrap();
+    // Roles belong to the whole server: names unique to this database.
+    let db = url
+        .rsplit('/')
+        .find(|s| s.starts_with('t'))
+        .and_then(|s| s.split('?').next())
+        .unwrap()
+        .to_string();
+    let (shown, _) = crate::split_url_password(&url);
+    let member = |who: &str| {
+        let role = format!("{who}_{db}");
+        let url = shown.replacen(
+            "postgres://postgres@",
+            &format!("postgres://{role}:pw-{role}@"),
+            1,
+        );
+        (role, url)
+    };
+    let (ada_role, ada_url) = member("ada");
+    let (bob_role, bob_url) = member("bob");
+    for role in [&ada_role, &bob_role] {
+        sqlx::query(&format!(
+            "CREATE ROLE {role} LOGIN PASSWORD 'pw-{role}' IN ROLE lab_member"
+        ))
+        .execute(&admin.pool)
+        .await
+        .unwrap();
+    }
+    let ada = PgStore::connect(&ada_url, None).await.unwrap();
+    let bob = PgStore::connect(&bob_url, None).await.unwrap();
+    ada.create_run(&new_run("run-ada", "2026-01-01T00:00:00Z"))
+        .await
+        .unwrap();
+    ada.insert_sample(&NewSample {
+        row: row("run-ada", "t0#cot", 0),
+        events: vec![],
+        artefacts: vec![],
+    })
+    .await
+    .unwrap();
+    assert_eq!(ada.run_owner("run-ada").await.unwrap().0, ada_role);
+    // Crucible refuses first, naming the owner …
+    let e = bob
+        .check_owner("run-ada", false, "deleting")
+        .await
+        .unwrap_err()
+        .to_string();
+    assert!(
+        e.contains(&format!("run run-ada belongs to {ada_role}")) && e.contains("--force"),
+        "{e}"
+    );
+    bob.check_owner("run-ada", true, "deleting").await.unwrap();
+    // … and with --force, or by hand with SQL, the store itself refuses.
+    assert!(bob.delete_run("run-ada").await.is_err());
+    for sql in [
+        "DELETE FROM runs WHERE id = 'run-ada'",
+        "UPDATE runs SET name = 'mine', status = 'cancelled' WHERE id = 'run-ada'",
+        "DELETE FROM samples WHERE run_id = 'run-ada'",
+        "UPDATE samples SET score = 0 WHERE run_id = 'run-ada'",
+    ] {
+        let n = sqlx::query(sql)
+            .execute(&bob.pool)
+            .await
+            .unwrap()
+            .rows_affected();
+        assert_eq!(n, 0, "{sql}");
+    }
+    // Nor can a member make a run in another's name.
+    let spoof = sqlx::query(&format!(
+        "INSERT INTO runs (id, created_at, status, seed, spec, versions, created_by) \
+         VALUES ('run-spoof', 'x', 'running', 0, '{{}}', '{{}}', '{ada_role}')"
+    ))
+    .execute(&bob.pool)
+    .await;
+    assert!(spoof.is_err(), "a run made in another member's name");
+    let kept = admin.run("run-ada").await.unwrap();
+    assert_eq!((kept.status.as_str(), kept.name), ("running", None));
+    assert_eq!(admin.samples("run-ada").await.unwrap().len(), 1);
+    // Its owner can.
+    ada.delete_run("run-ada").await.unwrap();
+    assert!(admin.run("run-ada").await.is_err());
+}
+
+#[tokio::test]
+async fn a_failed_copy_never_deletes_the_run_another_copy_made() {
+    use sqlx::Connection;
+    let dir = tempfile::tempdir().unwrap();
+    let from = crate::Store::open(&dir.path().join("src.db"))
+        .await
+        .unwrap();
+    from.create_run(&new_run("run-c", "2026-01-01T00:00:00Z"))
+        .await
+        .unwrap();
+    let url = pg_url().await;
+    let to = PgStore::connect(&url, None).await.unwrap();
+    // Another copy of the same run is creating it right now (not yet committed).
+    let mut other = sqlx::PgConnection::connect(&url).await.unwrap();
+    let mut tx = other.begin().await.unwrap();
+    sqlx::query(
+        "INSERT INTO runs (id, created_at, status, seed, spec, versions, note) \
+         VALUES ('run-c', '2026-01-01T00:00:00Z', 'finished', 0, '{}', '{}', 'the other copy')",
+    )
+    .execute(&mut *tx)
+    .await
+    .unwrap();
+    let copy = {
+        let to = to.clone();
+        tokio::spawn(async move { crate::copy_run(&from, &to, "run-c", "lab").await })
+    };
+    tokio::time::sleep(std::time::Duration::from_millis(500)).await;
+    tx.commit().await.unwrap();
+    assert!(copy.await.unwrap().is_err(), "the second copy fails");
+    // The first copy's run is still there.
+    let kept = to.run("run-c").await.unwrap();
+    assert_eq!(kept.note.as_deref(), Some("the other copy"));
 }
