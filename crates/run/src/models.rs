@@ -425,6 +425,11 @@ pub fn settle_settings(spec: &mut RunSpec, data_dir: &Path) -> Result<(), RunErr
         ));
     }
     let reg = registry(data_dir)?;
+    // The preset's temperature goes only to models whose catalogue entry accepts one.
+    let preset_temperature = match crate::preset::temperature(spec) {
+        Some(t) => Some((t, crucible_llm::Catalog::resolve(data_dir)?)),
+        None => None,
+    };
     let empty = serde_json::Map::new();
     let mut out = BTreeMap::new();
     for m in &spec.models {
@@ -445,6 +450,15 @@ pub fn settle_settings(spec: &mut RunSpec, data_dir: &Path) -> Result<(), RunErr
         )?;
         if let Some(own) = spec.setting_overrides.get(m) {
             settings = apply_overrides(m, s.provider, &settings, own)?;
+        }
+        if let Some((t, catalog)) = &preset_temperature {
+            if settings.temperature.is_none()
+                && !catalog
+                    .profile(&s.model)
+                    .refuses(crucible_llm::Param::Temperature)
+            {
+                settings.temperature = Some(*t);
+            }
         }
         out.insert(
             m.clone(),
@@ -523,6 +537,33 @@ mod tests {
             .unwrap_err()
             .to_string();
         assert!(e.contains("temperature") && e.contains('9'), "{e}");
+    }
+
+    #[test]
+    fn the_paper_preset_decodes_questbench_at_its_temperature_where_the_model_accepts_one() {
+        let data = tempfile::tempdir().unwrap();
+        let settled = |benches: &[&str], overrides: Option<f64>| {
+            let mut spec = RunSpec::new(
+                benches.iter().map(|b| b.to_string()).collect(),
+                vec!["openai:gpt-4o".into(), "openai:o3".into()],
+            );
+            crate::preset::apply(&mut spec, "paper").unwrap();
+            if let Some(t) = overrides {
+                let mut o = serde_json::Map::new();
+                o.insert("temperature".into(), json!(t));
+                spec.setting_overrides.insert("openai:gpt-4o".into(), o);
+            }
+            settle_settings(&mut spec, data.path()).unwrap();
+            let t = |m: &str| spec.model_settings[m]["temperature"].as_f64();
+            (t("openai:gpt-4o"), t("openai:o3"))
+        };
+        // QuestBench states 0.7; o3 refuses a temperature and keeps its provider's default.
+        assert_eq!(settled(&["questbench"], None), (Some(0.7), None));
+        assert_eq!(settled(&["questbench", "pilot"], None), (Some(0.7), None));
+        // The other two papers state none.
+        assert_eq!(settled(&["pilot", "intent2tx"], None), (None, None));
+        // What the user gave for the run wins.
+        assert_eq!(settled(&["questbench"], Some(0.2)), (Some(0.2), None));
     }
 
     #[test]

@@ -11,8 +11,12 @@
 //! - PILOT-Bench (§4): all 5,040 tasks under the four prompt variants, one pass, the paper's
 //!   prompts.
 //!
-//! Temperature is a model setting (Settings → Providers & models), 0.7 by default as in the
-//! papers; a preset does not override a model the user configured otherwise.
+//! Temperature is a model setting (Settings → Providers & models), unset (the provider's
+//! default) unless saved or given for the run. EVM-QuestBench decodes at 0.7 (§4.4, §5.1), so the `paper` preset of a run with QuestBench sets 0.7 on every provider model whose
+//! saved settings and the run's overrides leave it unset and whose catalogue entry accepts one;
+//! a model that refuses temperature (o-series, GPT-5, Claude ≥ 4.7) runs at its provider's
+//! default, and `run_models.spec` records what each model ran with. Intent2Tx and PILOT-Bench
+//! state no decoding temperature: their paper runs leave it to the provider.
 
 use serde::Serialize;
 use ts_rs::TS;
@@ -46,13 +50,23 @@ fn paper_rounds(benchmark: &str) -> u32 {
 fn paper_summary(benchmark: &str) -> &'static str {
     match benchmark {
         "questbench" => {
-            "all 107 tasks, 5 rounds (avg@5), paper prompts and paper scoring (transfers within 1 %), temperature 0.7"
+            "all 107 tasks, 5 rounds (avg@5), paper prompts and paper scoring (transfers within 1 %), temperature 0.7 where the model accepts one"
         }
         "intent2tx" => {
             "the paper-shaped 1,145-instance test set, direct and retrieval (top 3 by Jaccard over ground-truth contract-function pairs), paper prompts, the authors' metric code, executed on the chain"
         }
         _ => "all tasks under the baseline, chain-of-thought, optimal and flawed prompts, paper prompts",
     }
+}
+
+/// The decoding temperature of EVM-QuestBench's runs (§4.4 and §5.1 of the paper).
+pub const QUESTBENCH_PAPER_TEMPERATURE: f64 = 0.7;
+
+/// The temperature the run's preset sets on provider models that leave it unset, if any.
+pub(crate) fn temperature(spec: &RunSpec) -> Option<f64> {
+    (spec.preset.as_deref() == Some("paper")
+        && spec.expanded_benchmarks().iter().any(|b| b == "questbench"))
+    .then_some(QUESTBENCH_PAPER_TEMPERATURE)
 }
 
 /// What preset `name` would set for `benchmarks` (the plan preview).
