@@ -284,61 +284,10 @@ pub(crate) fn setpriv() -> Option<&'static std::path::Path> {
         .as_deref()
 }
 
-/// Runs `job` on the process-wide spawner thread and returns what it returned. A parent-death
-/// signal is tied to the thread that forked the child, and tokio's blocking threads come and go;
-/// this one never exits, so the signal fires only when the whole process dies. Without the
-/// thread (it could not be started) the job runs on the caller's thread.
-fn on_spawner<T: Send + 'static>(job: impl FnOnce() -> T + Send + 'static) -> Option<T> {
-    type Job = Box<dyn FnOnce() + Send>;
-    static SPAWNER: std::sync::OnceLock<Mutex<std::sync::mpsc::Sender<Job>>> =
-        std::sync::OnceLock::new();
-    let tx = SPAWNER.get_or_init(|| {
-        let (tx, rx) = std::sync::mpsc::channel::<Job>();
-        let started = std::thread::Builder::new()
-            .name("crucible-spawner".into())
-            .spawn(move || {
-                for job in rx {
-                    job();
-                }
-            });
-        if let Err(e) = started {
-            tracing::warn!(target: "chain::anvil", error = %e, "no spawner thread; processes start on the caller's thread");
-        }
-        Mutex::new(tx)
-    });
-    let (back, answer) = std::sync::mpsc::channel();
-    let job: Job = Box::new(move || {
-        let _ = back.send(job());
-    });
-    let unsent = match tx.lock() {
-        Ok(t) => t.send(job).err().map(|std::sync::mpsc::SendError(j)| j),
-        Err(_) => Some(job),
-    };
-    if let Some(job) = unsent {
-        // No spawner thread: start here (the child then dies with this thread, or outlives a
-        // kill).
-        job();
-    }
-    answer.recv().ok()
-}
-
-/// Starts `cmd` on the process-wide spawner thread (see [`on_spawner`]).
-pub fn spawn_here(mut cmd: Command) -> std::io::Result<Child> {
-    on_spawner(move || cmd.spawn())
-        .unwrap_or_else(|| Err(std::io::Error::other("spawner thread gone")))
-}
-
-/// [`spawn_here`] for a tokio command: the child is registered with the caller's runtime, but
-/// forked by the spawner thread, so a `--pdeathsig` on it fires only when Crucible dies.
-pub fn spawn_async_here(
-    mut cmd: tokio::process::Command,
-) -> std::io::Result<tokio::process::Child> {
-    let runtime = tokio::runtime::Handle::try_current().ok();
-    on_spawner(move || {
-        let _entered = runtime.as_ref().map(tokio::runtime::Handle::enter);
-        cmd.spawn()
-    })
-    .unwrap_or_else(|| Err(std::io::Error::other("spawner thread gone")))
+/// Starts `cmd` on the process-wide spawner thread (`crucible_confine::spawn`): a parent-death
+/// signal follows the thread that forked, and this one lives as long as Crucible.
+pub fn spawn_here(cmd: Command) -> std::io::Result<Child> {
+    crucible_confine::spawn(cmd)
 }
 
 fn start_process(

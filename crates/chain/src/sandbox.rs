@@ -677,7 +677,7 @@ impl Sandbox {
         // The sandbox has its own network namespace: the gate reaches it only through this
         // socket, which the runner's forwarder serves on 127.0.0.1:<port> inside.
         let relay = Relay::start(&work.path().join("gate.sock"), port)?;
-        let mut child = crate::anvil::spawn_async_here(self.command(work.path(), port))
+        let mut child = crucible_confine::spawn_async(self.command(work.path(), port))
             .map_err(|e| SandboxError::Io(format!("spawn {}: {e}", self.bwrap.display())))?;
         let mut stdout = tokio::io::BufReader::new(child.stdout.take().expect("piped"));
         let mut stderr = child.stderr.take().expect("piped");
@@ -735,7 +735,7 @@ impl Sandbox {
         let cpu = self.limits.cpu.as_secs_f64().ceil().max(1.0) as u64;
         // `setpriv --pdeathsig KILL` ties bubblewrap to Crucible (bubblewrap's own
         // `--die-with-parent` ties the runtime to bubblewrap): the process is forked by the
-        // spawner thread that lives as long as Crucible ([`crate::anvil::spawn_async_here`]), so
+        // spawner thread that lives as long as Crucible (`crucible_confine::spawn_async`), so
         // a SIGKILL of the CLI or the app takes its sandboxes with it, parked or running.
         let limits = format!(
             "ulimit -d {data_kib} && ulimit -S -t {cpu} && ulimit -H -t {}",

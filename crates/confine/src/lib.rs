@@ -14,8 +14,9 @@
 //!   so the kernel kills bubblewrap when Crucible dies, however it dies (SIGKILL included);
 //!   bubblewrap's `--die-with-parent` then takes the program and its pid namespace.
 //!
-//! This crate depends on nothing of Crucible's; the MCP servers (`crucible-mcp`) and the
-//! real-tool end-state reader (`crucible-pilot`) use it. It never decides *what* to bind: that
+//! This crate depends on nothing of Crucible's; the MCP servers (`crucible-mcp`), the
+//! real-tool end-state reader (`crucible-pilot`) and the chain crate (Anvil, the TypeScript
+//! sandbox's bubblewrap) use it. It never decides *what* to bind: that
 //! is the caller's business.
 
 #![warn(missing_docs, unreachable_pub)]
@@ -236,44 +237,60 @@ impl Sandbox {
     }
 }
 
-/// Starts `cmd` on the process-wide spawner thread. A parent-death signal fires when the
-/// *thread* that forked the child ends, and async runtimes start and end threads at will; this
-/// one never ends, so the signal fires only when Crucible itself dies.
-pub fn spawn(cmd: Command) -> std::io::Result<Child> {
-    type Answer = std::sync::mpsc::Sender<std::io::Result<Child>>;
-    static SPAWNER: OnceLock<Mutex<Option<std::sync::mpsc::Sender<(Command, Answer)>>>> =
-        OnceLock::new();
+/// Runs `job` on the process-wide spawner thread and returns what it returned. A parent-death
+/// signal fires when the *thread* that forked the child ends, and async runtimes start and end
+/// threads at will; this one never ends, so the signal fires only when Crucible itself dies.
+/// Without the thread (it could not be started) the job runs on the caller's thread.
+fn on_spawner<T: Send + 'static>(job: impl FnOnce() -> T + Send + 'static) -> Option<T> {
+    type Job = Box<dyn FnOnce() + Send>;
+    static SPAWNER: OnceLock<Mutex<Option<std::sync::mpsc::Sender<Job>>>> = OnceLock::new();
     let spawner = SPAWNER.get_or_init(|| {
-        let (tx, rx) = std::sync::mpsc::channel::<(Command, Answer)>();
+        let (tx, rx) = std::sync::mpsc::channel::<Job>();
         let started = std::thread::Builder::new()
-            .name("crucible-confine-spawner".into())
+            .name("crucible-spawner".into())
             .spawn(move || {
-                for (mut cmd, answer) in rx {
-                    let _ = answer.send(cmd.spawn());
+                for job in rx {
+                    job();
                 }
             });
         match started {
             Ok(_) => Mutex::new(Some(tx)),
             Err(e) => {
-                tracing::warn!(target: "confine", error = %e, "no spawner thread; sandboxes start on the caller's thread");
+                tracing::warn!(target: "confine", error = %e, "no spawner thread; processes start on the caller's thread");
                 Mutex::new(None)
             }
         }
     });
-    let tx = spawner.lock().ok().and_then(|t| t.clone());
-    let mut cmd = cmd;
-    if let Some(tx) = tx {
-        let (answer, back) = std::sync::mpsc::channel();
-        match tx.send((cmd, answer)) {
-            Ok(()) => {
-                return back
-                    .recv()
-                    .map_err(|_| std::io::Error::other("the spawner thread is gone"))?;
-            }
-            Err(std::sync::mpsc::SendError((c, _))) => cmd = c,
-        }
+    let (back, answer) = std::sync::mpsc::channel();
+    let job: Job = Box::new(move || {
+        let _ = back.send(job());
+    });
+    let unsent = match spawner.lock().ok().and_then(|t| t.clone()) {
+        Some(tx) => tx.send(job).err().map(|std::sync::mpsc::SendError(j)| j),
+        None => Some(job),
+    };
+    if let Some(job) = unsent {
+        job();
     }
-    cmd.spawn()
+    answer.recv().ok()
+}
+
+/// Starts `cmd` on the process-wide spawner thread (see [`on_spawner`]): every process Crucible
+/// ties to its own life with `setpriv --pdeathsig KILL` (bubblewrap, Anvil) starts here.
+pub fn spawn(mut cmd: Command) -> std::io::Result<Child> {
+    on_spawner(move || cmd.spawn())
+        .unwrap_or_else(|| Err(std::io::Error::other("the spawner thread is gone")))
+}
+
+/// [`spawn`] for a tokio command: the child is registered with the caller's runtime but forked
+/// by the spawner thread, so a parent-death signal on it fires only when Crucible dies.
+pub fn spawn_async(mut cmd: tokio::process::Command) -> std::io::Result<tokio::process::Child> {
+    let runtime = tokio::runtime::Handle::try_current().ok();
+    on_spawner(move || {
+        let _entered = runtime.as_ref().map(tokio::runtime::Handle::enter);
+        cmd.spawn()
+    })
+    .unwrap_or_else(|| Err(std::io::Error::other("the spawner thread is gone")))
 }
 
 /// Kills `child` and reaps it (a SIGKILLed bubblewrap ends at once; its sandbox with it).
