@@ -15,7 +15,9 @@ use super::cache::{CacheKey, ResponseCache};
 use super::limiter::{AdaptiveLimiter, Aimd, RateLimits};
 use super::price::{Budget, PriceTable};
 use super::provider::{self, ApiKey, Completion, ModelSettings, Provider, Usage, WireRequest};
-use super::retry::{is_retryable_status, parse_retry_after, Clock, RetryPolicy, SystemClock};
+use super::retry::{
+    body_hint, is_retryable_status, parse_retry_after, Clock, RetryPolicy, SystemClock,
+};
 use super::LlmError;
 use crucible_core::{
     Agent, AgentError, AgentRequest, AgentTurn, BoxFuture, Message, Reasoning, StopReason,
@@ -126,6 +128,8 @@ struct Failure {
     retryable: bool,
     retry_after: Option<Duration>,
     malformed: Option<String>,
+    /// No answer within the policy's timeout (re-sent at most `timeout_retries` times).
+    timed_out: bool,
 }
 
 /// A model behind a provider, usable wherever a [`crucible_core::Agent`] is.
@@ -175,12 +179,14 @@ pub(crate) fn redirect_policy() -> reqwest::redirect::Policy {
 }
 
 fn client(policy: &RetryPolicy) -> Result<reqwest::Client, LlmError> {
-    reqwest::Client::builder()
+    let mut b = reqwest::Client::builder()
         .connect_timeout(policy.connect_timeout)
         .timeout(policy.request_timeout)
-        .redirect(redirect_policy())
-        .build()
-        .map_err(|e| LlmError::Client(e.to_string()))
+        .redirect(redirect_policy());
+    if let Some(idle) = policy.idle_timeout {
+        b = b.read_timeout(idle);
+    }
+    b.build().map_err(|e| LlmError::Client(e.to_string()))
 }
 
 /// `text` cut to at most [`MAX_ERROR_TEXT`] bytes on a character boundary, saying how much went.
@@ -197,7 +203,8 @@ pub(crate) fn bound(text: String) -> String {
 
 impl ModelAgent {
     /// An agent for `spec`. Refuses a provider that needs a key when none is given. Defaults: the
-    /// default retry policy, the system clock, jitter seed 0, its own limiter (4 permits, up to 16),
+    /// retry policy of [`RetryPolicy::for_model`] (the timeout from the catalogue and
+    /// `CRUCIBLE_LLM_TIMEOUT_S`), the system clock, jitter seed 0, its own limiter (4 permits, up to 16),
     /// the shipped price table, no budget, no cache.
     pub fn new(spec: ModelSpec, key: Option<ApiKey>) -> Result<Self, LlmError> {
         if key.is_none() && spec.provider.needs_key() {
@@ -210,7 +217,7 @@ impl ModelAgent {
                     .unwrap_or_else(|| "CRUCIBLE_API_KEY".into()),
             });
         }
-        let policy = RetryPolicy::default();
+        let policy = RetryPolicy::for_model(&spec.model, |k| std::env::var(k).ok());
         Ok(Self {
             name: format!("{}:{}", spec.provider, spec.model),
             http: client(&policy)?,
@@ -246,6 +253,20 @@ impl ModelAgent {
         self.http = client(&policy)?;
         self.policy = policy;
         Ok(self)
+    }
+
+    /// Waits at most `total` for each HTTP request's whole answer (keeps the rest of the policy).
+    pub fn with_timeout(self, total: Duration) -> Result<Self, LlmError> {
+        let policy = RetryPolicy {
+            request_timeout: total,
+            ..self.policy.clone()
+        };
+        self.with_policy(policy)
+    }
+
+    /// The retry policy in use.
+    pub fn policy(&self) -> &RetryPolicy {
+        &self.policy
     }
 
     /// Sleeps and reads the time through `clock`.
@@ -394,6 +415,7 @@ impl ModelAgent {
         provider::check_settings(self.spec.provider, &self.spec.model, &self.spec.settings)?;
         let req = self.request(messages, tools, tool_choice);
         let mut attempts = 0u32;
+        let mut timeouts = 0u32;
         let completion = loop {
             let permit = self.limiter.acquire().await;
             attempts += 1;
@@ -438,7 +460,12 @@ impl ModelAgent {
                     message: provider::explain_refusal(f.status.unwrap_or(0), &f.message),
                 });
             }
-            if attempts > self.policy.max_retries {
+            if f.timed_out {
+                timeouts += 1;
+            }
+            if attempts > self.policy.max_retries
+                || (f.timed_out && timeouts > self.policy.timeout_retries)
+            {
                 return Err(LlmError::RetriesExhausted {
                     provider: self.spec.provider,
                     model: self.spec.model.clone(),
@@ -511,10 +538,11 @@ impl ModelAgent {
         }
         let transport = |e: reqwest::Error| Failure {
             status: None,
-            message: self.scrub(describe(&e, self.policy.request_timeout)),
+            message: self.scrub(describe(&e, &self.policy)),
             retryable: true,
             retry_after: None,
             malformed: None,
+            timed_out: e.is_timeout(),
         };
         let resp = rb.send().await.map_err(transport)?;
         let status = resp.status().as_u16();
@@ -544,6 +572,7 @@ impl ModelAgent {
                         String::from_utf8_lossy(&bytes).into_owned(),
                         self.key.as_ref(),
                     ))),
+                    timed_out: false,
                 });
             }
             bytes.extend_from_slice(&chunk);
@@ -566,18 +595,38 @@ impl ModelAgent {
                 retryable: false,
                 retry_after: None,
                 malformed: None,
+                timed_out: false,
             });
         }
         if !(200..300).contains(&status) {
             // Scrub the whole body before picking the message out of it: a key cut in half by
             // the bound would no longer match.
             let body = scrub_key(body, self.key.as_ref());
+            let message = provider::error_message(&body);
+            let hint = if status == 429 {
+                body_hint(&body)
+            } else {
+                Default::default()
+            };
+            // A quota that no wait helps with ends the call at once, saying what to do.
+            if let Some(why) = hint.exhausted {
+                return Err(Failure {
+                    status: Some(status),
+                    message: self.scrub(format!("{why} (the provider said: {message})")),
+                    retryable: false,
+                    retry_after: None,
+                    malformed: None,
+                    timed_out: false,
+                });
+            }
             return Err(Failure {
                 status: Some(status),
-                message: self.scrub(provider::error_message(&body)),
+                message: self.scrub(message),
                 retryable: is_retryable_status(status),
-                retry_after,
+                // The header first; Gemini sends none and puts its wait in the body.
+                retry_after: retry_after.or(hint.retry_delay),
                 malformed: None,
+                timed_out: false,
             });
         }
         let body = scrub_key(body, self.key.as_ref());
@@ -587,6 +636,7 @@ impl ModelAgent {
             retryable: false,
             retry_after: None,
             malformed: Some(self.scrub(provider::snippet(&body))),
+            timed_out: false,
         };
         let value: Value = serde_json::from_str(&body)
             .map_err(|e| malformed(format!("the body is not JSON ({e})")))?;
@@ -610,10 +660,23 @@ fn scrub_key(text: String, key: Option<&ApiKey>) -> String {
 }
 
 /// A transport error in words, with its cause chain (reqwest's own text is only "error sending
-/// request").
-fn describe(e: &reqwest::Error, timeout: Duration) -> String {
+/// request"). A timeout names the setting that raises it.
+fn describe(e: &reqwest::Error, policy: &RetryPolicy) -> String {
     if e.is_timeout() {
-        return format!("timed out after {timeout:?}");
+        let idle = policy
+            .idle_timeout
+            .map(|d| format!(" (or {d:?} without data)"))
+            .unwrap_or_default();
+        return format!(
+            "timed out after {:?}{idle}; a long (reasoning) answer needs a longer timeout: set \
+             {} to the seconds to wait (reasoning models default to {} s, others to \
+             {} s), and a timed-out call is sent again at most {} time(s), as each may be billed",
+            policy.request_timeout,
+            RetryPolicy::TIMEOUT_ENV,
+            RetryPolicy::REASONING_TIMEOUT.as_secs(),
+            RetryPolicy::DEFAULT_TIMEOUT.as_secs(),
+            policy.timeout_retries,
+        );
     }
     let mut out = if e.is_connect() {
         "could not connect".to_string()
@@ -702,5 +765,180 @@ mod tests {
         );
         let e = ModelAgent::from_spec("openai:gpt-4o", None, None, env).unwrap_err();
         assert!(e.to_string().contains("OPENAI_API_KEY"), "{e}");
+    }
+
+    use crate::{FaultServer, RecordingClock};
+    use std::time::SystemTime;
+
+    /// Gemini's documented 429 for a used-up quota (`quota_id` per minute or per day).
+    fn gemini_429(quota_id: &str) -> String {
+        format!(
+            r#"{{"error":{{"code":429,"message":"You exceeded your current quota, please check your plan and billing details. Please retry in 37.2s.","status":"RESOURCE_EXHAUSTED","details":[{{"@type":"type.googleapis.com/google.rpc.QuotaFailure","violations":[{{"quotaMetric":"generativelanguage.googleapis.com/generate_content_free_tier_requests","quotaId":"{quota_id}"}}]}},{{"@type":"type.googleapis.com/google.rpc.RetryInfo","retryDelay":"37.2s"}}]}}}}"#
+        )
+    }
+
+    fn gemini_ok() -> String {
+        serde_json::json!({
+            "candidates": [{"content": {"role": "model", "parts": [{"text": "ok"}]},
+                "finishReason": "STOP"}],
+            "usageMetadata": {"promptTokenCount": 3, "candidatesTokenCount": 1},
+        })
+        .to_string()
+    }
+
+    fn openai_ok() -> String {
+        serde_json::json!({
+            "id": "x", "object": "chat.completion", "model": "gpt-4o",
+            "choices": [{"index": 0, "message": {"role": "assistant", "content": "ok"},
+                "finish_reason": "stop"}],
+            "usage": {"prompt_tokens": 3, "completion_tokens": 1},
+        })
+        .to_string()
+    }
+
+    fn scripted_agent(server: &FaultServer, spec: &str, clock: &RecordingClock) -> ModelAgent {
+        let spec = ModelSpec::parse(spec, Some(&server.base_url())).unwrap();
+        ModelAgent::new(spec, Some(ApiKey::new("k-test")))
+            .unwrap()
+            .with_clock(Arc::new(clock.clone()))
+    }
+
+    fn ask() -> Vec<Message> {
+        vec![Message::new(crucible_core::Role::User, "hello")]
+    }
+
+    #[tokio::test]
+    async fn gemini_429_waits_the_retry_info_delay_from_its_body() {
+        let now = SystemTime::UNIX_EPOCH + Duration::from_secs(1_735_689_600);
+        let clock = RecordingClock::new(now);
+        let server = FaultServer::start_scripted(vec![
+            (
+                429,
+                gemini_429("GenerateRequestsPerMinutePerProjectPerModel"),
+                Duration::ZERO,
+            ),
+            (200, gemini_ok(), Duration::ZERO),
+        ])
+        .await
+        .unwrap();
+        let mut a = scripted_agent(&server, "gemini:gemini-2.0-flash", &clock);
+        assert_eq!(a.complete(&ask()).await.unwrap().text, "ok");
+        assert_eq!(server.received(), 2);
+        assert_eq!(clock.sleeps(), [Duration::from_millis(37_200)]);
+        assert_eq!(a.calls()[0].attempts, 2);
+    }
+
+    #[tokio::test]
+    async fn a_daily_quota_or_insufficient_quota_429_is_not_retried_and_says_what_to_do() {
+        let clock = RecordingClock::new(SystemTime::UNIX_EPOCH);
+        let openai_quota = serde_json::json!({"error": {
+            "message": "You exceeded your current quota, please check your plan and billing details.",
+            "type": "insufficient_quota", "param": null, "code": "insufficient_quota"}})
+        .to_string();
+        let cases = [
+            (
+                "gemini:gemini-2.0-flash",
+                gemini_429("GenerateRequestsPerDayPerProjectPerModel-FreeTier"),
+                gemini_ok(),
+                [
+                    "daily quota",
+                    "GenerateRequestsPerDayPerProjectPerModel",
+                    "reset",
+                ],
+            ),
+            (
+                "openai:gpt-4o",
+                openai_quota,
+                openai_ok(),
+                ["insufficient quota", "billing", "retrying cannot help"],
+            ),
+        ];
+        for (spec, refusal, ok, needles) in cases {
+            // A retry would get the answer: only one request may be made.
+            let server = FaultServer::start_scripted(vec![
+                (429, refusal.clone(), Duration::ZERO),
+                (200, ok, Duration::ZERO),
+            ])
+            .await
+            .unwrap();
+            let mut a = scripted_agent(&server, spec, &clock);
+            let err = a.complete(&ask()).await.unwrap_err();
+            assert_eq!(server.received(), 1, "{spec}");
+            assert!(!err.is_retryable(), "{spec}: {err}");
+            assert_eq!(err.status(), Some(429));
+            let msg = err.to_string();
+            for n in needles {
+                assert!(msg.contains(n), "{spec}: {n:?} missing in {msg}");
+            }
+            // Through the seam, as a run sees it: a provider error that is not retryable.
+            let server = FaultServer::start_scripted(vec![(429, refusal, Duration::ZERO)])
+                .await
+                .unwrap();
+            let mut a = scripted_agent(&server, spec, &clock);
+            let seam = Agent::respond(&mut a, AgentRequest::new(&ask())).await;
+            assert!(matches!(
+                seam,
+                Err(AgentError::Provider {
+                    retryable: false,
+                    ..
+                })
+            ));
+        }
+        assert!(clock.sleeps().is_empty(), "{:?}", clock.sleeps());
+    }
+
+    #[tokio::test]
+    async fn a_timed_out_call_is_sent_again_once_then_names_the_setting_to_raise() {
+        let clock = RecordingClock::new(SystemTime::UNIX_EPOCH);
+        let held = Duration::from_secs(3);
+        let server = FaultServer::start_scripted(vec![
+            (200, openai_ok(), held),
+            (200, openai_ok(), held),
+            (200, openai_ok(), Duration::ZERO),
+        ])
+        .await
+        .unwrap();
+        let mut a = scripted_agent(&server, "openai:gpt-4o", &clock)
+            .with_timeout(Duration::from_millis(300))
+            .unwrap();
+        assert_eq!(
+            a.policy().max_retries,
+            4,
+            "more retries than timeouts allowed"
+        );
+        let err = a.complete(&ask()).await.unwrap_err();
+        assert_eq!(server.received(), 2);
+        assert_eq!(err.status(), None);
+        let msg = err.to_string();
+        for n in [
+            "2 attempts",
+            "timed out after 300ms",
+            RetryPolicy::TIMEOUT_ENV,
+        ] {
+            assert!(msg.contains(n), "{n:?} missing in {msg}");
+        }
+        assert_eq!(clock.sleeps().len(), 1);
+    }
+
+    #[test]
+    fn reasoning_models_wait_longer_by_default() {
+        let agent = |spec: &str| {
+            ModelAgent::new(
+                ModelSpec::parse(spec, None).unwrap(),
+                Some(ApiKey::new("k")),
+            )
+            .unwrap()
+        };
+        if std::env::var(RetryPolicy::TIMEOUT_ENV).is_err() {
+            assert_eq!(
+                agent("openai:o3").policy().request_timeout,
+                RetryPolicy::REASONING_TIMEOUT
+            );
+            assert_eq!(
+                agent("openai:gpt-4o").policy().request_timeout,
+                RetryPolicy::DEFAULT_TIMEOUT
+            );
+        }
+        assert!(RetryPolicy::REASONING_TIMEOUT >= Duration::from_secs(600));
     }
 }

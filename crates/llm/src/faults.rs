@@ -5,7 +5,10 @@
 //! truncated body, or an answer after a long delay. Optionally it also enforces a fixed-window
 //! request limit ([`RateWindow`]) and reports it in the OpenAI (`x-ratelimit-*`) or Anthropic
 //! (`anthropic-ratelimit-*`) headers, so pacing by those headers can be tested against the real
-//! thing.
+//! thing. Started with a script ([`FaultServer::start_scripted`]) it first plays given answers
+//! (any status and body, after a given delay) in order, whatever the wire: a provider's documented
+//! error bodies (Gemini's `RESOURCE_EXHAUSTED`, OpenAI's `insufficient_quota`) and answers held
+//! past a client's timeout.
 //!
 //! Faults are reproducible: the fault of a call is a pure function of the seed, the conversation
 //! ([`super::conversation_key`]) and how many times that conversation was asked before, so the
@@ -15,7 +18,7 @@
 //!
 //! This module serves tests and benchmarks; it never calls out and holds no keys.
 
-use std::collections::HashMap;
+use std::collections::{HashMap, VecDeque};
 use std::net::SocketAddr;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
@@ -206,6 +209,10 @@ struct Shared {
     /// Start of the current window and calls counted in it.
     window_state: Mutex<Option<(Instant, u64)>>,
     log: Mutex<Vec<Served>>,
+    /// Answers to play first: (status, body, delay).
+    script: Mutex<VecDeque<(u16, String, Duration)>>,
+    /// Requests read, counted as they arrive (the log counts them once answered).
+    received: AtomicU64,
     in_flight: AtomicU64,
     max_in_flight: AtomicU64,
 }
@@ -240,6 +247,24 @@ impl FaultServer {
         seed: u64,
         window: Option<RateWindow>,
     ) -> std::io::Result<Self> {
+        Self::launch(mix, seed, window, Vec::new()).await
+    }
+
+    /// A server that answers its first calls from `answers`, in order: each `(status, body,
+    /// delay)` is sent as JSON after `delay` (no other headers), on any path, so it plays any
+    /// wire's answers. Calls past the script are answered `ok` on the OpenAI wire. In the log
+    /// a scripted answer counts as `None` (2xx), `Slow` (2xx after a delay), `RateLimited`
+    /// (429) or `ServerError` (anything else).
+    pub async fn start_scripted(answers: Vec<(u16, String, Duration)>) -> std::io::Result<Self> {
+        Self::launch(FaultMix::none(), 0, None, answers).await
+    }
+
+    async fn launch(
+        mix: FaultMix,
+        seed: u64,
+        window: Option<RateWindow>,
+        answers: Vec<(u16, String, Duration)>,
+    ) -> std::io::Result<Self> {
         let listener = TcpListener::bind("127.0.0.1:0").await?;
         let addr = listener.local_addr()?;
         let shared = Arc::new(Shared {
@@ -249,6 +274,8 @@ impl FaultServer {
             seen: Mutex::default(),
             window_state: Mutex::default(),
             log: Mutex::default(),
+            script: Mutex::new(answers.into()),
+            received: AtomicU64::new(0),
             in_flight: AtomicU64::new(0),
             max_in_flight: AtomicU64::new(0),
         });
@@ -285,6 +312,11 @@ impl FaultServer {
     /// The base URL to give an `openai-compatible` model (`http://127.0.0.1:PORT/v1`).
     pub fn base_url(&self) -> String {
         format!("http://{}/v1", self.addr)
+    }
+
+    /// Requests read so far, answered or not (a client that timed out is counted too).
+    pub fn received(&self) -> u64 {
+        self.shared.received.load(Ordering::SeqCst)
     }
 
     /// Every call so far, in the order they were answered.
@@ -455,6 +487,7 @@ async fn serve(mut sock: TcpStream, s: Arc<Shared>) -> std::io::Result<()> {
         Ok(Err(e)) => return Err(e),
     };
     let arrived = Instant::now();
+    s.received.fetch_add(1, Ordering::SeqCst);
     let now = s.in_flight.fetch_add(1, Ordering::SeqCst) + 1;
     s.max_in_flight.fetch_max(now, Ordering::SeqCst);
     let _in_flight = InFlight(&s.in_flight);
@@ -490,6 +523,34 @@ async fn serve(mut sock: TcpStream, s: Arc<Shared>) -> std::io::Result<()> {
         *st = Some((start, used));
         (w, used, start + w.window)
     });
+    let scripted = lock(&s.script).pop_front();
+    if let Some((status, text, delay)) = scripted {
+        if !delay.is_zero() {
+            tokio::time::sleep(delay).await;
+        }
+        let fault = match status {
+            200..=299 if delay.is_zero() => Fault::None,
+            200..=299 => Fault::Slow,
+            429 => Fault::RateLimited,
+            _ => Fault::ServerError,
+        };
+        let out = format!(
+            "HTTP/1.1 {status} {}\r\ncontent-type: application/json\r\ncontent-length: {}\r\nconnection: close\r\n\r\n{text}",
+            reason(status),
+            text.len()
+        );
+        lock(&s.log).push(Served {
+            conversation,
+            attempt,
+            thread,
+            fault,
+            arrived,
+            answered: Instant::now(),
+        });
+        let written = sock.write_all(out.as_bytes()).await;
+        let _ = sock.shutdown().await;
+        return written;
+    }
     let mut fault = s.mix.pick(draw(s.seed, conversation, attempt));
     if let Some((w, used, _)) = window {
         if used > w.limit {

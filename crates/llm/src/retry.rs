@@ -1,6 +1,9 @@
-//! The retry policy (bounded attempts, exponential backoff with full jitter, `retry-after`) and
-//! the clock it sleeps on. Time is an input: the agent sleeps through a [`Clock`], so tests use a
-//! [`RecordingClock`] that returns at once and remembers every delay.
+//! The retry policy (bounded attempts, exponential backoff with full jitter, `retry-after`, the
+//! wait a provider puts in its error body, timeouts) and the clock it sleeps on. Time is an
+//! input: the agent sleeps through a [`Clock`], so tests use a [`RecordingClock`] that returns at
+//! once and remembers every delay. It also reads the back-pressure a 429's body carries: Gemini's
+//! `RetryInfo.retryDelay`, and the quotas no retry can help (a per-day quota, OpenAI's
+//! `insufficient_quota`).
 
 use std::fmt;
 use std::sync::{Arc, Mutex};
@@ -78,8 +81,15 @@ pub struct RetryPolicy {
     pub max_retry_after: Duration,
     /// TCP connect timeout.
     pub connect_timeout: Duration,
-    /// Whole-request timeout (connect, send, wait, read).
+    /// Whole-request timeout (connect, send, wait, read). [`RetryPolicy::for_model`] makes it
+    /// [`RetryPolicy::REASONING_TIMEOUT`] for a model the catalogue says reasons.
     pub request_timeout: Duration,
+    /// Longest silence while sending or reading (reset by every byte received); `None`: only
+    /// `request_timeout` applies.
+    pub idle_timeout: Option<Duration>,
+    /// Times a timed-out call is sent again (each one may be billed: a provider charges for an
+    /// answer the client stopped waiting for). Counted within `max_retries`.
+    pub timeout_retries: u32,
 }
 
 impl Default for RetryPolicy {
@@ -90,12 +100,43 @@ impl Default for RetryPolicy {
             max_delay: Duration::from_secs(30),
             max_retry_after: Duration::from_secs(120),
             connect_timeout: Duration::from_secs(10),
-            request_timeout: Duration::from_secs(300),
+            request_timeout: Self::DEFAULT_TIMEOUT,
+            idle_timeout: None,
+            timeout_retries: 1,
         }
     }
 }
 
 impl RetryPolicy {
+    /// The variable that overrides every model's whole-request timeout, in seconds
+    /// (`CRUCIBLE_LLM_TIMEOUT_S=1800`): the setting a timeout error names.
+    pub const TIMEOUT_ENV: &'static str = "CRUCIBLE_LLM_TIMEOUT_S";
+    /// Whole-request timeout of a model that does not reason.
+    pub const DEFAULT_TIMEOUT: Duration = Duration::from_secs(300);
+    /// Whole-request timeout of a model whose catalogue entry has a reasoning control (a
+    /// high-effort answer runs for minutes).
+    pub const REASONING_TIMEOUT: Duration = Duration::from_secs(600);
+
+    /// The default policy for `model`: its timeout is [`Self::REASONING_TIMEOUT`] when the
+    /// active catalogue gives it a reasoning control, else [`Self::DEFAULT_TIMEOUT`]; `env`
+    /// (read as [`Self::TIMEOUT_ENV`], whole or fractional seconds > 0) overrides both.
+    pub fn for_model(model: &str, env: impl Fn(&str) -> Option<String>) -> Self {
+        let reasons = crate::catalog::active().profile(model).reasoning
+            != crate::catalog::ReasoningControl::Generic;
+        let configured = env(Self::TIMEOUT_ENV)
+            .and_then(|v| v.trim().parse::<f64>().ok())
+            .filter(|s| s.is_finite() && *s > 0.0)
+            .map(|s| Duration::from_secs_f64(s.min(1e7)));
+        Self {
+            request_timeout: configured.unwrap_or(if reasons {
+                Self::REASONING_TIMEOUT
+            } else {
+                Self::DEFAULT_TIMEOUT
+            }),
+            ..Self::default()
+        }
+    }
+
     /// The delay before retry number `retry` (0 = first retry): the server's `retry-after` when it
     /// gave one (capped), else full jitter — uniform in `[0, min(max_delay, base·2^retry)]`.
     pub fn delay(&self, retry: u32, retry_after: Option<Duration>, rng: &mut impl Rng) -> Duration {
@@ -125,6 +166,72 @@ pub fn parse_retry_after(value: &str, now: SystemTime) -> Option<Duration> {
     }
     let at = httpdate::parse_http_date(v).ok()?;
     Some(at.duration_since(now).unwrap_or(Duration::ZERO))
+}
+
+/// What a 429's body says about waiting: the wait it asks for, or that no wait helps.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub(crate) struct BodyHint {
+    /// Gemini's `RetryInfo.retryDelay`.
+    pub(crate) retry_delay: Option<Duration>,
+    /// A quota that retrying cannot help with, explained with what to do.
+    pub(crate) exhausted: Option<String>,
+}
+
+/// Reads the back-pressure in an error body: a Gemini `error.details[]` entry of type
+/// `google.rpc.RetryInfo` (`retryDelay`, a protobuf duration such as `"37.2s"`), a
+/// `google.rpc.QuotaFailure` violation whose `quotaId` is per day, or OpenAI's
+/// `insufficient_quota` code. Anything else (or a body that is not JSON) says nothing.
+pub(crate) fn body_hint(body: &str) -> BodyHint {
+    let mut hint = BodyHint::default();
+    let Ok(v) = serde_json::from_str::<serde_json::Value>(body) else {
+        return hint;
+    };
+    let err = &v["error"];
+    if err["code"].as_str() == Some("insufficient_quota") {
+        hint.exhausted = Some(
+            "insufficient quota: the account has no credit left or reached its spend limit, so \
+             retrying cannot help; check the plan and billing of the account behind this key, \
+             then run again"
+                .into(),
+        );
+    }
+    let details = err["details"].as_array().map(Vec::as_slice).unwrap_or(&[]);
+    for d in details.iter().take(64) {
+        let kind = d["@type"].as_str().unwrap_or_default();
+        if kind.ends_with("google.rpc.RetryInfo") {
+            hint.retry_delay = d["retryDelay"].as_str().and_then(parse_proto_duration);
+        } else if kind.ends_with("google.rpc.QuotaFailure") {
+            let violations = d["violations"].as_array().map(Vec::as_slice).unwrap_or(&[]);
+            let daily = violations
+                .iter()
+                .filter_map(|q| q["quotaId"].as_str())
+                .find(|id| id.contains("PerDay"));
+            if let Some(id) = daily {
+                let id: String = id.chars().take(120).collect();
+                hint.exhausted = Some(format!(
+                    "the daily quota {id} is used up, so retrying cannot help before it resets \
+                     (Gemini resets daily quotas at midnight Pacific time); wait for the quota \
+                     reset, or raise the quota or enable billing for the project"
+                ));
+            }
+        }
+    }
+    hint
+}
+
+/// A protobuf `Duration` in JSON: seconds with up to 9 fraction digits and an `s` (`"37.2s"`,
+/// `"30s"`), read exactly; anything else is `None`.
+pub(crate) fn parse_proto_duration(v: &str) -> Option<Duration> {
+    let v = v.trim().strip_suffix('s')?;
+    let (whole, frac) = v.split_once('.').unwrap_or((v, ""));
+    if whole.is_empty() || whole.len() > 12 || frac.len() > 9 {
+        return None;
+    }
+    if !(whole.bytes().all(|b| b.is_ascii_digit()) && frac.bytes().all(|b| b.is_ascii_digit())) {
+        return None;
+    }
+    let nanos: String = frac.chars().chain("000000000".chars()).take(9).collect();
+    Some(Duration::new(whole.parse().ok()?, nanos.parse().ok()?))
 }
 
 /// Reads a reset time as providers send it: a Go-style duration (`1s`, `6m0s`, `250ms`,
@@ -335,6 +442,76 @@ mod tests {
             "retry-after is capped"
         );
         assert!(p.delay(40, None, &mut ChaCha8Rng::seed_from_u64(0)) <= p.max_delay);
+    }
+
+    #[test]
+    fn gemini_retry_info_and_quotas_that_no_retry_helps_are_read_from_the_body() {
+        let gemini = |quota: &str| {
+            serde_json::json!({"error": {"code": 429, "status": "RESOURCE_EXHAUSTED",
+                "message": "You exceeded your current quota",
+                "details": [
+                    {"@type": "type.googleapis.com/google.rpc.QuotaFailure",
+                     "violations": [{"quotaId": quota}]},
+                    {"@type": "type.googleapis.com/google.rpc.RetryInfo", "retryDelay": "37.2s"}]}})
+            .to_string()
+        };
+        let h = body_hint(&gemini("GenerateRequestsPerMinutePerProjectPerModel"));
+        assert_eq!(h.retry_delay, Some(Duration::from_millis(37_200)));
+        assert_eq!(h.exhausted, None);
+        let h = body_hint(&gemini("GenerateRequestsPerDayPerProjectPerModel-FreeTier"));
+        let why = h.exhausted.unwrap();
+        assert!(
+            why.contains("daily quota") && why.contains("reset"),
+            "{why}"
+        );
+        let openai = r#"{"error":{"message":"You exceeded your current quota","type":"insufficient_quota","code":"insufficient_quota"}}"#;
+        let why = body_hint(openai).exhausted.unwrap();
+        assert!(
+            why.contains("insufficient quota") && why.contains("billing"),
+            "{why}"
+        );
+        for quiet in [
+            "",
+            "not json",
+            r#"{"error":{"code":"rate_limit_exceeded"}}"#,
+        ] {
+            assert_eq!(body_hint(quiet), BodyHint::default(), "{quiet:?}");
+        }
+        for (v, want) in [
+            ("30s", Some(Duration::from_secs(30))),
+            ("0.5s", Some(Duration::from_millis(500))),
+            ("1.000000001s", Some(Duration::new(1, 1))),
+            ("37.2", None),
+            ("-1s", None),
+            ("s", None),
+            ("1.0000000001s", None),
+        ] {
+            assert_eq!(parse_proto_duration(v), want, "{v:?}");
+        }
+    }
+
+    #[test]
+    fn reasoning_models_get_the_longer_timeout_and_the_variable_overrides_it() {
+        let none = |_: &str| None;
+        assert_eq!(
+            RetryPolicy::for_model("o3", none).request_timeout,
+            RetryPolicy::REASONING_TIMEOUT
+        );
+        assert_eq!(
+            RetryPolicy::for_model("gpt-4o", none).request_timeout,
+            RetryPolicy::DEFAULT_TIMEOUT
+        );
+        let set =
+            |v: &'static str| move |k: &str| (k == RetryPolicy::TIMEOUT_ENV).then(|| v.to_string());
+        assert_eq!(
+            RetryPolicy::for_model("gpt-4o", set("1800")).request_timeout,
+            Duration::from_secs(1800)
+        );
+        assert_eq!(
+            RetryPolicy::for_model("o3", set("zero")).request_timeout,
+            RetryPolicy::REASONING_TIMEOUT
+        );
+        assert_eq!(RetryPolicy::default().timeout_retries, 1);
     }
 
     #[test]
