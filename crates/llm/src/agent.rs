@@ -918,6 +918,25 @@ mod tests {
             assert!(msg.contains(n), "{n:?} missing in {msg}");
         }
         assert_eq!(clock.sleeps().len(), 1);
+
+        // The idle timeout cuts a silent server long before the whole-request one.
+        let server = FaultServer::start_scripted(vec![(200, openai_ok(), held); 2])
+            .await
+            .unwrap();
+        let policy = RetryPolicy {
+            request_timeout: Duration::from_secs(60),
+            idle_timeout: Some(Duration::from_millis(300)),
+            timeout_retries: 0,
+            ..RetryPolicy::default()
+        };
+        let mut a = scripted_agent(&server, "openai:gpt-4o", &clock)
+            .with_policy(policy)
+            .unwrap();
+        let started = Instant::now();
+        let msg = a.complete(&ask()).await.unwrap_err().to_string();
+        assert!(started.elapsed() < held, "{:?}", started.elapsed());
+        assert_eq!(server.received(), 1);
+        assert!(msg.contains("300ms without data"), "{msg}");
     }
 
     #[test]
