@@ -728,168 +728,82 @@ impl Sandbox {
     }
 
     fn command(&self, work: &Path, port: u16) -> tokio::process::Command {
-        let mut cmd = tokio::process::Command::new("/bin/sh");
-        let data_kib = self.limits.data_mib * 1024;
-        // RLIMIT_CPU: SIGXCPU at the soft limit, SIGKILL a second later (a module that catches
-        // SIGXCPU gains nothing).
-        let cpu = self.limits.cpu.as_secs_f64().ceil().max(1.0) as u64;
-        // `setpriv --pdeathsig KILL` ties bubblewrap to Crucible (bubblewrap's own
-        // `--die-with-parent` ties the runtime to bubblewrap): the process is forked by the
-        // spawner thread that lives as long as Crucible (`crucible_confine::spawn_async`), so
-        // a SIGKILL of the CLI or the app takes its sandboxes with it, parked or running.
-        let limits = format!(
-            "ulimit -d {data_kib} && ulimit -S -t {cpu} && ulimit -H -t {}",
-            cpu + 1
-        );
-        match crate::anvil::setpriv() {
-            Some(setpriv) => cmd
-                .arg("-c")
-                .arg(format!(
-                    "{limits} && exec \"$0\" --pdeathsig KILL -- \"$@\""
-                ))
-                .arg(setpriv)
-                .arg(&self.bwrap),
-            None => cmd
-                .arg("-c")
-                .arg(format!("{limits} && exec \"$0\" \"$@\""))
-                .arg(&self.bwrap),
-        };
-        let bind_ro = |cmd: &mut tokio::process::Command, from: &Path, to: &str| {
-            cmd.arg("--ro-bind").arg(from).arg(to);
-        };
-        // Every namespace, the network one included (the gate comes in through a socket), and
-        // the module runs as uid/gid 65534 with no capabilities, also when Crucible runs as root:
-        // - as a normal user, bubblewrap makes a user namespace in which 65534 maps to that
-        //   user, drops every capability and forbids further user namespaces;
-        // - as root, a user namespace would map the module to the real root (uid 0 outside), so
-        //   there is none: bubblewrap keeps only what `setpriv` needs to switch to the real uid
-        //   65534 and then drop every capability, the bounding set included.
-        if self.as_root {
-            cmd.args([
-                "--unshare-ipc",
-                "--unshare-pid",
-                "--unshare-net",
-                "--unshare-uts",
-                "--unshare-cgroup-try",
-                "--cap-drop",
-                "ALL",
-                "--cap-add",
-                "CAP_SETUID",
-                "--cap-add",
-                "CAP_SETGID",
-                "--cap-add",
-                "CAP_SETPCAP",
-            ]);
-        } else {
-            cmd.args([
-                "--unshare-all",
-                "--unshare-user",
-                "--disable-userns",
-                "--uid",
-                SANDBOX_ID,
-                "--gid",
-                SANDBOX_ID,
-                "--cap-drop",
-                "ALL",
-            ]);
-        }
-        cmd.args(["--die-with-parent", "--new-session", "--clearenv"]);
-        cmd.args(["--ro-bind", "/usr", "/usr"]);
-        for (link, target) in [
-            ("/lib", "usr/lib"),
-            ("/lib64", "usr/lib64"),
-            ("/bin", "usr/bin"),
-        ] {
-            if Path::new(link).exists() {
-                cmd.args(["--symlink", target, link]);
-            }
-        }
-        // Name resolution is not needed (the gate is an IP literal); /etc stays empty.
-        // Directories bubblewrap creates for mount points are 0700 when it runs as root: make the
-        // parents traversable for uid 65534.
-        cmd.args([
-            "--proc", "/proc", "--dev", "/dev", "--perms", "1777", "--tmpfs", "/tmp",
-        ]);
+        // The bubblewrap command line is `crucible-confine`'s, shared with the MCP servers: every
+        // namespace (the network one included: the gate comes in through a socket), no
+        // capabilities, uid/gid 65534 (`setpriv` to the real uid as root), `--die-with-parent`,
+        // a cleared environment, `/usr` read-only, private `/proc`, `/dev` and `/tmp`, started
+        // through `setpriv --pdeathsig KILL`. Name resolution is not needed (the gate is an IP
+        // literal); /etc stays empty. Only what a module needs is bound below.
+        let mut b = crucible_confine::Sandbox::new(&self.bwrap);
+        // Directories bubblewrap creates for mount points are 0700 when it runs as root: make
+        // them traversable for uid 65534.
         for dir in ["/opt", "/sandbox", "/sandbox/vendor"] {
-            cmd.args(["--perms", "0755", "--dir", dir]);
+            b.arg("--perms").arg("0755").arg("--dir").arg(dir);
         }
-        bind_ro(&mut cmd, &self.node_modules, "/sandbox/node_modules");
-        bind_ro(
-            &mut cmd,
-            &work.join("package.json"),
-            "/sandbox/package.json",
-        );
-        bind_ro(&mut cmd, &work.join("deno.json"), "/sandbox/deno.json");
-        bind_ro(&mut cmd, &self.ethers_bundle, "/sandbox/vendor/ethers.js");
+        b.ro_bind(&self.node_modules, Path::new("/sandbox/node_modules"))
+            .ro_bind(
+                &work.join("package.json"),
+                Path::new("/sandbox/package.json"),
+            )
+            .ro_bind(&work.join("deno.json"), Path::new("/sandbox/deno.json"))
+            .ro_bind(&self.ethers_bundle, Path::new("/sandbox/vendor/ethers.js"));
         if let Some(v) = &self.viem {
-            bind_ro(&mut cmd, &v.main, "/sandbox/vendor/viem.js");
-            bind_ro(&mut cmd, &v.chains, "/sandbox/vendor/viem-chains.js");
+            b.ro_bind(&v.main, Path::new("/sandbox/vendor/viem.js"))
+                .ro_bind(&v.chains, Path::new("/sandbox/vendor/viem-chains.js"));
         }
-        bind_ro(&mut cmd, &work.join("runner.ts"), "/sandbox/runner.ts");
-        bind_ro(&mut cmd, &work.join("gate.sock"), GATE_SOCKET);
-        cmd.arg("--bind").arg(work.join("audit.fifo")).arg(AUDIT);
-        // The module is written here after start-up; the directory is read-only inside.
-        bind_ro(&mut cmd, &work.join("work"), "/sandbox/work");
-        bind_ro(&mut cmd, &self.deno, "/opt/deno");
+        b.ro_bind(&work.join("runner.ts"), Path::new("/sandbox/runner.ts"))
+            .ro_bind(&work.join("gate.sock"), Path::new(GATE_SOCKET))
+            .bind(&work.join("audit.fifo"), Path::new(AUDIT))
+            // The module is written here after start-up; the directory is read-only inside.
+            .ro_bind(&work.join("work"), Path::new("/sandbox/work"))
+            .ro_bind(&self.deno, Path::new("/opt/deno"));
         match &self.warming {
-            Some(dir) => cmd.arg("--bind").arg(dir).arg(DENO_DIR),
-            None => cmd.arg("--bind").arg(work.join("denocache")).arg(DENO_DIR),
+            Some(dir) => b.bind(dir, Path::new(DENO_DIR)),
+            None => b.bind(&work.join("denocache"), Path::new(DENO_DIR)),
         };
-        cmd.args([
-            "--setenv",
-            "DENO_DIR",
-            DENO_DIR,
-            "--setenv",
-            "NO_COLOR",
-            "1",
-            "--setenv",
-            "DENO_NO_UPDATE_CHECK",
-            "1",
-            "--setenv",
-            "DENO_AUDIT_PERMISSIONS",
-            AUDIT,
-            "--chdir",
-            "/sandbox",
-        ]);
-        if self.as_root {
-            cmd.arg(SETPRIV).args([
-                "--reuid",
-                SANDBOX_ID,
-                "--regid",
-                SANDBOX_ID,
-                "--clear-groups",
-                "--inh-caps=-all",
-                "--bounding-set=-all",
-                "--",
-            ]);
-        }
-        cmd.args([
-            "/opt/deno",
-            "run",
-            "--quiet",
-            "--no-prompt",
-            "--no-lock",
-            "--no-remote",
-        ]);
+        b.setenv("DENO_DIR", DENO_DIR)
+            .setenv("NO_COLOR", "1")
+            .setenv("DENO_NO_UPDATE_CHECK", "1")
+            .setenv("DENO_AUDIT_PERMISSIONS", AUDIT)
+            .chdir("/sandbox");
+        let mut args: Vec<String> = ["run", "--quiet", "--no-prompt", "--no-lock", "--no-remote"]
+            .into_iter()
+            .map(String::from)
+            .collect();
         if self.unchecked {
-            cmd.arg("--allow-all");
+            args.push("--allow-all".into());
         } else {
             // The forwarder listens on the gate's port and connects to the socket (Deno checks
             // a Unix socket as net, read and write of its path).
             let grants = Grants::new(port, self.viem.is_some());
-            cmd.arg(format!("--allow-net={},unix:{GATE_SOCKET}", grants.net))
-                .arg(format!("--allow-write={GATE_SOCKET}"))
-                // Only its own file (the runner imports it by a computed specifier) and the viem
-                // bundles: ethers is in the runner's static graph, viem is loaded by the module's
-                // own imports, which Deno checks like any dynamic read. Public library code only.
-                .arg(format!("--allow-read={}", grants.read.join(",")))
-                .arg(format!("--allow-env={}", ENV_GRANTED.join(",")))
-                .arg(format!(
-                    "--v8-flags=--max-old-space-size={}",
-                    self.limits.heap_mib
-                ));
+            args.push(format!("--allow-net={},unix:{GATE_SOCKET}", grants.net));
+            args.push(format!("--allow-write={GATE_SOCKET}"));
+            // Only its own file (the runner imports it by a computed specifier) and the viem
+            // bundles: ethers is in the runner's static graph, viem is loaded by the module's
+            // own imports, which Deno checks like any dynamic read. Public library code only.
+            args.push(format!("--allow-read={}", grants.read.join(",")));
+            args.push(format!("--allow-env={}", ENV_GRANTED.join(",")));
+            args.push(format!(
+                "--v8-flags=--max-old-space-size={}",
+                self.limits.heap_mib
+            ));
         }
-        cmd.arg("/sandbox/runner.ts").arg(port.to_string());
+        args.push("/sandbox/runner.ts".into());
+        args.push(port.to_string());
+        let confined = b.command(Path::new("/opt/deno"), &args);
+        // The data and CPU limits are set by the shell on the whole tree (RLIMIT_CPU: SIGXCPU at
+        // the soft limit, SIGKILL a second later, so a module that catches SIGXCPU gains
+        // nothing); `exec` keeps one PID, the one `setpriv --pdeathsig` ties to Crucible.
+        let data_kib = self.limits.data_mib * 1024;
+        let cpu = self.limits.cpu.as_secs_f64().ceil().max(1.0) as u64;
+        let mut cmd = tokio::process::Command::new("/bin/sh");
+        cmd.arg("-c")
+            .arg(format!(
+                "ulimit -d {data_kib} && ulimit -S -t {cpu} && ulimit -H -t {} && exec \"$0\" \"$@\"",
+                cpu + 1
+            ))
+            .arg(confined.get_program())
+            .args(confined.get_args());
         cmd.env_clear()
             .env("PATH", "/usr/bin:/bin")
             .stdin(Stdio::piped())
