@@ -147,16 +147,21 @@ fn kill_and_count(mut child: Child, started: &BTreeMap<Proc, String>, signal: &s
         .unwrap();
     assert!(status.success());
     child.wait().unwrap();
-    // The kernel delivers the parent-death signals at once; give the reaping a moment.
+    all_gone(started, &format!("after the command's {signal}"));
+}
+
+/// Waits (10 s at most: the kernel delivers parent-death signals at once, reaping takes a
+/// moment) until none of `started` is alive; fails naming the survivors.
+fn all_gone(started: &BTreeMap<Proc, String>, when: &str) {
     let deadline = Instant::now() + Duration::from_secs(10);
     loop {
-        let left = survivors(&started);
+        let left = survivors(started);
         if left.is_empty() {
-            break;
+            return;
         }
         assert!(
             Instant::now() < deadline,
-            "{} of the {} processes `crucible run` started outlived its {signal}: {left:?}",
+            "{} of the {} processes the command started were still alive {when}: {left:?}",
             left.len(),
             started.len()
         );
@@ -260,18 +265,7 @@ fn a_sandbox_killed_while_starting_is_ended_by_the_next_crucible() {
         "{}",
         String::from_utf8_lossy(&out.stderr)
     );
-    let deadline = Instant::now() + Duration::from_secs(10);
-    loop {
-        let left = survivors(&started);
-        if left.is_empty() {
-            break;
-        }
-        assert!(
-            Instant::now() < deadline,
-            "left behind after the next Crucible started a sandbox: {left:?}"
-        );
-        std::thread::sleep(Duration::from_millis(50));
-    }
+    all_gone(&started, "after the next Crucible started a sandbox");
 }
 
 #[test]
