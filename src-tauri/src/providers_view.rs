@@ -156,6 +156,7 @@ mod tests {
                 settings: ModelSettings::default(),
                 price: None,
             }],
+            max_concurrency: None,
         }
     }
 

@@ -390,6 +390,9 @@ fn progress_bar() -> (
                 Progress::BudgetReached { spent_usd, .. } => {
                     format!("\rbudget reached (${spent_usd:.4}); stopping\n")
                 }
+                Progress::QuotaReached { model, message } => {
+                    format!("\r{model}: provider quota used up; its remaining samples wait for a resume. {message}\n")
+                }
                 Progress::RunFinished { .. } => "\n".into(),
                 Progress::RunStarted { pending: n, .. } => {
                     pending = n;
@@ -416,6 +419,9 @@ fn print_report(r: &RunReport, json_out: bool) -> Result<()> {
             r.samples,
             r.failed
         );
+        for note in &r.notes {
+            out!("{note}");
+        }
     }
     if r.status == "failed" {
         bail!(

@@ -36,6 +36,7 @@ fn local(id: &str, base_url: &str) -> ProviderEntry {
                 ..Default::default()
             }),
         }],
+        max_concurrency: None,
     }
 }
 
@@ -58,6 +59,7 @@ fn registry_round_trips_through_the_data_dir_without_keys() {
             base_url: None,
             key_env: Some("MY_ROUTER_KEY".into()),
             models: vec![],
+            max_concurrency: None,
         },
         None,
         &path,

@@ -322,6 +322,14 @@ pub enum AgentError {
         /// Whether a later attempt may succeed.
         retryable: bool,
     },
+    /// The provider's quota for this model is used up (a daily quota, no credit left): no call
+    /// of this model can succeed until the quota resets or is raised, so a run stops this
+    /// model's remaining samples and leaves them for a resume.
+    #[error("provider quota used up: {message}")]
+    QuotaExhausted {
+        /// What the provider said and what to do.
+        message: String,
+    },
 }
 
 impl AgentError {

@@ -712,9 +712,17 @@ impl Agent for ModelAgent {
                     stop: c.stop,
                     request_id: c.request_id,
                 })
-                .map_err(|e| AgentError::Provider {
-                    message: e.to_string(),
-                    retryable: e.is_retryable(),
+                .map_err(|e| {
+                    if e.is_quota() {
+                        AgentError::QuotaExhausted {
+                            message: e.to_string(),
+                        }
+                    } else {
+                        AgentError::Provider {
+                            message: e.to_string(),
+                            retryable: e.is_retryable(),
+                        }
+                    }
                 })
         })
     }
@@ -870,19 +878,17 @@ mod tests {
             for n in needles {
                 assert!(msg.contains(n), "{spec}: {n:?} missing in {msg}");
             }
-            // Through the seam, as a run sees it: a provider error that is not retryable.
+            // Through the seam, as a run sees it: a used-up quota, which stops the model's
+            // remaining samples (see the scheduler).
             let server = FaultServer::start_scripted(vec![(429, refusal, Duration::ZERO)])
                 .await
                 .unwrap();
             let mut a = scripted_agent(&server, spec, &clock);
             let seam = Agent::respond(&mut a, AgentRequest::new(&ask())).await;
-            assert!(matches!(
-                seam,
-                Err(AgentError::Provider {
-                    retryable: false,
-                    ..
-                })
-            ));
+            assert!(
+                matches!(&seam, Err(AgentError::QuotaExhausted { message }) if message.contains(needles[0])),
+                "{seam:?}"
+            );
         }
         assert!(clock.sleeps().is_empty(), "{:?}", clock.sleeps());
     }

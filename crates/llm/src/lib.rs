@@ -221,6 +221,12 @@ impl LlmError {
         matches!(self, Self::RetriesExhausted { .. })
     }
 
+    /// True when the provider refused for a quota that no wait within the run can help with (a
+    /// 429 is otherwise retried, so a 429 that ends a call is a used-up daily quota or credit).
+    pub fn is_quota(&self) -> bool {
+        matches!(self, Self::Rejected { status: 429, .. })
+    }
+
     /// True when the run's budget stopped the call.
     pub fn is_budget(&self) -> bool {
         matches!(self, Self::BudgetReached { .. })

@@ -413,12 +413,28 @@ impl AdaptiveLimiter {
 
 /// One [`AdaptiveLimiter`] per provider endpoint (provider name + base URL), created on first use:
 /// what a scheduler hands to every agent of a run so that all calls to one server share permits.
+///
+/// An endpoint with a cap of its own (a saved provider's "calls at once", [`Self::with_cap`])
+/// gets the process-wide limiter of that endpoint instead: every run of this process (the app
+/// runs several at once) shares its permits, so the provider never sees more than the cap.
 #[derive(Debug)]
 pub struct ProviderLimits {
     start: usize,
     max: usize,
     ramp_after: u32,
+    caps: BTreeMap<String, usize>,
     limiters: Mutex<BTreeMap<String, Arc<AdaptiveLimiter>>>,
+}
+
+/// The process-wide limiters of capped endpoints, by endpoint key and cap.
+fn shared_limiters() -> &'static Mutex<BTreeMap<(String, usize), Arc<AdaptiveLimiter>>> {
+    static SHARED: std::sync::OnceLock<Mutex<BTreeMap<(String, usize), Arc<AdaptiveLimiter>>>> =
+        std::sync::OnceLock::new();
+    SHARED.get_or_init(Mutex::default)
+}
+
+fn endpoint_key(provider: &str, base_url: &str) -> String {
+    format!("{provider} {}", base_url.trim_end_matches('/'))
 }
 
 impl ProviderLimits {
@@ -429,17 +445,40 @@ impl ProviderLimits {
             start,
             max,
             ramp_after,
+            caps: BTreeMap::new(),
             limiters: Mutex::default(),
         }
     }
 
+    /// Caps the calls in flight to `provider` at `base_url` at `cap` across every run of this
+    /// process (a saved provider's `max_concurrency`). A cap of 0 is read as 1.
+    pub fn with_cap(mut self, provider: &str, base_url: &str, cap: usize) -> Self {
+        self.caps
+            .insert(endpoint_key(provider, base_url), cap.max(1));
+        self
+    }
+
     /// The limiter shared by every call to `provider` at `base_url`.
     pub fn limiter(&self, provider: &str, base_url: &str) -> Arc<AdaptiveLimiter> {
-        let key = format!("{provider} {}", base_url.trim_end_matches('/'));
+        let key = endpoint_key(provider, base_url);
         let mut map = match self.limiters.lock() {
             Ok(m) => m,
             Err(p) => p.into_inner(),
         };
+        if let Some(&cap) = self.caps.get(&key) {
+            let mut shared = match shared_limiters().lock() {
+                Ok(m) => m,
+                Err(p) => p.into_inner(),
+            };
+            let ramp_after = self.ramp_after;
+            let l = Arc::clone(
+                shared
+                    .entry((key.clone(), cap))
+                    .or_insert_with(|| AdaptiveLimiter::new(Aimd::new(cap, cap, ramp_after))),
+            );
+            map.insert(key, Arc::clone(&l));
+            return l;
+        }
         Arc::clone(map.entry(key).or_insert_with(|| {
             AdaptiveLimiter::new(Aimd::new(self.start, self.max, self.ramp_after))
         }))

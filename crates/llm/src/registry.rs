@@ -59,6 +59,12 @@ pub struct ProviderEntry {
     /// The models saved for it.
     #[serde(default)]
     pub models: Vec<ModelEntry>,
+    /// Most calls in flight to this provider at once, over every run of the app (a provider's
+    /// own concurrency limit, e.g. a local server that answers one request at a time);
+    /// `None`: each run's `--concurrency` alone bounds it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[ts(optional)]
+    pub max_concurrency: Option<u32>,
 }
 
 /// The whole file.
@@ -148,6 +154,15 @@ impl ProviderEntry {
                 }
             }
             (None, Some(_)) => {}
+        }
+        if self.max_concurrency == Some(0) {
+            return Err(bad(
+                path,
+                format!("{at}.max_concurrency"),
+                "0 calls at once would never call the provider: use 1 or more, or leave it \
+                 empty for no limit of its own"
+                    .to_string(),
+            ));
         }
         if let Some(var) = &self.key_env {
             if !valid_env_name(var) {
@@ -455,6 +470,7 @@ mod tests {
                 settings: ModelSettings::default(),
                 price: None,
             }],
+            max_concurrency: None,
         }
     }
 

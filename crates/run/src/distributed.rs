@@ -34,6 +34,7 @@ pub async fn detach(ctx: &RunContext, spec: RunSpec) -> Result<RunReport, RunErr
     let mut spec = spec.validate_for(&[])?;
     crate::models::settle_settings(&mut spec, &ctx.config.data_dir)?;
     let (prepared, mut jobs) = scheduler::prepare(ctx, &spec, false, crate::Origin::Local).await?;
+    scheduler::check_prices(&spec, &prepared.models, &ctx.config.data_dir)?;
     if jobs.is_empty() {
         return Err(RunError::Spec(
             "the run selects no samples (check --limit and the prompt types)".into(),
@@ -52,6 +53,7 @@ pub async fn detach(ctx: &RunContext, spec: RunSpec) -> Result<RunReport, RunErr
         failed: 0,
         rescore_of: None,
         changed: None,
+        notes: Vec::new(),
     })
 }
 
@@ -91,6 +93,12 @@ pub async fn work(
 ) -> Result<RunReport, RunError> {
     let lab = ctx.store.lab("crucible worker")?.clone();
     let (mut spec, prepared, jobs) = scheduler::reload(ctx, run_id).await?;
+    // This worker's calls are counted with its own prices: a budget needs one for each model.
+    scheduler::check_prices(&spec, &prepared.models, &ctx.config.data_dir).map_err(|e| {
+        RunError::Spec(format!(
+            "this worker cannot count run {run_id}'s budget: {e} (on this machine)"
+        ))
+    })?;
     if let Some(n) = concurrency {
         spec.concurrency = n.max(1);
     }
@@ -282,6 +290,7 @@ impl Claims {
             failed,
             rescore_of: None,
             changed: None,
+            notes: Vec::new(),
         })
     }
 }

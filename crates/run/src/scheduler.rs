@@ -105,6 +105,14 @@ pub enum Progress {
         /// What the run waits for.
         limit: Limit,
     },
+    /// A model's provider quota is used up (a daily quota, no credit left): that model's
+    /// remaining samples are not started and stay missing for a resume; other models go on.
+    QuotaReached {
+        /// The model (as named in the run).
+        model: String,
+        /// What the provider said and what to do.
+        message: String,
+    },
     /// The budget is spent; no new samples start.
     BudgetReached {
         /// USD spent.
@@ -142,6 +150,10 @@ pub struct RunReport {
     /// Re-score: samples whose outcome or score differs from the original.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub changed: Option<u64>,
+    /// What stopped part of the run and what to do about it (a model whose provider quota ran
+    /// out, with the samples it left for a resume).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub notes: Vec<String>,
 }
 
 /// Chain workers and chain nodes in use (see `crucible_chain::pool`).
@@ -335,17 +347,29 @@ pub fn check_models(
 ) -> Result<BTreeMap<String, ModelRef>, RunError> {
     let models = resolve_models(spec, keys_from, &Origin::Local)?;
     if let Some(data_dir) = keys_from {
-        // A budget must be able to count every model's calls.
-        let specs: Vec<crucible_llm::ModelSpec> = models
-            .values()
-            .filter_map(|r| match r {
-                ModelRef::Provider(s) => Some(s.clone()),
-                ModelRef::Builtin(_) => None,
-            })
-            .collect();
-        crucible_llm::check_priced_in(data_dir, &specs, spec.budget_usd, spec.allow_unpriced)?;
+        check_prices(spec, &models, data_dir)?;
     }
     Ok(models)
+}
+
+/// A budget must be able to count every model's calls: a run with a budget is refused when one
+/// of its provider models has no price in the catalogue in force for `data_dir` (the machine
+/// that plans the run, and again each lab worker, whose prices count its calls), unless the
+/// run allows unpriced models.
+pub(crate) fn check_prices(
+    spec: &RunSpec,
+    models: &BTreeMap<String, ModelRef>,
+    data_dir: &std::path::Path,
+) -> Result<(), RunError> {
+    let specs: Vec<crucible_llm::ModelSpec> = models
+        .values()
+        .filter_map(|r| match r {
+            ModelRef::Provider(s) => Some(s.clone()),
+            ModelRef::Builtin(_) => None,
+        })
+        .collect();
+    crucible_llm::check_priced_in(data_dir, &specs, spec.budget_usd, spec.allow_unpriced)?;
+    Ok(())
 }
 
 pub(crate) async fn prepare(
@@ -448,6 +472,7 @@ pub async fn start(ctx: &RunContext, spec: RunSpec) -> Result<RunReport, RunErro
     let mut spec = spec.validate_for(&[])?;
     super::models::settle_settings(&mut spec, &ctx.config.data_dir)?;
     let (prepared, jobs) = prepare(ctx, &spec, true, Origin::Local).await?;
+    check_prices(&spec, &prepared.models, &ctx.config.data_dir)?;
     if jobs.is_empty() {
         return Err(RunError::Spec(
             "the run selects no samples (check --limit and the prompt types)".into(),
@@ -671,6 +696,61 @@ struct Shared {
     unrun: AtomicU64,
     /// Model calls waiting for an answer now.
     in_flight: AtomicUsize,
+    /// Models stopped by a used-up provider quota: what the provider said, and the samples of
+    /// the model left unrun.
+    quota: QuotaStops,
+}
+
+/// Models whose provider quota ran out during a run (see [`Progress::QuotaReached`]).
+#[derive(Default)]
+struct QuotaStops(std::sync::Mutex<BTreeMap<String, (String, u64)>>);
+
+impl QuotaStops {
+    fn lock(&self) -> std::sync::MutexGuard<'_, BTreeMap<String, (String, u64)>> {
+        match self.0.lock() {
+            Ok(m) => m,
+            Err(p) => p.into_inner(),
+        }
+    }
+
+    /// Records that `model`'s quota is used up; true the first time.
+    fn stop(&self, model: &str, message: &str) -> bool {
+        let mut m = self.lock();
+        if m.contains_key(model) {
+            return false;
+        }
+        m.insert(model.to_string(), (message.to_string(), 0));
+        true
+    }
+
+    /// Whether `model` is stopped; if so, counts one more of its samples left unrun.
+    fn skip(&self, model: &str) -> bool {
+        match self.lock().get_mut(model) {
+            Some((_, left)) => {
+                *left += 1;
+                true
+            }
+            None => false,
+        }
+    }
+
+    fn any(&self) -> bool {
+        !self.lock().is_empty()
+    }
+
+    /// One note per stopped model, saying what to do.
+    fn notes(&self, run_id: &str) -> Vec<String> {
+        self.lock()
+            .iter()
+            .map(|(model, (message, left))| {
+                format!(
+                    "{model}: stopped because its provider quota is used up; {left} of its \
+                     samples were left unrun. Resume the run (`crucible run --resume {run_id}`, or \
+                     Resume on the run's page) once the quota resets or is raised. {message}"
+                )
+            })
+            .collect()
+    }
 }
 
 impl Shared {
@@ -783,13 +863,14 @@ pub(crate) async fn execute_in(
         PriceTable::builtin()
     });
     let n = spec.concurrency.max(1);
+    let limits = provider_caps(ProviderLimits::new(n, n, 8), &ctx.config.data_dir);
     let shared = Arc::new(Shared {
         ctx: ctx.clone(),
         run_id: run_id.to_string(),
         models: prepared.models,
         endpoints: spec.endpoints.clone(),
         origin: prepared.origin,
-        limits: ProviderLimits::new(n, n, 8),
+        limits,
         prices: Arc::new(prices),
         cache: spec
             .cache
@@ -801,6 +882,7 @@ pub(crate) async fn execute_in(
         pending: todo.len() as u64,
         unrun: AtomicU64::new(0),
         in_flight: AtomicUsize::new(0),
+        quota: QuotaStops::default(),
     });
     shared
         .emit(Progress::RunStarted {
@@ -942,13 +1024,18 @@ pub(crate) async fn execute_in(
             return Err(e);
         }
         let budget_hit = shared.budget_hit.load(Ordering::SeqCst);
-        return claims.settle(planned, finished, failed, budget_hit).await;
+        let mut report = claims.settle(planned, finished, failed, budget_hit).await?;
+        report.notes = shared.quota.notes(run_id);
+        return Ok(report);
     }
     let status = if fatal.is_some() {
         RunStatus::Failed
     } else if finished >= planned {
         RunStatus::Finished
-    } else if ctx.cancel.is_cancelled() || shared.budget_hit.load(Ordering::SeqCst) {
+    } else if ctx.cancel.is_cancelled()
+        || shared.budget_hit.load(Ordering::SeqCst)
+        || shared.quota.any()
+    {
         RunStatus::Cancelled
     } else {
         RunStatus::Failed
@@ -973,6 +1060,28 @@ pub(crate) async fn execute_in(
         failed,
         rescore_of: None,
         changed: None,
+        notes: shared.quota.notes(run_id),
+    })
+}
+
+/// The saved providers' own concurrency caps (`max_concurrency`, Settings → Providers), shared
+/// by every run of this process. An unreadable registry caps nothing (and says so).
+fn provider_caps(limits: ProviderLimits, data_dir: &std::path::Path) -> ProviderLimits {
+    let registry = match crucible_llm::Registry::load(data_dir) {
+        Ok(r) => r,
+        Err(e) => {
+            tracing::warn!(target: "run", error = %e, "saved providers unreadable; no provider concurrency caps");
+            return limits;
+        }
+    };
+    registry.providers.iter().fold(limits, |limits, p| {
+        match (
+            p.max_concurrency,
+            p.base_url.as_deref().or(p.kind.default_base_url()),
+        ) {
+            (Some(cap), Some(url)) => limits.with_cap(p.kind.as_str(), url, cap as usize),
+            _ => limits,
+        }
     })
 }
 
@@ -1075,6 +1184,15 @@ async fn work(
         let Some(job) = queue.next(&sh).await? else {
             return Ok(());
         };
+        if sh.quota.skip(&job.model) {
+            // Its provider's quota is used up: the sample stays missing for a resume. A worker
+            // of a lab run hands it back to the others (whose keys may have quota) and leaves.
+            queue.failed(&job).await;
+            if matches!(queue.as_ref(), Feed::Claims(_)) {
+                return Ok(());
+            }
+            continue;
+        }
         let bench = benches.get(&job.benchmark).cloned().ok_or_else(|| {
             RunError::Spec(format!("benchmark {:?} is not loaded", job.benchmark))
         })?;
@@ -1092,6 +1210,16 @@ async fn work(
                         // The budget ran out during this sample: leave it for a resume.
                         budget_stop(&sh).await;
                         return Ok(());
+                    }
+                    if sample.row.outcome == Outcome::AgentError.as_str()
+                        && sh.quota.skip(&job.model)
+                    {
+                        // The model's quota ran out during this sample: leave it for a resume.
+                        queue.failed(&job).await;
+                        if matches!(queue.as_ref(), Feed::Claims(_)) {
+                            return Ok(());
+                        }
+                        break;
                     }
                     queue.store(&sh, &sample).await?;
                     let done = sh.done.fetch_add(1, Ordering::SeqCst) + 1;
@@ -1157,6 +1285,11 @@ struct Counted<'a> {
     inner: &'a mut ModelAgent,
     in_flight: &'a AtomicUsize,
     events: &'a std::sync::Mutex<Vec<Event>>,
+    /// A used-up quota stops the model (the run's [`QuotaStops`]); newly stopped models are
+    /// announced by the caller.
+    quota: &'a QuotaStops,
+    model: &'a str,
+    newly_stopped: Option<String>,
 }
 
 /// Counts one call in flight until dropped (also when the sample is cancelled mid-call).
@@ -1181,6 +1314,11 @@ impl Agent for Counted<'_> {
             let _call = InFlight(self.in_flight);
             let before = self.inner.calls().len();
             let turn = self.inner.respond(request).await;
+            if let Err(AgentError::QuotaExhausted { message }) = &turn {
+                if self.quota.stop(self.model, message) {
+                    self.newly_stopped = Some(message.clone());
+                }
+            }
             if let Some(c) = self.inner.calls().get(before) {
                 let note = CallNote {
                     stop: c.stop.clone(),
@@ -1276,10 +1414,20 @@ async fn run_job(
                     inner: &mut agent,
                     in_flight: &sh.in_flight,
                     events: &log,
+                    quota: &sh.quota,
+                    model: &job.model,
+                    newly_stopped: None,
                 };
                 let r = bench
                     .run(&job.instance, &mut counted, job.seed, &mut push)
                     .await;
+                if let Some(message) = counted.newly_stopped.take() {
+                    sh.emit(Progress::QuotaReached {
+                        model: job.model.clone(),
+                        message,
+                    })
+                    .await;
+                }
                 let calls = &agent.calls()[before..];
                 spend.calls = Some(calls.len() as u64);
                 for c in calls {

@@ -1087,6 +1087,12 @@ impl Tracker {
                     "budget reached: ${spent_usd:.4} of ${limit_usd:.4}; no new samples start"
                 ));
             }
+            Progress::QuotaReached { model, message } => {
+                self.status.notice = Some(format!(
+                    "{model}: the provider's quota is used up, so its remaining samples wait; \
+                     resume the run once the quota resets or is raised. {message}"
+                ));
+            }
             Progress::RunFinished { status, .. } => {
                 self.status.status = status.to_string();
                 self.status.load = None;
