@@ -619,7 +619,13 @@ key_env: string | null,
 /**
  * The models saved for it.
  */
-models: Array<ModelEntry>, };
+models: Array<ModelEntry>, 
+/**
+ * Most calls in flight to this provider at once, over every run of the app (a provider's
+ * own concurrency limit, e.g. a local server that answers one request at a time);
+ * `None`: each run's `--concurrency` alone bounds it.
+ */
+max_concurrency?: number, };
 
 /**
  * One model on a saved provider.
