@@ -34,10 +34,10 @@ fn tcp_relay_in_this_namespace() {
         let Ok(unix) = std::os::unix::net::UnixStream::connect(&to) else {
             continue;
         };
-        let (mut a, mut b) = (tcp.try_clone().unwrap(), unix.try_clone().unwrap());
-        std::thread::spawn(move || std::io::copy(&mut a, &mut b.try_clone().unwrap()));
-        let (mut c, mut d) = (unix, tcp);
-        std::thread::spawn(move || std::io::copy(&mut c, &mut d));
+        let (mut tcp_in, mut unix_out) = (tcp.try_clone().unwrap(), unix.try_clone().unwrap());
+        std::thread::spawn(move || std::io::copy(&mut tcp_in, &mut unix_out));
+        let (mut unix_in, mut tcp_out) = (unix, tcp);
+        std::thread::spawn(move || std::io::copy(&mut unix_in, &mut tcp_out));
     }
 }
 
@@ -128,14 +128,13 @@ async fn a_lab_command_whose_server_vanishes_fails_within_a_bound() {
         .unwrap();
 
     // `runs delete` over TCP through the relay: its DELETE waits on the row.
-    let (shown, password) = crucible_store::split_url_password(&url);
+    let (_, password) = crucible_store::split_url_password(&url);
     let opts = sqlx::postgres::PgConnectOptions::from_str(&url).unwrap();
     let db = opts.get_database().unwrap().to_string();
     let tcp_url = format!(
         "postgres://postgres:{}@127.0.0.1:{RELAY_PORT}/{db}",
         password.unwrap_or_default()
     );
-    let _ = shown;
     let started = Instant::now();
     let mut cli = Command::new("nsenter")
         .arg(&netns)
