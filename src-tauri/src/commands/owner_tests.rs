@@ -4,9 +4,7 @@
 //! the owner, and changes nothing; with `force` it goes through; the member's own runs need no
 //! force. The rule itself is the store's (`AnyStore::check_owner`), shared with the CLI.
 
-use crucible_store::{
-    copy_run, AnyStore, PgStore, RunReader, Store, SyntheticRun, SyntheticSample,
-};
+use crucible_store::{copy_run, AnyStore, PgStore, Store, SyntheticRun, SyntheticSample};
 
 use crate::{AppState, ErrorKind};
 
