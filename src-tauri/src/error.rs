@@ -147,6 +147,8 @@ impl From<crucible_store::StoreError> for CommandError {
             crucible_store::StoreError::Notes(_) => ErrorKind::Invalid,
             crucible_store::StoreError::Server { .. } => ErrorKind::Unreachable,
             crucible_store::StoreError::BadUrl(_) => ErrorKind::Invalid,
+            // Another lab member's run: the user may force it (the message says how).
+            crucible_store::StoreError::NotOwner { .. } => ErrorKind::Invalid,
             _ => store_kind(&e, ErrorKind::Internal),
         };
         // Store messages name the database and the run, never a key (keys are never stored).

@@ -60,6 +60,31 @@ impl AppState {
     }
 }
 
+#[cfg(test)]
+impl AppState {
+    /// An app on `config` whose lab store (when `config.lab_store` is set) is `lab`, already
+    /// connected; keys in memory.
+    pub(crate) fn for_test(
+        config: crucible_core::Config,
+        lab: Option<crucible_store::AnyStore>,
+    ) -> Self {
+        Self {
+            config: std::sync::Arc::new(ConfigCell {
+                current: std::sync::RwLock::new(Ok(config)),
+                chosen: std::sync::Mutex::default(),
+            }),
+            config_file: None,
+            builds: std::sync::Arc::default(),
+            installs: std::sync::Arc::default(),
+            keychain: std::sync::Arc::new(crucible_llm::MemoryKeychain::new()),
+            runs: std::sync::Arc::default(),
+            explorer: std::sync::Mutex::new(None),
+            lab: std::sync::Mutex::new(lab),
+            first_start: std::sync::Arc::default(),
+        }
+    }
+}
+
 /// The configuration the commands read, and the tool paths the user chose in this session.
 ///
 /// A path chosen with Locate… or Install is saved in the config file, but a `CRUCIBLE_ANVIL`

@@ -8,7 +8,7 @@ use std::path::PathBuf;
 use anyhow::{bail, Result};
 use clap::{Args, Subcommand};
 use crucible_core::Config;
-use crucible_store::{NewOverride, OverrideRow};
+use crucible_store::{NewOverride, OverrideRow, RunStore};
 
 use super::runs::open_existing;
 
@@ -33,6 +33,12 @@ pub struct AnnotateArgs {
     /// The database (default: the `database` setting, else `<data dir>/crucible.db`).
     #[arg(long)]
     pub db: Option<PathBuf>,
+    /// A store URL instead (`sqlite:PATH` or a lab store `postgres://…`).
+    #[arg(long, conflicts_with = "db")]
+    pub store: Option<String>,
+    /// On a lab store: override a sample of a run another member made.
+    #[arg(long)]
+    pub force: bool,
     /// Print the stored override as JSON.
     #[arg(long)]
     pub json: bool,
@@ -122,7 +128,14 @@ pub async fn annotate(config: &Config, args: AnnotateArgs) -> Result<()> {
             &who,
         )?
     };
-    let store = open_existing(config, args.db).await?;
+    let store = super::runs::open_any(config, args.db, args.store.as_deref(), false).await?;
+    store
+        .check_sample_owner(
+            o.sample_id(),
+            crucible_store::RunChange::Override,
+            args.force,
+        )
+        .await?;
     let now = crucible_store::rfc3339(std::time::SystemTime::now());
     let row = store.add_override(&o, &now).await?;
     if args.json {

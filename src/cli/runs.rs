@@ -250,6 +250,29 @@ pub enum RunsCmd {
         #[arg(long)]
         json: bool,
     },
+    /// Names a run and sets its note (an empty value clears it); nothing else of it changes.
+    Rename {
+        /// Run id.
+        run_id: String,
+        /// The run's name (at most 120 characters on one line; "" clears it).
+        #[arg(long)]
+        name: Option<String>,
+        /// The run's note (at most 4,000 characters; "" clears it).
+        #[arg(long)]
+        note: Option<String>,
+        /// The database (default: the `database` setting, else `<data dir>/crucible.db`).
+        #[arg(long)]
+        db: Option<PathBuf>,
+        /// A store URL instead (`sqlite:PATH` or a lab store `postgres://…`).
+        #[arg(long, conflicts_with = "db")]
+        store: Option<String>,
+        /// On a lab store: rename it even when another member made it.
+        #[arg(long)]
+        force: bool,
+        /// Print JSON.
+        #[arg(long)]
+        json: bool,
+    },
     /// Deletes a run and everything stored under it (samples, transcripts, artefacts, log).
     Delete {
         /// Run id.
@@ -729,9 +752,9 @@ pub async fn runs(config: &Config, cmd: RunsCmd) -> Result<()> {
             json,
         } => {
             let store = StoreUrl::parse(&store)?.open(None).await?;
-            if let Ok(lab) = store.lab("") {
-                lab.check_owner(&run_id, force, "cancelling").await?;
-            }
+            store
+                .check_owner(&run_id, crucible_store::RunChange::Cancel, force)
+                .await?;
             run::distributed::cancel(&store, &run_id).await?;
             store.close().await;
             if json {
@@ -743,6 +766,40 @@ pub async fn runs(config: &Config, cmd: RunsCmd) -> Result<()> {
                 out!("cancelled {run_id}: its workers stop claiming samples and leave");
             }
         }
+        RunsCmd::Rename {
+            run_id,
+            name,
+            note,
+            db,
+            store,
+            force,
+            json,
+        } => {
+            if name.is_none() && note.is_none() {
+                anyhow::bail!("give --name or --note (an empty value clears it)");
+            }
+            let store = open_any(config, db, store.as_deref(), false).await?;
+            store
+                .check_owner(&run_id, crucible_store::RunChange::Rename, force)
+                .await?;
+            // What is not given stays as it is.
+            let run = store.run(&run_id).await?;
+            let name = name.or(run.name).unwrap_or_default();
+            let note = note.or(run.note).unwrap_or_default();
+            let notes = store
+                .annotate_run(&run_id, Some(&name), Some(&note))
+                .await?;
+            if json {
+                out!(
+                    "{}",
+                    serde_json::to_string_pretty(
+                        &json!({"run_id": run_id, "name": notes.name(), "note": notes.note()})
+                    )?
+                );
+            } else {
+                out!("renamed {run_id}");
+            }
+        }
         RunsCmd::Delete {
             run_id,
             db,
@@ -751,9 +808,9 @@ pub async fn runs(config: &Config, cmd: RunsCmd) -> Result<()> {
             json,
         } => {
             let store = open_any(config, db, store.as_deref(), false).await?;
-            if let Ok(lab) = store.lab("") {
-                lab.check_owner(&run_id, force, "deleting").await?;
-            }
+            store
+                .check_owner(&run_id, crucible_store::RunChange::Delete, force)
+                .await?;
             let samples = store.delete_run(&run_id).await?;
             if json {
                 out!(

@@ -253,6 +253,82 @@ async fn another_members_run_is_refused_without_force_and_workers_take_only_thei
     assert_eq!(store.run(&run).await.unwrap().status, "cancelled");
 }
 
+/// A role `name` (a superuser, so only Crucible's own check stands in its way) and its URL.
+async fn member(url: &str, name: &str) -> String {
+    sqlx::query(&format!(
+        "DO $$ BEGIN CREATE ROLE {name} LOGIN SUPERUSER PASSWORD 'pw-{name}'; \
+         EXCEPTION WHEN duplicate_object THEN NULL; END $$"
+    ))
+    .execute(&mut *store_conn(url).await)
+    .await
+    .unwrap();
+    let (shown, _) = crucible_store::split_url_password(url);
+    shown.replacen(
+        "postgres://postgres@",
+        &format!("postgres://{name}:pw-{name}@"),
+        1,
+    )
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn renaming_or_overriding_another_members_run_is_refused_without_force() {
+    let (url, store, data) = lab().await;
+    let done = plan(data.path(), &url, &[]);
+    let run = done["run_id"].as_str().unwrap().to_string();
+    let sample = store.samples(&run).await.unwrap()[0].0.to_string();
+    let carol = member(&url, &format!("carol_{}", std::process::id())).await;
+    let rename = [
+        "runs", "rename", &run, "--name", "carol's", "--store", &carol,
+    ];
+    let annotate = [
+        "annotate",
+        &sample,
+        "--verdict",
+        "fail",
+        "--note",
+        "wrong",
+        "--reviewer",
+        "carol",
+        "--store",
+        &carol,
+    ];
+    for (what, args) in [("rename", &rename[..]), ("annotate", &annotate[..])] {
+        let out = crucible(data.path(), args).output().unwrap();
+        let said = text(&out);
+        assert!(!out.status.success(), "{what}: {said}");
+        assert!(
+            said.contains(&format!("run {run} belongs to postgres")) && said.contains("--force"),
+            "{what}: {said}"
+        );
+    }
+    assert_eq!(store.run(&run).await.unwrap().name, None);
+    assert!(store.overrides(Some(&run)).await.unwrap().is_empty());
+    for (what, args) in [("rename", &rename[..]), ("annotate", &annotate[..])] {
+        let mut args = args.to_vec();
+        args.push("--force");
+        let out = crucible(data.path(), &args).output().unwrap();
+        assert!(out.status.success(), "{what} --force: {}", text(&out));
+    }
+    assert_eq!(
+        store.run(&run).await.unwrap().name.as_deref(),
+        Some("carol's")
+    );
+    assert_eq!(store.overrides(Some(&run)).await.unwrap().len(), 1);
+    // The owner renames their own run without --force.
+    let out = crucible(
+        data.path(),
+        &["runs", "rename", &run, "--note", "fine", "--store", &url],
+    )
+    .output()
+    .unwrap();
+    assert!(out.status.success(), "{}", text(&out));
+    let row = store.run(&run).await.unwrap();
+    assert_eq!(
+        (row.name.as_deref(), row.note.as_deref()),
+        (Some("carol's"), Some("fine"))
+    );
+}
+
 async fn store_conn(url: &str) -> Box<sqlx::PgConnection> {
     use sqlx::Connection;
     Box::new(sqlx::PgConnection::connect(url).await.unwrap())

@@ -30,6 +30,18 @@ async function call<T>(cmd: string, args?: Record<string, unknown>): Promise<Res
   }
 }
 
+/**
+ * A change of a lab run (delete, cancel, rename, a reviewer's override) that the store refused
+ * because another member made the run (Rust: `StoreError::NotOwner`, whose message names the
+ * owner) is asked about once; confirmed, it is sent again with `force`.
+ */
+async function ownerChecked<T>(cmd: string, args: Record<string, unknown>): Promise<Result<T>> {
+  const r = await call<T>(cmd, args);
+  if (r.ok || !r.error.message.includes("another member's run needs an explicit force")) return r;
+  if (!window.confirm(`${r.error.message}\n\nDo it anyway?`)) return r;
+  return call<T>(cmd, { ...args, force: true });
+}
+
 /** Versions, data dir, external tools and built universes (Rust: `get_system_status`). */
 export const getSystemStatus = (): Promise<Result<SystemStatus>> =>
   call<SystemStatus>("get_system_status");
@@ -102,14 +114,14 @@ export const sampleReview = (runId: string, sampleId: number): Promise<Result<Sa
 
 /** Records a reviewer's override of a sample's verdict (`points` 0–100 or null). */
 export const annotateSample = (sampleId: number, passed: boolean, points: number | null, note: string, reviewer: string): Promise<Result<OverrideView>> =>
-  call<OverrideView>("annotate_sample", { sampleId, passed, points, note, reviewer });
+  ownerChecked<OverrideView>("annotate_sample", { sampleId, passed, points, note, reviewer });
 
 /** The validator-audit queue of the selected runs (every run when none). */
 export const auditQueue = (runs: string[]): Promise<Result<AuditQueue>> => call<AuditQueue>("audit_queue", { runs });
 
 /** The reviewer agrees with the scorer's verdict of a sample. */
 export const confirmSample = (sampleId: number, note: string, reviewer: string): Promise<Result<OverrideView>> =>
-  call<OverrideView>("confirm_sample", { sampleId, note, reviewer });
+  ownerChecked<OverrideView>("confirm_sample", { sampleId, note, reviewer });
 
 /** Starts a run; resolves to its id once it exists in the database. */
 export const startRun = (form: RunForm): Promise<Result<string>> => call<string>("start_run", { form });
@@ -118,17 +130,17 @@ export const startRun = (form: RunForm): Promise<Result<string>> => call<string>
 export const resumeRun = (runId: string): Promise<Result<string>> => call<string>("resume_run", { runId });
 
 /** Cancels a run going on in this app. */
-export const cancelRun = (runId: string): Promise<Result<null>> => call<null>("cancel_run", { runId });
+export const cancelRun = (runId: string): Promise<Result<null>> => ownerChecked<null>("cancel_run", { runId });
 
 /** Deletes a stored run with its samples (refused for a run going on in this app). */
-export const deleteRun = (runId: string): Promise<Result<null>> => call<null>("delete_run", { runId });
+export const deleteRun = (runId: string): Promise<Result<null>> => ownerChecked<null>("delete_run", { runId });
 
 /**
  * Names a stored run and sets its note; an empty one clears it (Rust: `annotate_run`). Resolves
  * to `null` once saved, or to the refused field's problem (`name` or `note`) with nothing saved.
  */
 export const annotateRun = (runId: string, name: string | null, note: string | null): Promise<Result<FormError | null>> =>
-  call<FormError | null>("annotate_run", { runId, name, note });
+  ownerChecked<FormError | null>("annotate_run", { runId, name, note });
 
 /** Every stored run, newest first, and the ids running in this app. */
 export const listRuns = (): Promise<Result<RunsView>> => call<RunsView>("list_runs_view");

@@ -279,11 +279,17 @@ impl RunStore for AnyStore {
     async fn log(&self, run_id: &str, event: &str) -> Result<(), StoreError> {
         both!(self, s => s.log(run_id, event).await)
     }
+    async fn keep_owner(&self, run_id: &str, owner: &crate::RunOwner) -> Result<(), StoreError> {
+        both!(self, s => s.keep_owner(run_id, owner).await)
+    }
 }
 
 impl RunReader for AnyStore {
     async fn run(&self, run_id: &str) -> Result<RunRow, StoreError> {
         both!(self, s => s.run(run_id).await)
+    }
+    async fn owner_of(&self, run_id: &str) -> Result<crate::RunOwner, StoreError> {
+        both!(self, s => s.owner_of(run_id).await)
     }
     async fn runs(&self) -> Result<Vec<RunSummary>, StoreError> {
         both!(self, s => s.runs().await)

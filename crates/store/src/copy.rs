@@ -86,6 +86,7 @@ async fn copy_whole<A: RunStore, B: RunStore>(
         ));
     }
     let log = from.run_log(run_id).await?;
+    let owner = from.owner_of(run_id).await?;
     let overrides = from.overrides(Some(run_id)).await?;
     let replays = from.replays(Some(run_id)).await?;
 
@@ -102,6 +103,7 @@ async fn copy_whole<A: RunStore, B: RunStore>(
     })
     .await?;
     *created = true;
+    to.keep_owner(run_id, &owner).await?;
     // Not resumable while incomplete: the true status is set last.
     to.set_status(run_id, crucible_core::RunStatus::Failed, None)
         .await?;

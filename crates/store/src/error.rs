@@ -90,8 +90,8 @@ pub enum StoreError {
     },
     /// A run, or a review of it, belongs to another member of the lab.
     #[error(
-        "run {run_id} belongs to {owner}{host}; {what} another member's run needs --force \
-         (and a store whose roles allow it)"
+        "run {run_id} belongs to {owner}{host}; {what} another member's run needs an explicit \
+         force (--force; in the app, confirm it) and a store whose roles allow it"
     )]
     NotOwner {
         /// The run.

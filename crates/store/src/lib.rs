@@ -48,6 +48,7 @@ mod copy;
 mod error;
 mod machine;
 mod overrides;
+mod owner;
 mod postgres;
 mod reads;
 mod replays;
@@ -68,6 +69,7 @@ pub use overrides::{
     check_reviewer, NewOverride, OverrideError, OverrideRow, OVERRIDE_NOTE_MAX_CHARS,
     REVIEWER_MAX_CHARS,
 };
+pub use owner::{RunChange, RunOwner};
 pub use postgres::local::{LocalServer, LocalServerError};
 pub use postgres::{
     schema_version, PgStore, QueueState, WorkerPlace, WorkerRow, IDLE_IN_TRANSACTION_S,

@@ -11,6 +11,31 @@ pub fn host_name() -> String {
         .unwrap_or_default()
 }
 
+/// The local user this process runs as, for what a file store records as a run's owner: the
+/// account name of the real uid (from `/etc/passwd`), else `uid N`, else `$USER`. The uid
+/// decides rather than `$USER`, which any caller sets.
+pub(crate) fn user_name() -> String {
+    let uid = std::fs::read_to_string("/proc/self/status")
+        .ok()
+        .and_then(|s| {
+            s.lines()
+                .find_map(|l| l.strip_prefix("Uid:"))
+                .and_then(|l| l.split_whitespace().next().map(str::to_string))
+        });
+    let Some(uid) = uid else {
+        return std::env::var("USER").unwrap_or_default();
+    };
+    std::fs::read_to_string("/etc/passwd")
+        .ok()
+        .and_then(|p| {
+            p.lines().find_map(|l| {
+                let f: Vec<&str> = l.split(':').collect();
+                (f.len() > 2 && f[2] == uid).then(|| f[0].to_string())
+            })
+        })
+        .unwrap_or_else(|| format!("uid {uid}"))
+}
+
 /// This boot of this machine's kernel (a random UUID drawn at boot; "" when unreadable).
 pub fn boot_id() -> String {
     std::fs::read_to_string("/proc/sys/kernel/random/boot_id")

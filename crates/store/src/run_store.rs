@@ -116,6 +116,15 @@ pub trait RunStore: RunReader {
     /// Appends one progress event (JSON of `run::Progress`) to a run's log.
     fn log(&self, run_id: &str, event: &str)
         -> impl Future<Output = Result<(), StoreError>> + Send;
+
+    /// Records that `run_id` (just copied here) was made by `owner`, on a file; a lab store
+    /// keeps the role that copied it (the server records `session_user`, which no row may
+    /// choose), so there this changes nothing.
+    fn keep_owner(
+        &self,
+        run_id: &str,
+        owner: &crate::RunOwner,
+    ) -> impl Future<Output = Result<(), StoreError>> + Send;
 }
 
 /// Every read of a run store: what reports (`crucible-report`) and views (`crucible-views`) may
@@ -125,6 +134,13 @@ pub trait RunReader: Send + Sync {
 
     /// One run; an unknown id is [`StoreError::UnknownRun`].
     fn run(&self, run_id: &str) -> impl Future<Output = Result<RunRow, StoreError>> + Send;
+
+    /// Who made a run (empty when unknown: a run stored before owners were recorded); an
+    /// unknown id is [`StoreError::UnknownRun`].
+    fn owner_of(
+        &self,
+        run_id: &str,
+    ) -> impl Future<Output = Result<crate::RunOwner, StoreError>> + Send;
 
     /// Every run, newest first, with counts.
     fn runs(&self) -> impl Future<Output = Result<Vec<RunSummary>, StoreError>> + Send;
@@ -350,11 +366,21 @@ macro_rules! forward_to_inherent {
             async fn log(&self, run_id: &str, event: &str) -> Result<(), $crate::StoreError> {
                 <$t>::log(self, run_id, event).await
             }
+            async fn keep_owner(
+                &self,
+                run_id: &str,
+                owner: &$crate::RunOwner,
+            ) -> Result<(), $crate::StoreError> {
+                <$t>::keep_owner(self, run_id, owner).await
+            }
         }
 
         impl $crate::RunReader for $t {
             async fn run(&self, run_id: &str) -> Result<$crate::RunRow, $crate::StoreError> {
                 <$t>::run(self, run_id).await
+            }
+            async fn owner_of(&self, run_id: &str) -> Result<$crate::RunOwner, $crate::StoreError> {
+                <$t>::owner_of(self, run_id).await
             }
             async fn runs(&self) -> Result<Vec<$crate::RunSummary>, $crate::StoreError> {
                 <$t>::runs(self).await

@@ -1,6 +1,8 @@
 //! The IPC commands, one file per area of the UI. Each is a thin async fn over the core.
 
 pub mod database;
+#[cfg(test)]
+mod owner_tests;
 pub mod packs;
 pub mod perf;
 pub mod pilot;

@@ -311,17 +311,24 @@ pub fn set_reviewer_name(
     Ok(name)
 }
 
-/// Stores `o` (already checked) as of now.
+/// Stores `o` (already checked) as of now; a sample of another lab member's run is refused,
+/// naming its owner, unless `force`.
 async fn store_review(
     store: &crucible_store::AnyStore,
     o: Result<crucible_store::NewOverride, crucible_store::OverrideError>,
+    force: bool,
 ) -> Result<crucible_store::OverrideRow, crucible_store::StoreError> {
+    let o = o?;
+    store
+        .check_sample_owner(o.sample_id(), crucible_store::RunChange::Override, force)
+        .await?;
     let now = crucible_store::rfc3339(std::time::SystemTime::now());
-    store.add_override(&o?, &now).await
+    store.add_override(&o, &now).await
 }
 
 /// Records a reviewer's override of a sample's verdict (`points` 0–100, or none for full marks
-/// on pass and zero on fail). Nothing is stored when the input is refused.
+/// on pass and zero on fail). Nothing is stored when the input is refused, or when the sample
+/// belongs to another lab member's run and `force` is not set.
 #[tauri::command]
 pub async fn annotate_sample(
     state: tauri::State<'_, AppState>,
@@ -330,8 +337,8 @@ pub async fn annotate_sample(
     points: Option<f64>,
     note: String,
     reviewer: String,
+    force: Option<bool>,
 ) -> Result<crucible_views::review::OverrideView, CommandError> {
-    let (config, store) = crate::commands::runs::open_store(&state).await?;
     let o = crucible_store::NewOverride::try_new(
         sample_id,
         passed,
@@ -339,8 +346,18 @@ pub async fn annotate_sample(
         &note,
         &reviewer,
     );
-    let saved = store_review(&store, o).await;
-    reviewed(&state, &config, saved)
+    review(&state, o, force.unwrap_or(false)).await
+}
+
+/// Stores a review (an override or a confirmation) through the app's store.
+pub(crate) async fn review(
+    state: &AppState,
+    o: Result<crucible_store::NewOverride, crucible_store::OverrideError>,
+    force: bool,
+) -> Result<crucible_views::review::OverrideView, CommandError> {
+    let (config, store) = crate::commands::runs::open_store(state).await?;
+    let saved = store_review(&store, o, force).await;
+    reviewed(state, &config, saved)
 }
 
 /// The validator-audit queue of the selected runs (every run when none).
@@ -359,9 +376,8 @@ pub async fn confirm_sample(
     sample_id: i64,
     note: String,
     reviewer: String,
+    force: Option<bool>,
 ) -> Result<crucible_views::review::OverrideView, CommandError> {
-    let (config, store) = crate::commands::runs::open_store(&state).await?;
     let o = crucible_store::NewOverride::try_confirm(sample_id, &note, &reviewer);
-    let saved = store_review(&store, o).await;
-    reviewed(&state, &config, saved)
+    review(&state, o, force.unwrap_or(false)).await
 }

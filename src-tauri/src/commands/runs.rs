@@ -133,19 +133,34 @@ pub async fn resume_run(
     launch(app, Arc::clone(&state.runs), config, store, what).await
 }
 
-/// Cancels a run going on in this app; samples in flight are dropped (resumable later).
+/// Cancels a run going on in this app; samples in flight are dropped (resumable later). A
+/// distributed run of the lab store that another member made is refused, naming its owner,
+/// unless `force` (the UI asks first).
 #[tauri::command]
 pub async fn cancel_run(
     state: tauri::State<'_, AppState>,
     run_id: String,
+    force: Option<bool>,
 ) -> Result<(), CommandError> {
-    if state.runs.cancel(&run_id) {
+    cancel(&state, &run_id, force.unwrap_or(false)).await
+}
+
+/// [`cancel_run`].
+pub(crate) async fn cancel(
+    state: &AppState,
+    run_id: &str,
+    force: bool,
+) -> Result<(), CommandError> {
+    if state.runs.cancel(run_id) {
         return Ok(());
     }
     // A distributed run on the lab store: its workers stop claiming.
-    let (_, store) = open_store(&state).await?;
+    let (_, store) = open_store(state).await?;
     if store.is_lab() {
-        crucible_run::distributed::cancel(&store, &run_id).await?;
+        store
+            .check_owner(run_id, crucible_store::RunChange::Cancel, force)
+            .await?;
+        crucible_run::distributed::cancel(&store, run_id).await?;
         return Ok(());
     }
     Err(CommandError::not_found(format!(
@@ -174,37 +189,65 @@ pub async fn get_live(
 }
 
 /// Deletes a stored run with its samples, transcripts and artefacts. Refuses a run going on in
-/// this app (cancel it first). The UI asks for confirmation before calling this.
+/// this app (cancel it first), and another lab member's run unless `force` (the message names
+/// the owner). The UI asks for confirmation before calling this.
 #[tauri::command]
 pub async fn delete_run(
     state: tauri::State<'_, AppState>,
     run_id: String,
+    force: Option<bool>,
 ) -> Result<(), CommandError> {
-    if state.runs.ids().contains(&run_id) {
+    delete(&state, &run_id, force.unwrap_or(false)).await
+}
+
+/// [`delete_run`].
+pub(crate) async fn delete(
+    state: &AppState,
+    run_id: &str,
+    force: bool,
+) -> Result<(), CommandError> {
+    if state.runs.ids().iter().any(|r| r == run_id) {
         return Err(CommandError::invalid_msg(format!(
             "run {run_id} is running in this app; cancel it before deleting it"
         )));
     }
-    let (_, store) = open_store(&state).await?;
-    store.delete_run(&run_id).await?;
+    let (_, store) = open_store(state).await?;
+    store
+        .check_owner(run_id, crucible_store::RunChange::Delete, force)
+        .await?;
+    store.delete_run(run_id).await?;
     Ok(())
 }
 
 /// Names a stored run and sets its note (an empty one clears it), also while it runs: nothing
 /// else of the run changes. A refused name or note is the problem on its field (`name` or
-/// `note`) with nothing saved; `None` once saved. An unknown run is `not_found`.
+/// `note`) with nothing saved; `None` once saved. An unknown run is `not_found`; another lab
+/// member's run is refused, naming its owner, unless `force`.
 #[tauri::command]
 pub async fn annotate_run(
     state: tauri::State<'_, AppState>,
     run_id: String,
     name: Option<String>,
     note: Option<String>,
+    force: Option<bool>,
 ) -> Result<Option<FormError>, CommandError> {
-    let (_, store) = open_store(&state).await?;
-    match store
-        .annotate_run(&run_id, name.as_deref(), note.as_deref())
-        .await
-    {
+    let force = force.unwrap_or(false);
+    rename(&state, &run_id, name.as_deref(), note.as_deref(), force).await
+}
+
+/// [`annotate_run`].
+pub(crate) async fn rename(
+    state: &AppState,
+    run_id: &str,
+    name: Option<&str>,
+    note: Option<&str>,
+    force: bool,
+) -> Result<Option<FormError>, CommandError> {
+    let (_, store) = open_store(state).await?;
+    store
+        .check_owner(run_id, crucible_store::RunChange::Rename, force)
+        .await?;
+    match store.annotate_run(run_id, name, note).await {
         Ok(_) => Ok(None),
         Err(StoreError::Notes(e)) => Ok(Some(notes_problem(&e))),
         Err(e) => Err(e.into()),

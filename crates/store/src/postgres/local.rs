@@ -25,6 +25,9 @@ pub struct LocalServer {
     port: u16,
     password: String,
     next_db: AtomicU32,
+    /// The write end of the watcher's stdin: it closes when this process ends, however it ends,
+    /// and the watcher then stops the server.
+    _lifeline: std::process::ChildStdin,
 }
 
 /// The port that names the server's socket file (no TCP: the socket lives in the server's own
@@ -134,6 +137,65 @@ fn run(mut c: Command, what: &str) -> Result<(), LocalServerError> {
     }
 }
 
+/// What the watcher runs once its stdin ends (the Crucible process that started the server is
+/// gone, however it ended): stop whatever still runs on the data directory (a `pg_ctl start`
+/// that was still waiting finishes starting it after Crucible died, so this repeats until no
+/// process names the directory, for at most two minutes), then delete the directory.
+/// Terminal signals are ignored, and the watcher is in its own process group, so the Ctrl-C that
+/// stops `crucible store local-server` does not stop its clean-up.
+const WATCHER: &str = r#"trap '' INT TERM HUP QUIT
+while read -r _; do :; done
+i=0
+while [ "$i" -lt 240 ]; do
+  if [ -f "$DATA/postmaster.pid" ]; then
+    $OWNER "$CTL" -D "$DATA" stop -m immediate -w -t 10 >/dev/null 2>&1
+  fi
+  busy=
+  for f in /proc/[0-9]*/cmdline; do
+    [ "$f" = "/proc/$$/cmdline" ] && continue
+    if grep -qsaF -- "$DATA" "$f"; then busy=1; break; fi
+  done
+  [ -z "$busy" ] && break
+  sleep 0.5
+  i=$((i + 1))
+done
+rm -rf "$DIR"
+"#;
+
+/// Starts the watcher of a server in `dir` (data in `data`); returns its stdin's write end.
+fn watch(
+    bin: &Path,
+    dir: &Path,
+    data: &Path,
+) -> Result<std::process::ChildStdin, LocalServerError> {
+    use std::os::unix::process::CommandExt;
+    // The paths go in the environment, not the command line: the watcher looks for processes
+    // whose command line names the data directory, and must not find itself.
+    let mut child = Command::new("sh")
+        .args(["-c", WATCHER])
+        .env("DATA", data)
+        .env("DIR", dir)
+        .env("CTL", bin.join("pg_ctl"))
+        .env(
+            "OWNER",
+            if is_root() {
+                "runuser -u postgres --"
+            } else {
+                ""
+            },
+        )
+        .process_group(0)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .spawn()
+        .map_err(|e| LocalServerError(format!("watcher: {e}")))?;
+    child
+        .stdin
+        .take()
+        .ok_or_else(|| LocalServerError("watcher: no stdin".into()))
+}
+
 impl LocalServer {
     /// Starts a new server. It is stopped and its directory deleted when this process exits
     /// (a watcher process waits for it), or earlier by [`LocalServer::stop`].
@@ -160,6 +222,10 @@ impl LocalServer {
             None
         };
         let password = random_password()?;
+        let data = dir.join("data");
+        // The watcher comes first, before anything it must stop exists: a Crucible killed while
+        // initdb or pg_ctl still work leaves nothing behind either.
+        let lifeline = watch(&bin, &dir, &data)?;
         let pwfile = dir.join("pwfile");
         {
             use std::os::unix::fs::OpenOptionsExt;
@@ -176,7 +242,6 @@ impl LocalServer {
                     .map_err(|e| LocalServerError(format!("{}: {e}", pwfile.display())))?;
             }
         }
-        let data = dir.join("data");
         let mut init = as_owner(&bin.join("initdb"));
         init.arg("-D")
             .arg(&data)
@@ -219,32 +284,12 @@ impl LocalServer {
             .arg(dir.join("server.log"))
             .args(["-w", "-t", "60", "start"]);
         run(start, "pg_ctl start")?;
-        // Stops the server when this process ends, however it ends (tests never drop statics).
-        let stop = format!(
-            "while kill -0 {pid} 2>/dev/null; do sleep 0.5; done; {owner}'{ctl}' -D '{data}' \
-             stop -m immediate >/dev/null 2>&1; rm -rf '{dir}'",
-            pid = std::process::id(),
-            owner = if is_root() {
-                "runuser -u postgres -- "
-            } else {
-                ""
-            },
-            ctl = bin.join("pg_ctl").display(),
-            data = data.display(),
-            dir = dir.display(),
-        );
-        Command::new("sh")
-            .args(["-c", &stop])
-            .stdin(Stdio::null())
-            .stdout(Stdio::null())
-            .stderr(Stdio::null())
-            .spawn()
-            .map_err(|e| LocalServerError(format!("watcher: {e}")))?;
         Ok(Self {
             dir,
             port,
             password,
             next_db: AtomicU32::new(0),
+            _lifeline: lifeline,
         })
     }
 

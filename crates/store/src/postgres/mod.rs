@@ -11,7 +11,8 @@
 //! for what runs record.
 //!
 //! Every wait is bounded (docs/lab-scale.md, "Trust model"): each connection sets
-//! `lock_timeout`, `idle_in_transaction_session_timeout` and server-side TCP keepalives, so one
+//! `lock_timeout`, `idle_in_transaction_session_timeout`, server-side TCP keepalives and, over
+//! TCP, client-side keepalives and a user timeout ([`keepalive`]), so one
 //! stalled session (a frozen worker, a member's open `BEGIN`) cannot hold the lab's locks for
 //! longer than those bounds. Times that decide anything (claims, heartbeats, leases, the delete
 //! guard, `workers list`) are the server's clock ([`SERVER_NOW`]), never the client's.
@@ -23,6 +24,7 @@ use sqlx::postgres::{PgConnectOptions, PgPool, PgPoolOptions};
 
 use crate::{redact_url, StoreError};
 
+mod keepalive;
 pub(crate) mod local;
 mod mirror;
 mod queue;
@@ -46,6 +48,9 @@ pub const LOCK_TIMEOUT_S: u64 = 10;
 /// Seconds a session may sit idle inside a transaction before the server ends it (a frozen or
 /// stopped client cannot keep the lab's locks).
 pub const IDLE_IN_TRANSACTION_S: u64 = 60;
+
+/// How long connecting to the lab store (or waiting for a free connection) may take.
+const CONNECT_TIMEOUT: Duration = Duration::from_secs(20);
 
 /// A handle on a PostgreSQL database holding a Crucible store. Clones share the pool.
 #[derive(Debug, Clone)]
@@ -177,17 +182,33 @@ impl PgStore {
         }
         opts = session_settings(opts);
         // One direct connection first: a pool retries a refused connection until its timeout,
-        // and a wrong port or a stopped server should be said at once.
+        // and a wrong port or a stopped server should be said at once. A server that never
+        // answers (SYNs dropped, a stopped process behind a live kernel) is given the pool's
+        // acquire bound, not the kernel's two minutes or forever.
         {
             use sqlx::Connection;
-            let c = sqlx::PgConnection::connect_with(&opts)
+            let c = tokio::time::timeout(CONNECT_TIMEOUT, sqlx::PgConnection::connect_with(&opts))
                 .await
+                .unwrap_or_else(|_| {
+                    Err(sqlx::Error::Io(std::io::Error::new(
+                        std::io::ErrorKind::TimedOut,
+                        format!("no answer within {} s", CONNECT_TIMEOUT.as_secs()),
+                    )))
+                })
                 .map_err(server)?;
             c.close().await.ok();
         }
+        let peer = keepalive::Peer::of(&opts).await;
         let pool = PgPoolOptions::new()
             .max_connections(8)
-            .acquire_timeout(Duration::from_secs(20))
+            .acquire_timeout(CONNECT_TIMEOUT)
+            .after_connect(move |_conn, _meta| {
+                // The new connection's socket gets client-side keepalive (keepalive.rs).
+                if let Some(peer) = &peer {
+                    keepalive::after_connect(peer);
+                }
+                Box::pin(async { Ok(()) })
+            })
             .connect_with(opts)
             .await
             .map_err(server)?;

@@ -157,30 +157,45 @@ impl PgStore {
             .ok_or_else(|| StoreError::UnknownRun(run_id.to_string()))
     }
 
-    /// Refuses `what` ("deleting", "cancelling", "renaming", "overriding a sample of") on
-    /// another member's run unless `force`: [`StoreError::NotOwner`] names the owner. A run
-    /// with no recorded owner is anyone's. This is a courtesy check; the boundary is the
-    /// store's roles (docs/lab-roles.sql).
-    pub async fn check_owner(
+    /// [`Self::run_owner`] as a [`crate::RunOwner`].
+    pub async fn owner_of(&self, run_id: &str) -> Result<crate::RunOwner, StoreError> {
+        let (by, host) = self.run_owner(run_id).await?;
+        Ok(crate::RunOwner { by, host })
+    }
+
+    /// A copied run keeps the role that copied it here (`session_user`, recorded by the
+    /// server): a row may not name its own owner, or anyone could hand a run to another
+    /// member. Only checks that the run exists.
+    pub async fn keep_owner(
         &self,
         run_id: &str,
-        force: bool,
-        what: &str,
+        _owner: &crate::RunOwner,
     ) -> Result<(), StoreError> {
-        let (owner, host) = self.run_owner(run_id).await?;
-        if force || owner.is_empty() || owner == self.session_user().await? {
+        self.run_owner(run_id).await.map(|_| ())
+    }
+
+    /// Refuses `change` of another member's run unless `force` ([`crate::AnyStore::check_owner`]
+    /// is the one entry every caller uses).
+    pub(crate) async fn check_owner(
+        &self,
+        run_id: &str,
+        change: crate::RunChange,
+        force: bool,
+    ) -> Result<(), StoreError> {
+        let (by, host) = self.run_owner(run_id).await?;
+        if force || by.is_empty() || by == self.session_user().await? {
             return Ok(());
         }
-        Err(StoreError::NotOwner {
-            run_id: run_id.to_string(),
-            owner: crate::terminal_safe(&owner),
-            host: if host.is_empty() {
-                String::new()
-            } else {
-                format!(" (planned on host {})", crate::terminal_safe(&host))
-            },
-            what: what.to_string(),
-        })
+        Err(crate::RunOwner { by, host }.refuse(run_id, change))
+    }
+
+    /// The run sample `sample_id` belongs to ([`StoreError::UnknownSample`] when none).
+    pub(crate) async fn run_of_sample(&self, sample_id: i64) -> Result<String, StoreError> {
+        sqlx::query_scalar("SELECT run_id FROM samples WHERE id = $1")
+            .bind(sample_id)
+            .fetch_optional(&self.pool)
+            .await?
+            .ok_or(StoreError::UnknownSample(sample_id))
     }
 
     /// Creates a run (status `running`) and its models in one transaction.

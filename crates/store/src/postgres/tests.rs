@@ -460,7 +460,7 @@ async fn lab_roles_let_no_member_delete_or_change_another_members_run() {
     assert_eq!(ada.run_owner("run-ada").await.unwrap().0, ada_role);
     // Crucible refuses first, naming the owner …
     let e = bob
-        .check_owner("run-ada", false, "deleting")
+        .check_owner("run-ada", crate::RunChange::Delete, false)
         .await
         .unwrap_err()
         .to_string();
@@ -468,7 +468,9 @@ async fn lab_roles_let_no_member_delete_or_change_another_members_run() {
         e.contains(&format!("run run-ada belongs to {ada_role}")) && e.contains("--force"),
         "{e}"
     );
-    bob.check_owner("run-ada", true, "deleting").await.unwrap();
+    bob.check_owner("run-ada", crate::RunChange::Delete, true)
+        .await
+        .unwrap();
     // … and with --force, or by hand with SQL, the store itself refuses.
     assert!(bob.delete_run("run-ada").await.is_err());
     for sql in [
@@ -532,4 +534,60 @@ async fn a_failed_copy_never_deletes_the_run_another_copy_made() {
     // The first copy's run is still there.
     let kept = to.run("run-c").await.unwrap();
     assert_eq!(kept.note.as_deref(), Some("the other copy"));
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn a_file_records_who_made_a_run_and_copies_keep_it() {
+    let dir = tempfile::tempdir().unwrap();
+    let file = crate::Store::open(&dir.path().join("mine.db"))
+        .await
+        .unwrap();
+    file.create_run(&new_run("run-f", "2026-01-01T00:00:00Z"))
+        .await
+        .unwrap();
+    let mine = file.owner_of("run-f").await.unwrap();
+    assert_eq!(mine.by, crate::machine::user_name());
+    assert!(!mine.by.is_empty());
+    assert_eq!(mine.host, crate::host_name());
+    // Pushed to a lab store: the server records the role that pushed it, not the file's owner.
+    let url = pg_url().await;
+    let lab = PgStore::connect(&url, None).await.unwrap();
+    crate::copy_run(&file, &lab, "run-f", "lab").await.unwrap();
+    assert_eq!(lab.owner_of("run-f").await.unwrap().by, "postgres");
+    // A lab run made by someone else, pulled into another file, keeps its lab owner.
+    sqlx::query("UPDATE runs SET created_by = 'ada', created_host = 'lab-3' WHERE id = 'run-f'")
+        .execute(&lab.pool)
+        .await
+        .unwrap();
+    let other = crate::Store::open(&dir.path().join("pulled.db"))
+        .await
+        .unwrap();
+    crate::copy_run(&lab, &other, "run-f", "pulled.db")
+        .await
+        .unwrap();
+    assert_eq!(
+        other.owner_of("run-f").await.unwrap(),
+        crate::RunOwner {
+            by: "ada".into(),
+            host: "lab-3".into()
+        }
+    );
+    // … and so does a copy of that file's run into a third file.
+    let third = crate::Store::open(&dir.path().join("third.db"))
+        .await
+        .unwrap();
+    crate::copy_run(&other, &third, "run-f", "third.db")
+        .await
+        .unwrap();
+    assert_eq!(third.owner_of("run-f").await.unwrap().by, "ada");
+    // Nothing is refused on a file: it is its user's.
+    let any = crate::AnyStore::from(other);
+    any.check_owner("run-f", crate::RunChange::Delete, false)
+        .await
+        .unwrap();
+    assert!(matches!(
+        any.check_sample_owner(99, crate::RunChange::Override, false)
+            .await,
+        Ok(())
+    ));
 }

@@ -98,8 +98,8 @@ impl Store {
             .unwrap_or_else(|| "unknown".into());
         let row = sqlx::query(&format!(
             "INSERT INTO sample_overrides (sample_id, run_id, passed, score, note, reviewer, \
-             created_at, original_passed, original_score, scorer_version, kind) \
-             VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING {COLUMNS}"
+             created_at, original_passed, original_score, scorer_version, kind, created_by) \
+             VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING {COLUMNS}"
         ))
         .bind(o.sample_id())
         .bind(&run_id)
@@ -125,6 +125,7 @@ impl Store {
         } else {
             "override"
         })
+        .bind(crate::machine::user_name())
         .fetch_one(&mut *tx)
         .await?;
         let out = row_of(&row)?;

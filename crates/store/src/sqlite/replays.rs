@@ -47,7 +47,7 @@ impl Store {
         };
         let row = sqlx::query(&format!(
             "INSERT INTO sample_replays (sample_id, run_id, mode, agrees, fresh_outcome, \
-             fresh_score, differences, created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?) \
+             fresh_score, differences, created_at, created_by) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?) \
              RETURNING {COLUMNS}"
         ))
         .bind(r.sample_id)
@@ -62,6 +62,7 @@ impl Store {
         })
         .bind(r.differences.to_string())
         .bind(created_at)
+        .bind(crate::machine::user_name())
         .fetch_one(&mut *tx)
         .await?;
         let out = row_of(&row)?;

@@ -28,6 +28,48 @@ impl Store {
         Ok(n == 2)
     }
 
+    /// Who made `run_id`: the local user and host recorded by migration 0009's columns (empty
+    /// on a run stored before them, and on a file opened read-only that predates them).
+    pub async fn owner_of(&self, run_id: &str) -> Result<crate::RunOwner, StoreError> {
+        let has: i64 = sqlx::query_scalar(
+            "SELECT COUNT(*) FROM pragma_table_info('runs') \
+             WHERE name IN ('created_by', 'created_host')",
+        )
+        .fetch_one(&self.pool)
+        .await?;
+        let sql = if has == 2 {
+            "SELECT created_by, created_host FROM runs WHERE id = ?"
+        } else {
+            "SELECT '', '' FROM runs WHERE id = ?"
+        };
+        let (by, host): (String, String) = sqlx::query_as(sql)
+            .bind(run_id)
+            .fetch_optional(&self.pool)
+            .await?
+            .ok_or_else(|| StoreError::UnknownRun(run_id.to_string()))?;
+        Ok(crate::RunOwner { by, host })
+    }
+
+    /// Records `owner` as the maker of `run_id` (a run copied here keeps its owner).
+    pub async fn keep_owner(
+        &self,
+        run_id: &str,
+        owner: &crate::RunOwner,
+    ) -> Result<(), StoreError> {
+        let _turn = self.write.lock().await;
+        let n = sqlx::query("UPDATE runs SET created_by = ?, created_host = ? WHERE id = ?")
+            .bind(&owner.by)
+            .bind(&owner.host)
+            .bind(run_id)
+            .execute(&self.pool)
+            .await?
+            .rows_affected();
+        if n == 0 {
+            return Err(StoreError::UnknownRun(run_id.to_string()));
+        }
+        Ok(())
+    }
+
     /// Sets (or clears) a run's name and note, checked by [`RunNotes::try_new`]: an empty or
     /// blank value clears it. Nothing else of the run changes (status, samples, lease). A refused
     /// value is [`StoreError::Notes`]; an unknown run [`StoreError::UnknownRun`].
@@ -175,8 +217,8 @@ impl Store {
         let _turn = self.write.lock().await;
         let mut tx = self.pool.begin().await?;
         sqlx::query(
-            "INSERT INTO runs (id, created_at, status, seed, spec, versions, planned, name, note) \
-             VALUES (?, ?, 'running', ?, ?, ?, ?, ?, ?)",
+            "INSERT INTO runs (id, created_at, status, seed, spec, versions, planned, name, note, \
+             created_by, created_host) VALUES (?, ?, 'running', ?, ?, ?, ?, ?, ?, ?, ?)",
         )
         .bind(&run.id)
         .bind(&run.created_at)
@@ -186,6 +228,8 @@ impl Store {
         .bind(run.planned as i64)
         .bind(run.notes.name())
         .bind(run.notes.note())
+        .bind(crate::machine::user_name())
+        .bind(crate::machine::host_name())
         .execute(&mut *tx)
         .await?;
         for (model, spec) in &run.models {

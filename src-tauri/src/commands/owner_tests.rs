@@ -1,0 +1,150 @@
+//! The app's owner checks on a lab store, through the command functions on a real PostgreSQL
+//! (the test process's throwaway `crucible_store::LocalServer`): deleting, cancelling,
+//! renaming, overriding or confirming a sample of a run another member made is refused, naming
+//! the owner, and changes nothing; with `force` it goes through; the member's own runs need no
+//! force. The rule itself is the store's (`AnyStore::check_owner`), shared with the CLI.
+
+use crucible_store::{copy_run, AnyStore, PgStore, Store, SyntheticRun, SyntheticSample};
+
+use crate::{AppState, ErrorKind};
+
+/// A one-sample run `run_id` in a throwaway file, copied into `to` (whose role then owns it).
+async fn run_made_by(to: &PgStore, run_id: &str) {
+    let dir = tempfile::tempdir().unwrap();
+    let file = Store::open(&dir.path().join("made.db")).await.unwrap();
+    let sample = SyntheticSample {
+        run_id,
+        benchmark: "pilot",
+        model: "builtin:reference",
+        instance: "t0#cot",
+        task: "t0",
+        prompt_type: "optimal",
+        round: 0,
+        kind: "k",
+        category: "",
+        subcategory: "",
+        difficulty: "easy",
+        outcome: "full_success",
+        score: 1.0,
+        passed: true,
+        metrics: "{}".into(),
+        k_act: None,
+        k_opt: None,
+        cost_usd: 0.0,
+    };
+    let runs = [SyntheticRun {
+        id: run_id,
+        models: vec!["builtin:reference"],
+    }];
+    file.write_synthetic(&runs, [sample]).await.unwrap();
+    copy_run(&file, to, run_id, "the lab").await.unwrap();
+}
+
+/// A lab store with a run `run-ada` made by the server's `postgres` role, and the app of
+/// another member, bob, connected to it.
+async fn bobs_app() -> (AppState, PgStore, AnyStore, String) {
+    use sqlx::Connection;
+    let server = crucible_store::LocalServer::shared().unwrap_or_else(|e| panic!("{e}"));
+    let url = server.fresh_database().await.unwrap();
+    let admin = PgStore::connect(&url, None).await.unwrap();
+    run_made_by(&admin, "run-ada").await;
+    let bob = format!("app_bob_{}", std::process::id());
+    let mut c = sqlx::PgConnection::connect(&url).await.unwrap();
+    sqlx::query(&format!(
+        "DO $$ BEGIN CREATE ROLE {bob} LOGIN SUPERUSER PASSWORD 'pw-bob'; \
+         EXCEPTION WHEN duplicate_object THEN NULL; END $$"
+    ))
+    .execute(&mut c)
+    .await
+    .unwrap();
+    let (shown, _) = crucible_store::split_url_password(&url);
+    let bob_url = shown.replacen(
+        "postgres://postgres@",
+        &format!("postgres://{bob}:pw-bob@"),
+        1,
+    );
+    let bob_store = AnyStore::from(PgStore::connect(&bob_url, None).await.unwrap());
+    let config = crucible_core::Config {
+        lab_store: Some(bob_url),
+        reviewer: Some("bob".into()),
+        ..crucible_core::Config::test()
+    };
+    let state = AppState::for_test(config, Some(bob_store.clone()));
+    (state, admin, bob_store, bob)
+}
+
+fn refused_naming_the_owner(what: &str, got: Result<impl std::fmt::Debug, crate::CommandError>) {
+    let e = got.expect_err(what);
+    assert_eq!(e.kind, ErrorKind::Invalid, "{what}: {e:?}");
+    assert!(
+        e.message.contains("run run-ada belongs to postgres") && e.message.contains("force"),
+        "{what}: {}",
+        e.message
+    );
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn the_app_refuses_changing_another_members_lab_run_unless_forced() {
+    let (state, admin, _, _) = bobs_app().await;
+    let sample = admin.samples("run-ada").await.unwrap()[0].0;
+    let before = admin.run("run-ada").await.unwrap();
+
+    refused_naming_the_owner(
+        "delete",
+        super::runs::delete(&state, "run-ada", false).await,
+    );
+    refused_naming_the_owner(
+        "cancel",
+        super::runs::cancel(&state, "run-ada", false).await,
+    );
+    refused_naming_the_owner(
+        "rename",
+        super::runs::rename(&state, "run-ada", Some("mine"), None, false).await,
+    );
+    let o = crucible_store::NewOverride::try_new(sample, false, None, "wrong", "bob");
+    refused_naming_the_owner("override", super::results::review(&state, o, false).await);
+    let o = crucible_store::NewOverride::try_confirm(sample, "right", "bob");
+    refused_naming_the_owner("confirm", super::results::review(&state, o, false).await);
+    // Nothing changed.
+    assert_eq!(admin.run("run-ada").await.unwrap(), before);
+    assert!(admin.overrides(Some("run-ada")).await.unwrap().is_empty());
+
+    // Forced, each goes through (a finished run is not cancellable, but no longer for want
+    // of an owner).
+    let e = super::runs::cancel(&state, "run-ada", true)
+        .await
+        .unwrap_err();
+    assert!(!e.message.contains("belongs to"), "{}", e.message);
+    let named = super::runs::rename(&state, "run-ada", Some("mine"), None, true)
+        .await
+        .unwrap();
+    assert!(named.is_none(), "{named:?}");
+    assert_eq!(
+        admin.run("run-ada").await.unwrap().name.as_deref(),
+        Some("mine")
+    );
+    let o = crucible_store::NewOverride::try_new(sample, false, None, "wrong", "bob");
+    super::results::review(&state, o, true).await.unwrap();
+    assert_eq!(admin.overrides(Some("run-ada")).await.unwrap().len(), 1);
+    super::runs::delete(&state, "run-ada", true).await.unwrap();
+    assert!(admin.run("run-ada").await.is_err());
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn the_app_changes_a_members_own_lab_run_without_force() {
+    let (state, admin, bob_store, bob) = bobs_app().await;
+    let AnyStore::Postgres(bob_pg) = &bob_store else {
+        unreachable!()
+    };
+    run_made_by(bob_pg, "run-bob").await;
+    assert_eq!(admin.run_owner("run-bob").await.unwrap().0, bob);
+    let named = super::runs::rename(&state, "run-bob", Some("ours"), Some("n"), false)
+        .await
+        .unwrap();
+    assert!(named.is_none(), "{named:?}");
+    let sample = admin.samples("run-bob").await.unwrap()[0].0;
+    let o = crucible_store::NewOverride::try_confirm(sample, "right", "bob");
+    super::results::review(&state, o, false).await.unwrap();
+    super::runs::delete(&state, "run-bob", false).await.unwrap();
+    assert!(admin.run("run-bob").await.is_err());
+}
