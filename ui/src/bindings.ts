@@ -3162,7 +3162,24 @@ transactions: Array<TxView>,
  * Calls the RPC gate refused while the agent's code ran (cheat methods, sends): the
  * sample's reward-hacking attempts, with a composite's round named.
  */
-refused_calls: Array<RefusedCallView>, };
+refused_calls: Array<RefusedCallView>, 
+model_calls: Array<ModelCallView>, };
+
+export type ModelCallView = { n: number, stop: string, stop_label: string, truncated: boolean, cached: boolean, input_tokens: number | null, cached_input_tokens: number | null, output_tokens: number | null, reasoning_tokens: number | null, cost_usd: number | null, reasoning: ReasoningView | null, request_id: string | null, };
+
+export type ReasoningView = { text: string, total_bytes: number, clipped: boolean, opaque: Array<string>, };
+
+export type RunModelView = { name: string, provider: string, model: string, base_url: string, settings: Array<SettingLine>, unreadable: string | null, };
+
+export type SettingLine = { key: string, label: string, value: string, is_default: boolean, };
+
+export type EntryFields = { match: string, wire: string | null, refuses: Array<string> | null, max_tokens_field: string | null, reasoning: string | null, context_window: number | null, price: ModelPrice | null, price_as_of: string | null, price_source: string | null, note: string | null, };
+
+export type CatalogModelView = { match: string, shipped: EntryFields | null, user: EntryFields | null, merged: EntryFields, };
+
+export type FieldChoice = { value: string, label: string, };
+
+export type CatalogEditView = { file: string, shipped_as_of: string, user_file_error: string | null, entries: Array<CatalogModelView>, params: Array<FieldChoice>, max_tokens_fields: Array<FieldChoice>, reasoning_controls: Array<FieldChoice>, };
 
 /**
  * A transaction as the trace viewer shows it.
