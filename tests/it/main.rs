@@ -3,6 +3,7 @@
 //! install hint; nothing is skipped silently.
 
 mod adherence;
+mod catalog_edit;
 mod chain;
 mod cli;
 mod composite;
