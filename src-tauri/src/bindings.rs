@@ -254,6 +254,22 @@ pub fn typescript() -> String {
     {
         use crucible_views::trace::*;
         decl::<TraceView>(&mut out);
+        decl::<ModelCallView>(&mut out);
+        decl::<ReasoningView>(&mut out);
+    }
+    // The run page's model settings and Settings → Providers' model catalogue.
+    {
+        use crucible_views::model_catalog::*;
+        use crucible_views::run_models::*;
+        decl::<RunModelView>(&mut out);
+        decl::<SettingLine>(&mut out);
+        decl::<EntryFields>(&mut out);
+        decl::<CatalogModelView>(&mut out);
+        decl::<FieldChoice>(&mut out);
+        decl::<CatalogEditView>(&mut out);
+    }
+    {
+        use crucible_views::trace::*;
         decl::<crucible_views::txview::TxView>(&mut out);
         decl::<crucible_views::txview::TxArg>(&mut out);
         decl::<crucible_views::txview::TxEffects>(&mut out);
@@ -509,6 +525,9 @@ mod tests {
             "CompareReport",
             "SampleView",
             "TraceView",
+            "ModelCallView",
+            "RunModelView",
+            "CatalogEditView",
             "JsonValue",
         ] {
             assert!(

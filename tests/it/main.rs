@@ -4,6 +4,7 @@
 
 mod adherence;
 mod backpressure;
+mod catalog_edit;
 mod chain;
 mod cli;
 mod composite;

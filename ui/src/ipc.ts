@@ -8,6 +8,7 @@ import type {
   PerfMark, SystemStatus, LocatedTool, ConfigReset, UniverseBuild, ToolInstall, PackInfo, PackVerdict, SelftestProgress,
 } from "./bindings";
 import type { DatabaseCheck, FirstStart, FreshDatabase, LabCheck, OpenedDatabase, Recovery, StoreChoice } from "./bindings";
+import type { CatalogEditView, EntryFields, RunModelView } from "./bindings";
 import type { AuditQueue, ExploitCheck, FormError, OverrideView, RoundsAdvice, SampleReview, SimAudit, SimAuditProgress } from "./bindings";
 
 export type Result<T> = { ok: true; value: T } | { ok: false; error: CommandError };
@@ -356,3 +357,18 @@ export const recoverDatabase = (): Promise<Result<Recovery>> => call<Recovery>("
 /** Checks that `path` is a Crucible database, remembers it in the settings file and uses it. */
 export const openDatabase = (path: string): Promise<Result<OpenedDatabase>> =>
   call<OpenedDatabase>("open_database", { path });
+
+/** Each model of a run with the settings the run used, in words (Rust: `run_model_settings`). */
+export const runModelSettings = (runId: string): Promise<Result<RunModelView[]>> =>
+  call<RunModelView[]>("run_model_settings", { runId });
+
+/** The model catalogue: shipped, the user's overrides, merged (Rust: `model_catalog`). */
+export const modelCatalog = (): Promise<Result<CatalogEditView>> => call<CatalogEditView>("model_catalog");
+
+/** Saves the user's override of one catalogue entry; the error names the field at fault. */
+export const saveModelOverride = (entry: EntryFields): Promise<Result<CatalogEditView>> =>
+  call<CatalogEditView>("save_model_override", { entry });
+
+/** Removes the user's override of catalogue entry `family`: the shipped entry applies again. */
+export const resetModelOverride = (family: string): Promise<Result<CatalogEditView>> =>
+  call<CatalogEditView>("reset_model_override", { family });

@@ -20,3 +20,18 @@ export function tokenAmount(raw: string, decimals: number): string {
   const grouped = whole.replace(/\B(?=(\d{3})+(?!\d))/g, ",");
   return `${approx}${neg ? "−" : ""}${grouped}${shown ? "." + shown : ""}`;
 }
+
+/** A cost in US dollars for people; `null` (no price known for the model) reads "unpriced", never
+ *  $0. Small amounts keep enough digits to tell them apart ("$0.0042"). */
+export function formatCost(usd: number | null | undefined): string {
+  if (usd === null || usd === undefined || !Number.isFinite(usd)) return "unpriced";
+  if (usd === 0) return "$0";
+  if (usd >= 100) return `$${usd.toLocaleString("en-US", { maximumFractionDigits: 0 })}`;
+  if (usd >= 0.1) return `$${usd.toFixed(2)}`;
+  return `$${usd.toPrecision(2).replace(/(\.\d*?)0+$/, "$1").replace(/\.$/, "")}`;
+}
+
+/** A whole count with thousands separators ("12,345"). */
+export function formatCount(n: number): string {
+  return Math.round(n).toLocaleString("en-US");
+}

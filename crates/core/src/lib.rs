@@ -258,6 +258,10 @@ impl StopReason {
 pub struct TurnUsage {
     /// Prompt tokens.
     pub input_tokens: u64,
+    /// Of the prompt tokens, those read from the provider's prompt cache (0 when it does not
+    /// say).
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub cached_input_tokens: u64,
     /// Generated tokens (reasoning included, as the providers bill it).
     pub output_tokens: u64,
     /// Of the generated tokens, those spent reasoning (0 when the provider does not say).
@@ -381,6 +385,14 @@ pub struct CallNote {
     /// Answered from the response cache.
     #[serde(default)]
     pub cached: bool,
+    /// What the call cost in USD (`None`: the model has no price, or the call is older than
+    /// per-call costs).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub cost_usd: Option<f64>,
+}
+
+fn is_zero(n: &u64) -> bool {
+    *n == 0
 }
 
 /// What happens during a sample; the live stream to UI/CLI and the stored transcript.

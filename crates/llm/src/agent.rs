@@ -115,6 +115,7 @@ pub struct CallRecord {
 pub(crate) fn turn_usage(u: &Usage) -> TurnUsage {
     TurnUsage {
         input_tokens: u.prompt_tokens(),
+        cached_input_tokens: u.cache_read_tokens,
         output_tokens: u.output_tokens,
         reasoning_tokens: u.reasoning_tokens,
     }

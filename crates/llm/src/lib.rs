@@ -37,7 +37,7 @@ pub use limiter::{
     SUSTAINED_WINDOW,
 };
 pub use loopback::{conversation_key, Loopback, LOOPBACK_BAD_KEY};
-pub use models::{list_models, LOOPBACK_MODELS, MAX_LISTED_MODELS};
+pub use models::{list_models, stored_key_may_go, LOOPBACK_MODELS, MAX_LISTED_MODELS};
 pub use price::{check_priced, check_priced_in, Budget, ModelPrice, PriceTable};
 pub use probe::{probe, probe_settings, ProbeReport, PROBE_MAX_TOKENS, PROBE_PROMPT};
 pub use provider::{

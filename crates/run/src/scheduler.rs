@@ -1325,7 +1325,8 @@ impl Agent for Counted<'_> {
                     truncated: c.truncated,
                     reasoning: c.reasoning.clone(),
                     usage: Some(crucible_core::TurnUsage {
-                        input_tokens: c.usage.input_tokens,
+                        input_tokens: c.usage.prompt_tokens(),
+                        cached_input_tokens: c.usage.cache_read_tokens,
                         output_tokens: c.usage.output_tokens,
                         reasoning_tokens: turn
                             .as_ref()
@@ -1335,6 +1336,7 @@ impl Agent for Counted<'_> {
                     }),
                     request_id: c.request_id.clone(),
                     cached: c.cached,
+                    cost_usd: c.cost_usd,
                 };
                 if let Ok(mut events) = self.events.lock() {
                     events.push(Event::ModelCall { call: note });

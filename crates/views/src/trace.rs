@@ -11,6 +11,12 @@ use serde::Serialize;
 use serde_json::Value;
 use ts_rs::TS;
 
+mod calls;
+
+pub use calls::{
+    model_calls, stop_label, ModelCallView, ReasoningView, MAX_CALLS, MAX_REASONING_BYTES,
+};
+
 use crate::inspect::{checks_of, CheckView};
 use crate::results::SampleTrace;
 use crate::studio::{CompositeTrace, RoundTrace};
@@ -210,6 +216,9 @@ pub struct TraceView {
     /// Calls the RPC gate refused while the agent's code ran (cheat methods, sends): the
     /// sample's reward-hacking attempts, with a composite's round named.
     pub refused_calls: Vec<RefusedCallView>,
+    /// Each model call of the sample (provider models only): stop reason, tokens, cost and
+    /// reasoning ([`model_calls`]).
+    pub model_calls: Vec<ModelCallView>,
 }
 
 /// A refused call, for people.
@@ -288,6 +297,7 @@ impl TraceView {
             } else {
                 Vec::new()
             },
+            model_calls: Vec::new(),
         }
     }
 
@@ -415,8 +425,9 @@ impl SampleView {
             .iter()
             .map(|a| (a.kind.as_str(), &a.data))
             .collect();
-        let view = TraceView::of(&trace.summary.benchmark, &trace.details, &artefacts)
+        let mut view = TraceView::of(&trace.summary.benchmark, &trace.details, &artefacts)
             .with_intent_values(&trace.details, &trace.raw_answer.text);
+        view.model_calls = model_calls(&trace.events);
         Self { trace, view }
     }
 }

@@ -1,5 +1,6 @@
 //! The IPC commands, one file per area of the UI. Each is a thin async fn over the core.
 
+pub mod catalog;
 pub mod database;
 #[cfg(test)]
 mod owner_tests;

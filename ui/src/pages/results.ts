@@ -2,6 +2,7 @@
 // --json`, sortable, filterable by category/difficulty; a click on a cell lists the samples behind
 // it) → a sample's trace; the report's charts with exports; two runs compared. Element ids and
 // data-* attributes are what the E2E tests use.
+import { modelCallsSection } from "../model-calls";
 import type {
   Bench,
   CategoryCell,
@@ -1406,6 +1407,7 @@ async function renderTrace(el: HTMLElement, id: number, onSaved: () => void = ()
       highlights(v.highlights),
       textBlock(s.id, "prompt", "Prompt", t.prompt),
       textBlock(s.id, "raw_answer", "Answer", t.raw_answer),
+      modelCallsSection(v.model_calls ?? []),
       extractedSection(s.id),
       // Intent2Tx's and PILOT's checks are their own sections' rows.
       refusedSection(v.refused_calls ?? []),

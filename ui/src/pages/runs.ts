@@ -4,6 +4,7 @@
 // its name, note and facts, with "Rename / add a note"),
 // and the new-run form (#/runs/new; #/runs/new?preset=quick opens its "Quick compare") with its
 // plan preview, a sticky footer holding the plan's line and Start, and each problem next to its field.
+import { runModelsSection } from "../run-model-settings";
 import type { Bench, BenchPlan, LiveLoad, LiveStatus, PromptSet, ProvidersView, RoundsAdvice, RunForm, RunListItem, RunPlan, RunWorkers, RunsView } from "../bindings";
 import { PROMPT_SETS, PROMPT_SET_LABEL, RUN_NAME_MAX_CHARS, RUN_NOTE_MAX_CHARS } from "../bindings";
 import { BENCH_LABEL } from "../bench";
@@ -1074,7 +1075,8 @@ async function renderRunDetail(root: HTMLElement, runId: string, focus: "title" 
         h("dt", {}, "Cost"), h("dd", {}, fmtUsd(r.cost_usd)),
         h("dt", {}, "Answers"), h("dd", {}, answers(r)),
         r.made_by ? h("dt", {}, "Made by") : null, r.made_by ? h("dd", { "data-field": "made-by" }, r.made_by) : null),
-      resultLinks(r)));
+      resultLinks(r)),
+    runModelsSection(r.run_id, new Map(r.models.map((m, i) => [m, r.model_labels[i] ?? m]))));
   if (focus === "title") title.focus();
 }
 

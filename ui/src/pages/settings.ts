@@ -3,6 +3,7 @@ import { h, mount } from "../dom";
 import { statusPanel } from "../status-view";
 import type { SystemStatus } from "../bindings";
 import { renderProviders } from "./providers";
+import { renderModelCatalog } from "./model-catalog";
 import { renderPacks } from "./packs";
 import { renderStore } from "./store-settings";
 import { reviewerName, setReviewerName } from "../ipc";
@@ -79,8 +80,10 @@ export async function renderSettings(root: HTMLElement): Promise<void> {
   }
   if (active === "providers") {
     const panel = h("section", { role: "tabpanel", id: "panel-providers", "aria-labelledby": "tab-providers" });
-    mount(root, h("header", { class: "page-head" }, h("h1", {}, "Settings")), tabs(active), panel);
-    await renderProviders(panel);
+    // The model catalogue is its own card below the providers (its own component).
+    const catalogue = h("div", { id: "panel-catalogue" });
+    mount(root, h("header", { class: "page-head" }, h("h1", {}, "Settings")), tabs(active), panel, catalogue);
+    await Promise.all([renderProviders(panel), renderModelCatalog(catalogue)]);
     return;
   }
   const panel = statusPanel("full", systemDetails);
