@@ -35,6 +35,7 @@ mod sandbox;
 mod seam;
 mod seam_matrix;
 mod store;
+mod streaming;
 mod studio;
 mod support;
 mod throughput;

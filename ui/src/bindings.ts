@@ -619,7 +619,17 @@ key_env: string | null,
 /**
  * The models saved for it.
  */
-models: Array<ModelEntry>, };
+models: Array<ModelEntry>, 
+/**
+ * The timeout of its calls in seconds: the longest wait for the model's data (see
+ * docs/llm.md, "Streaming and timeouts"). `None`: `CRUCIBLE_LLM_TIMEOUT_S`, else 600 s for
+ * reasoning models and 300 s for others. Reaches every run of its models.
+ */
+timeout_s?: number | null, 
+/**
+ * Whether its answers are streamed (`None`: yes). Reaches every run of its models.
+ */
+stream?: boolean | null, };
 
 /**
  * One model on a saved provider.
@@ -682,7 +692,20 @@ extra_body?: Record<string, unknown> | null,
  * Extra request headers (`anthropic-beta`, OpenRouter attribution, …); never the key
  * headers, which Crucible sets itself.
  */
-extra_headers?: { [key in string]: string }, };
+extra_headers?: { [key in string]: string }, 
+/**
+ * Whether answers are streamed (`None`: yes, on every wire). How the answer travels, not
+ * what is asked: never part of the cache key. Settled from the saved provider's `stream`.
+ */
+stream?: boolean | null, 
+/**
+ * The call timeout in seconds: the longest wait for the model's data (the whole answer when
+ * not streamed; the first event and every pause when streamed, a streamed call being capped
+ * at [`crate::RetryPolicy::STREAM_TOTAL_FACTOR`] times it). `None`: `CRUCIBLE_LLM_TIMEOUT_S`,
+ * else 600 s for reasoning models and 300 s for others. Never part of the cache key.
+ * Settled from the saved provider's `timeout_s`.
+ */
+timeout_s?: number | null, };
 
 /**
  * How hard a reasoning model thinks: a level, a token budget, or both (each wire takes the one
