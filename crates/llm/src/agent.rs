@@ -577,9 +577,11 @@ impl ModelAgent {
             .unwrap_or_default()
             .to_ascii_lowercase();
         let mut resp = resp;
-        // A stream request answered with a JSON body (servers that ignore `stream`) is read whole.
-        let json_body = content_type.contains("json") && !content_type.contains("ndjson");
-        if streamed && (200..300).contains(&status) && !json_body {
+        // Only an event stream is read as one; anything else (a JSON body from a server that
+        // ignores `stream`) is read whole.
+        let event_stream =
+            content_type.contains("event-stream") || content_type.contains("x-ndjson");
+        if streamed && (200..300).contains(&status) && event_stream {
             return self
                 .read_stream(resp, status, retry_after, request_id, limit)
                 .await;
@@ -634,8 +636,18 @@ impl ModelAgent {
             malformed: Some(self.scrub(provider::snippet(&body))),
             timed_out: false,
         };
-        let mut value: Value = serde_json::from_str(&body)
-            .map_err(|e| malformed(format!("the body is not JSON ({e})")))?;
+        let mut value: Value = match serde_json::from_str(&body) {
+            Ok(v) => v,
+            // An event stream sent under another content type is still read as one.
+            Err(e) => streamed
+                .then(|| {
+                    let mut c = stream::Collector::new(self.spec.provider.wire());
+                    c.push(body.as_bytes()).ok()?;
+                    c.finish().ok()
+                })
+                .flatten()
+                .ok_or_else(|| malformed(format!("the body is not JSON ({e})")))?,
+        };
         if let (true, Value::Array(events)) = (streamed, &value) {
             // Gemini's stream without `alt=sse`: the chunks as one JSON array.
             value = stream::assemble_array(self.spec.provider.wire(), events)
