@@ -151,6 +151,8 @@ mod tests {
             kind: Provider::OpenAiCompatible,
             base_url: Some("http://127.0.0.1:1/v1".into()),
             key_env: None,
+            timeout_s: None,
+            stream: None,
             models: vec![ModelEntry {
                 name: "m".into(),
                 settings: ModelSettings::default(),

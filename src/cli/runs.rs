@@ -181,6 +181,10 @@ pub struct RunArgs {
     /// The provider's sampling seed for every provider model (`--seed` is the run's seed).
     #[arg(long, conflicts_with = "resume")]
     model_seed: Option<u64>,
+    /// Do not stream answers (every provider model of the run; streaming is on unless a saved
+    /// provider turns it off). Recorded with the run's model settings as `stream: false`.
+    #[arg(long, conflicts_with = "resume")]
+    no_stream: bool,
     /// Any other model setting for every provider model, `KEY=VALUE` (VALUE as JSON, else a
     /// string; repeatable), e.g. `--model-setting system_prompt=fold_into_user`.
     #[arg(
@@ -636,8 +640,8 @@ pub async fn run_cmd(config: &Config, a: RunArgs) -> Result<()> {
     print_report(&r, a.json)
 }
 
-/// The run's model setting overrides from `--temperature`, `--max-tokens`, `--model-seed` and
-/// `--model-setting KEY=VALUE` (checked against the settings' fields when the run starts).
+/// The run's model setting overrides from `--temperature`, `--max-tokens`, `--model-seed`,
+/// `--no-stream` and `--model-setting KEY=VALUE` (checked against the settings' fields when the run starts).
 fn setting_overrides(a: &RunArgs) -> Result<serde_json::Map<String, serde_json::Value>> {
     let mut m = serde_json::Map::new();
     if let Some(t) = a.temperature {
@@ -648,6 +652,9 @@ fn setting_overrides(a: &RunArgs) -> Result<serde_json::Map<String, serde_json::
     }
     if let Some(s) = a.model_seed {
         m.insert("seed".into(), json!(s));
+    }
+    if a.no_stream {
+        m.insert("stream".into(), json!(false));
     }
     for kv in &a.model_settings {
         let (k, v) = kv.split_once('=').with_context(|| {

@@ -292,7 +292,7 @@ async fn each_wire_format_is_spoken_and_usage_and_cost_are_read() {
         (
             "gemini:gemini-2.0-flash",
             gemini,
-            "/v1/v1beta/models/gemini-2.0-flash:generateContent",
+            "/v1/v1beta/models/gemini-2.0-flash:streamGenerateContent?alt=sse",
             ("x-goog-api-key", SECRET.to_string()),
             "ok from gemini",
             4000,

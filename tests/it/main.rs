@@ -39,6 +39,7 @@ mod sandbox;
 mod seam;
 mod seam_matrix;
 mod store;
+mod streaming;
 mod studio;
 mod support;
 mod throughput;

@@ -27,6 +27,8 @@ fn local(id: &str, base_url: &str) -> ProviderEntry {
         kind: Provider::OpenAiCompatible,
         base_url: Some(base_url.into()),
         key_env: None,
+        timeout_s: None,
+        stream: None,
         models: vec![ModelEntry {
             name: "loop-1".into(),
             settings: ModelSettings::default(),
@@ -58,6 +60,8 @@ fn registry_round_trips_through_the_data_dir_without_keys() {
             kind: Provider::OpenRouter,
             base_url: None,
             key_env: Some("MY_ROUTER_KEY".into()),
+            timeout_s: None,
+            stream: None,
             models: vec![],
             max_concurrency: None,
         },

@@ -224,14 +224,23 @@ mod tests {
 /// Figures of `crucible bench llm`: the model-call layer against the loopback provider.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct LlmBench {
-    /// Sequential calls measured for each of the two overhead figures.
+    /// Sequential calls measured for each of the overhead figures.
     pub sequential_calls: usize,
-    /// A bare reqwest POST to the zero-latency loopback server.
+    /// A bare reqwest POST to the zero-latency loopback server, answered whole (JSON).
     pub raw_http: Figure,
-    /// The same call through `ModelAgent::complete` (encode, limiter, retry loop, decode, cost).
+    /// The same call through `ModelAgent::complete` with streaming off (encode, limiter, retry
+    /// loop, decode, cost).
     pub agent_call: Figure,
-    /// `agent_call.median_ms - raw_http.median_ms`: what the layer adds per call.
+    /// `agent_call.median_ms - raw_http.median_ms`: what the layer adds per call, not streamed.
     pub overhead_per_call_ms: f64,
+    /// A bare reqwest POST asking for a stream, its SSE body read whole (no parsing).
+    pub raw_http_stream: Figure,
+    /// The same call through `ModelAgent::complete` streamed (the default): the SSE parser and
+    /// the assembler on top of the above.
+    pub agent_call_stream: Figure,
+    /// `agent_call_stream.median_ms - raw_http_stream.median_ms`: what the layer adds per
+    /// streamed call.
+    pub overhead_per_call_stream_ms: f64,
     /// Server-side latency of the throughput run (ms).
     pub latency_ms: u64,
     /// Concurrent agents sharing one provider limiter.
@@ -246,8 +255,9 @@ pub struct LlmBench {
     pub ideal_calls_per_s: f64,
 }
 
-/// Measures the model-call layer: per-call overhead over bare HTTP (sequential, zero latency) and
-/// throughput of `concurrency` agents at `latency_ms` server latency.
+/// Measures the model-call layer: per-call overhead over bare HTTP (sequential, zero latency),
+/// with streaming off and on, and throughput of `concurrency` agents (streamed, the default) at
+/// `latency_ms` server latency.
 pub async fn llm(
     sequential_calls: usize,
     latency_ms: u64,
@@ -255,7 +265,9 @@ pub async fn llm(
     calls_per_agent: usize,
 ) -> anyhow::Result<LlmBench> {
     use crucible_core::{Message, Role};
-    use crucible_llm::{AdaptiveLimiter, Aimd, Loopback, ModelAgent, ModelSpec, Provider};
+    use crucible_llm::{
+        AdaptiveLimiter, Aimd, Loopback, ModelAgent, ModelSettings, ModelSpec, Provider,
+    };
 
     let conv = [Message::new(Role::User, "Reply with the single word: ok")];
     let fast = Loopback::start(Duration::ZERO).await?;
@@ -273,11 +285,40 @@ pub async fn llm(
         None,
         &conv,
     );
-    // Interleaved, so that load from elsewhere on the machine hits both series alike.
-    let mut agent = ModelAgent::new(spec, None)?;
+    let mut streamed_body = body.body.clone();
+    streamed_body["stream"] = serde_json::json!(true);
+    streamed_body["stream_options"] = serde_json::json!({"include_usage": true});
+    // Interleaved, so that load from elsewhere on the machine hits every series alike.
+    let mut agent = ModelAgent::new(
+        spec.clone().with_settings(ModelSettings {
+            stream: Some(false),
+            ..ModelSettings::default()
+        }),
+        None,
+    )?;
+    let mut streaming = ModelAgent::new(spec, None)?;
     let mut raw = Vec::with_capacity(sequential_calls);
     let mut through = Vec::with_capacity(sequential_calls);
+    let mut raw_stream = Vec::with_capacity(sequential_calls);
+    let mut through_stream = Vec::with_capacity(sequential_calls);
     for _ in 0..sequential_calls {
+        let t = Instant::now();
+        let sse = http
+            .post(&body.url)
+            .json(&streamed_body)
+            .send()
+            .await?
+            .bytes()
+            .await?;
+        anyhow::ensure!(
+            sse.ends_with(b"data: [DONE]\n\n"),
+            "the loopback did not stream"
+        );
+        raw_stream.push(t.elapsed());
+        let t = Instant::now();
+        let c = streaming.complete(&conv).await?;
+        anyhow::ensure!(c.text == "ok", "streamed answer {:?}", c.text);
+        through_stream.push(t.elapsed());
         let t = Instant::now();
         let v: serde_json::Value = http
             .post(&body.url)
@@ -294,6 +335,8 @@ pub async fn llm(
         through.push(t.elapsed());
     }
     let (raw_http, agent_call) = (Figure::of(&raw), Figure::of(&through));
+    let (raw_http_stream, agent_call_stream) =
+        (Figure::of(&raw_stream), Figure::of(&through_stream));
 
     let slow = Loopback::start(Duration::from_millis(latency_ms)).await?;
     let limiter = AdaptiveLimiter::new(Aimd::new(concurrency, concurrency, 8));
@@ -324,6 +367,9 @@ pub async fn llm(
         overhead_per_call_ms: agent_call.median_ms - raw_http.median_ms,
         raw_http,
         agent_call,
+        overhead_per_call_stream_ms: agent_call_stream.median_ms - raw_http_stream.median_ms,
+        raw_http_stream,
+        agent_call_stream,
         latency_ms,
         concurrency,
         calls,

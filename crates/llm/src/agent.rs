@@ -14,7 +14,9 @@ use serde_json::Value;
 use super::cache::{CacheKey, ResponseCache};
 use super::limiter::{AdaptiveLimiter, Aimd, RateLimits};
 use super::price::{Budget, PriceTable};
-use super::provider::{self, ApiKey, Completion, ModelSettings, Provider, Usage, WireRequest};
+use super::provider::{
+    self, stream, ApiKey, Completion, ModelSettings, Provider, Usage, WireRequest,
+};
 use super::retry::{
     body_hint, is_retryable_status, parse_retry_after, Clock, RetryPolicy, SystemClock,
 };
@@ -204,8 +206,9 @@ pub(crate) fn bound(text: String) -> String {
 
 impl ModelAgent {
     /// An agent for `spec`. Refuses a provider that needs a key when none is given. Defaults: the
-    /// retry policy of [`RetryPolicy::for_model`] (the timeout from the catalogue and
-    /// `CRUCIBLE_LLM_TIMEOUT_S`), the system clock, jitter seed 0, its own limiter (4 permits, up to 16),
+    /// retry policy of [`RetryPolicy::for_settings`] (the timeout from the settings'
+    /// `timeout_s`, else `CRUCIBLE_LLM_TIMEOUT_S`, else the catalogue), streaming unless the
+    /// settings say `stream: false`, the system clock, jitter seed 0, its own limiter (4 permits, up to 16),
     /// the shipped price table, no budget, no cache.
     pub fn new(spec: ModelSpec, key: Option<ApiKey>) -> Result<Self, LlmError> {
         if key.is_none() && spec.provider.needs_key() {
@@ -218,7 +221,9 @@ impl ModelAgent {
                     .unwrap_or_else(|| "CRUCIBLE_API_KEY".into()),
             });
         }
-        let policy = RetryPolicy::for_model(&spec.model, |k| std::env::var(k).ok());
+        let policy = RetryPolicy::for_settings(&spec.model, spec.settings.timeout_s, |k| {
+            std::env::var(k).ok()
+        });
         Ok(Self {
             name: format!("{}:{}", spec.provider, spec.model),
             http: client(&policy)?,
@@ -356,6 +361,9 @@ impl ModelAgent {
         if let Some(choice) = tool_choice {
             provider::apply_tool_choice(wire, &mut req.body, choice);
         }
+        if self.streams() {
+            (stream::plan(wire).prepare)(&mut req);
+        }
         req
     }
 
@@ -385,12 +393,14 @@ impl ModelAgent {
             tool_choice,
         } = request;
         let started = Instant::now();
+        // How the answer travels (streamed or not, the timeout) is not what was asked.
+        let keyed = self.spec.settings.without_transport();
         let key = CacheKey {
             provider: self.spec.provider,
             base_url: &self.spec.base_url,
             model: &self.spec.model,
             messages,
-            settings: &self.spec.settings,
+            settings: &keyed,
             sample: self.sample,
             tools,
             tool_choice,
@@ -533,19 +543,23 @@ impl ModelAgent {
         req: &WireRequest,
         limits: &mut RateLimits,
     ) -> Result<Completion, Failure> {
+        let streamed = self.streams();
+        // A streamed call is bounded here, not by the client: silence by the timeout, the whole
+        // call by `stream_total` (the client's own limit is only a backstop behind these).
+        let limit = streamed.then(|| {
+            (
+                self.policy.stream_idle(),
+                Instant::now() + self.policy.stream_total(),
+            )
+        });
         let mut rb = self.http.post(&req.url).json(&req.body);
+        if streamed {
+            rb = rb.timeout(self.policy.stream_total() + Duration::from_secs(5));
+        }
         for (name, value) in &req.headers {
             rb = rb.header(*name, value);
         }
-        let transport = |e: reqwest::Error| Failure {
-            status: None,
-            message: self.scrub(describe(&e, &self.policy)),
-            retryable: true,
-            retry_after: None,
-            malformed: None,
-            timed_out: e.is_timeout(),
-        };
-        let resp = rb.send().await.map_err(transport)?;
+        let resp = self.within(rb.send(), limit).await?;
         let status = resp.status().as_u16();
         // `retry-after-ms` (OpenAI, Azure) is the precise form; `retry-after` the standard one.
         let header = |name: &str| resp.headers().get(name).and_then(|v| v.to_str().ok());
@@ -560,9 +574,21 @@ impl ModelAgent {
         let request_id = header("x-request-id")
             .or_else(|| header("request-id"))
             .map(|v| v.chars().take(200).collect::<String>());
+        let content_type = header("content-type")
+            .unwrap_or_default()
+            .to_ascii_lowercase();
         let mut resp = resp;
+        // Only an event stream is read as one; anything else (a JSON body from a server that
+        // ignores `stream`) is read whole.
+        let event_stream =
+            content_type.contains("event-stream") || content_type.contains("x-ndjson");
+        if streamed && (200..300).contains(&status) && event_stream {
+            return self
+                .read_stream(resp, status, retry_after, request_id, limit)
+                .await;
+        }
         let mut bytes: Vec<u8> = Vec::new();
-        while let Some(chunk) = resp.chunk().await.map_err(transport)? {
+        while let Some(chunk) = self.within(resp.chunk(), limit).await? {
             if bytes.len() + chunk.len() > MAX_BODY_BYTES {
                 return Err(Failure {
                     status: Some(status),
@@ -600,35 +626,7 @@ impl ModelAgent {
             });
         }
         if !(200..300).contains(&status) {
-            // Scrub the whole body before picking the message out of it: a key cut in half by
-            // the bound would no longer match.
-            let body = scrub_key(body, self.key.as_ref());
-            let message = provider::error_message(&body);
-            let hint = if status == 429 {
-                body_hint(&body)
-            } else {
-                Default::default()
-            };
-            // A quota that no wait helps with ends the call at once, saying what to do.
-            if let Some(why) = hint.exhausted {
-                return Err(Failure {
-                    status: Some(status),
-                    message: self.scrub(format!("{why} (the provider said: {message})")),
-                    retryable: false,
-                    retry_after: None,
-                    malformed: None,
-                    timed_out: false,
-                });
-            }
-            return Err(Failure {
-                status: Some(status),
-                message: self.scrub(message),
-                retryable: is_retryable_status(status),
-                // The header first; Gemini sends none and puts its wait in the body.
-                retry_after: retry_after.or(hint.retry_delay),
-                malformed: None,
-                timed_out: false,
-            });
+            return Err(self.refusal(status, body, retry_after));
         }
         let body = scrub_key(body, self.key.as_ref());
         let malformed = |detail: String| Failure {
@@ -639,8 +637,23 @@ impl ModelAgent {
             malformed: Some(self.scrub(provider::snippet(&body))),
             timed_out: false,
         };
-        let value: Value = serde_json::from_str(&body)
-            .map_err(|e| malformed(format!("the body is not JSON ({e})")))?;
+        let mut value: Value = match serde_json::from_str(&body) {
+            Ok(v) => v,
+            // An event stream sent under another content type is still read as one.
+            Err(e) => streamed
+                .then(|| {
+                    let mut c = stream::Collector::new(self.spec.provider.wire());
+                    c.push(body.as_bytes()).ok()?;
+                    c.finish().ok()
+                })
+                .flatten()
+                .ok_or_else(|| malformed(format!("the body is not JSON ({e})")))?,
+        };
+        if let (true, Value::Array(events)) = (streamed, &value) {
+            // Gemini's stream without `alt=sse`: the chunks as one JSON array.
+            value = stream::assemble_array(self.spec.provider.wire(), events)
+                .map_err(|e| malformed(e.0))?;
+        }
         let mut completion =
             provider::decode(self.spec.provider.wire(), &value).map_err(|e| malformed(e.0))?;
         if request_id.is_some() {
@@ -648,6 +661,164 @@ impl ModelAgent {
         }
         Ok(completion)
     }
+
+    /// Whether this agent's calls are streamed (the settings' `stream`, on unless off).
+    pub fn streams(&self) -> bool {
+        self.spec.settings.stream.unwrap_or(true)
+    }
+
+    /// Awaits one step of an HTTP exchange; for a streamed call (`limit`: the longest silence
+    /// and the call's end) within those bounds, each named in its timeout error.
+    async fn within<T>(
+        &self,
+        step: impl std::future::Future<Output = Result<T, reqwest::Error>>,
+        limit: Option<(Duration, Instant)>,
+    ) -> Result<T, Failure> {
+        let transport = |e: reqwest::Error| Failure {
+            status: None,
+            message: self.scrub(describe(&e, &self.policy)),
+            retryable: true,
+            retry_after: None,
+            malformed: None,
+            timed_out: e.is_timeout(),
+        };
+        let Some((idle, end)) = limit else {
+            return step.await.map_err(transport);
+        };
+        let left = end.saturating_duration_since(Instant::now());
+        match tokio::time::timeout(idle.min(left), step).await {
+            Ok(r) => r.map_err(transport),
+            Err(_) => Err(Failure {
+                status: None,
+                message: describe_stream_timeout(&self.policy, idle >= left),
+                retryable: true,
+                retry_after: None,
+                malformed: None,
+                timed_out: true,
+            }),
+        }
+    }
+
+    /// Reads a streamed answer event by event into the body `decode` reads.
+    async fn read_stream(
+        &self,
+        mut resp: reqwest::Response,
+        status: u16,
+        retry_after: Option<Duration>,
+        request_id: Option<String>,
+        limit: Option<(Duration, Instant)>,
+    ) -> Result<Completion, Failure> {
+        let wire = self.spec.provider.wire();
+        let mut collector = stream::Collector::new(wire);
+        let mut read = 0usize;
+        let fault = |f: stream::StreamFault| match f {
+            stream::StreamFault::Provider { status, body } => {
+                self.refusal(status, body, retry_after)
+            }
+            stream::StreamFault::Incomplete(why) => Failure {
+                status: None,
+                message: self.scrub(why),
+                retryable: true,
+                retry_after: None,
+                malformed: None,
+                timed_out: false,
+            },
+            stream::StreamFault::Malformed(why) => Failure {
+                status: Some(status),
+                malformed: Some(self.scrub(provider::snippet(&why))),
+                message: self.scrub(why),
+                retryable: false,
+                retry_after: None,
+                timed_out: false,
+            },
+        };
+        while let Some(chunk) = self.within(resp.chunk(), limit).await? {
+            read += chunk.len();
+            if read > MAX_BODY_BYTES {
+                return Err(fault(stream::StreamFault::Malformed(format!(
+                    "the streamed answer exceeds {} MiB after {} events",
+                    MAX_BODY_BYTES >> 20,
+                    collector.events()
+                ))));
+            }
+            collector.push(&chunk).map_err(fault)?;
+        }
+        let mut value = collector.finish().map_err(fault)?;
+        // As a whole body is scrubbed before decoding: a server that echoes the key.
+        if let Some(k) = self.key.as_ref().filter(|k| !k.expose().is_empty()) {
+            let text = value.to_string();
+            if text.contains(k.expose()) {
+                value = serde_json::from_str(&scrub_key(text, Some(k))).unwrap_or(Value::Null);
+            }
+        }
+        let mut completion = provider::decode(wire, &value)
+            .map_err(|e| fault(stream::StreamFault::Malformed(e.0)))?;
+        if request_id.is_some() {
+            completion.request_id = request_id;
+        }
+        Ok(completion)
+    }
+
+    /// A refusal (a non-2xx answer, or an error event of a stream) as the attempt's failure:
+    /// the provider's message, whether to retry, and how long to wait.
+    fn refusal(&self, status: u16, body: String, retry_after: Option<Duration>) -> Failure {
+        // Scrub the whole body before picking the message out of it: a key cut in half by
+        // the bound would no longer match.
+        let body = scrub_key(body, self.key.as_ref());
+        let message = provider::error_message(&body);
+        let hint = if status == 429 {
+            body_hint(&body)
+        } else {
+            Default::default()
+        };
+        // A quota that no wait helps with ends the call at once, saying what to do.
+        if let Some(why) = hint.exhausted {
+            return Failure {
+                status: Some(status),
+                message: self.scrub(format!("{why} (the provider said: {message})")),
+                retryable: false,
+                retry_after: None,
+                malformed: None,
+                timed_out: false,
+            };
+        }
+        Failure {
+            status: Some(status),
+            message: self.scrub(message),
+            retryable: is_retryable_status(status),
+            // The header first; Gemini sends none and puts its wait in the body.
+            retry_after: retry_after.or(hint.retry_delay),
+            malformed: None,
+            timed_out: false,
+        }
+    }
+}
+
+/// A streamed call's own timeout in words: silence (`whole` false) or the whole call's cap.
+fn describe_stream_timeout(policy: &RetryPolicy, whole: bool) -> String {
+    let what = if whole {
+        format!(
+            "timed out after {:?}: the streamed answer was still coming, and a streamed call \
+             may take at most {} × the timeout",
+            policy.stream_total(),
+            RetryPolicy::STREAM_TOTAL_FACTOR
+        )
+    } else {
+        format!(
+            "timed out after {:?} without data from the stream",
+            policy.stream_idle()
+        )
+    };
+    format!(
+        "{what}; a long (reasoning) answer needs a longer timeout: set the provider's timeout in \
+         Settings → Providers & models (`timeout_s`), or {} to the seconds to wait (reasoning \
+         models default to {} s, others to {} s); a timed-out call is sent again at most {} \
+         time(s), as each may be billed",
+        RetryPolicy::TIMEOUT_ENV,
+        RetryPolicy::REASONING_TIMEOUT.as_secs(),
+        RetryPolicy::DEFAULT_TIMEOUT.as_secs(),
+        policy.timeout_retries,
+    )
 }
 
 /// `text` with every occurrence of `key` replaced by `<redacted>`.
@@ -670,8 +841,9 @@ fn describe(e: &reqwest::Error, policy: &RetryPolicy) -> String {
             .unwrap_or_default();
         return format!(
             "timed out after {:?}{idle}; a long (reasoning) answer needs a longer timeout: set \
-             {} to the seconds to wait (reasoning models default to {} s, others to \
-             {} s), and a timed-out call is sent again at most {} time(s), as each may be billed",
+             the provider's timeout in Settings → Providers & models (`timeout_s`), or {} to \
+             the seconds to wait (reasoning models default to {} s, others to {} s), and a \
+             timed-out call is sent again at most {} time(s), as each may be billed",
             policy.request_timeout,
             RetryPolicy::TIMEOUT_ENV,
             RetryPolicy::REASONING_TIMEOUT.as_secs(),

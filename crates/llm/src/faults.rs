@@ -8,7 +8,9 @@
 //! thing. Started with a script ([`FaultServer::start_scripted`]) it first plays given answers
 //! (any status and body, after a given delay) in order, whatever the wire: a provider's documented
 //! error bodies (Gemini's `RESOURCE_EXHAUSTED`, OpenAI's `insufficient_quota`) and answers held
-//! past a client's timeout.
+//! past a client's timeout. Asked for a stream (`stream: true`), its own answers are OpenAI's
+//! SSE chunks ending in `data: [DONE]`, and a truncated one is a stream cut halfway whose
+//! connection closes cleanly (no length announced): the end event never comes.
 //!
 //! Faults are reproducible: the fault of a call is a pure function of the seed, the conversation
 //! ([`super::conversation_key`]) and how many times that conversation was asked before, so the
@@ -625,11 +627,17 @@ async fn serve(mut sock: TcpStream, s: Arc<Shared>) -> std::io::Result<()> {
         }
         Fault::None => (200, answer(&request), false),
     };
-    let mut out = format!(
-        "HTTP/1.1 {status} {}\r\ncontent-type: application/json\r\ncontent-length: {}\r\nconnection: close\r\n",
-        reason(status),
-        text.len()
-    );
+    let streamed = status == 200 && crate::loopback::wants_stream(&request).0;
+    let mut out = if streamed {
+        // Close-delimited, so a cut stream ends cleanly without its `[DONE]`.
+        "HTTP/1.1 200 OK\r\ncontent-type: text/event-stream\r\nconnection: close\r\n".to_string()
+    } else {
+        format!(
+            "HTTP/1.1 {status} {}\r\ncontent-type: application/json\r\ncontent-length: {}\r\nconnection: close\r\n",
+            reason(status),
+            text.len()
+        )
+    };
     for (n, v) in &headers {
         out.push_str(&format!("{n}: {v}\r\n"));
     }
@@ -664,7 +672,8 @@ fn reason(status: u16) -> &'static str {
     }
 }
 
-/// The normal answer: `ok`, usage derived from the request size (as the loopback's).
+/// The normal answer: `ok`, usage derived from the request size (as the loopback's); streamed
+/// when the request asks.
 fn answer(request: &Value) -> String {
     let prompt_chars: usize = request["messages"]
         .as_array()
@@ -674,6 +683,16 @@ fn answer(request: &Value) -> String {
                 .sum()
         })
         .unwrap_or(0);
+    if let (true, include_usage) = crate::loopback::wants_stream(request) {
+        let usage = json!({"prompt_tokens": prompt_chars.div_ceil(4), "completion_tokens": 1});
+        return crate::loopback::openai_sse(
+            "faults",
+            &request["model"],
+            "ok",
+            &usage,
+            include_usage,
+        );
+    }
     json!({
         "id": "faults",
         "object": "chat.completion",

@@ -1,5 +1,6 @@
 //! Models behind HTTP providers as [`crucible_core::Agent`]s: the OpenAI-compatible, Anthropic and
-//! Gemini wire formats, timeouts and bounded retries with jittered backoff, adaptive per-provider
+//! Gemini wire formats, streamed (SSE) or whole answers, timeouts and bounded retries with
+//! jittered backoff, adaptive per-provider
 //! concurrency, token usage and cost, a run budget, and the on-disk response cache.
 //!
 //! This module owns talking to model servers and nothing else: it never knows which benchmark
@@ -48,7 +49,7 @@ pub use provider::{
 };
 pub use registry::{
     resolve_run_key, resolve_run_key_from_os, ConnectionTest, ModelEntry, ProviderEntry, Registry,
-    REGISTRY_FILE, REGISTRY_VERSION,
+    MAX_TIMEOUT_S, REGISTRY_FILE, REGISTRY_VERSION,
 };
 pub use retry::{
     format_rfc3339, is_retryable_status, parse_reset, parse_retry_after, parse_rfc3339, Clock,

@@ -3,6 +3,9 @@
 //! answers every request with `ok` and a usage derived from the request size (deterministic).
 //! Started with a key ([`Loopback::start_with_key`]) it refuses any other bearer token with a 401
 //! in OpenAI's error format, so "wrong key" paths (the app's test-connection button) are real.
+//! Asked for a stream (`stream: true`) it answers as OpenAI does: `chat.completion.chunk` events
+//! (role, content, finish), the usage chunk when `stream_options.include_usage` asks, then
+//! `data: [DONE]`.
 
 use std::net::SocketAddr;
 use std::sync::atomic::{AtomicU64, Ordering};
@@ -74,14 +77,52 @@ async fn models(
     )
 }
 
+/// An OpenAI chat answer as the chunks a streamed request gets: a role chunk, the content, a
+/// finish chunk, the usage chunk when `include_usage`, then `[DONE]` (the SSE body).
+pub(crate) fn openai_sse(
+    id: &str,
+    model: &Value,
+    content: &str,
+    usage: &Value,
+    include_usage: bool,
+) -> String {
+    let chunk = |delta: Value, finish: Value| {
+        json!({"id": id, "object": "chat.completion.chunk", "model": model,
+            "choices": [{"index": 0, "delta": delta, "finish_reason": finish}]})
+    };
+    let mut events = vec![
+        chunk(json!({"role": "assistant", "content": ""}), Value::Null),
+        chunk(json!({"content": content}), Value::Null),
+        chunk(json!({}), json!("stop")),
+    ];
+    if include_usage {
+        events.push(
+            json!({"id": id, "object": "chat.completion.chunk", "model": model,
+            "choices": [], "usage": usage}),
+        );
+    }
+    let mut out: String = events.iter().map(|e| format!("data: {e}\n\n")).collect();
+    out.push_str("data: [DONE]\n\n");
+    out
+}
+
+/// Whether an OpenAI request asks for a stream, and for its usage chunk.
+pub(crate) fn wants_stream(body: &Value) -> (bool, bool) {
+    (
+        body["stream"] == json!(true),
+        body["stream_options"]["include_usage"] == json!(true),
+    )
+}
+
 async fn chat(
     State(s): State<Arc<Shared>>,
     headers: axum::http::HeaderMap,
     Json(body): Json<Value>,
-) -> (axum::http::StatusCode, Json<Value>) {
+) -> axum::response::Response {
+    use axum::response::IntoResponse;
     s.requests.fetch_add(1, Ordering::Relaxed);
     if let Some(no) = refused(&s, &headers) {
-        return no;
+        return no.into_response();
     }
     let now = s.in_flight.fetch_add(1, Ordering::SeqCst) + 1;
     s.max_in_flight.fetch_max(now, Ordering::SeqCst);
@@ -107,14 +148,23 @@ async fn chat(
                 .sum()
         })
         .unwrap_or(0);
+    let usage = json!({"prompt_tokens": prompt_chars.div_ceil(4), "completion_tokens": 1});
+    if let (true, include_usage) = wants_stream(&body) {
+        let sse = openai_sse("loopback", &body["model"], &content, &usage, include_usage);
+        return (
+            [(axum::http::header::CONTENT_TYPE, "text/event-stream")],
+            sse,
+        )
+            .into_response();
+    }
     let answer = json!({
         "id": "loopback",
         "object": "chat.completion",
         "model": body["model"],
         "choices": [{"index": 0, "message": {"role": "assistant", "content": content}, "finish_reason": "stop"}],
-        "usage": {"prompt_tokens": prompt_chars.div_ceil(4), "completion_tokens": 1},
+        "usage": usage,
     });
-    (axum::http::StatusCode::OK, Json(answer))
+    (axum::http::StatusCode::OK, Json(answer)).into_response()
 }
 
 impl Loopback {

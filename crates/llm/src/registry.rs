@@ -65,6 +65,24 @@ pub struct ProviderEntry {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     #[ts(optional)]
     pub max_concurrency: Option<u32>,
+    /// The timeout of its calls in seconds: the longest wait for the model's data (see
+    /// docs/llm.md, "Streaming and timeouts"). `None`: `CRUCIBLE_LLM_TIMEOUT_S`, else 600 s for
+    /// reasoning models and 300 s for others. Reaches every run of its models.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub timeout_s: Option<f64>,
+    /// Whether its answers are streamed (`None`: yes). Reaches every run of its models.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub stream: Option<bool>,
+}
+
+/// The longest timeout a provider or model may set (a day), in seconds.
+pub const MAX_TIMEOUT_S: f64 = 86_400.0;
+
+/// A timeout setting's problem, if it has one.
+fn bad_timeout(t: Option<f64>) -> Option<String> {
+    let t = t?;
+    (!(t.is_finite() && t > 0.0 && t <= MAX_TIMEOUT_S))
+        .then(|| format!("{t} is not a number of seconds above 0 and at most {MAX_TIMEOUT_S}"))
 }
 
 /// The whole file.
@@ -173,8 +191,14 @@ impl ProviderEntry {
                 ));
             }
         }
+        if let Some(why) = bad_timeout(self.timeout_s) {
+            return Err(bad(path, format!("{at}.timeout_s"), why));
+        }
         for (i, m) in self.models.iter().enumerate() {
             let mat = format!("{at}.models[{i}]");
+            if let Some(why) = bad_timeout(m.settings.timeout_s) {
+                return Err(bad(path, format!("{mat}.settings.timeout_s"), why));
+            }
             if m.name.trim().is_empty() {
                 return Err(bad(path, format!("{mat}.name"), "must not be empty"));
             }
@@ -221,14 +245,25 @@ impl ProviderEntry {
         Ok(())
     }
 
-    /// The spec of one of its models (its base URL or the kind's default, the model's settings).
+    /// The spec of one of its models (its base URL or the kind's default, the model's settings
+    /// as [`ProviderEntry::settings_for`] gives them).
     pub fn model_spec(&self, model: &str) -> Result<ModelSpec, LlmError> {
-        let entry = self.models.iter().find(|m| m.name == model);
         let spec = ModelSpec::new(self.kind, model, self.base_url.as_deref())?;
-        Ok(match entry {
-            Some(m) => spec.with_settings(m.settings.clone()),
-            None => spec,
-        })
+        Ok(spec.with_settings(self.settings_for(model)))
+    }
+
+    /// The settings of `model` on this provider: its saved ones (none saved: the defaults), with
+    /// the provider's `timeout_s` and `stream` where the model sets none of its own.
+    pub fn settings_for(&self, model: &str) -> ModelSettings {
+        let mut s = self
+            .models
+            .iter()
+            .find(|m| m.name == model)
+            .map(|m| m.settings.clone())
+            .unwrap_or_default();
+        s.timeout_s = s.timeout_s.or(self.timeout_s);
+        s.stream = s.stream.or(self.stream);
+        s
     }
 
     /// The key this provider will use and where it comes from: the keychain under its id, else
@@ -465,6 +500,8 @@ mod tests {
             kind,
             base_url: base.map(str::to_string),
             key_env: None,
+            timeout_s: None,
+            stream: None,
             models: vec![ModelEntry {
                 name: "m".into(),
                 settings: ModelSettings::default(),

@@ -81,12 +81,18 @@ pub struct RetryPolicy {
     pub max_retry_after: Duration,
     /// TCP connect timeout.
     pub connect_timeout: Duration,
-    /// Whole-request timeout (connect, send, wait, read). [`RetryPolicy::for_model`] makes it
-    /// [`RetryPolicy::REASONING_TIMEOUT`] for a model the catalogue says reasons.
+    /// The timeout: the longest wait for the model's data. A call that is not streamed must be
+    /// answered whole within it (connect, send, wait, read); a streamed call must send its first
+    /// event within it and never pause longer (and ends after `stream_total_timeout`).
+    /// [`RetryPolicy::for_model`] makes it [`RetryPolicy::REASONING_TIMEOUT`] for a model the
+    /// catalogue says reasons.
     pub request_timeout: Duration,
-    /// Longest silence while sending or reading (reset by every byte received); `None`: only
-    /// `request_timeout` applies.
+    /// A shorter limit on silence while sending or reading (reset by every byte received);
+    /// `None`: `request_timeout` is the limit.
     pub idle_timeout: Option<Duration>,
+    /// The longest a streamed call may run, however alive; `None`:
+    /// [`RetryPolicy::STREAM_TOTAL_FACTOR`] × `request_timeout`.
+    pub stream_total_timeout: Option<Duration>,
     /// Times a timed-out call is sent again (each one may be billed: a provider charges for an
     /// answer the client stopped waiting for). Counted within `max_retries`.
     pub timeout_retries: u32,
@@ -102,6 +108,7 @@ impl Default for RetryPolicy {
             connect_timeout: Duration::from_secs(10),
             request_timeout: Self::DEFAULT_TIMEOUT,
             idle_timeout: None,
+            stream_total_timeout: None,
             timeout_retries: 1,
         }
     }
@@ -117,16 +124,34 @@ impl RetryPolicy {
     /// high-effort answer runs for minutes).
     pub const REASONING_TIMEOUT: Duration = Duration::from_secs(600);
 
+    /// How many timeouts a streamed call may run in all: a live stream is not cut at the
+    /// timeout (only silence is), but it is at this many times it.
+    pub const STREAM_TOTAL_FACTOR: u32 = 4;
+
     /// The default policy for `model`: its timeout is [`Self::REASONING_TIMEOUT`] when the
     /// active catalogue gives it a reasoning control, else [`Self::DEFAULT_TIMEOUT`]; `env`
     /// (read as [`Self::TIMEOUT_ENV`], whole or fractional seconds > 0) overrides both.
     pub fn for_model(model: &str, env: impl Fn(&str) -> Option<String>) -> Self {
+        Self::for_settings(model, None, env)
+    }
+
+    /// [`Self::for_model`] with the provider's own timeout first: `timeout_s` (the saved
+    /// provider's, settled into the model's settings) wins over [`Self::TIMEOUT_ENV`], which
+    /// wins over the built-in defaults.
+    pub fn for_settings(
+        model: &str,
+        timeout_s: Option<f64>,
+        env: impl Fn(&str) -> Option<String>,
+    ) -> Self {
         let reasons = crate::catalog::active().profile(model).reasoning
             != crate::catalog::ReasoningControl::Generic;
-        let configured = env(Self::TIMEOUT_ENV)
-            .and_then(|v| v.trim().parse::<f64>().ok())
-            .filter(|s| s.is_finite() && *s > 0.0)
-            .map(|s| Duration::from_secs_f64(s.min(1e7)));
+        let seconds =
+            |s: f64| (s.is_finite() && s > 0.0).then(|| Duration::from_secs_f64(s.min(1e7)));
+        let configured = timeout_s.and_then(seconds).or_else(|| {
+            env(Self::TIMEOUT_ENV)
+                .and_then(|v| v.trim().parse::<f64>().ok())
+                .and_then(seconds)
+        });
         Self {
             request_timeout: configured.unwrap_or(if reasons {
                 Self::REASONING_TIMEOUT
@@ -135,6 +160,21 @@ impl RetryPolicy {
             }),
             ..Self::default()
         }
+    }
+
+    /// The longest a streamed call may run ([`Self::stream_total_timeout`], else
+    /// [`Self::STREAM_TOTAL_FACTOR`] × the timeout).
+    pub fn stream_total(&self) -> Duration {
+        self.stream_total_timeout.unwrap_or_else(|| {
+            self.request_timeout
+                .saturating_mul(Self::STREAM_TOTAL_FACTOR)
+        })
+    }
+
+    /// The longest silence a streamed call may keep ([`Self::idle_timeout`], else the timeout).
+    pub fn stream_idle(&self) -> Duration {
+        self.idle_timeout
+            .map_or(self.request_timeout, |i| i.min(self.request_timeout))
     }
 
     /// The delay before retry number `retry` (0 = first retry): the server's `retry-after` when it
@@ -512,6 +552,20 @@ mod tests {
             RetryPolicy::REASONING_TIMEOUT
         );
         assert_eq!(RetryPolicy::default().timeout_retries, 1);
+        // The provider's own timeout comes first, then the variable, then the default.
+        let p = RetryPolicy::for_settings("gpt-4o", Some(42.0), set("1800"));
+        assert_eq!(p.request_timeout, Duration::from_secs(42));
+        assert_eq!(
+            RetryPolicy::for_settings("gpt-4o", None, set("1800")).request_timeout,
+            Duration::from_secs(1800)
+        );
+        assert_eq!(
+            RetryPolicy::for_settings("o3", Some(-1.0), none).request_timeout,
+            RetryPolicy::REASONING_TIMEOUT
+        );
+        // Streamed: silence is limited by the timeout, the whole call by four of them.
+        assert_eq!(p.stream_idle(), Duration::from_secs(42));
+        assert_eq!(p.stream_total(), Duration::from_secs(168));
     }
 
     #[test]

@@ -333,7 +333,8 @@ pub fn setting_names() -> &'static [&'static str] {
 }
 
 /// The settings saved for `model` of `kind`: on the saved provider `provider` when the run
-/// names one, else on a saved provider of that kind at `url`.
+/// names one, else on a saved provider of that kind at `url` (the first that lists the model),
+/// with that provider's timeout and streaming setting where the model has none of its own.
 fn saved_settings(
     reg: &Registry,
     kind: Provider,
@@ -342,15 +343,19 @@ fn saved_settings(
     provider: Option<&str>,
 ) -> Option<ModelSettings> {
     let u = norm(url);
-    reg.providers
+    let matching: Vec<&crucible_llm::ProviderEntry> = reg
+        .providers
         .iter()
         .filter(|p| match provider {
             Some(id) => p.id == id,
             None => p.kind == kind && saved_url(p).as_deref() == Some(u.as_str()),
         })
-        .flat_map(|p| p.models.iter())
-        .find(|e| e.name == model)
-        .map(|e| e.settings.clone())
+        .collect();
+    matching
+        .iter()
+        .find(|p| p.models.iter().any(|e| e.name == model))
+        .or(matching.first())
+        .map(|p| p.settings_for(model))
 }
 
 /// `overrides` applied to `base`, each key checked against [`setting_names`] and the result
@@ -419,8 +424,8 @@ pub fn settle_settings(spec: &mut RunSpec, data_dir: &Path) -> Result<(), RunErr
             return Ok(());
         }
         return Err(RunError::Spec(
-            "model settings (--temperature, --max-tokens, --model-seed, --model-setting) apply \
-             to provider models; the run has only built-in agents"
+            "model settings (--temperature, --max-tokens, --model-seed, --no-stream, \
+             --model-setting) apply to provider models; the run has only built-in agents"
                 .into(),
         ));
     }

@@ -44,6 +44,9 @@ function validate(e: ProviderEntry): { field: string; message: string } | null {
     return { field: "pf-base-url", message: "Base URL must start with http:// or https:// and name a host." };
   if (e.key_env !== null && !/^[A-Z_][A-Z0-9_]*$/.test(e.key_env))
     return { field: "pf-key-env", message: "Key variable: capital letters, digits and _ only." };
+  const t = e.timeout_s ?? null;
+  if (t !== null && (!Number.isFinite(t) || t <= 0 || t > 86400))
+    return { field: "pf-timeout", message: "Timeout: a number of seconds above 0 and at most 86400 (a day), or empty." };
   if (e.models.length === 0) return { field: "pf-add-model", message: "Add at least one model." };
   for (const [i, m] of e.models.entries()) {
     if (m.name.trim() === "") return { field: `pf-model-${i}-name`, message: `Model ${i + 1}: the name is empty.` };
@@ -76,6 +79,10 @@ function providerForm(existing: ProviderEntry | null, onDone: (v: ProvidersView 
   const key = h("input", { id: "pf-key", type: "password", autocomplete: "off",
     placeholder: existing ? "leave empty to keep the stored key" : "stored in the OS keychain, never shown again" });
   const keyEnv = h("input", { id: "pf-key-env", autocomplete: "off", spellcheck: "false", value: existing?.key_env ?? "" });
+  const timeout = h("input", { id: "pf-timeout", type: "number", min: "1", step: "1",
+    value: existing?.timeout_s != null ? String(existing.timeout_s) : "", placeholder: "default" });
+  const stream = h("input", { id: "pf-stream", type: "checkbox", "aria-label": "Stream answers",
+    checked: existing?.stream !== false });
   const models = h("div", { id: "pf-models", class: "model-rows" });
   // The provider's own list of models, once loaded: offered as the name fields' suggestions and as
   // one-click additions.
@@ -157,6 +164,8 @@ function providerForm(existing: ProviderEntry | null, onDone: (v: ProvidersView 
     kind: kind.value as Provider,
     base_url: baseUrl.value.trim() === "" ? null : baseUrl.value.trim(),
     key_env: keyEnv.value.trim() === "" ? null : keyEnv.value.trim(),
+    timeout_s: numberOrNull(timeout.value),
+    stream: stream.checked ? null : false,
     models: [...models.querySelectorAll<HTMLFieldSetElement>(".model-row")].map((row) => {
       const val = (c: string) => row.querySelector<HTMLInputElement>(c)!.value;
       const pin = numberOrNull(val(".m-pin"));
@@ -186,6 +195,9 @@ function providerForm(existing: ProviderEntry | null, onDone: (v: ProvidersView 
       field("Base URL", baseUrl, "The server's address. Empty: the kind's usual address (shown in grey)."),
       field("API key", key, existing ? "Stored in the OS keychain. Type a new one to replace it." : "Stored in the OS keychain; never shown again. Leave empty for a server that needs none, or to use an environment variable."),
       field("Key variable (fallback)", keyEnv, "Only if your key is kept in an environment variable: its name. Read when the keychain has no key."),
+      field("Timeout (seconds)", h("span", { class: "inline-fields" }, timeout,
+        h("span", { class: "check" }, stream, " Stream answers")),
+        "The longest wait for the model's data: a whole answer, or each pause of a streamed one (a streamed call may run 4× this). Empty: 600 s for reasoning models, 300 s otherwise. Streaming keeps proxies from cutting long calls; turn it off only for a server that cannot stream."),
     ),
     h("h3", {}, "Models"),
     h("p", { class: "muted small", id: "pf-model-help" },
@@ -283,6 +295,8 @@ function providerCard(view: ProvidersView, i: number, rerender: (v: ProvidersVie
           : p.key_source.kind === "env"
             ? h("span", { class: "muted small" }, " (fallback: no key in the keychain)")
             : null),
+      h("dt", {}, "Timeout"), h("dd", { "data-field": "timeout" },
+        `${e.timeout_s != null ? `${e.timeout_s} s` : "default (600 s reasoning models, 300 s others)"}${e.stream === false ? "; not streamed" : "; streamed"}`),
       h("dt", {}, "Models"), h("dd", { "data-field": "models" },
         e.models.map((m) => `${m.name} (T=${m.settings.temperature ?? "default"}${m.price ? `, $${m.price.input_per_mtok}/$${m.price.output_per_mtok} per 1M` : ""})`).join(", ")),
     ),

@@ -15,6 +15,7 @@ mod choice;
 mod decode;
 mod encode;
 mod params;
+pub(crate) mod stream;
 
 pub(crate) use choice::apply_tool_choice;
 
@@ -311,6 +312,29 @@ pub struct ModelSettings {
     /// headers, which Crucible sets itself.
     #[serde(default, skip_serializing_if = "std::collections::BTreeMap::is_empty")]
     pub extra_headers: std::collections::BTreeMap<String, String>,
+    /// Whether answers are streamed (`None`: yes, on every wire). How the answer travels, not
+    /// what is asked: never part of the cache key. Settled from the saved provider's `stream`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub stream: Option<bool>,
+    /// The call timeout in seconds: the longest wait for the model's data (the whole answer when
+    /// not streamed; the first event and every pause when streamed, a streamed call being capped
+    /// at [`crate::RetryPolicy::STREAM_TOTAL_FACTOR`] times it). `None`: `CRUCIBLE_LLM_TIMEOUT_S`,
+    /// else 600 s for reasoning models and 300 s for others. Never part of the cache key.
+    /// Settled from the saved provider's `timeout_s`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub timeout_s: Option<f64>,
+}
+
+impl ModelSettings {
+    /// The settings that shape the answer: these without the transport ones (`stream`,
+    /// `timeout_s`), as the response cache keys them.
+    pub fn without_transport(&self) -> Self {
+        Self {
+            stream: None,
+            timeout_s: None,
+            ..self.clone()
+        }
+    }
 }
 
 /// Anthropic's API version header value.
