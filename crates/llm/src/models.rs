@@ -34,7 +34,12 @@ pub async fn list_models(
         .or(kind.default_base_url())
         .ok_or(LlmError::NoBaseUrl { provider: kind })?;
     let (url, mut headers) = match kind.wire() {
-        Wire::OpenAi => (join_url(base, "models"), vec![]),
+        Wire::OpenAi | Wire::Responses => (join_url(base, "models"), vec![]),
+        // Ollama's OpenAI-compatible list, on the server's root.
+        Wire::Ollama => (
+            join_url(crate::provider::ollama::server_root(base), "v1/models"),
+            vec![],
+        ),
         Wire::Anthropic => (
             join_url(base, "v1/models?limit=1000"),
             vec![("anthropic-version", ANTHROPIC_VERSION.to_string())],
@@ -43,7 +48,9 @@ pub async fn list_models(
     };
     if let Some(k) = key {
         let (name, value) = match kind.wire() {
-            Wire::OpenAi => ("authorization", format!("Bearer {}", k.expose())),
+            Wire::OpenAi | Wire::Responses | Wire::Ollama => {
+                ("authorization", format!("Bearer {}", k.expose()))
+            }
             Wire::Anthropic => ("x-api-key", k.expose().to_string()),
             Wire::Gemini => ("x-goog-api-key", k.expose().to_string()),
         };
@@ -114,7 +121,9 @@ pub async fn list_models(
 /// The model names in a list answer; `None` when it is not shaped like one.
 fn names(wire: Wire, json: &Value) -> Option<Vec<String>> {
     let (items, field) = match wire {
-        Wire::OpenAi | Wire::Anthropic => (json.get("data")?.as_array()?, "id"),
+        Wire::OpenAi | Wire::Responses | Wire::Ollama | Wire::Anthropic => {
+            (json.get("data")?.as_array()?, "id")
+        }
         Wire::Gemini => (json.get("models")?.as_array()?, "name"),
     };
     let mut out: Vec<String> = items
