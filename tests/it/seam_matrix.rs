@@ -5,7 +5,8 @@
 //! `thinking` block, a replayed Gemini `functionCall` without its `thoughtSignature`, a
 //! Responses `reasoning` item replayed without its encrypted content (nothing is stored) or
 //! without the item it led to, a `function_call_output` whose call id has no call, chat-only
-//! fields (`messages`, `max_tokens`) or a temperature sent to a reasoning model, an Ollama tool
+//! fields (`messages`, `max_tokens`) or a temperature sent to a reasoning model (and, stricter
+//! than OpenAI, a tool turn replayed without its reasoning item), an Ollama tool
 //! call whose arguments are not an object, a native request without tools. The Ollama loopback
 //! also refuses what the real server would silently ignore or cut — a request without
 //! `options.num_ctx` (the server's small default truncates long prompts), fields its API does
@@ -295,15 +296,22 @@ impl Loop {
                         }
                     }
                 }
-                // Every earlier turn must open with its own reasoning item, whole.
+                // A replayed reasoning item is the one its turn came with, whole; and a tool turn
+                // must carry it (OpenAI accepts a tool turn without it, but its reasoning model
+                // then works without its earlier reasoning: this loopback refuses that, as it
+                // refuses a native request without tools). Text-protocol turns are replayed by
+                // the benchmark as plain text, so their reasoning may be absent.
                 for (k, turn) in responses_turns(input).iter().enumerate() {
-                    if turn.first() != Some(&&responses_reasoning(k)) {
+                    let opens = turn.first() == Some(&&responses_reasoning(k));
+                    let reasoned = turn.iter().any(|i| i["type"] == "reasoning");
+                    let calls = turn.iter().any(|i| i["type"] == "function_call");
+                    if !opens && (reasoned || calls) {
                         self.refused
                             .lock()
                             .unwrap()
                             .push(format!("turn {k} lost its reasoning: {turn:?}"));
                         return Some(openai_error(
-                            format!("Item with id 'rs_{k}' not found. Items are not persisted when `store` is set to false. Try again with `store` set to true, or remove this item from your input."),
+                            format!("this loopback plays a reasoning model: turn {k} came back without its reasoning item rs_{k} (with its encrypted content) first"),
                             "input",
                             Value::Null,
                         ));

@@ -682,7 +682,17 @@ extra_body?: Record<string, unknown> | null,
  * Extra request headers (`anthropic-beta`, OpenRouter attribution, …); never the key
  * headers, which Crucible sets itself.
  */
-extra_headers?: { [key in string]: string }, };
+extra_headers?: { [key in string]: string }, 
+/**
+ * The wire to call the model on, over the one its kind and catalogue entry choose
+ * (`chat` or `responses` for OpenAI-family kinds, `ollama` or `chat` for Ollama).
+ */
+wire?: "chat" | "responses" | "ollama" | "anthropic" | "gemini" | null, 
+/**
+ * Ollama's context window for the call (`options.num_ctx`; `None`: the catalogue's context
+ * window, else [`OLLAMA_DEFAULT_NUM_CTX`]). Ollama wire only.
+ */
+num_ctx?: number | null, };
 
 /**
  * How hard a reasoning model thinks: a level, a token budget, or both (each wire takes the one
