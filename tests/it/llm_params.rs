@@ -9,7 +9,7 @@ use std::sync::{Arc, Mutex};
 use crucible_core::{Message, Role};
 use crucible_llm::{
     ApiKey, Effort, ModelAgent, ModelPrice, ModelSettings, ModelSpec, PriceTable, Reasoning,
-    RetryPolicy,
+    RetryPolicy, Wire,
 };
 use serde_json::{json, Value};
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
@@ -91,25 +91,76 @@ fn openai_answer(usage: Value) -> Value {
            "usage": usage})
 }
 
-/// OpenAI's chat completions endpoint for a GPT-5-family model: `max_tokens` and a temperature
-/// other than 1 are refused with the documented bodies.
+fn responses_answer(usage: Value) -> Value {
+    json!({"id": "resp_1", "object": "response", "status": "completed",
+           "output": [{"type": "message", "id": "msg_1", "role": "assistant", "status": "completed",
+                       "content": [{"type": "output_text", "text": "ok", "annotations": []}]}],
+           "usage": usage})
+}
+
+fn openai_refusal(message: String, param: &str, code: &str) -> (u16, Value) {
+    (
+        400,
+        json!({"error": {"message": message, "type": "invalid_request_error", "param": param,
+                         "code": code}}),
+    )
+}
+
+/// OpenAI's endpoints for a GPT-5-family model. Chat completions (`/v1/chat/completions`):
+/// `max_tokens` and a temperature other than 1 are refused with the documented bodies.
+/// Responses (`/v1/responses`): the chat fields are unknown parameters, and a temperature is
+/// unsupported. Any other path is a 404.
 fn gpt5_endpoint() -> Handler {
-    Arc::new(|_path, body| {
-        if body.get("max_tokens").is_some() {
+    Arc::new(|path, body| {
+        if path == "/v1/responses" {
+            for field in [
+                "messages",
+                "max_tokens",
+                "max_completion_tokens",
+                "reasoning_effort",
+            ] {
+                if body.get(field).is_some() {
+                    return openai_refusal(
+                        format!("Unknown parameter: '{field}'."),
+                        field,
+                        "unknown_parameter",
+                    );
+                }
+            }
+            if body.get("temperature").is_some() {
+                return openai_refusal(
+                    "Unsupported parameter: 'temperature' is not supported with this model.".into(),
+                    "temperature",
+                    "unsupported_parameter",
+                );
+            }
             return (
-                400,
-                json!({"error": {"message": "Unsupported parameter: 'max_tokens' is not supported with this model. Use 'max_completion_tokens' instead.",
-                                 "type": "invalid_request_error", "param": "max_tokens", "code": "unsupported_parameter"}}),
+                200,
+                responses_answer(json!({"input_tokens": 10, "output_tokens": 5})),
+            );
+        }
+        if path != "/v1/chat/completions" {
+            return (
+                404,
+                json!({"error": {"message": format!("Invalid URL (POST {path})"),
+                                 "type": "invalid_request_error", "param": null, "code": null}}),
+            );
+        }
+        if body.get("max_tokens").is_some() {
+            return openai_refusal(
+                "Unsupported parameter: 'max_tokens' is not supported with this model. Use 'max_completion_tokens' instead.".into(),
+                "max_tokens",
+                "unsupported_parameter",
             );
         }
         if let Some(t) = body
             .get("temperature")
             .filter(|t| **t != json!(1) && **t != json!(1.0))
         {
-            return (
-                400,
-                json!({"error": {"message": format!("Unsupported value: 'temperature' does not support {t} with this model. Only the default (1) value is supported."),
-                                 "type": "invalid_request_error", "param": "temperature", "code": "unsupported_value"}}),
+            return openai_refusal(
+                format!("Unsupported value: 'temperature' does not support {t} with this model. Only the default (1) value is supported."),
+                "temperature",
+                "unsupported_value",
             );
         }
         (
@@ -170,11 +221,34 @@ fn effort(e: Effort) -> Option<Reasoning> {
 }
 
 #[tokio::test]
-async fn gpt5_gets_max_completion_tokens_and_reasoning_effort_and_no_temperature() {
+async fn gpt5_on_its_default_wire_is_called_on_responses_with_max_output_tokens_and_effort() {
     let server = Loop::start(gpt5_endpoint()).await;
     let settings = ModelSettings {
         max_tokens: Some(4096),
         reasoning: effort(Effort::High),
+        ..ModelSettings::default()
+    };
+    let mut a = agent(&server, "openai:gpt-5.6", settings);
+    let c = a.complete(&hi()).await.unwrap();
+    assert_eq!(c.text, "ok");
+    let bodies = server.bodies();
+    assert_eq!(bodies.len(), 1, "one request, accepted at /v1/responses");
+    let b = &bodies[0];
+    assert_eq!(b["max_output_tokens"], json!(4096));
+    assert_eq!(b["reasoning"], json!({"effort": "high"}));
+    assert_eq!(b["store"], json!(false));
+    assert_eq!(b["include"], json!(["reasoning.encrypted_content"]));
+    assert!(b.get("temperature").is_none(), "{b}");
+}
+
+#[tokio::test]
+async fn gpt5_gets_max_completion_tokens_and_reasoning_effort_and_no_temperature() {
+    // The chat wire, pinned by the `wire` setting (a proxy that serves only chat completions).
+    let server = Loop::start(gpt5_endpoint()).await;
+    let settings = ModelSettings {
+        max_tokens: Some(4096),
+        reasoning: effort(Effort::High),
+        wire: Some(Wire::OpenAi),
         ..ModelSettings::default()
     };
     let mut a = agent(&server, "openai:gpt-5.6", settings);
@@ -370,6 +444,42 @@ async fn openai_cached_and_reasoning_tokens_are_counted_and_priced() {
             200,
             openai_answer(json!({"prompt_tokens": 10000, "prompt_tokens_details": {"cached_tokens": 9000},
                                  "completion_tokens": 3000, "completion_tokens_details": {"reasoning_tokens": 2500}})),
+        )
+    }))
+    .await;
+    // The chat wire, pinned: its usage shape is what this reads.
+    let chat = ModelSettings {
+        wire: Some(Wire::OpenAi),
+        ..ModelSettings::default()
+    };
+    let mut a = agent(&server, "openai:gpt-5-2025-08-07", chat).with_prices(prices());
+    a.complete(&hi()).await.unwrap();
+    let call = &a.calls()[0];
+    let u = call.usage;
+    assert_eq!(
+        (
+            u.input_tokens,
+            u.cache_read_tokens,
+            u.output_tokens,
+            u.reasoning_tokens
+        ),
+        (1000, 9000, 3000, 2500)
+    );
+    close(
+        call.cost_usd,
+        (1000.0 * 1.25 + 9000.0 * 0.125 + 3000.0 * 10.0) / 1e6,
+    );
+}
+
+#[tokio::test]
+async fn responses_cached_and_reasoning_tokens_are_counted_and_priced() {
+    let server = Loop::start(Arc::new(|path, _| {
+        assert_eq!(path, "/v1/responses");
+        (
+            200,
+            responses_answer(json!({"input_tokens": 10000, "input_tokens_details": {"cached_tokens": 9000},
+                                    "output_tokens": 3000, "output_tokens_details": {"reasoning_tokens": 2500},
+                                    "total_tokens": 13000})),
         )
     }))
     .await;

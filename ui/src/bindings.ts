@@ -619,17 +619,7 @@ key_env: string | null,
 /**
  * The models saved for it.
  */
-models: Array<ModelEntry>, 
-/**
- * The timeout of its calls in seconds: the longest wait for the model's data (see
- * docs/llm.md, "Streaming and timeouts"). `None`: `CRUCIBLE_LLM_TIMEOUT_S`, else 600 s for
- * reasoning models and 300 s for others. Reaches every run of its models.
- */
-timeout_s?: number | null, 
-/**
- * Whether its answers are streamed (`None`: yes). Reaches every run of its models.
- */
-stream?: boolean | null, };
+models: Array<ModelEntry>, };
 
 /**
  * One model on a saved provider.
@@ -694,18 +684,15 @@ extra_body?: Record<string, unknown> | null,
  */
 extra_headers?: { [key in string]: string }, 
 /**
- * Whether answers are streamed (`None`: yes, on every wire). How the answer travels, not
- * what is asked: never part of the cache key. Settled from the saved provider's `stream`.
+ * The wire to call the model on, over the one its kind and catalogue entry choose
+ * (`chat` or `responses` for OpenAI-family kinds, `ollama` or `chat` for Ollama).
  */
-stream?: boolean | null, 
+wire?: "chat" | "responses" | "ollama" | "anthropic" | "gemini" | null, 
 /**
- * The call timeout in seconds: the longest wait for the model's data (the whole answer when
- * not streamed; the first event and every pause when streamed, a streamed call being capped
- * at [`crate::RetryPolicy::STREAM_TOTAL_FACTOR`] times it). `None`: `CRUCIBLE_LLM_TIMEOUT_S`,
- * else 600 s for reasoning models and 300 s for others. Never part of the cache key.
- * Settled from the saved provider's `timeout_s`.
+ * Ollama's context window for the call (`options.num_ctx`; `None`: the catalogue's context
+ * window, else [`OLLAMA_DEFAULT_NUM_CTX`]). Ollama wire only.
  */
-timeout_s?: number | null, };
+num_ctx?: number | null, };
 
 /**
  * How hard a reasoning model thinks: a level, a token budget, or both (each wire takes the one

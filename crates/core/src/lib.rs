@@ -141,6 +141,12 @@ pub enum ReasoningPart {
         /// The signature.
         signature: String,
     },
+    /// A whole provider output item sent back as is: an OpenAI Responses `reasoning` item with
+    /// its `encrypted_content` (replayed on later turns when nothing is stored server-side).
+    Item {
+        /// The item, as the provider sent it.
+        item: serde_json::Value,
+    },
 }
 
 /// A tool offered to a model through its provider's native tool calling (OpenAI `tools`,

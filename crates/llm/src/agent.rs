@@ -75,6 +75,12 @@ impl ModelSpec {
         Self::new(Provider::parse(p)?, m, base_url)
     }
 
+    /// The wire the model is called on ([`Provider::wire_for`]: the `wire` setting, else the
+    /// catalogue for `openai:` models, else the kind's own).
+    pub fn wire(&self) -> provider::Wire {
+        self.provider.wire_for(&self.model, self.settings.wire)
+    }
+
     /// The same spec with other settings.
     pub fn with_settings(mut self, settings: ModelSettings) -> Self {
         self.settings = settings;
@@ -348,7 +354,7 @@ impl ModelAgent {
         tools: &[ToolSpec],
         tool_choice: Option<&ToolChoice>,
     ) -> WireRequest {
-        let wire = self.spec.provider.wire();
+        let wire = self.spec.wire();
         let mut req = provider::encode_request(
             self.spec.provider,
             &self.spec.base_url,
@@ -655,7 +661,7 @@ impl ModelAgent {
                 .map_err(|e| malformed(e.0))?;
         }
         let mut completion =
-            provider::decode(self.spec.provider.wire(), &value).map_err(|e| malformed(e.0))?;
+            provider::decode(self.spec.wire(), &value).map_err(|e| malformed(e.0))?;
         if request_id.is_some() {
             completion.request_id = request_id;
         }

@@ -15,6 +15,7 @@ use std::sync::{Arc, OnceLock, RwLock};
 use serde::{Deserialize, Serialize};
 
 use super::price::ModelPrice;
+use super::provider::Wire;
 use super::LlmError;
 
 /// The catalogue shipped with Crucible (dated inside).
@@ -86,8 +87,10 @@ pub struct CatalogEntry {
     /// The model name or family prefix it applies to (`gpt-5`, `claude-opus-4-7`, `qwen3`).
     #[serde(rename = "match")]
     pub match_: String,
-    /// The wire its provider speaks (`openai`, `anthropic`, `gemini`): documentation only, the
-    /// provider of a model spec decides the wire.
+    /// The wire the model is called on (`chat` or `openai`, `responses`, `anthropic`, `gemini`,
+    /// `ollama`). Chooses the wire only where the provider kind speaks more than one for the same
+    /// server: an `openai:` model whose entry says `responses` is called on `/responses` (the
+    /// `wire` setting overrides it); for other kinds it documents the wire.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub wire: Option<String>,
     /// Parameters the model refuses (a setting for one is an error before any call).
@@ -146,6 +149,8 @@ pub struct ModelProfile {
     pub reasoning: ReasoningControl,
     /// Context window, when known.
     pub context_window: Option<u64>,
+    /// The wire its entry names, when it names one.
+    pub wire: Option<Wire>,
 }
 
 impl ModelProfile {
@@ -158,6 +163,7 @@ impl ModelProfile {
             max_tokens_field: MaxTokensField::MaxTokens,
             reasoning: ReasoningControl::Generic,
             context_window: None,
+            wire: None,
         }
     }
 
@@ -251,9 +257,10 @@ impl Catalog {
                 return Err(bad(format!("{at}.match {:?} is listed twice", e.match_)));
             }
             if let Some(w) = &e.wire {
-                if !matches!(w.as_str(), "openai" | "anthropic" | "gemini") {
+                if Wire::parse(w).is_none() {
                     return Err(bad(format!(
-                        "{at}.wire must be openai, anthropic or gemini, not {w:?}"
+                        "{at}.wire must be chat (or openai), responses, anthropic, gemini or \
+                         ollama, not {w:?}"
                     )));
                 }
             }
@@ -359,6 +366,9 @@ impl Catalog {
             }
             if let Some(c) = e.context_window {
                 p.context_window = Some(c);
+            }
+            if let Some(w) = e.wire.as_deref().and_then(Wire::parse) {
+                p.wire = Some(w);
             }
         }
         p

@@ -45,7 +45,7 @@ pub use provider::{
     check_settings, decode, encode, encode_request, encode_with_tools, error_message,
     explain_refusal, ApiKey, Completion, DecodeError, Effort, ModelSettings, Provider, Reasoning,
     SystemPrompt, Usage, Wire, WireRequest, ANTHROPIC_DEFAULT_MAX_TOKENS, ANTHROPIC_VERSION,
-    CRUCIBLE_API_KEY,
+    CRUCIBLE_API_KEY, OLLAMA_DEFAULT_NUM_CTX,
 };
 pub use registry::{
     resolve_run_key, resolve_run_key_from_os, ConnectionTest, ModelEntry, ProviderEntry, Registry,

@@ -41,13 +41,6 @@ pub fn stored_key_may_go(kind: Provider, asked: Option<&str>, saved: Option<Opti
     matches!(saved_url, Some(Some(ref s)) if *s == target) || default.as_ref() == Some(&target)
 }
 
-/// Ollama's server address for its own API: the base URL without the `/v1` of its
-/// OpenAI-compatible endpoint.
-fn ollama_root(base: &str) -> &str {
-    let b = base.trim_end_matches('/');
-    b.strip_suffix("/v1").unwrap_or(b)
-}
-
 /// The names of the models `kind`'s server at `base_url` (its default when `None`) serves,
 /// sorted and without duplicates.
 pub async fn list_models(
@@ -70,8 +63,9 @@ pub(crate) async fn list_models_within(
         .ok_or(LlmError::NoBaseUrl { provider: kind })?;
     let ollama = kind == Provider::Ollama;
     let (url, mut headers) = match kind.wire() {
-        _ if ollama => (join_url(ollama_root(base), "api/tags"), vec![]),
-        Wire::OpenAi => (join_url(base, "models"), vec![]),
+        _ if ollama => (join_url(crate::provider::ollama::server_root(base), "api/tags"), vec![]),
+        Wire::Ollama => (join_url(crate::provider::ollama::server_root(base), "api/tags"), vec![]),
+        Wire::OpenAi | Wire::Responses => (join_url(base, "models"), vec![]),
         Wire::Anthropic => (
             join_url(base, "v1/models?limit=1000"),
             vec![("anthropic-version", ANTHROPIC_VERSION.to_string())],
@@ -80,7 +74,9 @@ pub(crate) async fn list_models_within(
     };
     if let Some(k) = key {
         let (name, value) = match kind.wire() {
-            Wire::OpenAi => ("authorization", format!("Bearer {}", k.expose())),
+            Wire::OpenAi | Wire::Responses | Wire::Ollama => {
+                ("authorization", format!("Bearer {}", k.expose()))
+            }
             Wire::Anthropic => ("x-api-key", k.expose().to_string()),
             Wire::Gemini => ("x-goog-api-key", k.expose().to_string()),
         };
@@ -208,7 +204,9 @@ fn clean<'a>(names: impl Iterator<Item = &'a str>) -> Vec<String> {
 /// The model names in a list answer; `None` when it is not shaped like one.
 fn names(wire: Wire, json: &Value) -> Option<Vec<String>> {
     let (items, field) = match wire {
-        Wire::OpenAi | Wire::Anthropic => (json.get("data")?.as_array()?, "id"),
+        Wire::OpenAi | Wire::Responses | Wire::Ollama | Wire::Anthropic => {
+            (json.get("data")?.as_array()?, "id")
+        }
         Wire::Gemini => (json.get("models")?.as_array()?, "name"),
     };
     Some(clean(items.iter().filter_map(|m| m.get(field)?.as_str())))

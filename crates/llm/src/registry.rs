@@ -227,6 +227,19 @@ impl ProviderEntry {
                     "must be at least 1",
                 ));
             }
+            // The wire a saved model is called on must be one its provider's kind speaks.
+            if let Some(w) = m.settings.wire.filter(|w| !self.kind.wires().contains(w)) {
+                let names: Vec<&str> = self.kind.wires().iter().map(|w| w.as_str()).collect();
+                return Err(bad(
+                    path,
+                    format!("{mat}.settings.wire"),
+                    format!(
+                        "a {} provider speaks {}, not {w}",
+                        self.kind,
+                        names.join(" or ")
+                    ),
+                ));
+            }
             if let Some(p) = m.price {
                 for (name, x) in [
                     ("input_per_mtok", p.input_per_mtok),
@@ -525,7 +538,10 @@ mod tests {
         });
         let mut env = entry("ok", Provider::OpenAi, None);
         env.key_env = Some("lower-case".into());
+        let mut wire = entry("ok", Provider::Anthropic, None);
+        wire.models[0].settings.wire = Some(crate::Wire::Responses);
         let cases = [
+            (wire, "providers[0].models[0].settings.wire"),
             (entry("Bad Id", Provider::OpenAi, None), "providers[0].id"),
             (
                 entry("x", Provider::OpenAiCompatible, None),

@@ -29,6 +29,11 @@ fn any_json() -> impl Strategy<Value = Value> {
             Just("prompt_tokens".to_string()),
             Just("input_tokens".to_string()),
             Just("usageMetadata".to_string()),
+            Just("output".to_string()),
+            Just("summary".to_string()),
+            Just("status".to_string()),
+            Just("tool_calls".to_string()),
+            Just("thinking".to_string()),
             // Words, without a regex strategy (proptest compiles one per value).
             prop::collection::vec(
                 prop::sample::select(b"abcdefghijklmnopqrstuvwxyz_0123456789 ".to_vec()),
@@ -49,7 +54,7 @@ proptest! {
 
     #[test]
     fn any_body_decodes_or_names_what_is_missing(body in any_json()) {
-        for wire in [Wire::OpenAi, Wire::Anthropic, Wire::Gemini] {
+        for wire in [Wire::OpenAi, Wire::Anthropic, Wire::Gemini, Wire::Responses, Wire::Ollama] {
             match decode(wire, &body) {
                 Ok(c) => prop_assert!(c.text.len() <= body.to_string().len()),
                 Err(e) => prop_assert!(!e.0.is_empty()),

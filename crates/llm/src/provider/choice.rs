@@ -1,4 +1,4 @@
-//! `tool_choice` as each wire spells it, added to a request body the encoder already built (only
+//! `tool_choice` as each wire spells it (Ollama has none: `none` there offers no tools), added to a request body the encoder already built (only
 //! when tools are offered: every wire refuses a choice without tools).
 
 use serde_json::{json, Value};
@@ -14,9 +14,23 @@ pub(crate) fn apply_tool_choice(wire: Wire, body: &mut Value, choice: &ToolChoic
         return;
     }
     let (key, value) = match (wire, choice) {
-        (Wire::OpenAi, ToolChoice::Auto) => ("tool_choice", json!("auto")),
-        (Wire::OpenAi, ToolChoice::Required) => ("tool_choice", json!("required")),
-        (Wire::OpenAi, ToolChoice::None) => ("tool_choice", json!("none")),
+        (Wire::OpenAi | Wire::Responses, ToolChoice::Auto) => ("tool_choice", json!("auto")),
+        (Wire::OpenAi | Wire::Responses, ToolChoice::Required) => {
+            ("tool_choice", json!("required"))
+        }
+        (Wire::OpenAi | Wire::Responses, ToolChoice::None) => ("tool_choice", json!("none")),
+        // Responses names the function at the top level of the choice.
+        (Wire::Responses, ToolChoice::Tool(n)) => {
+            ("tool_choice", json!({"type": "function", "name": n}))
+        }
+        // Ollama has no tool choice: only "none" can be said, by offering no tools.
+        (Wire::Ollama, ToolChoice::None) => {
+            if let Some(map) = body.as_object_mut() {
+                map.remove("tools");
+            }
+            return;
+        }
+        (Wire::Ollama, _) => return,
         (Wire::OpenAi, ToolChoice::Tool(n)) => (
             "tool_choice",
             json!({"type": "function", "function": {"name": n}}),
@@ -58,6 +72,7 @@ mod tests {
                 "/toolConfig/functionCallingConfig/mode",
                 json!("ANY"),
             ),
+            (Wire::Responses, "/tool_choice", json!("required")),
         ];
         for (wire, ptr, want) in cases {
             let mut body = json!({"tools": []});
@@ -67,5 +82,11 @@ mod tests {
             apply_tool_choice(wire, &mut bare, &ToolChoice::Required);
             assert_eq!(bare, json!({}), "no tools, no choice");
         }
+        let mut r = json!({"tools": []});
+        apply_tool_choice(Wire::Responses, &mut r, &ToolChoice::Tool("f".into()));
+        assert_eq!(r["tool_choice"], json!({"type": "function", "name": "f"}));
+        let mut o = json!({"tools": []});
+        apply_tool_choice(Wire::Ollama, &mut o, &ToolChoice::None);
+        assert_eq!(o, json!({}), "Ollama: none is no tools");
     }
 }

@@ -14,7 +14,7 @@ use crucible_core::{Reasoning, ReasoningPart, StopReason, ToolCall};
 
 /// OpenAI sends a call's arguments as a JSON string: parsed when it is one, kept as the string
 /// otherwise (the benchmark then reports arguments it cannot read).
-fn tool_arguments(v: Option<&Value>) -> Value {
+pub(crate) fn tool_arguments(v: Option<&Value>) -> Value {
     match v {
         Some(Value::String(s)) => {
             serde_json::from_str(s).unwrap_or_else(|_| Value::String(s.clone()))
@@ -24,7 +24,7 @@ fn tool_arguments(v: Option<&Value>) -> Value {
     }
 }
 
-fn u64_at(v: &Value, path: &[&str]) -> u64 {
+pub(crate) fn u64_at(v: &Value, path: &[&str]) -> u64 {
     let mut cur = v;
     for p in path {
         match cur.get(p) {
@@ -45,6 +45,8 @@ pub fn decode(wire: Wire, body: &Value) -> Result<Completion, DecodeError> {
         Wire::OpenAi => openai(body)?,
         Wire::Anthropic => anthropic(body)?,
         Wire::Gemini => gemini(body)?,
+        Wire::Responses => super::responses::decode(body)?,
+        Wire::Ollama => super::ollama::decode(body)?,
     };
     // Whatever the wire, an answer that opens with a `<think>` block holds reasoning first.
     let (inline, answer) = split_think(&c.text);
@@ -67,6 +69,8 @@ fn usage_of(wire: Wire, body: &Value) -> Usage {
         Wire::OpenAi => openai_usage(body),
         Wire::Anthropic => anthropic_usage(body),
         Wire::Gemini => gemini_usage(body),
+        Wire::Responses => super::responses::usage(body),
+        Wire::Ollama => super::ollama::usage(body),
     }
 }
 
@@ -126,8 +130,10 @@ fn gemini_usage(body: &Value) -> Usage {
 /// The provider's id of the response (OpenAI and Anthropic `id`, Gemini `responseId`).
 fn request_id_of(wire: Wire, body: &Value) -> Option<String> {
     let field = match wire {
-        Wire::OpenAi | Wire::Anthropic => "id",
+        Wire::OpenAi | Wire::Anthropic | Wire::Responses => "id",
         Wire::Gemini => "responseId",
+        // Ollama's answers carry no id.
+        Wire::Ollama => return None,
     };
     body.get(field)
         .and_then(Value::as_str)

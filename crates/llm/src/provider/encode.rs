@@ -188,10 +188,15 @@ pub fn encode_with_tools(
     let provider = match wire {
         Wire::Anthropic => Provider::Anthropic,
         Wire::Gemini => Provider::Gemini,
-        Wire::OpenAi if is_openrouter(base_url) => Provider::OpenRouter,
-        Wire::OpenAi => Provider::OpenAiCompatible,
+        Wire::Ollama => Provider::Ollama,
+        Wire::OpenAi | Wire::Responses if is_openrouter(base_url) => Provider::OpenRouter,
+        Wire::OpenAi | Wire::Responses => Provider::OpenAiCompatible,
     };
-    encode_request(provider, base_url, model, settings, key, messages, tools)
+    let settings = ModelSettings {
+        wire: Some(wire),
+        ..settings.clone()
+    };
+    encode_request(provider, base_url, model, &settings, key, messages, tools)
 }
 
 fn is_openrouter(base_url: &str) -> bool {
@@ -379,8 +384,9 @@ pub fn encode_request(
     tools: &[ToolSpec],
 ) -> WireRequest {
     let profile = catalog::active().profile(model);
+    let wire = provider.wire_with(&profile, settings.wire);
     let mut req = encode_wire(
-        provider, base_url, model, settings, &profile, key, messages, tools,
+        wire, provider, base_url, model, settings, &profile, key, messages, tools,
     );
     if let (Some(Value::Object(extra)), Value::Object(body)) = (&settings.extra_body, &mut req.body)
     {
@@ -399,6 +405,7 @@ pub fn encode_request(
 
 #[allow(clippy::too_many_arguments)]
 fn encode_wire(
+    wire: Wire,
     provider: Provider,
     base_url: &str,
     model: &str,
@@ -409,7 +416,32 @@ fn encode_wire(
     tools: &[ToolSpec],
 ) -> WireRequest {
     let mut headers: Vec<(&'static str, String)> = Vec::new();
-    match provider.wire() {
+    match wire {
+        Wire::Responses => {
+            let (system, rest) = split_system(messages, settings.system_prompt);
+            let body = super::responses::body(model, system, &rest, settings, profile, tools);
+            if let Some(k) = key {
+                headers.push(("authorization", format!("Bearer {}", k.expose())));
+            }
+            WireRequest {
+                url: join_url(base_url, "responses"),
+                headers,
+                body: Value::Object(body),
+            }
+        }
+        Wire::Ollama => {
+            let (system, rest) = split_system(messages, settings.system_prompt);
+            let body = super::ollama::body(model, system, &rest, settings, profile, tools);
+            // A key the user opted into (an Ollama behind an authenticating proxy).
+            if let Some(k) = key {
+                headers.push(("authorization", format!("Bearer {}", k.expose())));
+            }
+            WireRequest {
+                url: super::ollama::url(base_url),
+                headers,
+                body: Value::Object(body),
+            }
+        }
         Wire::OpenAi => {
             let (system, rest) = split_system(messages, settings.system_prompt);
             let mut msgs: Vec<Value> = Vec::new();
@@ -708,7 +740,17 @@ mod param_tests {
             reasoning: effort(Effort::High),
             ..ModelSettings::default()
         };
-        let o = body(Provider::OpenAi, "http://h/v1", "gpt-5.1-2025-11-13", &s);
+        // GPT-5's own wire is Responses (`responses::tests`); its chat names, pinned.
+        let chat_wire = ModelSettings {
+            wire: Some(Wire::OpenAi),
+            ..s.clone()
+        };
+        let o = body(
+            Provider::OpenAi,
+            "http://h/v1",
+            "gpt-5.1-2025-11-13",
+            &chat_wire,
+        );
         assert_eq!(o["max_completion_tokens"], json!(4096));
         assert_eq!(o["reasoning_effort"], json!("high"));
         assert!(o.get("max_tokens").is_none() && o.get("temperature").is_none());

@@ -1,7 +1,9 @@
 //! Providers and their wire formats: which URL, which headers, which JSON body for a conversation,
 //! and how to read the answer, the token usage and the error message back. Pure functions over
 //! `serde_json::Value`; no I/O happens here (the agent in `super::agent` does the HTTP).
-//! `encode` builds requests (the body each wire expects), `decode` reads answers back.
+//! `encode` builds requests (the body each wire expects), `decode` reads answers back;
+//! `responses` and `ollama` hold the OpenAI Responses and Ollama native wires whole (request
+//! body, answer, streamed answer).
 
 use std::fmt;
 
@@ -14,7 +16,9 @@ use crucible_core::{Message, Role, StopReason, ToolCall};
 mod choice;
 mod decode;
 mod encode;
+pub(crate) mod ollama;
 mod params;
+pub(crate) mod responses;
 pub(crate) mod stream;
 
 pub(crate) use choice::apply_tool_choice;
@@ -23,16 +27,59 @@ pub use decode::{decode, DecodeError};
 pub use encode::{encode, encode_request, encode_with_tools};
 pub use params::{check_settings, explain_refusal};
 
-/// The three wire formats Crucible speaks.
+/// The wire formats Crucible speaks. Which one a model uses: [`Provider::wire_for`] (the
+/// provider kind, the catalogue's `wire` for OpenAI models, and the `wire` setting).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum Wire {
-    /// OpenAI chat completions (`POST {base}/chat/completions`).
+    /// OpenAI chat completions (`POST {base}/chat/completions`); spelled `chat` in settings.
+    #[serde(rename = "chat", alias = "openai", alias = "open_ai")]
     OpenAi,
     /// Anthropic Messages (`POST {base}/v1/messages`).
     Anthropic,
     /// Google Gemini (`POST {base}/v1beta/models/{model}:generateContent`).
     Gemini,
+    /// OpenAI Responses (`POST {base}/responses`): reasoning items carried across turns.
+    Responses,
+    /// Ollama's native chat (`POST {server}/api/chat`): `options.num_ctx`, `think`.
+    Ollama,
+}
+
+impl Wire {
+    /// The name used in settings and the catalogue (`chat`, `responses`, `anthropic`, `gemini`,
+    /// `ollama`).
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Wire::OpenAi => "chat",
+            Wire::Anthropic => "anthropic",
+            Wire::Gemini => "gemini",
+            Wire::Responses => "responses",
+            Wire::Ollama => "ollama",
+        }
+    }
+
+    /// Parses a wire name (`openai` is taken as `chat`).
+    pub fn parse(name: &str) -> Option<Self> {
+        Some(match name {
+            "chat" | "openai" => Wire::OpenAi,
+            "anthropic" => Wire::Anthropic,
+            "gemini" => Wire::Gemini,
+            "responses" => Wire::Responses,
+            "ollama" => Wire::Ollama,
+            _ => return None,
+        })
+    }
+
+    /// Whether the wire speaks OpenAI's JSON family (chat or Responses: bearer key, `/models`).
+    pub fn is_openai_family(self) -> bool {
+        matches!(self, Wire::OpenAi | Wire::Responses)
+    }
+}
+
+impl fmt::Display for Wire {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.as_str())
+    }
 }
 
 /// A named provider: a wire format, a default base URL and the env var that holds its key.
@@ -48,7 +95,7 @@ pub enum Provider {
     /// openrouter.ai (OpenAI wire).
     #[serde(rename = "openrouter")]
     OpenRouter,
-    /// A local Ollama server (OpenAI wire, no key).
+    /// A local Ollama server (its native `/api/chat` wire, no key).
     Ollama,
     /// Any OpenAI-compatible server (vLLM, llama.cpp server, …); needs `--base-url`.
     #[serde(rename = "openai-compatible")]
@@ -93,12 +140,44 @@ impl Provider {
             })
     }
 
-    /// The wire format.
+    /// The kind's own wire format (Ollama: its native `/api/chat`); a model may use another
+    /// one of [`Self::wires`] ([`Self::wire_for`]).
     pub fn wire(self) -> Wire {
         match self {
             Provider::Anthropic => Wire::Anthropic,
             Provider::Gemini => Wire::Gemini,
+            Provider::Ollama => Wire::Ollama,
             _ => Wire::OpenAi,
+        }
+    }
+
+    /// The wires this kind's servers speak (the first is its own).
+    pub fn wires(self) -> &'static [Wire] {
+        match self {
+            Provider::Anthropic => &[Wire::Anthropic],
+            Provider::Gemini => &[Wire::Gemini],
+            Provider::Ollama => &[Wire::Ollama, Wire::OpenAi],
+            Provider::OpenAi | Provider::OpenRouter | Provider::OpenAiCompatible => {
+                &[Wire::OpenAi, Wire::Responses]
+            }
+        }
+    }
+
+    /// The wire `model` is called on: the `wire` setting when given (checked against
+    /// [`Self::wires`] by `check_settings`), else for the `openai` kind the model's catalogue
+    /// entry (`responses` for the o-series and GPT-5 family), else the kind's own wire.
+    pub fn wire_for(self, model: &str, setting: Option<Wire>) -> Wire {
+        self.wire_with(&crate::catalog::active().profile(model), setting)
+    }
+
+    /// [`Self::wire_for`] with the model's catalogue profile at hand.
+    pub(crate) fn wire_with(self, profile: &crate::ModelProfile, setting: Option<Wire>) -> Wire {
+        if let Some(w) = setting {
+            return w;
+        }
+        match profile.wire {
+            Some(w) if self == Provider::OpenAi && self.wires().contains(&w) => w,
+            _ => self.wire(),
         }
     }
 
@@ -107,7 +186,7 @@ impl Provider {
         match self {
             Provider::OpenAi => Some("https://api.openai.com/v1"),
             Provider::OpenRouter => Some("https://openrouter.ai/api/v1"),
-            Provider::Ollama => Some("http://127.0.0.1:11434/v1"),
+            Provider::Ollama => Some("http://127.0.0.1:11434"),
             Provider::OpenAiCompatible => None,
             Provider::Anthropic => Some("https://api.anthropic.com"),
             Provider::Gemini => Some("https://generativelanguage.googleapis.com"),
@@ -323,6 +402,15 @@ pub struct ModelSettings {
     /// Settled from the saved provider's `timeout_s`.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub timeout_s: Option<f64>,
+    /// The wire to call the model on, over the one its kind and catalogue entry choose
+    /// (`chat` or `responses` for OpenAI-family kinds, `ollama` or `chat` for Ollama).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[ts(type = "\"chat\" | \"responses\" | \"ollama\" | \"anthropic\" | \"gemini\" | null")]
+    pub wire: Option<Wire>,
+    /// Ollama's context window for the call (`options.num_ctx`; `None`: the catalogue's context
+    /// window, else [`OLLAMA_DEFAULT_NUM_CTX`]). Ollama wire only.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub num_ctx: Option<u32>,
 }
 
 impl ModelSettings {
@@ -336,6 +424,11 @@ impl ModelSettings {
         }
     }
 }
+
+/// `options.num_ctx` sent to Ollama when neither the settings nor the catalogue give a context
+/// window: Ollama's own default (2048 to 4096 tokens by version) silently cuts the start of
+/// longer prompts, and PILOT's prompts are longer.
+pub const OLLAMA_DEFAULT_NUM_CTX: u32 = 32768;
 
 /// Anthropic's API version header value.
 pub const ANTHROPIC_VERSION: &str = "2023-06-01";

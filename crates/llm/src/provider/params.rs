@@ -66,11 +66,44 @@ pub(crate) fn check_with(
     s: &ModelSettings,
     profile: &ModelProfile,
 ) -> Result<(), LlmError> {
-    let wire = provider.wire();
+    let wire = provider.wire_with(profile, s.wire);
     let fail = |message: String| LlmError::Setting {
         model: format!("{provider}:{model}"),
         message,
     };
+    if let Some(w) = s.wire {
+        if !provider.wires().contains(&w) {
+            let names: Vec<&str> = provider.wires().iter().map(|w| w.as_str()).collect();
+            return Err(fail(format!(
+                "the {provider} kind speaks the {} wire(s), not {w}: clear the wire setting \
+                 or set one of those ({WHERE_SETTINGS})",
+                names.join(" or ")
+            )));
+        }
+    }
+    if let Some(n) = s.num_ctx {
+        if wire != Wire::Ollama {
+            return Err(fail(format!(
+                "num_ctx is Ollama's context window and the {wire} wire has none: clear it, or \
+                 call the model through an `ollama` provider ({WHERE_SETTINGS})"
+            )));
+        }
+        if n < 256 {
+            return Err(fail(format!("num_ctx {n} is too small (at least 256)")));
+        }
+    }
+    let no_such = |what: &str| {
+        fail(format!(
+            "the OpenAI Responses API has no {what}: clear the {what} setting, or set the wire \
+             setting to `chat` ({WHERE_SETTINGS})"
+        ))
+    };
+    if wire == Wire::Responses && s.seed.is_some() {
+        return Err(no_such("seed"));
+    }
+    if wire == Wire::Responses && !s.stop.is_empty() {
+        return Err(no_such("stop"));
+    }
     let family = profile
         .family
         .as_deref()
@@ -135,6 +168,23 @@ pub(crate) fn check_with(
                         "OpenRouter takes reasoning.effort or reasoning.budget_tokens, not both"
                             .into(),
                     ));
+                }
+            }
+            (Wire::Ollama, _) => {
+                if r.budget_tokens.is_some() {
+                    return Err(effort_only("Ollama's `think`"));
+                }
+                if matches!(r.effort, Some(Effort::Minimal | Effort::Xhigh)) {
+                    return Err(fail(
+                        "Ollama's `think` is on or off (effort none), or low, medium or high \
+                         for GPT-OSS; not minimal or xhigh"
+                            .into(),
+                    ));
+                }
+            }
+            (Wire::Responses, _) => {
+                if r.budget_tokens.is_some() {
+                    return Err(effort_only("the Responses API (`reasoning.effort`)"));
                 }
             }
             (Wire::OpenAi, _) => {
@@ -357,6 +407,69 @@ mod tests {
     fn check(p: Provider, model: &str, s: ModelSettings) -> Result<(), String> {
         let cat = crate::Catalog::builtin();
         check_with(p, model, &s, &cat.profile(model)).map_err(|e| e.to_string())
+    }
+
+    #[test]
+    fn settings_the_responses_and_ollama_wires_cannot_carry_are_errors_naming_them() {
+        let seed = ModelSettings {
+            seed: Some(7),
+            ..ModelSettings::default()
+        };
+        let e = check(Provider::OpenAi, "gpt-5.1", seed.clone()).unwrap_err();
+        assert!(
+            e.contains("Responses API has no seed") && e.contains("`chat`"),
+            "{e}"
+        );
+        // On chat completions, pinned, the seed goes out.
+        let pinned = ModelSettings {
+            wire: Some(Wire::OpenAi),
+            ..seed.clone()
+        };
+        assert!(check(Provider::OpenAi, "gpt-5.1", pinned).is_ok());
+        let stop = ModelSettings {
+            stop: vec!["END".into()],
+            ..ModelSettings::default()
+        };
+        assert!(check(Provider::OpenAi, "o3", stop)
+            .unwrap_err()
+            .contains("no stop"));
+        let wrong = ModelSettings {
+            wire: Some(Wire::Responses),
+            ..ModelSettings::default()
+        };
+        let e = check(Provider::Anthropic, "claude-opus-5", wrong.clone()).unwrap_err();
+        assert!(
+            e.contains("speaks the anthropic wire") && e.contains("not responses"),
+            "{e}"
+        );
+        assert!(check(Provider::Ollama, "qwen3", wrong).is_err());
+        let ctx = ModelSettings {
+            num_ctx: Some(32768),
+            ..ModelSettings::default()
+        };
+        assert!(check(Provider::Ollama, "qwen3:8b", ctx.clone()).is_ok());
+        let e = check(Provider::OpenAiCompatible, "qwen3:8b", ctx).unwrap_err();
+        assert!(e.contains("num_ctx is Ollama's"), "{e}");
+        let xhigh = ModelSettings {
+            reasoning: Some(Reasoning {
+                effort: Some(Effort::Xhigh),
+                budget_tokens: None,
+            }),
+            ..ModelSettings::default()
+        };
+        assert!(check(Provider::Ollama, "gpt-oss:20b", xhigh)
+            .unwrap_err()
+            .contains("think"));
+        let budget = ModelSettings {
+            reasoning: Some(Reasoning {
+                effort: None,
+                budget_tokens: Some(2048),
+            }),
+            ..ModelSettings::default()
+        };
+        assert!(check(Provider::OpenAi, "gpt-5", budget)
+            .unwrap_err()
+            .contains("effort level"));
     }
 
     #[test]
