@@ -648,7 +648,7 @@ impl ModelAgent {
             // An event stream sent under another content type is still read as one.
             Err(e) => streamed
                 .then(|| {
-                    let mut c = stream::Collector::new(self.spec.provider.wire());
+                    let mut c = stream::Collector::new(self.spec.wire());
                     c.push(body.as_bytes()).ok()?;
                     c.finish().ok()
                 })
@@ -657,8 +657,7 @@ impl ModelAgent {
         };
         if let (true, Value::Array(events)) = (streamed, &value) {
             // Gemini's stream without `alt=sse`: the chunks as one JSON array.
-            value = stream::assemble_array(self.spec.provider.wire(), events)
-                .map_err(|e| malformed(e.0))?;
+            value = stream::assemble_array(self.spec.wire(), events).map_err(|e| malformed(e.0))?;
         }
         let mut completion =
             provider::decode(self.spec.wire(), &value).map_err(|e| malformed(e.0))?;
@@ -714,7 +713,7 @@ impl ModelAgent {
         request_id: Option<String>,
         limit: Option<(Duration, Instant)>,
     ) -> Result<Completion, Failure> {
-        let wire = self.spec.provider.wire();
+        let wire = self.spec.wire();
         let mut collector = stream::Collector::new(wire);
         let mut read = 0usize;
         let fault = |f: stream::StreamFault| match f {

@@ -63,8 +63,14 @@ pub(crate) async fn list_models_within(
         .ok_or(LlmError::NoBaseUrl { provider: kind })?;
     let ollama = kind == Provider::Ollama;
     let (url, mut headers) = match kind.wire() {
-        _ if ollama => (join_url(crate::provider::ollama::server_root(base), "api/tags"), vec![]),
-        Wire::Ollama => (join_url(crate::provider::ollama::server_root(base), "api/tags"), vec![]),
+        _ if ollama => (
+            join_url(crate::provider::ollama::server_root(base), "api/tags"),
+            vec![],
+        ),
+        Wire::Ollama => (
+            join_url(crate::provider::ollama::server_root(base), "api/tags"),
+            vec![],
+        ),
         Wire::OpenAi | Wire::Responses => (join_url(base, "models"), vec![]),
         Wire::Anthropic => (
             join_url(base, "v1/models?limit=1000"),

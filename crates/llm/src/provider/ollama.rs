@@ -219,8 +219,6 @@ pub(crate) fn decode(body: &Value) -> Result<Completion, DecodeError> {
 /// into the body [`decode`] reads: the `content` and `thinking` pieces joined, the tool calls
 /// gathered, and the last line's (`done: true`) stop reason and counts. A line with `error` is
 /// the stream's error; a stream without its `done` line was cut.
-// Wired into the agent with streaming (the lead's merge); tested here on documented streams.
-#[cfg_attr(not(test), allow(dead_code))]
 pub(crate) fn assemble_stream(events: &[Value]) -> Result<Value, DecodeError> {
     let (mut content, mut thinking) = (String::new(), String::new());
     let mut calls: Vec<Value> = Vec::new();

@@ -224,8 +224,6 @@ pub(crate) fn decode(body: &Value) -> Result<Completion, DecodeError> {
 /// carries the response with its status and usage; its output is taken when it lists one,
 /// otherwise it is rebuilt from `response.output_item.done` items and, for items never
 /// finished, the text, summary and argument deltas. An `error` event is the stream's error.
-// Wired into the agent with streaming (the lead's merge); tested here on documented streams.
-#[cfg_attr(not(test), allow(dead_code))]
 pub(crate) fn assemble_stream(events: &[Value]) -> Result<Value, DecodeError> {
     // Items by output index: (the finished item, or one being built from deltas).
     let mut items: std::collections::BTreeMap<u64, Value> = Default::default();

@@ -27,7 +27,6 @@ pub(crate) enum Framing {
     /// Server-sent events (`text/event-stream`).
     Sse,
     /// One JSON value per line (`application/x-ndjson`; Ollama's native API).
-    #[allow(dead_code)] // Ollama's native wire (the `wires` slice) streams this way.
     Ndjson,
 }
 
@@ -67,7 +66,7 @@ pub(crate) fn plan(wire: Wire) -> Plan {
         },
         Wire::Anthropic => Plan {
             framing: Framing::Sse,
-            prepare: anthropic_prepare,
+            prepare: set_stream,
             terminal: |v| v["type"] == "message_stop",
             assemble: anthropic_assemble,
             end: "`message_stop`",
@@ -78,6 +77,25 @@ pub(crate) fn plan(wire: Wire) -> Plan {
             terminal: gemini_terminal,
             assemble: gemini_assemble,
             end: "a chunk with `finishReason`",
+        },
+        Wire::Responses => Plan {
+            framing: Framing::Sse,
+            prepare: set_stream,
+            terminal: |v| {
+                matches!(
+                    v["type"].as_str(),
+                    Some("response.completed" | "response.incomplete" | "response.failed")
+                )
+            },
+            assemble: super::responses::assemble_stream,
+            end: "`response.completed`",
+        },
+        Wire::Ollama => Plan {
+            framing: Framing::Ndjson,
+            prepare: set_stream,
+            terminal: |v| v["done"] == true,
+            assemble: super::ollama::assemble_stream,
+            end: "a line with `done: true`",
         },
     }
 }
@@ -509,7 +527,8 @@ fn openai_assemble(events: &[Value]) -> Result<Value, DecodeError> {
 
 // ---- Anthropic Messages ------------------------------------------------------------------
 
-fn anthropic_prepare(req: &mut WireRequest) {
+/// `stream: true` in the body (Anthropic, Responses, Ollama).
+fn set_stream(req: &mut WireRequest) {
     if let Value::Object(b) = &mut req.body {
         b.insert("stream".into(), json!(true));
     }
