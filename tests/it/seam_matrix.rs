@@ -20,7 +20,8 @@
 //! reasoning is stored with its call; the cut call is flagged on the sample and its event, and a
 //! second run asks it again (it was never cached) while the other answers come from the cache.
 //!
-//! The Responses cells run an `openai:` GPT-5-class model on a saved provider with no wire
+//! Every cell's provider is saved with `stream: false` (the loopbacks answer whole; streams
+//! are streaming.rs's), which every request must honour. The Responses cells run an `openai:` GPT-5-class model on a saved provider with no wire
 //! setting: the catalogue sends it to `/responses`. The Ollama cells run a saved provider whose
 //! base URL still ends in `/v1` (the old default), with a saved `num_ctx`.
 
@@ -188,6 +189,19 @@ impl Loop {
             Wire::Ollama => path != "/api/chat",
             _ => false,
         };
+        // The matrix plays whole answers (streams: streaming.rs); its providers are saved
+        // with `stream: false`, which every request must honour.
+        let streamed = body["stream"] == json!(true)
+            || (self.wire == Wire::Ollama && body["stream"] != json!(false))
+            || path.contains(":streamGenerateContent");
+        if streamed {
+            self.refused.lock().unwrap().push(format!(
+                "a streamed request at {path} from a provider saved with stream: false"
+            ));
+            return Some(bad_request(
+                json!({"error": {"message": "this loopback plays whole answers: the request asked for a stream although its provider is saved with stream: false", "type": "invalid_request_error"}}),
+            ));
+        }
         if wrong_path {
             self.refused
                 .lock()
@@ -591,7 +605,8 @@ async fn pilot_run(
     std::fs::write(
         config.data_dir.join("providers.json"),
         json!({"version": 1, "providers": [{"id": id, "kind": kind, "base_url": base,
-            "key_env": var, "models": [{"name": model, "settings": wire.saved_settings()}]}]})
+            "key_env": var, "stream": false,
+            "models": [{"name": model, "settings": wire.saved_settings()}]}]})
         .to_string(),
     )
     .unwrap();
@@ -779,6 +794,8 @@ async fn a_real_tool_episode_sends_every_signature_back_on_each_wire() {
         let base = format!("http://{addr}/v1");
         let mut spec = ModelSpec::parse(&format!("{kind}:{model}"), Some(&base)).unwrap();
         spec.settings = serde_json::from_value(wire.saved_settings()).unwrap();
+        // The loopback answers whole (the matrix's providers are saved with `stream: false`).
+        spec.settings.stream = Some(false);
         let mut agent = ModelAgent::new(spec, Some(ApiKey::new("sk-matrix-4242"))).unwrap();
         let rec = bench
             .run(

@@ -1,12 +1,16 @@
-//! Streamed answers through a whole run (`run::start`, the scheduler's wrappers included), on the
-//! OpenAI chat, Anthropic and Gemini wires. Each wire is played by a raw HTTP loopback that,
+//! Streamed answers through a whole run (`run::start`, the scheduler's wrappers included), on
+//! every wire: OpenAI chat, Anthropic, Gemini, OpenAI Responses and Ollama's native `/api/chat`. Each wire is played by a raw HTTP loopback that,
 //! asked for a stream, answers with that wire's documented server-sent events — OpenAI
 //! `chat.completion.chunk`s with `[DONE]` (and the usage chunk `stream_options.include_usage`
 //! asks for), Anthropic `message_start` … `message_stop` with `ping`s and signature deltas,
-//! Gemini `:streamGenerateContent?alt=sse` chunks — in pieces that split events, and that refuses
+//! Gemini `:streamGenerateContent?alt=sse` chunks, Responses `response.*` events ending in
+//! `response.completed` / `response.incomplete`, Ollama's newline-delimited JSON chunks ending in
+//! `done: true` — in pieces that split events, and that refuses
 //! what the real endpoint refuses with its documented error body: `stream_options` without
 //! `stream` (OpenAI), an unknown `stream_options` field (Anthropic), a `stream` field in the body
-//! (Gemini), a replayed tool call that lost its signature, a native request without tools.
+//! (Gemini), chat fields on the Responses wire, a replayed tool call that lost its signature (or
+//! its Responses reasoning item), an Ollama request at the wrong path or without `num_ctx`, a
+//! native request without tools.
 //!
 //! Asserted: every request of a default run is streamed; the answer, the reasoning (kept apart,
 //! its decoy never the answer) and native tool calls assembled from deltas are what a whole
@@ -32,9 +36,17 @@ enum Wire {
     OpenAi,
     Anthropic,
     Gemini,
+    Responses,
+    Ollama,
 }
 
-const WIRES: [Wire; 3] = [Wire::OpenAi, Wire::Anthropic, Wire::Gemini];
+const WIRES: [Wire; 5] = [
+    Wire::OpenAi,
+    Wire::Anthropic,
+    Wire::Gemini,
+    Wire::Responses,
+    Wire::Ollama,
+];
 
 impl Wire {
     fn kind(self) -> (&'static str, &'static str) {
@@ -42,6 +54,9 @@ impl Wire {
             Wire::OpenAi => ("openai", "streamer-1"),
             Wire::Anthropic => ("anthropic", "claude-streamer-1"),
             Wire::Gemini => ("gemini", "gemini-streamer-1"),
+            // A GPT-5-class model: the catalogue sends it to `/responses`.
+            Wire::Responses => ("openai", "gpt-5-streamer"),
+            Wire::Ollama => ("ollama", "qwen3-streamer:8b"),
         }
     }
 }
@@ -298,8 +313,159 @@ fn sse_events(wire: Wire, k: usize, native: bool, include_usage: bool) -> Vec<(S
             last["usageMetadata"] = json!({"promptTokenCount": 10, "candidatesTokenCount": 90});
             out.push(data(last));
         }
+        Wire::Responses => {
+            let typed = |v: Value| {
+                (
+                    v["type"].as_str().unwrap_or_default().to_string(),
+                    v.to_string(),
+                )
+            };
+            let id = format!("resp_{k}");
+            out.push(typed(json!({"type": "response.created", "sequence_number": 0,
+                "response": {"id": id, "object": "response", "status": "in_progress", "output": []}})));
+            let mut items = Vec::new();
+            if let Some(r) = reasoning {
+                let index = items.len();
+                out.push(typed(
+                    json!({"type": "response.output_item.added", "output_index": index,
+                    "item": {"type": "reasoning", "id": format!("rs_{k}"), "summary": []}}),
+                ));
+                for p in pieces(r, 3) {
+                    out.push(typed(
+                        json!({"type": "response.reasoning_summary_text.delta",
+                        "item_id": format!("rs_{k}"), "output_index": index, "summary_index": 0,
+                        "delta": p}),
+                    ));
+                }
+                let item = json!({"type": "reasoning", "id": format!("rs_{k}"),
+                    "summary": [{"type": "summary_text", "text": r}],
+                    "encrypted_content": format!("enc-{k}")});
+                out.push(typed(json!({"type": "response.output_item.done",
+                    "output_index": index, "item": item})));
+                items.push(item);
+            }
+            if !text.is_empty() {
+                let index = items.len();
+                out.push(typed(
+                    json!({"type": "response.output_item.added", "output_index": index,
+                    "item": {"type": "message", "id": format!("msg_{k}"), "role": "assistant",
+                             "status": "in_progress", "content": []}}),
+                ));
+                for p in pieces(text, 4) {
+                    out.push(typed(json!({"type": "response.output_text.delta",
+                        "item_id": format!("msg_{k}"), "output_index": index,
+                        "content_index": 0, "delta": p})));
+                }
+                let item = json!({"type": "message", "id": format!("msg_{k}"),
+                    "role": "assistant", "status": "completed",
+                    "content": [{"type": "output_text", "text": text, "annotations": []}]});
+                out.push(typed(json!({"type": "response.output_item.done",
+                    "output_index": index, "item": item})));
+                items.push(item);
+            }
+            if call {
+                let index = items.len();
+                out.push(typed(
+                    json!({"type": "response.output_item.added", "output_index": index,
+                    "item": {"type": "function_call", "id": "fc_0", "call_id": "call_0",
+                             "name": "tool_search", "arguments": "", "status": "in_progress"}}),
+                ));
+                for p in pieces("{\"query\": \"read a file\"}", 3) {
+                    out.push(typed(
+                        json!({"type": "response.function_call_arguments.delta",
+                        "item_id": "fc_0", "output_index": index, "delta": p}),
+                    ));
+                }
+                let item = json!({"type": "function_call", "id": "fc_0", "call_id": "call_0",
+                    "name": "tool_search", "arguments": "{\"query\": \"read a file\"}",
+                    "status": "completed"});
+                out.push(typed(json!({"type": "response.output_item.done",
+                    "output_index": index, "item": item})));
+                items.push(item);
+            }
+            let mut response = json!({"id": id, "object": "response", "output": items,
+                "usage": {"input_tokens": 10, "output_tokens": 90,
+                          "output_tokens_details": {"reasoning_tokens": 40}}});
+            if cut {
+                response["status"] = json!("incomplete");
+                response["incomplete_details"] = json!({"reason": "max_output_tokens"});
+                out.push(typed(
+                    json!({"type": "response.incomplete", "response": response}),
+                ));
+            } else {
+                response["status"] = json!("completed");
+                out.push(typed(
+                    json!({"type": "response.completed", "response": response}),
+                ));
+            }
+        }
+        Wire::Ollama => {
+            let chunk = |message: Value| {
+                json!({"model": "qwen3-streamer:8b", "created_at": "2026-12-07T08:00:00Z",
+                    "message": message, "done": false})
+            };
+            if let Some(r) = reasoning {
+                for p in pieces(r, 3) {
+                    out.push(data(chunk(
+                        json!({"role": "assistant", "content": "", "thinking": p}),
+                    )));
+                }
+            }
+            for p in pieces(text, 4).into_iter().filter(|p| !p.is_empty()) {
+                out.push(data(chunk(json!({"role": "assistant", "content": p}))));
+            }
+            if call {
+                out.push(data(chunk(json!({"role": "assistant", "content": "",
+                    "tool_calls": [{"function": {"name": "tool_search",
+                                                 "arguments": {"query": "read a file"}}}]}))));
+            }
+            out.push(data(json!({"model": "qwen3-streamer:8b",
+                "created_at": "2026-12-07T08:00:01Z",
+                "message": {"role": "assistant", "content": ""}, "done": true,
+                "done_reason": if cut { "length" } else { "stop" },
+                "total_duration": 1000, "prompt_eval_count": 10, "eval_count": 90})));
+        }
     }
     out
+}
+
+/// The model-side runs of a Responses input (consecutive `reasoning`, `function_call` and
+/// assistant `message` items): one per earlier model turn.
+fn responses_turns(input: &[Value]) -> Vec<Vec<&Value>> {
+    let model_side = |i: &Value| {
+        matches!(i["type"].as_str(), Some("reasoning" | "function_call"))
+            || (i["role"] == "assistant")
+    };
+    let mut turns: Vec<Vec<&Value>> = Vec::new();
+    let mut open = false;
+    for item in input {
+        if model_side(item) {
+            if !open {
+                turns.push(Vec::new());
+            }
+            if let Some(t) = turns.last_mut() {
+                t.push(item);
+            }
+        }
+        open = model_side(item);
+    }
+    turns
+}
+
+/// How many model turns a request already holds, on `wire`.
+fn model_turns(wire: Wire, body: &Value) -> usize {
+    let (list, role) = match wire {
+        Wire::Gemini => ("contents", "model"),
+        Wire::Responses => {
+            return body["input"]
+                .as_array()
+                .map_or(0, |i| responses_turns(i).len())
+        }
+        _ => ("messages", "assistant"),
+    };
+    body[list]
+        .as_array()
+        .map_or(0, |m| m.iter().filter(|m| m["role"] == role).count())
 }
 
 /// The whole (not streamed) OpenAI answer of turn `k`.
@@ -323,7 +489,11 @@ fn openai_whole(k: usize, native: bool) -> Value {
         "usage": {"prompt_tokens": 10, "completion_tokens": 90}})
 }
 
-fn frame(events: &[(String, String)]) -> Vec<String> {
+fn frame(wire: Wire, events: &[(String, String)]) -> Vec<String> {
+    if wire == Wire::Ollama {
+        // Ollama streams newline-delimited JSON, not events.
+        return events.iter().map(|(_, d)| format!("{d}\n")).collect();
+    }
     events
         .iter()
         .map(|(e, d)| {
@@ -428,6 +598,56 @@ impl Loop {
                     "status": "NOT_FOUND"}}),
                 ))
             }
+            Wire::Responses => {
+                if !path.ends_with("/v1/responses") {
+                    self.refused.lock().unwrap().push(format!("path {path}"));
+                    return Err(json_reply(
+                        404,
+                        json!({"error": {"message":
+                        format!("Invalid URL (POST {path})"), "type": "invalid_request_error",
+                        "param": null, "code": null}}),
+                    ));
+                }
+                for field in ["messages", "max_tokens", "stream_options"] {
+                    if body.get(field).is_some() {
+                        self.refused.lock().unwrap().push(field.into());
+                        return Err(bad_request(json!({"error": {"message":
+                            format!("Unsupported parameter: '{field}'."),
+                            "type": "invalid_request_error", "param": field,
+                            "code": "unsupported_parameter"}})));
+                    }
+                }
+                // A replayed tool call must come after its turn's reasoning item, whole.
+                let input = body["input"].as_array().cloned().unwrap_or_default();
+                for (k, turn) in responses_turns(&input).iter().enumerate() {
+                    let calls = turn.iter().any(|i| i["type"] == "function_call");
+                    let whole = turn.first().is_some_and(|i| {
+                        i["type"] == "reasoning"
+                            && i["id"] == format!("rs_{k}")
+                            && i["encrypted_content"] == format!("enc-{k}")
+                    });
+                    if calls && !whole {
+                        self.refused.lock().unwrap().push("reasoning item".into());
+                        return Err(bad_request(json!({"error": {"message":
+                            format!("Item 'fc_0' of type 'function_call' was provided without its required 'reasoning' item: 'rs_{k}'."),
+                            "type": "invalid_request_error", "param": "input", "code": null}})));
+                    }
+                }
+                Ok(body["stream"] == json!(true))
+            }
+            Wire::Ollama => {
+                if path != "/api/chat" {
+                    self.refused.lock().unwrap().push(format!("path {path}"));
+                    return Err(json_reply(404, json!({"error": "404 page not found"})));
+                }
+                if body["options"]["num_ctx"].as_u64().is_none() {
+                    self.refused.lock().unwrap().push("num_ctx".into());
+                    return Err(bad_request(json!({"error":
+                        "this loopback plays a long prompt: without options.num_ctx the server's default context would cut it"})));
+                }
+                // Ollama streams unless asked not to.
+                Ok(body["stream"] != json!(false))
+            }
         }
     }
 
@@ -436,25 +656,14 @@ impl Loop {
             Ok(s) => s,
             Err(r) => return r,
         };
-        let (list, role) = match self.wire {
-            Wire::Gemini => ("contents", "model"),
-            _ => ("messages", "assistant"),
-        };
-        let k = body[list]
-            .as_array()
-            .map_or(0, |m| m.iter().filter(|m| m["role"] == role).count());
+        let k = model_turns(self.wire, body);
         // How many requests of this turn came before (the retries of a cut one).
         let attempt = self
             .seen
             .lock()
             .unwrap()
             .iter()
-            .filter(|(_, b)| {
-                b[list]
-                    .as_array()
-                    .map_or(0, |m| m.iter().filter(|m| m["role"] == role).count())
-                    == k
-            })
+            .filter(|(_, b)| model_turns(self.wire, b) == k)
             .count()
             - 1;
         let first = k == 0 && attempt == 0;
@@ -510,6 +719,16 @@ impl Loop {
                     "message": "The model is overloaded. Please try again later.",
                     "status": "UNAVAILABLE"}}),
                 ),
+                Wire::Responses => (
+                    "error".to_string(),
+                    json!({"type": "error", "code": "server_error", "param": null,
+                    "message": "The server had an error while processing your request.",
+                    "sequence_number": 9}),
+                ),
+                Wire::Ollama => (
+                    String::new(),
+                    json!({"error": "an error was encountered while running the model"}),
+                ),
             };
             events.push((err.0, err.1.to_string()));
         }
@@ -518,12 +737,16 @@ impl Loop {
             _ => Duration::ZERO,
         };
         // Events split across pieces: each piece ends mid-way through the next event.
-        let framed = frame(&events).concat();
+        let framed = frame(self.wire, &events).concat();
         let n = if gap.is_zero() { 7 } else { events.len() };
         let body_pieces = pieces(&framed, n).into_iter().map(|p| (gap, p)).collect();
         Reply {
             status: 200,
-            content_type: "text/event-stream",
+            content_type: if self.wire == Wire::Ollama {
+                "application/x-ndjson"
+            } else {
+                "text/event-stream"
+            },
             pieces: body_pieces,
             stream: true,
         }
@@ -609,7 +832,7 @@ async fn start(wire: Wire, native: bool, mode: Mode) -> (String, Arc<Loop>) {
         }
     });
     let base = match wire {
-        Wire::OpenAi => format!("http://{addr}/v1"),
+        Wire::OpenAi | Wire::Responses => format!("http://{addr}/v1"),
         _ => format!("http://{addr}"),
     };
     (base, lp)
@@ -759,7 +982,8 @@ fn assert_episode(cell: &str, ran: &Ran, lp: &Loop, streamed: bool) {
                 body["stream"] == json!(true)
                     && body["stream_options"]["include_usage"] == json!(true)
             }
-            Wire::Anthropic => body["stream"] == json!(true),
+            Wire::Anthropic | Wire::Responses => body["stream"] == json!(true),
+            Wire::Ollama => body["stream"] != json!(false),
             Wire::Gemini => path.ends_with(":streamGenerateContent?alt=sse"),
         };
         assert_eq!(is_stream, streamed, "{cell}: {path} {body}");

@@ -193,3 +193,43 @@ test("Settings edits a model's catalogue entry: saved, a refused field named, re
   assert.equal(await card.locator("#cat-detail > dl [data-field=context_window]").innerText(), "128,000 tokens");
   await page.close();
 });
+
+test("Settings keeps a provider's calls-at-once limit: shown, edited, a bad value named, kept by other edits", async () => {
+  const saved = [];
+  const entry = (max) => ({ id: "lab", kind: "openai-compatible", base_url: "http://gpu1:8000/v1", key_env: null,
+    max_concurrency: max, timeout_s: 900,
+    models: [{ name: "qwen3", settings: { temperature: 0, max_tokens: null, seed: null, system_prompt: "native", wire: "chat" } }] });
+  const view = (max) => ({ file: "/data/providers.json", keychain: "mock",
+    providers: [{ entry: entry(max), key_source: { kind: "none" }, env_vars: ["CRUCIBLE_API_KEY"] }], builtin_agents: [] });
+  const { page } = await open("#/settings/providers", (cmd, args) => {
+    switch (cmd) {
+      case "list_providers": return { ok: view(2) };
+      case "model_catalog": return { ok: catalog(null) };
+      case "save_provider": saved.push(args.entry); return { ok: view(args.entry.max_concurrency ?? null) };
+      default: return { ok: null };
+    }
+  });
+  const card = page.locator("#provider-lab");
+  await card.locator("[data-field=concurrency]").waitFor();
+  assert.equal(await card.locator("[data-field=concurrency]").innerText(), "at most 2 over all runs");
+  await card.locator(".edit-provider").click();
+  assert.equal(await page.locator("#pf-concurrency").inputValue(), "2");
+  await page.locator("#pf-concurrency").fill("0");
+  await page.locator("#pf-save").click();
+  await page.locator("#pf-error").filter({ hasText: "Calls at once" }).waitFor();
+  assert.equal(saved.length, 0, "a bad value is not saved");
+  await page.locator("#pf-concurrency").fill("3");
+  await page.locator("#pf-save").click();
+  await page.locator("#provider-lab [data-field=concurrency]").filter({ hasText: "at most 3" }).waitFor();
+  assert.equal(saved.length, 1);
+  assert.equal(saved[0].max_concurrency, 3);
+  assert.equal(saved[0].timeout_s, 900, "the other settings are kept");
+  assert.equal(saved[0].models[0].settings.wire, "chat", "a model setting without a field is kept");
+  // Emptied: no provider-wide limit (null), not 0.
+  await page.locator("#provider-lab .edit-provider").click();
+  await page.locator("#pf-concurrency").fill("");
+  await page.locator("#pf-save").click();
+  await page.locator("#provider-lab [data-field=concurrency]").filter({ hasText: "no provider-wide limit" }).waitFor();
+  assert.equal(saved[1].max_concurrency, null);
+  await page.close();
+});

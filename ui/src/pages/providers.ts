@@ -47,6 +47,9 @@ function validate(e: ProviderEntry): { field: string; message: string } | null {
   const t = e.timeout_s ?? null;
   if (t !== null && (!Number.isFinite(t) || t <= 0 || t > 86400))
     return { field: "pf-timeout", message: "Timeout: a number of seconds above 0 and at most 86400 (a day), or empty." };
+  const c = e.max_concurrency ?? null;
+  if (c !== null && (!Number.isInteger(c) || c < 1))
+    return { field: "pf-concurrency", message: "Calls at once: a whole number of at least 1, or empty for no provider-wide limit." };
   if (e.models.length === 0) return { field: "pf-add-model", message: "Add at least one model." };
   for (const [i, m] of e.models.entries()) {
     if (m.name.trim() === "") return { field: `pf-model-${i}-name`, message: `Model ${i + 1}: the name is empty.` };
@@ -81,6 +84,8 @@ function providerForm(existing: ProviderEntry | null, onDone: (v: ProvidersView 
   const keyEnv = h("input", { id: "pf-key-env", autocomplete: "off", spellcheck: "false", value: existing?.key_env ?? "" });
   const timeout = h("input", { id: "pf-timeout", type: "number", min: "1", step: "1",
     value: existing?.timeout_s != null ? String(existing.timeout_s) : "", placeholder: "default" });
+  const concurrency = h("input", { id: "pf-concurrency", type: "number", min: "1", step: "1",
+    value: existing?.max_concurrency != null ? String(existing.max_concurrency) : "", placeholder: "no limit" });
   const stream = h("input", { id: "pf-stream", type: "checkbox", "aria-label": "Stream answers",
     checked: existing?.stream !== false });
   const models = h("div", { id: "pf-models", class: "model-rows" });
@@ -165,6 +170,7 @@ function providerForm(existing: ProviderEntry | null, onDone: (v: ProvidersView 
     base_url: baseUrl.value.trim() === "" ? null : baseUrl.value.trim(),
     key_env: keyEnv.value.trim() === "" ? null : keyEnv.value.trim(),
     timeout_s: numberOrNull(timeout.value),
+    max_concurrency: numberOrNull(concurrency.value),
     stream: stream.checked ? null : false,
     models: [...models.querySelectorAll<HTMLFieldSetElement>(".model-row")].map((row) => {
       const val = (c: string) => row.querySelector<HTMLInputElement>(c)!.value;
@@ -198,6 +204,8 @@ function providerForm(existing: ProviderEntry | null, onDone: (v: ProvidersView 
       field("Timeout (seconds)", h("span", { class: "inline-fields" }, timeout,
         h("span", { class: "check" }, stream, " Stream answers")),
         "The longest wait for the model's data: a whole answer, or each pause of a streamed one (a streamed call may run 4× this). Empty: 600 s for reasoning models, 300 s otherwise. Streaming keeps proxies from cutting long calls; turn it off only for a server that cannot stream."),
+      field("Calls at once", concurrency,
+        "The most calls in flight to this provider over all runs together (a local server that answers one request at a time: 1). Empty: only each run's own concurrency limits it."),
     ),
     h("h3", {}, "Models"),
     h("p", { class: "muted small", id: "pf-model-help" },
@@ -297,6 +305,8 @@ function providerCard(view: ProvidersView, i: number, rerender: (v: ProvidersVie
             : null),
       h("dt", {}, "Timeout"), h("dd", { "data-field": "timeout" },
         `${e.timeout_s != null ? `${e.timeout_s} s` : "default (600 s reasoning models, 300 s others)"}${e.stream === false ? "; not streamed" : "; streamed"}`),
+      h("dt", {}, "Calls at once"), h("dd", { "data-field": "concurrency" },
+        e.max_concurrency != null ? `at most ${e.max_concurrency} over all runs` : "no provider-wide limit"),
       h("dt", {}, "Models"), h("dd", { "data-field": "models" },
         e.models.map((m) => `${m.name} (T=${m.settings.temperature ?? "default"}${m.price ? `, $${m.price.input_per_mtok}/$${m.price.output_per_mtok} per 1M` : ""})`).join(", ")),
     ),
