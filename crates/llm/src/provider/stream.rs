@@ -234,6 +234,17 @@ pub(crate) enum StreamFault {
     Malformed(String),
 }
 
+/// Most tool calls or content blocks one streamed answer may assemble into: far above what any
+/// model sends in one turn, and a bound on the work a hostile stream can ask for (assembly runs
+/// after the stream's timeouts).
+pub(crate) const MAX_PARTS: usize = 1024;
+
+fn too_many_parts(what: &str) -> DecodeError {
+    DecodeError(format!(
+        "the stream holds more than {MAX_PARTS} {what}: not an answer a model gives"
+    ))
+}
+
 /// Most events kept from one stream (a long answer is a few thousand; a broken server that
 /// streams without end is stopped by the agent's byte cap, this bounds the event list too).
 const MAX_EVENTS: usize = 1 << 20;
@@ -423,6 +434,8 @@ fn openai_assemble(events: &[Value]) -> Result<Value, DecodeError> {
     let mut reasoning = String::new();
     let mut reasoning_content = String::new();
     let mut calls: Vec<CallDelta> = Vec::new();
+    // Position in `calls` by the delta's index (calls keep the order they first came in).
+    let mut by_index: std::collections::HashMap<u64, usize> = Default::default();
     let mut finish = Value::Null;
     let mut usage = Value::Null;
     let mut choices_seen = false;
@@ -453,13 +466,17 @@ fn openai_assemble(events: &[Value]) -> Result<Value, DecodeError> {
             }
             for (pos, t) in d["tool_calls"].as_array().into_iter().flatten().enumerate() {
                 let index = t["index"].as_u64().unwrap_or(pos as u64);
-                let i = match calls.iter().position(|c| c.index == index) {
-                    Some(i) => i,
+                let i = match by_index.get(&index) {
+                    Some(&i) => i,
                     None => {
+                        if calls.len() >= MAX_PARTS {
+                            return Err(too_many_parts("tool calls"));
+                        }
                         calls.push(CallDelta {
                             index,
                             ..CallDelta::default()
                         });
+                        by_index.insert(index, calls.len() - 1);
                         calls.len() - 1
                     }
                 };
@@ -540,8 +557,9 @@ fn set_stream(req: &mut WireRequest) {
 /// `message_delta`'s stop reason and usage (its counts are cumulative: they replace the start's).
 fn anthropic_assemble(events: &[Value]) -> Result<Value, DecodeError> {
     let mut message = Map::new();
-    // (index, block, joined input JSON)
-    let mut blocks: Vec<(u64, Map<String, Value>, String)> = Vec::new();
+    // By index: (block, joined input JSON).
+    let mut blocks: std::collections::BTreeMap<u64, (Map<String, Value>, String)> =
+        Default::default();
     let mut started = false;
     for e in events {
         match e["type"].as_str().unwrap_or_default() {
@@ -554,19 +572,17 @@ fn anthropic_assemble(events: &[Value]) -> Result<Value, DecodeError> {
             "content_block_start" => {
                 let index = e["index"].as_u64().unwrap_or(blocks.len() as u64);
                 let block = e["content_block"].as_object().cloned().unwrap_or_default();
-                blocks.retain(|(i, _, _)| *i != index);
-                blocks.push((index, block, String::new()));
+                if !blocks.contains_key(&index) && blocks.len() >= MAX_PARTS {
+                    return Err(too_many_parts("content blocks"));
+                }
+                blocks.insert(index, (block, String::new()));
             }
             "content_block_delta" => {
                 let index = e["index"].as_u64().unwrap_or(0);
-                let i = match blocks.iter().position(|(i, _, _)| *i == index) {
-                    Some(i) => i,
-                    None => {
-                        blocks.push((index, Map::new(), String::new()));
-                        blocks.len() - 1
-                    }
-                };
-                let (_, block, input) = &mut blocks[i];
+                if !blocks.contains_key(&index) && blocks.len() >= MAX_PARTS {
+                    return Err(too_many_parts("content blocks"));
+                }
+                let (block, input) = blocks.entry(index).or_default();
                 let d = &e["delta"];
                 let s = |k: &str| d[k].as_str().unwrap_or_default();
                 match d["type"].as_str().unwrap_or_default() {
@@ -607,10 +623,9 @@ fn anthropic_assemble(events: &[Value]) -> Result<Value, DecodeError> {
     if !started {
         return Err(DecodeError("the stream had no `message_start`".into()));
     }
-    blocks.sort_by_key(|(i, _, _)| *i);
     let content: Vec<Value> = blocks
-        .into_iter()
-        .map(|(_, mut block, input)| {
+        .into_values()
+        .map(|(mut block, input)| {
             if !input.trim().is_empty() {
                 let parsed = serde_json::from_str(&input).unwrap_or(Value::String(input));
                 block.insert("input".into(), parsed);
@@ -1078,5 +1093,51 @@ mod tests {
             g.url,
             "http://h/v1beta/models/m:streamGenerateContent?alt=sse"
         );
+    }
+
+    #[test]
+    fn a_hostile_stream_of_countless_calls_or_blocks_is_refused_at_once() {
+        // One event naming 200,000 tool-call indexes (quadratic to assemble before): refused
+        // as soon as it passes MAX_PARTS, in linear time.
+        let calls: Vec<Value> = (0..200_000u64).map(|i| json!({"index": i})).collect();
+        let err = openai_assemble(&[
+            json!({"choices": [{"index": 0, "delta": {"tool_calls": calls}}]}),
+            json!({"choices": [{"index": 0, "delta": {}, "finish_reason": "tool_calls"}]}),
+        ])
+        .unwrap_err();
+        assert!(err.0.contains("more than 1024 tool calls"), "{}", err.0);
+        // 200,000 Anthropic blocks, each its own event.
+        let mut events = vec![json!({"type": "message_start", "message": {"content": []}})];
+        events.extend((0..200_000u64).map(|i| {
+            json!({"type": "content_block_start", "index": i,
+                   "content_block": {"type": "text", "text": ""}})
+        }));
+        let err = anthropic_assemble(&events).unwrap_err();
+        assert!(err.0.contains("more than 1024 content blocks"), "{}", err.0);
+        let deltas: Vec<Value> = (0..200_000u64)
+            .map(|i| {
+                json!({"type": "content_block_delta", "index": i,
+                            "delta": {"type": "text_delta", "text": "x"}})
+            })
+            .collect();
+        events.truncate(1);
+        events.extend(deltas);
+        assert!(anthropic_assemble(&events).is_err());
+        // Up to the cap, many calls still assemble, in their order.
+        let calls: Vec<Value> = (0..1024u64)
+            .rev()
+            .map(|i| {
+                json!({"index": i, "id": format!("c{i}"),
+                            "function": {"name": "f", "arguments": "{}"}})
+            })
+            .collect();
+        let body = openai_assemble(&[json!({"choices": [{"index": 0,
+            "delta": {"tool_calls": calls}, "finish_reason": "tool_calls"}]})])
+        .unwrap();
+        let got = body["choices"][0]["message"]["tool_calls"]
+            .as_array()
+            .unwrap();
+        assert_eq!(got.len(), 1024);
+        assert_eq!(got[0]["id"], "c1023");
     }
 }
