@@ -48,6 +48,10 @@ pub fn as_root() -> bool {
     })
 }
 
+/// The size of a sandbox's private `/tmp` (a tmpfs: memory): a program that fills it gets
+/// "no space left", not the machine's memory.
+pub const TMP_BYTES: u64 = 512 << 20;
+
 /// Resource limits of a confined program (each applies per process and is inherited; the
 /// process count is per uid).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -90,7 +94,7 @@ pub struct Sandbox {
 impl Sandbox {
     /// The base sandbox: namespaces, identity, no capabilities, cleared environment, `/usr`
     /// read-only (with the `/bin`, `/lib`, `/lib64` links), a private `/proc` and `/dev`, a
-    /// fresh `/tmp`, and `PATH`, `HOME=/tmp` and `LANG` set.
+    /// fresh `/tmp` of at most [`TMP_BYTES`], and `PATH`, `HOME=/tmp` and `LANG` set.
     pub fn new(bwrap: &Path) -> Self {
         let mut s = Self {
             bwrap: bwrap.to_path_buf(),
@@ -131,8 +135,10 @@ impl Sandbox {
                 s.args_of(&["--symlink", target, link]);
             }
         }
+        let tmp_size = TMP_BYTES.to_string();
         s.args_of(&[
-            "--proc", "/proc", "--dev", "/dev", "--perms", "1777", "--tmpfs", "/tmp",
+            "--proc", "/proc", "--dev", "/dev", "--perms", "1777", "--size", &tmp_size, "--tmpfs",
+            "/tmp",
         ]);
         s.setenv("PATH", "/usr/local/bin:/usr/bin:/bin");
         s.setenv("HOME", "/tmp");
@@ -351,5 +357,46 @@ mod tests {
         assert_eq!(limit("Max file size"), "1048576");
         assert_eq!(limit("Max cpu time"), "5");
         assert_eq!(limit("Max data size"), (256u64 << 20).to_string());
+    }
+
+    #[test]
+    fn a_sandboxs_tmp_holds_no_more_than_its_size() {
+        // Many files under the per-file limit: the tmpfs itself says no space left.
+        let mut s = Sandbox::new(&bwrap());
+        s.limits(Limits {
+            processes: 64,
+            data_bytes: 256 << 20,
+            cpu_seconds: 30,
+            file_bytes: 64 << 20,
+        });
+        let mut cmd = s.command(
+            Path::new("/bin/sh"),
+            [
+                "-c",
+                "i=0; while [ $i -lt 12 ]; do head -c 67108864 /dev/zero > /tmp/f$i || break; \
+                 i=$((i+1)); done; du -sk /tmp | cut -f1; df -k /tmp | tail -1",
+            ],
+        );
+        cmd.stdout(std::process::Stdio::piped())
+            .stderr(std::process::Stdio::piped());
+        let out = spawn(cmd).unwrap().wait_with_output().unwrap();
+        let text = String::from_utf8_lossy(&out.stdout);
+        let used_kib: u64 = text
+            .lines()
+            .next()
+            .unwrap_or("")
+            .trim()
+            .parse()
+            .unwrap_or(0);
+        assert!(
+            used_kib > 0 && used_kib <= TMP_BYTES / 1024,
+            "{text} {}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        assert!(
+            String::from_utf8_lossy(&out.stderr).contains("No space left"),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
     }
 }
