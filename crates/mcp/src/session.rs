@@ -1,6 +1,7 @@
 //! One confined MCP server for one episode, through `rmcp`'s client: the handshake and tool
-//! list on start, tool calls with a deadline, a wall clock on the whole session (the server is
-//! killed when it runs out), and a stop that never waits long. The server's bubblewrap is
+//! list on start, tool calls with a deadline, a wall clock on the whole session and a bound on
+//! what its episode holds on disk (the server is killed when either runs out), and a stop that
+//! never waits long. The server's bubblewrap is
 //! started by `crucible_confine::spawn`, so it dies with Crucible; dropping a session kills it.
 
 use std::path::Path;
@@ -24,14 +25,25 @@ pub const CALL_TIMEOUT: Duration = Duration::from_secs(15);
 pub const MAX_RESULT_CHARS: usize = 16_000;
 /// How long a server may live (one episode): it is killed when this runs out.
 pub const WALL_CLOCK: Duration = Duration::from_secs(30 * 60);
+/// The most an episode directory may hold on disk (the servers write into it, on the host's
+/// file system): a server is killed once its episode holds more.
+pub const EPISODE_BYTES: u64 = 1 << 30;
+/// The most entries an episode directory may hold (each counted towards the walk that sizes it).
+pub const EPISODE_ENTRIES: usize = 100_000;
+/// How often the size of a live server's episode is measured.
+const DISK_CHECK: Duration = Duration::from_millis(250);
 
-/// What a server may use: its resource limits and its wall clock.
+/// What a server may use: its resource limits, its wall clock and its episode's size.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct SessionLimits {
     /// Per-process limits, applied inside the sandbox.
     pub limits: confine::Limits,
     /// How long the server may live.
     pub wall_clock: Duration,
+    /// The most bytes its episode directory may hold on disk (with at most
+    /// [`EPISODE_ENTRIES`] entries); measured every 250 ms, so a fast writer may pass it by what
+    /// it writes in that time before it is killed.
+    pub episode_bytes: u64,
 }
 
 impl Default for SessionLimits {
@@ -39,8 +51,40 @@ impl Default for SessionLimits {
         Self {
             limits: confine::SERVER_LIMITS,
             wall_clock: WALL_CLOCK,
+            episode_bytes: EPISODE_BYTES,
         }
     }
+}
+
+/// Whether `dir` holds more than `bytes` on disk or more than [`EPISODE_ENTRIES`] entries
+/// (links are not followed; unreadable folders count as empty).
+pub fn episode_over(dir: &Path, bytes: u64) -> bool {
+    use std::os::unix::fs::MetadataExt;
+    let (mut used, mut entries) = (0u64, 0usize);
+    let mut todo = vec![dir.to_path_buf()];
+    while let Some(d) = todo.pop() {
+        let Ok(list) = std::fs::read_dir(&d) else {
+            continue;
+        };
+        for e in list.flatten() {
+            entries += 1;
+            if entries > EPISODE_ENTRIES {
+                return true;
+            }
+            let Ok(m) = std::fs::symlink_metadata(e.path()) else {
+                continue;
+            };
+            // Blocks on disk, not the apparent length: a sparse file costs what it holds.
+            used = used.saturating_add(m.blocks().saturating_mul(512));
+            if used > bytes {
+                return true;
+            }
+            if m.is_dir() {
+                todo.push(e.path());
+            }
+        }
+    }
+    false
 }
 
 type SharedChild = std::sync::Arc<std::sync::Mutex<Option<std::process::Child>>>;
@@ -182,13 +226,32 @@ impl Session {
                 }
             });
         }
-        // The wall clock: the whole server (its pid namespace) is killed when it runs out.
+        // The wall clock and the episode's size: the whole server (its pid namespace) is killed
+        // when the clock runs out or the episode holds too much.
         let watchdog = {
             let child = child.clone();
             let server = spec.name;
+            let episode = episode.to_path_buf();
             tokio::spawn(async move {
-                tokio::time::sleep(limits.wall_clock).await;
-                tracing::warn!(target: "mcp", server, secs = limits.wall_clock.as_secs(), "server killed: its wall clock ran out");
+                let deadline = tokio::time::Instant::now() + limits.wall_clock;
+                loop {
+                    let now = tokio::time::Instant::now();
+                    if now >= deadline {
+                        tracing::warn!(target: "mcp", server, secs = limits.wall_clock.as_secs(), "server killed: its wall clock ran out");
+                        break;
+                    }
+                    tokio::time::sleep(DISK_CHECK.min(deadline - now)).await;
+                    let dir = episode.clone();
+                    let over = tokio::task::spawn_blocking(move || {
+                        episode_over(&dir, limits.episode_bytes)
+                    })
+                    .await
+                    .unwrap_or(false);
+                    if over {
+                        tracing::warn!(target: "mcp", server, bytes = limits.episode_bytes, "server killed: its episode holds more than it may");
+                        break;
+                    }
+                }
                 kill_shared(&child);
             })
         };

@@ -83,6 +83,7 @@ async fn a_fork_and_disk_bomb_stays_within_the_servers_limits() {
             ..confine::SERVER_LIMITS
         },
         wall_clock: Duration::from_secs(12),
+        ..SessionLimits::default()
     };
     let fs = Session::start_with(
         &install,
@@ -274,4 +275,83 @@ fn a_killed_crucible_leaves_no_server_behind() {
         "{} processes outlived the killed Crucible process: {survivors:?}",
         survivors.len()
     );
+}
+
+/// NEW-6 of the second review: a model that runs code in the sandbox (the fsmonitor hook) and
+/// writes file after file, each under the file-size limit, fills the host's disk no further than
+/// the episode's bound: the server is killed within a moment of passing it, long before its wall
+/// clock, and the episode holds a few hundred MiB at most, not what the loop would write.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn an_episode_that_grows_past_its_bound_has_its_server_killed() {
+    let install = install();
+    let dir = tempfile::tempdir().unwrap();
+    let repo = dir.path().join("repo");
+    std::fs::create_dir(&repo).unwrap();
+    assert!(std::process::Command::new("git")
+        .args(["init", "-q"])
+        .current_dir(&repo)
+        .status()
+        .unwrap()
+        .success());
+    confine::prepare_episode_dir(dir.path()).unwrap();
+    let limits = SessionLimits {
+        limits: Limits {
+            file_bytes: 16 << 20,
+            ..confine::SERVER_LIMITS
+        },
+        wall_clock: Duration::from_secs(40),
+        episode_bytes: 64 << 20,
+    };
+    let fs = Session::start_with(
+        &install,
+        ServerSpec::named("filesystem").unwrap(),
+        dir.path(),
+        limits,
+    )
+    .await
+    .unwrap();
+    // Without a bound this writes 16 MiB every 0.1 s until the wall clock: gigabytes. (Git
+    // appends its arguments to the hook's command: the trailing `false` takes them.)
+    let hook = "i=0; while :; do head -c 16777216 /dev/zero > /episode/f$i; i=$((i+1)); \
+                sleep 0.1; done; false";
+    let w = fs
+        .call(
+            "write_file",
+            &json!({"path": "/episode/repo/.git/config",
+                    "content": format!("[core]\n\trepositoryformatversion = 0\n\tbare = false\n\tfsmonitor = \"{hook}\"\n")}),
+        )
+        .await;
+    assert!(w.ok, "{w:?}");
+    fs.stop().await;
+    let started = Instant::now();
+    let git = Session::start_with(
+        &install,
+        ServerSpec::named("git").unwrap(),
+        dir.path(),
+        limits,
+    )
+    .await
+    .unwrap();
+    let r = git
+        .call("git_status", &json!({"repo_path": "/episode/repo"}))
+        .await;
+    let took = started.elapsed();
+    assert!(!r.ok, "the hook never ends by itself: {r:?}");
+    assert!(
+        took < Duration::from_secs(30),
+        "killed for its size, not by its wall clock: {took:?}"
+    );
+    let held: u64 = std::fs::read_dir(dir.path())
+        .unwrap()
+        .flatten()
+        .filter_map(|e| e.metadata().ok())
+        .filter(|m| m.is_file())
+        .map(|m| m.len())
+        .sum();
+    eprintln!("the episode held {held} bytes when its server was killed after {took:?}");
+    assert!(
+        held >= 64 << 20 && held < 512 << 20,
+        "{held} bytes: past the 64 MiB bound by at most a moment's writing"
+    );
+    git.stop().await;
 }
