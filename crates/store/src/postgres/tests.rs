@@ -591,3 +591,54 @@ async fn a_file_records_who_made_a_run_and_copies_keep_it() {
         Ok(())
     ));
 }
+
+/// M5 of the 2026-12 review, kept: every time a lab store decides with (claims, heartbeats,
+/// leases, the delete guard) is the database server's (`SERVER_NOW`), never a client clock. A
+/// machine whose clock is off cannot be played by a test (the clock offset of
+/// `tests/it/lab_trust.rs` shifts only `client_now_s`, used to report the skew), so this holds
+/// the rule where it can break: no module of the PostgreSQL store reads a clock of this machine,
+/// except `mod.rs`'s one reporting function.
+#[test]
+fn no_lab_store_decision_reads_this_machines_clock() {
+    let modules = [
+        ("queue.rs", include_str!("queue.rs")),
+        ("runs.rs", include_str!("runs.rs")),
+        ("samples.rs", include_str!("samples.rs")),
+        ("mirror.rs", include_str!("mirror.rs")),
+        ("reads.rs", include_str!("reads.rs")),
+        ("review.rs", include_str!("review.rs")),
+    ];
+    let clocks = [
+        "SystemTime",
+        "Utc::now",
+        "Local::now",
+        "now_s(",
+        "UNIX_EPOCH",
+    ];
+    for (name, text) in modules {
+        for clock in clocks {
+            assert!(
+                !text.contains(clock),
+                "postgres/{name} reads this machine's clock ({clock}): lab store decisions \
+                 must use SERVER_NOW"
+            );
+        }
+    }
+    let m = include_str!("mod.rs");
+    assert_eq!(
+        m.matches("SystemTime::now").count(),
+        1,
+        "mod.rs reads this machine's clock only in client_now_s"
+    );
+    assert_eq!(
+        m.matches("client_now_s()").count(),
+        2,
+        "client_now_s: defined once, used once (the skew report)"
+    );
+    for (name, text) in modules {
+        assert!(
+            !text.contains("client_now_s"),
+            "postgres/{name} uses client_now_s"
+        );
+    }
+}
