@@ -667,3 +667,96 @@ async fn allow_unpriced_lets_an_unpriced_model_run_under_a_budget() {
     assert!(ok, "{all}");
     assert!(!server.bodies().is_empty());
 }
+
+/// Issue 41, item 6, through the app's own path: the New run form's "Model settings for this
+/// run" (`RunForm.model_settings`, `"*"`: every provider model) win over what is saved for the
+/// model, reach every request of the run, and are recorded with it.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_new_run_forms_model_settings_win_over_the_saved_ones_in_every_request() {
+    let server = Loop::start(Arc::new(|_, _| {
+        (
+            200,
+            openai_answer(json!({"prompt_tokens": 3, "completion_tokens": 1})),
+        )
+    }))
+    .await;
+    let dir = tempfile::tempdir().unwrap();
+    let mut config = crucible_core::Config::test();
+    config.data_dir = dir.path().join("data");
+    std::fs::create_dir_all(&config.data_dir).unwrap();
+    let var = format!("CRUCIBLE_IT_FORM_SETTINGS_{}", std::process::id());
+    std::env::set_var(&var, KEY);
+    let base = format!("{}/v1", server.url);
+    std::fs::write(
+        config.data_dir.join("providers.json"),
+        json!({"version": 1, "providers": [{"id": "house", "kind": "openai-compatible",
+            "base_url": base, "key_env": var, "models": [{"name": "house-model",
+            "settings": {"temperature": 0.7, "max_tokens": 512, "top_p": 0.9}}]}]})
+        .to_string(),
+    )
+    .unwrap();
+    let model = "openai-compatible:house-model".to_string();
+    let form = crucible_views::console::RunForm {
+        benchmarks: vec!["pilot".into()],
+        models: vec![model.clone()],
+        base_url: None,
+        limit: Some(2),
+        rounds: 1,
+        seed: 1,
+        prompt_types: vec!["baseline".into()],
+        concurrency: 1,
+        chain_workers: None,
+        budget_usd: None,
+        intent_execute: false,
+        categories: vec![],
+        difficulties: vec![],
+        kinds: vec![],
+        model_providers: std::collections::BTreeMap::from([(model.clone(), "house".into())]),
+        prompt_set: Default::default(),
+        preset: None,
+        packs: Vec::new(),
+        fork_url: None,
+        fork_block: None,
+        pilot_tool_protocol: String::new(),
+        pilot_faults: String::new(),
+        name: None,
+        note: None,
+        model_settings: Some(std::collections::BTreeMap::from([(
+            "*".to_string(),
+            json!({"temperature": 0, "max_tokens": 64, "seed": 7, "stream": false}),
+        )])),
+    };
+    let spec = form.to_spec(&config.data_dir).unwrap();
+    let store = crucible_store::Store::open(&dir.path().join("c.db"))
+        .await
+        .unwrap();
+    let ctx = crucible_run::RunContext::new(
+        config.clone(),
+        store.clone(),
+        crucible_views::catalog::loader(),
+    );
+    let report = crucible_run::start(&ctx, spec).await.unwrap();
+    assert_eq!(report.finished, report.samples, "{report:?}");
+    let bodies = server.bodies();
+    assert!(bodies.len() >= 2, "{bodies:?}");
+    for b in &bodies {
+        assert_eq!(b["temperature"], json!(0.0), "{b}");
+        assert_eq!(b["max_tokens"], json!(64), "{b}");
+        assert_eq!(b["seed"], json!(7), "{b}");
+        assert_eq!(
+            b["top_p"],
+            json!(0.9),
+            "the saved setting not overridden stays: {b}"
+        );
+        assert_ne!(b["stream"], json!(true), "{b}");
+    }
+    let stored: Value = serde_json::from_str(
+        &crucible_store::RunReader::run(&store, &report.run_id)
+            .await
+            .unwrap()
+            .spec,
+    )
+    .unwrap();
+    assert_eq!(stored["model_settings"][&model]["max_tokens"], json!(64));
+    assert_eq!(stored["model_settings"][&model]["stream"], json!(false));
+}

@@ -230,6 +230,6 @@ test("Settings keeps a provider's calls-at-once limit: shown, edited, a bad valu
   await page.locator("#pf-concurrency").fill("");
   await page.locator("#pf-save").click();
   await page.locator("#provider-lab [data-field=concurrency]").filter({ hasText: "no provider-wide limit" }).waitFor();
-  assert.equal(saved[1].max_concurrency, null);
+  assert.equal(saved[1].max_concurrency ?? null, null);
   await page.close();
 });

@@ -401,3 +401,36 @@ test("the rounds planner says what the planned rounds can detect and sets the ro
   await page.waitForFunction(() => /leave it empty to use the stored runs/.test(document.querySelector("#rf-power-out")?.textContent ?? ""));
   await page.close();
 });
+
+test("the new-run form overrides the saved model settings for this run, and names a bad one", async () => {
+  const providers = {
+    file: "/data/providers.json", keychain: "mock",
+    providers: [{ entry: { id: "lab", kind: "openai-compatible", base_url: "http://127.0.0.1:1001/v1", key_env: null,
+      models: [{ name: "alpha", settings: null, price: null }] }, key_source: { kind: "none" }, env_vars: [] }],
+    builtin_agents: [{ benchmark: "pilot", name: "reference" }],
+  };
+  const forms = [];
+  const { page } = await open("#/runs/new", (cmd, args) => {
+    if (cmd === "list_providers") return { ok: providers };
+    if (cmd === "plan_run") {
+      forms.push(args.form);
+      return { ok: { plan: null, problem: { field: "models", message: "mock" } } };
+    }
+    return { ok: null };
+  });
+  await page.locator("#rf-model-lab-alpha").waitFor();
+  await page.check("#rf-model-lab-alpha");
+  for (let i = 0; i < 50 && !forms.at(-1)?.models?.length; i++) await page.waitForTimeout(100);
+  assert.equal(forms.at(-1).model_settings ?? null, null, "nothing set: the saved settings as they are");
+  await page.fill("#rf-ms-temperature", "3");
+  await page.waitForFunction(() => document.querySelector("#rf-problem [data-field=model_settings]"));
+  assert.match(await page.locator("#rf-problem").innerText(), /Model settings for this run/);
+  assert.match(await page.locator("#rf-model-settings-error").innerText(), /Temperature must be between 0 and 2/);
+  await page.fill("#rf-ms-temperature", "0");
+  await page.fill("#rf-ms-max-tokens", "64");
+  await page.fill("#rf-ms-seed", "7");
+  await page.selectOption("#rf-ms-stream", "off");
+  for (let i = 0; i < 50 && forms.at(-1)?.model_settings?.["*"]?.stream !== false; i++) await page.waitForTimeout(100);
+  assert.deepEqual(forms.at(-1).model_settings, { "*": { temperature: 0, max_tokens: 64, seed: 7, stream: false } });
+  await page.close();
+});

@@ -170,7 +170,7 @@ function providerForm(existing: ProviderEntry | null, onDone: (v: ProvidersView 
     base_url: baseUrl.value.trim() === "" ? null : baseUrl.value.trim(),
     key_env: keyEnv.value.trim() === "" ? null : keyEnv.value.trim(),
     timeout_s: numberOrNull(timeout.value),
-    max_concurrency: numberOrNull(concurrency.value),
+    max_concurrency: numberOrNull(concurrency.value) ?? undefined,
     stream: stream.checked ? null : false,
     models: [...models.querySelectorAll<HTMLFieldSetElement>(".model-row")].map((row) => {
       const val = (c: string) => row.querySelector<HTMLInputElement>(c)!.value;

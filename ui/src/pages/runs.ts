@@ -5,7 +5,7 @@
 // and the new-run form (#/runs/new; #/runs/new?preset=quick opens its "Quick compare") with its
 // plan preview, a sticky footer holding the plan's line and Start, and each problem next to its field.
 import { runModelsSection } from "../run-model-settings";
-import type { Bench, BenchPlan, LiveLoad, LiveStatus, PromptSet, ProvidersView, RoundsAdvice, RunForm, RunListItem, RunPlan, RunWorkers, RunsView } from "../bindings";
+import type { Bench, BenchPlan, JsonValue, LiveLoad, LiveStatus, PromptSet, ProvidersView, RoundsAdvice, RunForm, RunListItem, RunPlan, RunWorkers, RunsView } from "../bindings";
 import { PROMPT_SETS, PROMPT_SET_LABEL, RUN_NAME_MAX_CHARS, RUN_NOTE_MAX_CHARS } from "../bindings";
 import { BENCH_LABEL } from "../bench";
 import { h, ident, mount } from "../dom";
@@ -430,7 +430,7 @@ const FULL_FIELD: Record<string, string> = {
   benchmarks: "rf-benchmarks", models: "rf-models", limit: "rf-limit", rounds: "rf-rounds", seed: "rf-seed",
   concurrency: "rf-concurrency", chain_workers: "rf-chain-workers", budget_usd: "rf-budget", prompt_types: "rf-prompts", base_url: "rf-models",
   filters: "rf-filters", packs: "rf-packs", fork_url: "rf-fork-url", fork_block: "rf-fork-block", preset: "rf-protocol", prompt_set: "rf-prompt-set",
-  name: "rf-name", note: "rf-note",
+  name: "rf-name", note: "rf-note", model_settings: "rf-model-settings",
 };
 const QUICK_FIELD: Record<string, string> = {
   benchmarks: "rf-quick-bench", packs: "rf-quick-bench", models: "rf-quick-models", base_url: "rf-quick-models",
@@ -526,6 +526,14 @@ async function renderNew(root: HTMLElement, quickFirst: boolean): Promise<void> 
   const conc = num("rf-concurrency", String(defaults.concurrency), { min: "1", max: "256" });
   const chainWorkers = num("rf-chain-workers", "", { min: "1", max: "256", placeholder: "one per core" });
   const budget = num("rf-budget", "", { min: "0", step: "0.01", placeholder: "no limit" });
+  // This run's model settings over the saved ones, for every provider model of the run.
+  const msTemp = num("rf-ms-temperature", "", { min: "0", max: "2", step: "0.1", placeholder: "as saved" });
+  const msMax = num("rf-ms-max-tokens", "", { min: "1", step: "1", placeholder: "as saved" });
+  const msSeed = num("rf-ms-seed", "", { min: "0", step: "1", placeholder: "as saved" });
+  const msStream = h("select", { id: "rf-ms-stream" },
+    h("option", { value: "", selected: true }, "As saved for the provider"),
+    h("option", { value: "on" }, "Streamed"),
+    h("option", { value: "off" }, "Whole answers (not streamed)"));
   const execute = h("input", { type: "checkbox", id: "rf-execute", checked: defaults.intent_execute });
   // The rounds planner: what the planned rounds can tell apart, and the rounds a named difference needs.
   const powerDelta = num("rf-power-delta", "5", { min: "0.1", max: "100", step: "0.1" });
@@ -666,6 +674,13 @@ async function renderNew(root: HTMLElement, quickFirst: boolean): Promise<void> 
       ...BENCH_CHOICES.flatMap((b) => b.prompts.map((p) => check("prompt", p, `${BENCH_LABEL[b.id]}: ${PROMPT_WORDS[p] ?? p}`, false, { id: `rf-prompt-${p}` }))),
       h("label", { class: "check" }, execute, ` ${BENCH_LABEL.intent2tx}: execute answers on the local chain (Exec, StateEq)`)),
     filters,
+    h("fieldset", { id: "rf-model-settings", class: "group" }, h("legend", {}, "Model settings for this run"),
+      h("p", { class: "muted small" }, "For every provider model of this run, over what is saved for it in Settings → Providers & models (the run page lists what each request carried). Empty: as saved. Reasoning models such as o3, GPT-5 and Claude Opus 4.7 refuse a temperature."),
+      h("div", { class: "form-grid" },
+        field("Temperature", msTemp),
+        field("Max tokens", msMax, "The longest answer allowed."),
+        field("Model seed", msSeed, "Sent to providers that take one; not the run's seed."),
+        field("Streaming", msStream))),
     power);
 
   // The run's name and note (both modes, after the choices a quick compare's default name is
@@ -762,6 +777,15 @@ async function renderNew(root: HTMLElement, quickFirst: boolean): Promise<void> 
       name: typed(nameInput),
       note: typed(noteInput),
     };
+    const overrides: { [key: string]: JsonValue } = {};
+    const msT = numOr(msTemp);
+    const msM = numOr(msMax);
+    const msS = numOr(msSeed);
+    if (msT !== null) overrides.temperature = msT;
+    if (msM !== null) overrides.max_tokens = msM;
+    if (msS !== null) overrides.seed = msS;
+    if (msStream.value !== "") overrides.stream = msStream.value === "on";
+    if (Object.keys(overrides).length > 0) f.model_settings = { "*": overrides };
     // The chosen benchmarks' packs; a benchmark left on its built-in default names none, so
     // the default follows the protocol (the paper protocol reads the paper-shaped Intent2Tx set).
     for (const b of f.benchmarks) {
@@ -782,6 +806,9 @@ async function renderNew(root: HTMLElement, quickFirst: boolean): Promise<void> 
     wrong(!whole(f.concurrency), "concurrency", "Model calls at once must be a whole number.");
     wrong(!whole(f.chain_workers) || f.chain_workers === 0, "chain_workers", "Chain workers must be a whole number ≥ 1, or empty for one per core.");
     wrong(f.budget_usd !== null && !(f.budget_usd >= 0), "budget_usd", "Budget must be a non-negative number.");
+    wrong(msT !== null && !(msT >= 0 && msT <= 2), "model_settings", "Temperature must be between 0 and 2, or empty for the saved one.");
+    wrong(msM !== null && !(Number.isInteger(msM) && msM >= 1), "model_settings", "Max tokens must be a whole number ≥ 1, or empty for the saved one.");
+    wrong(msS !== null && !whole(msS), "model_settings", "The model seed must be a whole number ≥ 0, or empty for the saved one.");
     if (chainFork.checked) {
       wrong(f.fork_url === null, "fork_url", "Give the RPC URL to fork from (http:// or https://).");
       wrong(f.fork_url !== null && !/^https?:\/\//i.test(f.fork_url), "fork_url", "The RPC URL must start with http:// or https://.");
