@@ -420,6 +420,9 @@ fn progress_bar() -> (
                 Progress::QuotaReached { model, message } => {
                     format!("\r{model}: provider quota used up; its remaining samples wait for a resume. {message}\n")
                 }
+                Progress::KeyRefused { model, message } => {
+                    format!("\r{model}: {message}; its remaining samples wait for a resume\n")
+                }
                 Progress::RunFinished { .. } => "\n".into(),
                 Progress::RunStarted { pending: n, .. } => {
                     pending = n;

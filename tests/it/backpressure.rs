@@ -1,6 +1,8 @@
 //! Back-pressure from providers through a whole run: a used-up quota (OpenAI's documented
 //! `insufficient_quota` 429) stops that model's remaining samples, not the others, and a resume
-//! finishes them once the quota is back; a saved provider's own concurrency cap holds across two
+//! finishes them once the quota is back; a refused key (OpenAI's documented `invalid_api_key` 401)
+//! stops that provider's model the same way, naming the provider and where to fix the key; a
+//! saved provider's own concurrency cap holds across two
 //! runs of one process; a budgeted run planned for lab workers is refused when a model has no
 //! price, before anything is planned. The providers are loopback servers answering with the
 //! documented bodies; the model's answers are scripted.
@@ -307,4 +309,141 @@ async fn a_budgeted_run_for_lab_workers_with_an_unpriced_model_is_refused_before
         store.runs().await.unwrap().is_empty(),
         "nothing was planned into the lab store"
     );
+}
+
+/// A loopback that accepts only `Bearer sk-good-key`, answering any other key with OpenAI's
+/// documented 401 body.
+async fn keyed_loopback() -> (String, Arc<Seen>) {
+    async fn chat_keyed(
+        State(seen): State<Arc<Seen>>,
+        headers: axum::http::HeaderMap,
+        body: Bytes,
+    ) -> Response {
+        let body: Value = serde_json::from_slice(&body).unwrap_or(Value::Null);
+        seen.bodies.lock().unwrap().push(body.clone());
+        let auth = headers
+            .get("authorization")
+            .and_then(|v| v.to_str().ok())
+            .unwrap_or_default();
+        if auth != "Bearer sk-good-key" {
+            let e = json!({"error": {
+                "message": "Incorrect API key provided: sk-bad-***. You can find your API key at https://platform.openai.com/account/api-keys.",
+                "type": "invalid_request_error", "param": null, "code": "invalid_api_key"}});
+            return (StatusCode::UNAUTHORIZED, axum::Json(e)).into_response();
+        }
+        axum::Json(json!({"id": "c1", "object": "chat.completion",
+            "choices": [{"index": 0, "message": {"role": "assistant", "content": "no idea"},
+                         "finish_reason": "stop"}],
+            "usage": {"prompt_tokens": 10, "completion_tokens": 3}}))
+        .into_response()
+    }
+    let seen: Arc<Seen> = Arc::default();
+    let app = Router::new()
+        .route("/v1/chat/completions", axum::routing::post(chat_keyed))
+        .with_state(Arc::clone(&seen));
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let addr = listener.local_addr().unwrap();
+    tokio::spawn(async move { axum::serve(listener, app).await });
+    (format!("http://{addr}/v1"), seen)
+}
+
+/// Issue 43, item 4: a provider whose key is refused stops that model's samples at its first
+/// refusal (not one 401 per sample, not a green run of failures), names the provider and where to
+/// fix the key; the other provider's model runs; a resume after the fix finishes them.
+#[tokio::test(flavor = "multi_thread")]
+async fn a_refused_key_stops_that_providers_samples_and_says_where_to_fix_it() {
+    let (base, seen) = keyed_loopback().await;
+    let dir = tempfile::tempdir().unwrap();
+    let (data, db) = (dir.path().join("data"), dir.path().join("c.db"));
+    std::fs::create_dir_all(&data).unwrap();
+    let pid = std::process::id();
+    let (bad_var, good_var) = (format!("IT_BAD_KEY_{pid}"), format!("IT_GOOD_KEY_{pid}"));
+    std::env::set_var(&bad_var, "sk-bad-key");
+    std::env::set_var(&good_var, "sk-good-key");
+    std::fs::write(
+        data.join("providers.json"),
+        json!({"version": 1, "providers": [
+            {"id": "wrongkey", "kind": "openai-compatible", "base_url": base, "key_env": bad_var,
+             "models": [{"name": "alpha"}]},
+            {"id": "rightkey", "kind": "openai-compatible", "base_url": base, "key_env": good_var,
+             "models": [{"name": "beta"}]}]})
+        .to_string(),
+    )
+    .unwrap();
+    let db = db.to_str().unwrap().to_string();
+    let args: Vec<String> = [
+        "run",
+        "--db",
+        &db,
+        "--bench",
+        "intent2tx",
+        "--model",
+        "openai-compatible:alpha",
+        "--model",
+        "openai-compatible:beta",
+        "--provider",
+        "openai-compatible:alpha=wrongkey",
+        "--provider",
+        "openai-compatible:beta=rightkey",
+        "--limit",
+        "3",
+        "--prompt-type",
+        "direct",
+        "--no-execute",
+        "--no-cache",
+        "--concurrency",
+        "1",
+        "--json",
+    ]
+    .iter()
+    .map(|s| s.to_string())
+    .collect();
+    let data2 = data.clone();
+    let (_ok, report, all) = tokio::task::spawn_blocking(move || {
+        let a: Vec<&str> = args.iter().map(String::as_str).collect();
+        crucible(&data2, &a)
+    })
+    .await
+    .unwrap();
+    assert_eq!(report["status"], "cancelled", "not a green run: {all}");
+    let models = seen.models();
+    assert_eq!(
+        models.iter().filter(|m| *m == "alpha").count(),
+        1,
+        "one call learns the key is refused: {models:?}"
+    );
+    assert_eq!(
+        models.iter().filter(|m| *m == "beta").count(),
+        3,
+        "{models:?}"
+    );
+    let notes = report["notes"].to_string();
+    assert!(
+        notes.contains("the key for provider wrongkey was refused")
+            && notes.contains("Incorrect API key")
+            && notes.contains("Settings")
+            && notes.contains("--resume"),
+        "{notes}"
+    );
+    assert!(
+        !all.contains("sk-bad-key"),
+        "the key itself is never shown: {all}"
+    );
+
+    // The key is fixed: the resume runs the three that were left.
+    std::env::set_var(&bad_var, "sk-good-key");
+    let run_id = report["run_id"].as_str().unwrap().to_string();
+    let resume: Vec<String> = ["run", "--db", &db, "--resume", &run_id, "--json"]
+        .iter()
+        .map(|s| s.to_string())
+        .collect();
+    let (ok, report, all) = tokio::task::spawn_blocking(move || {
+        let a: Vec<&str> = resume.iter().map(String::as_str).collect();
+        crucible(&data, &a)
+    })
+    .await
+    .unwrap();
+    assert!(ok, "{all}");
+    assert_eq!(report["status"], "finished", "{all}");
+    assert_eq!(report["finished"], 6, "{all}");
 }

@@ -340,6 +340,14 @@ pub enum AgentError {
         /// What the provider said and what to do.
         message: String,
     },
+    /// The provider refused the key (HTTP 401 or 403): no call of this model can succeed until
+    /// the key is changed, so a run stops this model's remaining samples and leaves them for a
+    /// resume.
+    #[error("the provider refused the key: {message}")]
+    KeyRefused {
+        /// What the provider said.
+        message: String,
+    },
 }
 
 impl AgentError {

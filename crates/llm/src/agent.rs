@@ -895,6 +895,10 @@ impl Agent for ModelAgent {
                         AgentError::QuotaExhausted {
                             message: e.to_string(),
                         }
+                    } else if e.is_key_refused() {
+                        AgentError::KeyRefused {
+                            message: e.to_string(),
+                        }
                     } else {
                         AgentError::Provider {
                             message: e.to_string(),

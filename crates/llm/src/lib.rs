@@ -228,6 +228,18 @@ impl LlmError {
         matches!(self, Self::Rejected { status: 429, .. })
     }
 
+    /// True when the provider refused the key (HTTP 401 or 403): a wrong, revoked or
+    /// unauthorised key, which no retry can help with.
+    pub fn is_key_refused(&self) -> bool {
+        matches!(
+            self,
+            Self::Rejected {
+                status: 401 | 403,
+                ..
+            }
+        )
+    }
+
     /// True when the run's budget stopped the call.
     pub fn is_budget(&self) -> bool {
         matches!(self, Self::BudgetReached { .. })

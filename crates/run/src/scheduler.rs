@@ -113,6 +113,14 @@ pub enum Progress {
         /// What the provider said and what to do.
         message: String,
     },
+    /// A model's provider refused its key (HTTP 401 or 403): that model's remaining samples are
+    /// not started and stay missing for a resume (after the key is fixed); other models go on.
+    KeyRefused {
+        /// The model (as named in the run).
+        model: String,
+        /// Whose key was refused, what the provider said, and what to do.
+        message: String,
+    },
     /// The budget is spent; no new samples start.
     BudgetReached {
         /// USD spent.
@@ -701,32 +709,42 @@ struct Shared {
     quota: QuotaStops,
 }
 
-/// Models whose provider quota ran out during a run (see [`Progress::QuotaReached`]).
+/// Why a model was stopped during a run.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum StopCause {
+    /// Its provider quota ran out ([`Progress::QuotaReached`]).
+    Quota,
+    /// Its provider refused the key ([`Progress::KeyRefused`]).
+    Key,
+}
+
+/// Models stopped during a run (a used-up quota, a refused key): (why, what was said, samples
+/// left unrun).
 #[derive(Default)]
-struct QuotaStops(std::sync::Mutex<BTreeMap<String, (String, u64)>>);
+struct QuotaStops(std::sync::Mutex<BTreeMap<String, (StopCause, String, u64)>>);
 
 impl QuotaStops {
-    fn lock(&self) -> std::sync::MutexGuard<'_, BTreeMap<String, (String, u64)>> {
+    fn lock(&self) -> std::sync::MutexGuard<'_, BTreeMap<String, (StopCause, String, u64)>> {
         match self.0.lock() {
             Ok(m) => m,
             Err(p) => p.into_inner(),
         }
     }
 
-    /// Records that `model`'s quota is used up; true the first time.
-    fn stop(&self, model: &str, message: &str) -> bool {
+    /// Records that `model` is stopped for `cause`; true the first time.
+    fn stop(&self, model: &str, cause: StopCause, message: &str) -> bool {
         let mut m = self.lock();
         if m.contains_key(model) {
             return false;
         }
-        m.insert(model.to_string(), (message.to_string(), 0));
+        m.insert(model.to_string(), (cause, message.to_string(), 0));
         true
     }
 
     /// Whether `model` is stopped; if so, counts one more of its samples left unrun.
     fn skip(&self, model: &str) -> bool {
         match self.lock().get_mut(model) {
-            Some((_, left)) => {
+            Some((_, _, left)) => {
                 *left += 1;
                 true
             }
@@ -742,12 +760,17 @@ impl QuotaStops {
     fn notes(&self, run_id: &str) -> Vec<String> {
         self.lock()
             .iter()
-            .map(|(model, (message, left))| {
-                format!(
+            .map(|(model, (cause, message, left))| match cause {
+                StopCause::Quota => format!(
                     "{model}: stopped because its provider quota is used up; {left} of its \
                      samples were left unrun. Resume the run (`crucible run --resume {run_id}`, or \
                      Resume on the run's page) once the quota resets or is raised. {message}"
-                )
+                ),
+                StopCause::Key => format!(
+                    "{model}: stopped because {message}; {left} of its samples were left unrun. \
+                     Resume the run (`crucible run --resume {run_id}`, or Resume on the run's \
+                     page) once the key is fixed."
+                ),
             })
             .collect()
     }
@@ -1289,7 +1312,10 @@ struct Counted<'a> {
     /// announced by the caller.
     quota: &'a QuotaStops,
     model: &'a str,
-    newly_stopped: Option<String>,
+    /// Whose key the model's calls use, for the refused-key message ("provider lab", "the
+    /// openai key").
+    key_owner: &'a str,
+    newly_stopped: Option<(StopCause, String)>,
 }
 
 /// Counts one call in flight until dropped (also when the sample is cancelled mid-call).
@@ -1314,9 +1340,23 @@ impl Agent for Counted<'_> {
             let _call = InFlight(self.in_flight);
             let before = self.inner.calls().len();
             let turn = self.inner.respond(request).await;
-            if let Err(AgentError::QuotaExhausted { message }) = &turn {
-                if self.quota.stop(self.model, message) {
-                    self.newly_stopped = Some(message.clone());
+            let stopped = match &turn {
+                Err(AgentError::QuotaExhausted { message }) => {
+                    Some((StopCause::Quota, message.clone()))
+                }
+                Err(AgentError::KeyRefused { message }) => Some((
+                    StopCause::Key,
+                    format!(
+                        "the key for {} was refused ({message}): edit it in Settings → \
+                         Providers & models (or its key variable)",
+                        self.key_owner
+                    ),
+                )),
+                _ => None,
+            };
+            if let Some((cause, message)) = stopped {
+                if self.quota.stop(self.model, cause, &message) {
+                    self.newly_stopped = Some((cause, message));
                 }
             }
             if let Some(c) = self.inner.calls().get(before) {
@@ -1412,21 +1452,30 @@ async fn run_job(
                 };
                 let mut agent = agent.with_sample(u64::from(job.round)).with_seed(job.seed);
                 let before = agent.calls().len();
+                let key_owner = match sh.endpoints.get(&job.model) {
+                    Some(e) if !e.provider.is_empty() => format!("provider {}", e.provider),
+                    _ => format!(
+                        "the {} key",
+                        job.model.split(':').next().unwrap_or("provider")
+                    ),
+                };
                 let mut counted = Counted {
                     inner: &mut agent,
                     in_flight: &sh.in_flight,
                     events: &log,
                     quota: &sh.quota,
                     model: &job.model,
+                    key_owner: &key_owner,
                     newly_stopped: None,
                 };
                 let r = bench
                     .run(&job.instance, &mut counted, job.seed, &mut push)
                     .await;
-                if let Some(message) = counted.newly_stopped.take() {
-                    sh.emit(Progress::QuotaReached {
-                        model: job.model.clone(),
-                        message,
+                if let Some((cause, message)) = counted.newly_stopped.take() {
+                    let model = job.model.clone();
+                    sh.emit(match cause {
+                        StopCause::Quota => Progress::QuotaReached { model, message },
+                        StopCause::Key => Progress::KeyRefused { model, message },
                     })
                     .await;
                 }

@@ -1093,6 +1093,12 @@ impl Tracker {
                      resume the run once the quota resets or is raised. {message}"
                 ));
             }
+            Progress::KeyRefused { model, message } => {
+                self.status.notice = Some(format!(
+                    "{model}: {message}; its remaining samples wait. Resume the run once the key \
+                     is fixed."
+                ));
+            }
             Progress::RunFinished { status, .. } => {
                 self.status.status = status.to_string();
                 self.status.load = None;

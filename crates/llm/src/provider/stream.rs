@@ -418,7 +418,6 @@ fn openai_terminal(v: &Value) -> bool {
 
 #[derive(Default)]
 struct CallDelta {
-    index: u64,
     id: Option<String>,
     name: String,
     arguments: String,
@@ -472,10 +471,7 @@ fn openai_assemble(events: &[Value]) -> Result<Value, DecodeError> {
                         if calls.len() >= MAX_PARTS {
                             return Err(too_many_parts("tool calls"));
                         }
-                        calls.push(CallDelta {
-                            index,
-                            ..CallDelta::default()
-                        });
+                        calls.push(CallDelta::default());
                         by_index.insert(index, calls.len() - 1);
                         calls.len() - 1
                     }
