@@ -126,6 +126,7 @@ pub fn typescript() -> String {
     decl::<serde_json::Value>(&mut out);
     decl::<crucible_core::Scoring>(&mut out);
     decl::<crucible_core::PromptSet>(&mut out);
+    decl::<crucible_core::Cost>(&mut out);
     benchmarks(&mut out);
     // Run console: providers and models.
     {

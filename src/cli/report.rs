@@ -500,6 +500,32 @@ fn text(r: &report::Report) -> String {
             }
         }
     }
+    s += &cost_text(&r.cost);
+    s
+}
+
+/// Per model and benchmark: score, cost ("unpriced" for calls with no price, never $0) and
+/// answers cut at the token limit, side by side, so a score depressed by a max-tokens too small
+/// shows.
+fn cost_text(rows: &[report::CostRow]) -> String {
+    if rows.is_empty() {
+        return String::new();
+    }
+    let mut s = "\nScore, cost and truncation per model\n  benchmark  model                            score  cost                  cut samples      cut calls\n".to_string();
+    for c in rows {
+        s += &format!(
+            "  {:<10} {:<32} {:>5.1}  {:<20} {:>4}/{:<4} {:>5.1}%  {:>4}/{}\n",
+            c.benchmark,
+            c.model,
+            c.score,
+            c.cost.label(),
+            c.truncated_samples,
+            c.samples,
+            c.truncated_pct,
+            c.truncated_calls,
+            c.model_calls
+        );
+    }
     s
 }
 

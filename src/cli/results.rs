@@ -84,6 +84,9 @@ pub enum ResultsCmd {
     /// compare with the stored verdict (every benchmark; QuestBench executes). Recorded beside
     /// the sample like `reexec`.
     Rescore(ReplayArgs),
+    /// List stored samples matching filters, as the app's Results page does (`--truncated`:
+    /// only those with an answer cut at the token limit).
+    List(ListArgs),
     /// Print one sample's trace: its checks, its transactions decoded against the universe
     /// with what each changed (`state_diff`: balances, allowances, NFT owners, storage, logs),
     /// and the calls the RPC gate refused (`refused_calls`).
@@ -103,6 +106,88 @@ pub struct ReplayArgs {
     json: bool,
 }
 
+/// Arguments of `crucible results list`.
+#[derive(Debug, Args)]
+pub struct ListArgs {
+    /// Only these runs (repeatable; default every run).
+    #[arg(long = "run")]
+    runs: Vec<String>,
+    /// Only this benchmark (questbench, intent2tx, pilot).
+    #[arg(long)]
+    bench: Option<String>,
+    /// Only this model (as stored, or as people named it).
+    #[arg(long)]
+    model: Option<String>,
+    /// Only this outcome class.
+    #[arg(long)]
+    outcome: Option<String>,
+    /// Only samples with an answer cut at the token limit (their score may be depressed by a
+    /// max-tokens too small).
+    #[arg(long, conflicts_with = "not_truncated")]
+    truncated: bool,
+    /// Only samples with no answer cut at the token limit.
+    #[arg(long)]
+    not_truncated: bool,
+    /// At most this many samples (the first ones in id order).
+    #[arg(long, default_value_t = 100)]
+    limit: u32,
+    /// The SQLite store (default: the `database` setting, else `<data dir>/crucible.db`).
+    #[arg(long)]
+    db: Option<PathBuf>,
+    /// Print JSON (`{total, rows}`).
+    #[arg(long)]
+    json: bool,
+}
+
+/// `crucible results list`.
+async fn list(config: &Config, a: ListArgs) -> Result<()> {
+    use crucible_views::results::{Explorer, SampleFilter};
+    let db = a.db.clone().unwrap_or_else(|| config.database_file());
+    let explorer = Explorer::open(&db).await?;
+    let filter = SampleFilter {
+        runs: a.runs,
+        benchmark: a.bench,
+        model: a.model,
+        outcome: a.outcome,
+        truncated: match (a.truncated, a.not_truncated) {
+            (true, _) => Some(true),
+            (_, true) => Some(false),
+            _ => None,
+        },
+        ..SampleFilter::default()
+    };
+    let page = explorer.samples(&filter, 0, a.limit.max(1)).await?;
+    if a.json {
+        out!(
+            "{}",
+            serde_json::to_string_pretty(
+                &serde_json::json!({"total": page.total, "rows": page.rows})
+            )?
+        );
+        return Ok(());
+    }
+    let safe = crucible_store::terminal_safe;
+    for r in &page.rows {
+        out!(
+            "{:>6}  {:<10} {:<28} {:<40} r{} {:<16} {:.3}{}",
+            r.id,
+            r.benchmark,
+            safe(&r.model),
+            safe(&r.instance),
+            r.round,
+            safe(&r.outcome),
+            r.score,
+            if r.truncated {
+                "  cut at the token limit"
+            } else {
+                ""
+            }
+        );
+    }
+    out!("{} of {} matching samples", page.rows.len(), page.total);
+    Ok(())
+}
+
 /// Runs a `results` subcommand. Exits 1 (after printing) when the fresh verdict disagrees, so
 /// scripts can check a store.
 pub async fn results(config: &Config, cmd: ResultsCmd) -> Result<()> {
@@ -111,6 +196,7 @@ pub async fn results(config: &Config, cmd: ResultsCmd) -> Result<()> {
         ResultsCmd::Reexec(a) => (ReplayMode::Reexecute, a),
         ResultsCmd::Rescore(a) => (ReplayMode::Rescore, a),
         ResultsCmd::Trace(a) => return trace(config, a).await,
+        ResultsCmd::List(a) => return list(config, a).await,
     };
     let db = a.db.clone().unwrap_or_else(|| config.database_file());
     let explorer = crucible_views::results::Explorer::open(&db).await?;

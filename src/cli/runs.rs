@@ -722,19 +722,25 @@ pub async fn runs(config: &Config, cmd: RunsCmd) -> Result<()> {
         RunsCmd::List { db, store, json } => {
             let store = open_any(config, db, store.as_deref(), false).await?;
             let list = store.runs().await?;
+            let mut usage = Vec::with_capacity(list.len());
+            for r in &list {
+                usage.push(store.model_usage(&r.run_id).await?);
+            }
             if json {
                 let v: Vec<_> = list
                     .iter()
-                    .map(|r| {
+                    .zip(&usage)
+                    .map(|(r, u)| {
                         json!({"run_id": r.run_id, "name": r.name, "note": r.note,
                                "status": r.status, "created_at": r.created_at,
                                "finished_at": r.finished_at, "samples": r.planned,
-                               "finished": r.finished, "failed": r.failed, "passed": r.passed})
+                               "finished": r.finished, "failed": r.failed, "passed": r.passed,
+                               "cost": cost_json(crucible_store::ModelUsage::total(u), u)})
                     })
                     .collect();
                 out!("{}", serde_json::to_string_pretty(&v)?);
             } else {
-                for r in &list {
+                for (r, u) in list.iter().zip(&usage) {
                     // The name people gave it after the id, quoted so a name is never read as a
                     // column.
                     let name = r
@@ -744,13 +750,14 @@ pub async fn runs(config: &Config, cmd: RunsCmd) -> Result<()> {
                         .unwrap_or_default();
                     // Ids and statuses are store text too (a lab member may write any by SQL).
                     out!(
-                        "{}  {:<10} {}/{} samples, {} passed, {} failed{name}",
+                        "{}  {:<10} {}/{} samples, {} passed, {} failed, {}{name}",
                         crucible_store::terminal_safe(&r.run_id),
                         crucible_store::terminal_safe(&r.status),
                         r.finished,
                         r.planned,
                         r.passed,
-                        r.failed
+                        r.failed,
+                        crucible_store::ModelUsage::total(u).label()
                     );
                 }
             }
@@ -844,9 +851,18 @@ pub async fn runs(config: &Config, cmd: RunsCmd) -> Result<()> {
                 .await?
                 .into_iter()
                 .map(|(id, s)| {
+                    // Cost: null when a call had no price (unknown, never 0), with the count of
+                    // such calls saying why; truncation: answers cut at the token limit.
+                    let calls = s.calls();
+                    let cost = s.cost();
                     let mut v = json!({"id": id, "benchmark": s.benchmark, "task": s.task, "instance": s.instance,
                            "model": s.model, "round": s.round, "prompt_type": s.prompt_type,
-                           "score": s.score, "outcome": s.outcome});
+                           "score": s.score, "outcome": s.outcome,
+                           "cost_usd": cost.usd(), "cost_known_usd": cost.known_usd,
+                           "unpriced_calls": calls.unpriced_calls,
+                           "model_calls": calls.model_calls,
+                           "truncated": calls.truncated_calls > 0,
+                           "truncated_calls": calls.truncated_calls});
                     // PILOT-Bench: every tool call; a real-tool sample also names its pack and
                     // fault mode, and each call its server and whether the fault was injected.
                     if s.benchmark == "pilot" {
@@ -904,11 +920,15 @@ pub async fn runs(config: &Config, cmd: RunsCmd) -> Result<()> {
                 .ok()
                 .map(|v| v["build"].clone())
                 .filter(|b| !b.is_null());
+            let usage = store.model_usage(&run_id).await?;
+            let cost = crucible_store::ModelUsage::total(&usage);
             let v = json!({"run_id": run.id, "name": run.name, "note": run.note,
                            "status": run.status, "created_at": run.created_at,
                            "finished_at": run.finished_at, "seed": run.seed as u64,
                            "planned": run.planned, "chain": chain, "scheduling": scheduling,
-                           "build": build, "models": models, "samples": samples});
+                           "build": build, "models": models,
+                           "cost": cost_json(cost, &usage), "usage": usage_json(&usage),
+                           "samples": samples});
             if json {
                 out!("{}", serde_json::to_string_pretty(&v)?);
             } else {
@@ -950,6 +970,10 @@ pub async fn runs(config: &Config, cmd: RunsCmd) -> Result<()> {
                         f.chain_id
                     );
                 }
+                out!("cost: {}", cost.label());
+                for u in &usage {
+                    out!("  {}", usage_line(u));
+                }
                 for s in &samples {
                     out!(
                         "{:<10} {:<22} {:<40} r{} {:<16} {:.3}",
@@ -965,6 +989,59 @@ pub async fn runs(config: &Config, cmd: RunsCmd) -> Result<()> {
         }
     }
     Ok(())
+}
+
+/// A run's cost as `runs show --json` and `runs list --json` give it: `usd` is null when some
+/// call had no price (never a silent 0), `known_usd` what the priced calls cost, and
+/// `unpriced_models` the models to price (Settings → Providers or `<data dir>/models.json`).
+fn cost_json(cost: crucible_core::Cost, usage: &[crucible_store::ModelUsage]) -> serde_json::Value {
+    let unpriced: Vec<&str> = usage
+        .iter()
+        .filter(|u| u.cost.is_unpriced())
+        .map(|u| u.model.as_str())
+        .collect();
+    json!({"usd": cost.usd(), "known_usd": cost.known_usd, "unpriced_calls": cost.unpriced_calls,
+           "unpriced_models": unpriced, "label": cost.label(),
+           "unpriced_reason": (!unpriced.is_empty()).then_some(
+               "these models have no price (neither in the model catalogue nor set by you): their calls' cost is unknown, not 0; set one in Settings → Providers or <data dir>/models.json")})
+}
+
+/// Per model: samples, cost, and answers cut at the token limit.
+fn usage_json(usage: &[crucible_store::ModelUsage]) -> serde_json::Value {
+    usage
+        .iter()
+        .map(|u| {
+            json!({"model": u.model, "samples": u.samples, "cost_usd": u.cost.usd(),
+                   "cost_known_usd": u.cost.known_usd, "unpriced_calls": u.cost.unpriced_calls,
+                   "cost_label": u.cost.label(), "model_calls": u.model_calls,
+                   "truncated_calls": u.truncated_calls, "truncated_samples": u.truncated_samples,
+                   "truncated_pct": pct(u.truncated_samples, u.samples)})
+        })
+        .collect()
+}
+
+/// `part` of `whole` as a percentage (0 of nothing is 0).
+fn pct(part: i64, whole: i64) -> f64 {
+    if whole > 0 {
+        part as f64 / whole as f64 * 100.0
+    } else {
+        0.0
+    }
+}
+
+/// One model's line of `runs show`: cost and truncation beside each other.
+fn usage_line(u: &crucible_store::ModelUsage) -> String {
+    format!(
+        "{}: {} samples, {}; {} of {} samples ({:.0}%) and {} of {} calls cut at the token limit",
+        crucible_store::terminal_safe(&u.model),
+        u.samples,
+        u.cost.label(),
+        u.truncated_samples,
+        u.samples,
+        pct(u.truncated_samples, u.samples),
+        u.truncated_calls,
+        u.model_calls
+    )
 }
 
 /// `crucible agents list`.

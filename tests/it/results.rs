@@ -558,3 +558,201 @@ async fn samples_page_traces_show_checks_and_huge_answers_are_clipped() {
     let e = Explorer::open(&missing).await.unwrap_err().to_string();
     assert!(e.contains("nope.db"), "{e}");
 }
+
+/// A stored sample of `model` as the scheduler writes a provider model's: its details count the
+/// model calls, the answers cut at the token limit and the calls that had no price.
+fn called_sample(instance: &str, model: &str, calls: (u64, u64, u64), cost: f64) -> NewSample {
+    let (made, cut, unpriced) = calls;
+    let details = serde_json::json!({"model_calls": made, "truncated_calls": cut,
+        "truncated": cut > 0, "unpriced_calls": unpriced});
+    NewSample {
+        row: crucible_store::SampleRow {
+            run_id: "run-calls".into(),
+            benchmark: "questbench".into(),
+            model: model.into(),
+            instance: instance.into(),
+            task: instance.into(),
+            prompt_type: String::new(),
+            round: 0,
+            seed: 1,
+            kind: "atomic".into(),
+            category: "basic_transactions".into(),
+            subcategory: "native_transfer".into(),
+            difficulty: "easy".into(),
+            outcome: if cut > 0 { "other" } else { "exact" }.into(),
+            score: if cut > 0 { 0.0 } else { 1.0 },
+            passed: cut == 0,
+            metrics: "{}".into(),
+            details: details.to_string(),
+            prompt: "Send 1 BNB".into(),
+            raw_answer: "```ts\nexport default 1\n```".into(),
+            k_act: None,
+            k_opt: None,
+            tokens_in: 10,
+            tokens_out: 20,
+            cost_usd: cost,
+            latency_ms: 5,
+            error: None,
+            finished_at: "2026-01-01T00:00:01.000Z".into(),
+            score_paper: Some(if cut > 0 { 0.0 } else { 1.0 }),
+            passed_paper: Some(cut == 0),
+            prompt_set: "paper".into(),
+        },
+        events: vec![],
+        artefacts: vec![],
+    }
+}
+
+/// A run of a priced model with one answer in four cut at the token limit, and of a model with
+/// no price, in a fresh data dir.
+async fn calls_store() -> (tempfile::TempDir, std::path::PathBuf) {
+    let dir = tempfile::tempdir().unwrap();
+    let db = dir.path().join("crucible.db");
+    let store = Store::open(&db).await.unwrap();
+    let (gpt, house) = ("openai:gpt-5.1", "openai-compatible:house");
+    store
+        .create_run(&crucible_store::NewRun {
+            id: "run-calls".into(),
+            created_at: "2026-01-01T00:00:00.000Z".into(),
+            seed: 1,
+            spec: "{}".into(),
+            versions: "{}".into(),
+            planned: 6,
+            models: vec![(gpt.into(), "{}".into()), (house.into(), "{}".into())],
+            notes: Default::default(),
+        })
+        .await
+        .unwrap();
+    store
+        .insert_samples(&[
+            called_sample("a1", gpt, (2, 1, 0), 0.25),
+            called_sample("a2", gpt, (1, 0, 0), 0.25),
+            called_sample("a3", gpt, (1, 0, 0), 0.25),
+            called_sample("a4", gpt, (1, 0, 0), 0.25),
+            called_sample("a1", house, (1, 0, 1), 0.0),
+            called_sample("a2", house, (3, 2, 3), 0.0),
+        ])
+        .await
+        .unwrap();
+    store.close().await;
+    (dir, db)
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn results_list_truncated_lists_only_samples_cut_at_the_token_limit() {
+    let (dir, db) = calls_store().await;
+    let dbs = db.to_str().unwrap();
+    let listed = |extra: &[&str]| {
+        let mut args = vec!["results", "list", "--db", dbs, "--json"];
+        args.extend_from_slice(extra);
+        let v = crucible(dir.path(), &args);
+        let mut rows: Vec<(String, String, bool)> = v["rows"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|r| {
+                let s = |k: &str| r[k].as_str().unwrap().to_string();
+                (s("model"), s("instance"), r["truncated"].as_bool().unwrap())
+            })
+            .collect();
+        rows.sort();
+        (v["total"].as_u64().unwrap(), rows)
+    };
+    let (total, rows) = listed(&["--truncated"]);
+    assert_eq!(total, 2);
+    assert_eq!(
+        rows,
+        [
+            ("openai-compatible:house".into(), "a2".into(), true),
+            ("openai:gpt-5.1".into(), "a1".into(), true),
+        ]
+    );
+    let (total, rows) = listed(&["--not-truncated"]);
+    assert_eq!(total, 4);
+    assert!(rows.iter().all(|r| !r.2), "{rows:?}");
+    let (total, _) = listed(&["--truncated", "--model", "openai:gpt-5.1"]);
+    assert_eq!(total, 1);
+    assert_eq!(listed(&[]).0, 6);
+    // The text listing marks the cut ones.
+    let text = crucible_text(dir.path(), &["results", "list", "--db", dbs, "--truncated"]);
+    assert_eq!(text.matches("cut at the token limit").count(), 2, "{text}");
+    assert!(text.contains("2 of 2 matching samples"), "{text}");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_report_gives_each_models_truncation_rate_and_an_unpriced_model_is_never_0() {
+    let (dir, db) = calls_store().await;
+    let dbs = db.to_str().unwrap();
+    let args = [
+        "report",
+        "--db",
+        dbs,
+        "--bench",
+        "questbench",
+        "--no-ceiling",
+    ];
+    let v = crucible(dir.path(), &[&args[..], &["--json"]].concat());
+    let cost: Vec<&Value> = v["cost"].as_array().unwrap().iter().collect();
+    let row = |m: &str| *cost.iter().find(|r| r["model"] == m).unwrap();
+    let (gpt, house) = (row("openai:gpt-5.1"), row("openai-compatible:house"));
+    assert_eq!(
+        (
+            &gpt["samples"],
+            &gpt["truncated_samples"],
+            &gpt["truncated_pct"]
+        ),
+        (&Value::from(4), &Value::from(1), &Value::from(25.0))
+    );
+    assert_eq!(
+        (&gpt["model_calls"], &gpt["truncated_calls"]),
+        (&Value::from(5), &Value::from(1))
+    );
+    assert_eq!(gpt["cost"]["unpriced_calls"], 0);
+    assert_eq!(gpt["cost"]["known_usd"], 1.0);
+    assert_eq!(
+        (&house["truncated_samples"], &house["truncated_pct"]),
+        (&Value::from(1), &Value::from(50.0))
+    );
+    assert_eq!(house["cost"]["unpriced_calls"], 4);
+    assert_eq!(
+        house["frontier"], false,
+        "an unknown cost is on no frontier"
+    );
+    // The text report: the rate per model, and "unpriced" where the cost is unknown.
+    let text = crucible_text(dir.path(), &args);
+    let (_, table) = text
+        .split_once("Score, cost and truncation per model")
+        .unwrap_or_else(|| panic!("no truncation table in:\n{text}"));
+    let line = |m: &str| {
+        table
+            .lines()
+            .find(|l| l.contains(m) && l.contains('%'))
+            .unwrap_or_else(|| panic!("no line of {m} in:\n{text}"))
+            .to_string()
+    };
+    let (g, h) = (line("openai:gpt-5.1"), line("openai-compatible:house"));
+    assert!(
+        g.contains("$1.00") && g.contains("1/4") && g.contains("25.0%"),
+        "{g}"
+    );
+    assert!(h.contains("unpriced") && h.contains("50.0%"), "{h}");
+    assert!(
+        !h.contains('$'),
+        "an unpriced model's cost is never a dollar figure: {h}"
+    );
+    // `runs show` says the same per model, and the run's cost is unknown, not $1.
+    let show = crucible(
+        dir.path(),
+        &["runs", "show", "run-calls", "--db", dbs, "--json"],
+    );
+    assert_eq!(show["cost"]["usd"], Value::Null);
+    assert_eq!(show["cost"]["label"], "≥ $1.00 + unpriced");
+    assert_eq!(
+        show["cost"]["unpriced_models"],
+        serde_json::json!(["openai-compatible:house"])
+    );
+    let usage = show["usage"].as_array().unwrap();
+    assert_eq!(usage[1]["model"], "openai:gpt-5.1");
+    assert_eq!(usage[1]["truncated_pct"], 25.0);
+    assert_eq!(usage[0]["cost_label"], "unpriced");
+}

@@ -512,6 +512,21 @@ export type Scoring = "paper" | "crucible";
 export type PromptSet = "paper" | "assisted";
 
 /**
+ * What some model calls cost: the sum of the priced ones, and how many had no price (a model
+ * neither in the catalogue nor priced by the user). Sums never count an unpriced call as $0:
+ * [`Cost::usd`] is `None` as soon as one is unpriced.
+ */
+export type Cost = { 
+/**
+ * USD of the priced calls (a cached answer costs 0).
+ */
+known_usd: number, 
+/**
+ * Calls whose cost is unknown: their model has no price.
+ */
+unpriced_calls: number, };
+
+/**
  * Every benchmark, in report order.
  */
 export const BENCHES: readonly Bench[] = ["questbench", "intent2tx", "pilot"];
@@ -1125,7 +1140,8 @@ samples: number,
  */
 benchmarks: Array<BenchPlan>, 
 /**
- * Estimated USD from previous runs' per-sample cost (`None`: no history for some model).
+ * Estimated USD from previous runs' per-sample cost (`None`: no history for some model, or
+ * a model whose calls had no price: unknown, never $0).
  */
 est_cost_usd: number | null, 
 /**
@@ -1340,9 +1356,9 @@ failed: number,
  */
 passed: number, 
 /**
- * USD of its stored samples.
+ * What its stored samples cost: calls with no price kept apart ("unpriced", never $0).
  */
-cost_usd: number, 
+cost: Cost, 
 /**
  * A `running` run another process is running now: who ("crucible run (pid 1234 on host
  * lab-3)"); it cannot be resumed until that stops. `None` otherwise.
@@ -1481,9 +1497,9 @@ samples_per_min: number,
  */
 eta_seconds: number | null, 
 /**
- * USD spent by the run so far (`None` until known).
+ * What the run spent so far (`None` until read): calls with no price kept apart.
  */
-cost_usd: number | null, 
+cost: Cost | null, 
 /**
  * The latest failures, newest first (at most 8).
  */
@@ -2648,6 +2664,11 @@ outcome: string | null,
  */
 passed: boolean | null, 
 /**
+ * Only samples with an answer cut at the token limit (`true`), or only those without
+ * (`false`).
+ */
+truncated?: boolean, 
+/**
  * The scale scores are read on (EVM-QuestBench has two; default the paper's).
  */
 scoring: Scoring, 
@@ -2755,7 +2776,12 @@ score: number,
 /**
  * Passed.
  */
-passed: boolean, };
+passed: boolean, 
+/**
+ * An answer of it was cut at the token limit (its score may be depressed by a max-tokens
+ * too small).
+ */
+truncated: boolean, };
 
 /**
  * Everything stored about one sample.
@@ -2806,9 +2832,17 @@ tokens_in: number,
  */
 tokens_out: number, 
 /**
- * Cost in USD.
+ * What it cost: the priced calls' USD and the calls with no price ("unpriced", never $0).
  */
-cost_usd: number, 
+cost: Cost, 
+/**
+ * Model calls made.
+ */
+model_calls: number, 
+/**
+ * Of them, answers cut at the token limit.
+ */
+truncated_calls: number, 
 /**
  * Wall time, ms.
  */
@@ -2880,9 +2914,17 @@ tokens_in: number,
  */
 tokens_out: number, 
 /**
- * Cost in USD.
+ * What it cost: the priced calls' USD and the calls with no price ("unpriced", never $0).
  */
-cost_usd: number, 
+cost: Cost, 
+/**
+ * Model calls made.
+ */
+model_calls: number, 
+/**
+ * Of them, answers cut at the token limit.
+ */
+truncated_calls: number, 
 /**
  * Wall time, ms.
  */
@@ -4074,7 +4116,9 @@ intent_translation: number | null,
 robustness: number | null, };
 
 /**
- * Total cost and mean score of one model on one benchmark.
+ * Total cost, mean score and truncation of one model on one benchmark: a reader sees beside
+ * the score whether it was bought cheaply, and whether answers cut at the token limit (a
+ * max-tokens too small) depress it.
  */
 export type CostRow = { 
 /**
@@ -4086,16 +4130,38 @@ model: string,
  */
 benchmark: string, 
 /**
- * Σ cost_usd.
- */
-cost_usd: number, 
-/**
  * Mean score × 100.
  */
 score: number, 
 /**
- * On the cost/score Pareto frontier of its benchmark (no other model is both cheaper-or-equal
- * and better-or-equal with one strict).
+ * What its samples cost: the priced calls' USD and the calls with no price (shown as
+ * "unpriced", never as $0).
+ */
+cost: Cost, 
+/**
+ * Samples.
+ */
+samples: number, 
+/**
+ * Samples with an answer cut at the token limit.
+ */
+truncated_samples: number, 
+/**
+ * truncated_samples / samples × 100.
+ */
+truncated_pct: number, 
+/**
+ * Model calls made.
+ */
+model_calls: number, 
+/**
+ * Of them, answers cut at the token limit.
+ */
+truncated_calls: number, 
+/**
+ * On the cost/score Pareto frontier of its benchmark (no other priced model is both
+ * cheaper-or-equal and better-or-equal with one strict); never for a model with unpriced
+ * calls, whose cost is unknown.
  */
 frontier: boolean, };
 

@@ -35,3 +35,33 @@ export function formatCost(usd: number | null | undefined): string {
 export function formatCount(n: number): string {
   return Math.round(n).toLocaleString("en-US");
 }
+
+/** A known USD amount: "$0" for nothing, four decimals under $1 (a sample often costs a fraction of a cent), two
+ *  above. The twin of Rust's `crucible_core::cost::usd_label`. */
+export function fmtUsdAmount(x: number): string {
+  if (x === 0) return "$0";
+  return `$${x.toFixed(Math.abs(x) < 1 ? 4 : 2)}`;
+}
+
+/** A cost as Rust's `crucible_core::Cost` carries it: the priced calls' USD and the calls with
+ *  no price (a model neither in the catalogue nor priced by the user). */
+export interface CostLike {
+  known_usd: number;
+  unpriced_calls: number;
+}
+
+/** Whether `v` (any JSON) is a cost object. */
+export function isCost(v: unknown): v is CostLike {
+  return v !== null && typeof v === "object" && !Array.isArray(v)
+    && typeof (v as CostLike).known_usd === "number" && typeof (v as CostLike).unpriced_calls === "number";
+}
+
+/** A cost for people, the one formatter every page uses (the twin of Rust's `Cost::label`):
+ *  "$0.0123" when known; "unpriced" when calls had no price and nothing priced was spent;
+ *  "≥ $0.0123 + unpriced" when some were priced and others not. An unknown cost never reads
+ *  as $0. `null`/`undefined` (not read yet) is "unknown". */
+export function fmtCost(c: CostLike | null | undefined): string {
+  if (c === null || c === undefined) return "unknown";
+  if (c.unpriced_calls <= 0) return fmtUsdAmount(c.known_usd);
+  return c.known_usd > 0 ? `≥ ${fmtUsdAmount(c.known_usd)} + unpriced` : "unpriced";
+}

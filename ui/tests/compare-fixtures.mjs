@@ -32,7 +32,7 @@ export const VIEW = {
 export const trace = (id, model, outcome, passed) => ({
   summary: { id, run_id: "run-new", benchmark: "questbench", model, instance: "task_1", task: "erc20_transfer_1", prompt_type: "", round: 0, kind: "atomic", category: "token_transfer", difficulty: "easy", outcome, score: passed ? 1 : 0.2, passed },
   subcategory: "", seed: "42", prompt: { text: "Send 1 token", total_bytes: 12, truncated: false }, raw_answer: { text: "```ts\nexport default 1\n```", total_bytes: 24, truncated: false },
-  metrics: {}, details: {}, k_act: null, k_opt: null, tokens_in: 10, tokens_out: 20, cost_usd: 0, latency_ms: 3, error: null, events: [], artefacts: [],
+  metrics: {}, details: {}, k_act: null, k_opt: null, tokens_in: 10, tokens_out: 20, cost: { known_usd: 0, unpriced_calls: 0 }, model_calls: 1, truncated_calls: 0, latency_ms: 3, error: null, events: [], artefacts: [],
   view: { checks: [{ name: "balance", weight: 100, expected: "1", actual: passed ? "1" : "0", passed }], highlights: [], composite: null, intent: null, pilot: null },
 });
 

@@ -28,7 +28,7 @@ const SUMMARY = { id: 7, run_id: "run-1", benchmark: "questbench", model: "built
 
 const RUN_ITEM = { run_id: "r-done", status: "finished", benchmarks: ["pilot"], models: ["builtin:reference", "openai-compatible:m"],
   model_labels: ["reference (offline test agent)", "lab · m"], fork: null, started: "2026-11-24T10:00:00Z",
-  finished_at: "2026-11-24T10:01:00Z", planned: 20, finished: 20, failed: 3, passed: 12, cost_usd: 0.5, held_by: null, made_by: "Crucible 0.1.0, commit 0123456789ab, built 2026-11-24",
+  finished_at: "2026-11-24T10:01:00Z", planned: 20, finished: 20, failed: 3, passed: 12, cost: { known_usd: 0.5, unpriced_calls: 0 }, held_by: null, made_by: "Crucible 0.1.0, commit 0123456789ab, built 2026-11-24",
   error_reasons: [{ reason: "provider lab: HTTP 503 Service Unavailable after 4 attempts", samples: 3 }] };
 
 // The Tasks page on a PILOT task's Render tab (the facts, the plan table and the prompt).

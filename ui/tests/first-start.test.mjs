@@ -12,7 +12,7 @@ const STATUS = { version: "0.1.0", data_dir: "/home/u/.local/share/crucible", pr
   build: { version: "0.1.0", commit: "unknown", build_date: "unknown", content_dir: "/usr/lib/Crucible", content_origin: "installed with the app", universes: {}, tasks_sha256: "0".repeat(64) },
   tools: [], universes: [] };
 const live = (done, status = "running") => ({ run_id: "run-demo", status, planned: 120, already_done: 0, pending: 120 - done, done, failed: 0,
-  models: [], samples_per_min: 60, eta_seconds: 30, cost_usd: 0, failures: [], notice: null, elapsed_seconds: 10, load: null });
+  models: [], samples_per_min: 60, eta_seconds: 30, cost: { known_usd: 0, unpriced_calls: 0 }, failures: [], notice: null, elapsed_seconds: 10, load: null });
 
 test("a first start shows the demo being prepared, its progress, then Results", async () => {
   // The state the app reports, moved on by the test.

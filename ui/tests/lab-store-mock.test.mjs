@@ -82,7 +82,7 @@ test("the runs list shows a distributed run's workers and follows it until it fi
   const run = (over) => ({ run_id: "run-lab", name: null, note: null, status: "running", benchmarks: ["pilot"],
     models: ["builtin:reference"], model_labels: ["builtin:reference"], error_reasons: [], fork: null,
     started: "2026-11-29T10:00:00Z", finished_at: null, planned: 48, finished: 20, failed: 0, passed: 15,
-    cost_usd: 0, held_by: null, made_by: null,
+    cost: { known_usd: 0, unpriced_calls: 0 }, held_by: null, made_by: null,
     workers: { joined: 3, active: 2, running: 4, hosts: "node-1, node-2" }, ...over });
   const { page } = await open("#/runs", (cmd, args) => {
     if (cmd === "list_runs_view") {

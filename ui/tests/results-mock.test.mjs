@@ -20,7 +20,7 @@ const clipped = (text) => ({ text, total_bytes: text.length, truncated: false })
 const TRACE = {
   summary: SUMMARY, subcategory: "", seed: "42", prompt: clipped("Send 1 BNB"), raw_answer: clipped("```ts\nexport default 1\n```"),
   metrics: { score_100: 0 }, details: { verdict: { checks: [] } }, k_act: null, k_opt: null, tokens_in: 0, tokens_out: 0,
-  cost_usd: 0, latency_ms: 3, error: null, events: [], artefacts: [],
+  cost: { known_usd: 0, unpriced_calls: 0 }, model_calls: 1, truncated_calls: 0, latency_ms: 3, error: null, events: [], artefacts: [],
   view: {
     checks: [{ name: "balance", weight: 60, expected: "1", actual: "0", passed: false },
       { name: "BUSD received", weight: 40, expected: "1055821885238969613 (±500 bps)", actual: "2000000000000000000000", passed: false, unit: { symbol: "BUSD", decimals: 18 } }],
@@ -499,5 +499,46 @@ test("re-scoring a real-tool sample asks first: it replays the model's tool call
   await page.locator("#replay-confirm").click();
   await page.locator("#replay").waitFor();
   assert.deepEqual(calls.filter((c) => c[0] === "results_replay").map((c) => c[1]), [{ id: 7, mode: "rescore", allowReplay: true }]);
+  await page.close();
+});
+
+test("samples cut at the token limit are filtered and marked, and an unpriced model's cost reads unpriced, never $0", async () => {
+  const cut = { ...SUMMARY, id: 8, truncated: true };
+  const costRow = (model, cost, truncated_samples) => ({ model, benchmark: "intent2tx", score: 50, cost, samples: 2,
+    truncated_samples, truncated_pct: truncated_samples * 50, model_calls: 2, truncated_calls: truncated_samples, frontier: false });
+  const report = { samples: 4, runs: ["run-1"], profile: [], scoring: "paper", categories: [],
+    cost: [costRow("lab · house", { known_usd: 0, unpriced_calls: 2 }, 1), costRow("openai:gpt-5.1", { known_usd: 0.25, unpriced_calls: 0 }, 0)] };
+  const calls = [];
+  const base = handler(calls);
+  const { page } = await open("#/results", (cmd, args) => {
+    if (cmd === "results_report") return { ok: report };
+    if (cmd === "results_samples") {
+      calls.push([cmd, args]);
+      const rows = args.filter.truncated === true ? [cut] : [{ ...SUMMARY, truncated: false }, cut];
+      return { ok: { total: rows.length, offset: 0, limit: 50, rows } };
+    }
+    return base(cmd, args);
+  });
+  // The report's cost table: per model, the cost ("unpriced" for a model with no price) beside
+  // the share of samples cut at the token limit.
+  const costs = page.locator("#table-cross-cost");
+  await costs.waitFor();
+  const cells = await page.$$eval("#table-cross-cost tbody tr", (trs) =>
+    trs.map((tr) => [tr.querySelector("td[data-col=model]").textContent, tr.querySelector("td[data-col=cost]").textContent,
+      tr.querySelector("td[data-col=truncated_pct]").textContent]));
+  assert.deepEqual(cells, [["lab · house", "unpriced", "50"], ["openai:gpt-5.1", "$0.2500", "0"]]);
+  assert.ok(!(await costs.innerText()).includes("$0.0000"), "an unpriced model never reads as $0");
+  // The samples listing: the filter asks the store for cut answers only, and marks them.
+  await page.locator("#tab-samples").click();
+  await page.locator("#samples-table").waitFor();
+  assert.equal(await page.locator("#samples-table tr[data-truncated=true]").count(), 1);
+  await page.selectOption("#samples-truncated", "true");
+  await page.waitForFunction(() => document.querySelector("#samples-filter")?.textContent.includes("Token limit: answer cut at the token limit"));
+  const last = calls.filter(([c]) => c === "results_samples").at(-1)[1].filter;
+  assert.equal(last.truncated, true);
+  assert.deepEqual(await page.$$eval("#samples-table tbody tr", (trs) => trs.map((t) => t.dataset.sample)), ["8"]);
+  await page.selectOption("#samples-truncated", "");
+  await page.waitForFunction(() => !document.querySelector("#samples-filter")?.textContent.includes("Token limit"));
+  assert.equal(calls.filter(([c]) => c === "results_samples").at(-1)[1].filter.truncated, undefined);
   await page.close();
 });

@@ -13,7 +13,7 @@ useBrowser();
 const run = (id, name, note = null) => ({ run_id: id, name, note, status: "finished", benchmarks: ["pilot"],
   models: ["builtin:reference", "builtin:follows-plan"], model_labels: ["builtin:reference", "builtin:follows-plan"],
   error_reasons: [], fork: null, started: "2026-11-28T10:10:10Z", finished_at: "2026-11-28T10:11:10Z",
-  planned: 4, finished: 4, failed: 0, passed: 3, cost_usd: 0, held_by: null,
+  planned: 4, finished: 4, failed: 0, passed: 3, cost: { known_usd: 0, unpriced_calls: 0 }, held_by: null,
   made_by: "Crucible 0.1.0, commit 0123456789ab, built 2026-11-28" });
 const NO_QUEST = { benchmarks: ["pilot"], models: ["builtin:reference"], questbench_unavailable: "no anvil" };
 

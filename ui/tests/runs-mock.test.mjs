@@ -131,7 +131,7 @@ test("the Chain choice sends the fork URL and block, and a bad one names the fie
 test("a fork run says which chain it ran on in the runs list", async () => {
   const run = (id, fork) => ({ run_id: id, status: "finished", benchmarks: ["questbench"], models: ["builtin:reference"],
     model_labels: ["builtin:reference"], error_reasons: [],
-    fork, started: "2026-11-24T10:00:00Z", finished_at: "2026-11-24T10:01:00Z", planned: 1, finished: 1, failed: 0, passed: 1, cost_usd: 0 });
+    fork, started: "2026-11-24T10:00:00Z", finished_at: "2026-11-24T10:01:00Z", planned: 1, finished: 1, failed: 0, passed: 1, cost: { known_usd: 0, unpriced_calls: 0 } });
   const { page } = await open("#/runs", (cmd) => {
     if (cmd === "list_runs_view") return { ok: { db: "/data/crucible.db", live: [],
       runs: [run("r-fork", "fork of https://bsc.example/*** at block 7 (chain id 56)"), run("r-offline", null)] } };
@@ -232,7 +232,7 @@ test("settings lists the content packs, adds a folder, and shows a failed self-t
 test("a running run shows model calls in flight, chain work and what limits it", async () => {
   const live = (load) => ({ run_id: "r-live", status: "running", planned: 107, already_done: 0, pending: 107, done: 40,
     failed: 0, models: [{ model: "openai-compatible:lab", label: "lab · lab", done: 40, planned: 107, failed: 0 }], samples_per_min: 240,
-    eta_seconds: 17, cost_usd: null, failures: [], notice: null, elapsed_seconds: 10, load });
+    eta_seconds: 17, cost: null, failures: [], notice: null, elapsed_seconds: 10, load });
   const { page } = await open("#/runs", (cmd) => {
     if (cmd === "list_runs_view") return { ok: { db: "/data/crucible.db", runs: [], live: ["r-live"] } };
     if (cmd === "get_live") return { ok: live({
@@ -287,7 +287,7 @@ test("the plan says how the run is scheduled and the chain workers field is sent
 test("a run another process is running says who, and offers neither resume nor delete", async () => {
   const run = (id, held_by) => ({ run_id: id, status: "running", benchmarks: ["pilot"], models: ["builtin:reference"],
     model_labels: ["builtin:reference"], error_reasons: [],
-    fork: null, started: "2026-11-24T10:00:00Z", finished_at: null, planned: 10, finished: 3, failed: 0, passed: 3, cost_usd: 0, held_by });
+    fork: null, started: "2026-11-24T10:00:00Z", finished_at: null, planned: 10, finished: 3, failed: 0, passed: 3, cost: { known_usd: 0, unpriced_calls: 0 }, held_by });
   const { page } = await open("#/runs", (cmd) => {
     if (cmd === "list_runs_view") return { ok: { db: "/data/crucible.db", live: [],
       runs: [run("r-held", "crucible run (pid 4242 on host lab-3)"), run("r-dead", null)] } };
@@ -307,7 +307,7 @@ test("a run another process is running says who, and offers neither resume nor d
 test("a finished run names models as the user did, splits errors from wrong answers and leads to its results", async () => {
   const run = { run_id: "r-done", status: "finished", benchmarks: ["pilot"], models: ["builtin:reference", "openai-compatible:llama-3-70b"],
     model_labels: ["builtin:reference", "lab · llama-3-70b"], fork: null, started: "2026-11-24T10:00:00Z",
-    finished_at: "2026-11-24T10:01:00Z", planned: 20, finished: 20, failed: 3, passed: 12, cost_usd: 0.5, held_by: null,
+    finished_at: "2026-11-24T10:01:00Z", planned: 20, finished: 20, failed: 3, passed: 12, cost: { known_usd: 0.5, unpriced_calls: 0 }, held_by: null,
     error_reasons: [{ reason: "provider lab: HTTP 503 Service Unavailable after 4 attempts", samples: 2 },
       { reason: "no reason recorded", samples: 1 }] };
   const { page } = await open("#/runs", (cmd) => {

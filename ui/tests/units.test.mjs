@@ -13,7 +13,7 @@ const src = readFileSync(join(uiDir, "src", "units.ts"), "utf8");
 const { code } = await transformWithOxc(src, "units.ts", { lang: "ts" });
 const file = join(mkdtempSync(join(tmpdir(), "units-")), "units.mjs");
 writeFileSync(file, code);
-const { tokenAmount } = await import(pathToFileURL(file).href);
+const { tokenAmount, fmtCost, isCost } = await import(pathToFileURL(file).href);
 
 test("integers in the smallest unit read in token units", () => {
   assert.equal(tokenAmount("1059000000000000000000", 18), "1,059");
@@ -42,4 +42,13 @@ test("a run's models list people's models first and fold the built-in agents und
   assert.equal(modelList(["reference (offline test agent)"]), "reference (offline test agent)");
   assert.equal(modelList(["lab · a", "lab · b"]), "lab · a; lab · b");
   assert.equal(modelList([]), "");
+});
+
+test("an unpriced cost is never shown as $0", () => {
+  assert.equal(fmtCost({ known_usd: 0, unpriced_calls: 3 }), "unpriced");
+  assert.equal(fmtCost({ known_usd: 1.5, unpriced_calls: 1 }), "≥ $1.50 + unpriced");
+  assert.equal(fmtCost({ known_usd: 0.0123, unpriced_calls: 0 }), "$0.0123");
+  assert.equal(fmtCost({ known_usd: 0, unpriced_calls: 0 }), "$0", "a priced run that billed nothing");
+  assert.equal(fmtCost(null), "unknown");
+  assert.ok(isCost({ known_usd: 0, unpriced_calls: 0 }) && !isCost({ known_usd: 1 }) && !isCost(null));
 });

@@ -245,6 +245,9 @@ fn snapshot_seed(n: usize) -> Vec<u8> {
             k_opt: None,
             score_paper: 1.0,
             passed_paper: true,
+            model_calls: 1,
+            truncated_calls: 0,
+            unpriced_calls: 0,
             metrics: [0.5; METRICS],
         });
     }

@@ -128,6 +128,9 @@ impl Builder {
             k_act: k.0,
             k_opt: k.1,
             cost_usd: cost,
+            model_calls: 0,
+            truncated_calls: 0,
+            unpriced_calls: 0,
             // Synthetic data has one scoring.
             other_score: score,
             other_passed: passed,

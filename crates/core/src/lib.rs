@@ -14,6 +14,7 @@
 mod benchmark_id;
 pub mod build;
 pub mod config;
+pub mod cost;
 pub mod durable;
 mod error;
 mod outcome;
@@ -24,6 +25,7 @@ mod status;
 pub use benchmark_id::BenchmarkId;
 pub use build::BuildInfo;
 pub use config::{installed_root, Config, ConfigError, ContentOrigin, ToolOrigin};
+pub use cost::Cost;
 pub use error::{BenchError, ErrorKind};
 pub use outcome::Outcome;
 pub use prompt_set::PromptSet;

@@ -439,23 +439,40 @@ pub fn spec(r: &Report, name: &str) -> Option<Spec> {
         "cost_frontier" => {
             // One point per model: total cost over the benchmarks vs the mean of its per-benchmark
             // mean scores; the Pareto frontier (cheaper-or-equal and better-or-equal) is connected.
-            let mut per: Vec<(String, f64, Vec<f64>)> = Vec::new();
+            let mut per: Vec<(String, crucible_core::Cost, Vec<f64>)> = Vec::new();
             for c in &r.cost {
                 match per.iter_mut().find(|p| p.0 == c.model) {
                     Some(p) => {
-                        p.1 += c.cost_usd;
+                        p.1 = p.1.plus(c.cost);
                         p.2.push(c.score);
                     }
-                    None => per.push((c.model.clone(), c.cost_usd, vec![c.score])),
+                    None => per.push((c.model.clone(), c.cost, vec![c.score])),
                 }
             }
-            if per.is_empty() {
-                return None;
-            }
+            // A model with unpriced calls has no place on a cost axis: it is left out, and the
+            // axis says so (never drawn at $0).
+            let unpriced: Vec<String> = per
+                .iter()
+                .filter(|p| p.1.is_unpriced())
+                .map(|p| p.0.clone())
+                .collect();
             let pts: Vec<(String, f64, f64)> = per
                 .into_iter()
-                .map(|(m, c, sc)| (m, c, sc.iter().sum::<f64>() / sc.len() as f64))
+                .filter_map(|(m, c, sc)| {
+                    Some((m, c.usd()?, sc.iter().sum::<f64>() / sc.len() as f64))
+                })
                 .collect();
+            if pts.is_empty() {
+                return None;
+            }
+            let x_desc = if unpriced.is_empty() {
+                "Total cost over benchmarks (USD)".to_string()
+            } else {
+                format!(
+                    "Total cost over benchmarks (USD); unpriced, not shown: {}",
+                    unpriced.join(", ")
+                )
+            };
             let on_frontier = |i: usize| {
                 let (_, c, sc) = &pts[i];
                 !pts.iter()
@@ -463,7 +480,7 @@ pub fn spec(r: &Report, name: &str) -> Option<Spec> {
             };
             Some(Spec::Scatter {
                 title: "Cost vs score (frontier labelled)".into(),
-                x_desc: "Total cost over benchmarks (USD)".into(),
+                x_desc,
                 y_desc: "Mean score × 100".into(),
                 points: (0..pts.len())
                     .map(|i| (pts[i].0.clone(), pts[i].1, pts[i].2, 0, on_frontier(i)))

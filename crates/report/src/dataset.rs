@@ -309,8 +309,14 @@ pub struct Sample {
     pub k_act: Option<u16>,
     /// QuestBench composite optimal rounds.
     pub k_opt: Option<u16>,
-    /// Cost in USD.
+    /// Cost in USD of its priced model calls (the whole cost only when `unpriced_calls` is 0).
     pub cost_usd: f64,
+    /// Model calls made (saturating; 0 for built-in agents and replays).
+    pub model_calls: u16,
+    /// Of them, answers cut at the token limit.
+    pub truncated_calls: u16,
+    /// Of them, calls of a model with no price: cost unknown, never 0.
+    pub unpriced_calls: u16,
     /// The score on the other scoring than [`Dataset::scoring`] (as loaded: the paper's, NaN for
     /// an EVM-QuestBench sample stored before paper scoring existed); [`Dataset::apply_scoring`]
     /// swaps it with `score`.
@@ -343,10 +349,23 @@ impl Sample {
         k_act: None,
         k_opt: None,
         cost_usd: 0.0,
+        model_calls: 0,
+        truncated_calls: 0,
+        unpriced_calls: 0,
         other_score: 0.0,
         other_passed: false,
         overridden: false,
     };
+
+    /// What it cost: its priced calls' USD and its calls of unknown cost.
+    pub fn cost(&self) -> crucible_core::Cost {
+        crucible_core::Cost::new(self.cost_usd, u64::from(self.unpriced_calls))
+    }
+
+    /// Whether an answer of it was cut at the token limit.
+    pub fn truncated(&self) -> bool {
+        self.truncated_calls > 0
+    }
 
     /// The (run, round) pair that identifies one repetition.
     pub fn round_key(&self) -> u64 {
@@ -704,8 +723,16 @@ pub fn sample_of_row(
         k_act: row.k_act.map(|v| v.clamp(0, u16::MAX as i64) as u16),
         k_opt: row.k_opt.map(|v| v.clamp(0, u16::MAX as i64) as u16),
         cost_usd: row.cost_usd,
+        model_calls: calls16(row.model_calls),
+        truncated_calls: calls16(row.truncated_calls),
+        unpriced_calls: calls16(row.unpriced_calls),
         overridden: false,
     })
+}
+
+/// A stored call count as the compact sample keeps it (saturating at `u16::MAX`).
+fn calls16(n: i64) -> u16 {
+    n.clamp(0, u16::MAX as i64) as u16
 }
 
 /// How reports name a model's samples asked in `set`: the model itself for the paper's prompts,

@@ -198,8 +198,14 @@ pub struct SampleRow<'a> {
     pub k_act: Option<u16>,
     /// K_opt.
     pub k_opt: Option<u16>,
-    /// Cost.
-    pub cost_usd: f64,
+    /// Cost in USD; `None` (empty in CSV) when a call had no price: unknown, never 0.
+    pub cost_usd: Option<f64>,
+    /// Model calls made.
+    pub model_calls: u16,
+    /// Of them, answers cut at the token limit.
+    pub truncated_calls: u16,
+    /// Of them, calls of a model with no price.
+    pub unpriced_calls: u16,
     /// Metrics object (flattened to `metrics.<name>` in CSV).
     pub metrics: Map<String, Value>,
     /// Whether `score` and `passed` are a reviewer's override (reports that count overrides).
@@ -250,7 +256,10 @@ pub fn sample_rows(ds: &Dataset) -> Vec<SampleRow<'_>> {
             passed: s.passed,
             k_act: s.k_act,
             k_opt: s.k_opt,
-            cost_usd: s.cost_usd,
+            cost_usd: s.cost().usd(),
+            model_calls: s.model_calls,
+            truncated_calls: s.truncated_calls,
+            unpriced_calls: s.unpriced_calls,
             metrics: metrics_map(&ds.metrics_of(s)),
             reviewer_override: s.overridden,
         })
@@ -260,7 +269,7 @@ pub fn sample_rows(ds: &Dataset) -> Vec<SampleRow<'_>> {
 /// The samples as CSV with fixed columns (metrics as `metrics.<name>`, empty when absent).
 pub fn samples_csv(ds: &Dataset) -> String {
     let mut out = String::from(
-        "run_id,benchmark,model,instance,task,prompt_type,round,kind,category,subcategory,difficulty,outcome,score,passed,k_act,k_opt,cost_usd,metrics.format,metrics.logic,metrics.param,metrics.pass,metrics.final,metrics.exec,metrics.state_eq,metrics.plan_distance_optimal,metrics.plan_distance_flawed,metrics.flaw_plan_distance,metrics.followed_flaw,metrics.refused_calls,reviewer_override\n",
+        "run_id,benchmark,model,instance,task,prompt_type,round,kind,category,subcategory,difficulty,outcome,score,passed,k_act,k_opt,cost_usd,metrics.format,metrics.logic,metrics.param,metrics.pass,metrics.final,metrics.exec,metrics.state_eq,metrics.plan_distance_optimal,metrics.plan_distance_flawed,metrics.flaw_plan_distance,metrics.followed_flaw,metrics.refused_calls,reviewer_override,model_calls,truncated_calls,unpriced_calls\n",
     );
     let cell = |s: &str| csv_cell(&Value::String(s.to_string()));
     let opt = |v: Option<u16>| v.map_or(String::new(), |x| x.to_string());
@@ -290,7 +299,10 @@ pub fn samples_csv(ds: &Dataset) -> String {
             s.passed.to_string(),
             opt(s.k_act),
             opt(s.k_opt),
-            format!("{}", { s.cost_usd }),
+            // Empty when a call had no price: its cost is unknown, not 0.
+            s.cost()
+                .usd()
+                .map_or(String::new(), |c| format!("{}", { c })),
             m(x.format),
             m(x.logic),
             m(x.param),
@@ -306,6 +318,9 @@ pub fn samples_csv(ds: &Dataset) -> String {
             // The score and verdict above are the reviewer's when this is true (reports that
             // count overrides; the report's `overrides` says which).
             s.overridden.to_string(),
+            s.model_calls.to_string(),
+            s.truncated_calls.to_string(),
+            s.unpriced_calls.to_string(),
         ];
         out += &fields.join(",");
         out.push('\n');

@@ -200,19 +200,35 @@ pub struct CategoryCell {
     pub pass_rate_pct: f64,
 }
 
-/// Total cost and mean score of one model on one benchmark.
+/// Total cost, mean score and truncation of one model on one benchmark: a reader sees beside
+/// the score whether it was bought cheaply, and whether answers cut at the token limit (a
+/// max-tokens too small) depress it.
 #[derive(Debug, Clone, Serialize, PartialEq, TS)]
 pub struct CostRow {
     /// Model name.
     pub model: String,
     /// Benchmark.
     pub benchmark: String,
-    /// Σ cost_usd.
-    pub cost_usd: f64,
     /// Mean score × 100.
     pub score: f64,
-    /// On the cost/score Pareto frontier of its benchmark (no other model is both cheaper-or-equal
-    /// and better-or-equal with one strict).
+    /// What its samples cost: the priced calls' USD and the calls with no price (shown as
+    /// "unpriced", never as $0).
+    pub cost: crucible_core::Cost,
+    /// Samples.
+    pub samples: usize,
+    /// Samples with an answer cut at the token limit.
+    pub truncated_samples: usize,
+    /// truncated_samples / samples × 100.
+    pub truncated_pct: f64,
+    /// Model calls made.
+    #[ts(type = "number")]
+    pub model_calls: u64,
+    /// Of them, answers cut at the token limit.
+    #[ts(type = "number")]
+    pub truncated_calls: u64,
+    /// On the cost/score Pareto frontier of its benchmark (no other priced model is both
+    /// cheaper-or-equal and better-or-equal with one strict); never for a model with unpriced
+    /// calls, whose cost is unknown.
     pub frontier: bool,
 }
 
@@ -294,35 +310,60 @@ pub fn profile(ds: &Dataset) -> Vec<ProfileRow> {
         .collect()
 }
 
-/// Cost vs score rows with the per-benchmark Pareto frontier marked.
+/// One model's samples of one benchmark, summed for [`cost`].
+#[derive(Default)]
+struct Spent {
+    cost: crucible_core::Cost,
+    score: f64,
+    n: usize,
+    truncated: usize,
+    calls: u64,
+    truncated_calls: u64,
+}
+
+/// Cost, score and truncation rows with the per-benchmark Pareto frontier marked.
 pub fn cost(ds: &Dataset) -> Vec<CostRow> {
-    let mut ids: IdMap<(Bench, u32), (f64, f64, usize)> = IdMap::default();
+    let mut ids: IdMap<(Bench, u32), Spent> = IdMap::default();
     for s in &ds.samples {
         let e = ids.entry((s.bench, s.model)).or_default();
-        e.0 += s.cost_usd;
-        e.1 += s.score;
-        e.2 += 1;
+        e.cost = e.cost.plus(s.cost());
+        e.score += s.score;
+        e.n += 1;
+        e.truncated += usize::from(s.truncated());
+        e.calls += u64::from(s.model_calls);
+        e.truncated_calls += u64::from(s.truncated_calls);
     }
-    let cells: BTreeMap<(Bench, String), (f64, f64, usize)> = ids
+    let cells: BTreeMap<(Bench, String), Spent> = ids
         .into_iter()
         .map(|((b, m), v)| ((b, ds.name(m).to_string()), v))
         .collect();
     let rows: Vec<CostRow> = cells
         .into_iter()
-        .map(|((b, model), (c, sc, n))| CostRow {
+        .map(|((b, model), e)| CostRow {
             model,
             benchmark: b.to_string(),
-            cost_usd: c,
-            score: sc / n as f64 * 100.0,
+            score: e.score / e.n as f64 * 100.0,
+            cost: e.cost,
+            samples: e.n,
+            truncated_samples: e.truncated,
+            truncated_pct: e.truncated as f64 / e.n as f64 * 100.0,
+            model_calls: e.calls,
+            truncated_calls: e.truncated_calls,
             frontier: false,
         })
         .collect();
+    // Only known costs are compared: an unpriced model is neither dominated nor dominating.
     let dominated = |r: &CostRow| {
+        let Some(rc) = r.cost.usd() else {
+            return true;
+        };
         rows.iter().any(|o| {
-            o.benchmark == r.benchmark
-                && o.cost_usd <= r.cost_usd
-                && o.score >= r.score
-                && (o.cost_usd < r.cost_usd || o.score > r.score)
+            o.cost.usd().is_some_and(|oc| {
+                o.benchmark == r.benchmark
+                    && oc <= rc
+                    && o.score >= r.score
+                    && (oc < rc || o.score > r.score)
+            })
         })
     };
     rows.iter()
@@ -475,5 +516,55 @@ mod tests {
         ];
         want.sort_by(|x, y| (x.0, x.1, x.2).cmp(&(y.0, y.1, y.2)));
         assert_eq!(seen, want);
+    }
+
+    #[test]
+    fn cost_rows_give_each_models_truncation_rate_and_keep_an_unpriced_model_off_the_frontier() {
+        let mut ds = Dataset::default();
+        // (model, score, cost, calls, cut calls, unpriced calls)
+        for (model, score, cost_usd, calls, cut, unpriced) in [
+            ("priced", 1.0, 0.5, 2, 0, 0),
+            ("priced", 0.0, 0.5, 1, 1, 0),
+            ("priced", 1.0, 0.5, 1, 0, 0),
+            ("priced", 1.0, 0.5, 1, 0, 0),
+            ("house", 1.0, 0.0, 1, 0, 1),
+            ("house", 1.0, 0.0, 3, 3, 3),
+        ] {
+            let model = ds.names.id(model);
+            ds.samples.push(Sample {
+                bench: Bench::Questbench,
+                model,
+                score,
+                cost_usd,
+                model_calls: calls,
+                truncated_calls: cut,
+                unpriced_calls: unpriced,
+                ..Sample::BLANK
+            });
+        }
+        let rows = cost(&ds);
+        let seen: Vec<_> = rows
+            .iter()
+            .map(|r| {
+                (
+                    r.model.as_str(),
+                    r.samples,
+                    r.truncated_samples,
+                    r.truncated_pct,
+                    r.model_calls,
+                    r.truncated_calls,
+                    r.cost.label(),
+                    r.frontier,
+                )
+            })
+            .collect();
+        assert_eq!(
+            seen,
+            [
+                // Better and "free" would dominate, were its cost not unknown.
+                ("house", 2, 1, 50.0, 4, 3, "unpriced".to_string(), false),
+                ("priced", 4, 1, 25.0, 5, 1, "$2.00".to_string(), true),
+            ]
+        );
     }
 }

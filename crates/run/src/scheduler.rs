@@ -1397,6 +1397,8 @@ struct Spend {
     calls: Option<u64>,
     /// Of them, answers cut at the token limit.
     truncated_calls: u64,
+    /// Of them, calls of a model with no price: their cost is unknown, not 0.
+    unpriced_calls: u64,
 }
 
 fn model_agent(
@@ -1484,7 +1486,10 @@ async fn run_job(
                 for c in calls {
                     spend.tokens_in += c.usage.prompt_tokens();
                     spend.tokens_out += c.usage.output_tokens;
-                    spend.cost_usd += c.cost_usd.unwrap_or(0.0);
+                    match c.cost_usd {
+                        Some(usd) => spend.cost_usd += usd,
+                        None => spend.unpriced_calls += 1,
+                    }
                     spend.truncated_calls += u64::from(c.truncated);
                 }
                 agents.insert(job.model.clone(), agent);
@@ -1521,6 +1526,11 @@ fn to_sample(
         d.insert(
             "truncated".into(),
             serde_json::json!(spend.truncated_calls > 0),
+        );
+        // `cost_usd` sums the priced calls only; these had none (the store's `unpriced_calls`).
+        d.insert(
+            "unpriced_calls".into(),
+            serde_json::json!(spend.unpriced_calls),
         );
     }
     let error = job.replay_error.clone().or_else(|| {

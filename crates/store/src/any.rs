@@ -315,6 +315,9 @@ impl RunReader for AnyStore {
     async fn cost(&self, run_id: &str) -> Result<f64, StoreError> {
         both!(self, s => s.cost(run_id).await)
     }
+    async fn model_usage(&self, run_id: &str) -> Result<Vec<crate::ModelUsage>, StoreError> {
+        both!(self, s => s.model_usage(run_id).await)
+    }
     async fn done(&self, run_id: &str) -> Result<BTreeSet<SampleKey>, StoreError> {
         both!(self, s => s.done(run_id).await)
     }

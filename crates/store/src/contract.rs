@@ -562,6 +562,97 @@ pub(crate) async fn the_explorers_mirror_reads_follow_the_store(store: crate::An
     assert_eq!(store.known_sample_below(Some(id_a)).await.unwrap(), None);
 }
 
+/// A sample's model calls (from its details: calls, answers cut at the token limit, calls with
+/// no price) are columns the report rows carry and `model_usage` sums per model; an unpriced
+/// call keeps the model's cost unknown instead of adding 0.
+pub(crate) async fn truncated_and_unpriced_calls_are_counted_per_model<S: RunStore>(store: S) {
+    store
+        .create_run(&new_run("run-a", "2026-01-01T00:00:00Z"))
+        .await
+        .unwrap();
+    let sample = |instance: &str, model: &str, details: &str, cost: f64| NewSample {
+        row: SampleRow {
+            model: model.into(),
+            details: details.into(),
+            cost_usd: cost,
+            ..row("run-a", instance, 0)
+        },
+        events: vec![],
+        artefacts: vec![],
+    };
+    let cut = r#"{"model_calls": 3, "truncated_calls": 1, "unpriced_calls": 0, "truncated": true}"#;
+    let whole = r#"{"model_calls": 2, "truncated_calls": 0, "unpriced_calls": 0}"#;
+    let unpriced = r#"{"model_calls": 2, "truncated_calls": 0, "unpriced_calls": 2}"#;
+    store
+        .insert_samples(&[
+            sample("t1#optimal", "openai:gpt-5.1", cut, 0.25),
+            sample("t2#optimal", "openai:gpt-5.1", whole, 0.5),
+            sample("t1#optimal", "local:house", unpriced, 0.0),
+            sample("t2#optimal", "local:house", "not json", 0.0),
+        ])
+        .await
+        .unwrap();
+    let mut rows = Vec::new();
+    store
+        .report_rows("run-a", |_, r| {
+            rows.push((
+                r.model.to_string(),
+                r.model_calls,
+                r.truncated_calls,
+                r.unpriced_calls,
+            ))
+        })
+        .await
+        .unwrap();
+    rows.sort();
+    assert_eq!(
+        rows,
+        [
+            ("local:house".to_string(), 0, 0, 0),
+            ("local:house".to_string(), 2, 0, 2),
+            ("openai:gpt-5.1".to_string(), 2, 0, 0),
+            ("openai:gpt-5.1".to_string(), 3, 1, 0),
+        ]
+    );
+    // The truncated sample reads back as stored, flag and counts with it.
+    let back = store.samples("run-a").await.unwrap();
+    let cut_back = back
+        .iter()
+        .map(|(_, s)| s)
+        .find(|s| s.model == "openai:gpt-5.1" && s.instance == "t1#optimal")
+        .unwrap();
+    assert_eq!(cut_back.details, cut);
+    assert_eq!(
+        cut_back.calls(),
+        crate::SampleCalls {
+            model_calls: 3,
+            truncated_calls: 1,
+            unpriced_calls: 0
+        }
+    );
+    assert_eq!(cut_back.cost().usd(), Some(0.25));
+    let usage = store.model_usage("run-a").await.unwrap();
+    assert_eq!(usage.len(), 2);
+    let (house, gpt) = (&usage[0], &usage[1]);
+    assert_eq!(gpt.model, "openai:gpt-5.1");
+    assert_eq!(
+        (
+            gpt.samples,
+            gpt.truncated_samples,
+            gpt.model_calls,
+            gpt.truncated_calls
+        ),
+        (2, 1, 5, 1)
+    );
+    assert_eq!(gpt.cost.usd(), Some(0.75));
+    assert_eq!((house.cost.usd(), house.unpriced_samples), (None, 1));
+    assert_eq!(house.cost.label(), "unpriced");
+    assert_eq!(
+        crate::ModelUsage::total(&usage).label(),
+        "≥ $0.7500 + unpriced"
+    );
+}
+
 /// A fresh PostgreSQL store: a new database on this process's throwaway server.
 pub(crate) async fn pg_store() -> crate::PgStore {
     let server = crate::LocalServer::shared()
@@ -603,6 +694,7 @@ on_both_backends!(
     overrides_keep_the_scorers_verdict_and_go_with_their_run,
     replays_are_kept_per_sample_and_go_with_their_run,
     the_explorers_mirror_reads_follow_the_store,
+    truncated_and_unpriced_calls_are_counted_per_model,
 );
 
 /// A run pushed from a file to a lab store and pulled back into another file arrives whole: the

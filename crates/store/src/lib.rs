@@ -76,7 +76,8 @@ pub use postgres::{
     LOCK_TIMEOUT_S, MAX_ATTEMPTS,
 };
 pub use reads::{
-    ReportRow, SampleBrief, SampleDetail, SamplePair, StoredAnswer, StoredSample, TextColumn,
+    ModelUsage, ReportRow, SampleBrief, SampleDetail, SamplePair, StoredAnswer, StoredSample,
+    TextColumn,
 };
 pub use replays::{NewReplay, ReplayKind, ReplayRow};
 pub use run_store::{RunReader, RunStore};
@@ -84,9 +85,10 @@ pub use runs::{
     LeaseHolder, NewRun, NotesError, RunHead, RunNotes, RunRow, RunSummary, NAME_MAX_CHARS,
     NOTE_MAX_CHARS,
 };
-pub use samples::{NewSample, SampleKey, SampleRow, SampleRowRef};
+pub use samples::{NewSample, SampleCalls, SampleKey, SampleRow, SampleRowRef};
 pub use schema::{
-    KNOWN_BENCHMARKS, REPORT_COLUMNS, SAMPLE_COLUMNS, SAMPLE_COLUMN_COUNT, SUMMARY_COLUMNS,
+    CALL_COLUMNS, KNOWN_BENCHMARKS, REPORT_COLUMNS, SAMPLE_COLUMNS, SAMPLE_COLUMN_COUNT,
+    SUMMARY_COLUMNS,
 };
 pub use shown::{redact_url, split_url_password, terminal_safe, terminal_safe_with};
 pub use sqlite::{Recovered, Store, SyntheticRun, SyntheticSample};

@@ -43,7 +43,7 @@ pub struct ReportRow<'r> {
     pub k_act: Option<i64>,
     /// Composite optimal rounds.
     pub k_opt: Option<i64>,
-    /// USD.
+    /// USD of its priced model calls (the whole cost only when `unpriced_calls` is 0).
     pub cost_usd: f64,
     /// Score under the paper's scoring (`None`: stored before it existed).
     pub score_paper: Option<f64>,
@@ -51,6 +51,60 @@ pub struct ReportRow<'r> {
     pub passed_paper: Option<bool>,
     /// The prompts' wording (`paper` | `assisted`).
     pub prompt_set: &'r str,
+    /// Model calls the sample made (0 for built-in agents and replays).
+    pub model_calls: i64,
+    /// Of them, answers cut at the token limit.
+    pub truncated_calls: i64,
+    /// Of them, calls of a model with no price: their cost is unknown, not 0.
+    pub unpriced_calls: i64,
+}
+
+/// One model's stored samples of a run: what they cost and how many answers were cut at the
+/// token limit ([`crate::RunReader::model_usage`]).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct ModelUsage {
+    /// Model display name.
+    pub model: String,
+    /// Stored samples.
+    pub samples: i64,
+    /// Their cost: the priced calls' USD and the calls with no price.
+    pub cost: crucible_core::Cost,
+    /// Samples with at least one call of unknown cost.
+    pub unpriced_samples: i64,
+    /// Model calls made.
+    pub model_calls: i64,
+    /// Of them, answers cut at the token limit.
+    pub truncated_calls: i64,
+    /// Samples with at least one answer cut at the token limit.
+    pub truncated_samples: i64,
+}
+
+impl ModelUsage {
+    /// A run's whole cost from its models' (unknown stays unknown).
+    pub fn total(models: &[ModelUsage]) -> crucible_core::Cost {
+        models.iter().map(|m| m.cost).sum()
+    }
+}
+
+/// The SQL of [`crate::RunReader::model_usage`] with `?` for the run id (both backends' sums are
+/// cast to their integer and double types). `calls` is false for a SQLite file older than
+/// migration 0008: zeros in place of the call columns.
+pub(crate) fn model_usage_sql(calls: bool, run_param: &str) -> String {
+    let (m, t, u) = if calls {
+        ("model_calls", "truncated_calls", "unpriced_calls")
+    } else {
+        ("0", "0", "0")
+    };
+    format!(
+        "SELECT model, COUNT(*) AS samples, \
+         CAST(COALESCE(SUM(cost_usd), 0) AS DOUBLE PRECISION) AS usd, \
+         CAST(COALESCE(SUM({u}), 0) AS BIGINT) AS unpriced_calls, \
+         CAST(COALESCE(SUM(CASE WHEN {u} > 0 THEN 1 ELSE 0 END), 0) AS BIGINT) AS unpriced_samples, \
+         CAST(COALESCE(SUM({m}), 0) AS BIGINT) AS model_calls, \
+         CAST(COALESCE(SUM({t}), 0) AS BIGINT) AS truncated_calls, \
+         CAST(COALESCE(SUM(CASE WHEN {t} > 0 THEN 1 ELSE 0 END), 0) AS BIGINT) AS truncated_samples \
+         FROM samples WHERE run_id = {run_param} GROUP BY model ORDER BY model"
+    )
 }
 
 /// One line of a sample listing ([`crate::SUMMARY_COLUMNS`]): no texts.

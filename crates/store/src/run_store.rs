@@ -174,6 +174,13 @@ pub trait RunReader: Send + Sync {
     /// USD spent by a run's stored samples.
     fn cost(&self, run_id: &str) -> impl Future<Output = Result<f64, StoreError>> + Send;
 
+    /// Each model's stored samples of a run: cost (calls with no price kept apart, never
+    /// counted as 0) and answers cut at the token limit, in model order.
+    fn model_usage(
+        &self,
+        run_id: &str,
+    ) -> impl Future<Output = Result<Vec<crate::ModelUsage>, StoreError>> + Send;
+
     /// The identities of the samples already stored for a run.
     fn done(
         &self,
@@ -408,6 +415,12 @@ macro_rules! forward_to_inherent {
             }
             async fn cost(&self, run_id: &str) -> Result<f64, $crate::StoreError> {
                 <$t>::cost(self, run_id).await
+            }
+            async fn model_usage(
+                &self,
+                run_id: &str,
+            ) -> Result<Vec<$crate::ModelUsage>, $crate::StoreError> {
+                <$t>::model_usage(self, run_id).await
             }
             async fn done(
                 &self,

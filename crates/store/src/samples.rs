@@ -111,6 +111,44 @@ impl SampleRow {
     }
 }
 
+/// A sample's model calls, as its `details` record them (and migration 0008's generated
+/// columns read them): calls made, answers cut at the token limit, calls with no price.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct SampleCalls {
+    /// Model calls made (0 for built-in agents and replays).
+    pub model_calls: u64,
+    /// Of them, answers cut at the token limit.
+    pub truncated_calls: u64,
+    /// Of them, calls of a model with no price: their cost is unknown, not 0.
+    pub unpriced_calls: u64,
+}
+
+impl SampleCalls {
+    /// Read from a sample's `details` JSON (zeros for what it does not say, or for text that is
+    /// not JSON: the store's text is never trusted to parse).
+    pub fn of_details(details: &str) -> Self {
+        let v: serde_json::Value = serde_json::from_str(details).unwrap_or_default();
+        let n = |k: &str| v.get(k).and_then(serde_json::Value::as_u64).unwrap_or(0);
+        SampleCalls {
+            model_calls: n("model_calls"),
+            truncated_calls: n("truncated_calls"),
+            unpriced_calls: n("unpriced_calls"),
+        }
+    }
+}
+
+impl SampleRow {
+    /// Its model calls, from `details`.
+    pub fn calls(&self) -> SampleCalls {
+        SampleCalls::of_details(&self.details)
+    }
+
+    /// What it cost: `cost_usd` holds the priced calls only; calls with no price are kept apart.
+    pub fn cost(&self) -> crucible_core::Cost {
+        crucible_core::Cost::new(self.cost_usd, self.calls().unpriced_calls)
+    }
+}
+
 /// A [`SampleRow`] whose texts are borrowed: writers whose strings live elsewhere (an interned
 /// dataset) build one per row without copying them. Fields as in [`SampleRow`].
 #[derive(Debug, Clone, Copy, PartialEq)]

@@ -21,7 +21,18 @@ pub const SAMPLE_COLUMN_COUNT: usize = 30;
 /// from them (by position: a report reads millions of rows).
 pub const REPORT_COLUMNS: &str = "benchmark, model, instance, task, prompt_type, round, kind, \
 category, subcategory, difficulty, outcome, score, passed, metrics, k_act, k_opt, cost_usd, \
-score_paper, passed_paper, prompt_set";
+score_paper, passed_paper, prompt_set, model_calls, truncated_calls, unpriced_calls";
+
+/// The generated columns of `samples` (migration 0008: read from a sample's `details`, never
+/// written by an INSERT), the tail of [`REPORT_COLUMNS`]: model calls made, answers cut at the
+/// token limit, calls of a model with no price.
+pub const CALL_COLUMNS: &str = "model_calls, truncated_calls, unpriced_calls";
+
+/// [`REPORT_COLUMNS`] for a file without [`CALL_COLUMNS`] (opened read-only, never migrated to
+/// 0008): zeros in their place.
+pub(crate) fn report_columns_without_calls() -> String {
+    REPORT_COLUMNS.replace(CALL_COLUMNS, "0, 0, 0")
+}
 
 /// The columns of one line of a sample listing ([`crate::SampleBrief`], decoded by name), with
 /// the row's `id` first.
@@ -43,8 +54,11 @@ mod tests {
 
     #[test]
     fn every_projection_is_a_subsequence_of_the_full_list() {
-        let all: Vec<&str> = names(SAMPLE_COLUMNS).collect();
+        let mut all: Vec<&str> = names(SAMPLE_COLUMNS).collect();
         assert_eq!(all.len(), SAMPLE_COLUMN_COUNT);
+        all.extend(names(CALL_COLUMNS));
+        assert!(REPORT_COLUMNS.ends_with(CALL_COLUMNS));
+        assert!(!report_columns_without_calls().contains("calls"));
         for list in [REPORT_COLUMNS, SUMMARY_COLUMNS] {
             let mut rest = all.iter();
             for c in names(list).filter(|c| *c != "id") {

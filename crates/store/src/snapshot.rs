@@ -8,11 +8,11 @@
 //! (through [`crate::Store`]'s mirror reads) before trusting it, and rebuilds it from the store
 //! when it is missing, rejected here, or out of step.
 //!
-//! Format v5, little-endian throughout; a string is a `u64` byte length then its UTF-8 bytes:
+//! Format v6, little-endian throughout; a string is a `u64` byte length then its UTF-8 bytes:
 //!
 //! | part | bytes | what |
 //! |---|---|---|
-//! | magic | 26 | `crucible explorer base v5\n` (the digit is the format version) |
+//! | magic | 26 | `crucible explorer base v6\n` (the digit is the format version) |
 //! | names | `u64` n, then n strings | the base's interned labels, by id (no repeats) |
 //! | run slots | `u64` n, then n strings | run id of every base run index, deleted runs included |
 //! | live runs | `u64` n, then n × `u32` | the base run index of each run still in the store, ascending |
@@ -20,7 +20,7 @@
 //! | samples | `u64` n, then n records | the live samples in ascending id order |
 //! | trailer | `u32` | CRC-32 (IEEE) of every byte before it; nothing follows |
 //!
-//! A sample record is [`RECORD`] = 89 fixed bytes, then one `f64` per metric present:
+//! A sample record is [`RECORD`] = 95 fixed bytes, then one `f64` per metric present:
 //!
 //! | offset | type | field |
 //! |---|---|---|
@@ -36,8 +36,11 @@
 //! | 74 | `u32` | `k_opt` + 1 (0: none) |
 //! | 78 | `f64` | score under the paper's scoring (NaN: stored before it existed) |
 //! | 86 | `u8` | passed under the paper's scoring (0/1) |
-//! | 87 | `u16` | metric mask: bit i set when metric i is present (format, logic, param, pass, final, exec, state_eq, truth_exec, refused_calls, plan_distance_optimal, plan_distance_flawed, flaw_plan_distance, followed_flaw) |
-//! | 89 | k × `f64` | the present metrics, in bit order |
+//! | 87 | `u16` | model calls (saturating) |
+//! | 89 | `u16` | of them, answers cut at the token limit |
+//! | 91 | `u16` | of them, calls of a model with no price |
+//! | 93 | `u16` | metric mask: bit i set when metric i is present (format, logic, param, pass, final, exec, state_eq, truth_exec, refused_calls, plan_distance_optimal, plan_distance_flawed, flaw_plan_distance, followed_flaw) |
+//! | 95 | k × `f64` | the present metrics, in bit order |
 //!
 //! Floats are stored as their bits, so a decoded base is bit for bit the one encoded. Decoding
 //! streams the file through a reused buffer (never holding it whole), checks every count against
@@ -54,10 +57,10 @@ use std::io::Read;
 use crucible_core::BenchmarkId;
 
 /// First bytes of a snapshot file; the digit is the format version.
-const MAGIC: &[u8] = b"crucible explorer base v5\n";
+const MAGIC: &[u8] = b"crucible explorer base v6\n";
 
 /// Bytes of a sample record before its metric values (see the table above).
-pub const RECORD: usize = 89;
+pub const RECORD: usize = 95;
 
 /// Metric values a record can carry, in mask bit order: format, logic, param, pass, final,
 /// exec, state_eq, truth_exec, refused_calls, plan_distance_optimal, plan_distance_flawed,
@@ -110,6 +113,12 @@ pub struct SnapshotRecord {
     pub score_paper: f64,
     /// Passed under the paper's scoring.
     pub passed_paper: bool,
+    /// Model calls made.
+    pub model_calls: u16,
+    /// Of them, answers cut at the token limit.
+    pub truncated_calls: u16,
+    /// Of them, calls of a model with no price.
+    pub unpriced_calls: u16,
     /// Metric values in [`METRICS`] order, NaN when absent.
     pub metrics: [f64; METRICS],
 }
@@ -180,6 +189,9 @@ impl SnapshotWriter {
         put_u32(w, s.k_opt.map_or(0, |k| k as u32 + 1));
         put_u64(w, s.score_paper.to_bits());
         w.push(s.passed_paper as u8);
+        for n in [s.model_calls, s.truncated_calls, s.unpriced_calls] {
+            w.extend_from_slice(&n.to_le_bytes());
+        }
         let mask = s
             .metrics
             .iter()
@@ -275,6 +287,7 @@ impl<R: Read> SnapshotReader<R> {
         self.left = self.left.checked_sub(1)?;
         let f: [u8; RECORD] = self.r.take()?;
         let u32_at = |at: usize| u32::from_le_bytes([f[at], f[at + 1], f[at + 2], f[at + 3]]);
+        let u16_at = |at: usize| u16::from_le_bytes([f[at], f[at + 1]]);
         let u64_at = |at: usize| {
             let mut b = [0u8; 8];
             b.copy_from_slice(&f[at..at + 8]);
@@ -298,7 +311,7 @@ impl<R: Read> SnapshotReader<R> {
             }
         }
         let k = |v: u32| (v > 0).then(|| (v - 1).min(u16::MAX as u32) as u16);
-        let mask = u16::from_le_bytes([f[RECORD - 2], f[RECORD - 1]]);
+        let mask = u16_at(RECORD - 2);
         let mut metrics = [f64::NAN; METRICS];
         for (i, v) in metrics.iter_mut().enumerate() {
             if mask & (1 << i) != 0 {
@@ -318,6 +331,9 @@ impl<R: Read> SnapshotReader<R> {
             k_opt: k(u32_at(74)),
             score_paper: f64::from_bits(u64_at(78)),
             passed_paper: f[86] != 0,
+            model_calls: u16_at(87),
+            truncated_calls: u16_at(89),
+            unpriced_calls: u16_at(91),
             metrics,
         })
     }
@@ -468,6 +484,9 @@ mod tests {
             k_opt: None,
             score_paper: 0.5,
             passed_paper: false,
+            model_calls: 3,
+            truncated_calls: 1,
+            unpriced_calls: 2,
             metrics,
         }
     }

@@ -30,6 +30,9 @@ fn valid(n: usize) -> Vec<u8> {
             k_opt: None,
             score_paper: f64::NAN,
             passed_paper: false,
+            model_calls: 2,
+            truncated_calls: (id % 2) as u16,
+            unpriced_calls: 0,
             metrics,
         });
     }

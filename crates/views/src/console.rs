@@ -459,7 +459,8 @@ pub struct RunPlan {
     pub samples: u32,
     /// Per benchmark.
     pub benchmarks: Vec<BenchPlan>,
-    /// Estimated USD from previous runs' per-sample cost (`None`: no history for some model).
+    /// Estimated USD from previous runs' per-sample cost (`None`: no history for some model, or
+    /// a model whose calls had no price: unknown, never $0).
     pub est_cost_usd: Option<f64>,
     /// Estimated wall time in seconds from previous runs' per-sample latency and the
     /// concurrency (`None`: no history).
@@ -522,10 +523,11 @@ impl SchedulingPlan {
     }
 }
 
-/// Per (benchmark, model): mean cost and latency of stored samples.
+/// Per (benchmark, model): mean cost and latency of stored samples (the cost unknown once a
+/// sample had a call with no price: an estimate never counts it as 0).
 #[derive(Debug, Clone, Default, PartialEq)]
 pub struct History {
-    per: BTreeMap<(String, String), (f64, f64, u32)>,
+    per: BTreeMap<(String, String), (crucible_core::Cost, f64, u32)>,
     runs: usize,
 }
 
@@ -539,8 +541,9 @@ impl History {
                 h.runs += 1;
             }
             for (_, s) in samples {
+                let cost = s.cost();
                 let e = h.per.entry((s.benchmark, s.model)).or_default();
-                e.0 += s.cost_usd;
+                e.0 = e.0.plus(cost);
                 e.1 += s.latency_ms as f64;
                 e.2 += 1;
             }
@@ -554,13 +557,14 @@ impl History {
             .per
             .entry((benchmark.into(), model.into()))
             .or_default();
-        e.0 += cost_usd;
+        e.0 = e.0.plus(crucible_core::Cost::known(cost_usd));
         e.1 += latency_ms;
         e.2 += 1;
     }
 
-    /// Mean (cost, latency ms) of `model` on `benchmark`, else of `model` anywhere.
-    fn mean(&self, benchmark: &str, model: &str) -> Option<(f64, f64)> {
+    /// Mean (cost, latency ms) of `model` on `benchmark`, else of `model` anywhere; the cost is
+    /// `None` when a sample of it had a call with no price.
+    fn mean(&self, benchmark: &str, model: &str) -> Option<(Option<f64>, f64)> {
         let exact = self.per.get(&(benchmark.to_string(), model.to_string()));
         let (c, l, n) = match exact {
             Some(v) => *v,
@@ -568,9 +572,11 @@ impl History {
                 .per
                 .iter()
                 .filter(|((_, m), _)| m == model)
-                .fold((0.0, 0.0, 0), |a, (_, v)| (a.0 + v.0, a.1 + v.1, a.2 + v.2)),
+                .fold((crucible_core::Cost::default(), 0.0, 0), |a, (_, v)| {
+                    (a.0.plus(v.0), a.1 + v.1, a.2 + v.2)
+                }),
         };
-        (n > 0).then(|| (c / n as f64, l / n as f64))
+        (n > 0).then(|| (c.usd().map(|c| c / n as f64), l / n as f64))
     }
 }
 
@@ -736,7 +742,10 @@ pub fn estimate(config: &Config, spec: &RunSpec, history: &History) -> Result<Ru
             let n = f64::from(instances * rounds);
             match history.mean(&b, m) {
                 Some((c, l)) => {
-                    cost += c * n;
+                    match c {
+                        Some(c) => cost += c * n,
+                        None => cost_known = false, // a model with no price: never $0
+                    }
                     busy_ms += l * n;
                 }
                 None if m.starts_with("builtin:") => {} // built-in agents cost nothing
@@ -851,8 +860,8 @@ pub struct LiveStatus {
     pub samples_per_min: f64,
     /// Seconds left at that throughput (`None` until a sample finished).
     pub eta_seconds: Option<f64>,
-    /// USD spent by the run so far (`None` until known).
-    pub cost_usd: Option<f64>,
+    /// What the run spent so far (`None` until read): calls with no price kept apart.
+    pub cost: Option<crucible_core::Cost>,
     /// The latest failures, newest first (at most 8).
     pub failures: Vec<FailureView>,
     /// The last notice (budget reached, worker restarted, run error).
@@ -949,7 +958,7 @@ impl Tracker {
                 samples_per_min: 0.0,
                 eta_seconds: None,
                 elapsed_seconds: 0.0,
-                cost_usd: None,
+                cost: None,
                 failures: Vec::new(),
                 notice: None,
                 load: None,
@@ -1115,8 +1124,8 @@ impl Tracker {
     }
 
     /// Sets the running cost (read from the store).
-    pub fn set_cost(&mut self, usd: f64) {
-        self.status.cost_usd = Some(usd);
+    pub fn set_cost(&mut self, cost: crucible_core::Cost) {
+        self.status.cost = Some(cost);
     }
 
     /// The status after `elapsed_secs` of this session.
@@ -1180,8 +1189,8 @@ pub struct RunListItem {
     pub failed: u32,
     /// Passed samples.
     pub passed: u32,
-    /// USD of its stored samples.
-    pub cost_usd: f64,
+    /// What its stored samples cost: calls with no price kept apart ("unpriced", never $0).
+    pub cost: crucible_core::Cost,
     /// A `running` run another process is running now: who ("crucible run (pid 1234 on host
     /// lab-3)"); it cannot be resumed until that stops. `None` otherwise.
     pub held_by: Option<String>,
@@ -1309,7 +1318,7 @@ pub async fn list_runs(store: &AnyStore) -> Result<Vec<RunListItem>, StoreError>
             finished: r.finished as u32,
             failed: r.failed as u32,
             passed: r.passed as u32,
-            cost_usd: cost,
+            cost,
             status: r.status,
             run_id: r.run_id,
             name: r.name,
@@ -1340,9 +1349,11 @@ pub fn fork_label(f: &crucible_run::ForkSpec) -> String {
     )
 }
 
-/// USD spent by a run's stored samples.
-pub async fn run_cost(store: &AnyStore, run_id: &str) -> Result<f64, StoreError> {
-    store.cost(run_id).await
+/// What a run's stored samples cost: the priced calls' USD and the calls with no price.
+pub async fn run_cost(store: &AnyStore, run_id: &str) -> Result<crucible_core::Cost, StoreError> {
+    Ok(crucible_store::ModelUsage::total(
+        &store.model_usage(run_id).await?,
+    ))
 }
 
 #[cfg(test)]

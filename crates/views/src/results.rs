@@ -132,6 +132,10 @@ pub struct SampleFilter {
     pub outcome: Option<String>,
     /// Passed or not (under `scoring`).
     pub passed: Option<bool>,
+    /// Only samples with an answer cut at the token limit (`true`), or only those without
+    /// (`false`).
+    #[ts(optional)]
+    pub truncated: Option<bool>,
     /// The scale scores are read on (EVM-QuestBench has two; default the paper's).
     pub scoring: Scoring,
     /// The sample listing only: words every listed sample contains in its task, instance, model,
@@ -273,6 +277,7 @@ impl SampleFilter {
                 want(&self.outcome),
             ],
             passed: self.passed,
+            truncated: self.truncated,
             scoring: self.scoring,
             bench,
         }
@@ -294,6 +299,8 @@ struct Matcher {
     /// model, task, category, difficulty, kind, prompt type, outcome.
     labels: [Want; 7],
     passed: Option<bool>,
+    /// Cut at the token limit or not.
+    truncated: Option<bool>,
     /// The scale `passed` is asked on (a base sample holds Crucible's in `passed`).
     scoring: Scoring,
     /// `Err` for a benchmark name Crucible does not know (matches nothing).
@@ -316,6 +323,7 @@ impl Matcher {
             Want::Id(id) => id == g,
             Want::Never => false,
         }) && self.passed.is_none_or(|p| p == passed_on(s, self.scoring))
+            && self.truncated.is_none_or(|t| t == s.truncated())
             && self.bench.is_ok_and(|b| b.is_none_or(|b| b == s.bench))
     }
 }
@@ -368,6 +376,9 @@ pub struct SampleSummary {
     pub score: f64,
     /// Passed.
     pub passed: bool,
+    /// An answer of it was cut at the token limit (its score may be depressed by a max-tokens
+    /// too small).
+    pub truncated: bool,
 }
 
 /// One page of a sample listing.
@@ -450,8 +461,12 @@ pub struct SampleTrace {
     pub tokens_in: u32,
     /// Output tokens.
     pub tokens_out: u32,
-    /// Cost in USD.
-    pub cost_usd: f64,
+    /// What it cost: the priced calls' USD and the calls with no price ("unpriced", never $0).
+    pub cost: crucible_core::Cost,
+    /// Model calls made.
+    pub model_calls: u32,
+    /// Of them, answers cut at the token limit.
+    pub truncated_calls: u32,
     /// Wall time, ms.
     pub latency_ms: u32,
     /// Agent/provider error.
@@ -870,6 +885,7 @@ fn summary_of(b: SampleBrief) -> SampleSummary {
         outcome: b.outcome,
         score: b.score,
         passed: b.passed,
+        truncated: false,
     }
 }
 
@@ -1283,12 +1299,19 @@ impl Explorer {
                 });
             }
             hits.into_iter()
-                .map(|(id, s)| (id, score_on(s, scoring), passed_on(s, scoring)))
-                .collect::<Vec<(i64, f64, bool)>>()
+                .map(|(id, s)| {
+                    (
+                        id,
+                        score_on(s, scoring),
+                        passed_on(s, scoring),
+                        s.truncated(),
+                    )
+                })
+                .collect::<Vec<(i64, f64, bool, bool)>>()
         })
         .await
         .map_err(|e| ResultsError::BadQuery(format!("listing task failed: {e}")))?;
-        let shown: Vec<(i64, f64, bool)> = ids
+        let shown: Vec<(i64, f64, bool, bool)> = ids
             .iter()
             .skip(offset as usize)
             .take(limit as usize)
@@ -1309,13 +1332,14 @@ impl Explorer {
                 .collect();
             // The store answers in id order; the page's order is the listing's, and each row's
             // score and pass flag are on the listing's scale (the one it was filtered on).
-            let at: HashMap<i64, (usize, f64, bool)> = shown
+            let at: HashMap<i64, (usize, f64, bool, bool)> = shown
                 .iter()
                 .enumerate()
-                .map(|(i, (id, score, passed))| (*id, (i, *score, *passed)))
+                .map(|(i, (id, score, passed, cut))| (*id, (i, *score, *passed, *cut)))
                 .collect();
             for r in &mut rows {
-                if let Some(&(_, score, passed)) = at.get(&r.id) {
+                if let Some(&(_, score, passed, cut)) = at.get(&r.id) {
+                    r.truncated = cut;
                     if score.is_finite() {
                         r.score = score;
                         r.passed = passed;
@@ -1349,7 +1373,9 @@ impl Explorer {
         };
         let events = self.store.events(id).await?;
         let artefacts = self.store.artefacts(id).await?;
+        let calls = crucible_store::SampleCalls::of_details(&r.details);
         let mut summary = summary_of(r.summary);
+        summary.truncated = calls.truncated_calls > 0;
         let labels = self.labels(std::slice::from_ref(&summary.run_id)).await?;
         summary.model = labels.label(&summary.run_id, &summary.model);
         Ok(SampleTrace {
@@ -1364,7 +1390,9 @@ impl Explorer {
             k_opt: r.k_opt.map(u32_of),
             tokens_in: u32_of(r.tokens_in),
             tokens_out: u32_of(r.tokens_out),
-            cost_usd: r.cost_usd,
+            cost: crucible_core::Cost::new(r.cost_usd, calls.unpriced_calls),
+            model_calls: u32_of(calls.model_calls as i64),
+            truncated_calls: u32_of(calls.truncated_calls as i64),
             latency_ms: u32_of(r.latency_ms),
             error: r.error,
             events: events.into_iter().map(json_or_text).collect(),

@@ -38,6 +38,7 @@ import { renderCompare } from "./compare";
 import { heatColour, taskHeat } from "./task-heat";
 import { effectsBlock, refusedSection } from "./inspector";
 import { h, ident, mount } from "../dom";
+import { fmtCost, isCost } from "../units";
 import { runText, runTitle } from "../run-name";
 import {
   resultsCharts,
@@ -171,11 +172,13 @@ function fmt(v: JsonValue | undefined): string {
     .join(", ");
 }
 
-/** Flattens one level of nested objects (`shares.full_pct`). */
+/** Flattens one level of nested objects (`shares.full_pct`); a cost reads as one cell
+ *  ("$0.0123", "unpriced", "≥ $0.01 + unpriced"), never as $0 for calls without a price. */
 function flat(row: Row): Row {
   const out: Row = {};
   for (const [k, v] of Object.entries(row)) {
-    if (v !== null && typeof v === "object" && !Array.isArray(v)) {
+    if (isCost(v)) out[k] = fmtCost(v);
+    else if (v !== null && typeof v === "object" && !Array.isArray(v)) {
       for (const [k2, v2] of Object.entries(v)) out[`${k}.${k2}`] = v2;
     } else out[k] = v;
   }
@@ -711,7 +714,7 @@ async function renderLeaderboards(content: HTMLElement, s: State, onCell: (f: Sa
   }
   const cross: [string, string, readonly Row[]][] = [
     ["profile", "Cross-benchmark profile", report.profile],
-    ["cost", "Cost vs score", report.cost],
+    ["cost", "Score, cost and answers cut at the token limit", report.cost],
   ];
   for (const [name, title, rows] of cross) {
     if (rows.length > 0) sections.push(h("section", { class: "card", id: `board-${name}` }, h("h2", {}, title), table(s, "cross", name, rows, onCell)));
@@ -830,7 +833,7 @@ function chartBox(name: string, svg: string): HTMLElement {
 /** Names of a filter's parts, for people. */
 const FILTER_LABEL: Record<string, string> = {
   benchmark: "Benchmark", model: "Model", task: "Task", category: "Category", difficulty: "Difficulty", kind: "Kind",
-  prompt_type: "Prompt type", outcome: "Outcome", passed: "Result", scoring: "Scores", search: "Search",
+  prompt_type: "Prompt type", outcome: "Outcome", passed: "Result", truncated: "Token limit", scoring: "Scores", search: "Search",
   score_min: "Score at least", score_max: "Score at most",
 };
 
@@ -839,6 +842,7 @@ function describeFilter(f: SampleFilter): string {
   for (const [k, v] of Object.entries(f)) {
     if (k === "runs" || k === "sort" || k === "scoring" || v === null || v === undefined || v === "") continue;
     const shown = k === "passed" ? (v ? "passed" : "failed")
+      : k === "truncated" ? (v ? "answer cut at the token limit" : "no answer cut")
       : k === "benchmark" ? BENCH_LABEL[v as Bench] ?? String(v)
       : k === "outcome" || k === "kind" || k === "category" ? valueLabel(String(v))
       : String(v);
@@ -900,6 +904,12 @@ async function renderSamples(content: HTMLElement, s: State): Promise<void> {
     h("option", { value: "true", selected: f.passed === true }, "passed only"),
     h("option", { value: "false", selected: f.passed === false }, "failed only"));
   result.addEventListener("change", () => refilter({ passed: result.value === "" ? null : result.value === "true" }));
+  // Samples whose answer was cut at the model's token limit: a score depressed by a max-tokens too small.
+  const cut = h("select", { id: "samples-truncated", "aria-label": "Token limit" },
+    h("option", { value: "", selected: f.truncated === null || f.truncated === undefined }, "cut or not at the token limit"),
+    h("option", { value: "true", selected: f.truncated === true }, "cut at the token limit"),
+    h("option", { value: "false", selected: f.truncated === false }, "not cut"));
+  cut.addEventListener("change", () => refilter({ truncated: cut.value === "" ? undefined : cut.value === "true" }));
   const bound = (id: string, label: string, v: number | undefined | null) =>
     h("input", { type: "number", id, min: "0", max: "1", step: "0.05", placeholder: label, "aria-label": `${label} score`, value: v === null || v === undefined ? "" : String(v), class: "score-bound" });
   const lo = bound("samples-score-min", "from", f.score_min);
@@ -907,7 +917,7 @@ async function renderSamples(content: HTMLElement, s: State): Promise<void> {
   const num = (x: HTMLInputElement) => (x.value.trim() === "" ? undefined : Number(x.value));
   for (const x of [lo, hi]) x.addEventListener("change", () => refilter({ score_min: num(lo as HTMLInputElement), score_max: num(hi as HTMLInputElement) }));
   const tools = h("div", { class: "samples-tools", id: "samples-tools" },
-    search, result, h("label", { class: "inline" }, "Score ", lo, " – ", hi));
+    search, result, cut, h("label", { class: "inline" }, "Score ", lo, " – ", hi));
   nav.append(
     h("span", { id: "samples-range" }, p.total === 0 ? "no samples" : `${p.offset + 1}–${p.offset + p.rows.length} of ${p.total}`),
     prevB,
@@ -918,7 +928,7 @@ async function renderSamples(content: HTMLElement, s: State): Promise<void> {
   const rows = p.rows.map((r) => {
     const tr = h(
       "tr",
-      { class: "clickable", "data-sample": String(r.id), "data-outcome": r.outcome, "data-kind": r.kind },
+      { class: "clickable", "data-sample": String(r.id), "data-outcome": r.outcome, "data-kind": r.kind, "data-truncated": String(r.truncated) },
       h("td", { class: "num" }, String(r.id)),
       h("td", {}, BENCH_LABEL[r.benchmark as Bench] ?? r.benchmark),
       h("td", { "data-col": "model" }, r.model),
@@ -927,7 +937,8 @@ async function renderSamples(content: HTMLElement, s: State): Promise<void> {
       h("td", {}, valueLabel(r.category)),
       h("td", {}, r.difficulty),
       h("td", { class: "num" }, String(r.round)),
-      h("td", { "data-col": "outcome" }, valueLabel(r.outcome)),
+      h("td", { "data-col": "outcome" }, valueLabel(r.outcome),
+        r.truncated ? h("span", { class: "badge warn small", title: "An answer was cut at the model's token limit" }, " cut") : null),
       h("td", { class: "num" }, r.score.toFixed(3)),
       h("td", {}, h("span", { class: `badge ${r.passed ? "ok" : "warn"}` }, r.passed ? "pass" : "fail")),
     );
@@ -1384,7 +1395,8 @@ async function renderTrace(el: HTMLElement, id: number, onSaved: () => void = ()
     ["round / seed", h("span", {}, `${s.round} / `, h("span", { class: "mono" }, String(t.seed)))],
     ["rounds used / optimal", t.k_act === null ? "–" : `${t.k_act} / ${t.k_opt ?? "–"}`],
     ["tokens in / out", `${t.tokens_in} / ${t.tokens_out}`],
-    ["cost / latency", `$${t.cost_usd.toFixed(4)} / ${t.latency_ms} ms`],
+    ["cost / latency", `${fmtCost(t.cost)} / ${t.latency_ms} ms`],
+    ["answers cut at the token limit", `${t.truncated_calls} of ${t.model_calls} model calls`],
   ];
   if (t.error) head.push(["error", t.error]);
   const factList = (rows: [string, string | HTMLElement][], cls: string) =>

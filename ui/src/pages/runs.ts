@@ -9,6 +9,7 @@ import type { Bench, BenchPlan, JsonValue, LiveLoad, LiveStatus, PromptSet, Prov
 import { PROMPT_SETS, PROMPT_SET_LABEL, RUN_NAME_MAX_CHARS, RUN_NOTE_MAX_CHARS } from "../bindings";
 import { BENCH_LABEL } from "../bench";
 import { h, ident, mount } from "../dom";
+import { fmtCost } from "../units";
 import { annotateRun, cancelRun, deleteRun, demoInfo, getLive, startDemo, listPacks, listProviders, listRuns, onRunProgress, planRun, resumeRun, roundsAdvice, startRun } from "../ipc";
 import type { PackInfo } from "../bindings";
 import { packBadge } from "./packs";
@@ -104,7 +105,7 @@ function liveCard(s: LiveStatus, cancel: HTMLElement, name: string | null): HTML
       h("dt", {}, "Elapsed"), h("dd", { "data-field": "elapsed" }, fmtDuration(s.elapsed_seconds)),
       h("dt", {}, "Throughput"), h("dd", { "data-field": "rate" }, `${s.samples_per_min.toFixed(1)} samples/min`),
       h("dt", {}, "ETA"), h("dd", { "data-field": "eta" }, !running ? "–" : s.eta_seconds === null ? "estimating…" : fmtDuration(s.eta_seconds)),
-      h("dt", {}, "Cost so far"), h("dd", { "data-field": "cost" }, fmtUsd(s.cost_usd)),
+      h("dt", {}, "Cost so far"), h("dd", { "data-field": "cost" }, fmtCost(s.cost)),
       h("dt", {}, "Failed"), h("dd", { "data-field": "failed" }, String(s.failed)),
     ),
     running && s.load ? loadFacts(s.load) : null,
@@ -263,7 +264,7 @@ function runsTable(view: RunsView, onResume: (id: string) => void, onDemo: () =>
         h("td", { class: "small" }, fmtTime(r.started)),
         h("td", { class: "small" }, duration(r)),
         h("td", { class: "small" }, h("span", { "data-field": "samples" }, `${r.finished}/${r.planned} samples`), answers(r)),
-        h("td", { class: "small" }, fmtUsd(r.cost_usd)),
+        h("td", { class: "small", "data-field": "cost" }, fmtCost(r.cost)),
         h("td", { class: "actions" }, st.resumable ? resume : null, cancel, resultLinks(r),
           live.has(r.run_id) || r.held_by || (r.status === "running" && r.workers) ? null : deleteCell(r, onDelete)));
     }))));
@@ -1099,7 +1100,7 @@ async function renderRunDetail(root: HTMLElement, runId: string, focus: "title" 
         h("dt", {}, "Samples"), h("dd", { "data-field": "samples" }, `${r.finished}/${r.planned} stored`),
         r.workers ? h("dt", {}, "Workers") : null,
         r.workers ? h("dd", { "data-field": "workers" }, workersLine(r.workers)) : null,
-        h("dt", {}, "Cost"), h("dd", {}, fmtUsd(r.cost_usd)),
+        h("dt", {}, "Cost"), h("dd", { "data-field": "cost" }, fmtCost(r.cost)),
         h("dt", {}, "Answers"), h("dd", {}, answers(r)),
         r.made_by ? h("dt", {}, "Made by") : null, r.made_by ? h("dd", { "data-field": "made-by" }, r.made_by) : null),
       resultLinks(r)),

@@ -34,6 +34,9 @@ pub(super) fn report_row(row: &PgRow, at: usize) -> Result<ReportRow<'_>, sqlx::
         score_paper: row.try_get(at + 17)?,
         passed_paper: row.try_get(at + 18)?,
         prompt_set: row.try_get(at + 19)?,
+        model_calls: row.try_get(at + 20)?,
+        truncated_calls: row.try_get(at + 21)?,
+        unpriced_calls: row.try_get(at + 22)?,
     })
 }
 

@@ -12,7 +12,7 @@ use sqlx::Row;
 
 use super::reads::report_row;
 use super::Store;
-use crate::{ReportRow, StoreError, KNOWN_BENCHMARKS, REPORT_COLUMNS};
+use crate::{ReportRow, StoreError, KNOWN_BENCHMARKS};
 
 impl Store {
     /// The largest sample id (0 for no samples).
@@ -38,8 +38,8 @@ impl Store {
     where
         F: for<'r> FnMut(i64, &'r str, ReportRow<'r>) + Send,
     {
-        let sql =
-            format!("SELECT id, run_id, {REPORT_COLUMNS} FROM samples WHERE id > ? ORDER BY id");
+        let cols = self.report_columns().await?;
+        let sql = format!("SELECT id, run_id, {cols} FROM samples WHERE id > ? ORDER BY id");
         let mut rows = sqlx::query(&sql).bind(after).fetch(&self.pool);
         while let Some(row) = rows.try_next().await? {
             let id: i64 = row.try_get(0)?;
@@ -59,9 +59,9 @@ impl Store {
             return Ok(());
         }
         let marks = vec!["?"; ids.len()].join(", ");
-        let sql = format!(
-            "SELECT id, run_id, {REPORT_COLUMNS} FROM samples WHERE id IN ({marks}) ORDER BY id"
-        );
+        let cols = self.report_columns().await?;
+        let sql =
+            format!("SELECT id, run_id, {cols} FROM samples WHERE id IN ({marks}) ORDER BY id");
         let mut q = sqlx::query(&sql);
         for id in ids {
             q = q.bind(*id);

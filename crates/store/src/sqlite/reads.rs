@@ -36,17 +36,45 @@ pub(super) fn report_row(row: &SqliteRow, at: usize) -> Result<ReportRow<'_>, sq
         score_paper: row.try_get(at + 17)?,
         passed_paper: row.try_get::<Option<i64>, _>(at + 18)?.map(|p| p != 0),
         prompt_set: row.try_get(at + 19)?,
+        model_calls: row.try_get(at + 20)?,
+        truncated_calls: row.try_get(at + 21)?,
+        unpriced_calls: row.try_get(at + 22)?,
     })
 }
 
 impl Store {
+    /// Whether `samples` has the call columns of migration 0008 (a file opened read-only is
+    /// never migrated).
+    pub(super) async fn has_call_columns(&self) -> Result<bool, StoreError> {
+        let n: i64 = sqlx::query_scalar(
+            "SELECT COUNT(*) FROM pragma_table_xinfo('samples') WHERE name = 'unpriced_calls'",
+        )
+        .fetch_one(&self.pool)
+        .await?;
+        Ok(n > 0)
+    }
+
+    /// The report projection this file can answer: [`REPORT_COLUMNS`], or with zeros for the
+    /// call columns when the file predates migration 0008 (opened read-only, never migrated:
+    /// its samples read as making no call, which is what such a file can tell).
+    pub(super) async fn report_columns(
+        &self,
+    ) -> Result<std::borrow::Cow<'static, str>, StoreError> {
+        Ok(if self.has_call_columns().await? {
+            REPORT_COLUMNS.into()
+        } else {
+            crate::schema::report_columns_without_calls().into()
+        })
+    }
+
     /// Calls `f` with the id and report columns of every sample of a run, in id order.
     pub async fn report_rows<F>(&self, run_id: &str, mut f: F) -> Result<(), StoreError>
     where
         F: for<'r> FnMut(i64, ReportRow<'r>) + Send,
     {
+        let cols = self.report_columns().await?;
         let rows = sqlx::query(&format!(
-            "SELECT id, {REPORT_COLUMNS} FROM samples WHERE run_id = ? ORDER BY id"
+            "SELECT id, {cols} FROM samples WHERE run_id = ? ORDER BY id"
         ))
         .bind(run_id)
         .fetch_all(&self.pool)

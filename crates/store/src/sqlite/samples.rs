@@ -78,6 +78,35 @@ impl Store {
         Ok(sum)
     }
 
+    /// Each model's samples of a run: cost (unpriced calls kept apart) and truncation, in model
+    /// order.
+    pub async fn model_usage(&self, run_id: &str) -> Result<Vec<crate::ModelUsage>, StoreError> {
+        let rows = sqlx::query(&crate::reads::model_usage_sql(
+            self.has_call_columns().await?,
+            "?",
+        ))
+        .bind(run_id)
+        .fetch_all(&self.pool)
+        .await?;
+        rows.iter()
+            .map(|r| {
+                use sqlx::Row;
+                Ok(crate::ModelUsage {
+                    model: r.try_get("model")?,
+                    samples: r.try_get("samples")?,
+                    cost: crucible_core::Cost::new(
+                        r.try_get("usd")?,
+                        r.try_get::<i64, _>("unpriced_calls")?.max(0) as u64,
+                    ),
+                    unpriced_samples: r.try_get("unpriced_samples")?,
+                    model_calls: r.try_get("model_calls")?,
+                    truncated_calls: r.try_get("truncated_calls")?,
+                    truncated_samples: r.try_get("truncated_samples")?,
+                })
+            })
+            .collect()
+    }
+
     /// The most frequent reasons of a run's errors (`agent_error` samples: the provider or the
     /// infrastructure failed, not the model's answer), most frequent first, at most `limit`.
     pub async fn error_reasons(

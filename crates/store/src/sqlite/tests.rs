@@ -214,3 +214,45 @@ async fn a_read_only_handle_reads_everything_and_writes_nothing() {
         .unwrap_err();
     assert!(matches!(e, StoreError::NoDatabase(_)));
 }
+
+/// A file written before migration 0008 and opened read-only (never migrated) still reports:
+/// its samples read as making no model call instead of the reads failing on a missing column.
+#[tokio::test]
+async fn a_read_only_file_older_than_the_call_columns_still_reports() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("old.db");
+    let store = Store::open(&path).await.unwrap();
+    let id_a = crate::contract::every_read_of_reports_and_views_runs_against_a_migrated_database(
+        store.clone(),
+    )
+    .await;
+    // As an older Crucible left it: without the generated columns, their index or the record.
+    for sql in [
+        "DROP INDEX samples_truncated",
+        "ALTER TABLE samples DROP COLUMN unpriced_calls",
+        "ALTER TABLE samples DROP COLUMN truncated_calls",
+        "ALTER TABLE samples DROP COLUMN model_calls",
+        "DELETE FROM _sqlx_migrations WHERE version >= 8",
+    ] {
+        sqlx::query(sql).execute(&store.pool).await.unwrap();
+    }
+    store.close().await;
+    let ro = Store::open_read_only(&path).await.unwrap();
+    let mut n = 0;
+    ro.report_rows("run-a", |_, r| {
+        assert_eq!(
+            (r.model_calls, r.truncated_calls, r.unpriced_calls),
+            (0, 0, 0)
+        );
+        n += 1;
+    })
+    .await
+    .unwrap();
+    assert!(n > 0);
+    let mut seen = 0;
+    ro.report_rows_with_ids(&[id_a], |_, _, _| seen += 1)
+        .await
+        .unwrap();
+    assert_eq!(seen, 1);
+    assert!(!ro.model_usage("run-a").await.unwrap().is_empty());
+}

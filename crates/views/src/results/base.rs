@@ -475,6 +475,9 @@ impl Base {
                 k_opt: s.k_opt,
                 score_paper: s.other_score,
                 passed_paper: s.other_passed,
+                model_calls: s.model_calls,
+                truncated_calls: s.truncated_calls,
+                unpriced_calls: s.unpriced_calls,
                 metrics: self.metric(s).values(),
             });
         }
@@ -525,6 +528,9 @@ impl Base {
                 k_act: r.k_act,
                 k_opt: r.k_opt,
                 cost_usd: r.cost_usd,
+                model_calls: r.model_calls,
+                truncated_calls: r.truncated_calls,
+                unpriced_calls: r.unpriced_calls,
                 other_score: r.score_paper,
                 other_passed: r.passed_paper,
                 overridden: false,
@@ -706,6 +712,7 @@ fn same_sample(
         (
             s.score.to_bits(),
             s.cost_usd.to_bits(),
+            [s.model_calls, s.truncated_calls, s.unpriced_calls],
             m.values().map(f64::to_bits),
         )
     };
