@@ -1,21 +1,20 @@
 //! An episode's directory: set up from a task before the servers start, and read back after
 //! the episode for the end-state checks.
 //!
-//! Git runs on the host only for the setup, in a fresh directory nothing else has touched yet,
-//! with no system or global config, an empty `HOME`, no attributes file, no hooks and no
-//! fsmonitor; the pack's files can never be git's own (`.git/…`, `.gitattributes`,
-//! `.gitmodules`, `.gitconfig` are refused), so no pack steers that git. After the episode everything in the directory is
-//! the model's: git's answers are read inside the servers' confinement with the episode
-//! read-only (`crucible_mcp::endstate`), so a `core.fsmonitor`, a clean filter or an include
-//! the model wrote never runs on the host. Files are read here without following a link
-//! anywhere on their path (an `openat` walk, one component at a time, `O_NOFOLLOW`), regular files only, at most [`MAX_READ`] bytes; the whole check
-//! phase has a wall clock ([`CHECK_WALL_CLOCK`]).
+//! Git never runs on the host. The set-up commit is made inside the servers' confinement with
+//! the episode writable, before any server runs in it (`crucible_mcp::endstate::setup_git`),
+//! and the pack's files can never be git's own (`.git/…`, `.gitattributes`, `.gitmodules`,
+//! `.gitconfig` are refused). After the episode everything in the directory is the model's:
+//! git's answers are read inside the servers' confinement with the episode read-only
+//! (`crucible_mcp::endstate`), so a `core.fsmonitor`, a clean filter or an include the model
+//! wrote never runs on the host. Files are read here without following a link anywhere on
+//! their path (an `openat` walk, one component at a time, `O_NOFOLLOW`), regular files only,
+//! at most [`MAX_READ`] bytes; the whole check phase has a wall clock ([`CHECK_WALL_CLOCK`]).
 
 use std::ffi::OsStr;
 use std::io::Read;
 use std::os::fd::OwnedFd;
 use std::path::{Component, Path};
-use std::process::Command;
 use std::time::Duration;
 
 use crucible_mcp::Installation;
@@ -47,49 +46,6 @@ pub struct CheckResult {
     pub detail: String,
 }
 
-/// Git on the host, for the setup only: the directory is fresh and Crucible's own, and the
-/// pack's files never reach git's configuration ([`git_control_path`] refuses them at load and
-/// again here). No system or global config, an empty `HOME`, no attributes file, no hooks, no
-/// fsmonitor: the only config git reads is the one `git init` just wrote.
-fn setup_git(repo: &Path, home: &Path, args: &[&str]) -> Result<String, String> {
-    let out = Command::new("git")
-        .args([
-            "-c",
-            "core.hooksPath=/dev/null",
-            "-c",
-            "core.fsmonitor=false",
-            "-c",
-            "core.attributesFile=/dev/null",
-            "-c",
-            "core.untrackedCache=false",
-        ])
-        .args(args)
-        .current_dir(repo)
-        .env_clear()
-        .env("PATH", "/usr/local/bin:/usr/bin:/bin")
-        .env("HOME", home)
-        .env("GIT_CONFIG_NOSYSTEM", "1")
-        .env("GIT_CONFIG_GLOBAL", "/dev/null")
-        .env("GIT_TERMINAL_PROMPT", "0")
-        .env("GIT_AUTHOR_NAME", "Crucible Setup")
-        .env("GIT_AUTHOR_EMAIL", "setup@crucible.invalid")
-        .env("GIT_COMMITTER_NAME", "Crucible Setup")
-        .env("GIT_COMMITTER_EMAIL", "setup@crucible.invalid")
-        .env("GIT_AUTHOR_DATE", "1777626000 +0000")
-        .env("GIT_COMMITTER_DATE", "1777626000 +0000")
-        .output()
-        .map_err(|e| format!("cannot run git: {e}"))?;
-    if out.status.success() {
-        Ok(String::from_utf8_lossy(&out.stdout).into_owned())
-    } else {
-        Err(format!(
-            "git {}: {}",
-            args.join(" "),
-            String::from_utf8_lossy(&out.stderr).trim()
-        ))
-    }
-}
-
 fn write(base: &Path, rel: &str, content: &str) -> Result<(), String> {
     let p = base.join(rel);
     if let Some(parent) = p.parent() {
@@ -102,8 +58,10 @@ fn write(base: &Path, rel: &str, content: &str) -> Result<(), String> {
 /// README commit (plus the task's committed files and unstaged changes), and the memory graph.
 ///
 /// A path that would reach git's configuration (`.git/…`, `.gitattributes`, `.gitmodules`,
-/// `.gitconfig`) is refused before anything is written, whatever loaded the task.
-pub fn set_up(dir: &Path, task: &RealTask) -> Result<(), String> {
+/// `.gitconfig`) is refused before anything is written, whatever loaded the task. The set-up
+/// commit is made by git inside the servers' confinement with the episode writable
+/// (`crucible_mcp::endstate::setup_git`), never on the host.
+pub async fn set_up(install: &Installation, dir: &Path, task: &RealTask) -> Result<(), String> {
     let s = &task.setup;
     for (field, rel) in (s.files.keys().map(|p| ("setup.files", p)))
         .chain(s.repo_files.keys().map(|p| ("setup.repo_files", p)))
@@ -113,25 +71,30 @@ pub fn set_up(dir: &Path, task: &RealTask) -> Result<(), String> {
             return Err(format!("{field}.{rel} is refused: {why}"));
         }
     }
-    for (rel, content) in &task.setup.files {
+    for (rel, content) in &s.files {
         write(dir, rel, content)?;
     }
     let repo = dir.join(REPO);
     std::fs::create_dir_all(&repo).map_err(|e| e.to_string())?;
-    let home = tempfile::tempdir().map_err(|e| format!("an empty HOME for git: {e}"))?;
-    let git = |args: &[&str]| setup_git(&repo, home.path(), args);
-    git(&["init", "-q", "-b", "main"])?;
     write(&repo, "README.md", "# Project\n")?;
-    for (rel, content) in &task.setup.repo_files {
+    for (rel, content) in &s.repo_files {
         write(&repo, rel, content)?;
     }
-    git(&["add", "-A"])?;
-    git(&["commit", "-q", "-m", "Initial commit"])?;
-    for (rel, content) in &task.setup.repo_changes {
+    crucible_mcp::confine::prepare_episode_dir(dir).map_err(|e| format!("episode folder: {e}"))?;
+    for args in [
+        &["init", "-q", "-b", "main"][..],
+        &["add", "-A"],
+        &["commit", "-q", "-m", "Initial commit"],
+    ] {
+        crucible_mcp::endstate::setup_git(install, dir, REPO, args)
+            .await
+            .map_err(|e| e.to_string())?;
+    }
+    for (rel, content) in &s.repo_changes {
         write(&repo, rel, content)?;
     }
     let mut graph = String::new();
-    for line in &task.setup.graph {
+    for line in &s.graph {
         graph.push_str(&line.to_string());
         graph.push('\n');
     }
@@ -517,8 +480,9 @@ mod tests {
 
     /// Whatever loaded the task, its set-up writes nothing git would read as its own and runs
     /// no git over it (NEW-1 of the 2026-12 re-review).
-    #[test]
-    fn set_up_refuses_pack_files_that_reach_git_config_before_writing_anything() {
+    #[tokio::test]
+    async fn set_up_refuses_pack_files_that_reach_git_config_before_writing_anything() {
+        let install = Installation::from_config(&crucible_core::Config::test()).unwrap();
         let host = tempfile::tempdir().unwrap();
         let marker = host.path().join("RAN");
         let config = format!(
@@ -539,7 +503,7 @@ mod tests {
             }))
             .unwrap();
             let dir = tempfile::tempdir().unwrap();
-            let e = set_up(dir.path(), &task).unwrap_err();
+            let e = set_up(&install, dir.path(), &task).await.unwrap_err();
             assert!(
                 e.contains(&format!("setup.{key}.")) && e.contains("refused"),
                 "{e}"
