@@ -201,7 +201,7 @@ pub async fn results(config: &Config, cmd: ResultsCmd) -> Result<()> {
     let db = a.db.clone().unwrap_or_else(|| config.database_file());
     let explorer = crucible_views::results::Explorer::open(&db).await?;
     if mode == ReplayMode::Rescore
-        && crucible_views::inspect::replays_tool_calls(explorer.store(), a.sample).await?
+        && crucible_views::inspect::replays_tool_calls(config, explorer.store(), a.sample).await?
     {
         eprintln!(
             "note: sample {}: {}",

@@ -675,7 +675,10 @@ pub async fn rescore(config: &Config, a: RescoreArgs) -> Result<()> {
     let id = a.run_id;
     // A run with real-tool samples replays the model's tool calls: say so before doing it.
     if let Ok(run) = crucible_store::RunReader::run(&store, &id).await {
-        if run.spec.contains("real-tools") {
+        let spec = serde_json::from_str::<crucible_run::RunSpec>(&run.spec).ok();
+        if run.spec.contains("real-tools")
+            || spec.is_some_and(|s| crucible_views::catalog::replays_real_tools(config, &s))
+        {
             eprintln!(
                 "note: run {id}: {}",
                 crucible_views::inspect::TOOL_REPLAY_NOTICE

@@ -288,3 +288,69 @@ fn rescoring_a_real_tool_sample_says_it_replays_the_tool_calls() {
         );
     }
 }
+
+/// NEW-7 of the 2026-12 re-review: whether a re-score replays tool calls is decided from the
+/// run's packs (what the replayer boots), not from the sample's `details`, which any lab member
+/// may write. A real-tool sample whose `details` lack `task_set` still gets the notice.
+#[test]
+fn a_real_tool_sample_without_task_set_still_says_it_replays_the_tool_calls() {
+    let data = tempfile::tempdir().unwrap();
+    let (ok, v, err) = crucible_cli(
+        data.path(),
+        &[
+            "run",
+            "--bench",
+            "pilot",
+            "--pack",
+            "pilot-real-tools",
+            "--model",
+            "builtin:reference",
+            "--faults",
+            "off",
+            "--limit",
+            "1",
+            "--json",
+        ],
+    );
+    assert!(ok, "{err}");
+    let run_id = v["run_id"].as_str().unwrap().to_string();
+    let (ok, run, err) = crucible_cli(data.path(), &["runs", "show", &run_id, "--json"]);
+    assert!(ok, "{err}");
+    let id = run["samples"][0]["id"].as_i64().unwrap();
+    let db = data.path().join("crucible.db");
+    tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .unwrap()
+        .block_on(async {
+            let rw = sqlx::sqlite::SqlitePool::connect(&format!("sqlite://{}", db.display()))
+                .await
+                .unwrap();
+            let details: String = sqlx::query_scalar("SELECT details FROM samples WHERE id = ?")
+                .bind(id)
+                .fetch_one(&rw)
+                .await
+                .unwrap();
+            let mut d: Value = serde_json::from_str(&details).unwrap();
+            assert_eq!(d["task_set"], "real-tools", "{d}");
+            d.as_object_mut().unwrap().remove("task_set");
+            sqlx::query("UPDATE samples SET details = ? WHERE id = ?")
+                .bind(d.to_string())
+                .bind(id)
+                .execute(&rw)
+                .await
+                .unwrap();
+            rw.close().await;
+        });
+    let o = std::process::Command::new(env!("CARGO_BIN_EXE_crucible"))
+        .args(["results", "rescore", &id.to_string(), "--json"])
+        .env("CRUCIBLE_DATA_DIR", data.path())
+        .env("CRUCIBLE_PROJECT_DIR", env!("CARGO_MANIFEST_DIR"))
+        .output()
+        .unwrap();
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert!(
+        err.contains("replays the model's stored tool calls through the real MCP servers"),
+        "{err}"
+    );
+}

@@ -4,7 +4,8 @@
 //! no hooks, no fsmonitor, no optional locks. Whatever the model wrote into the repository's
 //! own config (a `core.fsmonitor` command, a clean filter behind `.gitattributes`, an include)
 //! can only run in there — never on the host, and never writing the episode. Output and time
-//! are bounded.
+//! are bounded. An episode's set-up commit runs the same way, with the episode writable
+//! ([`setup_git`]), before any server has run in it.
 
 use std::io::Read;
 use std::path::Path;
@@ -50,6 +51,22 @@ pub enum EndStateError {
     },
 }
 
+/// The limits of the setup git: as a reader's, with files as large as a server may write.
+pub const SETUP_LIMITS: Limits = Limits {
+    file_bytes: 64 << 20,
+    ..READER_LIMITS
+};
+
+/// The setup commit's author and committer, and its fixed date (the same commit ids every time).
+const SETUP_ENV: [(&str, &str); 6] = [
+    ("GIT_AUTHOR_NAME", "Crucible Setup"),
+    ("GIT_AUTHOR_EMAIL", "setup@crucible.invalid"),
+    ("GIT_COMMITTER_NAME", "Crucible Setup"),
+    ("GIT_COMMITTER_EMAIL", "setup@crucible.invalid"),
+    ("GIT_AUTHOR_DATE", "1777626000 +0000"),
+    ("GIT_COMMITTER_DATE", "1777626000 +0000"),
+];
+
 /// The confined command that runs `git args` in `<episode>/<repo>`.
 pub fn git_command(
     install: &Installation,
@@ -57,8 +74,41 @@ pub fn git_command(
     repo: &str,
     args: &[&str],
 ) -> std::process::Command {
+    confined_git(install, episode, repo, args, false)
+}
+
+/// The confined command that runs `git args` in `<episode>/<repo>` with the episode
+/// **writable**, for an episode's set-up commit (before any server runs in it): the same
+/// confinement, config and limits as a reader's (files up to [`SETUP_LIMITS`]), the setup
+/// author and a fixed date. The episode must already belong to the sandbox's uid
+/// (`confine::prepare_episode_dir`).
+pub fn setup_git_command(
+    install: &Installation,
+    episode: &Path,
+    repo: &str,
+    args: &[&str],
+) -> std::process::Command {
+    confined_git(install, episode, repo, args, true)
+}
+
+fn confined_git(
+    install: &Installation,
+    episode: &Path,
+    repo: &str,
+    args: &[&str],
+    writable: bool,
+) -> std::process::Command {
     let mut sb = Sandbox::new(&install.bwrap);
-    sb.ro_bind(episode, Path::new(EPISODE));
+    if writable {
+        sb.bind(episode, Path::new(EPISODE));
+        for (k, v) in SETUP_ENV {
+            sb.setenv(k, v);
+        }
+        sb.limits(SETUP_LIMITS);
+    } else {
+        sb.ro_bind(episode, Path::new(EPISODE));
+        sb.limits(READER_LIMITS);
+    }
     sb.chdir(&format!("{EPISODE}/{repo}"));
     for (k, v) in [
         ("GIT_CONFIG_NOSYSTEM", "1"),
@@ -70,7 +120,6 @@ pub fn git_command(
     ] {
         sb.setenv(k, v);
     }
-    sb.limits(READER_LIMITS);
     let git = ["/usr/local/bin/git", "/usr/bin/git"]
         .into_iter()
         .find(|p| Path::new(p).exists())
@@ -87,6 +136,8 @@ pub fn git_command(
             "core.untrackedCache=false",
             "-c",
             "diff.external=",
+            "-c",
+            "core.attributesFile=/dev/null",
         ]
         .iter()
         .chain(args),
@@ -105,7 +156,21 @@ pub async fn git(
     repo: &str,
     args: &[&str],
 ) -> Result<String, EndStateError> {
-    let cmd = git_command(install, episode, repo, args);
+    run(git_command(install, episode, repo, args), args).await
+}
+
+/// Runs `git args` for an episode's set-up ([`setup_git_command`]: the episode writable, before
+/// any server runs in it), bounded as [`git`].
+pub async fn setup_git(
+    install: &Installation,
+    episode: &Path,
+    repo: &str,
+    args: &[&str],
+) -> Result<String, EndStateError> {
+    run(setup_git_command(install, episode, repo, args), args).await
+}
+
+async fn run(cmd: std::process::Command, args: &[&str]) -> Result<String, EndStateError> {
     let words = args.join(" ");
     let mut child = crucible_confine::spawn(cmd).map_err(EndStateError::Spawn)?;
     let (out, err) = (child.stdout.take(), child.stderr.take());

@@ -87,3 +87,42 @@ async fn a_missing_installation_says_how_to_install() {
         "{msg}"
     );
 }
+
+/// NEW-1 of the 2026-12 re-review, second layer: the episode's set-up commit runs inside the
+/// confinement (`endstate::setup_git`), so even a repository whose own config names a clean
+/// filter (which the pack loader refuses anyway) cannot run it on the host: the filter's host
+/// marker is never written, and the commit is still made.
+#[tokio::test]
+async fn the_setup_git_runs_confined_and_no_repository_config_reaches_the_host() {
+    let install = install();
+    let host = tempfile::tempdir().unwrap();
+    let marker = host.path().join("SETUP-FILTER-RAN");
+    let dir = tempfile::tempdir().unwrap();
+    let repo = dir.path().join("repo");
+    std::fs::create_dir(&repo).unwrap();
+    std::fs::write(repo.join("a.txt"), "a\n").unwrap();
+    confine::prepare_episode_dir(dir.path()).unwrap();
+    let git = |args: &'static [&'static str]| {
+        crucible_mcp::endstate::setup_git(&install, dir.path(), "repo", args)
+    };
+    git(&["init", "-q", "-b", "main"]).await.unwrap();
+    let config = repo.join(".git/config");
+    let mut text = std::fs::read_to_string(&config).unwrap();
+    text.push_str(&format!(
+        "[filter \"x\"]\n\tclean = \"touch {}; cat\"\n",
+        marker.display()
+    ));
+    std::fs::write(&config, text).unwrap();
+    std::fs::write(repo.join(".gitattributes"), "* filter=x\n").unwrap();
+    confine::prepare_episode_dir(dir.path()).unwrap();
+    git(&["add", "-A"]).await.unwrap();
+    git(&["commit", "-q", "-m", "Initial commit"])
+        .await
+        .unwrap();
+    assert!(!marker.exists(), "the repository's filter ran on the host");
+    let log =
+        crucible_mcp::endstate::git(&install, dir.path(), "repo", &["log", "--format=%an %s"])
+            .await
+            .unwrap();
+    assert_eq!(log.trim(), "Crucible Setup Initial commit");
+}

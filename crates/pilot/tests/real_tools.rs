@@ -182,6 +182,91 @@ fn a_broken_task_file_is_refused_naming_the_task_and_field() {
     }
 }
 
+/// NEW-1 of the 2026-12 re-review: a content pack (a task author) must not run code on the host
+/// through the setup git (`git add -A` / `git commit` run on the host over the pack's files). A
+/// pack whose `setup.repo_files` carry a `.git/config` with a clean filter and a
+/// `.gitattributes`, or whose `setup.files` write `repo/.git/config` (kept by `git init`), is
+/// refused on load naming the task, the field and the path; nothing runs, no marker is written.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_pack_whose_setup_reaches_git_config_is_refused_and_runs_nothing_on_the_host() {
+    let config = Config::test();
+    let text = std::fs::read_to_string(
+        config
+            .project_dir
+            .join("tasks/pilot-real-tools/real-tools.json"),
+    )
+    .unwrap();
+    let host = tempfile::tempdir().unwrap();
+    let marker = host.path().join("PACK-FILTER-RAN");
+    let m = marker.display().to_string();
+    let git_config = format!(
+        "[core]\n\trepositoryformatversion = 0\n\tbare = false\n[filter \"x\"]\n\tclean = \"touch {m}; cat\"\n"
+    );
+    let id = "git_commit_new_file@real-tools";
+    let cases = [
+        (
+            "setup.repo_files",
+            ".git/config",
+            serde_json::json!({"repo_files": {".git/config": git_config, ".gitattributes": "* filter=x\n", "a.txt": "a\n"}}),
+        ),
+        (
+            "setup.files",
+            "repo/.git/config",
+            serde_json::json!({"files": {"repo/.git/config": git_config, "repo/.git/info/attributes": "* filter=x\n"}}),
+        ),
+        (
+            "setup.repo_files",
+            "sub/.gitattributes",
+            serde_json::json!({"repo_files": {"sub/.gitattributes": "* filter=x\n", "sub/a.txt": "a\n"}}),
+        ),
+    ];
+    for (field, path, setup) in cases {
+        let mut file: serde_json::Value = serde_json::from_str(&text).unwrap();
+        let task = file["tasks"]
+            .as_array_mut()
+            .unwrap()
+            .iter_mut()
+            .find(|t| t["id"] == id)
+            .unwrap();
+        let own = task["setup"].as_object_mut().unwrap();
+        for (k, v) in setup.as_object().unwrap() {
+            let to = own
+                .entry(k.clone())
+                .or_insert_with(|| serde_json::json!({}));
+            for (p, c) in v.as_object().unwrap() {
+                to[p] = c.clone();
+            }
+        }
+        let pack = tempfile::tempdir().unwrap();
+        std::fs::write(
+            pack.path().join("real-tools.json"),
+            serde_json::to_string_pretty(&file).unwrap(),
+        )
+        .unwrap();
+        let loaded = RealToolSet::load(pack.path());
+        if let Ok(set) = &loaded {
+            // Without the refusal, the episode's set-up is where the pack's filter would run.
+            let b = RealToolBench::new(
+                Arc::new(set.clone()),
+                Installation::from_config(&config).unwrap(),
+            );
+            let _ = run_builtin(&b, "reference", &format!("{id}#optimal"), 7, &mut |_| {}).await;
+        }
+        assert!(
+            !marker.exists(),
+            "{field}.{path}: the pack's git filter ran on the host"
+        );
+        let e = loaded.unwrap_err().to_string();
+        assert!(
+            e.contains("real-tools.json")
+                && e.contains(id)
+                && e.contains(&format!("{field}.{path}"))
+                && e.contains("refused"),
+            "{field}.{path}: {e}"
+        );
+    }
+}
+
 /// The same seed gives the same faults, calls, end state and score (results that read the clock
 /// aside); another seed gives other faults.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -281,7 +366,8 @@ async fn a_model_written_git_config_never_runs_on_the_host() {
 
 /// M1 of the 2026-12 review: code the model runs inside the sandbox (here through the git
 /// server running its own fsmonitor) turns `repo/notes.txt` into a link to a root-only file, a
-/// FIFO, or a link to `/dev/zero`. The end-state check refuses each as not a regular file,
+/// FIFO, or a link to `/dev/zero`, or turns the folder `repo` itself into a link (NEW-8 of the
+/// re-review). The end-state check refuses each as not a regular file,
 /// leaks no text, and the episode ends promptly.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn end_state_reads_refuse_links_fifos_and_devices() {
@@ -292,7 +378,21 @@ async fn end_state_reads_refuse_links_fifos_and_devices() {
     std::fs::write(&canary, "ROOT-ONLY-CANARY-7f3a").unwrap();
     std::fs::set_permissions(&canary, std::fs::Permissions::from_mode(0o600)).unwrap();
     let c = canary.display();
+    // NEW-8: a link as a folder on the path (the repository itself) to a host folder holding a
+    // root-only `notes.txt`.
+    let folder = host.path().join("folder");
+    std::fs::create_dir(&folder).unwrap();
+    std::fs::write(folder.join("notes.txt"), "ROOT-ONLY-CANARY-7f3a").unwrap();
+    std::fs::set_permissions(
+        folder.join("notes.txt"),
+        std::fs::Permissions::from_mode(0o600),
+    )
+    .unwrap();
     let plant = [
+        format!(
+            "mv /episode/repo /episode/old && ln -sfn {} /episode/repo",
+            folder.display()
+        ),
         format!("ln -sfn {c} /episode/repo/notes.txt"),
         "rm -f /episode/repo/notes.txt; mkfifo /episode/repo/notes.txt".to_string(),
         "ln -sfn /dev/zero /episode/repo/notes.txt".to_string(),

@@ -694,7 +694,7 @@ pub fn pack_content(
             Ok(PackContent::Intent(all, pool))
         }
         "pilot" => match dirs.as_slice() {
-            [(name, dir)] if RealToolSet::is_real_dir(dir) => Ok(PackContent::PilotReal(
+            [(name, dir)] if is_real_pilot_pack(dir) => Ok(PackContent::PilotReal(
                 RealToolSet::load(dir).map_err(|e| content(dir, e.to_string()))?,
                 name.to_string(),
             )),
@@ -707,6 +707,30 @@ pub fn pack_content(
             ))),
         },
         other => Err(RunError::Spec(format!("unknown benchmark {other:?}"))),
+    }
+}
+
+/// Whether a PILOT-Bench pack folder is a real-tool pack (what [`pack_content`] boots as
+/// [`PackContent::PilotReal`]).
+fn is_real_pilot_pack(dir: &Path) -> bool {
+    RealToolSet::is_real_dir(dir)
+}
+
+/// Whether replaying a PILOT-Bench sample of a run with this spec runs real tools: decided from
+/// the spec's packs the way the replayer boots its benchmark ([`pack_content`]): the run's one
+/// PILOT-Bench pack, found again by name and verified, is a real-tool pack. A PILOT-Bench pack
+/// that cannot be found or verified, or more than one, counts as real-tool, so callers ask
+/// first (the replay itself then refuses the run's content, naming why).
+pub fn replays_real_tools(config: &Config, spec: &RunSpec) -> bool {
+    let packs: Vec<&crucible_run::PackRef> = spec
+        .packs
+        .iter()
+        .filter(|p| p.benchmark == "pilot")
+        .collect();
+    match packs.as_slice() {
+        [] => false,
+        [p] => crate::packs::verify(config, p).map_or(true, |dir| is_real_pilot_pack(&dir)),
+        _ => true,
     }
 }
 

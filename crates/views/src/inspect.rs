@@ -301,13 +301,31 @@ async fn load_stored(store: &impl RunReader, id: i64) -> Result<Stored, InspectE
 /// servers (a PILOT real-tool sample): re-scoring it is execution, not arithmetic — confined in
 /// bubblewrap, without network, but still the model's calls, so callers say so (the CLI prints a
 /// notice; the app asks first, and on a lab store refuses without an explicit confirmation).
-pub async fn replays_tool_calls(store: &impl RunReader, id: i64) -> Result<bool, InspectError> {
+///
+/// Decided as the replayer decides what to boot: from the packs of the sample's run spec
+/// ([`catalog::replays_real_tools`]); a sample's own `details` (which any lab member may write)
+/// can only add a reason to ask, never remove one.
+pub async fn replays_tool_calls(
+    config: &Config,
+    store: &impl RunReader,
+    id: i64,
+) -> Result<bool, InspectError> {
     let r = store
         .stored_sample(id)
         .await?
         .ok_or(InspectError::UnknownSample(id))?;
-    Ok(r.benchmark == "pilot"
-        && serde_json::from_str::<Value>(&r.details).is_ok_and(|d| d["task_set"] == "real-tools"))
+    if r.benchmark != "pilot" {
+        return Ok(false);
+    }
+    if serde_json::from_str::<Value>(&r.details).is_ok_and(|d| d["task_set"] == "real-tools") {
+        return Ok(true);
+    }
+    let spec = match store.run(&r.run_id).await {
+        Ok(run) => serde_json::from_str::<RunSpec>(&run.spec).ok(),
+        Err(StoreError::UnknownRun(_)) => None,
+        Err(e) => return Err(e.into()),
+    };
+    Ok(spec.is_some_and(|s| catalog::replays_real_tools(config, &s)))
 }
 
 /// What re-scoring a real-tool sample means, in words (for notices and confirmations).

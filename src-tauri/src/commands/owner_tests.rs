@@ -10,6 +10,11 @@ use crate::{AppState, ErrorKind};
 
 /// A one-sample run `run_id` in a throwaway file, copied into `to` (whose role then owns it).
 async fn run_made_by(to: &PgStore, run_id: &str) {
+    run_with_spec(to, run_id, None).await
+}
+
+/// [`run_made_by`], with the run's stored spec replaced by `spec` when given.
+async fn run_with_spec(to: &PgStore, run_id: &str, spec: Option<String>) {
     let dir = tempfile::tempdir().unwrap();
     let file = Store::open(&dir.path().join("made.db")).await.unwrap();
     let sample = SyntheticSample {
@@ -37,6 +42,19 @@ async fn run_made_by(to: &PgStore, run_id: &str) {
         models: vec!["builtin:reference"],
     }];
     file.write_synthetic(&runs, [sample]).await.unwrap();
+    if let Some(spec) = spec {
+        let db = dir.path().join("made.db");
+        let rw = sqlx::SqlitePool::connect(&format!("sqlite://{}", db.display()))
+            .await
+            .unwrap();
+        sqlx::query("UPDATE runs SET spec = ? WHERE id = ?")
+            .bind(spec)
+            .bind(run_id)
+            .execute(&rw)
+            .await
+            .unwrap();
+        rw.close().await;
+    }
     copy_run(&file, to, run_id, "the lab").await.unwrap();
 }
 
@@ -147,4 +165,45 @@ async fn the_app_changes_a_members_own_lab_run_without_force() {
     super::results::review(&state, o, false).await.unwrap();
     super::runs::delete(&state, "run-bob", false).await.unwrap();
     assert!(admin.run("run-bob").await.is_err());
+}
+
+/// NEW-7 of the 2026-12 re-review: re-scoring another member's lab sample of a real-tool run
+/// replays their model's tool calls, so the app refuses it without `allow_replay` — decided
+/// from the run's packs (what the replayer boots), so a sample whose `details` lack `task_set`
+/// is refused too. A sample of a run on the built-in PILOT-Bench library needs no confirmation.
+#[tokio::test(flavor = "multi_thread")]
+async fn the_app_refuses_rescoring_another_members_real_tool_lab_sample_unconfirmed() {
+    use crucible_views::inspect::ReplayMode;
+    let (state, admin, _, _) = bobs_app().await;
+    let config = state.config().unwrap();
+    let mut spec =
+        crucible_run::RunSpec::new(vec!["pilot".into()], vec!["builtin:reference".into()]);
+    spec.packs = vec![crucible_run::PackRef::named(
+        crucible_pilot::real::seam::PACK,
+    )];
+    crucible_views::packs::pin(&config, &mut spec).unwrap();
+    let spec = serde_json::to_string(&spec).unwrap();
+    run_with_spec(&admin, "run-tools", Some(spec)).await;
+    let sample = admin.samples("run-tools").await.unwrap()[0].0;
+    let studio = super::tasks::StudioState::default();
+    let e = super::results::replay(&state, &studio, sample, ReplayMode::Rescore, None)
+        .await
+        .unwrap_err();
+    assert_eq!(e.kind, ErrorKind::Invalid, "{e:?}");
+    assert!(
+        e.message.contains("confirm to re-score")
+            && e.message.contains("replays the model's stored tool calls"),
+        "{}",
+        e.message
+    );
+    let e = super::results::replay(&state, &studio, sample, ReplayMode::Rescore, Some(false))
+        .await
+        .unwrap_err();
+    assert!(e.message.contains("confirm to re-score"), "{}", e.message);
+    // Not a real-tool run: whatever the replay says, it is not that refusal.
+    let plain = admin.samples("run-ada").await.unwrap()[0].0;
+    if let Err(e) = super::results::replay(&state, &studio, plain, ReplayMode::Rescore, None).await
+    {
+        assert!(!e.message.contains("confirm to re-score"), "{}", e.message);
+    }
 }

@@ -209,11 +209,23 @@ pub async fn results_replay(
     mode: ReplayMode,
     allow_replay: Option<bool>,
 ) -> Result<Replay, CommandError> {
-    let (config, e) = explorer(&state).await?;
+    replay(&state, &studio, id, mode, allow_replay).await
+}
+
+/// [`results_replay`] on the app's state. Whether the sample replays tool calls is decided from
+/// its run's packs, as the replayer decides what to boot (`inspect::replays_tool_calls`).
+pub(crate) async fn replay(
+    state: &AppState,
+    studio: &StudioState,
+    id: i64,
+    mode: ReplayMode,
+    allow_replay: Option<bool>,
+) -> Result<Replay, CommandError> {
+    let (config, e) = explorer(state).await?;
     if mode == ReplayMode::Rescore
         && e.store().is_lab()
         && !allow_replay.unwrap_or(false)
-        && crucible_views::inspect::replays_tool_calls(e.store(), id).await?
+        && crucible_views::inspect::replays_tool_calls(&config, e.store(), id).await?
     {
         return Err(CommandError::invalid_msg(format!(
             "sample {id} comes from the lab store: {}; confirm to re-score it",
@@ -224,7 +236,7 @@ pub async fn results_replay(
     let out = replayer.replay(&config, &e, id, mode).await?;
     drop(replayer);
     // Kept beside the sample, so the audit queue lists it when the verdicts disagree.
-    let (_, store) = crate::commands::runs::open_store(&state).await?;
+    let (_, store) = crate::commands::runs::open_store(state).await?;
     let now = crucible_store::rfc3339(std::time::SystemTime::now());
     store.add_replay(&out.record(), &now).await?;
     Ok(out)

@@ -188,7 +188,8 @@ impl Benchmark for RealToolBench {
                 .prefix("crucible-episode-")
                 .tempdir()
                 .map_err(|e| BenchError::infrastructure_msg(format!("episode folder: {e}")))?;
-            state::set_up(dir.path(), task)
+            state::set_up(&self.install, dir.path(), task)
+                .await
                 .map_err(|e| BenchError::task(task_id, format!("setting up the episode: {e}")))?;
             confine::prepare_episode_dir(dir.path())
                 .map_err(|e| BenchError::infrastructure_msg(format!("episode folder: {e}")))?;

@@ -1,25 +1,30 @@
 //! An episode's directory: set up from a task before the servers start, and read back after
 //! the episode for the end-state checks.
 //!
-//! Git runs on the host only for the setup, in a fresh directory nothing else has touched yet,
-//! with no global config and an empty `HOME`. After the episode everything in the directory is
-//! the model's: git's answers are read inside the servers' confinement with the episode
-//! read-only (`crucible_mcp::endstate`), so a `core.fsmonitor`, a clean filter or an include
-//! the model wrote never runs on the host. Files are read here without following a link
-//! anywhere on their path, regular files only, at most [`MAX_READ`] bytes; the whole check
-//! phase has a wall clock ([`CHECK_WALL_CLOCK`]).
+//! Git never runs on the host. The set-up commit is made inside the servers' confinement with
+//! the episode writable, before any server runs in it (`crucible_mcp::endstate::setup_git`),
+//! and the pack's files can never be git's own (`.git/…`, `.gitattributes`, `.gitmodules`,
+//! `.gitconfig` are refused). After the episode everything in the directory is the model's:
+//! git's answers are read inside the servers' confinement with the episode read-only
+//! (`crucible_mcp::endstate`), so a `core.fsmonitor`, a clean filter or an include the model
+//! wrote never runs on the host. Files are read here without following a link anywhere on
+//! their path (an `openat` walk, one component at a time, `O_NOFOLLOW`), regular files only,
+//! at most [`MAX_READ`] bytes; the whole check phase has a wall clock ([`CHECK_WALL_CLOCK`]).
 
+use std::ffi::OsStr;
 use std::io::Read;
+use std::os::fd::OwnedFd;
 use std::path::{Component, Path};
-use std::process::Command;
 use std::time::Duration;
 
 use crucible_mcp::Installation;
+use rustix::fs::{AtFlags, FileType, Mode, OFlags};
+use rustix::io::Errno;
 
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
-use super::task::{Check, RealTask};
+use super::task::{git_control_path, Check, RealTask};
 
 /// The repository's folder inside an episode.
 pub const REPO: &str = "repo";
@@ -41,41 +46,6 @@ pub struct CheckResult {
     pub detail: String,
 }
 
-/// Git on the host, for the setup only (the directory is fresh and Crucible's own).
-fn setup_git(repo: &Path, home: &Path, args: &[&str]) -> Result<String, String> {
-    let out = Command::new("git")
-        .args([
-            "-c",
-            "core.hooksPath=/dev/null",
-            "-c",
-            "core.fsmonitor=false",
-        ])
-        .args(args)
-        .current_dir(repo)
-        .env_clear()
-        .env("PATH", "/usr/local/bin:/usr/bin:/bin")
-        .env("HOME", home)
-        .env("GIT_CONFIG_NOSYSTEM", "1")
-        .env("GIT_CONFIG_GLOBAL", "/dev/null")
-        .env("GIT_AUTHOR_NAME", "Crucible Setup")
-        .env("GIT_AUTHOR_EMAIL", "setup@crucible.invalid")
-        .env("GIT_COMMITTER_NAME", "Crucible Setup")
-        .env("GIT_COMMITTER_EMAIL", "setup@crucible.invalid")
-        .env("GIT_AUTHOR_DATE", "1777626000 +0000")
-        .env("GIT_COMMITTER_DATE", "1777626000 +0000")
-        .output()
-        .map_err(|e| format!("cannot run git: {e}"))?;
-    if out.status.success() {
-        Ok(String::from_utf8_lossy(&out.stdout).into_owned())
-    } else {
-        Err(format!(
-            "git {}: {}",
-            args.join(" "),
-            String::from_utf8_lossy(&out.stderr).trim()
-        ))
-    }
-}
-
 fn write(base: &Path, rel: &str, content: &str) -> Result<(), String> {
     let p = base.join(rel);
     if let Some(parent) = p.parent() {
@@ -86,26 +56,45 @@ fn write(base: &Path, rel: &str, content: &str) -> Result<(), String> {
 
 /// Writes a task's starting state into `dir` (empty): its files, a repository `repo/` with a
 /// README commit (plus the task's committed files and unstaged changes), and the memory graph.
-pub fn set_up(dir: &Path, task: &RealTask) -> Result<(), String> {
-    for (rel, content) in &task.setup.files {
+///
+/// A path that would reach git's configuration (`.git/…`, `.gitattributes`, `.gitmodules`,
+/// `.gitconfig`) is refused before anything is written, whatever loaded the task. The set-up
+/// commit is made by git inside the servers' confinement with the episode writable
+/// (`crucible_mcp::endstate::setup_git`), never on the host.
+pub async fn set_up(install: &Installation, dir: &Path, task: &RealTask) -> Result<(), String> {
+    let s = &task.setup;
+    for (field, rel) in (s.files.keys().map(|p| ("setup.files", p)))
+        .chain(s.repo_files.keys().map(|p| ("setup.repo_files", p)))
+        .chain(s.repo_changes.keys().map(|p| ("setup.repo_changes", p)))
+    {
+        if let Some(why) = git_control_path(rel) {
+            return Err(format!("{field}.{rel} is refused: {why}"));
+        }
+    }
+    for (rel, content) in &s.files {
         write(dir, rel, content)?;
     }
     let repo = dir.join(REPO);
     std::fs::create_dir_all(&repo).map_err(|e| e.to_string())?;
-    let home = tempfile::tempdir().map_err(|e| format!("an empty HOME for git: {e}"))?;
-    let git = |args: &[&str]| setup_git(&repo, home.path(), args);
-    git(&["init", "-q", "-b", "main"])?;
     write(&repo, "README.md", "# Project\n")?;
-    for (rel, content) in &task.setup.repo_files {
+    for (rel, content) in &s.repo_files {
         write(&repo, rel, content)?;
     }
-    git(&["add", "-A"])?;
-    git(&["commit", "-q", "-m", "Initial commit"])?;
-    for (rel, content) in &task.setup.repo_changes {
+    crucible_mcp::confine::prepare_episode_dir(dir).map_err(|e| format!("episode folder: {e}"))?;
+    for args in [
+        &["init", "-q", "-b", "main"][..],
+        &["add", "-A"],
+        &["commit", "-q", "-m", "Initial commit"],
+    ] {
+        crucible_mcp::endstate::setup_git(install, dir, REPO, args)
+            .await
+            .map_err(|e| e.to_string())?;
+    }
+    for (rel, content) in &s.repo_changes {
         write(&repo, rel, content)?;
     }
     let mut graph = String::new();
-    for line in &task.setup.graph {
+    for line in &s.graph {
         graph.push_str(&line.to_string());
         graph.push('\n');
     }
@@ -142,57 +131,124 @@ impl std::fmt::Display for Unreadable {
     }
 }
 
-/// What is at `rel` inside `dir`, without following a link on the way: `None` when nothing is
-/// there; a link anywhere on the path is an error naming it.
-fn lstat_beneath(dir: &Path, rel: &str) -> Result<Option<std::fs::Metadata>, Unreadable> {
-    let mut at = dir.to_path_buf();
+/// What a path of the episode names, seen without following a link.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Kind {
+    /// A regular file.
+    File,
+    /// A folder.
+    Dir,
+    /// A FIFO, a device, a socket.
+    Other,
+}
+
+fn os_err(e: impl std::fmt::Display) -> Unreadable {
+    Unreadable::Io(e.to_string())
+}
+
+/// What `name` inside the folder `at` is, without following it (`fstatat`, no link followed),
+/// and whether it is a symbolic link.
+fn kind_at(at: &OwnedFd, name: &OsStr) -> Result<(Kind, bool), Errno> {
+    let st = rustix::fs::statat(at, name, AtFlags::SYMLINK_NOFOLLOW)?;
+    Ok(match FileType::from_raw_mode(st.st_mode) {
+        FileType::RegularFile => (Kind::File, false),
+        FileType::Directory => (Kind::Dir, false),
+        FileType::Symlink => (Kind::Other, true),
+        _ => (Kind::Other, false),
+    })
+}
+
+/// Walks `rel` inside `dir` one component at a time, each opened relative to the folder before
+/// it with `O_NOFOLLOW | O_DIRECTORY` (so no link is followed and nothing can be swapped between
+/// a check and the open): the folder holding the last component, that component's name, and
+/// the path shown so far. `Ok(None)` when a folder on the way is missing (or is not a folder).
+fn walk_beneath<'a>(
+    dir: &Path,
+    rel: &'a str,
+) -> Result<Option<(OwnedFd, &'a OsStr, String)>, Unreadable> {
+    let names: Vec<&OsStr> = Path::new(rel)
+        .components()
+        .map(|c| match c {
+            Component::Normal(name) => Ok(name),
+            _ => Err(Unreadable::Io(format!("{rel}: not a plain relative path"))),
+        })
+        .collect::<Result<_, _>>()?;
+    let Some((last, folders)) = names.split_last() else {
+        return Err(Unreadable::Io(format!("{rel}: not a plain relative path")));
+    };
+    let dir_flags = OFlags::RDONLY | OFlags::DIRECTORY | OFlags::NOFOLLOW | OFlags::CLOEXEC;
+    let mut at = rustix::fs::open(dir, dir_flags, Mode::empty()).map_err(os_err)?;
     let mut shown = String::new();
-    let mut meta = None;
-    for c in Path::new(rel).components() {
-        let Component::Normal(name) = c else {
-            return Err(Unreadable::Io(format!("{rel}: not a plain relative path")));
-        };
-        at.push(name);
+    for name in folders {
         if !shown.is_empty() {
             shown.push('/');
         }
         shown.push_str(&name.to_string_lossy());
-        match at.symlink_metadata() {
-            Ok(m) if m.file_type().is_symlink() => return Err(Unreadable::Link(shown)),
-            Ok(m) => meta = Some(m),
-            Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(None),
-            Err(e) => return Err(Unreadable::Io(e.to_string())),
-        }
+        at = match rustix::fs::openat(&at, *name, dir_flags, Mode::empty()) {
+            Ok(next) => next,
+            Err(Errno::NOENT) => return Ok(None),
+            Err(Errno::LOOP | Errno::NOTDIR) => {
+                return match kind_at(&at, name) {
+                    Ok((_, true)) => Err(Unreadable::Link(shown)),
+                    Ok(_) | Err(Errno::NOENT) => Ok(None),
+                    Err(e) => Err(os_err(e)),
+                };
+            }
+            Err(e) => return Err(os_err(e)),
+        };
     }
-    Ok(meta)
+    if !shown.is_empty() {
+        shown.push('/');
+    }
+    shown.push_str(&last.to_string_lossy());
+    Ok(Some((at, *last, shown)))
 }
 
-/// Reads `rel` inside `dir` as text: never through a link, a regular file only (checked on the
-/// opened file, which is opened non-blocking so a FIFO cannot hang), at most [`MAX_READ`] bytes.
-pub fn read_beneath(dir: &Path, rel: &str) -> Result<String, Unreadable> {
-    use std::os::unix::fs::OpenOptionsExt;
-    match lstat_beneath(dir, rel)? {
-        None => return Err(Unreadable::Missing),
-        Some(m) if !m.file_type().is_file() => return Err(Unreadable::NotRegular),
-        Some(_) => {}
+/// What is at `rel` inside `dir`, without following a link on the way: `None` when nothing is
+/// there; a link anywhere on the path is an error naming it.
+fn lstat_beneath(dir: &Path, rel: &str) -> Result<Option<Kind>, Unreadable> {
+    let Some((at, name, shown)) = walk_beneath(dir, rel)? else {
+        return Ok(None);
+    };
+    match kind_at(&at, name) {
+        Ok((_, true)) => Err(Unreadable::Link(shown)),
+        Ok((kind, false)) => Ok(Some(kind)),
+        Err(Errno::NOENT) => Ok(None),
+        Err(e) => Err(os_err(e)),
     }
-    let f = std::fs::OpenOptions::new()
-        .read(true)
-        .custom_flags(libc::O_NOFOLLOW | libc::O_NONBLOCK | libc::O_NOCTTY)
-        .open(dir.join(rel))
-        .map_err(|e| match e.raw_os_error() {
-            Some(libc::ELOOP) => Unreadable::Link(rel.to_string()),
-            _ if e.kind() == std::io::ErrorKind::NotFound => Unreadable::Missing,
-            _ => Unreadable::Io(e.to_string()),
-        })?;
-    let m = f.metadata().map_err(|e| Unreadable::Io(e.to_string()))?;
+}
+
+/// Reads `rel` inside `dir` as text: never through a link (every component is opened relative
+/// to the one before it, `O_NOFOLLOW`), a regular file only (checked on the opened file, which
+/// is opened non-blocking so a FIFO cannot hang), at most [`MAX_READ`] bytes.
+pub fn read_beneath(dir: &Path, rel: &str) -> Result<String, Unreadable> {
+    let Some((at, name, shown)) = walk_beneath(dir, rel)? else {
+        return Err(Unreadable::Missing);
+    };
+    // Opened only when it is a regular file now, and checked again on the opened file.
+    match kind_at(&at, name) {
+        Ok((_, true)) => return Err(Unreadable::Link(shown)),
+        Ok((Kind::File, false)) => {}
+        Ok(_) => return Err(Unreadable::NotRegular),
+        Err(Errno::NOENT) => return Err(Unreadable::Missing),
+        Err(e) => return Err(os_err(e)),
+    }
+    let flags = OFlags::RDONLY | OFlags::NOFOLLOW | OFlags::NONBLOCK | OFlags::NOCTTY;
+    let fd = rustix::fs::openat(&at, name, flags | OFlags::CLOEXEC, Mode::empty()).map_err(
+        |e| match e {
+            Errno::LOOP => Unreadable::Link(shown),
+            Errno::NOENT => Unreadable::Missing,
+            Errno::NXIO => Unreadable::NotRegular,
+            e => os_err(e),
+        },
+    )?;
+    let f = std::fs::File::from(fd);
+    let m = f.metadata().map_err(os_err)?;
     if !m.file_type().is_file() {
         return Err(Unreadable::NotRegular);
     }
     let mut buf = Vec::new();
-    f.take(MAX_READ + 1)
-        .read_to_end(&mut buf)
-        .map_err(|e| Unreadable::Io(e.to_string()))?;
+    f.take(MAX_READ + 1).read_to_end(&mut buf).map_err(os_err)?;
     if buf.len() as u64 > MAX_READ {
         return Err(Unreadable::TooLarge);
     }
@@ -276,7 +332,7 @@ async fn judge(install: &Installation, dir: &Path, c: &Check) -> Result<(), Stri
             Err(e) => Err(e.to_string()),
         },
         Check::Directory { path } => match lstat_beneath(dir, path) {
-            Ok(Some(m)) if m.is_dir() => Ok(()),
+            Ok(Some(Kind::Dir)) => Ok(()),
             Ok(_) => Err("no such folder".into()),
             Err(e) => Err(e.to_string()),
         },
@@ -416,4 +472,72 @@ pub async fn check(install: &Installation, dir: &Path, task: &RealTask) -> Vec<C
         });
     }
     out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Whatever loaded the task, its set-up writes nothing git would read as its own and runs
+    /// no git over it (NEW-1 of the 2026-12 re-review).
+    #[tokio::test]
+    async fn set_up_refuses_pack_files_that_reach_git_config_before_writing_anything() {
+        let install = Installation::from_config(&crucible_core::Config::test()).unwrap();
+        let host = tempfile::tempdir().unwrap();
+        let marker = host.path().join("RAN");
+        let config = format!(
+            "[core]\n\trepositoryformatversion = 0\n[filter \"x\"]\n\tclean = \"touch {}; cat\"\n",
+            marker.display()
+        );
+        for (key, path) in [
+            ("repo_files", ".git/config"),
+            ("files", "repo/.git/config"),
+            ("repo_changes", "docs/.GitAttributes"),
+            ("repo_files", "vendor/.gitmodules"),
+        ] {
+            let task: RealTask = serde_json::from_value(serde_json::json!({
+                "id": "t@real-tools", "task_type": "version_control", "complexity": "easy",
+                "description": "d", "required_tools": [], "optimal_plan": [],
+                "flawed_plans": [], "checks": [],
+                "setup": {key: {path: config, ".gitattributes": "* filter=x\n", "a.txt": "a"}},
+            }))
+            .unwrap();
+            let dir = tempfile::tempdir().unwrap();
+            let e = set_up(&install, dir.path(), &task).await.unwrap_err();
+            assert!(
+                e.contains(&format!("setup.{key}.")) && e.contains("refused"),
+                "{e}"
+            );
+            assert_eq!(std::fs::read_dir(dir.path()).unwrap().count(), 0, "{path}");
+            assert!(!marker.exists(), "{path}");
+        }
+    }
+
+    #[test]
+    fn a_symlinked_folder_on_the_path_is_never_followed() {
+        let outside = tempfile::tempdir().unwrap();
+        std::fs::write(outside.path().join("notes.txt"), "OUTSIDE").unwrap();
+        let dir = tempfile::tempdir().unwrap();
+        std::os::unix::fs::symlink(outside.path(), dir.path().join("repo")).unwrap();
+        let e = read_beneath(dir.path(), "repo/notes.txt").unwrap_err();
+        assert_eq!(e, Unreadable::Link("repo".into()));
+        assert_eq!(
+            lstat_beneath(dir.path(), "repo/notes.txt").unwrap_err(),
+            Unreadable::Link("repo".into())
+        );
+        std::fs::create_dir_all(dir.path().join("a/b")).unwrap();
+        std::fs::write(dir.path().join("a/b/c.txt"), "inside").unwrap();
+        assert_eq!(read_beneath(dir.path(), "a/b/c.txt").unwrap(), "inside");
+        assert_eq!(
+            read_beneath(dir.path(), "a/x/c.txt"),
+            Err(Unreadable::Missing)
+        );
+        assert_eq!(
+            read_beneath(dir.path(), "a/b/c.txt/d"),
+            Err(Unreadable::Missing)
+        );
+        assert_eq!(read_beneath(dir.path(), "a/b"), Err(Unreadable::NotRegular));
+        assert_eq!(lstat_beneath(dir.path(), "a/b").unwrap(), Some(Kind::Dir));
+        assert_eq!(lstat_beneath(dir.path(), "a/none").unwrap(), None);
+    }
 }

@@ -189,6 +189,28 @@ pub fn safe_relative(path: &str) -> bool {
             .all(|c| matches!(c, Component::Normal(_) | Component::CurDir))
 }
 
+/// File names git reads as instructions of its own when it meets them in a work tree (the
+/// repository folder, attributes that name filters, submodules, an included config).
+pub const GIT_CONTROL_NAMES: [&str; 4] = [".git", ".gitattributes", ".gitmodules", ".gitconfig"];
+
+/// Why a setup path would let a pack steer git on the host, or `None`: a path with a `.git`
+/// component (the repository's own config, hooks, `info/attributes`) or a `.gitattributes`,
+/// `.gitmodules` or `.gitconfig` at any depth. Pack files are data; the setup commit is made on
+/// the host, so nothing of the pack may reach git's configuration (compared ignoring case, as
+/// git does on case-insensitive file systems).
+pub fn git_control_path(path: &str) -> Option<String> {
+    Path::new(path).components().find_map(|c| match c {
+        Component::Normal(name) => {
+            let name = name.to_string_lossy();
+            GIT_CONTROL_NAMES
+                .iter()
+                .find(|n| name.eq_ignore_ascii_case(n))
+                .map(|n| format!("`{n}` is git's own (pack files are data; git never reads them)"))
+        }
+        _ => None,
+    })
+}
+
 /// Splits `<server>.<tool>`.
 pub fn split_tool(full: &str) -> Option<(&str, &str)> {
     let (server, tool) = full.split_once('.')?;
@@ -313,6 +335,13 @@ impl RealToolSet {
                         id,
                         format!("{field}.{p}"),
                         "must be a relative path inside the episode".into(),
+                    ));
+                }
+                if let Some(why) = git_control_path(p) {
+                    return Err(err(
+                        id,
+                        format!("{field}.{p}"),
+                        format!("is refused: {why}; remove it from the pack"),
                     ));
                 }
             }
