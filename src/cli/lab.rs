@@ -418,6 +418,10 @@ pub struct SlurmJob {
     pub concurrency: Option<usize>,
     /// Where the tasks' output goes.
     pub log_dir: PathBuf,
+    /// Base URLs the submitting user gave the run's models (`--base-url`, without
+    /// credentials): the workers get them as `--trust-base-url`, since a stored spec's models
+    /// are called only at URLs the worker's user allowed.
+    pub trust_base_urls: Vec<String>,
 }
 
 fn quoted(s: &str) -> String {
@@ -491,6 +495,9 @@ impl SlurmJob {
         if let Some(c) = self.concurrency {
             cmd.push_str(&format!(" --concurrency {c}"));
         }
+        for u in &self.trust_base_urls {
+            cmd.push_str(&format!(" --trust-base-url {}", quoted(u)));
+        }
         s.push_str(&cmd);
         s.push('\n');
         s
@@ -560,6 +567,7 @@ mod tests {
             sbatch_args: vec!["--time=2:00:00".into()],
             concurrency: Some(4),
             log_dir: "/data/slurm".into(),
+            trust_base_urls: vec!["http://vllm-1:8000/v1".into()],
         };
         let s = job.script(Path::new("/opt/crucible/bin/crucible"));
         assert!(
@@ -574,7 +582,7 @@ mod tests {
             s.contains("#SBATCH --partition=gpu\n#SBATCH --time=2:00:00\n"),
             "{s}"
         );
-        assert!(s.contains("exec '/opt/crucible/bin/crucible' worker --store 'postgres://ada@db:5432/lab' --run 'run-1' --concurrency 4\n"), "{s}");
+        assert!(s.contains("exec '/opt/crucible/bin/crucible' worker --store 'postgres://ada@db:5432/lab' --run 'run-1' --concurrency 4 --trust-base-url 'http://vllm-1:8000/v1'\n"), "{s}");
         assert!(!s.contains("s3cret"), "{s}");
     }
 
@@ -588,6 +596,7 @@ mod tests {
             sbatch_args: vec![arg.into()],
             concurrency: None,
             log_dir: "/data/slurm".into(),
+            trust_base_urls: vec![],
         };
         assert!(job("gpu", "--time=1:00:00").check().is_ok());
         for (p, a) in [

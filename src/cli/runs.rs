@@ -583,6 +583,19 @@ pub async fn run_cmd(config: &Config, a: RunArgs) -> Result<()> {
             store.clone(),
             crucible_views::catalog::loader(),
         );
+        // The URLs this user gave the run's models: its Slurm workers may call them.
+        let mut trust_base_urls: Vec<String> = Vec::new();
+        for m in spec.models.iter().filter(|m| !m.starts_with("builtin:")) {
+            if let Some(u) = spec
+                .base_url_of(m)
+                .filter(|_| spec.provider_of(m).is_none())
+            {
+                let u = u.trim().trim_end_matches('/').to_string();
+                if run::redact_base_url(&u) == u && !trust_base_urls.contains(&u) {
+                    trust_base_urls.push(u);
+                }
+            }
+        }
         let r = run::distributed::detach(&ctx, spec).await?;
         store.close().await;
         let url = a.store.unwrap_or_default();
@@ -594,6 +607,7 @@ pub async fn run_cmd(config: &Config, a: RunArgs) -> Result<()> {
             sbatch_args: a.sbatch_args,
             concurrency: None,
             log_dir: config.data_dir.join("slurm"),
+            trust_base_urls,
         };
         let exe = std::env::current_exe().context("locating this crucible program")?;
         if a.print_sbatch {

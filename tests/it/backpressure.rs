@@ -166,10 +166,20 @@ async fn a_used_up_quota_stops_that_models_samples_and_a_resume_finishes_them() 
 
     // The quota is back: the resume runs exactly the three that were left.
     seen.quota_used_up.store(false, Ordering::SeqCst);
-    let resume: Vec<String> = ["run", "--db", &db, "--resume", &run_id, "--json"]
-        .iter()
-        .map(|s| s.to_string())
-        .collect();
+    // A resume reads the stored spec: its keyless server is called because this user allows it.
+    let resume: Vec<String> = [
+        "run",
+        "--db",
+        &db,
+        "--resume",
+        &run_id,
+        "--trust-base-url",
+        &base,
+        "--json",
+    ]
+    .iter()
+    .map(|s| s.to_string())
+    .collect();
     let (ok, report, all) = tokio::task::spawn_blocking(move || {
         let a: Vec<&str> = resume.iter().map(String::as_str).collect();
         crucible(&data, &a)

@@ -260,6 +260,8 @@ async fn three_workers_finish_a_planned_run_one_killed_with_no_sample_lost_or_do
             lab.data(),
             &[
                 "worker",
+                "--trust-base-url",
+                &lab.loopback.base_url(),
                 "--store",
                 &lab.url,
                 "--run",
@@ -404,6 +406,8 @@ async fn a_distributed_run_is_guarded_while_its_workers_run_then_stopped_and_can
         data,
         &[
             "worker",
+            "--trust-base-url",
+            &lab.loopback.base_url(),
             "--store",
             &lab.url,
             "--run",
@@ -469,7 +473,16 @@ async fn a_distributed_run_is_guarded_while_its_workers_run_then_stopped_and_can
     assert_eq!(lab.store.run(&run).await.unwrap().status, "cancelled");
     let out = crucible(
         data,
-        &["worker", "--store", &lab.url, "--run", &run, "--json"],
+        &[
+            "worker",
+            "--trust-base-url",
+            &lab.loopback.base_url(),
+            "--store",
+            &lab.url,
+            "--run",
+            &run,
+            "--json",
+        ],
     )
     .output()
     .unwrap();
@@ -548,6 +561,8 @@ async fn the_budget_holds_across_workers() {
                 data,
                 &[
                     "worker",
+                    "--trust-base-url",
+                    &lab.loopback.base_url(),
                     "--store",
                     &lab.url,
                     "--run",

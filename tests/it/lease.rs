@@ -91,7 +91,8 @@ async fn two_resumes_at_once_run_it_once_and_the_other_is_told_who_holds_it() {
     let before = server.requests();
     let resume = || {
         crucible(&data)
-            .args(["run", "--json", "--resume", &report.run_id, "--db"])
+            .args(["run", "--json", "--resume", &report.run_id])
+            .args(["--trust-base-url", &server.base_url(), "--db"])
             .arg(&db)
             .stdout(Stdio::piped())
             .stderr(Stdio::piped())
@@ -125,7 +126,8 @@ async fn two_resumes_at_once_run_it_once_and_the_other_is_told_who_holds_it() {
     );
     // The finished run's lease is given back: a later resume is not refused.
     let again = crucible(&data)
-        .args(["run", "--json", "--resume", &report.run_id, "--db"])
+        .args(["run", "--json", "--resume", &report.run_id])
+        .args(["--trust-base-url", &server.base_url(), "--db"])
         .arg(&db)
         .output()
         .unwrap();

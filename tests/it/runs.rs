@@ -1011,7 +1011,10 @@ async fn the_budget_stops_new_samples_and_a_resume_keeps_counting_what_was_spent
     );
     let log = store.run_log(&report.run_id).await.unwrap();
     assert!(log.iter().any(|l| l.contains("budget_reached")), "{log:?}");
-    // The resumed run starts from what was spent, so it makes no new call either.
+    // The resumed run starts from what was spent, so it makes no new call either. (It reads the
+    // stored spec: its keyless server is one this user allows.)
+    let mut ctx = ctx.clone();
+    ctx.trusted_base_urls.push(server.base_url());
     let resumed = run::resume(&ctx, &report.run_id).await.unwrap();
     assert_eq!(resumed.finished, costs.len() as u64);
     assert_eq!(server.requests(), costs.len() as u64);

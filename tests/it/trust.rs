@@ -308,9 +308,21 @@ async fn a_resume_never_sends_a_key_to_a_url_an_edited_sqlite_spec_names() {
     refused(&out, "resume with a moved provider, URL trusted");
     assert!(!canary2.saw(SAVED_CANARY));
 
-    // 3. A keyless local model may be anywhere.
+    // A keyless model at a stored URL: `a_resume_never_calls_a_keyless_model_at_a_url_an_edited_spec_names`.
+}
+
+/// Issue 42 NEW-2: a keyless model's answers and error text are stored where every reader of
+/// the run sees them, so a stored spec pointing one at an internal address would make this
+/// machine a proxy that reads the answer back. Refused before any request, like a keyed one.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_resume_never_calls_a_keyless_model_at_a_url_an_edited_spec_names() {
+    let canary = Recorder::start().await;
+    let tmp = tempfile::tempdir().unwrap();
+    let data = tmp.path().join("data");
+    let db = tmp.path().join("runs.db");
+    let db_s = db.display().to_string();
     let run = reference_run(&data, &db).await;
-    let url = canary2.base.clone();
+    let url = canary.base.clone();
     edit_sqlite_spec(&db, &run, |v| {
         v["models"] = json!(["openai-compatible:other"]);
         v["base_url"] = json!(url);
@@ -319,11 +331,59 @@ async fn a_resume_never_sends_a_key_to_a_url_an_edited_sqlite_spec_names() {
     let out = output(crucible(
         &data,
         &["run", "--resume", &run, "--db", &db_s],
-        &[("WORK_KEY", SAVED_CANARY)],
+        &[],
     ))
     .await;
-    ok(&out, "a keyless resume");
-    assert!(!canary2.requests().is_empty() && !canary2.saw(SAVED_CANARY));
+    let e = refused(&out, "a keyless resume at a URL nobody here allowed");
+    assert!(
+        e.contains(&canary.base) && e.contains("--trust-base-url") && !e.contains(" key;"),
+        "the refusal names the URL and how to allow it: {e}"
+    );
+    assert!(canary.requests().is_empty(), "{:?}", canary.requests());
+
+    // A query in a stored base URL (which would swallow the request path) is refused too.
+    let run2 = reference_run(&data, &db).await;
+    let url = format!("{}/admin/api?q=", canary.base);
+    edit_sqlite_spec(&db, &run2, |v| {
+        v["models"] = json!(["openai-compatible:other"]);
+        v["base_url"] = json!(url);
+    })
+    .await;
+    let out = output(crucible(
+        &data,
+        &[
+            "run",
+            "--resume",
+            &run2,
+            "--db",
+            &db_s,
+            "--trust-base-url",
+            &url,
+        ],
+        &[],
+    ))
+    .await;
+    let e = refused(&out, "a stored base URL with a query");
+    assert!(e.contains("'?'"), "{e}");
+    assert!(canary.requests().is_empty(), "{:?}", canary.requests());
+
+    // Allowed by this machine's user, the same URL is called.
+    let out = output(crucible(
+        &data,
+        &[
+            "run",
+            "--resume",
+            &run,
+            "--db",
+            &db_s,
+            "--trust-base-url",
+            &canary.base,
+        ],
+        &[],
+    ))
+    .await;
+    ok(&out, "the trusted keyless resume");
+    assert!(!canary.requests().is_empty(), "the allowed URL was called");
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

@@ -89,7 +89,9 @@ pub async fn distributed(
     for workers in [1usize, 2, 4] {
         let url = server.fresh_database().await.map_err(bench_err)?;
         let store = PgStore::connect(&url, None).await?;
-        let ctx = RunContext::new(config.clone(), store.clone(), probe_loader(samples));
+        let mut ctx = RunContext::new(config.clone(), store.clone(), probe_loader(samples));
+        // Workers read the stored spec: its keyless server is one this user allows.
+        ctx.trusted_base_urls.push(slow.base_url());
         let mut spec = RunSpec::new(
             vec!["probe".into()],
             vec!["openai-compatible:loopback".into()],

@@ -45,6 +45,9 @@ const RATE_LIMIT_ATTEMPTS: u32 = 5;
 const FIRST_BACKOFF: Duration = Duration::from_millis(250);
 const UPSTREAM_TIMEOUT: Duration = Duration::from_secs(30);
 const MAX_BODY: usize = 8 << 20;
+/// The largest upstream answer read (a state fetch is far smaller; this stops a broken or
+/// hostile upstream from filling memory).
+pub const MAX_UPSTREAM_BODY: usize = 64 << 20;
 
 /// Where and what to fork. Its `Debug` never shows the full URL.
 #[derive(Clone, PartialEq, Eq)]
@@ -337,7 +340,12 @@ fn upstream_client(url: Option<&str>) -> Result<reqwest::Client, ChainError> {
         .and_then(|u| reqwest::Url::parse(u).ok())
         .and_then(|u| u.host_str().map(str::to_string))
         .is_some_and(|h| h == "localhost" || h == "127.0.0.1" || h == "[::1]");
-    let mut b = reqwest::Client::builder().timeout(UPSTREAM_TIMEOUT);
+    // The URL's path or query often holds the RPC key: a redirect is never followed (it comes
+    // back as the 3xx answer, an error naming the URL), and no Referer is sent.
+    let mut b = reqwest::Client::builder()
+        .timeout(UPSTREAM_TIMEOUT)
+        .redirect(reqwest::redirect::Policy::none())
+        .referer(false);
     if loopback {
         b = b.no_proxy();
     }
@@ -553,8 +561,22 @@ async fn forward(st: &ProxyState, url: &str, req: &Value) -> Result<Upstream, (i
             }
             continue;
         }
-        let text = resp.text().await.unwrap_or_default();
-        let parsed: Option<Value> = serde_json::from_str(&text).ok();
+        let body = match read_capped(resp, MAX_UPSTREAM_BODY).await {
+            Ok(b) => b,
+            Err(Some(cap)) => {
+                return Err((
+                    CODE_UPSTREAM_HTTP,
+                    format!(
+                        "the fork RPC {} answered more than {} MiB (the most read); check the \
+                         URL, or use another endpoint",
+                        st.label,
+                        cap >> 20
+                    ),
+                ))
+            }
+            Err(None) => Vec::new(),
+        };
+        let parsed: Option<Value> = serde_json::from_slice(&body).ok();
         let Some(v) = parsed.filter(|v| v.is_object()) else {
             return Err((
                 CODE_UPSTREAM_HTTP,
@@ -593,6 +615,22 @@ async fn forward(st: &ProxyState, url: &str, req: &Value) -> Result<Upstream, (i
         ));
     }
     Err(last)
+}
+
+/// `resp`'s body read chunk by chunk, at most `cap` bytes: `Err(Some(cap))` past it, `Err(None)`
+/// when the body broke off.
+async fn read_capped(mut resp: reqwest::Response, cap: usize) -> Result<Vec<u8>, Option<usize>> {
+    if resp.content_length().is_some_and(|n| n > cap as u64) {
+        return Err(Some(cap));
+    }
+    let mut body = Vec::new();
+    while let Some(chunk) = resp.chunk().await.map_err(|_| None)? {
+        if body.len() + chunk.len() > cap {
+            return Err(Some(cap));
+        }
+        body.extend_from_slice(&chunk);
+    }
+    Ok(body)
 }
 
 /// A transport error without the URL reqwest puts in it (it may hold credentials).
@@ -676,6 +714,51 @@ fn parse_quantity(s: &str) -> Option<u64> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// A loopback server answering every connection with `head` and `len` bytes of body, once.
+    async fn serve(head: String, len: usize) -> String {
+        use tokio::io::{AsyncReadExt, AsyncWriteExt};
+        let l = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+        let url = format!("http://{}/v2/KEY", l.local_addr().unwrap());
+        tokio::spawn(async move {
+            while let Ok((mut s, _)) = l.accept().await {
+                let head = head.clone();
+                tokio::spawn(async move {
+                    let mut buf = [0u8; 4096];
+                    let _ = s.read(&mut buf).await;
+                    let _ = s.write_all(head.as_bytes()).await;
+                    let _ = s.write_all(&vec![b'x'; len]).await;
+                });
+            }
+        });
+        url
+    }
+
+    #[tokio::test]
+    async fn upstream_answers_are_read_up_to_a_cap_and_redirects_are_not_followed() {
+        let client = upstream_client(None).unwrap();
+        // Chunked, so no content-length gives the size away up front.
+        let chunked =
+            |n: usize| format!("HTTP/1.1 200 OK\r\ntransfer-encoding: chunked\r\n\r\n{n:x}\r\n");
+        let url = serve(chunked(3000), 3000).await;
+        let resp = client.post(&url).body("{}").send().await.unwrap();
+        assert_eq!(read_capped(resp, 1000).await, Err(Some(1000)));
+        let url = serve(
+            "HTTP/1.1 200 OK\r\ncontent-length: 500\r\nconnection: close\r\n\r\n".into(),
+            500,
+        )
+        .await;
+        let resp = client.post(&url).body("{}").send().await.unwrap();
+        assert_eq!(read_capped(resp, 1000).await.unwrap().len(), 500);
+        let url = serve(
+            "HTTP/1.1 302 Found\r\nlocation: http://127.0.0.1:1/steal\r\ncontent-length: 0\r\n\r\n"
+                .into(),
+            0,
+        )
+        .await;
+        let resp = client.post(&url).body("{}").send().await.unwrap();
+        assert_eq!(resp.status().as_u16(), 302, "the redirect is not followed");
+    }
 
     #[test]
     fn credentials_never_survive_redaction() {

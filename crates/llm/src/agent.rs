@@ -57,6 +57,14 @@ impl ModelSpec {
                 "{provider}: base URL {base_url:?} must start with http:// or https://"
             )));
         }
+        if base_url.contains(['?', '#']) || base_url.chars().any(char::is_control) {
+            return Err(LlmError::BadSpec(format!(
+                "{provider}: base URL {base_url:?} must not hold '?', '#' or control \
+                 characters: request paths are appended to it; give the server's base path \
+                 only (a key belongs in Settings → Providers & models or its env var)"
+            )));
+        }
+        check_model_name(provider, model.trim())?;
         Ok(Self {
             provider,
             base_url,
@@ -86,6 +94,36 @@ impl ModelSpec {
         self.settings = settings;
         self
     }
+}
+
+/// Refuses a model name that could change the URL it is sent to, or a terminal's output: control
+/// characters and `..` path segments for every kind, and for Gemini (whose wire puts the name in
+/// the URL path, `v1beta/models/{model}:generateContent`) also `/`, `?`, `#` and `%`.
+pub fn check_model_name(provider: Provider, model: &str) -> Result<(), LlmError> {
+    let bad = |why: &str| {
+        Err(LlmError::BadSpec(format!(
+            "{provider}: model name {model:?} {why}; give the name exactly as the provider \
+             lists it"
+        )))
+    };
+    if model.chars().any(char::is_control) {
+        return bad("holds a control character");
+    }
+    if model.split(['/', '\\']).any(|seg| seg.trim() == "..") {
+        return bad("holds a `..` path segment");
+    }
+    if provider == Provider::Gemini {
+        if let Some(c) = model.chars().find(|c| matches!(c, '/' | '?' | '#' | '%')) {
+            return bad(&format!(
+                "holds {c:?}, which a Gemini model name (part of the request's URL path) \
+                 never has"
+            ));
+        }
+        if model.contains("..") {
+            return bad("holds `..`, which a Gemini model name never has");
+        }
+    }
+    Ok(())
 }
 
 /// Largest response body read; a bigger one is a malformed response (a model answer is far
@@ -429,6 +467,7 @@ impl ModelAgent {
         if let Some(b) = &self.budget {
             b.check()?;
         }
+        check_model_name(self.spec.provider, &self.spec.model)?;
         provider::check_settings(self.spec.provider, &self.spec.model, &self.spec.settings)?;
         let req = self.request(messages, tools, tool_choice);
         let mut attempts = 0u32;
@@ -936,6 +975,48 @@ mod tests {
             .unwrap_err()
             .to_string();
         assert!(e.contains("http://"), "{e}");
+    }
+
+    #[test]
+    fn model_names_that_would_change_the_request_url_are_refused() {
+        // Kept: names with `/` where the name travels in the body.
+        for ok in [
+            "openrouter:deepseek/deepseek-r1",
+            "ollama:library/llama3:8b",
+            "gemini:gemini-2.5-pro",
+            "gemini:gemini-2.0-flash-001",
+        ] {
+            ModelSpec::parse(ok, None).unwrap();
+        }
+        assert!(ModelSpec::parse("openai-compatible:org/m", Some("http://127.0.0.1:9/v1")).is_ok());
+        let cases = [
+            ("gemini:x/../../v1beta/cachedContents?", "`..`"),
+            ("gemini:tunedModels/x", "'/'"),
+            ("gemini:gemini-pro:generateContent?alt=x", "'?'"),
+            ("gemini:m#frag", "'#'"),
+            ("gemini:m%2F..%2Fx", "'%'"),
+            ("gemini:m..x", "`..`"),
+            ("openrouter:a/../b", "`..`"),
+            ("openai:gpt-4o\u{1b}[2J", "control character"),
+        ];
+        for (spec, needle) in cases {
+            let e = ModelSpec::parse(spec, None).unwrap_err().to_string();
+            assert!(
+                e.contains(needle) && e.contains("model name"),
+                "{spec}: {e}"
+            );
+        }
+        // A query or fragment in a base URL would swallow the path Crucible appends.
+        for url in [
+            "http://10.0.0.7:8080/admin/api?q=",
+            "http://127.0.0.1:9/v1#x",
+            "http://127.0.0.1:9/v1\nx",
+        ] {
+            let e = ModelSpec::parse("openai-compatible:m", Some(url))
+                .unwrap_err()
+                .to_string();
+            assert!(e.contains("base URL") && e.contains("'?'"), "{url}: {e}");
+        }
     }
 
     #[test]

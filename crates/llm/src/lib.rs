@@ -24,7 +24,9 @@ mod registry;
 mod retry;
 mod secrets;
 
-pub use agent::{CallRecord, ModelAgent, ModelSpec, MAX_BODY_BYTES, MAX_ERROR_TEXT};
+pub use agent::{
+    check_model_name, CallRecord, ModelAgent, ModelSpec, MAX_BODY_BYTES, MAX_ERROR_TEXT,
+};
 pub use cache::{CacheKey, ResponseCache};
 pub use catalog::{
     Catalog, CatalogEntry, MaxTokensField, ModelProfile, Param, ReasoningControl, CATALOG_FILE,
@@ -49,7 +51,8 @@ pub use provider::{
 };
 pub use registry::{
     resolve_run_key, resolve_run_key_from_os, ConnectionTest, ModelEntry, ProviderEntry, Registry,
-    MAX_TIMEOUT_S, REGISTRY_FILE, REGISTRY_VERSION,
+    MAX_EXTRA_BODY_BYTES, MAX_EXTRA_HEADERS, MAX_EXTRA_HEADER_BYTES, MAX_TIMEOUT_S, REGISTRY_FILE,
+    REGISTRY_VERSION,
 };
 pub use retry::{
     format_rfc3339, is_retryable_status, parse_reset, parse_retry_after, parse_rfc3339, Clock,

@@ -26,19 +26,29 @@ const LIST_TIMEOUT: Duration = Duration::from_secs(20);
 /// The models the loopback server lists.
 pub const LOOPBACK_MODELS: [&str; 2] = ["loop-1", "loop-2"];
 
-/// Whether a key stored for a provider (keychain or variable) may be sent to list the models at
-/// `asked` (the form's base URL, `None`: the kind's default): only to the URL the provider was
-/// saved with (`saved`: `None` when it is not saved, `Some(None)` when saved with the kind's
-/// default), or to a hosted kind's own default address. A key typed into the form goes where
-/// the form says.
-pub fn stored_key_may_go(kind: Provider, asked: Option<&str>, saved: Option<Option<&str>>) -> bool {
+/// Whether a key stored for a provider (keychain or variable) may be sent to list the models of
+/// the form's `kind` at `asked` (the form's base URL, `None`: the kind's default). A saved
+/// provider (`saved`: its kind and saved base URL, `None` for its kind's default) lends its key
+/// only when the form keeps its kind and the target is its own URL (or its own kind's default
+/// when it has none); switching the kind or the URL in the form never moves it. A provider not
+/// saved (`saved`: `None`) gets a stored key only for a hosted kind's own default address. A key
+/// typed into the form goes where the form says.
+pub fn stored_key_may_go(
+    kind: Provider,
+    asked: Option<&str>,
+    saved: Option<(Provider, Option<&str>)>,
+) -> bool {
     let norm = |u: &str| u.trim().trim_end_matches('/').to_ascii_lowercase();
     let Some(target) = asked.or(kind.default_base_url()).map(norm) else {
         return false;
     };
-    let default = kind.default_base_url().map(norm);
-    let saved_url = saved.map(|s| s.or(kind.default_base_url()).map(norm));
-    matches!(saved_url, Some(Some(ref s)) if *s == target) || default.as_ref() == Some(&target)
+    match saved {
+        Some((saved_kind, url)) => {
+            saved_kind == kind
+                && url.or(saved_kind.default_base_url()).map(norm).as_ref() == Some(&target)
+        }
+        None => kind.default_base_url().map(norm).as_ref() == Some(&target),
+    }
 }
 
 /// The names of the models `kind`'s server at `base_url` (its default when `None`) serves,
@@ -510,28 +520,45 @@ mod tests {
         );
         // A stored key: only to the saved URL, or a hosted kind's own address.
         let lab = Some("http://10.0.0.5:8000/v1");
+        let saved_lab = Some((Provider::OpenAiCompatible, lab));
         assert!(stored_key_may_go(
             Provider::OpenAiCompatible,
             lab,
-            Some(lab)
+            saved_lab
         ));
         assert!(stored_key_may_go(
             Provider::OpenAiCompatible,
             Some("http://10.0.0.5:8000/v1/"),
-            Some(lab)
+            saved_lab
         ));
         assert!(!stored_key_may_go(
             Provider::OpenAiCompatible,
             Some("http://evil.example/v1"),
-            Some(lab)
+            saved_lab
         ));
         assert!(!stored_key_may_go(Provider::OpenAiCompatible, lab, None));
         assert!(stored_key_may_go(Provider::OpenAi, None, None));
-        assert!(stored_key_may_go(Provider::OpenAi, None, Some(None)));
+        assert!(stored_key_may_go(
+            Provider::OpenAi,
+            None,
+            Some((Provider::OpenAi, None))
+        ));
         assert!(!stored_key_may_go(
             Provider::OpenAi,
             Some("http://127.0.0.1:9/v1"),
-            Some(None)
+            Some((Provider::OpenAi, None))
+        ));
+        // The kind switched in the form (URL cleared): the saved gateway's key never goes to the
+        // new kind's default host, hosted (OpenAI) or local plain http (Ollama).
+        for other in [Provider::OpenAi, Provider::Ollama, Provider::Anthropic] {
+            assert!(!stored_key_may_go(other, None, saved_lab), "{other}");
+        }
+        // A saved OpenAI provider at a gateway lends its key to that gateway only, not to
+        // api.openai.com.
+        assert!(!stored_key_may_go(
+            Provider::OpenAi,
+            None,
+            Some((Provider::OpenAi, Some("https://gw.corp/v1")))
         ));
     }
 }

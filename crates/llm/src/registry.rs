@@ -15,7 +15,7 @@ use ts_rs::TS;
 use super::agent::ModelSpec;
 use super::price::{ModelPrice, PriceTable};
 use super::probe::probe;
-use super::provider::{ModelSettings, Provider};
+use super::provider::{ModelSettings, Provider, RESERVED_HEADERS};
 use super::secrets::{provider_account, resolve_key, KeySource, SecretStore};
 use super::LlmError;
 
@@ -77,6 +77,73 @@ pub struct ProviderEntry {
 
 /// The longest timeout a provider or model may set (a day), in seconds.
 pub const MAX_TIMEOUT_S: f64 = 86_400.0;
+
+/// The most `extra_headers` one model's settings may add.
+pub const MAX_EXTRA_HEADERS: usize = 32;
+
+/// The most bytes of `extra_headers` (names and values) one model's settings may add.
+pub const MAX_EXTRA_HEADER_BYTES: usize = 16 << 10;
+
+/// The most bytes of `extra_body` (as JSON) one model's settings may merge into a request.
+pub const MAX_EXTRA_BODY_BYTES: usize = 64 << 10;
+
+/// The problem of a model's `extra_headers` or `extra_body`, if they have one: `(field, why)`.
+/// Key headers (`authorization`, `x-api-key`, `x-goog-api-key`, `api-key`, …) are Crucible's
+/// own; the sizes are capped ([`MAX_EXTRA_HEADERS`], [`MAX_EXTRA_HEADER_BYTES`],
+/// [`MAX_EXTRA_BODY_BYTES`]).
+fn bad_extras(s: &ModelSettings) -> Option<(&'static str, String)> {
+    let h = &s.extra_headers;
+    if h.len() > MAX_EXTRA_HEADERS {
+        return Some((
+            "extra_headers",
+            format!("{} headers; at most {MAX_EXTRA_HEADERS}", h.len()),
+        ));
+    }
+    let bytes: usize = h.iter().map(|(k, v)| k.len() + v.len()).sum();
+    if bytes > MAX_EXTRA_HEADER_BYTES {
+        return Some((
+            "extra_headers",
+            format!("{bytes} bytes; at most {MAX_EXTRA_HEADER_BYTES}"),
+        ));
+    }
+    for (name, value) in h {
+        let valid = !name.is_empty()
+            && name
+                .bytes()
+                .all(|b| b.is_ascii_alphanumeric() || b"!#$%&'*+-.^_`|~".contains(&b));
+        if !valid {
+            return Some(("extra_headers", format!("{name:?} is not a header name")));
+        }
+        if RESERVED_HEADERS.contains(&name.to_ascii_lowercase().as_str()) {
+            return Some((
+                "extra_headers",
+                format!(
+                    "{name:?} is set by Crucible itself (a key goes in the keychain or its env \
+                     var, never in a header setting)"
+                ),
+            ));
+        }
+        if value.chars().any(char::is_control) {
+            return Some((
+                "extra_headers",
+                format!("the value of {name:?} holds a control character"),
+            ));
+        }
+    }
+    if let Some(b) = &s.extra_body {
+        if !b.is_object() {
+            return Some(("extra_body", "must be a JSON object".into()));
+        }
+        let n = b.to_string().len();
+        if n > MAX_EXTRA_BODY_BYTES {
+            return Some((
+                "extra_body",
+                format!("{n} bytes as JSON; at most {MAX_EXTRA_BODY_BYTES}"),
+            ));
+        }
+    }
+    None
+}
 
 /// A timeout setting's problem, if it has one.
 fn bad_timeout(t: Option<f64>) -> Option<String> {
@@ -170,6 +237,16 @@ impl ProviderEntry {
                         format!("{u:?} must be an http:// or https:// URL with a host"),
                     ));
                 }
+                if u.contains(['?', '#']) || u.chars().any(char::is_control) {
+                    return Err(bad(
+                        path,
+                        format!("{at}.base_url"),
+                        format!(
+                            "{u:?} must not hold '?', '#' or control characters: request \
+                             paths are appended to it"
+                        ),
+                    ));
+                }
             }
             (None, Some(_)) => {}
         }
@@ -198,6 +275,9 @@ impl ProviderEntry {
             let mat = format!("{at}.models[{i}]");
             if let Some(why) = bad_timeout(m.settings.timeout_s) {
                 return Err(bad(path, format!("{mat}.settings.timeout_s"), why));
+            }
+            if let Some((field, why)) = bad_extras(&m.settings) {
+                return Err(bad(path, format!("{mat}.settings.{field}"), why));
             }
             if m.name.trim().is_empty() {
                 return Err(bad(path, format!("{mat}.name"), "must not be empty"));
@@ -540,8 +620,22 @@ mod tests {
         env.key_env = Some("lower-case".into());
         let mut wire = entry("ok", Provider::Anthropic, None);
         wire.models[0].settings.wire = Some(crate::Wire::Responses);
+        let mut key_header = entry("ok", Provider::OpenAi, None);
+        key_header.models[0]
+            .settings
+            .extra_headers
+            .insert("Api-Key".into(), "k".into());
+        let mut big_body = entry("ok", Provider::OpenAi, None);
+        big_body.models[0].settings.extra_body =
+            Some(serde_json::json!({"pad": "x".repeat(MAX_EXTRA_BODY_BYTES)}));
         let cases = [
             (wire, "providers[0].models[0].settings.wire"),
+            (key_header, "providers[0].models[0].settings.extra_headers"),
+            (big_body, "providers[0].models[0].settings.extra_body"),
+            (
+                entry("x", Provider::Ollama, Some("http://h:1/api?x=")),
+                "providers[0].base_url",
+            ),
             (entry("Bad Id", Provider::OpenAi, None), "providers[0].id"),
             (
                 entry("x", Provider::OpenAiCompatible, None),

@@ -36,8 +36,8 @@ pub enum Origin {
     Stored {
         /// The run (named in refusals).
         run_id: String,
-        /// Base URLs the local user allowed for provider kinds' keys (config
-        /// `trusted_base_urls`, `--trust-base-url`); full URLs, credentials included.
+        /// Base URLs the local user allowed for stored specs' models and provider kinds' keys
+        /// (config `trusted_base_urls`, `--trust-base-url`); full URLs, credentials included.
         trusted: Vec<String>,
     },
 }
@@ -83,8 +83,9 @@ fn saved_url(p: &crucible_llm::ProviderEntry) -> Option<String> {
         .map(norm)
 }
 
-/// Whether a provider kind's key may go to `url` for a stored spec: the kind's default URL, a
-/// saved provider of that kind at that URL (its own key goes there), or a URL the user allowed.
+/// Whether a model of `kind` (and the kind's key) may be called at `url` for a stored spec: the
+/// kind's default URL, a saved provider of that kind at that URL (its own key goes there), or a
+/// URL the user allowed.
 fn owned(reg: &Registry, kind: Provider, url: &str, trusted: &[String]) -> bool {
     let u = norm(url);
     kind.default_base_url().map(norm).as_deref() == Some(u.as_str())
@@ -96,8 +97,9 @@ fn owned(reg: &Registry, kind: Provider, url: &str, trusted: &[String]) -> bool 
 }
 
 /// The key for a provider model of a run whose URL `spec.base_url` has been resolved (see
-/// [`resolve_models`]): [`resolve_key`], refused for a stored spec when a key would go to a URL
-/// its owner did not configure for it.
+/// [`resolve_models`]): [`resolve_key`]. For a stored spec, a model (with a key or without) at a
+/// URL this machine's user did not configure is refused: only its kind's default URL, a saved
+/// provider's URL of its kind, or a trusted URL.
 pub fn key_for(
     data_dir: &Path,
     spec: &ModelSpec,
@@ -107,26 +109,26 @@ pub fn key_for(
     if let (Origin::Stored { run_id, trusted }, None) = (origin, provider) {
         let reg = Registry::load(data_dir).unwrap_or_default();
         if !owned(&reg, spec.provider, &spec.base_url, trusted) {
-            // Keyless (Ollama, OpenAI-compatible without a key): nothing to leak.
-            match resolve_key(data_dir, spec, None) {
-                Ok(None) => return Ok(None),
-                _ => {
-                    return Err(untrusted(
-                        run_id,
-                        format!(
-                            "its spec sends {}:{} to {}, a URL you have not allowed for your {} \
-                             key; nothing was sent. If you trust that server, pass \
-                             --trust-base-url {} (or add it to trusted_base_urls in the config \
-                             file), or save it as a provider in Settings → Providers & models",
-                            spec.provider,
-                            shown(&spec.model),
-                            shown(&redact_base_url(&spec.base_url)),
-                            spec.provider,
-                            shown(&redact_base_url(&spec.base_url)),
-                        ),
-                    ))
-                }
-            }
+            // Keyed or not, a stored spec never chooses where this machine sends requests: a
+            // keyless model's answer (or error text) is stored where every reader of the run
+            // sees it, so an unvetted URL would make this machine an open proxy.
+            let whose = match resolve_key(data_dir, spec, None) {
+                Ok(None) => String::new(),
+                _ => format!(" for your {} key", spec.provider),
+            };
+            let url = shown(&redact_base_url(&spec.base_url));
+            return Err(untrusted(
+                run_id,
+                format!(
+                    "its spec sends {}:{} to {url}, a URL you have not allowed{whose}; nothing \
+                     was sent (a stored run's models are called only at their kind's default \
+                     URL, a saved provider's URL, or a URL you trust). If you trust that \
+                     server, pass --trust-base-url {url} (or add it to trusted_base_urls in the \
+                     config file), or save it as a provider in Settings → Providers & models",
+                    spec.provider,
+                    shown(&spec.model),
+                ),
+            ));
         }
     }
     Ok(resolve_key(data_dir, spec, provider)?)
@@ -584,6 +586,9 @@ mod tests {
             redact_base_url("http://127.0.0.1:9/v1"),
             "http://127.0.0.1:9/v1"
         );
+        // A query would swallow the request path: refused as a base URL.
+        assert!(ModelRef::parse("openai-compatible:m", Some(u)).is_err());
+        let u = "http://gw:GATEWAYSECRET42@10.0.0.1:8000/v1/sk0123456789abcdefSECRET44";
         let m = ModelRef::parse("openai-compatible:m", Some(u)).unwrap();
         let j = m.spec_json().to_string();
         assert!(!j.contains("SECRET"), "{j}");

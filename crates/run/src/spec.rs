@@ -620,7 +620,8 @@ impl RunSpec {
     /// ([`MAX_STORED_SPEC_BYTES`]), every string ([`MAX_STORED_STRING`]) and list
     /// ([`MAX_STORED_ENTRIES`]), rounds, concurrency — and each pinned pack's `path` must be a
     /// plain absolute folder outside `/proc`, `/sys` and `/dev` (it is never opened: packs are
-    /// found again by name on this machine). Errors name the field.
+    /// found again by name on this machine); each `model_settings` entry passes the checks of a
+    /// new run's settings (`models::apply_overrides`). Errors name the field.
     pub fn from_stored(run_id: &str, text: &str) -> Result<Self, RunError> {
         // Printed as is to terminals and dialogs: a stored value's control characters (terminal
         // escapes) are replaced.
@@ -665,6 +666,21 @@ impl RunSpec {
                     p.path
                 )));
             }
+        }
+        for (m, v) in &spec.model_settings {
+            let kind = m
+                .split_once(':')
+                .and_then(|(k, _)| crucible_llm::Provider::parse(k).ok());
+            let (true, Some(kind), Some(o)) = (spec.models.contains(m), kind, v.as_object()) else {
+                return Err(refuse(format!(
+                    "model_settings[{m:?}] is not an object of settings for one of the run's \
+                     provider models"
+                )));
+            };
+            // The checks a new run's settings pass (names, ranges, timeout at most
+            // MAX_TIMEOUT_S, no key headers, extra_body and extra_headers sizes).
+            crate::models::apply_overrides(m, kind, &crucible_llm::ModelSettings::default(), o)
+                .map_err(|e| refuse(format!("model_settings[{m:?}]: {e}")))?;
         }
         spec.validate_for(&[]).map_err(|e| refuse(e.to_string()))
     }
@@ -1121,6 +1137,51 @@ mod tests {
             .unwrap_err()
             .to_string()
             .contains("bytes"));
+    }
+
+    #[test]
+    fn stored_model_settings_are_checked_like_a_new_runs_naming_the_field() {
+        let m = "openai-compatible:m";
+        let stored = |settings: serde_json::Value| {
+            let mut spec = RunSpec::new(vec!["pilot".into()], vec![m.into()]);
+            spec.base_url = Some("http://127.0.0.1:9/v1".into());
+            spec.model_settings.insert(m.into(), settings);
+            RunSpec::from_stored("r", &serde_json::to_string(&spec).unwrap())
+        };
+        assert!(stored(serde_json::json!({"temperature": 0.5, "timeout_s": 30.0})).is_ok());
+        let cases = [
+            (serde_json::json!({"timeout_s": 1e7}), "timeout_s"),
+            (
+                serde_json::json!({"extra_headers": {"authorization": "Bearer x"}}),
+                "authorization",
+            ),
+            (
+                serde_json::json!({"extra_headers": {"Api-Key": "x"}}),
+                "Api-Key",
+            ),
+            (
+                serde_json::json!({"extra_body": {"pad": "x".repeat(4000), "more": vec!["y".repeat(4000); 20]}}),
+                "extra_body",
+            ),
+            (serde_json::json!({"temprature": 0}), "temprature"),
+            (serde_json::json!("x"), "model_settings"),
+        ];
+        for (settings, needle) in cases {
+            let e = stored(settings.clone()).unwrap_err().to_string();
+            assert!(
+                e.contains(needle) && e.contains("run r") && e.contains("model_settings"),
+                "{settings}: {e}"
+            );
+        }
+        // Settings for a model the run does not have.
+        let mut spec = RunSpec::new(vec!["pilot".into()], vec![m.into()]);
+        spec.base_url = Some("http://127.0.0.1:9/v1".into());
+        spec.model_settings
+            .insert("openai:other".into(), serde_json::json!({}));
+        let e = RunSpec::from_stored("r", &serde_json::to_string(&spec).unwrap())
+            .unwrap_err()
+            .to_string();
+        assert!(e.contains("openai:other"), "{e}");
     }
 
     #[test]

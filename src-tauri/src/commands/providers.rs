@@ -74,11 +74,14 @@ pub async fn provider_models(
     let key = match typed {
         Some(k) => Some(k),
         None => {
-            // A stored key goes only where it was saved for (or to a hosted kind's own address),
-            // never to a URL typed into the form since.
+            // A stored key goes only where it was saved for (the saved kind and URL; for a
+            // provider not saved, a hosted kind's own address), never to a kind or URL typed
+            // into the form since.
             let config = state.config()?;
             let registry = Registry::load(&config.data_dir)?;
-            let saved = registry.provider(&entry.id).map(|p| p.base_url.as_deref());
+            let saved = registry
+                .provider(&entry.id)
+                .map(|p| (p.kind, p.base_url.as_deref()));
             let key = entry
                 .resolve_key(state.keychain.as_ref(), crucible_core::config::process_env)
                 .map(|(k, _)| k)
@@ -87,7 +90,7 @@ pub async fn provider_models(
                 && !crucible_llm::stored_key_may_go(entry.kind, entry.base_url.as_deref(), saved)
             {
                 return Err(crate::CommandError::invalid_msg(
-                    "the stored key is sent only to the address it was saved with; type the key \
+                    "the stored key is sent only to the kind and address it was saved with; type the key \
                      into the form to list this address's models, or save the provider first",
                 ));
             }

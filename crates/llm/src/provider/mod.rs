@@ -25,6 +25,7 @@ pub(crate) use choice::apply_tool_choice;
 
 pub use decode::{decode, DecodeError};
 pub use encode::{encode, encode_request, encode_with_tools};
+pub(crate) use params::RESERVED_HEADERS;
 pub use params::{check_settings, explain_refusal};
 
 /// The wire formats Crucible speaks. Which one a model uses: [`Provider::wire_for`] (the

@@ -12,10 +12,12 @@ pub(crate) const WHERE_SETTINGS: &str =
     "Settings → Providers & models, or the run's model settings";
 
 /// Header names Crucible sets itself (the key headers among them); `extra_headers` may not.
-pub(crate) const RESERVED_HEADERS: [&str; 7] = [
+pub(crate) const RESERVED_HEADERS: [&str; 9] = [
     "authorization",
+    "proxy-authorization",
     "x-api-key",
     "x-goog-api-key",
+    "api-key",
     "anthropic-version",
     "content-type",
     "content-length",
