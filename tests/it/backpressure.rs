@@ -457,3 +457,73 @@ async fn a_refused_key_stops_that_providers_samples_and_says_where_to_fix_it() {
     assert_eq!(report["status"], "finished", "{all}");
     assert_eq!(report["finished"], 6, "{all}");
 }
+
+/// Issue 43, item 4: the response cache is scoped to the saved provider entry. Two entries at one
+/// URL with one model name (two keys, two accounts): the second entry's run, whose key is wrong,
+/// is not answered from the first entry's cached answers (and so scored as if its key worked);
+/// it meets the refusal and stops.
+#[tokio::test(flavor = "multi_thread")]
+async fn one_providers_cached_answers_never_answer_another_providers_samples() {
+    let (base, seen) = keyed_loopback().await;
+    let dir = tempfile::tempdir().unwrap();
+    let (data, db) = (dir.path().join("data"), dir.path().join("c.db"));
+    std::fs::create_dir_all(&data).unwrap();
+    let pid = std::process::id();
+    let (bad_var, good_var) = (
+        format!("IT_SCOPE_BAD_{pid}"),
+        format!("IT_SCOPE_GOOD_{pid}"),
+    );
+    std::env::set_var(&bad_var, "sk-bad-key");
+    std::env::set_var(&good_var, "sk-good-key");
+    std::fs::write(
+        data.join("providers.json"),
+        json!({"version": 1, "providers": [
+            {"id": "team", "kind": "openai-compatible", "base_url": base, "key_env": good_var,
+             "models": [{"name": "alpha"}]},
+            {"id": "mine", "kind": "openai-compatible", "base_url": base, "key_env": bad_var,
+             "models": [{"name": "alpha"}]}]})
+        .to_string(),
+    )
+    .unwrap();
+    let db = db.to_str().unwrap().to_string();
+    let run_with = |entry: &str| -> Vec<String> {
+        [
+            "run",
+            "--db",
+            &db,
+            "--bench",
+            "intent2tx",
+            "--model",
+            "openai-compatible:alpha",
+            "--provider",
+            &format!("openai-compatible:alpha={entry}"),
+            "--limit",
+            "3",
+            "--prompt-type",
+            "direct",
+            "--no-execute",
+            "--concurrency",
+            "1",
+            "--json",
+        ]
+        .iter()
+        .map(|s| s.to_string())
+        .collect()
+    };
+    for (entry, status) in [("team", "finished"), ("mine", "cancelled")] {
+        let args = run_with(entry);
+        let data = data.clone();
+        let (_ok, report, all) = tokio::task::spawn_blocking(move || {
+            let a: Vec<&str> = args.iter().map(String::as_str).collect();
+            crucible(&data, &a)
+        })
+        .await
+        .unwrap();
+        assert_eq!(report["status"], status, "{entry}: {all}");
+    }
+    assert_eq!(
+        seen.models().len(),
+        4,
+        "three answers for team, then one refused call for mine (none from team's cache)"
+    );
+}

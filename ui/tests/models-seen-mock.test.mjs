@@ -233,3 +233,19 @@ test("Settings keeps a provider's calls-at-once limit: shown, edited, a bad valu
   assert.equal(saved[1].max_concurrency ?? null, null);
   await page.close();
 });
+
+test("Settings says when keys will not survive a restart (kernel keyring) and how to keep them", async () => {
+  for (const [keychain, shown] of [["keyutils", true], ["secret-service", false]]) {
+    const { page } = await open("#/settings/providers", (cmd) => {
+      switch (cmd) {
+        case "list_providers": return { ok: { file: "/data/providers.json", keychain, providers: [], builtin_agents: [] } };
+        case "model_catalog": return { ok: catalog(null) };
+        default: return { ok: null };
+      }
+    });
+    await page.locator("#providers-intro").waitFor();
+    assert.equal(await page.locator("#keychain-not-persistent").count(), shown ? 1 : 0, keychain);
+    if (shown) assert.match(await page.locator("#keychain-not-persistent").innerText(), /forgotten when the computer restarts.*desktop keyring/s);
+    await page.close();
+  }
+});

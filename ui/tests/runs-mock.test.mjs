@@ -318,6 +318,8 @@ test("a finished run names models as the user did, splits errors from wrong answ
   await row.waitFor();
   assert.equal((await row.locator("[data-field=models]").innerText()).trim(), "builtin:reference, lab · llama-3-70b");
   assert.equal((await row.locator("[data-field=passed]").innerText()).trim(), "12 passed");
+  assert.match(await row.innerText(), /finished with errors/, "3 errors: never a plain green finished");
+  assert.equal(await row.locator(".badge.ok").count(), 0);
   assert.equal((await row.locator("[data-field=wrong]").innerText()).trim(), "5 wrong answers");
   await row.locator("[data-field=errors] summary").click();
   const reasons = await row.locator("[data-field=error-reason]").allInnerTexts();

@@ -193,6 +193,9 @@ pub struct ModelAgent {
     prices: Arc<PriceTable>,
     budget: Option<Budget>,
     cache: Option<ResponseCache>,
+    /// The saved provider entry the calls go through: part of the cache key, so two entries at
+    /// one URL (two keys, two accounts) never answer each other's samples.
+    cache_scope: Option<String>,
     sample: u64,
     calls: Vec<CallRecord>,
 }
@@ -280,6 +283,7 @@ impl ModelAgent {
             prices: Arc::new(PriceTable::builtin()),
             budget: None,
             cache: None,
+            cache_scope: None,
             sample: 0,
             calls: Vec::new(),
         })
@@ -352,6 +356,13 @@ impl ModelAgent {
     /// Reads and writes answers through `cache` (`None` disables caching).
     pub fn with_cache(mut self, cache: Option<ResponseCache>) -> Self {
         self.cache = cache;
+        self
+    }
+
+    /// Scopes the response cache to a saved provider entry (its id): its answers are neither
+    /// taken from nor given to another entry, even at the same URL and model.
+    pub fn with_cache_scope(mut self, entry: &str) -> Self {
+        self.cache_scope = (!entry.is_empty()).then(|| entry.to_string());
         self
     }
 
@@ -448,6 +459,7 @@ impl ModelAgent {
             sample: self.sample,
             tools,
             tool_choice,
+            scope: self.cache_scope.as_deref(),
         };
         if let Some(hit) = self.cache.as_ref().and_then(|c| c.get(&key)) {
             tracing::debug!(target: "llm::cache", model = %self.spec.model, "cache hit");

@@ -32,6 +32,9 @@ pub struct CacheKey<'a> {
     pub tools: &'a [crucible_core::ToolSpec],
     /// How the tools must be used (none: the key is what it was before tool choice).
     pub tool_choice: Option<&'a crucible_core::ToolChoice>,
+    /// The saved provider entry the call went through (none: a model named by kind and URL; the
+    /// key is then what it was before scopes).
+    pub scope: Option<&'a str>,
 }
 
 impl CacheKey<'_> {
@@ -51,6 +54,9 @@ impl CacheKey<'_> {
         }
         if let Some(choice) = self.tool_choice {
             m["tool_choice"] = json!(choice);
+        }
+        if let Some(scope) = self.scope {
+            m["scope"] = json!(scope);
         }
         m
     }
@@ -191,6 +197,7 @@ mod tests {
             sample: 0,
             tools: &[],
             tool_choice: None,
+            scope: None,
         };
         let tools = [crucible_core::ToolSpec {
             name: "t".into(),
@@ -228,6 +235,10 @@ mod tests {
             },
             CacheKey {
                 tool_choice: Some(&crucible_core::ToolChoice::Required),
+                ..base.clone()
+            },
+            CacheKey {
+                scope: Some("work-account"),
                 ..base.clone()
             },
         ];

@@ -1411,7 +1411,8 @@ fn model_agent(
     let mut a = ModelAgent::new(spec.clone(), key)?
         .with_limiter(sh.limits.limiter(spec.provider.as_str(), &spec.base_url))
         .with_prices(Arc::clone(&sh.prices))
-        .with_cache(sh.cache.clone());
+        .with_cache(sh.cache.clone())
+        .with_cache_scope(provider.unwrap_or_default());
     if let Some(b) = &sh.budget {
         a = a.with_budget(b.clone());
     }

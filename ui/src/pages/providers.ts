@@ -368,6 +368,14 @@ export async function renderProviders(root: HTMLElement): Promise<void> {
         `Keys live in the OS keychain (${view.keychain}), never in files, results or exports; environment variables are the fallback. Saved in `,
         h("span", { class: "mono" }, view.file), "."),
       addBtn),
+    // The kernel keyring (the fallback when no desktop keyring answers) forgets keys at reboot.
+    view.keychain === "keyutils"
+      ? h("p", { class: "notice", id: "keychain-not-persistent", role: "note" },
+        h("strong", {}, "Keys saved here are forgotten when the computer restarts. "),
+        "No desktop keyring answered, so keys are kept in the kernel's keyring, which lasts until a reboot. ",
+        "For keys that last, start a desktop keyring (GNOME Keyring or KWallet) and save them again here, ",
+        "or also set each key in the environment variable shown on its provider.")
+      : null,
     formSlot, list);
   draw();
 }

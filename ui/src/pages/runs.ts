@@ -64,6 +64,8 @@ function shownStatus(r: RunListItem, live: boolean): { label: string; cls: strin
   }
   if (r.status === "running" && r.held_by) return { label: "running elsewhere", cls: "info", resumable: false };
   if (r.status === "running") return { label: "interrupted", cls: "warn", resumable: true };
+  // Samples whose provider or infrastructure failed were not scored: never a plain green run.
+  if (r.status === "finished" && r.failed > 0) return { label: "finished with errors", cls: "warn", resumable: false };
   if (r.status === "finished") return { label: "finished", cls: "ok", resumable: false };
   return { label: r.status, cls: "warn", resumable: incomplete };
 }
@@ -95,7 +97,8 @@ function liveCard(s: LiveStatus, cancel: HTMLElement, name: string | null): HTML
   const running = s.status === "running" || s.status === "starting";
   return h("section", { class: "card live", id: `live-${s.run_id}`, "data-status": s.status, "aria-label": `Run ${runText({ run_id: s.run_id, name })} progress` },
     h("div", { class: "card-head" },
-      h("h2", {}, "Run ", runTitle({ run_id: s.run_id, name }), " ", h("span", { class: `badge ${s.status === "finished" ? "ok" : running ? "info" : "warn"}`, "data-field": "live-status" }, s.status)),
+      h("h2", {}, "Run ", runTitle({ run_id: s.run_id, name }), " ", h("span", { class: `badge ${s.status === "finished" && s.failed === 0 ? "ok" : running ? "info" : "warn"}`, "data-field": "live-status" },
+        s.status === "finished" && s.failed > 0 ? "finished with errors" : s.status)),
       running ? cancel : null),
     h("div", { class: "live-main" },
       bar(s.done, total, `Run ${s.run_id}: ${s.done} of ${total} samples`),
