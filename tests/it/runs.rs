@@ -1323,7 +1323,8 @@ async fn one_run_mixes_two_saved_providers_with_their_own_urls_and_keys_and_resu
         b.requests()
     );
 
-    // Keys swapped: each server refuses the other's key, and the samples say so.
+    // Keys swapped: each server refuses the other's key; the run stops that model at the first
+    // refusal (nothing scored as its answer) and says whose key to fix.
     std::env::set_var(&va, "key-beta-22");
     let mut s2 = spec(&["pilot"], &["openai-compatible:alpha"]);
     s2.limit = Some(1);
@@ -1337,17 +1338,13 @@ async fn one_run_mixes_two_saved_providers_with_their_own_urls_and_keys_and_resu
     )]);
     let ctx = RunContext::new(config.clone(), store.clone(), loader());
     let wrong = run::start(&ctx, s2).await.unwrap();
-    let samples = store.samples(&wrong.run_id).await.unwrap();
-    assert!(!samples.is_empty());
-    for (_, s) in &samples {
-        assert_eq!(s.outcome, "agent_error");
-        assert!(
-            s.error.as_deref().unwrap_or("").contains("401")
-                || s.error.as_deref().unwrap_or("").contains("key"),
-            "{:?}",
-            s.error
-        );
-    }
+    assert_eq!(wrong.status, "cancelled", "{wrong:?}");
+    assert!(store.samples(&wrong.run_id).await.unwrap().is_empty());
+    let notes = wrong.notes.join(" ");
+    assert!(
+        notes.contains(&format!("the key for provider {ida} was refused")) && notes.contains("401"),
+        "{notes}"
+    );
     std::env::set_var(&va, "key-alpha-1");
 
     // A provider that is not saved (any more) is refused, naming it: in the form and on resume.
