@@ -6,7 +6,7 @@ import { test } from "node:test";
 import assert from "node:assert/strict";
 import { mkdirSync } from "node:fs";
 import { join } from "node:path";
-import { open, shots, useBrowser } from "./harness.mjs";
+import { expectAttr, expectCount, expectState, expectText, open, shots, until, useBrowser } from "./harness.mjs";
 
 useBrowser();
 const STATUS = { version: "0.1.0", data_dir: "/data/crucible", project_dir: "/src", content_origin: "the project checkout this build was made from",
@@ -57,10 +57,10 @@ test("tasks page lists, filters and opens tasks without parsing titles as HTML",
   assert.equal(await page.locator("#task-list img").count(), 0, "task text is never parsed as HTML");
   assert.match(await page.locator("#task-problems").innerText(), /1 file\(s\) did not load/);
   await page.selectOption("#task-bench", "pilot");
-  assert.equal(await page.locator("#task-list li").count(), 1);
+  await expectCount(page.locator("#task-list li"), 1, "the list narrowed to PILOT-Bench");
   await page.selectOption("#task-bench", "");
   await page.fill("#task-search", "unwrap");
-  assert.deepEqual(await page.locator("#task-list .task-id").allInnerTexts(), ["gen-1"]);
+  await until(() => page.locator("#task-list .task-id").allInnerTexts(), (ids) => JSON.stringify(ids) === '["gen-1"]', "the search to find gen-1 alone");
   await page.fill("#task-search", "");
   await page.click("#task-questbench-bnb_transfer_basic");
   await page.locator("#task-title").waitFor();
@@ -68,9 +68,8 @@ test("tasks page lists, filters and opens tasks without parsing titles as HTML",
   assert.equal(await page.locator("#task-detail img").count(), 0);
   // The editor shows the loader's message with the field named.
   await page.click("#tab-edit");
-  await page.locator("#editor-error").waitFor();
-  assert.equal(await page.getAttribute("#editor-error", "data-field"), "checks");
-  assert.match(await page.locator("#editor-error").innerText(), /check weights sum to 90/);
+  await expectAttr(page.locator("#editor-error"), "data-field", "checks", "the loader's error to name the field");
+  await expectText(page.locator("#editor-error"), /check weights sum to 90/);
   await page.close();
 });
 
@@ -91,7 +90,8 @@ test("dry-run sends the chosen solution and a chain failure shows a chain error 
   await page.selectOption("#dry-solution", "pasted");
   await page.fill("#dry-pasted", "export async function executeSkill() { return {}; }");
   await page.click("#dry-run-btn");
-  await page.locator("#dry-error").waitFor();
+  // The first run's error box is still there: wait for the second request itself.
+  await until(async () => sent.length, (n) => n === 2, "the second dry run to be sent");
   assert.deepEqual(sent.map((a) => a.solution), [
     { kind: "wrong", index: 0 },
     { kind: "pasted", text: "export async function executeSkill() { return {}; }" },
@@ -122,9 +122,8 @@ test("an Intent2Tx instance is edited with field-named errors, completion, and s
   await page.locator("#editor-valid").waitFor();
   const text = await page.inputValue("#editor");
   await page.fill("#editor", text.replace("0xC02aaA39b223FE8D0A0e5C4F27eAD9083C756Cc2", "0x12"));
-  await page.locator("#editor-error").waitFor();
-  assert.equal(await page.getAttribute("#editor-error", "data-field"), "ground_truth.contract_address");
-  assert.match(await page.locator("#editor-error").innerText(), /Field ground_truth\.contract_address/);
+  await expectAttr(page.locator("#editor-error"), "data-field", "ground_truth.contract_address", "the bad address to be named");
+  await expectText(page.locator("#editor-error"), /Field ground_truth\.contract_address/);
   // Completion offers the categories where a category goes.
   await page.fill("#editor", text.replace('"AssetTransformation"', '"'));
   await page.evaluate(() => {
