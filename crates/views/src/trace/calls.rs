@@ -109,7 +109,7 @@ fn plural(n: usize, one: &str, many: &str) -> String {
 }
 
 fn reasoning_view(r: &crucible_core::Reasoning) -> Option<ReasoningView> {
-    let (mut thinking, mut signed, mut redacted, mut signatures) = (0, 0, 0, 0);
+    let (mut thinking, mut signed, mut redacted, mut signatures, mut items) = (0, 0, 0, 0, 0);
     let mut block_text = String::new();
     for p in &r.parts {
         match p {
@@ -127,6 +127,7 @@ fn reasoning_view(r: &crucible_core::Reasoning) -> Option<ReasoningView> {
             }
             ReasoningPart::Redacted { .. } => redacted += 1,
             ReasoningPart::Signature { .. } => signatures += 1,
+            ReasoningPart::Item { .. } => items += 1,
         }
     }
     let whole = if r.text.is_empty() {
@@ -156,6 +157,12 @@ fn reasoning_view(r: &crucible_core::Reasoning) -> Option<ReasoningView> {
         opaque.push(format!(
             "{} (opaque, sent back unchanged, not shown)",
             plural(signatures, "thought signature", "thought signatures")
+        ));
+    }
+    if items > 0 {
+        opaque.push(format!(
+            "{} (encrypted by the provider, sent back unchanged, not shown)",
+            plural(items, "reasoning item", "reasoning items")
         ));
     }
     if whole.trim().is_empty() && opaque.is_empty() {
