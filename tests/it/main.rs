@@ -30,6 +30,7 @@ mod power;
 mod providers;
 mod quest;
 mod quest_bank;
+mod readme;
 mod report;
 mod results;
 mod results_base;
