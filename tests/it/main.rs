@@ -42,6 +42,7 @@ mod seam_matrix;
 mod store;
 mod streaming;
 mod studio;
+mod studio_copy;
 mod support;
 mod throughput;
 mod trust;

@@ -619,7 +619,23 @@ key_env: string | null,
 /**
  * The models saved for it.
  */
-models: Array<ModelEntry>, };
+models: Array<ModelEntry>, 
+/**
+ * Most calls in flight to this provider at once, over every run of the app (a provider's
+ * own concurrency limit, e.g. a local server that answers one request at a time);
+ * `None`: each run's `--concurrency` alone bounds it.
+ */
+max_concurrency?: number, 
+/**
+ * The timeout of its calls in seconds: the longest wait for the model's data (see
+ * docs/llm.md, "Streaming and timeouts"). `None`: `CRUCIBLE_LLM_TIMEOUT_S`, else 600 s for
+ * reasoning models and 300 s for others. Reaches every run of its models.
+ */
+timeout_s?: number | null, 
+/**
+ * Whether its answers are streamed (`None`: yes). Reaches every run of its models.
+ */
+stream?: boolean | null, };
 
 /**
  * One model on a saved provider.
@@ -683,6 +699,19 @@ extra_body?: Record<string, unknown> | null,
  * headers, which Crucible sets itself.
  */
 extra_headers?: { [key in string]: string }, 
+/**
+ * Whether answers are streamed (`None`: yes, on every wire). How the answer travels, not
+ * what is asked: never part of the cache key. Settled from the saved provider's `stream`.
+ */
+stream?: boolean | null, 
+/**
+ * The call timeout in seconds: the longest wait for the model's data (the whole answer when
+ * not streamed; the first event and every pause when streamed, a streamed call being capped
+ * at [`crate::RetryPolicy::STREAM_TOTAL_FACTOR`] times it). `None`: `CRUCIBLE_LLM_TIMEOUT_S`,
+ * else 600 s for reasoning models and 300 s for others. Never part of the cache key.
+ * Settled from the saved provider's `timeout_s`.
+ */
+timeout_s?: number | null, 
 /**
  * The wire to call the model on, over the one its kind and catalogue entry choose
  * (`chat` or `responses` for OpenAI-family kinds, `ollama` or `chat` for Ollama).
@@ -2235,6 +2264,28 @@ errors: Array<IntentRowError>,
 written: string, };
 
 /**
+ * What a save wrote: the file, the id it holds, and the built-in it copied when it made a copy.
+ */
+export type SavedTask = { 
+/**
+ * The file written (in the user task folder).
+ */
+path: string, 
+/**
+ * The id the task is saved under: a built-in's copy gets a new one when the edit kept the
+ * built-in's id.
+ */
+id: string, 
+/**
+ * The pack the saved task belongs to (runnable with `run --pack`).
+ */
+pack: string, 
+/**
+ * The built-in file this save copied (left unchanged); `None` for a save in place.
+ */
+copied_from: string | null, };
+
+/**
  * One field of the source file that has no place in the draft, and why.
  */
 export type Unmapped = { 
@@ -3172,7 +3223,254 @@ transactions: Array<TxView>,
  * Calls the RPC gate refused while the agent's code ran (cheat methods, sends): the
  * sample's reward-hacking attempts, with a composite's round named.
  */
-refused_calls: Array<RefusedCallView>, };
+refused_calls: Array<RefusedCallView>, 
+/**
+ * Each model call of the sample (provider models only): stop reason, tokens, cost and
+ * reasoning ([`model_calls`]).
+ */
+model_calls: Array<ModelCallView>, };
+
+/**
+ * One model call, for the trace.
+ */
+export type ModelCallView = { 
+/**
+ * 1-based, in the order the calls returned.
+ */
+n: number, 
+/**
+ * Why the model stopped, as stored (`stop`, `length`, `tool_use`, `content_filter`, or the
+ * provider's own word).
+ */
+stop: string, 
+/**
+ * The same, in words.
+ */
+stop_label: string, 
+/**
+ * The answer was cut at the token limit.
+ */
+truncated: boolean, 
+/**
+ * Answered from Crucible's response cache (no request was made).
+ */
+cached: boolean, 
+/**
+ * Prompt tokens (`None`: not reported).
+ */
+input_tokens: number | null, 
+/**
+ * Of them, read from the provider's prompt cache.
+ */
+cached_input_tokens: number | null, 
+/**
+ * Generated tokens, reasoning included.
+ */
+output_tokens: number | null, 
+/**
+ * Of them, spent reasoning.
+ */
+reasoning_tokens: number | null, 
+/**
+ * USD; `None`: unpriced (no price known for the model, or stored before per-call costs).
+ */
+cost_usd: number | null, 
+/**
+ * The reasoning, when the model gave any.
+ */
+reasoning: ReasoningView | null, 
+/**
+ * The provider's request id.
+ */
+request_id: string | null, };
+
+/**
+ * A call's reasoning, for people.
+ */
+export type ReasoningView = { 
+/**
+ * The readable thinking (clipped to [`MAX_REASONING_BYTES`]; empty when the provider gave
+ * only encrypted or redacted parts).
+ */
+text: string, 
+/**
+ * The whole text's length in bytes.
+ */
+total_bytes: number, 
+/**
+ * `text` is cut.
+ */
+clipped: boolean, 
+/**
+ * What else the provider sent that is not readable, in words ("2 redacted thinking blocks
+ * (encrypted by the provider, not shown)"); one line per kind.
+ */
+opaque: Array<string>, };
+
+/**
+ * One model of a run, as it was used.
+ */
+export type RunModelView = { 
+/**
+ * The model as the run names it (`openai:gpt-5.1`, `builtin:reference`).
+ */
+name: string, 
+/**
+ * `builtin`, a provider kind (`openai`, `anthropic`, …), or `unknown`.
+ */
+provider: string, 
+/**
+ * The model as the provider knows it (the agent's name for built-ins).
+ */
+model: string, 
+/**
+ * The server (credentials removed when stored); empty for built-ins.
+ */
+base_url: string, 
+/**
+ * The settings, one line each, in a fixed order (empty for built-ins).
+ */
+settings: Array<SettingLine>, 
+/**
+ * Why the settings cannot be shown, when the stored spec is not readable.
+ */
+unreadable: string | null, };
+
+/**
+ * One setting, in words.
+ */
+export type SettingLine = { 
+/**
+ * The setting's name as in Settings and `--model-setting` (`temperature`, `max_tokens`).
+ */
+key: string, 
+/**
+ * Its name for people.
+ */
+label: string, 
+/**
+ * Its value for people ("0.2", "8,192 tokens", "default (not sent)").
+ */
+value: string, 
+/**
+ * The run left it unset (nothing sent; the provider's default).
+ */
+is_default: boolean, };
+
+/**
+ * One catalogue entry's editable fields, every one optional (unset: not overridden / not
+ * known). The names are those of `models.json`.
+ */
+export type EntryFields = { 
+/**
+ * The model name or family prefix (`gpt-5`, `claude-opus-4-7`), lower case.
+ */
+match: string, 
+/**
+ * `openai`, `anthropic` or `gemini` (documentation only).
+ */
+wire: string | null, 
+/**
+ * Parameters the model refuses (`temperature`, `top_p`, `seed`, `stop`); an empty list
+ * refuses nothing.
+ */
+refuses: Array<string> | null, 
+/**
+ * `max_tokens` or `max_completion_tokens` (OpenAI wire).
+ */
+max_tokens_field: string | null, 
+/**
+ * The reasoning control (`generic`, `openai_effort`, `anthropic_budget`,
+ * `anthropic_adaptive`, `gemini_budget`, `gemini_level`).
+ */
+reasoning: string | null, 
+/**
+ * Context window in tokens.
+ */
+context_window: number | null, 
+/**
+ * List price, USD per 1M tokens.
+ */
+price: ModelPrice | null, 
+/**
+ * When the price was read (`YYYY-MM-DD`); required with a price.
+ */
+price_as_of: string | null, 
+/**
+ * Where the price was read; required with a price.
+ */
+price_source: string | null, 
+/**
+ * Free text.
+ */
+note: string | null, };
+
+/**
+ * One model family: shipped, overridden, merged.
+ */
+export type CatalogModelView = { 
+/**
+ * The entry's `match`.
+ */
+match: string, 
+/**
+ * As shipped (`None`: added by the user).
+ */
+shipped: EntryFields | null, 
+/**
+ * The user's override (`None`: not overridden).
+ */
+user: EntryFields | null, 
+/**
+ * What requests are built with.
+ */
+merged: EntryFields, };
+
+/**
+ * A choice of a catalogue field, for a select.
+ */
+export type FieldChoice = { 
+/**
+ * The value stored.
+ */
+value: string, 
+/**
+ * Its meaning for people.
+ */
+label: string, };
+
+/**
+ * The whole catalogue as Settings shows it.
+ */
+export type CatalogEditView = { 
+/**
+ * The user's file (`<data dir>/models.json`).
+ */
+file: string, 
+/**
+ * When the shipped catalogue was last checked.
+ */
+shipped_as_of: string, 
+/**
+ * Why the user's file cannot be read (it is then shown as shipped, and never overwritten).
+ */
+user_file_error: string | null, 
+/**
+ * Every entry, by `match`.
+ */
+entries: Array<CatalogModelView>, 
+/**
+ * The parameters a model may refuse.
+ */
+params: Array<FieldChoice>, 
+/**
+ * The max-tokens field names.
+ */
+max_tokens_fields: Array<FieldChoice>, 
+/**
+ * The reasoning controls.
+ */
+reasoning_controls: Array<FieldChoice>, };
 
 /**
  * A transaction as the trace viewer shows it.
