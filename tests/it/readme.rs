@@ -557,7 +557,7 @@ fn readme_cli_lines_run_as_written_on_a_fresh_data_dir() {
 
 /// The whole-catalogue lines (`HEAVY`): `cargo test --test it readme:: -- --include-ignored`.
 #[test]
-#[ignore = "minutes per line in a debug build: the whole catalogue's benchmarks and the demo"]
+#[ignore = "minutes per line in a debug build: the whole catalogue's benchmarks"]
 fn readme_heavy_cli_lines_run_as_written_on_a_fresh_data_dir() {
     run_readme_lines(true);
 }
