@@ -76,10 +76,11 @@ after(async () => {
 
 /**
  * Opens `hash` with the IPC mocked by `handler(cmd, args)`, which returns `{ ok: value }` to
- * resolve or `{ reject: value }` to reject. Returns the page and the list of calls made.
+ * resolve or `{ reject: value }` to reject. The window is the app's default size, 1200 × 760,
+ * unless `viewport` says otherwise. Returns the page and the list of calls made.
  */
-export async function open(hash, handler) {
-  const page = await browser.newPage({ viewport: { width: 1200, height: 760 } });
+export async function open(hash, handler, { viewport = { width: 1200, height: 760 } } = {}) {
+  const page = await browser.newPage({ viewport });
   const calls = [];
   await page.exposeFunction("__ipc", (cmd, args) => {
     calls.push(cmd);
