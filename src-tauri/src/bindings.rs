@@ -217,6 +217,7 @@ pub fn typescript() -> String {
         decl::<crucible_views::studio::ExploitRow>(&mut out);
         decl::<IntentRowError>(&mut out);
         decl::<IntentImport>(&mut out);
+        decl::<SavedTask>(&mut out);
         decl::<Unmapped>(&mut out);
         decl::<BankImport>(&mut out);
         decl::<crucible_views::packs::PackInfo>(&mut out);
@@ -512,6 +513,7 @@ mod tests {
             "Selftest",
             "ExploitCheck",
             "IntentImport",
+            "SavedTask",
             "BankImport",
             "Replay",
             "ReplayMode",

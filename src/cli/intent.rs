@@ -297,6 +297,7 @@ pub fn intent2tx(config: &Config, cmd: Intent2txCmd) -> Result<()> {
             execute,
             json,
         } => {
+            let (dataset, pool) = (shipped(config, dataset), shipped(config, pool));
             let instances = load_clean(&dataset)?;
             let figures = crucible_intent2tx::bench::agent_figures(&instances, &book);
             let retrieval =
@@ -355,6 +356,7 @@ pub fn intent2tx(config: &Config, cmd: Intent2txCmd) -> Result<()> {
             prompt_set,
             retrieval,
         } => {
+            let (dataset, pool) = (shipped(config, dataset), shipped(config, pool));
             let instances = load_clean(&dataset)?;
             let inst = instances
                 .iter()
@@ -409,6 +411,17 @@ pub fn intent2tx(config: &Config, cmd: Intent2txCmd) -> Result<()> {
     Ok(())
 }
 
+/// A dataset path as given; a relative one that is not there from the working directory (the
+/// defaults name the project's `tasks/intent2tx/…`) is read from the project's content instead,
+/// so the commands work from any folder and from an installed package.
+fn shipped(config: &Config, path: PathBuf) -> PathBuf {
+    if path.is_relative() && !path.exists() {
+        config.project_dir.join(path)
+    } else {
+        path
+    }
+}
+
 /// Runs `crucible bench intent2tx`.
 pub async fn bench(config: &Config, args: BenchIntentArgs) -> Result<()> {
     let book = AddressBook::builtin();
@@ -416,7 +429,7 @@ pub async fn bench(config: &Config, args: BenchIntentArgs) -> Result<()> {
     let execution = if args.no_execute {
         None
     } else {
-        let instances = load_clean(&args.dataset)?;
+        let instances = load_clean(&shipped(config, args.dataset.clone()))?;
         Some(crucible_intent2tx::execute::exec_throughput(config, &instances, &book).await?)
     };
     if args.json {

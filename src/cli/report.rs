@@ -18,8 +18,8 @@ use serde_json::{json, Value};
 /// `crucible report`.
 #[derive(Debug, Args)]
 pub struct ReportArgs {
-    /// The SQLite store.
-    #[arg(long, required_unless_present = "store")]
+    /// The SQLite store (default: the `database` setting, else `<data dir>/crucible.db`).
+    #[arg(long)]
     db: Option<PathBuf>,
     /// A store URL instead: `sqlite:PATH` or a lab store `postgres://user@host:port/db`.
     #[arg(long, conflicts_with = "db")]
@@ -96,9 +96,9 @@ pub(crate) fn parse_prompt_set(s: &str) -> Result<crucible_core::PromptSet, Stri
 /// `crucible compare`.
 #[derive(Debug, Args)]
 pub struct CompareArgs {
-    /// The SQLite store.
+    /// The SQLite store (default: the `database` setting, else `<data dir>/crucible.db`).
     #[arg(long)]
-    db: PathBuf,
+    db: Option<PathBuf>,
     /// Run A (omit with --run/--models).
     run_a: Option<String>,
     /// Run B (omit with --run/--models).
@@ -123,7 +123,7 @@ pub struct CompareArgs {
 /// `crucible power`: the rounds planner.
 #[derive(Debug, Args)]
 pub struct PowerArgs {
-    /// The SQLite store.
+    /// The SQLite store (default: the `database` setting, else `<data dir>/crucible.db`).
     #[arg(long)]
     db: Option<PathBuf>,
     /// The run whose round-to-round variation is assumed (repeat for several runs).
@@ -150,7 +150,7 @@ pub struct PowerArgs {
 }
 
 /// `crucible power`: per benchmark, the rounds per model a comparison needs to detect `--delta`.
-pub async fn power(args: PowerArgs) -> Result<()> {
+pub async fn power(config: &Config, args: PowerArgs) -> Result<()> {
     if !(args.delta.is_finite() && args.delta > 0.0) {
         bail!(
             "--delta must be a positive number of points (got {})",
@@ -165,13 +165,13 @@ pub async fn power(args: PowerArgs) -> Result<()> {
     }
     let sel = BenchSelection::parse(&args.bench)?;
     let ds = match (&args.db, args.runs.is_empty()) {
-        (Some(db), false) => {
-            let store = open(db).await?;
+        (db, false) => {
+            let store = open_db(config, db.clone()).await?;
             Dataset::load(&store, &args.runs, sel, Scoring::Paper).await?
         }
         (None, true) if args.sd.is_some() => Dataset::default(),
         _ => {
-            bail!("power needs a run to observe (--db DB --run R) or an SD to assume (--sd POINTS)")
+            bail!("power needs a run to observe (--run R) or an SD to assume (--sd POINTS)")
         }
     };
     let benches: Vec<report::Bench> = match sel.0 {
@@ -229,6 +229,22 @@ pub struct BenchReportArgs {
     charts: Option<PathBuf>,
 }
 
+/// The database `--db` names (which must exist: a typo is not a new empty store), else the
+/// default one (the `database` setting, else `<data dir>/crucible.db`), made empty on a fresh
+/// data directory as every other command does, so a report there says there is nothing yet.
+async fn open_db(config: &Config, db: Option<PathBuf>) -> Result<Store> {
+    if let Some(db) = db {
+        return open(&db).await;
+    }
+    let path = super::runs::db_path(config, None)?;
+    if !path.exists() {
+        Store::open(&path)
+            .await
+            .with_context(|| format!("making the database {}", path.display()))?;
+    }
+    open(&path).await
+}
+
 async fn open(db: &Path) -> Result<Store> {
     if !db.is_file() {
         bail!("no store at {}: the file does not exist", db.display());
@@ -260,9 +276,21 @@ pub async fn report(config: &Config, args: ReportArgs) -> Result<()> {
             crucible_store::StoreUrl::File(p) => open(&p).await?.into(),
             lab => lab.open(None).await?,
         },
-        (None, Some(db)) => open(db).await?.into(),
-        (None, None) => bail!("report needs a store: --db FILE or --store URL"),
+        (None, db) => open_db(config, db.clone()).await?.into(),
     };
+    if args.runs.is_empty() && crucible_store::RunReader::run_ids(&store).await?.is_empty() {
+        // A fresh data directory (or an empty store): nothing is wrong, there is nothing yet.
+        let note = "no runs are stored yet: make one with `crucible demo` (the offline demo run) \
+                    or `crucible run`, then report on it";
+        eprintln!("{note}");
+        if args.json {
+            out!(
+                "{}",
+                pretty(&json!({"samples": 0, "runs": [], "note": note}))?
+            );
+        }
+        return Ok(());
+    }
     let mut ds = Dataset::load_with(
         &store,
         &args.runs,
@@ -530,8 +558,8 @@ fn cost_text(rows: &[report::CostRow]) -> String {
 }
 
 /// `crucible compare`.
-pub async fn compare(args: CompareArgs) -> Result<()> {
-    let store = open(&args.db).await?;
+pub async fn compare(config: &Config, args: CompareArgs) -> Result<()> {
+    let store = open_db(config, args.db.clone()).await?;
     if let Some(run) = &args.run {
         return compare_models(&store, run, &args).await;
     }

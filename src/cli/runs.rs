@@ -339,8 +339,17 @@ pub(crate) fn db_path(config: &Config, db: Option<PathBuf>) -> Result<PathBuf> {
     })
 }
 
+/// The database `--db` names, which must exist (a typo is not a new empty store), else the
+/// default one, made empty on a fresh data directory: a first `crucible runs list` says there
+/// are no runs rather than that a file is missing.
 pub(crate) async fn open_existing(config: &Config, db: Option<PathBuf>) -> Result<Store> {
-    Ok(Store::open_existing(&db_path(config, db)?).await?)
+    let explicit = db.is_some();
+    let path = db_path(config, db)?;
+    Ok(if explicit {
+        Store::open_existing(&path).await?
+    } else {
+        Store::open(&path).await?
+    })
 }
 
 /// The store `--store` names, else the database file (`--db`, the setting, the default).
@@ -350,6 +359,8 @@ pub(crate) async fn open_any(
     store: Option<&str>,
     create: bool,
 ) -> Result<AnyStore> {
+    // The default database is made on a fresh data directory (see `open_existing`).
+    let create = create || (store.is_none() && db.is_none());
     let url = match store {
         Some(s) => StoreUrl::parse(s)?,
         None => StoreUrl::File(db_path(config, db)?),

@@ -140,7 +140,7 @@ fn edits_are_validated_with_the_field_named() {
 #[test]
 fn the_wizard_copies_a_template_and_saving_never_replaces_a_valid_file() {
     let c = config();
-    let dest = studio::new_from_template(&c, TASK, "my_transfer").unwrap();
+    let dest = studio::new_from_template(&c, TASK, "my_transfer", None).unwrap();
     assert!(dest.starts_with(studio::user_dir(&c)), "{}", dest.display());
     assert!(dest
         .with_file_name("my_transfer")
@@ -195,7 +195,7 @@ fn the_wizard_copies_a_template_and_saving_never_replaces_a_valid_file() {
         (TASK, "bad id", "[A-Za-z0-9_]"),
         ("nope", "fresh", "nope"),
     ] {
-        let e = studio::new_from_template(&c, template, id)
+        let e = studio::new_from_template(&c, template, id, None)
             .unwrap_err()
             .to_string();
         assert!(e.contains(needle), "{template}/{id}: {e}");
@@ -254,7 +254,7 @@ async fn dry_runs_show_the_trace_and_the_selftest_names_failing_seeds() {
     assert!(st.ok && st.failing.is_empty(), "{st:?}");
     assert_eq!(st.seeds.len(), 2);
     // A task whose "reference" is a known-wrong answer fails on every seed, and says why.
-    let dest = studio::new_from_template(&c, TASK, "broken_reference").unwrap();
+    let dest = studio::new_from_template(&c, TASK, "broken_reference", None).unwrap();
     let dir = dest.with_file_name("broken_reference");
     std::fs::copy(dir.join("wrong_recipient.ts"), dir.join("reference.ts")).unwrap();
     let broken = studio::quest_task(&c, "broken_reference").unwrap();
@@ -292,13 +292,13 @@ async fn intent_and_pilot_dry_runs_separate_reference_and_wrong() {
         .unwrap();
     assert_eq!(p.score, 0, "{p:?}");
 
-    let engine = studio::pilot_engine(&c).unwrap();
     let id = &cat
         .tasks
         .iter()
         .find(|t| t.bench == Bench::Pilot)
         .unwrap()
         .id;
+    let engine = studio::pilot_engine(&c, id).unwrap();
     let prompt = crucible_pilot::PromptType::Baseline;
     let a = studio::dry_run_pilot(&engine, id, prompt, 1, &SolutionChoice::Reference).unwrap();
     let b = studio::dry_run_pilot(&engine, id, prompt, 1, &SolutionChoice::Reference).unwrap();
@@ -784,8 +784,14 @@ fn intent_and_pilot_tasks_render_their_exact_prompt_and_what_scoring_expects() {
     assert!(paper.note.contains("no seed"), "{}", paper.note);
 
     // PILOT: each prompt type is the one a run sends; plan prompts show the plan they carry.
-    let engine = studio::pilot_engine(&c).unwrap();
     let cat = studio::catalogue(&c);
+    let first = &cat
+        .tasks
+        .iter()
+        .find(|t| t.bench == Bench::Pilot)
+        .unwrap()
+        .id;
+    let engine = studio::pilot_engine(&c, first).unwrap();
     let flawed_task = cat
         .tasks
         .iter()

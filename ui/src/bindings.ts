@@ -2280,6 +2280,28 @@ errors: Array<IntentRowError>,
 written: string, };
 
 /**
+ * What a save wrote: the file, the id it holds, and the built-in it copied when it made a copy.
+ */
+export type SavedTask = { 
+/**
+ * The file written (in the user task folder).
+ */
+path: string, 
+/**
+ * The id the task is saved under: a built-in's copy gets a new one when the edit kept the
+ * built-in's id.
+ */
+id: string, 
+/**
+ * The pack the saved task belongs to (runnable with `run --pack`).
+ */
+pack: string, 
+/**
+ * The built-in file this save copied (left unchanged); `None` for a save in place.
+ */
+copied_from: string | null, };
+
+/**
  * One field of the source file that has no place in the draft, and why.
  */
 export type Unmapped = { 

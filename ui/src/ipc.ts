@@ -161,8 +161,8 @@ export async function onRunProgress(cb: (s: LiveStatus) => void): Promise<() => 
 
 // Tasks page (the studio). Rust: src-tauri/src/commands/tasks.rs.
 import type {
-  BankImport, Bench, Catalogue, DryRun, IntentImport, PromptPreview, PromptSet, QuestRender, Selftest, SolutionChoice,
-  TaskDetail, Validation,
+  BankImport, Bench, Catalogue, DryRun, IntentImport, PromptPreview, PromptSet, QuestRender, SavedTask, Selftest,
+  SolutionChoice, TaskDetail, Validation,
 } from "./bindings";
 
 /** Every task of the three benchmarks (Rust: `list_tasks`). */
@@ -179,12 +179,13 @@ export const previewTask = (bench: Bench, id: string, wording: PromptSet, prompt
 /** Validates QuestBench task text as the loader would at `path` (Rust: `validate_quest_task`). */
 export const validateQuestTask = (text: string, path: string): Promise<Result<Validation>> =>
   call<Validation>("validate_quest_task", { text, path });
-/** Saves QuestBench task text if valid (Rust: `save_quest_task`); resolves to the path. */
-export const saveQuestTask = (text: string, path: string): Promise<Result<string>> =>
-  call<string>("save_quest_task", { text, path });
-/** The wizard: copies an atomic task under a new id (Rust: `new_quest_task`). */
-export const newQuestTask = (template: string, id: string): Promise<Result<string>> =>
-  call<string>("new_quest_task", { template, id });
+/** Saves edited QuestBench task text opened from `path` (Rust: `save_quest_task`): in place in the
+ *  user task folder, a built-in task as a copy with its solution files. */
+export const saveQuestTask = (text: string, path: string): Promise<Result<SavedTask>> =>
+  call<SavedTask>("save_quest_task", { text, path });
+/** The wizard: copies an atomic task (or `text`, its unsaved edit) under a new id (Rust: `new_quest_task`). */
+export const newQuestTask = (template: string, id: string, text: string | null = null): Promise<Result<string>> =>
+  call<string>("new_quest_task", { template, id, text });
 /** Converts a public question-bank file into a draft (Rust: `import_question_bank`). */
 export const importQuestionBank = (text: string, file: string): Promise<Result<BankImport>> =>
   call<BankImport>("import_question_bank", { text, file });
@@ -227,16 +228,16 @@ export const getQuestSchema = (): Promise<Result<string>> => call<string>("get_q
 /** Validates one Intent2Tx instance's JSON (Rust: `validate_intent_instance`). */
 export const validateIntentInstance = (text: string): Promise<Result<Validation>> =>
   call<Validation>("validate_intent_instance", { text });
-/** Saves an Intent2Tx instance into a studio pack (Rust: `save_intent_instance`); resolves to the file. */
-export const saveIntentInstance = (text: string, pack: string): Promise<Result<string>> =>
-  call<string>("save_intent_instance", { text, pack });
+/** Saves an Intent2Tx instance into a studio pack (Rust: `save_intent_instance`); a built-in one as a copy. */
+export const saveIntentInstance = (text: string, pack: string): Promise<Result<SavedTask>> =>
+  call<SavedTask>("save_intent_instance", { text, pack });
 /** The Intent2Tx instance JSON Schema (drives the editor's completion). */
 export const getIntentSchema = (): Promise<Result<string>> => call<string>("get_intent_schema");
 /** Validates one PILOT-Bench task's JSON against the registry (Rust: `validate_pilot_task`). */
 export const validatePilotTask = (text: string): Promise<Result<Validation>> =>
   call<Validation>("validate_pilot_task", { text });
-/** Saves a PILOT-Bench task into the studio's pack (Rust: `save_pilot_task`); resolves to the file. */
-export const savePilotTask = (text: string): Promise<Result<string>> => call<string>("save_pilot_task", { text });
+/** Saves a PILOT-Bench task into the studio's pack (Rust: `save_pilot_task`); a built-in one as a copy. */
+export const savePilotTask = (text: string): Promise<Result<SavedTask>> => call<SavedTask>("save_pilot_task", { text });
 /** The PILOT-Bench task JSON Schema (drives the editor's completion). */
 export const getPilotSchema = (): Promise<Result<string>> => call<string>("get_pilot_schema");
 

@@ -6,7 +6,7 @@ import { test } from "node:test";
 import assert from "node:assert/strict";
 import { mkdirSync } from "node:fs";
 import { join } from "node:path";
-import { open, shots, useBrowser } from "./harness.mjs";
+import { expectState, open, shots, useBrowser } from "./harness.mjs";
 
 useBrowser();
 
@@ -149,7 +149,7 @@ test("the simulator audit runs with progress and reads observed against configur
   release();
   await page.locator("#sim-audit-headline").waitFor();
   assert.deepEqual(asked, [{ episodes: 1000, seed: 0 }]);
-  assert.equal(await page.locator("#sim-audit-progress").isVisible(), false);
+  await expectState(page.locator("#sim-audit-progress"), (l) => l.isVisible(), false, "the progress bar to go when the audit ends");
   assert.match(await page.locator("#sim-audit-headline").textContent(), /^1 of 2 success-rate cells have their configured rate inside/);
   assert.deepEqual(await cells(page, "#sim-audit-cells"), [
     ["0 uncalled, 0 failed prerequisites; 0 failures so far", "1,000", "configured 70 %, observed 68.9 % (99.8 % CI 66–72 %), inside", "inside"],
@@ -173,6 +173,6 @@ test("a failed audit says why and lets the reviewer try again", async () => {
   await page.locator("#sim-audit summary").click();
   await page.click("#sim-audit-run");
   await page.waitForFunction(() => document.querySelector("#sim-audit-result")?.textContent.includes("registry.json"));
-  assert.equal(await page.locator("#sim-audit-run").isDisabled(), false);
+  await expectState(page.locator("#sim-audit-run"), (l) => l.isDisabled(), false, "Run to come back after the failure");
   await page.close();
 });

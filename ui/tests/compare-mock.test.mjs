@@ -7,7 +7,7 @@ import { test } from "node:test";
 import assert from "node:assert/strict";
 import { mkdirSync } from "node:fs";
 import { join } from "node:path";
-import { open, shots, useBrowser } from "./harness.mjs";
+import { expectAttr, expectCount, expectState, expectTextContent, open, shots, until, useBrowser } from "./harness.mjs";
 
 useBrowser();
 
@@ -53,19 +53,20 @@ test("Compare leads with the verdict and its pickers start on two different runs
   assert.equal(await page.locator("#compare-a").inputValue(), "run-new");
   assert.equal(await page.locator("#compare-b").inputValue(), "run-old");
   await page.locator("#compare-b").selectOption("run-new");
-  assert.notEqual(await page.locator("#compare-a").inputValue(), "run-new", "picking A's run for B moves A");
+  await until(() => page.locator("#compare-a").inputValue(), (v) => v !== "run-new", "picking A's run for B to move A");
   // A run with one model cannot be compared with itself; the page says why.
   await page.locator("#compare-run").selectOption("run-older");
-  assert.equal(await page.locator("#compare-models-go").isDisabled(), true);
-  assert.match(await page.locator("#compare-models-why").textContent(), /one model/);
+  await expectState(page.locator("#compare-models-go"), (l) => l.isDisabled(), true, "Compare models to be disabled for a one-model run");
+  await expectTextContent(page.locator("#compare-models-why"), /one model/, "the reason a one-model run cannot be compared");
   // Counts are filters over the matrix: the improvements of A, then of B.
-  assert.equal(await page.locator("#compare-matrix tbody tr").count(), 3, "starts on the pairs that differ in pass/fail");
+  const rows = page.locator("#compare-matrix tbody tr");
+  await expectCount(rows, 3, "the matrix to start on the 3 pairs that differ in pass/fail");
   await page.locator("#compare-verdict [data-filter='only_a']").click();
-  assert.deepEqual(await page.locator("#compare-matrix tbody tr").evaluateAll((rs) => rs.map((r) => r.dataset.class)), ["only_a", "only_a"]);
+  await until(() => rows.evaluateAll((rs) => rs.map((r) => r.dataset.class)), (v) => JSON.stringify(v) === JSON.stringify(["only_a", "only_a"]), "the matrix filtered to A's improvements");
   await page.locator("#compare-verdict [data-filter='only_b']").click();
-  assert.equal(await page.locator("#compare-matrix tbody tr").count(), 1);
+  await expectCount(rows, 1, "the matrix filtered to B's improvements");
   await page.locator("[data-filter='all']").click();
-  assert.equal(await page.locator("#compare-matrix tbody tr").count(), 5);
+  await expectCount(rows, 5, "the whole matrix");
   mkdirSync(shots, { recursive: true });
   await page.screenshot({ path: join(shots, "mock-compare-verdict.png"), fullPage: true });
   await page.close();
@@ -80,15 +81,14 @@ test("a matrix cell opens both traces side by side with the differing facts mark
   await page.locator("#compare-trace-a [data-fact='outcome']").waitFor();
   const opened = calls.filter(([c]) => c === "results_sample").map(([, a]) => a.id).sort();
   assert.deepEqual(opened, [101, 201]);
-  assert.equal(await page.locator("#compare-trace-a [data-fact='outcome']").textContent(), "Exact");
-  assert.equal(await page.locator("#compare-trace-b [data-fact='outcome']").textContent(), "Wrong effect");
+  await expectTextContent(page.locator("#compare-trace-a [data-fact='outcome']"), "Exact");
+  await expectTextContent(page.locator("#compare-trace-b [data-fact='outcome']"), "Wrong effect");
   // Marked: outcome, score and the failing check; not the task both answered.
-  await page.locator("#compare-trace-a dd.differs").first().waitFor();
   for (const side of ["a", "b"]) {
-    assert.equal(await page.locator(`#compare-trace-${side} dd[data-fact='outcome']`).getAttribute("class"), "differs");
-    assert.equal(await page.locator(`#compare-trace-${side} dd[data-fact='score']`).getAttribute("class"), "differs");
+    await expectAttr(page.locator(`#compare-trace-${side} dd[data-fact='outcome']`), "class", "differs");
+    await expectAttr(page.locator(`#compare-trace-${side} dd[data-fact='score']`), "class", "differs");
+    await expectAttr(page.locator(`#compare-trace-${side} tr[data-check='balance']`), "class", "differs");
     assert.equal(await page.locator(`#compare-trace-${side} dd[data-fact='task']`).getAttribute("class"), null);
-    assert.equal(await page.locator(`#compare-trace-${side} tr[data-check='balance']`).getAttribute("class"), "differs");
   }
   // Side by side: the two traces start at the same height.
   const [ya, yb] = await Promise.all(["a", "b"].map((s) => page.locator(`#compare-trace-${s}`).evaluate((e) => e.getBoundingClientRect().top)));
@@ -105,6 +105,7 @@ test("no visible header or label on the Compare screen is a raw key", async () =
   await page.locator("#compare-matrix").waitFor();
   await page.locator("#compare-details > summary").click();
   await page.locator("#compare-matrix tr[data-pair='101,201'] button[data-side='a']").click();
+  await page.locator("#compare-trace-a [data-fact='outcome']").waitFor();
   await page.locator("#compare-trace-b [data-fact='outcome']").waitFor();
   const labels = await page.locator("#results-content").evaluate((root) =>
     [...root.querySelectorAll("th, label, summary, h2, h3, dt, .picker-title, .count-filter, legend, button")]

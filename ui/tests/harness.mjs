@@ -2,6 +2,7 @@
 // Chromium with playwright-core, and replaces the Tauri IPC with @tauri-apps/api/mocks.
 // Not a test file itself (node --test only picks up *.test.mjs).
 import { before, after } from "node:test";
+import assert from "node:assert/strict";
 import { spawn } from "node:child_process";
 import { existsSync, readFileSync } from "node:fs";
 import { createServer } from "node:net";
@@ -75,10 +76,11 @@ after(async () => {
 
 /**
  * Opens `hash` with the IPC mocked by `handler(cmd, args)`, which returns `{ ok: value }` to
- * resolve or `{ reject: value }` to reject. Returns the page and the list of calls made.
+ * resolve or `{ reject: value }` to reject. The window is the app's default size, 1200 × 760,
+ * unless `viewport` says otherwise. Returns the page and the list of calls made.
  */
-export async function open(hash, handler) {
-  const page = await browser.newPage({ viewport: { width: 1200, height: 760 } });
+export async function open(hash, handler, { viewport = { width: 1200, height: 760 } } = {}) {
+  const page = await browser.newPage({ viewport });
   const calls = [];
   await page.exposeFunction("__ipc", (cmd, args) => {
     calls.push(cmd);
@@ -96,3 +98,72 @@ export async function open(hash, handler) {
   return { page, calls };
 }
 
+
+/** What `read` gave, or what stopped it, as one line for a failure message. */
+function shown(value) {
+  return typeof value === "string" ? JSON.stringify(value) : JSON.stringify(value) ?? String(value);
+}
+
+/**
+ * Waits until `read()` gives a value `ok` accepts and returns that value. Reads after a click,
+ * a navigation or a pick go through this (or a `waitFor`): the page answers on its own time.
+ * Fails after `ms` naming `what` was awaited and the last value seen (or the error reading it).
+ */
+export async function until(read, ok, what, ms = 10000) {
+  const deadline = Date.now() + ms;
+  let last;
+  for (;;) {
+    try {
+      last = await read();
+      if (await ok(last)) return last;
+    } catch (e) {
+      last = `(could not read: ${String(e?.message ?? e).split("\n")[0]})`;
+    }
+    if (Date.now() > deadline) {
+      assert.fail(`timed out after ${ms} ms waiting for ${what}; last saw ${shown(last)}`);
+    }
+    await new Promise((r) => setTimeout(r, 50));
+  }
+}
+
+/** `expected` as a test: a RegExp matches, anything else must be deeply equal (as JSON). */
+function matches(expected) {
+  if (expected instanceof RegExp) return (v) => typeof v === "string" && expected.test(v);
+  const want = JSON.stringify(expected);
+  return (v) => JSON.stringify(v) === want;
+}
+
+/** The one element's text, or a note that there is none or several (never a 30 s auto-wait). */
+async function textOf(locator, how) {
+  const n = await locator.count();
+  if (n !== 1) return `(${n} elements match)`;
+  return how === "textContent" ? locator.textContent({ timeout: 1000 }) : locator.innerText({ timeout: 1000 });
+}
+
+/** Waits until `locator`'s innerText equals `expected` (or matches it, a RegExp). */
+export function expectText(locator, expected, what = `${locator} to read ${expected}`) {
+  return until(() => textOf(locator, "innerText"), matches(expected), what);
+}
+
+/** Waits until `locator`'s textContent equals `expected` (or matches it, a RegExp). */
+export function expectTextContent(locator, expected, what = `${locator} to read ${expected}`) {
+  return until(() => textOf(locator, "textContent"), matches(expected), what);
+}
+
+/** Waits until `locator` matches `n` elements. */
+export function expectCount(locator, n, what = `${locator} to match ${n} elements`) {
+  return until(() => locator.count(), matches(n), what);
+}
+
+/** Waits until attribute `name` of the one element of `locator` is `expected` (null: absent). */
+export function expectAttr(locator, name, expected, what = `${locator} [${name}] to be ${expected}`) {
+  return until(async () => {
+    const n = await locator.count();
+    return n === 1 ? locator.getAttribute(name, { timeout: 1000 }) : `(${n} elements match)`;
+  }, matches(expected), what);
+}
+
+/** Waits until `probe(locator)` (e.g. `(l) => l.isDisabled()`) gives `expected`. */
+export function expectState(locator, probe, expected, what = `${locator} to be ${expected}`) {
+  return until(() => probe(locator), matches(expected), what);
+}

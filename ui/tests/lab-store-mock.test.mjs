@@ -5,7 +5,7 @@
 // Run: npm --prefix ui test (after build).
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import { open, useBrowser, shots } from "./harness.mjs";
+import { expectText, open, shots, until, useBrowser } from "./harness.mjs";
 import { join } from "node:path";
 
 useBrowser();
@@ -48,30 +48,28 @@ test("Settings → Store tests a lab address, switches to it and back, and says 
   // An unreachable server: the error says what to check; nothing switched.
   await page.fill("#store-lab-url", "postgres://nobody@127.0.0.1:9/x");
   await page.click("#store-test");
-  await page.locator("#store-status .error").waitFor();
-  assert.match(await page.locator("#store-status").innerText(), /check that the server runs/);
+  await expectText(page.locator("#store-status"), /check that the server runs/, "the unreachable server's error");
   assert.equal(calls.filter(([c]) => c === "use_lab_store").length, 0);
 
   // A good one: connected, then used; the password is sent once and leaves the form.
   await page.fill("#store-lab-url", "postgres://ada@lab-db:5432/crucible");
   await page.fill("#store-lab-password", "s3cret");
   await page.click("#store-test");
-  await page.locator("#store-connected").waitFor();
-  assert.match(await page.locator("#store-connected").innerText(), /PostgreSQL 15\.18, 12 runs/);
+  await expectText(page.locator("#store-connected"), /PostgreSQL 15\.18, 12 runs/, "the test's result");
   await page.click("#store-use-lab");
-  await page.locator("#store-status #store-connected").waitFor();
-  assert.match(await page.locator("#store-connected").innerText(), /Now using the lab store postgres:\/\/ada@lab-db:5432\/crucible/);
+  // #store-connected already shows the test's result: wait for the switch's own words.
+  await expectText(page.locator("#store-status #store-connected"), /Now using the lab store postgres:\/\/ada@lab-db:5432\/crucible/, "the switch to the lab store");
   const used = calls.find(([c]) => c === "use_lab_store")[1];
   assert.deepEqual(used, { url: "postgres://ada@lab-db:5432/crucible", password: "s3cret" });
-  assert.equal(await page.inputValue("#store-lab-password"), "");
-  assert.equal(await page.locator("#store-in-use [data-field=kind]").innerText(), "A lab store (PostgreSQL), shared with your team");
+  await until(() => page.inputValue("#store-lab-password"), (v) => v === "", "the password to leave the form");
+  await expectText(page.locator("#store-in-use [data-field=kind]"), "A lab store (PostgreSQL), shared with your team", "the store in use to be the lab's");
   assert.match(await page.locator("#store-in-use [data-field=password]").innerText(), /saved in the system keychain \(secret-service\)/);
   await page.screenshot({ path: join(shots, "settings-store-lab.png"), fullPage: true });
 
   // And back to the file.
   await page.click("#store-use-local");
   await page.locator("#store-switched-local").waitFor();
-  assert.equal(await page.locator("#store-in-use [data-field=kind]").innerText(), "This computer's database file");
+  await expectText(page.locator("#store-in-use [data-field=kind]"), "This computer's database file", "the store in use to be the file again");
   assert.deepEqual(calls.find(([c]) => c === "use_local_store")[1], { keep: true });
   await page.close();
 });
@@ -105,13 +103,10 @@ test("the runs list shows a distributed run's workers and follows it until it fi
   assert.equal(await row.locator(".delete-run").count(), 0, "not deleted from under its workers");
   // Cancel: the run is cancelled in the store (its workers stop).
   await row.locator(".cancel-distributed").click();
-  for (let i = 0; i < 50 && cancelled.length === 0; i++) await page.waitForTimeout(50);
+  await until(async () => cancelled, (c) => c.length > 0, "cancel_run");
   assert.deepEqual(cancelled, ["run-lab"]);
   // Read again a few seconds later: finished.
-  for (let i = 0; i < 80 && (await row.locator("[data-field=status]").innerText()) !== "finished"; i++) {
-    await page.waitForTimeout(100);
-  }
-  assert.equal(await row.locator("[data-field=status]").innerText(), "finished");
-  assert.equal(await row.locator("[data-field=samples]").innerText(), "48/48 samples");
+  await expectText(row.locator("[data-field=status]"), "finished", "the list to follow the run until it finishes");
+  await expectText(row.locator("[data-field=samples]"), "48/48 samples");
   await page.close();
 });

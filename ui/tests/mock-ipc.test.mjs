@@ -6,7 +6,7 @@ import { test } from "node:test";
 import assert from "node:assert/strict";
 import { mkdirSync } from "node:fs";
 import { join } from "node:path";
-import { open, shots, useBrowser } from "./harness.mjs";
+import { expectAttr, expectText, open, until, shots, useBrowser } from "./harness.mjs";
 
 useBrowser();
 const STATUS = {
@@ -71,8 +71,8 @@ test("settings renders every tool and universe state", async () => {
   const statusCalls = () => calls.filter((c) => c === "get_system_status").length;
   const before = statusCalls();
   await page.click("#refresh-status");
+  await until(async () => statusCalls(), (n) => n === before + 1, "Refresh to ask for the status once");
   await page.waitForFunction(() => !document.querySelector("#refresh-status")?.hasAttribute("disabled"));
-  assert.equal(statusCalls(), before + 1);
   // Besides the status, only the perf hook's one "ready" mark at start (a no-op outside `crucible bench app`)
   // and the Results page's one background warm-up after the first screen.
   assert.ok(calls.filter((c) => c === "perf_mark").length <= 1, `${calls}`);
@@ -108,13 +108,11 @@ test("the reviewer's name is shown, saved as kept, and a bad one is refused with
   assert.match(await page.locator("#settings-reviewing").innerText(), /stored with every verdict you override or confirm/);
   await page.fill("#settings-reviewer", "  Ada Lovelace ");
   await page.click("#settings-reviewer-save");
-  await page.locator("#settings-reviewer-status .ok-text").waitFor();
-  assert.match(await page.locator("#settings-reviewer-status").innerText(), /signed "Ada Lovelace"/);
-  assert.equal(await page.locator("#settings-reviewer").inputValue(), "Ada Lovelace");
+  await expectText(page.locator("#settings-reviewer-status"), /signed "Ada Lovelace"/, "the saved name's confirmation");
+  await until(() => page.locator("#settings-reviewer").inputValue(), (v) => v === "Ada Lovelace", "the field to show the kept name");
   await page.fill("#settings-reviewer", "   ");
   await page.click("#settings-reviewer-save");
-  await page.locator("#settings-reviewer-status .error, #settings-reviewer-status [role=alert]").first().waitFor();
-  assert.match(await page.locator("#settings-reviewer-status").innerText(), /one line of at most 120 characters/);
+  await expectText(page.locator("#settings-reviewer-status"), /one line of at most 120 characters/, "the refusal of a blank name");
   assert.deepEqual(saved, ["  Ada Lovelace ", "   "]);
   await page.close();
 });
@@ -163,14 +161,11 @@ test("Install downloads a missing tool with progress, then shows where it went",
     "a tool the app cannot install says what to do instead");
   assert.equal(await page.locator("#install-bwrap").count(), 0);
   await page.click("#install-anvil");
-  await page.locator("#install-anvil-progress").waitFor();
-  const progress = await page.locator("#install-anvil-progress").innerText();
-  assert.match(progress, /Downloading Anvil… \d+\.\d MB of 20\.0 MB/);
+  await expectText(page.locator("#install-anvil-progress"), /Downloading Anvil… \d+\.\d MB of 20\.0 MB/, "the download's progress");
   await page.screenshot({ path: join(shots, "mock-install-progress.png"), timeout: 15000 });
   const result = page.locator("#tool-anvil-result");
-  await result.waitFor({ timeout: 10000 });
-  assert.match(await result.innerText(), /^Installed anvil Version: 1\.7\.1 \(20\.0 MB, checked against the pinned version\) at \/data\/crucible\/tools\/anvil/);
-  assert.equal(await page.locator("#tool-anvil [data-field=state]").innerText(), "found");
+  await expectText(result, /^Installed anvil Version: 1\.7\.1 \(20\.0 MB, checked against the pinned version\) at \/data\/crucible\/tools\/anvil/, "the install's result");
+  await expectText(page.locator("#tool-anvil [data-field=state]"), "found", "the refreshed status to find anvil");
   assert.deepEqual(started, ["anvil"]);
   await page.close();
 });
@@ -189,8 +184,9 @@ test("unknown routes fall back to Home and the nav marks the current page", asyn
   await page.locator("#first-start").waitFor();
   assert.equal(await page.locator("nav a[aria-current=page]").getAttribute("id"), "nav-home");
   await page.click("#nav-tasks");
-  assert.equal(await rowText(page, "#page h1"), "Tasks");
-  assert.equal(await page.locator("nav a[aria-current=page]").getAttribute("id"), "nav-tasks");
+  // The route changes on the hashchange event, after the click returns: wait for the new page.
+  await expectText(page.locator("#page h1"), "Tasks", "the Tasks page after clicking Tasks");
+  await expectAttr(page.locator("nav a[aria-current=page]"), "id", "nav-tasks", "the nav to mark Tasks");
   await page.close();
 });
 
@@ -214,12 +210,11 @@ test("locating a tool sends the typed path, shows the result and refreshes the s
   await page.locator("#locate-deno").waitFor();
   await page.fill("#locate-deno-path", "/home/me/notes.txt");
   await page.click("#locate-deno");
-  await page.locator("#tool-deno-result").waitFor();
-  assert.match(await page.locator("#tool-deno-result").innerText(), /notes\.txt is not deno/);
+  await expectText(page.locator("#tool-deno-result"), /notes\.txt is not deno/, "the refusal of notes.txt");
   await page.fill("#locate-deno-path", "/opt/deno/deno");
   await page.click("#locate-deno");
-  await page.waitForFunction(() => document.querySelector("#tool-deno [data-field=state]")?.textContent === "found");
-  assert.match(await page.locator("#tool-deno-result").innerText(), /Saved: deno 2\.9\.6 at \/opt\/deno\/deno/);
+  await expectText(page.locator("#tool-deno [data-field=state]"), "found", "the refreshed status to find deno");
+  await expectText(page.locator("#tool-deno-result"), /Saved: deno 2\.9\.6 at \/opt\/deno\/deno/, "the saved path");
   assert.deepEqual(sent.filter(([c]) => c === "locate_tool").map(([, a]) => a), [
     { tool: "deno", path: "/home/me/notes.txt" }, { tool: "deno", path: "/opt/deno/deno" }]);
   await page.close();
@@ -245,11 +240,9 @@ test("Build shows progress while the universe builds, then a result line and the
   });
   await page.locator("#build-eth").waitFor();
   await page.click("#build-eth");
-  await page.locator("#build-eth-progress").waitFor();
-  assert.match(await page.locator("#build-eth-progress").innerText(), /Building… \d/);
-  await page.locator("#universe-eth-result").waitFor({ timeout: 10000 });
-  assert.equal(await page.locator("#universe-eth-result").innerText(), "Built in 2.4 s: 31 contracts, 4 trading pairs.");
-  assert.equal(await page.locator("#universe-eth [data-field=state]").innerText(), "built");
+  await expectText(page.locator("#build-eth-progress"), /Building… \d/, "the build's progress");
+  await expectText(page.locator("#universe-eth-result"), "Built in 2.4 s: 31 contracts, 4 trading pairs.", "the build's result");
+  await expectText(page.locator("#universe-eth [data-field=state]"), "built", "the refreshed status to show eth built");
   await page.close();
 });
 
@@ -265,7 +258,7 @@ test("a broken config file is explained and Reset to defaults names the backup",
   assert.match(await page.locator("#status-error").innerText(), /anvil_port.*whole number/);
   await page.click("#reset-config");
   await page.locator("#home-tool-anvil").waitFor();
-  assert.equal(await page.locator("#config-reset-result").innerText(),
-    "Settings reset to defaults in /cfg/crucible/config.json. Your old file was kept as /cfg/crucible/config.broken.json.");
+  await expectText(page.locator("#config-reset-result"),
+    "Settings reset to defaults in /cfg/crucible/config.json. Your old file was kept as /cfg/crucible/config.broken.json.", "the reset's result");
   await page.close();
 });

@@ -7,7 +7,7 @@ import { test } from "node:test";
 import assert from "node:assert/strict";
 import { mkdirSync } from "node:fs";
 import { join } from "node:path";
-import { open, shots, useBrowser } from "./harness.mjs";
+import { expectAttr, expectText, open, shots, useBrowser } from "./harness.mjs";
 
 useBrowser();
 
@@ -170,9 +170,8 @@ test("Settings edits a model's catalogue entry: saved, a refused field named, re
   await page.locator("#catalog-form input[name=cat-refuses][value=temperature]").check();
   await page.locator("#cat-price-source").fill("");
   await page.locator("#cat-save").click();
-  await page.locator("#cat-error [data-field=price_source]").waitFor();
-  assert.match(await page.locator("#cat-error").innerText(), /price_source.*where the price comes from/);
-  assert.equal(await page.locator("#cat-price-source").getAttribute("aria-invalid"), "true", "the field at fault is marked");
+  await expectText(page.locator("#cat-error"), /price_source.*where the price comes from/, "the refusal to name price_source");
+  await expectAttr(page.locator("#cat-price-source"), "aria-invalid", "true", "the field at fault to be marked");
   await page.locator("#cat-price-source").fill("our contract");
   await page.locator("#cat-save").click();
   await page.locator("#cat-status").filter({ hasText: "Saved to /data/models.json" }).waitFor();
@@ -182,15 +181,15 @@ test("Settings edits a model's catalogue entry: saved, a refused field named, re
   assert.deepEqual(saved[1].refuses, ["temperature"]);
   assert.equal(saved[1].price_source, "our contract");
   assert.equal(saved[1].price.input_per_mtok, 2.5);
-  assert.match(await card.locator("#cat-entry option[value='gpt-4o']").innerText(), /edited/);
-  assert.equal(await card.locator("#cat-detail > dl [data-field=context_window]").innerText(), "64,000 tokens");
+  await expectText(card.locator("#cat-entry option[value='gpt-4o']"), /edited/, "the entry to be marked edited");
+  await expectText(card.locator("#cat-detail > dl [data-field=context_window]"), "64,000 tokens", "the saved context window");
   mkdirSync(shots, { recursive: true });
   await card.scrollIntoViewIfNeeded();
   await page.screenshot({ path: join(shots, "mock-settings-model-catalogue.png") });
   await card.locator("#cat-reset").click();
   await page.locator("#cat-status").filter({ hasText: "shipped entry applies again" }).waitFor();
   assert.deepEqual(resets, [{ family: "gpt-4o" }]);
-  assert.equal(await card.locator("#cat-detail > dl [data-field=context_window]").innerText(), "128,000 tokens");
+  await expectText(card.locator("#cat-detail > dl [data-field=context_window]"), "128,000 tokens", "the shipped context window again");
   await page.close();
 });
 

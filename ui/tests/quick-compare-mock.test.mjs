@@ -9,7 +9,7 @@ import { test } from "node:test";
 import assert from "node:assert/strict";
 import { mkdirSync } from "node:fs";
 import { join } from "node:path";
-import { open, shots, useBrowser } from "./harness.mjs";
+import { expectText, open, shots, until as waitFor, useBrowser } from "./harness.mjs";
 
 useBrowser();
 
@@ -47,13 +47,8 @@ async function openForm(hash, { providers = PROVIDERS, planned = () => ({ plan: 
 }
 
 const lastForm = (sent, cmd = "plan_run") => sent.filter(([c]) => c === cmd).at(-1)?.[1].form;
-async function until(page, check, what) {
-  for (let i = 0; i < 50; i++) {
-    if (await check()) return;
-    await page.waitForTimeout(100);
-  }
-  assert.fail(`timed out waiting for ${what}`);
-}
+/** Waits (bounded) until `check()` is true; `page` is kept for the call sites' sake. */
+const until = (page, check, what) => waitFor(check, (ok) => ok === true, what);
 const visible = (page, css) => page.locator(css).isVisible();
 
 test("the runs list links to the quick compare, and its address opens only the quick fields", async () => {
@@ -79,10 +74,10 @@ test("the runs list links to the quick compare, and its address opens only the q
   // Full setup brings the whole form back, and the address follows.
   await page.check("#rf-mode-full");
   await page.locator("#rf-benchmarks").waitFor();
-  assert.equal(await visible(page, "#rf-quick-a"), false);
-  assert.equal(await page.evaluate(() => window.location.hash), "#/runs/new");
+  await waitFor(() => visible(page, "#rf-quick-a"), (v) => v === false, "the quick pickers to go");
+  await waitFor(() => page.evaluate(() => window.location.hash), (h) => h === "#/runs/new", "the address to follow the full setup");
   await page.check("#rf-mode-quick");
-  assert.equal(await page.evaluate(() => window.location.hash), "#/runs/new?preset=quick");
+  await waitFor(() => page.evaluate(() => window.location.hash), (h) => h === "#/runs/new?preset=quick", "the address to follow the quick mode");
   await page.close();
 });
 
@@ -126,8 +121,8 @@ test("the same model twice is said next to model B and Start is disabled", async
   assert.equal(await page.locator("#rf-quick-b + .field-error").getAttribute("id"), "rf-quick-b-error");
   assert.equal(await page.getAttribute("#rf-quick-b", "aria-invalid"), "true");
   assert.equal(await page.getAttribute("#rf-quick-b", "aria-describedby"), "rf-quick-b-error");
-  assert.equal(await page.isDisabled("#rf-start"), true);
-  assert.match(await page.locator("#rf-problem").innerText(), /1 field needs attention: Model B/);
+  await until(page, async () => await page.isDisabled("#rf-start"), "Start to be disabled");
+  await expectText(page.locator("#rf-problem"), /1 field needs attention: Model B/, "the problem summary");
   const asked = sent.filter(([c]) => c === "plan_run").length;
   await page.waitForTimeout(400);
   assert.equal(sent.filter(([c]) => c === "plan_run").length, asked, "a local problem is not sent to plan_run");
@@ -140,7 +135,7 @@ test("the same model twice is said next to model B and Start is disabled", async
   await note.waitFor({ state: "detached" });
   await until(page, async () => !(await page.isDisabled("#rf-start")), "Start to come back");
   assert.equal(await page.getAttribute("#rf-quick-b", "aria-invalid"), null);
-  assert.equal((await page.locator("#rf-problem").innerText()).trim(), "");
+  await expectText(page.locator("#rf-problem"), /^\s*$/, "the problem summary to empty");
   await page.close();
 });
 

@@ -7,7 +7,7 @@ import { test } from "node:test";
 import assert from "node:assert/strict";
 import { mkdirSync } from "node:fs";
 import { join } from "node:path";
-import { open, shots, useBrowser } from "./harness.mjs";
+import { expectAttr, expectCount, expectState, expectText, open, shots, until, useBrowser } from "./harness.mjs";
 
 useBrowser();
 
@@ -96,8 +96,7 @@ test("charts are inlined safely and hovering a point shows its details", async (
   assert.equal(await box.locator("[onclick]").count(), 0);
   assert.equal(await box.locator("svg title").count(), 1);
   await box.locator("[data-hover]").dispatchEvent("mouseover");
-  const tip = await box.locator(".chart-tip").innerText();
-  assert.equal(tip, "builtin:a\nAtomicAvg: 12.50\nCompositeAvg: 40");
+  await expectText(box.locator(".chart-tip"), "builtin:a\nAtomicAvg: 12.50\nCompositeAvg: 40", "the hovered point's details");
   assert.equal(await page.evaluate(() => window.pwned ?? null), null);
   mkdirSync(shots, { recursive: true });
   await page.screenshot({ path: join(shots, "mock-results-chart-hover.png") });
@@ -125,7 +124,7 @@ test("re-execute shows the fresh verdict next to the stored one, differences mar
   assert.equal(await page.locator("#replay-checks tr.diff").count(), 1);
   assert.equal(await page.locator("#replay img").count(), 0, "check names are text");
   assert.equal(await page.evaluate(() => window.pwned ?? null), null);
-  assert.equal(await page.locator("#replay-rescore").isDisabled(), false, "buttons come back after the replay");
+  await expectState(page.locator("#replay-rescore"), (l) => l.isDisabled(), false, "the buttons to come back after the replay");
   mkdirSync(shots, { recursive: true });
   await page.locator("#replay").scrollIntoViewIfNeeded();
   await page.screenshot({ path: join(shots, "mock-results-replay.png") });
@@ -143,7 +142,7 @@ test("a trace opens on who answered, the prompt and the answer, with the metadat
   assert.equal(await page.locator("#trace-facts").getAttribute("open"), null, "run, seed, tokens and cost start folded");
   assert.equal(await page.locator("#trace [data-fact=instance]").isVisible(), false);
   await page.locator("#trace-facts > summary").click();
-  assert.equal(await page.locator("#trace [data-fact=instance]").isVisible(), true, "one click unfolds them");
+  await expectState(page.locator("#trace [data-fact=instance]"), (l) => l.isVisible(), true, "one click to unfold them");
   // Prompt and answer come before the checks and the raw JSON, which is folded.
   const order = await page.evaluate(() => {
     const at = (css) => [...document.querySelectorAll("#trace *")].indexOf(document.querySelector(css));
@@ -252,8 +251,8 @@ test("the leaderboard ranks models, marks the best and folds the advanced statis
   assert.equal(await page.locator("#table-questbench-leaderboard th[data-col=sd]").isVisible(), false);
   assert.equal(await page.locator("#table-questbench-leaderboard th[data-col=total]").isVisible(), true);
   await page.click("#details-questbench-leaderboard");
-  assert.equal(await page.locator("#table-questbench-leaderboard th[data-col=sd]").isVisible(), true);
-  assert.equal(await page.locator("#details-questbench-leaderboard").getAttribute("aria-expanded"), "true");
+  await expectState(page.locator("#table-questbench-leaderboard th[data-col=sd]"), (l) => l.isVisible(), true, "the advanced columns to unfold");
+  await expectAttr(page.locator("#details-questbench-leaderboard"), "aria-expanded", "true");
   mkdirSync(shots, { recursive: true });
   await page.screenshot({ path: join(shots, "mock-leaderboard.png"), timeout: 15000 });
   await page.close();
@@ -440,10 +439,12 @@ test("the repeat-stability heat map marks flaky tasks, sorts them first and dril
   assert.equal(await page.locator("#task-heat-table-intent2tx").count(), 0);
   assert.match(await page.locator("#task-heat-intent2tx").textContent(), /run two rounds or more to see repeat stability/);
 
+  const order = async () => (await grid()).slice(1).map((r) => r[0]);
+  const sameAs = (want) => (got) => JSON.stringify(got) === JSON.stringify(want);
   await page.selectOption("#task-heat-sort-questbench", { label: "Most flaky first" });
-  assert.deepEqual((await grid()).slice(1).map((r) => r[0]), ["swap_exact_in", "aave_supply", "bnb_transfer"], "two flaky cells, then ties by name");
+  await until(order, sameAs(["swap_exact_in", "aave_supply", "bnb_transfer"]), "two flaky cells, then ties by name");
   await page.selectOption("#task-heat-sort-questbench", { label: "Lowest pass rate first" });
-  assert.deepEqual((await grid()).slice(1).map((r) => r[0]), ["aave_supply", "swap_exact_in", "bnb_transfer"], "mean pass rates 50, 67, 100");
+  await until(order, sameAs(["aave_supply", "swap_exact_in", "bnb_transfer"]), "mean pass rates 50, 67, 100");
   await page.selectOption("#task-heat-sort-questbench", { label: "Most flaky first" });
   mkdirSync(shots, { recursive: true });
   await page.screenshot({ path: join(shots, "mock-task-heat.png"), fullPage: true, timeout: 15000 });
@@ -473,8 +474,8 @@ test("a repeat-stability map of many tasks starts folded, is drawn when unfolded
   await block.locator("summary").click();
   await page.waitForFunction(() => document.querySelectorAll("#task-heat-table-questbench tbody tr").length === 200);
   await page.click("#task-heat-more-questbench");
-  assert.equal(await page.locator("#task-heat-table-questbench tbody tr").count(), 250);
-  assert.equal(await page.locator("#task-heat-more-questbench").isVisible(), false);
+  await expectCount(page.locator("#task-heat-table-questbench tbody tr"), 250, "all 250 rows after Show more");
+  await expectState(page.locator("#task-heat-more-questbench"), (l) => l.isVisible(), false, "Show more to go");
   // Task names sort as people count: task_2 before task_10.
   const first = await page.$$eval("#task-heat-table-questbench tbody tr", (trs) => trs.slice(0, 3).map((tr) => tr.dataset.task));
   assert.deepEqual(first, ["task_0", "task_1", "task_2"]);
@@ -497,8 +498,9 @@ test("re-scoring a real-tool sample asks first: it replays the model's tool call
   assert.match(await page.locator("#replay-ask").innerText(), /replays the model's stored tool calls through the real MCP servers/);
   assert.equal(calls.filter((c) => c[0] === "results_replay").length, 0, "nothing is replayed before the user confirms");
   await page.locator("#replay-confirm").click();
-  await page.locator("#replay").waitFor();
-  assert.deepEqual(calls.filter((c) => c[0] === "results_replay").map((c) => c[1]), [{ id: 7, mode: "rescore", allowReplay: true }]);
+  const replays = async () => calls.filter((c) => c[0] === "results_replay").map((c) => c[1]);
+  await until(replays, (r) => r.length > 0, "the confirmed replay to be asked for");
+  assert.deepEqual(await replays(), [{ id: 7, mode: "rescore", allowReplay: true }]);
   await page.close();
 });
 

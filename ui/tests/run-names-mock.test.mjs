@@ -6,7 +6,7 @@
 // Run: npm --prefix ui test (after build).
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import { open, useBrowser } from "./harness.mjs";
+import { expectCount, expectText, open, until as waitFor, useBrowser } from "./harness.mjs";
 
 useBrowser();
 
@@ -17,13 +17,8 @@ const run = (id, name, note = null) => ({ run_id: id, name, note, status: "finis
   made_by: "Crucible 0.1.0, commit 0123456789ab, built 2026-11-28" });
 const NO_QUEST = { benchmarks: ["pilot"], models: ["builtin:reference"], questbench_unavailable: "no anvil" };
 
-async function until(page, check, what) {
-  for (let i = 0; i < 50; i++) {
-    if (await check()) return;
-    await page.waitForTimeout(100);
-  }
-  assert.fail(`timed out waiting for ${what}`);
-}
+/** Waits (bounded) until `check()` is true; `page` is kept for the call sites' sake. */
+const until = (page, check, what) => waitFor(check, (ok) => ok === true, what);
 
 test("the runs list shows a run's name with its id beside it, and the id alone when unnamed", async () => {
   const { page } = await open("#/runs", (cmd) => {
@@ -44,7 +39,7 @@ test("the runs list shows a run's name with its id beside it, and the id alone w
   assert.equal((await unnamed.locator("[data-field=run-id]").innerText()).replace(/\s/g, ""), "run-20261128-090000-ef01");
   // The delete question names the run by its name too.
   await named.locator(".delete-run").click();
-  assert.match(await named.locator("[data-field=confirm-text]").innerText(), /Delete “llama vs reference, small” \(run-20261128-101010-abcd\)/);
+  await expectText(named.locator("[data-field=confirm-text]"), /Delete “llama vs reference, small” \(run-20261128-101010-abcd\)/, "the delete question");
   await page.close();
 });
 
@@ -73,7 +68,7 @@ test("a run's page shows its note, renames it, and says a refused name next to t
   await page.focus("#run-annotate");
   await page.keyboard.press("Enter");
   await page.locator("#run-name-input").waitFor();
-  assert.equal(await page.evaluate(() => document.activeElement?.id), "run-name-input");
+  await waitFor(() => page.evaluate(() => document.activeElement?.id), (id) => id === "run-name-input", "the name field to get the focus");
   assert.equal(await page.inputValue("#run-name-input"), "old name");
   assert.equal(await page.inputValue("#run-note-input"), "line one\nline two");
   assert.equal((await page.locator("label[for=run-name-input]").innerText()).trim(), "Run name");
@@ -89,7 +84,7 @@ test("a run's page shows its note, renames it, and says a refused name next to t
   // Escape closes the form unchanged.
   await page.keyboard.press("Escape");
   await until(page, async () => (await page.locator("#run-annotate-form").count()) === 0, "the form to close");
-  assert.equal(await page.evaluate(() => document.activeElement?.id), "run-annotate");
+  await waitFor(() => page.evaluate(() => document.activeElement?.id), (id) => id === "run-annotate", "the focus to return to the button");
   // Renamed, note cleared.
   await page.click("#run-annotate");
   await page.fill("#run-name-input", "llama vs reference, small");
@@ -97,8 +92,8 @@ test("a run's page shows its note, renames it, and says a refused name next to t
   await page.click("#run-annotate-save");
   await until(page, async () => (await page.locator("#run-title").innerText()).trim() === "llama vs reference, small", "the new title");
   assert.deepEqual(annotated.at(-1), { runId: "run-a", name: "llama vs reference, small", note: "" });
-  assert.equal(await page.locator("#run-note").count(), 0);
-  assert.equal(await page.locator("#run-note-empty").count(), 1);
+  await expectCount(page.locator("#run-note"), 0, "the cleared note to go");
+  await expectCount(page.locator("#run-note-empty"), 1, "the page to say there is no note");
   await page.close();
 });
 
@@ -134,7 +129,7 @@ test("the new-run form sends the typed name; a quick compare left unnamed gets a
   await page.locator("#rf-name").waitFor();
   assert.equal((await page.locator("label[for=rf-name]").innerText()).trim(), "Run name (optional)");
   await until(page, async () => lastForm()?.name === "reference vs follows-plan · PILOT-Bench · small", "the default quick name");
-  assert.match(await page.getAttribute("#rf-name", "placeholder"), /reference vs follows-plan · PILOT-Bench · small/);
+  await waitFor(() => page.getAttribute("#rf-name", "placeholder"), (p) => /reference vs follows-plan · PILOT-Bench · small/.test(p ?? ""), "the default name as the placeholder");
   await page.check("#rf-quick-size-medium");
   await until(page, async () => lastForm()?.name === "reference vs follows-plan · PILOT-Bench · medium", "the name to follow the size");
   await page.fill("#rf-name", "my own name");

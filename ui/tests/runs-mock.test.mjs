@@ -7,7 +7,7 @@ import { test } from "node:test";
 import assert from "node:assert/strict";
 import { mkdirSync } from "node:fs";
 import { join } from "node:path";
-import { open, shots, useBrowser } from "./harness.mjs";
+import { expectState, expectText, open, shots, until, useBrowser } from "./harness.mjs";
 
 useBrowser();
 const EMPTY = { db: "/data/crucible.db", runs: [], live: [] };
@@ -98,7 +98,7 @@ test("the Chain choice sends the fork URL and block, and a bad one names the fie
   await page.locator("#rf-chain").waitFor();
   assert.equal(await page.isDisabled("#rf-fork-url"), true, "offline by default: no URL to give");
   await page.check("#rf-chain-fork");
-  assert.equal(await page.isDisabled("#rf-fork-url"), false);
+  await expectState(page.locator("#rf-fork-url"), (l) => l.isDisabled(), false, "the fork URL field to open");
   // Fork chosen without a URL: a local error on the URL field, nothing sent.
   await page.waitForFunction(() => document.querySelector("#rf-problem [data-field=fork_url]"));
   assert.match(await page.locator("#rf-fork-url-error").innerText(), /RPC URL to fork from/);
@@ -124,7 +124,7 @@ test("the Chain choice sends the fork URL and block, and a bad one names the fie
   for (let i = 0; i < 50 && forms.at(-1)?.pilot_faults !== "off"; i++) await page.waitForTimeout(100);
   assert.equal(forms.at(-1).pilot_tool_protocol, "native");
   assert.equal(forms.at(-1).pilot_faults, "off");
-  assert.match(await page.locator("#rf-protocol").innerText(), /native tool calling/);
+  await expectText(page.locator("#rf-protocol"), /native tool calling/, "the protocol's description to follow the choice");
   await page.close();
 });
 
@@ -271,8 +271,8 @@ test("the plan says how the run is scheduled and the chain workers field is sent
   await page.fill("#rf-chain-workers", "3");
   for (let i = 0; i < 50 && forms.at(-1)?.chain_workers !== 3; i++) await page.waitForTimeout(100);
   assert.equal(forms.at(-1).chain_workers, 3);
-  await page.waitForFunction(() => document.querySelector("#rf-plan [data-field=scheduling]"));
-  assert.match(await page.locator("#rf-plan [data-field=scheduling]").innerText(), /3 chain workers/);
+  // The plan may already show the scheduling of the previous form: wait for the new one.
+  await expectText(page.locator("#rf-plan [data-field=scheduling]"), /3 chain workers/, "the plan's scheduling with 3 chain workers");
   await page.fill("#rf-chain-workers", "0");
   await page.waitForFunction(() => document.querySelector("#rf-problem [data-field=chain_workers]"));
   assert.match(await page.locator("#rf-chain-workers-error").innerText(), /Chain workers must be a whole number/);
@@ -346,11 +346,13 @@ test("the new-run form lists the user's models first and folds the offline test 
       return { ok: null };
     });
     await page.locator("#rf-builtin-agents").waitFor({ state: "attached" });
-    assert.equal(await page.locator("#rf-builtin-agents").evaluate((d) => d.open), !folded);
+    // The saved providers arrive on their own time: wait for their models before reading.
+    if (folded) {
+      await until(() => page.locator("#rf-models label").allInnerTexts(), (l) => /^lab · llama-3-70b/.test(l[0] ?? ""), "the saved provider's model listed first");
+    }
+    await until(() => page.locator("#rf-builtin-agents").evaluate((d) => d.open), (open) => open === !folded, `the offline agents ${folded ? "folded" : "open"}`);
     // Ticked by default only when there is nothing else to run.
-    assert.equal(await page.locator("#rf-model-builtin-reference").isChecked(), !folded);
-    const labels = await page.locator("#rf-models label").allInnerTexts();
-    if (folded) assert.match(labels[0], /^lab · llama-3-70b/);
+    await expectState(page.locator("#rf-model-builtin-reference"), (l) => l.isChecked(), !folded, "the reference agent's default tick");
     await page.close();
   }
 });
@@ -387,7 +389,7 @@ test("the rounds planner says what the planned rounds can detect and sets the ro
   assert.match(await page.locator("#rf-power-out li[data-bench=pilot]").innerText(), /with 1 rounds per model, a difference of 10\.0 points/);
   // "Use 16 rounds" puts the answer into the form, which plans again.
   await page.click("#rf-power-out [data-use-rounds='16']");
-  assert.equal(await page.inputValue("#rf-rounds"), "16");
+  await until(() => page.inputValue("#rf-rounds"), (v) => v === "16", "the rounds field to take 16");
   for (let i = 0; i < 50 && forms.at(-1)?.rounds !== 16; i++) await page.waitForTimeout(100);
   assert.equal(forms.at(-1).rounds, 16);
   await page.waitForFunction(() => /with 16 rounds per model, a difference of 2\.5 points/.test(document.querySelector("#rf-power-out")?.textContent ?? ""));

@@ -6,7 +6,7 @@ import { test } from "node:test";
 import assert from "node:assert/strict";
 import { mkdirSync } from "node:fs";
 import { join } from "node:path";
-import { open, shots, useBrowser } from "./harness.mjs";
+import { expectAttr, expectCount, expectState, expectText, open, shots, until, useBrowser } from "./harness.mjs";
 
 useBrowser();
 const STATUS = { version: "0.1.0", data_dir: "/data/crucible", project_dir: "/src", content_origin: "the project checkout this build was made from",
@@ -57,10 +57,10 @@ test("tasks page lists, filters and opens tasks without parsing titles as HTML",
   assert.equal(await page.locator("#task-list img").count(), 0, "task text is never parsed as HTML");
   assert.match(await page.locator("#task-problems").innerText(), /1 file\(s\) did not load/);
   await page.selectOption("#task-bench", "pilot");
-  assert.equal(await page.locator("#task-list li").count(), 1);
+  await expectCount(page.locator("#task-list li"), 1, "the list narrowed to PILOT-Bench");
   await page.selectOption("#task-bench", "");
   await page.fill("#task-search", "unwrap");
-  assert.deepEqual(await page.locator("#task-list .task-id").allInnerTexts(), ["gen-1"]);
+  await until(() => page.locator("#task-list .task-id").allInnerTexts(), (ids) => JSON.stringify(ids) === '["gen-1"]', "the search to find gen-1 alone");
   await page.fill("#task-search", "");
   await page.click("#task-questbench-bnb_transfer_basic");
   await page.locator("#task-title").waitFor();
@@ -68,9 +68,8 @@ test("tasks page lists, filters and opens tasks without parsing titles as HTML",
   assert.equal(await page.locator("#task-detail img").count(), 0);
   // The editor shows the loader's message with the field named.
   await page.click("#tab-edit");
-  await page.locator("#editor-error").waitFor();
-  assert.equal(await page.getAttribute("#editor-error", "data-field"), "checks");
-  assert.match(await page.locator("#editor-error").innerText(), /check weights sum to 90/);
+  await expectAttr(page.locator("#editor-error"), "data-field", "checks", "the loader's error to name the field");
+  await expectText(page.locator("#editor-error"), /check weights sum to 90/);
   await page.close();
 });
 
@@ -91,7 +90,8 @@ test("dry-run sends the chosen solution and a chain failure shows a chain error 
   await page.selectOption("#dry-solution", "pasted");
   await page.fill("#dry-pasted", "export async function executeSkill() { return {}; }");
   await page.click("#dry-run-btn");
-  await page.locator("#dry-error").waitFor();
+  // The first run's error box is still there: wait for the second request itself.
+  await until(async () => sent.length, (n) => n === 2, "the second dry run to be sent");
   assert.deepEqual(sent.map((a) => a.solution), [
     { kind: "wrong", index: 0 },
     { kind: "pasted", text: "export async function executeSkill() { return {}; }" },
@@ -114,7 +114,7 @@ test("an Intent2Tx instance is edited with field-named errors, completion, and s
     validate_intent_instance: ({ text }) => (text.includes("0x12\"")
       ? { ok: { ok: false, field: "ground_truth.contract_address", message: "ground_truth.contract_address: bad address \"0x12\"" } }
       : { ok: { ok: true, field: "", message: "" } }),
-    save_intent_instance: (args) => { saved.push(args); return { ok: "/data/crucible/tasks/intent2tx/my-intent2tx-tasks/instances.jsonl" }; },
+    save_intent_instance: (args) => { saved.push(args); return { ok: { path: "/data/crucible/tasks/intent2tx/my-intent2tx-tasks/instances.jsonl", id: "mine-1", pack: "my-intent2tx-tasks", copied_from: null } }; },
   }));
   await page.locator("#task-list li").first().waitFor();
   await page.click("#task-intent2tx-gen-1");
@@ -122,9 +122,8 @@ test("an Intent2Tx instance is edited with field-named errors, completion, and s
   await page.locator("#editor-valid").waitFor();
   const text = await page.inputValue("#editor");
   await page.fill("#editor", text.replace("0xC02aaA39b223FE8D0A0e5C4F27eAD9083C756Cc2", "0x12"));
-  await page.locator("#editor-error").waitFor();
-  assert.equal(await page.getAttribute("#editor-error", "data-field"), "ground_truth.contract_address");
-  assert.match(await page.locator("#editor-error").innerText(), /Field ground_truth\.contract_address/);
+  await expectAttr(page.locator("#editor-error"), "data-field", "ground_truth.contract_address", "the bad address to be named");
+  await expectText(page.locator("#editor-error"), /Field ground_truth\.contract_address/);
   // Completion offers the categories where a category goes.
   await page.fill("#editor", text.replace('"AssetTransformation"', '"'));
   await page.evaluate(() => {
@@ -142,9 +141,76 @@ test("an Intent2Tx instance is edited with field-named errors, completion, and s
   await page.locator("#editor-valid").waitFor();
   assert.equal(await page.inputValue("#save-target"), "my-intent2tx-tasks");
   await page.click("#editor-save");
-  await page.locator("#save-ok").waitFor();
+  await expectText(page.locator("#save-ok"), /instances\.jsonl/, "the saved file");
   assert.equal(saved.length, 1);
   assert.equal(saved[0].pack, "my-intent2tx-tasks");
   assert.match(saved[0].text, /"mine-1"/);
+  await page.close();
+});
+
+test("saving an edited built-in task keeps the edits, shows progress, and opens the copy it made", async () => {
+  const sent = [];
+  let release;
+  const released = new Promise((r) => { release = r; });
+  const COPY_PATH = "/data/crucible/tasks/questbench/atomic/bnb_transfer_basic_copy.json";
+  const copyRow = row("questbench", "bnb_transfer_basic_copy", "Send BNB, edited", { origin: "user", path: COPY_PATH });
+  let saved = null;
+  const { page } = await open("#/tasks", handler({
+    save_quest_task: async (args) => {
+      sent.push(args);
+      await released;
+      saved = args.text.replace('"bnb_transfer_basic"', '"bnb_transfer_basic_copy"');
+      return { ok: { path: COPY_PATH, id: "bnb_transfer_basic_copy", pack: "my-questbench-tasks", copied_from: "/src/tasks/bnb_transfer_basic.json" } };
+    },
+    list_tasks: () => ({ ok: saved ? { ...CATALOGUE, tasks: [...CATALOGUE.tasks, copyRow] } : CATALOGUE }),
+    get_task: ({ id }) => ({ ok: id === "bnb_transfer_basic_copy" ? { ...DETAIL, summary: copyRow, text: saved } : DETAIL }),
+    validate_quest_task: () => ({ ok: { ok: true, field: "", message: "" } }),
+  }));
+  await page.click("#task-questbench-bnb_transfer_basic");
+  await page.click("#tab-edit");
+  await page.locator("#editor-valid").waitFor();
+  // The only target offered for a built-in task is a copy in the author's folder.
+  assert.deepEqual(await page.locator("#save-target option").allInnerTexts(),
+    ["a copy in your task folder (/data/crucible/tasks), with its solution files — the built-in file is never changed"]);
+  const edited = '{"id": "bnb_transfer_basic", "title": "Send BNB, edited"}';
+  await page.fill("#editor", edited);
+  await page.click("#editor-save");
+  // While the copy is made: progress at once, Save disabled, the edits still in the editor.
+  await expectText(page.locator("#save-progress"), /Saving a copy of the built-in task and its solution files into your task folder/, "the save's progress");
+  await expectState(page.locator("#editor-save"), (l) => l.isDisabled(), true, "Save to be disabled while saving");
+  assert.equal(await page.inputValue("#editor"), edited, "the edits stay while saving");
+  await until(async () => sent.length, (n) => n === 1, "save_quest_task");
+  assert.deepEqual(sent[0], { text: edited, path: "/src/tasks/bnb_transfer_basic.json" }, "the built-in's path: the core makes the copy");
+  release();
+  // Then the copy opens in the editor, holding the edits, and the page says what happened.
+  await expectText(page.locator("#task-title"), "bnb_transfer_basic_copy", "the copy to open");
+  await expectText(page.locator("#save-ok"), /Saved as a copy, bnb_transfer_basic_copy, in your pack my-questbench-tasks .*The built-in task is unchanged/, "the save's result");
+  await until(() => page.inputValue("#editor"), (t) => t.includes('"Send BNB, edited"') && t.includes("bnb_transfer_basic_copy"), "the copy's text with the edits");
+  assert.deepEqual(await page.locator("#save-target option").allInnerTexts(), [`this file (${COPY_PATH})`], "the copy is saved in place next time");
+  mkdirSync(shots, { recursive: true });
+  await page.screenshot({ path: join(shots, "mock-tasks-saved-copy.png") });
+  await page.close();
+});
+
+test("a new task from an edited template copies the edits and says it is working", async () => {
+  const asked = [];
+  let release;
+  const released = new Promise((r) => { release = r; });
+  const { page } = await open("#/tasks", handler({
+    new_quest_task: async (args) => { asked.push(args); await released; return { ok: "/data/crucible/tasks/questbench/atomic/mine.json" }; },
+    validate_quest_task: () => ({ ok: { ok: true, field: "", message: "" } }),
+  }));
+  await page.click("#task-questbench-bnb_transfer_basic");
+  await page.click("#tab-edit");
+  await page.locator("#editor-valid").waitFor();
+  const edited = '{"id": "bnb_transfer_basic", "title": "edited before copying"}';
+  await page.fill("#editor", edited);
+  await page.click("#wizard-open");
+  await page.fill("#new-id", "mine");
+  await page.click("#new-create");
+  await expectText(page.locator("#new-progress"), /Copying your edited task and its solution files/, "the wizard's progress");
+  await until(async () => asked.length, (n) => n === 1, "new_quest_task");
+  assert.deepEqual(asked[0], { template: "bnb_transfer_basic", id: "mine", text: edited });
+  release();
   await page.close();
 });

@@ -6,7 +6,7 @@ use crucible_intent2tx::execute::Executor;
 use crucible_questbench::atomic::Harness;
 use crucible_questbench::import::BankImport;
 use crucible_views::studio::{
-    self, Bench, Catalogue, DryRun, IntentImport, PromptPreview, QuestRender, Selftest,
+    self, Bench, Catalogue, DryRun, IntentImport, PromptPreview, QuestRender, SavedTask, Selftest,
     SolutionChoice, TaskDetail, Validation,
 };
 use tokio::sync::Mutex;
@@ -157,32 +157,35 @@ pub fn validate_quest_task(text: String, path: String) -> Validation {
     studio::validate_quest(&text, path.as_ref())
 }
 
-/// Saves QuestBench task text to `path` if it is valid there; returns the path.
+/// Saves edited QuestBench task text opened from `path`: in place in the user task folder, else
+/// (a built-in task) as a copy with its solution files in the user task folder.
 #[tauri::command]
 pub async fn save_quest_task(
     state: tauri::State<'_, AppState>,
     text: String,
     path: String,
-) -> Res<String> {
+) -> Res<SavedTask> {
     blocking(&state, move |c| {
-        Ok(studio::save_quest(&c, &text, path.as_ref())?
-            .display()
-            .to_string())
+        studio::save_quest_edit(&c, &text, path.as_ref())
     })
     .await
 }
 
-/// The wizard: copies an atomic task into the user folder under a new id; returns the new path.
+/// The wizard: copies an atomic task (or `text`, the author's unsaved edit of it) into the user
+/// folder under a new id; returns the new path.
 #[tauri::command]
 pub async fn new_quest_task(
     state: tauri::State<'_, AppState>,
     template: String,
     id: String,
+    text: Option<String>,
 ) -> Res<String> {
     blocking(&state, move |c| {
-        Ok(studio::new_from_template(&c, &template, &id)?
-            .display()
-            .to_string())
+        Ok(
+            studio::new_from_template(&c, &template, &id, text.as_deref())?
+                .display()
+                .to_string(),
+        )
     })
     .await
 }
@@ -247,7 +250,13 @@ pub async fn dry_run(
             let prompt = prompt.unwrap_or_else(|| "baseline".into());
             blocking(&state, move |c| {
                 let pt = crucible_pilot::PromptType::parse(&prompt)?;
-                studio::dry_run_pilot(&studio::pilot_engine(&c)?, &id, pt, seed.into(), &solution)
+                studio::dry_run_pilot(
+                    &studio::pilot_engine(&c, &id)?,
+                    &id,
+                    pt,
+                    seed.into(),
+                    &solution,
+                )
             })
             .await
         }
@@ -300,17 +309,14 @@ pub fn validate_intent_instance(text: String) -> Validation {
 }
 
 /// Saves an Intent2Tx instance into the studio pack `pack` (replacing the instance with its id
-/// there); returns the file written.
+/// there; a built-in instance is saved as a copy under a new id).
 #[tauri::command]
 pub async fn save_intent_instance(
     state: tauri::State<'_, AppState>,
     text: String,
     pack: String,
-) -> Res<String> {
-    blocking(&state, move |c| {
-        Ok(studio::save_intent(&c, &text, &pack)?.display().to_string())
-    })
-    .await
+) -> Res<SavedTask> {
+    blocking(&state, move |c| studio::save_intent_edit(&c, &text, &pack)).await
 }
 
 /// The JSON Schema of an Intent2Tx instance (drives the editor's completion).
@@ -328,13 +334,10 @@ pub async fn validate_pilot_task(
     blocking(&state, move |c| Ok(studio::validate_pilot(&c, &text))).await
 }
 
-/// Saves a PILOT-Bench task into the studio's pack; returns the task file written.
+/// Saves a PILOT-Bench task into the studio's pack (a built-in task as a copy under a new id).
 #[tauri::command]
-pub async fn save_pilot_task(state: tauri::State<'_, AppState>, text: String) -> Res<String> {
-    blocking(&state, move |c| {
-        Ok(studio::save_pilot(&c, &text)?.display().to_string())
-    })
-    .await
+pub async fn save_pilot_task(state: tauri::State<'_, AppState>, text: String) -> Res<SavedTask> {
+    blocking(&state, move |c| studio::save_pilot_edit(&c, &text)).await
 }
 
 /// The JSON Schema of a PILOT-Bench task (drives the editor's completion).

@@ -18,7 +18,7 @@ let schema: Record<string, unknown> | null = null;
 let intentSchema: Record<string, unknown> | null = null;
 let pilotSchema: Record<string, unknown> | null = null;
 
-const state: State = { catalogue: null, dataDir: "", selected: null, detail: null, tab: "overview", seed: 0, wording: "paper", promptType: "baseline", doc: null };
+const state: State = { catalogue: null, dataDir: "", selected: null, detail: null, tab: "overview", seed: 0, wording: "paper", promptType: "baseline", doc: null, notice: null };
 
 export async function renderTasks(root: HTMLElement): Promise<void> {
   const browser = catalogue(state, (bench, id) => detail.select(bench, id));

@@ -206,11 +206,43 @@ fn pilot_dir(config: &Config) -> PathBuf {
     config.project_dir.join("tasks/pilot")
 }
 
-/// The PILOT-Bench engine over the project's library.
-pub fn pilot_engine(config: &Config) -> Result<pilot::suite::Engine, StudioError> {
-    Ok(pilot::suite::Engine::new(pilot::TaskLibrary::load(
-        &pilot_dir(config),
-    )?))
+/// The PILOT-Bench libraries the studio shows: the project's, then the studio pack's (the tasks
+/// an author saved, `<user>/pilot`) when there is one.
+fn pilot_dirs(config: &Config) -> Vec<(Origin, PathBuf)> {
+    let mut dirs = vec![(Origin::Project, pilot_dir(config))];
+    let mine = user_dir(config).join("pilot");
+    if mine.join(pilot::task::TASKS_FILE).is_file() {
+        dirs.push((Origin::User, mine));
+    }
+    dirs
+}
+
+/// The PILOT-Bench engine over the library holding task `id` (the project's first, then the
+/// studio pack's), with that library's origin and folder.
+fn pilot_engine_of(
+    config: &Config,
+    id: &str,
+) -> Result<(Origin, PathBuf, pilot::suite::Engine), StudioError> {
+    let mut last = None;
+    for (origin, dir) in pilot_dirs(config) {
+        let lib = pilot::TaskLibrary::load(&dir)?;
+        match lib.get(id) {
+            Ok(_) => return Ok((origin, dir, pilot::suite::Engine::new(lib))),
+            Err(e) => last = Some(e),
+        }
+    }
+    Err(last
+        .map(StudioError::from)
+        .unwrap_or_else(|| StudioError::UnknownTask {
+            bench: "pilot".into(),
+            id: id.into(),
+        }))
+}
+
+/// The PILOT-Bench engine over the library holding task `id`: the project's, or the studio
+/// pack's for a task an author saved there.
+pub fn pilot_engine(config: &Config, id: &str) -> Result<pilot::suite::Engine, StudioError> {
+    Ok(pilot_engine_of(config, id)?.2)
 }
 
 fn quest_summary(origin: Origin, t: &Task) -> TaskSummary {
@@ -245,7 +277,7 @@ fn intent_summary(origin: Origin, f: &Path, i: &intent::Instance) -> TaskSummary
     }
 }
 
-fn pilot_summary(config: &Config, t: &pilot::task::ResolvedTask) -> TaskSummary {
+fn pilot_summary(origin: Origin, dir: &Path, t: &pilot::task::ResolvedTask) -> TaskSummary {
     TaskSummary {
         bench: Bench::Pilot,
         id: t.task.instance_id.clone(),
@@ -254,11 +286,8 @@ fn pilot_summary(config: &Config, t: &pilot::task::ResolvedTask) -> TaskSummary 
         category: label(&t.task.category),
         subcategory: String::new(),
         difficulty: label(&t.task.complexity),
-        origin: Origin::Project,
-        path: pilot_dir(config)
-            .join(pilot::task::TASKS_FILE)
-            .display()
-            .to_string(),
+        origin,
+        path: dir.join(pilot::task::TASKS_FILE).display().to_string(),
     }
 }
 
@@ -276,12 +305,28 @@ pub fn catalogue(config: &Config) -> Catalogue {
             .iter()
             .map(|(origin, f, i)| intent_summary(*origin, f, i)),
     );
-    match pilot::TaskLibrary::load(&pilot_dir(config)) {
-        Ok(lib) => tasks.extend(lib.tasks.iter().map(|t| pilot_summary(config, t))),
-        Err(e) => problems.push(LoadProblem {
-            file: pilot_dir(config).display().to_string(),
-            message: e.to_string(),
-        }),
+    for (origin, dir) in pilot_dirs(config) {
+        match pilot::TaskLibrary::load(&dir) {
+            Ok(lib) => {
+                // A built-in id wins over a saved task of the same id (the save refuses those).
+                let rows: Vec<TaskSummary> = lib
+                    .tasks
+                    .iter()
+                    .filter(|t| {
+                        origin == Origin::Project
+                            || !tasks
+                                .iter()
+                                .any(|x| x.bench == Bench::Pilot && x.id == t.task.instance_id)
+                    })
+                    .map(|t| pilot_summary(origin, &dir, t))
+                    .collect();
+                tasks.extend(rows);
+            }
+            Err(e) => problems.push(LoadProblem {
+                file: dir.display().to_string(),
+                message: e.to_string(),
+            }),
+        }
     }
     Catalogue { tasks, problems }
 }
@@ -416,9 +461,9 @@ pub fn detail(config: &Config, bench: Bench, id: &str) -> Result<TaskDetail, Stu
             })
         }
         Bench::Pilot => {
-            let engine = pilot_engine(config)?;
+            let (origin, dir, engine) = pilot_engine_of(config, id)?;
             let t = engine.lib.get(id)?.clone();
-            let summary = pilot_summary(config, &t);
+            let summary = pilot_summary(origin, &dir, &t);
             let rendered = engine.render(id)?;
             let sol = engine.solution(&t)?;
             let mut tools = serde_json::Map::new();

@@ -9,11 +9,14 @@
 //!
 //! `catalogue` lists and finds tasks and builds the detail view, `render` renders and validates
 //! QuestBench text without a chain, `save` is the only place that writes into the task folders
-//! (task files and Intent2Tx imports), `wizard` makes a new task from an existing one, `preview`
+//! (task files and Intent2Tx imports), `copy` saves an author's edit (a built-in task becomes a
+//! copy in the author's own pack with its solution files; the installation and the checkout are
+//! never written), `wizard` makes a new task from an existing one, `preview`
 //! renders the Intent2Tx and PILOT prompts with what scoring expects, and `dry_run` executes
 //! solutions on a booted harness. Callers name `studio::…`, never a submodule.
 
 mod catalogue;
+mod copy;
 mod dry_run;
 mod preview;
 mod render;
@@ -33,6 +36,7 @@ pub use catalogue::{
     catalogue, detail, intent_instance, intent_instances, pilot_engine, quest_task, quest_tasks,
     user_dir, Catalogue, LoadProblem, Origin, TaskDetail, TaskSummary, WrongSolution,
 };
+pub use copy::{save_intent_edit, save_pilot_edit, save_quest_edit, SavedTask};
 pub use dry_run::{
     composite_solution, composite_turns, dry_run_intent, dry_run_pilot, dry_run_quest,
     exploit_check, intent_answer, pilot_turns, quest_solution, selftest_quest, CheckOutcome,

@@ -213,7 +213,7 @@ pub fn preview_pilot(
     set: PromptSet,
     pt: PromptType,
 ) -> Result<PromptPreview, StudioError> {
-    let engine = pilot_engine(config)?;
+    let engine = pilot_engine(config, id)?;
     let task = engine.lib.get(id)?.clone();
     let rendered = engine.render(id)?;
     let sol = engine.solution(&task)?;

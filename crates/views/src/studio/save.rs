@@ -1,6 +1,7 @@
 //! The only writes into the task folders: saving QuestBench task text (only when valid there, ids
 //! unique, through a temporary file renamed over the destination) and importing Intent2Tx rows
-//! into the user folder. Destinations outside the task folders are refused.
+//! into the user folder. Destinations outside the user task folder are refused: the project's
+//! `tasks/` (the installation or the checkout) is never written.
 
 use std::path::{Path, PathBuf};
 
@@ -16,22 +17,32 @@ use super::catalogue::{intent_instances, quest_dirs, quest_tasks, user_dir};
 use super::render::check_quest_text;
 use super::{io_err, StudioError};
 
-/// Where a file may be saved: inside the project's or the user's `tasks/questbench`.
+/// Where a file may be saved: inside the user task folder's `questbench`. The project's
+/// `tasks/` (the installation or the checkout) is never written: an edit of a built-in task is
+/// saved as a copy (`save_quest_edit`).
 fn allowed_dest(config: &Config, dest: &Path) -> Result<(), StudioError> {
+    let [(_, project), (_, user)] = quest_dirs(config);
+    if dest.starts_with(&project) {
+        return Err(StudioError::Invalid(format!(
+            "{} is a built-in task file, which is never changed: Save makes a copy of your edit in \
+             your task folder ({}) instead",
+            dest.display(),
+            user.display()
+        )));
+    }
     let ok = dest.extension().and_then(|e| e.to_str()) == Some("json")
         && dest.file_name().and_then(|n| n.to_str()) != Some("task.schema.json")
         && !dest
             .components()
             .any(|c| matches!(c, std::path::Component::ParentDir))
-        && quest_dirs(config)
-            .iter()
-            .any(|(_, dir)| dest.starts_with(dir));
+        && dest.starts_with(&user);
     if ok {
         Ok(())
     } else {
         Err(StudioError::Invalid(format!(
-            "{} is not a .json file inside tasks/questbench of the project or the user task folder",
-            dest.display()
+            "{} is not a .json file inside your task folder's questbench ({})",
+            dest.display(),
+            user.display()
         )))
     }
 }

@@ -2,25 +2,29 @@
 //! in the user folder, saved through `save` so it is validated like any edit; on failure nothing
 //! half-made stays behind.
 
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 
-use serde_json::{json, Value};
+use serde_json::Value;
 
 use crucible_core::Config;
 use crucible_questbench::task::Kind;
 use crucible_questbench::QuestError;
 
-use super::catalogue::{quest_tasks, user_dir};
-use super::save::save_quest;
-use super::{io_err, StudioError};
+use super::catalogue::quest_tasks;
+use super::copy::write_copy;
+use super::render::check_quest_text;
+use super::StudioError;
 
 /// The new-task wizard: copies an atomic QuestBench task and its solution files into the user
 /// folder under a new id (`<user>/questbench/atomic/<new_id>.json`, solutions in `<new_id>/`).
-/// Returns the new file's path; nothing is written when anything is wrong.
+/// With `edited`, the author's unsaved text of the template is copied instead of its file (checked
+/// where it was opened first), so starting a new task from an edit keeps the edit. Returns the new
+/// file's path; nothing is written when anything is wrong.
 pub fn new_from_template(
     config: &Config,
     template_id: &str,
     new_id: &str,
+    edited: Option<&str>,
 ) -> Result<PathBuf, StudioError> {
     if new_id.is_empty()
         || !new_id
@@ -50,56 +54,23 @@ pub fn new_from_template(
             "{template_id} is a composite task; the wizard copies atomic tasks"
         )));
     }
-    let dir = user_dir(config).join("questbench/atomic");
-    let dest = dir.join(format!("{new_id}.json"));
-    if dest.exists() || dir.join(new_id).exists() {
-        return Err(StudioError::Invalid(format!(
-            "{} already exists",
-            dest.display()
-        )));
-    }
-    // Start from the template's file as written (its order, no defaults spelled out), and change
-    // only the id, the title and the solution paths.
-    let original = std::fs::read_to_string(&template.path).map_err(|e| QuestError::Io {
-        path: template.path.display().to_string(),
-        source: e,
-    })?;
-    let mut doc: Value = serde_json::from_str(&original).map_err(|e| QuestError::Load {
+    // Start from the template's file as written (its order, no defaults spelled out), or from the
+    // author's unsaved edit of it, and change only the id, the title and the solution paths.
+    let (source, doc_text) = match edited {
+        Some(text) => (check_quest_text(text, &template.path)?, text.to_string()),
+        None => {
+            let original = std::fs::read_to_string(&template.path).map_err(|e| QuestError::Io {
+                path: template.path.display().to_string(),
+                source: e,
+            })?;
+            (template.clone(), original)
+        }
+    };
+    let doc: Value = serde_json::from_str(&doc_text).map_err(|e| QuestError::Load {
         file: template.path.display().to_string(),
         field: String::new(),
         message: e.to_string(),
     })?;
-    doc["id"] = json!(new_id);
-    doc["title"] = json!(format!("{} (copy)", template.spec.title));
-    let mut copies: Vec<(String, String)> = Vec::new();
-    let mut relocate = |rel: &str| -> Result<String, StudioError> {
-        let name = Path::new(rel)
-            .file_name()
-            .and_then(|n| n.to_str())
-            .unwrap_or("solution.ts");
-        let mut target = format!("{new_id}/{name}");
-        if copies.iter().any(|(_, t)| *t == target) {
-            target = format!("{new_id}/{}_{name}", copies.len());
-        }
-        copies.push((template.read_relative(rel)?, target.clone()));
-        Ok(target)
-    };
-    doc["solutions"]["reference"] = json!(relocate(&template.spec.solutions.reference)?);
-    for (i, w) in template.spec.solutions.wrong.iter().enumerate() {
-        doc["solutions"]["wrong"][i]["file"] = json!(relocate(&w.file)?);
-    }
-    let sol_dir = dir.join(new_id);
-    std::fs::create_dir_all(&sol_dir).map_err(io_err(&sol_dir))?;
-    let written = copies.iter().try_for_each(|(src, rel)| {
-        let p = dir.join(rel);
-        std::fs::write(&p, src).map_err(io_err(&p))
-    });
-    let mut text = serde_json::to_string_pretty(&doc).unwrap_or_default();
-    text.push('\n');
-    let saved = written.and_then(|()| save_quest(config, &text, &dest));
-    if saved.is_err() {
-        // Nothing half-made stays behind.
-        let _ = std::fs::remove_dir_all(&sol_dir);
-    }
-    saved
+    let title = format!("{} (copy)", source.spec.title);
+    write_copy(config, &source, doc, new_id, Some(title))
 }

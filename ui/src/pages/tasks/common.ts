@@ -19,6 +19,8 @@ export interface State {
   promptType: string;
   /** The editor's document: text and the path it validates/saves against. */
   doc: { text: string; path: string } | null;
+  /** A line the editor shows once when it opens next (what the last save did). */
+  notice: string | null;
 }
 
 /** A studio error: what went wrong in words, the message, and a link to the setting that fixes

@@ -75,7 +75,11 @@ export function taskDetail(state: State, deps: DetailDeps): DetailView {
       }),
     );
     const actions = h("div", { class: "actions" });
-    if (s.bench === "questbench" && s.kind === "atomic") actions.append(wizard(s, { setQuery: deps.setQuery, reload: deps.reload, select }));
+    if (s.bench === "questbench" && s.kind === "atomic") {
+      // The wizard copies the author's unsaved edit of this task when there is one.
+      const edits = (): string | null => (state.doc && state.doc.text !== d.text ? state.doc.text : null);
+      actions.append(wizard(s, { setQuery: deps.setQuery, reload: deps.reload, select, edits }));
+    }
     mount(detail,
       h("div", { class: "card-head" },
         h("h2", { id: "task-title" }, s.id),
@@ -87,7 +91,7 @@ export function taskDetail(state: State, deps: DetailDeps): DetailView {
     );
     if (state.tab === "overview") mount(panel, overview(d));
     else if (state.tab === "render") void (s.bench === "questbench" ? renderView(panel, state) : previewView(panel, state, s.bench, s.id));
-    else if (state.tab === "edit") mount(panel, editor(state, { reload: deps.reload, schema: deps.schema }));
+    else if (state.tab === "edit") mount(panel, editor(state, { reload: deps.reload, schema: deps.schema, select }));
     else mount(panel, dryRunView(d, state));
   };
 

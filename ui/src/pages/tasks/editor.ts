@@ -1,17 +1,20 @@
-// Tasks studio: the Edit tab of a QuestBench task or an Intent2Tx instance. A textarea with line
-// numbers, live validation naming the field, schema completion, and saving (the core refuses to
-// write an invalid task; Intent2Tx instances are saved into a studio content pack).
+// Tasks studio: the Edit tab of a task of any benchmark. A textarea with line numbers, live
+// validation naming the field, schema completion, and saving (the core refuses to write an invalid
+// task). A built-in task is never written: Save makes a copy of the edit in the author's own pack
+// (QuestBench with its solution files) and opens the copy, saying so; progress shows meanwhile.
 import { h, mount } from "../../dom";
 import { saveIntentInstance, savePilotTask, saveQuestTask, validateIntentInstance, validatePilotTask, validateQuestTask } from "../../ipc";
-import type { Bench } from "../../bindings";
+import type { Bench, SavedTask } from "../../bindings";
 import { suggest, type Suggestion } from "../../schema-complete";
-import { badge, studioError, type State } from "./common";
+import { badge, studioError, type State, type Tab } from "./common";
 
 export interface EditorDeps {
   /** Fetches the catalogue again once a save has written a file. */
   reload(): Promise<void>;
   /** The benchmark's task schema; read on each completion since it arrives after the page opens. */
   schema(bench: Bench): Record<string, unknown> | null;
+  /** Opens a task (the copy a save made) on a tab. */
+  select(bench: Bench, id: string, tab: Tab): Promise<void>;
 }
 
 export function editor(state: State, deps: EditorDeps): HTMLElement {
@@ -23,19 +26,26 @@ export function editor(state: State, deps: EditorDeps): HTMLElement {
   const bench: Bench = state.detail?.summary.bench ?? "questbench";
   const intent = bench === "intent2tx";
   const pilot = bench === "pilot";
-  const userPath = `${state.dataDir}/tasks/questbench/atomic/${state.detail?.summary.id ?? "task"}.json`;
+  // A built-in task (the installation's or the checkout's) is never written: Save copies it.
+  const builtin = state.detail?.summary.origin !== "user";
+  const userFolder = state.dataDir ? `${state.dataDir}/tasks` : "your task folder";
   // Intent2Tx: the studio pack the instance is in (when it is in one), or the studio's own pack.
   const ownPack = intent ? /\/tasks\/intent2tx\/([A-Za-z0-9_-]+)\/instances\.jsonl$/.exec(doc.path)?.[1] ?? null : null;
   const target = pilot
     ? h("select", { id: "save-target", "aria-label": "Save to" },
-      h("option", { value: "my-pilot-tasks" }, "the studio pack my-pilot-tasks (give a built-in task a new instance_id first)"))
+      h("option", { value: "my-pilot-tasks" }, builtin
+        ? "a copy in the studio pack my-pilot-tasks (the built-in task is never changed)"
+        : "the studio pack my-pilot-tasks"))
     : intent
     ? h("select", { id: "save-target", "aria-label": "Save to" },
       ownPack ? h("option", { value: ownPack }, `its pack ${ownPack} (${doc.path})`) : null,
-      ownPack !== "my-intent2tx-tasks" ? h("option", { value: "my-intent2tx-tasks" }, "the studio pack my-intent2tx-tasks (give a project instance a new id first)") : null)
+      ownPack !== "my-intent2tx-tasks" ? h("option", { value: "my-intent2tx-tasks" }, builtin
+        ? "a copy in the studio pack my-intent2tx-tasks (the built-in dataset is never changed)"
+        : "the studio pack my-intent2tx-tasks") : null)
     : h("select", { id: "save-target", "aria-label": "Save to" },
-      h("option", { value: doc.path }, `this file (${doc.path})`),
-      doc.path !== userPath && state.dataDir ? h("option", { value: userPath }, `user task folder (${userPath})`) : null,
+      h("option", { value: doc.path }, builtin
+        ? `a copy in your task folder (${userFolder}), with its solution files — the built-in file is never changed`
+        : `this file (${doc.path})`),
     );
   const save = h("button", { type: "button", class: "btn primary", id: "editor-save" }, "Save");
   const saved = h("div", { id: "editor-saved", "aria-live": "polite" });
@@ -97,6 +107,8 @@ export function editor(state: State, deps: EditorDeps): HTMLElement {
     area.dispatchEvent(new Event("input"));
   };
   area.addEventListener("input", (e) => {
+    // Kept at once (not only on validation): the wizard and a save read the edit as typed.
+    doc.text = area.value;
     paint();
     window.clearTimeout(timer);
     timer = window.setTimeout(() => void validate(), 250);
@@ -129,14 +141,31 @@ export function editor(state: State, deps: EditorDeps): HTMLElement {
   save.addEventListener("click", async () => {
     doc.text = area.value;
     save.setAttribute("disabled", "");
+    // Copying a task with its solution files takes a few seconds: say what is happening at once.
+    mount(saved, h("p", { class: "muted", id: "save-progress", role: "status" }, builtin
+      ? (intent || pilot ? "Saving a copy of the built-in task into your pack…" : "Saving a copy of the built-in task and its solution files into your task folder…")
+      : "Saving…"));
     const r = pilot ? await savePilotTask(doc.text)
       : intent ? await saveIntentInstance(doc.text, (target as HTMLSelectElement).value) : await saveQuestTask(doc.text, target.value);
     save.removeAttribute("disabled");
+    // A refusal keeps the text as typed: nothing of the edit is lost.
     if (!r.ok) { mount(saved, studioError(r.error, "save-error")); return; }
-    mount(saved, h("p", { class: "valid", id: "save-ok" }, badge(true, "saved", ""), " ", h("span", { class: "mono small" }, r.value)));
-    if (!intent && !pilot) doc.path = r.value;
+    const s: SavedTask = r.value;
+    if (s.copied_from) {
+      // The copy holds the edit; open it, and say where it went and that the built-in is unchanged.
+      state.notice = savedCopy(s);
+      await deps.reload();
+      await deps.select(bench, s.id, "edit");
+      return;
+    }
+    mount(saved, h("p", { class: "valid", id: "save-ok" }, badge(true, "saved", ""), " ", h("span", { class: "mono small" }, s.path)));
+    if (!intent && !pilot) doc.path = s.path;
     await deps.reload();
   });
+  if (state.notice) {
+    mount(saved, h("p", { class: "valid", id: "save-ok" }, badge(true, "saved", ""), " ", state.notice));
+    state.notice = null;
+  }
   paint();
   void validate();
   return h("div", {},
@@ -148,6 +177,11 @@ export function editor(state: State, deps: EditorDeps): HTMLElement {
     saved,
     pilot ? pilotHints() : intent ? intentHints() : schemaHints(),
   );
+}
+
+/** What a save that made a copy says. */
+function savedCopy(s: SavedTask): string {
+  return `Saved as a copy, ${s.id}, in your pack ${s.pack} (${s.path}). The built-in task is unchanged; you are now editing your copy.`;
 }
 
 /** The PILOT-Bench task fields (Crucible's task format). */
