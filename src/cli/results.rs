@@ -142,7 +142,18 @@ pub struct ListArgs {
 /// `crucible results list`.
 async fn list(config: &Config, a: ListArgs) -> Result<()> {
     use crucible_views::results::{Explorer, SampleFilter};
-    let db = a.db.clone().unwrap_or_else(|| config.database_file());
+    let db = match a.db.clone() {
+        Some(db) => db,
+        None => {
+            // The default database is made on a fresh data directory (as `runs list` does): an
+            // empty list, not a missing file.
+            super::runs::open_existing(config, None)
+                .await?
+                .close()
+                .await;
+            config.database_file()
+        }
+    };
     let explorer = Explorer::open(&db).await?;
     let filter = SampleFilter {
         runs: a.runs,

@@ -51,6 +51,33 @@ fn all_gone(dir: &str, limit: Duration, when: &str) {
     }
 }
 
+/// Whether `ancestor` is `pid`'s parent, grandparent, … (read from `/proc`).
+fn descends_from(pid: u32, ancestor: u32) -> bool {
+    let mut at = pid;
+    for _ in 0..64 {
+        let Ok(stat) = std::fs::read_to_string(format!("/proc/{at}/stat")) else {
+            return false;
+        };
+        // `pid (comm) state ppid …`: the fields after the last ')'.
+        let Some(ppid) = stat
+            .rsplit(')')
+            .next()
+            .and_then(|r| r.split_whitespace().nth(1))
+            .and_then(|p| p.parse::<u32>().ok())
+        else {
+            return false;
+        };
+        if ppid == ancestor {
+            return true;
+        }
+        if ppid <= 1 {
+            return false;
+        }
+        at = ppid;
+    }
+    false
+}
+
 fn local_server(own_group: bool) -> Child {
     use std::os::unix::process::CommandExt;
     let data = tempfile::tempdir().unwrap().keep();
@@ -121,9 +148,15 @@ fn a_local_server_command_killed_while_starting_leaves_nothing() {
     // (before the command could print anything).
     let deadline = Instant::now() + Duration::from_secs(120);
     let dir = loop {
-        let started = naming("/crucible-pg-")
-            .into_iter()
-            .find(|p| p.contains("postgres -D") || p.contains("postgres\" -D"));
+        // Its own server: other tests of this binary run servers of their own at the same time
+        // (the shared lab store), so the server is the one started under this command.
+        let started = naming("/crucible-pg-").into_iter().find(|p| {
+            (p.contains("postgres -D") || p.contains("postgres\" -D"))
+                && p.split_whitespace()
+                    .next()
+                    .and_then(|pid| pid.parse::<u32>().ok())
+                    .is_some_and(|pid| descends_from(pid, child.id()))
+        });
         if let Some(p) = started {
             signal(&child.id().to_string(), "-KILL");
             // The server's directory: the `…/crucible-pg-XXXX` part of its data path.
