@@ -213,6 +213,9 @@ async fn the_app_switches_to_a_lab_store_browses_it_and_follows_a_distributed_ru
                     &live,
                     "--concurrency",
                     "1",
+                    // A stored spec's model server is reached only where this user allows.
+                    "--trust-base-url",
+                    &slow.base_url,
                 ])
                 .envs(&env)
                 .stdout(Stdio::null())
