@@ -294,9 +294,12 @@ impl App {
         el.clear()
             .await
             .with_context(|| format!("clearing `{css}`"))?;
-        el.send_keys(text)
-            .await
-            .with_context(|| format!("typing into `{css}`"))?;
+        // WebDriver refuses to type nothing: an empty text only clears the field.
+        if !text.is_empty() {
+            el.send_keys(text)
+                .await
+                .with_context(|| format!("typing into `{css}`"))?;
+        }
         Ok(())
     }
 

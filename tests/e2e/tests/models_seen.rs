@@ -85,13 +85,12 @@ async fn a_runs_model_settings_calls_and_catalogue_are_seen_in_the_app() {
             |t| t == "finished",
         )
         .await?;
-        let id = app
+        let row_id = app
             .eval("const r = document.querySelector('#runs-table tbody tr'); return r ? r.id : '';")
-            .await?
-            .as_str()
-            .unwrap_or_default()
-            .trim_start_matches("run-")
-            .to_string();
+            .await?;
+        let row_id = row_id.as_str().unwrap_or_default();
+        // The row's id is `run-<run id>`, and run ids start with `run-` themselves.
+        let id = row_id.strip_prefix("run-").unwrap_or(row_id).to_string();
 
         // The run page: each setting in words, the secret-looking header hidden.
         app.eval(&format!(
@@ -157,6 +156,8 @@ async fn a_runs_model_settings_calls_and_catalogue_are_seen_in_the_app() {
         .await?;
         app.click("#cat-edit").await?;
         app.fill("#cat-context", "64000").await?;
+        // A new price without saying where it comes from: the core refuses it, naming the field.
+        app.fill("#cat-price-in", "3").await?;
         app.fill("#cat-price-source", "").await?;
         app.click("#cat-save").await?;
         seen.invalid = app
