@@ -125,15 +125,27 @@ async fn a_runs_model_settings_calls_and_catalogue_are_seen_in_the_app() {
         ))
         .await?;
         app.click("#tab-samples").await?;
-        app.click("#samples-table tbody tr[data-sample] td").await?;
         let call = "#trace-calls [data-call='1']";
-        seen.call_stop = app
-            .wait_text(
-                &format!("{call} [data-field=stop]"),
-                Duration::from_secs(20),
-                |t| !t.is_empty(),
-            )
-            .await?;
+        // The list may still be filling when first clicked (a loaded machine): click the first
+        // sample again until its trace shows, a bounded number of times.
+        let mut stop = Err(anyhow::anyhow!("no sample opened"));
+        for _ in 0..3 {
+            app.click("#samples-table tbody tr[data-sample] td").await?;
+            stop = app
+                .wait_text(
+                    &format!("{call} [data-field=stop]"),
+                    Duration::from_secs(20),
+                    |t| !t.is_empty(),
+                )
+                .await;
+            if stop.is_ok() {
+                break;
+            }
+        }
+        if stop.is_err() {
+            app.screenshot("models-trace-calls-failed").await?;
+        }
+        seen.call_stop = stop?;
         seen.call_tokens = app.text(&format!("{call} [data-field=tokens]")).await?;
         seen.call_cost = app.text(&format!("{call} [data-field=cost]")).await?;
         app.run_js(
