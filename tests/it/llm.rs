@@ -860,9 +860,42 @@ async fn crucible_models_test_makes_one_call_and_reports_json() {
     .await;
     assert_eq!(code, 1);
     assert_eq!(v["ok"], json!(false));
-    assert_eq!(
-        v["error"],
-        json!("anthropic model claude-3-5-haiku: HTTP 401: invalid x-api-key")
+    // The provider's words first, then what to do about a refused key.
+    let error = v["error"].as_str().unwrap_or_default();
+    assert!(
+        error.starts_with("anthropic model claude-3-5-haiku: HTTP 401: invalid x-api-key — ")
+            && error.contains("Edit key in Settings → Providers & models"),
+        "{error}"
+    );
+
+    // A base URL that points at a plain web server: its HTML error page is said in words, with
+    // what to check, never shown as markup.
+    let server = Server::scripted(vec![raw(
+        501,
+        "<!DOCTYPE HTML>\n<html lang=\"en\"><head><title>Error response</title></head>\n<body><h1>Error response</h1>\
+         <p>Error code: 501</p><p>Message: Unsupported method (&#x27;POST&#x27;).</p></body></html>\n",
+    )])
+    .await;
+    let (code, v, _) = crucible_models_test(
+        &[
+            "--provider",
+            "openai-compatible",
+            "--base-url",
+            &server.url,
+            "--model",
+            "local",
+        ],
+        &[],
+    )
+    .await;
+    assert_eq!(code, 1);
+    let error = v["error"].as_str().unwrap_or_default();
+    assert!(
+        error.contains("HTTP 501")
+            && error.contains("web page titled \"Error response\"")
+            && error.contains("check the provider's base URL")
+            && !error.contains('<'),
+        "{error}"
     );
 
     let (code, v, _) = crucible_models_test(

@@ -376,7 +376,7 @@ export function adviceFor(kind: CommandError["kind"]): { title: string; advice: 
     case "invalid":
     case "not_found":
     case "task":
-      return { title: "This cannot be done as asked", advice: "The message below says what to change." };
+      return { title: "This cannot be done as asked", advice: "The message above says what to change." };
     case "chain":
       return { title: "The local chain could not be used",
         advice: "Check Anvil and the universes in Settings → System.", link: ["#/settings", "Open Settings → System"] };
@@ -416,7 +416,7 @@ export function errorBox(error: CommandError, onFixed?: (notice: string) => Prom
     "div",
     { class: "error", role: "alert", id: "status-error", "data-kind": error.kind },
     h("strong", {}, a ? a.title : "Something went wrong"),
-    h("p", { "data-field": "message" }, error.message),
+    h("p", { "data-field": "message" }, error.message.trim() || "No details came with this error."),
     h("p", {}, a ? a.advice : "This is a bug in Crucible; the message above helps to report it."),
     ...actions,
   );

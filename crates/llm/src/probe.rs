@@ -8,6 +8,7 @@ use super::agent::{ModelAgent, ModelSpec};
 use super::catalog::{self, MaxTokensField, ReasoningControl};
 use super::provider::{ApiKey, ModelSettings, Usage};
 use super::retry::RetryPolicy;
+use super::LlmError;
 use crucible_core::{Message, Role};
 
 /// The prompt of a probe: short, so the call costs a few tokens.
@@ -53,6 +54,31 @@ pub fn probe_settings(spec: &ModelSpec) -> ModelSettings {
     s
 }
 
+/// What a person testing a connection should do about `e`, when the error itself does not say
+/// (a refused key, a used-up quota); `None` when it does.
+pub fn advice(e: &LlmError) -> Option<&'static str> {
+    match e {
+        LlmError::Rejected { status: 401, .. } => Some(
+            "the key was refused: it is wrong, revoked or for another provider. Enter the right \
+             key with Edit key in Settings → Providers & models (or fix the environment variable \
+             it comes from), then test again",
+        ),
+        LlmError::Rejected { status: 403, .. } => Some(
+            "the key works but may not use this model: check the key's project, organisation or \
+             plan with the provider, or pick another model",
+        ),
+        LlmError::Rejected { status: 429, .. } => Some(
+            "the key's quota or credit is used up: check billing and rate limits with the \
+             provider, or wait and test again",
+        ),
+        LlmError::RetriesExhausted { status: None, .. } => Some(
+            "no answer came back: check the base URL and that the server is running and \
+             reachable from this computer",
+        ),
+        _ => None,
+    }
+}
+
 /// Makes one call to `spec` (its settings as [`probe_settings`] gives them) with one retry and
 /// a 60 s timeout. Never caches, never panics: every failure is in the report, a refused
 /// parameter named as the setting to change.
@@ -86,7 +112,10 @@ pub async fn probe(spec: ModelSpec, key: Option<ApiKey>) -> ProbeReport {
             ok: false,
             latency_ms,
             usage: None,
-            error: Some(e.to_string()),
+            error: Some(match advice(&e) {
+                Some(what_to_do) => format!("{e} — {what_to_do}"),
+                None => e.to_string(),
+            }),
             answer: None,
         },
     }

@@ -194,7 +194,9 @@ impl RetryPolicy {
 
 /// Whether an HTTP status is worth retrying (rate limit, timeout, server side).
 pub fn is_retryable_status(status: u16) -> bool {
-    status == 408 || status == 429 || status >= 500
+    // 501 (not implemented) and 505 (HTTP version) are the server's answer for good: a wrong
+    // address or a server that is not the API, which no retry mends.
+    status == 408 || status == 429 || (status >= 500 && !matches!(status, 501 | 505))
 }
 
 /// Reads a `retry-after` value: whole or fractional seconds, or an HTTP date (relative to `now`;
@@ -577,6 +579,9 @@ mod tests {
             (408, true),
             (429, true),
             (500, true),
+            (501, false),
+            (503, true),
+            (505, false),
             (529, true),
         ] {
             assert_eq!(is_retryable_status(s), want, "{s}");

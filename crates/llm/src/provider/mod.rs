@@ -566,8 +566,9 @@ pub(crate) fn join_url(base: &str, path: &str) -> String {
     )
 }
 
-/// The provider's own error message in an error body (all three use `error.message`), else a
-/// snippet of the body.
+/// The provider's own error message in an error body (all three use `error.message`); for an
+/// HTML page (a proxy's or a web server's error page, not the API's answer) its title in words;
+/// else a snippet of the body. Never raw markup.
 pub fn error_message(body: &str) -> String {
     if let Ok(v) = serde_json::from_str::<Value>(body) {
         if let Some(m) = v.pointer("/error/message").and_then(Value::as_str) {
@@ -583,8 +584,68 @@ pub fn error_message(body: &str) -> String {
     snippet(body)
 }
 
-/// The first 200 characters of `body`, on one line.
+/// When `body` is an HTML page, what it says in words: its title (or first heading), without
+/// markup, and that it is a web page rather than the API's answer.
+fn html_page_summary(body: &str) -> Option<String> {
+    let head: String = body.trim_start().chars().take(512).collect();
+    let lower = head.to_ascii_lowercase();
+    let is_html = lower.starts_with("<!doctype html")
+        || lower.starts_with("<html")
+        || lower.starts_with("<head")
+        || lower.starts_with("<body")
+        || (lower.starts_with('<') && lower.contains("<title"));
+    if !is_html {
+        return None;
+    }
+    let lower_all = body.to_ascii_lowercase();
+    let inner = |tag: &str| -> Option<String> {
+        let open = lower_all.find(&format!("<{tag}"))?;
+        let start = open + lower_all[open..].find('>')? + 1;
+        let end = start + lower_all[start..].find(&format!("</{tag}"))?;
+        let text = strip_tags(body.get(start..end)?);
+        (!text.is_empty()).then_some(text)
+    };
+    let title = inner("title").or_else(|| inner("h1")).or_else(|| {
+        let text = strip_tags(body);
+        (!text.is_empty() && text.chars().count() <= 120).then_some(text)
+    });
+    Some(match title {
+        Some(t) => format!(
+            "the server answered with a web page titled \"{}\" instead of the API's answer",
+            t.chars().take(120).collect::<String>()
+        ),
+        None => "the server answered with a web page instead of the API's answer".into(),
+    })
+}
+
+/// `html` without tags and entities for `<`, `>`, `&`, `"` and `'`, whitespace collapsed.
+fn strip_tags(html: &str) -> String {
+    let mut out = String::new();
+    let mut in_tag = false;
+    for c in html.chars() {
+        match c {
+            '<' => in_tag = true,
+            '>' => in_tag = false,
+            c if !in_tag => out.push(if c.is_control() { ' ' } else { c }),
+            _ => {}
+        }
+    }
+    let out = out
+        .replace("&lt;", "<")
+        .replace("&gt;", ">")
+        .replace("&quot;", "\"")
+        .replace("&#39;", "'")
+        .replace("&#x27;", "'")
+        .replace("&amp;", "&");
+    out.split_whitespace().collect::<Vec<_>>().join(" ")
+}
+
+/// The first 200 characters of `body`, on one line; an HTML page in words (see
+/// [`error_message`]).
 pub(crate) fn snippet(body: &str) -> String {
+    if let Some(words) = html_page_summary(body) {
+        return words;
+    }
     let flat: String = body
         .chars()
         .map(|c| if c.is_control() { ' ' } else { c })
@@ -782,8 +843,19 @@ mod tests {
         );
         assert_eq!(
             error_message("<html>bad gateway</html>"),
-            "<html>bad gateway</html>"
+            "the server answered with a web page titled \"bad gateway\" instead of the API's answer"
         );
+        // Python's http.server answering a POST: the 501 page a wrong base URL gets.
+        let page = "<!DOCTYPE HTML>\n<html lang=\"en\">\n    <head>\n        <meta charset=\"utf-8\">\n        \
+                    <title>Error response</title>\n    </head>\n    <body>\n        <h1>Error response</h1>\n        \
+                    <p>Error code: 501</p>\n        <p>Message: Unsupported method (&#x27;POST&#x27;).</p>\n    </body>\n</html>\n";
+        let words = error_message(page);
+        assert_eq!(
+            words,
+            "the server answered with a web page titled \"Error response\" instead of the API's answer"
+        );
+        assert!(!words.contains('<'), "{words}");
+        assert!(!error_message("<html><body><style>p{}</style>".repeat(40).as_str()).contains('<'));
         assert_eq!(error_message(""), "<empty body>");
         assert!(snippet(&"x".repeat(500)).ends_with('…'));
     }

@@ -342,6 +342,29 @@ fn named_field(text: &str) -> Option<String> {
 /// "Invalid JSON payload … thinking_level"), a sentence naming the Crucible setting to change.
 /// Any other message comes back unchanged.
 pub fn explain_refusal(status: u16, message: &str) -> String {
+    let meaning = match status {
+        402 => Some(
+            "the provider wants payment: add credit or billing to the key's account with the \
+             provider, then try again",
+        ),
+        404 => Some(
+            "the provider has no such model or address: check the model's name (Settings → \
+             Providers & models lists what the provider offers) and the provider's base URL",
+        ),
+        405 | 501 => Some(
+            "the server at this address does not offer this API: check the provider's base URL \
+             (an OpenAI-compatible server's usually ends in /v1) and that the provider kind \
+             matches the server",
+        ),
+        413 => Some(
+            "the request is larger than the provider accepts: use a model with a larger context \
+             or lower the run's max_tokens",
+        ),
+        _ => None,
+    };
+    if let Some(meaning) = meaning {
+        return format!("{message} — {meaning}");
+    }
     if !matches!(status, 400 | 422) {
         return message.to_string();
     }
@@ -400,6 +423,16 @@ mod tests {
             assert!(out.starts_with(msg) && out.contains(needle), "{out}");
         }
         assert_eq!(explain_refusal(400, "Invalid API key"), "Invalid API key");
+        for (status, needle) in [
+            (404, "check the model's name"),
+            (405, "base URL"),
+            (501, "does not offer this API"),
+            (402, "add credit"),
+            (413, "larger context"),
+        ] {
+            let out = explain_refusal(status, "nope");
+            assert!(out.starts_with("nope — ") && out.contains(needle), "{out}");
+        }
         assert_eq!(
             explain_refusal(401, "`temperature` is deprecated"),
             "`temperature` is deprecated"
