@@ -251,6 +251,8 @@ pub fn typescript() -> String {
         decl::<crucible_views::verdict::PassCounts>(&mut out);
         decl::<Facets>(&mut out);
         decl::<ChartView>(&mut out);
+        decl::<crucible_views::exports::ExportRequest>(&mut out);
+        decl::<crate::commands::results::SavedExport>(&mut out);
     }
     // Results explorer: the typed reading of a sample's trace.
     {

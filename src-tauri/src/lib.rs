@@ -10,6 +10,7 @@ pub mod first_start;
 mod live;
 mod providers_view;
 mod runs_view;
+mod save_dialog;
 
 pub use error::{CommandError, ErrorKind};
 pub use providers_view::{BuiltinAgentView, ProviderView, ProvidersView};
@@ -41,6 +42,9 @@ pub struct AppState {
     pub lab: std::sync::Mutex<Option<crucible_store::AnyStore>>,
     /// The demo run made on a fresh user's first start (Home shows its progress).
     pub first_start: first_start::FirstStartCell,
+    /// The folders this app saved exports into (Downloads, or where the person chose): "Show in
+    /// folder" opens these besides the data folder.
+    pub export_folders: std::sync::Mutex<Vec<std::path::PathBuf>>,
 }
 
 impl AppState {
@@ -56,6 +60,7 @@ impl AppState {
             explorer: std::sync::Mutex::new(None),
             lab: std::sync::Mutex::new(None),
             first_start: std::sync::Arc::default(),
+            export_folders: std::sync::Mutex::default(),
         }
     }
 }
@@ -81,6 +86,7 @@ impl AppState {
             explorer: std::sync::Mutex::new(None),
             lab: std::sync::Mutex::new(lab),
             first_start: std::sync::Arc::default(),
+            export_folders: std::sync::Mutex::default(),
         }
     }
 }
@@ -315,6 +321,8 @@ pub fn run() {
             commands::results::results_sample_json,
             commands::results::results_compare,
             commands::results::results_export,
+            commands::results::results_save_export,
+            commands::system::show_in_folder,
             commands::results::results_replay,
             commands::results::results_compare_models,
             commands::results::results_extracted,

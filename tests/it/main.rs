@@ -9,6 +9,7 @@ mod chain;
 mod cli;
 mod composite;
 mod exploits;
+mod exports;
 mod fork;
 mod inspect;
 mod intent;

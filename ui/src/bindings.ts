@@ -3230,6 +3230,44 @@ name: string,
 svg: string, };
 
 /**
+ * What one click exports.
+ */
+export type ExportRequest = { "kind": "chart", 
+/**
+ * One of [`chart::CHART_NAMES`].
+ */
+chart: string, 
+/**
+ * png | svg | csv | latex.
+ */
+format: string, } | { "kind": "all_tables", 
+/**
+ * csv | latex.
+ */
+format: string, };
+
+/**
+ * Where one export click went: the file (or the folder of every table) and its folder.
+ */
+export type SavedExport = { 
+/**
+ * The file written, or the new folder holding every table.
+ */
+path: string, 
+/**
+ * The folder it is in (what "Show in folder" opens).
+ */
+folder: string, 
+/**
+ * The file's (or folder's) name.
+ */
+name: string, 
+/**
+ * How many files were written (1 for a chart).
+ */
+files: number, };
+
+/**
  * The typed reading of a sample's details and artefacts.
  */
 export type TraceView = { 

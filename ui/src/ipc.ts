@@ -9,6 +9,7 @@ import type {
 } from "./bindings";
 import type { DatabaseCheck, FirstStart, FreshDatabase, LabCheck, OpenedDatabase, Recovery, StoreChoice } from "./bindings";
 import type { CatalogEditView, EntryFields, RunModelView } from "./bindings";
+import type { ExportRequest, SavedExport } from "./bindings";
 import type { AuditQueue, ExploitCheck, FormError, OverrideView, RoundsAdvice, SampleReview, SimAudit, SimAuditProgress } from "./bindings";
 
 export type Result<T> = { ok: true; value: T } | { ok: false; error: CommandError };
@@ -282,6 +283,13 @@ export const resultsCompare = (runA: string, runB: string, scoring: Scoring): Pr
 /** Writes a chart (png/svg) or the tables (csv/latex); returns the paths. */
 export const resultsExport = (filter: SampleFilter, chart: string, format: string, dir: string | null = null): Promise<Result<string[]>> =>
   call<string[]>("results_export", { filter, chart, format, dir });
+
+/** Saves one export (a chart, or every table when asked) where the person chooses (`ask`: the native save dialog at Downloads) or straight into Downloads; `null` when they cancelled (Rust: `results_save_export`). */
+export const resultsSaveExport = (filter: SampleFilter, request: ExportRequest, ask = true): Promise<Result<SavedExport | null>> =>
+  call<SavedExport | null>("results_save_export", { filter, request, ask });
+
+/** Shows an exported file's folder in the file manager (Rust: `show_in_folder`). */
+export const showInFolder = (path: string): Promise<Result<string>> => call<string>("show_in_folder", { path });
 
 /** Re-executes (`reexecute`) or re-scores (`rescore`) one stored sample; read-only (Rust: `results_replay`). `allowReplay`: the user confirmed re-scoring a real-tool sample (required for a lab store's). */
 export const resultsReplay = (id: number, mode: ReplayMode, allowReplay = false): Promise<Result<Replay>> =>

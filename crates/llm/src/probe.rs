@@ -56,7 +56,7 @@ pub fn probe_settings(spec: &ModelSpec) -> ModelSettings {
 
 /// What a person testing a connection should do about `e`, when the error itself does not say
 /// (a refused key, a used-up quota); `None` when it does.
-pub fn advice(e: &LlmError) -> Option<&'static str> {
+pub(crate) fn advice(e: &LlmError) -> Option<&'static str> {
     match e {
         LlmError::Rejected { status: 401, .. } => Some(
             "the key was refused: it is wrong, revoked or for another provider. Enter the right \

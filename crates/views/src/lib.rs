@@ -13,6 +13,7 @@ pub mod audit;
 pub mod catalog;
 pub mod console;
 pub mod database;
+pub mod exports;
 pub mod inspect;
 pub mod install;
 pub mod lab;

@@ -584,6 +584,16 @@ pub async fn build_universe(
 /// folder (exports, installed tools), so a window cannot be made to open anything else. Returns
 /// the folder shown.
 pub fn open_folder(config: &Config, path: &Path) -> Result<PathBuf, SetupError> {
+    open_folder_within(config, path, &[])
+}
+
+/// [`open_folder`], also for folders in `also` (the folders this app saved exports into, which a
+/// person chose or which are their Downloads folder).
+pub fn open_folder_within(
+    config: &Config,
+    path: &Path,
+    also: &[PathBuf],
+) -> Result<PathBuf, SetupError> {
     let fail = |message: String| SetupError::OpenFolder {
         path: path.into(),
         message,
@@ -595,7 +605,11 @@ pub fn open_folder(config: &Config, path: &Path) -> Result<PathBuf, SetupError> 
         real.parent().map(Path::to_path_buf).unwrap_or(real)
     };
     let data = std::fs::canonicalize(&config.data_dir).unwrap_or_else(|_| config.data_dir.clone());
-    if !folder.starts_with(&data) {
+    let chosen = also
+        .iter()
+        .filter_map(|a| std::fs::canonicalize(a).ok())
+        .any(|a| folder == a);
+    if !folder.starts_with(&data) && !chosen {
         return Err(fail(format!(
             "only folders inside Crucible's data folder {} are opened from the app",
             data.display()
@@ -882,6 +896,13 @@ mod tests {
             outside.to_string().contains("only folders inside"),
             "{outside}"
         );
+        // A folder the app saved an export into opens; its parent still does not.
+        let downloads = dir.path().join("Downloads");
+        std::fs::create_dir_all(&downloads).unwrap();
+        std::fs::write(downloads.join("a.csv"), b"x").unwrap();
+        let also = [downloads.clone()];
+        assert!(open_folder_within(&config, &downloads.join("a.csv"), &also).is_ok());
+        assert!(open_folder_within(&config, dir.path(), &also).is_err());
         let gone = open_folder(&config, &data.join("nope")).unwrap_err();
         assert!(gone.to_string().contains("does not exist"), "{gone}");
         let broken = Config {

@@ -197,6 +197,87 @@ pub async fn results_export(
     Ok(paths.iter().map(|p| p.display().to_string()).collect())
 }
 
+/// Where one export click went: the file (or the folder of every table) and its folder.
+#[derive(Debug, Clone, serde::Serialize, ts_rs::TS)]
+pub struct SavedExport {
+    /// The file written, or the new folder holding every table.
+    pub path: String,
+    /// The folder it is in (what "Show in folder" opens).
+    pub folder: String,
+    /// The file's (or folder's) name.
+    pub name: String,
+    /// How many files were written (1 for a chart).
+    pub files: u32,
+}
+
+/// Saves one export (a chart, or every table when the person asks for all) with a name that
+/// carries the runs and the chart. `ask`: a native save dialog (the desktop portal where there
+/// is one) opens at the Downloads folder with that name; otherwise the file goes straight to
+/// Downloads. Never overwrites: a taken name gets a number. `None`: the person cancelled.
+#[tauri::command]
+pub async fn results_save_export(
+    app: tauri::AppHandle,
+    state: tauri::State<'_, AppState>,
+    filter: SampleFilter,
+    request: crucible_views::exports::ExportRequest,
+    ask: bool,
+) -> Result<Option<SavedExport>, CommandError> {
+    use crucible_views::exports;
+    let (config, e) = explorer(&state).await?;
+    let loaded = e.loaded(&config, &filter, false).await?;
+    let runs = results::named_runs::exported_runs(e.store(), &loaded.dataset.runs).await?;
+    let name = request.default_name(&runs)?;
+    let downloads = exports::downloads_dir(&config.data_dir.join("exports"));
+    std::fs::create_dir_all(&downloads).map_err(|source| {
+        CommandError::from(results::ResultsError::Io {
+            path: downloads.display().to_string(),
+            source,
+        })
+    })?;
+    let folder = matches!(request, exports::ExportRequest::AllTables { .. });
+    let target = if ask && crate::save_dialog::enabled() {
+        match crate::save_dialog::ask(&app, &downloads, &name).await {
+            Some(p) if folder && p.exists() => {
+                exports::free_path(p.parent().unwrap_or(&downloads), &name)
+            }
+            Some(p) => p,
+            None => return Ok(None),
+        }
+    } else {
+        exports::free_path(&downloads, &name)
+    };
+    let at = target.clone();
+    let written = tauri::async_runtime::spawn_blocking(move || {
+        exports::save(&loaded.report, &loaded.dataset, &runs, &request, &at)
+    })
+    .await
+    .map_err(|e| CommandError::internal(format!("export task failed: {e}")))??;
+    let shown = target
+        .parent()
+        .map(std::path::Path::to_path_buf)
+        .unwrap_or_default();
+    {
+        let mut folders = state
+            .export_folders
+            .lock()
+            .unwrap_or_else(|e| e.into_inner());
+        for f in [&shown, &target] {
+            if f.is_dir() && !folders.contains(f) {
+                folders.push(f.clone());
+            }
+        }
+    }
+    Ok(Some(SavedExport {
+        name: target
+            .file_name()
+            .map(|n| n.to_string_lossy().into_owned())
+            .unwrap_or_default(),
+        path: target.display().to_string(),
+        folder: shown.display().to_string(),
+        files: written.len() as u32,
+    }))
+}
+
 /// Re-executes or re-scores one stored sample (read-only) and returns the fresh verdict next to
 /// the stored one. Chains are booted on first use, watched, and kept for the next replay.
 /// Re-scoring a real-tool sample of a lab store replays someone else's model calls through the

@@ -120,6 +120,28 @@ pub async fn tool_installs(
     Ok(state.installs.installs())
 }
 
+/// "Show in folder" after an export: the file's folder in the file manager, for folders inside
+/// the data folder or ones this app saved exports into; returns the folder. When no file manager
+/// can show it the error says where the files are (the page then offers to copy the path).
+#[tauri::command]
+pub async fn show_in_folder(
+    state: tauri::State<'_, AppState>,
+    path: String,
+) -> Result<String, CommandError> {
+    let config = state.config()?;
+    let also = state
+        .export_folders
+        .lock()
+        .unwrap_or_else(|e| e.into_inner())
+        .clone();
+    let shown = tauri::async_runtime::spawn_blocking(move || {
+        setup::open_folder_within(&config, std::path::Path::new(&path), &also)
+    })
+    .await
+    .map_err(|e| CommandError::internal(format!("open task failed: {e}")))??;
+    Ok(shown.display().to_string())
+}
+
 /// Shows a folder inside the data folder (an export's) in the file manager; returns the folder.
 #[tauri::command]
 pub async fn open_folder(

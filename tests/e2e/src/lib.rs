@@ -148,6 +148,14 @@ impl App {
         let mut env = env.clone();
         env.entry("CRUCIBLE_FIRST_START_DEMO".into())
             .or_insert_with(|| "0".into());
+        // Exports skip the native save dialog (WebDriver cannot answer it) and go to a Downloads
+        // folder inside the test's data dir, never the tester's own.
+        env.entry("CRUCIBLE_EXPORT_DIALOG".into())
+            .or_insert_with(|| "off".into());
+        if let Some(data) = env.get("CRUCIBLE_DATA_DIR").cloned() {
+            env.entry("XDG_DOWNLOAD_DIR".into())
+                .or_insert_with(|| format!("{data}/Downloads"));
+        }
         Self::launch_with(&app_binary()?, &env, false).await
     }
 

@@ -364,7 +364,7 @@ async fn journey(app: &App, loopback: &str) -> Result<Seen> {
     app.click("section.chart button[data-export='png']").await?;
     seen.exported = app
         .wait_text("#export-status", Duration::from_secs(60), |t| {
-            t.starts_with("Wrote")
+            t.starts_with("Saved crucible-") && t.contains(".png in ")
         })
         .await?;
     app.click("#export-open-folder").await?;

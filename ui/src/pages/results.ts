@@ -34,6 +34,7 @@ import type {
 import { BENCHES, BENCH_LABEL, SCORINGS, SCORING_LABEL } from "../bench";
 import { chartLabel, columnLabel, modelList, tableLabel, valueLabel } from "../labels";
 import { renderPaperTables } from "./paper-tables";
+import { allTablesBar, chartExportButton } from "../export-save";
 import { renderCompare } from "./compare";
 import { heatColour, taskHeat } from "./task-heat";
 import { effectsBlock, refusedSection } from "./inspector";
@@ -42,8 +43,6 @@ import { fmtCost, isCost } from "../units";
 import { runText, runTitle } from "../run-name";
 import {
   resultsCharts,
-  resultsExport,
-  openFolder,
   resultsExtracted,
   resultsReplay,
   resultsFacets,
@@ -729,34 +728,8 @@ async function renderCharts(content: HTMLElement, s: State): Promise<void> {
     return;
   }
   const status = h("p", { class: "muted small", id: "export-status", role: "status" });
-  const exportBtn = (chart: string, format: string) => {
-    const what: Record<string, [string, string]> = {
-      png: ["PNG", "Save the chart as a PNG image (print resolution)"],
-      svg: ["SVG", "Save the chart as an SVG drawing (scales without blur)"],
-      csv: ["CSV", "Save the chart's numbers as a CSV table"],
-      latex: ["LaTeX", "Save the chart's numbers as a LaTeX table for a paper"],
-    };
-    const [text, tip] = what[format] ?? [format.toUpperCase(), ""];
-    const b = h("button", { class: "secondary", "data-export": format, "data-chart": chart, title: tip, "aria-label": tip }, text);
-    b.addEventListener("click", async () => {
-      status.textContent = "Exporting…";
-      const res = await resultsExport(baseFilter(s), chart, format);
-      if (res.ok) {
-        status.textContent = "";
-        const open = h("button", { type: "button", class: "btn", id: "export-open-folder" }, "Open folder");
-        const opened = h("span", { class: "small", id: "export-opened", role: "status" });
-        open.addEventListener("click", async () => {
-          const o = await openFolder(res.value[0] ?? "");
-          if (o.ok) opened.textContent = ` Opened ${o.value} in the file manager.`;
-          else mount(opened, errorBox(o.error));
-        });
-        status.append("Wrote ", ...res.value.flatMap((p, i) => [i ? ", " : "", h("code", { class: "export-path" }, p)]), " ", open, opened);
-      } else {
-        mount(status, errorBox(res.error));
-      }
-    });
-    return b;
-  };
+  const filter = () => baseFilter(s);
+  const exportBtn = (chart: string, format: string) => chartExportButton(status, filter, chart, format);
   const cards = r.value.map((c) => {
     const img = chartBox(c.name, c.svg);
     return h(
@@ -766,7 +739,7 @@ async function renderCharts(content: HTMLElement, s: State): Promise<void> {
       img,
     );
   });
-  mount(content, status, ...(cards.length ? cards : [h("p", { class: "muted" }, "No chart has data in this selection.")]));
+  mount(content, allTablesBar(status, filter), status, ...(cards.length ? cards : [h("p", { class: "muted" }, "No chart has data in this selection.")]));
 }
 
 const SVG_NS = "http://www.w3.org/2000/svg";
