@@ -433,6 +433,82 @@ impl App {
         Ok(path)
     }
 
+    /// What on the current screen a person who never opens a terminal should not have to read
+    /// or reach (empty when the screen is fine):
+    /// - a raw `snake_case` key as a header, label, button, tab or option;
+    /// - a raw base-unit amount (15 or more digits) or a raw JSON object in the page's words
+    ///   (code, `pre`, identifiers and collapsed `<details>` raw views are data and not read);
+    /// - a terminal command;
+    /// - the page scrolling sideways, or a visible button or link-button past the window's right
+    ///   edge or outside the visible part of a sideways-scrolling box (a table's last column).
+    pub async fn screen_problems(&self) -> Result<Vec<String>> {
+        let found = self
+            .eval(
+                "const seen = []; \
+                 const data = 'code, pre, .mono, .ident, textarea, script, style, details:not([open]) > :not(summary)'; \
+                 const visible = (e) => e.getClientRects().length > 0 && getComputedStyle(e).visibility !== 'hidden'; \
+                 const words = (e) => { \
+                   const c = e.cloneNode(true); \
+                   for (const d of c.querySelectorAll('code, pre, .mono, .ident, textarea')) d.remove(); \
+                   return (c.textContent || '').trim(); }; \
+                 for (const e of document.querySelectorAll('th, label, legend, h1, h2, h3, h4, button, summary, dt, .tab, .field-label, option')) { \
+                   if (!visible(e) && e.tagName !== 'OPTION') continue; \
+                   const t = words(e); \
+                   if (/\\b[a-z][a-z0-9]*_[a-z0-9_]+\\b/.test(t)) seen.push(`key in ${e.tagName.toLowerCase()}: ${t.slice(0, 80)}`); \
+                 } \
+                 const walker = document.createTreeWalker(document.body, NodeFilter.SHOW_TEXT); \
+                 let text = ''; \
+                 for (let n = walker.nextNode(); n; n = walker.nextNode()) { \
+                   const p = n.parentElement; \
+                   if (!p || p.closest(data) || !visible(p)) continue; \
+                   text += n.textContent + ' '; \
+                 } \
+                 for (const m of text.match(/\\d{15,}/g) || []) seen.push(`raw amount: ${m}`); \
+                 for (const m of text.match(/\\{\\s*\"[A-Za-z_]+\"\\s*:/g) || []) seen.push(`raw JSON: ${m}`); \
+                 for (const cmd of ['npm ci', 'cargo ', 'crucible universe', 'apt-get', 'sudo ']) \
+                   if (text.includes(cmd)) seen.push(`terminal command: ${cmd}`); \
+                 const width = document.documentElement.clientWidth; \
+                 if (document.documentElement.scrollWidth > width + 1) \
+                   seen.push(`the page scrolls sideways: ${document.documentElement.scrollWidth} px wide in a ${width} px window`); \
+                 for (const b of document.querySelectorAll('button, a.btn, a.button, [role=button]')) { \
+                   if (!visible(b) || b.closest('details:not([open])')) continue; \
+                   const r = b.getBoundingClientRect(); \
+                   if (r.width === 0) continue; \
+                   const name = (b.textContent || b.getAttribute('aria-label') || '').trim().slice(0, 40); \
+                   if (r.right > width + 1) { seen.push(`button past the right edge: ${name}`); continue; } \
+                   for (let a = b.parentElement; a && a !== document.body; a = a.parentElement) { \
+                     const o = getComputedStyle(a).overflowX; \
+                     if ((o === 'auto' || o === 'scroll') && a.scrollWidth > a.clientWidth + 1) { \
+                       const box = a.getBoundingClientRect(); \
+                       if (r.right > box.right + 1 || r.left < box.left - 1) seen.push(`button reached only by scrolling sideways: ${name}`); \
+                       break; \
+                     } \
+                   } \
+                 } \
+                 return seen;",
+            )
+            .await?;
+        Ok(found
+            .as_array()
+            .map(|a| {
+                a.iter()
+                    .filter_map(|v| v.as_str().map(String::from))
+                    .collect()
+            })
+            .unwrap_or_default())
+    }
+
+    /// The window's inner size in CSS pixels (what the page lays out in).
+    pub async fn viewport(&self) -> Result<(u64, u64)> {
+        let v = self
+            .eval("return [window.innerWidth, window.innerHeight]")
+            .await?;
+        Ok((
+            v[0].as_u64().unwrap_or_default(),
+            v[1].as_u64().unwrap_or_default(),
+        ))
+    }
+
     /// Ends the session (the app exits) and stops tauri-driver. Call before asserting.
     pub async fn close(mut self) {
         if let Some(client) = self.client.take() {

@@ -151,53 +151,10 @@ fn fresh_project() -> tempfile::TempDir {
     project
 }
 
-/// What a person reads on the current screen that must not be there: a header, label, legend,
-/// title, button or tab that is a raw `snake_case` key; a raw wei amount (15 or more digits in
-/// a row); a terminal command. Identifiers and raw data shown as such (`code`, `pre`, `.mono`,
-/// `.ident`: task ids, seeds, a tool call's JSON) are data, not words, and are skipped. Returns
-/// the offending texts.
-async fn unreadable(app: &App) -> Result<Vec<String>> {
-    let found = app
-        .eval(
-            "const seen = []; \
-             const data = 'code, pre, .mono, .ident, textarea, script, style'; \
-             const visible = (e) => e.getClientRects().length > 0; \
-             const words = (e) => { \
-               const c = e.cloneNode(true); \
-               for (const d of c.querySelectorAll(data)) d.remove(); \
-               return (c.textContent || '').trim(); }; \
-             for (const e of document.querySelectorAll('th, label, legend, h1, h2, h3, h4, button, summary, dt, .tab, .field-label, option')) { \
-               if (!visible(e) && e.tagName !== 'OPTION') continue; \
-               const t = words(e); \
-               if (/\\b[a-z][a-z0-9]*_[a-z0-9_]+\\b/.test(t)) seen.push(`key in ${e.tagName.toLowerCase()}: ${t}`); \
-             } \
-             const walker = document.createTreeWalker(document.body, NodeFilter.SHOW_TEXT); \
-             let text = ''; \
-             for (let n = walker.nextNode(); n; n = walker.nextNode()) { \
-               const p = n.parentElement; \
-               if (!p || p.closest(data) || !visible(p)) continue; \
-               text += n.textContent + ' '; \
-             } \
-             for (const m of text.match(/\\d{15,}/g) || []) seen.push(`raw amount: ${m}`); \
-             for (const cmd of ['npm ci', 'cargo ', 'crucible universe', 'apt-get', 'sudo ']) \
-               if (text.includes(cmd)) seen.push(`terminal command: ${cmd}`); \
-             return seen;",
-        )
-        .await?;
-    Ok(found
-        .as_array()
-        .map(|a| {
-            a.iter()
-                .filter_map(|v| v.as_str().map(String::from))
-                .collect()
-        })
-        .unwrap_or_default())
-}
-
 /// Takes the step's screenshot and records what on it a researcher should not have to read.
 async fn step(app: &App, name: &str, problems: &mut Vec<String>) -> Result<()> {
     app.screenshot(&format!("journey-{name}")).await?;
-    for p in unreadable(app).await? {
+    for p in app.screen_problems().await? {
         problems.push(format!("{name}: {p}"));
     }
     Ok(())
@@ -238,6 +195,7 @@ struct Seen {
     demo_status: String,
     listed: String,
     provider_card: String,
+    refused_key: String,
     compare_status: String,
     compare_models: String,
     verdict: String,
@@ -249,7 +207,7 @@ struct Seen {
     problems: Vec<String>,
 }
 
-async fn journey(app: &App, loopback: &str) -> Result<Seen> {
+async fn journey(app: &App, loopback: &str, locked: &str) -> Result<Seen> {
     let mut seen = Seen::default();
     let mut problems = Vec::new();
 
@@ -314,6 +272,24 @@ async fn journey(app: &App, loopback: &str) -> Result<Seen> {
     app.click("#pf-save").await?;
     seen.provider_card = app.text("#provider-lab").await?;
     step(app, "09-provider-saved", &mut problems).await?;
+
+    // 5b. A provider whose key is wrong: Test connection says so and what to do about it.
+    app.click("#add-provider").await?;
+    app.fill("#pf-id", "locked").await?;
+    app.select("#pf-kind", "openai-compatible").await?;
+    app.fill("#pf-base-url", locked).await?;
+    app.fill("#pf-key", "not-the-key").await?;
+    app.fill("#pf-model-0-name", "loop-1").await?;
+    app.click("#pf-save").await?;
+    app.click("#provider-locked .test-connection").await?;
+    seen.refused_key = app
+        .wait_text(
+            "#provider-locked [data-field=test-result]",
+            Duration::from_secs(60),
+            |t| t.contains("failed"),
+        )
+        .await?;
+    step(app, "09b-key-refused", &mut problems).await?;
 
     // 6. Quick compare: the new model against the built-in reference on PILOT-Bench, small.
     quick_compare(app, &mut problems).await?;
@@ -405,6 +381,7 @@ async fn quick_compare(app: &App, problems: &mut Vec<String>) -> Result<()> {
 async fn a_researcher_goes_from_first_launch_to_a_verdict_without_a_terminal() {
     let registry = registry_mirror().expect("the pinned archives are in npm's cache");
     let loopback = LoopbackServer::start_slow(0).expect("loopback model server");
+    let locked = LoopbackServer::start("the-right-key").expect("loopback server with a key");
     let (project, data, xdg) = (
         fresh_project(),
         tempfile::tempdir().unwrap(),
@@ -446,7 +423,7 @@ async fn a_researcher_goes_from_first_launch_to_a_verdict_without_a_terminal() {
         ),
     ]);
     let app = App::launch(&env).await.expect("app launches");
-    let seen = journey(&app, &loopback.base_url).await;
+    let seen = journey(&app, &loopback.base_url, &locked.base_url).await;
     if seen.is_err() {
         let _ = app.screenshot("journey-failed").await;
     }
@@ -485,6 +462,16 @@ async fn a_researcher_goes_from_first_launch_to_a_verdict_without_a_terminal() {
         "{}",
         seen.provider_card
     );
+    // A refused key is said in words with where to fix it, never as a bare status.
+    assert!(
+        seen.refused_key.contains("HTTP 401")
+            && seen.refused_key.contains("the key was refused")
+            && seen
+                .refused_key
+                .contains("Edit key in Settings → Providers & models"),
+        "{}",
+        seen.refused_key
+    );
     assert_eq!(seen.compare_status, "finished");
     assert!(
         seen.compare_models.contains("lab · loop-1"),
@@ -511,7 +498,7 @@ async fn a_researcher_goes_from_first_launch_to_a_verdict_without_a_terminal() {
     assert!(seen.exported.contains(".png"), "{}", seen.exported);
     let shown = std::fs::read_to_string(&opened_log).unwrap_or_default();
     assert!(
-        shown.trim().ends_with("exports") || shown.contains("/exports"),
+        shown.trim().ends_with("Downloads"),
         "file manager got {shown:?}"
     );
     assert!(seen.opened.contains("Opened"), "{}", seen.opened);

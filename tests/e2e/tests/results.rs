@@ -537,10 +537,17 @@ async fn results_page_matches_the_cli_and_shows_traces_exports_and_comparisons()
         "{seen:?}"
     );
 
-    // The exported chart exists where the status says.
+    // The exported chart exists where the status says: the Downloads folder (the dialog is off
+    // in tests), under a name that carries the run and the chart.
     let path = seen.export_status.clone();
     assert!(
-        path.starts_with(&data.path().join("exports").display().to_string()),
+        path.starts_with(&data.path().join("Downloads").display().to_string()),
+        "{path}"
+    );
+    assert!(
+        path.rsplit('/')
+            .next()
+            .is_some_and(|n| n.starts_with("crucible-") && n.ends_with(".svg")),
         "{path}"
     );
     let svg = std::fs::read_to_string(&path).with_context(|| format!("reading {path}"))?;

@@ -254,7 +254,7 @@ function testResult(t: ConnectionTest): HTMLElement {
       `Connected in ${t.latency_ms} ms; the model answered "${t.answer ?? ""}". Key: ${keySourceText(t.key_source)}.`)
     : h("div", { class: "test-result error", "data-field": "test-result", "data-ok": "false", role: "alert" },
       h("strong", {}, "Connection failed. "), `Key: ${keySourceText(t.key_source)}.`,
-      h("pre", { "data-field": "test-error" }, t.error ?? "unknown error"));
+      h("p", { "data-field": "test-error", class: "test-error" }, t.error ?? "No details came with the failure."));
 }
 
 function providerCard(view: ProvidersView, i: number, rerender: (v: ProvidersView) => void,
