@@ -87,7 +87,26 @@ fn render_is_seeded_and_resolves_expected_values() {
         .iter()
         .find(|c| c.name == "recipient received")
         .unwrap();
-    assert!(received.expected.contains(&wei), "{}", received.expected);
+    // The amount reads in BNB (the base units kept for the hover), never as a raw integer.
+    let shown = if amount.contains('.') {
+        amount.trim_end_matches('0').trim_end_matches('.')
+    } else {
+        amount.as_str()
+    };
+    assert!(
+        received.expected.contains(&format!("{shown} BNB")),
+        "{}",
+        received.expected
+    );
+    assert!(!received.expected.contains(&wei), "{}", received.expected);
+    assert_eq!(received.expected_base.as_deref(), Some(wei.as_str()));
+    assert_eq!(
+        received
+            .unit
+            .as_ref()
+            .map(|u| (u.symbol.as_str(), u.decimals)),
+        Some(("BNB", 18))
+    );
     assert!(received.expected.contains(to), "{}", received.expected);
     assert_eq!(a.checks.iter().map(|c| c.weight).sum::<u32>(), 100);
 }
@@ -226,6 +245,14 @@ async fn dry_runs_show_the_trace_and_the_selftest_names_failing_seeds() {
         .checks
         .iter()
         .any(|c| !c.passed && c.expected != c.actual));
+    // The amount checks say which token their integers count, so the page can show
+    // `0.093 BNB` against `0.000000000093 BNB` instead of two runs of digits.
+    let amounts: Vec<_> = wrong.checks.iter().filter(|c| c.unit.is_some()).collect();
+    assert!(!amounts.is_empty(), "{:?}", wrong.checks);
+    assert!(amounts.iter().all(|c| c
+        .unit
+        .as_ref()
+        .is_some_and(|u| u.symbol == "BNB" && u.decimals == 18)));
     let pasted = studio::dry_run_quest(
         &h,
         &task,

@@ -1786,10 +1786,20 @@ family: string,
  */
 weight: number, 
 /**
- * What the check compares against, with parameters resolved and amounts in base units;
- * quantities read from the chain before the transaction are named, not guessed.
+ * What the check compares against, in words, with parameters resolved and an amount check's
+ * amount in token units (`0.093 BNB`); quantities read from the chain before the
+ * transaction are named, not guessed.
  */
-expected: string, };
+expected: string, 
+/**
+ * An amount check's expected amount as an integer in the token's smallest unit (for the
+ * hover), when it is known before execution.
+ */
+expected_base: string | null, 
+/**
+ * The token an amount check counts, when the universe describes it.
+ */
+unit: Unit | null, };
 
 /**
  * A QuestBench instance as a model sees it, plus what the checks will compare against.
@@ -1974,7 +1984,12 @@ actual: string,
 /**
  * Whether it passed.
  */
-passed: boolean, };
+passed: boolean, 
+/**
+ * The token `expected` and `actual` count (integers in its smallest unit), for an amount
+ * check whose token the universe describes.
+ */
+unit: Unit | null, };
 
 /**
  * One round of a composite dry-run, as `quest::composite` recorded it.

@@ -214,3 +214,26 @@ test("a new task from an edited template copies the edits and says it is working
   release();
   await page.close();
 });
+
+test("a dry-run's amount checks read in token units, the base units on hover (a gwei mistake shows)", async () => {
+  const BNB = { symbol: "BNB", decimals: 18 };
+  const RESULT = {
+    bench: "questbench", id: "bnb_transfer_basic", seed: 0, solution: "wrong_units.ts", prompt: "Send 0.093 BNB", answer: "…",
+    score: 20, passed: false, outcome: "wrong_state", reason: "", tx: null, logs: "", composite: null,
+    checks: [
+      { name: "recipient received", family: "native_delta", weight: 60, expected: "93000000000000000", actual: "93000000", passed: false, unit: BNB },
+      { name: "sent to the recipient", family: "tx_to", weight: 40, expected: "0xabc", actual: "0xabc", passed: true, unit: null },
+    ],
+  };
+  const { page } = await open("#/tasks", handler({ dry_run: () => ({ ok: RESULT }) }));
+  await page.click("#task-questbench-bnb_transfer_basic");
+  await page.click("#tab-dryrun");
+  await page.click("#dry-run-btn");
+  await page.locator("#dry-checks").waitFor();
+  const cells = await page.locator("#dry-checks tbody tr").first().locator("td").allInnerTexts();
+  assert.equal(cells[2], "0.093 BNB");
+  assert.equal(cells[3], "0.000000000093 BNB");
+  assert.equal(await page.locator("#dry-checks tbody tr").first().locator(".amount").first().getAttribute("data-raw"), "93000000000000000");
+  assert.doesNotMatch(await page.locator("#dry-checks").innerText(), /\d{15,}/, "no run of digits to count");
+  await page.close();
+});

@@ -91,6 +91,32 @@ pub struct AmountUnit {
     pub decimals: u8,
 }
 
+/// The unit an amount check's numbers are in: the chain's native coin for value and native
+/// balance checks, the token's symbol and decimals for ERC-20 balance and allowance checks;
+/// `None` for other checks and for tokens the universe does not describe. Needs no chain.
+pub fn amount_unit(check: &Check, instance: &Instance, manifest: &Manifest) -> Option<AmountUnit> {
+    let native = || AmountUnit {
+        symbol: match manifest.profile {
+            crucible_chain::Profile::Bsc => "BNB",
+            crucible_chain::Profile::Eth => "ETH",
+        }
+        .into(),
+        decimals: 18,
+    };
+    match check {
+        Check::TxValue { .. } | Check::NativeDelta { .. } => Some(native()),
+        Check::Erc20Delta { token, .. } | Check::AllowanceEquals { token, .. } => {
+            let at = instance.resolve(token, manifest).ok()?;
+            let c = manifest.contracts.iter().find(|c| c.address == at)?;
+            Some(AmountUnit {
+                symbol: c.symbol.clone()?,
+                decimals: c.decimals?,
+            })
+        }
+        _ => None,
+    }
+}
+
 /// Values a check needs from before the transaction.
 #[derive(Debug, Clone, Default)]
 pub struct Pre {
@@ -426,29 +452,9 @@ impl<'a> Probe<'a> {
         Ok(out)
     }
 
-    /// The unit an amount check's numbers are in: the chain's native coin for value and native
-    /// balance checks, the token's symbol and decimals for ERC-20 balance and allowance checks.
+    /// The unit an amount check's numbers are in (see [`amount_unit`]).
     fn unit(&self, check: &Check) -> Option<AmountUnit> {
-        let native = || AmountUnit {
-            symbol: match self.manifest.profile {
-                crucible_chain::Profile::Bsc => "BNB",
-                crucible_chain::Profile::Eth => "ETH",
-            }
-            .into(),
-            decimals: 18,
-        };
-        match check {
-            Check::TxValue { .. } | Check::NativeDelta { .. } => Some(native()),
-            Check::Erc20Delta { token, .. } | Check::AllowanceEquals { token, .. } => {
-                let at = self.addr(token).ok()?;
-                let c = self.manifest.contracts.iter().find(|c| c.address == at)?;
-                Some(AmountUnit {
-                    symbol: c.symbol.clone()?,
-                    decimals: c.decimals?,
-                })
-            }
-            _ => None,
-        }
+        amount_unit(check, self.instance, self.manifest)
     }
 
     async fn evaluate(

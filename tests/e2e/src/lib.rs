@@ -435,7 +435,8 @@ impl App {
 
     /// What on the current screen a person who never opens a terminal should not have to read
     /// or reach (empty when the screen is fine):
-    /// - a raw `snake_case` key as a header, label, button, tab or option;
+    /// - a raw `snake_case` key as a header, label, button, tab or option (identifiers and file
+    ///   paths shown as data — monospaced, `.ident` — are not labels);
     /// - a raw base-unit amount (15 or more digits) or a raw JSON object in the page's words
     ///   (code, `pre`, identifiers and collapsed `<details>` raw views are data and not read);
     /// - a terminal command;
@@ -452,8 +453,8 @@ impl App {
                    for (const d of c.querySelectorAll('code, pre, .mono, .ident, textarea')) d.remove(); \
                    return (c.textContent || '').trim(); }; \
                  for (const e of document.querySelectorAll('th, label, legend, h1, h2, h3, h4, button, summary, dt, .tab, .field-label, option')) { \
-                   if (!visible(e) && e.tagName !== 'OPTION') continue; \
-                   const t = words(e); \
+                   if ((!visible(e) && e.tagName !== 'OPTION') || e.closest('code, pre, .mono, .ident')) continue; \
+                   const t = words(e).split(/\\s+/).filter((w) => !w.includes('/')).join(' '); \
                    if (/\\b[a-z][a-z0-9]*_[a-z0-9_]+\\b/.test(t)) seen.push(`key in ${e.tagName.toLowerCase()}: ${t.slice(0, 80)}`); \
                  } \
                  const walker = document.createTreeWalker(document.body, NodeFilter.SHOW_TEXT); \

@@ -51,6 +51,9 @@ pub struct CheckOutcome {
     pub actual: String,
     /// Whether it passed.
     pub passed: bool,
+    /// The token `expected` and `actual` count (integers in its smallest unit), for an amount
+    /// check whose token the universe describes.
+    pub unit: Option<crate::inspect::Unit>,
 }
 
 /// The full trace of one dry-run.
@@ -216,6 +219,10 @@ pub async fn dry_run_quest(
                 expected: c.expected,
                 actual: c.actual,
                 passed: c.passed,
+                unit: c.unit.map(|u| crate::inspect::Unit {
+                    symbol: u.symbol,
+                    decimals: u.decimals,
+                }),
             })
             .collect(),
         logs: v.logs,
@@ -357,6 +364,10 @@ async fn dry_run_composite(
                 expected: c.expected,
                 actual: c.actual,
                 passed: c.passed,
+                unit: c.unit.map(|u| crate::inspect::Unit {
+                    symbol: u.symbol,
+                    decimals: u.decimals,
+                }),
             })
             .collect(),
         logs,
@@ -575,6 +586,7 @@ pub async fn dry_run_intent(
         expected: "1.00".into(),
         actual: format!("{v:.2}"),
         passed: v >= 1.0,
+        unit: None,
     };
     let mut checks = vec![
         metric("Format (valid JSON in the schema)", s.fmt),
@@ -598,6 +610,7 @@ pub async fn dry_run_intent(
             expected: "yes".into(),
             actual: yes_no(report.exec),
             passed: report.exec,
+            unit: None,
         });
         checks.push(CheckOutcome {
             name: "Same state change as the ground truth".into(),
@@ -606,6 +619,7 @@ pub async fn dry_run_intent(
             expected: "yes".into(),
             actual: yes_no(report.state_eq),
             passed: report.state_eq,
+            unit: None,
         });
         reason = report.reason.clone().unwrap_or_default();
         passed &= report.state_eq;
@@ -700,6 +714,7 @@ pub fn dry_run_pilot(
         expected: "yes".into(),
         actual: yes_no(ok),
         passed: ok,
+        unit: None,
     };
     let outcome = super::words(&e.outcome);
     let passed = e.outcome == pilot::Outcome::FullSuccess;

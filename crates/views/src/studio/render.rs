@@ -36,9 +36,15 @@ pub struct CheckRow {
     pub family: String,
     /// Points.
     pub weight: u32,
-    /// What the check compares against, with parameters resolved and amounts in base units;
-    /// quantities read from the chain before the transaction are named, not guessed.
+    /// What the check compares against, in words, with parameters resolved and an amount check's
+    /// amount in token units (`0.093 BNB`); quantities read from the chain before the
+    /// transaction are named, not guessed.
     pub expected: String,
+    /// An amount check's expected amount as an integer in the token's smallest unit (for the
+    /// hover), when it is known before execution.
+    pub expected_base: Option<String>,
+    /// The token an amount check counts, when the universe describes it.
+    pub unit: Option<crate::inspect::Unit>,
 }
 
 /// A QuestBench instance as a model sees it, plus what the checks will compare against.
@@ -99,12 +105,30 @@ fn compact(v: &Value) -> String {
     match v {
         Value::Object(m) => m
             .iter()
-            .map(|(k, x)| match x {
-                Value::String(s) => format!("{k}: {s}"),
-                other => format!("{k}: {other}"),
-            })
+            .map(|(k, x)| format!("{}: {}", words_for(k), value_words(x)))
             .collect::<Vec<_>>()
             .join(", "),
+        other => value_words(other),
+    }
+}
+
+/// A task-format key in words (`rel_bps` → `relative tolerance`); other keys with `_` as spaces.
+fn words_for(key: &str) -> String {
+    match key {
+        "rel_bps" => "within (basis points)".into(),
+        "abs" => "within (base units)".into(),
+        "tolerance" => "tolerance".into(),
+        other => other.replace('_', " "),
+    }
+}
+
+/// A resolved value in words: strings as they are, objects as `key: value` lists in parentheses,
+/// lists joined with commas.
+fn value_words(v: &Value) -> String {
+    match v {
+        Value::String(s) => s.clone(),
+        Value::Object(_) => format!("({})", compact(v)),
+        Value::Array(a) => a.iter().map(value_words).collect::<Vec<_>>().join(", "),
         other => other.to_string(),
     }
 }
@@ -156,14 +180,32 @@ pub fn render_task(
         .iter()
         .map(|c| {
             let mut v = resolve_value(&serde_json::to_value(&c.check).unwrap_or_default(), &inst);
+            let unit = crucible_questbench::check::amount_unit(&c.check, &inst, manifest);
+            let mut expected_base = None;
             if let Value::Object(m) = &mut v {
                 m.remove("family");
+                if let (Some(u), Some(Value::String(raw))) = (&unit, m.get("expected")) {
+                    if let Ok(n) = raw.parse::<alloy::primitives::U256>() {
+                        expected_base = Some(raw.clone());
+                        let words = format!(
+                            "{} {}",
+                            crate::txview::token_amount(n, u.decimals),
+                            u.symbol
+                        );
+                        m.insert("expected".into(), Value::String(words));
+                    }
+                }
             }
             CheckRow {
                 name: c.name.clone(),
                 family: c.check.family().into(),
                 weight: c.weight,
                 expected: compact(&v),
+                expected_base,
+                unit: unit.map(|u| crate::inspect::Unit {
+                    symbol: u.symbol,
+                    decimals: u.decimals,
+                }),
             }
         })
         .collect();
@@ -253,8 +295,11 @@ mod tests {
 
     #[test]
     fn compact_lists_fields() {
-        let v = json!({"account": "0xA", "tolerance": {"rel_bps": 100}});
-        assert_eq!(compact(&v), "account: 0xA, tolerance: {\"rel_bps\":100}");
+        let v = json!({"account": "0xA", "tolerance": {"rel_bps": 100}, "token_in": ["a", "b"]});
+        assert_eq!(
+            compact(&v),
+            "account: 0xA, token in: a, b, tolerance: (within (basis points): 100)"
+        );
     }
 }
 

@@ -82,7 +82,7 @@ export function taskDetail(state: State, deps: DetailDeps): DetailView {
     }
     mount(detail,
       h("div", { class: "card-head" },
-        h("h2", { id: "task-title" }, s.id),
+        h("h2", { id: "task-title", class: "ident", title: "The task's id" }, s.id),
         h("span", { class: "muted small" }, `${BENCH_LABEL[s.bench]} · ${s.origin === "user" ? "your tasks" : "built in"}`)),
       h("p", { class: "task-summary" }, s.title),
       actions,

@@ -8,6 +8,7 @@ import type { DryRun, ExploitCheck, Selftest, SolutionChoice, TaskDetail } from 
 import { badge, json, pre, studioError, table, type State } from "./common";
 import { PROMPT_TYPES } from "./render";
 import { seedPicker } from "./seed-picker";
+import { amountCell } from "../results";
 
 export function dryRunView(d: TaskDetail, state: State): HTMLElement {
   const s = d.summary;
@@ -106,7 +107,7 @@ function trace(r: DryRun): HTMLElement {
       : null,
     h("h3", {}, r.composite ? "End-state checks: expected vs actual" : r.bench === "questbench" ? "Checks: expected vs actual" : r.bench === "intent2tx" ? "Metrics" : "Criteria"),
     table("dry-checks", ["Check", "Points", "Expected", "Actual", ""], r.checks.map((c) => [
-      c.name, c.weight ? String(c.weight) : "–", h("span", { class: "mono small" }, c.expected), h("span", { class: "mono small" }, c.actual), badge(c.passed, "✓", "✗")])),
+      c.name, c.weight ? String(c.weight) : "–", amountCell(c.expected, c.unit), amountCell(c.actual, c.unit), badge(c.passed, "✓", "✗")])),
     r.tx !== null ? h("details", { open: true }, h("summary", {}, r.bench === "questbench" ? "Transaction and receipt" : "Execution"), pre(json(r.tx), { id: "dry-tx" })) : null,
     h("details", {}, h("summary", {}, "Prompt"), pre(r.prompt, { id: "dry-prompt-text" })),
     h("details", {}, h("summary", {}, r.bench === "pilot" ? "Tool calls" : r.composite ? "Replies (JSON, can be pasted back)" : "Answer"), pre(r.answer, { id: "dry-answer" })),

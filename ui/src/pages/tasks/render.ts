@@ -32,7 +32,8 @@ function rendered(r: QuestRender): HTMLElement {
     h("h3", {}, "Setup applied after the snapshot revert"),
     r.setup.length ? h("ol", { id: "render-setup", class: "mono small" }, ...r.setup.map((s) => h("li", {}, s))) : h("p", { class: "muted", id: "render-setup" }, "None."),
     h("h3", {}, "Expected values of each check"),
-    table("render-checks", ["Check", "Family", "Points", "Compares against"], r.checks.map((c) => [c.name, c.family, String(c.weight), h("span", { class: "mono small" }, c.expected)])),
+    table("render-checks", ["Check", "Family", "Points", "Compares against"], r.checks.map((c) => [c.name, c.family.replace(/_/g, " "), String(c.weight),
+      h("span", { class: "small", title: c.expected_base && c.unit ? `${c.expected_base} in the smallest unit (1 ${c.unit.symbol} = 10^${c.unit.decimals})` : undefined }, c.expected)])),
     h("h3", {}, "The exact prompt"),
     pre(r.prompt, { id: "render-prompt" }),
   );
