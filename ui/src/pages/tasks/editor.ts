@@ -3,6 +3,7 @@
 // task). A built-in task is never written: Save makes a copy of the edit in the author's own pack
 // (QuestBench with its solution files) and opens the copy, saying so; progress shows meanwhile.
 import { h, mount } from "../../dom";
+import { questForm } from "./form";
 import { saveIntentInstance, savePilotTask, saveQuestTask, validateIntentInstance, validatePilotTask, validateQuestTask } from "../../ipc";
 import type { Bench, SavedTask } from "../../bindings";
 import { suggest, type Suggestion } from "../../schema-complete";
@@ -168,7 +169,22 @@ export function editor(state: State, deps: EditorDeps): HTMLElement {
   }
   paint();
   void validate();
+  // EVM-QuestBench: parameters and checks as a form over the same text (redrawn when the text
+  // is edited by hand), for authors who do not write JSON.
+  const formSlot = h("div", { id: "form-slot" });
+  const drawForm = () => mount(formSlot, questForm(area.value, (text) => {
+    area.value = text;
+    area.dispatchEvent(new Event("input"));
+  }));
+  const form = !intent && !pilot
+    ? h("details", { class: "form-box", id: "form-box", open: true }, h("summary", {}, "Parameters and checks, as a form"), formSlot)
+    : null;
+  if (form) {
+    area.addEventListener("change", drawForm);
+    drawForm();
+  }
   return h("div", {},
+    form,
     h("p", { class: "muted small" }, "Ctrl+Space (or typing a quote) completes keys and values from the format's schema; Tab indents; Escape moves focus to Save. Errors name the field, as the loader reports them."),
     h("div", { class: "editor" }, lines, area),
     box,
