@@ -24,6 +24,7 @@ mod llm_params;
 mod local_server;
 mod overrides;
 mod packs;
+mod packs_builtin;
 mod pilot;
 mod pilot_real;
 mod pilot_release;

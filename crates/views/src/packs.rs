@@ -212,11 +212,15 @@ pub fn list(config: &Config) -> Result<Vec<PackInfo>, PackError> {
         });
     }
     let verdicts = crate::selftest::verdicts(config);
+    let shipped = crate::selftest::shipped_verdicts(config);
     for p in &mut out {
-        p.selftest = verdicts
-            .get(&p.name)
-            .filter(|v| v.hash == p.hash && p.error.is_none())
-            .cloned();
+        let current = |v: &&crate::selftest::PackVerdict| v.hash == p.hash && p.error.is_none();
+        // This machine's own self-test first; else, for a built-in pack, the build's.
+        p.selftest = verdicts.get(&p.name).filter(current).cloned().or_else(|| {
+            (p.origin == "builtin")
+                .then(|| shipped.get(&p.name).filter(current).cloned())
+                .flatten()
+        });
     }
     Ok(out)
 }

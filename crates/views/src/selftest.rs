@@ -507,6 +507,20 @@ fn verified_file(config: &Config) -> PathBuf {
     config.data_dir.join("verified.json")
 }
 
+/// Where the build's own verdicts on the built-in packs are shipped (`assets/`).
+pub const SHIPPED_VERDICTS: &str = "builtin-packs-verified.json";
+
+/// The verdicts the build recorded for the built-in packs (`assets/builtin-packs-verified.json`,
+/// written by the test `packs_builtin` after every built-in self-test passed on exactly that
+/// content), by pack name. A pack whose content differs from the record's hash is not verified
+/// by it ([`crate::packs::list`] compares).
+pub fn shipped_verdicts(config: &Config) -> BTreeMap<String, PackVerdict> {
+    std::fs::read_to_string(config.assets_dir().join(SHIPPED_VERDICTS))
+        .ok()
+        .and_then(|t| serde_json::from_str(&t).ok())
+        .unwrap_or_default()
+}
+
 /// The recorded verdicts, by pack name.
 pub fn verdicts(config: &Config) -> BTreeMap<String, PackVerdict> {
     std::fs::read_to_string(verified_file(config))
