@@ -243,7 +243,8 @@ test("the leaderboard ranks models, marks the best and folds the advanced statis
   await table.waitFor();
   const ranks = await page.$$eval("#table-questbench-leaderboard tbody tr", (trs) =>
     trs.map((tr) => [tr.querySelector("td[data-col=model]").textContent, tr.querySelector("td[data-col=rank]").textContent, tr.className]));
-  assert.deepEqual(ranks, [["builtin:b", "2", ""], ["lab · llama", "1best", "best"], ["builtin:c", "2", ""]], "ties share a rank; the best is marked");
+  // In rank order (the report's order is kept among equal ranks); ties share a rank; the best is marked.
+  assert.deepEqual(ranks, [["lab · llama", "1best", "best"], ["builtin:b", "2", ""], ["builtin:c", "2", ""]], "rank order; ties share a rank; the best is marked");
   assert.equal(await page.locator("#table-questbench-leaderboard th[data-col=rank]").getAttribute("title"),
     "Position by the benchmark's main score; equal scores share a rank");
   assert.match(await page.locator("#table-questbench-leaderboard th[data-col=cv_pct]").getAttribute("title"), /lower is steadier/);
@@ -344,7 +345,7 @@ test("the Intent2Tx and PILOT-Bench leaderboards read in rank order, scores in p
   const read = (id, col) => page.$$eval(`#table-${id} tbody td[data-col=${col}]`, (tds) => tds.map((t) => t.textContent));
   assert.deepEqual(await read("intent2tx-table1", "rank"), ["1", "2", "3"].map((r, i) => (i === 0 ? "1best" : r)));
   assert.deepEqual(await read("intent2tx-table1", "model"), ["b-model", "c-model", "a-model"]);
-  assert.deepEqual(await read("intent2tx-table1", "final_score"), ["87.5", "50", "25"]);
+  assert.deepEqual(await read("intent2tx-table1", "final_score"), ["87.50", "50", "25"]);
   assert.equal(await page.locator("#table-intent2tx-table1 th[data-col=final_score]").textContent(), "Final (points)");
   assert.deepEqual(await read("pilot-table2", "model"), ["c-model", "b-model", "a-model"]);
   assert.deepEqual(await read("pilot-table2", "rank"), ["1best", "2", "3"]);
@@ -371,7 +372,7 @@ test("scores read as a share of the maximum and the model × category heat map d
   assert.deepEqual(pct, ["75", "25"], "total as % of the most possible");
   assert.equal(await page.locator("#table-questbench-leaderboard th[data-col=total_pct]").textContent(), "% of most possible");
   // One score scale: Intent2Tx's final score in points, the unit on the header.
-  assert.equal(await page.locator("#table-intent2tx-table1 td[data-col=final_score]").textContent(), "62.5");
+  assert.equal(await page.locator("#table-intent2tx-table1 td[data-col=final_score]").textContent(), "62.50");
   assert.equal(await page.locator("#table-intent2tx-table1 th[data-col=final_score]").textContent(), "Final (points)");
   // One category only: no heat map for Intent2Tx (a single column says nothing new).
   assert.equal(await page.locator("#heat-intent2tx").count(), 0);
