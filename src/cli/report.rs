@@ -488,24 +488,33 @@ fn text(r: &report::Report) -> String {
         s += &significance_text("PILOT-Bench", "points of 100", &p.summary, &p.significance);
     }
     if let Some(i) = &r.intent2tx {
-        s += "\nIntent2Tx Table 1\n  model                            setting    steps      F     L     P     A  Final\n";
-        for x in &i.table1 {
+        // As the app shows it: in rank order (by Final), every score in points of 100.
+        s += "\nIntent2Tx Table 1 (points of 100, by Final)\n  model                            setting    steps      F      L      P      A   Final\n";
+        let mut rows: Vec<&report::intent::Table1Row> = i.table1.iter().collect();
+        rows.sort_by(|a, b| {
+            let f = |x: &report::intent::Table1Row| x.final_score.unwrap_or(f64::NEG_INFINITY);
+            f(b).total_cmp(&f(a))
+        });
+        let pts = |v: Option<f64>| opt(v.map(|x| x * 100.0), 1);
+        for x in rows {
             s += &format!(
-                "  {:<32} {:<10} {:<6} {:>5} {:>5} {:>5} {:>5} {:>6}\n",
+                "  {:<32} {:<10} {:<6} {:>6} {:>6} {:>6} {:>6} {:>7}\n",
                 x.model,
                 x.setting,
                 x.steps,
-                opt(x.format, 2),
-                opt(x.logic, 2),
-                opt(x.param, 2),
-                opt(x.pass, 2),
-                opt(x.final_score, 2)
+                pts(x.format),
+                pts(x.logic),
+                pts(x.param),
+                pts(x.pass),
+                pts(x.final_score)
             );
         }
     }
     if let Some(p) = &r.pilot {
-        s += "\nPILOT-Bench Table 2 (full / partial / fail %)\n";
-        for x in &p.table2 {
+        s += "\nPILOT-Bench Table 2 (full / partial / fail %, by full)\n";
+        let mut rows: Vec<&report::pilot::PromptRow> = p.table2.iter().collect();
+        rows.sort_by(|a, b| b.shares.full_pct.total_cmp(&a.shares.full_pct));
+        for x in rows {
             s += &format!(
                 "  {:<32} {:<9} {:>5.1} {:>5.1} {:>5.1}\n",
                 x.model, x.prompt_type, x.shares.full_pct, x.shares.partial_pct, x.shares.fail_pct
