@@ -261,7 +261,7 @@ const DEFINITIONS: Readonly<Record<string, string>> = {
   spearman_min: "The least alike pair of rounds",
   spearman_max: "The most alike pair of rounds",
   pass_count: "Tasks passed in each round",
-  tier: "Models in one tier cannot be told apart by paired per-task tests (Holm-corrected)",
+  tier: "Models in one tier cannot be told apart by the exact sign test on per-task scores (Holm-corrected), the test Compare uses",
   se_clustered: "Standard error of the score with each task's rounds and seeds counted as one cluster",
   ci95_clustered: "Range that holds the true score with 95 % confidence, counting which tasks were drawn",
   final_score: "The paper's overall Intent2Tx score",

@@ -40,7 +40,7 @@ export function significanceBlock(bench: string, unit: string, summary: readonly
     { class: "rtable sig-models", id: `sig-models-${bench}` },
     h("thead", {}, h("tr", {},
       h("th", { scope: "col" }, "Rank"),
-      h("th", { scope: "col", title: "Models in one tier cannot be told apart by the paired tests after Holm's correction" }, "Tier"),
+      h("th", { scope: "col", title: `Models in one tier cannot be told apart: ${sig.test}, Holm-corrected` }, "Tier"),
       h("th", { scope: "col" }, "Model"),
       h("th", { scope: "col" }, `Score (${unit})`),
       h("th", { scope: "col", title: "Student t over the per-round scores: the spread between rounds only" }, "95 % CI over rounds"),
