@@ -619,3 +619,100 @@ fn compare(
     }
     (out, refused)
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::published::{PublishedColumn, PublishedRow};
+
+    /// Model `A` answering `atomic` atomic and `composite` composite tasks in one round, all full.
+    fn run_of(atomic: usize, composite: usize) -> Dataset {
+        let mut ds = Dataset::default();
+        let model = ds.names.id("A");
+        for (kind, n) in [("atomic", atomic), ("composite", composite)] {
+            for i in 0..n {
+                let task = ds.names.id(&format!("{kind}-{i}"));
+                let kind = ds.names.id(kind);
+                let none = ds.names.id("");
+                ds.samples.push(Sample {
+                    bench: Bench::Questbench,
+                    model,
+                    instance: task,
+                    task,
+                    kind,
+                    prompt_type: none,
+                    score: 1.0,
+                    passed: true,
+                    ..Sample::BLANK
+                });
+            }
+        }
+        ds
+    }
+
+    fn table1() -> Published {
+        let col = |key: &str| PublishedColumn {
+            key: key.into(),
+            label: key.into(),
+            unit: "points".into(),
+        };
+        let values = [("atomic", 4278), ("composite", 3958), ("total", 8236)]
+            .into_iter()
+            .map(|(k, v)| (k.to_string(), Value::from(v)))
+            .collect();
+        (
+            BenchmarkId::Questbench,
+            vec![PublishedTable {
+                paper: "EVM-QuestBench".into(),
+                table: "Table 1".into(),
+                caption: String::new(),
+                columns: vec![col("atomic"), col("composite"), col("total")],
+                rows: vec![PublishedRow {
+                    model: "P".into(),
+                    values,
+                }],
+                notes: String::new(),
+                id: "table1".into(),
+            }],
+        )
+    }
+
+    #[test]
+    fn a_run_of_the_whole_task_set_is_compared_and_a_part_of_it_is_refused() {
+        let map: BTreeMap<String, String> = [("A".to_string(), "P".to_string())].into();
+        let whole = reproduce(&run_of(62, 45), &[table1()], &map);
+        let t = &whole.tables[0];
+        let row = &t.yours[0];
+        assert_eq!(row.comparable, Some(true));
+        assert_eq!(
+            row.coverage,
+            "107 of 107 tasks (62 of 62 atomic, 45 of 45 composite)"
+        );
+        assert!(row.not_comparable.is_empty() && t.refused.is_empty());
+        let total = t.comparisons.iter().find(|c| c.column == "total").unwrap();
+        assert_eq!((total.yours, total.diff), (10_700.0, 10_700.0 - 8236.0));
+
+        let part = reproduce(&run_of(4, 0), &[table1()], &map);
+        let t = &part.tables[0];
+        let row = &t.yours[0];
+        assert_eq!(row.comparable, Some(false));
+        assert_eq!(
+            row.coverage,
+            "4 of 107 tasks (4 of 62 atomic, 0 of 45 composite)"
+        );
+        assert_eq!(row.not_comparable, ["atomic", "composite", "total"]);
+        assert!(t.comparisons.is_empty(), "{:?}", t.comparisons);
+        assert!(t.refused[0]
+            .reason
+            .contains("run the whole EVM-QuestBench task set"));
+    }
+
+    #[test]
+    fn a_share_interval_never_leaves_0_to_100() {
+        assert_eq!(column_range("%"), (0.0, 100.0));
+        assert_eq!(column_range("score (0–1)"), (0.0, 1.0));
+        assert_eq!(column_range("points"), (0.0, f64::INFINITY));
+        let [lo, hi] = stats::ci95_within(&[100.0, 100.0, 75.0], 0.0, 100.0).unwrap();
+        assert!(lo >= 0.0 && hi == 100.0);
+    }
+}
