@@ -352,6 +352,7 @@ pub fn typescript() -> String {
         decl::<reproduce::PublishedValues>(&mut out);
         decl::<reproduce::YourRow>(&mut out);
         decl::<reproduce::PaperComparison>(&mut out);
+        decl::<reproduce::PaperRefusal>(&mut out);
     }
     // Results explorer: sample actions.
     {

@@ -371,9 +371,9 @@ fn significance_text(
     sig: &report::significance::Significance,
 ) -> String {
     let mut s = format!(
-        "\n{bench}: which differences are real (exact sign test on per-task scores, \
+        "\n{bench}: which differences are real ({}, the same test as `crucible compare`; \
          Holm-corrected over {} comparisons, alpha = {})\n  tier model                            {unit:>12}  95% CI over rounds (t)  95% CI, tasks as clusters\n",
-        sig.comparisons, sig.alpha
+        sig.test, sig.comparisons, sig.alpha
     );
     let ci = |c: Option<[f64; 2]>| c.map_or("-".into(), |[l, h]| format!("[{l:.1}, {h:.1}]"));
     for x in rows {
@@ -482,30 +482,39 @@ fn text(r: &report::Report) -> String {
         );
     }
     if let Some(i) = &r.intent2tx {
-        s += &significance_text("Intent2Tx", "score × 100", &i.summary, &i.significance);
+        s += &significance_text("Intent2Tx", "points of 100", &i.summary, &i.significance);
     }
     if let Some(p) = &r.pilot {
-        s += &significance_text("PILOT-Bench", "score × 100", &p.summary, &p.significance);
+        s += &significance_text("PILOT-Bench", "points of 100", &p.summary, &p.significance);
     }
     if let Some(i) = &r.intent2tx {
-        s += "\nIntent2Tx Table 1\n  model                            setting    steps      F     L     P     A  Final\n";
-        for x in &i.table1 {
+        // As the app shows it: in rank order (by Final), every score in points of 100.
+        s += "\nIntent2Tx Table 1 (points of 100, by Final)\n  model                            setting    steps      F      L      P      A   Final\n";
+        let mut rows: Vec<&report::intent::Table1Row> = i.table1.iter().collect();
+        rows.sort_by(|a, b| {
+            let f = |x: &report::intent::Table1Row| x.final_score.unwrap_or(f64::NEG_INFINITY);
+            f(b).total_cmp(&f(a))
+        });
+        let pts = |v: Option<f64>| opt(v.map(|x| x * 100.0), 1);
+        for x in rows {
             s += &format!(
-                "  {:<32} {:<10} {:<6} {:>5} {:>5} {:>5} {:>5} {:>6}\n",
+                "  {:<32} {:<10} {:<6} {:>6} {:>6} {:>6} {:>6} {:>7}\n",
                 x.model,
                 x.setting,
                 x.steps,
-                opt(x.format, 2),
-                opt(x.logic, 2),
-                opt(x.param, 2),
-                opt(x.pass, 2),
-                opt(x.final_score, 2)
+                pts(x.format),
+                pts(x.logic),
+                pts(x.param),
+                pts(x.pass),
+                pts(x.final_score)
             );
         }
     }
     if let Some(p) = &r.pilot {
-        s += "\nPILOT-Bench Table 2 (full / partial / fail %)\n";
-        for x in &p.table2 {
+        s += "\nPILOT-Bench Table 2 (full / partial / fail %, by full)\n";
+        let mut rows: Vec<&report::pilot::PromptRow> = p.table2.iter().collect();
+        rows.sort_by(|a, b| b.shares.full_pct.total_cmp(&a.shares.full_pct));
+        for x in rows {
             s += &format!(
                 "  {:<32} {:<9} {:>5.1} {:>5.1} {:>5.1}\n",
                 x.model, x.prompt_type, x.shares.full_pct, x.shares.partial_pct, x.shares.fail_pct
@@ -576,9 +585,9 @@ pub async fn compare(config: &Config, args: CompareArgs) -> Result<()> {
         for (c, verdict) in v.compare.comparisons.iter().zip(&v.verdicts) {
             out!("{}", verdict.sentence);
             out!(
-                "{} {} vs {}: {} pairs, A {:.2} B {:.2}, diff {:+.2} [{:.2}, {:.2}], sign p={:.4}, McNemar p={:.4}{}",
-                c.benchmark, c.model_a, c.model_b, c.n_pairs, c.mean_a, c.mean_b, c.diff.diff, c.diff.lo, c.diff.hi,
-                c.sign_p, c.mcnemar_p, if c.separable { " (separable)" } else { "" }
+                "{} {} vs {}: {} pairs on {} tasks, A {:.2} B {:.2} points, diff {:+.2} points [{:.2}, {:.2}], sign p={:.4} ({}), McNemar p={:.4}{}",
+                c.benchmark, c.model_a, c.model_b, c.n_pairs, c.tasks, c.mean_a, c.mean_b, c.diff.diff, c.diff.lo, c.diff.hi,
+                c.sign_p, c.test, c.mcnemar_p, if c.separable { " (significant)" } else { "" }
             );
         }
     }
@@ -605,17 +614,19 @@ async fn compare_models(store: &Store, run: &str, args: &CompareArgs) -> Result<
     for (c, verdict) in v.compare.comparisons.iter().zip(&v.verdicts) {
         out!("{}", verdict.sentence);
         out!(
-            "{} {} vs {}: {} pairs, A {:.2} B {:.2}, diff {:+.2} [{:.2}, {:.2}], sign p={:.4}, McNemar p={:.4}",
+            "{} {} vs {}: {} pairs on {} tasks, A {:.2} B {:.2} points, diff {:+.2} points [{:.2}, {:.2}], sign p={:.4} ({}), McNemar p={:.4}",
             c.benchmark,
             a,
             b,
             c.n_pairs,
+            c.tasks,
             c.mean_a,
             c.mean_b,
             c.diff.diff,
             c.diff.lo,
             c.diff.hi,
             c.sign_p,
+            c.test,
             c.mcnemar_p,
         );
     }
@@ -771,14 +782,30 @@ fn paper_tables(
         for r in &t.yours {
             let cells: Vec<String> = cols
                 .iter()
-                .map(|c| r.values.get(*c).map_or("–".into(), |v| format!("{v:.3}")))
+                .map(|c| {
+                    let v = r.values.get(*c).map_or("–".into(), |v| format!("{v:.3}"));
+                    if r.not_comparable.iter().any(|k| k == c) {
+                        format!("{v}*")
+                    } else {
+                        v
+                    }
+                })
                 .collect();
+            let footing = if r.comparable == Some(false) {
+                "; not comparable: * sums over other tasks than the paper's"
+            } else {
+                ""
+            };
             out!(
-                "  {:<34} {}   (yours, {} rounds)",
+                "  {:<34} {}   (yours, {} rounds; {}{footing})",
                 r.model,
                 cells.join("  "),
-                r.rounds
+                r.rounds,
+                r.coverage
             );
+        }
+        for x in &t.refused {
+            out!("  {}", x.reason);
         }
         if !t.computed {
             out!("  (Crucible does not compute this table's columns yet: published rows only)");

@@ -11,7 +11,7 @@ use crucible_bench::synth;
 use crucible_report::dataset::{Metrics, Sample};
 use crucible_report::{self as report, chart, export, Bench, BenchSelection, Dataset};
 use crucible_store::Store;
-use serde_json::Value;
+use serde_json::{json, Value};
 use sqlx::sqlite::{SqliteConnectOptions, SqlitePoolOptions};
 
 const CONTRACT: &str = include_str!("../fixtures/store_contract.sql");
@@ -674,8 +674,10 @@ async fn paired_comparison_of_two_runs() {
         ("A", "B", 6)
     );
     assert!(close(c.mean_a, 470.0 / 6.0) && close(c.mean_b, 15.0));
-    assert_eq!((c.wins_a, c.wins_b, c.ties), (6, 0, 0));
-    assert!(close(c.sign_p, 0.03125), "2·0.5⁶");
+    // The test counts tasks (rounds averaged per task), as the tiers do: 3 tasks, all to A.
+    assert_eq!(c.tasks, 3);
+    assert_eq!((c.wins_a, c.wins_b, c.ties), (3, 0, 0));
+    assert!(close(c.sign_p, 0.25), "2·0.5³");
     assert_eq!((c.pass_only_a, c.pass_only_b), (4, 0));
     assert_eq!(
         c.both_pass + c.both_fail,
@@ -683,7 +685,9 @@ async fn paired_comparison_of_two_runs() {
         "every pair in one pass/fail class"
     );
     assert!(close(c.mcnemar_p, 0.125), "2·0.5⁴");
-    assert!(c.diff.lo > 0.0 && c.separable);
+    // The bootstrap interval leaves out 0, but three tasks cannot make a sign test significant:
+    // the verdict is the test's, as on the leaderboard.
+    assert!(c.diff.lo > 0.0 && !c.separable);
     assert_eq!(
         c,
         &report::compare_runs(&ds, 0, 1, 1)[0],
@@ -735,6 +739,20 @@ fn crucible(args: &[&str]) -> (bool, Value, String) {
     (
         out.status.success(),
         serde_json::from_str(&stdout).unwrap_or(Value::Null),
+        String::from_utf8_lossy(&out.stderr).to_string(),
+    )
+}
+
+/// `crucible ARGS` with its text output: (success, stdout, stderr).
+fn crucible_text(args: &[&str]) -> (bool, String, String) {
+    let out = Command::new(env!("CARGO_BIN_EXE_crucible"))
+        .args(args)
+        .env_remove("RUST_BACKTRACE")
+        .output()
+        .unwrap();
+    (
+        out.status.success(),
+        String::from_utf8_lossy(&out.stdout).to_string(),
         String::from_utf8_lossy(&out.stderr).to_string(),
     )
 }
@@ -801,7 +819,7 @@ async fn cli_report_and_compare_json_shape_and_errors() {
     );
     assert_eq!(
         keys(&v["questbench"]["significance"]),
-        ["alpha", "comparisons", "pairs", "tiers"]
+        ["alpha", "comparisons", "pairs", "test", "tiers"]
     );
     assert_eq!(
         v["questbench"]["significance"]["tiers"][0],
@@ -892,6 +910,8 @@ async fn cli_report_and_compare_json_shape_and_errors() {
             "pass_only_b",
             "separable",
             "sign_p",
+            "tasks",
+            "test",
             "ties",
             "wins_a",
             "wins_b"
@@ -1348,27 +1368,62 @@ async fn paper_tables_put_your_models_beside_the_published_rows() {
     for (k, want) in [("atomic", 165.0), ("composite", 70.0), ("total", 235.0)] {
         assert!(close(a["values"][k].as_f64().unwrap(), want), "{k}: {a}");
     }
-    // t(0.975, 1) = 12.706; se of [150, 180] = 15.
+    // t(0.975, 1) = 12.706; se of [150, 180] = 15: 165 ± 190.6, clipped at 0 (points).
     let ci = a["ci95"]["atomic"].as_array().unwrap();
+    assert_eq!(ci[0].as_f64().unwrap(), 0.0, "{ci:?}");
     assert!(
-        (ci[0].as_f64().unwrap() - (165.0 - 12.706 * 15.0)).abs() < 0.05,
+        (ci[1].as_f64().unwrap() - (165.0 + 12.706 * 15.0)).abs() < 0.05,
         "{ci:?}"
     );
-    let cmp = t1["comparisons"]
+    // A ran a handful of the paper's 107 tasks: its row says so, its sums are marked not
+    // comparable, and the mapping to a published model is refused with what to run instead —
+    // never "difference −4113 … outside your CI" (the walk's finding).
+    let coverage = a["coverage"].as_str().unwrap();
+    assert!(
+        coverage.contains(" of 107 tasks (") && coverage.contains(" of 62 atomic"),
+        "{a}"
+    );
+    assert_eq!(a["comparable"], false);
+    assert_eq!(a["published_tasks"], 107);
+    let marked: Vec<&str> = a["not_comparable"]
         .as_array()
         .unwrap()
         .iter()
-        .find(|c| c["column"] == "atomic")
-        .unwrap();
-    assert_eq!(cmp["published_model"], "Claude-Sonnet-4.5");
-    assert!(close(cmp["diff"].as_f64().unwrap(), 165.0 - 4278.0));
-    assert_eq!(cmp["inside"], false);
-    // B is not mapped: no comparison; tables Crucible does not compute show published rows only.
-    assert!(t1["comparisons"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .all(|c| c["model"] == "A"));
+        .map(|k| k.as_str().unwrap())
+        .collect();
+    assert_eq!(marked, ["atomic", "composite", "total"]);
+    assert!(
+        t1["comparisons"].as_array().unwrap().is_empty(),
+        "{}",
+        t1["comparisons"]
+    );
+    let refused = &t1["refused"].as_array().unwrap()[0];
+    assert_eq!(
+        (&refused["model"], &refused["published_model"]),
+        (&json!("A"), &json!("Claude-Sonnet-4.5"))
+    );
+    let why = refused["reason"].as_str().unwrap();
+    assert!(
+        why.starts_with("Not compared: A covers ")
+            && why.contains("(107 tasks)")
+            && why.contains("run the whole EVM-QuestBench task set"),
+        "{why}"
+    );
+    // The text output tells the same story, coverage on the row.
+    let (ok, text, err) = crucible_text(&[
+        "report",
+        "--db",
+        db,
+        "--paper-tables",
+        "--map",
+        "A=Claude-Sonnet-4.5",
+    ]);
+    assert!(ok, "{err}");
+    assert!(
+        text.contains("not comparable") && text.contains(coverage) && text.contains(why),
+        "{text}"
+    );
+    assert!(!text.contains("outside"), "{text}");
     let t11 = find("EVM-QuestBench", "Table 11", "over_opt_pct");
     let a11 = t11["yours"]
         .as_array()
@@ -1450,5 +1505,125 @@ async fn paper_tables_put_your_models_beside_the_published_rows() {
     assert!(
         !ok && err.contains("GPT-9") && err.contains("crucible published"),
         "{err}"
+    );
+}
+
+/// The walk's findings on statistics, through the CLI: a 0-point model beside a 400-point one on
+/// 4 tasks was "Tier 1, cannot be told apart" on the leaderboard while `compare` called the gap
+/// "significant"; a 95 % interval on a 0–100 scale reached 102.6. Now both name one test and
+/// agree, and every interval stays inside its scale.
+#[tokio::test]
+async fn tiers_and_compare_agree_on_four_tasks_and_intervals_stay_inside_the_scale() {
+    let mut ds = Dataset {
+        runs: vec!["run-a".into()],
+        ..Default::default()
+    };
+    let none = Metrics::default();
+    let atomic = ["atomic", "basic_transactions", "native_transfer", "easy"];
+    for round in 0..2 {
+        for t in ["t1", "t2", "t3", "t4"] {
+            for (model, score) in [("Z", 1.0), ("W", 0.0)] {
+                push(
+                    &mut ds,
+                    0,
+                    Bench::Questbench,
+                    model,
+                    t,
+                    "",
+                    round,
+                    atomic,
+                    "exact",
+                    score,
+                    score == 1.0,
+                    none,
+                    None,
+                );
+            }
+        }
+    }
+    // PILOT: per-round means 100, 100, 75 — a t interval of 91.7 ± 35.8 would pass 100.
+    let flow = ["workflow", "seq", "seq", "easy"];
+    for (round, scores) in [(0, [1.0, 1.0]), (1, [1.0, 1.0]), (2, [1.0, 0.5])] {
+        for (t, score) in ["p1", "p2"].iter().zip(scores) {
+            let outcome = if score == 1.0 {
+                "full_success"
+            } else {
+                "partial_success"
+            };
+            push(
+                &mut ds,
+                0,
+                Bench::Pilot,
+                "Z",
+                t,
+                "optimal",
+                round,
+                flow,
+                outcome,
+                score,
+                score == 1.0,
+                none,
+                None,
+            );
+        }
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let db = dir.path().join("s.db");
+    store(&db, Some(&ds)).await.close().await;
+    let db = db.to_str().unwrap();
+
+    let (ok, v, err) = crucible(&["report", "--db", db, "--bench", "all", "--json"]);
+    assert!(ok, "{err}");
+    let sig = &v["questbench"]["significance"];
+    assert_eq!(sig["test"], report::compare::SIGN_TEST);
+    assert_eq!(sig["tiers"], json!([["Z", 1], ["W", 1]]), "{sig}");
+    let p_tiers = sig["pairs"][0]["p"].as_f64().unwrap();
+    assert!(close(p_tiers, 0.125), "2 · 0.5⁴: {sig}");
+    let pilot = &v["pilot"]["summary"][0];
+    assert!(
+        close(pilot["mean"].as_f64().unwrap(), 275.0 / 3.0),
+        "{pilot}"
+    );
+    assert_eq!(
+        pilot["ci95"][1], 100.0,
+        "clipped at the top of 0–100: {pilot}"
+    );
+    assert!(pilot["ci95"][0].as_f64().unwrap() >= 0.0, "{pilot}");
+    assert_eq!(pilot["max"], 100.0);
+
+    let (ok, v, err) = crucible(&[
+        "compare", "--db", db, "--run", "run-a", "--models", "Z,W", "--json",
+    ]);
+    assert!(ok, "{err}");
+    let c = &v["compare"]["comparisons"][0];
+    assert_eq!(
+        (c["tasks"].as_u64(), c["n_pairs"].as_u64()),
+        (Some(4), Some(8))
+    );
+    assert_eq!(c["test"], report::compare::SIGN_TEST);
+    assert!(close(c["sign_p"].as_f64().unwrap(), p_tiers), "{c}");
+    assert_eq!(c["separable"], false, "{c}");
+    assert_eq!(v["verdicts"][0]["outcome"], "not_distinguishable");
+    let (ok, text, err) =
+        crucible_text(&["compare", "--db", db, "--run", "run-a", "--models", "Z,W"]);
+    assert!(ok, "{err}");
+    assert!(
+        text.contains("Z and W are not distinguishable on EVM-QuestBench")
+            && text.contains(
+                "exact sign test on per-task scores (rounds averaged per task) over 4 tasks, \
+                 p = 0.125; 4 tasks cannot show a difference at the 5 % level"
+            )
+            && text.contains("not significant."),
+        "{text}"
+    );
+    assert!(!text.contains("(significant)"), "{text}");
+    let (ok, text, err) = crucible_text(&["report", "--db", db, "--bench", "questbench"]);
+    assert!(ok, "{err}");
+    assert!(
+        text.contains(
+            "which differences are real (exact sign test on per-task scores (rounds averaged per \
+             task), the same test as `crucible compare`"
+        ),
+        "{text}"
     );
 }

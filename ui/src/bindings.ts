@@ -3180,7 +3180,15 @@ confidence_pct: number,
  */
 n_pairs: number, 
 /**
- * Exact sign test p-value on score wins.
+ * Paired tasks, the unit of the test.
+ */
+tasks: number, 
+/**
+ * The test the verdict rests on, in words (`report::compare::SIGN_TEST`).
+ */
+test: string, 
+/**
+ * Exact sign test p-value on per-task score wins.
  */
 sign_p: number, 
 /**
@@ -4348,7 +4356,8 @@ sd: number | null,
  */
 cv_pct: number | null, 
 /**
- * 95 % CI of the mean (Student t over the per-round figures, n − 1 df).
+ * 95 % CI of the mean (Student t over the per-round figures, n − 1 df), clipped to the
+ * headline's range (`[0, max]`).
  */
 ci95: [number, number] | null, 
 /**
@@ -4358,13 +4367,18 @@ ci95: [number, number] | null,
  */
 se_clustered: number | null, 
 /**
- * 95 % interval from `se_clustered`: mean ± 1.96 · SE.
+ * 95 % interval from `se_clustered`: mean ± 1.96 · SE, clipped to the headline's range.
  */
 ci95_clustered: [number, number] | null, 
 /**
  * Mean number of passed samples per round.
  */
 pass_count: number, 
+/**
+ * The most the headline can be, in points: 100 for a mean score, 100 × the most tasks a
+ * round answered for EVM-QuestBench's sum. Intervals are clipped to `[0, max]`.
+ */
+max: number, 
 /**
  * Round-to-round rank stability.
  */
@@ -4476,6 +4490,11 @@ kendall: number | null, };
  * A benchmark's significance analysis.
  */
 export type Significance = { 
+/**
+ * The test behind every pair, in words (the same as Compare's, [`crate::compare::SIGN_TEST`]),
+ * Holm-corrected over `comparisons`.
+ */
+test: string, 
 /**
  * Level the Holm-adjusted p-values are compared with.
  */
@@ -5405,31 +5424,40 @@ model_b: string,
  */
 n_pairs: number, 
 /**
- * Mean score of A × 100.
+ * Paired tasks: instances both sides answered (the unit of the test and the interval).
+ */
+tasks: number, 
+/**
+ * The test behind `sign_p` and `separable`, in words ([`SIGN_TEST`]).
+ */
+test: string, 
+/**
+ * Mean score of A in points (0–100 per task).
  */
 mean_a: number, 
 /**
- * Mean score of B × 100.
+ * Mean score of B in points (0–100 per task).
  */
 mean_b: number, 
 /**
- * Bootstrap CI of mean(A − B) × 100.
+ * Paired-bootstrap 95 % CI of mean(A − B) over the per-task scores, in points, clipped to
+ * the range a difference of two 0–100 scores can take.
  */
 diff: BootstrapCi, 
 /**
- * Pairs where A scored higher.
+ * Tasks where A scored higher (its mean over rounds).
  */
 wins_a: number, 
 /**
- * Pairs where B scored higher.
+ * Tasks where B scored higher.
  */
 wins_b: number, 
 /**
- * Equal scores.
+ * Tasks with equal scores.
  */
 ties: number, 
 /**
- * Exact sign test p-value on wins.
+ * Exact two-sided sign test p-value on the task wins ([`SIGN_TEST`]).
  */
 sign_p: number, 
 /**
@@ -5453,7 +5481,7 @@ both_fail: number,
  */
 mcnemar_p: number, 
 /**
- * Whether the CI excludes 0.
+ * Whether the sign test rejects at α = 0.05: the verdict "significant".
  */
 separable: boolean, };
 
@@ -5532,9 +5560,14 @@ computed: boolean,
  */
 yours: Array<YourRow>, 
 /**
- * Mapped pairs: the user's model against a published one, column by column.
+ * Mapped pairs: the user's model against a published one, column by column (only rows that
+ * cover the published task set, where the paper states it).
  */
-comparisons: Array<PaperComparison>, };
+comparisons: Array<PaperComparison>, 
+/**
+ * Mappings refused because the task sets differ, each with why and what to run instead.
+ */
+refused: Array<PaperRefusal>, };
 
 /**
  * A column of a paper table.
@@ -5587,9 +5620,33 @@ samples: number,
  */
 values: { [key in string]: number }, 
 /**
- * Column key → 95 % CI of the value across rounds (two rounds or more).
+ * Column key → 95 % CI of the value across rounds (two rounds or more), clipped to the
+ * column's range.
  */
-ci95: { [key in string]: [number, number] }, };
+ci95: { [key in string]: [number, number] }, 
+/**
+ * Distinct tasks behind the row (of the kinds the table counts).
+ */
+tasks: number, 
+/**
+ * Tasks in the paper's task set for this table, where the paper states it.
+ */
+published_tasks: number | null, 
+/**
+ * The coverage in words, shown on the row: "4 of 107 tasks (4 of 62 atomic, 0 of 45
+ * composite)", or "12 tasks (the paper does not state its task count)".
+ */
+coverage: string, 
+/**
+ * Whether every round covers the paper's task set: `false` marks the row not comparable
+ * (its sums are over other tasks), `null` where the paper does not state its set.
+ */
+comparable: boolean | null, 
+/**
+ * Columns whose values are sums over tasks and so not comparable with the paper's (empty
+ * when `comparable` is not `false`).
+ */
+not_comparable: Array<string>, };
 
 /**
  * One column of one mapped pair.
@@ -5627,6 +5684,23 @@ ci95: [number, number] | null,
  * Whether the published value lies inside that CI (`None` without a CI).
  */
 inside: boolean | null, };
+
+/**
+ * A mapping of a user's model to a published one that is not compared, and why.
+ */
+export type PaperRefusal = { 
+/**
+ * The user's model.
+ */
+model: string, 
+/**
+ * The published model it was mapped to.
+ */
+published_model: string, 
+/**
+ * Why, and what to run instead, in one paragraph.
+ */
+reason: string, };
 
 /**
  * Which action to replay a sample with.

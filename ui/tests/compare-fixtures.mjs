@@ -13,15 +13,15 @@ const pair = (i, passA, passB) => ({
 });
 export const PAIRS = [pair(1, true, false), pair(2, true, false), pair(3, false, true), pair(4, true, true), pair(5, false, false)];
 export const COMPARISON = {
-  benchmark: "questbench", model_a: A, model_b: B, n_pairs: 5, mean_a: 68, mean_b: 52, diff: { diff: 16, lo: -16, hi: 48, resamples: 2000 },
+  benchmark: "questbench", model_a: A, model_b: B, n_pairs: 5, tasks: 5, test: "exact sign test on per-task scores (rounds averaged per task)", mean_a: 68, mean_b: 52, diff: { diff: 16, lo: -16, hi: 48, resamples: 2000 },
   wins_a: 2, wins_b: 1, ties: 2, sign_p: 1, pass_only_a: 2, pass_only_b: 1, both_pass: 1, both_fail: 1, mcnemar_p: 1, separable: false,
 };
-export const SENTENCE = "builtin:reference and lab · llama-3-70b are not distinguishable on EVM-QuestBench: builtin:reference scores 16 points more than lab · llama-3-70b on average (95 % CI −16 to 48), not significant.";
+export const SENTENCE = "builtin:reference and lab · llama-3-70b are not distinguishable on EVM-QuestBench: builtin:reference scores 16 points more than lab · llama-3-70b on average (95 % CI −16 to 48; exact sign test on per-task scores (rounds averaged per task) over 5 tasks, p = 1.000; 5 tasks cannot show a difference at the 5 % level, at least 6 are needed), not significant.";
 export const VIEW = {
   compare: { run: "run-new", model_a: A, model_b: B, seed: 0, scoring: "paper", comparisons: [COMPARISON] },
   verdicts: [{
     benchmark: "questbench", model_a: A, model_b: B, label_a: A, label_b: "lab · llama-3-70b", outcome: "not_distinguishable", sentence: SENTENCE,
-    diff_points: 16, ci_lo: -16, ci_hi: 48, confidence_pct: 95, n_pairs: 5, sign_p: 1, mcnemar_p: 1,
+    diff_points: 16, ci_lo: -16, ci_hi: 48, confidence_pct: 95, n_pairs: 5, tasks: 5, test: "exact sign test on per-task scores (rounds averaged per task)", sign_p: 1, mcnemar_p: 1,
     counts: { only_a: 2, only_b: 1, both_pass: 1, both_fail: 1 },
   }],
   categories: [{ benchmark: "questbench", category: "token_transfer", n_pairs: 5, mean_a: 68, mean_b: 52, delta: 16 }],

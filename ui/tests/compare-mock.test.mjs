@@ -41,6 +41,11 @@ test("Compare leads with the verdict and its pickers start on two different runs
   const page = await openCompare(calls);
   await page.locator("#compare-verdict .verdict-sentence").waitFor();
   assert.equal(await page.locator("#compare-verdict .verdict-sentence").textContent(), SENTENCE);
+  // One significance story: the verdict names its test, the one the leaderboard's tiers use
+  // (it was "significant" by a bootstrap CI while the tiers said "cannot be told apart").
+  await expectTextContent(page.locator("#compare-verdict .verdict .muted"),
+    /on 5 tasks.*points per task.*exact sign test on per-task scores.*same test the leaderboard's tiers use/,
+    "the verdict's explanation to name its test");
   // The verdict is the first thing after the pickers.
   assert.equal(await page.locator("#compare-out > :first-child").getAttribute("id"), "compare-verdict");
   // Compared at once, on two different models of the newest run with two models.

@@ -138,7 +138,7 @@ test("a trace opens on who answered, the prompt and the answer, with the metadat
   await page.locator("#trace .facts-head [data-fact=model]").waitFor();
   const head = await page.$$eval("#trace .facts-head dt", (dts) => dts.map((d) => d.textContent));
   assert.deepEqual(head, ["Model", "Outcome", "Score"]);
-  assert.equal(await page.locator("#trace [data-fact=score]").innerText(), "0.000 (failed)");
+  assert.equal(await page.locator("#trace [data-fact=score]").innerText(), "0 points (failed)");
   assert.equal(await page.locator("#trace-facts").getAttribute("open"), null, "run, seed, tokens and cost start folded");
   assert.equal(await page.locator("#trace [data-fact=instance]").isVisible(), false);
   await page.locator("#trace-facts > summary").click();
@@ -243,7 +243,8 @@ test("the leaderboard ranks models, marks the best and folds the advanced statis
   await table.waitFor();
   const ranks = await page.$$eval("#table-questbench-leaderboard tbody tr", (trs) =>
     trs.map((tr) => [tr.querySelector("td[data-col=model]").textContent, tr.querySelector("td[data-col=rank]").textContent, tr.className]));
-  assert.deepEqual(ranks, [["builtin:b", "2", ""], ["lab · llama", "1best", "best"], ["builtin:c", "2", ""]], "ties share a rank; the best is marked");
+  // In rank order (the report's order is kept among equal ranks); ties share a rank; the best is marked.
+  assert.deepEqual(ranks, [["lab · llama", "1best", "best"], ["builtin:b", "2", ""], ["builtin:c", "2", ""]], "rank order; ties share a rank; the best is marked");
   assert.equal(await page.locator("#table-questbench-leaderboard th[data-col=rank]").getAttribute("title"),
     "Position by the benchmark's main score; equal scores share a rank");
   assert.match(await page.locator("#table-questbench-leaderboard th[data-col=cv_pct]").getAttribute("title"), /lower is steadier/);
@@ -270,7 +271,7 @@ test("the leaderboard puts tiers beside ranks, both intervals beside each score,
   const questbench = {
     leaderboard: [lead("lab · llama", 300, 1), lead("builtin:b", 290, 1), lead("builtin:c", 100, 2)],
     summary: [summary("lab · llama", 300, 1, [298, 302], 4), summary("builtin:b", 290, 1, [288, 292], 5), summary("builtin:c", 100, 2, null, null)],
-    significance: { alpha: 0.05, comparisons: 3, tiers: [["lab · llama", 1], ["builtin:b", 1], ["builtin:c", 2]], pairs: [
+    significance: { test: "exact sign test on per-task scores (rounds averaged per task)", alpha: 0.05, comparisons: 3, tiers: [["lab · llama", 1], ["builtin:b", 1], ["builtin:c", 2]], pairs: [
       pair("lab · llama", "builtin:b", true, 12, 3, 0, 0.25, 0.25, { diff: 25, lo: 8.3, hi: 41.7, resamples: 2000 }),
       pair("lab · llama", "builtin:c", false, 12, 11, 0, 0.000977, 0.00293, null),
       pair("builtin:b", "builtin:c", true, 12, 8, 0, 0.0078, 0.0156, { diff: 66.7, lo: 41.7, hi: 91.7, resamples: 2000 }),
@@ -307,6 +308,8 @@ test("the leaderboard puts tiers beside ranks, both intervals beside each score,
   assert.match(await page.locator("#sig-pairs-questbench tbody tr").first().getAttribute("title"),
     /^lab · llama and builtin:b are indistinguishable \(p = 0\.250 after Holm; lab · llama scored more on 3 of 12 tasks, builtin:b on 0; difference 25\.0 points/);
   assert.match(await page.locator("#sig-questbench").textContent(), /3 comparisons are Holm-corrected together at α = 0\.05/);
+  // The tiers name their test, and it is Compare's.
+  assert.match(await page.locator("#sig-questbench").textContent(), /exact sign test on per-task scores \(rounds averaged per task\), on the tasks both answered — the same test as Compare/);
   assert.equal(await page.locator("#sig-questbench pre.json").count(), 0, "no raw JSON");
   // Rank stability reads as a table, not JSON: Kendall τ beside Spearman ρ per pair of rounds.
   assert.match(await page.locator("#rank-stability-headline-questbench").textContent(), /^Mean agreement between rounds: Kendall τ 0\.33 \(from 0\.33 to 0\.33\), Spearman ρ 0\.50\./);
@@ -325,6 +328,27 @@ test("the leaderboard puts tiers beside ranks, both intervals beside each score,
   await page.locator("#sig-questbench").scrollIntoViewIfNeeded();
   mkdirSync(shots, { recursive: true });
   await page.screenshot({ path: join(shots, "mock-significance-tiers.png"), timeout: 15000, fullPage: true });
+  await page.close();
+});
+
+test("the Intent2Tx and PILOT-Bench leaderboards read in rank order, scores in points with the unit", async () => {
+  // The report lists these tables by model name; the walk found them unsorted beside a Rank column.
+  const i2t = (model, final_score) => ({ model, setting: "direct", steps: "single", n: 4, format: 1, logic: 1, param: 0.5, pass: 0.5, final_score });
+  const pil = (model, full_pct) => ({ model, prompt_type: "optimal", n: 10, full_pct, partial_pct: 0, fail_pct: 100 - full_pct });
+  const report = { samples: 12, runs: ["run-1"], profile: [], cost: [], scoring: "paper",
+    intent2tx: { table1: [i2t("a-model", 0.25), i2t("b-model", 0.875), i2t("c-model", 0.5)] },
+    pilot: { table2: [pil("a-model", 10), pil("b-model", 30), pil("c-model", 90)] } };
+  const calls = [];
+  const base = handler(calls);
+  const { page } = await open("#/results", (cmd, args) => (cmd === "results_report" ? { ok: report } : base(cmd, args)));
+  await page.locator("#table-pilot-table2").waitFor();
+  const read = (id, col) => page.$$eval(`#table-${id} tbody td[data-col=${col}]`, (tds) => tds.map((t) => t.textContent));
+  assert.deepEqual(await read("intent2tx-table1", "rank"), ["1", "2", "3"].map((r, i) => (i === 0 ? "1best" : r)));
+  assert.deepEqual(await read("intent2tx-table1", "model"), ["b-model", "c-model", "a-model"]);
+  assert.deepEqual(await read("intent2tx-table1", "final_score"), ["87.50", "50", "25"]);
+  assert.equal(await page.locator("#table-intent2tx-table1 th[data-col=final_score]").textContent(), "Final (points)");
+  assert.deepEqual(await read("pilot-table2", "model"), ["c-model", "b-model", "a-model"]);
+  assert.deepEqual(await read("pilot-table2", "rank"), ["1best", "2", "3"]);
   await page.close();
 });
 
@@ -347,7 +371,9 @@ test("scores read as a share of the maximum and the model × category heat map d
   const pct = await page.$$eval("#table-questbench-leaderboard tbody td[data-col=total_pct]", (tds) => tds.map((t) => t.textContent));
   assert.deepEqual(pct, ["75", "25"], "total as % of the most possible");
   assert.equal(await page.locator("#table-questbench-leaderboard th[data-col=total_pct]").textContent(), "% of most possible");
-  assert.equal(await page.locator("#table-intent2tx-table1 td[data-col=final_pct]").textContent(), "62.50");
+  // One score scale: Intent2Tx's final score in points, the unit on the header.
+  assert.equal(await page.locator("#table-intent2tx-table1 td[data-col=final_score]").textContent(), "62.50");
+  assert.equal(await page.locator("#table-intent2tx-table1 th[data-col=final_score]").textContent(), "Final (points)");
   // One category only: no heat map for Intent2Tx (a single column says nothing new).
   assert.equal(await page.locator("#heat-intent2tx").count(), 0);
   const grid = await page.$$eval("#heat-table-questbench tr", (trs) => trs.map((tr) => [...tr.children].map((c) => c.textContent)));
@@ -373,7 +399,7 @@ test("samples are searched, narrowed by result and score, and sorted by any colu
   await page.locator("#samples-table").waitFor();
   const lastFilter = () => calls.filter(([c]) => c === "results_samples").at(-1)[1].filter;
   assert.deepEqual((await page.$$eval("#samples-table thead th", (ths) => ths.map((t) => t.textContent))).slice(0, 10),
-    ["Sample ▲", "Benchmark", "Model", "Task", "Kind", "Category", "Difficulty", "Round", "Outcome", "Score (0–1)"]);
+    ["Sample ▲", "Benchmark", "Model", "Task", "Kind", "Category", "Difficulty", "Round", "Outcome", "Score (points)"]);
   await page.fill("#samples-search", "bnb transfer");
   await page.press("#samples-search", "Enter");
   await page.waitForFunction(() => document.querySelector("#samples-filter")?.textContent.includes("Search: bnb transfer"));
@@ -381,9 +407,10 @@ test("samples are searched, narrowed by result and score, and sorted by any colu
   await page.selectOption("#samples-result", "false");
   await page.waitForFunction(() => document.querySelector("#samples-filter")?.textContent.includes("Result: failed"));
   assert.equal(lastFilter().passed, false);
-  await page.fill("#samples-score-max", "0.5");
+  // Scores in points everywhere: the bound is typed in points, the filter stays on the store's 0–1.
+  await page.fill("#samples-score-max", "50");
   await page.press("#samples-score-max", "Enter");
-  await page.waitForFunction(() => document.querySelector("#samples-filter")?.textContent.includes("Score at most: 0.5"));
+  await page.waitForFunction(() => document.querySelector("#samples-filter")?.textContent.includes("Score at most: 50 points"));
   assert.equal(lastFilter().score_max, 0.5);
   await page.click("#samples-table th[data-sort=score]");
   await page.waitForFunction(() => document.querySelector("#samples-table th[data-sort=score]")?.textContent.endsWith("▲"));

@@ -1,6 +1,9 @@
-//! Paired comparison of two runs (or two models) on the same instances: mean difference with a
-//! seeded paired-bootstrap 95 % CI, the exact sign test on scores and McNemar's exact test on
-//! pass/fail.
+//! Paired comparison of two runs (or two models) on the same instances, on the same footing as
+//! the leaderboard's tiers ([`crate::significance`]): the unit is the task instance, each side's
+//! score on it the mean over its rounds; the verdict is the exact two-sided sign test on those
+//! per-task scores ([`SIGN_TEST`]), and the size of the difference is the seeded paired-bootstrap
+//! 95 % interval over the same per-task scores. McNemar's exact test on pass/fail pairs is kept as
+//! a figure beside it.
 
 use std::collections::{BTreeMap, HashMap};
 
@@ -8,10 +11,21 @@ use serde::Serialize;
 use ts_rs::TS;
 
 use super::dataset::{Bench, Dataset, Sample};
-use super::stats::{self, BootstrapCi};
+use super::stats::{self, BootstrapCi, ALPHA};
 
 /// Bootstrap resamples used by comparisons.
 pub const RESAMPLES: usize = 2000;
+
+/// The test every "significant / not distinguishable" verdict rests on — Compare, `crucible
+/// compare` and the leaderboard's tiers alike — named as the UI and the CLI print it.
+pub const SIGN_TEST: &str = "exact sign test on per-task scores (rounds averaged per task)";
+
+/// The fewest paired tasks whose sign test can reach p < α at all (2 · 0.5ⁿ < 0.05 needs n ≥ 6).
+pub fn min_tasks_for_significance() -> usize {
+    (1..64)
+        .find(|n| stats::binomial_two_sided(*n as u64, *n as u64) < ALPHA)
+        .unwrap_or(64)
+}
 
 /// One paired comparison on one benchmark.
 #[derive(Debug, Clone, Serialize, PartialEq, TS)]
@@ -24,22 +38,27 @@ pub struct Comparison {
     pub model_b: String,
     /// Pairs: samples with the same instance and round on both sides.
     pub n_pairs: usize,
-    /// Mean score of A × 100.
+    /// Paired tasks: instances both sides answered (the unit of the test and the interval).
+    pub tasks: usize,
+    /// The test behind `sign_p` and `separable`, in words ([`SIGN_TEST`]).
+    pub test: String,
+    /// Mean score of A in points (0–100 per task).
     pub mean_a: f64,
-    /// Mean score of B × 100.
+    /// Mean score of B in points (0–100 per task).
     pub mean_b: f64,
-    /// Bootstrap CI of mean(A − B) × 100.
+    /// Paired-bootstrap 95 % CI of mean(A − B) over the per-task scores, in points, clipped to
+    /// the range a difference of two 0–100 scores can take.
     pub diff: BootstrapCi,
-    /// Pairs where A scored higher.
+    /// Tasks where A scored higher (its mean over rounds).
     #[ts(type = "number")]
     pub wins_a: u64,
-    /// Pairs where B scored higher.
+    /// Tasks where B scored higher.
     #[ts(type = "number")]
     pub wins_b: u64,
-    /// Equal scores.
+    /// Tasks with equal scores.
     #[ts(type = "number")]
     pub ties: u64,
-    /// Exact sign test p-value on wins.
+    /// Exact two-sided sign test p-value on the task wins ([`SIGN_TEST`]).
     pub sign_p: f64,
     /// Pairs only A passed.
     #[ts(type = "number")]
@@ -55,7 +74,7 @@ pub struct Comparison {
     pub both_fail: u64,
     /// McNemar exact p-value on pass/fail.
     pub mcnemar_p: f64,
-    /// Whether the CI excludes 0.
+    /// Whether the sign test rejects at α = 0.05: the verdict "significant".
     pub separable: bool,
 }
 
@@ -112,27 +131,43 @@ pub fn compare_samples(
         .filter_map(|s| ib.get(&(s.instance, s.round)).map(|t| (*s, *t)))
         .collect();
     pairs.sort_by_key(|(s, _)| (s.instance, s.round));
-    let xa: Vec<f64> = pairs.iter().map(|p| p.0.score * 100.0).collect();
-    let xb: Vec<f64> = pairs.iter().map(|p| p.1.score * 100.0).collect();
-    let diff = stats::paired_bootstrap(&xa, &xb, RESAMPLES, seed)?;
+    // Per task: each side's mean over the rounds both answered.
+    let mut per_task: Vec<(u32, f64, f64, u32)> = Vec::new();
+    for (x, y) in &pairs {
+        match per_task.last_mut() {
+            Some(t) if t.0 == x.instance => {
+                t.1 += x.score * 100.0;
+                t.2 += y.score * 100.0;
+                t.3 += 1;
+            }
+            _ => per_task.push((x.instance, x.score * 100.0, y.score * 100.0, 1)),
+        }
+    }
+    let xa: Vec<f64> = per_task.iter().map(|t| t.1 / f64::from(t.3)).collect();
+    let xb: Vec<f64> = per_task.iter().map(|t| t.2 / f64::from(t.3)).collect();
+    let mut diff = stats::paired_bootstrap(&xa, &xb, RESAMPLES, seed)?;
+    [diff.lo, diff.hi] = stats::clip([diff.lo, diff.hi], -100.0, 100.0);
     let wins_a = xa.iter().zip(&xb).filter(|(x, y)| x > y).count() as u64;
     let wins_b = xa.iter().zip(&xb).filter(|(x, y)| x < y).count() as u64;
     let pass_only_a = pairs.iter().filter(|p| p.0.passed && !p.1.passed).count() as u64;
     let pass_only_b = pairs.iter().filter(|p| !p.0.passed && p.1.passed).count() as u64;
     let both_pass = pairs.iter().filter(|p| p.0.passed && p.1.passed).count() as u64;
+    let sign_p = stats::binomial_two_sided(wins_a, wins_a + wins_b);
     Some(Comparison {
         benchmark: bench.to_string(),
         model_a: model_a.to_string(),
         model_b: model_b.to_string(),
         n_pairs: pairs.len(),
+        tasks: per_task.len(),
+        test: SIGN_TEST.to_string(),
         mean_a: stats::mean(&xa)?,
         mean_b: stats::mean(&xb)?,
-        separable: diff.lo > 0.0 || diff.hi < 0.0,
+        separable: sign_p < ALPHA,
         diff,
         wins_a,
         wins_b,
-        ties: pairs.len() as u64 - wins_a - wins_b,
-        sign_p: stats::binomial_two_sided(wins_a, wins_a + wins_b),
+        ties: per_task.len() as u64 - wins_a - wins_b,
+        sign_p,
         pass_only_a,
         pass_only_b,
         both_pass,
@@ -187,6 +222,8 @@ mod tests {
             model_a: "a".into(),
             model_b: "b".into(),
             n_pairs: 2,
+            tasks: 2,
+            test: SIGN_TEST.into(),
             mean_a: 50.0,
             mean_b: 25.0,
             diff: BootstrapCi {

@@ -7,6 +7,13 @@
 //! atomic task points, the share of full successes with the CoT prompt), then averaged over rounds;
 //! one round gives a value without a CI. Tables whose columns Crucible does not compute show their
 //! published rows only (`computed: false`).
+//!
+//! Like is compared with like. Every row of yours carries its coverage of the paper's task set on
+//! the row itself ("4 of 107 tasks"). Where the paper states that set (EVM-QuestBench: 62 atomic
+//! and 45 composite tasks), a row that covers less of it in some round is not comparable: its
+//! sums over tasks (points, pass counts) are marked so, and a mapping of it to a published model
+//! is refused with the reason and what to run instead, never turned into a "difference". Each CI is
+//! clipped to its column's range (a share never passes 100 %).
 
 use std::collections::BTreeMap;
 
@@ -19,6 +26,8 @@ use super::dataset::{split_model_label, Bench, Dataset, Sample};
 
 /// Published tables of one benchmark, as [`super::published::load`] reads them.
 pub type Published = (BenchmarkId, Vec<PublishedTable>);
+use std::collections::HashSet;
+
 use super::published::{PublishedColumn, PublishedTable};
 use super::stats;
 use super::summary::{by_model, by_round};
@@ -53,8 +62,22 @@ pub struct PaperTable {
     pub computed: bool,
     /// The user's models (empty when not computed or no samples).
     pub yours: Vec<YourRow>,
-    /// Mapped pairs: the user's model against a published one, column by column.
+    /// Mapped pairs: the user's model against a published one, column by column (only rows that
+    /// cover the published task set, where the paper states it).
     pub comparisons: Vec<PaperComparison>,
+    /// Mappings refused because the task sets differ, each with why and what to run instead.
+    pub refused: Vec<PaperRefusal>,
+}
+
+/// A mapping of a user's model to a published one that is not compared, and why.
+#[derive(Debug, Clone, Serialize, PartialEq, TS)]
+pub struct PaperRefusal {
+    /// The user's model.
+    pub model: String,
+    /// The published model it was mapped to.
+    pub published_model: String,
+    /// Why, and what to run instead, in one paragraph.
+    pub reason: String,
 }
 
 /// A column of a paper table.
@@ -89,8 +112,22 @@ pub struct YourRow {
     pub samples: usize,
     /// Column key → value (absent when it cannot be computed from the samples).
     pub values: BTreeMap<String, f64>,
-    /// Column key → 95 % CI of the value across rounds (two rounds or more).
+    /// Column key → 95 % CI of the value across rounds (two rounds or more), clipped to the
+    /// column's range.
     pub ci95: BTreeMap<String, [f64; 2]>,
+    /// Distinct tasks behind the row (of the kinds the table counts).
+    pub tasks: usize,
+    /// Tasks in the paper's task set for this table, where the paper states it.
+    pub published_tasks: Option<usize>,
+    /// The coverage in words, shown on the row: "4 of 107 tasks (4 of 62 atomic, 0 of 45
+    /// composite)", or "12 tasks (the paper does not state its task count)".
+    pub coverage: String,
+    /// Whether every round covers the paper's task set: `false` marks the row not comparable
+    /// (its sums are over other tasks), `null` where the paper does not state its set.
+    pub comparable: Option<bool>,
+    /// Columns whose values are sums over tasks and so not comparable with the paper's (empty
+    /// when `comparable` is not `false`).
+    pub not_comparable: Vec<String>,
 }
 
 /// One column of one mapped pair.
@@ -209,6 +246,46 @@ fn figures(bench: Bench, t: &PublishedTable) -> Option<Vec<(&'static str, Figure
             ("fail_pct", |ds, v| share(ds, v, "optimal", "failure")),
         ]),
         _ => None,
+    }
+}
+
+/// The task set a published table was computed on, by task kind (kind, tasks), where the paper
+/// states it: EVM-QuestBench's Table 1 caption (Atomic 62 tasks, Composite 45, Total 107); Tables 2
+/// and 11 are composite only. Intent2Tx and PILOT-Bench do not state their evaluated counts.
+fn published_task_set(
+    bench: Bench,
+    t: &PublishedTable,
+) -> Option<&'static [(&'static str, usize)]> {
+    match (bench, t.table.as_str()) {
+        (Bench::Questbench, "Table 1" | "Table 10") => Some(&[("atomic", 62), ("composite", 45)]),
+        (Bench::Questbench, "Table 2" | "Table 11") => Some(&[("composite", 45)]),
+        _ => None,
+    }
+}
+
+/// Columns whose value is a sum over the task set (it grows with the tasks run).
+const SUM_COLUMNS: [&str; 8] = [
+    "atomic",
+    "composite",
+    "total",
+    "score",
+    "pass_count",
+    "atomic_coverage",
+    "composite_coverage",
+    "composite_score",
+];
+
+/// The range a column's values can take, from its unit: shares on 0–100 %, scores and rates on
+/// 0–1 or 0–100, counts and points from 0; step differences are unbounded.
+fn column_range(unit: &str) -> (f64, f64) {
+    if unit == "%" || unit.contains("(0–100)") {
+        (0.0, 100.0)
+    } else if unit.contains("(0–1)") {
+        (0.0, 1.0)
+    } else if unit == "steps" {
+        (f64::NEG_INFINITY, f64::INFINITY)
+    } else {
+        (0.0, f64::INFINITY)
     }
 }
 
@@ -346,14 +423,15 @@ pub fn reproduce(
         models.retain(|(m, _)| split_model_label(ds.name(*m)).1 == PromptSet::Paper);
         for t in list {
             let figs = figures(bench, t);
+            let set = published_task_set(bench, t);
             let yours: Vec<YourRow> = match &figs {
                 Some(figs) => models
                     .iter()
-                    .map(|(m, samples)| your_row(ds, ds.name(*m), samples, figs))
+                    .map(|(m, samples)| your_row(ds, ds.name(*m), samples, t, figs, set))
                     .collect(),
                 None => Vec::new(),
             };
-            let comparisons = compare(t, &yours, map);
+            let (comparisons, refused) = compare(t, &yours, map);
             tables.push(PaperTable {
                 benchmark: *id,
                 paper: t.paper.clone(),
@@ -372,6 +450,7 @@ pub fn reproduce(
                 computed: figs.is_some(),
                 yours,
                 comparisons,
+                refused,
             });
         }
     }
@@ -389,7 +468,14 @@ fn column(c: &PublishedColumn) -> TableColumn {
     }
 }
 
-fn your_row(ds: &Dataset, model: &str, samples: &[&Sample], figs: &[(&str, Figure)]) -> YourRow {
+fn your_row(
+    ds: &Dataset,
+    model: &str,
+    samples: &[&Sample],
+    t: &PublishedTable,
+    figs: &[(&str, Figure)],
+    set: Option<&[(&str, usize)]>,
+) -> YourRow {
     let rounds = by_round(samples);
     let mut values = BTreeMap::new();
     let mut ci95 = BTreeMap::new();
@@ -398,25 +484,104 @@ fn your_row(ds: &Dataset, model: &str, samples: &[&Sample], figs: &[(&str, Figur
         if let Some(m) = stats::mean(&per) {
             values.insert(key.to_string(), m);
         }
-        if let Some(ci) = stats::ci95(&per) {
+        let unit = t
+            .columns
+            .iter()
+            .find(|c| c.key == *key)
+            .map_or("", |c| &c.unit);
+        let (lo, hi) = column_range(unit);
+        if let Some(ci) = stats::ci95_within(&per, lo, hi) {
             ci95.insert(key.to_string(), ci);
         }
     }
+    let distinct = |v: &[&Sample], kind: Option<&str>| {
+        v.iter()
+            .filter(|s| kind.is_none_or(|k| ds.name(s.kind) == k))
+            .map(|s| s.task)
+            .collect::<HashSet<u32>>()
+            .len()
+    };
+    let (tasks, published_tasks, coverage, comparable) = match set {
+        Some(set) => {
+            let have: Vec<usize> = set
+                .iter()
+                .map(|(k, _)| distinct(samples, Some(k)))
+                .collect();
+            let tasks: usize = have.iter().sum();
+            let want: usize = set.iter().map(|(_, n)| n).sum();
+            // Every round must answer the whole set: a sum over rounds of different sizes is
+            // no sum over the paper's tasks.
+            let full = !rounds.is_empty()
+                && rounds
+                    .values()
+                    .all(|v| set.iter().all(|(k, n)| distinct(v, Some(k)) >= *n));
+            let parts: Vec<String> = set
+                .iter()
+                .zip(&have)
+                .map(|((k, n), h)| format!("{h} of {n} {k}"))
+                .collect();
+            let coverage = if set.len() > 1 {
+                format!("{tasks} of {want} tasks ({})", parts.join(", "))
+            } else {
+                format!("{} tasks", parts.join(""))
+            };
+            (tasks, Some(want), coverage, Some(full))
+        }
+        None => {
+            let tasks = distinct(samples, None);
+            let coverage = format!(
+                "{tasks} task{} (the paper does not state its task count)",
+                if tasks == 1 { "" } else { "s" }
+            );
+            (tasks, None, coverage, None)
+        }
+    };
+    let not_comparable = if comparable == Some(false) {
+        figs.iter()
+            .map(|(k, _)| *k)
+            .filter(|k| SUM_COLUMNS.contains(k))
+            .map(str::to_string)
+            .collect()
+    } else {
+        Vec::new()
+    };
     YourRow {
         model: model.to_string(),
         rounds: rounds.len(),
         samples: samples.len(),
         values,
         ci95,
+        tasks,
+        published_tasks,
+        coverage,
+        comparable,
+        not_comparable,
     }
+}
+
+/// What a refused mapping says: why, and what to run instead.
+fn refusal_reason(y: &YourRow, published_model: &str, t: &PublishedTable) -> String {
+    let want = y.published_tasks.unwrap_or(0);
+    format!(
+        "Not compared: {model} covers {coverage} in every round it ran, while {published_model}'s \
+         figures in {paper} {table} are over the paper's whole task set ({want} tasks). The \
+         totals and pass counts would differ because of the missing tasks, not because of the \
+         model. To compare, run the whole {paper} task set (every built-in task, the paper \
+         prompts, 5 rounds as the paper) and open this table again.",
+        model = y.model,
+        coverage = y.coverage,
+        paper = t.paper,
+        table = t.table,
+    )
 }
 
 fn compare(
     t: &PublishedTable,
     yours: &[YourRow],
     map: &BTreeMap<String, String>,
-) -> Vec<PaperComparison> {
+) -> (Vec<PaperComparison>, Vec<PaperRefusal>) {
     let mut out = Vec::new();
+    let mut refused = Vec::new();
     for y in yours {
         let Some(pm) = map.get(&y.model) else {
             continue;
@@ -424,6 +589,14 @@ fn compare(
         let Some(row) = t.rows.iter().find(|r| &r.model == pm) else {
             continue;
         };
+        if y.comparable == Some(false) {
+            refused.push(PaperRefusal {
+                model: y.model.clone(),
+                published_model: pm.clone(),
+                reason: refusal_reason(y, pm, t),
+            });
+            continue;
+        }
         for c in &t.columns {
             let (Some(&mine), Some(theirs)) = (
                 y.values.get(&c.key),
@@ -444,5 +617,102 @@ fn compare(
             });
         }
     }
-    out
+    (out, refused)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::published::{PublishedColumn, PublishedRow};
+
+    /// Model `A` answering `atomic` atomic and `composite` composite tasks in one round, all full.
+    fn run_of(atomic: usize, composite: usize) -> Dataset {
+        let mut ds = Dataset::default();
+        let model = ds.names.id("A");
+        for (kind, n) in [("atomic", atomic), ("composite", composite)] {
+            for i in 0..n {
+                let task = ds.names.id(&format!("{kind}-{i}"));
+                let kind = ds.names.id(kind);
+                let none = ds.names.id("");
+                ds.samples.push(Sample {
+                    bench: Bench::Questbench,
+                    model,
+                    instance: task,
+                    task,
+                    kind,
+                    prompt_type: none,
+                    score: 1.0,
+                    passed: true,
+                    ..Sample::BLANK
+                });
+            }
+        }
+        ds
+    }
+
+    fn table1() -> Published {
+        let col = |key: &str| PublishedColumn {
+            key: key.into(),
+            label: key.into(),
+            unit: "points".into(),
+        };
+        let values = [("atomic", 4278), ("composite", 3958), ("total", 8236)]
+            .into_iter()
+            .map(|(k, v)| (k.to_string(), Value::from(v)))
+            .collect();
+        (
+            BenchmarkId::Questbench,
+            vec![PublishedTable {
+                paper: "EVM-QuestBench".into(),
+                table: "Table 1".into(),
+                caption: String::new(),
+                columns: vec![col("atomic"), col("composite"), col("total")],
+                rows: vec![PublishedRow {
+                    model: "P".into(),
+                    values,
+                }],
+                notes: String::new(),
+                id: "table1".into(),
+            }],
+        )
+    }
+
+    #[test]
+    fn a_run_of_the_whole_task_set_is_compared_and_a_part_of_it_is_refused() {
+        let map: BTreeMap<String, String> = [("A".to_string(), "P".to_string())].into();
+        let whole = reproduce(&run_of(62, 45), &[table1()], &map);
+        let t = &whole.tables[0];
+        let row = &t.yours[0];
+        assert_eq!(row.comparable, Some(true));
+        assert_eq!(
+            row.coverage,
+            "107 of 107 tasks (62 of 62 atomic, 45 of 45 composite)"
+        );
+        assert!(row.not_comparable.is_empty() && t.refused.is_empty());
+        let total = t.comparisons.iter().find(|c| c.column == "total").unwrap();
+        assert_eq!((total.yours, total.diff), (10_700.0, 10_700.0 - 8236.0));
+
+        let part = reproduce(&run_of(4, 0), &[table1()], &map);
+        let t = &part.tables[0];
+        let row = &t.yours[0];
+        assert_eq!(row.comparable, Some(false));
+        assert_eq!(
+            row.coverage,
+            "4 of 107 tasks (4 of 62 atomic, 0 of 45 composite)"
+        );
+        assert_eq!(row.not_comparable, ["atomic", "composite", "total"]);
+        assert!(t.comparisons.is_empty(), "{:?}", t.comparisons);
+        assert!(t.refused[0]
+            .reason
+            .contains("run the whole EVM-QuestBench task set"));
+    }
+
+    #[test]
+    fn a_share_interval_never_leaves_0_to_100() {
+        assert_eq!(column_range("%"), (0.0, 100.0));
+        assert_eq!(column_range("score (0–1)"), (0.0, 1.0));
+        assert_eq!(column_range("points"), (0.0, f64::INFINITY));
+        let [lo, hi] = stats::ci95_within(&[100.0, 100.0, 75.0], 0.0, 100.0).unwrap();
+        assert!(lo >= 0.0 && hi == 100.0);
+    }
 }

@@ -85,6 +85,9 @@ pub fn p_text(p: f64) -> String {
 /// A benchmark's significance analysis.
 #[derive(Debug, Clone, Serialize, PartialEq, TS)]
 pub struct Significance {
+    /// The test behind every pair, in words (the same as Compare's, [`crate::compare::SIGN_TEST`]),
+    /// Holm-corrected over `comparisons`.
+    pub test: String,
     /// Level the Holm-adjusted p-values are compared with.
     pub alpha: f64,
     /// Comparisons corrected for: every pair of models, n·(n − 1)/2.
@@ -139,7 +142,10 @@ pub fn analyse(models: &[(&str, &InstanceScores)]) -> Significance {
                 p_holm: 1.0,
                 differ: false,
                 diff: if adjacent {
-                    stats::paired_bootstrap(&x, &y, RESAMPLES, SEED)
+                    stats::paired_bootstrap(&x, &y, RESAMPLES, SEED).map(|mut d| {
+                        [d.lo, d.hi] = stats::clip([d.lo, d.hi], -100.0, 100.0);
+                        d
+                    })
                 } else {
                     None
                 },
@@ -155,6 +161,7 @@ pub fn analyse(models: &[(&str, &InstanceScores)]) -> Significance {
     let at = |i: usize, j: usize| i * n - i * (i + 1) / 2 + (j - i - 1);
     let tiers = stats::tie_groups(n, |i, j| pairs[at(i, j)].differ);
     Significance {
+        test: crate::compare::SIGN_TEST.to_string(),
         alpha: ALPHA,
         comparisons: pairs.len(),
         tiers: models

@@ -59,6 +59,17 @@ pub fn ci95(xs: &[f64]) -> Option<[f64; 2]> {
     Some([m - half, m + half])
 }
 
+/// An interval clipped to the range `[min, max]` its quantity can take (a score on 0–100 has no
+/// interval reaching 102.6: the t interval is symmetric, the scale is not).
+pub fn clip([lo, hi]: [f64; 2], min: f64, max: f64) -> [f64; 2] {
+    [lo.clamp(min, max), hi.clamp(min, max)]
+}
+
+/// [`ci95`] clipped to `[min, max]`, the range of the quantity.
+pub fn ci95_within(xs: &[f64], min: f64, max: f64) -> Option<[f64; 2]> {
+    ci95(xs).map(|ci| clip(ci, min, max))
+}
+
 /// Ranks 1..=n with ties sharing the average of the ranks they span.
 pub fn average_ranks(xs: &[f64]) -> Vec<f64> {
     let mut idx: Vec<usize> = (0..xs.len()).collect();
@@ -475,6 +486,11 @@ mod tests {
         let half = 2.776_445_105_197_799 * 2.5f64.sqrt() / 5f64.sqrt();
         assert!(close(lo, 11.0 - half, 1e-9) && close(hi, 11.0 + half, 1e-9));
         assert_eq!(ci95(&[3.0]), None);
+        // A score on 0–100 near its top: the t interval passes 100, the clipped one does not.
+        let near_top = [100.0, 100.0, 93.0];
+        assert!(ci95(&near_top).unwrap()[1] > 100.0);
+        let [lo, hi] = ci95_within(&near_top, 0.0, 100.0).unwrap();
+        assert!(lo >= 0.0 && hi == 100.0, "{lo} {hi}");
     }
 
     #[test]

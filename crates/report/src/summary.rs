@@ -85,16 +85,20 @@ pub struct ModelSummary {
     pub sd: Option<f64>,
     /// CV % of `per_round`.
     pub cv_pct: Option<f64>,
-    /// 95 % CI of the mean (Student t over the per-round figures, n − 1 df).
+    /// 95 % CI of the mean (Student t over the per-round figures, n − 1 df), clipped to the
+    /// headline's range (`[0, max]`).
     pub ci95: Option<[f64; 2]>,
     /// Standard error of the mean with the samples clustered on their task (Miller 2024): the
     /// rounds and seeds of one task are correlated, so they count as one cluster. `null` below two
     /// samples.
     pub se_clustered: Option<f64>,
-    /// 95 % interval from `se_clustered`: mean ± 1.96 · SE.
+    /// 95 % interval from `se_clustered`: mean ± 1.96 · SE, clipped to the headline's range.
     pub ci95_clustered: Option<[f64; 2]>,
     /// Mean number of passed samples per round.
     pub pass_count: f64,
+    /// The most the headline can be, in points: 100 for a mean score, 100 × the most tasks a
+    /// round answered for EVM-QuestBench's sum. Intervals are clipped to `[0, max]`.
+    pub max: f64,
     /// Round-to-round rank stability.
     pub spearman: Stability,
     /// Significance tier (1 = top): a tier is its best model and every model the Holm-corrected
@@ -233,16 +237,22 @@ pub fn summaries(ds: &Dataset, b: Bench) -> (Vec<ModelSummary>, Significance) {
         let passes = samples.iter().filter(|s| s.passed).count() as f64;
         let mean = stats::mean(&per_round).unwrap_or(0.0);
         let se_clustered = headline_se(b, &samples, rounds.len());
+        let max = match b {
+            Bench::Questbench => 100.0 * rounds.values().map(Vec::len).max().unwrap_or(0) as f64,
+            _ => 100.0,
+        };
         let summary = ModelSummary {
             model: ds.name(model).to_string(),
             rounds: per_round.len(),
             mean,
             sd: stats::sd(&per_round),
             cv_pct: stats::cv_pct(&per_round),
-            ci95: stats::ci95(&per_round),
+            ci95: stats::ci95_within(&per_round, 0.0, max),
             se_clustered,
-            ci95_clustered: se_clustered.map(|se| [mean - Z95 * se, mean + Z95 * se]),
+            ci95_clustered: se_clustered
+                .map(|se| stats::clip([mean - Z95 * se, mean + Z95 * se], 0.0, max)),
             pass_count: passes / per_round.len().max(1) as f64,
+            max,
             spearman: stability(&rounds),
             per_round,
             tier: 0,
@@ -370,6 +380,7 @@ mod tests {
             se_clustered: None,
             ci95_clustered: None,
             pass_count: 0.0,
+            max: 100.0,
             spearman: Stability {
                 mean: None,
                 min: None,

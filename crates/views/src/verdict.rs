@@ -1,11 +1,12 @@
 //! The Compare screen's verdict: one plain-language sentence per paired comparison ("reference
-//! beats faulty-0.3 by 93 points on EVM-QuestBench (95 % CI 90–100), significant"), with the
-//! figures it rests on and the pass/fail counts behind it, and the names people chose for their
-//! models (a saved provider's id and the model name, "lab · llama-3-70b").
+//! beats faulty-0.3 by 93 points on EVM-QuestBench (95 % CI 90–100; exact sign test on per-task
+//! scores over 30 tasks, p < 0.001), significant"), with the figures it rests on and the
+//! pass/fail counts behind it, and the names people chose for their models (a saved provider's id
+//! and the model name, "lab · llama-3-70b").
 //!
-//! It reads the statistics `report::compare` computed (paired bootstrap CI, sign test, McNemar)
-//! and must not compute statistics of its own: the sentence and `crucible compare --json`'s
-//! numbers can then never disagree.
+//! It reads the statistics `report::compare` computed and must not compute statistics of its own:
+//! the sentence and `crucible compare --json`'s numbers can then never disagree. "Significant" is
+//! the sign test's verdict — the same test the leaderboard's tiers use — and the sentence names it.
 
 use std::collections::{BTreeMap, HashMap};
 
@@ -22,11 +23,11 @@ pub const CONFIDENCE_PCT: u32 = 95;
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, TS)]
 #[serde(rename_all = "snake_case")]
 pub enum VerdictOutcome {
-    /// Side A scores higher and the 95 % CI of the difference excludes 0.
+    /// Side A scores higher and the sign test on per-task scores rejects at α = 0.05.
     ABetter,
-    /// Side B scores higher and the 95 % CI of the difference excludes 0.
+    /// Side B scores higher and the sign test on per-task scores rejects at α = 0.05.
     BBetter,
-    /// The 95 % CI of the difference contains 0.
+    /// The sign test does not reject: the data cannot tell the two apart.
     NotDistinguishable,
 }
 
@@ -75,7 +76,12 @@ pub struct Verdict {
     /// Paired samples the comparison rests on.
     #[ts(type = "number")]
     pub n_pairs: u64,
-    /// Exact sign test p-value on score wins.
+    /// Paired tasks, the unit of the test.
+    #[ts(type = "number")]
+    pub tasks: u64,
+    /// The test the verdict rests on, in words (`report::compare::SIGN_TEST`).
+    pub test: String,
+    /// Exact sign test p-value on per-task score wins.
     pub sign_p: f64,
     /// McNemar exact p-value on pass/fail.
     pub mcnemar_p: f64,
@@ -87,17 +93,18 @@ impl Verdict {
     /// The verdict of `c`, naming its sides `label_a` and `label_b`.
     pub fn of(c: &report::Comparison, label_a: &str, label_b: &str) -> Self {
         let d = &c.diff;
-        let outcome = if d.lo > 0.0 {
-            VerdictOutcome::ABetter
-        } else if d.hi < 0.0 {
-            VerdictOutcome::BBetter
-        } else {
+        let outcome = if !c.separable {
             VerdictOutcome::NotDistinguishable
+        } else if d.diff > 0.0 {
+            VerdictOutcome::ABetter
+        } else {
+            VerdictOutcome::BBetter
         };
         let bench = bench_label(&c.benchmark);
+        let test = test_words(c);
         let sentence = match outcome {
-            VerdictOutcome::ABetter => beats(label_a, label_b, d.diff, d.lo, d.hi, bench),
-            VerdictOutcome::BBetter => beats(label_b, label_a, -d.diff, -d.hi, -d.lo, bench),
+            VerdictOutcome::ABetter => beats(label_a, label_b, d.diff, d.lo, d.hi, bench, &test),
+            VerdictOutcome::BBetter => beats(label_b, label_a, -d.diff, -d.hi, -d.lo, bench, &test),
             VerdictOutcome::NotDistinguishable => {
                 let how = if d.diff.abs() < 0.05 {
                     "scores the same as".to_string()
@@ -106,9 +113,20 @@ impl Verdict {
                 } else {
                     format!("scores {} less than", points(-d.diff))
                 };
+                let few = report::compare::min_tasks_for_significance();
+                let too_few = if c.tasks < few {
+                    format!(
+                        "; {} cannot show a difference at the 5 % level, at least {few} are \
+                         needed",
+                        tasks_text(c.tasks)
+                    )
+                } else {
+                    String::new()
+                };
                 format!(
                     "{label_a} and {label_b} are not distinguishable on {bench}: {label_a} {how} \
-                     {label_b} on average ({CONFIDENCE_PCT} % CI {}), not significant.",
+                     {label_b} on average ({CONFIDENCE_PCT} % CI {}; {test}{too_few}), not \
+                     significant.",
                     range(d.lo, d.hi)
                 )
             }
@@ -126,6 +144,8 @@ impl Verdict {
             ci_hi: d.hi,
             confidence_pct: CONFIDENCE_PCT,
             n_pairs: c.n_pairs as u64,
+            tasks: c.tasks as u64,
+            test: c.test.clone(),
             sign_p: c.sign_p,
             mcnemar_p: c.mcnemar_p,
             counts: PassCounts {
@@ -138,12 +158,40 @@ impl Verdict {
     }
 }
 
-fn beats(winner: &str, loser: &str, diff: f64, lo: f64, hi: f64, bench: &str) -> String {
+fn beats(
+    winner: &str,
+    loser: &str,
+    diff: f64,
+    lo: f64,
+    hi: f64,
+    bench: &str,
+    test: &str,
+) -> String {
     format!(
-        "{winner} beats {loser} by {} on {bench} ({CONFIDENCE_PCT} % CI {}), significant.",
+        "{winner} beats {loser} by {} on {bench} ({CONFIDENCE_PCT} % CI {}; {test}), significant.",
         points(diff),
         range(lo, hi)
     )
+}
+
+/// The test in words with its size and p: "exact sign test on per-task scores (rounds averaged
+/// per task) over 4 tasks, p = 0.125".
+fn test_words(c: &report::Comparison) -> String {
+    format!(
+        "{} over {}, p = {}",
+        c.test,
+        tasks_text(c.tasks),
+        report::significance::p_text(c.sign_p)
+    )
+    .replace("p = < ", "p < ")
+}
+
+fn tasks_text(n: usize) -> String {
+    if n == 1 {
+        "1 task".into()
+    } else {
+        format!("{n} tasks")
+    }
 }
 
 /// The sentence a comparison with nothing to pair says: which sides, and `why` ("they ran no
@@ -482,7 +530,8 @@ mod tests {
             v.sentence,
             format!(
                 "reference (offline test agent) beats faulty-0.3 (offline test agent) by 93.3 points on EVM-QuestBench \
-                 (95 % CI {}–{}), significant.",
+                 (95 % CI {}–{}; exact sign test on per-task scores (rounds averaged per task) over 30 tasks, \
+                 p < 0.001), significant.",
                 number(v.ci_lo),
                 number(v.ci_hi)
             )
@@ -513,7 +562,8 @@ mod tests {
             v.sentence,
             format!(
                 "faulty-0.3 (offline test agent) beats reference (offline test agent) by 83.3 points on EVM-QuestBench \
-                 (95 % CI {}–{}), significant.",
+                 (95 % CI {}–{}; exact sign test on per-task scores (rounds averaged per task) over 24 tasks, \
+                 p < 0.001), significant.",
                 number(-c.diff.hi),
                 number(-c.diff.lo)
             )
@@ -537,7 +587,8 @@ mod tests {
             format!(
                 "reference (offline test agent) and faulty-0.3 (offline test agent) are not distinguishable on \
                  EVM-QuestBench: reference (offline test agent) scores 10 points more than faulty-0.3 (offline test agent) \
-                 on average (95 % CI −{} to {}), not significant.",
+                 on average (95 % CI −{} to {}; exact sign test on per-task scores (rounds averaged per task) \
+                 over 10 tasks, p = 1.000), not significant.",
                 number(-v.ci_lo),
                 number(v.ci_hi)
             )
@@ -551,6 +602,41 @@ mod tests {
         assert!(v.sentence.contains(
             "reference (offline test agent) scores the same as faulty-0.3 (offline test agent)"
         ));
+    }
+
+    /// The walk's finding: a 0-point model beside a 400-point one on 4 tasks was "Tier 1, cannot
+    /// be told apart" on the leaderboard while Compare called the gap "significant". Both now rest
+    /// on the same sign test over tasks, name it, and agree.
+    #[test]
+    fn compare_and_the_tiers_agree_on_four_tasks_and_name_the_test() {
+        let c = cmp(&[(1.0, 0.0); 4]);
+        let v = &labels().verdicts(std::slice::from_ref(&c))[0];
+        assert_eq!(v.outcome, VerdictOutcome::NotDistinguishable, "{v:?}");
+        assert_eq!((v.tasks, v.test.as_str()), (4, report::compare::SIGN_TEST));
+        assert!(
+            v.sentence.contains(
+                "exact sign test on per-task scores (rounds averaged per task) over 4 tasks, \
+                 p = 0.125; 4 tasks cannot show a difference at the 5 % level, at least 6 are needed"
+            ),
+            "{}",
+            v.sentence
+        );
+        assert!(v.sentence.ends_with("not significant."), "{}", v.sentence);
+        // The leaderboard's tiers on the same two models: one tier, the same p.
+        let a: Vec<(u32, f64)> = (0..4).map(|i| (i, 100.0)).collect();
+        let b: Vec<(u32, f64)> = (0..4).map(|i| (i, 0.0)).collect();
+        let sig = report::significance::analyse(&[("A", &a), ("B", &b)]);
+        assert_eq!(sig.tiers, vec![("A".into(), 1), ("B".into(), 1)]);
+        assert!((sig.pairs[0].p - c.sign_p).abs() < 1e-12);
+        assert_eq!(sig.pairs[0].differ, c.separable);
+        assert_eq!(sig.test, report::compare::SIGN_TEST);
+        // Six tasks all one way: both call it a difference.
+        let c = cmp(&[(1.0, 0.0); 6]);
+        assert_eq!(
+            labels().verdicts(std::slice::from_ref(&c))[0].outcome,
+            VerdictOutcome::ABetter
+        );
+        assert_eq!(report::compare::min_tasks_for_significance(), 6);
     }
 
     #[test]

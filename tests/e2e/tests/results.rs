@@ -611,16 +611,23 @@ async fn results_page_matches_the_cli_and_shows_traces_exports_and_comparisons()
         .as_array()
         .map_or(0, Vec::len);
     assert_eq!(seen.models_rows as usize, n, "{seen:?}");
-    // The verdict sentence is the CLI's, word for word: the reference agent beats the
-    // known-wrong one, significantly.
+    // The verdict sentence is the CLI's, word for word, and names the tiers' test: with six tasks
+    // or more the reference agent beats the known-wrong one significantly; with fewer the sign
+    // test cannot show a difference, and the sentence says so.
     let sentence = models["verdicts"][0]["sentence"]
         .as_str()
         .unwrap_or_default();
     assert_eq!(seen.models_first, sentence, "{seen:?}");
+    let tasks = models["verdicts"][0]["tasks"].as_u64().unwrap_or(0);
+    let want = if tasks >= 6 {
+        "reference (offline test agent) beats known-wrong (offline test agent) by "
+    } else {
+        "reference (offline test agent) and known-wrong (offline test agent) are not distinguishable"
+    };
     assert!(
-        sentence.starts_with(
-            "reference (offline test agent) beats known-wrong (offline test agent) by ",
-        ) && sentence.ends_with("significant."),
+        sentence.starts_with(want)
+            && sentence.contains("exact sign test on per-task scores")
+            && sentence.ends_with("significant."),
         "{sentence}"
     );
     let c = &models["verdicts"][0]["counts"];

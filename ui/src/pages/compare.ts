@@ -236,8 +236,9 @@ function showCompare(out: HTMLElement, v: CompareView, ctx: CompareContext): voi
         h(
           "p",
           { class: "muted small" },
-          `${x.n_pairs} paired samples (the same task and round answered by both). Mean difference ${num(x.diff_points)} points; ` +
-            `significant means its ${x.confidence_pct} % confidence interval leaves out 0 (paired bootstrap).`,
+          `${x.n_pairs} paired samples on ${x.tasks} ${x.tasks === 1 ? "task" : "tasks"} (the same task and round answered by both). ` +
+            `Mean difference ${num(x.diff_points)} points per task (0–100 each), ${x.confidence_pct} % CI by paired bootstrap over tasks. ` +
+            `Significant means the ${x.test} gives p < 0.05 — the same test the leaderboard's tiers use.`,
         ),
         h(
           "div",
@@ -403,18 +404,20 @@ function details(v: CompareView, heads: [string, string] | null): HTMLElement {
   const statRows: [string, (i: number) => string][] = [
     ["Benchmark", (i) => benchLabel(v.compare.comparisons[i].benchmark)],
     ["Paired samples", (i) => String(v.compare.comparisons[i].n_pairs)],
+    ["Paired tasks (the unit of the test)", (i) => String(v.compare.comparisons[i].tasks)],
     [`Mean score of ${A} (points)`, (i) => num(v.compare.comparisons[i].mean_a)],
     [`Mean score of ${B} (points)`, (i) => num(v.compare.comparisons[i].mean_b)],
     [`Difference ${A} − ${B} (points)`, (i) => num(v.compare.comparisons[i].diff.diff)],
     ["95 % confidence interval (points)", (i) => `${num(v.compare.comparisons[i].diff.lo)} to ${num(v.compare.comparisons[i].diff.hi)}`],
-    [`${A} scored higher (samples)`, (i) => String(v.compare.comparisons[i].wins_a)],
-    [`${B} scored higher (samples)`, (i) => String(v.compare.comparisons[i].wins_b)],
-    ["Equal scores (samples)", (i) => String(v.compare.comparisons[i].ties)],
+    [`${A} scored higher (tasks)`, (i) => String(v.compare.comparisons[i].wins_a)],
+    [`${B} scored higher (tasks)`, (i) => String(v.compare.comparisons[i].wins_b)],
+    ["Equal scores (tasks)", (i) => String(v.compare.comparisons[i].ties)],
+    ["Test", (i) => v.compare.comparisons[i].test],
     ["Sign test p-value", (i) => pval(v.compare.comparisons[i].sign_p)],
     [`Only ${A} passed (samples)`, (i) => String(v.compare.comparisons[i].pass_only_a)],
     [`Only ${B} passed (samples)`, (i) => String(v.compare.comparisons[i].pass_only_b)],
     ["McNemar test p-value (pass/fail)", (i) => pval(v.compare.comparisons[i].mcnemar_p)],
-    ["Significant at 95 %", (i) => (v.compare.comparisons[i].separable ? "yes" : "no")],
+    ["Significant (sign test, p < 0.05)", (i) => (v.compare.comparisons[i].separable ? "yes" : "no")],
   ];
   const n = v.compare.comparisons.length;
   const pairsOfModels = new Set(v.verdicts.map((x) => `${x.model_a}\u0000${x.model_b}`));

@@ -1,9 +1,12 @@
 // Results → Paper tables: each paper table laid out as the paper lays it out, the published rows
 // (marked, never part of any statistic) beside the selected runs' models computed the paper's way,
 // a mapping from each of your models to a published one, and per mapped pair the difference with
-// your 95 % CI and whether the published value lies inside it. The same data as
-// `crucible report --paper-tables --json`. Element ids and data- attributes are what tests read.
-import type { JsonValue, PaperComparison, PaperTable, SampleFilter } from "../bindings";
+// your 95 % CI and whether the published value lies inside it. Like is compared with like: each of
+// your rows says on the row how much of the paper's task set it covers, a row that covers less is
+// marked not comparable (its sums over tasks flagged), and a mapping of it is refused with the
+// reason and what to run instead. The same data as `crucible report --paper-tables --json`.
+// Element ids and data- attributes are what tests read.
+import type { JsonValue, PaperComparison, PaperTable, SampleFilter, YourRow } from "../bindings";
 import { BENCH_LABEL } from "../bench";
 import { h, mount } from "../dom";
 import { resultsPaperTables } from "../ipc";
@@ -34,6 +37,19 @@ function comparisonLine(c: PaperComparison, t: PaperTable): HTMLElement {
   );
 }
 
+/** Why a row is not comparable, for its badge and its marked cells. */
+function notComparableWhy(r: YourRow): string {
+  return `Covers ${r.coverage}; the paper's figures are over its whole task set (${r.published_tasks ?? "?"} tasks). ` +
+    "Sums over tasks (points, pass counts) cannot be set beside the paper's. Run the whole task set to compare.";
+}
+
+/** One of your values; a sum over other tasks than the paper's is marked, never shown as comparable. */
+function yourCell(r: YourRow, key: string): HTMLElement {
+  const marked = r.not_comparable.includes(key);
+  return h("td", { class: marked ? "num not-comparable" : "num", "data-col": key, "data-comparable": String(!marked), title: marked ? notComparableWhy(r) : undefined },
+    cell(r.values[key]) + (marked ? " †" : ""));
+}
+
 function tableCard(t: PaperTable, models: string[], rerender: () => void): HTMLElement {
   const head = h("tr", {}, h("th", {}, "Model"), ...t.columns.map((c) => h("th", { "data-col": c.key }, withUnit(c.label, c.unit))));
   const rows: HTMLElement[] = [];
@@ -41,9 +57,11 @@ function tableCard(t: PaperTable, models: string[], rerender: () => void): HTMLE
     rows.push(
       h(
         "tr",
-        { class: "yours", "data-model": r.model },
-        h("td", {}, `${r.model} `, h("span", { class: "badge" }, `yours · ${r.rounds} round${r.rounds === 1 ? "" : "s"}`)),
-        ...t.columns.map((c) => h("td", { class: "num", "data-col": c.key }, cell(r.values[c.key]))),
+        { class: "yours", "data-model": r.model, "data-comparable": r.comparable === null ? "unknown" : String(r.comparable) },
+        h("td", {}, `${r.model} `, h("span", { class: "badge" }, `yours · ${r.rounds} round${r.rounds === 1 ? "" : "s"}`),
+          h("span", { class: "muted small coverage", "data-coverage": "" }, ` · ${r.coverage}`),
+          r.comparable === false ? h("span", { class: "badge warn not-comparable", title: notComparableWhy(r) }, "not comparable") : null),
+        ...t.columns.map((c) => yourCell(r, c.key)),
       ),
     );
   }
@@ -81,6 +99,12 @@ function tableCard(t: PaperTable, models: string[], rerender: () => void): HTMLE
     }
     card.append(maps);
   }
+  for (const x of t.refused) {
+    card.append(h("h3", {}, `${x.model} vs ${x.published_model}`),
+      h("p", { class: "paper-refused", role: "note", "data-model": x.model, "data-published": x.published_model }, x.reason));
+  }
+  if (t.yours.some((r) => r.not_comparable.length > 0))
+    card.append(h("p", { class: "muted small paper-dagger" }, "† a sum over fewer tasks than the paper's: not comparable with the published rows."));
   if (t.comparisons.length > 0) {
     const byModel = new Map<string, PaperComparison[]>();
     for (const c of t.comparisons) byModel.set(c.model, [...(byModel.get(c.model) ?? []), c]);
@@ -107,7 +131,7 @@ export async function renderPaperTables(content: HTMLElement, filter: SampleFilt
     h(
       "p",
       { class: "muted small", id: "paper-tables-meta" },
-      "Published rows are the papers' own figures, shown as printed and never mixed into any statistic. Your rows are computed the papers' way from the selected runs (means over rounds; the 95% CI is across rounds). Compare like with like: the papers ran the full task sets with 5 rounds and the paper prompts.",
+      "Published rows are the papers' own figures, shown as printed and never mixed into any statistic. Your rows are computed the papers' way from the selected runs (means over rounds; the 95% CI is across rounds, clipped to the column's range). Each of your rows says how much of the paper's task set it covers; one that covers less is marked not comparable, and is not compared with a published model.",
     ),
     ...r.value.tables.map((t) => tableCard(t, models, rerender)),
   );

@@ -157,6 +157,12 @@ function baseFilter(s: State): SampleFilter {
 
 // ---------- formatting ----------
 
+/** A stored score (0–1) in points of 100, as every score is shown: "62.5", "100", "0". */
+function points(score: number, digits = 1): string {
+  const p = Math.round(score * 100 * 10 ** digits) / 10 ** digits;
+  return String(p);
+}
+
 function fmt(v: JsonValue | undefined): string {
   if (v === null || v === undefined) return "–";
   if (typeof v === "number") return Number.isInteger(v) ? String(v) : v.toFixed(Math.abs(v) < 1 ? 3 : 2);
@@ -228,10 +234,14 @@ const SIGNIFICANCE: Record<Bench, (r: Report) => [ModelSummary[], Significance] 
   pilot: (r) => (r.pilot?.significance ? [r.pilot.summary ?? [], r.pilot.significance] : null),
 };
 
-/** How a benchmark's lead table is read: the column that ranks it, and the statistics folded under "Details". */
-const LEAD_SCORE: Record<Bench, { score: string; advanced: string[] }> = {
+/** How a benchmark's lead table is read: the column that ranks it, the statistics folded under
+ *  "Details", and the unit of the score columns whose label does not carry one. */
+type Lead = { score: string; advanced: string[]; units?: Readonly<Record<string, string>> };
+const LEAD_SCORE: Record<Bench, Lead> = {
   questbench: { score: "total", advanced: ["sd", "cv_pct", "ci95", "se_clustered", "ci95_clustered", "spearman_mean", "spearman_min", "spearman_max", "pass_count"] },
-  intent2tx: { score: "final_score", advanced: [] },
+  // Intent2Tx's field metrics are on 0–1 in the report (the paper's scale); the leaderboard shows
+  // them in points like every other score (see `inPoints`).
+  intent2tx: { score: "final_score", advanced: [], units: { format: "points", logic: "points", param: "points", pass: "points", final_score: "points" } },
   pilot: { score: "full_pct", advanced: [] },
 };
 
@@ -250,7 +260,7 @@ const DEFINITIONS: Readonly<Record<string, string>> = {
   spearman_min: "The least alike pair of rounds",
   spearman_max: "The most alike pair of rounds",
   pass_count: "Tasks passed in each round",
-  tier: "Models in one tier cannot be told apart by paired per-task tests (Holm-corrected)",
+  tier: "Models in one tier cannot be told apart by the exact sign test on per-task scores (Holm-corrected), the test Compare uses",
   se_clustered: "Standard error of the score with each task's rounds and seeds counted as one cluster",
   ci95_clustered: "Range that holds the true score with 95 % confidence, counting which tasks were drawn",
   final_score: "The paper's overall Intent2Tx score",
@@ -258,7 +268,7 @@ const DEFINITIONS: Readonly<Record<string, string>> = {
 };
 
 function table(s: State, bench: Bench | "cross", name: string, rows: readonly Row[], onCell: (f: SampleFilter) => void,
-  lead?: { score: string; advanced: string[] }): HTMLElement {
+  lead?: Lead): HTMLElement {
   const id = `${bench}-${name}`;
   const flatRows = rows.map(flat);
   // A lead table's significance tier sits beside its rank, not among the columns.
@@ -282,6 +292,9 @@ function table(s: State, bench: Bench | "cross", name: string, rows: readonly Ro
     const x = scores[i];
     return x === null || x === undefined ? null : 1 + scores.filter((y) => y !== null && y > x).length;
   };
+  // Unless a column was clicked, a leaderboard reads in rank order (the report lists some by model).
+  if (lead && !sort) order.sort((a, b) => (rankOf(a.i) ?? Infinity) - (rankOf(b.i) ?? Infinity) || a.i - b.i);
+  const label = (c: string): string => (lead?.units?.[c] ? `${columnLabel(c)} (${lead.units[c]})` : columnLabel(c));
   const adv = new Set(lead?.advanced ?? []);
   const render = () => {
     const cur = s.sort[id];
@@ -292,8 +305,8 @@ function table(s: State, bench: Bench | "cross", name: string, rows: readonly Ro
       tiered ? h("th", { "data-col": "tier", title: DEFINITIONS.tier }, "Tier") : null,
       ...cols.map((c) => {
         const mark = cur?.key === c ? (cur.desc ? " ▼" : " ▲") : "";
-        const what = DEFINITIONS[c] ? `${DEFINITIONS[c]}. Click to sort.` : `Sort by ${columnLabel(c)}`;
-        const th = h("th", { "data-col": c, title: what, class: adv.has(c) ? "adv" : undefined }, columnLabel(c) + mark);
+        const what = DEFINITIONS[c] ? `${DEFINITIONS[c]}. Click to sort.` : `Sort by ${label(c)}`;
+        const th = h("th", { "data-col": c, title: what, class: adv.has(c) ? "adv" : undefined }, label(c) + mark);
         th.addEventListener("click", () => {
           const prev = s.sort[id];
           s.sort[id] = { key: c, desc: prev?.key === c ? !prev.desc : true };
@@ -600,12 +613,13 @@ async function renderTab(outer: HTMLElement, s: State, onCell: (f: SampleFilter)
   if (content.isConnected) outer.dataset.renderMs = (performance.now() - t0).toFixed(1);
 }
 
-/** A lead table's rows with its score also as a percentage of the maximum, where the report does
- *  not carry one (EVM-QuestBench's leaderboard has `total_pct`; PILOT-Bench's scores are
- *  percentages already). */
-function withPercent(b: Bench, rows: readonly Row[]): readonly Row[] {
+/** A lead table's rows on one scale, points: Intent2Tx's field metrics (0–1 in the report, the
+ *  paper's scale) become points of 100 like every other score (EVM-QuestBench's are points
+ *  already, PILOT-Bench's are shares in %). */
+function inPoints(b: Bench, rows: readonly Row[]): readonly Row[] {
   if (b !== "intent2tx") return rows;
-  return rows.map((r) => ({ ...r, final_pct: typeof r.final_score === "number" ? r.final_score * 100 : null }));
+  const points = (v: JsonValue | undefined): JsonValue => (typeof v === "number" ? Math.round(v * 1000) / 10 : null);
+  return rows.map((r) => ({ ...r, format: points(r.format), logic: points(r.logic), param: points(r.param), pass: points(r.pass), final_score: points(r.final_score) }));
 }
 
 /** A benchmark's model × category heat map (mean score per cell as a percentage of the maximum,
@@ -672,9 +686,9 @@ async function renderLeaderboards(content: HTMLElement, s: State, onCell: (f: Sa
     const lead = LEAD[b];
     const card = h("section", { class: "card", id: `board-${b}`, "data-bench": b }, h("h2", {}, `${BENCH_LABEL[b]} — ${tableLabel(lead, b)}`));
     const leadRows = t[lead];
-    if (isRows(leadRows)) card.append(table(s, b, lead, withPercent(b, leadRows), onCell, LEAD_SCORE[b]));
+    if (isRows(leadRows)) card.append(table(s, b, lead, inPoints(b, leadRows), onCell, LEAD_SCORE[b]));
     const sig = SIGNIFICANCE[b](report);
-    if (sig) card.append(significanceBlock(b, b === "questbench" ? "points" : "points of 100", sig[0], sig[1]));
+    if (sig) card.append(significanceBlock(b, b === "questbench" ? "total points" : "points of 100", sig[0], sig[1]));
     const heat = heatMap(s, b, report.categories, onCell);
     if (heat) card.append(heat);
     const stability = taskHeat(b, report.tasks, (c) => {
@@ -818,6 +832,7 @@ function describeFilter(f: SampleFilter): string {
       : k === "truncated" ? (v ? "answer cut at the token limit" : "no answer cut")
       : k === "benchmark" ? BENCH_LABEL[v as Bench] ?? String(v)
       : k === "outcome" || k === "kind" || k === "category" ? valueLabel(String(v))
+      : k === "score_min" || k === "score_max" ? `${points(Number(v))} points`
       : String(v);
     parts.push(`${FILTER_LABEL[k] ?? columnLabel(k)}: ${shown}`);
   }
@@ -827,7 +842,7 @@ function describeFilter(f: SampleFilter): string {
 /** The samples table's columns: the sort key each is ordered by, and its header. */
 const SAMPLE_COLS: [string, string][] = [
   ["id", "Sample"], ["benchmark", "Benchmark"], ["model", "Model"], ["task", "Task"], ["kind", "Kind"],
-  ["category", "Category"], ["difficulty", "Difficulty"], ["round", "Round"], ["outcome", "Outcome"], ["score", "Score (0–1)"],
+  ["category", "Category"], ["difficulty", "Difficulty"], ["round", "Round"], ["outcome", "Outcome"], ["score", "Score (points)"],
 ];
 
 async function renderSamples(content: HTMLElement, s: State): Promise<void> {
@@ -884,13 +899,14 @@ async function renderSamples(content: HTMLElement, s: State): Promise<void> {
     h("option", { value: "false", selected: f.truncated === false }, "not cut"));
   cut.addEventListener("change", () => refilter({ truncated: cut.value === "" ? undefined : cut.value === "true" }));
   const bound = (id: string, label: string, v: number | undefined | null) =>
-    h("input", { type: "number", id, min: "0", max: "1", step: "0.05", placeholder: label, "aria-label": `${label} score`, value: v === null || v === undefined ? "" : String(v), class: "score-bound" });
+    h("input", { type: "number", id, min: "0", max: "100", step: "5", placeholder: label, "aria-label": `${label} score in points (0–100)`, value: v === null || v === undefined ? "" : points(v), class: "score-bound" });
   const lo = bound("samples-score-min", "from", f.score_min);
   const hi = bound("samples-score-max", "to", f.score_max);
-  const num = (x: HTMLInputElement) => (x.value.trim() === "" ? undefined : Number(x.value));
+  // The bounds are typed in points; the filter (the store's scores) is on 0–1.
+  const num = (x: HTMLInputElement) => (x.value.trim() === "" ? undefined : Number(x.value) / 100);
   for (const x of [lo, hi]) x.addEventListener("change", () => refilter({ score_min: num(lo as HTMLInputElement), score_max: num(hi as HTMLInputElement) }));
   const tools = h("div", { class: "samples-tools", id: "samples-tools" },
-    search, result, cut, h("label", { class: "inline" }, "Score ", lo, " – ", hi));
+    search, result, cut, h("label", { class: "inline" }, "Score ", lo, " – ", hi, " points"));
   nav.append(
     h("span", { id: "samples-range" }, p.total === 0 ? "no samples" : `${p.offset + 1}–${p.offset + p.rows.length} of ${p.total}`),
     prevB,
@@ -912,7 +928,7 @@ async function renderSamples(content: HTMLElement, s: State): Promise<void> {
       h("td", { class: "num" }, String(r.round)),
       h("td", { "data-col": "outcome" }, valueLabel(r.outcome),
         r.truncated ? h("span", { class: "badge warn small", title: "An answer was cut at the model's token limit" }, " cut") : null),
-      h("td", { class: "num" }, r.score.toFixed(3)),
+      h("td", { class: "num", "data-col": "score" }, points(r.score)),
       h("td", {}, h("span", { class: `badge ${r.passed ? "ok" : "warn"}` }, r.passed ? "pass" : "fail")),
     );
     tr.addEventListener("click", () => {
@@ -1245,7 +1261,7 @@ function replayView(r: Replay): HTMLElement {
     h("tr", { class: diffFields.has(field) ? "diff" : undefined, "data-replay-field": field }, h("td", {}, field), h("td", { class: "mono small" }, stored || "–"), h("td", { class: "mono small" }, fresh || "–"));
   const verdictRows = [
     row("outcome", r.stored.outcome, r.fresh.outcome),
-    row("score", r.stored.score.toFixed(4), r.fresh.score.toFixed(4)),
+    row("score", `${points(r.stored.score, 2)} points`, `${points(r.fresh.score, 2)} points`),
     row("passed", yesNo(r.stored.passed), yesNo(r.fresh.passed)),
     row("revert reason", r.stored.revert_reasons.join(" | "), r.fresh.revert_reasons.join(" | ")),
     row("reason", r.stored.reason, r.fresh.reason),
@@ -1355,7 +1371,7 @@ async function renderTrace(el: HTMLElement, id: number, onSaved: () => void = ()
   const head: [string, string | HTMLElement][] = [
     ["model", s.model],
     ["outcome", valueLabel(s.outcome)],
-    ["score", `${s.score.toFixed(3)} (${s.passed ? "passed" : "failed"})`],
+    ["score", `${points(s.score)} points (${s.passed ? "passed" : "failed"})`],
   ];
   const facts: [string, string | HTMLElement][] = [
     ["run", ident(s.run_id)],

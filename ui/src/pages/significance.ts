@@ -40,7 +40,7 @@ export function significanceBlock(bench: string, unit: string, summary: readonly
     { class: "rtable sig-models", id: `sig-models-${bench}` },
     h("thead", {}, h("tr", {},
       h("th", { scope: "col" }, "Rank"),
-      h("th", { scope: "col", title: "Models in one tier cannot be told apart by the paired tests after Holm's correction" }, "Tier"),
+      h("th", { scope: "col", title: `Models in one tier cannot be told apart: ${sig.test}, Holm-corrected` }, "Tier"),
       h("th", { scope: "col" }, "Model"),
       h("th", { scope: "col" }, `Score (${unit})`),
       h("th", { scope: "col", title: "Student t over the per-round scores: the spread between rounds only" }, "95 % CI over rounds"),
@@ -70,7 +70,7 @@ export function significanceBlock(bench: string, unit: string, summary: readonly
             h("th", { scope: "col", title: "Tasks both models answered: the pairs the test counts" }, "Tasks compared"),
             h("th", { scope: "col", title: "Tasks where the higher-ranked model scored more / where the lower-ranked one did (ties left out)" }, "Better on (higher / lower)"),
             h("th", { scope: "col", title: "Mean per-task difference with its paired-bootstrap 95 % interval" }, "Difference per task (points)"),
-            h("th", { scope: "col", title: `Exact sign test, Holm-corrected over all ${sig.comparisons} comparisons` }, "p after Holm"),
+            h("th", { scope: "col", title: `${sig.test}, Holm-corrected over all ${sig.comparisons} comparisons` }, "p after Holm (sign test)"),
             h("th", { scope: "col" }, "Verdict"),
           )),
           h("tbody", {}, ...neighbours.map((p) =>
@@ -90,7 +90,7 @@ export function significanceBlock(bench: string, unit: string, summary: readonly
     h("summary", {}, "Which differences are real: tiers and error bars"),
     h("p", { class: "sig-headline", id: `sig-headline-${bench}` }, headline),
     h("p", { class: "muted small" },
-      `Each pair of models is compared task by task (exact sign test on the tasks both answered), and the ${sig.comparisons} ` +
+      `Each pair of models is compared task by task (${sig.test}, on the tasks both answered — the same test as Compare), and the ${sig.comparisons} ` +
       `${sig.comparisons === 1 ? "comparison is Holm-corrected" : "comparisons are Holm-corrected together"} at α = ${sig.alpha}. ` +
       "A tier is its best model and every model that cannot be told apart from it. " +
       "The clustered interval counts a task's rounds and seeds as one piece of evidence, so it is the wider, honest one when tasks are few."),
