@@ -320,6 +320,9 @@ async function renderList(root: HTMLElement): Promise<void> {
       return;
     }
     for (const run of r.value.runs) names.set(run.run_id, run.name);
+    // Drawn again in place: the reader keeps the window's scroll, the table's sideways scroll and
+    // (after a delete) a place for the keyboard focus — the next row's Delete.
+    const place = keepPlace(listSlot);
     mount(listSlot, runsTable(r.value, async (id) => {
       mount(problem);
       const started = await resumeRun(id);
@@ -340,6 +343,7 @@ async function renderList(root: HTMLElement): Promise<void> {
       if (!stopped.ok) mount(problem, errorBox(stopped.error));
       void refresh();
     }));
+    place();
     for (const id of r.value.live) {
       if (!cards.has(id)) {
         const s = await getLive(id);
@@ -366,6 +370,29 @@ async function renderList(root: HTMLElement): Promise<void> {
     if (before !== s.status) void refresh();
   });
   await refresh();
+}
+
+/** Remembers where the reader is in the runs list in `slot` (window scroll, the table's sideways
+ *  scroll, the row whose button has focus); the returned function puts them back after a redraw,
+ *  focus on the same row's or, when that row is gone, the next row's Delete button. */
+function keepPlace(slot: HTMLElement): () => void {
+  const y = window.scrollY;
+  const x = slot.querySelector<HTMLElement>(".table-scroll")?.scrollLeft ?? 0;
+  const row = document.activeElement instanceof HTMLElement && slot.contains(document.activeElement)
+    ? document.activeElement.closest("tr") : null;
+  const rows = [...slot.querySelectorAll<HTMLElement>("#runs-table tbody tr")];
+  const at = row ? rows.indexOf(row as HTMLElement) : -1;
+  const id = row?.id ?? "";
+  return () => {
+    const box = slot.querySelector<HTMLElement>(".table-scroll");
+    if (box) box.scrollLeft = x;
+    window.scrollTo({ top: y, behavior: "instant" });
+    if (at < 0) return;
+    const now = [...slot.querySelectorAll<HTMLElement>("#runs-table tbody tr")];
+    const same = now.find((t) => t.id === id && id !== "");
+    const next = same ?? now[Math.min(at, now.length - 1)];
+    next?.querySelector<HTMLElement>(".delete-run, button")?.focus({ preventScroll: true });
+  };
 }
 
 /**
