@@ -63,6 +63,7 @@ import { adherenceBlock } from "./adherence";
 import { simAuditBlock } from "./sim-audit";
 import { reviewSection } from "./review";
 import { renderAudit } from "./audit";
+import { chartBox } from "../chart-view";
 
 /** One row of a report table, as the generic sortable table shows it: every row type of the
  *  generated `Report` (and of the comparisons) is one. */
@@ -767,67 +768,6 @@ async function renderCharts(content: HTMLElement, s: State): Promise<void> {
     );
   });
   mount(content, status, ...(cards.length ? cards : [h("p", { class: "muted" }, "No chart has data in this selection.")]));
-}
-
-const SVG_NS = "http://www.w3.org/2000/svg";
-/** Elements a plotters SVG uses; anything else (script, foreignObject, …) is dropped. */
-const SVG_ALLOWED = new Set(["svg", "g", "rect", "circle", "ellipse", "line", "polyline", "polygon", "path", "text", "tspan", "title", "defs", "clipPath"]);
-
-/** Copies `src` (a parsed SVG element) into this document, keeping only allowed elements and
- *  presentation attributes (no event handlers, no links). */
-function cleanSvg(src: Element): Element | null {
-  if (!SVG_ALLOWED.has(src.localName)) return null;
-  const el = document.createElementNS(SVG_NS, src.localName);
-  for (const a of src.attributes) {
-    const n = a.name.toLowerCase();
-    if (n.startsWith("on") || n.includes("href") || a.value.toLowerCase().includes("javascript:")) continue;
-    el.setAttribute(a.name, a.value);
-  }
-  for (const ch of src.childNodes) {
-    if (ch.nodeType === Node.TEXT_NODE) el.append(document.createTextNode(ch.textContent ?? ""));
-    else if (ch.nodeType === Node.ELEMENT_NODE) {
-      const c = cleanSvg(ch as Element);
-      if (c) el.append(c);
-    }
-  }
-  return el;
-}
-
-/** A chart's SVG inlined (so its hover regions work), with a tooltip that follows the pointer
- *  over any `data-hover` region; falls back to an image when the SVG does not parse. */
-function chartBox(name: string, svg: string): HTMLElement {
-  const box = h("div", { class: "chart-box", "data-chart-box": name });
-  const doc = new DOMParser().parseFromString(svg, "image/svg+xml");
-  const root = doc.documentElement;
-  const clean = root && root.localName === "svg" && !doc.querySelector("parsererror") ? cleanSvg(root) : null;
-  if (!clean) {
-    const img = h("img", { alt: name, class: "chart-img" });
-    img.src = `data:image/svg+xml;charset=utf-8,${encodeURIComponent(svg)}`;
-    box.append(img);
-    return box;
-  }
-  clean.setAttribute("role", "img");
-  clean.setAttribute("aria-label", name);
-  const tip = h("div", { class: "chart-tip", hidden: true });
-  box.append(clean, tip);
-  box.addEventListener("mouseover", (ev) => {
-    const t = (ev.target as Element | null)?.closest?.("[data-hover]");
-    if (!t) return;
-    tip.textContent = t.getAttribute("data-hover") ?? "";
-    const br = box.getBoundingClientRect();
-    const tr = t.getBoundingClientRect();
-    tip.style.left = `${Math.round(tr.right - br.left + 6)}px`;
-    tip.style.top = `${Math.round(tr.top - br.top)}px`;
-    tip.hidden = false;
-  });
-  // Hide when the pointer leaves a region (not on every other mouseover: scrolling under a
-  // resting pointer fires those too).
-  box.addEventListener("mouseout", (ev) => {
-    const from = (ev.target as Element | null)?.closest?.("[data-hover]");
-    const to = (ev.relatedTarget as Element | null)?.closest?.("[data-hover]");
-    if (from && from !== to) tip.hidden = true;
-  });
-  return box;
 }
 
 /** Names of a filter's parts, for people. */
