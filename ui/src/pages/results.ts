@@ -32,7 +32,7 @@ import type {
   Unit,
 } from "../bindings";
 import { BENCHES, BENCH_LABEL, SCORINGS, SCORING_LABEL } from "../bench";
-import { chartLabel, columnLabel, modelList, tableLabel, valueLabel } from "../labels";
+import { chartLabel, columnLabel, KEY_COLUMNS, keyCell, modelList, outcomeLabel, outcomeTitle, statusLabel, tableLabel, valueLabel } from "../labels";
 import { renderPaperTables } from "./paper-tables";
 import { renderCompare } from "./compare";
 import { heatColour, taskHeat } from "./task-heat";
@@ -64,6 +64,7 @@ import { simAuditBlock } from "./sim-audit";
 import { reviewSection } from "./review";
 import { renderAudit } from "./audit";
 import { chartBox } from "../chart-view";
+import { fieldsSection } from "../json-fields";
 
 /** One row of a report table, as the generic sortable table shows it: every row type of the
  *  generated `Report` (and of the comparisons) is one. */
@@ -313,7 +314,10 @@ function table(s: State, bench: Bench | "cross", name: string, rows: readonly Ro
         tiered ? h("td", { "data-col": "tier", class: "num" }, typeof r.tier === "number" ? `Tier ${r.tier}` : "–") : null,
         ...cols.map((c) => {
           const v = r[c] ?? null;
-          const td = h("td", { "data-col": c, class: [typeof v === "number" ? "num" : "", adv.has(c) ? "adv" : ""].join(" ").trim() || undefined }, fmt(v));
+          // A cell that is one of the core's keys (an outcome, a category) reads in words; the key stays in data-key.
+          const key = typeof v === "string" && KEY_COLUMNS.has(c.split(".").pop() ?? c) ? v : null;
+          const td = h("td", { "data-col": c, "data-key": key ?? undefined, class: [typeof v === "number" ? "num" : "", adv.has(c) ? "adv" : ""].join(" ").trim() || undefined },
+            key === null ? fmt(v) : keyCell(c.split(".").pop() ?? c, key));
           if (typeof rows[i].model === "string") {
             td.classList.add("clickable");
             td.title = "Show the samples behind this cell";
@@ -459,7 +463,7 @@ function runPicker(s: State, onChange: () => void): HTMLElement {
             {},
             h("td", {}, cb),
             h("td", { class: "run-cell", title: r.note ?? undefined }, runTitle(r)),
-            h("td", {}, r.status),
+            h("td", { "data-status": r.status }, statusLabel(r.status)),
             h("td", { class: "num" }, String(r.samples)),
             h("td", { class: "num" }, String(r.passed)),
             h("td", {}, r.benchmarks.map((b) => BENCH_LABEL[b as keyof typeof BENCH_LABEL] ?? b).join(", "),
@@ -877,7 +881,7 @@ async function renderSamples(content: HTMLElement, s: State): Promise<void> {
       h("td", {}, valueLabel(r.category)),
       h("td", {}, r.difficulty),
       h("td", { class: "num" }, String(r.round)),
-      h("td", { "data-col": "outcome" }, valueLabel(r.outcome),
+      h("td", { "data-col": "outcome", title: outcomeTitle(r.outcome) }, outcomeLabel(r.outcome),
         r.truncated ? h("span", { class: "badge warn small", title: "An answer was cut at the model's token limit" }, " cut") : null),
       h("td", { class: "num" }, r.score.toFixed(3)),
       h("td", {}, h("span", { class: `badge ${r.passed ? "ok" : "warn"}` }, r.passed ? "pass" : "fail")),
@@ -1089,7 +1093,7 @@ function pilotTimeline(p: PilotTrace): HTMLElement {
   const real = p.real;
   // [stable id, label in words, value]
   const crit: [string, string, string | boolean][] = [
-    ["outcome", "Outcome", valueLabel(p.outcome)],
+    ["outcome", "Outcome", outcomeLabel(p.outcome)],
     ["tool coverage", "Required tools that succeeded", `${p.covered} of ${p.required} (${(p.coverage * 100).toFixed(0)} %)`],
     ["sequence ok", "Tools called in a valid order", p.sequence_ok],
     real ? ["end state", "Every end-state check holds", p.output_ok] : ["output ok", "Final output produced", p.output_ok],
@@ -1211,7 +1215,7 @@ function replayView(r: Replay): HTMLElement {
   const row = (field: string, stored: string, fresh: string) =>
     h("tr", { class: diffFields.has(field) ? "diff" : undefined, "data-replay-field": field }, h("td", {}, field), h("td", { class: "mono small" }, stored || "–"), h("td", { class: "mono small" }, fresh || "–"));
   const verdictRows = [
-    row("outcome", r.stored.outcome, r.fresh.outcome),
+    row("outcome", outcomeLabel(r.stored.outcome), outcomeLabel(r.fresh.outcome)),
     row("score", r.stored.score.toFixed(4), r.fresh.score.toFixed(4)),
     row("passed", yesNo(r.stored.passed), yesNo(r.fresh.passed)),
     row("revert reason", r.stored.revert_reasons.join(" | "), r.fresh.revert_reasons.join(" | ")),
@@ -1321,7 +1325,7 @@ async function renderTrace(el: HTMLElement, id: number, onSaved: () => void = ()
   // sample's metadata is folded. `data-fact` keys are what the compare view and tests read.
   const head: [string, string | HTMLElement][] = [
     ["model", s.model],
-    ["outcome", valueLabel(s.outcome)],
+    ["outcome", outcomeLabel(s.outcome)],
     ["score", `${s.score.toFixed(3)} (${s.passed ? "passed" : "failed"})`],
   ];
   const facts: [string, string | HTMLElement][] = [
@@ -1368,8 +1372,8 @@ async function renderTrace(el: HTMLElement, id: number, onSaved: () => void = ()
       v.composite ? roundsSection(v.composite, "trace-rounds") : null,
       v.intent ? intentDiff(v.intent) : null,
       v.pilot ? pilotTimeline(v.pilot) : null,
-      jsonSec("Metrics", t.metrics, "trace-metrics", false),
-      jsonSec("Details (extracted answer, rounds, transactions, state diff, checks)", t.details, "trace-details", false),
+      fieldsSection("Metrics", t.metrics, "trace-metrics"),
+      fieldsSection("Details (extracted answer, rounds, transactions, state diff, checks)", t.details, "trace-details"),
       t.artefacts.length ? h("div", { id: "trace-artefacts" }, ...t.artefacts.map((a) => jsonSec(`Artefact: ${a.kind}`, a.data, undefined, false))) : null,
       t.events.length ? jsonSec(`Events (${t.events.length})`, t.events, "trace-events", false) : null,
     ),

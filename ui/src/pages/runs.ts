@@ -10,6 +10,7 @@ import { PROMPT_SETS, PROMPT_SET_LABEL, RUN_NAME_MAX_CHARS, RUN_NOTE_MAX_CHARS }
 import { BENCH_LABEL } from "../bench";
 import { h, ident, mount } from "../dom";
 import { fmtCost } from "../units";
+import { outcomeLabel, outcomeTitle, statusLabel } from "../labels";
 import { annotateRun, cancelRun, deleteRun, demoInfo, getLive, startDemo, listPacks, listProviders, listRuns, onRunProgress, planRun, resumeRun, roundsAdvice, startRun } from "../ipc";
 import type { PackInfo } from "../bindings";
 import { packBadge } from "./packs";
@@ -67,7 +68,7 @@ function shownStatus(r: RunListItem, live: boolean): { label: string; cls: strin
   // Samples whose provider or infrastructure failed were not scored: never a plain green run.
   if (r.status === "finished" && r.failed > 0) return { label: "finished with errors", cls: "warn", resumable: false };
   if (r.status === "finished") return { label: "finished", cls: "ok", resumable: false };
-  return { label: r.status, cls: "warn", resumable: incomplete };
+  return { label: statusLabel(r.status), cls: "warn", resumable: incomplete };
 }
 
 /** A distributed run's workers in words: "2 of 3 workers working (node-1, node-2) · 4 samples being run". */
@@ -125,7 +126,7 @@ function liveCard(s: LiveStatus, cancel: HTMLElement, name: string | null): HTML
             ? h("span", { class: "mono" }, `${f.benchmark} · ${f.label || f.model} · ${f.instance} · round ${f.round}`)
             : h("a", { class: "mono open-failure", href: sampleLink(s.run_id, f.benchmark, f.model, f.instance, f.round),
               title: "Open this sample's trace in Results" }, `${f.benchmark} · ${f.label || f.model} · ${f.instance} · round ${f.round}`),
-          " ", h("span", { class: "badge warn" }, f.outcome), f.error ? ` ${f.error}` : ""))))
+          " ", h("span", { class: "badge warn", "data-outcome": f.outcome, title: outcomeTitle(f.outcome) }, outcomeLabel(f.outcome)), f.error ? ` ${f.error}` : ""))))
       : null,
   );
 }

@@ -8,6 +8,7 @@ import type { DryRun, ExploitCheck, Selftest, SolutionChoice, TaskDetail } from 
 import { badge, json, pre, studioError, table, type State } from "./common";
 import { PROMPT_TYPES } from "./render";
 import { seedPicker } from "./seed-picker";
+import { outcomeLabel, outcomeTitle } from "../../labels";
 
 export function dryRunView(d: TaskDetail, state: State): HTMLElement {
   const s = d.summary;
@@ -98,7 +99,7 @@ function trace(r: DryRun): HTMLElement {
     h("p", { class: "score-line" },
       h("span", { class: "score", id: "dry-score" }, String(r.score)), " / 100 ",
       badge(r.passed, "pass", "fail"), " ",
-      h("span", { class: "mono", id: "dry-outcome" }, r.outcome),
+      h("span", { id: "dry-outcome", "data-outcome": r.outcome, title: outcomeTitle(r.outcome) }, outcomeLabel(r.outcome)),
       h("span", { class: "muted small" }, ` · ${r.solution} · seed ${r.seed}`)),
     r.reason ? h("p", { id: "dry-reason", class: "reason" }, r.reason) : null,
     r.composite
@@ -133,7 +134,7 @@ function exploitTable(x: ExploitCheck): HTMLElement {
   return h("div", {},
     h("p", { id: "exploit-summary" }, badge(x.resistant, "resistant", x.passed_by_exploit ? "hole" : "weak"), " ", summary),
     table("exploit-table", ["Exploit", "What it tries", "Points", "Paper points", "Outcome", "Refused calls", "Why"], x.exploits.map((e) => [
-      e.agent.replace(/^exploit-/, "").replace(/-/g, " "), e.tries, String(e.points), String(e.paper_points), e.outcome.replace(/_/g, " "),
+      e.agent.replace(/^exploit-/, "").replace(/-/g, " "), e.tries, String(e.points), String(e.paper_points), outcomeLabel(e.outcome),
       String(e.refused_calls), e.reason || "—"]),
       (i) => ({ "data-ok": String(x.exploits[i].points === 0), "data-exploit": x.exploits[i].agent })),
   );
