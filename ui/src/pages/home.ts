@@ -4,6 +4,7 @@ import type { FirstStart, LiveStatus } from "../bindings";
 import { h, mount } from "../dom";
 import { firstStart, getLive, onRunProgress } from "../ipc";
 import { statusPanel } from "../status-view";
+import { recentRunsCard } from "./home-recent";
 
 /** Polls the first-start state while the demo is being set up. */
 const FIRST_START_POLL_MS = 500;
@@ -100,6 +101,8 @@ export async function renderHome(root: HTMLElement): Promise<void> {
         "Everything runs offline on a local chain and a seeded tool simulator; a real model is optional."),
     ),
     firstStartCard(),
+    // Once runs exist, Home leads with them and where to continue.
+    recentRunsCard(),
     h("section", { class: "card", id: "first-start" },
       h("h2", {}, "Getting started"),
       h("ol", { class: "steps" },
