@@ -2,6 +2,7 @@
 import { h } from "../../dom";
 import type { TaskDetail } from "../../bindings";
 import { json, pre, table } from "./common";
+import { checkWords, familyLabel, samplingWords } from "./words";
 
 export function overview(d: TaskDetail): HTMLElement {
   const s = d.summary;
@@ -21,7 +22,8 @@ export function overview(d: TaskDetail): HTMLElement {
     parts.push(
       h("h3", {}, "Templates"), h("ol", { class: "templates" }, ...(x.templates as string[]).map((t) => h("li", {}, t))),
       h("h3", {}, "Parameters"),
-      table("ov-params", ["Name", "Type", "Sampling"], (x.parameters as any[]).map((p) => [p.name, p.type + (p.unit ? ` (${p.unit})` : ""), h("code", {}, JSON.stringify(p.sample))])),
+      table("ov-params", ["Name", "Type", "Sampling"], (x.parameters as any[]).map((p) => [p.name, p.type + (p.unit ? ` (${p.unit})` : ""),
+        h("span", { title: JSON.stringify(p.sample), "data-field": "sampling" }, samplingWords(p.sample, p.unit))])),
       (x.setup as any[]).length ? h("h3", {}, "Setup") : null,
       (x.setup as any[]).length ? pre(json(x.setup)) : null,
       x.answer ? h("h3", {}, "Answer schema") : null,
@@ -29,7 +31,7 @@ export function overview(d: TaskDetail): HTMLElement {
       h("h3", {}, "Checks"),
       table("ov-checks", ["Name", "Family", "Points", "Definition"], (x.checks as any[]).map((c) => {
         const { family, ...rest } = c.check;
-        return [c.name, family, String(c.weight), h("code", {}, JSON.stringify(rest))];
+        return [c.name, h("span", { title: family, "data-family": family }, familyLabel(family)), String(c.weight), checkWords(rest)];
       })),
       h("h3", {}, "Known-wrong solutions"),
       table("ov-wrong", ["File", "Mistake", "Families"], d.wrong.map((w) => [h("span", { class: "mono" }, w.file), w.mistake, w.families.join(", ")])),
