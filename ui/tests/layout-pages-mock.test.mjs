@@ -7,7 +7,7 @@
 // header, a button, a field, a chart) lies off the window's right edge, no table scrolls
 // sideways, and the page itself never scrolls sideways.
 // Views: Results → Leaderboards, Paper tables, Charts, Samples, a sample's trace, Compare, Audit;
-// Tasks (the list and a task's studio).
+// Tasks (the list and a task's studio); Runs → New run (every option unfolded); Home with recent runs.
 // Run: npm --prefix ui test (after build).
 import { test } from "node:test";
 import assert from "node:assert/strict";
@@ -81,6 +81,10 @@ const handler = (cmd) => {
     case "list_tasks": return { ok: TASKS };
     case "get_task": return { ok: TASK };
     case "get_quest_schema": return { ok: "{}" };
+    case "list_providers": return { ok: { file: "/data/providers.json", keychain: "mock", providers: [], builtin_agents: MODELS.map((m) => ({ benchmark: "pilot", name: m })) } };
+    case "list_runs_view": return { ok: { db: "/data/crucible.db", live: [], runs: Array.from({ length: 6 }, (_, i) => ({
+      ...RUN_INFO, run_id: `${RUN}-${i}`, status: i % 2 ? "cancelled" : "finished", started: `2026-12-0${i + 1}T10:00:00Z`, finished_at: null,
+      planned: 1200, finished: 900, failed: 0, error_reasons: [], cost: { known_usd: 1.5, unpriced_calls: 0 }, held_by: null, made_by: null, workers: null })) } };
     case "validate_quest_task": return { ok: { ok: true, field: null, message: "" } };
     default: return { ok: null };
   }
@@ -188,6 +192,21 @@ for (const [width, height] of [[1200, 760], [1920, 1080]]) {
     await page.locator("#task-list li button").first().click();
     await until(() => page.locator(".task-detail h2, .task-detail .task-summary").count(), (n) => n >= 1, "the task's detail");
     await fits(page, "tasks", width, height);
+    await page.close();
+  });
+
+  test(`Runs → New run at ${width} × ${height}: every option fits, the advanced ones unfolded`, async () => {
+    const { page } = await open("#/runs/new", handler, { viewport });
+    await page.locator("#rf-builtin-agents li").first().waitFor({ state: "attached" });
+    await page.evaluate(() => { for (const d of document.querySelectorAll("#page details")) d.open = true; });
+    await fits(page, "runs-new", width, height);
+    await page.close();
+  });
+
+  test(`Home with recent runs at ${width} × ${height}: the runs and their next steps fit`, async () => {
+    const { page } = await open("#/", handler, { viewport });
+    await until(() => page.locator("#home-recent li").count(), (n) => n === 5, "the recent runs");
+    await fits(page, "home", width, height);
     await page.close();
   });
 }

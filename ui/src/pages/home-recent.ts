@@ -35,8 +35,8 @@ export function recentRunsCard(): HTMLElement {
         latest.models.length > 1 ? " or " : null,
         latest.models.length > 1 ? h("a", { href: runLink(latest.run_id, "compare") }, "compare its models") : null, ", or ",
         h("a", { href: "#/runs/new" }, "start a new run"), ".")
-      : h("p", { id: "home-continue" }, `Your latest run is ${statusLabel(latest.status).toLowerCase()}: `,
-        h("a", { href: "#/runs" }, "see it on the Runs page"), ".");
+      : h("p", { id: "home-continue" }, `Your latest run is ${statusLabel(latest.status).replace(/ \(.*\)$/, "").toLowerCase()}: `,
+        h("a", { href: "#/runs" }, latest.status === "running" ? "watch it on the Runs page" : "resume it on the Runs page"), ".");
     card.hidden = false;
     card.append(
       h("div", { class: "card-head" }, h("h2", {}, "Recent runs"), h("a", { href: "#/runs", class: "small" }, `All ${r.value.runs.length} runs`)),

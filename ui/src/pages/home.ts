@@ -5,6 +5,7 @@ import { h, mount } from "../dom";
 import { firstStart, getLive, onRunProgress } from "../ipc";
 import { statusPanel } from "../status-view";
 import { recentRunsCard } from "./home-recent";
+import { statusLabel } from "../labels";
 
 /** Polls the first-start state while the demo is being set up. */
 const FIRST_START_POLL_MS = 500;
@@ -33,7 +34,7 @@ function firstStartCard(): HTMLElement {
       finished
         ? h("p", { "data-field": "state" }, s === null || s.status === "finished"
           ? "The built-in agents have answered a few tasks of every benchmark. Leaderboards, charts and traces now have data."
-          : `The demo run ended early (${s.status}): ${done.toLocaleString("en")} of ${total.toLocaleString("en")} samples are stored. Open Runs to resume it.`)
+          : `The demo run ended early (${statusLabel(s.status).replace(/ \(.*\)$/, "").toLowerCase()}): ${done.toLocaleString("en")} of ${total.toLocaleString("en")} samples are stored. Open Runs to resume it.`)
         : h("p", { "data-field": "state" }, "On a first start Crucible runs the built-in agents on a few tasks of every benchmark, so every page has something to show. Look around meanwhile."),
       finished && s === null ? null : h("div", { class: "progress-line" },
         h("progress", { id: "first-demo-progress", max: String(Math.max(total, 1)), value: String(done), "aria-label": "Demo run progress" }),
