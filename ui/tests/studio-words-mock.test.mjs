@@ -83,3 +83,22 @@ test("the render tab names addresses, shows a deadline as a date and amounts in 
   assert.match(await amounts.first().getAttribute("title"), /^19120000000000000000 base units \(18 decimals\)/);
   await page.close();
 });
+
+test("a PILOT task's flaw and an Intent2Tx task's metadata read as fields, the JSON folded", async () => {
+  const pilot = { bench: "pilot", id: "pipeline_0", title: "Pipeline", kind: "pipeline", category: "data", subcategory: "", difficulty: "easy", origin: "project", path: "/src/tasks/pilot/p.json" };
+  const detail = { summary: pilot, text: "{}", reference: "", wrong: [], workflow: ["fetch", "parse"], k_opt: 2,
+    extra: { required_tools: ["fetch", "parse"], p_full_success: 0.81, flaw: { category: "missing_step", removed_step: 2, tool: "parse" },
+      prompts: { baseline: "b", cot: "c", optimal: "o", flawed: "f" }, tools: [] } };
+  const { page } = await open("#/tasks", (cmd) => {
+    if (cmd === "list_tasks") return { ok: { tasks: [pilot], problems: [] } };
+    if (cmd === "get_task") return { ok: detail };
+    return handler(cmd);
+  });
+  await page.locator("#task-list li button").first().click();
+  const flaw = page.locator("#ov-flaw");
+  await flaw.locator("dl").waitFor();
+  assert.deepEqual(await flaw.locator("dl > dt").allTextContents(), ["Category", "Removed step", "Tool"]);
+  assert.equal(await flaw.locator("dd[data-field=category]").textContent(), "Missing step");
+  assert.equal(await flaw.locator("details[data-field=raw]").getAttribute("open"), null, "the JSON is folded");
+  await page.close();
+});
