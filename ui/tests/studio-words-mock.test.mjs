@@ -102,3 +102,21 @@ test("a PILOT task's flaw and an Intent2Tx task's metadata read as fields, the J
   assert.equal(await flaw.locator("details[data-field=raw]").getAttribute("open"), null, "the JSON is folded");
   await page.close();
 });
+
+test("a dry-run's expected and actual amounts read in token units", async () => {
+  const DRY = { bench: "questbench", id: file.id, seed: 0, solution: "reference", prompt: "p", answer: "a", score: 75, passed: true, outcome: "other", reason: "",
+    tx: null, logs: "", composite: null,
+    checks: [
+      { name: "USDT deposited", family: "erc20_delta", weight: 25, expected: "19120000000000000000 (±500 bps)", actual: "19120000000000000000", passed: true },
+      { name: "BNB deposited", family: "native_delta", weight: 25, expected: "93000000000000000 (±500 bps)", actual: "93000000", passed: false },
+    ] };
+  const { page } = await open("#/tasks", (cmd) => (cmd === "dry_run" ? { ok: DRY } : handler(cmd)));
+  await page.locator("#task-list li button").first().click();
+  await page.locator("#tab-dryrun").click();
+  await page.locator("#dry-run-btn").click();
+  await until(() => page.locator("#dry-checks .amount").count(), (n) => n === 4, "the amounts in token units");
+  assert.deepEqual(await page.locator("#dry-checks .amount").allTextContents(),
+    ["19.12 USDT (±500 bps)", "19.12 USDT", "0.093 BNB (±500 bps)", "0.000000000093 BNB"], "a gwei-sized slip is plain to see");
+  await expectText(page.locator("#dry-outcome"), "Check failed", "the outcome in words");
+  await page.close();
+});

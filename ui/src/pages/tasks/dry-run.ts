@@ -8,6 +8,7 @@ import type { DryRun, ExploitCheck, Selftest, SolutionChoice, TaskDetail } from 
 import { badge, json, pre, studioError, table, type State } from "./common";
 import { PROMPT_TYPES } from "./render";
 import { seedPicker } from "./seed-picker";
+import { checkSpecs, expectedWords, paramSpecs } from "./words";
 import { outcomeLabel, outcomeTitle } from "../../labels";
 
 export function dryRunView(d: TaskDetail, state: State): HTMLElement {
@@ -47,7 +48,7 @@ export function dryRunView(d: TaskDetail, state: State): HTMLElement {
     mount(out, h("p", { class: "muted", id: "dry-running" }, s.bench === "questbench" ? "Running on a fresh snapshot (the first run boots the chain)…" : "Running…"));
     const r = await dryRun(s.bench, s.id, state.seed, choice, prompt?.value ?? null, execute?.checked ?? false);
     run.removeAttribute("disabled");
-    mount(out, r.ok ? trace(r.value) : studioError(r.error, "dry-error"));
+    mount(out, r.ok ? trace(r.value, state.doc?.text) : studioError(r.error, "dry-error"));
   });
   const parts: (Node | null)[] = [
     s.bench !== "intent2tx" ? seedPicker(state, () => {}, "dry-seed") : null,
@@ -94,7 +95,11 @@ export function dryRunView(d: TaskDetail, state: State): HTMLElement {
   return h("div", {}, ...parts);
 }
 
-function trace(r: DryRun): HTMLElement {
+function trace(r: DryRun, text?: string): HTMLElement {
+  // Amounts in token units where the task file says the token (base units on hover).
+  const specs = paramSpecs(text);
+  const checks = checkSpecs(text);
+  const amount = (family: string, name: string, v: string) => (r.bench === "questbench" ? expectedWords(family, v, checks.get(name), specs, "BNB") : h("span", { class: "mono small" }, v));
   return h("div", { class: "trace", "data-passed": String(r.passed) },
     h("p", { class: "score-line" },
       h("span", { class: "score", id: "dry-score" }, String(r.score)), " / 100 ",
@@ -107,7 +112,7 @@ function trace(r: DryRun): HTMLElement {
       : null,
     h("h3", {}, r.composite ? "End-state checks: expected vs actual" : r.bench === "questbench" ? "Checks: expected vs actual" : r.bench === "intent2tx" ? "Metrics" : "Criteria"),
     table("dry-checks", ["Check", "Points", "Expected", "Actual", ""], r.checks.map((c) => [
-      c.name, c.weight ? String(c.weight) : "–", h("span", { class: "mono small" }, c.expected), h("span", { class: "mono small" }, c.actual), badge(c.passed, "✓", "✗")])),
+      c.name, c.weight ? String(c.weight) : "–", amount(c.family, c.name, c.expected), amount(c.family, c.name, c.actual), badge(c.passed, "✓", "✗")])),
     r.tx !== null ? h("details", { open: true }, h("summary", {}, r.bench === "questbench" ? "Transaction and receipt" : "Execution"), pre(json(r.tx), { id: "dry-tx" })) : null,
     h("details", {}, h("summary", {}, "Prompt"), pre(r.prompt, { id: "dry-prompt-text" })),
     h("details", {}, h("summary", {}, r.bench === "pilot" ? "Tool calls" : r.composite ? "Replies (JSON, can be pasted back)" : "Answer"), pre(r.answer, { id: "dry-answer" })),
