@@ -41,10 +41,6 @@ function fmtDuration(secs: number): string {
   return `${Math.floor(m / 60)} h ${m % 60} min`;
 }
 
-function fmtUsd(x: number | null): string {
-  return x === null ? "unknown" : x === 0 ? "$0 (nothing billed)" : `$${x.toFixed(x < 1 ? 4 : 2)}`;
-}
-
 function fmtTime(rfc: string): string {
   const d = new Date(rfc);
   return Number.isNaN(d.getTime()) ? rfc : d.toLocaleString();
@@ -523,7 +519,7 @@ function quickModelOptions(pv: ProvidersView | null, bench: Bench): HTMLElement[
 /** The plan in one line: samples, estimated cost and duration (the footer and the plan's first line). */
 function planLine(p: RunPlan): HTMLElement {
   return h("span", { class: "plan-line" }, h("strong", { "data-field": "planned" }, `${p.samples} samples`), " · estimated cost ",
-    h("strong", { "data-field": "est-cost" }, fmtUsd(p.est_cost_usd)), " · estimated duration ",
+    h("strong", { "data-field": "est-cost" }, p.est_cost_usd === 0 ? "$0 (nothing billed)" : fmtCost(p.est_cost_usd)), " · estimated duration ",
     h("strong", { "data-field": "est-duration" }, p.est_seconds === null ? "unknown" : fmtDuration(p.est_seconds)));
 }
 
