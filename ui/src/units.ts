@@ -56,3 +56,12 @@ export function fmtCost(c: CostLike | number | null | undefined): string {
   if (c.unpriced_calls <= 0) return fmtUsdAmount(c.known_usd);
   return c.known_usd > 0 ? `≥ ${fmtUsdAmount(c.known_usd)} + unpriced` : "unpriced";
 }
+
+/** A duration in milliseconds for people: "840 ms", "18.3 s", "2 min 5 s". */
+export function fmtMs(ms: number): string {
+  if (!Number.isFinite(ms) || ms < 0) return "–";
+  if (ms < 1000) return `${Math.round(ms)} ms`;
+  const secs = ms / 1000;
+  if (secs < 60) return `${secs.toFixed(1)} s`;
+  return `${Math.floor(secs / 60)} min ${Math.round(secs % 60)} s`;
+}

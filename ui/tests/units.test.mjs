@@ -14,7 +14,7 @@ const { code } = await transformWithOxc(src, "units.ts", { lang: "ts" });
 const file = join(mkdtempSync(join(tmpdir(), "units-")), "units.mjs");
 writeFileSync(file, code);
 const units = await import(pathToFileURL(file).href);
-const { tokenAmount, fmtCost, isCost } = units;
+const { tokenAmount, fmtCost, isCost, fmtMs } = units;
 
 test("integers in the smallest unit read in token units", () => {
   assert.equal(tokenAmount("1059000000000000000000", 18), "1,059");
@@ -60,4 +60,11 @@ test("one cost formatter: a known amount as a number reads like the same amount 
   assert.equal(fmtCost(12.5), "$12.50");
   assert.equal(fmtCost(Number.NaN), "unknown");
   assert.equal("formatCost" in units, false, "formatCost is folded into fmtCost");
+});
+
+test("durations read in human units", () => {
+  assert.equal(fmtMs(840), "840 ms");
+  assert.equal(fmtMs(18342), "18.3 s");
+  assert.equal(fmtMs(125000), "2 min 5 s");
+  assert.equal(fmtMs(Number.NaN), "–");
 });

@@ -38,7 +38,7 @@ import { renderCompare } from "./compare";
 import { heatColour, taskHeat } from "./task-heat";
 import { effectsBlock, refusedSection } from "./inspector";
 import { h, ident, mount } from "../dom";
-import { fmtCost, isCost } from "../units";
+import { fmtCost, fmtMs, formatCount, isCost } from "../units";
 import { runText, runTitle } from "../run-name";
 import {
   resultsCharts,
@@ -1338,8 +1338,8 @@ async function renderTrace(el: HTMLElement, id: number, onSaved: () => void = ()
     ["prompt type", s.prompt_type ? valueLabel(s.prompt_type) : "–"],
     ["round / seed", h("span", {}, `${s.round} / `, h("span", { class: "mono" }, String(t.seed)))],
     ["rounds used / optimal", t.k_act === null ? "–" : `${t.k_act} / ${t.k_opt ?? "–"}`],
-    ["tokens in / out", `${t.tokens_in} / ${t.tokens_out}`],
-    ["cost / latency", `${fmtCost(t.cost)} / ${t.latency_ms} ms`],
+    ["tokens in / out", `${formatCount(t.tokens_in)} / ${formatCount(t.tokens_out)}`],
+    ["cost / latency", `${fmtCost(t.cost)} / ${fmtMs(t.latency_ms)}`],
     ["answers cut at the token limit", `${t.truncated_calls} of ${t.model_calls} model calls`],
   ];
   if (t.error) head.push(["error", t.error]);
