@@ -22,7 +22,7 @@ const COLUMNS: Readonly<Record<string, string>> = {
   se_clustered: "Clustered SE (points)",
   ci95_clustered: "95% CI, tasks as clusters (points)",
   score: "Score (points)",
-  mean_k_act: "Mean K_act (rounds)",
+  mean_k_act: "Mean rounds used",
   efficiency_pct: "Step efficiency (%)",
   atomic_avg: "Atomic average (points per task)",
   composite_avg: "Composite average (points per task)",
@@ -30,7 +30,7 @@ const COLUMNS: Readonly<Record<string, string>> = {
   n: "Samples",
   mean_delta: "Mean Δ (rounds)",
   over_opt_pct: "Over-opt (% of episodes)",
-  pct_over_optimal: "Rounds over optimal (% of K_opt)",
+  pct_over_optimal: "Rounds over optimal (% of the optimum)",
   p90_delta: "P90 Δ (rounds)",
   exact: "Exact",
   tolerance: "Tolerance-only deviation",
@@ -40,7 +40,7 @@ const COLUMNS: Readonly<Record<string, string>> = {
   other: "Other",
   passed: "Passed",
   pass_rate_pct: "Pass rate (%)",
-  delta: "Δ = K_act − K_opt (rounds)",
+  delta: "Δ = rounds used − optimal rounds",
   count: "Count",
   setting: "Setting",
   steps: "Steps",
@@ -51,14 +51,14 @@ const COLUMNS: Readonly<Record<string, string>> = {
   final_score: "Final",
   n_executed: "Executed instances",
   n_truth_failed: "Ground truth reverted (left out)",
-  exec: "Exec",
-  state_eq: "StateEq",
+  exec: "Executes",
+  state_eq: "Same end state as the truth",
   mode: "Failure mode",
   field_pass_pct: "Field pass (%)",
-  state_eq_pct: "StateEq (%)",
-  pass_and_eq: "Pass and StateEq",
-  pass_not_eq: "Pass, not StateEq",
-  eq_not_pass: "StateEq, not pass",
+  state_eq_pct: "Same end state (%)",
+  pass_and_eq: "Pass and same end state",
+  pass_not_eq: "Pass, different end state",
+  eq_not_pass: "Same end state, not pass",
   neither: "Neither",
   atomic_precision: "Atomic precision",
   workflow_completion: "Workflow completion",
@@ -103,6 +103,7 @@ export function columnLabel(key: string): string {
   if (COLUMNS[key]) return COLUMNS[key];
   const last = key.split(".").pop() ?? key;
   if (COLUMNS[last]) return COLUMNS[last];
+  if (OUTCOMES[last]) return OUTCOMES[last][0];
   const unit = last.endsWith("_pct") ? " (%)" : last.endsWith("_ms") ? " (ms)" : last.endsWith("_usd") ? " (USD)" : "";
   const stem = last.replace(/_(pct|ms|usd)$/, "").replace(/_/g, " ");
   return stem.charAt(0).toUpperCase() + stem.slice(1) + unit;
@@ -126,7 +127,9 @@ export function tableLabel(name: string, bench?: string): string {
 
 /** A data value that is a snake_case word (an outcome, a category): words with a capital first letter. */
 export function valueLabel(v: string): string {
-  const words = v.replace(/_/g, " ").trim();
+  // A CamelCase name (Intent2Tx's "AssetTransformation") reads as words too.
+  const spaced = /^[A-Z][a-z]+(?:[A-Z][a-z]+)+$/.test(v) ? v.replace(/(?<=[a-z])(?=[A-Z])/g, " ").toLowerCase() : v;
+  const words = spaced.replace(/_/g, " ").trim();
   return words.charAt(0).toUpperCase() + words.slice(1);
 }
 
@@ -147,4 +150,62 @@ export function modelList(labels: readonly string[]): string {
   const own = labels.filter((l) => !l.endsWith(OFFLINE));
   const folded = agents.length === 0 ? [] : agents.length === 1 ? [`${agents[0]}${OFFLINE}`] : [`offline test agents: ${agents.join(", ")}`];
   return [...own, ...folded].join("; ");
+}
+
+/** Sample outcomes (the core's `Outcome::as_str`) in words, with what each means on hover. */
+const OUTCOMES: Readonly<Record<string, [string, string]>> = {
+  not_run: ["Not run", "An infrastructure failure stopped this sample before it ran; Resume runs it again"],
+  agent_error: ["Model call failed", "The agent or its provider failed to answer (no verdict on the model's ability)"],
+  exact: ["Exact", "Every check passed exactly"],
+  tolerance_deviation: ["Within tolerance", "The checks passed within the task's tolerance only"],
+  other: ["Check failed", "A check other than a revert or a failure to run failed"],
+  revert: ["Revert", "The transaction reverted"],
+  schema_invalid: ["Wrong result shape", "The module's result did not have the required shape"],
+  execution_failure: ["Did not run", "The module threw or could not be executed"],
+  timeout: ["Timed out", "The module ran out of time"],
+  sandbox_violation: ["Sandbox violation", "The module tried to leave the sandbox or use a forbidden method"],
+  over_steps: ["Over the optimal steps", "The goals were met with more rounds than the optimum allows"],
+  error_reported: ["Agent gave up", "The agent reported an error and stopped"],
+  max_rounds: ["Out of rounds", "The round budget ran out"],
+  no_execution: ["Nothing executed", "No transaction was ever executed"],
+  pass: ["Pass", "The prediction passes"],
+  fail: ["Fail", "The prediction parses but does not pass"],
+  format_error: ["Unreadable answer", "The prediction could not be parsed"],
+  full_success: ["Full success", "All four criteria hold"],
+  partial_success: ["Partial success", "Some of the criteria hold"],
+  failure: ["Failure", "The workflow failed"],
+};
+
+/** A sample outcome for people ("agent_error" → "Model call failed"); an unknown key in words. */
+export function outcomeLabel(key: string): string {
+  return OUTCOMES[key]?.[0] ?? valueLabel(key);
+}
+
+/** What an outcome means, for a hover title (the stored key at the end, for searching). */
+export function outcomeTitle(key: string): string {
+  const o = OUTCOMES[key];
+  return o ? `${o[1]} (stored as ${key})` : key;
+}
+
+/** Run statuses (the core's `RunStatus`, and the list's own states) in words. */
+const STATUSES: Readonly<Record<string, string>> = {
+  running: "Running",
+  finished: "Finished",
+  cancelled: "Cancelled (resume finishes it)",
+  failed: "Stopped by a failure (resume finishes it)",
+  interrupted: "Interrupted (resume finishes it)",
+};
+
+/** A run status for people ("cancelled" → "Cancelled (resume finishes it)"). */
+export function statusLabel(key: string): string {
+  return STATUSES[key] ?? valueLabel(key);
+}
+
+/** Report columns whose cells are the core's keys (an outcome, a failure mode, a category), shown
+ *  in words with the key on hover. */
+export const KEY_COLUMNS: ReadonlySet<string> = new Set(["outcome", "mode", "category", "subcategory", "setting", "prompt_type", "flaw", "flaw_method", "flaw_category", "pattern", "task_type", "kind", "variant", "group", "key", "sub"]);
+
+/** A report cell that is a key, for people: outcomes by their names, other keys in words. */
+export function keyCell(col: string, v: string): string {
+  return col === "outcome" || col === "mode" ? (OUTCOMES[v]?.[0] ?? valueLabel(v)) : valueLabel(v);
 }

@@ -4,7 +4,7 @@
 // view model never sends them).
 import type { ModelCallView } from "./bindings";
 import { h } from "./dom";
-import { formatCost, formatCount } from "./units";
+import { fmtCost, formatCount } from "./units";
 
 function tokens(c: ModelCallView): string {
   if (c.input_tokens === null && c.output_tokens === null) return "tokens not reported";
@@ -39,7 +39,7 @@ function callRow(c: ModelCallView): HTMLElement {
       h("span", { "data-field": "tokens" }, tokens(c)), " · ",
       h("span", { "data-field": "cost", class: c.cost_usd === null ? "muted" : undefined,
         title: c.cost_usd === null ? "No price is known for this model: set one in Settings → Providers & models." : undefined },
-      formatCost(c.cost_usd))),
+      fmtCost(c.cost_usd === null ? { known_usd: 0, unpriced_calls: 1 } : c.cost_usd))),
     reasoning(c));
 }
 

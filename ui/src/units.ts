@@ -21,16 +21,6 @@ export function tokenAmount(raw: string, decimals: number): string {
   return `${approx}${neg ? "−" : ""}${grouped}${shown ? "." + shown : ""}`;
 }
 
-/** A cost in US dollars for people; `null` (no price known for the model) reads "unpriced", never
- *  $0. Small amounts keep enough digits to tell them apart ("$0.0042"). */
-export function formatCost(usd: number | null | undefined): string {
-  if (usd === null || usd === undefined || !Number.isFinite(usd)) return "unpriced";
-  if (usd === 0) return "$0";
-  if (usd >= 100) return `$${usd.toLocaleString("en-US", { maximumFractionDigits: 0 })}`;
-  if (usd >= 0.1) return `$${usd.toFixed(2)}`;
-  return `$${usd.toPrecision(2).replace(/(\.\d*?)0+$/, "$1").replace(/\.$/, "")}`;
-}
-
 /** A whole count with thousands separators ("12,345"). */
 export function formatCount(n: number): string {
   return Math.round(n).toLocaleString("en-US");
@@ -59,9 +49,19 @@ export function isCost(v: unknown): v is CostLike {
 /** A cost for people, the one formatter every page uses (the twin of Rust's `Cost::label`):
  *  "$0.0123" when known; "unpriced" when calls had no price and nothing priced was spent;
  *  "≥ $0.0123 + unpriced" when some were priced and others not. An unknown cost never reads
- *  as $0. `null`/`undefined` (not read yet) is "unknown". */
-export function fmtCost(c: CostLike | null | undefined): string {
+ *  as $0. A number is a known USD amount; `null`/`undefined` (not read yet) is "unknown". */
+export function fmtCost(c: CostLike | number | null | undefined): string {
   if (c === null || c === undefined) return "unknown";
+  if (typeof c === "number") return Number.isFinite(c) ? fmtUsdAmount(c) : "unknown";
   if (c.unpriced_calls <= 0) return fmtUsdAmount(c.known_usd);
   return c.known_usd > 0 ? `≥ ${fmtUsdAmount(c.known_usd)} + unpriced` : "unpriced";
+}
+
+/** A duration in milliseconds for people: "840 ms", "18.3 s", "2 min 5 s". */
+export function fmtMs(ms: number): string {
+  if (!Number.isFinite(ms) || ms < 0) return "–";
+  if (ms < 1000) return `${Math.round(ms)} ms`;
+  const secs = ms / 1000;
+  if (secs < 60) return `${secs.toFixed(1)} s`;
+  return `${Math.floor(secs / 60)} min ${Math.round(secs % 60)} s`;
 }

@@ -233,6 +233,7 @@ test("a problem from the back end is said next to its field, in both modes", asy
 
 test("the full form reports every local problem at once, each next to its field", async () => {
   const { page, sent } = await openForm("#/runs/new");
+  await page.locator("#rf-advanced-toggle").click(); // seed and budget are advanced options
   await page.locator("#rf-seed").waitFor();
   await page.fill("#rf-rounds", "1.5");
   await page.fill("#rf-seed", "-1");

@@ -96,7 +96,7 @@ test("charts are inlined safely and hovering a point shows its details", async (
   assert.equal(await box.locator("[onclick]").count(), 0);
   assert.equal(await box.locator("svg title").count(), 1);
   await box.locator("[data-hover]").dispatchEvent("mouseover");
-  await expectText(box.locator(".chart-tip"), "builtin:a\nAtomicAvg: 12.50\nCompositeAvg: 40", "the hovered point's details");
+  await expectText(box.locator(".chart-tip"), "builtin:a\nAtomic average: 12.50\nComposite average: 40", "the hovered point's details, its keys in words");
   assert.equal(await page.evaluate(() => window.pwned ?? null), null);
   mkdirSync(shots, { recursive: true });
   await page.screenshot({ path: join(shots, "mock-results-chart-hover.png") });

@@ -95,6 +95,7 @@ test("the Chain choice sends the fork URL and block, and a bad one names the fie
     }
     return { ok: null };
   });
+  await page.locator("#rf-advanced-toggle").click(); // an advanced option
   await page.locator("#rf-chain").waitFor();
   assert.equal(await page.isDisabled("#rf-fork-url"), true, "offline by default: no URL to give");
   await page.check("#rf-chain-fork");
@@ -266,6 +267,7 @@ test("the plan says how the run is scheduled and the chain workers field is sent
     }
     return { ok: null };
   });
+  await page.locator("#rf-advanced-toggle").click(); // an advanced option
   await page.locator("#rf-chain-workers").waitFor();
   assert.equal(await page.inputValue("#rf-concurrency"), "32", "sized for API models by default");
   await page.fill("#rf-chain-workers", "3");
@@ -426,6 +428,7 @@ test("the new-run form overrides the saved model settings for this run, and name
   await page.check("#rf-model-lab-alpha");
   for (let i = 0; i < 50 && !forms.at(-1)?.models?.length; i++) await page.waitForTimeout(100);
   assert.equal(forms.at(-1).model_settings ?? null, null, "nothing set: the saved settings as they are");
+  await page.locator("#rf-advanced-toggle").click(); // an advanced option
   await page.fill("#rf-ms-temperature", "3");
   await page.waitForFunction(() => document.querySelector("#rf-problem [data-field=model_settings]"));
   assert.match(await page.locator("#rf-problem").innerText(), /Model settings for this run/);

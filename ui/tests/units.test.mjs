@@ -13,7 +13,8 @@ const src = readFileSync(join(uiDir, "src", "units.ts"), "utf8");
 const { code } = await transformWithOxc(src, "units.ts", { lang: "ts" });
 const file = join(mkdtempSync(join(tmpdir(), "units-")), "units.mjs");
 writeFileSync(file, code);
-const { tokenAmount, fmtCost, isCost } = await import(pathToFileURL(file).href);
+const units = await import(pathToFileURL(file).href);
+const { tokenAmount, fmtCost, isCost, fmtMs } = units;
 
 test("integers in the smallest unit read in token units", () => {
   assert.equal(tokenAmount("1059000000000000000000", 18), "1,059");
@@ -51,4 +52,19 @@ test("an unpriced cost is never shown as $0", () => {
   assert.equal(fmtCost({ known_usd: 0, unpriced_calls: 0 }), "$0", "a priced run that billed nothing");
   assert.equal(fmtCost(null), "unknown");
   assert.ok(isCost({ known_usd: 0, unpriced_calls: 0 }) && !isCost({ known_usd: 1 }) && !isCost(null));
+});
+
+test("one cost formatter: a known amount as a number reads like the same amount as a cost, and there is no second formatter", () => {
+  assert.equal(fmtCost(0.0042), fmtCost({ known_usd: 0.0042, unpriced_calls: 0 }));
+  assert.equal(fmtCost(0.0042), "$0.0042");
+  assert.equal(fmtCost(12.5), "$12.50");
+  assert.equal(fmtCost(Number.NaN), "unknown");
+  assert.equal("formatCost" in units, false, "formatCost is folded into fmtCost");
+});
+
+test("durations read in human units", () => {
+  assert.equal(fmtMs(840), "840 ms");
+  assert.equal(fmtMs(18342), "18.3 s");
+  assert.equal(fmtMs(125000), "2 min 5 s");
+  assert.equal(fmtMs(Number.NaN), "–");
 });

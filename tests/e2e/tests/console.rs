@@ -413,6 +413,8 @@ async fn run_flow(app: &App) -> Result<RunSeen> {
     // The paper protocol: one choice sets each paper's task set, rounds and prompts; the plan
     // says so per benchmark (QuestBench avg@5 over its whole catalogue).
     app.click("#rf-bench-questbench").await?;
+    // The protocol preset is an advanced option, folded until opened.
+    app.click("#rf-advanced-toggle").await?;
     app.click("#rf-preset-paper").await?;
     seen.paper_protocol = app
         .wait_text("#rf-plan", Duration::from_secs(30), |t| {
@@ -586,6 +588,7 @@ async fn start_slow_run_on(app: &App, also: &[&str]) -> Result<()> {
         app.click(id).await?;
     }
     app.fill("#rf-rounds", "4").await?;
+    app.click("#rf-advanced-toggle").await?; // concurrency is an advanced option
     app.fill("#rf-concurrency", "1").await?;
     app.fill("#rf-limit", "1").await?;
     // The form checks itself 150 ms after each edit and says, next to the models, that none is

@@ -320,7 +320,7 @@ async fn new_task_from_template_dry_runs_and_self_tests() {
         .join("tasks/questbench/atomic/e2e_copy/reference.ts")
         .is_file());
     assert!(f.render_prompt.contains("BNB"), "{}", f.render_prompt);
-    assert_eq!(f.reference, ("100".to_string(), "exact".to_string()));
+    assert_eq!(f.reference, ("100".to_string(), "Exact".to_string()));
     let wrong: u32 = f.wrong.0.parse().unwrap();
     assert!(wrong < 60, "known-wrong scored {wrong}: {:?}", f.wrong);
     assert!(

@@ -4,7 +4,7 @@
 // of reviewed samples whose verdict the reviewer confirmed.
 import type { AuditItem, AuditQueue } from "../bindings";
 import { BENCH_LABEL } from "../bench";
-import { h, mount } from "../dom";
+import { h, ident, mount } from "../dom";
 import { auditQueue, confirmSample, sampleReview } from "../ipc";
 import { errorBox } from "../status-view";
 import { valueLabel } from "../labels";
@@ -46,8 +46,8 @@ export async function renderAudit(content: HTMLElement, runs: string[],
       h("tr", { "data-sample": String(i.sample_id), "data-review": i.review ?? "", class: k === at ? "selected" : undefined, "aria-selected": String(k === at) },
         h("td", { class: "num" }, String(i.sample_id)),
         h("td", {}, BENCH_LABEL[i.benchmark as keyof typeof BENCH_LABEL] ?? i.benchmark),
-        h("td", {}, i.model),
-        h("td", {}, i.task),
+        h("td", { "data-col": "model" }, i.model),
+        h("td", { "data-col": "task" }, ident(i.task)),
         h("td", {}, `${i.passed ? "pass" : "fail"}, ${i.points.toFixed(1)} points (${valueLabel(i.outcome)})`),
         h("td", {}, i.reasons.join("; ")),
         h("td", { "data-col": "review" }, reviewLabel(i.review)))));

@@ -4,6 +4,8 @@ import type { FirstStart, LiveStatus } from "../bindings";
 import { h, mount } from "../dom";
 import { firstStart, getLive, onRunProgress } from "../ipc";
 import { statusPanel } from "../status-view";
+import { recentRunsCard } from "./home-recent";
+import { statusLabel } from "../labels";
 
 /** Polls the first-start state while the demo is being set up. */
 const FIRST_START_POLL_MS = 500;
@@ -32,7 +34,7 @@ function firstStartCard(): HTMLElement {
       finished
         ? h("p", { "data-field": "state" }, s === null || s.status === "finished"
           ? "The built-in agents have answered a few tasks of every benchmark. Leaderboards, charts and traces now have data."
-          : `The demo run ended early (${s.status}): ${done.toLocaleString("en")} of ${total.toLocaleString("en")} samples are stored. Open Runs to resume it.`)
+          : `The demo run ended early (${statusLabel(s.status).replace(/ \(.*\)$/, "").toLowerCase()}): ${done.toLocaleString("en")} of ${total.toLocaleString("en")} samples are stored. Open Runs to resume it.`)
         : h("p", { "data-field": "state" }, "On a first start Crucible runs the built-in agents on a few tasks of every benchmark, so every page has something to show. Look around meanwhile."),
       finished && s === null ? null : h("div", { class: "progress-line" },
         h("progress", { id: "first-demo-progress", max: String(Math.max(total, 1)), value: String(done), "aria-label": "Demo run progress" }),
@@ -100,6 +102,8 @@ export async function renderHome(root: HTMLElement): Promise<void> {
         "Everything runs offline on a local chain and a seeded tool simulator; a real model is optional."),
     ),
     firstStartCard(),
+    // Once runs exist, Home leads with them and where to continue.
+    recentRunsCard(),
     h("section", { class: "card", id: "first-start" },
       h("h2", {}, "Getting started"),
       h("ol", { class: "steps" },

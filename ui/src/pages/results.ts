@@ -32,14 +32,14 @@ import type {
   Unit,
 } from "../bindings";
 import { BENCHES, BENCH_LABEL, SCORINGS, SCORING_LABEL } from "../bench";
-import { chartLabel, columnLabel, modelList, tableLabel, valueLabel } from "../labels";
+import { chartLabel, columnLabel, KEY_COLUMNS, keyCell, modelList, outcomeLabel, outcomeTitle, statusLabel, tableLabel, valueLabel } from "../labels";
 import { renderPaperTables } from "./paper-tables";
 import { allTablesBar, chartExportButton } from "../export-save";
 import { renderCompare } from "./compare";
 import { heatColour, taskHeat } from "./task-heat";
 import { effectsBlock, refusedSection } from "./inspector";
 import { h, ident, mount } from "../dom";
-import { fmtCost, isCost } from "../units";
+import { fmtCost, fmtMs, formatCount, isCost } from "../units";
 import { runText, runTitle } from "../run-name";
 import {
   resultsCharts,
@@ -62,6 +62,8 @@ import { adherenceBlock } from "./adherence";
 import { simAuditBlock } from "./sim-audit";
 import { reviewSection } from "./review";
 import { renderAudit } from "./audit";
+import { chartBox } from "../chart-view";
+import { fieldsSection } from "../json-fields";
 
 /** One row of a report table, as the generic sortable table shows it: every row type of the
  *  generated `Report` (and of the comparisons) is one. */
@@ -324,7 +326,10 @@ function table(s: State, bench: Bench | "cross", name: string, rows: readonly Ro
         tiered ? h("td", { "data-col": "tier", class: "num" }, typeof r.tier === "number" ? `Tier ${r.tier}` : "–") : null,
         ...cols.map((c) => {
           const v = r[c] ?? null;
-          const td = h("td", { "data-col": c, class: [typeof v === "number" ? "num" : "", adv.has(c) ? "adv" : ""].join(" ").trim() || undefined }, fmt(v));
+          // A cell that is one of the core's keys (an outcome, a category) reads in words; the key stays in data-key.
+          const key = typeof v === "string" && KEY_COLUMNS.has(c.split(".").pop() ?? c) ? v : null;
+          const td = h("td", { "data-col": c, "data-key": key ?? undefined, class: [typeof v === "number" ? "num" : "", adv.has(c) ? "adv" : ""].join(" ").trim() || undefined },
+            key === null ? fmt(v) : keyCell(c.split(".").pop() ?? c, key));
           if (typeof rows[i].model === "string") {
             td.classList.add("clickable");
             td.title = "Show the samples behind this cell";
@@ -470,7 +475,7 @@ function runPicker(s: State, onChange: () => void): HTMLElement {
             {},
             h("td", {}, cb),
             h("td", { class: "run-cell", title: r.note ?? undefined }, runTitle(r)),
-            h("td", {}, r.status),
+            h("td", { "data-status": r.status }, statusLabel(r.status)),
             h("td", { class: "num" }, String(r.samples)),
             h("td", { class: "num" }, String(r.passed)),
             h("td", {}, r.benchmarks.map((b) => BENCH_LABEL[b as keyof typeof BENCH_LABEL] ?? b).join(", "),
@@ -756,67 +761,6 @@ async function renderCharts(content: HTMLElement, s: State): Promise<void> {
   mount(content, allTablesBar(status, filter), status, ...(cards.length ? cards : [h("p", { class: "muted" }, "No chart has data in this selection.")]));
 }
 
-const SVG_NS = "http://www.w3.org/2000/svg";
-/** Elements a plotters SVG uses; anything else (script, foreignObject, …) is dropped. */
-const SVG_ALLOWED = new Set(["svg", "g", "rect", "circle", "ellipse", "line", "polyline", "polygon", "path", "text", "tspan", "title", "defs", "clipPath"]);
-
-/** Copies `src` (a parsed SVG element) into this document, keeping only allowed elements and
- *  presentation attributes (no event handlers, no links). */
-function cleanSvg(src: Element): Element | null {
-  if (!SVG_ALLOWED.has(src.localName)) return null;
-  const el = document.createElementNS(SVG_NS, src.localName);
-  for (const a of src.attributes) {
-    const n = a.name.toLowerCase();
-    if (n.startsWith("on") || n.includes("href") || a.value.toLowerCase().includes("javascript:")) continue;
-    el.setAttribute(a.name, a.value);
-  }
-  for (const ch of src.childNodes) {
-    if (ch.nodeType === Node.TEXT_NODE) el.append(document.createTextNode(ch.textContent ?? ""));
-    else if (ch.nodeType === Node.ELEMENT_NODE) {
-      const c = cleanSvg(ch as Element);
-      if (c) el.append(c);
-    }
-  }
-  return el;
-}
-
-/** A chart's SVG inlined (so its hover regions work), with a tooltip that follows the pointer
- *  over any `data-hover` region; falls back to an image when the SVG does not parse. */
-function chartBox(name: string, svg: string): HTMLElement {
-  const box = h("div", { class: "chart-box", "data-chart-box": name });
-  const doc = new DOMParser().parseFromString(svg, "image/svg+xml");
-  const root = doc.documentElement;
-  const clean = root && root.localName === "svg" && !doc.querySelector("parsererror") ? cleanSvg(root) : null;
-  if (!clean) {
-    const img = h("img", { alt: name, class: "chart-img" });
-    img.src = `data:image/svg+xml;charset=utf-8,${encodeURIComponent(svg)}`;
-    box.append(img);
-    return box;
-  }
-  clean.setAttribute("role", "img");
-  clean.setAttribute("aria-label", name);
-  const tip = h("div", { class: "chart-tip", hidden: true });
-  box.append(clean, tip);
-  box.addEventListener("mouseover", (ev) => {
-    const t = (ev.target as Element | null)?.closest?.("[data-hover]");
-    if (!t) return;
-    tip.textContent = t.getAttribute("data-hover") ?? "";
-    const br = box.getBoundingClientRect();
-    const tr = t.getBoundingClientRect();
-    tip.style.left = `${Math.round(tr.right - br.left + 6)}px`;
-    tip.style.top = `${Math.round(tr.top - br.top)}px`;
-    tip.hidden = false;
-  });
-  // Hide when the pointer leaves a region (not on every other mouseover: scrolling under a
-  // resting pointer fires those too).
-  box.addEventListener("mouseout", (ev) => {
-    const from = (ev.target as Element | null)?.closest?.("[data-hover]");
-    const to = (ev.relatedTarget as Element | null)?.closest?.("[data-hover]");
-    if (from && from !== to) tip.hidden = true;
-  });
-  return box;
-}
-
 /** Names of a filter's parts, for people. */
 const FILTER_LABEL: Record<string, string> = {
   benchmark: "Benchmark", model: "Model", task: "Task", category: "Category", difficulty: "Difficulty", kind: "Kind",
@@ -926,7 +870,7 @@ async function renderSamples(content: HTMLElement, s: State): Promise<void> {
       h("td", {}, valueLabel(r.category)),
       h("td", {}, r.difficulty),
       h("td", { class: "num" }, String(r.round)),
-      h("td", { "data-col": "outcome" }, valueLabel(r.outcome),
+      h("td", { "data-col": "outcome", title: outcomeTitle(r.outcome) }, outcomeLabel(r.outcome),
         r.truncated ? h("span", { class: "badge warn small", title: "An answer was cut at the model's token limit" }, " cut") : null),
       h("td", { class: "num", "data-col": "score" }, points(r.score)),
       h("td", {}, h("span", { class: `badge ${r.passed ? "ok" : "warn"}` }, r.passed ? "pass" : "fail")),
@@ -1138,7 +1082,7 @@ function pilotTimeline(p: PilotTrace): HTMLElement {
   const real = p.real;
   // [stable id, label in words, value]
   const crit: [string, string, string | boolean][] = [
-    ["outcome", "Outcome", valueLabel(p.outcome)],
+    ["outcome", "Outcome", outcomeLabel(p.outcome)],
     ["tool coverage", "Required tools that succeeded", `${p.covered} of ${p.required} (${(p.coverage * 100).toFixed(0)} %)`],
     ["sequence ok", "Tools called in a valid order", p.sequence_ok],
     real ? ["end state", "Every end-state check holds", p.output_ok] : ["output ok", "Final output produced", p.output_ok],
@@ -1260,7 +1204,7 @@ function replayView(r: Replay): HTMLElement {
   const row = (field: string, stored: string, fresh: string) =>
     h("tr", { class: diffFields.has(field) ? "diff" : undefined, "data-replay-field": field }, h("td", {}, field), h("td", { class: "mono small" }, stored || "–"), h("td", { class: "mono small" }, fresh || "–"));
   const verdictRows = [
-    row("outcome", r.stored.outcome, r.fresh.outcome),
+    row("outcome", outcomeLabel(r.stored.outcome), outcomeLabel(r.fresh.outcome)),
     row("score", `${points(r.stored.score, 2)} points`, `${points(r.fresh.score, 2)} points`),
     row("passed", yesNo(r.stored.passed), yesNo(r.fresh.passed)),
     row("revert reason", r.stored.revert_reasons.join(" | "), r.fresh.revert_reasons.join(" | ")),
@@ -1370,7 +1314,7 @@ async function renderTrace(el: HTMLElement, id: number, onSaved: () => void = ()
   // sample's metadata is folded. `data-fact` keys are what the compare view and tests read.
   const head: [string, string | HTMLElement][] = [
     ["model", s.model],
-    ["outcome", valueLabel(s.outcome)],
+    ["outcome", outcomeLabel(s.outcome)],
     ["score", `${points(s.score)} points (${s.passed ? "passed" : "failed"})`],
   ];
   const facts: [string, string | HTMLElement][] = [
@@ -1383,8 +1327,8 @@ async function renderTrace(el: HTMLElement, id: number, onSaved: () => void = ()
     ["prompt type", s.prompt_type ? valueLabel(s.prompt_type) : "–"],
     ["round / seed", h("span", {}, `${s.round} / `, h("span", { class: "mono" }, String(t.seed)))],
     ["rounds used / optimal", t.k_act === null ? "–" : `${t.k_act} / ${t.k_opt ?? "–"}`],
-    ["tokens in / out", `${t.tokens_in} / ${t.tokens_out}`],
-    ["cost / latency", `${fmtCost(t.cost)} / ${t.latency_ms} ms`],
+    ["tokens in / out", `${formatCount(t.tokens_in)} / ${formatCount(t.tokens_out)}`],
+    ["cost / latency", `${fmtCost(t.cost)} / ${fmtMs(t.latency_ms)}`],
     ["answers cut at the token limit", `${t.truncated_calls} of ${t.model_calls} model calls`],
   ];
   if (t.error) head.push(["error", t.error]);
@@ -1417,8 +1361,8 @@ async function renderTrace(el: HTMLElement, id: number, onSaved: () => void = ()
       v.composite ? roundsSection(v.composite, "trace-rounds") : null,
       v.intent ? intentDiff(v.intent) : null,
       v.pilot ? pilotTimeline(v.pilot) : null,
-      jsonSec("Metrics", t.metrics, "trace-metrics", false),
-      jsonSec("Details (extracted answer, rounds, transactions, state diff, checks)", t.details, "trace-details", false),
+      fieldsSection("Metrics", t.metrics, "trace-metrics"),
+      fieldsSection("Details (extracted answer, rounds, transactions, state diff, checks)", t.details, "trace-details"),
       t.artefacts.length ? h("div", { id: "trace-artefacts" }, ...t.artefacts.map((a) => jsonSec(`Artefact: ${a.kind}`, a.data, undefined, false))) : null,
       t.events.length ? jsonSec(`Events (${t.events.length})`, t.events, "trace-events", false) : null,
     ),

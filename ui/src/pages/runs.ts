@@ -10,6 +10,7 @@ import { PROMPT_SETS, PROMPT_SET_LABEL, RUN_NAME_MAX_CHARS, RUN_NOTE_MAX_CHARS }
 import { BENCH_LABEL } from "../bench";
 import { h, ident, mount } from "../dom";
 import { fmtCost } from "../units";
+import { outcomeLabel, outcomeTitle, statusLabel } from "../labels";
 import { annotateRun, cancelRun, deleteRun, demoInfo, getLive, startDemo, listPacks, listProviders, listRuns, onRunProgress, planRun, resumeRun, roundsAdvice, startRun } from "../ipc";
 import type { PackInfo } from "../bindings";
 import { packBadge } from "./packs";
@@ -40,10 +41,6 @@ function fmtDuration(secs: number): string {
   return `${Math.floor(m / 60)} h ${m % 60} min`;
 }
 
-function fmtUsd(x: number | null): string {
-  return x === null ? "unknown" : x === 0 ? "$0 (nothing billed)" : `$${x.toFixed(x < 1 ? 4 : 2)}`;
-}
-
 function fmtTime(rfc: string): string {
   const d = new Date(rfc);
   return Number.isNaN(d.getTime()) ? rfc : d.toLocaleString();
@@ -67,7 +64,7 @@ function shownStatus(r: RunListItem, live: boolean): { label: string; cls: strin
   // Samples whose provider or infrastructure failed were not scored: never a plain green run.
   if (r.status === "finished" && r.failed > 0) return { label: "finished with errors", cls: "warn", resumable: false };
   if (r.status === "finished") return { label: "finished", cls: "ok", resumable: false };
-  return { label: r.status, cls: "warn", resumable: incomplete };
+  return { label: statusLabel(r.status), cls: "warn", resumable: incomplete };
 }
 
 /** A distributed run's workers in words: "2 of 3 workers working (node-1, node-2) · 4 samples being run". */
@@ -92,14 +89,23 @@ function loadFacts(l: LiveLoad): HTMLElement {
     h("p", { class: "small", "data-field": "limit" }, h("strong", {}, "Limited by: "), l.limit_label));
 }
 
-function liveCard(s: LiveStatus, cancel: HTMLElement, name: string | null): HTMLElement {
+function liveCard(s: LiveStatus, cancel: HTMLElement, name: string | null, onResume: (id: string) => void): HTMLElement {
   const total = s.pending;
   const running = s.status === "running" || s.status === "starting";
+  // Where to go next once it stops: a finished run's results; a stopped run resumed.
+  let next: HTMLElement | null = null;
+  if (s.status === "finished") {
+    next = h("a", { class: "button primary open-results", href: runLink(s.run_id, "leaderboards") }, "Open results");
+  } else if (!running) {
+    const resume = h("button", { type: "button", class: "primary resume-run", title: "Run the samples it did not finish; the stored ones are kept" }, "Resume");
+    resume.addEventListener("click", () => { resume.setAttribute("disabled", ""); onResume(s.run_id); });
+    next = resume;
+  }
   return h("section", { class: "card live", id: `live-${s.run_id}`, "data-status": s.status, "aria-label": `Run ${runText({ run_id: s.run_id, name })} progress` },
     h("div", { class: "card-head" },
       h("h2", {}, "Run ", runTitle({ run_id: s.run_id, name }), " ", h("span", { class: `badge ${s.status === "finished" && s.failed === 0 ? "ok" : running ? "info" : "warn"}`, "data-field": "live-status" },
-        s.status === "finished" && s.failed > 0 ? "finished with errors" : s.status)),
-      running ? cancel : null),
+        s.status === "finished" && s.failed > 0 ? "finished with errors" : statusLabel(s.status).replace(/ \(.*\)$/, "").toLowerCase())),
+      running ? cancel : next),
     h("div", { class: "live-main" },
       bar(s.done, total, `Run ${s.run_id}: ${s.done} of ${total} samples`),
       h("span", { "data-field": "live-count" }, `${s.done} / ${total} samples`,
@@ -125,7 +131,7 @@ function liveCard(s: LiveStatus, cancel: HTMLElement, name: string | null): HTML
             ? h("span", { class: "mono" }, `${f.benchmark} · ${f.label || f.model} · ${f.instance} · round ${f.round}`)
             : h("a", { class: "mono open-failure", href: sampleLink(s.run_id, f.benchmark, f.model, f.instance, f.round),
               title: "Open this sample's trace in Results" }, `${f.benchmark} · ${f.label || f.model} · ${f.instance} · round ${f.round}`),
-          " ", h("span", { class: "badge warn" }, f.outcome), f.error ? ` ${f.error}` : ""))))
+          " ", h("span", { class: "badge warn", "data-outcome": f.outcome, title: outcomeTitle(f.outcome) }, outcomeLabel(f.outcome)), f.error ? ` ${f.error}` : ""))))
       : null,
   );
 }
@@ -308,10 +314,16 @@ async function renderList(root: HTMLElement): Promise<void> {
   let poll = 0;
   const drawLive = () => {
     const active = document.activeElement;
-    mount(liveSlot, ...[...cards.values()].map((s) => liveCard(s, cancelFor(s.run_id), names.get(s.run_id) ?? null)));
+    mount(liveSlot, ...[...cards.values()].map((s) => liveCard(s, cancelFor(s.run_id), names.get(s.run_id) ?? null, (id) => void resumeFromCard(id))));
     if (active instanceof HTMLElement && active !== document.activeElement && active.isConnected) {
       active.focus({ preventScroll: true });
     }
+  };
+  const resumeFromCard = async (id: string) => {
+    mount(problem);
+    const started = await resumeRun(id);
+    if (!started.ok) mount(problem, errorBox(started.error));
+    else void refresh();
   };
   const refresh = async () => {
     const r = await listRuns();
@@ -320,6 +332,9 @@ async function renderList(root: HTMLElement): Promise<void> {
       return;
     }
     for (const run of r.value.runs) names.set(run.run_id, run.name);
+    // Drawn again in place: the reader keeps the window's scroll, the table's sideways scroll and
+    // (after a delete) a place for the keyboard focus — the next row's Delete.
+    const place = keepPlace(listSlot);
     mount(listSlot, runsTable(r.value, async (id) => {
       mount(problem);
       const started = await resumeRun(id);
@@ -340,6 +355,7 @@ async function renderList(root: HTMLElement): Promise<void> {
       if (!stopped.ok) mount(problem, errorBox(stopped.error));
       void refresh();
     }));
+    place();
     for (const id of r.value.live) {
       if (!cards.has(id)) {
         const s = await getLive(id);
@@ -368,6 +384,29 @@ async function renderList(root: HTMLElement): Promise<void> {
   await refresh();
 }
 
+/** Remembers where the reader is in the runs list in `slot` (window scroll, the table's sideways
+ *  scroll, the row whose button has focus); the returned function puts them back after a redraw,
+ *  focus on the same row's or, when that row is gone, the next row's Delete button. */
+function keepPlace(slot: HTMLElement): () => void {
+  const y = window.scrollY;
+  const x = slot.querySelector<HTMLElement>(".table-scroll")?.scrollLeft ?? 0;
+  const row = document.activeElement instanceof HTMLElement && slot.contains(document.activeElement)
+    ? document.activeElement.closest("tr") : null;
+  const rows = [...slot.querySelectorAll<HTMLElement>("#runs-table tbody tr")];
+  const at = row ? rows.indexOf(row as HTMLElement) : -1;
+  const id = row?.id ?? "";
+  return () => {
+    const box = slot.querySelector<HTMLElement>(".table-scroll");
+    if (box) box.scrollLeft = x;
+    window.scrollTo({ top: y, behavior: "instant" });
+    if (at < 0) return;
+    const now = [...slot.querySelectorAll<HTMLElement>("#runs-table tbody tr")];
+    const same = now.find((t) => t.id === id && id !== "");
+    const next = same ?? now[Math.min(at, now.length - 1)];
+    next?.querySelector<HTMLElement>(".delete-run, button")?.focus({ preventScroll: true });
+  };
+}
+
 /**
  * The models a run can use: the user's saved providers' models first, under the names they chose
  * ("lab · llama-3-70b"); the built-in agents folded under "Offline test agents" (open, with the
@@ -382,7 +421,11 @@ function modelChoices(pv: ProvidersView | null, builtinNames: string[], where: (
   const builtins = h("details", { id: "rf-builtin-agents", class: "fold", open: noProviders },
     h("summary", { id: "rf-builtin-agents-toggle" }, "Offline test agents", h("span", { class: "muted small" }, " — built in, no key, no network, free")),
     h("p", { class: "muted small" }, "Reference solvers and agents that make known mistakes; each runs only on the benchmarks that have it."),
-    ...builtinNames.map((n) => check("model", `builtin:${n}`, `${n} — ${where(n)}`, noProviders && n === "reference", { id: `rf-model-builtin-${n}` })));
+    ...agentGroups(builtinNames, where).map(([benches, names]) =>
+      h("div", { class: "agent-group", "data-benches": benches },
+        h("h4", { class: "agent-group-title" }, benches),
+        h("ul", { class: "agent-list" }, ...names.map((n) =>
+          h("li", {}, check("model", `builtin:${n}`, n, noProviders && n === "reference", { id: `rf-model-builtin-${n}` })))))));
   return h("fieldset", { id: "rf-models", class: "group" }, h("legend", {}, "Models"),
     noProviders
       ? h("p", { class: "muted small", id: "rf-no-providers" }, "To evaluate your own model, add its provider in ",
@@ -390,6 +433,14 @@ function modelChoices(pv: ProvidersView | null, builtinNames: string[], where: (
       : h("p", { class: "muted small" }, "Your models:"),
     ...own,
     builtins);
+}
+
+/** The built-in agents grouped by the benchmarks they run on ("EVM-QuestBench, Intent2Tx, PILOT-Bench":
+ *  reference; "PILOT-Bench": follows-plan, no-retry, …), groups of more benchmarks first. */
+function agentGroups(names: string[], where: (n: string) => string): [string, string[]][] {
+  const groups = new Map<string, string[]>();
+  for (const n of names) groups.set(where(n), [...(groups.get(where(n)) ?? []), n]);
+  return [...groups.entries()].sort((a, b) => b[0].split(", ").length - a[0].split(", ").length || a[0].localeCompare(b[0]));
 }
 
 function check(name: string, value: string, label: string, checked: boolean, extra: Record<string, string> = {}): HTMLElement {
@@ -468,7 +519,7 @@ function quickModelOptions(pv: ProvidersView | null, bench: Bench): HTMLElement[
 /** The plan in one line: samples, estimated cost and duration (the footer and the plan's first line). */
 function planLine(p: RunPlan): HTMLElement {
   return h("span", { class: "plan-line" }, h("strong", { "data-field": "planned" }, `${p.samples} samples`), " · estimated cost ",
-    h("strong", { "data-field": "est-cost" }, fmtUsd(p.est_cost_usd)), " · estimated duration ",
+    h("strong", { "data-field": "est-cost" }, p.est_cost_usd === 0 ? "$0 (nothing billed)" : fmtCost(p.est_cost_usd)), " · estimated duration ",
     h("strong", { "data-field": "est-duration" }, p.est_seconds === null ? "unknown" : fmtDuration(p.est_seconds)));
 }
 
@@ -517,7 +568,9 @@ async function renderNew(root: HTMLElement, quickFirst: boolean): Promise<void> 
           h("span", { class: "muted small" }, p.error ? " — does not load" : ` — ${p.tasks.toLocaleString("en")} tasks`), " ", packBadge(p));
       }))));
   const builtinNames = [...new Set((pv?.builtin_agents ?? []).map((a) => a.name))];
+  const benchOrder = (b: string) => { const i = BENCH_CHOICES.findIndex((c) => c.id === b); return i < 0 ? 99 : i; };
   const where = (n: string) => (pv?.builtin_agents ?? []).filter((a) => a.name === n)
+    .sort((a, b) => benchOrder(a.benchmark) - benchOrder(b.benchmark))
     .map((a) => BENCH_LABEL[a.benchmark as Bench] ?? a.benchmark).join(", ");
   const plan = h("div", { id: "rf-plan", "aria-live": "polite" }, h("p", { class: "muted" }, "Choose benchmarks and models."));
   const problem = h("div", { id: "rf-problem", role: "status" });
@@ -658,16 +711,22 @@ async function renderNew(root: HTMLElement, quickFirst: boolean): Promise<void> 
   const checkedPacks = (b: string) =>
     [...form.querySelectorAll<HTMLInputElement>(`input[name=pack][data-bench=${b}]:checked`)].map((c) => c.value);
 
+  // What to run first (benchmarks, packs, models, size); the protocol, chain and the rest folded
+  // under "Advanced options" (opened by itself when one of them has a problem).
   const fullPart = h("div", { id: "rf-full" },
-    protocol,
-    chain,
     h("fieldset", { id: "rf-benchmarks", class: "group" }, h("legend", {}, "Benchmarks"),
       ...BENCH_CHOICES.map((b) => check("bench", b.id, `${BENCH_LABEL[b.id]} (${b.note})`, b.id === "pilot", { id: `rf-bench-${b.id}` }))),
     packChoices,
     modelChoices(pv, builtinNames, where),
     h("div", { class: "form-grid" },
       field("Tasks per benchmark", limit, "The first N tasks in catalogue order; empty: all."),
-      field("Rounds (avg@k)", rounds),
+      field("Rounds (avg@k)", rounds)),
+    h("details", { id: "rf-advanced", class: "advanced" },
+      h("summary", { id: "rf-advanced-toggle" }, "Advanced options",
+        h("span", { class: "muted small" }, " — protocol preset, chain, seed, concurrency, budget, prompt settings, task filters, model settings")),
+    protocol,
+    chain,
+    h("div", { class: "form-grid" },
       field("Seed", seed),
       field("Model calls at once", conc, "How many answers to wait for at the same time. API models: 32 or more; a local model server: its parallel slots."),
       field("Chain workers", chainWorkers, "Answers executed on the local chain at once (QuestBench, Intent2Tx execution). Empty: one per processor core."),
@@ -684,7 +743,7 @@ async function renderNew(root: HTMLElement, quickFirst: boolean): Promise<void> 
         field("Temperature", msTemp),
         field("Max tokens", msMax, "The longest answer allowed."),
         field("Model seed", msSeed, "Sent to providers that take one; not the run's seed."),
-        field("Streaming", msStream))),
+        field("Streaming", msStream)))),
     power);
 
   // The run's name and note (both modes, after the choices a quick compare's default name is
@@ -846,6 +905,9 @@ async function renderNew(root: HTMLElement, quickFirst: boolean): Promise<void> 
   const placeOf = (name: string): HTMLElement | null => {
     const id = (quick() ? QUICK_FIELD : FULL_FIELD)[name];
     const el = id ? form.querySelector<HTMLElement>(`#${id}`) : null;
+    // A problem in a folded advanced option unfolds them, so it shows beside its field.
+    const fold = el?.closest<HTMLDetailsElement>("details#rf-advanced");
+    if (fold && !fold.open) fold.open = true;
     return el && el.getClientRects().length > 0 ? el : null;
   };
   const labelOf = (el: HTMLElement) =>

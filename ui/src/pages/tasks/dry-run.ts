@@ -9,6 +9,8 @@ import { badge, json, pre, studioError, table, type State } from "./common";
 import { PROMPT_TYPES } from "./render";
 import { seedPicker } from "./seed-picker";
 import { amountCell } from "../results";
+import { checkSpecs, expectedWords, paramSpecs } from "./words";
+import { outcomeLabel, outcomeTitle } from "../../labels";
 
 export function dryRunView(d: TaskDetail, state: State): HTMLElement {
   const s = d.summary;
@@ -47,7 +49,7 @@ export function dryRunView(d: TaskDetail, state: State): HTMLElement {
     mount(out, h("p", { class: "muted", id: "dry-running" }, s.bench === "questbench" ? "Running on a fresh snapshot (the first run boots the chain)…" : "Running…"));
     const r = await dryRun(s.bench, s.id, state.seed, choice, prompt?.value ?? null, execute?.checked ?? false);
     run.removeAttribute("disabled");
-    mount(out, r.ok ? trace(r.value) : studioError(r.error, "dry-error"));
+    mount(out, r.ok ? trace(r.value, state.doc?.text) : studioError(r.error, "dry-error"));
   });
   const parts: (Node | null)[] = [
     s.bench !== "intent2tx" ? seedPicker(state, () => {}, "dry-seed") : null,
@@ -94,12 +96,16 @@ export function dryRunView(d: TaskDetail, state: State): HTMLElement {
   return h("div", {}, ...parts);
 }
 
-function trace(r: DryRun): HTMLElement {
+function trace(r: DryRun, text?: string): HTMLElement {
+  // Amounts in token units where the task file says the token (base units on hover).
+  const specs = paramSpecs(text);
+  const checks = checkSpecs(text);
+  const amount = (family: string, name: string, v: string) => (r.bench === "questbench" ? expectedWords(family, v, checks.get(name), specs, "BNB") : h("span", { class: "mono small" }, v));
   return h("div", { class: "trace", "data-passed": String(r.passed) },
     h("p", { class: "score-line" },
       h("span", { class: "score", id: "dry-score" }, String(r.score)), " / 100 ",
       badge(r.passed, "pass", "fail"), " ",
-      h("span", { class: "mono", id: "dry-outcome" }, r.outcome),
+      h("span", { id: "dry-outcome", "data-outcome": r.outcome, title: outcomeTitle(r.outcome) }, outcomeLabel(r.outcome)),
       h("span", { class: "muted small" }, ` · ${r.solution} · seed ${r.seed}`)),
     r.reason ? h("p", { id: "dry-reason", class: "reason" }, r.reason) : null,
     r.composite
@@ -107,7 +113,9 @@ function trace(r: DryRun): HTMLElement {
       : null,
     h("h3", {}, r.composite ? "End-state checks: expected vs actual" : r.bench === "questbench" ? "Checks: expected vs actual" : r.bench === "intent2tx" ? "Metrics" : "Criteria"),
     table("dry-checks", ["Check", "Points", "Expected", "Actual", ""], r.checks.map((c) => [
-      c.name, c.weight ? String(c.weight) : "–", amountCell(c.expected, c.unit), amountCell(c.actual, c.unit), badge(c.passed, "✓", "✗")])),
+      c.name, c.weight ? String(c.weight) : "–",
+      c.unit ? amountCell(c.expected, c.unit) : amount(c.family, c.name, c.expected),
+      c.unit ? amountCell(c.actual, c.unit) : amount(c.family, c.name, c.actual), badge(c.passed, "✓", "✗")])),
     r.tx !== null ? h("details", { open: true }, h("summary", {}, r.bench === "questbench" ? "Transaction and receipt" : "Execution"), pre(json(r.tx), { id: "dry-tx" })) : null,
     h("details", {}, h("summary", {}, "Prompt"), pre(r.prompt, { id: "dry-prompt-text" })),
     h("details", {}, h("summary", {}, r.bench === "pilot" ? "Tool calls" : r.composite ? "Replies (JSON, can be pasted back)" : "Answer"), pre(r.answer, { id: "dry-answer" })),
@@ -134,7 +142,7 @@ function exploitTable(x: ExploitCheck): HTMLElement {
   return h("div", {},
     h("p", { id: "exploit-summary" }, badge(x.resistant, "resistant", x.passed_by_exploit ? "hole" : "weak"), " ", summary),
     table("exploit-table", ["Exploit", "What it tries", "Points", "Paper points", "Outcome", "Refused calls", "Why"], x.exploits.map((e) => [
-      e.agent.replace(/^exploit-/, "").replace(/-/g, " "), e.tries, String(e.points), String(e.paper_points), e.outcome.replace(/_/g, " "),
+      e.agent.replace(/^exploit-/, "").replace(/-/g, " "), e.tries, String(e.points), String(e.paper_points), outcomeLabel(e.outcome),
       String(e.refused_calls), e.reason || "—"]),
       (i) => ({ "data-ok": String(x.exploits[i].points === 0), "data-exploit": x.exploits[i].agent })),
   );

@@ -2,6 +2,14 @@
 import { h } from "../../dom";
 import type { TaskDetail } from "../../bindings";
 import { json, pre, table } from "./common";
+import { checkWords, familyLabel, samplingWords } from "./words";
+import { fields } from "../../json-fields";
+import type { JsonValue } from "../../bindings";
+
+/** Stored JSON as labelled fields, the JSON itself folded under "Raw JSON". */
+function readable(v: JsonValue, id: string): HTMLElement {
+  return h("div", { id, class: "fields-view" }, fields(v), h("details", { class: "raw-json", "data-field": "raw" }, h("summary", {}, "Raw JSON"), pre(json(v))));
+}
 
 export function overview(d: TaskDetail): HTMLElement {
   const s = d.summary;
@@ -21,7 +29,8 @@ export function overview(d: TaskDetail): HTMLElement {
     parts.push(
       h("h3", {}, "Templates"), h("ol", { class: "templates" }, ...(x.templates as string[]).map((t) => h("li", {}, t))),
       h("h3", {}, "Parameters"),
-      table("ov-params", ["Name", "Type", "Sampling"], (x.parameters as any[]).map((p) => [p.name, p.type + (p.unit ? ` (${p.unit})` : ""), h("code", {}, JSON.stringify(p.sample))])),
+      table("ov-params", ["Name", "Type", "Sampling"], (x.parameters as any[]).map((p) => [p.name, p.type + (p.unit ? ` (${p.unit})` : ""),
+        h("span", { title: JSON.stringify(p.sample), "data-field": "sampling" }, samplingWords(p.sample, p.unit))])),
       (x.setup as any[]).length ? h("h3", {}, "Setup") : null,
       (x.setup as any[]).length ? pre(json(x.setup)) : null,
       x.answer ? h("h3", {}, "Answer schema") : null,
@@ -29,7 +38,7 @@ export function overview(d: TaskDetail): HTMLElement {
       h("h3", {}, "Checks"),
       table("ov-checks", ["Name", "Family", "Points", "Definition"], (x.checks as any[]).map((c) => {
         const { family, ...rest } = c.check;
-        return [c.name, family, String(c.weight), h("code", {}, JSON.stringify(rest))];
+        return [c.name, h("span", { title: family, "data-family": family }, familyLabel(family)), String(c.weight), checkWords(rest)];
       })),
       h("h3", {}, "Known-wrong solutions"),
       table("ov-wrong", ["File", "Mistake", "Families"], d.wrong.map((w) => [h("span", { class: "mono" }, w.file), w.mistake, w.families.join(", ")])),
@@ -39,7 +48,7 @@ export function overview(d: TaskDetail): HTMLElement {
     parts.push(
       h("h3", {}, "Intent"), h("p", { id: "ov-intent" }, String(x.intent)),
       h("h3", {}, "Ground truth"), pre(json(x.ground_truth), { id: "ov-truth" }),
-      h("h3", {}, "Metadata"), pre(json(x.metadata)),
+      h("h3", {}, "Metadata"), readable(x.metadata, "ov-metadata"),
       h("h3", {}, "Fault agents that change this instance"), h("p", {}, (x.fault_agents as string[]).join(", ") || "none"),
       h("details", {}, h("summary", {}, "Prompt (direct setting)"), pre(`${x.prompt.system}\n\n${x.prompt.user}`)),
     );
@@ -47,7 +56,7 @@ export function overview(d: TaskDetail): HTMLElement {
     parts.push(
       h("h3", {}, "Required tools"), h("p", { class: "mono", id: "ov-tools" }, (x.required_tools as string[]).join(", ")),
       h("p", {}, "Exact full-success ceiling: ", h("strong", { id: "ov-ceiling" }, Number(x.p_full_success).toFixed(3))),
-      h("h3", {}, "Flaw injected into the flawed prompt"), x.flaw ? pre(json(x.flaw), { id: "ov-flaw" }) : h("p", { class: "muted" }, "No flaw applies to this task."),
+      h("h3", {}, "Flaw injected into the flawed prompt"), x.flaw ? readable(x.flaw, "ov-flaw") : h("p", { class: "muted" }, "No flaw applies to this task."),
       h("h3", {}, "Prompts"),
       ...["baseline", "cot", "optimal", "flawed"].map((p) => h("details", {}, h("summary", {}, p), pre(String(x.prompts[p])))),
       h("details", {}, h("summary", {}, "Tool specifications"), pre(json(x.tools))),

@@ -7,13 +7,14 @@ import { PROMPT_SETS, PROMPT_SET_LABEL } from "../../bindings";
 import type { Bench, PromptPreview, PromptSet, QuestRender } from "../../bindings";
 import { pre, studioError, table, type State } from "./common";
 import { seedPicker } from "./seed-picker";
+import { checkSpecs, expectedWords, familyLabel, paramSpecs, paramValue } from "./words";
 
 export async function renderView(panel: HTMLElement, state: State): Promise<void> {
   const out = h("div", { id: "render-out", "aria-live": "polite" });
   const run = async () => {
     if (!state.doc) return;
     const r = await renderQuestTask(state.doc.text, state.doc.path, state.seed);
-    mount(out, r.ok ? rendered(r.value) : studioError(r.error, "render-error"));
+    mount(out, r.ok ? rendered(r.value, state.doc.text) : studioError(r.error, "render-error"));
   };
   mount(panel,
     seedPicker(state, () => void run()),
@@ -23,17 +24,22 @@ export async function renderView(panel: HTMLElement, state: State): Promise<void
   await run();
 }
 
-function rendered(r: QuestRender): HTMLElement {
+function rendered(r: QuestRender, text: string): HTMLElement {
+  // Values in words from what the task file says (universe names, units); the rendered text on hover.
+  const specs = paramSpecs(text);
+  const checks = checkSpecs(text);
   return h("div", { "data-seed": String(r.seed) },
     h("p", { class: "small muted" }, `Template ${r.template_index + 1} · agent `, h("span", { class: "mono" }, r.agent_address)),
     h("h3", {}, "Sampled parameters"),
-    table("render-params", ["Name", "Type", "Value"], r.params.map((p) => [p.name, p.ty, h("span", { class: "mono value" }, p.value)]),
+    table("render-params", ["Name", "Type", "Value"], r.params.map((p) => [p.name, p.ty, paramValue(p.name, p.value, specs.get(p.name), r.agent_address)]),
       (i) => ({ "data-param": r.params[i].name })),
     h("h3", {}, "Setup applied after the snapshot revert"),
     r.setup.length ? h("ol", { id: "render-setup", class: "mono small" }, ...r.setup.map((s) => h("li", {}, s))) : h("p", { class: "muted", id: "render-setup" }, "None."),
     h("h3", {}, "Expected values of each check"),
-    table("render-checks", ["Check", "Family", "Points", "Compares against"], r.checks.map((c) => [c.name, c.family.replace(/_/g, " "), String(c.weight),
-      h("span", { class: "small", title: c.expected_base && c.unit ? `${c.expected_base} in the smallest unit (1 ${c.unit.symbol} = 10^${c.unit.decimals})` : undefined }, c.expected)])),
+    table("render-checks", ["Check", "Family", "Points", "Compares against"], r.checks.map((c) => [c.name, h("span", { title: c.family, "data-family": c.family }, familyLabel(c.family)), String(c.weight),
+      // An amount the core already put in token units (its base units on hover); else the words.
+      c.unit ? h("span", { class: "small", title: c.expected_base ? `${c.expected_base} in the smallest unit (1 ${c.unit.symbol} = 10^${c.unit.decimals})` : undefined }, c.expected)
+        : expectedWords(c.family, c.expected, checks.get(c.name), specs, "BNB")])),
     h("h3", {}, "The exact prompt"),
     pre(r.prompt, { id: "render-prompt" }),
   );
