@@ -636,9 +636,18 @@ async fn start_slow_run_on(app: &App, also: &[&str]) -> Result<()> {
 async fn resume_after_restart(app: &App) -> Result<(String, String, String, String)> {
     app.click("#nav-runs").await?;
     let row = "#runs-table tbody tr:first-child";
+    // The first app may still be exiting (it holds the run's lease until its process is gone):
+    // the list shows "running elsewhere" and reads itself again until the run is interrupted.
+    let status = app
+        .wait_text(
+            &format!("{row} [data-field=status]"),
+            Duration::from_secs(120),
+            |t| !t.is_empty() && t != "running elsewhere",
+        )
+        .await?;
     let before = format!(
         "{} ({})",
-        live_text(app, &format!("{row} [data-field=status]")).await?,
+        status,
         live_text(app, &format!("{row} [data-field=resumable]")).await?
     );
     let before_samples = live_text(app, &format!("{row} [data-field=samples]")).await?;
