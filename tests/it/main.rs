@@ -34,6 +34,7 @@ mod quest;
 mod quest_bank;
 mod readme;
 mod report;
+mod report_honest;
 mod results;
 mod results_base;
 mod run_names;
