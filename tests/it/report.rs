@@ -1305,7 +1305,3 @@ fn intent_table2_leaves_out_instances_whose_ground_truth_does_not_execute() {
     );
     assert!(close(r.exec.unwrap(), 2.0 / 3.0) && close(r.state_eq.unwrap(), 1.0 / 3.0));
 }
-
-/// The reproduction view: every paper table with its published rows, the user's models computed
-/// the paper's way (hand-computed here from `known()`), and a mapped pair's difference with the
-/// user's 95 % CI and whether the published value lies inside it.

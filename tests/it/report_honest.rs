@@ -10,6 +10,9 @@ use serde_json::json;
 
 use super::report::{crucible, crucible_text, known, push, store};
 
+/// The reproduction view: every paper table with its published rows, the user's models computed
+/// the paper's way (hand-computed here from `known()`), and a mapped pair's difference with the
+/// user's 95 % CI and whether the published value lies inside it.
 #[tokio::test]
 async fn paper_tables_put_your_models_beside_the_published_rows() {
     let dir = tempfile::tempdir().unwrap();

@@ -236,8 +236,8 @@ pub fn spec(r: &Report, name: &str) -> Option<Spec> {
             let q = r.questbench.as_ref()?;
             Some(Spec::Scatter {
                 title: "Atomic vs composite (medians dashed)".into(),
-                x_desc: "AtomicAvg (points per task)".into(),
-                y_desc: "CompositeAvg (points per task)".into(),
+                x_desc: "Atomic average (points per task)".into(),
+                y_desc: "Composite average (points per task)".into(),
                 points: q
                     .quadrants
                     .iter()
@@ -380,7 +380,21 @@ pub fn spec(r: &Report, name: &str) -> Option<Spec> {
             Some(Spec::Grouped {
                 title: "Intent2Tx metrics, direct vs retrieval (all models)".into(),
                 x_desc: "Mean metric × 100".into(),
-                cats: cats.map(String::from).to_vec(),
+                // The paper's column tags in words (the exported image is read without the app).
+                cats: cats
+                    .map(|c| {
+                        match c {
+                            "F" => "Format",
+                            "L" => "Logic",
+                            "P" => "Parameters",
+                            "A" => "Pass",
+                            "Exec" => "Executes",
+                            "StateEq" => "State equal",
+                            other => other,
+                        }
+                        .to_string()
+                    })
+                    .to_vec(),
                 series: settings,
                 values,
                 x_max: 100.0,

@@ -296,9 +296,19 @@ impl App {
             .with_context(|| format!("waiting for `{css}`"))
     }
 
-    /// Waits for the input `css`, clears it and types `text`.
+    /// Waits for the input `css`, clears it and types `text`. The field is scrolled to the
+    /// middle of the window first: WebKit's WebDriver does not scroll a field into view to clear
+    /// it, and a field above a long form's current scroll was refused ("not interactable").
     pub async fn fill(&self, css: &str, text: &str) -> Result<()> {
         let el = self.element(css).await?;
+        let arg = serde_json::to_value(&el).context("the element as a script argument")?;
+        self.client()?
+            .execute(
+                "arguments[0].scrollIntoView({block: 'center'}); return true",
+                vec![arg],
+            )
+            .await
+            .with_context(|| format!("scrolling to `{css}`"))?;
         el.clear()
             .await
             .with_context(|| format!("clearing `{css}`"))?;

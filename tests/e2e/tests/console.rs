@@ -912,6 +912,7 @@ async fn task_filters_in_the_new_run_form_change_the_planned_samples() {
         app.text("#run-form").await?;
         app.set_value("#rf-limit", "").await?; // every PILOT task
         let all = planned_count(&app, |n| n > 8).await?;
+        app.click("#rf-advanced-toggle").await?; // the task filters are advanced options
         app.click("#rf-difficulty-hard").await?;
         let hard = planned_count(&app, |n| n > 0 && n < all).await?;
         // Two values of one filter keep either.

@@ -47,7 +47,8 @@ export function overview(d: TaskDetail): HTMLElement {
   } else if (s.bench === "intent2tx") {
     parts.push(
       h("h3", {}, "Intent"), h("p", { id: "ov-intent" }, String(x.intent)),
-      h("h3", {}, "Ground truth"), pre(json(x.ground_truth), { id: "ov-truth" }),
+      h("h3", {}, "Ground truth"), readable(x.ground_truth, "ov-truth"),
+      h("p", { class: "muted small" }, "The Render tab shows each call in words, with amounts in token units."),
       h("h3", {}, "Metadata"), readable(x.metadata, "ov-metadata"),
       h("h3", {}, "Fault agents that change this instance"), h("p", {}, (x.fault_agents as string[]).join(", ") || "none"),
       h("details", {}, h("summary", {}, "Prompt (direct setting)"), pre(`${x.prompt.system}\n\n${x.prompt.user}`)),
