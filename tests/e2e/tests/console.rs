@@ -456,7 +456,7 @@ async fn run_flow(app: &App) -> Result<RunSeen> {
         .wait_text(
             "#runs-table tbody tr:first-child [data-field=status]",
             Duration::from_secs(60),
-            |t| t == "cancelled",
+            |t| t.starts_with("Cancelled"),
         )
         .await?;
     seen.second_cancelled_resumable = live_text(
@@ -563,7 +563,10 @@ async fn runs_start_watch_cancel_resume_by_keyboard() {
         "cancelled part-way: {}",
         seen.second_cancelled_samples
     );
-    assert_eq!(seen.second_cancelled_status, "cancelled");
+    assert_eq!(
+        seen.second_cancelled_status,
+        "Cancelled (resume finishes it)"
+    );
     assert_eq!(seen.second_cancelled_resumable, "resumable");
     assert_eq!(seen.second_final_status, "finished");
     let (done, total2) = counts(&seen.second_final_samples);
