@@ -11,7 +11,7 @@ use crucible_bench::synth;
 use crucible_report::dataset::{Metrics, Sample};
 use crucible_report::{self as report, chart, export, Bench, BenchSelection, Dataset};
 use crucible_store::Store;
-use serde_json::{json, Value};
+use serde_json::Value;
 use sqlx::sqlite::{SqliteConnectOptions, SqlitePoolOptions};
 
 const CONTRACT: &str = include_str!("../fixtures/store_contract.sql");
@@ -362,7 +362,7 @@ pub(super) async fn store(path: &Path, ds: Option<&Dataset>) -> Store {
     store
 }
 
-fn close(a: f64, b: f64) -> bool {
+pub(super) fn close(a: f64, b: f64) -> bool {
     (a - b).abs() < 1e-6
 }
 

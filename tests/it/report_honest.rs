@@ -5,10 +5,10 @@
 //! (Split from `report.rs`, whose store and CLI helpers it uses.)
 
 use crucible_report::dataset::Metrics;
-use crucible_report::{Bench, Dataset};
+use crucible_report::{self as report, Bench, Dataset};
 use serde_json::json;
 
-use super::report::{crucible, crucible_text, known, push, store};
+use super::report::{close, crucible, crucible_text, known, push, store};
 
 /// The reproduction view: every paper table with its published rows, the user's models computed
 /// the paper's way (hand-computed here from `known()`), and a mapped pair's difference with the
