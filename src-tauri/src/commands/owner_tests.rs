@@ -68,9 +68,11 @@ async fn bobs_app() -> (AppState, PgStore, AnyStore, String) {
     run_made_by(&admin, "run-ada").await;
     let bob = format!("app_bob_{}", std::process::id());
     let mut c = sqlx::PgConnection::connect(&url).await.unwrap();
+    // The tests of this file make the role at the same time (one process, one name): the loser
+    // of that race gets a unique violation rather than duplicate_object; both mean "it exists".
     sqlx::query(&format!(
         "DO $$ BEGIN CREATE ROLE {bob} LOGIN SUPERUSER PASSWORD 'pw-bob'; \
-         EXCEPTION WHEN duplicate_object THEN NULL; END $$"
+         EXCEPTION WHEN duplicate_object OR unique_violation THEN NULL; END $$"
     ))
     .execute(&mut c)
     .await

@@ -298,7 +298,7 @@ mod tests {
         let v = json!({"account": "0xA", "tolerance": {"rel_bps": 100}, "token_in": ["a", "b"]});
         assert_eq!(
             compact(&v),
-            "account: 0xA, token in: a, b, tolerance: (within (basis points): 100)"
+            "account: 0xA, tolerance: (within (basis points): 100), token in: a, b"
         );
     }
 }
