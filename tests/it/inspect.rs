@@ -258,8 +258,8 @@ async fn reexecuting_stored_samples_agrees_and_tampered_samples_disagree() {
     assert!(!rep.agrees);
     let fields: Vec<&str> = rep.differences.iter().map(|d| d.field.as_str()).collect();
     assert_eq!(fields, ["outcome", "score", "passed"], "{rep:?}");
-    assert_eq!(rep.differences[1].stored, "0.0000");
-    assert_eq!(rep.differences[1].fresh, "1.0000");
+    assert_eq!(rep.differences[1].stored, "0 points");
+    assert_eq!(rep.differences[1].fresh, "100 points");
     let rep = r
         .replay(&cfg, &ex, composite, ReplayMode::Reexecute)
         .await

@@ -459,6 +459,11 @@ async fn samples_page_traces_show_checks_and_huge_answers_are_clipped() {
                     }
                 }
                 assert!(v.intent.is_none() && v.pilot.is_none());
+                assert!(
+                    v.address_names.values().any(|n| n == "agent"),
+                    "the sender is named in every QuestBench trace: {row:?} {:?}",
+                    v.address_names
+                );
                 if kind == "composite" {
                     let c = v.composite.as_ref().expect("composite rounds");
                     assert!(!c.rounds.is_empty(), "{row:?}");

@@ -3331,7 +3331,13 @@ refused_calls: Array<RefusedCallView>,
  * Each model call of the sample (provider models only): stop reason, tokens, cost and
  * reasoning ([`model_calls`]).
  */
-model_calls: Array<ModelCallView>, };
+model_calls: Array<ModelCallView>, 
+/**
+ * Names of the addresses in the details and artefacts that the sample's universe knows
+ * (lower-case address → `WBNB`, `PancakeRouter`, `agent`), so the Details view says who an
+ * address is; empty without a decoder.
+ */
+address_names: { [key in string]: string }, };
 
 /**
  * One model call, for the trace.

@@ -74,9 +74,17 @@ function amount(v: JsonValue, unit: { symbol: string; decimals: number } | null)
   return h("span", { class: "amount", title: `${m[1]} base units (${unit.decimals} decimals)` }, `${tokenAmount(m[1], unit.decimals)} ${unit.symbol}${m[2]}`);
 }
 
+/** Names of the addresses the sample's universe knows (lower-case address → "WBNB"), for the
+ *  section being drawn (set by `fieldsSection`, which draws synchronously). */
+let addressNames: Readonly<Record<string, string>> = {};
+
 /** One value that is not an object or a list. */
 function scalar(key: string, v: JsonValue): HTMLElement | string {
   if (v === null) return "–";
+  if (typeof v === "string" && /^0x[0-9a-fA-F]{40}$/.test(v)) {
+    const name = addressNames[v.toLowerCase()];
+    if (name) return h("span", { class: "address", title: v, "data-address": v }, `${name} (${v.slice(0, 6)}…${v.slice(-4)})`);
+  }
   if (typeof v === "boolean") return v ? "yes" : "no";
   if (typeof v === "number") return Number.isInteger(v) ? v.toLocaleString("en-US") : String(Number(v.toFixed(4)));
   if (typeof v === "string" && KEYED_VALUES.has(key) && /^[a-z][a-z0-9_]*$/.test(v)) {
@@ -140,12 +148,20 @@ function summaryOf(v: JsonValue): string {
   return "";
 }
 
-/** A trace section of stored JSON: readable fields, the raw JSON folded under "Raw JSON". */
-export function fieldsSection(title: string, v: JsonValue, id?: string, open = false): HTMLElement {
+/** A trace section of stored JSON: readable fields (addresses in `names` by name, the address on
+ *  hover), the raw JSON folded under "Raw JSON". */
+export function fieldsSection(title: string, v: JsonValue, id?: string, open = false, names: Readonly<Record<string, string>> = {}): HTMLElement {
   const pre = h("pre", { class: "json" });
   highlightInto(pre, JSON.stringify(v, null, 2) ?? "null", "json");
+  addressNames = names;
+  let readable: HTMLElement;
+  try {
+    readable = fields(v);
+  } finally {
+    addressNames = {};
+  }
   return h("details", { class: "trace-sec", id, open },
     h("summary", {}, title),
-    h("div", { class: "fields-view", "data-field": "readable" }, fields(v)),
+    h("div", { class: "fields-view", "data-field": "readable" }, readable),
     h("details", { class: "raw-json", "data-field": "raw" }, h("summary", {}, "Raw JSON"), pre));
 }

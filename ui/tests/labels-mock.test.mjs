@@ -21,7 +21,8 @@ const TRACE = {
   summary: ROW, subcategory: "", seed: "7", prompt: clipped("Send"), raw_answer: clipped("no"), metrics: { score_100: 50, k_act: 4, k_opt: 2 },
   details: DATA.details, k_act: 4, k_opt: 2, tokens_in: 1, tokens_out: 1, cost: { known_usd: 0, unpriced_calls: 0 }, model_calls: 1, truncated_calls: 0,
   latency_ms: 3, error: null, events: [], artefacts: [],
-  view: { checks: [], highlights: [], composite: null, intent: null, pilot: null, transactions: [], refused_calls: [] },
+  view: { checks: [], highlights: [], composite: null, intent: null, pilot: null, transactions: [], refused_calls: [],
+    address_names: { "0x55d398326f99059ff775485246999027b3197955": "USDT" } },
 };
 const handler = (cmd) => {
   switch (cmd) {
@@ -67,6 +68,13 @@ test("a sample's Details read as labelled fields with amounts in token units; th
   await until(() => amounts.count(), (n) => n > 0, "amounts in token units");
   assert.match(await amounts.first().textContent(), /^3\.91 USDT/);
   assert.match(await amounts.first().getAttribute("title"), /^3910000000000000000 base units/);
+  // Addresses the universe knows by name, the address on hover (both spellings of USDT's).
+  const usdt = sec.locator("[data-field=readable] .address[data-address]");
+  await until(() => usdt.count(), (n) => n > 0, "named addresses");
+  for (const a of await usdt.all()) {
+    assert.match(await a.textContent(), /^USDT \(0x55d3…7955\)$/);
+    assert.equal((await a.getAttribute("title")).toLowerCase(), "0x55d398326f99059ff775485246999027b3197955");
+  }
   // The check family is a key in words.
   assert.ok((await sec.locator("[data-key=erc20_delta]").count()) > 0);
   assert.match(await sec.locator("[data-key=erc20_delta]").first().textContent(), /^Erc20 delta$/);

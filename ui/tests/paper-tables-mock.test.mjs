@@ -56,3 +56,41 @@ test("a run of a few tasks is marked not comparable on its row and its published
   assert.deepEqual(maps.at(-1), { "lab · llama": "Claude-Sonnet-4.5" });
   await page.close();
 });
+
+test("a paper table printed on 0–1 reads in points of 100 like every other score, the printed figure on hover", async () => {
+  const table = {
+    scoring: "paper",
+    tables: [{
+      benchmark: "intent2tx", paper: "Intent2Tx", table: "Table 1 (direct)", caption: "Direct setting.", notes: "",
+      columns: [{ key: "single_format", label: "Single-step: Format score S_fmt (F)", unit: "score (0–1)" },
+        { key: "direct_exec", label: "Direct: executability (Exec)", unit: "rate (0–1)" }],
+      published: [{ model: "GPT-4o", values: { single_format: 0.93, direct_exec: 0.5 } }],
+      computed: true,
+      yours: [{ model: "lab · llama", rounds: 2, samples: 8, values: { single_format: 0.875, direct_exec: 0.25 }, ci95: {}, tasks: 8,
+        published_tasks: 8, coverage: "8 of 8 instances", comparable: true, not_comparable: [] }],
+      comparisons: [{ model: "lab · llama", published_model: "GPT-4o", column: "single_format", yours: 0.875, published: 0.93, diff: -0.055, ci95: [0.8, 0.95], inside: true }],
+      refused: [],
+    }],
+  };
+  const { page } = await open("#/results", (cmd) => {
+    switch (cmd) {
+      case "results_runs": return { ok: [{ ...RUN, benchmarks: ["intent2tx"] }] };
+      case "results_report": return { ok: { samples: 8, runs: ["run-1"], profile: [], cost: [] } };
+      case "results_facets": return { ok: { categories: [], difficulties: [] } };
+      case "results_paper_tables": return { ok: table };
+      default: return { reject: { kind: "internal", message: `unexpected ${cmd}` } };
+    }
+  });
+  await page.locator("#tab-paper").click();
+  const row = page.locator("tr.yours[data-model='lab · llama']");
+  await row.waitFor();
+  await expectTextContent(row.locator("td[data-col=single_format]"), "87.5", "0.875 as points of 100");
+  await expectTextContent(row.locator("td[data-col=direct_exec]"), "25", "a rate as a percentage");
+  const pub = page.locator("tr.published[data-published='GPT-4o'] td[data-col=single_format]");
+  await expectTextContent(pub, "93", "the published 0.93 on the same scale");
+  await expectAttr(pub, "title", "printed in the paper as 0.930");
+  const head = await page.locator("th[data-col=single_format]").textContent();
+  assert.match(head, /points of 100; the paper prints 0–1/);
+  assert.match(await page.locator("ul.paper-comparisons li").textContent(), /yours 87\.5, published 93, difference -5\.5 \(your 95% CI \[80, 95\]/);
+  await page.close();
+});

@@ -52,8 +52,8 @@ const REPLAY = {
   executed: true, turns: 1, stored: verdict("revert", 0, "0"), fresh: verdict("exact", 1, "1"), agrees: false,
   differences: [
     { field: "outcome", stored: "revert", fresh: "exact" },
-    { field: "score", stored: "0.0000", fresh: "1.0000" },
-    { field: "passed", stored: "false", fresh: "true" },
+    { field: "score", stored: "0 points", fresh: "100 points" },
+    { field: "passed", stored: "failed", fresh: "passed" },
     { field: "check balance <img src=x onerror=window.pwned=1>", stored: "fail (actual 0)", fresh: "pass (actual 1)" },
     { field: "revert reason", stored: "STF", fresh: "" },
   ],
@@ -120,6 +120,8 @@ test("re-execute shows the fresh verdict next to the stored one, differences mar
   assert.deepEqual(calls.filter((c) => c[0] === "results_replay").map((c) => c[1]), [{ id: 7, mode: "reexecute" }]);
   assert.match(await page.locator("#replay-verdict").innerText(), /DISAGREES \(5 differences\)/i);
   assert.equal(await page.locator("#replay-differences li").count(), 5);
+  assert.equal(await page.locator("#replay-differences li[data-difference=outcome]").innerText(), "outcome: stored Revert → fresh Exact", "outcomes in words");
+  assert.match(await page.locator("#replay-differences li[data-difference=score]").innerText(), /stored 0 points → fresh 100 points/);
   assert.equal(await page.locator("#replay-verdicts tr.diff").count(), 4, "outcome, score, passed, revert reason differ; reason does not");
   assert.equal(await page.locator("#replay-checks tr.diff").count(), 1);
   assert.equal(await page.locator("#replay img").count(), 0, "check names are text");
@@ -377,7 +379,8 @@ test("scores read as a share of the maximum and the model × category heat map d
   // One category only: no heat map for Intent2Tx (a single column says nothing new).
   assert.equal(await page.locator("#heat-intent2tx").count(), 0);
   const grid = await page.$$eval("#heat-table-questbench tr", (trs) => trs.map((tr) => [...tr.children].map((c) => c.textContent)));
-  assert.deepEqual(grid, [["Model", "Swap exact in", "Transfer"], ["builtin:b", "–", "0 %"], ["lab · llama", "50 %", "100 %"]]);
+  assert.deepEqual(grid, [["Model", "Swap exact in", "Transfer"], ["builtin:b", "–", "0"], ["lab · llama", "50", "100"]], "mean scores in points of 100, as every score");
+  assert.match(await page.locator("#heat-questbench summary").textContent(), /points of 100/);
   const colours = await page.$$eval("#heat-table-questbench td.heat-cell", (tds) => tds.map((t) => getComputedStyle(t).backgroundColor));
   assert.equal(new Set(colours).size, 3, "each score has its own shade");
   assert.match(await page.locator("#heat-table-questbench td[data-category=swap_exact_in]").getAttribute("title"), /1 of 2 passed/);

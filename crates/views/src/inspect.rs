@@ -893,6 +893,26 @@ fn verdict(
     }
 }
 
+/// A score in [0, 1] as points out of 100 (`87.5 points`), as every other view shows it.
+fn points_text(score: f64) -> String {
+    let p = format!("{:.2}", score * 100.0);
+    let p = p.trim_end_matches('0').trim_end_matches('.');
+    format!("{p} points")
+}
+
+/// An integer amount in its token's units (`1.5 USDT`) when the check names the token, else as
+/// stored.
+fn amount_text(raw: &str, unit: Option<&Unit>) -> String {
+    match (unit, raw.parse::<alloy::primitives::U256>()) {
+        (Some(u), Ok(n)) => format!(
+            "{} {}",
+            crate::txview::token_amount(n, u.decimals),
+            u.symbol
+        ),
+        _ => raw.to_string(),
+    }
+}
+
 /// The differences between two verdicts, and the one-sided checks/metrics (notes).
 fn diff(a: &VerdictView, b: &VerdictView) -> (Vec<Difference>, Vec<String>) {
     let mut out = Vec::new();
@@ -908,13 +928,10 @@ fn diff(a: &VerdictView, b: &VerdictView) -> (Vec<Difference>, Vec<String>) {
     };
     d("outcome".into(), a.outcome.clone(), b.outcome.clone());
     if (a.score - b.score).abs() > SCORE_EPS {
-        d(
-            "score".into(),
-            format!("{:.4}", a.score),
-            format!("{:.4}", b.score),
-        );
+        d("score".into(), points_text(a.score), points_text(b.score));
     }
-    d("passed".into(), a.passed.to_string(), b.passed.to_string());
+    let pass = |p: bool| if p { "passed" } else { "failed" }.to_string();
+    d("passed".into(), pass(a.passed), pass(b.passed));
     d(
         "k_act".into(),
         a.k_act.map_or("–".into(), |k| k.to_string()),
@@ -945,7 +962,10 @@ fn diff(a: &VerdictView, b: &VerdictView) -> (Vec<Difference>, Vec<String>) {
                     if c.actual.is_empty() {
                         verdict.to_string()
                     } else {
-                        format!("{verdict} (actual {})", c.actual)
+                        format!(
+                            "{verdict} (actual {})",
+                            amount_text(&c.actual, c.unit.as_ref())
+                        )
                     }
                 };
                 if x.passed != y.passed || x.actual != y.actual || x.expected != y.expected {
@@ -1318,6 +1338,43 @@ mod tests {
         assert_eq!(d[0].stored, "pass (actual 2)");
         assert_eq!(d[0].fresh, "fail (actual 3)");
         assert_eq!(notes, ["check x is only in the fresh verdict"]);
+    }
+
+    /// A reviewer reads the differences in the units of every other view: points out of 100,
+    /// passed/failed, token amounts in their token's units.
+    #[test]
+    fn differences_read_in_points_and_token_units() {
+        let mut a = v(
+            "exact",
+            1.0,
+            &[("to_balance", true, "1500000000000000000")],
+            &[],
+        );
+        let mut b = v("wrong", 0.625, &[("to_balance", false, "93000000")], &[]);
+        for x in [&mut a, &mut b] {
+            x.checks[0].unit = Some(Unit {
+                symbol: "USDT".into(),
+                decimals: 18,
+            });
+        }
+        let (d, _) = diff(&a, &b);
+        let shown: Vec<(&str, &str, &str)> = d
+            .iter()
+            .map(|x| (x.field.as_str(), x.stored.as_str(), x.fresh.as_str()))
+            .collect();
+        assert_eq!(
+            shown,
+            [
+                ("outcome", "exact", "wrong"),
+                ("score", "100 points", "62.5 points"),
+                ("passed", "passed", "failed"),
+                (
+                    "check to_balance",
+                    "pass (actual 1.5 USDT)",
+                    "fail (actual 0.000000000093 USDT)"
+                ),
+            ]
+        );
     }
 
     #[test]

@@ -7,6 +7,8 @@
 //! Everything here is read from the stored JSON leniently: a field a sample stored by an older
 //! version lacks is left out (or zero), never an error.
 
+use std::collections::BTreeMap;
+
 use serde::Serialize;
 use serde_json::Value;
 use ts_rs::TS;
@@ -219,6 +221,66 @@ pub struct TraceView {
     /// Each model call of the sample (provider models only): stop reason, tokens, cost and
     /// reasoning ([`model_calls`]).
     pub model_calls: Vec<ModelCallView>,
+    /// Names of the addresses in the details and artefacts that the sample's universe knows
+    /// (lower-case address → `WBNB`, `PancakeRouter`, `agent`), so the Details view says who an
+    /// address is; empty without a decoder.
+    pub address_names: BTreeMap<String, String>,
+}
+
+/// Most distinct addresses named in one trace (a hostile details blob cannot grow it further).
+const MAX_NAMED_ADDRESSES: usize = 500;
+
+/// The names of the addresses anywhere in `values` that `decoder` knows on `profile`; an address
+/// held under `agent_address` (the sample's sender) is "agent".
+fn address_names(
+    values: &[&Value],
+    profile: crucible_chain::Profile,
+    decoder: &crate::txview::Decoder,
+) -> BTreeMap<String, String> {
+    fn walk(
+        v: &Value,
+        key: &str,
+        out: &mut BTreeMap<String, String>,
+        name: &dyn Fn(&str, &str) -> Option<String>,
+        depth: usize,
+    ) {
+        if depth > 64 || out.len() >= MAX_NAMED_ADDRESSES {
+            return;
+        }
+        match v {
+            Value::String(s) => {
+                if let Some(n) = name(key, s) {
+                    out.entry(s.to_ascii_lowercase()).or_insert(n);
+                }
+            }
+            Value::Array(a) => a.iter().for_each(|x| walk(x, key, out, name, depth + 1)),
+            Value::Object(m) => m.iter().for_each(|(k, x)| walk(x, k, out, name, depth + 1)),
+            _ => {}
+        }
+    }
+    let name = |key: &str, s: &str| -> Option<String> {
+        if s.len() != 42 || !s.starts_with("0x") {
+            return None;
+        }
+        let a: alloy::primitives::Address = s.parse().ok()?;
+        if key == "agent_address" {
+            return Some("agent".into());
+        }
+        decoder.name(profile, a).map(str::to_string)
+    };
+    let mut out = BTreeMap::new();
+    // The sender first, so "agent" wins over any other name of the same address.
+    for v in values {
+        if let Some(s) = v.get("agent_address").and_then(Value::as_str) {
+            if let Some(n) = name("agent_address", s) {
+                out.insert(s.to_ascii_lowercase(), n);
+            }
+        }
+    }
+    for v in values {
+        walk(v, "", &mut out, &name, 0);
+    }
+    out
 }
 
 /// A refused call, for people.
@@ -298,6 +360,7 @@ impl TraceView {
                 Vec::new()
             },
             model_calls: Vec::new(),
+            address_names: BTreeMap::new(),
         }
     }
 
@@ -415,6 +478,16 @@ impl SampleView {
         v.view = v
             .view
             .decode(&v.trace.summary.benchmark, &v.trace.details, decoder);
+        let profile = match crucible_core::BenchmarkId::parse(&v.trace.summary.benchmark) {
+            Some(crucible_core::BenchmarkId::Questbench) => Some(crucible_chain::Profile::Bsc),
+            Some(crucible_core::BenchmarkId::Intent2tx) => Some(crucible_chain::Profile::Eth),
+            _ => None,
+        };
+        if let Some(profile) = profile {
+            let mut values: Vec<&Value> = vec![&v.trace.details];
+            values.extend(v.trace.artefacts.iter().map(|a| &a.data));
+            v.view.address_names = address_names(&values, profile, decoder);
+        }
         v
     }
 
@@ -756,6 +829,37 @@ fn highlights(details: &Value, artefacts: &[(&str, &Value)]) -> Vec<Highlight> {
 mod tests {
     use super::*;
     use serde_json::json;
+
+    /// Addresses in a sample's details are named after the universe's contracts, the sender is
+    /// "agent", and unknown or malformed ones are left as they are.
+    #[test]
+    fn addresses_in_details_are_named_by_the_universe() {
+        let decoder = crate::txview::Decoder::load(&crucible_core::Config::test());
+        let details = json!({
+            "verdict": {"checks": [{"target": "0xBB4cdb9CBd36B01bD1cBaEBF2De08d9173bc095c"}],
+                        "tx": {"to": "0x10ED43C718714eb63d5aA57B78B54704E256024E",
+                               "from": "0x1111111111111111111111111111111111111111"}},
+            "odd": ["0x55d398326f99059fF775485246999027B3197955", "0xnot-an-address", 42],
+        });
+        let prompt = json!({"agent_address": "0x1111111111111111111111111111111111111111"});
+        let names = address_names(&[&details, &prompt], crucible_chain::Profile::Bsc, &decoder);
+        let want: BTreeMap<String, String> = [
+            ("0x1111111111111111111111111111111111111111", "agent"),
+            (
+                "0x10ed43c718714eb63d5aa57b78b54704e256024e",
+                "PancakeRouter",
+            ),
+            ("0x55d398326f99059ff775485246999027b3197955", "USDT"),
+            ("0xbb4cdb9cbd36b01bd1cbaebf2de08d9173bc095c", "WBNB"),
+        ]
+        .into_iter()
+        .map(|(a, n)| (a.to_string(), n.to_string()))
+        .collect();
+        assert_eq!(names, want);
+        // The same contracts on the other chain's universe are other addresses: nothing named.
+        let eth = address_names(&[&details], crucible_chain::Profile::Eth, &decoder);
+        assert!(!eth.values().any(|n| n == "WBNB"), "{eth:?}");
+    }
 
     #[test]
     fn composite_rounds_are_read_with_their_progress() {

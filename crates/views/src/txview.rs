@@ -201,6 +201,11 @@ impl Decoder {
         }
     }
 
+    /// The universe's name of `a` on `profile` (`USDT`, `PancakeRouter`), if it has one.
+    pub fn name(&self, profile: Profile, a: Address) -> Option<&str> {
+        self.contracts.get(&(profile, a)).map(|k| k.name.as_str())
+    }
+
     fn token(&self, profile: Profile, a: Address) -> Option<&(String, u8)> {
         self.contracts.get(&(profile, a))?.token.as_ref()
     }

@@ -21,19 +21,37 @@ function cell(v: JsonValue | number | undefined): string {
   return String(v);
 }
 
+/** How a column is shown: scores the paper prints on 0–1 as points of 100 and its rates as
+ *  percentages, so every score in the app reads on one scale (the paper's own scale is named). */
+function shownUnit(unit: string): { unit: string; factor: number } {
+  if (unit === "score (0–1)") return { unit: "points of 100; the paper prints 0–1", factor: 100 };
+  if (unit === "rate (0–1)") return { unit: "%; the paper prints 0–1", factor: 100 };
+  if (unit === "score (0–100)") return { unit: "points of 100", factor: 1 };
+  return { unit, factor: 1 };
+}
+
 function withUnit(label: string, unit: string): string {
-  return unit ? `${label} (${unit})` : label;
+  const u = shownUnit(unit).unit;
+  return u ? `${label} (${u})` : label;
+}
+
+/** A value of column `key` of `t` on the shown scale. */
+function scaled(t: PaperTable, key: string, v: JsonValue | number | undefined): JsonValue | number | undefined {
+  const col = t.columns.find((x) => x.key === key);
+  const f = col ? shownUnit(col.unit).factor : 1;
+  return typeof v === "number" && f !== 1 ? Math.round(v * f * 1e9) / 1e9 : v;
 }
 
 function comparisonLine(c: PaperComparison, t: PaperTable): HTMLElement {
   const col = t.columns.find((x) => x.key === c.column);
   const name = col ? withUnit(col.label, col.unit) : c.column;
-  const ci = c.ci95 ? `your 95% CI [${cell(c.ci95[0])}, ${cell(c.ci95[1])}]` : "one round: no CI";
+  const sc = (v: number) => cell(scaled(t, c.column, v));
+  const ci = c.ci95 ? `your 95% CI [${sc(c.ci95[0])}, ${sc(c.ci95[1])}]` : "one round: no CI";
   const verdict = c.inside === null ? "" : c.inside ? " · the published value lies inside it" : " · the published value lies outside it";
   return h(
     "li",
     { "data-column": c.column, "data-inside": c.inside === null ? "unknown" : String(c.inside) },
-    `${name}: yours ${cell(c.yours)}, published ${cell(c.published)}, difference ${c.diff >= 0 ? "+" : ""}${cell(c.diff)} (${ci}${verdict})`,
+    `${name}: yours ${sc(c.yours)}, published ${sc(c.published)}, difference ${c.diff >= 0 ? "+" : ""}${sc(c.diff)} (${ci}${verdict})`,
   );
 }
 
@@ -44,10 +62,10 @@ function notComparableWhy(r: YourRow): string {
 }
 
 /** One of your values; a sum over other tasks than the paper's is marked, never shown as comparable. */
-function yourCell(r: YourRow, key: string): HTMLElement {
+function yourCell(t: PaperTable, r: YourRow, key: string): HTMLElement {
   const marked = r.not_comparable.includes(key);
   return h("td", { class: marked ? "num not-comparable" : "num", "data-col": key, "data-comparable": String(!marked), title: marked ? notComparableWhy(r) : undefined },
-    cell(r.values[key]) + (marked ? " †" : ""));
+    cell(scaled(t, key, r.values[key])) + (marked ? " †" : ""));
 }
 
 function tableCard(t: PaperTable, models: string[], rerender: () => void): HTMLElement {
@@ -61,7 +79,7 @@ function tableCard(t: PaperTable, models: string[], rerender: () => void): HTMLE
         h("td", {}, `${r.model} `, h("span", { class: "badge" }, `yours · ${r.rounds} round${r.rounds === 1 ? "" : "s"}`),
           h("span", { class: "muted small coverage", "data-coverage": "" }, ` · ${r.coverage}`),
           r.comparable === false ? h("span", { class: "badge warn not-comparable", title: notComparableWhy(r) }, "not comparable") : null),
-        ...t.columns.map((c) => yourCell(r, c.key)),
+        ...t.columns.map((c) => yourCell(t, r, c.key)),
       ),
     );
   }
@@ -71,7 +89,7 @@ function tableCard(t: PaperTable, models: string[], rerender: () => void): HTMLE
         "tr",
         { class: "published", "data-published": r.model },
         h("td", {}, `${r.model} `, h("span", { class: "badge muted" }, "published")),
-        ...t.columns.map((c) => h("td", { class: "num", "data-col": c.key }, cell(r.values[c.key]))),
+        ...t.columns.map((c) => h("td", { class: "num", "data-col": c.key, title: shownUnit(c.unit).factor !== 1 ? `printed in the paper as ${cell(r.values[c.key])}` : undefined }, cell(scaled(t, c.key, r.values[c.key])))),
       ),
     );
   }
@@ -131,7 +149,7 @@ export async function renderPaperTables(content: HTMLElement, filter: SampleFilt
     h(
       "p",
       { class: "muted small", id: "paper-tables-meta" },
-      "Published rows are the papers' own figures, shown as printed and never mixed into any statistic. Your rows are computed the papers' way from the selected runs (means over rounds; the 95% CI is across rounds, clipped to the column's range). Each of your rows says how much of the paper's task set it covers; one that covers less is marked not comparable, and is not compared with a published model.",
+      "Published rows are the papers' own figures, never mixed into any statistic; a score a paper prints on 0–1 is shown as points of 100 (a rate as a percentage) like every other score here, the printed figure on hover. Your rows are computed the papers' way from the selected runs (means over rounds; the 95% CI is across rounds, clipped to the column's range). Each of your rows says how much of the paper's task set it covers; one that covers less is marked not comparable, and is not compared with a published model.",
     ),
     ...r.value.tables.map((t) => tableCard(t, models, rerender)),
   );

@@ -627,7 +627,7 @@ function inPoints(b: Bench, rows: readonly Row[]): readonly Row[] {
   return rows.map((r) => ({ ...r, format: points(r.format), logic: points(r.logic), param: points(r.param), pass: points(r.pass), final_score: points(r.final_score) }));
 }
 
-/** A benchmark's model × category heat map (mean score per cell as a percentage of the maximum,
+/** A benchmark's model × category heat map (mean score per cell in points of 100, as every score,
  *  pass rate and sample count on hover); a click lists the cell's samples. None when the benchmark
  *  has fewer than two categories (a single column says nothing the leaderboard does not). */
 function heatMap(s: State, b: Bench, all: readonly CategoryCell[] | undefined, onCell: (f: SampleFilter) => void): HTMLElement | null {
@@ -643,9 +643,9 @@ function heatMap(s: State, b: Bench, all: readonly CategoryCell[] | undefined, o
     h("tr", {}, h("th", { scope: "row", class: "heat-model" }, m), ...categories.map((c) => {
       const cell = at.get(`${m}\u0000${c}`);
       if (!cell) return h("td", { class: "heat-empty", title: "No samples" }, "–");
-      const what = `${m} on ${catName(c)}: mean score ${cell.score_pct.toFixed(1)} % of the maximum, ${cell.passed} of ${cell.n} passed (${cell.pass_rate_pct.toFixed(0)} %). Click to list the samples.`;
+      const what = `${m} on ${catName(c)}: mean score ${cell.score_pct.toFixed(1)} points of 100, ${cell.passed} of ${cell.n} passed (${cell.pass_rate_pct.toFixed(0)} %). Click to list the samples.`;
       const td = h("td", { class: "num heat-cell clickable", tabindex: "0", role: "button", title: what, "aria-label": what,
-        "data-model": m, "data-category": c, style: `background:${heatColour(cell.score_pct)}` }, `${Math.round(cell.score_pct)} %`);
+        "data-model": m, "data-category": c, style: `background:${heatColour(cell.score_pct)}` }, `${Math.round(cell.score_pct)}`);
       const open = () => {
         const f = baseFilter(s);
         f.benchmark = b;
@@ -666,7 +666,7 @@ function heatMap(s: State, b: Bench, all: readonly CategoryCell[] | undefined, o
   return h(
     "details",
     { class: "heat", id: `heat-${b}`, "data-table-name": `${b}-categories`, open: "" },
-    h("summary", {}, "Model × category: mean score as % of the maximum"),
+    h("summary", {}, "Model × category: mean score (points of 100)"),
     h("p", { class: "muted small" }, "Darker is better. Hover a cell for its pass rate and sample count; click it to list its samples."),
     h("div", { class: "rtable-wrap" }, h("table", { class: "rtable heat-table", id: `heat-table-${b}` }, h("thead", {}, head), h("tbody", {}, ...rows))),
   );
@@ -1211,16 +1211,21 @@ function replayView(r: Replay): HTMLElement {
     row("reason", r.stored.reason, r.fresh.reason),
   ];
   if (r.stored.k_act !== null || r.fresh.k_act !== null) verdictRows.push(row("k_act", String(r.stored.k_act ?? "–"), String(r.fresh.k_act ?? "–")));
+  for (const tr of verdictRows) {
+    const first = tr.firstElementChild;
+    if (first) first.textContent = replayFieldLabel(first.textContent ?? "");
+  }
   const fresh = new Map(r.fresh.checks.map((c) => [c.name, c]));
   const names = [...new Set([...r.stored.checks.map((c) => c.name), ...r.fresh.checks.map((c) => c.name)])];
   const stored = new Map(r.stored.checks.map((c) => [c.name, c]));
-  const cell = (c: { passed: boolean; actual: string } | undefined) =>
-    c ? h("td", {}, h("span", { class: `badge ${c.passed ? "ok" : "warn"}` }, c.passed ? "pass" : "fail"), c.actual ? h("span", { class: "mono small" }, ` ${c.actual}`) : null) : h("td", { class: "muted" }, "–");
+  const cell = (c: CheckView | undefined) =>
+    c ? h("td", {}, h("span", { class: `badge ${c.passed ? "ok" : "warn"}` }, c.passed ? "pass" : "fail"), c.actual ? h("span", { class: c.unit ? "small" : "mono small" }, " ", amountCell(c.actual, c.unit)) : null) : h("td", { class: "muted" }, "–");
   const checkRows = names.map((n) => {
     const a = stored.get(n);
     const b = fresh.get(n);
     const differs = [...diffFields].some((f) => f === `check ${n}` || f.startsWith(`check ${n} #`));
-    return h("tr", { class: differs ? "diff" : undefined, "data-replay-check": n }, h("td", {}, n), h("td", { class: "mono small" }, (a ?? b)?.expected || "–"), cell(a), cell(b));
+    const either = a ?? b;
+    return h("tr", { class: differs ? "diff" : undefined, "data-replay-check": n }, h("td", {}, n), h("td", { class: either?.unit ? "small" : "mono small" }, either?.expected ? amountCell(either.expected, either.unit) : "–"), cell(a), cell(b));
   });
   const title = r.mode === "reexecute" ? "Re-execution" : "Re-score";
   return h(
@@ -1241,11 +1246,23 @@ function replayView(r: Replay): HTMLElement {
     checkRows.length
       ? h("table", { class: "rtable compact", id: "replay-checks" }, h("thead", {}, h("tr", {}, ...["Check", "Expected", "Stored run", "Fresh run"].map((c) => h("th", {}, c)))), h("tbody", {}, ...checkRows))
       : null,
-    r.differences.length ? h("ul", { id: "replay-differences" }, ...r.differences.map((d) => h("li", { "data-difference": d.field }, h("b", {}, d.field), `: stored ${d.stored || "–"} → fresh ${d.fresh || "–"}`))) : null,
+    r.differences.length
+      ? h("ul", { id: "replay-differences" }, ...r.differences.map((d) => {
+          const word = (v: string) => (d.field === "outcome" && v ? outcomeLabel(v) : v || "–");
+          return h("li", { "data-difference": d.field }, h("b", {}, replayFieldLabel(d.field)), `: stored ${word(d.stored)} → fresh ${word(d.fresh)}`);
+        }))
+      : null,
     r.notes.length ? h("ul", { class: "muted small", id: "replay-notes" }, ...r.notes.map((n) => h("li", {}, n))) : null,
     r.fresh_composite ? wrapFresh(roundsSection(r.fresh_composite, "replay-rounds")) : null,
     jsonSec("Fresh details", r.fresh_details, "replay-details", false),
   );
+}
+
+/** A replay difference's field for people: `k_act` → "rounds used", `metric f1` → "metric F1". */
+function replayFieldLabel(field: string): string {
+  if (field === "k_act") return "rounds used";
+  if (field.startsWith("metric ")) return `metric ${columnLabel(field.slice(7))}`;
+  return field;
 }
 
 /** The fresh episode's rounds, folded (the stored ones are in the trace below). */
@@ -1362,7 +1379,7 @@ async function renderTrace(el: HTMLElement, id: number, onSaved: () => void = ()
       v.intent ? intentDiff(v.intent) : null,
       v.pilot ? pilotTimeline(v.pilot) : null,
       fieldsSection("Metrics", t.metrics, "trace-metrics"),
-      fieldsSection("Details (extracted answer, rounds, transactions, state diff, checks)", t.details, "trace-details"),
+      fieldsSection("Details (extracted answer, rounds, transactions, state diff, checks)", t.details, "trace-details", false, t.view.address_names),
       t.artefacts.length ? h("div", { id: "trace-artefacts" }, ...t.artefacts.map((a) => jsonSec(`Artefact: ${a.kind}`, a.data, undefined, false))) : null,
       t.events.length ? jsonSec(`Events (${t.events.length})`, t.events, "trace-events", false) : null,
     ),

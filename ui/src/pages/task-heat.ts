@@ -108,7 +108,7 @@ export function taskHeat(b: Bench, all: readonly TaskCell[] | undefined, onCell:
     const pct = Math.round(c.pass_rate_pct);
     const condition = row.promptType ? ` (${CONDITION[row.promptType] ?? row.promptType})` : "";
     const sd = c.score_sd === null ? "" : `, score SD ${c.score_sd.toFixed(1)}`;
-    const what = `${m} on ${row.task}${condition}: passed ${c.passed} of ${c.n} samples (${pct} %), mean score ${c.score_pct.toFixed(1)} %${sd}. Click to list the samples.`;
+    const what = `${m} on ${row.task}${condition}: passed ${c.passed} of ${c.n} samples (${pct} %), mean score ${c.score_pct.toFixed(1)} points of 100${sd}. Click to list the samples.`;
     const tip = c.flaky ? `Rounds disagree: passed ${c.passed} of ${c.n}. ${what}` : what;
     const td = h(
       "td",

@@ -76,6 +76,10 @@ export function questForm(text: string, write: (text: string) => void): HTMLElem
 
   const input = (id: string, value: string, label: string, onChange: (v: string, el: HTMLInputElement) => void, attrs: Record<string, string> = {}) => {
     const el = h("input", { id, value, "aria-label": label, autocomplete: "off", spellcheck: "false", class: "form-input", ...attrs }) as HTMLInputElement;
+    // As wide as its value (a tolerance or an amount stays on one line with its unit), within bounds.
+    const fit = () => { el.size = Math.min(24, Math.max(5, el.value.length + 2)); };
+    fit();
+    el.addEventListener("input", fit);
     el.addEventListener("change", () => onChange(el.value.trim(), el));
     return el;
   };
