@@ -28,6 +28,7 @@ mod packs_builtin;
 mod pilot;
 mod pilot_real;
 mod pilot_release;
+mod plan_estimate;
 mod power;
 mod providers;
 mod quest;

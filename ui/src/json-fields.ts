@@ -28,6 +28,7 @@ const FIELD_LABELS: Readonly<Record<string, string>> = {
   send_ms: "Sending (ms)",
   checks_ms: "Checks (ms)",
   template_index: "Prompt template",
+  agent_address: "Agent (the sender)",
   template_label: "Prompt template",
   nl_difficulty: "Wording difficulty",
   prompt_set: "Prompt set",

@@ -88,7 +88,7 @@ test("a paper table printed on 0–1 reads in points of 100 like every other sco
   await expectTextContent(row.locator("td[data-col=direct_exec]"), "25", "a rate as a percentage");
   const pub = page.locator("tr.published[data-published='GPT-4o'] td[data-col=single_format]");
   await expectTextContent(pub, "93", "the published 0.93 on the same scale");
-  await expectAttr(pub, "title", "printed in the paper as 0.930");
+  await expectAttr(pub, "title", "printed in the paper as 0.93");
   const head = await page.locator("th[data-col=single_format]").textContent();
   assert.match(head, /points of 100; the paper prints 0–1/);
   assert.match(await page.locator("ul.paper-comparisons li").textContent(), /yours 87\.5, published 93, difference -5\.5 \(your 95% CI \[80, 95\]/);

@@ -1350,7 +1350,7 @@ mod tests {
             &[("to_balance", true, "1500000000000000000")],
             &[],
         );
-        let mut b = v("wrong", 0.625, &[("to_balance", false, "93000000")], &[]);
+        let mut b = v("wrong", 0.5, &[("to_balance", false, "93000000")], &[]);
         for x in [&mut a, &mut b] {
             x.checks[0].unit = Some(Unit {
                 symbol: "USDT".into(),
@@ -1366,7 +1366,7 @@ mod tests {
             shown,
             [
                 ("outcome", "exact", "wrong"),
-                ("score", "100 points", "62.5 points"),
+                ("score", "100 points", "50 points"),
                 ("passed", "passed", "failed"),
                 (
                     "check to_balance",

@@ -17,7 +17,8 @@ const mapping: Record<string, string> = {};
 
 function cell(v: JsonValue | number | undefined): string {
   if (v === undefined || v === null) return "–";
-  if (typeof v === "number") return Number.isInteger(v) ? String(v) : v.toFixed(Math.abs(v) < 10 ? 3 : 1);
+  // Up to 3 decimals below 10 and 1 above, without trailing zeros (0.93 as the paper prints it).
+  if (typeof v === "number") return Number.isInteger(v) ? String(v) : String(Number(v.toFixed(Math.abs(v) < 10 ? 3 : 1)));
   return String(v);
 }
 
