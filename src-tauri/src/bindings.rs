@@ -116,7 +116,7 @@ pub fn typescript() -> String {
     decl::<crucible_views::install::InstallStage>(&mut out);
     decl::<crate::live::ToolInstall>(&mut out);
     decl::<crate::live::ToolInstallState>(&mut out);
-    decl::<crucible_bench::perf::PerfMark>(&mut out);
+    decl::<crucible_views::perf_hook::PerfMark>(&mut out);
     decl::<crucible_views::database::DatabaseCheck>(&mut out);
     decl::<crucible_views::database::DatabaseState>(&mut out);
     decl::<crucible_views::database::FreshDatabase>(&mut out);
@@ -220,9 +220,9 @@ pub fn typescript() -> String {
         decl::<SavedTask>(&mut out);
         decl::<Unmapped>(&mut out);
         decl::<BankImport>(&mut out);
-        decl::<crucible_views::packs::PackInfo>(&mut out);
-        decl::<crucible_views::selftest::PackVerdict>(&mut out);
-        decl::<crucible_views::selftest::Failing>(&mut out);
+        decl::<crucible_catalog::packs::PackInfo>(&mut out);
+        decl::<crucible_catalog::selftest::PackVerdict>(&mut out);
+        decl::<crucible_catalog::selftest::Failing>(&mut out);
         decl::<crate::commands::packs::SelftestProgress>(&mut out);
         decl::<crucible_views::sim_audit::SimAudit>(&mut out);
         decl::<crucible_views::sim_audit::SimAuditCell>(&mut out);

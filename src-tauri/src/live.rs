@@ -109,7 +109,7 @@ pub async fn launch(
     what: Launch,
 ) -> Result<String, CommandError> {
     let (tx, rx) = mpsc::unbounded_channel();
-    let mut ctx = RunContext::new(config, store.clone(), crucible_views::catalog::loader());
+    let mut ctx = RunContext::new(config, store.clone(), crucible_catalog::loader());
     ctx.progress = Some(tx);
     ctx.holder = crucible_run::scheduler::holder_name("the Crucible app");
     let cancel = ctx.cancel.clone();

@@ -109,9 +109,9 @@ pub struct DemoInfo {
 }
 
 impl DemoInfo {
-    /// What [`crucible_views::catalog::app_demo_choice`] picks here (file checks only, no catalogue).
+    /// What [`crucible_catalog::app_demo_choice`] picks here (file checks only, no catalogue).
     pub fn of(config: &crucible_core::Config) -> Self {
-        let (benchmarks, models, why) = crucible_views::catalog::app_demo_choice(config);
+        let (benchmarks, models, why) = crucible_catalog::app_demo_choice(config);
         Self {
             benchmarks,
             models,
@@ -127,7 +127,7 @@ pub async fn demo(
 ) -> Result<(RunSpec, Vec<(String, u32)>), CommandError> {
     let c = config.clone();
     let (spec, _) =
-        tauri::async_runtime::spawn_blocking(move || crucible_views::catalog::app_demo_spec(&c))
+        tauri::async_runtime::spawn_blocking(move || crucible_catalog::app_demo_spec(&c))
             .await
             .map_err(|e| CommandError::internal(format!("demo setup failed: {e}")))??;
     let planned = per_model(config, &spec, store).await?;

@@ -164,7 +164,7 @@ pub fn intent2tx(config: &Config, cmd: Intent2txCmd) -> Result<()> {
                 write_jsonl(out, &report.instances)?;
             }
             let pack = match &pack {
-                Some(name) => Some(crucible_views::packs::write_intent_pack(
+                Some(name) => Some(crucible_catalog::packs::write_intent_pack(
                     config, name, &file, &report,
                 )?),
                 None => None,

@@ -143,11 +143,7 @@ pub async fn worker(config: &Config, a: WorkerArgs) -> Result<()> {
     let store = open_lab(&a.store, "crucible worker").await?;
     let lab = store.lab("crucible worker")?.clone();
     let me = lab.session_user().await?;
-    let mut ctx = RunContext::new(
-        config.clone(),
-        store.clone(),
-        crucible_views::catalog::loader(),
-    );
+    let mut ctx = RunContext::new(config.clone(), store.clone(), crucible_catalog::loader());
     ctx.holder = run::scheduler::holder_name("crucible worker");
     ctx.lease_ttl = Duration::from_secs(a.claim_secs.max(1));
     ctx.trusted_base_urls

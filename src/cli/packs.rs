@@ -4,8 +4,8 @@ use std::path::PathBuf;
 
 use anyhow::Result;
 use clap::Subcommand;
+use crucible_catalog::packs::{self, PackInfo};
 use crucible_core::Config;
-use crucible_views::packs::{self, PackInfo};
 
 /// `crucible packs`.
 #[derive(Debug, Subcommand)]

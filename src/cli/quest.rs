@@ -133,9 +133,10 @@ pub struct SelftestArgs {
 async fn selftest_exploits(
     config: &Config,
     a: &SelftestArgs,
-    pack: &crucible_views::packs::PackInfo,
+    pack: &crucible_catalog::packs::PackInfo,
 ) -> Result<()> {
-    let r = crucible_views::selftest::exploits(config, pack, a.task.as_deref(), &|_, _| {}).await?;
+    let r =
+        crucible_catalog::selftest::exploits(config, pack, a.task.as_deref(), &|_, _| {}).await?;
     if a.json {
         out!("{}", serde_json::to_string_pretty(&r)?);
     } else {
@@ -184,7 +185,7 @@ async fn selftest_exploits(
 
 /// Runs `crucible selftest`: exits non-zero when any task fails, after printing every failure.
 pub async fn selftest(config: &Config, a: SelftestArgs) -> Result<()> {
-    use crucible_views::selftest;
+    use crucible_catalog::selftest;
     let pack = selftest::pack_for(config, &a.bench, a.pack.as_deref())?;
     if a.exploits {
         return selftest_exploits(config, &a, &pack).await;

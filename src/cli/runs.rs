@@ -7,10 +7,10 @@ use std::path::{Path, PathBuf};
 
 use anyhow::{bail, Context, Result};
 use clap::{Args, Subcommand};
+use crucible_catalog::DEMO_MODELS;
 use crucible_core::Config;
 use crucible_run::{self as run, Progress, RunContext, RunReport, RunSpec};
 use crucible_store::{AnyStore, RunReader, RunStore, Store, StoreUrl};
-use crucible_views::catalog::DEMO_MODELS;
 use serde_json::json;
 use tokio::sync::mpsc;
 
@@ -487,11 +487,7 @@ where
 {
     let store: AnyStore = store.into();
     let (tx, bar) = progress_bar();
-    let mut ctx = RunContext::new(
-        config.clone(),
-        store.clone(),
-        crucible_views::catalog::loader(),
-    );
+    let mut ctx = RunContext::new(config.clone(), store.clone(), crucible_catalog::loader());
     ctx.progress = tx;
     ctx.holder = run::scheduler::holder_name("crucible run");
     let cancel = ctx.cancel.clone();
@@ -582,18 +578,14 @@ pub async fn run_cmd(config: &Config, a: RunArgs) -> Result<()> {
     }
     // Bad specs fail before the database is touched.
     let mut spec = spec.validate()?;
-    crucible_views::packs::pin(config, &mut spec)?;
+    crucible_catalog::packs::pin(config, &mut spec)?;
     let distributed = a.detach || a.slurm || a.print_sbatch;
     // A distributed run's keys are looked up where its workers run.
     run::check_models(&spec, (!distributed).then_some(config.data_dir.as_path()))?;
     super::lab::check_slurm_args(a.partition.as_deref(), &a.sbatch_args)?;
     let store = open_any(config, a.db, a.store.as_deref(), true).await?;
     if distributed {
-        let ctx = RunContext::new(
-            config.clone(),
-            store.clone(),
-            crucible_views::catalog::loader(),
-        );
+        let ctx = RunContext::new(config.clone(), store.clone(), crucible_catalog::loader());
         // The URLs this user gave the run's models: its Slurm workers may call them.
         let mut trust_base_urls: Vec<String> = Vec::new();
         for m in spec.models.iter().filter(|m| !m.starts_with("builtin:")) {
@@ -702,7 +694,7 @@ pub async fn rescore(config: &Config, a: RescoreArgs) -> Result<()> {
     if let Ok(run) = crucible_store::RunReader::run(&store, &id).await {
         let spec = serde_json::from_str::<crucible_run::RunSpec>(&run.spec).ok();
         if run.spec.contains("real-tools")
-            || spec.is_some_and(|s| crucible_views::catalog::replays_real_tools(config, &s))
+            || spec.is_some_and(|s| crucible_catalog::replays_real_tools(config, &s))
         {
             eprintln!(
                 "note: run {id}: {}",
@@ -732,8 +724,8 @@ pub async fn demo(config: &Config, a: DemoArgs) -> Result<()> {
     spec.prompt_types = vec![];
     let mut spec = spec.validate()?;
     // The task selection goes into the spec, so `run --resume` replays the same instances.
-    crucible_views::catalog::select_demo_quest(config, &mut spec, a.composites)?;
-    crucible_views::packs::pin(config, &mut spec)?;
+    crucible_catalog::select_demo_quest(config, &mut spec, a.composites)?;
+    crucible_catalog::packs::pin(config, &mut spec)?;
     let store = Store::open(&db_path(config, a.db)?).await?;
     let r = with_context(
         config,
@@ -1077,10 +1069,9 @@ pub async fn agents(config: &Config, cmd: AgentsCmd) -> Result<()> {
     let AgentsCmd::List { json } = cmd;
     let benches: Vec<String> = run::BENCHMARKS.iter().map(|s| s.to_string()).collect();
     let cfg = config.clone();
-    let catalog = tokio::task::spawn_blocking(move || {
-        crucible_views::catalog::Catalog::load(&cfg, &benches, false)
-    })
-    .await??;
+    let catalog =
+        tokio::task::spawn_blocking(move || crucible_catalog::Catalog::load(&cfg, &benches, false))
+            .await??;
     catalog.boot().await?;
     let mut rows = Vec::new();
     for b in run::BENCHMARKS {

@@ -327,7 +327,7 @@ async fn pilot_under(
     let mut config = config.clone();
     config.data_dir = dir.path().to_path_buf();
     let store = Store::open(&dir.path().join("faults.db")).await?;
-    let ctx = RunContext::new(config, store.clone(), crucible_views::catalog::loader());
+    let ctx = RunContext::new(config, store.clone(), crucible_catalog::loader());
     let server = FaultServer::start(mix, FAULT_SEED)
         .await
         .map_err(bench_err)?;

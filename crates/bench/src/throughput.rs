@@ -225,11 +225,7 @@ async fn one(
     benchmark: &str,
     shape: impl Fn(&mut RunSpec),
 ) -> Result<ChainRun, RunError> {
-    let ctx = RunContext::new(
-        config.clone(),
-        store.clone(),
-        crucible_views::catalog::loader(),
-    );
+    let ctx = RunContext::new(config.clone(), store.clone(), crucible_catalog::loader());
     // The reference agent's conversations, recorded at full speed.
     let mut reference = RunSpec::new(
         vec![benchmark.to_string()],

@@ -207,7 +207,7 @@ pub trait Benchmarks: Send + Sync {
     }
 }
 
-/// Loads the benchmarks a spec names (see `crucible_views::catalog::loader`).
+/// Loads the benchmarks a spec names (see `crucible_catalog::loader`).
 pub type LoadBenchmarks =
     Arc<dyn Fn(&Config, &RunSpec) -> Result<Arc<dyn Benchmarks>, RunError> + Send + Sync>;
 

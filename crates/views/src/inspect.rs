@@ -18,10 +18,10 @@ use serde::{Deserialize, Serialize};
 use serde_json::Value;
 use ts_rs::TS;
 
-use crate::catalog;
 use crate::results::{CompareView, Disagreement, Explorer};
 use crate::studio::CompositeTrace;
 use crate::verdict::{self, ModelLabels, SideLabels};
+use crucible_catalog::catalog;
 use crucible_core::{BenchError, Benchmark, Event, ScriptedAgent};
 use crucible_core::{Config, Scoring};
 use crucible_intent2tx::{execute::Executor, seam::IntentBench, AddressBook};

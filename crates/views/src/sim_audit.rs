@@ -12,7 +12,7 @@ use ts_rs::TS;
 use crucible_core::Config;
 use crucible_pilot::sim::{self, AuditReport};
 
-use crate::catalog::{pilot_library, ContentError};
+use crucible_catalog::{pilot_library, ContentError};
 
 /// Episodes (of ten calls) the GUI's audit runs by default: 100,000 calls, about a second.
 pub const DEFAULT_EPISODES: u64 = 10_000;

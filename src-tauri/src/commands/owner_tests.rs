@@ -183,7 +183,7 @@ async fn the_app_refuses_rescoring_another_members_real_tool_lab_sample_unconfir
     spec.packs = vec![crucible_run::PackRef::named(
         crucible_pilot::real::seam::PACK,
     )];
-    crucible_views::packs::pin(&config, &mut spec).unwrap();
+    crucible_catalog::packs::pin(&config, &mut spec).unwrap();
     let spec = serde_json::to_string(&spec).unwrap();
     run_with_spec(&admin, "run-tools", Some(spec)).await;
     let sample = admin.samples("run-tools").await.unwrap()[0].0;

@@ -5,8 +5,8 @@ use serde::Serialize;
 use tauri::Emitter;
 use ts_rs::TS;
 
-use crucible_views::packs::{self, PackError, PackInfo};
-use crucible_views::selftest::{self, PackVerdict, SelftestError};
+use crucible_catalog::packs::{self, PackError, PackInfo};
+use crucible_catalog::selftest::{self, PackVerdict, SelftestError};
 
 use crate::{AppState, CommandError};
 

@@ -1,10 +1,10 @@
-//! The perf hook behind `crucible bench app` (see `crucible_bench::perf`): the UI reports marks here;
+//! The perf hook behind `crucible bench app` (the protocol: `crucible_views::perf_hook`): the UI reports marks here;
 //! with `CRUCIBLE_PERF_FILE` unset every call is a no-op, so the hook costs nothing in normal use.
 
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 
-use crucible_bench::perf::{self, PerfMark};
+use crucible_views::perf_hook::{self as perf, PerfMark};
 
 use crate::live::{launch, Launch};
 use crate::{AppState, CommandError};

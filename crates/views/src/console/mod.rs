@@ -122,10 +122,11 @@ pub fn notes_problem(e: &crucible_store::NotesError) -> FormError {
 }
 
 impl RunForm {
-    /// [`Self::to_spec`] with the packs pinned ([`crate::packs::pin`]): what a run starts from.
+    /// [`Self::to_spec`] with the packs pinned ([`crucible_catalog::packs::pin`]): what a run starts from.
     pub fn to_pinned_spec(&self, config: &Config) -> Result<RunSpec, FormError> {
         let mut spec = self.to_spec(&config.data_dir)?;
-        crate::packs::pin(config, &mut spec).map_err(|e| form_err("packs", e.to_string()))?;
+        crucible_catalog::packs::pin(config, &mut spec)
+            .map_err(|e| form_err("packs", e.to_string()))?;
         Ok(spec)
     }
 
@@ -463,7 +464,7 @@ mod tests {
         // An unknown choice is refused when the benchmarks load, naming the choices.
         f.pilot_tool_protocol = "smoke-signals".into();
         let spec = f.to_spec(dir.path()).unwrap();
-        let e = crate::catalog::Catalog::load_spec(&crucible_core::Config::test(), &spec)
+        let e = crucible_catalog::Catalog::load_spec(&crucible_core::Config::test(), &spec)
             .err()
             .map(|e| e.to_string())
             .unwrap_or_default();

@@ -355,7 +355,7 @@ fn instances_per_benchmark(
         .cloned()
         .collect();
     let catalog = if spec.packs.is_empty() {
-        let mut c = crate::catalog::Catalog::load(config, &shared, false).map_err(err)?;
+        let mut c = crucible_catalog::Catalog::load(config, &shared, false).map_err(err)?;
         if !spec.intent_dataset.is_empty() {
             c.use_intent_dataset(&spec.intent_dataset, false)
                 .map_err(err)?;
@@ -366,7 +366,7 @@ fn instances_per_benchmark(
         s.benchmarks = shared.clone();
         s.intent_execute = false;
         s.packs.retain(|p| p.benchmark != "questbench");
-        crate::catalog::Catalog::load_spec_with(config, &s, false)
+        crucible_catalog::Catalog::load_spec_with(config, &s, false)
             .map_err(|e| form_err("packs", e.to_string()))?
     };
     let mut out = Vec::new();
@@ -379,10 +379,10 @@ fn instances_per_benchmark(
                 crucible_questbench::task::load_dir(&dir)
                     .map_err(|e| form_err("benchmarks", format!("{}: {e}", dir.display())))?
             } else {
-                match crate::catalog::pack_content(config, spec, "questbench", false)
+                match crucible_catalog::pack_content(config, spec, "questbench", false)
                     .map_err(|e| form_err("packs", e.to_string()))?
                 {
-                    crate::catalog::PackContent::Quest(t) => t,
+                    crucible_catalog::PackContent::Quest(t) => t,
                     _ => Vec::new(),
                 }
             };

@@ -70,7 +70,7 @@ fn fresh_id(base: &str, sep: char, taken: impl Fn(&str) -> bool) -> String {
 /// with its reference and known-wrong solution files copied beside it, under a new id
 /// (`<id>_copy`, …) when the edit kept an id already in the catalogue.
 pub fn save_quest_edit(config: &Config, text: &str, from: &Path) -> Result<SavedTask, StudioError> {
-    let pack = crate::packs::STUDIO_QUEST.to_string();
+    let pack = crucible_catalog::packs::STUDIO_QUEST.to_string();
     if in_user_dir(config, from) {
         let task = check_quest_text(text, from)?;
         let path = save_quest(config, text, from)?;

@@ -150,7 +150,7 @@ pub fn import_intent(
                 dup.id
             )));
         }
-        if let Some(p) = crate::packs::list(config)
+        if let Some(p) = crucible_catalog::packs::list(config)
             .map_err(|e| StudioError::Invalid(e.to_string()))?
             .into_iter()
             .find(|p| p.name == name && p.path != path.parent().unwrap_or(Path::new("")))
