@@ -855,6 +855,7 @@ impl crucible_core::Benchmark for Flaky {
                 k_opt: None,
                 paper: None,
                 prompt_set: Default::default(),
+                agent_error: None,
             })
         })
     }

@@ -204,6 +204,7 @@ impl Benchmark for Probe {
                 k_opt: None,
                 paper: None,
                 prompt_set: Default::default(),
+                agent_error: error,
             })
         })
     }

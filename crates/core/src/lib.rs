@@ -489,6 +489,11 @@ pub struct SampleRecord {
     /// The prompt wording the sample was asked in.
     #[serde(default)]
     pub prompt_set: PromptSet,
+    /// Why the agent gave no (further) answer, when it failed to (a provider error, a refused
+    /// key, an exhausted script): the sample's error, stored beside its outcome. The seam also
+    /// writes it into `details` for the trace.
+    #[serde(default)]
+    pub agent_error: Option<String>,
 }
 
 /// What a sample is about, for grouping in reports (the store contract fixes the conventions).

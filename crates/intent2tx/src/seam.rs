@@ -383,6 +383,7 @@ impl Benchmark for IntentBench {
                 k_opt: None,
                 paper: None,
                 prompt_set: self.prompt_set,
+                agent_error,
             })
         })
     }

@@ -300,6 +300,7 @@ impl Benchmark for PilotBench {
                 k_opt: None,
                 paper: None,
                 prompt_set: self.prompt_set,
+                agent_error,
             })
         })
     }

@@ -432,6 +432,7 @@ impl Benchmark for QuestBench {
                     k_opt: Some(verdict.k_opt),
                     paper: Some(paper_score(verdict.paper_score)),
                     prompt_set: self.prompting.set,
+                    agent_error: verdict.agent_error.clone(),
                 });
             }
             let mut transcript =
@@ -503,6 +504,7 @@ impl Benchmark for QuestBench {
                 k_opt: None,
                 paper: Some(paper_score(f64::from(verdict.paper_score))),
                 prompt_set: self.prompting.set,
+                agent_error,
             })
         })
     }

@@ -1534,12 +1534,7 @@ fn to_sample(
             serde_json::json!(spend.unpriced_calls),
         );
     }
-    let error = job.replay_error.clone().or_else(|| {
-        r.details
-            .get("agent_error")
-            .and_then(|e| e.as_str())
-            .map(str::to_string)
-    });
+    let error = job.replay_error.clone().or_else(|| r.agent_error.clone());
     let first_user = |t: &[Message]| {
         t.iter()
             .find(|m| m.role == Role::User)

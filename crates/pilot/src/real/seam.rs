@@ -302,6 +302,7 @@ impl Benchmark for RealToolBench {
                 k_opt: None,
                 paper: None,
                 prompt_set: PromptSet::Paper,
+                agent_error,
             })
         })
     }
