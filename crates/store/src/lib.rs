@@ -50,6 +50,7 @@ mod machine;
 mod overrides;
 mod owner;
 mod postgres;
+mod query;
 mod reads;
 mod replays;
 mod run_store;

@@ -23,14 +23,10 @@ use sqlx::Connection;
 use crate::StoreError;
 
 mod damage;
-mod mirror;
 #[cfg(test)]
 mod notes_tests;
-mod overrides;
 mod reads;
-mod replays;
 mod runs;
-mod samples;
 mod synthetic;
 #[cfg(test)]
 mod tests;
@@ -41,7 +37,7 @@ pub use synthetic::{SyntheticRun, SyntheticSample};
 /// A handle on one SQLite database file. Clones share the connection pool.
 #[derive(Debug, Clone)]
 pub struct Store {
-    pool: SqlitePool,
+    pub(crate) pool: SqlitePool,
     path: PathBuf,
     /// Writers of one handle take turns here instead of in SQLite's busy handler, whose sleeps
     /// (up to 100 ms each) would throttle many concurrent workers; other processes still queue
@@ -227,4 +223,32 @@ async fn probe(path: &Path) -> Result<(), StoreError> {
     }
 }
 
+/// What the shared queries (`crate::query`) ask of an SQLite store.
+impl Store {
+    /// This handle's write turn: writers of one handle take turns here instead of in SQLite's
+    /// busy handler.
+    pub(crate) async fn turn(&self) -> tokio::sync::MutexGuard<'_, ()> {
+        self.write.lock().await
+    }
+
+    /// A transaction that stores samples.
+    pub(crate) async fn begin_sample_writes(
+        &self,
+    ) -> Result<sqlx::Transaction<'static, sqlx::Sqlite>, StoreError> {
+        Ok(self.pool.begin().await?)
+    }
+
+    /// Whether the file has table `name` (a read-only handle may open a file not yet migrated).
+    pub(crate) async fn has_table(&self, name: &str) -> Result<bool, StoreError> {
+        let n: i64 = sqlx::query_scalar(
+            "SELECT COUNT(*) FROM sqlite_master WHERE type = 'table' AND name = ?",
+        )
+        .bind(name)
+        .fetch_one(&self.pool)
+        .await?;
+        Ok(n == 1)
+    }
+}
+
+crate::query::shared_queries!(Store);
 crate::run_store::forward_to_inherent!(Store);

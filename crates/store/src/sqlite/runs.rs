@@ -5,10 +5,8 @@
 //! a store opened read-only is never migrated, so one written by an older Crucible still lists,
 //! its runs unnamed.
 
-use crucible_core::RunStatus;
-
 use super::Store;
-use crate::{LeaseHolder, NewRun, RunHead, RunNotes, RunRow, RunSummary, StoreError};
+use crate::{LeaseHolder, StoreError};
 
 /// Unix seconds now.
 fn now_s() -> i64 {
@@ -19,7 +17,7 @@ fn now_s() -> i64 {
 
 impl Store {
     /// Whether the `runs` table has the `name` and `note` columns (a file migrated to 0005).
-    async fn has_run_notes(&self) -> Result<bool, StoreError> {
+    pub(crate) async fn has_run_notes(&self) -> Result<bool, StoreError> {
         let n: i64 = sqlx::query_scalar(
             "SELECT COUNT(*) FROM pragma_table_info('runs') WHERE name IN ('name', 'note')",
         )
@@ -68,30 +66,6 @@ impl Store {
             return Err(StoreError::UnknownRun(run_id.to_string()));
         }
         Ok(())
-    }
-
-    /// Sets (or clears) a run's name and note, checked by [`RunNotes::try_new`]: an empty or
-    /// blank value clears it. Nothing else of the run changes (status, samples, lease). A refused
-    /// value is [`StoreError::Notes`]; an unknown run [`StoreError::UnknownRun`].
-    pub async fn annotate_run(
-        &self,
-        run_id: &str,
-        name: Option<&str>,
-        note: Option<&str>,
-    ) -> Result<RunNotes, StoreError> {
-        let notes = RunNotes::try_new(name, note)?;
-        let _turn = self.write.lock().await;
-        let n = sqlx::query("UPDATE runs SET name = ?, note = ? WHERE id = ?")
-            .bind(notes.name())
-            .bind(notes.note())
-            .bind(run_id)
-            .execute(&self.pool)
-            .await?
-            .rows_affected();
-        if n == 0 {
-            return Err(StoreError::UnknownRun(run_id.to_string()));
-        }
-        Ok(notes)
     }
 
     /// Takes `run_id`'s lease for `ttl_s` seconds as `holder` (identified by `token`): when no
@@ -167,17 +141,6 @@ impl Store {
         }
     }
 
-    /// Gives the lease `token` holds back (nothing when it holds none).
-    pub async fn release_lease(&self, run_id: &str, token: &str) -> Result<(), StoreError> {
-        let _turn = self.write.lock().await;
-        sqlx::query("DELETE FROM run_leases WHERE run_id = ? AND token = ?")
-            .bind(run_id)
-            .bind(token)
-            .execute(&self.pool)
-            .await?;
-        Ok(())
-    }
-
     /// Who holds `run_id`'s lease now (an unexpired one), if anyone.
     pub async fn lease_holder(&self, run_id: &str) -> Result<Option<LeaseHolder>, StoreError> {
         let row: Option<(String, i64, String)> = sqlx::query_as(
@@ -192,77 +155,6 @@ impl Store {
             pid: pid as u32,
             host,
         }))
-    }
-
-    /// Drops `run_id`'s lease if `holder` (its process and host) still holds it: for a
-    /// resumer that saw the holder's process is gone. Returns whether one was dropped.
-    pub async fn break_lease(
-        &self,
-        run_id: &str,
-        holder: &LeaseHolder,
-    ) -> Result<bool, StoreError> {
-        let _turn = self.write.lock().await;
-        let n = sqlx::query("DELETE FROM run_leases WHERE run_id = ? AND pid = ? AND host = ?")
-            .bind(run_id)
-            .bind(i64::from(holder.pid))
-            .bind(&holder.host)
-            .execute(&self.pool)
-            .await?
-            .rows_affected();
-        Ok(n > 0)
-    }
-
-    /// Creates a run (status `running`) and its models in one transaction.
-    pub async fn create_run(&self, run: &NewRun) -> Result<(), StoreError> {
-        let _turn = self.write.lock().await;
-        let mut tx = self.pool.begin().await?;
-        sqlx::query(
-            "INSERT INTO runs (id, created_at, status, seed, spec, versions, planned, name, note, \
-             created_by, created_host) VALUES (?, ?, 'running', ?, ?, ?, ?, ?, ?, ?, ?)",
-        )
-        .bind(&run.id)
-        .bind(&run.created_at)
-        .bind(run.seed as i64)
-        .bind(&run.spec)
-        .bind(&run.versions)
-        .bind(run.planned as i64)
-        .bind(run.notes.name())
-        .bind(run.notes.note())
-        .bind(crate::machine::user_name())
-        .bind(crate::machine::host_name())
-        .execute(&mut *tx)
-        .await?;
-        for (model, spec) in &run.models {
-            sqlx::query("INSERT INTO run_models (run_id, model, spec) VALUES (?, ?, ?)")
-                .bind(&run.id)
-                .bind(model)
-                .bind(spec)
-                .execute(&mut *tx)
-                .await?;
-        }
-        tx.commit().await?;
-        Ok(())
-    }
-
-    /// Sets a run's status; `finished_at` is set for terminal states and cleared otherwise.
-    pub async fn set_status(
-        &self,
-        run_id: &str,
-        status: RunStatus,
-        finished_at: Option<&str>,
-    ) -> Result<(), StoreError> {
-        let _turn = self.write.lock().await;
-        let n = sqlx::query("UPDATE runs SET status = ?, finished_at = ? WHERE id = ?")
-            .bind(status.as_str())
-            .bind(finished_at)
-            .bind(run_id)
-            .execute(&self.pool)
-            .await?
-            .rows_affected();
-        if n == 0 {
-            return Err(StoreError::UnknownRun(run_id.to_string()));
-        }
-        Ok(())
     }
 
     /// Deletes a run with everything stored under it (models, samples, their events and
@@ -303,13 +195,13 @@ impl Store {
         ] {
             sqlx::query(sql).bind(run_id).execute(&mut *tx).await?;
         }
-        if self.has_overrides().await? {
+        if self.has_table("sample_overrides").await? {
             sqlx::query("DELETE FROM sample_overrides WHERE run_id = ?")
                 .bind(run_id)
                 .execute(&mut *tx)
                 .await?;
         }
-        if self.has_replays().await? {
+        if self.has_table("sample_replays").await? {
             sqlx::query("DELETE FROM sample_replays WHERE run_id = ?")
                 .bind(run_id)
                 .execute(&mut *tx)
@@ -325,125 +217,5 @@ impl Store {
         }
         tx.commit().await?;
         Ok(samples as u64)
-    }
-
-    /// Appends one progress event to a run's log.
-    pub async fn log(&self, run_id: &str, event: &str) -> Result<(), StoreError> {
-        let _turn = self.write.lock().await;
-        sqlx::query(
-            "INSERT INTO run_log (run_id, seq, event) VALUES (?, \
-             (SELECT COALESCE(MAX(seq), -1) + 1 FROM run_log WHERE run_id = ?), ?)",
-        )
-        .bind(run_id)
-        .bind(run_id)
-        .bind(event)
-        .execute(&self.pool)
-        .await?;
-        Ok(())
-    }
-
-    /// A run's progress log, in order.
-    pub async fn run_log(&self, run_id: &str) -> Result<Vec<String>, StoreError> {
-        Ok(
-            sqlx::query_scalar("SELECT event FROM run_log WHERE run_id = ? ORDER BY seq")
-                .bind(run_id)
-                .fetch_all(&self.pool)
-                .await?,
-        )
-    }
-
-    /// One run.
-    pub async fn run(&self, run_id: &str) -> Result<RunRow, StoreError> {
-        let notes = if self.has_run_notes().await? {
-            ", name, note"
-        } else {
-            ""
-        };
-        sqlx::query_as::<_, RunRow>(&format!(
-            "SELECT id, created_at, finished_at, status, seed, spec, versions, planned{notes} \
-             FROM runs WHERE id = ?"
-        ))
-        .bind(run_id)
-        .fetch_optional(&self.pool)
-        .await?
-        .ok_or_else(|| StoreError::UnknownRun(run_id.to_string()))
-    }
-
-    /// Every run, newest first, with counts.
-    pub async fn runs(&self) -> Result<Vec<RunSummary>, StoreError> {
-        let notes = if self.has_run_notes().await? {
-            "r.name, r.note, "
-        } else {
-            ""
-        };
-        Ok(sqlx::query_as::<_, RunSummary>(&format!(
-            "SELECT r.id AS run_id, r.status, r.created_at, r.finished_at, r.planned, {notes}\
-             COUNT(s.id) AS finished, \
-             COALESCE(SUM(s.outcome = 'agent_error'), 0) AS failed, \
-             COALESCE(SUM(s.passed), 0) AS passed \
-             FROM runs r LEFT JOIN samples s ON s.run_id = r.id \
-             GROUP BY r.id ORDER BY r.created_at DESC, r.id DESC"
-        ))
-        .fetch_all(&self.pool)
-        .await?)
-    }
-
-    /// Every run, newest first, without counts.
-    pub async fn run_heads(&self) -> Result<Vec<RunHead>, StoreError> {
-        Ok(sqlx::query_as::<_, RunHead>(
-            "SELECT id, status, created_at FROM runs ORDER BY created_at DESC, id DESC",
-        )
-        .fetch_all(&self.pool)
-        .await?)
-    }
-
-    /// The newest run's id, if any.
-    pub async fn newest_run_id(&self) -> Result<Option<String>, StoreError> {
-        Ok(
-            sqlx::query_scalar("SELECT id FROM runs ORDER BY created_at DESC, id DESC LIMIT 1")
-                .fetch_optional(&self.pool)
-                .await?,
-        )
-    }
-
-    /// Every run id, oldest first.
-    pub async fn run_ids(&self) -> Result<Vec<String>, StoreError> {
-        Ok(
-            sqlx::query_scalar("SELECT id FROM runs ORDER BY created_at, id")
-                .fetch_all(&self.pool)
-                .await?,
-        )
-    }
-
-    /// The models of a run: `(display name, spec JSON)`.
-    pub async fn models(&self, run_id: &str) -> Result<Vec<(String, String)>, StoreError> {
-        Ok(
-            sqlx::query_as("SELECT model, spec FROM run_models WHERE run_id = ? ORDER BY model")
-                .bind(run_id)
-                .fetch_all(&self.pool)
-                .await?,
-        )
-    }
-
-    /// The display names of a run's models, by name.
-    pub async fn model_names(&self, run_id: &str) -> Result<Vec<String>, StoreError> {
-        // The run's models as its spec lists them (cheap); a store without them is read from
-        // samples.
-        let models: Vec<String> =
-            sqlx::query_scalar("SELECT model FROM run_models WHERE run_id = ? ORDER BY model")
-                .bind(run_id)
-                .fetch_all(&self.pool)
-                .await?;
-        if !models.is_empty() {
-            return Ok(models);
-        }
-        Ok(
-            sqlx::query_scalar(
-                "SELECT DISTINCT model FROM samples WHERE run_id = ? ORDER BY model",
-            )
-            .bind(run_id)
-            .fetch_all(&self.pool)
-            .await?,
-        )
     }
 }

@@ -1,0 +1,114 @@
+//! What reports and views read, written once: a run's samples as report rows, sample listings
+//! by id, a sample's trace fields (long texts clipped by the database, so a 10 MB answer is
+//! never read whole for a trace), whole texts on demand and what a replay needs. Read-only.
+
+use sqlx::Row;
+
+use super::{marks, on_store, report_row, Db};
+use crate::{
+    ReportRow, SampleBrief, SampleDetail, StoreError, StoredAnswer, StoredSample, TextColumn,
+    SUMMARY_COLUMNS,
+};
+
+/// Calls `f` with the id and report columns of every sample of a run, in id order.
+pub(crate) async fn report_rows<F>(db: Db<'_>, run_id: &str, mut f: F) -> Result<(), StoreError>
+where
+    F: for<'r> FnMut(i64, ReportRow<'r>) + Send,
+{
+    let cols = on_store!(db, s => s.report_columns().await?);
+    let sql = db
+        .sql(&format!(
+            "SELECT id, {cols} FROM samples WHERE run_id = ? ORDER BY id"
+        ))
+        .into_owned();
+    on_store!(db, s => {
+        let rows = sqlx::query(&sql).bind(run_id).fetch_all(&s.pool).await?;
+        for row in &rows {
+            f(row.try_get(0)?, report_row(row, 1)?);
+        }
+    });
+    Ok(())
+}
+
+/// The listing lines of the samples with these ids, in id order.
+pub(crate) async fn sample_briefs(db: Db<'_>, ids: &[i64]) -> Result<Vec<SampleBrief>, StoreError> {
+    if ids.is_empty() {
+        return Ok(Vec::new());
+    }
+    let sql = db
+        .sql(&format!(
+            "SELECT {SUMMARY_COLUMNS} FROM samples WHERE id IN {} ORDER BY id",
+            marks(ids.len())
+        ))
+        .into_owned();
+    Ok(on_store!(db, s => {
+        let mut q = sqlx::query_as::<_, SampleBrief>(&sql);
+        for id in ids {
+            q = q.bind(*id);
+        }
+        q.fetch_all(&s.pool).await?
+    }))
+}
+
+/// One sample's trace fields, prompt and answer cut to `clip_chars` characters (`substr` counts
+/// characters; the byte totals are kept, and the caller re-clips by bytes).
+pub(crate) async fn sample_detail(
+    db: Db<'_>,
+    id: i64,
+    clip_chars: usize,
+) -> Result<Option<SampleDetail>, StoreError> {
+    let d = db.dialect();
+    let sql = d
+        .render(&format!(
+            "SELECT {SUMMARY_COLUMNS}, subcategory, seed, substr(prompt, 1, ?2) AS prompt, \
+         {} AS prompt_bytes, substr(raw_answer, 1, ?2) AS raw_answer, \
+         {} AS answer_bytes, metrics, details, k_act, k_opt, \
+         tokens_in, tokens_out, cost_usd, latency_ms, error FROM samples WHERE id = ?1",
+            d.byte_length("prompt"),
+            d.byte_length("raw_answer"),
+        ))
+        .into_owned();
+    // PostgreSQL's substr takes an INTEGER length.
+    let clip = i32::try_from(clip_chars).unwrap_or(i32::MAX);
+    Ok(on_store!(db, s => sqlx::query_as::<_, SampleDetail>(&sql)
+        .bind(id)
+        .bind(clip)
+        .fetch_optional(&s.pool)
+        .await?))
+}
+
+/// One whole text of a sample.
+pub(crate) async fn sample_text(
+    db: Db<'_>,
+    id: i64,
+    column: TextColumn,
+) -> Result<Option<String>, StoreError> {
+    let sql = db
+        .sql(&format!(
+            "SELECT {} FROM samples WHERE id = ?",
+            column.name()
+        ))
+        .into_owned();
+    Ok(on_store!(db, s => sqlx::query_scalar(&sql).bind(id).fetch_optional(&s.pool).await?))
+}
+
+/// What a replay needs of a sample's row.
+pub(crate) async fn stored_sample(db: Db<'_>, id: i64) -> Result<Option<StoredSample>, StoreError> {
+    let sql = db.sql(
+        "SELECT run_id, benchmark, model, instance, seed, outcome, score, passed, metrics, \
+         details, k_act, error FROM samples WHERE id = ?",
+    );
+    Ok(on_store!(db, s => sqlx::query_as::<_, StoredSample>(&sql)
+        .bind(id)
+        .fetch_optional(&s.pool)
+        .await?))
+}
+
+/// A sample's benchmark and whole answer.
+pub(crate) async fn answer(db: Db<'_>, id: i64) -> Result<Option<StoredAnswer>, StoreError> {
+    let sql = db.sql("SELECT benchmark, raw_answer FROM samples WHERE id = ?");
+    Ok(on_store!(db, s => sqlx::query_as::<_, StoredAnswer>(&sql)
+        .bind(id)
+        .fetch_optional(&s.pool)
+        .await?))
+}
