@@ -12,7 +12,7 @@ use serde_json::{Map, Value};
 
 #[cfg(doc)]
 use crate::RunStore;
-use crate::{PgStore, SamplePair, Store, StoreError};
+use crate::{PgStore, Store, StoreError};
 
 /// Where a store is: what `--store` names.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -158,42 +158,12 @@ impl AnyStore {
     }
 }
 
-/// The methods whose queries differ by backend (leases on the client's clock or the server's,
-/// deleting a run, owners, whole rows, model pairs), dispatched by hand; every other method is
-/// a shared query (`crate::query`), run once.
+/// The methods whose queries differ by backend (deleting a run, owners, whole rows), dispatched
+/// by hand; every other method is a shared query (`crate::query`), run once.
 impl AnyStore {
     /// Deletes a run with everything stored under it; see [`RunStore::delete_run`].
     pub async fn delete_run(&self, run_id: &str) -> Result<u64, StoreError> {
         both!(self, s => s.delete_run(run_id).await)
-    }
-
-    /// Takes `run_id`'s lease; see [`RunStore::acquire_lease`].
-    pub async fn acquire_lease(
-        &self,
-        run_id: &str,
-        holder: &crate::LeaseHolder,
-        token: &str,
-        ttl_s: i64,
-    ) -> Result<(), StoreError> {
-        both!(self, s => s.acquire_lease(run_id, holder, token, ttl_s).await)
-    }
-
-    /// Extends the lease `token` holds; see [`RunStore::renew_lease`].
-    pub async fn renew_lease(
-        &self,
-        run_id: &str,
-        token: &str,
-        ttl_s: i64,
-    ) -> Result<(), StoreError> {
-        both!(self, s => s.renew_lease(run_id, token, ttl_s).await)
-    }
-
-    /// Who holds `run_id`'s unexpired lease, if anyone.
-    pub async fn lease_holder(
-        &self,
-        run_id: &str,
-    ) -> Result<Option<crate::LeaseHolder>, StoreError> {
-        both!(self, s => s.lease_holder(run_id).await)
     }
 
     /// Records `owner` as the maker of `run_id`; see [`RunStore::keep_owner`].
@@ -213,16 +183,6 @@ impl AnyStore {
     /// Every column of a sample's row, by name in table order.
     pub async fn sample_record(&self, id: i64) -> Result<Option<Map<String, Value>>, StoreError> {
         both!(self, s => s.sample_record(id).await)
-    }
-
-    /// The samples of two models of one run on the same benchmark, instance and round.
-    pub async fn model_pairs(
-        &self,
-        run_id: &str,
-        model_a: &str,
-        model_b: &str,
-    ) -> Result<Vec<SamplePair>, StoreError> {
-        both!(self, s => s.model_pairs(run_id, model_a, model_b).await)
     }
 }
 

@@ -6,7 +6,7 @@ use serde_json::{Map, Value};
 use sqlx::Row;
 
 use super::PgStore;
-use crate::{SamplePair, StoreError};
+use crate::StoreError;
 
 impl PgStore {
     /// Every column of a sample's row, by name in table order, as the SQLite store gives it:
@@ -39,29 +39,5 @@ impl PgStore {
             o.insert(c.name().to_string(), v);
         }
         Ok(Some(o))
-    }
-
-    /// The samples of two models of one run on the same benchmark, instance and round.
-    pub async fn model_pairs(
-        &self,
-        run_id: &str,
-        model_a: &str,
-        model_b: &str,
-    ) -> Result<Vec<SamplePair>, StoreError> {
-        Ok(sqlx::query_as::<_, SamplePair>(
-            "SELECT a.benchmark, a.instance, a.task, a.category, a.round, a.id AS id_a, \
-             b.id AS id_b, a.score AS score_a, b.score AS score_b, a.passed AS passed_a, \
-             b.passed AS passed_b, a.score_paper AS score_paper_a, \
-             b.score_paper AS score_paper_b, a.passed_paper AS passed_paper_a, \
-             b.passed_paper AS passed_paper_b FROM samples a JOIN samples b \
-             ON b.run_id = a.run_id AND b.benchmark = a.benchmark AND b.model = $3 \
-             AND b.instance = a.instance AND b.round = a.round \
-             WHERE a.run_id = $1 AND a.model = $2 ORDER BY a.benchmark, a.id",
-        )
-        .bind(run_id)
-        .bind(model_a)
-        .bind(model_b)
-        .fetch_all(&self.pool)
-        .await?)
     }
 }

@@ -3,94 +3,9 @@
 //! migration, so nothing asks which columns a database has.
 
 use super::{PgStore, SERVER_NOW};
-use crate::{LeaseHolder, StoreError};
+use crate::StoreError;
 
 impl PgStore {
-    /// Takes `run_id`'s lease (see [`crate::RunStore::acquire_lease`]); one statement, so two
-    /// processes racing for it cannot both win.
-    pub async fn acquire_lease(
-        &self,
-        run_id: &str,
-        holder: &LeaseHolder,
-        token: &str,
-        ttl_s: i64,
-    ) -> Result<(), StoreError> {
-        // The server's clock decides, in the statement itself: a client whose clock runs ahead
-        // cannot see a live lease as expired.
-        let taken = sqlx::query(&format!(
-            "WITH t AS (SELECT {SERVER_NOW} AS now) \
-             INSERT INTO run_leases (run_id, holder, pid, host, token, renewed_at, expires_at) \
-             SELECT $1, $2, $5, $6, $3, t.now, t.now + $4 FROM t \
-             ON CONFLICT (run_id) DO UPDATE SET holder = excluded.holder, pid = excluded.pid, \
-               host = excluded.host, token = excluded.token, \
-               renewed_at = excluded.renewed_at, expires_at = excluded.expires_at \
-             WHERE run_leases.expires_at <= excluded.renewed_at OR run_leases.token = $3"
-        ))
-        .bind(run_id)
-        .bind(&holder.name)
-        .bind(token)
-        .bind(ttl_s.max(1))
-        .bind(i64::from(holder.pid))
-        .bind(&holder.host)
-        .execute(&self.pool)
-        .await?
-        .rows_affected();
-        if taken == 1 {
-            return Ok(());
-        }
-        let (holder, expires_in_s): (String, i64) = sqlx::query_as(&format!(
-            "SELECT holder, expires_at - {SERVER_NOW} FROM run_leases WHERE run_id = $1"
-        ))
-        .bind(run_id)
-        .fetch_one(&self.pool)
-        .await?;
-        Err(StoreError::Leased {
-            run_id: run_id.to_string(),
-            holder,
-            expires_in_s: expires_in_s.max(0),
-        })
-    }
-
-    /// Extends the lease `token` holds; [`StoreError::LeaseLost`] when another took it over.
-    pub async fn renew_lease(
-        &self,
-        run_id: &str,
-        token: &str,
-        ttl_s: i64,
-    ) -> Result<(), StoreError> {
-        let n = sqlx::query(&format!(
-            "UPDATE run_leases SET renewed_at = {SERVER_NOW}, expires_at = {SERVER_NOW} + $1 \
-             WHERE run_id = $2 AND token = $3"
-        ))
-        .bind(ttl_s.max(1))
-        .bind(run_id)
-        .bind(token)
-        .execute(&self.pool)
-        .await?
-        .rows_affected();
-        if n == 1 {
-            Ok(())
-        } else {
-            Err(StoreError::LeaseLost(run_id.to_string()))
-        }
-    }
-
-    /// Who holds `run_id`'s unexpired lease, if anyone.
-    pub async fn lease_holder(&self, run_id: &str) -> Result<Option<LeaseHolder>, StoreError> {
-        let row: Option<(String, i64, String)> = sqlx::query_as(&format!(
-            "SELECT holder, pid, host FROM run_leases WHERE run_id = $1 \
-             AND expires_at > {SERVER_NOW}"
-        ))
-        .bind(run_id)
-        .fetch_optional(&self.pool)
-        .await?;
-        Ok(row.map(|(name, pid, host)| LeaseHolder {
-            name,
-            pid: pid as u32,
-            host,
-        }))
-    }
-
     /// The role this handle logged in as (`session_user`): what `created_by` records.
     pub async fn session_user(&self) -> Result<String, StoreError> {
         Ok(sqlx::query_scalar("SELECT session_user::text")

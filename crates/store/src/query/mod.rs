@@ -10,6 +10,8 @@
 //! - booleans: verdicts are INTEGER 0/1 in SQLite and BOOLEAN in PostgreSQL; both drivers bind
 //!   and decode a Rust `bool` for either, so no query spells a literal, and a count of rows
 //!   where a condition holds is [`Dialect::count_where`] (`SUM(cond)` / `COUNT(…) FILTER`);
+//! - the clock that decides leases ([`Dialect::now`]: SQLite's, which is this machine's, or
+//!   the lab server's);
 //! - byte lengths of texts ([`Dialect::byte_length`]) and byte-wise text order
 //!   ([`Dialect::bytewise`]: SQLite's default, `COLLATE "C"` on PostgreSQL);
 //! - statement sizes under each server's parameter limit ([`Dialect::rows_per_insert`],
@@ -24,8 +26,9 @@
 //! `created_by` (the local user in SQLite; the server's `session_user` default in PostgreSQL)
 //! and how a sample-writing transaction starts (`begin_sample_writes`: the advisory lock that
 //! keeps PostgreSQL's ids visible in order). Queries that differ in substance stay in
-//! `sqlite/` and `postgres/`: leases (the client's clock vs the server's), deleting a run, the
-//! owner, a whole row as JSON, and the two-model pairs.
+//! `sqlite/` and `postgres/`: deleting a run (PostgreSQL also asks the work queue), the owner
+//! (a local user vs a server role), and a whole row as JSON (SQLite types values, PostgreSQL
+//! columns).
 
 use std::borrow::Cow;
 
@@ -106,6 +109,16 @@ impl Dialect {
         match self {
             Self::Sqlite => expr.to_string(),
             Self::Postgres => format!("{expr} COLLATE \"C\""),
+        }
+    }
+
+    /// Unix seconds now, as SQL, on the database's clock: SQLite's is this machine's; a lab
+    /// store's is the server's ([`crate::postgres::SERVER_NOW`]), so a client whose clock is off
+    /// takes nothing from a live holder.
+    pub(crate) fn now(self) -> &'static str {
+        match self {
+            Self::Sqlite => "CAST(strftime('%s', 'now') AS INTEGER)",
+            Self::Postgres => crate::postgres::SERVER_NOW,
         }
     }
 
@@ -243,6 +256,38 @@ macro_rules! shared_queries {
                 note: Option<&str>,
             ) -> Result<crate::RunNotes, crate::StoreError> {
                 crate::query::runs::annotate_run(self.into(), run_id, name, note).await
+            }
+
+            /// Takes `run_id`'s lease for `ttl_s` seconds as `holder` (identified by
+            /// `token`): when no one holds it, its holder's lease expired, or `token` already
+            /// holds it. Otherwise [`crate::StoreError::Leased`] names the holder.
+            pub async fn acquire_lease(
+                &self,
+                run_id: &str,
+                holder: &crate::LeaseHolder,
+                token: &str,
+                ttl_s: i64,
+            ) -> Result<(), crate::StoreError> {
+                crate::query::runs::acquire_lease(self.into(), run_id, holder, token, ttl_s).await
+            }
+
+            /// Extends the lease `token` holds by `ttl_s` seconds from now;
+            /// [`crate::StoreError::LeaseLost`] when another process took it over.
+            pub async fn renew_lease(
+                &self,
+                run_id: &str,
+                token: &str,
+                ttl_s: i64,
+            ) -> Result<(), crate::StoreError> {
+                crate::query::runs::renew_lease(self.into(), run_id, token, ttl_s).await
+            }
+
+            /// Who holds `run_id`'s lease now (an unexpired one), if anyone.
+            pub async fn lease_holder(
+                &self,
+                run_id: &str,
+            ) -> Result<Option<crate::LeaseHolder>, crate::StoreError> {
+                crate::query::runs::lease_holder(self.into(), run_id).await
             }
 
             /// Gives the lease `token` holds back (nothing when it holds none).
@@ -453,6 +498,17 @@ macro_rules! shared_queries {
                 id: i64,
             ) -> Result<Option<crate::StoredAnswer>, crate::StoreError> {
                 crate::query::reads::answer(self.into(), id).await
+            }
+
+            /// The samples of two models of one run on the same benchmark, instance and
+            /// round, by benchmark name and then by A's id.
+            pub async fn model_pairs(
+                &self,
+                run_id: &str,
+                model_a: &str,
+                model_b: &str,
+            ) -> Result<Vec<crate::SamplePair>, crate::StoreError> {
+                crate::query::reads::model_pairs(self.into(), run_id, model_a, model_b).await
             }
 
             /// The largest sample id (0 for no samples): the explorer's mirror (both backends

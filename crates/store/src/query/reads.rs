@@ -6,8 +6,8 @@ use sqlx::Row;
 
 use super::{marks, on_store, report_row, Db};
 use crate::{
-    ReportRow, SampleBrief, SampleDetail, StoreError, StoredAnswer, StoredSample, TextColumn,
-    SUMMARY_COLUMNS,
+    ReportRow, SampleBrief, SampleDetail, SamplePair, StoreError, StoredAnswer, StoredSample,
+    TextColumn, SUMMARY_COLUMNS,
 };
 
 /// Calls `f` with the id and report columns of every sample of a run, in id order.
@@ -111,4 +111,49 @@ pub(crate) async fn answer(db: Db<'_>, id: i64) -> Result<Option<StoredAnswer>, 
         .bind(id)
         .fetch_optional(&s.pool)
         .await?))
+}
+
+/// The samples of two models of one run on the same benchmark, instance and round, by benchmark
+/// name and then by A's id.
+pub(crate) async fn model_pairs(
+    db: Db<'_>,
+    run_id: &str,
+    model_a: &str,
+    model_b: &str,
+) -> Result<Vec<SamplePair>, StoreError> {
+    // One query per benchmark, so both sides are found through the (run_id, benchmark, model,
+    // …) index instead of a scan of the whole run.
+    let benches_sql = db.sql(
+        "SELECT DISTINCT benchmark FROM samples WHERE run_id = ? AND model = ? ORDER BY benchmark",
+    );
+    let pairs_sql = db.sql(
+        "SELECT a.benchmark, a.instance, a.task, a.category, a.round, a.id AS id_a, \
+         b.id AS id_b, a.score AS score_a, b.score AS score_b, a.passed AS passed_a, \
+         b.passed AS passed_b, a.score_paper AS score_paper_a, \
+         b.score_paper AS score_paper_b, a.passed_paper AS passed_paper_a, \
+         b.passed_paper AS passed_paper_b FROM samples a JOIN samples b ON b.run_id = a.run_id \
+         AND b.benchmark = a.benchmark AND b.model = ?3 AND b.instance = a.instance \
+         AND b.round = a.round WHERE a.run_id = ?1 AND a.benchmark = ?4 AND a.model = ?2 \
+         ORDER BY a.id",
+    );
+    on_store!(db, s => {
+        let benches: Vec<String> = sqlx::query_scalar(&benches_sql)
+            .bind(run_id)
+            .bind(model_a)
+            .fetch_all(&s.pool)
+            .await?;
+        let mut pairs = Vec::new();
+        for bench in &benches {
+            pairs.extend(
+                sqlx::query_as::<_, SamplePair>(&pairs_sql)
+                    .bind(run_id)
+                    .bind(model_a)
+                    .bind(model_b)
+                    .bind(bench)
+                    .fetch_all(&s.pool)
+                    .await?,
+            );
+        }
+        Ok(pairs)
+    })
 }

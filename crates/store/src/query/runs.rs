@@ -34,6 +34,115 @@ pub(crate) async fn annotate_run(
     Ok(notes)
 }
 
+/// Takes `run_id`'s lease for `ttl_s` seconds as `holder` (identified by `token`): when no one
+/// holds it, its holder's lease expired, or `token` already holds it. Otherwise
+/// [`StoreError::Leased`] names the holder. One statement, with the database's clock deciding in
+/// it, so two processes racing for it cannot both win.
+pub(crate) async fn acquire_lease(
+    db: Db<'_>,
+    run_id: &str,
+    holder: &LeaseHolder,
+    token: &str,
+    ttl_s: i64,
+) -> Result<(), StoreError> {
+    let now = db.dialect().now();
+    // `WHERE true`: SQLite would read the upsert's ON as a join's without it.
+    let take = db
+        .sql(&format!(
+            "WITH t AS (SELECT {now} AS now) \
+         INSERT INTO run_leases (run_id, holder, pid, host, token, renewed_at, expires_at) \
+         SELECT ?1, ?2, ?5, ?6, ?3, t.now, t.now + ?4 FROM t WHERE true \
+         ON CONFLICT (run_id) DO UPDATE SET holder = excluded.holder, pid = excluded.pid, \
+           host = excluded.host, token = excluded.token, \
+           renewed_at = excluded.renewed_at, expires_at = excluded.expires_at \
+         WHERE run_leases.expires_at <= excluded.renewed_at OR run_leases.token = ?3"
+        ))
+        .into_owned();
+    let held = db
+        .sql(&format!(
+            "SELECT holder, expires_at - {now} FROM run_leases WHERE run_id = ?"
+        ))
+        .into_owned();
+    let held: Option<(String, i64)> = on_store!(db, s => {
+        let _turn = s.turn().await;
+        let taken = sqlx::query(&take)
+            .bind(run_id)
+            .bind(&holder.name)
+            .bind(token)
+            .bind(ttl_s.max(1))
+            .bind(i64::from(holder.pid))
+            .bind(&holder.host)
+            .execute(&s.pool)
+            .await?
+            .rows_affected();
+        if taken == 1 {
+            None
+        } else {
+            Some(sqlx::query_as(&held).bind(run_id).fetch_one(&s.pool).await?)
+        }
+    });
+    match held {
+        None => Ok(()),
+        Some((holder, expires_in_s)) => Err(StoreError::Leased {
+            run_id: run_id.to_string(),
+            holder,
+            expires_in_s: expires_in_s.max(0),
+        }),
+    }
+}
+
+/// Extends the lease `token` holds by `ttl_s` seconds from now; [`StoreError::LeaseLost`] when
+/// another process took it over.
+pub(crate) async fn renew_lease(
+    db: Db<'_>,
+    run_id: &str,
+    token: &str,
+    ttl_s: i64,
+) -> Result<(), StoreError> {
+    let now = db.dialect().now();
+    let sql = db
+        .sql(&format!(
+            "UPDATE run_leases SET renewed_at = {now}, expires_at = {now} + ? \
+         WHERE run_id = ? AND token = ?"
+        ))
+        .into_owned();
+    let n = on_store!(db, s => {
+        let _turn = s.turn().await;
+        sqlx::query(&sql)
+            .bind(ttl_s.max(1))
+            .bind(run_id)
+            .bind(token)
+            .execute(&s.pool)
+            .await?
+            .rows_affected()
+    });
+    if n == 1 {
+        Ok(())
+    } else {
+        Err(StoreError::LeaseLost(run_id.to_string()))
+    }
+}
+
+/// Who holds `run_id`'s lease now (an unexpired one), if anyone.
+pub(crate) async fn lease_holder(
+    db: Db<'_>,
+    run_id: &str,
+) -> Result<Option<LeaseHolder>, StoreError> {
+    let sql = db
+        .sql(&format!(
+            "SELECT holder, pid, host FROM run_leases WHERE run_id = ? AND expires_at > {}",
+            db.dialect().now()
+        ))
+        .into_owned();
+    let row: Option<(String, i64, String)> =
+        on_store!(db, s => sqlx::query_as(&sql).bind(run_id).fetch_optional(&s.pool).await?);
+    Ok(row.map(|(name, pid, host)| LeaseHolder {
+        name,
+        pid: pid as u32,
+        host,
+    }))
+}
+
 /// Gives the lease `token` holds back (nothing when it holds none).
 pub(crate) async fn release_lease(db: Db<'_>, run_id: &str, token: &str) -> Result<(), StoreError> {
     let sql = db.sql("DELETE FROM run_leases WHERE run_id = ? AND token = ?");

@@ -6,7 +6,7 @@ use serde_json::{Map, Value};
 use sqlx::Row;
 
 use super::Store;
-use crate::{SamplePair, StoreError, REPORT_COLUMNS};
+use crate::{StoreError, REPORT_COLUMNS};
 
 impl Store {
     /// Whether `samples` has the call columns of migration 0008 (a file opened read-only is
@@ -58,46 +58,5 @@ impl Store {
             o.insert(c.name().to_string(), v);
         }
         Ok(Some(o))
-    }
-
-    /// The samples of two models of one run on the same benchmark, instance and round, by
-    /// benchmark name and then by A's id.
-    pub async fn model_pairs(
-        &self,
-        run_id: &str,
-        model_a: &str,
-        model_b: &str,
-    ) -> Result<Vec<SamplePair>, StoreError> {
-        // One query per benchmark, so both sides are found through the (run_id, benchmark,
-        // model, …) index instead of a scan of the whole run.
-        let benches: Vec<String> = sqlx::query_scalar(
-            "SELECT DISTINCT benchmark FROM samples WHERE run_id = ? AND model = ? ORDER BY benchmark",
-        )
-        .bind(run_id)
-        .bind(model_a)
-        .fetch_all(&self.pool)
-        .await?;
-        let mut pairs = Vec::new();
-        for bench in &benches {
-            pairs.extend(
-                sqlx::query_as::<_, SamplePair>(
-                    "SELECT a.benchmark, a.instance, a.task, a.category, a.round, a.id AS id_a, \
-                     b.id AS id_b, a.score AS score_a, b.score AS score_b, a.passed AS passed_a, \
-                     b.passed AS passed_b, a.score_paper AS score_paper_a, \
-                     b.score_paper AS score_paper_b, a.passed_paper AS passed_paper_a, \
-                     b.passed_paper AS passed_paper_b FROM samples a JOIN samples b ON b.run_id = a.run_id \
-                     AND b.benchmark = a.benchmark AND b.model = ?3 AND b.instance = a.instance \
-                     AND b.round = a.round WHERE a.run_id = ?1 AND a.benchmark = ?4 AND a.model = ?2 \
-                     ORDER BY a.id",
-                )
-                .bind(run_id)
-                .bind(model_a)
-                .bind(model_b)
-                .bind(bench)
-                .fetch_all(&self.pool)
-                .await?,
-            );
-        }
-        Ok(pairs)
     }
 }

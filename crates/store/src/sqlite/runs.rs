@@ -6,7 +6,7 @@
 //! its runs unnamed.
 
 use super::Store;
-use crate::{LeaseHolder, StoreError};
+use crate::StoreError;
 
 /// Unix seconds now.
 fn now_s() -> i64 {
@@ -66,95 +66,6 @@ impl Store {
             return Err(StoreError::UnknownRun(run_id.to_string()));
         }
         Ok(())
-    }
-
-    /// Takes `run_id`'s lease for `ttl_s` seconds as `holder` (identified by `token`): when no
-    /// one holds it, its holder's lease expired, or `token` already holds it. Otherwise
-    /// [`StoreError::Leased`] names the holder. One statement, so two processes racing for it
-    /// cannot both win.
-    pub async fn acquire_lease(
-        &self,
-        run_id: &str,
-        holder: &LeaseHolder,
-        token: &str,
-        ttl_s: i64,
-    ) -> Result<(), StoreError> {
-        let _turn = self.write.lock().await;
-        let now = now_s();
-        let taken = sqlx::query(
-            "INSERT INTO run_leases (run_id, holder, pid, host, token, renewed_at, expires_at) \
-             VALUES (?1, ?2, ?6, ?7, ?3, ?4, ?5) \
-             ON CONFLICT(run_id) DO UPDATE SET holder = excluded.holder, pid = excluded.pid, \
-               host = excluded.host, token = excluded.token, \
-               renewed_at = excluded.renewed_at, expires_at = excluded.expires_at \
-             WHERE run_leases.expires_at <= ?4 OR run_leases.token = ?3",
-        )
-        .bind(run_id)
-        .bind(&holder.name)
-        .bind(token)
-        .bind(now)
-        .bind(now + ttl_s.max(1))
-        .bind(i64::from(holder.pid))
-        .bind(&holder.host)
-        .execute(&self.pool)
-        .await?
-        .rows_affected();
-        if taken == 1 {
-            return Ok(());
-        }
-        let (holder, expires_at): (String, i64) =
-            sqlx::query_as("SELECT holder, expires_at FROM run_leases WHERE run_id = ?")
-                .bind(run_id)
-                .fetch_one(&self.pool)
-                .await?;
-        Err(StoreError::Leased {
-            run_id: run_id.to_string(),
-            holder,
-            expires_in_s: (expires_at - now).max(0),
-        })
-    }
-
-    /// Extends the lease `token` holds by `ttl_s` seconds from now; [`StoreError::LeaseLost`]
-    /// when another process took it over.
-    pub async fn renew_lease(
-        &self,
-        run_id: &str,
-        token: &str,
-        ttl_s: i64,
-    ) -> Result<(), StoreError> {
-        let _turn = self.write.lock().await;
-        let now = now_s();
-        let n = sqlx::query(
-            "UPDATE run_leases SET renewed_at = ?, expires_at = ? WHERE run_id = ? AND token = ?",
-        )
-        .bind(now)
-        .bind(now + ttl_s.max(1))
-        .bind(run_id)
-        .bind(token)
-        .execute(&self.pool)
-        .await?
-        .rows_affected();
-        if n == 1 {
-            Ok(())
-        } else {
-            Err(StoreError::LeaseLost(run_id.to_string()))
-        }
-    }
-
-    /// Who holds `run_id`'s lease now (an unexpired one), if anyone.
-    pub async fn lease_holder(&self, run_id: &str) -> Result<Option<LeaseHolder>, StoreError> {
-        let row: Option<(String, i64, String)> = sqlx::query_as(
-            "SELECT holder, pid, host FROM run_leases WHERE run_id = ? AND expires_at > ?",
-        )
-        .bind(run_id)
-        .bind(now_s())
-        .fetch_optional(&self.pool)
-        .await?;
-        Ok(row.map(|(name, pid, host)| LeaseHolder {
-            name,
-            pid: pid as u32,
-            host,
-        }))
     }
 
     /// Deletes a run with everything stored under it (models, samples, their events and
