@@ -162,12 +162,12 @@ impl AnyStore {
 /// by hand; every other method is a shared query (`crate::query`), run once.
 impl AnyStore {
     /// Deletes a run with everything stored under it; see [`RunStore::delete_run`].
-    pub async fn delete_run(&self, run_id: &str) -> Result<u64, StoreError> {
+    pub(crate) async fn delete_run(&self, run_id: &str) -> Result<u64, StoreError> {
         both!(self, s => s.delete_run(run_id).await)
     }
 
     /// Records `owner` as the maker of `run_id`; see [`RunStore::keep_owner`].
-    pub async fn keep_owner(
+    pub(crate) async fn keep_owner(
         &self,
         run_id: &str,
         owner: &crate::RunOwner,
@@ -176,17 +176,20 @@ impl AnyStore {
     }
 
     /// Who made `run_id`.
-    pub async fn owner_of(&self, run_id: &str) -> Result<crate::RunOwner, StoreError> {
+    pub(crate) async fn owner_of(&self, run_id: &str) -> Result<crate::RunOwner, StoreError> {
         both!(self, s => s.owner_of(run_id).await)
     }
 
     /// Every column of a sample's row, by name in table order.
-    pub async fn sample_record(&self, id: i64) -> Result<Option<Map<String, Value>>, StoreError> {
+    pub(crate) async fn sample_record(
+        &self,
+        id: i64,
+    ) -> Result<Option<Map<String, Value>>, StoreError> {
         both!(self, s => s.sample_record(id).await)
     }
 }
 
-crate::query::shared_queries!(AnyStore);
+crate::query::shared_queries!(pub(crate) AnyStore);
 crate::run_store::forward_to_inherent!(AnyStore);
 
 #[cfg(test)]

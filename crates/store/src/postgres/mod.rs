@@ -327,5 +327,5 @@ impl PgStore {
     }
 }
 
-crate::query::shared_queries!(PgStore);
+crate::query::shared_queries!(pub PgStore);
 crate::run_store::forward_to_inherent!(PgStore);

@@ -240,16 +240,18 @@ where
 }
 
 /// The inherent methods of a store type whose bodies are the shared queries: the SQLite
-/// [`Store`], the PostgreSQL [`PgStore`] and [`AnyStore`] each get them from here, so callers
-/// holding any of them need not import the traits.
+/// [`Store`], the PostgreSQL [`PgStore`] and [`AnyStore`] each get them from here (the trait
+/// methods `pub` on the two backends, so callers holding one need not import the traits, and
+/// `pub(crate)` on [`AnyStore`], whose callers reach them through the traits as before).
 macro_rules! shared_queries {
-    ($t:ty) => {
+    ($vis:vis $t:ty) => {
+        /// The [`crate::RunStore`] and [`crate::RunReader`] methods that are shared queries.
         impl $t {
             /// Sets (or clears) a run's name and note, checked by [`crate::RunNotes::try_new`]:
             /// an empty or blank value clears it. Nothing else of the run changes (status,
             /// samples, lease). A refused value is [`crate::StoreError::Notes`]; an unknown run
             /// [`crate::StoreError::UnknownRun`].
-            pub async fn annotate_run(
+            $vis async fn annotate_run(
                 &self,
                 run_id: &str,
                 name: Option<&str>,
@@ -261,7 +263,7 @@ macro_rules! shared_queries {
             /// Takes `run_id`'s lease for `ttl_s` seconds as `holder` (identified by
             /// `token`): when no one holds it, its holder's lease expired, or `token` already
             /// holds it. Otherwise [`crate::StoreError::Leased`] names the holder.
-            pub async fn acquire_lease(
+            $vis async fn acquire_lease(
                 &self,
                 run_id: &str,
                 holder: &crate::LeaseHolder,
@@ -273,7 +275,7 @@ macro_rules! shared_queries {
 
             /// Extends the lease `token` holds by `ttl_s` seconds from now;
             /// [`crate::StoreError::LeaseLost`] when another process took it over.
-            pub async fn renew_lease(
+            $vis async fn renew_lease(
                 &self,
                 run_id: &str,
                 token: &str,
@@ -283,7 +285,7 @@ macro_rules! shared_queries {
             }
 
             /// Who holds `run_id`'s lease now (an unexpired one), if anyone.
-            pub async fn lease_holder(
+            $vis async fn lease_holder(
                 &self,
                 run_id: &str,
             ) -> Result<Option<crate::LeaseHolder>, crate::StoreError> {
@@ -291,7 +293,7 @@ macro_rules! shared_queries {
             }
 
             /// Gives the lease `token` holds back (nothing when it holds none).
-            pub async fn release_lease(
+            $vis async fn release_lease(
                 &self,
                 run_id: &str,
                 token: &str,
@@ -301,7 +303,7 @@ macro_rules! shared_queries {
 
             /// Drops `run_id`'s lease if `holder` (its process and host) still holds it: for a
             /// resumer that saw the holder's process is gone. Returns whether one was dropped.
-            pub async fn break_lease(
+            $vis async fn break_lease(
                 &self,
                 run_id: &str,
                 holder: &crate::LeaseHolder,
@@ -310,13 +312,13 @@ macro_rules! shared_queries {
             }
 
             /// Creates a run (status `running`) and its models in one transaction.
-            pub async fn create_run(&self, run: &crate::NewRun) -> Result<(), crate::StoreError> {
+            $vis async fn create_run(&self, run: &crate::NewRun) -> Result<(), crate::StoreError> {
                 crate::query::runs::create_run(self.into(), run).await
             }
 
             /// Sets a run's status; `finished_at` is set for terminal states and cleared
             /// otherwise.
-            pub async fn set_status(
+            $vis async fn set_status(
                 &self,
                 run_id: &str,
                 status: crucible_core::RunStatus,
@@ -326,42 +328,42 @@ macro_rules! shared_queries {
             }
 
             /// Appends one progress event to a run's log.
-            pub async fn log(&self, run_id: &str, event: &str) -> Result<(), crate::StoreError> {
+            $vis async fn log(&self, run_id: &str, event: &str) -> Result<(), crate::StoreError> {
                 crate::query::runs::log(self.into(), run_id, event).await
             }
 
             /// A run's progress log, in order.
-            pub async fn run_log(&self, run_id: &str) -> Result<Vec<String>, crate::StoreError> {
+            $vis async fn run_log(&self, run_id: &str) -> Result<Vec<String>, crate::StoreError> {
                 crate::query::runs::run_log(self.into(), run_id).await
             }
 
             /// One run.
-            pub async fn run(&self, run_id: &str) -> Result<crate::RunRow, crate::StoreError> {
+            $vis async fn run(&self, run_id: &str) -> Result<crate::RunRow, crate::StoreError> {
                 crate::query::runs::run(self.into(), run_id).await
             }
 
             /// Every run, newest first, with counts.
-            pub async fn runs(&self) -> Result<Vec<crate::RunSummary>, crate::StoreError> {
+            $vis async fn runs(&self) -> Result<Vec<crate::RunSummary>, crate::StoreError> {
                 crate::query::runs::runs(self.into()).await
             }
 
             /// Every run, newest first, without counts.
-            pub async fn run_heads(&self) -> Result<Vec<crate::RunHead>, crate::StoreError> {
+            $vis async fn run_heads(&self) -> Result<Vec<crate::RunHead>, crate::StoreError> {
                 crate::query::runs::run_heads(self.into()).await
             }
 
             /// The newest run's id, if any.
-            pub async fn newest_run_id(&self) -> Result<Option<String>, crate::StoreError> {
+            $vis async fn newest_run_id(&self) -> Result<Option<String>, crate::StoreError> {
                 crate::query::runs::newest_run_id(self.into()).await
             }
 
             /// Every run id, oldest first.
-            pub async fn run_ids(&self) -> Result<Vec<String>, crate::StoreError> {
+            $vis async fn run_ids(&self) -> Result<Vec<String>, crate::StoreError> {
                 crate::query::runs::run_ids(self.into()).await
             }
 
             /// The models of a run: `(display name, spec JSON)`.
-            pub async fn models(
+            $vis async fn models(
                 &self,
                 run_id: &str,
             ) -> Result<Vec<(String, String)>, crate::StoreError> {
@@ -370,7 +372,7 @@ macro_rules! shared_queries {
 
             /// The display names of a run's models, by name (from its samples when it lists
             /// none).
-            pub async fn model_names(
+            $vis async fn model_names(
                 &self,
                 run_id: &str,
             ) -> Result<Vec<String>, crate::StoreError> {
@@ -380,7 +382,7 @@ macro_rules! shared_queries {
             /// Stores one finished sample with its events and artefacts in one transaction;
             /// returns its id. A sample already stored under the same key keeps its first
             /// result (and that id).
-            pub async fn insert_sample(
+            $vis async fn insert_sample(
                 &self,
                 s: &crate::NewSample,
             ) -> Result<i64, crate::StoreError> {
@@ -388,7 +390,7 @@ macro_rules! shared_queries {
             }
 
             /// Stores many samples in one transaction (imports and the store benchmark).
-            pub async fn insert_samples(
+            $vis async fn insert_samples(
                 &self,
                 samples: &[crate::NewSample],
             ) -> Result<(), crate::StoreError> {
@@ -397,7 +399,7 @@ macro_rules! shared_queries {
 
             /// The samples of a run with their ids, ordered by benchmark, model, instance,
             /// round.
-            pub async fn samples(
+            $vis async fn samples(
                 &self,
                 run_id: &str,
             ) -> Result<Vec<(i64, crate::SampleRow)>, crate::StoreError> {
@@ -405,19 +407,142 @@ macro_rules! shared_queries {
             }
 
             /// USD spent by a run's stored samples (one `SUM`, no rows read).
-            pub async fn cost(&self, run_id: &str) -> Result<f64, crate::StoreError> {
+            $vis async fn cost(&self, run_id: &str) -> Result<f64, crate::StoreError> {
                 crate::query::samples::cost(self.into(), run_id).await
             }
 
             /// Each model's samples of a run: cost (unpriced calls kept apart) and truncation,
             /// in model order.
-            pub async fn model_usage(
+            $vis async fn model_usage(
                 &self,
                 run_id: &str,
             ) -> Result<Vec<crate::ModelUsage>, crate::StoreError> {
                 crate::query::samples::model_usage(self.into(), run_id).await
             }
 
+            /// The identities of the samples already stored for a run.
+            $vis async fn done(
+                &self,
+                run_id: &str,
+            ) -> Result<std::collections::BTreeSet<crate::SampleKey>, crate::StoreError> {
+                crate::query::samples::done(self.into(), run_id).await
+            }
+
+            /// A sample's stored events (JSON), in order.
+            $vis async fn events(&self, sample_id: i64) -> Result<Vec<String>, crate::StoreError> {
+                crate::query::samples::events(self.into(), sample_id).await
+            }
+
+            /// A sample's stored artefacts `(kind, JSON)`, in order.
+            $vis async fn artefacts(
+                &self,
+                sample_id: i64,
+            ) -> Result<Vec<(String, String)>, crate::StoreError> {
+                crate::query::samples::artefacts(self.into(), sample_id).await
+            }
+
+            /// Calls `f` with the id and report columns of every sample of a run, in id order.
+            $vis async fn report_rows<F>(&self, run_id: &str, f: F) -> Result<(), crate::StoreError>
+            where
+                F: for<'r> FnMut(i64, crate::ReportRow<'r>) + Send,
+            {
+                crate::query::reads::report_rows(self.into(), run_id, f).await
+            }
+
+            /// The listing lines of the samples with these ids, in id order.
+            $vis async fn sample_briefs(
+                &self,
+                ids: &[i64],
+            ) -> Result<Vec<crate::SampleBrief>, crate::StoreError> {
+                crate::query::reads::sample_briefs(self.into(), ids).await
+            }
+
+            /// One sample's trace fields, prompt and answer cut to `clip_chars` characters.
+            $vis async fn sample_detail(
+                &self,
+                id: i64,
+                clip_chars: usize,
+            ) -> Result<Option<crate::SampleDetail>, crate::StoreError> {
+                crate::query::reads::sample_detail(self.into(), id, clip_chars).await
+            }
+
+            /// One whole text of a sample.
+            $vis async fn sample_text(
+                &self,
+                id: i64,
+                column: crate::TextColumn,
+            ) -> Result<Option<String>, crate::StoreError> {
+                crate::query::reads::sample_text(self.into(), id, column).await
+            }
+
+            /// What a replay needs of a sample's row.
+            $vis async fn stored_sample(
+                &self,
+                id: i64,
+            ) -> Result<Option<crate::StoredSample>, crate::StoreError> {
+                crate::query::reads::stored_sample(self.into(), id).await
+            }
+
+            /// A sample's benchmark and whole answer.
+            $vis async fn answer(
+                &self,
+                id: i64,
+            ) -> Result<Option<crate::StoredAnswer>, crate::StoreError> {
+                crate::query::reads::answer(self.into(), id).await
+            }
+
+            /// The samples of two models of one run on the same benchmark, instance and
+            /// round, by benchmark name and then by A's id.
+            $vis async fn model_pairs(
+                &self,
+                run_id: &str,
+                model_a: &str,
+                model_b: &str,
+            ) -> Result<Vec<crate::SamplePair>, crate::StoreError> {
+                crate::query::reads::model_pairs(self.into(), run_id, model_a, model_b).await
+            }
+
+            /// Records a reviewer's verdict on a sample, with the scorer's verdict and version
+            /// beside it. The sample's own row is never changed. An unknown sample is
+            /// [`crate::StoreError::UnknownSample`].
+            $vis async fn add_override(
+                &self,
+                o: &crate::NewOverride,
+                created_at: &str,
+            ) -> Result<crate::OverrideRow, crate::StoreError> {
+                crate::query::review::add_override(self.into(), o, created_at).await
+            }
+
+            /// Every override (of `run_id`'s samples, or of all), oldest first.
+            $vis async fn overrides(
+                &self,
+                run_id: Option<&str>,
+            ) -> Result<Vec<crate::OverrideRow>, crate::StoreError> {
+                crate::query::review::overrides(self.into(), run_id).await
+            }
+
+            /// Records a replay of a stored sample. An unknown sample is
+            /// [`crate::StoreError::UnknownSample`].
+            $vis async fn add_replay(
+                &self,
+                r: &crate::NewReplay,
+                created_at: &str,
+            ) -> Result<crate::ReplayRow, crate::StoreError> {
+                crate::query::review::add_replay(self.into(), r, created_at).await
+            }
+
+            /// Replays (of `run_id`'s samples, or of every run), oldest first.
+            $vis async fn replays(
+                &self,
+                run_id: Option<&str>,
+            ) -> Result<Vec<crate::ReplayRow>, crate::StoreError> {
+                crate::query::review::replays(self.into(), run_id).await
+            }
+        }
+
+        /// The explorer's mirror reads and the error summary: not in the traits, on purpose
+        /// (they rest on ids becoming visible in order; see the crate's docs).
+        impl $t {
             /// The most frequent reasons of a run's errors (`agent_error` samples: the provider
             /// or the infrastructure failed, not the model's answer), most frequent first, at
             /// most `limit`.
@@ -427,88 +552,6 @@ macro_rules! shared_queries {
                 limit: u32,
             ) -> Result<Vec<(String, i64)>, crate::StoreError> {
                 crate::query::samples::error_reasons(self.into(), run_id, limit).await
-            }
-
-            /// The identities of the samples already stored for a run.
-            pub async fn done(
-                &self,
-                run_id: &str,
-            ) -> Result<std::collections::BTreeSet<crate::SampleKey>, crate::StoreError> {
-                crate::query::samples::done(self.into(), run_id).await
-            }
-
-            /// A sample's stored events (JSON), in order.
-            pub async fn events(&self, sample_id: i64) -> Result<Vec<String>, crate::StoreError> {
-                crate::query::samples::events(self.into(), sample_id).await
-            }
-
-            /// A sample's stored artefacts `(kind, JSON)`, in order.
-            pub async fn artefacts(
-                &self,
-                sample_id: i64,
-            ) -> Result<Vec<(String, String)>, crate::StoreError> {
-                crate::query::samples::artefacts(self.into(), sample_id).await
-            }
-
-            /// Calls `f` with the id and report columns of every sample of a run, in id order.
-            pub async fn report_rows<F>(&self, run_id: &str, f: F) -> Result<(), crate::StoreError>
-            where
-                F: for<'r> FnMut(i64, crate::ReportRow<'r>) + Send,
-            {
-                crate::query::reads::report_rows(self.into(), run_id, f).await
-            }
-
-            /// The listing lines of the samples with these ids, in id order.
-            pub async fn sample_briefs(
-                &self,
-                ids: &[i64],
-            ) -> Result<Vec<crate::SampleBrief>, crate::StoreError> {
-                crate::query::reads::sample_briefs(self.into(), ids).await
-            }
-
-            /// One sample's trace fields, prompt and answer cut to `clip_chars` characters.
-            pub async fn sample_detail(
-                &self,
-                id: i64,
-                clip_chars: usize,
-            ) -> Result<Option<crate::SampleDetail>, crate::StoreError> {
-                crate::query::reads::sample_detail(self.into(), id, clip_chars).await
-            }
-
-            /// One whole text of a sample.
-            pub async fn sample_text(
-                &self,
-                id: i64,
-                column: crate::TextColumn,
-            ) -> Result<Option<String>, crate::StoreError> {
-                crate::query::reads::sample_text(self.into(), id, column).await
-            }
-
-            /// What a replay needs of a sample's row.
-            pub async fn stored_sample(
-                &self,
-                id: i64,
-            ) -> Result<Option<crate::StoredSample>, crate::StoreError> {
-                crate::query::reads::stored_sample(self.into(), id).await
-            }
-
-            /// A sample's benchmark and whole answer.
-            pub async fn answer(
-                &self,
-                id: i64,
-            ) -> Result<Option<crate::StoredAnswer>, crate::StoreError> {
-                crate::query::reads::answer(self.into(), id).await
-            }
-
-            /// The samples of two models of one run on the same benchmark, instance and
-            /// round, by benchmark name and then by A's id.
-            pub async fn model_pairs(
-                &self,
-                run_id: &str,
-                model_a: &str,
-                model_b: &str,
-            ) -> Result<Vec<crate::SamplePair>, crate::StoreError> {
-                crate::query::reads::model_pairs(self.into(), run_id, model_a, model_b).await
             }
 
             /// The largest sample id (0 for no samples): the explorer's mirror (both backends
@@ -562,43 +605,6 @@ macro_rules! shared_queries {
             /// slow on a big store).
             pub async fn count_known_up_to(&self, max_id: i64) -> Result<i64, crate::StoreError> {
                 crate::query::mirror::count_known_up_to(self.into(), max_id).await
-            }
-
-            /// Records a reviewer's verdict on a sample, with the scorer's verdict and version
-            /// beside it. The sample's own row is never changed. An unknown sample is
-            /// [`crate::StoreError::UnknownSample`].
-            pub async fn add_override(
-                &self,
-                o: &crate::NewOverride,
-                created_at: &str,
-            ) -> Result<crate::OverrideRow, crate::StoreError> {
-                crate::query::review::add_override(self.into(), o, created_at).await
-            }
-
-            /// Every override (of `run_id`'s samples, or of all), oldest first.
-            pub async fn overrides(
-                &self,
-                run_id: Option<&str>,
-            ) -> Result<Vec<crate::OverrideRow>, crate::StoreError> {
-                crate::query::review::overrides(self.into(), run_id).await
-            }
-
-            /// Records a replay of a stored sample. An unknown sample is
-            /// [`crate::StoreError::UnknownSample`].
-            pub async fn add_replay(
-                &self,
-                r: &crate::NewReplay,
-                created_at: &str,
-            ) -> Result<crate::ReplayRow, crate::StoreError> {
-                crate::query::review::add_replay(self.into(), r, created_at).await
-            }
-
-            /// Replays (of `run_id`'s samples, or of every run), oldest first.
-            pub async fn replays(
-                &self,
-                run_id: Option<&str>,
-            ) -> Result<Vec<crate::ReplayRow>, crate::StoreError> {
-                crate::query::review::replays(self.into(), run_id).await
             }
         }
     };

@@ -250,5 +250,5 @@ impl Store {
     }
 }
 
-crate::query::shared_queries!(Store);
+crate::query::shared_queries!(pub Store);
 crate::run_store::forward_to_inherent!(Store);
