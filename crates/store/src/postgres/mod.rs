@@ -4,9 +4,12 @@
 //! [`PgStore::migrate`] (`crucible store migrate`, under sqlx's advisory lock): a shared schema
 //! is not migrated because one member's newer client connected.
 //!
-//! Differences from SQLite, all inside this module: `$N` placeholders, BOOLEAN verdicts, BIGINT
-//! identities for row ids (they grow in insert order, as SQLite's row ids do), `octet_length`
-//! and `substr` for clipped texts, and no per-handle write turn (the server orders writers).
+//! The queries it shares with SQLite are written once in `crate::query` and rendered in
+//! PostgreSQL's dialect (`$N` placeholders, BOOLEAN verdicts, `octet_length`, the server's
+//! clock). What is PostgreSQL's alone stays here: BIGINT identities for row ids made visible in
+//! insert order by the sample-commit lock ([`mirror`]), the work queue ([`queue`]), owners and
+//! deleting a run ([`runs`]), a whole row as JSON ([`reads`]), and no per-handle write turn (the
+//! server orders writers).
 //! The URL's password is never kept: [`PgStore::shown`] is the URL without it, for messages and
 //! for what runs record.
 //!

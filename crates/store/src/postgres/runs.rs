@@ -1,6 +1,7 @@
-//! PostgreSQL SQL of runs: rows, models, the progress log, names and notes, leases, deletion and
-//! listings. Mirrors `sqlite/runs.rs` statement for statement; every table exists from the first
-//! migration, so nothing asks which columns a database has.
+//! PostgreSQL's own SQL of runs (the shared part is `query/runs.rs`): owners (`created_by` is
+//! the server's `session_user`, and [`PgStore::check_owner`] refuses changes to another
+//! member's run) and deleting a run, never from under a live lease or a distributed run's
+//! workers.
 
 use super::{PgStore, SERVER_NOW};
 use crate::StoreError;

@@ -218,9 +218,7 @@ pub(crate) async fn model_usage(
     run_id: &str,
 ) -> Result<Vec<crate::ModelUsage>, StoreError> {
     let calls = on_store!(db, s => s.has_call_columns().await?);
-    let sql = db
-        .sql(&crate::reads::model_usage_sql(calls, "?"))
-        .into_owned();
+    let sql = db.sql(&model_usage_sql(calls)).into_owned();
     on_store!(db, s => {
         let rows = sqlx::query(&sql).bind(run_id).fetch_all(&s.pool).await?;
         rows.iter()
@@ -240,6 +238,27 @@ pub(crate) async fn model_usage(
             })
             .collect()
     })
+}
+
+/// The SQL of [`crate::RunReader::model_usage`] with `?` for the run id (both backends' sums are
+/// cast to their integer and double types). `calls` is false for a SQLite file older than
+/// migration 0008: zeros in place of the call columns.
+fn model_usage_sql(calls: bool) -> String {
+    let (m, t, u) = if calls {
+        ("model_calls", "truncated_calls", "unpriced_calls")
+    } else {
+        ("0", "0", "0")
+    };
+    format!(
+        "SELECT model, COUNT(*) AS samples, \
+         CAST(COALESCE(SUM(cost_usd), 0) AS DOUBLE PRECISION) AS usd, \
+         CAST(COALESCE(SUM({u}), 0) AS BIGINT) AS unpriced_calls, \
+         CAST(COALESCE(SUM(CASE WHEN {u} > 0 THEN 1 ELSE 0 END), 0) AS BIGINT) AS unpriced_samples, \
+         CAST(COALESCE(SUM({m}), 0) AS BIGINT) AS model_calls, \
+         CAST(COALESCE(SUM({t}), 0) AS BIGINT) AS truncated_calls, \
+         CAST(COALESCE(SUM(CASE WHEN {t} > 0 THEN 1 ELSE 0 END), 0) AS BIGINT) AS truncated_samples \
+         FROM samples WHERE run_id = ? GROUP BY model ORDER BY model"
+    )
 }
 
 /// The most frequent reasons of a run's errors (`agent_error` samples: the provider or the

@@ -1,14 +1,12 @@
 //! The SQLite [`Store`]: one database file in WAL mode with foreign keys on and a busy timeout,
-//! its schema embedded from `migrations/` and applied on open. Everything SQLite-specific lives
-//! under this module: connection settings (journal mode, `synchronous`, busy timeout), the
-//! `ON CONFLICT … RETURNING` insert, `substr`/`CAST AS BLOB` clipping, and the explorer's reads
-//! that rely on row ids growing in insert order ([`mirror`]).
-//!
-//! SQL is split by concern: [`runs`] (runs, models, progress log), [`samples`] (storing samples
-//! and reading them back whole), [`reads`] (what reports and views read), [`mirror`] (the
-//! explorer's in-memory base kept in step, inherent only) and [`synthetic`] (`crucible bench`'s
-//! seeded stores, inherent only). The [`RunStore`] and [`RunReader`] impls at the bottom forward
-//! to the inherent methods, so callers holding a `Store` need not import the traits.
+//! its schema embedded from `migrations/` and applied on open. The queries it shares with the
+//! PostgreSQL store are written once in `crate::query` and rendered in SQLite's dialect; what is
+//! SQLite's alone lives under this module: connection settings (journal mode, `synchronous`,
+//! busy timeout), the per-handle write turn, probing a file opened read-only for the columns
+//! and tables later migrations added, damage recovery ([`damage`]), deleting a run ([`runs`]),
+//! a whole row as JSON ([`reads`]) and [`synthetic`] (`crucible bench`'s seeded stores,
+//! inherent only). The [`RunStore`] and [`RunReader`] impls at the bottom forward to the
+//! inherent methods, so callers holding a `Store` need not import the traits.
 
 use std::path::{Path, PathBuf};
 use std::str::FromStr;

@@ -1,19 +1,11 @@
-//! SQL of runs: the `runs` and `run_models` rows, the `run_log`, a run's name and note, deleting
-//! a run with everything under it, and run listings.
-//!
-//! Reads of a run's name and note first ask whether the file has those columns (migration 0005):
-//! a store opened read-only is never migrated, so one written by an older Crucible still lists,
-//! its runs unnamed.
+//! SQLite's own SQL of runs (the shared part is `query/runs.rs`): whether a file has a run's
+//! name and note (migration 0005; a store opened read-only is never migrated, so one written by
+//! an older Crucible still lists, its runs unnamed), the owner recorded by migration 0009's
+//! columns, and deleting a run with everything under it (explicit deletes, for a file opened
+//! without foreign keys or without the review tables).
 
 use super::Store;
 use crate::StoreError;
-
-/// Unix seconds now.
-fn now_s() -> i64 {
-    std::time::SystemTime::now()
-        .duration_since(std::time::UNIX_EPOCH)
-        .map_or(0, |d| d.as_secs() as i64)
-}
 
 impl Store {
     /// Whether the `runs` table has the `name` and `note` columns (a file migrated to 0005).
@@ -75,20 +67,21 @@ impl Store {
     pub async fn delete_run(&self, run_id: &str) -> Result<u64, StoreError> {
         let _turn = self.write.lock().await;
         let mut tx = self.pool.begin().await?;
-        // Never from under the process running it.
-        let held: Option<(String, i64)> = sqlx::query_as(
-            "SELECT holder, expires_at FROM run_leases WHERE run_id = ? AND expires_at > ?",
-        )
+        // Never from under the process running it (on the clock leases are taken by).
+        let now = crate::query::Dialect::Sqlite.now();
+        let held: Option<(String, i64)> = sqlx::query_as(&format!(
+            "SELECT holder, expires_at - {now} FROM run_leases WHERE run_id = ? \
+             AND expires_at > {now}"
+        ))
         .bind(run_id)
-        .bind(now_s())
         .fetch_optional(&mut *tx)
         .await?;
-        if let Some((holder, expires_at)) = held {
+        if let Some((holder, expires_in_s)) = held {
             tx.rollback().await?;
             return Err(StoreError::Leased {
                 run_id: run_id.to_string(),
                 holder,
-                expires_in_s: (expires_at - now_s()).max(0),
+                expires_in_s: expires_in_s.max(0),
             });
         }
         let samples: i64 = sqlx::query_scalar("SELECT COUNT(*) FROM samples WHERE run_id = ?")
