@@ -145,6 +145,16 @@ pub(crate) fn marks(n: usize) -> String {
     format!("({})", vec!["?"; n].join(", "))
 }
 
+/// Who a new row (a run, an override, a replay) is `created_by`, as `(column, mark, value)` to
+/// append to an INSERT: the local user in SQLite; nothing in PostgreSQL, whose column defaults to
+/// the server's `session_user` (a row may not name its own owner).
+pub(crate) fn created_by(db: Db<'_>) -> (&'static str, &'static str, Option<String>) {
+    match db {
+        Db::Sqlite(_) => (", created_by", ", ?", Some(crate::machine::user_name())),
+        Db::Postgres(_) => ("", "", None),
+    }
+}
+
 /// A store of either backend, borrowed: what every shared query runs on.
 #[derive(Debug, Clone, Copy)]
 pub(crate) enum Db<'a> {

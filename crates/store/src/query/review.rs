@@ -4,7 +4,7 @@
 
 use sqlx::Row;
 
-use super::{on_store, Db};
+use super::{created_by, on_store, Db};
 use crate::{NewOverride, NewReplay, OverrideRow, ReplayRow, StoreError};
 
 const OVERRIDE_COLUMNS: &str = "id, sample_id, run_id, passed, score, note, reviewer, \
@@ -49,15 +49,6 @@ macro_rules! replay_of {
             created_at: $r.try_get(8)?,
         }
     };
-}
-
-/// Who a review row is `created_by`: the local user in SQLite; PostgreSQL's column defaults to
-/// the server's `session_user` (a row may not name its own owner). `(column, mark, value)`.
-fn created_by(db: Db<'_>) -> (&'static str, &'static str, Option<String>) {
-    match db {
-        Db::Sqlite(_) => (", created_by", ", ?", Some(crate::machine::user_name())),
-        Db::Postgres(_) => ("", "", None),
-    }
 }
 
 /// `SELECT columns FROM table` (of `run_id`'s samples, or of every run), oldest first.

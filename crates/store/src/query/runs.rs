@@ -6,7 +6,7 @@
 
 use crucible_core::RunStatus;
 
-use super::{on_store, Db};
+use super::{created_by, on_store, Db};
 use crate::{LeaseHolder, NewRun, RunHead, RunNotes, RunRow, RunSummary, StoreError};
 
 /// Sets (or clears) a run's name and note, checked by [`RunNotes::try_new`].
@@ -175,21 +175,11 @@ pub(crate) async fn break_lease(
 
 /// Creates a run (status `running`) and its models in one transaction.
 pub(crate) async fn create_run(db: Db<'_>, run: &NewRun) -> Result<(), StoreError> {
-    // SQLite records the local user; PostgreSQL's column defaults to the server's
-    // `session_user` (a row may not name its own owner).
-    let by = match db {
-        Db::Sqlite(_) => Some(crate::machine::user_name()),
-        Db::Postgres(_) => None,
-    };
-    let (by_column, by_mark) = if by.is_some() {
-        ("created_by, ", "?, ")
-    } else {
-        ("", "")
-    };
+    let (by_column, by_mark, by) = created_by(db);
     let sql = db
         .sql(&format!(
             "INSERT INTO runs (id, created_at, status, seed, spec, versions, planned, name, note, \
-         {by_column}created_host) VALUES (?, ?, 'running', ?, ?, ?, ?, ?, ?, {by_mark}?)"
+             created_host{by_column}) VALUES (?, ?, 'running', ?, ?, ?, ?, ?, ?, ?{by_mark})"
         ))
         .into_owned();
     let model_sql = db.sql("INSERT INTO run_models (run_id, model, spec) VALUES (?, ?, ?)");
@@ -204,11 +194,12 @@ pub(crate) async fn create_run(db: Db<'_>, run: &NewRun) -> Result<(), StoreErro
             .bind(&run.versions)
             .bind(run.planned as i64)
             .bind(run.notes.name())
-            .bind(run.notes.note());
+            .bind(run.notes.note())
+            .bind(crate::machine::host_name());
         if let Some(by) = &by {
             q = q.bind(by);
         }
-        q.bind(crate::machine::host_name()).execute(&mut *tx).await?;
+        q.execute(&mut *tx).await?;
         for (model, spec) in &run.models {
             sqlx::query(&model_sql)
                 .bind(&run.id)
