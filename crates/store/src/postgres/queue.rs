@@ -80,13 +80,11 @@ impl PgStore {
     pub async fn plan_items(&self, run_id: &str, keys: &[SampleKey]) -> Result<(), StoreError> {
         let mut tx = self.pool.begin().await?;
         for (chunk_no, chunk) in keys.chunks(1000).enumerate() {
-            let sql = crate::query::Dialect::Postgres
-                .render(&format!(
-                    "INSERT INTO work_items (run_id, benchmark, model, instance, round, position) \
+            let sql = crate::query::Dialect::Postgres.sql(format!(
+                "INSERT INTO work_items (run_id, benchmark, model, instance, round, position) \
                      VALUES {} ON CONFLICT DO NOTHING",
-                    vec![crate::query::marks(6); chunk.len()].join(", ")
-                ))
-                .into_owned();
+                vec![crate::query::marks(6); chunk.len()].join(", ")
+            ));
             let mut q = sqlx::query(&sql);
             for (i, (b, m, inst, r)) in chunk.iter().enumerate() {
                 q = q

@@ -30,11 +30,9 @@ where
     F: for<'r> FnMut(i64, &'r str, ReportRow<'r>) + Send,
 {
     let cols = on_store!(db, s => s.report_columns().await?);
-    let sql = db
-        .sql(&format!(
-            "SELECT id, run_id, {cols} FROM samples WHERE id > ? ORDER BY id"
-        ))
-        .into_owned();
+    let sql = db.sql(format!(
+        "SELECT id, run_id, {cols} FROM samples WHERE id > ? ORDER BY id"
+    ));
     on_store!(db, s => {
         let mut rows = sqlx::query(&sql).bind(after).fetch(&s.pool);
         while let Some(row) = rows.try_next().await? {
@@ -60,12 +58,10 @@ where
         return Ok(());
     }
     let cols = on_store!(db, s => s.report_columns().await?);
-    let sql = db
-        .sql(&format!(
-            "SELECT id, run_id, {cols} FROM samples WHERE id IN {} ORDER BY id",
-            marks(ids.len())
-        ))
-        .into_owned();
+    let sql = db.sql(format!(
+        "SELECT id, run_id, {cols} FROM samples WHERE id IN {} ORDER BY id",
+        marks(ids.len())
+    ));
     on_store!(db, s => {
         let mut q = sqlx::query(&sql);
         for id in ids {
@@ -86,11 +82,9 @@ pub(crate) async fn known_sample_below(
     below: Option<i64>,
 ) -> Result<Option<i64>, StoreError> {
     let below_sql = if below.is_some() { "id < ? AND " } else { "" };
-    let sql = db
-        .sql(&format!(
-            "SELECT id FROM samples WHERE {below_sql}benchmark IN ({KNOWN_BENCHMARKS}) LIMIT 1"
-        ))
-        .into_owned();
+    let sql = db.sql(format!(
+        "SELECT id FROM samples WHERE {below_sql}benchmark IN ({KNOWN_BENCHMARKS}) LIMIT 1"
+    ));
     Ok(on_store!(db, s => {
         let mut q = sqlx::query_scalar(&sql);
         if let Some(id) = below {
@@ -103,10 +97,8 @@ pub(crate) async fn known_sample_below(
 /// How many samples of known benchmarks have an id up to `max_id` (a full count: slow on a big
 /// store).
 pub(crate) async fn count_known_up_to(db: Db<'_>, max_id: i64) -> Result<i64, StoreError> {
-    let sql = db
-        .sql(&format!(
-            "SELECT COUNT(*) FROM samples WHERE id <= ? AND benchmark IN ({KNOWN_BENCHMARKS})"
-        ))
-        .into_owned();
+    let sql = db.sql(format!(
+        "SELECT COUNT(*) FROM samples WHERE id <= ? AND benchmark IN ({KNOWN_BENCHMARKS})"
+    ));
     Ok(on_store!(db, s => sqlx::query_scalar(&sql).bind(max_id).fetch_one(&s.pool).await?))
 }

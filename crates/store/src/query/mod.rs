@@ -86,6 +86,15 @@ impl Dialect {
         Cow::Owned(out)
     }
 
+    /// [`Self::render`] for a query text either borrowed or built (`format!`), keeping it.
+    pub(crate) fn sql<'q>(self, sql: impl Into<Cow<'q, str>>) -> Cow<'q, str> {
+        let sql = sql.into();
+        match self {
+            Self::Sqlite => sql,
+            Self::Postgres => Cow::Owned(self.render(&sql).into_owned()),
+        }
+    }
+
     /// How many rows where `cond` holds, over a join's `counted` column (0 for none).
     pub(crate) fn count_where(self, counted: &str, cond: &str) -> String {
         match self {
@@ -174,8 +183,8 @@ impl Db<'_> {
     }
 
     /// `sql` rendered in its dialect.
-    pub(crate) fn sql<'q>(self, sql: &'q str) -> Cow<'q, str> {
-        self.dialect().render(sql)
+    pub(crate) fn sql<'q>(self, sql: impl Into<Cow<'q, str>>) -> Cow<'q, str> {
+        self.dialect().sql(sql)
     }
 }
 

@@ -16,11 +16,9 @@ where
     F: for<'r> FnMut(i64, ReportRow<'r>) + Send,
 {
     let cols = on_store!(db, s => s.report_columns().await?);
-    let sql = db
-        .sql(&format!(
-            "SELECT id, {cols} FROM samples WHERE run_id = ? ORDER BY id"
-        ))
-        .into_owned();
+    let sql = db.sql(format!(
+        "SELECT id, {cols} FROM samples WHERE run_id = ? ORDER BY id"
+    ));
     on_store!(db, s => {
         let rows = sqlx::query(&sql).bind(run_id).fetch_all(&s.pool).await?;
         for row in &rows {
@@ -35,12 +33,10 @@ pub(crate) async fn sample_briefs(db: Db<'_>, ids: &[i64]) -> Result<Vec<SampleB
     if ids.is_empty() {
         return Ok(Vec::new());
     }
-    let sql = db
-        .sql(&format!(
-            "SELECT {SUMMARY_COLUMNS} FROM samples WHERE id IN {} ORDER BY id",
-            marks(ids.len())
-        ))
-        .into_owned();
+    let sql = db.sql(format!(
+        "SELECT {SUMMARY_COLUMNS} FROM samples WHERE id IN {} ORDER BY id",
+        marks(ids.len())
+    ));
     Ok(on_store!(db, s => {
         let mut q = sqlx::query_as::<_, SampleBrief>(&sql);
         for id in ids {
@@ -58,16 +54,14 @@ pub(crate) async fn sample_detail(
     clip_chars: usize,
 ) -> Result<Option<SampleDetail>, StoreError> {
     let d = db.dialect();
-    let sql = d
-        .render(&format!(
-            "SELECT {SUMMARY_COLUMNS}, subcategory, seed, substr(prompt, 1, ?2) AS prompt, \
+    let sql = d.sql(format!(
+        "SELECT {SUMMARY_COLUMNS}, subcategory, seed, substr(prompt, 1, ?2) AS prompt, \
          {} AS prompt_bytes, substr(raw_answer, 1, ?2) AS raw_answer, \
          {} AS answer_bytes, metrics, details, k_act, k_opt, \
          tokens_in, tokens_out, cost_usd, latency_ms, error FROM samples WHERE id = ?1",
-            d.byte_length("prompt"),
-            d.byte_length("raw_answer"),
-        ))
-        .into_owned();
+        d.byte_length("prompt"),
+        d.byte_length("raw_answer"),
+    ));
     // PostgreSQL's substr takes an INTEGER length.
     let clip = i32::try_from(clip_chars).unwrap_or(i32::MAX);
     Ok(on_store!(db, s => sqlx::query_as::<_, SampleDetail>(&sql)
@@ -83,12 +77,10 @@ pub(crate) async fn sample_text(
     id: i64,
     column: TextColumn,
 ) -> Result<Option<String>, StoreError> {
-    let sql = db
-        .sql(&format!(
-            "SELECT {} FROM samples WHERE id = ?",
-            column.name()
-        ))
-        .into_owned();
+    let sql = db.sql(format!(
+        "SELECT {} FROM samples WHERE id = ?",
+        column.name()
+    ));
     Ok(on_store!(db, s => sqlx::query_scalar(&sql).bind(id).fetch_optional(&s.pool).await?))
 }
 

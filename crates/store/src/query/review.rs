@@ -52,14 +52,18 @@ macro_rules! replay_of {
 }
 
 /// `SELECT columns FROM table` (of `run_id`'s samples, or of every run), oldest first.
-fn rows_by_run_sql(db: Db<'_>, table: &str, columns: &str, run_id: Option<&str>) -> String {
+fn rows_by_run_sql(
+    db: Db<'_>,
+    table: &str,
+    columns: &str,
+    run_id: Option<&str>,
+) -> std::borrow::Cow<'static, str> {
     let only = if run_id.is_some() {
         " WHERE run_id = ?"
     } else {
         ""
     };
-    db.sql(&format!("SELECT {columns} FROM {table}{only} ORDER BY id"))
-        .into_owned()
+    db.sql(format!("SELECT {columns} FROM {table}{only} ORDER BY id"))
 }
 
 /// Records a reviewer's verdict on a sample, with the scorer's verdict and version beside it.
@@ -74,13 +78,11 @@ pub(crate) async fn add_override(
          JOIN runs r ON r.id = s.run_id WHERE s.id = ?",
     );
     let (by_column, by_mark, by) = created_by(db);
-    let insert = db
-        .sql(&format!(
-            "INSERT INTO sample_overrides (sample_id, run_id, passed, score, note, reviewer, \
+    let insert = db.sql(format!(
+        "INSERT INTO sample_overrides (sample_id, run_id, passed, score, note, reviewer, \
          created_at, original_passed, original_score, scorer_version, kind{by_column}) \
          VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?{by_mark}) RETURNING {OVERRIDE_COLUMNS}"
-        ))
-        .into_owned();
+    ));
     let confirm = o.is_confirmation();
     on_store!(db, s => {
         let _turn = s.turn().await;
@@ -151,13 +153,11 @@ pub(crate) async fn add_replay(
 ) -> Result<ReplayRow, StoreError> {
     let find = db.sql("SELECT run_id FROM samples WHERE id = ?");
     let (by_column, by_mark, by) = created_by(db);
-    let insert = db
-        .sql(&format!(
-            "INSERT INTO sample_replays (sample_id, run_id, mode, agrees, fresh_outcome, \
+    let insert = db.sql(format!(
+        "INSERT INTO sample_replays (sample_id, run_id, mode, agrees, fresh_outcome, \
          fresh_score, differences, created_at{by_column}) VALUES (?, ?, ?, ?, ?, ?, ?, ?{by_mark}) \
          RETURNING {REPLAY_COLUMNS}"
-        ))
-        .into_owned();
+    ));
     on_store!(db, s => {
         let _turn = s.turn().await;
         let mut tx = s.pool.begin().await?;

@@ -47,22 +47,18 @@ pub(crate) async fn acquire_lease(
 ) -> Result<(), StoreError> {
     let now = db.dialect().now();
     // `WHERE true`: SQLite would read the upsert's ON as a join's without it.
-    let take = db
-        .sql(&format!(
-            "WITH t AS (SELECT {now} AS now) \
+    let take = db.sql(format!(
+        "WITH t AS (SELECT {now} AS now) \
          INSERT INTO run_leases (run_id, holder, pid, host, token, renewed_at, expires_at) \
          SELECT ?1, ?2, ?5, ?6, ?3, t.now, t.now + ?4 FROM t WHERE true \
          ON CONFLICT (run_id) DO UPDATE SET holder = excluded.holder, pid = excluded.pid, \
            host = excluded.host, token = excluded.token, \
            renewed_at = excluded.renewed_at, expires_at = excluded.expires_at \
          WHERE run_leases.expires_at <= excluded.renewed_at OR run_leases.token = ?3"
-        ))
-        .into_owned();
-    let held = db
-        .sql(&format!(
-            "SELECT holder, expires_at - {now} FROM run_leases WHERE run_id = ?"
-        ))
-        .into_owned();
+    ));
+    let held = db.sql(format!(
+        "SELECT holder, expires_at - {now} FROM run_leases WHERE run_id = ?"
+    ));
     let held: Option<(String, i64)> = on_store!(db, s => {
         let _turn = s.turn().await;
         let taken = sqlx::query(&take)
@@ -100,12 +96,10 @@ pub(crate) async fn renew_lease(
     ttl_s: i64,
 ) -> Result<(), StoreError> {
     let now = db.dialect().now();
-    let sql = db
-        .sql(&format!(
-            "UPDATE run_leases SET renewed_at = {now}, expires_at = {now} + ? \
+    let sql = db.sql(format!(
+        "UPDATE run_leases SET renewed_at = {now}, expires_at = {now} + ? \
          WHERE run_id = ? AND token = ?"
-        ))
-        .into_owned();
+    ));
     let n = on_store!(db, s => {
         let _turn = s.turn().await;
         sqlx::query(&sql)
@@ -128,12 +122,10 @@ pub(crate) async fn lease_holder(
     db: Db<'_>,
     run_id: &str,
 ) -> Result<Option<LeaseHolder>, StoreError> {
-    let sql = db
-        .sql(&format!(
-            "SELECT holder, pid, host FROM run_leases WHERE run_id = ? AND expires_at > {}",
-            db.dialect().now()
-        ))
-        .into_owned();
+    let sql = db.sql(format!(
+        "SELECT holder, pid, host FROM run_leases WHERE run_id = ? AND expires_at > {}",
+        db.dialect().now()
+    ));
     let row: Option<(String, i64, String)> =
         on_store!(db, s => sqlx::query_as(&sql).bind(run_id).fetch_optional(&s.pool).await?);
     Ok(row.map(|(name, pid, host)| LeaseHolder {
@@ -176,12 +168,10 @@ pub(crate) async fn break_lease(
 /// Creates a run (status `running`) and its models in one transaction.
 pub(crate) async fn create_run(db: Db<'_>, run: &NewRun) -> Result<(), StoreError> {
     let (by_column, by_mark, by) = created_by(db);
-    let sql = db
-        .sql(&format!(
-            "INSERT INTO runs (id, created_at, status, seed, spec, versions, planned, name, note, \
+    let sql = db.sql(format!(
+        "INSERT INTO runs (id, created_at, status, seed, spec, versions, planned, name, note, \
              created_host{by_column}) VALUES (?, ?, 'running', ?, ?, ?, ?, ?, ?, ?{by_mark})"
-        ))
-        .into_owned();
+    ));
     let model_sql = db.sql("INSERT INTO run_models (run_id, model, spec) VALUES (?, ?, ?)");
     on_store!(db, s => {
         let _turn = s.turn().await;
@@ -270,12 +260,10 @@ pub(crate) async fn run_log(db: Db<'_>, run_id: &str) -> Result<Vec<String>, Sto
 pub(crate) async fn run(db: Db<'_>, run_id: &str) -> Result<RunRow, StoreError> {
     let notes = on_store!(db, s => s.has_run_notes().await?);
     let notes = if notes { ", name, note" } else { "" };
-    let sql = db
-        .sql(&format!(
-            "SELECT id, created_at, finished_at, status, seed, spec, versions, planned{notes} \
+    let sql = db.sql(format!(
+        "SELECT id, created_at, finished_at, status, seed, spec, versions, planned{notes} \
          FROM runs WHERE id = ?"
-        ))
-        .into_owned();
+    ));
     on_store!(db, s => sqlx::query_as::<_, RunRow>(&sql)
         .bind(run_id)
         .fetch_optional(&s.pool)

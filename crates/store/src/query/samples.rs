@@ -98,7 +98,7 @@ async fn insert_rows(tx: Tx<'_, '_>, rows: &[&SampleRow]) -> Result<(), StoreErr
         "INSERT INTO samples ({SAMPLE_COLUMNS}) VALUES {}",
         vec![row.as_str(); rows.len()].join(", ")
     );
-    let sql = tx.dialect().render(&sql);
+    let sql = tx.dialect().sql(sql);
     on_tx!(tx, t => {
         let mut q = sqlx::query(&sql);
         for r in rows {
@@ -116,14 +116,12 @@ async fn insert_rows(tx: Tx<'_, '_>, rows: &[&SampleRow]) -> Result<(), StoreErr
 pub(crate) async fn insert_in(tx: Tx<'_, '_>, s: &NewSample) -> Result<i64, StoreError> {
     let d = tx.dialect();
     let r = &s.row;
-    let insert = d
-        .render(&format!(
-            "INSERT INTO samples ({SAMPLE_COLUMNS}) VALUES {} \
+    let insert = d.sql(format!(
+        "INSERT INTO samples ({SAMPLE_COLUMNS}) VALUES {} \
          ON CONFLICT (run_id, benchmark, model, instance, round) DO NOTHING RETURNING id",
-            marks(SAMPLE_COLUMN_COUNT)
-        ))
-        .into_owned();
-    let existing = d.render(
+        marks(SAMPLE_COLUMN_COUNT)
+    ));
+    let existing = d.sql(
         "SELECT id FROM samples WHERE run_id = ? AND benchmark = ? AND model = ? \
          AND instance = ? AND round = ?",
     );
@@ -131,11 +129,10 @@ pub(crate) async fn insert_in(tx: Tx<'_, '_>, s: &NewSample) -> Result<i64, Stor
     // is a round trip (to SQLite's worker thread, or to the server).
     let chunk_rows = d.rows_per_chunk();
     let chunk_sql = |head: &str, n: usize, columns: usize| {
-        d.render(&format!(
+        d.sql(format!(
             "{head} VALUES {}",
             vec![marks(columns); n].join(", ")
         ))
-        .into_owned()
     };
     on_tx!(tx, t => {
         let inserted = bind_row(sqlx::query(&insert), r.borrowed())
@@ -188,12 +185,10 @@ pub(crate) async fn insert_in(tx: Tx<'_, '_>, s: &NewSample) -> Result<i64, Stor
 
 /// The samples of a run with their ids, ordered by benchmark, model, instance, round.
 pub(crate) async fn samples(db: Db<'_>, run_id: &str) -> Result<Vec<(i64, SampleRow)>, StoreError> {
-    let sql = db
-        .sql(&format!(
-            "SELECT id, {SAMPLE_COLUMNS} FROM samples WHERE run_id = ? \
+    let sql = db.sql(format!(
+        "SELECT id, {SAMPLE_COLUMNS} FROM samples WHERE run_id = ? \
          ORDER BY benchmark, model, instance, round"
-        ))
-        .into_owned();
+    ));
     on_store!(db, s => {
         let rows = sqlx::query(&sql).bind(run_id).fetch_all(&s.pool).await?;
         rows.iter()
@@ -218,7 +213,7 @@ pub(crate) async fn model_usage(
     run_id: &str,
 ) -> Result<Vec<crate::ModelUsage>, StoreError> {
     let calls = on_store!(db, s => s.has_call_columns().await?);
-    let sql = db.sql(&model_usage_sql(calls)).into_owned();
+    let sql = db.sql(model_usage_sql(calls));
     on_store!(db, s => {
         let rows = sqlx::query(&sql).bind(run_id).fetch_all(&s.pool).await?;
         rows.iter()
@@ -268,14 +263,12 @@ pub(crate) async fn error_reasons(
     run_id: &str,
     limit: u32,
 ) -> Result<Vec<(String, i64)>, StoreError> {
-    let sql = db
-        .sql(&format!(
-            "SELECT error, COUNT(*) AS n FROM samples \
+    let sql = db.sql(format!(
+        "SELECT error, COUNT(*) AS n FROM samples \
          WHERE run_id = ? AND outcome = 'agent_error' \
          GROUP BY error ORDER BY n DESC, {} LIMIT ?",
-            db.dialect().bytewise("error")
-        ))
-        .into_owned();
+        db.dialect().bytewise("error")
+    ));
     let rows: Vec<(Option<String>, i64)> = on_store!(db, s => sqlx::query_as(&sql)
         .bind(run_id)
         .bind(i64::from(limit))
