@@ -8,8 +8,6 @@
 
 use std::path::{Path, PathBuf};
 
-use serde_json::{Map, Value};
-
 #[cfg(doc)]
 use crate::RunStore;
 use crate::{PgStore, Store, StoreError};
@@ -158,8 +156,8 @@ impl AnyStore {
     }
 }
 
-/// The methods whose queries differ by backend (deleting a run, owners, whole rows), dispatched
-/// by hand; every other method is a shared query (`crate::query`), run once.
+/// The methods whose queries differ by backend (deleting a run, keeping a copied run's owner),
+/// dispatched by hand; every other method is a shared query (`crate::query`), run once.
 impl AnyStore {
     /// Deletes a run with everything stored under it; see [`RunStore::delete_run`].
     pub(crate) async fn delete_run(&self, run_id: &str) -> Result<u64, StoreError> {
@@ -173,19 +171,6 @@ impl AnyStore {
         owner: &crate::RunOwner,
     ) -> Result<(), StoreError> {
         both!(self, s => s.keep_owner(run_id, owner).await)
-    }
-
-    /// Who made `run_id`.
-    pub(crate) async fn owner_of(&self, run_id: &str) -> Result<crate::RunOwner, StoreError> {
-        both!(self, s => s.owner_of(run_id).await)
-    }
-
-    /// Every column of a sample's row, by name in table order.
-    pub(crate) async fn sample_record(
-        &self,
-        id: i64,
-    ) -> Result<Option<Map<String, Value>>, StoreError> {
-        both!(self, s => s.sample_record(id).await)
     }
 }
 

@@ -8,8 +8,7 @@
 //! PostgreSQL's dialect (`$N` placeholders, BOOLEAN verdicts, `octet_length`, the server's
 //! clock). What is PostgreSQL's alone stays here: BIGINT identities for row ids made visible in
 //! insert order by the sample-commit lock ([`mirror`]), the work queue ([`queue`]), owners and
-//! deleting a run ([`runs`]), a whole row as JSON ([`reads`]), and no per-handle write turn (the
-//! server orders writers).
+//! deleting a run ([`runs`]), and no per-handle write turn (the server orders writers).
 //! The URL's password is never kept: [`PgStore::shown`] is the URL without it, for messages and
 //! for what runs record.
 //!
@@ -31,7 +30,6 @@ mod keepalive;
 pub(crate) mod local;
 mod mirror;
 mod queue;
-mod reads;
 mod runs;
 #[cfg(test)]
 mod tests;
@@ -314,6 +312,11 @@ impl PgStore {
 
     /// `runs` has its name and note columns.
     pub(crate) async fn has_run_notes(&self) -> Result<bool, StoreError> {
+        Ok(true)
+    }
+
+    /// `runs` has its owner columns.
+    pub(crate) async fn has_owner_columns(&self) -> Result<bool, StoreError> {
         Ok(true)
     }
 

@@ -24,12 +24,6 @@ impl PgStore {
             .ok_or_else(|| StoreError::UnknownRun(run_id.to_string()))
     }
 
-    /// [`Self::run_owner`] as a [`crate::RunOwner`].
-    pub async fn owner_of(&self, run_id: &str) -> Result<crate::RunOwner, StoreError> {
-        let (by, host) = self.run_owner(run_id).await?;
-        Ok(crate::RunOwner { by, host })
-    }
-
     /// A copied run keeps the role that copied it here (`session_user`, recorded by the
     /// server): a row may not name its own owner, or anyone could hand a run to another
     /// member. Only checks that the run exists.

@@ -604,7 +604,6 @@ fn no_lab_store_decision_reads_this_machines_clock() {
         ("queue.rs", include_str!("queue.rs")),
         ("runs.rs", include_str!("runs.rs")),
         ("mirror.rs", include_str!("mirror.rs")),
-        ("reads.rs", include_str!("reads.rs")),
         // The queries both backends share run on the lab store too.
         ("../query/mod.rs", include_str!("../query/mod.rs")),
         ("../query/runs.rs", include_str!("../query/runs.rs")),

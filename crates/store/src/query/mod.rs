@@ -21,14 +21,13 @@
 //!
 //! What differs beyond SQL text stays with each backend, reached here through methods both
 //! stores have under the same names: the write turn of an SQLite handle (`turn`), the schema
-//! probes of a file opened read-only and never migrated (`has_run_notes`, `has_call_columns`,
-//! `has_table`; always true on PostgreSQL, whose schema is migrated explicitly), who a row is
+//! probes of a file opened read-only and never migrated (`has_run_notes`, `has_owner_columns`,
+//! `has_call_columns`, `has_table`; always true on PostgreSQL, whose schema is migrated explicitly), who a row is
 //! `created_by` (the local user in SQLite; the server's `session_user` default in PostgreSQL)
 //! and how a sample-writing transaction starts (`begin_sample_writes`: the advisory lock that
 //! keeps PostgreSQL's ids visible in order). Queries that differ in substance stay in
-//! `sqlite/` and `postgres/`: deleting a run (PostgreSQL also asks the work queue), the owner
-//! (a local user vs a server role), and a whole row as JSON (SQLite types values, PostgreSQL
-//! columns).
+//! `sqlite/` and `postgres/`: deleting a run (PostgreSQL also asks the work queue) and keeping
+//! a copied run's owner (a local user is recorded as given; a server role is the server's).
 
 use std::borrow::Cow;
 
@@ -556,6 +555,20 @@ macro_rules! shared_queries {
                 run_id: Option<&str>,
             ) -> Result<Vec<crate::ReplayRow>, crate::StoreError> {
                 crate::query::review::replays(self.into(), run_id).await
+            }
+
+            /// Who made `run_id`: the user and host recorded with it.
+            $vis async fn owner_of(&self, run_id: &str) -> Result<crate::RunOwner, crate::StoreError> {
+                crate::query::runs::owner_of(self.into(), run_id).await
+            }
+
+            /// Every column of a sample's row, by name in table order: integers (verdicts as
+            /// 0/1) and reals as JSON numbers, texts as strings, NULL as null.
+            $vis async fn sample_record(
+                &self,
+                id: i64,
+            ) -> Result<Option<serde_json::Map<String, serde_json::Value>>, crate::StoreError> {
+                crate::query::reads::sample_record(self.into(), id).await
             }
         }
 

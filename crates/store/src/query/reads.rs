@@ -149,3 +149,37 @@ pub(crate) async fn model_pairs(
         Ok(pairs)
     })
 }
+
+/// Every column of a sample's row, by name in table order, as SQLite gives it: integers
+/// (verdicts as 0/1) and reals as JSON numbers, texts as strings, NULL as null.
+pub(crate) async fn sample_record(
+    db: Db<'_>,
+    id: i64,
+) -> Result<Option<serde_json::Map<String, serde_json::Value>>, StoreError> {
+    use serde_json::Value;
+    use sqlx::Column;
+    let sql = db.sql("SELECT * FROM samples WHERE id = ?");
+    on_store!(db, s => {
+        let Some(r) = sqlx::query(&sql).bind(id).fetch_optional(&s.pool).await? else {
+            return Ok(None);
+        };
+        let mut o = serde_json::Map::new();
+        for (i, c) in r.columns().iter().enumerate() {
+            // The narrowest decoding that fits (SQLite types values, not columns; a decoding
+            // that does not fit the column's type is refused): an integer, a real, a BOOLEAN
+            // verdict (PostgreSQL), else text.
+            let v = if let Ok(x) = r.try_get::<Option<i64>, _>(i) {
+                x.map_or(Value::Null, Value::from)
+            } else if let Ok(x) = r.try_get::<Option<f64>, _>(i) {
+                x.map_or(Value::Null, Value::from)
+            } else if let Ok(x) = r.try_get::<Option<bool>, _>(i) {
+                x.map_or(Value::Null, |b| Value::from(i64::from(b)))
+            } else {
+                let t: Option<String> = r.try_get(i)?;
+                t.map_or(Value::Null, Value::String)
+            };
+            o.insert(c.name().to_string(), v);
+        }
+        Ok(Some(o))
+    })
+}

@@ -323,3 +323,19 @@ pub(crate) async fn model_names(db: Db<'_>, run_id: &str) -> Result<Vec<String>,
     let sampled = db.sql("SELECT DISTINCT model FROM samples WHERE run_id = ? ORDER BY model");
     Ok(on_store!(db, s => sqlx::query_scalar(&sampled).bind(run_id).fetch_all(&s.pool).await?))
 }
+
+/// Who made `run_id`: the user and host recorded with it (empty on a run stored before owners
+/// were, and on an SQLite file opened read-only that predates them).
+pub(crate) async fn owner_of(db: Db<'_>, run_id: &str) -> Result<crate::RunOwner, StoreError> {
+    let sql = if on_store!(db, s => s.has_owner_columns().await?) {
+        db.sql("SELECT created_by, created_host FROM runs WHERE id = ?")
+    } else {
+        db.sql("SELECT '', '' FROM runs WHERE id = ?")
+    };
+    let (by, host): (String, String) = on_store!(db, s => sqlx::query_as(&sql)
+        .bind(run_id)
+        .fetch_optional(&s.pool)
+        .await?)
+    .ok_or_else(|| StoreError::UnknownRun(run_id.to_string()))?;
+    Ok(crate::RunOwner { by, host })
+}

@@ -4,7 +4,7 @@
 //! SQLite's alone lives under this module: connection settings (journal mode, `synchronous`,
 //! busy timeout), the per-handle write turn, probing a file opened read-only for the columns
 //! and tables later migrations added, damage recovery ([`damage`]), deleting a run ([`runs`]),
-//! a whole row as JSON ([`reads`]) and [`synthetic`] (`crucible bench`'s seeded stores,
+//! and [`synthetic`] (`crucible bench`'s seeded stores,
 //! inherent only). The [`RunStore`] and [`RunReader`] impls at the bottom forward to the
 //! inherent methods, so callers holding a `Store` need not import the traits.
 
@@ -23,7 +23,6 @@ use crate::StoreError;
 mod damage;
 #[cfg(test)]
 mod notes_tests;
-mod reads;
 mod runs;
 mod synthetic;
 #[cfg(test)]
@@ -234,6 +233,51 @@ impl Store {
         &self,
     ) -> Result<sqlx::Transaction<'static, sqlx::Sqlite>, StoreError> {
         Ok(self.pool.begin().await?)
+    }
+
+    /// Whether the `runs` table has the `name` and `note` columns (a file migrated to 0005).
+    pub(crate) async fn has_run_notes(&self) -> Result<bool, StoreError> {
+        let n: i64 = sqlx::query_scalar(
+            "SELECT COUNT(*) FROM pragma_table_info('runs') WHERE name IN ('name', 'note')",
+        )
+        .fetch_one(&self.pool)
+        .await?;
+        Ok(n == 2)
+    }
+
+    /// Whether `runs` has the owner columns of migration 0009.
+    pub(crate) async fn has_owner_columns(&self) -> Result<bool, StoreError> {
+        let n: i64 = sqlx::query_scalar(
+            "SELECT COUNT(*) FROM pragma_table_info('runs') \
+             WHERE name IN ('created_by', 'created_host')",
+        )
+        .fetch_one(&self.pool)
+        .await?;
+        Ok(n == 2)
+    }
+
+    /// Whether `samples` has the call columns of migration 0008 (a file opened read-only is
+    /// never migrated).
+    pub(crate) async fn has_call_columns(&self) -> Result<bool, StoreError> {
+        let n: i64 = sqlx::query_scalar(
+            "SELECT COUNT(*) FROM pragma_table_xinfo('samples') WHERE name = 'unpriced_calls'",
+        )
+        .fetch_one(&self.pool)
+        .await?;
+        Ok(n > 0)
+    }
+
+    /// The report projection this file can answer: [`crate::REPORT_COLUMNS`], or with zeros for the
+    /// call columns when the file predates migration 0008 (opened read-only, never migrated:
+    /// its samples read as making no call, which is what such a file can tell).
+    pub(crate) async fn report_columns(
+        &self,
+    ) -> Result<std::borrow::Cow<'static, str>, StoreError> {
+        Ok(if self.has_call_columns().await? {
+            crate::REPORT_COLUMNS.into()
+        } else {
+            crate::schema::report_columns_without_calls().into()
+        })
     }
 
     /// Whether the file has table `name` (a read-only handle may open a file not yet migrated).

@@ -1,45 +1,12 @@
-//! SQLite's own SQL of runs (the shared part is `query/runs.rs`): whether a file has a run's
-//! name and note (migration 0005; a store opened read-only is never migrated, so one written by
-//! an older Crucible still lists, its runs unnamed), the owner recorded by migration 0009's
-//! columns, and deleting a run with everything under it (explicit deletes, for a file opened
-//! without foreign keys or without the review tables).
+//! SQLite's own SQL of runs (the shared part is `query/runs.rs`): keeping a copied run's owner
+//! (the local user recorded by migration 0009's columns), and deleting a run with everything
+//! under it (explicit deletes, for a file opened without foreign keys or without the review
+//! tables).
 
 use super::Store;
 use crate::StoreError;
 
 impl Store {
-    /// Whether the `runs` table has the `name` and `note` columns (a file migrated to 0005).
-    pub(crate) async fn has_run_notes(&self) -> Result<bool, StoreError> {
-        let n: i64 = sqlx::query_scalar(
-            "SELECT COUNT(*) FROM pragma_table_info('runs') WHERE name IN ('name', 'note')",
-        )
-        .fetch_one(&self.pool)
-        .await?;
-        Ok(n == 2)
-    }
-
-    /// Who made `run_id`: the local user and host recorded by migration 0009's columns (empty
-    /// on a run stored before them, and on a file opened read-only that predates them).
-    pub async fn owner_of(&self, run_id: &str) -> Result<crate::RunOwner, StoreError> {
-        let has: i64 = sqlx::query_scalar(
-            "SELECT COUNT(*) FROM pragma_table_info('runs') \
-             WHERE name IN ('created_by', 'created_host')",
-        )
-        .fetch_one(&self.pool)
-        .await?;
-        let sql = if has == 2 {
-            "SELECT created_by, created_host FROM runs WHERE id = ?"
-        } else {
-            "SELECT '', '' FROM runs WHERE id = ?"
-        };
-        let (by, host): (String, String) = sqlx::query_as(sql)
-            .bind(run_id)
-            .fetch_optional(&self.pool)
-            .await?
-            .ok_or_else(|| StoreError::UnknownRun(run_id.to_string()))?;
-        Ok(crate::RunOwner { by, host })
-    }
-
     /// Records `owner` as the maker of `run_id` (a run copied here keeps its owner).
     pub async fn keep_owner(
         &self,
