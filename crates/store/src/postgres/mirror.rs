@@ -1,11 +1,11 @@
-//! What keeps the results explorer's mirror reads (`query/mirror.rs`) exact on PostgreSQL. They rest on
-//! sample ids growing in the order samples become visible: PostgreSQL hands identities out at
-//! insert time, so two workers committing at once could make a lower id visible after a higher
+//! What keeps the results explorer's mirror reads (`query/mirror.rs`) exact on PostgreSQL. They
+//! rest on sample ids growing in the order samples become visible: PostgreSQL hands identities out
+//! at insert time, so two workers committing at once could make a lower id visible after a higher
 //! one, and "every row above the largest id held" would miss it. Every transaction that inserts
-//! samples therefore takes [`SAMPLE_WRITE_LOCK`] first (a transaction-scoped advisory lock):
-//! sample commits are serialised, ids are visible in order, and the mirror stays exact. A commit
-//! takes a few milliseconds, so this caps a lab store at a few hundred samples a second
-//! (`crucible bench distributed` measures it), far above what model-backed samples produce.
+//! samples therefore takes [`SAMPLE_WRITE_LOCK`] first (a transaction-scoped advisory lock): sample
+//! commits are serialised, ids are visible in order, and the mirror stays exact. A commit takes a
+//! few milliseconds, so this caps a lab store at a few hundred samples a second (`crucible bench
+//! distributed` measures it), far above what model-backed samples produce.
 
 use sqlx::postgres::Postgres;
 

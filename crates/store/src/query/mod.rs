@@ -22,10 +22,11 @@
 //! What differs beyond SQL text stays with each backend, reached here through methods both
 //! stores have under the same names: the write turn of an SQLite handle (`turn`), the schema
 //! probes of a file opened read-only and never migrated (`has_run_notes`, `has_owner_columns`,
-//! `has_call_columns`, `has_table`; always true on PostgreSQL, whose schema is migrated explicitly), who a row is
-//! `created_by` (the local user in SQLite; the server's `session_user` default in PostgreSQL)
-//! and how a sample-writing transaction starts (`begin_sample_writes`: the advisory lock that
-//! keeps PostgreSQL's ids visible in order). Queries that differ in substance stay in
+//! `has_call_columns`, `has_table`, `report_columns`; always whole on PostgreSQL, whose schema
+//! changes only by an explicit migration) and how a sample-writing transaction starts
+//! (`begin_sample_writes`: the advisory lock that keeps PostgreSQL's ids visible in order). Who
+//! a new row is `created_by` is [`created_by`] (the local user in SQLite; the server's
+//! `session_user` default in PostgreSQL). Queries that differ in substance stay in
 //! `sqlite/` and `postgres/`: deleting a run (PostgreSQL also asks the work queue) and keeping
 //! a copied run's owner (a local user is recorded as given; a server role is the server's).
 
@@ -558,7 +559,10 @@ macro_rules! shared_queries {
             }
 
             /// Who made `run_id`: the user and host recorded with it.
-            $vis async fn owner_of(&self, run_id: &str) -> Result<crate::RunOwner, crate::StoreError> {
+            $vis async fn owner_of(
+                &self,
+                run_id: &str,
+            ) -> Result<crate::RunOwner, crate::StoreError> {
                 crate::query::runs::owner_of(self.into(), run_id).await
             }
 
