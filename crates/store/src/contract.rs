@@ -324,6 +324,7 @@ pub(crate) async fn every_read_of_reports_and_views_runs_against_a_migrated_data
     assert_eq!(rec["metrics"], "{\"turns\":3}", "texts are not parsed");
     assert_eq!(rec["k_act"], Value::Null);
     assert_eq!(rec["score"], 1.0);
+    assert_eq!(rec["passed"], 1, "a verdict as 0/1 on both backends");
     assert_eq!(
         rec.keys().nth(1).map(String::as_str),
         Some("run_id"),

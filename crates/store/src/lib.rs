@@ -29,11 +29,17 @@
 //!   sample INSERT and whole-row SELECT uses.
 //! - The explorer's snapshot file beside a store (`<store>.explorer-cache`, a compact copy of the
 //!   mirror) is described, encoded and decoded once, in [`snapshot`]: file bytes, no SQL.
-//! - Everything SQLite-specific (connection settings, `ON CONFLICT … RETURNING`, `substr`
-//!   clipping, row-id order) is under `sqlite/`, everything PostgreSQL-specific (`$N`
-//!   placeholders, BOOLEAN verdicts, the work queue of distributed runs, the throwaway
-//!   [`LocalServer`] of tests and benchmarks) under `postgres/`; the traits, row types and
-//!   column lists are plain.
+//! - Every query both backends run is written once, in `query/`, with `?` placeholders, and
+//!   rendered by a `Dialect` (SQLite | PostgreSQL: placeholders, counts of a condition, byte
+//!   lengths, byte-wise order, the clock leases are decided by, statement sizes); the binding is
+//!   written once and compiled for each driver. [`Store`], [`PgStore`] and [`AnyStore`] get
+//!   those methods from one macro, so `AnyStore` runs a shared query once instead of
+//!   dispatching to two copies.
+//! - Everything SQLite-specific (connection settings, the write turn, schema probes of a file
+//!   never migrated, damage recovery, deleting a run, row-id order) is under `sqlite/`,
+//!   everything PostgreSQL-specific (the sample-commit lock, the work queue of distributed runs,
+//!   owners as server roles, the throwaway [`LocalServer`] of tests and benchmarks) under
+//!   `postgres/`; the traits, row types and column lists are plain.
 //!
 //! Queries use `sqlx::query` with runtime binding rather than the compile-checked `query!`
 //! macros, so a fresh clone builds without a `DATABASE_URL` or committed offline data; the unit
@@ -50,6 +56,7 @@ mod machine;
 mod overrides;
 mod owner;
 mod postgres;
+mod query;
 mod reads;
 mod replays;
 mod run_store;

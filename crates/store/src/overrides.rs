@@ -160,3 +160,51 @@ pub struct OverrideRow {
     /// `override` (replaces the scorer's verdict in reports) or `confirm` (agrees with it).
     pub kind: String,
 }
+
+#[cfg(test)]
+mod tests {
+    use crate::{NewOverride, OverrideError, StoreError};
+
+    #[test]
+    fn an_override_is_checked_before_any_sql() {
+        let ok = NewOverride::try_new(1, true, None, " looks right ", "Ada").unwrap();
+        assert_eq!(
+            (ok.score(), ok.note(), ok.reviewer()),
+            (1.0, "looks right", "Ada")
+        );
+        assert_eq!(
+            NewOverride::try_new(1, false, None, "n", "A")
+                .unwrap()
+                .score(),
+            0.0
+        );
+        assert_eq!(
+            NewOverride::try_new(1, true, Some(0.4), "n", "A")
+                .unwrap()
+                .score(),
+            0.4
+        );
+        for (score, note, who, want) in [
+            (Some(1.5), "n", "A", OverrideError::Score(150.0)),
+            (Some(f64::NAN), "n", "A", OverrideError::Score(f64::NAN)),
+            (None, "  ", "A", OverrideError::NoNote),
+            (None, "n", " ", OverrideError::NoReviewer),
+            (None, "n", "A\nB", OverrideError::BadReviewer),
+        ] {
+            let e = NewOverride::try_new(1, true, score, note, who).unwrap_err();
+            match (&e, &want) {
+                (OverrideError::Score(a), OverrideError::Score(b)) if a.is_nan() => {
+                    assert!(b.is_nan())
+                }
+                _ => assert_eq!(e, want),
+            }
+        }
+        let long = "x".repeat(crate::OVERRIDE_NOTE_MAX_CHARS + 1);
+        assert!(matches!(
+            NewOverride::try_new(1, true, None, &long, "A"),
+            Err(OverrideError::LongNote(_))
+        ));
+        let e: StoreError = OverrideError::NoNote.into();
+        assert!(e.to_string().contains("needs a note"));
+    }
+}

@@ -86,27 +86,6 @@ impl ModelUsage {
     }
 }
 
-/// The SQL of [`crate::RunReader::model_usage`] with `?` for the run id (both backends' sums are
-/// cast to their integer and double types). `calls` is false for a SQLite file older than
-/// migration 0008: zeros in place of the call columns.
-pub(crate) fn model_usage_sql(calls: bool, run_param: &str) -> String {
-    let (m, t, u) = if calls {
-        ("model_calls", "truncated_calls", "unpriced_calls")
-    } else {
-        ("0", "0", "0")
-    };
-    format!(
-        "SELECT model, COUNT(*) AS samples, \
-         CAST(COALESCE(SUM(cost_usd), 0) AS DOUBLE PRECISION) AS usd, \
-         CAST(COALESCE(SUM({u}), 0) AS BIGINT) AS unpriced_calls, \
-         CAST(COALESCE(SUM(CASE WHEN {u} > 0 THEN 1 ELSE 0 END), 0) AS BIGINT) AS unpriced_samples, \
-         CAST(COALESCE(SUM({m}), 0) AS BIGINT) AS model_calls, \
-         CAST(COALESCE(SUM({t}), 0) AS BIGINT) AS truncated_calls, \
-         CAST(COALESCE(SUM(CASE WHEN {t} > 0 THEN 1 ELSE 0 END), 0) AS BIGINT) AS truncated_samples \
-         FROM samples WHERE run_id = {run_param} GROUP BY model ORDER BY model"
-    )
-}
-
 /// One line of a sample listing ([`crate::SUMMARY_COLUMNS`]): no texts.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, FromRow)]
 pub struct SampleBrief {

@@ -4,9 +4,11 @@
 //! [`PgStore::migrate`] (`crucible store migrate`, under sqlx's advisory lock): a shared schema
 //! is not migrated because one member's newer client connected.
 //!
-//! Differences from SQLite, all inside this module: `$N` placeholders, BOOLEAN verdicts, BIGINT
-//! identities for row ids (they grow in insert order, as SQLite's row ids do), `octet_length`
-//! and `substr` for clipped texts, and no per-handle write turn (the server orders writers).
+//! The queries it shares with SQLite are written once in `crate::query` and rendered in
+//! PostgreSQL's dialect (`$N` placeholders, BOOLEAN verdicts, `octet_length`, the server's
+//! clock). What is PostgreSQL's alone stays here: BIGINT identities for row ids made visible in
+//! insert order by the sample-commit lock ([`mirror`]), the work queue ([`queue`]), owners and
+//! deleting a run ([`runs`]), and no per-handle write turn (the server orders writers).
 //! The URL's password is never kept: [`PgStore::shown`] is the URL without it, for messages and
 //! for what runs record.
 //!
@@ -28,10 +30,7 @@ mod keepalive;
 pub(crate) mod local;
 mod mirror;
 mod queue;
-mod reads;
-mod review;
 mod runs;
-mod samples;
 #[cfg(test)]
 mod tests;
 
@@ -55,7 +54,7 @@ const CONNECT_TIMEOUT: Duration = Duration::from_secs(20);
 /// A handle on a PostgreSQL database holding a Crucible store. Clones share the pool.
 #[derive(Debug, Clone)]
 pub struct PgStore {
-    pool: PgPool,
+    pub(crate) pool: PgPool,
     shown: String,
     /// Seconds this client's clock is ahead of the server's, as measured on connect.
     clock_ahead_s: i64,
@@ -289,4 +288,50 @@ pub(crate) fn client_now_s() -> i64 {
         + offset
 }
 
+/// What the shared queries (`crate::query`) ask of a lab store: no write turn (the server
+/// orders writers), and a schema that is always whole (it changes only by an explicit
+/// migration, so nothing asks which columns it has).
+impl PgStore {
+    /// No write turn on a lab store.
+    pub(crate) async fn turn(&self) {}
+
+    /// A transaction that stores samples, holding the sample-commit lock
+    /// ([`mirror::SAMPLE_WRITE_LOCK`]) so ids become visible in order.
+    pub(crate) async fn begin_sample_writes(
+        &self,
+    ) -> Result<sqlx::Transaction<'static, sqlx::Postgres>, StoreError> {
+        let mut tx = self.pool.begin().await?;
+        self.lock_sample_writes(&mut tx).await?;
+        Ok(tx)
+    }
+
+    /// Every table of the schema is there.
+    pub(crate) async fn has_table(&self, _name: &str) -> Result<bool, StoreError> {
+        Ok(true)
+    }
+
+    /// `runs` has its name and note columns.
+    pub(crate) async fn has_run_notes(&self) -> Result<bool, StoreError> {
+        Ok(true)
+    }
+
+    /// `runs` has its owner columns.
+    pub(crate) async fn has_owner_columns(&self) -> Result<bool, StoreError> {
+        Ok(true)
+    }
+
+    /// `samples` has its call columns.
+    pub(crate) async fn has_call_columns(&self) -> Result<bool, StoreError> {
+        Ok(true)
+    }
+
+    /// The whole report projection.
+    pub(crate) async fn report_columns(
+        &self,
+    ) -> Result<std::borrow::Cow<'static, str>, StoreError> {
+        Ok(crate::REPORT_COLUMNS.into())
+    }
+}
+
+crate::query::shared_queries!(pub PgStore);
 crate::run_store::forward_to_inherent!(PgStore);

@@ -80,14 +80,11 @@ impl PgStore {
     pub async fn plan_items(&self, run_id: &str, keys: &[SampleKey]) -> Result<(), StoreError> {
         let mut tx = self.pool.begin().await?;
         for (chunk_no, chunk) in keys.chunks(1000).enumerate() {
-            let values: Vec<String> = (0..chunk.len())
-                .map(|i| super::samples::placeholders(i, 6))
-                .collect();
-            let sql = format!(
+            let sql = crate::query::Dialect::Postgres.sql(format!(
                 "INSERT INTO work_items (run_id, benchmark, model, instance, round, position) \
-                 VALUES {} ON CONFLICT DO NOTHING",
-                values.join(", ")
-            );
+                     VALUES {} ON CONFLICT DO NOTHING",
+                vec![crate::query::marks(6); chunk.len()].join(", ")
+            ));
             let mut q = sqlx::query(&sql);
             for (i, (b, m, inst, r)) in chunk.iter().enumerate() {
                 q = q
@@ -201,7 +198,7 @@ impl PgStore {
         let r = &s.row;
         let mut tx = self.pool.begin().await?;
         self.lock_sample_writes(&mut tx).await?;
-        let id = super::samples::insert_in(&mut tx, s).await?;
+        let id = crate::query::samples::insert_in((&mut tx).into(), s).await?;
         sqlx::query(
             "UPDATE work_items SET done = TRUE, worker = $6, lease_expires_at = NULL \
              WHERE run_id = $1 AND benchmark = $2 AND model = $3 AND instance = $4 AND round = $5",

@@ -1,14 +1,12 @@
 //! The SQLite [`Store`]: one database file in WAL mode with foreign keys on and a busy timeout,
-//! its schema embedded from `migrations/` and applied on open. Everything SQLite-specific lives
-//! under this module: connection settings (journal mode, `synchronous`, busy timeout), the
-//! `ON CONFLICT … RETURNING` insert, `substr`/`CAST AS BLOB` clipping, and the explorer's reads
-//! that rely on row ids growing in insert order ([`mirror`]).
-//!
-//! SQL is split by concern: [`runs`] (runs, models, progress log), [`samples`] (storing samples
-//! and reading them back whole), [`reads`] (what reports and views read), [`mirror`] (the
-//! explorer's in-memory base kept in step, inherent only) and [`synthetic`] (`crucible bench`'s
-//! seeded stores, inherent only). The [`RunStore`] and [`RunReader`] impls at the bottom forward
-//! to the inherent methods, so callers holding a `Store` need not import the traits.
+//! its schema embedded from `migrations/` and applied on open. The queries it shares with the
+//! PostgreSQL store are written once in `crate::query` and rendered in SQLite's dialect; what is
+//! SQLite's alone lives under this module: connection settings (journal mode, `synchronous`,
+//! busy timeout), the per-handle write turn, probing a file opened read-only for the columns
+//! and tables later migrations added, damage recovery ([`damage`]), deleting a run ([`runs`]),
+//! and [`synthetic`] (`crucible bench`'s seeded stores,
+//! inherent only). The [`RunStore`] and [`RunReader`] impls at the bottom forward to the
+//! inherent methods, so callers holding a `Store` need not import the traits.
 
 use std::path::{Path, PathBuf};
 use std::str::FromStr;
@@ -23,14 +21,9 @@ use sqlx::Connection;
 use crate::StoreError;
 
 mod damage;
-mod mirror;
 #[cfg(test)]
 mod notes_tests;
-mod overrides;
-mod reads;
-mod replays;
 mod runs;
-mod samples;
 mod synthetic;
 #[cfg(test)]
 mod tests;
@@ -41,7 +34,7 @@ pub use synthetic::{SyntheticRun, SyntheticSample};
 /// A handle on one SQLite database file. Clones share the connection pool.
 #[derive(Debug, Clone)]
 pub struct Store {
-    pool: SqlitePool,
+    pub(crate) pool: SqlitePool,
     path: PathBuf,
     /// Writers of one handle take turns here instead of in SQLite's busy handler, whose sleeps
     /// (up to 100 ms each) would throttle many concurrent workers; other processes still queue
@@ -227,4 +220,77 @@ async fn probe(path: &Path) -> Result<(), StoreError> {
     }
 }
 
+/// What the shared queries (`crate::query`) ask of an SQLite store.
+impl Store {
+    /// This handle's write turn: writers of one handle take turns here instead of in SQLite's
+    /// busy handler.
+    pub(crate) async fn turn(&self) -> tokio::sync::MutexGuard<'_, ()> {
+        self.write.lock().await
+    }
+
+    /// A transaction that stores samples.
+    pub(crate) async fn begin_sample_writes(
+        &self,
+    ) -> Result<sqlx::Transaction<'static, sqlx::Sqlite>, StoreError> {
+        Ok(self.pool.begin().await?)
+    }
+
+    /// Whether the `runs` table has the `name` and `note` columns (a file migrated to 0005).
+    pub(crate) async fn has_run_notes(&self) -> Result<bool, StoreError> {
+        let n: i64 = sqlx::query_scalar(
+            "SELECT COUNT(*) FROM pragma_table_info('runs') WHERE name IN ('name', 'note')",
+        )
+        .fetch_one(&self.pool)
+        .await?;
+        Ok(n == 2)
+    }
+
+    /// Whether `runs` has the owner columns of migration 0009.
+    pub(crate) async fn has_owner_columns(&self) -> Result<bool, StoreError> {
+        let n: i64 = sqlx::query_scalar(
+            "SELECT COUNT(*) FROM pragma_table_info('runs') \
+             WHERE name IN ('created_by', 'created_host')",
+        )
+        .fetch_one(&self.pool)
+        .await?;
+        Ok(n == 2)
+    }
+
+    /// Whether `samples` has the call columns of migration 0008 (a file opened read-only is
+    /// never migrated).
+    pub(crate) async fn has_call_columns(&self) -> Result<bool, StoreError> {
+        let n: i64 = sqlx::query_scalar(
+            "SELECT COUNT(*) FROM pragma_table_xinfo('samples') WHERE name = 'unpriced_calls'",
+        )
+        .fetch_one(&self.pool)
+        .await?;
+        Ok(n > 0)
+    }
+
+    /// The report projection this file can answer: [`crate::REPORT_COLUMNS`], or with zeros for the
+    /// call columns when the file predates migration 0008 (opened read-only, never migrated:
+    /// its samples read as making no call, which is what such a file can tell).
+    pub(crate) async fn report_columns(
+        &self,
+    ) -> Result<std::borrow::Cow<'static, str>, StoreError> {
+        Ok(if self.has_call_columns().await? {
+            crate::REPORT_COLUMNS.into()
+        } else {
+            crate::schema::report_columns_without_calls().into()
+        })
+    }
+
+    /// Whether the file has table `name` (a read-only handle may open a file not yet migrated).
+    pub(crate) async fn has_table(&self, name: &str) -> Result<bool, StoreError> {
+        let n: i64 = sqlx::query_scalar(
+            "SELECT COUNT(*) FROM sqlite_master WHERE type = 'table' AND name = ?",
+        )
+        .bind(name)
+        .fetch_one(&self.pool)
+        .await?;
+        Ok(n == 1)
+    }
+}
+
+crate::query::shared_queries!(pub Store);
 crate::run_store::forward_to_inherent!(Store);

@@ -9,7 +9,6 @@
 
 use sqlx::Row;
 
-use super::samples::ROW_PLACEHOLDERS;
 use super::Store;
 use crate::samples::bind_row;
 use crate::schema::names;
@@ -140,7 +139,10 @@ impl Store {
                     .await?;
             }
         }
-        let sql = format!("INSERT INTO samples ({SAMPLE_COLUMNS}) VALUES {ROW_PLACEHOLDERS}");
+        let sql = format!(
+            "INSERT INTO samples ({SAMPLE_COLUMNS}) VALUES {}",
+            crate::query::marks(crate::SAMPLE_COLUMN_COUNT)
+        );
         for s in samples {
             bind_row(sqlx::query(&sql), s.row())
                 .execute(&mut *tx)

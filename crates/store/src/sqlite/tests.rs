@@ -84,14 +84,6 @@ async fn bad_paths_are_named() {
     assert!(e.contains("junk.db"), "{e}");
 }
 
-#[test]
-fn one_placeholder_per_sample_column() {
-    assert_eq!(
-        samples::ROW_PLACEHOLDERS.matches('?').count(),
-        crate::SAMPLE_COLUMN_COUNT
-    );
-}
-
 #[tokio::test]
 async fn synthetic_stores_write_every_column_and_copy_a_sample() {
     let dir = tempfile::tempdir().unwrap();
