@@ -369,7 +369,7 @@ fn walk(dir: &Path, out: &mut Vec<PathBuf>) -> std::io::Result<()> {
     Ok(())
 }
 
-pub(super) fn note(field: impl Into<String>, reason: impl Into<String>) -> Unmapped {
+fn note(field: impl Into<String>, reason: impl Into<String>) -> Unmapped {
     Unmapped {
         field: field.into(),
         reason: reason.into(),
