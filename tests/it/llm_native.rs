@@ -5,7 +5,7 @@ use std::sync::Arc;
 
 use super::llm::{agent, fixed_now, openai_ok, reply, Handler, Req, Server};
 use super::llm_seam::root;
-use crucible_core::{Agent, Benchmark, Message};
+use crucible_core::{Benchmark, Message};
 use crucible_llm::RecordingClock;
 use crucible_pilot::seam::PilotBench;
 use crucible_pilot::suite::Engine;
