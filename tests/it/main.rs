@@ -11,6 +11,7 @@ mod composite;
 mod exploits;
 mod exports;
 mod fork;
+mod house;
 mod inspect;
 mod intent;
 mod intent_exec;
