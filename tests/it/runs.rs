@@ -445,10 +445,7 @@ pub(super) fn stored_count(db: &Path) -> i64 {
 }
 
 pub(super) fn crucible(data: &Path) -> Command {
-    let mut c = Command::new(bin());
-    c.env("CRUCIBLE_DATA_DIR", data)
-        .env("CRUCIBLE_PROJECT_DIR", env!("CARGO_MANIFEST_DIR"));
-    c
+    crate::support::crucible_command(data)
 }
 
 pub(super) fn json_of(out: &std::process::Output) -> Value {
