@@ -291,6 +291,10 @@ pub async fn workers(cmd: WorkersCmd) -> Result<()> {
 pub async fn store(config: &Config, cmd: StoreCmd) -> Result<()> {
     let (run_id, local, remote, push, json) = match cmd {
         StoreCmd::LocalServer { json } => {
+            // Listen for Ctrl-C before anything is printed: one pressed as soon as the URL shows
+            // must stop the server cleanly, not kill the command with the default handler.
+            let mut interrupt =
+                tokio::signal::unix::signal(tokio::signal::unix::SignalKind::interrupt())?;
             let server = crucible_store::LocalServer::start()?;
             let url = server.fresh_database().await?;
             if json {
@@ -308,7 +312,7 @@ pub async fn store(config: &Config, cmd: StoreCmd) -> Result<()> {
                     server.socket_dir().display()
                 );
             }
-            tokio::signal::ctrl_c().await?;
+            interrupt.recv().await;
             return Ok(());
         }
         StoreCmd::Migrate { store, json } => {

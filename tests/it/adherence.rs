@@ -126,20 +126,13 @@ fn a_pilot_run_reports_plan_adherence_per_model_and_flaw_type() {
     assert!(cats.iter().all(|r| r["method"] == ""));
 
     // The text report and the CSV export carry it.
-    let out = std::process::Command::new(env!("CARGO_BIN_EXE_crucible"))
+    let out = crate::support::crucible_command(tmp.path())
         .args(["report", "--db", db, "--bench", "pilot", "--no-ceiling"])
         .args(["--format", "csv", "--out"])
         .arg(tmp.path().join("csv"))
-        .env("CRUCIBLE_DATA_DIR", tmp.path())
-        .env("CRUCIBLE_PROJECT_DIR", env!("CARGO_MANIFEST_DIR"))
         .output()
         .unwrap();
-    let text = String::from_utf8_lossy(&out.stdout);
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
+    let text = crate::support::succeeded(&out);
     assert!(text.contains("PILOT-Bench plan adherence"), "{text}");
     assert!(text.contains("followed the flaw, by flaw type"), "{text}");
     let csv = std::fs::read_to_string(tmp.path().join("csv/pilot_adherence.csv")).unwrap();

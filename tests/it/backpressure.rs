@@ -83,9 +83,8 @@ async fn loopback() -> (String, Arc<Seen>) {
 }
 
 fn crucible(data: &std::path::Path, args: &[&str]) -> (bool, Value, String) {
-    let out = std::process::Command::new(env!("CARGO_BIN_EXE_crucible"))
+    let out = crate::support::crucible_command(data)
         .args(args)
-        .env("CRUCIBLE_DATA_DIR", data)
         .env("CRUCIBLE_LOG", "error")
         .output()
         .unwrap();

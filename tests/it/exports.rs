@@ -2,7 +2,7 @@
 //! one file (not every table), names carry the run and the chart, a second export never replaces
 //! the first, and "all tables" writes one new folder without empty files.
 
-use std::process::Command;
+use crate::support::{crucible_command, succeeded};
 
 use crucible_views::exports::{self, ExportRequest};
 use crucible_views::results::{self, named_runs, Explorer, SampleFilter};
@@ -11,18 +11,12 @@ use crucible_views::results::{self, named_runs, Explorer, SampleFilter};
 async fn one_click_saves_one_named_file_and_all_tables_only_when_asked() {
     let dir = tempfile::tempdir().unwrap();
     let db = dir.path().join("crucible.db");
-    let out = Command::new(env!("CARGO_BIN_EXE_crucible"))
+    let out = crucible_command(dir.path())
         .args(["demo", "--limit", "2", "--rounds", "1", "--json", "--db"])
         .arg(&db)
-        .env("CRUCIBLE_DATA_DIR", dir.path())
-        .env("CRUCIBLE_PROJECT_DIR", env!("CARGO_MANIFEST_DIR"))
         .output()
         .unwrap();
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
+    succeeded(&out);
     let ex = Explorer::open(&db).await.unwrap();
     let run = ex.runs().await.unwrap()[0].run_id.clone();
     let cfg = crucible_core::Config {

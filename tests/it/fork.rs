@@ -393,17 +393,7 @@ async fn an_intent2tx_instance_with_a_block_number_executes_on_a_fork_of_the_blo
 }
 
 fn cli(data: &Path, args: &[&str]) -> (bool, String, String) {
-    let out = std::process::Command::new(env!("CARGO_BIN_EXE_crucible"))
-        .args(args)
-        .env_remove("RUST_BACKTRACE")
-        .env("CRUCIBLE_DATA_DIR", data)
-        .output()
-        .unwrap();
-    (
-        out.status.success(),
-        String::from_utf8_lossy(&out.stdout).to_string(),
-        String::from_utf8_lossy(&out.stderr).to_string(),
-    )
+    crate::support::crucible_text(data, args)
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

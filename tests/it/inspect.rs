@@ -7,7 +7,6 @@
 
 use crucible_core::Scoring;
 use std::path::Path;
-use std::process::Command;
 
 use crucible_views::inspect::{
     compare_models, compare_models_in, InspectError, ReplayMode, Replayer,
@@ -16,10 +15,8 @@ use crucible_views::results::{Explorer, SampleFilter};
 use serde_json::Value;
 
 fn run_cli(data: &Path, args: &[&str]) -> std::process::Output {
-    Command::new(env!("CARGO_BIN_EXE_crucible"))
+    crate::support::crucible_command(data)
         .args(args)
-        .env("CRUCIBLE_DATA_DIR", data)
-        .env("CRUCIBLE_PROJECT_DIR", env!("CARGO_MANIFEST_DIR"))
         .output()
         .unwrap()
 }

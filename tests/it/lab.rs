@@ -15,11 +15,8 @@ use crucible_store::{LocalServer, PgStore};
 use serde_json::Value;
 
 fn crucible(data: &Path, args: &[&str]) -> Command {
-    let mut c = Command::new(env!("CARGO_BIN_EXE_crucible"));
-    c.args(args)
-        .env("CRUCIBLE_DATA_DIR", data)
-        .env("CRUCIBLE_LOG", "error")
-        .env_remove("RUST_BACKTRACE");
+    let mut c = crate::support::crucible_command(data);
+    c.args(args).env("CRUCIBLE_LOG", "error");
     c
 }
 

@@ -15,13 +15,11 @@ use crucible_store::{LeaseHolder, LocalServer, PgStore, WorkerPlace};
 use serde_json::Value;
 
 fn crucible(data: &Path, args: &[&str]) -> Command {
-    let mut c = Command::new(env!("CARGO_BIN_EXE_crucible"));
+    let mut c = crate::support::crucible_command(data);
     c.args(args)
-        .env("CRUCIBLE_DATA_DIR", data)
         .env("CRUCIBLE_LOG", "error")
         .env_remove("CRUCIBLE_CLOCK_OFFSET_S")
         .env_remove("PGPASSWORD")
-        .env_remove("RUST_BACKTRACE")
         .stdin(Stdio::null());
     c
 }

@@ -12,10 +12,7 @@ use crucible_store::Store;
 use crucible_views::catalog::loader;
 
 fn crucible(data: &Path) -> Command {
-    let mut c = Command::new(env!("CARGO_BIN_EXE_crucible"));
-    c.env("CRUCIBLE_DATA_DIR", data)
-        .env("CRUCIBLE_PROJECT_DIR", env!("CARGO_MANIFEST_DIR"));
-    c
+    crate::support::crucible_command(data)
 }
 
 /// Child processes of `parent` whose command name is `comm`.

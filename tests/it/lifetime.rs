@@ -253,18 +253,12 @@ fn a_sandbox_killed_while_starting_is_ended_by_the_next_crucible() {
         "export async function executeSkill(providerUrl: string, agentAddress: string, deployedContracts: Record<string, string>) {\n  return 1;\n}\n",
     )
     .unwrap();
-    let out = Command::new(env!("CARGO_BIN_EXE_crucible"))
+    let out = crate::support::crucible_command(data.path())
         .arg("sandbox")
         .arg(&quick)
-        .env("CRUCIBLE_DATA_DIR", data.path())
-        .env("CRUCIBLE_PROJECT_DIR", env!("CARGO_MANIFEST_DIR"))
         .output()
         .unwrap();
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
+    crate::support::succeeded(&out);
     all_gone(&started, "after the next Crucible started a sandbox");
 }
 

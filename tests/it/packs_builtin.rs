@@ -9,25 +9,10 @@
 
 use std::collections::BTreeMap;
 use std::path::Path;
-use std::process::Command;
 
 use serde_json::Value;
 
-fn crucible(data: &Path, args: &[&str]) -> Value {
-    let out = Command::new(env!("CARGO_BIN_EXE_crucible"))
-        .args(args)
-        .env("CRUCIBLE_DATA_DIR", data)
-        .env("CRUCIBLE_PROJECT_DIR", env!("CARGO_MANIFEST_DIR"))
-        .env_remove("RUST_BACKTRACE")
-        .output()
-        .unwrap();
-    assert!(
-        out.status.success(),
-        "crucible {args:?}: {}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    serde_json::from_slice(&out.stdout).unwrap()
-}
+use crate::support::crucible_json;
 
 /// A verdict without its time (which differs between runs of the same content).
 fn timeless(mut v: Value) -> Value {
@@ -47,7 +32,7 @@ fn every_built_in_pack_passes_its_self_test_and_the_shipped_record_names_that_co
         .ok()
         .and_then(|t| serde_json::from_str(&t).ok())
         .unwrap_or_default();
-    let list = crucible(data.path(), &["packs", "list", "--json"]);
+    let list = crucible_json(data.path(), &["packs", "list", "--json"]);
     let builtin: Vec<&Value> = list
         .as_array()
         .unwrap()
@@ -61,7 +46,7 @@ fn every_built_in_pack_passes_its_self_test_and_the_shipped_record_names_that_co
             p["name"].as_str().unwrap(),
             p["benchmark"].as_str().unwrap(),
         );
-        let out = crucible(
+        let out = crucible_json(
             data.path(),
             &["selftest", "--bench", bench, "--pack", name, "--json"],
         );
@@ -100,7 +85,7 @@ fn every_built_in_pack_passes_its_self_test_and_the_shipped_record_names_that_co
 
     // A fresh install lists every built-in pack as verified (by the build's record).
     let fresh_data = tempfile::tempdir().unwrap();
-    let listed = crucible(fresh_data.path(), &["packs", "list", "--json"]);
+    let listed = crucible_json(fresh_data.path(), &["packs", "list", "--json"]);
     for p in listed
         .as_array()
         .unwrap()

@@ -8,7 +8,6 @@
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
-use std::process::Command;
 use std::sync::Arc;
 
 use crucible_core::{Benchmark, Config, Scoring};
@@ -243,7 +242,7 @@ async fn a_run_of_the_release_pack_stores_variants_and_the_report_groups_by_them
     // The CLI's report prints the variant table and exports it.
     let db = dir.path().join("c.db");
     let out_dir = dir.path().join("export");
-    let out = Command::new(env!("CARGO_BIN_EXE_crucible"))
+    let out = crate::support::crucible_command(&dir.path().join("data"))
         .args([
             "report",
             "--db",
@@ -253,16 +252,9 @@ async fn a_run_of_the_release_pack_stores_variants_and_the_report_groups_by_them
             "--no-ceiling",
         ])
         .args(["--format", "csv", "--out", out_dir.to_str().unwrap()])
-        .env("CRUCIBLE_DATA_DIR", dir.path().join("data"))
-        .env("CRUCIBLE_PROJECT_DIR", env!("CARGO_MANIFEST_DIR"))
         .output()
         .unwrap();
-    let text = String::from_utf8_lossy(&out.stdout);
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
+    let text = crate::support::succeeded(&out);
     assert!(
         text.contains("by description-difficulty variant") && text.contains("hard_biased"),
         "{text}"

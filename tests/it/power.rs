@@ -153,7 +153,8 @@ fn power_plans_rounds_from_a_runs_observed_variation_and_refuses_bad_input() {
         ] {
             let e = crucible_views::planner::rounds_advice(&store, &benches, 3, delta, sd)
                 .await
-                .unwrap_err();
+                .unwrap_err()
+                .to_string();
             assert!(e.contains(needle), "{e}");
         }
         store.close().await;

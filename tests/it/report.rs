@@ -5,7 +5,6 @@
 use crucible_core::Scoring;
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
-use std::process::Command;
 
 use crucible_bench::synth;
 use crucible_report::dataset::{Metrics, Sample};
@@ -729,32 +728,17 @@ async fn bad_input_gets_errors_that_name_it() {
     assert!(e.contains("no pilot samples") && e.contains("run-b"), "{e}");
 }
 
+/// `crucible ARGS` on a fresh data directory (the reports read only the `--db` given):
+/// (success, stdout as JSON or null, stderr).
 pub(super) fn crucible(args: &[&str]) -> (bool, Value, String) {
-    let out = Command::new(env!("CARGO_BIN_EXE_crucible"))
-        .args(args)
-        .env_remove("RUST_BACKTRACE")
-        .output()
-        .unwrap();
-    let stdout = String::from_utf8_lossy(&out.stdout).to_string();
-    (
-        out.status.success(),
-        serde_json::from_str(&stdout).unwrap_or(Value::Null),
-        String::from_utf8_lossy(&out.stderr).to_string(),
-    )
+    let data = tempfile::tempdir().unwrap();
+    crate::support::crucible_cli(data.path(), args)
 }
 
-/// `crucible ARGS` with its text output: (success, stdout, stderr).
+/// `crucible ARGS` on a fresh data directory, with its text output: (success, stdout, stderr).
 pub(super) fn crucible_text(args: &[&str]) -> (bool, String, String) {
-    let out = Command::new(env!("CARGO_BIN_EXE_crucible"))
-        .args(args)
-        .env_remove("RUST_BACKTRACE")
-        .output()
-        .unwrap();
-    (
-        out.status.success(),
-        String::from_utf8_lossy(&out.stdout).to_string(),
-        String::from_utf8_lossy(&out.stderr).to_string(),
-    )
+    let data = tempfile::tempdir().unwrap();
+    crate::support::crucible_text(data.path(), args)
 }
 
 fn keys(v: &Value) -> Vec<&str> {

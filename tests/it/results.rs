@@ -5,7 +5,6 @@
 
 use crucible_core::Scoring;
 use std::path::Path;
-use std::process::Command;
 
 use crucible_store::{NewSample, Store};
 use crucible_views::results::{self, Explorer, ResultsError, SampleFilter, CLIP_BYTES};
@@ -18,19 +17,7 @@ fn crucible(data: &Path, args: &[&str]) -> Value {
 
 /// The command's stdout (it must succeed).
 fn crucible_text(data: &Path, args: &[&str]) -> String {
-    let out = Command::new(env!("CARGO_BIN_EXE_crucible"))
-        .args(args)
-        .env("CRUCIBLE_DATA_DIR", data)
-        .env("CRUCIBLE_PROJECT_DIR", env!("CARGO_MANIFEST_DIR"))
-        .env_remove("RUST_BACKTRACE")
-        .output()
-        .unwrap();
-    assert!(
-        out.status.success(),
-        "crucible {args:?}: {}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    String::from_utf8(out.stdout).unwrap()
+    crate::support::crucible_ok(data, args)
 }
 
 /// The first differing line of two texts, for a readable failure.

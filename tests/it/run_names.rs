@@ -90,17 +90,7 @@ async fn a_refused_run_name_is_said_before_anything_is_stored() {
 }
 
 fn cli(data: &Path, args: &[&str]) -> (bool, String, String) {
-    let out = std::process::Command::new(env!("CARGO_BIN_EXE_crucible"))
-        .args(args)
-        .env_remove("RUST_BACKTRACE")
-        .env("CRUCIBLE_DATA_DIR", data)
-        .output()
-        .unwrap();
-    (
-        out.status.success(),
-        String::from_utf8_lossy(&out.stdout).to_string(),
-        String::from_utf8_lossy(&out.stderr).to_string(),
-    )
+    crate::support::crucible_text(data, args)
 }
 
 #[test]

@@ -1,7 +1,11 @@
 //! Shared fixtures.
 
+use std::path::Path;
+use std::process::{Command, Output};
+
 use crucible_chain::{AnvilSpec, Chain};
 use crucible_core::Config;
+use serde_json::Value;
 
 /// The test configuration; panics with the install hint when Anvil is missing.
 pub fn config() -> Config {
@@ -45,20 +49,55 @@ pub fn pids_matching(needle: &str) -> Vec<u32> {
     out
 }
 
-/// Runs the `crucible` binary with `data` as its data dir and this checkout as its project:
-/// (success, stdout as JSON or null, stderr).
-pub fn crucible_cli(data: &std::path::Path, args: &[&str]) -> (bool, serde_json::Value, String) {
-    let out = std::process::Command::new(env!("CARGO_BIN_EXE_crucible"))
-        .args(args)
-        .env("CRUCIBLE_DATA_DIR", data)
+/// The `crucible` binary as the integration tests start it: `data` as its data directory, this
+/// checkout as its project, and no backtrace in what it prints (tests read its stderr). Add the
+/// arguments, and whatever env or stdio a test needs, then run it.
+pub fn crucible_command(data: &Path) -> Command {
+    let mut c = Command::new(env!("CARGO_BIN_EXE_crucible"));
+    c.env("CRUCIBLE_DATA_DIR", data)
         .env("CRUCIBLE_PROJECT_DIR", env!("CARGO_MANIFEST_DIR"))
-        .output()
-        .unwrap();
+        .env_remove("RUST_BACKTRACE");
+    c
+}
+
+/// `crucible ARGS` on the data directory `data`, run to its end: (success, stdout, stderr).
+pub fn crucible_text(data: &Path, args: &[&str]) -> (bool, String, String) {
+    let out = crucible_command(data).args(args).output().unwrap();
     (
         out.status.success(),
-        serde_json::from_slice(&out.stdout).unwrap_or(serde_json::Value::Null),
+        String::from_utf8_lossy(&out.stdout).into_owned(),
         String::from_utf8_lossy(&out.stderr).into_owned(),
     )
+}
+
+/// `crucible ARGS` on the data directory `data`: (success, stdout as JSON or null, stderr).
+pub fn crucible_cli(data: &Path, args: &[&str]) -> (bool, Value, String) {
+    let (ok, out, err) = crucible_text(data, args);
+    (ok, serde_json::from_str(&out).unwrap_or(Value::Null), err)
+}
+
+/// `crucible ARGS` on the data directory `data`, which must succeed: its stdout.
+pub fn crucible_ok(data: &Path, args: &[&str]) -> String {
+    let (ok, out, err) = crucible_text(data, args);
+    assert!(ok, "crucible {args:?}: {err}");
+    out
+}
+
+/// `crucible ARGS` on the data directory `data`, which must succeed and print JSON.
+pub fn crucible_json(data: &Path, args: &[&str]) -> Value {
+    let out = crucible_ok(data, args);
+    serde_json::from_str(&out)
+        .unwrap_or_else(|e| panic!("crucible {args:?}: not JSON ({e}): {out}"))
+}
+
+/// A finished `crucible` process's stdout, asserting it succeeded (the failure shows stderr).
+pub fn succeeded(out: &Output) -> String {
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    String::from_utf8_lossy(&out.stdout).into_owned()
 }
 
 /// `atomic::selftest` of `tasks` on `seeds` seeds, split in two halves on two harnesses (each

@@ -107,11 +107,9 @@ impl Recorder {
 }
 
 fn crucible(data: &Path, args: &[&str], env: &[(&str, &str)]) -> Command {
-    let mut c = Command::new(env!("CARGO_BIN_EXE_crucible"));
+    let mut c = crate::support::crucible_command(data);
     c.args(args)
-        .env("CRUCIBLE_DATA_DIR", data)
         .env("CRUCIBLE_LOG", "error")
-        .env_remove("RUST_BACKTRACE")
         .env_remove("OPENAI_API_KEY")
         .env_remove("CRUCIBLE_API_KEY");
     for (k, v) in env {

@@ -414,7 +414,7 @@ fn hash_of(files: &BTreeMap<String, String>) -> String {
 
 /// Every regular file of a pack (relative path, `/`-separated) → the SHA-256 of its bytes. A
 /// symbolic link anywhere is an error naming it.
-pub fn file_digests(dir: &Path) -> Result<BTreeMap<String, String>, String> {
+pub(crate) fn file_digests(dir: &Path) -> Result<BTreeMap<String, String>, String> {
     let mut files = Vec::new();
     walk(dir, dir, &mut files)?;
     let mut out = BTreeMap::new();
@@ -644,7 +644,7 @@ pub fn pin(config: &Config, spec: &mut crucible_run::RunSpec) -> Result<(), Pack
 /// stored `path` is never opened: a spec read from a store is other people's data) and checked
 /// against the digests stored when the run started: a changed, added or removed file is an
 /// error naming it.
-pub fn verify(config: &Config, pack: &crucible_run::PackRef) -> Result<PathBuf, String> {
+pub(crate) fn verify(config: &Config, pack: &crucible_run::PackRef) -> Result<PathBuf, String> {
     let dir = match builtin_dir(config, &pack.name) {
         Some(d) => d,
         None => locate(config, &pack.name)

@@ -76,7 +76,7 @@ impl std::fmt::Debug for ForkTarget {
 impl ForkTarget {
     /// A target for `url` (credentials allowed) at `block`, cached under `data_dir`.
     pub fn new(url: &str, block: u64, data_dir: &Path) -> Result<Self, ChainError> {
-        check_url(url).map_err(ChainError::Fork)?;
+        check_url(url).map_err(|e| ChainError::Fork(e.to_string()))?;
         Ok(Self {
             url: Some(url.to_string()),
             redacted: redact_url(url),
@@ -106,27 +106,64 @@ pub struct ForkInfo {
     pub block: u64,
 }
 
+/// Why a fork URL cannot be forked from; each message names the URL (credentials removed) and
+/// says what to change.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum ForkUrlError {
+    /// Not a URL at all.
+    #[error("fork URL {url:?} is not a URL ({reason})")]
+    NotAUrl {
+        /// The URL, redacted.
+        url: String,
+        /// What the URL parser said.
+        reason: String,
+    },
+    /// A WebSocket endpoint (forking needs http(s)).
+    #[error("fork URL {url:?}: WebSocket endpoints are not supported for forking; give the provider's http(s) endpoint")]
+    WebSocket {
+        /// The URL, redacted.
+        url: String,
+    },
+    /// Another scheme than http(s).
+    #[error("fork URL {url:?}: scheme {scheme:?} is not supported; use http:// or https://")]
+    Scheme {
+        /// The URL, redacted.
+        url: String,
+        /// The scheme it has.
+        scheme: String,
+    },
+    /// No host.
+    #[error("fork URL {url:?} has no host")]
+    NoHost {
+        /// The URL, redacted.
+        url: String,
+    },
+}
+
 /// Checks a fork URL's form: `http://` or `https://` with a host. Errors say what to change.
-pub fn check_url(url: &str) -> Result<(), String> {
-    let parsed = reqwest::Url::parse(url.trim())
-        .map_err(|e| format!("fork URL {:?} is not a URL ({e})", redact_url(url)))?;
+pub fn check_url(url: &str) -> Result<(), ForkUrlError> {
+    let parsed = reqwest::Url::parse(url.trim()).map_err(|e| ForkUrlError::NotAUrl {
+        url: redact_url(url),
+        reason: e.to_string(),
+    })?;
     match parsed.scheme() {
         "http" | "https" => {}
         "ws" | "wss" => {
-            return Err(format!(
-                "fork URL {:?}: WebSocket endpoints are not supported for forking; give the provider's http(s) endpoint",
-                redact_url(url)
-            ))
+            return Err(ForkUrlError::WebSocket {
+                url: redact_url(url),
+            })
         }
         other => {
-            return Err(format!(
-                "fork URL {:?}: scheme {other:?} is not supported; use http:// or https://",
-                redact_url(url)
-            ))
+            return Err(ForkUrlError::Scheme {
+                url: redact_url(url),
+                scheme: other.to_string(),
+            })
         }
     }
     if parsed.host_str().is_none_or(str::is_empty) {
-        return Err(format!("fork URL {:?} has no host", redact_url(url)));
+        return Err(ForkUrlError::NoHost {
+            url: redact_url(url),
+        });
     }
     Ok(())
 }
@@ -803,14 +840,19 @@ mod tests {
     fn fork_urls_are_checked() {
         assert!(check_url("http://127.0.0.1:8545").is_ok());
         assert!(check_url("https://rpc.ankr.com/bsc").is_ok());
-        let ws = check_url("wss://x.example/ws/0123456789abcdef0123").unwrap_err();
+        let ws = check_url("wss://x.example/ws/0123456789abcdef0123")
+            .unwrap_err()
+            .to_string();
         assert!(
             ws.contains("WebSocket") && !ws.contains("0123456789abcdef"),
             "{ws}"
         );
-        assert!(check_url("ftp://x").unwrap_err().contains("ftp"));
+        assert!(check_url("ftp://x")
+            .unwrap_err()
+            .to_string()
+            .contains("ftp"));
         assert!(check_url("localhost:8545").is_err());
-        assert!(check_url("").unwrap_err().contains("not a URL"));
+        assert!(check_url("").unwrap_err().to_string().contains("not a URL"));
     }
 
     #[test]

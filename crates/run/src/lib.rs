@@ -2,7 +2,7 @@
 //! ([`spec`]), model specs and key lookup ([`models`]), and the scheduler with its progress
 //! events, cancellation, budget stop, infrastructure retries, resume and re-score
 //! ([`scheduler`]). It reaches concrete benchmarks only through the [`Benchmarks`] trait (the
-//! catalogue in [`crucible_catalog::catalog`] implements it), stores through [`crucible_store`] and never
+//! catalogue in `crucible_catalog::catalog` implements it), stores through [`crucible_store`] and never
 //! writes SQL itself.
 
 #![warn(missing_docs, unreachable_pub)]

@@ -45,19 +45,30 @@ pub struct LabUrl {
     pub password: Option<String>,
 }
 
+/// Why a typed lab URL is refused, with what to type instead.
+#[derive(Debug, thiserror::Error)]
+pub enum LabUrlError {
+    /// A file path or `sqlite:` URL where a lab store's address belongs.
+    #[error(
+        "a lab store's address starts with postgres:// (e.g. postgres://ada@lab-db:5432/crucible)"
+    )]
+    NotALab,
+    /// Not a store address at all (the store's own message).
+    #[error(transparent)]
+    Unreadable(#[from] StoreError),
+    /// A `postgres://` URL without a host.
+    #[error("the address names no server: postgres://USER@HOST:PORT/DATABASE")]
+    NoServer,
+}
+
 /// Checks a typed lab URL: it must be `postgres://…` (or `postgresql://…`) with a host; a
 /// password in it is taken out.
-pub fn parse_lab_url(typed: &str) -> Result<LabUrl, String> {
+pub fn parse_lab_url(typed: &str) -> Result<LabUrl, LabUrlError> {
     let typed = typed.trim();
     match StoreUrl::parse(typed) {
         Ok(StoreUrl::Lab(_)) => {}
-        Ok(StoreUrl::File(_)) => {
-            return Err(
-                "a lab store's address starts with postgres:// (e.g. postgres://ada@lab-db:5432/crucible)"
-                    .into(),
-            )
-        }
-        Err(e) => return Err(e.to_string()),
+        Ok(StoreUrl::File(_)) => return Err(LabUrlError::NotALab),
+        Err(e) => return Err(e.into()),
     }
     // One redaction for the CLI, the store and the app (crucible_store::split_url_password):
     // a password holding `?`, `/` or `@` is taken out whole.
@@ -66,7 +77,7 @@ pub fn parse_lab_url(typed: &str) -> Result<LabUrl, String> {
     let authority = rest.split(['/', '?']).next().unwrap_or("");
     let host = authority.rsplit_once('@').map_or(authority, |(_, h)| h);
     if host.trim_matches(':').is_empty() {
-        return Err("the address names no server: postgres://USER@HOST:PORT/DATABASE".into());
+        return Err(LabUrlError::NoServer);
     }
     Ok(LabUrl { url, password })
 }
@@ -142,7 +153,7 @@ mod tests {
             ("mysql://db/x", "not a store Crucible knows"),
             ("", "empty store"),
         ] {
-            let e = parse_lab_url(bad).unwrap_err();
+            let e = parse_lab_url(bad).unwrap_err().to_string();
             assert!(e.contains(says), "{bad:?}: {e}");
         }
         // A password with `?`, `/` or `@` in it goes to the keychain whole, never into the URL.

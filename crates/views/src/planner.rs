@@ -42,6 +42,32 @@ pub struct RoundsAdvice {
     pub sentence: String,
 }
 
+/// Why the rounds planner refused, with what to enter instead.
+#[derive(Debug, thiserror::Error)]
+pub enum PlannerError {
+    /// The difference to detect is not in (0, 100] points.
+    #[error("the difference to detect must be more than 0 and at most 100 points, not {0}")]
+    Difference(f64),
+    /// The round-to-round SD is not in (0, 100] points.
+    #[error(
+        "the round-to-round SD must be more than 0 and at most 100 points, not {0} \
+         (leave it empty to use the stored runs)"
+    )]
+    Sd(f64),
+    /// Zero rounds.
+    #[error("rounds must be at least 1")]
+    NoRounds,
+    /// A benchmark name the reports do not know.
+    #[error("unknown benchmark {0:?}")]
+    UnknownBenchmark(String),
+    /// The stored runs could not be listed.
+    #[error(transparent)]
+    Store(#[from] crucible_store::StoreError),
+    /// The stored runs could not be read as a dataset.
+    #[error(transparent)]
+    Report(#[from] ReportError),
+}
+
 /// Figures for `benchmarks` with `rounds` per model, asking about `delta` points; `sd` overrides
 /// the observed SD. Bad numbers are refused with what to enter instead.
 pub async fn rounds_advice(
@@ -50,34 +76,28 @@ pub async fn rounds_advice(
     rounds: u32,
     delta: f64,
     sd: Option<f64>,
-) -> Result<Vec<RoundsAdvice>, String> {
+) -> Result<Vec<RoundsAdvice>, PlannerError> {
     if !(delta.is_finite() && delta > 0.0 && delta <= 100.0) {
-        return Err(format!(
-            "the difference to detect must be more than 0 and at most 100 points, not {delta}"
-        ));
+        return Err(PlannerError::Difference(delta));
     }
     if let Some(s) = sd {
         if !(s.is_finite() && s > 0.0 && s <= 100.0) {
-            return Err(format!(
-                "the round-to-round SD must be more than 0 and at most 100 points, not {s} \
-                 (leave it empty to use the stored runs)"
-            ));
+            return Err(PlannerError::Sd(s));
         }
     }
     if rounds == 0 {
-        return Err("rounds must be at least 1".into());
+        return Err(PlannerError::NoRounds);
     }
     let benches: Vec<Bench> = benchmarks
         .iter()
-        .map(|b| Bench::parse(b).ok_or_else(|| format!("unknown benchmark {b:?}")))
+        .map(|b| Bench::parse(b).ok_or_else(|| PlannerError::UnknownBenchmark(b.clone())))
         .collect::<Result<_, _>>()?;
     let ds = if sd.is_some() || benches.is_empty() {
         Dataset::default()
     } else {
         let runs: Vec<String> = store
             .runs()
-            .await
-            .map_err(|e| e.to_string())?
+            .await?
             .into_iter()
             .take(HISTORY_RUNS)
             .map(|r| r.run_id)
@@ -88,7 +108,7 @@ pub async fn rounds_advice(
             match Dataset::load(store, &runs, BenchSelection(None), Scoring::Crucible).await {
                 Ok(ds) => ds,
                 Err(ReportError::Empty(_)) => Dataset::default(),
-                Err(e) => return Err(e.to_string()),
+                Err(e) => return Err(e.into()),
             }
         }
     };

@@ -66,7 +66,7 @@ pub async fn rounds_advice(
     let (_, store) = open_store(&state).await?;
     crucible_views::planner::rounds_advice(&store, &benchmarks, rounds, delta, sd)
         .await
-        .map_err(CommandError::invalid_msg)
+        .map_err(|e| CommandError::invalid_msg(e.to_string()))
 }
 
 /// Starts a run; returns its id once it exists in the database.

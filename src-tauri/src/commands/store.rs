@@ -86,7 +86,7 @@ pub async fn test_lab_store(
     url: String,
     password: Option<String>,
 ) -> Result<LabCheck, CommandError> {
-    let typed = parse_lab_url(&url).map_err(CommandError::invalid_msg)?;
+    let typed = parse_lab_url(&url).map_err(|e| CommandError::invalid_msg(e.to_string()))?;
     let pw = password_for(&state, &typed.url, password, typed.password);
     let (store, check) = check_lab(&url, pw.as_deref()).await?;
     store.close().await;
@@ -102,7 +102,7 @@ pub async fn use_lab_store(
     password: Option<String>,
 ) -> Result<LabCheck, CommandError> {
     refuse_during_runs(&state)?;
-    let typed = parse_lab_url(&url).map_err(CommandError::invalid_msg)?;
+    let typed = parse_lab_url(&url).map_err(|e| CommandError::invalid_msg(e.to_string()))?;
     let pw = password_for(&state, &typed.url, password.clone(), typed.password.clone());
     let (store, check) = check_lab(&url, pw.as_deref()).await?;
     store.close().await;

@@ -335,7 +335,7 @@ fn cut(s: &str) -> String {
 
 /// A `<tool_call>` body: `{"name": …, "arguments": {…}}` (also `tool`/`args`/`parameters`),
 /// `name {json}`, or a bare name (no arguments).
-pub fn parse_call(body: &str) -> Result<(String, Value), String> {
+pub(crate) fn parse_call(body: &str) -> Result<(String, Value), String> {
     let body = body.trim();
     if body.starts_with('{') {
         let v: Value =

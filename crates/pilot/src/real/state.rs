@@ -61,7 +61,11 @@ fn write(base: &Path, rel: &str, content: &str) -> Result<(), String> {
 /// `.gitconfig`) is refused before anything is written, whatever loaded the task. The set-up
 /// commit is made by git inside the servers' confinement with the episode writable
 /// (`crucible_mcp::endstate::setup_git`), never on the host.
-pub async fn set_up(install: &Installation, dir: &Path, task: &RealTask) -> Result<(), String> {
+pub(crate) async fn set_up(
+    install: &Installation,
+    dir: &Path,
+    task: &RealTask,
+) -> Result<(), String> {
     let s = &task.setup;
     for (field, rel) in (s.files.keys().map(|p| ("setup.files", p)))
         .chain(s.repo_files.keys().map(|p| ("setup.repo_files", p)))

@@ -294,12 +294,9 @@ impl LocalServer {
     }
 
     /// The one server of this process, started on first use.
-    pub fn shared() -> Result<&'static LocalServer, String> {
-        static SERVER: OnceLock<Result<LocalServer, String>> = OnceLock::new();
-        SERVER
-            .get_or_init(|| LocalServer::start().map_err(|e| e.to_string()))
-            .as_ref()
-            .map_err(Clone::clone)
+    pub fn shared() -> Result<&'static LocalServer, &'static LocalServerError> {
+        static SERVER: OnceLock<Result<LocalServer, LocalServerError>> = OnceLock::new();
+        SERVER.get_or_init(LocalServer::start).as_ref()
     }
 
     /// The port that names its socket file (it listens on no TCP port).

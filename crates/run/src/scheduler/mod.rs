@@ -18,26 +18,32 @@
 use std::collections::{BTreeMap, VecDeque};
 use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
 use std::sync::Arc;
-use std::time::{Instant, SystemTime};
+use std::time::SystemTime;
 
 use serde::{Deserialize, Serialize};
 use tokio::sync::{mpsc, Mutex};
 use tokio_util::sync::CancellationToken;
 
-use super::models::{key_for, resolve_models, ModelRef, Origin};
+use super::models::{resolve_models, ModelRef, Origin};
 use super::spec::{plan, ChainScheduling, Job, RunSpec};
 use super::versions::versions;
 use super::RunError;
 use crucible_chain::pool::Load;
 use crucible_core::Config;
-use crucible_core::{
-    Agent, AgentError, AgentRequest, AgentTurn, Benchmark, BoxFuture, CallNote, Event, Message,
-    Outcome, Role, RunStatus, SampleRecord, ScriptedAgent,
-};
+use crucible_core::{Benchmark, BoxFuture, Event, Outcome, Role, RunStatus};
 use crucible_llm::{Budget, ModelAgent, PriceTable, ProviderLimits, ResponseCache};
 use crucible_store::{
     rfc3339, run_id, AnyStore, NewRun, NewSample, RunReader, RunStore, SampleRow,
 };
+
+mod counted;
+mod lease;
+mod sample;
+
+use counted::QuotaStops;
+pub use lease::{holder_may_run, holder_name, host_name, LEASE_TTL};
+use lease::{take_lease, Held};
+use sample::run_job;
 
 /// What a run reports while it goes: streamed live to the CLI/UI and (all but per-sample
 /// progress, which the samples table already holds) stored in the run's log.
@@ -234,80 +240,6 @@ pub struct RunContext {
     /// a provider kind's key may go to, and fork RPC URLs (the config's `trusted_base_urls`,
     /// plus `--trust-base-url`). Full URLs, credentials included; never stored.
     pub trusted_base_urls: Vec<String>,
-}
-
-/// How long a run's lease lasts without renewal by default.
-pub const LEASE_TTL: std::time::Duration = std::time::Duration::from_secs(30);
-
-/// This machine's host name ("" when unknown).
-pub fn host_name() -> String {
-    std::fs::read_to_string("/proc/sys/kernel/hostname")
-        .or_else(|_| std::fs::read_to_string("/etc/hostname"))
-        .map(|h| h.trim().to_string())
-        .unwrap_or_default()
-}
-
-/// "`what` (pid N on host H)" for this process.
-pub fn holder_name(what: &str) -> String {
-    let host = host_name();
-    if host.is_empty() {
-        format!("{what} (pid {})", std::process::id())
-    } else {
-        format!("{what} (pid {} on host {host})", std::process::id())
-    }
-}
-
-/// True unless `h` is a process of this boot of this machine that is gone (a crashed or killed
-/// holder, whose lease a resume breaks at once); judged by boot id + pid, not host name.
-pub fn holder_may_run(h: &crucible_store::LeaseHolder) -> bool {
-    !h.is_gone_here()
-}
-
-/// A run's lease, held by this process while it runs the run.
-pub(crate) struct Held {
-    run_id: String,
-    token: String,
-}
-
-/// Takes `run_id`'s lease for this context. Refused with who holds it — unless the holder is a
-/// process on this host that is gone (killed, crashed): then its lease is broken at once
-/// instead of after it expires.
-async fn take_lease(ctx: &RunContext, run_id: &str) -> Result<Held, RunError> {
-    let token = format!(
-        "{}-{}-{:x}",
-        std::process::id(),
-        run_id,
-        SystemTime::now()
-            .duration_since(SystemTime::UNIX_EPOCH)
-            .map_or(0, |d| d.as_nanos())
-    );
-    let me = crucible_store::LeaseHolder {
-        name: ctx.holder.clone(),
-        pid: std::process::id(),
-        host: crucible_store::this_machine(),
-    };
-    let ttl = ctx.lease_ttl.as_secs().max(1) as i64;
-    match ctx.store.acquire_lease(run_id, &me, &token, ttl).await {
-        Err(crucible_store::StoreError::Leased { .. }) => {
-            let gone = match ctx.store.lease_holder(run_id).await? {
-                Some(h) if h.is_gone_here() => Some(h),
-                _ => None,
-            };
-            match gone {
-                Some(h) => {
-                    tracing::info!(target: "run", holder = %h.name, "the run's holder is gone; taking its lease");
-                    ctx.store.break_lease(run_id, &h).await?;
-                    ctx.store.acquire_lease(run_id, &me, &token, ttl).await?;
-                }
-                None => ctx.store.acquire_lease(run_id, &me, &token, ttl).await?,
-            }
-        }
-        other => other?,
-    }
-    Ok(Held {
-        run_id: run_id.to_string(),
-        token,
-    })
 }
 
 impl std::fmt::Debug for RunContext {
@@ -707,73 +639,6 @@ struct Shared {
     /// Models stopped by a used-up provider quota: what the provider said, and the samples of
     /// the model left unrun.
     quota: QuotaStops,
-}
-
-/// Why a model was stopped during a run.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-enum StopCause {
-    /// Its provider quota ran out ([`Progress::QuotaReached`]).
-    Quota,
-    /// Its provider refused the key ([`Progress::KeyRefused`]).
-    Key,
-}
-
-/// Models stopped during a run (a used-up quota, a refused key): (why, what was said, samples
-/// left unrun).
-#[derive(Default)]
-struct QuotaStops(std::sync::Mutex<BTreeMap<String, (StopCause, String, u64)>>);
-
-impl QuotaStops {
-    fn lock(&self) -> std::sync::MutexGuard<'_, BTreeMap<String, (StopCause, String, u64)>> {
-        match self.0.lock() {
-            Ok(m) => m,
-            Err(p) => p.into_inner(),
-        }
-    }
-
-    /// Records that `model` is stopped for `cause`; true the first time.
-    fn stop(&self, model: &str, cause: StopCause, message: &str) -> bool {
-        let mut m = self.lock();
-        if m.contains_key(model) {
-            return false;
-        }
-        m.insert(model.to_string(), (cause, message.to_string(), 0));
-        true
-    }
-
-    /// Whether `model` is stopped; if so, counts one more of its samples left unrun.
-    fn skip(&self, model: &str) -> bool {
-        match self.lock().get_mut(model) {
-            Some((_, _, left)) => {
-                *left += 1;
-                true
-            }
-            None => false,
-        }
-    }
-
-    fn any(&self) -> bool {
-        !self.lock().is_empty()
-    }
-
-    /// One note per stopped model, saying what to do.
-    fn notes(&self, run_id: &str) -> Vec<String> {
-        self.lock()
-            .iter()
-            .map(|(model, (cause, message, left))| match cause {
-                StopCause::Quota => format!(
-                    "{model}: stopped because its provider quota is used up; {left} of its \
-                     samples were left unrun. Resume the run (`crucible run --resume {run_id}`, or \
-                     Resume on the run's page) once the quota resets or is raised. {message}"
-                ),
-                StopCause::Key => format!(
-                    "{model}: stopped because {message}; {left} of its samples were left unrun. \
-                     Resume the run (`crucible run --resume {run_id}`, or Resume on the run's \
-                     page) once the key is fixed."
-                ),
-            })
-            .collect()
-    }
 }
 
 impl Shared {
@@ -1298,310 +1163,5 @@ async fn budget_stop(sh: &Shared) {
             })
             .await;
         }
-    }
-}
-
-/// A model agent whose calls in flight are counted (for [`Progress::Load`]) and whose calls go
-/// into the sample's events as they return. It forwards the whole request and the whole turn:
-/// tools, tool choice, reasoning and stop reason pass through untouched.
-struct Counted<'a> {
-    inner: &'a mut ModelAgent,
-    in_flight: &'a AtomicUsize,
-    events: &'a std::sync::Mutex<Vec<Event>>,
-    /// A used-up quota stops the model (the run's [`QuotaStops`]); newly stopped models are
-    /// announced by the caller.
-    quota: &'a QuotaStops,
-    model: &'a str,
-    /// Whose key the model's calls use, for the refused-key message ("provider lab", "the
-    /// openai key").
-    key_owner: &'a str,
-    newly_stopped: Option<(StopCause, String)>,
-}
-
-/// Counts one call in flight until dropped (also when the sample is cancelled mid-call).
-struct InFlight<'a>(&'a AtomicUsize);
-
-impl Drop for InFlight<'_> {
-    fn drop(&mut self) {
-        self.0.fetch_sub(1, Ordering::SeqCst);
-    }
-}
-
-impl Agent for Counted<'_> {
-    fn name(&self) -> &str {
-        self.inner.name()
-    }
-    fn respond<'a>(
-        &'a mut self,
-        request: AgentRequest<'a>,
-    ) -> BoxFuture<'a, Result<AgentTurn, AgentError>> {
-        Box::pin(async move {
-            self.in_flight.fetch_add(1, Ordering::SeqCst);
-            let _call = InFlight(self.in_flight);
-            let before = self.inner.calls().len();
-            let turn = self.inner.respond(request).await;
-            let stopped = match &turn {
-                Err(AgentError::QuotaExhausted { message }) => {
-                    Some((StopCause::Quota, message.clone()))
-                }
-                Err(AgentError::KeyRefused { message }) => Some((
-                    StopCause::Key,
-                    format!(
-                        "the key for {} was refused ({message}): edit it in Settings → \
-                         Providers & models (or its key variable)",
-                        self.key_owner
-                    ),
-                )),
-                _ => None,
-            };
-            if let Some((cause, message)) = stopped {
-                if self.quota.stop(self.model, cause, &message) {
-                    self.newly_stopped = Some((cause, message));
-                }
-            }
-            if let Some(c) = self.inner.calls().get(before) {
-                let note = CallNote {
-                    stop: c.stop.clone(),
-                    truncated: c.truncated,
-                    reasoning: c.reasoning.clone(),
-                    usage: Some(crucible_core::TurnUsage {
-                        input_tokens: c.usage.prompt_tokens(),
-                        cached_input_tokens: c.usage.cache_read_tokens,
-                        output_tokens: c.usage.output_tokens,
-                        reasoning_tokens: turn
-                            .as_ref()
-                            .ok()
-                            .and_then(|t| t.usage)
-                            .map_or(0, |u| u.reasoning_tokens),
-                    }),
-                    request_id: c.request_id.clone(),
-                    cached: c.cached,
-                    cost_usd: c.cost_usd,
-                };
-                if let Ok(mut events) = self.events.lock() {
-                    events.push(Event::ModelCall { call: note });
-                }
-            }
-            turn
-        })
-    }
-}
-
-/// Usage of one sample's model calls.
-#[derive(Default)]
-struct Spend {
-    tokens_in: u64,
-    tokens_out: u64,
-    cost_usd: f64,
-    /// Model calls made (`None` for built-in agents and replays).
-    calls: Option<u64>,
-    /// Of them, answers cut at the token limit.
-    truncated_calls: u64,
-    /// Of them, calls of a model with no price: their cost is unknown, not 0.
-    unpriced_calls: u64,
-}
-
-fn model_agent(
-    sh: &Shared,
-    name: &str,
-    spec: &crucible_llm::ModelSpec,
-) -> Result<ModelAgent, RunError> {
-    let provider = sh.endpoints.get(name).map(|e| e.provider.as_str());
-    let key = key_for(&sh.ctx.config.data_dir, spec, provider, &sh.origin)?;
-    let mut a = ModelAgent::new(spec.clone(), key)?
-        .with_limiter(sh.limits.limiter(spec.provider.as_str(), &spec.base_url))
-        .with_prices(Arc::clone(&sh.prices))
-        .with_cache(sh.cache.clone())
-        .with_cache_scope(provider.unwrap_or_default());
-    if let Some(b) = &sh.budget {
-        a = a.with_budget(b.clone());
-    }
-    Ok(a)
-}
-
-async fn run_job(
-    sh: &Shared,
-    bench: &dyn Benchmark,
-    job: &Job,
-    agents: &mut BTreeMap<String, ModelAgent>,
-) -> Result<NewSample, RunError> {
-    let started = Instant::now();
-    // Shared with the counting agent, so each model call lands between the turns around it.
-    let log = std::sync::Mutex::new(Vec::new());
-    let mut spend = Spend::default();
-    let record = {
-        let mut push = |e: Event| {
-            if let Ok(mut events) = log.lock() {
-                events.push(e);
-            }
-        };
-        match (&job.replay, sh.models.get(&job.model)) {
-            (Some(turns), _) => {
-                let mut a = ScriptedAgent::new(job.model.clone(), turns.clone());
-                bench
-                    .run(&job.instance, &mut a, job.seed, &mut push)
-                    .await?
-            }
-            (None, Some(ModelRef::Builtin(name))) => {
-                let mut a = bench.builtin_agent(name, &job.instance, job.seed)?;
-                bench
-                    .run(&job.instance, a.as_mut(), job.seed, &mut push)
-                    .await?
-            }
-            (None, Some(ModelRef::Provider(spec))) => {
-                let agent = match agents.remove(&job.model) {
-                    Some(a) => a,
-                    None => model_agent(sh, &job.model, spec)?,
-                };
-                let mut agent = agent.with_sample(u64::from(job.round)).with_seed(job.seed);
-                let before = agent.calls().len();
-                let key_owner = match sh.endpoints.get(&job.model) {
-                    Some(e) if !e.provider.is_empty() => format!("provider {}", e.provider),
-                    _ => format!(
-                        "the {} key",
-                        job.model.split(':').next().unwrap_or("provider")
-                    ),
-                };
-                let mut counted = Counted {
-                    inner: &mut agent,
-                    in_flight: &sh.in_flight,
-                    events: &log,
-                    quota: &sh.quota,
-                    model: &job.model,
-                    key_owner: &key_owner,
-                    newly_stopped: None,
-                };
-                let r = bench
-                    .run(&job.instance, &mut counted, job.seed, &mut push)
-                    .await;
-                if let Some((cause, message)) = counted.newly_stopped.take() {
-                    let model = job.model.clone();
-                    sh.emit(match cause {
-                        StopCause::Quota => Progress::QuotaReached { model, message },
-                        StopCause::Key => Progress::KeyRefused { model, message },
-                    })
-                    .await;
-                }
-                let calls = &agent.calls()[before..];
-                spend.calls = Some(calls.len() as u64);
-                for c in calls {
-                    spend.tokens_in += c.usage.prompt_tokens();
-                    spend.tokens_out += c.usage.output_tokens;
-                    match c.cost_usd {
-                        Some(usd) => spend.cost_usd += usd,
-                        None => spend.unpriced_calls += 1,
-                    }
-                    spend.truncated_calls += u64::from(c.truncated);
-                }
-                agents.insert(job.model.clone(), agent);
-                r?
-            }
-            (None, None) => {
-                return Err(RunError::Spec(format!(
-                    "model {:?} is not in the run",
-                    job.model
-                )))
-            }
-        }
-    };
-    let latency_ms = started.elapsed().as_millis() as i64;
-    let events = log.into_inner().unwrap_or_default();
-    Ok(to_sample(sh, job, record, events, spend, latency_ms))
-}
-
-fn to_sample(
-    sh: &Shared,
-    job: &Job,
-    mut r: SampleRecord,
-    events: Vec<Event>,
-    spend: Spend,
-    latency_ms: i64,
-) -> NewSample {
-    // A provider model's sample says how many of its answers were cut at the token limit.
-    if let (Some(calls), Some(d)) = (spend.calls, r.details.as_object_mut()) {
-        d.insert("model_calls".into(), serde_json::json!(calls));
-        d.insert(
-            "truncated_calls".into(),
-            serde_json::json!(spend.truncated_calls),
-        );
-        d.insert(
-            "truncated".into(),
-            serde_json::json!(spend.truncated_calls > 0),
-        );
-        // `cost_usd` sums the priced calls only; these had none (the store's `unpriced_calls`).
-        d.insert(
-            "unpriced_calls".into(),
-            serde_json::json!(spend.unpriced_calls),
-        );
-    }
-    let error = job.replay_error.clone().or_else(|| r.agent_error.clone());
-    let first_user = |t: &[Message]| {
-        t.iter()
-            .find(|m| m.role == Role::User)
-            .map(|m| m.content.clone())
-            .unwrap_or_default()
-    };
-    let last_answer = |t: &[Message]| {
-        t.iter()
-            .rev()
-            .find(|m| m.role == Role::Assistant)
-            .map(|m| m.content.clone())
-            .unwrap_or_default()
-    };
-    let artefacts = events
-        .iter()
-        .filter_map(|e| match e {
-            Event::Note { kind, detail } if kind != "tool_call" => {
-                Some((kind.clone(), detail.to_string()))
-            }
-            _ => None,
-        })
-        .collect();
-    let m = &job.meta;
-    NewSample {
-        row: SampleRow {
-            run_id: sh.run_id.clone(),
-            benchmark: job.benchmark.clone(),
-            model: job.model.clone(),
-            instance: job.instance.clone(),
-            task: m.task.clone(),
-            prompt_type: m.prompt_type.clone(),
-            round: i64::from(job.round),
-            seed: job.seed as i64,
-            kind: m.kind.clone(),
-            category: m.category.clone(),
-            subcategory: m.subcategory.clone(),
-            difficulty: m.difficulty.clone(),
-            outcome: if error.is_some() {
-                Outcome::AgentError
-            } else {
-                r.outcome
-            }
-            .as_str()
-            .to_string(),
-            score: r.score.clamp(0.0, 1.0),
-            passed: r.passed && error.is_none(),
-            metrics: serde_json::to_string(&r.metrics).unwrap_or_else(|_| "{}".into()),
-            details: r.details.to_string(),
-            prompt: first_user(&r.transcript),
-            raw_answer: last_answer(&r.transcript),
-            k_act: r.k_act.map(i64::from),
-            k_opt: r.k_opt.map(i64::from),
-            tokens_in: spend.tokens_in as i64,
-            tokens_out: spend.tokens_out as i64,
-            cost_usd: spend.cost_usd,
-            latency_ms,
-            // A benchmark with one scoring: the paper's is its own.
-            score_paper: Some(r.paper.map_or(r.score, |p| p.score).clamp(0.0, 1.0)),
-            passed_paper: Some(r.paper.map_or(r.passed, |p| p.passed) && error.is_none()),
-            prompt_set: r.prompt_set.as_str().into(),
-            error,
-            finished_at: rfc3339(SystemTime::now()),
-        },
-        events: events
-            .iter()
-            .filter_map(|e| serde_json::to_string(e).ok())
-            .collect(),
-        artefacts,
     }
 }
