@@ -895,9 +895,7 @@ fn verdict(
 
 /// A score in [0, 1] as points out of 100 (`87.5 points`), as every other view shows it.
 fn points_text(score: f64) -> String {
-    let p = format!("{:.2}", score * 100.0);
-    let p = p.trim_end_matches('0').trim_end_matches('.');
-    format!("{p} points")
+    verdict::points(score * 100.0)
 }
 
 /// An integer amount in its token's units (`1.5 USDT`) when the check names the token, else as

@@ -201,7 +201,7 @@ pub fn nothing_to_compare(label_a: &str, label_b: &str, why: &str) -> String {
 }
 
 /// A benchmark's name for people; an unknown id is shown as stored.
-fn bench_label(id: &str) -> &str {
+pub(crate) fn bench_label(id: &str) -> &str {
     match BenchmarkId::parse(id) {
         Some(b) => b.label(),
         None => id,
@@ -209,7 +209,7 @@ fn bench_label(id: &str) -> &str {
 }
 
 /// `x` in points, one decimal at most ("93 points", "1.5 points", "1 point").
-fn points(x: f64) -> String {
+pub(crate) fn points(x: f64) -> String {
     let n = number(x);
     if n == "1" {
         "1 point".into()

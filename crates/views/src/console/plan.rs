@@ -521,7 +521,7 @@ pub fn estimate(config: &Config, spec: &RunSpec, history: &History) -> Result<Ru
                 (cost_known, time_known) = (false, false);
                 note(format!(
                     "{}: no sample of it stored yet, so nothing to measure a sample's size on",
-                    bench_label(&b)
+                    crate::verdict::bench_label(&b)
                 ));
                 continue;
             };
@@ -543,7 +543,7 @@ pub fn estimate(config: &Config, spec: &RunSpec, history: &History) -> Result<Ru
                         p.output_per_mtok,
                         thousands(profile.tokens_in),
                         thousands(profile.tokens_out),
-                        bench_label(&b),
+                        crate::verdict::bench_label(&b),
                     ));
                 }
                 None => {
@@ -558,7 +558,7 @@ pub fn estimate(config: &Config, spec: &RunSpec, history: &History) -> Result<Ru
                 note(format!(
                     "{} sample sizes from the stored prompts and answers (about {} characters a \
                      token; a thinking model or a multi-turn episode uses more)",
-                    bench_label(&b),
+                    crate::verdict::bench_label(&b),
                     CHARS_PER_TOKEN
                 ));
             }
@@ -567,7 +567,7 @@ pub fn estimate(config: &Config, spec: &RunSpec, history: &History) -> Result<Ru
                     busy_ms += ms * n;
                     note(format!(
                         "{} time per sample measured on the other models that ran it",
-                        bench_label(&b)
+                        crate::verdict::bench_label(&b)
                     ));
                 }
                 None => {
@@ -576,7 +576,7 @@ pub fn estimate(config: &Config, spec: &RunSpec, history: &History) -> Result<Ru
                     note(format!(
                         "{} time assumes about {} tokens a second of answer, plus the chain \
                          work measured on the built-in agents",
-                        bench_label(&b),
+                        crate::verdict::bench_label(&b),
                         ASSUMED_TOKENS_PER_SECOND
                     ));
                 }
@@ -628,11 +628,6 @@ pub fn estimate(config: &Config, spec: &RunSpec, history: &History) -> Result<Ru
         basis,
         scheduling: SchedulingPlan::of(spec),
     })
-}
-
-/// A benchmark's published name (its stored name when it is not one of the three).
-fn bench_label(b: &str) -> &str {
-    crucible_core::BenchmarkId::parse(b).map_or(b, |id| id.label())
 }
 
 /// A whole number with thousands separators (`1,900`).
