@@ -5825,7 +5825,7 @@ metrics: { [key in string]: number },
 k_act: number | null, };
 
 /**
- * One check (or evaluator criterion) of a verdict.
+ * One check (or evaluator criterion) of a sample's verdict, as a reviewer reads it.
  */
 export type CheckView = { 
 /**

@@ -12,6 +12,7 @@
 
 pub mod catalog;
 pub mod packs;
+pub mod plugins;
 pub mod selftest;
 
 pub use catalog::*;

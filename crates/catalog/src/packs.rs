@@ -21,6 +21,8 @@ use ts_rs::TS;
 
 use crucible_core::Config;
 
+use crate::plugins::Registry;
+
 /// One content pack as listed.
 #[derive(Debug, Clone, PartialEq, Serialize, TS)]
 pub struct PackInfo {
@@ -135,42 +137,22 @@ fn registered(config: &Config) -> Result<Registered, PackError> {
 /// Every pack: the built-in ones, `<data dir>/packs/*`, then the added folders. A pack that does
 /// not load is listed with its error.
 pub fn list(config: &Config) -> Result<Vec<PackInfo>, PackError> {
+    list_in(config, Registry::builtin())
+}
+
+/// [`list`] over the benchmarks of `reg`.
+pub fn list_in(config: &Config, reg: &Registry) -> Result<Vec<PackInfo>, PackError> {
     let tasks = config.project_dir.join("tasks");
-    let mut out = vec![
-        inspect(&tasks.join("questbench"), "builtin-questbench", "builtin"),
-        inspect(
-            &tasks.join("intent2tx/default"),
-            "builtin-intent2tx",
-            "builtin",
-        ),
-        inspect(
-            &tasks.join("intent2tx/paper"),
-            "builtin-intent2tx-paper",
-            "builtin",
-        ),
-        inspect(&tasks.join("pilot"), "builtin-pilot", "builtin"),
-        inspect(
-            &tasks.join(crucible_pilot::real::seam::PACK),
-            crucible_pilot::real::seam::PACK,
-            "builtin",
-        ),
-    ];
+    let mut out: Vec<PackInfo> = reg
+        .builtin_packs()
+        .map(|(_, b)| inspect(reg, &tasks.join(b.dir), b.name, "builtin"))
+        .collect();
     // The studio's folders: tasks saved there are a pack at once.
     let studio = config.data_dir.join("tasks");
-    if has_task_files(&studio.join("questbench")) {
-        out.push(inspect(&studio.join("questbench"), STUDIO_QUEST, "studio"));
-    }
-    if studio.join("pilot/tasks.jsonl").is_file() {
-        out.push(inspect(&studio.join("pilot"), "my-pilot-tasks", "studio"));
-    }
-    if let Ok(entries) = std::fs::read_dir(studio.join("intent2tx")) {
-        let mut folders: Vec<PathBuf> = entries
-            .flatten()
-            .map(|e| e.path())
-            .filter(|p| p.join("instances.jsonl").is_file())
-            .collect();
-        folders.sort();
-        out.extend(folders.iter().map(|f| inspect(f, "", "studio")));
+    for p in reg.iter() {
+        for s in p.studio_packs(&studio) {
+            out.push(inspect(reg, &s.dir, s.name.unwrap_or(""), "studio"));
+        }
     }
     let dir = config.data_dir.join("packs");
     if let Ok(entries) = std::fs::read_dir(&dir) {
@@ -180,10 +162,10 @@ pub fn list(config: &Config) -> Result<Vec<PackInfo>, PackError> {
             .filter(|p| p.is_dir())
             .collect();
         folders.sort();
-        out.extend(folders.iter().map(|f| inspect(f, "", "data_dir")));
+        out.extend(folders.iter().map(|f| inspect(reg, f, "", "data_dir")));
     }
     for f in registered(config)?.folders {
-        out.push(inspect(&f, "", "added"));
+        out.push(inspect(reg, &f, "", "added"));
     }
     // A name listed twice: every later one says so (the first keeps it).
     for i in 1..out.len() {
@@ -197,19 +179,10 @@ pub fn list(config: &Config) -> Result<Vec<PackInfo>, PackError> {
         }
     }
     for p in out.iter_mut().filter(|p| p.origin == "builtin") {
-        p.description.get_or_insert_with(|| {
-            match p.name.as_str() {
-                "builtin-questbench" => "Crucible's EVM-QuestBench tasks (atomic and composite)",
-                "builtin-intent2tx" => {
-                    "Crucible's Intent2Tx set, generated on the offline universe"
-                }
-                "builtin-intent2tx-paper" => {
-                    "Intent2Tx shaped like the paper's 1,145-instance test set"
-                }
-                _ => "Crucible's PILOT-Bench tasks and tool registry",
-            }
-            .to_string()
-        });
+        if let Some((_, b)) = reg.builtin_packs().find(|(_, b)| b.name == p.name) {
+            p.description
+                .get_or_insert_with(|| b.description.to_string());
+        }
     }
     let verdicts = crate::selftest::verdicts(config);
     let shipped = crate::selftest::shipped_verdicts(config);
@@ -228,7 +201,7 @@ pub fn list(config: &Config) -> Result<Vec<PackInfo>, PackError> {
 /// Adds folder `dir` as a pack; the folder must load. Returns it as listed.
 pub fn add(config: &Config, dir: &Path) -> Result<PackInfo, PackError> {
     let dir = dir.canonicalize().map_err(io(dir))?;
-    let info = inspect(&dir, "", "added");
+    let info = inspect(Registry::builtin(), &dir, "", "added");
     if let Some(e) = &info.error {
         return Err(PackError::Invalid(e.clone()));
     }
@@ -268,7 +241,7 @@ fn write_registry(config: &Config, reg: &Registered) -> Result<(), PackError> {
 }
 
 /// A folder as a pack: its manifest, benchmark, task count and hash, or the error.
-fn inspect(dir: &Path, builtin_name: &str, origin: &str) -> PackInfo {
+fn inspect(reg: &Registry, dir: &Path, builtin_name: &str, origin: &str) -> PackInfo {
     let mut info = PackInfo {
         name: if builtin_name.is_empty() {
             dir.file_name()
@@ -291,12 +264,18 @@ fn inspect(dir: &Path, builtin_name: &str, origin: &str) -> PackInfo {
     };
     // Loading a pack's tasks to count them is the slow part (a plan preview pins packs on
     // every form change): a pack whose content hash is unchanged is not loaded again.
-    type Seen = std::sync::Mutex<BTreeMap<(PathBuf, String, String), PackInfo>>;
+    // Keyed by the benchmarks known too: another registry may read the same folder otherwise.
+    type Seen = std::sync::Mutex<BTreeMap<(PathBuf, String, String, String), PackInfo>>;
     static SEEN: std::sync::OnceLock<Seen> = std::sync::OnceLock::new();
     let seen = SEEN.get_or_init(Default::default);
     let hash = content_hash(dir).ok();
     if let Some(h) = &hash {
-        let key = (dir.to_path_buf(), builtin_name.to_string(), h.clone());
+        let key = (
+            dir.to_path_buf(),
+            builtin_name.to_string(),
+            h.clone(),
+            reg.names().join(","),
+        );
         if let Some(hit) = seen.lock().ok().and_then(|m| m.get(&key).cloned()) {
             return PackInfo {
                 origin: origin.to_string(),
@@ -304,19 +283,29 @@ fn inspect(dir: &Path, builtin_name: &str, origin: &str) -> PackInfo {
             };
         }
     }
-    if let Err(e) = fill(dir, builtin_name.is_empty(), &mut info) {
+    if let Err(e) = fill(reg, dir, builtin_name.is_empty(), &mut info) {
         info.error = Some(e);
     }
     if let (Some(h), Ok(mut m)) = (hash, seen.lock()) {
         m.insert(
-            (dir.to_path_buf(), builtin_name.to_string(), h),
+            (
+                dir.to_path_buf(),
+                builtin_name.to_string(),
+                h,
+                reg.names().join(","),
+            ),
             info.clone(),
         );
     }
     info
 }
 
-fn fill(dir: &Path, use_manifest_name: bool, info: &mut PackInfo) -> Result<(), String> {
+fn fill(
+    reg: &Registry,
+    dir: &Path,
+    use_manifest_name: bool,
+    info: &mut PackInfo,
+) -> Result<(), String> {
     if !dir.is_dir() {
         return Err(format!("{}: not a folder", dir.display()));
     }
@@ -351,46 +340,20 @@ fn fill(dir: &Path, use_manifest_name: bool, info: &mut PackInfo) -> Result<(), 
         info.fork_default = Some((f.url, f.block));
     }
     info.hash = content_hash(dir)?;
-    let bench = match manifest.benchmark.as_deref() {
-        Some(b @ ("questbench" | "intent2tx" | "pilot")) => b.to_string(),
-        Some(other) => {
-            return Err(format!(
-                "{}: benchmark: {other:?} is not one of questbench, intent2tx, pilot",
-                manifest_path.display()
-            ))
-        }
-        None if dir.join("instances.jsonl").is_file() => "intent2tx".into(),
-        None if dir.join("registry.json").is_file() => "pilot".into(),
-        None if crucible_pilot::real::RealToolSet::is_real_dir(dir) => "pilot".into(),
-        None if crucible_pilot::release::is_release_dir(dir) => "pilot".into(),
-        None => "questbench".into(),
+    let plugin = match manifest.benchmark.as_deref() {
+        Some(b) => reg.get(b).ok_or_else(|| {
+            format!(
+                "{}: benchmark: {b:?} is not one of {}",
+                manifest_path.display(),
+                reg.names().join(", ")
+            )
+        })?,
+        None => reg
+            .recognise(dir)
+            .ok_or_else(|| format!("{}: no benchmark's content", dir.display()))?,
     };
-    info.benchmark = bench.clone();
-    info.tasks = match bench.as_str() {
-        "intent2tx" => {
-            let file = dir.join("instances.jsonl");
-            crucible_intent2tx::import::load_clean(&file)
-                .map_err(|e| format!("{}: {e}", file.display()))?
-                .len()
-        }
-        "pilot" if crucible_pilot::real::RealToolSet::is_real_dir(dir) => {
-            crucible_pilot::real::RealToolSet::load(dir)
-                .map_err(|e| e.to_string())?
-                .tasks
-                .len()
-        }
-        "pilot" => crucible_pilot::task::TaskLibrary::load(dir)
-            .map_err(|e| e.to_string())?
-            .tasks
-            .len(),
-        _ => {
-            let tasks = crucible_questbench::task::load_dir(dir).map_err(|e| e.to_string())?;
-            if tasks.is_empty() {
-                return Err(format!("{}: no task files", dir.display()));
-            }
-            tasks.len()
-        }
-    };
+    info.benchmark = plugin.name().to_string();
+    info.tasks = plugin.count_tasks(dir).map_err(|e| e.to_string())?;
     Ok(())
 }
 
@@ -455,21 +418,7 @@ fn walk(root: &Path, dir: &Path, out: &mut Vec<String>) -> Result<(), String> {
 }
 
 /// The pack of the QuestBench tasks saved in the studio (`<data dir>/tasks/questbench`).
-pub const STUDIO_QUEST: &str = "my-questbench-tasks";
-
-fn has_task_files(dir: &Path) -> bool {
-    let Ok(rd) = std::fs::read_dir(dir) else {
-        return false;
-    };
-    rd.flatten().any(|e| {
-        let p = e.path();
-        if p.is_dir() {
-            has_task_files(&p)
-        } else {
-            crucible_questbench::task::is_task_file(&p)
-        }
-    })
-}
+pub const STUDIO_QUEST: &str = crucible_questbench::plugin::STUDIO_PACK;
 
 /// The folder of the listed pack named `name` (the first, as [`list`] names them), without
 /// loading any pack: only each candidate folder's `pack.json` name is read.
@@ -487,26 +436,24 @@ fn locate(config: &Config, name: &str) -> Result<Option<PathBuf>, PackError> {
             })
     };
     let studio = config.data_dir.join("tasks");
-    if name == STUDIO_QUEST && has_task_files(&studio.join("questbench")) {
-        return Ok(Some(studio.join("questbench")));
-    }
-    if name == "my-pilot-tasks" && studio.join("pilot/tasks.jsonl").is_file() {
-        return Ok(Some(studio.join("pilot")));
-    }
     let mut folders: Vec<PathBuf> = Vec::new();
-    for (dir, keep) in [
-        (studio.join("intent2tx"), "instances.jsonl"),
-        (config.data_dir.join("packs"), ""),
-    ] {
-        if let Ok(entries) = std::fs::read_dir(&dir) {
-            let mut found: Vec<PathBuf> = entries
-                .flatten()
-                .map(|e| e.path())
-                .filter(|p| p.is_dir() && (keep.is_empty() || p.join(keep).is_file()))
-                .collect();
-            found.sort();
-            folders.extend(found);
+    for p in Registry::builtin().iter() {
+        for s in p.studio_packs(&studio) {
+            match s.name {
+                Some(fixed) if fixed == name => return Ok(Some(s.dir)),
+                Some(_) => {}
+                None => folders.push(s.dir),
+            }
         }
+    }
+    if let Ok(entries) = std::fs::read_dir(config.data_dir.join("packs")) {
+        let mut found: Vec<PathBuf> = entries
+            .flatten()
+            .map(|e| e.path())
+            .filter(|p| p.is_dir())
+            .collect();
+        found.sort();
+        folders.extend(found);
     }
     folders.extend(registered(config)?.folders);
     Ok(folders.into_iter().find(|f| named(f) == name))
@@ -514,27 +461,16 @@ fn locate(config: &Config, name: &str) -> Result<Option<PathBuf>, PackError> {
 
 /// The folder of built-in pack `name`, if it is one.
 pub fn builtin_dir(config: &Config, name: &str) -> Option<PathBuf> {
-    let tasks = config.project_dir.join("tasks");
-    Some(match name {
-        "builtin-questbench" => tasks.join("questbench"),
-        "builtin-intent2tx" => tasks.join("intent2tx/default"),
-        "builtin-intent2tx-paper" => tasks.join("intent2tx/paper"),
-        "builtin-pilot" => tasks.join("pilot"),
-        crucible_pilot::real::seam::PACK => tasks.join(crucible_pilot::real::seam::PACK),
-        _ => return None,
-    })
+    Registry::builtin()
+        .builtin_packs()
+        .find(|(_, b)| b.name == name)
+        .map(|(_, b)| config.project_dir.join("tasks").join(b.dir))
 }
 
 /// The built-in pack a run of `benchmark` reads when it names none of that benchmark
 /// (`intent_dataset` `paper` picks the paper-shaped Intent2Tx set).
 pub fn default_pack(benchmark: &str, intent_dataset: &str) -> Option<&'static str> {
-    match (benchmark, intent_dataset) {
-        ("questbench", _) => Some("builtin-questbench"),
-        ("intent2tx", "paper") => Some("builtin-intent2tx-paper"),
-        ("intent2tx", _) => Some("builtin-intent2tx"),
-        ("pilot", _) => Some("builtin-pilot"),
-        _ => None,
-    }
+    Registry::builtin().default_pack(benchmark, intent_dataset)
 }
 
 /// Pins a new run's packs: each named pack (`spec.packs`, names only) is looked up, must load and
@@ -629,12 +565,12 @@ pub fn pin(config: &Config, spec: &mut crucible_run::RunSpec) -> Result<(), Pack
                 .map_err(|e| PackError::Invalid(format!("pack {first:?}'s fork: {e}")))?;
         }
     }
-    let pilot = pinned.iter().filter(|p| p.benchmark == "pilot").count();
-    if pilot > 1 {
-        return Err(PackError::Invalid(
-            "a run reads one PILOT-Bench pack (each has its own tool registry); name only one"
-                .into(),
-        ));
+    for p in Registry::builtin().iter() {
+        if let Some((most, why)) = p.packs_per_run() {
+            if pinned.iter().filter(|r| r.benchmark == p.name()).count() > most {
+                return Err(PackError::Invalid(why.into()));
+            }
+        }
     }
     spec.packs = pinned;
     Ok(())
@@ -744,7 +680,7 @@ pub fn write_intent_pack(
             .map_err(|e| PackError::Invalid(e.to_string()))?;
         let manifest = serde_json::json!({
             "name": name,
-            "benchmark": "intent2tx",
+            "benchmark": crucible_core::BenchmarkId::Intent2tx.as_str(),
             "version": "1",
             "description": format!(
                 "imported from {}: {} of {} rows ({} rejected, see import-report.json)",
@@ -774,7 +710,7 @@ pub fn write_intent_pack(
         let _ = std::fs::remove_dir_all(&dir);
         return Err(e);
     }
-    let info = inspect(&dir, "", "data_dir");
+    let info = inspect(Registry::builtin(), &dir, "", "data_dir");
     match &info.error {
         Some(e) => Err(PackError::Invalid(e.clone())),
         None => Ok(info),

@@ -18,6 +18,7 @@ pub mod cost;
 pub mod durable;
 mod error;
 mod outcome;
+pub mod plugin;
 mod prompt_set;
 mod scoring;
 mod status;

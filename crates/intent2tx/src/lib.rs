@@ -26,6 +26,7 @@ pub mod import;
 pub mod metrics;
 pub mod paper;
 pub mod parse;
+pub mod plugin;
 pub mod retrieve;
 pub mod schema;
 pub mod seam;

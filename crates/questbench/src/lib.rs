@@ -14,6 +14,7 @@ pub mod exploits;
 pub mod import;
 pub mod instance;
 pub mod paper;
+pub mod plugin;
 pub mod prompt;
 pub mod seam;
 pub mod task;

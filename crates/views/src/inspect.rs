@@ -22,7 +22,8 @@ use crate::results::{CompareView, Disagreement, Explorer};
 use crate::studio::CompositeTrace;
 use crate::verdict::{self, ModelLabels, SideLabels};
 use crucible_catalog::catalog;
-use crucible_core::{BenchError, Benchmark, Event, ScriptedAgent};
+use crucible_catalog::plugins::Registry;
+use crucible_core::{BenchError, Benchmark, BenchmarkId, Event, ScriptedAgent};
 use crucible_core::{Config, Scoring};
 use crucible_intent2tx::{execute::Executor, seam::IntentBench, AddressBook};
 use crucible_pilot::seam::PilotBench;
@@ -118,43 +119,11 @@ impl ReplayMode {
     }
 }
 
-/// One check (or evaluator criterion) of a verdict.
-#[derive(Debug, Clone, PartialEq, Serialize, TS)]
-pub struct CheckView {
-    /// Name (QuestBench check name, `step 1 function`, `exec`, `sequence_ok`, …).
-    pub name: String,
-    /// Points (QuestBench), when the check has a weight.
-    pub weight: Option<u32>,
-    /// Expected value as text ("" when the check has none).
-    pub expected: String,
-    /// Actual value as text ("" when the check has none).
-    pub actual: String,
-    /// Whether it passed.
-    pub passed: bool,
-    /// The token `expected` and `actual` are amounts of (integers in its smallest unit), when
-    /// the check is an amount check whose token the universe describes.
-    pub unit: Option<Unit>,
-}
-
+/// One check (or evaluator criterion) of a verdict: each benchmark's plugin reads them from its
+/// stored details ([`crucible_core::plugin::Plugin::checks`]).
+pub use crucible_core::plugin::Check as CheckView;
 /// How an integer amount reads: the token's symbol and decimal places.
-#[derive(Debug, Clone, PartialEq, Serialize, TS)]
-pub struct Unit {
-    /// `BNB`, `USDT`, …
-    pub symbol: String,
-    /// Decimal places.
-    pub decimals: u8,
-}
-
-/// The unit a stored check names (`{"symbol", "decimals"}`), if it names a sane one.
-fn unit_of(v: &Value) -> Option<Unit> {
-    let symbol = v["symbol"].as_str()?;
-    let decimals = u8::try_from(v["decimals"].as_u64()?).ok()?;
-    let sane = !symbol.is_empty() && symbol.len() <= 16 && decimals <= 36;
-    sane.then(|| Unit {
-        symbol: symbol.to_string(),
-        decimals,
-    })
-}
+pub use crucible_core::plugin::Unit;
 
 /// The verdict of a sample, stored or fresh, reduced to what a reviewer compares.
 #[derive(Debug, Clone, PartialEq, Serialize, TS)]
@@ -314,7 +283,7 @@ pub async fn replays_tool_calls(
         .stored_sample(id)
         .await?
         .ok_or(InspectError::UnknownSample(id))?;
-    if r.benchmark != "pilot" {
+    if BenchmarkId::parse(&r.benchmark) != Some(BenchmarkId::Pilot) {
         return Ok(false);
     }
     if serde_json::from_str::<Value>(&r.details).is_ok_and(|d| d["task_set"] == "real-tools") {
@@ -396,11 +365,15 @@ impl Replayer {
                     .join(",")
             },
         );
+        let id = BenchmarkId::parse(benchmark).ok_or_else(|| InspectError::UnknownBenchmark {
+            id: 0,
+            benchmark: benchmark.to_string(),
+        })?;
         if self.content.get(benchmark) != Some(&key) {
-            match benchmark {
-                "questbench" => self.quest = None,
-                "intent2tx" => (self.intent_exec, self.intent_plain) = (None, None),
-                _ => self.pilot = None,
+            match id {
+                BenchmarkId::Questbench => self.quest = None,
+                BenchmarkId::Intent2tx => (self.intent_exec, self.intent_plain) = (None, None),
+                BenchmarkId::Pilot => self.pilot = None,
             }
             self.content.insert(benchmark.to_string(), key);
         }
@@ -410,10 +383,10 @@ impl Replayer {
                 .transpose()
                 .map_err(|e| err(e.to_string()))
         };
-        match (benchmark, execute) {
-            ("questbench", _) => {
+        let err = setup(benchmark);
+        match (id, execute) {
+            (BenchmarkId::Questbench, _) => {
                 if self.quest.is_none() {
-                    let err = setup("questbench");
                     let list = match from_packs(&err)? {
                         Some(catalog::PackContent::Quest(t)) => t,
                         _ => catalog::quest_tasks(config).map_err(|e| err(e.to_string()))?,
@@ -430,14 +403,13 @@ impl Replayer {
                     .map(|b| b as &dyn Benchmark)
                     .unwrap_or_else(|| unreachable!("booted above")))
             }
-            ("intent2tx", exec) => {
+            (BenchmarkId::Intent2tx, exec) => {
                 let slot_empty = if exec {
                     self.intent_exec.is_none()
                 } else {
                     self.intent_plain.is_none()
                 };
                 if slot_empty {
-                    let err = setup("intent2tx");
                     // Every dataset a run can name: a stored sample is replayed on its own
                     // instance (the ids differ between datasets); scoring needs no pool.
                     let (d, p) = match from_packs(&err)? {
@@ -470,9 +442,8 @@ impl Replayer {
                 Ok(b.map(|b| b as &dyn Benchmark)
                     .unwrap_or_else(|| unreachable!("loaded above")))
             }
-            ("pilot", _) => {
+            (BenchmarkId::Pilot, _) => {
                 if self.pilot.is_none() {
-                    let err = setup("pilot");
                     let bench: Box<dyn Benchmark> = match from_packs(&err)? {
                         Some(catalog::PackContent::Pilot(lib)) => {
                             Box::new(PilotBench::new(Engine::new(lib)))
@@ -504,10 +475,6 @@ impl Replayer {
                     .as_deref()
                     .unwrap_or_else(|| unreachable!("loaded above")))
             }
-            (other, _) => Err(InspectError::UnknownBenchmark {
-                id: 0,
-                benchmark: other.to_string(),
-            }),
         }
     }
 
@@ -521,24 +488,23 @@ impl Replayer {
         mode: ReplayMode,
     ) -> Result<Replay, InspectError> {
         let s = load_stored(explorer.store(), id).await?;
-        let execute = match (s.benchmark.as_str(), mode) {
-            ("pilot", ReplayMode::Reexecute) => {
+        let bench_id =
+            BenchmarkId::parse(&s.benchmark).ok_or_else(|| InspectError::UnknownBenchmark {
+                id,
+                benchmark: s.benchmark.clone(),
+            })?;
+        let execute = match (bench_id, mode) {
+            (BenchmarkId::Pilot, ReplayMode::Reexecute) => {
                 return Err(InspectError::NothingToExecute {
                     id,
                     benchmark: s.benchmark.clone(),
                 })
             }
-            ("pilot", ReplayMode::Rescore) => false,
-            ("questbench", _) => true,
-            ("intent2tx", ReplayMode::Reexecute) => true,
-            ("intent2tx", ReplayMode::Rescore) => {
+            (BenchmarkId::Pilot, ReplayMode::Rescore) => false,
+            (BenchmarkId::Questbench, _) => true,
+            (BenchmarkId::Intent2tx, ReplayMode::Reexecute) => true,
+            (BenchmarkId::Intent2tx, ReplayMode::Rescore) => {
                 s.spec.as_ref().is_none_or(|sp| sp.intent_execute)
-            }
-            (other, _) => {
-                return Err(InspectError::UnknownBenchmark {
-                    id,
-                    benchmark: other.to_string(),
-                })
             }
         };
         tracing::debug!(target: "inspect", id, run = %s.run_id, ?mode, execute, "replaying a stored sample");
@@ -635,50 +601,12 @@ pub struct Extracted {
     pub truncated: bool,
 }
 
-/// The JSON inside the first ``` fence, or from the first `{`/`[` to the last `}`/`]`.
-fn json_span(answer: &str) -> Option<&str> {
-    if let Some(open) = answer.find("```") {
-        let after = &answer[open + 3..];
-        let body = &after[after.find('\n').map_or(after.len(), |i| i + 1)..];
-        return Some(body.find("```").map_or(body, |c| &body[..c]));
-    }
-    let start = answer.find(['{', '['])?;
-    let end = answer.rfind(['}', ']'])?;
-    (end >= start).then(|| &answer[start..=end])
-}
-
-fn pretty_json(s: &str) -> String {
-    serde_json::from_str::<Value>(s)
-        .ok()
-        .and_then(|v| serde_json::to_string_pretty(&v).ok())
-        .unwrap_or_else(|| s.trim().to_string())
-}
-
-/// Extracts what the benchmark scores from an answer: QuestBench's TypeScript module (the rule
-/// the scorer uses), Intent2Tx's JSON call(s), PILOT's last `<tool_call>` JSON. `None` when the
-/// answer has none.
+/// Extracts what the benchmark scores from an answer (its plugin's rule: QuestBench's
+/// TypeScript module, Intent2Tx's JSON call(s), PILOT's last `<tool_call>` JSON): (language,
+/// where it came from, text). `None` when the answer has none or the benchmark is unknown.
 pub fn extract(benchmark: &str, answer: &str) -> Option<(String, String, String)> {
-    match benchmark {
-        "questbench" => crucible_questbench::atomic::extract_code(answer)
-            .map(|c| ("typescript".into(), "fenced typescript block".into(), c))
-            .or_else(|| {
-                // A composite's last reply is a control JSON (`{"action": "submit"}`); its code
-                // rounds are in the rounds view.
-                let j = json_span(answer)?;
-                serde_json::from_str::<Value>(j).ok()?;
-                Some(("json".into(), "control JSON".into(), pretty_json(j)))
-            }),
-        "intent2tx" => json_span(answer)
-            .filter(|s| !s.trim().is_empty())
-            .map(|s| ("json".into(), "JSON in the answer".into(), pretty_json(s))),
-        "pilot" => {
-            let open = answer.rfind("<tool_call>")?;
-            let body = &answer[open + "<tool_call>".len()..];
-            let body = body.find("</tool_call>").map_or(body, |c| &body[..c]);
-            Some(("json".into(), "last tool call".into(), pretty_json(body)))
-        }
-        _ => None,
-    }
+    let e = Registry::builtin().get(benchmark)?.extract(answer)?;
+    Some((e.lang.to_string(), e.source.to_string(), e.text))
 }
 
 /// The extracted code/JSON of sample `id` (see [`extract`]), clipped to 64 KiB.
@@ -726,25 +654,6 @@ fn clip(v: &mut Value) {
     }
 }
 
-fn text(v: &Value) -> String {
-    match v {
-        Value::Null => String::new(),
-        Value::String(s) => s.clone(),
-        other => other.to_string(),
-    }
-}
-
-fn check(name: impl Into<String>, passed: bool, expected: String, actual: String) -> CheckView {
-    CheckView {
-        name: name.into(),
-        weight: None,
-        expected,
-        actual,
-        passed,
-        unit: None,
-    }
-}
-
 /// Every `revert_reason` string (non-empty) in `v`, depth first; a reason repeated inside the
 /// object that states it (a round's `tx` echoing the round's reason) is counted once.
 fn revert_reasons(v: &Value, out: &mut Vec<String>) {
@@ -771,92 +680,14 @@ fn revert_reasons(v: &Value, out: &mut Vec<String>) {
     walk(v, None, out);
 }
 
-/// The checks a benchmark's details carry: QuestBench's scoring checks (a composite's end-state
-/// ones), Intent2Tx's field verdicts and execution, PILOT's evaluator criteria.
+/// The checks a benchmark's details carry, as its plugin reads them: QuestBench's scoring checks
+/// (a composite's end-state ones), Intent2Tx's field verdicts and execution, PILOT's evaluator
+/// criteria.
 pub(crate) fn checks_of(benchmark: &str, d: &Value) -> Vec<CheckView> {
-    let mut out = Vec::new();
-    match benchmark {
-        "questbench" => {
-            for c in d["verdict"]["checks"].as_array().into_iter().flatten() {
-                out.push(CheckView {
-                    name: text(&c["name"]),
-                    weight: c["weight"].as_u64().map(|w| w.min(u32::MAX as u64) as u32),
-                    expected: text(&c["expected"]),
-                    actual: text(&c["actual"]),
-                    passed: c["passed"].as_bool().unwrap_or(false),
-                    unit: unit_of(&c["unit"]),
-                });
-            }
-        }
-        "intent2tx" => {
-            let steps = d["scores"]["steps"].as_array().into_iter().flatten();
-            for (i, st) in steps.enumerate() {
-                for f in ["present", "contract_ok", "address_ok", "function_ok"] {
-                    if let Some(b) = st[f].as_bool() {
-                        let name = format!("step {} {}", i + 1, f.trim_end_matches("_ok"));
-                        out.push(check(name, b, String::new(), String::new()));
-                    }
-                }
-                for k in st["keys"].as_array().into_iter().flatten() {
-                    let ok = [&k["exists"], &k["type_ok"], &k["value_ok"]]
-                        .iter()
-                        .all(|x| x.as_bool() == Some(true));
-                    let name = format!("step {} param {}", i + 1, text(&k["key"]));
-                    out.push(check(name, ok, String::new(), String::new()));
-                }
-            }
-            if let Some(why) = d["not_executable"].as_str() {
-                out.push(check(
-                    "not executed",
-                    true,
-                    String::new(),
-                    format!("static metrics only: {why}"),
-                ));
-            }
-            let ex = &d["execution"];
-            if let Some(b) = ex["exec"].as_bool() {
-                out.push(check("exec", b, "executes".into(), text(&ex["reason"])));
-            }
-            if let Some(b) = ex["state_eq"].as_bool() {
-                let n = ex["mismatches"].as_array().map_or(0, Vec::len);
-                out.push(check(
-                    "state_eq",
-                    b,
-                    "0 mismatches".into(),
-                    format!("{n} mismatches"),
-                ));
-            }
-        }
-        "pilot" => {
-            let ev = &d["evaluation"];
-            if ev.is_object() {
-                let (covered, required) = (&ev["covered"], &ev["required"]);
-                out.push(check(
-                    "tool coverage",
-                    covered == required,
-                    text(required),
-                    text(covered),
-                ));
-                for f in ["sequence_ok", "output_ok", "completion_signal"] {
-                    if let Some(b) = ev[f].as_bool() {
-                        out.push(check(f, b, "true".into(), b.to_string()));
-                    }
-                }
-                out.push(check(
-                    "termination",
-                    true,
-                    String::new(),
-                    format!(
-                        "{} after {} turns",
-                        text(&ev["termination"]),
-                        text(&ev["turns"])
-                    ),
-                ));
-            }
-        }
-        _ => {}
-    }
-    out
+    Registry::builtin()
+        .get(benchmark)
+        .map(|p| p.checks(d))
+        .unwrap_or_default()
 }
 
 #[allow(clippy::too_many_arguments)]
@@ -877,7 +708,7 @@ fn verdict(
         &details["execution"]["reason"],
     ]
     .iter()
-    .map(|v| text(v))
+    .map(|v| crucible_core::plugin::stored_text(v))
     .find(|s| !s.is_empty())
     .or_else(|| error.map(str::to_string))
     .unwrap_or_default();
@@ -1016,7 +847,7 @@ pub async fn compare_models(
     if scoring == Scoring::Paper {
         let unscored = pairs
             .iter()
-            .filter(|p| p.benchmark == "questbench")
+            .filter(|p| p.benchmark == BenchmarkId::Questbench.as_str())
             .filter(|p| p.score_paper_a.is_none() || p.score_paper_b.is_none())
             .count();
         if unscored > 0 {

@@ -19,6 +19,8 @@ pub use calls::{
     model_calls, stop_label, ModelCallView, ReasoningView, MAX_CALLS, MAX_REASONING_BYTES,
 };
 
+use crucible_core::BenchmarkId;
+
 use crate::inspect::{checks_of, CheckView};
 use crate::results::SampleTrace;
 use crate::studio::{CompositeTrace, RoundTrace};
@@ -343,18 +345,20 @@ fn refused_calls(details: &Value) -> Vec<RefusedCallView> {
 impl TraceView {
     /// Reads a stored sample's details (and artefacts, for the highlights).
     pub fn of(benchmark: &str, details: &Value, artefacts: &[(&str, &Value)]) -> Self {
+        let id = BenchmarkId::parse(benchmark);
+        let quest = id == Some(BenchmarkId::Questbench);
         Self {
             checks: checks_of(benchmark, details),
             highlights: highlights(details, artefacts),
-            composite: (benchmark == "questbench")
-                .then(|| composite(details))
-                .flatten(),
-            intent: (benchmark == "intent2tx")
+            composite: quest.then(|| composite(details)).flatten(),
+            intent: (id == Some(BenchmarkId::Intent2tx))
                 .then(|| intent(details))
                 .flatten(),
-            pilot: (benchmark == "pilot").then(|| pilot(details)).flatten(),
+            pilot: (id == Some(BenchmarkId::Pilot))
+                .then(|| pilot(details))
+                .flatten(),
             transactions: Vec::new(),
-            refused_calls: if benchmark == "questbench" {
+            refused_calls: if quest {
                 refused_calls(details)
             } else {
                 Vec::new()
@@ -422,7 +426,8 @@ impl TraceView {
         details: &Value,
         decoder: &crate::txview::Decoder,
     ) -> Self {
-        if benchmark == "intent2tx" {
+        let id = BenchmarkId::parse(benchmark);
+        if id == Some(BenchmarkId::Intent2tx) {
             let ex = &details["execution"];
             for (key, label) in [
                 ("prediction_txs", "Prediction"),
@@ -442,7 +447,7 @@ impl TraceView {
             }
             return self;
         }
-        if benchmark != "questbench" {
+        if id != Some(BenchmarkId::Questbench) {
             return self;
         }
         let profile = crucible_chain::Profile::Bsc;

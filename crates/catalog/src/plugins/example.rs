@@ -1,0 +1,167 @@
+//! A fourth benchmark, compiled only in the tests: "echo", whose task is to repeat a word. It is
+//! the minimal plugin docs/architecture.md shows, and its tests prove that the pack domain,
+//! answer extraction and the trace's checks reach a benchmark through its plugin alone — no file
+//! of `run`, `views` or the CLI names it.
+
+use std::path::Path;
+
+use serde_json::{json, Value};
+
+use crucible_core::plugin::{
+    BuiltinPack, Check, ContentError, Extraction, Plugin, Recognition, StudioPack,
+};
+use crucible_core::Config;
+
+use super::Registry;
+
+/// The echo benchmark: a pack is a folder with `echo.jsonl`, one word to repeat per line.
+struct Echo;
+
+const FILE: &str = "echo.jsonl";
+
+impl Plugin for Echo {
+    fn name(&self) -> &'static str {
+        "echo"
+    }
+    fn label(&self) -> &'static str {
+        "Echo"
+    }
+    fn builtin_packs(&self) -> &'static [BuiltinPack] {
+        &[BuiltinPack {
+            name: "builtin-echo",
+            dir: "echo",
+            selected_by: &["default"],
+            description: "words to repeat",
+        }]
+    }
+    fn recognise(&self, dir: &Path) -> Recognition {
+        if dir.join(FILE).is_file() {
+            Recognition::Marker
+        } else {
+            Recognition::No
+        }
+    }
+    fn count_tasks(&self, dir: &Path) -> Result<usize, ContentError> {
+        let file = dir.join(FILE);
+        let text = std::fs::read_to_string(&file).map_err(|e| ContentError::at(&file, e))?;
+        let words: Vec<&str> = text.lines().filter(|l| !l.trim().is_empty()).collect();
+        if let Some(i) = words.iter().position(|w| w.contains(' ')) {
+            return Err(ContentError::at(
+                &file,
+                format!("line {}: one word per line", i + 1),
+            ));
+        }
+        Ok(words.len())
+    }
+    fn studio_packs(&self, _studio: &Path) -> Vec<StudioPack> {
+        Vec::new()
+    }
+    fn extract(&self, answer: &str) -> Option<Extraction> {
+        let word = answer.split_whitespace().last()?;
+        Some(Extraction {
+            lang: "text",
+            source: "last word",
+            text: word.to_string(),
+        })
+    }
+    fn checks(&self, details: &Value) -> Vec<Check> {
+        let Some(want) = details["word"].as_str() else {
+            return Vec::new();
+        };
+        let got = details["answer"].as_str().unwrap_or_default();
+        vec![Check::new(
+            "repeated",
+            want == got,
+            want.to_string(),
+            got.to_string(),
+        )]
+    }
+}
+
+fn write(dir: &Path, file: &str, text: &str) {
+    std::fs::create_dir_all(dir).unwrap();
+    std::fs::write(dir.join(file), text).unwrap();
+}
+
+/// A project whose `tasks/` holds only the echo benchmark's built-in pack, and a data dir with
+/// one echo pack recognised by its file, one named by its pack.json and one that is broken.
+fn fixture(root: &Path) -> Config {
+    let config = Config {
+        project_dir: root.join("project"),
+        data_dir: root.join("data"),
+        ..Config::test()
+    };
+    write(
+        &config.project_dir.join("tasks/echo"),
+        FILE,
+        "alpha\nbeta\n",
+    );
+    let packs = config.data_dir.join("packs");
+    write(&packs.join("plain"), FILE, "one\ntwo\nthree\n");
+    write(
+        &packs.join("named"),
+        "pack.json",
+        r#"{"name": "my-echo", "benchmark": "echo"}"#,
+    );
+    write(&packs.join("named"), FILE, "gamma\n");
+    write(&packs.join("broken"), FILE, "two words\n");
+    config
+}
+
+#[test]
+fn a_registered_plugin_is_listed_counted_and_read_without_naming_it_anywhere_else() {
+    let tmp = tempfile::tempdir().unwrap();
+    let config = fixture(tmp.path());
+    let reg = Registry::with(vec![Box::new(Echo)]);
+    assert_eq!(reg.names().last(), Some(&"echo"));
+    assert_eq!(reg.default_pack("echo", ""), Some("builtin-echo"));
+
+    let list = crate::packs::list_in(&config, &reg).unwrap();
+    let get = |name: &str| list.iter().find(|p| p.name == name).unwrap();
+    let builtin = get("builtin-echo");
+    assert_eq!(
+        (
+            builtin.benchmark.as_str(),
+            builtin.tasks,
+            builtin.error.as_deref()
+        ),
+        ("echo", 2, None)
+    );
+    assert_eq!(builtin.description.as_deref(), Some("words to repeat"));
+    assert_eq!(
+        (get("plain").benchmark.as_str(), get("plain").tasks),
+        ("echo", 3)
+    );
+    assert_eq!(
+        get("my-echo").tasks,
+        1,
+        "pack.json names the benchmark and the pack"
+    );
+    let broken = get("broken").error.as_deref().unwrap();
+    assert!(
+        broken.contains("echo.jsonl: line 1: one word per line"),
+        "{broken}"
+    );
+
+    // Crucible's own registry does not know echo: a pack naming it says which benchmarks exist.
+    let plain = crate::packs::list(&config).unwrap();
+    let named = plain.iter().find(|p| p.path.ends_with("named")).unwrap();
+    let why = named.error.as_deref().unwrap();
+    assert!(
+        why.contains(r#"benchmark: "echo" is not one of questbench, intent2tx, pilot"#),
+        "{why}"
+    );
+
+    let echo = reg.get("echo").unwrap();
+    let e = echo.extract("I say: hello").unwrap();
+    assert_eq!((e.lang, e.text.as_str()), ("text", "hello"));
+    let checks = echo.checks(&json!({"word": "hello", "answer": "hullo"}));
+    assert_eq!(
+        (
+            checks[0].passed,
+            checks[0].expected.as_str(),
+            checks[0].actual.as_str()
+        ),
+        (false, "hello", "hullo")
+    );
+}

@@ -1,0 +1,227 @@
+//! [`Plugin`]: what a benchmark crate tells the rest of Crucible about itself, so that code
+//! outside the benchmark's crate never switches on its name. Each benchmark crate implements it
+//! once; the composition root (`crucible-catalog`) holds the registry of plugins, and the pack
+//! domain, replay and the trace view ask the plugin instead of matching `"questbench"`.
+//!
+//! What a plugin answers today: its name and label; its content (the built-in packs, how a pack
+//! folder of it is recognised and counted, where the task studio keeps it, how many packs a run
+//! may read); how its answers are extracted for a reviewer; and the checks its stored details
+//! hold. docs/architecture.md ("Benchmarks are plugins") lists what still goes through a
+//! `BenchmarkId` match instead.
+
+use std::path::{Path, PathBuf};
+
+use serde::Serialize;
+use serde_json::Value;
+use ts_rs::TS;
+
+/// A benchmark's content that could not be read: the file or folder, and a sentence that names
+/// it and says what is wrong.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("{message}")]
+pub struct ContentError {
+    /// The file or folder.
+    pub path: PathBuf,
+    /// The whole sentence, naming the file.
+    pub message: String,
+}
+
+impl ContentError {
+    /// `path: what`.
+    pub fn at(path: &Path, what: impl std::fmt::Display) -> Self {
+        Self {
+            path: path.to_path_buf(),
+            message: format!("{}: {what}", path.display()),
+        }
+    }
+
+    /// An error about `path` from a loader whose message already names the file.
+    pub fn named(path: &Path, message: impl std::fmt::Display) -> Self {
+        Self {
+            path: path.to_path_buf(),
+            message: message.to_string(),
+        }
+    }
+}
+
+/// A pack shipped with Crucible, in the project's `tasks/`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct BuiltinPack {
+    /// The pack's name (`builtin-questbench`, …).
+    pub name: &'static str,
+    /// Its folder under `tasks/`.
+    pub dir: &'static str,
+    /// The dataset names a run selects it by when it names no pack of the benchmark (`default`
+    /// stands for an empty choice too); empty: never chosen by default (it must be named).
+    pub selected_by: &'static [&'static str],
+    /// What it holds, for the pack list (a `pack.json` description wins).
+    pub description: &'static str,
+}
+
+/// How well a pack folder whose `pack.json` names no benchmark looks like a plugin's content.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Recognition {
+    /// It holds the benchmark's own marker file (`instances.jsonl`, `registry.json`, …).
+    Marker,
+    /// Nothing marks it, but the benchmark reads plain folders (QuestBench's task files).
+    Fallback,
+    /// Not this benchmark's content.
+    No,
+}
+
+/// A pack the task studio keeps under `<data dir>/tasks/`.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct StudioPack {
+    /// Its folder.
+    pub dir: PathBuf,
+    /// Its fixed name, or `None` when the name comes from its `pack.json` or folder.
+    pub name: Option<&'static str>,
+}
+
+/// What the scorer read from an answer, for a reviewer.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Extraction {
+    /// `typescript` or `json`.
+    pub lang: &'static str,
+    /// Where it came from (`fenced typescript block`, `JSON in the answer`, `last tool call`).
+    pub source: &'static str,
+    /// The text (JSON pretty-printed when it parses).
+    pub text: String,
+}
+
+/// How an integer amount reads: the token's symbol and decimal places.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, TS)]
+pub struct Unit {
+    /// `BNB`, `USDT`, …
+    pub symbol: String,
+    /// Decimal places.
+    pub decimals: u8,
+}
+
+impl Unit {
+    /// The unit a stored check names (`{"symbol", "decimals"}`), if it names a sane one.
+    pub fn from_stored(v: &Value) -> Option<Unit> {
+        let symbol = v["symbol"].as_str()?;
+        let decimals = u8::try_from(v["decimals"].as_u64()?).ok()?;
+        let sane = !symbol.is_empty() && symbol.len() <= 16 && decimals <= 36;
+        sane.then(|| Unit {
+            symbol: symbol.to_string(),
+            decimals,
+        })
+    }
+}
+
+/// One check (or evaluator criterion) of a sample's verdict, as a reviewer reads it.
+#[derive(Debug, Clone, PartialEq, Serialize, TS)]
+#[ts(rename = "CheckView")]
+pub struct Check {
+    /// Name (QuestBench check name, `step 1 function`, `exec`, `sequence_ok`, …).
+    pub name: String,
+    /// Points (QuestBench), when the check has a weight.
+    pub weight: Option<u32>,
+    /// Expected value as text ("" when the check has none).
+    pub expected: String,
+    /// Actual value as text ("" when the check has none).
+    pub actual: String,
+    /// Whether it passed.
+    pub passed: bool,
+    /// The token `expected` and `actual` are amounts of (integers in its smallest unit), when
+    /// the check is an amount check whose token the universe describes.
+    pub unit: Option<Unit>,
+}
+
+impl Check {
+    /// A check without weight or unit.
+    pub fn new(name: impl Into<String>, passed: bool, expected: String, actual: String) -> Self {
+        Self {
+            name: name.into(),
+            weight: None,
+            expected,
+            actual,
+            passed,
+            unit: None,
+        }
+    }
+}
+
+/// A stored JSON value as a reviewer reads it: strings bare, null empty, the rest as JSON.
+pub fn stored_text(v: &Value) -> String {
+    match v {
+        Value::Null => String::new(),
+        Value::String(s) => s.clone(),
+        other => other.to_string(),
+    }
+}
+
+/// The JSON inside the first ``` fence of `answer`, or from its first `{`/`[` to its last
+/// `}`/`]`.
+pub fn json_span(answer: &str) -> Option<&str> {
+    if let Some(open) = answer.find("```") {
+        let after = &answer[open + 3..];
+        let body = &after[after.find('\n').map_or(after.len(), |i| i + 1)..];
+        return Some(body.find("```").map_or(body, |c| &body[..c]));
+    }
+    let start = answer.find(['{', '['])?;
+    let end = answer.rfind(['}', ']'])?;
+    (end >= start).then(|| &answer[start..=end])
+}
+
+/// `s` pretty-printed when it is JSON, else trimmed.
+pub fn pretty_json(s: &str) -> String {
+    serde_json::from_str::<Value>(s)
+        .ok()
+        .and_then(|v| serde_json::to_string_pretty(&v).ok())
+        .unwrap_or_else(|| s.trim().to_string())
+}
+
+/// A benchmark as the rest of Crucible asks about it. Implemented once in each benchmark's
+/// crate; found by name in the catalogue's registry.
+pub trait Plugin: Send + Sync {
+    /// The stored name (`samples.benchmark`, `--bench`, a pack's `benchmark`).
+    fn name(&self) -> &'static str;
+    /// The published name, for people.
+    fn label(&self) -> &'static str;
+    /// The packs shipped in the project's `tasks/`, the default one first.
+    fn builtin_packs(&self) -> &'static [BuiltinPack];
+    /// Whether `dir` (a pack folder whose `pack.json` names no benchmark) holds this
+    /// benchmark's content.
+    fn recognise(&self, dir: &Path) -> Recognition;
+    /// The tasks of the pack in `dir`; an error names the file and what is wrong with it.
+    fn count_tasks(&self, dir: &Path) -> Result<usize, ContentError>;
+    /// The packs the task studio keeps for this benchmark under `studio` (`<data dir>/tasks`),
+    /// those that hold anything.
+    fn studio_packs(&self, studio: &Path) -> Vec<StudioPack>;
+    /// The most packs one run may read of this benchmark, and why (`None`: any number).
+    fn packs_per_run(&self) -> Option<(usize, &'static str)> {
+        None
+    }
+    /// What the scorer reads from `answer` (`None` when the answer has none).
+    fn extract(&self, answer: &str) -> Option<Extraction>;
+    /// The checks a sample's stored `details` hold, in order (none when they hold none).
+    fn checks(&self, details: &Value) -> Vec<Check>;
+}
+
+impl std::fmt::Debug for dyn Plugin {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Plugin")
+            .field("name", &self.name())
+            .finish()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn json_is_found_fenced_or_bare_and_units_must_be_sane() {
+        assert_eq!(json_span("```json\n{\"a\":1}\n```"), Some("{\"a\":1}\n"));
+        assert_eq!(json_span("call: [1, 2] done"), Some("[1, 2]"));
+        assert_eq!(json_span("} nothing {"), None);
+        assert_eq!(pretty_json(" not json "), "not json");
+        let ok = serde_json::json!({"symbol": "USDT", "decimals": 18});
+        assert_eq!(Unit::from_stored(&ok).map(|u| u.decimals), Some(18));
+        let odd = serde_json::json!({"symbol": "X", "decimals": 300});
+        assert_eq!(Unit::from_stored(&odd), None);
+    }
+}

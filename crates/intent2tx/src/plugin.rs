@@ -1,0 +1,137 @@
+//! Intent2Tx as a [`Plugin`]: its packs, how its answers are extracted and the checks its stored
+//! details hold.
+
+use std::path::{Path, PathBuf};
+
+use serde_json::Value;
+
+use crucible_core::plugin::{
+    json_span, pretty_json, stored_text, BuiltinPack, Check, ContentError, Extraction, Plugin,
+    Recognition, StudioPack,
+};
+use crucible_core::BenchmarkId;
+
+/// The file that holds a pack's instances (and marks a folder as an Intent2Tx pack).
+pub const INSTANCES_FILE: &str = "instances.jsonl";
+
+const BUILTIN: &[BuiltinPack] = &[
+    BuiltinPack {
+        name: "builtin-intent2tx",
+        dir: "intent2tx/default",
+        selected_by: &["default"],
+        description: "Crucible's Intent2Tx set, generated on the offline universe",
+    },
+    BuiltinPack {
+        name: "builtin-intent2tx-paper",
+        dir: "intent2tx/paper",
+        selected_by: &["paper"],
+        description: "Intent2Tx shaped like the paper's 1,145-instance test set",
+    },
+];
+
+/// Intent2Tx's plugin.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct IntentPlugin;
+
+impl Plugin for IntentPlugin {
+    fn name(&self) -> &'static str {
+        BenchmarkId::Intent2tx.as_str()
+    }
+
+    fn label(&self) -> &'static str {
+        BenchmarkId::Intent2tx.label()
+    }
+
+    fn builtin_packs(&self) -> &'static [BuiltinPack] {
+        BUILTIN
+    }
+
+    fn recognise(&self, dir: &Path) -> Recognition {
+        if dir.join(INSTANCES_FILE).is_file() {
+            Recognition::Marker
+        } else {
+            Recognition::No
+        }
+    }
+
+    fn count_tasks(&self, dir: &Path) -> Result<usize, ContentError> {
+        let file = dir.join(INSTANCES_FILE);
+        crate::import::load_clean(&file)
+            .map(|d| d.len())
+            .map_err(|e| ContentError::at(&file, e))
+    }
+
+    fn studio_packs(&self, studio: &Path) -> Vec<StudioPack> {
+        // Each folder of `<data dir>/tasks/intent2tx` with instances is a pack of its own name.
+        let Ok(entries) = std::fs::read_dir(studio.join(self.name())) else {
+            return Vec::new();
+        };
+        let mut folders: Vec<PathBuf> = entries
+            .flatten()
+            .map(|e| e.path())
+            .filter(|p| p.join(INSTANCES_FILE).is_file())
+            .collect();
+        folders.sort();
+        folders
+            .into_iter()
+            .map(|dir| StudioPack { dir, name: None })
+            .collect()
+    }
+
+    fn extract(&self, answer: &str) -> Option<Extraction> {
+        json_span(answer)
+            .filter(|s| !s.trim().is_empty())
+            .map(|s| Extraction {
+                lang: "json",
+                source: "JSON in the answer",
+                text: pretty_json(s),
+            })
+    }
+
+    fn checks(&self, d: &Value) -> Vec<Check> {
+        let mut out = Vec::new();
+        let steps = d["scores"]["steps"].as_array().into_iter().flatten();
+        for (i, st) in steps.enumerate() {
+            for f in ["present", "contract_ok", "address_ok", "function_ok"] {
+                if let Some(b) = st[f].as_bool() {
+                    let name = format!("step {} {}", i + 1, f.trim_end_matches("_ok"));
+                    out.push(Check::new(name, b, String::new(), String::new()));
+                }
+            }
+            for k in st["keys"].as_array().into_iter().flatten() {
+                let ok = [&k["exists"], &k["type_ok"], &k["value_ok"]]
+                    .iter()
+                    .all(|x| x.as_bool() == Some(true));
+                let name = format!("step {} param {}", i + 1, stored_text(&k["key"]));
+                out.push(Check::new(name, ok, String::new(), String::new()));
+            }
+        }
+        if let Some(why) = d["not_executable"].as_str() {
+            out.push(Check::new(
+                "not executed",
+                true,
+                String::new(),
+                format!("static metrics only: {why}"),
+            ));
+        }
+        let ex = &d["execution"];
+        if let Some(b) = ex["exec"].as_bool() {
+            out.push(Check::new(
+                "exec",
+                b,
+                "executes".into(),
+                stored_text(&ex["reason"]),
+            ));
+        }
+        if let Some(b) = ex["state_eq"].as_bool() {
+            let n = ex["mismatches"].as_array().map_or(0, Vec::len);
+            out.push(Check::new(
+                "state_eq",
+                b,
+                "0 mismatches".into(),
+                format!("{n} mismatches"),
+            ));
+        }
+        out
+    }
+}
