@@ -419,7 +419,6 @@ const BENCH_NAME_CEILINGS: &[(&str, usize)] = &[
     ("crates/bench/src/store.rs", 1),
     ("crates/bench/src/throughput.rs", 3),
     ("crates/catalog/src/catalog.rs", 22),
-    ("crates/catalog/src/selftest.rs", 6),
     ("crates/report/src/dataset.rs", 1),
     ("crates/run/src/preset.rs", 4),
     ("crates/run/src/spec.rs", 5),

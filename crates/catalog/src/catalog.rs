@@ -793,35 +793,7 @@ pub fn select_demo_quest(
 /// Why QuestBench cannot run here (Anvil, Deno or the bsc universe missing), or `None` when it
 /// can. The message names what is missing and how to get it.
 pub fn quest_unavailable(config: &Config) -> Option<String> {
-    let mut missing = Vec::new();
-    for (name, found) in [
-        ("anvil", config.locate_anvil().is_ok()),
-        ("deno", config.locate_deno().is_ok()),
-    ] {
-        if !found {
-            missing.push(format!("{name} (run `npm ci` in the project directory)"));
-        }
-    }
-    if !universe_built(config, "bsc") {
-        missing.push("the bsc universe (`crucible universe build --profile bsc`)".into());
-    }
-    (!missing.is_empty()).then(|| format!("QuestBench needs {}", missing.join(", ")))
-}
-
-/// Whether a universe's manifest is there and reads as JSON (what the System page calls built).
-fn universe_built(config: &Config, profile: &str) -> bool {
-    /// A manifest larger than this is not one (the System page's limit).
-    const MAX_MANIFEST_BYTES: u64 = 16 * 1024 * 1024;
-    let path = config
-        .assets_dir()
-        .join("universe")
-        .join(profile)
-        .join("manifest.json");
-    std::fs::metadata(&path).is_ok_and(|m| m.len() <= MAX_MANIFEST_BYTES)
-        && std::fs::read_to_string(&path)
-            .ok()
-            .and_then(|t| serde_json::from_str::<serde_json::Value>(&t).ok())
-            .is_some()
+    crucible_questbench::plugin::unavailable(config)
 }
 
 /// What the in-app demo runs: built-in agents on PILOT-Bench and Intent2Tx (fields only), plus

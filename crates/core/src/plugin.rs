@@ -11,9 +11,11 @@
 
 use std::path::{Path, PathBuf};
 
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 use serde_json::Value;
 use ts_rs::TS;
+
+use crate::{BoxFuture, Config};
 
 /// A benchmark's content that could not be read: the file or folder, and a sentence that names
 /// it and says what is wrong.
@@ -174,6 +176,85 @@ pub fn pretty_json(s: &str) -> String {
         .unwrap_or_else(|| s.trim().to_string())
 }
 
+/// One failing case of a pack's self-test: the task (or instance), the seed where there is one,
+/// and what failed.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, TS)]
+#[ts(rename = "Failing")]
+pub struct SelfTestFailure {
+    /// Task or instance id.
+    pub task: String,
+    /// The seed, when the benchmark samples instances from a seed.
+    #[ts(type = "number | null")]
+    pub seed: Option<u64>,
+    /// What failed, for people.
+    pub problem: String,
+}
+
+/// Why a self-test could not run.
+#[derive(Debug, thiserror::Error)]
+pub enum SelfTestError {
+    /// Bad arguments (unknown benchmark or pack, a pack of another benchmark, unknown task).
+    #[error("{0}")]
+    Invalid(String),
+    /// The benchmark could not run (chain, sandbox, files).
+    #[error("{0}")]
+    Failed(String),
+}
+
+impl SelfTestError {
+    /// [`SelfTestError::Failed`] with `e`'s message.
+    pub fn failed(e: impl std::fmt::Display) -> Self {
+        Self::Failed(e.to_string())
+    }
+}
+
+/// Tasks done of all, as a self-test goes.
+pub type SelfTestProgress = dyn Fn(usize, usize) + Send + Sync;
+
+/// What a self-test is asked to check.
+pub struct SelfTestRequest<'a> {
+    /// Where tools and universes are.
+    pub config: &'a Config,
+    /// The pack's folder.
+    pub dir: &'a Path,
+    /// The pack's name (for messages and for a benchmark that records it).
+    pub pack: &'a str,
+    /// Seeds per task (at least 1; a benchmark without seeded instances checks one).
+    pub seeds: u64,
+    /// Only this task, when given.
+    pub task: Option<&'a str>,
+    /// Called with (done, total) as tasks finish.
+    pub progress: &'a SelfTestProgress,
+}
+
+impl std::fmt::Debug for SelfTestRequest<'_> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("SelfTestRequest")
+            .field("dir", &self.dir)
+            .field("pack", &self.pack)
+            .field("seeds", &self.seeds)
+            .field("task", &self.task)
+            .finish_non_exhaustive()
+    }
+}
+
+/// What a pack's self-test found.
+#[derive(Debug, Clone, PartialEq)]
+pub struct SelfTestReport {
+    /// Tasks (or instances) checked.
+    pub checked: usize,
+    /// Seeds per task it ran.
+    pub seeds: u64,
+    /// The failing tasks and seeds.
+    pub failing: Vec<SelfTestFailure>,
+    /// Instances that cannot execute on the offline universe (scored statically).
+    pub not_executable: usize,
+    /// Up to five of their reasons.
+    pub not_executable_examples: Vec<String>,
+    /// The benchmark's full report.
+    pub report: Value,
+}
+
 /// A benchmark as the rest of Crucible asks about it. Implemented once in each benchmark's
 /// crate; found by name in the catalogue's registry.
 pub trait Plugin: Send + Sync {
@@ -199,6 +280,12 @@ pub trait Plugin: Send + Sync {
     fn extract(&self, answer: &str) -> Option<Extraction>;
     /// The checks a sample's stored `details` hold, in order (none when they hold none).
     fn checks(&self, details: &Value) -> Vec<Check>;
+    /// Self-tests the pack in `req.dir`: the reference answers must be perfect and every
+    /// known-wrong answer or fault-injecting agent caught.
+    fn self_test<'a>(
+        &'a self,
+        req: SelfTestRequest<'a>,
+    ) -> BoxFuture<'a, Result<SelfTestReport, SelfTestError>>;
 }
 
 impl std::fmt::Debug for dyn Plugin {

@@ -7,9 +7,9 @@ use serde_json::Value;
 
 use crucible_core::plugin::{
     json_span, pretty_json, stored_text, BuiltinPack, Check, ContentError, Extraction, Plugin,
-    Recognition, StudioPack,
+    Recognition, SelfTestError, SelfTestFailure, SelfTestReport, SelfTestRequest, StudioPack,
 };
-use crucible_core::BenchmarkId;
+use crucible_core::{BenchmarkId, BoxFuture};
 
 /// The file that holds a pack's instances (and marks a folder as an Intent2Tx pack).
 pub const INSTANCES_FILE: &str = "instances.jsonl";
@@ -134,4 +134,80 @@ impl Plugin for IntentPlugin {
         }
         out
     }
+
+    fn self_test<'a>(
+        &'a self,
+        req: SelfTestRequest<'a>,
+    ) -> BoxFuture<'a, Result<SelfTestReport, SelfTestError>> {
+        Box::pin(self_test(req))
+    }
+}
+
+/// The self-test: every instance's ground truth scores perfectly, executes on the offline
+/// universe (or is named as not executable, with why) and the fault agents are caught.
+async fn self_test(req: SelfTestRequest<'_>) -> Result<SelfTestReport, SelfTestError> {
+    use crate::{execute::Executor, selftest, AddressBook};
+    let file = req.dir.join(INSTANCES_FILE);
+    let mut instances = crate::import::load_clean(&file)
+        .map_err(|e| SelfTestError::Failed(format!("{}: {e}", file.display())))?;
+    if let Some(id) = req.task {
+        instances.retain(|i| i.id == id);
+        if instances.is_empty() {
+            return Err(SelfTestError::Invalid(format!(
+                "pack {:?} has no instance {id:?}",
+                req.pack
+            )));
+        }
+    }
+    let book = AddressBook::builtin();
+    let mut ex = Executor::boot(req.config, book.clone())
+        .await
+        .map_err(SelfTestError::failed)?;
+    let mut report = selftest::SelftestReport {
+        instances: Vec::new(),
+        passed: 0,
+        executable: 0,
+        executed: true,
+    };
+    (req.progress)(0, instances.len());
+    for (i, chunk) in instances.chunks(25).enumerate() {
+        let part = selftest::run(chunk, &book, Some(&mut ex))
+            .await
+            .map_err(SelfTestError::failed)?;
+        report.passed += part.passed;
+        report.executable += part.executable;
+        report.instances.extend(part.instances);
+        (req.progress)((i * 25 + chunk.len()).min(instances.len()), instances.len());
+    }
+    let failing = report
+        .instances
+        .iter()
+        .filter(|c| !c.ok)
+        .flat_map(|c| {
+            c.problems.iter().map(|p| SelfTestFailure {
+                task: c.id.clone(),
+                seed: None,
+                problem: p.clone(),
+            })
+        })
+        .collect();
+    let not_executable: Vec<&selftest::InstanceCheck> = report
+        .instances
+        .iter()
+        .filter(|c| c.not_executable.is_some())
+        .collect();
+    let examples = not_executable
+        .iter()
+        .take(5)
+        .map(|c| format!("{}: {}", c.id, c.not_executable.clone().unwrap_or_default()))
+        .collect();
+    Ok(SelfTestReport {
+        checked: report.instances.len(),
+        // Instances are not sampled from a seed: one pass checks them.
+        seeds: 1,
+        failing,
+        not_executable: not_executable.len(),
+        not_executable_examples: examples,
+        report: serde_json::to_value(&report).map_err(SelfTestError::failed)?,
+    })
 }

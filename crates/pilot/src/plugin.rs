@@ -8,9 +8,9 @@ use serde_json::Value;
 
 use crucible_core::plugin::{
     pretty_json, stored_text, BuiltinPack, Check, ContentError, Extraction, Plugin, Recognition,
-    StudioPack,
+    SelfTestError, SelfTestFailure, SelfTestReport, SelfTestRequest, StudioPack,
 };
-use crucible_core::BenchmarkId;
+use crucible_core::{BenchmarkId, BoxFuture};
 
 use crate::real::RealToolSet;
 
@@ -132,4 +132,156 @@ impl Plugin for PilotPlugin {
         ));
         out
     }
+
+    fn self_test<'a>(
+        &'a self,
+        req: SelfTestRequest<'a>,
+    ) -> BoxFuture<'a, Result<SelfTestReport, SelfTestError>> {
+        if RealToolSet::is_real_dir(req.dir) {
+            Box::pin(real_self_test(req))
+        } else {
+            Box::pin(async move { simulated_self_test(&req) })
+        }
+    }
+}
+
+/// A simulated-tool pack's self-test: the reference solves every task on every seed and each
+/// fault agent is caught.
+fn simulated_self_test(req: &SelfTestRequest<'_>) -> Result<SelfTestReport, SelfTestError> {
+    use crate::task::TaskLibrary;
+    let mut lib = TaskLibrary::load(req.dir).map_err(SelfTestError::failed)?;
+    if let Some(id) = req.task {
+        let one = lib
+            .get(id)
+            .map_err(|_| SelfTestError::Invalid(format!("pack {:?} has no task {id:?}", req.pack)))?
+            .task
+            .clone();
+        lib = TaskLibrary::from_parts(lib.registry.clone(), vec![one], req.dir)
+            .map_err(SelfTestError::failed)?;
+    }
+    let engine = crate::suite::Engine::new(lib);
+    let seeds: Vec<u64> = (0..req.seeds).collect();
+    let report = crate::selftest::run_engine_with_progress(&engine, &seeds, req.progress);
+    (req.progress)(report.tasks, report.tasks);
+    let failing = report
+        .failing()
+        .flat_map(|t| {
+            let mut out: Vec<SelfTestFailure> = t
+                .problems
+                .iter()
+                .map(|p| SelfTestFailure {
+                    task: t.task.clone(),
+                    seed: None,
+                    problem: p.clone(),
+                })
+                .collect();
+            out.extend(t.uncaught.iter().map(|f| SelfTestFailure {
+                task: t.task.clone(),
+                seed: f.seed,
+                problem: format!(
+                    "the {} fault agent is not caught (it reached {})",
+                    crucible_core::serde_name(&f.fault),
+                    crucible_core::serde_name(&f.outcome)
+                ),
+            }));
+            out
+        })
+        .collect();
+    Ok(SelfTestReport {
+        checked: report.tasks,
+        seeds: req.seeds,
+        failing,
+        not_executable: 0,
+        not_executable_examples: Vec::new(),
+        report: serde_json::to_value(&report).map_err(SelfTestError::failed)?,
+    })
+}
+
+/// A real-tool pack's self-test, on the real MCP servers with faults off: the reference reaches
+/// every task's end state from the optimal prompt, and the no-retry agent following the flawed
+/// prompt's plan is caught by the checks (unless the flaw is only redundant, which changes no
+/// end state).
+async fn real_self_test(req: SelfTestRequest<'_>) -> Result<SelfTestReport, SelfTestError> {
+    use crate::real::{FaultMode, RealToolBench};
+    let set = RealToolSet::load(req.dir).map_err(SelfTestError::failed)?;
+    let ids: Vec<String> = match req.task {
+        Some(id) => vec![set
+            .task(id)
+            .map_err(|_| SelfTestError::Invalid(format!("pack {:?} has no task {id:?}", req.pack)))?
+            .id
+            .clone()],
+        None => set.tasks.iter().map(|t| t.id.clone()).collect(),
+    };
+    let install =
+        crucible_mcp::Installation::from_config(req.config).map_err(SelfTestError::failed)?;
+    let bench = RealToolBench::new(std::sync::Arc::new(set), install)
+        .with_faults(FaultMode::Off)
+        .with_pack(req.pack);
+    let mut failing = Vec::new();
+    let mut rows = Vec::new();
+    for (i, id) in ids.iter().enumerate() {
+        let task = bench.set().task(id).map_err(SelfTestError::failed)?;
+        let flaw = &task.flawed_plans[0];
+        let redundant = crucible_core::serde_name(&flaw.category) == "redundant";
+        let optimal = format!("{id}#optimal");
+        let reference = crucible_core::run_builtin(&bench, "reference", &optimal, 0, &mut |_| {})
+            .await
+            .map_err(SelfTestError::failed)?;
+        let flawed_id = format!("{id}#flawed");
+        let flawed = crucible_core::run_builtin(&bench, "no-retry", &flawed_id, 0, &mut |_| {})
+            .await
+            .map_err(SelfTestError::failed)?;
+        let unmet = |rec: &crucible_core::SampleRecord| -> Vec<String> {
+            rec.details["evaluation"]["checks"]
+                .as_array()
+                .into_iter()
+                .flatten()
+                .filter(|c| c["passed"] == false)
+                .map(|c| {
+                    format!(
+                        "{} ({})",
+                        c["check"].as_str().unwrap_or(""),
+                        c["detail"].as_str().unwrap_or("")
+                    )
+                })
+                .collect()
+        };
+        if !reference.passed {
+            failing.push(SelfTestFailure {
+                task: id.clone(),
+                seed: None,
+                problem: format!(
+                    "the reference does not reach the end state: {}",
+                    unmet(&reference).join("; ")
+                ),
+            });
+        }
+        let caught = !flawed.passed;
+        if !redundant && !caught {
+            failing.push(SelfTestFailure {
+                task: id.clone(),
+                seed: None,
+                problem: format!(
+                    "following the flawed plan ({}) still passes every check: the checks do not catch it",
+                    crucible_core::serde_name(&flaw.method)
+                ),
+            });
+        }
+        rows.push(serde_json::json!({
+            "task": id,
+            "reference": reference.outcome.as_str(),
+            "flaw": crucible_core::serde_name(&flaw.method),
+            "flaw_caught": caught,
+            "flaw_redundant": redundant,
+        }));
+        (req.progress)(i + 1, ids.len());
+    }
+    Ok(SelfTestReport {
+        checked: ids.len(),
+        seeds: req.seeds,
+        failing,
+        not_executable: 0,
+        not_executable_examples: Vec::new(),
+        report: serde_json::json!({"tasks": rows, "faults": "off"}),
+    })
 }

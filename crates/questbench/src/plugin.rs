@@ -7,9 +7,11 @@ use serde_json::Value;
 
 use crucible_core::plugin::{
     json_span, pretty_json, stored_text, BuiltinPack, Check, ContentError, Extraction, Plugin,
-    Recognition, StudioPack, Unit,
+    Recognition, SelfTestError, SelfTestFailure, SelfTestReport, SelfTestRequest, StudioPack, Unit,
 };
-use crucible_core::BenchmarkId;
+use crucible_core::{BenchmarkId, BoxFuture, Config};
+
+use crate::atomic::Harness;
 
 /// The pack of the QuestBench tasks saved in the task studio (`<data dir>/tasks/questbench`).
 pub const STUDIO_PACK: &str = "my-questbench-tasks";
@@ -112,4 +114,156 @@ impl Plugin for QuestPlugin {
             })
             .collect()
     }
+
+    fn self_test<'a>(
+        &'a self,
+        req: SelfTestRequest<'a>,
+    ) -> BoxFuture<'a, Result<SelfTestReport, SelfTestError>> {
+        Box::pin(self_test(req))
+    }
+}
+
+/// Why EVM-QuestBench cannot run on this machine (Anvil, Deno or the bsc universe missing), in
+/// words that say how to fix it; `None` when it can.
+pub fn unavailable(config: &Config) -> Option<String> {
+    /// A manifest larger than this is not one (the System page's limit).
+    const MAX_MANIFEST_BYTES: u64 = 16 * 1024 * 1024;
+    let mut missing = Vec::new();
+    for (name, found) in [
+        ("anvil", config.locate_anvil().is_ok()),
+        ("deno", config.locate_deno().is_ok()),
+    ] {
+        if !found {
+            missing.push(format!("{name} (run `npm ci` in the project directory)"));
+        }
+    }
+    let manifest = config.assets_dir().join("universe/bsc/manifest.json");
+    let built = std::fs::metadata(&manifest).is_ok_and(|m| m.len() <= MAX_MANIFEST_BYTES)
+        && std::fs::read_to_string(&manifest)
+            .ok()
+            .and_then(|t| serde_json::from_str::<Value>(&t).ok())
+            .is_some();
+    if !built {
+        missing.push("the bsc universe (`crucible universe build --profile bsc`)".into());
+    }
+    (!missing.is_empty()).then(|| format!("QuestBench needs {}", missing.join(", ")))
+}
+
+/// A pack's tasks (only `task` when given) and a booted harness to run them on.
+async fn tasks_and_harness(
+    config: &Config,
+    dir: &Path,
+    pack: &str,
+    task: Option<&str>,
+) -> Result<(Vec<crate::task::Task>, Harness), SelfTestError> {
+    let mut tasks = crate::task::load_dir(dir).map_err(SelfTestError::failed)?;
+    if let Some(id) = task {
+        tasks.retain(|t| t.id() == id);
+        if tasks.is_empty() {
+            return Err(SelfTestError::Invalid(format!(
+                "pack {pack:?} has no task {id:?}"
+            )));
+        }
+    }
+    if let Some(why) = unavailable(config) {
+        return Err(SelfTestError::Failed(why));
+    }
+    let h = Harness::start(config)
+        .await
+        .map_err(SelfTestError::failed)?;
+    Ok((tasks, h))
+}
+
+/// Runs every built-in exploit agent ([`crate::exploits`]) on the tasks of the pack in `dir` (or
+/// only `task`), instance seed 0; every exploit must score 0 and a task one scores on is flagged.
+pub async fn exploit_test(
+    req: SelfTestRequest<'_>,
+) -> Result<crate::exploits::ExploitReport, SelfTestError> {
+    use crate::exploits;
+    let (tasks, h) = tasks_and_harness(req.config, req.dir, req.pack, req.task).await?;
+    let mut all = exploits::ExploitReport {
+        seed: 0,
+        tasks: Vec::new(),
+        flagged: Vec::new(),
+        resistant: true,
+    };
+    (req.progress)(0, tasks.len());
+    for (i, t) in tasks.iter().enumerate() {
+        let one = exploits::selftest(&h, std::slice::from_ref(t), 0)
+            .await
+            .map_err(SelfTestError::failed)?;
+        all.flagged.extend(one.flagged);
+        all.tasks.extend(one.tasks);
+        (req.progress)(i + 1, tasks.len());
+    }
+    all.resistant = all.flagged.is_empty();
+    Ok(all)
+}
+
+/// The self-test: on every seed, the reference solution scores 100 and no known-wrong answer
+/// passes.
+async fn self_test(req: SelfTestRequest<'_>) -> Result<SelfTestReport, SelfTestError> {
+    use crate::atomic;
+    let (tasks, h) = tasks_and_harness(req.config, req.dir, req.pack, req.task).await?;
+    // One task at a time, so the progress can be told.
+    let mut report = atomic::SelftestReport {
+        tasks: Vec::new(),
+        summary: atomic::SelftestSummary {
+            tasks: 0,
+            reference_perfect: 0,
+            wrong_total: 0,
+            wrong_rejected: 0,
+        },
+    };
+    (req.progress)(0, tasks.len());
+    for (i, t) in tasks.iter().enumerate() {
+        let one = atomic::selftest(&h, std::slice::from_ref(t), req.seeds)
+            .await
+            .map_err(SelfTestError::failed)?;
+        report.summary.tasks += one.summary.tasks;
+        report.summary.reference_perfect += one.summary.reference_perfect;
+        report.summary.wrong_total += one.summary.wrong_total;
+        report.summary.wrong_rejected += one.summary.wrong_rejected;
+        report.tasks.extend(one.tasks);
+        (req.progress)(i + 1, tasks.len());
+    }
+    let mut failing = Vec::new();
+    for t in report.tasks.iter().filter(|t| !t.ok) {
+        for s in &t.seeds {
+            if s.reference.score != 100 {
+                failing.push(SelfTestFailure {
+                    task: t.id.clone(),
+                    seed: Some(s.seed),
+                    problem: format!(
+                        "the reference solution scores {} ({}){}",
+                        s.reference.score,
+                        s.reference.outcome,
+                        if s.reference.reason.is_empty() {
+                            String::new()
+                        } else {
+                            format!(": {}", s.reference.reason)
+                        }
+                    ),
+                });
+            }
+            for w in s.wrong.iter().filter(|w| w.score >= 60) {
+                failing.push(SelfTestFailure {
+                    task: t.id.clone(),
+                    seed: Some(s.seed),
+                    problem: format!(
+                        "the known-wrong answer {} ({}) scores {}, which passes",
+                        w.file, w.mistake, w.score
+                    ),
+                });
+            }
+        }
+    }
+    Ok(SelfTestReport {
+        checked: report.tasks.len(),
+        seeds: req.seeds,
+        failing,
+        not_executable: 0,
+        not_executable_examples: Vec::new(),
+        report: serde_json::to_value(&report).map_err(SelfTestError::failed)?,
+    })
 }

@@ -8,9 +8,10 @@ use std::path::Path;
 use serde_json::{json, Value};
 
 use crucible_core::plugin::{
-    BuiltinPack, Check, ContentError, Extraction, Plugin, Recognition, StudioPack,
+    BuiltinPack, Check, ContentError, Extraction, Plugin, Recognition, SelfTestError,
+    SelfTestFailure, SelfTestReport, SelfTestRequest, StudioPack,
 };
-use crucible_core::Config;
+use crucible_core::{BoxFuture, Config};
 
 use super::Registry;
 
@@ -75,6 +76,40 @@ impl Plugin for Echo {
             want.to_string(),
             got.to_string(),
         )]
+    }
+    fn self_test<'a>(
+        &'a self,
+        req: SelfTestRequest<'a>,
+    ) -> BoxFuture<'a, Result<SelfTestReport, SelfTestError>> {
+        Box::pin(async move {
+            // The reference answer (the word itself) must pass, and a wrong one ("") must not.
+            let text =
+                std::fs::read_to_string(req.dir.join(FILE)).map_err(SelfTestError::failed)?;
+            let words: Vec<&str> = text.lines().filter(|l| !l.trim().is_empty()).collect();
+            let mut failing = Vec::new();
+            for (i, w) in words.iter().enumerate() {
+                let passes = |answer: &str| {
+                    let said = self.extract(answer).map(|e| e.text).unwrap_or_default();
+                    self.checks(&json!({"word": w, "answer": said}))[0].passed
+                };
+                if !passes(w) || passes("") {
+                    failing.push(SelfTestFailure {
+                        task: format!("line {}", i + 1),
+                        seed: None,
+                        problem: format!("{w:?} is not one word"),
+                    });
+                }
+                (req.progress)(i + 1, words.len());
+            }
+            Ok(SelfTestReport {
+                checked: words.len(),
+                seeds: 1,
+                failing,
+                not_executable: 0,
+                not_executable_examples: Vec::new(),
+                report: json!({"words": words.len()}),
+            })
+        })
     }
 }
 
@@ -150,6 +185,30 @@ fn a_registered_plugin_is_listed_counted_and_read_without_naming_it_anywhere_els
     assert!(
         why.contains(r#"benchmark: "echo" is not one of questbench, intent2tx, pilot"#),
         "{why}"
+    );
+
+    // The self-test runs through the catalogue's self-test, its verdict recorded like any pack's.
+    let mut plain_pack = get("plain").clone();
+    plain_pack.hash = "h".into();
+    let rt = tokio::runtime::Builder::new_current_thread()
+        .build()
+        .unwrap();
+    let (verdict, report) = rt
+        .block_on(crate::selftest::run_in(
+            &config,
+            &reg,
+            &plain_pack,
+            1,
+            None,
+            &|_, _| {},
+        ))
+        .unwrap();
+    assert!(verdict.passed, "{verdict:?}");
+    assert_eq!((verdict.checked, report["words"].as_u64()), (3, Some(3)));
+    assert_eq!(
+        crate::selftest::verdicts(&config)["plain"].benchmark,
+        "echo",
+        "recorded in verified.json"
     );
 
     let echo = reg.get("echo").unwrap();
