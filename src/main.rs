@@ -128,11 +128,15 @@ fn main() -> Result<()> {
             Command::Sandbox(args) => cli::sandbox(&config, args).await,
             Command::Intent2tx(cmd) => cli::intent2tx(&config, cmd),
             Command::Pilot(cmd) => cli::pilot::pilot(&config, cmd),
-            Command::Tasks(cmd) if cmd.bench() == "questbench" => {
+            Command::Tasks(cmd)
+                if cmd.bench() == crucible_core::BenchmarkId::Questbench.as_str() =>
+            {
                 cli::quest(&config, cmd.to_quest()).await
             }
             Command::Tasks(cmd) => cli::pilot::tasks(&config, cmd),
-            Command::Try(args) if args.bench() == "questbench" => {
+            Command::Try(args)
+                if args.bench() == crucible_core::BenchmarkId::Questbench.as_str() =>
+            {
                 cli::quest(&config, args.to_quest()?).await
             }
             Command::Try(args) => cli::pilot::try_task(&config, args),

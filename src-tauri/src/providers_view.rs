@@ -42,23 +42,15 @@ pub struct ProvidersView {
 }
 
 fn builtin_agents() -> Vec<BuiltinAgentView> {
-    let quest = crucible_questbench::seam::AGENTS
+    crucible_catalog::plugins::Registry::builtin()
         .iter()
-        .chain(&crucible_questbench::seam::EXPLOIT_AGENTS)
-        .copied();
-    let intent = crucible_intent2tx::agents::BuiltinAgent::ALL.map(|a| a.name());
-    let pilot = crucible_pilot::agents::AgentKind::ALL.map(|a| a.as_str());
-    let all = [
-        ("questbench", quest.collect::<Vec<_>>()),
-        ("intent2tx", intent.to_vec()),
-        ("pilot", pilot.to_vec()),
-    ];
-    all.into_iter()
-        .flat_map(|(b, names)| {
-            names.into_iter().map(move |n| BuiltinAgentView {
-                benchmark: b.into(),
-                name: n.into(),
-            })
+        .flat_map(|p| {
+            p.builtin_agents()
+                .into_iter()
+                .map(move |n| BuiltinAgentView {
+                    benchmark: p.name().into(),
+                    name: n.into(),
+                })
         })
         .collect()
 }

@@ -243,7 +243,7 @@ pub fn intent2tx(config: &Config, cmd: Intent2txCmd) -> Result<()> {
                 write_jsonl(&data, &g.instances)?;
                 let mut manifest = json!({
                     "version": 1,
-                    "benchmark": "intent2tx",
+                    "benchmark": crucible_core::BenchmarkId::Intent2tx.as_str(),
                     "generator": "crucible-templates-v1",
                     "seed": seed,
                     "count": count,

@@ -1,6 +1,7 @@
 //! `crucible pilot …`, `crucible tasks … --bench pilot`, `crucible try --bench pilot`,
 //! `crucible bench pilot`: parse, call `crucible_pilot`, print.
 
+use crucible_core::BenchmarkId;
 use std::path::{Path, PathBuf};
 
 use anyhow::{bail, Context, Result};
@@ -249,17 +250,23 @@ pub struct PilotBenchArgs {
 
 /// Fails unless `bench` names a benchmark this command supports.
 fn require_pilot(bench: &str) -> Result<()> {
-    match bench {
-        "pilot" => Ok(()),
-        "questbench" | "intent2tx" => {
-            bail!("bench `{bench}` is handled before this point (internal error)")
-        }
-        other => bail!("unknown bench `{other}`; expected one of: pilot, questbench, intent2tx"),
+    match BenchmarkId::parse(bench) {
+        Some(BenchmarkId::Pilot) => Ok(()),
+        Some(_) => bail!("bench `{bench}` is handled before this point (internal error)"),
+        None => bail!(
+            "unknown bench `{bench}`; expected one of: {}",
+            BenchmarkId::ALL.map(BenchmarkId::as_str).join(", ")
+        ),
     }
 }
 
 fn library_dir(config: &Config, dir: Option<PathBuf>) -> PathBuf {
-    dir.unwrap_or_else(|| config.project_dir.join("tasks").join("pilot"))
+    dir.unwrap_or_else(|| {
+        config
+            .project_dir
+            .join("tasks")
+            .join(BenchmarkId::Pilot.as_str())
+    })
 }
 
 fn load(config: &Config, dir: Option<PathBuf>) -> Result<TaskLibrary> {
@@ -468,7 +475,7 @@ fn import_release(config: &Config, dir: &Path, name: &str) -> Result<(PathBuf, T
         .unwrap_or_default();
     let manifest = json!({
         "name": name,
-        "benchmark": "pilot",
+        "benchmark": BenchmarkId::Pilot.as_str(),
         "description": format!("PILOT-Bench public release: {} tasks ({} variants: {}) with the release's own tool registry", lib.tasks.len(), variants.len(), variants.join(", ")),
         "source": dir.display().to_string(),
     });
@@ -492,7 +499,7 @@ pub fn tasks(config: &Config, cmd: TasksCmd) -> Result<()> {
             tasks_dir,
             json: j,
         } => {
-            if bench == "intent2tx" {
+            if bench == BenchmarkId::Intent2tx.as_str() {
                 return super::intent::tasks_list(tasks_dir.as_deref(), j);
             }
             require_pilot(&bench)?;
@@ -525,7 +532,7 @@ pub fn tasks(config: &Config, cmd: TasksCmd) -> Result<()> {
             json: j,
             ..
         } => {
-            if bench == "intent2tx" {
+            if bench == BenchmarkId::Intent2tx.as_str() {
                 return super::intent::tasks_preview(tasks_dir.as_deref(), &task, prompt_set, j);
             }
             require_pilot(&bench)?;
@@ -658,7 +665,7 @@ fn type_name(v: &Value) -> &'static str {
 
 /// Handles `crucible try`.
 pub fn try_task(config: &Config, args: TryArgs) -> Result<()> {
-    if args.bench == "intent2tx" {
+    if args.bench == BenchmarkId::Intent2tx.as_str() {
         let instance = args
             .instance
             .as_deref()

@@ -706,6 +706,16 @@ pub fn bench(args: BenchReportArgs) -> Result<()> {
     let t = Instant::now();
     let csv = export::write_all(&r, &ds, export::Format::Csv, tmp.path())?;
     let export_ms = ms(t);
+    let mut tables = serde_json::Map::new();
+    for (b, t) in [
+        (crucible_core::BenchmarkId::Questbench, quest_ms),
+        (crucible_core::BenchmarkId::Intent2tx, intent_ms),
+        (crucible_core::BenchmarkId::Pilot, pilot_ms),
+    ] {
+        tables.insert(b.as_str().into(), json!(t));
+    }
+    tables.insert("profile_cost".into(), json!(profile_ms));
+    tables.insert("total".into(), json!(tables_ms));
     let v: Value = json!({
         "samples": ds.samples.len(),
         "models": args.models,
@@ -713,7 +723,7 @@ pub fn bench(args: BenchReportArgs) -> Result<()> {
         "seed": args.seed,
         "build": if cfg!(debug_assertions) { "debug" } else { "release" },
         "generate_ms": generate_ms,
-        "tables_ms": {"questbench": quest_ms, "intent2tx": intent_ms, "pilot": pilot_ms, "profile_cost": profile_ms, "total": tables_ms},
+        "tables_ms": tables,
         "charts_ms": charts,
         "max_chart_ms": max_chart,
         "export_csv_ms": export_ms,

@@ -885,7 +885,7 @@ pub async fn runs(config: &Config, cmd: RunsCmd) -> Result<()> {
                            "truncated_calls": calls.truncated_calls});
                     // PILOT-Bench: every tool call; a real-tool sample also names its pack and
                     // fault mode, and each call its server and whether the fault was injected.
-                    if s.benchmark == "pilot" {
+                    if s.benchmark == crucible_core::BenchmarkId::Pilot.as_str() {
                         let d: serde_json::Value =
                             serde_json::from_str(&s.details).unwrap_or_default();
                         if let Some(calls) = d["calls"].as_array() {

@@ -413,29 +413,7 @@ const BENCH_NAMES: [(&str, &str); 3] = [
 /// Benchmark-name literals per file today (non-test code outside `crates/core` and the
 /// benchmark's own crate). The goal (issue 44) is none: a benchmark's name belongs to
 /// `BenchmarkId` and the benchmark's crate. A number may only go down; lower it when it does.
-const BENCH_NAME_CEILINGS: &[(&str, usize)] = &[
-    ("crates/bench/src/inspect.rs", 2),
-    ("crates/bench/src/orchestrator.rs", 1),
-    ("crates/bench/src/store.rs", 1),
-    ("crates/bench/src/throughput.rs", 3),
-    ("crates/catalog/src/catalog.rs", 22),
-    ("crates/report/src/dataset.rs", 1),
-    ("crates/run/src/preset.rs", 4),
-    ("crates/run/src/spec.rs", 5),
-    ("crates/views/src/console/plan.rs", 7),
-    ("crates/views/src/perf_hook.rs", 1),
-    ("crates/views/src/results/ceilings.rs", 1),
-    ("crates/views/src/studio/catalogue.rs", 7),
-    ("crates/views/src/studio/copy.rs", 2),
-    ("crates/views/src/studio/save.rs", 3),
-    ("crates/views/src/studio/wizard.rs", 1),
-    ("src-tauri/src/providers_view.rs", 3),
-    ("src/cli/intent.rs", 1),
-    ("src/cli/pilot.rs", 8),
-    ("src/cli/report.rs", 3),
-    ("src/cli/runs.rs", 1),
-    ("src/main.rs", 2),
-];
+const BENCH_NAME_CEILINGS: &[(&str, usize)] = &[];
 
 /// Where `text` (a Rust file at `rel`) names a benchmark by a literal outside its own crate, in
 /// non-test code: (line, literal). Test code is exempt — tests name what they run — so files

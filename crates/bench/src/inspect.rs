@@ -1,5 +1,6 @@
 //! `crucible bench inspect`: the reviewer's sample actions timed on a seeded synthetic store.
 
+use crucible_core::BenchmarkId;
 use serde::Serialize;
 
 use crucible_core::Scoring;
@@ -79,7 +80,7 @@ pub async fn bench(
         "const amount = parseUnits(\"1.5\", 18); // send\n".repeat(220_000)
     );
     let huge = store
-        .copy_sample_with_answer(&run, "questbench", "-10mb", &answer)
+        .copy_sample_with_answer(&run, BenchmarkId::Questbench.as_str(), "-10mb", &answer)
         .await?;
     store.close().await;
     let ex = Explorer::open(&db)
@@ -89,7 +90,9 @@ pub async fn bench(
         .store()
         .sqlite()
         .ok_or_else(|| bad("the bench store", &"not a file"))?;
-    let names = file.sample_models(&run, "questbench", 2).await?;
+    let names = file
+        .sample_models(&run, BenchmarkId::Questbench.as_str(), 2)
+        .await?;
     let [a, b] = [0, 1].map(|i| names.get(i).cloned().unwrap_or_default());
     let mut times = Vec::new();
     let mut pairs = 0;

@@ -4,6 +4,7 @@
 //! benchmark, so the figure is orchestration's own cost and not a benchmark's prompt building or
 //! scoring; only the model server is the in-process loopback.
 
+use crucible_core::BenchmarkId;
 use std::time::{Duration, Instant};
 
 use serde::Serialize;
@@ -333,7 +334,7 @@ async fn pilot_under(
         .await
         .map_err(bench_err)?;
     let mut s = RunSpec::new(
-        vec!["pilot".into()],
+        vec![BenchmarkId::Pilot.as_str().into()],
         vec!["openai-compatible:faults".into()],
     );
     s.base_url = Some(server.base_url());

@@ -1,6 +1,7 @@
 //! `crucible bench store`: how fast the store writes samples — bulk (many rows per transaction,
 //! as an import does) and one transaction per sample with its events (as a run does).
 
+use crucible_core::BenchmarkId;
 use std::path::Path;
 use std::time::Instant;
 
@@ -33,7 +34,7 @@ pub(crate) fn sample(run: &str, i: usize) -> NewSample {
     NewSample {
         row: SampleRow {
             run_id: run.into(),
-            benchmark: "pilot".into(),
+            benchmark: BenchmarkId::Pilot.as_str().into(),
             model: "builtin:reference".into(),
             instance: format!("task_{:06}#optimal", i),
             task: format!("task_{:06}", i),

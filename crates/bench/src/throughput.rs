@@ -10,6 +10,7 @@
 //! other, `latency` each) on `concurrency` slots with zero chain time — at least the longest
 //! sample's calls and at least all calls ÷ concurrency, whichever is longer.
 
+use crucible_core::BenchmarkId;
 use std::collections::HashMap;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::Arc;
@@ -255,8 +256,8 @@ async fn one(
         .iter()
         .filter(|(_, s)| {
             let d: serde_json::Value = serde_json::from_str(&s.details).unwrap_or_default();
-            match benchmark {
-                "intent2tx" => !d["execution"].is_null(),
+            match BenchmarkId::parse(benchmark) {
+                Some(BenchmarkId::Intent2tx) => !d["execution"].is_null(),
                 _ => true,
             }
         })
@@ -289,20 +290,32 @@ pub async fn chain(config: &Config, opts: &ChainOptions) -> Result<ChainFigures,
     if opts.quest_tasks != Some(0) {
         let limit = opts.quest_tasks;
         runs.push(
-            one(&config, &store, opts, "questbench", |s| {
-                s.limit = limit;
-            })
+            one(
+                &config,
+                &store,
+                opts,
+                BenchmarkId::Questbench.as_str(),
+                |s| {
+                    s.limit = limit;
+                },
+            )
             .await?,
         );
     }
     if opts.intent_instances > 0 {
         let n = opts.intent_instances;
         runs.push(
-            one(&config, &store, opts, "intent2tx", |s| {
-                s.limit = Some(n);
-                s.prompt_types = vec!["direct".into()];
-                s.intent_execute = true;
-            })
+            one(
+                &config,
+                &store,
+                opts,
+                BenchmarkId::Intent2tx.as_str(),
+                |s| {
+                    s.limit = Some(n);
+                    s.prompt_types = vec!["direct".into()];
+                    s.intent_execute = true;
+                },
+            )
             .await?,
         );
     }

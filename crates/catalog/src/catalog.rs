@@ -11,7 +11,7 @@ use std::sync::Arc;
 
 use crucible_chain::pool::{BootNode, ChainWorkers, Load, NodePool};
 use crucible_core::Config;
-use crucible_core::{BenchError, Benchmark, BoxFuture, PromptSet};
+use crucible_core::{BenchError, Benchmark, BenchmarkId, BoxFuture, PromptSet};
 use crucible_intent2tx::metrics::MetricMode;
 use crucible_intent2tx::seam::ExecutorPool;
 use crucible_intent2tx::seam::IntentBench;
@@ -52,7 +52,7 @@ pub struct Catalog {
     pilot_real: Option<(Arc<RealToolSet>, String)>,
     pilot_faults: FaultMode,
     pilot_protocol: ToolProtocol,
-    shared: BTreeMap<&'static str, Arc<dyn Benchmark>>,
+    shared: BTreeMap<BenchmarkId, Arc<dyn Benchmark>>,
     /// Fork mode: the chain benchmarks boot on this fork instead of the offline universe.
     fork: Option<crucible_chain::fork::ForkTarget>,
     /// Chain workers and nodes per chain benchmark.
@@ -214,13 +214,15 @@ impl Catalog {
             chain: tokio::sync::OnceCell::new(),
         };
         for b in benchmarks {
-            match b.as_str() {
-                "questbench" => c.quest_tasks = Some(quest_tasks(config)?),
-                "intent2tx" => {
+            let id = BenchmarkId::parse(b)
+                .ok_or_else(|| RunError::Spec(format!("unknown benchmark {b:?}")))?;
+            match id {
+                BenchmarkId::Questbench => c.quest_tasks = Some(quest_tasks(config)?),
+                BenchmarkId::Intent2tx => {
                     let (d, p) = intent_instances(config)?;
                     if !intent_execute {
                         c.shared.insert(
-                            "intent2tx",
+                            BenchmarkId::Intent2tx,
                             Arc::new(IntentBench::new(
                                 d.clone(),
                                 p.clone(),
@@ -230,14 +232,15 @@ impl Catalog {
                     }
                     c.intent_data = Some((d, p));
                 }
-                "pilot" => {
+                BenchmarkId::Pilot => {
                     let lib = pilot_library(config)?;
                     let engine = Arc::new(Engine::new(lib));
-                    c.shared
-                        .insert("pilot", Arc::new(PilotBench::shared(engine.clone())));
+                    c.shared.insert(
+                        BenchmarkId::Pilot,
+                        Arc::new(PilotBench::shared(engine.clone())),
+                    );
                     c.pilot = Some(engine);
                 }
-                other => return Err(RunError::Spec(format!("unknown benchmark {other:?}"))),
             }
         }
         Ok(c)
@@ -338,7 +341,7 @@ impl Catalog {
         }
         if let (Some((d, p)), false) = (&self.intent_data, self.intent_execute) {
             self.shared.insert(
-                "intent2tx",
+                BenchmarkId::Intent2tx,
                 Arc::new(
                     IntentBench::new(d.clone(), p.clone(), AddressBook::builtin())
                         .with_metric_mode(self.intent_metrics)
@@ -361,7 +364,7 @@ impl Catalog {
         })?;
         if let Some(engine) = &self.pilot {
             self.shared.insert(
-                "pilot",
+                BenchmarkId::Pilot,
                 Arc::new(
                     PilotBench::shared(engine.clone())
                         .with_prompt_set(self.prompt_set)
@@ -379,7 +382,7 @@ impl Catalog {
                     .map_err(|e| RunError::Spec(e.to_string()))?;
             }
             self.shared.insert(
-                "pilot",
+                BenchmarkId::Pilot,
                 Arc::new(
                     RealToolBench::new(set.clone(), install)
                         .with_faults(self.pilot_faults)
@@ -400,7 +403,7 @@ impl Catalog {
         let (d, p) = intent_dataset(&self.config, name, pool)?;
         if !self.intent_execute {
             self.shared.insert(
-                "intent2tx",
+                BenchmarkId::Intent2tx,
                 Arc::new(IntentBench::new(
                     d.clone(),
                     p.clone(),
@@ -548,18 +551,23 @@ impl Catalog {
 
 impl Benchmarks for Catalog {
     fn needs_chain(&self, benchmark: &str) -> bool {
-        benchmark == "questbench" || (benchmark == "intent2tx" && self.intent_execute)
+        match BenchmarkId::parse(benchmark) {
+            Some(BenchmarkId::Questbench) => true,
+            Some(BenchmarkId::Intent2tx) => self.intent_execute,
+            _ => false,
+        }
     }
 
     fn benchmark(&self, benchmark: &str) -> Option<Arc<dyn Benchmark>> {
-        if let Some(b) = self.shared.get(benchmark) {
+        let id = BenchmarkId::parse(benchmark)?;
+        if let Some(b) = self.shared.get(&id) {
             return Some(Arc::clone(b));
         }
         let set = self.chain.get()?;
-        match benchmark {
-            "questbench" => set.quest.as_ref().map(|(b, _)| Arc::clone(b)),
-            "intent2tx" => set.intent.as_ref().map(|(b, _)| Arc::clone(b)),
-            _ => None,
+        match id {
+            BenchmarkId::Questbench => set.quest.as_ref().map(|(b, _)| Arc::clone(b)),
+            BenchmarkId::Intent2tx => set.intent.as_ref().map(|(b, _)| Arc::clone(b)),
+            BenchmarkId::Pilot => None,
         }
     }
 
@@ -637,8 +645,10 @@ pub fn pack_content(
         ));
     }
     let content = |dir: &Path, m: String| ContentError::at(dir)(m);
-    match benchmark {
-        "questbench" => {
+    let id = BenchmarkId::parse(benchmark)
+        .ok_or_else(|| RunError::Spec(format!("unknown benchmark {benchmark:?}")))?;
+    match id {
+        BenchmarkId::Questbench => {
             let mut all: Vec<Task> = Vec::new();
             for (_, dir) in &dirs {
                 for t in load_dir(dir).map_err(|e| content(dir, e.to_string()))? {
@@ -655,7 +665,7 @@ pub fn pack_content(
             }
             Ok(PackContent::Quest(all))
         }
-        "intent2tx" => {
+        BenchmarkId::Intent2tx => {
             let mut all: Vec<Instance> = Vec::new();
             let mut pool: Vec<Instance> = Vec::new();
             let mut origin: BTreeMap<String, PathBuf> = BTreeMap::new();
@@ -693,7 +703,7 @@ pub fn pack_content(
             }
             Ok(PackContent::Intent(all, pool))
         }
-        "pilot" => match dirs.as_slice() {
+        BenchmarkId::Pilot => match dirs.as_slice() {
             [(name, dir)] if is_real_pilot_pack(dir) => Ok(PackContent::PilotReal(
                 RealToolSet::load(dir).map_err(|e| content(dir, e.to_string()))?,
                 name.to_string(),
@@ -706,7 +716,6 @@ pub fn pack_content(
                 packs.len()
             ))),
         },
-        other => Err(RunError::Spec(format!("unknown benchmark {other:?}"))),
     }
 }
 
@@ -725,7 +734,7 @@ pub fn replays_real_tools(config: &Config, spec: &RunSpec) -> bool {
     let packs: Vec<&crucible_run::PackRef> = spec
         .packs
         .iter()
-        .filter(|p| p.benchmark == "pilot")
+        .filter(|p| p.benchmark == BenchmarkId::Pilot.as_str())
         .collect();
     match packs.as_slice() {
         [] => false,
@@ -781,10 +790,10 @@ pub fn select_demo_quest(
     spec: &mut RunSpec,
     composites: usize,
 ) -> Result<(), RunError> {
-    if !spec.benchmarks.iter().any(|b| b == "questbench") {
+    if !spec.runs(BenchmarkId::Questbench) {
         return Ok(());
     }
-    let c = Catalog::load(config, &["questbench".to_string()], false)?;
+    let c = Catalog::load(config, &[BenchmarkId::Questbench.as_str().into()], false)?;
     let limit = spec.limit.unwrap_or(usize::MAX).min(c.quest_ids().len());
     spec.quest_tasks = demo_quest_ids(&c.quest_ids(), limit, composites);
     Ok(())
@@ -801,7 +810,10 @@ pub fn quest_unavailable(config: &Config) -> Option<String> {
 /// not)`. Cheap (file checks only): the UI shows it next to the demo button.
 pub fn app_demo_choice(config: &Config) -> (Vec<String>, Vec<String>, Option<String>) {
     let why_not = quest_unavailable(config);
-    let mut benchmarks = vec!["intent2tx".to_string(), "pilot".to_string()];
+    let mut benchmarks = vec![
+        BenchmarkId::Intent2tx.as_str().to_string(),
+        BenchmarkId::Pilot.as_str().to_string(),
+    ];
     let mut models: Vec<String> = [
         "builtin:reference",
         "builtin:wrong-contract",
@@ -812,7 +824,7 @@ pub fn app_demo_choice(config: &Config) -> (Vec<String>, Vec<String>, Option<Str
     .map(String::from)
     .to_vec();
     if why_not.is_none() {
-        benchmarks.insert(0, "questbench".into());
+        benchmarks.insert(0, BenchmarkId::Questbench.as_str().into());
         models.push("builtin:known-wrong".into());
     }
     (benchmarks, models, why_not)

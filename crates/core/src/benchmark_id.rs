@@ -23,7 +23,7 @@ impl BenchmarkId {
 
     /// The stored name (`questbench`, `intent2tx`, `pilot`): `samples.benchmark`,
     /// [`crate::Benchmark::name`], `--bench`.
-    pub fn as_str(self) -> &'static str {
+    pub const fn as_str(self) -> &'static str {
         match self {
             Self::Questbench => "questbench",
             Self::Intent2tx => "intent2tx",
@@ -32,7 +32,7 @@ impl BenchmarkId {
     }
 
     /// The benchmark's published name, for people (`EVM-QuestBench`, `Intent2Tx`, `PILOT-Bench`).
-    pub fn label(self) -> &'static str {
+    pub const fn label(self) -> &'static str {
         match self {
             Self::Questbench => "EVM-QuestBench",
             Self::Intent2tx => "Intent2Tx",

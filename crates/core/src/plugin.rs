@@ -262,6 +262,8 @@ pub trait Plugin: Send + Sync {
     fn name(&self) -> &'static str;
     /// The published name, for people.
     fn label(&self) -> &'static str;
+    /// The names of the built-in agents (`builtin:NAME`), for the Providers page.
+    fn builtin_agents(&self) -> Vec<&'static str>;
     /// The packs shipped in the project's `tasks/`, the default one first.
     fn builtin_packs(&self) -> &'static [BuiltinPack];
     /// Whether `dir` (a pack folder whose `pack.json` names no benchmark) holds this

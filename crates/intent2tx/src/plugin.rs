@@ -42,6 +42,10 @@ impl Plugin for IntentPlugin {
         BenchmarkId::Intent2tx.label()
     }
 
+    fn builtin_agents(&self) -> Vec<&'static str> {
+        crate::agents::BuiltinAgent::ALL.map(|a| a.name()).to_vec()
+    }
+
     fn builtin_packs(&self) -> &'static [BuiltinPack] {
         BUILTIN
     }

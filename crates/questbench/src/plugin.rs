@@ -51,6 +51,15 @@ impl Plugin for QuestPlugin {
         BenchmarkId::Questbench.label()
     }
 
+    fn builtin_agents(&self) -> Vec<&'static str> {
+        let exploits = crate::seam::EXPLOIT_AGENTS.iter();
+        crate::seam::AGENTS
+            .iter()
+            .chain(exploits)
+            .copied()
+            .collect()
+    }
+
     fn builtin_packs(&self) -> &'static [BuiltinPack] {
         BUILTIN
     }

@@ -517,7 +517,7 @@ impl Dataset {
             store
                 .report_rows(run, |id, row| {
                     if intent != IntentMetrics::Stored
-                        && row.benchmark == "intent2tx"
+                        && row.benchmark == crucible_core::BenchmarkId::Intent2tx.as_str()
                         && intent_metrics_of(row.metrics, intent).is_none()
                     {
                         lacking.push(ri as u32);

@@ -18,6 +18,7 @@
 //! default, and `run_models.spec` records what each model ran with. Intent2Tx and PILOT-Bench
 //! state no decoding temperature: their paper runs leave it to the provider.
 
+use crucible_core::BenchmarkId;
 use serde::Serialize;
 use ts_rs::TS;
 
@@ -41,18 +42,18 @@ pub const PRESETS: [&str; 1] = ["paper"];
 
 /// The paper protocol's rounds of a benchmark.
 fn paper_rounds(benchmark: &str) -> u32 {
-    match benchmark {
-        "questbench" => 5,
+    match BenchmarkId::parse(benchmark) {
+        Some(BenchmarkId::Questbench) => 5,
         _ => 1,
     }
 }
 
 fn paper_summary(benchmark: &str) -> &'static str {
-    match benchmark {
-        "questbench" => {
+    match BenchmarkId::parse(benchmark) {
+        Some(BenchmarkId::Questbench) => {
             "all 107 tasks, 5 rounds (avg@5), paper prompts and paper scoring (transfers within 1 %), temperature 0.7 where the model accepts one"
         }
-        "intent2tx" => {
+        Some(BenchmarkId::Intent2tx) => {
             "the paper-shaped 1,145-instance test set, direct and retrieval (top 3 by Jaccard over ground-truth contract-function pairs), paper prompts, the authors' metric code, executed on the chain"
         }
         _ => "all tasks under the baseline, chain-of-thought, optimal and flawed prompts, paper prompts",
@@ -65,7 +66,10 @@ pub const QUESTBENCH_PAPER_TEMPERATURE: f64 = 0.7;
 /// The temperature the run's preset sets on provider models that leave it unset, if any.
 pub(crate) fn temperature(spec: &RunSpec) -> Option<f64> {
     (spec.preset.as_deref() == Some("paper")
-        && spec.expanded_benchmarks().iter().any(|b| b == "questbench"))
+        && spec
+            .expanded_benchmarks()
+            .iter()
+            .any(|b| b == BenchmarkId::Questbench.as_str()))
     .then_some(QUESTBENCH_PAPER_TEMPERATURE)
 }
 

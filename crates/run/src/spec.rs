@@ -2,6 +2,7 @@
 //! round, each with a sample seed derived from the run seed, the benchmark, the instance and the
 //! round only — so a resumed run, a re-run and every model see the same instances and faults.
 
+use crucible_core::BenchmarkId;
 use std::collections::{BTreeMap, BTreeSet};
 
 use serde::{Deserialize, Serialize};
@@ -12,7 +13,11 @@ use crucible_core::{Benchmark, InstanceMeta, PromptSet};
 use super::RunError;
 
 /// The benchmarks a run can name, in the order `all` runs them.
-pub const BENCHMARKS: [&str; 3] = ["questbench", "intent2tx", "pilot"];
+pub const BENCHMARKS: [&str; 3] = [
+    BenchmarkId::Questbench.as_str(),
+    BenchmarkId::Intent2tx.as_str(),
+    BenchmarkId::Pilot.as_str(),
+];
 
 /// Model calls in flight by default: sized for API models, whose latency (seconds), not the
 /// machine, bounds a run.
@@ -413,6 +418,11 @@ impl RunSpec {
             .map_err(|e| RunError::Spec(e.to_string()))
     }
 
+    /// Whether the run's benchmarks (as listed: `all` is not expanded) include `b`.
+    pub fn runs(&self, b: BenchmarkId) -> bool {
+        self.benchmarks.iter().any(|n| n == b.as_str())
+    }
+
     /// The rounds of `benchmark`: its own when the spec sets one, else `rounds`.
     pub fn rounds_of(&self, benchmark: &str) -> u32 {
         self.rounds_by_benchmark
@@ -689,8 +699,8 @@ impl RunSpec {
     /// its chain id: 56 when QuestBench runs, 1 when Intent2Tx executes; both at once is an
     /// error (one RPC serves one chain), and so is a fork with no chain benchmark.
     fn validate_fork(&mut self) -> Result<(), RunError> {
-        let quest = self.benchmarks.iter().any(|b| b == "questbench");
-        let intent = self.intent_execute && self.benchmarks.iter().any(|b| b == "intent2tx");
+        let quest = self.runs(BenchmarkId::Questbench);
+        let intent = self.intent_execute && self.runs(BenchmarkId::Intent2tx);
         let Some(fork) = &mut self.fork else {
             return Ok(());
         };

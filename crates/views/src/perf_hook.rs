@@ -88,7 +88,10 @@ pub fn read_marks(path: &Path) -> Vec<PerfMark> {
 /// model calls) with one provider model against `base_url`, 32 samples in flight, no response
 /// cache (every sample makes its calls), `limit` tasks × 4 prompt types.
 pub fn perf_run_spec(base_url: &str, limit: usize) -> RunSpec {
-    let mut s = RunSpec::new(vec!["pilot".into()], vec![PERF_MODEL.into()]);
+    let mut s = RunSpec::new(
+        vec![crucible_core::BenchmarkId::Pilot.as_str().into()],
+        vec![PERF_MODEL.into()],
+    );
     s.base_url = Some(base_url.to_string());
     s.limit = Some(limit);
     s.concurrency = PERF_CONCURRENCY;

@@ -27,6 +27,9 @@ impl Plugin for Echo {
     fn label(&self) -> &'static str {
         "Echo"
     }
+    fn builtin_agents(&self) -> Vec<&'static str> {
+        vec!["parrot"]
+    }
     fn builtin_packs(&self) -> &'static [BuiltinPack] {
         &[BuiltinPack {
             name: "builtin-echo",

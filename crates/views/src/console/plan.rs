@@ -2,6 +2,7 @@
 //! its cost and duration estimated from previous runs ([`estimate`], [`History`]).
 
 use super::*;
+use crucible_core::BenchmarkId;
 
 /// Samples of one benchmark in a plan.
 #[derive(Debug, Clone, PartialEq, Serialize, TS)]
@@ -95,9 +96,8 @@ pub struct SchedulingPlan {
 impl SchedulingPlan {
     /// The scheduling of `spec` on this machine.
     pub fn of(spec: &RunSpec) -> Self {
-        let quest = spec.benchmarks.iter().any(|b| b == "questbench");
-        let chain =
-            quest || (spec.intent_execute && spec.benchmarks.iter().any(|b| b == "intent2tx"));
+        let quest = spec.runs(BenchmarkId::Questbench);
+        let chain = quest || (spec.intent_execute && spec.runs(BenchmarkId::Intent2tx));
         let sizing = crucible_run::ChainSizing::for_spec(spec);
         let plural = |n: usize| if n == 1 { "" } else { "s" };
         let mut summary = format!(
@@ -351,7 +351,7 @@ fn instances_per_benchmark(
     let shared: Vec<String> = spec
         .benchmarks
         .iter()
-        .filter(|b| b.as_str() != "questbench")
+        .filter(|b| b.as_str() != BenchmarkId::Questbench.as_str())
         .cloned()
         .collect();
     let catalog = if spec.packs.is_empty() {
@@ -365,7 +365,8 @@ fn instances_per_benchmark(
         let mut s = spec.clone();
         s.benchmarks = shared.clone();
         s.intent_execute = false;
-        s.packs.retain(|p| p.benchmark != "questbench");
+        s.packs
+            .retain(|p| p.benchmark != BenchmarkId::Questbench.as_str());
         crucible_catalog::Catalog::load_spec_with(config, &s, false)
             .map_err(|e| form_err("packs", e.to_string()))?
     };
@@ -373,13 +374,13 @@ fn instances_per_benchmark(
     // Every instance's grouping data, to check the task filters against (as `run::plan` does).
     let mut metas = Vec::new();
     for b in &spec.benchmarks {
-        if b == "questbench" {
+        let id = BenchmarkId::parse(b);
+        if id == Some(BenchmarkId::Questbench) {
             let tasks = if spec.packs.is_empty() {
-                let dir = config.project_dir.join("tasks/questbench");
-                crucible_questbench::task::load_dir(&dir)
-                    .map_err(|e| form_err("benchmarks", format!("{}: {e}", dir.display())))?
+                crucible_catalog::quest_tasks(config)
+                    .map_err(|e| form_err("benchmarks", e.to_string()))?
             } else {
-                match crucible_catalog::pack_content(config, spec, "questbench", false)
+                match crucible_catalog::pack_content(config, spec, b, false)
                     .map_err(|e| form_err("packs", e.to_string()))?
                 {
                     crucible_catalog::PackContent::Quest(t) => t,
@@ -445,18 +446,20 @@ fn instances_per_benchmark(
             let selected = crucible_run::spec::select(bench.as_ref(), spec).map_err(err)?;
             // On a fork every called contract is expected there: only the offline universe
             // sets instances aside.
-            let offline = if b == "intent2tx" && spec.intent_execute && spec.fork.is_none() {
-                let tasks: std::collections::BTreeSet<&str> =
-                    selected.iter().map(|(_, m)| m.task.as_str()).collect();
-                catalog
-                    .intent_not_executable()
-                    .into_iter()
-                    .filter(|(id, _)| tasks.contains(id.as_str()))
-                    .map(|(id, why)| format!("{id}: {why}"))
-                    .collect()
-            } else {
-                Vec::new()
-            };
+            let offline =
+                if id == Some(BenchmarkId::Intent2tx) && spec.intent_execute && spec.fork.is_none()
+                {
+                    let tasks: std::collections::BTreeSet<&str> =
+                        selected.iter().map(|(_, m)| m.task.as_str()).collect();
+                    catalog
+                        .intent_not_executable()
+                        .into_iter()
+                        .filter(|(id, _)| tasks.contains(id.as_str()))
+                        .map(|(id, why)| format!("{id}: {why}"))
+                        .collect()
+                } else {
+                    Vec::new()
+                };
             out.push((
                 b.clone(),
                 selected.len() as u32,

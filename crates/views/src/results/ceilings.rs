@@ -39,7 +39,10 @@ pub fn pilot_ceilings(config: &Config, ds: &Dataset) -> HashMap<String, f64> {
 /// The PILOT library files' sizes and modification times: the key under which solved ceilings
 /// are saved (a changed library solves again).
 fn library_stamp(config: &Config) -> String {
-    let dir = config.project_dir.join("tasks").join("pilot");
+    let dir = config
+        .project_dir
+        .join("tasks")
+        .join(crucible_core::BenchmarkId::Pilot.as_str());
     ["registry.json", "tasks.jsonl"]
         .iter()
         .map(|f| match std::fs::metadata(dir.join(f)) {

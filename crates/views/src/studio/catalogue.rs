@@ -3,6 +3,7 @@
 //! datasets, the PILOT-Bench library, lookups by id and the detail view of one task. It only
 //! reads; writing belongs to `save` and `wizard`.
 
+use crucible_core::BenchmarkId;
 use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
 
@@ -74,11 +75,19 @@ pub fn user_dir(config: &Config) -> PathBuf {
     config.data_dir.join("tasks")
 }
 
+/// The studio's folder of benchmark `b` (`<user>/<benchmark>`).
+pub(super) fn bench_user_dir(config: &Config, b: BenchmarkId) -> PathBuf {
+    user_dir(config).join(b.as_str())
+}
+
 /// The QuestBench task directories, project first.
 pub(super) fn quest_dirs(config: &Config) -> [(Origin, PathBuf); 2] {
     [
         (Origin::Project, config.project_dir.join("tasks/questbench")),
-        (Origin::User, user_dir(config).join("questbench")),
+        (
+            Origin::User,
+            bench_user_dir(config, BenchmarkId::Questbench),
+        ),
     ]
 }
 
@@ -153,7 +162,7 @@ fn intent_files(config: &Config) -> Vec<(Origin, PathBuf)> {
             .project_dir
             .join("tasks/intent2tx/default/instances.jsonl"),
     )];
-    if let Ok(rd) = std::fs::read_dir(user_dir(config).join("intent2tx")) {
+    if let Ok(rd) = std::fs::read_dir(bench_user_dir(config, BenchmarkId::Intent2tx)) {
         // A pack folder (`NAME/instances.jsonl`, what the studio writes) or a loose `*.jsonl`.
         let mut files: Vec<PathBuf> = rd
             .flatten()
@@ -210,7 +219,7 @@ fn pilot_dir(config: &Config) -> PathBuf {
 /// an author saved, `<user>/pilot`) when there is one.
 fn pilot_dirs(config: &Config) -> Vec<(Origin, PathBuf)> {
     let mut dirs = vec![(Origin::Project, pilot_dir(config))];
-    let mine = user_dir(config).join("pilot");
+    let mine = bench_user_dir(config, BenchmarkId::Pilot);
     if mine.join(pilot::task::TASKS_FILE).is_file() {
         dirs.push((Origin::User, mine));
     }
@@ -234,7 +243,7 @@ fn pilot_engine_of(
     Err(last
         .map(StudioError::from)
         .unwrap_or_else(|| StudioError::UnknownTask {
-            bench: "pilot".into(),
+            bench: BenchmarkId::Pilot,
             id: id.into(),
         }))
 }
@@ -369,7 +378,7 @@ fn find_quest(config: &Config, id: &str) -> Result<(Origin, Task), StudioError> 
         .into_iter()
         .find(|(_, t)| t.spec.id == id)
         .ok_or_else(|| StudioError::UnknownTask {
-            bench: "questbench".into(),
+            bench: BenchmarkId::Questbench,
             id: id.into(),
         })
 }
@@ -386,7 +395,7 @@ pub fn intent_instance(config: &Config, id: &str) -> Result<intent::Instance, St
         .map(|(_, _, i)| i)
         .find(|i| i.id == id)
         .ok_or_else(|| StudioError::UnknownTask {
-            bench: "intent2tx".into(),
+            bench: BenchmarkId::Intent2tx,
             id: id.into(),
         })
 }
@@ -438,7 +447,7 @@ pub fn detail(config: &Config, bench: Bench, id: &str) -> Result<TaskDetail, Stu
                 .into_iter()
                 .find(|(_, _, i)| i.id == id)
                 .ok_or_else(|| StudioError::UnknownTask {
-                    bench: "intent2tx".into(),
+                    bench: BenchmarkId::Intent2tx,
                     id: id.into(),
                 })?;
             let summary = intent_summary(origin, &f, &i);

@@ -4,6 +4,7 @@
 //! solution files copied beside it, Intent2Tx and PILOT-Bench in the studio packs — under a new
 //! id when the author kept the built-in's. The edits are what is saved; nothing else changes.
 
+use crucible_core::BenchmarkId;
 use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
 
@@ -16,7 +17,7 @@ use crucible_intent2tx as intent;
 use crucible_questbench::task::{Kind, Task};
 use crucible_questbench::QuestError;
 
-use super::catalogue::{intent_instances, quest_tasks, user_dir};
+use super::catalogue::{bench_user_dir, intent_instances, quest_tasks, user_dir};
 use super::render::check_quest_text;
 use super::save::{save_intent, save_pilot, save_quest, STUDIO_PILOT_PACK};
 use super::{io_err, StudioError};
@@ -84,7 +85,7 @@ pub fn save_quest_edit(config: &Config, text: &str, from: &Path) -> Result<Saved
     let task = check_quest_text(text, from)?;
     let (all, _) = quest_tasks(config);
     let kind_dir = kind_dir(&task);
-    let dir = user_dir(config).join("questbench").join(kind_dir);
+    let dir = bench_user_dir(config, BenchmarkId::Questbench).join(kind_dir);
     let id = fresh_id(&task.spec.id, '_', |id| {
         all.iter().any(|(_, t)| t.spec.id == id)
             || dir.join(format!("{id}.json")).exists()
@@ -123,7 +124,7 @@ pub(super) fn write_copy(
     new_id: &str,
     title: Option<String>,
 ) -> Result<PathBuf, StudioError> {
-    let dir = user_dir(config).join("questbench").join(kind_dir(task));
+    let dir = bench_user_dir(config, BenchmarkId::Questbench).join(kind_dir(task));
     let dest = dir.join(format!("{new_id}.json"));
     if dest.exists() || dir.join(new_id).exists() {
         return Err(StudioError::Invalid(format!(

@@ -71,8 +71,8 @@ pub enum StudioError {
     /// No such task in the catalogue.
     #[error("unknown {bench} task {id:?}")]
     UnknownTask {
-        /// Benchmark name.
-        bench: String,
+        /// The benchmark.
+        bench: crucible_core::BenchmarkId,
         /// Task id.
         id: String,
     },

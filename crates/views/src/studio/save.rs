@@ -3,6 +3,7 @@
 //! into the user folder. Destinations outside the user task folder are refused: the project's
 //! `tasks/` (the installation or the checkout) is never written.
 
+use crucible_core::BenchmarkId;
 use std::path::{Path, PathBuf};
 
 use serde::Serialize;
@@ -13,7 +14,7 @@ use crucible_core::Config;
 use crucible_intent2tx as intent;
 use crucible_questbench::QuestError;
 
-use super::catalogue::{intent_instances, quest_dirs, quest_tasks, user_dir};
+use super::catalogue::{bench_user_dir, intent_instances, quest_dirs, quest_tasks, user_dir};
 use super::render::check_quest_text;
 use super::{io_err, StudioError};
 
@@ -136,8 +137,7 @@ pub fn import_intent(
         let (existing, _) = intent_instances(config);
         // Each import is a content pack of its own (`<user>/intent2tx/NAME/instances.jsonl`),
         // listed under its name at once: a run can name it.
-        let path = user_dir(config)
-            .join("intent2tx")
+        let path = bench_user_dir(config, BenchmarkId::Intent2tx)
             .join(name)
             .join("instances.jsonl");
         if let Some(dup) = report.instances.iter().find(|i| {
@@ -216,7 +216,7 @@ pub fn save_intent(config: &Config, text: &str, pack: &str) -> Result<PathBuf, S
             "pack name {pack:?} must be non-empty [A-Za-z0-9_-]"
         )));
     }
-    let dir = user_dir(config).join("intent2tx").join(pack);
+    let dir = bench_user_dir(config, BenchmarkId::Intent2tx).join(pack);
     let file = dir.join("instances.jsonl");
     let (existing, _) = intent_instances(config);
     if let Some((_, f, _)) = existing
@@ -245,11 +245,11 @@ pub fn save_intent(config: &Config, text: &str, pack: &str) -> Result<PathBuf, S
 }
 
 /// The studio's own PILOT-Bench pack (`<user>/pilot`: Crucible's registry and the tasks saved there).
-pub const STUDIO_PILOT_PACK: &str = "my-pilot-tasks";
+pub const STUDIO_PILOT_PACK: &str = crucible_pilot::plugin::STUDIO_PACK;
 
 /// The studio's PILOT-Bench pack folder.
 pub fn pilot_user_dir(config: &Config) -> PathBuf {
-    user_dir(config).join("pilot")
+    bench_user_dir(config, BenchmarkId::Pilot)
 }
 
 /// One PILOT-Bench task from JSON text, checked against Crucible's tool registry:

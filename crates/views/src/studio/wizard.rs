@@ -46,7 +46,7 @@ pub fn new_from_template(
         .map(|(_, t)| t)
         .find(|t| t.spec.id == template_id)
         .ok_or_else(|| StudioError::UnknownTask {
-            bench: "questbench".into(),
+            bench: crucible_core::BenchmarkId::Questbench,
             id: template_id.into(),
         })?;
     if template.spec.kind != Kind::Atomic {
