@@ -2447,7 +2447,8 @@ not_executable_examples: Array<string>,
 at: string, };
 
 /**
- * One failing case: the task (or instance), the seed where there is one, and what failed.
+ * One failing case of a pack's self-test: the task (or instance), the seed where there is one,
+ * and what failed.
  */
 export type Failing = { 
 /**

@@ -9,6 +9,7 @@
 
 pub mod capacity;
 pub mod distributed;
+mod field;
 pub mod models;
 pub mod preset;
 pub mod scheduler;
@@ -16,6 +17,7 @@ pub mod spec;
 mod versions;
 
 pub use capacity::ChainSizing;
+pub use field::SpecField;
 pub use models::{
     key_for, redact_base_url, resolve_key, resolve_models, setting_names, settle_settings,
     ModelRef, Origin,
@@ -41,6 +43,15 @@ pub enum RunError {
     /// A run spec is unusable (unknown benchmark, bad model spec, no rounds, …).
     #[error("{0}")]
     Spec(String),
+    /// A run spec's field is unusable: the message names the flag and the value, `field` says
+    /// which field (where the New run form shows it).
+    #[error("{message}")]
+    Field {
+        /// The field.
+        field: SpecField,
+        /// What is wrong, for people.
+        message: String,
+    },
     /// A spec read from a store asks for what this machine does not allow: a key sent to a URL
     /// its owner did not configure for it, a value past a hard cap, a pack path no pin makes.
     /// Nothing was sent or started.
@@ -76,6 +87,22 @@ pub enum RunError {
 }
 
 impl RunError {
+    /// A problem with `field` of a run.
+    pub fn field(field: SpecField, message: impl Into<String>) -> Self {
+        Self::Field {
+            field,
+            message: message.into(),
+        }
+    }
+
+    /// The run field the problem is about, when it is one field's.
+    pub fn spec_field(&self) -> Option<SpecField> {
+        match self {
+            Self::Field { field, .. } => Some(*field),
+            _ => None,
+        }
+    }
+
     /// True when the failure is the benchmark's infrastructure (a dead Anvil, a sandbox that
     /// would not start): restarting the worker and retrying the sample may help.
     pub fn is_infrastructure(&self) -> bool {

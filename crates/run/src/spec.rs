@@ -10,7 +10,7 @@ use sha2::{Digest, Sha256};
 
 use crucible_core::{Benchmark, InstanceMeta, PromptSet};
 
-use super::RunError;
+use super::{RunError, SpecField};
 
 /// The benchmarks a run can name, in the order `all` runs them.
 pub const BENCHMARKS: [&str; 3] = [
@@ -150,10 +150,11 @@ impl ForkSpec {
     /// name the flag and say what to change.
     pub fn new(url: &str, block: u64) -> Result<Self, RunError> {
         crucible_chain::fork::check_url(url)
-            .map_err(|e| RunError::Spec(format!("--fork-url: {e}")))?;
+            .map_err(|e| RunError::field(SpecField::ForkUrl, format!("--fork-url: {e}")))?;
         if block == 0 {
-            return Err(RunError::Spec(
-                "--fork-block must be at least 1 (the block to fork at)".into(),
+            return Err(RunError::field(
+                SpecField::ForkBlock,
+                "--fork-block must be at least 1 (the block to fork at)",
             ));
         }
         let redacted = crucible_chain::fork::redact_url(url);
@@ -414,8 +415,14 @@ impl RunSpec {
     /// The run's name and note as the store keeps them (trimmed, blank as none); a name or note
     /// the store would refuse is [`RunError::Spec`] with the store's sentence.
     pub fn notes(&self) -> Result<crucible_store::RunNotes, RunError> {
-        crucible_store::RunNotes::try_new(self.name.as_deref(), self.note.as_deref())
-            .map_err(|e| RunError::Spec(e.to_string()))
+        crucible_store::RunNotes::try_new(self.name.as_deref(), self.note.as_deref()).map_err(|e| {
+            let field = if e.field() == "note" {
+                SpecField::Note
+            } else {
+                SpecField::Name
+            };
+            RunError::field(field, e.to_string())
+        })
     }
 
     /// Whether the run's benchmarks (as listed: `all` is not expanded) include `b`.
@@ -501,15 +508,18 @@ impl RunSpec {
                     seen.sort_unstable();
                     seen.dedup();
                     seen.retain(|s| !s.is_empty());
-                    return Err(RunError::Spec(format!(
-                        "{flag} {v:?} matches no task of {}; values there: {}",
-                        self.benchmarks.join(", "),
-                        if seen.is_empty() {
-                            "none".to_string()
-                        } else {
-                            seen.join(", ")
-                        }
-                    )));
+                    return Err(RunError::field(
+                        SpecField::Filters,
+                        format!(
+                            "{flag} {v:?} matches no task of {}; values there: {}",
+                            self.benchmarks.join(", "),
+                            if seen.is_empty() {
+                                "none".to_string()
+                            } else {
+                                seen.join(", ")
+                            }
+                        ),
+                    ));
                 }
             }
         }
@@ -520,11 +530,14 @@ impl RunSpec {
                 .filter(|(_, v, _)| !v.is_empty())
                 .map(|(flag, v, _)| format!("{flag} {}", v.join(",")))
                 .collect();
-            return Err(RunError::Spec(format!(
-                "the filters {} together match no task of {}",
-                named.join(" "),
-                self.benchmarks.join(", ")
-            )));
+            return Err(RunError::field(
+                SpecField::Filters,
+                format!(
+                    "the filters {} together match no task of {}",
+                    named.join(" "),
+                    self.benchmarks.join(", ")
+                ),
+            ));
         }
         Ok(())
     }
@@ -546,59 +559,85 @@ impl RunSpec {
             } else if known.is_empty() && !b.is_empty() || known.contains(&b) {
                 benches.push(b.to_string());
             } else {
-                return Err(RunError::Spec(format!(
-                    "unknown benchmark {b:?}; expected one of: questbench, intent2tx, pilot, all"
-                )));
+                return Err(RunError::field(
+                    SpecField::Benchmarks,
+                    format!(
+                        "unknown benchmark {b:?}; expected one of: {}, all",
+                        BENCHMARKS.join(", ")
+                    ),
+                ));
             }
         }
         let mut seen = BTreeSet::new();
         benches.retain(|b| seen.insert(b.clone()));
         if benches.is_empty() {
-            return Err(RunError::Spec("no benchmark given (--bench)".into()));
+            return Err(RunError::field(
+                SpecField::Benchmarks,
+                "no benchmark given (--bench)",
+            ));
         }
         self.benchmarks = benches;
         self.notes()?;
         let mut seen = BTreeSet::new();
         self.models.retain(|m| seen.insert(m.clone()));
         if self.models.is_empty() {
-            return Err(RunError::Spec("no model given (--model)".into()));
+            return Err(RunError::field(
+                SpecField::Models,
+                "no model given (--model)",
+            ));
         }
         if let Some(m) = self.endpoints.keys().find(|m| !self.models.contains(m)) {
-            return Err(RunError::Spec(format!(
-                "an endpoint is given for {m:?}, which is not one of the run's models"
-            )));
+            return Err(RunError::field(
+                SpecField::Models,
+                format!("an endpoint is given for {m:?}, which is not one of the run's models"),
+            ));
         }
         if let Some(m) = self.endpoints.keys().find(|m| m.starts_with("builtin:")) {
-            return Err(RunError::Spec(format!(
-                "{m:?} is a built-in agent; it has no provider endpoint"
-            )));
+            return Err(RunError::field(
+                SpecField::Models,
+                format!("{m:?} is a built-in agent; it has no provider endpoint"),
+            ));
         }
         if self.rounds == 0 || self.rounds_by_benchmark.values().any(|r| *r == 0) {
-            return Err(RunError::Spec("--rounds must be at least 1".into()));
+            return Err(RunError::field(
+                SpecField::Rounds,
+                "--rounds must be at least 1",
+            ));
         }
         if let Some(r) = std::iter::once(&self.rounds)
             .chain(self.rounds_by_benchmark.values())
             .find(|r| **r > MAX_ROUNDS)
         {
-            return Err(RunError::Spec(format!(
-                "--rounds (rounds) is {r}; at most {MAX_ROUNDS}"
-            )));
+            return Err(RunError::field(
+                SpecField::Rounds,
+                format!("--rounds (rounds) is {r}; at most {MAX_ROUNDS}"),
+            ));
         }
+        let field = if self.concurrency == 0 || self.concurrency > MAX_CONCURRENCY {
+            SpecField::Concurrency
+        } else {
+            SpecField::ChainWorkers
+        };
         if self.concurrency == 0 || self.chain_workers == 0 {
-            return Err(RunError::Spec(
-                "--concurrency and chain workers must be at least 1".into(),
+            return Err(RunError::field(
+                field,
+                "--concurrency and chain workers must be at least 1",
             ));
         }
         if self.concurrency > MAX_CONCURRENCY || self.chain_workers > MAX_CONCURRENCY {
-            return Err(RunError::Spec(format!(
-                "--concurrency (concurrency) is {} and chain workers (chain_workers) {}; each \
+            return Err(RunError::field(
+                field,
+                format!(
+                    "--concurrency (concurrency) is {} and chain workers (chain_workers) {}; each \
                  at most {MAX_CONCURRENCY}",
-                self.concurrency, self.chain_workers
-            )));
+                    self.concurrency, self.chain_workers
+                ),
+            ));
         }
         if self.budget_usd.is_some_and(|b| !b.is_finite() || b < 0.0) {
-            return Err(RunError::Spec(
-                "--budget must be a non-negative number".into(),
+            return Err(RunError::field(
+                SpecField::BudgetUsd,
+                "--budget must be a non-negative number",
             ));
         }
         self.validate_fork()?;
@@ -615,10 +654,13 @@ impl RunSpec {
             .iter()
             .find(|p| !PROMPTS.contains(&p.as_str()))
         {
-            return Err(RunError::Spec(format!(
-                "unknown prompt type {p:?}; expected one of: {}",
-                PROMPTS.join(", ")
-            )));
+            return Err(RunError::field(
+                SpecField::PromptTypes,
+                format!(
+                    "unknown prompt type {p:?}; expected one of: {}",
+                    PROMPTS.join(", ")
+                ),
+            ));
         }
         Ok(self)
     }
@@ -705,28 +747,29 @@ impl RunSpec {
             return Ok(());
         };
         crucible_chain::fork::check_url(&fork.url)
-            .map_err(|e| RunError::Spec(format!("--fork-url: {e}")))?;
+            .map_err(|e| RunError::field(SpecField::ForkUrl, format!("--fork-url: {e}")))?;
         if fork.block == 0 {
-            return Err(RunError::Spec(
-                "--fork-block must be at least 1 (the block to fork at)".into(),
+            return Err(RunError::field(
+                SpecField::ForkBlock,
+                "--fork-block must be at least 1 (the block to fork at)",
             ));
         }
         let want = match (quest, intent) {
             (true, true) => {
-                return Err(RunError::Spec(
-                    "a fork serves one chain, but questbench needs BNB Smart Chain (56) and executed intent2tx needs Ethereum (1); run them separately".into(),
+                return Err(RunError::field(SpecField::ForkUrl,
+                    "a fork serves one chain, but questbench needs BNB Smart Chain (56) and executed intent2tx needs Ethereum (1); run them separately",
                 ))
             }
             (true, false) => 56,
             (false, true) => 1,
             (false, false) => {
-                return Err(RunError::Spec(
-                    "--fork-url needs a chain benchmark (questbench, or intent2tx with execution)".into(),
+                return Err(RunError::field(SpecField::ForkUrl,
+                    "--fork-url needs a chain benchmark (questbench, or intent2tx with execution)",
                 ))
             }
         };
         if fork.chain_id != 0 && fork.chain_id != want {
-            return Err(RunError::Spec(format!(
+            return Err(RunError::field(SpecField::ForkUrl, format!(
                 "the stored fork chain id {} does not match the run's chain benchmarks (chain id {want})",
                 fork.chain_id
             )));

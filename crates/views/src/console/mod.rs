@@ -148,14 +148,17 @@ impl RunForm {
                 "give the RPC URL to fork from (http:// or https://)",
             )),
             (Some(u), Some(b)) => crucible_run::ForkSpec::new(u, b).map(Some).map_err(|e| {
+                // Said beside the field, without the CLI's flag.
                 let msg = e.to_string();
-                if let Some(m) = msg.strip_prefix("--fork-block ") {
-                    form_err("fork_block", format!("the fork block {m}"))
-                } else {
-                    form_err(
+                match e.spec_field() {
+                    Some(crucible_run::SpecField::ForkBlock) => form_err(
+                        "fork_block",
+                        format!("the fork block {}", msg.trim_start_matches("--fork-block ")),
+                    ),
+                    _ => form_err(
                         "fork_url",
                         msg.trim_start_matches("--fork-url: ").to_string(),
-                    )
+                    ),
                 }
             }),
         }
@@ -265,17 +268,8 @@ impl RunForm {
                 .map_err(|e| form_err("preset", e.to_string()))?;
         }
         let spec = spec.validate().map_err(|e| {
-            let msg = e.to_string();
-            let field = if msg.contains("fork") {
-                "fork_url"
-            } else if msg.contains("prompt type") {
-                "prompt_types"
-            } else if msg.contains("model") || msg.contains("builtin") {
-                "models"
-            } else {
-                "benchmarks"
-            };
-            form_err(field, msg)
+            let field = e.spec_field().map_or("benchmarks", |f| f.form_field());
+            form_err(field, e.to_string())
         })?;
         crucible_run::check_models(&spec, Some(data_dir))
             .map_err(|e| form_err("models", e.to_string()))?;
@@ -469,6 +463,38 @@ mod tests {
             .map(|e| e.to_string())
             .unwrap_or_default();
         assert!(e.contains("use text or native"), "{e}");
+    }
+
+    /// Every problem the run's own validation finds lands on the field it is about — chosen by
+    /// the error's type, never by reading its words (a message mentioning a model or a fork
+    /// stays on its own field).
+    #[test]
+    fn a_spec_problem_is_placed_on_its_field_by_type() {
+        let dir = tempfile::tempdir().unwrap();
+        let field_of = |f: &RunForm| f.to_spec(dir.path()).unwrap_err().field;
+        let mut f = form();
+        f.prompt_types = vec!["model-fork".into()];
+        assert_eq!(field_of(&f), "prompt_types", "the words 'model' and 'fork' do not move it");
+        let mut f = form();
+        f.benchmarks = vec!["fork-of-a-model".into()];
+        assert_eq!(field_of(&f), "benchmarks");
+        let mut f = form();
+        f.fork_url = Some("http://127.0.0.1:8545".into());
+        f.fork_block = Some(5);
+        let e = f.to_spec(dir.path()).unwrap_err();
+        assert_eq!(e.field, "fork_url", "PILOT alone has no chain to fork: {}", e.message);
+        let mut f = form();
+        f.fork_url = Some("ftp://example".into());
+        f.fork_block = Some(0);
+        assert_eq!(field_of(&f), "fork_url");
+        let mut f = form();
+        f.fork_url = Some("http://127.0.0.1:8545".into());
+        f.fork_block = Some(0);
+        let e = f.to_spec(dir.path()).unwrap_err();
+        assert_eq!(
+            (e.field.as_str(), e.message.as_str()),
+            ("fork_block", "the fork block must be at least 1 (the block to fork at)")
+        );
     }
 
     #[test]
