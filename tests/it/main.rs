@@ -5,9 +5,7 @@
 mod adherence;
 mod backpressure;
 mod catalog_edit;
-mod chain;
 mod cli;
-mod composite;
 mod exploits;
 mod exports;
 mod fork;
@@ -52,7 +50,6 @@ mod runs_resume;
 mod sandbox;
 mod seam;
 mod seam_matrix;
-mod store;
 mod streaming;
 mod studio;
 mod studio_copy;

@@ -21,34 +21,6 @@ pub async fn empty_chain(chain_id: u64) -> Chain {
         .unwrap_or_else(|e| panic!("{e}"))
 }
 
-/// Anvil's first well-known dev key (funded on an empty dev chain).
-pub const DEV_KEY: &str = "0xac0974bec39a17e36ba4a6b4d238ff944bacb478cbed5efcae784d7bf4f2ff80";
-
-/// PIDs of live processes whose command line contains `needle`.
-pub fn pids_matching(needle: &str) -> Vec<u32> {
-    let mut out = Vec::new();
-    for entry in std::fs::read_dir("/proc").unwrap().flatten() {
-        let Ok(pid) = entry.file_name().to_string_lossy().parse::<u32>() else {
-            continue;
-        };
-        let Ok(cmd) = std::fs::read(entry.path().join("cmdline")) else {
-            continue;
-        };
-        let stat = std::fs::read_to_string(entry.path().join("stat")).unwrap_or_default();
-        // Zombies (state Z) are dead already; the sandbox's PID 1 may not reap them.
-        if stat.split_whitespace().nth(2) == Some("Z") {
-            continue;
-        }
-        if String::from_utf8_lossy(&cmd)
-            .replace('\0', " ")
-            .contains(needle)
-        {
-            out.push(pid);
-        }
-    }
-    out
-}
-
 /// The `crucible` binary as the integration tests start it: `data` as its data directory, this
 /// checkout as its project, and no backtrace in what it prints (tests read its stderr). Add the
 /// arguments, and whatever env or stdio a test needs, then run it.

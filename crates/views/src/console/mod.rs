@@ -474,7 +474,11 @@ mod tests {
         let field_of = |f: &RunForm| f.to_spec(dir.path()).unwrap_err().field;
         let mut f = form();
         f.prompt_types = vec!["model-fork".into()];
-        assert_eq!(field_of(&f), "prompt_types", "the words 'model' and 'fork' do not move it");
+        assert_eq!(
+            field_of(&f),
+            "prompt_types",
+            "the words 'model' and 'fork' do not move it"
+        );
         let mut f = form();
         f.benchmarks = vec!["fork-of-a-model".into()];
         assert_eq!(field_of(&f), "benchmarks");
@@ -482,7 +486,11 @@ mod tests {
         f.fork_url = Some("http://127.0.0.1:8545".into());
         f.fork_block = Some(5);
         let e = f.to_spec(dir.path()).unwrap_err();
-        assert_eq!(e.field, "fork_url", "PILOT alone has no chain to fork: {}", e.message);
+        assert_eq!(
+            e.field, "fork_url",
+            "PILOT alone has no chain to fork: {}",
+            e.message
+        );
         let mut f = form();
         f.fork_url = Some("ftp://example".into());
         f.fork_block = Some(0);
@@ -493,7 +501,10 @@ mod tests {
         let e = f.to_spec(dir.path()).unwrap_err();
         assert_eq!(
             (e.field.as_str(), e.message.as_str()),
-            ("fork_block", "the fork block must be at least 1 (the block to fork at)")
+            (
+                "fork_block",
+                "the fork block must be at least 1 (the block to fork at)"
+            )
         );
     }
 

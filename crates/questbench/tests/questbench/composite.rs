@@ -5,16 +5,18 @@
 
 use std::path::PathBuf;
 
-use crucible_core::{Benchmark, ScriptedAgent};
+use crucible_core::{Benchmark, Config, ScriptedAgent};
 use crucible_questbench::atomic::{Harness, PASS_THRESHOLD};
 use crucible_questbench::composite::{self, CompositeOutcome, CompositeVerdict};
 use crucible_questbench::seam::QuestBench;
 use crucible_questbench::task::{self, Task};
 
-use crate::support::config;
+fn config() -> Config {
+    Config::test()
+}
 
 fn catalogue() -> Vec<Task> {
-    task::load_dir(&PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tasks/questbench"))
+    task::load_dir(&PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../tasks/questbench"))
         .unwrap_or_else(|e| panic!("{e}"))
 }
 
