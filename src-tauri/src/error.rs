@@ -39,8 +39,8 @@ pub fn is_disk_full(e: &std::io::Error) -> bool {
     matches!(e.raw_os_error(), Some(28 | 122)) // ENOSPC, EDQUOT
 }
 
-impl From<crucible_views::setup::SetupError> for CommandError {
-    fn from(e: crucible_views::setup::SetupError) -> Self {
+impl From<crucible_ops::setup::SetupError> for CommandError {
+    fn from(e: crucible_ops::setup::SetupError) -> Self {
         let kind = if e.is_tool_missing() {
             ErrorKind::ToolMissing
         } else if e.is_user_input() {
@@ -49,7 +49,7 @@ impl From<crucible_views::setup::SetupError> for CommandError {
             ErrorKind::Unreachable
         } else if e.io().is_some_and(is_disk_full) {
             ErrorKind::DiskFull
-        } else if matches!(e, crucible_views::setup::SetupError::Build { .. }) {
+        } else if matches!(e, crucible_ops::setup::SetupError::Build { .. }) {
             ErrorKind::Chain
         } else {
             ErrorKind::Internal
@@ -118,9 +118,9 @@ fn store_kind(e: &crucible_store::StoreError, other: ErrorKind) -> ErrorKind {
     }
 }
 
-impl From<crucible_views::database::DatabaseError> for CommandError {
-    fn from(e: crucible_views::database::DatabaseError) -> Self {
-        use crucible_views::database::DatabaseError as E;
+impl From<crucible_ops::database::DatabaseError> for CommandError {
+    fn from(e: crucible_ops::database::DatabaseError) -> Self {
+        use crucible_ops::database::DatabaseError as E;
         let e = match e {
             E::Setup(s) => return Self::from(s),
             e => e,
@@ -290,7 +290,7 @@ mod tests {
 
     #[test]
     fn setup_failures_that_are_not_bugs_have_their_own_kind() {
-        use crucible_views::setup::SetupError;
+        use crucible_ops::setup::SetupError;
         let cases = [
             (
                 SetupError::Build {
@@ -406,7 +406,7 @@ mod tests {
 
         // The damaged-database actions: a bad choice is the user's input, not a bug.
         let config = dir.path().join("config.json");
-        let chosen = crucible_views::database::open_other(&config, &db)
+        let chosen = crucible_ops::database::open_other(&config, &db)
             .await
             .unwrap_err();
         assert_eq!(CommandError::from(chosen).kind, ErrorKind::Invalid);

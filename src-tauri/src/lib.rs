@@ -111,14 +111,14 @@ impl ConfigCell {
     }
 
     /// Reads the config file (→ environment → this session's tool choices); a broken file is
-    /// explained in plain words ([`crucible_views::setup::explain_config`]), not as the parser's
+    /// explained in plain words ([`crucible_ops::setup::explain_config`]), not as the parser's
     /// message.
     fn resolve(
         chosen: &std::collections::BTreeMap<&'static str, std::path::PathBuf>,
     ) -> Result<crucible_core::Config, CommandError> {
         let config = crucible_core::Config::load(None).map_err(|e| match &e {
             crucible_core::ConfigError::File { path, .. } => {
-                match crucible_views::setup::explain_config(path) {
+                match crucible_ops::setup::explain_config(path) {
                     Some(p) => CommandError {
                         kind: ErrorKind::Config,
                         message: format!(
@@ -166,7 +166,7 @@ impl ConfigCell {
     }
 
     /// Uses `path` for `tool` from now on (it was just located or installed), then reloads.
-    pub fn choose(&self, tool: crucible_views::setup::Tool, path: &std::path::Path) {
+    pub fn choose(&self, tool: crucible_ops::setup::Tool, path: &std::path::Path) {
         if let Ok(mut c) = self.chosen.lock() {
             c.insert(tool.name(), path.to_path_buf());
         }

@@ -253,7 +253,7 @@ pub enum UniverseBuildState {
     /// Finished: what was written.
     Built {
         /// The build's result.
-        result: crucible_views::setup::UniverseBuilt,
+        result: crucible_ops::setup::UniverseBuilt,
     },
     /// Failed: why, and what fixes it (the error's kind).
     Failed {
@@ -280,7 +280,7 @@ pub enum ToolInstallState {
         /// Seconds since the install started.
         seconds: f64,
         /// The step it is at.
-        stage: crucible_views::install::InstallStage,
+        stage: crucible_ops::install::InstallStage,
         /// Bytes received so far.
         #[ts(type = "number")]
         downloaded_bytes: u64,
@@ -291,7 +291,7 @@ pub enum ToolInstallState {
     /// Installed and saved in the config file.
     Installed {
         /// What was installed where.
-        result: crucible_views::install::InstalledTool,
+        result: crucible_ops::install::InstalledTool,
     },
     /// Failed: why, and what fixes it (the error's kind).
     Failed {
@@ -380,7 +380,7 @@ impl<R: Clone + Send + 'static, P: Default + Send + Sync + 'static> Jobs<R, P> {
 }
 
 /// Universe builds started from the app, by profile.
-pub type UniverseBuilds = Jobs<crucible_views::setup::UniverseBuilt, ()>;
+pub type UniverseBuilds = Jobs<crucible_ops::setup::UniverseBuilt, ()>;
 
 impl UniverseBuilds {
     /// Every build started in this process.
@@ -402,7 +402,7 @@ impl UniverseBuilds {
         profile: crucible_chain::universe::Profile,
     ) -> bool {
         self.start(profile.name().to_string(), move |_| async move {
-            crucible_views::setup::build_universe(&config, profile)
+            crucible_ops::setup::build_universe(&config, profile)
                 .await
                 .map_err(CommandError::from)
         })
@@ -411,7 +411,7 @@ impl UniverseBuilds {
 
 /// Tool installs started from the app, by program name.
 pub type ToolInstalls =
-    Jobs<crucible_views::install::InstalledTool, crucible_views::install::InstallProgress>;
+    Jobs<crucible_ops::install::InstalledTool, crucible_ops::install::InstallProgress>;
 
 impl ToolInstalls {
     /// Every install started in this process.

@@ -3,8 +3,6 @@
 //! password goes to the OS keychain under [`keychain_account`]. A URL typed with a password in
 //! it is split the same way, so the config file never holds one.
 
-use std::path::Path;
-
 use crucible_store::{redact_url, split_url_password, AnyStore, PgStore, StoreError, StoreUrl};
 use serde::Serialize;
 use ts_rs::TS;
@@ -85,20 +83,6 @@ pub fn parse_lab_url(typed: &str) -> Result<LabUrl, LabUrlError> {
 /// The keychain account of a lab store's password.
 pub fn keychain_account(url: &str) -> String {
     format!("crucible-lab-store:{}", redact_url(url))
-}
-
-/// Saves (or, with `None`, clears) the lab store in the config file.
-pub fn save_lab_store(
-    config_file: &Path,
-    url: Option<&str>,
-) -> Result<(), crate::setup::SetupError> {
-    crate::setup::set_config_value(
-        config_file,
-        "lab_store",
-        url.map_or(serde_json::Value::Null, |u| {
-            serde_json::Value::String(redact_url(u))
-        }),
-    )
 }
 
 /// Connects to a lab store (applying its migrations) and says what is there.

@@ -15,10 +15,10 @@ pub use crucible_catalog::{catalog, packs, selftest};
 
 pub mod audit;
 pub mod console;
-pub mod database;
+
 pub mod exports;
 pub mod inspect;
-pub mod install;
+
 pub mod lab;
 pub mod model_catalog;
 pub mod perf_hook;
@@ -26,7 +26,7 @@ pub mod planner;
 pub mod results;
 pub mod review;
 pub mod run_models;
-pub mod setup;
+
 pub mod sim_audit;
 pub mod status;
 pub mod studio;

@@ -4,8 +4,6 @@
 //! `NewOverride`): this crate only reads the store. The store keeps every override and never
 //! changes the sample's own row (docs/store.md, `sample_overrides`).
 
-use std::path::Path;
-
 use serde::Serialize;
 use ts_rs::TS;
 
@@ -88,13 +86,4 @@ pub async fn sample_review(
 /// How the trace viewer shows an override just stored (the sample's newest review).
 pub fn stored(o: &OverrideRow) -> OverrideView {
     view(o, true)
-}
-
-/// Saves the reviewer's name as the `reviewer` setting of `config_file` (every other setting kept).
-pub fn save_reviewer(config_file: &Path, name: &str) -> Result<(), crate::setup::SetupError> {
-    crate::setup::set_config_value(
-        config_file,
-        "reviewer",
-        serde_json::Value::String(name.trim().to_string()),
-    )
 }

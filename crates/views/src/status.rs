@@ -112,13 +112,15 @@ pub fn system_status(config: &Config) -> SystemStatus {
         |name: &str,
          purpose: &str,
          found: Result<(std::path::PathBuf, crucible_core::ToolOrigin), ConfigError>| {
-            let which = crate::setup::Tool::try_from_name(name).ok();
-            let package = which.and_then(crate::install::Package::for_tool);
+            let which = crucible_ops::setup::Tool::try_from_name(name).ok();
+            let package = which.and_then(crucible_ops::install::Package::for_tool);
             ToolStatus {
                 name: name.to_string(),
                 package: package.map(|p| format!("{} {}", p.name, p.version)),
                 install_instead: match (which, package) {
-                    (Some(t), None) => Some(crate::install::why_not_installable(t).to_string()),
+                    (Some(t), None) => {
+                        Some(crucible_ops::install::why_not_installable(t).to_string())
+                    }
                     _ => None,
                 },
                 purpose: purpose.to_string(),
@@ -427,5 +429,55 @@ mod tests {
             v["universes"][1]["state"],
             serde_json::json!({"kind":"not_built"})
         );
+    }
+
+    #[tokio::test]
+    async fn builds_a_missing_universe_on_a_real_anvil() {
+        // A project with the real contract artifacts and no built universe.
+        let project = tempfile::tempdir().unwrap();
+        std::fs::create_dir_all(project.path().join("assets")).unwrap();
+        let real = Config::test();
+        std::os::unix::fs::symlink(
+            real.assets_dir().join("artifacts"),
+            project.path().join("assets/artifacts"),
+        )
+        .unwrap();
+        let cfg = Config {
+            project_dir: project.path().into(),
+            anvil_path: Some(real.anvil().expect("the project's anvil (npm ci)")),
+            ..Config::test()
+        };
+        let before = system_status(&cfg);
+        assert_eq!(before.universes[0].state, UniverseState::NotBuilt);
+        let built =
+            crucible_ops::setup::build_universe(&cfg, crucible_ops::setup::profile("bsc").unwrap())
+                .await
+                .unwrap();
+        assert!(built.contracts > 0 && built.pairs > 0, "{built:?}");
+        let after = system_status(&cfg);
+        assert!(
+            matches!(
+                after.universes[0].state,
+                UniverseState::Built {
+                    chain_id: Some(56),
+                    ..
+                }
+            ),
+            "{:?}",
+            after.universes[0]
+        );
+        // Without Anvil the build says so, as a missing tool.
+        let cfg = Config {
+            anvil_path: Some("/nonexistent/anvil".into()),
+            project_dir: project.path().into(),
+            ..Config::test()
+        };
+        let err = crucible_ops::setup::build_universe(&cfg, crucible_chain::Profile::Eth)
+            .await
+            .unwrap_err();
+        assert!(err.is_tool_missing(), "{err}");
+        assert!(crucible_ops::setup::profile("moon")
+            .unwrap_err()
+            .is_user_input());
     }
 }

@@ -1,11 +1,11 @@
 //! Commands behind the damaged-database panel (the UI's box for `database_damaged` errors): what
 //! is wrong with the database file, and the three ways out — start a fresh database, recover what
-//! can be read, open another database. The logic is in [`crucible_views::database`]; after each
+//! can be read, open another database. The logic is in [`crucible_ops::database`]; after each
 //! action the cached explorer is dropped so every page reads the new file without a restart.
 
 use std::time::SystemTime;
 
-use crucible_views::database::{self, DatabaseCheck, FreshDatabase, OpenedDatabase, Recovery};
+use crucible_ops::database::{self, DatabaseCheck, FreshDatabase, OpenedDatabase, Recovery};
 
 use crate::{AppState, CommandError};
 

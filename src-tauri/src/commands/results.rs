@@ -377,7 +377,7 @@ fn reviewed(
     })?;
     if config.reviewer.as_deref() != Some(saved.reviewer.as_str()) {
         let file = crate::commands::system::config_file(state)?;
-        crucible_views::review::save_reviewer(&file, &saved.reviewer)?;
+        crucible_ops::setup::save_reviewer(&file, &saved.reviewer)?;
         state.reload_config()?;
     }
     Ok(crucible_views::review::stored(&saved))
@@ -399,7 +399,7 @@ pub fn set_reviewer_name(
         .map_err(|e| CommandError::invalid_msg(e.to_string()))?
         .to_string();
     let file = crate::commands::system::config_file(&state)?;
-    crucible_views::review::save_reviewer(&file, &name)?;
+    crucible_ops::setup::save_reviewer(&file, &name)?;
     state.reload_config()?;
     Ok(name)
 }

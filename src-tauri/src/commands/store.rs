@@ -119,7 +119,7 @@ pub async fn use_lab_store(
             })?;
     }
     let file = crate::commands::system::config_file(&state)?;
-    crucible_views::lab::save_lab_store(&file, Some(&typed.url))?;
+    crucible_ops::setup::save_lab_store(&file, Some(&typed.url))?;
     state.reload_config()?;
     state.forget_database();
     Ok(check)
@@ -138,7 +138,7 @@ pub fn use_local_store(
         let _ = state.keychain.delete(&keychain_account(url));
     }
     let file = crate::commands::system::config_file(&state)?;
-    crucible_views::lab::save_lab_store(&file, None)?;
+    crucible_ops::setup::save_lab_store(&file, None)?;
     state.reload_config()?;
     state.forget_database();
     store_choice(state)

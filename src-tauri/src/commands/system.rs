@@ -1,7 +1,7 @@
 //! Commands behind Settings → System and the home page's status and setup buttons: locate a
 //! tool, reset a broken config file, build a universe.
 
-use crucible_views::setup::{self, ConfigReset, LocatedTool};
+use crucible_ops::setup::{self, ConfigReset, LocatedTool};
 use crucible_views::status::SystemStatus;
 
 use crate::live::{ToolInstall, UniverseBuild};
@@ -28,7 +28,7 @@ pub(crate) fn config_file(state: &AppState) -> Result<std::path::PathBuf, Comman
 }
 
 /// Checks that `path` runs and is `tool` (`anvil`, `deno`, `bwrap`), saves it in the config file
-/// and reloads the configuration ([`crucible_views::setup::locate_tool`]).
+/// and reloads the configuration ([`crucible_ops::setup::locate_tool`]).
 #[tauri::command]
 pub async fn locate_tool(
     state: tauri::State<'_, AppState>,
@@ -79,7 +79,7 @@ pub async fn universe_builds(
 }
 
 /// Starts installing `tool` (`anvil`, `deno`) from the pinned npm package in the background
-/// ([`crucible_views::install::install_tool`]); poll [`tool_installs`] for progress. The config
+/// ([`crucible_ops::install::install_tool`]); poll [`tool_installs`] for progress. The config
 /// is reloaded once the program is saved, so the next status shows it found.
 #[tauri::command]
 pub async fn install_tool(
@@ -89,16 +89,16 @@ pub async fn install_tool(
     let file = config_file(&state)?;
     let config = state.config()?;
     let tool = setup::Tool::try_from_name(&tool)?;
-    if crucible_views::install::Package::for_tool(tool).is_none() {
+    if crucible_ops::install::Package::for_tool(tool).is_none() {
         return Err(CommandError::invalid_msg(
-            crucible_views::install::why_not_installable(tool),
+            crucible_ops::install::why_not_installable(tool),
         ));
     }
     let cell = std::sync::Arc::clone(&state.config);
     state
         .installs
         .start(tool.name().to_string(), move |progress| async move {
-            let installed = crucible_views::install::install_tool(
+            let installed = crucible_ops::install::install_tool(
                 &file,
                 &config.data_dir,
                 config.npm_registry.as_deref(),

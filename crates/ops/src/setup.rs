@@ -318,6 +318,26 @@ pub fn locate_tool(config_file: &Path, tool: Tool, path: &Path) -> Result<Locate
     })
 }
 
+/// Saves (or, with `None`, clears) the lab store in the config file.
+pub fn save_lab_store(config_file: &Path, url: Option<&str>) -> Result<(), SetupError> {
+    set_config_value(
+        config_file,
+        "lab_store",
+        url.map_or(serde_json::Value::Null, |u| {
+            serde_json::Value::String(crucible_store::redact_url(u))
+        }),
+    )
+}
+
+/// Saves the reviewer's name as the `reviewer` setting of `config_file` (every other setting kept).
+pub fn save_reviewer(config_file: &Path, name: &str) -> Result<(), SetupError> {
+    set_config_value(
+        config_file,
+        "reviewer",
+        serde_json::Value::String(name.trim().to_string()),
+    )
+}
+
 /// Sets one top-level `key` of the config file, which must load (or not exist yet).
 pub(crate) fn set_config_value(
     file: &Path,
@@ -815,52 +835,6 @@ mod tests {
             free_name(&f, "damaged"),
             dir.path().join("crucible.damaged-2.db")
         );
-    }
-
-    #[tokio::test]
-    async fn builds_a_missing_universe_on_a_real_anvil() {
-        // A project with the real contract artifacts and no built universe.
-        let project = tempfile::tempdir().unwrap();
-        std::fs::create_dir_all(project.path().join("assets")).unwrap();
-        let real = Config::test();
-        std::os::unix::fs::symlink(
-            real.assets_dir().join("artifacts"),
-            project.path().join("assets/artifacts"),
-        )
-        .unwrap();
-        let cfg = Config {
-            project_dir: project.path().into(),
-            anvil_path: Some(real.anvil().expect("the project's anvil (npm ci)")),
-            ..Config::test()
-        };
-        let before = crate::status::system_status(&cfg);
-        assert_eq!(
-            before.universes[0].state,
-            crate::status::UniverseState::NotBuilt
-        );
-        let built = build_universe(&cfg, profile("bsc").unwrap()).await.unwrap();
-        assert!(built.contracts > 0 && built.pairs > 0, "{built:?}");
-        let after = crate::status::system_status(&cfg);
-        assert!(
-            matches!(
-                after.universes[0].state,
-                crate::status::UniverseState::Built {
-                    chain_id: Some(56),
-                    ..
-                }
-            ),
-            "{:?}",
-            after.universes[0]
-        );
-        // Without Anvil the build says so, as a missing tool.
-        let cfg = Config {
-            anvil_path: Some("/nonexistent/anvil".into()),
-            project_dir: project.path().into(),
-            ..Config::test()
-        };
-        let err = build_universe(&cfg, Profile::Eth).await.unwrap_err();
-        assert!(err.is_tool_missing(), "{err}");
-        assert!(profile("moon").unwrap_err().is_user_input());
     }
 
     #[test]
