@@ -17,9 +17,9 @@ use axum::extract::State;
 use axum::http::StatusCode;
 use axum::response::{IntoResponse, Response};
 use axum::Router;
+use crucible_catalog::catalog::loader;
 use crucible_run::{self as run, RunContext, RunSpec};
 use crucible_store::Store;
-use crucible_views::catalog::loader;
 use serde_json::{json, Value};
 
 /// What the loopback saw and how it answers.

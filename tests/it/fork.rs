@@ -10,13 +10,13 @@ use std::path::Path;
 use alloy::primitives::{keccak256, Address, U256};
 use axum::http::StatusCode;
 use axum::routing::post;
+use crucible_catalog::catalog::loader;
 use crucible_chain::fork::{ForkProxy, ForkTarget};
 use crucible_chain::universe::{self, Manifest, Profile};
 use crucible_chain::{AnvilSpec, Chain, StateSource};
 use crucible_core::Config;
 use crucible_run::{self as run, ForkSpec, RunContext, RunSpec};
 use crucible_store::Store;
-use crucible_views::catalog::loader;
 use serde_json::Value;
 
 use super::support::{config, empty_chain};
@@ -353,7 +353,7 @@ async fn an_intent2tx_instance_with_a_block_number_executes_on_a_fork_of_the_blo
     let tmp = tempfile::tempdir().unwrap();
     let (up, _) = upstream_of(tmp.path(), Profile::Eth, 3).await;
     let cfg = cfg_in(tmp.path());
-    let (instances, _) = crucible_views::catalog::intent_instances(&cfg).unwrap();
+    let (instances, _) = crucible_catalog::catalog::intent_instances(&cfg).unwrap();
     let plain = instances[0].clone();
     let mut dated = plain.clone();
     dated

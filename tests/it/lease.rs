@@ -6,10 +6,10 @@ use std::path::Path;
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
+use crucible_catalog::catalog::loader;
 use crucible_llm::Loopback;
 use crucible_run::{self as run, Progress, RunContext, RunSpec};
 use crucible_store::Store;
-use crucible_views::catalog::loader;
 
 fn crucible(data: &Path) -> Command {
     crate::support::crucible_command(data)

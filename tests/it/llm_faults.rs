@@ -210,7 +210,7 @@ async fn a_pilot_run_under_the_fault_mix_stores_every_sample_with_bounded_retrie
     let mut config = crucible_core::Config::test();
     config.data_dir = dir.path().join("data");
     let ctx =
-        crucible_run::RunContext::new(config, store.clone(), crucible_views::catalog::loader());
+        crucible_run::RunContext::new(config, store.clone(), crucible_catalog::catalog::loader());
     let mut spec = crucible_run::RunSpec::new(
         vec!["pilot".into()],
         vec!["openai-compatible:faulty".into()],

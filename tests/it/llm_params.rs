@@ -733,7 +733,7 @@ async fn the_new_run_forms_model_settings_win_over_the_saved_ones_in_every_reque
     let ctx = crucible_run::RunContext::new(
         config.clone(),
         store.clone(),
-        crucible_views::catalog::loader(),
+        crucible_catalog::catalog::loader(),
     );
     let report = crucible_run::start(&ctx, spec).await.unwrap();
     assert_eq!(report.finished, report.samples, "{report:?}");

@@ -27,7 +27,7 @@ fn every_built_in_pack_passes_its_self_test_and_the_shipped_record_names_that_co
     let data = tempfile::tempdir().unwrap();
     let record_file = Path::new(env!("CARGO_MANIFEST_DIR"))
         .join("assets")
-        .join(crucible_views::selftest::SHIPPED_VERDICTS);
+        .join(crucible_catalog::selftest::SHIPPED_VERDICTS);
     let shipped: BTreeMap<String, Value> = std::fs::read_to_string(&record_file)
         .ok()
         .and_then(|t| serde_json::from_str(&t).ok())

@@ -1137,7 +1137,7 @@ async fn composite_tables_from_a_real_catalogue_run_match_hand_computed_values()
     let ctx = RunContext::new(
         crucible_core::Config::test(),
         store.clone(),
-        crucible_views::catalog::loader(),
+        crucible_catalog::catalog::loader(),
     );
     let mut spec = RunSpec::new(
         vec!["questbench".into()],

@@ -4,9 +4,9 @@
 
 use std::path::Path;
 
+use crucible_catalog::catalog::loader;
 use crucible_run::{self as run, RunContext, RunSpec};
 use crucible_store::Store;
-use crucible_views::catalog::loader;
 
 fn small_spec(name: Option<&str>, note: Option<&str>) -> RunSpec {
     let mut s = RunSpec::new(vec!["pilot".into()], vec!["builtin:reference".into()]);

@@ -16,10 +16,10 @@ use axum::http::StatusCode;
 use axum::response::{IntoResponse, Response};
 use axum::routing::post;
 use axum::Router;
+use crucible_catalog::catalog::loader;
 use crucible_llm::Loopback;
 use crucible_run::{self as run, Progress, RunContext, RunSpec};
 use crucible_store::Store;
-use crucible_views::catalog::loader;
 use serde_json::{json, Value};
 
 pub(super) fn bin() -> &'static str {

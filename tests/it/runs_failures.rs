@@ -8,9 +8,9 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use super::runs::{bin, crucible, json_of, spec, temp_store};
+use crucible_catalog::catalog::loader;
 use crucible_llm::Loopback;
 use crucible_run::{self as run, Progress, RunContext, RunSpec};
-use crucible_views::catalog::loader;
 use serde_json::{json, Value};
 
 const SECRET: &str = "sk-test-LEAKCHECK-90210";

@@ -7,10 +7,10 @@ use std::process::Command;
 use std::time::Duration;
 
 use super::runs::{crucible, json_of, spec, temp_store};
+use crucible_catalog::catalog::loader;
 use crucible_llm::Loopback;
 use crucible_run::{self as run, Progress, RunContext};
 use crucible_store::Store;
-use crucible_views::catalog::loader;
 use serde_json::json;
 
 /// The names the user chose (saved provider · model) are what the runs list, the leaderboards,

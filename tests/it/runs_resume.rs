@@ -6,10 +6,10 @@ use std::process::Stdio;
 use std::time::{Duration, Instant};
 
 use super::runs::{crucible, json_of, results, spec, stored_count, temp_store, RUN_ARGS};
+use crucible_catalog::catalog::loader;
 use crucible_llm::Loopback;
 use crucible_run::{self as run, Progress, RunContext};
 use crucible_store::Store;
-use crucible_views::catalog::loader;
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_run_killed_with_sigkill_resumes_to_the_results_of_an_uninterrupted_run() {
@@ -182,7 +182,7 @@ async fn a_cancelled_demo_with_composites_resumes_to_the_samples_of_an_uninterru
         s.limit = Some(4);
         s.seed = 5;
         let mut s = s.validate().unwrap();
-        crucible_views::catalog::select_demo_quest(&config, &mut s, 2).unwrap();
+        crucible_catalog::catalog::select_demo_quest(&config, &mut s, 2).unwrap();
         s
     };
     let s = demo();
@@ -190,7 +190,7 @@ async fn a_cancelled_demo_with_composites_resumes_to_the_samples_of_an_uninterru
     assert!(
         s.quest_tasks[2..]
             .iter()
-            .all(|t| crucible_views::catalog::DEMO_COMPOSITES.contains(&t.as_str())),
+            .all(|t| crucible_catalog::catalog::DEMO_COMPOSITES.contains(&t.as_str())),
         "{:?}",
         s.quest_tasks
     );

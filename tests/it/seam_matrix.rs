@@ -33,10 +33,10 @@ use axum::extract::State;
 use axum::http::{StatusCode, Uri};
 use axum::response::{IntoResponse, Response};
 use axum::Router;
+use crucible_catalog::catalog::loader;
 use crucible_core::Event;
 use crucible_run::{self as run, RunContext, RunSpec};
 use crucible_store::Store;
-use crucible_views::catalog::loader;
 use serde_json::{json, Value};
 
 /// The wires of the matrix.

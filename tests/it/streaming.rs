@@ -24,10 +24,10 @@ use std::collections::BTreeMap;
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
+use crucible_catalog::catalog::loader;
 use crucible_core::Event;
 use crucible_run::{self as run, RunContext, RunSpec};
 use crucible_store::Store;
-use crucible_views::catalog::loader;
 use serde_json::{json, Value};
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
 

@@ -170,10 +170,10 @@ fn the_wizard_copies_a_template_and_saving_never_replaces_a_valid_file() {
     let row = cat.tasks.iter().find(|t| t.id == "my_transfer").unwrap();
     assert_eq!(row.origin, Origin::User);
     // Saved tasks are a content pack at once (the New run form lists it).
-    let packs = crucible_views::packs::list(&c).unwrap();
+    let packs = crucible_catalog::packs::list(&c).unwrap();
     let p = packs
         .iter()
-        .find(|p| p.name == crucible_views::packs::STUDIO_QUEST)
+        .find(|p| p.name == crucible_catalog::packs::STUDIO_QUEST)
         .unwrap();
     assert_eq!((p.tasks, p.origin.as_str(), &p.error), (1, "studio", &None));
 
@@ -388,7 +388,7 @@ fn intent_imports_land_in_the_user_folder_and_bad_rows_are_listed() {
         r.written
     );
     // The import is a content pack at once, runnable by its name.
-    let packs = crucible_views::packs::list(&c).unwrap();
+    let packs = crucible_catalog::packs::list(&c).unwrap();
     let p = packs.iter().find(|p| p.name == "mine").unwrap();
     assert_eq!(
         (p.benchmark.as_str(), p.tasks, p.origin.as_str(), &p.error),
@@ -704,7 +704,7 @@ fn intent_instances_are_edited_with_field_named_errors_and_saved_into_a_studio_p
     let saved = crucible_intent2tx::import::load_clean(&file).unwrap();
     assert_eq!(saved.len(), 1);
     assert_eq!(saved[0].intent, "Unwrap a tenth of a WETH, please");
-    let packs = crucible_views::packs::list(&c).unwrap();
+    let packs = crucible_catalog::packs::list(&c).unwrap();
     let p = packs
         .iter()
         .find(|p| p.name == studio::STUDIO_INTENT_PACK)
@@ -747,7 +747,7 @@ fn pilot_tasks_are_edited_with_field_named_errors_and_saved_into_a_studio_pack()
     let saved = crucible_pilot::task::TaskLibrary::load(file.parent().unwrap()).unwrap();
     assert_eq!(saved.tasks.len(), 1);
     assert!(saved.tasks[0].task.description.starts_with("Edited"));
-    let packs = crucible_views::packs::list(&c).unwrap();
+    let packs = crucible_catalog::packs::list(&c).unwrap();
     let p = packs
         .iter()
         .find(|p| p.name == studio::STUDIO_PILOT_PACK)

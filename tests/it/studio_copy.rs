@@ -57,7 +57,7 @@ fn quest_copy_keeps_the_shipped_file(rel: &str) {
         saved.copied_from.as_deref(),
         Some(shipped.to_str().unwrap())
     );
-    assert_eq!(saved.pack, crucible_views::packs::STUDIO_QUEST);
+    assert_eq!(saved.pack, crucible_catalog::packs::STUDIO_QUEST);
     let original_id = serde_json::from_str::<Value>(&text).unwrap()["id"]
         .as_str()
         .unwrap()

@@ -8,10 +8,10 @@
 use std::collections::BTreeMap;
 use std::time::Duration;
 
+use crucible_catalog::catalog::loader;
 use crucible_llm::Loopback;
 use crucible_run::{self as run, ChainScheduling, RunContext, RunSpec};
 use crucible_store::Store;
-use crucible_views::catalog::loader;
 use serde_json::Value;
 
 /// Drops what measures time (`…_ms` fields, stage timings), recursively.
@@ -89,7 +89,7 @@ async fn split_and_held_scheduling_store_the_same_seeded_samples() {
     base.rounds = 2;
     base.seed = 11;
     base.cache = false;
-    crucible_views::catalog::select_demo_quest(&config, &mut base, 3).unwrap();
+    crucible_catalog::catalog::select_demo_quest(&config, &mut base, 3).unwrap();
     let reference = run::start(&ctx, base.clone()).await.unwrap();
     let (script, calls) = crucible_bench::throughput::script_of(&store, &reference.run_id)
         .await
