@@ -9,4 +9,5 @@
 
 pub mod database;
 pub mod install;
+pub mod replay;
 pub mod setup;

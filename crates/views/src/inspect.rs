@@ -23,13 +23,8 @@ use crate::studio::CompositeTrace;
 use crate::verdict::{self, ModelLabels, SideLabels};
 use crucible_catalog::catalog;
 use crucible_catalog::plugins::Registry;
-use crucible_core::{BenchError, Benchmark, BenchmarkId, Event, ScriptedAgent};
+use crucible_core::{BenchError, BenchmarkId, Event};
 use crucible_core::{Config, Scoring};
-use crucible_intent2tx::{execute::Executor, seam::IntentBench, AddressBook};
-use crucible_pilot::seam::PilotBench;
-use crucible_pilot::suite::Engine;
-use crucible_questbench::atomic::Harness;
-use crucible_questbench::seam::QuestBench;
 use crucible_report::dataset::Interner;
 use crucible_report::{self as report, Bench, ReportError};
 use crucible_run::RunSpec;
@@ -300,34 +295,12 @@ pub async fn replays_tool_calls(
 /// What re-scoring a real-tool sample means, in words (for notices and confirmations).
 pub const TOOL_REPLAY_NOTICE: &str = "re-scoring a PILOT real-tool sample replays the model's stored tool calls through the real MCP servers (in bubblewrap as uid 65534, without network, episode in a fresh folder); only re-score samples whose origin you trust";
 
-/// Replays stored samples. Boots each benchmark (and its chain) on first use and keeps it for the
-/// next replay; dropping the replayer stops its chains.
-#[derive(Default)]
+/// Replays stored samples and compares the fresh verdict with the stored one. The benchmarks it
+/// boots (and their chains) are kept for the next replay ([`crucible_ops::replay::Engine`]);
+/// dropping the replayer stops its chains.
+#[derive(Debug, Default)]
 pub struct Replayer {
-    quest: Option<QuestBench>,
-    intent_exec: Option<IntentBench>,
-    intent_plain: Option<IntentBench>,
-    pilot: Option<Box<dyn Benchmark>>,
-    pids: Vec<u32>,
-    /// Per benchmark, the content the booted bench holds: its run's pack hashes, or `builtin`.
-    content: BTreeMap<String, String>,
-}
-
-impl std::fmt::Debug for Replayer {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("Replayer")
-            .field("quest", &self.quest.is_some())
-            .field("intent_exec", &self.intent_exec.is_some())
-            .field("anvil_pids", &self.pids)
-            .finish_non_exhaustive()
-    }
-}
-
-fn setup(benchmark: &str) -> impl Fn(String) -> InspectError + '_ {
-    move |message| InspectError::Setup {
-        benchmark: benchmark.to_string(),
-        message,
-    }
+    engine: crucible_ops::replay::Engine,
 }
 
 impl Replayer {
@@ -339,143 +312,7 @@ impl Replayer {
     /// Process ids of the Anvil nodes this replayer has booted (the app watches them so they die
     /// with it).
     pub fn anvil_pids(&self) -> &[u32] {
-        &self.pids
-    }
-
-    /// The benchmark to replay on, booted on first use, on the content of the sample's run: its
-    /// pinned packs (checked against their digests), or the built-in folders for a run stored
-    /// before packs. Another run's content re-boots it.
-    async fn bench(
-        &mut self,
-        config: &Config,
-        benchmark: &str,
-        execute: bool,
-        spec: Option<&RunSpec>,
-    ) -> Result<&dyn Benchmark, InspectError> {
-        let packed = spec.filter(|s| s.packs.iter().any(|p| p.benchmark == benchmark));
-        let key = packed.map_or_else(
-            || "builtin".to_string(),
-            |s| {
-                s.packs
-                    .iter()
-                    .filter(|p| p.benchmark == benchmark)
-                    .map(|p| p.hash.as_str())
-                    .chain(std::iter::once(s.pilot_faults.as_str()))
-                    .collect::<Vec<_>>()
-                    .join(",")
-            },
-        );
-        let id = BenchmarkId::parse(benchmark).ok_or_else(|| InspectError::UnknownBenchmark {
-            id: 0,
-            benchmark: benchmark.to_string(),
-        })?;
-        if self.content.get(benchmark) != Some(&key) {
-            match id {
-                BenchmarkId::Questbench => self.quest = None,
-                BenchmarkId::Intent2tx => (self.intent_exec, self.intent_plain) = (None, None),
-                BenchmarkId::Pilot => self.pilot = None,
-            }
-            self.content.insert(benchmark.to_string(), key);
-        }
-        let from_packs = |err: &dyn Fn(String) -> InspectError| {
-            packed
-                .map(|s| catalog::pack_content(config, s, benchmark, false))
-                .transpose()
-                .map_err(|e| err(e.to_string()))
-        };
-        let err = setup(benchmark);
-        match (id, execute) {
-            (BenchmarkId::Questbench, _) => {
-                if self.quest.is_none() {
-                    let list = match from_packs(&err)? {
-                        Some(catalog::PackContent::Quest(t)) => t,
-                        _ => catalog::quest_tasks(config).map_err(|e| err(e.to_string()))?,
-                    };
-                    let h = Harness::start(config)
-                        .await
-                        .map_err(|e| err(e.to_string()))?;
-                    self.pids.push(h.chain().anvil().pid());
-                    self.quest = Some(QuestBench::new(list, h));
-                }
-                Ok(self
-                    .quest
-                    .as_ref()
-                    .map(|b| b as &dyn Benchmark)
-                    .unwrap_or_else(|| unreachable!("booted above")))
-            }
-            (BenchmarkId::Intent2tx, exec) => {
-                let slot_empty = if exec {
-                    self.intent_exec.is_none()
-                } else {
-                    self.intent_plain.is_none()
-                };
-                if slot_empty {
-                    // Every dataset a run can name: a stored sample is replayed on its own
-                    // instance (the ids differ between datasets); scoring needs no pool.
-                    let (d, p) = match from_packs(&err)? {
-                        Some(catalog::PackContent::Intent(d, p)) => (d, p),
-                        _ => {
-                            let (mut d, p) = catalog::intent_instances(config)
-                                .map_err(|e| err(e.to_string()))?;
-                            let (paper, _) = catalog::intent_dataset(config, "paper", false)
-                                .map_err(|e| err(e.to_string()))?;
-                            d.extend(paper);
-                            (d, p)
-                        }
-                    };
-                    let bench = IntentBench::new(d, p, AddressBook::builtin());
-                    if exec {
-                        let ex = Executor::boot(config, AddressBook::builtin())
-                            .await
-                            .map_err(|e| err(e.to_string()))?;
-                        self.pids.push(ex.chain().anvil().pid());
-                        self.intent_exec = Some(bench.with_executor(ex));
-                    } else {
-                        self.intent_plain = Some(bench);
-                    }
-                }
-                let b = if exec {
-                    self.intent_exec.as_ref()
-                } else {
-                    self.intent_plain.as_ref()
-                };
-                Ok(b.map(|b| b as &dyn Benchmark)
-                    .unwrap_or_else(|| unreachable!("loaded above")))
-            }
-            (BenchmarkId::Pilot, _) => {
-                if self.pilot.is_none() {
-                    let bench: Box<dyn Benchmark> = match from_packs(&err)? {
-                        Some(catalog::PackContent::Pilot(lib)) => {
-                            Box::new(PilotBench::new(Engine::new(lib)))
-                        }
-                        Some(catalog::PackContent::PilotReal(set, name)) => {
-                            let install = crucible_mcp::Installation::from_config(config)
-                                .map_err(|e| err(e.to_string()))?;
-                            let faults = crucible_pilot::real::FaultMode::parse(
-                                packed.map_or("", |s| s.pilot_faults.as_str()),
-                            )
-                            .unwrap_or_default();
-                            Box::new(
-                                crucible_pilot::real::RealToolBench::new(
-                                    std::sync::Arc::new(set),
-                                    install,
-                                )
-                                .with_faults(faults)
-                                .with_pack(&name),
-                            )
-                        }
-                        _ => Box::new(PilotBench::new(Engine::new(
-                            catalog::pilot_library(config).map_err(|e| err(e.to_string()))?,
-                        ))),
-                    };
-                    self.pilot = Some(bench);
-                }
-                Ok(self
-                    .pilot
-                    .as_deref()
-                    .unwrap_or_else(|| unreachable!("loaded above")))
-            }
-        }
+        self.engine.anvil_pids()
     }
 
     /// Replays sample `id` of the explorer's store with `mode` and compares the fresh verdict
@@ -508,24 +345,32 @@ impl Replayer {
             }
         };
         tracing::debug!(target: "inspect", id, run = %s.run_id, ?mode, execute, "replaying a stored sample");
-        let bench = self
-            .bench(config, &s.benchmark, execute, s.spec.as_ref())
+        use crucible_ops::replay::ReplayError;
+        let record = self
+            .engine
+            .run(
+                config,
+                &s.benchmark,
+                execute,
+                s.spec.as_ref(),
+                &s.model,
+                s.turns.clone(),
+                &s.instance,
+                s.seed,
+            )
             .await
             .map_err(|e| match e {
-                InspectError::UnknownBenchmark { benchmark, .. } => {
+                ReplayError::UnknownBenchmark(benchmark) => {
                     InspectError::UnknownBenchmark { id, benchmark }
                 }
-                other => other,
-            })?;
-        let mut agent = ScriptedAgent::new(s.model.clone(), s.turns.clone());
-        let mut sink = |_: Event| {};
-        let record = bench
-            .run(&s.instance, &mut agent, s.seed, &mut sink)
-            .await
-            .map_err(|source| InspectError::Replay {
-                id,
-                instance: s.instance.clone(),
-                source,
+                ReplayError::Setup { benchmark, message } => {
+                    InspectError::Setup { benchmark, message }
+                }
+                ReplayError::Run { instance, source } => InspectError::Replay {
+                    id,
+                    instance,
+                    source,
+                },
             })?;
         // As the scheduler stores it: an agent error (or a stored one) makes the outcome.
         let fresh_error = if s.outcome == "agent_error" {
