@@ -23,7 +23,7 @@ use crate::studio::CompositeTrace;
 use crate::verdict::{self, ModelLabels, SideLabels};
 use crucible_catalog::catalog;
 use crucible_catalog::plugins::Registry;
-use crucible_core::{BenchError, BenchmarkId, Event};
+use crucible_core::{BenchError, BenchmarkId, Event, Outcome};
 use crucible_core::{Config, Scoring};
 use crucible_report::dataset::Interner;
 use crucible_report::{self as report, Bench, ReportError};
@@ -372,16 +372,18 @@ impl Replayer {
                     source,
                 },
             })?;
-        // As the scheduler stores it: an agent error (or a stored one) makes the outcome.
-        let fresh_error = if s.outcome == "agent_error" {
+        // As the scheduler stores it: an agent error (or a stored one) makes the outcome. The
+        // fresh one is the record's own field, never read back out of its details.
+        let agent_error = Outcome::AgentError;
+        let fresh_error = if Outcome::parse(&s.outcome) == Some(agent_error) {
             Some(s.error.clone().unwrap_or_else(|| "agent error".into()))
         } else {
-            record.details["agent_error"].as_str().map(str::to_string)
+            record.agent_error.clone()
         };
         let fresh = verdict(
             &s.benchmark,
             if fresh_error.is_some() {
-                "agent_error"
+                agent_error.as_str()
             } else {
                 record.outcome.as_str()
             },

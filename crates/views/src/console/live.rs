@@ -230,7 +230,8 @@ impl Tracker {
                 ..
             } => {
                 self.status.done += 1;
-                let failed = outcome == "agent_error";
+                let failed = crucible_core::Outcome::parse(outcome)
+                    == Some(crucible_core::Outcome::AgentError);
                 let m = self.model(model);
                 m.done += 1;
                 if failed {
