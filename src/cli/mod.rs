@@ -9,6 +9,7 @@ macro_rules! out {
 }
 
 pub mod annotate;
+mod bench_options;
 mod chain;
 pub mod intent;
 pub mod lab;

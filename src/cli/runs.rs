@@ -94,49 +94,10 @@ pub struct RunArgs {
     /// Keep only tasks of this kind (repeatable; applied before --limit).
     #[arg(long = "kind")]
     kinds: Vec<String>,
-    /// Intent2Tx: score fields only, do not execute answers on the chain.
-    #[arg(long)]
-    no_execute: bool,
-    /// Intent2Tx field metrics: paper (the written definition) or reference-code (the authors'
-    /// scorer, which computed the published tables; docs/fidelity.md).
-    #[arg(long, default_value = "paper")]
-    intent_metrics: String,
-    /// EVM-QuestBench paper-scoring transfer tolerance: paper (1 %) or runner (the reference
-    /// runner's later 0.1 %).
-    #[arg(long, default_value = "paper")]
-    paper_tolerance: String,
-    /// Intent2Tx demonstrations for the retrieval setting: paper (Jaccard over ground-truth
-    /// contract-function pairs), realistic (pairs predicted from the intent) or
-    /// held-out-category (the paper's, without the instance's category; RQ3).
-    #[arg(long, default_value = "paper")]
-    intent_retrieval: String,
-    /// Intent2Tx dataset: default (Crucible's generated set) or paper (shaped like the paper's
-    /// 1,145-instance test set, with a paper-shaped retrieval pool).
-    #[arg(long, default_value = "default")]
-    intent_dataset: String,
-    /// PILOT-Bench real tools (`--pack pilot-real-tools`): law (fail real calls with PILOT's
-    /// law, seeded) or off (every call reaches its MCP server).
-    #[arg(long, default_value = "law")]
-    faults: String,
-    /// PILOT-Bench (simulated and real tools): text (the paper's tags in the model's text) or
-    /// native (the provider's own tool calling: OpenAI tools, Anthropic tool_use, Gemini
-    /// function calls).
-    #[arg(long, default_value = "text")]
-    tool_protocol: String,
     /// The prompts' wording: paper (the published prompts' information) or assisted (Crucible's
     /// earlier prompts with extra hints; not comparable with the papers' tables).
     #[arg(long, default_value = "paper", value_parser = super::report::parse_prompt_set)]
     prompt_set: crucible_core::PromptSet,
-    /// EVM-QuestBench: the library the model's module uses, ethers (v6) or viem.
-    #[arg(long, default_value = "ethers")]
-    library: String,
-    /// EVM-QuestBench: the reference runner's naive mode (adds the task's description).
-    #[arg(long)]
-    naive: bool,
-    /// EVM-QuestBench: the task wording's difficulty, random, precise, moderate or vague
-    /// (templates labelled so in the question bank; others fall back to any template).
-    #[arg(long, default_value = "random")]
-    nl_difficulty: String,
     /// A protocol preset: `paper` runs each chosen benchmark as its paper did (whole task set,
     /// the paper's rounds, prompts, retrieval and metrics); task filters, --limit and --rounds
     /// are then ignored.
@@ -147,6 +108,10 @@ pub struct RunArgs {
     /// refuse a pack that changed since.
     #[arg(long = "pack", value_name = "NAME")]
     packs: Vec<String>,
+    /// Each benchmark's own options (`--library`, `--no-execute`, `--tool-protocol`, …),
+    /// generated from the benchmarks' descriptions.
+    #[command(flatten)]
+    options: super::bench_options::BenchOptionArgs,
     /// Neither read nor write the response cache.
     #[arg(long)]
     no_cache: bool,
@@ -547,28 +512,13 @@ pub async fn run_cmd(config: &Config, a: RunArgs) -> Result<()> {
     spec.categories = a.categories;
     spec.difficulties = a.difficulties;
     spec.kinds = a.kinds;
-    spec.intent_execute = !a.no_execute;
-    // The defaults are stored as nothing, so a spec written before these options reads the same.
-    let unless = |value: String, default: &str| {
-        if value == default {
-            String::new()
-        } else {
-            value
-        }
-    };
-    spec.intent_metrics = unless(a.intent_metrics, "paper");
-    spec.quest_paper_tolerance = unless(a.paper_tolerance, "paper");
-    spec.intent_retrieval = unless(a.intent_retrieval, "paper");
-    spec.intent_dataset = unless(a.intent_dataset, "default");
-    spec.quest_library = unless(a.library, "ethers");
-    spec.quest_nl_difficulty = unless(a.nl_difficulty, "random");
-    spec.quest_naive = a.naive;
-    spec.pilot_faults = unless(a.faults, "law");
-    spec.pilot_tool_protocol = unless(a.tool_protocol, "text");
     spec.prompt_set = a.prompt_set;
+    spec.options = a.options.given;
+    let registry = crucible_catalog::plugins::Registry::builtin();
     if let Some(p) = &a.preset {
-        run::preset::apply(&mut spec, p)?;
+        crucible_catalog::options::apply_preset(&mut spec, p, registry)?;
     }
+    crucible_catalog::options::settle(&mut spec, registry)?;
     spec.cache = !a.no_cache;
     spec.name = a.name.clone();
     spec.note = a.note.clone();

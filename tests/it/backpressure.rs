@@ -219,7 +219,7 @@ fn capped(data: &std::path::Path, base: &str, cap: Option<u32>) -> RunSpec {
     )]);
     s.limit = Some(4);
     s.prompt_types = vec!["direct".into()];
-    s.intent_execute = false;
+    s.set_option("intent2tx", "execute", false);
     s.cache = false;
     s.concurrency = 4;
     s

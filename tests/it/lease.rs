@@ -63,7 +63,7 @@ async fn two_resumes_at_once_run_it_once_and_the_other_is_told_who_holds_it() {
     ctx.progress = Some(tx);
     let mut s = RunSpec::new(vec!["intent2tx".into()], vec!["openai-compatible:m".into()]);
     s.base_url = Some(server.base_url());
-    s.intent_execute = false;
+    s.set_option("intent2tx", "execute", false);
     s.cache = false;
     s.limit = Some(16);
     s.prompt_types = vec!["direct".into()];

@@ -707,7 +707,8 @@ async fn the_new_run_forms_model_settings_win_over_the_saved_ones_in_every_reque
         concurrency: 1,
         chain_workers: None,
         budget_usd: None,
-        intent_execute: false,
+        options: serde_json::from_value(serde_json::json!({"intent2tx": {"execute": false}}))
+            .unwrap(),
         categories: vec![],
         difficulties: vec![],
         kinds: vec![],
@@ -717,8 +718,6 @@ async fn the_new_run_forms_model_settings_win_over_the_saved_ones_in_every_reque
         packs: Vec::new(),
         fork_url: None,
         fork_block: None,
-        pilot_tool_protocol: String::new(),
-        pilot_faults: String::new(),
         name: None,
         note: None,
         model_settings: Some(std::collections::BTreeMap::from([(

@@ -339,7 +339,7 @@ async fn a_run_against_the_loopback_provider_records_usage_per_sample() {
     s.base_url = Some(server.base_url());
     s.limit = Some(3);
     s.rounds = 2;
-    s.intent_execute = false;
+    s.set_option("intent2tx", "execute", false);
     s.concurrency = 8;
     let report = run::start(&ctx, s).await.unwrap();
     assert_eq!(report.samples, (3 * 2 + 3 * 4) * 2);
@@ -358,7 +358,7 @@ async fn a_run_against_the_loopback_provider_records_usage_per_sample() {
     s2.base_url = Some(server.base_url());
     s2.limit = Some(3);
     s2.rounds = 2;
-    s2.intent_execute = false;
+    s2.set_option("intent2tx", "execute", false);
     let before = server.requests();
     run::start(&ctx2, s2).await.unwrap();
     assert_eq!(
@@ -409,7 +409,7 @@ async fn a_429_500_garbage_storm_completes_with_bounded_retries_and_recorded_fai
     s.base_url = Some(url);
     s.limit = Some(6);
     s.prompt_types = vec!["direct".into()];
-    s.intent_execute = false;
+    s.set_option("intent2tx", "execute", false);
     s.concurrency = 1;
     s.cache = false;
     let report = run::start(&ctx, s).await.unwrap();

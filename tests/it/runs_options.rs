@@ -98,7 +98,11 @@ async fn run_options_choose_the_intent_metrics_and_bad_names_are_refused() {
         assert_eq!(d["metrics_mode"], "reference-code", "{}", s.instance);
     }
     let spec: Value = serde_json::from_str(&store.run(id).await.unwrap().spec).unwrap();
-    assert_eq!(spec["intent_metrics"], "reference-code");
+    // Stored under the benchmark, only what differs from the defaults.
+    assert_eq!(
+        spec["options"],
+        json!({"intent2tx": {"execute": false, "metrics": "reference-code"}})
+    );
     // Every sample holds both modes' metrics, so a report can read either.
     let m: Value = serde_json::from_str(&samples[0].1.metrics).unwrap();
     for k in [
@@ -193,8 +197,8 @@ async fn run_options_choose_the_intent_metrics_and_bad_names_are_refused() {
     );
     let spec: Value = serde_json::from_str(&store.run(id).await.unwrap().spec).unwrap();
     assert_eq!(
-        (&spec["quest_library"], &spec["quest_naive"]),
-        (&json!("viem"), &json!(true))
+        &spec["options"],
+        &json!({"questbench": {"library": "viem", "naive": true}})
     );
     store.close().await;
 
@@ -336,7 +340,8 @@ fn the_paper_preset_plans_each_papers_protocol() {
         concurrency: 4,
         chain_workers: None,
         budget_usd: None,
-        intent_execute: false,
+        options: serde_json::from_value(serde_json::json!({"intent2tx": {"execute": false}}))
+            .unwrap(),
         categories: vec![],
         difficulties: vec![],
         kinds: vec![],
@@ -346,8 +351,6 @@ fn the_paper_preset_plans_each_papers_protocol() {
         packs: Vec::new(),
         fork_url: None,
         fork_block: None,
-        pilot_tool_protocol: String::new(),
-        pilot_faults: String::new(),
         name: None,
         note: None,
         model_settings: None,
@@ -364,7 +367,7 @@ fn the_paper_preset_plans_each_papers_protocol() {
     assert_eq!(quest.samples, 107 * 5);
     assert!(quest.protocol.as_deref().unwrap().contains("avg@5"));
     // Intent2Tx: the paper-shaped 1,145-instance test set, direct and retrieval, once.
-    assert_eq!(spec.intent_dataset, "paper");
+    assert_eq!(spec.options_of("intent2tx")["dataset"], "paper");
     let intent = &plan.benchmarks[1];
     assert_eq!((intent.instances, intent.rounds), (1145 * 2, 1));
     let pilot = &plan.benchmarks[2];

@@ -156,7 +156,8 @@ async fn one_run_mixes_two_saved_providers_with_their_own_urls_and_keys_and_resu
         concurrency: 1,
         chain_workers: None,
         budget_usd: None,
-        intent_execute: false,
+        options: serde_json::from_value(serde_json::json!({"intent2tx": {"execute": false}}))
+            .unwrap(),
         categories: vec![],
         difficulties: vec![],
         kinds: vec![],
@@ -169,8 +170,6 @@ async fn one_run_mixes_two_saved_providers_with_their_own_urls_and_keys_and_resu
         packs: Vec::new(),
         fork_url: None,
         fork_block: None,
-        pilot_tool_protocol: String::new(),
-        pilot_faults: String::new(),
         name: None,
         note: None,
         model_settings: None,

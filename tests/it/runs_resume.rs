@@ -101,7 +101,7 @@ async fn the_budget_stops_new_samples_and_a_resume_keeps_counting_what_was_spent
     s.base_url = Some(server.base_url());
     s.limit = Some(10);
     s.prompt_types = vec!["direct".into()];
-    s.intent_execute = false;
+    s.set_option("intent2tx", "execute", false);
     s.cache = false;
     s.concurrency = 1;
     s.budget_usd = Some(1.0);

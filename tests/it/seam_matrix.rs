@@ -623,7 +623,11 @@ async fn pilot_run(
     s.prompt_types = vec!["baseline".into()];
     s.rounds = 1;
     s.concurrency = 1;
-    s.pilot_tool_protocol = if native { "native" } else { "text" }.into();
+    s.set_option(
+        "pilot",
+        "tool_protocol",
+        if native { "native" } else { "text" },
+    );
     let ctx = RunContext::new(config.clone(), store.clone(), loader());
     let report = run::start(&ctx, s).await.unwrap();
     assert_eq!(report.finished, 1, "{wire:?} native={native}: {report:?}");

@@ -909,7 +909,11 @@ async fn pilot_run(
     s.prompt_types = vec!["baseline".into()];
     s.rounds = 1;
     s.concurrency = 1;
-    s.pilot_tool_protocol = if native { "native" } else { "text" }.into();
+    s.set_option(
+        "pilot",
+        "tool_protocol",
+        if native { "native" } else { "text" },
+    );
     let ctx = RunContext::new(config.clone(), store.clone(), loader());
     let report = run::start(&ctx, s).await.unwrap();
     let samples = store.samples(&report.run_id).await.unwrap();

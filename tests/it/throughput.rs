@@ -194,7 +194,7 @@ async fn the_live_load_names_the_provider_or_the_chain_as_the_limit() {
         vec!["openai-compatible:slow".into()],
     );
     s.base_url = Some(server.base_url());
-    s.intent_execute = false;
+    s.set_option("intent2tx", "execute", false);
     s.cache = false;
     s.limit = Some(16);
     s.prompt_types = vec!["direct".into()];

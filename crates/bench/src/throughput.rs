@@ -312,8 +312,8 @@ pub async fn chain(config: &Config, opts: &ChainOptions) -> Result<ChainFigures,
                 BenchmarkId::Intent2tx.as_str(),
                 |s| {
                     s.limit = Some(n);
+                    // Executed: the default.
                     s.prompt_types = vec!["direct".into()];
-                    s.intent_execute = true;
                 },
             )
             .await?,

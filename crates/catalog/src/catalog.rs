@@ -13,17 +13,20 @@ use crucible_chain::pool::{BootNode, ChainWorkers, Load, NodePool};
 use crucible_core::Config;
 use crucible_core::{BenchError, Benchmark, BenchmarkId, BoxFuture, PromptSet};
 use crucible_intent2tx::metrics::MetricMode;
+use crucible_intent2tx::options::Options as IntentOptions;
 use crucible_intent2tx::seam::ExecutorPool;
 use crucible_intent2tx::seam::IntentBench;
 use crucible_intent2tx::RetrievalMode;
 use crucible_intent2tx::{execute::Executor, import::load_clean, AddressBook, Instance};
 use crucible_mcp::Installation;
 use crucible_pilot::native::ToolProtocol;
+use crucible_pilot::options::Options as PilotOptions;
 use crucible_pilot::real::{FaultMode, RealToolBench, RealToolSet};
 use crucible_pilot::seam::PilotBench;
 use crucible_pilot::suite::Engine;
 use crucible_pilot::task::TaskLibrary;
 use crucible_questbench::atomic::Harness;
+use crucible_questbench::options::Options as QuestOptions;
 use crucible_questbench::paper::PaperTolerance;
 use crucible_questbench::prompt::{Library, NlDifficulty};
 use crucible_questbench::seam::HarnessPool;
@@ -259,15 +262,16 @@ impl Catalog {
         spec: &RunSpec,
         with_pool: bool,
     ) -> Result<Self, RunError> {
+        let intent = crate::options::typed(spec, BenchmarkId::Intent2tx, IntentOptions::read)?;
         if spec.packs.is_empty() {
-            let mut c = Self::load(config, &spec.benchmarks, spec.intent_execute)?;
-            if !spec.intent_dataset.is_empty() {
-                c.use_intent_dataset(&spec.intent_dataset, with_pool)?;
+            let mut c = Self::load(config, &spec.benchmarks, intent.execute)?;
+            if intent.dataset != crucible_intent2tx::options::DATASETS[0].value {
+                c.use_intent_dataset(intent.dataset, with_pool)?;
             }
             c.apply_options(spec)?;
             return Ok(c);
         }
-        let mut c = Self::load(config, &[], spec.intent_execute)?;
+        let mut c = Self::load(config, &[], intent.execute)?;
         for b in &spec.benchmarks {
             match pack_content(config, spec, b, with_pool)? {
                 PackContent::Quest(t) => c.quest_tasks = Some(t),
@@ -280,46 +284,20 @@ impl Catalog {
         Ok(c)
     }
 
-    /// Applies a spec's benchmark options: the prompt set (`spec.prompt_set`), the Intent2Tx
-    /// metric mode (`spec.intent_metrics`) and
-    /// the QuestBench paper-scoring tolerance (`spec.quest_paper_tolerance`). An unknown name is an
-    /// error that lists the known ones.
+    /// Applies a spec's options: the prompt set, each benchmark's own options (read through
+    /// its typed options: an unknown option or value is an error naming it and what to use),
+    /// the chain sizing and the fork.
     pub fn apply_options(&mut self, spec: &RunSpec) -> Result<(), RunError> {
-        if !spec.intent_metrics.is_empty() {
-            self.intent_metrics = spec.intent_metrics.parse().map_err(|_| {
-                RunError::Spec(format!(
-                    "unknown Intent2Tx metric mode {:?}: use paper or reference-code",
-                    spec.intent_metrics
-                ))
-            })?;
-        }
-        if !spec.quest_paper_tolerance.is_empty() {
-            self.paper_tolerance =
-                PaperTolerance::parse(&spec.quest_paper_tolerance).ok_or_else(|| {
-                    RunError::Spec(format!(
-                        "unknown QuestBench paper tolerance {:?}: use paper or runner",
-                        spec.quest_paper_tolerance
-                    ))
-                })?;
-        }
+        let quest = crate::options::typed(spec, BenchmarkId::Questbench, QuestOptions::read)?;
+        let intent = crate::options::typed(spec, BenchmarkId::Intent2tx, IntentOptions::read)?;
+        let pilot = crate::options::typed(spec, BenchmarkId::Pilot, PilotOptions::read)?;
+        self.intent_metrics = intent.metrics;
+        self.intent_retrieval = intent.retrieval;
+        self.paper_tolerance = quest.paper_tolerance;
         self.prompt_set = spec.prompt_set;
-        if !spec.quest_library.is_empty() {
-            self.quest_library = Library::parse(&spec.quest_library).ok_or_else(|| {
-                RunError::Spec(format!(
-                    "unknown QuestBench library {:?}: use ethers or viem",
-                    spec.quest_library
-                ))
-            })?;
-        }
-        if !spec.quest_nl_difficulty.is_empty() {
-            self.quest_nl = NlDifficulty::parse(&spec.quest_nl_difficulty).ok_or_else(|| {
-                RunError::Spec(format!(
-                    "unknown QuestBench wording difficulty {:?}: use random, precise, moderate or vague",
-                    spec.quest_nl_difficulty
-                ))
-            })?;
-        }
-        self.quest_naive = spec.quest_naive;
+        self.quest_library = quest.library;
+        self.quest_nl = quest.nl_difficulty;
+        self.quest_naive = quest.naive;
         self.sizing = ChainSizing::for_spec(spec);
         self.fork = match &spec.fork {
             Some(f) => Some(crucible_chain::fork::ForkTarget {
@@ -330,15 +308,6 @@ impl Catalog {
             }),
             None => None,
         };
-        if !spec.intent_retrieval.is_empty() {
-            self.intent_retrieval =
-                RetrievalMode::parse(&spec.intent_retrieval).ok_or_else(|| {
-                    RunError::Spec(format!(
-                        "unknown Intent2Tx retrieval {:?}: use paper, realistic or held-out-category",
-                        spec.intent_retrieval
-                    ))
-                })?;
-        }
         if let (Some((d, p)), false) = (&self.intent_data, self.intent_execute) {
             self.shared.insert(
                 BenchmarkId::Intent2tx,
@@ -350,18 +319,8 @@ impl Catalog {
                 ),
             );
         }
-        self.pilot_faults = FaultMode::parse(&spec.pilot_faults).ok_or_else(|| {
-            RunError::Spec(format!(
-                "unknown PILOT-Bench fault mode {:?}: use law or off",
-                spec.pilot_faults
-            ))
-        })?;
-        self.pilot_protocol = ToolProtocol::parse(&spec.pilot_tool_protocol).ok_or_else(|| {
-            RunError::Spec(format!(
-                "unknown PILOT-Bench tool protocol {:?}: use text or native",
-                spec.pilot_tool_protocol
-            ))
-        })?;
+        self.pilot_faults = pilot.faults;
+        self.pilot_protocol = pilot.tool_protocol;
         if let Some(engine) = &self.pilot {
             self.shared.insert(
                 BenchmarkId::Pilot,
@@ -839,7 +798,7 @@ pub fn app_demo_spec(config: &Config) -> Result<(RunSpec, Option<String>), RunEr
     spec.limit = Some(3);
     spec.rounds = 2;
     spec.concurrency = 4;
-    spec.intent_execute = false;
+    spec.set_option(BenchmarkId::Intent2tx.as_str(), "execute", false);
     let mut spec = spec.validate()?;
     select_demo_quest(config, &mut spec, 1)?;
     crate::packs::pin(config, &mut spec).map_err(|e| RunError::Spec(e.to_string()))?;

@@ -11,6 +11,7 @@
 #![warn(missing_docs, unreachable_pub)]
 
 pub mod catalog;
+pub mod options;
 pub mod packs;
 pub mod plugins;
 pub mod selftest;

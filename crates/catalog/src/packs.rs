@@ -468,7 +468,7 @@ pub fn builtin_dir(config: &Config, name: &str) -> Option<PathBuf> {
 }
 
 /// The built-in pack a run of `benchmark` reads when it names none of that benchmark
-/// (`intent_dataset` `paper` picks the paper-shaped Intent2Tx set).
+/// (its `dataset` option picks one: Intent2Tx's `paper` is the paper-shaped set).
 pub fn default_pack(benchmark: &str, intent_dataset: &str) -> Option<&'static str> {
     Registry::builtin().default_pack(benchmark, intent_dataset)
 }
@@ -477,12 +477,6 @@ pub fn default_pack(benchmark: &str, intent_dataset: &str) -> Option<&'static st
 /// must be of one of the run's benchmarks; every benchmark without one gets its built-in pack.
 /// Each gets its folder, benchmark, hash and per-file digests. Errors name the pack and why.
 pub fn pin(config: &Config, spec: &mut crucible_run::RunSpec) -> Result<(), PackError> {
-    if !matches!(spec.intent_dataset.as_str(), "" | "default" | "paper") {
-        return Err(PackError::Invalid(format!(
-            "unknown Intent2Tx dataset {:?}: use default or paper (or name a pack with --pack)",
-            spec.intent_dataset
-        )));
-    }
     let listed = list(config)?;
     let mut pinned = Vec::new();
     let find = |name: &str| -> Result<&PackInfo, PackError> {
@@ -509,7 +503,13 @@ pub fn pin(config: &Config, spec: &mut crucible_run::RunSpec) -> Result<(), Pack
             .iter()
             .any(|n| find(n).is_ok_and(|p| &p.benchmark == b))
         {
-            if let Some(d) = default_pack(b, &spec.intent_dataset) {
+            // A benchmark's `dataset` option picks among its built-in packs.
+            let options = spec.options_of(b);
+            let dataset = options
+                .get("dataset")
+                .and_then(|v| v.as_str())
+                .unwrap_or("");
+            if let Some(d) = default_pack(b, dataset) {
                 names.push(d.to_string());
             }
         }

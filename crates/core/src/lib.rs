@@ -17,6 +17,7 @@ pub mod config;
 pub mod cost;
 pub mod durable;
 mod error;
+pub mod options;
 mod outcome;
 pub mod plugin;
 mod prompt_set;

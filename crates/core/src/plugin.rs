@@ -288,6 +288,18 @@ pub trait Plugin: Send + Sync {
         &'a self,
         req: SelfTestRequest<'a>,
     ) -> BoxFuture<'a, Result<SelfTestReport, SelfTestError>>;
+    /// The benchmark's run options, described once: the CLI's flags and the New run form's
+    /// controls are generated from them, and a run's stored options are checked against them
+    /// ([`crate::options::check`]).
+    fn options(&self) -> &'static [crate::options::OptionSpec] {
+        &[]
+    }
+    /// The options the paper protocol (`--preset paper`) runs this benchmark with, replacing
+    /// the user's (what differs from the defaults); `None` keeps the user's options (they do not
+    /// change the protocol).
+    fn paper_options(&self) -> Option<crate::options::OptionMap> {
+        None
+    }
 }
 
 impl std::fmt::Debug for dyn Plugin {

@@ -24,6 +24,7 @@ pub mod execute;
 pub mod generate;
 pub mod import;
 pub mod metrics;
+pub mod options;
 pub mod paper;
 pub mod parse;
 pub mod plugin;

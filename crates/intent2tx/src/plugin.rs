@@ -42,6 +42,18 @@ impl Plugin for IntentPlugin {
         BenchmarkId::Intent2tx.label()
     }
 
+    fn options(&self) -> &'static [crucible_core::options::OptionSpec] {
+        &crate::options::OPTIONS
+    }
+
+    fn paper_options(&self) -> Option<crucible_core::options::OptionMap> {
+        use crucible_core::options::OptionMap;
+        let mut m = OptionMap::new();
+        m.insert("metrics".into(), "reference-code".into());
+        m.insert("dataset".into(), "paper".into());
+        Some(m)
+    }
+
     fn builtin_agents(&self) -> Vec<&'static str> {
         crate::agents::BuiltinAgent::ALL.map(|a| a.name()).to_vec()
     }

@@ -94,6 +94,14 @@ impl Engine {
         spec: Option<&RunSpec>,
     ) -> Result<&dyn Benchmark, ReplayError> {
         let packed = spec.filter(|s| s.packs.iter().any(|p| p.benchmark == benchmark));
+        // PILOT's fault mode on real tools (a stored option that does not read: the default).
+        let faults = packed
+            .and_then(|s| {
+                crucible_pilot::options::Options::read(&s.options_of(BenchmarkId::Pilot.as_str()))
+                    .ok()
+            })
+            .unwrap_or_default()
+            .faults;
         let key = packed.map_or_else(
             || "builtin".to_string(),
             |s| {
@@ -101,7 +109,7 @@ impl Engine {
                     .iter()
                     .filter(|p| p.benchmark == benchmark)
                     .map(|p| p.hash.as_str())
-                    .chain(std::iter::once(s.pilot_faults.as_str()))
+                    .chain(std::iter::once(faults.as_str()))
                     .collect::<Vec<_>>()
                     .join(",")
             },
@@ -190,10 +198,6 @@ impl Engine {
                         Some(catalog::PackContent::PilotReal(set, name)) => {
                             let install = crucible_mcp::Installation::from_config(config)
                                 .map_err(|e| err(e.to_string()))?;
-                            let faults = crucible_pilot::real::FaultMode::parse(
-                                packed.map_or("", |s| s.pilot_faults.as_str()),
-                            )
-                            .unwrap_or_default();
                             Box::new(
                                 crucible_pilot::real::RealToolBench::new(
                                     std::sync::Arc::new(set),

@@ -18,6 +18,7 @@ pub mod agents;
 pub mod eval;
 pub mod flaw;
 pub mod native;
+pub mod options;
 pub mod plugin;
 pub mod prompt;
 pub mod protocol;

@@ -47,6 +47,10 @@ impl Plugin for PilotPlugin {
         BenchmarkId::Pilot.label()
     }
 
+    fn options(&self) -> &'static [crucible_core::options::OptionSpec] {
+        &crate::options::OPTIONS
+    }
+
     fn builtin_agents(&self) -> Vec<&'static str> {
         crate::agents::AgentKind::ALL.map(|a| a.as_str()).to_vec()
     }

@@ -13,6 +13,7 @@ pub mod composite;
 pub mod exploits;
 pub mod import;
 pub mod instance;
+pub mod options;
 pub mod paper;
 pub mod plugin;
 pub mod prompt;

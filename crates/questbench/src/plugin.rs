@@ -51,6 +51,15 @@ impl Plugin for QuestPlugin {
         BenchmarkId::Questbench.label()
     }
 
+    fn options(&self) -> &'static [crucible_core::options::OptionSpec] {
+        &crate::options::OPTIONS
+    }
+
+    fn paper_options(&self) -> Option<crucible_core::options::OptionMap> {
+        // The paper's protocol is every default.
+        Some(crucible_core::options::OptionMap::new())
+    }
+
     fn builtin_agents(&self) -> Vec<&'static str> {
         let exploits = crate::seam::EXPLOIT_AGENTS.iter();
         crate::seam::AGENTS

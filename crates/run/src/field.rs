@@ -29,6 +29,8 @@ pub enum SpecField {
     Name,
     /// `--note`.
     Note,
+    /// A benchmark's options (`--library`, `--no-execute`, …: each benchmark's own flags).
+    Options,
 }
 
 impl SpecField {
@@ -47,6 +49,7 @@ impl SpecField {
             Self::ForkBlock => "fork_block",
             Self::Name => "name",
             Self::Note => "note",
+            Self::Options => "options",
         }
     }
 }

@@ -99,8 +99,9 @@ fn check(name: &str) -> Result<(), RunError> {
 
 /// Sets every protocol option of preset `name` on `spec` (its benchmarks and models stay): the
 /// whole task set (limit, filters and selections cleared), each benchmark's rounds, every prompt
-/// type, the paper's prompts, retrieval and metric settings. Other options (seed, concurrency,
-/// budget, providers) are the user's.
+/// type, the paper's prompts. Each benchmark's own options under the paper's protocol are its
+/// plugin's (`Plugin::paper_options`), set by the catalogue's `options::apply_preset`, which
+/// calls this. Other options (seed, concurrency, budget, providers) are the user's.
 pub fn apply(spec: &mut RunSpec, name: &str) -> Result<(), RunError> {
     check(name)?;
     let benchmarks = spec.expanded_benchmarks();
@@ -111,14 +112,6 @@ pub fn apply(spec: &mut RunSpec, name: &str) -> Result<(), RunError> {
     spec.quest_tasks.clear();
     spec.prompt_types.clear();
     spec.prompt_set = PromptSet::Paper;
-    spec.intent_execute = true;
-    spec.intent_metrics = "reference-code".into();
-    spec.intent_retrieval = String::new();
-    spec.intent_dataset = "paper".into();
-    spec.quest_paper_tolerance = String::new();
-    spec.quest_library = String::new();
-    spec.quest_naive = false;
-    spec.quest_nl_difficulty = String::new();
     spec.rounds = 1;
     spec.rounds_by_benchmark = benchmarks
         .iter()
@@ -148,8 +141,6 @@ mod tests {
         assert_eq!(spec.rounds_of("questbench"), 5);
         assert_eq!(spec.rounds_of("intent2tx"), 1);
         assert_eq!(spec.rounds_of("pilot"), 1);
-        assert_eq!(spec.intent_metrics, "reference-code");
-        assert_eq!(spec.intent_dataset, "paper");
         assert_eq!((spec.seed, spec.concurrency), (42, 8));
         assert_eq!(spec.preset.as_deref(), Some("paper"));
         let steps = describe("paper", &spec.expanded_benchmarks()).unwrap();

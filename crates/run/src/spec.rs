@@ -8,6 +8,7 @@ use std::collections::{BTreeMap, BTreeSet};
 use serde::{Deserialize, Serialize};
 use sha2::{Digest, Sha256};
 
+use crucible_core::options::OptionMap;
 use crucible_core::{Benchmark, InstanceMeta, PromptSet};
 
 use super::{RunError, SpecField};
@@ -227,9 +228,6 @@ pub struct RunSpec {
     /// it a budgeted run with an unpriced model is refused at plan time.
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub allow_unpriced: bool,
-    /// Intent2Tx also executes answers on the eth universe (Exec, StateEq).
-    #[serde(default = "yes")]
-    pub intent_execute: bool,
     /// Read and write the response cache (a repeated or resumed run never pays twice).
     #[serde(default = "yes")]
     pub cache: bool,
@@ -256,53 +254,23 @@ pub struct RunSpec {
     /// instances. Filters and `limit` still apply on top.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub quest_tasks: Vec<String>,
-    /// Intent2Tx field metrics: `paper` (the written definition; empty means it) or
-    /// `reference-code` (the authors' scorer, which computed the published tables). Checked when
-    /// the benchmarks load.
-    #[serde(default, skip_serializing_if = "String::is_empty")]
-    pub intent_metrics: String,
-    /// EVM-QuestBench paper-scoring transfer tolerance: `paper` (1 %; empty means it) or
-    /// `runner` (the reference runner's later 0.1 %).
-    #[serde(default, skip_serializing_if = "String::is_empty")]
-    pub quest_paper_tolerance: String,
     /// The prompts' wording: `paper` (the published prompts' information; the default for a new
     /// run) or `assisted` (Crucible's earlier prompts with extra hints).
     #[serde(default = "legacy_prompt_set")]
     pub prompt_set: PromptSet,
-    /// Intent2Tx retrieval of demonstrations: `paper` (Jaccard over ground-truth ⟨contract,
-    /// function⟩ pairs; empty means it), `realistic` (pairs predicted from the intent) or
-    /// `held-out-category` (the paper's, the instance's category left out of the pool). Checked
-    /// when the benchmarks load.
-    #[serde(default, skip_serializing_if = "String::is_empty")]
-    pub intent_retrieval: String,
-    /// The Intent2Tx dataset: `default` (empty means it) or `paper` (shaped like the paper's
-    /// 1,145-instance test set, with a paper-shaped pool). Checked when the benchmarks load.
-    #[serde(default, skip_serializing_if = "String::is_empty")]
-    pub intent_dataset: String,
+    /// Each benchmark's options (`crucible_core::options`), as its plugin describes them:
+    /// only what differs from the defaults is stored (benchmark name → option key → value).
+    /// Checked when the run starts and when its benchmarks load.
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub options: BTreeMap<String, OptionMap>,
+    /// The options as runs stored them before `options` existed (one field per option); read,
+    /// merged into [`Self::options_of`], moved into `options` by [`Self::validate_for`].
+    #[serde(flatten)]
+    pub(crate) legacy: LegacyOptions,
     /// Rounds of a benchmark that differ from `rounds` (a preset's per-paper protocol, e.g.
     /// QuestBench avg@5 beside single-pass Intent2Tx).
     #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
     pub rounds_by_benchmark: BTreeMap<String, u32>,
-    /// EVM-QuestBench: the library the model's module uses, `ethers` (v6; empty means it) or
-    /// `viem` (the reference runner's later option).
-    #[serde(default, skip_serializing_if = "String::is_empty")]
-    pub quest_library: String,
-    /// EVM-QuestBench: the runner's naive mode (the task's description added to the prompt).
-    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
-    pub quest_naive: bool,
-    /// PILOT-Bench real tools (the `pilot-real-tools` pack): fault injection on real calls,
-    /// `law` (PILOT's law, seeded; empty means it) or `off`. Checked when the benchmarks load.
-    #[serde(default, skip_serializing_if = "String::is_empty")]
-    pub pilot_faults: String,
-    /// PILOT-Bench (simulated and real tools): how tools reach the model, `text` (the paper's
-    /// tags; empty means it) or `native` (the provider's own tool calling). Checked when the
-    /// benchmarks load.
-    #[serde(default, skip_serializing_if = "String::is_empty")]
-    pub pilot_tool_protocol: String,
-    /// EVM-QuestBench: natural-language difficulty of the task wording, `random` (empty means
-    /// it), `precise`, `moderate` or `vague` (templates the bank labels so; others fall back).
-    #[serde(default, skip_serializing_if = "String::is_empty")]
-    pub quest_nl_difficulty: String,
     /// The preset the run was made from (`paper`), when one was chosen.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub preset: Option<String>,
@@ -335,6 +303,56 @@ pub struct RunSpec {
     /// saved settings reached runs) uses the defaults.
     #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
     pub model_settings: BTreeMap<String, serde_json::Value>,
+}
+
+/// A benchmark option as runs stored it before `RunSpec::options`: its old field, its
+/// benchmark and its key there.
+const LEGACY_FIELDS: [(&str, BenchmarkId, &str); 10] = [
+    ("intent_execute", BenchmarkId::Intent2tx, "execute"),
+    ("intent_metrics", BenchmarkId::Intent2tx, "metrics"),
+    ("intent_retrieval", BenchmarkId::Intent2tx, "retrieval"),
+    ("intent_dataset", BenchmarkId::Intent2tx, "dataset"),
+    (
+        "quest_paper_tolerance",
+        BenchmarkId::Questbench,
+        "paper_tolerance",
+    ),
+    ("quest_library", BenchmarkId::Questbench, "library"),
+    ("quest_naive", BenchmarkId::Questbench, "naive"),
+    (
+        "quest_nl_difficulty",
+        BenchmarkId::Questbench,
+        "nl_difficulty",
+    ),
+    ("pilot_faults", BenchmarkId::Pilot, "faults"),
+    ("pilot_tool_protocol", BenchmarkId::Pilot, "tool_protocol"),
+];
+
+/// The old fields of [`LEGACY_FIELDS`] found in a stored spec (an empty string or `false` was
+/// how a default was stored, and means nothing here). Written back only as read, so a spec
+/// read and stored again without being validated loses nothing.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub(crate) struct LegacyOptions {
+    #[serde(flatten)]
+    fields: BTreeMap<String, serde_json::Value>,
+}
+
+impl LegacyOptions {
+    /// The options the old fields set, by benchmark.
+    fn options(&self) -> BTreeMap<String, OptionMap> {
+        let mut out: BTreeMap<String, OptionMap> = BTreeMap::new();
+        for (field, bench, key) in LEGACY_FIELDS {
+            let v = match self.fields.get(field) {
+                Some(serde_json::Value::String(s)) if s.is_empty() => continue,
+                Some(v @ (serde_json::Value::String(_) | serde_json::Value::Bool(_))) => v,
+                _ => continue,
+            };
+            out.entry(bench.as_str().to_string())
+                .or_default()
+                .insert(key.into(), v.clone());
+        }
+        out
+    }
 }
 
 /// How chain samples (QuestBench, executed Intent2Tx) are scheduled against model calls.
@@ -382,7 +400,6 @@ impl RunSpec {
             chain_workers: super::capacity::cores(),
             budget_usd: None,
             allow_unpriced: false,
-            intent_execute: true,
             cache: true,
             rescore_of: None,
             categories: Vec::new(),
@@ -390,18 +407,11 @@ impl RunSpec {
             kinds: Vec::new(),
             endpoints: BTreeMap::new(),
             quest_tasks: Vec::new(),
-            intent_metrics: String::new(),
-            quest_paper_tolerance: String::new(),
             prompt_set: PromptSet::default(),
-            intent_retrieval: String::new(),
-            intent_dataset: String::new(),
+            options: BTreeMap::new(),
+            legacy: LegacyOptions::default(),
             rounds_by_benchmark: BTreeMap::new(),
             preset: None,
-            quest_library: String::new(),
-            quest_naive: false,
-            pilot_faults: String::new(),
-            pilot_tool_protocol: String::new(),
-            quest_nl_difficulty: String::new(),
             packs: Vec::new(),
             fork: None,
             chain_scheduling: ChainScheduling::Split,
@@ -428,6 +438,54 @@ impl RunSpec {
     /// Whether the run's benchmarks (as listed: `all` is not expanded) include `b`.
     pub fn runs(&self, b: BenchmarkId) -> bool {
         self.benchmarks.iter().any(|n| n == b.as_str())
+    }
+
+    /// The options of benchmark `b` (its stored name) as given, defaults left out: `options`,
+    /// over what a spec stored before `options` existed set in its old fields.
+    pub fn options_of(&self, b: &str) -> OptionMap {
+        let mut m = self.legacy.options().remove(b).unwrap_or_default();
+        if let Some(o) = self.options.get(b) {
+            m.extend(o.iter().map(|(k, v)| (k.clone(), v.clone())));
+        }
+        m
+    }
+
+    /// Sets option `key` of benchmark `b` (checked when the run starts).
+    pub fn set_option(&mut self, b: &str, key: &str, value: impl Into<serde_json::Value>) {
+        self.migrate_options();
+        self.options
+            .entry(b.to_string())
+            .or_default()
+            .insert(key.to_string(), value.into());
+    }
+
+    /// Replaces every option of benchmark `b` (an empty map: its defaults).
+    pub fn replace_options(&mut self, b: &str, options: OptionMap) {
+        self.migrate_options();
+        self.options.insert(b.to_string(), options);
+        self.options.retain(|_, m| !m.is_empty());
+    }
+
+    /// Moves options stored in the old fields into `options`.
+    fn migrate_options(&mut self) {
+        let old = std::mem::take(&mut self.legacy).options();
+        for (b, o) in old {
+            let m = self.options.entry(b).or_default();
+            for (k, v) in o {
+                m.entry(k).or_insert(v);
+            }
+        }
+        self.options.retain(|_, m| !m.is_empty());
+    }
+
+    /// Whether the run executes Intent2Tx's answers on a chain: it runs Intent2Tx and has not
+    /// turned its `execute` option off.
+    pub fn intent_executes(&self) -> bool {
+        self.runs(BenchmarkId::Intent2tx)
+            && self
+                .options_of(BenchmarkId::Intent2tx.as_str())
+                .get("execute")
+                != Some(&serde_json::Value::Bool(false))
     }
 
     /// The rounds of `benchmark`: its own when the spec sets one, else `rounds`.
@@ -550,6 +608,7 @@ impl RunSpec {
     /// [`Self::validate`] against the benchmark names in `known`; an empty `known` leaves names
     /// to the loader (which rejects the ones it does not have).
     pub fn validate_for(mut self, known: &[&str]) -> Result<Self, RunError> {
+        self.migrate_options();
         let mut benches = Vec::new();
         // `--bench a,b` and repeated `--bench` both work.
         for b in self.benchmarks.iter().flat_map(|b| b.split(',')) {
@@ -742,7 +801,7 @@ impl RunSpec {
     /// error (one RPC serves one chain), and so is a fork with no chain benchmark.
     fn validate_fork(&mut self) -> Result<(), RunError> {
         let quest = self.runs(BenchmarkId::Questbench);
-        let intent = self.intent_execute && self.runs(BenchmarkId::Intent2tx);
+        let intent = self.intent_executes();
         let Some(fork) = &mut self.fork else {
             return Ok(());
         };
@@ -1100,6 +1159,54 @@ mod tests {
             e.contains("--category c0") && e.contains("--kind b") && e.contains("together"),
             "{e}"
         );
+    }
+
+    /// A spec stored before benchmark options were grouped by benchmark (one field per option)
+    /// reads with the same options; stored again unvalidated it loses nothing, and validated
+    /// (a resume) it holds them under `options` only.
+    #[test]
+    fn specs_with_the_old_option_fields_read_the_same_options() {
+        let old = serde_json::json!({
+            "benchmarks": ["questbench", "intent2tx", "pilot"], "models": ["m"], "rounds": 1,
+            "seed": 3, "concurrency": 2, "intent_execute": false, "intent_metrics": "",
+            "intent_dataset": "paper", "quest_library": "viem", "quest_naive": true,
+            "pilot_tool_protocol": "native", "pilot_faults": ""
+        });
+        let spec: RunSpec = serde_json::from_value(old.clone()).unwrap();
+        let opts =
+            |s: &RunSpec, b: BenchmarkId| serde_json::Value::Object(s.options_of(b.as_str()));
+        let want = [
+            (
+                BenchmarkId::Questbench,
+                serde_json::json!({"library": "viem", "naive": true}),
+            ),
+            (
+                BenchmarkId::Intent2tx,
+                serde_json::json!({"execute": false, "dataset": "paper"}),
+            ),
+            (
+                BenchmarkId::Pilot,
+                serde_json::json!({"tool_protocol": "native"}),
+            ),
+        ];
+        for (b, w) in &want {
+            assert_eq!(&opts(&spec, *b), w, "{b}");
+        }
+        assert!(!spec.intent_executes());
+        let again: RunSpec = serde_json::from_str(&serde_json::to_string(&spec).unwrap()).unwrap();
+        assert_eq!(again, spec);
+        let v = spec.validate().unwrap();
+        let stored = serde_json::to_value(&v).unwrap();
+        assert!(stored.get("quest_library").is_none(), "{stored}");
+        for (b, w) in &want {
+            assert_eq!(&stored["options"][b.as_str()], w);
+            assert_eq!(&opts(&v, *b), w);
+        }
+        // A new option set over an old field wins.
+        let mut s: RunSpec = serde_json::from_value(old).unwrap();
+        s.set_option("questbench", "library", "ethers");
+        assert_eq!(s.options_of("questbench")["library"], "ethers");
+        assert_eq!(s.options_of("pilot")["tool_protocol"], "native");
     }
 
     #[test]

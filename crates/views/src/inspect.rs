@@ -341,7 +341,7 @@ impl Replayer {
             (BenchmarkId::Questbench, _) => true,
             (BenchmarkId::Intent2tx, ReplayMode::Reexecute) => true,
             (BenchmarkId::Intent2tx, ReplayMode::Rescore) => {
-                s.spec.as_ref().is_none_or(|sp| sp.intent_execute)
+                s.spec.as_ref().is_none_or(|sp| sp.intent_executes())
             }
         };
         tracing::debug!(target: "inspect", id, run = %s.run_id, ?mode, execute, "replaying a stored sample");

@@ -61,8 +61,6 @@ pub struct RunForm {
     pub chain_workers: Option<u32>,
     /// USD budget (`None`: unlimited).
     pub budget_usd: Option<f64>,
-    /// Intent2Tx executes answers on the chain.
-    pub intent_execute: bool,
     /// Categories to keep (empty: all).
     #[serde(default)]
     pub categories: Vec<String>,
@@ -95,13 +93,11 @@ pub struct RunForm {
     #[serde(default)]
     #[ts(type = "number | null")]
     pub fork_block: Option<u64>,
-    /// PILOT-Bench: how tools reach the model, `text` (the paper's tags; empty means it) or
-    /// `native` (the provider's own tool calling).
+    /// Each benchmark's options by its name, as
+    /// the benchmark describes them ([`bench_options`]); an option left out is its default.
     #[serde(default)]
-    pub pilot_tool_protocol: String,
-    /// PILOT-Bench real tools: faults on real calls, `law` (empty means it) or `off`.
-    #[serde(default)]
-    pub pilot_faults: String,
+    #[ts(type = "Record<string, Record<string, JsonValue>>")]
+    pub options: BTreeMap<String, crucible_core::options::OptionMap>,
     /// What to call the run (`None` or blank: unnamed, the run id is shown).
     #[serde(default)]
     pub name: Option<String>,
@@ -119,6 +115,94 @@ pub struct RunForm {
 /// A refused run name or note as a form problem on its field (`name` or `note`).
 pub fn notes_problem(e: &crucible_store::NotesError) -> FormError {
     form_err(e.field(), e.to_string())
+}
+
+/// What a benchmark option's control is.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, TS)]
+#[serde(rename_all = "snake_case")]
+pub enum OptionKindView {
+    /// One of `choices` (a drop-down).
+    Choice,
+    /// On or off (a tick box).
+    Switch,
+}
+
+/// One value of a choice option.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, TS)]
+pub struct OptionChoiceView {
+    /// The value the form sends.
+    pub value: String,
+    /// What the form shows.
+    pub label: String,
+}
+
+/// One option of a benchmark, for the New run form's generated control.
+#[derive(Debug, Clone, PartialEq, Serialize, TS)]
+pub struct OptionView {
+    /// The key the form sends it under (`RunForm::options[benchmark][key]`).
+    pub key: String,
+    /// The CLI's flag for it (`--library`), shown in the hint.
+    pub flag: String,
+    /// The control's label.
+    pub label: String,
+    /// The hint under it.
+    pub help: String,
+    /// Drop-down or tick box.
+    pub kind: OptionKindView,
+    /// The values of a drop-down (empty for a tick box).
+    pub choices: Vec<OptionChoiceView>,
+    /// Its value when not given.
+    #[ts(type = "JsonValue")]
+    pub default: serde_json::Value,
+}
+
+/// A benchmark's options, as its plugin describes them.
+#[derive(Debug, Clone, PartialEq, Serialize, TS)]
+pub struct BenchOptionsView {
+    /// The benchmark's stored name.
+    pub benchmark: String,
+    /// Its published name.
+    pub label: String,
+    /// Its options, in the order it describes them.
+    pub options: Vec<OptionView>,
+}
+
+/// Every benchmark's options, generated from the plugins' descriptions: what the New run form
+/// draws its benchmark option controls from.
+pub fn bench_options() -> Vec<BenchOptionsView> {
+    use crucible_core::options::OptionKind;
+    crucible_catalog::plugins::Registry::builtin()
+        .iter()
+        .map(|p| BenchOptionsView {
+            benchmark: p.name().to_string(),
+            label: p.label().to_string(),
+            options: p
+                .options()
+                .iter()
+                .map(|o| OptionView {
+                    key: o.key.to_string(),
+                    flag: format!("--{}", o.flag),
+                    label: o.label.to_string(),
+                    help: o.help.to_string(),
+                    kind: match o.kind {
+                        OptionKind::Choice(_) => OptionKindView::Choice,
+                        OptionKind::Switch { .. } => OptionKindView::Switch,
+                    },
+                    choices: match o.kind {
+                        OptionKind::Choice(c) => c
+                            .iter()
+                            .map(|c| OptionChoiceView {
+                                value: c.value.to_string(),
+                                label: c.label.to_string(),
+                            })
+                            .collect(),
+                        OptionKind::Switch { .. } => Vec::new(),
+                    },
+                    default: o.default_value(),
+                })
+                .collect(),
+        })
+        .collect()
 }
 
 impl RunForm {
@@ -236,17 +320,8 @@ impl RunForm {
             spec.chain_workers = w as usize;
         }
         spec.budget_usd = self.budget_usd;
-        spec.intent_execute = self.intent_execute;
         spec.prompt_set = self.prompt_set;
-        // The defaults are stored as nothing, like the CLI's.
-        spec.pilot_tool_protocol = match self.pilot_tool_protocol.as_str() {
-            "text" => String::new(),
-            other => other.to_string(),
-        };
-        spec.pilot_faults = match self.pilot_faults.as_str() {
-            "law" => String::new(),
-            other => other.to_string(),
-        };
+        spec.options = self.options.clone();
         spec.name = notes.name().map(str::to_string);
         spec.note = notes.note().map(str::to_string);
         for (model, v) in self.model_settings.iter().flatten() {
@@ -263,10 +338,13 @@ impl RunForm {
             .iter()
             .map(|n| crucible_run::PackRef::named(n))
             .collect();
+        let registry = crucible_catalog::plugins::Registry::builtin();
         if let Some(p) = &self.preset {
-            crucible_run::preset::apply(&mut spec, p)
+            crucible_catalog::options::apply_preset(&mut spec, p, registry)
                 .map_err(|e| form_err("preset", e.to_string()))?;
         }
+        crucible_catalog::options::settle(&mut spec, registry)
+            .map_err(|e| form_err("options", e.to_string()))?;
         let spec = spec.validate().map_err(|e| {
             let field = e.spec_field().map_or("benchmarks", |f| f.form_field());
             form_err(field, e.to_string())
@@ -413,7 +491,6 @@ mod tests {
             concurrency: 4,
             chain_workers: None,
             budget_usd: None,
-            intent_execute: true,
             categories: vec![],
             difficulties: vec![],
             kinds: vec![],
@@ -423,8 +500,7 @@ mod tests {
             packs: Vec::new(),
             fork_url: None,
             fork_block: None,
-            pilot_tool_protocol: String::new(),
-            pilot_faults: String::new(),
+            options: BTreeMap::new(),
             name: None,
             note: None,
             model_settings: None,
@@ -432,37 +508,79 @@ mod tests {
     }
 
     #[test]
-    fn pilot_tool_protocol_and_faults_reach_the_spec_and_defaults_are_stored_as_nothing() {
+    fn benchmark_options_reach_the_spec_and_defaults_are_stored_as_nothing() {
         let dir = tempfile::tempdir().unwrap();
         let mut f = form();
-        f.pilot_tool_protocol = "text".into();
-        f.pilot_faults = "law".into();
-        let spec = f.to_spec(dir.path()).unwrap();
-        assert_eq!(
-            (
-                spec.pilot_tool_protocol.as_str(),
-                spec.pilot_faults.as_str()
-            ),
-            ("", "")
+        let set = |f: &mut RunForm, v: serde_json::Value| {
+            f.options = serde_json::from_value(v).unwrap();
+        };
+        set(
+            &mut f,
+            serde_json::json!({"pilot": {"tool_protocol": "text", "faults": "law"}}),
         );
-        f.pilot_tool_protocol = "native".into();
-        f.pilot_faults = "off".into();
         let spec = f.to_spec(dir.path()).unwrap();
-        assert_eq!(
-            (
-                spec.pilot_tool_protocol.as_str(),
-                spec.pilot_faults.as_str()
-            ),
-            ("native", "off")
+        assert!(spec.options.is_empty(), "{:?}", spec.options);
+        set(
+            &mut f,
+            serde_json::json!({"pilot": {"tool_protocol": "native", "faults": "off"}}),
         );
-        // An unknown choice is refused when the benchmarks load, naming the choices.
-        f.pilot_tool_protocol = "smoke-signals".into();
         let spec = f.to_spec(dir.path()).unwrap();
-        let e = crucible_catalog::Catalog::load_spec(&crucible_core::Config::test(), &spec)
-            .err()
-            .map(|e| e.to_string())
-            .unwrap_or_default();
-        assert!(e.contains("use text or native"), "{e}");
+        let stored = serde_json::to_value(&spec).unwrap();
+        assert_eq!(
+            stored["options"],
+            serde_json::json!({"pilot": {"faults": "off", "tool_protocol": "native"}})
+        );
+        // An unknown choice or option is a problem on the options field, naming what to use.
+        set(
+            &mut f,
+            serde_json::json!({"pilot": {"tool_protocol": "smoke-signals"}}),
+        );
+        let e = f.to_spec(dir.path()).unwrap_err();
+        assert_eq!(e.field, "options");
+        assert!(e.message.contains("use text or native"), "{e}");
+        set(&mut f, serde_json::json!({"pilot": {"library": "viem"}}));
+        let e = f.to_spec(dir.path()).unwrap_err();
+        assert!(
+            e.message.contains("no option \"library\"") && e.message.contains("tool_protocol"),
+            "{e}"
+        );
+        set(&mut f, serde_json::json!({"chess": {"x": true}}));
+        let e = f.to_spec(dir.path()).unwrap_err();
+        assert!(
+            e.message.contains("\"chess\", which is not a benchmark"),
+            "{e}"
+        );
+    }
+
+    /// The form's option controls are generated from each benchmark's description.
+    #[test]
+    fn the_forms_options_are_each_benchmarks_descriptions() {
+        let views = bench_options();
+        let names: Vec<&str> = views.iter().map(|v| v.benchmark.as_str()).collect();
+        assert_eq!(
+            names,
+            crucible_catalog::plugins::Registry::builtin().names()
+        );
+        let pilot = views.iter().find(|v| v.benchmark == "pilot").unwrap();
+        let tp = pilot
+            .options
+            .iter()
+            .find(|o| o.key == "tool_protocol")
+            .unwrap();
+        assert_eq!(tp.default, serde_json::json!("text"));
+        assert_eq!(
+            tp.choices
+                .iter()
+                .map(|c| c.value.as_str())
+                .collect::<Vec<_>>(),
+            ["text", "native"]
+        );
+        let intent = views.iter().find(|v| v.benchmark == "intent2tx").unwrap();
+        let ex = intent.options.iter().find(|o| o.key == "execute").unwrap();
+        assert_eq!(
+            (ex.kind, ex.default.clone()),
+            (OptionKindView::Switch, serde_json::json!(true))
+        );
     }
 
     /// Every problem the run's own validation finds lands on the field it is about — chosen by

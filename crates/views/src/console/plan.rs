@@ -97,7 +97,7 @@ impl SchedulingPlan {
     /// The scheduling of `spec` on this machine.
     pub fn of(spec: &RunSpec) -> Self {
         let quest = spec.runs(BenchmarkId::Questbench);
-        let chain = quest || (spec.intent_execute && spec.runs(BenchmarkId::Intent2tx));
+        let chain = quest || spec.intent_executes();
         let sizing = crucible_run::ChainSizing::for_spec(spec);
         let plural = |n: usize| if n == 1 { "" } else { "s" };
         let mut summary = format!(
@@ -356,15 +356,19 @@ fn instances_per_benchmark(
         .collect();
     let catalog = if spec.packs.is_empty() {
         let mut c = crucible_catalog::Catalog::load(config, &shared, false).map_err(err)?;
-        if !spec.intent_dataset.is_empty() {
-            c.use_intent_dataset(&spec.intent_dataset, false)
-                .map_err(err)?;
-        }
+        let intent = crucible_catalog::options::typed(
+            spec,
+            BenchmarkId::Intent2tx,
+            crucible_intent2tx::options::Options::read,
+        )
+        .map_err(|e| form_err("options", e.to_string()))?;
+        c.use_intent_dataset(intent.dataset, false).map_err(err)?;
         c
     } else {
         let mut s = spec.clone();
         s.benchmarks = shared.clone();
-        s.intent_execute = false;
+        // Planning needs the instances only: no chain for Intent2Tx.
+        s.set_option(BenchmarkId::Intent2tx.as_str(), "execute", false);
         s.packs
             .retain(|p| p.benchmark != BenchmarkId::Questbench.as_str());
         crucible_catalog::Catalog::load_spec_with(config, &s, false)
@@ -446,20 +450,21 @@ fn instances_per_benchmark(
             let selected = crucible_run::spec::select(bench.as_ref(), spec).map_err(err)?;
             // On a fork every called contract is expected there: only the offline universe
             // sets instances aside.
-            let offline =
-                if id == Some(BenchmarkId::Intent2tx) && spec.intent_execute && spec.fork.is_none()
-                {
-                    let tasks: std::collections::BTreeSet<&str> =
-                        selected.iter().map(|(_, m)| m.task.as_str()).collect();
-                    catalog
-                        .intent_not_executable()
-                        .into_iter()
-                        .filter(|(id, _)| tasks.contains(id.as_str()))
-                        .map(|(id, why)| format!("{id}: {why}"))
-                        .collect()
-                } else {
-                    Vec::new()
-                };
+            let offline = if id == Some(BenchmarkId::Intent2tx)
+                && spec.intent_executes()
+                && spec.fork.is_none()
+            {
+                let tasks: std::collections::BTreeSet<&str> =
+                    selected.iter().map(|(_, m)| m.task.as_str()).collect();
+                catalog
+                    .intent_not_executable()
+                    .into_iter()
+                    .filter(|(id, _)| tasks.contains(id.as_str()))
+                    .map(|(id, why)| format!("{id}: {why}"))
+                    .collect()
+            } else {
+                Vec::new()
+            };
             out.push((
                 b.clone(),
                 selected.len() as u32,
