@@ -132,7 +132,7 @@ fn sentence(s: &str) -> String {
 }
 
 /// What Home shows: the first-start demo's state.
-#[tauri::command]
+#[crucible_ipc::command]
 pub fn first_start(state: tauri::State<'_, AppState>) -> FirstStart {
     let now = state
         .first_start

@@ -1,12 +1,14 @@
 //! Crucible's desktop shell: glue between the Tauri window and the `crucible` core. It owns the
 //! app state (the resolved [`crucible_core::Config`]), the IPC commands (`commands/<area>.rs`, thin
-//! async fns that delegate to the core) and the errors the UI receives ([`CommandError`]). No
-//! evaluation logic lives here.
+//! async fns that delegate to the core, each listed once in [`ipc`], whence the handler and the
+//! UI's TypeScript wrappers) and the errors the UI receives ([`CommandError`]). No evaluation
+//! logic lives here.
 
 pub mod bindings;
 mod commands;
 mod error;
 pub mod first_start;
+pub mod ipc;
 mod live;
 mod providers_view;
 mod runs_view;
@@ -235,98 +237,7 @@ pub fn run() {
             first_start::begin(app.handle());
             Ok(())
         })
-        .invoke_handler(tauri::generate_handler![
-            first_start::first_start,
-            commands::store::store_choice,
-            commands::store::test_lab_store,
-            commands::store::use_lab_store,
-            commands::store::use_local_store,
-            commands::system::get_system_status,
-            commands::system::locate_tool,
-            commands::system::reset_config,
-            commands::system::build_universe,
-            commands::system::universe_builds,
-            commands::system::install_tool,
-            commands::system::tool_installs,
-            commands::system::open_folder,
-            commands::perf::perf_mark,
-            // A damaged or foreign database file (the panel of `database_damaged` errors)
-            commands::database::check_database,
-            commands::database::start_fresh_database,
-            commands::database::recover_database,
-            commands::database::open_database,
-            // Run console (Settings → Providers & models; Runs)
-            commands::providers::list_providers,
-            commands::providers::save_provider,
-            commands::providers::remove_provider,
-            commands::providers::test_connection,
-            commands::providers::provider_models,
-            commands::catalog::model_catalog,
-            commands::catalog::save_model_override,
-            commands::catalog::reset_model_override,
-            commands::catalog::run_model_settings,
-            commands::runs::plan_run,
-            commands::runs::rounds_advice,
-            commands::results::sample_review,
-            commands::results::annotate_sample,
-            commands::results::audit_queue,
-            commands::results::confirm_sample,
-            commands::runs::start_run,
-            commands::runs::resume_run,
-            commands::runs::cancel_run,
-            commands::runs::list_runs_view,
-            commands::runs::get_live,
-            commands::runs::delete_run,
-            commands::runs::annotate_run,
-            commands::runs::demo_info,
-            commands::runs::start_demo,
-            // Settings → Content packs (and the New run form's pack list)
-            commands::packs::list_packs,
-            commands::packs::add_pack,
-            commands::packs::remove_pack,
-            commands::packs::selftest_pack,
-            commands::pilot::audit_pilot_simulator,
-            // Tasks page (the studio).
-            commands::tasks::list_tasks,
-            commands::tasks::get_task,
-            commands::tasks::render_quest_task,
-            commands::tasks::preview_task,
-            commands::tasks::validate_quest_task,
-            commands::tasks::save_quest_task,
-            commands::tasks::new_quest_task,
-            commands::tasks::import_question_bank,
-            commands::tasks::import_intent_instances,
-            commands::tasks::dry_run,
-            commands::tasks::selftest_quest_task,
-            commands::tasks::exploit_quest_task,
-            commands::results::reviewer_name,
-            commands::results::set_reviewer_name,
-            commands::tasks::get_quest_schema,
-            commands::tasks::validate_intent_instance,
-            commands::tasks::save_intent_instance,
-            commands::tasks::get_intent_schema,
-            commands::tasks::validate_pilot_task,
-            commands::tasks::save_pilot_task,
-            commands::tasks::get_pilot_schema,
-            // Results explorer
-            commands::results::results_runs,
-            commands::results::results_report,
-            commands::results::results_facets,
-            commands::results::results_paper_tables,
-            commands::results::results_charts,
-            commands::results::results_warm,
-            commands::results::results_samples,
-            commands::results::results_sample,
-            commands::results::results_sample_text,
-            commands::results::results_sample_json,
-            commands::results::results_compare,
-            commands::results::results_export,
-            commands::results::results_save_export,
-            commands::system::show_in_folder,
-            commands::results::results_replay,
-            commands::results::results_compare_models,
-            commands::results::results_extracted,
-        ])
+        .invoke_handler(ipc::handler())
         .build(tauri::generate_context!())
         .map(|app| {
             commands::tasks::stop_chains_on_signals(app.handle().clone());

@@ -69,7 +69,7 @@ fn read(rel: &str) -> String {
 const MAX_LINES: usize = 1_500;
 
 /// Generated files, exempt from the size rule (a test elsewhere keeps each one current).
-const GENERATED: [&str; 1] = ["ui/src/bindings.ts"];
+const GENERATED: [&str; 2] = ["ui/src/bindings.ts", "ui/src/commands.ts"];
 
 #[test]
 fn no_hand_written_source_file_is_longer_than_1500_lines() {

@@ -117,7 +117,7 @@ test("re-execute shows the fresh verdict next to the stored one, differences mar
   assert.equal(await page.locator("#trace-extracted b").count(), 0, "code text is not markup");
   await page.locator("#replay-reexecute").click();
   await page.locator("#replay[data-agrees=false]").waitFor();
-  assert.deepEqual(calls.filter((c) => c[0] === "results_replay").map((c) => c[1]), [{ id: 7, mode: "reexecute" }]);
+  assert.deepEqual(calls.filter((c) => c[0] === "results_replay").map((c) => c[1]), [{ id: 7, mode: "reexecute", allowReplay: false }]);
   assert.match(await page.locator("#replay-verdict").innerText(), /DISAGREES \(5 differences\)/i);
   assert.equal(await page.locator("#replay-differences li").count(), 5);
   assert.equal(await page.locator("#replay-differences li[data-difference=outcome]").innerText(), "outcome: stored Revert → fresh Exact", "outcomes in words");

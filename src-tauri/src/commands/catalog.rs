@@ -24,7 +24,7 @@ fn edit_error(e: CatalogEditError) -> CommandError {
 }
 
 /// The model catalogue: each entry shipped, overridden and merged.
-#[tauri::command]
+#[crucible_ipc::command]
 pub async fn model_catalog(
     state: tauri::State<'_, AppState>,
 ) -> Result<CatalogEditView, CommandError> {
@@ -33,7 +33,7 @@ pub async fn model_catalog(
 }
 
 /// Saves the user's override of one catalogue entry (checked first; other entries kept).
-#[tauri::command]
+#[crucible_ipc::command]
 pub async fn save_model_override(
     state: tauri::State<'_, AppState>,
     entry: EntryFields,
@@ -43,7 +43,7 @@ pub async fn save_model_override(
 }
 
 /// Removes the user's override of entry `family` (its `match`): the shipped entry applies again.
-#[tauri::command]
+#[crucible_ipc::command]
 pub async fn reset_model_override(
     state: tauri::State<'_, AppState>,
     family: String,
@@ -53,7 +53,7 @@ pub async fn reset_model_override(
 }
 
 /// Each model of a run with the settings the run used, in words.
-#[tauri::command]
+#[crucible_ipc::command]
 pub async fn run_model_settings(
     state: tauri::State<'_, AppState>,
     run_id: String,

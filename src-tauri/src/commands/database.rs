@@ -21,7 +21,7 @@ fn no_run_going(state: &AppState) -> Result<(), CommandError> {
 }
 
 /// The database file and what is wrong with it, in one plain sentence.
-#[tauri::command]
+#[crucible_ipc::command]
 pub async fn check_database(
     state: tauri::State<'_, AppState>,
 ) -> Result<DatabaseCheck, CommandError> {
@@ -29,7 +29,7 @@ pub async fn check_database(
 }
 
 /// Moves the database file aside (never deleted) and starts a new, empty one in its place.
-#[tauri::command]
+#[crucible_ipc::command]
 pub async fn start_fresh_database(
     state: tauri::State<'_, AppState>,
 ) -> Result<FreshDatabase, CommandError> {
@@ -39,7 +39,7 @@ pub async fn start_fresh_database(
 }
 
 /// Moves the database file aside and copies what can still be read from it into a new one.
-#[tauri::command]
+#[crucible_ipc::command]
 pub async fn recover_database(state: tauri::State<'_, AppState>) -> Result<Recovery, CommandError> {
     no_run_going(&state)?;
     state.forget_database();
@@ -47,7 +47,7 @@ pub async fn recover_database(state: tauri::State<'_, AppState>) -> Result<Recov
 }
 
 /// Checks that `path` is a Crucible database, remembers it in the config file and uses it.
-#[tauri::command]
+#[crucible_ipc::command]
 pub async fn open_database(
     state: tauri::State<'_, AppState>,
     path: String,

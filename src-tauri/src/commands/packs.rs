@@ -46,7 +46,7 @@ impl From<SelftestError> for CommandError {
 }
 
 /// Every pack with its task count, hash, origin, load error and last self-test verdict.
-#[tauri::command]
+#[crucible_ipc::command]
 pub async fn list_packs(state: tauri::State<'_, AppState>) -> Result<Vec<PackInfo>, CommandError> {
     let config = state.config()?;
     tauri::async_runtime::spawn_blocking(move || packs::list(&config))
@@ -56,7 +56,7 @@ pub async fn list_packs(state: tauri::State<'_, AppState>) -> Result<Vec<PackInf
 }
 
 /// Adds a folder as a pack (it must load); returns the new list.
-#[tauri::command]
+#[crucible_ipc::command]
 pub async fn add_pack(
     state: tauri::State<'_, AppState>,
     dir: String,
@@ -78,7 +78,7 @@ pub async fn add_pack(
 }
 
 /// Removes an added pack from the list (its folder is left as it is); returns the new list.
-#[tauri::command]
+#[crucible_ipc::command]
 pub async fn remove_pack(
     state: tauri::State<'_, AppState>,
     name: String,
@@ -94,7 +94,7 @@ pub async fn remove_pack(
 }
 
 /// Self-tests pack `name` on `seeds` seeds, reporting progress; the verdict is recorded.
-#[tauri::command]
+#[crucible_ipc::command]
 pub async fn selftest_pack(
     app: tauri::AppHandle,
     state: tauri::State<'_, AppState>,

@@ -14,7 +14,7 @@ static PERF_RUN_STARTED: AtomicBool = AtomicBool::new(false);
 
 /// Appends `mark` to the perf file. On the first `ready` mark with `CRUCIBLE_PERF_RUN` set, starts
 /// the perf run against that URL and returns its id (the UI then measures it); otherwise `None`.
-#[tauri::command]
+#[crucible_ipc::command]
 pub async fn perf_mark(
     app: tauri::AppHandle,
     state: tauri::State<'_, AppState>,

@@ -24,7 +24,7 @@ pub struct SimAuditProgress {
 }
 
 /// Runs the simulator fidelity audit over `episodes` episodes (default 10,000) on `seed`.
-#[tauri::command]
+#[crucible_ipc::command]
 pub async fn audit_pilot_simulator(
     app: tauri::AppHandle,
     state: tauri::State<'_, AppState>,

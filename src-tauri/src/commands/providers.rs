@@ -8,7 +8,7 @@ use crate::providers_view::{providers_view, ProvidersView};
 use crate::{AppState, CommandError};
 
 /// The saved providers, each with its key source, and the built-in agents.
-#[tauri::command]
+#[crucible_ipc::command]
 pub async fn list_providers(
     state: tauri::State<'_, AppState>,
 ) -> Result<ProvidersView, CommandError> {
@@ -19,7 +19,7 @@ pub async fn list_providers(
 
 /// Adds or edits a provider (`previous_id`: the id it had before an edit). A non-empty `key` is
 /// stored in the keychain under the provider's id; an empty or absent one leaves the stored key.
-#[tauri::command]
+#[crucible_ipc::command]
 pub async fn save_provider(
     state: tauri::State<'_, AppState>,
     entry: ProviderEntry,
@@ -33,7 +33,7 @@ pub async fn save_provider(
 }
 
 /// Removes a provider and its stored key.
-#[tauri::command]
+#[crucible_ipc::command]
 pub async fn remove_provider(
     state: tauri::State<'_, AppState>,
     id: String,
@@ -45,7 +45,7 @@ pub async fn remove_provider(
 }
 
 /// One cheap real call to `model` of provider `id`; the report holds the exact error.
-#[tauri::command]
+#[crucible_ipc::command]
 pub async fn test_connection(
     state: tauri::State<'_, AppState>,
     id: String,
@@ -61,7 +61,7 @@ pub async fn test_connection(
 
 /// The models the provider's API lists, for the provider form: `entry` as typed (saved or not),
 /// with the key typed into the form, else the one stored for it (keychain, then variable).
-#[tauri::command]
+#[crucible_ipc::command]
 pub async fn provider_models(
     state: tauri::State<'_, AppState>,
     entry: ProviderEntry,

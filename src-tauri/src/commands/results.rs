@@ -38,13 +38,13 @@ async fn explorer(state: &AppState) -> Result<(crucible_core::Config, Explorer),
 }
 
 /// Every stored run, newest first.
-#[tauri::command]
+#[crucible_ipc::command]
 pub async fn results_runs(state: tauri::State<'_, AppState>) -> Result<Vec<RunInfo>, CommandError> {
     Ok(explorer(&state).await?.1.runs().await?)
 }
 
 /// The report of a selection (what `crucible report --json` prints; PILOT ceiling included).
-#[tauri::command]
+#[crucible_ipc::command]
 pub async fn results_report(
     state: tauri::State<'_, AppState>,
     filter: SampleFilter,
@@ -56,7 +56,7 @@ pub async fn results_report(
 
 /// The papers' tables with the published rows beside the selection's models (`crucible report
 /// --paper-tables --json`); `map` pairs a model of the selection with a published model.
-#[tauri::command]
+#[crucible_ipc::command]
 pub async fn results_paper_tables(
     state: tauri::State<'_, AppState>,
     filter: SampleFilter,
@@ -67,7 +67,7 @@ pub async fn results_paper_tables(
 }
 
 /// Category and difficulty values of a selection, for the filter menus.
-#[tauri::command]
+#[crucible_ipc::command]
 pub async fn results_facets(
     state: tauri::State<'_, AppState>,
     filter: SampleFilter,
@@ -77,7 +77,7 @@ pub async fn results_facets(
 }
 
 /// The SVG of every chart of a selection's report.
-#[tauri::command]
+#[crucible_ipc::command]
 pub async fn results_charts(
     state: tauri::State<'_, AppState>,
     filter: SampleFilter,
@@ -93,7 +93,7 @@ pub async fn results_charts(
 /// Reads the store into the explorer's memory and computes the newest run's report, so the
 /// first Results view is instant. The UI calls it once the first screen is shown; failures
 /// (no store yet) are not an error for the user and are only logged.
-#[tauri::command]
+#[crucible_ipc::command]
 pub async fn results_warm(state: tauri::State<'_, AppState>) -> Result<(), CommandError> {
     let Ok((config, e)) = explorer(&state).await else {
         return Ok(());
@@ -105,7 +105,7 @@ pub async fn results_warm(state: tauri::State<'_, AppState>) -> Result<(), Comma
 }
 
 /// One page of the samples matching a filter.
-#[tauri::command]
+#[crucible_ipc::command]
 pub async fn results_samples(
     state: tauri::State<'_, AppState>,
     filter: SampleFilter,
@@ -121,7 +121,7 @@ pub async fn results_samples(
 
 /// One sample's trace (long texts clipped) with its typed reading (checks, highlights, rounds,
 /// field verdicts, criteria).
-#[tauri::command]
+#[crucible_ipc::command]
 pub async fn results_sample(
     state: tauri::State<'_, AppState>,
     id: i64,
@@ -132,7 +132,7 @@ pub async fn results_sample(
 }
 
 /// The whole `prompt` or `raw_answer` of a sample ("show all").
-#[tauri::command]
+#[crucible_ipc::command]
 pub async fn results_sample_text(
     state: tauri::State<'_, AppState>,
     id: i64,
@@ -142,7 +142,7 @@ pub async fn results_sample_text(
 }
 
 /// The whole stored sample as pretty JSON ("copy as JSON").
-#[tauri::command]
+#[crucible_ipc::command]
 pub async fn results_sample_json(
     state: tauri::State<'_, AppState>,
     id: i64,
@@ -152,7 +152,7 @@ pub async fn results_sample_json(
 
 /// Two runs side by side (`crucible compare`, seed 0) with verdicts, paired samples,
 /// disagreements and category deltas.
-#[tauri::command]
+#[crucible_ipc::command]
 pub async fn results_compare(
     state: tauri::State<'_, AppState>,
     run_a: String,
@@ -168,7 +168,7 @@ pub async fn results_compare(
 
 /// Writes a chart (png/svg) or every table (csv/latex) of a selection into `dir` (default
 /// `<data dir>/exports`), the same files the CLI writes; returns their paths.
-#[tauri::command]
+#[crucible_ipc::command]
 pub async fn results_export(
     state: tauri::State<'_, AppState>,
     filter: SampleFilter,
@@ -214,7 +214,7 @@ pub struct SavedExport {
 /// carries the runs and the chart. `ask`: a native save dialog (the desktop portal where there
 /// is one) opens at the Downloads folder with that name; otherwise the file goes straight to
 /// Downloads. Never overwrites: a taken name gets a number. `None`: the person cancelled.
-#[tauri::command]
+#[crucible_ipc::command]
 pub async fn results_save_export(
     app: tauri::AppHandle,
     state: tauri::State<'_, AppState>,
@@ -282,7 +282,7 @@ pub async fn results_save_export(
 /// the stored one. Chains are booted on first use, watched, and kept for the next replay.
 /// Re-scoring a real-tool sample of a lab store replays someone else's model calls through the
 /// MCP servers: refused unless `allow_replay` (the page asks first).
-#[tauri::command]
+#[crucible_ipc::command]
 pub async fn results_replay(
     state: tauri::State<'_, AppState>,
     studio: tauri::State<'_, StudioState>,
@@ -324,7 +324,7 @@ pub(crate) async fn replay(
 }
 
 /// Two models of one run side by side on the same instances (`crucible compare --run --models`).
-#[tauri::command]
+#[crucible_ipc::command]
 pub async fn results_compare_models(
     state: tauri::State<'_, AppState>,
     run: String,
@@ -342,7 +342,7 @@ pub async fn results_compare_models(
 }
 
 /// The code or JSON the scorer read from a sample's answer (clipped), for highlighting.
-#[tauri::command]
+#[crucible_ipc::command]
 pub async fn results_extracted(
     state: tauri::State<'_, AppState>,
     id: i64,
@@ -352,7 +352,7 @@ pub async fn results_extracted(
 }
 
 /// A sample's overrides (newest first) and the reviewer name to prefill the override form with.
-#[tauri::command]
+#[crucible_ipc::command]
 pub async fn sample_review(
     state: tauri::State<'_, AppState>,
     run_id: String,
@@ -384,13 +384,13 @@ fn reviewed(
 }
 
 /// The reviewer's name recorded with overrides (the `reviewer` setting), if set.
-#[tauri::command]
+#[crucible_ipc::command]
 pub fn reviewer_name(state: tauri::State<'_, AppState>) -> Result<Option<String>, CommandError> {
     Ok(state.config()?.reviewer)
 }
 
 /// Saves the reviewer's name (one line, at most 120 characters); returns it as kept.
-#[tauri::command]
+#[crucible_ipc::command]
 pub fn set_reviewer_name(
     state: tauri::State<'_, AppState>,
     name: String,
@@ -422,7 +422,7 @@ async fn store_review(
 /// Records a reviewer's override of a sample's verdict (`points` 0–100, or none for full marks
 /// on pass and zero on fail). Nothing is stored when the input is refused, or when the sample
 /// belongs to another lab member's run and `force` is not set.
-#[tauri::command]
+#[crucible_ipc::command(owner)]
 pub async fn annotate_sample(
     state: tauri::State<'_, AppState>,
     sample_id: i64,
@@ -454,7 +454,7 @@ pub(crate) async fn review(
 }
 
 /// The validator-audit queue of the selected runs (every run when none).
-#[tauri::command]
+#[crucible_ipc::command]
 pub async fn audit_queue(
     state: tauri::State<'_, AppState>,
     runs: Vec<String>,
@@ -463,7 +463,7 @@ pub async fn audit_queue(
 }
 
 /// A reviewer agrees with the scorer's verdict of a sample (the audit queue's Confirm).
-#[tauri::command]
+#[crucible_ipc::command(owner)]
 pub async fn confirm_sample(
     state: tauri::State<'_, AppState>,
     sample_id: i64,

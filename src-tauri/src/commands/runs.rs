@@ -36,7 +36,7 @@ pub(crate) async fn open_store(
 }
 
 /// What Start would do, or the first form problem (with its field) — never an exception.
-#[tauri::command]
+#[crucible_ipc::command]
 pub async fn plan_run(
     state: tauri::State<'_, AppState>,
     form: RunForm,
@@ -55,7 +55,7 @@ pub async fn plan_run(
 
 /// The rounds planner: per benchmark, the smallest difference `rounds` rounds detect and the
 /// rounds `delta` points need, from the newest stored runs' variation or the entered `sd`.
-#[tauri::command]
+#[crucible_ipc::command]
 pub async fn rounds_advice(
     state: tauri::State<'_, AppState>,
     benchmarks: Vec<String>,
@@ -70,7 +70,7 @@ pub async fn rounds_advice(
 }
 
 /// Starts a run; returns its id once it exists in the database.
-#[tauri::command]
+#[crucible_ipc::command]
 pub async fn start_run(
     app: tauri::AppHandle,
     state: tauri::State<'_, AppState>,
@@ -87,7 +87,7 @@ pub async fn start_run(
 
 /// What the in-app demo will run (with QuestBench only when Anvil, Deno and the bsc universe are
 /// there; otherwise the reason).
-#[tauri::command]
+#[crucible_ipc::command]
 pub async fn demo_info(state: tauri::State<'_, AppState>) -> Result<DemoInfo, CommandError> {
     let config = state.config()?;
     tauri::async_runtime::spawn_blocking(move || DemoInfo::of(&config))
@@ -96,7 +96,7 @@ pub async fn demo_info(state: tauri::State<'_, AppState>) -> Result<DemoInfo, Co
 }
 
 /// Starts the in-app demo (built-in agents; QuestBench included when the chain can run).
-#[tauri::command]
+#[crucible_ipc::command]
 pub async fn start_demo(
     app: tauri::AppHandle,
     state: tauri::State<'_, AppState>,
@@ -114,7 +114,7 @@ pub async fn start_demo(
 }
 
 /// Finishes the missing samples of a stored run (also one interrupted by closing the app).
-#[tauri::command]
+#[crucible_ipc::command]
 pub async fn resume_run(
     app: tauri::AppHandle,
     state: tauri::State<'_, AppState>,
@@ -136,7 +136,7 @@ pub async fn resume_run(
 /// Cancels a run going on in this app; samples in flight are dropped (resumable later). A
 /// distributed run of the lab store that another member made is refused, naming its owner,
 /// unless `force` (the UI asks first).
-#[tauri::command]
+#[crucible_ipc::command(owner)]
 pub async fn cancel_run(
     state: tauri::State<'_, AppState>,
     run_id: String,
@@ -169,7 +169,7 @@ pub(crate) async fn cancel(
 }
 
 /// Every run in the database, newest first, and which are going on in this app.
-#[tauri::command]
+#[crucible_ipc::command]
 pub async fn list_runs_view(state: tauri::State<'_, AppState>) -> Result<RunsView, CommandError> {
     let (_, store) = open_store(&state).await?;
     Ok(RunsView {
@@ -180,7 +180,7 @@ pub async fn list_runs_view(state: tauri::State<'_, AppState>) -> Result<RunsVie
 }
 
 /// The live status of a run going on in this app (`None`: not running here).
-#[tauri::command]
+#[crucible_ipc::command]
 pub async fn get_live(
     state: tauri::State<'_, AppState>,
     run_id: String,
@@ -191,7 +191,7 @@ pub async fn get_live(
 /// Deletes a stored run with its samples, transcripts and artefacts. Refuses a run going on in
 /// this app (cancel it first), and another lab member's run unless `force` (the message names
 /// the owner). The UI asks for confirmation before calling this.
-#[tauri::command]
+#[crucible_ipc::command(owner)]
 pub async fn delete_run(
     state: tauri::State<'_, AppState>,
     run_id: String,
@@ -223,7 +223,7 @@ pub(crate) async fn delete(
 /// else of the run changes. A refused name or note is the problem on its field (`name` or
 /// `note`) with nothing saved; `None` once saved. An unknown run is `not_found`; another lab
 /// member's run is refused, naming its owner, unless `force`.
-#[tauri::command]
+#[crucible_ipc::command(owner)]
 pub async fn annotate_run(
     state: tauri::State<'_, AppState>,
     run_id: String,

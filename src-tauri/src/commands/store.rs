@@ -36,7 +36,7 @@ fn refuse_during_runs(state: &AppState) -> Result<(), CommandError> {
 }
 
 /// Which store the app uses.
-#[tauri::command]
+#[crucible_ipc::command]
 pub fn store_choice(state: tauri::State<'_, AppState>) -> Result<StoreChoice, CommandError> {
     let config = state.config()?;
     let saved = match &config.lab_store {
@@ -80,7 +80,7 @@ fn password_for(
 }
 
 /// Connects to a lab store without switching to it: what is there, or why it failed.
-#[tauri::command]
+#[crucible_ipc::command]
 pub async fn test_lab_store(
     state: tauri::State<'_, AppState>,
     url: String,
@@ -95,7 +95,7 @@ pub async fn test_lab_store(
 
 /// Switches the app to a lab store after connecting to it; the password (typed, or found in
 /// the URL) is saved in the keychain, the URL without it in the config file.
-#[tauri::command]
+#[crucible_ipc::command]
 pub async fn use_lab_store(
     state: tauri::State<'_, AppState>,
     url: String,
@@ -127,7 +127,7 @@ pub async fn use_lab_store(
 
 /// Switches the app back to the local database file (the lab URL and password stay saved for
 /// next time only if `keep` is true).
-#[tauri::command]
+#[crucible_ipc::command]
 pub fn use_local_store(
     state: tauri::State<'_, AppState>,
     keep: bool,

@@ -9,7 +9,7 @@ use crate::live::{ToolInstall, UniverseBuild};
 use crate::{AppState, CommandError};
 
 /// Versions, data dir, external tools and built universes ([`crucible_views::status::system_status`]).
-#[tauri::command]
+#[crucible_ipc::command]
 pub async fn get_system_status(
     state: tauri::State<'_, AppState>,
 ) -> Result<SystemStatus, CommandError> {
@@ -29,7 +29,7 @@ pub(crate) fn config_file(state: &AppState) -> Result<std::path::PathBuf, Comman
 
 /// Checks that `path` runs and is `tool` (`anvil`, `deno`, `bwrap`), saves it in the config file
 /// and reloads the configuration ([`crucible_ops::setup::locate_tool`]).
-#[tauri::command]
+#[crucible_ipc::command]
 pub async fn locate_tool(
     state: tauri::State<'_, AppState>,
     tool: String,
@@ -51,7 +51,7 @@ pub async fn locate_tool(
 }
 
 /// Moves the config file aside (its new name returned) and writes the defaults, then reloads.
-#[tauri::command]
+#[crucible_ipc::command]
 pub async fn reset_config(state: tauri::State<'_, AppState>) -> Result<ConfigReset, CommandError> {
     let file = config_file(&state)?;
     let reset = setup::reset_config(&file)?;
@@ -60,7 +60,7 @@ pub async fn reset_config(state: tauri::State<'_, AppState>) -> Result<ConfigRes
 }
 
 /// Starts building a universe profile in the background; poll [`universe_builds`] for progress.
-#[tauri::command]
+#[crucible_ipc::command]
 pub async fn build_universe(
     state: tauri::State<'_, AppState>,
     profile: String,
@@ -71,7 +71,7 @@ pub async fn build_universe(
 }
 
 /// The universe builds started in this app: running (seconds so far), built or failed.
-#[tauri::command]
+#[crucible_ipc::command]
 pub async fn universe_builds(
     state: tauri::State<'_, AppState>,
 ) -> Result<Vec<UniverseBuild>, CommandError> {
@@ -81,7 +81,7 @@ pub async fn universe_builds(
 /// Starts installing `tool` (`anvil`, `deno`) from the pinned npm package in the background
 /// ([`crucible_ops::install::install_tool`]); poll [`tool_installs`] for progress. The config
 /// is reloaded once the program is saved, so the next status shows it found.
-#[tauri::command]
+#[crucible_ipc::command]
 pub async fn install_tool(
     state: tauri::State<'_, AppState>,
     tool: String,
@@ -113,7 +113,7 @@ pub async fn install_tool(
 }
 
 /// The tool installs started in this app: running (step, bytes), installed or failed.
-#[tauri::command]
+#[crucible_ipc::command]
 pub async fn tool_installs(
     state: tauri::State<'_, AppState>,
 ) -> Result<Vec<ToolInstall>, CommandError> {
@@ -123,7 +123,7 @@ pub async fn tool_installs(
 /// "Show in folder" after an export: the file's folder in the file manager, for folders inside
 /// the data folder or ones this app saved exports into; returns the folder. When no file manager
 /// can show it the error says where the files are (the page then offers to copy the path).
-#[tauri::command]
+#[crucible_ipc::command]
 pub async fn show_in_folder(
     state: tauri::State<'_, AppState>,
     path: String,
@@ -143,7 +143,7 @@ pub async fn show_in_folder(
 }
 
 /// Shows a folder inside the data folder (an export's) in the file manager; returns the folder.
-#[tauri::command]
+#[crucible_ipc::command]
 pub async fn open_folder(
     state: tauri::State<'_, AppState>,
     path: String,

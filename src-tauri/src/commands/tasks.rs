@@ -99,13 +99,13 @@ async fn blocking<T: Send + 'static>(
 }
 
 /// Every task of the three benchmarks, and the files that did not load.
-#[tauri::command]
+#[crucible_ipc::command]
 pub async fn list_tasks(state: tauri::State<'_, AppState>) -> Res<Catalogue> {
     blocking(&state, |c| Ok(studio::catalogue(&c))).await
 }
 
 /// One task's detail view.
-#[tauri::command]
+#[crucible_ipc::command]
 pub async fn get_task(
     state: tauri::State<'_, AppState>,
     bench: Bench,
@@ -115,7 +115,7 @@ pub async fn get_task(
 }
 
 /// Renders QuestBench task text (possibly unsaved) at a seed.
-#[tauri::command]
+#[crucible_ipc::command]
 pub async fn render_quest_task(
     state: tauri::State<'_, AppState>,
     text: String,
@@ -130,7 +130,7 @@ pub async fn render_quest_task(
 
 /// The exact prompt of an Intent2Tx or PILOT task in `wording`, with what scoring expects
 /// (`prompt` is the PILOT prompt type: baseline, cot, optimal, flawed).
-#[tauri::command]
+#[crucible_ipc::command]
 pub async fn preview_task(
     state: tauri::State<'_, AppState>,
     bench: Bench,
@@ -152,14 +152,14 @@ pub async fn preview_task(
 }
 
 /// Validates QuestBench task text as the loader would at `path`.
-#[tauri::command]
+#[crucible_ipc::command]
 pub fn validate_quest_task(text: String, path: String) -> Validation {
     studio::validate_quest(&text, path.as_ref())
 }
 
 /// Saves edited QuestBench task text opened from `path`: in place in the user task folder, else
 /// (a built-in task) as a copy with its solution files in the user task folder.
-#[tauri::command]
+#[crucible_ipc::command]
 pub async fn save_quest_task(
     state: tauri::State<'_, AppState>,
     text: String,
@@ -173,7 +173,7 @@ pub async fn save_quest_task(
 
 /// The wizard: copies an atomic task (or `text`, the author's unsaved edit of it) into the user
 /// folder under a new id; returns the new path.
-#[tauri::command]
+#[crucible_ipc::command]
 pub async fn new_quest_task(
     state: tauri::State<'_, AppState>,
     template: String,
@@ -191,14 +191,14 @@ pub async fn new_quest_task(
 }
 
 /// Converts a public question-bank file into a draft task (not saved).
-#[tauri::command]
+#[crucible_ipc::command]
 pub fn import_question_bank(text: String, file: String) -> Res<BankImport> {
     crucible_questbench::import::import_question(&text, &file)
         .map_err(|e| CommandError::from(studio::StudioError::from(e)))
 }
 
 /// Imports Intent2Tx instances; with `name`, writes them to the user folder.
-#[tauri::command]
+#[crucible_ipc::command]
 pub async fn import_intent_instances(
     state: tauri::State<'_, AppState>,
     text: String,
@@ -212,7 +212,7 @@ pub async fn import_intent_instances(
 
 /// Dry-runs a solution: QuestBench and (with `execute`) Intent2Tx on their booted chains, PILOT
 /// in the simulator. `prompt` is the PILOT prompt type (baseline, cot, optimal, flawed).
-#[tauri::command]
+#[crucible_ipc::command]
 pub async fn dry_run(
     state: tauri::State<'_, AppState>,
     studio_state: tauri::State<'_, StudioState>,
@@ -264,7 +264,7 @@ pub async fn dry_run(
 }
 
 /// Runs a QuestBench task's reference and known-wrong solutions on seeds `0..seeds`.
-#[tauri::command]
+#[crucible_ipc::command]
 pub async fn selftest_quest_task(
     state: tauri::State<'_, AppState>,
     studio_state: tauri::State<'_, StudioState>,
@@ -281,7 +281,7 @@ pub async fn selftest_quest_task(
 }
 
 /// Runs every built-in exploit agent on a QuestBench task; each must score 0.
-#[tauri::command]
+#[crucible_ipc::command]
 pub async fn exploit_quest_task(
     state: tauri::State<'_, AppState>,
     studio_state: tauri::State<'_, StudioState>,
@@ -297,20 +297,20 @@ pub async fn exploit_quest_task(
 }
 
 /// The QuestBench task format's JSON Schema (drives the editor's completion).
-#[tauri::command]
+#[crucible_ipc::command]
 pub fn get_quest_schema() -> String {
     crucible_questbench::task::schema_json()
 }
 
 /// Validates one Intent2Tx instance's JSON text; the problem names the field.
-#[tauri::command]
+#[crucible_ipc::command]
 pub fn validate_intent_instance(text: String) -> Validation {
     studio::validate_intent(&text)
 }
 
 /// Saves an Intent2Tx instance into the studio pack `pack` (replacing the instance with its id
 /// there; a built-in instance is saved as a copy under a new id).
-#[tauri::command]
+#[crucible_ipc::command]
 pub async fn save_intent_instance(
     state: tauri::State<'_, AppState>,
     text: String,
@@ -320,13 +320,13 @@ pub async fn save_intent_instance(
 }
 
 /// The JSON Schema of an Intent2Tx instance (drives the editor's completion).
-#[tauri::command]
+#[crucible_ipc::command]
 pub fn get_intent_schema() -> String {
     crucible_intent2tx::schema::instance_json_schema().to_string()
 }
 
 /// Validates one PILOT-Bench task's JSON text against Crucible's registry.
-#[tauri::command]
+#[crucible_ipc::command]
 pub async fn validate_pilot_task(
     state: tauri::State<'_, AppState>,
     text: String,
@@ -335,13 +335,13 @@ pub async fn validate_pilot_task(
 }
 
 /// Saves a PILOT-Bench task into the studio's pack (a built-in task as a copy under a new id).
-#[tauri::command]
+#[crucible_ipc::command]
 pub async fn save_pilot_task(state: tauri::State<'_, AppState>, text: String) -> Res<SavedTask> {
     blocking(&state, move |c| studio::save_pilot_edit(&c, &text)).await
 }
 
 /// The JSON Schema of a PILOT-Bench task (drives the editor's completion).
-#[tauri::command]
+#[crucible_ipc::command]
 pub async fn get_pilot_schema(state: tauri::State<'_, AppState>) -> Res<String> {
     blocking(&state, move |c| Ok(studio::pilot_schema(&c).to_string())).await
 }

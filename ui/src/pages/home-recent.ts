@@ -4,7 +4,7 @@
 import type { RunListItem } from "../bindings";
 import { BENCH_LABEL } from "../bench";
 import { h } from "../dom";
-import { listRuns } from "../ipc";
+import { listRunsView } from "../ipc";
 import { statusLabel } from "../labels";
 import { runText } from "../run-name";
 import { runLink } from "./results";
@@ -24,7 +24,7 @@ function nextStep(r: RunListItem, live: boolean): HTMLElement {
 /** The card (filled when the runs list arrives), or hidden when there is nothing to show. */
 export function recentRunsCard(): HTMLElement {
   const card = h("section", { class: "card", id: "home-recent", hidden: "" });
-  void listRuns().then((r) => {
+  void listRunsView().then((r) => {
     if (!r.ok || !Array.isArray(r.value?.runs) || r.value.runs.length === 0 || !card.isConnected) return;
     const live = new Set(Array.isArray(r.value.live) ? r.value.live : []);
     const runs = [...r.value.runs].sort((a, b) => b.started.localeCompare(a.started)).slice(0, RECENT);

@@ -11,7 +11,7 @@ import { BENCH_LABEL } from "../bench";
 import { h, ident, mount } from "../dom";
 import { fmtCost } from "../units";
 import { outcomeLabel, outcomeTitle, statusLabel } from "../labels";
-import { annotateRun, cancelRun, deleteRun, demoInfo, getLive, startDemo, listPacks, listProviders, listRuns, onRunProgress, planRun, resumeRun, roundsAdvice, startRun } from "../ipc";
+import { annotateRun, cancelRun, deleteRun, demoInfo, getLive, startDemo, listPacks, listProviders, listRunsView, onRunProgress, planRun, resumeRun, roundsAdvice, startRun } from "../ipc";
 import type { PackInfo } from "../bindings";
 import { packBadge } from "./packs";
 import { errorBox } from "../status-view";
@@ -326,7 +326,7 @@ async function renderList(root: HTMLElement): Promise<void> {
     else void refresh();
   };
   const refresh = async () => {
-    const r = await listRuns();
+    const r = await listRunsView();
     if (!r.ok) {
       mount(listSlot, errorBox(r.error));
       return;
@@ -1116,7 +1116,7 @@ function annotateForm(r: RunListItem, done: (saved: boolean) => void): HTMLFormE
 async function renderRunDetail(root: HTMLElement, runId: string, focus: "title" | null = null): Promise<void> {
   const back = h("a", { href: "#/runs", class: "button secondary" }, "Back to runs");
   mount(root, h("p", { class: "muted" }, "Loading the run…"));
-  const res = await listRuns();
+  const res = await listRunsView();
   if (!res.ok) {
     mount(root, h("header", { class: "page-head" }, h("h1", {}, "Run")), errorBox(res.error), back);
     return;

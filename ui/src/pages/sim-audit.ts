@@ -52,7 +52,7 @@ export function simAuditBlock(): HTMLElement {
       progress.value = p.done;
     });
     const n = Math.max(1000, Number(episodes.value) || 10000);
-    const r = await auditPilotSimulator(n);
+    const r = await auditPilotSimulator(n, 0);
     stop();
     go.removeAttribute("disabled");
     progress.hidden = true;
