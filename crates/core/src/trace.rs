@@ -12,7 +12,7 @@ use serde::Serialize;
 use serde_json::Value;
 use ts_rs::TS;
 
-/// One round of a composite episode, as QuestBench recorded it.
+/// One round of a composite dry-run, as `quest::composite` recorded it.
 #[derive(Debug, Clone, PartialEq, Serialize, TS)]
 pub struct RoundTrace {
     /// 1-based round number (K_act after this round).
@@ -43,10 +43,10 @@ pub struct RoundTrace {
     pub feedback: String,
 }
 
-/// A QuestBench composite episode: the rounds and the decay arithmetic.
+/// What a composite dry-run adds to [`DryRun`]: the rounds and the decay arithmetic.
 #[derive(Debug, Clone, PartialEq, Serialize, TS)]
 pub struct CompositeTrace {
-    /// The unrounded-down score (base × decay, two decimals).
+    /// The unrounded-down score (base × decay, two decimals); `DryRun::score` is its floor.
     pub score: f64,
     /// Sum of the weights of the passed end-state checks (capped when a required one fails).
     pub base: u32,
@@ -213,7 +213,7 @@ pub struct PilotTrace {
     pub real: Option<RealToolsTrace>,
 }
 
-/// A call the RPC gate refused, for people.
+/// A refused call, for people.
 #[derive(Debug, Clone, PartialEq, Serialize, TS)]
 pub struct RefusedCallView {
     /// Where (`transaction`, `round 2`).
