@@ -23,6 +23,7 @@ pub mod plugin;
 mod prompt_set;
 mod scoring;
 mod status;
+pub mod trace;
 
 pub use benchmark_id::BenchmarkId;
 pub use build::BuildInfo;

@@ -5,9 +5,9 @@
 //!
 //! What a plugin answers today: its name and label; its content (the built-in packs, how a pack
 //! folder of it is recognised and counted, where the task studio keeps it, how many packs a run
-//! may read); how its answers are extracted for a reviewer; and the checks its stored details
-//! hold. docs/architecture.md ("Benchmarks are plugins") lists what still goes through a
-//! `BenchmarkId` match instead.
+//! may read); how its answers are extracted for a reviewer; the checks its stored details hold;
+//! and the trace viewer's reading of those details ([`Plugin::trace`]). docs/architecture.md
+//! ("Benchmarks are plugins") lists what still goes through a `BenchmarkId` match instead.
 
 use std::path::{Path, PathBuf};
 
@@ -15,6 +15,7 @@ use serde::{Deserialize, Serialize};
 use serde_json::Value;
 use ts_rs::TS;
 
+use crate::trace::BenchTrace;
 use crate::{BoxFuture, Config};
 
 /// A benchmark's content that could not be read: the file or folder, and a sentence that names
@@ -282,6 +283,14 @@ pub trait Plugin: Send + Sync {
     fn extract(&self, answer: &str) -> Option<Extraction>;
     /// The checks a sample's stored `details` hold, in order (none when they hold none).
     fn checks(&self, details: &Value) -> Vec<Check>;
+    /// The trace viewer's reading of a sample's stored `details`, read through the benchmark's
+    /// typed details; `answer` (the raw answer) when the reading puts answered values beside
+    /// expected ones. `None` when the details are not this benchmark's (an odd or foreign row
+    /// reads as no benchmark section; it never fails).
+    fn trace(&self, details: &Value, answer: Option<&str>) -> Option<BenchTrace> {
+        let _ = (details, answer);
+        None
+    }
     /// Self-tests the pack in `req.dir`: the reference answers must be perfect and every
     /// known-wrong answer or fault-injecting agent caught.
     fn self_test<'a>(

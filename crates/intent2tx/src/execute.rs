@@ -21,7 +21,7 @@ use std::time::Duration;
 use alloy::primitives::{keccak256, Address, Bytes, B256, I256, U256};
 use alloy::sol;
 use alloy::sol_types::SolCall;
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 use serde_json::{json, Value};
 
 use super::book::AddressBook;
@@ -497,8 +497,10 @@ pub async fn prepare(
     Ok(())
 }
 
-/// How one execution of a call sequence went.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+/// How one execution of a call sequence went (a field a stored one lacks reads as its
+/// default).
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(default)]
 pub struct StepRun {
     /// The resolved signature.
     pub signature: String,
@@ -511,8 +513,9 @@ pub struct StepRun {
     pub reason: Option<String>,
 }
 
-/// The execution verdict of one instance.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+/// The execution verdict of one instance (a field a stored one lacks reads as its default).
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[serde(default)]
 pub struct ExecReport {
     /// G executed without revert (every step).
     pub truth_executes: bool,

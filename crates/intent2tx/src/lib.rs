@@ -19,6 +19,7 @@
 pub mod agents;
 pub mod bench;
 pub mod book;
+pub mod details;
 pub mod encode;
 pub mod execute;
 pub mod generate;

@@ -75,8 +75,9 @@ impl FromStr for MetricMode {
 /// The reserved key under which the ETH value is scored.
 pub const VALUE_ETH: &str = "value_eth";
 
-/// How one key of `K_all` scored.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+/// How one key of `K_all` scored (a field a stored one lacks reads as its default).
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[serde(default)]
 pub struct KeyScore {
     /// Parameter name, or `value_eth`.
     pub key: String,
@@ -92,8 +93,9 @@ pub struct KeyScore {
     pub score: f64,
 }
 
-/// Scores of one ground-truth step.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+/// Scores of one ground-truth step (a field a stored one lacks reads as its default).
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[serde(default)]
 pub struct StepScores {
     /// Whether the prediction had a step at this position.
     pub present: bool,
@@ -122,8 +124,10 @@ pub struct StepScores {
     pub note: Option<String>,
 }
 
-/// Scores of one instance (means over the ground-truth steps).
-#[derive(Debug, Clone, PartialEq, Serialize)]
+/// Scores of one instance (means over the ground-truth steps; a field a stored one lacks reads
+/// as its default).
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[serde(default)]
 pub struct Scores {
     /// S_fmt.
     pub fmt: f64,

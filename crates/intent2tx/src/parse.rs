@@ -9,7 +9,7 @@
 //! Integer literals longer than 15 digits are read as exact strings (JSON numbers are doubles), so
 //! `1000000000000000000001` written without quotes still compares exactly.
 
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
 #[cfg(test)]
@@ -29,7 +29,7 @@ fn tick(n: usize) {
 }
 
 /// One repair applied to make an answer readable.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum Repair {
     /// The JSON was inside a ``` code fence.

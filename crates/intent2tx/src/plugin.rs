@@ -1,5 +1,5 @@
-//! Intent2Tx as a [`Plugin`]: its packs, how its answers are extracted and the checks its stored
-//! details hold.
+//! Intent2Tx as a [`Plugin`]: its packs, how its answers are extracted, the checks its stored
+//! details hold and the trace viewer's reading of them ([`crate::details::Details`]).
 
 use std::path::{Path, PathBuf};
 
@@ -9,6 +9,7 @@ use crucible_core::plugin::{
     json_span, pretty_json, stored_text, BuiltinPack, Check, ContentError, Extraction, Plugin,
     Recognition, SelfTestError, SelfTestFailure, SelfTestReport, SelfTestRequest, StudioPack,
 };
+use crucible_core::trace::BenchTrace;
 use crucible_core::{BenchmarkId, BoxFuture};
 
 /// The file that holds a pack's instances (and marks a folder as an Intent2Tx pack).
@@ -149,6 +150,10 @@ impl Plugin for IntentPlugin {
             ));
         }
         out
+    }
+
+    fn trace(&self, details: &Value, answer: Option<&str>) -> Option<BenchTrace> {
+        crate::details::Details::from_stored(details).map(|d| d.trace(answer))
     }
 
     fn self_test<'a>(

@@ -24,7 +24,7 @@
 use std::collections::BTreeSet;
 
 use crucible_core::PromptSet;
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 
 use super::book::AddressBook;
 use super::difflib;
@@ -33,7 +33,7 @@ use super::schema::Instance;
 use super::value::parse_address;
 
 /// How the retrieval setting chooses its three demonstrations.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
 #[serde(rename_all = "kebab-case")]
 pub enum RetrievalMode {
     /// The paper's: Jaccard over the query's ground-truth `<contract, function>` pairs, falling

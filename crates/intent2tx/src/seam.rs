@@ -8,10 +8,9 @@
 use std::collections::BTreeMap;
 use std::sync::Arc;
 
-use serde_json::json;
-
 use super::agents::BuiltinAgent;
 use super::book::AddressBook;
+use super::details::Details;
 use super::execute::{prediction_calls, Executor};
 use super::metrics::{score_text_with, MetricMode};
 use super::parse::parse_prediction;
@@ -350,24 +349,19 @@ impl Benchmark for IntentBench {
                 metrics.insert("state_eq".into(), f64::from(u8::from(r.state_eq)));
                 metrics.insert("truth_exec".into(), f64::from(u8::from(r.truth_executes)));
             }
-            let mut details = json!({
-                "scores": scores,
-                "execution": execution,
-                "demonstrations": prompt.demonstrations,
-                "agent_error": agent_error,
+            let details = Details {
+                scores: scores.clone(),
+                execution,
+                demonstrations: prompt.demonstrations,
+                agent_error: agent_error.clone(),
                 // Kept so a reviewer sees expected beside answered values in the trace.
-                "ground_truth": inst.ground_truth,
-            });
-            if let (Some(why), Some(_)) = (&not_executable, &self.executor) {
-                details["not_executable"] = json!(why);
+                ground_truth: serde_json::to_value(&inst.ground_truth).unwrap_or_default(),
+                not_executable: not_executable.filter(|_| self.executor.is_some()),
+                retrieval: (setting == Setting::Retrieval).then_some(self.retrieval),
+                // Default records stay as they were; another mode is named where the scores are.
+                metrics_mode: (self.metric_mode != MetricMode::Paper).then_some(self.metric_mode),
             }
-            if setting == Setting::Retrieval {
-                details["retrieval"] = json!(self.retrieval);
-            }
-            // Default records stay as they were; another mode is named where the scores are.
-            if self.metric_mode != MetricMode::Paper {
-                details["metrics_mode"] = json!(self.metric_mode);
-            }
+            .to_value();
             Ok(SampleRecord {
                 benchmark: self.name().into(),
                 instance: instance.into(),
@@ -393,6 +387,7 @@ impl Benchmark for IntentBench {
 mod tests {
     use super::*;
     use crate::schema::{Call, Metadata, Param, Truth};
+    use serde_json::json;
 
     fn bench() -> IntentBench {
         let truth = Call {
@@ -455,6 +450,21 @@ mod tests {
         assert!(rec.transcript[0].content.contains("Address book:"));
         let direct = b.run("t#direct", &mut agent, 1, &mut |_| {}).await.unwrap();
         assert!(direct.details.get("retrieval").is_none());
+    }
+
+    /// The details the seam writes read back through the typed [`Details`] and serialise again
+    /// to the same JSON, and carry the agent's error as the record does.
+    #[tokio::test]
+    async fn seam_details_round_trip_through_the_typed_details() {
+        let b = bench().with_metric_mode(MetricMode::ReferenceCode);
+        let mut agent = FixedAgent::new("fixed", "{}");
+        for instance in ["t#retrieval", "t#direct"] {
+            let rec = b.run(instance, &mut agent, 1, &mut |_| {}).await.unwrap();
+            let typed = Details::from_stored(&rec.details).expect("the seam's details read");
+            assert_eq!(typed.to_value().to_string(), rec.details.to_string());
+            assert_eq!(typed.agent_error, rec.agent_error);
+            assert!(typed.trace(Some("{}")).intent.is_some());
+        }
     }
 
     /// `"value": "0.0"` for a truth of 0 is right by the paper's definition and wrong by the

@@ -11,10 +11,10 @@
 use std::collections::{BTreeMap, BTreeSet};
 
 use alloy::primitives::{Address, I256, U256};
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 
 /// The asset of a balance: native ETH or an ERC-20 token.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
 pub enum Asset {
     /// Native ETH (wei).
     Native,
@@ -108,7 +108,7 @@ pub fn watch_list(
 }
 
 /// One balance where P differs from G by more than the tolerance.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Mismatch {
     /// The account.
     pub account: Address,

@@ -15,6 +15,7 @@
 
 pub mod adherence;
 pub mod agents;
+pub mod details;
 pub mod eval;
 pub mod flaw;
 pub mod native;

@@ -1,6 +1,6 @@
 //! PILOT-Bench as a [`Plugin`]: its packs (simulated-tool libraries in Crucible's or the public
-//! release's layout, and real-tool sets), how its answers are extracted and the checks its stored
-//! details hold.
+//! release's layout, and real-tool sets), how its answers are extracted, the checks its stored
+//! details hold and the trace viewer's reading of them ([`crate::details::Details`]).
 
 use std::path::Path;
 
@@ -10,6 +10,7 @@ use crucible_core::plugin::{
     pretty_json, stored_text, BuiltinPack, Check, ContentError, Extraction, Plugin, Recognition,
     SelfTestError, SelfTestFailure, SelfTestReport, SelfTestRequest, StudioPack,
 };
+use crucible_core::trace::BenchTrace;
 use crucible_core::{BenchmarkId, BoxFuture};
 
 use crate::real::RealToolSet;
@@ -139,6 +140,10 @@ impl Plugin for PilotPlugin {
             ),
         ));
         out
+    }
+
+    fn trace(&self, details: &Value, _answer: Option<&str>) -> Option<BenchTrace> {
+        crate::details::Details::from_stored(details).map(|d| d.trace())
     }
 
     fn self_test<'a>(

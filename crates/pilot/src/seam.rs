@@ -6,6 +6,7 @@ use serde_json::json;
 
 use super::adherence::Adherence;
 use super::agents::{self, EpisodeRun, Role as PilotRole};
+use super::details::{Details, SimDetails};
 use super::eval::Outcome;
 use super::native::{drive, finish_transcript, registry_tools, Dialogue, ToolProtocol};
 use super::prompt::PromptType;
@@ -251,27 +252,29 @@ impl Benchmark for PilotBench {
             };
             let outcome = crucible_core::Outcome::from(ev.outcome);
             events(Event::SampleFinished { outcome, score });
-            let mut details = json!({
-                "evaluation": ev,
-                "calls": episode.calls,
-                "prompt_type": prompt_type.as_str(),
-                "prompt_set": self.prompt_set.as_str(),
-                "tool_protocol": self.tool_protocol.as_str(),
-                "agent_error": agent_error,
-                "adherence": adherence,
-            });
             // A public-release task: its description-difficulty variant (a report dimension),
             // its own id and per-task difficulty level, and how its tools sit in the registry.
-            if let (Some(variant), Some(release)) = (&task.task.variant, &task.task.release) {
-                details["variant"] = json!(variant);
-                details["release"] = json!({
-                    "instance_id": release.instance_id,
-                    "task_type": release.task_type,
-                    "difficulty_level": release.difficulty_level,
-                    "file": release.file,
-                    "quirks": crate::release::quirks(&self.engine.lib.registry, &task.required),
-                });
-            }
+            let release = task.task.variant.as_ref().zip(task.task.release.as_ref());
+            let details = Details::Simulated(SimDetails {
+                evaluation: ev.clone(),
+                calls: episode.calls.clone(),
+                prompt_type: prompt_type.as_str().into(),
+                prompt_set: self.prompt_set.as_str().into(),
+                tool_protocol: self.tool_protocol.as_str().into(),
+                agent_error: agent_error.clone(),
+                adherence: Some(adherence.clone()),
+                variant: release.map(|(variant, _)| variant.clone()),
+                release: release.map(|(_, release)| {
+                    json!({
+                        "instance_id": release.instance_id,
+                        "task_type": release.task_type,
+                        "difficulty_level": release.difficulty_level,
+                        "file": release.file,
+                        "quirks": crate::release::quirks(&self.engine.lib.registry, &task.required),
+                    })
+                }),
+            })
+            .to_value();
             Ok(SampleRecord {
                 benchmark: self.name().into(),
                 instance: instance.into(),
@@ -334,6 +337,30 @@ mod tests {
             let want = engine.render(task).unwrap();
             assert_eq!(a.transcript[0].content, want.prompt(set, pt));
             assert_eq!(a.details["prompt_set"], set.as_str());
+        }
+    }
+
+    /// The details the seam writes read back through the typed [`Details`] and serialise again
+    /// to the same JSON, carrying the agent's error as the record does.
+    #[tokio::test]
+    async fn seam_details_round_trip_through_the_typed_details() {
+        let engine = Arc::new(Engine::new(TaskLibrary::generate(1)));
+        let bench = PilotBench::shared(engine.clone());
+        for t in engine.lib.tasks.iter().step_by(211).take(5) {
+            for pt in ["optimal", "flawed", "baseline"] {
+                let instance = format!("{}#{pt}", t.task.instance_id);
+                let rec = run_builtin(&bench, "follows-plan", &instance, 3, &mut |_| {})
+                    .await
+                    .unwrap();
+                let typed = Details::from_stored(&rec.details).expect("the seam's details read");
+                assert_eq!(typed.to_value().to_string(), rec.details.to_string());
+                assert_eq!(typed.agent_error(), rec.agent_error.as_deref());
+                let p = typed.trace().pilot.expect("pilot section");
+                assert_eq!(
+                    p.calls.len(),
+                    rec.details["calls"].as_array().unwrap().len()
+                );
+            }
         }
     }
 

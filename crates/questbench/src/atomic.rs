@@ -6,7 +6,7 @@
 use std::time::{Duration, Instant};
 
 use alloy::primitives::{Address, Bytes, U256};
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 use serde_json::{json, Value};
 use tokio::sync::Mutex;
 
@@ -88,8 +88,8 @@ pub fn guarded(checks: &[CheckResult]) -> u32 {
 /// Largest gas limit a model may ask for.
 const MAX_GAS: u64 = 30_000_000;
 
-/// How a sample ended.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+/// How a sample ended (`Other` is what a stored verdict without one reads as).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum Outcome {
     /// Every check passed exactly.
@@ -97,6 +97,7 @@ pub enum Outcome {
     /// Every check passed, at least one only within its tolerance.
     ToleranceDeviation,
     /// The transaction was mined successfully but its effects are wrong.
+    #[default]
     Other,
     /// The transaction reverted.
     Revert,
@@ -143,7 +144,8 @@ impl From<Outcome> for crucible_core::Outcome {
 }
 
 /// Time spent in each stage of a sample.
-#[derive(Debug, Clone, Default, Serialize)]
+#[derive(Debug, Clone, Default, Serialize, Deserialize)]
+#[serde(default)]
 pub struct Stages {
     /// Revert to the snapshot, fund the agent, apply the setup.
     pub revert_setup_ms: f64,
@@ -155,8 +157,10 @@ pub struct Stages {
     pub checks_ms: f64,
 }
 
-/// The scored result of one sample.
-#[derive(Debug, Clone, Serialize)]
+/// The scored result of one sample. Read back from stored details leniently: a field an older
+/// store lacks reads as its default.
+#[derive(Debug, Clone, Default, Serialize, Deserialize)]
+#[serde(default)]
 pub struct Verdict {
     /// 0–100, Crucible's weights.
     pub score: u32,

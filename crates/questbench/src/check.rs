@@ -4,7 +4,7 @@
 //! saw); actual values after it. Every check records expected vs actual.
 
 use alloy::primitives::{keccak256, Address, Bytes, U256};
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
 use super::instance::{decimal_units, Instance, ParamValue};
@@ -49,8 +49,9 @@ pub struct SentTx {
     pub fee: U256,
 }
 
-/// The verdict of one check.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+/// The verdict of one check (a field a stored one lacks reads as its default).
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(default)]
 pub struct CheckResult {
     /// Check name.
     pub name: String,
@@ -83,7 +84,7 @@ pub struct CheckResult {
 }
 
 /// A token's symbol and decimals: how an integer amount in its smallest unit reads.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct AmountUnit {
     /// `BNB`, `USDT`, …
     pub symbol: String,

@@ -11,7 +11,7 @@
 use std::time::Instant;
 
 use alloy::primitives::{Address, Bytes, U256};
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 use serde_json::{json, Map, Value};
 
 use super::atomic::{as_answer, classify_failure, ms, validate_tx, Harness, Stages};
@@ -295,8 +295,8 @@ pub fn base_score(checks: &[CheckResult], required: &[String]) -> u32 {
     }
 }
 
-/// How an episode ended.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+/// How an episode ended (`Other` is what a stored verdict without one reads as).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum CompositeOutcome {
     /// Goal met exactly within K_opt rounds.
@@ -306,6 +306,7 @@ pub enum CompositeOutcome {
     /// Goal met, but with more rounds than K_opt (decayed).
     OverSteps,
     /// Goal not met.
+    #[default]
     Other,
     /// The model reported an error and the goal is not met.
     ErrorReported,
@@ -345,8 +346,9 @@ impl CompositeOutcome {
     }
 }
 
-/// One round as recorded.
-#[derive(Debug, Clone, Serialize)]
+/// One round as recorded (a field a stored one lacks reads as its default).
+#[derive(Debug, Clone, Default, Serialize, Deserialize)]
+#[serde(default)]
 pub struct Round {
     /// 1-based round number (counted rounds only; a bare submit is not numbered).
     pub round: u32,
@@ -385,8 +387,9 @@ pub struct Round {
     pub refused_calls: Vec<crucible_chain::gate::RefusedCall>,
 }
 
-/// The scored result of an episode.
-#[derive(Debug, Clone, Serialize)]
+/// The scored result of an episode (a field a stored one lacks reads as its default).
+#[derive(Debug, Clone, Default, Serialize, Deserialize)]
+#[serde(default)]
 pub struct CompositeVerdict {
     /// base × decay, two decimals (0–100).
     pub score: f64,

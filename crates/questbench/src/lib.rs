@@ -10,6 +10,7 @@ pub mod atomic;
 pub mod bank;
 pub mod check;
 pub mod composite;
+pub mod details;
 pub mod exploits;
 pub mod import;
 pub mod instance;

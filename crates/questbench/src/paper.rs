@@ -22,8 +22,9 @@ use serde::{Deserialize, Serialize};
 use super::check::CheckResult;
 use super::task::{Check, Tolerance};
 
-/// The paper component a check belongs to.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize, JsonSchema)]
+/// The paper component a check belongs to (`State` is what a stored check without one reads
+/// as).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default, Serialize, Deserialize, JsonSchema)]
 #[serde(rename_all = "snake_case")]
 pub enum PaperPart {
     /// Transaction success (30 points).
@@ -33,6 +34,7 @@ pub enum PaperPart {
     /// Function signature correctness, or the call's value for a plain transfer (20 points).
     Signature,
     /// State change verification (30 points).
+    #[default]
     State,
     /// A query task's returned value (40 points; the query running and its output format earn the
     /// other 30 + 30).

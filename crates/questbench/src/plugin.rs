@@ -1,5 +1,5 @@
-//! EVM-QuestBench as a [`Plugin`]: its packs, how its answers are extracted and the checks its
-//! stored details hold.
+//! EVM-QuestBench as a [`Plugin`]: its packs, how its answers are extracted, the checks its
+//! stored details hold and the trace viewer's reading of them ([`crate::details::Details`]).
 
 use std::path::Path;
 
@@ -9,6 +9,7 @@ use crucible_core::plugin::{
     json_span, pretty_json, stored_text, BuiltinPack, Check, ContentError, Extraction, Plugin,
     Recognition, SelfTestError, SelfTestFailure, SelfTestReport, SelfTestRequest, StudioPack, Unit,
 };
+use crucible_core::trace::BenchTrace;
 use crucible_core::{BenchmarkId, BoxFuture, Config};
 
 use crate::atomic::Harness;
@@ -131,6 +132,10 @@ impl Plugin for QuestPlugin {
                 unit: Unit::from_stored(&c["unit"]),
             })
             .collect()
+    }
+
+    fn trace(&self, details: &Value, _answer: Option<&str>) -> Option<BenchTrace> {
+        crate::details::Details::from_stored(details).map(|d| d.trace())
     }
 
     fn self_test<'a>(

@@ -9,9 +9,9 @@
 use std::collections::VecDeque;
 use std::sync::Arc;
 
+use super::details::{AtomicDetails, CompositeDetails, Details, Options};
 use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
-use serde_json::json;
 
 use super::atomic::{as_answer, Harness};
 use super::composite;
@@ -114,14 +114,14 @@ impl QuestBench {
     }
 
     /// The options as recorded in `details`.
-    fn options_json(&self, inst: &super::instance::Instance) -> serde_json::Value {
-        json!({
-            "prompt_set": self.prompting.set.as_str(),
-            "library": self.prompting.library.as_str(),
-            "naive": self.prompting.naive,
-            "nl_difficulty": self.nl_difficulty.as_str(),
-            "template_label": inst.template_label,
-        })
+    fn options(&self, inst: &super::instance::Instance) -> Options {
+        Options {
+            prompt_set: self.prompting.set.as_str().into(),
+            library: self.prompting.library.as_str().into(),
+            naive: self.prompting.naive,
+            nl_difficulty: self.nl_difficulty.as_str().into(),
+            template_label: inst.template_label,
+        }
     }
 
     fn task(&self, id: &str) -> Result<&Task, BenchError> {
@@ -403,17 +403,17 @@ impl Benchmark for QuestBench {
                     score,
                     passed: verdict.passed,
                     transcript,
-                    details: json!({
-                        "kind": "composite",
-                        "k_act": verdict.k_act,
-                        "k_opt": verdict.k_opt,
-                        "verdict": verdict,
-                        "params": inst.params_json(),
-                        "template_index": inst.template_index,
-                        "agent_address": inst.agent.to_checksum(None),
-                        "agent_error": verdict.agent_error,
-                        "options": self.options_json(&inst),
-                    }),
+                    details: Details::Composite(CompositeDetails {
+                        k_act: verdict.k_act,
+                        k_opt: verdict.k_opt,
+                        params: inst.params_json(),
+                        template_index: inst.template_index,
+                        agent_address: inst.agent.to_checksum(None),
+                        agent_error: verdict.agent_error.clone(),
+                        options: self.options(&inst),
+                        verdict: verdict.clone(),
+                    })
+                    .to_value(),
                     metrics: [
                         ("score_100".to_string(), verdict.score),
                         ("rounds".to_string(), f64::from(verdict.k_act)),
@@ -480,17 +480,17 @@ impl Benchmark for QuestBench {
                 score,
                 passed: verdict.passed,
                 transcript,
-                details: json!({
-                    "kind": "atomic",
-                    "k_act": 1,
-                    "k_opt": 1,
-                    "verdict": verdict,
-                    "params": inst.params_json(),
-                    "template_index": inst.template_index,
-                    "agent_address": inst.agent.to_checksum(None),
-                    "agent_error": agent_error,
-                    "options": self.options_json(&inst),
-                }),
+                details: Details::Atomic(AtomicDetails {
+                    k_act: 1,
+                    k_opt: 1,
+                    verdict: verdict.clone(),
+                    params: inst.params_json(),
+                    template_index: inst.template_index,
+                    agent_address: inst.agent.to_checksum(None),
+                    agent_error: agent_error.clone(),
+                    options: self.options(&inst),
+                })
+                .to_value(),
                 metrics: [
                     ("score_100".to_string(), f64::from(verdict.score)),
                     ("rounds".to_string(), 1.0),

@@ -550,15 +550,14 @@ fn verdict(
 ) -> VerdictView {
     let mut reverts = Vec::new();
     revert_reasons(details, &mut reverts);
-    let reason = [
-        &details["verdict"]["reason"],
-        &details["execution"]["reason"],
-    ]
-    .iter()
-    .map(|v| crucible_core::plugin::stored_text(v))
-    .find(|s| !s.is_empty())
-    .or_else(|| error.map(str::to_string))
-    .unwrap_or_default();
+    // The verdict's own reason, as the benchmark's plugin reads it from its details.
+    let reason = Registry::builtin()
+        .get(benchmark)
+        .and_then(|p| p.trace(details, None))
+        .map(|t| t.reason)
+        .filter(|s| !s.is_empty())
+        .or_else(|| error.map(str::to_string))
+        .unwrap_or_default();
     VerdictView {
         outcome: outcome.to_string(),
         score,

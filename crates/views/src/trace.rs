@@ -4,8 +4,10 @@
 //! criteria and tool-call timeline). The UI renders these typed values; the raw details JSON is
 //! still sent along for the "details" dump.
 //!
-//! Everything here is read from the stored JSON leniently: a field a sample stored by an older
-//! version lacks is left out (or zero), never an error.
+//! The benchmark's sections are not read here: its plugin reads the details through the
+//! benchmark's typed `Details` ([`crucible_core::plugin::Plugin::trace`]) and this module puts
+//! them beside the benchmark-independent parts (highlights, model calls, decoded transactions,
+//! address names). Details that are not the benchmark's read as no section, never an error.
 
 use std::collections::BTreeMap;
 
@@ -19,11 +21,18 @@ pub use calls::{
     model_calls, stop_label, ModelCallView, ReasoningView, MAX_CALLS, MAX_REASONING_BYTES,
 };
 
+use crucible_catalog::plugins::Registry;
+use crucible_core::trace::BenchTrace;
 use crucible_core::BenchmarkId;
+
+pub use crucible_core::trace::{
+    refused_meaning, ArgView, CompositeTrace, IntentExecution, IntentField, IntentKey, IntentStep,
+    IntentTrace, PilotCall, PilotTrace, RealToolsTrace, RefusedCallView, RoundTrace,
+    StateCheckView,
+};
 
 use crate::inspect::{checks_of, CheckView};
 use crate::results::SampleTrace;
-use crate::studio::{CompositeTrace, RoundTrace};
 
 /// Most highlights a trace lists.
 pub const MAX_HIGHLIGHTS: usize = 40;
@@ -47,155 +56,6 @@ pub struct Highlight {
     pub text: String,
     /// Where it was found (`verdict.rounds[1].tx.status`, `artefact[0] receipt.status`).
     pub path: String,
-}
-
-/// One component of an Intent2Tx step's logic verdict.
-#[derive(Debug, Clone, PartialEq, Serialize, TS)]
-pub struct IntentField {
-    /// `present`, `contract_ok`, `address_ok` or `function_ok`.
-    pub field: String,
-    /// Whether it holds.
-    pub ok: bool,
-    /// The ground truth's value (absent for `present`, and for runs that did not store it).
-    pub expected: Option<String>,
-    /// The answer's value (absent when the answer has no such step or field).
-    pub answered: Option<String>,
-}
-
-/// How one parameter key of an Intent2Tx step scored.
-#[derive(Debug, Clone, PartialEq, Serialize, TS)]
-pub struct IntentKey {
-    /// Parameter name, or `value_eth`.
-    pub key: String,
-    /// The ground truth has this key.
-    pub in_truth: bool,
-    /// The prediction has it.
-    pub exists: bool,
-    /// Its type matches the ground truth's.
-    pub type_ok: bool,
-    /// Its value matches.
-    pub value_ok: bool,
-    /// The ground truth's value (absent for runs that did not store it).
-    pub expected: Option<String>,
-    /// The answer's value.
-    pub answered: Option<String>,
-}
-
-/// One ground-truth step of an Intent2Tx sample.
-#[derive(Debug, Clone, PartialEq, Serialize, TS)]
-pub struct IntentStep {
-    /// The logic components the step's verdict has, in order.
-    pub fields: Vec<IntentField>,
-    /// Every parameter key.
-    pub keys: Vec<IntentKey>,
-}
-
-/// The execution verdict of an Intent2Tx sample.
-#[derive(Debug, Clone, PartialEq, Serialize, TS)]
-pub struct IntentExecution {
-    /// The prediction executed without revert.
-    pub exec: bool,
-    /// Its balance changes match the ground truth's.
-    pub state_eq: bool,
-    /// Why it did not execute, when it did not.
-    pub reason: Option<String>,
-}
-
-/// Intent2Tx: the field-by-field verdict against the ground truth, and the execution.
-#[derive(Debug, Clone, PartialEq, Serialize, TS)]
-pub struct IntentTrace {
-    /// One entry per ground-truth step.
-    pub steps: Vec<IntentStep>,
-    /// The execution verdict, when the run executed answers.
-    pub execution: Option<IntentExecution>,
-    /// Why the run did not execute this instance (a called contract the offline universe does
-    /// not hold): its static metrics are its only scores.
-    pub not_executable: Option<String>,
-}
-
-/// One PILOT tool call.
-#[derive(Debug, Clone, PartialEq, Serialize, TS)]
-pub struct PilotCall {
-    /// 1-based turn.
-    pub turn: u32,
-    /// Tool name as the model wrote it.
-    pub tool: String,
-    /// Whether it succeeded.
-    pub success: bool,
-    /// The simulated fault (error code) of a failed call.
-    pub error: Option<String>,
-    /// Configured success probability (absent for unknown tools).
-    pub p: Option<f64>,
-    /// Real tools: the MCP server that serves the tool (`None` for the simulated set).
-    pub server: Option<String>,
-    /// Real tools: the proxy failed the call by PILOT's law without sending it.
-    pub injected: bool,
-    /// Real tools: the arguments sent, one line per argument (`name`, value as text).
-    pub arguments: Vec<ArgView>,
-    /// Real tools: what the server answered (or the error message), as stored.
-    pub result: Option<String>,
-}
-
-/// One argument of a real tool call.
-#[derive(Debug, Clone, PartialEq, Serialize, TS)]
-pub struct ArgView {
-    /// The argument's name.
-    pub name: String,
-    /// Its value: text as it is, anything else as compact JSON, cut at 400 characters.
-    pub value: String,
-}
-
-/// One end-state check of a real-tool sample.
-#[derive(Debug, Clone, PartialEq, Serialize, TS)]
-pub struct StateCheckView {
-    /// The check in words.
-    pub check: String,
-    /// Whether it held.
-    pub passed: bool,
-    /// What was found when it did not.
-    pub detail: String,
-}
-
-/// What a real-tool sample adds: its pack, fault mode, servers and end state.
-#[derive(Debug, Clone, PartialEq, Serialize, TS)]
-pub struct RealToolsTrace {
-    /// The pack the task came from.
-    pub pack: String,
-    /// `law` or `off`.
-    pub faults: String,
-    /// Each server with the version it reported (`filesystem 0.2.0`).
-    pub servers: Vec<String>,
-    /// The end-state checks.
-    pub checks: Vec<StateCheckView>,
-    /// Calls the proxy failed by the law.
-    pub injected: u32,
-}
-
-/// PILOT: the evaluator's criteria and the tool-call timeline.
-#[derive(Debug, Clone, PartialEq, Serialize, TS)]
-pub struct PilotTrace {
-    /// `full_success`, `partial_success` or `failure`.
-    pub outcome: String,
-    /// Required tools executed successfully.
-    pub covered: u32,
-    /// Required tools.
-    pub required: u32,
-    /// covered / required.
-    pub coverage: f64,
-    /// Required tools first succeeded in dependency order.
-    pub sequence_ok: bool,
-    /// An output-producing tool succeeded.
-    pub output_ok: bool,
-    /// The model said it was done.
-    pub completion_signal: bool,
-    /// Why the episode ended (`completed`, `turn_limit`, `consecutive_failures`, `loop`).
-    pub termination: String,
-    /// Assistant turns used.
-    pub turns: u32,
-    /// Every tool call, in order.
-    pub calls: Vec<PilotCall>,
-    /// Real-tool samples (the `pilot-real-tools` set): pack, faults, servers, end state.
-    pub real: Option<RealToolsTrace>,
 }
 
 /// The typed reading of a sample's details and artefacts.
@@ -227,6 +87,10 @@ pub struct TraceView {
     /// (lower-case address → `WBNB`, `PancakeRouter`, `agent`), so the Details view says who an
     /// address is; empty without a decoder.
     pub address_names: BTreeMap<String, String>,
+    /// The benchmark whose plugin read the details (not sent: the sample says it).
+    #[serde(skip)]
+    #[ts(skip)]
+    benchmark: String,
 }
 
 /// Most distinct addresses named in one trace (a hostile details blob cannot grow it further).
@@ -285,183 +149,64 @@ fn address_names(
     out
 }
 
-/// A refused call, for people.
-#[derive(Debug, Clone, PartialEq, Serialize, TS)]
-pub struct RefusedCallView {
-    /// Where (`transaction`, `round 2`).
-    pub place: String,
-    /// The method asked for.
-    pub method: String,
-    /// Times refused.
-    #[ts(type = "number")]
-    pub count: u64,
-    /// What the method would have done, in words.
-    pub meaning: String,
-}
-
-/// What a refused method would have done, in words.
-pub fn refused_meaning(method: &str) -> String {
-    let m = method.to_ascii_lowercase();
-    let text = if m.starts_with("anvil_") || m.starts_with("hardhat_") || m.starts_with("evm_") {
-        "a test-node cheat: it would change balances, code, storage, time or mining directly"
-    } else if m.starts_with("eth_send") || m == "eth_signtransaction" || m == "eth_sign" {
-        "a send: only the harness sends the transaction the module returns"
-    } else if m.starts_with("debug_") || m.starts_with("trace_") || m.starts_with("txpool_") {
-        "a node-internals method, not available to agents"
-    } else if m == "eth_accounts" || m.starts_with("personal_") {
-        "asks for the node's unlocked accounts, which could send without a key"
-    } else if m.starts_with('(') {
-        "a malformed request"
-    } else {
-        "a method outside the read-only list"
-    };
-    text.into()
-}
-
-fn refused_calls(details: &Value) -> Vec<RefusedCallView> {
-    let v = &details["verdict"];
-    let mut out = Vec::new();
-    let mut push = |place: String, list: &Value| {
-        for c in list.as_array().into_iter().flatten() {
-            let Some(method) = c["method"].as_str() else {
-                continue;
-            };
-            out.push(RefusedCallView {
-                place: place.clone(),
-                method: method.to_string(),
-                count: c["count"].as_u64().unwrap_or(1),
-                meaning: refused_meaning(method),
-            });
-        }
-    };
-    push("transaction".into(), &v["refused_calls"]);
-    for (i, r) in v["rounds"].as_array().into_iter().flatten().enumerate() {
-        let round = u32_of(&r["round"]).unwrap_or(i as u32 + 1);
-        push(format!("round {round}"), &r["refused_calls"]);
-    }
-    out
-}
-
 impl TraceView {
-    /// Reads a stored sample's details (and artefacts, for the highlights).
+    /// Reads a stored sample's details (and artefacts, for the highlights); the benchmark's
+    /// sections are its plugin's reading ([`crucible_core::plugin::Plugin::trace`]).
     pub fn of(benchmark: &str, details: &Value, artefacts: &[(&str, &Value)]) -> Self {
-        let id = BenchmarkId::parse(benchmark);
-        let quest = id == Some(BenchmarkId::Questbench);
+        let bench = bench_trace(benchmark, details, None);
         Self {
             checks: checks_of(benchmark, details),
             highlights: highlights(details, artefacts),
-            composite: quest.then(|| composite(details)).flatten(),
-            intent: (id == Some(BenchmarkId::Intent2tx))
-                .then(|| intent(details))
-                .flatten(),
-            pilot: (id == Some(BenchmarkId::Pilot))
-                .then(|| pilot(details))
-                .flatten(),
+            composite: bench.composite,
+            intent: bench.intent,
+            pilot: bench.pilot,
             transactions: Vec::new(),
-            refused_calls: if quest {
-                refused_calls(details)
-            } else {
-                Vec::new()
-            },
+            refused_calls: bench.refused_calls,
             model_calls: Vec::new(),
             address_names: BTreeMap::new(),
+            benchmark: benchmark.to_string(),
         }
     }
 
     /// Fills an Intent2Tx sample's expected values (from the stored ground truth) and answered
     /// values (from the raw answer, parsed as scoring parses it) beside each field and argument.
     pub fn with_intent_values(mut self, details: &Value, answer: &str) -> Self {
-        let Some(t) = self.intent.as_mut() else {
+        if self.intent.is_none() {
             return self;
-        };
-        let truth = &details["ground_truth"];
-        let multi = truth.is_array();
-        let truth_steps: Vec<&Value> = match truth {
-            Value::Array(a) => a.iter().collect(),
-            Value::Object(_) => vec![truth],
-            _ => Vec::new(),
-        };
-        let answered = crucible_intent2tx::parse_prediction(answer, multi).steps;
-        let text = |v: &Value| match v {
-            Value::Null => None,
-            Value::String(s) => Some(s.clone()),
-            other => Some(other.to_string()),
-        };
-        let field_of = |step: Option<&Value>, field: &str| -> Option<String> {
-            let step = step?;
-            match field {
-                "contract_ok" => text(&step["contract"]),
-                "address_ok" => text(&step["contract_address"]),
-                "function_ok" => text(&step["function"]),
-                _ => None,
-            }
-        };
-        let key_of = |step: Option<&Value>, key: &str| -> Option<String> {
-            let step = step?;
-            if key == "value_eth" {
-                return text(&step["value"]);
-            }
-            let p = &step["params"][key];
-            text(if p.is_object() { &p["val"] } else { p })
-        };
-        for (i, st) in t.steps.iter_mut().enumerate() {
-            let (want, got) = (truth_steps.get(i).copied(), answered.get(i));
-            for f in &mut st.fields {
-                f.expected = field_of(want, &f.field);
-                f.answered = field_of(got, &f.field);
-            }
-            for k in &mut st.keys {
-                k.expected = key_of(want, &k.key);
-                k.answered = key_of(got, &k.key);
-            }
+        }
+        if let Some(intent) = bench_trace(&self.benchmark, details, Some(answer)).intent {
+            self.intent = Some(intent);
         }
         self
     }
 
-    /// Decodes the sample's transactions with `decoder`: QuestBench's (the answer's, or one per
-    /// round), Intent2Tx's (the prediction's steps, then the ground truth's).
+    /// Decodes the transactions the sample's details hold with `decoder`, as its plugin lists
+    /// them: QuestBench's (the answer's, or one per round) on the BSC universe, Intent2Tx's (the
+    /// prediction's steps, then the ground truth's) on the Ethereum one.
     pub fn decode(
         mut self,
         benchmark: &str,
         details: &Value,
         decoder: &crate::txview::Decoder,
     ) -> Self {
-        let id = BenchmarkId::parse(benchmark);
-        if id == Some(BenchmarkId::Intent2tx) {
-            let ex = &details["execution"];
-            for (key, label) in [
-                ("prediction_txs", "Prediction"),
-                ("truth_txs", "Ground truth"),
-            ] {
-                let txs = ex[key].as_array().map(Vec::as_slice).unwrap_or_default();
-                for (i, tx) in txs.iter().enumerate() {
-                    let label = if txs.len() == 1 {
-                        label.to_string()
-                    } else {
-                        format!("{label}, step {}", i + 1)
-                    };
-                    if let Some(v) = decoder.tx(crucible_chain::Profile::Eth, &label, tx) {
-                        self.transactions.push(v);
-                    }
-                }
-            }
+        let Some(profile) = profile_of(benchmark) else {
             return self;
-        }
-        if id != Some(BenchmarkId::Questbench) {
-            return self;
-        }
-        let profile = crucible_chain::Profile::Bsc;
-        let v = &details["verdict"];
-        if let Some(tx) = decoder.tx(profile, "Transaction", &v["tx"]) {
-            self.transactions.push(tx);
-        }
-        for (i, r) in v["rounds"].as_array().into_iter().flatten().enumerate() {
-            let round = u32_of(&r["round"]).unwrap_or(i as u32 + 1);
-            if let Some(tx) = decoder.tx(profile, &format!("Round {round}"), &r["tx"]) {
-                self.transactions.push(tx);
+        };
+        for t in bench_trace(benchmark, details, None).transactions {
+            if let Some(v) = decoder.tx(profile, &t.label, &t.tx) {
+                self.transactions.push(v);
             }
         }
         self
+    }
+}
+
+/// The universe a benchmark's transactions and addresses are read on (none for PILOT).
+fn profile_of(benchmark: &str) -> Option<crucible_chain::Profile> {
+    match BenchmarkId::parse(benchmark) {
+        Some(BenchmarkId::Questbench) => Some(crucible_chain::Profile::Bsc),
+        Some(BenchmarkId::Intent2tx) => Some(crucible_chain::Profile::Eth),
+        _ => None,
     }
 }
 
@@ -483,12 +228,7 @@ impl SampleView {
         v.view = v
             .view
             .decode(&v.trace.summary.benchmark, &v.trace.details, decoder);
-        let profile = match crucible_core::BenchmarkId::parse(&v.trace.summary.benchmark) {
-            Some(crucible_core::BenchmarkId::Questbench) => Some(crucible_chain::Profile::Bsc),
-            Some(crucible_core::BenchmarkId::Intent2tx) => Some(crucible_chain::Profile::Eth),
-            _ => None,
-        };
-        if let Some(profile) = profile {
+        if let Some(profile) = profile_of(&v.trace.summary.benchmark) {
             let mut values: Vec<&Value> = vec![&v.trace.details];
             values.extend(v.trace.artefacts.iter().map(|a| &a.data));
             v.view.address_names = address_names(&values, profile, decoder);
@@ -510,241 +250,18 @@ impl SampleView {
     }
 }
 
-fn u32_of(v: &Value) -> Option<u32> {
-    v.as_u64()
-        .map(|x| x.min(u64::from(u32::MAX)) as u32)
-        .or_else(|| v.as_f64().map(|x| x.clamp(0.0, f64::from(u32::MAX)) as u32))
-}
-
-fn string_of(v: &Value) -> Option<String> {
-    v.as_str().map(str::to_string)
+/// The reading of `details` by `benchmark`'s plugin (an unknown benchmark or details that are
+/// not its own: no section).
+fn bench_trace(benchmark: &str, details: &Value, answer: Option<&str>) -> BenchTrace {
+    Registry::builtin()
+        .get(benchmark)
+        .and_then(|p| p.trace(details, answer))
+        .unwrap_or_default()
 }
 
 /// The composite episode of QuestBench details (`kind: composite`), or `None`.
 pub(crate) fn composite(details: &Value) -> Option<CompositeTrace> {
-    if details["kind"].as_str() != Some("composite") {
-        return None;
-    }
-    let v = &details["verdict"];
-    let rounds: Vec<RoundTrace> = v["rounds"]
-        .as_array()?
-        .iter()
-        .enumerate()
-        .map(|(i, r)| {
-            let checks = r["checks"].as_array().map_or(&[][..], Vec::as_slice);
-            RoundTrace {
-                round: u32_of(&r["round"]).unwrap_or(i as u32 + 1),
-                kind: string_of(&r["kind"]).unwrap_or_else(|| "?".into()),
-                code: string_of(&r["code"]),
-                tx: r["tx"].clone(),
-                status: r["status"].as_bool(),
-                revert_reason: string_of(&r["revert_reason"]),
-                query: r["query"].clone(),
-                result: r["result"].clone(),
-                reason: string_of(&r["reason"]).unwrap_or_default(),
-                balance_changes: r["balance_changes"].clone(),
-                checks_passed: checks
-                    .iter()
-                    .filter(|c| c["passed"].as_bool() == Some(true))
-                    .count() as u32,
-                checks_total: checks.len() as u32,
-                feedback: string_of(&r["feedback"]).unwrap_or_default(),
-            }
-        })
-        .collect();
-    Some(CompositeTrace {
-        score: v["score"].as_f64().unwrap_or(0.0),
-        base: u32_of(&v["base"]).unwrap_or(0),
-        decay: v["decay"].as_f64().unwrap_or(0.0),
-        k_act: u32_of(&v["k_act"]).unwrap_or(rounds.len() as u32),
-        k_opt: u32_of(&v["k_opt"]).unwrap_or(0),
-        max_rounds: u32_of(&v["max_rounds"]).unwrap_or(0),
-        agent_error: string_of(&v["agent_error"]),
-        rounds,
-    })
-}
-
-/// Intent2Tx details' per-step scores and execution, or `None` without `scores.steps`.
-fn intent(details: &Value) -> Option<IntentTrace> {
-    let steps = details["scores"]["steps"].as_array()?;
-    let steps = steps
-        .iter()
-        .filter(|st| st.is_object())
-        .map(|st| IntentStep {
-            fields: ["present", "contract_ok", "address_ok", "function_ok"]
-                .into_iter()
-                .filter_map(|f| {
-                    st[f].as_bool().map(|ok| IntentField {
-                        field: f.to_string(),
-                        ok,
-                        expected: None,
-                        answered: None,
-                    })
-                })
-                .collect(),
-            keys: st["keys"]
-                .as_array()
-                .into_iter()
-                .flatten()
-                .filter(|k| k.is_object())
-                .map(|k| {
-                    let flag = |name: &str| k[name].as_bool() == Some(true);
-                    IntentKey {
-                        key: match &k["key"] {
-                            Value::String(s) => s.clone(),
-                            other => other.to_string(),
-                        },
-                        in_truth: flag("in_truth"),
-                        exists: flag("exists"),
-                        type_ok: flag("type_ok"),
-                        value_ok: flag("value_ok"),
-                        expected: None,
-                        answered: None,
-                    }
-                })
-                .collect(),
-        })
-        .collect();
-    let ex = &details["execution"];
-    let execution = ex.is_object().then(|| IntentExecution {
-        exec: ex["exec"].as_bool() == Some(true),
-        state_eq: ex["state_eq"].as_bool() == Some(true),
-        reason: string_of(&ex["reason"]).filter(|s| !s.is_empty()),
-    });
-    Some(IntentTrace {
-        steps,
-        execution,
-        not_executable: string_of(&details["not_executable"]),
-    })
-}
-
-fn arg_views(v: &Value) -> Vec<ArgView> {
-    let Some(m) = v.as_object() else {
-        return Vec::new();
-    };
-    m.iter()
-        .map(|(k, v)| {
-            let text = match v {
-                Value::String(s) => s.clone(),
-                Value::Array(a) if a.iter().all(Value::is_string) => a
-                    .iter()
-                    .filter_map(Value::as_str)
-                    .collect::<Vec<_>>()
-                    .join(", "),
-                other => other.to_string(),
-            };
-            let value = if text.chars().count() > 400 {
-                format!(
-                    "{}… ({} characters)",
-                    text.chars().take(400).collect::<String>(),
-                    text.chars().count()
-                )
-            } else {
-                text
-            };
-            ArgView {
-                name: k.clone(),
-                value,
-            }
-        })
-        .collect()
-}
-
-/// A real-tool sample's details (as `crucible_pilot::real` stores them), or `None`.
-fn pilot_real(details: &Value) -> Option<PilotTrace> {
-    use crucible_pilot::real::{RealCall, RealEvaluation};
-    let ev: RealEvaluation = serde_json::from_value(details["evaluation"].clone()).ok()?;
-    let calls: Vec<RealCall> = serde_json::from_value(details["calls"].clone()).ok()?;
-    let name = |v: &Value| string_of(v).unwrap_or_default();
-    let servers = details["servers"]
-        .as_object()
-        .map(|m| {
-            m.iter()
-                .map(|(k, v)| format!("{k} {}", v.as_str().unwrap_or("?")))
-                .collect()
-        })
-        .unwrap_or_default();
-    Some(PilotTrace {
-        outcome: crucible_core::Outcome::from(ev.outcome)
-            .as_str()
-            .to_string(),
-        covered: ev.covered.min(u32::MAX as usize) as u32,
-        required: ev.required.min(u32::MAX as usize) as u32,
-        coverage: ev.coverage,
-        sequence_ok: ev.sequence_ok,
-        output_ok: ev.checks_passed == ev.checks.len(),
-        completion_signal: ev.completion_signal,
-        termination: name(&details["evaluation"]["termination"]),
-        turns: ev.turns,
-        real: Some(RealToolsTrace {
-            pack: name(&details["pack"]),
-            faults: name(&details["faults"]),
-            servers,
-            injected: calls.iter().filter(|c| c.injected).count() as u32,
-            checks: ev
-                .checks
-                .iter()
-                .map(|c| StateCheckView {
-                    check: c.check.clone(),
-                    passed: c.passed,
-                    detail: c.detail.clone(),
-                })
-                .collect(),
-        }),
-        calls: calls
-            .into_iter()
-            .map(|c| PilotCall {
-                turn: c.turn,
-                arguments: arg_views(&c.arguments),
-                tool: c.tool,
-                success: c.success,
-                error: c.error,
-                p: c.p,
-                server: Some(c.server),
-                injected: c.injected,
-                result: Some(c.result),
-            })
-            .collect(),
-    })
-}
-
-/// PILOT details' evaluation and calls (as `crucible_pilot::eval` stores them), or `None`.
-fn pilot(details: &Value) -> Option<PilotTrace> {
-    use crucible_pilot::eval::{CallRecord, Evaluation};
-    if details["task_set"] == "real-tools" {
-        return pilot_real(details);
-    }
-    let ev: Evaluation = serde_json::from_value(details["evaluation"].clone()).ok()?;
-    let calls: Vec<CallRecord> = serde_json::from_value(details["calls"].clone()).ok()?;
-    let name = |v: &Value| string_of(v).unwrap_or_default();
-    Some(PilotTrace {
-        outcome: crucible_core::Outcome::from(ev.outcome)
-            .as_str()
-            .to_string(),
-        covered: ev.covered.min(u32::MAX as usize) as u32,
-        required: ev.required.min(u32::MAX as usize) as u32,
-        coverage: ev.coverage,
-        sequence_ok: ev.sequence_ok,
-        output_ok: ev.output_ok,
-        completion_signal: ev.completion_signal,
-        termination: name(&details["evaluation"]["termination"]),
-        turns: ev.turns,
-        calls: calls
-            .into_iter()
-            .map(|c| PilotCall {
-                turn: c.turn,
-                tool: c.tool,
-                success: c.success,
-                error: c.error,
-                p: c.p,
-                server: None,
-                injected: false,
-                arguments: Vec::new(),
-                result: None,
-            })
-            .collect(),
-        real: None,
-    })
+    bench_trace(BenchmarkId::Questbench.as_str(), details, None).composite
 }
 
 /// Every object in `v`, depth first, with its key path (`a.b[2].c`).

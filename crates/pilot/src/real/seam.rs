@@ -10,7 +10,6 @@ use crucible_core::{
     SampleRecord, ToolSpec,
 };
 use crucible_mcp::{confine, Installation};
-use serde_json::json;
 
 use super::agents::PlanRunner;
 use super::episode::{Catalog, FaultMode, RealRun};
@@ -18,6 +17,7 @@ use super::prompt::render;
 use super::state;
 use super::task::RealToolSet;
 use crate::adherence::Adherence;
+use crate::details::{Details, Flaw, RealDetails, REAL_TOOLS};
 use crate::eval::{CallRecord, Outcome};
 use crate::native::{
     drive, finish_transcript, native_name, protocol_tools, Dialogue, ToolProtocol,
@@ -250,24 +250,25 @@ impl Benchmark for RealToolBench {
                 tools(&task.optimal_plan),
                 flaw.map(|f| tools(&f.plan)),
             );
-            let details = json!({
-                "task_set": "real-tools",
-                "pack": self.pack,
-                "faults": self.faults.as_str(),
-                "tool_protocol": self.tool_protocol.as_str(),
-                "servers": catalog.versions,
-                "evaluation": ev,
-                "calls": episode.calls,
-                "prompt_type": prompt_type.as_str(),
-                "prompt_set": PromptSet::Paper.as_str(),
-                "agent_error": agent_error,
-                "adherence": adherence,
-                "flaw": flaw.map(|f| json!({
-                    "category": f.category,
-                    "method": f.method,
-                    "description": f.description,
-                })),
-            });
+            let details = Details::Real(RealDetails {
+                task_set: REAL_TOOLS.into(),
+                pack: self.pack.clone(),
+                faults: self.faults.as_str().into(),
+                tool_protocol: self.tool_protocol.as_str().into(),
+                servers: catalog.versions.clone(),
+                evaluation: ev.clone(),
+                calls: episode.calls.clone(),
+                prompt_type: prompt_type.as_str().into(),
+                prompt_set: PromptSet::Paper.as_str().into(),
+                agent_error: agent_error.clone(),
+                adherence: Some(adherence.clone()),
+                flaw: flaw.map(|f| Flaw {
+                    category: f.category,
+                    method: f.method,
+                    description: f.description.clone(),
+                }),
+            })
+            .to_value();
             let injected = episode.calls.iter().filter(|c| c.injected).count();
             Ok(SampleRecord {
                 benchmark: self.name().into(),

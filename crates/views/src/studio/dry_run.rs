@@ -92,57 +92,7 @@ pub struct DryRun {
     pub composite: Option<CompositeTrace>,
 }
 
-/// One round of a composite dry-run, as `quest::composite` recorded it.
-#[derive(Debug, Clone, PartialEq, Serialize, TS)]
-pub struct RoundTrace {
-    /// 1-based round number (K_act after this round).
-    pub round: u32,
-    /// `tx`, `query`, `error` or `invalid`.
-    pub kind: String,
-    /// The code the sandbox ran (transaction rounds).
-    pub code: Option<String>,
-    /// The transaction as sent with its receipt summary (mined transaction rounds), else null.
-    pub tx: Value,
-    /// Receipt status: true mined OK, false reverted, null when nothing was mined.
-    pub status: Option<bool>,
-    /// The revert reason of a reverted transaction.
-    pub revert_reason: Option<String>,
-    /// The query as asked (query rounds), else null.
-    pub query: Value,
-    /// The query's result, else null.
-    pub result: Value,
-    /// Why the round failed or what was reported (empty on success).
-    pub reason: String,
-    /// The agent's balance changes in this round (name → signed base units).
-    pub balance_changes: Value,
-    /// How many of the goal checks passed after this round (progress; only the end state scores).
-    pub checks_passed: u32,
-    /// How many goal checks were evaluated after this round (0 when none were).
-    pub checks_total: u32,
-    /// The feedback text the model received after this round.
-    pub feedback: String,
-}
-
-/// What a composite dry-run adds to [`DryRun`]: the rounds and the decay arithmetic.
-#[derive(Debug, Clone, PartialEq, Serialize, TS)]
-pub struct CompositeTrace {
-    /// The unrounded-down score (base × decay, two decimals); `DryRun::score` is its floor.
-    pub score: f64,
-    /// Sum of the weights of the passed end-state checks (capped when a required one fails).
-    pub base: u32,
-    /// min(1, K_opt / K_act), 0 when no round ran.
-    pub decay: f64,
-    /// Execution rounds counted.
-    pub k_act: u32,
-    /// Optimal rounds (the task's `composite.optimal_steps`).
-    pub k_opt: u32,
-    /// Round budget (K_opt × multiplier).
-    pub max_rounds: u32,
-    /// The agent's failure (e.g. the script ran out of replies before submitting).
-    pub agent_error: Option<String>,
-    /// Every round.
-    pub rounds: Vec<RoundTrace>,
-}
+pub use crucible_core::trace::{CompositeTrace, RoundTrace};
 
 /// The source of the chosen QuestBench solution, with placeholders filled, and its label.
 pub fn quest_solution(
