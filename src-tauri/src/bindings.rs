@@ -89,6 +89,17 @@ fn benchmarks(out: &mut String) {
     );
 }
 
+/// Every benchmark's run options as each benchmark describes them
+/// (`crucible_views::console::bench_options`): the New run form draws its option controls from
+/// this constant, so an option added in a benchmark's crate appears in the form with no UI code.
+fn bench_options(out: &mut String) {
+    let json = serde_json::to_string_pretty(&crucible_views::console::bench_options())
+        .unwrap_or_else(|_| "[]".into());
+    out.push_str(&format!(
+        "\n/**\n * Each benchmark's run options, generated from the benchmarks' descriptions: what the New run form's option controls are made from.\n */\nexport const BENCH_OPTIONS: readonly BenchOptionsView[] = {json};\n"
+    ));
+}
+
 /// The whole contents of `ui/src/bindings.ts`.
 pub fn typescript() -> String {
     use crucible_views::status::{
@@ -155,6 +166,11 @@ pub fn typescript() -> String {
             RunForm, RunListItem, RunPlan, SchedulingPlan, TaskFacets,
         };
         decl::<RunForm>(&mut out);
+        decl::<crucible_views::console::BenchOptionsView>(&mut out);
+        decl::<crucible_views::console::OptionView>(&mut out);
+        decl::<crucible_views::console::OptionKindView>(&mut out);
+        decl::<crucible_views::console::OptionChoiceView>(&mut out);
+        bench_options(&mut out);
         decl::<crate::PlanResult>(&mut out);
         decl::<crucible_views::planner::RoundsAdvice>(&mut out);
         decl::<crucible_views::review::SampleReview>(&mut out);

@@ -870,10 +870,6 @@ chain_workers: number | null,
  */
 budget_usd: number | null, 
 /**
- * Intent2Tx executes answers on the chain.
- */
-intent_execute: boolean, 
-/**
  * Categories to keep (empty: all).
  */
 categories: Array<string>, 
@@ -914,14 +910,10 @@ fork_url: string | null,
  */
 fork_block: number | null, 
 /**
- * PILOT-Bench: how tools reach the model, `text` (the paper's tags; empty means it) or
- * `native` (the provider's own tool calling).
+ * Each benchmark's options by its name, as
+ * the benchmark describes them ([`bench_options`]); an option left out is its default.
  */
-pilot_tool_protocol: string, 
-/**
- * PILOT-Bench real tools: faults on real calls, `law` (empty means it) or `off`.
- */
-pilot_faults: string, 
+options: Record<string, Record<string, JsonValue>>, 
 /**
  * What to call the run (`None` or blank: unnamed, the run id is shown).
  */
@@ -936,6 +928,283 @@ note: string | null,
  * `system_prompt`, …). `None`: the saved settings as they are.
  */
 model_settings?: { [key in string]: JsonValue }, };
+
+/**
+ * A benchmark's options, as its plugin describes them.
+ */
+export type BenchOptionsView = { 
+/**
+ * The benchmark's stored name.
+ */
+benchmark: string, 
+/**
+ * Its published name.
+ */
+label: string, 
+/**
+ * Its options, in the order it describes them.
+ */
+options: Array<OptionView>, 
+/**
+ * Under the paper protocol (`preset: paper`): the options it runs with instead of the
+ * user's, what differs from the defaults (`None`: the user's options are kept).
+ */
+paper: { [key in string]: JsonValue } | null, };
+
+/**
+ * One option of a benchmark, for the New run form's generated control.
+ */
+export type OptionView = { 
+/**
+ * The key the form sends it under (`RunForm::options[benchmark][key]`).
+ */
+key: string, 
+/**
+ * The CLI's flag for it (`--library`), shown in the hint.
+ */
+flag: string, 
+/**
+ * The control's label.
+ */
+label: string, 
+/**
+ * The hint under it.
+ */
+help: string, 
+/**
+ * Drop-down or tick box.
+ */
+kind: OptionKindView, 
+/**
+ * The values of a drop-down (empty for a tick box).
+ */
+choices: Array<OptionChoiceView>, 
+/**
+ * Its value when not given.
+ */
+default: JsonValue, };
+
+/**
+ * What a benchmark option's control is.
+ */
+export type OptionKindView = "choice" | "switch";
+
+/**
+ * One value of a choice option.
+ */
+export type OptionChoiceView = { 
+/**
+ * The value the form sends.
+ */
+value: string, 
+/**
+ * What the form shows.
+ */
+label: string, };
+
+/**
+ * Each benchmark's run options, generated from the benchmarks' descriptions: what the New run form's option controls are made from.
+ */
+export const BENCH_OPTIONS: readonly BenchOptionsView[] = [
+  {
+    "benchmark": "questbench",
+    "label": "EVM-QuestBench",
+    "options": [
+      {
+        "key": "library",
+        "flag": "--library",
+        "label": "TypeScript library",
+        "help": "The library the model's TypeScript module is asked to use.",
+        "kind": "choice",
+        "choices": [
+          {
+            "value": "ethers",
+            "label": "ethers v6, as in the paper"
+          },
+          {
+            "value": "viem",
+            "label": "viem v2 (the reference runner's later option)"
+          }
+        ],
+        "default": "ethers"
+      },
+      {
+        "key": "naive",
+        "flag": "--naive",
+        "label": "Naive mode (the task's description added to the prompt)",
+        "help": "The reference runner's naive mode: the task's description is added to the prompt.",
+        "kind": "switch",
+        "choices": [],
+        "default": false
+      },
+      {
+        "key": "nl_difficulty",
+        "flag": "--nl-difficulty",
+        "label": "Task wording",
+        "help": "Which of the question bank's templates word each task (a task with none so labelled uses any template).",
+        "kind": "choice",
+        "choices": [
+          {
+            "value": "random",
+            "label": "Any template, as in the paper"
+          },
+          {
+            "value": "precise",
+            "label": "Precise wording"
+          },
+          {
+            "value": "moderate",
+            "label": "Moderate wording"
+          },
+          {
+            "value": "vague",
+            "label": "Vague wording"
+          }
+        ],
+        "default": "random"
+      },
+      {
+        "key": "paper_tolerance",
+        "flag": "--paper-tolerance",
+        "label": "Paper scoring: transfer tolerance",
+        "help": "How far a transfer's amount may be off under the paper's scoring.",
+        "kind": "choice",
+        "choices": [
+          {
+            "value": "paper",
+            "label": "1 % on transfers, as the paper states"
+          },
+          {
+            "value": "runner",
+            "label": "0.1 % (the reference runner's later tightening)"
+          }
+        ],
+        "default": "paper"
+      }
+    ],
+    "paper": {}
+  },
+  {
+    "benchmark": "intent2tx",
+    "label": "Intent2Tx",
+    "options": [
+      {
+        "key": "execute",
+        "flag": "--no-execute",
+        "label": "Execute answers on the chain (Exec, StateEq)",
+        "help": "Each answer and its ground truth are executed on the chain and their state changes compared; off, the fields alone are scored.",
+        "kind": "switch",
+        "choices": [],
+        "default": true
+      },
+      {
+        "key": "metrics",
+        "flag": "--intent-metrics",
+        "label": "Field metrics",
+        "help": "How the answer's fields are compared: the paper's written definition, or the authors' scorer, which computed the published tables (docs/fidelity.md).",
+        "kind": "choice",
+        "choices": [
+          {
+            "value": "paper",
+            "label": "The paper's written definition"
+          },
+          {
+            "value": "reference-code",
+            "label": "The authors' scorer (computed the published tables)"
+          }
+        ],
+        "default": "paper"
+      },
+      {
+        "key": "retrieval",
+        "flag": "--intent-retrieval",
+        "label": "Demonstrations (retrieval setting)",
+        "help": "How the retrieval setting picks its three worked examples: the paper's (Jaccard over ground-truth contract-function pairs), realistic (pairs predicted from the intent), or the paper's without the instance's category (RQ3).",
+        "kind": "choice",
+        "choices": [
+          {
+            "value": "paper",
+            "label": "The paper's (ground-truth contract-function pairs)"
+          },
+          {
+            "value": "realistic",
+            "label": "Realistic (pairs predicted from the intent)"
+          },
+          {
+            "value": "held-out-category",
+            "label": "The paper's, the instance's category held out (RQ3)"
+          }
+        ],
+        "default": "paper"
+      },
+      {
+        "key": "dataset",
+        "flag": "--intent-dataset",
+        "label": "Dataset",
+        "help": "Crucible's generated set, or one shaped like the paper's 1,145-instance test set with a paper-shaped retrieval pool.",
+        "kind": "choice",
+        "choices": [
+          {
+            "value": "default",
+            "label": "Crucible's generated set"
+          },
+          {
+            "value": "paper",
+            "label": "Shaped like the paper's 1,145-instance test set"
+          }
+        ],
+        "default": "default"
+      }
+    ],
+    "paper": {
+      "metrics": "reference-code",
+      "dataset": "paper"
+    }
+  },
+  {
+    "benchmark": "pilot",
+    "label": "PILOT-Bench",
+    "options": [
+      {
+        "key": "tool_protocol",
+        "flag": "--tool-protocol",
+        "label": "Tool calling",
+        "help": "How tools reach the model: the paper's tags in its text, or the provider's own tool calling (OpenAI tools, Anthropic tool_use, Gemini function calls); the episode and its scoring are the same.",
+        "kind": "choice",
+        "choices": [
+          {
+            "value": "text",
+            "label": "Text tags, as in the paper"
+          },
+          {
+            "value": "native",
+            "label": "The provider's native tool calling"
+          }
+        ],
+        "default": "text"
+      },
+      {
+        "key": "faults",
+        "flag": "--faults",
+        "label": "Faults on real tools",
+        "help": "For a real-tool pack (pilot-real-tools): PILOT's law fails calls before they reach their server, seeded so every model meets the same faults; off lets every call through.",
+        "kind": "choice",
+        "choices": [
+          {
+            "value": "law",
+            "label": "PILOT's fault law (seeded)"
+          },
+          {
+            "value": "off",
+            "label": "Off: every call reaches its server"
+          }
+        ],
+        "default": "law"
+      }
+    ],
+    "paper": null
+  }
+];
 
 /**
  * The new-run form's preview: a plan, or the first problem with its field.

@@ -117,15 +117,31 @@ test("the Chain choice sends the fork URL and block, and a bad one names the fie
   for (let i = 0; i < 50 && forms.at(-1)?.fork_url !== null; i++) await page.waitForTimeout(100);
   assert.equal(forms.at(-1).fork_url, null);
   assert.equal(forms.at(-1).fork_block, null);
-  // PILOT-Bench: the paper's text protocol and the fault law by default; the choices are sent.
-  assert.equal(forms.at(-1).pilot_tool_protocol, "text");
-  assert.equal(forms.at(-1).pilot_faults, "law");
-  await page.selectOption("#rf-tool-protocol", "native");
-  await page.selectOption("#rf-pilot-faults", "off");
-  for (let i = 0; i < 50 && forms.at(-1)?.pilot_faults !== "off"; i++) await page.waitForTimeout(100);
-  assert.equal(forms.at(-1).pilot_tool_protocol, "native");
-  assert.equal(forms.at(-1).pilot_faults, "off");
-  await expectText(page.locator("#rf-protocol"), /native tool calling/, "the protocol's description to follow the choice");
+  // Each benchmark's options come from its description: PILOT-Bench's text protocol and fault
+  // law by default; the choices are sent under the benchmark. Only ticked benchmarks' show.
+  assert.deepEqual(forms.at(-1).options.pilot, { tool_protocol: "text", faults: "law" });
+  assert.equal(await page.isVisible("#rf-opt-pilot-tool_protocol"), true);
+  assert.equal(await page.isVisible("#rf-opt-questbench-library"), false, "QuestBench is not ticked");
+  await page.selectOption("#rf-opt-pilot-tool_protocol", "native");
+  await page.selectOption("#rf-opt-pilot-faults", "off");
+  for (let i = 0; i < 50 && forms.at(-1)?.options?.pilot?.faults !== "off"; i++) await page.waitForTimeout(100);
+  assert.deepEqual(forms.at(-1).options.pilot, { tool_protocol: "native", faults: "off" });
+  await expectText(page.locator("#rf-bench-options"), /Gemini function calls/, "the option's description beside it");
+  await page.check("#rf-bench-intent2tx");
+  await expectState(page.locator("#rf-opt-intent2tx-metrics"), (l) => l.isVisible(), true, "Intent2Tx's options to show");
+  assert.equal(await page.isChecked("#rf-opt-intent2tx-execute"), true, "execution on by default");
+  // The paper protocol fixes Intent2Tx's options (shown, locked); PILOT-Bench's stay the user's.
+  await page.check("#rf-preset-paper");
+  await expectState(page.locator("#rf-opt-intent2tx-metrics"), (l) => l.isDisabled(), true, "the paper's metrics to lock");
+  assert.equal(await page.inputValue("#rf-opt-intent2tx-metrics"), "reference-code");
+  assert.equal(await page.inputValue("#rf-opt-intent2tx-dataset"), "paper");
+  assert.equal(await page.isDisabled("#rf-opt-pilot-tool_protocol"), false);
+  await page.check("#rf-preset-custom");
+  await expectState(page.locator("#rf-opt-intent2tx-metrics"), (l) => l.isDisabled(), false, "custom to unlock");
+  assert.equal(await page.inputValue("#rf-opt-intent2tx-metrics"), "paper", "back to the default");
+  mkdirSync(shots, { recursive: true });
+  await page.locator("#rf-bench-options").scrollIntoViewIfNeeded();
+  await page.screenshot({ path: join(shots, "mock-bench-options.png") });
   await page.close();
 });
 

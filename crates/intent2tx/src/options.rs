@@ -55,33 +55,33 @@ pub const OPTIONS: [options::OptionSpec; 4] = [
         key: "execute",
         flag: "no-execute",
         label: "Execute answers on the chain (Exec, StateEq)",
-        help: "Execute each answer and the ground truth on the chain and compare the state \
-               changes; --no-execute scores the fields only.",
+        help: "Each answer and its ground truth are executed on the chain and their state \
+               changes compared; off, the fields alone are scored.",
         kind: OptionKind::Switch { default: true },
     },
     options::OptionSpec {
         key: "metrics",
         flag: "intent-metrics",
         label: "Field metrics",
-        help: "paper (the written definition) or reference-code (the authors' scorer, which \
-               computed the published tables; docs/fidelity.md).",
+        help: "How the answer's fields are compared: the paper's written definition, or the \
+               authors' scorer, which computed the published tables (docs/fidelity.md).",
         kind: OptionKind::Choice(&METRICS),
     },
     options::OptionSpec {
         key: "retrieval",
         flag: "intent-retrieval",
         label: "Demonstrations (retrieval setting)",
-        help: "paper (Jaccard over ground-truth contract-function pairs), realistic (pairs \
-               predicted from the intent) or held-out-category (the paper's, without the \
-               instance's category; RQ3).",
+        help: "How the retrieval setting picks its three worked examples: the paper's \
+               (Jaccard over ground-truth contract-function pairs), realistic (pairs predicted \
+               from the intent), or the paper's without the instance's category (RQ3).",
         kind: OptionKind::Choice(&RETRIEVALS),
     },
     options::OptionSpec {
         key: "dataset",
         flag: "intent-dataset",
         label: "Dataset",
-        help: "default (Crucible's generated set) or paper (shaped like the paper's \
-               1,145-instance test set, with a paper-shaped retrieval pool).",
+        help: "Crucible's generated set, or one shaped like the paper's 1,145-instance test \
+               set with a paper-shaped retrieval pool.",
         kind: OptionKind::Choice(&DATASETS),
     },
 ];

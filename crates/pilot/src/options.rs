@@ -38,18 +38,18 @@ pub const OPTIONS: [options::OptionSpec; 2] = [
         key: "tool_protocol",
         flag: "tool-protocol",
         label: "Tool calling",
-        help: "text (the paper's tags in the model's text) or native (the provider's own tool \
-               calling: OpenAI tools, Anthropic tool_use, Gemini function calls); the episode \
-               and its scoring are the same.",
+        help: "How tools reach the model: the paper's tags in its text, or the provider's own \
+               tool calling (OpenAI tools, Anthropic tool_use, Gemini function calls); the \
+               episode and its scoring are the same.",
         kind: OptionKind::Choice(&PROTOCOLS),
     },
     options::OptionSpec {
         key: "faults",
         flag: "faults",
         label: "Faults on real tools",
-        help: "For a real-tool pack (pilot-real-tools): law fails real calls with PILOT's law, \
-               seeded so every model meets the same faults; off lets every call reach its MCP \
-               server.",
+        help: "For a real-tool pack (pilot-real-tools): PILOT's law fails calls before they \
+               reach their server, seeded so every model meets the same faults; off lets every \
+               call through.",
         kind: OptionKind::Choice(&FAULTS),
     },
 ];

@@ -56,7 +56,7 @@ pub const OPTIONS: [options::OptionSpec; 4] = [
         key: "library",
         flag: "library",
         label: "TypeScript library",
-        help: "The library the model's module uses: ethers (v6) or viem.",
+        help: "The library the model's TypeScript module is asked to use.",
         kind: OptionKind::Choice(&LIBRARIES),
     },
     options::OptionSpec {
@@ -70,16 +70,15 @@ pub const OPTIONS: [options::OptionSpec; 4] = [
         key: "nl_difficulty",
         flag: "nl-difficulty",
         label: "Task wording",
-        help: "The task wording's difficulty: random, precise, moderate or vague (templates \
-               labelled so in the question bank; others fall back to any template).",
+        help: "Which of the question bank's templates word each task (a task with none so \
+               labelled uses any template).",
         kind: OptionKind::Choice(&WORDINGS),
     },
     options::OptionSpec {
         key: "paper_tolerance",
         flag: "paper-tolerance",
         label: "Paper scoring: transfer tolerance",
-        help: "The paper-scoring transfer tolerance: paper (1 %) or runner (the reference \
-               runner's later 0.1 %).",
+        help: "How far a transfer's amount may be off under the paper's scoring.",
         kind: OptionKind::Choice(&TOLERANCES),
     },
 ];

@@ -6,7 +6,7 @@
 // plan preview, a sticky footer holding the plan's line and Start, and each problem next to its field.
 import { runModelsSection } from "../run-model-settings";
 import type { Bench, BenchPlan, JsonValue, LiveLoad, LiveStatus, PromptSet, ProvidersView, RoundsAdvice, RunForm, RunListItem, RunPlan, RunWorkers, RunsView } from "../bindings";
-import { PROMPT_SETS, PROMPT_SET_LABEL, RUN_NAME_MAX_CHARS, RUN_NOTE_MAX_CHARS } from "../bindings";
+import { BENCH_OPTIONS, PROMPT_SETS, PROMPT_SET_LABEL, RUN_NAME_MAX_CHARS, RUN_NOTE_MAX_CHARS } from "../bindings";
 import { BENCH_LABEL } from "../bench";
 import { h, ident, mount } from "../dom";
 import { fmtCost } from "../units";
@@ -463,13 +463,68 @@ function choice(name: string, id: string, value: string, checked: boolean, title
 /** A problem with the form, named by its `RunForm` field (the back end's `FormError` has the same shape). */
 type Problem = { field: string; message: string };
 
+/**
+ * Each benchmark's own options (`BENCH_OPTIONS`, generated from the benchmarks' descriptions): a
+ * drop-down per choice and a tick box per switch, grouped by benchmark, each at its default. A
+ * group is shown while its benchmark is ticked. `read` gives what the form sends
+ * (`RunForm.options`: benchmark → key → value); the back end stores only what differs from the
+ * defaults and names an option it refuses.
+ */
+function benchOptionControls(): {
+  element: HTMLElement; read: () => RunForm["options"]; follow: (ticked: string[]) => void; paper: (on: boolean) => void;
+} {
+  const controls: { bench: string; key: string; el: HTMLInputElement | HTMLSelectElement; def: JsonValue }[] = [];
+  const groups = BENCH_OPTIONS.filter((b) => b.options.length > 0).map((b) =>
+    h("div", { class: "bench-options", "data-bench": b.benchmark },
+      h("div", { class: "bench-options-name" }, b.label),
+      h("div", { class: "form-grid" }, ...b.options.map((o) => {
+        const id = `rf-opt-${b.benchmark}-${o.key}`;
+        const hint = o.help;
+        if (o.kind === "switch") {
+          const box = h("input", { type: "checkbox", id, checked: o.default === true });
+          controls.push({ bench: b.benchmark, key: o.key, el: box, def: o.default });
+          return h("div", { class: "field switch" }, h("label", { class: "check" }, box, " ", o.label), h("span", { class: "field-hint" }, hint));
+        }
+        const sel = h("select", { id }, ...o.choices.map((c) => h("option", { value: c.value, selected: c.value === o.default }, c.label)));
+        controls.push({ bench: b.benchmark, key: o.key, el: sel, def: o.default });
+        return field(o.label, sel, hint);
+      }))));
+  const element = h("fieldset", { id: "rf-bench-options", class: "group" }, h("legend", {}, "Benchmark options"), ...groups);
+  const read = (): RunForm["options"] => {
+    const out: RunForm["options"] = {};
+    for (const c of controls) {
+      const value: JsonValue = c.el instanceof HTMLInputElement ? c.el.checked : c.el.value;
+      (out[c.bench] ??= {})[c.key] = value;
+    }
+    return out;
+  };
+  const follow = (ticked: string[]) => {
+    for (const g of groups) g.hidden = !ticked.includes(g.dataset.bench ?? "");
+  };
+  // Under the paper protocol a benchmark whose paper fixes its options shows them, locked.
+  const paper = (on: boolean) => {
+    for (const c of controls) {
+      const fixed = BENCH_OPTIONS.find((b) => b.benchmark === c.bench)?.paper;
+      if (!fixed) continue;
+      const wasLocked = c.el.disabled;
+      c.el.toggleAttribute("disabled", on);
+      c.el.closest(".field")?.classList.toggle("preset-locked", on);
+      if (!on && !wasLocked) continue;
+      const v = on ? (fixed[c.key] ?? c.def) : c.def;
+      if (c.el instanceof HTMLInputElement) c.el.checked = v === true;
+      else c.el.value = String(v);
+    }
+  };
+  return { element, read, follow, paper };
+}
+
 /** What every run starts from; the quick compare sets only the benchmark, the two models and the size. */
 function defaultForm(): RunForm {
   return {
     benchmarks: [], models: [], base_url: null, model_providers: {}, limit: null, rounds: 1, seed: 0,
     prompt_types: [], categories: [], difficulties: [], kinds: [], concurrency: 32, chain_workers: null,
-    budget_usd: null, intent_execute: true, prompt_set: "paper", preset: null, packs: [], fork_url: null, fork_block: null,
-    pilot_tool_protocol: "", pilot_faults: "", name: null, note: null,
+    budget_usd: null, prompt_set: "paper", preset: null, packs: [], fork_url: null, fork_block: null,
+    options: {}, name: null, note: null,
   };
 }
 
@@ -484,7 +539,7 @@ const QUICK_SIZES: { id: string; label: string; note: string; limit: number | nu
 const FULL_FIELD: Record<string, string> = {
   benchmarks: "rf-benchmarks", models: "rf-models", limit: "rf-limit", rounds: "rf-rounds", seed: "rf-seed",
   concurrency: "rf-concurrency", chain_workers: "rf-chain-workers", budget_usd: "rf-budget", prompt_types: "rf-prompts", base_url: "rf-models",
-  filters: "rf-filters", packs: "rf-packs", fork_url: "rf-fork-url", fork_block: "rf-fork-block", preset: "rf-protocol", prompt_set: "rf-prompt-set",
+  filters: "rf-filters", packs: "rf-packs", options: "rf-bench-options", fork_url: "rf-fork-url", fork_block: "rf-fork-block", preset: "rf-protocol", prompt_set: "rf-prompt-set",
   name: "rf-name", note: "rf-note", model_settings: "rf-model-settings",
 };
 const QUICK_FIELD: Record<string, string> = {
@@ -591,7 +646,7 @@ async function renderNew(root: HTMLElement, quickFirst: boolean): Promise<void> 
     h("option", { value: "", selected: true }, "As saved for the provider"),
     h("option", { value: "on" }, "Streamed"),
     h("option", { value: "off" }, "Whole answers (not streamed)"));
-  const execute = h("input", { type: "checkbox", id: "rf-execute", checked: defaults.intent_execute });
+  const benchOptions = benchOptionControls();
   // The rounds planner: what the planned rounds can tell apart, and the rounds a named difference needs.
   const powerDelta = num("rf-power-delta", "5", { min: "0.1", max: "100", step: "0.1" });
   const powerSd = num("rf-power-sd", "", { min: "0.1", max: "100", step: "0.1", placeholder: "from stored runs" });
@@ -653,22 +708,13 @@ async function renderNew(root: HTMLElement, quickFirst: boolean): Promise<void> 
   const presetCustom = h("input", { type: "radio", name: "preset", id: "rf-preset-custom", value: "", checked: true });
   const promptSet = h("select", { id: "rf-prompt-set" },
     ...PROMPT_SETS.map((s) => h("option", { value: s, selected: s === defaults.prompt_set }, PROMPT_SET_LABEL[s])));
-  const toolProtocol = h("select", { id: "rf-tool-protocol" },
-    h("option", { value: "text", selected: true }, "Text tags, as in the paper"),
-    h("option", { value: "native" }, "The provider's native tool calling"));
-  const pilotFaults = h("select", { id: "rf-pilot-faults" },
-    h("option", { value: "law", selected: true }, "PILOT's fault law (seeded)"),
-    h("option", { value: "off" }, "Off: every call reaches its server"));
   const protocol = h("fieldset", { id: "rf-protocol", class: "group" }, h("legend", {}, "Protocol"),
     h("label", { class: "check" }, presetPaper, " ", h("strong", {}, "Paper protocol"),
       " — run each chosen benchmark as its paper did: the whole task set, the paper's rounds, prompts, retrieval and scoring. Choose models and press Start."),
     h("label", { class: "check" }, presetCustom, " ", h("strong", {}, "Custom"), " — choose tasks, rounds and prompts below."),
     field("Prompt wording", promptSet,
       "Paper prompts give the model exactly what the papers' prompts give; assisted prompts add hints, and their scores are not comparable with the papers' tables."),
-    field("PILOT-Bench tool calling", toolProtocol,
-      "Text: the model writes the paper's tags. Native: the tools are offered through the provider's own tool calling (OpenAI, Anthropic, Gemini); the episode and its scoring are the same."),
-    field("PILOT-Bench faults on real tools", pilotFaults,
-      "For the real-tools pack: PILOT's law fails calls before they reach their server, seeded so every model meets the same faults; Off lets every call through."));
+    );
   // Chain: the offline universe, or a fork of the user's RPC at a pinned block.
   const chainOffline = h("input", { type: "radio", name: "chain", id: "rf-chain-offline", value: "offline", checked: true });
   const chainFork = h("input", { type: "radio", name: "chain", id: "rf-chain-fork", value: "fork" });
@@ -696,6 +742,7 @@ async function renderNew(root: HTMLElement, quickFirst: boolean): Promise<void> 
       el.parentElement?.classList.toggle("preset-locked", paper);
     }
     promptSet.toggleAttribute("disabled", paper);
+    benchOptions.paper(paper);
     if (paper) promptSet.value = "paper";
     // The paper protocol reads the paper-shaped Intent2Tx set: the ticks follow the protocol
     // while the user has not picked packs of their own.
@@ -733,9 +780,9 @@ async function renderNew(root: HTMLElement, quickFirst: boolean): Promise<void> 
       field("Budget (USD)", budget, "No new model calls once spent."),
     ),
     h("fieldset", { id: "rf-prompts", class: "group" }, h("legend", {}, "Prompt settings"),
-      h("p", { class: "muted small" }, "QuestBench uses its default prompt (ethers v6). Unticked: every prompt type runs."),
-      ...BENCH_CHOICES.flatMap((b) => b.prompts.map((p) => check("prompt", p, `${BENCH_LABEL[b.id]}: ${PROMPT_WORDS[p] ?? p}`, false, { id: `rf-prompt-${p}` }))),
-      h("label", { class: "check" }, execute, ` ${BENCH_LABEL.intent2tx}: execute answers on the local chain (Exec, StateEq)`)),
+      h("p", { class: "muted small" }, "QuestBench has one prompt per task (its library and wording are under Benchmark options). Unticked: every prompt type runs."),
+      ...BENCH_CHOICES.flatMap((b) => b.prompts.map((p) => check("prompt", p, `${BENCH_LABEL[b.id]}: ${PROMPT_WORDS[p] ?? p}`, false, { id: `rf-prompt-${p}` })))),
+    benchOptions.element,
     filters,
     h("fieldset", { id: "rf-model-settings", class: "group" }, h("legend", {}, "Model settings for this run"),
       h("p", { class: "muted small" }, "For every provider model of this run, over what is saved for it in Settings → Providers & models (the run page lists what each request carried). Empty: as saved. Reasoning models such as o3, GPT-5 and Claude Opus 4.7 refuse a temperature."),
@@ -829,14 +876,12 @@ async function renderNew(root: HTMLElement, quickFirst: boolean): Promise<void> 
       concurrency: Number(conc.value),
       chain_workers: numOr(chainWorkers),
       budget_usd: numOr(budget),
-      intent_execute: execute.checked,
       prompt_set: promptSet.value as PromptSet,
       preset: presetPaper.checked ? "paper" : null,
       packs: [],
       fork_url: chainFork.checked ? (forkUrl.value.trim() || null) : null,
       fork_block: chainFork.checked ? numOr(forkBlock) : null,
-      pilot_tool_protocol: toolProtocol.value,
-      pilot_faults: pilotFaults.value,
+      options: benchOptions.read(),
       name: typed(nameInput),
       note: typed(noteInput),
     };
@@ -1028,9 +1073,13 @@ async function renderNew(root: HTMLElement, quickFirst: boolean): Promise<void> 
     window.clearTimeout(timer);
     timer = window.setTimeout(() => void preview(), 150);
   });
+  const followBenches = () =>
+    benchOptions.follow([...form.querySelectorAll<HTMLInputElement>("input[name=bench]:checked")].map((c) => c.value));
+  followBenches();
   form.addEventListener("change", () => {
     protocolLocks();
     chainLocks();
+    followBenches();
     namePlaceholder();
     window.clearTimeout(timer);
     timer = window.setTimeout(() => void preview(), 150);

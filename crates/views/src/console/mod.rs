@@ -165,6 +165,10 @@ pub struct BenchOptionsView {
     pub label: String,
     /// Its options, in the order it describes them.
     pub options: Vec<OptionView>,
+    /// Under the paper protocol (`preset: paper`): the options it runs with instead of the
+    /// user's, what differs from the defaults (`None`: the user's options are kept).
+    #[ts(type = "{ [key in string]: JsonValue } | null")]
+    pub paper: Option<crucible_core::options::OptionMap>,
 }
 
 /// Every benchmark's options, generated from the plugins' descriptions: what the New run form
@@ -201,6 +205,7 @@ pub fn bench_options() -> Vec<BenchOptionsView> {
                     default: o.default_value(),
                 })
                 .collect(),
+            paper: p.paper_options(),
         })
         .collect()
 }
