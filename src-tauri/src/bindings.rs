@@ -163,9 +163,9 @@ pub fn typescript() -> String {
     {
         use crucible_views::console::{
             BenchPlan, ErrorReason, FailureView, FormError, LiveLoad, LiveStatus, ModelProgress,
-            RunForm, RunListItem, RunPlan, SchedulingPlan, TaskFacets,
+            RunListItem, RunPlan, RunRequest, SchedulingPlan, TaskFacets,
         };
-        decl::<RunForm>(&mut out);
+        decl::<RunRequest>(&mut out);
         decl::<crucible_views::console::BenchOptionsView>(&mut out);
         decl::<crucible_views::console::OptionView>(&mut out);
         decl::<crucible_views::console::OptionKindView>(&mut out);
@@ -182,6 +182,7 @@ pub fn typescript() -> String {
         decl::<BenchPlan>(&mut out);
         decl::<TaskFacets>(&mut out);
         decl::<FormError>(&mut out);
+        decl::<crucible_run::SpecField>(&mut out);
         decl::<crate::RunsView>(&mut out);
         decl::<crate::DemoInfo>(&mut out);
         decl::<RunListItem>(&mut out);
@@ -511,7 +512,7 @@ mod tests {
             "ProviderEntry",
             "KeySource",
             "ConnectionTest",
-            "RunForm",
+            "RunRequest",
             "RunWorkers",
             "StoreChoice",
             "LabCheck",

@@ -9,7 +9,6 @@ macro_rules! out {
 }
 
 pub mod annotate;
-mod bench_options;
 mod chain;
 pub mod intent;
 pub mod lab;

@@ -17,21 +17,9 @@ use tokio::sync::mpsc;
 /// `crucible run`.
 #[derive(Debug, Args)]
 pub struct RunArgs {
-    /// questbench, intent2tx, pilot or all (repeatable).
-    #[arg(long = "bench")]
-    benches: Vec<String>,
-    /// The first N tasks of each benchmark, in catalogue order.
-    #[arg(long)]
-    limit: Option<usize>,
-    /// `builtin:NAME` or `PROVIDER:MODEL` (repeatable; see `crucible agents list`).
-    #[arg(long = "model")]
-    models: Vec<String>,
-    /// Repetitions of each instance (avg@k).
-    #[arg(long, default_value_t = 1)]
-    rounds: u32,
-    /// Run seed.
-    #[arg(long, default_value_t = 0)]
-    seed: u64,
+    /// The run itself: the same request the app's New run form sends.
+    #[command(flatten)]
+    request: crucible_views::console::RunRequest,
     /// The database (default: the `database` setting, else `<data dir>/crucible.db`).
     #[arg(long)]
     db: Option<PathBuf>,
@@ -57,80 +45,8 @@ pub struct RunArgs {
     /// Plan the run and print the Slurm batch script instead of submitting it.
     #[arg(long, requires = "store")]
     print_sbatch: bool,
-    /// Model calls in flight at once (samples in flight; also the per-provider ceiling).
-    #[arg(long, default_value_t = run::DEFAULT_CONCURRENCY)]
-    concurrency: usize,
-    /// Chain workers: samples executing on a chain at once (QuestBench, executed Intent2Tx);
-    /// default: the machine's cores.
-    #[arg(long, default_value_t = run::capacity::cores())]
-    chain_workers: usize,
-    /// `held`: each chain sample holds its chain worker while the model answers (the old
-    /// scheduling, for comparison); default `split`.
-    #[arg(long, default_value = "split", value_parser = ["split", "held"], hide = true)]
-    chain_scheduling: String,
-    /// Stop making model calls after this many USD.
-    #[arg(long)]
-    budget: Option<f64>,
-    /// With --budget: run models that have no price anyway, outside the budget (without it such
-    /// a run is refused before it starts).
-    #[arg(long)]
-    allow_unpriced: bool,
-    /// Overrides the provider's URL for every provider model.
-    #[arg(long)]
-    base_url: Option<String>,
-    /// `MODEL=PROVIDER_ID` (repeatable): serve MODEL from that saved provider (its URL, its key);
-    /// one run may mix providers with different URLs and keys.
-    #[arg(long = "provider", value_name = "MODEL=PROVIDER_ID")]
-    providers: Vec<String>,
-    /// Keep only these prompt types (repeatable: direct, retrieval, baseline, cot, optimal, flawed).
-    #[arg(long = "prompt-type")]
-    prompt_types: Vec<String>,
-    /// Keep only tasks of this category (repeatable; applied before --limit).
-    #[arg(long = "category")]
-    categories: Vec<String>,
-    /// Keep only tasks of this difficulty (repeatable; applied before --limit).
-    #[arg(long = "difficulty")]
-    difficulties: Vec<String>,
-    /// Keep only tasks of this kind (repeatable; applied before --limit).
-    #[arg(long = "kind")]
-    kinds: Vec<String>,
-    /// The prompts' wording: paper (the published prompts' information) or assisted (Crucible's
-    /// earlier prompts with extra hints; not comparable with the papers' tables).
-    #[arg(long, default_value = "paper", value_parser = super::report::parse_prompt_set)]
-    prompt_set: crucible_core::PromptSet,
-    /// A protocol preset: `paper` runs each chosen benchmark as its paper did (whole task set,
-    /// the paper's rounds, prompts, retrieval and metrics); task filters, --limit and --rounds
-    /// are then ignored.
-    #[arg(long)]
-    preset: Option<String>,
-    /// A content pack to read (repeatable; `crucible packs list` names them); a benchmark
-    /// without one reads its built-in pack. The run stores each pack's hash: resume and rescore
-    /// refuse a pack that changed since.
-    #[arg(long = "pack", value_name = "NAME")]
-    packs: Vec<String>,
-    /// Each benchmark's own options (`--library`, `--no-execute`, `--tool-protocol`, …),
-    /// generated from the benchmarks' descriptions.
-    #[command(flatten)]
-    options: super::bench_options::BenchOptionArgs,
-    /// Neither read nor write the response cache.
-    #[arg(long)]
-    no_cache: bool,
-    /// Fork mode: run the chain benchmark on a fork of this RPC (http/https; credentials in
-    /// the URL are used but never stored) instead of the offline universe. Needs --fork-block.
-    #[arg(long, requires = "fork_block")]
-    fork_url: Option<String>,
-    /// Fork mode: the block to fork at (at least 1, not beyond the RPC's head).
-    #[arg(long, requires = "fork_url")]
-    fork_block: Option<u64>,
-    /// What to call the run, shown instead of its id in the app and in `crucible runs` (one
-    /// line, at most 120 characters; change it later in the app).
-    #[arg(long, conflicts_with = "resume")]
-    name: Option<String>,
-    /// A free-text note about the run (at most 4,000 characters).
-    #[arg(long, conflicts_with = "resume")]
-    note: Option<String>,
     /// Finish the missing samples of this run instead of starting one.
-    #[arg(long)]
+    #[arg(long, conflicts_with_all = ["name", "note"])]
     resume: Option<String>,
     /// With --resume: a base URL (or fork RPC URL) the stored run may send this machine's
     /// provider key to, beyond the provider's default URL and saved providers' URLs
@@ -483,55 +399,20 @@ pub async fn run_cmd(config: &Config, a: RunArgs) -> Result<()> {
         .await?;
         return print_report(&r, a.json);
     }
-    let mut spec = RunSpec::new(a.benches, a.models);
-    spec.limit = a.limit;
-    spec.rounds = a.rounds;
-    spec.seed = a.seed;
-    spec.concurrency = a.concurrency;
-    spec.chain_workers = a.chain_workers;
-    if a.chain_scheduling == "held" {
-        spec.chain_scheduling = run::ChainScheduling::Held;
-    }
-    spec.budget_usd = a.budget;
-    spec.allow_unpriced = a.allow_unpriced;
-    spec.base_url = a.base_url;
-    let mut chosen = std::collections::BTreeMap::new();
-    for p in &a.providers {
-        let (model, id) = p.split_once('=').with_context(|| {
-            format!("--provider {p:?} is not MODEL=PROVIDER_ID (e.g. openai-compatible:llama=lab)")
-        })?;
-        chosen.insert(model.trim().to_string(), id.trim().to_string());
-    }
-    spec.endpoints =
-        crucible_views::console::endpoints_from_registry(&config.data_dir, &spec.models, &chosen)
-            .map_err(|e| anyhow::anyhow!("--provider: {e}"))?;
-    if !overrides.is_empty() {
-        spec.setting_overrides.insert("*".into(), overrides);
-    }
-    spec.prompt_types = a.prompt_types;
-    spec.categories = a.categories;
-    spec.difficulties = a.difficulties;
-    spec.kinds = a.kinds;
-    spec.prompt_set = a.prompt_set;
-    spec.options = a.options.given;
-    let registry = crucible_catalog::plugins::Registry::builtin();
-    if let Some(p) = &a.preset {
-        crucible_catalog::options::apply_preset(&mut spec, p, registry)?;
-    }
-    crucible_catalog::options::settle(&mut spec, registry)?;
-    spec.cache = !a.no_cache;
-    spec.name = a.name.clone();
-    spec.note = a.note.clone();
-    spec.packs = a.packs.iter().map(|n| run::PackRef::named(n)).collect();
-    if let (Some(url), Some(block)) = (&a.fork_url, a.fork_block) {
-        spec.fork = Some(run::ForkSpec::new(url, block)?);
-    }
-    // Bad specs fail before the database is touched.
-    let mut spec = spec.validate()?;
-    crucible_catalog::packs::pin(config, &mut spec)?;
     let distributed = a.detach || a.slurm || a.print_sbatch;
+    let mut request = a.request.clone();
+    if !overrides.is_empty() {
+        request
+            .model_settings
+            .get_or_insert_with(Default::default)
+            .insert("*".into(), serde_json::Value::Object(overrides));
+    }
+    // The one conversion the app uses too; bad requests fail before the database is touched.
     // A distributed run's keys are looked up where its workers run.
-    run::check_models(&spec, (!distributed).then_some(config.data_dir.as_path()))?;
+    let mut spec = request
+        .to_spec_with(&config.data_dir, !distributed)
+        .map_err(|e| anyhow::anyhow!(e.for_cli()))?;
+    crucible_catalog::packs::pin(config, &mut spec)?;
     super::lab::check_slurm_args(a.partition.as_deref(), &a.sbatch_args)?;
     let store = open_any(config, a.db, a.store.as_deref(), true).await?;
     if distributed {

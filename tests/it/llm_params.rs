@@ -669,7 +669,7 @@ async fn allow_unpriced_lets_an_unpriced_model_run_under_a_budget() {
 }
 
 /// Issue 41, item 6, through the app's own path: the New run form's "Model settings for this
-/// run" (`RunForm.model_settings`, `"*"`: every provider model) win over what is saved for the
+/// run" (`RunRequest.model_settings`, `"*"`: every provider model) win over what is saved for the
 /// model, reach every request of the run, and are recorded with it.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn the_new_run_forms_model_settings_win_over_the_saved_ones_in_every_request() {
@@ -696,7 +696,7 @@ async fn the_new_run_forms_model_settings_win_over_the_saved_ones_in_every_reque
     )
     .unwrap();
     let model = "openai-compatible:house-model".to_string();
-    let form = crucible_views::console::RunForm {
+    let form = crucible_views::console::RunRequest {
         benchmarks: vec!["pilot".into()],
         models: vec![model.clone()],
         base_url: None,
@@ -712,7 +712,7 @@ async fn the_new_run_forms_model_settings_win_over_the_saved_ones_in_every_reque
         categories: vec![],
         difficulties: vec![],
         kinds: vec![],
-        model_providers: std::collections::BTreeMap::from([(model.clone(), "house".into())]),
+        model_providers: vec![(model.clone(), "house".into())],
         prompt_set: Default::default(),
         preset: None,
         packs: Vec::new(),
@@ -724,6 +724,7 @@ async fn the_new_run_forms_model_settings_win_over_the_saved_ones_in_every_reque
             "*".to_string(),
             json!({"temperature": 0, "max_tokens": 64, "seed": 7, "stream": false}),
         )])),
+        ..crucible_views::console::RunRequest::new(Vec::new(), Vec::new())
     };
     let spec = form.to_spec(&config.data_dir).unwrap();
     let store = crucible_store::Store::open(&dir.path().join("c.db"))

@@ -327,9 +327,9 @@ async fn runs_record_their_prompt_set_and_reports_keep_the_sets_apart() {
 /// Intent2Tx and PILOT-Bench once under every prompt type, and says so per benchmark.
 #[test]
 fn the_paper_preset_plans_each_papers_protocol() {
-    use crucible_views::console::{estimate, History, RunForm};
+    use crucible_views::console::{estimate, History, RunRequest};
     let config = crucible_core::Config::test();
-    let form = RunForm {
+    let form = RunRequest {
         benchmarks: vec!["questbench".into(), "intent2tx".into(), "pilot".into()],
         models: vec!["builtin:reference".into()],
         base_url: None,
@@ -345,7 +345,7 @@ fn the_paper_preset_plans_each_papers_protocol() {
         categories: vec![],
         difficulties: vec![],
         kinds: vec![],
-        model_providers: BTreeMap::new(),
+        model_providers: Vec::new(),
         prompt_set: crucible_core::PromptSet::Assisted,
         preset: Some("paper".into()),
         packs: Vec::new(),
@@ -354,6 +354,7 @@ fn the_paper_preset_plans_each_papers_protocol() {
         name: None,
         note: None,
         model_settings: None,
+        ..RunRequest::new(Vec::new(), Vec::new())
     };
     let spec = form.to_spec(&config.data_dir).unwrap();
     assert_eq!(spec.prompt_set, crucible_core::PromptSet::Paper);
@@ -374,12 +375,12 @@ fn the_paper_preset_plans_each_papers_protocol() {
     assert_eq!((pilot.instances, pilot.rounds), (5040 * 4, 1));
     assert_eq!(plan.samples, 107 * 5 + 1145 * 2 + 5040 * 4);
 
-    let bad = RunForm {
+    let bad = RunRequest {
         preset: Some("quick".into()),
         ..form
     };
     let e = bad.to_spec(&config.data_dir).unwrap_err();
-    assert_eq!(e.field, "preset");
+    assert_eq!(e.field.form_field(), "preset");
     assert!(e.message.contains("quick"), "{}", e.message);
 }
 

@@ -142,7 +142,7 @@ async fn one_run_mixes_two_saved_providers_with_their_own_urls_and_keys_and_resu
         (&idb, &b.base_url(), &vb, "beta"),
     );
     // The form names each model's saved provider; the spec carries id + URL, never a key.
-    let form = crucible_views::console::RunForm {
+    let form = crucible_views::console::RunRequest {
         benchmarks: vec!["pilot".into()],
         models: vec![
             "openai-compatible:alpha".into(),
@@ -161,10 +161,10 @@ async fn one_run_mixes_two_saved_providers_with_their_own_urls_and_keys_and_resu
         categories: vec![],
         difficulties: vec![],
         kinds: vec![],
-        model_providers: BTreeMap::from([
+        model_providers: vec![
             ("openai-compatible:alpha".into(), ida.clone()),
             ("openai-compatible:beta".into(), idb.clone()),
-        ]),
+        ],
         prompt_set: Default::default(),
         preset: None,
         packs: Vec::new(),
@@ -173,6 +173,7 @@ async fn one_run_mixes_two_saved_providers_with_their_own_urls_and_keys_and_resu
         name: None,
         note: None,
         model_settings: None,
+        ..crucible_views::console::RunRequest::new(Vec::new(), Vec::new())
     };
     let mut s = form.to_spec(&config.data_dir).unwrap();
     s.cache = false;
@@ -255,10 +256,9 @@ async fn one_run_mixes_two_saved_providers_with_their_own_urls_and_keys_and_resu
 
     // A provider that is not saved (any more) is refused, naming it: in the form and on resume.
     let mut bad = form.clone();
-    bad.model_providers
-        .insert("openai-compatible:alpha".into(), "gone".into());
+    bad.model_providers[0].1 = "gone".into();
     let e = bad.to_spec(&config.data_dir).unwrap_err();
-    assert_eq!(e.field, "models");
+    assert_eq!(e.field.form_field(), "models");
     assert!(e.message.contains("\"gone\""), "{}", e.message);
     let mut s3 = spec(&["pilot"], &["openai-compatible:alpha"]);
     s3.endpoints = BTreeMap::from([(

@@ -826,27 +826,35 @@ error: string | null,
 key_source: KeySource, };
 
 /**
- * The new-run form as the UI sends it.
+ * A run as the user asks for it: what `crucible run` parses from its flags and what the New run
+ * form sends. Only what describes the run is here; where it is stored and how it is driven
+ * (`--db`, `--resume`, `--slurm`, …) stay the CLI's.
  */
-export type RunForm = { 
+export type RunRequest = { 
 /**
- * `questbench`, `intent2tx`, `pilot`.
+ * questbench, intent2tx, pilot or all (repeatable).
  */
 benchmarks: Array<string>, 
 /**
- * `builtin:NAME` or `PROVIDER:MODEL`.
+ * `builtin:NAME` or `PROVIDER:MODEL` (repeatable; see `crucible agents list`).
  */
 models: Array<string>, 
 /**
- * The provider URL for the run's provider models (a saved provider's URL).
+ * Overrides the provider's URL for every provider model.
  */
 base_url: string | null, 
 /**
- * First N tasks of each benchmark (`None`: all).
+ * `MODEL=PROVIDER_ID` (repeatable): serve MODEL from that saved provider (its URL, its key);
+ * one run may mix providers with different URLs and keys. A provider model not listed uses
+ * the base URL (or its provider's default URL).
+ */
+model_providers: Array<[string, string]>, 
+/**
+ * The first N tasks of each benchmark, in catalogue order (after the filters).
  */
 limit: number | null, 
 /**
- * Rounds (avg@k).
+ * Repetitions of each instance (avg@k).
  */
 rounds: number, 
 /**
@@ -854,78 +862,94 @@ rounds: number,
  */
 seed: number, 
 /**
- * Prompt types to keep (empty: all).
+ * Keep only these prompt types (repeatable: direct, retrieval, baseline, cot, optimal, flawed).
  */
 prompt_types: Array<string>, 
 /**
- * Model calls in flight at once.
+ * Model calls in flight at once (samples in flight; also the per-provider ceiling).
  */
 concurrency: number, 
 /**
- * Chain workers (`None`: one per core of this machine).
+ * Chain workers: samples executing on a chain at once (QuestBench, executed Intent2Tx);
+ * default: one per core of this machine.
  */
 chain_workers: number | null, 
 /**
- * USD budget (`None`: unlimited).
+ * `held`: each chain sample holds its chain worker while the model answers (the old
+ * scheduling, for comparison); default `split`.
+ */
+chain_scheduling: string | null, 
+/**
+ * Stop making model calls after this many USD.
  */
 budget_usd: number | null, 
 /**
- * Categories to keep (empty: all).
+ * With a budget: run models that have no price anyway, outside the budget (without it such
+ * a run is refused before it starts).
+ */
+allow_unpriced: boolean, 
+/**
+ * Keep only tasks of this category (repeatable; applied before the limit).
  */
 categories: Array<string>, 
 /**
- * Difficulties to keep (empty: all).
+ * Keep only tasks of this difficulty (repeatable; applied before the limit).
  */
 difficulties: Array<string>, 
 /**
- * Kinds to keep (empty: all).
+ * Keep only tasks of this kind (repeatable; applied before the limit).
  */
 kinds: Array<string>, 
 /**
- * The saved provider (by id) serving each provider model of `models`; models of several
- * providers with different URLs and keys can be mixed. A provider model not listed uses
- * `base_url` (or its provider's default URL).
- */
-model_providers: { [key in string]: string }, 
-/**
- * The prompts' wording (the paper's by default).
+ * The prompts' wording: paper (the published prompts' information) or assisted (Crucible's
+ * earlier prompts with extra hints; not comparable with the papers' tables).
  */
 prompt_set: PromptSet, 
 /**
- * A protocol preset (`paper`): sets the task set, rounds, prompts, retrieval and metrics of
- * each paper; the form's own task and round choices are then ignored.
+ * A protocol preset: `paper` runs each chosen benchmark as its paper did (whole task set,
+ * the paper's rounds, prompts and each benchmark's protocol options); task filters, the
+ * limit and the rounds are then ignored.
  */
 preset: string | null, 
 /**
- * Content packs by name (`packs list`); a benchmark without one reads its built-in pack.
+ * A content pack to read (repeatable; `crucible packs list` names them); a benchmark
+ * without one reads its built-in pack. The run stores each pack's hash: resume and rescore
+ * refuse a pack that changed since.
  */
 packs: Array<string>, 
 /**
- * Chain: fork this RPC (http/https) instead of the offline universe (`None`: the universe).
- * Credentials in the URL are used for the run and never stored.
- */
-fork_url: string | null, 
-/**
- * Chain: the block to fork at (with `fork_url`; at least 1).
- */
-fork_block: number | null, 
-/**
- * Each benchmark's options by its name, as
- * the benchmark describes them ([`bench_options`]); an option left out is its default.
+ * Each benchmark's own options by benchmark and key (`--library`, `--no-execute`,
+ * `--tool-protocol`, …: generated from the benchmarks' descriptions, [`bench_options`]);
+ * an option left out is its default.
  */
 options: Record<string, Record<string, JsonValue>>, 
 /**
- * What to call the run (`None` or blank: unnamed, the run id is shown).
+ * Neither read nor write the response cache.
+ */
+no_cache: boolean, 
+/**
+ * Fork mode: run the chain benchmark on a fork of this RPC (http/https; credentials in the
+ * URL are used but never stored) instead of the offline universe. Needs the fork block.
+ */
+fork_url: string | null, 
+/**
+ * Fork mode: the block to fork at (at least 1, not beyond the RPC's head).
+ */
+fork_block: number | null, 
+/**
+ * What to call the run, shown instead of its id in the app and in `crucible runs` (one
+ * line, at most 120 characters; change it later in the app).
  */
 name: string | null, 
 /**
- * A free-text note about the run (`None` or blank: none).
+ * A free-text note about the run (at most 4,000 characters).
  */
 note: string | null, 
 /**
  * Model settings for this run that win over those saved for the model: `"*"` (every
  * provider model) or a model → an object of settings (`temperature`, `max_tokens`, `seed`,
- * `system_prompt`, …). `None`: the saved settings as they are.
+ * `system_prompt`, …). `None`: the saved settings as they are. (The CLI's own flags for
+ * them fill `"*"`.)
  */
 model_settings?: { [key in string]: JsonValue }, };
 
@@ -1509,18 +1533,23 @@ difficulties: Array<string>,
 kinds: Array<string>, };
 
 /**
- * A field-named problem with the new-run form.
+ * A problem with a run request, on the field it is about.
  */
 export type FormError = { 
 /**
- * The form field (`benchmarks`, `models`, `rounds`, `seed`, `limit`, `concurrency`,
- * `budget_usd`, `prompt_types`, `base_url`, `name`, `note`).
+ * The request's field.
  */
-field: string, 
+field: SpecField, 
 /**
- * What is wrong, for people.
+ * What is wrong, for people (no command-line flag in it: the CLI adds the flag).
  */
 message: string, };
+
+/**
+ * A field of a run request (`RunRequest` in `crucible-views`: what the CLI and the app send),
+ * as the New run form has it, with the CLI flag that sets it.
+ */
+export type SpecField = "benchmarks" | "models" | "base_url" | "limit" | "rounds" | "seed" | "concurrency" | "chain_workers" | "budget_usd" | "prompt_types" | "prompt_set" | "filters" | "packs" | "preset" | "fork_url" | "fork_block" | "name" | "note" | "options" | "model_settings";
 
 /**
  * The runs list.

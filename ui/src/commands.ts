@@ -7,9 +7,10 @@ import type {
   Extracted, Facets, FirstStart, FormError, FreshDatabase, IntentImport, LabCheck, LiveStatus,
   LocatedTool, OpenedDatabase, OverrideView, PackInfo, PackVerdict, PaperTables, PerfMark,
   PlanResult, PromptPreview, PromptSet, ProviderEntry, ProvidersView, QuestRender, Recovery,
-  Replay, ReplayMode, Report, RoundsAdvice, RunForm, RunInfo, RunModelView, RunsView, SampleFilter,
-  SamplePage, SampleReview, SampleView, SavedExport, SavedTask, Scoring, Selftest, SimAudit,
-  SolutionChoice, StoreChoice, SystemStatus, TaskDetail, ToolInstall, UniverseBuild, Validation,
+  Replay, ReplayMode, Report, RoundsAdvice, RunInfo, RunModelView, RunRequest, RunsView,
+  SampleFilter, SamplePage, SampleReview, SampleView, SavedExport, SavedTask, Scoring, Selftest,
+  SimAudit, SolutionChoice, StoreChoice, SystemStatus, TaskDetail, ToolInstall, UniverseBuild,
+  Validation,
 } from "./bindings";
 
 /**
@@ -251,7 +252,7 @@ export const runModelSettings = (runId: string): Promise<Result<Array<RunModelVi
  *
  * Rust: `commands::runs::plan_run`.
  */
-export const planRun = (form: RunForm): Promise<Result<PlanResult>> =>
+export const planRun = (form: RunRequest): Promise<Result<PlanResult>> =>
   call<PlanResult>("plan_run", { form });
 
 /**
@@ -268,7 +269,7 @@ export const roundsAdvice = (benchmarks: Array<string>, rounds: number, delta: n
  *
  * Rust: `commands::runs::start_run`.
  */
-export const startRun = (form: RunForm): Promise<Result<string>> =>
+export const startRun = (form: RunRequest): Promise<Result<string>> =>
   call<string>("start_run", { form });
 
 /**

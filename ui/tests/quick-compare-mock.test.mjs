@@ -182,7 +182,7 @@ test("Start sends start_run with the two models, the benchmark and the size's li
   const form = lastForm(sent, "start_run");
   assert.deepEqual(form.benchmarks, ["questbench"]);
   assert.deepEqual(form.models, ["openai-compatible:llama-3-70b", "builtin:reference"]);
-  assert.deepEqual(form.model_providers, { "openai-compatible:llama-3-70b": "lab" });
+  assert.deepEqual(form.model_providers, [["openai-compatible:llama-3-70b", "lab"]]);
   assert.equal(form.limit, 50);
   // Everything else at its default.
   assert.equal(form.rounds, 1);

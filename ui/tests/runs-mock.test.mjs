@@ -74,11 +74,11 @@ test("the new-run form sends each saved-provider model with its provider", async
   await page.check("#rf-model-lab-b-beta");
   for (let i = 0; i < 50; i++) {
     const last = forms.at(-1);
-    if (last && Object.keys(last.model_providers ?? {}).length === 2) break;
+    if (last && (last.model_providers ?? []).length === 2) break;
     await page.waitForTimeout(100);
   }
   const last = forms.at(-1);
-  assert.deepEqual(last.model_providers, { "openai-compatible:alpha": "lab-a", "openai-compatible:beta": "lab-b" });
+  assert.deepEqual(Object.fromEntries(last.model_providers), { "openai-compatible:alpha": "lab-a", "openai-compatible:beta": "lab-b" });
   assert.equal(last.base_url, null);
   await page.close();
 });

@@ -5,7 +5,7 @@ use std::sync::Arc;
 
 use crucible_store::{AnyStore, RunReader, RunStore, StoreError};
 use crucible_views::console::{
-    estimate, list_runs, notes_problem, FormError, History, LiveStatus, RunForm,
+    estimate, list_runs, notes_problem, FormError, History, LiveStatus, RunRequest,
 };
 
 use crate::live::{launch, Launch};
@@ -39,7 +39,7 @@ pub(crate) async fn open_store(
 #[crucible_ipc::command]
 pub async fn plan_run(
     state: tauri::State<'_, AppState>,
-    form: RunForm,
+    form: RunRequest,
 ) -> Result<PlanResult, CommandError> {
     let (config, store) = open_store(&state).await?;
     let spec = match form.to_pinned_spec(&config) {
@@ -74,7 +74,7 @@ pub async fn rounds_advice(
 pub async fn start_run(
     app: tauri::AppHandle,
     state: tauri::State<'_, AppState>,
-    form: RunForm,
+    form: RunRequest,
 ) -> Result<String, CommandError> {
     let (config, store) = open_store(&state).await?;
     let spec = form

@@ -5,7 +5,7 @@
 // and the new-run form (#/runs/new; #/runs/new?preset=quick opens its "Quick compare") with its
 // plan preview, a sticky footer holding the plan's line and Start, and each problem next to its field.
 import { runModelsSection } from "../run-model-settings";
-import type { Bench, BenchPlan, JsonValue, LiveLoad, LiveStatus, PromptSet, ProvidersView, RoundsAdvice, RunForm, RunListItem, RunPlan, RunWorkers, RunsView } from "../bindings";
+import type { Bench, BenchPlan, JsonValue, LiveLoad, LiveStatus, PromptSet, ProvidersView, RoundsAdvice, RunRequest, RunListItem, RunPlan, RunWorkers, RunsView } from "../bindings";
 import { BENCH_OPTIONS, PROMPT_SETS, PROMPT_SET_LABEL, RUN_NAME_MAX_CHARS, RUN_NOTE_MAX_CHARS } from "../bindings";
 import { BENCH_LABEL } from "../bench";
 import { h, ident, mount } from "../dom";
@@ -460,18 +460,18 @@ function choice(name: string, id: string, value: string, checked: boolean, title
     h("span", { class: "muted small" }, ` — ${note}`));
 }
 
-/** A problem with the form, named by its `RunForm` field (the back end's `FormError` has the same shape). */
+/** A problem with the form, named by its `RunRequest` field (the back end's `FormError` has the same shape). */
 type Problem = { field: string; message: string };
 
 /**
  * Each benchmark's own options (`BENCH_OPTIONS`, generated from the benchmarks' descriptions): a
  * drop-down per choice and a tick box per switch, grouped by benchmark, each at its default. A
  * group is shown while its benchmark is ticked. `read` gives what the form sends
- * (`RunForm.options`: benchmark → key → value); the back end stores only what differs from the
+ * (`RunRequest.options`: benchmark → key → value); the back end stores only what differs from the
  * defaults and names an option it refuses.
  */
 function benchOptionControls(): {
-  element: HTMLElement; read: () => RunForm["options"]; follow: (ticked: string[]) => void; paper: (on: boolean) => void;
+  element: HTMLElement; read: () => RunRequest["options"]; follow: (ticked: string[]) => void; paper: (on: boolean) => void;
 } {
   const controls: { bench: string; key: string; el: HTMLInputElement | HTMLSelectElement; def: JsonValue }[] = [];
   const groups = BENCH_OPTIONS.filter((b) => b.options.length > 0).map((b) =>
@@ -490,8 +490,8 @@ function benchOptionControls(): {
         return field(o.label, sel, hint);
       }))));
   const element = h("fieldset", { id: "rf-bench-options", class: "group" }, h("legend", {}, "Benchmark options"), ...groups);
-  const read = (): RunForm["options"] => {
-    const out: RunForm["options"] = {};
+  const read = (): RunRequest["options"] => {
+    const out: RunRequest["options"] = {};
     for (const c of controls) {
       const value: JsonValue = c.el instanceof HTMLInputElement ? c.el.checked : c.el.value;
       (out[c.bench] ??= {})[c.key] = value;
@@ -519,12 +519,12 @@ function benchOptionControls(): {
 }
 
 /** What every run starts from; the quick compare sets only the benchmark, the two models and the size. */
-function defaultForm(): RunForm {
+function defaultForm(): RunRequest {
   return {
-    benchmarks: [], models: [], base_url: null, model_providers: {}, limit: null, rounds: 1, seed: 0,
+    benchmarks: [], models: [], base_url: null, model_providers: [], limit: null, rounds: 1, seed: 0,
     prompt_types: [], categories: [], difficulties: [], kinds: [], concurrency: 32, chain_workers: null,
     budget_usd: null, prompt_set: "paper", preset: null, packs: [], fork_url: null, fork_block: null,
-    options: {}, name: null, note: null,
+    options: {}, name: null, note: null, chain_scheduling: null, allow_unpriced: false, no_cache: false,
   };
 }
 
@@ -596,7 +596,7 @@ function planDetail(p: RunPlan): HTMLElement {
 
 /**
  * The new-run form: "Quick compare" (two models, one benchmark, a size; everything else at its
- * default) or the full setup. Both read into one `RunForm`, previewed with `plan_run` and started
+ * default) or the full setup. Both read into one `RunRequest`, previewed with `plan_run` and started
  * with `start_run` by the same code; a sticky footer keeps the plan's line, the problem summary
  * and Start in view, and each problem is said next to its field.
  */
@@ -633,10 +633,10 @@ async function renderNew(root: HTMLElement, quickFirst: boolean): Promise<void> 
   const num = (id: string, value: string, attrs: Record<string, string> = {}) =>
     h("input", { id, type: "number", value, ...attrs });
   const limit = num("rf-limit", "2", { min: "1", placeholder: "all" });
-  const rounds = num("rf-rounds", String(defaults.rounds), { min: "1", max: "100" });
+  const rounds = num("rf-rounds", String(defaults.rounds), { min: "1", max: "10000" });
   const seed = num("rf-seed", String(defaults.seed), { min: "0" });
-  const conc = num("rf-concurrency", String(defaults.concurrency), { min: "1", max: "256" });
-  const chainWorkers = num("rf-chain-workers", "", { min: "1", max: "256", placeholder: "one per core" });
+  const conc = num("rf-concurrency", String(defaults.concurrency), { min: "1", max: "1024" });
+  const chainWorkers = num("rf-chain-workers", "", { min: "1", max: "1024", placeholder: "one per core" });
   const budget = num("rf-budget", "", { min: "0", step: "0.01", placeholder: "no limit" });
   // This run's model settings over the saved ones, for every provider model of the run.
   const msTemp = num("rf-ms-temperature", "", { min: "0", max: "2", step: "0.1", placeholder: "as saved" });
@@ -847,7 +847,7 @@ async function renderNew(root: HTMLElement, quickFirst: boolean): Promise<void> 
   });
 
   /** The full setup, every field read; all local problems at once. */
-  const readFull = (): { form: RunForm; problems: Problem[] } => {
+  const readFull = (): { form: RunRequest; problems: Problem[] } => {
     const checked = (name: string) => [...form.querySelectorAll<HTMLInputElement>(`input[name=${name}]:checked`)];
     const models = checked("model");
     // Each saved-provider model carries its provider: one run may mix providers (URLs, keys).
@@ -861,11 +861,12 @@ async function renderNew(root: HTMLElement, quickFirst: boolean): Promise<void> 
     }
     const numOr = (el: HTMLInputElement) => (el.value.trim() === "" ? null : Number(el.value));
     const problems: Problem[] = [];
-    const f: RunForm = {
+    const f: RunRequest = {
+      ...defaults,
       benchmarks: checked("bench").map((c) => c.value),
       models: models.map((c) => c.value),
       base_url: null,
-      model_providers: modelProviders,
+      model_providers: Object.entries(modelProviders),
       limit: numOr(limit),
       rounds: Number(rounds.value),
       seed: Number(seed.value),
@@ -926,13 +927,13 @@ async function renderNew(root: HTMLElement, quickFirst: boolean): Promise<void> 
     return { form: f, problems };
   };
   /** The quick compare: the defaults with one benchmark, the two chosen models and the size's limit. */
-  const readQuick = (): { form: RunForm; problems: Problem[] } => {
+  const readQuick = (): { form: RunRequest; problems: Problem[] } => {
     const bench = quickBench();
     const [a, b] = [quickA, quickB].map((s) => [...s.selectedOptions].find((o) => !o.disabled));
     const chosen = [a, b].filter((o): o is HTMLOptionElement => o !== undefined);
-    const f: RunForm = { ...defaults, model_providers: {}, benchmarks: [bench], models: chosen.map((o) => o.dataset.model!), limit: quickSize().limit,
+    const f: RunRequest = { ...defaults, model_providers: [], benchmarks: [bench], models: chosen.map((o) => o.dataset.model!), limit: quickSize().limit,
       name: typed(nameInput) ?? quickName(), note: typed(noteInput) };
-    for (const o of chosen) if (o.dataset.provider) f.model_providers[o.dataset.model!] = o.dataset.provider;
+    for (const o of chosen) if (o.dataset.provider) f.model_providers.push([o.dataset.model!, o.dataset.provider]);
     const problems: Problem[] = [];
     const addYours = "add your model's provider in Settings → Providers & models.";
     if (!a) problems.push({ field: "model_a", message: `No model can run ${BENCH_LABEL[bench]}: ${addYours}` });
@@ -1055,7 +1056,7 @@ async function renderNew(root: HTMLElement, quickFirst: boolean): Promise<void> 
     const use = (a: RoundsAdvice) => {
       const n = a.rounds_needed;
       if (n === null || n === a.rounds || quick() || rounds.disabled) return null;
-      if (n > 100) return h("span", { class: "muted" }, " That is more than the 100 rounds a run can have: detect a larger difference, or reduce the spread.");
+      if (n > 10000) return h("span", { class: "muted" }, " That is more than the 10,000 rounds a run can have: detect a larger difference, or reduce the spread.");
       const b = h("button", { type: "button", class: "link-button small", "data-use-rounds": String(n) }, `Use ${n} rounds`);
       b.addEventListener("click", () => {
         rounds.value = String(n);

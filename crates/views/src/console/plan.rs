@@ -346,8 +346,8 @@ fn instances_per_benchmark(
     config: &Config,
     spec: &RunSpec,
 ) -> Result<Vec<PerBenchmark>, FormError> {
-    let err = |e: crucible_run::RunError| form_err("benchmarks", e.to_string());
-    let bench_err = |e: crucible_core::BenchError| form_err("benchmarks", e.to_string());
+    let err = |e: crucible_run::RunError| form_err(SpecField::Benchmarks, e.to_string());
+    let bench_err = |e: crucible_core::BenchError| form_err(SpecField::Benchmarks, e.to_string());
     let shared: Vec<String> = spec
         .benchmarks
         .iter()
@@ -361,7 +361,7 @@ fn instances_per_benchmark(
             BenchmarkId::Intent2tx,
             crucible_intent2tx::options::Options::read,
         )
-        .map_err(|e| form_err("options", e.to_string()))?;
+        .map_err(|e| form_err(SpecField::Options, e.to_string()))?;
         c.use_intent_dataset(intent.dataset, false).map_err(err)?;
         c
     } else {
@@ -372,7 +372,7 @@ fn instances_per_benchmark(
         s.packs
             .retain(|p| p.benchmark != BenchmarkId::Questbench.as_str());
         crucible_catalog::Catalog::load_spec_with(config, &s, false)
-            .map_err(|e| form_err("packs", e.to_string()))?
+            .map_err(|e| form_err(SpecField::Packs, e.to_string()))?
     };
     let mut out = Vec::new();
     // Every instance's grouping data, to check the task filters against (as `run::plan` does).
@@ -382,10 +382,10 @@ fn instances_per_benchmark(
         if id == Some(BenchmarkId::Questbench) {
             let tasks = if spec.packs.is_empty() {
                 crucible_catalog::quest_tasks(config)
-                    .map_err(|e| form_err("benchmarks", e.to_string()))?
+                    .map_err(|e| form_err(SpecField::Benchmarks, e.to_string()))?
             } else {
                 match crucible_catalog::pack_content(config, spec, b, false)
-                    .map_err(|e| form_err("packs", e.to_string()))?
+                    .map_err(|e| form_err(SpecField::Packs, e.to_string()))?
                 {
                     crucible_catalog::PackContent::Quest(t) => t,
                     _ => Vec::new(),
@@ -475,7 +475,7 @@ fn instances_per_benchmark(
         }
     }
     spec.check_filters(&metas)
-        .map_err(|e| form_err("filters", e.to_string()))?;
+        .map_err(|e| form_err(SpecField::Filters, e.to_string()))?;
     Ok(out)
 }
 
@@ -592,7 +592,7 @@ pub fn estimate(config: &Config, spec: &RunSpec, history: &History) -> Result<Ru
         }
         let protocol = match &spec.preset {
             Some(p) => crucible_run::preset::describe(p, std::slice::from_ref(&b))
-                .map_err(|e| form_err("preset", e.to_string()))?
+                .map_err(|e| form_err(SpecField::Preset, e.to_string()))?
                 .pop()
                 .map(|s| s.summary),
             None => None,
@@ -612,7 +612,7 @@ pub fn estimate(config: &Config, spec: &RunSpec, history: &History) -> Result<Ru
     let samples = benchmarks.iter().map(|b| b.samples).sum();
     if samples == 0 {
         return Err(form_err(
-            "models",
+            SpecField::Models,
             "the run selects no samples: no chosen model runs on the chosen benchmarks (built-in agents only run on their own benchmark)",
         ));
     }
@@ -654,7 +654,7 @@ fn thousands(x: f64) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::console::tests::form;
+    use crate::console::request::tests::form;
 
     #[test]
     fn the_plan_says_how_a_run_is_scheduled() {
@@ -704,7 +704,7 @@ mod tests {
         assert!((some.est_seconds.unwrap() - want).abs() < 1e-9);
         spec.models = vec!["builtin:known-wrong".into()];
         let e = estimate(&config, &spec, &h).unwrap_err();
-        assert_eq!(e.field, "models");
+        assert_eq!(e.field, SpecField::Models);
     }
 
     /// A model never run here is estimated from its catalogue price and the size of a sample of
