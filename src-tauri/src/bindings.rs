@@ -388,17 +388,17 @@ pub fn typescript() -> String {
 }
 
 #[cfg(test)]
-mod tests {
+pub(crate) mod tests {
     use super::*;
 
-    #[test]
-    fn bindings_file_is_current() {
+    /// Fails when the committed generated file `rel` (from the workspace root) is not `want`;
+    /// with `CRUCIBLE_UPDATE_BINDINGS` set, writes it instead.
+    pub(crate) fn check_generated(rel: &str, want: &str) {
         let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
             .join("..")
-            .join(BINDINGS_PATH);
-        let want = typescript();
+            .join(rel);
         if std::env::var_os("CRUCIBLE_UPDATE_BINDINGS").is_some() {
-            std::fs::write(&path, &want).unwrap();
+            std::fs::write(&path, want).unwrap();
             return;
         }
         let have = std::fs::read_to_string(&path).unwrap_or_default();
@@ -409,6 +409,11 @@ mod tests {
              and commit it",
             path.display()
         );
+    }
+
+    #[test]
+    fn bindings_file_is_current() {
+        check_generated(BINDINGS_PATH, &typescript());
     }
 
     /// Every field name of every object in `v` (map keys of `raw` outcome counts excepted).

@@ -311,22 +311,7 @@ mod tests {
 
     #[test]
     fn commands_bindings_are_current() {
-        let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
-            .join("..")
-            .join(COMMANDS_PATH);
-        let want = typescript();
-        if std::env::var_os("CRUCIBLE_UPDATE_BINDINGS").is_some() {
-            std::fs::write(&path, &want).unwrap();
-            return;
-        }
-        let have = std::fs::read_to_string(&path).unwrap_or_default();
-        assert!(
-            have == want,
-            "{} is stale; regenerate it with \
-             `CRUCIBLE_UPDATE_BINDINGS=1 cargo test -p crucible-app --features custom-protocol --lib bindings` \
-             and commit it",
-            path.display()
-        );
+        crate::bindings::tests::check_generated(COMMANDS_PATH, &typescript());
     }
 
     #[test]
