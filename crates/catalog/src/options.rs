@@ -14,8 +14,7 @@ use crate::plugins::Registry;
 /// take, is an error on the options field naming both and what to use.
 pub fn settle(spec: &mut RunSpec, registry: &Registry) -> Result<(), RunError> {
     let benches = spec.expanded_benchmarks();
-    let named: Vec<String> = spec.options.keys().cloned().collect();
-    for b in named.iter().filter(|b| registry.get(b).is_none()) {
+    if let Some(b) = spec.options.keys().find(|b| registry.get(b).is_none()) {
         let b: String = b.chars().take(40).collect();
         return Err(RunError::field(
             SpecField::Options,
