@@ -232,9 +232,9 @@ pub fn typescript() -> String {
         decl::<Selftest>(&mut out);
         decl::<crucible_views::studio::ExploitCheck>(&mut out);
         decl::<crucible_views::studio::ExploitRow>(&mut out);
-        decl::<IntentRowError>(&mut out);
-        decl::<IntentImport>(&mut out);
-        decl::<SavedTask>(&mut out);
+        decl::<crucible_ops::studio::IntentRowError>(&mut out);
+        decl::<crucible_ops::studio::IntentImport>(&mut out);
+        decl::<crucible_ops::studio::SavedTask>(&mut out);
         decl::<Unmapped>(&mut out);
         decl::<BankImport>(&mut out);
         decl::<crucible_catalog::packs::PackInfo>(&mut out);

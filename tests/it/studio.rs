@@ -4,6 +4,7 @@
 use std::path::Path;
 
 use crucible_core::Config;
+use crucible_ops::studio as writes;
 use crucible_questbench::atomic::Harness;
 use crucible_views::studio::{self, Bench, Origin, SolutionChoice};
 
@@ -116,7 +117,7 @@ fn edits_are_validated_with_the_field_named() {
     let c = config();
     let path = project_task_path(&c);
     let text = std::fs::read_to_string(&path).unwrap();
-    assert!(studio::validate_quest(&text, &path).ok);
+    assert!(studio::validate(None, Bench::Questbench, &text, &path).ok);
     let cases = [
         ("\"weight\": 15", "\"weight\": 16", "checks", "sum to 101"),
         (
@@ -139,7 +140,7 @@ fn edits_are_validated_with_the_field_named() {
         ),
     ];
     for (from, to, field, needle) in cases {
-        let v = studio::validate_quest(&text.replacen(from, to, 1), &path);
+        let v = studio::validate(None, Bench::Questbench, &text.replacen(from, to, 1), &path);
         assert!(!v.ok, "{to}");
         assert!(v.field.starts_with(field), "{to}: field {:?}", v.field);
         assert!(
@@ -148,7 +149,7 @@ fn edits_are_validated_with_the_field_named() {
             v.message
         );
     }
-    let v = studio::validate_quest("{ not json", &path);
+    let v = studio::validate(None, Bench::Questbench, "{ not json", &path);
     assert!(
         !v.ok && v.message.contains("bnb_transfer_basic.json"),
         "{}",
@@ -159,7 +160,7 @@ fn edits_are_validated_with_the_field_named() {
 #[test]
 fn the_wizard_copies_a_template_and_saving_never_replaces_a_valid_file() {
     let c = config();
-    let dest = studio::new_from_template(&c, TASK, "my_transfer", None).unwrap();
+    let dest = writes::new_from_template(&c, TASK, "my_transfer", None).unwrap();
     assert!(dest.starts_with(studio::user_dir(&c)), "{}", dest.display());
     assert!(dest
         .with_file_name("my_transfer")
@@ -186,25 +187,25 @@ fn the_wizard_copies_a_template_and_saving_never_replaces_a_valid_file() {
     );
     // An invalid edit is refused and the file keeps its valid contents.
     let broken = valid.replacen("\"weight\": 15", "\"weight\": 5", 1);
-    let e = studio::save_quest(&c, &broken, &dest)
+    let e = writes::save_quest(&c, &broken, &dest)
         .unwrap_err()
         .to_string();
     assert!(e.contains("field checks") && e.contains("sum to 90"), "{e}");
     assert_eq!(std::fs::read_to_string(&dest).unwrap(), valid);
     // A valid edit is saved.
     let edited = valid.replacen("(copy)", "(edited)", 1);
-    studio::save_quest(&c, &edited, &dest).unwrap();
+    writes::save_quest(&c, &edited, &dest).unwrap();
     assert_eq!(std::fs::read_to_string(&dest).unwrap(), edited);
     // An id used by another file, a path outside the task folders: refused, nothing written.
     let other = dest.with_file_name("clash.json");
     let clash = std::fs::read_to_string(project_task_path(&c)).unwrap();
     let clash = clash.replace("bnb_transfer_basic/", "my_transfer/");
-    let e = studio::save_quest(&c, &clash, &other)
+    let e = writes::save_quest(&c, &clash, &other)
         .unwrap_err()
         .to_string();
     assert!(e.contains("field id") && e.contains("already used"), "{e}");
     assert!(!other.exists());
-    let e = studio::save_quest(&c, &edited, Path::new("/tmp/elsewhere.json"))
+    let e = writes::save_quest(&c, &edited, Path::new("/tmp/elsewhere.json"))
         .unwrap_err()
         .to_string();
     assert!(e.contains("/tmp/elsewhere.json"), "{e}");
@@ -214,7 +215,7 @@ fn the_wizard_copies_a_template_and_saving_never_replaces_a_valid_file() {
         (TASK, "bad id", "[A-Za-z0-9_]"),
         ("nope", "fresh", "nope"),
     ] {
-        let e = studio::new_from_template(&c, template, id, None)
+        let e = writes::new_from_template(&c, template, id, None)
             .unwrap_err()
             .to_string();
         assert!(e.contains(needle), "{template}/{id}: {e}");
@@ -226,7 +227,7 @@ async fn dry_runs_show_the_trace_and_the_selftest_names_failing_seeds() {
     let c = config();
     let h = Harness::start(&c).await.unwrap_or_else(|e| panic!("{e}"));
     let task = studio::quest_task(&c, TASK).unwrap();
-    let good = studio::dry_run_quest(&h, &task, 3, &SolutionChoice::Reference)
+    let good = studio::dry_run_quest(&c, &h, &task, 3, &SolutionChoice::Reference)
         .await
         .unwrap();
     assert_eq!((good.score, good.passed), (100, true), "{good:?}");
@@ -237,7 +238,7 @@ async fn dry_runs_show_the_trace_and_the_selftest_names_failing_seeds() {
     );
     assert!(good.tx.get("to").is_some(), "{}", good.tx);
     assert!(good.checks.iter().all(|c| c.passed && !c.actual.is_empty()));
-    let wrong = studio::dry_run_quest(&h, &task, 3, &SolutionChoice::Wrong { index: 0 })
+    let wrong = studio::dry_run_quest(&c, &h, &task, 3, &SolutionChoice::Wrong { index: 0 })
         .await
         .unwrap();
     assert!(wrong.score < 60, "{wrong:?}");
@@ -254,6 +255,7 @@ async fn dry_runs_show_the_trace_and_the_selftest_names_failing_seeds() {
         .as_ref()
         .is_some_and(|u| u.symbol == "BNB" && u.decimals == 18)));
     let pasted = studio::dry_run_quest(
+        &c,
         &h,
         &task,
         3,
@@ -272,7 +274,7 @@ async fn dry_runs_show_the_trace_and_the_selftest_names_failing_seeds() {
         "{}",
         pasted.reason
     );
-    let e = studio::dry_run_quest(&h, &task, 3, &SolutionChoice::Wrong { index: 9 })
+    let e = studio::dry_run_quest(&c, &h, &task, 3, &SolutionChoice::Wrong { index: 9 })
         .await
         .unwrap_err();
     assert!(e.to_string().contains("no index 9"), "{e}");
@@ -281,7 +283,7 @@ async fn dry_runs_show_the_trace_and_the_selftest_names_failing_seeds() {
     assert!(st.ok && st.failing.is_empty(), "{st:?}");
     assert_eq!(st.seeds.len(), 2);
     // A task whose "reference" is a known-wrong answer fails on every seed, and says why.
-    let dest = studio::new_from_template(&c, TASK, "broken_reference", None).unwrap();
+    let dest = writes::new_from_template(&c, TASK, "broken_reference", None).unwrap();
     let dir = dest.with_file_name("broken_reference");
     std::fs::copy(dir.join("wrong_recipient.ts"), dir.join("reference.ts")).unwrap();
     let broken = studio::quest_task(&c, "broken_reference").unwrap();
@@ -306,17 +308,22 @@ async fn intent_and_pilot_dry_runs_separate_reference_and_wrong() {
         .unwrap()
         .id;
     let inst = studio::intent_instance(&c, id).unwrap();
-    let r = studio::dry_run_intent(None, &inst, &SolutionChoice::Reference)
+    let r = studio::dry_run_intent(&c, None, &inst, &SolutionChoice::Reference)
         .await
         .unwrap();
     assert!(r.passed && r.score == 100, "{r:?}");
-    let w = studio::dry_run_intent(None, &inst, &SolutionChoice::Wrong { index: 0 })
+    let w = studio::dry_run_intent(&c, None, &inst, &SolutionChoice::Wrong { index: 0 })
         .await
         .unwrap();
     assert!(!w.passed, "{w:?}");
-    let p = studio::dry_run_intent(None, &inst, &SolutionChoice::Pasted { text: "no".into() })
-        .await
-        .unwrap();
+    let p = studio::dry_run_intent(
+        &c,
+        None,
+        &inst,
+        &SolutionChoice::Pasted { text: "no".into() },
+    )
+    .await
+    .unwrap();
     assert_eq!(p.score, 0, "{p:?}");
 
     let id = &cat
@@ -327,8 +334,8 @@ async fn intent_and_pilot_dry_runs_separate_reference_and_wrong() {
         .id;
     let engine = studio::pilot_engine(&c, id).unwrap();
     let prompt = crucible_pilot::PromptType::Baseline;
-    let a = studio::dry_run_pilot(&engine, id, prompt, 1, &SolutionChoice::Reference).unwrap();
-    let b = studio::dry_run_pilot(&engine, id, prompt, 1, &SolutionChoice::Reference).unwrap();
+    let a = studio::dry_run_pilot(&c, &engine, id, prompt, 1, &SolutionChoice::Reference).unwrap();
+    let b = studio::dry_run_pilot(&c, &engine, id, prompt, 1, &SolutionChoice::Reference).unwrap();
     assert_eq!(a, b, "same seed, same episode");
     assert!(
         a.prompt.contains(&inst_description(&engine, id)),
@@ -336,6 +343,7 @@ async fn intent_and_pilot_dry_runs_separate_reference_and_wrong() {
         a.prompt
     );
     let empty = studio::dry_run_pilot(
+        &c,
         &engine,
         id,
         prompt,
@@ -347,6 +355,7 @@ async fn intent_and_pilot_dry_runs_separate_reference_and_wrong() {
     .unwrap();
     assert!(!empty.passed, "{empty:?}");
     let e = studio::dry_run_pilot(
+        &c,
         &engine,
         id,
         prompt,
@@ -371,17 +380,17 @@ fn intent_imports_land_in_the_user_folder_and_bad_rows_are_listed() {
     let first = first.lines().next().unwrap();
     let mut row: serde_json::Value = serde_json::from_str(first).unwrap();
     // The project's ids are taken: writing a copy is refused and writes nothing.
-    let e = studio::import_intent(&c, first, Some("mine"))
+    let e = writes::import_intent(&c, first, Some("mine"))
         .unwrap_err()
         .to_string();
     assert!(e.contains("already in the catalogue"), "{e}");
     row["id"] = "imported_1".into();
     let text = format!("{row}\n{{\"id\": \"x\"}}\n");
-    let dry = studio::import_intent(&c, &text, None).unwrap();
+    let dry = writes::import_intent(&c, &text, None).unwrap();
     assert_eq!((dry.rows, dry.imported, dry.errors.len()), (2, 1, 1));
     assert_eq!(dry.errors[0].row, 2);
     assert!(dry.written.is_empty());
-    let r = studio::import_intent(&c, &text, Some("mine")).unwrap();
+    let r = writes::import_intent(&c, &text, Some("mine")).unwrap();
     assert!(
         r.written.ends_with("intent2tx/mine/instances.jsonl"),
         "{}",
@@ -397,7 +406,7 @@ fn intent_imports_land_in_the_user_folder_and_bad_rows_are_listed() {
     let cat = studio::catalogue(&c);
     let t = cat.tasks.iter().find(|t| t.id == "imported_1").unwrap();
     assert_eq!((t.bench, t.origin), (Bench::Intent2tx, Origin::User));
-    let e = studio::import_intent(&c, &text, Some("../up"))
+    let e = writes::import_intent(&c, &text, Some("../up"))
         .unwrap_err()
         .to_string();
     assert!(e.contains("../up"), "{e}");
@@ -418,7 +427,7 @@ async fn intent_dry_runs_execute_on_the_eth_universe() {
         crucible_intent2tx::execute::Executor::boot(&c, crucible_intent2tx::AddressBook::builtin())
             .await
             .unwrap_or_else(|e| panic!("{e}"));
-    let r = studio::dry_run_intent(Some(&mut ex), &inst, &SolutionChoice::Reference)
+    let r = studio::dry_run_intent(&c, Some(&mut ex), &inst, &SolutionChoice::Reference)
         .await
         .unwrap();
     let exec = |d: &crucible_views::studio::DryRun, name: &str| {
@@ -433,9 +442,14 @@ async fn intent_dry_runs_execute_on_the_eth_universe() {
         "{r:?}"
     );
     assert!(r.passed && r.tx.get("state_eq").is_some(), "{r:?}");
-    let w = studio::dry_run_intent(Some(&mut ex), &inst, &SolutionChoice::Wrong { index: 0 })
-        .await
-        .unwrap();
+    let w = studio::dry_run_intent(
+        &c,
+        Some(&mut ex),
+        &inst,
+        &SolutionChoice::Wrong { index: 0 },
+    )
+    .await
+    .unwrap();
     assert_eq!(
         exec(&w, "Same state change as the ground truth"),
         Some(false),
@@ -520,7 +534,7 @@ fn hostile_task_text_is_an_error_not_a_crash() {
             1,
         );
         assert_ne!(t, compact, "case not applied");
-        let v = studio::validate_quest(&t, &path);
+        let v = studio::validate(None, Bench::Questbench, &t, &path);
         assert!(!v.ok && v.message.contains(needle), "{to}: {}", v.message);
         assert!(v.field.starts_with("parameters[0]"), "{}", v.field);
         let e = studio::render_quest(&c, &t, &path, 0)
@@ -529,7 +543,7 @@ fn hostile_task_text_is_an_error_not_a_crash() {
         assert!(e.contains(needle), "{e}");
     }
     let huge = text.replacen("\"decimals\": 3", "\"decimals\": 4000000000", 1);
-    let v = studio::validate_quest(&huge, &path);
+    let v = studio::validate(None, Bench::Questbench, &huge, &path);
     assert!(!v.ok && v.message.contains("at most 77"), "{}", v.message);
 }
 
@@ -539,7 +553,7 @@ async fn composite_dry_runs_show_every_round_and_the_decay() {
     let c = config();
     let h = Harness::start(&c).await.unwrap_or_else(|e| panic!("{e}"));
     let task = studio::quest_task(&c, COMPOSITE).unwrap();
-    let good = studio::dry_run_quest(&h, &task, 2, &SolutionChoice::Reference)
+    let good = studio::dry_run_quest(&c, &h, &task, 2, &SolutionChoice::Reference)
         .await
         .unwrap();
     assert_eq!((good.score, good.passed), (100, true), "{good:?}");
@@ -567,7 +581,7 @@ async fn composite_dry_runs_show_every_round_and_the_decay() {
         .iter()
         .position(|w| w.file.ends_with("missing_approval.rounds.json"))
         .unwrap() as u32;
-    let wrong = studio::dry_run_quest(&h, &task, 2, &SolutionChoice::Wrong { index: idx })
+    let wrong = studio::dry_run_quest(&c, &h, &task, 2, &SolutionChoice::Wrong { index: idx })
         .await
         .unwrap();
     assert!(wrong.score < 60 && !wrong.passed, "{wrong:?}");
@@ -595,7 +609,7 @@ async fn composite_dry_runs_show_every_round_and_the_decay() {
         .iter()
         .position(|w| w.file.ends_with("extra_rounds.rounds.json"))
         .unwrap() as u32;
-    let slow = studio::dry_run_quest(&h, &task, 2, &SolutionChoice::Wrong { index: idx })
+    let slow = studio::dry_run_quest(&c, &h, &task, 2, &SolutionChoice::Wrong { index: idx })
         .await
         .unwrap();
     let t = slow.composite.as_ref().unwrap();
@@ -605,6 +619,7 @@ async fn composite_dry_runs_show_every_round_and_the_decay() {
 
     // Pasting the reference's replies back reproduces the reference run exactly.
     let again = studio::dry_run_quest(
+        &c,
         &h,
         &task,
         2,
@@ -630,6 +645,7 @@ async fn composite_dry_runs_show_every_round_and_the_decay() {
     assert_eq!(what(&again), what(&good));
     // A prose reply is an invalid round: counted, fed back, nothing executed.
     let prose = studio::dry_run_quest(
+        &c,
         &h,
         &task,
         2,
@@ -656,9 +672,15 @@ async fn composite_dry_runs_show_every_round_and_the_decay() {
         ("[]", "planning reply first"),
         ("[\"plan\", 3]", "reply 1 is not a string (got a number)"),
     ] {
-        let e = studio::dry_run_quest(&h, &task, 2, &SolutionChoice::Pasted { text: text.into() })
-            .await
-            .unwrap_err();
+        let e = studio::dry_run_quest(
+            &c,
+            &h,
+            &task,
+            2,
+            &SolutionChoice::Pasted { text: text.into() },
+        )
+        .await
+        .unwrap_err();
         assert!(e.to_string().contains(want), "{text}: {e}");
     }
 
@@ -681,37 +703,37 @@ fn intent_instances_are_edited_with_field_named_errors_and_saved_into_a_studio_p
     // Errors name the field.
     let mut bad = row.clone();
     bad["ground_truth"]["contract_address"] = "0x12".into();
-    let v = studio::validate_intent(&bad.to_string());
+    let v = studio::validate(None, Bench::Intent2tx, &bad.to_string(), Path::new(""));
     assert!(!v.ok);
     assert_eq!(v.field, "ground_truth.contract_address", "{}", v.message);
-    let v = studio::validate_intent("{ nope");
+    let v = studio::validate(None, Bench::Intent2tx, "{ nope", Path::new(""));
     assert!(
         !v.ok && v.field.is_empty() && v.message.contains("invalid JSON"),
         "{v:?}"
     );
-    assert!(studio::validate_intent(&row.to_string()).ok);
+    assert!(studio::validate(None, Bench::Intent2tx, &row.to_string(), Path::new("")).ok);
     // A project instance keeps its id in the project: saving it into a pack is refused.
-    let e = studio::save_intent(&c, &row.to_string(), studio::STUDIO_INTENT_PACK)
+    let e = writes::save_intent(&c, &row.to_string(), writes::STUDIO_INTENT_PACK)
         .unwrap_err()
         .to_string();
     assert!(e.contains("already used by") && e.contains("new id"), "{e}");
     // Under a new id it is saved into the studio pack, which lists at once; a second save of the
     // same id replaces it.
     row["id"] = "edited_1".into();
-    let file = studio::save_intent(&c, &row.to_string(), studio::STUDIO_INTENT_PACK).unwrap();
+    let file = writes::save_intent(&c, &row.to_string(), writes::STUDIO_INTENT_PACK).unwrap();
     row["intent"] = "Unwrap a tenth of a WETH, please".into();
-    studio::save_intent(&c, &row.to_string(), studio::STUDIO_INTENT_PACK).unwrap();
+    writes::save_intent(&c, &row.to_string(), writes::STUDIO_INTENT_PACK).unwrap();
     let saved = crucible_intent2tx::import::load_clean(&file).unwrap();
     assert_eq!(saved.len(), 1);
     assert_eq!(saved[0].intent, "Unwrap a tenth of a WETH, please");
     let packs = crucible_catalog::packs::list(&c).unwrap();
     let p = packs
         .iter()
-        .find(|p| p.name == studio::STUDIO_INTENT_PACK)
+        .find(|p| p.name == writes::STUDIO_INTENT_PACK)
         .unwrap();
     assert_eq!((p.tasks, p.origin.as_str()), (1, "studio"));
     // An invalid instance writes nothing.
-    let e = studio::save_intent(&c, &bad.to_string(), studio::STUDIO_INTENT_PACK)
+    let e = writes::save_intent(&c, &bad.to_string(), writes::STUDIO_INTENT_PACK)
         .unwrap_err()
         .to_string();
     assert!(e.contains("contract_address"), "{e}");
@@ -726,31 +748,31 @@ fn pilot_tasks_are_edited_with_field_named_errors_and_saved_into_a_studio_pack()
     let c = config();
     let lib = crucible_pilot::task::TaskLibrary::load(&c.project_dir.join("tasks/pilot")).unwrap();
     let mut task = serde_json::to_value(&lib.tasks[0].task).unwrap();
-    assert!(studio::validate_pilot(&c, &task.to_string()).ok);
+    assert!(studio::validate(Some(&c), Bench::Pilot, &task.to_string(), Path::new("")).ok);
     let mut bad = task.clone();
     bad["task_type"] = "juggling".into();
-    let v = studio::validate_pilot(&c, &bad.to_string());
+    let v = studio::validate(Some(&c), Bench::Pilot, &bad.to_string(), Path::new(""));
     assert!(!v.ok && v.field == "task_type", "{v:?}");
     let mut bad = task.clone();
     bad["required_tools"][0] = "teleporter".into();
-    let v = studio::validate_pilot(&c, &bad.to_string());
+    let v = studio::validate(Some(&c), Bench::Pilot, &bad.to_string(), Path::new(""));
     assert!(!v.ok && v.message.contains("teleporter"), "{v:?}");
     // A built-in id is refused; under a new id the task goes into the studio pack.
-    let e = studio::save_pilot(&c, &task.to_string())
+    let e = writes::save_pilot(&c, &task.to_string())
         .unwrap_err()
         .to_string();
     assert!(e.contains("built-in task") && e.contains("new id"), "{e}");
     task["instance_id"] = "my_pipeline_0001".into();
-    studio::save_pilot(&c, &task.to_string()).unwrap();
+    writes::save_pilot(&c, &task.to_string()).unwrap();
     task["description"] = "Edited: read the orders and write a summary.".into();
-    let file = studio::save_pilot(&c, &task.to_string()).unwrap();
+    let file = writes::save_pilot(&c, &task.to_string()).unwrap();
     let saved = crucible_pilot::task::TaskLibrary::load(file.parent().unwrap()).unwrap();
     assert_eq!(saved.tasks.len(), 1);
     assert!(saved.tasks[0].task.description.starts_with("Edited"));
     let packs = crucible_catalog::packs::list(&c).unwrap();
     let p = packs
         .iter()
-        .find(|p| p.name == studio::STUDIO_PILOT_PACK)
+        .find(|p| p.name == writes::STUDIO_PILOT_PACK)
         .unwrap();
     assert_eq!((p.tasks, p.origin.as_str(), &p.error), (1, "studio", &None));
     // The completion schema names the registry's tools.

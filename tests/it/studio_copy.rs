@@ -8,6 +8,7 @@ use std::path::Path;
 
 use serde_json::Value;
 
+use crucible_ops::studio as writes;
 use crucible_views::studio::{self, Bench};
 
 use crate::support::config;
@@ -34,7 +35,7 @@ fn quest_copy_keeps_the_shipped_file(rel: &str) {
     let text = String::from_utf8(before.clone()).unwrap();
     let edited = edited_title(&text, "Edited by the author");
 
-    let saved = studio::save_quest_edit(&c, &edited, &shipped).unwrap();
+    let saved = writes::save_quest_edit(&c, &edited, &shipped).unwrap();
     assert_eq!(
         std::fs::read(&shipped).unwrap(),
         before,
@@ -85,14 +86,14 @@ fn quest_copy_keeps_the_shipped_file(rel: &str) {
         &std::fs::read_to_string(&saved.path).unwrap(),
         "Edited twice",
     );
-    let second = studio::save_quest_edit(&c, &again, Path::new(&saved.path)).unwrap();
+    let second = writes::save_quest_edit(&c, &again, Path::new(&saved.path)).unwrap();
     assert_eq!(
         (second.path.as_str(), second.id.as_str()),
         (saved.path.as_str(), saved.id.as_str())
     );
     assert_eq!(second.copied_from, None);
     // A second copy of the same built-in gets the next free id.
-    let other = studio::save_quest_edit(&c, &edited, &shipped).unwrap();
+    let other = writes::save_quest_edit(&c, &edited, &shipped).unwrap();
     assert_eq!(other.id, format!("{original_id}_copy_2"));
     assert_eq!(std::fs::read(&shipped).unwrap(), before);
 }
@@ -133,7 +134,7 @@ fn a_builtin_quest_file_is_never_the_save_target() {
         .join("tasks/questbench/atomic/native_transfer/bnb_transfer_basic.json");
     let before = std::fs::read(&shipped).unwrap();
     let edited = edited_title(std::str::from_utf8(&before).unwrap(), "Overwritten?");
-    let e = studio::save_quest(&c, &edited, &shipped)
+    let e = writes::save_quest(&c, &edited, &shipped)
         .unwrap_err()
         .to_string();
     assert!(e.contains("never changed") && e.contains("copy"), "{e}");
@@ -149,7 +150,7 @@ fn a_new_task_from_an_edited_template_keeps_the_edit() {
     let before = std::fs::read(&shipped).unwrap();
     let edited = edited_title(std::str::from_utf8(&before).unwrap(), "Send BNB, my way");
     let dest =
-        studio::new_from_template(&c, "bnb_transfer_basic", "my_bnb", Some(&edited)).unwrap();
+        writes::new_from_template(&c, "bnb_transfer_basic", "my_bnb", Some(&edited)).unwrap();
     let copy = studio::quest_task(&c, "my_bnb").unwrap();
     assert_eq!(copy.path, dest);
     assert_eq!(copy.spec.title, "Send BNB, my way (copy)");
@@ -172,7 +173,7 @@ fn saving_an_edited_builtin_intent_instance_copies_it_into_the_studio_pack() {
     let mut row: Value = serde_json::from_str(first).unwrap();
     let id = row["id"].as_str().unwrap().to_string();
     row["intent"] = "Unwrap a tenth of a WETH, the author's way".into();
-    let saved = studio::save_intent_edit(&c, &row.to_string(), studio::STUDIO_INTENT_PACK).unwrap();
+    let saved = writes::save_intent_edit(&c, &row.to_string(), writes::STUDIO_INTENT_PACK).unwrap();
     assert_eq!(std::fs::read(&shipped).unwrap(), before);
     assert_eq!(saved.id, format!("{id}-copy"));
     assert_eq!(
@@ -196,13 +197,13 @@ fn saving_an_edited_builtin_pilot_task_copies_it_into_the_studio_pack() {
     let mut task = serde_json::to_value(&lib.tasks[0].task).unwrap();
     let id = lib.tasks[0].task.instance_id.clone();
     task["description"] = "Edited: read the orders and write a summary.".into();
-    let saved = studio::save_pilot_edit(&c, &task.to_string()).unwrap();
+    let saved = writes::save_pilot_edit(&c, &task.to_string()).unwrap();
     assert_eq!(
         std::fs::read(dir.join(crucible_pilot::task::TASKS_FILE)).unwrap(),
         before
     );
     assert_eq!(saved.id, format!("{id}_copy"));
-    assert_eq!(saved.pack, studio::STUDIO_PILOT_PACK);
+    assert_eq!(saved.pack, writes::STUDIO_PILOT_PACK);
     let mine =
         crucible_pilot::task::TaskLibrary::load(Path::new(&saved.path).parent().unwrap()).unwrap();
     let copy = mine.get(&saved.id).unwrap();

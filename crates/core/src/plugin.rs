@@ -6,8 +6,10 @@
 //! What a plugin answers today: its name and label; its content (the built-in packs, how a pack
 //! folder of it is recognised and counted, where the task studio keeps it, how many packs a run
 //! may read); how its answers are extracted for a reviewer; the checks its stored details hold;
-//! and the trace viewer's reading of those details ([`Plugin::trace`]). docs/architecture.md
-//! ("Benchmarks are plugins") lists what still goes through a `BenchmarkId` match instead.
+//! the trace viewer's reading of those details ([`Plugin::trace`]); and the task studio's hooks:
+//! the check of an edited task's text ([`Plugin::check_text`]) and the answer a dry run sends
+//! ([`Plugin::dry_run_answer`]). docs/architecture.md ("Benchmarks are plugins") lists what still
+//! goes through a `BenchmarkId` match instead.
 
 use std::path::{Path, PathBuf};
 
@@ -256,6 +258,104 @@ pub struct SelfTestReport {
     pub report: Value,
 }
 
+/// A problem the task studio's hooks found: in an edited task's text (the studio's validation) or
+/// in a dry run's request (a known-wrong index out of range, a pasted answer of the wrong shape).
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("{message}")]
+pub struct TaskProblem {
+    /// The offending field's path (`checks[2].check.target`), empty when no one field is at fault.
+    pub field: String,
+    /// What is wrong, naming the field where one is at fault.
+    pub message: String,
+}
+
+impl TaskProblem {
+    /// A problem with no one field at fault.
+    pub fn new(message: impl std::fmt::Display) -> Self {
+        Self {
+            field: String::new(),
+            message: message.to_string(),
+        }
+    }
+
+    /// A problem of `field`.
+    pub fn at(field: impl Into<String>, message: impl std::fmt::Display) -> Self {
+        Self {
+            field: field.into(),
+            message: message.to_string(),
+        }
+    }
+}
+
+/// An edited task's text, as the task studio asks a plugin to check it.
+#[derive(Debug, Clone, Copy)]
+pub struct TextCheck<'a> {
+    /// Where the project's content is (a benchmark that checks a task against its built-in
+    /// library reads it there); `None` when the caller has no configuration at hand.
+    pub config: Option<&'a Config>,
+    /// The text (one task, or one instance, as its file holds it).
+    pub text: &'a str,
+    /// The file the text was opened from or is saved to: files the task names resolve next to it.
+    pub path: &'a Path,
+}
+
+/// Which solution a dry-run executes.
+#[derive(Debug, Clone, PartialEq, Eq, Deserialize, TS)]
+#[serde(tag = "kind", rename_all = "snake_case")]
+pub enum SolutionChoice {
+    /// The task's reference solution (QuestBench), ground truth (Intent2Tx), reference agent (PILOT).
+    Reference,
+    /// A known-wrong solution: QuestBench index into `solutions.wrong`; Intent2Tx the index into
+    /// the fault agents that change this instance; PILOT 0 = follows-plan, 1 = no-retry.
+    Wrong {
+        /// Which one.
+        index: u32,
+    },
+    /// Text typed or pasted by the author: a TypeScript module or full reply (QuestBench), the
+    /// JSON answer (Intent2Tx), a JSON array of assistant turns (PILOT).
+    Pasted {
+        /// The text.
+        text: String,
+    },
+}
+
+/// What a dry run sends for a [`SolutionChoice`].
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Answer {
+    /// One answer text.
+    Text(String),
+    /// The replies of a multi-turn episode, in order (a composite's planning reply first).
+    Turns(Vec<String>),
+    /// One of the benchmark's built-in agents plays the episode (its name).
+    Agent(String),
+}
+
+/// The answer a dry run sends and the name it is shown under (`reference`, the known-wrong
+/// file or agent, `pasted`).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct DryRunAnswer {
+    /// What the dry run is labelled with.
+    pub label: String,
+    /// What it sends.
+    pub answer: Answer,
+}
+
+/// A dry run's question to a plugin: which answer task `id` gets for `choice`.
+#[derive(Debug, Clone, Copy)]
+pub struct AnswerRequest<'a> {
+    /// Where tools and universes are (an answer with the task's parameters filled in needs the
+    /// universe's manifest).
+    pub config: &'a Config,
+    /// The file or folder the catalogue found the task in.
+    pub path: &'a Path,
+    /// The task's id.
+    pub id: &'a str,
+    /// The seed of the instance the answer is for.
+    pub seed: u64,
+    /// Which solution.
+    pub choice: &'a SolutionChoice,
+}
+
 /// A benchmark as the rest of Crucible asks about it. Implemented once in each benchmark's
 /// crate; found by name in the catalogue's registry.
 pub trait Plugin: Send + Sync {
@@ -297,6 +397,27 @@ pub trait Plugin: Send + Sync {
         &'a self,
         req: SelfTestRequest<'a>,
     ) -> BoxFuture<'a, Result<SelfTestReport, SelfTestError>>;
+    /// The task studio's check of an edited task's text (one task or instance as its file holds
+    /// it): `Err` names the field at fault. The default: the studio does not edit this benchmark.
+    fn check_text(&self, req: TextCheck<'_>) -> Result<(), TaskProblem> {
+        let _ = req;
+        Err(TaskProblem::new(format!(
+            "the task studio does not edit {} tasks",
+            self.label()
+        )))
+    }
+
+    /// The task studio's dry run: what the benchmark's scorer is sent for the reference, a
+    /// known-wrong or a pasted solution of one task. The default: the studio does not dry-run
+    /// this benchmark.
+    fn dry_run_answer(&self, req: AnswerRequest<'_>) -> Result<DryRunAnswer, TaskProblem> {
+        let _ = req;
+        Err(TaskProblem::new(format!(
+            "the task studio does not dry-run {} tasks",
+            self.label()
+        )))
+    }
+
     /// The benchmark's run options, described once: the CLI's flags and the New run form's
     /// controls are generated from them, and a run's stored options are checked against them
     /// ([`crate::options::check`]).

@@ -9,6 +9,9 @@ use crucible_core::plugin::{
     json_span, pretty_json, stored_text, BuiltinPack, Check, ContentError, Extraction, Plugin,
     Recognition, SelfTestError, SelfTestFailure, SelfTestReport, SelfTestRequest, StudioPack,
 };
+use crucible_core::plugin::{
+    Answer, AnswerRequest, DryRunAnswer, SolutionChoice, TaskProblem, TextCheck,
+};
 use crucible_core::trace::BenchTrace;
 use crucible_core::{BenchmarkId, BoxFuture};
 
@@ -156,12 +159,65 @@ impl Plugin for IntentPlugin {
         crate::details::Details::from_stored(details).map(|d| d.trace(answer))
     }
 
+    fn check_text(&self, req: TextCheck<'_>) -> Result<(), TaskProblem> {
+        crate::import::parse_instance(req.text)
+            .map(drop)
+            .map_err(|(field, message)| TaskProblem::at(field, message))
+    }
+
+    fn dry_run_answer(&self, req: AnswerRequest<'_>) -> Result<DryRunAnswer, TaskProblem> {
+        let list = crate::import::load_clean(req.path).map_err(TaskProblem::new)?;
+        let inst = list.iter().find(|i| i.id == req.id).ok_or_else(|| {
+            TaskProblem::new(format!(
+                "{} holds no instance {:?}",
+                req.path.display(),
+                req.id
+            ))
+        })?;
+        let (label, text) = answer(inst, req.choice)?;
+        Ok(DryRunAnswer {
+            label,
+            answer: Answer::Text(text),
+        })
+    }
+
     fn self_test<'a>(
         &'a self,
         req: SelfTestRequest<'a>,
     ) -> BoxFuture<'a, Result<SelfTestReport, SelfTestError>> {
         Box::pin(self_test(req))
     }
+}
+
+/// The task studio's dry-run answer for a choice: the ground truth, the answer of the `index`th
+/// fault agent that changes this instance, or the pasted text; with its label.
+fn answer(
+    inst: &crate::Instance,
+    choice: &SolutionChoice,
+) -> Result<(String, String), TaskProblem> {
+    use crate::{AddressBook, BuiltinAgent};
+    let book = AddressBook::builtin();
+    Ok(match choice {
+        SolutionChoice::Reference => (
+            "reference".into(),
+            BuiltinAgent::Reference.answer(inst, &book),
+        ),
+        SolutionChoice::Wrong { index } => {
+            let faults: Vec<BuiltinAgent> = BuiltinAgent::ALL
+                .into_iter()
+                .filter(|a| a.applies(inst, &book))
+                .collect();
+            let a = faults.get(*index as usize).ok_or_else(|| {
+                TaskProblem::new(format!(
+                    "instance {} has {} applicable fault agents, no index {index}",
+                    inst.id,
+                    faults.len()
+                ))
+            })?;
+            (a.name().into(), a.answer(inst, &book))
+        }
+        SolutionChoice::Pasted { text } => ("pasted".into(), text.clone()),
+    })
 }
 
 /// The self-test: every instance's ground truth scores perfectly, executes on the offline

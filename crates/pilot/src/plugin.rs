@@ -10,6 +10,9 @@ use crucible_core::plugin::{
     pretty_json, stored_text, BuiltinPack, Check, ContentError, Extraction, Plugin, Recognition,
     SelfTestError, SelfTestFailure, SelfTestReport, SelfTestRequest, StudioPack,
 };
+use crucible_core::plugin::{
+    Answer, AnswerRequest, DryRunAnswer, SolutionChoice, TaskProblem, TextCheck,
+};
 use crucible_core::trace::BenchTrace;
 use crucible_core::{BenchmarkId, BoxFuture};
 
@@ -146,6 +149,37 @@ impl Plugin for PilotPlugin {
         crate::details::Details::from_stored(details).map(|d| d.trace())
     }
 
+    fn check_text(&self, req: TextCheck<'_>) -> Result<(), TaskProblem> {
+        let config = req.config.ok_or_else(|| {
+            TaskProblem::new("a PILOT-Bench task is checked against the built-in tool registry, which needs the configuration")
+        })?;
+        crate::task::parse_checked(config, req.text).map(drop)
+    }
+
+    fn dry_run_answer(&self, req: AnswerRequest<'_>) -> Result<DryRunAnswer, TaskProblem> {
+        use crate::AgentKind;
+        let kind = match req.choice {
+            SolutionChoice::Pasted { text } => {
+                return Ok(DryRunAnswer {
+                    label: "pasted".into(),
+                    answer: Answer::Turns(pasted_turns(text)?),
+                })
+            }
+            SolutionChoice::Reference => AgentKind::Reference,
+            SolutionChoice::Wrong { index: 0 } => AgentKind::FollowsPlan,
+            SolutionChoice::Wrong { index: 1 } => AgentKind::NoRetry,
+            SolutionChoice::Wrong { index } => {
+                return Err(TaskProblem::new(format!(
+                    "PILOT has 2 known-wrong agents (0 follows-plan, 1 no-retry), no index {index}"
+                )))
+            }
+        };
+        Ok(DryRunAnswer {
+            label: kind.as_str().into(),
+            answer: Answer::Agent(kind.as_str().into()),
+        })
+    }
+
     fn self_test<'a>(
         &'a self,
         req: SelfTestRequest<'a>,
@@ -156,6 +190,25 @@ impl Plugin for PilotPlugin {
             Box::pin(async move { simulated_self_test(&req) })
         }
     }
+}
+
+/// Pasted PILOT turns: a JSON array of strings, the assistant's turns in order.
+fn pasted_turns(text: &str) -> Result<Vec<String>, TaskProblem> {
+    let bad = |m: String| TaskProblem::new(format!("pasted turns: {m}"));
+    let v: Value = serde_json::from_str(text).map_err(|e| bad(format!("not JSON: {e}")))?;
+    let Value::Array(items) = v else {
+        return Err(bad(
+            "expected a JSON array of assistant turns (strings)".into()
+        ));
+    };
+    items
+        .into_iter()
+        .enumerate()
+        .map(|(i, x)| match x {
+            Value::String(s) => Ok(s),
+            _ => Err(bad(format!("turn {i} is not a string"))),
+        })
+        .collect()
 }
 
 /// A simulated-tool pack's self-test: the reference solves every task on every seed and each
@@ -297,4 +350,52 @@ async fn real_self_test(req: SelfTestRequest<'_>) -> Result<SelfTestReport, Self
         not_executable_examples: Vec::new(),
         report: serde_json::json!({"tasks": rows, "faults": "off"}),
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn pasted_pilot_turns_are_checked() {
+        let cases = [
+            (r#"["a","b"]"#, Ok(2)),
+            ("[1]", Err("turn 0 is not a string")),
+            ("{}", Err("expected a JSON array")),
+            ("nope", Err("not JSON")),
+        ];
+        for (text, want) in cases {
+            match (pasted_turns(text), want) {
+                (Ok(v), Ok(n)) => assert_eq!(v.len(), n, "{text}"),
+                (Err(e), Err(needle)) => assert!(e.to_string().contains(needle), "{text}: {e}"),
+                (got, want) => panic!("{text}: got {got:?}, want {want:?}"),
+            }
+        }
+    }
+
+    #[test]
+    fn known_wrong_choices_are_the_plan_following_agents() {
+        let config = crucible_core::Config::test();
+        let ask = |choice: &SolutionChoice| {
+            PilotPlugin.dry_run_answer(AnswerRequest {
+                config: &config,
+                path: Path::new(""),
+                id: "any",
+                seed: 0,
+                choice,
+            })
+        };
+        let agent = |a: &str| Answer::Agent(a.into());
+        assert_eq!(
+            ask(&SolutionChoice::Reference).unwrap().answer,
+            agent("reference")
+        );
+        let w = ask(&SolutionChoice::Wrong { index: 1 }).unwrap();
+        assert_eq!(
+            (w.label.as_str(), w.answer),
+            ("no-retry", agent("no-retry"))
+        );
+        let e = ask(&SolutionChoice::Wrong { index: 2 }).unwrap_err();
+        assert!(e.message.contains("no index 2"), "{e}");
+    }
 }

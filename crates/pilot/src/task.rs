@@ -537,6 +537,52 @@ pub const REGISTRY_FILE: &str = "registry.json";
 /// File name of the task list inside the library directory.
 pub const TASKS_FILE: &str = "tasks.jsonl";
 
+/// The built-in PILOT-Bench library's folder in the project's content.
+pub fn builtin_dir(config: &crucible_core::Config) -> PathBuf {
+    config.project_dir.join("tasks/pilot")
+}
+
+/// One task from JSON text, checked against the built-in library's tool registry (what the task
+/// studio saves): the problem names the field where one is at fault.
+pub fn parse_checked(
+    config: &crucible_core::Config,
+    text: &str,
+) -> Result<Task, crucible_core::plugin::TaskProblem> {
+    use crucible_core::plugin::TaskProblem;
+    let de = &mut serde_json::Deserializer::from_str(text);
+    let task: Task = serde_path_to_error::deserialize(de).map_err(|e| {
+        let field = e.path().to_string();
+        let field = if field == "." { String::new() } else { field };
+        let message = e.inner().to_string();
+        let message = if field.is_empty() {
+            message
+        } else {
+            format!("{field}: {message}")
+        };
+        TaskProblem::at(field, message)
+    })?;
+    let builtin = TaskLibrary::load(&builtin_dir(config)).map_err(TaskProblem::new)?;
+    TaskLibrary::from_parts(
+        builtin.registry.clone(),
+        vec![task.clone()],
+        Path::new("task"),
+    )
+    .map_err(|e| {
+        let message = e.to_string();
+        let field = match &e {
+            PilotError::Field { field, .. } => field.clone(),
+            _ => message
+                .rsplit(": ")
+                .nth(1)
+                .filter(|f| !f.contains(' '))
+                .unwrap_or("")
+                .to_string(),
+        };
+        TaskProblem::at(field, message)
+    })?;
+    Ok(task)
+}
+
 impl TaskLibrary {
     /// Generates registry and tasks for a seed.
     pub fn generate(seed: u64) -> Self {

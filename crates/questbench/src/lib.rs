@@ -19,6 +19,7 @@ pub mod paper;
 pub mod plugin;
 pub mod prompt;
 pub mod seam;
+pub mod studio;
 pub mod task;
 
 use crucible_core::{BenchError, ErrorKind};

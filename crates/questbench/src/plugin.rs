@@ -9,6 +9,7 @@ use crucible_core::plugin::{
     json_span, pretty_json, stored_text, BuiltinPack, Check, ContentError, Extraction, Plugin,
     Recognition, SelfTestError, SelfTestFailure, SelfTestReport, SelfTestRequest, StudioPack, Unit,
 };
+use crucible_core::plugin::{AnswerRequest, DryRunAnswer, TaskProblem, TextCheck};
 use crucible_core::trace::BenchTrace;
 use crucible_core::{BenchmarkId, BoxFuture, Config};
 
@@ -136,6 +137,16 @@ impl Plugin for QuestPlugin {
 
     fn trace(&self, details: &Value, _answer: Option<&str>) -> Option<BenchTrace> {
         crate::details::Details::from_stored(details).map(|d| d.trace())
+    }
+
+    fn check_text(&self, req: TextCheck<'_>) -> Result<(), TaskProblem> {
+        crate::studio::check_text(req.text, req.path)
+            .map(drop)
+            .map_err(|e| crate::studio::problem(&e))
+    }
+
+    fn dry_run_answer(&self, req: AnswerRequest<'_>) -> Result<DryRunAnswer, TaskProblem> {
+        crate::studio::dry_run_answer(req)
     }
 
     fn self_test<'a>(

@@ -1,13 +1,15 @@
 //! Commands behind the Tasks page (the task author's studio). Each delegates to
-//! [`crucible_views::studio`]; the only state here is the lazily booted QuestBench harness and
+//! [`crucible_views::studio`] (reading, validating, dry-running) or [`crucible_ops::studio`]
+//! (saving, copying, importing, the new-task wizard); the only state here is the lazily booted QuestBench harness and
 //! Intent2Tx executor, each behind a mutex so dry-runs on it are serialised.
 
 use crucible_intent2tx::execute::Executor;
+use crucible_ops::studio::{self as writes, IntentImport, SavedTask};
 use crucible_questbench::atomic::Harness;
 use crucible_questbench::import::BankImport;
 use crucible_views::studio::{
-    self, Bench, Catalogue, DryRun, IntentImport, PromptPreview, QuestRender, SavedTask, Selftest,
-    SolutionChoice, TaskDetail, Validation,
+    self, Bench, Catalogue, DryRun, PromptPreview, QuestRender, Selftest, SolutionChoice,
+    TaskDetail, Validation,
 };
 use tokio::sync::Mutex;
 
@@ -154,7 +156,7 @@ pub async fn preview_task(
 /// Validates QuestBench task text as the loader would at `path`.
 #[crucible_ipc::command]
 pub fn validate_quest_task(text: String, path: String) -> Validation {
-    studio::validate_quest(&text, path.as_ref())
+    studio::validate(None, Bench::Questbench, &text, path.as_ref())
 }
 
 /// Saves edited QuestBench task text opened from `path`: in place in the user task folder, else
@@ -166,7 +168,7 @@ pub async fn save_quest_task(
     path: String,
 ) -> Res<SavedTask> {
     blocking(&state, move |c| {
-        studio::save_quest_edit(&c, &text, path.as_ref())
+        writes::save_quest_edit(&c, &text, path.as_ref())
     })
     .await
 }
@@ -182,7 +184,7 @@ pub async fn new_quest_task(
 ) -> Res<String> {
     blocking(&state, move |c| {
         Ok(
-            studio::new_from_template(&c, &template, &id, text.as_deref())?
+            writes::new_from_template(&c, &template, &id, text.as_deref())?
                 .display()
                 .to_string(),
         )
@@ -205,7 +207,7 @@ pub async fn import_intent_instances(
     name: Option<String>,
 ) -> Res<IntentImport> {
     blocking(&state, move |c| {
-        studio::import_intent(&c, &text, name.as_deref())
+        writes::import_intent(&c, &text, name.as_deref())
     })
     .await
 }
@@ -231,12 +233,12 @@ pub async fn dry_run(
             let h = guard
                 .as_ref()
                 .ok_or_else(|| CommandError::internal("harness missing"))?;
-            Ok(studio::dry_run_quest(h, &task, seed.into(), &solution).await?)
+            Ok(studio::dry_run_quest(&config, h, &task, seed.into(), &solution).await?)
         }
         Bench::Intent2tx => {
             let inst = studio::intent_instance(&config, &id)?;
             if !execute {
-                return Ok(studio::dry_run_intent(None, &inst, &solution).await?);
+                return Ok(studio::dry_run_intent(&config, None, &inst, &solution).await?);
             }
             let mut guard = studio_state.intent.lock().await;
             if guard.is_none() {
@@ -244,13 +246,14 @@ pub async fn dry_run(
                 let ex = ex.map_err(studio::StudioError::from)?;
                 *guard = Some(ex);
             }
-            Ok(studio::dry_run_intent(guard.as_mut(), &inst, &solution).await?)
+            Ok(studio::dry_run_intent(&config, guard.as_mut(), &inst, &solution).await?)
         }
         Bench::Pilot => {
             let prompt = prompt.unwrap_or_else(|| "baseline".into());
             blocking(&state, move |c| {
                 let pt = crucible_pilot::PromptType::parse(&prompt)?;
                 studio::dry_run_pilot(
+                    &c,
                     &studio::pilot_engine(&c, &id)?,
                     &id,
                     pt,
@@ -305,7 +308,7 @@ pub fn get_quest_schema() -> String {
 /// Validates one Intent2Tx instance's JSON text; the problem names the field.
 #[crucible_ipc::command]
 pub fn validate_intent_instance(text: String) -> Validation {
-    studio::validate_intent(&text)
+    studio::validate(None, Bench::Intent2tx, &text, std::path::Path::new(""))
 }
 
 /// Saves an Intent2Tx instance into the studio pack `pack` (replacing the instance with its id
@@ -316,7 +319,7 @@ pub async fn save_intent_instance(
     text: String,
     pack: String,
 ) -> Res<SavedTask> {
-    blocking(&state, move |c| studio::save_intent_edit(&c, &text, &pack)).await
+    blocking(&state, move |c| writes::save_intent_edit(&c, &text, &pack)).await
 }
 
 /// The JSON Schema of an Intent2Tx instance (drives the editor's completion).
@@ -331,13 +334,21 @@ pub async fn validate_pilot_task(
     state: tauri::State<'_, AppState>,
     text: String,
 ) -> Res<Validation> {
-    blocking(&state, move |c| Ok(studio::validate_pilot(&c, &text))).await
+    blocking(&state, move |c| {
+        Ok(studio::validate(
+            Some(&c),
+            Bench::Pilot,
+            &text,
+            std::path::Path::new(""),
+        ))
+    })
+    .await
 }
 
 /// Saves a PILOT-Bench task into the studio's pack (a built-in task as a copy under a new id).
 #[crucible_ipc::command]
 pub async fn save_pilot_task(state: tauri::State<'_, AppState>, text: String) -> Res<SavedTask> {
-    blocking(&state, move |c| studio::save_pilot_edit(&c, &text)).await
+    blocking(&state, move |c| writes::save_pilot_edit(&c, &text)).await
 }
 
 /// The JSON Schema of a PILOT-Bench task (drives the editor's completion).

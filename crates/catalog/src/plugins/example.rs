@@ -226,4 +226,24 @@ fn a_registered_plugin_is_listed_counted_and_read_without_naming_it_anywhere_els
         ),
         (false, "hello", "hullo")
     );
+
+    // The task studio's hooks have defaults: a benchmark the studio does not edit says so.
+    let config = Config::test();
+    let check = crucible_core::plugin::TextCheck {
+        config: Some(&config),
+        text: "hello",
+        path: Path::new("echo.jsonl"),
+    };
+    let e = echo.check_text(check).unwrap_err();
+    assert!(e.message.contains("does not edit Echo"), "{e}");
+    let e = echo
+        .dry_run_answer(crucible_core::plugin::AnswerRequest {
+            config: &config,
+            path: Path::new("echo.jsonl"),
+            id: "hello",
+            seed: 0,
+            choice: &crucible_core::plugin::SolutionChoice::Reference,
+        })
+        .unwrap_err();
+    assert!(e.message.contains("does not dry-run Echo"), "{e}");
 }

@@ -7,34 +7,19 @@ use serde::Serialize;
 use serde_json::{json, Value};
 use ts_rs::TS;
 
-use crucible_intent2tx::{self as intent, AddressBook, BuiltinAgent};
+use std::path::Path;
+
+use crucible_catalog::plugins::Registry;
+use crucible_core::plugin::{Answer, AnswerRequest, DryRunAnswer};
+use crucible_core::Config;
+use crucible_intent2tx::{self as intent, AddressBook};
 use crucible_pilot::{self as pilot, PromptType};
 use crucible_questbench::atomic::{self, Harness};
 use crucible_questbench::composite;
 use crucible_questbench::instance::Instance;
-use crucible_questbench::task::{Kind, Task};
+use crucible_questbench::task::Task;
 
-use super::{label, Bench, StudioError};
-
-/// Which solution a dry-run executes.
-#[derive(Debug, Clone, PartialEq, Eq, serde::Deserialize, TS)]
-#[serde(tag = "kind", rename_all = "snake_case")]
-pub enum SolutionChoice {
-    /// The task's reference solution (QuestBench), ground truth (Intent2Tx), reference agent (PILOT).
-    Reference,
-    /// A known-wrong solution: QuestBench index into `solutions.wrong`; Intent2Tx the index into
-    /// the fault agents that change this instance; PILOT 0 = follows-plan, 1 = no-retry.
-    Wrong {
-        /// Which one.
-        index: u32,
-    },
-    /// Text typed or pasted by the author: a TypeScript module or full reply (QuestBench), the
-    /// JSON answer (Intent2Tx), a JSON array of assistant turns (PILOT).
-    Pasted {
-        /// The text.
-        text: String,
-    },
-}
+use super::{intent_instances, Bench, StudioError};
 
 /// One check's verdict in a dry-run.
 #[derive(Debug, Clone, PartialEq, Serialize, TS)]
@@ -92,63 +77,57 @@ pub struct DryRun {
     pub composite: Option<CompositeTrace>,
 }
 
+pub use crucible_core::plugin::SolutionChoice;
 pub use crucible_core::trace::{CompositeTrace, RoundTrace};
 
-/// The source of the chosen QuestBench solution, with placeholders filled, and its label.
-pub fn quest_solution(
-    task: &Task,
-    inst: &Instance,
+/// What the dry run of task `id` (found in `path`) sends for `choice`, asked of its benchmark's
+/// plugin.
+fn answer(
+    config: &Config,
+    bench: Bench,
+    path: &Path,
+    id: &str,
+    seed: u64,
     choice: &SolutionChoice,
-) -> Result<(String, String), StudioError> {
-    Ok(match choice {
-        SolutionChoice::Reference => (
-            "reference".into(),
-            atomic::as_answer(&inst.render_solution(&task.reference_source()?)),
-        ),
-        SolutionChoice::Wrong { index } => {
-            let w = task
-                .spec
-                .solutions
-                .wrong
-                .get(*index as usize)
-                .ok_or_else(|| {
-                    StudioError::Invalid(format!(
-                        "task {} has {} known-wrong solutions, no index {index}",
-                        task.spec.id,
-                        task.spec.solutions.wrong.len()
-                    ))
-                })?;
-            (
-                w.file.clone(),
-                atomic::as_answer(&inst.render_solution(&task.read_relative(&w.file)?)),
-            )
-        }
-        SolutionChoice::Pasted { text } => (
-            "pasted".into(),
-            if text.contains("```") {
-                text.clone()
-            } else {
-                atomic::as_answer(text)
-            },
-        ),
-    })
+) -> Result<DryRunAnswer, StudioError> {
+    let plugin = Registry::builtin()
+        .get(bench.as_str())
+        .ok_or_else(|| StudioError::Invalid(format!("no benchmark {bench} is compiled in")))?;
+    Ok(plugin.dry_run_answer(AnswerRequest {
+        config,
+        path,
+        id,
+        seed,
+        choice,
+    })?)
+}
+
+/// A dry-run answer of another shape than the episode takes (a plugin answering out of turn).
+fn unexpected(bench: Bench, a: &Answer) -> StudioError {
+    StudioError::Invalid(format!("{bench} cannot dry-run the answer {a:?}"))
 }
 
 /// Runs one QuestBench solution on a fresh snapshot of `harness` and returns the full trace.
 pub async fn dry_run_quest(
+    config: &Config,
     harness: &Harness,
     task: &Task,
     seed: u64,
     choice: &SolutionChoice,
 ) -> Result<DryRun, StudioError> {
-    if task.spec.kind == Kind::Composite {
-        return dry_run_composite(harness, task, seed, choice).await;
-    }
     let inst = harness.instance(task, seed)?;
-    let (label, answer) = quest_solution(task, &inst, choice)?;
+    let bench = Bench::Questbench;
+    let chosen = answer(config, bench, &task.path, &task.spec.id, seed, choice)?;
+    let (label, answer) = match chosen.answer {
+        Answer::Text(text) => (chosen.label, text),
+        Answer::Turns(turns) => {
+            return dry_run_composite(harness, task, inst, chosen.label, turns).await
+        }
+        other => return Err(unexpected(bench, &other)),
+    };
     let v = harness.run_answer(task, &inst, &answer).await?;
     Ok(DryRun {
-        bench: Bench::Questbench,
+        bench,
         id: task.spec.id.clone(),
         seed,
         solution: label,
@@ -180,83 +159,16 @@ pub async fn dry_run_quest(
     })
 }
 
-/// Parses pasted composite replies: a JSON array of raw reply texts, planning reply first (the
-/// format `crucible try` takes for composites).
-pub fn composite_turns(text: &str) -> Result<Vec<String>, StudioError> {
-    let bad = |m: String| StudioError::Invalid(format!("pasted rounds: {m}"));
-    let v: Value = serde_json::from_str(text).map_err(|e| bad(format!("not JSON: {e}")))?;
-    let Value::Array(items) = v else {
-        return Err(bad(
-            "expected a JSON array of raw replies (strings), planning reply first".into(),
-        ));
-    };
-    if items.is_empty() {
-        return Err(bad(
-            "the array is empty; it needs the planning reply first".into()
-        ));
-    }
-    items
-        .into_iter()
-        .enumerate()
-        .map(|(i, x)| match x {
-            Value::String(s) => Ok(s),
-            other => Err(bad(format!(
-                "reply {i} is not a string (got {})",
-                match other {
-                    Value::Object(_) => "an object",
-                    Value::Array(_) => "an array",
-                    Value::Number(_) => "a number",
-                    Value::Bool(_) => "a boolean",
-                    _ => "null",
-                }
-            ))),
-        })
-        .collect()
-}
-
-/// The replies of the chosen composite solution, with placeholders filled, and its label.
-pub fn composite_solution(
-    task: &Task,
-    inst: &Instance,
-    choice: &SolutionChoice,
-) -> Result<(String, Vec<String>), StudioError> {
-    Ok(match choice {
-        SolutionChoice::Reference => (
-            "reference".into(),
-            composite::render_script(task, &task.spec.solutions.reference, inst)?,
-        ),
-        SolutionChoice::Wrong { index } => {
-            let w = task
-                .spec
-                .solutions
-                .wrong
-                .get(*index as usize)
-                .ok_or_else(|| {
-                    StudioError::Invalid(format!(
-                        "task {} has {} known-wrong solutions, no index {index}",
-                        task.spec.id,
-                        task.spec.solutions.wrong.len()
-                    ))
-                })?;
-            (
-                w.file.clone(),
-                composite::render_script(task, &w.file, inst)?,
-            )
-        }
-        SolutionChoice::Pasted { text } => ("pasted".into(), composite_turns(text)?),
-    })
-}
-
 /// Runs one composite episode (reference script, a known-wrong script or pasted replies) on a
 /// fresh snapshot and returns every round, the decay arithmetic and the end-state checks.
 async fn dry_run_composite(
     harness: &Harness,
     task: &Task,
-    seed: u64,
-    choice: &SolutionChoice,
+    inst: Instance,
+    label: String,
+    turns: Vec<String>,
 ) -> Result<DryRun, StudioError> {
-    let inst = harness.instance(task, seed)?;
-    let (label, turns) = composite_solution(task, &inst, choice)?;
+    let seed = inst.seed;
     let answer = serde_json::to_string_pretty(&turns).unwrap_or_default();
     let mut agent = crucible_core::ScriptedAgent::new(label.clone(), turns);
     let (v, transcript) =
@@ -490,44 +402,29 @@ pub async fn exploit_check(harness: &Harness, task: &Task) -> Result<ExploitChec
     })
 }
 
-/// The Intent2Tx answer for a choice: ground truth, a fault agent's answer, or the pasted text.
-pub fn intent_answer(
-    inst: &intent::Instance,
-    choice: &SolutionChoice,
-) -> Result<(String, String), StudioError> {
-    let book = AddressBook::builtin();
-    Ok(match choice {
-        SolutionChoice::Reference => (
-            "reference".into(),
-            BuiltinAgent::Reference.answer(inst, &book),
-        ),
-        SolutionChoice::Wrong { index } => {
-            let faults: Vec<BuiltinAgent> = BuiltinAgent::ALL
-                .into_iter()
-                .filter(|a| a.applies(inst, &book))
-                .collect();
-            let a = faults.get(*index as usize).ok_or_else(|| {
-                StudioError::Invalid(format!(
-                    "instance {} has {} applicable fault agents, no index {index}",
-                    inst.id,
-                    faults.len()
-                ))
-            })?;
-            (a.name().into(), a.answer(inst, &book))
-        }
-        SolutionChoice::Pasted { text } => ("pasted".into(), text.clone()),
-    })
-}
-
 /// Scores an Intent2Tx answer statically (format/logic/param/pass/final) and, when an executor
 /// is given, executes it on a fresh snapshot (Exec, StateEq).
 pub async fn dry_run_intent(
+    config: &Config,
     executor: Option<&mut intent::execute::Executor>,
     inst: &intent::Instance,
     choice: &SolutionChoice,
 ) -> Result<DryRun, StudioError> {
     let book = AddressBook::builtin();
-    let (label, answer) = intent_answer(inst, choice)?;
+    let bench = Bench::Intent2tx;
+    let (_, file, _) = intent_instances(config)
+        .0
+        .into_iter()
+        .find(|(_, _, i)| i.id == inst.id)
+        .ok_or_else(|| StudioError::UnknownTask {
+            bench,
+            id: inst.id.clone(),
+        })?;
+    let chosen = answer(config, bench, &file, &inst.id, 0, choice)?;
+    let (label, answer) = match chosen.answer {
+        Answer::Text(text) => (chosen.label, text),
+        other => return Err(unexpected(bench, &other)),
+    };
     let s = intent::score_text(inst, &answer);
     let metric = |name: &str, v: f64| CheckOutcome {
         name: name.into(),
@@ -585,7 +482,7 @@ pub async fn dry_run_intent(
         None,
     );
     Ok(DryRun {
-        bench: Bench::Intent2tx,
+        bench,
         id: inst.id.clone(),
         seed: 0,
         solution: label,
@@ -606,56 +503,27 @@ fn yes_no(b: bool) -> String {
     if b { "yes" } else { "no" }.into()
 }
 
-/// Parses pasted PILOT turns: a JSON array of strings.
-pub fn pilot_turns(text: &str) -> Result<Vec<String>, StudioError> {
-    let bad = |m: String| StudioError::Invalid(format!("pasted turns: {m}"));
-    let v: Value = serde_json::from_str(text).map_err(|e| bad(format!("not JSON: {e}")))?;
-    let Value::Array(items) = v else {
-        return Err(bad(
-            "expected a JSON array of assistant turns (strings)".into()
-        ));
-    };
-    items
-        .into_iter()
-        .enumerate()
-        .map(|(i, x)| match x {
-            Value::String(s) => Ok(s),
-            _ => Err(bad(format!("turn {i} is not a string"))),
-        })
-        .collect()
-}
-
 /// Runs one PILOT episode: the reference agent, a known-wrong built-in agent or pasted turns.
 pub fn dry_run_pilot(
+    config: &Config,
     engine: &pilot::suite::Engine,
     id: &str,
     prompt: PromptType,
     seed: u64,
     choice: &SolutionChoice,
 ) -> Result<DryRun, StudioError> {
-    let (who, ep) = match choice {
-        SolutionChoice::Pasted { text } => (
-            "pasted".to_string(),
-            engine.try_answers(id, prompt, seed, pilot_turns(text)?)?,
-        ),
-        other => {
-            let kind = match other {
-                SolutionChoice::Wrong { index: 0 } => pilot::AgentKind::FollowsPlan,
-                SolutionChoice::Wrong { index: 1 } => pilot::AgentKind::NoRetry,
-                SolutionChoice::Wrong { index } => {
-                    return Err(StudioError::Invalid(format!(
-                    "PILOT has 2 known-wrong agents (0 follows-plan, 1 no-retry), no index {index}"
-                )))
-                }
-                _ => pilot::AgentKind::Reference,
-            };
-            let mut agent = engine.agent(kind, id, seed, 0)?;
-            (
-                label(&kind),
-                engine.episode(id, prompt, agent.as_mut(), seed, 0)?,
-            )
+    // PILOT's answers name no file: the reference or a known-wrong agent, or pasted turns.
+    let bench = Bench::Pilot;
+    let chosen = answer(config, bench, Path::new(""), id, seed, choice)?;
+    let ep = match chosen.answer {
+        Answer::Turns(turns) => engine.try_answers(id, prompt, seed, turns)?,
+        Answer::Agent(name) => {
+            let mut agent = engine.agent(pilot::AgentKind::parse(&name)?, id, seed, 0)?;
+            engine.episode(id, prompt, agent.as_mut(), seed, 0)?
         }
+        other => return Err(unexpected(bench, &other)),
     };
+    let who = chosen.label;
     let e = &ep.evaluation;
     let crit = |name: &str, ok: bool| CheckOutcome {
         name: name.into(),
@@ -674,7 +542,7 @@ pub fn dry_run_pilot(
         .prompt(crucible_core::PromptSet::Paper, prompt)
         .to_string();
     Ok(DryRun {
-        bench: Bench::Pilot,
+        bench,
         id: id.into(),
         seed,
         solution: who,
@@ -700,26 +568,4 @@ pub fn dry_run_pilot(
         logs: serde_json::to_string_pretty(&ep.messages).unwrap_or_default(),
         composite: None,
     })
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn pasted_pilot_turns_are_checked() {
-        let cases = [
-            (r#"["a","b"]"#, Ok(2)),
-            ("[1]", Err("turn 0 is not a string")),
-            ("{}", Err("expected a JSON array")),
-            ("nope", Err("not JSON")),
-        ];
-        for (text, want) in cases {
-            match (pilot_turns(text), want) {
-                (Ok(v), Ok(n)) => assert_eq!(v.len(), n, "{text}"),
-                (Err(e), Err(needle)) => assert!(e.to_string().contains(needle), "{text}: {e}"),
-                (got, want) => panic!("{text}: got {got:?}, want {want:?}"),
-            }
-        }
-    }
 }

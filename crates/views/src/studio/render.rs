@@ -1,6 +1,6 @@
 //! Seeded QuestBench rendering without a chain (the prompt, parameters, setup and each check's
-//! expected value as far as it is known before execution) and validation of edited task text,
-//! solution files included, with the field named. Nothing here boots a node or writes a file.
+//! expected value as far as it is known before execution). Nothing here boots a node or writes a
+//! file.
 
 use std::path::Path;
 
@@ -12,7 +12,6 @@ use crucible_chain::universe::{Manifest, Profile};
 use crucible_core::Config;
 use crucible_questbench::instance::{decimal_units, Instance, ParamValue};
 use crucible_questbench::task::Task;
-use crucible_questbench::QuestError;
 
 use super::{label, StudioError};
 
@@ -219,72 +218,6 @@ pub fn render_task(
         checks,
         agent_address: inst.agent.to_checksum(None),
     })
-}
-
-/// The result of validating edited task text.
-#[derive(Debug, Clone, PartialEq, Serialize, TS)]
-pub struct Validation {
-    /// Whether the text is a valid task.
-    pub ok: bool,
-    /// The offending field's path (`checks[2].check.target`), empty when valid or unknown.
-    pub field: String,
-    /// The loader's message, naming the field; empty when valid.
-    pub message: String,
-}
-
-impl Validation {
-    fn of(e: &StudioError) -> Self {
-        let field = match e {
-            StudioError::Quest(QuestError::Load { field, .. }) => field.clone(),
-            _ => String::new(),
-        };
-        Self {
-            ok: false,
-            field,
-            message: e.to_string(),
-        }
-    }
-}
-
-/// Validates QuestBench task text as the loader would at `path` (solution files included).
-pub fn validate_quest(text: &str, path: &Path) -> Validation {
-    match check_quest_text(text, path) {
-        Ok(_) => Validation {
-            ok: true,
-            field: String::new(),
-            message: String::new(),
-        },
-        Err(e) => Validation::of(&e),
-    }
-}
-
-/// Full validation: the format, then the solution files next to `path` and their placeholders.
-pub(super) fn check_quest_text(text: &str, path: &Path) -> Result<Task, StudioError> {
-    let task = Task::from_json(text, path)?;
-    for (field, rel) in task.solution_files() {
-        let load_err = |message: String| QuestError::Load {
-            file: path.display().to_string(),
-            field: field.clone(),
-            message,
-        };
-        // `read_relative` keeps the read inside the task's folder (no absolute path, `..` or
-        // symlink out); its refusal is reported on the field that named the file.
-        let src = task.read_relative(rel).map_err(|e| match e {
-            QuestError::Load { message, .. } => load_err(message),
-            _ => load_err(format!("solution file {rel} does not exist")),
-        })?;
-        for ph in crucible_questbench::task::placeholders(&src) {
-            if let Some(name) = ph.strip_prefix('{') {
-                if !task.spec.parameters.iter().any(|q| q.name == name) {
-                    return Err(load_err(format!(
-                        "{rel}: placeholder {{{{{name}}}}} is not a parameter"
-                    ))
-                    .into());
-                }
-            }
-        }
-    }
-    Ok(task)
 }
 
 #[cfg(test)]

@@ -10,9 +10,8 @@ use crucible_core::Config;
 use crucible_questbench::task::Kind;
 use crucible_questbench::QuestError;
 
-use super::catalogue::quest_tasks;
 use super::copy::write_copy;
-use super::render::check_quest_text;
+use super::folders::quest_tasks;
 use super::StudioError;
 
 /// The new-task wizard: copies an atomic QuestBench task and its solution files into the user
@@ -57,7 +56,10 @@ pub fn new_from_template(
     // Start from the template's file as written (its order, no defaults spelled out), or from the
     // author's unsaved edit of it, and change only the id, the title and the solution paths.
     let (source, doc_text) = match edited {
-        Some(text) => (check_quest_text(text, &template.path)?, text.to_string()),
+        Some(text) => (
+            crucible_questbench::studio::check_text(text, &template.path)?,
+            text.to_string(),
+        ),
         None => {
             let original = std::fs::read_to_string(&template.path).map_err(|e| QuestError::Io {
                 path: template.path.display().to_string(),

@@ -17,9 +17,8 @@ use crucible_intent2tx as intent;
 use crucible_questbench::task::{Kind, Task};
 use crucible_questbench::QuestError;
 
-use super::catalogue::{bench_user_dir, intent_instances, quest_tasks, user_dir};
-use super::render::check_quest_text;
-use super::save::{save_intent, save_pilot, save_quest, STUDIO_PILOT_PACK};
+use super::folders::{bench_user_dir, intent_instances, quest_tasks, user_dir};
+use super::save::{pilot_user_dir, save_intent, save_pilot, save_quest, STUDIO_PILOT_PACK};
 use super::{io_err, StudioError};
 
 /// What a save wrote: the file, the id it holds, and the built-in it copied when it made a copy.
@@ -73,7 +72,7 @@ fn fresh_id(base: &str, sep: char, taken: impl Fn(&str) -> bool) -> String {
 pub fn save_quest_edit(config: &Config, text: &str, from: &Path) -> Result<SavedTask, StudioError> {
     let pack = crucible_catalog::packs::STUDIO_QUEST.to_string();
     if in_user_dir(config, from) {
-        let task = check_quest_text(text, from)?;
+        let task = crucible_questbench::studio::check_text(text, from)?;
         let path = save_quest(config, text, from)?;
         return Ok(SavedTask {
             path: path.display().to_string(),
@@ -82,7 +81,7 @@ pub fn save_quest_edit(config: &Config, text: &str, from: &Path) -> Result<Saved
             copied_from: None,
         });
     }
-    let task = check_quest_text(text, from)?;
+    let task = crucible_questbench::studio::check_text(text, from)?;
     let (all, _) = quest_tasks(config);
     let kind_dir = kind_dir(&task);
     let dir = bench_user_dir(config, BenchmarkId::Questbench).join(kind_dir);
@@ -252,7 +251,7 @@ pub fn save_pilot_edit(config: &Config, text: &str) -> Result<SavedTask, StudioE
     let mut doc: Value = serde_json::from_str(text)
         .map_err(|e| StudioError::Invalid(format!("not saved: invalid JSON: {e}")))?;
     let id = doc["instance_id"].as_str().unwrap_or_default().to_string();
-    let builtin_dir = config.project_dir.join("tasks/pilot");
+    let builtin_dir = crucible_pilot::task::builtin_dir(config);
     let builtin = TaskLibrary::load(&builtin_dir)?;
     if builtin.get(&id).is_err() {
         let path = save_pilot(config, text)?;
@@ -263,7 +262,7 @@ pub fn save_pilot_edit(config: &Config, text: &str) -> Result<SavedTask, StudioE
             copied_from: None,
         });
     }
-    let mine = super::save::pilot_user_dir(config);
+    let mine = pilot_user_dir(config);
     let own: BTreeSet<String> = if mine.join(TASKS_FILE).is_file() {
         TaskLibrary::load(&mine)?
             .tasks

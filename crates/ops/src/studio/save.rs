@@ -14,8 +14,7 @@ use crucible_core::Config;
 use crucible_intent2tx as intent;
 use crucible_questbench::QuestError;
 
-use super::catalogue::{bench_user_dir, intent_instances, quest_dirs, quest_tasks, user_dir};
-use super::render::check_quest_text;
+use super::folders::{bench_user_dir, intent_instances, quest_dirs, quest_tasks, user_dir};
 use super::{io_err, StudioError};
 
 /// Where a file may be saved: inside the user task folder's `questbench`. The project's
@@ -53,7 +52,7 @@ fn allowed_dest(config: &Config, dest: &Path) -> Result<(), StudioError> {
 /// that is renamed over `dest`, so a failure never leaves `dest` half-written. Returns the path.
 pub fn save_quest(config: &Config, text: &str, dest: &Path) -> Result<PathBuf, StudioError> {
     allowed_dest(config, dest)?;
-    let task = check_quest_text(text, dest)?;
+    let task = crucible_questbench::studio::check_text(text, dest)?;
     let (all, _) = quest_tasks(config);
     if let Some((_, other)) = all
         .iter()
@@ -186,20 +185,6 @@ pub fn import_intent(
 /// user pack.
 pub const STUDIO_INTENT_PACK: &str = "my-intent2tx-tasks";
 
-/// Validates one Intent2Tx instance's JSON text; the problem names the field.
-pub fn validate_intent(text: &str) -> super::Validation {
-    validation(intent::import::parse_instance(text).map(drop))
-}
-
-/// A validation from a check's result (`Err((field, message))`).
-fn validation(r: Result<(), (String, String)>) -> super::Validation {
-    let (ok, (field, message)) = match r {
-        Ok(()) => (true, Default::default()),
-        Err(e) => (false, e),
-    };
-    super::Validation { ok, field, message }
-}
-
 /// Saves one Intent2Tx instance into the studio pack `pack` (`<user>/intent2tx/PACK/instances.jsonl`,
 /// created when needed): an instance with the same id there is replaced, any other is appended.
 /// Refused, writing nothing, when the text is invalid or the id belongs to another dataset. Returns
@@ -252,64 +237,15 @@ pub fn pilot_user_dir(config: &Config) -> PathBuf {
     bench_user_dir(config, BenchmarkId::Pilot)
 }
 
-/// One PILOT-Bench task from JSON text, checked against Crucible's tool registry:
-/// `Err((field, message))` names the field where one is at fault.
-fn parse_pilot(
-    config: &Config,
-    text: &str,
-) -> Result<crucible_pilot::task::Task, (String, String)> {
-    let de = &mut serde_json::Deserializer::from_str(text);
-    let task: crucible_pilot::task::Task = serde_path_to_error::deserialize(de).map_err(|e| {
-        let field = e.path().to_string();
-        let field = if field == "." { String::new() } else { field };
-        let message = e.inner().to_string();
-        (
-            field.clone(),
-            if field.is_empty() {
-                message
-            } else {
-                format!("{field}: {message}")
-            },
-        )
-    })?;
-    let builtin = crucible_pilot::task::TaskLibrary::load(&config.project_dir.join("tasks/pilot"))
-        .map_err(|e| (String::new(), e.to_string()))?;
-    crucible_pilot::task::TaskLibrary::from_parts(
-        builtin.registry.clone(),
-        vec![task.clone()],
-        Path::new("task"),
-    )
-    .map_err(|e| {
-        let message = e.to_string();
-        let field = match &e {
-            crucible_pilot::PilotError::Field { field, .. } => field.clone(),
-            _ => message
-                .rsplit(": ")
-                .nth(1)
-                .filter(|f| !f.contains(' '))
-                .unwrap_or("")
-                .to_string(),
-        };
-        (field, message)
-    })?;
-    Ok(task)
-}
-
-/// Validates one PILOT-Bench task's JSON text against Crucible's registry; the problem names the
-/// field.
-pub fn validate_pilot(config: &Config, text: &str) -> super::Validation {
-    validation(parse_pilot(config, text).map(drop))
-}
-
 /// Saves one PILOT-Bench task into the studio's pack ([`STUDIO_PILOT_PACK`], `<user>/pilot`,
 /// created with Crucible's registry): a task with the same id there is replaced, any other is
 /// appended. Refused, writing nothing, when the text is invalid or the id is one of the built-in
 /// tasks. Returns the task file written.
 pub fn save_pilot(config: &Config, text: &str) -> Result<PathBuf, StudioError> {
     use crucible_pilot::task::TaskLibrary;
-    let task = parse_pilot(config, text)
-        .map_err(|(_, m)| StudioError::Invalid(format!("not saved: {m}")))?;
-    let builtin = TaskLibrary::load(&config.project_dir.join("tasks/pilot"))?;
+    let task = crucible_pilot::task::parse_checked(config, text)
+        .map_err(|e| StudioError::Invalid(format!("not saved: {}", e.message)))?;
+    let builtin = TaskLibrary::load(&crucible_pilot::task::builtin_dir(config))?;
     if builtin.get(&task.instance_id).is_ok() {
         return Err(StudioError::Invalid(format!(
             "instance_id: {:?} is a built-in task; give the task a new id to save it in {STUDIO_PILOT_PACK}",
@@ -345,35 +281,4 @@ pub fn save_pilot(config: &Config, text: &str) -> Result<PathBuf, StudioError> {
     let _ = std::fs::remove_dir_all(&old);
     tracing::info!(target: "studio", path = %dir.display(), "pilot task saved");
     Ok(dir.join(crucible_pilot::task::TASKS_FILE))
-}
-
-/// A JSON Schema of a PILOT-Bench task for the editor's completion: the fields, the task types
-/// and complexities, and the registry's tool names where tools go.
-pub fn pilot_schema(config: &Config) -> serde_json::Value {
-    use serde_json::json;
-    let tools: Vec<String> =
-        crucible_pilot::task::TaskLibrary::load(&config.project_dir.join("tasks/pilot"))
-            .map(|l| l.registry.tools().iter().map(|t| t.name.clone()).collect())
-            .unwrap_or_default();
-    let tool = json!({"type": "string", "enum": tools, "description": "A tool of the registry"});
-    json!({
-        "title": "PILOT-Bench task",
-        "type": "object",
-        "properties": {
-            "version": {"type": "integer", "description": "Task format version (1)"},
-            "instance_id": {"type": "string", "description": "Unique id, e.g. basic_file_processing_0042"},
-            "task_type": {"type": "string", "enum": ["basic_file_processing", "simple_data_transformation", "complex_validation_pipeline", "complex_network_integration", "advanced_computation_pipeline"], "description": "The paper's task type"},
-            "category": {"type": "string", "description": "The later release's category name"},
-            "description": {"type": "string", "description": "What the model is told"},
-            "inputs": {"type": "object", "description": "Input data"},
-            "expected_outputs": {"type": "object", "description": "Expected output"},
-            "operations": {"type": "array", "items": {"type": "string"}, "description": "One verb per stage"},
-            "operation_tools": {"type": "array", "items": tool.clone(), "description": "The tool for each operation"},
-            "required_tools": {"type": "array", "items": tool, "description": "One tool per operation, in dependency order"},
-            "constraints": {"type": "object", "description": "Limits"},
-            "complexity": {"type": "string", "enum": ["easy", "medium", "hard"]},
-            "metadata": {"type": "object", "description": "Provenance"},
-            "original_description": {"type": "string", "description": "The template text before the output sentence"}
-        }
-    })
 }
