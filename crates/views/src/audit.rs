@@ -20,6 +20,7 @@
 
 use std::collections::HashMap;
 
+use crucible_core::Outcome;
 use serde::Serialize;
 use ts_rs::TS;
 
@@ -71,17 +72,17 @@ pub struct AuditQueue {
 /// Why `s` (its metrics `m`, labels in `names`) needs a human look; empty when its signals agree.
 pub fn reasons(names: &Interner, s: &Sample, m: &Metrics) -> Vec<String> {
     let mut out = Vec::new();
-    let outcome = names.name(s.outcome);
+    let outcome = Outcome::from_stored(names.name(s.outcome));
     match s.bench {
         Bench::Questbench => {
             let mined_but_failed = match names.name(s.kind) {
-                "composite" => matches!(outcome, "tolerance_deviation" | "over_steps"),
-                _ => matches!(outcome, "tolerance_deviation" | "other"),
+                "composite" => matches!(outcome, Outcome::ToleranceDeviation | Outcome::OverSteps),
+                _ => matches!(outcome, Outcome::ToleranceDeviation | Outcome::Other),
             };
             if !s.passed && mined_but_failed {
                 out.push("The transaction ran, but the end-state checks failed".to_string());
             }
-            if outcome == "revert" && s.score >= 0.6 {
+            if outcome == Outcome::Revert && s.score >= 0.6 {
                 out.push(format!(
                     "Scored {:.0} points although the transaction reverted",
                     s.score * 100.0
@@ -106,7 +107,7 @@ pub fn reasons(names: &Interner, s: &Sample, m: &Metrics) -> Vec<String> {
                 m.plan_distance_flawed,
                 m.flaw_plan_distance,
             );
-            if outcome == "full_success" && deviates == Some(true) {
+            if outcome == Outcome::FullSuccess && deviates == Some(true) {
                 out.push(pilot_deviation(prompt, m));
             }
         }

@@ -200,7 +200,7 @@ struct Stored {
     model: String,
     instance: String,
     seed: u64,
-    outcome: String,
+    outcome: Outcome,
     score: f64,
     passed: bool,
     metrics: String,
@@ -374,8 +374,7 @@ impl Replayer {
             })?;
         // As the scheduler stores it: an agent error (or a stored one) makes the outcome. The
         // fresh one is the record's own field, never read back out of its details.
-        let agent_error = Outcome::AgentError;
-        let fresh_error = if Outcome::parse(&s.outcome) == Some(agent_error) {
+        let fresh_error = if s.outcome == Outcome::AgentError {
             Some(s.error.clone().unwrap_or_else(|| "agent error".into()))
         } else {
             record.agent_error.clone()
@@ -383,7 +382,7 @@ impl Replayer {
         let fresh = verdict(
             &s.benchmark,
             if fresh_error.is_some() {
-                agent_error.as_str()
+                Outcome::AgentError.as_str()
             } else {
                 record.outcome.as_str()
             },
@@ -399,7 +398,7 @@ impl Replayer {
             serde_json::from_str(&s.metrics).unwrap_or_default();
         let stored = verdict(
             &s.benchmark,
-            &s.outcome,
+            s.outcome.as_str(),
             s.score,
             s.passed,
             &stored_details,
