@@ -485,7 +485,7 @@ pub(crate) async fn replays_are_kept_per_sample_and_go_with_their_run<S: RunStor
         sample_id,
         mode: ReplayKind::Reexecute,
         agrees,
-        fresh_outcome: "revert".into(),
+        fresh_outcome: Outcome::Revert,
         fresh_score: f64::NAN,
         differences: serde_json::json!([{"field": "outcome", "stored": "exact", "fresh": "revert"}]),
     };

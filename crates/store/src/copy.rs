@@ -144,7 +144,7 @@ async fn copy_whole<A: RunStore, B: RunStore>(
                 sample_id: sample,
                 mode,
                 agrees: r.agrees,
-                fresh_outcome: r.fresh_outcome.clone(),
+                fresh_outcome: r.fresh_outcome,
                 fresh_score: r.fresh_score,
                 differences: r.differences.clone(),
             },

@@ -126,7 +126,7 @@ fn replay_reason(names: &Interner, s: &Sample, r: &ReplayRow) -> String {
         "{how}, the fresh verdict disagrees: stored {} ({:.0} points), fresh {} ({:.0} points)",
         names.name(s.outcome).replace('_', " "),
         s.score * 100.0,
-        r.fresh_outcome.replace('_', " "),
+        r.fresh_outcome.as_str().replace('_', " "),
         r.fresh_score * 100.0
     )
 }
@@ -229,7 +229,7 @@ mod tests {
             run_id: "r".into(),
             mode: "reexecute".into(),
             agrees,
-            fresh_outcome: "revert".into(),
+            fresh_outcome: Outcome::Revert,
             fresh_score: 0.0,
             differences: serde_json::json!([]),
             created_at: String::new(),

@@ -176,6 +176,11 @@ pub struct Replay {
     pub stored: VerdictView,
     /// The fresh verdict.
     pub fresh: VerdictView,
+    /// The fresh verdict's outcome, typed (what [`Replay::record`] stores; the UI reads
+    /// `fresh.outcome`).
+    #[serde(skip)]
+    #[ts(skip)]
+    fresh_outcome: Outcome,
     /// True when outcome, score, pass, every shared check, revert reasons and shared metrics agree.
     pub agrees: bool,
     /// What differs (empty when they agree).
@@ -379,13 +384,14 @@ impl Replayer {
         } else {
             record.agent_error.clone()
         };
+        let fresh_outcome = if fresh_error.is_some() {
+            Outcome::AgentError
+        } else {
+            record.outcome
+        };
         let fresh = verdict(
             &s.benchmark,
-            if fresh_error.is_some() {
-                Outcome::AgentError.as_str()
-            } else {
-                record.outcome.as_str()
-            },
+            fresh_outcome.as_str(),
             record.score.clamp(0.0, 1.0),
             record.passed && fresh_error.is_none(),
             &record.details,
@@ -422,6 +428,7 @@ impl Replayer {
             agrees: differences.is_empty(),
             stored,
             fresh,
+            fresh_outcome,
             differences,
             notes,
             fresh_details,
@@ -922,7 +929,7 @@ impl Replay {
                 ReplayMode::Rescore => crucible_store::ReplayKind::Rescore,
             },
             agrees: self.agrees,
-            fresh_outcome: self.fresh.outcome.clone(),
+            fresh_outcome: self.fresh_outcome,
             fresh_score: self.fresh.score,
             differences: serde_json::to_value(&self.differences).unwrap_or(Value::Null),
         }
