@@ -139,7 +139,7 @@ pub async fn launch(
             let status = if matches!(e, crucible_run::RunError::DiskFull { .. }) {
                 "interrupted"
             } else {
-                "failed"
+                crucible_core::RunStatus::Failed.as_str()
             };
             if let Ok(mut t) = run_tracker.lock() {
                 t.stopped(status, Some(e.to_string()));

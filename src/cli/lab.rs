@@ -179,7 +179,9 @@ pub async fn worker(config: &Config, a: WorkerArgs) -> Result<()> {
                 // caller's own, unless --any-run.
                 let mut next = None;
                 for id in store.run_ids().await? {
-                    if seen.contains(&id) || store.run(&id).await?.status != "running" {
+                    if seen.contains(&id)
+                        || store.run(&id).await?.status != crucible_core::RunStatus::Running
+                    {
                         continue;
                     }
                     if !a.any_run && lab.run_owner(&id).await?.0 != me {
@@ -360,7 +362,7 @@ pub async fn store(config: &Config, cmd: StoreCmd) -> Result<()> {
         if let Ok(lab) = remote.lab("") {
             let run = lab.run(&run_id).await?;
             let q = lab.queue_state(&run_id).await?;
-            if run.status == "running" && q.planned > 0 {
+            if run.status == crucible_core::RunStatus::Running && q.planned > 0 {
                 bail!(
                     "run {run_id} is still being run by its workers ({} of {} samples stored); \
                      pull it when it has finished, or cancel it with `crucible runs cancel {run_id} \

@@ -345,7 +345,7 @@ fn print_report(r: &RunReport, json_out: bool) -> Result<()> {
             out!("{note}");
         }
     }
-    if r.status == "failed" {
+    if r.status == crucible_core::RunStatus::Failed {
         bail!(
             "run {} did not finish: {} of {} samples stored (resume it with `crucible run --resume {}`)",
             r.run_id,
@@ -603,7 +603,7 @@ pub async fn runs(config: &Config, cmd: RunsCmd) -> Result<()> {
                     out!(
                         "{}  {:<10} {}/{} samples, {} passed, {} failed, {}{name}",
                         crucible_store::terminal_safe(&r.run_id),
-                        crucible_store::terminal_safe(&r.status),
+                        crucible_store::terminal_safe(r.status.as_str()),
                         r.finished,
                         r.planned,
                         r.passed,
@@ -788,7 +788,7 @@ pub async fn runs(config: &Config, cmd: RunsCmd) -> Result<()> {
                 out!(
                     "{} {} ({} samples)",
                     safe(&run.id),
-                    safe(&run.status),
+                    safe(run.status.as_str()),
                     samples.len()
                 );
                 if let Some(n) = &run.name {

@@ -93,7 +93,7 @@ fn quest_spec(url: &str, block: u64) -> RunSpec {
 async fn scores(
     store: &impl crucible_store::RunReader,
     run_id: &str,
-) -> Vec<(String, String, f64, bool)> {
+) -> Vec<(String, crucible_core::Outcome, f64, bool)> {
     let mut v: Vec<_> = store
         .samples(run_id)
         .await
@@ -313,7 +313,7 @@ async fn bad_fork_input_fails_before_any_run_is_stored() {
 async fn intent_run(
     ctx: &RunContext,
     fork: Option<(&str, u64)>,
-) -> Vec<(String, String, f64, bool)> {
+) -> Vec<(String, crucible_core::Outcome, f64, bool)> {
     let mut s = RunSpec::new(vec!["intent2tx".into()], vec!["builtin:reference".into()]);
     s.limit = Some(3);
     s.concurrency = 1;

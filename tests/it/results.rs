@@ -571,7 +571,11 @@ fn called_sample(instance: &str, model: &str, calls: (u64, u64, u64), cost: f64)
             category: "basic_transactions".into(),
             subcategory: "native_transfer".into(),
             difficulty: "easy".into(),
-            outcome: if cut > 0 { "other" } else { "exact" }.into(),
+            outcome: if cut > 0 {
+                crucible_core::Outcome::Other
+            } else {
+                crucible_core::Outcome::Exact
+            },
             score: if cut > 0 { 0.0 } else { 1.0 },
             passed: cut == 0,
             metrics: "{}".into(),

@@ -28,7 +28,7 @@ pub(super) fn bin() -> &'static str {
 
 /// Per-sample results that must not depend on scheduling, timing or process restarts.
 pub(super) type Results =
-    BTreeMap<(String, String, String, i64), (String, f64, i64, String, String)>;
+    BTreeMap<(String, String, String, i64), (crucible_core::Outcome, f64, i64, String, String)>;
 
 pub(super) async fn results(store: &Store, run_id: &str) -> Results {
     store

@@ -345,7 +345,7 @@ async fn pilot_under(
     let samples = store.samples(&run_id).await?;
     let errors = samples
         .iter()
-        .filter(|(_, r)| r.outcome == crucible_core::Outcome::AgentError.as_str())
+        .filter(|(_, r)| r.outcome == crucible_core::Outcome::AgentError)
         .count() as u64;
     let longest_ms = samples.iter().map(|(_, r)| r.latency_ms).max().unwrap_or(0);
     store.close().await;

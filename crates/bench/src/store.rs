@@ -45,7 +45,7 @@ pub(crate) fn sample(run: &str, i: usize) -> NewSample {
             category: String::new(),
             subcategory: String::new(),
             difficulty: "medium".into(),
-            outcome: "full_success".into(),
+            outcome: crucible_core::Outcome::FullSuccess,
             score: 1.0,
             passed: true,
             metrics:

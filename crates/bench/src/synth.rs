@@ -409,7 +409,7 @@ pub async fn write_store(store: &Store, ds: &Dataset) -> Result<(), StoreError> 
         category: ds.name(s.category),
         subcategory: ds.name(s.subcategory),
         difficulty: ds.name(s.difficulty),
-        outcome: ds.name(s.outcome),
+        outcome: ds.outcome(s),
         score: s.score,
         passed: s.passed,
         metrics: metrics_json(&ds.metrics_of(s)),

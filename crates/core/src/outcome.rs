@@ -1,5 +1,7 @@
 //! [`Outcome`]: the class of a finished sample, for every benchmark, as the seam carries it.
-//! The store keeps the [`Outcome::as_str`] name.
+//! The store keeps the [`Outcome::as_str`] name and reads it back with [`Outcome::from_stored`]:
+//! a name this version does not know (a store shared with a newer Crucible, or a hand-edited row)
+//! becomes [`Outcome::Unknown`], never an error, so one odd row cannot fail a whole listing.
 
 use serde::{Deserialize, Serialize};
 
@@ -46,11 +48,16 @@ pub enum Outcome {
     PartialSuccess,
     /// PILOT-Bench: failure.
     Failure,
+    /// A stored name this version does not know (read by [`Outcome::from_stored`] or serde from
+    /// untrusted text). No benchmark produces it; it is neither a pass nor an agent error, and
+    /// it is stored back as `unknown`.
+    #[serde(other)]
+    Unknown,
 }
 
 impl Outcome {
     /// Every outcome.
-    pub const ALL: [Outcome; 19] = [
+    pub const ALL: [Outcome; 20] = [
         Self::AgentError,
         Self::Exact,
         Self::ToleranceDeviation,
@@ -70,6 +77,7 @@ impl Outcome {
         Self::FullSuccess,
         Self::PartialSuccess,
         Self::Failure,
+        Self::Unknown,
     ];
 
     /// The stored name (`agent_error`, `exact`, `full_success`, …).
@@ -94,12 +102,26 @@ impl Outcome {
             Self::FullSuccess => "full_success",
             Self::PartialSuccess => "partial_success",
             Self::Failure => "failure",
+            Self::Unknown => "unknown",
         }
     }
 
     /// The outcome stored as `name`, if it is one.
     pub fn parse(name: &str) -> Option<Self> {
         Self::ALL.into_iter().find(|o| o.as_str() == name)
+    }
+
+    /// The outcome stored as `name`, read leniently: [`Outcome::Unknown`] for a name this version
+    /// does not know. What the store reads its `outcome` column with (untrusted text).
+    pub fn from_stored(name: &str) -> Self {
+        Self::parse(name).unwrap_or(Self::Unknown)
+    }
+}
+
+/// The store's decoding of its `outcome` column ([`Outcome::from_stored`]).
+impl From<String> for Outcome {
+    fn from(name: String) -> Self {
+        Self::from_stored(&name)
     }
 }
 
@@ -128,5 +150,14 @@ mod tests {
             assert_eq!(Outcome::parse(o.as_str()), Some(o));
         }
         assert_eq!(Outcome::parse("not_run"), None);
+    }
+
+    #[test]
+    fn an_unknown_stored_name_reads_as_unknown_not_as_an_error() {
+        assert_eq!(Outcome::from_stored("agent_error"), Outcome::AgentError);
+        assert_eq!(Outcome::from_stored("from_the_future"), Outcome::Unknown);
+        assert_eq!(Outcome::from(String::new()), Outcome::Unknown);
+        let o: Outcome = serde_json::from_value(serde_json::json!("from_the_future")).unwrap();
+        assert_eq!(o, Outcome::Unknown);
     }
 }

@@ -1,4 +1,7 @@
-//! [`RunStatus`]: where a run stands, as stored and as streamed.
+//! [`RunStatus`]: where a run stands, as stored and as streamed. The store reads its `status`
+//! column back with [`RunStatus::from_stored`]: a name this version does not know (a store shared
+//! with a newer Crucible, or the reserved `interrupted`) becomes [`RunStatus::Unknown`], never an
+//! error, so one odd row cannot fail a whole listing.
 
 use serde::{Deserialize, Serialize};
 
@@ -14,11 +17,22 @@ pub enum RunStatus {
     Cancelled,
     /// Stopped by an infrastructure failure, or some samples could not be run.
     Failed,
+    /// A stored name this version does not know (read by [`RunStatus::from_stored`] or serde
+    /// from untrusted text). Never written by this version's runs; terminal (nothing here takes
+    /// it for a run going on), stored back as `unknown`.
+    #[serde(other)]
+    Unknown,
 }
 
 impl RunStatus {
-    /// Every status, in lifecycle order.
-    pub const ALL: [RunStatus; 4] = [Self::Running, Self::Finished, Self::Cancelled, Self::Failed];
+    /// Every status, in lifecycle order, then [`RunStatus::Unknown`].
+    pub const ALL: [RunStatus; 5] = [
+        Self::Running,
+        Self::Finished,
+        Self::Cancelled,
+        Self::Failed,
+        Self::Unknown,
+    ];
 
     /// The stored name (`running`, `finished`, `cancelled`, `failed`).
     pub fn as_str(self) -> &'static str {
@@ -27,12 +41,19 @@ impl RunStatus {
             Self::Finished => "finished",
             Self::Cancelled => "cancelled",
             Self::Failed => "failed",
+            Self::Unknown => "unknown",
         }
     }
 
     /// The status stored as `name`, if it is one.
     pub fn parse(name: &str) -> Option<Self> {
         Self::ALL.into_iter().find(|s| s.as_str() == name)
+    }
+
+    /// The status stored as `name`, read leniently: [`RunStatus::Unknown`] for a name this
+    /// version does not know. What the store reads its `status` column with (untrusted text).
+    pub fn from_stored(name: &str) -> Self {
+        Self::parse(name).unwrap_or(Self::Unknown)
     }
 
     /// True for the states a run ends in.
@@ -44,6 +65,13 @@ impl RunStatus {
 impl std::fmt::Display for RunStatus {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.write_str(self.as_str())
+    }
+}
+
+/// The store's decoding of its `status` column ([`RunStatus::from_stored`]).
+impl From<String> for RunStatus {
+    fn from(name: String) -> Self {
+        Self::from_stored(&name)
     }
 }
 
@@ -70,5 +98,14 @@ mod tests {
             assert_eq!(RunStatus::parse(s.as_str()), Some(s));
         }
         assert_eq!(RunStatus::parse("paused"), None);
+    }
+
+    #[test]
+    fn an_unknown_stored_name_reads_as_unknown_and_terminal() {
+        assert_eq!(RunStatus::from_stored("finished"), RunStatus::Finished);
+        assert_eq!(RunStatus::from_stored("interrupted"), RunStatus::Unknown);
+        assert!(RunStatus::from(String::from("paused")).is_terminal());
+        let s: RunStatus = serde_json::from_value(serde_json::json!("paused")).unwrap();
+        assert_eq!(s, RunStatus::Unknown);
     }
 }

@@ -436,7 +436,7 @@ mod tests {
                         category: String::new(),
                         subcategory: String::new(),
                         difficulty: "easy".into(),
-                        outcome: "full_success".into(),
+                        outcome: crucible_core::Outcome::FullSuccess,
                         score: 1.0,
                         passed: true,
                         metrics: "{}".into(),

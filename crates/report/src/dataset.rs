@@ -5,7 +5,7 @@
 
 use std::collections::HashMap;
 
-use crucible_core::{PromptSet, Scoring};
+use crucible_core::{Outcome, PromptSet, Scoring};
 use crucible_store::{ReportRow, RunReader};
 use serde_json::Value;
 
@@ -420,6 +420,18 @@ impl Dataset {
         self.names.name(id)
     }
 
+    /// A sample's outcome class ([`Outcome::Unknown`] for a stored name this version does not
+    /// know): how readers compare outcomes, never by their names.
+    pub fn outcome(&self, s: &Sample) -> Outcome {
+        Outcome::from_stored(self.name(s.outcome))
+    }
+
+    /// The interned id of `outcome`'s stored name, if any sample has it: for tallies over many
+    /// samples that compare ids instead of calling [`Dataset::outcome`] per sample.
+    pub fn outcome_id(&self, outcome: Outcome) -> Option<u32> {
+        self.names.get(outcome.as_str())
+    }
+
     /// A sample's metrics (all absent when it has none).
     pub fn metrics_of(&self, s: &Sample) -> Metrics {
         self.metrics
@@ -714,7 +726,7 @@ pub fn sample_of_row(
         category: names.id(row.category),
         subcategory: names.id(row.subcategory),
         difficulty: names.id(row.difficulty),
-        outcome: names.id(row.outcome),
+        outcome: names.id(row.outcome.as_str()),
         score,
         passed,
         other_score: score_paper,

@@ -3,6 +3,7 @@
 
 use std::collections::BTreeMap;
 
+use crucible_core::Outcome;
 use serde::Serialize;
 use ts_rs::TS;
 
@@ -117,12 +118,13 @@ fn mean_of(v: &[&Sample], f: impl Fn(&Sample) -> f64) -> Option<f64> {
 /// The failure mode of one sample (see [`FailureRow::mode`]).
 pub fn failure_mode(ds: &Dataset, s: &Sample) -> &'static str {
     let m = ds.metrics_of(s);
-    if ds.name(s.outcome) == "agent_error" {
-        "agent_error"
+    let outcome = ds.outcome(s);
+    if outcome == Outcome::AgentError {
+        Outcome::AgentError.as_str()
     } else if s.passed {
         "passed"
-    } else if ds.name(s.outcome) == "format_error" || m.format == 0.0 {
-        "format_error"
+    } else if outcome == Outcome::FormatError || m.format == 0.0 {
+        Outcome::FormatError.as_str()
     } else if m.logic.is_nan() || m.logic < 0.8 {
         "wrong_target"
     } else {

@@ -4,6 +4,7 @@
 
 use std::collections::{BTreeMap, HashMap};
 
+use crucible_core::Outcome;
 use serde::Serialize;
 use ts_rs::TS;
 
@@ -172,7 +173,10 @@ fn cell_rows(ds: &Dataset, m: Counts) -> Vec<CellRow> {
 pub fn tables(ds: &Dataset, ceilings: &HashMap<String, f64>) -> Option<PilotTables> {
     let b = Bench::Pilot;
     let id = |n: &str| ds.names.get(n);
-    let (full, partial) = (id("full_success"), id("partial_success"));
+    let (full, partial) = (
+        ds.outcome_id(Outcome::FullSuccess),
+        ds.outcome_id(Outcome::PartialSuccess),
+    );
     let (optimal, flawed) = (id("optimal"), id("flawed"));
     // Ceilings by interned task id: one string lookup per name, not per sample.
     let ceiling_of: Vec<Option<f64>> = if ceilings.is_empty() {

@@ -4,6 +4,7 @@
 
 use std::collections::{BTreeMap, HashMap};
 
+use crucible_core::Outcome;
 use serde::Serialize;
 use ts_rs::TS;
 
@@ -385,16 +386,19 @@ pub fn tables(ds: &Dataset) -> Option<QuestTables> {
             raw: BTreeMap::new(),
         };
         for s in samples {
-            let o = ds.name(s.outcome);
-            *row.raw.entry(o.to_string()).or_default() += 1;
-            match o {
-                "exact" | "over_steps" => row.exact += 1,
-                "tolerance_deviation" => row.tolerance += 1,
-                "execution_failure" | "timeout" | "sandbox_violation" | "no_execution" => {
-                    row.execution_failure += 1
-                }
-                "schema_invalid" | "no_code" => row.schema_failure += 1,
-                "revert" => row.revert += 1,
+            let name = ds.name(s.outcome);
+            *row.raw.entry(name.to_string()).or_default() += 1;
+            match ds.outcome(s) {
+                Outcome::Exact | Outcome::OverSteps => row.exact += 1,
+                Outcome::ToleranceDeviation => row.tolerance += 1,
+                Outcome::ExecutionFailure
+                | Outcome::Timeout
+                | Outcome::SandboxViolation
+                | Outcome::NoExecution => row.execution_failure += 1,
+                Outcome::SchemaInvalid => row.schema_failure += 1,
+                // `no_code`: what early stores called a schema failure (no `Outcome` names it).
+                Outcome::Unknown if name == "no_code" => row.schema_failure += 1,
+                Outcome::Revert => row.revert += 1,
                 _ => row.other += 1,
             }
         }

@@ -17,7 +17,7 @@
 
 use std::collections::BTreeMap;
 
-use crucible_core::{BenchmarkId, PromptSet, Scoring};
+use crucible_core::{BenchmarkId, Outcome, PromptSet, Scoring};
 use serde::Serialize;
 use serde_json::Value;
 use ts_rs::TS;
@@ -239,11 +239,15 @@ fn figures(bench: Bench, t: &PublishedTable) -> Option<Vec<(&'static str, Figure
                 .collect(),
         ),
         Bench::Pilot if ["Table 4", "Table 15"].contains(&t.table.as_str()) => Some(vec![
-            ("full_pct", |ds, v| share(ds, v, "optimal", "full_success")),
-            ("partial_pct", |ds, v| {
-                share(ds, v, "optimal", "partial_success")
+            ("full_pct", |ds, v| {
+                share(ds, v, "optimal", Outcome::FullSuccess)
             }),
-            ("fail_pct", |ds, v| share(ds, v, "optimal", "failure")),
+            ("partial_pct", |ds, v| {
+                share(ds, v, "optimal", Outcome::PartialSuccess)
+            }),
+            ("fail_pct", |ds, v| {
+                share(ds, v, "optimal", Outcome::Failure)
+            }),
         ]),
         _ => None,
     }
@@ -292,31 +296,39 @@ fn column_range(unit: &str) -> (f64, f64) {
 /// PILOT-Bench outcome shares (%) per prompt variant, by the published tables' column keys.
 const PILOT_SHARES: [(&str, Figure); 12] = [
     ("baseline_full", |ds, v| {
-        share(ds, v, "baseline", "full_success")
+        share(ds, v, "baseline", Outcome::FullSuccess)
     }),
     ("baseline_partial", |ds, v| {
-        share(ds, v, "baseline", "partial_success")
+        share(ds, v, "baseline", Outcome::PartialSuccess)
     }),
-    ("baseline_fail", |ds, v| share(ds, v, "baseline", "failure")),
-    ("cot_full", |ds, v| share(ds, v, "cot", "full_success")),
+    ("baseline_fail", |ds, v| {
+        share(ds, v, "baseline", Outcome::Failure)
+    }),
+    ("cot_full", |ds, v| {
+        share(ds, v, "cot", Outcome::FullSuccess)
+    }),
     ("cot_partial", |ds, v| {
-        share(ds, v, "cot", "partial_success")
+        share(ds, v, "cot", Outcome::PartialSuccess)
     }),
-    ("cot_fail", |ds, v| share(ds, v, "cot", "failure")),
+    ("cot_fail", |ds, v| share(ds, v, "cot", Outcome::Failure)),
     ("optimal_full", |ds, v| {
-        share(ds, v, "optimal", "full_success")
+        share(ds, v, "optimal", Outcome::FullSuccess)
     }),
     ("optimal_partial", |ds, v| {
-        share(ds, v, "optimal", "partial_success")
+        share(ds, v, "optimal", Outcome::PartialSuccess)
     }),
-    ("optimal_fail", |ds, v| share(ds, v, "optimal", "failure")),
+    ("optimal_fail", |ds, v| {
+        share(ds, v, "optimal", Outcome::Failure)
+    }),
     ("flawed_full", |ds, v| {
-        share(ds, v, "flawed", "full_success")
+        share(ds, v, "flawed", Outcome::FullSuccess)
     }),
     ("flawed_partial", |ds, v| {
-        share(ds, v, "flawed", "partial_success")
+        share(ds, v, "flawed", Outcome::PartialSuccess)
     }),
-    ("flawed_fail", |ds, v| share(ds, v, "flawed", "failure")),
+    ("flawed_fail", |ds, v| {
+        share(ds, v, "flawed", Outcome::Failure)
+    }),
 ];
 
 /// Intent2Tx Table 1's ten columns for one setting (`DIRECT`: direct, else retrieval).
@@ -397,13 +409,13 @@ fn exec_rate(ds: &Dataset, v: &[&Sample], setting: &str, state_eq: bool) -> Opti
 }
 
 /// The share (%) of a prompt type's samples that ended as `outcome`.
-fn share(ds: &Dataset, v: &[&Sample], prompt: &str, outcome: &str) -> Option<f64> {
+fn share(ds: &Dataset, v: &[&Sample], prompt: &str, outcome: Outcome) -> Option<f64> {
     let of: Vec<&&Sample> = v
         .iter()
         .filter(|s| ds.name(s.prompt_type) == prompt)
         .collect();
     (!of.is_empty()).then(|| {
-        of.iter().filter(|s| ds.name(s.outcome) == outcome).count() as f64 / of.len() as f64 * 100.0
+        of.iter().filter(|s| ds.outcome(s) == outcome).count() as f64 / of.len() as f64 * 100.0
     })
 }
 

@@ -69,7 +69,7 @@ pub async fn cancel(store: &AnyStore, run_id: &str) -> Result<(), RunError> {
              (Ctrl-C, or Cancel in its app)"
         )));
     }
-    if row.status != RunStatus::Running.as_str() {
+    if row.status != RunStatus::Running {
         return Err(RunError::Spec(format!(
             "run {run_id} is not running (it is {})",
             row.status
@@ -203,7 +203,7 @@ impl Claims {
                     }
                 };
             }
-            if self.store.run(&self.run_id).await?.status != RunStatus::Running.as_str() {
+            if self.store.run(&self.run_id).await?.status != RunStatus::Running {
                 self.stopped.store(true, Ordering::SeqCst);
                 return Ok(None);
             }
@@ -254,7 +254,7 @@ impl Claims {
     /// Sets the run's final status unless another worker (or a person) already ended it.
     async fn stop_run(&self, status: RunStatus) -> Result<(), RunError> {
         let row = self.store.run(&self.run_id).await?;
-        if row.status == RunStatus::Running.as_str() {
+        if row.status == RunStatus::Running {
             let at = rfc3339(SystemTime::now());
             self.store
                 .set_status(&self.run_id, status, Some(&at))
@@ -284,7 +284,7 @@ impl Claims {
         let row = self.store.run(&self.run_id).await?;
         Ok(RunReport {
             run_id: self.run_id.clone(),
-            status: RunStatus::parse(&row.status).unwrap_or(RunStatus::Running),
+            status: row.status,
             samples: planned,
             finished,
             failed,

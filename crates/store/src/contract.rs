@@ -8,7 +8,7 @@ use serde_json::Value;
 use crate::{
     NewOverride, NewReplay, NewRun, NewSample, ReplayKind, RunStore, SampleRow, StoreError,
 };
-use crucible_core::RunStatus;
+use crucible_core::{Outcome, RunStatus};
 
 /// A sample row with the given identity (test data).
 pub(crate) fn row(run: &str, instance: &str, round: i64) -> SampleRow {
@@ -25,7 +25,7 @@ pub(crate) fn row(run: &str, instance: &str, round: i64) -> SampleRow {
         category: String::new(),
         subcategory: String::new(),
         difficulty: "easy".into(),
-        outcome: "full_success".into(),
+        outcome: Outcome::FullSuccess,
         score: 1.0,
         passed: true,
         metrics: "{\"turns\":3}".into(),
@@ -75,7 +75,7 @@ pub(crate) async fn every_query_runs_against_a_migrated_database<S: RunStore>(st
     };
     let id = store.insert_sample(&s).await.unwrap();
     let mut failed = row("run-a", "t2#optimal", 0);
-    failed.outcome = "agent_error".into();
+    failed.outcome = Outcome::AgentError;
     failed.passed = false;
     store
         .insert_samples(&[NewSample {
@@ -485,7 +485,7 @@ pub(crate) async fn replays_are_kept_per_sample_and_go_with_their_run<S: RunStor
         sample_id,
         mode: ReplayKind::Reexecute,
         agrees,
-        fresh_outcome: "revert".into(),
+        fresh_outcome: Outcome::Revert,
         fresh_score: f64::NAN,
         differences: serde_json::json!([{"field": "outcome", "stored": "exact", "fresh": "revert"}]),
     };
@@ -654,6 +654,90 @@ pub(crate) async fn truncated_and_unpriced_calls_are_counted_per_model<S: RunSto
     );
 }
 
+/// Runs one statement as written (no placeholders) on either backend: how a test plants a row
+/// no typed writer can produce.
+async fn raw(store: &crate::AnyStore, sql: &str) {
+    if let Some(s) = store.sqlite() {
+        sqlx::query(sql).execute(&s.pool).await.unwrap();
+    } else {
+        let s = store.lab("a raw statement").unwrap();
+        sqlx::query(sql).execute(&s.pool).await.unwrap();
+    }
+}
+
+/// A run status or sample outcome this version does not know (a newer Crucible's, another tool's,
+/// a hand edit) is read as `Unknown` by every read, never an error that fails the listing, and
+/// the other rows read as they are; an unknown outcome is neither a pass nor an agent error.
+pub(crate) async fn unknown_statuses_and_outcomes_read_as_unknown_not_as_errors(
+    store: crate::AnyStore,
+) {
+    for id in ["run-a", "run-b"] {
+        store
+            .create_run(&new_run(id, "2026-01-01T00:00:00Z"))
+            .await
+            .unwrap();
+    }
+    let mut failed = row("run-a", "t2#cot", 0);
+    failed.outcome = Outcome::AgentError;
+    failed.passed = false;
+    for r in [row("run-a", "t1#cot", 0), failed] {
+        store
+            .insert_sample(&NewSample {
+                row: r,
+                events: vec![],
+                artefacts: vec![],
+            })
+            .await
+            .unwrap();
+    }
+    raw(
+        &store,
+        "UPDATE samples SET outcome = 'from_the_future', passed = false WHERE instance = 't1#cot'",
+    )
+    .await;
+    raw(
+        &store,
+        "UPDATE runs SET status = 'paused' WHERE id = 'run-a'",
+    )
+    .await;
+    raw(
+        &store,
+        "UPDATE runs SET status = 'interrupted' WHERE id = 'run-b'",
+    )
+    .await;
+
+    let run = store.run("run-a").await.unwrap();
+    assert_eq!(run.status, RunStatus::Unknown);
+    assert_eq!(store.run("run-b").await.unwrap().status, RunStatus::Unknown);
+    let listed = store.runs().await.unwrap();
+    assert_eq!(listed.len(), 2);
+    let a = listed.iter().find(|r| r.run_id == "run-a").unwrap();
+    assert_eq!(
+        (a.status, a.finished, a.failed, a.passed),
+        (RunStatus::Unknown, 2, 1, 0)
+    );
+    let heads = store.run_heads().await.unwrap();
+    assert!(heads.iter().all(|h| h.status == RunStatus::Unknown));
+
+    let samples = store.samples("run-a").await.unwrap();
+    let outcomes: Vec<_> = samples.iter().map(|(_, s)| s.outcome).collect();
+    assert_eq!(outcomes, [Outcome::Unknown, Outcome::AgentError]);
+    let ids: Vec<i64> = samples.iter().map(|(id, _)| *id).collect();
+    let mut reported = Vec::new();
+    store
+        .report_rows("run-a", |_, r| reported.push(r.outcome))
+        .await
+        .unwrap();
+    assert_eq!(reported, [Outcome::Unknown, Outcome::AgentError]);
+    let briefs = store.sample_briefs(&ids).await.unwrap();
+    assert_eq!(briefs[0].outcome, Outcome::Unknown);
+    assert!(store.sample_detail(ids[0], 10).await.unwrap().is_some());
+    let stored = store.stored_sample(ids[0]).await.unwrap().unwrap();
+    assert_eq!(stored.outcome, Outcome::Unknown);
+    // Only agent errors are counted as errors.
+    assert_eq!(store.error_reasons("run-a", 5).await.unwrap().len(), 1);
+}
+
 /// A fresh PostgreSQL store: a new database on this process's throwaway server.
 pub(crate) async fn pg_store() -> crate::PgStore {
     let server = crate::LocalServer::shared()
@@ -696,6 +780,7 @@ on_both_backends!(
     replays_are_kept_per_sample_and_go_with_their_run,
     the_explorers_mirror_reads_follow_the_store,
     truncated_and_unpriced_calls_are_counted_per_model,
+    unknown_statuses_and_outcomes_read_as_unknown_not_as_errors,
 );
 
 /// A run pushed from a file to a lab store and pulled back into another file arrives whole: the

@@ -144,7 +144,7 @@ async fn copy_whole<A: RunStore, B: RunStore>(
                 sample_id: sample,
                 mode,
                 agrees: r.agrees,
-                fresh_outcome: r.fresh_outcome.clone(),
+                fresh_outcome: r.fresh_outcome,
                 fresh_score: r.fresh_score,
                 differences: r.differences.clone(),
             },
@@ -153,8 +153,12 @@ async fn copy_whole<A: RunStore, B: RunStore>(
         .await?;
         copied.replays += 1;
     }
-    let status =
-        crucible_core::RunStatus::parse(&run.status).unwrap_or(crucible_core::RunStatus::Failed);
+    // A status this version does not know is copied as `failed` (resumable, never taken for a
+    // run going on), as before the status was typed.
+    let status = match run.status {
+        crucible_core::RunStatus::Unknown => crucible_core::RunStatus::Failed,
+        known => known,
+    };
     to.set_status(run_id, status, run.finished_at.as_deref())
         .await?;
     Ok(copied)

@@ -4,6 +4,7 @@
 //! [`ReportRow`] borrows its texts from the row being read: a report interns them as they pass
 //! (a million rows name a few thousand strings), so nothing is copied per row.
 
+use crucible_core::Outcome;
 use serde::{Deserialize, Serialize};
 use sqlx::FromRow;
 
@@ -31,8 +32,8 @@ pub struct ReportRow<'r> {
     pub subcategory: &'r str,
     /// Difficulty.
     pub difficulty: &'r str,
-    /// Outcome class.
-    pub outcome: &'r str,
+    /// Outcome class ([`Outcome::from_stored`]: unknown names are [`Outcome::Unknown`]).
+    pub outcome: Outcome,
     /// Score as stored (not clamped).
     pub score: f64,
     /// Whether `passed` is non-zero.
@@ -111,8 +112,9 @@ pub struct SampleBrief {
     pub category: String,
     /// Difficulty.
     pub difficulty: String,
-    /// Outcome class.
-    pub outcome: String,
+    /// Outcome class ([`Outcome::from_stored`]: unknown names are [`Outcome::Unknown`]).
+    #[sqlx(try_from = "String")]
+    pub outcome: Outcome,
     /// Score in [0, 1].
     pub score: f64,
     /// Passed.
@@ -190,8 +192,9 @@ pub struct StoredSample {
     pub instance: String,
     /// Sample seed (u64 bit for bit).
     pub seed: i64,
-    /// Outcome class.
-    pub outcome: String,
+    /// Outcome class ([`Outcome::from_stored`]: unknown names are [`Outcome::Unknown`]).
+    #[sqlx(try_from = "String")]
+    pub outcome: Outcome,
     /// Score in [0, 1].
     pub score: f64,
     /// Passed.

@@ -13,8 +13,8 @@ pub struct NewReplay {
     pub mode: ReplayKind,
     /// Whether the fresh verdict agreed with the stored one.
     pub agrees: bool,
-    /// The fresh outcome class.
-    pub fresh_outcome: String,
+    /// The fresh outcome class (read with [`crucible_core::Outcome::from_stored`]).
+    pub fresh_outcome: crucible_core::Outcome,
     /// The fresh score (0–1).
     pub fresh_score: f64,
     /// The differences found, as JSON (`[{field, stored, fresh}]`).
@@ -54,8 +54,8 @@ pub struct ReplayRow {
     pub mode: String,
     /// Whether the fresh verdict agreed with the stored one.
     pub agrees: bool,
-    /// The fresh outcome class.
-    pub fresh_outcome: String,
+    /// The fresh outcome class (read with [`crucible_core::Outcome::from_stored`]).
+    pub fresh_outcome: crucible_core::Outcome,
     /// The fresh score (0–1).
     pub fresh_score: f64,
     /// The differences found (`[{field, stored, fresh}]`).

@@ -2,6 +2,7 @@
 //! run to create, and the name and note people give a run ([`RunNotes`], checked here once for
 //! every caller). Plain data, no SQL.
 
+use crucible_core::RunStatus;
 use serde::{Deserialize, Serialize};
 use sqlx::FromRow;
 
@@ -14,8 +15,10 @@ pub struct RunRow {
     pub created_at: String,
     /// RFC 3339 UTC, once finished or cancelled.
     pub finished_at: Option<String>,
-    /// running | finished | cancelled | interrupted | failed.
-    pub status: String,
+    /// Status, read with [`RunStatus::from_stored`]: a name this version does not know (also the
+    /// reserved `interrupted`) is [`RunStatus::Unknown`], not an error.
+    #[sqlx(try_from = "String")]
+    pub status: RunStatus,
     /// The run seed (a u64 stored bit for bit as an i64).
     pub seed: i64,
     /// RunSpec JSON.
@@ -37,8 +40,9 @@ pub struct RunRow {
 pub struct RunSummary {
     /// Run id.
     pub run_id: String,
-    /// Status.
-    pub status: String,
+    /// Status (unknown names read as [`RunStatus::Unknown`]).
+    #[sqlx(try_from = "String")]
+    pub status: RunStatus,
     /// Created, RFC 3339.
     pub created_at: String,
     /// Finished, RFC 3339.
@@ -65,8 +69,9 @@ pub struct RunSummary {
 pub struct RunHead {
     /// Run id.
     pub id: String,
-    /// Status.
-    pub status: String,
+    /// Status (unknown names read as [`RunStatus::Unknown`]).
+    #[sqlx(try_from = "String")]
+    pub status: RunStatus,
     /// Created, RFC 3339.
     pub created_at: String,
 }

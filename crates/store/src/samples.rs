@@ -3,6 +3,7 @@
 //! borrowed view of it for writes that must not copy strings, and a sample with its transcript
 //! and artefacts. Plain data, no SQL.
 
+use crucible_core::Outcome;
 use serde::{Deserialize, Serialize};
 use sqlx::FromRow;
 
@@ -34,8 +35,10 @@ pub struct SampleRow {
     pub subcategory: String,
     /// Difficulty.
     pub difficulty: String,
-    /// Outcome class.
-    pub outcome: String,
+    /// Outcome class, read with [`Outcome::from_stored`]: a name this version does not know is
+    /// [`Outcome::Unknown`], not an error.
+    #[sqlx(try_from = "String")]
+    pub outcome: Outcome,
     /// Score in [0, 1].
     pub score: f64,
     /// 0/1.
@@ -89,7 +92,7 @@ impl SampleRow {
             category: &self.category,
             subcategory: &self.subcategory,
             difficulty: &self.difficulty,
-            outcome: &self.outcome,
+            outcome: self.outcome,
             score: self.score,
             passed: self.passed,
             metrics: &self.metrics,
@@ -177,8 +180,8 @@ pub struct SampleRowRef<'a> {
     pub subcategory: &'a str,
     /// Difficulty.
     pub difficulty: &'a str,
-    /// Outcome class.
-    pub outcome: &'a str,
+    /// Outcome class (stored as its [`Outcome::as_str`] name).
+    pub outcome: Outcome,
     /// Score in [0, 1].
     pub score: f64,
     /// Passed.
@@ -260,7 +263,7 @@ where
         .bind(r.category)
         .bind(r.subcategory)
         .bind(r.difficulty)
-        .bind(r.outcome)
+        .bind(r.outcome.as_str())
         .bind(r.score)
         .bind(r.passed)
         .bind(r.metrics)

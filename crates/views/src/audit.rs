@@ -20,6 +20,7 @@
 
 use std::collections::HashMap;
 
+use crucible_core::Outcome;
 use serde::Serialize;
 use ts_rs::TS;
 
@@ -71,17 +72,17 @@ pub struct AuditQueue {
 /// Why `s` (its metrics `m`, labels in `names`) needs a human look; empty when its signals agree.
 pub fn reasons(names: &Interner, s: &Sample, m: &Metrics) -> Vec<String> {
     let mut out = Vec::new();
-    let outcome = names.name(s.outcome);
+    let outcome = Outcome::from_stored(names.name(s.outcome));
     match s.bench {
         Bench::Questbench => {
             let mined_but_failed = match names.name(s.kind) {
-                "composite" => matches!(outcome, "tolerance_deviation" | "over_steps"),
-                _ => matches!(outcome, "tolerance_deviation" | "other"),
+                "composite" => matches!(outcome, Outcome::ToleranceDeviation | Outcome::OverSteps),
+                _ => matches!(outcome, Outcome::ToleranceDeviation | Outcome::Other),
             };
             if !s.passed && mined_but_failed {
                 out.push("The transaction ran, but the end-state checks failed".to_string());
             }
-            if outcome == "revert" && s.score >= 0.6 {
+            if outcome == Outcome::Revert && s.score >= 0.6 {
                 out.push(format!(
                     "Scored {:.0} points although the transaction reverted",
                     s.score * 100.0
@@ -106,7 +107,7 @@ pub fn reasons(names: &Interner, s: &Sample, m: &Metrics) -> Vec<String> {
                 m.plan_distance_flawed,
                 m.flaw_plan_distance,
             );
-            if outcome == "full_success" && deviates == Some(true) {
+            if outcome == Outcome::FullSuccess && deviates == Some(true) {
                 out.push(pilot_deviation(prompt, m));
             }
         }
@@ -125,7 +126,7 @@ fn replay_reason(names: &Interner, s: &Sample, r: &ReplayRow) -> String {
         "{how}, the fresh verdict disagrees: stored {} ({:.0} points), fresh {} ({:.0} points)",
         names.name(s.outcome).replace('_', " "),
         s.score * 100.0,
-        r.fresh_outcome.replace('_', " "),
+        r.fresh_outcome.as_str().replace('_', " "),
         r.fresh_score * 100.0
     )
 }
@@ -228,7 +229,7 @@ mod tests {
             run_id: "r".into(),
             mode: "reexecute".into(),
             agrees,
-            fresh_outcome: "revert".into(),
+            fresh_outcome: Outcome::Revert,
             fresh_score: 0.0,
             differences: serde_json::json!([]),
             created_at: String::new(),

@@ -176,6 +176,11 @@ pub struct Replay {
     pub stored: VerdictView,
     /// The fresh verdict.
     pub fresh: VerdictView,
+    /// The fresh verdict's outcome, typed (what [`Replay::record`] stores; the UI reads
+    /// `fresh.outcome`).
+    #[serde(skip)]
+    #[ts(skip)]
+    fresh_outcome: Outcome,
     /// True when outcome, score, pass, every shared check, revert reasons and shared metrics agree.
     pub agrees: bool,
     /// What differs (empty when they agree).
@@ -200,7 +205,7 @@ struct Stored {
     model: String,
     instance: String,
     seed: u64,
-    outcome: String,
+    outcome: Outcome,
     score: f64,
     passed: bool,
     metrics: String,
@@ -374,19 +379,19 @@ impl Replayer {
             })?;
         // As the scheduler stores it: an agent error (or a stored one) makes the outcome. The
         // fresh one is the record's own field, never read back out of its details.
-        let agent_error = Outcome::AgentError;
-        let fresh_error = if Outcome::parse(&s.outcome) == Some(agent_error) {
+        let fresh_error = if s.outcome == Outcome::AgentError {
             Some(s.error.clone().unwrap_or_else(|| "agent error".into()))
         } else {
             record.agent_error.clone()
         };
+        let fresh_outcome = if fresh_error.is_some() {
+            Outcome::AgentError
+        } else {
+            record.outcome
+        };
         let fresh = verdict(
             &s.benchmark,
-            if fresh_error.is_some() {
-                agent_error.as_str()
-            } else {
-                record.outcome.as_str()
-            },
+            fresh_outcome.as_str(),
             record.score.clamp(0.0, 1.0),
             record.passed && fresh_error.is_none(),
             &record.details,
@@ -399,7 +404,7 @@ impl Replayer {
             serde_json::from_str(&s.metrics).unwrap_or_default();
         let stored = verdict(
             &s.benchmark,
-            &s.outcome,
+            s.outcome.as_str(),
             s.score,
             s.passed,
             &stored_details,
@@ -423,6 +428,7 @@ impl Replayer {
             agrees: differences.is_empty(),
             stored,
             fresh,
+            fresh_outcome,
             differences,
             notes,
             fresh_details,
@@ -923,7 +929,7 @@ impl Replay {
                 ReplayMode::Rescore => crucible_store::ReplayKind::Rescore,
             },
             agrees: self.agrees,
-            fresh_outcome: self.fresh.outcome.clone(),
+            fresh_outcome: self.fresh_outcome,
             fresh_score: self.fresh.score,
             differences: serde_json::to_value(&self.differences).unwrap_or(Value::Null),
         }

@@ -29,7 +29,7 @@ async fn run_with_spec(to: &PgStore, run_id: &str, spec: Option<String>) {
         category: "",
         subcategory: "",
         difficulty: "easy",
-        outcome: "full_success",
+        outcome: crucible_core::Outcome::FullSuccess,
         score: 1.0,
         passed: true,
         metrics: "{}".into(),

@@ -70,7 +70,7 @@ pub enum Progress {
         /// Round.
         round: u32,
         /// Outcome class.
-        outcome: String,
+        outcome: Outcome,
         /// Score in [0, 1].
         score: f64,
         /// Samples committed so far in this session.
@@ -542,7 +542,7 @@ async fn replay_jobs(store: &AnyStore, source: &str) -> Result<Vec<Job>, RunErro
             }
         }
         // A sample whose agent failed has nothing to re-score: the failure is copied.
-        let replay_error = if s.outcome == Outcome::AgentError.as_str() {
+        let replay_error = if s.outcome == Outcome::AgentError {
             Some(s.error.clone().unwrap_or_else(|| "agent error".into()))
         } else {
             None
@@ -599,7 +599,7 @@ pub async fn rescore(ctx: &RunContext, source: &str) -> Result<RunReport, RunErr
         .samples(&id)
         .await?
         .into_iter()
-        .filter(|(_, s)| old.get(&key(s)) != Some(&(s.outcome.clone(), s.score)))
+        .filter(|(_, s)| old.get(&key(s)) != Some(&(s.outcome, s.score)))
         .count();
     report.rescore_of = Some(source.to_string());
     report.changed = Some(changed as u64);
@@ -1094,14 +1094,12 @@ async fn work(
             };
             match result {
                 Ok(sample) => {
-                    if sample.row.outcome == Outcome::AgentError.as_str() && sh.budget_spent() {
+                    if sample.row.outcome == Outcome::AgentError && sh.budget_spent() {
                         // The budget ran out during this sample: leave it for a resume.
                         budget_stop(&sh).await;
                         return Ok(());
                     }
-                    if sample.row.outcome == Outcome::AgentError.as_str()
-                        && sh.quota.skip(&job.model)
-                    {
+                    if sample.row.outcome == Outcome::AgentError && sh.quota.skip(&job.model) {
                         // The model's quota ran out during this sample: leave it for a resume.
                         queue.failed(&job).await;
                         if matches!(queue.as_ref(), Feed::Claims(_)) {
@@ -1116,7 +1114,7 @@ async fn work(
                         model: job.model.clone(),
                         instance: job.instance.clone(),
                         round: job.round,
-                        outcome: sample.row.outcome.clone(),
+                        outcome: sample.row.outcome,
                         score: sample.row.score,
                         done,
                         pending: sh.pending,

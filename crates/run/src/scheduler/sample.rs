@@ -203,9 +203,7 @@ fn to_sample(
                 Outcome::AgentError
             } else {
                 r.outcome
-            }
-            .as_str()
-            .to_string(),
+            },
             score: r.score.clamp(0.0, 1.0),
             passed: r.passed && error.is_none(),
             metrics: serde_json::to_string(&r.metrics).unwrap_or_else(|_| "{}".into()),

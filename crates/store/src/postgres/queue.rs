@@ -144,7 +144,7 @@ impl PgStore {
              FROM (SELECT benchmark, model, instance, round FROM work_items \
                    WHERE run_id = $1 AND NOT done \
                    AND (lease_expires_at IS NULL OR lease_expires_at <= $4) AND attempts < $5 \
-                   AND EXISTS (SELECT 1 FROM runs WHERE id = $1 AND status = 'running') \
+                   AND EXISTS (SELECT 1 FROM runs WHERE id = $1 AND status = $6) \
                    ORDER BY position LIMIT 1 FOR UPDATE SKIP LOCKED) c \
              WHERE w.run_id = $1 AND w.benchmark = c.benchmark AND w.model = c.model \
              AND w.instance = c.instance AND w.round = c.round \
@@ -155,6 +155,7 @@ impl PgStore {
         .bind(now + ttl_s.max(1))
         .bind(now)
         .bind(MAX_ATTEMPTS)
+        .bind(crucible_core::RunStatus::Running.as_str())
         .fetch_optional(&mut *tx)
         .await?;
         let key = match row {

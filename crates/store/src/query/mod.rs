@@ -242,7 +242,7 @@ where
         category: row.try_get(at + 7)?,
         subcategory: row.try_get(at + 8)?,
         difficulty: row.try_get(at + 9)?,
-        outcome: row.try_get(at + 10)?,
+        outcome: crucible_core::Outcome::from_stored(row.try_get(at + 10)?),
         score: row.try_get(at + 11)?,
         passed: row.try_get(at + 12)?,
         metrics: row.try_get(at + 13)?,

@@ -42,7 +42,7 @@ macro_rules! replay_of {
             run_id: $r.try_get(2)?,
             mode: $r.try_get(3)?,
             agrees: $r.try_get(4)?,
-            fresh_outcome: $r.try_get(5)?,
+            fresh_outcome: crucible_core::Outcome::from_stored($r.try_get(5)?),
             fresh_score: $r.try_get(6)?,
             differences: serde_json::from_str(&$r.try_get::<String, _>(7)?)
                 .unwrap_or(serde_json::Value::Null),
@@ -173,7 +173,7 @@ pub(crate) async fn add_replay(
             .bind(&run_id)
             .bind(r.mode.as_str())
             .bind(r.agrees)
-            .bind(&r.fresh_outcome)
+            .bind(r.fresh_outcome.as_str())
             .bind(if r.fresh_score.is_finite() {
                 r.fresh_score
             } else {

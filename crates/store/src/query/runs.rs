@@ -168,9 +168,10 @@ pub(crate) async fn break_lease(
 /// Creates a run (status `running`) and its models in one transaction.
 pub(crate) async fn create_run(db: Db<'_>, run: &NewRun) -> Result<(), StoreError> {
     let (by_column, by_mark, by) = created_by(db);
+    let running = RunStatus::Running.as_str();
     let sql = db.sql(format!(
         "INSERT INTO runs (id, created_at, status, seed, spec, versions, planned, name, note, \
-             created_host{by_column}) VALUES (?, ?, 'running', ?, ?, ?, ?, ?, ?, ?{by_mark})"
+             created_host{by_column}) VALUES (?, ?, '{running}', ?, ?, ?, ?, ?, ?, ?{by_mark})"
     ));
     let model_sql = db.sql("INSERT INTO run_models (run_id, model, spec) VALUES (?, ?, ?)");
     on_store!(db, s => {
@@ -276,12 +277,13 @@ pub(crate) async fn runs(db: Db<'_>) -> Result<Vec<RunSummary>, StoreError> {
     let notes = on_store!(db, s => s.has_run_notes().await?);
     let notes = if notes { "r.name, r.note, " } else { "" };
     let d = db.dialect();
+    let agent_error = crucible_core::Outcome::AgentError.as_str();
     let sql = format!(
         "SELECT r.id AS run_id, r.status, r.created_at, r.finished_at, r.planned, {notes}\
          COUNT(s.id) AS finished, {} AS failed, {} AS passed \
          FROM runs r LEFT JOIN samples s ON s.run_id = r.id \
          GROUP BY r.id ORDER BY r.created_at DESC, r.id DESC",
-        d.count_where("s.id", "s.outcome = 'agent_error'"),
+        d.count_where("s.id", &format!("s.outcome = '{agent_error}'")),
         d.count_where("s.id", "s.passed"),
     );
     Ok(on_store!(db, s => sqlx::query_as::<_, RunSummary>(&sql).fetch_all(&s.pool).await?))

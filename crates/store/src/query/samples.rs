@@ -265,8 +265,9 @@ pub(crate) async fn error_reasons(
 ) -> Result<Vec<(String, i64)>, StoreError> {
     let sql = db.sql(format!(
         "SELECT error, COUNT(*) AS n FROM samples \
-         WHERE run_id = ? AND outcome = 'agent_error' \
+         WHERE run_id = ? AND outcome = '{}' \
          GROUP BY error ORDER BY n DESC, {} LIMIT ?",
+        crucible_core::Outcome::AgentError.as_str(),
         db.dialect().bytewise("error")
     ));
     let rows: Vec<(Option<String>, i64)> = on_store!(db, s => sqlx::query_as(&sql)

@@ -53,7 +53,7 @@ pub struct SyntheticSample<'a> {
     /// Difficulty.
     pub difficulty: &'a str,
     /// Outcome class.
-    pub outcome: &'a str,
+    pub outcome: crucible_core::Outcome,
     /// Score in [0, 1].
     pub score: f64,
     /// Passed.
@@ -122,10 +122,11 @@ impl Store {
         let _turn = self.write.lock().await;
         let mut tx = self.pool.begin().await?;
         for (i, run) in runs.iter().enumerate() {
-            sqlx::query(
+            sqlx::query(&format!(
                 "INSERT INTO runs (id, created_at, finished_at, status, seed, spec, versions) \
-                 VALUES (?, ?, ?, 'finished', 0, '{}', '{}')",
-            )
+                 VALUES (?, ?, ?, '{}', 0, '{{}}', '{{}}')",
+                crucible_core::RunStatus::Finished.as_str()
+            ))
             .bind(run.id)
             .bind(format!("2026-01-01T00:00:{i:02}Z"))
             .bind(format!("2026-01-01T01:00:{i:02}Z"))

@@ -100,7 +100,7 @@ async fn synthetic_stores_write_every_column_and_copy_a_sample() {
         category: "c",
         subcategory: "s",
         difficulty: "easy",
-        outcome: "pass",
+        outcome: crucible_core::Outcome::Pass,
         score: 0.75,
         passed: true,
         metrics: "{\"score_100\":75}".into(),

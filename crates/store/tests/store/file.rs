@@ -109,7 +109,7 @@ fn sample(run: &str, i: usize) -> NewSample {
             category: String::new(),
             subcategory: String::new(),
             difficulty: "easy".into(),
-            outcome: "failure".into(),
+            outcome: crucible_core::Outcome::Failure,
             score: 0.0,
             passed: false,
             metrics: "{}".into(),

@@ -2,6 +2,7 @@
 //! ([`Tracker`]), and the runs list with each run's reasons and workers ([`list_runs`]).
 
 use super::*;
+use crucible_core::{Outcome, RunStatus};
 
 /// One failed sample, as the live view lists it.
 #[derive(Debug, Clone, PartialEq, Serialize, TS)]
@@ -207,7 +208,7 @@ impl Tracker {
                 pending,
             } => {
                 self.status.run_id = run_id.clone();
-                self.status.status = "running".into();
+                self.status.status = RunStatus::Running.as_str().into();
                 self.status.planned = *planned as u32;
                 self.status.pending = *pending as u32;
                 self.status.already_done = planned.saturating_sub(*pending) as u32;
@@ -230,14 +231,13 @@ impl Tracker {
                 ..
             } => {
                 self.status.done += 1;
-                let failed = crucible_core::Outcome::parse(outcome)
-                    == Some(crucible_core::Outcome::AgentError);
+                let failed = *outcome == Outcome::AgentError;
                 let m = self.model(model);
                 m.done += 1;
                 if failed {
                     m.failed += 1;
                 }
-                if failed || outcome == "fail" || outcome == "failure" {
+                if failed || matches!(outcome, Outcome::Fail | Outcome::Failure) {
                     if failed {
                         self.status.failed += 1;
                     }
@@ -247,7 +247,7 @@ impl Tracker {
                         label: String::new(),
                         instance: instance.clone(),
                         round: *round,
-                        outcome: outcome.clone(),
+                        outcome: outcome.as_str().to_string(),
                         error: None,
                     });
                 }
@@ -338,7 +338,7 @@ impl Tracker {
             s.samples_per_min = f64::from(s.done) * 60.0 / elapsed_secs;
         }
         let left = s.pending.saturating_sub(s.done);
-        s.eta_seconds = if s.status != "running" {
+        s.eta_seconds = if s.status != RunStatus::Running.as_str() {
             Some(0.0).filter(|_| left == 0)
         } else if s.done > 0 {
             Some(f64::from(left) * elapsed_secs / f64::from(s.done))
@@ -453,7 +453,7 @@ pub async fn list_runs(store: &AnyStore) -> Result<Vec<RunListItem>, StoreError>
         let cost = run_cost(store, &r.run_id).await?;
         let fork = spec.as_ref().and_then(|s| s.fork.as_ref()).map(fork_label);
         // A database from before leases has no lease table: nobody holds anything there.
-        let held_by = if r.status == "running" {
+        let held_by = if r.status == RunStatus::Running {
             store
                 .lease_holder(&r.run_id)
                 .await
@@ -520,7 +520,7 @@ pub async fn list_runs(store: &AnyStore) -> Result<Vec<RunListItem>, StoreError>
             failed: r.failed as u32,
             passed: r.passed as u32,
             cost,
-            status: r.status,
+            status: r.status.as_str().to_string(),
             run_id: r.run_id,
             name: r.name,
             note: r.note,
@@ -575,13 +575,13 @@ mod tests {
         assert_eq!(made_by("not json"), None);
     }
 
-    fn fin(model: &str, outcome: &str) -> Progress {
+    fn fin(model: &str, outcome: Outcome) -> Progress {
         Progress::SampleFinished {
             benchmark: "pilot".into(),
             model: model.into(),
             instance: "t#cot".into(),
             round: 0,
-            outcome: outcome.into(),
+            outcome,
             score: 0.0,
             done: 0,
             pending: 0,
@@ -596,8 +596,8 @@ mod tests {
             planned: 8,
             pending: 8,
         });
-        t.apply(&fin("a", "full_success"));
-        t.apply(&fin("a", "agent_error"));
+        t.apply(&fin("a", Outcome::FullSuccess));
+        t.apply(&fin("a", Outcome::AgentError));
         t.apply(&Progress::SampleFailed {
             benchmark: "pilot".into(),
             model: "b".into(),
@@ -605,7 +605,7 @@ mod tests {
             round: 1,
             error: "anvil died".into(),
         });
-        t.apply(&fin("b", "failure"));
+        t.apply(&fin("b", Outcome::Failure));
         let s = t.snapshot(30.0);
         assert_eq!((s.done, s.failed), (3, 2));
         assert_eq!(s.models[0].done, 2);

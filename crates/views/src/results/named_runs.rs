@@ -44,7 +44,7 @@ pub async fn exported_runs(
             run_id: row.id,
             name: row.name,
             note: row.note,
-            status: row.status,
+            status: row.status.as_str().to_string(),
             created_at: row.created_at,
         });
     }
