@@ -149,7 +149,7 @@ fn main() -> Result<()> {
             Command::Store(cmd) => cli::lab::store(&config, cmd).await,
             Command::Rescore(args) => cli::runs::rescore(&config, args).await,
             Command::Runs(cmd) => cli::runs::runs(&config, cmd).await,
-            Command::Agents(cmd) => cli::runs::agents(&config, cmd).await,
+            Command::Agents(cmd) => cli::runs::agents(cmd).await,
             Command::Demo(args) => cli::runs::demo(&config, args).await,
             Command::Report(args) => cli::report::report(&config, args).await,
             Command::Published(args) => cli::published::published(&config, args),

@@ -896,20 +896,13 @@ fn usage_line(u: &crucible_store::ModelUsage) -> String {
 }
 
 /// `crucible agents list`.
-pub async fn agents(config: &Config, cmd: AgentsCmd) -> Result<()> {
+pub async fn agents(cmd: AgentsCmd) -> Result<()> {
     let AgentsCmd::List { json } = cmd;
-    let benches: Vec<String> = run::BENCHMARKS.iter().map(|s| s.to_string()).collect();
-    let cfg = config.clone();
-    let catalog =
-        tokio::task::spawn_blocking(move || crucible_catalog::Catalog::load(&cfg, &benches, false))
-            .await??;
-    catalog.boot().await?;
     let mut rows = Vec::new();
-    for b in run::BENCHMARKS {
-        let names = run::Benchmarks::benchmark(&catalog, b)
-            .map(|x| x.builtin_agents())
-            .unwrap_or_default();
-        for n in names {
+    // Each benchmark's plugin knows its built-in agents: nothing is loaded or booted.
+    for p in crucible_catalog::plugins::Registry::builtin().iter() {
+        let b = p.name();
+        for n in p.builtin_agents() {
             rows.push(json!({"benchmark": b, "agent": n, "model": format!("builtin:{n}")}));
         }
     }

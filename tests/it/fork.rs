@@ -353,7 +353,7 @@ async fn an_intent2tx_instance_with_a_block_number_executes_on_a_fork_of_the_blo
     let tmp = tempfile::tempdir().unwrap();
     let (up, _) = upstream_of(tmp.path(), Profile::Eth, 3).await;
     let cfg = cfg_in(tmp.path());
-    let (instances, _) = crucible_catalog::catalog::intent_instances(&cfg).unwrap();
+    let (instances, _) = crucible_intent2tx::load::builtin_dataset(&cfg, "default", true).unwrap();
     let plain = instances[0].clone();
     let mut dated = plain.clone();
     dated

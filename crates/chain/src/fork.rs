@@ -85,6 +85,17 @@ impl ForkTarget {
         })
     }
 
+    /// The target of a run's fork pin (what a benchmark's plugin is handed when it boots),
+    /// cached under `data_dir`.
+    pub fn pinned(pin: &crucible_core::load::ForkPin, data_dir: &Path) -> Self {
+        Self {
+            url: pin.url.clone(),
+            redacted: pin.redacted.clone(),
+            block: pin.block,
+            data_dir: data_dir.to_path_buf(),
+        }
+    }
+
     /// The cache directory of this (URL, block): `<data dir>/fork-cache/<block>-<hash>` where the
     /// hash is over the redacted URL, so the same endpoint with another API key shares it.
     pub fn cache_dir(&self) -> PathBuf {

@@ -17,6 +17,7 @@ pub mod config;
 pub mod cost;
 pub mod durable;
 mod error;
+pub mod load;
 pub mod options;
 mod outcome;
 pub mod plugin;
@@ -24,6 +25,7 @@ mod prompt_set;
 mod scoring;
 mod status;
 pub mod trace;
+pub mod workers;
 
 pub use benchmark_id::BenchmarkId;
 pub use build::BuildInfo;

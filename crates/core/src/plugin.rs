@@ -17,6 +17,7 @@ use serde::{Deserialize, Serialize};
 use serde_json::Value;
 use ts_rs::TS;
 
+use crate::load::{LoadError, LoadRequest, Loaded};
 use crate::trace::BenchTrace;
 use crate::{BoxFuture, Config};
 
@@ -414,6 +415,17 @@ pub trait Plugin: Send + Sync {
         let _ = req;
         Err(TaskProblem::new(format!(
             "the task studio does not dry-run {} tasks",
+            self.label()
+        )))
+    }
+
+    /// Loads the benchmark's content for one run from `req.packs` (none: the project's built-in
+    /// content) under its options `req.options`: ready to run, or ready to boot on the run's
+    /// chain nodes. The default: this benchmark cannot be run.
+    fn load(&self, req: LoadRequest<'_>) -> Result<Box<dyn Loaded>, LoadError> {
+        let _ = req;
+        Err(LoadError::Refused(format!(
+            "{} cannot be run by this version of Crucible",
             self.label()
         )))
     }

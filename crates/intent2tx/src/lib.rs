@@ -24,6 +24,7 @@ pub mod encode;
 pub mod execute;
 pub mod generate;
 pub mod import;
+pub mod load;
 pub mod metrics;
 pub mod options;
 pub mod paper;

@@ -18,7 +18,7 @@ use crucible_core::{BenchmarkId, BoxFuture};
 /// The file that holds a pack's instances (and marks a folder as an Intent2Tx pack).
 pub const INSTANCES_FILE: &str = "instances.jsonl";
 
-const BUILTIN: &[BuiltinPack] = &[
+pub(crate) const BUILTIN: &[BuiltinPack] = &[
     BuiltinPack {
         name: "builtin-intent2tx",
         dir: "intent2tx/default",
@@ -40,6 +40,13 @@ pub struct IntentPlugin;
 impl Plugin for IntentPlugin {
     fn name(&self) -> &'static str {
         BenchmarkId::Intent2tx.as_str()
+    }
+
+    fn load(
+        &self,
+        req: crucible_core::load::LoadRequest<'_>,
+    ) -> Result<Box<dyn crucible_core::load::Loaded>, crucible_core::load::LoadError> {
+        Ok(Box::new(crate::load::IntentLoaded::new(req)?))
     }
 
     fn label(&self) -> &'static str {

@@ -9,7 +9,10 @@ use crucible_catalog::catalog;
 use crucible_core::{
     BenchError, Benchmark, BenchmarkId, Config, Event, SampleRecord, ScriptedAgent,
 };
+use crucible_intent2tx::load::{builtin_dataset, load_instances};
+use crucible_intent2tx::options::DATASETS;
 use crucible_intent2tx::{execute::Executor, seam::IntentBench, AddressBook};
+use crucible_pilot::load::Content as PilotContent;
 use crucible_pilot::seam::PilotBench;
 use crucible_pilot::suite::Engine as PilotEngine;
 use crucible_questbench::atomic::Harness;
@@ -124,20 +127,19 @@ impl Engine {
             }
             self.content.insert(benchmark.to_string(), key);
         }
-        let from_packs = |err: &dyn Fn(String) -> ReplayError| {
-            packed
-                .map(|s| catalog::pack_content(config, s, benchmark, false))
-                .transpose()
-                .map_err(|e| err(e.to_string()))
-        };
         let err = setup(benchmark);
+        // The run's packs of this benchmark, checked against their digests (none: a run stored
+        // before packs reads the built-in folders).
+        let dirs = || match packed {
+            Some(s) => catalog::pack_dirs(config, s, benchmark).map_err(|e| err(e.to_string())),
+            None => Ok(Vec::new()),
+        };
+        let content = |e: crucible_core::plugin::ContentError| err(e.message);
         match (id, execute) {
             (BenchmarkId::Questbench, _) => {
                 if self.quest.is_none() {
-                    let list = match from_packs(&err)? {
-                        Some(catalog::PackContent::Quest(t)) => t,
-                        _ => catalog::quest_tasks(config).map_err(|e| err(e.to_string()))?,
-                    };
+                    let list =
+                        crucible_questbench::load::load_tasks(config, &dirs()?).map_err(content)?;
                     let h = Harness::start(config)
                         .await
                         .map_err(|e| err(e.to_string()))?;
@@ -159,16 +161,18 @@ impl Engine {
                 if slot_empty {
                     // Every dataset a run can name: a stored sample is replayed on its own
                     // instance (the ids differ between datasets); scoring needs no pool.
-                    let (d, p) = match from_packs(&err)? {
-                        Some(catalog::PackContent::Intent(d, p)) => (d, p),
-                        _ => {
-                            let (mut d, p) = catalog::intent_instances(config)
-                                .map_err(|e| err(e.to_string()))?;
-                            let (paper, _) = catalog::intent_dataset(config, "paper", false)
-                                .map_err(|e| err(e.to_string()))?;
-                            d.extend(paper);
-                            (d, p)
-                        }
+                    let dirs = dirs()?;
+                    let (d, p) = if dirs.is_empty() {
+                        let (mut d, p) =
+                            builtin_dataset(config, DATASETS[0].value, false).map_err(content)?;
+                        d.extend(
+                            builtin_dataset(config, DATASETS[1].value, false)
+                                .map_err(content)?
+                                .0,
+                        );
+                        (d, p)
+                    } else {
+                        load_instances(config, &dirs, DATASETS[0].value, false).map_err(content)?
                     };
                     let bench = IntentBench::new(d, p, AddressBook::builtin());
                     if exec {
@@ -191,11 +195,13 @@ impl Engine {
             }
             (BenchmarkId::Pilot, _) => {
                 if self.pilot.is_none() {
-                    let bench: Box<dyn Benchmark> = match from_packs(&err)? {
-                        Some(catalog::PackContent::Pilot(lib)) => {
+                    let loaded = crucible_pilot::load::load_content(config, &dirs()?)
+                        .map_err(|e| err(e.to_string()))?;
+                    let bench: Box<dyn Benchmark> = match loaded {
+                        PilotContent::Library(lib) => {
                             Box::new(PilotBench::new(PilotEngine::new(lib)))
                         }
-                        Some(catalog::PackContent::PilotReal(set, name)) => {
+                        PilotContent::Real(set, name) => {
                             let install = crucible_mcp::Installation::from_config(config)
                                 .map_err(|e| err(e.to_string()))?;
                             Box::new(
@@ -207,9 +213,6 @@ impl Engine {
                                 .with_pack(&name),
                             )
                         }
-                        _ => Box::new(PilotBench::new(PilotEngine::new(
-                            catalog::pilot_library(config).map_err(|e| err(e.to_string()))?,
-                        ))),
                     };
                     self.pilot = Some(bench);
                 }

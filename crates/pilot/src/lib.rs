@@ -18,6 +18,7 @@ pub mod agents;
 pub mod details;
 pub mod eval;
 pub mod flaw;
+pub mod load;
 pub mod native;
 pub mod options;
 pub mod plugin;

@@ -47,6 +47,13 @@ impl Plugin for PilotPlugin {
         BenchmarkId::Pilot.as_str()
     }
 
+    fn load(
+        &self,
+        req: crucible_core::load::LoadRequest<'_>,
+    ) -> Result<Box<dyn crucible_core::load::Loaded>, crucible_core::load::LoadError> {
+        crate::load::load(req)
+    }
+
     fn label(&self) -> &'static str {
         BenchmarkId::Pilot.label()
     }

@@ -14,6 +14,7 @@ pub mod details;
 pub mod exploits;
 pub mod import;
 pub mod instance;
+pub mod load;
 pub mod options;
 pub mod paper;
 pub mod plugin;

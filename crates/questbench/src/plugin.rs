@@ -53,6 +53,13 @@ impl Plugin for QuestPlugin {
         BenchmarkId::Questbench.label()
     }
 
+    fn load(
+        &self,
+        req: crucible_core::load::LoadRequest<'_>,
+    ) -> Result<Box<dyn crucible_core::load::Loaded>, crucible_core::load::LoadError> {
+        Ok(Box::new(crate::load::QuestLoaded::new(req)?))
+    }
+
     fn options(&self) -> &'static [crucible_core::options::OptionSpec] {
         &crate::options::OPTIONS
     }

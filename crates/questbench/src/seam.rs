@@ -132,6 +132,26 @@ impl QuestBench {
     }
 }
 
+/// A task's grouping data (what the task filters and the report group by). A composite's
+/// category is its workflow pattern (every composite shares the category `composite_problems`,
+/// which its kind already says); the subcategory if it names none.
+pub fn task_meta(task: &Task) -> InstanceMeta {
+    let t = &task.spec;
+    let category = match &t.composite {
+        Some(c) if !c.pattern.is_empty() => c.pattern.clone(),
+        Some(_) => t.subcategory.clone(),
+        None => t.category.clone(),
+    };
+    InstanceMeta {
+        task: task.id().to_string(),
+        prompt_type: String::new(),
+        kind: serde_name(&t.kind),
+        category,
+        subcategory: serde_name(&t.subcategory),
+        difficulty: serde_name(&t.difficulty),
+    }
+}
+
 /// Gives the harness back, or drops it when the sample failed as infrastructure (its chain may be
 /// in any state; the pool boots a fresh one and the scheduler retries the sample).
 fn settle<T>(
@@ -236,22 +256,7 @@ impl Benchmark for QuestBench {
     }
 
     fn meta(&self, instance: &str) -> Result<InstanceMeta, BenchError> {
-        let t = &self.task(instance)?.spec;
-        // A composite's category is its workflow pattern (every composite shares the category
-        // `composite_problems`, which its kind already says); the subcategory if it names none.
-        let category = match &t.composite {
-            Some(c) if !c.pattern.is_empty() => c.pattern.clone(),
-            Some(_) => t.subcategory.clone(),
-            None => t.category.clone(),
-        };
-        Ok(InstanceMeta {
-            task: instance.to_string(),
-            prompt_type: String::new(),
-            kind: serde_name(&t.kind),
-            category,
-            subcategory: serde_name(&t.subcategory),
-            difficulty: serde_name(&t.difficulty),
-        })
+        Ok(task_meta(self.task(instance)?))
     }
 
     fn builtin_agents(&self) -> Vec<&'static str> {

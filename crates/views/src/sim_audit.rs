@@ -12,7 +12,8 @@ use ts_rs::TS;
 use crucible_core::Config;
 use crucible_pilot::sim::{self, AuditReport};
 
-use crucible_catalog::{pilot_library, ContentError};
+use crucible_core::plugin::ContentError;
+use crucible_pilot::load::builtin_library as pilot_library;
 
 /// Episodes (of ten calls) the GUI's audit runs by default: 100,000 calls, about a second.
 pub const DEFAULT_EPISODES: u64 = 10_000;

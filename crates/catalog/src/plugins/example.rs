@@ -1,11 +1,18 @@
 //! A fourth benchmark, compiled only in the tests: "echo", whose task is to repeat a word. It is
 //! the minimal plugin docs/architecture.md shows, and its tests prove that the pack domain,
-//! answer extraction and the trace's checks reach a benchmark through its plugin alone — no file
-//! of `run`, `views` or the CLI names it.
+//! loading a run's content into a runnable benchmark, answer extraction and the trace's checks
+//! reach a benchmark through its plugin alone — no file of `run`, `views` or the CLI names it.
 
 use std::path::Path;
+use std::sync::Arc;
 
 use serde_json::{json, Value};
+
+use crucible_core::load::{LoadError, LoadPurpose, LoadRequest, Loaded, Ready};
+use crucible_core::{
+    Agent, AgentRequest, BenchError, Benchmark, Event, InstanceMeta, Message, Outcome, Role,
+    SampleRecord,
+};
 
 use crucible_core::plugin::{
     BuiltinPack, Check, ContentError, Extraction, Plugin, Recognition, SelfTestError,
@@ -19,6 +26,89 @@ use super::Registry;
 struct Echo;
 
 const FILE: &str = "echo.jsonl";
+
+/// The words of the packs in `dirs`, in order.
+fn words(dirs: &[&Path]) -> Result<Vec<String>, ContentError> {
+    let mut out = Vec::new();
+    for dir in dirs {
+        let file = dir.join(FILE);
+        let text = std::fs::read_to_string(&file).map_err(|e| ContentError::at(&file, e))?;
+        out.extend(text.split_whitespace().map(String::from));
+    }
+    Ok(out)
+}
+
+/// The echo benchmark loaded for a run: one instance per word.
+struct EchoBench {
+    words: Vec<String>,
+}
+
+impl Benchmark for EchoBench {
+    fn name(&self) -> &'static str {
+        "echo"
+    }
+    fn instances(&self) -> Vec<String> {
+        self.words.clone()
+    }
+    fn meta(&self, instance: &str) -> Result<InstanceMeta, BenchError> {
+        Ok(InstanceMeta {
+            task: instance.to_string(),
+            kind: "word".into(),
+            ..InstanceMeta::default()
+        })
+    }
+    fn builtin_agents(&self) -> Vec<&'static str> {
+        vec!["parrot"]
+    }
+    fn builtin_agent(
+        &self,
+        _name: &str,
+        instance: &str,
+        _seed: u64,
+    ) -> Result<Box<dyn Agent + '_>, BenchError> {
+        Ok(Box::new(crucible_core::FixedAgent::new("parrot", instance)))
+    }
+    fn run<'a>(
+        &'a self,
+        instance: &'a str,
+        agent: &'a mut dyn Agent,
+        seed: u64,
+        events: &'a mut (dyn FnMut(Event) + Send),
+    ) -> crucible_core::BoxFuture<'a, Result<SampleRecord, BenchError>> {
+        Box::pin(async move {
+            let asked = [Message::new(Role::User, format!("Repeat: {instance}"))];
+            let turn = agent.respond(AgentRequest::new(&asked)).await;
+            let (answer, agent_error) = match turn {
+                Ok(t) => (t.text, None),
+                Err(e) => (String::new(), Some(e.to_string())),
+            };
+            let said = Echo.extract(&answer).map(|e| e.text).unwrap_or_default();
+            let passed = said == instance;
+            let score = f64::from(u8::from(passed));
+            let outcome = if passed { Outcome::Pass } else { Outcome::Fail };
+            events(Event::SampleFinished { outcome, score });
+            let mut transcript = asked.to_vec();
+            transcript.push(Message::new(Role::Assistant, answer.clone()));
+            Ok(SampleRecord {
+                benchmark: "echo".into(),
+                instance: instance.to_string(),
+                agent: agent.name().to_string(),
+                seed,
+                outcome,
+                score,
+                passed,
+                transcript,
+                details: json!({"word": instance, "answer": said}),
+                metrics: Default::default(),
+                k_act: None,
+                k_opt: None,
+                paper: None,
+                prompt_set: Default::default(),
+                agent_error,
+            })
+        })
+    }
+}
 
 impl Plugin for Echo {
     fn name(&self) -> &'static str {
@@ -56,6 +146,20 @@ impl Plugin for Echo {
             ));
         }
         Ok(words.len())
+    }
+    fn load(&self, req: LoadRequest<'_>) -> Result<Box<dyn Loaded>, LoadError> {
+        if let Some((key, _)) = req.options.iter().next() {
+            return Err(LoadError::Refused(format!("Echo has no option {key:?}")));
+        }
+        let builtin = req.config.project_dir.join("tasks/echo");
+        let dirs: Vec<&Path> = if req.packs.is_empty() {
+            vec![builtin.as_path()]
+        } else {
+            req.packs.iter().map(|p| p.dir.as_path()).collect()
+        };
+        Ok(Box::new(Ready(Arc::new(EchoBench {
+            words: words(&dirs)?,
+        }))))
     }
     fn studio_packs(&self, _studio: &Path) -> Vec<StudioPack> {
         Vec::new()
@@ -246,4 +350,56 @@ fn a_registered_plugin_is_listed_counted_and_read_without_naming_it_anywhere_els
         })
         .unwrap_err();
     assert!(e.message.contains("does not dry-run Echo"), "{e}");
+}
+
+#[test]
+fn a_registered_plugin_is_loaded_for_a_run_from_its_pack_and_scores_a_sample() {
+    use crucible_run::{Benchmarks, PackRef, RunSpec};
+    let tmp = tempfile::tempdir().unwrap();
+    let config = fixture(tmp.path());
+    let reg = Registry::with(vec![Box::new(Echo)]);
+    let dir = config.data_dir.join("packs/plain");
+    let mut spec = RunSpec::new(vec!["echo".into()], vec!["builtin:parrot".into()]);
+    spec.packs = vec![PackRef {
+        name: "plain".into(),
+        benchmark: "echo".into(),
+        path: String::new(),
+        hash: "h".into(),
+        files: crate::packs::file_digests(&dir).unwrap(),
+    }];
+    let catalog = crate::Catalog::load_for(&config, &spec, LoadPurpose::Run, &reg).unwrap();
+    assert!(!catalog.needs_chain("echo"), "echo needs no chain");
+    let bench = catalog.benchmark("echo").expect("ready without booting");
+    assert_eq!(bench.instances(), ["one", "two", "three"]);
+
+    let rt = tokio::runtime::Builder::new_current_thread()
+        .build()
+        .unwrap();
+    let mut parrot = bench.builtin_agent("parrot", "two", 0).unwrap();
+    let mut seen = Vec::new();
+    let rec = rt
+        .block_on(bench.run("two", parrot.as_mut(), 7, &mut |e| seen.push(e)))
+        .unwrap();
+    assert_eq!((rec.outcome, rec.score, rec.seed), (Outcome::Pass, 1.0, 7));
+    let checks = reg.get("echo").unwrap().checks(&rec.details);
+    assert!(checks[0].passed, "{checks:?}");
+    assert!(matches!(seen.last(), Some(Event::SampleFinished { .. })));
+
+    // The pack is checked against its digests: an edited file is refused, naming it.
+    std::fs::write(dir.join(FILE), "one\ntwo\nfour\n").unwrap();
+    let e = crate::Catalog::load_for(&config, &spec, LoadPurpose::Run, &reg).unwrap_err();
+    assert!(e.to_string().contains("echo.jsonl was edited"), "{e}");
+
+    // Without packs, the built-in folder; an option echo does not have is refused by name.
+    spec.packs.clear();
+    spec.options.insert(
+        "echo".into(),
+        [("loud".to_string(), json!(true))].into_iter().collect(),
+    );
+    let e = crate::Catalog::load_for(&config, &spec, LoadPurpose::Run, &reg).unwrap_err();
+    assert!(e.to_string().contains("no option \"loud\""), "{e}");
+    spec.options.clear();
+    let catalog = crate::Catalog::load_for(&config, &spec, LoadPurpose::Preview, &reg).unwrap();
+    let bench = catalog.benchmark("echo").unwrap();
+    assert_eq!(bench.instances(), ["alpha", "beta"]);
 }

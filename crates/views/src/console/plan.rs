@@ -348,131 +348,92 @@ fn instances_per_benchmark(
 ) -> Result<Vec<PerBenchmark>, FormError> {
     let err = |e: crucible_run::RunError| form_err(SpecField::Benchmarks, e.to_string());
     let bench_err = |e: crucible_core::BenchError| form_err(SpecField::Benchmarks, e.to_string());
-    let shared: Vec<String> = spec
-        .benchmarks
-        .iter()
-        .filter(|b| b.as_str() != BenchmarkId::Questbench.as_str())
-        .cloned()
-        .collect();
-    let catalog = if spec.packs.is_empty() {
-        let mut c = crucible_catalog::Catalog::load(config, &shared, false).map_err(err)?;
-        let intent = crucible_catalog::options::typed(
-            spec,
-            BenchmarkId::Intent2tx,
-            crucible_intent2tx::options::Options::read,
-        )
-        .map_err(|e| form_err(SpecField::Options, e.to_string()))?;
-        c.use_intent_dataset(intent.dataset, false).map_err(err)?;
-        c
-    } else {
-        let mut s = spec.clone();
-        s.benchmarks = shared.clone();
-        // Planning needs the instances only: no chain for Intent2Tx.
-        s.set_option(BenchmarkId::Intent2tx.as_str(), "execute", false);
-        s.packs
-            .retain(|p| p.benchmark != BenchmarkId::Questbench.as_str());
-        crucible_catalog::Catalog::load_spec_with(config, &s, false)
-            .map_err(|e| form_err(SpecField::Packs, e.to_string()))?
-    };
+    // Each benchmark as its plugin loads it for a preview: the task list only, no chain.
+    let registry = crucible_catalog::plugins::Registry::builtin();
+    let catalog = crucible_catalog::Catalog::load_for(
+        config,
+        spec,
+        crucible_core::load::LoadPurpose::Preview,
+        registry,
+    )
+    .map_err(|e| match e {
+        crucible_run::RunError::Field { field, message } => form_err(field, message),
+        e if !spec.packs.is_empty() => form_err(SpecField::Packs, e.to_string()),
+        e => err(e),
+    })?;
     let mut out = Vec::new();
     // Every instance's grouping data, to check the task filters against (as `run::plan` does).
     let mut metas = Vec::new();
     for b in &spec.benchmarks {
-        let id = BenchmarkId::parse(b);
-        if id == Some(BenchmarkId::Questbench) {
-            let tasks = if spec.packs.is_empty() {
-                crucible_catalog::quest_tasks(config)
-                    .map_err(|e| form_err(SpecField::Benchmarks, e.to_string()))?
-            } else {
-                match crucible_catalog::pack_content(config, spec, b, false)
-                    .map_err(|e| form_err(SpecField::Packs, e.to_string()))?
-                {
-                    crucible_catalog::PackContent::Quest(t) => t,
-                    _ => Vec::new(),
-                }
-            };
-            let quest: Vec<InstanceMeta> = tasks
-                .iter()
-                // An explicit selection (the demo's) replaces the catalogue order.
-                .filter(|t| {
-                    spec.quest_tasks.is_empty() || spec.quest_tasks.iter().any(|q| q == t.id())
-                })
-                .map(|t| InstanceMeta {
-                    task: t.id().to_string(),
-                    prompt_type: String::new(),
-                    kind: serde_name(&t.spec.kind),
-                    category: t.spec.category.clone(),
-                    subcategory: t.spec.subcategory.clone(),
-                    difficulty: serde_name(&t.spec.difficulty),
-                })
-                .collect();
-            let kept = quest.iter().filter(|m| spec.keeps(m)).count();
+        let Some(loaded) = catalog.loaded(b) else {
+            continue;
+        };
+        let Some(bench) = loaded.ready() else {
+            // A benchmark that must boot a chain to run lists its tasks without one (one
+            // instance per task); an explicit selection (the demo's) was applied when loaded.
+            let mine = loaded.metas().map_err(bench_err)?;
+            let kept = mine.iter().filter(|m| spec.keeps(m)).count();
             let n = spec.limit.map_or(kept, |l| l.min(kept));
-            let facets = TaskFacets::of(&quest);
-            metas.extend(quest);
-            out.push((
-                b.clone(),
-                n as u32,
-                crucible_questbench::seam::AGENTS.to_vec(),
-                facets,
-                Vec::new(),
-            ));
-        } else if let Some(bench) = catalog.benchmark(b) {
-            let instances = bench.instances();
-            // Every instance's meta is costly (PILOT renders flawed plans): computed once per
-            // benchmark and catalogue size while the process lives, and for checking only
-            // when a filter is set.
-            // Packs with the same instance count differ: their hashes are part of the key.
-            let hashes: Vec<&str> = spec
-                .packs
-                .iter()
-                .filter(|p| &p.benchmark == b)
-                .map(|p| p.hash.as_str())
-                .collect();
-            let key = (format!("{b}|{}", hashes.join(",")), instances.len());
-            let cached = facet_cache().lock().ok().and_then(|c| c.get(&key).cloned());
-            let facets = match cached {
-                Some(f) if !spec.has_filters() => f,
-                _ => {
-                    let mine = instances
-                        .iter()
-                        .map(|i| bench.meta(i))
-                        .collect::<Result<Vec<_>, _>>()
-                        .map_err(bench_err)?;
-                    let f = TaskFacets::of(&mine);
-                    if let Ok(mut c) = facet_cache().lock() {
-                        c.insert(key, f.clone());
-                    }
-                    metas.extend(mine);
-                    f
+            let facets = TaskFacets::of(&mine);
+            metas.extend(mine);
+            let agents = registry
+                .get(b)
+                .map(|p| p.builtin_agents())
+                .unwrap_or_default();
+            out.push((b.clone(), n as u32, agents, facets, Vec::new()));
+            continue;
+        };
+        let instances = bench.instances();
+        // Every instance's meta is costly (PILOT renders flawed plans): computed once per
+        // benchmark and catalogue size while the process lives, and for checking only
+        // when a filter is set.
+        // Packs with the same instance count differ: their hashes are part of the key.
+        let hashes: Vec<&str> = spec
+            .packs
+            .iter()
+            .filter(|p| &p.benchmark == b)
+            .map(|p| p.hash.as_str())
+            .collect();
+        let key = (format!("{b}|{}", hashes.join(",")), instances.len());
+        let cached = facet_cache().lock().ok().and_then(|c| c.get(&key).cloned());
+        let facets = match cached {
+            Some(f) if !spec.has_filters() => f,
+            _ => {
+                let mine = instances
+                    .iter()
+                    .map(|i| bench.meta(i))
+                    .collect::<Result<Vec<_>, _>>()
+                    .map_err(bench_err)?;
+                let f = TaskFacets::of(&mine);
+                if let Ok(mut c) = facet_cache().lock() {
+                    c.insert(key, f.clone());
                 }
-            };
-            let selected = crucible_run::spec::select(bench.as_ref(), spec).map_err(err)?;
-            // On a fork every called contract is expected there: only the offline universe
-            // sets instances aside.
-            let offline = if id == Some(BenchmarkId::Intent2tx)
-                && spec.intent_executes()
-                && spec.fork.is_none()
-            {
-                let tasks: std::collections::BTreeSet<&str> =
-                    selected.iter().map(|(_, m)| m.task.as_str()).collect();
-                catalog
-                    .intent_not_executable()
-                    .into_iter()
-                    .filter(|(id, _)| tasks.contains(id.as_str()))
-                    .map(|(id, why)| format!("{id}: {why}"))
-                    .collect()
-            } else {
-                Vec::new()
-            };
-            out.push((
-                b.clone(),
-                selected.len() as u32,
-                bench.builtin_agents(),
-                facets,
-                offline,
-            ));
-        }
+                metas.extend(mine);
+                f
+            }
+        };
+        let selected = crucible_run::spec::select(bench.as_ref(), spec).map_err(err)?;
+        // On a fork every called contract is expected there: only the offline universe
+        // sets instances aside.
+        let offline = if spec.fork.is_none() {
+            let tasks: std::collections::BTreeSet<&str> =
+                selected.iter().map(|(_, m)| m.task.as_str()).collect();
+            loaded
+                .not_executable()
+                .into_iter()
+                .filter(|(id, _)| tasks.contains(id.as_str()))
+                .map(|(id, why)| format!("{id}: {why}"))
+                .collect()
+        } else {
+            Vec::new()
+        };
+        out.push((
+            b.clone(),
+            selected.len() as u32,
+            bench.builtin_agents(),
+            facets,
+            offline,
+        ));
     }
     spec.check_filters(&metas)
         .map_err(|e| form_err(SpecField::Filters, e.to_string()))?;

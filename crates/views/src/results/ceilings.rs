@@ -27,7 +27,7 @@ pub fn pilot_ceilings(config: &Config, ds: &Dataset) -> HashMap<String, f64> {
     if tasks.is_empty() {
         return HashMap::new();
     }
-    match crucible_catalog::pilot_library(config) {
+    match crucible_pilot::load::builtin_library(config) {
         Ok(lib) => Engine::new(lib).ceilings(tasks),
         Err(e) => {
             tracing::warn!(target: "results", "no PILOT library ({e}); ceiling left empty");
