@@ -1,7 +1,6 @@
 //! A run's options reaching its samples: task filters, the Intent2Tx metrics, datasets and
 //! retrieval, prompt sets kept apart in reports, the paper preset's plan; bad names refused.
 
-use std::collections::BTreeMap;
 use std::path::Path;
 
 use super::runs::{crucible, json_of};

@@ -168,6 +168,12 @@ impl std::fmt::Debug for dyn Loaded {
 #[derive(Clone)]
 pub struct Ready(pub Arc<dyn Benchmark>);
 
+impl std::fmt::Debug for Ready {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_tuple("Ready").field(&self.0.name()).finish()
+    }
+}
+
 impl Loaded for Ready {
     fn ready(&self) -> Option<Arc<dyn Benchmark>> {
         Some(Arc::clone(&self.0))

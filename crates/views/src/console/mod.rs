@@ -13,8 +13,8 @@ use serde::Serialize;
 use ts_rs::TS;
 
 use crucible_core::Config;
-use crucible_core::{serde_name, InstanceMeta};
-use crucible_run::{Benchmarks, Progress, RunSpec, SpecField};
+use crucible_core::InstanceMeta;
+use crucible_run::{Progress, RunSpec, SpecField};
 use crucible_store::{AnyStore, RunReader, RunStore, StoreError};
 
 mod live;
