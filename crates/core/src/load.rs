@@ -30,6 +30,9 @@ pub enum LoadPurpose {
     /// A plan preview: the task list only, never a chain; a benchmark that can list its
     /// instances without booting one gives a ready benchmark ([`Loaded::ready`]).
     Preview,
+    /// A stored sample scored again (replay): what scoring and executing need, not what only
+    /// asking a model needs (Intent2Tx's retrieval pool).
+    Replay,
 }
 
 /// What [`crate::plugin::Plugin::load`] is given.

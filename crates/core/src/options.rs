@@ -10,6 +10,10 @@ use serde_json::{Map, Value};
 /// A run's options of one benchmark, as stored (`RunSpec::options`): option key → value.
 pub type OptionMap = Map<String, Value>;
 
+/// The key of the switch a benchmark that scores with or without executing on a chain offers
+/// (on: answers are executed); replay's re-execution turns it on.
+pub const EXECUTE: &str = "execute";
+
 /// One value of a choice option.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct OptionChoice {

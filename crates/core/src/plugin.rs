@@ -419,6 +419,12 @@ pub trait Plugin: Send + Sync {
         )))
     }
 
+    /// The name of the offline universe its transactions and addresses are read on (a chain
+    /// profile: `bsc`, `eth`); `None` for a benchmark without a chain.
+    fn universe(&self) -> Option<&'static str> {
+        None
+    }
+
     /// Loads the benchmark's content for one run from `req.packs` (none: the project's built-in
     /// content) under its options `req.options`: ready to run, or ready to boot on the run's
     /// chain nodes. The default: this benchmark cannot be run.

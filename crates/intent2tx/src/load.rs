@@ -147,8 +147,10 @@ pub(crate) struct IntentLoaded {
 impl IntentLoaded {
     pub(crate) fn new(req: LoadRequest<'_>) -> Result<Self, LoadError> {
         let options = Options::read(req.options)?;
-        let run = req.purpose == LoadPurpose::Run;
-        let (instances, pool) = load_instances(req.config, req.packs, options.dataset, run)?;
+        // The retrieval pool only serves asking a model; a preview never executes.
+        let pool = req.purpose == LoadPurpose::Run;
+        let executes = req.purpose != LoadPurpose::Preview && options.execute;
+        let (instances, pool) = load_instances(req.config, req.packs, options.dataset, pool)?;
         let mut me = Self {
             instances,
             pool,
@@ -156,7 +158,7 @@ impl IntentLoaded {
             prompt_set: req.prompt_set,
             ready: None,
         };
-        if !(run && me.options.execute) {
+        if !executes {
             me.ready = Some(Arc::new(me.bench()));
         }
         Ok(me)

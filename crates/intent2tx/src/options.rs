@@ -52,7 +52,7 @@ pub const DATASETS: [OptionChoice; 2] = [
 /// Intent2Tx's options, described once.
 pub const OPTIONS: [options::OptionSpec; 4] = [
     options::OptionSpec {
-        key: "execute",
+        key: options::EXECUTE,
         flag: "no-execute",
         label: "Execute answers on the chain (Exec, StateEq)",
         help: "Each answer and its ground truth are executed on the chain and their state \
@@ -117,7 +117,7 @@ impl Options {
         let r = OptionReader::new(&OPTIONS, given);
         let dataset = r.choice("dataset");
         Ok(Self {
-            execute: r.flag("execute"),
+            execute: r.flag(options::EXECUTE),
             metrics: r.choice("metrics").parse().unwrap_or_default(),
             retrieval: RetrievalMode::parse(r.choice("retrieval")).unwrap_or_default(),
             dataset: DATASETS

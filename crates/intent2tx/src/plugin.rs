@@ -42,6 +42,10 @@ impl Plugin for IntentPlugin {
         BenchmarkId::Intent2tx.as_str()
     }
 
+    fn universe(&self) -> Option<&'static str> {
+        Some(crucible_chain::Profile::Eth.name())
+    }
+
     fn load(
         &self,
         req: crucible_core::load::LoadRequest<'_>,

@@ -53,6 +53,10 @@ impl Plugin for QuestPlugin {
         BenchmarkId::Questbench.label()
     }
 
+    fn universe(&self) -> Option<&'static str> {
+        Some(crucible_chain::Profile::Bsc.name())
+    }
+
     fn load(
         &self,
         req: crucible_core::load::LoadRequest<'_>,

@@ -314,12 +314,6 @@ impl Replayer {
         Self::default()
     }
 
-    /// Process ids of the Anvil nodes this replayer has booted (the app watches them so they die
-    /// with it).
-    pub fn anvil_pids(&self) -> &[u32] {
-        self.engine.anvil_pids()
-    }
-
     /// Replays sample `id` of the explorer's store with `mode` and compares the fresh verdict
     /// with the stored one. Reads the store only; the fresh result is not stored.
     pub async fn replay(
@@ -330,33 +324,18 @@ impl Replayer {
         mode: ReplayMode,
     ) -> Result<Replay, InspectError> {
         let s = load_stored(explorer.store(), id).await?;
-        let bench_id =
-            BenchmarkId::parse(&s.benchmark).ok_or_else(|| InspectError::UnknownBenchmark {
-                id,
-                benchmark: s.benchmark.clone(),
-            })?;
-        let execute = match (bench_id, mode) {
-            (BenchmarkId::Pilot, ReplayMode::Reexecute) => {
-                return Err(InspectError::NothingToExecute {
-                    id,
-                    benchmark: s.benchmark.clone(),
-                })
-            }
-            (BenchmarkId::Pilot, ReplayMode::Rescore) => false,
-            (BenchmarkId::Questbench, _) => true,
-            (BenchmarkId::Intent2tx, ReplayMode::Reexecute) => true,
-            (BenchmarkId::Intent2tx, ReplayMode::Rescore) => {
-                s.spec.as_ref().is_none_or(|sp| sp.intent_executes())
-            }
+        let execution = match mode {
+            ReplayMode::Reexecute => Execution::Execute,
+            ReplayMode::Rescore => Execution::AsRun,
         };
-        tracing::debug!(target: "inspect", id, run = %s.run_id, ?mode, execute, "replaying a stored sample");
-        use crucible_ops::replay::ReplayError;
-        let record = self
+        tracing::debug!(target: "inspect", id, run = %s.run_id, ?mode, "replaying a stored sample");
+        use crucible_ops::replay::{Execution, ReplayError};
+        let replayed = self
             .engine
             .run(
                 config,
                 &s.benchmark,
-                execute,
+                execution,
                 s.spec.as_ref(),
                 &s.model,
                 s.turns.clone(),
@@ -368,6 +347,9 @@ impl Replayer {
                 ReplayError::UnknownBenchmark(benchmark) => {
                     InspectError::UnknownBenchmark { id, benchmark }
                 }
+                ReplayError::NothingToExecute(benchmark) => {
+                    InspectError::NothingToExecute { id, benchmark }
+                }
                 ReplayError::Setup { benchmark, message } => {
                     InspectError::Setup { benchmark, message }
                 }
@@ -377,6 +359,7 @@ impl Replayer {
                     source,
                 },
             })?;
+        let (record, execute) = (replayed.record, replayed.executed);
         // As the scheduler stores it: an agent error (or a stored one) makes the outcome. The
         // fresh one is the record's own field, never read back out of its details.
         let fresh_error = if s.outcome == Outcome::AgentError {

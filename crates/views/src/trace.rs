@@ -201,13 +201,14 @@ impl TraceView {
     }
 }
 
-/// The universe a benchmark's transactions and addresses are read on (none for PILOT).
+/// The universe a benchmark's transactions and addresses are read on, as its plugin names it
+/// (none for a benchmark without a chain).
 fn profile_of(benchmark: &str) -> Option<crucible_chain::Profile> {
-    match BenchmarkId::parse(benchmark) {
-        Some(BenchmarkId::Questbench) => Some(crucible_chain::Profile::Bsc),
-        Some(BenchmarkId::Intent2tx) => Some(crucible_chain::Profile::Eth),
-        _ => None,
-    }
+    crucible_catalog::plugins::Registry::builtin()
+        .get(benchmark)?
+        .universe()?
+        .parse()
+        .ok()
 }
 
 /// One stored sample as the trace viewer gets it: the stored [`SampleTrace`] (its fields at the
