@@ -183,7 +183,7 @@ async fn a_questbench_run_stores_both_scorings_and_reports_on_either() {
         &["questbench"],
         &["builtin:known-wrong", "builtin:reference"],
     );
-    s.quest_tasks = vec!["erc20_approve".into()];
+    s.set_tasks("questbench", vec!["erc20_approve".into()]);
     s.seed = seed;
     let report = run::start(&ctx, s).await.unwrap();
     assert_eq!((report.samples, report.failed), (2, 0));

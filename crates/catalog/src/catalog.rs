@@ -81,8 +81,8 @@ pub fn pack_dirs(
 
 impl Catalog {
     /// Loads a run's benchmarks for the run: each from its pinned packs (or, a run stored before
-    /// packs, the built-in folders) under its options; then the spec's explicit QuestBench
-    /// selection (`RunSpec::quest_tasks`) when it has one.
+    /// packs, the built-in folders) under its options, keeping the spec's explicit task
+    /// selection of it (`RunSpec::tasks_of`) when it has one.
     pub fn load_spec(config: &Config, spec: &RunSpec) -> Result<Self, RunError> {
         Self::load_for(config, spec, LoadPurpose::Run, Registry::builtin())
     }
@@ -117,9 +117,7 @@ impl Catalog {
                     purpose,
                 })
                 .map_err(load_error)?;
-            if BenchmarkId::parse(b) == Some(BenchmarkId::Questbench) {
-                one.select(&spec.quest_tasks).map_err(load_error)?;
-            }
+            one.select(&spec.tasks_of(b)).map_err(load_error)?;
             loaded.push((b.clone(), one));
         }
         let fork = match &spec.fork {
@@ -288,7 +286,7 @@ pub fn demo_quest_ids(
     ids
 }
 
-/// The demo's QuestBench selection written into `spec.quest_tasks` (so a resume replays the
+/// The demo's QuestBench selection written into the spec's task selection (so a resume replays the
 /// same tasks); nothing when the spec has no QuestBench. `spec.limit` must be set.
 pub fn select_demo_quest(
     config: &Config,
@@ -305,7 +303,10 @@ pub fn select_demo_quest(
         .map(|t| (t.id().to_string(), t.spec.kind))
         .collect();
     let limit = spec.limit.unwrap_or(usize::MAX).min(ids.len());
-    spec.quest_tasks = demo_quest_ids(&ids, limit, composites);
+    spec.set_tasks(
+        BenchmarkId::Questbench.as_str(),
+        demo_quest_ids(&ids, limit, composites),
+    );
     Ok(())
 }
 
@@ -398,7 +399,7 @@ mod demo_tests {
         config.anvil_path = Some("/nonexistent/anvil".into());
         let (spec, why) = app_demo_spec(&config).unwrap();
         assert!(!spec.benchmarks.contains(&"questbench".to_string()));
-        assert!(spec.quest_tasks.is_empty());
+        assert!(spec.tasks.is_empty());
         let why = why.expect("a reason");
         assert!(why.contains("anvil") && why.contains("npm ci"), "{why}");
     }

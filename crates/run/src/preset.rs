@@ -109,7 +109,7 @@ pub fn apply(spec: &mut RunSpec, name: &str) -> Result<(), RunError> {
     spec.categories.clear();
     spec.difficulties.clear();
     spec.kinds.clear();
-    spec.quest_tasks.clear();
+    spec.clear_tasks();
     spec.prompt_types.clear();
     spec.prompt_set = PromptSet::Paper;
     spec.rounds = 1;

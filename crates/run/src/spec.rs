@@ -249,11 +249,12 @@ pub struct RunSpec {
     /// mix providers with different URLs and keys.
     #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
     pub endpoints: BTreeMap<String, ModelEndpoint>,
-    /// An explicit QuestBench task selection, in run order (the demo's mix of atomic and
-    /// composite tasks); empty: the catalogue order. Stored so a resume replays the same
-    /// instances. Filters and `limit` still apply on top.
-    #[serde(default, skip_serializing_if = "Vec::is_empty")]
-    pub quest_tasks: Vec<String>,
+    /// Explicit task selections by benchmark, each in run order (the demo's mix of QuestBench's
+    /// atomic and composite tasks); a benchmark without one runs in its catalogue order. Stored
+    /// so a resume replays the same instances. Filters and `limit` still apply on top. Read it
+    /// with [`Self::tasks_of`] (a spec stored before it kept QuestBench's in `quest_tasks`).
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub tasks: BTreeMap<String, Vec<String>>,
     /// The prompts' wording: `paper` (the published prompts' information; the default for a new
     /// run) or `assisted` (Crucible's earlier prompts with extra hints).
     #[serde(default = "legacy_prompt_set")]
@@ -338,6 +339,17 @@ pub(crate) struct LegacyOptions {
 }
 
 impl LegacyOptions {
+    /// The old field of QuestBench's explicit task selection.
+    const QUEST_TASKS: &'static str = "quest_tasks";
+
+    /// QuestBench's explicit task selection as a spec stored before `tasks` kept it.
+    fn quest_tasks(&self) -> Vec<String> {
+        self.fields
+            .get(Self::QUEST_TASKS)
+            .and_then(|v| serde_json::from_value(v.clone()).ok())
+            .unwrap_or_default()
+    }
+
     /// The options the old fields set, by benchmark.
     fn options(&self) -> BTreeMap<String, OptionMap> {
         let mut out: BTreeMap<String, OptionMap> = BTreeMap::new();
@@ -406,7 +418,7 @@ impl RunSpec {
             difficulties: Vec::new(),
             kinds: Vec::new(),
             endpoints: BTreeMap::new(),
-            quest_tasks: Vec::new(),
+            tasks: BTreeMap::new(),
             prompt_set: PromptSet::default(),
             options: BTreeMap::new(),
             legacy: LegacyOptions::default(),
@@ -466,8 +478,40 @@ impl RunSpec {
         self.options.retain(|_, m| !m.is_empty());
     }
 
-    /// Moves options stored in the old fields into `options`.
+    /// The explicit task selection of benchmark `b` (its stored name), in run order; empty: its
+    /// catalogue order.
+    pub fn tasks_of(&self, b: &str) -> Vec<String> {
+        match self.tasks.get(b) {
+            Some(t) => t.clone(),
+            None if b == BenchmarkId::Questbench.as_str() => self.legacy.quest_tasks(),
+            None => Vec::new(),
+        }
+    }
+
+    /// Sets the explicit task selection of benchmark `b` (empty: its catalogue order).
+    pub fn set_tasks(&mut self, b: &str, ids: Vec<String>) {
+        self.migrate_options();
+        if ids.is_empty() {
+            self.tasks.remove(b);
+        } else {
+            self.tasks.insert(b.to_string(), ids);
+        }
+    }
+
+    /// Clears every explicit task selection (one a spec stored before `tasks` kept included).
+    pub fn clear_tasks(&mut self) {
+        self.migrate_options();
+        self.tasks.clear();
+    }
+
+    /// Moves options and task selections stored in the old fields into `options` and `tasks`.
     fn migrate_options(&mut self) {
+        let quest = self.legacy.quest_tasks();
+        if !quest.is_empty() {
+            self.tasks
+                .entry(BenchmarkId::Questbench.as_str().to_string())
+                .or_insert(quest);
+        }
         let old = std::mem::take(&mut self.legacy).options();
         for (b, o) in old {
             let m = self.options.entry(b).or_default();
@@ -484,7 +528,7 @@ impl RunSpec {
         self.runs(BenchmarkId::Intent2tx)
             && self
                 .options_of(BenchmarkId::Intent2tx.as_str())
-                .get("execute")
+                .get(crucible_core::options::EXECUTE)
                 != Some(&serde_json::Value::Bool(false))
     }
 
@@ -1170,9 +1214,13 @@ mod tests {
             "benchmarks": ["questbench", "intent2tx", "pilot"], "models": ["m"], "rounds": 1,
             "seed": 3, "concurrency": 2, "intent_execute": false, "intent_metrics": "",
             "intent_dataset": "paper", "quest_library": "viem", "quest_naive": true,
-            "pilot_tool_protocol": "native", "pilot_faults": ""
+            "pilot_tool_protocol": "native", "pilot_faults": "",
+            "quest_tasks": ["erc20_approve", "composite_approve_swap_tokens"]
         });
         let spec: RunSpec = serde_json::from_value(old.clone()).unwrap();
+        let picked = ["erc20_approve", "composite_approve_swap_tokens"];
+        assert_eq!(spec.tasks_of("questbench"), picked);
+        assert!(spec.tasks_of("pilot").is_empty());
         let opts =
             |s: &RunSpec, b: BenchmarkId| serde_json::Value::Object(s.options_of(b.as_str()));
         let want = [
@@ -1198,6 +1246,9 @@ mod tests {
         let v = spec.validate().unwrap();
         let stored = serde_json::to_value(&v).unwrap();
         assert!(stored.get("quest_library").is_none(), "{stored}");
+        assert!(stored.get("quest_tasks").is_none(), "{stored}");
+        assert_eq!(stored["tasks"]["questbench"], serde_json::json!(picked));
+        assert_eq!(v.tasks_of("questbench"), picked);
         for (b, w) in &want {
             assert_eq!(&stored["options"][b.as_str()], w);
             assert_eq!(&opts(&v, *b), w);
