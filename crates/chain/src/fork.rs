@@ -85,15 +85,15 @@ impl ForkTarget {
         })
     }
 
-    /// The target of a run's fork pin (what a benchmark's plugin is handed when it boots),
-    /// cached under `data_dir`.
-    pub fn pinned(pin: &crucible_core::load::ForkPin, data_dir: &Path) -> Self {
-        Self {
+    /// The fork a benchmark's plugin boots on (the run's fork pin, cached under its data dir);
+    /// `None`: the offline universes.
+    pub fn of(chain: &crucible_core::load::ChainContext) -> Option<Self> {
+        chain.fork.as_ref().map(|pin| Self {
             url: pin.url.clone(),
             redacted: pin.redacted.clone(),
             block: pin.block,
-            data_dir: data_dir.to_path_buf(),
-        }
+            data_dir: chain.config.data_dir.clone(),
+        })
     }
 
     /// The cache directory of this (URL, block): `<data dir>/fork-cache/<block>-<hash>` where the

@@ -198,11 +198,7 @@ impl Loaded for IntentLoaded {
     /// more executors than workers would only wait).
     fn boot<'a>(&'a self, chain: &'a ChainContext) -> BoxFuture<'a, Result<Booted, BenchError>> {
         Box::pin(async move {
-            let config = chain.config.clone();
-            let fork = chain
-                .fork
-                .as_ref()
-                .map(|p| ForkTarget::pinned(p, &config.data_dir));
+            let (config, fork) = (chain.config.clone(), ForkTarget::of(chain));
             let on_fork = fork.is_some();
             let boot: BootNode<Executor, IntentError> = Arc::new(move || {
                 let (config, fork) = (config.clone(), fork.clone());

@@ -94,11 +94,7 @@ impl Loaded for QuestLoaded {
     /// episodes park on theirs).
     fn boot<'a>(&'a self, chain: &'a ChainContext) -> BoxFuture<'a, Result<Booted, BenchError>> {
         Box::pin(async move {
-            let config = chain.config.clone();
-            let fork = chain
-                .fork
-                .as_ref()
-                .map(|p| ForkTarget::pinned(p, &config.data_dir));
+            let (config, fork) = (chain.config.clone(), ForkTarget::of(chain));
             let tolerance = self.options.paper_tolerance;
             // Chains parked under waiting episodes keep one sandbox ready, not two.
             let ahead = if chain.nodes > chain.workers.load().size {
